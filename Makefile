@@ -1,0 +1,86 @@
+# Nereid - build, demo and tests.
+#   make          build build/libnereid.a and build/nereid
+#   make demo     install what is missing, build, run every example (GPU if present, else CPU)
+#   make test     install what is missing, build, run the whole suite (also under ASan+UBSan)
+#   make deps     install the Debian packages the build needs (flex, bison, LLVM 19, lit)
+
+LLVM_CONFIG ?= $(shell command -v llvm-config-19 2>/dev/null || echo /usr/lib/llvm-19/bin/llvm-config)
+LLVM_BIN    := $(shell $(LLVM_CONFIG) --bindir 2>/dev/null)
+LIT         ?= python3 $(shell $(LLVM_CONFIG) --prefix 2>/dev/null)/build/utils/lit/lit.py
+FILECHECK   ?= $(LLVM_BIN)/FileCheck
+
+CC      ?= cc
+BUILD   ?= build
+OPT     ?= -O2
+SAN     ?=
+CFLAGS_BASE := -std=c11 -Wall -Wextra -Werror -g $(OPT) $(SAN) -D_POSIX_C_SOURCE=200809L -fPIC
+LLVM_CFLAGS := $(shell $(LLVM_CONFIG) --cflags 2>/dev/null | tr ' ' '\n' | grep -E '^-(I|D)' | tr '\n' ' ')
+CFLAGS  := $(CFLAGS_BASE) $(LLVM_CFLAGS) -I. -Iinclude -I$(BUILD)/gen
+LLVM_LIBS := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_CONFIG) --libs core 2>/dev/null)
+LDLIBS  := $(LLVM_LIBS) -lm -lpthread -ldl
+
+LIB_SRCS := $(wildcard compiler/support/*.c) $(filter-out compiler/cli.c,$(wildcard compiler/*.c)) \
+            $(wildcard compiler/passes/*.c) $(wildcard lang/*.c) $(wildcard runtime/*.c)
+GEN_SRCS := $(BUILD)/gen/parser.c $(BUILD)/gen/lexer.c $(BUILD)/gen/stdlib_src.c
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(GEN_SRCS:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
+HEADERS  := $(wildcard include/*.h compiler/*.h compiler/*.def compiler/support/*.h compiler/passes/*.h lang/*.h runtime/*.h)
+
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+EXAMPLE_SRCS := $(wildcard examples/*.c)
+EXAMPLE_BINS := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
+
+.PHONY: all deps demo test test-quick lit unit clean asan
+all: $(BUILD)/nereid $(BUILD)/libnereid.a $(UNIT_BINS) $(EXAMPLE_BINS)
+
+deps:
+	@bash tools/install-deps.sh
+
+$(BUILD)/gen/parser.c: lang/parser.y
+	@mkdir -p $(dir $@)
+	bison -Wall -Werror --defines=$(BUILD)/gen/parser.h -o $@ $<
+$(BUILD)/gen/parser.h: $(BUILD)/gen/parser.c
+$(BUILD)/gen/lexer.c: lang/lexer.l $(BUILD)/gen/parser.h
+	@mkdir -p $(dir $@)
+	flex --header-file=$(BUILD)/gen/lexer.h -o $@ $<
+$(BUILD)/gen/lexer.h: $(BUILD)/gen/lexer.c
+$(BUILD)/gen/stdlib_src.c: $(wildcard lang/stdlib/*.nr) tools/embed.sh
+	@mkdir -p $(dir $@)
+	bash tools/embed.sh $@ $(sort $(wildcard lang/stdlib/*.nr))
+
+# generated code: its own warnings are flex's and bison's, not ours
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(HEADERS) $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-unused-function -Wno-sign-compare -Wno-unused-parameter -c $< -o $@
+$(BUILD)/obj/%.o: %.c $(HEADERS) $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libnereid.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+$(BUILD)/nereid: $(BUILD)/obj/compiler/cli.o $(BUILD)/libnereid.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lstdc++
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libnereid.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libnereid.a $(LDLIBS) -lstdc++
+$(BUILD)/examples/%: examples/%.c examples/common.h $(BUILD)/libnereid.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libnereid.a $(LDLIBS) -lstdc++
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@bash tools/demo.sh $(BUILD)
+
+# the whole suite: normal build, then again under ASan+UBSan; ends with "N passed, N failed"
+test: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" all
+	@bash tools/run-tests.sh build build-san
+
+# one build, no sanitizers: the quick loop while developing
+test-quick: all
+	@bash tools/run-tests.sh $(BUILD)
+
+clean:
+	rm -rf build build-san

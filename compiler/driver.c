@@ -1,0 +1,65 @@
+/* driver.c - the pipeline: parse, sema, verify, passes. One list of calls, with dumps
+ * after the stages the caller asks for. */
+#include "driver.h"
+
+#include <string.h>
+
+#include "passes/passes.h"
+
+static Module *parse_stdlib(Arena *arena, Diag *diag) {
+    Source *src = arena_alloc(arena, sizeof *src);
+    src->name = "<stdlib>";
+    src->text = nr_stdlib_source;
+    src->len = nr_stdlib_source_len;
+    Module *m = parse_module(arena, diag, src);
+    if (!m) NR_DIE("the standard library does not parse:\n%s", sb_cstr(&diag->out));
+    return m;
+}
+
+static bool verify(IrModule *m, Diag *diag, const char *after) {
+    StrBuf err;
+    sb_init(&err);
+    bool ok = ir_verify_module(m, &err);
+    if (!ok) diag_error(diag, (Loc){0}, "internal error: invalid IR after %s:\n%s", after, sb_cstr(&err));
+    sb_free(&err);
+    return ok;
+}
+
+bool nr_compile_program(const Source *src, const NrCompileOptions *o, Diag *diag, StrBuf *dump, NrProgram *out) {
+    memset(out, 0, sizeof *out);
+    Arena *arena = arena_new();
+    out->arena = arena;
+    out->num_warps = o->num_warps > 0 ? o->num_warps : 4;
+
+    Module *ast = parse_module(arena, diag, src);
+    if (!ast) goto fail;
+    out->ast = ast;
+    if (o->stop_after == NR_STAGE_AST) {
+        if (o->emit && dump) ast_print(dump, ast);
+        return true;
+    }
+
+    Module *std = parse_stdlib(arena, diag);
+    SemaOptions so = {o->defines, o->ndefines, o->only_kernel};
+    IrModule *ir = ir_module_new(arena);
+    if (!sema_lower(arena, diag, ast, std, &so, ir)) goto fail;
+    out->ir = ir;
+    if (!verify(ir, diag, "sema")) goto fail;
+    if (o->stop_after == NR_STAGE_IR) {
+        if (o->emit && dump) ir_print_module(dump, ir);
+        return true;
+    }
+
+    NrPassOptions po = {.print_after_all = o->print_after_all};
+    if (!nr_run_passes(ir, &po, diag, o->print_after_all ? dump : NULL)) goto fail;
+    if (o->emit && dump) ir_print_module(dump, ir);
+    return true;
+fail:
+    nr_program_free(out);
+    return false;
+}
+
+void nr_program_free(NrProgram *p) {
+    arena_free(p->arena);
+    memset(p, 0, sizeof *p);
+}

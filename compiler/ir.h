@@ -1,0 +1,222 @@
+/* ir.h - Nereid's typed SSA IR with structured control flow.
+ *
+ * A module holds functions (kernels and, until inlining, specialised helpers). A
+ * function's body is a region; a region is one block: arguments (block args) and an
+ * ordered list of ops. Ops own up to two nested regions (for/if/while), in the spirit of
+ * MLIR's scf dialect: loop-carried values are region arguments and yields. Values and ops
+ * are small integer handles into per-function tables (QBE style); id 0 means "none".
+ * Everything is allocated in the module's arena; passes edit in place and may leave
+ * unreachable entries in the tables (regions' op lists are the truth).
+ *
+ * Types: a scalar dtype (or a pointer to one) and a static shape of rank 0-4 whose dims
+ * are powers of two. Rank 0 is a scalar.
+ *
+ * Room for the GPU back end: IrValue.layout (a layout id, 0 = unassigned) and
+ * IrFunc.shared_bytes are reserved for layout assignment and shared-memory allocation;
+ * analyses keep their facts in side tables indexed by ValId. */
+#ifndef NEREID_IR_H
+#define NEREID_IR_H
+
+#include "support/support.h"
+
+enum { NR_MAX_RANK = 4, NR_MAX_NUMEL = 1 << 20 };
+
+typedef enum {
+    DT_VOID, /* only as "no type" */
+    DT_I1, DT_I8, DT_I16, DT_I32, DT_I64,
+    DT_U8, DT_U16, DT_U32, DT_U64,
+    DT_FP16, DT_BF16, DT_FP32, DT_FP64,
+    DT_PTR,
+    DT_COUNT
+} DType;
+
+typedef struct IrType {
+    uint8_t dt;      /* DType */
+    uint8_t pointee; /* DType pointed to when dt == DT_PTR */
+    uint8_t rank;
+    int32_t shape[NR_MAX_RANK];
+} IrType;
+
+const char *dt_name(int dt);          /* "i32", "fp16", "ptr" */
+int dt_from_name(const char *name);   /* DT_VOID if unknown; accepts i1..u64, fp16.., bf16 */
+int dt_bits(int dt);                  /* i1 -> 1, ptr -> 64 */
+int dt_bytes(int dt);                 /* i1 -> 1 */
+bool dt_is_float(int dt);
+bool dt_is_int(int dt);               /* i1 and all signed/unsigned ints */
+bool dt_is_signed(int dt);            /* i8..i64 (not i1, not unsigned) */
+
+IrType ty_scalar(int dt);
+IrType ty_ptr(int pointee);
+IrType ty_block(IrType elem, int rank, const int32_t *shape); /* rank 0 gives elem */
+IrType ty_elem(IrType t);             /* rank dropped */
+IrType ty_with_elem(IrType shape_of, IrType elem); /* shape of one, dtype of the other */
+bool ty_equal(IrType a, IrType b);
+bool ty_same_shape(IrType a, IrType b);
+int64_t ty_numel(IrType t);
+bool ty_is_ptr(IrType t);
+/* "i32", "ptr<fp32>", "<128x64xfp16>", "<128xptr<fp32>>" into buf; returns buf */
+char *ty_str(IrType t, char *buf, size_t size);
+
+typedef uint32_t ValId;
+typedef uint32_t OpId;
+typedef uint32_t RegionId;
+
+typedef enum {
+#define OP(e, name, nop, nres, nreg, flags, attrs) OP_##e,
+#include "ir_ops.def"
+#undef OP
+    OP_COUNT
+} OpCode;
+
+enum { F_PURE = 1, F_COMM = 2, F_ELEM = 4, F_TERM = 8, F_MEM = 16 };
+
+typedef struct OpInfo {
+    const char *name;
+    int nopnds, nresults, nregions; /* -1: variable */
+    unsigned flags;
+    const char *attrs;
+} OpInfo;
+extern const OpInfo ir_op_info[OP_COUNT]; /* constant table */
+int ir_op_from_name(const char *name);    /* -1 if unknown */
+
+typedef enum { CMP_PRED_EQ, CMP_PRED_NE, CMP_PRED_LT, CMP_PRED_LE, CMP_PRED_GT, CMP_PRED_GE } CmpPred;
+typedef enum { RED_SUM, RED_MAX, RED_MIN, RED_ARGMAX, RED_ARGMIN } RedKind;
+typedef enum { RMW_ADD, RMW_MAX, RMW_MIN, RMW_XCHG, RMW_AND, RMW_OR, RMW_XOR } RmwKind;
+typedef enum { PREC_IEEE, PREC_TF32 } DotPrec;
+
+typedef struct IrValue {
+    IrType ty;
+    uint32_t def;    /* defining op, or the region when is_arg */
+    uint16_t index;  /* result number, or argument number */
+    bool is_arg;
+    uint32_t layout; /* reserved for the GPU back end; 0 = none */
+} IrValue;
+
+typedef struct IrOp {
+    uint16_t code;
+    uint8_t nregions;
+    Loc loc;
+    ValId *operands;
+    uint32_t nopnds;
+    ValId *results;
+    uint32_t nres;
+    RegionId region[2];
+    RegionId parent;  /* the region whose op list holds this op */
+    int64_t attr[4];
+    double fattr;
+    const char *sattr;
+} IrOp;
+
+typedef struct IrRegion {
+    ValId *args;
+    uint32_t nargs, capargs;
+    OpId *ops;
+    uint32_t nops, capops;
+    OpId parent_op;   /* 0 for a function body */
+} IrRegion;
+
+typedef struct IrModule IrModule;
+
+typedef struct IrFunc {
+    IrModule *mod;
+    const char *name;
+    bool is_kernel;
+    Loc loc;
+    IrValue *vals;     /* [0] unused */
+    uint32_t nvals, capvals;
+    IrOp *ops;         /* [0] unused */
+    uint32_t nops, capops;
+    IrRegion *regions; /* [0] unused */
+    uint32_t nregions, capregions;
+    RegionId body;     /* its args are the parameters */
+    const char **param_names; /* one per body arg */
+    IrType *result_types;
+    uint32_t nresults;
+    uint32_t shared_bytes;    /* reserved for the GPU back end */
+} IrFunc;
+
+struct IrModule {
+    Arena *arena;
+    IrFunc **funcs;
+    uint32_t nfuncs, capfuncs;
+};
+
+IrModule *ir_module_new(Arena *arena);
+IrFunc *ir_func_new(IrModule *m, const char *name, bool is_kernel, Loc loc);
+IrFunc *ir_module_find(const IrModule *m, const char *name);
+void ir_module_remove(IrModule *m, IrFunc *f); /* drop from the list */
+void ir_func_set_results(IrFunc *f, const IrType *tys, uint32_t n);
+ValId ir_add_param(IrFunc *f, IrType ty, const char *name);
+
+RegionId ir_region_new(IrFunc *f, OpId parent_op);
+ValId ir_region_add_arg(IrFunc *f, RegionId r, IrType ty);
+void ir_region_append(IrFunc *f, RegionId r, OpId op);
+/* New op, not yet placed in a region; results get fresh values of the given types. */
+OpId ir_op_new(IrFunc *f, int code, Loc loc, const ValId *opnds, uint32_t nopnds,
+               const IrType *restys, uint32_t nres);
+/* Attach a fresh region to an op (up to two). */
+RegionId ir_op_add_region(IrFunc *f, OpId op);
+void ir_op_set_operands(IrFunc *f, OpId op, const ValId *opnds, uint32_t n);
+
+static inline IrOp *ir_op(IrFunc *f, OpId id) { return &f->ops[id]; }
+static inline IrValue *ir_val(IrFunc *f, ValId id) { return &f->vals[id]; }
+static inline IrRegion *ir_region(IrFunc *f, RegionId id) { return &f->regions[id]; }
+static inline IrType ir_type(const IrFunc *f, ValId id) { return f->vals[id].ty; }
+static inline ValId ir_result(IrFunc *f, OpId op, uint32_t i) { return f->ops[op].results[i]; }
+/* The op defining v, or 0 for a region argument. */
+static inline OpId ir_def(const IrFunc *f, ValId v) { return f->vals[v].is_arg ? 0 : f->vals[v].def; }
+
+/* Appends ops at the end of a region. */
+typedef struct IrBuilder {
+    IrFunc *f;
+    RegionId region;
+    Loc loc;
+} IrBuilder;
+OpId ir_build(IrBuilder *b, int code, const ValId *opnds, uint32_t n, const IrType *restys,
+              uint32_t nres);
+/* Shorthands that create, append and return the single result. */
+ValId ir_build1(IrBuilder *b, int code, const ValId *opnds, uint32_t n, IrType resty);
+ValId ir_const_int(IrBuilder *b, IrType ty, int64_t v);
+ValId ir_const_float(IrBuilder *b, IrType ty, double v);
+
+/* Deep-copies an op (and its regions) into region dst of func df, mapping operands
+ * through map (indexed by the source's ValId; entries must be set for every outside
+ * value used); results and region args get fresh values recorded in map. */
+OpId ir_clone_op(IrFunc *df, RegionId dst, IrFunc *sf, OpId op, ValId *map);
+
+/* ---- attribute formats (ir_print.c), shared by the printer, parser and verifier ----
+ * An op's attrs string from ir_ops.def, split into specs: where each attribute lives
+ * (attr[slot], fattr or sattr) and how it is written. */
+typedef enum {
+    IR_ATTR_INT, IR_ATTR_FLOAT, IR_ATTR_STR, IR_ATTR_CMP, IR_ATTR_RED, IR_ATTR_RMW,
+    IR_ATTR_PREC, IR_ATTR_INTS, IR_ATTR_NUM
+} IrAttrKind;
+enum { IR_MAX_ATTRS = 4 };
+typedef struct IrAttrSpec {
+    char name[24];
+    int kind; /* IrAttrKind */
+    int slot; /* attr[] index for int-like kinds (first index for ints) */
+} IrAttrSpec;
+/* Fills out[] with the op's attributes; returns how many (0 for a bad code). */
+int ir_attr_specs(int code, IrAttrSpec out[IR_MAX_ATTRS]);
+/* Enum kinds (cmp, red, rmw, prec): name of a value (NULL if out of range), the value
+ * of a name (-1 if unknown), and "a, b, c" for messages. */
+const char *ir_attr_enum_name(int kind, int64_t v);
+int ir_attr_enum_value(int kind, const char *name, size_t len);
+const char *ir_attr_enum_list(int kind);
+/* The length of an ints attribute: the operand's rank, one for a scalar operand. */
+static inline int ir_ints_len(int operand_rank) { return operand_rank > 0 ? operand_rank : 1; }
+
+/* ---- the textual form (ir_print.c, ir_parse.c) ----
+ * print -> parse -> print gives the same text; values are renumbered %0, %1, ... per
+ * function in definition order. */
+void ir_print_module(StrBuf *out, const IrModule *m);
+void ir_print_func(StrBuf *out, const IrFunc *f);
+/* Parse the textual form; errors go to diag located in src. NULL on error. */
+IrModule *ir_parse_module(Arena *arena, Diag *diag, const Source *src);
+
+/* ---- verification (ir_verify.c): types, arities, terminators, SSA dominance ----
+ * Returns true if valid; otherwise writes "verifier: @func: op 'name': reason" lines. */
+bool ir_verify_module(const IrModule *m, StrBuf *err);
+
+#endif

@@ -1,0 +1,733 @@
+/* ir_parse.c - reads the IR's textual form (see ir_print.c) back into a module: a
+ * hand-written lexer and a recursive-descent parser. It exists for tests and for
+ * `nereid opt`, so its input is untrusted: every mistake is a located error, nesting is
+ * bounded, and nothing is checked here that the verifier checks (arities, types,
+ * dominance), so verifier tests can be written as text. The parser only insists on what
+ * it needs to build the IR: known ops, values named before use (the printer numbers in
+ * definition order, so a valid module never refers forward), attributes as the op's
+ * format says, well-formed types, one type per result and the op's number of regions. */
+#include "ir.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_DEPTH = 64, MAX_DIM = 1 << 30, MAX_COUNT = 65535 };
+
+typedef enum { T_EOF, T_IDENT, T_VALUE, T_FUNC, T_NUMBER, T_STRING, T_PUNCT, T_ARROW, T_ERROR } TokKind;
+
+typedef struct Token {
+    int kind;
+    const char *start; /* the whole token; for T_VALUE/T_FUNC the name after the sigil */
+    size_t len;
+    int line, col;
+    char punct;
+    bool quoted; /* T_FUNC written @"..." (start/len cover the quoted string) */
+} Token;
+
+/* Value names of the function being parsed: open addressing over arena arrays. */
+typedef struct NameEntry {
+    const char *name;
+    size_t len;
+    ValId v;
+} NameEntry;
+
+typedef struct Parser {
+    Arena *arena;
+    Diag *diag;
+    const Source *src;
+    const char *p, *end;
+    int line, col;
+    Token tok;
+    bool failed;
+    IrModule *m;
+    IrFunc *f;
+    NameEntry *names;
+    uint32_t nnames, capnames; /* capnames: a power of two */
+    int depth;
+} Parser;
+
+/* ---- errors ---- */
+
+static Loc tok_loc(const Parser *P, Token t) { return (Loc){P->src, t.line, t.col}; }
+
+__attribute__((format(printf, 3, 4))) static bool fail_at(Parser *P, Loc loc, const char *fmt, ...) {
+    if (P->failed) return false;
+    P->failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    diag_verror(P->diag, loc, fmt, ap);
+    va_end(ap);
+    P->tok.kind = T_ERROR;
+    return false;
+}
+
+#define FAIL(P, ...) fail_at((P), tok_loc((P), (P)->tok), __VA_ARGS__)
+
+/* ---- lexer ---- */
+
+static bool is_name_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '$';
+}
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+
+static void advance(Parser *P, size_t n) {
+    for (size_t i = 0; i < n && P->p < P->end; i++, P->p++) {
+        if (*P->p == '\n')
+            P->line++, P->col = 1;
+        else
+            P->col++;
+    }
+}
+
+static char peek(const Parser *P, size_t k) { return P->p + k < P->end ? P->p[k] : 0; }
+
+static void skip_space(Parser *P) {
+    for (;;) {
+        char c = peek(P, 0);
+        if (P->p < P->end && (c == ' ' || c == '\t' || c == '\r' || c == '\n'))
+            advance(P, 1);
+        else if (c == '/' && peek(P, 1) == '/')
+            while (P->p < P->end && *P->p != '\n') advance(P, 1);
+        else
+            return;
+    }
+}
+
+static size_t scan_while(const Parser *P, size_t k, bool (*pred)(char)) {
+    while (P->p + k < P->end && pred(P->p[k])) k++;
+    return k;
+}
+
+/* A string literal's extent; escapes are decoded later by decode_string. */
+static size_t scan_string(Parser *P) {
+    size_t k = 1;
+    while (P->p + k < P->end && P->p[k] != '"' && P->p[k] != '\n') k += P->p[k] == '\\' ? 2 : 1;
+    if (P->p + k >= P->end || P->p[k] != '"') {
+        FAIL(P, "unterminated string");
+        return 0;
+    }
+    return k + 1;
+}
+
+static size_t scan_number(const Parser *P) {
+    size_t k = peek(P, 0) == '-' ? 1 : 0;
+    k = scan_while(P, k, is_digit);
+    if (peek(P, k) == '.') k = scan_while(P, k + 1, is_digit);
+    char e = peek(P, k);
+    if (e == 'e' || e == 'E') {
+        size_t j = k + 1;
+        if (peek(P, j) == '+' || peek(P, j) == '-') j++;
+        if (is_digit(peek(P, j))) k = scan_while(P, j, is_digit);
+    }
+    return k;
+}
+
+static size_t scan_sigil(Parser *P, int kind) {
+    if (kind == T_FUNC && peek(P, 1) == '"') {
+        advance(P, 1);
+        P->tok.quoted = true;
+        P->tok.start = P->p;
+        return scan_string(P);
+    }
+    size_t k = scan_while(P, 1, is_name_char);
+    if (k == 1) {
+        FAIL(P, "expected a name after '%c'", *P->p);
+        return 0;
+    }
+    advance(P, 1);
+    P->tok.start = P->p;
+    return k - 1;
+}
+
+static void next(Parser *P) {
+    if (P->failed) return;
+    skip_space(P);
+    Token t = {T_EOF, P->p, 0, P->line, P->col, 0, false};
+    P->tok = t;
+    if (P->p >= P->end) return;
+    char c = *P->p;
+    size_t n = 1;
+    if (c == '%' || c == '@') {
+        P->tok.kind = c == '%' ? T_VALUE : T_FUNC;
+        n = scan_sigil(P, P->tok.kind);
+    } else if (is_ident_start(c)) {
+        P->tok.kind = T_IDENT;
+        n = scan_while(P, 0, is_name_char);
+    } else if (is_digit(c) || (c == '-' && is_digit(peek(P, 1)))) {
+        P->tok.kind = T_NUMBER;
+        n = scan_number(P);
+    } else if (c == '-' && peek(P, 1) == '>') {
+        P->tok.kind = T_ARROW;
+        n = 2;
+    } else if (c == '"') {
+        P->tok.kind = T_STRING;
+        n = scan_string(P);
+    } else if (c && strchr("(){}[],:=<>^-", c)) {
+        P->tok.kind = T_PUNCT;
+        P->tok.punct = c;
+    } else if ((unsigned char)c < 32 || (unsigned char)c >= 127) {
+        FAIL(P, "unexpected byte 0x%02x", (unsigned char)c);
+        return;
+    } else {
+        FAIL(P, "unexpected character '%c'", c);
+        return;
+    }
+    if (P->failed) return;
+    P->tok.len = n;
+    advance(P, n);
+}
+
+/* ---- token helpers ---- */
+
+static bool is_punct(const Parser *P, char c) { return P->tok.kind == T_PUNCT && P->tok.punct == c; }
+
+static bool tok_is(const Token *t, const char *s) {
+    return t->kind == T_IDENT && t->len == strlen(s) && !memcmp(t->start, s, t->len);
+}
+
+static bool accept(Parser *P, char c) {
+    if (!is_punct(P, c)) return false;
+    next(P);
+    return true;
+}
+
+static bool expect(Parser *P, char c) {
+    if (accept(P, c)) return true;
+    if (P->failed) return false;
+    return FAIL(P, "expected '%c'", c);
+}
+
+static bool expect_kw(Parser *P, const char *kw) {
+    if (tok_is(&P->tok, kw)) {
+        next(P);
+        return true;
+    }
+    return FAIL(P, "expected '%s'", kw);
+}
+
+/* Decodes a string token (quotes included in t) into the arena. */
+static const char *decode_string(Parser *P, Token t) {
+    char *out = arena_alloc(P->arena, t.len);
+    size_t n = 0;
+    for (size_t i = 1; i + 1 < t.len; i++) {
+        char c = t.start[i];
+        if (c != '\\') {
+            out[n++] = c;
+            continue;
+        }
+        c = t.start[++i];
+        if (c == 'n') out[n++] = '\n';
+        else if (c == 't') out[n++] = '\t';
+        else if (c == 'r') out[n++] = '\r';
+        else if (c == '"' || c == '\\') out[n++] = c;
+        else if (c == 'x' && i + 3 < t.len && strchr("0123456789abcdefABCDEF", t.start[i + 1]) && t.start[i + 1] &&
+                 strchr("0123456789abcdefABCDEF", t.start[i + 2]) && t.start[i + 2]) {
+            char hex[3] = {t.start[i + 1], t.start[i + 2], 0};
+            long v = strtol(hex, NULL, 16);
+            if (!v) return fail_at(P, tok_loc(P, t), "string contains a NUL byte"), NULL;
+            out[n++] = (char)v;
+            i += 2;
+        } else {
+            return fail_at(P, tok_loc(P, t), "unknown escape sequence in string"), NULL;
+        }
+    }
+    out[n] = 0;
+    return out;
+}
+
+/* ---- value names ---- */
+
+static uint64_t hash_name(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static NameEntry *name_slot(Parser *P, const char *s, size_t n) {
+    uint32_t mask = P->capnames - 1;
+    for (uint32_t i = (uint32_t)hash_name(s, n) & mask;; i = (i + 1) & mask) {
+        NameEntry *e = &P->names[i];
+        if (!e->name || (e->len == n && !memcmp(e->name, s, n))) return e;
+    }
+}
+
+static void names_reset(Parser *P) {
+    P->capnames = 64;
+    P->nnames = 0;
+    P->names = arena_alloc(P->arena, sizeof(NameEntry) * P->capnames);
+}
+
+static void names_grow(Parser *P) {
+    NameEntry *old = P->names;
+    uint32_t oldcap = P->capnames;
+    P->capnames *= 2;
+    P->names = arena_alloc(P->arena, sizeof(NameEntry) * P->capnames);
+    for (uint32_t i = 0; i < oldcap; i++)
+        if (old[i].name) *name_slot(P, old[i].name, old[i].len) = old[i];
+}
+
+static bool bind_name(Parser *P, Token t, ValId v) {
+    if (2 * (P->nnames + 1) > P->capnames) names_grow(P);
+    NameEntry *e = name_slot(P, t.start, t.len);
+    if (e->name) return fail_at(P, tok_loc(P, t), "redefinition of value '%%%.*s'", (int)t.len, t.start);
+    *e = (NameEntry){t.start, t.len, v};
+    P->nnames++;
+    return true;
+}
+
+static ValId lookup_name(Parser *P, Token t) {
+    NameEntry *e = name_slot(P, t.start, t.len);
+    if (!e->name) fail_at(P, tok_loc(P, t), "use of undefined value '%%%.*s'", (int)t.len, t.start);
+    return e->name ? e->v : 0;
+}
+
+/* ---- types: scanned as characters, since "128x64xfp16" is not made of our tokens ---- */
+
+typedef struct TypeScan {
+    Parser *P;
+    const char *s, *base;
+    Token at;
+} TypeScan;
+
+static bool type_fail(TypeScan *T, const char *msg) {
+    Loc loc = {T->P->src, T->at.line, T->at.col + (int)(T->s - T->base)};
+    return fail_at(T->P, loc, "%s", msg);
+}
+
+static char tpeek(const TypeScan *T) { return T->s < T->P->end ? *T->s : 0; }
+
+static bool scan_dtype(TypeScan *T, int *dt) {
+    const char *b = T->s;
+    while (T->s < T->P->end && T->s - b < 8 && ((*T->s >= 'a' && *T->s <= 'z') || is_digit(*T->s))) T->s++;
+    char name[9] = {0};
+    memcpy(name, b, (size_t)(T->s - b));
+    *dt = dt_from_name(name);
+    if (*dt != DT_VOID) return true;
+    T->s = b;
+    return type_fail(T, "expected an element type (i1, i8, ..., u64, fp16, bf16, fp32, fp64 or ptr<...>)");
+}
+
+static bool scan_elem(TypeScan *T, IrType *out) {
+    if (T->P->end - T->s >= 4 && !memcmp(T->s, "ptr<", 4)) {
+        T->s += 4;
+        int pointee;
+        if (!scan_dtype(T, &pointee)) return false;
+        if (tpeek(T) != '>') return type_fail(T, "expected '>' after the pointee type");
+        T->s++;
+        *out = ty_ptr(pointee);
+        return true;
+    }
+    int dt;
+    if (!scan_dtype(T, &dt)) return false;
+    *out = ty_scalar(dt);
+    return true;
+}
+
+static bool scan_dim(TypeScan *T, int32_t *dim) {
+    if (!is_digit(tpeek(T))) return type_fail(T, "expected a dimension");
+    int64_t v = 0;
+    const char *b = T->s;
+    while (is_digit(tpeek(T))) {
+        v = v * 10 + (*T->s++ - '0');
+        if (v > MAX_DIM) return T->s = b, type_fail(T, "dimension too large");
+    }
+    if (v == 0) return T->s = b, type_fail(T, "dimensions must be positive");
+    *dim = (int32_t)v;
+    if (tpeek(T) != 'x') return type_fail(T, "expected 'x' after a dimension");
+    T->s++;
+    return true;
+}
+
+static bool scan_block(TypeScan *T, IrType *out) {
+    int32_t shape[NR_MAX_RANK];
+    int rank = 0;
+    T->s++; /* '<' */
+    do {
+        if (rank == NR_MAX_RANK) return type_fail(T, "blocks have at most 4 dimensions");
+        if (!scan_dim(T, &shape[rank++])) return false;
+    } while (is_digit(tpeek(T)));
+    IrType elem;
+    if (!scan_elem(T, &elem)) return false;
+    if (tpeek(T) != '>') return type_fail(T, "expected '>' to close the block type");
+    T->s++;
+    *out = ty_block(elem, rank, shape);
+    return true;
+}
+
+static bool parse_type(Parser *P, IrType *out) {
+    if (P->tok.kind != T_IDENT && !is_punct(P, '<')) return FAIL(P, "expected a type");
+    TypeScan T = {P, P->tok.start, P->tok.start, P->tok};
+    bool ok = *T.s == '<' ? scan_block(&T, out) : scan_elem(&T, out);
+    if (!ok) return false;
+    /* types hold no newlines: resume the lexer right after the type */
+    P->p = T.s;
+    P->line = T.at.line;
+    P->col = T.at.col + (int)(T.s - T.base);
+    next(P);
+    return !P->failed;
+}
+
+/* ---- numbers ---- */
+
+static bool number_text(Parser *P, Token t, char *buf, size_t size) {
+    if (t.len >= size) return fail_at(P, tok_loc(P, t), "number too long");
+    memcpy(buf, t.start, t.len);
+    buf[t.len] = 0;
+    return true;
+}
+
+static bool is_integral(Token t) { return !memchr(t.start, '.', t.len) && !memchr(t.start, 'e', t.len) && !memchr(t.start, 'E', t.len); }
+
+/* Any integer that fits 64 bits, signed or unsigned (u64 constants print unsigned). */
+static bool parse_int(Parser *P, int64_t *out) {
+    Token t = P->tok;
+    char buf[64];
+    if (t.kind != T_NUMBER || !is_integral(t)) return FAIL(P, "expected an integer");
+    if (!number_text(P, t, buf, sizeof buf)) return false;
+    errno = 0;
+    if (buf[0] == '-')
+        *out = strtoll(buf, NULL, 10);
+    else
+        *out = (int64_t)strtoull(buf, NULL, 10);
+    if (errno == ERANGE) return FAIL(P, "integer out of range");
+    next(P);
+    return true;
+}
+
+/* A float: a number, inf, -inf or nan. */
+static bool parse_float(Parser *P, double *out) {
+    bool neg = false;
+    if (is_punct(P, '-')) {
+        next(P);
+        neg = true;
+        if (!tok_is(&P->tok, "inf")) return FAIL(P, "expected 'inf' after '-'");
+    }
+    if (tok_is(&P->tok, "inf") || tok_is(&P->tok, "nan")) {
+        *out = tok_is(&P->tok, "nan") ? NAN : neg ? -INFINITY : INFINITY;
+        next(P);
+        return true;
+    }
+    char buf[64];
+    if (P->tok.kind != T_NUMBER) return FAIL(P, "expected a number");
+    if (!number_text(P, P->tok, buf, sizeof buf)) return false;
+    *out = strtod(buf, NULL);
+    next(P);
+    return true;
+}
+
+/* ---- attributes ---- */
+
+/* What an attribute dict gave, before the result type decides how num reads. */
+typedef struct Attrs {
+    int64_t attr[4];
+    double fattr;
+    const char *sattr;
+    Token num_tok;
+    bool num_is_float;   /* the num was written as a float (or inf/nan) */
+    bool num_neg_inf;
+} Attrs;
+
+static bool parse_ints(Parser *P, const IrAttrSpec *a, int want, Attrs *A) {
+    Token open = P->tok;
+    if (!expect(P, '[')) return false;
+    int n = 0;
+    while (!is_punct(P, ']')) {
+        if (n && !expect(P, ',')) return false;
+        if (a->slot + n >= 4) return FAIL(P, "too many values for attribute '%s'", a->name);
+        if (!parse_int(P, &A->attr[a->slot + n])) return false;
+        n++;
+    }
+    next(P);
+    if (n != want)
+        return fail_at(P, tok_loc(P, open), "attribute '%s' needs %d value%s (the operand's rank)", a->name, want,
+                       want == 1 ? "" : "s");
+    return true;
+}
+
+static bool parse_num(Parser *P, Attrs *A) {
+    A->num_tok = P->tok;
+    if (P->tok.kind == T_NUMBER && is_integral(P->tok)) return parse_int(P, &A->attr[0]);
+    A->num_is_float = true;
+    return parse_float(P, &A->fattr);
+}
+
+static bool parse_enum(Parser *P, const IrAttrSpec *a, Attrs *A) {
+    int v = P->tok.kind == T_IDENT ? ir_attr_enum_value(a->kind, P->tok.start, P->tok.len) : -1;
+    if (v < 0) return FAIL(P, "attribute '%s' must be one of %s", a->name, ir_attr_enum_list(a->kind));
+    A->attr[a->slot] = v;
+    next(P);
+    return true;
+}
+
+static bool parse_attr_value(Parser *P, const IrAttrSpec *a, int operand_rank, Attrs *A) {
+    switch (a->kind) {
+    case IR_ATTR_INT: return parse_int(P, &A->attr[a->slot]);
+    case IR_ATTR_FLOAT: return parse_float(P, &A->fattr);
+    case IR_ATTR_STR:
+        if (P->tok.kind != T_STRING) return FAIL(P, "attribute '%s' must be a string", a->name);
+        A->sattr = decode_string(P, P->tok);
+        next(P);
+        return A->sattr != NULL;
+    case IR_ATTR_INTS: return parse_ints(P, a, ir_ints_len(operand_rank), A);
+    case IR_ATTR_NUM: return parse_num(P, A);
+    default: return parse_enum(P, a, A);
+    }
+}
+
+static int find_spec(const IrAttrSpec *specs, int n, Token t) {
+    for (int i = 0; i < n; i++)
+        if (strlen(specs[i].name) == t.len && !memcmp(specs[i].name, t.start, t.len)) return i;
+    return -1;
+}
+
+/* {name = value, ...}: every attribute of the op exactly once, in any order. */
+static bool parse_attr_dict(Parser *P, int code, int operand_rank, Attrs *A) {
+    IrAttrSpec specs[IR_MAX_ATTRS];
+    int n = ir_attr_specs(code, specs);
+    bool seen[IR_MAX_ATTRS] = {false};
+    Token open = P->tok;
+    if (!is_punct(P, '{')) return FAIL(P, "expected '{' and the attributes of '%s'", ir_op_info[code].name);
+    next(P);
+    for (int k = 0; !is_punct(P, '}'); k++) {
+        if (k && !expect(P, ',')) return false;
+        Token name = P->tok;
+        int i = name.kind == T_IDENT ? find_spec(specs, n, name) : -1;
+        if (i < 0) return FAIL(P, "unknown attribute for op '%s'", ir_op_info[code].name);
+        if (seen[i]) return FAIL(P, "attribute '%s' given twice", specs[i].name);
+        seen[i] = true;
+        next(P);
+        if (!expect(P, '=') || !parse_attr_value(P, &specs[i], operand_rank, A)) return false;
+    }
+    next(P);
+    for (int i = 0; i < n; i++)
+        if (!seen[i]) return fail_at(P, tok_loc(P, open), "op '%s' needs attribute '%s'", ir_op_info[code].name, specs[i].name);
+    return true;
+}
+
+/* A num is an int for integer (and pointer) dtypes, a float for float dtypes. */
+static bool settle_num(Parser *P, Attrs *A, int dt) {
+    if (dt_is_float(dt)) {
+        if (!A->num_is_float) {
+            char buf[64];
+            if (!number_text(P, A->num_tok, buf, sizeof buf)) return false;
+            A->fattr = strtod(buf, NULL);
+            A->attr[0] = 0;
+        }
+        return true;
+    }
+    if (A->num_is_float)
+        return fail_at(P, tok_loc(P, A->num_tok), "expected an integer value for a constant of type %s", dt_name(dt));
+    return true;
+}
+
+/* ---- ops and regions ---- */
+
+typedef struct OpText {
+    Token *res;
+    uint32_t nres, capres;
+    ValId *opnds;
+    uint32_t nopnds, capopnds;
+    IrType *tys;
+    uint32_t ntys, captys;
+    Token name;
+    int code;
+    Attrs attrs;
+} OpText;
+
+static bool parse_region(Parser *P, OpId op);
+
+static bool parse_result_names(Parser *P, OpText *o) {
+    if (P->tok.kind != T_VALUE) return true;
+    for (;;) {
+        if (o->nres == MAX_COUNT) return FAIL(P, "too many results");
+        VEC_PUSH(P->arena, o->res, o->nres, o->capres, P->tok);
+        next(P);
+        if (!accept(P, ',')) break;
+        if (P->tok.kind != T_VALUE) return FAIL(P, "expected a value name");
+    }
+    return expect(P, '=');
+}
+
+static bool parse_op_name(Parser *P, OpText *o) {
+    o->name = P->tok;
+    if (P->tok.kind != T_IDENT) return FAIL(P, "expected an op name");
+    char buf[32] = {0};
+    if (P->tok.len < sizeof buf) memcpy(buf, P->tok.start, P->tok.len);
+    o->code = ir_op_from_name(buf);
+    if (o->code < 0) return FAIL(P, "unknown op '%.*s'", (int)P->tok.len, P->tok.start);
+    next(P);
+    return true;
+}
+
+static bool parse_operands(Parser *P, OpText *o) {
+    if (P->tok.kind != T_VALUE) return true;
+    for (;;) {
+        ValId v = lookup_name(P, P->tok);
+        if (!v) return false;
+        VEC_PUSH(P->arena, o->opnds, o->nopnds, o->capopnds, v);
+        next(P);
+        if (!accept(P, ',')) return true;
+        if (P->tok.kind != T_VALUE) return FAIL(P, "expected a value");
+    }
+}
+
+static bool parse_result_types(Parser *P, OpText *o) {
+    if (!accept(P, ':')) return true;
+    for (;;) {
+        IrType t;
+        if (!parse_type(P, &t)) return false;
+        VEC_PUSH(P->arena, o->tys, o->ntys, o->captys, t);
+        if (!accept(P, ',')) return true;
+    }
+}
+
+static OpId build_op(Parser *P, RegionId region, OpText *o) {
+    IrOp *op;
+    OpId id = ir_op_new(P->f, o->code, tok_loc(P, o->name), o->opnds, o->nopnds, o->tys, o->ntys);
+    op = ir_op(P->f, id);
+    memcpy(op->attr, o->attrs.attr, sizeof op->attr);
+    op->fattr = o->attrs.fattr;
+    op->sattr = o->attrs.sattr;
+    ir_region_append(P->f, region, id);
+    for (uint32_t i = 0; i < o->nres; i++)
+        if (!bind_name(P, o->res[i], ir_result(P->f, id, i))) return 0;
+    return id;
+}
+
+static bool parse_op(Parser *P, RegionId region) {
+    OpText o;
+    memset(&o, 0, sizeof o);
+    if (!parse_result_names(P, &o) || !parse_op_name(P, &o) || !parse_operands(P, &o)) return false;
+    int rank = o.nopnds ? ir_type(P->f, o.opnds[0]).rank : 0;
+    if (ir_op_info[o.code].attrs[0] && !parse_attr_dict(P, o.code, rank, &o.attrs)) return false;
+    Token types_at = P->tok;
+    if (!parse_result_types(P, &o)) return false;
+    if (o.ntys != o.nres)
+        return fail_at(P, tok_loc(P, o.ntys ? types_at : o.name), "%u result%s named but %u type%s given", o.nres,
+                       o.nres == 1 ? "" : "s", o.ntys, o.ntys == 1 ? "" : "s");
+    if (o.code == OP_CONST && !settle_num(P, &o.attrs, o.ntys ? o.tys[0].dt : DT_I64)) return false;
+    OpId id = build_op(P, region, &o);
+    if (!id) return false;
+    for (int r = 0; r < ir_op_info[o.code].nregions; r++) {
+        if (r && !expect_kw(P, o.code == OP_WHILE ? "do" : "else")) return false;
+        if (!parse_region(P, id)) return false;
+    }
+    return true;
+}
+
+/* Ops up to the closing '}', which is consumed. */
+static bool parse_ops(Parser *P, RegionId region) {
+    while (!is_punct(P, '}')) {
+        if (P->tok.kind == T_EOF) return FAIL(P, "expected '}' before the end of the file");
+        if (!parse_op(P, region)) return false;
+    }
+    next(P);
+    return true;
+}
+
+static bool parse_region_args(Parser *P, RegionId r) {
+    next(P); /* '^' */
+    if (!expect(P, '(')) return false;
+    for (uint32_t n = 0; !is_punct(P, ')'); n++) {
+        if (n && !expect(P, ',')) return false;
+        if (n == MAX_COUNT) return FAIL(P, "too many region arguments");
+        Token name = P->tok;
+        IrType t;
+        if (name.kind != T_VALUE) return FAIL(P, "expected a region argument");
+        next(P);
+        if (!expect(P, ':') || !parse_type(P, &t)) return false;
+        if (!bind_name(P, name, ir_region_add_arg(P->f, r, t))) return false;
+    }
+    next(P);
+    return expect(P, ':');
+}
+
+static bool parse_region(Parser *P, OpId op) {
+    if (!is_punct(P, '{')) return FAIL(P, "expected '{' to open a region of '%s'", ir_op_info[ir_op(P->f, op)->code].name);
+    if (P->depth >= MAX_DEPTH) return FAIL(P, "regions nested more than %d deep", MAX_DEPTH);
+    next(P);
+    RegionId r = ir_op_add_region(P->f, op);
+    if (is_punct(P, '^') && !parse_region_args(P, r)) return false;
+    P->depth++;
+    bool ok = parse_ops(P, r);
+    P->depth--;
+    return ok;
+}
+
+/* ---- functions ---- */
+
+static const char *parse_func_name(Parser *P) {
+    if (P->tok.kind != T_FUNC) return FAIL(P, "expected a function name '@name'"), NULL;
+    const char *name = P->tok.quoted ? decode_string(P, P->tok) : arena_strndup(P->arena, P->tok.start, P->tok.len);
+    if (name && ir_module_find(P->m, name)) return FAIL(P, "redefinition of function '@%s'", name), NULL;
+    next(P);
+    return name;
+}
+
+static bool parse_param(Parser *P) {
+    Token name = P->tok;
+    IrType t;
+    if (name.kind != T_VALUE) return FAIL(P, "expected a parameter");
+    if (ir_region(P->f, P->f->body)->nargs == MAX_COUNT) return FAIL(P, "too many parameters");
+    next(P);
+    if (!expect(P, ':') || !parse_type(P, &t)) return false;
+    const char *pname = NULL;
+    if (P->tok.kind == T_STRING) {
+        if (!(pname = decode_string(P, P->tok))) return false;
+        next(P);
+    }
+    return bind_name(P, name, ir_add_param(P->f, t, pname));
+}
+
+static bool parse_func_results(Parser *P) {
+    if (P->tok.kind != T_ARROW) return true;
+    next(P);
+    if (!expect(P, '(')) return false;
+    IrType *tys = NULL;
+    uint32_t n = 0, cap = 0;
+    while (!is_punct(P, ')')) {
+        IrType t;
+        if (n && !expect(P, ',')) return false;
+        if (!parse_type(P, &t)) return false;
+        VEC_PUSH(P->arena, tys, n, cap, t);
+    }
+    next(P);
+    ir_func_set_results(P->f, tys, n);
+    return true;
+}
+
+static bool parse_func(Parser *P) {
+    Token start = P->tok;
+    if (!expect_kw(P, "func")) return false;
+    bool kernel = tok_is(&P->tok, "kernel");
+    if (kernel) next(P);
+    const char *name = parse_func_name(P);
+    if (!name) return false;
+    P->f = ir_func_new(P->m, name, kernel, tok_loc(P, start));
+    names_reset(P);
+    if (!expect(P, '(')) return false;
+    for (int n = 0; !is_punct(P, ')'); n++) {
+        if ((n && !expect(P, ',')) || !parse_param(P)) return false;
+    }
+    next(P);
+    if (!parse_func_results(P) || !expect(P, '{')) return false;
+    return parse_ops(P, P->f->body);
+}
+
+IrModule *ir_parse_module(Arena *arena, Diag *diag, const Source *src) {
+    Parser P;
+    memset(&P, 0, sizeof P);
+    P.arena = arena, P.diag = diag, P.src = src;
+    P.p = src->text, P.end = src->text + src->len;
+    P.line = P.col = 1;
+    P.m = ir_module_new(arena);
+    next(&P);
+    while (!P.failed && P.tok.kind != T_EOF)
+        if (!parse_func(&P)) break;
+    return P.failed ? NULL : P.m;
+}

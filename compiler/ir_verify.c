@@ -1,0 +1,625 @@
+/* ir_verify.c - checks a module against the IR contract of ir.h and ir_ops.def: ids and
+ * back links, types (dims powers of two, at most NR_MAX_NUMEL elements), arities, the
+ * operand/result type rules of every op's semantics, region arguments, terminators
+ * (exactly last, of the kind the region needs) and SSA dominance (an operand is defined
+ * earlier in its region or an enclosing one). The parser feeds it arbitrary text and
+ * passes feed it their mistakes, so it never trusts an id, a rank or a count before
+ * checking it, and type rules only run on ops whose values all have valid types.
+ *
+ * Messages: "verifier: @func: op 'name' (line:col): reason", one per line. */
+#include "ir.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_ERRORS = 20, MAX_DEPTH = 1000 };
+
+typedef struct Verifier {
+    const IrModule *m;
+    const IrFunc *f;
+    StrBuf *err;
+    int nerrors;
+    uint8_t *visible;     /* per value: in scope at the current point */
+    uint8_t *defined;     /* per value: defined once already */
+    uint8_t *op_seen;     /* per op: already walked (an op in two places is an error) */
+    uint8_t *region_seen; /* per region */
+} Verifier;
+
+/* What the last op of a region must be. */
+typedef struct Expect {
+    int term;           /* OP_YIELD, OP_CONDITION or OP_RETURN */
+    const IrType *types; /* operand types of a yield or return */
+    uint32_t n;
+} Expect;
+
+/* ---- messages ---- */
+
+static void vreport(Verifier *V, OpId id, const char *fmt, va_list ap) {
+    if (V->nerrors++ >= MAX_ERRORS) return;
+    sb_printf(V->err, "verifier: @%s: ", V->f->name ? V->f->name : "?");
+    if (id) {
+        const IrOp *op = &V->f->ops[id];
+        sb_printf(V->err, "op '%s'", op->code < OP_COUNT ? ir_op_info[op->code].name : "?");
+        if (op->loc.src) sb_printf(V->err, " (%d:%d)", op->loc.line, op->loc.col);
+        sb_puts(V->err, ": ");
+    }
+    sb_vprintf(V->err, fmt, ap);
+    sb_putc(V->err, '\n');
+}
+
+/* An error about op id (0: about the function). */
+__attribute__((format(printf, 3, 4))) static bool op_error(Verifier *V, OpId id, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(V, id, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+typedef struct TyName {
+    char s[96];
+} TyName;
+
+static TyName tn(IrType t) {
+    TyName n;
+    ty_str(t, n.s, sizeof n.s);
+    return n;
+}
+
+/* ---- types ---- */
+
+static const char *type_problem(IrType t) {
+    if (t.dt < DT_I1 || t.dt > DT_PTR) return "unknown dtype";
+    if (t.dt == DT_PTR && (t.pointee < DT_I1 || t.pointee > DT_FP64)) return "bad pointee dtype";
+    if (t.rank > NR_MAX_RANK) return "more than 4 dimensions";
+    int64_t numel = 1;
+    for (int i = 0; i < t.rank; i++) {
+        int32_t d = t.shape[i];
+        if (d <= 0 || (d & (d - 1))) return "dimensions must be powers of two";
+        numel *= d;
+        if (numel > NR_MAX_NUMEL) return "more than 2^20 elements";
+    }
+    return NULL;
+}
+
+static IrType T(const Verifier *V, ValId v) { return V->f->vals[v].ty; }
+static bool valid_val(const Verifier *V, ValId v) { return v > 0 && v < V->f->nvals; }
+static bool valid_region(const IrFunc *f, RegionId r) { return r > 0 && r < f->nregions; }
+/* A value whose type the rules may look at (bad types were reported where defined). */
+static bool typed_val(const Verifier *V, ValId v) { return valid_val(V, v) && !type_problem(T(V, v)); }
+static bool is_int(IrType t) { return dt_is_int(t.dt); }
+static bool is_float(IrType t) { return dt_is_float(t.dt); }
+static bool is_i1(IrType t) { return t.dt == DT_I1; }
+static IrType pointee_of(IrType p) { return ty_with_elem(p, ty_scalar(p.pointee)); }
+
+/* Defines v (a result or region arg) and brings it into scope. */
+static void define(Verifier *V, OpId id, ValId v, const char *what, uint32_t i) {
+    if (V->defined[v]) {
+        op_error(V, id, "%s #%u is a value defined twice", what, i);
+        return;
+    }
+    const char *why = type_problem(T(V, v));
+    if (why) op_error(V, id, "%s #%u has an invalid type %s: %s", what, i, tn(T(V, v)).s, why);
+    V->defined[v] = V->visible[v] = 1;
+}
+
+/* ---- per-op type rules ---- */
+
+static bool same(Verifier *V, OpId id, IrType a, IrType b, const char *what) {
+    if (ty_equal(a, b)) return true;
+    return op_error(V, id, "%s: %s vs %s", what, tn(a).s, tn(b).s);
+}
+
+static bool need(Verifier *V, OpId id, bool ok, const char *fmt, const char *arg) {
+    if (!ok) op_error(V, id, fmt, arg);
+    return ok;
+}
+
+static bool same_elem(IrType a, IrType b) { return ty_equal(ty_elem(a), ty_elem(b)); }
+
+/* Elementwise ops on one type: every operand and the result the same. */
+static void check_uniform(Verifier *V, OpId id, const IrOp *op, bool (*dt_ok)(IrType), const char *kinds) {
+    IrType r = T(V, op->results[0]);
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (!same(V, id, T(V, op->operands[i]), r, "operand and result types differ")) return;
+    need(V, id, dt_ok(r), "needs %s operands", kinds);
+}
+
+static bool arith_dt(IrType t) { return is_int(t) || is_float(t); }
+
+static void check_cmp(Verifier *V, OpId id, const IrOp *op) {
+    IrType a = T(V, op->operands[0]), r = T(V, op->results[0]);
+    if (!same(V, id, a, T(V, op->operands[1]), "operand types differ")) return;
+    same(V, id, r, ty_with_elem(a, ty_scalar(DT_I1)), "result must be i1 of the operands' shape");
+    need(V, id, ir_attr_enum_name(IR_ATTR_CMP, op->attr[0]) != NULL, "bad predicate%s", "");
+}
+
+static void check_select(Verifier *V, OpId id, const IrOp *op) {
+    IrType c = T(V, op->operands[0]), r = T(V, op->results[0]);
+    same(V, id, c, ty_with_elem(r, ty_scalar(DT_I1)), "condition must be i1 of the result's shape");
+    same(V, id, T(V, op->operands[1]), r, "operand and result types differ");
+    same(V, id, T(V, op->operands[2]), r, "operand and result types differ");
+}
+
+static void check_cast(Verifier *V, OpId id, const IrOp *op) {
+    IrType a = T(V, op->operands[0]), r = T(V, op->results[0]);
+    if (!need(V, id, ty_same_shape(a, r), "operand and result shapes differ%s", "")) return;
+    if (op->code == OP_BITCAST)
+        need(V, id, dt_bits(a.dt) == dt_bits(r.dt), "bit widths differ%s", "");
+    else
+        need(V, id, a.dt != DT_PTR && r.dt != DT_PTR, "cannot convert pointers (use bitcast)%s", "");
+}
+
+static void check_addptr(Verifier *V, OpId id, const IrOp *op) {
+    IrType p = T(V, op->operands[0]), o = T(V, op->operands[1]);
+    if (!need(V, id, p.dt == DT_PTR && is_int(o), "needs a pointer and an integer offset%s", "")) return;
+    need(V, id, ty_same_shape(p, o), "pointer and offset shapes differ%s", "");
+    same(V, id, T(V, op->results[0]), p, "result must have the pointer's type");
+}
+
+static void check_splat(Verifier *V, OpId id, const IrOp *op) {
+    IrType a = T(V, op->operands[0]), r = T(V, op->results[0]);
+    need(V, id, a.rank == 0 && r.rank > 0, "splats a scalar to a block%s", "");
+    need(V, id, same_elem(a, r), "element types differ%s", "");
+}
+
+static void check_broadcast(Verifier *V, OpId id, const IrOp *op) {
+    IrType a = T(V, op->operands[0]), r = T(V, op->results[0]);
+    need(V, id, same_elem(a, r), "element types differ%s", "");
+    if (!need(V, id, a.rank == r.rank, "operand and result ranks differ%s", "")) return;
+    for (int i = 0; i < a.rank; i++)
+        if (a.shape[i] != r.shape[i] && a.shape[i] != 1) {
+            op_error(V, id, "cannot broadcast %s to %s", tn(a).s, tn(r).s);
+            return;
+        }
+}
+
+static void check_expand_dims(Verifier *V, OpId id, const IrOp *op) {
+    IrType a = T(V, op->operands[0]), r = T(V, op->results[0]);
+    int64_t axis = op->attr[0];
+    need(V, id, same_elem(a, r), "element types differ%s", "");
+    if (!need(V, id, axis >= 0 && axis <= a.rank && a.rank < NR_MAX_RANK, "axis out of range%s", "")) return;
+    IrType want = a;
+    memmove(want.shape + axis + 1, want.shape + axis, sizeof(int32_t) * (size_t)(a.rank - axis));
+    want.shape[axis] = 1;
+    want.rank++;
+    need(V, id, ty_same_shape(want, r), "result must be the operand's shape with a 1 at axis%s", "");
+}
+
+static void check_reshape(Verifier *V, OpId id, const IrOp *op) {
+    IrType a = T(V, op->operands[0]), r = T(V, op->results[0]);
+    need(V, id, same_elem(a, r), "element types differ%s", "");
+    need(V, id, ty_numel(a) == ty_numel(r), "element counts differ%s", "");
+}
+
+static void check_trans(Verifier *V, OpId id, const IrOp *op) {
+    IrType a = T(V, op->operands[0]), r = T(V, op->results[0]);
+    need(V, id, same_elem(a, r), "element types differ%s", "");
+    if (!need(V, id, a.rank > 0 && r.rank == a.rank, "needs blocks of one rank%s", "")) return;
+    bool used[NR_MAX_RANK] = {false};
+    for (int i = 0; i < a.rank; i++) {
+        int64_t p = op->attr[i];
+        if (p < 0 || p >= a.rank || used[p]) {
+            op_error(V, id, "perm is not a permutation of 0..%d", a.rank - 1);
+            return;
+        }
+        used[p] = true;
+        if (r.shape[i] != a.shape[p]) {
+            op_error(V, id, "result dim %d must be operand dim %lld", i, (long long)p);
+            return;
+        }
+    }
+}
+
+static void check_reduce(Verifier *V, OpId id, const IrOp *op) {
+    IrType a = T(V, op->operands[0]), r = T(V, op->results[0]);
+    int64_t kind = op->attr[0], axis = op->attr[1];
+    if (!need(V, id, ir_attr_enum_name(IR_ATTR_RED, kind) != NULL, "bad reduction kind%s", "")) return;
+    if (!need(V, id, a.rank > 0 && axis >= 0 && axis < a.rank, "axis out of range%s", "")) return;
+    need(V, id, a.dt != DT_PTR, "cannot reduce pointers%s", "");
+    IrType want = a;
+    memmove(want.shape + axis, want.shape + axis + 1, sizeof(int32_t) * (size_t)(a.rank - axis - 1));
+    want.rank--;
+    if (kind == RED_ARGMAX || kind == RED_ARGMIN) want = ty_with_elem(want, ty_scalar(DT_I32));
+    same(V, id, r, want, "result must be the operand without axis");
+}
+
+static bool dot_input(IrType t) { return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32; }
+
+static void check_dot(Verifier *V, OpId id, const IrOp *op) {
+    IrType a = T(V, op->operands[0]), b = T(V, op->operands[1]), c = T(V, op->operands[2]);
+    if (!need(V, id, a.rank == 2 && b.rank == 2 && c.rank == 2, "needs rank-2 operands%s", "")) return;
+    need(V, id, a.dt == b.dt && dot_input(a), "inputs must be fp16, bf16 or fp32, both the same%s", "");
+    need(V, id, c.dt == DT_FP32, "the accumulator must be fp32%s", "");
+    if (a.shape[1] != b.shape[0] || c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1])
+        op_error(V, id, "shapes %s x %s + %s do not match [M,K] x [K,N] + [M,N]", tn(a).s, tn(b).s, tn(c).s);
+    same(V, id, T(V, op->results[0]), c, "result must have the accumulator's type");
+    need(V, id, ir_attr_enum_name(IR_ATTR_PREC, op->attr[0]) != NULL, "bad precision%s", "");
+}
+
+/* Operand i, when present, must be an i1 mask of the pointer's shape. */
+static void check_mask(Verifier *V, OpId id, const IrOp *op, uint32_t i, IrType p) {
+    if (i < op->nopnds) same(V, id, T(V, op->operands[i]), ty_with_elem(p, ty_scalar(DT_I1)), "mask must be i1 of the pointer's shape");
+}
+
+static void check_memory(Verifier *V, OpId id, const IrOp *op) {
+    IrType p = T(V, op->operands[0]);
+    if (!need(V, id, p.dt == DT_PTR, "operand #0 must be a pointer%s", "")) return;
+    IrType v = pointee_of(p);
+    switch (op->code) {
+    case OP_LOAD:
+        same(V, id, T(V, op->results[0]), v, "result must be the pointee type");
+        check_mask(V, id, op, 1, p);
+        if (op->nopnds == 3) same(V, id, T(V, op->operands[2]), v, "other must be the pointee type");
+        break;
+    case OP_STORE:
+        same(V, id, T(V, op->operands[1]), v, "stored value must be the pointee type");
+        check_mask(V, id, op, 2, p);
+        break;
+    case OP_ATOMIC_RMW:
+        same(V, id, T(V, op->operands[1]), v, "value must be the pointee type");
+        check_mask(V, id, op, 2, p);
+        same(V, id, T(V, op->results[0]), v, "result must be the pointee type");
+        need(V, id, ir_attr_enum_name(IR_ATTR_RMW, op->attr[0]) != NULL, "bad rmw kind%s", "");
+        break;
+    default: /* atomic_cas */
+        same(V, id, T(V, op->operands[1]), v, "compare value must be the pointee type");
+        same(V, id, T(V, op->operands[2]), v, "value must be the pointee type");
+        same(V, id, T(V, op->results[0]), v, "result must be the pointee type");
+    }
+}
+
+static void check_region_args(Verifier *V, OpId id, RegionId r, const ValId *tys_of, uint32_t n, uint32_t skip) {
+    if (!valid_region(V->f, r)) return; /* reported by the walk */
+    const IrRegion *reg = &V->f->regions[r];
+    if (reg->nargs != n + skip) {
+        op_error(V, id, "region has %u arguments, expected %u", reg->nargs, n + skip);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        ValId a = reg->args[i + skip];
+        if (typed_val(V, a))
+            same(V, id, T(V, a), T(V, tys_of[i]), "region argument type differs");
+    }
+}
+
+static void check_for(Verifier *V, OpId id, const IrOp *op) {
+    IrType lb = T(V, op->operands[0]);
+    uint32_t n = op->nopnds - 3;
+    if (!need(V, id, lb.rank == 0 && is_int(lb) && !is_i1(lb), "bounds must be integer scalars%s", "")) return;
+    same(V, id, T(V, op->operands[1]), lb, "bounds differ in type");
+    same(V, id, T(V, op->operands[2]), lb, "step and bounds differ in type");
+    if (op->nres != n) {
+        op_error(V, id, "has %u inits but %u results", n, op->nres);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) same(V, id, T(V, op->results[i]), T(V, op->operands[3 + i]), "result and init types differ");
+    if (!valid_region(V->f, op->region[0])) return;
+    const IrRegion *body = &V->f->regions[op->region[0]];
+    if (body->nargs != n + 1) {
+        op_error(V, id, "body has %u arguments, expected %u", body->nargs, n + 1);
+        return;
+    }
+    if (typed_val(V, body->args[0]))
+        same(V, id, T(V, body->args[0]), lb, "induction variable and bounds differ in type");
+    check_region_args(V, id, op->region[0], op->operands + 3, n, 1);
+}
+
+static void check_if(Verifier *V, OpId id, const IrOp *op) {
+    IrType c = T(V, op->operands[0]);
+    need(V, id, is_i1(c) && c.rank == 0, "condition must be an i1 scalar%s", "");
+    for (int r = 0; r < 2; r++) check_region_args(V, id, op->region[r], NULL, 0, 0);
+}
+
+static void check_while(Verifier *V, OpId id, const IrOp *op) {
+    if (op->nres != op->nopnds) {
+        op_error(V, id, "has %u inits but %u results", op->nopnds, op->nres);
+        return;
+    }
+    for (uint32_t i = 0; i < op->nres; i++) same(V, id, T(V, op->results[i]), T(V, op->operands[i]), "result and init types differ");
+    for (int r = 0; r < 2; r++) check_region_args(V, id, op->region[r], op->operands, op->nopnds, 0);
+}
+
+static void check_call(Verifier *V, OpId id, const IrOp *op) {
+    const IrFunc *g = op->sattr ? ir_module_find(V->m, op->sattr) : NULL;
+    if (!g) {
+        op_error(V, id, "no function named '%s'", op->sattr ? op->sattr : "");
+        return;
+    }
+    if (g->is_kernel) op_error(V, id, "cannot call kernel '@%s'", g->name);
+    if (!valid_region(g, g->body)) return; /* reported with the callee */
+    const IrRegion *params = &g->regions[g->body];
+    if (params->nargs != op->nopnds || g->nresults != op->nres) {
+        op_error(V, id, "'@%s' takes %u arguments and gives %u results; called with %u and %u", g->name,
+                 params->nargs, g->nresults, op->nopnds, op->nres);
+        return;
+    }
+    for (uint32_t i = 0; i < op->nopnds; i++) {
+        ValId p = params->args[i];
+        if (p > 0 && p < g->nvals && !type_problem(g->vals[p].ty))
+            same(V, id, T(V, op->operands[i]), g->vals[p].ty, "argument type differs from the parameter's");
+    }
+    for (uint32_t i = 0; i < op->nres; i++)
+        if (!type_problem(g->result_types[i]))
+            same(V, id, T(V, op->results[i]), g->result_types[i], "result type differs from the callee's");
+}
+
+static void check_hint(Verifier *V, OpId id, const IrOp *op) {
+    IrType a = T(V, op->operands[0]);
+    same(V, id, T(V, op->results[0]), a, "result must have the operand's type");
+    for (int i = 0; i < ir_ints_len(a.rank); i++)
+        if (op->attr[i] <= 0) {
+            op_error(V, id, "hint values must be positive");
+            return;
+        }
+}
+
+static void check_misc(Verifier *V, OpId id, const IrOp *op) {
+    switch (op->code) {
+    case OP_CONST: need(V, id, T(V, op->results[0]).dt != DT_PTR, "pointer constants are not supported%s", ""); break;
+    case OP_ARANGE: {
+        IrType r = T(V, op->results[0]);
+        int64_t s = op->attr[0], e = op->attr[1];
+        need(V, id, r.rank == 1 && r.dt == DT_I32, "result must be a rank-1 i32 block%s", "");
+        if (s < INT32_MIN || e > INT32_MAX || e <= s || (r.rank == 1 && r.shape[0] != e - s))
+            op_error(V, id, "range [%lld, %lld) does not match %s", (long long)s, (long long)e, tn(r).s);
+        break;
+    }
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS:
+        need(V, id, ty_equal(T(V, op->results[0]), ty_scalar(DT_I32)), "result must be i32%s", "");
+        need(V, id, op->attr[0] >= 0 && op->attr[0] <= 2, "axis must be 0, 1 or 2%s", "");
+        break;
+    case OP_ASSERT: need(V, id, is_i1(T(V, op->operands[0])), "condition must be i1%s", ""); break;
+    case OP_ASSUME: need(V, id, ty_equal(T(V, op->operands[0]), ty_scalar(DT_I1)), "condition must be an i1 scalar%s", ""); break;
+    case OP_PRINT: need(V, id, op->attr[0] == 0 || op->attr[0] == 1, "hex must be 0 or 1%s", ""); break;
+    default: break;
+    }
+}
+
+static void check_types(Verifier *V, OpId id, const IrOp *op) {
+    switch (op->code) {
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_MIN: case OP_MAX: case OP_NEG: case OP_ABS:
+        check_uniform(V, id, op, arith_dt, "integer or float"); break;
+    case OP_REM: check_uniform(V, id, op, arith_dt, "integer or float"); break;
+    case OP_IDIV: case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR: case OP_UMULHI: case OP_NOT:
+        check_uniform(V, id, op, is_int, "integer"); break;
+    case OP_DIV: case OP_FMA: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
+    case OP_RSQRT: case OP_SIN: case OP_COS: case OP_FLOOR: case OP_CEIL:
+        check_uniform(V, id, op, is_float, "float"); break;
+    case OP_CMP: check_cmp(V, id, op); break;
+    case OP_SELECT: check_select(V, id, op); break;
+    case OP_CVT: case OP_BITCAST: check_cast(V, id, op); break;
+    case OP_ADDPTR: check_addptr(V, id, op); break;
+    case OP_SPLAT: check_splat(V, id, op); break;
+    case OP_BROADCAST: check_broadcast(V, id, op); break;
+    case OP_EXPAND_DIMS: check_expand_dims(V, id, op); break;
+    case OP_RESHAPE: check_reshape(V, id, op); break;
+    case OP_TRANS: check_trans(V, id, op); break;
+    case OP_REDUCE: check_reduce(V, id, op); break;
+    case OP_DOT: check_dot(V, id, op); break;
+    case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: check_memory(V, id, op); break;
+    case OP_FOR: check_for(V, id, op); break;
+    case OP_IF: check_if(V, id, op); break;
+    case OP_WHILE: check_while(V, id, op); break;
+    case OP_CALL: check_call(V, id, op); break;
+    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: check_hint(V, id, op); break;
+    default: check_misc(V, id, op);
+    }
+}
+
+/* ---- arity ---- */
+
+static void operand_range(int code, uint32_t *lo, uint32_t *hi) {
+    int n = ir_op_info[code].nopnds;
+    *lo = *hi = (uint32_t)n;
+    switch (code) {
+    case OP_LOAD: *lo = 1, *hi = 3; break;
+    case OP_STORE: case OP_ATOMIC_RMW: *lo = 2, *hi = 3; break;
+    case OP_FOR: *lo = 3, *hi = UINT32_MAX; break;
+    default:
+        if (n < 0) *lo = 0, *hi = UINT32_MAX;
+    }
+}
+
+static bool check_arity(Verifier *V, OpId id, const IrOp *op) {
+    const OpInfo *info = &ir_op_info[op->code];
+    uint32_t lo, hi;
+    operand_range(op->code, &lo, &hi);
+    bool ok = true;
+    if (op->nopnds < lo || op->nopnds > hi) {
+        if (lo == hi) ok = op_error(V, id, "expects %u operands, got %u", lo, op->nopnds);
+        else if (hi == UINT32_MAX) ok = op_error(V, id, "expects at least %u operands, got %u", lo, op->nopnds);
+        else ok = op_error(V, id, "expects %u to %u operands, got %u", lo, hi, op->nopnds);
+    }
+    if (info->nresults >= 0 && op->nres != (uint32_t)info->nresults)
+        ok = op_error(V, id, "expects %d results, got %u", info->nresults, op->nres);
+    if (op->nregions != info->nregions) ok = op_error(V, id, "expects %d regions, got %u", info->nregions, op->nregions);
+    return ok;
+}
+
+/* ---- walking: scopes and terminators ---- */
+
+static void verify_region(Verifier *V, RegionId rid, OpId parent, const Expect *ex, int depth);
+
+/* Operands: real values in scope. Returns false if rules cannot be applied. */
+static bool check_operands(Verifier *V, OpId id, const IrOp *op) {
+    bool ok = true;
+    for (uint32_t i = 0; i < op->nopnds; i++) {
+        ValId v = op->operands[i];
+        if (!valid_val(V, v))
+            ok = op_error(V, id, "operand #%u is not a value", i);
+        else if (!V->visible[v])
+            ok = op_error(V, id, "operand #%u is not defined before this use (SSA dominance)", i);
+        else if (type_problem(T(V, v)))
+            ok = false;
+    }
+    return ok;
+}
+
+static bool check_results(Verifier *V, OpId id, const IrOp *op) {
+    bool ok = true;
+    for (uint32_t i = 0; i < op->nres; i++) {
+        ValId v = op->results[i];
+        if (!valid_val(V, v) || V->f->vals[v].is_arg || V->f->vals[v].def != id || V->f->vals[v].index != i)
+            ok = op_error(V, id, "result #%u is not linked back to this op", i);
+        else if (type_problem(T(V, v)))
+            ok = false;
+    }
+    return ok;
+}
+
+/* Every region of for/if/while ends in a yield of the op's result types, except a
+ * while's first, which ends in condition. */
+static void walk_regions(Verifier *V, OpId id, int depth) {
+    const IrOp *op = &V->f->ops[id];
+    uint32_t n = op->nres;
+    IrType *tys = calloc(n ? n : 1, sizeof(IrType));
+    if (!tys) NR_DIE("out of memory");
+    for (uint32_t i = 0; i < n; i++) tys[i] = valid_val(V, op->results[i]) ? T(V, op->results[i]) : ty_scalar(DT_VOID);
+    for (uint32_t r = 0; r < op->nregions && r < 2; r++) {
+        Expect e = {op->code == OP_WHILE && r == 0 ? OP_CONDITION : OP_YIELD, tys, n};
+        verify_region(V, V->f->ops[id].region[r], id, &e, depth + 1);
+    }
+    free(tys);
+}
+
+static void verify_op(Verifier *V, OpId id, RegionId parent_region, int depth) {
+    if (id == 0 || id >= V->f->nops) {
+        op_error(V, 0, "region lists op id %u, which does not exist", id);
+        return;
+    }
+    if (V->op_seen[id]) {
+        op_error(V, id, "appears in more than one place");
+        return;
+    }
+    V->op_seen[id] = 1;
+    const IrOp *op = &V->f->ops[id];
+    if (op->code >= OP_COUNT) {
+        op_error(V, id, "unknown opcode %u", (unsigned)op->code);
+        return;
+    }
+    if (op->parent != parent_region) op_error(V, id, "its parent link names region %u, but it is in region %u", op->parent, parent_region);
+    bool ok = check_operands(V, id, op);
+    ok = check_results(V, id, op) && ok;
+    ok = check_arity(V, id, op) && ok;
+    if (ok) check_types(V, id, op);
+    if (op->nregions == ir_op_info[op->code].nregions) walk_regions(V, id, depth);
+    for (uint32_t i = 0; i < op->nres; i++)
+        if (valid_val(V, op->results[i])) define(V, id, op->results[i], "result", i);
+}
+
+static void check_term_operands(Verifier *V, OpId id, const IrOp *op, const Expect *ex) {
+    if (ex->term == OP_CONDITION) {
+        if (op->nopnds == 1 && valid_val(V, op->operands[0]))
+            need(V, id, ty_equal(T(V, op->operands[0]), ty_scalar(DT_I1)), "condition must be an i1 scalar%s", "");
+        return;
+    }
+    if (op->nopnds != ex->n) {
+        op_error(V, id, "gives %u values, expected %u", op->nopnds, ex->n);
+        return;
+    }
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (typed_val(V, op->operands[i]) && !type_problem(ex->types[i]))
+            same(V, id, T(V, op->operands[i]), ex->types[i], "value type differs from the expected result type");
+}
+
+/* Exactly one terminator, last, of the kind the region needs. */
+static void check_terminator(Verifier *V, RegionId rid, OpId parent, const Expect *ex) {
+    const IrRegion *r = &V->f->regions[rid];
+    for (uint32_t i = 0; i < r->nops; i++) {
+        OpId o = r->ops[i];
+        if (o == 0 || o >= V->f->nops || V->f->ops[o].code >= OP_COUNT) return;
+        bool last = i + 1 == r->nops;
+        if ((ir_op_info[V->f->ops[o].code].flags & F_TERM) && !last)
+            op_error(V, o, "a terminator must be the last op of its region");
+        if (last && V->f->ops[o].code == ex->term) {
+            check_term_operands(V, o, &V->f->ops[o], ex);
+            return;
+        }
+    }
+    if (parent)
+        op_error(V, parent, "region must end in '%s'", ir_op_info[ex->term].name);
+    else
+        op_error(V, 0, "function body must end in 'return'");
+}
+
+static void region_args(Verifier *V, RegionId rid, OpId parent) {
+    const IrRegion *r = &V->f->regions[rid];
+    for (uint32_t i = 0; i < r->nargs; i++) {
+        ValId a = r->args[i];
+        if (!valid_val(V, a) || !V->f->vals[a].is_arg || V->f->vals[a].def != rid || V->f->vals[a].index != i) {
+            op_error(V, parent, "region argument #%u is not linked back to its region", i);
+            continue;
+        }
+        define(V, parent, a, "region argument", i);
+    }
+}
+
+/* Values defined in a region go out of scope at its end. */
+static void end_scope(Verifier *V, RegionId rid) {
+    const IrRegion *r = &V->f->regions[rid];
+    for (uint32_t i = 0; i < r->nargs; i++)
+        if (valid_val(V, r->args[i])) V->visible[r->args[i]] = 0;
+    for (uint32_t i = 0; i < r->nops; i++) {
+        OpId o = r->ops[i];
+        if (o == 0 || o >= V->f->nops) continue;
+        for (uint32_t j = 0; j < V->f->ops[o].nres; j++)
+            if (valid_val(V, V->f->ops[o].results[j])) V->visible[V->f->ops[o].results[j]] = 0;
+    }
+}
+
+static void verify_region(Verifier *V, RegionId rid, OpId parent, const Expect *ex, int depth) {
+    if (!valid_region(V->f, rid) || V->region_seen[rid] || depth > MAX_DEPTH) {
+        op_error(V, parent, "has a missing, shared or too deeply nested region");
+        return;
+    }
+    V->region_seen[rid] = 1;
+    if (V->f->regions[rid].parent_op != parent) op_error(V, parent, "region %u does not link back to its op", rid);
+    region_args(V, rid, parent);
+    for (uint32_t i = 0; i < V->f->regions[rid].nops; i++) verify_op(V, V->f->regions[rid].ops[i], rid, depth);
+    check_terminator(V, rid, parent, ex);
+    end_scope(V, rid);
+}
+
+/* ---- functions ---- */
+
+static void verify_signature(Verifier *V) {
+    const IrFunc *f = V->f;
+    if (f->is_kernel && f->nresults) op_error(V, 0, "a kernel cannot return values");
+    for (uint32_t i = 0; i < f->nresults; i++) {
+        const char *why = type_problem(f->result_types[i]);
+        if (why) op_error(V, 0, "result type #%u %s is invalid: %s", i, tn(f->result_types[i]).s, why);
+    }
+}
+
+static void verify_func(Verifier *V, const IrFunc *f) {
+    V->f = f;
+    V->visible = calloc(f->nvals ? f->nvals : 1, 1);
+    V->defined = calloc(f->nvals ? f->nvals : 1, 1);
+    V->op_seen = calloc(f->nops ? f->nops : 1, 1);
+    V->region_seen = calloc(f->nregions ? f->nregions : 1, 1);
+    if (!V->visible || !V->defined || !V->op_seen || !V->region_seen) NR_DIE("out of memory");
+    verify_signature(V);
+    Expect ex = {OP_RETURN, f->result_types, f->nresults};
+    verify_region(V, f->body, 0, &ex, 0);
+    free(V->visible);
+    free(V->defined);
+    free(V->op_seen);
+    free(V->region_seen);
+}
+
+bool ir_verify_module(const IrModule *m, StrBuf *err) {
+    Verifier V;
+    memset(&V, 0, sizeof V);
+    V.m = m;
+    V.err = err;
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        verify_func(&V, m->funcs[i]);
+        for (uint32_t j = 0; j < i; j++)
+            if (!strcmp(m->funcs[j]->name, m->funcs[i]->name)) op_error(&V, 0, "function defined twice");
+    }
+    if (V.nerrors > MAX_ERRORS) sb_printf(err, "verifier: %d more errors\n", V.nerrors - MAX_ERRORS);
+    return V.nerrors == 0;
+}

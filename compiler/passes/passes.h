@@ -1,0 +1,39 @@
+/* passes.h - the optimisation passes over the IR, the pipeline that runs them with the
+ * verifier in between, and `nereid opt`, the tool that runs them on textual IR.
+ *
+ * Every pass edits the module in place and leaves it verifying (each file's opening
+ * comment states what it requires, maintains and breaks). */
+#ifndef NEREID_PASSES_H
+#define NEREID_PASSES_H
+
+#include "../ir.h"
+
+/* Inlines every call, repeatedly, then drops the non-kernel functions. False (with a
+ * diagnostic) on a call cycle or a missing callee. */
+bool pass_inline(IrModule *m, Diag *d);
+/* Constant folding, algebraic identities, constant if/zero-trip for; to a fixed point. */
+void pass_canonicalize(IrModule *m);
+/* Scoped common-subexpression elimination of pure ops. */
+void pass_cse(IrModule *m);
+/* Removes unused pure ops and loads, unused if/for results, and empty if/for ops. */
+void pass_dce(IrModule *m);
+
+typedef struct NrPassOptions {
+    bool print_after_all; /* append the module to dump after every pass */
+} NrPassOptions;
+
+/* The standard pipeline: inline, canonicalize, cse, dce, canonicalize, dce, verifying
+ * the input and the result of every pass (a failure is an internal error reported to
+ * d). dump may be NULL when print_after_all is off. */
+bool nr_run_passes(IrModule *m, const NrPassOptions *o, Diag *d, StrBuf *dump);
+/* Runs the passes named in comma_list ("inline,cse"; "" runs none) the same way. */
+bool nr_run_named_passes(IrModule *m, const char *comma_list, const NrPassOptions *o, Diag *d, StrBuf *dump);
+/* True if every name in comma_list is a pass; otherwise the first bad name goes to bad
+ * (truncated to size). */
+bool nr_pass_list_valid(const char *comma_list, char *bad, size_t size);
+
+/* `nereid opt FILE.nrir [--passes=a,b] [--print-after-all] [--verify-only]` (argv[0] is
+ * "opt"); FILE may be "-" or absent for stdin. Exit status 0, 1 on error, 2 on usage. */
+int nr_opt_main(int argc, char **argv);
+
+#endif

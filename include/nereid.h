@@ -1,0 +1,136 @@
+/* nereid.h - the Nereid JIT's C API.
+ *
+ * Create a context on a device, compile kernel source (a string or a file) with
+ * constexpr values, look kernels up by name and launch them on a 1-3D grid with
+ * arguments checked against the kernel's signature. Every call returns a status; the
+ * context keeps the message of the last failure (diagnostics for compile errors).
+ *
+ * Thread safety: there is no global mutable state. Distinct contexts may be used from
+ * distinct threads at once; one context (and what it created) is used by one thread at
+ * a time.
+ *
+ * Device memory: nr_malloc gives an address on the context's device. On the CPU device
+ * it is host memory that the interpreter knows the extent of, so an out-of-bounds
+ * access is reported (NR_ERR_LAUNCH) instead of corrupting memory. */
+#ifndef NEREID_H
+#define NEREID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NEREID_VERSION "0.1.0"
+
+typedef enum nr_status {
+    NR_OK = 0,
+    NR_ERR_COMPILE,       /* the source has errors: nr_last_error has the diagnostics */
+    NR_ERR_INVALID_ARG,   /* a bad argument: NULL, wrong count or type, bad grid */
+    NR_ERR_NOT_FOUND,     /* no kernel of that name, or no such file */
+    NR_ERR_LAUNCH,        /* the kernel failed while running: out-of-bounds access,
+                             device_assert, ... */
+    NR_ERR_DEVICE,        /* the device is missing or failed */
+    NR_ERR_OUT_OF_MEMORY,
+    NR_ERR_UNSUPPORTED,
+} nr_status;
+
+typedef enum nr_device_kind {
+    NR_DEVICE_CPU = 0,  /* the IR interpreter: the reference semantics */
+    NR_DEVICE_CUDA = 1, /* an NVIDIA GPU through the CUDA driver */
+} nr_device_kind;
+
+typedef struct nr_context nr_context;
+typedef struct nr_module nr_module;
+typedef struct nr_kernel nr_kernel;
+typedef uint64_t nr_devptr;
+
+/* Scalar types of kernel parameters, as in Triton signatures. */
+typedef enum nr_type {
+    NR_TYPE_PTR = 0, /* any *dtype parameter */
+    NR_TYPE_I1, NR_TYPE_I8, NR_TYPE_I16, NR_TYPE_I32, NR_TYPE_I64,
+    NR_TYPE_U8, NR_TYPE_U16, NR_TYPE_U32, NR_TYPE_U64,
+    NR_TYPE_FP16, NR_TYPE_BF16, NR_TYPE_FP32, NR_TYPE_FP64,
+} nr_type;
+
+/* One launch argument: its type tag and value. Use the nr_arg_* constructors. */
+typedef struct nr_arg {
+    nr_type type;
+    union {
+        int64_t i;   /* I1..I64 */
+        uint64_t u;  /* U8..U64, PTR */
+        double f;    /* FP16..FP64 (rounded to the parameter's type) */
+    } v;
+} nr_arg;
+
+static inline nr_arg nr_arg_ptr(nr_devptr p) { nr_arg a; a.type = NR_TYPE_PTR; a.v.u = p; return a; }
+static inline nr_arg nr_arg_i32(int32_t x) { nr_arg a; a.type = NR_TYPE_I32; a.v.i = x; return a; }
+static inline nr_arg nr_arg_i64(int64_t x) { nr_arg a; a.type = NR_TYPE_I64; a.v.i = x; return a; }
+static inline nr_arg nr_arg_u32(uint32_t x) { nr_arg a; a.type = NR_TYPE_U32; a.v.u = x; return a; }
+static inline nr_arg nr_arg_u64(uint64_t x) { nr_arg a; a.type = NR_TYPE_U64; a.v.u = x; return a; }
+static inline nr_arg nr_arg_f32(float x) { nr_arg a; a.type = NR_TYPE_FP32; a.v.f = x; return a; }
+static inline nr_arg nr_arg_f64(double x) { nr_arg a; a.type = NR_TYPE_FP64; a.v.f = x; return a; }
+
+/* A constexpr value given at compile time, as text: "128", "0.5", "True", "leaky_relu".
+ * Integers, floats and booleans are recognised; anything else is a string. */
+typedef struct nr_define {
+    const char *name;
+    const char *value;
+} nr_define;
+
+typedef struct nr_compile_options {
+    const nr_define *defines;
+    int num_defines;
+    const char *kernel;  /* compile only this kernel; NULL: every kernel in the source */
+    int num_warps;       /* 0: the default (4) */
+} nr_compile_options;
+
+typedef struct nr_launch_options {
+    int num_warps;       /* 0: the value compiled with */
+    void *stream;        /* CUDA stream (CUstream); NULL: the default stream */
+} nr_launch_options;
+
+/* ---- contexts ---- */
+nr_status nr_context_create(nr_device_kind kind, int device_index, nr_context **out);
+void nr_context_destroy(nr_context *ctx);
+/* Message of the context's last failure ("" if none); valid until the next call on it. */
+const char *nr_last_error(const nr_context *ctx);
+const char *nr_status_string(nr_status s);
+nr_device_kind nr_context_device(const nr_context *ctx);
+
+/* ---- compiling ---- */
+nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length,
+                            const char *filename, const nr_compile_options *opts,
+                            nr_module **out);
+nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_options *opts,
+                          nr_module **out);
+void nr_module_destroy(nr_module *mod);
+int nr_module_num_kernels(const nr_module *mod);
+const char *nr_module_kernel_name(const nr_module *mod, int i);
+nr_status nr_module_get_kernel(nr_module *mod, const char *name, nr_kernel **out);
+
+/* The kernel's runtime parameters (constexpr parameters are compiled in, not passed). */
+int nr_kernel_num_params(const nr_kernel *k);
+const char *nr_kernel_param_name(const nr_kernel *k, int i);
+nr_type nr_kernel_param_type(const nr_kernel *k, int i);
+
+/* ---- launching ---- */
+/* grid: 1-3 dims (missing dims are 1). args: one per runtime parameter, in order; the
+ * count and each type tag must match the signature (an integer literal argument may be
+ * given for any integer parameter of a width it fits). */
+nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
+                    const nr_launch_options *opts);
+nr_status nr_synchronize(nr_context *ctx);
+
+/* ---- device memory ---- */
+nr_status nr_malloc(nr_context *ctx, size_t bytes, nr_devptr *out);
+nr_status nr_free(nr_context *ctx, nr_devptr p);
+nr_status nr_memcpy_htod(nr_context *ctx, nr_devptr dst, const void *src, size_t bytes);
+nr_status nr_memcpy_dtoh(nr_context *ctx, void *dst, nr_devptr src, size_t bytes);
+nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,190 @@
+/* sema.c - the entry of semantic analysis: which functions are kernels, the values of
+ * their constexpr parameters (from -D definitions or defaults), their runtime parameters
+ * (Triton signature types), and the error exit shared by the sema_*.c files. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sema_internal.h"
+
+_Noreturn void sema_error(Sema *S, Loc loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    diag_verror(S->diag, loc, fmt, ap);
+    va_end(ap);
+    for (int i = S->depth - 1; i >= 0; i--) /* where the failing helper was called from */
+        if (S->stack[i].call_loc.src)
+            diag_note(S->diag, S->stack[i].call_loc, "in the call of '%s' here", S->stack[i].fn->name);
+    longjmp(S->fail, 1);
+}
+
+bool sema_is_kernel(const Func *f) {
+    for (int i = 0; i < f->nparams; i++)
+        if (!f->params[i].annotation) return false;
+    return true;
+}
+
+/* "*fp32" / "i32" / "fp16" ... */
+static bool parse_sig_type(const char *s, IrType *out) {
+    bool ptr = *s == '*';
+    if (ptr) s++;
+    int dt = dt_from_name(s);
+    if (dt == DT_VOID) {
+        static const char *const aliases[][2] = {
+            {"int1", "i1"}, {"int8", "i8"}, {"int16", "i16"}, {"int32", "i32"}, {"int64", "i64"},
+            {"uint8", "u8"}, {"uint16", "u16"}, {"uint32", "u32"}, {"uint64", "u64"}, {"float16", "fp16"},
+            {"bfloat16", "bf16"}, {"float32", "fp32"}, {"float64", "fp64"}, {"u1", "i1"}, {"B", "i1"}};
+        const char *t = strncmp(s, "tl.", 3) ? s : s + 3;
+        for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+            if (!strcmp(t, aliases[i][0])) dt = dt_from_name(aliases[i][1]);
+    }
+    if (dt == DT_VOID) return false;
+    *out = ptr ? ty_ptr(dt) : ty_scalar(dt);
+    return true;
+}
+
+/* -D values: True/False/None, ints (decimal or 0x), floats; anything else is a string. */
+static Val parse_define(Sema *S, const char *text) {
+    if (!strcmp(text, "True")) return val_bool(true);
+    if (!strcmp(text, "False")) return val_bool(false);
+    if (!strcmp(text, "None")) return val_none();
+    char *end;
+    errno = 0;
+    long long i = strtoll(text, &end, 0);
+    if (*text && !*end && !errno) return val_int(i);
+    errno = 0;
+    double d = strtod(text, &end);
+    if (*text && !*end && !errno && strspn(text, "0123456789.eE+-infatyINFATY") == strlen(text)) return val_float(d);
+    return val_str(S, text, strlen(text));
+}
+
+static const SemaDefine *find_define(const SemaOptions *o, const char *name) {
+    const SemaDefine *found = NULL;
+    for (int i = 0; o && i < o->ndefines; i++)
+        if (!strcmp(o->defines[i].name, name)) found = &o->defines[i]; /* the last one wins */
+    return found;
+}
+
+static void check_decorators(Sema *S, const Func *fn) {
+    for (int i = 0; i < fn->ndecorators; i++) {
+        const Expr *d = fn->decorators[i];
+        if (d->kind == EX_CALL) d = d->lhs;
+        const char *name = d->kind == EX_NAME ? d->name : d->kind == EX_ATTR ? d->name : "";
+        if (!strcmp(name, "jit")) continue;
+        if (!strcmp(name, "autotune") || !strcmp(name, "heuristics")) {
+            diag_warning(S->diag, d->loc, "@%s is ignored: give meta-parameters with -D NAME=VALUE", name);
+            continue;
+        }
+        sema_error(S, d->loc, "unsupported decorator: Nereid kernels take @triton.jit (or @jit)");
+    }
+}
+
+static void lower_kernel(Sema *S, const Func *fn) {
+    check_decorators(S, fn);
+    IrFunc *f = ir_func_new(S->ir, fn->name, true, fn->loc);
+    FnState fs;
+    memset(&fs, 0, sizeof fs);
+    fs.f = f;
+    fs.b = (IrBuilder){f, f->body, fn->loc};
+    fs.env = env_new(S);
+    fs.scope = &S->user;
+    fs.fn = fn;
+    S->fs = &fs;
+    for (int i = 0; i < fn->nparams; i++) {
+        const Param *p = &fn->params[i];
+        for (int j = 0; j < i; j++)
+            if (!strcmp(fn->params[j].name, p->name)) sema_error(S, p->loc, "duplicate parameter '%s'", p->name);
+        if (!strcmp(p->annotation, "constexpr")) {
+            const SemaDefine *d = find_define(S->opts, p->name);
+            Val v;
+            if (d) v = parse_define(S, d->value);
+            else if (p->default_value) {
+                FnState g = fs;
+                g.f = NULL;
+                g.where = p->default_value->loc;
+                S->fs = &g;
+                v = lower_expr(S, p->default_value);
+                S->fs = &fs;
+            } else
+                sema_error(S, p->loc, "constexpr parameter '%s' of kernel '%s' has no value: give it with -D %s=VALUE",
+                           p->name, fn->name, p->name);
+            env_set(S, fs.env, p->name, v);
+            continue;
+        }
+        IrType t;
+        if (!parse_sig_type(p->annotation, &t))
+            sema_error(S, p->ann_loc, "unknown parameter type '%s' (expected a Triton signature type such as *fp32, i32, fp16 or tl.constexpr)",
+                       p->annotation);
+        env_set(S, fs.env, p->name, val_ir(S, ir_add_param(f, t, p->name)));
+    }
+    Flow fl = lower_seq(S, &fn->body, 0, NULL);
+    if (fl.returned && fl.value.k != V_NONE) sema_error(S, fl.loc, "a kernel cannot return a value");
+    fs.b.loc = fn->loc;
+    ir_build(&fs.b, OP_RETURN, NULL, 0, NULL, 0);
+    S->fs = NULL;
+}
+
+static bool any_kernel_has_param(const Module *m, const char *name) {
+    for (int i = 0; i < m->nfuncs; i++)
+        if (sema_is_kernel(m->funcs[i]))
+            for (int j = 0; j < m->funcs[i]->nparams; j++)
+                if (!strcmp(m->funcs[i]->params[j].name, name)) return true;
+    return false;
+}
+
+static void check_module(Sema *S, const Module *user) {
+    for (int i = 0; i < user->nglobals; i++) {
+        const Stmt *st = user->globals[i];
+        bool ok = st->kind == ST_IMPORT || (st->kind == ST_EXPR && st->value->kind == EX_STR) ||
+                  ((st->kind == ST_ASSIGN || st->kind == ST_ANNASSIGN) && st->ntargets == 1 && st->targets[0]->kind == EX_NAME);
+        if (!ok) sema_error(S, st->loc, "only imports, constants and function definitions may appear at module level");
+    }
+    for (int i = 0; S->opts && i < S->opts->ndefines; i++)
+        if (!any_kernel_has_param(user, S->opts->defines[i].name))
+            sema_error(S, (Loc){0}, "-D %s: no kernel has a constexpr parameter named '%s'", S->opts->defines[i].name,
+                       S->opts->defines[i].name);
+}
+
+static void lower_all(Sema *S, const Module *user, IrModule *out);
+
+bool sema_lower(Arena *arena, Diag *diag, const Module *user, const Module *stdlib, const SemaOptions *opts,
+                IrModule *out) {
+    Sema *S = arena_alloc(arena, sizeof(Sema));
+    S->arena = arena;
+    S->diag = diag;
+    S->ir = out;
+    S->opts = opts;
+    scope_init(S, &S->user, user);
+    scope_init(S, &S->std, stdlib);
+    if (setjmp(S->fail)) return false;
+    lower_all(S, user, out);
+    return true;
+}
+
+static void lower_all(Sema *S, const Module *user, IrModule *out) {
+    check_module(S, user);
+    int nkernels = 0;
+    const char *only = S->opts ? S->opts->only_kernel : NULL;
+    for (int i = 0; i < user->nfuncs; i++) {
+        const Func *fn = user->funcs[i];
+        if (only && strcmp(fn->name, only)) continue;
+        if (!sema_is_kernel(fn)) {
+            if (only) {
+                for (int j = 0; j < fn->nparams; j++)
+                    if (!fn->params[j].annotation)
+                        sema_error(S, fn->params[j].loc, "'%s' is not a kernel: parameter '%s' has no type (e.g. '%s: *fp32')",
+                                   fn->name, fn->params[j].name, fn->params[j].name);
+            }
+            continue;
+        }
+        if (ir_module_find(out, fn->name)) sema_error(S, fn->loc, "kernel '%s' is defined twice", fn->name);
+        nkernels++;
+        S->depth = 0;
+        lower_kernel(S, fn);
+    }
+    if (only && !nkernels) sema_error(S, (Loc){0}, "no kernel named '%s' in %s", only, user->src->name);
+    if (!nkernels)
+        sema_error(S, (Loc){user->src, 1, 1}, "no kernels found: a kernel's parameters all carry types (e.g. 'x_ptr: *fp32', 'n: i32', 'BLOCK: tl.constexpr')");
+}

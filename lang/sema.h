@@ -1,0 +1,30 @@
+/* sema.h - semantic analysis and lowering of the AST to IR (one walk, as Triton's code
+ * generator does: types and shapes depend on the constexpr values each kernel is
+ * specialised with, so typing and IR emission happen together). */
+#ifndef NEREID_SEMA_H
+#define NEREID_SEMA_H
+
+#include "../compiler/ir.h"
+#include "ast.h"
+
+typedef struct SemaDefine {
+    const char *name;
+    const char *value; /* text: int, float, True/False/None, anything else a string */
+} SemaDefine;
+
+typedef struct SemaOptions {
+    const SemaDefine *defines;
+    int ndefines;
+    const char *only_kernel; /* NULL: every kernel of the module */
+} SemaOptions;
+
+/* Lower the kernels of `user` into `out` (kernels plus the helper specialisations they
+ * call, as call ops to be inlined). `stdlib` is the parsed standard library (helpers such
+ * as rand and cdiv resolved through tl.). Errors go to diag; returns false on error. */
+bool sema_lower(Arena *arena, Diag *diag, const Module *user, const Module *stdlib,
+                const SemaOptions *opts, IrModule *out);
+
+/* True if f is a kernel: every parameter carries a type or constexpr annotation. */
+bool sema_is_kernel(const Func *f);
+
+#endif

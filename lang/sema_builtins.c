@@ -1,0 +1,916 @@
+/* sema_builtins.c - the language's builtin functions (Triton's tl.* and the Python
+ * builtins kernels use), each with its Triton signature so keyword arguments bind as in
+ * Triton. A builtin checks its operands, applies Triton's typing and broadcasting, and
+ * emits IR. Random numbers, cdiv and sigmoid are not here: they are written in the
+ * language itself (lang/stdlib). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sema_internal.h"
+
+enum { MAXP = 10 };
+
+typedef struct BArgs {
+    Val v[MAXP];
+    bool given[MAXP];
+    Loc loc[MAXP];
+    Loc call;
+    const char *name;
+} BArgs;
+
+typedef Val (*BFn)(Sema *S, BArgs *a);
+
+typedef struct Builtin {
+    const char *name;   /* the name as the user calls it */
+    const char *params; /* "pointer,mask=,other=": '=' optional, '*' collects the rest */
+    BFn fn;
+    unsigned flags;
+} Builtin;
+
+enum { BF_PY = 1, BF_METHOD = 2 };
+
+/* ---- small helpers ---- */
+
+static bool has(BArgs *a, int i) { return a->given[i] && a->v[i].k != V_NONE; }
+
+static Val need_block(Sema *S, BArgs *a, int i) {
+    Val v = a->v[i];
+    if (v.k == V_IR) return v;
+    if (val_is_const(v)) return val_ir(S, to_ir(S, v, a->loc[i]));
+    sema_error(S, a->loc[i], "%s: expected a block or scalar, got %s", a->name, val_kind_name(S, v));
+}
+
+static int64_t need_int(Sema *S, BArgs *a, int i) {
+    Val v = a->v[i];
+    if (v.k != V_INT && v.k != V_BOOL)
+        sema_error(S, a->loc[i], "%s: expected a compile-time integer, got %s", a->name, val_kind_name(S, v));
+    return v.i;
+}
+
+static IrType need_dtype(Sema *S, BArgs *a, int i) {
+    Val v = a->v[i];
+    if (v.k == V_STR) { /* tl.zeros(..., dtype="fp32") is not Triton, but harmless */
+        int dt = dtype_from_name(v.s);
+        if (dt != DT_VOID) return ty_scalar(dt);
+    }
+    if (v.k != V_DTYPE) sema_error(S, a->loc[i], "%s: expected a dtype such as tl.float32, got %s", a->name, val_kind_name(S, v));
+    return v.ty;
+}
+
+/* A shape: an int, or a tuple/list of ints (varargs arrive as a tuple). */
+static int need_shape(Sema *S, Val v, Loc loc, const char *what, int64_t *dims) {
+    if (v.k == V_TUPLE && v.n == 1 && v.items[0].k == V_TUPLE) v = v.items[0];
+    if (v.k == V_INT) {
+        dims[0] = v.i;
+        check_shape(S, loc, 1, dims);
+        return 1;
+    }
+    if (v.k != V_TUPLE) sema_error(S, loc, "%s: expected a shape (a tuple of constant ints), got %s", what, val_kind_name(S, v));
+    if (v.n > NR_MAX_RANK) sema_error(S, loc, "%s: blocks have at most %d dimensions", what, NR_MAX_RANK);
+    for (int i = 0; i < v.n; i++) {
+        if (v.items[i].k != V_INT)
+            sema_error(S, loc, "%s: shape dimensions must be compile-time integers, got %s", what, val_kind_name(S, v.items[i]));
+        dims[i] = v.items[i].i;
+    }
+    check_shape(S, loc, v.n, dims);
+    return v.n;
+}
+
+static IrType shape_type(IrType elem, int rank, const int64_t *dims) {
+    int32_t s[NR_MAX_RANK];
+    for (int i = 0; i < rank; i++) s[i] = (int32_t)dims[i];
+    return ty_block(elem, rank, s);
+}
+
+static ValId build(Sema *S, int code, const ValId *ops, int n, IrType ty, Loc loc, OpId *op_out) {
+    Loc saved = B(S)->loc;
+    B(S)->loc = loc;
+    OpId op = ir_build(B(S), code, ops, (uint32_t)n, &ty, 1);
+    B(S)->loc = saved;
+    if (op_out) *op_out = op;
+    return ir_result(F(S), op, 0);
+}
+
+static Val ir1(Sema *S, int code, ValId x, IrType ty, Loc loc) { return val_ir(S, build(S, code, &x, 1, ty, loc, NULL)); }
+
+static ValId broadcast_to_shape_of(Sema *S, ValId v, IrType shape, Loc loc) { return emit_broadcast(S, v, shape, loc); }
+
+/* ---- program structure ---- */
+
+static Val b_program_id(Sema *S, BArgs *a) {
+    int64_t axis = need_int(S, a, 0);
+    if (axis < 0 || axis > 2) sema_error(S, a->loc[0], "%s: axis must be 0, 1 or 2, got %lld", a->name, (long long)axis);
+    OpId op;
+    build(S, !strcmp(a->name, "program_id") ? OP_PROGRAM_ID : OP_NUM_PROGRAMS, NULL, 0, ty_scalar(DT_I32), a->call, &op);
+    F(S)->ops[op].attr[0] = axis;
+    return val_ir(S, ir_result(F(S), op, 0));
+}
+
+static Val b_arange(Sema *S, BArgs *a) {
+    for (int i = 0; i < 2; i++)
+        if (a->v[i].k != V_INT)
+            sema_error(S, a->loc[i], "arange bounds must be compile-time integers (tl.constexpr), got %s", val_kind_name(S, a->v[i]));
+    int64_t lo = a->v[0].i, hi = a->v[1].i;
+    if (lo < INT32_MIN || hi > INT32_MAX) sema_error(S, a->call, "arange bounds must fit in int32");
+    if (hi <= lo) sema_error(S, a->call, "arange(%lld, %lld): the end must be greater than the start", (long long)lo, (long long)hi);
+    int64_t n = hi - lo;
+    if (n & (n - 1)) sema_error(S, a->call, "arange(%lld, %lld) has %lld elements: the count must be a power of two", (long long)lo, (long long)hi, (long long)n);
+    if (n > NR_MAX_NUMEL) sema_error(S, a->call, "arange has %lld elements, more than the limit of 2^20", (long long)n);
+    int32_t s = (int32_t)n;
+    OpId op;
+    build(S, OP_ARANGE, NULL, 0, ty_block(ty_scalar(DT_I32), 1, &s), a->call, &op);
+    F(S)->ops[op].attr[0] = lo;
+    F(S)->ops[op].attr[1] = hi;
+    return val_ir(S, ir_result(F(S), op, 0));
+}
+
+static Val b_full(Sema *S, BArgs *a) {
+    bool zeros = !strcmp(a->name, "zeros");
+    int64_t dims[NR_MAX_RANK];
+    int rank = need_shape(S, a->v[0], a->loc[0], a->name, dims);
+    IrType dt = need_dtype(S, a, zeros ? 1 : 2);
+    if (dt.dt == DT_PTR) sema_error(S, a->call, "%s: cannot fill a block of pointers", a->name);
+    IrType ty = shape_type(dt, rank, dims);
+    Val value = zeros ? val_int(0) : a->v[1];
+    if (val_is_const(value)) return val_ir(S, emit_const(S, ty, value, a->call));
+    if (value.k != V_IR || value.ty.rank) sema_error(S, a->loc[1], "tl.full: the value must be a scalar");
+    ValId x = emit_cast(S, value.v, dt, false, a->loc[1]);
+    return val_ir(S, emit_broadcast(S, x, ty, a->call));
+}
+
+static Val b_zeros_like(Sema *S, BArgs *a) {
+    Val x = need_block(S, a, 0);
+    IrType dt = has(a, 1) ? need_dtype(S, a, 1) : ty_elem(x.ty);
+    return val_ir(S, emit_const(S, ty_with_elem(x.ty, dt), val_int(0), a->call));
+}
+
+/* ---- memory ---- */
+
+static Val need_pointer(Sema *S, BArgs *a, int i) {
+    Val p = a->v[i];
+    if (p.k != V_IR || p.ty.dt != DT_PTR)
+        sema_error(S, a->loc[i], "%s: expected a pointer or a block of pointers, got %s", a->name, val_kind_name(S, p));
+    return p;
+}
+
+static ValId need_mask(Sema *S, BArgs *a, int i) {
+    Val m = a->v[i];
+    if (m.k == V_BOOL) return emit_const(S, ty_scalar(DT_I1), m, a->loc[i]);
+    if (m.k != V_IR || m.ty.dt != DT_I1)
+        sema_error(S, a->loc[i], "%s: the mask must be a boolean (i1) block, got %s", a->name, val_kind_name(S, m));
+    return m.v;
+}
+
+static IrType shape3(Sema *S, ValId x, ValId y, ValId z, Loc loc) {
+    IrType s = ir_type(F(S), x);
+    if (y) s = broadcast_shape(S, s, ir_type(F(S), y), loc);
+    if (z) s = broadcast_shape(S, s, ir_type(F(S), z), loc);
+    return s;
+}
+
+static Val b_load(Sema *S, BArgs *a) {
+    Val p = need_pointer(S, a, 0);
+    ValId mask = has(a, 1) ? need_mask(S, a, 1) : 0, other = 0;
+    IrType elem = ty_scalar(p.ty.pointee);
+    if (has(a, 2)) {
+        if (!mask) sema_error(S, a->loc[2], "tl.load: 'other' needs a 'mask'");
+        other = to_ir_dt(S, a->v[2], elem.dt, a->loc[2]);
+    }
+    if (has(a, 3) && !(a->v[3].k == V_TUPLE && a->v[3].n == 0))
+        sema_error(S, a->loc[3], "tl.load: boundary_check applies to block pointers, which Nereid does not have");
+    IrType s = shape3(S, p.v, mask, other, a->call);
+    ValId ops[3] = {emit_broadcast(S, p.v, s, a->call), 0, 0};
+    int n = 1;
+    if (mask) ops[n++] = emit_broadcast(S, mask, s, a->call);
+    if (other) ops[n++] = emit_broadcast(S, other, s, a->call);
+    return val_ir(S, build(S, OP_LOAD, ops, n, ty_with_elem(s, elem), a->call, NULL));
+}
+
+static Val b_store(Sema *S, BArgs *a) {
+    Val p = need_pointer(S, a, 0);
+    IrType elem = ty_scalar(p.ty.pointee);
+    Val v = a->v[1];
+    if (v.k != V_IR && !val_is_const(v)) sema_error(S, a->loc[1], "tl.store: cannot store %s", val_kind_name(S, v));
+    ValId val = to_ir_dt(S, v, elem.dt, a->loc[1]);
+    ValId mask = has(a, 2) ? need_mask(S, a, 2) : 0;
+    if (has(a, 3) && !(a->v[3].k == V_TUPLE && a->v[3].n == 0))
+        sema_error(S, a->loc[3], "tl.store: boundary_check applies to block pointers, which Nereid does not have");
+    IrType s = shape3(S, p.v, val, mask, a->call);
+    ValId ops[3] = {emit_broadcast(S, p.v, s, a->call), emit_broadcast(S, val, s, a->call), 0};
+    int n = 2;
+    if (mask) ops[n++] = emit_broadcast(S, mask, s, a->call);
+    Loc saved = B(S)->loc;
+    B(S)->loc = a->call;
+    ir_build(B(S), OP_STORE, ops, (uint32_t)n, NULL, 0);
+    B(S)->loc = saved;
+    return val_none();
+}
+
+static Val atomic(Sema *S, BArgs *a, int kind) {
+    Val p = need_pointer(S, a, 0);
+    IrType elem = ty_scalar(p.ty.pointee);
+    if (elem.dt == DT_I1 || dt_bits(elem.dt) < 16 || ((elem.dt == DT_FP16 || elem.dt == DT_BF16) && kind != RMW_ADD))
+        sema_error(S, a->call, "%s: atomics on %s are not supported", a->name, dt_name(elem.dt));
+    if (dt_is_float(elem.dt) && kind >= RMW_AND) sema_error(S, a->call, "%s: bitwise atomics need integers", a->name);
+    ValId val = to_ir_dt(S, a->v[1], elem.dt, a->loc[1]);
+    ValId mask = has(a, 2) ? need_mask(S, a, 2) : 0;
+    IrType s = shape3(S, p.v, val, mask, a->call);
+    ValId ops[3] = {emit_broadcast(S, p.v, s, a->call), emit_broadcast(S, val, s, a->call), 0};
+    int n = 2;
+    if (mask) ops[n++] = emit_broadcast(S, mask, s, a->call);
+    OpId op;
+    ValId r = build(S, OP_ATOMIC_RMW, ops, n, ty_with_elem(s, elem), a->call, &op);
+    F(S)->ops[op].attr[0] = kind;
+    return val_ir(S, r);
+}
+
+static Val b_atomic(Sema *S, BArgs *a) {
+    static const struct { const char *n; int k; } kinds[] = {
+        {"atomic_add", RMW_ADD}, {"atomic_max", RMW_MAX}, {"atomic_min", RMW_MIN}, {"atomic_xchg", RMW_XCHG},
+        {"atomic_and", RMW_AND}, {"atomic_or", RMW_OR}, {"atomic_xor", RMW_XOR}};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (!strcmp(a->name, kinds[i].n)) return atomic(S, a, kinds[i].k);
+    NR_DIE("unknown atomic %s", a->name);
+}
+
+static Val b_atomic_cas(Sema *S, BArgs *a) {
+    Val p = need_pointer(S, a, 0);
+    IrType elem = ty_scalar(p.ty.pointee);
+    if (!dt_is_int(elem.dt) || dt_bits(elem.dt) < 16) sema_error(S, a->call, "tl.atomic_cas needs 16, 32 or 64-bit integers");
+    ValId cmp = to_ir_dt(S, a->v[1], elem.dt, a->loc[1]), val = to_ir_dt(S, a->v[2], elem.dt, a->loc[2]);
+    IrType s = shape3(S, p.v, cmp, val, a->call);
+    ValId ops[3] = {emit_broadcast(S, p.v, s, a->call), emit_broadcast(S, cmp, s, a->call), emit_broadcast(S, val, s, a->call)};
+    return val_ir(S, build(S, OP_ATOMIC_CAS, ops, 3, ty_with_elem(s, elem), a->call, NULL));
+}
+
+/* ---- elementwise ---- */
+
+static int promote2(Sema *S, Val x, Val y, bool div, Loc loc) {
+    return computation_dtype(S, type_of(x), x.k != V_IR, type_of(y), y.k != V_IR, div, loc);
+}
+
+static Val b_where(Sema *S, BArgs *a) {
+    ValId c = to_i1(S, a->v[0], a->loc[0]);
+    Val x = a->v[1], y = a->v[2];
+    for (int i = 1; i < 3; i++)
+        if (a->v[i].k != V_IR && !val_is_const(a->v[i]))
+            sema_error(S, a->loc[i], "tl.where: expected a block or a number, got %s", val_kind_name(S, a->v[i]));
+    ValId vx, vy;
+    if (type_of(x).dt == DT_PTR || type_of(y).dt == DT_PTR) {
+        if (x.k != V_IR || y.k != V_IR || !ty_equal(ty_elem(x.ty), ty_elem(y.ty)))
+            sema_error(S, a->call, "tl.where: both values must be pointers of one type");
+        vx = x.v, vy = y.v;
+    } else {
+        int dt = promote2(S, x, y, false, a->call);
+        vx = to_ir_dt(S, x, dt, a->loc[1]);
+        vy = to_ir_dt(S, y, dt, a->loc[2]);
+    }
+    IrType s = shape3(S, c, vx, vy, a->call);
+    ValId ops[3] = {emit_broadcast(S, c, s, a->call), emit_broadcast(S, vx, s, a->call), emit_broadcast(S, vy, s, a->call)};
+    return val_ir(S, build(S, OP_SELECT, ops, 3, ty_with_elem(s, ty_elem(ir_type(F(S), vx))), a->call, NULL));
+}
+
+static Val binary_elem(Sema *S, BArgs *a, int code, Val x, Val y, bool ints_only) {
+    for (int i = 0; i < 2; i++) {
+        Val v = i ? y : x;
+        if ((v.k != V_IR && !val_is_const(v)) || type_of(v).dt == DT_PTR)
+            sema_error(S, a->loc[i], "%s: expected a number or a block, got %s", a->name, val_kind_name(S, v));
+    }
+    int dt = promote2(S, x, y, false, a->call);
+    if (ints_only && !dt_is_int(dt)) sema_error(S, a->call, "%s needs integer operands", a->name);
+    ValId vx = to_ir_dt(S, x, dt, a->loc[0]), vy = to_ir_dt(S, y, dt, a->loc[1]);
+    IrType s = broadcast_shape(S, ir_type(F(S), vx), ir_type(F(S), vy), a->call);
+    ValId ops[2] = {emit_broadcast(S, vx, s, a->call), emit_broadcast(S, vy, s, a->call)};
+    return val_ir(S, build(S, code, ops, 2, ty_with_elem(s, ty_scalar(dt)), a->call, NULL));
+}
+
+static Val const_minmax(Val x, Val y, bool is_max) {
+    double fx = x.k == V_FLOAT ? x.f : (double)x.i, fy = y.k == V_FLOAT ? y.f : (double)y.i;
+    return (is_max ? fy > fx : fy < fx) ? y : x;
+}
+
+static Val b_minmax(Sema *S, BArgs *a) {
+    bool is_max = !strcmp(a->name, "maximum");
+    if (val_is_const(a->v[0]) && val_is_const(a->v[1])) return const_minmax(a->v[0], a->v[1], is_max);
+    return binary_elem(S, a, is_max ? OP_MAX : OP_MIN, a->v[0], a->v[1], false);
+}
+
+static Val b_umulhi(Sema *S, BArgs *a) {
+    Val r = binary_elem(S, a, OP_UMULHI, a->v[0], a->v[1], true);
+    if (dt_bits(r.ty.dt) < 32) sema_error(S, a->call, "tl.umulhi needs 32 or 64-bit integers");
+    return r;
+}
+
+static const struct { const char *name; int code; } math1[] = {
+    {"exp", OP_EXP}, {"exp2", OP_EXP2}, {"log", OP_LOG}, {"log2", OP_LOG2}, {"sqrt", OP_SQRT},
+    {"sqrt_rn", OP_SQRT}, {"rsqrt", OP_RSQRT}, {"sin", OP_SIN}, {"cos", OP_COS}, {"floor", OP_FLOOR},
+    {"ceil", OP_CEIL}, {"abs", OP_ABS},
+};
+
+static Val b_math1(Sema *S, BArgs *a) {
+    int code = -1;
+    for (size_t i = 0; i < sizeof math1 / sizeof *math1; i++)
+        if (!strcmp(a->name, math1[i].name)) code = math1[i].code;
+    Val x = a->v[0];
+    if (code == OP_ABS && val_is_const(x)) return x.k == V_FLOAT ? val_float(fabs(x.f)) : val_int(x.i < 0 ? -x.i : x.i);
+    x = need_block(S, a, 0);
+    if (x.ty.dt == DT_PTR) sema_error(S, a->loc[0], "%s: expected a number, got a pointer", a->name);
+    if (code != OP_ABS && !dt_is_float(x.ty.dt))
+        sema_error(S, a->loc[0], "tl.%s needs a floating-point operand, got %s (convert with .to(tl.float32))", a->name,
+                   val_kind_name(S, x));
+    if (code == OP_ABS && (x.ty.dt == DT_I1 || (dt_is_int(x.ty.dt) && !dt_is_signed(x.ty.dt)))) return x;
+    return ir1(S, code, x.v, x.ty, a->call);
+}
+
+static Val b_fma(Sema *S, BArgs *a) {
+    Val x = a->v[0], y = a->v[1], z = a->v[2];
+    int dt = promote2(S, x, y, false, a->call);
+    Val t = val_ir(S, to_ir_dt(S, x, dt, a->loc[0]));
+    dt = promote2(S, t, z, false, a->call);
+    if (!dt_is_float(dt)) sema_error(S, a->call, "tl.fma needs floating-point operands");
+    ValId v[3] = {to_ir_dt(S, x, dt, a->loc[0]), to_ir_dt(S, y, dt, a->loc[1]), to_ir_dt(S, z, dt, a->loc[2])};
+    IrType s = shape3(S, v[0], v[1], v[2], a->call);
+    for (int i = 0; i < 3; i++) v[i] = emit_broadcast(S, v[i], s, a->call);
+    return val_ir(S, build(S, OP_FMA, v, 3, ty_with_elem(s, ty_scalar(dt)), a->call, NULL));
+}
+
+/* ---- reductions ---- */
+
+static int norm_axis(Sema *S, BArgs *a, int i, int rank) {
+    int64_t ax = need_int(S, a, i);
+    if (ax < 0) ax += rank;
+    if (ax < 0 || ax >= rank) sema_error(S, a->loc[i], "%s: axis %lld is out of range for a rank-%d block", a->name, (long long)a->v[i].i, rank);
+    return (int)ax;
+}
+
+static ValId reduce_axis(Sema *S, ValId x, int kind, int axis, Loc loc) {
+    IrType t = ir_type(F(S), x), r = t;
+    memmove(r.shape + axis, r.shape + axis + 1, sizeof(int32_t) * (size_t)(t.rank - axis - 1));
+    r.rank--;
+    if (kind == RED_ARGMAX || kind == RED_ARGMIN) r.dt = DT_I32, r.pointee = 0;
+    OpId op;
+    ValId v = build(S, OP_REDUCE, &x, 1, r, loc, &op);
+    F(S)->ops[op].attr[0] = kind;
+    F(S)->ops[op].attr[1] = axis;
+    return v;
+}
+
+static ValId expand_at(Sema *S, ValId x, int axis, Loc loc) {
+    IrType t = ir_type(F(S), x), r = t;
+    memmove(r.shape + axis + 1, r.shape + axis, sizeof(int32_t) * (size_t)(t.rank - axis));
+    r.shape[axis] = 1;
+    r.rank++;
+    OpId op;
+    ValId v = build(S, OP_EXPAND_DIMS, &x, 1, r, loc, &op);
+    F(S)->ops[op].attr[0] = axis;
+    return v;
+}
+
+/* input, axis=None, ..., keep_dims at index kd */
+static Val reduce(Sema *S, BArgs *a, int kind, int kd) {
+    Val x = need_block(S, a, 0);
+    if (x.ty.dt == DT_PTR) sema_error(S, a->loc[0], "%s: cannot reduce pointers", a->name);
+    if (x.ty.rank == 0) return x;
+    ValId v = x.v;
+    bool keep = kd >= 0 && has(a, kd) && a->v[kd].k == V_BOOL && a->v[kd].i;
+    if (kind == RED_SUM && dt_is_int(x.ty.dt) && dt_bits(x.ty.dt) < 32) /* as Triton: no overflow in small ints */
+        v = emit_cast(S, v, ty_scalar(x.ty.dt == DT_I1 || dt_is_signed(x.ty.dt) ? DT_I32 : DT_U32), false, a->call);
+    if (kind == RED_SUM && has(a, 3)) v = emit_cast(S, v, need_dtype(S, a, 3), false, a->call);
+    IrType t = ir_type(F(S), v);
+    if (!has(a, 1)) { /* all axes: flatten, reduce to a scalar */
+        int32_t n = (int32_t)ty_numel(t);
+        if (t.rank != 1) v = build(S, OP_RESHAPE, &v, 1, ty_block(ty_elem(t), 1, &n), a->call, NULL);
+        ValId r = reduce_axis(S, v, kind, 0, a->call);
+        if (keep) {
+            IrType k = t;
+            for (int i = 0; i < k.rank; i++) k.shape[i] = 1;
+            k.dt = ir_type(F(S), r).dt;
+            r = emit_broadcast(S, r, k, a->call);
+        }
+        return val_ir(S, r);
+    }
+    int axis = norm_axis(S, a, 1, t.rank);
+    ValId r = reduce_axis(S, v, kind, axis, a->call);
+    if (keep) r = expand_at(S, r, axis, a->call);
+    return val_ir(S, r);
+}
+
+static Val b_sum(Sema *S, BArgs *a) { return reduce(S, a, RED_SUM, 2); }
+
+static Val b_max_min(Sema *S, BArgs *a) {
+    bool is_max = !strcmp(a->name, "max");
+    Val m = reduce(S, a, is_max ? RED_MAX : RED_MIN, 4);
+    if (!(has(a, 2) && a->v[2].k == V_BOOL && a->v[2].i)) return m;
+    Val items[2] = {m, reduce(S, a, is_max ? RED_ARGMAX : RED_ARGMIN, 4)};
+    return val_tuple(S, items, 2);
+}
+
+static Val b_arg(Sema *S, BArgs *a) {
+    if (!has(a, 1)) sema_error(S, a->call, "%s: axis is required", a->name);
+    return reduce(S, a, !strcmp(a->name, "argmax") ? RED_ARGMAX : RED_ARGMIN, 3);
+}
+
+/* ---- dot ---- */
+
+static Val b_dot(Sema *S, BArgs *a) {
+    Val x = need_block(S, a, 0), y = need_block(S, a, 1);
+    if (x.ty.rank != 2 || y.ty.rank != 2)
+        sema_error(S, a->call, "tl.dot multiplies two 2-D blocks, got %s and %s", val_kind_name(S, x), val_kind_name(S, y));
+    if (x.ty.dt != y.ty.dt)
+        sema_error(S, a->call, "tl.dot operands must have one dtype, got %s and %s", dt_name(x.ty.dt), dt_name(y.ty.dt));
+    int dt = x.ty.dt;
+    if (dt != DT_FP16 && dt != DT_BF16 && dt != DT_FP32 && dt != DT_I8)
+        sema_error(S, a->call, "tl.dot supports fp16, bf16, fp32 and i8 operands, got %s", dt_name(dt));
+    int M = x.ty.shape[0], K = x.ty.shape[1], K2 = y.ty.shape[0], N = y.ty.shape[1];
+    if (K != K2) sema_error(S, a->call, "tl.dot: inner dimensions differ (%dx%d @ %dx%d)", M, K, K2, N);
+    if (M < 16 || N < 16 || K < 16)
+        sema_error(S, a->call, "tl.dot needs every dimension >= 16 (as in Triton), got %dx%d @ %dx%d", M, K, K2, N);
+    int accdt = dt == DT_I8 ? DT_I32 : DT_FP32;
+    int32_t s[2] = {M, N};
+    IrType accty = ty_block(ty_scalar(accdt), 2, s);
+    ValId acc;
+    if (has(a, 2)) {
+        Val c = need_block(S, a, 2);
+        if (!ty_equal(c.ty, accty)) {
+            char p[64], q[64];
+            sema_error(S, a->loc[2], "tl.dot: the accumulator must be %s, got %s", ty_str(accty, p, sizeof p), ty_str(c.ty, q, sizeof q));
+        }
+        acc = c.v;
+    } else {
+        acc = emit_const(S, accty, val_int(0), a->call);
+    }
+    int prec = dt == DT_FP32 ? PREC_TF32 : PREC_IEEE;
+    if (has(a, 3)) {
+        if (a->v[3].k != V_STR) sema_error(S, a->loc[3], "tl.dot: input_precision is a string");
+        if (!strcmp(a->v[3].s, "ieee")) prec = PREC_IEEE;
+        else if (!strcmp(a->v[3].s, "tf32") || !strcmp(a->v[3].s, "tf32x3")) prec = PREC_TF32;
+        else sema_error(S, a->loc[3], "tl.dot: input_precision must be \"ieee\", \"tf32\" or \"tf32x3\"");
+    } else if (has(a, 4) && a->v[4].k == V_BOOL && !a->v[4].i) {
+        prec = PREC_IEEE;
+    }
+    if (has(a, 6) && !(a->v[6].k == V_DTYPE && a->v[6].ty.dt == accdt))
+        sema_error(S, a->loc[6], "tl.dot: out_dtype must be %s", dt_name(accdt));
+    ValId ops[3] = {x.v, y.v, acc};
+    OpId op;
+    ValId r = build(S, OP_DOT, ops, 3, accty, a->call, &op);
+    F(S)->ops[op].attr[0] = prec;
+    return val_ir(S, r);
+}
+
+/* ---- shapes ---- */
+
+static int int_list(Sema *S, Val v, Loc loc, const char *what, int64_t *out, int max) {
+    if (v.k == V_TUPLE && v.n == 1 && v.items[0].k == V_TUPLE) v = v.items[0];
+    if (v.k == V_INT) return out[0] = v.i, 1;
+    if (v.k != V_TUPLE || v.n > max) sema_error(S, loc, "%s: expected a tuple of constant ints", what);
+    for (int i = 0; i < v.n; i++) {
+        if (v.items[i].k != V_INT) sema_error(S, loc, "%s: expected constant ints, got %s", what, val_kind_name(S, v.items[i]));
+        out[i] = v.items[i].i;
+    }
+    return v.n;
+}
+
+static Val b_trans(Sema *S, BArgs *a) {
+    Val x = need_block(S, a, 0);
+    int64_t perm[NR_MAX_RANK];
+    int n = a->v[1].k == V_TUPLE && a->v[1].n == 0 ? 0 : int_list(S, a->v[1], a->loc[1], a->name, perm, NR_MAX_RANK);
+    if (n == 0) {
+        if (x.ty.rank != 2 || !strcmp(a->name, "permute"))
+            sema_error(S, a->call, "%s of a rank-%d block needs the permutation", a->name, x.ty.rank);
+        perm[0] = 1, perm[1] = 0, n = 2;
+    }
+    if (n != x.ty.rank) sema_error(S, a->call, "%s: the permutation has %d entries for a rank-%d block", a->name, n, x.ty.rank);
+    bool seen[NR_MAX_RANK] = {0};
+    IrType r = x.ty;
+    for (int i = 0; i < n; i++) {
+        if (perm[i] < 0 || perm[i] >= n || seen[perm[i]]) sema_error(S, a->call, "%s: not a permutation", a->name);
+        seen[perm[i]] = true;
+        r.shape[i] = x.ty.shape[perm[i]];
+    }
+    OpId op;
+    ValId v = build(S, OP_TRANS, &x.v, 1, r, a->call, &op);
+    for (int i = 0; i < n; i++) F(S)->ops[op].attr[i] = perm[i];
+    return val_ir(S, v);
+}
+
+static Val b_reshape(Sema *S, BArgs *a) {
+    Val x = need_block(S, a, 0);
+    int64_t dims[NR_MAX_RANK];
+    int rank = need_shape(S, a->v[1], a->loc[1], a->name, dims);
+    IrType r = shape_type(ty_elem(x.ty), rank, dims);
+    if (ty_numel(r) != ty_numel(x.ty)) {
+        char p[64], q[64];
+        sema_error(S, a->call, "%s: cannot reshape %s to %s: the element counts differ", a->name, ty_str(x.ty, p, sizeof p),
+                   ty_str(r, q, sizeof q));
+    }
+    if (ty_same_shape(r, x.ty)) return x;
+    if (x.ty.rank == 0) return val_ir(S, emit_broadcast(S, x.v, r, a->call));
+    return ir1(S, OP_RESHAPE, x.v, r, a->call);
+}
+
+static Val b_broadcast_to(Sema *S, BArgs *a) {
+    Val x = need_block(S, a, 0);
+    int64_t dims[NR_MAX_RANK];
+    int rank = need_shape(S, a->v[1], a->loc[1], a->name, dims);
+    return val_ir(S, emit_broadcast(S, x.v, shape_type(ty_elem(x.ty), rank, dims), a->call));
+}
+
+static Val b_broadcast(Sema *S, BArgs *a) {
+    Val x = need_block(S, a, 0), y = need_block(S, a, 1);
+    IrType s = broadcast_shape(S, x.ty, y.ty, a->call);
+    Val items[2] = {val_ir(S, broadcast_to_shape_of(S, x.v, s, a->call)), val_ir(S, broadcast_to_shape_of(S, y.v, s, a->call))};
+    return val_tuple(S, items, 2);
+}
+
+static Val b_expand_dims(Sema *S, BArgs *a) {
+    Val x = need_block(S, a, 0);
+    int64_t axes[NR_MAX_RANK];
+    int n = int_list(S, a->v[1], a->loc[1], a->name, axes, NR_MAX_RANK);
+    ValId v = x.v;
+    int final_rank = x.ty.rank + n;
+    if (final_rank > NR_MAX_RANK) sema_error(S, a->call, "blocks have at most %d dimensions", NR_MAX_RANK);
+    for (int i = 0; i < n; i++) {
+        int64_t ax = axes[i] < 0 ? axes[i] + final_rank : axes[i];
+        if (ax < 0 || ax > ir_type(F(S), v).rank) sema_error(S, a->loc[1], "expand_dims: axis %lld out of range", (long long)axes[i]);
+        v = expand_at(S, v, (int)ax, a->call);
+    }
+    return val_ir(S, v);
+}
+
+/* ---- conversions ---- */
+
+static Val b_to(Sema *S, BArgs *a) {
+    IrType dt = need_dtype(S, a, 1);
+    bool bitcast = has(a, 3) && a->v[3].k == V_BOOL && a->v[3].i;
+    Val x = a->v[0];
+    if (val_is_const(x) && !bitcast && dt.dt != DT_PTR) return val_ir(S, emit_const(S, dt, x, a->loc[0]));
+    x = need_block(S, a, 0);
+    return val_ir(S, emit_cast(S, x.v, dt, bitcast, a->call));
+}
+
+static Val b_to_tensor(Sema *S, BArgs *a) { return need_block(S, a, 0); }
+static Val b_identity(Sema *S, BArgs *a) { (void)S; return a->v[0]; }
+
+/* ---- assertions, printing, hints ---- */
+
+static Val b_static_assert(Sema *S, BArgs *a) {
+    bool t;
+    if (!truthy_const(S, a->v[0], a->loc[0], &t))
+        sema_error(S, a->loc[0], "static_assert needs a compile-time condition, got %s", val_kind_name(S, a->v[0]));
+    if (!t) {
+        const char *msg = has(a, 1) && a->v[1].k == V_STR ? a->v[1].s : "";
+        sema_error(S, a->call, "static_assert failed%s%s", *msg ? ": " : "", msg);
+    }
+    return val_none();
+}
+
+static Val b_device_assert(Sema *S, BArgs *a) {
+    ValId c = to_i1(S, a->v[0], a->loc[0]);
+    if (has(a, 2)) {
+        ValId m = need_mask(S, a, 2), nm;
+        IrType s = broadcast_shape(S, ir_type(F(S), c), ir_type(F(S), m), a->call);
+        nm = ir1(S, OP_NOT, emit_broadcast(S, m, s, a->call), ty_with_elem(s, ty_scalar(DT_I1)), a->call).v;
+        ValId ops[2] = {emit_broadcast(S, c, s, a->call), nm};
+        c = build(S, OP_OR, ops, 2, ty_with_elem(s, ty_scalar(DT_I1)), a->call, NULL);
+    }
+    Loc saved = B(S)->loc;
+    B(S)->loc = a->call;
+    OpId op = ir_build(B(S), OP_ASSERT, &c, 1, NULL, 0);
+    B(S)->loc = saved;
+    F(S)->ops[op].sattr = has(a, 1) && a->v[1].k == V_STR ? a->v[1].s : "device_assert failed";
+    return val_none();
+}
+
+static void describe(Sema *S, StrBuf *sb, Val v) {
+    switch (v.k) {
+    case V_STR: sb_putn(sb, v.s, v.slen); break;
+    case V_INT: sb_printf(sb, "%lld", (long long)v.i); break;
+    case V_FLOAT: sb_printf(sb, "%g", v.f); break;
+    case V_BOOL: sb_puts(sb, v.i ? "True" : "False"); break;
+    default: sb_puts(sb, val_kind_name(S, v));
+    }
+}
+
+static Val b_static_print(Sema *S, BArgs *a) {
+    StrBuf sb;
+    sb_init(&sb);
+    Val t = a->v[0];
+    for (int i = 0; i < t.n; i++) {
+        if (i) sb_putc(&sb, ' ');
+        describe(S, &sb, t.items[i]);
+    }
+    diag_note(S->diag, a->call, "static_print: %s", sb_cstr(&sb));
+    sb_free(&sb);
+    return val_none();
+}
+
+static Val emit_print(Sema *S, const char *prefix, Val args, bool hex, Loc loc) {
+    ValId *ops = arena_alloc(S->arena, sizeof(ValId) * (size_t)(args.n + 1));
+    for (int i = 0; i < args.n; i++) ops[i] = to_ir(S, args.items[i], loc);
+    Loc saved = B(S)->loc;
+    B(S)->loc = loc;
+    OpId op = ir_build(B(S), OP_PRINT, ops, (uint32_t)args.n, NULL, 0);
+    B(S)->loc = saved;
+    F(S)->ops[op].attr[0] = hex;
+    F(S)->ops[op].sattr = prefix;
+    return val_none();
+}
+
+static Val b_device_print(Sema *S, BArgs *a) {
+    if (a->v[0].k != V_STR) sema_error(S, a->loc[0], "device_print: the prefix must be a string");
+    return emit_print(S, a->v[0].s, a->v[1], has(a, 2) && a->v[2].k == V_BOOL && a->v[2].i, a->call);
+}
+
+static Val b_py_print(Sema *S, BArgs *a) {
+    Val t = a->v[0];
+    const char *prefix = "";
+    if (t.n && t.items[0].k == V_STR) prefix = t.items[0].s, t.items++, t.n--;
+    return emit_print(S, prefix, t, false, a->call);
+}
+
+static Val b_hint(Sema *S, BArgs *a) {
+    Val x = need_block(S, a, 0);
+    int64_t vals[NR_MAX_RANK];
+    int n = int_list(S, a->v[1], a->loc[1], a->name, vals, NR_MAX_RANK);
+    int rank = x.ty.rank ? x.ty.rank : 1;
+    if (n == 1) for (int i = 1; i < rank; i++) vals[i] = vals[0];
+    else if (n != rank) sema_error(S, a->loc[1], "%s: give one value per dimension (%d)", a->name, rank);
+    for (int i = 0; i < rank; i++)
+        if (vals[i] <= 0) sema_error(S, a->loc[1], "%s: values must be positive", a->name);
+    OpId op;
+    ValId v = build(S, !strcmp(a->name, "multiple_of") ? OP_MULTIPLE_OF : OP_MAX_CONTIGUOUS, &x.v, 1, x.ty, a->call, &op);
+    for (int i = 0; i < rank; i++) F(S)->ops[op].attr[i] = vals[i];
+    return val_ir(S, v);
+}
+
+static Val b_assume(Sema *S, BArgs *a) {
+    bool t;
+    if (truthy_const(S, a->v[0], a->loc[0], &t)) {
+        if (!t) sema_error(S, a->loc[0], "tl.assume of a condition that is always false");
+        return val_none();
+    }
+    ValId c = to_i1(S, a->v[0], a->loc[0]);
+    Loc saved = B(S)->loc;
+    B(S)->loc = a->call;
+    ir_build(B(S), OP_ASSUME, &c, 1, NULL, 0);
+    B(S)->loc = saved;
+    return val_none();
+}
+
+/* ---- Python builtins ---- */
+
+static Val b_py_minmax(Sema *S, BArgs *a) {
+    bool is_max = !strcmp(a->name, "max");
+    Val t = a->v[0];
+    if (t.n == 1 && t.items[0].k == V_TUPLE) t = t.items[0];
+    if (t.n == 0) sema_error(S, a->call, "%s() needs at least one argument", a->name);
+    Val acc = t.items[0];
+    for (int i = 1; i < t.n; i++) {
+        Val y = t.items[i];
+        if (val_is_const(acc) && val_is_const(y)) acc = const_minmax(acc, y, is_max);
+        else {
+            BArgs b = *a;
+            b.v[0] = acc, b.v[1] = y, b.loc[0] = b.loc[1] = a->call;
+            b.name = is_max ? "maximum" : "minimum";
+            acc = binary_elem(S, &b, is_max ? OP_MAX : OP_MIN, acc, y, false);
+        }
+    }
+    return acc;
+}
+
+static Val b_py_abs(Sema *S, BArgs *a) {
+    a->name = "abs";
+    return b_math1(S, a);
+}
+
+static Val parse_number(Sema *S, Val s, Loc loc, bool want_float) {
+    char *end;
+    const char *t = s.s;
+    if (!strcmp(t, "inf") || !strcmp(t, "+inf") || !strcmp(t, "infinity")) return val_float(INFINITY);
+    if (!strcmp(t, "-inf") || !strcmp(t, "-infinity")) return val_float(-INFINITY);
+    if (!strcmp(t, "nan")) return val_float(NAN);
+    if (want_float) {
+        double d = strtod(t, &end);
+        if (*t && !*end) return val_float(d);
+    } else {
+        long long i = strtoll(t, &end, 10);
+        if (*t && !*end) return val_int(i);
+    }
+    sema_error(S, loc, "cannot convert '%s' to a number", t);
+}
+
+static Val b_py_float(Sema *S, BArgs *a) {
+    Val x = a->v[0];
+    if (x.k == V_STR) return parse_number(S, x, a->loc[0], true);
+    if (val_is_const(x)) return val_float(x.k == V_FLOAT ? x.f : (double)x.i);
+    x = need_block(S, a, 0);
+    return val_ir(S, emit_cast(S, x.v, ty_scalar(DT_FP32), false, a->call));
+}
+
+static Val b_py_int(Sema *S, BArgs *a) {
+    Val x = a->v[0];
+    if (x.k == V_STR) return parse_number(S, x, a->loc[0], false);
+    if (x.k == V_FLOAT) {
+        if (!isfinite(x.f) || fabs(x.f) >= 9.2e18) sema_error(S, a->loc[0], "cannot convert %g to int", x.f);
+        return val_int((int64_t)x.f);
+    }
+    if (val_is_const(x)) return val_int(x.i);
+    x = need_block(S, a, 0);
+    return val_ir(S, emit_cast(S, x.v, ty_scalar(DT_I32), false, a->call));
+}
+
+static Val b_py_bool(Sema *S, BArgs *a) {
+    bool t;
+    if (truthy_const(S, a->v[0], a->loc[0], &t)) return val_bool(t);
+    return val_ir(S, to_i1(S, a->v[0], a->loc[0]));
+}
+
+static Val b_py_len(Sema *S, BArgs *a) {
+    Val x = a->v[0];
+    if (x.k == V_TUPLE) return val_int(x.n);
+    if (x.k == V_STR) return val_int((int64_t)x.slen);
+    if (x.k == V_IR && x.ty.rank) return val_int(x.ty.shape[0]);
+    sema_error(S, a->loc[0], "len() of %s", val_kind_name(S, x));
+}
+
+static Val b_range_outside_for(Sema *S, BArgs *a) {
+    sema_error(S, a->call, "%s() can only be used as the iterable of a for loop", a->name);
+}
+
+static Val b_dtype_method(Sema *S, BArgs *a) { (void)S, (void)a; NR_DIE("dtype predicates are bound methods"); }
+
+static Val b_jit(Sema *S, BArgs *a) { sema_error(S, a->call, "%s is a decorator, not a function to call in a kernel", a->name); }
+
+static const Builtin builtins[] = {
+    {"program_id", "axis", b_program_id, 0},
+    {"num_programs", "axis", b_program_id, 0},
+    {"arange", "start,end", b_arange, 0},
+    {"zeros", "shape,dtype", b_full, 0},
+    {"full", "shape,value,dtype", b_full, 0},
+    {"zeros_like", "input,dtype=", b_zeros_like, 0},
+    {"load", "pointer,mask=,other=,boundary_check=,padding_option=,cache_modifier=,eviction_policy=,volatile=", b_load, 0},
+    {"store", "pointer,value,mask=,boundary_check=,cache_modifier=,eviction_policy=", b_store, 0},
+    {"where", "condition,x,y", b_where, 0},
+    {"minimum", "x,y,propagate_nan=", b_minmax, 0},
+    {"maximum", "x,y,propagate_nan=", b_minmax, 0},
+    {"umulhi", "x,y", b_umulhi, 0},
+    {"exp", "x", b_math1, BF_METHOD},
+    {"exp2", "x", b_math1, BF_METHOD},
+    {"log", "x", b_math1, BF_METHOD},
+    {"log2", "x", b_math1, BF_METHOD},
+    {"sqrt", "x", b_math1, BF_METHOD},
+    {"sqrt_rn", "x", b_math1, BF_METHOD},
+    {"rsqrt", "x", b_math1, BF_METHOD},
+    {"sin", "x", b_math1, BF_METHOD},
+    {"cos", "x", b_math1, BF_METHOD},
+    {"floor", "x", b_math1, BF_METHOD},
+    {"ceil", "x", b_math1, BF_METHOD},
+    {"abs", "x", b_math1, BF_METHOD},
+    {"fma", "x,y,z", b_fma, 0},
+    {"sum", "input,axis=,keep_dims=,dtype=", b_sum, BF_METHOD},
+    {"max", "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", b_max_min, BF_METHOD},
+    {"min", "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", b_max_min, BF_METHOD},
+    {"argmax", "input,axis=,tie_break_left=,keep_dims=", b_arg, BF_METHOD},
+    {"argmin", "input,axis=,tie_break_left=,keep_dims=", b_arg, BF_METHOD},
+    {"dot", "input,other,acc=,input_precision=,allow_tf32=,max_num_imprecise_acc=,out_dtype=", b_dot, 0},
+    {"trans", "input,*dims", b_trans, BF_METHOD},
+    {"permute", "input,*dims", b_trans, BF_METHOD},
+    {"reshape", "input,*shape", b_reshape, BF_METHOD},
+    {"view", "input,*shape", b_reshape, BF_METHOD},
+    {"broadcast_to", "input,*shape", b_broadcast_to, BF_METHOD},
+    {"broadcast", "input,other", b_broadcast, 0},
+    {"expand_dims", "input,axis", b_expand_dims, BF_METHOD},
+    {"atomic_add", "pointer,val,mask=,sem=,scope=", b_atomic, 0},
+    {"atomic_max", "pointer,val,mask=,sem=,scope=", b_atomic, 0},
+    {"atomic_min", "pointer,val,mask=,sem=,scope=", b_atomic, 0},
+    {"atomic_xchg", "pointer,val,mask=,sem=,scope=", b_atomic, 0},
+    {"atomic_and", "pointer,val,mask=,sem=,scope=", b_atomic, 0},
+    {"atomic_or", "pointer,val,mask=,sem=,scope=", b_atomic, 0},
+    {"atomic_xor", "pointer,val,mask=,sem=,scope=", b_atomic, 0},
+    {"atomic_cas", "pointer,cmp,val,sem=,scope=", b_atomic_cas, 0},
+    {"to", "input,dtype,fp_downcast_rounding=,bitcast=", b_to, BF_METHOD},
+    {"cast", "input,dtype,fp_downcast_rounding=,bitcast=", b_to, BF_METHOD},
+    {"to_tensor", "x", b_to_tensor, 0},
+    {"constexpr", "value", b_identity, 0},
+    {"static_assert", "cond,msg=", b_static_assert, 0},
+    {"device_assert", "cond,msg=,mask=", b_device_assert, 0},
+    {"static_print", "*values", b_static_print, 0},
+    {"device_print", "prefix,*args,hex=", b_device_print, 0},
+    {"multiple_of", "input,values", b_hint, BF_METHOD},
+    {"max_contiguous", "input,values", b_hint, BF_METHOD},
+    {"assume", "cond", b_assume, 0},
+    {"range", "*args", b_range_outside_for, BF_PY},
+    {"tl_range", "*args", b_range_outside_for, 0},
+    {"static_range", "*args", b_range_outside_for, 0},
+    {"min", "*args", b_py_minmax, BF_PY},
+    {"max", "*args", b_py_minmax, BF_PY},
+    {"abs", "x", b_py_abs, BF_PY},
+    {"float", "x", b_py_float, BF_PY},
+    {"int", "x", b_py_int, BF_PY},
+    {"bool", "x", b_py_bool, BF_PY},
+    {"len", "x", b_py_len, BF_PY},
+    {"print", "*args", b_py_print, BF_PY},
+    {"dtype predicate", "", b_dtype_method, 0},
+    {"jit", "*args", b_jit, 0},
+    {"autotune", "*args", b_jit, 0},
+    {"heuristics", "*args", b_jit, 0},
+};
+
+enum { NBUILTINS = sizeof builtins / sizeof *builtins };
+
+static int find(const char *name, bool py) {
+    if (!py && !strcmp(name, "range")) name = "tl_range"; /* tl.range, not Python's */
+    for (int i = 0; i < NBUILTINS; i++)
+        if (!strcmp(builtins[i].name, name) && !!(builtins[i].flags & BF_PY) == py) return i;
+    return -1;
+}
+
+int builtin_find(const char *name) { return find(name, false); }
+int builtin_find_py(const char *name) { return find(name, true); }
+const char *builtin_name(int id) { return builtins[id].name; }
+bool builtin_is_method(int id) { return builtins[id].flags & BF_METHOD; }
+int builtin_dtype_method(void) { return find("dtype predicate", false); }
+
+/* ---- binding arguments to a builtin's parameters ---- */
+
+typedef struct Spec1 {
+    char name[32];
+    bool optional, rest;
+} Spec1;
+
+static int parse_params(const char *spec, Spec1 *out) {
+    int n = 0;
+    for (const char *p = spec; *p && n < MAXP;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        Spec1 s = {{0}, false, false};
+        if (*p == '*') s.rest = true, p++, len--;
+        if (len && p[len - 1] == '=') s.optional = true, len--;
+        memcpy(s.name, p, len < 31 ? len : 31);
+        out[n++] = s;
+        p += len + (s.optional ? 1 : 0);
+        if (*p == ',') p++;
+    }
+    return n;
+}
+
+static Val dtype_predicate(Sema *S, Val self, const char *m, Loc loc) {
+    int dt = self.ty.dt;
+    static const struct { const char *n; int dt; } exact[] = {
+        {"is_fp16", DT_FP16}, {"is_bf16", DT_BF16}, {"is_fp32", DT_FP32}, {"is_fp64", DT_FP64}, {"is_bool", DT_I1},
+        {"is_int1", DT_I1}, {"is_int8", DT_I8}, {"is_int16", DT_I16}, {"is_int32", DT_I32}, {"is_int64", DT_I64},
+        {"is_uint8", DT_U8}, {"is_uint16", DT_U16}, {"is_uint32", DT_U32}, {"is_uint64", DT_U64}, {"is_ptr", DT_PTR}};
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+        if (!strcmp(m, exact[i].n)) return val_bool(dt == exact[i].dt);
+    if (!strcmp(m, "is_floating")) return val_bool(dt_is_float(dt));
+    if (!strcmp(m, "is_int")) return val_bool(dt_is_int(dt));
+    if (!strcmp(m, "is_int_signed")) return val_bool(dt_is_signed(dt));
+    if (!strcmp(m, "is_int_unsigned")) return val_bool(dt_is_int(dt) && !dt_is_signed(dt));
+    sema_error(S, loc, "dtype has no method '%s'", m);
+}
+
+Val call_builtin(Sema *S, int id, Val *self, CallArgs *ca) {
+    const Builtin *b = &builtins[id];
+    if (b->fn == b_dtype_method) {
+        if (ca->npos || ca->nkw) sema_error(S, ca->loc, "dtype.%s() takes no arguments", self->s ? self->s : "");
+        return dtype_predicate(S, *self, self->s, ca->loc);
+    }
+    Spec1 ps[MAXP];
+    int np = parse_params(b->params, ps);
+    BArgs a;
+    memset(&a, 0, sizeof a);
+    a.call = ca->loc;
+    a.name = !strcmp(b->name, "tl_range") ? "tl.range" : b->name;
+    int npos = ca->npos + (self ? 1 : 0);
+    int pi = 0;
+    for (int i = 0; i < npos; i++) {
+        Val v = self ? (i == 0 ? *self : ca->pos[i - 1]) : ca->pos[i];
+        Loc l = (ca->poslocs && !(self && i == 0)) ? ca->poslocs[self ? i - 1 : i] : ca->loc;
+        if (pi >= np) sema_error(S, l, "%s takes at most %d positional arguments", a.name, np);
+        if (ps[pi].rest) {
+            Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(npos - i + 1));
+            int k = 0;
+            for (int j = i; j < npos; j++) items[k++] = self ? (j == 0 ? *self : ca->pos[j - 1]) : ca->pos[j];
+            a.v[pi] = val_tuple(S, items, k), a.given[pi] = true, a.loc[pi] = l;
+            pi++;
+            break;
+        }
+        a.v[pi] = v, a.given[pi] = true, a.loc[pi] = l;
+        pi++;
+    }
+    for (int k = 0; k < ca->nkw; k++) {
+        int j = 0;
+        while (j < np && strcmp(ps[j].name, ca->kwnames[k])) j++;
+        if (j == np || ps[j].rest) sema_error(S, ca->kwlocs[k], "unknown keyword argument '%s' for %s", ca->kwnames[k], a.name);
+        if (a.given[j]) sema_error(S, ca->kwlocs[k], "%s got several values for '%s'", a.name, ca->kwnames[k]);
+        a.v[j] = ca->kwvals[k], a.given[j] = true, a.loc[j] = ca->kwlocs[k];
+    }
+    for (int j = 0; j < np; j++) {
+        if (a.given[j]) continue;
+        if (ps[j].rest) a.v[j] = val_tuple(S, NULL, 0), a.loc[j] = ca->loc;
+        else if (ps[j].optional) a.v[j] = val_none(), a.loc[j] = ca->loc;
+        else sema_error(S, ca->loc, "%s: missing argument '%s'", a.name, ps[j].name);
+    }
+    return b->fn(S, &a);
+}

@@ -1,0 +1,237 @@
+/* sema_call.c - calls of helper functions.
+ *
+ * Helpers are generic (untyped parameters, as in Triton). A call binds arguments to
+ * parameters (positional, keyword, defaults). If every argument is a compile-time value
+ * the body is evaluated in place, so tl.cdiv(N, BLOCK) on constexprs stays a constexpr.
+ * Otherwise the helper is specialised for the argument types and constexpr values: the
+ * IR values among the arguments become parameters of a new IR function (one per
+ * distinct key, reused by later calls) and the call becomes a call op, which the
+ * inlining pass removes. Recursion is detected on the stack of calls in progress. */
+#include <string.h>
+
+#include "sema_internal.h"
+
+enum { MAX_CALL_DEPTH = 64 };
+
+static void push_frame(Sema *S, const Func *fn, Loc loc) {
+    for (int i = 0; i < S->depth; i++)
+        if (S->stack[i].fn == fn)
+            sema_error(S, loc, "recursive call to '%s': recursion is not supported in kernels", fn->name);
+    if (S->depth >= MAX_CALL_DEPTH) sema_error(S, loc, "calls nested more than %d deep", MAX_CALL_DEPTH);
+    CallFrame fr = {fn, loc};
+    VEC_PUSH(S->arena, S->stack, S->depth, S->capstack, fr);
+}
+
+static int param_index(const Func *fn, const char *name) {
+    for (int i = 0; i < fn->nparams; i++)
+        if (!strcmp(fn->params[i].name, name)) return i;
+    return -1;
+}
+
+static Val eval_default(Sema *S, const Func *fn, ModScope *scope, int i) {
+    FnState fs;
+    memset(&fs, 0, sizeof fs);
+    fs.env = env_new(S);
+    fs.scope = scope;
+    fs.where = fn->params[i].default_value->loc;
+    FnState *saved = S->fs;
+    S->fs = &fs;
+    Val v = lower_expr(S, fn->params[i].default_value);
+    S->fs = saved;
+    return v;
+}
+
+/* Arguments in parameter order; errors for missing, repeated or unknown ones. */
+static Val *bind_args(Sema *S, const Func *fn, ModScope *scope, CallArgs *a) {
+    int n = fn->nparams;
+    Val *bound = arena_alloc(S->arena, sizeof(Val) * (size_t)(n + 1));
+    bool *given = arena_alloc(S->arena, (size_t)(n + 1));
+    if (a->npos > n)
+        sema_error(S, a->loc, "'%s' takes %d argument%s but %d were given", fn->name, n, n == 1 ? "" : "s", a->npos);
+    for (int i = 0; i < a->npos; i++) bound[i] = a->pos[i], given[i] = true;
+    for (int k = 0; k < a->nkw; k++) {
+        int i = param_index(fn, a->kwnames[k]);
+        if (i < 0) sema_error(S, a->kwlocs[k], "'%s' has no parameter named '%s'", fn->name, a->kwnames[k]);
+        if (given[i]) sema_error(S, a->kwlocs[k], "'%s' got several values for parameter '%s'", fn->name, a->kwnames[k]);
+        bound[i] = a->kwvals[k], given[i] = true;
+    }
+    for (int i = 0; i < n; i++) {
+        if (given[i]) continue;
+        if (!fn->params[i].default_value)
+            sema_error(S, a->loc, "missing argument '%s' in call to '%s'", fn->params[i].name, fn->name);
+        bound[i] = eval_default(S, fn, scope, i);
+    }
+    for (int i = 0; i < n; i++) {
+        const char *ann = fn->params[i].annotation;
+        if (ann && !strcmp(ann, "constexpr") && !val_is_constexpr(bound[i]))
+            sema_error(S, a->loc, "argument '%s' of '%s' must be a compile-time constant (it is tl.constexpr), got %s",
+                       fn->params[i].name, fn->name, val_kind_name(S, bound[i]));
+    }
+    return bound;
+}
+
+/* Run the body with params bound, in the current function (compile-time evaluation). */
+static Val eval_in_place(Sema *S, const Func *fn, ModScope *scope, Val *bound) {
+    FnState fs = *S->fs;
+    fs.env = env_new(S);
+    fs.scope = scope;
+    fs.fn = fn;
+    for (int i = 0; i < fn->nparams; i++) env_set(S, fs.env, fn->params[i].name, bound[i]);
+    FnState *saved = S->fs;
+    S->fs = &fs;
+    Flow fl = lower_seq(S, &fn->body, 0, NULL);
+    saved->b = fs.b; /* same function: keep the insertion point in step */
+    S->fs = saved;
+    return fl.returned ? fl.value : val_none();
+}
+
+/* Replace the IR leaves of an argument by fresh parameters of f. */
+static Val param_template(Sema *S, IrFunc *f, Val arg, const char *name) {
+    if (arg.k == V_IR) {
+        Val v = arg;
+        v.v = ir_add_param(f, arg.ty, name);
+        return v;
+    }
+    if (arg.k != V_TUPLE) return arg;
+    Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(arg.n + 1));
+    for (int i = 0; i < arg.n; i++) items[i] = param_template(S, f, arg.items[i], name);
+    Val t = arg;
+    t.items = items;
+    return t;
+}
+
+static void flatten_ir(Sema *S, Val v, ValId **out, int *n, int *cap) {
+    if (v.k == V_IR) VEC_PUSH(S->arena, *out, *n, *cap, v.v);
+    else if (v.k == V_TUPLE)
+        for (int i = 0; i < v.n; i++) flatten_ir(S, v.items[i], out, n, cap);
+}
+
+/* The return value's shape: IR leaves numbered as results. */
+static Val ret_template(Sema *S, Val v, int *next) {
+    if (v.k == V_IR) {
+        Val t = v;
+        t.v = (ValId)(*next)++;
+        return t;
+    }
+    if (v.k != V_TUPLE) return v;
+    Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(v.n + 1));
+    for (int i = 0; i < v.n; i++) items[i] = ret_template(S, v.items[i], next);
+    Val t = v;
+    t.items = items;
+    return t;
+}
+
+static Val rebuild(Sema *S, Val tmpl, OpId call) {
+    if (tmpl.k == V_IR) return val_ir(S, ir_result(F(S), call, tmpl.v));
+    if (tmpl.k != V_TUPLE) return tmpl;
+    Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(tmpl.n + 1));
+    for (int i = 0; i < tmpl.n; i++) items[i] = rebuild(S, tmpl.items[i], call);
+    Val t = tmpl;
+    t.items = items;
+    return t;
+}
+
+static Spec *find_spec(Sema *S, const Func *fn, const char *key) {
+    for (int i = 0; i < S->nspecs; i++)
+        if (S->specs[i].fn == fn && !strcmp(S->specs[i].key, key)) return &S->specs[i];
+    return NULL;
+}
+
+static const char *unique_name(Sema *S, const char *base) {
+    if (!ir_module_find(S->ir, base)) return base;
+    for (;;) {
+        const char *n = arena_printf(S->arena, "%s_%d", base, ++S->name_counter);
+        if (!ir_module_find(S->ir, n)) return n;
+    }
+}
+
+static Spec *specialise(Sema *S, const Func *fn, ModScope *scope, Val *bound, const char *key) {
+    IrFunc *f = ir_func_new(S->ir, unique_name(S, fn->name), false, fn->loc);
+    FnState fs;
+    memset(&fs, 0, sizeof fs);
+    fs.f = f;
+    fs.b = (IrBuilder){f, f->body, fn->loc};
+    fs.env = env_new(S);
+    fs.scope = scope;
+    fs.fn = fn;
+    for (int i = 0; i < fn->nparams; i++)
+        env_set(S, fs.env, fn->params[i].name, param_template(S, f, bound[i], fn->params[i].name));
+    FnState *saved = S->fs;
+    S->fs = &fs;
+    Flow fl = lower_seq(S, &fn->body, 0, NULL);
+    Val ret = fl.returned ? fl.value : val_none();
+    ValId *vals = NULL;
+    int n = 0, cap = 0, next = 0;
+    flatten_ir(S, ret, &vals, &n, &cap);
+    IrType *tys = arena_alloc(S->arena, sizeof(IrType) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) tys[i] = ir_type(f, vals[i]);
+    ir_func_set_results(f, tys, (uint32_t)n);
+    fs.b.loc = fl.returned ? fl.loc : fn->loc;
+    ir_build(&fs.b, OP_RETURN, vals, (uint32_t)n, NULL, 0);
+    S->fs = saved;
+    Spec sp = {fn, key, f, ret_template(S, ret, &next)};
+    VEC_PUSH(S->arena, S->specs, S->nspecs, S->capspecs, sp);
+    return &S->specs[S->nspecs - 1];
+}
+
+Val call_user(Sema *S, const Func *fn, ModScope *scope, CallArgs *a) {
+    for (int i = 0; i < fn->body.n; i++)
+        if (fn->body.stmts[i]->kind == ST_DEF)
+            sema_error(S, fn->body.stmts[i]->loc, "nested function definitions are not supported");
+    Val *bound = bind_args(S, fn, scope, a);
+    push_frame(S, fn, a->loc);
+    bool all_const = true;
+    for (int i = 0; i < fn->nparams; i++) all_const &= val_is_constexpr(bound[i]);
+    Val result;
+    if (all_const) {
+        result = eval_in_place(S, fn, scope, bound);
+    } else {
+        StrBuf sb;
+        sb_init(&sb);
+        for (int i = 0; i < fn->nparams; i++) val_key(S, &sb, bound[i]);
+        const char *key = arena_strdup(S->arena, sb_cstr(&sb));
+        sb_free(&sb);
+        Spec *sp = find_spec(S, fn, key);
+        if (!sp) sp = specialise(S, fn, scope, bound, key);
+        ValId *args = NULL;
+        int n = 0, cap = 0;
+        for (int i = 0; i < fn->nparams; i++) flatten_ir(S, bound[i], &args, &n, &cap);
+        IrFunc *callee = sp->ir;
+        Loc saved = B(S)->loc;
+        B(S)->loc = a->loc;
+        OpId call = ir_build(B(S), OP_CALL, args, (uint32_t)n, callee->result_types, callee->nresults);
+        B(S)->loc = saved;
+        F(S)->ops[call].sattr = callee->name;
+        result = rebuild(S, sp->ret, call);
+    }
+    S->depth--;
+    return result;
+}
+
+Val call_value(Sema *S, Val callee, CallArgs *a) {
+    if (callee.k == V_BUILTIN) return call_builtin(S, callee.builtin, callee.self, a);
+    if (callee.k == V_FUNC) {
+        if (callee.self) { /* a method call x.f(...): x is the first argument */
+            Val *pos = arena_alloc(S->arena, sizeof(Val) * (size_t)(a->npos + 1));
+            pos[0] = *callee.self;
+            if (a->npos) memcpy(pos + 1, a->pos, sizeof(Val) * (size_t)a->npos);
+            a->pos = pos;
+            a->npos++;
+        }
+        return call_user(S, callee.fn, callee.fnmod, a);
+    }
+    if (callee.k == V_DTYPE) sema_error(S, a->loc, "a dtype is not callable: use x.to(dtype) to convert");
+    sema_error(S, a->loc, "%s is not callable", val_kind_name(S, callee));
+}
+
+Val lower_call_stdlib(Sema *S, const char *name, const Val *args, int n, Loc loc) {
+    Val f;
+    if (!scope_lookup(S, &S->std, name, loc, &f) || f.k != V_FUNC)
+        NR_DIE("standard library function '%s' is missing", name);
+    CallArgs a;
+    memset(&a, 0, sizeof a);
+    a.pos = (Val *)args;
+    a.npos = n;
+    a.loc = loc;
+    return call_user(S, f.fn, f.fnmod, &a);
+}

@@ -1,0 +1,196 @@
+/* sema_internal.h - shared state of the sema_*.c files: compile-time values (Val), the
+ * environment of names, the per-function lowering state and the error exit.
+ *
+ * A Val is what an expression evaluates to: either a compile-time (constexpr) value -
+ * int, float, bool, string, None, a dtype, a tuple, a function, a module like `tl` - or an
+ * IR value with its type. Constexpr values are "weakly typed" in arithmetic with blocks
+ * (Triton's rule: a Python scalar of a lower or equal kind does not take part in type
+ * promotion). The first error aborts the compilation through a longjmp to sema_lower;
+ * everything allocated lives in the arena, so nothing leaks. */
+#ifndef NEREID_SEMA_INTERNAL_H
+#define NEREID_SEMA_INTERNAL_H
+
+#include <setjmp.h>
+
+#include "sema.h"
+
+typedef enum {
+    V_UNDEF,   /* not a value (a name defined on only some paths) */
+    V_NONE,
+    V_BOOL,    /* i */
+    V_INT,     /* i */
+    V_FLOAT,   /* f */
+    V_STR,     /* s, slen */
+    V_DTYPE,   /* ty: a scalar IrType (maybe a pointer) */
+    V_TUPLE,   /* items, n */
+    V_FUNC,    /* fn, fnmod */
+    V_BUILTIN, /* builtin index; self (bound method receiver) may be set */
+    V_MODULE,  /* i: MOD_TRITON or MOD_TL */
+    V_IR,      /* v, ty */
+} VKind;
+
+enum { MOD_TRITON, MOD_TL };
+
+typedef struct Val Val;
+typedef struct ModScope ModScope;
+
+struct Val {
+    VKind k;
+    int64_t i;
+    double f;
+    const char *s;
+    size_t slen;
+    IrType ty;
+    ValId v;
+    Val *items;
+    int n;
+    const Func *fn;
+    ModScope *fnmod;
+    int builtin;
+    Val *self;
+};
+
+/* Names visible in a function body. Copies are cheap (small arrays in the arena). */
+typedef struct Env {
+    const char **names;
+    Val *vals;
+    int n, cap;
+} Env;
+
+/* A module's scope: its functions and lazily evaluated constant globals. */
+struct ModScope {
+    const Module *mod;
+    const char **gnames;
+    Val *gvals;
+    const Stmt **gdefs;
+    uint8_t *gstate; /* 0 not evaluated, 1 evaluating, 2 done */
+    int ng;
+};
+
+/* A helper specialisation already lowered: calls with the same key reuse it. */
+typedef struct Spec {
+    const Func *fn;
+    const char *key;
+    IrFunc *ir;
+    Val ret;   /* the return value's shape; V_IR leaves hold result indices in v */
+} Spec;
+
+/* Lowering state of the function being emitted. */
+typedef struct FnState {
+    IrFunc *f;
+    IrBuilder b;
+    Env *env;
+    ModScope *scope;
+    const Func *fn;
+    bool in_loop;
+    Loc where; /* for module-level constants (f == NULL): where IR would be needed */
+} FnState;
+
+typedef struct CallFrame {
+    const Func *fn;
+    Loc call_loc;
+} CallFrame;
+
+typedef struct Sema {
+    Arena *arena;
+    Diag *diag;
+    jmp_buf fail;
+    IrModule *ir;
+    ModScope user, std;
+    const SemaOptions *opts;
+    FnState *fs;
+    Spec *specs;
+    int nspecs, capspecs;
+    CallFrame *stack;
+    int depth, capstack;
+    int name_counter;
+} Sema;
+
+/* ---- errors (sema.c) ---- */
+_Noreturn void sema_error(Sema *S, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- values (sema_vals.c) ---- */
+Val val_none(void);
+Val val_int(int64_t i);
+Val val_bool(bool b);
+Val val_float(double f);
+Val val_str(Sema *S, const char *s, size_t n);
+Val val_dtype(IrType t);
+Val val_ir(Sema *S, ValId v);
+Val val_tuple(Sema *S, const Val *items, int n);
+bool val_is_const(Val v);           /* int, float, bool */
+bool val_is_constexpr(Val v);       /* anything but V_IR or a tuple holding one */
+bool val_same(Val a, Val b);        /* identical (same IR value or equal constants) */
+const char *val_kind_name(Sema *S, Val v); /* "i32 block <128xi32>", "constexpr int" */
+void val_key(Sema *S, StrBuf *sb, Val v);  /* a specialisation key fragment */
+
+Env *env_new(Sema *S);
+Env *env_copy(Sema *S, const Env *e);
+Val *env_lookup(Env *e, const char *name);
+void env_set(Sema *S, Env *e, const char *name, Val v);
+void env_remove(Env *e, const char *name);
+
+/* ---- types and emission (sema_types.c) ---- */
+IrType type_of(Val v);               /* IR type; constexprs as Triton's to_tensor gives */
+int const_dtype(Sema *S, Val v, Loc loc); /* the dtype to_tensor gives a constant */
+ValId to_ir(Sema *S, Val v, Loc loc);          /* materialise (constant -> const op) */
+ValId to_ir_dt(Sema *S, Val v, int dt, Loc loc); /* materialise, then cast to dt */
+ValId emit_cast(Sema *S, ValId v, IrType elem, bool bitcast, Loc loc);
+ValId emit_broadcast(Sema *S, ValId v, IrType shape, Loc loc);
+IrType broadcast_shape(Sema *S, IrType a, IrType b, Loc loc);
+ValId emit_const(Sema *S, IrType ty, Val c, Loc loc); /* c int/float/bool */
+void check_shape(Sema *S, Loc loc, int rank, const int64_t *dims);
+int computation_dtype(Sema *S, IrType a, bool a_weak, IrType b, bool b_weak, bool div_or_mod, Loc loc);
+ValId to_i1(Sema *S, Val v, Loc loc);    /* condition: x != 0 unless already i1 */
+IrBuilder *B(Sema *S);
+IrFunc *F(Sema *S);
+
+/* ---- expressions and operators (sema_expr.c) ---- */
+Val lower_expr(Sema *S, const Expr *e);
+Val binary_op(Sema *S, int op, Val a, Val b, Loc loc);  /* BinOp */
+Val compare_op(Sema *S, int op, Val a, Val b, Loc loc); /* CmpOp */
+Val unary_op(Sema *S, int op, Val a, Loc loc);
+Val lookup_name(Sema *S, const char *name, Loc loc);
+bool scope_lookup(Sema *S, ModScope *sc, const char *name, Loc loc, Val *out);
+void scope_init(Sema *S, ModScope *sc, const Module *m);
+int dtype_from_name(const char *name); /* float32, fp32, int32, i32, ... ; DT_VOID if none */
+Val get_attr(Sema *S, Val base, const char *name, Loc loc);
+bool truthy_const(Sema *S, Val v, Loc loc, bool *out); /* false if not a constexpr */
+
+/* ---- calls (sema_call.c) ---- */
+typedef struct CallArgs {
+    Val *pos;
+    int npos;
+    const char **kwnames;
+    Val *kwvals;
+    Loc *kwlocs;
+    int nkw;
+    Loc loc;
+    Loc *poslocs;
+} CallArgs;
+Val call_value(Sema *S, Val callee, CallArgs *a);
+Val call_user(Sema *S, const Func *fn, ModScope *scope, CallArgs *a);
+Val lower_call_stdlib(Sema *S, const char *name, const Val *args, int n, Loc loc);
+
+/* ---- builtins (sema_builtins.c) ---- */
+int builtin_find(const char *name);    /* tl.NAME; -1 if none */
+int builtin_find_py(const char *name); /* Python builtins (min, max, float, ...); -1 if none */
+int builtin_dtype_method(void);         /* the id used for dtype predicates (x.dtype.is_floating()) */
+const char *builtin_name(int id);
+bool builtin_is_method(int id);     /* usable as x.name(...) on a block */
+Val call_builtin(Sema *S, int id, Val *self, CallArgs *a);
+
+/* ---- statements (sema_stmt.c) ---- */
+typedef struct Flow {
+    bool returned;
+    Val value;
+    Loc loc;
+} Flow;
+typedef struct Cont {
+    const Block *b;
+    int i;
+    const struct Cont *next;
+} Cont;
+Flow lower_seq(Sema *S, const Block *b, int i, const Cont *rest);
+
+#endif

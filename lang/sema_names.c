@@ -1,0 +1,180 @@
+/* sema_names.c - name resolution and attribute access.
+ *
+ * A name is looked up in the function's environment, then in its module (functions and
+ * module-level constants, evaluated lazily), then among the builtins: Python's (range,
+ * min, float, ...), the language's (program_id, load, ... - the `tl.` prefix is
+ * optional), the dtypes, and finally the standard library written in the language. */
+#include <string.h>
+
+#include "sema_internal.h"
+
+static const struct {
+    const char *name;
+    int dt;
+} dtype_names[] = {
+    {"int1", DT_I1}, {"int8", DT_I8}, {"int16", DT_I16}, {"int32", DT_I32}, {"int64", DT_I64},
+    {"uint8", DT_U8}, {"uint16", DT_U16}, {"uint32", DT_U32}, {"uint64", DT_U64},
+    {"float16", DT_FP16}, {"bfloat16", DT_BF16}, {"float32", DT_FP32}, {"float64", DT_FP64},
+    {"bool", DT_I1}, {"half", DT_FP16}, {"float", DT_FP32}, {"double", DT_FP64},
+};
+
+int dtype_from_name(const char *name) {
+    for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
+        if (!strcmp(dtype_names[i].name, name)) return dtype_names[i].dt;
+    return dt_from_name(name);
+}
+
+void scope_init(Sema *S, ModScope *sc, const Module *m) {
+    memset(sc, 0, sizeof *sc);
+    sc->mod = m;
+    int n = m->nglobals;
+    sc->gnames = arena_alloc(S->arena, sizeof(char *) * (size_t)(n + 1));
+    sc->gvals = arena_alloc(S->arena, sizeof(Val) * (size_t)(n + 1));
+    sc->gdefs = arena_alloc(S->arena, sizeof(Stmt *) * (size_t)(n + 1));
+    sc->gstate = arena_alloc(S->arena, (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        const Stmt *st = m->globals[i];
+        if ((st->kind == ST_ASSIGN || st->kind == ST_ANNASSIGN) && st->ntargets >= 1 &&
+            st->targets[0]->kind == EX_NAME && st->value) {
+            sc->gnames[sc->ng] = st->targets[0]->name;
+            sc->gdefs[sc->ng++] = st;
+        }
+    }
+}
+
+static Val eval_global(Sema *S, ModScope *sc, int i, Loc use) {
+    if (sc->gstate[i] == 2) return sc->gvals[i];
+    if (sc->gstate[i] == 1) sema_error(S, use, "module-level constant '%s' depends on itself", sc->gnames[i]);
+    sc->gstate[i] = 1;
+    FnState fs;
+    memset(&fs, 0, sizeof fs);
+    fs.env = env_new(S);
+    fs.scope = sc;
+    fs.where = sc->gdefs[i]->value->loc;
+    FnState *saved = S->fs;
+    S->fs = &fs;
+    Val v = lower_expr(S, sc->gdefs[i]->value);
+    S->fs = saved;
+    if (!val_is_constexpr(v))
+        sema_error(S, sc->gdefs[i]->value->loc, "module-level value '%s' must be a compile-time constant", sc->gnames[i]);
+    sc->gvals[i] = v;
+    sc->gstate[i] = 2;
+    return v;
+}
+
+bool scope_lookup(Sema *S, ModScope *sc, const char *name, Loc loc, Val *out) {
+    for (int i = sc->mod->nfuncs - 1; i >= 0; i--) /* a later def shadows an earlier one */
+        if (!strcmp(sc->mod->funcs[i]->name, name)) {
+            memset(out, 0, sizeof *out);
+            out->k = V_FUNC;
+            out->fn = sc->mod->funcs[i];
+            out->fnmod = sc;
+            return true;
+        }
+    for (int i = sc->ng - 1; i >= 0; i--)
+        if (!strcmp(sc->gnames[i], name)) {
+            *out = eval_global(S, sc, i, loc);
+            return true;
+        }
+    return false;
+}
+
+static Val module_val(int which) {
+    Val v = val_none();
+    v.k = V_MODULE;
+    v.i = which;
+    return v;
+}
+
+static Val builtin_val(int id, Val *self) {
+    Val v = val_none();
+    v.k = V_BUILTIN;
+    v.builtin = id;
+    v.self = self;
+    return v;
+}
+
+/* tl.NAME: builtins, dtypes, then the standard library's functions. */
+static bool tl_member(Sema *S, const char *name, Loc loc, Val *out) {
+    static const char *const submodules[] = {"math", "extra", "libdevice", "core", "standard", "random", "language", "cuda"};
+    for (size_t i = 0; i < sizeof submodules / sizeof *submodules; i++)
+        if (!strcmp(name, submodules[i])) return *out = module_val(MOD_TL), true;
+    int id = builtin_find(name);
+    if (id >= 0) return *out = builtin_val(id, NULL), true;
+    int dt = dtype_from_name(name);
+    if (dt != DT_VOID) return *out = val_dtype(ty_scalar(dt)), true;
+    if (scope_lookup(S, &S->std, name, loc, out) && out->k == V_FUNC) return true;
+    return false;
+}
+
+Val lookup_name(Sema *S, const char *name, Loc loc) {
+    Val *p = env_lookup(S->fs->env, name);
+    if (p) {
+        if (p->k == V_UNDEF) sema_error(S, loc, "'%s' is not defined on every path that reaches here", name);
+        return *p;
+    }
+    Val v;
+    if (scope_lookup(S, S->fs->scope, name, loc, &v)) return v;
+    if (!strcmp(name, "tl")) return module_val(MOD_TL);
+    if (!strcmp(name, "triton")) return module_val(MOD_TRITON);
+    int id = builtin_find_py(name);
+    if (id >= 0) return builtin_val(id, NULL);
+    if (tl_member(S, name, loc, &v)) return v;
+    sema_error(S, loc, "use of undefined name '%s'", name);
+}
+
+static Val dtype_attr(Sema *S, Val d, const char *name, Loc loc) {
+    if (!strcmp(name, "element_ty")) {
+        if (d.ty.dt != DT_PTR) sema_error(S, loc, "'element_ty' is only defined for pointer dtypes");
+        return val_dtype(ty_scalar(d.ty.pointee));
+    }
+    if (!strcmp(name, "primitive_bitwidth") || !strcmp(name, "int_bitwidth")) return val_int(dt_bits(d.ty.dt));
+    if (!strncmp(name, "is_", 3)) {
+        Val *self = arena_alloc(S->arena, sizeof(Val));
+        *self = d;
+        self->s = name; /* the predicate's name travels with the receiver */
+        return builtin_val(builtin_dtype_method(), self);
+    }
+    sema_error(S, loc, "dtype has no attribute '%s'", name);
+}
+
+static Val block_attr(Sema *S, Val x, const char *name, Loc loc) {
+    if (!strcmp(name, "dtype")) return val_dtype(ty_elem(x.ty));
+    if (!strcmp(name, "shape")) {
+        Val items[NR_MAX_RANK];
+        for (int i = 0; i < x.ty.rank; i++) items[i] = val_int(x.ty.shape[i]);
+        return val_tuple(S, items, x.ty.rank);
+    }
+    if (!strcmp(name, "numel")) return val_int(ty_numel(x.ty));
+    if (!strcmp(name, "T")) {
+        CallArgs a = {.pos = &x, .npos = 1, .loc = loc};
+        return call_builtin(S, builtin_find("trans"), NULL, &a);
+    }
+    Val *self = arena_alloc(S->arena, sizeof(Val));
+    *self = x;
+    int id = builtin_find(name);
+    if (id >= 0 && builtin_is_method(id)) return builtin_val(id, self);
+    Val f;
+    if (scope_lookup(S, &S->std, name, loc, &f) && f.k == V_FUNC) { /* x.cdiv(4), x.sigmoid() */
+        f.self = self;
+        return f;
+    }
+    sema_error(S, loc, "a block has no attribute or method '%s'", name);
+}
+
+Val get_attr(Sema *S, Val base, const char *name, Loc loc) {
+    Val v;
+    switch (base.k) {
+    case V_MODULE:
+        if (base.i == MOD_TRITON && !strcmp(name, "language")) return module_val(MOD_TL);
+        if (tl_member(S, name, loc, &v)) return v;
+        sema_error(S, loc, "'%s' has no attribute '%s'", base.i == MOD_TL ? "triton.language" : "triton", name);
+    case V_DTYPE: return dtype_attr(S, base, name, loc);
+    case V_IR: return block_attr(S, base, name, loc);
+    case V_INT: case V_FLOAT: case V_BOOL:
+        if (!strcmp(name, "value")) return base; /* tl.constexpr(...).value */
+        break;
+    default: break;
+    }
+    sema_error(S, loc, "%s has no attribute '%s'", val_kind_name(S, base), name);
+}

@@ -1,0 +1,212 @@
+/* sema_types.c - Triton's typing rules and the IR they emit: materialising constants
+ * (to_tensor), type promotion for binary operators (computation_type, with weakly typed
+ * Python scalars), casts, NumPy broadcasting, and shape validity. */
+#include <math.h>
+#include <string.h>
+
+#include "sema_internal.h"
+
+/* Module-level constants are evaluated with no function to emit into: anything that
+ * would need IR there is an error rather than a crash. */
+static void need_function(Sema *S) {
+    if (!S->fs || !S->fs->f)
+        sema_error(S, S->fs ? S->fs->where : (Loc){0}, "module-level values must be compile-time constants");
+}
+IrBuilder *B(Sema *S) { need_function(S); return &S->fs->b; }
+IrFunc *F(Sema *S) { need_function(S); return S->fs->f; }
+
+void check_shape(Sema *S, Loc loc, int rank, const int64_t *dims) {
+    if (rank > NR_MAX_RANK) sema_error(S, loc, "blocks have at most %d dimensions, got %d", NR_MAX_RANK, rank);
+    int64_t numel = 1;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] <= 0 || (dims[i] & (dims[i] - 1)))
+            sema_error(S, loc, "block dimension %d is %lld: block dimensions must be powers of two", i,
+                       (long long)dims[i]);
+        numel *= dims[i];
+        if (numel > NR_MAX_NUMEL)
+            sema_error(S, loc, "block has more than %d elements (2^20, as in Triton)", NR_MAX_NUMEL);
+    }
+}
+
+/* Triton's to_tensor: bool -> i1; ints -> i32, u32, i64 or u64 by range; floats -> fp32
+ * (fp64 when out of fp32's range). */
+int const_dtype(Sema *S, Val v, Loc loc) {
+    switch (v.k) {
+    case V_BOOL: return DT_I1;
+    case V_INT:
+        if (v.i >= INT32_MIN && v.i <= INT32_MAX) return DT_I32;
+        if (v.i >= 0 && v.i <= (int64_t)UINT32_MAX) return DT_U32;
+        return DT_I64;
+    case V_FLOAT: return (isfinite(v.f) && fabs(v.f) > 3.4028234663852886e38) ? DT_FP64 : DT_FP32;
+    default: sema_error(S, loc, "expected a number or a block, got %s", val_kind_name(S, v));
+    }
+}
+
+IrType type_of(Val v) {
+    if (v.k == V_IR) return v.ty;
+    if (v.k == V_BOOL) return ty_scalar(DT_I1);
+    if (v.k == V_INT) {
+        if (v.i >= INT32_MIN && v.i <= INT32_MAX) return ty_scalar(DT_I32);
+        if (v.i >= 0 && v.i <= (int64_t)UINT32_MAX) return ty_scalar(DT_U32);
+        return ty_scalar(DT_I64);
+    }
+    if (v.k == V_FLOAT) return ty_scalar(DT_FP32);
+    return ty_scalar(DT_VOID);
+}
+
+ValId emit_const(Sema *S, IrType ty, Val c, Loc loc) {
+    Loc saved = B(S)->loc;
+    B(S)->loc = loc;
+    ValId r;
+    if (dt_is_float(ty.dt)) {
+        double d = c.k == V_FLOAT ? c.f : (double)c.i;
+        r = ir_const_float(B(S), ty, d);
+    } else if (dt_is_int(ty.dt)) {
+        int64_t i;
+        if (c.k == V_FLOAT) {
+            if (!isfinite(c.f) || fabs(c.f) >= 9.2e18)
+                sema_error(S, loc, "float constant %g cannot be converted to %s", c.f, dt_name(ty.dt));
+            i = (int64_t)c.f;
+        } else {
+            i = c.i;
+        }
+        int bits = dt_bits(ty.dt);
+        if (ty.dt == DT_I1) i = i != 0;
+        else if (bits < 64) {
+            uint64_t m = (1ull << bits) - 1, u = (uint64_t)i & m;
+            if (dt_is_signed(ty.dt) && (u >> (bits - 1))) u |= ~m;
+            i = (int64_t)u;
+        }
+        r = ir_const_int(B(S), ty, i);
+    } else {
+        sema_error(S, loc, "cannot make a constant of type %s", dt_name(ty.dt));
+    }
+    B(S)->loc = saved;
+    return r;
+}
+
+ValId to_ir(Sema *S, Val v, Loc loc) {
+    if (v.k == V_IR) return v.v;
+    if (val_is_const(v)) return emit_const(S, ty_scalar(const_dtype(S, v, loc)), v, loc);
+    sema_error(S, loc, "expected a number or a block, got %s", val_kind_name(S, v));
+}
+
+ValId to_ir_dt(Sema *S, Val v, int dt, Loc loc) {
+    if (v.k != V_IR && val_is_const(v)) return emit_const(S, ty_scalar(dt), v, loc);
+    ValId x = to_ir(S, v, loc);
+    return emit_cast(S, x, ty_scalar(dt), false, loc);
+}
+
+static ValId build1(Sema *S, int code, ValId a, IrType ty, Loc loc) {
+    Loc saved = B(S)->loc;
+    B(S)->loc = loc;
+    ValId r = ir_build1(B(S), code, &a, 1, ty);
+    B(S)->loc = saved;
+    return r;
+}
+
+ValId emit_cast(Sema *S, ValId v, IrType elem, bool bitcast, Loc loc) {
+    IrType t = ir_type(F(S), v);
+    IrType dst = ty_with_elem(t, elem);
+    if (ty_equal(t, dst)) return v;
+    char a[64], b[64];
+    if (t.dt == DT_PTR || elem.dt == DT_PTR) {
+        if (t.dt == DT_PTR && elem.dt == DT_PTR) return build1(S, OP_BITCAST, v, dst, loc);
+        sema_error(S, loc, "cannot convert %s to %s", ty_str(ty_elem(t), a, sizeof a), ty_str(elem, b, sizeof b));
+    }
+    if (bitcast) {
+        if (dt_bits(t.dt) != dt_bits(elem.dt))
+            sema_error(S, loc, "cannot bitcast %s to %s: the widths differ", dt_name(t.dt), dt_name(elem.dt));
+        return build1(S, OP_BITCAST, v, dst, loc);
+    }
+    return build1(S, OP_CVT, v, dst, loc);
+}
+
+IrType broadcast_shape(Sema *S, IrType a, IrType b, Loc loc) {
+    IrType r = a.rank >= b.rank ? a : b;
+    int rank = r.rank;
+    for (int i = 0; i < rank; i++) {
+        int ia = i - (rank - a.rank), ib = i - (rank - b.rank);
+        int da = ia >= 0 ? a.shape[ia] : 1, db = ib >= 0 ? b.shape[ib] : 1;
+        if (da != db && da != 1 && db != 1) {
+            char x[64], y[64];
+            sema_error(S, loc, "cannot broadcast shapes %s and %s: dimension %d is %d against %d",
+                       ty_str(a, x, sizeof x), ty_str(b, y, sizeof y), i, da, db);
+        }
+        r.shape[i] = da > db ? da : db;
+    }
+    r.rank = (uint8_t)rank;
+    return r;
+}
+
+ValId emit_broadcast(Sema *S, ValId v, IrType shape, Loc loc) {
+    IrType t = ir_type(F(S), v);
+    if (ty_same_shape(t, shape)) return v;
+    if (t.rank == 0) return build1(S, OP_SPLAT, v, ty_with_elem(shape, t), loc);
+    if (t.rank > shape.rank) sema_error(S, loc, "cannot broadcast a rank-%d block to rank %d", t.rank, shape.rank);
+    while (t.rank < shape.rank) { /* NumPy: missing leading dims are 1 */
+        IrType e = t;
+        memmove(e.shape + 1, e.shape, sizeof(int32_t) * t.rank);
+        e.shape[0] = 1;
+        e.rank++;
+        Loc saved = B(S)->loc;
+        B(S)->loc = loc;
+        OpId op = ir_build(B(S), OP_EXPAND_DIMS, &v, 1, &e, 1);
+        B(S)->loc = saved;
+        F(S)->ops[op].attr[0] = 0;
+        v = ir_result(F(S), op, 0);
+        t = e;
+    }
+    for (int i = 0; i < t.rank; i++)
+        if (t.shape[i] != shape.shape[i] && t.shape[i] != 1) {
+            char x[64], y[64];
+            sema_error(S, loc, "cannot broadcast %s to %s", ty_str(t, x, sizeof x), ty_str(shape, y, sizeof y));
+        }
+    if (ty_same_shape(t, shape)) return v;
+    return build1(S, OP_BROADCAST, v, ty_with_elem(shape, t), loc);
+}
+
+/* Kinds for the weak-scalar rule: bool < unsigned < signed < float. */
+static int kind_of(int dt) {
+    if (dt == DT_I1) return 0;
+    if (dt_is_float(dt)) return 3;
+    return dt_is_signed(dt) ? 2 : 1;
+}
+
+static int integer_promote(int a, int b) {
+    int ra = dt_bits(a), rb = dt_bits(b);
+    bool ua = !dt_is_signed(a), ub = !dt_is_signed(b);
+    if (ua == ub) return ra > rb ? a : b;
+    if (ua) return ra >= rb ? a : b;
+    return rb >= ra ? b : a;
+}
+
+int computation_dtype(Sema *S, IrType at, bool a_weak, IrType bt, bool b_weak, bool div_or_mod, Loc loc) {
+    int a = at.dt, b = bt.dt;
+    if (a == DT_PTR || b == DT_PTR) sema_error(S, loc, "invalid operands: pointer arithmetic only adds or subtracts integers");
+    if (a_weak != b_weak) {
+        int s = a_weak ? a : b, t = a_weak ? b : a;
+        if (kind_of(s) <= kind_of(t)) {
+            if (div_or_mod && (t == DT_FP16 || t == DT_BF16)) return DT_FP32;
+            return t;
+        }
+    }
+    if (a == DT_FP64 || b == DT_FP64) return DT_FP64;
+    if (a == DT_FP32 || b == DT_FP32) return DT_FP32;
+    if (a == DT_FP16 || b == DT_FP16) return div_or_mod ? DT_FP32 : DT_FP16;
+    if (a == DT_BF16 || b == DT_BF16) return (div_or_mod || a != b) ? DT_FP32 : DT_BF16;
+    if (div_or_mod && dt_is_signed(a) != dt_is_signed(b) && a != DT_I1 && b != DT_I1)
+        sema_error(S, loc, "cannot use /, // or %% with %s and %s: they differ in signedness; cast one of them",
+                   dt_name(a), dt_name(b));
+    return integer_promote(a, b);
+}
+
+ValId to_i1(Sema *S, Val v, Loc loc) {
+    if (v.k == V_IR && v.ty.dt == DT_I1) return v.v;
+    if (val_is_const(v)) {
+        bool t = v.k == V_FLOAT ? v.f != 0 : v.i != 0;
+        return emit_const(S, ty_scalar(DT_I1), val_bool(t), loc);
+    }
+    ValId x = to_ir(S, v, loc);
+    return emit_cast(S, x, ty_scalar(DT_I1), false, loc);
+}

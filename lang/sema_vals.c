@@ -1,0 +1,187 @@
+/* sema_vals.c - compile-time values and the environment of names. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sema_internal.h"
+
+static Val blank(VKind k) {
+    Val v;
+    memset(&v, 0, sizeof v);
+    v.k = k;
+    return v;
+}
+
+Val val_none(void) { return blank(V_NONE); }
+
+Val val_int(int64_t i) {
+    Val v = blank(V_INT);
+    v.i = i;
+    return v;
+}
+
+Val val_bool(bool b) {
+    Val v = blank(V_BOOL);
+    v.i = b;
+    return v;
+}
+
+Val val_float(double f) {
+    Val v = blank(V_FLOAT);
+    v.f = f;
+    return v;
+}
+
+Val val_str(Sema *S, const char *s, size_t n) {
+    Val v = blank(V_STR);
+    v.s = arena_strndup(S->arena, s, n);
+    v.slen = n;
+    return v;
+}
+
+Val val_dtype(IrType t) {
+    Val v = blank(V_DTYPE);
+    v.ty = t;
+    return v;
+}
+
+Val val_ir(Sema *S, ValId id) {
+    Val v = blank(V_IR);
+    v.v = id;
+    v.ty = ir_type(S->fs->f, id);
+    return v;
+}
+
+Val val_tuple(Sema *S, const Val *items, int n) {
+    Val v = blank(V_TUPLE);
+    v.items = arena_alloc(S->arena, sizeof(Val) * (size_t)(n ? n : 1));
+    if (n) memcpy(v.items, items, sizeof(Val) * (size_t)n);
+    v.n = n;
+    return v;
+}
+
+bool val_is_const(Val v) { return v.k == V_INT || v.k == V_FLOAT || v.k == V_BOOL; }
+
+bool val_is_constexpr(Val v) {
+    if (v.k == V_IR || v.k == V_UNDEF) return false;
+    if (v.k == V_TUPLE)
+        for (int i = 0; i < v.n; i++)
+            if (!val_is_constexpr(v.items[i])) return false;
+    return true;
+}
+
+bool val_same(Val a, Val b) {
+    if (a.k != b.k) return false;
+    switch (a.k) {
+    case V_UNDEF: case V_NONE: return true;
+    case V_BOOL: case V_INT: case V_MODULE: return a.i == b.i;
+    case V_FLOAT: return a.f == b.f || (a.f != a.f && b.f != b.f);
+    case V_STR: return a.slen == b.slen && !memcmp(a.s, b.s, a.slen);
+    case V_DTYPE: return ty_equal(a.ty, b.ty);
+    case V_FUNC: return a.fn == b.fn;
+    case V_BUILTIN: return a.builtin == b.builtin && !a.self && !b.self;
+    case V_IR: return a.v == b.v;
+    case V_TUPLE:
+        if (a.n != b.n) return false;
+        for (int i = 0; i < a.n; i++)
+            if (!val_same(a.items[i], b.items[i])) return false;
+        return true;
+    }
+    return false;
+}
+
+const char *val_kind_name(Sema *S, Val v) {
+    char buf[64];
+    switch (v.k) {
+    case V_UNDEF: return "an undefined value";
+    case V_NONE: return "None";
+    case V_BOOL: return "constexpr bool";
+    case V_INT: return "constexpr int";
+    case V_FLOAT: return "constexpr float";
+    case V_STR: return "constexpr string";
+    case V_DTYPE: return "a dtype";
+    case V_TUPLE: return "a tuple";
+    case V_FUNC: return "a function";
+    case V_BUILTIN: return "a builtin function";
+    case V_MODULE: return "a module";
+    case V_IR:
+        ty_str(v.ty, buf, sizeof buf);
+        return arena_printf(S->arena, "%s %s", v.ty.rank ? "block" : "scalar", buf);
+    }
+    return "?";
+}
+
+void val_key(Sema *S, StrBuf *sb, Val v) {
+    char buf[64];
+    switch (v.k) {
+    case V_IR: sb_printf(sb, "T%s;", ty_str(v.ty, buf, sizeof buf)); break;
+    case V_INT: sb_printf(sb, "I%" PRId64 ";", v.i); break;
+    case V_BOOL: sb_printf(sb, "B%d;", (int)v.i); break;
+    case V_FLOAT: sb_printf(sb, "F%a;", v.f); break;
+    case V_STR:
+        sb_printf(sb, "S%zu:", v.slen);
+        sb_putn(sb, v.s, v.slen);
+        sb_putc(sb, ';');
+        break;
+    case V_NONE: sb_puts(sb, "N;"); break;
+    case V_DTYPE: sb_printf(sb, "D%s;", ty_str(v.ty, buf, sizeof buf)); break;
+    case V_FUNC: sb_printf(sb, "Fn%p;", (const void *)v.fn); break;
+    case V_BUILTIN: sb_printf(sb, "Bi%d;", v.builtin); break;
+    case V_MODULE: sb_printf(sb, "M%d;", (int)v.i); break;
+    case V_TUPLE:
+        sb_putc(sb, '(');
+        for (int i = 0; i < v.n; i++) val_key(S, sb, v.items[i]);
+        sb_putc(sb, ')');
+        break;
+    case V_UNDEF: sb_puts(sb, "U;"); break;
+    }
+}
+
+/* ---- environments ---- */
+
+Env *env_new(Sema *S) { return arena_alloc(S->arena, sizeof(Env)); }
+
+Env *env_copy(Sema *S, const Env *e) {
+    Env *c = env_new(S);
+    c->cap = e->n + 8;
+    c->names = arena_alloc(S->arena, sizeof(char *) * (size_t)c->cap);
+    c->vals = arena_alloc(S->arena, sizeof(Val) * (size_t)c->cap);
+    if (e->n) {
+        memcpy(c->names, e->names, sizeof(char *) * (size_t)e->n);
+        memcpy(c->vals, e->vals, sizeof(Val) * (size_t)e->n);
+    }
+    c->n = e->n;
+    return c;
+}
+
+Val *env_lookup(Env *e, const char *name) {
+    for (int i = 0; i < e->n; i++)
+        if (!strcmp(e->names[i], name)) return &e->vals[i];
+    return NULL;
+}
+
+void env_set(Sema *S, Env *e, const char *name, Val v) {
+    Val *p = env_lookup(e, name);
+    if (p) {
+        *p = v;
+        return;
+    }
+    if (e->n == e->cap) {
+        int cap = e->cap ? e->cap * 2 : 16;
+        e->names = arena_grow(S->arena, e->names, sizeof(char *), (size_t)e->n, (size_t)cap);
+        e->vals = arena_grow(S->arena, e->vals, sizeof(Val), (size_t)e->n, (size_t)cap);
+        e->cap = cap;
+    }
+    e->names[e->n] = name;
+    e->vals[e->n++] = v;
+}
+
+void env_remove(Env *e, const char *name) {
+    for (int i = 0; i < e->n; i++)
+        if (!strcmp(e->names[i], name)) {
+            e->names[i] = e->names[e->n - 1];
+            e->vals[i] = e->vals[e->n - 1];
+            e->n--;
+            return;
+        }
+}

@@ -1,0 +1,91 @@
+/* interp_dot.c - dot: acc[M,N] + a[M,K] x b[K,N] (optionally batched over a leading
+ * dim). Float inputs (fp16/bf16/fp32) multiply and add in fp32, each product and each
+ * sum rounded, in k order: the reference every GPU path is compared with (prec=tf32 is
+ * ignored). fp64 inputs or accumulator use double; integer inputs (i8 -> i32) wrap
+ * at the accumulator's width. The loops are i-k-j over float copies so the j loop
+ * vectorises while every c[i][j] still sees its k terms in order. */
+#include "interp_impl.h"
+
+typedef struct Dims {
+    int64_t batch, m, n, k;
+} Dims;
+
+static void dot_f32(Dims D, const double *a, const double *b, const double *acc, double *r,
+                    float *fa, float *fb, float *row) {
+    for (int64_t i = 0; i < D.batch * D.m * D.k; i++) fa[i] = (float)a[i];
+    for (int64_t i = 0; i < D.batch * D.k * D.n; i++) fb[i] = (float)b[i];
+    for (int64_t z = 0; z < D.batch; z++)
+        for (int64_t i = 0; i < D.m; i++) {
+            int64_t ci = (z * D.m + i) * D.n;
+            for (int64_t j = 0; j < D.n; j++) row[j] = (float)acc[ci + j];
+            for (int64_t k = 0; k < D.k; k++) {
+                float aik = fa[(z * D.m + i) * D.k + k];
+                const float *bk = fb + (z * D.k + k) * D.n;
+                for (int64_t j = 0; j < D.n; j++) {
+                    float prod = aik * bk[j]; /* rounded to fp32 before the sum */
+                    row[j] = row[j] + prod;
+                }
+            }
+            for (int64_t j = 0; j < D.n; j++) r[ci + j] = row[j];
+        }
+}
+
+static void dot_f64(Dims D, const double *a, const double *b, const double *acc, double *r) {
+    memcpy(r, acc, 8 * (size_t)(D.batch * D.m * D.n));
+    for (int64_t z = 0; z < D.batch; z++)
+        for (int64_t i = 0; i < D.m; i++) {
+            double *row = r + (z * D.m + i) * D.n;
+            for (int64_t k = 0; k < D.k; k++) {
+                double aik = a[(z * D.m + i) * D.k + k];
+                const double *bk = b + (z * D.k + k) * D.n;
+                for (int64_t j = 0; j < D.n; j++) {
+                    double prod = aik * bk[j];
+                    row[j] = row[j] + prod;
+                }
+            }
+        }
+}
+
+static void dot_int(Dims D, const uint64_t *a, const uint64_t *b, const uint64_t *acc, uint64_t *r) {
+    memcpy(r, acc, 8 * (size_t)(D.batch * D.m * D.n));
+    for (int64_t z = 0; z < D.batch; z++)
+        for (int64_t i = 0; i < D.m; i++) {
+            uint64_t *row = r + (z * D.m + i) * D.n;
+            for (int64_t k = 0; k < D.k; k++) {
+                uint64_t aik = a[(z * D.m + i) * D.k + k];
+                const uint64_t *bk = b + (z * D.k + k) * D.n;
+                for (int64_t j = 0; j < D.n; j++) row[j] += aik * bk[j];
+            }
+        }
+}
+
+int interp_dot(Ctx *c, const IrOp *op) {
+    IrType at = opnd_ty(c, op, 0), bt = opnd_ty(c, op, 1), rt = res_ty(c, op, 0);
+    int q = at.rank - 2;
+    Dims D = {q ? at.shape[0] : 1, at.shape[q], bt.shape[q + 1], at.shape[q + 1]};
+    const void *a = val_in(c, op, 0), *b = val_in(c, op, 1), *acc = val_in(c, op, 2);
+    void *r = a && b && acc ? val_out(c, op, 0) : NULL;
+    if (!r) return -1;
+    int64_t nr = D.batch * D.m * D.n;
+    if (!dt_is_float(rt.dt)) {
+        dot_int(D, a, b, acc, r);
+        IntFmt F = int_fmt(rt.dt);
+        for (int64_t i = 0; i < nr; i++) ((uint64_t *)r)[i] = int_norm(F, ((uint64_t *)r)[i]);
+        return 0;
+    }
+    if (at.dt == DT_FP64 || bt.dt == DT_FP64 || rt.dt == DT_FP64) {
+        dot_f64(D, a, b, acc, r);
+    } else {
+        /* float scratch: pool buffers hold 8 bytes per element, so n floats fit in n/2 */
+        float *fa = pool_get(c, (D.batch * D.m * D.k + 1) / 2);
+        float *fb = fa ? pool_get(c, (D.batch * D.k * D.n + 1) / 2) : NULL;
+        float *row = fb ? pool_get(c, (D.n + 1) / 2) : NULL;
+        if (row) dot_f32(D, a, b, acc, r, fa, fb, row);
+        pool_put(c, fa);
+        pool_put(c, fb);
+        pool_put(c, row);
+        if (!row) return -1;
+    }
+    round_array(rt.dt, r, nr);
+    return 0;
+}

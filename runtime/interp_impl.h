@@ -1,0 +1,174 @@
+/* interp_impl.h - private to the interpreter's files (interp*.c): the launch context,
+ * the value store and the element-representation helpers.
+ *
+ * Representation: every value of the current program instance owns one buffer of
+ * numel 8-byte elements. Integers, i1 and pointers are uint64_t normalised to their
+ * dtype (wrapped to the width, then sign-extended for iN, zero-extended for uN, i1 and
+ * ptr); floats are doubles already rounded to their dtype (fp32 values are exact
+ * floats, fp16/bf16 values exact halves). So every op reads exact dtype values and
+ * only has to round or normalise what it writes. Buffers come from a pool of
+ * power-of-two size classes; a precomputed liveness plan returns each value's buffer
+ * right after its last use, so memory stays bounded by the live set however many
+ * programs or loop iterations run. */
+#ifndef NEREID_INTERP_IMPL_H
+#define NEREID_INTERP_IMPL_H
+
+#include "float16.h"
+#include "interp.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Free buffers by size class (class k holds 2^k elements); NR_MAX_NUMEL is 2^20. */
+enum { POOL_CLASSES = 24 };
+typedef struct Pool {
+    void *free[POOL_CLASSES];
+} Pool;
+
+typedef struct Ctx {
+    const IrFunc *f;
+    const InterpOptions *opts;
+    StrBuf *err;  /* may be NULL: messages are then dropped */
+    bool failed;
+    unsigned grid[3], pid[3];
+    void **slot;  /* per ValId: its buffer while live in the current program, else NULL */
+    Pool pool;
+    /* the plan (interp_plan.c) */
+    RegionId *op_region;   /* per op: the region whose list holds it (0: unreachable) */
+    OpId *region_parent;   /* per region: the op owning it (0: the body) */
+    uint32_t *rel_start;   /* per op: values released after it are */
+    ValId *rel;            /*   rel[rel_start[op] .. rel_start[op + 1]) */
+    uint32_t *entry_start; /* per region: arguments never used, released on entry, are */
+    ValId *entry_rel;      /*   entry_rel[entry_start[r] .. entry_start[r + 1]) */
+    OpId *release_at;      /* per value: the op after which it is released (0: on entry) */
+    uint32_t *pend_start;  /* per op: its hand-over buffers (for/if/while) are */
+    void **pend;           /*   pend[pend_start[op] ..) */
+    uint32_t npend;
+    /* memory checking (interp_mem.c) */
+    InterpBuffer *bufs;    /* the registered buffers sorted by base */
+    int nbufs;
+    int last_buf;          /* the buffer the previous check hit */
+} Ctx;
+
+/* ---- interp.c: pool, values, messages ---- */
+void *pool_get(Ctx *c, int64_t numel);   /* NULL (message set) when out of memory */
+void pool_put(Ctx *c, void *buf);        /* NULL is ignored */
+void *val_in(Ctx *c, const IrOp *op, uint32_t i);  /* operand i's buffer, or NULL */
+void *val_out(Ctx *c, const IrOp *op, uint32_t i); /* a fresh buffer for result i */
+/* "<what> in kernel 'k' (file:line:col), program (x, y, z): <detail>"; returns -1 */
+int interp_fail(Ctx *c, const IrOp *op, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Appends " in kernel 'k' (file:line:col), program (x, y, z)" to the message. */
+void interp_where(Ctx *c, const IrOp *op, bool at);
+void interp_msg(Ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static inline IrType val_ty(const Ctx *c, ValId v) { return c->f->vals[v].ty; }
+static inline IrType opnd_ty(const Ctx *c, const IrOp *op, uint32_t i) {
+    return c->f->vals[op->operands[i]].ty;
+}
+static inline IrType res_ty(const Ctx *c, const IrOp *op, uint32_t i) {
+    return c->f->vals[op->results[i]].ty;
+}
+
+/* ---- the op handlers (one file per concept) ---- */
+int interp_plan(Ctx *c);          /* interp_plan.c: structure checks and liveness */
+void interp_plan_free(Ctx *c);
+int interp_math(Ctx *c, const IrOp *op);   /* interp_math.c: elementwise, cmp, cvt ... */
+int interp_shape(Ctx *c, const IrOp *op);  /* interp_shape.c: const, arange, views, reduce */
+int interp_dot(Ctx *c, const IrOp *op);    /* interp_dot.c */
+int interp_mem(Ctx *c, const IrOp *op);    /* interp_mem.c: load, store, atomics */
+int interp_mem_init(Ctx *c);
+void interp_mem_free(Ctx *c);
+int interp_debug(Ctx *c, const IrOp *op);  /* interp_debug.c: assert, print */
+
+/* ---- element helpers ---- */
+
+/* Normalising an integer: wrap to the width, then sign-extend (sign = the top bit for
+ * signed dtypes, 0 otherwise): ((x & mask) ^ sign) - sign, all in uint64_t. */
+typedef struct IntFmt {
+    uint64_t mask, sign;
+    int bits;
+    bool is_signed;
+} IntFmt;
+
+static inline IntFmt int_fmt(int dt) {
+    IntFmt f;
+    f.bits = dt_bits(dt);
+    f.is_signed = dt_is_signed(dt);
+    f.mask = f.bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << f.bits) - 1;
+    f.sign = f.is_signed ? UINT64_C(1) << (f.bits - 1) : 0;
+    return f;
+}
+
+static inline uint64_t int_norm(IntFmt f, uint64_t x) { return ((x & f.mask) ^ f.sign) - f.sign; }
+
+/* A normalised signed value as int64_t without implementation-defined conversion. */
+static inline int64_t as_i64(uint64_t x) {
+    return x <= (uint64_t)INT64_MAX ? (int64_t)x : -(int64_t)(~x) - 1;
+}
+
+static inline double float_round(int dt, double x) {
+    switch (dt) {
+    case DT_FP32: return (double)(float)x;
+    case DT_FP16: return nr_fp16_round(x);
+    case DT_BF16: return nr_bf16_round(x);
+    default: return x;
+    }
+}
+
+static inline void round_array(int dt, double *x, int64_t n) {
+    switch (dt) {
+    case DT_FP32:
+        for (int64_t i = 0; i < n; i++) x[i] = (double)(float)x[i];
+        break;
+    case DT_FP16:
+        for (int64_t i = 0; i < n; i++) x[i] = nr_fp16_round(x[i]);
+        break;
+    case DT_BF16:
+        for (int64_t i = 0; i < n; i++) x[i] = nr_bf16_round(x[i]);
+        break;
+    default: break;
+    }
+}
+
+/* The raw bit pattern of one element of dtype dt (floats through their encoding). */
+static inline uint64_t elem_bits(int dt, const void *buf, int64_t i) {
+    if (dt_is_float(dt)) {
+        double d = ((const double *)buf)[i];
+        uint64_t u;
+        if (dt == DT_FP64) {
+            memcpy(&u, &d, 8);
+            return u;
+        }
+        if (dt == DT_FP32) {
+            float fl = (float)d;
+            uint32_t w;
+            memcpy(&w, &fl, 4);
+            return w;
+        }
+        return dt == DT_FP16 ? nr_fp16_from_double(d) : nr_bf16_from_double(d);
+    }
+    return ((const uint64_t *)buf)[i] & int_fmt(dt).mask;
+}
+
+/* Stores the element of dtype dt whose bit pattern is bits into buf[i]. */
+static inline void elem_from_bits(int dt, void *buf, int64_t i, uint64_t bits) {
+    if (!dt_is_float(dt)) {
+        ((uint64_t *)buf)[i] = int_norm(int_fmt(dt), bits);
+        return;
+    }
+    double d;
+    if (dt == DT_FP64) {
+        memcpy(&d, &bits, 8);
+    } else if (dt == DT_FP32) {
+        uint32_t w = (uint32_t)bits;
+        float fl;
+        memcpy(&fl, &w, 4);
+        d = fl;
+    } else {
+        d = dt == DT_FP16 ? nr_fp16_to_double((uint16_t)bits) : nr_bf16_to_double((uint16_t)bits);
+    }
+    ((double *)buf)[i] = d;
+}
+
+#endif

@@ -1,0 +1,286 @@
+/* interp_mem.c - load, store, atomic_rmw and atomic_cas on blocks of host pointers.
+ *
+ * Masked-off lanes never touch memory. In strict mode every active lane is checked
+ * first (inside one registered buffer, aligned to its element size), so a failing op
+ * reports the first bad lane and writes nothing; non-strict mode checks nothing.
+ * Programs run one after another and lanes apply in order, so atomics are plain
+ * read-modify-writes (lanes hitting one address see each other's updates). */
+#include "interp_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int by_base(const void *x, const void *y) {
+    const InterpBuffer *a = x, *b = y;
+    return a->base < b->base ? -1 : a->base > b->base;
+}
+
+int interp_mem_init(Ctx *c) {
+    c->last_buf = -1;
+    int n = c->opts->buffers ? c->opts->nbuffers : 0;
+    if (n <= 0) return 0;
+    c->bufs = malloc((size_t)n * sizeof *c->bufs);
+    if (!c->bufs) {
+        interp_msg(c, "interpreter out of memory in kernel '%s'", c->f->name);
+        return -1;
+    }
+    memcpy(c->bufs, c->opts->buffers, (size_t)n * sizeof *c->bufs);
+    qsort(c->bufs, (size_t)n, sizeof *c->bufs, by_base);
+    c->nbufs = n;
+    return 0;
+}
+
+void interp_mem_free(Ctx *c) { free(c->bufs); }
+
+static bool inside(const InterpBuffer *b, uint64_t addr, uint64_t size) {
+    return addr >= b->base && addr - b->base <= b->size && size <= b->size - (addr - b->base);
+}
+
+/* The last buffer hit first (accesses cluster), then a binary search by base, then a
+ * scan in case registered buffers overlap. */
+static bool find_buffer(Ctx *c, uint64_t addr, uint64_t size) {
+    if (c->last_buf >= 0 && inside(&c->bufs[c->last_buf], addr, size)) return true;
+    int lo = 0, hi = c->nbufs - 1, at = -1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (c->bufs[mid].base <= addr) at = mid, lo = mid + 1;
+        else hi = mid - 1;
+    }
+    if (at >= 0 && inside(&c->bufs[at], addr, size)) return c->last_buf = at, true;
+    for (int i = 0; i < c->nbufs; i++)
+        if (inside(&c->bufs[i], addr, size)) return c->last_buf = i, true;
+    return false;
+}
+
+static const char *access_name(int code) {
+    return code == OP_LOAD ? "load" : code == OP_STORE ? "store" : "atomic";
+}
+
+/* How far [addr, addr+size) reaches outside buffer b (0 if inside). */
+static uint64_t distance(const InterpBuffer *b, uint64_t addr, uint64_t size, bool *before) {
+    *before = addr < b->base;
+    if (*before) return b->base - addr;
+    uint64_t off = addr - b->base;
+    if (off > UINT64_MAX - size) return UINT64_MAX;
+    return off + size > b->size ? off + size - b->size : 0;
+}
+
+static int report_oob(Ctx *c, const IrOp *op, uint64_t addr, int size) {
+    char what[96];
+    snprintf(what, sizeof what, "out-of-bounds %s of %d byte%s at 0x%llx", access_name(op->code),
+             size, size == 1 ? "" : "s", (unsigned long long)addr);
+    int best = -1;
+    uint64_t bestd = UINT64_MAX;
+    bool before = false, b;
+    for (int i = 0; i < c->nbufs; i++) {
+        uint64_t d = distance(&c->bufs[i], addr, (uint64_t)size, &b);
+        if (d < bestd) bestd = d, best = i, before = b;
+    }
+    if (best >= 0) {
+        const InterpBuffer *nb = &c->bufs[best];
+        uint64_t near = nb->size > 65536 ? nb->size : 65536;
+        if (bestd <= near && before)
+            return interp_fail(c, op, what, "%llu bytes before the start of a %llu-byte buffer",
+                               (unsigned long long)bestd, (unsigned long long)nb->size);
+        if (bestd <= near)
+            return interp_fail(c, op, what, "%llu bytes past the end of a %llu-byte buffer (offset %llu)",
+                               (unsigned long long)bestd, (unsigned long long)nb->size,
+                               (unsigned long long)(addr - nb->base));
+    }
+    if (!c->nbufs) return interp_fail(c, op, what, "no buffers are registered");
+    return interp_fail(c, op, what, "%snot inside any registered buffer",
+                       addr < 4096 ? "a null pointer: " : "");
+}
+
+/* Strict mode: every active lane in bounds and aligned, checked in lane order. */
+static int check_lanes(Ctx *c, const IrOp *op, const uint64_t *p, const uint64_t *mask,
+                       int64_t mstride, int64_t n, int size) {
+    if (!c->opts->strict) return 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (mask && !(mask[i * mstride] & 1)) continue;
+        if (!find_buffer(c, p[i], (uint64_t)size)) return report_oob(c, op, p[i], size);
+        if (p[i] % (uint64_t)size) {
+            char what[96];
+            snprintf(what, sizeof what, "misaligned %s of %d bytes at 0x%llx", access_name(op->code),
+                     size, (unsigned long long)p[i]);
+            return interp_fail(c, op, what, "the address is not a multiple of %d", size);
+        }
+    }
+    return 0;
+}
+
+#define ACTIVE(i) (!mask || (mask[(i) * mstride] & 1))
+#define MEM(a) ((void *)(uintptr_t)(a))
+
+/* ---- load ---- */
+
+#define LD(CT, SET)                                                                    \
+    for (int64_t i = 0; i < n; i++) {                                                  \
+        if (!ACTIVE(i)) continue;                                                      \
+        CT v;                                                                          \
+        memcpy(&v, MEM(p[i]), sizeof v);                                               \
+        SET;                                                                           \
+    }                                                                                  \
+    break
+
+static void load_lanes(int pe, const uint64_t *p, const uint64_t *mask, int64_t mstride,
+                       int64_t n, void *r) {
+    uint64_t *ur = r;
+    double *fr = r;
+    switch (pe) {
+    case DT_I1: LD(uint8_t, ur[i] = v != 0);
+    case DT_I8: LD(int8_t, ur[i] = (uint64_t)(int64_t)v);
+    case DT_I16: LD(int16_t, ur[i] = (uint64_t)(int64_t)v);
+    case DT_I32: LD(int32_t, ur[i] = (uint64_t)(int64_t)v);
+    case DT_U8: LD(uint8_t, ur[i] = v);
+    case DT_U16: LD(uint16_t, ur[i] = v);
+    case DT_U32: LD(uint32_t, ur[i] = v);
+    case DT_FP16: LD(uint16_t, fr[i] = nr_fp16_to_double(v));
+    case DT_BF16: LD(uint16_t, fr[i] = nr_bf16_to_double(v));
+    case DT_FP32: LD(float, fr[i] = v);
+    case DT_FP64: LD(double, fr[i] = v);
+    default: LD(uint64_t, ur[i] = v); /* i64, u64, ptr */
+    }
+}
+
+static int do_load(Ctx *c, const IrOp *op) {
+    int pe = res_ty(c, op, 0).dt;
+    int64_t n = ty_numel(res_ty(c, op, 0));
+    const uint64_t *p = val_in(c, op, 0), *mask = NULL;
+    const char *other = NULL;
+    if (!p) return -1;
+    if (op->nopnds > 1 && !(mask = val_in(c, op, 1))) return -1;
+    if (op->nopnds > 2 && !(other = val_in(c, op, 2))) return -1;
+    int64_t mstride = mask && ty_numel(opnd_ty(c, op, 1)) > 1;
+    int64_t ostride = other && ty_numel(opnd_ty(c, op, 2)) > 1;
+    if (check_lanes(c, op, p, mask, mstride, n, dt_bytes(pe))) return -1;
+    char *r = val_out(c, op, 0);
+    if (!r) return -1;
+    if (mask) /* masked lanes give other, or 0 (0.0 for floats: both all-zero bits) */
+        for (int64_t i = 0; i < n; i++) {
+            if (ACTIVE(i)) continue;
+            if (other) memcpy(r + 8 * i, other + 8 * i * ostride, 8);
+            else if (dt_is_float(pe)) ((double *)r)[i] = 0.0;
+            else ((uint64_t *)r)[i] = 0;
+        }
+    load_lanes(pe, p, mask, mstride, n, r);
+    return 0;
+}
+
+/* ---- store ---- */
+
+#define ST(CT, EXPR)                                                                   \
+    for (int64_t i = 0; i < n; i++) {                                                  \
+        if (!ACTIVE(i)) continue;                                                      \
+        CT v = (CT)(EXPR);                                                             \
+        memcpy(MEM(p[i]), &v, sizeof v);                                               \
+    }                                                                                  \
+    break
+
+static void store_lanes(int pe, const uint64_t *p, const uint64_t *mask, int64_t mstride,
+                        int64_t n, const void *val, int64_t vs) {
+    const uint64_t *u = val;
+    const double *f = val;
+    switch (pe) {
+    case DT_I1: case DT_I8: case DT_U8: ST(uint8_t, u[i * vs]); /* i1 is already 0 or 1 */
+    case DT_I16: case DT_U16: ST(uint16_t, u[i * vs]);
+    case DT_I32: case DT_U32: ST(uint32_t, u[i * vs]);
+    case DT_FP16: ST(uint16_t, nr_fp16_from_double(f[i * vs]));
+    case DT_BF16: ST(uint16_t, nr_bf16_from_double(f[i * vs]));
+    case DT_FP32: ST(float, f[i * vs]);
+    case DT_FP64: ST(double, f[i * vs]);
+    default: ST(uint64_t, u[i * vs]);
+    }
+}
+
+static int do_store(Ctx *c, const IrOp *op) {
+    int pe = opnd_ty(c, op, 0).pointee;
+    int64_t n = ty_numel(opnd_ty(c, op, 0));
+    const uint64_t *p = val_in(c, op, 0), *mask = NULL;
+    const void *val = val_in(c, op, 1);
+    if (!p || !val) return -1;
+    if (op->nopnds > 2 && !(mask = val_in(c, op, 2))) return -1;
+    int64_t mstride = mask && ty_numel(opnd_ty(c, op, 2)) > 1;
+    int64_t vs = ty_numel(opnd_ty(c, op, 1)) > 1;
+    if (check_lanes(c, op, p, mask, mstride, n, dt_bytes(pe))) return -1;
+    store_lanes(pe, p, mask, mstride, n, val, vs);
+    return 0;
+}
+
+/* ---- atomics: one lane at a time through 8-byte element cells ---- */
+
+typedef union Elem {
+    uint64_t u;
+    double f;
+} Elem;
+
+/* One lane through the same conversions as load and store. */
+static Elem read_elem(int dt, uint64_t addr) {
+    Elem e;
+    load_lanes(dt, &addr, NULL, 0, 1, &e);
+    return e;
+}
+
+static void write_elem(int dt, uint64_t addr, Elem e) { store_lanes(dt, &addr, NULL, 0, 1, &e, 0); }
+
+static Elem rmw_float(int kind, int dt, Elem old, Elem v) {
+    Elem r = v;
+    if (kind == RMW_ADD) r.f = float_round(dt, old.f + v.f);
+    else if (kind == RMW_MAX) r.f = fmax(old.f, v.f);
+    else if (kind == RMW_MIN) r.f = fmin(old.f, v.f);
+    return r;
+}
+
+static Elem rmw_int(int kind, int dt, Elem old, Elem v) {
+    IntFmt F = int_fmt(dt);
+    uint64_t x = old.u, y = v.u;
+    bool lt = F.is_signed ? as_i64(y) < as_i64(x) : y < x;
+    switch (kind) {
+    case RMW_ADD: x = int_norm(F, x + y); break;
+    case RMW_MAX: x = lt ? x : y; break;
+    case RMW_MIN: x = lt ? y : x; break;
+    case RMW_AND: x &= y; break;
+    case RMW_OR: x |= y; break;
+    case RMW_XOR: x ^= y; break;
+    default: x = y; break; /* xchg */
+    }
+    old.u = x;
+    return old;
+}
+
+static int do_atomic(Ctx *c, const IrOp *op) {
+    int pe = opnd_ty(c, op, 0).pointee;
+    int64_t n = ty_numel(opnd_ty(c, op, 0));
+    bool cas = op->code == OP_ATOMIC_CAS;
+    const uint64_t *p = val_in(c, op, 0), *mask = NULL;
+    const Elem *v1 = val_in(c, op, 1), *v2 = cas ? val_in(c, op, 2) : NULL;
+    if (!p || !v1 || (cas && !v2)) return -1;
+    if (!cas && op->nopnds > 2 && !(mask = val_in(c, op, 2))) return -1;
+    int64_t mstride = mask && ty_numel(opnd_ty(c, op, 2)) > 1;
+    int64_t s1 = ty_numel(opnd_ty(c, op, 1)) > 1, s2 = cas && ty_numel(opnd_ty(c, op, 2)) > 1;
+    if (check_lanes(c, op, p, mask, mstride, n, dt_bytes(pe))) return -1;
+    Elem *r = val_out(c, op, 0);
+    if (!r) return -1;
+    for (int64_t i = 0; i < n; i++) {
+        r[i].u = 0;
+        if (!ACTIVE(i)) continue; /* masked lanes read nothing and give 0 */
+        Elem old = read_elem(pe, p[i]), nv;
+        if (cas) /* compares bit patterns, like the hardware */
+            nv = elem_bits(pe, &old, 0) == elem_bits(pe, v1, i * s1) ? v2[i * s2] : old;
+        else if (dt_is_float(pe))
+            nv = rmw_float((int)op->attr[0], pe, old, v1[i * s1]);
+        else
+            nv = rmw_int((int)op->attr[0], pe, old, v1[i * s1]);
+        write_elem(pe, p[i], nv);
+        r[i] = old;
+    }
+    return 0;
+}
+
+int interp_mem(Ctx *c, const IrOp *op) {
+    switch (op->code) {
+    case OP_LOAD: return do_load(c, op);
+    case OP_STORE: return do_store(c, op);
+    default: return do_atomic(c, op);
+    }
+}

@@ -1,0 +1,20 @@
+# lit configuration for Nereid's compiler tests: front end (.nr) and IR (.nrir).
+import os
+import lit.formats
+
+config.name = "nereid"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".nr", ".nrir"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+root = os.path.abspath(os.path.join(config.test_source_root, "..", ".."))
+build = os.environ.get("NEREID_BUILD", os.path.join(root, "build"))
+config.test_exec_root = os.path.join(build, "lit")
+llvm_bin = os.environ.get("LLVM_BIN", "/usr/lib/llvm-19/bin")
+config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment.get("PATH", os.environ.get("PATH", ""))])
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "HOME", "NEREID_CACHE_DIR"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+config.substitutions.append(("%nereid", os.path.join(build, "nereid")))
+config.substitutions.append(("%examples", os.path.join(root, "examples")))
+config.substitutions.append(("%stdlib", os.path.join(root, "lang", "stdlib")))

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# install-deps.sh - install the Debian 12 packages Nereid needs, only those missing.
+set -euo pipefail
+need=()
+command -v flex >/dev/null || need+=(flex)
+command -v bison >/dev/null || need+=(bison)
+[ -x /usr/lib/llvm-19/bin/llvm-config ] || need+=(llvm-19-dev)
+[ -x /usr/lib/llvm-19/bin/FileCheck ] && [ -f /usr/lib/llvm-19/build/utils/lit/lit.py ] || need+=(llvm-19-tools)
+command -v cc >/dev/null || need+=(gcc)
+command -v make >/dev/null || need+=(make)
+command -v python3 >/dev/null || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi

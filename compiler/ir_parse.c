@@ -564,8 +564,9 @@ static bool parse_op_name(Parser *P, OpText *o) {
     return true;
 }
 
+/* Operands start on the op's line: `return` then `%1 = ...` on the next line is two ops. */
 static bool parse_operands(Parser *P, OpText *o) {
-    if (P->tok.kind != T_VALUE) return true;
+    if (P->tok.kind != T_VALUE || P->tok.line != o->name.line) return true;
     for (;;) {
         ValId v = lookup_name(P, P->tok);
         if (!v) return false;

@@ -429,13 +429,14 @@ static bool check_arity(Verifier *V, OpId id, const IrOp *op) {
     operand_range(op->code, &lo, &hi);
     bool ok = true;
     if (op->nopnds < lo || op->nopnds > hi) {
-        if (lo == hi) ok = op_error(V, id, "expects %u operands, got %u", lo, op->nopnds);
+        if (lo == hi) ok = op_error(V, id, "expects %u operand%s, got %u", lo, lo == 1 ? "" : "s", op->nopnds);
         else if (hi == UINT32_MAX) ok = op_error(V, id, "expects at least %u operands, got %u", lo, op->nopnds);
         else ok = op_error(V, id, "expects %u to %u operands, got %u", lo, hi, op->nopnds);
     }
     if (info->nresults >= 0 && op->nres != (uint32_t)info->nresults)
-        ok = op_error(V, id, "expects %d results, got %u", info->nresults, op->nres);
-    if (op->nregions != info->nregions) ok = op_error(V, id, "expects %d regions, got %u", info->nregions, op->nregions);
+        ok = op_error(V, id, "expects %d result%s, got %u", info->nresults, info->nresults == 1 ? "" : "s", op->nres);
+    if (op->nregions != info->nregions)
+        ok = op_error(V, id, "expects %d region%s, got %u", info->nregions, info->nregions == 1 ? "" : "s", op->nregions);
     return ok;
 }
 

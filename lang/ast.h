@@ -4,7 +4,18 @@
  * module-level constants, statements with indentation-delimited blocks, and expressions.
  * Every node carries its location. All nodes live in the compilation's arena. Nothing
  * here is typed: types, shapes and constexpr values are decided by sema, which knows
- * the values constexpr parameters take for each specialisation. */
+ * the values constexpr parameters take for each specialisation.
+ *
+ * Locations (1-based line, 1-based byte column) are those of a node's first token, except:
+ * EX_BINOP, EX_CMP, EX_BOOLOP: the (first) operator; EX_IFEXP: the 'if'; EX_ATTR: the
+ * attribute name after the '.'; EX_SUBSCRIPT: the '['; EX_SLICE: its first ':'. EX_CALL
+ * is at the start of the callee (the first token of the whole call). A parenthesised
+ * tuple is at its '('. Func.loc and an ST_DEF's loc are the 'def' keyword (decorators come
+ * before it). Param.loc is the name, Param.ann_loc the annotation's first token.
+ *
+ * Bounds the parser guarantees, so recursive walkers need no guards of their own: every
+ * expression tree is at most 1000 high (Expr.depth), statements nest at most 100 deep
+ * (Stmt.depth; an elif counts as a level, since it is an if inside an else). */
 #ifndef NEREID_AST_H
 #define NEREID_AST_H
 
@@ -64,6 +75,7 @@ struct Expr {
     const char **kwnames; /* EX_CALL */
     Expr **kwvalues;
     int nkw;
+    int depth;         /* height of this subtree (a leaf is 1); the parser keeps it <= 1000 */
 };
 
 typedef enum {
@@ -75,16 +87,19 @@ typedef enum {
     ST_ANNASSIGN, /* targets[0]: annotation = value (value may be NULL) */
     ST_IF,        /* cond: body, else orelse (an elif is an ST_IF alone in orelse) */
     ST_FOR,       /* for targets[0] in value: body (orelse holds a for-else, rejected) */
-    ST_WHILE,     /* while cond: body */
+    ST_WHILE,     /* while cond: body (a while-else is a parse error) */
     ST_RETURN,    /* value may be NULL; "return a, b" gives an EX_TUPLE */
     ST_PASS,
     ST_BREAK,
     ST_CONTINUE,
     ST_ASSERT,    /* assert cond[, value] */
     ST_DEF,       /* nested def: func (rejected by sema) */
-    ST_IMPORT,    /* import / from-import: ignored by sema apart from its location */
-    ST_GLOBAL,    /* global/nonlocal (rejected) */
-    ST_WITH,      /* with ...: (rejected) */
+    ST_IMPORT,    /* import / from-import: ignored by sema apart from its location.
+                     targets: one EX_NAME per imported name, name = the dotted name as
+                     written ("triton.language", or "*"), sval = its 'as' alias or NULL;
+                     value: EX_NAME of the module for "from M import ...", else NULL */
+    ST_GLOBAL,    /* global/nonlocal (rejected): targets are EX_NAMEs; op 1 for nonlocal */
+    ST_WITH,      /* with value [as targets[0]]: body (rejected; one item only) */
 } StmtKind;
 
 typedef struct Block {
@@ -105,6 +120,7 @@ struct Stmt {
     const char *annotation; /* ST_ANNASSIGN, normalised like Param.annotation */
     Block body, orelse;
     Func *func;        /* ST_DEF */
+    int depth;         /* block nesting below this statement (simple: 0); parser keeps <= 100 */
 };
 
 typedef struct Param {

@@ -63,6 +63,7 @@ typedef struct Token {
     int depth;        /* bracket depth before this token */
     bool bol;         /* first real token of a logical line */
     bool at_eof;      /* the NEWLINE synthesised at end of file */
+    bool colon_before; /* a ':' outside brackets came earlier on this logical line */
 } Token;
 
 typedef struct ParseCtx {
@@ -85,6 +86,7 @@ typedef struct ParseCtx {
     bool at_bol;       /* a newline was seen: the next token starts a logical line */
     int bol_indent;    /* that line's indentation width */
     bool line_has_tokens;
+    bool line_colon;   /* a ':' outside brackets was seen on this logical line */
 
     /* brackets */
     char brackets[MAX_BRACKETS];
@@ -137,7 +139,6 @@ Expr *ex_subscript(ParseCtx *c, Loc loc, Expr *obj, ExprVec *idx);
 Expr *ex_slice(ParseCtx *c, Loc loc, Expr *lo, Expr *hi, Expr *step);
 Expr *ex_tuple(ParseCtx *c, Loc loc, ExprVec *items);
 Expr *ex_list(ParseCtx *c, Loc loc, ExprVec *items);
-Expr *ex_paren(ParseCtx *c, ExprVec *items);
 Expr *ex_seq(ParseCtx *c, Loc loc, ExprVec *items, bool trailing_comma);
 Expr *ex_star(ParseCtx *c, Loc loc, Expr *e);
 Expr *ex_import_name(ParseCtx *c, Loc loc, NameVec *dotted, const char *alias);
@@ -150,7 +151,7 @@ ParamVec *pv_push(ParseCtx *c, ParamVec *v, Param p);
 NameVec *nv_push(ParseCtx *c, NameVec *v, const char *name);
 ElifVec *elif_push(ParseCtx *c, ElifVec *v, Loc loc, Expr *cond, StmtVec *body);
 Args *args_push(ParseCtx *c, Args *a, Arg arg);
-Arg arg_pos(Expr *e);
+Arg arg_pos(Loc loc, Expr *e);
 Arg arg_kw(Loc loc, const char *name, Expr *value);
 
 Ann ann_star(ParseCtx *c, Loc loc, NameVec *dotted);

@@ -358,7 +358,7 @@ static void check_invariant(Sema *S, const Block *body, Env *pre, Env *after, Lo
     assigned_names(S, body, &ns);
     for (int i = 0; i < ns.n; i++) {
         Val *a = env_lookup(pre, ns.v[i]), *b = env_lookup(after, ns.v[i]);
-        if (a && b && !carriable(*a) && !val_same(*a, *b))
+        if (a && b && a->k != V_UNDEF && !carriable(*a) && !val_same(*a, *b))
             sema_error(S, loc, "'%s' is reassigned inside the loop to a different compile-time value", ns.v[i]);
     }
 }
@@ -430,7 +430,7 @@ static RangeArgs range_args(Sema *S, const Expr *it) {
         lower_expr(S, it->kwvalues[i]); /* evaluated for its errors; a scheduling hint */
     }
     RangeArgs r = {val_int(0), val_int(0), val_int(1), is_static};
-    Val a[3];
+    Val a[3] = {val_int(0), val_int(0), val_int(0)};
     for (int i = 0; i < it->nitems; i++) {
         if (it->items[i]->kind == EX_STAR) sema_error(S, it->items[i]->loc, "'*' is not supported in range()");
         a[i] = lower_expr(S, it->items[i]);

@@ -1,0 +1,290 @@
+/* canonicalize.c - constant folding and local simplification, to a fixed point.
+ *
+ * requires:  a verified module (calls may remain).
+ * maintains: verification; value ids (a folded op becomes a const in place, keeping its
+ *            result); every fold is exact under the semantics of ir_ops.def (fold.c).
+ * breaks:    nothing; removed ops' entries stay in the tables, unreachable.
+ *
+ * What it does:
+ * - folds pure elementwise ops, cmp, cvt, bitcast, select, splat, broadcast,
+ *   expand_dims, reshape, trans and (integer or max/min/arg) reduce of constants into a
+ *   constant (block constants are uniform, so shapes only change the result type);
+ * - identities: x+0, x-0, x*1, x*0 (ints), x/1, x|0, x|-1, x&-1, x&0, x^0, x^x, x-x,
+ *   x&x, x|x, min/max(x,x), shl/shr by 0, select(c,x,x) and select on a constant,
+ *   cvt/bitcast/broadcast/reshape/trans to the same type; float identities only where
+ *   exact (x + -0.0, x - +0.0, x * 1.0, x / 1.0);
+ * - constants move to the right of commutative ops (and of cmp, flipping it);
+ * - an if on a constant is replaced by the taken region's ops, its results by the
+ *   yield's values; a for with a constant trip count of 0 by its inits. */
+#include "fold.h"
+#include "passes.h"
+#include "rewrite.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Canon {
+    IrFunc *f;
+    ValId *repl; /* results replaced by other values (no values are created here) */
+    bool changed;
+} Canon;
+
+/* ---- constants ---- */
+
+/* v's value if a const defines it, normalised to its dtype. */
+static bool const_of(const IrFunc *f, ValId v, Num *out) {
+    const IrOp *c = ir_const_def(f, v);
+    int dt = ir_type(f, v).dt;
+    if (!c || dt == DT_PTR) return false;
+    if (dt_is_float(dt))
+        out->f = fold_round(dt, c->fattr);
+    else
+        out->i = fold_wrap(dt, (uint64_t)c->attr[0]);
+    return true;
+}
+
+static bool is_const(const IrFunc *f, ValId v) {
+    Num n;
+    return const_of(f, v, &n);
+}
+
+static bool const_int_is(const IrFunc *f, ValId v, int64_t want) {
+    Num n;
+    return dt_is_int(ir_type(f, v).dt) && const_of(f, v, &n) && n.i == want;
+}
+
+/* Exactly +0.0 / -0.0 / 1.0 (the sign of zero matters for float identities). */
+static bool const_float_is(const IrFunc *f, ValId v, double want) {
+    Num n;
+    return dt_is_float(ir_type(f, v).dt) && const_of(f, v, &n) && n.f == want && signbit(n.f) == signbit(want);
+}
+
+/* Turns op into a const of its result type, in place: its result keeps its id. */
+static void make_const(Canon *C, OpId id, Num v) {
+    IrOp *op = ir_op(C->f, id);
+    int dt = ir_type(C->f, op->results[0]).dt;
+    op->code = OP_CONST;
+    op->nopnds = 0;
+    op->nregions = 0;
+    memset(op->attr, 0, sizeof op->attr);
+    op->fattr = 0;
+    op->sattr = NULL;
+    if (dt_is_float(dt))
+        op->fattr = fold_round(dt, v.f);
+    else
+        op->attr[0] = fold_wrap(dt, (uint64_t)v.i);
+    C->changed = true;
+}
+
+/* ---- folding ---- */
+
+static bool fold_reduce(const IrFunc *f, const IrOp *op, Num a, Num *out) {
+    IrType t = ir_type(f, op->operands[0]);
+    int64_t kind = op->attr[0], n = t.shape[op->attr[1]];
+    bool fl = dt_is_float(t.dt);
+    if (fl && isnan(a.f)) return false;
+    switch (kind) {
+    case RED_MAX: case RED_MIN: *out = a; return true;
+    case RED_ARGMAX: case RED_ARGMIN: out->i = 0; return true; /* the first of equal values */
+    case RED_SUM:
+        if (fl) return false; /* a float sum's rounding depends on the summation order */
+        out->i = fold_wrap(t.dt, (uint64_t)a.i * (uint64_t)n);
+        return true;
+    default: return false;
+    }
+}
+
+/* Ops that only reshape a uniform constant keep its value. */
+static bool is_shape_op(int code) {
+    return code == OP_SPLAT || code == OP_BROADCAST || code == OP_EXPAND_DIMS || code == OP_RESHAPE || code == OP_TRANS;
+}
+
+static bool try_fold(Canon *C, OpId id) {
+    IrFunc *f = C->f;
+    IrOp *op = ir_op(f, id);
+    Num a[3], r;
+    if (op->code == OP_CONST || op->nopnds == 0 || op->nopnds > 3 || op->nres != 1) return false;
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (!const_of(f, op->operands[i], &a[i])) return false;
+    int od = ir_type(f, op->operands[0]).dt, rd = ir_type(f, op->results[0]).dt;
+    bool ok;
+    if (is_shape_op(op->code)) r = a[0], ok = true;
+    else if (op->code == OP_CMP) ok = fold_cmp((int)op->attr[0], od, a[0], a[1], &r);
+    else if (op->code == OP_CVT) ok = fold_cvt(od, rd, a[0], &r);
+    else if (op->code == OP_BITCAST) ok = fold_bitcast(od, rd, a[0], &r);
+    else if (op->code == OP_REDUCE) ok = fold_reduce(f, op, a[0], &r);
+    else if (op->code == OP_SELECT) r = a[0].i ? a[1] : a[2], ok = true;
+    else ok = (ir_op_info[op->code].flags & F_ELEM) && fold_arith(op->code, rd, a, &r);
+    if (ok) make_const(C, id, r);
+    return ok;
+}
+
+/* ---- identities ---- */
+
+/* The value op's result equals, or 0. May instead turn op into a const (x*0). */
+static ValId int_identity(Canon *C, OpId id, ValId x, ValId y) {
+    IrFunc *f = C->f;
+    int dt = ir_type(f, x).dt, code = ir_op(f, id)->code;
+    Num zero = {0}, ones = {fold_all_ones(dt)};
+    bool y0 = const_int_is(f, y, 0), y1 = const_int_is(f, y, 1), yall = const_int_is(f, y, ones.i);
+    switch (code) {
+    case OP_ADD: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR:
+        if (y0) return x;
+        break;
+    case OP_SUB: if (y0) return x; break;
+    case OP_MUL: if (y1) return x; break;
+    case OP_IDIV: if (y1) return x; break;
+    case OP_AND: if (yall) return x; break;
+    default: break;
+    }
+    if ((code == OP_MUL || code == OP_AND) && y0) make_const(C, id, zero);
+    else if (code == OP_OR && yall) make_const(C, id, ones);
+    else if ((code == OP_SUB || code == OP_XOR) && x == y) make_const(C, id, zero);
+    return 0;
+}
+
+static ValId float_identity(const IrFunc *f, int code, ValId x, ValId y) {
+    if (code == OP_ADD && const_float_is(f, y, -0.0)) return x;
+    if (code == OP_SUB && const_float_is(f, y, 0.0)) return x;
+    if ((code == OP_MUL || code == OP_DIV) && const_float_is(f, y, 1.0)) return x;
+    return 0;
+}
+
+static bool is_identity_perm(const IrOp *op, int rank) {
+    for (int i = 0; i < rank; i++)
+        if (op->attr[i] != i) return false;
+    return true;
+}
+
+/* One-operand ops that are the identity when the type does not change. */
+static ValId same_type_identity(const IrFunc *f, const IrOp *op) {
+    ValId x = op->operands[0];
+    IrType t = ir_type(f, x);
+    if (!ty_equal(t, ir_type(f, op->results[0]))) return 0;
+    switch (op->code) {
+    case OP_CVT: case OP_BITCAST: case OP_BROADCAST: case OP_RESHAPE: return x;
+    case OP_TRANS: return is_identity_perm(op, t.rank) ? x : 0;
+    default: return 0;
+    }
+}
+
+static ValId identity(Canon *C, OpId id) {
+    IrFunc *f = C->f;
+    IrOp *op = ir_op(f, id);
+    if (op->code == OP_SELECT) {
+        Num c;
+        if (const_of(f, op->operands[0], &c)) return op->operands[c.i ? 1 : 2];
+        return op->operands[1] == op->operands[2] ? op->operands[1] : 0;
+    }
+    if (op->nopnds == 1) return same_type_identity(f, op);
+    if (op->nopnds != 2 || !(ir_op_info[op->code].flags & F_ELEM) || op->code == OP_CMP) return 0;
+    ValId x = op->operands[0], y = op->operands[1];
+    if (x == y && (op->code == OP_AND || op->code == OP_OR || op->code == OP_MIN || op->code == OP_MAX)) return x;
+    if (dt_is_float(ir_type(f, x).dt)) return float_identity(f, op->code, x, y);
+    return dt_is_int(ir_type(f, x).dt) ? int_identity(C, id, x, y) : 0;
+}
+
+/* Constants go right: commutative ops swap, cmp swaps and mirrors its predicate. */
+static void constants_right(Canon *C, OpId id) {
+    IrOp *op = ir_op(C->f, id);
+    bool comm = ir_op_info[op->code].flags & F_COMM;
+    if ((!comm && op->code != OP_CMP) || op->nopnds != 2) return;
+    if (!is_const(C->f, op->operands[0]) || is_const(C->f, op->operands[1])) return;
+    ValId t = op->operands[0];
+    op->operands[0] = op->operands[1];
+    op->operands[1] = t;
+    static const int64_t mirror[] = {CMP_PRED_EQ, CMP_PRED_NE, CMP_PRED_GT, CMP_PRED_GE, CMP_PRED_LT, CMP_PRED_LE};
+    if (op->code == OP_CMP) op->attr[0] = mirror[op->attr[0]];
+    C->changed = true;
+}
+
+/* Simplifies a pure op; true if it is gone (its result now maps to another value). */
+static bool simplify(Canon *C, OpId id) {
+    IrOp *op = ir_op(C->f, id);
+    if (!(ir_op_info[op->code].flags & F_PURE) || op->nres != 1 || op->code == OP_CONST) return false;
+    if (op->code == OP_MULTIPLE_OF || op->code == OP_MAX_CONTIGUOUS) return false; /* hints stay */
+    constants_right(C, id);
+    if (try_fold(C, id)) return false;
+    ValId x = identity(C, id);
+    if (!x) return false;
+    C->repl[ir_op(C->f, id)->results[0]] = x;
+    C->changed = true;
+    return true;
+}
+
+/* ---- control flow ---- */
+
+static void canon_region(Canon *C, RegionId r);
+static void canon_list(Canon *C, OpVec *out, const OpId *ops, uint32_t n);
+
+/* if on a constant: the taken region's ops join the enclosing list; the if's results
+ * become the values its yield gives. */
+static bool fold_if(Canon *C, OpVec *out, OpId id) {
+    IrFunc *f = C->f;
+    Num c;
+    if (!const_of(f, ir_op(f, id)->operands[0], &c)) return false;
+    RegionId r = ir_op(f, id)->region[c.i ? 0 : 1];
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(f, r, &n);
+    canon_list(C, out, ops, n - 1); /* the last op is the yield */
+    OpId yield = ops[n - 1];
+    ir_op_remap(f, yield, C->repl);
+    for (uint32_t i = 0; i < ir_op(f, id)->nres; i++) C->repl[ir_op(f, id)->results[i]] = ir_op(f, yield)->operands[i];
+    free(ops);
+    C->changed = true;
+    return true;
+}
+
+/* for whose constant bounds give no iteration: its results are its inits. */
+static bool fold_for(Canon *C, OpId id) {
+    IrFunc *f = C->f;
+    IrOp *op = ir_op(f, id);
+    Num lb, ub, st;
+    if (!const_of(f, op->operands[0], &lb) || !const_of(f, op->operands[1], &ub) || !const_of(f, op->operands[2], &st))
+        return false;
+    bool sg = dt_is_signed(ir_type(f, op->operands[0]).dt);
+    bool none = st.i == 0 || (sg ? (st.i > 0 ? lb.i >= ub.i : lb.i <= ub.i) : (uint64_t)lb.i >= (uint64_t)ub.i);
+    if (!none) return false;
+    for (uint32_t i = 0; i < op->nres; i++) C->repl[op->results[i]] = op->operands[3 + i];
+    C->changed = true;
+    return true;
+}
+
+static void canon_list(Canon *C, OpVec *out, const OpId *ops, uint32_t n) {
+    IrFunc *f = C->f;
+    for (uint32_t i = 0; i < n; i++) {
+        OpId id = ops[i];
+        ir_op_remap(f, id, C->repl);
+        int code = ir_op(f, id)->code;
+        if (code == OP_IF && fold_if(C, out, id)) continue;
+        if (code == OP_FOR && fold_for(C, id)) continue;
+        if (simplify(C, id)) continue;
+        opvec_push(out, id);
+        for (uint32_t j = 0; j < ir_op(f, id)->nregions; j++) canon_region(C, ir_op(f, id)->region[j]);
+    }
+}
+
+static void canon_region(Canon *C, RegionId r) {
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(C->f, r, &n);
+    OpVec out = {0};
+    canon_list(C, &out, ops, n);
+    ir_region_set_ops(C->f, r, out.v, out.n);
+    opvec_free(&out);
+    free(ops);
+}
+
+static void canon_func(IrFunc *f) {
+    Canon C = {f, ir_repl_new(f), true};
+    while (C.changed) {
+        C.changed = false;
+        canon_region(&C, f->body);
+    }
+    ir_replace_all_uses(f, C.repl);
+    free(C.repl);
+}
+
+void pass_canonicalize(IrModule *m) {
+    for (uint32_t i = 0; i < m->nfuncs; i++) canon_func(m->funcs[i]);
+}

@@ -1,0 +1,407 @@
+/* api.c - the C API (include/nereid.h): contexts, compilation into modules, kernel
+ * lookup, argument checking and launches, device memory. The CPU device runs kernels on
+ * the IR interpreter over host memory it allocates itself, so it knows every buffer's
+ * extent and can report out-of-bounds accesses. No global state: everything hangs off
+ * the context. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../compiler/driver.h"
+#include "float16.h"
+#include "interp.h"
+#include "nereid.h"
+
+typedef struct Allocation {
+    void *ptr;
+    size_t size;
+} Allocation;
+
+struct nr_context {
+    nr_device_kind kind;
+    StrBuf err;
+    Allocation *allocs;
+    int nallocs, capallocs;
+};
+
+struct nr_kernel {
+    nr_module *mod;
+    IrFunc *f;
+};
+
+struct nr_module {
+    nr_context *ctx;
+    NrProgram prog;
+    Source *src;   /* kept: run-time errors quote source locations */
+    char *text;
+    nr_kernel *kernels;
+    int nkernels;
+};
+
+static nr_status fail(nr_context *ctx, nr_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static nr_status fail(nr_context *ctx, nr_status s, const char *fmt, ...) {
+    if (!ctx) return s;
+    sb_free(&ctx->err);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&ctx->err, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+static void clear_error(nr_context *ctx) {
+    sb_free(&ctx->err);
+}
+
+const char *nr_status_string(nr_status s) {
+    switch (s) {
+    case NR_OK: return "success";
+    case NR_ERR_COMPILE: return "compile error";
+    case NR_ERR_INVALID_ARG: return "invalid argument";
+    case NR_ERR_NOT_FOUND: return "not found";
+    case NR_ERR_LAUNCH: return "kernel failed";
+    case NR_ERR_DEVICE: return "device error";
+    case NR_ERR_OUT_OF_MEMORY: return "out of memory";
+    case NR_ERR_UNSUPPORTED: return "unsupported";
+    }
+    return "unknown status";
+}
+
+/* ---- contexts ---- */
+
+nr_status nr_context_create(nr_device_kind kind, int device_index, nr_context **out) {
+    if (!out) return NR_ERR_INVALID_ARG;
+    *out = NULL;
+    if (kind != NR_DEVICE_CPU && kind != NR_DEVICE_CUDA) return NR_ERR_INVALID_ARG;
+    if (kind == NR_DEVICE_CUDA) return NR_ERR_DEVICE; /* the CUDA device is not built in yet */
+    if (device_index != 0) return NR_ERR_INVALID_ARG;
+    nr_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return NR_ERR_OUT_OF_MEMORY;
+    ctx->kind = kind;
+    sb_init(&ctx->err);
+    *out = ctx;
+    return NR_OK;
+}
+
+void nr_context_destroy(nr_context *ctx) {
+    if (!ctx) return;
+    for (int i = 0; i < ctx->nallocs; i++) free(ctx->allocs[i].ptr);
+    free(ctx->allocs);
+    sb_free(&ctx->err);
+    free(ctx);
+}
+
+const char *nr_last_error(const nr_context *ctx) {
+    if (!ctx) return "no context";
+    return ctx->err.data ? ctx->err.data : "";
+}
+
+nr_device_kind nr_context_device(const nr_context *ctx) { return ctx->kind; }
+
+/* ---- compiling ---- */
+
+static nr_status compile_text(nr_context *ctx, char *text, size_t len, const char *filename,
+                              const nr_compile_options *opts, nr_module **out) {
+    nr_module *m = calloc(1, sizeof *m);
+    if (!m) return free(text), fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    m->ctx = ctx;
+    m->text = text;
+    m->src = calloc(1, sizeof *m->src);
+    char *name = strdup(filename ? filename : "<source>");
+    if (!m->src || !name) {
+        free(name);
+        nr_module_destroy(m);
+        return fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    *m->src = (Source){name, text, len};
+    NrCompileOptions o;
+    memset(&o, 0, sizeof o);
+    o.stop_after = NR_STAGE_IR_OPT;
+    if (opts) {
+        if (opts->num_defines < 0 || (opts->num_defines && !opts->defines) || opts->num_warps < 0) {
+            nr_module_destroy(m);
+            return fail(ctx, NR_ERR_INVALID_ARG, "invalid compile options");
+        }
+        for (int i = 0; i < opts->num_defines; i++)
+            if (!opts->defines[i].name || !opts->defines[i].value) {
+                nr_module_destroy(m);
+                return fail(ctx, NR_ERR_INVALID_ARG, "define %d has a NULL name or value", i);
+            }
+        o.defines = (const SemaDefine *)opts->defines; /* same layout: name, value */
+        o.ndefines = opts->num_defines;
+        o.only_kernel = opts->kernel;
+        o.num_warps = opts->num_warps;
+    }
+    Diag diag;
+    diag_init(&diag);
+    bool ok = nr_compile_program(m->src, &o, &diag, NULL, &m->prog);
+    if (!ok) {
+        fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
+        diag_free(&diag);
+        nr_module_destroy(m);
+        return NR_ERR_COMPILE;
+    }
+    diag_free(&diag);
+    IrModule *ir = m->prog.ir;
+    m->kernels = calloc(ir->nfuncs ? ir->nfuncs : 1, sizeof *m->kernels);
+    if (!m->kernels) {
+        nr_module_destroy(m);
+        return fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (uint32_t i = 0; i < ir->nfuncs; i++)
+        if (ir->funcs[i]->is_kernel) m->kernels[m->nkernels++] = (nr_kernel){m, ir->funcs[i]};
+    *out = m;
+    return NR_OK;
+}
+
+nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length, const char *filename,
+                            const nr_compile_options *opts, nr_module **out) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    clear_error(ctx);
+    if (!source || !out) return fail(ctx, NR_ERR_INVALID_ARG, "source and out must not be NULL");
+    *out = NULL;
+    char *text = malloc(length + 1);
+    if (!text) return fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    memcpy(text, source, length);
+    text[length] = 0;
+    return compile_text(ctx, text, length, filename, opts, out);
+}
+
+nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_options *opts, nr_module **out) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    clear_error(ctx);
+    if (!path || !out) return fail(ctx, NR_ERR_INVALID_ARG, "path and out must not be NULL");
+    *out = NULL;
+    size_t len;
+    char *text = read_file(path, &len);
+    if (!text) return fail(ctx, NR_ERR_NOT_FOUND, "cannot read '%s'", path);
+    return compile_text(ctx, text, len, path, opts, out);
+}
+
+void nr_module_destroy(nr_module *m) {
+    if (!m) return;
+    nr_program_free(&m->prog);
+    if (m->src) free((char *)m->src->name);
+    free(m->src);
+    free(m->text);
+    free(m->kernels);
+    free(m);
+}
+
+int nr_module_num_kernels(const nr_module *m) { return m ? m->nkernels : 0; }
+
+const char *nr_module_kernel_name(const nr_module *m, int i) {
+    return m && i >= 0 && i < m->nkernels ? m->kernels[i].f->name : NULL;
+}
+
+nr_status nr_module_get_kernel(nr_module *m, const char *name, nr_kernel **out) {
+    if (!m) return NR_ERR_INVALID_ARG;
+    if (!name || !out) return fail(m->ctx, NR_ERR_INVALID_ARG, "name and out must not be NULL");
+    for (int i = 0; i < m->nkernels; i++)
+        if (!strcmp(m->kernels[i].f->name, name)) {
+            *out = &m->kernels[i];
+            return NR_OK;
+        }
+    return fail(m->ctx, NR_ERR_NOT_FOUND, "no kernel named '%s' in the module", name);
+}
+
+int nr_kernel_num_params(const nr_kernel *k) { return k ? (int)k->f->regions[k->f->body].nargs : 0; }
+
+static IrType param_type(const nr_kernel *k, int i) {
+    return ir_type(k->f, k->f->regions[k->f->body].args[i]);
+}
+
+const char *nr_kernel_param_name(const nr_kernel *k, int i) {
+    if (!k || i < 0 || i >= nr_kernel_num_params(k)) return NULL;
+    return k->f->param_names[i];
+}
+
+static nr_type type_tag(IrType t) {
+    static const nr_type tags[DT_COUNT] = {
+        [DT_I1] = NR_TYPE_I1, [DT_I8] = NR_TYPE_I8, [DT_I16] = NR_TYPE_I16, [DT_I32] = NR_TYPE_I32,
+        [DT_I64] = NR_TYPE_I64, [DT_U8] = NR_TYPE_U8, [DT_U16] = NR_TYPE_U16, [DT_U32] = NR_TYPE_U32,
+        [DT_U64] = NR_TYPE_U64, [DT_FP16] = NR_TYPE_FP16, [DT_BF16] = NR_TYPE_BF16, [DT_FP32] = NR_TYPE_FP32,
+        [DT_FP64] = NR_TYPE_FP64, [DT_PTR] = NR_TYPE_PTR};
+    return tags[t.dt];
+}
+
+nr_type nr_kernel_param_type(const nr_kernel *k, int i) {
+    if (!k || i < 0 || i >= nr_kernel_num_params(k)) return NR_TYPE_PTR;
+    return type_tag(param_type(k, i));
+}
+
+/* ---- launching ---- */
+
+static const char *tag_name(nr_type t) {
+    static const char *const names[] = {"pointer", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+                                        "fp16", "bf16", "fp32", "fp64"};
+    return (unsigned)t < sizeof names / sizeof *names ? names[t] : "an unknown type";
+}
+
+static bool is_int_tag(nr_type t) { return t >= NR_TYPE_I1 && t <= NR_TYPE_U64; }
+static bool is_float_tag(nr_type t) { return t >= NR_TYPE_FP16 && t <= NR_TYPE_FP64; }
+
+/* An integer argument fits its parameter if its value is representable there. */
+static bool int_fits(const nr_arg *a, int dt) {
+    bool sgn = a->type <= NR_TYPE_I64;
+    int bits = dt_bits(dt);
+    if (sgn) {
+        int64_t v = a->v.i;
+        if (dt == DT_I1) return v == 0 || v == 1;
+        if (dt_is_signed(dt)) return bits == 64 || (v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1)));
+        return v >= 0 && (bits == 64 || (uint64_t)v < (UINT64_C(1) << bits));
+    }
+    uint64_t v = a->v.u;
+    if (dt == DT_I1) return v <= 1;
+    if (dt_is_signed(dt)) return v < (UINT64_C(1) << (bits - 1));
+    return bits == 64 || v < (UINT64_C(1) << bits);
+}
+
+static nr_status convert_arg(nr_kernel *k, int i, const nr_arg *a, InterpScalar *out) {
+    IrType t = param_type(k, i);
+    const char *name = k->f->param_names[i] ? k->f->param_names[i] : "?";
+    nr_context *ctx = k->mod->ctx;
+    if (t.dt == DT_PTR) {
+        if (a->type != NR_TYPE_PTR)
+            return fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') is a pointer (*%s), got %s", k->f->name,
+                        i, name, dt_name(t.pointee), tag_name(a->type));
+        out->u = a->v.u;
+        return NR_OK;
+    }
+    if (dt_is_int(t.dt)) {
+        if (!is_int_tag(a->type))
+            return fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') is %s, got %s", k->f->name, i, name,
+                        dt_name(t.dt), tag_name(a->type));
+        if (!int_fits(a, t.dt))
+            return fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') does not fit in %s", k->f->name, i,
+                        name, dt_name(t.dt));
+        out->i = a->v.i;
+        return NR_OK;
+    }
+    if (!is_float_tag(a->type))
+        return fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') is %s, got %s", k->f->name, i, name,
+                    dt_name(t.dt), tag_name(a->type));
+    double f = a->v.f;
+    out->f = t.dt == DT_FP32 ? (double)(float)f : t.dt == DT_FP16 ? nr_fp16_round(f) : t.dt == DT_BF16 ? nr_bf16_round(f) : f;
+    return NR_OK;
+}
+
+static bool registered(const nr_context *ctx, uint64_t p) {
+    for (int i = 0; i < ctx->nallocs; i++) {
+        uint64_t b = (uint64_t)(uintptr_t)ctx->allocs[i].ptr;
+        if (p >= b && p <= b + ctx->allocs[i].size) return true;
+    }
+    return false;
+}
+
+nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
+                    const nr_launch_options *opts) {
+    if (!k) return NR_ERR_INVALID_ARG;
+    nr_context *ctx = k->mod->ctx;
+    clear_error(ctx);
+    (void)opts;
+    int np = nr_kernel_num_params(k);
+    if (!grid) return fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': the grid must not be NULL", k->f->name);
+    for (int d = 0; d < 3; d++)
+        if (grid[d] == 0 || grid[d] > 0x7fffffffu)
+            return fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': grid dimension %d is %u (must be 1 to 2^31-1)", k->f->name,
+                        d, grid[d]);
+    if (num_args != np || (np && !args))
+        return fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' takes %d argument%s, got %d", k->f->name, np, np == 1 ? "" : "s",
+                    num_args);
+    InterpScalar *vals = calloc((size_t)(np ? np : 1), sizeof *vals);
+    if (!vals) return fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    bool strict = true;
+    for (int i = 0; i < np; i++) {
+        nr_status s = convert_arg(k, i, &args[i], &vals[i]);
+        if (s) return free(vals), s;
+        if (param_type(k, i).dt == DT_PTR && !registered(ctx, vals[i].u)) strict = false;
+    }
+    InterpBuffer *bufs = calloc((size_t)(ctx->nallocs ? ctx->nallocs : 1), sizeof *bufs);
+    if (!bufs) return free(vals), fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    for (int i = 0; i < ctx->nallocs; i++) bufs[i] = (InterpBuffer){(uint64_t)(uintptr_t)ctx->allocs[i].ptr, ctx->allocs[i].size};
+    InterpOptions io = {bufs, ctx->nallocs, strict, NULL};
+    StrBuf err;
+    sb_init(&err);
+    int rc = interp_run(k->f, vals, grid, &io, &err);
+    nr_status s = NR_OK;
+    if (rc) s = fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&err));
+    sb_free(&err);
+    free(bufs);
+    free(vals);
+    return s;
+}
+
+nr_status nr_synchronize(nr_context *ctx) { return ctx ? NR_OK : NR_ERR_INVALID_ARG; }
+
+/* ---- memory ---- */
+
+nr_status nr_malloc(nr_context *ctx, size_t bytes, nr_devptr *out) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    if (!out) return fail(ctx, NR_ERR_INVALID_ARG, "out must not be NULL");
+    void *p = calloc(1, bytes ? bytes : 1); /* 16-byte aligned, like device memory */
+    if (!p) return fail(ctx, NR_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes", bytes);
+    if (ctx->nallocs == ctx->capallocs) {
+        int cap = ctx->capallocs ? ctx->capallocs * 2 : 16;
+        Allocation *a = realloc(ctx->allocs, sizeof *a * (size_t)cap);
+        if (!a) return free(p), fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        ctx->allocs = a;
+        ctx->capallocs = cap;
+    }
+    ctx->allocs[ctx->nallocs++] = (Allocation){p, bytes};
+    *out = (nr_devptr)(uintptr_t)p;
+    return NR_OK;
+}
+
+static int find_alloc(nr_context *ctx, nr_devptr p) {
+    for (int i = 0; i < ctx->nallocs; i++)
+        if ((nr_devptr)(uintptr_t)ctx->allocs[i].ptr == p) return i;
+    return -1;
+}
+
+nr_status nr_free(nr_context *ctx, nr_devptr p) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    if (!p) return NR_OK;
+    int i = find_alloc(ctx, p);
+    if (i < 0) return fail(ctx, NR_ERR_INVALID_ARG, "nr_free: 0x%llx was not allocated by nr_malloc", (unsigned long long)p);
+    free(ctx->allocs[i].ptr);
+    ctx->allocs[i] = ctx->allocs[--ctx->nallocs];
+    return NR_OK;
+}
+
+/* The range [p, p+n) must lie inside one allocation. */
+static nr_status check_range(nr_context *ctx, nr_devptr p, size_t n, const char *what) {
+    for (int i = 0; i < ctx->nallocs; i++) {
+        nr_devptr b = (nr_devptr)(uintptr_t)ctx->allocs[i].ptr;
+        if (p >= b && p - b <= ctx->allocs[i].size && n <= ctx->allocs[i].size - (p - b)) return NR_OK;
+    }
+    return fail(ctx, NR_ERR_INVALID_ARG, "%s: [0x%llx, +%zu) is not inside memory from nr_malloc", what,
+                (unsigned long long)p, n);
+}
+
+nr_status nr_memcpy_htod(nr_context *ctx, nr_devptr dst, const void *src, size_t bytes) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    if (!src && bytes) return fail(ctx, NR_ERR_INVALID_ARG, "nr_memcpy_htod: NULL source");
+    nr_status s = check_range(ctx, dst, bytes, "nr_memcpy_htod");
+    if (s) return s;
+    if (bytes) memcpy((void *)(uintptr_t)dst, src, bytes);
+    return NR_OK;
+}
+
+nr_status nr_memcpy_dtoh(nr_context *ctx, void *dst, nr_devptr src, size_t bytes) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    if (!dst && bytes) return fail(ctx, NR_ERR_INVALID_ARG, "nr_memcpy_dtoh: NULL destination");
+    nr_status s = check_range(ctx, src, bytes, "nr_memcpy_dtoh");
+    if (s) return s;
+    if (bytes) memcpy(dst, (const void *)(uintptr_t)src, bytes);
+    return NR_OK;
+}
+
+nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    nr_status s = check_range(ctx, dst, bytes, "nr_memset");
+    if (s) return s;
+    if (bytes) memset((void *)(uintptr_t)dst, byte, bytes);
+    return NR_OK;
+}

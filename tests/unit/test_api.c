@@ -1,0 +1,171 @@
+/* test_api.c - the C API: compile, look up, launch and read back on the CPU device;
+ * argument checking (count, types, ranges); errors as statuses with messages (compile
+ * errors, missing kernels, out-of-bounds accesses); and two contexts used from two
+ * threads at once. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "nereid.h"
+
+static const char *add_src =
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def add_kernel(x_ptr: *fp32, y_ptr: *fp32, out_ptr: *fp32, n: i32, BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    mask = offs < n\n"
+    "    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)\n"
+    "@triton.jit\n"
+    "def scale(x_ptr: *fp32, s: fp32, n: i64, BLOCK: tl.constexpr = 32):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * s, mask=offs < n)\n";
+
+/* vector add of n elements on a fresh context; returns the number of wrong elements */
+static int vector_add(int n, int block, float bias) {
+    nr_context *ctx;
+    if (nr_context_create(NR_DEVICE_CPU, 0, &ctx)) return -1;
+    char b[16];
+    snprintf(b, sizeof b, "%d", block);
+    nr_define d = {"BLOCK", b};
+    nr_compile_options o = {&d, 1, "add_kernel", 0};
+    nr_module *m;
+    int bad = -1;
+    if (nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m)) goto out;
+    nr_kernel *k;
+    if (nr_module_get_kernel(m, "add_kernel", &k)) goto out_m;
+    float *x = malloc(sizeof(float) * (size_t)n), *y = malloc(sizeof(float) * (size_t)n), *z = malloc(sizeof(float) * (size_t)n);
+    for (int i = 0; i < n; i++) x[i] = (float)i + bias, y[i] = 0.5f * (float)i;
+    nr_devptr dx, dy, dz;
+    nr_malloc(ctx, sizeof(float) * (size_t)n, &dx);
+    nr_malloc(ctx, sizeof(float) * (size_t)n, &dy);
+    nr_malloc(ctx, sizeof(float) * (size_t)n, &dz);
+    nr_memcpy_htod(ctx, dx, x, sizeof(float) * (size_t)n);
+    nr_memcpy_htod(ctx, dy, y, sizeof(float) * (size_t)n);
+    nr_arg args[4] = {nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_ptr(dz), nr_arg_i32(n)};
+    unsigned grid[3] = {(unsigned)((n + block - 1) / block), 1, 1};
+    if (nr_launch(k, grid, args, 4, NULL) == NR_OK) {
+        nr_memcpy_dtoh(ctx, z, dz, sizeof(float) * (size_t)n);
+        bad = 0;
+        for (int i = 0; i < n; i++) bad += z[i] != x[i] + y[i];
+    }
+    free(x), free(y), free(z);
+out_m:
+    nr_module_destroy(m);
+out:
+    nr_context_destroy(ctx);
+    return bad;
+}
+
+typedef struct {
+    int n, block, result;
+    float bias;
+} Job;
+
+static void *thread_main(void *p) {
+    Job *j = p;
+    j->result = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        int r = vector_add(j->n + rep, j->block, j->bias);
+        if (r != 0) j->result = r ? r : -1;
+    }
+    return NULL;
+}
+
+static void test_threads(CheckState *st) {
+    Job a = {10007, 128, 1, 1.0f}, b = {4099, 64, 1, -3.0f};
+    pthread_t ta, tb;
+    pthread_create(&ta, NULL, thread_main, &a);
+    pthread_create(&tb, NULL, thread_main, &b);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    CHECK_AT(st, a.result == 0 && b.result == 0, "two contexts in two threads: %d and %d wrong", a.result, b.result);
+}
+
+static void test_errors(CheckState *st) {
+    nr_context *ctx;
+    nr_context_create(NR_DEVICE_CPU, 0, &ctx);
+    nr_module *m = NULL;
+    const char *bad = "@triton.jit\ndef k(x: *fp32):\n    y = undefined_thing + 1\n";
+    nr_status s = nr_compile_source(ctx, bad, strlen(bad), "bad.nr", NULL, &m);
+    CHECK_AT(st, s == NR_ERR_COMPILE && !m, "compile error status %d", s);
+    CHECK_AT(st, strstr(nr_last_error(ctx), "bad.nr:3:9: error: use of undefined name 'undefined_thing'") != NULL,
+             "diagnostic: %s", nr_last_error(ctx));
+    s = nr_compile_file(ctx, "/nonexistent/k.nr", NULL, &m);
+    CHECK_AT(st, s == NR_ERR_NOT_FOUND, "missing file status %d", s);
+    nr_define d = {"BLOCK", "64"};
+    nr_compile_options o = {&d, 1, NULL, 0};
+    s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m);
+    CHECK_AT(st, s == NR_OK, "compile: %s", nr_last_error(ctx));
+    if (s) return;
+    CHECK_AT(st, nr_module_num_kernels(m) == 2, "kernels: %d", nr_module_num_kernels(m));
+    nr_kernel *k = NULL, *ks = NULL;
+    CHECK_AT(st, nr_module_get_kernel(m, "nope", &k) == NR_ERR_NOT_FOUND, "missing kernel");
+    CHECK_AT(st, strstr(nr_last_error(ctx), "nope") != NULL, "message %s", nr_last_error(ctx));
+    nr_module_get_kernel(m, "add_kernel", &k);
+    nr_module_get_kernel(m, "scale", &ks);
+    CHECK_AT(st, nr_kernel_num_params(k) == 4, "params %d", nr_kernel_num_params(k));
+    CHECK_AT(st, !strcmp(nr_kernel_param_name(k, 3), "n") && nr_kernel_param_type(k, 3) == NR_TYPE_I32, "param 3");
+    CHECK_AT(st, nr_kernel_param_type(k, 0) == NR_TYPE_PTR, "param 0 type");
+    CHECK_AT(st, nr_kernel_param_type(ks, 2) == NR_TYPE_I64, "scale n is i64");
+    nr_devptr buf;
+    nr_malloc(ctx, 100 * sizeof(float), &buf);
+    unsigned grid[3] = {1, 1, 1};
+    nr_arg args[4] = {nr_arg_ptr(buf), nr_arg_ptr(buf), nr_arg_ptr(buf), nr_arg_i32(100)};
+    s = nr_launch(k, grid, args, 3, NULL);
+    CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "takes 4 arguments, got 3"), "count: %s", nr_last_error(ctx));
+    args[3] = nr_arg_f32(1.0f);
+    s = nr_launch(k, grid, args, 4, NULL);
+    CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "argument 3 ('n') is i32, got fp32"), "type: %s", nr_last_error(ctx));
+    args[3] = nr_arg_i64(1LL << 40);
+    s = nr_launch(k, grid, args, 4, NULL);
+    CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "does not fit"), "range: %s", nr_last_error(ctx));
+    args[0] = nr_arg_i32(5);
+    args[3] = nr_arg_i32(100);
+    s = nr_launch(k, grid, args, 4, NULL);
+    CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "is a pointer"), "ptr: %s", nr_last_error(ctx));
+    /* 64 elements of a 100-float buffer are fine; n = 200 with two programs runs off the end */
+    args[0] = nr_arg_ptr(buf);
+    grid[0] = 2;
+    args[3] = nr_arg_i32(200);
+    s = nr_launch(k, grid, args, 4, NULL);
+    CHECK_AT(st, s == NR_ERR_LAUNCH && strstr(nr_last_error(ctx), "out-of-bounds"), "oob: %s", nr_last_error(ctx));
+    CHECK_AT(st, strstr(nr_last_error(ctx), "add.nr:") != NULL, "oob message names the source: %s", nr_last_error(ctx));
+    args[3] = nr_arg_i32(100);
+    s = nr_launch(k, grid, args, 4, NULL);
+    CHECK_AT(st, s == NR_OK, "in bounds: %s", nr_last_error(ctx));
+    grid[0] = 0;
+    CHECK_AT(st, nr_launch(k, grid, args, 4, NULL) == NR_ERR_INVALID_ARG, "zero grid");
+    nr_arg sargs[3] = {nr_arg_ptr(buf), nr_arg_f32(2.0f), nr_arg_i32(100)}; /* i32 value for an i64 param */
+    grid[0] = 4;
+    CHECK_AT(st, nr_launch(ks, grid, sargs, 3, NULL) == NR_OK, "scale: %s", nr_last_error(ctx));
+    CHECK_AT(st, nr_free(ctx, buf) == NR_OK, "free");
+    CHECK_AT(st, nr_free(ctx, buf) == NR_ERR_INVALID_ARG, "double free is reported");
+    CHECK_AT(st, nr_context_create(NR_DEVICE_CPU, 0, NULL) == NR_ERR_INVALID_ARG, "NULL out");
+    CHECK_AT(st, nr_launch(NULL, grid, args, 4, NULL) == NR_ERR_INVALID_ARG, "NULL kernel");
+    nr_module_destroy(m);
+    nr_context_destroy(ctx);
+}
+
+static void test_defines(CheckState *st) {
+    nr_context *ctx;
+    nr_context_create(NR_DEVICE_CPU, 0, &ctx);
+    nr_module *m = NULL;
+    nr_compile_options o = {NULL, 0, "add_kernel", 0};
+    nr_status s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m);
+    CHECK_AT(st, s == NR_ERR_COMPILE && strstr(nr_last_error(ctx), "has no value: give it with -D BLOCK=VALUE"),
+             "missing constexpr: %s", nr_last_error(ctx));
+    nr_define d[] = {{"BLOCK", "100"}};
+    o.defines = d, o.num_defines = 1;
+    s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m);
+    CHECK_AT(st, s == NR_ERR_COMPILE && strstr(nr_last_error(ctx), "power of two"), "BLOCK=100: %s", nr_last_error(ctx));
+    nr_context_destroy(ctx);
+}
+
+int main(void) {
+    CheckState st = {0, 0};
+    test_errors(&st);
+    test_defines(&st);
+    CHECK_AT(&st, vector_add(1000, 256, 0.25f) == 0, "vector add");
+    test_threads(&st);
+    return check_done("test_api", &st);
+}

@@ -1,0 +1,110 @@
+/* test_philox.c - the standard library's Philox (tl.randint, tl.rand, tl.randint4x,
+ * tl.rand4x, tl.randn) against the known answers read off Triton 3.6 and a plain-C
+ * reference, run through the compiler and the CPU interpreter. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "nereid.h"
+#include "philox_ref.h"
+
+static const char *src =
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def rng(out_i: *u32, out_f: *fp32, out4: *u32, out4f: *fp32, out_n: *fp32, seed: i64, base: i32,\n"
+    "        BLOCK: tl.constexpr):\n"
+    "    idx = tl.arange(0, BLOCK)\n"
+    "    offs = base + idx\n"
+    "    tl.store(out_i + idx, tl.randint(seed, offs))\n"
+    "    tl.store(out_f + idx, tl.rand(seed, offs))\n"
+    "    a, b, c, d = tl.randint4x(seed, offs)\n"
+    "    tl.store(out4 + idx * 4, a)\n"
+    "    tl.store(out4 + idx * 4 + 1, b)\n"
+    "    tl.store(out4 + idx * 4 + 2, c)\n"
+    "    tl.store(out4 + idx * 4 + 3, d)\n"
+    "    u1, u2, u3, u4 = tl.rand4x(seed, offs)\n"
+    "    tl.store(out4f + idx * 4, u1)\n"
+    "    tl.store(out4f + idx * 4 + 3, u4)\n"
+    "    tl.store(out_n + idx, tl.randn(seed, offs))\n";
+
+enum { BLOCK = 64 };
+
+typedef struct {
+    nr_context *ctx;
+    nr_kernel *k;
+    nr_devptr bi, bf, b4, b4f, bn;
+} Rig;
+
+static void run(Rig *r, int64_t seed, int32_t base, uint32_t *ints, float *fl, uint32_t *w4, float *f4, float *nrm) {
+    nr_arg args[7] = {nr_arg_ptr(r->bi), nr_arg_ptr(r->bf), nr_arg_ptr(r->b4), nr_arg_ptr(r->b4f), nr_arg_ptr(r->bn),
+                      nr_arg_i64(seed), nr_arg_i32(base)};
+    unsigned grid[3] = {1, 1, 1};
+    if (nr_launch(r->k, grid, args, 7, NULL)) {
+        printf("launch failed: %s\n", nr_last_error(r->ctx));
+        exit(1);
+    }
+    nr_memcpy_dtoh(r->ctx, ints, r->bi, BLOCK * 4);
+    nr_memcpy_dtoh(r->ctx, fl, r->bf, BLOCK * 4);
+    nr_memcpy_dtoh(r->ctx, w4, r->b4, BLOCK * 16);
+    nr_memcpy_dtoh(r->ctx, f4, r->b4f, BLOCK * 16);
+    nr_memcpy_dtoh(r->ctx, nrm, r->bn, BLOCK * 4);
+}
+
+int main(void) {
+    CheckState st = {0, 0};
+    Rig r;
+    if (nr_context_create(NR_DEVICE_CPU, 0, &r.ctx)) return 1;
+    nr_define defs[] = {{"BLOCK", "64"}};
+    nr_compile_options o = {defs, 1, NULL, 0};
+    nr_module *m;
+    if (nr_compile_source(r.ctx, src, strlen(src), "rng.nr", &o, &m)) {
+        printf("compile failed:\n%s\n", nr_last_error(r.ctx));
+        return 1;
+    }
+    nr_module_get_kernel(m, "rng", &r.k);
+    nr_malloc(r.ctx, BLOCK * 4, &r.bi);
+    nr_malloc(r.ctx, BLOCK * 4, &r.bf);
+    nr_malloc(r.ctx, BLOCK * 16, &r.b4);
+    nr_malloc(r.ctx, BLOCK * 16, &r.b4f);
+    nr_malloc(r.ctx, BLOCK * 4, &r.bn);
+    uint32_t ints[BLOCK], w4[BLOCK * 4];
+    float fl[BLOCK], f4[BLOCK * 4], nrm[BLOCK];
+
+    /* known answers from Triton 3.6 (shared/design/philox.md) */
+    static const struct { int64_t seed; int32_t off; uint32_t word; float u; } known[] = {
+        {123, 0, 287538396u, 0.13389549f},        {0, 0, 1713891541u, 0.79809290f},
+        {1, 0, 3823634032u, 0.21948163f},         {512, 1048576, 1436211289u, 0.66878796f},
+        {2147483647, 0, 1474427545u, 0.68658376f},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
+        run(&r, known[i].seed, known[i].off, ints, fl, w4, f4, nrm);
+        CHECK_AT(&st, ints[0] == known[i].word, "seed %lld offset %d: randint %u, want %u", (long long)known[i].seed,
+                 known[i].off, ints[0], known[i].word);
+        CHECK_AT(&st, fabsf(fl[0] - known[i].u) < 1e-7f, "seed %lld: rand %.8f, want %.8f", (long long)known[i].seed,
+                 fl[0], known[i].u);
+    }
+
+    /* every word and lane against the C reference, negative and 64-bit seeds too */
+    static const int64_t seeds[] = {7, -1, 0x123456789abLL, -987654321};
+    for (size_t s = 0; s < sizeof seeds / sizeof *seeds; s++) {
+        run(&r, seeds[s], 1000 * (int32_t)s - 17, ints, fl, w4, f4, nrm);
+        int bad = 0, badf = 0, badn = 0;
+        for (int i = 0; i < BLOCK; i++) {
+            uint32_t c[4] = {(uint32_t)(1000 * (int32_t)s - 17 + i), 0, 0, 0};
+            philox_ref((uint64_t)seeds[s], c);
+            bad += ints[i] != c[0];
+            for (int w = 0; w < 4; w++) bad += w4[i * 4 + w] != c[w];
+            badf += fl[i] != philox_uniform(c[0]) || f4[i * 4] != philox_uniform(c[0]) || f4[i * 4 + 3] != philox_uniform(c[3]);
+            float u1 = philox_uniform(c[0]), u2 = philox_uniform(c[1]);
+            if (u1 < 1e-7f) u1 = 1e-7f;
+            double n = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+            badn += fabs(nrm[i] - n) > 1e-4 * (1 + fabs(n));
+        }
+        CHECK_AT(&st, bad == 0, "seed %lld: %d words differ from the C Philox", (long long)seeds[s], bad);
+        CHECK_AT(&st, badf == 0, "seed %lld: %d uniforms differ from the C reference", (long long)seeds[s], badf);
+        CHECK_AT(&st, badn == 0, "seed %lld: %d normals differ from Box-Muller", (long long)seeds[s], badn);
+    }
+    nr_module_destroy(m);
+    nr_context_destroy(r.ctx);
+    return check_done("test_philox", &st);
+}

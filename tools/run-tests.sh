@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# run-tests.sh BUILD_DIR... - run the whole suite against each build directory (the plain
+# build, then the ASan+UBSan one): the C unit tests, the lit tests (front end, IR, passes,
+# diagnostics) and the examples. Prints one line per failure and ends with the summary
+# line "N passed, N failed" (lit tests counted one by one, C programs one each).
+set -u
+cd "$(dirname "$0")/.."
+LLVM_PREFIX=$(/usr/lib/llvm-19/bin/llvm-config --prefix 2>/dev/null || echo /usr/lib/llvm-19)
+LIT="python3 $LLVM_PREFIX/build/utils/lit/lit.py"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+pass=0 fail=0 skip=0
+failed=()
+
+run_prog() { # label, command...
+  local label=$1; shift
+  local log; log=$(mktemp)
+  if "$@" >"$log" 2>&1; then
+    pass=$((pass + 1))
+    if grep -q '^SKIP' "$log"; then skip=$((skip + 1)); fi
+  else
+    fail=$((fail + 1)); failed+=("$label")
+    echo "FAIL: $label"; sed 's/^/    /' "$log" | tail -n 40
+  fi
+  rm -f "$log"
+}
+
+for build in "$@"; do
+  tag=$(basename "$build")
+  echo "== $tag: unit tests"
+  for t in "$build"/tests/*; do
+    [ -x "$t" ] || continue
+    run_prog "$tag/unit/$(basename "$t")" "$t"
+  done
+  echo "== $tag: lit"
+  log=$(mktemp)
+  NEREID_BUILD=$(pwd)/$build $LIT -sv tests/lit >"$log" 2>&1
+  lp=$(grep -E '^ *Passed *:' "$log" | grep -oE '[0-9]+' | head -1); lp=${lp:-0}
+  lf=$(grep -E '^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed) *:' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}'); lf=${lf:-0}
+  lx=$(grep -E '^ *(Expectedly Failed|Unsupported) *:' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}'); lx=${lx:-0}
+  pass=$((pass + lp)); fail=$((fail + lf)); skip=$((skip + lx))
+  if [ "$lf" != 0 ] || [ "$lp" = 0 ]; then
+    [ "$lp" = 0 ] && [ "$lf" = 0 ] && { fail=$((fail + 1)); echo "FAIL: $tag/lit ran no test"; }
+    grep -E '^(FAIL|UNRESOLVED|TIMEOUT|XPASS):' "$log" | sed "s|^|$tag/lit |"
+    grep -B2 -A30 '^\*\*\*\*\*\*\*\*\*\* TEST' "$log" | head -n 200
+    failed+=("$tag/lit")
+  fi
+  echo "   lit: $lp passed, $lf failed"
+  rm -f "$log"
+  echo "== $tag: examples (CPU interpreter)"
+  for e in "$build"/examples/*; do
+    [ -x "$e" ] || continue
+    run_prog "$tag/examples/$(basename "$e")" env NEREID_DEVICE=cpu "$e" --quiet
+  done
+done
+echo
+if [ ${#failed[@]} -gt 0 ]; then echo "failed: ${failed[*]}"; fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]

@@ -497,7 +497,9 @@ static bool parse_attr_dict(Parser *P, int code, int operand_rank, Attrs *A) {
         if (k && !expect(P, ',')) return false;
         Token name = P->tok;
         int i = name.kind == T_IDENT ? find_spec(specs, n, name) : -1;
-        if (i < 0) return FAIL(P, "unknown attribute for op '%s'", ir_op_info[code].name);
+        if (i < 0 && name.kind == T_IDENT)
+            return FAIL(P, "unknown attribute '%.*s' for op '%s'", (int)name.len, name.start, ir_op_info[code].name);
+        if (i < 0) return FAIL(P, "expected an attribute name");
         if (seen[i]) return FAIL(P, "attribute '%s' given twice", specs[i].name);
         seen[i] = true;
         next(P);

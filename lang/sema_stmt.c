@@ -33,6 +33,17 @@ static bool block_has_return(const Block *b) {
     return false;
 }
 
+/* The first return statement inside b, for diagnostics. */
+static const Stmt *first_return(const Block *b) {
+    for (int i = 0; i < b->n; i++) {
+        const Stmt *s = b->stmts[i], *r = NULL;
+        if (s->kind == ST_RETURN) return s;
+        if (s->kind == ST_IF || s->kind == ST_FOR || s->kind == ST_WHILE)
+            if ((r = first_return(&s->body)) || (r = first_return(&s->orelse))) return r;
+    }
+    return NULL;
+}
+
 typedef struct Names {
     const char **v;
     int n, cap;
@@ -660,7 +671,11 @@ Flow lower_seq(Sema *S, const Block *b, int i, const Cont *rest) {
             return f;
         }
         if (st->kind == ST_IF && (block_has_return(&st->body) || block_has_return(&st->orelse))) {
-            if (S->fs->in_loop) sema_error(S, st->loc, "'return' inside a loop is not supported");
+            if (S->fs->in_loop) {
+                const Stmt *r = first_return(&st->body);
+                if (!r) r = first_return(&st->orelse);
+                sema_error(S, r->loc, "'return' inside a loop is not supported");
+            }
             Val c = lower_expr(S, st->cond);
             Cont after = {b, i, rest};
             bool t;

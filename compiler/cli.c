@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/Core.h>
+
 #include "driver.h"
 #include "nereid.h"
 #include "passes/passes.h"
@@ -137,7 +139,9 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(cmd, "--version")) {
-        printf("nereid %s\n", NEREID_VERSION);
+        unsigned major, minor, patch;
+        LLVMGetVersion(&major, &minor, &patch); /* the LLVM the back end is built with */
+        printf("nereid %s (LLVM %u.%u.%u)\n", NEREID_VERSION, major, minor, patch);
         return 0;
     }
     if (!strcmp(cmd, "compile")) return cmd_compile(argc, argv);

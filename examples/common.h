@@ -317,7 +317,7 @@ static inline int ex_check_diff(const ex_diff *d, const char *what, long cols) {
 
 /* One row of a small table: a label, then up to n values. */
 static inline void ex_print_row(const char *label, const float *v, int n) {
-    printf("%-12s", label);
+    printf("%-20s", label);
     for (int i = 0; i < n; i++) printf(" %8.4g", v[i]);
     printf("\n");
 }

@@ -82,12 +82,14 @@ static Val const_float_binop(Sema *S, int op, double a, double b, Loc loc) {
 
 static Val const_binop(Sema *S, int op, Val a, Val b, Loc loc) {
     if (a.k == V_STR && b.k == V_STR && op == BIN_ADD) {
+        if (a.slen + b.slen > SEMA_MAX_STR) sema_error(S, loc, "string constant longer than %d bytes", SEMA_MAX_STR);
         char *s = arena_alloc(S->arena, a.slen + b.slen + 1);
         memcpy(s, a.s, a.slen);
         memcpy(s + a.slen, b.s, b.slen);
         return val_str(S, s, a.slen + b.slen);
     }
     if (a.k == V_TUPLE && b.k == V_TUPLE && op == BIN_ADD) {
+        if (a.n + b.n > SEMA_MAX_TUPLE) sema_error(S, loc, "tuple with more than %d items", SEMA_MAX_TUPLE);
         Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(a.n + b.n + 1));
         memcpy(items, a.items, sizeof(Val) * (size_t)a.n);
         memcpy(items + a.n, b.items, sizeof(Val) * (size_t)b.n);

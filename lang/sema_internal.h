@@ -104,7 +104,16 @@ typedef struct Sema {
     CallFrame *stack;
     int depth, capstack;
     int name_counter;
+    int64_t unrolled; /* static_range / tuple iterations so far (bounded) */
 } Sema;
+
+/* Bounds that keep hostile but well-formed programs from hanging the compiler. */
+enum {
+    SEMA_MAX_OPS = 1 << 20,       /* IR ops in one function */
+    SEMA_MAX_UNROLL = 1 << 16,    /* static loop iterations in one compilation */
+    SEMA_MAX_STR = 1 << 16,       /* bytes in a compile-time string */
+    SEMA_MAX_TUPLE = 1 << 12,     /* items in a compile-time tuple */
+};
 
 /* ---- errors (sema.c) ---- */
 _Noreturn void sema_error(Sema *S, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -455,15 +455,22 @@ static RangeArgs range_args(Sema *S, const Expr *it) {
     return r;
 }
 
+static void count_unrolled(Sema *S, Loc loc) {
+    if (++S->unrolled > SEMA_MAX_UNROLL)
+        sema_error(S, loc, "static loops unroll more than %d iterations in all", SEMA_MAX_UNROLL);
+}
+
 static void unroll_static(Sema *S, const Stmt *st, RangeArgs r) {
     if (r.lb.k != V_INT || r.ub.k != V_INT || r.step.k != V_INT)
         sema_error(S, st->value->loc, "static_range() bounds must be compile-time constants");
     if (r.step.i == 0) sema_error(S, st->value->loc, "range() step must not be zero");
-    int64_t trips = 0;
-    for (int64_t i = r.lb.i; r.step.i > 0 ? i < r.ub.i : i > r.ub.i; i += r.step.i)
-        if (++trips > 4096) sema_error(S, st->value->loc, "static_range() unrolls at most 4096 iterations");
-    for (int64_t i = r.lb.i; r.step.i > 0 ? i < r.ub.i : i > r.ub.i; i += r.step.i) {
-        env_set(S, S->fs->env, st->targets[0]->name, val_int(i));
+    /* the trip count, computed without overflowing: (ub - lb) / step rounded up */
+    __int128 span = (__int128)r.ub.i - r.lb.i, step = r.step.i;
+    __int128 trips = (span > 0) == (step > 0) && span != 0 ? (span + step - (step > 0 ? 1 : -1)) / step : 0;
+    if (trips > 4096) sema_error(S, st->value->loc, "static_range() unrolls at most 4096 iterations");
+    for (int64_t t = 0; t < (int64_t)trips; t++) {
+        count_unrolled(S, st->loc);
+        env_set(S, S->fs->env, st->targets[0]->name, val_int(r.lb.i + t * r.step.i));
         lower_body(S, &st->body, "static_range", st->loc);
     }
 }
@@ -490,7 +497,9 @@ static void lower_for(Sema *S, const Stmt *st) {
     if (tgt->kind != EX_NAME) sema_error(S, tgt->loc, "the loop variable must be a single name");
     if (st->value->kind == EX_TUPLE || st->value->kind == EX_LIST) {
         Val t = lower_expr(S, st->value); /* iterate a constant tuple: unrolled */
+        if (t.k != V_TUPLE) sema_error(S, st->value->loc, "cannot iterate over %s", val_kind_name(S, t));
         for (int i = 0; i < t.n; i++) {
+            count_unrolled(S, st->loc);
             env_set(S, S->fs->env, tgt->name, t.items[i]);
             lower_body(S, &st->body, "for", st->loc);
         }

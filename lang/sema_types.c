@@ -11,6 +11,8 @@
 static void need_function(Sema *S) {
     if (!S->fs || !S->fs->f)
         sema_error(S, S->fs ? S->fs->where : (Loc){0}, "module-level values must be compile-time constants");
+    if (S->fs->f->nops > SEMA_MAX_OPS)
+        sema_error(S, S->fs->b.loc, "'%s' is too large: more than %d IR operations", S->fs->f->name, SEMA_MAX_OPS);
 }
 IrBuilder *B(Sema *S) { need_function(S); return &S->fs->b; }
 IrFunc *F(Sema *S) { need_function(S); return S->fs->f; }

@@ -49,22 +49,24 @@ static void format_value(char *out, size_t size, int dt, const void *buf, int64_
     }
 }
 
-static void print_head(Ctx *c, FILE *out) {
-    fprintf(out, "pid (%u, %u, %u) ", c->pid[0], c->pid[1], c->pid[2]);
+/* Each piece of a line after "pid (x, y, z)" starts with its own space. */
+static void print_pid(Ctx *c, FILE *out) {
+    fprintf(out, "pid (%u, %u, %u)", c->pid[0], c->pid[1], c->pid[2]);
 }
 
 static void print_prefix(FILE *out, const char *prefix) {
-    size_t n = strlen(prefix);
-    if (n) fprintf(out, "%s%s", prefix, prefix[n - 1] == ' ' ? "" : " ");
+    int n = (int)strlen(prefix);
+    while (n > 0 && prefix[n - 1] == ' ') n--; /* "x: " and "x:" print alike */
+    if (n) fprintf(out, " %.*s", n, prefix);
 }
 
-/* "idx (i, j)" for element e of a block of type t */
+/* " idx (i, j)" for element e of a block of type t */
 static void print_index(FILE *out, IrType t, int64_t e) {
     int64_t idx[NR_MAX_RANK];
     for (int d = t.rank - 1; d >= 0; d--) idx[d] = e % t.shape[d], e /= t.shape[d];
-    fprintf(out, "idx (");
+    fprintf(out, " idx (");
     for (int d = 0; d < t.rank; d++) fprintf(out, "%s%lld", d ? ", " : "", (long long)idx[d]);
-    fprintf(out, ") ");
+    fprintf(out, ")");
 }
 
 static int do_print(Ctx *c, const IrOp *op) {
@@ -76,25 +78,25 @@ static int do_print(Ctx *c, const IrOp *op) {
         if (!val_in(c, op, k)) return -1;
         blocks |= opnd_ty(c, op, k).rank > 0;
     }
-    if (!blocks) {
-        print_head(c, out);
+    if (!blocks) { /* scalars: one line */
+        print_pid(c, out);
         print_prefix(out, prefix);
         for (uint32_t k = 0; k < op->nopnds; k++) {
             format_value(v, sizeof v, opnd_ty(c, op, k).dt, c->slot[op->operands[k]], 0, hex);
-            fprintf(out, "%s%s", k ? " " : "", v);
+            fprintf(out, " %s", v);
         }
         fputc('\n', out);
         return 0;
     }
-    for (uint32_t k = 0; k < op->nopnds; k++) {
+    for (uint32_t k = 0; k < op->nopnds; k++) { /* blocks: a line per element */
         IrType t = opnd_ty(c, op, k);
         for (int64_t e = 0; e < ty_numel(t); e++) {
-            print_head(c, out);
+            print_pid(c, out);
             if (t.rank) print_index(out, t, e);
             print_prefix(out, prefix);
-            if (op->nopnds > 1) fprintf(out, "(operand %u) ", k);
+            if (op->nopnds > 1) fprintf(out, " (operand %u)", k);
             format_value(v, sizeof v, t.dt, c->slot[op->operands[k]], e, hex);
-            fprintf(out, "%s\n", v);
+            fprintf(out, " %s\n", v);
         }
     }
     return 0;

@@ -74,15 +74,20 @@ static void int_binary(int code, IntFmt F, const uint64_t *a, const uint64_t *b,
 }
 
 static void int_unary(int code, IntFmt F, const uint64_t *a, uint64_t *r, int64_t n) {
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t x = a[i];
-        switch (code) {
-        case OP_NEG: x = 0 - x; break;
-        case OP_NOT: x = ~x; break;
-        case OP_ABS: x = (F.is_signed && as_i64(x) < 0) ? 0 - x : x; break;
-        default: break; /* floor, ceil: integers are their own floor */
-        }
-        r[i] = int_norm(F, x);
+    switch (code) {
+    case OP_NEG:
+        for (int64_t i = 0; i < n; i++) r[i] = int_norm(F, 0 - a[i]);
+        break;
+    case OP_NOT:
+        for (int64_t i = 0; i < n; i++) r[i] = int_norm(F, ~a[i]);
+        break;
+    case OP_ABS:
+        for (int64_t i = 0; i < n; i++)
+            r[i] = int_norm(F, (F.is_signed && as_i64(a[i]) < 0) ? 0 - a[i] : a[i]);
+        break;
+    default: /* floor, ceil: integers are their own floor */
+        memcpy(r, a, 8 * (size_t)n);
+        break;
     }
 }
 

@@ -72,13 +72,19 @@ static inline ex_args ex_parse_args(int argc, char **argv, const char *usage) {
  * but say which call failed and why (nr_last_error holds compile diagnostics too). */
 #define EX_CHECK(ctx, call) ex_check_((ctx), (call), #call, __FILE__, __LINE__)
 
-static inline void ex_check_(const nr_context *ctx, nr_status s, const char *what, const char *file, int line) {
-    if (s == NR_OK) return;
-    fprintf(stderr, "%s:%d: %s: %s\n", file, line, what, nr_status_string(s));
+/* Say what failed, with the context's message (compile diagnostics, ...), and exit. */
+static inline void ex_fail(const nr_context *ctx, nr_status s, const char *what) {
     const char *msg = ctx ? nr_last_error(ctx) : "";
     if (*msg) fprintf(stderr, "%s\n", msg);
-    printf("%s: FAILED (%s)\n", ex_name, nr_status_string(s));
+    printf("%s: FAILED (%s: %s)\n", ex_name, what, nr_status_string(s));
     exit(1);
+}
+
+static inline void ex_check_(const nr_context *ctx, nr_status s, const char *call, const char *file, int line) {
+    char what[512];
+    if (s == NR_OK) return;
+    snprintf(what, sizeof what, "%s:%d: %s", file, line, call);
+    ex_fail(ctx, s, what);
 }
 
 static inline void *ex_xmalloc(size_t bytes) {
@@ -104,11 +110,14 @@ static inline nr_context *ex_context(const ex_args *a) {
     }
     if (!env || !*env) {
         nr_status s = nr_context_create(NR_DEVICE_CUDA, 0, &ctx);
-        if (s == NR_OK) return ctx;
-        if (!a->quiet) printf("note: no CUDA device (%s): running on the CPU interpreter\n", nr_status_string(s));
-        env = "cpu";
+        if (s != NR_OK && !a->quiet) printf("note: no CUDA device (%s): running on the CPU interpreter\n", nr_status_string(s));
+        env = s == NR_OK ? "cuda" : "cpu";
     }
-    EX_CHECK(NULL, nr_context_create(strcmp(env, "cuda") == 0 ? NR_DEVICE_CUDA : NR_DEVICE_CPU, 0, &ctx));
+    if (!ctx) {
+        nr_status s = nr_context_create(strcmp(env, "cuda") == 0 ? NR_DEVICE_CUDA : NR_DEVICE_CPU, 0, &ctx);
+        if (s != NR_OK) ex_fail(NULL, s, strcmp(env, "cuda") == 0 ? "NEREID_DEVICE=cuda" : "the CPU device");
+    }
+    if (!a->quiet) printf("device: %s\n", env); /* tools/demo.sh reads this line */
     return ctx;
 }
 
@@ -153,8 +162,9 @@ static inline nr_module *ex_compile(nr_context *ctx, const char *file, const ex_
     nr_module *m = NULL;
     nr_status s = nr_compile_file(ctx, path, &opts, &m);
     if (s != NR_OK) {
-        fprintf(stderr, "compiling %s:\n", path);
-        EX_CHECK(ctx, s);
+        char what[4200];
+        snprintf(what, sizeof what, "compiling %s", path);
+        ex_fail(ctx, s, what);
     }
     return m;
 }
@@ -333,7 +343,7 @@ static inline int ex_finish(int ok, const char *fmt, ...) {
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
     if (ok) printf("%s: OK (%s)\n", ex_name, detail);
-    else printf("%s: FAILED %s\n", ex_name, detail);
+    else printf("%s: FAILED (%s)\n", ex_name, detail);
     return ok ? 0 : 1;
 }
 

@@ -99,7 +99,7 @@ int main(int argc, char **argv) {
     static const long default_shapes[] = {37, 1000, 5, 3, 64, 257};
     const long *shapes = a.nsizes ? a.sizes : default_shapes;
     int nshapes = (a.nsizes ? a.nsizes : EX_COUNT(default_shapes)) / 2;
-    if (a.nsizes % 2) return ex_finish(0, "(sizes come in pairs: ROWS COLS)");
+    if (a.nsizes % 2) return ex_finish(0, "sizes come in pairs: ROWS COLS");
 
     nr_context *ctx = ex_context(&a);
     const char *dev = ex_device_name(ctx);

@@ -33,6 +33,34 @@ typedef struct InterpOptions {
     FILE *print_out;             /* device_print output; NULL: stdout */
 } InterpOptions;
 
+/* Semantics ir_ops.def leaves open, as the interpreter (the reference) decides them:
+ * - float max/min (ops, reduce, atomics): a NaN operand gives the other; max(-0, +0)
+ *   is +0 and min(-0, +0) is -0.
+ * - argmax/argmin: NaN elements never win (all-NaN gives index 0); first index on ties.
+ * - rem by zero gives 0, like idiv; INT_MIN / -1 wraps to INT_MIN, INT_MIN % -1 is 0.
+ * - shift amounts are read as unsigned: a negative amount is >= the width.
+ * - cvt float -> i1 is (x != 0), so NaN gives 1; float -> unsigned saturates negatives
+ *   to 0. int -> fp16/bf16 rounds once (no double rounding through double).
+ * - fma: fp32 through fmaf, fp64 fma, fp16/bf16 fma in double then rounded.
+ * - dot: fp32 products and sums in k order (each rounded); fp64 inputs or accumulator
+ *   compute in double; integer dots wrap at the accumulator's width. reduce sum of
+ *   fp16/bf16/fp32 accumulates in float, of fp64 in double.
+ * - atomic_cas compares bit patterns; float atomic add rounds to the dtype each lane;
+ *   lanes apply in order, programs one after another (z outer, then y, x inner).
+ * - load/store/atomic masks and value operands may be scalars (numel 1) standing for
+ *   every lane.
+ * - assume is not checked. A while loop that never ends hangs the launch.
+ * - Loop induction variables never wrap: a for loop stops when iv + step overflows.
+ * Error messages (in err, one line, no trailing newline):
+ *   out-of-bounds load of 4 bytes at 0x... in kernel 'k' (f.nr:12:9), program (3, 0, 0):
+ *       4 bytes past the end of a 1024-byte buffer (offset 1024)
+ *   misaligned store of 4 bytes at 0x... in kernel 'k' (...), program (...): the address
+ *       is not a multiple of 4
+ *   device_assert failed in kernel 'k' at f.nr:7:3, program (2, 0, 0): <msg>
+ *   kernel 'k' (f.nr:3:4): call to '@g' must be inlined before the interpreter can run it
+ *   interp: malformed IR in kernel 'k': op 'add' (f.nr:1:1): <what is wrong>
+ * Nothing is executed when the IR is malformed or contains a call. */
+
 /* Run kernel f (which must be inlined: no call ops) on grid[0] x grid[1] x grid[2]
  * programs. args holds one value per kernel parameter. Returns 0, or -1 with a message
  * in err (out-of-bounds access naming the kernel, op location and address; a failed

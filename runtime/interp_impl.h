@@ -131,6 +131,22 @@ static inline void round_array(int dt, double *x, int64_t n) {
     }
 }
 
+/* Float max/min: a NaN operand gives the other (like fmax/fmin); between -0 and +0,
+ * max gives +0 and min -0 (IEEE 754-2019 maximumNumber), which C leaves open. */
+static inline double nr_fmax(double a, double b) {
+    if (a != a) return b;
+    if (b != b) return a;
+    if (a == b) return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+static inline double nr_fmin(double a, double b) {
+    if (a != a) return b;
+    if (b != b) return a;
+    if (a == b) return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+
 /* The raw bit pattern of one element of dtype dt (floats through their encoding). */
 static inline uint64_t elem_bits(int dt, const void *buf, int64_t i) {
     if (dt_is_float(dt)) {

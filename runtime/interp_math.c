@@ -108,8 +108,8 @@ static void float_op(int code, const double *a, const double *b, double *r, int6
     case OP_MUL: FLOOP(x * y);
     case OP_DIV: FLOOP(x / y);
     case OP_REM: FLOOP(fmod(x, y));
-    case OP_MIN: FLOOP(fmin(x, y));
-    case OP_MAX: FLOOP(fmax(x, y));
+    case OP_MIN: FLOOP(nr_fmin(x, y));
+    case OP_MAX: FLOOP(nr_fmax(x, y));
     case OP_NEG: FLOOP(-x);
     case OP_ABS: FLOOP(fabs(x));
     case OP_EXP: FLOOP(exp(x));

@@ -99,7 +99,7 @@ static int check_lanes(Ctx *c, const IrOp *op, const uint64_t *p, const uint64_t
     for (int64_t i = 0; i < n; i++) {
         if (mask && !(mask[i * mstride] & 1)) continue;
         if (!find_buffer(c, p[i], (uint64_t)size)) return report_oob(c, op, p[i], size);
-        if (p[i] % (uint64_t)size) {
+        if (p[i] & (uint64_t)(size - 1)) { /* sizes are powers of two */
             char what[96];
             snprintf(what, sizeof what, "misaligned %s of %d bytes at 0x%llx", access_name(op->code),
                      size, (unsigned long long)p[i]);
@@ -226,8 +226,8 @@ static void write_elem(int dt, uint64_t addr, Elem e) { store_lanes(dt, &addr, N
 static Elem rmw_float(int kind, int dt, Elem old, Elem v) {
     Elem r = v;
     if (kind == RMW_ADD) r.f = float_round(dt, old.f + v.f);
-    else if (kind == RMW_MAX) r.f = fmax(old.f, v.f);
-    else if (kind == RMW_MIN) r.f = fmin(old.f, v.f);
+    else if (kind == RMW_MAX) r.f = nr_fmax(old.f, v.f);
+    else if (kind == RMW_MIN) r.f = nr_fmin(old.f, v.f);
     return r;
 }
 

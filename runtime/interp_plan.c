@@ -321,7 +321,8 @@ static int check_op(Plan *p, OpId id) {
     if (op->code >= OP_ADD && op->code <= OP_ADDPTR) return check_elementwise(p, op);
     switch (op->code) {
     case OP_ARANGE:
-        NEED(op->attr[0] >= -(INT64_C(1) << 40) && op->attr[1] <= (INT64_C(1) << 40) &&
+        NEED(op->attr[0] >= -(INT64_C(1) << 40) && op->attr[0] <= (INT64_C(1) << 40) &&
+                 op->attr[1] >= -(INT64_C(1) << 40) && op->attr[1] <= (INT64_C(1) << 40) &&
                  rty(p, op, 0).rank == 1 && rnum(p, op, 0) == op->attr[1] - op->attr[0] &&
                  dt_is_int(rty(p, op, 0).dt), "arange must give end - start integers");
         return 0;

@@ -4,9 +4,15 @@
  * Elements are 8 bytes whatever the dtype (see interp_impl.h), so moves are memcpy. */
 #include "interp_impl.h"
 
+/* Every element of result 0 becomes elem8: copy one, then double the filled part. */
 static void fill(Ctx *c, const IrOp *op, void *r, const void *elem8) {
-    int64_t n = ty_numel(res_ty(c, op, 0));
-    for (int64_t i = 0; i < n; i++) memcpy((char *)r + 8 * i, elem8, 8);
+    size_t n = (size_t)ty_numel(res_ty(c, op, 0)), done = 1;
+    memcpy(r, elem8, 8);
+    while (done < n) {
+        size_t k = done < n - done ? done : n - done;
+        memcpy((char *)r + 8 * done, r, 8 * k);
+        done += k;
+    }
 }
 
 static int do_const(Ctx *c, const IrOp *op) {
@@ -115,13 +121,37 @@ static void init_first(Red R, void *acc, const void *src) {
                8 * (size_t)R.inner);
 }
 
+/* Along the last axis (inner == 1): one scalar accumulator per row. */
+static void reduce_float_rows(int kind, int sdt, Red R, const double *x, double *r) {
+    for (int64_t o = 0; o < R.outer; o++) {
+        const double *xs = x + o * R.len;
+        double a = xs[0];
+        if (kind == RED_MAX) {
+            for (int64_t k = 1; k < R.len; k++) a = nr_fmax(a, xs[k]);
+        } else if (kind == RED_MIN) {
+            for (int64_t k = 1; k < R.len; k++) a = nr_fmin(a, xs[k]);
+        } else if (sdt == DT_FP64) {
+            for (int64_t k = 1; k < R.len; k++) a += xs[k];
+        } else {
+            float fa = (float)a;
+            for (int64_t k = 1; k < R.len; k++) fa += (float)xs[k];
+            a = fa;
+        }
+        r[o] = a;
+    }
+}
+
 /* sum, max, min of floats: fp32/fp16/bf16 sums accumulate in float, fp64 in double */
 static void reduce_float(int kind, int sdt, Red R, const double *x, double *r) {
+    if (R.inner == 1) {
+        reduce_float_rows(kind, sdt, R, x, r);
+        return;
+    }
     init_first(R, r, x);
     if (kind == RED_MAX) {
-        FOR_SLICES(r[d] = fmax(r[d], x[s]))
+        FOR_SLICES(r[d] = nr_fmax(r[d], x[s]))
     } else if (kind == RED_MIN) {
-        FOR_SLICES(r[d] = fmin(r[d], x[s]))
+        FOR_SLICES(r[d] = nr_fmin(r[d], x[s]))
     } else if (sdt == DT_FP64) {
         FOR_SLICES(r[d] += x[s])
     } else {

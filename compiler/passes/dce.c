@@ -10,7 +10,8 @@
  * - pure ops and loads whose results are all unused (a load's only other effect would
  *   be a fault, which a program that does not use the value cannot rely on);
  * - unused results of if (with the matching yield values), and unused loop-carried
- *   values of for whose region argument is used by nothing but its own yield slot;
+ *   values of for whose region argument feeds nothing but pure ops that only feed
+ *   its own yield slot (an accumulator nobody reads);
  * - if and for ops left with no results and nothing but the terminator in their
  *   regions (for loops are taken to terminate, as in Triton).
  * Regions are walked backwards, so a chain of dead ops goes in one sweep. */
@@ -104,23 +105,85 @@ static void prune_if(Dce *D, OpId id) {
     }
 }
 
-/* Carried value i is dead when its result is unused and its region argument feeds
- * nothing but its own yield slot. */
+/* Carried value i of a for is dead when its result is unused and its region argument
+ * only feeds a cone of pure ops (direct ops of the body) that, in turn, only feeds
+ * yield slot i: the classic accumulator whose total nobody reads. The cone is found
+ * backwards from the yielded value; it qualifies if no value of it (the argument
+ * included) has a use outside it. cone[] (per op) and inner[] (per value) are scratch,
+ * zeroed on entry and on return. */
+static bool dead_carried(Dce *D, RegionId body, uint32_t i, uint8_t *cone, uint32_t *inner) {
+    IrFunc *f = D->f;
+    IrRegion *reg = ir_region(f, body);
+    OpId y = reg->ops[reg->nops - 1];
+    ValId arg = reg->args[i + 1], v = ir_op(f, y)->operands[i];
+    bool ok = true;
+    inner[v]++; /* the yield slot itself */
+    for (uint32_t k = reg->nops - 1; ok && k-- > 0;) {
+        IrOp *op = ir_op(f, reg->ops[k]);
+        bool wanted = false;
+        for (uint32_t r = 0; r < op->nres; r++) wanted |= inner[op->results[r]] > 0;
+        if (!wanted) continue;
+        ok = ((ir_op_info[op->code].flags & F_PURE) || op->code == OP_LOAD) && op->nregions == 0;
+        cone[reg->ops[k]] = 1;
+        for (uint32_t j = 0; j < op->nopnds; j++) inner[op->operands[j]]++;
+    }
+    ok = ok && D->uses[arg] == inner[arg];
+    for (uint32_t k = 0; k + 1 < reg->nops; k++) {
+        IrOp *op = ir_op(f, reg->ops[k]);
+        for (uint32_t r = 0; ok && cone[reg->ops[k]] && r < op->nres; r++) ok = D->uses[op->results[r]] == inner[op->results[r]];
+    }
+    /* clear the scratch: every value counted is an operand of the cone or v */
+    inner[v] = 0;
+    for (uint32_t k = 0; k + 1 < reg->nops; k++)
+        if (cone[reg->ops[k]])
+            for (uint32_t j = 0; j < ir_op(f, reg->ops[k])->nopnds; j++) inner[ir_op(f, reg->ops[k])->operands[j]] = 0;
+    return ok;
+}
+
+/* Removes the cone dead_carried marked (its ops' uses dropped), clearing the marks. */
+static void remove_cone(Dce *D, RegionId body, uint8_t *cone) {
+    IrRegion *reg = ir_region(D->f, body);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < reg->nops; k++) {
+        OpId o = reg->ops[k];
+        if (cone[o]) {
+            drop_uses(D, o);
+            cone[o] = 0;
+        } else {
+            reg->ops[n++] = o;
+        }
+    }
+    reg->nops = n;
+}
+
+static void clear_cone(IrFunc *f, RegionId body, uint8_t *cone) {
+    IrRegion *reg = ir_region(f, body);
+    for (uint32_t k = 0; k < reg->nops; k++) cone[reg->ops[k]] = 0;
+}
+
 static void prune_for(Dce *D, OpId id) {
     IrFunc *f = D->f;
     RegionId body = ir_op(f, id)->region[0];
+    uint8_t *cone = calloc(f->nops, 1);
+    uint32_t *inner = calloc(f->nvals, sizeof(uint32_t));
+    if (!cone || !inner) NR_DIE("out of memory");
     for (uint32_t i = ir_op(f, id)->nres; i-- > 0;) {
+        if (D->uses[ir_op(f, id)->results[i]] || !dead_carried(D, body, i, cone, inner)) {
+            clear_cone(f, body, cone);
+            continue;
+        }
         OpId y = terminator(f, body);
-        ValId arg = ir_region(f, body)->args[i + 1], yv = ir_op(f, y)->operands[i];
-        if (D->uses[ir_op(f, id)->results[i]] || D->uses[arg] != (yv == arg ? 1u : 0u)) continue;
-        D->uses[yv]--;
+        D->uses[ir_op(f, y)->operands[i]]--;
         remove_operand(f, y, i);
+        remove_cone(D, body, cone);
         D->uses[ir_op(f, id)->operands[3 + i]]--;
         remove_operand(f, id, 3 + i);
         remove_arg(f, body, i + 1);
         remove_result(f, id, i);
         D->changed = true;
     }
+    free(cone);
+    free(inner);
 }
 
 /* ---- the walk ---- */

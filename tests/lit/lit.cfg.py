@@ -3,7 +3,7 @@ import os
 import lit.formats
 
 config.name = "nereid"
-config.test_format = lit.formats.ShTest(execute_external=False)
+config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".nr", ".nrir"]
 config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)

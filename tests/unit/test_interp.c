@@ -438,6 +438,8 @@ static void test_float_arith(void) {
     T2(OP_REM, DT_FP32, F64(-7.5, 7.5, 1), F64(2, -2, 0), F64(-1.5, 1.5, nan));
     T2(OP_MIN, DT_FP32, F64(nan, 1, nan, -1), F64(1, nan, nan, 2), F64(1, 1, nan, -1));
     T2(OP_MAX, DT_FP64, F64(nan, 1, -inf), F64(1, nan, 3), F64(1, 1, 3));
+    T2(OP_MAX, DT_FP32, F64(-0.0, 0.0, -0.0), F64(0.0, -0.0, -0.0), F64(0.0, 0.0, -0.0));
+    T2(OP_MIN, DT_FP16, F64(-0.0, 0.0, 0.0), F64(0.0, -0.0, 0.0), F64(-0.0, -0.0, 0.0));
     T2(OP_SUB, DT_FP32, F64(1, 0), F64(1, 0), F64(0, 0));
     T1(OP_NEG, DT_FP32, DT_FP32, F64(0, -2.5, inf), F64(-0.0, 2.5, -inf));
     T1(OP_ABS, DT_FP16, DT_FP16, F64(-0.0, -3, -inf), F64(0, 3, inf));
@@ -635,7 +637,7 @@ static void t_reduce2d(int line, int kind, int dt, int rdt, const double *in, in
     store(k, addptr(k, o, axis == 0 ? c : r), red, 0);
     unsigned char mem[32 * 8], out[8 * 8];
     int64_t ints[32];
-    for (int i = 0; i < 32; i++) ints[i] = (int64_t)in[i];
+    for (int i = 0; i < 32; i++) ints[i] = dt_is_float(dt) ? 0 : (int64_t)in[i];
     for (int i = 0; i < 32; i++) pack(dt, mem, i, dt_is_float(dt) ? (const void *)in : ints);
     Run R = {0};
     arg_ptr(&R, mem), arg_ptr(&R, out);

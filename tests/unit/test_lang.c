@@ -7,6 +7,7 @@
  * Triton 3.x is the specification. Control flow, helpers, reductions, math, dot and
  * shapes are in test_lang2.c. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,8 +349,9 @@ static void test_signedness(void) {
         "    c = b.to(tl.int64) + a\n"
         "    tl.static_assert(c.dtype == tl.int64)\n"
         "    tl.store(out + 12 + offs, (c < 0).to(tl.int32))\n"
-        "    tl.store(out + 16 + offs, (a // 3).to(tl.int32, bitcast=True))\n"
-        "    tl.store(out + 20 + offs, (a % 10).to(tl.int32, bitcast=True))\n"
+        "    three = tl.full([4], 3, tl.uint32)\n"
+        "    tl.store(out + 16 + offs, (a // three).to(tl.int32, bitcast=True))\n"
+        "    tl.store(out + 20 + offs, (a % (three + 7)).to(tl.int32, bitcast=True))\n"
         "    tl.store(out + 24 + offs, b >> 1)\n"
         "    tl.store(out + 28 + offs, (a.to(tl.float32) / 4294967296.0 > 0.5).to(tl.int32))\n";
     nr_kernel *k = BUILD(src, NULL);
@@ -370,6 +372,25 @@ static void test_signedness(void) {
         CHECK(out[20 + i] == (int32_t)(u[i] % 10u), "u32 %% 10 at %d: %d", i, out[20 + i]);
         CHECK(out[24 + i] == iv[i] >> 1, "i32 >> 1 (arithmetic) at %d: %d", i, out[24 + i]);
         CHECK(out[28 + i] == ((double)u[i] / 4294967296.0 > 0.5), "u32 -> fp32 unsigned at %d: %d", i, out[28 + i]);
+    }
+    /* a Python int is weak against a u32 block (Triton 3.x: same kind), so u32 // 3 is
+     * u32 // u32, not a mixed-signedness error */
+    const char *src2 =
+        "@triton.jit\n"
+        "def k(u: *u32, out: *u32):\n"
+        "    offs = tl.arange(0, 4)\n"
+        "    a = tl.load(u + offs)\n"
+        "    tl.store(out + offs, a // 3)\n"
+        "    tl.store(out + 4 + offs, a % 10)\n";
+    k = BUILD(src2, NULL);
+    if (!k) return;
+    nr_devptr dout2 = dev_from(NULL, 8 * 4);
+    RUN(k, 1, 1, 1, nr_arg_ptr(du), nr_arg_ptr(dout2));
+    uint32_t out2[8];
+    dev_to(out2, dout2, sizeof out2);
+    for (int i = 0; i < 4; i++) {
+        CHECK(out2[i] == u[i] / 3u, "u32 // 3 at %d: %u", i, out2[i]);
+        CHECK(out2[4 + i] == u[i] % 10u, "u32 %% 10 at %d: %u", i, out2[4 + i]);
     }
 }
 

@@ -1,0 +1,53 @@
+/* cuda.h - the CUDA device, through the driver API loaded with dlopen (libcuda.so.1), so
+ * the library builds and its CPU tests run on machines without a driver. Modules are
+ * built from PTX by the driver's linker (cuLink*) into a cubin, which is cached on disk
+ * (runtime/cache.h) and loaded with cuModuleLoadData. Internal to the runtime: the C API
+ * (runtime/api.c) sits on top. */
+#ifndef NEREID_CUDA_H
+#define NEREID_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../compiler/support/support.h"
+
+typedef struct CudaDevice CudaDevice;
+
+typedef struct CudaKernel {
+    void *module;            /* CUmodule */
+    void *function;          /* CUfunction */
+    unsigned shared_bytes;   /* dynamic shared memory the kernel needs */
+} CudaKernel;
+
+/* Open device `index`: dlopen libcuda.so.1, cuInit, retain the primary context. On
+ * failure returns -1 with a clear message in err ("no CUDA driver (libcuda.so.1 not
+ * found)", "no CUDA device", ...). */
+int cuda_open(int index, CudaDevice **out, StrBuf *err);
+void cuda_close(CudaDevice *d);
+/* Compute capability as major*10+minor (90 for H100/H200, 80 for A100). */
+int cuda_compute_capability(const CudaDevice *d);
+/* "sm_90a" for 9.0, "sm_80" for 8.x and others >= 8.0 without an 'a' variant. */
+const char *cuda_arch_name(const CudaDevice *d);
+const char *cuda_device_name(const CudaDevice *d);
+
+int cuda_malloc(CudaDevice *d, size_t bytes, uint64_t *out, StrBuf *err);
+int cuda_free(CudaDevice *d, uint64_t p, StrBuf *err);
+int cuda_htod(CudaDevice *d, uint64_t dst, const void *src, size_t bytes, StrBuf *err);
+int cuda_dtoh(CudaDevice *d, void *dst, uint64_t src, size_t bytes, StrBuf *err);
+int cuda_memset(CudaDevice *d, uint64_t dst, int byte, size_t bytes, StrBuf *err);
+int cuda_synchronize(CudaDevice *d, StrBuf *err);
+
+/* Build (or fetch from the disk cache under cache_key) the cubin of `ptx`, load it and
+ * find `kernel_name`. A kernel needing more than 48 KB of shared memory gets
+ * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES set. On a JIT/link failure err holds
+ * the driver's error log. cache_key may be NULL (no caching). */
+int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const char *cache_key,
+              unsigned shared_bytes, CudaKernel *out, StrBuf *err);
+void cuda_unload(CudaDevice *d, CudaKernel *k);
+
+/* cuLaunchKernel with blockDim = (32 * num_warps, 1, 1) and the kernel's dynamic shared
+ * memory; params as cuLaunchKernel takes them (an array of pointers to each argument). */
+int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int num_warps, void **params,
+                void *stream, StrBuf *err);
+
+#endif

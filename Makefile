@@ -13,24 +13,27 @@ CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2
 SAN     ?=
-CFLAGS_BASE := -std=c11 -Wall -Wextra -Werror -g $(OPT) $(SAN) -D_POSIX_C_SOURCE=200809L -fPIC
+CFLAGS_BASE := -std=c11 -Wall -Wextra -Werror -g $(OPT) $(SAN) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fPIC
 LLVM_CFLAGS := $(shell $(LLVM_CONFIG) --cflags 2>/dev/null | tr ' ' '\n' | grep -E '^-(I|D)' | tr '\n' ' ')
 CFLAGS  := $(CFLAGS_BASE) $(LLVM_CFLAGS) -I. -Iinclude -I$(BUILD)/gen
-LLVM_LIBS := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_CONFIG) --libs core 2>/dev/null)
+LLVM_COMPONENTS := core analysis passes target nvptx
+LLVM_LIBS := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_CONFIG) --libs $(LLVM_COMPONENTS) 2>/dev/null)
 LDLIBS  := $(LLVM_LIBS) -lm -lpthread -ldl
 
 LIB_SRCS := $(wildcard compiler/support/*.c) $(filter-out compiler/cli.c,$(wildcard compiler/*.c)) \
-            $(wildcard compiler/passes/*.c) $(wildcard lang/*.c) $(wildcard runtime/*.c)
+            $(wildcard compiler/passes/*.c) $(wildcard compiler/gpu/*.c) $(wildcard compiler/codegen/*.c) \
+            $(wildcard lang/*.c) $(wildcard runtime/*.c)
 GEN_SRCS := $(BUILD)/gen/parser.c $(BUILD)/gen/lexer.c $(BUILD)/gen/stdlib_src.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(GEN_SRCS:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
-HEADERS  := $(wildcard include/*.h compiler/*.h compiler/*.def compiler/support/*.h compiler/passes/*.h lang/*.h runtime/*.h)
+HEADERS  := $(wildcard include/*.h compiler/*.h compiler/*.def compiler/support/*.h compiler/passes/*.h \
+              compiler/gpu/*.h compiler/codegen/*.h lang/*.h runtime/*.h)
 
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 
-.PHONY: all deps demo test test-quick lit unit clean asan
+.PHONY: all deps demo test test-quick lit unit clean asan gpu-build
 all: $(BUILD)/nereid $(BUILD)/libnereid.a $(UNIT_BINS) $(EXAMPLE_BINS)
 
 deps:
@@ -56,17 +59,48 @@ $(BUILD)/obj/%.o: %.c $(HEADERS) $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# For the GPU machine, which has no LLVM: one shared library with LLVM (and libstdc++)
+# linked in statically, and small programs that find it next to them (docs/gpu.md).
+LLVM_STATIC := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_CONFIG) --link-static --libs $(LLVM_COMPONENTS) 2>/dev/null)
+# only the system libraries LLVM's code really pulls in stay as dependencies (no z3, xml2)
+LLVM_STATIC_SYS := -Wl,--as-needed $(patsubst -lzstd,-l:libzstd.so.1,$(filter-out %libz3.so -lxml2,$(shell $(LLVM_CONFIG) --link-static --system-libs 2>/dev/null))) -Wl,--no-as-needed
+GPU_BUILD ?= build-gpu
+gpu-build:
+	@$(MAKE) --no-print-directory BUILD=$(GPU_BUILD) SHARED=1 $(GPU_BUILD)/libnereid.so $(GPU_BUILD)/nereid \
+	  $(UNIT_SRCS:tests/unit/%.c=$(GPU_BUILD)/tests/%) $(EXAMPLE_SRCS:examples/%.c=$(GPU_BUILD)/examples/%) \
+	  $(GPU_TEST_SRCS:tests/gpu/%.c=$(GPU_BUILD)/gpu-tests/%) $(BENCH_SRCS:bench/%.c=$(GPU_BUILD)/bench/%)
+	strip --strip-unneeded $(GPU_BUILD)/libnereid.so
+$(BUILD)/libnereid.so: $(LIB_OBJS)
+	$(CXX) -shared -o $@ $^ -Wl,--start-group $(LLVM_STATIC) -Wl,--end-group $(LLVM_STATIC_SYS) -static-libstdc++ \
+	  -static-libgcc -lm -ldl -lpthread -Wl,--exclude-libs,ALL
+
 $(BUILD)/libnereid.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
-$(BUILD)/nereid: $(BUILD)/obj/compiler/cli.o $(BUILD)/libnereid.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lstdc++
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libnereid.a $(HEADERS)
+ifeq ($(SHARED),1)
+NEREID_LIB = $(BUILD)/libnereid.so
+LINK_NEREID = -L$(BUILD) -lnereid -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/..' -lm -lpthread -ldl
+else
+NEREID_LIB = $(BUILD)/libnereid.a
+LINK_NEREID = $(BUILD)/libnereid.a $(LDLIBS) -lstdc++
+endif
+GPU_TEST_SRCS := $(wildcard tests/gpu/*.c)
+BENCH_SRCS := $(wildcard bench/*.c)
+
+$(BUILD)/nereid: $(BUILD)/obj/compiler/cli.o $(NEREID_LIB)
+	$(CC) $(CFLAGS) -o $@ $< $(LINK_NEREID)
+$(BUILD)/tests/%: tests/unit/%.c $(NEREID_LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libnereid.a $(LDLIBS) -lstdc++
-$(BUILD)/examples/%: examples/%.c examples/common.h $(BUILD)/libnereid.a
+	$(CC) $(CFLAGS) -o $@ $< $(LINK_NEREID)
+$(BUILD)/gpu-tests/%: tests/gpu/%.c $(NEREID_LIB) $(HEADERS) $(wildcard tests/gpu/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libnereid.a $(LDLIBS) -lstdc++
+	$(CC) $(CFLAGS) -o $@ $< $(LINK_NEREID)
+$(BUILD)/bench/%: bench/%.c $(NEREID_LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LINK_NEREID)
+$(BUILD)/examples/%: examples/%.c examples/common.h $(NEREID_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LINK_NEREID)
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -5,15 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <llvm-c/Core.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "driver.h"
+#include "gpu/gpu_compile.h"
 #include "nereid.h"
 #include "passes/passes.h"
 
 static const char usage_text[] =
     "usage: nereid compile FILE.nr [-k KERNEL] [-D NAME=VALUE]... [--emit=ast|ir|ir-opt]\n"
     "                      [-o OUT] [--print-after-all] [--num-warps=N]\n"
+    "                      [--emit=llvm|ptx|cubin] [--arch=sm_80|sm_90|sm_90a] [--time]\n"
+    "                      [--divisible=P,...] [--one=P,...] [--no-align]\n"
     "       nereid opt FILE.nrir [--passes=inline,canonicalize,cse,dce] [--print-after-all]\n"
     "       nereid --help | --version\n"
     "\n"
@@ -21,7 +25,12 @@ static const char usage_text[] =
     "optimise it. -D gives a constexpr parameter its value (ints, floats, True/False;\n"
     "anything else is a string). --emit prints a stage: the syntax tree, the IR as\n"
     "lowered, or the IR after the passes (to OUT, or standard output). Diagnostics go to\n"
-    "standard error.\n";
+    "standard error.\n"
+    "GPU: --emit=llvm|ptx|cubin runs the GPU back end for --arch (default sm_90a; cubin\n"
+    "needs ptxas from the CUDA toolkit and one kernel). Like the runtime, it specialises:\n"
+    "pointer parameters are taken as 16-byte aligned (--no-align: unknown), the integer\n"
+    "parameters named by --divisible as divisible by 16, those named by --one as equal to 1.\n"
+    "--time prints the time of each stage to standard error.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "nereid: ");
@@ -30,11 +39,16 @@ static int usage_error(const char *fmt, const char *arg) {
     return 2;
 }
 
+typedef enum { GPU_NONE, GPU_LLVM, GPU_PTX, GPU_CUBIN } GpuEmit;
+
 typedef struct CliArgs {
     const char *file, *out, *kernel;
     SemaDefine defines[256];
     int ndefines;
     NrCompileOptions o;
+    GpuEmit gpu;
+    const char *arch, *divisible, *one;
+    bool time, no_align;
 } CliArgs;
 
 static int parse_emit(CliArgs *a, const char *v) {
@@ -42,7 +56,11 @@ static int parse_emit(CliArgs *a, const char *v) {
     if (!strcmp(v, "ast")) a->o.stop_after = NR_STAGE_AST;
     else if (!strcmp(v, "ir")) a->o.stop_after = NR_STAGE_IR;
     else if (!strcmp(v, "ir-opt")) a->o.stop_after = NR_STAGE_IR_OPT;
-    else return usage_error("unknown --emit value '%s' (ast, ir, ir-opt)", v);
+    else if (!strcmp(v, "llvm") || !strcmp(v, "ptx") || !strcmp(v, "cubin")) {
+        a->gpu = v[0] == 'l' ? GPU_LLVM : v[0] == 'p' ? GPU_PTX : GPU_CUBIN;
+        a->o.stop_after = NR_STAGE_IR_OPT;
+        a->o.emit = false;
+    } else return usage_error("unknown --emit value '%s' (ast, ir, ir-opt, llvm, ptx, cubin)", v);
     return 0;
 }
 
@@ -70,6 +88,18 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
         } else if (!strncmp(s, "-D", 2)) rc = add_define(a, s + 2);
         else if (!strncmp(s, "--emit=", 7)) rc = parse_emit(a, s + 7);
         else if (!strcmp(s, "--print-after-all")) a->o.print_after_all = true;
+        else if (!strcmp(s, "--time")) a->time = true;
+        else if (!strcmp(s, "--no-align")) a->no_align = true;
+        else if (!strncmp(s, "--divisible=", 12)) a->divisible = s + 12;
+        else if (!strncmp(s, "--one=", 6)) a->one = s + 6;
+        else if (!strncmp(s, "--arch=", 7) || !strcmp(s, "--arch")) {
+            const char *v = s[6] == '=' ? s + 7 : next;
+            if (!v) return usage_error("%s needs a value", s);
+            if (strcmp(v, "sm_80") && strcmp(v, "sm_90") && strcmp(v, "sm_90a"))
+                return usage_error("unknown --arch '%s' (sm_80, sm_90, sm_90a)", v);
+            a->arch = v;
+            if (s[6] != '=') i++;
+        }
         else if (!strncmp(s, "--num-warps=", 12)) {
             a->o.num_warps = atoi(s + 12);
             if (a->o.num_warps <= 0 || a->o.num_warps > 32 || (a->o.num_warps & (a->o.num_warps - 1)))
@@ -80,7 +110,9 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
         if (rc) return rc;
     }
     if (!a->file) return usage_error("no input file%s", "");
-    if (a->out && !a->o.emit) a->o.emit = true; /* -o alone writes the optimised IR */
+    if (a->out && !a->o.emit && !a->gpu) a->o.emit = true; /* -o alone writes the optimised IR */
+    if (a->gpu == GPU_CUBIN && !a->out) return usage_error("--emit=cubin needs -o FILE%s", "");
+    if (!a->arch) a->arch = "sm_90a";
     a->o.defines = a->defines;
     a->o.ndefines = a->ndefines;
     a->o.only_kernel = a->kernel;
@@ -101,6 +133,97 @@ static int write_output(const char *path, StrBuf *text) {
     return 0;
 }
 
+static bool in_list(const char *list, const char *name) {
+    if (!list || !name) return false;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return true;
+        p += len + (e ? 1 : 0);
+    }
+    return false;
+}
+
+static void fill_spec(const CliArgs *a, IrFunc *f, uint8_t *facts) {
+    IrRegion *body = &f->regions[f->body];
+    for (uint32_t i = 0; i < body->nargs; i++) {
+        IrType t = ir_type(f, body->args[i]);
+        const char *name = f->param_names[i];
+        facts[i] = SPEC_NONE;
+        if (t.dt == DT_PTR && !a->no_align) facts[i] = SPEC_DIV16;
+        if (dt_is_int(t.dt) && in_list(a->divisible, name)) facts[i] = SPEC_DIV16;
+        if (dt_is_int(t.dt) && in_list(a->one, name)) facts[i] = SPEC_ONE;
+    }
+}
+
+/* ptxas from PATH or the CUDA toolkit turns PTX into a cubin. */
+static int run_ptxas(const char *arch, StrBuf *ptx, const char *out) {
+    char tmpl[] = "/tmp/nereid-XXXXXX.ptx";
+    int fd = mkstemps(tmpl, 4);
+    if (fd < 0 || write(fd, ptx->data, ptx->len) != (ssize_t)ptx->len) {
+        if (fd >= 0) close(fd), unlink(tmpl);
+        fprintf(stderr, "nereid: cannot write a temporary PTX file\n");
+        return 1;
+    }
+    close(fd);
+    const char *ptxas = access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : "ptxas";
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' -arch=%s -o '%s' '%s'", ptxas, arch, out, tmpl);
+    int rc = system(cmd);
+    unlink(tmpl);
+    if (rc) fprintf(stderr, "nereid: ptxas failed (is the CUDA toolkit installed?)\n");
+    return rc ? 1 : 0;
+}
+
+static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, double *gpu_ms) {
+    IrModule *m = prog->ir;
+    int nk = 0;
+    for (uint32_t i = 0; i < m->nfuncs; i++) nk += m->funcs[i]->is_kernel;
+    if (a->gpu == GPU_CUBIN && nk != 1) {
+        fprintf(stderr, "nereid: --emit=cubin takes one kernel: pick it with -k\n");
+        return 1;
+    }
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        IrFunc *f = m->funcs[i];
+        if (!f->is_kernel) continue;
+        uint8_t facts[256] = {0};
+        if (f->regions[f->body].nargs > 256) return 1;
+        fill_spec(a, f, facts);
+        GpuSpec spec = {(int)f->regions[f->body].nargs, facts};
+        GpuTarget t = {a->arch, prog->num_warps, 3};
+        GpuResult r;
+        StrBuf llvm;
+        sb_init(&llvm);
+        bool ok = gpu_compile_kernel(f, &spec, &t, a->o.print_after_all, dump, a->gpu == GPU_LLVM ? &llvm : NULL, &r, diag);
+        if (!ok) {
+            sb_free(&llvm);
+            return 1;
+        }
+        for (int k = 0; k < 4; k++) gpu_ms[k] += r.times_ms[k];
+        if (a->gpu == GPU_LLVM) sb_putn(dump, llvm.data ? llvm.data : "", llvm.len);
+        else if (a->gpu == GPU_PTX) sb_putn(dump, r.ptx.data, r.ptx.len);
+        else if (run_ptxas(a->arch, &r.ptx, a->out)) ok = false;
+        sb_free(&llvm);
+        sb_free(&r.ptx);
+        if (!ok) return 1;
+    }
+    return 0;
+}
+
+static void print_times(const NrProgram *p, const double *gpu, double total) {
+    fprintf(stderr, "nereid: time (ms): parse+stdlib %.2f, sema %.2f, passes %.2f", p->times_ms[0], p->times_ms[1], p->times_ms[2]);
+    if (gpu[0] + gpu[1] + gpu[2] + gpu[3] > 0)
+        fprintf(stderr, ", gpu passes %.2f, llvm ir %.2f, llvm opt %.2f, ptx %.2f", gpu[0], gpu[1], gpu[2], gpu[3]);
+    fprintf(stderr, "; total %.2f\n", total);
+}
+
+static double wall_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 static int cmd_compile(int argc, char **argv) {
     CliArgs a;
     memset(&a, 0, sizeof a);
@@ -118,11 +241,14 @@ static int cmd_compile(int argc, char **argv) {
     StrBuf dump;
     sb_init(&dump);
     NrProgram prog;
+    double t0 = wall_ms(), gpu_ms[4] = {0, 0, 0, 0};
     bool ok = nr_compile_program(&src, &a.o, &diag, &dump, &prog);
-    fputs(sb_cstr(&diag.out), stderr);
     rc = ok ? 0 : 1;
+    if (ok && a.gpu) rc = gpu_stage(&a, &prog, &dump, &diag, gpu_ms);
+    fputs(sb_cstr(&diag.out), stderr);
     if (ok) {
-        if (a.o.emit || a.o.print_after_all) rc = write_output(a.out, &dump);
+        if (a.time) print_times(&prog, gpu_ms, wall_ms() - t0);
+        if (!rc && a.gpu != GPU_CUBIN && (a.o.emit || a.o.print_after_all || a.gpu)) rc = write_output(a.out, &dump);
         nr_program_free(&prog);
     }
     sb_free(&dump);
@@ -140,7 +266,7 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(cmd, "--version")) {
         unsigned major, minor, patch;
-        LLVMGetVersion(&major, &minor, &patch); /* the LLVM the back end is built with */
+        llvm_gen_version(&major, &minor, &patch);
         printf("nereid %s (LLVM %u.%u.%u)\n", NEREID_VERSION, major, minor, patch);
         return 0;
     }

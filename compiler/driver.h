@@ -25,6 +25,7 @@ typedef struct NrProgram {
     Module *ast;
     IrModule *ir;   /* the kernels, after the passes when stop_after is NR_STAGE_IR_OPT */
     int num_warps;
+    double times_ms[3]; /* parse, sema (lowering), passes */
 } NrProgram;
 
 /* Compile src. Diagnostics go to diag; dumps (emit, print-after-all) to dump (may be

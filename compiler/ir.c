@@ -283,3 +283,31 @@ OpId ir_clone_op(IrFunc *df, RegionId dst, IrFunc *sf, OpId sid, ValId *map) {
     }
     return d;
 }
+
+/* ---- layouts ---- */
+
+bool ir_layout_equal(const IrLayout *a, const IrLayout *b) {
+    if (a->kind != b->kind || a->rank != b->rank) return false;
+    if (a->kind == LAYOUT_SLICE) return a->dim == b->dim && a->parent == b->parent;
+    for (int i = 0; i < a->rank; i++)
+        if (a->spt[i] != b->spt[i] || a->tpw[i] != b->tpw[i] || a->wpc[i] != b->wpc[i] || a->order[i] != b->order[i])
+            return false;
+    return true;
+}
+
+uint32_t ir_layout_intern(IrModule *m, const IrLayout *l) {
+    for (uint32_t i = 1; i < m->nlayouts; i++)
+        if (ir_layout_equal(&m->layouts[i], l)) return i;
+    if (m->nlayouts == 0) {
+        IrLayout none;
+        memset(&none, 0, sizeof none);
+        VEC_PUSH(m->arena, m->layouts, m->nlayouts, m->caplayouts, none);
+    }
+    IrLayout c;
+    memset(&c, 0, sizeof c);
+    c.kind = l->kind, c.rank = l->rank, c.dim = l->dim, c.parent = l->parent;
+    for (int i = 0; i < l->rank && l->kind == LAYOUT_BLOCKED; i++)
+        c.spt[i] = l->spt[i], c.tpw[i] = l->tpw[i], c.wpc[i] = l->wpc[i], c.order[i] = l->order[i];
+    VEC_PUSH(m->arena, m->layouts, m->nlayouts, m->caplayouts, c);
+    return m->nlayouts - 1;
+}

@@ -105,6 +105,8 @@ typedef struct IrOp {
     int64_t attr[4];
     double fattr;
     const char *sattr;
+    int32_t smem_offset; /* GPU: the op's shared-memory scratch (bytes), set by the */
+    int32_t smem_size;   /* allocation pass; size 0 = none. Printed as smem = [off, size] */
 } IrOp;
 
 typedef struct IrRegion {
@@ -135,11 +137,31 @@ typedef struct IrFunc {
     uint32_t shared_bytes;    /* reserved for the GPU back end */
 } IrFunc;
 
+/* A distributed layout: how a block's elements are spread over a CTA's threads (the GPU
+ * back end's; compiler/gpu/layout.h has the arithmetic). Blocked: each thread holds spt
+ * consecutive elements per dim, a warp's lanes and the CTA's warps tile the block in
+ * `order` (fastest dim first), wrapping when the block is larger and replicating when it
+ * is smaller. Slice: the parent's layout with dim `dim` removed (reduction results). */
+typedef enum { LAYOUT_NONE, LAYOUT_BLOCKED, LAYOUT_SLICE } IrLayoutKind;
+typedef struct IrLayout {
+    uint8_t kind;
+    uint8_t rank; /* rank of the blocks it describes */
+    uint8_t spt[NR_MAX_RANK], tpw[NR_MAX_RANK], wpc[NR_MAX_RANK], order[NR_MAX_RANK];
+    uint8_t dim;     /* slice */
+    uint32_t parent; /* slice: the parent's id */
+} IrLayout;
+
 struct IrModule {
     Arena *arena;
     IrFunc **funcs;
     uint32_t nfuncs, capfuncs;
+    IrLayout *layouts; /* [0] unused: id 0 is "no layout" */
+    uint32_t nlayouts, caplayouts;
 };
+
+/* Intern a layout in the module's table; equal layouts get one id. */
+uint32_t ir_layout_intern(IrModule *m, const IrLayout *l);
+bool ir_layout_equal(const IrLayout *a, const IrLayout *b);
 
 IrModule *ir_module_new(Arena *arena);
 IrFunc *ir_func_new(IrModule *m, const char *name, bool is_kernel, Loc loc);

@@ -429,7 +429,6 @@ typedef struct Attrs {
     const char *sattr;
     Token num_tok;
     bool num_is_float;   /* the num was written as a float (or inf/nan) */
-    bool num_neg_inf;
 } Attrs;
 
 static bool parse_ints(Parser *P, const IrAttrSpec *a, int want, Attrs *A) {

@@ -93,6 +93,10 @@ typedef struct nr_launch_options {
 
 /* ---- contexts ---- */
 nr_status nr_context_create(nr_device_kind kind, int device_index, nr_context **out);
+/* The same, with the reason for a failure (no driver, no device, ...) written into
+ * errbuf (may be NULL). */
+nr_status nr_context_create_ex(nr_device_kind kind, int device_index, nr_context **out, char *errbuf,
+                               size_t errsize);
 void nr_context_destroy(nr_context *ctx);
 /* Message of the context's last failure ("" if none); valid until the next call on it. */
 const char *nr_last_error(const nr_context *ctx);

@@ -5,7 +5,7 @@
  * names, nesting limits). Every node records its height (Expr.depth, Stmt.depth) so the
  * limits are checked in O(1) as the tree grows bottom-up: no later recursive walker
  * (printer, sema) can then meet a tree deep enough to exhaust the C stack. A builder that
- * finds an error reports it through parse_error and still returns a well-formed node;
+ * finds an error reports it through nr_parse_error and still returns a well-formed node;
  * the parse stops at the next token.
  *
  * ast_print writes one node per line, two spaces of indentation per level:
@@ -112,7 +112,7 @@ static int first_repeat(ParseCtx *c, const char *const *names, int n) {
 
 /* ---- expressions ---- */
 
-Expr *new_expr(ParseCtx *c, ExprKind kind, Loc loc) {
+Expr *ast_new_expr(ParseCtx *c, ExprKind kind, Loc loc) {
     Expr *e = arena_alloc(c->arena, sizeof *e);
     e->kind = kind;
     e->loc = loc;
@@ -125,7 +125,7 @@ static void adopt(ParseCtx *c, Expr *e, const Expr *child) {
     if (!child || child->depth < e->depth) return;
     e->depth = child->depth + 1;
     if (e->depth > MAX_EXPR_DEPTH)
-        parse_error(c, e->loc, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
+        nr_parse_error(c, e->loc, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
 }
 
 static void adopt_all(ParseCtx *c, Expr *e, Expr **items, int n) {
@@ -133,15 +133,15 @@ static void adopt_all(ParseCtx *c, Expr *e, Expr **items, int n) {
 }
 
 Expr *ex_name(ParseCtx *c, Loc loc, const char *name) {
-    Expr *e = new_expr(c, EX_NAME, loc);
+    Expr *e = ast_new_expr(c, EX_NAME, loc);
     e->name = name;
     return e;
 }
 
-Expr *ex_const(ParseCtx *c, Loc loc, ExprKind kind) { return new_expr(c, kind, loc); }
+Expr *ex_const(ParseCtx *c, Loc loc, ExprKind kind) { return ast_new_expr(c, kind, loc); }
 
 Expr *ex_str(ParseCtx *c, Loc loc, const char *s, size_t n) {
-    Expr *e = new_expr(c, EX_STR, loc);
+    Expr *e = ast_new_expr(c, EX_STR, loc);
     char *copy = arena_alloc(c->arena, n + 1);
     if (n) memcpy(copy, s, n);
     e->sval = copy;
@@ -150,7 +150,7 @@ Expr *ex_str(ParseCtx *c, Loc loc, const char *s, size_t n) {
 }
 
 Expr *ex_binop(ParseCtx *c, Loc loc, int op, Expr *l, Expr *r) {
-    Expr *e = new_expr(c, EX_BINOP, loc);
+    Expr *e = ast_new_expr(c, EX_BINOP, loc);
     e->op = op;
     e->lhs = l;
     e->rhs = r;
@@ -160,7 +160,7 @@ Expr *ex_binop(ParseCtx *c, Loc loc, int op, Expr *l, Expr *r) {
 }
 
 Expr *ex_unop(ParseCtx *c, Loc loc, int op, Expr *x) {
-    Expr *e = new_expr(c, EX_UNOP, loc);
+    Expr *e = ast_new_expr(c, EX_UNOP, loc);
     e->op = op;
     e->lhs = x;
     adopt(c, e, x);
@@ -174,7 +174,7 @@ static void chain_push(ParseCtx *c, Expr *e, Expr *x) {
 }
 
 Expr *ex_cmp(ParseCtx *c, Loc loc, Expr *l, int op, Expr *r) {
-    Expr *e = new_expr(c, EX_CMP, loc);
+    Expr *e = ast_new_expr(c, EX_CMP, loc);
     chain_push(c, e, l);
     return ex_cmp_push(c, e, op, r);
 }
@@ -188,7 +188,7 @@ Expr *ex_cmp_push(ParseCtx *c, Expr *e, int op, Expr *r) {
 }
 
 Expr *ex_bool(ParseCtx *c, Loc loc, int op, Expr *l, Expr *r) {
-    Expr *e = new_expr(c, EX_BOOLOP, loc);
+    Expr *e = ast_new_expr(c, EX_BOOLOP, loc);
     e->op = op;
     chain_push(c, e, l);
     chain_push(c, e, r);
@@ -201,7 +201,7 @@ Expr *ex_bool_push(ParseCtx *c, Expr *e, Expr *r) {
 }
 
 Expr *ex_ifexp(ParseCtx *c, Loc loc, Expr *then, Expr *cond, Expr *orelse) {
-    Expr *e = new_expr(c, EX_IFEXP, loc);
+    Expr *e = ast_new_expr(c, EX_IFEXP, loc);
     e->items = arena_alloc(c->arena, sizeof *e->items);
     e->items[0] = cond;
     e->nitems = 1;
@@ -213,14 +213,14 @@ Expr *ex_ifexp(ParseCtx *c, Loc loc, Expr *then, Expr *cond, Expr *orelse) {
     return e;
 }
 
-Arg arg_pos(Loc loc, Expr *e) { return (Arg){NULL, loc, e}; }
-Arg arg_kw(Loc loc, const char *name, Expr *value) { return (Arg){name, loc, value}; }
+Arg ast_arg_pos(Loc loc, Expr *e) { return (Arg){NULL, loc, e}; }
+Arg ast_arg_kw(Loc loc, const char *name, Expr *value) { return (Arg){name, loc, value}; }
 
-Args *args_push(ParseCtx *c, Args *a, Arg arg) {
+Args *ast_args_push(ParseCtx *c, Args *a, Arg arg) {
     if (!a) a = arena_alloc(c->arena, sizeof *a);
     if (!arg.kw) {
         if (a->nkw && arg.value->kind != EX_STAR)
-            parse_error(c, arg.loc, "positional argument follows keyword argument");
+            nr_parse_error(c, arg.loc, "positional argument follows keyword argument");
         ev_push(c, &a->pos, arg.value);
         return a;
     }
@@ -238,7 +238,7 @@ Args *args_push(ParseCtx *c, Args *a, Arg arg) {
 }
 
 Expr *ex_call(ParseCtx *c, Loc loc, Expr *callee, Args *a) {
-    Expr *e = new_expr(c, EX_CALL, loc);
+    Expr *e = ast_new_expr(c, EX_CALL, loc);
     e->lhs = callee;
     adopt(c, e, callee);
     if (!a) return e;
@@ -250,12 +250,12 @@ Expr *ex_call(ParseCtx *c, Loc loc, Expr *callee, Args *a) {
     adopt_all(c, e, e->items, e->nitems);
     adopt_all(c, e, e->kwvalues, e->nkw);
     int rep = first_repeat(c, e->kwnames, e->nkw);
-    if (rep >= 0) parse_error(c, a->kwloc[rep], "keyword argument repeated: '%s'", e->kwnames[rep]);
+    if (rep >= 0) nr_parse_error(c, a->kwloc[rep], "keyword argument repeated: '%s'", e->kwnames[rep]);
     return e;
 }
 
 Expr *ex_attr(ParseCtx *c, Loc loc, Expr *obj, const char *name) {
-    Expr *e = new_expr(c, EX_ATTR, loc);
+    Expr *e = ast_new_expr(c, EX_ATTR, loc);
     e->lhs = obj;
     e->name = name;
     adopt(c, e, obj);
@@ -263,7 +263,7 @@ Expr *ex_attr(ParseCtx *c, Loc loc, Expr *obj, const char *name) {
 }
 
 Expr *ex_subscript(ParseCtx *c, Loc loc, Expr *obj, ExprVec *idx) {
-    Expr *e = new_expr(c, EX_SUBSCRIPT, loc);
+    Expr *e = ast_new_expr(c, EX_SUBSCRIPT, loc);
     e->lhs = obj;
     e->items = idx->v;
     e->nitems = idx->n;
@@ -273,7 +273,7 @@ Expr *ex_subscript(ParseCtx *c, Loc loc, Expr *obj, ExprVec *idx) {
 }
 
 Expr *ex_slice(ParseCtx *c, Loc loc, Expr *lo, Expr *hi, Expr *step) {
-    Expr *e = new_expr(c, EX_SLICE, loc);
+    Expr *e = ast_new_expr(c, EX_SLICE, loc);
     e->lhs = lo;
     e->rhs = hi;
     e->third = step;
@@ -284,7 +284,7 @@ Expr *ex_slice(ParseCtx *c, Loc loc, Expr *lo, Expr *hi, Expr *step) {
 }
 
 static Expr *ex_items(ParseCtx *c, ExprKind kind, Loc loc, ExprVec *items) {
-    Expr *e = new_expr(c, kind, loc);
+    Expr *e = ast_new_expr(c, kind, loc);
     if (!items) return e;
     e->items = items->v;
     e->nitems = items->n;
@@ -302,7 +302,7 @@ Expr *ex_seq(ParseCtx *c, Loc loc, ExprVec *items, bool trailing_comma) {
 }
 
 Expr *ex_star(ParseCtx *c, Loc loc, Expr *x) {
-    Expr *e = new_expr(c, EX_STAR, loc);
+    Expr *e = ast_new_expr(c, EX_STAR, loc);
     e->lhs = x;
     adopt(c, e, x);
     return e;
@@ -332,18 +332,18 @@ static const char *normalise_ann(ParseCtx *c, const char *s, size_t n) {
     return out;
 }
 
-Ann ann_star(ParseCtx *c, Loc loc, NameVec *dotted) {
+Ann ast_ann_star(ParseCtx *c, Loc loc, NameVec *dotted) {
     return (Ann){arena_printf(c->arena, "*%s", join_dotted(c, dotted)), loc};
 }
 
-Ann ann_dotted(ParseCtx *c, Loc loc, NameVec *dotted) {
+Ann ast_ann_dotted(ParseCtx *c, Loc loc, NameVec *dotted) {
     const char *s = join_dotted(c, dotted);
     return (Ann){normalise_ann(c, s, strlen(s)), loc};
 }
 
-Ann ann_string(ParseCtx *c, Loc loc, Expr *s) { return (Ann){normalise_ann(c, s->sval, s->slen), loc}; }
+Ann ast_ann_string(ParseCtx *c, Loc loc, Expr *s) { return (Ann){normalise_ann(c, s->sval, s->slen), loc}; }
 
-Param param_new(Loc loc, const char *name, const Ann *ann, Expr *def) {
+Param ast_param(Loc loc, const char *name, const Ann *ann, Expr *def) {
     Param p = {.name = name, .loc = loc, .default_value = def};
     if (ann) {
         p.annotation = ann->text;
@@ -376,24 +376,24 @@ static void check_target(ParseCtx *c, const Expr *e, bool in_seq) {
     switch (e->kind) {
     case EX_NAME: case EX_ATTR: case EX_SUBSCRIPT: return;
     case EX_STAR:
-        if (!in_seq) parse_error(c, e->loc, "starred assignment target must be in a list or tuple");
+        if (!in_seq) nr_parse_error(c, e->loc, "starred assignment target must be in a list or tuple");
         check_target(c, e->lhs, false);
         return;
     case EX_TUPLE: case EX_LIST: {
         int stars = 0;
         for (int i = 0; i < e->nitems; i++) {
             if (e->items[i]->kind == EX_STAR && ++stars == 2)
-                parse_error(c, e->items[i]->loc, "multiple starred expressions in assignment");
+                nr_parse_error(c, e->items[i]->loc, "multiple starred expressions in assignment");
             check_target(c, e->items[i], true);
         }
         return;
     }
-    default: parse_error(c, e->loc, "cannot assign to %s", expr_what(e));
+    default: nr_parse_error(c, e->loc, "cannot assign to %s", expr_what(e));
     }
 }
 
 static void check_value(ParseCtx *c, const Expr *e) {
-    if (e && e->kind == EX_STAR) parse_error(c, e->loc, "can't use starred expression here");
+    if (e && e->kind == EX_STAR) nr_parse_error(c, e->loc, "can't use starred expression here");
 }
 
 /* ---- statements ---- */
@@ -414,11 +414,12 @@ static int block_depth(const Block *b) {
     return d;
 }
 
-/* s holds blocks: it is one level deeper than its deepest statement. */
-static void nest(ParseCtx *c, Stmt *s, const char *hint) {
-    int a = block_depth(&s->body), b = block_depth(&s->orelse);
-    s->depth = 1 + (a > b ? a : b);
-    if (s->depth > MAX_BLOCKS) parse_error(c, s->loc, "too many nested blocks (limit %d%s)", MAX_BLOCKS, hint);
+/* s holds blocks a and b: it is one level deeper than their deepest statement. */
+static void nest(ParseCtx *c, Stmt *s, const Block *a, const Block *b, const char *hint) {
+    int da = block_depth(a), db = block_depth(b);
+    s->depth = 1 + (da > db ? da : db);
+    if (s->depth > MAX_BLOCKS)
+        nr_parse_error(c, s->loc, "too many nested blocks (limit %d%s)", MAX_BLOCKS, hint);
 }
 
 static void set_targets(ParseCtx *c, Stmt *s, Expr *t) {
@@ -452,7 +453,7 @@ Stmt *st_augassign(ParseCtx *c, Loc loc, Expr *target, int op, Expr *value) {
     set_targets(c, s, target);
     s->value = value;
     if (target->kind != EX_NAME && target->kind != EX_ATTR && target->kind != EX_SUBSCRIPT)
-        parse_error(c, target->loc, "'%s' is an illegal expression for augmented assignment", expr_what(target));
+        nr_parse_error(c, target->loc, "'%s' is an illegal expression for augmented assignment", expr_what(target));
     check_value(c, value);
     return s;
 }
@@ -463,9 +464,9 @@ Stmt *st_annassign(ParseCtx *c, Loc loc, Expr *target, Ann ann, Expr *value) {
     s->annotation = ann.text;
     s->value = value;
     if (target->kind == EX_TUPLE || target->kind == EX_LIST)
-        parse_error(c, target->loc, "only single target (not %s) can be annotated", expr_what(target));
+        nr_parse_error(c, target->loc, "only single target (not %s) can be annotated", expr_what(target));
     else if (target->kind != EX_NAME && target->kind != EX_ATTR && target->kind != EX_SUBSCRIPT)
-        parse_error(c, target->loc, "illegal target for annotation");
+        nr_parse_error(c, target->loc, "illegal target for annotation");
     check_value(c, value);
     return s;
 }
@@ -475,7 +476,7 @@ static Stmt *make_if(ParseCtx *c, Loc loc, Expr *cond, StmtVec *body, StmtVec *o
     s->cond = cond;
     s->body = block_of(body);
     s->orelse = block_of(orelse);
-    nest(c, s, chained ? "; each 'elif' counts as one" : "");
+    nest(c, s, &s->body, &s->orelse, chained ? "; each 'elif' counts as one" : "");
     return s;
 }
 
@@ -494,8 +495,8 @@ Stmt *st_while(ParseCtx *c, Loc loc, Expr *cond, StmtVec *body, StmtVec *orelse)
     Stmt *s = new_stmt(c, ST_WHILE, loc);
     s->cond = cond;
     s->body = block_of(body);
-    if (orelse) parse_error(c, orelse->loc, "'else' clause on a 'while' loop is not supported");
-    nest(c, s, "");
+    if (orelse) nr_parse_error(c, orelse->loc, "'else' clause on a 'while' loop is not supported");
+    nest(c, s, &s->body, &s->orelse, "");
     return s;
 }
 
@@ -507,7 +508,7 @@ Stmt *st_for(ParseCtx *c, Loc loc, Expr *target, Expr *iter, StmtVec *body, Stmt
     s->orelse = block_of(orelse);
     check_target(c, target, false);
     check_value(c, iter);
-    nest(c, s, "");
+    nest(c, s, &s->body, &s->orelse, "");
     return s;
 }
 
@@ -519,7 +520,7 @@ Stmt *st_with(ParseCtx *c, Loc loc, Expr *ctx_expr, Expr *target, StmtVec *body)
         check_target(c, target, false);
     }
     s->body = block_of(body);
-    nest(c, s, "");
+    nest(c, s, &s->body, &s->orelse, "");
     return s;
 }
 
@@ -556,9 +557,7 @@ Stmt *st_global(ParseCtx *c, Loc loc, bool nonlocal, ExprVec *names) {
 Stmt *st_def(ParseCtx *c, Func *f) {
     Stmt *s = new_stmt(c, ST_DEF, f->loc);
     s->func = f;
-    s->body = f->body; /* only for the depth; printers use func */
-    nest(c, s, "");
-    s->body = (Block){NULL, 0};
+    nest(c, s, &f->body, &s->orelse, "");
     return s;
 }
 
@@ -567,13 +566,13 @@ static void check_params(ParseCtx *c, const Param *p, int n) {
     for (int i = 0; i < n; i++) {
         names[i] = p[i].name;
         if (i && p[i - 1].default_value && !p[i].default_value)
-            parse_error(c, p[i].loc, "non-default argument follows default argument");
+            nr_parse_error(c, p[i].loc, "non-default argument follows default argument");
     }
     int rep = first_repeat(c, names, n);
-    if (rep >= 0) parse_error(c, p[rep].loc, "duplicate argument '%s' in function definition", p[rep].name);
+    if (rep >= 0) nr_parse_error(c, p[rep].loc, "duplicate argument '%s' in function definition", p[rep].name);
 }
 
-Func *func_new(ParseCtx *c, Loc loc, const char *name, ParamVec *params, StmtVec *body) {
+Func *ast_func(ParseCtx *c, Loc loc, const char *name, ParamVec *params, StmtVec *body) {
     Func *f = arena_alloc(c->arena, sizeof *f);
     f->name = name;
     f->loc = loc;
@@ -586,14 +585,14 @@ Func *func_new(ParseCtx *c, Loc loc, const char *name, ParamVec *params, StmtVec
     return f;
 }
 
-Func *func_decorate(ParseCtx *c, Func *f, ExprVec *decorators) {
+Func *ast_func_decorate(ParseCtx *c, Func *f, ExprVec *decorators) {
     (void)c;
     f->decorators = decorators->v;
     f->ndecorators = decorators->n;
     return f;
 }
 
-void module_add(ParseCtx *c, StmtVec *stmts) {
+void ast_module_add(ParseCtx *c, StmtVec *stmts) {
     Module *m = c->module;
     for (int i = 0; i < stmts->n; i++) {
         Stmt *s = stmts->v[i];

@@ -7,9 +7,9 @@
  * the scanner. All AST memory is in the caller's arena; the only heap memory (flex's
  * buffers and bison's stack when it grows) is freed before returning.
  *
- * Every error goes through parse_error, which reports only the first: the lexer then
+ * Every error goes through nr_parse_error, which reports only the first: the lexer then
  * feeds bison the error token and the parse stops. Syntax errors arrive from bison with
- * the lookahead and the exact set of expected tokens (LAC); parse_syntax_error turns
+ * the lookahead and the exact set of expected tokens (LAC); nr_syntax_error turns
  * them into a message, recognising the common cases: an unexpected indent, a missing
  * indented block, a missing ':' after a statement header, '=' for '==', a missing comma,
  * and otherwise "unexpected X" with the short list of what could have come instead. */
@@ -26,7 +26,7 @@
 
 /* ---- errors ---- */
 
-void parse_error(ParseCtx *c, Loc loc, const char *fmt, ...) {
+void nr_parse_error(ParseCtx *c, Loc loc, const char *fmt, ...) {
     if (c->failed) return;
     c->failed = true;
     va_list ap;
@@ -35,7 +35,7 @@ void parse_error(ParseCtx *c, Loc loc, const char *fmt, ...) {
     va_end(ap);
 }
 
-int lex_error(ParseCtx *c, Loc loc, const char *fmt, ...) {
+int nr_lex_error(ParseCtx *c, Loc loc, const char *fmt, ...) {
     if (!c->failed) {
         c->failed = true;
         va_list ap;
@@ -50,12 +50,12 @@ int lex_error(ParseCtx *c, Loc loc, const char *fmt, ...) {
  * nesting of expressions (a chain of thousands of unary operators) gets there. */
 void nrerror(Loc *lloc, ParseCtx *c, const char *msg) {
     if (strcmp(msg, "memory exhausted") == 0)
-        parse_error(c, *lloc, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
+        nr_parse_error(c, *lloc, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
     else
-        parse_error(c, *lloc, "%s", msg);
+        nr_parse_error(c, *lloc, "%s", msg);
 }
 
-Loc loc_advance(Loc loc, const char *text, size_t n) {
+Loc nr_loc_advance(Loc loc, const char *text, size_t n) {
     for (size_t i = 0; i < n; i++) {
         if (text[i] == '\n') {
             if (loc.line < INT_MAX) loc.line++;
@@ -76,15 +76,15 @@ static int digit_value(char ch) {
     return 99;
 }
 
-int lex_int(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len, int base) {
+int nr_lex_int(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len, int base) {
     uint64_t v = 0;
     for (int i = base == 10 ? 0 : 2; i < len; i++) {
         if (text[i] == '_') continue;
         uint64_t d = (uint64_t)digit_value(text[i]);
-        if (v > (UINT64_MAX - d) / (uint64_t)base) return lex_error(c, loc, "integer literal too large");
+        if (v > (UINT64_MAX - d) / (uint64_t)base) return nr_lex_error(c, loc, "integer literal too large");
         v = v * (uint64_t)base + d;
     }
-    Expr *e = new_expr(c, EX_INT, loc);
+    Expr *e = ast_new_expr(c, EX_INT, loc);
     e->uval = v;
     e->is_big = v > (uint64_t)INT64_MAX;
     e->ival = (int64_t)v; /* big literals: the same 64 bits, as sema may want for masks */
@@ -92,33 +92,60 @@ int lex_int(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len, int ba
     return INT;
 }
 
-int lex_float(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len) {
+int nr_lex_float(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len) {
     char *buf = arena_alloc(c->arena, (size_t)len + 1);
     int n = 0;
     for (int i = 0; i < len; i++)
         if (text[i] != '_') buf[n++] = text[i];
-    Expr *e = new_expr(c, EX_FLOAT, loc);
+    Expr *e = ast_new_expr(c, EX_FLOAT, loc);
     e->fval = strtod(buf, NULL); /* too large: inf, as in Python */
     val->expr = e;
     return FLOAT;
 }
 
-int lex_bad_number(ParseCtx *c, Loc loc, const char *text, int len) {
+int nr_lex_bad_number(ParseCtx *c, Loc loc, const char *text, int len) {
     char p = len > 1 && text[0] == '0' ? (char)tolower((unsigned char)text[1]) : 0;
-    if (p == 'x') return lex_error(c, loc, "invalid hexadecimal literal");
-    if (p == 'o') return lex_error(c, loc, "invalid octal literal");
-    if (p == 'b') return lex_error(c, loc, "invalid binary literal");
+    if (p == 'x') return nr_lex_error(c, loc, "invalid hexadecimal literal");
+    if (p == 'o') return nr_lex_error(c, loc, "invalid octal literal");
+    if (p == 'b') return nr_lex_error(c, loc, "invalid binary literal");
     bool digits = true;
     for (int i = 0; i < len; i++) digits = digits && (isdigit((unsigned char)text[i]) || text[i] == '_');
     if (digits && text[0] == '0')
-        return lex_error(c, loc, "leading zeros in decimal integer literals are not permitted; "
+        return nr_lex_error(c, loc, "leading zeros in decimal integer literals are not permitted; "
                                  "use an 0o prefix for octal integers");
-    return lex_error(c, loc, "invalid decimal literal");
+    return nr_lex_error(c, loc, "invalid decimal literal");
 }
 
-int lex_bad_char(ParseCtx *c, Loc loc, unsigned char ch) {
-    if (ch > 32 && ch < 127) return lex_error(c, loc, "invalid character '%c' in source", ch);
-    return lex_error(c, loc, "invalid character '\\x%02x' in source", ch);
+/* Offset of the first byte of s that does not belong to well-formed UTF-8 (no overlong
+ * forms, surrogates or code points past U+10FFFF), or n. */
+static size_t utf8_bad_at(const unsigned char *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        unsigned ch = s[i];
+        size_t len = ch < 0x80 ? 1 : (ch & 0xE0) == 0xC0 ? 2 : (ch & 0xF0) == 0xE0 ? 3 : (ch & 0xF8) == 0xF0 ? 4 : 0;
+        if (len == 0 || i + len > n) return i;
+        uint32_t cp = len == 1 ? ch : ch & (0x7F >> len);
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80) return i;
+            cp = cp << 6 | (s[i + k] & 0x3F);
+        }
+        static const uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < min_cp[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+        i += len;
+    }
+    return n;
+}
+
+int nr_lex_check_utf8(ParseCtx *c, Loc loc, const char *text, int len, const char *what) {
+    size_t at = utf8_bad_at((const unsigned char *)text, (size_t)len);
+    if (at == (size_t)len) return 0;
+    return nr_lex_error(c, nr_loc_advance(loc, text, at), "invalid UTF-8 byte '\\x%02x' in %s",
+                     (unsigned char)text[at], what);
+}
+
+int nr_lex_bad_char(ParseCtx *c, Loc loc, unsigned char ch) {
+    if (ch > 32 && ch < 127) return nr_lex_error(c, loc, "invalid character '%c' in source", ch);
+    return nr_lex_error(c, loc, "invalid character '\\x%02x' in source", ch);
 }
 
 static size_t put_utf8(char *out, uint32_t cp) {
@@ -161,7 +188,7 @@ typedef struct {
 } EscCtx;
 
 static int escape_error(EscCtx *x, const char *at, const char *msg) {
-    return lex_error(x->c, loc_advance(x->tok_loc, x->tok, (size_t)(at - x->tok)), "%s", msg);
+    return nr_lex_error(x->c, nr_loc_advance(x->tok_loc, x->tok, (size_t)(at - x->tok)), "%s", msg);
 }
 
 /* Decode the escape whose backslash is at p[-1]; advance *pp past it and append the
@@ -207,15 +234,16 @@ static int decode_escape(EscCtx *x, const char **pp, const char *end, char *out,
     return 0; /* the character itself is copied as ordinary text */
 }
 
-int lex_string(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len) {
+int nr_lex_string(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len) {
     int i = 0;
     bool raw = false;
     for (; text[i] != '\'' && text[i] != '"'; i++) {
         char p = (char)tolower((unsigned char)text[i]);
         if (p == 'r') raw = true;
-        if (p == 'f') return lex_error(c, loc, "f-strings are not supported in Nereid kernels");
-        if (p == 'b') return lex_error(c, loc, "bytes literals are not supported in Nereid kernels");
+        if (p == 'f') return nr_lex_error(c, loc, "f-strings are not supported in Nereid kernels");
+        if (p == 'b') return nr_lex_error(c, loc, "bytes literals are not supported in Nereid kernels");
     }
+    if (nr_lex_check_utf8(c, loc, text, len, "string literal")) return NRerror;
     char q = text[i];
     int ql = len - i >= 6 && text[i + 1] == q && text[i + 2] == q ? 3 : 1;
     const char *p = text + i + ql, *end = text + len - ql;
@@ -231,7 +259,7 @@ int lex_string(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len) {
         p++;
         if (decode_escape(&x, &p, end, out, &on)) return NRerror;
     }
-    Expr *e = new_expr(c, EX_STR, loc);
+    Expr *e = ast_new_expr(c, EX_STR, loc);
     e->sval = out;
     e->slen = on;
     val->expr = e;
@@ -306,49 +334,53 @@ static const char *header_word(int kind) {
 static void missing_block(ParseCtx *c, Loc loc, const Token *hdr) {
     const char *w = header_word(hdr->kind);
     if (!w)
-        parse_error(c, loc, "expected an indented block");
+        nr_parse_error(c, loc, "expected an indented block");
     else if (hdr->kind == DEF)
-        parse_error(c, loc, "expected an indented block after function definition on line %d", hdr->loc.line);
+        nr_parse_error(c, loc, "expected an indented block after function definition on line %d", hdr->loc.line);
     else
-        parse_error(c, loc, "expected an indented block after '%s' statement on line %d", w, hdr->loc.line);
+        nr_parse_error(c, loc, "expected an indented block after '%s' statement on line %d", w, hdr->loc.line);
 }
 
 /* The ':' that ends a statement header is missing. */
 static bool missing_colon(ParseCtx *c, Loc loc, const Token *hdr) {
     switch (hdr->kind) {
     case IF: case ELIF: case WHILE:
-        parse_error(c, loc, "expected ':' after '%s' condition", header_word(hdr->kind));
+        nr_parse_error(c, loc, "expected ':' after '%s' condition", header_word(hdr->kind));
         return true;
-    case FOR: parse_error(c, loc, "expected ':' after 'for' loop header"); return true;
-    case DEF: parse_error(c, loc, "expected ':' after function signature"); return true;
-    case WITH: parse_error(c, loc, "expected ':' after 'with' item"); return true;
+    case FOR: nr_parse_error(c, loc, "expected ':' after 'for' loop header"); return true;
+    case DEF: nr_parse_error(c, loc, "expected ':' after function signature"); return true;
+    case WITH: nr_parse_error(c, loc, "expected ':' after 'with' item"); return true;
     case ELSE:
-        parse_error(c, loc, "expected ':' after 'else'%s", c->la.kind == IF ? " (did you mean 'elif'?)" : "");
+        nr_parse_error(c, loc, "expected ':' after 'else'%s", c->la.kind == IF ? " (did you mean 'elif'?)" : "");
         return true;
     default: return false;
     }
 }
 
-void parse_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *const *expected, int n) {
+void nr_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *const *expected, int n) {
     if (c->failed) return;
     const char **v = arena_alloc(c->arena, sizeof *v * (size_t)(n + 1));
     for (int i = 0; i < n; i++) v[i] = plain_name(c, expected[i]);
     const Token *la = &c->la;
     const Token *hdr = la->bol ? &c->prev_hdr : &c->hdr; /* the statement being parsed */
     if (la->kind == INDENT) {
-        parse_error(c, loc, "unexpected indent");
+        nr_parse_error(c, loc, "unexpected indent");
         return;
     }
     if (has_name(v, n, "indent")) {
         missing_block(c, loc, hdr);
         return;
     }
+    if (n == 3 && has_name(v, n, "name") && has_name(v, n, "string literal") && has_name(v, n, "'*'")) {
+        nr_parse_error(c, loc, "invalid type annotation: expected a name, '*' and a name, or a string");
+        return;
+    }
     if (la->kind == FOR && la->depth > 0) {
-        parse_error(c, loc, "comprehensions and generator expressions are not supported in Nereid kernels");
+        nr_parse_error(c, loc, "comprehensions and generator expressions are not supported in Nereid kernels");
         return;
     }
     if (la->kind == '=' && !has_name(v, n, "'='")) {
-        parse_error(c, loc, "unexpected '=' (did you mean '=='?)");
+        nr_parse_error(c, loc, "unexpected '=' (did you mean '=='?)");
         return;
     }
     if (has_name(v, n, "':'") && la->depth == 0 && !la->colon_before && missing_colon(c, loc, hdr)) return;
@@ -360,7 +392,7 @@ void parse_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *c
     bool listed = describe_expected(v, n, &sb);
     if (!listed && la->depth > 0 && has_name(v, n, "','") && is_starter(plain_name(c, la_name)))
         sb_puts(&sb, "; perhaps you forgot a comma?");
-    parse_error(c, loc, "%s", sb_cstr(&sb));
+    nr_parse_error(c, loc, "%s", sb_cstr(&sb));
     sb_free(&sb);
     if (la->depth > 0 && la->depth <= MAX_BRACKETS && c->bracket_locs[la->depth - 1].line < loc.line)
         diag_note(c->diag, c->bracket_locs[la->depth - 1], "to match this '%c'", c->brackets[la->depth - 1]);
@@ -370,7 +402,7 @@ void parse_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *c
 
 static Loc loc_of_offset(const Source *src, size_t start, size_t off) {
     Loc l = {src, 1, 1};
-    return loc_advance(l, src->text + start, off - start);
+    return nr_loc_advance(l, src->text + start, off - start);
 }
 
 Module *parse_module(Arena *arena, Diag *diag, const Source *src) {
@@ -387,15 +419,16 @@ Module *parse_module(Arena *arena, Diag *diag, const Source *src) {
     size_t skip = src->len >= 3 && memcmp(src->text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     const char *nul = memchr(src->text + skip, 0, src->len - skip);
     if (src->len > (size_t)INT_MAX / 2) {
-        parse_error(c, (Loc){src, 1, 1}, "source file too large");
+        nr_parse_error(c, (Loc){src, 1, 1}, "source file too large");
     } else if (nul) {
-        parse_error(c, loc_of_offset(src, skip, (size_t)(nul - src->text)),
+        nr_parse_error(c, loc_of_offset(src, skip, (size_t)(nul - src->text)),
                     "invalid character '\\x00' in source");
     } else {
         size_t n = src->len - skip;
         char *buf = arena_alloc(arena, n + 3); /* '\n' + text + the two NULs flex wants */
         buf[0] = '\n';
         memcpy(buf + 1, src->text + skip, n);
+        buf[n + 1] = buf[n + 2] = 0;
         c->pos = (Loc){src, 0, 1}; /* the artificial newline moves this to line 1 */
         yyscan_t scanner;
         if (nrllex_init_extra(c, &scanner)) NR_DIE("cannot create the scanner");
@@ -403,7 +436,7 @@ Module *parse_module(Arena *arena, Diag *diag, const Source *src) {
         if (!nrl_scan_buffer(buf, n + 3, scanner)) NR_DIE("cannot set up the scan buffer");
         int rc = nrparse(c);
         nrllex_destroy(scanner);
-        if (rc != 0 && !c->failed) parse_error(c, c->la.loc, "syntax error");
+        if (rc != 0 && !c->failed) nr_parse_error(c, c->la.loc, "syntax error");
     }
     sb_free(&c->scratch);
     Module *m = c->failed ? NULL : c->module;

@@ -108,21 +108,23 @@ typedef struct ParseCtx {
 
 /* ---- parse.c: errors and token decoding ---- */
 /* Report an error unless one was already reported; the parse then stops. */
-void parse_error(ParseCtx *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void nr_parse_error(ParseCtx *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The same, returning the token code the lexer hands bison to make it stop. */
-int lex_error(ParseCtx *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int lex_int(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len, int base);
-int lex_float(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len);
-int lex_string(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len);
-int lex_bad_number(ParseCtx *c, Loc loc, const char *text, int len);
-int lex_bad_char(ParseCtx *c, Loc loc, unsigned char ch);
+int nr_lex_error(ParseCtx *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int nr_lex_int(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len, int base);
+int nr_lex_float(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len);
+int nr_lex_string(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len);
+int nr_lex_bad_number(ParseCtx *c, Loc loc, const char *text, int len);
+int nr_lex_bad_char(ParseCtx *c, Loc loc, unsigned char ch);
+/* 0 if text is well-formed UTF-8, else the error token (reported as "in <what>"). */
+int nr_lex_check_utf8(ParseCtx *c, Loc loc, const char *text, int len, const char *what);
 /* Compose a syntax error from the lookahead and the tokens the parser expected
  * (bison symbol names, as yysymbol_name gives them). */
-void parse_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *const *expected, int n);
-Loc loc_advance(Loc loc, const char *text, size_t n);
+void nr_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *const *expected, int n);
+Loc nr_loc_advance(Loc loc, const char *text, size_t n);
 
 /* ---- ast.c: builders the grammar actions call (all allocate in c->arena) ---- */
-Expr *new_expr(ParseCtx *c, ExprKind kind, Loc loc);
+Expr *ast_new_expr(ParseCtx *c, ExprKind kind, Loc loc);
 Expr *ex_name(ParseCtx *c, Loc loc, const char *name);
 Expr *ex_const(ParseCtx *c, Loc loc, ExprKind kind);
 Expr *ex_str(ParseCtx *c, Loc loc, const char *s, size_t n);
@@ -150,14 +152,14 @@ StmtVec *sv_else(ParseCtx *c, Loc loc, StmtVec *body);
 ParamVec *pv_push(ParseCtx *c, ParamVec *v, Param p);
 NameVec *nv_push(ParseCtx *c, NameVec *v, const char *name);
 ElifVec *elif_push(ParseCtx *c, ElifVec *v, Loc loc, Expr *cond, StmtVec *body);
-Args *args_push(ParseCtx *c, Args *a, Arg arg);
-Arg arg_pos(Loc loc, Expr *e);
-Arg arg_kw(Loc loc, const char *name, Expr *value);
+Args *ast_args_push(ParseCtx *c, Args *a, Arg arg);
+Arg ast_arg_pos(Loc loc, Expr *e);
+Arg ast_arg_kw(Loc loc, const char *name, Expr *value);
 
-Ann ann_star(ParseCtx *c, Loc loc, NameVec *dotted);
-Ann ann_dotted(ParseCtx *c, Loc loc, NameVec *dotted);
-Ann ann_string(ParseCtx *c, Loc loc, Expr *s);
-Param param_new(Loc loc, const char *name, const Ann *ann, Expr *def);
+Ann ast_ann_star(ParseCtx *c, Loc loc, NameVec *dotted);
+Ann ast_ann_dotted(ParseCtx *c, Loc loc, NameVec *dotted);
+Ann ast_ann_string(ParseCtx *c, Loc loc, Expr *s);
+Param ast_param(Loc loc, const char *name, const Ann *ann, Expr *def);
 
 Stmt *st_simple(ParseCtx *c, Loc loc, StmtKind kind);
 Stmt *st_expr(ParseCtx *c, Loc loc, Expr *e);
@@ -173,8 +175,8 @@ Stmt *st_assert(ParseCtx *c, Loc loc, Expr *cond, Expr *msg);
 Stmt *st_import(ParseCtx *c, Loc loc, NameVec *from, ExprVec *names);
 Stmt *st_global(ParseCtx *c, Loc loc, bool nonlocal, ExprVec *names);
 Stmt *st_def(ParseCtx *c, Func *f);
-Func *func_new(ParseCtx *c, Loc loc, const char *name, ParamVec *params, StmtVec *body);
-Func *func_decorate(ParseCtx *c, Func *f, ExprVec *decorators);
-void module_add(ParseCtx *c, StmtVec *stmts);
+Func *ast_func(ParseCtx *c, Loc loc, const char *name, ParamVec *params, StmtVec *body);
+Func *ast_func_decorate(ParseCtx *c, Func *f, ExprVec *decorators);
+void ast_module_add(ParseCtx *c, StmtVec *stmts);
 
 #endif

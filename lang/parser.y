@@ -20,7 +20,7 @@
  * error, located, and never a cascade.
  *
  * Syntax errors are reported by yyreport_syntax_error (parse.error custom), which hands
- * the lookahead and the expected tokens (exact, thanks to LAC) to parse_syntax_error in
+ * the lookahead and the expected tokens (exact, thanks to LAC) to nr_syntax_error in
  * parse.c, which writes a readable message. Token aliases below are those names. */
 
 %define api.pure full
@@ -87,7 +87,7 @@ void nrerror(Loc *lloc, ParseCtx *ctx, const char *msg);
 
 file
     : %empty
-    | file stmt                                 { module_add(ctx, $2); }
+    | file stmt                                 { ast_module_add(ctx, $2); }
     ;
 
 stmt
@@ -192,9 +192,9 @@ dotted
     ;
 
 annotation
-    : '*' dotted                                { $$ = ann_star(ctx, @1, $2); }
-    | dotted                                    { $$ = ann_dotted(ctx, @1, $1); }
-    | STRING                                    { $$ = ann_string(ctx, @1, $1); }
+    : '*' dotted                                { $$ = ast_ann_star(ctx, @1, $2); }
+    | dotted                                    { $$ = ast_ann_dotted(ctx, @1, $1); }
+    | STRING                                    { $$ = ast_ann_string(ctx, @1, $1); }
     ;
 
 compound_stmt
@@ -254,7 +254,7 @@ with_stmt
     ;
 
 decorated
-    : decorators funcdef                        { $$ = func_decorate(ctx, $2, $1); }
+    : decorators funcdef                        { $$ = ast_func_decorate(ctx, $2, $1); }
     ;
 
 decorators
@@ -267,7 +267,7 @@ decorator
     ;
 
 funcdef
-    : DEF NAME '(' params ')' ret_ann ':' suite { $$ = func_new(ctx, @1, $2, $4, $8); }
+    : DEF NAME '(' params ')' ret_ann ':' suite { $$ = ast_func(ctx, @1, $2, $4, $8); }
     ;
 
 /* Accepted and dropped: signatures come from parameter annotations. */
@@ -288,10 +288,10 @@ param_list
     ;
 
 param
-    : NAME                                      { $$ = param_new(@1, $1, NULL, NULL); }
-    | NAME '=' test                             { $$ = param_new(@1, $1, NULL, $3); }
-    | NAME ':' annotation                       { $$ = param_new(@1, $1, &$3, NULL); }
-    | NAME ':' annotation '=' test              { $$ = param_new(@1, $1, &$3, $5); }
+    : NAME                                      { $$ = ast_param(@1, $1, NULL, NULL); }
+    | NAME '=' test                             { $$ = ast_param(@1, $1, NULL, $3); }
+    | NAME ':' annotation                       { $$ = ast_param(@1, $1, &$3, NULL); }
+    | NAME ':' annotation '=' test              { $$ = ast_param(@1, $1, &$3, $5); }
     ;
 
 /* ---- expressions ---- */
@@ -439,14 +439,14 @@ atom
     ;
 
 arglist
-    : arg                                       { $$ = args_push(ctx, NULL, $1); }
-    | arglist ',' arg                           { $$ = args_push(ctx, $1, $3); }
+    : arg                                       { $$ = ast_args_push(ctx, NULL, $1); }
+    | arglist ',' arg                           { $$ = ast_args_push(ctx, $1, $3); }
     ;
 
 arg
-    : test                                      { $$ = arg_pos(@1, $1); }
-    | '*' test                                  { $$ = arg_pos(@1, ex_star(ctx, @1, $2)); }
-    | NAME '=' test                             { $$ = arg_kw(@1, $1, $3); }
+    : test                                      { $$ = ast_arg_pos(@1, $1); }
+    | '*' test                                  { $$ = ast_arg_pos(@1, ex_star(ctx, @1, $2)); }
+    | NAME '=' test                             { $$ = ast_arg_kw(@1, $1, $3); }
     ;
 
 subscripts
@@ -479,6 +479,6 @@ static int yyreport_syntax_error(const yypcontext_t *yc, ParseCtx *ctx) {
     int n = yypcontext_expected_tokens(yc, kinds, YYNTOKENS);
     if (n < 0) n = 0;
     for (int i = 0; i < n; i++) names[i] = yysymbol_name(kinds[i]);
-    parse_syntax_error(ctx, *yypcontext_location(yc), yysymbol_name(yypcontext_token(yc)), names, n);
+    nr_syntax_error(ctx, *yypcontext_location(yc), yysymbol_name(yypcontext_token(yc)), names, n);
     return 0;
 }

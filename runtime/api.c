@@ -8,39 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../compiler/driver.h"
+#include "api_internal.h"
 #include "float16.h"
 #include "interp.h"
-#include "nereid.h"
 
-typedef struct Allocation {
-    void *ptr;
-    size_t size;
-} Allocation;
-
-struct nr_context {
-    nr_device_kind kind;
-    StrBuf err;
-    Allocation *allocs;
-    int nallocs, capallocs;
-};
-
-struct nr_kernel {
-    nr_module *mod;
-    IrFunc *f;
-};
-
-struct nr_module {
-    nr_context *ctx;
-    NrProgram prog;
-    Source *src;   /* kept: run-time errors quote source locations */
-    char *text;
-    nr_kernel *kernels;
-    int nkernels;
-};
-
-static nr_status fail(nr_context *ctx, nr_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static nr_status fail(nr_context *ctx, nr_status s, const char *fmt, ...) {
+nr_status api_fail(nr_context *ctx, nr_status s, const char *fmt, ...) {
     if (!ctx) return s;
     sb_free(&ctx->err);
     va_list ap;
@@ -70,22 +42,46 @@ const char *nr_status_string(nr_status s) {
 
 /* ---- contexts ---- */
 
-nr_status nr_context_create(nr_device_kind kind, int device_index, nr_context **out) {
+nr_status nr_context_create_ex(nr_device_kind kind, int device_index, nr_context **out, char *errbuf, size_t errsize) {
+    if (errbuf && errsize) errbuf[0] = 0;
     if (!out) return NR_ERR_INVALID_ARG;
     *out = NULL;
     if (kind != NR_DEVICE_CPU && kind != NR_DEVICE_CUDA) return NR_ERR_INVALID_ARG;
-    if (kind == NR_DEVICE_CUDA) return NR_ERR_DEVICE; /* the CUDA device is not built in yet */
-    if (device_index != 0) return NR_ERR_INVALID_ARG;
+    if (device_index < 0 || (kind == NR_DEVICE_CPU && device_index != 0)) return NR_ERR_INVALID_ARG;
     nr_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return NR_ERR_OUT_OF_MEMORY;
     ctx->kind = kind;
     sb_init(&ctx->err);
+    if (kind == NR_DEVICE_CUDA) {
+        StrBuf err;
+        sb_init(&err);
+        nr_status s = cuda_api_open(ctx, device_index, &err);
+        if (s) {
+            if (errbuf && errsize) snprintf(errbuf, errsize, "%s", sb_cstr(&err));
+            sb_free(&err);
+            nr_context_destroy(ctx);
+            return s;
+        }
+        sb_free(&err);
+    }
     *out = ctx;
     return NR_OK;
 }
 
+nr_status nr_context_create(nr_device_kind kind, int device_index, nr_context **out) {
+    return nr_context_create_ex(kind, device_index, out, NULL, 0);
+}
+
 void nr_context_destroy(nr_context *ctx) {
     if (!ctx) return;
+    if (ctx->cuda) {
+        StrBuf err;
+        sb_init(&err);
+        for (int i = 0; i < ctx->nallocs; i++) cuda_free(ctx->cuda, (uint64_t)(uintptr_t)ctx->allocs[i].ptr, &err);
+        sb_free(&err);
+        ctx->nallocs = 0;
+        cuda_close(ctx->cuda);
+    }
     for (int i = 0; i < ctx->nallocs; i++) free(ctx->allocs[i].ptr);
     free(ctx->allocs);
     sb_free(&ctx->err);
@@ -104,7 +100,7 @@ nr_device_kind nr_context_device(const nr_context *ctx) { return ctx->kind; }
 static nr_status compile_text(nr_context *ctx, char *text, size_t len, const char *filename,
                               const nr_compile_options *opts, nr_module **out) {
     nr_module *m = calloc(1, sizeof *m);
-    if (!m) return free(text), fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!m) return free(text), api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     m->ctx = ctx;
     m->text = text;
     m->src = calloc(1, sizeof *m->src);
@@ -112,7 +108,7 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
     if (!m->src || !name) {
         free(name);
         nr_module_destroy(m);
-        return fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     }
     *m->src = (Source){name, text, len};
     NrCompileOptions o;
@@ -121,23 +117,29 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
     if (opts) {
         if (opts->num_defines < 0 || (opts->num_defines && !opts->defines) || opts->num_warps < 0) {
             nr_module_destroy(m);
-            return fail(ctx, NR_ERR_INVALID_ARG, "invalid compile options");
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "invalid compile options");
         }
         for (int i = 0; i < opts->num_defines; i++)
             if (!opts->defines[i].name || !opts->defines[i].value) {
                 nr_module_destroy(m);
-                return fail(ctx, NR_ERR_INVALID_ARG, "define %d has a NULL name or value", i);
+                return api_fail(ctx, NR_ERR_INVALID_ARG, "define %d has a NULL name or value", i);
             }
         o.defines = (const SemaDefine *)opts->defines; /* same layout: name, value */
         o.ndefines = opts->num_defines;
         o.only_kernel = opts->kernel;
         o.num_warps = opts->num_warps;
     }
+    StrBuf key;
+    sb_init(&key);
+    sb_printf(&key, "warps=%d;kernel=%s;", o.num_warps, o.only_kernel ? o.only_kernel : "*");
+    for (int i = 0; i < o.ndefines; i++) sb_printf(&key, "-D%s=%s;", o.defines[i].name, o.defines[i].value);
+    m->options_key = strdup(sb_cstr(&key));
+    sb_free(&key);
     Diag diag;
     diag_init(&diag);
     bool ok = nr_compile_program(m->src, &o, &diag, NULL, &m->prog);
     if (!ok) {
-        fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
+        api_fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
         diag_free(&diag);
         nr_module_destroy(m);
         return NR_ERR_COMPILE;
@@ -147,10 +149,10 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
     m->kernels = calloc(ir->nfuncs ? ir->nfuncs : 1, sizeof *m->kernels);
     if (!m->kernels) {
         nr_module_destroy(m);
-        return fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     }
     for (uint32_t i = 0; i < ir->nfuncs; i++)
-        if (ir->funcs[i]->is_kernel) m->kernels[m->nkernels++] = (nr_kernel){m, ir->funcs[i]};
+        if (ir->funcs[i]->is_kernel) m->kernels[m->nkernels++] = (nr_kernel){m, ir->funcs[i], NULL, 0, 0};
     *out = m;
     return NR_OK;
 }
@@ -159,10 +161,10 @@ nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length, 
                             const nr_compile_options *opts, nr_module **out) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     clear_error(ctx);
-    if (!source || !out) return fail(ctx, NR_ERR_INVALID_ARG, "source and out must not be NULL");
+    if (!source || !out) return api_fail(ctx, NR_ERR_INVALID_ARG, "source and out must not be NULL");
     *out = NULL;
     char *text = malloc(length + 1);
-    if (!text) return fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!text) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     memcpy(text, source, length);
     text[length] = 0;
     return compile_text(ctx, text, length, filename, opts, out);
@@ -171,16 +173,18 @@ nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length, 
 nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_options *opts, nr_module **out) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     clear_error(ctx);
-    if (!path || !out) return fail(ctx, NR_ERR_INVALID_ARG, "path and out must not be NULL");
+    if (!path || !out) return api_fail(ctx, NR_ERR_INVALID_ARG, "path and out must not be NULL");
     *out = NULL;
     size_t len;
     char *text = read_file(path, &len);
-    if (!text) return fail(ctx, NR_ERR_NOT_FOUND, "cannot read '%s'", path);
+    if (!text) return api_fail(ctx, NR_ERR_NOT_FOUND, "cannot read '%s'", path);
     return compile_text(ctx, text, len, path, opts, out);
 }
 
 void nr_module_destroy(nr_module *m) {
     if (!m) return;
+    cuda_api_module_free(m);
+    free(m->options_key);
     nr_program_free(&m->prog);
     if (m->src) free((char *)m->src->name);
     free(m->src);
@@ -197,13 +201,13 @@ const char *nr_module_kernel_name(const nr_module *m, int i) {
 
 nr_status nr_module_get_kernel(nr_module *m, const char *name, nr_kernel **out) {
     if (!m) return NR_ERR_INVALID_ARG;
-    if (!name || !out) return fail(m->ctx, NR_ERR_INVALID_ARG, "name and out must not be NULL");
+    if (!name || !out) return api_fail(m->ctx, NR_ERR_INVALID_ARG, "name and out must not be NULL");
     for (int i = 0; i < m->nkernels; i++)
         if (!strcmp(m->kernels[i].f->name, name)) {
             *out = &m->kernels[i];
             return NR_OK;
         }
-    return fail(m->ctx, NR_ERR_NOT_FOUND, "no kernel named '%s' in the module", name);
+    return api_fail(m->ctx, NR_ERR_NOT_FOUND, "no kernel named '%s' in the module", name);
 }
 
 int nr_kernel_num_params(const nr_kernel *k) { return k ? (int)k->f->regions[k->f->body].nargs : 0; }
@@ -264,23 +268,23 @@ static nr_status convert_arg(nr_kernel *k, int i, const nr_arg *a, InterpScalar 
     nr_context *ctx = k->mod->ctx;
     if (t.dt == DT_PTR) {
         if (a->type != NR_TYPE_PTR)
-            return fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') is a pointer (*%s), got %s", k->f->name,
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') is a pointer (*%s), got %s", k->f->name,
                         i, name, dt_name(t.pointee), tag_name(a->type));
         out->u = a->v.u;
         return NR_OK;
     }
     if (dt_is_int(t.dt)) {
         if (!is_int_tag(a->type))
-            return fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') is %s, got %s", k->f->name, i, name,
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') is %s, got %s", k->f->name, i, name,
                         dt_name(t.dt), tag_name(a->type));
         if (!int_fits(a, t.dt))
-            return fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') does not fit in %s", k->f->name, i,
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') does not fit in %s", k->f->name, i,
                         name, dt_name(t.dt));
         out->i = a->v.i;
         return NR_OK;
     }
     if (!is_float_tag(a->type))
-        return fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') is %s, got %s", k->f->name, i, name,
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') is %s, got %s", k->f->name, i, name,
                     dt_name(t.dt), tag_name(a->type));
     double f = a->v.f;
     out->f = t.dt == DT_FP32 ? (double)(float)f : t.dt == DT_FP16 ? nr_fp16_round(f) : t.dt == DT_BF16 ? nr_bf16_round(f) : f;
@@ -302,16 +306,25 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
     clear_error(ctx);
     (void)opts;
     int np = nr_kernel_num_params(k);
-    if (!grid) return fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': the grid must not be NULL", k->f->name);
+    if (!grid) return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': the grid must not be NULL", k->f->name);
     for (int d = 0; d < 3; d++)
         if (grid[d] == 0 || grid[d] > 0x7fffffffu)
-            return fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': grid dimension %d is %u (must be 1 to 2^31-1)", k->f->name,
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': grid dimension %d is %u (must be 1 to 2^31-1)", k->f->name,
                         d, grid[d]);
     if (num_args != np || (np && !args))
-        return fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' takes %d argument%s, got %d", k->f->name, np, np == 1 ? "" : "s",
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' takes %d argument%s, got %d", k->f->name, np, np == 1 ? "" : "s",
                     num_args);
     InterpScalar *vals = calloc((size_t)(np ? np : 1), sizeof *vals);
-    if (!vals) return fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!vals) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    if (ctx->kind == NR_DEVICE_CUDA) {
+        for (int i = 0; i < np; i++) {
+            nr_status s = convert_arg(k, i, &args[i], &vals[i]);
+            if (s) return free(vals), s;
+        }
+        nr_status s = cuda_api_launch(k, grid, vals, opts);
+        free(vals);
+        return s;
+    }
     bool strict = true;
     for (int i = 0; i < np; i++) {
         nr_status s = convert_arg(k, i, &args[i], &vals[i]);
@@ -319,33 +332,58 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
         if (param_type(k, i).dt == DT_PTR && !registered(ctx, vals[i].u)) strict = false;
     }
     InterpBuffer *bufs = calloc((size_t)(ctx->nallocs ? ctx->nallocs : 1), sizeof *bufs);
-    if (!bufs) return free(vals), fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!bufs) return free(vals), api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; i < ctx->nallocs; i++) bufs[i] = (InterpBuffer){(uint64_t)(uintptr_t)ctx->allocs[i].ptr, ctx->allocs[i].size};
     InterpOptions io = {bufs, ctx->nallocs, strict, NULL};
     StrBuf err;
     sb_init(&err);
     int rc = interp_run(k->f, vals, grid, &io, &err);
     nr_status s = NR_OK;
-    if (rc) s = fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&err));
+    if (rc) s = api_fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&err));
     sb_free(&err);
     free(bufs);
     free(vals);
     return s;
 }
 
-nr_status nr_synchronize(nr_context *ctx) { return ctx ? NR_OK : NR_ERR_INVALID_ARG; }
+nr_status nr_synchronize(nr_context *ctx) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    if (!ctx->cuda) return NR_OK;
+    StrBuf err;
+    sb_init(&err);
+    nr_status s = cuda_synchronize(ctx->cuda, &err) ? api_fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&err)) : NR_OK;
+    sb_free(&err);
+    return s;
+}
+
+/* Run a CUDA memory call, turning its failure into the context's error. */
+static nr_status cuda_call(nr_context *ctx, int rc, StrBuf *err, nr_status on_fail) {
+    nr_status s = rc ? api_fail(ctx, on_fail, "%s", sb_cstr(err)) : NR_OK;
+    sb_free(err);
+    return s;
+}
 
 /* ---- memory ---- */
 
 nr_status nr_malloc(nr_context *ctx, size_t bytes, nr_devptr *out) {
     if (!ctx) return NR_ERR_INVALID_ARG;
-    if (!out) return fail(ctx, NR_ERR_INVALID_ARG, "out must not be NULL");
-    void *p = calloc(1, bytes ? bytes : 1); /* 16-byte aligned, like device memory */
-    if (!p) return fail(ctx, NR_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes", bytes);
+    if (!out) return api_fail(ctx, NR_ERR_INVALID_ARG, "out must not be NULL");
+    void *p;
+    if (ctx->cuda) {
+        StrBuf err;
+        sb_init(&err);
+        uint64_t d = 0;
+        nr_status s = cuda_call(ctx, cuda_malloc(ctx->cuda, bytes, &d, &err), &err, NR_ERR_OUT_OF_MEMORY);
+        if (s) return s;
+        p = (void *)(uintptr_t)d;
+    } else {
+        p = calloc(1, bytes ? bytes : 1); /* 16-byte aligned, like device memory */
+    }
+    if (!p) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes", bytes);
     if (ctx->nallocs == ctx->capallocs) {
         int cap = ctx->capallocs ? ctx->capallocs * 2 : 16;
         Allocation *a = realloc(ctx->allocs, sizeof *a * (size_t)cap);
-        if (!a) return free(p), fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        if (!a) return free(p), api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
         ctx->allocs = a;
         ctx->capallocs = cap;
     }
@@ -364,7 +402,14 @@ nr_status nr_free(nr_context *ctx, nr_devptr p) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     if (!p) return NR_OK;
     int i = find_alloc(ctx, p);
-    if (i < 0) return fail(ctx, NR_ERR_INVALID_ARG, "nr_free: 0x%llx was not allocated by nr_malloc", (unsigned long long)p);
+    if (i < 0) return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_free: 0x%llx was not allocated by nr_malloc", (unsigned long long)p);
+    if (ctx->cuda) {
+        StrBuf err;
+        sb_init(&err);
+        nr_status s = cuda_call(ctx, cuda_free(ctx->cuda, p, &err), &err, NR_ERR_DEVICE);
+        ctx->allocs[i] = ctx->allocs[--ctx->nallocs];
+        return s;
+    }
     free(ctx->allocs[i].ptr);
     ctx->allocs[i] = ctx->allocs[--ctx->nallocs];
     return NR_OK;
@@ -376,24 +421,34 @@ static nr_status check_range(nr_context *ctx, nr_devptr p, size_t n, const char 
         nr_devptr b = (nr_devptr)(uintptr_t)ctx->allocs[i].ptr;
         if (p >= b && p - b <= ctx->allocs[i].size && n <= ctx->allocs[i].size - (p - b)) return NR_OK;
     }
-    return fail(ctx, NR_ERR_INVALID_ARG, "%s: [0x%llx, +%zu) is not inside memory from nr_malloc", what,
+    return api_fail(ctx, NR_ERR_INVALID_ARG, "%s: [0x%llx, +%zu) is not inside memory from nr_malloc", what,
                 (unsigned long long)p, n);
 }
 
 nr_status nr_memcpy_htod(nr_context *ctx, nr_devptr dst, const void *src, size_t bytes) {
     if (!ctx) return NR_ERR_INVALID_ARG;
-    if (!src && bytes) return fail(ctx, NR_ERR_INVALID_ARG, "nr_memcpy_htod: NULL source");
+    if (!src && bytes) return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_memcpy_htod: NULL source");
     nr_status s = check_range(ctx, dst, bytes, "nr_memcpy_htod");
     if (s) return s;
+    if (ctx->cuda) {
+        StrBuf err;
+        sb_init(&err);
+        return cuda_call(ctx, cuda_htod(ctx->cuda, dst, src, bytes, &err), &err, NR_ERR_DEVICE);
+    }
     if (bytes) memcpy((void *)(uintptr_t)dst, src, bytes);
     return NR_OK;
 }
 
 nr_status nr_memcpy_dtoh(nr_context *ctx, void *dst, nr_devptr src, size_t bytes) {
     if (!ctx) return NR_ERR_INVALID_ARG;
-    if (!dst && bytes) return fail(ctx, NR_ERR_INVALID_ARG, "nr_memcpy_dtoh: NULL destination");
+    if (!dst && bytes) return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_memcpy_dtoh: NULL destination");
     nr_status s = check_range(ctx, src, bytes, "nr_memcpy_dtoh");
     if (s) return s;
+    if (ctx->cuda) {
+        StrBuf err;
+        sb_init(&err);
+        return cuda_call(ctx, cuda_dtoh(ctx->cuda, dst, src, bytes, &err), &err, NR_ERR_DEVICE);
+    }
     if (bytes) memcpy(dst, (const void *)(uintptr_t)src, bytes);
     return NR_OK;
 }
@@ -402,6 +457,11 @@ nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     nr_status s = check_range(ctx, dst, bytes, "nr_memset");
     if (s) return s;
+    if (ctx->cuda) {
+        StrBuf err;
+        sb_init(&err);
+        return cuda_call(ctx, cuda_memset(ctx->cuda, dst, byte, bytes, &err), &err, NR_ERR_DEVICE);
+    }
     if (bytes) memset((void *)(uintptr_t)dst, byte, bytes);
     return NR_OK;
 }

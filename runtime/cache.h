@@ -19,5 +19,10 @@ bool cache_dir(char *buf, size_t size);
 void *cache_get(const char *key, size_t *len);
 /* Store payload under key; false (silently: the cache is an optimisation) on failure. */
 bool cache_put(const char *key, const void *data, size_t len);
+/* The path of key's entry (whether it exists or not) in the cache directory, which is
+ * created if needed; false if there is no cache directory or buf is too small. */
+bool cache_path(const char *key, char *buf, size_t size);
+/* Delete key's entry; true if there was one. */
+bool cache_remove(const char *key);
 
 #endif

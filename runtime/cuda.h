@@ -17,6 +17,7 @@ typedef struct CudaKernel {
     void *module;            /* CUmodule */
     void *function;          /* CUfunction */
     unsigned shared_bytes;   /* dynamic shared memory the kernel needs */
+    bool from_cache;         /* set by cuda_load: the cubin came from the disk cache, no JIT */
 } CudaKernel;
 
 /* Open device `index`: dlopen libcuda.so.1, cuInit, retain the primary context. On
@@ -26,9 +27,19 @@ int cuda_open(int index, CudaDevice **out, StrBuf *err);
 void cuda_close(CudaDevice *d);
 /* Compute capability as major*10+minor (90 for H100/H200, 80 for A100). */
 int cuda_compute_capability(const CudaDevice *d);
-/* "sm_90a" for 9.0, "sm_80" for 8.x and others >= 8.0 without an 'a' variant. */
+/* The PTX target for the device: "sm_90a" for 9.0 (Hopper), "sm_80" for 8.x (sm_80 code runs
+ * on 8.6/8.9 too), "sm_90" for anything newer than 9.0 (sm_90a PTX does not run there; plain
+ * sm_90 PTX is JIT-compiled forward). Devices before 8.0 are refused by cuda_open. */
 const char *cuda_arch_name(const CudaDevice *d);
+/* The same mapping for a compute capability major*10+minor; NULL below 80 (unsupported). */
+const char *cuda_arch_for_cc(int cc);
 const char *cuda_device_name(const CudaDevice *d);
+/* cuDriverGetVersion: 13000 for CUDA 13.0 (0 if unknown). */
+int cuda_driver_version(const CudaDevice *d);
+/* The key cuda_load stores a cubin under in the disk cache: cache_key extended with the
+ * device's compute capability and the driver version (the cubin is JIT-compiled by the
+ * driver for this device), appended to out. */
+void cuda_cache_key(const CudaDevice *d, const char *cache_key, StrBuf *out);
 
 int cuda_malloc(CudaDevice *d, size_t bytes, uint64_t *out, StrBuf *err);
 int cuda_free(CudaDevice *d, uint64_t p, StrBuf *err);
@@ -40,7 +51,9 @@ int cuda_synchronize(CudaDevice *d, StrBuf *err);
 /* Build (or fetch from the disk cache under cache_key) the cubin of `ptx`, load it and
  * find `kernel_name`. A kernel needing more than 48 KB of shared memory gets
  * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES set. On a JIT/link failure err holds
- * the driver's error log. cache_key may be NULL (no caching). */
+ * the driver's error log. cache_key may be NULL (no caching). The entry is stored under
+ * cuda_cache_key(d, cache_key); a cached cubin that fails to load is deleted and rebuilt
+ * from the PTX once. */
 int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const char *cache_key,
               unsigned shared_bytes, CudaKernel *out, StrBuf *err);
 void cuda_unload(CudaDevice *d, CudaKernel *k);

@@ -10,6 +10,9 @@
 
 #include "../ir.h"
 
+/* The divisibility of 0, and the most any fact claims. */
+#define AXIS_INFO_MAX_DIVISIBILITY ((int64_t)1 << 30)
+
 typedef struct AxisInfo {
     int64_t contiguity[NR_MAX_RANK];
     int64_t divisibility[NR_MAX_RANK];
@@ -31,5 +34,15 @@ AxisInfo *axis_info_analyze(const IrFunc *f, const ParamFact *facts, Arena *aren
 /* Print "%N: contiguity = [..], divisibility = [..], constancy = [..]" for every integer
  * or pointer value of f, numbered as ir_print_func numbers them (for tests). */
 void axis_info_print(StrBuf *out, const IrFunc *f, const AxisInfo *info);
+
+/* A ParamFact table for f (in arena): divisibility for every pointer and integer (not
+ * i1) parameter, 1 for the others; what `--param-divisibility=N` means. */
+ParamFact *axis_info_param_facts(const IrFunc *f, int64_t divisibility, Arena *arena);
+
+/* How many elements one thread may access with one vector instruction along order_dim
+ * (the fastest dim): min(contiguity, divisibility_bytes / elem_bytes, 16 / elem_bytes,
+ * the mask's constancy when there is a mask), a power of two, at least 1. ptr_info is
+ * the pointer block's facts; mask_info NULL when there is no mask. */
+int axis_info_vector_width(const AxisInfo *ptr_info, const AxisInfo *mask_info, int elem_bytes, int order_dim);
 
 #endif

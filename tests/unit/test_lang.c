@@ -4,8 +4,8 @@
  * broadcasting, memory (masks, scalar accesses, every pointer element type, atomics,
  * out-of-bounds accesses, device_assert, hints), grids and module-level constants.
  * Each kernel runs on small data and is checked against values computed here in C.
- * Triton 3.x is the specification. Control flow, helpers, reductions, math, dot and
- * shapes are in test_lang2.c. */
+ * Triton 3.x is the specification. Reductions, math, dot and shapes are in
+ * test_lang2.c; control flow and helpers in test_lang3.c. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -62,13 +62,18 @@ static nr_kernel *build_at(int line, const char *src, const char *defs) {
 
 /* Compile and expect a compile error whose message contains want (NULL: any). */
 static void compile_error_at(int line, const char *src, const char *defs, const char *want) {
-    nr_define d[4];
-    char buf[256];
+    nr_define d[16];
+    char buf[512];
     int n = 0;
     if (defs) {
         snprintf(buf, sizeof buf, "%s", defs);
-        char *eq = strchr(buf, '=');
-        if (eq) *eq = 0, d[0].name = buf, d[0].value = eq + 1, n = 1;
+        char *save = NULL;
+        for (char *t = strtok_r(buf, " ", &save); t && n < 16; t = strtok_r(NULL, " ", &save)) {
+            char *eq = strchr(t, '=');
+            if (!eq) continue;
+            *eq = 0;
+            d[n].name = t, d[n].value = eq + 1, n++;
+        }
     }
     nr_compile_options o = {d, n, NULL, 0};
     nr_module *m = NULL;
@@ -962,6 +967,20 @@ static void test_errors_and_hints(void) {
               nr_last_error(ctx));
     }
 
+    const char *lsrc =
+        "@triton.jit\n"
+        "def k(n: i32):\n"
+        "    for i in range(n):\n"
+        "        if i > 1:\n"
+        "            tl.device_assert(i < 3, 'loop assert')\n";
+    k = BUILD(lsrc, NULL);
+    if (k) {
+        CHECK(RUN_STATUS(k, 1, 1, 1, nr_arg_i32(3)) == NR_OK, "assert in a loop holds: %s", nr_last_error(ctx));
+        nr_status s = RUN_STATUS(k, 2, 1, 1, nr_arg_i32(5));
+        CHECK(s == NR_ERR_LAUNCH && strstr(nr_last_error(ctx), "loop assert"), "assert in a loop and an if: %s",
+              nr_last_error(ctx));
+    }
+
     const char *hsrc =
         "@triton.jit\n"
         "def k(x: *fp32, out: *fp32, BLOCK: tl.constexpr):\n"
@@ -1063,6 +1082,168 @@ static void test_module_constants(void) {
     CHECK(out[9] == 3.0f, "float(True) + is: %g", out[9]);
 }
 
+/* Scalar parameters of every type: fp16 / bf16 values are rounded to their type at
+ * launch; i1 drives an if; u8, i16, u64 and fp64 keep their ranges. */
+static void test_scalar_params(void) {
+    const char *src =
+        "@triton.jit\n"
+        "def k(out: *fp64, oi: *i64, h: fp16, b: bf16, t: i1, c: u8, s: i16, d: fp64, u: u64, i8v: i8, f: fp32):\n"
+        "    tl.store(out, h)\n"
+        "    tl.store(out + 1, b)\n"
+        "    tl.store(out + 2, d * 3.0)\n"
+        "    tl.store(out + 3, h * 2)\n"
+        "    tl.static_assert((h * 2).dtype == tl.float16)\n"
+        "    tl.static_assert((h + b).dtype == tl.float16)\n"
+        "    tl.store(out + 4, h + b)\n"
+        "    tl.store(out + 5, f + h)\n"
+        "    if t:\n"
+        "        tl.store(oi, 1)\n"
+        "    else:\n"
+        "        tl.store(oi, 2)\n"
+        "    tl.store(oi + 1, c + 1)\n"
+        "    tl.store(oi + 2, s * 2)\n"
+        "    tl.store(oi + 3, (u >> 1).to(tl.int64, bitcast=True))\n"
+        "    tl.store(oi + 4, i8v - 1)\n"
+        "    tl.store(oi + 5, c + s)\n";
+    nr_kernel *k = BUILD(src, NULL);
+    if (!k) return;
+    CHECK(nr_kernel_num_params(k) == 11 && nr_kernel_param_type(k, 2) == NR_TYPE_FP16 && nr_kernel_param_type(k, 3) == NR_TYPE_BF16 &&
+              nr_kernel_param_type(k, 4) == NR_TYPE_I1 && nr_kernel_param_type(k, 8) == NR_TYPE_U64,
+          "parameter types");
+    for (int tv = 0; tv < 2; tv++) {
+        nr_devptr d = dev_from(NULL, 6 * 8), di = dev_from(NULL, 6 * 8);
+        nr_arg args[11];
+        args[0] = nr_arg_ptr(d);
+        args[1] = nr_arg_ptr(di);
+        args[2].type = NR_TYPE_FP16, args[2].v.f = 0.1;
+        args[3].type = NR_TYPE_BF16, args[3].v.f = 1.0 / 3.0;
+        args[4].type = NR_TYPE_I1, args[4].v.i = tv;
+        args[5].type = NR_TYPE_U8, args[5].v.u = 255;
+        args[6].type = NR_TYPE_I16, args[6].v.i = -20000;
+        args[7] = nr_arg_f64(1.0 / 3.0);
+        args[8] = nr_arg_u64(UINT64_MAX - 6);
+        args[9].type = NR_TYPE_I8, args[9].v.i = -128;
+        args[10] = nr_arg_f32(0.25f);
+        unsigned grid[3] = {1, 1, 1};
+        nr_status s = nr_launch(k, grid, args, 11, NULL);
+        CHECK(s == NR_OK, "launch: %s", nr_last_error(ctx));
+        if (s) return;
+        double out[6];
+        int64_t oi[6];
+        dev_to(out, d, sizeof out);
+        dev_to(oi, di, sizeof oi);
+        double h = r16(0.1), b = rbf(1.0 / 3.0);
+        CHECK(out[0] == h, "fp16 parameter: %.17g, want %.17g", out[0], h);
+        CHECK(out[1] == b, "bf16 parameter: %.17g, want %.17g", out[1], b);
+        CHECK(out[2] == (1.0 / 3.0) * 3.0, "fp64 parameter: %.17g", out[2]);
+        CHECK(out[3] == r16(h * 2), "fp16 * 2: %.17g", out[3]);
+        CHECK(out[4] == r16(h + b), "fp16 + bf16 is fp16: %.17g, want %.17g", out[4], r16(h + b));
+        CHECK(out[5] == (double)(0.25f + (float)h), "fp32 + fp16: %.17g", out[5]);
+        CHECK(oi[0] == (tv ? 1 : 2), "i1 parameter as a condition: %lld", (long long)oi[0]);
+        CHECK(oi[1] == 0, "u8 parameter + 1 wraps in u8: %lld", (long long)oi[1]);
+        CHECK(oi[2] == (int16_t)(uint16_t)(-40000 & 0xFFFF), "i16 parameter * 2 wraps: %lld", (long long)oi[2]);
+        CHECK(oi[3] == (int64_t)((UINT64_MAX - 6) >> 1), "u64 parameter >> 1: %lld", (long long)oi[3]);
+        CHECK(oi[4] == 127, "i8 parameter - 1 wraps: %lld", (long long)oi[4]);
+        CHECK(oi[5] == 255 - 20000, "u8 + i16 is i16: %lld", (long long)oi[5]);
+    }
+}
+
+/* The result dtype of binary operators, one kernel per case (Triton 3.x
+ * computation_type_impl): blocks with blocks, blocks with Python scalars (weak: kinds
+ * are bool < int < float), blocks with runtime scalars (not weak). */
+static void test_promotion_table(void) {
+    static const struct {
+        const char *a, *b, *op, *want; /* b: a pointer dtype for a loaded block, or "py:EXPR" / "rt:DTYPE" */
+    } cases[] = {
+        {"i8", "i16", "+", "int16"},     {"i8", "u8", "+", "uint8"},      {"u8", "i16", "+", "int16"},
+        {"u16", "i32", "*", "int32"},    {"u32", "i32", "+", "uint32"},   {"u32", "i64", "-", "int64"},
+        {"u64", "i64", "+", "uint64"},   {"i1", "i1", "+", "int1"},       {"i1", "i8", "+", "int8"},
+        {"fp16", "fp16", "+", "float16"}, {"fp16", "bf16", "*", "float16"}, {"bf16", "bf16", "+", "bfloat16"},
+        {"bf16", "fp32", "+", "float32"}, {"bf16", "i32", "+", "float32"}, {"fp16", "i32", "+", "float16"},
+        {"fp16", "i64", "*", "float16"}, {"fp32", "i64", "+", "float32"}, {"fp64", "fp16", "+", "float64"},
+        {"fp64", "i8", "*", "float64"},  {"fp16", "fp16", "/", "float32"}, {"bf16", "bf16", "/", "float32"},
+        {"fp16", "i32", "/", "float32"}, {"i32", "i32", "/", "float32"},  {"i8", "i8", "/", "float32"},
+        {"i64", "i64", "/", "float32"},  {"fp64", "i32", "/", "float64"}, {"fp16", "fp16", "%", "float32"},
+        {"i8", "i16", "//", "int16"},    {"u8", "u16", "%", "uint16"},    {"i32", "i32", "<<", "int32"},
+        {"i8", "py:1", "+", "int8"},     {"u8", "py:1", "+", "uint8"},    {"u16", "py:3", "%", "uint16"},
+        {"u32", "py:3", "//", "uint32"}, {"i8", "py:1.0", "+", "float32"}, {"fp16", "py:1", "+", "float16"},
+        {"fp16", "py:1.0", "-", "float16"}, {"bf16", "py:2.0", "*", "bfloat16"}, {"fp16", "py:2", "/", "float32"},
+        {"i1", "py:1", "+", "int32"},    {"i1", "py:True", "&", "int1"},  {"i64", "py:1", "+", "int64"},
+        {"fp64", "py:1.5", "*", "float64"}, {"i16", "py:2", "//", "int16"}, {"i32", "py:2", "/", "float32"},
+        {"i8", "rt:i32", "+", "int32"},  {"fp16", "rt:fp32", "*", "float32"}, {"u8", "rt:i8", "+", "uint8"},
+        {"i32", "rt:i64", "+", "int64"}, {"fp16", "rt:fp16", "/", "float32"}, {"bf16", "rt:fp16", "+", "float16"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char src[1024], rhs[128], params[128];
+        const char *b = cases[c].b;
+        if (!strncmp(b, "py:", 3)) snprintf(rhs, sizeof rhs, "%s", b + 3), snprintf(params, sizeof params, "pa: *%s", cases[c].a);
+        else if (!strncmp(b, "rt:", 3)) snprintf(rhs, sizeof rhs, "s"), snprintf(params, sizeof params, "pa: *%s, s: %s", cases[c].a, b + 3);
+        else snprintf(rhs, sizeof rhs, "tl.load(pb + o)"), snprintf(params, sizeof params, "pa: *%s, pb: *%s", cases[c].a, b);
+        const char *want = cases[c].want;
+        snprintf(src, sizeof src,
+                 "@triton.jit\n"
+                 "def k(%s):\n"
+                 "    o = tl.arange(0, 4)\n"
+                 "    r = tl.load(pa + o) %s %s\n"
+                 "    tl.static_assert(r.dtype == tl.%s, 'wrong dtype')\n",
+                 params, cases[c].op, rhs, want);
+        nr_module *m = NULL;
+        nr_compile_options o = {NULL, 0, NULL, 0};
+        nr_status s = nr_compile_source(ctx, src, strlen(src), "test.nr", &o, &m);
+        if (s == NR_OK) nr_module_destroy(m);
+        CHECK(s == NR_OK, "%s block %s %s: want %s: %s", cases[c].a, cases[c].op, b, want,
+              strstr(nr_last_error(ctx), "wrong dtype") ? "another dtype" : nr_last_error(ctx));
+    }
+}
+
+/* Masked-off lanes may hold any address (before the buffer, far past it): they are never
+ * accessed. A spin lock built from atomic_cas in a while condition and atomic_xchg;
+ * fp16 atomic_add rounds in fp16; load/store options are accepted. */
+static void test_masked_addresses_and_locks(void) {
+    const char *src =
+        "@triton.jit\n"
+        "def k(x: *fp32, out: *fp32, lock: *i32, cnt: *i32, h: *fp16):\n"
+        "    offs = tl.arange(0, 16)\n"
+        "    v = tl.load(x + offs - 100, mask=offs >= 100, other=2.0)\n"
+        "    tl.store(out + offs, v)\n"
+        "    tl.store(out + offs + 1000000, v, mask=offs < 0)\n"
+        "    w = tl.load(x + offs * 1000000000, mask=offs == 0, other=3.0)\n"
+        "    tl.store(out + 16 + offs, w)\n"
+        "    tl.atomic_add(out + offs - 50, 1.0, mask=offs > 100)\n"
+        "    while tl.atomic_cas(lock, 0, 1) == 1:\n"
+        "        pass\n"
+        "    c = tl.load(cnt, volatile=True)\n"
+        "    tl.store(cnt, c + 1, cache_modifier='.wb', eviction_policy='evict_last')\n"
+        "    tl.atomic_xchg(lock, 0)\n"
+        "    tl.atomic_add(h + offs % 2, 0.00048828125)\n"
+        "    u = tl.load(x + offs, mask=offs < 4, other=0.0, cache_modifier='.cg', eviction_policy='evict_first')\n"
+        "    tl.store(out + 32 + offs, u)\n";
+    nr_kernel *k = BUILD(src, NULL);
+    if (!k) return;
+    float x[4] = {1, 2, 3, 4};
+    uint16_t h[2] = {h16(1.0), h16(0.0)};
+    nr_devptr dx = dev_from(x, sizeof x), dout = dev_from(NULL, 48 * 4), dlock = dev_from(NULL, 4), dcnt = dev_from(NULL, 4),
+              dh = dev_from(h, sizeof h);
+    enum { G = 5 };
+    RUN(k, G, 1, 1, nr_arg_ptr(dx), nr_arg_ptr(dout), nr_arg_ptr(dlock), nr_arg_ptr(dcnt), nr_arg_ptr(dh));
+    float out[48];
+    int32_t lock, cnt;
+    uint16_t h2[2];
+    dev_to(out, dout, sizeof out);
+    dev_to(&lock, dlock, 4);
+    dev_to(&cnt, dcnt, 4);
+    dev_to(h2, dh, sizeof h2);
+    int bad = 0;
+    for (int i = 0; i < 16; i++) bad += out[i] != 2.0f || out[16 + i] != (i == 0 ? x[0] : 3.0f) || out[32 + i] != (i < 4 ? x[i] : 0.0f);
+    CHECK(bad == 0, "masked-off lanes with wild addresses: %d wrong", bad);
+    CHECK(lock == 0 && cnt == G, "spin lock: lock %d count %d, want 0 %d", lock, cnt, G);
+    /* 1 + 8 * 2^-11 in fp16 steps: each add of 2^-11 to 1.0 is a tie that rounds back to 1.0 */
+    double acc0 = 1.0, acc1 = 0.0;
+    for (int i = 0; i < 8 * G; i++) acc0 = r16(acc0 + 0.00048828125), acc1 = r16(acc1 + 0.00048828125);
+    CHECK(f16(h2[0]) == acc0 && f16(h2[1]) == acc1, "fp16 atomic_add rounds in fp16: %.9g %.9g, want %.9g %.9g", f16(h2[0]),
+          f16(h2[1]), acc0, acc1);
+}
+
 int main(void) {
     if (nr_context_create(NR_DEVICE_CPU, 0, &ctx) != NR_OK) {
         printf("no CPU context\n");
@@ -1084,6 +1265,9 @@ int main(void) {
     test_errors_and_hints();
     test_grids();
     test_module_constants();
+    test_scalar_params();
+    test_promotion_table();
+    test_masked_addresses_and_locks();
     for (int i = 0; i < nmods; i++) nr_module_destroy(mods[i]);
     nr_context_destroy(ctx);
     return check_done("test_lang", &st);

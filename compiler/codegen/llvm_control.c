@@ -1,0 +1,143 @@
+/* llvm_control.c - structured control flow to LLVM basic blocks: a for becomes a header
+ * with one phi per register of the induction variable and each carried value, an if a
+ * diamond with phis for its results, a while a header (its region 0) with phis and a
+ * body (region 1). Yields feed the phis from wherever their region ended. */
+#include "gen_internal.h"
+
+static int nregs(Gen *g, ValId v) {
+    IrType t = ir_type(g->f, v);
+    if (!t.rank) return 1;
+    LayoutDims ld;
+    layout_dims(g->m, g->f->vals[v].layout, t, &ld);
+    return ld.nregs;
+}
+
+/* phis for values vals (types of), bound to targets (region args or results) */
+static LLVMValueRef **make_phis(Gen *g, const ValId *targets, uint32_t n) {
+    LLVMValueRef **phis = arena_alloc(g->m->arena, sizeof(LLVMValueRef *) * (n ? n : 1));
+    for (uint32_t i = 0; i < n; i++) {
+        int k = nregs(g, targets[i]);
+        phis[i] = gen_alloc_regs(g, k);
+        LLVMTypeRef ty = gen_type(g, ir_type(g->f, targets[i]).dt);
+        for (int j = 0; j < k; j++) phis[i][j] = LLVMBuildPhi(g->B, ty, "");
+        gen_set(g, targets[i], phis[i], k);
+    }
+    return phis;
+}
+
+static void add_incoming(Gen *g, LLVMValueRef **phis, const ValId *from, uint32_t n, LLVMBasicBlockRef bb) {
+    for (uint32_t i = 0; i < n; i++) {
+        int k;
+        LLVMValueRef *v = gen_vals(g, from[i], &k);
+        for (int j = 0; j < k; j++) LLVMAddIncoming(phis[i][j], &v[j], &bb, 1);
+    }
+}
+
+static const IrOp *terminator(Gen *g, RegionId r) {
+    IrRegion *reg = &g->f->regions[r];
+    return &g->f->ops[reg->ops[reg->nops - 1]];
+}
+
+static void gen_for(Gen *g, OpId id) {
+    IrOp *op = &g->f->ops[id];
+    RegionId body = op->region[0];
+    IrRegion *reg = &g->f->regions[body];
+    uint32_t nc = op->nopnds - 3;
+    LLVMValueRef lb = gen_vals(g, op->operands[0], NULL)[0], ub = gen_vals(g, op->operands[1], NULL)[0];
+    LLVMValueRef step = gen_vals(g, op->operands[2], NULL)[0];
+    bool sgn = dt_is_signed(ir_type(g->f, op->operands[0]).dt);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->B);
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(g->C, g->fn, "for.head");
+    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->C, g->fn, "for.body");
+    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(g->C, g->fn, "for.exit");
+    LLVMBuildBr(g->B, head);
+    LLVMPositionBuilderAtEnd(g->B, head);
+    LLVMValueRef **phis = make_phis(g, reg->args, reg->nargs);
+    LLVMValueRef ivphi = phis[0][0];
+    LLVMAddIncoming(ivphi, &lb, &pre, 1);
+    add_incoming(g, phis + 1, op->operands + 3, nc, pre);
+    LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(step));
+    LLVMValueRef pos = LLVMBuildICmp(g->B, sgn ? LLVMIntSGT : LLVMIntUGT, step, zero, "");
+    LLVMValueRef up = LLVMBuildICmp(g->B, sgn ? LLVMIntSLT : LLVMIntULT, ivphi, ub, "");
+    LLVMValueRef down = LLVMBuildICmp(g->B, sgn ? LLVMIntSGT : LLVMIntUGT, ivphi, ub, "");
+    LLVMValueRef neg = LLVMBuildICmp(g->B, sgn ? LLVMIntSLT : LLVMIntULT, step, zero, "");
+    LLVMValueRef go = LLVMBuildSelect(g->B, pos, up, LLVMBuildAnd(g->B, neg, down, ""), "");
+    LLVMBuildCondBr(g->B, go, bb, exit);
+    LLVMPositionBuilderAtEnd(g->B, bb);
+    gen_region(g, body);
+    const IrOp *y = terminator(g, body);
+    LLVMValueRef next = LLVMBuildAdd(g->B, ivphi, step, "");
+    LLVMBasicBlockRef end = LLVMGetInsertBlock(g->B);
+    LLVMAddIncoming(ivphi, &next, &end, 1);
+    add_incoming(g, phis + 1, y->operands, y->nopnds, end);
+    LLVMBuildBr(g->B, head);
+    LLVMPositionBuilderAtEnd(g->B, exit);
+    for (uint32_t i = 0; i < op->nres; i++) gen_set(g, op->results[i], phis[i + 1], nregs(g, op->results[i]));
+}
+
+static void gen_if(Gen *g, OpId id) {
+    IrOp *op = &g->f->ops[id];
+    LLVMValueRef c = gen_vals(g, op->operands[0], NULL)[0];
+    LLVMBasicBlockRef tb = LLVMAppendBasicBlockInContext(g->C, g->fn, "if.then");
+    LLVMBasicBlockRef eb = LLVMAppendBasicBlockInContext(g->C, g->fn, "if.else");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->C, g->fn, "if.join");
+    LLVMBuildCondBr(g->B, c, tb, eb);
+    LLVMPositionBuilderAtEnd(g->B, tb);
+    gen_region(g, op->region[0]);
+    LLVMBasicBlockRef tend = LLVMGetInsertBlock(g->B);
+    LLVMBuildBr(g->B, join);
+    LLVMPositionBuilderAtEnd(g->B, eb);
+    gen_region(g, g->f->ops[id].region[1]);
+    LLVMBasicBlockRef eend = LLVMGetInsertBlock(g->B);
+    LLVMBuildBr(g->B, join);
+    LLVMPositionBuilderAtEnd(g->B, join);
+    op = &g->f->ops[id];
+    LLVMValueRef **phis = make_phis(g, op->results, op->nres);
+    const IrOp *yt = terminator(g, op->region[0]), *ye = terminator(g, op->region[1]);
+    add_incoming(g, phis, yt->operands, yt->nopnds, tend);
+    add_incoming(g, phis, ye->operands, ye->nopnds, eend);
+}
+
+static void gen_while(Gen *g, OpId id) {
+    IrOp *op = &g->f->ops[id];
+    RegionId r0 = op->region[0], r1 = op->region[1];
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->B);
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(g->C, g->fn, "while.head");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->C, g->fn, "while.body");
+    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(g->C, g->fn, "while.exit");
+    LLVMBuildBr(g->B, head);
+    LLVMPositionBuilderAtEnd(g->B, head);
+    IrRegion *before = &g->f->regions[r0];
+    LLVMValueRef **phis = make_phis(g, before->args, before->nargs);
+    add_incoming(g, phis, op->operands, op->nopnds, pre);
+    gen_region(g, r0);
+    const IrOp *cond = terminator(g, r0);
+    LLVMValueRef c = gen_vals(g, cond->operands[0], NULL)[0];
+    LLVMBuildCondBr(g->B, c, body, exit);
+    LLVMPositionBuilderAtEnd(g->B, body);
+    IrRegion *after = &g->f->regions[r1];
+    for (uint32_t i = 0; i < after->nargs; i++) {
+        int k;
+        LLVMValueRef *v = gen_vals(g, before->args[i], &k);
+        gen_set(g, after->args[i], v, k);
+    }
+    gen_region(g, r1);
+    const IrOp *y = terminator(g, r1);
+    LLVMBasicBlockRef end = LLVMGetInsertBlock(g->B);
+    add_incoming(g, phis, y->operands, y->nopnds, end);
+    LLVMBuildBr(g->B, head);
+    LLVMPositionBuilderAtEnd(g->B, exit);
+    for (uint32_t i = 0; i < op->nres; i++) {
+        int k;
+        LLVMValueRef *v = gen_vals(g, before->args[i], &k);
+        gen_set(g, op->results[i], v, k);
+    }
+}
+
+void gen_control(Gen *g, OpId id) {
+    switch (g->f->ops[id].code) {
+    case OP_FOR: gen_for(g, id); return;
+    case OP_IF: gen_if(g, id); return;
+    default: gen_while(g, id); return;
+    }
+}

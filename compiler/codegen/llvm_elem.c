@@ -1,0 +1,202 @@
+/* llvm_elem.c - elementwise ops, register by register: arithmetic with the IR's defined
+ * edge cases (integer division by zero gives 0, shifts past the width, saturating
+ * float-to-int), comparisons, selects, conversions, pointer offsets, and math through
+ * the fast PTX approximations (ex2.approx, lg2.approx, sin/cos.approx, rsqrt.approx)
+ * computed in fp32, with sqrt correctly rounded. */
+#include <stdio.h>
+
+#include "gen_internal.h"
+
+static LLVMValueRef zero_of(LLVMValueRef v) { return LLVMConstNull(LLVMTypeOf(v)); }
+
+static LLVMValueRef int_div(Gen *g, int code, int dt, LLVMValueRef a, LLVMValueRef b) {
+    bool sgn = dt_is_signed(dt);
+    LLVMValueRef zero = zero_of(b), one = LLVMConstInt(LLVMTypeOf(b), 1, 0);
+    LLVMValueRef bz = LLVMBuildICmp(g->B, LLVMIntEQ, b, zero, "");
+    LLVMValueRef safe = LLVMBuildSelect(g->B, bz, one, b, "");
+    if (sgn) { /* INT_MIN / -1 wraps; x % -1 is 0 */
+        LLVMValueRef m1 = LLVMBuildICmp(g->B, LLVMIntEQ, b, LLVMConstAllOnes(LLVMTypeOf(b)), "");
+        safe = LLVMBuildSelect(g->B, m1, one, safe, "");
+        LLVMValueRef q = code == OP_IDIV ? LLVMBuildSDiv(g->B, a, safe, "") : LLVMBuildSRem(g->B, a, safe, "");
+        LLVMValueRef alt = code == OP_IDIV ? LLVMBuildNeg(g->B, a, "") : zero;
+        q = LLVMBuildSelect(g->B, m1, alt, q, "");
+        return LLVMBuildSelect(g->B, bz, zero, q, "");
+    }
+    LLVMValueRef q = code == OP_IDIV ? LLVMBuildUDiv(g->B, a, safe, "") : LLVMBuildURem(g->B, a, safe, "");
+    return LLVMBuildSelect(g->B, bz, zero, q, "");
+}
+
+static LLVMValueRef shift(Gen *g, int code, int dt, LLVMValueRef a, LLVMValueRef b) {
+    int w = dt_bits(dt);
+    LLVMTypeRef ty = LLVMTypeOf(a);
+    LLVMValueRef big = LLVMBuildICmp(g->B, LLVMIntUGE, b, LLVMConstInt(ty, (unsigned)w, 0), "");
+    LLVMValueRef amt = LLVMBuildSelect(g->B, big, zero_of(b), b, "");
+    if (code == OP_SHL) return LLVMBuildSelect(g->B, big, zero_of(a), LLVMBuildShl(g->B, a, amt, ""), "");
+    if (dt_is_signed(dt)) {
+        LLVMValueRef fill = LLVMBuildAShr(g->B, a, LLVMConstInt(ty, (unsigned)(w - 1), 0), "");
+        return LLVMBuildSelect(g->B, big, fill, LLVMBuildAShr(g->B, a, amt, ""), "");
+    }
+    return LLVMBuildSelect(g->B, big, zero_of(a), LLVMBuildLShr(g->B, a, amt, ""), "");
+}
+
+static LLVMValueRef minmax(Gen *g, bool is_max, int dt, LLVMValueRef a, LLVMValueRef b) {
+    if (dt_is_float(dt)) return gen_intrinsic(g, is_max ? (dt == DT_FP64 ? "llvm.maxnum.f64" : dt == DT_FP32 ? "llvm.maxnum.f32" : dt == DT_FP16 ? "llvm.maxnum.f16" : "llvm.maxnum.bf16")
+                                                         : (dt == DT_FP64 ? "llvm.minnum.f64" : dt == DT_FP32 ? "llvm.minnum.f32" : dt == DT_FP16 ? "llvm.minnum.f16" : "llvm.minnum.bf16"),
+                                              LLVMTypeOf(a), (LLVMValueRef[]){a, b}, 2);
+    LLVMIntPredicate p = dt_is_signed(dt) ? (is_max ? LLVMIntSGT : LLVMIntSLT) : (is_max ? LLVMIntUGT : LLVMIntULT);
+    return LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, p, a, b, ""), a, b, "");
+}
+
+static LLVMValueRef umulhi(Gen *g, int dt, LLVMValueRef a, LLVMValueRef b) {
+    if (dt_bits(dt) == 32) return gen_intrinsic(g, "llvm.nvvm.mulhi.ui", g->i32, (LLVMValueRef[]){a, b}, 2);
+    if (dt_bits(dt) == 64) return gen_intrinsic(g, "llvm.nvvm.mulhi.ull", g->i64, (LLVMValueRef[]){a, b}, 2);
+    LLVMTypeRef ty = LLVMTypeOf(a);
+    LLVMValueRef p = LLVMBuildMul(g->B, LLVMBuildZExt(g->B, a, g->i32, ""), LLVMBuildZExt(g->B, b, g->i32, ""), "");
+    return LLVMBuildTrunc(g->B, LLVMBuildLShr(g->B, p, gen_i32(g, dt_bits(dt)), ""), ty, "");
+}
+
+/* fp32 math on the value of any float dtype (computed in fp32 and rounded back) */
+static LLVMValueRef math(Gen *g, int code, int dt, LLVMValueRef x, Loc loc) {
+    if (code == OP_SQRT || code == OP_FLOOR || code == OP_CEIL || code == OP_ABS) {
+        const char *base = code == OP_SQRT ? "llvm.sqrt" : code == OP_FLOOR ? "llvm.floor" : code == OP_CEIL ? "llvm.ceil" : "llvm.fabs";
+        const char *sfx = dt == DT_FP64 ? ".f64" : dt == DT_FP32 ? ".f32" : dt == DT_FP16 ? ".f16" : ".bf16";
+        char name[32];
+        snprintf(name, sizeof name, "%s%s", base, sfx);
+        if (dt == DT_BF16 && code == OP_SQRT) {
+            LLVMValueRef w = LLVMBuildFPExt(g->B, x, g->f32, "");
+            return LLVMBuildFPTrunc(g->B, gen_intrinsic(g, "llvm.sqrt.f32", g->f32, &w, 1), g->bf16, "");
+        }
+        return gen_intrinsic(g, name, LLVMTypeOf(x), &x, 1);
+    }
+    if (dt == DT_FP64)
+        gen_error(g, loc, "%s on fp64 is not supported by the GPU back end yet (fp32 approximations only)",
+                  ir_op_info[code].name);
+    LLVMValueRef v = dt == DT_FP32 ? x : LLVMBuildFPExt(g->B, x, g->f32, "");
+    LLVMValueRef r;
+    switch (code) {
+    case OP_EXP:
+        v = LLVMBuildFMul(g->B, v, LLVMConstReal(g->f32, 1.4426950408889634), "");
+        r = gen_intrinsic(g, "llvm.nvvm.ex2.approx.f", g->f32, &v, 1);
+        break;
+    case OP_EXP2: r = gen_intrinsic(g, "llvm.nvvm.ex2.approx.f", g->f32, &v, 1); break;
+    case OP_LOG:
+        r = gen_intrinsic(g, "llvm.nvvm.lg2.approx.f", g->f32, &v, 1);
+        r = LLVMBuildFMul(g->B, r, LLVMConstReal(g->f32, 0.6931471805599453), "");
+        break;
+    case OP_LOG2: r = gen_intrinsic(g, "llvm.nvvm.lg2.approx.f", g->f32, &v, 1); break;
+    case OP_RSQRT: r = gen_intrinsic(g, "llvm.nvvm.rsqrt.approx.f", g->f32, &v, 1); break;
+    case OP_SIN: r = gen_intrinsic(g, "llvm.nvvm.sin.approx.f", g->f32, &v, 1); break;
+    case OP_COS: r = gen_intrinsic(g, "llvm.nvvm.cos.approx.f", g->f32, &v, 1); break;
+    default: NR_DIE("math op %d", code);
+    }
+    return dt == DT_FP32 ? r : LLVMBuildFPTrunc(g->B, r, gen_type(g, dt), "");
+}
+
+static LLVMValueRef compare(Gen *g, int pred, int dt, LLVMValueRef a, LLVMValueRef b) {
+    if (dt_is_float(dt)) {
+        static const LLVMRealPredicate fp[] = {LLVMRealOEQ, LLVMRealUNE, LLVMRealOLT, LLVMRealOLE, LLVMRealOGT, LLVMRealOGE};
+        return LLVMBuildFCmp(g->B, fp[pred], a, b, "");
+    }
+    static const LLVMIntPredicate s[] = {LLVMIntEQ, LLVMIntNE, LLVMIntSLT, LLVMIntSLE, LLVMIntSGT, LLVMIntSGE};
+    static const LLVMIntPredicate u[] = {LLVMIntEQ, LLVMIntNE, LLVMIntULT, LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
+    if (dt == DT_PTR) {
+        a = LLVMBuildPtrToInt(g->B, a, g->i64, "");
+        b = LLVMBuildPtrToInt(g->B, b, g->i64, "");
+    }
+    return LLVMBuildICmp(g->B, dt_is_signed(dt) ? s[pred] : u[pred], a, b, "");
+}
+
+/* float -> int: truncate toward zero, saturate, NaN -> 0 (the IR's rule) */
+static LLVMValueRef fp_to_int(Gen *g, LLVMValueRef x, int from, int to) {
+    if (from != DT_FP32 && from != DT_FP64) x = LLVMBuildFPExt(g->B, x, g->f32, ""), from = DT_FP32;
+    LLVMTypeRef ty = gen_type(g, to);
+    char name[48];
+    snprintf(name, sizeof name, "llvm.fpto%si.sat.i%d.%s", dt_is_signed(to) ? "s" : "u", dt_bits(to), from == DT_FP64 ? "f64" : "f32");
+    return gen_intrinsic(g, name, ty, &x, 1);
+}
+
+static LLVMValueRef convert(Gen *g, LLVMValueRef x, int from, int to) {
+    if (from == to) return x;
+    LLVMTypeRef ty = gen_type(g, to);
+    if (to == DT_I1) {
+        if (dt_is_float(from)) return LLVMBuildFCmp(g->B, LLVMRealUNE, x, LLVMConstNull(LLVMTypeOf(x)), "");
+        return LLVMBuildICmp(g->B, LLVMIntNE, x, LLVMConstNull(LLVMTypeOf(x)), "");
+    }
+    if (dt_is_int(from) && dt_is_int(to)) {
+        int fb = dt_bits(from), tb = dt_bits(to);
+        if (fb == tb) return x;
+        if (fb > tb) return LLVMBuildTrunc(g->B, x, ty, "");
+        return dt_is_signed(from) ? LLVMBuildSExt(g->B, x, ty, "") : LLVMBuildZExt(g->B, x, ty, "");
+    }
+    if (dt_is_int(from)) {
+        if ((to == DT_BF16 || to == DT_FP16) && dt_bits(from) > 16) { /* round once, through fp64 where exact */
+            LLVMValueRef d = dt_is_signed(from) ? LLVMBuildSIToFP(g->B, x, g->f64, "") : LLVMBuildUIToFP(g->B, x, g->f64, "");
+            return LLVMBuildFPTrunc(g->B, d, ty, "");
+        }
+        return dt_is_signed(from) ? LLVMBuildSIToFP(g->B, x, ty, "") : LLVMBuildUIToFP(g->B, x, ty, "");
+    }
+    if (dt_is_int(to)) return fp_to_int(g, x, from, to);
+    if ((from == DT_FP16 && to == DT_BF16) || (from == DT_BF16 && to == DT_FP16))
+        return LLVMBuildFPTrunc(g->B, LLVMBuildFPExt(g->B, x, g->f32, ""), ty, "");
+    return dt_bits(to) > dt_bits(from) ? LLVMBuildFPExt(g->B, x, ty, "") : LLVMBuildFPTrunc(g->B, x, ty, "");
+}
+
+static LLVMValueRef elem(Gen *g, const IrOp *op, int dt, int rdt, LLVMValueRef *a) {
+    bool fl = dt_is_float(dt);
+    LLVMBuilderRef B = g->B;
+    switch (op->code) {
+    case OP_ADD: return fl ? LLVMBuildFAdd(B, a[0], a[1], "") : LLVMBuildAdd(B, a[0], a[1], "");
+    case OP_SUB: return fl ? LLVMBuildFSub(B, a[0], a[1], "") : LLVMBuildSub(B, a[0], a[1], "");
+    case OP_MUL: return fl ? LLVMBuildFMul(B, a[0], a[1], "") : LLVMBuildMul(B, a[0], a[1], "");
+    case OP_DIV: return LLVMBuildFDiv(B, a[0], a[1], "");
+    case OP_IDIV: return int_div(g, OP_IDIV, dt, a[0], a[1]);
+    case OP_REM: return fl ? LLVMBuildFRem(B, a[0], a[1], "") : int_div(g, OP_REM, dt, a[0], a[1]);
+    case OP_AND: return LLVMBuildAnd(B, a[0], a[1], "");
+    case OP_OR: return LLVMBuildOr(B, a[0], a[1], "");
+    case OP_XOR: return LLVMBuildXor(B, a[0], a[1], "");
+    case OP_SHL: case OP_SHR: return shift(g, op->code, dt, a[0], a[1]);
+    case OP_MIN: case OP_MAX: return minmax(g, op->code == OP_MAX, dt, a[0], a[1]);
+    case OP_UMULHI: return umulhi(g, dt, a[0], a[1]);
+    case OP_FMA: {
+        const char *n = dt == DT_FP64 ? "llvm.fma.f64" : dt == DT_FP32 ? "llvm.fma.f32" : dt == DT_FP16 ? "llvm.fma.f16" : "llvm.fma.bf16";
+        return gen_intrinsic(g, n, LLVMTypeOf(a[0]), a, 3);
+    }
+    case OP_NEG: return fl ? LLVMBuildFNeg(B, a[0], "") : LLVMBuildNeg(B, a[0], "");
+    case OP_NOT: return LLVMBuildNot(B, a[0], "");
+    case OP_ABS:
+        if (!fl) return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, a[0], zero_of(a[0]), ""), LLVMBuildNeg(B, a[0], ""), a[0], "");
+        return math(g, OP_ABS, dt, a[0], op->loc);
+    case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT: case OP_RSQRT: case OP_SIN: case OP_COS:
+    case OP_FLOOR: case OP_CEIL: return math(g, op->code, dt, a[0], op->loc);
+    case OP_CMP: return compare(g, (int)op->attr[0], dt, a[0], a[1]);
+    case OP_SELECT: return LLVMBuildSelect(B, a[0], a[1], a[2], "");
+    case OP_CVT: return convert(g, a[0], dt, rdt);
+    case OP_BITCAST: return dt == DT_PTR ? a[0] : LLVMBuildBitCast(B, a[0], gen_type(g, rdt), "");
+    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: return a[0];
+    default: gen_error(g, op->loc, "the GPU back end cannot lower '%s'", ir_op_info[op->code].name);
+    }
+}
+
+static LLVMValueRef addptr(Gen *g, int pointee, LLVMValueRef p, LLVMValueRef off, int offdt) {
+    LLVMValueRef o = dt_bits(offdt) == 64 ? off : dt_is_signed(offdt) ? LLVMBuildSExt(g->B, off, g->i64, "") : LLVMBuildZExt(g->B, off, g->i64, "");
+    return LLVMBuildGEP2(g->B, gen_mem_type(g, pointee), p, &o, 1, "");
+}
+
+void gen_elementwise(Gen *g, OpId id) {
+    IrOp *op = &g->f->ops[id];
+    ValId r = op->results[0];
+    int dt = ir_type(g->f, op->operands[op->code == OP_SELECT ? 1 : 0]).dt;
+    int rdt = ir_type(g->f, r).dt;
+    int n = 0;
+    LLVMValueRef *in[3];
+    for (uint32_t k = 0; k < op->nopnds && k < 3; k++) in[k] = gen_vals(g, op->operands[k], &n);
+    LLVMValueRef *out = gen_alloc_regs(g, n);
+    for (int i = 0; i < n; i++) {
+        LLVMValueRef a[3] = {in[0][i], op->nopnds > 1 ? in[1][i] : NULL, op->nopnds > 2 ? in[2][i] : NULL};
+        if (op->code == OP_ADDPTR)
+            out[i] = addptr(g, ir_type(g->f, op->operands[0]).pointee, a[0], a[1], ir_type(g->f, op->operands[1]).dt);
+        else
+            out[i] = elem(g, op, dt, rdt, a);
+    }
+    gen_set(g, r, out, n);
+}

@@ -1,0 +1,244 @@
+/* llvm_gen.c - the kernel's LLVM module: the function and its parameters, the prologue
+ * (thread, lane and warp ids; per-layout thread coordinates), the walk over the ops, and
+ * the NVPTX back end that turns the module into PTX. */
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <stdio.h>
+
+#include "gen_internal.h"
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static LLVMValueRef sreg(Gen *g, const char *name) { return gen_intrinsic(g, name, g->i32, NULL, 0); }
+
+static int nregs_of(Gen *g, ValId v) {
+    IrType t = ir_type(g->f, v);
+    if (!t.rank) return 1;
+    LayoutDims ld;
+    layout_dims(g->m, g->f->vals[v].layout, t, &ld);
+    return ld.nregs;
+}
+
+static void gen_simple(Gen *g, OpId id) {
+    IrOp *op = &g->f->ops[id];
+    ValId r = op->nres ? op->results[0] : 0;
+    int n = r ? nregs_of(g, r) : 0;
+    LLVMValueRef *out = r ? gen_alloc_regs(g, n) : NULL;
+    switch (op->code) {
+    case OP_CONST: {
+        LLVMValueRef c = gen_const(g, ir_type(g->f, r), op);
+        for (int i = 0; i < n; i++) out[i] = c;
+        break;
+    }
+    case OP_SPLAT: {
+        LLVMValueRef s = gen_vals(g, op->operands[0], NULL)[0];
+        for (int i = 0; i < n; i++) out[i] = s;
+        break;
+    }
+    case OP_ARANGE:
+        for (int i = 0; i < n; i++) {
+            ElemPos p;
+            gen_elem_pos(g, r, i, &p);
+            out[i] = LLVMBuildAdd(g->B, p.coord[0], gen_i32(g, op->attr[0]), "");
+        }
+        break;
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS: {
+        static const char *const ids[] = {"llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nvvm.read.ptx.sreg.ctaid.y",
+                                          "llvm.nvvm.read.ptx.sreg.ctaid.z"};
+        static const char *const nids[] = {"llvm.nvvm.read.ptx.sreg.nctaid.x", "llvm.nvvm.read.ptx.sreg.nctaid.y",
+                                           "llvm.nvvm.read.ptx.sreg.nctaid.z"};
+        out[0] = sreg(g, (op->code == OP_PROGRAM_ID ? ids : nids)[op->attr[0] < 3 ? op->attr[0] : 0]);
+        break;
+    }
+    default: NR_DIE("gen_simple: %s", ir_op_info[op->code].name);
+    }
+    if (r) gen_set(g, r, out, n);
+}
+
+static void gen_op(Gen *g, OpId id) {
+    IrOp *op = &g->f->ops[id];
+    switch (op->code) {
+    case OP_CONST: case OP_SPLAT: case OP_ARANGE: case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: gen_simple(g, id); return;
+    case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: gen_memory(g, id); return;
+    case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS: case OP_CONVERT_LAYOUT: gen_shape(g, id); return;
+    case OP_REDUCE: gen_reduce(g, id); return;
+    case OP_DOT: gen_dot(g, id); return;
+    case OP_FOR: case OP_IF: case OP_WHILE: gen_control(g, id); return;
+    case OP_RETURN: LLVMBuildRetVoid(g->B); return;
+    case OP_ASSERT: case OP_PRINT: gen_debug(g, id); return;
+    case OP_ASSUME: return;
+    case OP_BARRIER: gen_barrier(g); return;
+    case OP_YIELD: case OP_CONDITION: return; /* read by the enclosing control op */
+    case OP_CALL: gen_error(g, op->loc, "internal error: a call reached the GPU back end uninlined");
+    default: gen_elementwise(g, id);
+    }
+}
+
+void gen_region(Gen *g, RegionId r) {
+    for (uint32_t i = 0; i < g->f->regions[r].nops; i++) gen_op(g, g->f->regions[r].ops[i]);
+}
+
+static void init_types(Gen *g) {
+    LLVMContextRef C = g->C;
+    g->i1 = LLVMInt1TypeInContext(C), g->i8 = LLVMInt8TypeInContext(C), g->i16 = LLVMInt16TypeInContext(C);
+    g->i32 = LLVMInt32TypeInContext(C), g->i64 = LLVMInt64TypeInContext(C);
+    g->f16 = LLVMHalfTypeInContext(C), g->bf16 = LLVMBFloatTypeInContext(C);
+    g->f32 = LLVMFloatTypeInContext(C), g->f64 = LLVMDoubleTypeInContext(C);
+    g->ptr1 = LLVMPointerTypeInContext(C, 1), g->ptr3 = LLVMPointerTypeInContext(C, 3);
+    g->vd = LLVMVoidTypeInContext(C);
+}
+
+static void annotate(Gen *g, const char *key, int value) {
+    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(g->fn), LLVMMDStringInContext2(g->C, key, strlen(key)),
+                             LLVMValueAsMetadata(LLVMConstInt(g->i32, (unsigned)value, 0))};
+    LLVMAddNamedMetadataOperand(g->M, "nvvm.annotations", LLVMMetadataAsValue(g->C, LLVMMDNodeInContext2(g->C, md, 3)));
+}
+
+static void build_function(Gen *g) {
+    IrRegion *body = &g->f->regions[g->f->body];
+    LLVMTypeRef params[64];
+    if (body->nargs > 64) gen_error(g, g->f->loc, "kernels take at most 64 parameters on the GPU");
+    for (uint32_t i = 0; i < body->nargs; i++) params[i] = gen_type(g, ir_type(g->f, body->args[i]).dt);
+    g->fn = LLVMAddFunction(g->M, g->f->name, LLVMFunctionType(g->vd, params, body->nargs, 0));
+    LLVMSetFunctionCallConv(g->fn, 71 /* ptx_kernel */);
+    annotate(g, "kernel", 1);
+    annotate(g, "maxntidx", 32 * g->num_warps);
+    for (uint32_t i = 0; i < body->nargs; i++) {
+        LLVMValueRef *r = gen_alloc_regs(g, 1);
+        r[0] = LLVMGetParam(g->fn, i);
+        gen_set(g, body->args[i], r, 1);
+    }
+    LLVMValueRef smem = LLVMAddGlobalInAddressSpace(g->M, LLVMArrayType2(g->i8, 0), "global_smem", 3);
+    LLVMSetLinkage(smem, LLVMExternalLinkage);
+    LLVMSetAlignment(smem, 16);
+    g->smem = smem;
+    g->prologue = LLVMAppendBasicBlockInContext(g->C, g->fn, "prologue");
+    LLVMPositionBuilderAtEnd(g->B, g->prologue);
+    g->tid = sreg(g, "llvm.nvvm.read.ptx.sreg.tid.x");
+    g->lane = LLVMBuildAnd(g->B, g->tid, gen_i32(g, 31), "lane");
+    g->warp = LLVMBuildLShr(g->B, g->tid, gen_i32(g, 5), "warp");
+    LLVMBasicBlockRef body_bb = LLVMAppendBasicBlockInContext(g->C, g->fn, "body");
+    LLVMPositionBuilderAtEnd(g->B, body_bb);
+    gen_region(g, g->f->body);
+    LLVMPositionBuilderAtEnd(g->B, g->prologue);
+    LLVMBuildBr(g->B, body_bb);
+}
+
+static LLVMTargetMachineRef target_machine(const GpuTarget *t, StrBuf *err) {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    LLVMTargetRef target;
+    char *msg = NULL;
+    if (LLVMGetTargetFromTriple("nvptx64-nvidia-cuda", &target, &msg)) {
+        sb_printf(err, "%s", msg ? msg : "no NVPTX target in this LLVM");
+        LLVMDisposeMessage(msg);
+        return NULL;
+    }
+    return LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", t->arch, "+ptx80", LLVMCodeGenLevelAggressive,
+                                   LLVMRelocDefault, LLVMCodeModelDefault);
+}
+
+static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, double *times) {
+    StrBuf err;
+    sb_init(&err);
+    LLVMTargetMachineRef tm = target_machine(t, &err);
+    if (!tm) {
+        diag_error(g->diag, (Loc){0}, "cannot create the NVPTX target: %s", sb_cstr(&err));
+        sb_free(&err);
+        return false;
+    }
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(g->M, dl);
+    LLVMDisposeTargetData(dl);
+    LLVMSetTarget(g->M, "nvptx64-nvidia-cuda");
+    char *msg = NULL;
+    if (LLVMVerifyModule(g->M, LLVMReturnStatusAction, &msg)) {
+        char *text = LLVMPrintModuleToString(g->M);
+        diag_error(g->diag, (Loc){0}, "internal error: invalid LLVM IR for '%s': %s\n%s", g->f->name, msg, text);
+        LLVMDisposeMessage(text);
+        LLVMDisposeMessage(msg);
+        LLVMDisposeTargetMachine(tm);
+        sb_free(&err);
+        return false;
+    }
+    LLVMDisposeMessage(msg);
+    double t0 = now_ms();
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    int lvl = t->opt_level >= 0 && t->opt_level <= 3 ? t->opt_level : 3;
+    char pipeline[32];
+    snprintf(pipeline, sizeof pipeline, "default<O%d>", lvl);
+    LLVMErrorRef e = LLVMRunPasses(g->M, pipeline, tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (e) {
+        char *m = LLVMGetErrorMessage(e);
+        diag_error(g->diag, (Loc){0}, "internal error: LLVM passes failed: %s", m);
+        LLVMDisposeErrorMessage(m);
+        LLVMDisposeTargetMachine(tm);
+        sb_free(&err);
+        return false;
+    }
+    double t1 = now_ms();
+    if (llvm_ir) {
+        char *text = LLVMPrintModuleToString(g->M);
+        sb_puts(llvm_ir, text);
+        LLVMDisposeMessage(text);
+    }
+    LLVMMemoryBufferRef buf = NULL;
+    bool ok = true;
+    if (ptx) {
+        if (LLVMTargetMachineEmitToMemoryBuffer(tm, g->M, LLVMAssemblyFile, &msg, &buf)) {
+            diag_error(g->diag, (Loc){0}, "internal error: PTX emission failed: %s", msg);
+            LLVMDisposeMessage(msg);
+            ok = false;
+        } else {
+            sb_putn(ptx, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
+            LLVMDisposeMemoryBuffer(buf);
+        }
+    }
+    if (times) times[1] = t1 - t0, times[2] = now_ms() - t1;
+    LLVMDisposeTargetMachine(tm);
+    sb_free(&err);
+    return ok;
+}
+
+bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, Diag *diag,
+                     double *times) {
+    double t0 = now_ms();
+    Gen *g = calloc(1, sizeof *g);
+    if (!g) NR_DIE("out of memory");
+    g->f = f, g->m = f->mod, g->info = info, g->diag = diag, g->num_warps = t->num_warps;
+    g->C = LLVMContextCreate();
+    g->M = LLVMModuleCreateWithNameInContext(f->name, g->C);
+    g->B = LLVMCreateBuilderInContext(g->C);
+    g->regs = arena_alloc(g->m->arena, sizeof(LLVMValueRef *) * (f->nvals + 1));
+    g->nregs = arena_alloc(g->m->arena, sizeof(int) * (f->nvals + 1));
+    g->thread_part = arena_alloc(g->m->arena, sizeof(LLVMValueRef) * (g->m->nlayouts + 1) * NR_MAX_RANK);
+    g->owner = arena_alloc(g->m->arena, sizeof(LLVMValueRef) * (g->m->nlayouts + 1));
+    init_types(g);
+    bool ok = false;
+    if (!setjmp(g->fail)) {
+        build_function(g);
+        if (times) times[0] = now_ms() - t0;
+        ok = emit_ptx(g, t, llvm_ir, ptx, times);
+    }
+    LLVMDisposeBuilder(g->B);
+    LLVMDisposeModule(g->M);
+    LLVMContextDispose(g->C);
+    free(g);
+    return ok;
+}
+
+void llvm_gen_version(unsigned *major, unsigned *minor, unsigned *patch) { LLVMGetVersion(major, minor, patch); }

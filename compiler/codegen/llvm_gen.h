@@ -1,0 +1,25 @@
+/* llvm_gen.h - lowering of a kernel with assigned layouts to LLVM IR (through the LLVM
+ * 19 C API only) and, through the NVPTX back end, to PTX. */
+#ifndef NEREID_LLVM_GEN_H
+#define NEREID_LLVM_GEN_H
+
+#include "../gpu/axis_info.h"
+#include "../ir.h"
+
+typedef struct GpuTarget {
+    const char *arch;  /* "sm_80", "sm_90", "sm_90a" */
+    int num_warps;
+    int opt_level;     /* LLVM pipeline: 0-3 (default 3) */
+} GpuTarget;
+
+/* Lower f (layouts assigned, shared memory allocated, barriers placed) to LLVM IR and
+ * PTX. llvm_ir (may be NULL) gets the textual LLVM IR after optimisation; ptx gets the
+ * PTX. Errors (an unsupported op or type on the GPU) go to diag; returns false then.
+ * times_ms (may be NULL) gets [0] LLVM IR construction, [1] optimisation, [2] PTX. */
+bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx,
+                     Diag *diag, double *times_ms);
+
+/* The LLVM version the back end is built with. */
+void llvm_gen_version(unsigned *major, unsigned *minor, unsigned *patch);
+
+#endif

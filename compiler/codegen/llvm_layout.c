@@ -1,0 +1,98 @@
+/* llvm_layout.c - where a thread's elements are: lane and warp coordinates per layout
+ * dim, wrapped coordinates and duplicate predicates, shared-memory addressing. */
+#include "gen_internal.h"
+
+LLVMBasicBlockRef gen_enter_prologue(Gen *g) {
+    LLVMBasicBlockRef cur = LLVMGetInsertBlock(g->B);
+    LLVMPositionBuilderAtEnd(g->B, g->prologue);
+    return cur;
+}
+
+void gen_leave_prologue(Gen *g, LLVMBasicBlockRef saved) { LLVMPositionBuilderAtEnd(g->B, saved); }
+
+static int log2i(int x) {
+    int k = 0;
+    while ((1 << k) < x) k++;
+    return k;
+}
+
+/* warp_c * spt * tpw + lane_c * spt along root dim d of blocked layout `root`. */
+LLVMValueRef gen_thread_part(Gen *g, uint32_t root, int d) {
+    LLVMValueRef *slot = &g->thread_part[root * NR_MAX_RANK + d];
+    if (*slot) return *slot;
+    const IrLayout *l = &g->m->layouts[root];
+    int lane_shift = 0, warp_shift = 0;
+    for (int k = 0; k < l->rank && l->order[k] != d; k++)
+        lane_shift += log2i(l->tpw[l->order[k]]), warp_shift += log2i(l->wpc[l->order[k]]);
+    LLVMBasicBlockRef saved = gen_enter_prologue(g);
+    LLVMValueRef lc = LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, g->lane, gen_i32(g, lane_shift), ""),
+                                   gen_i32(g, l->tpw[d] - 1), "");
+    LLVMValueRef wc = LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, g->warp, gen_i32(g, warp_shift), ""),
+                                   gen_i32(g, l->wpc[d] - 1), "");
+    LLVMValueRef part = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, wc, gen_i32(g, l->spt[d] * l->tpw[d]), ""),
+                                     LLVMBuildMul(g->B, lc, gen_i32(g, l->spt[d]), ""), "");
+    gen_leave_prologue(g, saved);
+    return *slot = part;
+}
+
+/* For slice layouts: true in the one thread per group of duplicates whose coordinates
+ * along every sliced-away dim are 0. */
+LLVMValueRef gen_owner(Gen *g, ValId v) {
+    uint32_t id = g->f->vals[v].layout;
+    if (!id || g->m->layouts[id].kind != LAYOUT_SLICE) return NULL;
+    if (g->owner[id]) return g->owner[id];
+    IrType t = ir_type(g->f, v);
+    LayoutDims ld;
+    layout_dims(g->m, id, t, &ld);
+    const IrLayout *root = layout_root(g->m, id);
+    uint32_t rootid = (uint32_t)(root - g->m->layouts);
+    LLVMBasicBlockRef saved = gen_enter_prologue(g);
+    LLVMValueRef ok = LLVMConstInt(g->i1, 1, 0);
+    for (int d = 0; d < root->rank; d++) {
+        bool kept = false;
+        for (int k = 0; k < t.rank; k++) kept |= ld.root_dim[k] == d;
+        if (kept) continue;
+        LLVMValueRef part = gen_thread_part(g, rootid, d);
+        ok = LLVMBuildAnd(g->B, ok, LLVMBuildICmp(g->B, LLVMIntEQ, part, gen_i32(g, 0), ""), "");
+    }
+    gen_leave_prologue(g, saved);
+    return g->owner[id] = ok;
+}
+
+void gen_elem_pos(Gen *g, ValId v, int r, ElemPos *out) {
+    IrType t = ir_type(g->f, v);
+    uint32_t id = g->f->vals[v].layout;
+    LayoutDims ld;
+    layout_dims(g->m, id, t, &ld);
+    const IrLayout *root = layout_root(g->m, id);
+    uint32_t rootid = (uint32_t)(root - g->m->layouts);
+    int64_t pos[NR_MAX_RANK];
+    int idx[NR_MAX_RANK];
+    layout_reg_offsets(&ld, g->m, id, r, pos, idx);
+    out->valid = NULL;
+    for (int d = 0; d < t.rank; d++) {
+        LLVMValueRef u = LLVMBuildAdd(g->B, gen_thread_part(g, rootid, ld.root_dim[d]), gen_i32(g, pos[d]), "");
+        out->coord[d] = LLVMBuildAnd(g->B, u, gen_i32(g, t.shape[d] - 1), "");
+        if (t.shape[d] < ld.tile[d] || t.shape[d] < (int)root->spt[ld.root_dim[d]]) {
+            LLVMValueRef ok = LLVMBuildICmp(g->B, LLVMIntULT, u, gen_i32(g, t.shape[d]), "");
+            out->valid = out->valid ? LLVMBuildAnd(g->B, out->valid, ok, "") : ok;
+        }
+    }
+}
+
+LLVMValueRef gen_linear(Gen *g, const LLVMValueRef *coord, IrType t) {
+    LLVMValueRef lin = gen_i32(g, 0);
+    int64_t stride = 1;
+    for (int d = t.rank - 1; d >= 0; d--) {
+        lin = LLVMBuildAdd(g->B, lin, LLVMBuildMul(g->B, coord[d], gen_i32(g, stride), ""), "");
+        stride *= t.shape[d];
+    }
+    return lin;
+}
+
+LLVMValueRef gen_smem_ptr(Gen *g, int byte_offset, LLVMValueRef index, int elem_bytes) {
+    LLVMValueRef off = LLVMBuildAdd(g->B, gen_i32(g, byte_offset), LLVMBuildMul(g->B, index, gen_i32(g, elem_bytes), ""), "");
+    return LLVMBuildGEP2(g->B, g->i8, g->smem, &off, 1, "");
+}
+
+void gen_barrier(Gen *g) { gen_intrinsic(g, "llvm.nvvm.barrier0", g->vd, NULL, 0); }

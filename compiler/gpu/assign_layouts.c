@@ -1,0 +1,310 @@
+/* assign_layouts.c - layout assignment and coalescing.
+ *
+ * Requires: an inlined kernel (no calls); axis info for its values.
+ * Maintains: SSA, op semantics (convert_layout is an identity on values).
+ * Sets: IrValue.layout of every block value; inserts convert_layout ops.
+ *
+ * 1. Coalescing: for every load, store and atomic the alignment facts give the widest
+ *    vector a thread can access (axis_info_vector_width); each block shape gets the
+ *    widest vector any of its memory ops allows (bounded so no thread sits idle), and the
+ *    default blocked layout of that shape puts that many consecutive elements in a thread.
+ * 2. Preferences, walking backwards: the operand of a broadcast prefers the broadcast's
+ *    layout (replicated along the broadcast dims, so no data moves), the operand of
+ *    expand_dims prefers the slice of its result's layout, and elementwise operands
+ *    prefer their result's. So offs[:, None] * stride builds offs directly in the slice
+ *    layout and nothing moves.
+ * 3. Forward: values take their preference, or the default for their shape; elementwise
+ *    results take their first block operand's layout; reductions give slice layouts;
+ *    loop-carried values keep their initial layout. Where an operand's layout differs
+ *    from what its user needs, a convert_layout is inserted before the user. */
+#include <string.h>
+
+#include "gpu_passes.h"
+#include "layout.h"
+
+typedef struct ShapeVec {
+    IrType shape;
+    int vec;
+} ShapeVec;
+
+typedef struct Ctx {
+    IrFunc *f;
+    IrModule *m;
+    const AxisInfo *info;
+    int num_warps;
+    ShapeVec *sv;
+    uint32_t nsv, capsv;
+    uint32_t *pref; /* by ValId */
+} Ctx;
+
+static bool is_block(const IrFunc *f, ValId v) { return v && f->vals[v].ty.rank > 0; }
+
+static int *shape_vec(Ctx *c, IrType t) {
+    for (uint32_t i = 0; i < c->nsv; i++)
+        if (ty_same_shape(c->sv[i].shape, t)) return &c->sv[i].vec;
+    ShapeVec s = {t, 1};
+    VEC_PUSH(c->m->arena, c->sv, c->nsv, c->capsv, s);
+    return &c->sv[c->nsv - 1].vec;
+}
+
+static uint32_t default_layout(Ctx *c, IrType t) {
+    IrLayout l = layout_default(t, c->num_warps, *shape_vec(c, t));
+    return ir_layout_intern(c->m, &l);
+}
+
+static uint32_t slice_of(Ctx *c, uint32_t parent, int dim) {
+    IrLayout l;
+    memset(&l, 0, sizeof l);
+    l.kind = LAYOUT_SLICE;
+    l.rank = (uint8_t)(c->m->layouts[parent].rank - 1);
+    l.dim = (uint8_t)dim;
+    l.parent = parent;
+    return ir_layout_intern(c->m, &l);
+}
+
+/* ---- 1. coalescing ---- */
+
+static void walk_ops(IrFunc *f, RegionId r, void (*fn)(Ctx *, OpId), Ctx *c) {
+    for (uint32_t i = 0; i < f->regions[r].nops; i++) {
+        OpId op = f->regions[r].ops[i];
+        fn(c, op);
+        for (int k = 0; k < f->ops[op].nregions; k++) walk_ops(f, f->ops[op].region[k], fn, c);
+    }
+}
+
+static void coalesce_op(Ctx *c, OpId id) {
+    IrOp *op = &c->f->ops[id];
+    if (op->code != OP_LOAD && op->code != OP_STORE && op->code != OP_ATOMIC_RMW && op->code != OP_ATOMIC_CAS) return;
+    ValId p = op->operands[0];
+    IrType t = ir_type(c->f, p);
+    if (!t.rank) return;
+    ValId mask = 0;
+    if (op->code == OP_LOAD && op->nopnds >= 2) mask = op->operands[1];
+    if (op->code == OP_STORE && op->nopnds >= 3) mask = op->operands[2];
+    if (op->code == OP_ATOMIC_RMW && op->nopnds >= 3) mask = op->operands[2];
+    int eb = dt_bytes(t.pointee);
+    int vec = op->code == OP_LOAD || op->code == OP_STORE
+                  ? axis_info_vector_width(&c->info[p], mask ? &c->info[mask] : NULL, eb, t.rank - 1)
+                  : 1;
+    int64_t per_thread = ty_numel(t) / (32 * c->num_warps);
+    if (per_thread < 1) per_thread = 1;
+    if (vec > per_thread) vec = (int)per_thread;
+    if (vec > t.shape[t.rank - 1]) vec = t.shape[t.rank - 1];
+    int *sv = shape_vec(c, t);
+    if (vec > *sv) *sv = vec;
+}
+
+/* ---- 2. preferences (backwards) ---- */
+
+static void prefer(Ctx *c, ValId v, uint32_t l) {
+    if (is_block(c->f, v) && !c->pref[v]) c->pref[v] = l;
+}
+
+static void pref_op(Ctx *c, OpId id) {
+    IrOp *op = &c->f->ops[id];
+    if (op->nres != 1 || !is_block(c->f, op->results[0])) return;
+    ValId r = op->results[0];
+    uint32_t want = c->pref[r] ? c->pref[r] : default_layout(c, ir_type(c->f, r));
+    switch (op->code) {
+    case OP_BROADCAST: prefer(c, op->operands[0], want); break;
+    case OP_EXPAND_DIMS: prefer(c, op->operands[0], slice_of(c, want, (int)op->attr[0])); break;
+    case OP_LOAD: case OP_CVT: case OP_BITCAST: case OP_ADDPTR: case OP_SELECT: case OP_CMP:
+    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS:
+        for (uint32_t i = 0; i < op->nopnds; i++) prefer(c, op->operands[i], want);
+        break;
+    default:
+        if (ir_op_info[op->code].flags & F_ELEM)
+            for (uint32_t i = 0; i < op->nopnds; i++) prefer(c, op->operands[i], want);
+    }
+}
+
+static void pref_region(Ctx *c, RegionId r) {
+    IrFunc *f = c->f;
+    for (uint32_t i = f->regions[r].nops; i-- > 0;) {
+        OpId op = f->regions[r].ops[i];
+        for (int k = f->ops[op].nregions; k-- > 0;) pref_region(c, f->ops[op].region[k]);
+        pref_op(c, op);
+    }
+}
+
+/* ---- 3. forward assignment with conversions ---- */
+
+typedef struct OpList {
+    OpId *v;
+    uint32_t n, cap;
+} OpList;
+
+static ValId convert(Ctx *c, OpList *out, ValId v, uint32_t layout, Loc loc) {
+    if (!is_block(c->f, v) || c->f->vals[v].layout == layout) return v;
+    IrType t = ir_type(c->f, v);
+    OpId cv = ir_op_new(c->f, OP_CONVERT_LAYOUT, loc, &v, 1, &t, 1);
+    ValId r = c->f->ops[cv].results[0];
+    c->f->vals[r].layout = layout;
+    VEC_PUSH(c->m->arena, out->v, out->n, out->cap, cv);
+    return r;
+}
+
+static void set_layout(Ctx *c, ValId v, uint32_t l) {
+    if (is_block(c->f, v)) c->f->vals[v].layout = l;
+}
+
+static uint32_t fresh_layout(Ctx *c, ValId v) {
+    return c->pref[v] ? c->pref[v] : default_layout(c, ir_type(c->f, v));
+}
+
+static void assign_region(Ctx *c, RegionId r);
+
+/* Operands of op i that must share `l` are converted to it. */
+static void require(Ctx *c, OpList *out, OpId id, uint32_t from, uint32_t l) {
+    IrOp *op = &c->f->ops[id];
+    for (uint32_t i = from; i < op->nopnds; i++) {
+        ValId v = convert(c, out, op->operands[i], l, op->loc);
+        c->f->ops[id].operands[i] = v;
+        op = &c->f->ops[id];
+    }
+}
+
+static uint32_t first_block_layout(Ctx *c, OpId id) {
+    IrOp *op = &c->f->ops[id];
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (is_block(c->f, op->operands[i])) return c->f->vals[op->operands[i]].layout;
+    return 0;
+}
+
+static void yield_to(Ctx *c, RegionId r, const ValId *targets, uint32_t skip) {
+    IrFunc *f = c->f;
+    IrRegion *reg = &f->regions[r];
+    OpId y = reg->ops[reg->nops - 1];
+    OpList out = {0};
+    for (uint32_t i = 0; i < f->ops[y].nopnds; i++) {
+        ValId t = targets[i + skip];
+        if (is_block(f, t)) f->ops[y].operands[i] = convert(c, &out, f->ops[y].operands[i], f->vals[t].layout, f->ops[y].loc);
+    }
+    if (!out.n) return;
+    OpId *ops = arena_alloc(c->m->arena, sizeof(OpId) * (reg->nops + out.n));
+    memcpy(ops, reg->ops, sizeof(OpId) * (reg->nops - 1));
+    memcpy(ops + reg->nops - 1, out.v, sizeof(OpId) * out.n);
+    ops[reg->nops - 1 + out.n] = y;
+    for (uint32_t i = 0; i < out.n; i++) f->ops[out.v[i]].parent = r;
+    reg->ops = ops;
+    reg->nops += out.n;
+    reg->capops = reg->nops;
+}
+
+static void assign_control(Ctx *c, OpList *out, OpId id) {
+    IrFunc *f = c->f;
+    IrOp *op = &f->ops[id];
+    if (op->code == OP_FOR || op->code == OP_WHILE) {
+        uint32_t first = op->code == OP_FOR ? 3 : 0, argskip = op->code == OP_FOR ? 1 : 0;
+        for (uint32_t i = first; i < op->nopnds; i++) {
+            ValId v = op->operands[i];
+            if (is_block(f, v) && !f->vals[v].layout) set_layout(c, v, fresh_layout(c, v));
+            (void)out;
+        }
+        for (int k = 0; k < op->nregions; k++) {
+            RegionId r = f->ops[id].region[k];
+            uint32_t skip = (op->code == OP_FOR) ? argskip : 0;
+            for (uint32_t i = skip; i < f->regions[r].nargs; i++)
+                set_layout(c, f->regions[r].args[i], f->vals[f->ops[id].operands[first + i - skip]].layout);
+        }
+        for (uint32_t i = 0; i < f->ops[id].nres; i++)
+            set_layout(c, f->ops[id].results[i], f->vals[f->ops[id].operands[first + i]].layout);
+        for (int k = 0; k < f->ops[id].nregions; k++) {
+            RegionId r = f->ops[id].region[k];
+            assign_region(c, r);
+            if (f->ops[f->regions[r].ops[f->regions[r].nops - 1]].code == OP_YIELD)
+                yield_to(c, r, f->regions[r].args, op->code == OP_FOR ? 1 : 0);
+        }
+        return;
+    }
+    /* if: the then-branch's yields decide the results' layouts */
+    RegionId rt = op->region[0], re = op->region[1];
+    assign_region(c, rt);
+    IrRegion *t = &f->regions[rt];
+    OpId yt = t->ops[t->nops - 1];
+    for (uint32_t i = 0; i < f->ops[id].nres; i++) {
+        ValId v = f->ops[yt].operands[i];
+        set_layout(c, f->ops[id].results[i], is_block(f, v) ? f->vals[v].layout : 0);
+    }
+    assign_region(c, re);
+    yield_to(c, re, f->ops[id].results, 0);
+}
+
+static void assign_op(Ctx *c, OpList *out, OpId id) {
+    IrFunc *f = c->f;
+    IrOp *op = &f->ops[id];
+    int code = op->code;
+    if (code == OP_FOR || code == OP_WHILE || code == OP_IF) return assign_control(c, out, id);
+    if (code == OP_STORE) {
+        if (is_block(f, op->operands[0])) require(c, out, id, 1, f->vals[op->operands[0]].layout);
+        return;
+    }
+    if (op->nres != 1 || !is_block(f, op->results[0])) return;
+    ValId r = op->results[0];
+    switch (code) {
+    case OP_CONST: case OP_ARANGE: case OP_SPLAT: set_layout(c, r, fresh_layout(c, r)); return;
+    case OP_BROADCAST: {
+        uint32_t l = fresh_layout(c, r);
+        set_layout(c, r, l);
+        require(c, out, id, 0, l);
+        return;
+    }
+    case OP_EXPAND_DIMS: {
+        uint32_t l = fresh_layout(c, r);
+        set_layout(c, r, l);
+        require(c, out, id, 0, slice_of(c, l, (int)op->attr[0]));
+        return;
+    }
+    case OP_REDUCE: set_layout(c, r, slice_of(c, f->vals[op->operands[0]].layout, (int)op->attr[1])); return;
+    case OP_DOT: {
+        uint32_t l = fresh_layout(c, r);
+        set_layout(c, r, l);
+        require(c, out, id, 2, l);
+        return;
+    }
+    case OP_TRANS: case OP_RESHAPE: set_layout(c, r, fresh_layout(c, r)); return;
+    case OP_LOAD: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: {
+        uint32_t l = f->vals[op->operands[0]].layout;
+        set_layout(c, r, l);
+        require(c, out, id, 1, l);
+        return;
+    }
+    default: {
+        uint32_t l = first_block_layout(c, id);
+        if (!l) l = fresh_layout(c, r);
+        set_layout(c, r, l);
+        require(c, out, id, 0, l);
+    }
+    }
+}
+
+static void assign_region(Ctx *c, RegionId r) {
+    IrFunc *f = c->f;
+    OpList out = {0};
+    for (uint32_t i = 0; i < f->regions[r].nargs; i++) {
+        ValId a = f->regions[r].args[i];
+        if (r == f->body && is_block(f, a)) set_layout(c, a, fresh_layout(c, a));
+    }
+    for (uint32_t i = 0; i < f->regions[r].nops; i++) {
+        OpId id = f->regions[r].ops[i];
+        assign_op(c, &out, id);
+        VEC_PUSH(c->m->arena, out.v, out.n, out.cap, id);
+    }
+    for (uint32_t i = 0; i < out.n; i++) f->ops[out.v[i]].parent = r;
+    f->regions[r].ops = out.v;
+    f->regions[r].nops = out.n;
+    f->regions[r].capops = out.cap;
+}
+
+void gpu_assign_layouts(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
+    Ctx c;
+    memset(&c, 0, sizeof c);
+    c.f = f;
+    c.m = f->mod;
+    c.info = info;
+    c.num_warps = o->num_warps;
+    c.pref = arena_alloc(c.m->arena, sizeof(uint32_t) * (f->nvals + 1));
+    walk_ops(f, f->body, coalesce_op, &c);
+    pref_region(&c, f->body);
+    assign_region(&c, f->body);
+}

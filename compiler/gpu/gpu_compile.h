@@ -1,0 +1,34 @@
+/* gpu_compile.h - compile one kernel for the GPU under one specialisation: the IR after
+ * the front end's passes, plus what the runtime knows of this launch's arguments
+ * (Triton's specialisation: pointers 16-byte aligned, integers divisible by 16, integers
+ * equal to 1), through the GPU passes and LLVM to PTX. */
+#ifndef NEREID_GPU_COMPILE_H
+#define NEREID_GPU_COMPILE_H
+
+#include "../codegen/llvm_gen.h"
+#include "../ir.h"
+
+enum { SPEC_NONE = 0, SPEC_DIV16 = 1, SPEC_ONE = 2 };
+
+typedef struct GpuSpec {
+    int nparams;
+    const uint8_t *facts; /* per parameter: SPEC_DIV16 (pointer 16-byte aligned / integer
+                             divisible by 16), SPEC_ONE (integer equal to 1), or SPEC_NONE */
+} GpuSpec;
+
+typedef struct GpuResult {
+    StrBuf ptx;
+    unsigned shared_bytes;
+    double times_ms[4]; /* GPU passes, LLVM IR construction, LLVM optimisation, PTX emission */
+} GpuResult;
+
+/* dump (may be NULL) receives the IR after each GPU pass when print_after_all, and
+ * llvm_ir (may be NULL) the optimised LLVM IR. ptx/shared_bytes go to out (init'ed by
+ * the call; free out->ptx with sb_free). */
+bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, bool print_after_all,
+                        StrBuf *dump, StrBuf *llvm_ir, GpuResult *out, Diag *diag);
+
+/* A text key of the specialisation, for caches: one character per parameter. */
+void gpu_spec_key(const GpuSpec *spec, StrBuf *out);
+
+#endif

@@ -1,0 +1,150 @@
+/* api_cuda.c - the C API on the CUDA device. A kernel is compiled for the GPU at its
+ * first launch with each new specialisation of its arguments (as Triton does: pointers
+ * 16-byte aligned or not, integers divisible by 16, integers equal to 1) and warp
+ * count; the variant stays in the module, and its cubin in the disk cache under a key
+ * covering the source, the constexprs and options, the specialisation, the compiler
+ * version and the target. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../compiler/gpu/gpu_compile.h"
+#include "api_internal.h"
+#include "float16.h"
+
+nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err) {
+    if (cuda_open(index, &ctx->cuda, err)) {
+        ctx->cuda = NULL;
+        return NR_ERR_DEVICE;
+    }
+    return NR_OK;
+}
+
+void cuda_api_module_free(nr_module *m) {
+    for (int i = 0; i < m->nkernels; i++) {
+        nr_kernel *k = &m->kernels[i];
+        for (int j = 0; j < k->nvariants; j++) {
+            if (m->ctx && m->ctx->cuda) cuda_unload(m->ctx->cuda, &k->variants[j].k);
+            free(k->variants[j].key);
+        }
+        free(k->variants);
+        k->variants = NULL;
+        k->nvariants = 0;
+    }
+}
+
+static uint8_t fact_of(IrType t, InterpScalar v) {
+    if (t.dt == DT_PTR) return v.u % 16 == 0 ? SPEC_DIV16 : SPEC_NONE;
+    if (!dt_is_int(t.dt) || t.dt == DT_I1) return SPEC_NONE;
+    if (v.i == 1) return SPEC_ONE;
+    return v.u % 16 == 0 ? SPEC_DIV16 : SPEC_NONE;
+}
+
+static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, const char *key, GpuVariant *out) {
+    nr_context *ctx = k->mod->ctx;
+    const char *arch = cuda_arch_name(ctx->cuda);
+    GpuTarget t = {arch, warps, 3};
+    GpuResult r;
+    Diag diag;
+    diag_init(&diag);
+    bool ok = gpu_compile_kernel(k->f, spec, &t, false, NULL, NULL, &r, &diag);
+    if (!ok) {
+        nr_status s = api_fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
+        diag_free(&diag);
+        return s;
+    }
+    diag_free(&diag);
+    StrBuf ck, err;
+    sb_init(&ck);
+    sb_init(&err);
+    sb_printf(&ck, "nereid %s|%s|%s|%s|%s\n", NEREID_VERSION, arch, k->f->name, key, k->mod->options_key);
+    sb_putn(&ck, k->mod->text, k->mod->src->len);
+    int rc = cuda_load(ctx->cuda, r.ptx.data, k->f->name, sb_cstr(&ck), r.shared_bytes, &out->k, &err);
+    sb_free(&ck);
+    sb_free(&r.ptx);
+    nr_status s = rc ? api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err)) : NR_OK;
+    sb_free(&err);
+    if (!s) {
+        out->key = strdup(key);
+        out->num_warps = warps;
+    }
+    return s;
+}
+
+/* The argument in the width the kernel's parameter has. */
+static void pack_arg(IrType t, InterpScalar v, uint64_t *slot) {
+    *slot = 0;
+    switch (t.dt) {
+    case DT_FP32: { float f = (float)v.f; memcpy(slot, &f, 4); break; }
+    case DT_FP64: memcpy(slot, &v.f, 8); break;
+    case DT_FP16: { uint16_t h = nr_fp16_from_double(v.f); memcpy(slot, &h, 2); break; }
+    case DT_BF16: { uint16_t h = nr_bf16_from_double(v.f); memcpy(slot, &h, 2); break; }
+    default: {
+        int bytes = t.dt == DT_PTR ? 8 : dt_bytes(t.dt);
+        memcpy(slot, &v.u, (size_t)bytes); /* little-endian: the low bytes */
+    }
+    }
+}
+
+nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const InterpScalar *vals, const nr_launch_options *o) {
+    nr_context *ctx = k->mod->ctx;
+    IrRegion *body = &k->f->regions[k->f->body];
+    int np = (int)body->nargs;
+    int warps = o && o->num_warps > 0 ? o->num_warps : k->mod->prog.num_warps;
+    if (warps < 1 || warps > 32 || (warps & (warps - 1)))
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "num_warps must be a power of two from 1 to 32, got %d", warps);
+    uint8_t *facts = calloc((size_t)np + 1, 1);
+    uint64_t *slots = calloc((size_t)np + 1, sizeof *slots);
+    void **params = calloc((size_t)np + 1, sizeof *params);
+    nr_status s = NR_OK;
+    if (!facts || !slots || !params) {
+        s = api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < np; i++) {
+        IrType t = ir_type(k->f, body->args[i]);
+        facts[i] = fact_of(t, vals[i]);
+        pack_arg(t, vals[i], &slots[i]);
+        params[i] = &slots[i];
+    }
+    GpuSpec spec = {np, facts};
+    StrBuf key;
+    sb_init(&key);
+    gpu_spec_key(&spec, &key);
+    sb_printf(&key, ":w%d", warps);
+    GpuVariant *v = NULL;
+    for (int i = 0; i < k->nvariants && !v; i++)
+        if (!strcmp(k->variants[i].key, sb_cstr(&key))) v = &k->variants[i];
+    if (!v) {
+        GpuVariant nv;
+        memset(&nv, 0, sizeof nv);
+        s = compile_variant(k, &spec, warps, sb_cstr(&key), &nv);
+        if (!s) {
+            if (k->nvariants == k->capvariants) {
+                int cap = k->capvariants ? k->capvariants * 2 : 4;
+                GpuVariant *nvs = realloc(k->variants, sizeof *nvs * (size_t)cap);
+                if (!nvs) s = api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+                else k->variants = nvs, k->capvariants = cap;
+            }
+            if (!s) {
+                k->variants[k->nvariants] = nv;
+                v = &k->variants[k->nvariants++];
+            } else {
+                cuda_unload(ctx->cuda, &nv.k);
+                free(nv.key);
+            }
+        }
+    }
+    sb_free(&key);
+    if (!s) {
+        StrBuf err;
+        sb_init(&err);
+        if (cuda_launch(ctx->cuda, &v->k, grid, warps, params, o ? o->stream : NULL, &err))
+            s = api_fail(ctx, NR_ERR_LAUNCH, "kernel '%s': %s", k->f->name, sb_cstr(&err));
+        sb_free(&err);
+    }
+done:
+    free(facts);
+    free(slots);
+    free(params);
+    return s;
+}

@@ -1,0 +1,57 @@
+/* api_internal.h - the C API's objects, shared by api.c (contexts, compiling, the CPU
+ * device) and api_cuda.c (the CUDA device). */
+#ifndef NEREID_API_INTERNAL_H
+#define NEREID_API_INTERNAL_H
+
+#include "../compiler/driver.h"
+#include "cuda.h"
+#include "interp.h"
+#include "nereid.h"
+
+typedef struct Allocation {
+    void *ptr;
+    size_t size;
+} Allocation;
+
+struct nr_context {
+    nr_device_kind kind;
+    CudaDevice *cuda; /* NR_DEVICE_CUDA */
+    StrBuf err;
+    Allocation *allocs;
+    int nallocs, capallocs;
+};
+
+/* One compiled GPU variant of a kernel: a specialisation and a warp count. */
+typedef struct GpuVariant {
+    char *key;
+    int num_warps;
+    CudaKernel k;
+} GpuVariant;
+
+struct nr_kernel {
+    nr_module *mod;
+    IrFunc *f;
+    GpuVariant *variants;
+    int nvariants, capvariants;
+};
+
+struct nr_module {
+    nr_context *ctx;
+    NrProgram prog;
+    Source *src;   /* kept: run-time errors quote source locations */
+    char *text;
+    nr_kernel *kernels;
+    int nkernels;
+    char *options_key; /* defines and options, for the disk cache key */
+};
+
+
+nr_status api_fail(nr_context *ctx, nr_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* api_cuda.c */
+nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err);
+/* vals: the checked arguments, as the interpreter takes them */
+nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const InterpScalar *vals, const nr_launch_options *o);
+void cuda_api_module_free(nr_module *m);
+
+#endif

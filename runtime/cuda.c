@@ -1,0 +1,569 @@
+/* cuda.c - the CUDA device through the driver API, loaded at run time with dlopen (see
+ * cuda.h). The toolkit's cuda.h is deliberately not included, so the library builds and
+ * its CPU tests run where neither the toolkit nor a driver is installed: the few types,
+ * enum values and prototypes used are declared below, with values copied from the CUDA 13
+ * toolkit header (they are part of the driver's stable ABI).
+ *
+ * Everything lives in the CudaDevice: the dlopen handle, the resolved entry points and the
+ * (primary) context. Every call that needs the context makes it current first
+ * (cuCtxSetCurrent), so several devices may be used from several threads, one device per
+ * thread at a time. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RTLD_NODELETE */
+#endif
+#include "cuda.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+
+/* ---- the driver API, declared by hand (values from the CUDA 13 cuda.h) ---- */
+typedef int CUresult; /* an enum: int-sized in the ABI */
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUlinkState_st *CUlinkState;
+typedef unsigned long long CUdeviceptr;
+typedef int CUjit_option;
+typedef int CUjitInputType;
+typedef int CUdevice_attribute;
+typedef int CUfunction_attribute;
+
+enum {
+    CUDA_SUCCESS = 0,
+    CUDA_ERROR_NO_DEVICE = 100,
+};
+enum {
+    CU_JIT_INFO_LOG_BUFFER = 3,
+    CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+    CU_JIT_ERROR_LOG_BUFFER = 5,
+    CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+    CU_JIT_LOG_VERBOSE = 12,
+};
+enum { CU_JIT_INPUT_PTX = 1 };
+enum {
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+};
+enum { CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
+
+typedef struct CuApi {
+    CUresult (*Init)(unsigned flags);
+    CUresult (*DriverGetVersion)(int *version);
+    CUresult (*GetErrorName)(CUresult error, const char **str);
+    CUresult (*GetErrorString)(CUresult error, const char **str);
+    CUresult (*DeviceGetCount)(int *count);
+    CUresult (*DeviceGet)(CUdevice *dev, int ordinal);
+    CUresult (*DeviceGetName)(char *name, int len, CUdevice dev);
+    CUresult (*DeviceGetAttribute)(int *value, CUdevice_attribute attr, CUdevice dev);
+    CUresult (*DevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice dev);
+    CUresult (*DevicePrimaryCtxRelease)(CUdevice dev);
+    CUresult (*CtxSetCurrent)(CUcontext ctx);
+    CUresult (*CtxSynchronize)(void);
+    CUresult (*MemAlloc)(CUdeviceptr *p, size_t bytes);
+    CUresult (*MemFree)(CUdeviceptr p);
+    CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
+    CUresult (*MemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
+    CUresult (*MemsetD8)(CUdeviceptr dst, unsigned char byte, size_t n);
+    CUresult (*LinkCreate)(unsigned nopts, CUjit_option *opts, void **vals, CUlinkState *state);
+    CUresult (*LinkAddData)(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name,
+                            unsigned nopts, CUjit_option *opts, void **vals);
+    CUresult (*LinkComplete)(CUlinkState state, void **cubin, size_t *size);
+    CUresult (*LinkDestroy)(CUlinkState state);
+    CUresult (*ModuleLoadData)(CUmodule *mod, const void *image);
+    CUresult (*ModuleUnload)(CUmodule mod);
+    CUresult (*ModuleGetFunction)(CUfunction *fn, CUmodule mod, const char *name);
+    CUresult (*FuncSetAttribute)(CUfunction fn, CUfunction_attribute attr, int value);
+    CUresult (*LaunchKernel)(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                             unsigned bz, unsigned shared, CUstream stream, void **params, void **extra);
+} CuApi;
+
+struct CudaDevice {
+    void *lib; /* dlopen handle of libcuda.so.1 */
+    CuApi api;
+    int ordinal;
+    CUdevice dev;
+    CUcontext ctx; /* the device's primary context, retained */
+    int cc;        /* major*10 + minor */
+    int driver_version;
+    int max_shared_optin; /* bytes of shared memory a block may opt in to */
+    char name[256];
+};
+
+/* ---- errors ---- */
+static void errf(StrBuf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void errf(StrBuf *err, const char *fmt, ...) {
+    if (!err) return;
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(err, fmt, ap);
+    va_end(ap);
+}
+
+/* "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)" */
+static void put_result(const CudaDevice *d, StrBuf *err, CUresult r) {
+    if (!err) return;
+    const char *name = NULL, *desc = NULL;
+    if (d->api.GetErrorName && d->api.GetErrorName(r, &name) != CUDA_SUCCESS) name = NULL;
+    if (d->api.GetErrorString && d->api.GetErrorString(r, &desc) != CUDA_SUCCESS) desc = NULL;
+    if (name) sb_puts(err, name);
+    else sb_printf(err, "CUDA error %d", (int)r);
+    if (desc) sb_printf(err, " (%s)", desc);
+}
+
+/* "<what> failed: CUDA_ERROR_... (...)" */
+static void cu_fail(const CudaDevice *d, StrBuf *err, CUresult r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void cu_fail(const CudaDevice *d, StrBuf *err, CUresult r, const char *fmt, ...) {
+    if (!err) return;
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(err, fmt, ap);
+    va_end(ap);
+    sb_puts(err, " failed: ");
+    put_result(d, err, r);
+}
+
+static int make_current(CudaDevice *d, StrBuf *err) {
+    if (!d) {
+        errf(err, "no CUDA device (not opened)");
+        return -1;
+    }
+    CUresult r = d->api.CtxSetCurrent(d->ctx);
+    if (r == CUDA_SUCCESS) return 0;
+    cu_fail(d, err, r, "cuCtxSetCurrent (CUDA device %d)", d->ordinal);
+    return -1;
+}
+
+/* ---- opening ---- */
+
+/* dlsym the first of the NULL-terminated names that the driver has; on none, add it to
+ * the list of missing symbols. */
+static void *resolve(CudaDevice *d, StrBuf *missing, ...) {
+    va_list ap;
+    va_start(ap, missing);
+    const char *first = NULL;
+    void *p = NULL;
+    for (const char *n; !p && (n = va_arg(ap, const char *));) {
+        if (!first) first = n;
+        p = dlsym(d->lib, n);
+    }
+    va_end(ap);
+    if (!p) sb_printf(missing, "%s%s", missing->len ? ", " : "", first);
+    return p;
+}
+
+#define RESOLVE(field, ...)                                                            \
+    do {                                                                               \
+        void *p_ = resolve(d, &missing, __VA_ARGS__, (const char *)NULL);              \
+        _Static_assert(sizeof d->api.field == sizeof p_, "function pointer size");     \
+        memcpy(&d->api.field, &p_, sizeof p_);                                         \
+    } while (0)
+
+static bool resolve_all(CudaDevice *d, StrBuf *err) {
+    StrBuf missing;
+    sb_init(&missing);
+    RESOLVE(Init, "cuInit");
+    RESOLVE(DriverGetVersion, "cuDriverGetVersion");
+    RESOLVE(GetErrorName, "cuGetErrorName");
+    RESOLVE(GetErrorString, "cuGetErrorString");
+    RESOLVE(DeviceGetCount, "cuDeviceGetCount");
+    RESOLVE(DeviceGet, "cuDeviceGet");
+    RESOLVE(DeviceGetName, "cuDeviceGetName");
+    RESOLVE(DeviceGetAttribute, "cuDeviceGetAttribute");
+    RESOLVE(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    RESOLVE(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease");
+    RESOLVE(CtxSetCurrent, "cuCtxSetCurrent");
+    RESOLVE(CtxSynchronize, "cuCtxSynchronize");
+    RESOLVE(MemAlloc, "cuMemAlloc_v2");
+    RESOLVE(MemFree, "cuMemFree_v2");
+    RESOLVE(MemcpyHtoD, "cuMemcpyHtoD_v2");
+    RESOLVE(MemcpyDtoH, "cuMemcpyDtoH_v2");
+    RESOLVE(MemsetD8, "cuMemsetD8_v2");
+    RESOLVE(LinkCreate, "cuLinkCreate_v2");
+    RESOLVE(LinkAddData, "cuLinkAddData_v2");
+    RESOLVE(LinkComplete, "cuLinkComplete");
+    RESOLVE(LinkDestroy, "cuLinkDestroy");
+    RESOLVE(ModuleLoadData, "cuModuleLoadData");
+    RESOLVE(ModuleUnload, "cuModuleUnload");
+    RESOLVE(ModuleGetFunction, "cuModuleGetFunction");
+    RESOLVE(FuncSetAttribute, "cuFuncSetAttribute");
+    RESOLVE(LaunchKernel, "cuLaunchKernel");
+    bool ok = missing.len == 0;
+    if (!ok)
+        errf(err, "the CUDA driver (libcuda.so.1) is too old or broken: it lacks %s", sb_cstr(&missing));
+    sb_free(&missing);
+    return ok;
+}
+
+const char *cuda_arch_for_cc(int cc) {
+    if (cc == 90) return "sm_90a"; /* Hopper: wgmma, setmaxnreg, TMA need the 'a' target */
+    if (cc >= 80 && cc < 90) return "sm_80"; /* Ampere, Ada: sm_80 code runs on 8.x */
+    if (cc > 90) return "sm_90"; /* newer: sm_90a PTX does not run there, plain sm_90 JITs */
+    return NULL;                 /* before Ampere: unsupported */
+}
+
+int cuda_open(int index, CudaDevice **out, StrBuf *err) {
+    if (!out) {
+        errf(err, "cuda_open: no output pointer");
+        return -1;
+    }
+    *out = NULL;
+    CudaDevice *d = calloc(1, sizeof *d);
+    if (!d) {
+        errf(err, "cuda_open: out of memory");
+        return -1;
+    }
+    d->ordinal = index;
+    /* RTLD_NODELETE: the driver starts threads and registers handlers that must outlive
+     * our handle; dlclose then only drops the reference. */
+    d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (!d->lib) {
+        const char *why = dlerror();
+        errf(err, "no CUDA driver: libcuda.so.1 not found (dlopen: %s)", why ? why : "unknown error");
+        free(d);
+        return -1;
+    }
+    if (!resolve_all(d, err)) goto fail;
+
+    CUresult r = d->api.Init(0);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuInit");
+        goto fail;
+    }
+    if (d->api.DriverGetVersion(&d->driver_version) != CUDA_SUCCESS) d->driver_version = 0;
+    int count = 0;
+    if ((r = d->api.DeviceGetCount(&count)) != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuDeviceGetCount");
+        goto fail;
+    }
+    if (count <= 0) {
+        errf(err, "no CUDA device: the driver found none");
+        goto fail;
+    }
+    if (index < 0 || index >= count) {
+        errf(err, "no CUDA device %d: the driver sees %d device%s (0..%d)", index, count, count == 1 ? "" : "s",
+             count - 1);
+        goto fail;
+    }
+    if ((r = d->api.DeviceGet(&d->dev, index)) != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuDeviceGet(%d)", index);
+        goto fail;
+    }
+    if ((r = d->api.DeviceGetName(d->name, (int)sizeof d->name - 1, d->dev)) != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuDeviceGetName (CUDA device %d)", index);
+        goto fail;
+    }
+    int major = 0, minor = 0;
+    if ((r = d->api.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->dev)) !=
+            CUDA_SUCCESS ||
+        (r = d->api.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->dev)) !=
+            CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuDeviceGetAttribute(compute capability) (CUDA device %d)", index);
+        goto fail;
+    }
+    d->cc = major * 10 + minor;
+    if (!cuda_arch_for_cc(d->cc)) {
+        errf(err, "CUDA device %d (%s) has compute capability %d.%d; Nereid needs 8.0 (Ampere) or newer", index,
+             d->name, major, minor);
+        goto fail;
+    }
+    if (d->api.DeviceGetAttribute(&d->max_shared_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                  d->dev) != CUDA_SUCCESS)
+        d->max_shared_optin = 0; /* unknown: let cuFuncSetAttribute judge */
+    if ((r = d->api.DevicePrimaryCtxRetain(&d->ctx, d->dev)) != CUDA_SUCCESS) {
+        d->ctx = NULL;
+        cu_fail(d, err, r, "cuDevicePrimaryCtxRetain (CUDA device %d, %s)", index, d->name);
+        goto fail;
+    }
+    if (make_current(d, err)) goto fail;
+    *out = d;
+    return 0;
+
+fail:
+    cuda_close(d);
+    return -1;
+}
+
+void cuda_close(CudaDevice *d) {
+    if (!d) return;
+    if (d->ctx) d->api.DevicePrimaryCtxRelease(d->dev);
+    if (d->lib) dlclose(d->lib);
+    free(d);
+}
+
+int cuda_compute_capability(const CudaDevice *d) { return d ? d->cc : 0; }
+
+const char *cuda_arch_name(const CudaDevice *d) {
+    const char *a = d ? cuda_arch_for_cc(d->cc) : NULL;
+    return a ? a : "sm_80";
+}
+
+const char *cuda_device_name(const CudaDevice *d) { return d ? d->name : ""; }
+
+int cuda_driver_version(const CudaDevice *d) { return d ? d->driver_version : 0; }
+
+void cuda_cache_key(const CudaDevice *d, const char *key, StrBuf *out) {
+    sb_printf(out, "%s\n-- cubin for sm_%d, CUDA driver %d", key ? key : "", d ? d->cc : 0,
+              d ? d->driver_version : 0);
+}
+
+/* ---- memory ---- */
+
+int cuda_malloc(CudaDevice *d, size_t bytes, uint64_t *out, StrBuf *err) {
+    *out = 0;
+    if (bytes == 0) return 0; /* the driver refuses 0 bytes; a null pointer serves */
+    if (make_current(d, err)) return -1;
+    CUdeviceptr p = 0;
+    CUresult r = d->api.MemAlloc(&p, bytes);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuMemAlloc of %zu bytes on CUDA device %d", bytes, d->ordinal);
+        return -1;
+    }
+    *out = (uint64_t)p;
+    return 0;
+}
+
+int cuda_free(CudaDevice *d, uint64_t p, StrBuf *err) {
+    if (p == 0) return 0;
+    if (make_current(d, err)) return -1;
+    CUresult r = d->api.MemFree((CUdeviceptr)p);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuMemFree(0x%llx)", (unsigned long long)p);
+        return -1;
+    }
+    return 0;
+}
+
+int cuda_htod(CudaDevice *d, uint64_t dst, const void *src, size_t bytes, StrBuf *err) {
+    if (bytes == 0) return 0;
+    if (make_current(d, err)) return -1;
+    CUresult r = d->api.MemcpyHtoD((CUdeviceptr)dst, src, bytes);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuMemcpyHtoD of %zu bytes to 0x%llx", bytes, (unsigned long long)dst);
+        return -1;
+    }
+    return 0;
+}
+
+int cuda_dtoh(CudaDevice *d, void *dst, uint64_t src, size_t bytes, StrBuf *err) {
+    if (bytes == 0) return 0;
+    if (make_current(d, err)) return -1;
+    CUresult r = d->api.MemcpyDtoH(dst, (CUdeviceptr)src, bytes);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuMemcpyDtoH of %zu bytes from 0x%llx", bytes, (unsigned long long)src);
+        return -1;
+    }
+    return 0;
+}
+
+int cuda_memset(CudaDevice *d, uint64_t dst, int byte, size_t bytes, StrBuf *err) {
+    if (bytes == 0) return 0;
+    if (make_current(d, err)) return -1;
+    CUresult r = d->api.MemsetD8((CUdeviceptr)dst, (unsigned char)byte, bytes);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuMemsetD8 of %zu bytes at 0x%llx", bytes, (unsigned long long)dst);
+        return -1;
+    }
+    return 0;
+}
+
+int cuda_synchronize(CudaDevice *d, StrBuf *err) {
+    if (make_current(d, err)) return -1;
+    CUresult r = d->api.CtxSynchronize();
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuCtxSynchronize (an earlier kernel launch or copy on CUDA device %d)", d->ordinal);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- modules ---- */
+
+/* Append a JIT log, without its trailing blank lines, under a heading. */
+static void put_log(StrBuf *err, const char *heading, const char *log) {
+    size_t n = strlen(log);
+    while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == '\r' || log[n - 1] == ' ')) n--;
+    if (n == 0 || !err) return;
+    sb_printf(err, "\n%s:\n", heading);
+    sb_putn(err, log, n);
+}
+
+enum { JIT_LOG_SIZE = 1 << 20 };
+
+/* PTX -> cubin with the driver's linker (target: the current context's device). On
+ * success *cubin is a malloc'd copy. */
+static int jit_ptx(CudaDevice *d, const char *ptx, const char *kernel_name, void **cubin, size_t *size,
+                   StrBuf *err) {
+    *cubin = NULL, *size = 0;
+    char *info = calloc(1, JIT_LOG_SIZE), *elog = calloc(1, JIT_LOG_SIZE);
+    if (!info || !elog) {
+        free(info), free(elog);
+        errf(err, "PTX JIT of kernel '%s': out of memory", kernel_name);
+        return -1;
+    }
+    CUjit_option opts[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+                           CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
+    void *vals[] = {info, (void *)(uintptr_t)(JIT_LOG_SIZE - 1), elog, (void *)(uintptr_t)(JIT_LOG_SIZE - 1),
+                    (void *)(uintptr_t)0};
+    CUlinkState ls = NULL;
+    const char *step = "cuLinkCreate";
+    CUresult r = d->api.LinkCreate((unsigned)(sizeof opts / sizeof opts[0]), opts, vals, &ls);
+    if (r == CUDA_SUCCESS) {
+        step = "cuLinkAddData(PTX)";
+        size_t name_len = strlen(kernel_name);
+        char *unit = malloc(name_len + 5);
+        if (unit) snprintf(unit, name_len + 5, "%s.ptx", kernel_name);
+        r = d->api.LinkAddData(ls, CU_JIT_INPUT_PTX, (void *)(uintptr_t)ptx, strlen(ptx) + 1,
+                               unit ? unit : "kernel.ptx", 0, NULL, NULL);
+        free(unit);
+    }
+    void *bin = NULL;
+    size_t n = 0;
+    if (r == CUDA_SUCCESS) {
+        step = "cuLinkComplete";
+        r = d->api.LinkComplete(ls, &bin, &n);
+    }
+    int rc = 0;
+    if (r == CUDA_SUCCESS) {
+        /* the cubin belongs to the link state: copy it before cuLinkDestroy */
+        *cubin = malloc(n ? n : 1);
+        if (*cubin) {
+            memcpy(*cubin, bin, n);
+            *size = n;
+        } else {
+            errf(err, "PTX JIT of kernel '%s': out of memory for a %zu-byte cubin", kernel_name, n);
+            rc = -1;
+        }
+    } else {
+        cu_fail(d, err, r, "PTX JIT compilation of kernel '%s' for sm_%d (%s)", kernel_name, d->cc, step);
+        put_log(err, "JIT error log", elog);
+        put_log(err, "JIT info log", info);
+        rc = -1;
+    }
+    if (ls) d->api.LinkDestroy(ls);
+    free(info);
+    free(elog);
+    return rc;
+}
+
+int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const char *cache_key, unsigned shared_bytes,
+              CudaKernel *out, StrBuf *err) {
+    if (out) memset(out, 0, sizeof *out);
+    if (!d || !ptx || !kernel_name || !out) {
+        errf(err, "cuda_load: missing %s", !d ? "device" : !ptx ? "PTX" : !kernel_name ? "kernel name" : "output");
+        return -1;
+    }
+    if (make_current(d, err)) return -1;
+    if (shared_bytes > 48 * 1024 && d->max_shared_optin > 0 && shared_bytes > (unsigned)d->max_shared_optin) {
+        errf(err, "kernel '%s' needs %u bytes of shared memory; CUDA device %d (%s) allows at most %d per block",
+             kernel_name, shared_bytes, d->ordinal, d->name, d->max_shared_optin);
+        return -1;
+    }
+
+    StrBuf key, cached_err;
+    sb_init(&key);
+    sb_init(&cached_err);
+    if (cache_key) cuda_cache_key(d, cache_key, &key);
+    CUmodule mod = NULL;
+    CUresult r;
+    bool from_cache = false;
+    if (cache_key) {
+        size_t n = 0;
+        void *bin = cache_get(sb_cstr(&key), &n);
+        if (bin) {
+            r = d->api.ModuleLoadData(&mod, bin);
+            free(bin);
+            if (r == CUDA_SUCCESS) {
+                from_cache = true;
+            } else { /* a stale or foreign cubin: drop it and rebuild from PTX once */
+                mod = NULL;
+                put_result(d, &cached_err, r);
+                cache_remove(sb_cstr(&key));
+            }
+        }
+    }
+    if (!mod) {
+        void *bin = NULL;
+        size_t n = 0;
+        if (jit_ptx(d, ptx, kernel_name, &bin, &n, err)) goto fail;
+        r = d->api.ModuleLoadData(&mod, bin);
+        if (r == CUDA_SUCCESS) {
+            if (cache_key) cache_put(sb_cstr(&key), bin, n); /* only a cubin that loads */
+        } else {
+            mod = NULL;
+            cu_fail(d, err, r, "cuModuleLoadData of the %zu-byte cubin JIT-compiled for kernel '%s'", n,
+                    kernel_name);
+        }
+        free(bin);
+        if (!mod) goto fail;
+    }
+
+    CUfunction fn = NULL;
+    r = d->api.ModuleGetFunction(&fn, mod, kernel_name);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuModuleGetFunction: finding kernel '%s' in its module (is it a .entry of the PTX?)",
+                kernel_name);
+        goto fail_mod;
+    }
+    if (shared_bytes > 48 * 1024) {
+        r = d->api.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
+        if (r != CUDA_SUCCESS) {
+            cu_fail(d, err, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = %u) for kernel '%s'", shared_bytes,
+                    kernel_name);
+            goto fail_mod;
+        }
+    }
+    out->module = mod;
+    out->function = fn;
+    out->shared_bytes = shared_bytes;
+    out->from_cache = from_cache;
+    sb_free(&key);
+    sb_free(&cached_err);
+    return 0;
+
+fail_mod:
+    d->api.ModuleUnload(mod);
+fail:
+    if (cached_err.len)
+        errf(err, "\n(the cached cubin of this kernel had failed to load too: %s; its cache entry was deleted)",
+             sb_cstr(&cached_err));
+    sb_free(&key);
+    sb_free(&cached_err);
+    return -1;
+}
+
+void cuda_unload(CudaDevice *d, CudaKernel *k) {
+    if (!d || !k) return;
+    if (k->module && d->api.CtxSetCurrent(d->ctx) == CUDA_SUCCESS) d->api.ModuleUnload((CUmodule)k->module);
+    memset(k, 0, sizeof *k);
+}
+
+int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int num_warps, void **params,
+                void *stream, StrBuf *err) {
+    if (!d || !k || !k->function || !grid) {
+        errf(err, "cuda_launch: %s", !d ? "no device" : !grid ? "no grid" : "kernel not loaded");
+        return -1;
+    }
+    if (num_warps < 1 || num_warps > 32) {
+        errf(err, "cuda_launch: num_warps = %d, must be 1..32 (a block has at most 1024 threads)", num_warps);
+        return -1;
+    }
+    if (make_current(d, err)) return -1;
+    unsigned block = 32u * (unsigned)num_warps;
+    CUresult r = d->api.LaunchKernel((CUfunction)k->function, grid[0], grid[1], grid[2], block, 1, 1,
+                                     k->shared_bytes, (CUstream)stream, params, NULL);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuLaunchKernel (grid %ux%ux%u, %u threads per block, %u bytes of dynamic shared memory)",
+                grid[0], grid[1], grid[2], block, k->shared_bytes);
+        return -1;
+    }
+    return 0;
+}

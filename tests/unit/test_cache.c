@@ -1,0 +1,305 @@
+/* test_cache.c - the on-disk kernel cache (runtime/cache.c) in a fresh temporary
+ * directory: hits and misses, overwrites, every kind of corrupt entry (which must be
+ * reported as a miss and deleted), empty and big payloads, no cache directory at all and
+ * an unwritable one. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "runtime/cache.h"
+
+static CheckState st;
+#define CHECK(cond, ...) CHECK_AT(&st, cond, __VA_ARGS__)
+
+static bool exists(const char *path) {
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+static long file_size(const char *path) {
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+/* Number of entries in dir other than . and ..; with tmp_out, how many are temporaries. */
+static int count_entries(const char *dir, int *tmp_out) {
+    DIR *dp = opendir(dir);
+    if (!dp) return -1;
+    int n = 0, tmp = 0;
+    for (struct dirent *e; (e = readdir(dp));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        n++;
+        if (strstr(e->d_name, ".tmp")) tmp++;
+    }
+    closedir(dp);
+    if (tmp_out) *tmp_out = tmp;
+    return n;
+}
+
+/* rm -r of a directory holding plain files and directories */
+static void remove_tree(const char *dir) {
+    chmod(dir, 0755);
+    DIR *dp = opendir(dir);
+    if (dp) {
+        for (struct dirent *e; (e = readdir(dp));) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            struct stat sb;
+            if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) remove_tree(path);
+            else unlink(path);
+        }
+        closedir(dp);
+    }
+    rmdir(dir);
+}
+
+static bool get_equals(const char *key, const void *want, size_t want_len) {
+    size_t len = 12345;
+    void *got = cache_get(key, &len);
+    bool ok = got && len == want_len && (want_len == 0 || memcmp(got, want, want_len) == 0);
+    free(got);
+    return ok;
+}
+
+static bool is_miss(const char *key) {
+    size_t len = 12345;
+    void *got = cache_get(key, &len);
+    bool miss = got == NULL && len == 0;
+    free(got);
+    return miss;
+}
+
+/* Read, modify one byte at `offset` (from the end if negative), write back. */
+static bool flip_byte(const char *path, long offset) {
+    size_t len;
+    char *buf = read_file(path, &len);
+    if (!buf) return false;
+    size_t at = offset >= 0 ? (size_t)offset : len - (size_t)(-offset);
+    bool ok = at < len;
+    if (ok) {
+        buf[at] ^= 0x5a;
+        FILE *f = fopen(path, "wb");
+        ok = f && fwrite(buf, 1, len, f) == len;
+        if (f && fclose(f) != 0) ok = false;
+    }
+    free(buf);
+    return ok;
+}
+
+int main(void) {
+    char tmpl[] = "/tmp/nereid-test-cache-XXXXXX";
+    char *root = mkdtemp(tmpl);
+    if (!root) {
+        perror("mkdtemp");
+        return 1;
+    }
+    /* a directory that does not exist yet, two levels down: cache_dir creates it */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/a/nereid", root);
+    setenv("NEREID_CACHE_DIR", dir, 1);
+
+    char got_dir[4096];
+    CHECK(cache_dir(got_dir, sizeof got_dir), "cache_dir failed for %s", dir);
+    CHECK(!strcmp(got_dir, dir), "cache_dir gave '%s'", got_dir);
+    struct stat sb;
+    CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) && (sb.st_mode & 0777 & ~0755u) == 0 && (sb.st_mode & 0700) == 0700,
+          "cache directory not created with mode 0755 (mode %o)", (unsigned)(sb.st_mode & 0777));
+    char tiny[4];
+    CHECK(!cache_dir(tiny, sizeof tiny), "cache_dir into a 4-byte buffer should fail");
+
+    /* empty cache */
+    CHECK(is_miss("kernel-a"), "empty cache should miss");
+    CHECK(count_entries(dir, NULL) == 0, "a miss created files");
+
+    /* put, get */
+    const char a[] = "cubin bytes of kernel a \x00\x01\x02\xff";
+    CHECK(cache_put("kernel-a", a, sizeof a), "put a");
+    CHECK(get_equals("kernel-a", a, sizeof a), "get a after put");
+    CHECK(get_equals("kernel-a", a, sizeof a), "get a twice");
+    CHECK(is_miss("kernel-b"), "another key should miss");
+    CHECK(is_miss("kernel-"), "a prefix of the key should miss");
+    CHECK(is_miss("kernel-aa"), "an extension of the key should miss");
+    int tmp = -1;
+    CHECK(count_entries(dir, &tmp) == 1 && tmp == 0, "one entry and no temporaries expected");
+
+    char path_a[4200];
+    CHECK(cache_path("kernel-a", path_a, sizeof path_a), "cache_path");
+    CHECK(exists(path_a), "entry file %s missing", path_a);
+    const char *base = strrchr(path_a, '/');
+    CHECK(base && strlen(base + 1) == 16 + strlen(".cubin") && !strcmp(base + 1 + 16, ".cubin"),
+          "entry name should be 16 hex digits + .cubin: %s", path_a);
+    CHECK(file_size(path_a) == 48 + (long)strlen("kernel-a") + (long)sizeof a, "entry size %ld", file_size(path_a));
+
+    /* two keys */
+    const char b[] = "kernel b: a different payload";
+    CHECK(cache_put("kernel-b", b, sizeof b), "put b");
+    CHECK(get_equals("kernel-a", a, sizeof a), "a still there");
+    CHECK(get_equals("kernel-b", b, sizeof b), "b there");
+    CHECK(count_entries(dir, &tmp) == 2 && tmp == 0, "two entries expected");
+
+    /* overwrite */
+    const char a2[] = "new payload of a, longer than the first one was";
+    CHECK(cache_put("kernel-a", a2, sizeof a2), "overwrite a");
+    CHECK(get_equals("kernel-a", a2, sizeof a2), "get the new a");
+    CHECK(count_entries(dir, &tmp) == 2 && tmp == 0, "still two entries after an overwrite");
+
+    /* truncated entry: a miss, and the file is gone */
+    CHECK(truncate(path_a, file_size(path_a) - 3) == 0, "truncate: %s", strerror(errno));
+    CHECK(is_miss("kernel-a"), "truncated entry should miss");
+    CHECK(!exists(path_a), "truncated entry should be deleted");
+    CHECK(get_equals("kernel-b", b, sizeof b), "b unaffected");
+    CHECK(cache_put("kernel-a", a, sizeof a), "re-put a");
+    CHECK(truncate(path_a, 20) == 0, "truncate into the header");
+    CHECK(is_miss("kernel-a") && !exists(path_a), "entry cut inside its header should miss and go");
+    CHECK(cache_put("kernel-a", a, sizeof a), "re-put a");
+    CHECK(truncate(path_a, 0) == 0, "truncate to nothing");
+    CHECK(is_miss("kernel-a") && !exists(path_a), "empty entry file should miss and go");
+
+    /* flipped payload byte (the last byte of the file) */
+    CHECK(cache_put("kernel-a", a, sizeof a), "re-put a");
+    CHECK(flip_byte(path_a, -1), "flip payload byte");
+    CHECK(is_miss("kernel-a"), "corrupt payload should miss");
+    CHECK(!exists(path_a), "corrupt payload entry should be deleted");
+
+    /* flipped key byte (the first byte after the 48-byte header) */
+    CHECK(cache_put("kernel-a", a, sizeof a), "re-put a");
+    CHECK(flip_byte(path_a, 48), "flip key byte");
+    CHECK(is_miss("kernel-a") && !exists(path_a), "corrupt key should miss and go");
+
+    /* flipped header bytes: magic, version, lengths, checksums */
+    static const long header_offsets[] = {0, 7, 8, 12, 16, 24, 32, 40, 47};
+    for (size_t i = 0; i < sizeof header_offsets / sizeof header_offsets[0]; i++) {
+        CHECK(cache_put("kernel-a", a, sizeof a), "re-put a");
+        CHECK(flip_byte(path_a, header_offsets[i]), "flip header byte %ld", header_offsets[i]);
+        CHECK(is_miss("kernel-a") && !exists(path_a), "corrupt header byte %ld should miss and go",
+              header_offsets[i]);
+    }
+
+    /* extra bytes after the payload */
+    CHECK(cache_put("kernel-a", a, sizeof a), "re-put a");
+    FILE *f = fopen(path_a, "ab");
+    CHECK(f && fputs("junk", f) >= 0 && fclose(f) == 0, "append junk");
+    CHECK(is_miss("kernel-a") && !exists(path_a), "entry with trailing junk should miss and go");
+
+    /* zero-length payload: a hit, distinguishable from a miss */
+    CHECK(cache_put("empty", "", 0), "put empty payload");
+    CHECK(cache_put("empty-null", NULL, 0), "put NULL, 0");
+    CHECK(get_equals("empty", "", 0), "get empty payload");
+    CHECK(get_equals("empty-null", "", 0), "get NULL, 0 payload");
+    CHECK(!cache_put("nothing", NULL, 5), "NULL data with a length must be refused");
+    CHECK(is_miss("nothing"), "refused put must not create an entry");
+
+    /* the empty key is a key like another */
+    CHECK(cache_put("", b, sizeof b) && get_equals("", b, sizeof b), "empty key");
+
+    /* a long key (the whole source text, say) */
+    size_t klen = 100000;
+    char *longkey = malloc(klen + 1);
+    for (size_t i = 0; i < klen; i++) longkey[i] = (char)('a' + i % 26);
+    longkey[klen] = 0;
+    CHECK(cache_put(longkey, a, sizeof a) && get_equals(longkey, a, sizeof a), "long key");
+    longkey[klen / 2] = '#';
+    CHECK(is_miss(longkey), "long key differing in one byte should miss");
+    free(longkey);
+
+    /* a big payload: 5 MB of pseudo-random bytes */
+    size_t big_len = 5u << 20;
+    unsigned char *big = malloc(big_len);
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < big_len; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        big[i] = (unsigned char)x;
+    }
+    CHECK(cache_put("big", big, big_len), "put big");
+    CHECK(get_equals("big", big, big_len), "get big");
+    char path_big[4200];
+    CHECK(cache_path("big", path_big, sizeof path_big), "cache_path big");
+    CHECK(flip_byte(path_big, 48 + 3 + (long)(big_len / 2)), "flip a byte in the middle of big");
+    CHECK(is_miss("big") && !exists(path_big), "corrupt big entry should miss and go");
+    free(big);
+
+    /* a garbage file under the right name */
+    char path_g[4200];
+    CHECK(cache_path("garbage", path_g, sizeof path_g), "cache_path garbage");
+    f = fopen(path_g, "wb");
+    CHECK(f != NULL, "create garbage file");
+    if (f) {
+        for (int i = 0; i < 1000; i++) fputc((i * 37) & 0xff, f);
+        fclose(f);
+    }
+    CHECK(is_miss("garbage") && !exists(path_g), "garbage file should miss and go");
+    /* a valid entry of another key, copied under this key's name: the key check catches it */
+    CHECK(cache_put("kernel-b", b, sizeof b), "re-put b");
+    char path_b[4200];
+    CHECK(cache_path("kernel-b", path_b, sizeof path_b), "cache_path b");
+    CHECK(rename(path_b, path_g) == 0, "move b's entry to garbage's name");
+    CHECK(is_miss("garbage") && !exists(path_g), "another key's entry should miss and go");
+    /* a directory under the right name: a miss, and nothing crashes */
+    CHECK(mkdir(path_g, 0755) == 0, "mkdir at the entry's name");
+    CHECK(is_miss("garbage"), "a directory should miss");
+    rmdir(path_g);
+
+    /* cache_remove */
+    CHECK(cache_put("kernel-b", b, sizeof b) && cache_remove("kernel-b") && is_miss("kernel-b"), "cache_remove");
+    CHECK(!cache_remove("kernel-b"), "cache_remove of a missing entry");
+
+    CHECK(count_entries(dir, &tmp) >= 0 && tmp == 0, "no temporaries left behind");
+
+    /* no cache directory: NEREID_CACHE_DIR below a plain file */
+    char blocker[4200], below[4300];
+    snprintf(blocker, sizeof blocker, "%s/plainfile", root);
+    f = fopen(blocker, "w");
+    if (f) fclose(f);
+    snprintf(below, sizeof below, "%s/sub/dir", blocker);
+    setenv("NEREID_CACHE_DIR", below, 1);
+    CHECK(!cache_dir(got_dir, sizeof got_dir), "cache_dir below a plain file should fail");
+    CHECK(!cache_put("kernel-a", a, sizeof a), "put without a cache directory should fail");
+    CHECK(is_miss("kernel-a"), "get without a cache directory should miss");
+    CHECK(!cache_path("kernel-a", path_a, sizeof path_a), "cache_path without a cache directory");
+
+    /* neither NEREID_CACHE_DIR nor HOME: no cache at all */
+    char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    unsetenv("NEREID_CACHE_DIR");
+    unsetenv("HOME");
+    CHECK(!cache_dir(got_dir, sizeof got_dir), "no HOME: no cache directory");
+    CHECK(!cache_put("kernel-a", a, sizeof a) && is_miss("kernel-a"), "no HOME: put fails, get misses");
+    /* HOME only: $HOME/.cache/nereid */
+    char fake_home[4200], want[4300];
+    snprintf(fake_home, sizeof fake_home, "%s/home", root);
+    setenv("HOME", fake_home, 1);
+    snprintf(want, sizeof want, "%s/.cache/nereid", fake_home);
+    CHECK(cache_dir(got_dir, sizeof got_dir) && !strcmp(got_dir, want), "HOME fallback gave '%s'", got_dir);
+    CHECK(cache_put("h", a, sizeof a) && get_equals("h", a, sizeof a), "cache under HOME");
+    setenv("NEREID_CACHE_DIR", "", 1);
+    CHECK(cache_dir(got_dir, sizeof got_dir) && !strcmp(got_dir, want), "empty NEREID_CACHE_DIR falls back to HOME");
+    if (home) setenv("HOME", home, 1);
+    else unsetenv("HOME");
+    free(home);
+
+    /* an unwritable cache directory: put fails cleanly, leaves nothing (root ignores modes) */
+    char ro[4200];
+    snprintf(ro, sizeof ro, "%s/readonly", root);
+    CHECK(mkdir(ro, 0755) == 0, "mkdir readonly");
+    setenv("NEREID_CACHE_DIR", ro, 1);
+    CHECK(cache_put("kernel-a", a, sizeof a), "put before making it read-only");
+    CHECK(chmod(ro, 0555) == 0, "chmod 0555");
+    if (geteuid() != 0) {
+        CHECK(!cache_put("kernel-b", b, sizeof b), "put into a read-only directory should fail");
+        CHECK(is_miss("kernel-b"), "nothing stored in a read-only directory");
+        CHECK(get_equals("kernel-a", a, sizeof a), "reading a read-only cache still works");
+        CHECK(count_entries(ro, &tmp) == 1 && tmp == 0, "no temporary left in the read-only directory");
+    } else {
+        printf("note: running as root, the read-only directory case is not checked\n");
+    }
+    chmod(ro, 0755);
+
+    unsetenv("NEREID_CACHE_DIR");
+    remove_tree(root);
+    CHECK(!exists(root), "temporary directory %s not removed", root);
+    return check_done("test_cache", &st);
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# gpu-run.sh [BUILD] - on the GPU machine: run the CUDA smoke test, the GPU tests and every
+# example on the GPU (NEREID_DEVICE=cuda), logs under $OUT (or /tmp), a table last.
+set -u
+B=${1:-build-gpu}
+OUT=${OUT:-/tmp/nereid-gpu}
+mkdir -p "$OUT"
+export NEREID_CACHE_DIR=${NEREID_CACHE_DIR:-/tmp/nereid-cache}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/gpu.txt" 2>&1
+rows=()
+run() { # name, command...
+  local name=$1; shift
+  local t0=$(date +%s.%N)
+  if timeout 300 "$@" > "$OUT/$name.log" 2>&1; then r=OK; else r="FAIL($?)"; fi
+  local t1=$(date +%s.%N)
+  rows+=("$(printf "%-28s %-8s %6.2fs  %s" "$name" "$r" "$(awk -v a="$t0" -v b="$t1" "BEGIN{print b-a}")" "$(tail -n 1 "$OUT/$name.log" | cut -c1-70)")")
+}
+for t in "$B"/gpu-tests/*; do [ -x "$t" ] && run "gpu-$(basename "$t")" "$t"; done
+for e in "$B"/examples/*; do [ -x "$e" ] && run "ex-$(basename "$e")" env NEREID_DEVICE=cuda "$e"; done
+echo "GPU: $(cat "$OUT/gpu.txt")"
+printf '%s\n' "${rows[@]}"

@@ -225,13 +225,13 @@ static void check_reduce(Verifier *V, OpId id, const IrOp *op) {
     same(V, id, r, want, "result must be the operand without axis");
 }
 
-static bool dot_input(IrType t) { return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32; }
+static bool dot_input(IrType t) { return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32 || t.dt == DT_I8; }
 
 static void check_dot(Verifier *V, OpId id, const IrOp *op) {
     IrType a = T(V, op->operands[0]), b = T(V, op->operands[1]), c = T(V, op->operands[2]);
     if (!need(V, id, a.rank == 2 && b.rank == 2 && c.rank == 2, "needs rank-2 operands%s", "")) return;
-    need(V, id, a.dt == b.dt && dot_input(a), "inputs must be fp16, bf16 or fp32, both the same%s", "");
-    need(V, id, c.dt == DT_FP32, "the accumulator must be fp32%s", "");
+    need(V, id, a.dt == b.dt && dot_input(a), "inputs must be fp16, bf16, fp32 or i8, both the same%s", "");
+    need(V, id, c.dt == (a.dt == DT_I8 ? DT_I32 : DT_FP32), "the accumulator must be fp32 (i32 for i8 inputs)%s", "");
     if (a.shape[1] != b.shape[0] || c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1])
         op_error(V, id, "shapes %s x %s + %s do not match [M,K] x [K,N] + [M,N]", tn(a).s, tn(b).s, tn(c).s);
     same(V, id, T(V, op->results[0]), c, "result must have the accumulator's type");

@@ -21,9 +21,12 @@ _Noreturn void sema_error(Sema *S, Loc loc, const char *fmt, ...) {
 }
 
 bool sema_is_kernel(const Func *f) {
-    for (int i = 0; i < f->nparams; i++)
+    bool runtime = false;
+    for (int i = 0; i < f->nparams; i++) {
         if (!f->params[i].annotation) return false;
-    return true;
+        runtime |= strcmp(f->params[i].annotation, "constexpr") != 0;
+    }
+    return runtime; /* only constexpr parameters (or none): a helper */
 }
 
 /* "*fp32" / "i32" / "fp16" ... */
@@ -176,6 +179,7 @@ static void lower_all(Sema *S, const Module *user, IrModule *out) {
                     if (!fn->params[j].annotation)
                         sema_error(S, fn->params[j].loc, "'%s' is not a kernel: parameter '%s' has no type (e.g. '%s: *fp32')",
                                    fn->name, fn->params[j].name, fn->params[j].name);
+                sema_error(S, fn->loc, "'%s' is not a kernel: a kernel takes at least one runtime parameter", fn->name);
             }
             continue;
         }

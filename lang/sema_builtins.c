@@ -290,10 +290,20 @@ static Val const_minmax(Val x, Val y, bool is_max) {
     return (is_max ? fy > fx : fy < fx) ? y : x;
 }
 
+/* Triton's minimum/maximum take both operands as tensors (no weak Python scalars) and
+ * compute bf16 in fp32. */
+static Val strong_minmax(Sema *S, BArgs *a, bool is_max, Val x, Val y) {
+    if (val_is_const(x)) x = val_ir(S, to_ir(S, x, a->loc[0]));
+    if (val_is_const(y)) y = val_ir(S, to_ir(S, y, a->loc[1]));
+    if (x.k == V_IR && x.ty.dt == DT_BF16) x = val_ir(S, emit_cast(S, x.v, ty_scalar(DT_FP32), false, a->loc[0]));
+    if (y.k == V_IR && y.ty.dt == DT_BF16) y = val_ir(S, emit_cast(S, y.v, ty_scalar(DT_FP32), false, a->loc[1]));
+    return binary_elem(S, a, is_max ? OP_MAX : OP_MIN, x, y, false);
+}
+
 static Val b_minmax(Sema *S, BArgs *a) {
     bool is_max = !strcmp(a->name, "maximum");
     if (val_is_const(a->v[0]) && val_is_const(a->v[1])) return const_minmax(a->v[0], a->v[1], is_max);
-    return binary_elem(S, a, is_max ? OP_MAX : OP_MIN, a->v[0], a->v[1], false);
+    return strong_minmax(S, a, is_max, a->v[0], a->v[1]);
 }
 
 static Val b_umulhi(Sema *S, BArgs *a) {
@@ -375,7 +385,7 @@ static Val reduce(Sema *S, BArgs *a, int kind, int kd) {
     ValId v = x.v;
     bool keep = kd >= 0 && has(a, kd) && a->v[kd].k == V_BOOL && a->v[kd].i;
     if (kind == RED_SUM && dt_is_int(x.ty.dt) && dt_bits(x.ty.dt) < 32) /* as Triton: no overflow in small ints */
-        v = emit_cast(S, v, ty_scalar(x.ty.dt == DT_I1 || dt_is_signed(x.ty.dt) ? DT_I32 : DT_U32), false, a->call);
+        v = emit_cast(S, v, ty_scalar(dt_is_signed(x.ty.dt) ? DT_I32 : DT_U32), false, a->call);
     if (kind == RED_SUM && has(a, 3)) v = emit_cast(S, v, need_dtype(S, a, 3), false, a->call);
     IrType t = ir_type(F(S), v);
     if (!has(a, 1)) { /* all axes: flatten, reduce to a scalar */
@@ -673,7 +683,7 @@ static Val b_py_minmax(Sema *S, BArgs *a) {
             BArgs b = *a;
             b.v[0] = acc, b.v[1] = y, b.loc[0] = b.loc[1] = a->call;
             b.name = is_max ? "maximum" : "minimum";
-            acc = binary_elem(S, &b, is_max ? OP_MAX : OP_MIN, acc, y, false);
+            acc = strong_minmax(S, &b, is_max, acc, y);
         }
     }
     return acc;

@@ -76,6 +76,7 @@ static Val eval_in_place(Sema *S, const Func *fn, ModScope *scope, Val *bound) {
     fs.env = env_new(S);
     fs.scope = scope;
     fs.fn = fn;
+    fs.in_loop = false; /* the helper's own returns are its business, wherever it is called */
     for (int i = 0; i < fn->nparams; i++) env_set(S, fs.env, fn->params[i].name, bound[i]);
     FnState *saved = S->fs;
     S->fs = &fs;

@@ -107,7 +107,19 @@ static Val const_binop(Sema *S, int op, Val a, Val b, Loc loc) {
 
 /* ---- lowering of operators on blocks and runtime scalars ---- */
 
+/* A Python int meeting an integer block of a narrower type must fit it (Triton). */
+static void check_weak_range(Sema *S, Val c, int dt, Loc loc) {
+    if (c.k != V_INT || !dt_is_int(dt) || dt == DT_I1 || dt_bits(dt) >= 64) return;
+    int bits = dt_bits(dt);
+    int64_t lo = dt_is_signed(dt) ? -(INT64_C(1) << (bits - 1)) : 0;
+    int64_t hi = dt_is_signed(dt) ? (INT64_C(1) << (bits - 1)) - 1 : (INT64_C(1) << bits) - 1;
+    if (c.i < lo || c.i > hi)
+        sema_error(S, loc, "constant %lld is out of range for %s", (long long)c.i, dt_name(dt));
+}
+
 static Val emit_binary(Sema *S, int code, Val a, Val b, int dt, Loc loc) {
+    check_weak_range(S, a, dt, loc);
+    check_weak_range(S, b, dt, loc);
     ValId x = to_ir_dt(S, a, dt, loc), y = to_ir_dt(S, b, dt, loc);
     IrType shape = broadcast_shape(S, ir_type(F(S), x), ir_type(F(S), y), loc);
     x = emit_broadcast(S, x, shape, loc);
@@ -432,6 +444,22 @@ static Val lower_cmp_chain(Sema *S, const Expr *e) {
     return acc;
 }
 
+/* One side of a conditional expression, in its own region, as dtype dt and shape sh. */
+static ValId ifexp_side(Sema *S, RegionId r, Val v, int dt, IrType sh, Loc loc) {
+    RegionId old = B(S)->region;
+    B(S)->region = r;
+    ValId x = dt == DT_PTR ? v.v : to_ir_dt(S, v, dt, loc);
+    x = emit_broadcast(S, x, sh, loc);
+    Loc saved = B(S)->loc;
+    B(S)->loc = loc;
+    ir_build(B(S), OP_YIELD, &x, 1, NULL, 0);
+    B(S)->loc = saved;
+    B(S)->region = old;
+    return x;
+}
+
+/* `a if c else b`: a constant c picks a side now; a run-time c becomes an if op, so only
+ * the side taken runs (a load on the other side never happens), as in Triton. */
 static Val lower_ifexp(Sema *S, const Expr *e) {
     Val c = lower_expr(S, e->items[0]);
     bool t;
@@ -439,9 +467,40 @@ static Val lower_ifexp(Sema *S, const Expr *e) {
     if (c.k != V_IR || c.ty.rank != 0)
         sema_error(S, e->items[0]->loc, "the condition of a conditional expression must be a scalar, got %s",
                    val_kind_name(S, c));
-    Val args[3] = {c, lower_expr(S, e->lhs), lower_expr(S, e->rhs)};
-    CallArgs ca = {.pos = args, .npos = 3, .loc = e->loc};
-    return call_builtin(S, builtin_find("where"), NULL, &ca);
+    ValId cond = to_i1(S, c, e->loc);
+    IrFunc *f = F(S);
+    RegionId rt = ir_region_new(f, 0), re = ir_region_new(f, 0), old = B(S)->region;
+    B(S)->region = rt;
+    Val a = lower_expr(S, e->lhs);
+    B(S)->region = re;
+    Val b = lower_expr(S, e->rhs);
+    B(S)->region = old;
+    for (int i = 0; i < 2; i++) {
+        Val v = i ? b : a;
+        if (v.k != V_IR && !val_is_const(v))
+            sema_error(S, (i ? e->rhs : e->lhs)->loc, "a conditional expression with a run-time condition needs numbers or blocks, got %s",
+                       val_kind_name(S, v));
+    }
+    IrType ta = type_of(a), tb = type_of(b);
+    int dt;
+    if (ta.dt == DT_PTR || tb.dt == DT_PTR) {
+        if (ta.dt != tb.dt || ta.pointee != tb.pointee) sema_error(S, e->loc, "both sides must be pointers of one type");
+        dt = DT_PTR;
+    } else {
+        dt = computation_dtype(S, ta, a.k != V_IR, tb, b.k != V_IR, false, e->loc);
+    }
+    IrType sh = broadcast_shape(S, ta, tb, e->loc);
+    IrType rty = dt == DT_PTR ? ty_with_elem(sh, ty_elem(ta)) : ty_with_elem(sh, ty_scalar(dt));
+    ifexp_side(S, rt, a, dt, sh, e->lhs->loc);
+    ifexp_side(S, re, b, dt, sh, e->rhs->loc);
+    Loc saved = B(S)->loc;
+    B(S)->loc = e->loc;
+    OpId op = ir_build(B(S), OP_IF, &cond, 1, &rty, 1);
+    B(S)->loc = saved;
+    f = F(S);
+    f->ops[op].region[0] = rt, f->ops[op].region[1] = re, f->ops[op].nregions = 2;
+    f->regions[rt].parent_op = op, f->regions[re].parent_op = op;
+    return val_ir(S, ir_result(f, op, 0));
 }
 
 static Val lower_call(Sema *S, const Expr *e) {

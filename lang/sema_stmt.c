@@ -114,9 +114,23 @@ static bool same_structure(Val a, Val b) {
     return true;
 }
 
-/* A leaf yielded where `want` is expected: constants take want's dtype. */
+/* May a compile-time constant take type `to` where another path has that type? Only
+ * without losing anything: ints into wider ints that hold them, numbers into floats. */
+static bool const_fits(Val c, int to) {
+    if (to == DT_PTR) return false;
+    if (dt_is_float(to)) return true;
+    if (c.k == V_FLOAT || to == DT_I1) return false;
+    int bits = dt_bits(to);
+    if (bits >= 64) return dt_is_signed(to) || c.i >= 0;
+    int64_t lo = dt_is_signed(to) ? -(INT64_C(1) << (bits - 1)) : 0;
+    int64_t hi = dt_is_signed(to) ? (INT64_C(1) << (bits - 1)) - 1 : (INT64_C(1) << bits) - 1;
+    return c.i >= lo && c.i <= hi;
+}
+
+/* A leaf yielded where `want` is expected: constants take want's dtype if they fit. */
 static ValId leaf_as(Sema *S, Val v, IrType want, const char *what, const char *name, Loc loc) {
-    ValId x = (val_is_const(v) && want.rank == 0 && want.dt != DT_PTR) ? emit_const(S, want, v, loc) : to_ir(S, v, loc);
+    bool adapt = val_is_const(v) && want.rank == 0 && const_fits(v, want.dt);
+    ValId x = adapt ? emit_const(S, want, v, loc) : to_ir(S, v, loc);
     IrType t = ir_type(F(S), x);
     if (!ty_equal(t, want)) {
         char a[64], b[64];
@@ -212,13 +226,20 @@ static Join join_envs(Sema *S, Env *pre, Env *et, Env *ee, Loc loc) {
     return j;
 }
 
-/* A constant yielded against a value of another scalar type takes that type. */
+/* The constant a const op holds, as a Val. */
+static Val const_val(const IrOp *op, IrType t) {
+    return dt_is_float(t.dt) ? val_float(op->fattr) : val_int(op->attr[0]);
+}
+
+/* A constant yielded against a value of another scalar type takes that type, if it fits. */
 static void unify_leaf(Sema *S, ValId *x, RegionId rx, ValId *y, RegionId ry, const char *name, Loc loc) {
     IrFunc *f = F(S);
     IrType a = ir_type(f, *x), b = ir_type(f, *y);
     if (ty_equal(a, b)) return;
     OpId da = ir_def(f, *x), db = ir_def(f, *y);
     bool scal = a.rank == 0 && b.rank == 0 && a.dt != DT_PTR && b.dt != DT_PTR;
+    if (db && f->ops[db].code == OP_CONST && !const_fits(const_val(&f->ops[db], b), a.dt)) db = 0;
+    if (da && f->ops[da].code == OP_CONST && !const_fits(const_val(&f->ops[da], a), b.dt)) da = 0;
     RegionId old = S->fs->b.region;
     if (scal && db && f->ops[db].code == OP_CONST) {
         set_region(S, ry);
@@ -495,9 +516,11 @@ static void lower_for(Sema *S, const Stmt *st) {
     const Expr *tgt = st->targets[0];
     if (st->orelse.n) sema_error(S, st->loc, "'for ... else' is not supported");
     if (tgt->kind != EX_NAME) sema_error(S, tgt->loc, "the loop variable must be a single name");
-    if (st->value->kind == EX_TUPLE || st->value->kind == EX_LIST) {
+    if (st->value->kind != EX_CALL) {
         Val t = lower_expr(S, st->value); /* iterate a constant tuple: unrolled */
-        if (t.k != V_TUPLE) sema_error(S, st->value->loc, "cannot iterate over %s", val_kind_name(S, t));
+        if (t.k != V_TUPLE)
+            sema_error(S, st->value->loc, "for loops iterate over range(...), tl.range(...), tl.static_range(...) or a tuple, not %s",
+                       val_kind_name(S, t));
         for (int i = 0; i < t.n; i++) {
             count_unrolled(S, st->loc);
             env_set(S, S->fs->env, tgt->name, t.items[i]);

@@ -168,11 +168,10 @@ ValId emit_broadcast(Sema *S, ValId v, IrType shape, Loc loc) {
     return build1(S, OP_BROADCAST, v, ty_with_elem(shape, t), loc);
 }
 
-/* Kinds for the weak-scalar rule: bool < unsigned < signed < float. */
+/* Kinds for the weak-scalar rule, as Triton's dtype.kind(): bool < integer < float. */
 static int kind_of(int dt) {
     if (dt == DT_I1) return 0;
-    if (dt_is_float(dt)) return 3;
-    return dt_is_signed(dt) ? 2 : 1;
+    return dt_is_float(dt) ? 2 : 1;
 }
 
 static int integer_promote(int a, int b) {

@@ -73,10 +73,13 @@
  *   splat              c 1, D = the scalar's, k = shape
  *   broadcast          dims of 1 stretched to n: c 1, k n, D kept; other dims kept
  *   expand_dims        the new dim: c 1, k 1, D = the operand's per-element divisibility
- *   reshape            a uniform operand stays uniform; otherwise the last dim of size L
- *                      keeps c and k cut to L (row-major order is unchanged, and runs of
- *                      powers of two stay inside rows); other dims: c 1, k 1, D per element
+ *   reshape            a uniform operand stays uniform; inserting/removing dims of 1
+ *                      maps the other dims' facts; otherwise a common suffix of equal dims
+ *                      keeps its facts and the dim before it (size L) keeps c and k cut to
+ *                      L (row-major order is unchanged, and aligned runs of powers of two
+ *                      stay inside rows); other dims: c 1, k 1, D per element
  *   trans              permutes the per-dim facts
+ *   convert_layout     keeps everything (the same values in another layout)
  *   multiple_of        D = max(D, pow2 divisor of the hint) per dim (both are true)
  *   max_contiguous     c = max(c, pow2 divisor of the hint), at most the dim size (longer
  *                      runs start at a subset of the old run starts: D stays valid)
@@ -551,6 +554,12 @@ static Fact expand_dims(IrType t, IrType s, const Fact *a, int64_t axis) {
     return x;
 }
 
+static void copy_dim(Fact *x, int d, const Fact *a, int e) {
+    x->ai.contiguity[d] = a->ai.contiguity[e];
+    x->ai.divisibility[d] = a->ai.divisibility[e];
+    x->ai.constancy[d] = a->ai.constancy[e];
+}
+
 static Fact reshape(IrType t, IrType s, const Fact *a) {
     Fact x = neutral(t);
     int64_t u = unit_of(t), ed = elem_div(a, u);
@@ -562,12 +571,31 @@ static Fact reshape(IrType t, IrType s, const Fact *a) {
         if (uniform) x.ai.constancy[d] = dim_size(t, d);
     }
     if (!uniform && t.rank > 0 && s.rank > 0) {
-        int dl = t.rank - 1, sl = s.rank - 1;
-        int64_t L = t.shape[dl];
-        int64_t c = min64(a->ai.contiguity[sl], L);
-        x.ai.contiguity[dl] = c;
-        x.ai.constancy[dl] = min64(a->ai.constancy[sl], L);
-        x.ai.divisibility[dl] = max64(ed, operand_div(a, sl, c, u));
+        int sm[NR_MAX_RANK], tm[NR_MAX_RANK], ns = 0, nt = 0;
+        for (int d = 0; d < s.rank; d++)
+            if (s.shape[d] != 1) sm[ns++] = d;
+        for (int d = 0; d < t.rank; d++)
+            if (t.shape[d] != 1) tm[nt++] = d;
+        bool squeeze = ns == nt;
+        for (int i = 0; i < ns && squeeze; i++) squeeze = s.shape[sm[i]] == t.shape[tm[i]];
+        if (squeeze) { /* only dims of 1 inserted or removed: the others keep their facts */
+            for (int i = 0; i < ns; i++) copy_dim(&x, tm[i], a, sm[i]);
+        } else {
+            /* a common suffix of equal dims keeps its facts; the dim before it keeps runs
+             * cut to the result's size there (in row-major order the runs are aligned
+             * stretches of the flattened index, so they stay inside result rows) */
+            int j = 0;
+            for (; j < s.rank && j < t.rank && s.shape[s.rank - 1 - j] == t.shape[t.rank - 1 - j]; j++)
+                copy_dim(&x, t.rank - 1 - j, a, s.rank - 1 - j);
+            if (j < s.rank && j < t.rank) {
+                int dl = t.rank - 1 - j, sl = s.rank - 1 - j;
+                int64_t L = t.shape[dl];
+                int64_t c = min64(a->ai.contiguity[sl], L);
+                x.ai.contiguity[dl] = c;
+                x.ai.constancy[dl] = min64(a->ai.constancy[sl], L);
+                x.ai.divisibility[dl] = max64(ed, operand_div(a, sl, c, u));
+            }
+        }
     }
     x.nonneg = a->nonneg;
     x.has_const = a->has_const, x.cval = a->cval;
@@ -803,6 +831,9 @@ static void visit_op(Analyzer *A, OpId id, int depth) {
     case OP_MULTIPLE_OF:
     case OP_MAX_CONTIGUOUS:
         if (op->nopnds == 1 && ty_equal(ot[0], t)) x = hint(op, t, &o[0]);
+        break;
+    case OP_CONVERT_LAYOUT: /* the same values, elsewhere */
+        if (op->nopnds == 1 && ty_equal(ot[0], t)) x = o[0];
         break;
     default: break; /* load, atomics, reduce, dot, call, ...: neutral */
     }

@@ -205,6 +205,10 @@ static const char *ptr_2d =
     "  %20 = reshape %7 : <2x32xi32>\n"
     "  %21 = reshape %11 : <2048xi32>\n"
     "  %22 = reshape %7 : <64x1xi32>\n"
+    "  %23 = convert_layout %17 : <64x32xptr<fp16>>\n"
+    "  %24 = reshape %17 : <2x32x32xptr<fp16>>\n"
+    "  %25 = reshape %24 : <64x1x32xptr<fp16>>\n"
+    "  %26 = reshape %14 : <8x8x32xi32>\n"
     "  return\n"
     "}\n";
 
@@ -226,7 +230,11 @@ static void test_ptr_2d(void) {
     /* reshape: the last dim keeps runs cut to its size, starts at multiples of 32 */
     EXPECT(20, "contiguity = [1, 32], divisibility = [1, 32], constancy = [1, 1]");
     EXPECT(21, "contiguity = [1], divisibility = [16], constancy = [2048]");
-    EXPECT(22, "contiguity = [1, 1], divisibility = [1, 1], constancy = [1, 1]");
+    EXPECT(22, "contiguity = [64, 1], divisibility = [64, 1], constancy = [1, 1]"); /* a dim of 1 added */
+    EXPECT(24, "contiguity = [1, 1, 32], divisibility = [2, 2, 16], constancy = [1, 1, 1]");
+    EXPECT(25, "contiguity = [1, 1, 32], divisibility = [2, 2, 16], constancy = [1, 1, 1]");
+    EXPECT(26, "contiguity = [1, 1, 32], divisibility = [1, 1, 1073741824], constancy = [1, 8, 1]");
+    EXPECT(23, "contiguity = [1, 32], divisibility = [2, 16], constancy = [1, 1]");
     const AxisInfo *ptr = info_num(p.f, info, 17);
     CHECK(axis_info_vector_width(ptr, NULL, 2, 1) == 8, "2-D fp16 along dim 1: 8");
     CHECK(axis_info_vector_width(ptr, NULL, 2, 0) == 1, "2-D fp16 along dim 0: 1");
@@ -633,8 +641,12 @@ static ValId gen_const(Gen *g, IrType t) {
 
 static IrType shape_like(IrType s, int dt) { return ty_with_elem(s, ty_scalar(dt)); }
 
-static const int32_t shapes_16[][2] = {{16, 0}, {4, 4}, {2, 8}, {8, 2}};
-static const int32_t shapes_64[][2] = {{64, 0}, {4, 16}, {16, 4}, {8, 8}};
+/* reshape targets by element count: rank, then the dims */
+static const int32_t reshapes[][4] = {
+    {1, 16}, {2, 4, 4}, {2, 2, 8}, {2, 8, 2}, {3, 2, 2, 4}, {3, 4, 1, 4}, {2, 16, 1},
+    {1, 64}, {2, 4, 16}, {2, 16, 4}, {2, 8, 8}, {3, 2, 2, 16}, {3, 4, 4, 4}, {3, 2, 8, 4}, {3, 1, 4, 16}, {3, 4, 16, 1},
+    {1, 256}, {2, 4, 64}, {2, 64, 4}, {2, 16, 16}, {3, 4, 4, 16}, {3, 2, 2, 64}, {3, 8, 2, 16},
+};
 
 static void gen_op(Gen *g);
 
@@ -804,7 +816,7 @@ static void gen_op(Gen *g) {
     }
     case 11: { /* expand_dims + broadcast of a rank-1 block */
         ValId x = pick(g, ok_block, NULL);
-        if (!x || T(g, x).rank != 1) break;
+        if (!x || T(g, x).rank != 1 || T(g, x).shape[0] > 64) break;
         IrType t = T(g, x);
         int axis = rn(2);
         int32_t sh[2] = {axis ? t.shape[0] : 1, axis ? 1 : t.shape[0]};
@@ -832,9 +844,16 @@ static void gen_op(Gen *g) {
         if (!x) break;
         IrType t = T(g, x);
         int64_t n = ty_numel(t);
-        const int32_t *s = n == 16 ? shapes_16[rn(4)] : n == 64 ? shapes_64[rn(4)] : NULL;
-        if (!s) break;
-        add(g, ir_build1(b, OP_RESHAPE, &x, 1, ty_block(ty_elem(t), s[1] ? 2 : 1, s)));
+        const int32_t *c[32];
+        int nc = 0;
+        for (size_t i = 0; i < sizeof reshapes / sizeof reshapes[0]; i++) {
+            int64_t m = 1;
+            for (int d = 0; d < reshapes[i][0]; d++) m *= reshapes[i][1 + d];
+            if (m == n) c[nc++] = reshapes[i];
+        }
+        if (!nc) break;
+        const int32_t *s = c[rn(nc)];
+        add(g, ir_build1(b, OP_RESHAPE, &x, 1, ty_block(ty_elem(t), s[0], s + 1)));
         break;
     }
     case 14: case 15: { /* addptr: a pointer block plus offsets */
@@ -994,7 +1013,11 @@ static void eval_op(IrFunc *f, const IrOp *op, EVal *ev, const Inputs *in) {
         case OP_SELECT: z = x ? y : ev[op->operands[2]].v[i]; break;
         case OP_CVT: z = dt == DT_I1 ? x != 0 : norm(x, dt); break;
         case OP_BITCAST: z = norm(x, dt); break;
-        case OP_ADDPTR: z = x + y * dt_bytes(t.pointee); break;
+        case OP_ADDPTR: {
+            int64_t off;
+            ovf = __builtin_mul_overflow(y, (int64_t)dt_bytes(t.pointee), &off) || __builtin_add_overflow(x, off, &z);
+            break;
+        }
         case OP_SPLAT: z = a->v[0]; break;
         case OP_RESHAPE: z = x; break;
         default: break;

@@ -17,6 +17,7 @@
  * The printer never trusts the IR: it is used for dumps of IR that may fail to verify,
  * so bad ids print as `%?` or `<bad ...>` instead of crashing. */
 #include "ir.h"
+#include "gpu/layout.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -134,11 +135,22 @@ static void put_type(Printer *P, IrType t) {
     sb_puts(P->out, ty_str(t, buf, sizeof buf));
 }
 
+/* A block with a GPU layout prints it inside the angle brackets: <1024xfp32, #L1>. */
 static void put_value_type(Printer *P, ValId v) {
-    if (v > 0 && v < P->f->nvals)
-        put_type(P, P->f->vals[v].ty);
-    else
+    if (!(v > 0 && v < P->f->nvals)) {
         sb_puts(P->out, "<bad value>");
+        return;
+    }
+    const IrValue *val = &P->f->vals[v];
+    if (!val->layout || !val->ty.rank) {
+        put_type(P, val->ty);
+        return;
+    }
+    char buf[96];
+    ty_str(val->ty, buf, sizeof buf);
+    size_t n = strlen(buf);
+    if (n && buf[n - 1] == '>') buf[n - 1] = 0;
+    sb_printf(P->out, "%s, #L%u>", buf, val->layout);
 }
 
 /* C escapes; \xHH takes exactly two digits in our format. */
@@ -223,12 +235,14 @@ static void put_attr(Printer *P, const IrOp *op, const IrAttrSpec *a) {
 static void put_attrs(Printer *P, const IrOp *op) {
     IrAttrSpec specs[IR_MAX_ATTRS];
     int n = ir_attr_specs(op->code, specs);
-    if (!n) return;
+    if (!n && !op->smem_size) return;
     sb_puts(P->out, " {");
     for (int i = 0; i < n; i++) {
         if (i) sb_puts(P->out, ", ");
         put_attr(P, op, &specs[i]);
     }
+    if (op->smem_size) /* the GPU back end's shared-memory scratch: [offset, bytes] */
+        sb_printf(P->out, "%ssmem = [%d, %d]", n ? ", " : "", op->smem_offset, op->smem_size);
     sb_putc(P->out, '}');
 }
 
@@ -355,5 +369,10 @@ void ir_print_func(StrBuf *out, const IrFunc *f) {
 }
 
 void ir_print_module(StrBuf *out, const IrModule *m) {
+    for (uint32_t i = 1; i < m->nlayouts; i++) { /* the GPU back end's layouts */
+        sb_printf(out, "#L%u = ", i);
+        layout_print(out, &m->layouts[i]);
+        sb_putc(out, '\n');
+    }
     for (uint32_t i = 0; i < m->nfuncs; i++) ir_print_func(out, m->funcs[i]);
 }

@@ -178,8 +178,9 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
     double t0 = now_ms();
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     int lvl = t->opt_level >= 0 && t->opt_level <= 3 ? t->opt_level : 3;
-    char pipeline[32];
+    char pipeline[256];
     snprintf(pipeline, sizeof pipeline, "default<O%d>", lvl);
+    if (getenv("NEREID_PIPELINE")) snprintf(pipeline, sizeof pipeline, "%s", getenv("NEREID_PIPELINE"));
     LLVMErrorRef e = LLVMRunPasses(g->M, pipeline, tm, po);
     LLVMDisposePassBuilderOptions(po);
     if (e) {

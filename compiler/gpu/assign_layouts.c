@@ -134,8 +134,29 @@ typedef struct OpList {
     uint32_t n, cap;
 } OpList;
 
+/* arange, const and splat are cheaper to recompute in the wanted layout than to move:
+ * a copy of the op is placed instead of a convert_layout. */
+static ValId rematerialise(Ctx *c, OpList *out, ValId v, uint32_t layout) {
+    OpId d = ir_def(c->f, v);
+    if (!d) return 0;
+    int code = c->f->ops[d].code;
+    if (code != OP_ARANGE && code != OP_CONST && code != OP_SPLAT) return 0;
+    IrType t = ir_type(c->f, v);
+    OpId cp = ir_op_new(c->f, code, c->f->ops[d].loc, c->f->ops[d].operands, c->f->ops[d].nopnds, &t, 1);
+    IrOp *src = &c->f->ops[d], *dst = &c->f->ops[cp];
+    memcpy(dst->attr, src->attr, sizeof dst->attr);
+    dst->fattr = src->fattr;
+    dst->sattr = src->sattr;
+    ValId r = dst->results[0];
+    c->f->vals[r].layout = layout;
+    VEC_PUSH(c->m->arena, out->v, out->n, out->cap, cp);
+    return r;
+}
+
 static ValId convert(Ctx *c, OpList *out, ValId v, uint32_t layout, Loc loc) {
     if (!is_block(c->f, v) || c->f->vals[v].layout == layout) return v;
+    ValId re = rematerialise(c, out, v, layout);
+    if (re) return re;
     IrType t = ir_type(c->f, v);
     OpId cv = ir_op_new(c->f, OP_CONVERT_LAYOUT, loc, &v, 1, &t, 1);
     ValId r = c->f->ops[cv].results[0];

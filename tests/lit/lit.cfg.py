@@ -18,3 +18,9 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "HOME", "NEREID_CACHE_DIR"):
 config.substitutions.append(("%nereid", os.path.join(build, "nereid")))
 config.substitutions.append(("%examples", os.path.join(root, "examples")))
 config.substitutions.append(("%stdlib", os.path.join(root, "lang", "stdlib")))
+
+# ptxas from the CUDA toolkit, when installed, assembles the PTX the GPU back end emits
+for ptxas in ("/usr/local/cuda/bin/ptxas",):
+    if os.path.exists(ptxas):
+        config.available_features.add("ptxas")
+        config.substitutions.append(("%ptxas", ptxas))

@@ -23,7 +23,7 @@ nr_status api_fail(nr_context *ctx, nr_status s, const char *fmt, ...) {
 }
 
 static void clear_error(nr_context *ctx) {
-    sb_free(&ctx->err);
+    if (ctx->err.data) sb_free(&ctx->err);
 }
 
 const char *nr_status_string(nr_status s) {
@@ -314,17 +314,18 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
     if (num_args != np || (np && !args))
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' takes %d argument%s, got %d", k->f->name, np, np == 1 ? "" : "s",
                     num_args);
+    if (ctx->kind == NR_DEVICE_CUDA) { /* the hot path: no allocation */
+        InterpScalar v[NR_MAX_LAUNCH_ARGS];
+        if (np > NR_MAX_LAUNCH_ARGS)
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' has more than %d parameters", k->f->name, NR_MAX_LAUNCH_ARGS);
+        for (int i = 0; i < np; i++) {
+            nr_status s = convert_arg(k, i, &args[i], &v[i]);
+            if (s) return s;
+        }
+        return cuda_api_launch(k, grid, v, opts);
+    }
     InterpScalar *vals = calloc((size_t)(np ? np : 1), sizeof *vals);
     if (!vals) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
-    if (ctx->kind == NR_DEVICE_CUDA) {
-        for (int i = 0; i < np; i++) {
-            nr_status s = convert_arg(k, i, &args[i], &vals[i]);
-            if (s) return free(vals), s;
-        }
-        nr_status s = cuda_api_launch(k, grid, vals, opts);
-        free(vals);
-        return s;
-    }
     bool strict = true;
     for (int i = 0; i < np; i++) {
         nr_status s = convert_arg(k, i, &args[i], &vals[i]);

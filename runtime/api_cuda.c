@@ -4,6 +4,7 @@
  * count; the variant stays in the module, and its cubin in the disk cache under a key
  * covering the source, the constexprs and options, the specialisation, the compiler
  * version and the target. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,6 @@ void cuda_api_module_free(nr_module *m) {
         nr_kernel *k = &m->kernels[i];
         for (int j = 0; j < k->nvariants; j++) {
             if (m->ctx && m->ctx->cuda) cuda_unload(m->ctx->cuda, &k->variants[j].k);
-            free(k->variants[j].key);
         }
         free(k->variants);
         k->variants = NULL;
@@ -64,7 +64,7 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, c
     nr_status s = rc ? api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err)) : NR_OK;
     sb_free(&err);
     if (!s) {
-        out->key = strdup(key);
+        snprintf(out->key, sizeof out->key, "%s", key);
         out->num_warps = warps;
     }
     return s;
@@ -85,6 +85,33 @@ static void pack_arg(IrType t, InterpScalar v, uint64_t *slot) {
     }
 }
 
+/* The variant key: a fact letter per parameter and the warp count ("ddnno:4"). */
+static void variant_key(const uint8_t *facts, int np, int warps, char *key, size_t size) {
+    int n = 0;
+    for (int i = 0; i < np; i++) key[n++] = facts[i] == SPEC_ONE ? 'o' : facts[i] == SPEC_DIV16 ? 'd' : 'n';
+    snprintf(key + n, size - (size_t)n, ":%d", warps);
+}
+
+static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, int warps, const char *key, GpuVariant **out) {
+    nr_context *ctx = k->mod->ctx;
+    GpuVariant nv;
+    memset(&nv, 0, sizeof nv);
+    nr_status s = compile_variant(k, spec, warps, key, &nv);
+    if (s) return s;
+    if (k->nvariants == k->capvariants) {
+        int cap = k->capvariants ? k->capvariants * 2 : 4;
+        GpuVariant *nvs = realloc(k->variants, sizeof *nvs * (size_t)cap);
+        if (!nvs) {
+            cuda_unload(ctx->cuda, &nv.k);
+            return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        k->variants = nvs, k->capvariants = cap;
+    }
+    k->variants[k->nvariants] = nv;
+    *out = &k->variants[k->nvariants++];
+    return NR_OK;
+}
+
 nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const InterpScalar *vals, const nr_launch_options *o) {
     nr_context *ctx = k->mod->ctx;
     IrRegion *body = &k->f->regions[k->f->body];
@@ -92,59 +119,30 @@ nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const InterpScal
     int warps = o && o->num_warps > 0 ? o->num_warps : k->mod->prog.num_warps;
     if (warps < 1 || warps > 32 || (warps & (warps - 1)))
         return api_fail(ctx, NR_ERR_INVALID_ARG, "num_warps must be a power of two from 1 to 32, got %d", warps);
-    uint8_t *facts = calloc((size_t)np + 1, 1);
-    uint64_t *slots = calloc((size_t)np + 1, sizeof *slots);
-    void **params = calloc((size_t)np + 1, sizeof *params);
-    nr_status s = NR_OK;
-    if (!facts || !slots || !params) {
-        s = api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
-        goto done;
-    }
+    uint8_t facts[NR_MAX_LAUNCH_ARGS];
+    uint64_t slots[NR_MAX_LAUNCH_ARGS];
+    void *params[NR_MAX_LAUNCH_ARGS];
     for (int i = 0; i < np; i++) {
         IrType t = ir_type(k->f, body->args[i]);
         facts[i] = fact_of(t, vals[i]);
         pack_arg(t, vals[i], &slots[i]);
         params[i] = &slots[i];
     }
-    GpuSpec spec = {np, facts};
-    StrBuf key;
-    sb_init(&key);
-    gpu_spec_key(&spec, &key);
-    sb_printf(&key, ":w%d", warps);
+    char key[NR_MAX_LAUNCH_ARGS + 8];
+    variant_key(facts, np, warps, key, sizeof key);
     GpuVariant *v = NULL;
     for (int i = 0; i < k->nvariants && !v; i++)
-        if (!strcmp(k->variants[i].key, sb_cstr(&key))) v = &k->variants[i];
+        if (!strcmp(k->variants[i].key, key)) v = &k->variants[i];
     if (!v) {
-        GpuVariant nv;
-        memset(&nv, 0, sizeof nv);
-        s = compile_variant(k, &spec, warps, sb_cstr(&key), &nv);
-        if (!s) {
-            if (k->nvariants == k->capvariants) {
-                int cap = k->capvariants ? k->capvariants * 2 : 4;
-                GpuVariant *nvs = realloc(k->variants, sizeof *nvs * (size_t)cap);
-                if (!nvs) s = api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
-                else k->variants = nvs, k->capvariants = cap;
-            }
-            if (!s) {
-                k->variants[k->nvariants] = nv;
-                v = &k->variants[k->nvariants++];
-            } else {
-                cuda_unload(ctx->cuda, &nv.k);
-                free(nv.key);
-            }
-        }
+        GpuSpec spec = {np, facts};
+        nr_status s = add_variant(k, &spec, warps, key, &v);
+        if (s) return s;
     }
-    sb_free(&key);
-    if (!s) {
-        StrBuf err;
-        sb_init(&err);
-        if (cuda_launch(ctx->cuda, &v->k, grid, warps, params, o ? o->stream : NULL, &err))
-            s = api_fail(ctx, NR_ERR_LAUNCH, "kernel '%s': %s", k->f->name, sb_cstr(&err));
-        sb_free(&err);
-    }
-done:
-    free(facts);
-    free(slots);
-    free(params);
+    StrBuf err;
+    sb_init(&err);
+    nr_status s = NR_OK;
+    if (cuda_launch(ctx->cuda, &v->k, grid, warps, params, o ? o->stream : NULL, &err))
+        s = api_fail(ctx, NR_ERR_LAUNCH, "kernel '%s': %s", k->f->name, sb_cstr(&err));
+    sb_free(&err);
     return s;
 }

@@ -21,9 +21,11 @@ struct nr_context {
     int nallocs, capallocs;
 };
 
+enum { NR_MAX_LAUNCH_ARGS = 64 }; /* the GPU back end's limit on kernel parameters */
+
 /* One compiled GPU variant of a kernel: a specialisation and a warp count. */
 typedef struct GpuVariant {
-    char *key;
+    char key[NR_MAX_LAUNCH_ARGS + 8]; /* one fact letter per parameter, then the warp count */
     int num_warps;
     CudaKernel k;
 } GpuVariant;

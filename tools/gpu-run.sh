@@ -17,5 +17,19 @@ run() { # name, command...
 }
 for t in "$B"/gpu-tests/*; do [ -x "$t" ] && run "gpu-$(basename "$t")" "$t"; done
 for e in "$B"/examples/*; do [ -x "$e" ] && run "ex-$(basename "$e")" env NEREID_DEVICE=cuda "$e"; done
+# compute-sanitizer: memcheck on every example; racecheck (shared-memory races, i.e. the
+# barrier pass) on those that use shared memory
+CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+if [ -x "$CS" ]; then
+  for e in "$B"/examples/*; do
+    [ -x "$e" ] && run "memcheck-$(basename "$e")" env NEREID_DEVICE=cuda "$CS" --tool memcheck --error-exitcode 1 "$e" --quiet
+  done
+  for e in softmax matmul layer_norm; do
+    run "racecheck-$e" env NEREID_DEVICE=cuda "$CS" --tool racecheck --error-exitcode 1 "$B/examples/$e" --quiet
+  done
+else
+  rows+=("compute-sanitizer not found: memcheck/racecheck not run")
+fi
+[ -n "${EXTRA:-}" ] && eval "$EXTRA"
 echo "GPU: $(cat "$OUT/gpu.txt")"
 printf '%s\n' "${rows[@]}"

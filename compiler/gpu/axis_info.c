@@ -112,7 +112,6 @@ typedef struct Fact {
 typedef struct Analyzer {
     const IrFunc *f;
     Fact *facts;
-    const ParamFact *params;
     int64_t budget; /* op visits left before loops stop iterating */
 } Analyzer;
 
@@ -852,7 +851,7 @@ static void visit_region(Analyzer *A, RegionId r, int depth) {
 
 AxisInfo *axis_info_analyze(const IrFunc *f, const ParamFact *facts, Arena *arena) {
     AxisInfo *out = arena_alloc(arena, sizeof(AxisInfo) * (f->nvals ? f->nvals : 1));
-    Analyzer A = {f, calloc(f->nvals ? f->nvals : 1, sizeof(Fact)), facts, 0};
+    Analyzer A = {f, calloc(f->nvals ? f->nvals : 1, sizeof(Fact)), 0};
     if (!A.facts) NR_DIE("out of memory");
     A.budget = 64 * ((int64_t)f->nops + 16);
     for (uint32_t v = 0; v < f->nvals; v++) A.facts[v] = neutral(f->vals[v].ty);

@@ -32,9 +32,12 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
+GPU_TEST_SRCS := $(wildcard tests/gpu/*.c)
+GPU_TEST_BINS := $(GPU_TEST_SRCS:tests/gpu/%.c=$(BUILD)/gpu-tests/%)
+BENCH_SRCS := $(wildcard bench/*.c)
 
 .PHONY: all deps demo test test-quick lit unit clean asan gpu-build
-all: $(BUILD)/nereid $(BUILD)/libnereid.a $(UNIT_BINS) $(EXAMPLE_BINS)
+all: $(BUILD)/nereid $(BUILD)/libnereid.a $(UNIT_BINS) $(EXAMPLE_BINS) $(GPU_TEST_BINS)
 
 deps:
 	@bash tools/install-deps.sh
@@ -84,9 +87,6 @@ else
 NEREID_LIB = $(BUILD)/libnereid.a
 LINK_NEREID = $(BUILD)/libnereid.a $(LDLIBS) -lstdc++
 endif
-GPU_TEST_SRCS := $(wildcard tests/gpu/*.c)
-BENCH_SRCS := $(wildcard bench/*.c)
-
 $(BUILD)/nereid: $(BUILD)/obj/compiler/cli.o $(NEREID_LIB)
 	$(CC) $(CFLAGS) -o $@ $< $(LINK_NEREID)
 $(BUILD)/tests/%: tests/unit/%.c $(NEREID_LIB) $(HEADERS)

@@ -4,9 +4,14 @@
  *
  *   nereid opt [FILE.nrir | -] [--passes=inline,canonicalize,cse,dce]
  *              [--print-after-all] [--verify-only]
+ *              [--print-axis-info [--param-divisibility=N]]
+ *
+ * --print-axis-info prints the alignment analysis of every function (after the passes),
+ * with every pointer and integer parameter taken as divisible by N (default 1).
  *
  * The module goes to stdout; errors and --print-after-all dumps go to stderr. Exit 0 on
  * success, 1 on an error in the input or a failed pass, 2 on a usage error. */
+#include "gpu/axis_info.h"
 #include "passes/passes.h"
 
 #include <errno.h>
@@ -17,13 +22,14 @@
 typedef struct OptArgs {
     const char *file; /* NULL or "-": stdin */
     const char *passes;
-    bool print_after_all, verify_only;
+    bool print_after_all, verify_only, axis_info;
+    int64_t param_div;
 } OptArgs;
 
 static int usage(const char *msg, const char *arg) {
     fprintf(stderr, "nereid opt: %s%s\n", msg, arg ? arg : "");
     fprintf(stderr, "usage: nereid opt [FILE.nrir | -] [--passes=inline,canonicalize,cse,dce] "
-                    "[--print-after-all] [--verify-only]\n");
+                    "[--print-after-all] [--verify-only] [--print-axis-info [--param-divisibility=N]]\n");
     return 2;
 }
 
@@ -31,6 +37,7 @@ static int usage(const char *msg, const char *arg) {
 static int parse_args(int argc, char **argv, OptArgs *a) {
     memset(a, 0, sizeof *a);
     a->passes = "";
+    a->param_div = 1;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (!strncmp(s, "--passes=", 9))
@@ -39,6 +46,14 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
             a->print_after_all = true;
         else if (!strcmp(s, "--verify-only"))
             a->verify_only = true;
+        else if (!strcmp(s, "--print-axis-info"))
+            a->axis_info = true;
+        else if (!strncmp(s, "--param-divisibility=", 21)) {
+            char *end;
+            a->param_div = strtoll(s + 21, &end, 10);
+            if (*end || a->param_div < 1 || (a->param_div & (a->param_div - 1)))
+                return usage("--param-divisibility takes a power of two, got ", s + 21);
+        }
         else if (s[0] == '-' && s[1])
             return usage("unknown option ", s);
         else if (a->file)
@@ -83,6 +98,12 @@ static int run(const OptArgs *a, const Source *src, Arena *arena, Diag *diag) {
     sb_init(&out);
     ok = nr_run_named_passes(m, a->passes, &o, diag, &dump);
     fputs(sb_cstr(&dump), stderr);
+    if (ok && a->axis_info) {
+        for (uint32_t i = 0; i < m->nfuncs; i++) {
+            ParamFact *pf = axis_info_param_facts(m->funcs[i], a->param_div, arena);
+            axis_info_print(&out, m->funcs[i], axis_info_analyze(m->funcs[i], pf, arena));
+        }
+    }
     if (ok) {
         ir_print_module(&out, m);
         fwrite(out.data ? out.data : "", 1, out.len, stdout);

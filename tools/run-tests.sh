@@ -32,6 +32,11 @@ for build in "$@"; do
     [ -x "$t" ] || continue
     run_prog "$tag/unit/$(basename "$t")" "$t"
   done
+  echo "== $tag: GPU tests (they skip without a GPU)"
+  for t in "$build"/gpu-tests/*; do
+    [ -x "$t" ] || continue
+    run_prog "$tag/gpu/$(basename "$t")" "$t"
+  done
   echo "== $tag: lit"
   log=$(mktemp)
   NEREID_BUILD=$(pwd)/$build $LIT -sv tests/lit >"$log" 2>&1

@@ -65,13 +65,14 @@ static const char K_BIGDOT[] =
     "\n"
     "\n"
     "@triton.jit\n"
-    "def big_dot(a_ptr: *fp32, b_ptr: *fp32, c_ptr: *fp32, B: tl.constexpr):\n"
+    "def big_dot(a_ptr: *@T@, b_ptr: *@T@, c_ptr: *fp32, B: tl.constexpr):\n"
     "    # one B x B x B product in one program: the simple dot lowering stages both operands in\n"
-    "    # shared memory (2 * B * B * 4 bytes: 128 KB for B = 128, above the 48 KB default)\n"
+    "    # shared memory (2 * B * B * sizeof(T) bytes: 128 KB for fp32 and B = 128, 64 KB for\n"
+    "    # fp16, both above the 48 KB a kernel gets without opting in)\n"
     "    r = tl.arange(0, B)\n"
     "    a = tl.load(a_ptr + r[:, None] * B + r[None, :])\n"
     "    b = tl.load(b_ptr + r[:, None] * B + r[None, :])\n"
-    "    c = tl.dot(a, b, input_precision=\"ieee\")\n"
+    "    c = tl.dot(a, b@PREC@)\n"
     "    tl.store(c_ptr + r[:, None] * B + r[None, :], c)\n";
 
 static const char K_REDUCE2D[] =
@@ -109,17 +110,19 @@ static const char K_REDUCE1D[] =
     "\n"
     "\n"
     "@triton.jit\n"
-    "def reduce1d(x_ptr: *@T@, out_ptr: *@T@, idx_ptr: *i32, n: i32, BLOCK: tl.constexpr):\n"
-    "    # one program per BLOCK-element chunk: sum, max, min and their indices\n"
+    "def reduce1d(x_ptr: *@T@, sum_ptr: *@T@, mm_ptr: *@T@, idx_ptr: *i32, n: i32, BLOCK: tl.constexpr):\n"
+    "    # one program per BLOCK-element chunk: sum, max, min and the indices of max and min\n"
     "    pid = tl.program_id(0)\n"
     "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
     "    m = offs < n\n"
     "    x = tl.load(x_ptr + offs, mask=m, other=0)\n"
-    "    tl.store(out_ptr + 3 * pid, tl.sum(x, axis=0))\n"
-    "    tl.store(out_ptr + 3 * pid + 1, tl.max(tl.where(m, x, -float('inf')), axis=0))\n"
-    "    tl.store(out_ptr + 3 * pid + 2, tl.min(tl.where(m, x, float('inf')), axis=0))\n"
-    "    tl.store(idx_ptr + 2 * pid, tl.argmax(tl.where(m, x, -float('inf')), axis=0))\n"
-    "    tl.store(idx_ptr + 2 * pid + 1, tl.argmin(tl.where(m, x, float('inf')), axis=0))\n";
+    "    lo = tl.where(m, x, -float('inf'))\n"
+    "    hi = tl.where(m, x, float('inf'))\n"
+    "    tl.store(sum_ptr + pid, tl.sum(x, axis=0))\n"
+    "    tl.store(mm_ptr + 2 * pid, tl.max(lo, axis=0))\n"
+    "    tl.store(mm_ptr + 2 * pid + 1, tl.min(hi, axis=0))\n"
+    "    tl.store(idx_ptr + 2 * pid, tl.argmax(lo, axis=0))\n"
+    "    tl.store(idx_ptr + 2 * pid + 1, tl.argmin(hi, axis=0))\n";
 
 static const char K_MINMAX_SPECIAL[] =
     "import triton\n"

@@ -237,7 +237,7 @@ typedef struct GtState {
 static GtState gt;
 
 static inline void gt_line(void) {
-    printf("%-46s %-20s %11s %11s %-9s %s\n", "kernel", "size", "max abs err", "max rel err", "bit-exact", "result");
+    printf("%-60s %-26s %11s %11s %-9s %s\n", "kernel", "size", "max abs err", "max rel err", "bit-exact", "result");
 }
 
 /* Find the repository root: $NEREID_ROOT, the current directory, or two levels above
@@ -253,7 +253,7 @@ static inline void gt_find_root(const char *argv0) {
         snprintf(gt.root, sizeof gt.root, ".");
         return;
     }
-    char buf[2048];
+    char buf[1024];
     snprintf(buf, sizeof buf, "%s", argv0);
     char *slash = strrchr(buf, '/');
     if (slash) {
@@ -266,6 +266,25 @@ static inline void gt_find_root(const char *argv0) {
         }
     }
     snprintf(gt.root, sizeof gt.root, ".");
+}
+
+/* A context on CUDA device 0, or: print "SKIP: no CUDA device (reason)" and exit 0 (exit
+ * 1 instead when NEREID_REQUIRE_GPU is set to anything but 0). */
+static inline nr_context *gt_open_cuda_or_skip(const char *name) {
+    char err[1024] = "";
+    nr_context *ctx = NULL;
+    nr_status s = nr_context_create_ex(NR_DEVICE_CUDA, 0, &ctx, err, sizeof err);
+    if (s == NR_OK) return ctx;
+    char *nl = strchr(err, '\n');
+    if (nl) *nl = 0;
+    const char *req = getenv("NEREID_REQUIRE_GPU");
+    if (req && *req && strcmp(req, "0") != 0) {
+        printf("%s: FAILED: NEREID_REQUIRE_GPU is set and there is no CUDA device (%s: %s)\n", name,
+               nr_status_string(s), err);
+        exit(1);
+    }
+    printf("SKIP: no CUDA device (%s)\n", *err ? err : nr_status_string(s));
+    exit(0);
 }
 
 /* Parse the options and open both devices; returns 0 to go on, or exits (SKIP: 0). */
@@ -294,26 +313,13 @@ static inline void gt_init(int argc, char **argv, const char *name) {
             fclose(f);
         }
     }
-    char err[1024] = "";
     if (gt.cpu_vs_cpu) {
         if (nr_context_create(NR_DEVICE_CPU, 0, &gt.dev[1]) != NR_OK) {
             printf("%s: FAILED (no second CPU context)\n", name);
             exit(1);
         }
     } else {
-        nr_status s = nr_context_create_ex(NR_DEVICE_CUDA, 0, &gt.dev[1], err, sizeof err);
-        if (s != NR_OK) {
-            char *nl = strchr(err, '\n');
-            if (nl) *nl = 0;
-            const char *req = getenv("NEREID_REQUIRE_GPU");
-            if (req && *req && strcmp(req, "0") != 0) {
-                printf("%s: FAILED: NEREID_REQUIRE_GPU is set and there is no CUDA device (%s: %s)\n", name,
-                       nr_status_string(s), err);
-                exit(1);
-            }
-            printf("SKIP: no CUDA device (%s)\n", *err ? err : nr_status_string(s));
-            exit(0);
-        }
+        gt.dev[1] = gt_open_cuda_or_skip(name);
     }
     if (nr_context_create(NR_DEVICE_CPU, 0, &gt.dev[0]) != NR_OK) {
         printf("%s: FAILED (no CPU context)\n", name);
@@ -576,7 +582,7 @@ static inline void gt_row(const char *name, const char *size, double max_abs, do
     char a[32], r[32];
     if (any_float) snprintf(a, sizeof a, "%11.3g", max_abs), snprintf(r, sizeof r, "%11.3g", max_rel);
     else snprintf(a, sizeof a, "%11.0f", max_abs), snprintf(r, sizeof r, "%11s", "-");
-    printf("%-46.46s %-20.20s %s %s %-9s %s\n", name, size, a, r, bitexact ? "yes" : "no", ok ? "PASS" : "FAIL");
+    printf("%-60.60s %-26.26s %s %s %-9s %s\n", name, size, a, r, bitexact ? "yes" : "no", ok ? "PASS" : "FAIL");
     if (ok) gt.passed++;
     else gt.failed++;
 }

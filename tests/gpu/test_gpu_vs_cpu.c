@@ -1,0 +1,826 @@
+/* test_gpu_vs_cpu.c - every example kernel and a set of extra kernels, run on the CPU
+ * interpreter (the reference semantics) and on a CUDA GPU with identical inputs, every
+ * output compared (harness: gpu_test.h; extra kernels: gpu_kernels.h).
+ *
+ * What must match bit for bit (NaN payloads aside): data movement, integer arithmetic
+ * (//, %, shifts past the width, umulhi, wrap-around), conversions, masks and `other`,
+ * atomics whose result does not depend on the order (integer adds and integer-valued
+ * float adds, max/min, and/or/xor; a ticket counter compared as a sorted set), control
+ * flow, Philox (tl.randint/rand: the dropout masks and outputs, since the GPU lowers fp32
+ * division as IEEE div.rn), fp16 and bf16 elementwise arithmetic (each op correctly
+ * rounded on both), fp16/bf16 dot (products exact in fp32, summed in k order with fp32
+ * FMAs on the GPU: the same roundings as the interpreter), sqrt, division, fma, floor,
+ * ceil, abs, min/max, and every reduction of integer-valued floats (sums exact in any
+ * order).
+ *
+ * What is compared within a tolerance, |gpu - cpu| <= atol + rtol * |cpu|:
+ *   exp          rtol 3e-6   ex2.approx.f32 of x * log2(e): the rounding of x * log2(e)
+ *                            costs |x| * 2^-24 in the exponent (|x| <= 20 here)
+ *   exp2         rtol 1e-6   ex2.approx.f32 (about 2 ulp)
+ *   log, log2    5e-7 + 2e-6 lg2.approx.f32 (absolute error ~2^-22 near 1, relative elsewhere)
+ *   sin, cos     atol 2e-6   sin/cos.approx.f32 on [-pi, pi] (absolute error ~2^-20.9)
+ *   rsqrt        rtol 3e-7   rsqrt.approx.f32 (~2^-23 relative)
+ *   sigmoid      rtol 2e-6   1 / (1 + exp(-x))
+ *   exp on fp16  rtol 1e-3   the fp32 approximation rounded to fp16: one fp16 ulp
+ *   randn        1e-3 + 1e-5 sqrt(-2 log u) amplifies log's absolute error where u -> 1
+ *   softmax      1e-7 + 5e-5 exp as above, and the row sum added in another order
+ *   layer norm   2e-5 + 2e-5 mean and variance summed in another order (Rstd: rtol 2e-5)
+ *   fp32 dot     5e-5 + 1e-5 the GPU uses FMAs, the interpreter rounds each product
+ *   fp16 sums    rtol 4e-3   the GPU adds fp16 in fp16 (as Triton does), the interpreter
+ *                            in fp32; bf16 sums: rtol 3e-2 for the same reason
+ *
+ * Sizes are not multiples of the block; layouts are exercised with num_warps 1 to 32,
+ * blocks smaller than a CTA (replicated), misaligned pointers, launch-time num_warps,
+ * 2-D and 3-D blocks. One kernel needs more than 48 KB of shared memory. fp64 exp must be
+ * refused by the GPU back end with a clear message.
+ *
+ * Prints a table (kernel, size, max abs err, max rel err, bit-exact?, PASS/FAIL) and ends
+ * with "test_gpu_vs_cpu: N passed, M failed" (exit 1 on failures). Without a CUDA device:
+ * "SKIP: no CUDA device (...)", exit 0. Options: see gpu_test.h (--cpu-vs-cpu, --dump,
+ * --filter, -v). Run from the repository root (or set NEREID_ROOT). */
+#include "gpu_test.h"
+#include "gpu_kernels.h"
+#include "tests/unit/philox_ref.h"
+
+/* ---- the examples, with the defines and grids their hosts use ---- */
+
+static void vector_add(long n, int block, int warps, int launch_warps, int misalign) {
+    GtRng r = {42 + (uint64_t)n};
+    long pad = misalign ? 3 : 0;
+    float *x = gt_fill(GT_F32, (size_t)(n + pad), &r, -100, 100), *y = gt_fill(GT_F32, (size_t)(n + pad), &r, -100, 100);
+    char name[96];
+    snprintf(name, sizeof name, "vector_add B%d w%d%s%s", block, warps, launch_warps ? " launched w" : "",
+             misalign ? " misaligned" : "");
+    if (launch_warps) snprintf(name + strlen(name), sizeof name - strlen(name), "%d", launch_warps);
+    GtCase *c = gt_case(name, "n=%ld", n);
+    gt_file(c, "examples/vector_add.nr", "add_kernel");
+    gt_define(c, "BLOCK_SIZE", "%d", block);
+    gt_warps(c, warps);
+    c->launch_warps = launch_warps;
+    int bx = gt_in(c, "x", GT_F32, (size_t)(n + pad), x), by = gt_in(c, "y", GT_F32, (size_t)(n + pad), y);
+    int bz = gt_out(c, "z", GT_F32, (size_t)(n + pad), gt_exact(), NULL);
+    /* misaligned: x, y, z start 1, 2 and 3 elements into their buffers (not 16-byte aligned) */
+    gt_arg_buf_off(c, bx, misalign ? 1 : 0);
+    gt_arg_buf_off(c, by, misalign ? 2 : 0);
+    gt_arg_buf_off(c, bz, misalign ? 3 : 0);
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+    free(x), free(y);
+}
+
+static void dropout(long n, float p) {
+    GtRng r = {7 + (uint64_t)n};
+    float *x = gt_fill(GT_F32, (size_t)n, &r, -2, 2);
+    int32_t *keep = malloc(4 * (size_t)n);
+    for (long i = 0; i < n; i++) keep[i] = gt_uniform(&r, 0, 1) > p;
+    GtCase *c = gt_case("dropout (_dropout, stored mask)", "n=%ld p=%.1f", n, p);
+    gt_file(c, "examples/dropout.nr", "_dropout");
+    gt_define(c, "BLOCK_SIZE", "%d", 1024);
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, (size_t)n, x));
+    gt_arg_buf(c, gt_in(c, "keep", GT_I32, (size_t)n, keep));
+    gt_arg_buf(c, gt_out(c, "out", GT_F32, (size_t)n, gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_arg(c, nr_arg_f32(p));
+    gt_grid(c, (unsigned)gt_cdiv(n, 1024), 1, 1);
+    gt_run(c);
+    free(x), free(keep);
+}
+
+static void seeded_dropout(long n, float p, int32_t seed) {
+    GtRng r = {2024 + (uint64_t)n};
+    float *x = gt_fill(GT_F32, (size_t)n, &r, 0.25, 2);
+    GtCase *c = gt_case("seeded_dropout (tl.rand)", "n=%ld p=%.1f s=%d", n, p, seed);
+    gt_file(c, "examples/dropout.nr", "_seeded_dropout");
+    gt_define(c, "BLOCK_SIZE", "%d", 1024);
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, (size_t)n, x));
+    gt_arg_buf(c, gt_out(c, "out", GT_F32, (size_t)n, gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_arg(c, nr_arg_f32(p));
+    gt_arg(c, nr_arg_i32(seed));
+    gt_grid(c, (unsigned)gt_cdiv(n, 1024), 1, 1);
+    gt_run(c);
+    free(x);
+}
+
+static void matrix_dropout(long rows, long cols, int layout) {
+    /* layout 0: x column-major -> out padded rows; 1: x column stride 2 -> out column-major */
+    long xrs = layout ? 2 * cols + 1 : 1, xcs = layout ? 2 : rows, ors = layout ? 1 : cols + 3, ocs = layout ? rows : 1;
+    long nx = (rows - 1) * xrs + (cols - 1) * xcs + 1, nout = (rows - 1) * ors + (cols - 1) * ocs + 1;
+    GtRng r = {99 + (uint64_t)(rows * cols)};
+    float *x = gt_fill(GT_F32, (size_t)nx, &r, 0.25, 2);
+    int32_t *seeds = malloc(4 * (size_t)rows);
+    for (long i = 0; i < rows; i++) seeds[i] = i % 3 == 0 ? 42 : (int32_t)(gt_u64(&r) >> 33);
+    GtCase *c = gt_case(layout ? "matrix_dropout (col stride 2 -> col-major)" : "matrix_dropout (col-major -> padded)",
+                        "%ldx%ld", rows, cols);
+    gt_file(c, "examples/matrix_dropout.nr", "_matrix_seeded_dropout");
+    gt_define(c, "BLOCK_SIZE", "%d", 256);
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, (size_t)nx, x));
+    gt_arg_buf(c, gt_out(c, "out", GT_F32, (size_t)nout, gt_exact(), NULL));
+    gt_arg_buf(c, gt_in(c, "seeds", GT_I32, (size_t)rows, seeds));
+    long v[] = {rows, cols, xrs, xcs, ors, ocs};
+    for (int i = 0; i < 6; i++) gt_arg(c, nr_arg_i32((int32_t)v[i]));
+    gt_arg(c, nr_arg_f32(0.5f));
+    gt_grid(c, (unsigned)rows, (unsigned)gt_cdiv(cols, 256), 1);
+    gt_run(c);
+    free(x), free(seeds);
+}
+
+static void softmax(long rows, long cols, int warps) {
+    long block = gt_next_pow2(cols), stride = cols + 5, programs = rows < 48 ? rows : 48;
+    GtRng r = {5 + (uint64_t)(rows * cols)};
+    float *x = gt_fill(GT_F32, (size_t)(rows * stride), &r, -5, 5);
+    for (long i = 0; i < rows * stride; i++)
+        if (i % stride >= cols) x[i] = 1e30f; /* padding a stray lane would pick up */
+    GtCase *c = gt_case("softmax (softmax_kernel)", "%ldx%ld w%d", rows, cols, warps);
+    gt_file(c, "examples/softmax.nr", "softmax_kernel");
+    gt_define(c, "BLOCK_SIZE", "%ld", block);
+    gt_define(c, "num_stages", "%d", 1);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_out(c, "out", GT_F32, (size_t)(rows * cols), gt_tol(1e-7, 5e-5), NULL));
+    gt_arg_buf(c, gt_in(c, "in", GT_F32, (size_t)(rows * stride), x));
+    long v[] = {stride, cols, rows, cols};
+    for (int i = 0; i < 4; i++) gt_arg(c, nr_arg_i32((int32_t)v[i]));
+    gt_grid(c, (unsigned)programs, 1, 1);
+    gt_run(c);
+    free(x);
+}
+
+static void layer_norm(long m, long n) {
+    long stride = n + 7;
+    GtRng r = {31337 + (uint64_t)(m * n)};
+    float *x = malloc(4 * (size_t)(m * stride)), *w = gt_fill(GT_F32, (size_t)n, &r, 0, 1);
+    float *b = gt_fill(GT_F32, (size_t)n, &r, -0.5, 0.5);
+    for (long i = 0; i < m * stride; i++) x[i] = i % stride < n ? (float)(-2.3 + gt_uniform(&r, -0.85, 0.85)) : 1e30f;
+    GtCase *c = gt_case("layer_norm (_layer_norm_fwd_fused)", "%ldx%ld", m, n);
+    gt_file(c, "examples/layer_norm.nr", "_layer_norm_fwd_fused");
+    gt_define(c, "BLOCK_SIZE", "%d", 256);
+    gt_arg_buf(c, gt_in(c, "X", GT_F32, (size_t)(m * stride), x));
+    gt_arg_buf(c, gt_out(c, "Y", GT_F32, (size_t)(m * stride), gt_tol(2e-5, 2e-5), NULL));
+    gt_arg_buf(c, gt_in(c, "W", GT_F32, (size_t)n, w));
+    gt_arg_buf(c, gt_in(c, "B", GT_F32, (size_t)n, b));
+    gt_arg_buf(c, gt_out(c, "Mean", GT_F32, (size_t)m, gt_tol(2e-5, 2e-5), NULL));
+    gt_arg_buf(c, gt_out(c, "Rstd", GT_F32, (size_t)m, gt_tol(0, 2e-5), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)stride));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_arg(c, nr_arg_f32(1e-5f));
+    gt_grid(c, (unsigned)m, 1, 1);
+    gt_run(c);
+    free(x), free(w), free(b);
+}
+
+static void matmul(long m, long n, long k, int bm, int bn, int b_colmajor, const char *act) {
+    GtRng r = {1234 + (uint64_t)(m * n * k)};
+    uint16_t *a = gt_fill(GT_F16, (size_t)(m * k), &r, -1, 1), *b = gt_fill(GT_F16, (size_t)(k * n), &r, -1, 1);
+    long sbk = b_colmajor ? 1 : n, sbn = b_colmajor ? k : 1;
+    GtCase *c = gt_case(*act ? "matmul fp16 (matmul_kernel) leaky_relu" : "matmul fp16 (matmul_kernel)",
+                        "%ldx%ldx%ld%s", m, n, k, b_colmajor ? " Bcol" : "");
+    gt_file(c, "examples/matmul.nr", "matmul_kernel");
+    gt_define(c, "BLOCK_SIZE_M", "%d", bm);
+    gt_define(c, "BLOCK_SIZE_N", "%d", bn);
+    gt_define(c, "BLOCK_SIZE_K", "%d", 32);
+    gt_define(c, "GROUP_SIZE_M", "%d", 8);
+    gt_define(c, "ACTIVATION", "%s", act);
+    gt_arg_buf(c, gt_in(c, "a", GT_F16, (size_t)(m * k), a));
+    gt_arg_buf(c, gt_in(c, "b", GT_F16, (size_t)(k * n), b));
+    gt_arg_buf(c, gt_out(c, "c", GT_F16, (size_t)(m * n), gt_exact(), NULL));
+    long v[] = {m, n, k, k, 1, sbk, sbn, n, 1};
+    for (int i = 0; i < 9; i++) gt_arg(c, nr_arg_i32((int32_t)v[i]));
+    gt_grid(c, (unsigned)(gt_cdiv(m, bm) * gt_cdiv(n, bn)), 1, 1);
+    gt_run(c);
+    free(a), free(b);
+}
+
+/* dropout4x: also checked against a plain-C Philox on the CPU's result */
+typedef struct D4 {
+    long n;
+    int block;
+    float p;
+    int32_t seed;
+    const float *x;
+} D4;
+
+static int dropout4x_ref(GtCase *c) {
+    const D4 *d = c->user;
+    const float *out = gt_result(c, 1, 0);
+    long bad = 0;
+    for (long e = 0; e < d->n; e++) {
+        long pid = e / (4L * d->block), w = (e % (4L * d->block)) / d->block, j = e % d->block;
+        uint32_t ctr[4] = {(uint32_t)(pid * d->block + j), 0, 0, 0};
+        philox_ref((uint64_t)(int64_t)d->seed, ctr);
+        float want = philox_uniform(ctr[w]) > d->p ? d->x[e] / (1.0f - d->p) : 0.0f;
+        if (memcmp(&want, &out[e], 4) && bad++ < 3)
+            printf("    dropout4x: [%ld] = %g, the C Philox reference says %g\n", e, (double)out[e], (double)want);
+    }
+    if (bad) printf("    dropout4x: %ld elements differ from the C Philox reference\n", bad);
+    return bad == 0;
+}
+
+static void dropout4x(long n, int block, float p, int32_t seed) {
+    GtRng r = {77 + (uint64_t)n};
+    float *x = gt_fill(GT_F32, (size_t)n, &r, 0.25, 2);
+    D4 d = {n, block, p, seed, x};
+    GtCase *c = gt_case("dropout4x (bench/dropout4x.nr, tl.rand4x)", "n=%ld B%d s=%d", n, block, seed);
+    gt_file(c, "bench/dropout4x.nr", "_seeded_dropout4x");
+    gt_define(c, "BLOCK", "%d", block);
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, (size_t)n, x));
+    gt_arg_buf(c, gt_out(c, "out", GT_F32, (size_t)n, gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_arg(c, nr_arg_f32(p));
+    gt_arg(c, nr_arg_i32(seed));
+    gt_grid(c, (unsigned)gt_cdiv(n, 4L * block), 1, 1);
+    c->check = dropout4x_ref, c->user = &d;
+    gt_run(c);
+    free(x);
+}
+
+/* ---- extra kernels ---- */
+
+static void typed_binop(GtType t, long n, int block, int warps) {
+    GtRng r = {11 + (uint64_t)t};
+    void *x, *y;
+    if (gt_is_float(t)) x = gt_fill(t, (size_t)n, &r, -4, 4), y = gt_fill(t, (size_t)n, &r, -4, 4);
+    else x = gt_fill_int(t, (size_t)n, &r, -100000, 100000), y = gt_fill_int(t, (size_t)n, &r, -100000, 100000);
+    char name[64];
+    snprintf(name, sizeof name, "elementwise %s: x+y, x*y-x", gt_type_name(t));
+    GtCase *c = gt_case(name, "n=%ld B%d w%d", n, block, warps);
+    gt_source(c, K_TYPED_BINOP, "typed_binop", "T", gt_type_name(t), NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "x", t, (size_t)n, x));
+    gt_arg_buf(c, gt_in(c, "y", t, (size_t)n, y));
+    gt_arg_buf(c, gt_out(c, "sum", t, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "prod", t, (size_t)n, gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+    free(x), free(y);
+}
+
+static void softmax_fp16(long rows, long cols, int warps) {
+    long block = gt_next_pow2(cols), stride = cols + 3;
+    GtRng r = {55 + (uint64_t)cols};
+    uint16_t *x = gt_fill(GT_F16, (size_t)(rows * stride), &r, -6, 6);
+    GtCase *c = gt_case("softmax fp16 in/out, fp32 inside", "%ldx%ld w%d", rows, cols, warps);
+    gt_source(c, K_SOFTMAX16, "softmax_fp16", NULL);
+    gt_define(c, "BLOCK", "%ld", block);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_out(c, "out", GT_F16, (size_t)(rows * cols), gt_tol(2e-7, 2e-3), NULL));
+    gt_arg_buf(c, gt_in(c, "in", GT_F16, (size_t)(rows * stride), x));
+    gt_arg(c, nr_arg_i32((int32_t)stride));
+    gt_arg(c, nr_arg_i32((int32_t)cols));
+    gt_grid(c, (unsigned)rows, 1, 1);
+    gt_run(c);
+    free(x);
+}
+
+/* prec: "" (fp32: TF32 permitted), "ieee" */
+static void dot(GtType t, long m, long n, long k, int bm, int bn, int bk, int trans_b, int warps, const char *prec) {
+    GtRng r = {808 + (uint64_t)(m * n * k)};
+    void *a = gt_fill(t, (size_t)(m * k), &r, -1, 1), *b = gt_fill(t, (size_t)(k * n), &r, -1, 1);
+    char name[96], p[64] = "";
+    snprintf(name, sizeof name, "tl.dot %s%s%s%s", gt_type_name(t), trans_b ? " trans(B)" : "", *prec ? " " : "", prec);
+    if (*prec) snprintf(p, sizeof p, ", input_precision=\"%s\"", prec);
+    GtCase *c = gt_case(name, "%ldx%ldx%ld %dx%dx%d w%d", m, n, k, bm, bn, bk, warps);
+    gt_source(c, K_DOT, "dot_kernel", "T", gt_type_name(t), "PREC", p, NULL);
+    gt_define(c, "BM", "%d", bm);
+    gt_define(c, "BN", "%d", bn);
+    gt_define(c, "BK", "%d", bk);
+    gt_define(c, "TRANS_B", "%s", trans_b ? "True" : "False");
+    gt_warps(c, warps);
+    /* fp16/bf16: exact; fp32: FMA vs rounded products; TF32 permitted: TF32's 10-bit inputs */
+    GtTol tol = t != GT_F32 ? gt_exact() : !strcmp(prec, "ieee") ? gt_tol(5e-5, 1e-5) : gt_tol(1e-2, 1e-2);
+    gt_arg_buf(c, gt_in(c, "a", t, (size_t)(m * k), a));
+    gt_arg_buf(c, gt_in(c, "b", t, (size_t)(k * n), b)); /* [K, N], or [N, K] with TRANS_B */
+    gt_arg_buf(c, gt_out(c, "c", GT_F32, (size_t)(m * n), tol, NULL));
+    gt_arg(c, nr_arg_i32((int32_t)m));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_arg(c, nr_arg_i32((int32_t)k));
+    gt_grid(c, (unsigned)gt_cdiv(m, bm), (unsigned)gt_cdiv(n, bn), 1);
+    gt_run(c);
+    free(a), free(b);
+}
+
+/* more than 48 KB of dynamic shared memory: the opt-in attribute must be set */
+static void big_dot(GtType t) {
+    enum { B = 128 };
+    GtRng r = {4242 + (uint64_t)t};
+    void *a = gt_fill(t, B * B, &r, -1, 1), *b = gt_fill(t, B * B, &r, -1, 1);
+    char name[96];
+    snprintf(name, sizeof name, "tl.dot %s, %d KB of shared memory", gt_type_name(t), (int)(2 * B * B * gt_size(t) / 1024));
+    GtCase *c = gt_case(name, "%dx%dx%d w8", B, B, B);
+    gt_source(c, K_BIGDOT, "big_dot", "T", gt_type_name(t), "PREC", ", input_precision=\"ieee\"", NULL);
+    gt_define(c, "B", "%d", B);
+    gt_warps(c, 8);
+    gt_arg_buf(c, gt_in(c, "a", t, B * B, a));
+    gt_arg_buf(c, gt_in(c, "b", t, B * B, b));
+    gt_arg_buf(c, gt_out(c, "c", GT_F32, B * B, t == GT_F32 ? gt_tol(2e-4, 1e-5) : gt_exact(), NULL));
+    gt_run(c);
+    free(a), free(b);
+}
+
+/* data: 0 integers (i32), 1 quarters (fp32, exact sums), 2 random fp32 with NaNs */
+static void reduce2d(int data, int br, int bc, int rows, int cols, int warps) {
+    GtType t = data == 0 ? GT_I32 : GT_F32;
+    GtRng r = {300 + (uint64_t)(br * 1000 + bc + data)};
+    size_t n = (size_t)(rows * cols);
+    void *x;
+    if (data == 0) x = gt_fill_int(t, n, &r, -50, 50); /* many ties: the first index must win */
+    else if (data == 1) x = gt_fill_quarters(t, n, &r, -4, 4);
+    else {
+        x = gt_fill(t, n, &r, -1, 1);
+        for (size_t i = 0; i < n; i += 37) ((float *)x)[i] = NAN;
+    }
+    char name[96];
+    snprintf(name, sizeof name, "reduce 2-D %s",
+             data == 0 ? "i32" : data == 1 ? "fp32 quarters" : "fp32+NaN");
+    GtCase *c = gt_case(name, "%dx%d in %dx%d w%d", rows, cols, br, bc, warps);
+    gt_source(c, K_REDUCE2D, "reduce2d", "T", gt_type_name(t), NULL);
+    gt_define(c, "BR", "%d", br);
+    gt_define(c, "BC", "%d", bc);
+    gt_define(c, "LO", "%s", t == GT_I32 ? "-2147483648" : "-inf");
+    gt_define(c, "HI", "%s", t == GT_I32 ? "2147483647" : "inf");
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "x", t, n, x));
+    gt_arg_buf(c, gt_out(c, "sums", t, (size_t)(br + bc + 1), data == 2 ? gt_tol(1e-5, 1e-5) : gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "max/min", t, (size_t)(2 * (br + bc)), gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "argmax/argmin", GT_I32, (size_t)(2 * (br + bc)), gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32(rows));
+    gt_arg(c, nr_arg_i32(cols));
+    gt_run(c);
+    free(x);
+}
+
+/* one program per BLOCK elements, many warps: partials through shared memory */
+static void reduce1d(GtType t, int block, int warps, long n) {
+    GtRng r = {900 + (uint64_t)(block + warps)};
+    void *x = t == GT_F32 ? gt_fill_quarters(t, (size_t)n, &r, -8, 8) : gt_fill(t, (size_t)n, &r, 0, 1);
+    long programs = gt_cdiv(n, block);
+    char name[96];
+    snprintf(name, sizeof name, "reduce 1-D %s%s", gt_type_name(t), t == GT_F32 ? " quarters" : "");
+    GtCase *c = gt_case(name, "n=%ld B%d w%d", n, block, warps);
+    gt_source(c, K_REDUCE1D, "reduce1d", "T", gt_type_name(t), NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_warps(c, warps);
+    c->rows_per_output = t != GT_F32;
+    GtTol sum_tol = t == GT_F32 ? gt_exact() : t == GT_F16 ? gt_tol(0, 4e-3) : gt_tol(0, 3e-2);
+    gt_arg_buf(c, gt_in(c, "x", t, (size_t)n, x));
+    gt_arg_buf(c, gt_out(c, "sum", t, (size_t)programs, sum_tol, NULL));
+    gt_arg_buf(c, gt_out(c, "max,min", t, (size_t)(2 * programs), gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "argmax,argmin", GT_I32, (size_t)(2 * programs), gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)programs, 1, 1);
+    gt_run(c);
+    free(x);
+}
+
+static void minmax_special(void) {
+    static const float vals[8] = {NAN, -INFINITY, -1.0f, -0.0f, 0.0f, 1.0f, INFINITY, 2.5f};
+    float x[64], y[64];
+    for (int i = 0; i < 64; i++) x[i] = vals[i / 8], y[i] = vals[i % 8];
+    GtCase *c = gt_case("min/max of NaN +-inf +-0 pairs", "8x8 pairs");
+    gt_source(c, K_MINMAX_SPECIAL, "minmax_special", NULL);
+    gt_define(c, "BLOCK", "%d", 64);
+    c->rows_per_output = 1;
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, 64, x));
+    gt_arg_buf(c, gt_in(c, "y", GT_F32, 64, y));
+    gt_arg_buf(c, gt_out(c, "tl.minimum", GT_F32, 64, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "tl.maximum", GT_F32, 64, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "tl.min(axis)", GT_F32, 64, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "tl.max(axis)", GT_F32, 64, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "tl.argmin", GT_I32, 64, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "tl.argmax", GT_I32, 64, gt_exact(), NULL));
+    gt_run(c);
+}
+
+static void where_mask(long n, int block) {
+    GtRng r = {17 + (uint64_t)n};
+    float *x = gt_fill(GT_F32, (size_t)n, &r, -3, 3), *y = gt_fill(GT_F32, (size_t)n, &r, -3, 3);
+    GtCase *c = gt_case("tl.where, masks, other", "n=%ld B%d", n, block);
+    gt_source(c, K_WHERE_MASK, "where_mask", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, (size_t)n, x));
+    gt_arg_buf(c, gt_in(c, "y", GT_F32, (size_t)n, y));
+    gt_arg_buf(c, gt_out(c, "out", GT_F32, (size_t)(3 * n + 1), gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+    free(x), free(y);
+}
+
+/* a random integer of type t, a fifth of them special (0, +-1, the extremes) */
+static void int_value(GtType t, void *p, size_t i, GtRng *r, int shift_amount) {
+    int bits = (int)gt_size(t) * 8;
+    int sgn = t == GT_I8 || t == GT_I16 || t == GT_I32 || t == GT_I64;
+    uint64_t v;
+    if (shift_amount) {
+        v = (uint64_t)(int64_t)gt_int(r, sgn ? -3 : 0, bits + 6); /* past the width, negative */
+        if (gt_int(r, 0, 20) == 0) v = (uint64_t)1 << (bits - 1); /* huge (or the most negative) */
+    } else {
+        v = gt_u64(r);
+        switch (gt_int(r, 0, 10)) {
+        case 0: v = 0; break;
+        case 1: v = 1; break;
+        case 2: v = ~(uint64_t)0; break;                              /* -1 */
+        case 3: v = (uint64_t)1 << (bits - 1); break;                  /* INT_MIN / 2^(w-1) */
+        case 4: v = bits == 64 ? ~((uint64_t)1 << 63) : ((uint64_t)1 << (bits - 1)) - 1; break;
+        case 5: v = (uint64_t)gt_int(r, -20, 20); break;
+        default: break;
+        }
+    }
+    memcpy((char *)p + i * gt_size(t), &v, gt_size(t)); /* the low bytes (little-endian) */
+}
+
+static void int_ops(GtType t, long n, int block) {
+    GtRng r = {123 + (uint64_t)t};
+    void *a = calloc((size_t)n, gt_size(t)), *b = calloc((size_t)n, gt_size(t)), *s = calloc((size_t)n, gt_size(t));
+    for (long i = 0; i < n; i++) {
+        int_value(t, a, (size_t)i, &r, 0);
+        int_value(t, b, (size_t)i, &r, 0);
+        int_value(t, s, (size_t)i, &r, 1);
+        if (i % 7 == 0) memset((char *)b + (size_t)i * gt_size(t), 0, gt_size(t)); /* division by zero: 0 */
+        if (i % 11 == 0 && t != GT_U32 && t != GT_U64) { /* INT_MIN // -1 */
+            int_value(t, a, (size_t)i, &r, 0);
+            uint64_t mn = (uint64_t)1 << (gt_size(t) * 8 - 1), m1 = ~(uint64_t)0;
+            memcpy((char *)a + (size_t)i * gt_size(t), &mn, gt_size(t));
+            memcpy((char *)b + (size_t)i * gt_size(t), &m1, gt_size(t));
+        }
+    }
+    int mulhi = gt_size(t) >= 4;
+    char name[96];
+    snprintf(name, sizeof name, "int ops %s (// %% << >> bitwise min max abs%s)", gt_type_name(t), mulhi ? " umulhi" : "");
+    GtCase *c = gt_case(name, "n=%ld B%d", n, block);
+    gt_source(c, K_INT_OPS, "int_ops", "T", gt_type_name(t), NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_define(c, "HAS_MULHI", "%s", mulhi ? "True" : "False");
+    gt_arg_buf(c, gt_in(c, "a", t, (size_t)n, a));
+    gt_arg_buf(c, gt_in(c, "b", t, (size_t)n, b));
+    gt_arg_buf(c, gt_in(c, "s", t, (size_t)n, s));
+    gt_arg_buf(c, gt_out(c, "out", t, (size_t)(11 * n), gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+    free(a), free(b), free(s);
+}
+
+static void conversions(long n, int block) {
+    GtRng r = {31 + (uint64_t)n};
+    float *f = malloc(4 * (size_t)n);
+    int64_t *l = malloc(8 * (size_t)n);
+    int32_t *ii = malloc(4 * (size_t)n);
+    static const float fs[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 0.5f, -0.5f, 1.5f, 2.5f, -2.5f, 255.5f,
+                               256.0f, 300.7f, -0.7f, -1.0f, 127.9f, -128.9f, -129.0f, 2147483520.0f, 3e9f,
+                               -3e9f, 4294967040.0f, 5e9f, 1e20f, -1e20f, 65504.0f, 65520.0f, 70000.0f,
+                               1e-6f, 6e-8f, 3e-8f, 1.00390625f, 1.01171875f, 3.3895314e38f, 1e-40f};
+    /* i64 values where rounding to bf16 through fp64 rounds twice: 2^62 + 2^54 + 1 lies
+     * just above a bf16 midpoint, 2^62 + 2^54 on it */
+    static const int64_t ls[] = {0, 1, -1, INT64_MAX, INT64_MIN, (1LL << 62) + (1LL << 54) + 1, (1LL << 62) + (1LL << 54),
+                                 -((1LL << 62) + (1LL << 54) + 1), (1LL << 53) + 1, (1LL << 40) + (1LL << 32) + 1,
+                                 (1LL << 24) + 1, 16777217, 0x7fffff7fffffffffLL, 33554435};
+    for (long i = 0; i < n; i++) {
+        long k = i % 64;
+        f[i] = k < GT_COUNT(fs) ? fs[k] : (float)gt_uniform(&r, -70000, 70000) * (k % 2 ? 1.0f : 1e-3f);
+        l[i] = k < GT_COUNT(ls) ? ls[k] : (int64_t)gt_u64(&r) >> (gt_int(&r, 0, 63));
+        ii[i] = k < 8 ? (int32_t)(k < 4 ? 65519 + k * 8 : 2049 + k) : (int32_t)(gt_u64(&r) >> (gt_int(&r, 32, 63)));
+        if (gt_int(&r, 0, 2)) ii[i] = -ii[i];
+    }
+    GtCase *c = gt_case("conversions", "n=%ld", n);
+    gt_source(c, K_CONVERSIONS, "conversions", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    c->rows_per_output = 1;
+    gt_arg_buf(c, gt_in(c, "f", GT_F32, (size_t)n, f));
+    gt_arg_buf(c, gt_in(c, "l", GT_I64, (size_t)n, l));
+    gt_arg_buf(c, gt_in(c, "i", GT_I32, (size_t)n, ii));
+    static const struct { const char *name; GtType t; } outs[] = {
+        {"fp32->i32", GT_I32}, {"fp32->u8", GT_U8}, {"fp32->i8", GT_I8}, {"fp32->u32", GT_U32}, {"fp32->i64", GT_I64},
+        {"fp32->fp16", GT_F16}, {"fp32->bf16", GT_BF16}, {"i32->fp16", GT_F16}, {"i32->fp32", GT_F32},
+        {"i64->fp32", GT_F32}, {"i64->bf16", GT_BF16}, {"fp32->fp16->bf16", GT_BF16}, {"bitcast", GT_I32}};
+    for (int k = 0; k < GT_COUNT(outs); k++) gt_arg_buf(c, gt_out(c, outs[k].name, outs[k].t, (size_t)n, gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+    free(f), free(l), free(ii);
+}
+
+static void math(long n, int block) {
+    GtRng r = {271828 + (uint64_t)n};
+    float *x = gt_fill(GT_F32, (size_t)n, &r, -20, 20), *y = gt_fill(GT_F32, (size_t)n, &r, 0.25, 8);
+    float *p = gt_fill(GT_F32, (size_t)n, &r, 1e-3, 1000), *a = gt_fill(GT_F32, (size_t)n, &r, -3.14159265, 3.14159265);
+    static const float xs[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 2.5f, -2.5f, INFINITY, -INFINITY, NAN, 7.0f, 1e-30f};
+    static const float ps[] = {1.0f, 0.5f, 2.0f, 0.0f, INFINITY, 1e-30f, 1.0000001f, 0.99999994f, NAN, 1000.0f};
+    for (long i = 0; i < n; i++) {
+        if (i % 50 < GT_COUNT(xs)) x[i] = xs[i % 50];
+        if (i % 50 < GT_COUNT(ps)) p[i] = ps[i % 50];
+        if (i % 3 == 0) y[i] = -y[i];
+        if (i % 97 == 5) p[i] = (float)gt_uniform(&r, 1e5, 1e7); /* large quotients for % */
+    }
+    GtCase *c = gt_case("math", "n=%ld", n);
+    gt_source(c, K_MATH, "math_ops", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    c->rows_per_output = 1;
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, (size_t)n, x));
+    gt_arg_buf(c, gt_in(c, "y", GT_F32, (size_t)n, y));
+    gt_arg_buf(c, gt_in(c, "pos", GT_F32, (size_t)n, p));
+    gt_arg_buf(c, gt_in(c, "ang", GT_F32, (size_t)n, a));
+    static const struct { const char *name; double atol, rtol; int exact; } outs[] = {
+        {"exp [-20,20] (approx)", 0, 3e-6, 0}, {"exp2 [-20,20] (approx)", 0, 1e-6, 0},
+        {"log (approx)", 5e-7, 2e-6, 0}, {"log2 (approx)", 5e-7, 2e-6, 0},
+        {"sin [-pi,pi] (approx)", 2e-6, 0, 0}, {"cos [-pi,pi] (approx)", 2e-6, 0, 0},
+        {"sqrt (IEEE)", 0, 0, 1}, {"rsqrt (approx)", 0, 3e-7, 0}, {"floor", 0, 0, 1}, {"ceil", 0, 0, 1},
+        {"abs", 0, 0, 1}, {"fma", 0, 0, 1}, {"x / y (IEEE)", 0, 0, 1}, {"x % y (fmod)", 0, 0, 1},
+        {"sigmoid (approx exp)", 0, 2e-6, 0}, {"exp fp16 (approx)", 0, 1e-3, 0}};
+    for (int k = 0; k < GT_COUNT(outs); k++)
+        gt_arg_buf(c, gt_out(c, outs[k].name, k == GT_COUNT(outs) - 1 ? GT_F16 : GT_F32, (size_t)n,
+                             outs[k].exact ? gt_exact() : gt_tol(outs[k].atol, outs[k].rtol), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+    free(x), free(y), free(p), free(a);
+}
+
+static void atomics(long n, int block, int nslots) {
+    GtRng r = {555 + (uint64_t)n};
+    long programs = gt_cdiv(n, block), npad = programs * block;
+    int32_t *slot = gt_fill_int(GT_I32, (size_t)n, &r, 0, nslots), *v = gt_fill_int(GT_I32, (size_t)n, &r, -1000, 1000);
+    float *f = gt_fill_int(GT_F32, (size_t)n, &r, -8, 8);
+    int32_t *uniq = gt_fill_int(GT_I32, (size_t)n, &r, -5, 5), *cas = gt_fill_int(GT_I32, (size_t)npad, &r, 0, 4);
+    int32_t *imax = malloc(4 * (size_t)nslots), *imin = malloc(4 * (size_t)nslots), *ones = malloc(4 * (size_t)nslots);
+    float *fmax = malloc(4 * (size_t)nslots), *fmin = malloc(4 * (size_t)nslots);
+    for (int i = 0; i < nslots; i++)
+        imax[i] = INT32_MIN, imin[i] = INT32_MAX, ones[i] = -1, fmax[i] = -INFINITY, fmin[i] = INFINITY;
+    void *zero = calloc((size_t)npad, 8);
+    GtCase *c = gt_case("atomics", "n=%ld slots=%d", n, nslots);
+    gt_source(c, K_ATOMICS, "atomics", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_in(c, "slot", GT_I32, (size_t)n, slot);
+    gt_in(c, "v", GT_I32, (size_t)n, v);
+    gt_in(c, "f", GT_F32, (size_t)n, f);
+    gt_out(c, "add i32", GT_I32, (size_t)nslots, gt_exact(), zero);
+    gt_out(c, "add i64", GT_I64, (size_t)nslots, gt_exact(), zero);
+    gt_out(c, "add fp32", GT_F32, (size_t)nslots, gt_exact(), zero);
+    gt_out(c, "add fp16", GT_F16, (size_t)nslots, gt_exact(), zero);
+    gt_out(c, "add bf16", GT_BF16, (size_t)nslots, gt_exact(), zero);
+    gt_out(c, "max i32", GT_I32, (size_t)nslots, gt_exact(), imax);
+    gt_out(c, "min i32", GT_I32, (size_t)nslots, gt_exact(), imin);
+    gt_out(c, "max fp32", GT_F32, (size_t)nslots, gt_exact(), fmax);
+    gt_out(c, "min fp32", GT_F32, (size_t)nslots, gt_exact(), fmin);
+    gt_out(c, "or", GT_I32, (size_t)nslots, gt_exact(), zero);
+    gt_out(c, "and", GT_I32, (size_t)nslots, gt_exact(), ones);
+    gt_out(c, "xor", GT_I32, (size_t)nslots, gt_exact(), zero);
+    gt_out(c, "unique addresses", GT_I32, (size_t)n, gt_exact(), uniq);
+    gt_out(c, "old values", GT_I32, (size_t)n, gt_exact(), NULL);
+    gt_out(c, "cas", GT_I32, (size_t)npad, gt_exact(), cas);
+    gt_out(c, "cas old values", GT_I32, (size_t)npad, gt_exact(), NULL);
+    gt_out(c, "ticket counter", GT_I32, 1, gt_exact(), zero);
+    int tickets = gt_out(c, "tickets (sorted)", GT_I32, (size_t)programs, gt_exact(), NULL);
+    gt_sorted(c, tickets);
+    gt_arg_all_bufs(c);
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)programs, 1, 1);
+    c->rows_per_output = 1;
+    gt_run(c);
+    free(slot), free(v), free(f), free(uniq), free(cas), free(imax), free(imin), free(ones), free(fmax), free(fmin);
+    free(zero);
+}
+
+static void control(long n, int block, int flag) {
+    enum { MAXIT = 9 };
+    long programs = gt_cdiv(n, block);
+    GtRng r = {4711 + (uint64_t)flag};
+    float *x = gt_fill_quarters(GT_F32, (size_t)(n + 7 * MAXIT), &r, -4, 4);
+    int32_t *iters = malloc(4 * (size_t)programs);
+    static const int32_t its[] = {0, 1, 2, 5, MAXIT, 3, 7, 4};
+    for (long i = 0; i < programs; i++) iters[i] = its[i % 8];
+    GtCase *c = gt_case(flag ? "control flow (for, while, if) flag=1" : "control flow (for, while, if) flag=0",
+                        "n=%ld B%d", n, block);
+    gt_source(c, K_CONTROL, "control", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, (size_t)(n + 7 * MAXIT), x));
+    gt_arg_buf(c, gt_in(c, "iters", GT_I32, (size_t)programs, iters));
+    gt_arg_buf(c, gt_out(c, "out", GT_F32, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "counts", GT_I32, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "misc", GT_I32, (size_t)(2 * programs), gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_arg(c, nr_arg_i32(flag));
+    gt_grid(c, (unsigned)programs, 1, 1);
+    gt_run(c);
+    free(x), free(iters);
+}
+
+static void shapes(int bm, int bn, int warps) {
+    GtRng r = {606 + (uint64_t)(bm * bn + warps)};
+    float *x = gt_fill_quarters(GT_F32, (size_t)(bm * bn), &r, -8, 8), *v = gt_fill_quarters(GT_F32, (size_t)(bm + bn), &r, -8, 8);
+    GtCase *c = gt_case("trans reshape broadcast expand_dims permute", "%dx%d w%d", bm, bn, warps);
+    gt_source(c, K_SHAPES, "shapes", NULL);
+    gt_define(c, "BM", "%d", bm);
+    gt_define(c, "BN", "%d", bn);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, (size_t)(bm * bn), x));
+    gt_arg_buf(c, gt_in(c, "v", GT_F32, (size_t)(bm + bn), v));
+    const char *outs[] = {"trans", "reshape", "broadcast", "permute", "x.T, keep_dims sum, ravel"};
+    for (int k = 0; k < 5; k++) gt_arg_buf(c, gt_out(c, outs[k], GT_F32, (size_t)(bm * bn), gt_exact(), NULL));
+    gt_run(c);
+    free(x), free(v);
+}
+
+static void layouts(int b, int warps) {
+    GtRng r = {707 + (uint64_t)(b + warps)};
+    float *x = gt_fill_quarters(GT_F32, (size_t)(b * b), &r, -8, 8);
+    GtCase *c = gt_case("2-D layouts (row/col access, slices, trans)", "%dx%d w%d", b, b, warps);
+    gt_source(c, K_LAYOUTS, "layouts", NULL);
+    gt_define(c, "B", "%d", b);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, (size_t)(b * b), x));
+    gt_arg_buf(c, gt_out(c, "x + 2 x^T", GT_F32, (size_t)(b * b), gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "row sums + 3 col max", GT_F32, (size_t)b, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "(x - x^T / 2)^T", GT_F32, (size_t)(b * b), gt_exact(), NULL));
+    gt_run(c);
+    free(x);
+}
+
+static void philox(long n, int block, int64_t seed, int seed64) {
+    GtCase *c = gt_case(seed64 ? "philox (i64 seed)" : "philox", "n=%ld s=%lld", n, (long long)seed);
+    gt_source(c, K_PHILOX, "philox", "T", seed64 ? "i64" : "i32", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    c->rows_per_output = 1;
+    gt_arg_buf(c, gt_out(c, "randint4x", GT_U32, (size_t)(4 * n), gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "rand", GT_F32, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "rand4x", GT_F32, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "randn (approx log, sin, cos)", GT_F32, (size_t)n, gt_tol(1e-3, 1e-5), NULL));
+    gt_arg_buf(c, gt_out(c, "randint 7 rounds", GT_U32, (size_t)n, gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_arg(c, seed64 ? nr_arg_i64(seed) : nr_arg_i32((int32_t)seed));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+}
+
+static void grid3d(unsigned gx, unsigned gy, unsigned gz) {
+    enum { B = 4 };
+    GtCase *c = gt_case("3-D grid: program_id, num_programs", "%ux%ux%u", gx, gy, gz);
+    gt_source(c, K_GRID3D, "grid3d", NULL);
+    gt_define(c, "BLOCK", "%d", B);
+    gt_arg_buf(c, gt_out(c, "out", GT_I32, (size_t)gx * gy * gz * B, gt_exact(), NULL));
+    gt_grid(c, gx, gy, gz);
+    gt_run(c);
+}
+
+static void bytes_kernel(long n, int block) {
+    GtRng r = {31 + (uint64_t)n};
+    uint8_t *flag = gt_fill_int(GT_I1, (size_t)n, &r, 0, 2), *u8 = gt_fill_int(GT_U8, (size_t)n, &r, 0, 256);
+    int16_t *h = gt_fill_int(GT_I16, (size_t)n, &r, -32768, 32768);
+    GtCase *c = gt_case("i1, u8, i16 memory", "n=%ld B%d", n, block);
+    gt_source(c, K_BYTES, "bytes_kernel", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_arg_buf(c, gt_in(c, "flag", GT_I1, (size_t)n, flag));
+    gt_arg_buf(c, gt_in(c, "u8", GT_U8, (size_t)n, u8));
+    gt_arg_buf(c, gt_in(c, "i16", GT_I16, (size_t)n, h));
+    gt_arg_buf(c, gt_out(c, "i1 out", GT_I1, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "u8 out", GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "i16 out", GT_I16, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "fp16 out", GT_F16, (size_t)n, gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+    free(flag), free(u8), free(h);
+}
+
+static void fp64_ops(long n, int block) {
+    GtRng r = {64 + (uint64_t)n};
+    double *x = gt_fill(GT_F64, (size_t)n, &r, -1e3, 1e3), *y = gt_fill(GT_F64, (size_t)n, &r, 0.5, 100);
+    for (long i = 0; i < n; i++) x[i] += gt_uniform(&r, 0, 1) * 1e-9, y[i] *= (i % 2 ? 1 : -1);
+    GtCase *c = gt_case("fp64 (* / + fma sqrt max floor, ->fp32)", "n=%ld", n);
+    gt_source(c, K_FP64, "fp64_ops", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_arg_buf(c, gt_in(c, "x", GT_F64, (size_t)n, x));
+    gt_arg_buf(c, gt_in(c, "y", GT_F64, (size_t)n, y));
+    gt_arg_buf(c, gt_out(c, "out", GT_F64, (size_t)(3 * n), gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "out32", GT_F32, (size_t)n, gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+    free(x), free(y);
+}
+
+static void fp64_exp_refused(void) {
+    double x[128] = {0};
+    GtCase *c = gt_case("fp64 exp: refused on the GPU", "(compile error)");
+    gt_source(c, K_FP64_EXP, "fp64_exp", NULL);
+    gt_define(c, "BLOCK", "%d", 128);
+    gt_arg_buf(c, gt_in(c, "x", GT_F64, 128, x));
+    gt_arg_buf(c, gt_out(c, "out", GT_F64, 128, gt_exact(), NULL));
+    c->expect_gpu_error = "fp64";
+    gt_run(c);
+}
+
+int main(int argc, char **argv) {
+    gt_init(argc, argv, "test_gpu_vs_cpu");
+    printf("GPU vs CPU interpreter%s; tolerances: see the top of tests/gpu/test_gpu_vs_cpu.c\n\n",
+           gt.cpu_vs_cpu ? " (--cpu-vs-cpu: a second CPU context plays the GPU)" : "");
+    gt_line();
+
+    /* the examples */
+    vector_add(1, 1024, 4, 0, 0);
+    vector_add(1000, 1024, 4, 0, 0);
+    vector_add(98439, 1024, 4, 0, 0);
+    vector_add(3 * 4096, 1024, 4, 0, 0); /* n divisible by 16: vectorised masks */
+    vector_add(10007, 16, 4, 0, 0);      /* a block smaller than the CTA: replicated lanes */
+    vector_add(10007, 32, 1, 0, 0);
+    vector_add(10007, 128, 2, 0, 0);
+    vector_add(98439, 4096, 16, 0, 0);
+    vector_add(98439, 2048, 32, 0, 0);
+    vector_add(98439, 1024, 4, 8, 0);    /* num_warps given at launch */
+    vector_add(98439, 1024, 4, 0, 1);    /* pointers not 16-byte aligned */
+    for (int p = 0; p < 2; p++) {
+        dropout(10, p ? 0.3f : 0.5f);
+        dropout(1003, p ? 0.3f : 0.5f);
+        dropout(98439, p ? 0.3f : 0.5f);
+    }
+    seeded_dropout(10, 0.5f, 123);
+    seeded_dropout(1003, 0.5f, 512);
+    seeded_dropout(100003, 0.5f, 123);
+    seeded_dropout(100003, 0.3f, -12345);
+    matrix_dropout(37, 1000, 0);
+    matrix_dropout(37, 1000, 1);
+    matrix_dropout(5, 3, 0);
+    matrix_dropout(64, 257, 1);
+    softmax(1823, 781, 4);
+    softmax(5, 1, 4);
+    softmax(64, 1000, 4);
+    softmax(300, 4000, 8);
+    layer_norm(151, 1031);
+    layer_norm(1, 1);
+    layer_norm(33, 255);
+    matmul(257, 129, 77, 64, 32, 0, "");
+    matmul(257, 129, 77, 64, 32, 0, "leaky_relu");
+    matmul(64, 64, 64, 64, 64, 0, "");
+    matmul(100, 300, 33, 32, 64, 1, "leaky_relu");
+    dropout4x(100003, 1024, 0.5f, 123);
+    dropout4x(3 * 4 * 1024, 1024, 0.3f, -7);
+    dropout4x(1001, 256, 0.5f, 42);
+
+    /* fp16, bf16 and the other element types */
+    static const GtType binop_types[] = {GT_F16, GT_BF16, GT_F32, GT_F64, GT_I8, GT_I16, GT_I64, GT_U8};
+    for (int i = 0; i < GT_COUNT(binop_types); i++) typed_binop(binop_types[i], 10007, 256, 4);
+    softmax_fp16(129, 1000, 4);
+    softmax_fp16(64, 3000, 8);
+    dot(GT_F32, 100, 72, 50, 32, 32, 16, 0, 4, "ieee");
+    dot(GT_F32, 100, 72, 50, 32, 32, 16, 0, 4, "");
+    dot(GT_F16, 100, 72, 50, 32, 32, 16, 0, 4, "");
+    dot(GT_F16, 100, 72, 50, 32, 32, 16, 1, 4, "");
+    dot(GT_F16, 130, 70, 97, 64, 32, 32, 0, 8, "");
+    dot(GT_BF16, 100, 72, 50, 32, 32, 16, 0, 4, "");
+    dot(GT_BF16, 37, 21, 40, 16, 16, 16, 1, 1, "");
+    dot(GT_F32, 37, 21, 40, 16, 16, 16, 1, 2, "ieee");
+    big_dot(GT_F16);
+    big_dot(GT_F32);
+
+    /* reductions */
+    static const int shapes2d[][4] = {{16, 128, 13, 100}, {64, 32, 50, 29}, {32, 64, 32, 64}, {128, 16, 100, 9}};
+    static const int warps[] = {1, 4, 8};
+    for (int data = 0; data < 2; data++)
+        for (int s = 0; s < GT_COUNT(shapes2d); s++)
+            for (int w = 0; w < GT_COUNT(warps); w++)
+                reduce2d(data, shapes2d[s][0], shapes2d[s][1], shapes2d[s][2], shapes2d[s][3], warps[w]);
+    reduce2d(2, 16, 128, 13, 100, 4);
+    reduce2d(2, 64, 32, 50, 29, 8);
+    reduce1d(GT_F32, 4096, 8, 3 * 4096 - 77);
+    reduce1d(GT_F32, 8192, 16, 2 * 8192 - 5);
+    reduce1d(GT_F32, 1024, 32, 5 * 1024 - 1);
+    reduce1d(GT_F32, 256, 1, 3 * 256 - 100);
+    reduce1d(GT_F16, 1024, 4, 4 * 1024 - 3);
+    reduce1d(GT_BF16, 1024, 4, 4 * 1024 - 3);
+    minmax_special();
+
+    /* masks, integers, conversions, math, atomics, control flow, shapes, layouts, Philox */
+    where_mask(1000, 128);
+    where_mask(77, 64);
+    static const GtType int_types[] = {GT_I32, GT_I64, GT_U32, GT_U64, GT_I8, GT_I16};
+    for (int i = 0; i < GT_COUNT(int_types); i++) int_ops(int_types[i], 3001, 512);
+    conversions(4099, 256);
+    math(5003, 256);
+    atomics(3001, 128, 37);
+    atomics(20000, 1024, 5);
+    control(1000, 128, 1);
+    control(1000, 128, 0);
+    shapes(32, 64, 4);
+    shapes(16, 8, 1);
+    shapes(64, 64, 8);
+    shapes(2, 16, 2);
+    layouts(16, 2);
+    layouts(32, 4);
+    layouts(64, 8);
+    layouts(128, 4);
+    philox(5000, 256, 0, 0);
+    philox(5000, 256, -12345, 0);
+    philox(4099, 128, 0x7fffffff, 0);
+    philox(5000, 256, 0x123456789abLL, 1);
+    grid3d(5, 3, 2);
+    grid3d(1, 1000, 2);
+    grid3d(40000, 1, 1);
+    bytes_kernel(1001, 256);
+    fp64_ops(1000, 128);
+    fp64_exp_refused();
+
+    printf("\n");
+    return gt_finish();
+}

@@ -218,12 +218,6 @@ static void print_times(const NrProgram *p, const double *gpu, double total) {
     fprintf(stderr, "; total %.2f\n", total);
 }
 
-static double wall_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static int cmd_compile(int argc, char **argv) {
     CliArgs a;
     memset(&a, 0, sizeof a);
@@ -241,13 +235,13 @@ static int cmd_compile(int argc, char **argv) {
     StrBuf dump;
     sb_init(&dump);
     NrProgram prog;
-    double t0 = wall_ms(), gpu_ms[4] = {0, 0, 0, 0};
+    double t0 = nr_now_ms(), gpu_ms[4] = {0, 0, 0, 0};
     bool ok = nr_compile_program(&src, &a.o, &diag, &dump, &prog);
     rc = ok ? 0 : 1;
     if (ok && a.gpu) rc = gpu_stage(&a, &prog, &dump, &diag, gpu_ms);
     fputs(sb_cstr(&diag.out), stderr);
     if (ok) {
-        if (a.time) print_times(&prog, gpu_ms, wall_ms() - t0);
+        if (a.time) print_times(&prog, gpu_ms, nr_now_ms() - t0);
         if (!rc && a.gpu != GPU_CUBIN && (a.o.emit || a.o.print_after_all || a.gpu)) rc = write_output(a.out, &dump);
         nr_program_free(&prog);
     }

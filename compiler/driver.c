@@ -7,12 +7,6 @@
 
 #include "passes/passes.h"
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static Module *parse_stdlib(Arena *arena, Diag *diag) {
     Source *src = arena_alloc(arena, sizeof *src);
     src->name = "<stdlib>";
@@ -38,9 +32,9 @@ bool nr_compile_program(const Source *src, const NrCompileOptions *o, Diag *diag
     out->arena = arena;
     out->num_warps = o->num_warps > 0 ? o->num_warps : 4;
 
-    double t0 = now_ms();
+    double t0 = nr_now_ms();
     Module *ast = parse_module(arena, diag, src);
-    out->times_ms[0] = now_ms() - t0;
+    out->times_ms[0] = nr_now_ms() - t0;
     if (!ast) goto fail;
     out->ast = ast;
     if (o->stop_after == NR_STAGE_AST) {
@@ -48,13 +42,13 @@ bool nr_compile_program(const Source *src, const NrCompileOptions *o, Diag *diag
         return true;
     }
 
-    t0 = now_ms();
+    t0 = nr_now_ms();
     Module *std = parse_stdlib(arena, diag);
     SemaOptions so = {o->defines, o->ndefines, o->only_kernel};
     IrModule *ir = ir_module_new(arena);
     if (!sema_lower(arena, diag, ast, std, &so, ir)) goto fail;
     out->ir = ir;
-    out->times_ms[1] = now_ms() - t0;
+    out->times_ms[1] = nr_now_ms() - t0;
     if (!verify(ir, diag, "sema")) goto fail;
     if (o->stop_after == NR_STAGE_IR) {
         if (o->emit && dump) ir_print_module(dump, ir);
@@ -62,9 +56,9 @@ bool nr_compile_program(const Source *src, const NrCompileOptions *o, Diag *diag
     }
 
     NrPassOptions po = {.print_after_all = o->print_after_all};
-    t0 = now_ms();
+    t0 = nr_now_ms();
     if (!nr_run_passes(ir, &po, diag, o->print_after_all ? dump : NULL)) goto fail;
-    out->times_ms[2] = now_ms() - t0;
+    out->times_ms[2] = nr_now_ms() - t0;
     if (o->emit && dump) ir_print_module(dump, ir);
     return true;
 fail:

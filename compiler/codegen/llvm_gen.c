@@ -13,12 +13,6 @@
 
 #include "gen_internal.h"
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static LLVMValueRef sreg(Gen *g, const char *name) { return gen_intrinsic(g, name, g->i32, NULL, 0); }
 
 static int nregs_of(Gen *g, ValId v) {
@@ -175,7 +169,7 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
         return false;
     }
     LLVMDisposeMessage(msg);
-    double t0 = now_ms();
+    double t0 = nr_now_ms();
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     int lvl = t->opt_level >= 0 && t->opt_level <= 3 ? t->opt_level : 3;
     char pipeline[256];
@@ -191,7 +185,7 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
         sb_free(&err);
         return false;
     }
-    double t1 = now_ms();
+    double t1 = nr_now_ms();
     if (llvm_ir) {
         char *text = LLVMPrintModuleToString(g->M);
         sb_puts(llvm_ir, text);
@@ -209,7 +203,7 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
             LLVMDisposeMemoryBuffer(buf);
         }
     }
-    if (times) times[1] = t1 - t0, times[2] = now_ms() - t1;
+    if (times) times[1] = t1 - t0, times[2] = nr_now_ms() - t1;
     LLVMDisposeTargetMachine(tm);
     sb_free(&err);
     return ok;
@@ -217,7 +211,7 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
 
 bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, Diag *diag,
                      double *times) {
-    double t0 = now_ms();
+    double t0 = nr_now_ms();
     Gen *g = calloc(1, sizeof *g);
     if (!g) NR_DIE("out of memory");
     g->f = f, g->m = f->mod, g->info = info, g->diag = diag, g->num_warps = t->num_warps;
@@ -232,7 +226,7 @@ bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf
     bool ok = false;
     if (!setjmp(g->fail)) {
         build_function(g);
-        if (times) times[0] = now_ms() - t0;
+        if (times) times[0] = nr_now_ms() - t0;
         ok = emit_ptx(g, t, llvm_ir, ptx, times);
     }
     LLVMDisposeBuilder(g->B);

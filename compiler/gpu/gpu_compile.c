@@ -10,12 +10,6 @@
 #include "../passes/passes.h"
 #include "gpu_passes.h"
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static IrFunc *specialised_clone(IrModule *m, const IrFunc *k, const GpuSpec *spec) {
     IrFunc *src = (IrFunc *)k;
     IrFunc *f = ir_func_new(m, k->name, true, k->loc);
@@ -61,7 +55,7 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
                         StrBuf *dump, StrBuf *llvm_ir, GpuResult *out, Diag *diag) {
     memset(out, 0, sizeof *out);
     sb_init(&out->ptx);
-    double t0 = now_ms();
+    double t0 = nr_now_ms();
     Arena *arena = arena_new();
     IrModule *m = ir_module_new(arena);
     IrFunc *f = specialised_clone(m, kernel, spec);
@@ -86,7 +80,7 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
         dump_after(d, m, "insert-barriers");
         ok = verify(m, diag, "the GPU passes");
     }
-    out->times_ms[0] = now_ms() - t0;
+    out->times_ms[0] = nr_now_ms() - t0;
     if (ok) {
         AxisInfo *info = axis_info_analyze(f, pf, arena); /* again: the passes added values */
         GpuTarget tt = *t;

@@ -81,6 +81,9 @@ _Noreturn void nr_die_at(const char *file, int line, const char *fmt, ...)
         if (!(c)) NR_DIE("assertion failed: %s", #c);                                  \
     } while (0)
 
+/* Milliseconds on a monotonic clock (stage timings). */
+double nr_now_ms(void);
+
 /* Read a whole file into malloc'd memory; NULL on failure (errno set). */
 char *read_file(const char *path, size_t *len_out);
 

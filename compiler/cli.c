@@ -17,7 +17,7 @@ static const char usage_text[] =
     "usage: nereid compile FILE.nr [-k KERNEL] [-D NAME=VALUE]... [--emit=ast|ir|ir-opt]\n"
     "                      [-o OUT] [--print-after-all] [--num-warps=N]\n"
     "                      [--emit=llvm|ptx|cubin] [--arch=sm_80|sm_90|sm_90a] [--time]\n"
-    "                      [--divisible=P,...] [--one=P,...] [--no-align]\n"
+    "                      [--divisible=P,...] [--one=P,...] [--no-align] [--llvm-passes=PIPELINE]\n"
     "       nereid opt FILE.nrir [--passes=inline,canonicalize,cse,dce] [--print-after-all]\n"
     "       nereid --help | --version\n"
     "\n"
@@ -30,7 +30,8 @@ static const char usage_text[] =
     "needs ptxas from the CUDA toolkit and one kernel). Like the runtime, it specialises:\n"
     "pointer parameters are taken as 16-byte aligned (--no-align: unknown), the integer\n"
     "parameters named by --divisible as divisible by 16, those named by --one as equal to 1.\n"
-    "--time prints the time of each stage to standard error.\n";
+    "--time prints the time of each stage to standard error. --llvm-passes replaces the LLVM\n"
+    "pipeline (e.g. 'default<O3>').\n";
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "nereid: ");
@@ -47,7 +48,7 @@ typedef struct CliArgs {
     int ndefines;
     NrCompileOptions o;
     GpuEmit gpu;
-    const char *arch, *divisible, *one;
+    const char *arch, *divisible, *one, *llvm_passes;
     bool time, no_align;
 } CliArgs;
 
@@ -92,6 +93,7 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
         else if (!strcmp(s, "--no-align")) a->no_align = true;
         else if (!strncmp(s, "--divisible=", 12)) a->divisible = s + 12;
         else if (!strncmp(s, "--one=", 6)) a->one = s + 6;
+        else if (!strncmp(s, "--llvm-passes=", 14)) a->llvm_passes = s + 14;
         else if (!strncmp(s, "--arch=", 7) || !strcmp(s, "--arch")) {
             const char *v = s[6] == '=' ? s + 7 : next;
             if (!v) return usage_error("%s needs a value", s);
@@ -191,7 +193,7 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
         if (f->regions[f->body].nargs > 256) return 1;
         fill_spec(a, f, facts);
         GpuSpec spec = {(int)f->regions[f->body].nargs, facts};
-        GpuTarget t = {a->arch, prog->num_warps, 3};
+        GpuTarget t = {a->arch, prog->num_warps, 3, a->llvm_passes};
         GpuResult r;
         StrBuf llvm;
         sb_init(&llvm);

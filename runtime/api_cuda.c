@@ -42,7 +42,7 @@ static uint8_t fact_of(IrType t, InterpScalar v) {
 static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, const char *key, GpuVariant *out) {
     nr_context *ctx = k->mod->ctx;
     const char *arch = cuda_arch_name(ctx->cuda);
-    GpuTarget t = {arch, warps, 3};
+    GpuTarget t = {arch, warps, 3, NULL};
     GpuResult r;
     Diag diag;
     diag_init(&diag);

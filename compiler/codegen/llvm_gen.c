@@ -171,10 +171,7 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
     LLVMDisposeMessage(msg);
     double t0 = nr_now_ms();
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    int lvl = t->opt_level >= 0 && t->opt_level <= 3 ? t->opt_level : 3;
-    char pipeline[256];
-    snprintf(pipeline, sizeof pipeline, "default<O%d>", lvl);
-    if (getenv("NEREID_PIPELINE")) snprintf(pipeline, sizeof pipeline, "%s", getenv("NEREID_PIPELINE"));
+    const char *pipeline = t->pipeline ? t->pipeline : LLVM_GEN_PIPELINE;
     LLVMErrorRef e = LLVMRunPasses(g->M, pipeline, tm, po);
     LLVMDisposePassBuilderOptions(po);
     if (e) {

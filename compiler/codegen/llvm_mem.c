@@ -3,11 +3,14 @@
  * A thread's registers along the fastest dim come in chunks of consecutive elements
  * (spt). Where the alignment facts prove a run of v of them contiguous, v * size
  * aligned and (for masked accesses) under one mask value, the run is one vector access
- * (ld.global.v4 / st.global.v4 for 4 x 32 bits). A mask becomes a branch around the
- * access (masked-off lanes read nothing and take `other`). Stores and atomics are
+ * (ld.global.v4 / st.global.v4 for 4 x 32 bits). A masked access is one predicated PTX
+ * instruction in inline assembly (`@p ld.global.v4.b32`, after moving `other` into the
+ * destination registers), as Triton does: no branch, no extra basic blocks. Stores and atomics are
  * done by one thread per element: duplicates from replicated layouts are masked off,
  * and scalar ones are done by thread 0 (an atomic's old value then reaches the other
  * threads through shared memory). */
+#include <llvm-c/Target.h>
+
 #include "gen_internal.h"
 
 static int vector_width(Gen *g, ValId ptr, ValId mask, int eb, int *fast_out) {
@@ -47,6 +50,109 @@ static LLVMValueRef guarded(Gen *g, LLVMValueRef cond, LLVMTypeRef ty, LLVMValue
     LLVMBasicBlockRef bbs[2] = {ld, cur};
     LLVMAddIncoming(phi, vals, bbs, 2);
     return phi;
+}
+
+/* ---- predicated accesses in inline PTX ---- */
+
+/* A vector access of `bits` total bits moves as words: 1-4 x b32, or one b16 / b8. */
+typedef struct Words {
+    int n, bits;       /* word count and width (32, 16 or 8) */
+    LLVMTypeRef wty;   /* i32 or i16 (b8 travels in a 16-bit register) */
+    const char *cons;  /* "r" or "h" */
+    const char *sfx;   /* ".b32", ".b16", ".u8" */
+} Words;
+
+static Words words_of(Gen *g, int bits) {
+    if (bits >= 32) return (Words){bits / 32, 32, g->i32, "r", ".b32"};
+    if (bits == 16) return (Words){1, 16, g->i16, "h", ".b16"};
+    return (Words){1, 8, g->i16, "h", ".u8"};
+}
+
+/* the value (a vector or a scalar of the memory type) as words */
+static void to_words(Gen *g, LLVMValueRef v, Words w, LLVMValueRef *out) {
+    if (w.bits == 8) {
+        out[0] = LLVMBuildZExt(g->B, LLVMBuildBitCast(g->B, v, g->i8, ""), g->i16, "");
+        return;
+    }
+    if (w.n == 1) {
+        out[0] = LLVMBuildBitCast(g->B, v, w.wty, "");
+        return;
+    }
+    LLVMValueRef vec = LLVMBuildBitCast(g->B, v, LLVMVectorType(w.wty, (unsigned)w.n), "");
+    for (int i = 0; i < w.n; i++) out[i] = LLVMBuildExtractElement(g->B, vec, gen_i32(g, i), "");
+}
+
+static LLVMValueRef from_words(Gen *g, LLVMValueRef *wv, Words w, LLVMTypeRef ty) {
+    if (w.bits == 8) return LLVMBuildBitCast(g->B, LLVMBuildTrunc(g->B, wv[0], g->i8, ""), ty, "");
+    if (w.n == 1) return LLVMBuildBitCast(g->B, wv[0], ty, "");
+    LLVMValueRef vec = LLVMGetUndef(LLVMVectorType(w.wty, (unsigned)w.n));
+    for (int i = 0; i < w.n; i++) vec = LLVMBuildInsertElement(g->B, vec, wv[i], gen_i32(g, i), "");
+    return LLVMBuildBitCast(g->B, vec, ty, "");
+}
+
+static int type_bits(Gen *g, LLVMTypeRef ty) {
+    LLVMTargetDataRef dl = LLVMGetModuleDataLayout(g->M);
+    return (int)LLVMSizeOfTypeInBits(dl, ty);
+}
+
+/* mov other into the outputs, then @p ld.global{.vN}.bW */
+static LLVMValueRef predicated_load(Gen *g, LLVMValueRef cond, LLVMTypeRef ty, LLVMValueRef ptr, LLVMValueRef other) {
+    Words w = words_of(g, type_bits(g, ty));
+    StrBuf a, c;
+    sb_init(&a), sb_init(&c);
+    for (int i = 0; i < w.n; i++) sb_printf(&a, "mov%s $%d, $%d;\n\t", w.bits == 8 ? ".b16" : w.sfx, i, w.n + 2 + i);
+    sb_printf(&a, "@$%d ld.global", w.n);
+    if (w.n > 1) sb_printf(&a, ".v%d", w.n);
+    sb_printf(&a, "%s ", w.sfx);
+    if (w.n > 1) sb_putc(&a, '{');
+    for (int i = 0; i < w.n; i++) sb_printf(&a, i ? ", $%d" : "$%d", i);
+    if (w.n > 1) sb_putc(&a, '}');
+    sb_printf(&a, ", [$%d];", w.n + 1);
+    for (int i = 0; i < w.n; i++) sb_printf(&c, "=%s,", w.cons);
+    sb_puts(&c, "b,l");
+    for (int i = 0; i < w.n; i++) sb_printf(&c, ",%s", w.cons);
+    LLVMValueRef args[2 + 4];
+    args[0] = cond;
+    args[1] = ptr;
+    to_words(g, other, w, args + 2);
+    LLVMTypeRef argt[6], elts[4];
+    for (int i = 0; i < 2 + w.n; i++) argt[i] = LLVMTypeOf(args[i]);
+    for (int i = 0; i < w.n; i++) elts[i] = w.wty;
+    LLVMTypeRef rty = w.n == 1 ? w.wty : LLVMStructTypeInContext(g->C, elts, (unsigned)w.n, 0);
+    LLVMTypeRef fty = LLVMFunctionType(rty, argt, (unsigned)(2 + w.n), 0);
+    LLVMValueRef asmv = LLVMGetInlineAsm(fty, a.data, a.len, c.data, c.len, 1, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef r = LLVMBuildCall2(g->B, fty, asmv, args, (unsigned)(2 + w.n), "");
+    sb_free(&a), sb_free(&c);
+    LLVMValueRef wv[4];
+    for (int i = 0; i < w.n; i++) wv[i] = w.n == 1 ? r : LLVMBuildExtractValue(g->B, r, (unsigned)i, "");
+    return from_words(g, wv, w, ty);
+}
+
+/* @p st.global{.vN}.bW */
+static void predicated_store(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr) {
+    Words w = words_of(g, type_bits(g, LLVMTypeOf(val)));
+    StrBuf a, c;
+    sb_init(&a), sb_init(&c);
+    sb_printf(&a, "@$0 st.global");
+    if (w.n > 1) sb_printf(&a, ".v%d", w.n);
+    sb_printf(&a, "%s [$1], ", w.bits == 8 ? ".b8" : w.sfx);
+    if (w.n > 1) sb_putc(&a, '{');
+    for (int i = 0; i < w.n; i++) sb_printf(&a, i ? ", $%d" : "$%d", 2 + i);
+    if (w.n > 1) sb_putc(&a, '}');
+    sb_putc(&a, ';');
+    sb_puts(&c, "b,l");
+    for (int i = 0; i < w.n; i++) sb_printf(&c, ",%s", w.cons);
+    sb_puts(&c, ",~{memory}");
+    LLVMValueRef args[6];
+    args[0] = cond;
+    args[1] = ptr;
+    to_words(g, val, w, args + 2);
+    LLVMTypeRef argt[6];
+    for (int i = 0; i < 2 + w.n; i++) argt[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(g->vd, argt, (unsigned)(2 + w.n), 0);
+    LLVMValueRef asmv = LLVMGetInlineAsm(fty, a.data, a.len, c.data, c.len, 1, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMBuildCall2(g->B, fty, asmv, args, (unsigned)(2 + w.n), "");
+    sb_free(&a), sb_free(&c);
 }
 
 static void guarded_store(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr, unsigned align) {
@@ -98,7 +204,7 @@ static void gen_load(Gen *g, IrOp *op) {
     for (int r = 0; r < n; r += v) {
         LLVMValueRef other = LLVMConstNull(ty);
         if (M && O) other = pack(g, O, r, v, dt);
-        LLVMValueRef x = guarded(g, M ? M[r] : NULL, ty, P[r], (unsigned)(v * eb), other);
+        LLVMValueRef x = M ? predicated_load(g, M[r], ty, P[r], other) : guarded(g, NULL, ty, P[r], (unsigned)(v * eb), other);
         for (int k = 0; k < v; k++)
             out[r + k] = gen_from_mem(g, v == 1 ? x : LLVMBuildExtractElement(g->B, x, gen_i32(g, k), ""), dt);
     }
@@ -112,7 +218,9 @@ static void gen_store(Gen *g, IrOp *op) {
     LLVMValueRef *P = gen_vals(g, ptr, &n), *V = gen_vals(g, val, NULL), *M = mask ? gen_vals(g, mask, NULL) : NULL;
     for (int r = 0; r < n; r += v) {
         LLVMValueRef cond = and_opt(g, M ? M[r] : NULL, unique(g, ptr, r));
-        guarded_store(g, cond, pack(g, V, r, v, dt), P[r], (unsigned)(v * eb));
+        LLVMValueRef val = pack(g, V, r, v, dt);
+        if (cond) predicated_store(g, cond, val, P[r]);
+        else guarded_store(g, NULL, val, P[r], (unsigned)(v * eb));
     }
 }
 

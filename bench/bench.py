@@ -1,0 +1,740 @@
+#!/usr/bin/env python3
+"""bench.py - Nereid against Triton and PyTorch on the same tensors, in one run.
+
+    python3 bench/bench.py [--quick] [--only SUBSTRING] [--lib build-gpu/libnereid.so]
+    python3 bench/bench.py --selftest-cpu        (no GPU: checks the ctypes binding only)
+
+Nereid is driven through ctypes on build-gpu/libnereid.so and its C API
+(include/nereid.h). Its CUDA context is the device's primary context, the one PyTorch
+uses, so torch tensors' data_ptr() are passed as pointer arguments and the kernels run on
+PyTorch's current stream. Triton runs the tutorial kernels, written below with
+@triton.jit; PyTorch its own ops; a device-to-device copy of the same number of bytes is
+the ceiling. Every time is the median of triton.testing.do_bench (which flushes L2 before
+each run). Bandwidth = (bytes the work must read + write) / time:
+
+    vector add fp32 2^26                   x, y read, z written            12 bytes/element
+    dropout fp32 2^26, p = 0.5, int32 mask x and the mask read, y written  12 bytes/element
+    seeded dropout (tl.rand)               x read, y written                8 bytes/element
+    seeded dropout, 4 Philox words a call  x read, y written                8 bytes/element
+    softmax fp32 4096 x N                  x read, y written                8 bytes/element
+
+Nereid's kernels: examples/vector_add.nr, examples/dropout.nr (_dropout, _seeded_dropout),
+bench/dropout4x.nr, examples/softmax.nr; each is timed in a few configurations (block
+size, num_warps) and the best is reported, with every configuration in the JSON. The
+first call of each Nereid and Triton kernel (compile + load + launch + synchronize, with
+empty caches: NEREID_CACHE_DIR and TRITON_CACHE_DIR point at fresh temporary directories,
+CUDA_CACHE_DISABLE=1) is recorded too. Outputs are cross-checked (Nereid against Triton
+and PyTorch: the dropout masks bit for bit, since both compute Triton's Philox).
+
+Prints a table (work, Nereid GB/s, Triton GB/s, PyTorch GB/s, copy GB/s, Nereid/copy,
+Nereid/Triton) and writes JSON to $OUT/bench.json if OUT is set, else ./bench.json. A
+kernel that fails to compile or run is reported as "n/a"; the script does not stop.
+"""
+import argparse
+import ctypes
+import datetime
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+
+# before CUDA is initialised: cold caches for the first-call times
+os.environ.setdefault("CUDA_CACHE_DISABLE", "1")
+_NEREID_CACHE = tempfile.mkdtemp(prefix="nereid-bench-cache-")
+_TRITON_CACHE = tempfile.mkdtemp(prefix="triton-bench-cache-")
+os.environ["NEREID_CACHE_DIR"] = _NEREID_CACHE
+os.environ.setdefault("TRITON_CACHE_DIR", _TRITON_CACHE)
+
+
+def _cleanup():
+    shutil.rmtree(_NEREID_CACHE, ignore_errors=True)
+    shutil.rmtree(_TRITON_CACHE, ignore_errors=True)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# ---------------------------------------------------------------------------------------
+# The C API through ctypes (include/nereid.h)
+# ---------------------------------------------------------------------------------------
+
+NR_DEVICE_CPU, NR_DEVICE_CUDA = 0, 1
+(NR_TYPE_PTR, NR_TYPE_I1, NR_TYPE_I8, NR_TYPE_I16, NR_TYPE_I32, NR_TYPE_I64, NR_TYPE_U8, NR_TYPE_U16,
+ NR_TYPE_U32, NR_TYPE_U64, NR_TYPE_FP16, NR_TYPE_BF16, NR_TYPE_FP32, NR_TYPE_FP64) = range(14)
+
+
+class _NrArgValue(ctypes.Union):
+    _fields_ = [("i", ctypes.c_int64), ("u", ctypes.c_uint64), ("f", ctypes.c_double)]
+
+
+class NrArg(ctypes.Structure):
+    """nr_arg: {nr_type type; union {int64_t i; uint64_t u; double f;} v;} (16 bytes)"""
+    _fields_ = [("type", ctypes.c_int), ("v", _NrArgValue)]
+
+
+class NrDefine(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_char_p)]
+
+
+class NrCompileOptions(ctypes.Structure):
+    _fields_ = [("defines", ctypes.POINTER(NrDefine)), ("num_defines", ctypes.c_int),
+                ("kernel", ctypes.c_char_p), ("num_warps", ctypes.c_int)]
+
+
+class NrLaunchOptions(ctypes.Structure):
+    _fields_ = [("num_warps", ctypes.c_int), ("stream", ctypes.c_void_p)]
+
+
+assert ctypes.sizeof(NrArg) == 16
+
+
+def ptr(p):
+    return (NR_TYPE_PTR, int(p))
+
+
+def i32(x):
+    return (NR_TYPE_I32, int(x))
+
+
+def f32(x):
+    return (NR_TYPE_FP32, float(x))
+
+
+class NereidError(RuntimeError):
+    pass
+
+
+class Nereid:
+    """A context of the Nereid C API on one device."""
+
+    def __init__(self, lib_path, device=NR_DEVICE_CUDA):
+        self.lib = lib = ctypes.CDLL(lib_path)
+        vp, c_int, c_char_p = ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p
+        sigs = {
+            "nr_context_create_ex": (c_int, [c_int, c_int, ctypes.POINTER(vp), c_char_p, ctypes.c_size_t]),
+            "nr_context_destroy": (None, [vp]),
+            "nr_last_error": (c_char_p, [vp]),
+            "nr_status_string": (c_char_p, [c_int]),
+            "nr_compile_file": (c_int, [vp, c_char_p, ctypes.POINTER(NrCompileOptions), ctypes.POINTER(vp)]),
+            "nr_module_destroy": (None, [vp]),
+            "nr_module_get_kernel": (c_int, [vp, c_char_p, ctypes.POINTER(vp)]),
+            "nr_launch": (c_int, [vp, ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(NrArg), c_int,
+                                  ctypes.POINTER(NrLaunchOptions)]),
+            "nr_synchronize": (c_int, [vp]),
+            "nr_malloc": (c_int, [vp, ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint64)]),
+            "nr_free": (c_int, [vp, ctypes.c_uint64]),
+            "nr_memcpy_htod": (c_int, [vp, ctypes.c_uint64, vp, ctypes.c_size_t]),
+            "nr_memcpy_dtoh": (c_int, [vp, vp, ctypes.c_uint64, ctypes.c_size_t]),
+        }
+        for name, (res, args) in sigs.items():
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = res, args
+        self.ctx = vp()
+        err = ctypes.create_string_buffer(2048)
+        s = lib.nr_context_create_ex(device, 0, ctypes.byref(self.ctx), err, len(err))
+        if s:
+            raise NereidError("nr_context_create_ex: %s: %s" % (self._status(s), err.value.decode(errors="replace")))
+        self._keep = []
+
+    def _status(self, s):
+        return self.lib.nr_status_string(s).decode()
+
+    def check(self, s, what):
+        if s:
+            msg = self.lib.nr_last_error(self.ctx)
+            raise NereidError("%s: %s: %s" % (what, self._status(s), msg.decode(errors="replace") if msg else ""))
+
+    def kernel(self, path, name, defines, num_warps=0):
+        """Compile path (relative to the repository root) with constexpr defines; the kernel."""
+        items = [NrDefine(k.encode(), str(v).encode()) for k, v in defines.items()]
+        defs = (NrDefine * max(1, len(items)))(*items)
+        opts = NrCompileOptions(defs, len(items), name.encode(), num_warps)
+        mod, k = ctypes.c_void_p(), ctypes.c_void_p()
+        self.check(self.lib.nr_compile_file(self.ctx, os.path.join(ROOT, path).encode(), ctypes.byref(opts),
+                                            ctypes.byref(mod)), "compiling %s" % path)
+        self.check(self.lib.nr_module_get_kernel(mod, name.encode(), ctypes.byref(k)), "kernel %s" % name)
+        self._keep.append((defs, mod))
+        return k
+
+    def launcher(self, kernel, grid, args, num_warps=0, stream=0):
+        """A function of no arguments that launches kernel on grid with args ((type, value)
+        pairs) on the given CUstream (0: the default stream)."""
+        n = len(args)
+        arr = (NrArg * max(1, n))()
+        for i, (t, v) in enumerate(args):
+            arr[i].type = t
+            if t in (NR_TYPE_FP16, NR_TYPE_BF16, NR_TYPE_FP32, NR_TYPE_FP64):
+                arr[i].v.f = v
+            elif t == NR_TYPE_PTR or t >= NR_TYPE_U8:
+                arr[i].v.u = v
+            else:
+                arr[i].v.i = v
+        g = (ctypes.c_uint * 3)(*(list(grid) + [1, 1, 1])[:3])
+        opts = NrLaunchOptions(num_warps, ctypes.c_void_p(stream or None))
+        launch, check = self.lib.nr_launch, self.check
+        ref_opts = ctypes.byref(opts)
+
+        def run():
+            s = launch(kernel, g, arr, n, ref_opts)
+            if s:
+                check(s, "nr_launch")
+        run._keep = (arr, g, opts)
+        return run
+
+    def synchronize(self):
+        self.check(self.lib.nr_synchronize(self.ctx), "nr_synchronize")
+
+
+def default_lib():
+    return os.environ.get("NEREID_LIB") or os.path.join(ROOT, "build-gpu", "libnereid.so")
+
+
+def selftest_cpu(lib_path):
+    """Without a GPU: the ctypes binding on the CPU interpreter (vector add of 1000 floats)."""
+    import array
+    nr = Nereid(lib_path, NR_DEVICE_CPU)
+    n = 1000
+    x = array.array("f", [i * 0.5 for i in range(n)])
+    y = array.array("f", [1000.0 - i for i in range(n)])
+    bufs = []
+    for host in (x, y, None):
+        d = ctypes.c_uint64()
+        nr.check(nr.lib.nr_malloc(nr.ctx, 4 * n, ctypes.byref(d)), "nr_malloc")
+        if host is not None:
+            addr, _ = host.buffer_info()
+            nr.check(nr.lib.nr_memcpy_htod(nr.ctx, d.value, addr, 4 * n), "htod")
+        bufs.append(d.value)
+    k = nr.kernel("examples/vector_add.nr", "add_kernel", {"BLOCK_SIZE": 256})
+    nr.launcher(k, (4,), [ptr(bufs[0]), ptr(bufs[1]), ptr(bufs[2]), i32(n)])()
+    nr.synchronize()
+    z = array.array("f", [0.0] * n)
+    nr.check(nr.lib.nr_memcpy_dtoh(nr.ctx, z.buffer_info()[0], bufs[2], 4 * n), "dtoh")
+    bad = sum(1 for i in range(n) if z[i] != x[i] + y[i])
+    k2 = nr.kernel("examples/dropout.nr", "_dropout", {"BLOCK_SIZE": 256})
+    try:  # a wrong argument type must be refused with a message
+        nr.launcher(k2, (4,), [ptr(bufs[0]), ptr(bufs[1]), ptr(bufs[2]), i32(n), i32(1)])()
+        refused = False
+    except NereidError as e:
+        refused = "fp32" in str(e)
+    print("selftest-cpu: vector add of %d floats on the CPU interpreter: %s; a wrong argument type %s"
+          % (n, "ok" if bad == 0 else "%d WRONG" % bad, "refused" if refused else "NOT refused"))
+    return 0 if bad == 0 and refused else 1
+
+
+# ---------------------------------------------------------------------------------------
+# Triton's tutorial kernels (defined only when Triton imports)
+# ---------------------------------------------------------------------------------------
+
+def define_triton_kernels():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+        pid = tl.program_id(axis=0)
+        block_start = pid * BLOCK_SIZE
+        offsets = block_start + tl.arange(0, BLOCK_SIZE)
+        mask = offsets < n_elements
+        x = tl.load(x_ptr + offsets, mask=mask)
+        y = tl.load(y_ptr + offsets, mask=mask)
+        output = x + y
+        tl.store(output_ptr + offsets, output, mask=mask)
+
+    @triton.jit
+    def _dropout(x_ptr, x_keep_ptr, output_ptr, n_elements, p, BLOCK_SIZE: tl.constexpr):
+        pid = tl.program_id(axis=0)
+        block_start = pid * BLOCK_SIZE
+        offsets = block_start + tl.arange(0, BLOCK_SIZE)
+        mask = offsets < n_elements
+        x = tl.load(x_ptr + offsets, mask=mask)
+        x_keep = tl.load(x_keep_ptr + offsets, mask=mask)
+        output = tl.where(x_keep, x / (1 - p), 0.0)
+        tl.store(output_ptr + offsets, output, mask=mask)
+
+    @triton.jit
+    def _seeded_dropout(x_ptr, output_ptr, n_elements, p, seed, BLOCK_SIZE: tl.constexpr):
+        pid = tl.program_id(axis=0)
+        block_start = pid * BLOCK_SIZE
+        offsets = block_start + tl.arange(0, BLOCK_SIZE)
+        mask = offsets < n_elements
+        x = tl.load(x_ptr + offsets, mask=mask)
+        random = tl.rand(seed, offsets)
+        x_keep = random > p
+        output = tl.where(x_keep, x / (1 - p), 0.0)
+        tl.store(output_ptr + offsets, output, mask=mask)
+
+    @triton.jit
+    def _seeded_dropout4x(x_ptr, output_ptr, n_elements, p, seed, BLOCK: tl.constexpr):
+        # the same algorithm as bench/dropout4x.nr
+        pid = tl.program_id(axis=0)
+        r0, r1, r2, r3 = tl.rand4x(seed, pid * BLOCK + tl.arange(0, BLOCK))
+        block_start = pid * (4 * BLOCK)
+        o0 = block_start + tl.arange(0, BLOCK)
+        o1 = o0 + BLOCK
+        o2 = o1 + BLOCK
+        o3 = o2 + BLOCK
+        m0 = o0 < n_elements
+        m1 = o1 < n_elements
+        m2 = o2 < n_elements
+        m3 = o3 < n_elements
+        x0 = tl.load(x_ptr + o0, mask=m0)
+        x1 = tl.load(x_ptr + o1, mask=m1)
+        x2 = tl.load(x_ptr + o2, mask=m2)
+        x3 = tl.load(x_ptr + o3, mask=m3)
+        tl.store(output_ptr + o0, tl.where(r0 > p, x0 / (1 - p), 0.0), mask=m0)
+        tl.store(output_ptr + o1, tl.where(r1 > p, x1 / (1 - p), 0.0), mask=m1)
+        tl.store(output_ptr + o2, tl.where(r2 > p, x2 / (1 - p), 0.0), mask=m2)
+        tl.store(output_ptr + o3, tl.where(r3 > p, x3 / (1 - p), 0.0), mask=m3)
+
+    @triton.jit
+    def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n_rows, n_cols,
+                       BLOCK_SIZE: tl.constexpr, num_stages: tl.constexpr):
+        row_start = tl.program_id(0)
+        row_step = tl.num_programs(0)
+        for row_idx in tl.range(row_start, n_rows, row_step, num_stages=num_stages):
+            row_start_ptr = input_ptr + row_idx * input_row_stride
+            col_offsets = tl.arange(0, BLOCK_SIZE)
+            input_ptrs = row_start_ptr + col_offsets
+            mask = col_offsets < n_cols
+            row = tl.load(input_ptrs, mask=mask, other=-float('inf'))
+            row_minus_max = row - tl.max(row, axis=0)
+            numerator = tl.exp(row_minus_max)
+            denominator = tl.sum(numerator, axis=0)
+            softmax_output = numerator / denominator
+            output_row_start_ptr = output_ptr + row_idx * output_row_stride
+            output_ptrs = output_row_start_ptr + col_offsets
+            tl.store(output_ptrs, softmax_output, mask=mask)
+
+    return {"add": add_kernel, "dropout": _dropout, "seeded": _seeded_dropout, "seeded4x": _seeded_dropout4x,
+            "softmax": softmax_kernel}
+
+
+# ---------------------------------------------------------------------------------------
+# The benchmark
+# ---------------------------------------------------------------------------------------
+
+def fmt(x, spec="%.0f"):
+    return "n/a" if x is None else spec % x
+
+
+class Bench:
+    def __init__(self, args):
+        import torch
+        self.torch, self.args = torch, args
+        try:
+            import triton
+            import triton.testing
+            self.triton = triton
+        except Exception as e:  # no Triton: our own timer, every Triton column n/a
+            print("triton: cannot import it (%s): Triton columns are n/a" % e)
+            self.triton = None
+        self.dev = torch.device("cuda", 0)
+        torch.cuda.init()
+        torch.empty(1, device=self.dev)  # the primary context exists and is current
+        self.nr = Nereid(args.lib, NR_DEVICE_CUDA)
+        self.tk = {}
+        if self.triton:
+            try:
+                self.tk = define_triton_kernels()
+            except Exception as e:  # Triton unusable: every Triton column is n/a
+                print("triton: cannot define the kernels: %s" % e)
+        self.rows = []
+        self.first_call = {}
+
+    def stream(self):
+        return self.torch.cuda.current_stream().cuda_stream
+
+    def _own_bench(self, fn, reps=50):
+        """do_bench's method without Triton: L2 flushed before each run, CUDA events."""
+        torch = self.torch
+        cache = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device=self.dev)
+        times = []
+        for i in range(reps + 5):
+            cache.zero_()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            if i >= 5:
+                times.append(start.elapsed_time(end))
+        times.sort()
+        return times[len(times) // 2]
+
+    def time(self, fn):
+        """Median ms of fn over do_bench, or None if it raised."""
+        try:
+            if self.triton is None:
+                return self._own_bench(fn)
+            return self.triton.testing.do_bench(fn, return_mode="median")
+        except Exception as e:
+            print("  (timing failed: %s)" % str(e).splitlines()[0][:200])
+            return None
+
+    def first(self, key, fn):
+        """Run fn once (compiling it) and record the time with a synchronize; True if it ran."""
+        t0 = time.perf_counter()
+        try:
+            fn()
+            self.torch.cuda.synchronize()
+        except Exception as e:
+            msg = str(e)
+            print("  %s: FAILED: %s" % (key, msg[:2000]))
+            return False
+        self.first_call[key] = (time.perf_counter() - t0) * 1e3
+        return True
+
+    def gbps(self, nbytes, ms):
+        return None if ms is None or ms <= 0 else nbytes / (ms * 1e-3) / 1e9
+
+    def copy_ceiling(self, nbytes):
+        """A device-to-device copy moving nbytes in all (nbytes / 2 read, nbytes / 2 written)."""
+        torch = self.torch
+        n = nbytes // 2 // 4
+        src = torch.empty(n, dtype=torch.float32, device=self.dev).normal_()
+        dst = torch.empty_like(src)
+        ms = self.time(lambda: dst.copy_(src))
+        del src, dst
+        return self.gbps(nbytes, ms)
+
+    def nereid_best(self, name, configs, make):
+        """configs: list of dicts; make(cfg) -> launcher. Times each; returns (best ms, best
+        cfg, all results, the best launcher)."""
+        results, fns = [], []
+        for cfg in configs:
+            key = "nereid %s %s" % (name, " ".join("%s=%s" % kv for kv in cfg.items()))
+            t0 = time.perf_counter()
+            try:
+                fn = make(cfg)
+            except Exception as e:
+                print("  %s: FAILED: %s" % (key, str(e)[:2000]))
+                continue
+            if not self.first(key, fn):
+                continue
+            self.first_call[key] = (time.perf_counter() - t0) * 1e3  # front end + GPU compile + JIT + run
+            ms = self.time(fn)
+            if ms is not None:
+                results.append({"config": cfg, "ms": ms})
+                fns.append(fn)
+        if not results:
+            return None, None, results, None
+        i = min(range(len(results)), key=lambda j: results[j]["ms"])
+        return results[i]["ms"], results[i]["config"], results, fns[i]
+
+    def triton_run(self, key, fn):
+        if not self.tk:
+            return None
+        if not self.first("triton " + key, fn):
+            return None
+        return self.time(fn)
+
+    def add_row(self, work, nbytes, nereid_ms, nereid_cfg, nereid_all, triton_ms, torch_ms, check, extra=None):
+        copy = self.copy_ceiling(nbytes)
+        row = {
+            "work": work, "bytes": nbytes,
+            "nereid_ms": nereid_ms, "nereid_gbps": self.gbps(nbytes, nereid_ms), "nereid_config": nereid_cfg,
+            "nereid_configs": [dict(r, gbps=self.gbps(nbytes, r["ms"])) for r in nereid_all],
+            "triton_ms": triton_ms, "triton_gbps": self.gbps(nbytes, triton_ms),
+            "torch_ms": torch_ms, "torch_gbps": self.gbps(nbytes, torch_ms),
+            "copy_gbps": copy, "check": check,
+        }
+        if extra:
+            row.update(extra)
+        self.rows.append(row)
+        print("  %-44s nereid %s GB/s (%s), triton %s, torch %s, copy %s, check: %s"
+              % (work, fmt(row["nereid_gbps"]), nereid_cfg, fmt(row["triton_gbps"]), fmt(row["torch_gbps"]),
+                 fmt(copy), check))
+
+    def want(self, work):
+        return not self.args.only or self.args.only in work
+
+    # ---- the works ----
+
+    def vector_add(self):
+        torch, nr = self.torch, self.nr
+        work = "vector add fp32 2^26"
+        if not self.want(work):
+            return
+        n = 1 << 26
+        x = torch.rand(n, device=self.dev)
+        y = torch.rand(n, device=self.dev)
+        z = torch.empty_like(x)
+        configs = [{"BLOCK_SIZE": 1024, "num_warps": 4}] if self.args.quick else [
+            {"BLOCK_SIZE": 1024, "num_warps": 4}, {"BLOCK_SIZE": 2048, "num_warps": 4},
+            {"BLOCK_SIZE": 4096, "num_warps": 8}, {"BLOCK_SIZE": 2048, "num_warps": 8}]
+
+        def make(cfg):
+            k = nr.kernel("examples/vector_add.nr", "add_kernel", {"BLOCK_SIZE": cfg["BLOCK_SIZE"]}, cfg["num_warps"])
+            return nr.launcher(k, ((n + cfg["BLOCK_SIZE"] - 1) // cfg["BLOCK_SIZE"],),
+                               [ptr(x.data_ptr()), ptr(y.data_ptr()), ptr(z.data_ptr()), i32(n)],
+                               stream=self.stream())
+        ms, cfg, allr, best = self.nereid_best("add_kernel", configs, make)
+        check = "n/a"
+        if ms is not None:
+            best()
+            check = "ok" if torch.equal(z, x + y) else "MISMATCH vs x + y"
+        tz = torch.empty_like(x)
+        tms = None
+        if self.tk:
+            tms = self.triton_run("add_kernel", lambda: self.tk["add"][(triton_cdiv(n, 1024),)](
+                x, y, tz, n, BLOCK_SIZE=1024))
+        out = torch.empty_like(x)
+        pms = self.time(lambda: torch.add(x, y, out=out))
+        self.add_row(work, 12 * n, ms, cfg, allr, tms, pms, check)
+
+    def dropout(self):
+        torch, nr = self.torch, self.nr
+        work = "dropout fp32 2^26 p=0.5, int32 mask"
+        if not self.want(work):
+            return
+        n, p = 1 << 26, 0.5
+        x = torch.randn(n, device=self.dev)
+        keep = (torch.rand(n, device=self.dev) > p).to(torch.int32)
+        out = torch.empty_like(x)
+        configs = [{"BLOCK_SIZE": 1024, "num_warps": 4}] if self.args.quick else [
+            {"BLOCK_SIZE": 1024, "num_warps": 4}, {"BLOCK_SIZE": 2048, "num_warps": 4},
+            {"BLOCK_SIZE": 4096, "num_warps": 8}]
+
+        def make(cfg):
+            k = nr.kernel("examples/dropout.nr", "_dropout", {"BLOCK_SIZE": cfg["BLOCK_SIZE"]}, cfg["num_warps"])
+            return nr.launcher(k, ((n + cfg["BLOCK_SIZE"] - 1) // cfg["BLOCK_SIZE"],),
+                               [ptr(x.data_ptr()), ptr(keep.data_ptr()), ptr(out.data_ptr()), i32(n), f32(p)],
+                               stream=self.stream())
+        ms, cfg, allr, best = self.nereid_best("_dropout", configs, make)
+        tout = torch.empty_like(x)
+        tms = None
+        if self.tk:
+            tms = self.triton_run("_dropout", lambda: self.tk["dropout"][(triton_cdiv(n, 1024),)](
+                x, keep, tout, n, p, BLOCK_SIZE=1024))
+        pms = self.time(lambda: x * keep / (1 - p))
+        check = "n/a"
+        if ms is not None:
+            best()
+            ref = torch.where(keep != 0, x / (1 - p), torch.zeros_like(x))
+            check = "ok" if torch.equal(out, ref) else "MISMATCH vs torch"
+            if tms is not None:
+                check += ", =triton" if torch.equal(out, tout) else ", MISMATCH vs triton"
+        self.add_row(work, 12 * n, ms, cfg, allr, tms, pms, check)
+
+    def seeded_dropout(self):
+        torch, nr = self.torch, self.nr
+        work = "seeded dropout fp32 2^26 p=0.5 (tl.rand)"
+        if not self.want(work):
+            return
+        n, p, seed = 1 << 26, 0.5, 123
+        x = torch.randn(n, device=self.dev)
+        out = torch.empty_like(x)
+        configs = [{"BLOCK_SIZE": 1024, "num_warps": 4}] if self.args.quick else [
+            {"BLOCK_SIZE": 1024, "num_warps": 4}, {"BLOCK_SIZE": 512, "num_warps": 4},
+            {"BLOCK_SIZE": 1024, "num_warps": 8}, {"BLOCK_SIZE": 2048, "num_warps": 8}]
+
+        def make(cfg):
+            k = nr.kernel("examples/dropout.nr", "_seeded_dropout", {"BLOCK_SIZE": cfg["BLOCK_SIZE"]},
+                          cfg["num_warps"])
+            return nr.launcher(k, ((n + cfg["BLOCK_SIZE"] - 1) // cfg["BLOCK_SIZE"],),
+                               [ptr(x.data_ptr()), ptr(out.data_ptr()), i32(n), f32(p), i32(seed)],
+                               stream=self.stream())
+        ms, cfg, allr, best = self.nereid_best("_seeded_dropout", configs, make)
+        tout = torch.empty_like(x)
+        tms = None
+        if self.tk:
+            tms = self.triton_run("_seeded_dropout", lambda: self.tk["seeded"][(triton_cdiv(n, 1024),)](
+                x, tout, n, p, seed, BLOCK_SIZE=1024))
+        pms = self.time(lambda: torch.nn.functional.dropout(x, p=p, training=True))
+        check = "n/a"
+        if ms is not None:
+            best()
+            kept = (out != 0).float().mean().item()
+            check = "keep rate %.4f" % kept
+            if tms is not None:
+                check += ", =triton (bit-exact)" if torch.equal(out, tout) else ", MISMATCH vs triton"
+        self.add_row(work, 8 * n, ms, cfg, allr, tms, pms, check)
+
+    def seeded_dropout4x(self):
+        torch, nr = self.torch, self.nr
+        work = "seeded dropout fp32 2^26 p=0.5 (4 words/call)"
+        if not self.want(work):
+            return
+        n, p, seed = 1 << 26, 0.5, 123
+        x = torch.randn(n, device=self.dev)
+        out = torch.empty_like(x)
+        configs = [{"BLOCK": 256, "num_warps": 4}] if self.args.quick else [
+            {"BLOCK": 256, "num_warps": 4}, {"BLOCK": 512, "num_warps": 4}, {"BLOCK": 1024, "num_warps": 4},
+            {"BLOCK": 1024, "num_warps": 8}, {"BLOCK": 128, "num_warps": 4}]
+
+        def make(cfg):
+            k = nr.kernel("bench/dropout4x.nr", "_seeded_dropout4x", {"BLOCK": cfg["BLOCK"]}, cfg["num_warps"])
+            return nr.launcher(k, ((n + 4 * cfg["BLOCK"] - 1) // (4 * cfg["BLOCK"]),),
+                               [ptr(x.data_ptr()), ptr(out.data_ptr()), i32(n), f32(p), i32(seed)],
+                               stream=self.stream())
+        ms, cfg, allr, best = self.nereid_best("_seeded_dropout4x", configs, make)
+        tout = torch.empty_like(x)
+        tms = None
+        tblock = cfg["BLOCK"] if cfg else 256
+        if self.tk:
+            tms = self.triton_run("_seeded_dropout4x", lambda: self.tk["seeded4x"][(triton_cdiv(n, 4 * tblock),)](
+                x, tout, n, p, seed, BLOCK=tblock))
+        pms = self.time(lambda: torch.nn.functional.dropout(x, p=p, training=True))
+        check = "n/a"
+        if ms is not None:
+            best()
+            kept = (out != 0).float().mean().item()
+            check = "keep rate %.4f" % kept
+            if tms is not None:
+                check += ", =triton 4x (bit-exact)" if torch.equal(out, tout) else ", MISMATCH vs triton 4x"
+        self.add_row(work, 8 * n, ms, cfg, allr, tms, pms, check,
+                     {"note": "Triton column: the same 4-words-per-call kernel in Triton; "
+                              "PyTorch column: torch.nn.functional.dropout"})
+
+    def softmax(self, n_cols):
+        torch, nr, triton = self.torch, self.nr, self.triton
+        n_rows = 4096
+        work = "softmax fp32 %dx%d" % (n_rows, n_cols)
+        if not self.want(work):
+            return
+        x = torch.randn(n_rows, n_cols, device=self.dev)
+        y = torch.empty_like(x)
+        block = 1 << (n_cols - 1).bit_length()
+        warps = [4, 8, 16] + ([32] if n_cols >= 8192 else [])
+        if self.args.quick:
+            warps = [4 if n_cols < 2048 else 8 if n_cols < 16384 else 16]
+        configs = [{"BLOCK_SIZE": block, "num_warps": w, "grid": n_rows} for w in warps]
+
+        def make(cfg):
+            k = nr.kernel("examples/softmax.nr", "softmax_kernel", {"BLOCK_SIZE": cfg["BLOCK_SIZE"], "num_stages": 1},
+                          cfg["num_warps"])
+            return nr.launcher(k, (cfg["grid"],), [ptr(y.data_ptr()), ptr(x.data_ptr()), i32(x.stride(0)),
+                                                   i32(y.stride(0)), i32(n_rows), i32(n_cols)],
+                               stream=self.stream())
+        ms, cfg, allr, best = self.nereid_best("softmax_kernel", configs, make)
+        ty = torch.empty_like(x)
+        tms, tinfo = None, None
+        if self.tk:
+            try:
+                launch, tinfo = self.triton_softmax_launcher(x, ty)
+                tms = self.triton_run("softmax_kernel %d" % n_cols, launch)
+            except Exception as e:
+                print("  triton softmax: FAILED: %s" % str(e)[:2000])
+        pms = self.time(lambda: torch.softmax(x, dim=-1))
+        check = "n/a"
+        if ms is not None:
+            best()
+            ref = torch.softmax(x, dim=-1)
+            err = (y - ref).abs().max().item()
+            check = ("ok" if err <= 1e-6 else "MISMATCH") + " (max |err| vs torch %.1e)" % err
+        self.add_row(work, 2 * 4 * n_rows * n_cols, ms, cfg, allr, tms, pms, check, {"triton_config": tinfo})
+
+    def triton_softmax_launcher(self, x, y):
+        """The tutorial's host code: a persistent grid sized by occupancy (from the compiled
+        kernel's registers and shared memory); the plain one-row-per-program grid if that
+        API is not there."""
+        triton, k = self.triton, self.tk["softmax"]
+        n_rows, n_cols = x.shape
+        BLOCK_SIZE = triton.next_power_of_2(n_cols)
+        num_warps = 8
+        try:
+            from triton.runtime import driver
+            props = driver.active.utils.get_device_properties(x.device.index)
+            NUM_SM, NUM_REGS = props["multiprocessor_count"], props["max_num_regs"]
+            SIZE_SMEM, WARP_SIZE = props["max_shared_mem"], props["warpSize"]
+            num_stages = 4 if SIZE_SMEM > 200000 else 2
+            kernel = k.warmup(y, x, x.stride(0), y.stride(0), n_rows, n_cols, BLOCK_SIZE=BLOCK_SIZE,
+                              num_stages=num_stages, num_warps=num_warps, grid=(1,))
+            kernel._init_handles()
+            n_regs, size_smem = kernel.n_regs, kernel.metadata.shared
+            occupancy = NUM_REGS // max(1, n_regs * WARP_SIZE * num_warps)
+            if size_smem:
+                occupancy = min(occupancy, SIZE_SMEM // size_smem)
+            num_programs = min(max(1, NUM_SM * occupancy), n_rows)
+            args = (y, x, x.stride(0), y.stride(0), n_rows, n_cols, BLOCK_SIZE, num_stages)
+
+            def launch():
+                kernel[(num_programs, 1, 1)](*args)
+            return launch, {"grid": num_programs, "num_warps": num_warps, "num_stages": num_stages,
+                            "BLOCK_SIZE": BLOCK_SIZE, "persistent": True}
+        except Exception as e:
+            print("  triton softmax: tutorial host code failed (%s); one row per program instead" % str(e)[:200])
+
+            def launch():
+                k[(n_rows,)](y, x, x.stride(0), y.stride(0), n_rows, n_cols, BLOCK_SIZE=BLOCK_SIZE, num_stages=2,
+                             num_warps=num_warps)
+            return launch, {"grid": n_rows, "num_warps": num_warps, "BLOCK_SIZE": BLOCK_SIZE, "persistent": False}
+
+    def run(self):
+        t0 = time.time()
+        self.vector_add()
+        self.dropout()
+        self.seeded_dropout()
+        self.seeded_dropout4x()
+        for n_cols in (1024, 4096, 16384):
+            self.softmax(n_cols)
+        return time.time() - t0
+
+
+def triton_cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def print_table(rows):
+    hdr = ("work", "Nereid GB/s", "Triton GB/s", "PyTorch GB/s", "copy GB/s", "Nereid/copy", "Nereid/Triton")
+    print("\n%-46s %11s %11s %12s %10s %11s %13s" % hdr)
+    for r in rows:
+        nc = r["nereid_gbps"] / r["copy_gbps"] if r["nereid_gbps"] and r["copy_gbps"] else None
+        nt = r["nereid_gbps"] / r["triton_gbps"] if r["nereid_gbps"] and r["triton_gbps"] else None
+        print("%-46s %11s %11s %12s %10s %11s %13s" % (
+            r["work"], fmt(r["nereid_gbps"]), fmt(r["triton_gbps"]), fmt(r["torch_gbps"]), fmt(r["copy_gbps"]),
+            fmt(nc, "%.2f"), fmt(nt, "%.2f")))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lib", default=default_lib(), help="libnereid.so (default: build-gpu/libnereid.so)")
+    ap.add_argument("--quick", action="store_true", help="one Nereid configuration per work")
+    ap.add_argument("--only", default=None, help="only the works whose name contains this")
+    ap.add_argument("--selftest-cpu", action="store_true", help="check the ctypes binding on the CPU interpreter")
+    args = ap.parse_args()
+    if args.selftest_cpu:
+        return selftest_cpu(args.lib)
+    try:
+        import torch
+    except Exception as e:
+        print("bench.py: PyTorch is needed (%s)" % e)
+        return 1
+    if not torch.cuda.is_available():
+        print("SKIP: bench.py: no CUDA device")
+        return 0
+    b = Bench(args)
+    info = {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "gpu": torch.cuda.get_device_name(0),
+        "torch": torch.__version__, "triton": getattr(b.triton, "__version__", "?"),
+        "python": platform.python_version(), "lib": args.lib,
+        "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
+    }
+    print("bench.py: %s, torch %s, triton %s, %s" % (info["gpu"], info["torch"], info["triton"], info["date"]))
+    elapsed = b.run()
+    print_table(b.rows)
+    print("\nfirst call (compile + load + launch + synchronize, empty caches), ms:")
+    for k, v in sorted(b.first_call.items()):
+        print("  %-70s %9.1f" % (k, v))
+    print("(elapsed %.1f s)" % elapsed)
+    out_dir = os.environ.get("OUT")
+    path = os.path.join(out_dir, "bench.json") if out_dir else "bench.json"
+    with open(path, "w") as f:
+        json.dump({"info": info, "rows": b.rows, "first_call_ms": b.first_call, "elapsed_s": elapsed}, f, indent=2)
+    print("wrote %s" % path)
+    return 0
+
+
+if __name__ == "__main__":
+    import atexit
+    atexit.register(_cleanup)
+    try:
+        sys.exit(main())
+    except SystemExit:
+        raise
+    except Exception:
+        traceback.print_exc()
+        sys.exit(1)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench.py - Nereid against Triton and PyTorch on the same tensors, in one run.
 
-    python3 bench/bench.py [--quick] [--only SUBSTRING] [--lib build-gpu/libnereid.so]
+    python3 bench/bench.py [--quick] [--small] [--only SUBSTRING] [--lib build-gpu/libnereid.so]
     python3 bench/bench.py --selftest-cpu        (no GPU: checks the ctypes binding only)
 
 Nereid is driven through ctypes on build-gpu/libnereid.so and its C API
@@ -342,6 +342,8 @@ class Bench:
                 print("triton: cannot define the kernels: %s" % e)
         self.rows = []
         self.first_call = {}
+        self.log2n = 16 if args.small else 26        # elements of the elementwise works
+        self.n_rows = 64 if args.small else 4096     # rows of the softmax works
 
     def stream(self):
         return self.torch.cuda.current_stream().cuda_stream
@@ -454,10 +456,10 @@ class Bench:
 
     def vector_add(self):
         torch, nr = self.torch, self.nr
-        work = "vector add fp32 2^26"
+        work = "vector add fp32 2^%d" % self.log2n
         if not self.want(work):
             return
-        n = 1 << 26
+        n = 1 << self.log2n
         x = torch.rand(n, device=self.dev)
         y = torch.rand(n, device=self.dev)
         z = torch.empty_like(x)
@@ -486,10 +488,10 @@ class Bench:
 
     def dropout(self):
         torch, nr = self.torch, self.nr
-        work = "dropout fp32 2^26 p=0.5, int32 mask"
+        work = "dropout fp32 2^%d p=0.5, int32 mask" % self.log2n
         if not self.want(work):
             return
-        n, p = 1 << 26, 0.5
+        n, p = 1 << self.log2n, 0.5
         x = torch.randn(n, device=self.dev)
         keep = (torch.rand(n, device=self.dev) > p).to(torch.int32)
         out = torch.empty_like(x)
@@ -520,10 +522,10 @@ class Bench:
 
     def seeded_dropout(self):
         torch, nr = self.torch, self.nr
-        work = "seeded dropout fp32 2^26 p=0.5 (tl.rand)"
+        work = "seeded dropout fp32 2^%d p=0.5 (tl.rand)" % self.log2n
         if not self.want(work):
             return
-        n, p, seed = 1 << 26, 0.5, 123
+        n, p, seed = 1 << self.log2n, 0.5, 123
         x = torch.randn(n, device=self.dev)
         out = torch.empty_like(x)
         configs = [{"BLOCK_SIZE": 1024, "num_warps": 4}] if self.args.quick else [
@@ -554,10 +556,10 @@ class Bench:
 
     def seeded_dropout4x(self):
         torch, nr = self.torch, self.nr
-        work = "seeded dropout fp32 2^26 p=0.5 (4 words/call)"
+        work = "seeded dropout fp32 2^%d p=0.5 (4 words/call)" % self.log2n
         if not self.want(work):
             return
-        n, p, seed = 1 << 26, 0.5, 123
+        n, p, seed = 1 << self.log2n, 0.5, 123
         x = torch.randn(n, device=self.dev)
         out = torch.empty_like(x)
         configs = [{"BLOCK": 256, "num_warps": 4}] if self.args.quick else [
@@ -590,7 +592,7 @@ class Bench:
 
     def softmax(self, n_cols):
         torch, nr, triton = self.torch, self.nr, self.triton
-        n_rows = 4096
+        n_rows = self.n_rows
         work = "softmax fp32 %dx%d" % (n_rows, n_cols)
         if not self.want(work):
             return
@@ -693,6 +695,7 @@ def main():
     ap.add_argument("--lib", default=default_lib(), help="libnereid.so (default: build-gpu/libnereid.so)")
     ap.add_argument("--quick", action="store_true", help="one Nereid configuration per work")
     ap.add_argument("--only", default=None, help="only the works whose name contains this")
+    ap.add_argument("--small", action="store_true", help="2^16 elements and 64 softmax rows: a quick sanity run")
     ap.add_argument("--selftest-cpu", action="store_true", help="check the ctypes binding on the CPU interpreter")
     args = ap.parse_args()
     if args.selftest_cpu:

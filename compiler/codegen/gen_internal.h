@@ -74,5 +74,7 @@ void gen_dot(Gen *g, OpId id);                          /* llvm_dot.c */
 void gen_region(Gen *g, RegionId r);                    /* llvm_gen.c */
 void gen_control(Gen *g, OpId id);                      /* llvm_control.c */
 void gen_debug(Gen *g, OpId id);                        /* llvm_debug.c: assert, print */
+LLVMValueRef gen_sincos_f32(Gen *g, LLVMValueRef x, bool cosine); /* llvm_math.c */
+LLVMValueRef gen_log_f32(Gen *g, LLVMValueRef x, bool base2);
 
 #endif

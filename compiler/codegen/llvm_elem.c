@@ -1,8 +1,8 @@
 /* llvm_elem.c - elementwise ops, register by register: arithmetic with the IR's defined
  * edge cases (integer division by zero gives 0, shifts past the width, saturating
- * float-to-int), comparisons, selects, conversions, pointer offsets, and math through
- * the fast PTX approximations (ex2.approx, lg2.approx, sin/cos.approx, rsqrt.approx)
- * computed in fp32, with sqrt correctly rounded. */
+ * float-to-int), comparisons, selects, conversions, pointer offsets, and math in fp32:
+ * exp/exp2/rsqrt through the fast PTX approximations (as Triton's tl.exp), sin/cos/log/
+ * log2 accurate (llvm_math.c), sqrt and division correctly rounded. */
 #include <stdio.h>
 
 #include "gen_internal.h"
@@ -79,14 +79,11 @@ static LLVMValueRef math(Gen *g, int code, int dt, LLVMValueRef x, Loc loc) {
         r = gen_intrinsic(g, "llvm.nvvm.ex2.approx.f", g->f32, &v, 1);
         break;
     case OP_EXP2: r = gen_intrinsic(g, "llvm.nvvm.ex2.approx.f", g->f32, &v, 1); break;
-    case OP_LOG:
-        r = gen_intrinsic(g, "llvm.nvvm.lg2.approx.f", g->f32, &v, 1);
-        r = LLVMBuildFMul(g->B, r, LLVMConstReal(g->f32, 0.6931471805599453), "");
-        break;
-    case OP_LOG2: r = gen_intrinsic(g, "llvm.nvvm.lg2.approx.f", g->f32, &v, 1); break;
+    case OP_LOG: r = gen_log_f32(g, v, false); break;
+    case OP_LOG2: r = gen_log_f32(g, v, true); break;
     case OP_RSQRT: r = gen_intrinsic(g, "llvm.nvvm.rsqrt.approx.f", g->f32, &v, 1); break;
-    case OP_SIN: r = gen_intrinsic(g, "llvm.nvvm.sin.approx.f", g->f32, &v, 1); break;
-    case OP_COS: r = gen_intrinsic(g, "llvm.nvvm.cos.approx.f", g->f32, &v, 1); break;
+    case OP_SIN: r = gen_sincos_f32(g, v, false); break;
+    case OP_COS: r = gen_sincos_f32(g, v, true); break;
     default: NR_DIE("math op %d", code);
     }
     return dt == DT_FP32 ? r : LLVMBuildFPTrunc(g->B, r, gen_type(g, dt), "");
@@ -129,16 +126,34 @@ static LLVMValueRef convert(Gen *g, LLVMValueRef x, int from, int to) {
         return dt_is_signed(from) ? LLVMBuildSExt(g->B, x, ty, "") : LLVMBuildZExt(g->B, x, ty, "");
     }
     if (dt_is_int(from)) {
-        if ((to == DT_BF16 || to == DT_FP16) && dt_bits(from) > 16) { /* round once, through fp64 where exact */
-            LLVMValueRef d = dt_is_signed(from) ? LLVMBuildSIToFP(g->B, x, g->f64, "") : LLVMBuildUIToFP(g->B, x, g->f64, "");
-            return LLVMBuildFPTrunc(g->B, d, ty, "");
-        }
+        /* straight to the target type: one rounding, as the interpreter does */
         return dt_is_signed(from) ? LLVMBuildSIToFP(g->B, x, ty, "") : LLVMBuildUIToFP(g->B, x, ty, "");
     }
     if (dt_is_int(to)) return fp_to_int(g, x, from, to);
     if ((from == DT_FP16 && to == DT_BF16) || (from == DT_BF16 && to == DT_FP16))
         return LLVMBuildFPTrunc(g->B, LLVMBuildFPExt(g->B, x, g->f32, ""), ty, "");
     return dt_bits(to) > dt_bits(from) ? LLVMBuildFPExt(g->B, x, ty, "") : LLVMBuildFPTrunc(g->B, x, ty, "");
+}
+
+/* C fmod. NVPTX's frem (x - y * trunc(x / y) in the operands' precision) loses the
+ * remainder once x / y is large; for fp32 and narrower the same formula in fp64 is exact
+ * while |x / y| < 2^24: trunc(x / y) is then the true quotient, q * y needs 48 bits and the
+ * difference is the exact remainder, which fits the original type. */
+static LLVMValueRef float_rem(Gen *g, int dt, LLVMValueRef x, LLVMValueRef y) {
+    if (dt == DT_FP64) return LLVMBuildFRem(g->B, x, y, "");
+    LLVMTypeRef ty = LLVMTypeOf(x);
+    LLVMValueRef dx = LLVMBuildFPExt(g->B, x, g->f64, ""), dy = LLVMBuildFPExt(g->B, y, g->f64, "");
+    LLVMValueRef q = LLVMBuildFDiv(g->B, dx, dy, "");
+    q = gen_intrinsic(g, "llvm.trunc.f64", g->f64, &q, 1);
+    LLVMValueRef r = LLVMBuildFSub(g->B, dx, LLVMBuildFMul(g->B, q, dy, ""), "");
+    /* the sign of x survives a zero remainder (-4 % 2 is -0) */
+    r = gen_intrinsic(g, "llvm.copysign.f64", g->f64, (LLVMValueRef[]){r, dx}, 2);
+    LLVMValueRef ay = gen_intrinsic(g, "llvm.fabs.f64", g->f64, &dy, 1);
+    LLVMValueRef yinf = LLVMBuildFCmp(g->B, LLVMRealOEQ, ay, LLVMConstReal(g->f64, 1.0 / 0.0), "");
+    LLVMValueRef xfin = LLVMBuildFCmp(g->B, LLVMRealOLT, gen_intrinsic(g, "llvm.fabs.f64", g->f64, &dx, 1),
+                                      LLVMConstReal(g->f64, 1.0 / 0.0), "");
+    r = LLVMBuildSelect(g->B, LLVMBuildAnd(g->B, yinf, xfin, ""), dx, r, ""); /* fmod(x, inf) = x */
+    return LLVMBuildFPTrunc(g->B, r, ty, "");
 }
 
 static LLVMValueRef elem(Gen *g, const IrOp *op, int dt, int rdt, LLVMValueRef *a) {
@@ -150,7 +165,7 @@ static LLVMValueRef elem(Gen *g, const IrOp *op, int dt, int rdt, LLVMValueRef *
     case OP_MUL: return fl ? LLVMBuildFMul(B, a[0], a[1], "") : LLVMBuildMul(B, a[0], a[1], "");
     case OP_DIV: return LLVMBuildFDiv(B, a[0], a[1], "");
     case OP_IDIV: return int_div(g, OP_IDIV, dt, a[0], a[1]);
-    case OP_REM: return fl ? LLVMBuildFRem(B, a[0], a[1], "") : int_div(g, OP_REM, dt, a[0], a[1]);
+    case OP_REM: return fl ? float_rem(g, dt, a[0], a[1]) : int_div(g, OP_REM, dt, a[0], a[1]);
     case OP_AND: return LLVMBuildAnd(B, a[0], a[1], "");
     case OP_OR: return LLVMBuildOr(B, a[0], a[1], "");
     case OP_XOR: return LLVMBuildXor(B, a[0], a[1], "");

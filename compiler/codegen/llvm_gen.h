@@ -17,7 +17,7 @@ typedef struct GpuTarget {
  * CSE'd and vectorised, so LLVM needs cleanup, loop-invariant code motion and GVN, not
  * O3's unrolling and inlining; PTX quality for the examples is the same (checked by
  * PTX diff and on the GPU), at about half the compile time. */
-#define LLVM_GEN_PIPELINE "function(sroa,early-cse,instcombine,simplifycfg,loop-mssa(licm),gvn,instcombine,simplifycfg)"
+#define LLVM_GEN_PIPELINE "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm),gvn,instcombine<no-verify-fixpoint>,simplifycfg)"
 
 /* Lower f (layouts assigned, shared memory allocated, barriers placed) to LLVM IR and
  * PTX. llvm_ir (may be NULL) gets the textual LLVM IR after optimisation; ptx gets the

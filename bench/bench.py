@@ -449,6 +449,16 @@ class Bench:
               % (work, fmt(row["nereid_gbps"]), nereid_cfg, fmt(row["triton_gbps"]), fmt(row["torch_gbps"]),
                  fmt(copy), check))
 
+    def vs_triton(self, out, tout):
+        """How Nereid's dropout output compares with Triton's: the masks, then the values."""
+        torch = self.torch
+        if not torch.equal(out != 0, tout != 0):
+            return "MASK differs from triton's"
+        if torch.equal(out, tout):
+            return "=triton (bit-exact)"
+        err = ((out - tout).abs() / tout.abs().clamp_min(1e-30)).max().item()
+        return "mask =triton, values within %.1e" % err
+
     def want(self, work):
         return not self.args.only or self.args.only in work
 
@@ -517,7 +527,7 @@ class Bench:
             ref = torch.where(keep != 0, x / (1 - p), torch.zeros_like(x))
             check = "ok" if torch.equal(out, ref) else "MISMATCH vs torch"
             if tms is not None:
-                check += ", =triton" if torch.equal(out, tout) else ", MISMATCH vs triton"
+                check += ", " + self.vs_triton(out, tout)
         self.add_row(work, 12 * n, ms, cfg, allr, tms, pms, check)
 
     def seeded_dropout(self):
@@ -551,7 +561,7 @@ class Bench:
             kept = (out != 0).float().mean().item()
             check = "keep rate %.4f" % kept
             if tms is not None:
-                check += ", =triton (bit-exact)" if torch.equal(out, tout) else ", MISMATCH vs triton"
+                check += ", " + self.vs_triton(out, tout)
         self.add_row(work, 8 * n, ms, cfg, allr, tms, pms, check)
 
     def seeded_dropout4x(self):
@@ -585,7 +595,7 @@ class Bench:
             kept = (out != 0).float().mean().item()
             check = "keep rate %.4f" % kept
             if tms is not None:
-                check += ", =triton 4x (bit-exact)" if torch.equal(out, tout) else ", MISMATCH vs triton 4x"
+                check += ", " + self.vs_triton(out, tout).replace("triton", "triton 4x")
         self.add_row(work, 8 * n, ms, cfg, allr, tms, pms, check,
                      {"note": "Triton column: the same 4-words-per-call kernel in Triton; "
                               "PyTorch column: torch.nn.functional.dropout"})

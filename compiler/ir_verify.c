@@ -385,7 +385,7 @@ static void check_types(Verifier *V, OpId id, const IrOp *op) {
     case OP_REM: check_uniform(V, id, op, arith_dt, "integer or float"); break;
     case OP_IDIV: case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR: case OP_UMULHI: case OP_NOT:
         check_uniform(V, id, op, is_int, "integer"); break;
-    case OP_DIV: case OP_FMA: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
+    case OP_DIV: case OP_DIV_RN: case OP_FMA: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
     case OP_RSQRT: case OP_SIN: case OP_COS: case OP_FLOOR: case OP_CEIL:
         check_uniform(V, id, op, is_float, "float"); break;
     case OP_CMP: check_cmp(V, id, op); break;

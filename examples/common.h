@@ -310,6 +310,14 @@ static inline ex_diff ex_compare(const float *got, const float *want, long n, do
     return d;
 }
 
+/* The relative tolerance of a kernel output made by one fp32 division: 0 on the CPU
+ * interpreter (correctly rounded), 2 ulp on the GPU, where `/` is Triton's div.full.f32
+ * (tl.math.div_rn would be exact). Zero stays zero, so a keep mask is still checked bit
+ * for bit: a kept element is never within tolerance of a dropped one. */
+static inline double ex_div_rtol(nr_context *ctx) {
+    return nr_context_device(ctx) == NR_DEVICE_CUDA ? 2.4e-7 : 0.0;
+}
+
 /* Print a failed comparison (always: it is what a failing test log needs) and return
  * whether it passed. cols > 0 prints the worst element as (row, col). */
 static inline int ex_check_diff(const ex_diff *d, const char *what, long cols) {

@@ -2,7 +2,8 @@
  *
  * _dropout (examples/dropout.nr) reads x and a mask of int32 0s and 1s made on the host,
  * and writes x / (1 - p) where the mask is 1 and 0 where it is 0. The reference does the
- * same fp32 operations (1 - p, then one division), so the output must match exactly. The
+ * same fp32 operations (1 - p, then one division), so on the CPU the output matches exactly;
+ * on the GPU `/` is Triton's div.full.f32, within 2 ulp (the keep mask still exactly). The
  * mask costs a read of 4 bytes per element and has to be kept for the backward pass:
  * seeded_dropout.c shows the variant that needs neither.
  *
@@ -37,7 +38,7 @@ static int run_case(nr_context *ctx, nr_kernel *k, long n, float p, ex_rng *rng,
         ex_print_row("output", out, shown);
         printf("\n%10s %6s %10s %10s   %s\n", "size", "p", "time (ms)", "mismatches", "result");
     }
-    ex_diff d = ex_compare(out, ref, n, 0.0, 0.0);
+    ex_diff d = ex_compare(out, ref, n, 0.0, ex_div_rtol(ctx));
     if (!quiet) printf("%10ld %6.2f %10.3f %10ld   %s\n", n, p, ms, d.bad, d.bad ? "FAILED" : "ok");
     int ok = ex_check_diff(&d, "output", 0);
     ex_free(ctx, dx), ex_free(ctx, dkeep), ex_free(ctx, dout);
@@ -67,5 +68,5 @@ int main(int argc, char **argv) {
 
     nr_module_destroy(m);
     nr_context_destroy(ctx);
-    return ex_finish(ok, "%s, %d sizes x p = 0.5, 0.3, exact", dev, nsizes);
+    return ex_finish(ok, "%s, %d sizes x p = 0.5, 0.3, keep mask exact, values exact (CPU) or within 2 ulp (GPU division)", dev, nsizes);
 }

@@ -73,7 +73,7 @@ static int run_case(nr_context *ctx, nr_kernel *k, long rows, long cols, Layout 
     ex_download(ctx, out, dout, sizeof(float) * (size_t)nout);
 
     /* the whole output buffer, padding included (there both hold UNTOUCHED) */
-    ex_diff d = ex_compare(out, ref, nout, 0.0, 0.0);
+    ex_diff d = ex_compare(out, ref, nout, 0.0, ex_div_rtol(ctx));
     long same_seed_rows = 0, mask_differs = 0; /* rows 3, 6, ... against row 0, all seed 42 */
     for (long r = 3; r < rows; r += 3, same_seed_rows++)
         for (long c = 0; c < cols; c++)
@@ -118,5 +118,5 @@ int main(int argc, char **argv) {
         }
     nr_module_destroy(m);
     nr_context_destroy(ctx);
-    return ex_finish(ok, "%s, %d shapes x 2 layouts, bit-exact with C Philox", dev, nshapes);
+    return ex_finish(ok, "%s, %d shapes x 2 layouts, mask bit-exact with C Philox", dev, nshapes);
 }

@@ -90,7 +90,7 @@ static int run_size(nr_context *ctx, nr_kernel *k, long n, ex_rng *rng, int quie
         seeded_dropout(ctx, k, &in, cases[c], again);
         reference(in.x, n, cases[c], ref);
 
-        ex_diff d = ex_compare(out[c], ref, n, 0.0, 0.0);                               /* (a) */
+        ex_diff d = ex_compare(out[c], ref, n, 0.0, ex_div_rtol(ctx));                               /* (a) */
         int same = memcmp(out[c], again, sizeof(float) * (size_t)n) == 0;               /* (b) */
         long kept = 0, wrong_value = 0;
         for (long i = 0; i < n; i++) {
@@ -148,5 +148,5 @@ int main(int argc, char **argv) {
 
     nr_module_destroy(m);
     nr_context_destroy(ctx);
-    return ex_finish(ok, "%s, %d sizes x %d (p, seed) cases, bit-exact with C Philox", dev, nsizes, EX_COUNT(cases));
+    return ex_finish(ok, "%s, %d sizes x %d (p, seed) cases, mask bit-exact with C Philox", dev, nsizes, EX_COUNT(cases));
 }

@@ -306,6 +306,15 @@ static Val b_minmax(Sema *S, BArgs *a) {
     return strong_minmax(S, a, is_max, a->v[0], a->v[1]);
 }
 
+/* tl.math.div_rn(x, y): correctly rounded; tl.math.fdiv(x, y, ieee_rounding=False) */
+static Val b_div(Sema *S, BArgs *a) {
+    for (int i = 0; i < 2; i++)
+        if ((a->v[i].k != V_IR && !val_is_const(a->v[i])) || type_of(a->v[i]).dt == DT_PTR)
+            sema_error(S, a->loc[i], "%s: expected a number or a block, got %s", a->name, val_kind_name(S, a->v[i]));
+    bool exact = !strcmp(a->name, "div_rn") || (has(a, 2) && a->v[2].k == V_BOOL && a->v[2].i);
+    return float_div(S, a->v[0], a->v[1], exact, a->call);
+}
+
 static Val b_umulhi(Sema *S, BArgs *a) {
     Val r = binary_elem(S, a, OP_UMULHI, a->v[0], a->v[1], true);
     if (dt_bits(r.ty.dt) < 32) sema_error(S, a->call, "tl.umulhi needs 32 or 64-bit integers");
@@ -765,6 +774,8 @@ static const Builtin builtins[] = {
     {"minimum", "x,y,propagate_nan=", b_minmax, 0},
     {"maximum", "x,y,propagate_nan=", b_minmax, 0},
     {"umulhi", "x,y", b_umulhi, 0},
+    {"div_rn", "x,y", b_div, 0},
+    {"fdiv", "x,y,ieee_rounding=", b_div, 0},
     {"exp", "x", b_math1, BF_METHOD},
     {"exp2", "x", b_math1, BF_METHOD},
     {"log", "x", b_math1, BF_METHOD},

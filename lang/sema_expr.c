@@ -160,11 +160,13 @@ static Val pointer_offset(Sema *S, Val p, Val off, bool negate, Loc loc) {
     return val_ir(S, r);
 }
 
-static Val true_div(Sema *S, Val a, Val b, Loc loc) {
+Val float_div(Sema *S, Val a, Val b, bool exact, Loc loc) {
     int dt = computation_dtype(S, type_of(a), a.k != V_IR, type_of(b), b.k != V_IR, true, loc);
     if (dt_is_int(dt)) dt = DT_FP32; /* int / int is a float division, as in Triton */
-    return emit_binary(S, OP_DIV, a, b, dt, loc);
+    return emit_binary(S, exact ? OP_DIV_RN : OP_DIV, a, b, dt, loc);
 }
+
+static Val true_div(Sema *S, Val a, Val b, Loc loc) { return float_div(S, a, b, false, loc); }
 
 static Val int_only(Sema *S, int code, Val a, Val b, int dt, const char *op, Loc loc) {
     if (!dt_is_int(dt))

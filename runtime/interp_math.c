@@ -106,7 +106,7 @@ static void float_op(int code, const double *a, const double *b, double *r, int6
     case OP_ADD: FLOOP(x + y);
     case OP_SUB: FLOOP(x - y);
     case OP_MUL: FLOOP(x * y);
-    case OP_DIV: FLOOP(x / y);
+    case OP_DIV: case OP_DIV_RN: FLOOP(x / y);
     case OP_REM: FLOOP(fmod(x, y));
     case OP_MIN: FLOOP(nr_fmin(x, y));
     case OP_MAX: FLOOP(nr_fmax(x, y));

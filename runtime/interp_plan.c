@@ -174,7 +174,7 @@ static int check_control(Plan *p, const IrOp *op) {
 /* Which dtypes an elementwise arithmetic op accepts: floats only, ints only, or both. */
 static char arith_class(int code) {
     switch (code) {
-    case OP_DIV: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
+    case OP_DIV: case OP_DIV_RN: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
     case OP_RSQRT: case OP_SIN: case OP_COS:
         return 'F';
     case OP_IDIV: case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR:

@@ -135,6 +135,21 @@ static LLVMValueRef convert(Gen *g, LLVMValueRef x, int from, int to) {
     return dt_bits(to) > dt_bits(from) ? LLVMBuildFPExt(g->B, x, ty, "") : LLVMBuildFPTrunc(g->B, x, ty, "");
 }
 
+/* Triton's fp32 `/`: div.full.f32 (within 2 ulp, a few instructions instead of the
+ * correctly rounded division's dozen); fp16/bf16 through it too; fp64 exact. */
+static LLVMValueRef fast_div(Gen *g, int dt, LLVMValueRef x, LLVMValueRef y) {
+    if (dt == DT_FP64) return LLVMBuildFDiv(g->B, x, y, "");
+    LLVMTypeRef ty = LLVMTypeOf(x);
+    if (dt != DT_FP32) x = LLVMBuildFPExt(g->B, x, g->f32, ""), y = LLVMBuildFPExt(g->B, y, g->f32, "");
+    LLVMTypeRef params[2] = {g->f32, g->f32};
+    LLVMTypeRef fty = LLVMFunctionType(g->f32, params, 2, 0);
+    static const char text[] = "div.full.f32 $0, $1, $2;", cons[] = "=f,f,f";
+    LLVMValueRef asmv = LLVMGetInlineAsm(fty, (char *)text, sizeof text - 1, (char *)cons, sizeof cons - 1, 0, 0,
+                                         LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef r = LLVMBuildCall2(g->B, fty, asmv, (LLVMValueRef[]){x, y}, 2, "");
+    return dt == DT_FP32 ? r : LLVMBuildFPTrunc(g->B, r, ty, "");
+}
+
 /* C fmod. NVPTX's frem (x - y * trunc(x / y) in the operands' precision) loses the
  * remainder once x / y is large; for fp32 and narrower the same formula in fp64 is exact
  * while |x / y| < 2^24: trunc(x / y) is then the true quotient, q * y needs 48 bits and the
@@ -163,7 +178,8 @@ static LLVMValueRef elem(Gen *g, const IrOp *op, int dt, int rdt, LLVMValueRef *
     case OP_ADD: return fl ? LLVMBuildFAdd(B, a[0], a[1], "") : LLVMBuildAdd(B, a[0], a[1], "");
     case OP_SUB: return fl ? LLVMBuildFSub(B, a[0], a[1], "") : LLVMBuildSub(B, a[0], a[1], "");
     case OP_MUL: return fl ? LLVMBuildFMul(B, a[0], a[1], "") : LLVMBuildMul(B, a[0], a[1], "");
-    case OP_DIV: return LLVMBuildFDiv(B, a[0], a[1], "");
+    case OP_DIV: return fast_div(g, dt, a[0], a[1]);
+    case OP_DIV_RN: return LLVMBuildFDiv(B, a[0], a[1], "");
     case OP_IDIV: return int_div(g, OP_IDIV, dt, a[0], a[1]);
     case OP_REM: return fl ? float_rem(g, dt, a[0], a[1]) : int_div(g, OP_REM, dt, a[0], a[1]);
     case OP_AND: return LLVMBuildAnd(B, a[0], a[1], "");

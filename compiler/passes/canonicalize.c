@@ -147,7 +147,7 @@ static ValId int_identity(Canon *C, OpId id, ValId x, ValId y) {
 static ValId float_identity(const IrFunc *f, int code, ValId x, ValId y) {
     if (code == OP_ADD && const_float_is(f, y, -0.0)) return x;
     if (code == OP_SUB && const_float_is(f, y, 0.0)) return x;
-    if ((code == OP_MUL || code == OP_DIV) && const_float_is(f, y, 1.0)) return x;
+    if ((code == OP_MUL || code == OP_DIV || code == OP_DIV_RN) && const_float_is(f, y, 1.0)) return x;
     return 0;
 }
 

@@ -190,7 +190,7 @@ static bool float_binary(int code, int dt, double a, double b, double *r) {
     case OP_ADD: *r = a + b; break;
     case OP_SUB: *r = a - b; break;
     case OP_MUL: *r = a * b; break;
-    case OP_DIV: *r = a / b; break;
+    case OP_DIV: case OP_DIV_RN: *r = a / b; break;
     case OP_REM: *r = fmod(a, b); break;
     case OP_MIN:
     case OP_MAX:

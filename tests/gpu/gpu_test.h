@@ -17,10 +17,13 @@
  * Outputs start with the same contents on both devices (the given data, or a fixed byte
  * pattern), so elements a kernel must leave alone are compared too. Each output is
  * compared either bit for bit (gt_exact: NaNs of any payload count as equal) or within
- * |gpu - cpu| <= atol + rtol * |cpu| (gt_tol). A case prints one row of the table, or one
- * row per output (gt_rows_per_output); a failing output prints its worst element.
+ * |gpu - cpu| <= atol + rtol * |cpu| (gt_tol), or as sorted integers (gt_sorted: results
+ * whose order depends on scheduling). A case prints one row of the table, or one row per
+ * output (c->rows_per_output = 1); a failing output prints its worst element. c->check is
+ * an extra check on the results (a plain-C reference, say); c->expect_gpu_error names a
+ * text the GPU's compile error must contain (a kernel the GPU back end must refuse).
  *
- * Options every test program takes:
+ * Options of the programs that start with gt_init (test_gpu_vs_cpu):
  *   --cpu-vs-cpu   run the "GPU" side on a second CPU context: a self-check of the test
  *                  and its kernels on a machine without a GPU (everything must match)
  *   --dump DIR     write every kernel source to DIR with a compile.sh that compiles each
@@ -550,7 +553,6 @@ static inline GtCmp gt_compare(GtBuf *b) {
             err = fabs(g - w);
             if (b->tol.exact) ok = gt_bits(b->t, got, i) == gt_bits(b->t, want, i);
             else ok = err <= b->tol.atol + b->tol.rtol * fabs(w);
-            if (!ok && err == 0) err = INFINITY; /* bits differ, values equal: -0.0 vs +0.0 */
         }
         if (err > r.max_abs && !isinf(err)) r.max_abs = err;
         if (isinf(err)) r.max_abs = INFINITY;
@@ -629,9 +631,25 @@ static inline void gt_dump(GtCase *c) {
     fclose(f);
 }
 
+/* A kernel that faults leaves the CUDA context unusable (a sticky error): the only
+ * reference to the device's primary context is ours, so destroying our context releases
+ * it, and a new one starts clean. The other cases then still run. */
+static inline void gt_reopen_gpu(void) {
+    char err[1024] = "";
+    nr_context_destroy(gt.dev[1]);
+    gt.dev[1] = NULL;
+    if (nr_context_create_ex(NR_DEVICE_CUDA, 0, &gt.dev[1], err, sizeof err) != NR_OK) {
+        printf("    the GPU context could not be recreated after that failure (%s): stopping\n", err);
+        nr_context_destroy(gt.dev[0]);
+        printf("%s: %d passed, %d failed (stopped early)\n", gt.prog, gt.passed, gt.failed + 1);
+        exit(1);
+    }
+    printf("    (the GPU context was recreated after that failure)\n");
+}
+
 /* Compile, run on both devices, compare, print; frees the case. Returns 1 if it passed. */
 static inline int gt_run(GtCase *c) {
-    int ok = 1;
+    int ok = 1, broken = 0;
     nr_module *mod[2] = {NULL, NULL};
     if ((gt.filter && !strstr(c->name, gt.filter)) || (gt.cpu_vs_cpu && c->expect_gpu_error)) {
         gt_free_case(c);
@@ -699,6 +717,7 @@ static inline int gt_run(GtCase *c) {
                 snprintf(what, sizeof what, "launching on the %s", where);
                 gt_fail_row(c, what, s, nr_last_error(ctx));
                 ran = 0;
+                broken |= d == 1 && s == NR_ERR_LAUNCH;
             }
         }
         for (int b = 0; b < c->nbufs && ran; b++) {
@@ -711,6 +730,7 @@ static inline int gt_run(GtCase *c) {
                 snprintf(what, sizeof what, "reading '%s' back from the %s", bf->name, where);
                 gt_fail_row(c, what, s, nr_last_error(ctx));
                 ran = 0;
+                broken |= d == 1;
             }
         }
     }
@@ -765,6 +785,7 @@ cleanup:
         nr_module_destroy(mod[d]);
     }
     gt_free_case(c);
+    if (broken && !gt.cpu_vs_cpu) gt_reopen_gpu();
     return ok;
 }
 

@@ -21,11 +21,12 @@
  *   sin, cos     atol 2e-6   sin/cos.approx.f32 on [-pi, pi] (absolute error ~2^-20.9)
  *   rsqrt        rtol 3e-7   rsqrt.approx.f32 (~2^-23 relative)
  *   sigmoid      rtol 2e-6   1 / (1 + exp(-x))
- *   exp on fp16  rtol 1e-3   the fp32 approximation rounded to fp16: one fp16 ulp
+ *   exp on fp16  rtol 2e-3   the fp32 approximation rounded to fp16: one fp16 ulp
  *   randn        1e-3 + 1e-5 sqrt(-2 log u) amplifies log's absolute error where u -> 1
  *   softmax      1e-7 + 5e-5 exp as above, and the row sum added in another order
  *   layer norm   2e-5 + 2e-5 mean and variance summed in another order (Rstd: rtol 2e-5)
  *   fp32 dot     5e-5 + 1e-5 the GPU uses FMAs, the interpreter rounds each product
+ *   fp32 sums    5e-5 + 1e-5 random values in [-1, 1), up to 128 of them, in another order
  *   fp16 sums    rtol 4e-3   the GPU adds fp16 in fp16 (as Triton does), the interpreter
  *                            in fp32; bf16 sums: rtol 3e-2 for the same reason
  *
@@ -342,7 +343,7 @@ static void reduce2d(int data, int br, int bc, int rows, int cols, int warps) {
     gt_define(c, "HI", "%s", t == GT_I32 ? "2147483647" : "inf");
     gt_warps(c, warps);
     gt_arg_buf(c, gt_in(c, "x", t, n, x));
-    gt_arg_buf(c, gt_out(c, "sums", t, (size_t)(br + bc + 1), data == 2 ? gt_tol(1e-5, 1e-5) : gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "sums", t, (size_t)(br + bc + 1), data == 2 ? gt_tol(5e-5, 1e-5) : gt_exact(), NULL));
     gt_arg_buf(c, gt_out(c, "max/min", t, (size_t)(2 * (br + bc)), gt_exact(), NULL));
     gt_arg_buf(c, gt_out(c, "argmax/argmin", GT_I32, (size_t)(2 * (br + bc)), gt_exact(), NULL));
     gt_arg(c, nr_arg_i32(rows));
@@ -528,7 +529,7 @@ static void math(long n, int block) {
         {"sin [-pi,pi] (approx)", 2e-6, 0, 0}, {"cos [-pi,pi] (approx)", 2e-6, 0, 0},
         {"sqrt (IEEE)", 0, 0, 1}, {"rsqrt (approx)", 0, 3e-7, 0}, {"floor", 0, 0, 1}, {"ceil", 0, 0, 1},
         {"abs", 0, 0, 1}, {"fma", 0, 0, 1}, {"x / y (IEEE)", 0, 0, 1}, {"x % y (fmod)", 0, 0, 1},
-        {"sigmoid (approx exp)", 0, 2e-6, 0}, {"exp fp16 (approx)", 0, 1e-3, 0}};
+        {"sigmoid (approx exp)", 0, 2e-6, 0}, {"exp fp16 (approx)", 0, 2e-3, 0}};
     for (int k = 0; k < GT_COUNT(outs); k++)
         gt_arg_buf(c, gt_out(c, outs[k].name, k == GT_COUNT(outs) - 1 ? GT_F16 : GT_F32, (size_t)n,
                              outs[k].exact ? gt_exact() : gt_tol(outs[k].atol, outs[k].rtol), NULL));
@@ -799,7 +800,7 @@ int main(int argc, char **argv) {
     conversions(4099, 256);
     math(5003, 256);
     atomics(3001, 128, 37);
-    atomics(20000, 1024, 5);
+    atomics(20000, 1024, 64);
     control(1000, 128, 1);
     control(1000, 128, 0);
     shapes(32, 64, 4);

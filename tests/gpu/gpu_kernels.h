@@ -200,7 +200,7 @@ static const char K_CONVERSIONS[] =
     "@triton.jit\n"
     "def conversions(f_ptr: *fp32, l_ptr: *i64, i_ptr: *i32,\n"
     "                f2i32: *i32, f2u8: *u8, f2i8: *i8, f2u32: *u32, f2i64: *i64, f2f16: *fp16, f2bf16: *bf16,\n"
-    "                i2f16: *fp16, i2f32: *fp32, l2f32: *fp32, l2bf16: *bf16, h2bf16: *bf16, bits: *i32,\n"
+    "                i2f16: *fp16, i2f32: *fp32, l2f32: *fp32, l2bf16: *bf16, h2bf16: *bf16, bits: *i32, i2bf16: *bf16,\n"
     "                n: i32, BLOCK: tl.constexpr):\n"
     "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
     "    m = offs < n\n"
@@ -219,7 +219,8 @@ static const char K_CONVERSIONS[] =
     "    tl.store(l2f32 + offs, l.to(tl.float32), mask=m)\n"
     "    tl.store(l2bf16 + offs, l.to(tl.bfloat16), mask=m)\n"
     "    tl.store(h2bf16 + offs, f.to(tl.float16).to(tl.bfloat16), mask=m)\n"
-    "    tl.store(bits + offs, f.to(tl.int32, bitcast=True) ^ (i > 0), mask=m)\n";
+    "    tl.store(bits + offs, f.to(tl.int32, bitcast=True) ^ (i > 0), mask=m)\n"
+    "    tl.store(i2bf16 + offs, i.to(tl.bfloat16), mask=m)\n";
 
 static const char K_MATH[] =
     "import triton\n"
@@ -227,10 +228,11 @@ static const char K_MATH[] =
     "\n"
     "\n"
     "@triton.jit\n"
-    "def math_ops(x_ptr: *fp32, y_ptr: *fp32, pos_ptr: *fp32, ang_ptr: *fp32,\n"
+    "def math_ops(x_ptr: *fp32, y_ptr: *fp32, pos_ptr: *fp32, ang_ptr: *fp32, wide_ptr: *fp32,\n"
     "             o_exp: *fp32, o_exp2: *fp32, o_log: *fp32, o_log2: *fp32, o_sin: *fp32, o_cos: *fp32,\n"
     "             o_sqrt: *fp32, o_rsqrt: *fp32, o_floor: *fp32, o_ceil: *fp32, o_abs: *fp32, o_fma: *fp32,\n"
-    "             o_div: *fp32, o_rem: *fp32, o_sig: *fp32, o_exp16: *fp16,\n"
+    "             o_div: *fp32, o_rem: *fp32, o_sig: *fp32, o_exp16: *fp16, o_div_rn: *fp32, o_swide: *fp32,\n"
+    "             o_cwide: *fp32,\n"
     "             n: i32, BLOCK: tl.constexpr):\n"
     "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
     "    m = offs < n\n"
@@ -238,6 +240,7 @@ static const char K_MATH[] =
     "    y = tl.load(y_ptr + offs, mask=m, other=1.0)    # [-8, 8], no zeros\n"
     "    p = tl.load(pos_ptr + offs, mask=m, other=1.0)  # (0, 1000] and specials\n"
     "    a = tl.load(ang_ptr + offs, mask=m, other=0.0)  # [-pi, pi]\n"
+    "    w = tl.load(wide_ptr + offs, mask=m, other=0.0)  # [-100, 100]\n"
     "    tl.store(o_exp + offs, tl.exp(x), mask=m)\n"
     "    tl.store(o_exp2 + offs, tl.exp2(x), mask=m)\n"
     "    tl.store(o_log + offs, tl.log(p), mask=m)\n"
@@ -253,7 +256,10 @@ static const char K_MATH[] =
     "    tl.store(o_div + offs, x / y, mask=m)\n"
     "    tl.store(o_rem + offs, p % y, mask=m)\n"
     "    tl.store(o_sig + offs, tl.sigmoid(y), mask=m)\n"
-    "    tl.store(o_exp16 + offs, tl.exp(a.to(tl.float16)), mask=m)\n";
+    "    tl.store(o_exp16 + offs, tl.exp(a.to(tl.float16)), mask=m)\n"
+    "    tl.store(o_div_rn + offs, tl.math.div_rn(x, y), mask=m)\n"
+    "    tl.store(o_swide + offs, tl.sin(w), mask=m)\n"
+    "    tl.store(o_cwide + offs, tl.cos(w), mask=m)\n";
 
 static const char K_ATOMICS[] =
     "import triton\n"

@@ -30,6 +30,11 @@ typedef struct Gen {
     int *nregs;
     LLVMValueRef *thread_part; /* by layout id * NR_MAX_RANK + root dim */
     LLVMValueRef *owner;       /* by layout id: i1 "this thread owns its slice elements" */
+    ValId *wide_pairs;         /* operand pairs of 32-bit umulhi ops (2 per pair) */
+    int nwide;
+    struct { LLVMValueRef a, b, lohi; } wide[64]; /* wide products made in wide_block */
+    int nwidecache;
+    LLVMBasicBlockRef wide_block;
     LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, ptr1, ptr3, vd;
 } Gen;
 

@@ -47,8 +47,40 @@ static LLVMValueRef minmax(Gen *g, bool is_max, int dt, LLVMValueRef a, LLVMValu
     return LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, p, a, b, ""), a, b, "");
 }
 
+/* The low (half 0) or high (half 1) word of a * b from one mul.wide.u32 (IMAD.WIDE),
+ * split in the same inline PTX so LLVM neither narrows it back into two multiplies nor
+ * widens what uses it. A umulhi and the mul of the same registers in one basic block
+ * share the product. */
+static LLVMValueRef wide_mul(Gen *g, LLVMValueRef a, LLVMValueRef b, unsigned half) {
+    LLVMBasicBlockRef bb = LLVMGetInsertBlock(g->B);
+    if (bb != g->wide_block) g->wide_block = bb, g->nwidecache = 0;
+    for (int i = 0; i < g->nwidecache && i < 64; i++)
+        if ((g->wide[i].a == a && g->wide[i].b == b) || (g->wide[i].a == b && g->wide[i].b == a))
+            return LLVMBuildExtractValue(g->B, g->wide[i].lohi, half, "");
+    LLVMTypeRef params[2] = {g->i32, g->i32}, fields[2] = {g->i32, g->i32};
+    LLVMTypeRef fty = LLVMFunctionType(LLVMStructTypeInContext(g->C, fields, 2, 0), params, 2, 0);
+    static const char text[] = "{ .reg .b64 t; mul.wide.u32 t, $2, $3; mov.b64 {$0, $1}, t; }", cons[] = "=r,=r,r,r";
+    LLVMValueRef asmv = LLVMGetInlineAsm(fty, (char *)text, sizeof text - 1, (char *)cons, sizeof cons - 1, 0, 0,
+                                         LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef lohi = LLVMBuildCall2(g->B, fty, asmv, (LLVMValueRef[]){a, b}, 2, "");
+    int slot = g->nwidecache++ % 64; /* a ring: the paired mul comes soon after */
+    g->wide[slot].a = a, g->wide[slot].b = b, g->wide[slot].lohi = lohi;
+    return LLVMBuildExtractValue(g->B, lohi, half, "");
+}
+
+/* Is mul(a, b) also the low half of a 32-bit umulhi of the same operands? */
+static bool pairs_with_umulhi(Gen *g, const IrOp *op) {
+    if (op->code != OP_MUL || dt_bits(ir_type(g->f, op->results[0]).dt) != 32) return false;
+    for (int i = 0; i < g->nwide; i++) {
+        ValId x = g->wide_pairs[2 * i], y = g->wide_pairs[2 * i + 1];
+        if ((x == op->operands[0] && y == op->operands[1]) || (x == op->operands[1] && y == op->operands[0])) return true;
+    }
+    return false;
+}
+
 static LLVMValueRef umulhi(Gen *g, int dt, LLVMValueRef a, LLVMValueRef b) {
-    if (dt_bits(dt) == 32) return gen_intrinsic(g, "llvm.nvvm.mulhi.ui", g->i32, (LLVMValueRef[]){a, b}, 2);
+    if (dt_bits(dt) == 32) /* the high half of the wide product its paired mul shares */
+        return wide_mul(g, a, b, 1);
     if (dt_bits(dt) == 64) return gen_intrinsic(g, "llvm.nvvm.mulhi.ull", g->i64, (LLVMValueRef[]){a, b}, 2);
     LLVMTypeRef ty = LLVMTypeOf(a);
     LLVMValueRef p = LLVMBuildMul(g->B, LLVMBuildZExt(g->B, a, g->i32, ""), LLVMBuildZExt(g->B, b, g->i32, ""), "");
@@ -226,6 +258,8 @@ void gen_elementwise(Gen *g, OpId id) {
         LLVMValueRef a[3] = {in[0][i], op->nopnds > 1 ? in[1][i] : NULL, op->nopnds > 2 ? in[2][i] : NULL};
         if (op->code == OP_ADDPTR)
             out[i] = addptr(g, ir_type(g->f, op->operands[0]).pointee, a[0], a[1], ir_type(g->f, op->operands[1]).dt);
+        else if (pairs_with_umulhi(g, op))
+            out[i] = wide_mul(g, a[0], a[1], 0);
         else
             out[i] = elem(g, op, dt, rdt, a);
     }

@@ -99,6 +99,22 @@ static void annotate(Gen *g, const char *key, int value) {
     LLVMAddNamedMetadataOperand(g->M, "nvvm.annotations", LLVMMetadataAsValue(g->C, LLVMMDNodeInContext2(g->C, md, 3)));
 }
 
+/* The operand pairs of 32-bit umulhi: a mul of the same pair shares one wide multiply
+ * (llvm_elem.c), as Philox's rounds multiply each pair for both halves. */
+static void find_wide_pairs(Gen *g, RegionId r) {
+    IrFunc *f = g->f;
+    for (uint32_t i = 0; i < f->regions[r].nops; i++) {
+        IrOp *op = &f->ops[f->regions[r].ops[i]];
+        if (op->code == OP_UMULHI && dt_bits(ir_type(f, op->results[0]).dt) == 32) {
+            g->wide_pairs = arena_grow(g->m->arena, g->wide_pairs, sizeof(ValId), (size_t)g->nwide * 2, (size_t)g->nwide * 2 + 2);
+            g->wide_pairs[g->nwide * 2] = op->operands[0];
+            g->wide_pairs[g->nwide * 2 + 1] = op->operands[1];
+            g->nwide++;
+        }
+        for (int k = 0; k < op->nregions; k++) find_wide_pairs(g, op->region[k]);
+    }
+}
+
 static void build_function(Gen *g) {
     IrRegion *body = &g->f->regions[g->f->body];
     LLVMTypeRef params[64];
@@ -122,6 +138,7 @@ static void build_function(Gen *g) {
     g->tid = sreg(g, "llvm.nvvm.read.ptx.sreg.tid.x");
     g->lane = LLVMBuildAnd(g->B, g->tid, gen_i32(g, 31), "lane");
     g->warp = LLVMBuildLShr(g->B, g->tid, gen_i32(g, 5), "warp");
+    find_wide_pairs(g, g->f->body);
     LLVMBasicBlockRef body_bb = LLVMAppendBasicBlockInContext(g->C, g->fn, "body");
     LLVMPositionBuilderAtEnd(g->B, body_bb);
     gen_region(g, g->f->body);

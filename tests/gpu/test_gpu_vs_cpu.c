@@ -6,12 +6,12 @@
  * (//, %, shifts past the width, umulhi, wrap-around), conversions, masks and `other`,
  * atomics whose result does not depend on the order (integer adds and integer-valued
  * float adds, max/min, and/or/xor; a ticket counter compared as a sorted set), control
- * flow, Philox (tl.randint/rand and the dropout masks), tl.math.div_rn, fp16 and bf16
- * elementwise arithmetic without division (each op correctly
- * rounded on both), fp16/bf16 dot (products exact in fp32, summed in k order with fp32
- * FMAs on the GPU: the same roundings as the interpreter), sqrt, division, fma, floor,
- * ceil, abs, min/max, and every reduction of integer-valued floats (sums exact in any
- * order).
+ * flow, Philox (tl.randint/rand and the dropout masks), fp16 and bf16 elementwise
+ * arithmetic without division (each op correctly rounded on both), fp16/bf16 dot
+ * (products exact in fp32, summed in k order with fp32 FMAs on the GPU: the same
+ * roundings as the interpreter), sqrt, tl.math.div_rn, fp64 division, float % (fmod), fma,
+ * floor, ceil, abs, min/max (NaN and signed zeros included), and every reduction of
+ * integer-valued floats (sums exact in any order).
  *
  * What is compared within a tolerance, |gpu - cpu| <= atol + rtol * |cpu|:
  *   x / y        rtol 2.4e-7 fp32 `/` is Triton's div.full.f32 on the GPU (2 ulp); dropout

@@ -56,8 +56,11 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, c
     StrBuf ck, err;
     sb_init(&ck);
     sb_init(&err);
+    /* the PTX decides the cubin; the rest names the entry for people reading the cache */
     sb_printf(&ck, "nereid %s|%s|%s|%s|%s\n", NEREID_VERSION, arch, k->f->name, key, k->mod->options_key);
     sb_putn(&ck, k->mod->text, k->mod->src->len);
+    sb_putc(&ck, '\n');
+    sb_putn(&ck, r.ptx.data, r.ptx.len);
     int rc = cuda_load(ctx->cuda, r.ptx.data, k->f->name, sb_cstr(&ck), r.shared_bytes, &out->k, &err);
     sb_free(&ck);
     sb_free(&r.ptx);

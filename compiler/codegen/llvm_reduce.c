@@ -113,6 +113,13 @@ void gen_reduce(Gen *g, OpId id) {
     const IrLayout *root = layout_root(g->m, lid);
     int ra = ld.root_dim[axis];
     LLVMValueRef *in = gen_vals(g, x, NULL);
+    int narrow = (dt == DT_FP16 || dt == DT_BF16) && kind == RED_SUM ? dt : 0;
+    if (narrow) { /* accumulate in fp32, as the interpreter does, and round once */
+        LLVMValueRef *wide = gen_alloc_regs(g, ld.nregs);
+        for (int r = 0; r < ld.nregs; r++) wide[r] = LLVMBuildFPExt(g->B, in[r], g->f32, "");
+        in = wide;
+        dt = DT_FP32;
+    }
     int nout = ld.nregs / ld.n[axis];
     Acc *acc = arena_alloc(g->m->arena, sizeof(Acc) * (size_t)nout);
     int *first = arena_alloc(g->m->arena, sizeof(int) * (size_t)nout);
@@ -183,6 +190,9 @@ void gen_reduce(Gen *g, OpId id) {
         }
     }
     LLVMValueRef *out = gen_alloc_regs(g, nout);
-    for (int o = 0; o < nout; o++) out[o] = is_arg(kind) ? acc[o].i : acc[o].v;
+    for (int o = 0; o < nout; o++) {
+        out[o] = is_arg(kind) ? acc[o].i : acc[o].v;
+        if (narrow) out[o] = LLVMBuildFPTrunc(g->B, out[o], gen_type(g, narrow), "");
+    }
     gen_set(g, res, out, nout);
 }

@@ -62,6 +62,7 @@ typedef struct ElemPos {
 } ElemPos;
 void gen_elem_pos(Gen *g, ValId v, int r, ElemPos *out);
 LLVMValueRef gen_owner(Gen *g, ValId v);                 /* NULL if always the owner */
+LLVMValueRef gen_unique(Gen *g, ValId v, int r);         /* one thread per element; NULL: every */
 LLVMValueRef gen_thread_part(Gen *g, uint32_t root_layout, int root_dim);
 LLVMValueRef gen_linear(Gen *g, const LLVMValueRef *coord, IrType t); /* row-major index */
 LLVMValueRef gen_smem_ptr(Gen *g, int byte_offset, LLVMValueRef index, int elem_bytes);

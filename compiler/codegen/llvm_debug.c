@@ -68,7 +68,19 @@ static void gen_print(Gen *g, IrOp *op) {
             if (fl && t.dt == DT_FP64) vals[4] = regs[i];
             for (unsigned f = 0; f < 5; f++) LLVMBuildStore(g->B, vals[f], LLVMBuildStructGEP2(g->B, st, buf, f, ""));
             LLVMValueRef args[2] = {fs, LLVMBuildAddrSpaceCast(g->B, buf, p0, "")};
+            LLVMValueRef once = gen_unique(g, v, i); /* a replicated element prints once */
+            LLVMBasicBlockRef yes = NULL, done = NULL;
+            if (once) {
+                yes = LLVMAppendBasicBlockInContext(g->C, g->fn, "print");
+                done = LLVMAppendBasicBlockInContext(g->C, g->fn, "print.done");
+                LLVMBuildCondBr(g->B, once, yes, done);
+                LLVMPositionBuilderAtEnd(g->B, yes);
+            }
             LLVMBuildCall2(g->B, fty, vprintf, args, 2, "");
+            if (once) {
+                LLVMBuildBr(g->B, done);
+                LLVMPositionBuilderAtEnd(g->B, done);
+            }
         }
     }
 }

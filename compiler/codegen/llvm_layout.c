@@ -80,6 +80,17 @@ void gen_elem_pos(Gen *g, ValId v, int r, ElemPos *out) {
     }
 }
 
+/* True in exactly one thread per element of v's register r: not a duplicate from a
+ * replicated layout, the owner among a slice's copies; thread 0 for a scalar. */
+LLVMValueRef gen_unique(Gen *g, ValId v, int r) {
+    if (!ir_type(g->f, v).rank) return LLVMBuildICmp(g->B, LLVMIntEQ, g->tid, gen_i32(g, 0), "");
+    ElemPos p;
+    gen_elem_pos(g, v, r, &p);
+    LLVMValueRef own = gen_owner(g, v);
+    if (!p.valid) return own;
+    return own ? LLVMBuildAnd(g->B, p.valid, own, "") : p.valid;
+}
+
 LLVMValueRef gen_linear(Gen *g, const LLVMValueRef *coord, IrType t) {
     LLVMValueRef lin = gen_i32(g, 0);
     int64_t stride = 1;

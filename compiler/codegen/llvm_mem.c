@@ -179,13 +179,7 @@ static LLVMValueRef and_opt(Gen *g, LLVMValueRef a, LLVMValueRef b) {
 
 static LLVMValueRef is_thread0(Gen *g) { return LLVMBuildICmp(g->B, LLVMIntEQ, g->tid, gen_i32(g, 0), ""); }
 
-/* The duplicate-free predicate of register r of v (NULL: always). */
-static LLVMValueRef unique(Gen *g, ValId v, int r) {
-    if (!ir_type(g->f, v).rank) return is_thread0(g);
-    ElemPos p;
-    gen_elem_pos(g, v, r, &p);
-    return and_opt(g, p.valid, gen_owner(g, v));
-}
+static LLVMValueRef unique(Gen *g, ValId v, int r) { return gen_unique(g, v, r); }
 
 static LLVMValueRef pack(Gen *g, LLVMValueRef *regs, int r, int v, int dt) {
     if (v == 1) return gen_to_mem(g, regs[r], dt);

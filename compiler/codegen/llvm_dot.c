@@ -54,18 +54,27 @@ void gen_dot(Gen *g, OpId id) {
     LLVMValueRef k = LLVMBuildPhi(g->B, g->i32, "k");
     LLVMValueRef *phi = gen_alloc_regs(g, n), *next = gen_alloc_regs(g, n);
     for (int i = 0; i < n; i++) phi[i] = LLVMBuildPhi(g->B, acct, "");
+    /* a thread's results span n[0] rows and n[1] columns: load each a[row][k] and b[k][col]
+     * once per k, not once per result */
     LLVMTypeRef et = gen_type(g, dt);
+    LLVMValueRef *arow = gen_alloc_regs(g, lr.n[0]), *bcol = gen_alloc_regs(g, lr.n[1]);
     for (int i = 0; i < n; i++) {
         int64_t pos[NR_MAX_RANK];
         int idx[NR_MAX_RANK];
         layout_reg_offsets(&lr, g->m, g->f->vals[r].layout, i, pos, idx);
-        LLVMValueRef ai = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, row[i], gen_i32(g, K), ""), k, "");
-        LLVMValueRef bi = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, k, gen_i32(g, N), ""), col[i], "");
-        LLVMValueRef av = LLVMBuildLoad2(g->B, et, gen_smem_ptr(g, op->smem_offset, ai, eb), "");
-        LLVMValueRef bv = LLVMBuildLoad2(g->B, et, gen_smem_ptr(g, boff, bi, eb), "");
-        LLVMSetAlignment(av, (unsigned)eb);
-        LLVMSetAlignment(bv, (unsigned)eb);
-        av = widen(g, av, dt), bv = widen(g, bv, dt);
+        if (!arow[idx[0]]) {
+            LLVMValueRef ai = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, row[i], gen_i32(g, K), ""), k, "");
+            LLVMValueRef av = LLVMBuildLoad2(g->B, et, gen_smem_ptr(g, op->smem_offset, ai, eb), "");
+            LLVMSetAlignment(av, (unsigned)eb);
+            arow[idx[0]] = widen(g, av, dt);
+        }
+        if (!bcol[idx[1]]) {
+            LLVMValueRef bi = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, k, gen_i32(g, N), ""), col[i], "");
+            LLVMValueRef bv = LLVMBuildLoad2(g->B, et, gen_smem_ptr(g, boff, bi, eb), "");
+            LLVMSetAlignment(bv, (unsigned)eb);
+            bcol[idx[1]] = widen(g, bv, dt);
+        }
+        LLVMValueRef av = arow[idx[0]], bv = bcol[idx[1]];
         next[i] = fl ? gen_intrinsic(g, "llvm.fma.f32", g->f32, (LLVMValueRef[]){av, bv, phi[i]}, 3)
                      : LLVMBuildAdd(g->B, LLVMBuildMul(g->B, av, bv, ""), phi[i], "");
     }

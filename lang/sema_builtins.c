@@ -263,6 +263,8 @@ static Val b_where(Sema *S, BArgs *a) {
         vx = x.v, vy = y.v;
     } else {
         int dt = promote2(S, x, y, false, a->call);
+        check_weak_range(S, x, dt, a->loc[1]);
+        check_weak_range(S, y, dt, a->loc[2]);
         vx = to_ir_dt(S, x, dt, a->loc[1]);
         vy = to_ir_dt(S, y, dt, a->loc[2]);
     }

@@ -108,7 +108,7 @@ static Val const_binop(Sema *S, int op, Val a, Val b, Loc loc) {
 /* ---- lowering of operators on blocks and runtime scalars ---- */
 
 /* A Python int meeting an integer block of a narrower type must fit it (Triton). */
-static void check_weak_range(Sema *S, Val c, int dt, Loc loc) {
+void check_weak_range(Sema *S, Val c, int dt, Loc loc) {
     if (c.k != V_INT || !dt_is_int(dt) || dt == DT_I1 || dt_bits(dt) >= 64) return;
     int bits = dt_bits(dt);
     int64_t lo = dt_is_signed(dt) ? -(INT64_C(1) << (bits - 1)) : 0;
@@ -283,6 +283,8 @@ Val compare_op(Sema *S, int op, Val a, Val b, Loc loc) {
     } else {
         dt = computation_dtype(S, ta, a.k != V_IR, tb, b.k != V_IR, false, loc);
     }
+    check_weak_range(S, a, dt, loc);
+    check_weak_range(S, b, dt, loc);
     ValId x = dt == DT_PTR ? a.v : to_ir_dt(S, a, dt, loc);
     ValId y = dt == DT_PTR ? b.v : to_ir_dt(S, b, dt, loc);
     IrType shape = broadcast_shape(S, ir_type(F(S), x), ir_type(F(S), y), loc);

@@ -159,6 +159,8 @@ Val lower_expr(Sema *S, const Expr *e);
 Val binary_op(Sema *S, int op, Val a, Val b, Loc loc);  /* BinOp */
 Val compare_op(Sema *S, int op, Val a, Val b, Loc loc); /* CmpOp */
 Val unary_op(Sema *S, int op, Val a, Loc loc);
+/* A Python int meeting an integer of type dt must fit it (else an error). */
+void check_weak_range(Sema *S, Val c, int dt, Loc loc);
 /* a / b as Triton types it; exact: correctly rounded on every device (tl.math.div_rn) */
 Val float_div(Sema *S, Val a, Val b, bool exact, Loc loc);
 Val lookup_name(Sema *S, const char *name, Loc loc);

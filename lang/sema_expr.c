@@ -492,6 +492,8 @@ static Val lower_ifexp(Sema *S, const Expr *e) {
         dt = DT_PTR;
     } else {
         dt = computation_dtype(S, ta, a.k != V_IR, tb, b.k != V_IR, false, e->loc);
+        check_weak_range(S, a, dt, e->lhs->loc);
+        check_weak_range(S, b, dt, e->rhs->loc);
     }
     IrType sh = broadcast_shape(S, ta, tb, e->loc);
     IrType rty = dt == DT_PTR ? ty_with_elem(sh, ty_elem(ta)) : ty_with_elem(sh, ty_scalar(dt));

@@ -357,6 +357,9 @@ static void check_hint(Verifier *V, OpId id, const IrOp *op) {
 
 static void check_misc(Verifier *V, OpId id, const IrOp *op) {
     switch (op->code) {
+    case OP_CONVERT_LAYOUT:
+        same(V, id, T(V, op->results[0]), T(V, op->operands[0]), "convert_layout keeps the type (only the layout changes)");
+        break;
     case OP_CONST: need(V, id, T(V, op->results[0]).dt != DT_PTR, "pointer constants are not supported%s", ""); break;
     case OP_ARANGE: {
         IrType r = T(V, op->results[0]);

@@ -74,6 +74,8 @@ nr_status nr_context_create(nr_device_kind kind, int device_index, nr_context **
 
 void nr_context_destroy(nr_context *ctx) {
     if (!ctx) return;
+    while (ctx->nmods) nr_module_destroy(ctx->mods[ctx->nmods - 1]); /* they need the device */
+    free(ctx->mods);
     if (ctx->cuda) {
         StrBuf err;
         sb_init(&err);
@@ -153,6 +155,16 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
     }
     for (uint32_t i = 0; i < ir->nfuncs; i++)
         if (ir->funcs[i]->is_kernel) m->kernels[m->nkernels++] = (nr_kernel){m, ir->funcs[i], NULL, 0, 0};
+    if (ctx->nmods == ctx->capmods) {
+        int cap = ctx->capmods ? ctx->capmods * 2 : 8;
+        nr_module **mods = realloc(ctx->mods, sizeof *mods * (size_t)cap);
+        if (!mods) {
+            nr_module_destroy(m);
+            return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        ctx->mods = mods, ctx->capmods = cap;
+    }
+    ctx->mods[ctx->nmods++] = m;
     *out = m;
     return NR_OK;
 }
@@ -183,6 +195,11 @@ nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_op
 
 void nr_module_destroy(nr_module *m) {
     if (!m) return;
+    for (int i = 0; m->ctx && i < m->ctx->nmods; i++) /* the context no longer owns it */
+        if (m->ctx->mods[i] == m) {
+            m->ctx->mods[i] = m->ctx->mods[--m->ctx->nmods];
+            break;
+        }
     cuda_api_module_free(m);
     free(m->options_key);
     nr_program_free(&m->prog);
@@ -374,7 +391,7 @@ nr_status nr_malloc(nr_context *ctx, size_t bytes, nr_devptr *out) {
         StrBuf err;
         sb_init(&err);
         uint64_t d = 0;
-        nr_status s = cuda_call(ctx, cuda_malloc(ctx->cuda, bytes, &d, &err), &err, NR_ERR_OUT_OF_MEMORY);
+        nr_status s = cuda_call(ctx, cuda_malloc(ctx->cuda, bytes ? bytes : 1, &d, &err), &err, NR_ERR_OUT_OF_MEMORY);
         if (s) return s;
         p = (void *)(uintptr_t)d;
     } else {

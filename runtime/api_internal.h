@@ -16,6 +16,8 @@ typedef struct Allocation {
 struct nr_context {
     nr_device_kind kind;
     CudaDevice *cuda; /* NR_DEVICE_CUDA */
+    nr_module **mods; /* live modules: destroyed with the context if the caller did not */
+    int nmods, capmods;
     StrBuf err;
     Allocation *allocs;
     int nallocs, capallocs;

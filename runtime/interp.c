@@ -261,8 +261,9 @@ static int exec_op(Ctx *c, OpId id, void **outs, bool *cond) {
     case OP_RETURN: return 0;
     case OP_CONST: case OP_ARANGE: case OP_PROGRAM_ID: case OP_NUM_PROGRAMS:
     case OP_SPLAT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS:
-    case OP_REDUCE: case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS:
+    case OP_REDUCE: case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: case OP_CONVERT_LAYOUT:
         return interp_shape(c, op);
+    case OP_BARRIER: return 0; /* programs run one at a time: nothing to wait for */
     case OP_DOT: return interp_dot(c, op);
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
         return interp_mem(c, op);

@@ -330,8 +330,9 @@ static int check_op(Plan *p, OpId id) {
         NEED(op->attr[0] >= 0 && op->attr[0] <= 2 && dt_is_int(rty(p, op, 0).dt), "bad axis or dtype");
         return 0;
     case OP_SPLAT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS:
-    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS:
+    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: case OP_CONVERT_LAYOUT:
         return check_view(p, op);
+    case OP_BARRIER: return 0;
     case OP_REDUCE: return check_reduce(p, op);
     case OP_DOT: return check_dot(p, op);
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: return check_mem(p, op);

@@ -5,6 +5,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -146,11 +147,18 @@ static void build_function(Gen *g) {
     LLVMBuildBr(g->B, body_bb);
 }
 
-static LLVMTargetMachineRef target_machine(const GpuTarget *t, StrBuf *err) {
+static void register_nvptx(void) {
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+}
+
+static LLVMTargetMachineRef target_machine(const GpuTarget *t, StrBuf *err) {
+    /* LLVM's target registry is process-wide: register once, even when contexts on
+     * several threads compile at the same time (the only static state in Nereid) */
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, register_nvptx);
     LLVMTargetRef target;
     char *msg = NULL;
     if (LLVMGetTargetFromTriple("nvptx64-nvidia-cuda", &target, &msg)) {

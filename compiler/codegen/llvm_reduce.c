@@ -169,8 +169,8 @@ void gen_reduce(Gen *g, OpId id) {
             lin[o] = rt.rank ? gen_linear(g, oc, rt) : gen_i32(g, 0);
             LLVMValueRef slot = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, lin[o], gen_i32(g, wpc), ""), wc, "");
             LLVMValueRef s = LLVMBuildStore(g->B, acc[o].v, gen_smem_ptr(g, op->smem_offset, slot, 8));
-            LLVMSetAlignment(s, 4);
-            if (acc[o].i) LLVMSetAlignment(LLVMBuildStore(g->B, acc[o].i, gen_smem_ptr(g, idx_off, slot, 8)), 4);
+            LLVMSetAlignment(s, 8);
+            if (acc[o].i) LLVMSetAlignment(LLVMBuildStore(g->B, acc[o].i, gen_smem_ptr(g, idx_off, slot, 8)), 8);
         }
         gen_barrier(g);
         LLVMTypeRef ty = gen_type(g, dt);
@@ -179,10 +179,10 @@ void gen_reduce(Gen *g, OpId id) {
             for (int w = 0; w < wpc; w++) {
                 LLVMValueRef slot = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, lin[o], gen_i32(g, wpc), ""), gen_i32(g, w), "");
                 Acc e = {LLVMBuildLoad2(g->B, ty, gen_smem_ptr(g, op->smem_offset, slot, 8), ""), NULL};
-                LLVMSetAlignment(e.v, 4);
+                LLVMSetAlignment(e.v, 8);
                 if (is_arg(kind)) {
                     e.i = LLVMBuildLoad2(g->B, g->i32, gen_smem_ptr(g, idx_off, slot, 8), "");
-                    LLVMSetAlignment(e.i, 4);
+                    LLVMSetAlignment(e.i, 8);
                 }
                 a = w == 0 ? e : combine(g, kind, dt, a, e);
             }

@@ -161,8 +161,25 @@ static void test_defines(CheckState *st) {
     nr_context_destroy(ctx);
 }
 
+/* A context destroyed with modules still alive frees them (ASan would see a leak). */
+static void test_context_owns_modules(CheckState *st) {
+    nr_context *ctx;
+    nr_context_create(NR_DEVICE_CPU, 0, &ctx);
+    nr_define d = {"BLOCK", "32"};
+    nr_compile_options o = {&d, 1, NULL, 0};
+    nr_module *a = NULL, *b = NULL;
+    nr_status s1 = nr_compile_source(ctx, add_src, strlen(add_src), "a.nr", &o, &a);
+    nr_status s2 = nr_compile_source(ctx, add_src, strlen(add_src), "b.nr", &o, &b);
+    CHECK_AT(st, s1 == NR_OK && s2 == NR_OK, "two modules: %s", nr_last_error(ctx));
+    nr_module_destroy(a); /* one by the caller, one by the context */
+    nr_devptr p;
+    CHECK_AT(st, nr_malloc(ctx, 0, &p) == NR_OK, "a 0-byte allocation: %s", nr_last_error(ctx));
+    nr_context_destroy(ctx);
+}
+
 int main(void) {
     CheckState st = {0, 0};
+    test_context_owns_modules(&st);
     test_errors(&st);
     test_defines(&st);
     CHECK_AT(&st, vector_add(1000, 256, 0.25f) == 0, "vector add");

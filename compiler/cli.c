@@ -245,6 +245,7 @@ static int cmd_compile(int argc, char **argv) {
     if (ok) {
         if (a.time) print_times(&prog, gpu_ms, nr_now_ms() - t0);
         if (!rc && a.gpu != GPU_CUBIN && (a.o.emit || a.o.print_after_all || a.gpu)) rc = write_output(a.out, &dump);
+        if (!rc && a.gpu == GPU_CUBIN && a.o.print_after_all) rc = write_output(NULL, &dump); /* -o holds the cubin */
         nr_program_free(&prog);
     }
     sb_free(&dump);

@@ -177,8 +177,6 @@ static LLVMValueRef and_opt(Gen *g, LLVMValueRef a, LLVMValueRef b) {
     return LLVMBuildAnd(g->B, a, b, "");
 }
 
-static LLVMValueRef is_thread0(Gen *g) { return LLVMBuildICmp(g->B, LLVMIntEQ, g->tid, gen_i32(g, 0), ""); }
-
 static LLVMValueRef unique(Gen *g, ValId v, int r) { return gen_unique(g, v, r); }
 
 static LLVMValueRef pack(Gen *g, LLVMValueRef *regs, int r, int v, int dt) {
@@ -266,13 +264,25 @@ static void gen_atomic(Gen *g, IrOp *op) {
         LLVMValueRef cond = and_opt(g, M ? M[r] : NULL, unique(g, ptr, r));
         out[r] = atomic_one(g, op, dt, cond, P[r], A[r], cas ? Bv[r] : NULL);
     }
-    if (!ir_type(g->f, ptr).rank && op->smem_size) { /* thread 0's old value to everyone */
-        LLVMValueRef slot = gen_smem_ptr(g, op->smem_offset, gen_i32(g, 0), 8);
-        guarded_store(g, is_thread0(g), out[0], slot, 8);
+    if (op->smem_size) { /* the owner's old value to its duplicates (thread 0's for a scalar) */
+        IrType t = ir_type(g->f, ptr);
+        LLVMValueRef *slots = gen_alloc_regs(g, n);
+        for (int r = 0; r < n; r++) {
+            LLVMValueRef idx = gen_i32(g, 0);
+            if (t.rank) {
+                ElemPos p;
+                gen_elem_pos(g, ptr, r, &p);
+                idx = gen_linear(g, p.coord, t);
+            }
+            slots[r] = gen_smem_ptr(g, op->smem_offset, idx, 8);
+            guarded_store(g, unique(g, ptr, r), out[r], slots[r], 8);
+        }
         gen_barrier(g);
-        LLVMValueRef v = LLVMBuildLoad2(g->B, gen_type(g, dt), slot, "");
-        LLVMSetAlignment(v, 8);
-        out[0] = v;
+        for (int r = 0; r < n; r++) {
+            LLVMValueRef v = LLVMBuildLoad2(g->B, gen_type(g, dt), slots[r], "");
+            LLVMSetAlignment(v, 8);
+            out[r] = v;
+        }
     }
     gen_set(g, op->results[0], out, n);
 }

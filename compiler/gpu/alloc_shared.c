@@ -52,8 +52,11 @@ int gpu_scratch_bytes(const IrFunc *f, OpId id) {
         if (!t.rank || gpu_op_is_local(f, id)) return 0;
         return (int)(ty_numel(t) * slot_bytes(t));
     }
-    case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: /* a scalar's old value, from thread 0 to all */
-        return ir_type(f, op->operands[0]).rank ? 0 : 8;
+    case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: { /* the owner's old value, to its duplicates */
+        IrType t = ir_type(f, op->operands[0]);
+        if (!t.rank) return 8;
+        return layout_replicates(f->mod, f->vals[op->operands[0]].layout, t) ? (int)(ty_numel(t) * 8) : 0;
+    }
     case OP_DOT: {
         IrType a = ir_type(f, op->operands[0]), b = ir_type(f, op->operands[1]);
         int64_t abytes = (ty_numel(a) * slot_bytes(a) + 15) / 16 * 16;

@@ -86,6 +86,15 @@ void layout_reg_offsets(const LayoutDims *ld, const IrModule *m, uint32_t id, in
     }
 }
 
+bool layout_replicates(const IrModule *m, uint32_t id, IrType ty) {
+    if (!id || !ty.rank) return false;
+    if (m->layouts[id].kind == LAYOUT_SLICE) return true;
+    const IrLayout *l = &m->layouts[id];
+    for (int d = 0; d < ty.rank; d++)
+        if (ty.shape[d] < l->spt[d] * l->tpw[d] * l->wpc[d]) return true;
+    return false;
+}
+
 static void list(StrBuf *out, const char *name, const uint8_t *v, int n) {
     sb_printf(out, "%s=[", name);
     for (int i = 0; i < n; i++) sb_printf(out, i ? ", %d" : "%d", v[i]);

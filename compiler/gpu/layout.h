@@ -41,6 +41,10 @@ void layout_dims(const IrModule *m, uint32_t id, IrType ty, LayoutDims *out);
  * per-dim register index. */
 void layout_reg_offsets(const LayoutDims *ld, const IrModule *m, uint32_t id, int r, int64_t *pos, int *idx);
 
+/* Does a block of this type in this layout have elements held by several threads
+ * (a slice, or a blocked layout whose tile is larger than the block along some dim)? */
+bool layout_replicates(const IrModule *m, uint32_t id, IrType ty);
+
 /* Human-readable form used by the IR printer: blocked<spt=[..], tpw=[..], wpc=[..], order=[..]>
  * or slice<dim=N, parent=#LK>. */
 void layout_print(StrBuf *out, const IrLayout *l);

@@ -555,6 +555,32 @@ static void math(long n, int block) {
     free(x), free(y), free(p), free(a), free(wide);
 }
 
+/* An atomic on a block smaller than the CTA (32 elements, 128 threads: replicated) whose
+ * old values then move between threads (a reshape through shared memory): every copy of
+ * an element must hold the owner's old value. */
+static const char *K_ATOMIC_OLD =
+    "@triton.jit\n"
+    "def atomic_old(x_ptr: *i32, out_ptr: *i32, BLOCK: tl.constexpr):\n"
+    "    offs = tl.arange(0, BLOCK)\n"
+    "    old = tl.atomic_add(x_ptr + offs, offs + 1)\n"
+    "    t = tl.reshape(old, (4, BLOCK // 4))\n"
+    "    r = tl.arange(0, 4)[:, None] * (BLOCK // 4) + tl.arange(0, BLOCK // 4)[None, :]\n"
+    "    tl.store(out_ptr + r, t)\n";
+
+static void atomic_old_values(int block) {
+    GtRng r = {777 + (uint64_t)block};
+    int32_t *x = gt_fill_int(GT_I32, (size_t)block, &r, -1000, 1000);
+    GtCase *c = gt_case("atomic old values, replicated layout", "BLOCK=%d w4", block);
+    gt_source(c, K_ATOMIC_OLD, "atomic_old", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_out(c, "x after", GT_I32, (size_t)block, gt_exact(), x);
+    gt_out(c, "old values", GT_I32, (size_t)block, gt_exact(), NULL);
+    gt_arg_all_bufs(c);
+    gt_grid(c, 1, 1, 1);
+    gt_run(c);
+    free(x);
+}
+
 static void atomics(long n, int block, int nslots) {
     GtRng r = {555 + (uint64_t)n};
     long programs = gt_cdiv(n, block), npad = programs * block;
@@ -816,6 +842,8 @@ int main(int argc, char **argv) {
     conversions(4099, 256);
     math(5003, 256);
     atomics(3001, 128, 37);
+    atomic_old_values(32);
+    atomic_old_values(16);
     atomics(20000, 1024, 64);
     control(1000, 128, 1);
     control(1000, 128, 0);

@@ -35,9 +35,10 @@ EXAMPLE_BINS := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 GPU_TEST_SRCS := $(wildcard tests/gpu/*.c)
 GPU_TEST_BINS := $(GPU_TEST_SRCS:tests/gpu/%.c=$(BUILD)/gpu-tests/%)
 BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all deps demo test test-quick lit unit clean asan gpu-build
-all: $(BUILD)/nereid $(BUILD)/libnereid.a $(UNIT_BINS) $(EXAMPLE_BINS) $(GPU_TEST_BINS)
+all: $(BUILD)/nereid $(BUILD)/libnereid.a $(UNIT_BINS) $(EXAMPLE_BINS) $(GPU_TEST_BINS) $(BENCH_BINS)
 
 deps:
 	@bash tools/install-deps.sh

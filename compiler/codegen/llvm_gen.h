@@ -14,10 +14,11 @@ typedef struct GpuTarget {
 } GpuTarget;
 
 /* The default LLVM pipeline: the front end and the GPU passes have already folded,
- * CSE'd and vectorised, so LLVM needs cleanup, loop-invariant code motion and GVN, not
- * O3's unrolling and inlining; PTX quality for the examples is the same (checked by
- * PTX diff and on the GPU), at about half the compile time. */
-#define LLVM_GEN_PIPELINE "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm),gvn,instcombine<no-verify-fixpoint>,simplifycfg)"
+ * CSE'd and vectorised, so LLVM needs cleanup (instcombine, CSE) and loop-invariant
+ * code motion, not O3's unrolling and inlining (`--llvm-passes='default<O3>'` makes PTX
+ * of about the same size for the examples, in several times the time). GVN and a second
+ * instcombine, which this pipeline had before, change no byte of any example's PTX. */
+#define LLVM_GEN_PIPELINE "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm),early-cse)"
 
 /* Lower f (layouts assigned, shared memory allocated, barriers placed) to LLVM IR and
  * PTX. llvm_ir (may be NULL) gets the textual LLVM IR after optimisation; ptx gets the

@@ -6,11 +6,11 @@
  * Every op that moves data between threads needs scratch: a reduction across warps (one
  * partial per warp per output element), a layout change that is not register-local
  * (convert_layout, or broadcast / expand_dims / reshape / trans across threads: the whole
- * source block), and dot (both operands). Ops are numbered in program order (pre-order,
- * regions included); each buffer is live over its op's interval; buffers are placed
- * first-fit, largest first, at the lowest offset that overlaps no buffer whose interval
- * intersects its own, so buffers never live at the same time share space. The total is
- * the kernel's dynamic shared memory. */
+ * source block), and dot (both operands, placed as layout_dot_smem says). Ops are
+ * numbered in program order (pre-order, regions included); each buffer is live over its
+ * op's interval; buffers are placed first-fit, largest first, at the lowest offset that
+ * overlaps no buffer whose interval intersects its own, so buffers never live at the
+ * same time share space. The total is the kernel's dynamic shared memory. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,9 +58,9 @@ int gpu_scratch_bytes(const IrFunc *f, OpId id) {
         return layout_replicates(f->mod, f->vals[op->operands[0]].layout, t) ? (int)(ty_numel(t) * 8) : 0;
     }
     case OP_DOT: {
-        IrType a = ir_type(f, op->operands[0]), b = ir_type(f, op->operands[1]);
-        int64_t abytes = (ty_numel(a) * slot_bytes(a) + 15) / 16 * 16;
-        return (int)(abytes + ty_numel(b) * slot_bytes(b));
+        DotSmem s;
+        layout_dot_smem(f->mod, f->vals[op->results[0]].layout, ir_type(f, op->operands[0]), ir_type(f, op->operands[1]), &s);
+        return s.bytes;
     }
     default: return 0;
     }

@@ -15,8 +15,10 @@
  *    layout and nothing moves.
  * 3. Forward: values take their preference, or the default for their shape; elementwise
  *    results take their first block operand's layout; reductions give slice layouts;
- *    loop-carried values keep their initial layout. Where an operand's layout differs
- *    from what its user needs, a convert_layout is inserted before the user. */
+ *    loop-carried values keep their initial layout (which prefers what the loop body
+ *    wants of them). A dot's result takes layout_dot's per-thread tiles (an anchor, as
+ *    loads and stores are). Where an operand's layout differs from what its user needs,
+ *    a convert_layout is inserted before the user. */
 #include <string.h>
 
 #include "gpu_passes.h"
@@ -49,6 +51,13 @@ static int *shape_vec(Ctx *c, IrType t) {
 
 static uint32_t default_layout(Ctx *c, IrType t) {
     IrLayout l = layout_default(t, c->num_warps, *shape_vec(c, t));
+    return ir_layout_intern(c->m, &l);
+}
+
+/* A dot's result: the CUDA-core tile layout when the block fills the CTA, else the default. */
+static uint32_t dot_layout(Ctx *c, IrType t) {
+    IrLayout l;
+    if (!layout_dot(t, c->num_warps, &l)) return default_layout(c, t);
     return ir_layout_intern(c->m, &l);
 }
 
@@ -100,8 +109,28 @@ static void prefer(Ctx *c, ValId v, uint32_t l) {
     if (is_block(c->f, v) && !c->pref[v]) c->pref[v] = l;
 }
 
+/* A loop's init values prefer what the body wants of the carried values, so a dot's
+ * accumulator starts in the dot's layout and nothing converts around the loop. */
+static void pref_loop(Ctx *c, OpId id) {
+    IrOp *op = &c->f->ops[id];
+    uint32_t first = op->code == OP_FOR ? 3 : 0, skip = op->code == OP_FOR ? 1 : 0;
+    IrRegion *body = &c->f->regions[op->region[0]];
+    for (uint32_t i = first; i < op->nopnds; i++) {
+        uint32_t k = i - first;
+        if (k + skip < body->nargs && c->pref[body->args[k + skip]]) prefer(c, op->operands[i], c->pref[body->args[k + skip]]);
+        if (k < op->nres && c->pref[op->results[k]]) prefer(c, op->operands[i], c->pref[op->results[k]]);
+    }
+}
+
 static void pref_op(Ctx *c, OpId id) {
     IrOp *op = &c->f->ops[id];
+    if (op->code == OP_FOR || op->code == OP_WHILE) return pref_loop(c, id);
+    if (op->code == OP_DOT) {
+        uint32_t l = dot_layout(c, ir_type(c->f, op->results[0]));
+        c->pref[op->results[0]] = l;
+        prefer(c, op->operands[2], l);
+        return;
+    }
     if (op->nres != 1 || !is_block(c->f, op->results[0])) return;
     ValId r = op->results[0];
     uint32_t want = c->pref[r] ? c->pref[r] : default_layout(c, ir_type(c->f, r));
@@ -134,15 +163,54 @@ typedef struct OpList {
     uint32_t n, cap;
 } OpList;
 
-/* arange, const and splat are cheaper to recompute in the wanted layout than to move:
- * a copy of the op is placed instead of a convert_layout. */
-static ValId rematerialise(Ctx *c, OpList *out, ValId v, uint32_t layout) {
+/* Rematerialisation, as Triton's layout-conversion removal does: a value built only
+ * from scalars by arange, const, splat and cheap shape and elementwise ops (offsets,
+ * pointer blocks, masks) is recomputed in the wanted layout instead of moved through
+ * shared memory. REMAT_BUDGET bounds the ops cloned for one value. */
+enum { REMAT_BUDGET = 24 };
+
+static bool remat_leaf(int code) { return code == OP_ARANGE || code == OP_CONST || code == OP_SPLAT; }
+
+static bool remat_inner(const IrOp *op) {
+    if (op->code == OP_BROADCAST || op->code == OP_EXPAND_DIMS || op->code == OP_MULTIPLE_OF ||
+        op->code == OP_MAX_CONTIGUOUS)
+        return true;
+    return (ir_op_info[op->code].flags & F_ELEM) != 0;
+}
+
+static uint32_t operand_layout(Ctx *c, const IrOp *op, uint32_t layout) {
+    return op->code == OP_EXPAND_DIMS ? slice_of(c, layout, (int)op->attr[0]) : layout;
+}
+
+/* Ops to clone to have v in layout; -1 if it cannot be recomputed within budget. */
+static int remat_cost(Ctx *c, ValId v, uint32_t layout, int budget) {
+    if (!is_block(c->f, v) || c->f->vals[v].layout == layout) return 0;
     OpId d = ir_def(c->f, v);
-    if (!d) return 0;
-    int code = c->f->ops[d].code;
-    if (code != OP_ARANGE && code != OP_CONST && code != OP_SPLAT) return 0;
+    if (!d || budget <= 0) return -1;
+    const IrOp *op = &c->f->ops[d];
+    if (remat_leaf(op->code)) return 1;
+    if (!remat_inner(op)) return -1;
+    int cost = 1;
+    uint32_t ol = operand_layout(c, op, layout);
+    for (uint32_t i = 0; i < op->nopnds; i++) {
+        int k = remat_cost(c, op->operands[i], ol, budget - cost);
+        if (k < 0) return -1;
+        cost += k;
+    }
+    return cost <= budget ? cost : -1;
+}
+
+/* Clones v's computation in layout (remat_cost said it can), before the user. */
+static ValId remat(Ctx *c, OpList *out, ValId v, uint32_t layout) {
+    if (!is_block(c->f, v) || c->f->vals[v].layout == layout) return v;
+    OpId d = ir_def(c->f, v);
+    ValId opnds[4];
+    uint32_t n = c->f->ops[d].nopnds;
+    if (n > 4) NR_DIE("remat: %u operands", n);
+    uint32_t ol = operand_layout(c, &c->f->ops[d], layout);
+    for (uint32_t i = 0; i < n; i++) opnds[i] = remat(c, out, c->f->ops[d].operands[i], ol);
     IrType t = ir_type(c->f, v);
-    OpId cp = ir_op_new(c->f, code, c->f->ops[d].loc, c->f->ops[d].operands, c->f->ops[d].nopnds, &t, 1);
+    OpId cp = ir_op_new(c->f, c->f->ops[d].code, c->f->ops[d].loc, opnds, n, &t, 1);
     IrOp *src = &c->f->ops[d], *dst = &c->f->ops[cp];
     memcpy(dst->attr, src->attr, sizeof dst->attr);
     dst->fattr = src->fattr;
@@ -155,8 +223,7 @@ static ValId rematerialise(Ctx *c, OpList *out, ValId v, uint32_t layout) {
 
 static ValId convert(Ctx *c, OpList *out, ValId v, uint32_t layout, Loc loc) {
     if (!is_block(c->f, v) || c->f->vals[v].layout == layout) return v;
-    ValId re = rematerialise(c, out, v, layout);
-    if (re) return re;
+    if (remat_cost(c, v, layout, REMAT_BUDGET) >= 0) return remat(c, out, v, layout);
     IrType t = ir_type(c->f, v);
     OpId cv = ir_op_new(c->f, OP_CONVERT_LAYOUT, loc, &v, 1, &t, 1);
     ValId r = c->f->ops[cv].results[0];
@@ -217,11 +284,16 @@ static void assign_control(Ctx *c, OpList *out, OpId id) {
     IrOp *op = &f->ops[id];
     if (op->code == OP_FOR || op->code == OP_WHILE) {
         uint32_t first = op->code == OP_FOR ? 3 : 0, argskip = op->code == OP_FOR ? 1 : 0;
+        IrRegion *body = &f->regions[op->region[0]];
         for (uint32_t i = first; i < op->nopnds; i++) {
-            ValId v = op->operands[i];
+            ValId v = f->ops[id].operands[i], arg = body->args[i - first + argskip];
             if (is_block(f, v) && !f->vals[v].layout) set_layout(c, v, fresh_layout(c, v));
-            (void)out;
+            /* an init shared with other users (CSE'd constants) still enters the loop in
+             * the layout the body wants */
+            if (is_block(f, v) && c->pref[arg] && c->pref[arg] != f->vals[v].layout)
+                f->ops[id].operands[i] = convert(c, out, v, c->pref[arg], f->ops[id].loc);
         }
+        op = &f->ops[id];
         for (int k = 0; k < op->nregions; k++) {
             RegionId r = f->ops[id].region[k];
             uint32_t skip = (op->code == OP_FOR) ? argskip : 0;
@@ -251,13 +323,36 @@ static void assign_control(Ctx *c, OpList *out, OpId id) {
     yield_to(c, re, f->ops[id].results, 0);
 }
 
+/* A store takes its pointer's (coalesced) layout and converts the value to it, except
+ * a value in a dot's layout whose pointers and mask can be recomputed in that layout
+ * (the usual c_ptrs and c_mask of a matmul's epilogue): the store then happens where
+ * the results are, with no trip through shared memory. */
+static void store_layout(Ctx *c, OpList *out, OpId id) {
+    IrFunc *f = c->f;
+    IrOp *op = &f->ops[id];
+    ValId val = op->operands[1];
+    uint32_t vl = is_block(f, val) ? f->vals[val].layout : 0;
+    bool flip = vl && vl != f->vals[op->operands[0]].layout && vl == dot_layout(c, ir_type(f, val));
+    for (uint32_t i = 0; flip && i < op->nopnds; i++)
+        if (i != 1 && remat_cost(c, op->operands[i], vl, REMAT_BUDGET) < 0) flip = false;
+    if (!flip) {
+        require(c, out, id, 1, f->vals[op->operands[0]].layout);
+        return;
+    }
+    for (uint32_t i = 0; i < f->ops[id].nopnds; i++)
+        if (i != 1) {
+            ValId v = remat(c, out, f->ops[id].operands[i], vl);
+            f->ops[id].operands[i] = v;
+        }
+}
+
 static void assign_op(Ctx *c, OpList *out, OpId id) {
     IrFunc *f = c->f;
     IrOp *op = &f->ops[id];
     int code = op->code;
     if (code == OP_FOR || code == OP_WHILE || code == OP_IF) return assign_control(c, out, id);
     if (code == OP_STORE) {
-        if (is_block(f, op->operands[0])) require(c, out, id, 1, f->vals[op->operands[0]].layout);
+        if (is_block(f, op->operands[0])) store_layout(c, out, id);
         return;
     }
     if (op->nres != 1 || !is_block(f, op->results[0])) return;
@@ -278,7 +373,7 @@ static void assign_op(Ctx *c, OpList *out, OpId id) {
     }
     case OP_REDUCE: set_layout(c, r, slice_of(c, f->vals[op->operands[0]].layout, (int)op->attr[1])); return;
     case OP_DOT: {
-        uint32_t l = fresh_layout(c, r);
+        uint32_t l = dot_layout(c, ir_type(f, r));
         set_layout(c, r, l);
         require(c, out, id, 2, l);
         return;

@@ -1,7 +1,8 @@
 /* gpu_compile.c - the GPU pipeline for one kernel and one specialisation, as one list:
  * clone, specialise (params equal to 1 become constants), canonicalize + cse + dce,
  * alignment analysis seeded with the divisibility facts, layout assignment and
- * coalescing, shared-memory allocation, barrier placement, verification, LLVM, PTX. */
+ * coalescing (then dce: values recomputed in other layouts leave their originals
+ * unused), shared-memory allocation, barrier placement, verification, LLVM, PTX. */
 #include "gpu_compile.h"
 
 #include <string.h>
@@ -73,6 +74,7 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
     if (ok) {
         AxisInfo *info = axis_info_analyze(f, pf, arena);
         gpu_assign_layouts(f, info, &go);
+        pass_dce(m); /* what rematerialisation left unused */
         dump_after(d, m, "assign-layouts");
         gpu_alloc_shared(f);
         dump_after(d, m, "alloc-shared");

@@ -34,6 +34,45 @@ IrLayout layout_default(IrType ty, int num_warps, int vec) {
     return l;
 }
 
+static int log2_floor(int64_t x) {
+    int k = 0;
+    while (((int64_t)1 << (k + 1)) <= x) k++;
+    return k;
+}
+
+bool layout_dot(IrType ty, int num_warps, IrLayout *out) {
+    int M = ty.shape[0], N = ty.shape[1], threads = 32 * num_warps;
+    int64_t per = (int64_t)M * N / threads;
+    if (ty.rank != 2 || per < 1) return false;
+    int lp = log2_floor(per), ln = (lp + 1) / 2, lm = lp - ln; /* n_t >= m_t */
+    int nt = 1 << ln, mt = 1 << lm;
+    if (nt > N) nt = N, mt = (int)(per / nt);
+    if (mt > M) mt = M, nt = (int)(per / mt);
+    int tn = N / nt, tm = M / mt; /* threads along each dim: tn * tm == threads */
+    if ((int64_t)tn * tm != threads) return false;
+    IrLayout l;
+    memset(&l, 0, sizeof l);
+    l.kind = LAYOUT_BLOCKED;
+    l.rank = 2;
+    l.order[0] = 1, l.order[1] = 0;
+    l.spt[0] = (uint8_t)(mt < 4 ? mt : 4), l.spt[1] = (uint8_t)(nt < 4 ? nt : 4);
+    l.tpw[1] = (uint8_t)(tn < 32 ? tn : 32), l.tpw[0] = (uint8_t)(32 / l.tpw[1]);
+    l.wpc[1] = (uint8_t)(tn / l.tpw[1]), l.wpc[0] = (uint8_t)(num_warps / l.wpc[1]);
+    if (l.tpw[0] * l.wpc[0] != tm || l.wpc[0] < 1) return false;
+    *out = l;
+    return true;
+}
+
+void layout_dot_smem(const IrModule *m, uint32_t result_layout, IrType a, IrType b, DotSmem *out) {
+    int eb = dt_bytes(a.dt), M = a.shape[0], K = a.shape[1], N = b.shape[1];
+    int chunk = layout_root(m, result_layout)->spt[0] * eb;
+    int pad = chunk < 4 ? 4 : chunk;
+    out->a_pitch = M * eb + pad;
+    out->b_offset = (K * out->a_pitch + 15) / 16 * 16;
+    out->b_pitch = N * eb;
+    out->bytes = out->b_offset + K * out->b_pitch;
+}
+
 const IrLayout *layout_root(const IrModule *m, uint32_t id) {
     const IrLayout *l = &m->layouts[id];
     while (l->kind == LAYOUT_SLICE) l = &m->layouts[l->parent];

@@ -21,6 +21,22 @@
  * elements per thread along the fastest dim (clamped to what the shape allows). */
 IrLayout layout_default(IrType shape, int num_warps, int vec);
 
+/* The layout of a dot's MxN result on the CUDA cores: each thread accumulates an
+ * m_t x n_t tile (as square as the per-thread count allows), in chunks of up to 4
+ * consecutive rows and columns, so one k step loads m_t + n_t operand values (in
+ * vectors of a chunk) for m_t * n_t FMAs. Returns false (out untouched) when the block
+ * has fewer elements than threads; the caller then uses the default layout. */
+bool layout_dot(IrType shape, int num_warps, IrLayout *out);
+
+/* Where dot stages its operands in shared memory: A (MxK) transposed, k-major, with
+ * each k row padded (a_pitch bytes, a multiple of the result's row-chunk bytes, so a
+ * chunk of rows is one aligned vector load and the stores of consecutive k spread over
+ * the banks); B (KxN) row-major at b_offset. */
+typedef struct DotSmem {
+    int a_pitch, b_offset, b_pitch, bytes;
+} DotSmem;
+void layout_dot_smem(const IrModule *m, uint32_t result_layout, IrType a, IrType b, DotSmem *out);
+
 /* The blocked layout under a layout (itself, or a slice's root parent). */
 const IrLayout *layout_root(const IrModule *m, uint32_t id);
 

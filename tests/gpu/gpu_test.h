@@ -27,7 +27,8 @@
  *   --cpu-vs-cpu   run the "GPU" side on a second CPU context: a self-check of the test
  *                  and its kernels on a machine without a GPU (everything must match)
  *   --dump DIR     write every kernel source to DIR with a compile.sh that compiles each
- *                  to PTX with the CLI (checks the GPU back end's code generation here)
+ *                  to PTX with the CLI (checks the GPU back end's code generation here;
+ *                  with EMIT='--emit=cubin --arch=sm_80 -o F' ptxas assembles each too)
  *   --filter TEXT  run only the cases whose name contains TEXT
  *   -v             print every output's numbers, not only the failing ones
  * Without a usable CUDA device the program prints "SKIP: no CUDA device (reason)" and
@@ -312,7 +313,8 @@ static inline void gt_init(int argc, char **argv, const char *name) {
         FILE *f = fopen(path, "w");
         if (f) {
             fprintf(f, "#!/bin/sh\n# compile every kernel of %s to PTX: sh compile.sh [NEREID_BINARY]\n"
-                       "N=${1:-build/nereid}\nfail=0\n", name);
+                       "# (EMIT replaces the output options, e.g. EMIT='--emit=cubin --arch=sm_80 -o k.cubin')\n"
+                       "N=${1:-build/nereid}\nEMIT=${EMIT:---emit=ptx -o /dev/null}\nfail=0\n", name);
             fclose(f);
         }
     }
@@ -627,7 +629,7 @@ static inline void gt_dump(GtCase *c) {
     fprintf(f, "\"$N\" compile '%s' -k %s", src_path, c->kernel);
     for (int i = 0; i < c->ndefs; i++) fprintf(f, " -D '%s=%s'", c->defname[i], c->defval[i]);
     if (c->launch_warps || c->num_warps) fprintf(f, " --num-warps=%d", c->launch_warps ? c->launch_warps : c->num_warps);
-    fprintf(f, " --emit=ptx -o /dev/null || { echo 'FAILED: %s'; fail=$((fail+1)); }\n", c->name);
+    fprintf(f, " $EMIT || { echo 'FAILED: %s'; fail=$((fail+1)); }\n", c->name);
     fclose(f);
 }
 

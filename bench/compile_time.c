@@ -1,0 +1,158 @@
+/* compile_time.c - source-to-PTX compile time of every example kernel inside one
+ * process, as a program that embeds the JIT sees it.
+ *
+ *   build/bench/compile_time [RUNS]     (default 11; run from the repository root)
+ *
+ * Each kernel is compiled RUNS times from its source text: the front end (parse with the
+ * standard library, sema and lowering, the IR passes), then the GPU back end (the GPU
+ * passes, LLVM IR, LLVM's pipeline, NVPTX's PTX emission) for sm_90a with the
+ * specialisation the CLI uses by default (pointers 16-byte aligned, no integer facts).
+ * Printed per kernel: the first compile of the process ("first": it pays LLVM's one-time
+ * costs, its code and tables touched for the first time; only the first kernel of the
+ * list pays all of them) and the median of the other runs, stage by stage. bench/
+ * compile_time.sh measures the `nereid compile` command instead (a fresh process each
+ * time). Timings decide nothing: the exit status is 1 only if a kernel fails to compile. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/driver.h"
+#include "nereid.h"
+#include "compiler/gpu/gpu_compile.h"
+
+typedef struct Spec {
+    const char *file, *kernel;
+    int warps;
+    const char *defines; /* space-separated NAME=VALUE */
+} Spec;
+
+static const Spec specs[] = {
+    {"examples/vector_add.nr", "add_kernel", 4, "BLOCK_SIZE=1024"},
+    {"examples/dropout.nr", "_dropout", 4, "BLOCK_SIZE=1024"},
+    {"examples/dropout.nr", "_seeded_dropout", 4, "BLOCK_SIZE=1024"},
+    {"bench/dropout4x.nr", "_seeded_dropout4x", 4, "BLOCK=1024"},
+    {"examples/matrix_dropout.nr", "_matrix_seeded_dropout", 4, "BLOCK_SIZE=256"},
+    {"examples/softmax.nr", "softmax_kernel", 4, "BLOCK_SIZE=1024 num_stages=1"},
+    {"examples/softmax.nr", "softmax_kernel", 16, "BLOCK_SIZE=16384 num_stages=1"},
+    {"examples/layer_norm.nr", "_layer_norm_fwd_fused", 4, "BLOCK_SIZE=256"},
+    {"examples/matmul.nr", "matmul_kernel", 4,
+     "BLOCK_SIZE_M=64 BLOCK_SIZE_N=64 BLOCK_SIZE_K=32 GROUP_SIZE_M=8 ACTIVATION=leaky_relu"},
+};
+
+enum { NSTAGES = 6 }; /* front, gpu passes, llvm ir, llvm opt, ptx, total */
+
+static char *read_text(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    StrBuf b;
+    sb_init(&b);
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_putn(&b, chunk, n);
+    fclose(f);
+    *len = b.len;
+    return b.data ? b.data : calloc(1, 1);
+}
+
+/* One compile, source to PTX; t gets the stage times. */
+static bool compile_once(const Source *src, const NrCompileOptions *o, const Spec *s, double *t) {
+    Diag d;
+    diag_init(&d);
+    double t0 = nr_now_ms();
+    NrProgram p;
+    bool ok = nr_compile_program(src, o, &d, NULL, &p);
+    double t1 = nr_now_ms();
+    if (ok) {
+        IrFunc *f = NULL;
+        for (uint32_t i = 0; i < p.ir->nfuncs; i++)
+            if (p.ir->funcs[i]->is_kernel) f = p.ir->funcs[i];
+        uint32_t np = f->regions[f->body].nargs;
+        uint8_t *facts = calloc(np + 1, 1);
+        for (uint32_t i = 0; i < np; i++) facts[i] = ty_is_ptr(ir_type(f, f->regions[f->body].args[i])) ? SPEC_DIV16 : SPEC_NONE;
+        GpuSpec spec = {(int)np, facts};
+        GpuTarget target = {"sm_90a", s->warps, 3, NULL};
+        GpuResult r;
+        ok = gpu_compile_kernel(f, &spec, &target, false, NULL, NULL, &r, &d);
+        double t2 = nr_now_ms();
+        if (ok) {
+            t[0] = t1 - t0;
+            for (int k = 0; k < 4; k++) t[1 + k] = r.times_ms[k];
+            t[5] = t2 - t0;
+            sb_free(&r.ptx);
+        }
+        free(facts);
+        nr_program_free(&p);
+    }
+    if (!ok) fprintf(stderr, "compile_time: %s %s failed:\n%s", s->file, s->kernel, sb_cstr(&d.out));
+    diag_free(&d);
+    return ok;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Compiles one spec runs times; prints its row. */
+static bool measure(const Spec *s, int runs) {
+    size_t len;
+    char *text = read_text(s->file, &len);
+    if (!text) {
+        fprintf(stderr, "compile_time: cannot read %s (run from the repository root)\n", s->file);
+        return false;
+    }
+    char defs_text[256];
+    snprintf(defs_text, sizeof defs_text, "%s", s->defines);
+    SemaDefine defs[16];
+    int nd = 0;
+    for (char *tok = strtok(defs_text, " "); tok && nd < 16; tok = strtok(NULL, " ")) {
+        char *eq = strchr(tok, '=');
+        *eq = 0;
+        defs[nd].name = tok, defs[nd].value = eq + 1, nd++;
+    }
+    Source src = {s->file, text, len};
+    NrCompileOptions o;
+    memset(&o, 0, sizeof o);
+    o.defines = defs, o.ndefines = nd, o.only_kernel = s->kernel, o.num_warps = s->warps;
+    o.stop_after = NR_STAGE_IR_OPT;
+    double *t = calloc((size_t)runs * NSTAGES, sizeof *t), first = 0, col[NSTAGES];
+    bool ok = true;
+    for (int i = 0; i < runs && ok; i++) ok = compile_once(&src, &o, s, t + (size_t)i * NSTAGES);
+    if (ok) {
+        first = t[5];
+        double *v = calloc((size_t)runs, sizeof *v);
+        for (int k = 0; k < NSTAGES; k++) {
+            for (int i = 1; i < runs; i++) v[i - 1] = t[(size_t)i * NSTAGES + k];
+            col[k] = median(v, runs - 1);
+        }
+        free(v);
+        char name[96];
+        snprintf(name, sizeof name, "%s %s %s", strrchr(s->file, '/') + 1, s->kernel, s->defines);
+        printf("%-60.60s %5d %8.2f | %7.2f %7.2f %7.2f %7.2f %7.2f %8.2f\n", name, s->warps, first, col[0], col[1], col[2],
+               col[3], col[4], col[5]);
+    }
+    free(t);
+    free(text);
+    return ok;
+}
+
+int main(int argc, char **argv) {
+    int runs = argc > 1 ? atoi(argv[1]) : 11;
+    if (runs < 2) runs = 2;
+    unsigned major, minor, patch;
+    llvm_gen_version(&major, &minor, &patch);
+    printf("compile time in one process, source to PTX (sm_90a), first compile and median of the next %d: nereid %s "
+           "(LLVM %u.%u.%u)\n",
+           runs - 1, NEREID_VERSION, major, minor, patch);
+    printf("%-60s %5s %8s | %7s %7s %7s %7s %7s %8s\n", "kernel (file, defines)", "warps", "first", "front", "gpu pass",
+           "llvm ir", "llvmopt", "ptx", "total");
+    int fail = 0;
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) fail |= !measure(&specs[i], runs);
+    printf("(ms; first = the process's first compile of that kernel, all stages; front = parse + sema + IR passes)\n");
+    return fail;
+}

@@ -48,6 +48,7 @@ typedef uint64_t nr_devptr;
 
 /* Scalar types of kernel parameters, as in Triton signatures. */
 typedef enum nr_type {
+    NR_TYPE_INVALID = -1, /* nr_kernel_param_type of a parameter that does not exist */
     NR_TYPE_PTR = 0, /* any *dtype parameter */
     NR_TYPE_I1, NR_TYPE_I8, NR_TYPE_I16, NR_TYPE_I32, NR_TYPE_I64,
     NR_TYPE_U8, NR_TYPE_U16, NR_TYPE_U32, NR_TYPE_U64,
@@ -83,7 +84,7 @@ typedef struct nr_compile_options {
     const nr_define *defines;
     int num_defines;
     const char *kernel;  /* compile only this kernel; NULL: every kernel in the source */
-    int num_warps;       /* 0: the default (4) */
+    int num_warps;       /* 0: the default (4); else a power of two from 1 to 32 */
 } nr_compile_options;
 
 typedef struct nr_launch_options {
@@ -101,7 +102,7 @@ void nr_context_destroy(nr_context *ctx);
 /* Message of the context's last failure ("" if none); valid until the next call on it. */
 const char *nr_last_error(const nr_context *ctx);
 const char *nr_status_string(nr_status s);
-nr_device_kind nr_context_device(const nr_context *ctx);
+nr_device_kind nr_context_device(const nr_context *ctx); /* NULL: NR_DEVICE_CPU */
 
 /* ---- compiling ---- */
 nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length,

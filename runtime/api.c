@@ -95,7 +95,7 @@ const char *nr_last_error(const nr_context *ctx) {
     return ctx->err.data ? ctx->err.data : "";
 }
 
-nr_device_kind nr_context_device(const nr_context *ctx) { return ctx->kind; }
+nr_device_kind nr_context_device(const nr_context *ctx) { return ctx ? ctx->kind : NR_DEVICE_CPU; }
 
 /* ---- compiling ---- */
 
@@ -117,9 +117,15 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
     memset(&o, 0, sizeof o);
     o.stop_after = NR_STAGE_IR_OPT;
     if (opts) {
-        if (opts->num_defines < 0 || (opts->num_defines && !opts->defines) || opts->num_warps < 0) {
+        if (opts->num_defines < 0 || (opts->num_defines && !opts->defines)) {
             nr_module_destroy(m);
-            return api_fail(ctx, NR_ERR_INVALID_ARG, "invalid compile options");
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "invalid compile options: %d defines at %p", opts->num_defines,
+                            (const void *)opts->defines);
+        }
+        int w = opts->num_warps;
+        if (w < 0 || w > 32 || (w & (w - 1))) {
+            nr_module_destroy(m);
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "num_warps must be 0 (the default, 4) or a power of two from 1 to 32, got %d", w);
         }
         for (int i = 0; i < opts->num_defines; i++)
             if (!opts->defines[i].name || !opts->defines[i].value) {
@@ -248,7 +254,7 @@ static nr_type type_tag(IrType t) {
 }
 
 nr_type nr_kernel_param_type(const nr_kernel *k, int i) {
-    if (!k || i < 0 || i >= nr_kernel_num_params(k)) return NR_TYPE_PTR;
+    if (!k || i < 0 || i >= nr_kernel_num_params(k)) return NR_TYPE_INVALID;
     return type_tag(param_type(k, i));
 }
 

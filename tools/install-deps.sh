@@ -7,6 +7,9 @@ command -v bison >/dev/null || need+=(bison)
 [ -x /usr/lib/llvm-19/bin/llvm-config ] || need+=(llvm-19-dev)
 [ -x /usr/lib/llvm-19/bin/FileCheck ] && [ -f /usr/lib/llvm-19/build/utils/lit/lit.py ] || need+=(llvm-19-tools)
 command -v cc >/dev/null || need+=(gcc)
+# g++ brings libstdc++'s development files: the link against LLVM and `make gpu-build`
+# (-static-libstdc++) need them
+command -v g++ >/dev/null && [ -n "$(g++ -print-file-name=libstdc++.a | grep /)" ] || need+=(g++)
 command -v make >/dev/null || need+=(make)
 command -v python3 >/dev/null || need+=(python3)
 if [ ${#need[@]} -gt 0 ]; then

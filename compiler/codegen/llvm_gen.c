@@ -208,7 +208,8 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
     LLVMDisposePassBuilderOptions(po);
     if (e) {
         char *m = LLVMGetErrorMessage(e);
-        diag_error(g->diag, (Loc){0}, "internal error: LLVM passes failed: %s", m);
+        if (t->pipeline) diag_error(g->diag, (Loc){0}, "invalid LLVM pipeline '%s': %s", t->pipeline, m);
+        else diag_error(g->diag, (Loc){0}, "internal error: LLVM passes failed: %s", m);
         LLVMDisposeErrorMessage(m);
         LLVMDisposeTargetMachine(tm);
         sb_free(&err);

@@ -107,6 +107,14 @@ static void test_errors(CheckState *st) {
     CHECK_AT(st, !strcmp(nr_kernel_param_name(k, 3), "n") && nr_kernel_param_type(k, 3) == NR_TYPE_I32, "param 3");
     CHECK_AT(st, nr_kernel_param_type(k, 0) == NR_TYPE_PTR, "param 0 type");
     CHECK_AT(st, nr_kernel_param_type(ks, 2) == NR_TYPE_I64, "scale n is i64");
+    CHECK_AT(st, nr_kernel_param_type(k, 4) == NR_TYPE_INVALID && nr_kernel_param_type(k, -1) == NR_TYPE_INVALID &&
+                     !nr_kernel_param_name(k, 4), "no parameter 4");
+    CHECK_AT(st, nr_context_device(ctx) == NR_DEVICE_CPU && nr_context_device(NULL) == NR_DEVICE_CPU, "device kind");
+    nr_compile_options o3 = {&d, 1, NULL, 3};
+    nr_module *m3 = NULL;
+    s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o3, &m3);
+    CHECK_AT(st, s == NR_ERR_INVALID_ARG && !m3 && strstr(nr_last_error(ctx), "num_warps must be"), "3 warps: %s",
+             nr_last_error(ctx));
     nr_devptr buf;
     nr_malloc(ctx, 100 * sizeof(float), &buf);
     unsigned grid[3] = {1, 1, 1};

@@ -18,8 +18,12 @@ each run). Bandwidth = (bytes the work must read + write) / time:
     seeded dropout, 4 Philox words a call  x read, y written                8 bytes/element
     softmax fp32 4096 x N                  x read, y written                8 bytes/element
 
+and, in a second table, matmul fp16 4096^3 in TFLOP/s (2*M*N*K / time) against Triton's
+tutorial kernel and cuBLAS (torch.matmul), the ceiling. Nereid's dot runs on the CUDA
+cores (fp32 FMAs; tensor cores are a later stage), so this row shows how far that is.
+
 Nereid's kernels: examples/vector_add.nr, examples/dropout.nr (_dropout, _seeded_dropout),
-bench/dropout4x.nr, examples/softmax.nr; each is timed in a few configurations (block
+bench/dropout4x.nr, examples/softmax.nr, examples/matmul.nr; each is timed in a few configurations (block
 size, num_warps) and the best is reported, with every configuration in the JSON. The
 first call of each Nereid and Triton kernel (compile + load + launch + synchronize, with
 empty caches: NEREID_CACHE_DIR and TRITON_CACHE_DIR point at fresh temporary directories,
@@ -307,8 +311,40 @@ def define_triton_kernels():
             output_ptrs = output_row_start_ptr + col_offsets
             tl.store(output_ptrs, softmax_output, mask=mask)
 
+    @triton.jit
+    def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                      BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                      GROUP_SIZE_M: tl.constexpr):
+        pid = tl.program_id(axis=0)
+        num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+        num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+        num_pid_in_group = GROUP_SIZE_M * num_pid_n
+        group_id = pid // num_pid_in_group
+        first_pid_m = group_id * GROUP_SIZE_M
+        group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+        pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+        pid_n = (pid % num_pid_in_group) // group_size_m
+        offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+        offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+        offs_k = tl.arange(0, BLOCK_SIZE_K)
+        a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+        b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+        accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+            accumulator = tl.dot(a, b, accumulator)
+            a_ptrs += BLOCK_SIZE_K * stride_ak
+            b_ptrs += BLOCK_SIZE_K * stride_bk
+        c = accumulator.to(tl.float16)
+        offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+        offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+        c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+        c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+        tl.store(c_ptrs, c, mask=c_mask)
+
     return {"add": add_kernel, "dropout": _dropout, "seeded": _seeded_dropout, "seeded4x": _seeded_dropout4x,
-            "softmax": softmax_kernel}
+            "softmax": softmax_kernel, "matmul": matmul_kernel}
 
 
 # ---------------------------------------------------------------------------------------
@@ -341,6 +377,7 @@ class Bench:
             except Exception as e:  # Triton unusable: every Triton column is n/a
                 print("triton: cannot define the kernels: %s" % e)
         self.rows = []
+        self.mm_rows = []
         self.first_call = {}
         self.log2n = 16 if args.small else 26        # elements of the elementwise works
         self.n_rows = 64 if args.small else 4096     # rows of the softmax works
@@ -678,6 +715,59 @@ class Bench:
                              num_warps=num_warps)
             return launch, {"grid": n_rows, "num_warps": num_warps, "BLOCK_SIZE": BLOCK_SIZE, "persistent": False}
 
+    def matmul(self):
+        torch, nr = self.torch, self.nr
+        n = 512 if self.args.small else 4096
+        work = "matmul fp16 %d^3" % n
+        if not self.want(work):
+            return
+        a = torch.randn(n, n, device=self.dev, dtype=torch.float16)
+        b = torch.randn(n, n, device=self.dev, dtype=torch.float16)
+        c = torch.empty(n, n, device=self.dev, dtype=torch.float16)
+        flop = 2.0 * n * n * n
+        configs = [{"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "num_warps": 4},
+                   {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "num_warps": 8},
+                   {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "num_warps": 4}]
+        if self.args.quick:
+            configs = configs[:1]
+
+        def make(cfg):
+            d = {k: v for k, v in cfg.items() if k != "num_warps"}
+            d.update({"GROUP_SIZE_M": 8, "ACTIVATION": ""})
+            k = nr.kernel("examples/matmul.nr", "matmul_kernel", d, cfg["num_warps"])
+            grid = triton_cdiv(n, cfg["BLOCK_SIZE_M"]) * triton_cdiv(n, cfg["BLOCK_SIZE_N"])
+            return nr.launcher(k, (grid,), [ptr(a.data_ptr()), ptr(b.data_ptr()), ptr(c.data_ptr()), i32(n), i32(n),
+                                            i32(n), i32(n), i32(1), i32(n), i32(1), i32(n), i32(1)],
+                               stream=self.stream())
+        ms, cfg, allr, best = self.nereid_best("matmul_kernel", configs, make)
+        ref = torch.matmul(a, b)
+        check = "n/a"
+        if ms is not None:
+            best()
+            err = ((c.float() - ref.float()).norm() / ref.float().norm()).item()
+            check = ("ok" if err <= 1e-2 else "MISMATCH") + " (|c - cuBLAS| / |cuBLAS| = %.1e)" % err
+        tms, tcfg = None, None
+        if self.tk:
+            tc = torch.empty_like(c)
+            for bm, bn, bk, w, st in ((128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (64, 64, 32, 4, 4)):
+                def launch(bm=bm, bn=bn, bk=bk, w=w, st=st):
+                    grid = (triton_cdiv(n, bm) * triton_cdiv(n, bn),)
+                    self.tk["matmul"][grid](a, b, tc, n, n, n, n, 1, n, 1, n, 1, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn,
+                                            BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, num_warps=w, num_stages=st)
+                t = self.triton_run("matmul_kernel %dx%dx%d w%d s%d" % (bm, bn, bk, w, st), launch)
+                if t is not None and (tms is None or t < tms):
+                    tms, tcfg = t, {"BLOCK": [bm, bn, bk], "num_warps": w, "num_stages": st}
+        pms = self.time(lambda: torch.matmul(a, b))
+        tf = lambda t: None if t is None or t <= 0 else flop / (t * 1e-3) / 1e12
+        row = {"work": work, "flop": flop, "nereid_ms": ms, "nereid_tflops": tf(ms), "nereid_config": cfg,
+               "nereid_configs": [dict(r, tflops=tf(r["ms"])) for r in allr],
+               "triton_ms": tms, "triton_tflops": tf(tms), "triton_config": tcfg,
+               "cublas_ms": pms, "cublas_tflops": tf(pms), "check": check}
+        self.mm_rows.append(row)
+        print("  %-44s nereid %s TFLOP/s (%s), triton %s, cuBLAS %s, check: %s"
+              % (work, fmt(row["nereid_tflops"], "%.1f"), cfg, fmt(row["triton_tflops"], "%.1f"),
+                 fmt(row["cublas_tflops"], "%.1f"), check))
+
     def run(self):
         t0 = time.time()
         self.vector_add()
@@ -686,6 +776,7 @@ class Bench:
         self.seeded_dropout4x()
         for n_cols in (1024, 4096, 16384):
             self.softmax(n_cols)
+        self.matmul()
         return time.time() - t0
 
 
@@ -702,6 +793,19 @@ def print_table(rows):
         print("%-46s %11s %11s %12s %10s %11s %13s" % (
             r["work"], fmt(r["nereid_gbps"]), fmt(r["triton_gbps"]), fmt(r["torch_gbps"]), fmt(r["copy_gbps"]),
             fmt(nc, "%.2f"), fmt(nt, "%.2f")))
+
+
+def print_mm_table(rows):
+    if not rows:
+        return
+    hdr = ("work", "Nereid TFLOP/s", "Triton TFLOP/s", "cuBLAS TFLOP/s", "Nereid/cuBLAS", "Nereid/Triton")
+    print("\n%-46s %14s %14s %14s %13s %13s" % hdr)
+    for r in rows:
+        nc = r["nereid_tflops"] / r["cublas_tflops"] if r["nereid_tflops"] and r["cublas_tflops"] else None
+        nt = r["nereid_tflops"] / r["triton_tflops"] if r["nereid_tflops"] and r["triton_tflops"] else None
+        print("%-46s %14s %14s %14s %13s %13s" % (
+            r["work"], fmt(r["nereid_tflops"], "%.1f"), fmt(r["triton_tflops"], "%.1f"),
+            fmt(r["cublas_tflops"], "%.1f"), fmt(nc, "%.3f"), fmt(nt, "%.3f")))
 
 
 def main():
@@ -733,6 +837,7 @@ def main():
     print("bench.py: %s, torch %s, triton %s, %s" % (info["gpu"], info["torch"], info["triton"], info["date"]))
     elapsed = b.run()
     print_table(b.rows)
+    print_mm_table(b.mm_rows)
     print("\nfirst call (compile + load + launch + synchronize, empty caches), ms:")
     for k, v in sorted(b.first_call.items()):
         print("  %-70s %9.1f" % (k, v))
@@ -740,7 +845,8 @@ def main():
     out_dir = os.environ.get("OUT")
     path = os.path.join(out_dir, "bench.json") if out_dir else "bench.json"
     with open(path, "w") as f:
-        json.dump({"info": info, "rows": b.rows, "first_call_ms": b.first_call, "elapsed_s": elapsed}, f, indent=2)
+        json.dump({"info": info, "rows": b.rows, "matmul_rows": b.mm_rows, "first_call_ms": b.first_call,
+                   "elapsed_s": elapsed}, f, indent=2)
     print("wrote %s" % path)
     return 0
 

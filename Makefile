@@ -23,7 +23,7 @@ LDLIBS  := $(LLVM_LIBS) -lm -lpthread -ldl
 LIB_SRCS := $(wildcard compiler/support/*.c) $(filter-out compiler/cli.c,$(wildcard compiler/*.c)) \
             $(wildcard compiler/passes/*.c) $(wildcard compiler/gpu/*.c) $(wildcard compiler/codegen/*.c) \
             $(wildcard lang/*.c) $(wildcard runtime/*.c)
-GEN_SRCS := $(BUILD)/gen/parser.c $(BUILD)/gen/lexer.c $(BUILD)/gen/stdlib_src.c
+GEN_SRCS := $(BUILD)/gen/parser.c $(BUILD)/gen/lexer.c $(BUILD)/gen/stdlib_src.c $(BUILD)/gen/build_id.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(GEN_SRCS:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 HEADERS  := $(wildcard include/*.h compiler/*.h compiler/*.def compiler/support/*.h compiler/passes/*.h \
               compiler/gpu/*.h compiler/codegen/*.h lang/*.h runtime/*.h)
@@ -54,6 +54,12 @@ $(BUILD)/gen/lexer.h: $(BUILD)/gen/lexer.c
 $(BUILD)/gen/stdlib_src.c: $(wildcard lang/stdlib/*.nr) tools/embed.sh
 	@mkdir -p $(dir $@)
 	bash tools/embed.sh $@ $(sort $(wildcard lang/stdlib/*.nr))
+
+# what the generated code depends on: the disk cache's key (tools/build-id.sh)
+BUILD_ID_INPUTS := $(sort $(LIB_SRCS) $(HEADERS) lang/parser.y lang/lexer.l $(wildcard lang/stdlib/*.nr))
+$(BUILD)/gen/build_id.c: $(BUILD_ID_INPUTS) tools/build-id.sh
+	@mkdir -p $(dir $@)
+	bash tools/build-id.sh $@ $(BUILD_ID_INPUTS)
 
 # generated code: its own warnings are flex's and bison's, not ours
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(HEADERS) $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h

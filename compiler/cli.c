@@ -264,7 +264,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "--version")) {
         unsigned major, minor, patch;
         llvm_gen_version(&major, &minor, &patch);
-        printf("nereid %s (LLVM %u.%u.%u)\n", NEREID_VERSION, major, minor, patch);
+        printf("nereid %s (LLVM %u.%u.%u, build %s)\n", NEREID_VERSION, major, minor, patch, nr_build_id);
         return 0;
     }
     if (!strcmp(cmd, "compile")) return cmd_compile(argc, argv);

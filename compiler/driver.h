@@ -37,4 +37,8 @@ void nr_program_free(NrProgram *p);
 extern const char nr_stdlib_source[];
 extern const size_t nr_stdlib_source_len;
 
+/* A hash of the compiler's sources, generated at build time (tools/build-id.sh): the
+ * disk cache keys kernels on it, `nereid --version` prints it. */
+extern const char nr_build_id[];
+
 #endif

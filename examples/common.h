@@ -108,14 +108,19 @@ static inline nr_context *ex_context(const ex_args *a) {
         printf("%s: FAILED (NEREID_DEVICE must be cpu or cuda, not '%s')\n", ex_name, env);
         exit(1);
     }
+    char why[512] = "";
     if (!env || !*env) {
-        nr_status s = nr_context_create(NR_DEVICE_CUDA, 0, &ctx);
-        if (s != NR_OK && !a->quiet) printf("note: no CUDA device (%s): running on the CPU interpreter\n", nr_status_string(s));
+        nr_status s = nr_context_create_ex(NR_DEVICE_CUDA, 0, &ctx, why, sizeof why);
+        if (s != NR_OK && !a->quiet) printf("note: no CUDA device (%s): running on the CPU interpreter\n", why);
         env = s == NR_OK ? "cuda" : "cpu";
     }
     if (!ctx) {
-        nr_status s = nr_context_create(strcmp(env, "cuda") == 0 ? NR_DEVICE_CUDA : NR_DEVICE_CPU, 0, &ctx);
-        if (s != NR_OK) ex_fail(NULL, s, strcmp(env, "cuda") == 0 ? "NEREID_DEVICE=cuda" : "the CPU device");
+        int cuda = strcmp(env, "cuda") == 0;
+        nr_status s = nr_context_create_ex(cuda ? NR_DEVICE_CUDA : NR_DEVICE_CPU, 0, &ctx, why, sizeof why);
+        if (s != NR_OK) {
+            fprintf(stderr, "%s\n", why);
+            ex_fail(NULL, s, cuda ? "NEREID_DEVICE=cuda" : "the CPU device");
+        }
     }
     if (!a->quiet) printf("device: %s\n", env); /* tools/demo.sh reads this line */
     return ctx;

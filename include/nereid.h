@@ -128,6 +128,26 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
                     const nr_launch_options *opts);
 nr_status nr_synchronize(nr_context *ctx);
 
+/* ---- streams ----
+ * A stream orders the launches given it (nr_launch_options.stream); launches on
+ * different streams may run at once. On CUDA a stream is a CUstream, created blocking
+ * with respect to the default stream, so nr_memcpy_* (which run on the default stream)
+ * still see the results of every earlier launch; a CUstream made elsewhere (PyTorch's
+ * current stream, say) may be passed to nr_launch as well. On the CPU device launches
+ * run to completion inside nr_launch: a stream there is only a handle. The context owns
+ * its streams: those not destroyed go with it. */
+nr_status nr_stream_create(nr_context *ctx, void **out);
+nr_status nr_stream_destroy(nr_context *ctx, void *stream);   /* waits for its work first */
+nr_status nr_stream_synchronize(nr_context *ctx, void *stream); /* NULL: the default stream */
+
+/* ---- what the context has done, for people tuning start-up ---- */
+typedef struct nr_stats {
+    uint64_t gpu_compiles;    /* kernel variants compiled to PTX (the whole back end ran) */
+    uint64_t jit_compiles;    /* PTX compiled to a cubin by the driver */
+    uint64_t disk_cache_hits; /* variants loaded from the disk cache: nothing compiled */
+} nr_stats;
+nr_status nr_context_stats(const nr_context *ctx, nr_stats *out);
+
 /* ---- device memory ---- */
 nr_status nr_malloc(nr_context *ctx, size_t bytes, nr_devptr *out);
 nr_status nr_free(nr_context *ctx, nr_devptr p);

@@ -42,6 +42,8 @@ const char *nr_status_string(nr_status s) {
 
 /* ---- contexts ---- */
 
+static nr_status release_stream(nr_context *ctx, int i);
+
 nr_status nr_context_create_ex(nr_device_kind kind, int device_index, nr_context **out, char *errbuf, size_t errsize) {
     if (errbuf && errsize) errbuf[0] = 0;
     if (!out) return NR_ERR_INVALID_ARG;
@@ -76,6 +78,8 @@ void nr_context_destroy(nr_context *ctx) {
     if (!ctx) return;
     while (ctx->nmods) nr_module_destroy(ctx->mods[ctx->nmods - 1]); /* they need the device */
     free(ctx->mods);
+    while (ctx->nstreams) release_stream(ctx, ctx->nstreams - 1);
+    free(ctx->streams);
     if (ctx->cuda) {
         StrBuf err;
         sb_init(&err);
@@ -330,10 +334,12 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
     (void)opts;
     int np = nr_kernel_num_params(k);
     if (!grid) return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': the grid must not be NULL", k->f->name);
+    /* CUDA's limits, on every device, so that a grid the CPU accepts runs on a GPU too */
+    static const unsigned grid_max[3] = {0x7fffffffu, 65535u, 65535u};
     for (int d = 0; d < 3; d++)
-        if (grid[d] == 0 || grid[d] > 0x7fffffffu)
-            return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': grid dimension %d is %u (must be 1 to 2^31-1)", k->f->name,
-                        d, grid[d]);
+        if (grid[d] == 0 || grid[d] > grid_max[d])
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': grid dimension %d is %u (must be 1 to %u)", k->f->name,
+                        d, grid[d], grid_max[d]);
     if (num_args != np || (np && !args))
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' takes %d argument%s, got %d", k->f->name, np, np == 1 ? "" : "s",
                     num_args);
@@ -378,6 +384,79 @@ nr_status nr_synchronize(nr_context *ctx) {
     nr_status s = cuda_synchronize(ctx->cuda, &err) ? api_fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&err)) : NR_OK;
     sb_free(&err);
     return s;
+}
+
+/* ---- streams ---- */
+
+static int find_stream(const nr_context *ctx, const void *stream) {
+    for (int i = 0; i < ctx->nstreams; i++)
+        if (ctx->streams[i] == stream) return i;
+    return -1;
+}
+
+nr_status nr_stream_create(nr_context *ctx, void **out) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    clear_error(ctx);
+    if (!out) return api_fail(ctx, NR_ERR_INVALID_ARG, "out must not be NULL");
+    *out = NULL;
+    if (ctx->nstreams == ctx->capstreams) {
+        int cap = ctx->capstreams ? ctx->capstreams * 2 : 4;
+        void **ss = realloc(ctx->streams, sizeof *ss * (size_t)cap);
+        if (!ss) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        ctx->streams = ss, ctx->capstreams = cap;
+    }
+    void *st = NULL;
+    if (ctx->cuda) {
+        StrBuf err;
+        sb_init(&err);
+        nr_status s = cuda_stream_create(ctx->cuda, &st, &err) ? api_fail(ctx, NR_ERR_DEVICE, "%s", sb_cstr(&err)) : NR_OK;
+        sb_free(&err);
+        if (s) return s;
+    } else {
+        st = malloc(1); /* a distinct handle; the CPU runs every launch to completion */
+        if (!st) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    ctx->streams[ctx->nstreams++] = st;
+    *out = st;
+    return NR_OK;
+}
+
+/* Release stream i of the context (waiting for its work on CUDA). */
+static nr_status release_stream(nr_context *ctx, int i) {
+    void *st = ctx->streams[i];
+    ctx->streams[i] = ctx->streams[--ctx->nstreams];
+    if (!ctx->cuda) return free(st), NR_OK;
+    StrBuf err;
+    sb_init(&err);
+    nr_status s = cuda_stream_destroy(ctx->cuda, st, &err) ? api_fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&err)) : NR_OK;
+    sb_free(&err);
+    return s;
+}
+
+nr_status nr_stream_destroy(nr_context *ctx, void *stream) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    clear_error(ctx);
+    int i = find_stream(ctx, stream);
+    if (i < 0) return api_fail(ctx, NR_ERR_INVALID_ARG, "%p is not a stream of this context (nr_stream_create)", stream);
+    return release_stream(ctx, i);
+}
+
+nr_status nr_stream_synchronize(nr_context *ctx, void *stream) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    clear_error(ctx);
+    if (!ctx->cuda) return NR_OK;
+    StrBuf err;
+    sb_init(&err);
+    int rc = cuda_stream_synchronize(ctx->cuda, stream, &err);
+    nr_status s = rc ? api_fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&err)) : NR_OK;
+    sb_free(&err);
+    return s;
+}
+
+nr_status nr_context_stats(const nr_context *ctx, nr_stats *out) {
+    if (!ctx || !out) return NR_ERR_INVALID_ARG;
+    *out = ctx->stats;
+    return NR_OK;
 }
 
 /* Run a CUDA memory call, turning its failure into the context's error. */

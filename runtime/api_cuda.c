@@ -3,11 +3,13 @@
  * 16-byte aligned or not, integers divisible by 16, integers equal to 1) and warp
  * count; the variant stays in the module, and its cubin in the disk cache under a key
  * covering the source, the constexprs and options, the specialisation, the compiler
- * version and the target. */
+ * (its build id: a hash of its sources) and the target. The key is known before any
+ * compiling, so a variant another process compiled earlier is loaded with no compile. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../compiler/codegen/llvm_gen.h"
 #include "../compiler/gpu/gpu_compile.h"
 #include "api_internal.h"
 #include "float16.h"
@@ -39,32 +41,46 @@ static uint8_t fact_of(IrType t, InterpScalar v) {
     return v.u % 16 == 0 ? SPEC_DIV16 : SPEC_NONE;
 }
 
+/* The disk cache's key of a variant: everything that decides its code, none of it
+ * computed, so that a hit skips the whole back end. The compiler is named by its build id
+ * (a hash of its sources) and LLVM's version; cuda_cache_key adds the device and driver. */
+static void variant_cache_key(const nr_kernel *k, const char *arch, const char *key, StrBuf *ck) {
+    unsigned major, minor, patch;
+    llvm_gen_version(&major, &minor, &patch);
+    sb_printf(ck, "nereid %s build %s LLVM %u.%u.%u|%s|%s|%s|%s|%s\n", NEREID_VERSION, nr_build_id, major, minor,
+              patch, arch, k->f->name, key, k->mod->options_key, k->mod->src->name);
+    sb_putn(ck, k->mod->text, k->mod->src->len);
+}
+
 static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, const char *key, GpuVariant *out) {
     nr_context *ctx = k->mod->ctx;
     const char *arch = cuda_arch_name(ctx->cuda);
-    GpuTarget t = {arch, warps, 3, NULL};
-    GpuResult r;
-    Diag diag;
-    diag_init(&diag);
-    bool ok = gpu_compile_kernel(k->f, spec, &t, false, NULL, NULL, &r, &diag);
-    if (!ok) {
-        nr_status s = api_fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
-        diag_free(&diag);
-        return s;
-    }
-    diag_free(&diag);
     StrBuf ck, err;
     sb_init(&ck);
     sb_init(&err);
-    /* the PTX decides the cubin; the rest names the entry for people reading the cache */
-    sb_printf(&ck, "nereid %s|%s|%s|%s|%s\n", NEREID_VERSION, arch, k->f->name, key, k->mod->options_key);
-    sb_putn(&ck, k->mod->text, k->mod->src->len);
-    sb_putc(&ck, '\n');
-    sb_putn(&ck, r.ptx.data, r.ptx.len);
-    int rc = cuda_load(ctx->cuda, r.ptx.data, k->f->name, sb_cstr(&ck), r.shared_bytes, &out->k, &err);
+    variant_cache_key(k, arch, key, &ck);
+    nr_status s = NR_OK;
+    int hit = cuda_load_cached(ctx->cuda, k->f->name, sb_cstr(&ck), &out->k, &err);
+    if (hit < 0) s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));
+    if (hit == 0) {
+        GpuTarget t = {arch, warps, 3, NULL};
+        GpuResult r;
+        Diag diag;
+        diag_init(&diag);
+        if (gpu_compile_kernel(k->f, spec, &t, false, NULL, NULL, &r, &diag)) {
+            ctx->stats.gpu_compiles++;
+            if (cuda_load(ctx->cuda, r.ptx.data, k->f->name, sb_cstr(&ck), r.shared_bytes, &out->k, &err))
+                s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));
+            else if (!out->k.from_cache)
+                ctx->stats.jit_compiles++;
+            sb_free(&r.ptx);
+        } else {
+            s = api_fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
+        }
+        diag_free(&diag);
+    }
+    if (hit > 0) ctx->stats.disk_cache_hits++;
     sb_free(&ck);
-    sb_free(&r.ptx);
-    nr_status s = rc ? api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err)) : NR_OK;
     sb_free(&err);
     if (!s) {
         snprintf(out->key, sizeof out->key, "%s", key);

@@ -21,6 +21,9 @@ struct nr_context {
     StrBuf err;
     Allocation *allocs;
     int nallocs, capallocs;
+    void **streams; /* nr_stream_create's: destroyed with the context if the caller did not */
+    int nstreams, capstreams;
+    nr_stats stats;
 };
 
 enum { NR_MAX_LAUNCH_ARGS = 64 }; /* the GPU back end's limit on kernel parameters */

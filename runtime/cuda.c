@@ -67,6 +67,9 @@ typedef struct CuApi {
     CUresult (*DevicePrimaryCtxRelease)(CUdevice dev);
     CUresult (*CtxSetCurrent)(CUcontext ctx);
     CUresult (*CtxSynchronize)(void);
+    CUresult (*StreamCreate)(CUstream *stream, unsigned flags);
+    CUresult (*StreamDestroy)(CUstream stream);
+    CUresult (*StreamSynchronize)(CUstream stream);
     CUresult (*MemAlloc)(CUdeviceptr *p, size_t bytes);
     CUresult (*MemFree)(CUdeviceptr p);
     CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
@@ -182,6 +185,9 @@ static bool resolve_all(CudaDevice *d, StrBuf *err) {
     RESOLVE(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease");
     RESOLVE(CtxSetCurrent, "cuCtxSetCurrent");
     RESOLVE(CtxSynchronize, "cuCtxSynchronize");
+    RESOLVE(StreamCreate, "cuStreamCreate");
+    RESOLVE(StreamDestroy, "cuStreamDestroy_v2");
+    RESOLVE(StreamSynchronize, "cuStreamSynchronize");
     RESOLVE(MemAlloc, "cuMemAlloc_v2");
     RESOLVE(MemFree, "cuMemFree_v2");
     RESOLVE(MemcpyHtoD, "cuMemcpyHtoD_v2");
@@ -385,6 +391,43 @@ int cuda_synchronize(CudaDevice *d, StrBuf *err) {
     return 0;
 }
 
+/* ---- streams ---- */
+
+int cuda_stream_create(CudaDevice *d, void **out, StrBuf *err) {
+    *out = NULL;
+    if (make_current(d, err)) return -1;
+    CUstream st = NULL;
+    CUresult r = d->api.StreamCreate(&st, 0); /* CU_STREAM_DEFAULT: ordered with the default stream */
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuStreamCreate on CUDA device %d", d->ordinal);
+        return -1;
+    }
+    *out = st;
+    return 0;
+}
+
+int cuda_stream_destroy(CudaDevice *d, void *stream, StrBuf *err) {
+    if (make_current(d, err)) return -1;
+    CUresult r = d->api.StreamSynchronize((CUstream)stream);
+    if (r == CUDA_SUCCESS) r = d->api.StreamDestroy((CUstream)stream);
+    else d->api.StreamDestroy((CUstream)stream); /* still released; the first failure is reported */
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "destroying a stream (an earlier launch on it, on CUDA device %d)", d->ordinal);
+        return -1;
+    }
+    return 0;
+}
+
+int cuda_stream_synchronize(CudaDevice *d, void *stream, StrBuf *err) {
+    if (make_current(d, err)) return -1;
+    CUresult r = d->api.StreamSynchronize((CUstream)stream);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuStreamSynchronize (an earlier launch on the stream, on CUDA device %d)", d->ordinal);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- modules ---- */
 
 /* Append a JIT log, without its trailing blank lines, under a heading. */
@@ -454,6 +497,84 @@ static int jit_ptx(CudaDevice *d, const char *ptx, const char *kernel_name, void
     return rc;
 }
 
+/* A cache entry: this header (the kernel's launch metadata), then the cubin. */
+typedef struct CubinHeader {
+    char magic[8];         /* CUBIN_MAGIC */
+    uint32_t shared_bytes; /* dynamic shared memory the kernel needs */
+    uint32_t reserved;
+} CubinHeader;
+#define CUBIN_MAGIC "NRCUBIN1"
+
+/* Load a cubin image and find the kernel; set the >48 KB shared-memory attribute. */
+static int load_module(CudaDevice *d, const void *cubin, size_t n, const char *kernel_name, unsigned shared_bytes,
+                       bool from_cache, CudaKernel *out, StrBuf *err) {
+    CUmodule mod = NULL;
+    CUresult r = d->api.ModuleLoadData(&mod, cubin);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuModuleLoadData of the %zu-byte cubin %s for kernel '%s'", n,
+                from_cache ? "from the disk cache" : "JIT-compiled", kernel_name);
+        return -1;
+    }
+    CUfunction fn = NULL;
+    r = d->api.ModuleGetFunction(&fn, mod, kernel_name);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuModuleGetFunction: finding kernel '%s' in its module (is it a .entry of the PTX?)",
+                kernel_name);
+        d->api.ModuleUnload(mod);
+        return -1;
+    }
+    if (shared_bytes > 48 * 1024) {
+        r = d->api.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
+        if (r != CUDA_SUCCESS) {
+            cu_fail(d, err, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = %u) for kernel '%s'", shared_bytes,
+                    kernel_name);
+            d->api.ModuleUnload(mod);
+            return -1;
+        }
+    }
+    *out = (CudaKernel){mod, fn, shared_bytes, from_cache};
+    return 0;
+}
+
+static int check_shared(CudaDevice *d, const char *kernel_name, unsigned shared_bytes, StrBuf *err) {
+    if (shared_bytes > 48 * 1024 && d->max_shared_optin > 0 && shared_bytes > (unsigned)d->max_shared_optin) {
+        errf(err, "kernel '%s' needs %u bytes of shared memory; CUDA device %d (%s) allows at most %d per block",
+             kernel_name, shared_bytes, d->ordinal, d->name, d->max_shared_optin);
+        return -1;
+    }
+    return 0;
+}
+
+int cuda_load_cached(CudaDevice *d, const char *kernel_name, const char *cache_key, CudaKernel *out, StrBuf *err) {
+    if (out) memset(out, 0, sizeof *out);
+    if (!d || !kernel_name || !cache_key || !out) {
+        errf(err, "cuda_load_cached: missing %s", !d ? "device" : !kernel_name ? "kernel name" : !cache_key ? "key" : "output");
+        return -1;
+    }
+    if (make_current(d, err)) return -1;
+    StrBuf key;
+    sb_init(&key);
+    cuda_cache_key(d, cache_key, &key);
+    size_t n = 0;
+    unsigned char *blob = cache_get(sb_cstr(&key), &n);
+    int rc = 0;
+    CubinHeader h;
+    if (blob && n > sizeof h) {
+        memcpy(&h, blob, sizeof h);
+        StrBuf lerr;
+        sb_init(&lerr);
+        if (!memcmp(h.magic, CUBIN_MAGIC, sizeof h.magic) && !check_shared(d, kernel_name, h.shared_bytes, &lerr) &&
+            !load_module(d, blob + sizeof h, n - sizeof h, kernel_name, h.shared_bytes, true, out, &lerr))
+            rc = 1;
+        sb_free(&lerr);
+    }
+    /* a stale, foreign or unloadable entry: drop it, the caller rebuilds it */
+    if (blob && rc == 0) cache_remove(sb_cstr(&key));
+    free(blob);
+    sb_free(&key);
+    return rc;
+}
+
 int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const char *cache_key, unsigned shared_bytes,
               CudaKernel *out, StrBuf *err) {
     if (out) memset(out, 0, sizeof *out);
@@ -462,82 +583,31 @@ int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const cha
         return -1;
     }
     if (make_current(d, err)) return -1;
-    if (shared_bytes > 48 * 1024 && d->max_shared_optin > 0 && shared_bytes > (unsigned)d->max_shared_optin) {
-        errf(err, "kernel '%s' needs %u bytes of shared memory; CUDA device %d (%s) allows at most %d per block",
-             kernel_name, shared_bytes, d->ordinal, d->name, d->max_shared_optin);
-        return -1;
-    }
-
-    StrBuf key, cached_err;
-    sb_init(&key);
-    sb_init(&cached_err);
-    if (cache_key) cuda_cache_key(d, cache_key, &key);
-    CUmodule mod = NULL;
-    CUresult r;
-    bool from_cache = false;
+    if (check_shared(d, kernel_name, shared_bytes, err)) return -1;
     if (cache_key) {
-        size_t n = 0;
-        void *bin = cache_get(sb_cstr(&key), &n);
-        if (bin) {
-            r = d->api.ModuleLoadData(&mod, bin);
-            free(bin);
-            if (r == CUDA_SUCCESS) {
-                from_cache = true;
-            } else { /* a stale or foreign cubin: drop it and rebuild from PTX once */
-                mod = NULL;
-                put_result(d, &cached_err, r);
-                cache_remove(sb_cstr(&key));
-            }
+        int hit = cuda_load_cached(d, kernel_name, cache_key, out, err);
+        if (hit) return hit > 0 ? 0 : -1;
+    }
+    void *bin = NULL;
+    size_t n = 0;
+    if (jit_ptx(d, ptx, kernel_name, &bin, &n, err)) return -1;
+    int rc = load_module(d, bin, n, kernel_name, shared_bytes, false, out, err);
+    if (rc == 0 && cache_key) { /* only a cubin that loads */
+        unsigned char *blob = malloc(sizeof(CubinHeader) + n);
+        if (blob) {
+            CubinHeader h = {CUBIN_MAGIC, shared_bytes, 0};
+            memcpy(blob, &h, sizeof h);
+            memcpy(blob + sizeof h, bin, n);
+            StrBuf key;
+            sb_init(&key);
+            cuda_cache_key(d, cache_key, &key);
+            cache_put(sb_cstr(&key), blob, sizeof h + n);
+            sb_free(&key);
+            free(blob);
         }
     }
-    if (!mod) {
-        void *bin = NULL;
-        size_t n = 0;
-        if (jit_ptx(d, ptx, kernel_name, &bin, &n, err)) goto fail;
-        r = d->api.ModuleLoadData(&mod, bin);
-        if (r == CUDA_SUCCESS) {
-            if (cache_key) cache_put(sb_cstr(&key), bin, n); /* only a cubin that loads */
-        } else {
-            mod = NULL;
-            cu_fail(d, err, r, "cuModuleLoadData of the %zu-byte cubin JIT-compiled for kernel '%s'", n,
-                    kernel_name);
-        }
-        free(bin);
-        if (!mod) goto fail;
-    }
-
-    CUfunction fn = NULL;
-    r = d->api.ModuleGetFunction(&fn, mod, kernel_name);
-    if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "cuModuleGetFunction: finding kernel '%s' in its module (is it a .entry of the PTX?)",
-                kernel_name);
-        goto fail_mod;
-    }
-    if (shared_bytes > 48 * 1024) {
-        r = d->api.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
-        if (r != CUDA_SUCCESS) {
-            cu_fail(d, err, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = %u) for kernel '%s'", shared_bytes,
-                    kernel_name);
-            goto fail_mod;
-        }
-    }
-    out->module = mod;
-    out->function = fn;
-    out->shared_bytes = shared_bytes;
-    out->from_cache = from_cache;
-    sb_free(&key);
-    sb_free(&cached_err);
-    return 0;
-
-fail_mod:
-    d->api.ModuleUnload(mod);
-fail:
-    if (cached_err.len)
-        errf(err, "\n(the cached cubin of this kernel had failed to load too: %s; its cache entry was deleted)",
-             sb_cstr(&cached_err));
-    sb_free(&key);
-    sb_free(&cached_err);
-    return -1;
+    free(bin);
+    return rc;
 }
 
 void cuda_unload(CudaDevice *d, CudaKernel *k) {

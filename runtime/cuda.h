@@ -47,15 +47,22 @@ int cuda_htod(CudaDevice *d, uint64_t dst, const void *src, size_t bytes, StrBuf
 int cuda_dtoh(CudaDevice *d, void *dst, uint64_t src, size_t bytes, StrBuf *err);
 int cuda_memset(CudaDevice *d, uint64_t dst, int byte, size_t bytes, StrBuf *err);
 int cuda_synchronize(CudaDevice *d, StrBuf *err);
+/* Streams (CUstream), blocking with respect to the default stream. */
+int cuda_stream_create(CudaDevice *d, void **out, StrBuf *err);
+int cuda_stream_destroy(CudaDevice *d, void *stream, StrBuf *err);
+int cuda_stream_synchronize(CudaDevice *d, void *stream, StrBuf *err);
 
 /* Build (or fetch from the disk cache under cache_key) the cubin of `ptx`, load it and
  * find `kernel_name`. A kernel needing more than 48 KB of shared memory gets
  * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES set. On a JIT/link failure err holds
- * the driver's error log. cache_key may be NULL (no caching). The entry is stored under
- * cuda_cache_key(d, cache_key); a cached cubin that fails to load is deleted and rebuilt
- * from the PTX once. */
+ * the driver's error log. cache_key may be NULL (no caching). The entry, the cubin with
+ * the kernel's shared-memory size, is stored under cuda_cache_key(d, cache_key). */
 int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const char *cache_key,
               unsigned shared_bytes, CudaKernel *out, StrBuf *err);
+/* Load `kernel_name` from the disk cache alone, with no PTX: 1 on a hit, 0 on a miss,
+ * -1 on an error of the device. An entry that is corrupt, of another format or fails to
+ * load counts as a miss and is deleted (the caller compiles and cuda_load rebuilds it). */
+int cuda_load_cached(CudaDevice *d, const char *kernel_name, const char *cache_key, CudaKernel *out, StrBuf *err);
 void cuda_unload(CudaDevice *d, CudaKernel *k);
 
 /* cuLaunchKernel with blockDim = (32 * num_warps, 1, 1) and the kernel's dynamic shared

@@ -22,7 +22,8 @@
  *      JIT), prints both load times;
  *   2. runs it on 1<<20 floats and checks every element;
  *   3. a bogus cubin stored under the key is dropped and rebuilt from the PTX;
- *   4. a kernel with 96 KB of dynamic shared memory (> 48 KB: needs the opt-in attribute);
+ *   4. a kernel with 96 KB of dynamic shared memory (> 48 KB: needs the opt-in attribute),
+ *      then again from the cache alone (cuda_load_cached: no PTX; the entry carries the size);
  *   5. a PTX syntax error: cuda_load fails and the message carries the JIT's error log;
  *      an unknown kernel name fails clearly; PTX with the device's own target
  *      (cuda_arch_name: sm_90a on Hopper) JIT-compiles and runs;
@@ -186,6 +187,16 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A cache entry as cuda_load writes it: "NRCUBIN1", the shared-memory size (4 bytes),
+ * 4 reserved bytes, then the ELF cubin. */
+static bool is_cubin_entry(const void *p, size_t n, unsigned shared) {
+    const unsigned char *b = p;
+    uint32_t s;
+    if (!p || n < 20 || memcmp(b, "NRCUBIN1", 8) || memcmp(b + 16, "\x7f" "ELF", 4)) return false;
+    memcpy(&s, b + 8, 4);
+    return s == shared;
+}
+
 static bool file_exists(const char *path) {
     struct stat sb;
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
@@ -328,7 +339,7 @@ int main(void) {
     CHECK(file_exists(entry), "no cache entry %s after the first load", entry);
     size_t cubin_len = 0;
     void *cubin = cache_get(sb_cstr(&full_key), &cubin_len);
-    CHECK(cubin && cubin_len > 4 && !memcmp(cubin, "\x7f" "ELF", 4), "cached payload is not an ELF cubin");
+    CHECK(is_cubin_entry(cubin, cubin_len, 0), "cached payload is not the header and an ELF cubin");
     free(cubin);
     cuda_unload(d, &k);
     CHECK(k.module == NULL && k.function == NULL, "cuda_unload should clear the kernel");
@@ -355,7 +366,7 @@ int main(void) {
     if (rc == 0) {
         CHECK(!k.from_cache, "a bogus cached cubin was reported as loaded from the cache");
         cubin = cache_get(sb_cstr(&full_key), &cubin_len);
-        CHECK(cubin && cubin_len > 4 && !memcmp(cubin, "\x7f" "ELF", 4), "bogus entry not replaced by a cubin");
+        CHECK(is_cubin_entry(cubin, cubin_len, 0), "bogus entry not replaced by a cubin");
         free(cubin);
         CHECK(run_vadd(d, &k, 2, &err) == 0, "vadd after the rebuild: %s", sb_cstr(&err));
         cuda_unload(d, &k);
@@ -380,8 +391,24 @@ int main(void) {
             for (int t = 0; rc == 0 && t < T; t++) wrong += out[t] != (uint32_t)(3 * (T - 1 - t) + 7);
             CHECK(rc == 0 && wrong == 0, "shared-memory kernel: %d wrong values", wrong);
             if (rc == 0 && wrong == 0) printf("kernel with %u bytes of dynamic shared memory: correct\n", smem);
-            cuda_free(d, dout, &err);
             cuda_unload(d, &k);
+            /* from the cache alone (no PTX): the entry carries the shared-memory size */
+            int hit = cuda_load_cached(d, "smem_mirror", "cuda_smoke/smem/v1", &k, &err);
+            CHECK(hit == 1 && k.from_cache && k.shared_bytes == smem, "cuda_load_cached: %d, %u bytes: %s", hit,
+                  k.shared_bytes, sb_cstr(&err));
+            if (hit == 1) {
+                memset(out, 0, sizeof out);
+                rc = cuda_launch(d, &k, grid, WARPS, params, NULL, &err) || cuda_synchronize(d, &err) ||
+                     cuda_dtoh(d, out, dout, sizeof out, &err);
+                wrong = 0;
+                for (int t = 0; rc == 0 && t < T; t++) wrong += out[t] != (uint32_t)(3 * (T - 1 - t) + 7);
+                CHECK(rc == 0 && wrong == 0, "shared-memory kernel from the cache alone: %d wrong: %s", wrong,
+                      sb_cstr(&err));
+                cuda_unload(d, &k);
+            }
+            CHECK(cuda_load_cached(d, "smem_mirror", "cuda_smoke/no-such-entry", &k, &err) == 0,
+                  "cuda_load_cached of a missing entry is a miss");
+            cuda_free(d, dout, &err);
         }
     }
 

@@ -9,7 +9,8 @@
  *      per kernel variant), each starting with the cache's magic "NRCACHE1";
  *   2. the second run gives bit-identical results and leaves every entry as it was (same
  *      inode, size and modification time): an entry is only written after a JIT, so an
- *      untouched directory means nothing was JIT-compiled;
+ *      untouched directory means nothing was JIT-compiled; and nr_context_stats says
+ *      nothing was compiled at all (the key is known before compiling: no LLVM ran);
  *   3. every entry is corrupted (a payload byte flipped): the third run still gives the
  *      same results, and the entries are rebuilt (valid again, new inodes);
  *   4. another specialisation (n not divisible by 16) and another num_warps add entries.
@@ -119,8 +120,9 @@ static void check_call(nr_context *ctx, nr_status s, const char *what) {
 }
 
 /* One run in a fresh context; n_add: vector_add's n (its divisibility is specialised on),
- * warps: launch num_warps (0: as compiled). Returns the time of compile + launch + sync. */
-static double run(Results *out, long n_add, int warps) {
+ * warps: launch num_warps (0: as compiled). Returns the time of compile + launch + sync;
+ * st gets the context's counts of compiles and cache hits. */
+static double run(Results *out, long n_add, int warps, nr_stats *st) {
     static float x[N_ADD], y[N_ADD], sm_in[ROWS * COLS];
     GtRng r = {2718};
     for (int i = 0; i < N_ADD; i++) x[i] = (float)gt_uniform(&r, -10, 10), y[i] = (float)gt_uniform(&r, -10, 10);
@@ -171,6 +173,8 @@ static double run(Results *out, long n_add, int warps) {
         for (long i = 0; i < n_add; i++) bad += out->z[i] != x[i] + y[i];
         CHECK(bad == 0, "vector_add: %ld elements are not x + y", bad);
     }
+    memset(st, 0xff, sizeof *st);
+    check_call(ctx, nr_context_stats(ctx, st), "nr_context_stats");
     nr_module_destroy(m1);
     nr_module_destroy(m2);
     nr_free(ctx, dx), nr_free(ctx, dy), nr_free(ctx, dz), nr_free(ctx, din), nr_free(ctx, dout);
@@ -227,7 +231,11 @@ int main(int argc, char **argv) {
     /* 1. cold */
     Snapshot s0 = snapshot();
     CHECK(s0.n == 0, "a fresh cache directory has %d entries", s0.n);
-    double t1 = run(&r1, N_ADD, 0);
+    nr_stats st;
+    double t1 = run(&r1, N_ADD, 0, &st);
+    CHECK(st.gpu_compiles == 2 && st.jit_compiles == 2 && st.disk_cache_hits == 0,
+          "cold run: %llu compiles, %llu JITs, %llu cache hits; want 2, 2, 0", (unsigned long long)st.gpu_compiles,
+          (unsigned long long)st.jit_compiles, (unsigned long long)st.disk_cache_hits);
     Snapshot s1 = snapshot();
     int valid = 0;
     for (int i = 0; i < s1.n; i++) valid += s1.e[i].valid;
@@ -236,7 +244,11 @@ int main(int argc, char **argv) {
     printf("run 1 (cold cache): %.1f ms for compile + JIT + first launches; %d cache entries\n", t1, s1.n);
 
     /* 2. warm: the same results, nothing rewritten */
-    double t2 = run(&r2, N_ADD, 0);
+    double t2 = run(&r2, N_ADD, 0, &st);
+    CHECK(st.gpu_compiles == 0 && st.jit_compiles == 0 && st.disk_cache_hits == 2,
+          "warm run: %llu compiles, %llu JITs, %llu cache hits; want 0, 0, 2 (nothing compiled)",
+          (unsigned long long)st.gpu_compiles, (unsigned long long)st.jit_compiles,
+          (unsigned long long)st.disk_cache_hits);
     Snapshot s2 = snapshot();
     CHECK(!memcmp(&r1, &r2, sizeof r1), "the second run's results differ from the first's");
     CHECK(same_entries(&s1, &s2), "the second run changed the cache (%d -> %d entries, or rewritten): it JIT-compiled",
@@ -247,7 +259,10 @@ int main(int argc, char **argv) {
     /* 3. corrupt entries are dropped and rebuilt */
     int corrupted = corrupt_all(&s2);
     CHECK(corrupted == s2.n, "corrupted %d of %d entries", corrupted, s2.n);
-    double t3 = run(&r3, N_ADD, 0);
+    double t3 = run(&r3, N_ADD, 0, &st);
+    CHECK(st.gpu_compiles == 2 && st.jit_compiles == 2 && st.disk_cache_hits == 0,
+          "over corrupt entries: %llu compiles, %llu JITs, %llu hits; want 2, 2, 0", (unsigned long long)st.gpu_compiles,
+          (unsigned long long)st.jit_compiles, (unsigned long long)st.disk_cache_hits);
     Snapshot s3 = snapshot();
     CHECK(!memcmp(&r1, &r3, sizeof r1), "the run over corrupt entries gave other results");
     int rebuilt = 0;
@@ -261,10 +276,12 @@ int main(int argc, char **argv) {
     printf("run 3 (corrupt entries): %.1f ms; %d of %d entries rebuilt\n", t3, rebuilt, s2.n);
 
     /* 4. other specialisations are other entries */
-    (void)run(&r4, N_ADD - 8, 0); /* n not divisible by 16 */
+    (void)run(&r4, N_ADD - 8, 0, &st); /* n not divisible by 16 */
+    CHECK(st.gpu_compiles == 1 && st.disk_cache_hits == 1, "n %% 16 != 0: %llu compiles, %llu hits; want 1, 1",
+          (unsigned long long)st.gpu_compiles, (unsigned long long)st.disk_cache_hits);
     Snapshot s4 = snapshot();
     CHECK(s4.n == s3.n + 1, "n %% 16 != 0 should add one entry (vector_add's): %d -> %d", s3.n, s4.n);
-    (void)run(&r4, N_ADD, 8); /* launched with 8 warps: both kernels again */
+    (void)run(&r4, N_ADD, 8, &st); /* launched with 8 warps: both kernels again */
     Snapshot s5 = snapshot();
     CHECK(s5.n == s4.n + 2, "num_warps 8 at launch should add two entries: %d -> %d", s4.n, s5.n);
     printf("run 4 (n %% 16 != 0, then num_warps 8): %d -> %d -> %d entries\n", s3.n, s4.n, s5.n);

@@ -143,6 +143,13 @@ static void test_errors(CheckState *st) {
     CHECK_AT(st, s == NR_OK, "in bounds: %s", nr_last_error(ctx));
     grid[0] = 0;
     CHECK_AT(st, nr_launch(k, grid, args, 4, NULL) == NR_ERR_INVALID_ARG, "zero grid");
+    unsigned tall[3] = {1, 65536, 1}, deep[3] = {1, 1, 65536}, edge[3] = {1, 65535, 1};
+    CHECK_AT(st, nr_launch(k, tall, args, 4, NULL) == NR_ERR_INVALID_ARG, "grid y over CUDA's 65535");
+    CHECK_AT(st, strstr(nr_last_error(ctx), "must be 1 to 65535") != NULL, "grid message: %s", nr_last_error(ctx));
+    CHECK_AT(st, nr_launch(k, deep, args, 4, NULL) == NR_ERR_INVALID_ARG, "grid z over CUDA's 65535");
+    args[3] = nr_arg_i32(0); /* every program masked off: the launch itself is what is tested */
+    CHECK_AT(st, nr_launch(k, edge, args, 4, NULL) == NR_OK, "grid y of 65535: %s", nr_last_error(ctx));
+    args[3] = nr_arg_i32(100);
     nr_arg sargs[3] = {nr_arg_ptr(buf), nr_arg_f32(2.0f), nr_arg_i32(100)}; /* i32 value for an i64 param */
     grid[0] = 4;
     CHECK_AT(st, nr_launch(ks, grid, sargs, 3, NULL) == NR_OK, "scale: %s", nr_last_error(ctx));
@@ -185,6 +192,49 @@ static void test_context_owns_modules(CheckState *st) {
     nr_context_destroy(ctx);
 }
 
+/* On the CPU a stream is a handle (launches finish inside nr_launch); the API is the
+ * same as on CUDA, and the context releases the streams left to it. */
+static void test_streams_and_stats(CheckState *st) {
+    nr_context *ctx;
+    nr_context_create(NR_DEVICE_CPU, 0, &ctx);
+    void *a = NULL, *b = NULL;
+    CHECK_AT(st, nr_stream_create(ctx, &a) == NR_OK && nr_stream_create(ctx, &b) == NR_OK && a && b && a != b,
+             "two streams: %s", nr_last_error(ctx));
+    nr_define d = {"BLOCK", "32"};
+    nr_compile_options o = {&d, 1, "add_kernel", 0};
+    nr_module *m = NULL;
+    nr_kernel *k = NULL;
+    CHECK_AT(st, nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m) == NR_OK &&
+                     nr_module_get_kernel(m, "add_kernel", &k) == NR_OK,
+             "compile: %s", nr_last_error(ctx));
+    nr_devptr x = 0, z = 0;
+    float in[40], out[40];
+    for (int i = 0; i < 40; i++) in[i] = (float)i;
+    nr_malloc(ctx, sizeof in, &x);
+    nr_malloc(ctx, sizeof out, &z);
+    nr_memcpy_htod(ctx, x, in, sizeof in);
+    nr_arg args[4] = {nr_arg_ptr(x), nr_arg_ptr(x), nr_arg_ptr(z), nr_arg_i32(40)};
+    unsigned grid[3] = {2, 1, 1};
+    nr_launch_options lo = {0, b};
+    CHECK_AT(st, k && nr_launch(k, grid, args, 4, &lo) == NR_OK, "launch on a stream: %s", nr_last_error(ctx));
+    CHECK_AT(st, nr_stream_synchronize(ctx, b) == NR_OK && nr_stream_synchronize(ctx, NULL) == NR_OK, "synchronize");
+    nr_memcpy_dtoh(ctx, out, z, sizeof out);
+    CHECK_AT(st, out[39] == 78.0f && out[0] == 0.0f, "results: %g %g", out[0], out[39]);
+    CHECK_AT(st, nr_stream_destroy(ctx, a) == NR_OK, "destroy: %s", nr_last_error(ctx));
+    CHECK_AT(st, nr_stream_destroy(ctx, a) == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "not a stream"),
+             "a destroyed stream is refused: %s", nr_last_error(ctx));
+    CHECK_AT(st, nr_stream_destroy(ctx, NULL) == NR_ERR_INVALID_ARG, "NULL is no stream of ours");
+    CHECK_AT(st, nr_stream_create(ctx, NULL) == NR_ERR_INVALID_ARG, "NULL out");
+    nr_stats stats;
+    memset(&stats, 0xff, sizeof stats);
+    CHECK_AT(st, nr_context_stats(ctx, &stats) == NR_OK && stats.gpu_compiles == 0 && stats.jit_compiles == 0 &&
+                     stats.disk_cache_hits == 0,
+             "the CPU compiles nothing for a GPU");
+    CHECK_AT(st, nr_context_stats(NULL, &stats) == NR_ERR_INVALID_ARG && nr_context_stats(ctx, NULL) == NR_ERR_INVALID_ARG,
+             "stats: NULL arguments");
+    nr_context_destroy(ctx); /* b, the module and the buffers go with it */
+}
+
 int main(void) {
     CheckState st = {0, 0};
     test_context_owns_modules(&st);
@@ -192,5 +242,6 @@ int main(void) {
     test_defines(&st);
     CHECK_AT(&st, vector_add(1000, 256, 0.25f) == 0, "vector add");
     test_threads(&st);
+    test_streams_and_stats(&st);
     return check_done("test_api", &st);
 }

@@ -286,12 +286,16 @@ static void softmax_fp16(long rows, long cols, int warps) {
 /* prec: "" (fp32: TF32 permitted), "ieee" */
 static void dot(GtType t, long m, long n, long k, int bm, int bn, int bk, int trans_b, int warps, const char *prec) {
     GtRng r = {808 + (uint64_t)(m * n * k)};
-    void *a = gt_fill(t, (size_t)(m * k), &r, -1, 1), *b = gt_fill(t, (size_t)(k * n), &r, -1, 1);
+    void *a, *b;
+    if (t == GT_I8) a = gt_fill_int(t, (size_t)(m * k), &r, -128, 128), b = gt_fill_int(t, (size_t)(k * n), &r, -128, 128);
+    else a = gt_fill(t, (size_t)(m * k), &r, -1, 1), b = gt_fill(t, (size_t)(k * n), &r, -1, 1);
     char name[96], p[64] = "";
     snprintf(name, sizeof name, "tl.dot %s%s%s%s", gt_type_name(t), trans_b ? " trans(B)" : "", *prec ? " " : "", prec);
     if (*prec) snprintf(p, sizeof p, ", input_precision=\"%s\"", prec);
     GtCase *c = gt_case(name, "%ldx%ldx%ld %dx%dx%d w%d", m, n, k, bm, bn, bk, warps);
-    gt_source(c, K_DOT, "dot_kernel", "T", gt_type_name(t), "PREC", p, NULL);
+    int i8 = t == GT_I8; /* i8 x i8 accumulates exactly in i32 */
+    gt_source(c, K_DOT, "dot_kernel", "T", gt_type_name(t), "PREC", p, "ACC", i8 ? "tl.int32" : "tl.float32", "C",
+              i8 ? "i32" : "fp32", NULL);
     gt_define(c, "BM", "%d", bm);
     gt_define(c, "BN", "%d", bn);
     gt_define(c, "BK", "%d", bk);
@@ -301,7 +305,7 @@ static void dot(GtType t, long m, long n, long k, int bm, int bn, int bk, int tr
     GtTol tol = t != GT_F32 ? gt_exact() : !strcmp(prec, "ieee") ? gt_tol(5e-5, 1e-5) : gt_tol(1e-2, 1e-2);
     gt_arg_buf(c, gt_in(c, "a", t, (size_t)(m * k), a));
     gt_arg_buf(c, gt_in(c, "b", t, (size_t)(k * n), b)); /* [K, N], or [N, K] with TRANS_B */
-    gt_arg_buf(c, gt_out(c, "c", GT_F32, (size_t)(m * n), tol, NULL));
+    gt_arg_buf(c, gt_out(c, "c", t == GT_I8 ? GT_I32 : GT_F32, (size_t)(m * n), tol, NULL));
     gt_arg(c, nr_arg_i32((int32_t)m));
     gt_arg(c, nr_arg_i32((int32_t)n));
     gt_arg(c, nr_arg_i32((int32_t)k));
@@ -814,6 +818,13 @@ int main(int argc, char **argv) {
     dot(GT_BF16, 100, 72, 50, 32, 32, 16, 0, 4, "");
     dot(GT_BF16, 37, 21, 40, 16, 16, 16, 1, 1, "");
     dot(GT_F32, 37, 21, 40, 16, 16, 16, 1, 2, "ieee");
+    /* the per-thread result tiles of other shapes: int8, non-square tiles, 1 to 16 warps */
+    dot(GT_I8, 100, 72, 70, 32, 32, 32, 0, 4, "");
+    dot(GT_I8, 65, 130, 33, 64, 128, 32, 1, 8, "");
+    dot(GT_F16, 50, 300, 64, 16, 128, 32, 0, 4, "");
+    dot(GT_BF16, 300, 40, 48, 128, 16, 16, 0, 2, "");
+    dot(GT_F16, 200, 190, 80, 128, 128, 32, 0, 16, "");
+    dot(GT_F32, 70, 33, 64, 64, 32, 16, 1, 1, "ieee");
     big_dot(GT_F16);
     big_dot(GT_F32);
 

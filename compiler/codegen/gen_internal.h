@@ -45,6 +45,9 @@ LLVMTypeRef gen_type(Gen *g, int dt);            /* element type in registers (i
 LLVMTypeRef gen_mem_type(Gen *g, int dt);        /* element type in memory (i8 for i1) */
 LLVMValueRef gen_const(Gen *g, IrType t, const IrOp *op);
 LLVMValueRef gen_i32(Gen *g, int64_t v);
+/* x + c and x * c on i32, without emitting the identities */
+LLVMValueRef gen_add_const(Gen *g, LLVMValueRef x, int64_t c);
+LLVMValueRef gen_mul_const(Gen *g, LLVMValueRef x, int64_t c);
 LLVMValueRef gen_i64(Gen *g, int64_t v);
 LLVMValueRef gen_intrinsic(Gen *g, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
 LLVMValueRef gen_to_mem(Gen *g, LLVMValueRef v, int dt);   /* i1 -> i8 */

@@ -17,8 +17,7 @@ static void stage(Gen *g, ValId v, int base, int rs, int cs) {
     for (int i = 0; i < n; i++) {
         ElemPos p;
         gen_elem_pos(g, v, i, &p);
-        LLVMValueRef off = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, p.coord[0], gen_i32(g, rs), ""),
-                                        LLVMBuildMul(g->B, p.coord[1], gen_i32(g, cs), ""), "");
+        LLVMValueRef off = LLVMBuildAdd(g->B, gen_mul_const(g, p.coord[0], rs), gen_mul_const(g, p.coord[1], cs), "");
         LLVMValueRef s = LLVMBuildStore(g->B, in[i], gen_smem_ptr(g, base, off, 1));
         LLVMSetAlignment(s, (unsigned)eb);
     }
@@ -41,9 +40,9 @@ typedef struct Operand {
 static void load_chunks(Gen *g, const Operand *o, int dt, LLVMValueRef k, LLVMValueRef *out) {
     int eb = dt_bytes(dt);
     LLVMTypeRef et = gen_type(g, dt), vt = LLVMVectorType(et, (unsigned)o->e);
-    LLVMValueRef krow = LLVMBuildMul(g->B, k, gen_i32(g, o->kstride), "");
+    LLVMValueRef krow = gen_mul_const(g, k, o->kstride);
     for (int c = 0; c < o->n / o->e; c++) {
-        LLVMValueRef off = LLVMBuildAdd(g->B, krow, LLVMBuildMul(g->B, o->first[c], gen_i32(g, eb), ""), "");
+        LLVMValueRef off = LLVMBuildAdd(g->B, krow, gen_mul_const(g, o->first[c], eb), "");
         LLVMValueRef ptr = gen_smem_ptr(g, o->base, off, 1);
         if (o->e == 1) {
             LLVMValueRef v = LLVMBuildLoad2(g->B, et, ptr, "");

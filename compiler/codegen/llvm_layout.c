@@ -16,6 +16,37 @@ static int log2i(int x) {
     return k;
 }
 
+/* i32 arithmetic on a value and a constant that leaves out the identities (x + 0, x * 1,
+ * x & all-ones): the IR we hand LLVM is then smaller, which is most of its time. */
+static bool is_const(LLVMValueRef x, int64_t c) {
+    return LLVMIsAConstantInt(x) && LLVMConstIntGetSExtValue(x) == c;
+}
+
+LLVMValueRef gen_add_const(Gen *g, LLVMValueRef x, int64_t c) {
+    if (c == 0) return x;
+    if (is_const(x, 0)) return gen_i32(g, c);
+    return LLVMBuildAdd(g->B, x, gen_i32(g, c), "");
+}
+
+LLVMValueRef gen_mul_const(Gen *g, LLVMValueRef x, int64_t c) {
+    if (c == 1) return x;
+    if (c == 0 || is_const(x, 0)) return gen_i32(g, 0);
+    return LLVMBuildMul(g->B, x, gen_i32(g, c), "");
+}
+
+static LLVMValueRef add_vals(Gen *g, LLVMValueRef a, LLVMValueRef b) {
+    if (is_const(a, 0)) return b;
+    if (is_const(b, 0)) return a;
+    return LLVMBuildAdd(g->B, a, b, "");
+}
+
+/* (x >> shift) & (n - 1): the coordinate of x's bits for a power-of-two count n */
+static LLVMValueRef bits(Gen *g, LLVMValueRef x, int shift, int n) {
+    if (n == 1) return gen_i32(g, 0);
+    if (shift) x = LLVMBuildLShr(g->B, x, gen_i32(g, shift), "");
+    return LLVMBuildAnd(g->B, x, gen_i32(g, n - 1), "");
+}
+
 /* warp_c * spt * tpw + lane_c * spt along root dim d of blocked layout `root`. */
 LLVMValueRef gen_thread_part(Gen *g, uint32_t root, int d) {
     LLVMValueRef *slot = &g->thread_part[root * NR_MAX_RANK + d];
@@ -25,12 +56,9 @@ LLVMValueRef gen_thread_part(Gen *g, uint32_t root, int d) {
     for (int k = 0; k < l->rank && l->order[k] != d; k++)
         lane_shift += log2i(l->tpw[l->order[k]]), warp_shift += log2i(l->wpc[l->order[k]]);
     LLVMBasicBlockRef saved = gen_enter_prologue(g);
-    LLVMValueRef lc = LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, g->lane, gen_i32(g, lane_shift), ""),
-                                   gen_i32(g, l->tpw[d] - 1), "");
-    LLVMValueRef wc = LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, g->warp, gen_i32(g, warp_shift), ""),
-                                   gen_i32(g, l->wpc[d] - 1), "");
-    LLVMValueRef part = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, wc, gen_i32(g, l->spt[d] * l->tpw[d]), ""),
-                                     LLVMBuildMul(g->B, lc, gen_i32(g, l->spt[d]), ""), "");
+    LLVMValueRef lc = bits(g, g->lane, lane_shift, l->tpw[d]);
+    LLVMValueRef wc = bits(g, g->warp, warp_shift, l->wpc[d]);
+    LLVMValueRef part = add_vals(g, gen_mul_const(g, wc, (int64_t)l->spt[d] * l->tpw[d]), gen_mul_const(g, lc, l->spt[d]));
     gen_leave_prologue(g, saved);
     return *slot = part;
 }
@@ -71,12 +99,15 @@ void gen_elem_pos(Gen *g, ValId v, int r, ElemPos *out) {
     layout_reg_offsets(&ld, g->m, id, r, pos, idx);
     out->valid = NULL;
     for (int d = 0; d < t.rank; d++) {
-        LLVMValueRef u = LLVMBuildAdd(g->B, gen_thread_part(g, rootid, ld.root_dim[d]), gen_i32(g, pos[d]), "");
-        out->coord[d] = LLVMBuildAnd(g->B, u, gen_i32(g, t.shape[d] - 1), "");
-        if (t.shape[d] < ld.tile[d] || t.shape[d] < (int)root->spt[ld.root_dim[d]]) {
-            LLVMValueRef ok = LLVMBuildICmp(g->B, LLVMIntULT, u, gen_i32(g, t.shape[d]), "");
-            out->valid = out->valid ? LLVMBuildAnd(g->B, out->valid, ok, "") : ok;
+        LLVMValueRef u = gen_add_const(g, gen_thread_part(g, rootid, ld.root_dim[d]), pos[d]);
+        /* the layout's tile fits in the shape (both powers of two): u < shape already */
+        if (t.shape[d] >= ld.tile[d] && t.shape[d] >= (int)root->spt[ld.root_dim[d]]) {
+            out->coord[d] = u;
+            continue;
         }
+        out->coord[d] = LLVMBuildAnd(g->B, u, gen_i32(g, t.shape[d] - 1), "");
+        LLVMValueRef ok = LLVMBuildICmp(g->B, LLVMIntULT, u, gen_i32(g, t.shape[d]), "");
+        out->valid = out->valid ? LLVMBuildAnd(g->B, out->valid, ok, "") : ok;
     }
 }
 
@@ -95,14 +126,14 @@ LLVMValueRef gen_linear(Gen *g, const LLVMValueRef *coord, IrType t) {
     LLVMValueRef lin = gen_i32(g, 0);
     int64_t stride = 1;
     for (int d = t.rank - 1; d >= 0; d--) {
-        lin = LLVMBuildAdd(g->B, lin, LLVMBuildMul(g->B, coord[d], gen_i32(g, stride), ""), "");
+        lin = add_vals(g, lin, gen_mul_const(g, coord[d], stride));
         stride *= t.shape[d];
     }
     return lin;
 }
 
 LLVMValueRef gen_smem_ptr(Gen *g, int byte_offset, LLVMValueRef index, int elem_bytes) {
-    LLVMValueRef off = LLVMBuildAdd(g->B, gen_i32(g, byte_offset), LLVMBuildMul(g->B, index, gen_i32(g, elem_bytes), ""), "");
+    LLVMValueRef off = gen_add_const(g, gen_mul_const(g, index, elem_bytes), byte_offset);
     return LLVMBuildGEP2(g->B, g->i8, g->smem, &off, 1, "");
 }
 

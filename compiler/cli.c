@@ -1,6 +1,7 @@
 /* cli.c - the `nereid` command: `nereid compile` runs the pipeline on a kernel file and
  * prints the requested stage; `nereid opt` runs passes on textual IR (for tests).
  * Exit status: 0 success, 1 compile error, 2 usage error. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,7 +229,7 @@ static int cmd_compile(int argc, char **argv) {
     size_t len;
     char *text = read_file(a.file, &len);
     if (!text) {
-        fprintf(stderr, "nereid: cannot read '%s'\n", a.file);
+        fprintf(stderr, "nereid: cannot read '%s': %s\n", a.file, strerror(errno));
         return 1;
     }
     Source src = {a.file, text, len};

@@ -118,6 +118,7 @@ char *ty_str(IrType t, char *buf, size_t size) {
 IrModule *ir_module_new(Arena *arena) {
     IrModule *m = arena_alloc(arena, sizeof *m);
     m->arena = arena;
+    namemap_init(&m->byname, arena);
     return m;
 }
 
@@ -134,19 +135,19 @@ IrFunc *ir_func_new(IrModule *m, const char *name, bool is_kernel, Loc loc) {
     f->regions = arena_grow(m->arena, NULL, sizeof *f->regions, 0, 16), f->capregions = 16;
     f->body = ir_region_new(f, 0);
     VEC_PUSH(m->arena, m->funcs, m->nfuncs, m->capfuncs, f);
+    if (!namemap_get(&m->byname, f->name)) namemap_put(&m->byname, f->name, f);
     return f;
 }
 
-IrFunc *ir_module_find(const IrModule *m, const char *name) {
-    for (uint32_t i = 0; i < m->nfuncs; i++)
-        if (!strcmp(m->funcs[i]->name, name)) return m->funcs[i];
-    return NULL;
-}
+IrFunc *ir_module_find(const IrModule *m, const char *name) { return name ? namemap_get(&m->byname, name) : NULL; }
 
-void ir_module_remove(IrModule *m, IrFunc *f) {
+void ir_module_drop_helpers(IrModule *m) {
     uint32_t j = 0;
-    for (uint32_t i = 0; i < m->nfuncs; i++)
-        if (m->funcs[i] != f) m->funcs[j++] = m->funcs[i];
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        IrFunc *f = m->funcs[i];
+        if (f->is_kernel) m->funcs[j++] = f;
+        else if (namemap_get(&m->byname, f->name) == f) namemap_del(&m->byname, f->name);
+    }
     m->nfuncs = j;
 }
 

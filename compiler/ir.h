@@ -155,6 +155,7 @@ struct IrModule {
     Arena *arena;
     IrFunc **funcs;
     uint32_t nfuncs, capfuncs;
+    NameMap byname; /* function name -> the first function of that name */
     IrLayout *layouts; /* [0] unused: id 0 is "no layout" */
     uint32_t nlayouts, caplayouts;
 };
@@ -166,7 +167,7 @@ bool ir_layout_equal(const IrLayout *a, const IrLayout *b);
 IrModule *ir_module_new(Arena *arena);
 IrFunc *ir_func_new(IrModule *m, const char *name, bool is_kernel, Loc loc);
 IrFunc *ir_module_find(const IrModule *m, const char *name);
-void ir_module_remove(IrModule *m, IrFunc *f); /* drop from the list */
+void ir_module_drop_helpers(IrModule *m); /* drop every function that is not a kernel */
 void ir_func_set_results(IrFunc *f, const IrType *tys, uint32_t n);
 ValId ir_add_param(IrFunc *f, IrType ty, const char *name);
 

@@ -621,8 +621,8 @@ bool ir_verify_module(const IrModule *m, StrBuf *err) {
     V.err = err;
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         verify_func(&V, m->funcs[i]);
-        for (uint32_t j = 0; j < i; j++)
-            if (!strcmp(m->funcs[j]->name, m->funcs[i]->name)) op_error(&V, 0, "function defined twice");
+        /* the module's name map holds the first function of each name */
+        if (ir_module_find(m, m->funcs[i]->name) != m->funcs[i]) op_error(&V, 0, "function defined twice");
     }
     if (V.nerrors > MAX_ERRORS) sb_printf(err, "verifier: %d more errors\n", V.nerrors - MAX_ERRORS);
     return V.nerrors == 0;

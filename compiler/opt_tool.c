@@ -66,20 +66,6 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
     return 0;
 }
 
-static char *read_stdin(size_t *len) {
-    StrBuf sb;
-    sb_init(&sb);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) sb_putn(&sb, buf, n);
-    if (ferror(stdin)) {
-        sb_free(&sb);
-        return NULL;
-    }
-    if (!sb.data) sb_putn(&sb, "", 0);
-    *len = sb.len;
-    return sb.data;
-}
 
 /* Parse, verify, run passes, print: 0 or 1. */
 static int run(const OptArgs *a, const Source *src, Arena *arena, Diag *diag) {
@@ -119,7 +105,7 @@ int nr_opt_main(int argc, char **argv) {
     if (rc) return rc;
     bool from_stdin = !a.file || !strcmp(a.file, "-");
     size_t len = 0;
-    char *text = from_stdin ? read_stdin(&len) : read_file(a.file, &len);
+    char *text = from_stdin ? read_stream(stdin, &len) : read_file(a.file, &len);
     if (!text) {
         fprintf(stderr, "nereid opt: cannot read %s: %s\n", from_stdin ? "stdin" : a.file, strerror(errno));
         return 1;

@@ -41,8 +41,20 @@ static void reference(const float *x, const int32_t *seeds, long rows, long cols
         }
 }
 
-/* The first rows' seeds and masks: rows with seed 42 show the same pattern. */
-static void show_masks(const float *out, const int32_t *seeds, long rows, long cols, Layout l) {
+/* Row 0's first values: input, keep mask, output; then the first rows' seeds and masks
+ * (rows with seed 42 show the same pattern). */
+static void show_masks(const float *x, const float *out, const int32_t *seeds, long rows, long cols, Layout l) {
+    float in[10], keep[10], o[10];
+    int n = cols < 10 ? (int)cols : 10;
+    for (int c = 0; c < n; c++) {
+        in[c] = x[c * l.x_cs], o[c] = out[c * l.out_cs];
+        keep[c] = o[c] != 0.0f; /* no input is 0 */
+    }
+    printf("row 0 (seed %d), first %d columns:\n", seeds[0], n);
+    ex_print_row("input", in, n);
+    ex_print_row("keep mask", keep, n);
+    ex_print_row("output", o, n);
+    printf("\n");
     printf("%4s %11s   keep mask of the first 48 columns\n", "row", "seed");
     for (long r = 0; r < rows && r < 7; r++) {
         printf("%4ld %11d   ", r, seeds[r]);
@@ -80,7 +92,7 @@ static int run_case(nr_context *ctx, nr_kernel *k, long rows, long cols, Layout 
             mask_differs += (out[r * l.out_rs + c * l.out_cs] != 0.0f) != (out[c * l.out_cs] != 0.0f);
     int ok = d.bad == 0 && mask_differs == 0;
     if (show) {
-        show_masks(out, seeds, rows, cols, l);
+        show_masks(x, out, seeds, rows, cols, l);
         printf("\n%13s %-32s %9s %10s %12s   %s\n", "shape", "layout", "time (ms)", "mismatches", "seed-42 rows",
                "result");
     }

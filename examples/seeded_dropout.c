@@ -70,10 +70,14 @@ static void show_table(nr_context *ctx, nr_kernel *k, ex_rng *rng) {
     seeded_dropout(ctx, k, &in, cases[0], out[0]);
     seeded_dropout(ctx, k, &in, cases[0], out[1]);
     seeded_dropout(ctx, k, &in, cases[1], out[2]);
+    float keep[2][10]; /* read off the outputs (no input is 0): the kernel never stores it */
+    for (int i = 0; i < 10; i++) keep[0][i] = out[0][i] != 0.0f, keep[1][i] = out[2][i] != 0.0f;
     printf("p = 0.5; the keep mask is never stored (the kernel has no mask argument):\n");
     ex_print_row("input", in.x, 10);
+    ex_print_row("keep mask (seed 123)", keep[0], 10);
     ex_print_row("output (seed = 123)", out[0], 10);
     ex_print_row("output (seed = 123)", out[1], 10);
+    ex_print_row("keep mask (seed 512)", keep[1], 10);
     ex_print_row("output (seed = 512)", out[2], 10);
     free_input(ctx, &in);
 }

@@ -66,10 +66,18 @@ typedef struct nr_arg {
 } nr_arg;
 
 static inline nr_arg nr_arg_ptr(nr_devptr p) { nr_arg a; a.type = NR_TYPE_PTR; a.v.u = p; return a; }
+static inline nr_arg nr_arg_i1(int x) { nr_arg a; a.type = NR_TYPE_I1; a.v.i = x != 0; return a; }
+static inline nr_arg nr_arg_i8(int8_t x) { nr_arg a; a.type = NR_TYPE_I8; a.v.i = x; return a; }
+static inline nr_arg nr_arg_i16(int16_t x) { nr_arg a; a.type = NR_TYPE_I16; a.v.i = x; return a; }
 static inline nr_arg nr_arg_i32(int32_t x) { nr_arg a; a.type = NR_TYPE_I32; a.v.i = x; return a; }
 static inline nr_arg nr_arg_i64(int64_t x) { nr_arg a; a.type = NR_TYPE_I64; a.v.i = x; return a; }
+static inline nr_arg nr_arg_u8(uint8_t x) { nr_arg a; a.type = NR_TYPE_U8; a.v.u = x; return a; }
+static inline nr_arg nr_arg_u16(uint16_t x) { nr_arg a; a.type = NR_TYPE_U16; a.v.u = x; return a; }
 static inline nr_arg nr_arg_u32(uint32_t x) { nr_arg a; a.type = NR_TYPE_U32; a.v.u = x; return a; }
 static inline nr_arg nr_arg_u64(uint64_t x) { nr_arg a; a.type = NR_TYPE_U64; a.v.u = x; return a; }
+/* fp16 / bf16 arguments are given as a float and rounded to the parameter's type */
+static inline nr_arg nr_arg_f16(float x) { nr_arg a; a.type = NR_TYPE_FP16; a.v.f = x; return a; }
+static inline nr_arg nr_arg_bf16(float x) { nr_arg a; a.type = NR_TYPE_BF16; a.v.f = x; return a; }
 static inline nr_arg nr_arg_f32(float x) { nr_arg a; a.type = NR_TYPE_FP32; a.v.f = x; return a; }
 static inline nr_arg nr_arg_f64(double x) { nr_arg a; a.type = NR_TYPE_FP64; a.v.f = x; return a; }
 

@@ -82,11 +82,15 @@ typedef struct ParseCtx {
 
     /* indentation */
     int indents[MAX_BLOCKS + 1];
+    int alt_indents[MAX_BLOCKS + 1]; /* the same levels with a tab counted as 1 column */
     int nindents;
     bool at_bol;       /* a newline was seen: the next token starts a logical line */
-    int bol_indent;    /* that line's indentation width */
+    int bol_indent;    /* that line's indentation width (tabs to multiples of 8) */
+    int bol_alt;       /* ... with a tab counted as one column (Python's TabError check) */
     bool line_has_tokens;
     bool line_colon;   /* a ':' outside brackets was seen on this logical line */
+    int deco;          /* where a decorator's dotted name is: 0 none, 1 after '@', 2 after a name, 3 after '.' */
+    bool lenient;      /* skipping a decorator's arguments: any Python tokens, dicts too */
 
     /* brackets */
     char brackets[MAX_BRACKETS];

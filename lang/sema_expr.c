@@ -16,6 +16,16 @@ static double fl(Val v) { return v.k == V_FLOAT ? v.f : (double)v.i; }
 
 static void overflow_error(Sema *S, Loc loc) { sema_error(S, loc, "integer overflow in constant expression"); }
 
+/* a ** b on floats with Python's errors instead of inf and NaN */
+static Val const_pow(Sema *S, double a, double b, Loc loc) {
+    if (a == 0 && b < 0) sema_error(S, loc, "zero raised to a negative power in constant expression");
+    if (a < 0 && b != floor(b) && isfinite(b))
+        sema_error(S, loc, "a negative number raised to a fractional power is not a real number");
+    double r = pow(a, b);
+    if (isinf(r) && isfinite(a) && isfinite(b)) sema_error(S, loc, "float overflow in constant expression");
+    return val_float(r);
+}
+
 static Val const_int_binop(Sema *S, int op, int64_t a, int64_t b, Loc loc) {
     int64_t r = 0;
     switch (op) {
@@ -34,7 +44,7 @@ static Val const_int_binop(Sema *S, int op, int64_t a, int64_t b, Loc loc) {
         return val_int(op == BIN_FLOORDIV ? q : m);
     }
     case BIN_POW: {
-        if (b < 0) return val_float(pow((double)a, (double)b));
+        if (b < 0) return const_pow(S, (double)a, (double)b, loc);
         int64_t acc = 1;
         for (int64_t i = 0; i < b; i++) {
             if (__builtin_mul_overflow(acc, a, &r)) overflow_error(S, loc);
@@ -75,7 +85,7 @@ static Val const_float_binop(Sema *S, int op, double a, double b, Loc loc) {
         if (m != 0 && ((m < 0) != (b < 0))) m += b;
         return val_float(m);
     }
-    case BIN_POW: return val_float(pow(a, b));
+    case BIN_POW: return const_pow(S, a, b, loc);
     default: sema_error(S, loc, "unsupported operator '%s' on floats", binop_spelling(op));
     }
 }

@@ -60,6 +60,8 @@ typedef struct Env {
 /* A module's scope: its functions and lazily evaluated constant globals. */
 struct ModScope {
     const Module *mod;
+    NameMap funcs;   /* name -> the last def of that name (a later def shadows an earlier) */
+    NameMap globals; /* name -> index + 1 into gnames, the last assignment */
     const char **gnames;
     Val *gvals;
     const Stmt **gdefs;

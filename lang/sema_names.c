@@ -27,6 +27,8 @@ int dtype_from_name(const char *name) {
 void scope_init(Sema *S, ModScope *sc, const Module *m) {
     memset(sc, 0, sizeof *sc);
     sc->mod = m;
+    namemap_init(&sc->funcs, S->arena);
+    namemap_init(&sc->globals, S->arena);
     int n = m->nglobals;
     sc->gnames = arena_alloc(S->arena, sizeof(char *) * (size_t)(n + 1));
     sc->gvals = arena_alloc(S->arena, sizeof(Val) * (size_t)(n + 1));
@@ -38,8 +40,10 @@ void scope_init(Sema *S, ModScope *sc, const Module *m) {
             st->targets[0]->kind == EX_NAME && st->value) {
             sc->gnames[sc->ng] = st->targets[0]->name;
             sc->gdefs[sc->ng++] = st;
+            namemap_put(&sc->globals, sc->gnames[sc->ng - 1], (void *)(intptr_t)sc->ng);
         }
     }
+    for (int i = 0; i < m->nfuncs; i++) namemap_put(&sc->funcs, m->funcs[i]->name, m->funcs[i]);
 }
 
 static Val eval_global(Sema *S, ModScope *sc, int i, Loc use) {
@@ -63,19 +67,19 @@ static Val eval_global(Sema *S, ModScope *sc, int i, Loc use) {
 }
 
 bool scope_lookup(Sema *S, ModScope *sc, const char *name, Loc loc, Val *out) {
-    for (int i = sc->mod->nfuncs - 1; i >= 0; i--) /* a later def shadows an earlier one */
-        if (!strcmp(sc->mod->funcs[i]->name, name)) {
-            memset(out, 0, sizeof *out);
-            out->k = V_FUNC;
-            out->fn = sc->mod->funcs[i];
-            out->fnmod = sc;
-            return true;
-        }
-    for (int i = sc->ng - 1; i >= 0; i--)
-        if (!strcmp(sc->gnames[i], name)) {
-            *out = eval_global(S, sc, i, loc);
-            return true;
-        }
+    const Func *fn = namemap_get(&sc->funcs, name);
+    if (fn) {
+        memset(out, 0, sizeof *out);
+        out->k = V_FUNC;
+        out->fn = fn;
+        out->fnmod = sc;
+        return true;
+    }
+    intptr_t g = (intptr_t)namemap_get(&sc->globals, name);
+    if (g) {
+        *out = eval_global(S, sc, (int)g - 1, loc);
+        return true;
+    }
     return false;
 }
 

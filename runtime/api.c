@@ -3,6 +3,7 @@
  * the IR interpreter over host memory it allocates itself, so it knows every buffer's
  * extent and can report out-of-bounds accesses. No global state: everything hangs off
  * the context. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,7 +200,7 @@ nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_op
     *out = NULL;
     size_t len;
     char *text = read_file(path, &len);
-    if (!text) return api_fail(ctx, NR_ERR_NOT_FOUND, "cannot read '%s'", path);
+    if (!text) return api_fail(ctx, NR_ERR_NOT_FOUND, "cannot read '%s': %s", path, strerror(errno));
     return compile_text(ctx, text, len, path, opts, out);
 }
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_OPS = 1 << 22 }; /* a guard against exponential growth */
+enum { MAX_OPS = 1 << 20 }; /* ops in a function after inlining: sema's limit for one function */
 
 typedef struct Pair {
     ValId from, to;
@@ -36,14 +36,14 @@ typedef struct Inliner {
 
 typedef struct Graph {
     IrModule *m;
+    const NameMap *idx; /* function name -> its index + 1 */
     Diag *d;
     uint8_t *color; /* per function index: 0 new, 1 on the DFS stack, 2 done */
 } Graph;
 
-static int func_index(const IrModule *m, const char *name) {
-    for (uint32_t i = 0; name && i < m->nfuncs; i++)
-        if (!strcmp(m->funcs[i]->name, name)) return (int)i;
-    return -1;
+static int func_index(const NameMap *idx, const char *name) {
+    void *p = name ? namemap_get(idx, name) : NULL;
+    return p ? (int)((intptr_t)p - 1) : -1;
 }
 
 static bool visit_func(Graph *G, int fi);
@@ -54,7 +54,7 @@ static bool visit_region(Graph *G, IrFunc *f, RegionId r) {
         for (uint32_t j = 0; j < op->nregions; j++)
             if (!visit_region(G, f, op->region[j])) return false;
         if (op->code != OP_CALL) continue;
-        int g = func_index(G->m, op->sattr);
+        int g = func_index(G->idx, op->sattr);
         if (g < 0) {
             diag_error(G->d, op->loc, "call to unknown function '%s'", op->sattr ? op->sattr : "");
             return false;
@@ -77,12 +77,55 @@ static bool visit_func(Graph *G, int fi) {
     return ok;
 }
 
-static bool call_graph_acyclic(IrModule *m, Diag *d) {
-    Graph G = {m, d, calloc(m->nfuncs ? m->nfuncs : 1, 1)};
+static bool call_graph_acyclic(IrModule *m, const NameMap *idx, Diag *d) {
+    Graph G = {m, idx, d, calloc(m->nfuncs ? m->nfuncs : 1, 1)};
     if (!G.color) NR_DIE("out of memory");
     bool ok = true;
     for (uint32_t i = 0; ok && i < m->nfuncs; i++) ok = visit_func(&G, (int)i);
     free(G.color);
+    return ok;
+}
+
+/* ---- the size after inlining, known before inlining ---- */
+
+/* Ops of f once every call in it is inlined, saturating: helpers that each call the one
+ * before twice double at every level, so the size is checked before any work is done
+ * (an exponential call tree is refused at once, not after gigabytes). memo: per function
+ * index, 0 for unknown. The call graph is acyclic (checked first). */
+static uint64_t inlined_size(IrModule *m, const NameMap *idx, int fi, uint64_t *memo);
+
+static uint64_t region_size(IrModule *m, const NameMap *idx, IrFunc *f, RegionId r, uint64_t *memo) {
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < ir_region(f, r)->nops && n <= MAX_OPS; i++) {
+        IrOp *op = ir_op(f, ir_region(f, r)->ops[i]);
+        n += 1;
+        for (uint32_t j = 0; j < op->nregions; j++) n += region_size(m, idx, f, op->region[j], memo);
+        if (op->code == OP_CALL) n += inlined_size(m, idx, func_index(idx, op->sattr), memo);
+    }
+    return n;
+}
+
+static uint64_t inlined_size(IrModule *m, const NameMap *idx, int fi, uint64_t *memo) {
+    if (fi < 0) return 0;
+    if (!memo[fi]) {
+        IrFunc *f = m->funcs[fi];
+        uint64_t n = region_size(m, idx, f, f->body, memo);
+        memo[fi] = n > MAX_OPS ? MAX_OPS + 1 : n ? n : 1;
+    }
+    return memo[fi];
+}
+
+static bool sizes_fit(IrModule *m, const NameMap *idx, Diag *d) {
+    uint64_t *memo = calloc(m->nfuncs ? m->nfuncs : 1, sizeof *memo);
+    if (!memo) NR_DIE("out of memory");
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < m->nfuncs; i++) {
+        if (!m->funcs[i]->is_kernel || inlined_size(m, idx, (int)i, memo) <= MAX_OPS) continue;
+        diag_error(d, m->funcs[i]->loc, "'%s' is too large once its helper calls are inlined: more than %d IR operations",
+                   m->funcs[i]->name, MAX_OPS);
+        ok = false;
+    }
+    free(memo);
     return ok;
 }
 
@@ -143,7 +186,11 @@ static uint32_t inline_sweep(IrModule *m, IrFunc *f) {
 }
 
 bool pass_inline(IrModule *m, Diag *d) {
-    if (!call_graph_acyclic(m, d)) return false;
+    NameMap idx;
+    namemap_init(&idx, m->arena);
+    for (uint32_t i = 0; i < m->nfuncs; i++)
+        if (!namemap_get(&idx, m->funcs[i]->name)) namemap_put(&idx, m->funcs[i]->name, (void *)(intptr_t)(i + 1));
+    if (!call_graph_acyclic(m, &idx, d) || !sizes_fit(m, &idx, d)) return false;
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         IrFunc *f = m->funcs[i];
         /* each sweep removes one level of the (acyclic) call graph */
@@ -153,7 +200,6 @@ bool pass_inline(IrModule *m, Diag *d) {
                 return false;
             }
     }
-    for (uint32_t i = m->nfuncs; i-- > 0;)
-        if (!m->funcs[i]->is_kernel) ir_module_remove(m, m->funcs[i]);
+    ir_module_drop_helpers(m);
     return true;
 }

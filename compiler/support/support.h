@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* ---- arena: bump allocation in chunks, freed in one call ---- */
 typedef struct Arena Arena;
@@ -31,6 +32,18 @@ void *arena_grow(Arena *a, void *old, size_t elem, size_t old_n, size_t new_cap)
         }                                                                              \
         (ptr)[(n)++] = (val);                                                          \
     } while (0)
+
+/* ---- name -> pointer map in an arena (namemap.c); keys are not copied ---- */
+typedef struct NameMap {
+    Arena *arena;
+    const char **keys;
+    void **vals;
+    uint32_t cap, n, used; /* slots, live keys, slots ever taken (tombstones too) */
+} NameMap;
+void namemap_init(NameMap *m, Arena *arena);
+void *namemap_get(const NameMap *m, const char *key); /* NULL if absent */
+void namemap_put(NameMap *m, const char *key, void *val);
+void namemap_del(NameMap *m, const char *key);
 
 /* ---- growable heap string (owner frees) ---- */
 typedef struct {
@@ -84,7 +97,10 @@ _Noreturn void nr_die_at(const char *file, int line, const char *fmt, ...)
 /* Milliseconds on a monotonic clock (stage timings). */
 double nr_now_ms(void);
 
-/* Read a whole file into malloc'd memory; NULL on failure (errno set). */
+/* Read a whole file or stream into malloc'd memory; NULL on failure (errno set: EFBIG
+ * beyond NR_MAX_FILE_BYTES, so that reading /dev/zero ends). */
+enum { NR_MAX_FILE_BYTES = 64 << 20 };
 char *read_file(const char *path, size_t *len_out);
+char *read_stream(FILE *f, size_t *len_out);
 
 #endif

@@ -127,6 +127,14 @@ static void test_errors(CheckState *st) {
     args[3] = nr_arg_i64(1LL << 40);
     s = nr_launch(k, grid, args, 4, NULL);
     CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "does not fit"), "range: %s", nr_last_error(ctx));
+    args[3] = nr_arg_i8(100); /* any integer tag whose value fits */
+    CHECK_AT(st, nr_launch(k, grid, args, 4, NULL) == NR_OK, "i8 argument: %s", nr_last_error(ctx));
+    args[3] = nr_arg_u16(40000);
+    CHECK_AT(st, nr_launch(k, grid, args, 4, NULL) == NR_OK, "u16 argument: %s", nr_last_error(ctx));
+    args[3] = nr_arg_f16(1.0f);
+    s = nr_launch(k, grid, args, 4, NULL);
+    CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "is i32, got fp16"), "fp16 for i32: %s",
+             nr_last_error(ctx));
     args[0] = nr_arg_i32(5);
     args[3] = nr_arg_i32(100);
     s = nr_launch(k, grid, args, 4, NULL);

@@ -319,14 +319,6 @@ static nr_status convert_arg(nr_kernel *k, int i, const nr_arg *a, InterpScalar 
     return NR_OK;
 }
 
-static bool registered(const nr_context *ctx, uint64_t p) {
-    for (int i = 0; i < ctx->nallocs; i++) {
-        uint64_t b = (uint64_t)(uintptr_t)ctx->allocs[i].ptr;
-        if (p >= b && p <= b + ctx->allocs[i].size) return true;
-    }
-    return false;
-}
-
 nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
                     const nr_launch_options *opts) {
     if (!k) return NR_ERR_INVALID_ARG;
@@ -356,16 +348,14 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
     }
     InterpScalar *vals = calloc((size_t)(np ? np : 1), sizeof *vals);
     if (!vals) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
-    bool strict = true;
     for (int i = 0; i < np; i++) {
         nr_status s = convert_arg(k, i, &args[i], &vals[i]);
         if (s) return free(vals), s;
-        if (param_type(k, i).dt == DT_PTR && !registered(ctx, vals[i].u)) strict = false;
     }
     InterpBuffer *bufs = calloc((size_t)(ctx->nallocs ? ctx->nallocs : 1), sizeof *bufs);
     if (!bufs) return free(vals), api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; i < ctx->nallocs; i++) bufs[i] = (InterpBuffer){(uint64_t)(uintptr_t)ctx->allocs[i].ptr, ctx->allocs[i].size};
-    InterpOptions io = {bufs, ctx->nallocs, strict, NULL};
+    InterpOptions io = {bufs, ctx->nallocs, true, NULL}; /* every access checked */
     StrBuf err;
     sb_init(&err);
     int rc = interp_run(k->f, vals, grid, &io, &err);

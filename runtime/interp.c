@@ -352,7 +352,7 @@ int interp_run(const IrFunc *f, const InterpScalar *args, const unsigned grid[3]
     c->slot = calloc(f->nvals, sizeof *c->slot);
     if (!c->slot)
         interp_msg(c, "interpreter out of memory in kernel '%s'", f->name);
-    else if (interp_plan(c) == 0 && interp_mem_init(c) == 0)
+    else if (interp_plan(c) == 0 && interp_mem_init(c, args) == 0)
         rc = run_grid(c, args);
     ctx_free(c);
     return rc;

@@ -48,7 +48,12 @@ typedef struct Ctx {
     InterpBuffer *bufs;    /* the registered buffers sorted by base */
     int nbufs;
     int last_buf;          /* the buffer the previous check hit */
+    int32_t *root;         /* per pointer value: the parameter it is derived from (index + 1),
+                              ROOT_MIXED, or 0 for none */
+    int *param_buf;        /* per parameter: the buffer its pointer is in, -1 none */
 } Ctx;
+
+enum { ROOT_MIXED = -1 }; /* a pointer that may come from several parameters, or elsewhere */
 
 /* ---- interp.c: pool, values, messages ---- */
 void *pool_get(Ctx *c, int64_t numel);   /* NULL (message set) when out of memory */
@@ -77,7 +82,7 @@ int interp_math(Ctx *c, const IrOp *op);   /* interp_math.c: elementwise, cmp, c
 int interp_shape(Ctx *c, const IrOp *op);  /* interp_shape.c: const, arange, views, reduce */
 int interp_dot(Ctx *c, const IrOp *op);    /* interp_dot.c */
 int interp_mem(Ctx *c, const IrOp *op);    /* interp_mem.c: load, store, atomics */
-int interp_mem_init(Ctx *c);
+int interp_mem_init(Ctx *c, const InterpScalar *args);
 void interp_mem_free(Ctx *c);
 int interp_debug(Ctx *c, const IrOp *op);  /* interp_debug.c: assert, print */
 

@@ -1,10 +1,19 @@
 /* interp_mem.c - load, store, atomic_rmw and atomic_cas on blocks of host pointers.
  *
  * Masked-off lanes never touch memory. In strict mode every active lane is checked
- * first (inside one registered buffer, aligned to its element size), so a failing op
- * reports the first bad lane and writes nothing; non-strict mode checks nothing.
- * Programs run one after another and lanes apply in order, so atomics are plain
- * read-modify-writes (lanes hitting one address see each other's updates). */
+ * first, so a failing op reports the first bad lane and writes nothing; non-strict mode
+ * checks nothing. The check knows where each pointer comes from: before the launch a
+ * small dataflow pass (trace_roots) gives every pointer value the kernel parameter it is
+ * derived from (through addptr, splat, broadcast, reshapes, select and the values
+ * loops and ifs carry), and each parameter's argument is matched with the registered
+ * buffer it points into. An access through a pointer derived from parameter P must then
+ * land inside P's buffer (a run past the end of x that happens to reach y is reported,
+ * as on a GPU it would corrupt y), and one through a parameter that points into no
+ * registered buffer (a NULL or foreign pointer) is refused; a pointer of mixed or
+ * unknown origin must land inside some registered buffer. Every access must also be
+ * aligned to its element size. Programs run one after another and lanes apply in order,
+ * so atomics are plain read-modify-writes (lanes hitting one address see each other's
+ * updates). */
 #include "interp_impl.h"
 
 #include <stdio.h>
@@ -15,22 +24,113 @@ static int by_base(const void *x, const void *y) {
     return a->base < b->base ? -1 : a->base > b->base;
 }
 
-int interp_mem_init(Ctx *c) {
-    c->last_buf = -1;
-    int n = c->opts->buffers ? c->opts->nbuffers : 0;
-    if (n <= 0) return 0;
-    c->bufs = malloc((size_t)n * sizeof *c->bufs);
-    if (!c->bufs) {
-        interp_msg(c, "interpreter out of memory in kernel '%s'", c->f->name);
-        return -1;
+/* ---- where pointers come from ---- */
+
+static bool join(Ctx *c, ValId v, int32_t r) {
+    if (!v || c->f->vals[v].ty.dt != DT_PTR || !r || c->root[v] == r || c->root[v] == ROOT_MIXED) return false;
+    c->root[v] = c->root[v] ? ROOT_MIXED : r;
+    return true;
+}
+
+static ValId yielded(const IrFunc *f, RegionId r, uint32_t i) {
+    const IrRegion *reg = &f->regions[r];
+    if (!reg->nops) return 0;
+    const IrOp *t = &f->ops[reg->ops[reg->nops - 1]];
+    return t->code == OP_YIELD && i < t->nopnds ? t->operands[i] : 0;
+}
+
+/* One sweep over every op; true if a root changed. */
+static bool trace_sweep(Ctx *c) {
+    const IrFunc *f = c->f;
+    bool changed = false;
+    for (OpId id = 1; id < f->nops; id++) {
+        const IrOp *op = &f->ops[id];
+        const int32_t *rt = c->root;
+        switch (op->code) {
+        case OP_ADDPTR: case OP_SPLAT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS:
+        case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: case OP_CONVERT_LAYOUT:
+            changed |= join(c, op->results[0], rt[op->operands[0]]);
+            break;
+        case OP_SELECT:
+            changed |= join(c, op->results[0], rt[op->operands[1]]) | join(c, op->results[0], rt[op->operands[2]]);
+            break;
+        case OP_FOR: /* operands lb, ub, step, inits; region args iv, carried */
+            for (uint32_t i = 0; i < op->nres; i++) {
+                ValId a = f->regions[op->region[0]].args[i + 1];
+                changed |= join(c, a, rt[op->operands[i + 3]]) | join(c, a, rt[yielded(f, op->region[0], i)]);
+                changed |= join(c, op->results[i], rt[a]);
+            }
+            break;
+        case OP_IF:
+            for (uint32_t i = 0; i < op->nres; i++)
+                changed |= join(c, op->results[i], rt[yielded(f, op->region[0], i)]) |
+                           join(c, op->results[i], rt[yielded(f, op->region[1], i)]);
+            break;
+        case OP_WHILE: /* region 0 args: inits or region 1's yield; region 1 args: the same */
+            for (uint32_t i = 0; i < op->nres; i++) {
+                ValId a = f->regions[op->region[0]].args[i], b = f->regions[op->region[1]].args[i];
+                changed |= join(c, a, rt[op->operands[i]]) | join(c, a, rt[yielded(f, op->region[1], i)]);
+                changed |= join(c, b, rt[a]) | join(c, op->results[i], rt[a]);
+            }
+            break;
+        default: /* a pointer made any other way (bitcast, cvt, load, const) */
+            for (uint32_t i = 0; i < op->nres; i++) changed |= join(c, op->results[i], ROOT_MIXED);
+        }
     }
-    memcpy(c->bufs, c->opts->buffers, (size_t)n * sizeof *c->bufs);
-    qsort(c->bufs, (size_t)n, sizeof *c->bufs, by_base);
-    c->nbufs = n;
+    return changed;
+}
+
+static int trace_roots(Ctx *c) {
+    const IrRegion *body = &c->f->regions[c->f->body];
+    c->root = calloc(c->f->nvals, sizeof *c->root);
+    if (!c->root) return -1;
+    for (uint32_t i = 0; i < body->nargs; i++) join(c, body->args[i], (int32_t)i + 1);
+    /* monotone over a lattice of height 2 per value: ends after a few sweeps */
+    while (trace_sweep(c)) {
+    }
     return 0;
 }
 
-void interp_mem_free(Ctx *c) { free(c->bufs); }
+/* The buffer a pointer argument points into: one that holds addr, else one that ends
+ * at addr (a pointer one past the end, or to an empty buffer); -1 if none. Buffers next
+ * to each other in memory make "ends at" ambiguous, hence the preference. */
+static int param_buffer(const Ctx *c, uint64_t addr) {
+    int at_end = -1;
+    for (int i = 0; i < c->nbufs; i++) {
+        const InterpBuffer *b = &c->bufs[i];
+        if (addr >= b->base && addr - b->base < b->size) return i;
+        if (addr >= b->base && addr - b->base == b->size && at_end < 0) at_end = i;
+    }
+    return at_end;
+}
+
+int interp_mem_init(Ctx *c, const InterpScalar *args) {
+    c->last_buf = -1;
+    int n = c->opts->buffers ? c->opts->nbuffers : 0;
+    if (n > 0) {
+        c->bufs = malloc((size_t)n * sizeof *c->bufs);
+        if (!c->bufs) goto oom;
+        memcpy(c->bufs, c->opts->buffers, (size_t)n * sizeof *c->bufs);
+        qsort(c->bufs, (size_t)n, sizeof *c->bufs, by_base);
+        c->nbufs = n;
+    }
+    if (!c->opts->strict) return 0;
+    const IrRegion *body = &c->f->regions[c->f->body];
+    c->param_buf = malloc(sizeof *c->param_buf * (body->nargs + 1));
+    if (!c->param_buf || trace_roots(c)) goto oom;
+    for (uint32_t i = 0; i < body->nargs; i++)
+        c->param_buf[i] = c->f->vals[body->args[i]].ty.dt == DT_PTR ? param_buffer(c, args[i].u) : -1;
+    return 0;
+oom:
+    interp_msg(c, "interpreter out of memory in kernel '%s'", c->f->name);
+    return -1;
+}
+
+void interp_mem_free(Ctx *c) {
+    free(c->bufs);
+    free(c->root);
+    free(c->param_buf);
+}
 
 static bool inside(const InterpBuffer *b, uint64_t addr, uint64_t size) {
     return addr >= b->base && addr - b->base <= b->size && size <= b->size - (addr - b->base);
@@ -65,7 +165,8 @@ static uint64_t distance(const InterpBuffer *b, uint64_t addr, uint64_t size, bo
     return off + size > b->size ? off + size - b->size : 0;
 }
 
-static int report_oob(Ctx *c, const IrOp *op, uint64_t addr, int size) {
+/* via: "" or "'x' points into no registered buffer; " */
+static int report_oob(Ctx *c, const IrOp *op, uint64_t addr, int size, const char *via) {
     char what[96];
     snprintf(what, sizeof what, "out-of-bounds %s of %d byte%s at 0x%llx", access_name(op->code),
              size, size == 1 ? "" : "s", (unsigned long long)addr);
@@ -80,25 +181,59 @@ static int report_oob(Ctx *c, const IrOp *op, uint64_t addr, int size) {
         const InterpBuffer *nb = &c->bufs[best];
         uint64_t near = nb->size > 65536 ? nb->size : 65536;
         if (bestd <= near && before)
-            return interp_fail(c, op, what, "%llu bytes before the start of a %llu-byte buffer",
+            return interp_fail(c, op, what, "%s%llu bytes before the start of a %llu-byte buffer", via,
                                (unsigned long long)bestd, (unsigned long long)nb->size);
         if (bestd <= near)
-            return interp_fail(c, op, what, "%llu bytes past the end of a %llu-byte buffer (offset %llu)",
+            return interp_fail(c, op, what, "%s%llu bytes past the end of a %llu-byte buffer (offset %llu)", via,
                                (unsigned long long)bestd, (unsigned long long)nb->size,
                                (unsigned long long)(addr - nb->base));
     }
-    if (!c->nbufs) return interp_fail(c, op, what, "no buffers are registered");
-    return interp_fail(c, op, what, "%snot inside any registered buffer",
+    if (!c->nbufs) return interp_fail(c, op, what, "%sno buffers are registered", via);
+    return interp_fail(c, op, what, "%s%snot inside any registered buffer", via,
                        addr < 4096 ? "a null pointer: " : "");
+}
+
+/* "'x_ptr'", or "parameter 2" where the IR names none */
+static void param_name(const Ctx *c, int i, char *buf, size_t size) {
+    const char *n = c->f->param_names ? c->f->param_names[i] : NULL;
+    if (n) snprintf(buf, size, "'%s'", n);
+    else snprintf(buf, size, "parameter %d", i);
+}
+
+/* An access through parameter i's pointer that leaves the buffer it points into, or
+ * through a parameter pointing into none. */
+static int report_param_oob(Ctx *c, const IrOp *op, int i, uint64_t addr, int size) {
+    char name[80], what[96];
+    param_name(c, i, name, sizeof name);
+    if (c->param_buf[i] < 0) {
+        char via[128];
+        snprintf(via, sizeof via, "%s points into no registered buffer; ", name);
+        return report_oob(c, op, addr, size, via);
+    }
+    snprintf(what, sizeof what, "out-of-bounds %s of %d byte%s at 0x%llx", access_name(op->code), size,
+             size == 1 ? "" : "s", (unsigned long long)addr);
+    const InterpBuffer *b = &c->bufs[c->param_buf[i]];
+    bool before;
+    uint64_t d = distance(b, addr, (uint64_t)size, &before);
+    if (before)
+        return interp_fail(c, op, what, "%llu bytes before the start of the %llu-byte buffer %s points into",
+                           (unsigned long long)d, (unsigned long long)b->size, name);
+    return interp_fail(c, op, what, "%llu bytes past the end of the %llu-byte buffer %s points into (offset %llu)",
+                       (unsigned long long)d, (unsigned long long)b->size, name,
+                       (unsigned long long)(addr - b->base));
 }
 
 /* Strict mode: every active lane in bounds and aligned, checked in lane order. */
 static int check_lanes(Ctx *c, const IrOp *op, const uint64_t *p, const uint64_t *mask,
                        int64_t mstride, int64_t n, int size) {
     if (!c->opts->strict) return 0;
+    int32_t root = c->root[op->operands[0]];
+    const InterpBuffer *own = root > 0 && c->param_buf[root - 1] >= 0 ? &c->bufs[c->param_buf[root - 1]] : NULL;
     for (int64_t i = 0; i < n; i++) {
         if (mask && !(mask[i * mstride] & 1)) continue;
-        if (!find_buffer(c, p[i], (uint64_t)size)) return report_oob(c, op, p[i], size);
+        if (root > 0 && !(own && inside(own, p[i], (uint64_t)size)))
+            return report_param_oob(c, op, root - 1, p[i], size);
+        if (root <= 0 && !find_buffer(c, p[i], (uint64_t)size)) return report_oob(c, op, p[i], size, "");
         if (p[i] & (uint64_t)(size - 1)) { /* sizes are powers of two */
             char what[96];
             snprintf(what, sizeof what, "misaligned %s of %d bytes at 0x%llx", access_name(op->code),

@@ -1068,8 +1068,8 @@ static void test_oob(void) {
     Run R = {0};
     arg_ptr(&R, in), arg_ptr(&R, out), reg(&R, in, 63 * 4), reg(&R, out, 64 * 4);
     int rc = run(k, &R, 4, 1, 1);
-    char want[160];
-    snprintf(want, sizeof want, "out-of-bounds load of 4 bytes at 0x%llx in kernel 'oob' (t.nr:12:9), program (3, 0, 0): 4 bytes past the end of a 252-byte buffer (offset 252)",
+    char want[200];
+    snprintf(want, sizeof want, "out-of-bounds load of 4 bytes at 0x%llx in kernel 'oob' (t.nr:12:9), program (3, 0, 0): 4 bytes past the end of the 252-byte buffer parameter 0 points into (offset 252)",
              (unsigned long long)(uintptr_t)&in[63]);
     CHECK(rc == -1 && !strcmp(sb_cstr(&R.err), want), "oob load message: '%s'", sb_cstr(&R.err));
     int bad = 0;
@@ -1092,7 +1092,8 @@ static void test_oob(void) {
     R.nargs = 0, R.nbufs = 0;
     arg_ptr(&R, in - 2), arg_ptr(&R, out), reg(&R, in, 64 * 4), reg(&R, out, 80 * 4);
     rc = run(k, &R, 1, 1, 1);
-    CHECK(rc == -1 && has(&R.err, "program (0, 0, 0): 8 bytes before the start of a 256-byte buffer"),
+    CHECK(rc == -1 && has(&R.err, "program (0, 0, 0): parameter 0 points into no registered buffer; 8 bytes before "
+                                   "the start of a 256-byte buffer"),
           "before start: '%s'", sb_cstr(&R.err));
     sb_free(&R.err);
     /* nowhere near any buffer; and no buffers registered at all */
@@ -1112,6 +1113,63 @@ static void test_oob(void) {
     sb_free(&R.err);
     free(in), free(out);
     kb_free(k);
+}
+
+/* Where a pointer comes from decides which buffer it may touch: a run off the end of x
+ * that lands inside y is still out of bounds for x, through addptr chains, selects
+ * between two offsets of one parameter, and pointers carried by a loop; a select between
+ * two parameters may touch either; a parameter pointing into no registered buffer may
+ * touch nothing (but need not be touched: an unused NULL is fine). */
+static void test_provenance(void) {
+    K *k = kb_new("prov");
+    ValId x = param(k, P(DT_FP32)), y = param(k, P(DT_FP32)), d = param(k, S(DT_I64)), which = param(k, S(DT_I1));
+    at(k, 5, 3);
+    ValId offs = arange(k, 0, 4);
+    ValId far = bin(k, OP_ADD, op1(k, OP_CVT, B1(S(DT_I64), 4), offs), splat(k, d, B1(S(DT_I64), 4)));
+    IrType cond_ty = B1(S(DT_I1), 4);
+    ValId px = op3(k, OP_SELECT, B1(P(DT_FP32), 4), splat(k, which, cond_ty), addptr(k, x, far), addptr(k, x, offs));
+    /* a loop carrying the pointer block, advancing it by 0 (d = 0) or d elements */
+    RegionId body;
+    ValId init = px;
+    IrType i32 = S(DT_I32);
+    OpId loop = for_begin(k, ci(k, i32, 0), ci(k, i32, 2), ci(k, i32, 1), &init, 1, &body);
+    ValId next = rarg(k, body, 1);
+    pop_yield(k, OP_YIELD, &next, 1);
+    at(k, 9, 5);
+    store(k, ir_result(k->f, loop, 0), splat(k, cf(k, S(DT_FP32), 7), B1(S(DT_FP32), 4)), 0);
+    /* either parameter: a select between x and y */
+    ValId pxy = op3(k, OP_SELECT, B1(P(DT_FP32), 4), splat(k, which, cond_ty), addptr(k, y, offs), addptr(k, x, offs));
+    at(k, 11, 5);
+    store(k, pxy, splat(k, cf(k, S(DT_FP32), 8), B1(S(DT_FP32), 4)), 0);
+    float *X = malloc(8 * 4), *Y = malloc(8 * 4);
+    Run R = {0};
+    int64_t into_y = ((int64_t)(intptr_t)Y - (int64_t)(intptr_t)X) / 4; /* x + into_y is Y (both 4-aligned) */
+    arg_ptr(&R, X), arg_ptr(&R, Y), arg_int(&R, 0), arg_int(&R, 0), reg(&R, X, 32), reg(&R, Y, 32);
+    CHECK(run(k, &R, 1, 1, 1) == 0 && X[0] == 8 && X[3] == 8, "provenance, in bounds: %s", sb_cstr(&R.err));
+    sb_free(&R.err);
+    R.args[2].i = into_y, R.args[3].u = 1; /* x's pointers now land in y */
+    for (int i = 0; i < 8; i++) Y[i] = -1;
+    CHECK(run(k, &R, 1, 1, 1) == -1 && has(&R.err, "out-of-bounds store of 4 bytes") && has(&R.err, "(t.nr:9:5)") &&
+              has(&R.err, "of the 32-byte buffer parameter 0 points into"),
+          "x's pointer into y: '%s'", sb_cstr(&R.err));
+    CHECK(Y[0] == -1 && Y[3] == -1, "the out-of-bounds store wrote y");
+    sb_free(&R.err);
+    /* an unused parameter may be NULL; a used one may not */
+    K *k2 = kb_new("nullp");
+    ValId a = param(k2, P(DT_FP32));
+    (void)param(k2, P(DT_FP32));
+    at(k2, 3, 5);
+    store(k2, addptr(k2, a, arange(k2, 0, 4)), splat(k2, cf(k2, S(DT_FP32), 1), B1(S(DT_FP32), 4)), 0);
+    Run R2 = {0};
+    arg_ptr(&R2, X), arg_ptr(&R2, NULL), reg(&R2, X, 32), reg(&R2, Y, 32);
+    CHECK(run(k2, &R2, 1, 1, 1) == 0, "an unused NULL parameter: %s", sb_cstr(&R2.err));
+    sb_free(&R2.err);
+    R2.args[0].u = 0;
+    CHECK(run(k2, &R2, 1, 1, 1) == -1 && has(&R2.err, "parameter 0 points into no registered buffer; a null pointer"),
+          "a NULL parameter used: '%s'", sb_cstr(&R2.err));
+    sb_free(&R2.err);
+    free(X), free(Y);
+    kb_free(k), kb_free(k2);
 }
 
 static void test_misaligned(void) {
@@ -1422,6 +1480,7 @@ int main(void) {
     test_if();
     test_oob();
     test_misaligned();
+    test_provenance();
     test_masked_null();
     test_i1_memory();
     test_atomics();

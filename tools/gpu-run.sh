@@ -17,6 +17,8 @@ run() { # name, command...
 }
 for t in "$B"/gpu-tests/*; do [ -x "$t" ] && run "gpu-$(basename "$t")" "$t"; done
 for e in "$B"/examples/*; do [ -x "$e" ] && run "ex-$(basename "$e")" env NEREID_DEVICE=cuda "$e"; done
+# the random functions against Triton's on this GPU, bit for bit
+run triton-parity env PYTHONUNBUFFERED=1 python3 tests/gpu/triton_parity.py --lib "$B/libnereid.so"
 # compute-sanitizer: memcheck on every example; racecheck (shared-memory races, i.e. the
 # barrier pass) on those that use shared memory
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

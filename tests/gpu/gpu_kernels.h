@@ -417,6 +417,25 @@ static const char K_PHILOX[] =
     "    tl.store(o_randn + offs, tl.randn(seed, offs), mask=m)\n"
     "    tl.store(o_r7 + offs, tl.randint(seed, offs, n_rounds=7), mask=m)\n";
 
+static const char K_PHILOX64[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def philox64(o_int: *u64, o_rand: *fp32, o_randn: *fp32, n: i32, seed: i64, base: i64, BLOCK: tl.constexpr):\n"
+    "    # 64-bit offsets: Philox4x64, with 64-bit umulhi and multiplies\n"
+    "    idx = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    offs = base + idx\n"
+    "    m = idx < n\n"
+    "    r0, r1, r2, r3 = tl.randint4x(seed, offs)\n"
+    "    tl.store(o_int + 4 * idx, r0, mask=m)\n"
+    "    tl.store(o_int + 4 * idx + 1, r1, mask=m)\n"
+    "    tl.store(o_int + 4 * idx + 2, r2, mask=m)\n"
+    "    tl.store(o_int + 4 * idx + 3, r3, mask=m)\n"
+    "    tl.store(o_rand + idx, tl.rand(seed, offs), mask=m)\n"
+    "    tl.store(o_randn + idx, tl.randn(seed, offs), mask=m)\n";
+
 static const char K_GRID3D[] =
     "import triton\n"
     "import triton.language as tl\n"

@@ -701,6 +701,21 @@ static void philox(long n, int block, int64_t seed, int seed64) {
     gt_run(c);
 }
 
+static void philox64(long n, int block, int64_t seed, int64_t base) {
+    GtCase *c = gt_case("philox, 64-bit offsets", "n=%ld s=%lld from %lld", n, (long long)seed, (long long)base);
+    gt_source(c, K_PHILOX64, "philox64", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    c->rows_per_output = 1;
+    gt_arg_buf(c, gt_out(c, "randint4x", GT_U64, (size_t)(4 * n), gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "rand", GT_F32, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "randn (approx log, sin, cos)", GT_F32, (size_t)n, gt_tol(1e-3, 1e-5), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_arg(c, nr_arg_i64(seed));
+    gt_arg(c, nr_arg_i64(base));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+}
+
 static void grid3d(unsigned gx, unsigned gy, unsigned gz) {
     enum { B = 4 };
     GtCase *c = gt_case("3-D grid: program_id, num_programs", "%ux%ux%u", gx, gy, gz);
@@ -869,6 +884,8 @@ int main(int argc, char **argv) {
     philox(5000, 256, 0, 0);
     philox(5000, 256, -12345, 0);
     philox(4099, 128, 0x7fffffff, 0);
+    philox64(3001, 256, 123, 1LL << 40);
+    philox64(1000, 128, -7, -500);
     philox(5000, 256, 0x123456789abLL, 1);
     grid3d(5, 3, 2);
     grid3d(1, 1000, 2);

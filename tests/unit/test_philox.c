@@ -27,6 +27,21 @@ static const char *src =
     "    tl.store(out4f + idx * 4 + 3, u4)\n"
     "    tl.store(out_n + idx, tl.randn(seed, offs))\n";
 
+/* 64-bit offsets: Philox4x64 (one word as randint, all four as randint4x, and rand) */
+static const char *src64 =
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def rng64(out4: *u64, out_f: *fp32, seed: i64, base: i64, BLOCK: tl.constexpr):\n"
+    "    idx = tl.arange(0, BLOCK)\n"
+    "    offs = base + idx\n"
+    "    a, b, c, d = tl.randint4x(seed, offs)\n"
+    "    tl.static_assert(a.dtype == tl.uint64)\n"
+    "    tl.store(out4 + idx * 4, tl.randint(seed, offs))\n"
+    "    tl.store(out4 + idx * 4 + 1, b)\n"
+    "    tl.store(out4 + idx * 4 + 2, c)\n"
+    "    tl.store(out4 + idx * 4 + 3, d)\n"
+    "    tl.store(out_f + idx, tl.rand(seed, offs))\n";
+
 enum { BLOCK = 64 };
 
 typedef struct {
@@ -48,6 +63,53 @@ static void run(Rig *r, int64_t seed, int32_t base, uint32_t *ints, float *fl, u
     nr_memcpy_dtoh(r->ctx, w4, r->b4, BLOCK * 16);
     nr_memcpy_dtoh(r->ctx, f4, r->b4f, BLOCK * 16);
     nr_memcpy_dtoh(r->ctx, nrm, r->bn, BLOCK * 4);
+}
+
+static void test_philox64(CheckState *st, nr_context *ctx) {
+    /* the C reference against Random123's known answers for Philox4x64-10 */
+    uint64_t z[4] = {0, 0, 0, 0}, f[4] = {~0ull, ~0ull, ~0ull, ~0ull};
+    philox64_ref(0, 0, z);
+    philox64_ref(~0ull, ~0ull, f);
+    CHECK_AT(st, z[0] == 0x16554d9eca36314cull && z[1] == 0xdb20fe9d672d0fdcull && z[2] == 0xd7e772cee186176bull &&
+                     z[3] == 0x7e68b68aec7ba23bull, "Philox4x64 known answer (zeros): %016llx", (unsigned long long)z[0]);
+    CHECK_AT(st, f[0] == 0x87b092c3013fe90bull && f[1] == 0x438c3c67be8d0224ull && f[2] == 0x9cc7d7c69cd777b6ull &&
+                     f[3] == 0xa09caebf594f0ba0ull, "Philox4x64 known answer (ones): %016llx", (unsigned long long)f[0]);
+    nr_define defs[] = {{"BLOCK", "64"}};
+    nr_compile_options o = {defs, 1, NULL, 0};
+    nr_module *m;
+    nr_kernel *k;
+    if (nr_compile_source(ctx, src64, strlen(src64), "rng64.nr", &o, &m) || nr_module_get_kernel(m, "rng64", &k)) {
+        CHECK_AT(st, 0, "compile rng64: %s", nr_last_error(ctx));
+        return;
+    }
+    nr_devptr b4, bf;
+    nr_malloc(ctx, BLOCK * 32, &b4);
+    nr_malloc(ctx, BLOCK * 4, &bf);
+    static const int64_t seeds[] = {0, 123, -1, 0x123456789abcdefLL};
+    static const int64_t bases[] = {0, 1LL << 40, -5, INT64_MAX - BLOCK};
+    for (int s = 0; s < 4; s++) {
+        uint64_t w[BLOCK * 4];
+        float u[BLOCK];
+        nr_arg args[4] = {nr_arg_ptr(b4), nr_arg_ptr(bf), nr_arg_i64(seeds[s]), nr_arg_i64(bases[s])};
+        unsigned grid[3] = {1, 1, 1};
+        CHECK_AT(st, nr_launch(k, grid, args, 4, NULL) == NR_OK, "rng64: %s", nr_last_error(ctx));
+        nr_memcpy_dtoh(ctx, w, b4, sizeof w);
+        nr_memcpy_dtoh(ctx, u, bf, sizeof u);
+        int bad = 0, badf = 0;
+        for (int i = 0; i < BLOCK; i++) {
+            uint64_t c[4] = {(uint64_t)(bases[s] + i), 0, 0, 0};
+            philox64_ref((uint64_t)seeds[s], 0, c);
+            for (int j = 0; j < 4; j++) bad += w[i * 4 + j] != c[j];
+            badf += u[i] != philox64_uniform(c[0]);
+        }
+        CHECK_AT(st, bad == 0, "seed %lld, 64-bit offsets from %lld: %d words differ from Philox4x64", (long long)seeds[s],
+                 (long long)bases[s], bad);
+        CHECK_AT(st, badf == 0, "seed %lld, 64-bit offsets: %d uniforms differ", (long long)seeds[s], badf);
+        if (s == 0) /* seed 0, offset 0: the kernel itself gives Random123's known answer */
+            CHECK_AT(st, w[0] == 0x16554d9eca36314cull && w[3] == 0x7e68b68aec7ba23bull, "seed 0 offset 0: %016llx",
+                     (unsigned long long)w[0]);
+    }
+    nr_module_destroy(m);
 }
 
 int main(void) {
@@ -104,6 +166,7 @@ int main(void) {
         CHECK_AT(&st, badf == 0, "seed %lld: %d uniforms differ from the C reference", (long long)seeds[s], badf);
         CHECK_AT(&st, badn == 0, "seed %lld: %d normals differ from Box-Muller", (long long)seeds[s], badn);
     }
+    test_philox64(&st, r.ctx);
     nr_module_destroy(m);
     nr_context_destroy(r.ctx);
     return check_done("test_philox", &st);

@@ -423,8 +423,8 @@ static const char K_PHILOX64[] =
     "\n"
     "\n"
     "@triton.jit\n"
-    "def philox64(o_int: *u64, o_rand: *fp32, o_randn: *fp32, n: i32, seed: i64, base: i64, BLOCK: tl.constexpr):\n"
-    "    # 64-bit offsets: Philox4x64, with 64-bit umulhi and multiplies\n"
+    "def philox64(o_int: *u32, o_rand: *fp32, o_randn: *fp32, n: i32, seed: i64, base: i64, BLOCK: tl.constexpr):\n"
+    "    # 64-bit offsets: the counter's first two words\n"
     "    idx = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
     "    offs = base + idx\n"
     "    m = idx < n\n"
@@ -434,7 +434,20 @@ static const char K_PHILOX64[] =
     "    tl.store(o_int + 4 * idx + 2, r2, mask=m)\n"
     "    tl.store(o_int + 4 * idx + 3, r3, mask=m)\n"
     "    tl.store(o_rand + idx, tl.rand(seed, offs), mask=m)\n"
-    "    tl.store(o_randn + idx, tl.randn(seed, offs), mask=m)\n";
+    "    tl.store(o_randn + idx, tl.randn(seed, offs), mask=m)\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def philox4x64(o_w: *u64, n: i32, seed: i64, base: i64, BLOCK: tl.constexpr):\n"
+    "    # tl.philox on 64-bit counters: Philox4x64 with 64-bit umulhi and multiplies\n"
+    "    idx = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    c = (base + idx).to(tl.uint64, bitcast=True)\n"
+    "    r0, r1, r2, r3 = tl.philox(seed, c, c * 0, c * 0, c * 0)\n"
+    "    m = idx < n\n"
+    "    tl.store(o_w + 4 * idx, r0, mask=m)\n"
+    "    tl.store(o_w + 4 * idx + 1, r1, mask=m)\n"
+    "    tl.store(o_w + 4 * idx + 2, r2, mask=m)\n"
+    "    tl.store(o_w + 4 * idx + 3, r3, mask=m)\n";
 
 static const char K_GRID3D[] =
     "import triton\n"

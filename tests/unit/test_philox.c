@@ -27,20 +27,27 @@ static const char *src =
     "    tl.store(out4f + idx * 4 + 3, u4)\n"
     "    tl.store(out_n + idx, tl.randn(seed, offs))\n";
 
-/* 64-bit offsets: Philox4x64 (one word as randint, all four as randint4x, and rand) */
+/* 64-bit offsets (Triton 3.6: Philox4x32 with the offset's halves as the counter's first
+ * two words), and tl.philox on 64-bit counters (Philox4x64) */
 static const char *src64 =
     "import triton.language as tl\n"
     "@triton.jit\n"
-    "def rng64(out4: *u64, out_f: *fp32, seed: i64, base: i64, BLOCK: tl.constexpr):\n"
+    "def rng64(out4: *u32, out_f: *fp32, out64: *u64, seed: i64, base: i64, BLOCK: tl.constexpr):\n"
     "    idx = tl.arange(0, BLOCK)\n"
     "    offs = base + idx\n"
     "    a, b, c, d = tl.randint4x(seed, offs)\n"
-    "    tl.static_assert(a.dtype == tl.uint64)\n"
+    "    tl.static_assert(a.dtype == tl.uint32)\n"
     "    tl.store(out4 + idx * 4, tl.randint(seed, offs))\n"
     "    tl.store(out4 + idx * 4 + 1, b)\n"
     "    tl.store(out4 + idx * 4 + 2, c)\n"
     "    tl.store(out4 + idx * 4 + 3, d)\n"
-    "    tl.store(out_f + idx, tl.rand(seed, offs))\n";
+    "    tl.store(out_f + idx, tl.rand(seed, offs))\n"
+    "    ctr = offs.to(tl.uint64, bitcast=True)\n"
+    "    w0, w1, w2, w3 = tl.philox(seed, ctr, ctr * 0, ctr * 0, ctr * 0)\n"
+    "    tl.store(out64 + idx * 4, w0)\n"
+    "    tl.store(out64 + idx * 4 + 1, w1)\n"
+    "    tl.store(out64 + idx * 4 + 2, w2)\n"
+    "    tl.store(out64 + idx * 4 + 3, w3)\n";
 
 enum { BLOCK = 64 };
 
@@ -82,32 +89,43 @@ static void test_philox64(CheckState *st, nr_context *ctx) {
         CHECK_AT(st, 0, "compile rng64: %s", nr_last_error(ctx));
         return;
     }
-    nr_devptr b4, bf;
-    nr_malloc(ctx, BLOCK * 32, &b4);
+    nr_devptr b4, bf, b64;
+    nr_malloc(ctx, BLOCK * 16, &b4);
     nr_malloc(ctx, BLOCK * 4, &bf);
+    nr_malloc(ctx, BLOCK * 32, &b64);
     static const int64_t seeds[] = {0, 123, -1, 0x123456789abcdefLL};
     static const int64_t bases[] = {0, 1LL << 40, -5, INT64_MAX - BLOCK};
     for (int s = 0; s < 4; s++) {
-        uint64_t w[BLOCK * 4];
+        uint32_t w[BLOCK * 4];
+        uint64_t w64[BLOCK * 4];
         float u[BLOCK];
-        nr_arg args[4] = {nr_arg_ptr(b4), nr_arg_ptr(bf), nr_arg_i64(seeds[s]), nr_arg_i64(bases[s])};
+        nr_arg args[5] = {nr_arg_ptr(b4), nr_arg_ptr(bf), nr_arg_ptr(b64), nr_arg_i64(seeds[s]), nr_arg_i64(bases[s])};
         unsigned grid[3] = {1, 1, 1};
-        CHECK_AT(st, nr_launch(k, grid, args, 4, NULL) == NR_OK, "rng64: %s", nr_last_error(ctx));
+        CHECK_AT(st, nr_launch(k, grid, args, 5, NULL) == NR_OK, "rng64: %s", nr_last_error(ctx));
         nr_memcpy_dtoh(ctx, w, b4, sizeof w);
         nr_memcpy_dtoh(ctx, u, bf, sizeof u);
-        int bad = 0, badf = 0;
+        nr_memcpy_dtoh(ctx, w64, b64, sizeof w64);
+        int bad = 0, badf = 0, bad64 = 0;
         for (int i = 0; i < BLOCK; i++) {
-            uint64_t c[4] = {(uint64_t)(bases[s] + i), 0, 0, 0};
-            philox64_ref((uint64_t)seeds[s], 0, c);
+            uint64_t off = (uint64_t)(bases[s] + i);
+            uint32_t c[4] = {(uint32_t)off, (uint32_t)(off >> 32), 0, 0};
+            philox_ref((uint64_t)seeds[s], c);
             for (int j = 0; j < 4; j++) bad += w[i * 4 + j] != c[j];
-            badf += u[i] != philox64_uniform(c[0]);
+            badf += u[i] != philox_uniform(c[0]);
+            uint64_t c64[4] = {off, 0, 0, 0};
+            philox64_ref((uint64_t)seeds[s], 0, c64);
+            for (int j = 0; j < 4; j++) bad64 += w64[i * 4 + j] != c64[j];
         }
-        CHECK_AT(st, bad == 0, "seed %lld, 64-bit offsets from %lld: %d words differ from Philox4x64", (long long)seeds[s],
-                 (long long)bases[s], bad);
+        CHECK_AT(st, bad == 0, "seed %lld, 64-bit offsets from %lld: %d words differ from Philox4x32 on (lo, hi, 0, 0)",
+                 (long long)seeds[s], (long long)bases[s], bad);
         CHECK_AT(st, badf == 0, "seed %lld, 64-bit offsets: %d uniforms differ", (long long)seeds[s], badf);
-        if (s == 0) /* seed 0, offset 0: the kernel itself gives Random123's known answer */
-            CHECK_AT(st, w[0] == 0x16554d9eca36314cull && w[3] == 0x7e68b68aec7ba23bull, "seed 0 offset 0: %016llx",
-                     (unsigned long long)w[0]);
+        CHECK_AT(st, bad64 == 0, "seed %lld: tl.philox on 64-bit counters: %d words differ from Philox4x64",
+                 (long long)seeds[s], bad64);
+        if (s == 0) /* seed 0, counter 0: the kernel itself gives Random123's known answer */
+            CHECK_AT(st, w64[0] == 0x16554d9eca36314cull && w64[3] == 0x7e68b68aec7ba23bull, "seed 0 counter 0: %016llx",
+                     (unsigned long long)w64[0]);
+        if (s == 0) /* a 64-bit offset below 2^32 gives the 32-bit offset's numbers (Triton's known answer) */
+            CHECK_AT(st, w[0] == 1713891541u, "seed 0, 64-bit offset 0: randint %u, want 1713891541", w[0]);
     }
     nr_module_destroy(m);
 }

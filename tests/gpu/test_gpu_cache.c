@@ -21,6 +21,7 @@
 #include <errno.h>
 
 #include "gpu_test.h"
+#include "tests/unit/check.h"
 
 enum { MAX_ENTRIES = 64 };
 
@@ -38,18 +39,8 @@ typedef struct Snapshot {
 } Snapshot;
 
 static char cache_dir[256];
-static int passed, failed;
-
-#define CHECK(cond, ...)                                               \
-    do {                                                               \
-        if (cond) passed++;                                            \
-        else {                                                         \
-            failed++;                                                  \
-            printf("FAIL: %s:%d: %s: ", __FILE__, __LINE__, #cond);   \
-            printf(__VA_ARGS__);                                       \
-            printf("\n");                                              \
-        }                                                              \
-    } while (0)
+static CheckState checks;
+#define CHECK(cond, ...) CHECK_AT(&checks, cond, __VA_ARGS__)
 
 static double now_ms(void) {
     struct timespec t;
@@ -287,6 +278,5 @@ int main(int argc, char **argv) {
     printf("run 4 (n %% 16 != 0, then num_warps 8): %d -> %d -> %d entries\n", s3.n, s4.n, s5.n);
 
     remove_dir(cache_dir);
-    printf("test_gpu_cache: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return check_done("test_gpu_cache", &checks);
 }

@@ -10,21 +10,12 @@
  * Without a CUDA device: "SKIP: no CUDA device (...)", exit 0. Ends with
  * "test_gpu_streams: N passed, M failed". */
 #include "gpu_test.h"
+#include "tests/unit/check.h"
 
 enum { STREAMS = 4, N = 1 << 22, CHAIN = 8 };
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                               \
-    do {                                                               \
-        if (cond) passed++;                                            \
-        else {                                                         \
-            failed++;                                                  \
-            printf("FAIL: %s:%d: %s: ", __FILE__, __LINE__, #cond);   \
-            printf(__VA_ARGS__);                                       \
-            printf("\n");                                              \
-        }                                                              \
-    } while (0)
+static CheckState checks;
+#define CHECK(cond, ...) CHECK_AT(&checks, cond, __VA_ARGS__)
 
 typedef struct Lane {
     void *stream;
@@ -104,6 +95,5 @@ int main(int argc, char **argv) {
     }
     nr_context_destroy(ctx);
     free(host);
-    printf("test_gpu_streams: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return check_done("test_gpu_streams", &checks);
 }

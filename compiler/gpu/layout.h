@@ -29,9 +29,10 @@ IrLayout layout_default(IrType shape, int num_warps, int vec);
 bool layout_dot(IrType shape, int num_warps, IrLayout *out);
 
 /* Where dot stages its operands in shared memory: A (MxK) transposed, k-major, with
- * each k row padded (a_pitch bytes, a multiple of the result's row-chunk bytes, so a
- * chunk of rows is one aligned vector load and the stores of consecutive k spread over
- * the banks); B (KxN) row-major at b_offset. */
+ * each k row padded by one row chunk (a_pitch bytes, a multiple of the result's row-chunk
+ * bytes, so a chunk of rows is one aligned vector load, and consecutive k rows start in
+ * different banks, which spreads the staging stores over more of them); B (KxN)
+ * row-major at b_offset. */
 typedef struct DotSmem {
     int a_pitch, b_offset, b_pitch, bytes;
 } DotSmem;

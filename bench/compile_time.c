@@ -1,7 +1,9 @@
 /* compile_time.c - source-to-PTX compile time of every example kernel inside one
  * process, as a program that embeds the JIT sees it.
  *
- *   build/bench/compile_time [RUNS]     (default 11; run from the repository root)
+ *   build/bench/compile_time [RUNS [FILTER]]   (default 11; run from the repository root;
+ *                                               FILTER: only the rows whose kernel name
+ *                                               contains it)
  *
  * Each kernel is compiled RUNS times from its source text: the front end (parse with the
  * standard library, sema and lowering, the IR passes), then the GPU back end (the GPU
@@ -164,7 +166,9 @@ int main(int argc, char **argv) {
     printf("%-60s %5s %8s | %7s %7s %7s %7s %7s %8s\n", "kernel (file, defines)", "warps", "first", "front", "gpu pass",
            "llvm ir", "llvmopt", "ptx", "total");
     int fail = 0;
-    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) fail |= !measure(&specs[i], runs);
+    const char *filter = argc > 2 ? argv[2] : NULL;
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+        if (!filter || strstr(specs[i].kernel, filter)) fail |= !measure(&specs[i], runs);
     printf("(ms; first = the process's first compile of that kernel, all stages; front = parse + sema + IR passes)\n");
     return fail;
 }

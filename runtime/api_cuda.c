@@ -104,11 +104,15 @@ static void pack_arg(IrType t, InterpScalar v, uint64_t *slot) {
     }
 }
 
-/* The variant key: a fact letter per parameter and the warp count ("ddnno:4"). */
-static void variant_key(const uint8_t *facts, int np, int warps, char *key, size_t size) {
+/* The variant key: a fact letter per parameter and the warp count ("ddnno:4"). Built by
+ * hand, not with snprintf: it is on every launch's path. */
+static void variant_key(const uint8_t *facts, int np, int warps, char *key) {
     int n = 0;
     for (int i = 0; i < np; i++) key[n++] = facts[i] == SPEC_ONE ? 'o' : facts[i] == SPEC_DIV16 ? 'd' : 'n';
-    snprintf(key + n, size - (size_t)n, ":%d", warps);
+    key[n++] = ':';
+    if (warps >= 10) key[n++] = (char)('0' + warps / 10);
+    key[n++] = (char)('0' + warps % 10);
+    key[n] = 0;
 }
 
 static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, int warps, const char *key, GpuVariant **out) {
@@ -148,7 +152,7 @@ nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const InterpScal
         params[i] = &slots[i];
     }
     char key[NR_MAX_LAUNCH_ARGS + 8];
-    variant_key(facts, np, warps, key, sizeof key);
+    variant_key(facts, np, warps, key);
     GpuVariant *v = NULL;
     for (int i = 0; i < k->nvariants && !v; i++)
         if (!strcmp(k->variants[i].key, key)) v = &k->variants[i];

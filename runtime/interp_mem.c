@@ -52,25 +52,30 @@ static bool trace_sweep(Ctx *c) {
             changed |= join(c, op->results[0], rt[op->operands[0]]);
             break;
         case OP_SELECT:
-            changed |= join(c, op->results[0], rt[op->operands[1]]) | join(c, op->results[0], rt[op->operands[2]]);
+            changed |= join(c, op->results[0], rt[op->operands[1]]);
+            changed |= join(c, op->results[0], rt[op->operands[2]]);
             break;
         case OP_FOR: /* operands lb, ub, step, inits; region args iv, carried */
             for (uint32_t i = 0; i < op->nres; i++) {
                 ValId a = f->regions[op->region[0]].args[i + 1];
-                changed |= join(c, a, rt[op->operands[i + 3]]) | join(c, a, rt[yielded(f, op->region[0], i)]);
+                changed |= join(c, a, rt[op->operands[i + 3]]);
+                changed |= join(c, a, rt[yielded(f, op->region[0], i)]);
                 changed |= join(c, op->results[i], rt[a]);
             }
             break;
         case OP_IF:
-            for (uint32_t i = 0; i < op->nres; i++)
-                changed |= join(c, op->results[i], rt[yielded(f, op->region[0], i)]) |
-                           join(c, op->results[i], rt[yielded(f, op->region[1], i)]);
+            for (uint32_t i = 0; i < op->nres; i++) {
+                changed |= join(c, op->results[i], rt[yielded(f, op->region[0], i)]);
+                changed |= join(c, op->results[i], rt[yielded(f, op->region[1], i)]);
+            }
             break;
         case OP_WHILE: /* region 0 args: inits or region 1's yield; region 1 args: the same */
             for (uint32_t i = 0; i < op->nres; i++) {
                 ValId a = f->regions[op->region[0]].args[i], b = f->regions[op->region[1]].args[i];
-                changed |= join(c, a, rt[op->operands[i]]) | join(c, a, rt[yielded(f, op->region[1], i)]);
-                changed |= join(c, b, rt[a]) | join(c, op->results[i], rt[a]);
+                changed |= join(c, a, rt[op->operands[i]]);
+                changed |= join(c, a, rt[yielded(f, op->region[1], i)]);
+                changed |= join(c, b, rt[a]);
+                changed |= join(c, op->results[i], rt[a]);
             }
             break;
         default: /* a pointer made any other way (bitcast, cvt, load, const) */

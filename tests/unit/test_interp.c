@@ -1154,6 +1154,25 @@ static void test_provenance(void) {
           "x's pointer into y: '%s'", sb_cstr(&R.err));
     CHECK(Y[0] == -1 && Y[3] == -1, "the out-of-bounds store wrote y");
     sb_free(&R.err);
+    /* an if choosing between x and y: either may be written through its result */
+    K *k3 = kb_new("provif");
+    ValId x3 = param(k3, P(DT_FP32)), y3 = param(k3, P(DT_FP32)), w3 = param(k3, S(DT_I1));
+    IrType pt = P(DT_FP32);
+    OpId iff = ir_build(&k3->b, OP_IF, &w3, 1, &pt, 1);
+    RegionId th = ir_op_add_region(k3->f, iff), el = ir_op_add_region(k3->f, iff);
+    push(k3, th);
+    pop_yield(k3, OP_YIELD, &x3, 1);
+    push(k3, el);
+    pop_yield(k3, OP_YIELD, &y3, 1);
+    store(k3, addptr(k3, ir_result(k3->f, iff, 0), arange(k3, 0, 4)), splat(k3, cf(k3, S(DT_FP32), 5), B1(S(DT_FP32), 4)), 0);
+    Run R3 = {0};
+    arg_ptr(&R3, X), arg_ptr(&R3, Y), arg_int(&R3, 0), reg(&R3, X, 32), reg(&R3, Y, 32);
+    CHECK(run(k3, &R3, 1, 1, 1) == 0 && Y[0] == 5, "provenance through if, else branch: %s", sb_cstr(&R3.err));
+    sb_free(&R3.err);
+    R3.args[2].u = 1;
+    CHECK(run(k3, &R3, 1, 1, 1) == 0 && X[0] == 5, "provenance through if, then branch: %s", sb_cstr(&R3.err));
+    sb_free(&R3.err);
+    kb_free(k3);
     /* an unused parameter may be NULL; a used one may not */
     K *k2 = kb_new("nullp");
     ValId a = param(k2, P(DT_FP32));

@@ -81,7 +81,8 @@ int nr_lex_int(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len, int
     for (int i = base == 10 ? 0 : 2; i < len; i++) {
         if (text[i] == '_') continue;
         uint64_t d = (uint64_t)digit_value(text[i]);
-        if (v > (UINT64_MAX - d) / (uint64_t)base) return nr_lex_error(c, loc, "integer literal too large");
+        if (v > (UINT64_MAX - d) / (uint64_t)base)
+            return c->lenient ? INT : nr_lex_error(c, loc, "integer literal too large"); /* lenient: dropped unread */
         v = v * (uint64_t)base + d;
     }
     Expr *e = ast_new_expr(c, EX_INT, loc);
@@ -104,6 +105,7 @@ int nr_lex_float(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len) {
 }
 
 int nr_lex_bad_number(ParseCtx *c, Loc loc, const char *text, int len) {
+    if (c->lenient) return INT; /* 1j, 0x_1 in a decorator's arguments: dropped unread */
     char p = len > 1 && text[0] == '0' ? (char)tolower((unsigned char)text[1]) : 0;
     if (p == 'x') return nr_lex_error(c, loc, "invalid hexadecimal literal");
     if (p == 'o') return nr_lex_error(c, loc, "invalid octal literal");
@@ -235,6 +237,7 @@ static int decode_escape(EscCtx *x, const char **pp, const char *end, char *out,
 }
 
 int nr_lex_string(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len) {
+    if (c->lenient) return STRING; /* f-strings, bytes in a decorator's arguments: dropped unread */
     int i = 0;
     bool raw = false;
     for (; text[i] != '\'' && text[i] != '"'; i++) {

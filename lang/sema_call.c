@@ -138,11 +138,20 @@ static Spec *find_spec(Sema *S, const Func *fn, const char *key) {
     return NULL;
 }
 
+/* A name for a helper's specialisation: free in the IR module, and not the name of a
+ * kernel of the file (a kernel may call another kernel defined after it, which is
+ * lowered under its own name later). */
+static bool name_taken(Sema *S, const char *n) {
+    if (ir_module_find(S->ir, n)) return true;
+    const Func *fn = namemap_get(&S->user.funcs, n);
+    return fn && sema_is_kernel(fn);
+}
+
 static const char *unique_name(Sema *S, const char *base) {
-    if (!ir_module_find(S->ir, base)) return base;
+    if (!name_taken(S, base)) return base;
     for (;;) {
         const char *n = arena_printf(S->arena, "%s_%d", base, ++S->name_counter);
-        if (!ir_module_find(S->ir, n)) return n;
+        if (!name_taken(S, n)) return n;
     }
 }
 

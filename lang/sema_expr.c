@@ -49,7 +49,7 @@ static Val const_int_binop(Sema *S, int op, int64_t a, int64_t b, Loc loc) {
         for (int64_t i = 0; i < b; i++) {
             if (__builtin_mul_overflow(acc, a, &r)) overflow_error(S, loc);
             acc = r;
-            if (acc == 0 || acc == 1) break;
+            if (acc == 0 || (acc == 1 && a == 1)) break; /* a power of 0 or 1 stays; -1's alternates */
         }
         return val_int(acc);
     }

@@ -77,10 +77,11 @@ nr_status nr_context_create(nr_device_kind kind, int device_index, nr_context **
 
 void nr_context_destroy(nr_context *ctx) {
     if (!ctx) return;
-    while (ctx->nmods) nr_module_destroy(ctx->mods[ctx->nmods - 1]); /* they need the device */
-    free(ctx->mods);
+    /* streams first: destroying one waits for its work, which may use the modules */
     while (ctx->nstreams) release_stream(ctx, ctx->nstreams - 1);
     free(ctx->streams);
+    while (ctx->nmods) nr_module_destroy(ctx->mods[ctx->nmods - 1]); /* they need the device */
+    free(ctx->mods);
     if (ctx->cuda) {
         StrBuf err;
         sb_init(&err);
@@ -144,8 +145,12 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
     }
     StrBuf key;
     sb_init(&key);
-    sb_printf(&key, "warps=%d;kernel=%s;", o.num_warps, o.only_kernel ? o.only_kernel : "*");
-    for (int i = 0; i < o.ndefines; i++) sb_printf(&key, "-D%s=%s;", o.defines[i].name, o.defines[i].value);
+    /* every string length-prefixed: no two option sets give one key, whatever they contain */
+    const char *only = o.only_kernel ? o.only_kernel : "*";
+    sb_printf(&key, "warps=%d;kernel=%zu:%s;", o.num_warps, strlen(only), only);
+    for (int i = 0; i < o.ndefines; i++)
+        sb_printf(&key, "-D%zu:%s=%zu:%s;", strlen(o.defines[i].name), o.defines[i].name, strlen(o.defines[i].value),
+                  o.defines[i].value);
     m->options_key = strdup(sb_cstr(&key));
     sb_free(&key);
     Diag diag;
@@ -200,7 +205,9 @@ nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_op
     *out = NULL;
     size_t len;
     char *text = read_file(path, &len);
-    if (!text) return api_fail(ctx, NR_ERR_NOT_FOUND, "cannot read '%s': %s", path, strerror(errno));
+    if (!text)
+        return api_fail(ctx, errno == ENOENT ? NR_ERR_NOT_FOUND : NR_ERR_INVALID_ARG, "cannot read '%s': %s", path,
+                        strerror(errno));
     return compile_text(ctx, text, len, path, opts, out);
 }
 

@@ -23,6 +23,14 @@ nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err) {
 }
 
 void cuda_api_module_free(nr_module *m) {
+    bool loaded = false;
+    for (int i = 0; i < m->nkernels; i++) loaded |= m->kernels[i].nvariants > 0;
+    if (loaded && m->ctx && m->ctx->cuda) { /* kernels still running on any stream use the module */
+        StrBuf err;
+        sb_init(&err);
+        cuda_synchronize(m->ctx->cuda, &err); /* a failure is the kernel's, reported by the next call */
+        sb_free(&err);
+    }
     for (int i = 0; i < m->nkernels; i++) {
         nr_kernel *k = &m->kernels[i];
         for (int j = 0; j < k->nvariants; j++) {
@@ -47,8 +55,11 @@ static uint8_t fact_of(IrType t, InterpScalar v) {
 static void variant_cache_key(const nr_kernel *k, const char *arch, const char *key, StrBuf *ck) {
     unsigned major, minor, patch;
     llvm_gen_version(&major, &minor, &patch);
-    sb_printf(ck, "nereid %s build %s LLVM %u.%u.%u|%s|%s|%s|%s|%s\n", NEREID_VERSION, nr_build_id, major, minor,
-              patch, arch, k->f->name, key, k->mod->options_key, k->mod->src->name);
+    /* the names and the source length-prefixed (the options key is already): two
+     * different compilations never share a key */
+    sb_printf(ck, "nereid %s build %s LLVM %u.%u.%u|%s|%zu:%s|%s|%s|%zu:%s|%zu:", NEREID_VERSION, nr_build_id, major,
+              minor, patch, arch, strlen(k->f->name), k->f->name, key, k->mod->options_key, strlen(k->mod->src->name),
+              k->mod->src->name, k->mod->src->len);
     sb_putn(ck, k->mod->text, k->mod->src->len);
 }
 

@@ -505,15 +505,16 @@ typedef struct CubinHeader {
 } CubinHeader;
 #define CUBIN_MAGIC "NRCUBIN1"
 
-/* Load a cubin image and find the kernel; set the >48 KB shared-memory attribute. */
-static int load_module(CudaDevice *d, const void *cubin, size_t n, const char *kernel_name, unsigned shared_bytes,
-                       bool from_cache, CudaKernel *out, StrBuf *err) {
+/* Load a cubin image and find the kernel; set the >48 KB shared-memory attribute.
+ * Returns the driver's result (CUDA_SUCCESS, or the failing call's, described in err). */
+static CUresult load_module(CudaDevice *d, const void *cubin, size_t n, const char *kernel_name,
+                            unsigned shared_bytes, bool from_cache, CudaKernel *out, StrBuf *err) {
     CUmodule mod = NULL;
     CUresult r = d->api.ModuleLoadData(&mod, cubin);
     if (r != CUDA_SUCCESS) {
         cu_fail(d, err, r, "cuModuleLoadData of the %zu-byte cubin %s for kernel '%s'", n,
                 from_cache ? "from the disk cache" : "JIT-compiled", kernel_name);
-        return -1;
+        return r;
     }
     CUfunction fn = NULL;
     r = d->api.ModuleGetFunction(&fn, mod, kernel_name);
@@ -521,7 +522,7 @@ static int load_module(CudaDevice *d, const void *cubin, size_t n, const char *k
         cu_fail(d, err, r, "cuModuleGetFunction: finding kernel '%s' in its module (is it a .entry of the PTX?)",
                 kernel_name);
         d->api.ModuleUnload(mod);
-        return -1;
+        return r;
     }
     if (shared_bytes > 48 * 1024) {
         r = d->api.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
@@ -529,11 +530,23 @@ static int load_module(CudaDevice *d, const void *cubin, size_t n, const char *k
             cu_fail(d, err, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = %u) for kernel '%s'", shared_bytes,
                     kernel_name);
             d->api.ModuleUnload(mod);
-            return -1;
+            return r;
         }
     }
     *out = (CudaKernel){mod, fn, shared_bytes, from_cache};
-    return 0;
+    return CUDA_SUCCESS;
+}
+
+/* Does a failed load of a cached cubin say the entry is bad (stale, foreign, damaged:
+ * delete it and rebuild), rather than the device (out of memory, a broken context: keep
+ * the entry and report)? */
+static bool bad_image(CUresult r) {
+    enum {
+        INVALID_VALUE = 1, INVALID_IMAGE = 200, NO_BINARY_FOR_GPU = 209, INVALID_PTX = 218,
+        UNSUPPORTED_PTX_VERSION = 222, INVALID_SOURCE = 300, NOT_FOUND = 500,
+    };
+    return r == INVALID_VALUE || r == INVALID_IMAGE || r == NO_BINARY_FOR_GPU || r == INVALID_PTX ||
+           r == UNSUPPORTED_PTX_VERSION || r == INVALID_SOURCE || r == NOT_FOUND;
 }
 
 static int check_shared(CudaDevice *d, const char *kernel_name, unsigned shared_bytes, StrBuf *err) {
@@ -558,18 +571,25 @@ int cuda_load_cached(CudaDevice *d, const char *kernel_name, const char *cache_k
     size_t n = 0;
     unsigned char *blob = cache_get(sb_cstr(&key), &n);
     int rc = 0;
+    bool bad = blob != NULL; /* until it loads */
     CubinHeader h;
     if (blob && n > sizeof h) {
         memcpy(&h, blob, sizeof h);
-        StrBuf lerr;
-        sb_init(&lerr);
-        if (!memcmp(h.magic, CUBIN_MAGIC, sizeof h.magic) && !check_shared(d, kernel_name, h.shared_bytes, &lerr) &&
-            !load_module(d, blob + sizeof h, n - sizeof h, kernel_name, h.shared_bytes, true, out, &lerr))
-            rc = 1;
-        sb_free(&lerr);
+        if (!memcmp(h.magic, CUBIN_MAGIC, sizeof h.magic)) {
+            if (check_shared(d, kernel_name, h.shared_bytes, err)) {
+                rc = -1, bad = false; /* the device cannot run it: compiling again would not help */
+            } else {
+                StrBuf lerr;
+                sb_init(&lerr);
+                CUresult r = load_module(d, blob + sizeof h, n - sizeof h, kernel_name, h.shared_bytes, true, out, &lerr);
+                if (r == CUDA_SUCCESS) rc = 1, bad = false;
+                else if (!bad_image(r)) rc = -1, bad = false, sb_putn(err, lerr.data, lerr.len);
+                sb_free(&lerr);
+            }
+        }
     }
-    /* a stale, foreign or unloadable entry: drop it, the caller rebuilds it */
-    if (blob && rc == 0) cache_remove(sb_cstr(&key));
+    /* a stale, foreign or damaged entry: drop it, the caller rebuilds it */
+    if (bad) cache_remove(sb_cstr(&key));
     free(blob);
     sb_free(&key);
     return rc;
@@ -591,7 +611,7 @@ int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const cha
     void *bin = NULL;
     size_t n = 0;
     if (jit_ptx(d, ptx, kernel_name, &bin, &n, err)) return -1;
-    int rc = load_module(d, bin, n, kernel_name, shared_bytes, false, out, err);
+    int rc = load_module(d, bin, n, kernel_name, shared_bytes, false, out, err) == CUDA_SUCCESS ? 0 : -1;
     if (rc == 0 && cache_key) { /* only a cubin that loads */
         unsigned char *blob = malloc(sizeof(CubinHeader) + n);
         if (blob) {

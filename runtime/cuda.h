@@ -60,8 +60,9 @@ int cuda_stream_synchronize(CudaDevice *d, void *stream, StrBuf *err);
 int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const char *cache_key,
               unsigned shared_bytes, CudaKernel *out, StrBuf *err);
 /* Load `kernel_name` from the disk cache alone, with no PTX: 1 on a hit, 0 on a miss,
- * -1 on an error of the device. An entry that is corrupt, of another format or fails to
- * load counts as a miss and is deleted (the caller compiles and cuda_load rebuilds it). */
+ * -1 on an error of the device (err says which; the entry is kept). An entry that is
+ * corrupt, of another format, or whose cubin the driver calls invalid or not for this GPU
+ * counts as a miss and is deleted (the caller compiles and cuda_load rebuilds it). */
 int cuda_load_cached(CudaDevice *d, const char *kernel_name, const char *cache_key, CudaKernel *out, StrBuf *err);
 void cuda_unload(CudaDevice *d, CudaKernel *k);
 

@@ -8,10 +8,11 @@
  *            cycle or a missing callee is rejected with a diagnostic (sema rejects
  *            recursion, but this pass must not loop if it slips through).
  *
- * A call is replaced by a clone of the callee's body without its return (ir_clone_op,
- * params mapped to the call's operands); the return's values replace the call's
- * results. Calls cloned in from a callee are inlined by the next sweep; the call graph
- * is acyclic, so sweeps end. */
+ * A call in a kernel is replaced by a clone of the callee's body without its return
+ * (ir_clone_op, params mapped to the call's operands); the return's values replace the
+ * call's results. Calls cloned in from a callee are inlined by the next sweep; the call
+ * graph is acyclic, so sweeps end. Only kernels are inlined into (the helpers are
+ * dropped), and each kernel's size after inlining is checked first. */
 #include "passes.h"
 #include "rewrite.h"
 
@@ -193,6 +194,7 @@ bool pass_inline(IrModule *m, Diag *d) {
     if (!call_graph_acyclic(m, &idx, d) || !sizes_fit(m, &idx, d)) return false;
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         IrFunc *f = m->funcs[i];
+        if (!f->is_kernel) continue; /* helpers are dropped below: inlining into them is wasted */
         /* each sweep removes one level of the (acyclic) call graph */
         for (uint32_t sweep = 0; inline_sweep(m, f); sweep++)
             if (sweep > m->nfuncs || f->nops > MAX_OPS) {

@@ -83,6 +83,7 @@ _Noreturn void nr_die_at(const char *file, int line, const char *fmt, ...) {
 }
 
 char *read_stream(FILE *f, size_t *len_out) {
+    errno = 0;
     StrBuf sb;
     sb_init(&sb);
     char buf[65536];
@@ -96,8 +97,9 @@ char *read_stream(FILE *f, size_t *len_out) {
         sb_putn(&sb, buf, n);
     }
     if (ferror(f)) {
+        int e = errno; /* fread's reason: EISDIR for a directory, ... */
         sb_free(&sb);
-        errno = EIO;
+        errno = e ? e : EIO;
         return NULL;
     }
     if (!sb.data) sb_putn(&sb, "", 0);

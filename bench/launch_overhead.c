@@ -189,7 +189,7 @@ int main(int argc, char **argv) {
     char path[1400];
     snprintf(path, sizeof path, "%s/examples/vector_add.nr", root);
     nr_define defs[] = {{"BLOCK_SIZE", "128"}};
-    nr_compile_options opts = {defs, 1, "add_kernel", 4};
+    nr_compile_options opts = {defs, 1, "add_kernel", 4, 0};
     nr_module *mod = NULL;
     nr_kernel *k = NULL;
     if (nr_malloc(ctx, sizeof x, &dx) || nr_malloc(ctx, sizeof y, &dy) || nr_malloc(ctx, sizeof z, &dz) ||

@@ -16,7 +16,7 @@
 
 static const char usage_text[] =
     "usage: nereid compile FILE.nr [-k KERNEL] [-D NAME=VALUE]... [--emit=ast|ir|ir-opt]\n"
-    "                      [-o OUT] [--print-after-all] [--num-warps=N]\n"
+    "                      [-o OUT] [--print-after-all] [--num-warps=N] [--num-stages=N]\n"
     "                      [--emit=llvm|ptx|cubin] [--arch=sm_80|sm_90|sm_90a] [--time]\n"
     "                      [--divisible=P,...] [--one=P,...] [--no-align] [--llvm-passes=PIPELINE]\n"
     "       nereid opt FILE.nrir [--passes=inline,canonicalize,cse,dce] [--print-after-all]\n"
@@ -107,6 +107,12 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
             a->o.num_warps = atoi(s + 12);
             if (a->o.num_warps <= 0 || a->o.num_warps > 32 || (a->o.num_warps & (a->o.num_warps - 1)))
                 return usage_error("--num-warps must be a power of two from 1 to 32, got '%s'", s + 12);
+        } else if (!strncmp(s, "--num-stages=", 13)) {
+            char *end;
+            long v = strtol(s + 13, &end, 10);
+            if (*end || end == s + 13 || v < 1 || v > 8)
+                return usage_error("--num-stages must be from 1 to 8, got '%s'", s + 13);
+            a->o.num_stages = (int)v;
         } else if (s[0] == '-' && s[1]) return usage_error("unknown option '%s'", s);
         else if (a->file) return usage_error("more than one input file ('%s')", s);
         else a->file = s;
@@ -194,7 +200,7 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
         if (f->regions[f->body].nargs > 256) return 1;
         fill_spec(a, f, facts);
         GpuSpec spec = {(int)f->regions[f->body].nargs, facts};
-        GpuTarget t = {a->arch, prog->num_warps, 3, a->llvm_passes};
+        GpuTarget t = {a->arch, prog->num_warps, prog->num_stages, a->llvm_passes};
         GpuResult r;
         StrBuf llvm;
         sb_init(&llvm);

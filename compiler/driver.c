@@ -31,6 +31,7 @@ bool nr_compile_program(const Source *src, const NrCompileOptions *o, Diag *diag
     Arena *arena = arena_new();
     out->arena = arena;
     out->num_warps = o->num_warps > 0 ? o->num_warps : 4;
+    out->num_stages = o->num_stages > 0 ? o->num_stages : 3;
 
     double t0 = nr_now_ms();
     Module *ast = parse_module(arena, diag, src);

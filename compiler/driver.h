@@ -15,6 +15,7 @@ typedef struct NrCompileOptions {
     int ndefines;
     const char *only_kernel;   /* NULL: every kernel */
     int num_warps;             /* 0: 4 */
+    int num_stages;            /* 0: 3 (software-pipelining depth, the GPU back end's) */
     bool print_after_all;      /* dump the IR after every pass into `dump` */
     NrStage stop_after;        /* NR_STAGE_IR_OPT for a full compile */
     bool emit;                 /* print the stop_after stage's result into `dump` */
@@ -24,7 +25,7 @@ typedef struct NrProgram {
     Arena *arena;   /* owns everything below */
     Module *ast;
     IrModule *ir;   /* the kernels, after the passes when stop_after is NR_STAGE_IR_OPT */
-    int num_warps;
+    int num_warps, num_stages;
     double times_ms[3]; /* parse, sema (lowering), passes */
 } NrProgram;
 

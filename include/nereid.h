@@ -93,11 +93,14 @@ typedef struct nr_compile_options {
     int num_defines;
     const char *kernel;  /* compile only this kernel; NULL: every kernel in the source */
     int num_warps;       /* 0: the default (4); else a power of two from 1 to 32 */
+    int num_stages;      /* software-pipelining depth of loops feeding tl.dot (as Triton's
+                            num_stages): 0: the default (3); else 1 (no pipelining) to 8 */
 } nr_compile_options;
 
 typedef struct nr_launch_options {
     int num_warps;       /* 0: the value compiled with */
     void *stream;        /* CUDA stream (CUstream); NULL: the default stream */
+    int num_stages;      /* 0: the value compiled with; else 1 to 8 */
 } nr_launch_options;
 
 /* ---- contexts ---- */

@@ -133,6 +133,11 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
             nr_module_destroy(m);
             return api_fail(ctx, NR_ERR_INVALID_ARG, "num_warps must be 0 (the default, 4) or a power of two from 1 to 32, got %d", w);
         }
+        if (opts->num_stages < 0 || opts->num_stages > 8) {
+            nr_module_destroy(m);
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "num_stages must be 0 (the default, 3) or from 1 to 8, got %d",
+                            opts->num_stages);
+        }
         for (int i = 0; i < opts->num_defines; i++)
             if (!opts->defines[i].name || !opts->defines[i].value) {
                 nr_module_destroy(m);
@@ -142,12 +147,13 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
         o.ndefines = opts->num_defines;
         o.only_kernel = opts->kernel;
         o.num_warps = opts->num_warps;
+        o.num_stages = opts->num_stages;
     }
     StrBuf key;
     sb_init(&key);
     /* every string length-prefixed: no two option sets give one key, whatever they contain */
     const char *only = o.only_kernel ? o.only_kernel : "*";
-    sb_printf(&key, "warps=%d;kernel=%zu:%s;", o.num_warps, strlen(only), only);
+    sb_printf(&key, "warps=%d;stages=%d;kernel=%zu:%s;", o.num_warps, o.num_stages, strlen(only), only);
     for (int i = 0; i < o.ndefines; i++)
         sb_printf(&key, "-D%zu:%s=%zu:%s;", strlen(o.defines[i].name), o.defines[i].name, strlen(o.defines[i].value),
                   o.defines[i].value);
@@ -331,7 +337,9 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
     if (!k) return NR_ERR_INVALID_ARG;
     nr_context *ctx = k->mod->ctx;
     clear_error(ctx);
-    (void)opts;
+    if (opts && (opts->num_stages < 0 || opts->num_stages > 8))
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': num_stages must be 0 or from 1 to 8, got %d", k->f->name,
+                        opts->num_stages);
     int np = nr_kernel_num_params(k);
     if (!grid) return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': the grid must not be NULL", k->f->name);
     /* CUDA's limits, on every device, so that a grid the CPU accepts runs on a GPU too */

@@ -63,7 +63,8 @@ static void variant_cache_key(const nr_kernel *k, const char *arch, const char *
     sb_putn(ck, k->mod->text, k->mod->src->len);
 }
 
-static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, const char *key, GpuVariant *out) {
+static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, int stages, const char *key,
+                                 GpuVariant *out) {
     nr_context *ctx = k->mod->ctx;
     const char *arch = cuda_arch_name(ctx->cuda);
     StrBuf ck, err;
@@ -74,7 +75,7 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, c
     int hit = cuda_load_cached(ctx->cuda, k->f->name, sb_cstr(&ck), &out->k, &err);
     if (hit < 0) s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));
     if (hit == 0) {
-        GpuTarget t = {arch, warps, 3, NULL};
+        GpuTarget t = {arch, warps, stages, NULL};
         GpuResult r;
         Diag diag;
         diag_init(&diag);
@@ -96,6 +97,7 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, c
     if (!s) {
         snprintf(out->key, sizeof out->key, "%s", key);
         out->num_warps = warps;
+        out->num_stages = stages;
     }
     return s;
 }
@@ -115,22 +117,25 @@ static void pack_arg(IrType t, InterpScalar v, uint64_t *slot) {
     }
 }
 
-/* The variant key: a fact letter per parameter and the warp count ("ddnno:4"). Built by
- * hand, not with snprintf: it is on every launch's path. */
-static void variant_key(const uint8_t *facts, int np, int warps, char *key) {
+/* The variant key: a fact letter per parameter, the warp count and the stage count
+ * ("ddnno:4:3"). Built by hand, not with snprintf: it is on every launch's path. */
+static void variant_key(const uint8_t *facts, int np, int warps, int stages, char *key) {
     int n = 0;
     for (int i = 0; i < np; i++) key[n++] = facts[i] == SPEC_ONE ? 'o' : facts[i] == SPEC_DIV16 ? 'd' : 'n';
     key[n++] = ':';
     if (warps >= 10) key[n++] = (char)('0' + warps / 10);
     key[n++] = (char)('0' + warps % 10);
+    key[n++] = ':';
+    key[n++] = (char)('0' + stages);
     key[n] = 0;
 }
 
-static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, int warps, const char *key, GpuVariant **out) {
+static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, int warps, int stages, const char *key,
+                             GpuVariant **out) {
     nr_context *ctx = k->mod->ctx;
     GpuVariant nv;
     memset(&nv, 0, sizeof nv);
-    nr_status s = compile_variant(k, spec, warps, key, &nv);
+    nr_status s = compile_variant(k, spec, warps, stages, key, &nv);
     if (s) return s;
     if (k->nvariants == k->capvariants) {
         int cap = k->capvariants ? k->capvariants * 2 : 4;
@@ -153,6 +158,9 @@ nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const InterpScal
     int warps = o && o->num_warps > 0 ? o->num_warps : k->mod->prog.num_warps;
     if (warps < 1 || warps > 32 || (warps & (warps - 1)))
         return api_fail(ctx, NR_ERR_INVALID_ARG, "num_warps must be a power of two from 1 to 32, got %d", warps);
+    int stages = o && o->num_stages > 0 ? o->num_stages : k->mod->prog.num_stages;
+    if (stages < 1 || stages > 8)
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "num_stages must be from 1 to 8, got %d", stages);
     uint8_t facts[NR_MAX_LAUNCH_ARGS];
     uint64_t slots[NR_MAX_LAUNCH_ARGS];
     void *params[NR_MAX_LAUNCH_ARGS];
@@ -163,13 +171,13 @@ nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const InterpScal
         params[i] = &slots[i];
     }
     char key[NR_MAX_LAUNCH_ARGS + 8];
-    variant_key(facts, np, warps, key);
+    variant_key(facts, np, warps, stages, key);
     GpuVariant *v = NULL;
     for (int i = 0; i < k->nvariants && !v; i++)
         if (!strcmp(k->variants[i].key, key)) v = &k->variants[i];
     if (!v) {
         GpuSpec spec = {np, facts};
-        nr_status s = add_variant(k, &spec, warps, key, &v);
+        nr_status s = add_variant(k, &spec, warps, stages, key, &v);
         if (s) return s;
     }
     StrBuf err;

@@ -28,10 +28,11 @@ struct nr_context {
 
 enum { NR_MAX_LAUNCH_ARGS = 64 }; /* the GPU back end's limit on kernel parameters */
 
-/* One compiled GPU variant of a kernel: a specialisation and a warp count. */
+/* One compiled GPU variant of a kernel: a specialisation, a warp count and a
+ * pipelining depth. */
 typedef struct GpuVariant {
-    char key[NR_MAX_LAUNCH_ARGS + 8]; /* one fact letter per parameter, then the warp count */
-    int num_warps;
+    char key[NR_MAX_LAUNCH_ARGS + 8]; /* one fact letter per parameter, then warps and stages */
+    int num_warps, num_stages;
     CudaKernel k;
 } GpuVariant;
 

@@ -9,7 +9,7 @@
 typedef struct GpuTarget {
     const char *arch;  /* "sm_80", "sm_90", "sm_90a" */
     int num_warps;
-    int opt_level;     /* unused when pipeline is set */
+    int num_stages;    /* software-pipelining depth (1: none) */
     const char *pipeline; /* LLVM new-pass-manager pipeline; NULL: LLVM_GEN_PIPELINE */
 } GpuTarget;
 

@@ -660,7 +660,7 @@ static inline int gt_run(GtCase *c) {
     if (gt.dump_dir) gt_dump(c);
     nr_define defs[GT_MAX_DEFS];
     for (int i = 0; i < c->ndefs; i++) defs[i].name = c->defname[i], defs[i].value = c->defval[i];
-    nr_compile_options opts = {defs, c->ndefs, c->kernel, c->num_warps};
+    nr_compile_options opts = {defs, c->ndefs, c->kernel, c->num_warps, 0};
     int ran = 1;
     for (int d = 0; d < 2 && ran; d++) {
         nr_context *ctx = gt.dev[d];
@@ -699,7 +699,7 @@ static inline int gt_run(GtCase *c) {
                 args[i] = c->args[i].val;
             }
         }
-        nr_launch_options lo = {c->launch_warps, NULL};
+        nr_launch_options lo = {c->launch_warps, NULL, 0};
         for (int l = 0; l < c->launches && ran; l++) {
             s = nr_launch(k, c->grid, args, c->nargs, &lo);
             if (!s) s = nr_synchronize(ctx);

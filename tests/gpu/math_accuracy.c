@@ -65,7 +65,7 @@ int main(void) {
         if (nr_context_create(kind, 0, &ctx)) return 1;
     }
     nr_define d = {"BLOCK", "1024"};
-    nr_compile_options o = {&d, 1, NULL, 0};
+    nr_compile_options o = {&d, 1, NULL, 0, 0};
     nr_module *mod;
     nr_kernel *k;
     if (nr_compile_source(ctx, src, strlen(src), "math.nr", &o, &mod) || nr_module_get_kernel(mod, "m", &k)) {

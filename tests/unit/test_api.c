@@ -27,7 +27,7 @@ static int vector_add(int n, int block, float bias) {
     char b[16];
     snprintf(b, sizeof b, "%d", block);
     nr_define d = {"BLOCK", b};
-    nr_compile_options o = {&d, 1, "add_kernel", 0};
+    nr_compile_options o = {&d, 1, "add_kernel", 0, 0};
     nr_module *m;
     int bad = -1;
     if (nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m)) goto out;
@@ -93,7 +93,7 @@ static void test_errors(CheckState *st) {
     s = nr_compile_file(ctx, "/nonexistent/k.nr", NULL, &m);
     CHECK_AT(st, s == NR_ERR_NOT_FOUND, "missing file status %d", s);
     nr_define d = {"BLOCK", "64"};
-    nr_compile_options o = {&d, 1, NULL, 0};
+    nr_compile_options o = {&d, 1, NULL, 0, 0};
     s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m);
     CHECK_AT(st, s == NR_OK, "compile: %s", nr_last_error(ctx));
     if (s) return;
@@ -110,10 +110,14 @@ static void test_errors(CheckState *st) {
     CHECK_AT(st, nr_kernel_param_type(k, 4) == NR_TYPE_INVALID && nr_kernel_param_type(k, -1) == NR_TYPE_INVALID &&
                      !nr_kernel_param_name(k, 4), "no parameter 4");
     CHECK_AT(st, nr_context_device(ctx) == NR_DEVICE_CPU && nr_context_device(NULL) == NR_DEVICE_CPU, "device kind");
-    nr_compile_options o3 = {&d, 1, NULL, 3};
+    nr_compile_options o3 = {&d, 1, NULL, 3, 0};
     nr_module *m3 = NULL;
     s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o3, &m3);
     CHECK_AT(st, s == NR_ERR_INVALID_ARG && !m3 && strstr(nr_last_error(ctx), "num_warps must be"), "3 warps: %s",
+             nr_last_error(ctx));
+    nr_compile_options o9 = {&d, 1, NULL, 0, 9};
+    s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o9, &m3);
+    CHECK_AT(st, s == NR_ERR_INVALID_ARG && !m3 && strstr(nr_last_error(ctx), "num_stages must be"), "9 stages: %s",
              nr_last_error(ctx));
     nr_devptr buf;
     nr_malloc(ctx, 100 * sizeof(float), &buf);
@@ -149,6 +153,9 @@ static void test_errors(CheckState *st) {
     args[3] = nr_arg_i32(100);
     s = nr_launch(k, grid, args, 4, NULL);
     CHECK_AT(st, s == NR_OK, "in bounds: %s", nr_last_error(ctx));
+    nr_launch_options bad_stages = {0, NULL, -1};
+    CHECK_AT(st, nr_launch(k, grid, args, 4, &bad_stages) == NR_ERR_INVALID_ARG &&
+                     strstr(nr_last_error(ctx), "num_stages must be"), "launch with -1 stages: %s", nr_last_error(ctx));
     grid[0] = 0;
     CHECK_AT(st, nr_launch(k, grid, args, 4, NULL) == NR_ERR_INVALID_ARG, "zero grid");
     unsigned tall[3] = {1, 65536, 1}, deep[3] = {1, 1, 65536}, edge[3] = {1, 65535, 1};
@@ -173,7 +180,7 @@ static void test_defines(CheckState *st) {
     nr_context *ctx;
     nr_context_create(NR_DEVICE_CPU, 0, &ctx);
     nr_module *m = NULL;
-    nr_compile_options o = {NULL, 0, "add_kernel", 0};
+    nr_compile_options o = {NULL, 0, "add_kernel", 0, 0};
     nr_status s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m);
     CHECK_AT(st, s == NR_ERR_COMPILE && strstr(nr_last_error(ctx), "has no value: give it with -D BLOCK=VALUE"),
              "missing constexpr: %s", nr_last_error(ctx));
@@ -189,7 +196,7 @@ static void test_context_owns_modules(CheckState *st) {
     nr_context *ctx;
     nr_context_create(NR_DEVICE_CPU, 0, &ctx);
     nr_define d = {"BLOCK", "32"};
-    nr_compile_options o = {&d, 1, NULL, 0};
+    nr_compile_options o = {&d, 1, NULL, 0, 0};
     nr_module *a = NULL, *b = NULL;
     nr_status s1 = nr_compile_source(ctx, add_src, strlen(add_src), "a.nr", &o, &a);
     nr_status s2 = nr_compile_source(ctx, add_src, strlen(add_src), "b.nr", &o, &b);
@@ -209,7 +216,7 @@ static void test_streams_and_stats(CheckState *st) {
     CHECK_AT(st, nr_stream_create(ctx, &a) == NR_OK && nr_stream_create(ctx, &b) == NR_OK && a && b && a != b,
              "two streams: %s", nr_last_error(ctx));
     nr_define d = {"BLOCK", "32"};
-    nr_compile_options o = {&d, 1, "add_kernel", 0};
+    nr_compile_options o = {&d, 1, "add_kernel", 0, 0};
     nr_module *m = NULL;
     nr_kernel *k = NULL;
     CHECK_AT(st, nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m) == NR_OK &&
@@ -223,7 +230,7 @@ static void test_streams_and_stats(CheckState *st) {
     nr_memcpy_htod(ctx, x, in, sizeof in);
     nr_arg args[4] = {nr_arg_ptr(x), nr_arg_ptr(x), nr_arg_ptr(z), nr_arg_i32(40)};
     unsigned grid[3] = {2, 1, 1};
-    nr_launch_options lo = {0, b};
+    nr_launch_options lo = {0, b, 0};
     CHECK_AT(st, k && nr_launch(k, grid, args, 4, &lo) == NR_OK, "launch on a stream: %s", nr_last_error(ctx));
     CHECK_AT(st, nr_stream_synchronize(ctx, b) == NR_OK && nr_stream_synchronize(ctx, NULL) == NR_OK, "synchronize");
     nr_memcpy_dtoh(ctx, out, z, sizeof out);

@@ -19,7 +19,7 @@ int ir_op_from_name(const char *name) {
 
 static const char *const dt_names[DT_COUNT] = {
     "void", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-    "fp16", "bf16", "fp32", "fp64", "ptr",
+    "fp16", "bf16", "fp32", "fp64", "ptr", "smem",
 };
 
 const char *dt_name(int dt) { return dt >= 0 && dt < DT_COUNT ? dt_names[dt] : "?"; }
@@ -59,6 +59,17 @@ IrType ty_ptr(int pointee) {
     return t;
 }
 
+IrType ty_smem(int elem, int rank, const int32_t *shape, int stages) {
+    IrType t = ty_scalar(DT_SMEM);
+    t.pointee = (uint8_t)elem;
+    t.rank = (uint8_t)rank;
+    t.stages = (uint8_t)stages;
+    for (int i = 0; i < rank; i++) t.shape[i] = shape[i];
+    return t;
+}
+
+bool ty_is_smem(IrType t) { return t.dt == DT_SMEM; }
+
 IrType ty_block(IrType elem, int rank, const int32_t *shape) {
     IrType t = ty_elem(elem);
     t.rank = (uint8_t)rank;
@@ -84,7 +95,10 @@ bool ty_same_shape(IrType a, IrType b) {
 }
 
 bool ty_equal(IrType a, IrType b) {
-    return a.dt == b.dt && (a.dt != DT_PTR || a.pointee == b.pointee) && ty_same_shape(a, b);
+    if (a.dt != b.dt || !ty_same_shape(a, b)) return false;
+    if (a.dt == DT_PTR) return a.pointee == b.pointee;
+    if (a.dt == DT_SMEM) return a.pointee == b.pointee && a.stages == b.stages;
+    return true;
 }
 
 int64_t ty_numel(IrType t) {
@@ -97,6 +111,14 @@ bool ty_is_ptr(IrType t) { return t.dt == DT_PTR; }
 
 char *ty_str(IrType t, char *buf, size_t size) {
     char elem[32];
+    if (t.dt == DT_SMEM) {
+        size_t n = (size_t)snprintf(buf, size, "smem<");
+        for (int i = 0; i < t.rank && n < size; i++) n += (size_t)snprintf(buf + n, size - n, "%dx", t.shape[i]);
+        if (n < size) n += (size_t)snprintf(buf + n, size - n, "%s", dt_name(t.pointee));
+        if (n < size && t.stages > 1) n += (size_t)snprintf(buf + n, size - n, ", stages=%d", t.stages);
+        if (n < size) snprintf(buf + n, size - n, ">");
+        return buf;
+    }
     if (t.dt == DT_PTR)
         snprintf(elem, sizeof elem, "ptr<%s>", dt_name(t.pointee));
     else
@@ -283,32 +305,4 @@ OpId ir_clone_op(IrFunc *df, RegionId dst, IrFunc *sf, OpId sid, ValId *map) {
         clone_region(df, nr, sf, ir_op(sf, sid)->region[r], map);
     }
     return d;
-}
-
-/* ---- layouts ---- */
-
-bool ir_layout_equal(const IrLayout *a, const IrLayout *b) {
-    if (a->kind != b->kind || a->rank != b->rank) return false;
-    if (a->kind == LAYOUT_SLICE) return a->dim == b->dim && a->parent == b->parent;
-    for (int i = 0; i < a->rank; i++)
-        if (a->spt[i] != b->spt[i] || a->tpw[i] != b->tpw[i] || a->wpc[i] != b->wpc[i] || a->order[i] != b->order[i])
-            return false;
-    return true;
-}
-
-uint32_t ir_layout_intern(IrModule *m, const IrLayout *l) {
-    for (uint32_t i = 1; i < m->nlayouts; i++)
-        if (ir_layout_equal(&m->layouts[i], l)) return i;
-    if (m->nlayouts == 0) {
-        IrLayout none;
-        memset(&none, 0, sizeof none);
-        VEC_PUSH(m->arena, m->layouts, m->nlayouts, m->caplayouts, none);
-    }
-    IrLayout c;
-    memset(&c, 0, sizeof c);
-    c.kind = l->kind, c.rank = l->rank, c.dim = l->dim, c.parent = l->parent;
-    for (int i = 0; i < l->rank && l->kind == LAYOUT_BLOCKED; i++)
-        c.spt[i] = l->spt[i], c.tpw[i] = l->tpw[i], c.wpc[i] = l->wpc[i], c.order[i] = l->order[i];
-    VEC_PUSH(m->arena, m->layouts, m->nlayouts, m->caplayouts, c);
-    return m->nlayouts - 1;
 }

@@ -9,11 +9,16 @@
  * unreachable entries in the tables (regions' op lists are the truth).
  *
  * Types: a scalar dtype (or a pointer to one) and a static shape of rank 0-4 whose dims
- * are powers of two. Rank 0 is a scalar.
+ * are powers of two. Rank 0 is a scalar. The GPU back end adds one more: a buffer in
+ * shared memory (smem<64x32xfp16, #L3>), a tile of elements laid out by a shared layout,
+ * possibly a ring of `stages` such tiles.
  *
- * Room for the GPU back end: IrValue.layout (a layout id, 0 = unassigned) and
- * IrFunc.shared_bytes are reserved for layout assignment and shared-memory allocation;
- * analyses keep their facts in side tables indexed by ValId. */
+ * The GPU back end's facts live in the IR too, so its stages can be printed, parsed and
+ * verified like any other: IrValue.layout (a layout id, 0 = unassigned: the distributed
+ * layout of a block, the shared layout of a buffer), IrModule.gpu (the target and warp
+ * count the layouts were made for), IrOp.smem_offset/size and IrFunc.shared_bytes (the
+ * shared-memory allocation). compiler/ir_layout.h has the layouts' arithmetic; analyses
+ * keep their facts in side tables indexed by ValId. */
 #ifndef NEREID_IR_H
 #define NEREID_IR_H
 
@@ -27,13 +32,15 @@ typedef enum {
     DT_U8, DT_U16, DT_U32, DT_U64,
     DT_FP16, DT_BF16, DT_FP32, DT_FP64,
     DT_PTR,
+    DT_SMEM, /* a shared-memory buffer (GPU back end) */
     DT_COUNT
 } DType;
 
 typedef struct IrType {
     uint8_t dt;      /* DType */
-    uint8_t pointee; /* DType pointed to when dt == DT_PTR */
+    uint8_t pointee; /* DType pointed to when dt == DT_PTR; the element DType when DT_SMEM */
     uint8_t rank;
+    uint8_t stages;  /* DT_SMEM: the number of tiles in the buffer (1 for one tile) */
     int32_t shape[NR_MAX_RANK];
 } IrType;
 
@@ -47,6 +54,8 @@ bool dt_is_signed(int dt);            /* i8..i64 (not i1, not unsigned) */
 
 IrType ty_scalar(int dt);
 IrType ty_ptr(int pointee);
+IrType ty_smem(int elem, int rank, const int32_t *shape, int stages); /* a shared-memory buffer */
+bool ty_is_smem(IrType t);
 IrType ty_block(IrType elem, int rank, const int32_t *shape); /* rank 0 gives elem */
 IrType ty_elem(IrType t);             /* rank dropped */
 IrType ty_with_elem(IrType shape_of, IrType elem); /* shape of one, dtype of the other */
@@ -54,7 +63,8 @@ bool ty_equal(IrType a, IrType b);
 bool ty_same_shape(IrType a, IrType b);
 int64_t ty_numel(IrType t);
 bool ty_is_ptr(IrType t);
-/* "i32", "ptr<fp32>", "<128x64xfp16>", "<128xptr<fp32>>" into buf; returns buf */
+/* "i32", "ptr<fp32>", "<128x64xfp16>", "<128xptr<fp32>>", "smem<64x32xfp16, stages=3>"
+ * into buf; returns buf */
 char *ty_str(IrType t, char *buf, size_t size);
 
 typedef uint32_t ValId;
@@ -105,8 +115,9 @@ typedef struct IrOp {
     int64_t attr[4];
     double fattr;
     const char *sattr;
-    int32_t smem_offset; /* GPU: the op's shared-memory scratch (bytes), set by the */
-    int32_t smem_size;   /* allocation pass; size 0 = none. Printed as smem = [off, size] */
+    int32_t smem_offset; /* GPU: the op's shared memory (bytes): the buffer a local_alloc */
+    int32_t smem_size;   /* makes, or an op's scratch. Set by the allocation pass; size 0 =
+                            none. Printed as smem = [off, size] */
 } IrOp;
 
 typedef struct IrRegion {
@@ -134,22 +145,41 @@ typedef struct IrFunc {
     const char **param_names; /* one per body arg */
     IrType *result_types;
     uint32_t nresults;
-    uint32_t shared_bytes;    /* reserved for the GPU back end */
+    uint32_t shared_bytes;    /* GPU: the shared memory the kernel needs (allocation pass) */
 } IrFunc;
 
-/* A distributed layout: how a block's elements are spread over a CTA's threads (the GPU
- * back end's; compiler/gpu/layout.h has the arithmetic). Blocked: each thread holds spt
- * consecutive elements per dim, a warp's lanes and the CTA's warps tile the block in
- * `order` (fastest dim first), wrapping when the block is larger and replicating when it
- * is smaller. Slice: the parent's layout with dim `dim` removed (reduction results). */
-typedef enum { LAYOUT_NONE, LAYOUT_BLOCKED, LAYOUT_SLICE } IrLayoutKind;
+/* A layout (the GPU back end's): how a block's elements are spread over a CTA's threads
+ * (distributed layouts) or laid out in a shared-memory buffer (shared layouts). Each is a
+ * linear map over GF(2) (compiler/linear_layout.h); compiler/ir_layout.h builds it and
+ * says what each kind means. */
+typedef enum {
+    LAYOUT_NONE,
+    LAYOUT_BLOCKED, /* spt, tpw, wpc, order */
+    LAYOUT_SLICE,   /* dim, parent */
+    LAYOUT_MMA,     /* version (2: mma.sync, 3: wgmma), wpc[0..1] (warps along M, N), instr_n */
+    LAYOUT_DOT_OP,  /* op_idx (0: A, 1: B), parent (an mma layout), k_width */
+    LAYOUT_SHARED,  /* vec, per_phase, max_phase, order, atom */
+} IrLayoutKind;
 typedef struct IrLayout {
     uint8_t kind;
     uint8_t rank; /* rank of the blocks it describes */
     uint8_t spt[NR_MAX_RANK], tpw[NR_MAX_RANK], wpc[NR_MAX_RANK], order[NR_MAX_RANK];
-    uint8_t dim;     /* slice */
-    uint32_t parent; /* slice: the parent's id */
+    uint8_t dim;      /* slice: the dim removed */
+    uint8_t version;  /* mma */
+    uint8_t op_idx;   /* dot_op */
+    uint8_t k_width;  /* dot_op: consecutive k elements in one 32-bit register */
+    uint8_t vec, per_phase, max_phase; /* shared: the swizzle */
+    uint16_t instr_n; /* mma version 3: the N of one wgmma instruction */
+    uint16_t atom;    /* shared: elements of the contiguous dim per panel (0: whole rows) */
+    uint32_t parent;  /* slice, dot_op: the parent layout's id */
 } IrLayout;
+
+/* The GPU target a module's layouts were made for (0 / "none" before the GPU passes). */
+typedef enum { GPU_ARCH_NONE, GPU_SM80, GPU_SM90, GPU_SM90A } GpuArch;
+typedef struct IrGpuInfo {
+    uint8_t arch;      /* GpuArch */
+    uint8_t num_warps; /* threads per program = 32 * num_warps */
+} IrGpuInfo;
 
 struct IrModule {
     Arena *arena;
@@ -158,11 +188,8 @@ struct IrModule {
     NameMap byname; /* function name -> the first function of that name */
     IrLayout *layouts; /* [0] unused: id 0 is "no layout" */
     uint32_t nlayouts, caplayouts;
+    IrGpuInfo gpu;
 };
-
-/* Intern a layout in the module's table; equal layouts get one id. */
-uint32_t ir_layout_intern(IrModule *m, const IrLayout *l);
-bool ir_layout_equal(const IrLayout *a, const IrLayout *b);
 
 IrModule *ir_module_new(Arena *arena);
 IrFunc *ir_func_new(IrModule *m, const char *name, bool is_kernel, Loc loc);
@@ -229,6 +256,10 @@ int ir_attr_enum_value(int kind, const char *name, size_t len);
 const char *ir_attr_enum_list(int kind);
 /* The length of an ints attribute: the operand's rank, one for a scalar operand. */
 static inline int ir_ints_len(int operand_rank) { return operand_rank > 0 ? operand_rank : 1; }
+
+/* "sm_80", "sm_90", "sm_90a" (and "none"); the GpuArch of a name, GPU_ARCH_NONE if unknown */
+const char *ir_gpu_arch_name(int arch);
+int ir_gpu_arch_from_name(const char *name, size_t len);
 
 /* ---- the textual form (ir_print.c, ir_parse.c) ----
  * print -> parse -> print gives the same text; values are renumbered %0, %1, ... per

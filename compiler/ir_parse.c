@@ -5,8 +5,15 @@
  * dominance), so verifier tests can be written as text. The parser only insists on what
  * it needs to build the IR: known ops, values named before use (the printer numbers in
  * definition order, so a valid module never refers forward), attributes as the op's
- * format says, well-formed types, one type per result and the op's number of regions. */
+ * format says, well-formed types, one type per result and the op's number of regions.
+ *
+ * GPU-stage IR adds a header: `gpu<arch=sm_90a, num_warps=4>` and the layout table
+ * (`#L1 = blocked<spt=[4], tpw=[32], wpc=[4], order=[0]>`, numbered in order, each naming
+ * only earlier ones); types may carry a layout (`<128xfp32, #L1>`) and shared-memory
+ * buffers are `smem<64x32xfp16, stages=3, #L2>`; an op's shared memory is `smem = [offset,
+ * bytes]` in its attributes. Whether a layout suits its value is the verifier's to say. */
 #include "ir.h"
+#include "ir_layout.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,7 +23,7 @@
 
 enum { MAX_DEPTH = 64, MAX_DIM = 1 << 30, MAX_COUNT = 65535 };
 
-typedef enum { T_EOF, T_IDENT, T_VALUE, T_FUNC, T_NUMBER, T_STRING, T_PUNCT, T_ARROW, T_ERROR } TokKind;
+typedef enum { T_EOF, T_IDENT, T_VALUE, T_FUNC, T_NUMBER, T_STRING, T_PUNCT, T_ARROW, T_LAYOUT, T_ERROR } TokKind;
 
 typedef struct Token {
     int kind;
@@ -155,6 +162,15 @@ static void next(Parser *P) {
     if (c == '%' || c == '@') {
         P->tok.kind = c == '%' ? T_VALUE : T_FUNC;
         n = scan_sigil(P, P->tok.kind);
+    } else if (c == '#') { /* #L12: a layout; start/len cover the number */
+        if (peek(P, 1) != 'L' || !is_digit(peek(P, 2))) {
+            FAIL(P, "expected a layout '#L<number>'");
+            return;
+        }
+        P->tok.kind = T_LAYOUT;
+        advance(P, 2);
+        P->tok.start = P->p;
+        n = scan_while(P, 0, is_digit);
     } else if (is_ident_start(c)) {
         P->tok.kind = T_IDENT;
         n = scan_while(P, 0, is_name_char);
@@ -343,27 +359,86 @@ static bool scan_dim(TypeScan *T, int32_t *dim) {
     return true;
 }
 
-static bool scan_block(TypeScan *T, IrType *out) {
+static bool scan_literal(TypeScan *T, const char *lit) {
+    size_t n = strlen(lit);
+    if ((size_t)(T->P->end - T->s) < n || memcmp(T->s, lit, n)) return false;
+    T->s += n;
+    return true;
+}
+
+static bool scan_uint(TypeScan *T, int64_t max, int64_t *out) {
+    if (!is_digit(tpeek(T))) return type_fail(T, "expected a number");
+    int64_t v = 0;
+    const char *b = T->s;
+    while (is_digit(tpeek(T))) {
+        v = v * 10 + (*T->s++ - '0');
+        if (v > max) return T->s = b, type_fail(T, "number too large");
+    }
+    *out = v;
+    return true;
+}
+
+/* The rest of a block or buffer type after its element type: [, stages=N] [, #Ln] '>'. */
+static bool scan_type_tail(TypeScan *T, bool smem, int *stages, uint32_t *layout) {
+    while (tpeek(T) == ',') {
+        T->s++;
+        while (tpeek(T) == ' ') T->s++;
+        int64_t v;
+        if (smem && !*layout && *stages == 1 && scan_literal(T, "stages=")) {
+            if (!scan_uint(T, 255, &v)) return false;
+            if (v < 1) return type_fail(T, "stages must be at least 1");
+            *stages = (int)v;
+        } else if (!*layout && scan_literal(T, "#L")) {
+            if (!scan_uint(T, UINT32_MAX, &v)) return false;
+            if (v < 1 || v >= T->P->m->nlayouts) return type_fail(T, "no such layout (layouts are defined before the functions)");
+            *layout = (uint32_t)v;
+        } else {
+            return type_fail(T, smem ? "expected 'stages=N' or a layout '#Ln'" : "expected a layout '#Ln'");
+        }
+    }
+    if (tpeek(T) != '>') return type_fail(T, smem ? "expected '>' to close the buffer type" : "expected '>' to close the block type");
+    T->s++;
+    return true;
+}
+
+static bool scan_block(TypeScan *T, IrType *out, uint32_t *layout) {
     int32_t shape[NR_MAX_RANK];
-    int rank = 0;
+    int rank = 0, stages = 1;
     T->s++; /* '<' */
     do {
         if (rank == NR_MAX_RANK) return type_fail(T, "blocks have at most 4 dimensions");
         if (!scan_dim(T, &shape[rank++])) return false;
     } while (is_digit(tpeek(T)));
     IrType elem;
-    if (!scan_elem(T, &elem)) return false;
-    if (tpeek(T) != '>') return type_fail(T, "expected '>' to close the block type");
-    T->s++;
+    if (!scan_elem(T, &elem) || !scan_type_tail(T, false, &stages, layout)) return false;
     *out = ty_block(elem, rank, shape);
     return true;
 }
 
-static bool parse_type(Parser *P, IrType *out) {
+/* smem<64x32xfp16[, stages=3][, #L2]> */
+static bool scan_smem(TypeScan *T, IrType *out, uint32_t *layout) {
+    int32_t shape[NR_MAX_RANK];
+    int rank = 0, stages = 1, dt;
+    do {
+        if (rank == NR_MAX_RANK) return type_fail(T, "buffers have at most 4 dimensions");
+        if (!scan_dim(T, &shape[rank++])) return false;
+    } while (is_digit(tpeek(T)));
+    if (!scan_dtype(T, &dt) || !scan_type_tail(T, true, &stages, layout)) return false;
+    *out = ty_smem(dt, rank, shape, stages);
+    return true;
+}
+
+/* A type and the layout it names (0 if none; layout may be NULL where none is allowed). */
+static bool parse_type_layout(Parser *P, IrType *out, uint32_t *layout) {
     if (P->tok.kind != T_IDENT && !is_punct(P, '<')) return FAIL(P, "expected a type");
     TypeScan T = {P, P->tok.start, P->tok.start, P->tok};
-    bool ok = *T.s == '<' ? scan_block(&T, out) : scan_elem(&T, out);
+    uint32_t lay = 0;
+    bool ok;
+    if (scan_literal(&T, "smem<")) ok = scan_smem(&T, out, &lay);
+    else ok = *T.s == '<' ? scan_block(&T, out, &lay) : scan_elem(&T, out);
     if (!ok) return false;
+    if (lay && !layout) return fail_at(P, tok_loc(P, T.at), "a layout is not allowed here");
+    if (layout) *layout = lay;
     /* types hold no newlines: resume the lexer right after the type */
     P->p = T.s;
     P->line = T.at.line;
@@ -371,6 +446,8 @@ static bool parse_type(Parser *P, IrType *out) {
     next(P);
     return !P->failed;
 }
+
+static bool parse_type(Parser *P, IrType *out) { return parse_type_layout(P, out, NULL); }
 
 /* ---- numbers ---- */
 
@@ -429,6 +506,7 @@ typedef struct Attrs {
     const char *sattr;
     Token num_tok;
     bool num_is_float;   /* the num was written as a float (or inf/nan) */
+    int64_t smem[2];     /* the GPU back end's shared memory: offset, bytes */
 } Attrs;
 
 static bool parse_ints(Parser *P, const IrAttrSpec *a, int want, Attrs *A) {
@@ -484,17 +562,34 @@ static int find_spec(const IrAttrSpec *specs, int n, Token t) {
     return -1;
 }
 
-/* {name = value, ...}: every attribute of the op exactly once, in any order. */
+/* smem = [offset, bytes]: where the allocation pass put the op's shared memory */
+static bool parse_smem_attr(Parser *P, Attrs *A, bool *seen) {
+    if (*seen) return FAIL(P, "attribute 'smem' given twice");
+    *seen = true;
+    next(P);
+    if (!expect(P, '=') || !expect(P, '[') || !parse_int(P, &A->smem[0]) || !expect(P, ',') || !parse_int(P, &A->smem[1]))
+        return false;
+    if (A->smem[0] < 0 || A->smem[1] < 1 || A->smem[0] > INT32_MAX || A->smem[1] > INT32_MAX)
+        return FAIL(P, "smem needs an offset >= 0 and a size >= 1");
+    return expect(P, ']');
+}
+
+/* {name = value, ...}: every attribute of the op exactly once, in any order, and the
+ * GPU back end's optional smem. */
 static bool parse_attr_dict(Parser *P, int code, int operand_rank, Attrs *A) {
     IrAttrSpec specs[IR_MAX_ATTRS];
     int n = ir_attr_specs(code, specs);
-    bool seen[IR_MAX_ATTRS] = {false};
+    bool seen[IR_MAX_ATTRS] = {false}, seen_smem = false;
     Token open = P->tok;
     if (!is_punct(P, '{')) return FAIL(P, "expected '{' and the attributes of '%s'", ir_op_info[code].name);
     next(P);
     for (int k = 0; !is_punct(P, '}'); k++) {
         if (k && !expect(P, ',')) return false;
         Token name = P->tok;
+        if (tok_is(&name, "smem")) {
+            if (!parse_smem_attr(P, A, &seen_smem)) return false;
+            continue;
+        }
         int i = name.kind == T_IDENT ? find_spec(specs, n, name) : -1;
         if (i < 0 && name.kind == T_IDENT)
             return FAIL(P, "unknown attribute '%.*s' for op '%s'", (int)name.len, name.start, ir_op_info[code].name);
@@ -535,6 +630,8 @@ typedef struct OpText {
     uint32_t nopnds, capopnds;
     IrType *tys;
     uint32_t ntys, captys;
+    uint32_t *lays; /* the layout each result type names (0: none) */
+    uint32_t nlays, caplays;
     Token name;
     int code;
     Attrs attrs;
@@ -582,8 +679,10 @@ static bool parse_result_types(Parser *P, OpText *o) {
     if (!accept(P, ':')) return true;
     for (;;) {
         IrType t;
-        if (!parse_type(P, &t)) return false;
+        uint32_t lay;
+        if (!parse_type_layout(P, &t, &lay)) return false;
         VEC_PUSH(P->arena, o->tys, o->ntys, o->captys, t);
+        VEC_PUSH(P->arena, o->lays, o->nlays, o->caplays, lay);
         if (!accept(P, ',')) return true;
     }
 }
@@ -595,9 +694,13 @@ static OpId build_op(Parser *P, RegionId region, OpText *o) {
     memcpy(op->attr, o->attrs.attr, sizeof op->attr);
     op->fattr = o->attrs.fattr;
     op->sattr = o->attrs.sattr;
+    op->smem_offset = (int32_t)o->attrs.smem[0];
+    op->smem_size = (int32_t)o->attrs.smem[1];
     ir_region_append(P->f, region, id);
-    for (uint32_t i = 0; i < o->nres; i++)
+    for (uint32_t i = 0; i < o->nres; i++) {
+        P->f->vals[ir_result(P->f, id, i)].layout = o->lays[i];
         if (!bind_name(P, o->res[i], ir_result(P->f, id, i))) return 0;
+    }
     return id;
 }
 
@@ -606,7 +709,8 @@ static bool parse_op(Parser *P, RegionId region) {
     memset(&o, 0, sizeof o);
     if (!parse_result_names(P, &o) || !parse_op_name(P, &o) || !parse_operands(P, &o)) return false;
     int rank = o.nopnds ? ir_type(P->f, o.opnds[0]).rank : 0;
-    if (ir_op_info[o.code].attrs[0] && !parse_attr_dict(P, o.code, rank, &o.attrs)) return false;
+    bool dict = ir_op_info[o.code].attrs[0] || (is_punct(P, '{') && !ir_op_info[o.code].nregions);
+    if (dict && !parse_attr_dict(P, o.code, rank, &o.attrs)) return false;
     Token types_at = P->tok;
     if (!parse_result_types(P, &o)) return false;
     if (o.ntys != o.nres)
@@ -640,10 +744,13 @@ static bool parse_region_args(Parser *P, RegionId r) {
         if (n == MAX_COUNT) return FAIL(P, "too many region arguments");
         Token name = P->tok;
         IrType t;
+        uint32_t lay;
         if (name.kind != T_VALUE) return FAIL(P, "expected a region argument");
         next(P);
-        if (!expect(P, ':') || !parse_type(P, &t)) return false;
-        if (!bind_name(P, name, ir_region_add_arg(P->f, r, t))) return false;
+        if (!expect(P, ':') || !parse_type_layout(P, &t, &lay)) return false;
+        ValId a = ir_region_add_arg(P->f, r, t);
+        P->f->vals[a].layout = lay;
+        if (!bind_name(P, name, a)) return false;
     }
     next(P);
     return expect(P, ':');
@@ -674,16 +781,19 @@ static const char *parse_func_name(Parser *P) {
 static bool parse_param(Parser *P) {
     Token name = P->tok;
     IrType t;
+    uint32_t lay;
     if (name.kind != T_VALUE) return FAIL(P, "expected a parameter");
     if (ir_region(P->f, P->f->body)->nargs == MAX_COUNT) return FAIL(P, "too many parameters");
     next(P);
-    if (!expect(P, ':') || !parse_type(P, &t)) return false;
+    if (!expect(P, ':') || !parse_type_layout(P, &t, &lay)) return false;
     const char *pname = NULL;
     if (P->tok.kind == T_STRING) {
         if (!(pname = decode_string(P, P->tok))) return false;
         next(P);
     }
-    return bind_name(P, name, ir_add_param(P->f, t, pname));
+    ValId v = ir_add_param(P->f, t, pname);
+    P->f->vals[v].layout = lay;
+    return bind_name(P, name, v);
 }
 
 static bool parse_func_results(Parser *P) {
@@ -721,6 +831,115 @@ static bool parse_func(Parser *P) {
     return parse_ops(P, P->f->body);
 }
 
+/* ---- the GPU header: gpu<arch=..., num_warps=N> and #Ln = kind<field=value, ...> ---- */
+
+static bool parse_gpu_header(Parser *P) {
+    if (P->m->gpu.arch || P->m->gpu.num_warps || P->m->nfuncs || P->m->nlayouts)
+        return FAIL(P, "'gpu<...>' comes once, first in the file");
+    next(P);
+    if (!expect(P, '<')) return false;
+    bool seen_arch = false, seen_warps = false;
+    for (int k = 0; !is_punct(P, '>'); k++) {
+        if (k && !expect(P, ',')) return false;
+        Token name = P->tok;
+        if (tok_is(&name, "arch") && !seen_arch) {
+            next(P);
+            if (!expect(P, '=')) return false;
+            int a = P->tok.kind == T_IDENT ? ir_gpu_arch_from_name(P->tok.start, P->tok.len) : GPU_ARCH_NONE;
+            if (!a) return FAIL(P, "arch must be sm_80, sm_90 or sm_90a");
+            P->m->gpu.arch = (uint8_t)a;
+            seen_arch = true;
+            next(P);
+        } else if (tok_is(&name, "num_warps") && !seen_warps) {
+            int64_t w;
+            next(P);
+            if (!expect(P, '=') || !parse_int(P, &w)) return false;
+            if (w < 1 || w > 32 || (w & (w - 1))) return fail_at(P, tok_loc(P, name), "num_warps must be a power of two from 1 to 32");
+            P->m->gpu.num_warps = (uint8_t)w;
+            seen_warps = true;
+        } else {
+            return FAIL(P, "expected 'arch' or 'num_warps' (each once)");
+        }
+    }
+    next(P);
+    if (!seen_arch || !seen_warps) return FAIL(P, "'gpu<...>' needs arch and num_warps");
+    return true;
+}
+
+/* One field's value: an int, a list of ints, or a layout reference (an earlier one). */
+static bool parse_layout_value(Parser *P, int type, int64_t *v, int *n) {
+    *n = 0;
+    if (type == LF_REF) {
+        if (P->tok.kind != T_LAYOUT) return FAIL(P, "expected a layout '#Ln'");
+        char buf[16];
+        if (P->tok.len >= sizeof buf) return FAIL(P, "no such layout");
+        memcpy(buf, P->tok.start, P->tok.len);
+        buf[P->tok.len] = 0;
+        v[0] = strtoll(buf, NULL, 10);
+        if (v[0] < 1 || v[0] >= P->m->nlayouts) return FAIL(P, "no such layout (a layout names only earlier ones)");
+        *n = 1;
+        next(P);
+        return true;
+    }
+    if (type == LF_INT) return *n = 1, parse_int(P, &v[0]);
+    if (!expect(P, '[')) return false;
+    while (!is_punct(P, ']')) {
+        if (*n && !expect(P, ',')) return false;
+        if (*n == NR_MAX_RANK) return FAIL(P, "at most 4 values");
+        if (!parse_int(P, &v[(*n)++])) return false;
+    }
+    next(P);
+    return true;
+}
+
+static bool parse_layout_def(Parser *P) {
+    Token at = P->tok;
+    char buf[16] = {0};
+    if (at.len < sizeof buf) memcpy(buf, at.start, at.len);
+    uint32_t want = P->m->nlayouts ? P->m->nlayouts : 1;
+    if (P->m->nfuncs) return FAIL(P, "layouts are defined before the functions");
+    if (strtoull(buf, NULL, 10) != want || at.len >= sizeof buf) return FAIL(P, "expected layout #L%u next (layouts are numbered in order)", want);
+    next(P);
+    if (!expect(P, '=')) return false;
+    IrLayout l;
+    memset(&l, 0, sizeof l);
+    Token kt = P->tok;
+    l.kind = (uint8_t)(kt.kind == T_IDENT ? ir_layout_kind_from_name(kt.start, kt.len) : LAYOUT_NONE);
+    if (!l.kind) return FAIL(P, "expected a layout kind (blocked, slice, mma, dot_op, shared)");
+    next(P);
+    if (!expect(P, '<')) return false;
+    int nf = ir_layout_field_count(l.kind);
+    bool seen[8] = {false};
+    for (int k = 0; !is_punct(P, '>'); k++) {
+        if (k && !expect(P, ',')) return false;
+        Token name = P->tok;
+        int f = -1;
+        for (int i = 0; i < nf && name.kind == T_IDENT; i++)
+            if (tok_is(&name, ir_layout_field_name(l.kind, i))) f = i;
+        if (f < 0) return FAIL(P, "unknown field '%.*s' of a %.*s layout", (int)name.len, name.start, (int)kt.len, kt.start);
+        if (seen[f]) return FAIL(P, "field '%s' given twice", ir_layout_field_name(l.kind, f));
+        seen[f] = true;
+        next(P);
+        if (!expect(P, '=')) return false;
+        Token vt = P->tok;
+        int64_t v[NR_MAX_RANK];
+        int n;
+        if (!parse_layout_value(P, ir_layout_field_type(l.kind, f), v, &n)) return false;
+        StrBuf why;
+        sb_init(&why);
+        bool ok = ir_layout_set_field(&l, f, v, n, &why);
+        if (!ok) fail_at(P, tok_loc(P, vt), "field '%s' takes %s", ir_layout_field_name(l.kind, f), sb_cstr(&why));
+        sb_free(&why);
+        if (!ok) return false;
+    }
+    for (int i = 0; i < nf; i++)
+        if (!seen[i]) return FAIL(P, "the layout needs field '%s'", ir_layout_field_name(l.kind, i));
+    next(P);
+    if (!ir_layout_derive_rank(P->m, &l)) return fail_at(P, tok_loc(P, kt), "a slice's parent must have rank >= 1");
+    ir_layout_add(P->m, &l);
+    return true;
+}
+
 IrModule *ir_parse_module(Arena *arena, Diag *diag, const Source *src) {
     Parser P;
     memset(&P, 0, sizeof P);
@@ -729,7 +948,9 @@ IrModule *ir_parse_module(Arena *arena, Diag *diag, const Source *src) {
     P.line = P.col = 1;
     P.m = ir_module_new(arena);
     next(&P);
-    while (!P.failed && P.tok.kind != T_EOF)
-        if (!parse_func(&P)) break;
+    while (!P.failed && P.tok.kind != T_EOF) {
+        bool ok = tok_is(&P.tok, "gpu") ? parse_gpu_header(&P) : P.tok.kind == T_LAYOUT ? parse_layout_def(&P) : parse_func(&P);
+        if (!ok) break;
+    }
     return P.failed ? NULL : P.m;
 }

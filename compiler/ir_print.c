@@ -17,7 +17,7 @@
  * The printer never trusts the IR: it is used for dumps of IR that may fail to verify,
  * so bad ids print as `%?` or `<bad ...>` instead of crashing. */
 #include "ir.h"
-#include "gpu/layout.h"
+#include "ir_layout.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -368,11 +368,28 @@ void ir_print_func(StrBuf *out, const IrFunc *f) {
     free(P.num);
 }
 
-void ir_print_module(StrBuf *out, const IrModule *m) {
-    for (uint32_t i = 1; i < m->nlayouts; i++) { /* the GPU back end's layouts */
+static const char *const arch_names[] = {"none", "sm_80", "sm_90", "sm_90a"};
+
+const char *ir_gpu_arch_name(int arch) { return arch >= 0 && arch <= GPU_SM90A ? arch_names[arch] : "?"; }
+
+int ir_gpu_arch_from_name(const char *name, size_t len) {
+    for (int i = GPU_SM80; i <= GPU_SM90A; i++)
+        if (strlen(arch_names[i]) == len && !memcmp(arch_names[i], name, len)) return i;
+    return GPU_ARCH_NONE;
+}
+
+/* The GPU back end's module facts, then its layouts (each names only earlier ones). */
+static void print_gpu_header(StrBuf *out, const IrModule *m) {
+    if (m->gpu.arch || m->gpu.num_warps)
+        sb_printf(out, "gpu<arch=%s, num_warps=%d>\n", ir_gpu_arch_name(m->gpu.arch), m->gpu.num_warps);
+    for (uint32_t i = 1; i < m->nlayouts; i++) {
         sb_printf(out, "#L%u = ", i);
-        layout_print(out, &m->layouts[i]);
+        ir_layout_print(out, &m->layouts[i]);
         sb_putc(out, '\n');
     }
+}
+
+void ir_print_module(StrBuf *out, const IrModule *m) {
+    print_gpu_header(out, m);
     for (uint32_t i = 0; i < m->nfuncs; i++) ir_print_func(out, m->funcs[i]);
 }

@@ -15,7 +15,7 @@
 #ifndef NEREID_LAYOUT_H
 #define NEREID_LAYOUT_H
 
-#include "../ir.h"
+#include "../ir_layout.h"
 
 /* Triton's default blocked layout for a shape on num_warps warps, with vec consecutive
  * elements per thread along the fastest dim (clamped to what the shape allows). */

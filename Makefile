@@ -21,12 +21,13 @@ LLVM_LIBS := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_CONFIG
 LDLIBS  := $(LLVM_LIBS) -lm -lpthread -ldl
 
 LIB_SRCS := $(wildcard compiler/support/*.c) $(filter-out compiler/cli.c,$(wildcard compiler/*.c)) \
-            $(wildcard compiler/passes/*.c) $(wildcard compiler/gpu/*.c) $(wildcard compiler/codegen/*.c) \
+            $(wildcard compiler/analysis/*.c) $(wildcard compiler/passes/*.c) $(wildcard compiler/gpu/*.c) \
+            $(wildcard compiler/codegen/*.c) \
             $(wildcard lang/*.c) $(wildcard runtime/*.c)
 GEN_SRCS := $(BUILD)/gen/parser.c $(BUILD)/gen/lexer.c $(BUILD)/gen/stdlib_src.c $(BUILD)/gen/build_id.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(GEN_SRCS:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 HEADERS  := $(wildcard include/*.h compiler/*.h compiler/*.def compiler/support/*.h compiler/passes/*.h \
-              compiler/gpu/*.h compiler/codegen/*.h lang/*.h runtime/*.h)
+              compiler/analysis/*.h compiler/gpu/*.h compiler/codegen/*.h lang/*.h runtime/*.h)
 
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)

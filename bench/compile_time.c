@@ -85,7 +85,7 @@ static bool compile_once(const Source *src, const NrCompileOptions *o, const Spe
         GpuSpec spec = {(int)np, facts};
         GpuTarget target = {"sm_90a", s->warps, 3, NULL}; /* num_stages 3: the default */
         GpuResult r;
-        ok = gpu_compile_kernel(f, &spec, &target, false, NULL, NULL, &r, &d);
+        ok = gpu_compile_kernel(f, &spec, &target, GPU_DUMP_NONE, NULL, NULL, &r, &d);
         double t2 = nr_now_ms();
         if (ok) {
             t[0] = t1 - t0;

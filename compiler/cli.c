@@ -17,9 +17,10 @@
 static const char usage_text[] =
     "usage: nereid compile FILE.nr [-k KERNEL] [-D NAME=VALUE]... [--emit=ast|ir|ir-opt]\n"
     "                      [-o OUT] [--print-after-all] [--num-warps=N] [--num-stages=N]\n"
-    "                      [--emit=llvm|ptx|cubin] [--arch=sm_80|sm_90|sm_90a] [--time]\n"
+    "                      [--emit=gpu-ir|llvm|ptx|cubin] [--arch=sm_80|sm_90|sm_90a] [--time]\n"
     "                      [--divisible=P,...] [--one=P,...] [--no-align] [--llvm-passes=PIPELINE]\n"
-    "       nereid opt FILE.nrir [--passes=inline,canonicalize,cse,dce] [--print-after-all]\n"
+    "       nereid opt FILE.nrir [--passes=none|PASS,...] [--print-after-all] [--verify-only]\n"
+    "                  [--arch=sm_80|sm_90|sm_90a] [--num-warps=N] [--num-stages=N]\n"
     "       nereid --help | --version\n"
     "\n"
     "compile: parse, check and lower every kernel of FILE.nr (or only KERNEL) to IR and\n"
@@ -27,12 +28,19 @@ static const char usage_text[] =
     "anything else is a string). --emit prints a stage: the syntax tree, the IR as\n"
     "lowered, or the IR after the passes (to OUT, or standard output). Diagnostics go to\n"
     "standard error.\n"
-    "GPU: --emit=llvm|ptx|cubin runs the GPU back end for --arch (default sm_90a; cubin\n"
-    "needs ptxas from the CUDA toolkit and one kernel). Like the runtime, it specialises:\n"
+    "GPU: --emit=gpu-ir|llvm|ptx|cubin runs the GPU back end for --arch (default sm_90a):\n"
+    "gpu-ir is the IR after the GPU passes (layouts, shared-memory buffers; `nereid opt` reads\n"
+    "it back), cubin needs ptxas from the CUDA toolkit and one kernel. --num-stages is the\n"
+    "software-pipelining depth of loops feeding tl.dot (default 3). Like the runtime, it\n"
+    "specialises:\n"
     "pointer parameters are taken as 16-byte aligned (--no-align: unknown), the integer\n"
-    "parameters named by --divisible as divisible by 16, those named by --one as equal to 1.\n"
+    "parameters named by --divisible as nonzero multiples of 16, those named by --one as equal\n"
+    "to 1.\n"
     "--time prints the time of each stage to standard error. --llvm-passes replaces the LLVM\n"
-    "pipeline (e.g. 'default<O3>').\n";
+    "pipeline (e.g. 'default<O3>').\n"
+    "opt: reads textual IR (front-end or GPU-stage), verifies it, runs the passes named\n"
+    "(inline, canonicalize, cse, dce, gpu-assign-layouts, gpu-lower-dot-operands,\n"
+    "gpu-pipeline, gpu-alloc-shared, gpu-insert-barriers; none: no pass) and prints the result.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "nereid: ");
@@ -41,7 +49,7 @@ static int usage_error(const char *fmt, const char *arg) {
     return 2;
 }
 
-typedef enum { GPU_NONE, GPU_LLVM, GPU_PTX, GPU_CUBIN } GpuEmit;
+typedef enum { GPU_NONE, GPU_IR, GPU_LLVM, GPU_PTX, GPU_CUBIN } GpuEmit;
 
 typedef struct CliArgs {
     const char *file, *out, *kernel;
@@ -58,11 +66,11 @@ static int parse_emit(CliArgs *a, const char *v) {
     if (!strcmp(v, "ast")) a->o.stop_after = NR_STAGE_AST;
     else if (!strcmp(v, "ir")) a->o.stop_after = NR_STAGE_IR;
     else if (!strcmp(v, "ir-opt")) a->o.stop_after = NR_STAGE_IR_OPT;
-    else if (!strcmp(v, "llvm") || !strcmp(v, "ptx") || !strcmp(v, "cubin")) {
-        a->gpu = v[0] == 'l' ? GPU_LLVM : v[0] == 'p' ? GPU_PTX : GPU_CUBIN;
+    else if (!strcmp(v, "gpu-ir") || !strcmp(v, "llvm") || !strcmp(v, "ptx") || !strcmp(v, "cubin")) {
+        a->gpu = v[0] == 'g' ? GPU_IR : v[0] == 'l' ? GPU_LLVM : v[0] == 'p' ? GPU_PTX : GPU_CUBIN;
         a->o.stop_after = NR_STAGE_IR_OPT;
         a->o.emit = false;
-    } else return usage_error("unknown --emit value '%s' (ast, ir, ir-opt, llvm, ptx, cubin)", v);
+    } else return usage_error("unknown --emit value '%s' (ast, ir, ir-opt, gpu-ir, llvm, ptx, cubin)", v);
     return 0;
 }
 
@@ -204,13 +212,15 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
         GpuResult r;
         StrBuf llvm;
         sb_init(&llvm);
-        bool ok = gpu_compile_kernel(f, &spec, &t, a->o.print_after_all, dump, a->gpu == GPU_LLVM ? &llvm : NULL, &r, diag);
+        GpuDump what = a->gpu == GPU_IR ? GPU_DUMP_FINAL : a->o.print_after_all ? GPU_DUMP_ALL : GPU_DUMP_NONE;
+        bool ok = gpu_compile_kernel(f, &spec, &t, what, dump, a->gpu == GPU_LLVM ? &llvm : NULL, &r, diag);
         if (!ok) {
             sb_free(&llvm);
             return 1;
         }
         for (int k = 0; k < 4; k++) gpu_ms[k] += r.times_ms[k];
-        if (a->gpu == GPU_LLVM) sb_putn(dump, llvm.data ? llvm.data : "", llvm.len);
+        if (a->gpu == GPU_IR) { /* the dump has it */
+        } else if (a->gpu == GPU_LLVM) sb_putn(dump, llvm.data ? llvm.data : "", llvm.len);
         else if (a->gpu == GPU_PTX) sb_putn(dump, r.ptx.data, r.ptx.len);
         else if (run_ptxas(a->arch, &r.ptx, a->out)) ok = false;
         sb_free(&llvm);
@@ -253,6 +263,8 @@ static int cmd_compile(int argc, char **argv) {
         if (a.time) print_times(&prog, gpu_ms, nr_now_ms() - t0);
         if (!rc && a.gpu != GPU_CUBIN && (a.o.emit || a.o.print_after_all || a.gpu)) rc = write_output(a.out, &dump);
         if (!rc && a.gpu == GPU_CUBIN && a.o.print_after_all) rc = write_output(NULL, &dump); /* -o holds the cubin */
+        /* a failed GPU compile still shows the dumps that led to it */
+        if (rc && a.gpu && a.o.print_after_all) write_output(NULL, &dump);
         nr_program_free(&prog);
     }
     sb_free(&dump);

@@ -78,7 +78,7 @@ typedef enum {
     OP_COUNT
 } OpCode;
 
-enum { F_PURE = 1, F_COMM = 2, F_ELEM = 4, F_TERM = 8, F_MEM = 16 };
+enum { F_PURE = 1, F_COMM = 2, F_ELEM = 4, F_TERM = 8, F_MEM = 16, F_RDONLY = 32, F_GPU = 64 };
 
 typedef struct OpInfo {
     const char *name;
@@ -272,5 +272,8 @@ IrModule *ir_parse_module(Arena *arena, Diag *diag, const Source *src);
 /* ---- verification (ir_verify.c): types, arities, terminators, SSA dominance ----
  * Returns true if valid; otherwise writes "verifier: @func: op 'name': reason" lines. */
 bool ir_verify_module(const IrModule *m, StrBuf *err);
+/* The GPU stage's layouts and buffers (ir_verify_gpu.c); ir_verify_module calls it for a
+ * module with a gpu<> header once the rest verifies. */
+bool ir_verify_gpu(const IrModule *m, StrBuf *err);
 
 #endif

@@ -335,6 +335,15 @@ void ir_layout_linear(const IrModule *m, uint32_t id, IrType t, LinearLayout *ou
     }
 }
 
+int ir_smem_align(const IrModule *m, uint32_t layout) {
+    return valid_id(m, layout) && m->layouts[layout].max_phase > 1 ? 1024 : 16;
+}
+
+int64_t ir_smem_stage_bytes(const IrModule *m, uint32_t layout, IrType buf) {
+    int64_t bytes = ty_numel(buf) * dt_bytes(buf.pointee), a = ir_smem_align(m, layout);
+    return (bytes + a - 1) / a * a;
+}
+
 /* ---- text form ---- */
 
 typedef struct Field {

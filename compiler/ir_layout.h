@@ -59,6 +59,13 @@ bool ir_layout_check(const IrModule *m, uint32_t id, IrType t, int num_warps, St
  * layout must pass ir_layout_check. */
 void ir_layout_linear(const IrModule *m, uint32_t id, IrType t, LinearLayout *out);
 
+/* A shared-memory buffer's tiles: each starts at a multiple of the alignment its swizzle
+ * needs (1024 bytes when swizzled, the period of the hardware's 128-byte swizzle, which
+ * wgmma and TMA apply to addresses; 16 otherwise), so stage i of a ring is at i times
+ * the stage size. */
+int ir_smem_align(const IrModule *m, uint32_t layout);
+int64_t ir_smem_stage_bytes(const IrModule *m, uint32_t layout, IrType buf);
+
 /* ---- text form: kind<name=value, ...> ---- */
 void ir_layout_print(StrBuf *out, const IrLayout *l);
 /* Kinds by name ("blocked", ...): LAYOUT_NONE if unknown. */

@@ -6,6 +6,10 @@
  * passes feed it their mistakes, so it never trusts an id, a rank or a count before
  * checking it, and type rules only run on ops whose values all have valid types.
  *
+ * GPU-stage IR (a module with a gpu<> header) is further checked by ir_verify_gpu.c:
+ * every block has a layout that suits it, every buffer a shared layout, and each op's
+ * operands and results have the layouts its lowering needs.
+ *
  * Messages: "verifier: @func: op 'name' (line:col): reason", one per line. */
 #include "ir.h"
 
@@ -70,8 +74,10 @@ static TyName tn(IrType t) {
 /* ---- types ---- */
 
 static const char *type_problem(IrType t) {
-    if (t.dt < DT_I1 || t.dt > DT_PTR) return "unknown dtype";
+    if (t.dt < DT_I1 || t.dt > DT_SMEM) return "unknown dtype";
     if (t.dt == DT_PTR && (t.pointee < DT_I1 || t.pointee > DT_FP64)) return "bad pointee dtype";
+    if (t.dt == DT_SMEM && (t.pointee < DT_I1 || t.pointee > DT_FP64)) return "bad buffer element dtype";
+    if (t.dt == DT_SMEM && (t.rank < 1 || t.stages < 1)) return "a buffer needs a shape and at least one stage";
     if (t.rank > NR_MAX_RANK) return "more than 4 dimensions";
     int64_t numel = 1;
     for (int i = 0; i < t.rank; i++) {
@@ -227,8 +233,19 @@ static void check_reduce(Verifier *V, OpId id, const IrOp *op) {
 
 static bool dot_input(IrType t) { return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32 || t.dt == DT_I8; }
 
+/* A dot operand in shared memory (the GPU back end's) reads as the block it holds. */
+static IrType as_block(IrType t) {
+    if (t.dt != DT_SMEM) return t;
+    return ty_block(ty_scalar(t.pointee), t.rank, t.shape);
+}
+
 static void check_dot(Verifier *V, OpId id, const IrOp *op) {
-    IrType a = T(V, op->operands[0]), b = T(V, op->operands[1]), c = T(V, op->operands[2]);
+    for (int i = 0; i < 2; i++)
+        if (T(V, op->operands[i]).dt == DT_SMEM && T(V, op->operands[i]).stages != 1) {
+            op_error(V, id, "a shared-memory operand must be one stage (a local_view of a ring)");
+            return;
+        }
+    IrType a = as_block(T(V, op->operands[0])), b = as_block(T(V, op->operands[1])), c = T(V, op->operands[2]);
     if (!need(V, id, a.rank == 2 && b.rank == 2 && c.rank == 2, "needs rank-2 operands%s", "")) return;
     need(V, id, a.dt == b.dt && dot_input(a), "inputs must be fp16, bf16, fp32 or i8, both the same%s", "");
     need(V, id, c.dt == (a.dt == DT_I8 ? DT_I32 : DT_FP32), "the accumulator must be fp32 (i32 for i8 inputs)%s", "");
@@ -381,7 +398,84 @@ static void check_misc(Verifier *V, OpId id, const IrOp *op) {
     }
 }
 
+/* ---- the GPU back end's shared-memory ops ---- */
+
+static bool is_buffer(IrType t) { return t.dt == DT_SMEM; }
+
+/* A block of the buffer's elements and tile shape. */
+static IrType tile_of(IrType buf) { return ty_block(ty_scalar(buf.pointee), buf.rank, buf.shape); }
+
+static bool one_stage(Verifier *V, OpId id, IrType buf) {
+    if (!need(V, id, is_buffer(buf), "operand #0 must be a shared-memory buffer%s", "")) return false;
+    return need(V, id, buf.stages == 1, "needs a one-stage buffer (a local_view of a ring)%s", "");
+}
+
+static void check_local(Verifier *V, OpId id, const IrOp *op) {
+    switch (op->code) {
+    case OP_LOCAL_ALLOC: {
+        IrType r = T(V, op->results[0]);
+        if (!need(V, id, is_buffer(r), "result must be a shared-memory buffer%s", "")) return;
+        if (op->nopnds) {
+            need(V, id, r.stages == 1, "an initialised buffer has one stage%s", "");
+            same(V, id, T(V, op->operands[0]), tile_of(r), "init must be a block of the buffer's tile");
+        }
+        return;
+    }
+    case OP_LOCAL_VIEW: {
+        IrType b = T(V, op->operands[0]), r = T(V, op->results[0]);
+        if (!need(V, id, is_buffer(b), "operand #0 must be a shared-memory buffer%s", "")) return;
+        need(V, id, ty_equal(T(V, op->operands[1]), ty_scalar(DT_I32)), "the stage index must be an i32 scalar%s", "");
+        IrType want = b;
+        want.stages = 1;
+        same(V, id, r, want, "result must be one stage of the buffer");
+        return;
+    }
+    case OP_LOCAL_STORE:
+        if (one_stage(V, id, T(V, op->operands[0])))
+            same(V, id, T(V, op->operands[1]), tile_of(T(V, op->operands[0])), "value must be a block of the buffer's tile");
+        return;
+    case OP_LOCAL_LOAD:
+        if (one_stage(V, id, T(V, op->operands[0])))
+            same(V, id, T(V, op->results[0]), tile_of(T(V, op->operands[0])), "result must be a block of the buffer's tile");
+        return;
+    case OP_ASYNC_COPY: {
+        IrType b = T(V, op->operands[0]), p = T(V, op->operands[1]);
+        if (!one_stage(V, id, b)) return;
+        if (!need(V, id, p.dt == DT_PTR && p.rank > 0, "operand #1 must be a block of pointers%s", "")) return;
+        same(V, id, pointee_of(p), tile_of(b), "the pointers must point to the buffer's tile");
+        check_mask(V, id, op, 2, p);
+        return;
+    }
+    case OP_ASYNC_WAIT: case OP_DOT_WAIT:
+        need(V, id, op->attr[0] >= 0 && op->attr[0] <= 64, "pending must be from 0 to 64%s", "");
+        if (op->code == OP_DOT_WAIT) {
+            if (!need(V, id, op->nres == op->nopnds, "gives back each of its operands%s", "")) return;
+            for (uint32_t i = 0; i < op->nres; i++) same(V, id, T(V, op->results[i]), T(V, op->operands[i]), "result and operand types differ");
+        }
+        return;
+    default: return; /* async_commit, fence_async */
+    }
+}
+
+/* Buffers flow only into the ops made for them. */
+static bool takes_buffers(int code) {
+    return code == OP_LOCAL_VIEW || code == OP_LOCAL_STORE || code == OP_LOCAL_LOAD || code == OP_ASYNC_COPY ||
+           code == OP_DOT || code == OP_DOT_ASYNC;
+}
+
+static bool check_buffer_uses(Verifier *V, OpId id, const IrOp *op) {
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (is_buffer(T(V, op->operands[i])) && !takes_buffers(op->code))
+            return op_error(V, id, "operand #%u is a shared-memory buffer, which only local_view, local_store, local_load, "
+                                   "async_copy, dot and dot_async take", i);
+    for (uint32_t i = 0; i < op->nres; i++)
+        if (is_buffer(T(V, op->results[i])) && op->code != OP_LOCAL_ALLOC && op->code != OP_LOCAL_VIEW)
+            return op_error(V, id, "result #%u is a shared-memory buffer, which only local_alloc and local_view make", i);
+    return true;
+}
+
 static void check_types(Verifier *V, OpId id, const IrOp *op) {
+    if (!check_buffer_uses(V, id, op)) return;
     switch (op->code) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_MIN: case OP_MAX: case OP_NEG: case OP_ABS:
         check_uniform(V, id, op, arith_dt, "integer or float"); break;
@@ -401,8 +495,11 @@ static void check_types(Verifier *V, OpId id, const IrOp *op) {
     case OP_RESHAPE: check_reshape(V, id, op); break;
     case OP_TRANS: check_trans(V, id, op); break;
     case OP_REDUCE: check_reduce(V, id, op); break;
-    case OP_DOT: check_dot(V, id, op); break;
+    case OP_DOT: case OP_DOT_ASYNC: check_dot(V, id, op); break;
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: check_memory(V, id, op); break;
+    case OP_LOCAL_ALLOC: case OP_LOCAL_VIEW: case OP_LOCAL_STORE: case OP_LOCAL_LOAD: case OP_ASYNC_COPY:
+    case OP_ASYNC_COMMIT: case OP_ASYNC_WAIT: case OP_FENCE_ASYNC: case OP_DOT_WAIT:
+        check_local(V, id, op); break;
     case OP_FOR: check_for(V, id, op); break;
     case OP_IF: check_if(V, id, op); break;
     case OP_WHILE: check_while(V, id, op); break;
@@ -420,6 +517,9 @@ static void operand_range(int code, uint32_t *lo, uint32_t *hi) {
     switch (code) {
     case OP_LOAD: *lo = 1, *hi = 3; break;
     case OP_STORE: case OP_ATOMIC_RMW: *lo = 2, *hi = 3; break;
+    case OP_LOCAL_ALLOC: *lo = 0, *hi = 1; break;
+    case OP_ASYNC_COPY: *lo = 2, *hi = 3; break;
+    case OP_DOT_WAIT: *lo = 1, *hi = UINT32_MAX; break;
     case OP_FOR: *lo = 3, *hi = UINT32_MAX; break;
     default:
         if (n < 0) *lo = 0, *hi = UINT32_MAX;
@@ -625,5 +725,7 @@ bool ir_verify_module(const IrModule *m, StrBuf *err) {
         if (ir_module_find(m, m->funcs[i]->name) != m->funcs[i]) op_error(&V, 0, "function defined twice");
     }
     if (V.nerrors > MAX_ERRORS) sb_printf(err, "verifier: %d more errors\n", V.nerrors - MAX_ERRORS);
+    /* layouts are looked at only in IR whose types and scopes are sound */
+    if (V.nerrors == 0 && (m->gpu.arch || m->gpu.num_warps)) return ir_verify_gpu(m, err);
     return V.nerrors == 0;
 }

@@ -2,16 +2,26 @@
  * prints the result, like MLIR's mlir-opt. It is how the IR tests in tests/lit/ir drive
  * the parser, the verifier and every pass without the front end.
  *
- *   nereid opt [FILE.nrir | -] [--passes=inline,canonicalize,cse,dce]
+ *   nereid opt [FILE.nrir | -] [--passes=inline,canonicalize,cse,dce,gpu-...]
  *              [--print-after-all] [--verify-only]
- *              [--print-axis-info [--param-divisibility=N]]
+ *              [--print-axis-info] [--param-divisibility=N]
+ *              [--arch=sm_80|sm_90|sm_90a] [--num-warps=N] [--num-stages=N]
  *
- * --print-axis-info prints the alignment analysis of every function (after the passes),
- * with every pointer and integer parameter taken as divisible by N (default 1).
+ * --passes=none (or an empty list) runs nothing: the module is printed as it was read.
+ * The passes are the IR passes (compiler/passes) and the GPU passes (gpu_pass_table:
+ * gpu-assign-layouts, gpu-lower-dot-operands, gpu-pipeline, gpu-alloc-shared,
+ * gpu-insert-barriers), run in the order given on every function, the module verified
+ * after each (layouts and buffers too, once the IR has a gpu<> header). The GPU passes
+ * take the target and warp count from the file's gpu<> header when it has one, else
+ * from --arch (default sm_90a) and --num-warps (default 4); --num-stages (default 3) is
+ * the pipelining depth. --print-axis-info prints the alignment analysis of every
+ * function (after the passes); every pointer and integer parameter is taken as
+ * divisible by N (default 1) there and in the GPU passes.
  *
  * The module goes to stdout; errors and --print-after-all dumps go to stderr. Exit 0 on
  * success, 1 on an error in the input or a failed pass, 2 on a usage error. */
-#include "gpu/axis_info.h"
+#include "analysis/axis_info.h"
+#include "gpu/gpu_passes.h"
 #include "passes/passes.h"
 
 #include <errno.h>
@@ -24,12 +34,15 @@ typedef struct OptArgs {
     const char *passes;
     bool print_after_all, verify_only, axis_info;
     int64_t param_div;
+    int arch, num_warps, num_stages; /* 0: from the file's gpu<> header or the default */
 } OptArgs;
 
 static int usage(const char *msg, const char *arg) {
     fprintf(stderr, "nereid opt: %s%s\n", msg, arg ? arg : "");
-    fprintf(stderr, "usage: nereid opt [FILE.nrir | -] [--passes=inline,canonicalize,cse,dce] "
-                    "[--print-after-all] [--verify-only] [--print-axis-info [--param-divisibility=N]]\n");
+    fprintf(stderr, "usage: nereid opt [FILE.nrir | -] [--passes=inline,canonicalize,cse,dce,gpu-assign-layouts,"
+                    "gpu-lower-dot-operands,gpu-pipeline,gpu-alloc-shared,gpu-insert-barriers] [--print-after-all] "
+                    "[--verify-only] [--print-axis-info] [--param-divisibility=N] [--arch=sm_80|sm_90|sm_90a] "
+                    "[--num-warps=N] [--num-stages=N]\n");
     return 2;
 }
 
@@ -48,7 +61,19 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
             a->verify_only = true;
         else if (!strcmp(s, "--print-axis-info"))
             a->axis_info = true;
-        else if (!strncmp(s, "--param-divisibility=", 21)) {
+        else if (!strncmp(s, "--arch=", 7)) {
+            a->arch = ir_gpu_arch_from_name(s + 7, strlen(s + 7));
+            if (!a->arch) return usage("--arch takes sm_80, sm_90 or sm_90a, got ", s + 7);
+        } else if (!strncmp(s, "--num-warps=", 12) || !strncmp(s, "--num-stages=", 13)) {
+            bool warps = s[6] == 'w';
+            const char *v = s + (warps ? 12 : 13);
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || end == v || n < 1 || n > (warps ? 32 : 8) || (warps && (n & (n - 1))))
+                return usage(warps ? "--num-warps takes a power of two from 1 to 32, got " : "--num-stages takes 1 to 8, got ", v);
+            if (warps) a->num_warps = (int)n;
+            else a->num_stages = (int)n;
+        } else if (!strncmp(s, "--param-divisibility=", 21)) {
             char *end;
             a->param_div = strtoll(s + 21, &end, 10);
             if (*end || a->param_div < 1 || (a->param_div & (a->param_div - 1)))
@@ -61,9 +86,55 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
         else
             a->file = s;
     }
-    char bad[64];
-    if (!nr_pass_list_valid(a->passes, bad, sizeof bad)) return usage("unknown pass: ", bad);
+    if (!strcmp(a->passes, "none")) a->passes = "";
+    for (const char *p = a->passes; *p;) {
+        size_t n = strcspn(p, ",");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        char bad[64];
+        if (!gpu_pass_find(p, n) && !nr_pass_list_valid(name, bad, sizeof bad)) return usage("unknown pass: ", name);
+        p += n + (p[n] == ',');
+    }
     return 0;
+}
+
+static bool verify_after(IrModule *m, Diag *diag, const char *pass) {
+    StrBuf err;
+    sb_init(&err);
+    bool ok = ir_verify_module(m, &err);
+    if (!ok) {
+        if (err.len && err.data[err.len - 1] == '\n') err.data[--err.len] = 0;
+        diag_error(diag, (Loc){0}, "internal error: invalid IR after pass '%s':\n%s", pass, sb_cstr(&err));
+    }
+    sb_free(&err);
+    return ok;
+}
+
+/* Runs the passes in order: IR passes through the pipeline's runner, GPU passes on every
+ * function with the target from the options or the file. */
+static bool run_passes(const OptArgs *a, IrModule *m, Diag *diag, StrBuf *dump) {
+    NrPassOptions o = {a->print_after_all};
+    GpuOptions go = {a->arch ? a->arch : m->gpu.arch ? m->gpu.arch : GPU_SM90A,
+                     a->num_warps ? a->num_warps : m->gpu.num_warps ? m->gpu.num_warps : 4,
+                     a->num_stages ? a->num_stages : 3, (int)a->param_div};
+    for (const char *p = a->passes; *p;) {
+        size_t n = strcspn(p, ",");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        p += n + (p[n] == ',');
+        const GpuPass *gp = gpu_pass_find(name, strlen(name));
+        if (!gp) {
+            if (!nr_run_named_passes(m, name, &o, diag, dump)) return false;
+            continue;
+        }
+        for (uint32_t i = 0; i < m->nfuncs; i++) gp->run(m->funcs[i], &go);
+        if (a->print_after_all) {
+            sb_printf(dump, "// -----// IR Dump After %s //----- //\n", name);
+            ir_print_module(dump, m);
+        }
+        if (!verify_after(m, diag, name)) return false;
+    }
+    return true;
 }
 
 
@@ -78,11 +149,10 @@ static int run(const OptArgs *a, const Source *src, Arena *arena, Diag *diag) {
     sb_free(&err);
     if (!ok) return 1;
     if (a->verify_only) return 0;
-    NrPassOptions o = {a->print_after_all};
     StrBuf dump, out;
     sb_init(&dump);
     sb_init(&out);
-    ok = nr_run_named_passes(m, a->passes, &o, diag, &dump);
+    ok = run_passes(a, m, diag, &dump);
     fputs(sb_cstr(&dump), stderr);
     if (ok && a->axis_info) {
         for (uint32_t i = 0; i < m->nfuncs; i++) {

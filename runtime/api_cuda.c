@@ -42,11 +42,15 @@ void cuda_api_module_free(nr_module *m) {
     }
 }
 
+/* 0 is no multiple of 16 here: the compiler takes a divisible value to be nonzero too
+ * (so x % n keeps x's runs), and a zero pointer or size is worth a variant of its own. */
 static uint8_t fact_of(IrType t, InterpScalar v) {
-    if (t.dt == DT_PTR) return v.u % 16 == 0 ? SPEC_DIV16 : SPEC_NONE;
+    if (t.dt == DT_PTR) return v.u % 16 == 0 && v.u ? SPEC_DIV16 : SPEC_NONE;
     if (!dt_is_int(t.dt) || t.dt == DT_I1) return SPEC_NONE;
     if (v.i == 1) return SPEC_ONE;
-    return v.u % 16 == 0 ? SPEC_DIV16 : SPEC_NONE;
+    int bits = dt_bits(t.dt);
+    uint64_t u = bits >= 64 ? v.u : v.u & ((1ull << bits) - 1);
+    return u % 16 == 0 && u ? SPEC_DIV16 : SPEC_NONE;
 }
 
 /* The disk cache's key of a variant: everything that decides its code, none of it
@@ -79,7 +83,7 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
         GpuResult r;
         Diag diag;
         diag_init(&diag);
-        if (gpu_compile_kernel(k->f, spec, &t, false, NULL, NULL, &r, &diag)) {
+        if (gpu_compile_kernel(k->f, spec, &t, GPU_DUMP_NONE, NULL, NULL, &r, &diag)) {
             ctx->stats.gpu_compiles++;
             if (cuda_load(ctx->cuda, r.ptx.data, k->f->name, sb_cstr(&ck), r.shared_bytes, &out->k, &err))
                 s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));

@@ -319,6 +319,7 @@ static int check_op(Plan *p, OpId id) {
     NEED(op->nregions == info->nregions || (op->code == OP_IF && op->nregions == 1),
          "has %u regions", op->nregions);
     if (op->code >= OP_ADD && op->code <= OP_ADDPTR) return check_elementwise(p, op);
+    NEED(!(info->flags & F_GPU), "'%s' exists only in the GPU back end; the interpreter runs the IR before it", info->name);
     switch (op->code) {
     case OP_ARANGE:
         NEED(op->attr[0] >= -(INT64_C(1) << 40) && op->attr[0] <= (INT64_C(1) << 40) &&

@@ -1,22 +1,38 @@
 /* gen_internal.h - state shared by the llvm_*.c lowering files.
  *
- * Every IR value becomes the list of LLVM values of the elements this thread holds (one
- * for a scalar), in the register order of its layout (compiler/gpu/layout.h). Element
- * positions are a per-thread part (from the lane and warp ids, computed once in the
- * prologue block) plus a constant per register. */
+ * Every block value becomes the list of LLVM values of the elements this thread holds,
+ * one per register of its layout's linear map (compiler/ir_layout.h): register r holds
+ * the element whose row-major index is the XOR of r's register bases and the thread's
+ * lane and warp bases. A thread's part of each coordinate is computed once, in the
+ * prologue block; a register adds a constant. A scalar is one value in every thread. A
+ * shared-memory buffer is one value: the address of its first tile (ptr addrspace(3)). */
 #ifndef NEREID_GEN_INTERNAL_H
 #define NEREID_GEN_INTERNAL_H
 
 #include <llvm-c/Core.h>
 #include <setjmp.h>
 
-#include "../gpu/layout.h"
+#include "../analysis/layout_moves.h"
+#include "../ir_layout.h"
 #include "llvm_gen.h"
+
+/* A layout applied to a block shape, as the lowering uses it. */
+typedef struct GenLayout {
+    uint32_t id;
+    IrType t;                          /* the shape (dtype ignored) */
+    LinearLayout ll;
+    LLVMValueRef thread[NR_MAX_RANK];  /* the lane and warp part of each coordinate (i32) */
+    bool xor_dim[NR_MAX_RANK];         /* the register part shares bits with it: XOR, not add */
+    LLVMValueRef owner;                /* i1: this thread holds the first copy; NULL: no copies */
+    uint32_t reg_copies;               /* register bits whose basis is 0 */
+    bool have_thread, have_owner;
+} GenLayout;
 
 typedef struct Gen {
     IrFunc *f;
     IrModule *m;
     const AxisInfo *info;
+    const GpuTarget *target;
     Diag *diag;
     jmp_buf fail;
     int num_warps;
@@ -28,9 +44,9 @@ typedef struct Gen {
     LLVMValueRef tid, lane, warp, smem;
     LLVMValueRef **regs; /* by ValId */
     int *nregs;
-    LLVMValueRef *thread_part; /* by layout id * NR_MAX_RANK + root dim */
-    LLVMValueRef *owner;       /* by layout id: i1 "this thread owns its slice elements" */
-    ValId *wide_pairs;         /* operand pairs of 32-bit umulhi ops (2 per pair) */
+    GenLayout **layouts; /* the layouts used, with their shapes */
+    uint32_t nlayouts, caplayouts;
+    ValId *wide_pairs;   /* operand pairs of 32-bit umulhi ops (2 per pair) */
     int nwide;
     struct { LLVMValueRef a, b, lohi; } wide[64]; /* wide products made in wide_block */
     int nwidecache;
@@ -52,34 +68,53 @@ LLVMValueRef gen_i64(Gen *g, int64_t v);
 LLVMValueRef gen_intrinsic(Gen *g, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
 LLVMValueRef gen_to_mem(Gen *g, LLVMValueRef v, int dt);   /* i1 -> i8 */
 LLVMValueRef gen_from_mem(Gen *g, LLVMValueRef v, int dt); /* i8 -> i1 */
+/* Inline PTX: asm text, constraints, result type (void for none), operands; side_effects
+ * keeps LLVM from moving or dropping it (memory, barriers, asynchronous work). */
+LLVMValueRef gen_asm(Gen *g, const char *text, const char *cons, LLVMTypeRef ret, LLVMValueRef *args, int n,
+                     bool side_effects);
 
 /* values */
 LLVMValueRef *gen_vals(Gen *g, ValId v, int *n);
 void gen_set(Gen *g, ValId v, LLVMValueRef *regs, int n);
 LLVMValueRef *gen_alloc_regs(Gen *g, int n);
 
-/* element positions (llvm_layout.c) */
-typedef struct ElemPos {
-    LLVMValueRef coord[NR_MAX_RANK]; /* wrapped coordinate (i32) */
-    LLVMValueRef valid;              /* i1, or NULL when every element is unique */
-} ElemPos;
-void gen_elem_pos(Gen *g, ValId v, int r, ElemPos *out);
-LLVMValueRef gen_owner(Gen *g, ValId v);                 /* NULL if always the owner */
-LLVMValueRef gen_unique(Gen *g, ValId v, int r);         /* one thread per element; NULL: every */
-LLVMValueRef gen_thread_part(Gen *g, uint32_t root_layout, int root_dim);
+/* layouts and positions (llvm_layout.c) */
+const GenLayout *gen_layout_of(Gen *g, uint32_t layout, IrType t);
+const GenLayout *gen_layout(Gen *g, ValId v);  /* v's layout and shape (a block) */
+int gen_nregs(Gen *g, ValId v);                 /* 1 for a scalar or a buffer */
+/* The coordinates (i32) of the element in register r of block v. */
+void gen_elem_pos(Gen *g, ValId v, int r, LLVMValueRef *coord);
+void gen_layout_pos(Gen *g, const GenLayout *gl, int r, LLVMValueRef *coord);
+/* True in one thread per element of register r of v (NULL: in every thread); for a
+ * register that only copies another of the thread's, the constant false. A scalar:
+ * thread 0. */
+LLVMValueRef gen_unique(Gen *g, ValId v, int r);
+LLVMValueRef gen_layout_unique(Gen *g, const GenLayout *gl, int r);
+LLVMValueRef gen_thread_bits(Gen *g, LLVMValueRef x, const uint32_t *basis, int nbits, int shift, int len, bool *xor_out);
 LLVMValueRef gen_linear(Gen *g, const LLVMValueRef *coord, IrType t); /* row-major index */
 LLVMValueRef gen_smem_ptr(Gen *g, int byte_offset, LLVMValueRef index, int elem_bytes);
+LLVMValueRef gen_and(Gen *g, LLVMValueRef a, LLVMValueRef b);   /* NULL is true */
 void gen_barrier(Gen *g);
 /* position builder in the prologue for values that must dominate everything */
 LLVMBasicBlockRef gen_enter_prologue(Gen *g);
 void gen_leave_prologue(Gen *g, LLVMBasicBlockRef saved);
+
+/* shared memory (llvm_smem.c) */
+void gen_local(Gen *g, OpId id);         /* local_alloc/view/store/load, async_*, fence_async */
+/* Stores block x (its registers) into the one-stage buffer at base, laid out by layout
+ * `shared`; and the reverse, into registers of `dst_layout`. */
+void gen_store_tile(Gen *g, ValId x, LLVMValueRef base, uint32_t shared);
+LLVMValueRef *gen_load_tile(Gen *g, IrType t, uint32_t dst_layout, LLVMValueRef base, uint32_t shared);
+/* A shared layout's element offset of row-major index bits: inv[k] for bit k. */
+void gen_shared_inverse(Gen *g, uint32_t shared, IrType t, uint32_t *inv);
 
 /* op lowering */
 void gen_elementwise(Gen *g, OpId id);                  /* llvm_elem.c */
 void gen_memory(Gen *g, OpId id);                       /* llvm_mem.c */
 void gen_shape(Gen *g, OpId id);                        /* llvm_shape.c */
 void gen_reduce(Gen *g, OpId id);                       /* llvm_reduce.c */
-void gen_dot(Gen *g, OpId id);                          /* llvm_dot.c */
+void gen_dot(Gen *g, OpId id);                          /* llvm_dot.c (CUDA cores) or llvm_mma.c */
+void gen_mma(Gen *g, OpId id);                          /* llvm_mma.c: mma.sync, wgmma, dot_wait */
 void gen_region(Gen *g, RegionId r);                    /* llvm_gen.c */
 void gen_control(Gen *g, OpId id);                      /* llvm_control.c */
 void gen_debug(Gen *g, OpId id);                        /* llvm_debug.c: assert, print */

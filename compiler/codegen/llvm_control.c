@@ -4,13 +4,7 @@
  * body (region 1). Yields feed the phis from wherever their region ended. */
 #include "gen_internal.h"
 
-static int nregs(Gen *g, ValId v) {
-    IrType t = ir_type(g->f, v);
-    if (!t.rank) return 1;
-    LayoutDims ld;
-    layout_dims(g->m, g->f->vals[v].layout, t, &ld);
-    return ld.nregs;
-}
+static int nregs(Gen *g, ValId v) { return gen_nregs(g, v); }
 
 /* phis for values vals (types of), bound to targets (region args or results) */
 static LLVMValueRef **make_phis(Gen *g, const ValId *targets, uint32_t n) {

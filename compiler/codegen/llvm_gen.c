@@ -17,18 +17,10 @@
 
 static LLVMValueRef sreg(Gen *g, const char *name) { return gen_intrinsic(g, name, g->i32, NULL, 0); }
 
-static int nregs_of(Gen *g, ValId v) {
-    IrType t = ir_type(g->f, v);
-    if (!t.rank) return 1;
-    LayoutDims ld;
-    layout_dims(g->m, g->f->vals[v].layout, t, &ld);
-    return ld.nregs;
-}
-
 static void gen_simple(Gen *g, OpId id) {
     IrOp *op = &g->f->ops[id];
     ValId r = op->nres ? op->results[0] : 0;
-    int n = r ? nregs_of(g, r) : 0;
+    int n = r ? gen_nregs(g, r) : 0;
     LLVMValueRef *out = r ? gen_alloc_regs(g, n) : NULL;
     switch (op->code) {
     case OP_CONST: {
@@ -43,9 +35,9 @@ static void gen_simple(Gen *g, OpId id) {
     }
     case OP_ARANGE:
         for (int i = 0; i < n; i++) {
-            ElemPos p;
-            gen_elem_pos(g, r, i, &p);
-            out[i] = LLVMBuildAdd(g->B, p.coord[0], gen_i32(g, op->attr[0]), "");
+            LLVMValueRef c[NR_MAX_RANK];
+            gen_elem_pos(g, r, i, c);
+            out[i] = gen_add_const(g, c[0], op->attr[0]);
         }
         break;
     case OP_PROGRAM_ID:
@@ -70,6 +62,9 @@ static void gen_op(Gen *g, OpId id) {
     case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS: case OP_CONVERT_LAYOUT: gen_shape(g, id); return;
     case OP_REDUCE: gen_reduce(g, id); return;
     case OP_DOT: gen_dot(g, id); return;
+    case OP_DOT_ASYNC: case OP_DOT_WAIT: gen_mma(g, id); return;
+    case OP_LOCAL_ALLOC: case OP_LOCAL_VIEW: case OP_LOCAL_STORE: case OP_LOCAL_LOAD: case OP_ASYNC_COPY:
+    case OP_ASYNC_COMMIT: case OP_ASYNC_WAIT: case OP_FENCE_ASYNC: gen_local(g, id); return;
     case OP_FOR: case OP_IF: case OP_WHILE: gen_control(g, id); return;
     case OP_RETURN: LLVMBuildRetVoid(g->B); return;
     case OP_ASSERT: case OP_PRINT: gen_debug(g, id); return;
@@ -244,14 +239,12 @@ bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf
     double t0 = nr_now_ms();
     Gen *g = calloc(1, sizeof *g);
     if (!g) NR_DIE("out of memory");
-    g->f = f, g->m = f->mod, g->info = info, g->diag = diag, g->num_warps = t->num_warps;
+    g->f = f, g->m = f->mod, g->info = info, g->diag = diag, g->num_warps = t->num_warps, g->target = t;
     g->C = LLVMContextCreate();
     g->M = LLVMModuleCreateWithNameInContext(f->name, g->C);
     g->B = LLVMCreateBuilderInContext(g->C);
     g->regs = arena_alloc(g->m->arena, sizeof(LLVMValueRef *) * (f->nvals + 1));
     g->nregs = arena_alloc(g->m->arena, sizeof(int) * (f->nvals + 1));
-    g->thread_part = arena_alloc(g->m->arena, sizeof(LLVMValueRef) * (g->m->nlayouts + 1) * NR_MAX_RANK);
-    g->owner = arena_alloc(g->m->arena, sizeof(LLVMValueRef) * (g->m->nlayouts + 1));
     init_types(g);
     bool ok = false;
     if (!setjmp(g->fail)) {

@@ -3,7 +3,7 @@
 #ifndef NEREID_LLVM_GEN_H
 #define NEREID_LLVM_GEN_H
 
-#include "../gpu/axis_info.h"
+#include "../analysis/axis_info.h"
 #include "../ir.h"
 
 typedef struct GpuTarget {

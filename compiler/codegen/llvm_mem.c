@@ -13,19 +13,20 @@
 
 #include "gen_internal.h"
 
-static int vector_width(Gen *g, ValId ptr, ValId mask, int eb, int *fast_out) {
+/* The elements one access moves: a run of consecutive registers along the dim of the
+ * layout's first register basis, as far as the alignment facts prove the addresses
+ * contiguous and aligned (and the mask constant), at most 16 bytes. */
+static int vector_width(Gen *g, ValId ptr, ValId mask, int eb) {
     IrType t = ir_type(g->f, ptr);
-    *fast_out = 0;
     if (!t.rank) return 1;
-    uint32_t lid = g->f->vals[ptr].layout;
-    const IrLayout *l = &g->m->layouts[lid];
-    if (l->kind != LAYOUT_BLOCKED) return 1;
-    int fast = l->order[0];
-    *fast_out = fast;
-    LayoutDims ld;
-    layout_dims(g->m, lid, t, &ld);
+    const LinearLayout *l = &gen_layout(g, ptr)->ll;
+    if (!l->nbits[LL_REG] || !l->basis[LL_REG][0]) return 1;
+    int fast = 0;
+    for (int d = 0; d < l->rank; d++)
+        if (l->basis[LL_REG][0] == 1u << ll_dim_shift(l, d)) fast = d;
+    int run = 1 << ll_contig_bits(l, LL_REG, fast);
     int v = axis_info_vector_width(&g->info[ptr], mask ? &g->info[mask] : NULL, eb, fast);
-    while (v > 1 && (ld.e[fast] % v || v * eb > 16)) v /= 2;
+    while (v > 1 && (run % v || v * eb > 16)) v /= 2;
     return v < 1 ? 1 : v;
 }
 
@@ -171,13 +172,7 @@ static void guarded_store(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValue
     }
 }
 
-static LLVMValueRef and_opt(Gen *g, LLVMValueRef a, LLVMValueRef b) {
-    if (!a) return b;
-    if (!b) return a;
-    return LLVMBuildAnd(g->B, a, b, "");
-}
-
-static LLVMValueRef unique(Gen *g, ValId v, int r) { return gen_unique(g, v, r); }
+static bool never(LLVMValueRef c) { return c && LLVMIsAConstantInt(c) && !LLVMConstIntGetZExtValue(c); }
 
 static LLVMValueRef pack(Gen *g, LLVMValueRef *regs, int r, int v, int dt) {
     if (v == 1) return gen_to_mem(g, regs[r], dt);
@@ -188,8 +183,8 @@ static LLVMValueRef pack(Gen *g, LLVMValueRef *regs, int r, int v, int dt) {
 
 static void gen_load(Gen *g, IrOp *op) {
     ValId ptr = op->operands[0], mask = op->nopnds > 1 ? op->operands[1] : 0, oth = op->nopnds > 2 ? op->operands[2] : 0;
-    int dt = ir_type(g->f, ptr).pointee, eb = dt_bytes(dt), fast, n;
-    int v = vector_width(g, ptr, mask, eb, &fast);
+    int dt = ir_type(g->f, ptr).pointee, eb = dt_bytes(dt), n;
+    int v = vector_width(g, ptr, mask, eb);
     LLVMValueRef *P = gen_vals(g, ptr, &n), *M = mask ? gen_vals(g, mask, NULL) : NULL, *O = oth ? gen_vals(g, oth, NULL) : NULL;
     LLVMValueRef *out = gen_alloc_regs(g, n);
     LLVMTypeRef et = gen_mem_type(g, dt), ty = v == 1 ? et : LLVMVectorType(et, (unsigned)v);
@@ -205,11 +200,13 @@ static void gen_load(Gen *g, IrOp *op) {
 
 static void gen_store(Gen *g, IrOp *op) {
     ValId ptr = op->operands[0], val = op->operands[1], mask = op->nopnds > 2 ? op->operands[2] : 0;
-    int dt = ir_type(g->f, ptr).pointee, eb = dt_bytes(dt), fast, n;
-    int v = vector_width(g, ptr, mask, eb, &fast);
+    int dt = ir_type(g->f, ptr).pointee, eb = dt_bytes(dt), n;
+    int v = vector_width(g, ptr, mask, eb);
     LLVMValueRef *P = gen_vals(g, ptr, &n), *V = gen_vals(g, val, NULL), *M = mask ? gen_vals(g, mask, NULL) : NULL;
     for (int r = 0; r < n; r += v) {
-        LLVMValueRef cond = and_opt(g, M ? M[r] : NULL, unique(g, ptr, r));
+        LLVMValueRef once = gen_unique(g, ptr, r);
+        if (never(once)) continue; /* a register that copies another */
+        LLVMValueRef cond = gen_and(g, M ? M[r] : NULL, once);
         LLVMValueRef val = pack(g, V, r, v, dt);
         if (cond) predicated_store(g, cond, val, P[r]);
         else guarded_store(g, NULL, val, P[r], (unsigned)(v * eb));
@@ -261,8 +258,9 @@ static void gen_atomic(Gen *g, IrOp *op) {
     LLVMValueRef *M = !cas && op->nopnds > 2 ? gen_vals(g, op->operands[2], NULL) : NULL;
     LLVMValueRef *out = gen_alloc_regs(g, n);
     for (int r = 0; r < n; r++) {
-        LLVMValueRef cond = and_opt(g, M ? M[r] : NULL, unique(g, ptr, r));
-        out[r] = atomic_one(g, op, dt, cond, P[r], A[r], cas ? Bv[r] : NULL);
+        LLVMValueRef once = gen_unique(g, ptr, r);
+        out[r] = never(once) ? LLVMConstNull(gen_type(g, dt)) /* its owner's, below */
+                             : atomic_one(g, op, dt, gen_and(g, M ? M[r] : NULL, once), P[r], A[r], cas ? Bv[r] : NULL);
     }
     if (op->smem_size) { /* the owner's old value to its duplicates (thread 0's for a scalar) */
         IrType t = ir_type(g->f, ptr);
@@ -270,12 +268,13 @@ static void gen_atomic(Gen *g, IrOp *op) {
         for (int r = 0; r < n; r++) {
             LLVMValueRef idx = gen_i32(g, 0);
             if (t.rank) {
-                ElemPos p;
-                gen_elem_pos(g, ptr, r, &p);
-                idx = gen_linear(g, p.coord, t);
+                LLVMValueRef c[NR_MAX_RANK];
+                gen_elem_pos(g, ptr, r, c);
+                idx = gen_linear(g, c, t);
             }
             slots[r] = gen_smem_ptr(g, op->smem_offset, idx, 8);
-            guarded_store(g, unique(g, ptr, r), out[r], slots[r], 8);
+            LLVMValueRef once = gen_unique(g, ptr, r);
+            if (!never(once)) guarded_store(g, once, out[r], slots[r], 8);
         }
         gen_barrier(g);
         for (int r = 0; r < n; r++) {

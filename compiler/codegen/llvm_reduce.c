@@ -1,16 +1,17 @@
 /* llvm_reduce.c - reductions (sum, max, min, argmax, argmin) along one axis.
  *
- * 1. In each thread, combine the registers that differ only along the axis (elements a
- *    replicated layout holds twice count as the identity).
- * 2. Across the lanes that split the axis: butterfly shuffles (shfl.sync.bfly) over the
- *    lane-id bits of that dim, halving the distance each step; every lane ends with the
- *    warp's result. 64-bit values travel as two halves, 16-bit ones widened.
- * 3. Across the warps that split the axis: each warp writes its partial to shared memory
- *    at (output element, warp), the CTA synchronises, and every thread combines the
- *    partials of its output elements in warp order.
+ * Read from the linear maps of the operand's layout and the result's (its slice):
+ * 1. In each thread, combine the registers whose elements differ only along the axis, in
+ *    register order (registers that copy another are left out).
+ * 2. Across the lanes whose bases step along the axis: butterfly shuffles
+ *    (shfl.sync.bfly) over those lane-id bits; every such lane ends with the warp's
+ *    result. 64-bit values travel as two halves, 16-bit ones widened. Lanes holding
+ *    copies (basis 0) are not combined.
+ * 3. Across the warps whose bases step along the axis: each warp writes its partial to
+ *    shared memory at (output element, warp slot), the CTA synchronises, and every
+ *    thread combines the partials of its output elements in slot order.
  * The result has the operand's layout sliced along the axis (a scalar for rank 1).
  * argmax/argmin carry (value, index) pairs; ties keep the smaller index. */
-#include <math.h>
 
 #include "gen_internal.h"
 
@@ -19,17 +20,6 @@ typedef struct Acc {
 } Acc;
 
 static bool is_arg(int kind) { return kind == RED_ARGMAX || kind == RED_ARGMIN; }
-
-static LLVMValueRef identity(Gen *g, int kind, int dt) {
-    LLVMTypeRef ty = gen_type(g, dt);
-    bool mx = kind == RED_MAX || kind == RED_ARGMAX;
-    if (kind == RED_SUM) return LLVMConstNull(ty);
-    if (dt_is_float(dt)) return LLVMConstReal(ty, mx ? -INFINITY : INFINITY);
-    int bits = dt_bits(dt);
-    if (dt == DT_I1) return LLVMConstInt(ty, mx ? 0 : 1, 0);
-    if (dt_is_signed(dt)) return LLVMConstInt(ty, mx ? (1ull << (bits - 1)) : ~(1ull << (bits - 1)), 0);
-    return mx ? LLVMConstNull(ty) : LLVMConstAllOnes(ty);
-}
 
 /* a better than b for max-like (gt) or min-like (lt); NaN never wins */
 static LLVMValueRef better(Gen *g, bool mx, int dt, LLVMValueRef a, LLVMValueRef b) {
@@ -95,100 +85,120 @@ static LLVMValueRef shuffle(Gen *g, LLVMValueRef x, int mask) {
     return LLVMGetTypeKind(ty) == LLVMIntegerTypeKind ? r : LLVMBuildBitCast(g->B, r, ty, "");
 }
 
-static int log2i(int x) {
-    int k = 0;
-    while ((1 << k) < x) k++;
-    return k;
+/* Row-major index of the operand with the axis's bits inserted (as zeros) into an index
+ * of the result. */
+static uint32_t expand(uint32_t f, int shift, int la) {
+    return ((f >> shift) << (shift + la)) | (f & ((1u << shift) - 1));
+}
+
+/* The lane or warp bits that step along the axis; an internal error if one steps along
+ * the axis and another dim at once (its partner would hold another output). */
+static uint32_t axis_bits(Gen *g, const IrOp *op, const LinearLayout *l, int in, uint32_t amask) {
+    uint32_t m = 0;
+    for (int i = 0; i < l->nbits[in]; i++) {
+        uint32_t b = l->basis[in][i];
+        if (!(b & amask)) continue;
+        if (b & ~amask) gen_error(g, op->loc, "internal error: a reduction over a layout whose threads mix the axis with other dims");
+        m |= 1u << i;
+    }
+    return m;
+}
+
+/* The partial's slot of this warp: its warp-id bits along the axis, gathered. */
+static LLVMValueRef warp_slot(Gen *g, uint32_t wmask) {
+    LLVMValueRef s = gen_i32(g, 0);
+    for (int i = 0, j = 0; wmask >> i; i++) {
+        if (!(wmask >> i & 1)) continue;
+        LLVMValueRef bit = LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, g->warp, gen_i32(g, i), ""), gen_i32(g, 1), "");
+        s = LLVMBuildOr(g->B, s, j ? LLVMBuildShl(g->B, bit, gen_i32(g, j), "") : bit, "");
+        j++;
+    }
+    return s;
+}
+
+/* 3. across warps, through shared memory: partial (output element, warp slot). */
+static void across_warps(Gen *g, const IrOp *op, Acc *acc, int nout, uint32_t wmask, int kind, int dt) {
+    ValId res = op->results[0];
+    IrType rt = ir_type(g->f, res);
+    int npart = 1 << __builtin_popcount(wmask);
+    if (!op->smem_size) gen_error(g, op->loc, "internal error: reduction without shared memory");
+    LLVMValueRef wc = warp_slot(g, wmask);
+    int idx_off = op->smem_offset + (int)(ty_numel(rt) * npart * 8);
+    LLVMValueRef *lin = gen_alloc_regs(g, nout);
+    for (int o = 0; o < nout; o++) {
+        LLVMValueRef c[NR_MAX_RANK];
+        if (rt.rank) gen_elem_pos(g, res, o, c);
+        lin[o] = rt.rank ? gen_linear(g, c, rt) : gen_i32(g, 0);
+        LLVMValueRef slot = LLVMBuildAdd(g->B, gen_mul_const(g, lin[o], npart), wc, "");
+        LLVMSetAlignment(LLVMBuildStore(g->B, acc[o].v, gen_smem_ptr(g, op->smem_offset, slot, 8)), 8);
+        if (acc[o].i) LLVMSetAlignment(LLVMBuildStore(g->B, acc[o].i, gen_smem_ptr(g, idx_off, slot, 8)), 8);
+    }
+    gen_barrier(g);
+    LLVMTypeRef ty = gen_type(g, dt);
+    for (int o = 0; o < nout; o++) {
+        Acc a = {NULL, NULL};
+        for (int w = 0; w < npart; w++) {
+            LLVMValueRef slot = gen_add_const(g, gen_mul_const(g, lin[o], npart), w);
+            Acc e = {LLVMBuildLoad2(g->B, ty, gen_smem_ptr(g, op->smem_offset, slot, 8), ""), NULL};
+            LLVMSetAlignment(e.v, 8);
+            if (is_arg(kind)) {
+                e.i = LLVMBuildLoad2(g->B, g->i32, gen_smem_ptr(g, idx_off, slot, 8), "");
+                LLVMSetAlignment(e.i, 8);
+            }
+            a = w == 0 ? e : combine(g, kind, dt, a, e);
+        }
+        acc[o] = a;
+    }
 }
 
 void gen_reduce(Gen *g, OpId id) {
     IrOp *op = &g->f->ops[id];
     int kind = (int)op->attr[0], axis = (int)op->attr[1];
     ValId x = op->operands[0], res = op->results[0];
-    IrType t = ir_type(g->f, x);
-    int dt = t.dt;
-    uint32_t lid = g->f->vals[x].layout;
-    LayoutDims ld;
-    layout_dims(g->m, lid, t, &ld);
-    const IrLayout *root = layout_root(g->m, lid);
-    int ra = ld.root_dim[axis];
+    int dt = ir_type(g->f, x).dt;
+    const GenLayout *xl = gen_layout(g, x);
+    const LinearLayout *l = &xl->ll;
+    int shift = ll_dim_shift(l, axis), la = l->log2shape[axis], nregs = 1 << l->nbits[LL_REG];
+    uint32_t amask = ((1u << la) - 1) << shift;
     LLVMValueRef *in = gen_vals(g, x, NULL);
     int narrow = (dt == DT_FP16 || dt == DT_BF16) && kind == RED_SUM ? dt : 0;
     if (narrow) { /* accumulate in fp32, as the interpreter does, and round once */
-        LLVMValueRef *wide = gen_alloc_regs(g, ld.nregs);
-        for (int r = 0; r < ld.nregs; r++) wide[r] = LLVMBuildFPExt(g->B, in[r], g->f32, "");
+        LLVMValueRef *wide = gen_alloc_regs(g, nregs);
+        for (int r = 0; r < nregs; r++) wide[r] = LLVMBuildFPExt(g->B, in[r], g->f32, "");
         in = wide;
         dt = DT_FP32;
     }
-    int nout = ld.nregs / ld.n[axis];
+    const GenLayout *rl = ir_type(g->f, res).rank ? gen_layout(g, res) : NULL;
+    int nout = rl ? 1 << rl->ll.nbits[LL_REG] : 1;
     Acc *acc = arena_alloc(g->m->arena, sizeof(Acc) * (size_t)nout);
-    int *first = arena_alloc(g->m->arena, sizeof(int) * (size_t)nout);
-    /* 1. within the thread: output k gathers the registers with index 0 along the axis */
-    int k = 0;
-    for (int r = 0; r < ld.nregs; r++) {
-        if ((r / ld.stride[axis]) % ld.n[axis]) continue;
-        first[k] = r;
-        Acc a = {identity(g, kind, dt), is_arg(kind) ? gen_i32(g, INT32_MAX) : NULL};
-        for (int j = 0; j < ld.n[axis]; j++) {
-            int rr = r + j * ld.stride[axis];
-            ElemPos p;
-            gen_elem_pos(g, x, rr, &p);
-            Acc e = {in[rr], is_arg(kind) ? p.coord[axis] : NULL};
-            if (p.valid) {
-                e.v = LLVMBuildSelect(g->B, p.valid, e.v, identity(g, kind, dt), "");
-                if (e.i) e.i = LLVMBuildSelect(g->B, p.valid, e.i, gen_i32(g, INT32_MAX), "");
+    /* 1. within the thread: each output gathers the registers whose element differs from
+     * it only along the axis, in register order (copies left out) */
+    for (int o = 0; o < nout; o++) {
+        uint32_t key = rl ? expand(ll_apply_dim(&rl->ll, LL_REG, (uint32_t)o), shift, la) : 0;
+        bool first = true;
+        for (int r = 0; r < nregs; r++) {
+            if (((uint32_t)r & xl->reg_copies) || (ll_apply_dim(l, LL_REG, (uint32_t)r) & ~amask) != key) continue;
+            Acc e = {in[r], NULL};
+            if (is_arg(kind)) {
+                LLVMValueRef c[NR_MAX_RANK];
+                gen_layout_pos(g, xl, r, c);
+                e.i = c[axis];
             }
-            a = j == 0 && !p.valid ? e : combine(g, kind, dt, a, e);
+            acc[o] = first ? e : combine(g, kind, dt, acc[o], e);
+            first = false;
         }
-        acc[k++] = a;
+        if (first) NR_DIE("gen_reduce: output register %d gathers nothing", o);
     }
-    /* 2. across lanes */
-    int lane_shift = 0, warp_shift = 0;
-    for (int q = 0; q < root->rank && root->order[q] != ra; q++)
-        lane_shift += log2i(root->tpw[root->order[q]]), warp_shift += log2i(root->wpc[root->order[q]]);
-    for (int b = 0; b < log2i(root->tpw[ra]); b++)
+    /* 2. across lanes: butterflies over the lane bits along the axis */
+    uint32_t lmask = axis_bits(g, op, l, LL_LANE, amask), wmask = axis_bits(g, op, l, LL_WARP, amask);
+    for (int b = 0; b < 5; b++) {
+        if (!(lmask >> b & 1)) continue;
         for (int o = 0; o < nout; o++) {
-            Acc other = {shuffle(g, acc[o].v, 1 << (lane_shift + b)), acc[o].i ? shuffle(g, acc[o].i, 1 << (lane_shift + b)) : NULL};
+            Acc other = {shuffle(g, acc[o].v, 1 << b), acc[o].i ? shuffle(g, acc[o].i, 1 << b) : NULL};
             acc[o] = combine(g, kind, dt, acc[o], other);
         }
-    /* 3. across warps, through shared memory */
-    int wpc = root->wpc[ra];
-    if (wpc > 1) {
-        if (!op->smem_size) gen_error(g, op->loc, "internal error: reduction without shared memory");
-        LLVMValueRef wc = LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, g->warp, gen_i32(g, warp_shift), ""), gen_i32(g, wpc - 1), "");
-        IrType rt = ir_type(g->f, res);
-        int64_t out_numel = ty_numel(rt);
-        int idx_off = op->smem_offset + (int)(out_numel * wpc * 8);
-        LLVMValueRef *lin = arena_alloc(g->m->arena, sizeof(LLVMValueRef) * (size_t)nout);
-        for (int o = 0; o < nout; o++) {
-            LLVMValueRef oc[NR_MAX_RANK];
-            ElemPos p;
-            gen_elem_pos(g, x, first[o], &p);
-            for (int d = 0, j = 0; d < t.rank; d++)
-                if (d != axis) oc[j++] = p.coord[d];
-            lin[o] = rt.rank ? gen_linear(g, oc, rt) : gen_i32(g, 0);
-            LLVMValueRef slot = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, lin[o], gen_i32(g, wpc), ""), wc, "");
-            LLVMValueRef s = LLVMBuildStore(g->B, acc[o].v, gen_smem_ptr(g, op->smem_offset, slot, 8));
-            LLVMSetAlignment(s, 8);
-            if (acc[o].i) LLVMSetAlignment(LLVMBuildStore(g->B, acc[o].i, gen_smem_ptr(g, idx_off, slot, 8)), 8);
-        }
-        gen_barrier(g);
-        LLVMTypeRef ty = gen_type(g, dt);
-        for (int o = 0; o < nout; o++) {
-            Acc a = {NULL, NULL};
-            for (int w = 0; w < wpc; w++) {
-                LLVMValueRef slot = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, lin[o], gen_i32(g, wpc), ""), gen_i32(g, w), "");
-                Acc e = {LLVMBuildLoad2(g->B, ty, gen_smem_ptr(g, op->smem_offset, slot, 8), ""), NULL};
-                LLVMSetAlignment(e.v, 8);
-                if (is_arg(kind)) {
-                    e.i = LLVMBuildLoad2(g->B, g->i32, gen_smem_ptr(g, idx_off, slot, 8), "");
-                    LLVMSetAlignment(e.i, 8);
-                }
-                a = w == 0 ? e : combine(g, kind, dt, a, e);
-            }
-            acc[o] = a;
-        }
     }
+    if (wmask) across_warps(g, op, acc, nout, wmask, kind, dt);
     LLVMValueRef *out = gen_alloc_regs(g, nout);
     for (int o = 0; o < nout; o++) {
         out[o] = is_arg(kind) ? acc[o].i : acc[o].v;

@@ -1,106 +1,133 @@
-/* llvm_shape.c - ops that move elements between positions: broadcast, expand_dims,
- * reshape, trans and convert_layout.
+/* llvm_shape.c - ops that move elements between positions or layouts: broadcast,
+ * expand_dims, reshape, trans and convert_layout, all one way (analysis/layout_moves.h).
  *
- * When the source element of every result register sits in the same thread (a
- * broadcast within one blocked layout; expand_dims of a slice of the result's layout),
- * the result is a re-indexing of registers. Otherwise the op goes through shared
- * memory: every thread writes its source elements at their row-major index, the CTA
- * synchronises, and every thread reads the source element each of its result elements
- * comes from. */
+ * Each result element comes from one operand element through a linear map of row-major
+ * indices. When every thread already holds the elements it needs (moves_is_local), the
+ * result's registers are the operand's, renumbered: register r of the result is the
+ * operand register whose element is the map of r's. Otherwise the block goes through
+ * shared memory: one thread per element writes it at its row-major index (a run of
+ * consecutive registers as one vector), the CTA synchronises, and each thread reads the
+ * element each of its registers comes from. */
 #include "gen_internal.h"
 
-bool gpu_op_is_local(const IrFunc *f, OpId id);
-
-/* index of the source element for result coordinates c */
-static void source_coord(Gen *g, const IrOp *op, IrType src, IrType dst, LLVMValueRef *c, LLVMValueRef *out) {
-    switch (op->code) {
-    case OP_BROADCAST:
-        for (int d = 0; d < src.rank; d++) out[d] = src.shape[d] == 1 && dst.shape[d] != 1 ? gen_i32(g, 0) : c[d];
-        return;
-    case OP_EXPAND_DIMS:
-        for (int d = 0, k = 0; d < dst.rank; d++)
-            if (d != op->attr[0]) out[k++] = c[d];
-        return;
-    case OP_TRANS:
-        for (int i = 0; i < dst.rank; i++) out[op->attr[i]] = c[i];
-        return;
-    case OP_RESHAPE: { /* same row-major index: leave it linear in out[0] */
-        out[0] = gen_linear(g, c, dst);
-        return;
-    }
-    default:
-        for (int d = 0; d < dst.rank; d++) out[d] = c[d];
-    }
-}
-
-static void local_remap(Gen *g, const IrOp *op) {
-    ValId s = op->operands[0], r = op->results[0];
-    IrType st = ir_type(g->f, s), rt = ir_type(g->f, r);
-    LayoutDims ls, lr;
-    layout_dims(g->m, g->f->vals[s].layout, st, &ls);
-    layout_dims(g->m, g->f->vals[r].layout, rt, &lr);
-    LLVMValueRef *in = gen_vals(g, s, NULL), *out = gen_alloc_regs(g, lr.nregs);
-    for (int i = 0; i < lr.nregs; i++) {
-        int64_t pos[NR_MAX_RANK];
-        int idx[NR_MAX_RANK];
-        layout_reg_offsets(&lr, g->m, g->f->vals[r].layout, i, pos, idx);
-        int src = 0;
-        for (int d = 0, k = 0; d < rt.rank; d++) {
-            if (op->code == OP_EXPAND_DIMS && d == op->attr[0]) continue;
-            int sd = op->code == OP_EXPAND_DIMS ? k++ : d;
-            int id = st.shape[sd] == 1 ? 0 : idx[d];
-            src += id * ls.stride[sd];
-        }
+static void local_remap(Gen *g, const IrOp *op, const uint32_t *map) {
+    const GenLayout *s = gen_layout(g, op->operands[0]), *r = gen_layout(g, op->results[0]);
+    LLVMValueRef *in = gen_vals(g, op->operands[0], NULL);
+    int n = 1 << r->ll.nbits[LL_REG];
+    LLVMValueRef *out = gen_alloc_regs(g, n);
+    for (int i = 0; i < n; i++) {
+        uint32_t src;
+        if (!ll_solve(&s->ll, LL_REG, moves_apply(map, ll_apply_dim(&r->ll, LL_REG, (uint32_t)i)), &src))
+            NR_DIE("local_remap: register %d has no source", i);
         out[i] = in[src];
     }
-    gen_set(g, r, out, lr.nregs);
+    gen_set(g, op->results[0], out, n);
 }
 
-static void smem_remap(Gen *g, const IrOp *op) {
+/* Low register bits of l whose row-major indices (through map, if given) step by 1, 2,
+ * 4, ... while no lane or warp basis touches those bits: runs of that many registers are
+ * consecutive elements, the run's first at an index aligned to its length. */
+static int run_bits(const LinearLayout *l, const uint32_t *map, int limit) {
+    uint32_t thread = 0;
+    for (int in = LL_LANE; in <= LL_WARP; in++)
+        for (int i = 0; i < l->nbits[in]; i++) thread |= map ? moves_apply(map, l->basis[in][i]) : l->basis[in][i];
+    int k = 0;
+    while (k < l->nbits[LL_REG] && k < limit) {
+        uint32_t b = l->basis[LL_REG][k];
+        if ((map ? moves_apply(map, b) : b) != 1u << k || (thread >> k & 1)) break;
+        k++;
+    }
+    return k;
+}
+
+static LLVMTypeRef vec_type(Gen *g, int dt, int v) {
+    LLVMTypeRef et = gen_mem_type(g, dt);
+    return v == 1 ? et : LLVMVectorType(et, (unsigned)v);
+}
+
+static int log2_floor(int x) {
+    int k = 0;
+    while ((2 << k) <= x) k++;
+    return k;
+}
+
+/* The operand's row-major index of the element at result coordinates c. */
+static LLVMValueRef source_index(Gen *g, const IrOp *op, IrType st, IrType rt, LLVMValueRef *c) {
+    LLVMValueRef sc[NR_MAX_RANK];
+    switch (op->code) {
+    case OP_RESHAPE: case OP_EXPAND_DIMS: case OP_CONVERT_LAYOUT: return gen_linear(g, c, rt); /* the same index */
+    case OP_TRANS:
+        for (int i = 0; i < rt.rank; i++) sc[op->attr[i]] = c[i];
+        return gen_linear(g, sc, st);
+    default: /* broadcast */
+        for (int d = 0; d < rt.rank; d++) sc[d] = st.shape[d] == 1 ? gen_i32(g, 0) : c[d];
+        return gen_linear(g, sc, st);
+    }
+}
+
+/* Stores val at ptr where cond holds (NULL: always). */
+static void store_if(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr, unsigned align) {
+    LLVMBasicBlockRef st_bb = NULL, join = NULL;
+    if (cond) {
+        st_bb = LLVMAppendBasicBlockInContext(g->C, g->fn, "remap.st");
+        join = LLVMAppendBasicBlockInContext(g->C, g->fn, "remap.join");
+        LLVMBuildCondBr(g->B, cond, st_bb, join);
+        LLVMPositionBuilderAtEnd(g->B, st_bb);
+    }
+    LLVMSetAlignment(LLVMBuildStore(g->B, val, ptr), align);
+    if (cond) {
+        LLVMBuildBr(g->B, join);
+        LLVMPositionBuilderAtEnd(g->B, join);
+    }
+}
+
+static void smem_remap(Gen *g, const IrOp *op, const uint32_t *map) {
     ValId s = op->operands[0], r = op->results[0];
     IrType st = ir_type(g->f, s), rt = ir_type(g->f, r);
-    int dt = st.dt, eb = dt == DT_I1 ? 1 : dt_bytes(dt), ns;
-    LLVMTypeRef mt = gen_mem_type(g, dt);
-    LLVMValueRef *in = gen_vals(g, s, &ns);
-    for (int i = 0; i < ns; i++) {
-        ElemPos p;
-        gen_elem_pos(g, s, i, &p);
-        LLVMValueRef ptr = gen_smem_ptr(g, op->smem_offset, gen_linear(g, p.coord, st), eb);
-        LLVMValueRef w = LLVMBuildStore(g->B, gen_to_mem(g, in[i], dt), ptr);
-        LLVMSetAlignment(w, (unsigned)eb);
+    const GenLayout *sl = gen_layout(g, s), *rl = gen_layout(g, r);
+    int dt = st.dt, eb = dt == DT_I1 ? 1 : dt_bytes(dt), maxv = log2_floor(16 / eb);
+    int vs = 1 << run_bits(&sl->ll, NULL, maxv), vr = 1 << run_bits(&rl->ll, map, maxv);
+    int ns = 1 << sl->ll.nbits[LL_REG], nr = 1 << rl->ll.nbits[LL_REG];
+    LLVMValueRef *in = gen_vals(g, s, NULL);
+    for (int i = 0; i < ns; i += vs) {
+        LLVMValueRef once = gen_layout_unique(g, sl, i);
+        if (once && LLVMIsAConstantInt(once) && !LLVMConstIntGetZExtValue(once)) continue; /* a copy */
+        LLVMValueRef c[NR_MAX_RANK], val;
+        gen_layout_pos(g, sl, i, c);
+        LLVMValueRef ptr = gen_smem_ptr(g, op->smem_offset, gen_linear(g, c, st), eb);
+        if (vs == 1) val = gen_to_mem(g, in[i], dt);
+        else {
+            val = LLVMGetUndef(vec_type(g, dt, vs));
+            for (int k = 0; k < vs; k++) val = LLVMBuildInsertElement(g->B, val, gen_to_mem(g, in[i + k], dt), gen_i32(g, k), "");
+        }
+        store_if(g, once, val, ptr, (unsigned)(eb * vs));
     }
     gen_barrier(g);
-    LayoutDims lr;
-    layout_dims(g->m, g->f->vals[r].layout, rt, &lr);
-    LLVMValueRef *out = gen_alloc_regs(g, lr.nregs);
-    for (int i = 0; i < lr.nregs; i++) {
-        ElemPos p;
-        gen_elem_pos(g, r, i, &p);
-        LLVMValueRef sc[NR_MAX_RANK];
-        source_coord(g, op, st, rt, p.coord, sc);
-        LLVMValueRef lin = op->code == OP_RESHAPE ? sc[0] : gen_linear(g, sc, st);
-        LLVMValueRef x = LLVMBuildLoad2(g->B, mt, gen_smem_ptr(g, op->smem_offset, lin, eb), "");
-        LLVMSetAlignment(x, (unsigned)eb);
-        out[i] = gen_from_mem(g, x, dt);
+    LLVMValueRef *out = gen_alloc_regs(g, nr);
+    for (int i = 0; i < nr; i += vr) {
+        LLVMValueRef c[NR_MAX_RANK];
+        gen_layout_pos(g, rl, i, c);
+        LLVMValueRef ptr = gen_smem_ptr(g, op->smem_offset, source_index(g, op, st, rt, c), eb);
+        LLVMValueRef x = LLVMBuildLoad2(g->B, vec_type(g, dt, vr), ptr, "");
+        LLVMSetAlignment(x, (unsigned)(eb * vr));
+        for (int k = 0; k < vr; k++)
+            out[i + k] = gen_from_mem(g, vr == 1 ? x : LLVMBuildExtractElement(g->B, x, gen_i32(g, k), ""), dt);
     }
-    gen_set(g, r, out, lr.nregs);
+    gen_set(g, r, out, nr);
 }
 
 void gen_shape(Gen *g, OpId id) {
     IrOp *op = &g->f->ops[id];
     if (!ir_type(g->f, op->operands[0]).rank) { /* a scalar: every register is it */
-        int n;
-        LLVMValueRef s = gen_vals(g, op->operands[0], NULL)[0];
-        IrType rt = ir_type(g->f, op->results[0]);
-        LayoutDims lr;
-        layout_dims(g->m, g->f->vals[op->results[0]].layout, rt, &lr);
-        n = lr.nregs;
-        LLVMValueRef *out = gen_alloc_regs(g, n);
+        int n = gen_nregs(g, op->results[0]);
+        LLVMValueRef s = gen_vals(g, op->operands[0], NULL)[0], *out = gen_alloc_regs(g, n);
         for (int i = 0; i < n; i++) out[i] = s;
         gen_set(g, op->results[0], out, n);
         return;
     }
-    if (gpu_op_is_local(g->f, id)) return local_remap(g, op);
+    uint32_t map[LL_MAX_BITS];
+    moves_index_map(g->f, op, map);
+    if (moves_is_local(g->f, id)) return local_remap(g, op, map);
     if (!op->smem_size) gen_error(g, op->loc, "internal error: '%s' needs shared memory but none was allocated", ir_op_info[op->code].name);
-    smem_remap(g, op);
+    smem_remap(g, op, map);
 }

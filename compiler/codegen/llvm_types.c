@@ -50,6 +50,16 @@ LLVMValueRef gen_intrinsic(Gen *g, const char *name, LLVMTypeRef ret, LLVMValueR
     return LLVMBuildCall2(g->B, fty, fn, args, (unsigned)n, "");
 }
 
+LLVMValueRef gen_asm(Gen *g, const char *text, const char *cons, LLVMTypeRef ret, LLVMValueRef *args, int n,
+                     bool side_effects) {
+    LLVMTypeRef *params = arena_alloc(g->m->arena, sizeof(LLVMTypeRef) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, 0);
+    LLVMValueRef a = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons, strlen(cons), side_effects, 0,
+                                      LLVMInlineAsmDialectATT, 0);
+    return LLVMBuildCall2(g->B, fty, a, args, (unsigned)n, "");
+}
+
 LLVMValueRef gen_to_mem(Gen *g, LLVMValueRef v, int dt) {
     return dt == DT_I1 ? LLVMBuildZExt(g->B, v, g->i8, "") : v;
 }

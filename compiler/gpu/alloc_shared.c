@@ -1,93 +1,104 @@
 /* alloc_shared.c - shared-memory allocation.
  *
- * Requires: layouts assigned (gpu_assign_layouts).
- * Maintains: everything; sets op smem_offset / smem_size and f->shared_bytes.
+ * Requires:  layouts assigned; buffers made (local_alloc) where the program wants them.
+ * Maintains: everything; sets each local_alloc's and each scratch op's smem_offset /
+ *            smem_size, and f->shared_bytes.
  *
- * Every op that moves data between threads needs scratch: a reduction across warps (one
- * partial per warp per output element), a layout change that is not register-local
- * (convert_layout, or broadcast / expand_dims / reshape / trans across threads: the whole
- * source block), and dot (both operands, placed as layout_dot_smem says). Ops are
- * numbered in program order (pre-order, regions included); each buffer is live over its
- * op's interval; buffers are placed first-fit, largest first, at the lowest offset that
- * overlaps no buffer whose interval intersects its own, so buffers never live at the
- * same time share space. The total is the kernel's dynamic shared memory. */
+ * Two kinds of buffer share the kernel's dynamic shared memory:
+ * - explicit buffers, one per local_alloc: its tiles (a ring of `stages`, each tile
+ *   aligned as its swizzle needs: ir_smem_stage_bytes). A buffer lives from its
+ *   local_alloc to the last use of it or of a view of it; a use inside a loop that the
+ *   buffer was made outside of keeps it alive to the loop's end (the next iteration
+ *   comes back to it), so a loop-carried ring lives through its whole loop;
+ * - scratch private to one op (analysis/layout_moves.h: reductions across warps, layout
+ *   changes through shared memory, atomics with copies), live at that op only.
+ * Ops are numbered in program order (pre-order, regions included). Buffers are placed
+ * largest first, each at the lowest offset (a multiple of its alignment) that overlaps
+ * no placed buffer whose interval intersects its own, so buffers never live at the same
+ * time never share space. The total is the kernel's dynamic shared memory. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analysis/layout_moves.h"
 #include "gpu_passes.h"
-#include "layout.h"
-
-static int slot_bytes(IrType t) { return t.dt == DT_I1 ? 1 : dt_bytes(t.dt); }
-
-/* A layout change that keeps every element in the thread that holds it. */
-bool gpu_op_is_local(const IrFunc *f, OpId id);
-bool gpu_op_is_local(const IrFunc *f, OpId id) {
-    const IrOp *op = &f->ops[id];
-    uint32_t src = f->vals[op->operands[0]].layout, dst = f->vals[op->results[0]].layout;
-    if (op->code == OP_BROADCAST) return src == dst;
-    if (op->code == OP_EXPAND_DIMS) {
-        const IrLayout *s = &f->mod->layouts[src];
-        return s->kind == LAYOUT_SLICE && s->parent == dst && s->dim == op->attr[0];
-    }
-    return false;
-}
-
-int gpu_scratch_bytes(const IrFunc *f, OpId id) {
-    const IrOp *op = &f->ops[id];
-    switch (op->code) {
-    case OP_REDUCE: {
-        ValId x = op->operands[0];
-        IrType t = ir_type(f, x);
-        const IrLayout *root = layout_root(f->mod, f->vals[x].layout);
-        LayoutDims ld;
-        layout_dims(f->mod, f->vals[x].layout, t, &ld);
-        int wpc = root->wpc[ld.root_dim[op->attr[1]]];
-        if (wpc <= 1) return 0;
-        int64_t out = ty_numel(t) / t.shape[op->attr[1]];
-        bool arg = op->attr[0] == RED_ARGMAX || op->attr[0] == RED_ARGMIN;
-        return (int)(out * wpc * 8 * (arg ? 2 : 1));
-    }
-    case OP_CONVERT_LAYOUT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS: {
-        IrType t = ir_type(f, op->operands[0]);
-        if (!t.rank || gpu_op_is_local(f, id)) return 0;
-        return (int)(ty_numel(t) * slot_bytes(t));
-    }
-    case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: { /* the owner's old value, to its duplicates */
-        IrType t = ir_type(f, op->operands[0]);
-        if (!t.rank) return 8;
-        return layout_replicates(f->mod, f->vals[op->operands[0]].layout, t) ? (int)(ty_numel(t) * 8) : 0;
-    }
-    case OP_DOT: {
-        DotSmem s;
-        layout_dot_smem(f->mod, f->vals[op->results[0]].layout, ir_type(f, op->operands[0]), ir_type(f, op->operands[1]), &s);
-        return s.bytes;
-    }
-    default: return 0;
-    }
-}
 
 typedef struct Buf {
     OpId op;
-    int size, start, end, offset;
+    int size, align, start, end, offset;
 } Buf;
 
-typedef struct Bufs {
-    Buf *v;
-    uint32_t n, cap;
+typedef struct Alloc {
+    IrFunc *f;
+    int *pos, *end;  /* per op: pre-order number, and the last number in its regions */
+    int *def_pos;    /* per value: its defining op's number (region args: the region op's) */
+    OpId *root;      /* per buffer value: its local_alloc */
+    Buf *bufs;
+    uint32_t nbufs, capbufs;
     int counter;
-} Bufs;
+} Alloc;
 
-static void collect(IrFunc *f, RegionId r, Bufs *b) {
+static void number(Alloc *A, RegionId r, OpId owner) {
+    IrFunc *f = A->f;
+    for (uint32_t i = 0; i < f->regions[r].nargs; i++) A->def_pos[f->regions[r].args[i]] = owner ? A->pos[owner] : -1;
     for (uint32_t i = 0; i < f->regions[r].nops; i++) {
         OpId id = f->regions[r].ops[i];
-        int idx = b->counter++;
-        int size = gpu_scratch_bytes(f, id);
-        f->ops[id].smem_offset = 0, f->ops[id].smem_size = 0;
-        if (size > 0) {
-            Buf x = {id, (size + 15) / 16 * 16, idx, idx, -1};
-            VEC_PUSH(f->mod->arena, b->v, b->n, b->cap, x);
+        A->pos[id] = A->counter++;
+        for (uint32_t k = 0; k < f->ops[id].nres; k++) A->def_pos[f->ops[id].results[k]] = A->pos[id];
+        for (int k = 0; k < f->ops[id].nregions; k++) number(A, f->ops[id].region[k], id);
+        A->end[id] = A->counter - 1;
+        const IrOp *op = &f->ops[id];
+        if (op->code == OP_LOCAL_ALLOC) A->root[op->results[0]] = id;
+        if (op->code == OP_LOCAL_VIEW) A->root[op->results[0]] = A->root[op->operands[0]];
+    }
+}
+
+static Buf *find_buf(Alloc *A, OpId op) {
+    for (uint32_t i = 0; i < A->nbufs; i++)
+        if (A->bufs[i].op == op) return &A->bufs[i];
+    return NULL;
+}
+
+/* The last program point a use at op u keeps value v alive to: u, or the end of the
+ * outermost loop around u that v was defined before. */
+static int use_end(Alloc *A, OpId u, ValId v) {
+    IrFunc *f = A->f;
+    int e = A->pos[u];
+    for (RegionId r = f->ops[u].parent; r && f->regions[r].parent_op;) {
+        OpId p = f->regions[r].parent_op;
+        if (A->def_pos[v] >= A->pos[p]) break; /* v is defined inside p */
+        if (f->ops[p].code == OP_FOR || f->ops[p].code == OP_WHILE) e = A->end[p] > e ? A->end[p] : e;
+        r = f->ops[p].parent;
+    }
+    return e;
+}
+
+static void collect(Alloc *A, RegionId r) {
+    IrFunc *f = A->f;
+    for (uint32_t i = 0; i < f->regions[r].nops; i++) {
+        OpId id = f->regions[r].ops[i];
+        IrOp *op = &f->ops[id];
+        op->smem_offset = 0, op->smem_size = 0;
+        int size = 0, align = 16;
+        if (op->code == OP_LOCAL_ALLOC) {
+            IrType t = ir_type(f, op->results[0]);
+            uint32_t l = f->vals[op->results[0]].layout;
+            size = (int)(ir_smem_stage_bytes(f->mod, l, t) * t.stages);
+            align = ir_smem_align(f->mod, l);
+        } else {
+            size = moves_scratch_bytes(f, id);
         }
-        for (int k = 0; k < f->ops[id].nregions; k++) collect(f, f->ops[id].region[k], b);
+        if (size > 0) {
+            Buf b = {id, (size + 15) / 16 * 16, align, A->pos[id], A->pos[id], -1};
+            VEC_PUSH(f->mod->arena, A->bufs, A->nbufs, A->capbufs, b);
+        }
+        for (uint32_t k = 0; k < op->nopnds; k++) { /* uses extend their buffer's life */
+            ValId v = op->operands[k];
+            if (ir_type(f, v).dt != DT_SMEM || !A->root[v]) continue;
+            Buf *b = find_buf(A, A->root[v]);
+            int e = use_end(A, id, v);
+            if (b && e > b->end) b->end = e;
+        }
+        for (int k = 0; k < op->nregions; k++) collect(A, op->region[k]);
     }
 }
 
@@ -96,16 +107,16 @@ static int by_size(const void *a, const void *b) {
     return x->size != y->size ? (y->size > x->size) - (y->size < x->size) : (x->start > y->start) - (x->start < y->start);
 }
 
-/* Lowest offset where b fits beside every placed buffer live at the same time. */
-static int first_fit(const Bufs *bs, uint32_t placed, const Buf *b) {
+/* Lowest aligned offset where b fits beside every placed buffer live at the same time. */
+static int first_fit(const Buf *bs, uint32_t placed, const Buf *b) {
     int off = 0;
     for (bool moved = true; moved;) {
         moved = false;
         for (uint32_t i = 0; i < placed; i++) {
-            const Buf *p = &bs->v[i];
+            const Buf *p = &bs[i];
             bool live = p->start <= b->end && b->start <= p->end;
             if (live && off < p->offset + p->size && p->offset < off + b->size) {
-                off = p->offset + p->size;
+                off = (p->offset + p->size + b->align - 1) / b->align * b->align;
                 moved = true;
             }
         }
@@ -114,16 +125,19 @@ static int first_fit(const Bufs *bs, uint32_t placed, const Buf *b) {
 }
 
 void gpu_alloc_shared(IrFunc *f) {
-    Bufs bs = {0};
-    collect(f, f->body, &bs);
-    if (bs.n) qsort(bs.v, bs.n, sizeof(Buf), by_size);
+    Arena *a = f->mod->arena;
+    Alloc A = {f, arena_alloc(a, sizeof(int) * (f->nops + 1)), arena_alloc(a, sizeof(int) * (f->nops + 1)),
+               arena_alloc(a, sizeof(int) * (f->nvals + 1)), arena_alloc(a, sizeof(OpId) * (f->nvals + 1)), NULL, 0, 0, 0};
+    number(&A, f->body, 0);
+    collect(&A, f->body);
+    if (A.nbufs) qsort(A.bufs, A.nbufs, sizeof(Buf), by_size);
     int total = 0;
-    for (uint32_t i = 0; i < bs.n; i++) {
-        bs.v[i].offset = first_fit(&bs, i, &bs.v[i]);
-        IrOp *op = &f->ops[bs.v[i].op];
-        op->smem_offset = bs.v[i].offset;
-        op->smem_size = bs.v[i].size;
-        if (bs.v[i].offset + bs.v[i].size > total) total = bs.v[i].offset + bs.v[i].size;
+    for (uint32_t i = 0; i < A.nbufs; i++) {
+        A.bufs[i].offset = first_fit(A.bufs, i, &A.bufs[i]);
+        IrOp *op = &f->ops[A.bufs[i].op];
+        op->smem_offset = A.bufs[i].offset;
+        op->smem_size = A.bufs[i].size;
+        if (A.bufs[i].offset + A.bufs[i].size > total) total = A.bufs[i].offset + A.bufs[i].size;
     }
     f->shared_bytes = (uint32_t)total;
 }

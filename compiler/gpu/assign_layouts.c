@@ -16,13 +16,19 @@
  * 3. Forward: values take their preference, or the default for their shape; elementwise
  *    results take their first block operand's layout; reductions give slice layouts;
  *    loop-carried values keep their initial layout (which prefers what the loop body
- *    wants of them). A dot's result takes layout_dot's per-thread tiles (an anchor, as
- *    loads and stores are). Where an operand's layout differs from what its user needs,
- *    a convert_layout is inserted before the user. */
+ *    wants of them). A dot's result is an anchor, as loads and stores are: a tensor-core
+ *    layout where the target and the dot allow one (layout_policy.h: wgmma's on sm_90a,
+ *    mma.sync's from sm_80), else per-thread tiles on the CUDA cores. When one dot's
+ *    result feeds another's A (attention), every dot of the kernel puts its warps along
+ *    M, so row reductions and the change into the next operand stay in registers. Where
+ *    an operand's layout differs from what its user needs, a convert_layout is inserted
+ *    before the user. The dot's operands keep the layouts they come in; the
+ *    lower-dot-operands pass gives them theirs.
+ * Sets the module's gpu<> facts (target, warps). */
 #include <string.h>
 
 #include "gpu_passes.h"
-#include "layout.h"
+#include "layout_policy.h"
 
 typedef struct ShapeVec {
     IrType shape;
@@ -33,7 +39,10 @@ typedef struct Ctx {
     IrFunc *f;
     IrModule *m;
     const AxisInfo *info;
-    int num_warps;
+    int num_warps, arch;
+    bool chained;      /* a dot's result feeds another dot's A */
+    uint32_t *dot_ls;  /* the layouts dot results took */
+    uint32_t ndot_ls, capdot_ls;
     ShapeVec *sv;
     uint32_t nsv, capsv;
     uint32_t *pref; /* by ValId */
@@ -50,15 +59,47 @@ static int *shape_vec(Ctx *c, IrType t) {
 }
 
 static uint32_t default_layout(Ctx *c, IrType t) {
-    IrLayout l = layout_default(t, c->num_warps, *shape_vec(c, t));
+    IrLayout l = policy_default(t, c->num_warps, *shape_vec(c, t));
     return ir_layout_intern(c->m, &l);
 }
 
-/* A dot's result: the CUDA-core tile layout when the block fills the CTA, else the default. */
-static uint32_t dot_layout(Ctx *c, IrType t) {
+/* A dot's result: tensor cores where they apply, else the CUDA-core tile layout when the
+ * block fills the CTA, else the default. */
+static uint32_t dot_layout(Ctx *c, OpId id) {
+    const IrOp *op = &c->f->ops[id];
+    IrType a = ir_type(c->f, op->operands[0]), t = ir_type(c->f, op->results[0]);
     IrLayout l;
-    if (!layout_dot(t, c->num_warps, &l)) return default_layout(c, t);
-    return ir_layout_intern(c->m, &l);
+    uint32_t id_l;
+    if (policy_mma(c->arch, a.dt, op->attr[0] == PREC_IEEE, t, a.shape[1], c->num_warps, c->chained, &l) ||
+        policy_fma_tile(t, c->num_warps, &l))
+        id_l = ir_layout_intern(c->m, &l);
+    else
+        id_l = default_layout(c, t);
+    for (uint32_t i = 0; i < c->ndot_ls; i++)
+        if (c->dot_ls[i] == id_l) return id_l;
+    VEC_PUSH(c->m->arena, c->dot_ls, c->ndot_ls, c->capdot_ls, id_l);
+    return id_l;
+}
+
+static bool is_dot_layout(const Ctx *c, uint32_t l) {
+    for (uint32_t i = 0; i < c->ndot_ls; i++)
+        if (c->dot_ls[i] == l) return true;
+    return false;
+}
+
+/* ---- 0. does a dot feed another's A? (values derived from dot results elementwise) ---- */
+
+static void mark_chain(Ctx *c, OpId id, uint8_t *from_dot) {
+    const IrOp *op = &c->f->ops[id];
+    if (op->code == OP_DOT) {
+        if (from_dot[op->operands[0]]) c->chained = true;
+        from_dot[op->results[0]] = 1;
+        return;
+    }
+    bool derived = false;
+    for (uint32_t i = 0; i < op->nopnds; i++) derived |= from_dot[op->operands[i]];
+    bool passes = (ir_op_info[op->code].flags & F_ELEM) || op->code == OP_CONVERT_LAYOUT || op->code == OP_TRANS;
+    if (derived && passes && op->nres == 1) from_dot[op->results[0]] = 1;
 }
 
 static uint32_t slice_of(Ctx *c, uint32_t parent, int dim) {
@@ -126,7 +167,7 @@ static void pref_op(Ctx *c, OpId id) {
     IrOp *op = &c->f->ops[id];
     if (op->code == OP_FOR || op->code == OP_WHILE) return pref_loop(c, id);
     if (op->code == OP_DOT) {
-        uint32_t l = dot_layout(c, ir_type(c->f, op->results[0]));
+        uint32_t l = dot_layout(c, id);
         c->pref[op->results[0]] = l;
         prefer(c, op->operands[2], l);
         return;
@@ -332,7 +373,7 @@ static void store_layout(Ctx *c, OpList *out, OpId id) {
     IrOp *op = &f->ops[id];
     ValId val = op->operands[1];
     uint32_t vl = is_block(f, val) ? f->vals[val].layout : 0;
-    bool flip = vl && vl != f->vals[op->operands[0]].layout && vl == dot_layout(c, ir_type(f, val));
+    bool flip = vl && vl != f->vals[op->operands[0]].layout && is_dot_layout(c, vl);
     for (uint32_t i = 0; flip && i < op->nopnds; i++)
         if (i != 1 && remat_cost(c, op->operands[i], vl, REMAT_BUDGET) < 0) flip = false;
     if (!flip) {
@@ -373,7 +414,7 @@ static void assign_op(Ctx *c, OpList *out, OpId id) {
     }
     case OP_REDUCE: set_layout(c, r, slice_of(c, f->vals[op->operands[0]].layout, (int)op->attr[1])); return;
     case OP_DOT: {
-        uint32_t l = dot_layout(c, ir_type(f, r));
+        uint32_t l = dot_layout(c, id);
         set_layout(c, r, l);
         require(c, out, id, 2, l);
         return;
@@ -412,6 +453,14 @@ static void assign_region(Ctx *c, RegionId r) {
     f->regions[r].capops = out.cap;
 }
 
+static void chain_walk(Ctx *c, RegionId r, uint8_t *from_dot) {
+    for (uint32_t i = 0; i < c->f->regions[r].nops; i++) {
+        OpId op = c->f->regions[r].ops[i];
+        mark_chain(c, op, from_dot);
+        for (int k = 0; k < c->f->ops[op].nregions; k++) chain_walk(c, c->f->ops[op].region[k], from_dot);
+    }
+}
+
 void gpu_assign_layouts(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
     Ctx c;
     memset(&c, 0, sizeof c);
@@ -419,7 +468,11 @@ void gpu_assign_layouts(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
     c.m = f->mod;
     c.info = info;
     c.num_warps = o->num_warps;
+    c.arch = o->arch;
+    c.m->gpu.arch = (uint8_t)o->arch;
+    c.m->gpu.num_warps = (uint8_t)o->num_warps;
     c.pref = arena_alloc(c.m->arena, sizeof(uint32_t) * (f->nvals + 1));
+    chain_walk(&c, f->body, arena_alloc(c.m->arena, f->nvals + 1));
     walk_ops(f, f->body, coalesce_op, &c);
     pref_region(&c, f->body);
     assign_region(&c, f->body);

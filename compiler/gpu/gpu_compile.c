@@ -1,8 +1,12 @@
-/* gpu_compile.c - the GPU pipeline for one kernel and one specialisation, as one list:
- * clone, specialise (params equal to 1 become constants), canonicalize + cse + dce,
- * alignment analysis seeded with the divisibility facts, layout assignment and
- * coalescing (then dce: values recomputed in other layouts leave their originals
- * unused), shared-memory allocation, barrier placement, verification, LLVM, PTX. */
+/* gpu_compile.c - the GPU pipeline for one kernel and one specialisation, as one list,
+ * with the verifier (layouts and buffers included) after every pass:
+ *   clone and specialise (parameters equal to 1 become constants), canonicalize + cse +
+ *   dce; alignment analysis seeded with the divisibility facts;
+ *   assign-layouts (coalescing, tensor-core layouts for dots, conversions), then dce
+ *   (values recomputed in other layouts leave their originals unused);
+ *   lower-dot-operands (dot_op layouts and shared-memory operands);
+ *   pipeline (cp.async rings for loads feeding dots, asynchronous wgmma), then dce;
+ *   alloc-shared; insert-barriers; LLVM IR and PTX. */
 #include "gpu_compile.h"
 
 #include <string.h>
@@ -27,19 +31,26 @@ static IrFunc *specialised_clone(IrModule *m, const IrFunc *k, const GpuSpec *sp
     return f;
 }
 
-static bool verify(IrModule *m, Diag *d, const char *after) {
+typedef struct Run {
+    IrModule *m;
+    Diag *diag;
+    StrBuf *dump; /* NULL unless every pass's result is wanted */
+    bool ok;
+} Run;
+
+/* Verifies after a pass and dumps the module; false (an internal error) if invalid. */
+static bool after(Run *r, const char *pass) {
+    if (!r->ok) return false;
+    if (r->dump) {
+        sb_printf(r->dump, "// -----// IR Dump After %s //----- //\n", pass);
+        ir_print_module(r->dump, r->m);
+    }
     StrBuf err;
     sb_init(&err);
-    bool ok = ir_verify_module(m, &err);
-    if (!ok) diag_error(d, (Loc){0}, "internal error: invalid IR after %s:\n%s", after, sb_cstr(&err));
+    r->ok = ir_verify_module(r->m, &err);
+    if (!r->ok) diag_error(r->diag, (Loc){0}, "internal error: invalid IR after %s:\n%s", pass, sb_cstr(&err));
     sb_free(&err);
-    return ok;
-}
-
-static void dump_after(StrBuf *dump, IrModule *m, const char *pass) {
-    if (!dump) return;
-    sb_printf(dump, "// -----// IR Dump After %s //----- //\n", pass);
-    ir_print_module(dump, m);
+    return r->ok;
 }
 
 static ParamFact *param_facts(IrFunc *f, const GpuSpec *spec) {
@@ -47,43 +58,50 @@ static ParamFact *param_facts(IrFunc *f, const GpuSpec *spec) {
     ParamFact *pf = arena_alloc(f->mod->arena, sizeof(ParamFact) * (body->nargs + 1));
     for (uint32_t i = 0; i < body->nargs; i++) {
         pf[i].divisibility = 1;
-        if (spec && (int)i < spec->nparams && spec->facts[i] == SPEC_DIV16) pf[i].divisibility = 16;
+        if (spec && (int)i < spec->nparams && spec->facts[i] == SPEC_DIV16) pf[i].divisibility = 16, pf[i].nonzero = true;
     }
     return pf;
 }
 
-bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, bool print_after_all,
-                        StrBuf *dump, StrBuf *llvm_ir, GpuResult *out, Diag *diag) {
+int gpu_arch_of(const char *arch) {
+    int a = ir_gpu_arch_from_name(arch, strlen(arch));
+    return a ? a : GPU_SM80;
+}
+
+bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, GpuDump what, StrBuf *dump,
+                        StrBuf *llvm_ir, GpuResult *out, Diag *diag) {
     memset(out, 0, sizeof *out);
     sb_init(&out->ptx);
     double t0 = nr_now_ms();
     Arena *arena = arena_new();
     IrModule *m = ir_module_new(arena);
     IrFunc *f = specialised_clone(m, kernel, spec);
-    StrBuf *d = print_after_all ? dump : NULL;
-    bool ok = verify(m, diag, "specialisation");
-    if (ok) {
+    GpuOptions go = {gpu_arch_of(t->arch), t->num_warps > 0 ? t->num_warps : 4, t->num_stages > 0 ? t->num_stages : 3, 1};
+    Run r = {m, diag, what == GPU_DUMP_ALL ? dump : NULL, true};
+    ParamFact *pf = param_facts(f, spec);
+    if (after(&r, "specialisation")) {
         pass_canonicalize(m);
         pass_cse(m);
         pass_dce(m);
-        dump_after(d, m, "specialise");
-        ok = verify(m, diag, "specialise");
     }
-    GpuOptions go = {t->num_warps > 0 ? t->num_warps : 4};
-    ParamFact *pf = ok ? param_facts(f, spec) : NULL;
-    if (ok) {
-        AxisInfo *info = axis_info_analyze(f, pf, arena);
-        gpu_assign_layouts(f, info, &go);
+    if (after(&r, "specialise")) {
+        gpu_assign_layouts(f, axis_info_analyze(f, pf, arena), &go);
         pass_dce(m); /* what rematerialisation left unused */
-        dump_after(d, m, "assign-layouts");
-        gpu_alloc_shared(f);
-        dump_after(d, m, "alloc-shared");
-        gpu_insert_barriers(f);
-        dump_after(d, m, "insert-barriers");
-        ok = verify(m, diag, "the GPU passes");
     }
+    if (after(&r, "assign-layouts")) gpu_lower_dot_operands(f);
+    if (after(&r, "lower-dot-operands")) {
+        gpu_pipeline(f, axis_info_analyze(f, pf, arena), &go);
+        pass_dce(m);
+    }
+    if (after(&r, "pipeline")) gpu_alloc_shared(f);
+    if (after(&r, "alloc-shared")) gpu_insert_barriers(f);
+    after(&r, "insert-barriers");
     out->times_ms[0] = nr_now_ms() - t0;
-    if (ok) {
+    bool ok = r.ok;
+    if (ok && what == GPU_DUMP_FINAL) {
+        if (dump) ir_print_module(dump, m);
+        out->shared_bytes = f->shared_bytes;
+    } else if (ok) {
         AxisInfo *info = axis_info_analyze(f, pf, arena); /* again: the passes added values */
         GpuTarget tt = *t;
         tt.num_warps = go.num_warps;
@@ -98,4 +116,32 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
 void gpu_spec_key(const GpuSpec *spec, StrBuf *out) {
     for (int i = 0; spec && i < spec->nparams; i++)
         sb_putc(out, spec->facts[i] == SPEC_ONE ? 'o' : spec->facts[i] == SPEC_DIV16 ? 'd' : 'n');
+}
+
+/* ---- the pass table (`nereid opt`) ---- */
+
+static ParamFact *opt_facts(IrFunc *f, const GpuOptions *o) {
+    return axis_info_param_facts(f, o->param_div > 0 ? o->param_div : 1, f->mod->arena);
+}
+
+static void run_assign(IrFunc *f, const GpuOptions *o) {
+    gpu_assign_layouts(f, axis_info_analyze(f, opt_facts(f, o), f->mod->arena), o);
+}
+static void run_lower(IrFunc *f, const GpuOptions *o) { (void)o, gpu_lower_dot_operands(f); }
+static void run_pipeline(IrFunc *f, const GpuOptions *o) {
+    gpu_pipeline(f, axis_info_analyze(f, opt_facts(f, o), f->mod->arena), o);
+}
+static void run_alloc(IrFunc *f, const GpuOptions *o) { (void)o, gpu_alloc_shared(f); }
+static void run_barriers(IrFunc *f, const GpuOptions *o) { (void)o, gpu_insert_barriers(f); }
+
+const GpuPass gpu_pass_table[] = {
+    {"gpu-assign-layouts", run_assign}, {"gpu-lower-dot-operands", run_lower}, {"gpu-pipeline", run_pipeline},
+    {"gpu-alloc-shared", run_alloc},    {"gpu-insert-barriers", run_barriers},
+};
+const int gpu_pass_count = (int)(sizeof gpu_pass_table / sizeof gpu_pass_table[0]);
+
+const GpuPass *gpu_pass_find(const char *name, size_t len) {
+    for (int i = 0; i < gpu_pass_count; i++)
+        if (strlen(gpu_pass_table[i].name) == len && !memcmp(gpu_pass_table[i].name, name, len)) return &gpu_pass_table[i];
+    return NULL;
 }

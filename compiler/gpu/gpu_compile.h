@@ -12,8 +12,9 @@ enum { SPEC_NONE = 0, SPEC_DIV16 = 1, SPEC_ONE = 2 };
 
 typedef struct GpuSpec {
     int nparams;
-    const uint8_t *facts; /* per parameter: SPEC_DIV16 (pointer 16-byte aligned / integer
-                             divisible by 16), SPEC_ONE (integer equal to 1), or SPEC_NONE */
+    const uint8_t *facts; /* per parameter: SPEC_DIV16 (pointer 16-byte aligned and not
+                             null / integer a nonzero multiple of 16), SPEC_ONE (integer
+                             equal to 1), or SPEC_NONE */
 } GpuSpec;
 
 typedef struct GpuResult {
@@ -22,13 +23,20 @@ typedef struct GpuResult {
     double times_ms[4]; /* GPU passes, LLVM IR construction, LLVM optimisation, PTX emission */
 } GpuResult;
 
-/* dump (may be NULL) receives the IR after each GPU pass when print_after_all, and
- * llvm_ir (may be NULL) the optimised LLVM IR. ptx/shared_bytes go to out (init'ed by
- * the call; free out->ptx with sb_free). */
-bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, bool print_after_all,
-                        StrBuf *dump, StrBuf *llvm_ir, GpuResult *out, Diag *diag);
+/* What goes to the dump: nothing, the IR after each GPU pass, or only the IR the GPU
+ * passes end with (`--emit=gpu-ir`; LLVM does not run then and out->ptx stays empty). */
+typedef enum { GPU_DUMP_NONE, GPU_DUMP_ALL, GPU_DUMP_FINAL } GpuDump;
+
+/* dump (may be NULL) receives what `what` says, and llvm_ir (may be NULL) the optimised
+ * LLVM IR. ptx/shared_bytes go to out (init'ed by the call; free out->ptx with
+ * sb_free). */
+bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, GpuDump what, StrBuf *dump,
+                        StrBuf *llvm_ir, GpuResult *out, Diag *diag);
 
 /* A text key of the specialisation, for caches: one character per parameter. */
 void gpu_spec_key(const GpuSpec *spec, StrBuf *out);
+
+/* The GpuArch of "sm_80", "sm_90", "sm_90a" (sm_80 for anything else). */
+int gpu_arch_of(const char *arch);
 
 #endif

@@ -1,25 +1,48 @@
-/* gpu_passes.h - the GPU back end's passes over a specialised, inlined kernel:
- * layout assignment (with coalescing), shared-memory allocation and barrier placement.
- * Each opens its file with its contract. */
+/* gpu_passes.h - the GPU back end's passes over a specialised, inlined kernel, in the
+ * order gpu_compile.c runs them: layout assignment (with coalescing and the choice of
+ * tensor cores), dot operand lowering, software pipelining, shared-memory allocation,
+ * barrier and fence placement. Each opens its file with its contract; gpu_pass_table
+ * lists them by name for `nereid opt`. */
 #ifndef NEREID_GPU_PASSES_H
 #define NEREID_GPU_PASSES_H
 
+#include "../analysis/axis_info.h"
 #include "../ir.h"
-#include "axis_info.h"
 
 typedef struct GpuOptions {
-    int num_warps; /* threads per program = 32 * num_warps */
+    int arch;       /* GpuArch */
+    int num_warps;  /* threads per program = 32 * num_warps */
+    int num_stages; /* software-pipelining depth (1: none) */
+    int param_div;  /* for the pass table: every pointer and integer parameter is taken as
+                       divisible by this (the real pipeline has the launch's facts) */
 } GpuOptions;
 
 /* Gives every block value a distributed layout; memory ops get the widest vector access
- * the alignment facts prove (info from axis_info_analyze on f); inserts
- * convert_layout where a value must change layout. */
+ * the alignment facts prove (info from axis_info_analyze on f); a dot's result a
+ * tensor-core layout where the target allows; inserts convert_layout where a value must
+ * change layout. Sets the module's gpu<> facts. */
 void gpu_assign_layouts(IrFunc *f, const AxisInfo *info, const GpuOptions *o);
-/* Scratch bytes one op needs in shared memory (0 if none), given assigned layouts. */
-int gpu_scratch_bytes(const IrFunc *f, OpId op);
-/* Sets each op's smem_offset/smem_size by liveness, and f->shared_bytes. */
+/* Puts each dot's operands where its lowering reads them (dot_op layouts, buffers). */
+void gpu_lower_dot_operands(IrFunc *f);
+/* Turns the loads that feed dots in loops into cp.async copies into rings of
+ * num_stages buffers, issued num_stages - 1 iterations ahead; wgmma dots become
+ * asynchronous across iterations. info: the alignment facts of f. */
+void gpu_pipeline(IrFunc *f, const AxisInfo *info, const GpuOptions *o);
+/* Sets each buffer's and scratch op's smem_offset/smem_size by lifetime, and
+ * f->shared_bytes. */
 void gpu_alloc_shared(IrFunc *f);
-/* Inserts barrier ops where a shared-memory access could race with an earlier one. */
+/* Inserts barrier and fence_async ops where shared-memory accesses could race. */
 void gpu_insert_barriers(IrFunc *f);
+
+/* The passes by name, for `nereid opt --passes=...`: each runs on every kernel of the
+ * module with the options given (assign-layouts and pipeline recompute the alignment
+ * facts they need). */
+typedef struct GpuPass {
+    const char *name;
+    void (*run)(IrFunc *f, const GpuOptions *o);
+} GpuPass;
+extern const GpuPass gpu_pass_table[];
+extern const int gpu_pass_count;
+const GpuPass *gpu_pass_find(const char *name, size_t len);
 
 #endif

@@ -1,104 +1,311 @@
-/* insert_barriers.c - barrier placement.
+/* insert_barriers.c - barrier and proxy-fence placement, from each op's effects on
+ * shared-memory buffers.
  *
- * Requires: shared memory allocated (gpu_alloc_shared).
- * Maintains: everything; inserts barrier ops.
+ * Requires:  shared memory allocated (gpu_alloc_shared).
+ * Maintains: everything; inserts barrier and fence_async ops.
  *
- * Each op with scratch writes it, synchronises the CTA itself, then reads it; so after
- * the op its range has reads in flight. A later op writing an overlapping range would
- * race with them (write after read), so walking the program in order with the set of
- * ranges accessed since the last barrier, a barrier goes before any op whose range
- * overlaps the set, which then empties. Loops: the body starts with what may be pending
- * from before the loop or from the previous iteration (every range the body touches);
- * after an if, the union of both branches. */
+ * Walking the program in order, the pass keeps what may still race, as sets of accesses
+ * (a byte range, and for a stage of a ring, which stage):
+ *   R  reads and W writes by this thread not yet ordered by a barrier before other
+ *      threads' accesses;
+ *   A  cp.async writes in flight (async_copy), which become W at an async_wait;
+ *   G  ordinary writes not yet fenced for the async proxy (the tensor cores' wgmma reads
+ *      through it), cleared by fence_async;
+ *   F  wgmma reads in flight (dot_async), which dot_wait retires into R.
+ * Each op's accesses: local_alloc with a value and local_store write; local_load and a
+ * CUDA-core dot read; async_copy writes asynchronously; a wgmma (dot with shared
+ * operands, dot_async) reads through the async proxy; ops with scratch write it, wait at
+ * their own barrier and read it. Before an op, a barrier goes in where one of its
+ * accesses overlaps a pending access and one of the two writes (read after write, write
+ * after read, write after write; a write also against A), and the barrier clears R and
+ * W. A wgmma's reads in flight (F) are this warpgroup's to retire (dot_wait, placed by
+ * the pipeliner) before it overwrites them; once retired they are R, so the barrier
+ * that keeps another warpgroup's copy off them is placed as for any read. A wgmma that reads what G holds gets fence_async and a barrier. Stages of one
+ * ring do not overlap when their indices provably differ: both constants, or
+ * (x + c1) % S and (x + c2) % S of one x with c1 != c2 (mod S), the form the pipeliner
+ * writes.
+ *
+ * Loops: the body starts from what is pending before the loop and from anything the
+ * body leaves pending for its next iteration (every access the body makes, whole
+ * buffers, as the stage arithmetic of one iteration says nothing about the next); after
+ * an if, the union of both branches. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "../analysis/layout_moves.h"
+#include "../passes/rewrite.h"
 #include "gpu_passes.h"
 
-typedef struct Ranges {
-    int lo[64], hi[64];
-    int n;
-    bool all; /* overflowed: treat everything as pending */
-} Ranges;
+enum { MAX_ACC = 64 };
 
-static void add_range(Ranges *r, int lo, int hi) {
-    if (r->n == 64) {
-        r->all = true;
+typedef struct Access {
+    int lo, hi;     /* bytes [lo, hi) */
+    ValId base;     /* stage index: (base + off) % stages; base 0: the constant off */
+    int off, stages;/* stages 0: the whole range, no stage known */
+} Access;
+
+typedef struct Set {
+    Access a[MAX_ACC];
+    int n;
+    bool all; /* overflowed: everything */
+} Set;
+
+typedef struct State {
+    Set R, W, A, G, F;
+} State;
+
+typedef struct Ctx {
+    IrFunc *f;
+    OpId *root; /* per buffer value: its local_alloc */
+} Ctx;
+
+static void add(Set *s, Access x) {
+    for (int i = 0; i < s->n; i++)
+        if (!memcmp(&s->a[i], &x, sizeof x)) return;
+    if (s->n == MAX_ACC) {
+        s->all = true;
         return;
     }
-    r->lo[r->n] = lo, r->hi[r->n++] = hi;
+    s->a[s->n++] = x;
 }
 
-static bool overlaps(const Ranges *r, int lo, int hi) {
-    if (r->all) return true;
-    for (int i = 0; i < r->n; i++)
-        if (lo < r->hi[i] && r->lo[i] < hi) return true;
+static void merge(Set *into, const Set *from) {
+    if (from->all) into->all = true;
+    for (int i = 0; i < from->n; i++) add(into, from->a[i]);
+}
+
+static void clear(Set *s) { memset(s, 0, sizeof *s); }
+
+static bool overlap(Access x, Access y) {
+    if (x.hi <= y.lo || y.hi <= x.lo) return false;
+    if (x.stages && y.stages == x.stages && x.base == y.base && x.lo == y.lo)
+        return ((x.off - y.off) % x.stages + x.stages) % x.stages == 0;
+    return true;
+}
+
+static bool hits(const Set *s, Access x) {
+    if (s->all) return true;
+    for (int i = 0; i < s->n; i++)
+        if (overlap(s->a[i], x)) return true;
     return false;
 }
 
-static void merge(Ranges *into, const Ranges *from) {
-    if (from->all) into->all = true;
-    for (int i = 0; i < from->n; i++) add_range(into, from->lo[i], from->hi[i]);
+/* ---- what an op touches ---- */
+
+static const IrOp *def_op(const IrFunc *f, ValId v) {
+    OpId d = ir_def(f, v);
+    return d ? &f->ops[d] : NULL;
 }
 
-static void touched(const IrFunc *f, RegionId r, Ranges *out) {
-    for (uint32_t i = 0; i < f->regions[r].nops; i++) {
-        const IrOp *op = &f->ops[f->regions[r].ops[i]];
-        if (op->smem_size) add_range(out, op->smem_offset, op->smem_offset + op->smem_size);
-        for (int k = 0; k < op->nregions; k++) touched(f, op->region[k], out);
-    }
+static bool const_of(const IrFunc *f, ValId v, int64_t *c) {
+    const IrOp *d = def_op(f, v);
+    if (!d || d->code != OP_CONST) return false;
+    *c = d->attr[0];
+    return true;
 }
 
-static void place(IrFunc *f, RegionId r, Ranges *pending);
-
-static void place_op(IrFunc *f, OpId id, Ranges *pending) {
-    IrOp *op = &f->ops[id];
-    if (op->code == OP_FOR || op->code == OP_WHILE) {
-        Ranges body = *pending;
-        for (int k = 0; k < op->nregions; k++) touched(f, op->region[k], &body);
-        Ranges after = body;
-        for (int k = 0; k < op->nregions; k++) {
-            Ranges in = body;
-            place(f, f->ops[id].region[k], &in);
-            merge(&after, &in);
-        }
-        *pending = after;
+/* idx as (base + off) % stages: a constant, x % S, or (x + c) % S. */
+static void stage_of(const IrFunc *f, ValId idx, int stages, Access *a) {
+    int64_t c, s;
+    a->stages = stages;
+    if (const_of(f, idx, &c)) {
+        a->base = 0, a->off = (int)(c % stages);
         return;
     }
-    if (op->code == OP_IF) {
-        Ranges a = *pending, b = *pending;
-        place(f, op->region[0], &a);
-        place(f, f->ops[id].region[1], &b);
-        merge(&a, &b);
-        *pending = a;
+    const IrOp *d = def_op(f, idx);
+    if (d && d->code == OP_REM && const_of(f, d->operands[1], &s) && s == stages) {
+        const IrOp *add_op = def_op(f, d->operands[0]);
+        if (add_op && add_op->code == OP_ADD && const_of(f, add_op->operands[1], &c)) {
+            a->base = add_op->operands[0], a->off = (int)(c % stages);
+            return;
+        }
+        a->base = d->operands[0], a->off = 0;
+        return;
+    }
+    a->stages = 0; /* unknown: the whole buffer */
+}
+
+/* The access to buffer value v (a local_alloc's result or a view of one). */
+static Access access_of(const Ctx *c, ValId v) {
+    const IrFunc *f = c->f;
+    const IrOp *alloc = &f->ops[c->root[v]];
+    Access a = {alloc->smem_offset, alloc->smem_offset + alloc->smem_size, 0, 0, 0};
+    const IrOp *d = def_op(f, v);
+    IrType whole = ir_type(f, alloc->results[0]);
+    if (d && d->code == OP_LOCAL_VIEW && whole.stages > 1) stage_of(f, d->operands[1], whole.stages, &a);
+    return a;
+}
+
+static Access whole(Access a) {
+    a.base = 0, a.off = 0, a.stages = 0;
+    return a;
+}
+
+/* ---- placing ---- */
+
+typedef struct Out {
+    OpId *v;
+    uint32_t n, cap;
+} Out;
+
+static void emit(Ctx *c, Out *out, int code, Loc loc, RegionId r) {
+    OpId op = ir_op_new(c->f, code, loc, NULL, 0, NULL, 0);
+    c->f->ops[op].parent = r;
+    VEC_PUSH(c->f->mod->arena, out->v, out->n, out->cap, op);
+}
+
+static void barrier(Ctx *c, Out *out, State *s, Loc loc, RegionId r) {
+    emit(c, out, OP_BARRIER, loc, r);
+    clear(&s->R), clear(&s->W);
+}
+
+static bool is_wgmma(const IrFunc *f, const IrOp *op) {
+    if (op->code == OP_DOT_ASYNC) return true;
+    if (op->code != OP_DOT) return false;
+    const IrLayout *l = &f->mod->layouts[f->vals[op->results[0]].layout];
+    return l->kind == LAYOUT_MMA && l->version == 3;
+}
+
+static void place(Ctx *c, RegionId r, State *s);
+
+/* The effects of op id on s, with the barriers and fences it needs placed before it. */
+static void visit(Ctx *c, Out *out, OpId id, State *s, RegionId r) {
+    IrFunc *f = c->f;
+    const IrOp *op = &f->ops[id]; /* read before emitting: new ops may move the op table */
+    Loc loc = op->loc;
+    int code = op->code;
+    switch (code) {
+    case OP_BARRIER: clear(&s->R), clear(&s->W); return;
+    case OP_FENCE_ASYNC: clear(&s->G); return;
+    case OP_ASYNC_WAIT:
+        merge(&s->W, &s->A), merge(&s->G, &s->A), clear(&s->A);
+        return;
+    case OP_DOT_WAIT:
+        merge(&s->R, &s->F);
+        if (op->attr[0] == 0) clear(&s->F);
+        return;
+    case OP_LOCAL_ALLOC: case OP_LOCAL_STORE: case OP_ASYNC_COPY: {
+        if (code == OP_LOCAL_ALLOC && !op->nopnds) return; /* nothing written yet */
+        Access a = access_of(c, code == OP_LOCAL_ALLOC ? op->results[0] : op->operands[0]);
+        if (hits(&s->R, a) || hits(&s->W, a) || hits(&s->A, a)) barrier(c, out, s, loc, r);
+        if (code == OP_ASYNC_COPY) add(&s->A, a);
+        else add(&s->W, a), add(&s->G, a);
+        return;
+    }
+    case OP_LOCAL_LOAD: {
+        Access a = access_of(c, op->operands[0]);
+        if (hits(&s->W, a)) barrier(c, out, s, loc, r);
+        add(&s->R, a);
+        return;
+    }
+    case OP_DOT: case OP_DOT_ASYNC: {
+        bool async_proxy = is_wgmma(f, op), fence = false, bar = false;
+        Access acc[2];
+        int n = 0;
+        for (int i = 0; i < 2; i++)
+            if (ir_type(f, op->operands[i]).dt == DT_SMEM) acc[n++] = access_of(c, op->operands[i]);
+        for (int i = 0; i < n; i++) {
+            if (async_proxy && hits(&s->G, acc[i])) fence = bar = true;
+            if (hits(&s->W, acc[i])) bar = true;
+        }
+        if (fence) {
+            emit(c, out, OP_FENCE_ASYNC, loc, r);
+            clear(&s->G);
+        }
+        if (bar) barrier(c, out, s, loc, r);
+        for (int i = 0; i < n; i++) add(code == OP_DOT_ASYNC ? &s->F : &s->R, acc[i]);
+        return;
+    }
+    default:
+        if (op->smem_size) { /* scratch: written, synchronised inside the op, read */
+            Access a = {op->smem_offset, op->smem_offset + op->smem_size, 0, 0, 0};
+            if (hits(&s->R, a) || hits(&s->W, a)) barrier(c, out, s, loc, r);
+            add(&s->R, a);
+        }
     }
 }
 
-static void place(IrFunc *f, RegionId r, Ranges *pending) {
-    OpId *out = NULL;
-    uint32_t n = 0, cap = 0;
+/* Everything a region's ops may leave pending, whole buffers (for loop back edges). */
+static void touched(Ctx *c, RegionId r, State *s) {
+    IrFunc *f = c->f;
     for (uint32_t i = 0; i < f->regions[r].nops; i++) {
-        OpId id = f->regions[r].ops[i];
-        IrOp *op = &f->ops[id];
-        if (op->smem_size) {
-            int lo = op->smem_offset, hi = lo + op->smem_size;
-            if (overlaps(pending, lo, hi)) {
-                OpId bar = ir_op_new(f, OP_BARRIER, f->ops[id].loc, NULL, 0, NULL, 0);
-                f->ops[bar].parent = r;
-                VEC_PUSH(f->mod->arena, out, n, cap, bar);
-                memset(pending, 0, sizeof *pending);
+        const IrOp *op = &f->ops[f->regions[r].ops[i]];
+        for (uint32_t k = 0; k < op->nopnds && op->code != OP_LOCAL_VIEW; k++)
+            if (ir_type(f, op->operands[k]).dt == DT_SMEM) {
+                Access a = whole(access_of(c, op->operands[k]));
+                if (op->code == OP_ASYNC_COPY) add(&s->A, a);
+                else if (op->code == OP_LOCAL_STORE) add(&s->W, a), add(&s->G, a);
+                else if (op->code == OP_DOT_ASYNC) add(&s->F, a);
+                else add(&s->R, a);
             }
-            add_range(pending, lo, hi);
+        if (op->code == OP_LOCAL_ALLOC && op->nopnds) {
+            Access a = whole(access_of(c, op->results[0]));
+            add(&s->W, a), add(&s->G, a);
         }
-        place_op(f, id, pending);
-        VEC_PUSH(f->mod->arena, out, n, cap, id);
+        if (op->smem_size && op->code != OP_LOCAL_ALLOC) {
+            Access a = {op->smem_offset, op->smem_offset + op->smem_size, 0, 0, 0};
+            add(&s->R, a);
+        }
+        for (int k = 0; k < op->nregions; k++) touched(c, op->region[k], s);
     }
-    f->regions[r].ops = out;
-    f->regions[r].nops = n;
-    f->regions[r].capops = cap;
+}
+
+static void merge_state(State *into, const State *from) {
+    merge(&into->R, &from->R), merge(&into->W, &from->W), merge(&into->A, &from->A);
+    merge(&into->G, &from->G), merge(&into->F, &from->F);
+}
+
+static void visit_control(Ctx *c, OpId id, State *s) {
+    IrFunc *f = c->f;
+    const IrOp *op = &f->ops[id];
+    if (op->code == OP_IF) {
+        State a = *s, b = *s;
+        place(c, op->region[0], &a);
+        place(c, f->ops[id].region[1], &b);
+        merge_state(&a, &b);
+        *s = a;
+        return;
+    }
+    State body = *s; /* for, while: what the previous iteration may leave pending too */
+    for (int k = 0; k < op->nregions; k++) touched(c, op->region[k], &body);
+    State after = body;
+    for (int k = 0; k < f->ops[id].nregions; k++) {
+        State in = body;
+        place(c, f->ops[id].region[k], &in);
+        merge_state(&after, &in);
+    }
+    *s = after;
+}
+
+static void place(Ctx *c, RegionId r, State *s) {
+    IrFunc *f = c->f;
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(f, r, &n);
+    Out out = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        OpId id = ops[i];
+        visit(c, &out, id, s, r);
+        if (f->ops[id].nregions) visit_control(c, id, s);
+        VEC_PUSH(f->mod->arena, out.v, out.n, out.cap, id);
+    }
+    ir_region_set_ops(f, r, out.v, out.n);
+    free(ops);
+}
+
+static void roots(Ctx *c, RegionId r) {
+    IrFunc *f = c->f;
+    for (uint32_t i = 0; i < f->regions[r].nops; i++) {
+        const IrOp *op = &f->ops[f->regions[r].ops[i]];
+        if (op->code == OP_LOCAL_ALLOC) c->root[op->results[0]] = f->regions[r].ops[i];
+        if (op->code == OP_LOCAL_VIEW) c->root[op->results[0]] = c->root[op->operands[0]];
+        for (int k = 0; k < op->nregions; k++) roots(c, op->region[k]);
+    }
 }
 
 void gpu_insert_barriers(IrFunc *f) {
-    Ranges pending;
-    memset(&pending, 0, sizeof pending);
-    place(f, f->body, &pending);
+    Ctx c = {f, arena_alloc(f->mod->arena, sizeof(OpId) * (f->nvals + 1))};
+    roots(&c, f->body);
+    State s;
+    memset(&s, 0, sizeof s);
+    place(&c, f->body, &s);
 }

@@ -7,8 +7,9 @@
  *            region-argument numbers (IrValue.index) are renumbered where pruned.
  *
  * Removes, to a fixed point:
- * - pure ops and loads whose results are all unused (a load's only other effect would
- *   be a fault, which a program that does not use the value cannot rely on);
+ * - pure ops and loads (ops that only read or allocate memory: F_RDONLY) whose results
+ *   are all unused (a load's only other effect would be a fault, which a program that
+ *   does not use the value cannot rely on);
  * - unused results of if (with the matching yield values), and unused loop-carried
  *   values of for whose region argument feeds nothing but pure ops that only feed
  *   its own yield slot (an accumulator nobody reads);
@@ -77,7 +78,7 @@ static bool results_unused(const Dce *D, const IrOp *op) {
 }
 
 static bool dead_leaf(const Dce *D, const IrOp *op) {
-    bool removable = (ir_op_info[op->code].flags & F_PURE) || op->code == OP_LOAD;
+    bool removable = (ir_op_info[op->code].flags & (F_PURE | F_RDONLY)) != 0;
     return removable && op->nregions == 0 && results_unused(D, op);
 }
 
@@ -123,7 +124,7 @@ static bool dead_carried(Dce *D, RegionId body, uint32_t i, uint8_t *cone, uint3
         bool wanted = false;
         for (uint32_t r = 0; r < op->nres; r++) wanted |= inner[op->results[r]] > 0;
         if (!wanted) continue;
-        ok = ((ir_op_info[op->code].flags & F_PURE) || op->code == OP_LOAD) && op->nregions == 0;
+        ok = (ir_op_info[op->code].flags & (F_PURE | F_RDONLY)) && op->nregions == 0;
         cone[reg->ops[k]] = 1;
         for (uint32_t j = 0; j < op->nopnds; j++) inner[op->operands[j]]++;
     }

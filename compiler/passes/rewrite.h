@@ -1,5 +1,6 @@
 /* rewrite.h - the editing helpers every pass shares: replacing values, rebuilding a
- * region's op list, counting uses, and a growable op list. Private to compiler/passes. */
+ * region's op list, counting uses, and a growable op list. Shared by the passes of
+ * compiler/passes and compiler/gpu. */
 #ifndef NEREID_REWRITE_H
 #define NEREID_REWRITE_H
 

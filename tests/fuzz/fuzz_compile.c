@@ -177,7 +177,7 @@ static bool gpu_stage(const CompileOpts *o, NrProgram *prog, Diag *diag) {
         GpuSpec spec = {(int)body->nargs, facts};
         GpuTarget t = {o->arch, prog->num_warps, prog->num_stages, NULL};
         GpuResult r;
-        bool ok = gpu_compile_kernel(f, &spec, &t, false, NULL, NULL, &r, diag);
+        bool ok = gpu_compile_kernel(f, &spec, &t, GPU_DUMP_NONE, NULL, NULL, &r, diag);
         free(facts);
         fuzz_check_diag(diag, ok, "gpu_compile_kernel", "fuzz.nr");
         sb_free(&r.ptx);

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/gpu/axis_info.h"
+#include "compiler/analysis/axis_info.h"
 #include "compiler/ir.h"
 #include "compiler/passes/passes.h"
 #include "tests/fuzz/fuzz_common.h"

@@ -5,7 +5,7 @@
  * satisfy the parameter facts, and every fact the analysis claims is checked against
  * the actual values (values that overflowed their dtype, which the analysis assumes
  * away, are skipped). Prints one line per failed check and a summary line. */
-#include "compiler/gpu/axis_info.h"
+#include "compiler/analysis/axis_info.h"
 
 #include <stdlib.h>
 
@@ -134,7 +134,7 @@ static const char *vector_add =
 static void test_vector_add(void) {
     Parsed p;
     if (!parse(&p, vector_add)) return;
-    ParamFact facts[3] = {{16}, {16}, {16}};
+    ParamFact facts[3] = {{16, false}, {16, false}, {16, false}};
     AxisInfo *info = axis_info_analyze(p.f, facts, p.arena);
     EXPECT(0, "contiguity = [1], divisibility = [16], constancy = [1]");
     EXPECT(2, "contiguity = [1], divisibility = [16], constancy = [1]");
@@ -159,7 +159,7 @@ static void test_vector_add(void) {
     CHECK(axis_info_vector_width(ptr, mask, 1, 0) == 16, "i8: 16");
 
     /* n not known to be divisible: the mask changes anywhere */
-    ParamFact ptrs_only[3] = {{16}, {16}, {1}};
+    ParamFact ptrs_only[3] = {{16, false}, {16, false}, {1, false}};
     info = axis_info_analyze(p.f, ptrs_only, p.arena);
     EXPECT(10, "contiguity = [1], divisibility = [1], constancy = [1]");
     EXPECT(12, "contiguity = [1024], divisibility = [16], constancy = [1]");
@@ -215,7 +215,7 @@ static const char *ptr_2d =
 static void test_ptr_2d(void) {
     Parsed p;
     if (!parse(&p, ptr_2d)) return;
-    ParamFact facts[2] = {{16}, {16}};
+    ParamFact facts[2] = {{16, false}, {16, false}};
     AxisInfo *info = axis_info_analyze(p.f, facts, p.arena);
     EXPECT(7, "contiguity = [64], divisibility = [64], constancy = [1]");
     EXPECT(9, "contiguity = [64, 1], divisibility = [64, 1], constancy = [1, 1]");
@@ -240,7 +240,7 @@ static void test_ptr_2d(void) {
     CHECK(axis_info_vector_width(ptr, NULL, 2, 0) == 1, "2-D fp16 along dim 0: 1");
     CHECK(axis_info_vector_width(info_num(p.f, info, 19), NULL, 2, 0) == 8, "transposed: dim 0");
     /* stride not divisible: rows start anywhere */
-    ParamFact ptr_only[2] = {{16}, {1}};
+    ParamFact ptr_only[2] = {{16, false}, {1, false}};
     info = axis_info_analyze(p.f, ptr_only, p.arena);
     EXPECT(17, "contiguity = [1, 32], divisibility = [2, 2], constancy = [1, 1]");
     CHECK(axis_info_vector_width(info_num(p.f, info, 17), NULL, 2, 1) == 1, "unaligned rows: 1");
@@ -272,7 +272,7 @@ static const char *hints =
 static void test_hints(void) {
     Parsed p;
     if (!parse(&p, hints)) return;
-    ParamFact facts[3] = {{16}, {1}, {16}};
+    ParamFact facts[3] = {{16, false}, {1, false}, {16, false}};
     AxisInfo *info = axis_info_analyze(p.f, facts, p.arena);
     EXPECT(5, "contiguity = [256], divisibility = [1], constancy = [1]");
     EXPECT(6, "contiguity = [256], divisibility = [256], constancy = [1]");
@@ -352,7 +352,7 @@ static const char *arith =
 static void test_arith(void) {
     Parsed p;
     if (!parse(&p, arith)) return;
-    ParamFact facts[2] = {{16}, {16}};
+    ParamFact facts[2] = {{16, false}, {16, false}};
     AxisInfo *info = axis_info_analyze(p.f, facts, p.arena);
     EXPECT(7, "contiguity = [1024], divisibility = [1024], constancy = [1]");
     EXPECT(9, "contiguity = [128], divisibility = [128], constancy = [1]");     /* x % 128 */
@@ -365,6 +365,11 @@ static void test_arith(void) {
     EXPECT(17, "contiguity = [1], divisibility = [1], constancy = [16]");       /* / 48 */
     /* a divisor only known to be a multiple of 16 may be 0 at run time (x % 0 = 0) */
     EXPECT(18, "contiguity = [1], divisibility = [1], constancy = [1]");
+    /* known nonzero as well (the runtime's specialisation), it keeps runs of 16 */
+    ParamFact nonzero[2] = {{16, true}, {16, true}};
+    info = axis_info_analyze(p.f, nonzero, p.arena);
+    EXPECT(18, "contiguity = [16], divisibility = [16], constancy = [1]");
+    info = axis_info_analyze(p.f, facts, p.arena);
     EXPECT(20, "contiguity = [1], divisibility = [4], constancy = [1]");        /* << 2 */
     EXPECT(21, "contiguity = [1], divisibility = [1], constancy = [4]");        /* >> 2 */
     EXPECT(22, "contiguity = [1], divisibility = [1], constancy = [4]");        /* any sign */
@@ -427,7 +432,7 @@ static const char *compares =
 static void test_compares(void) {
     Parsed p;
     if (!parse(&p, compares)) return;
-    ParamFact facts[2] = {{16}, {16}};
+    ParamFact facts[2] = {{16, false}, {16, false}};
     AxisInfo *info = axis_info_analyze(p.f, facts, p.arena);
     EXPECT(4, "contiguity = [1], divisibility = [1], constancy = [16]");  /* x < n */
     EXPECT(5, "contiguity = [1], divisibility = [1], constancy = [16]");  /* x >= n */
@@ -498,7 +503,7 @@ static const char *control =
 static void test_control(void) {
     Parsed p;
     if (!parse(&p, control)) return;
-    ParamFact facts[2] = {{16}, {1}};
+    ParamFact facts[2] = {{16, false}, {1, false}};
     AxisInfo *info = axis_info_analyze(p.f, facts, p.arena);
     EXPECT(12, "contiguity = [1], divisibility = [32], constancy = [1]"); /* iv: gcd(lb, step) */
     EXPECT(13, "contiguity = [32], divisibility = [16], constancy = [1]");
@@ -1202,7 +1207,8 @@ static void test_random(void) {
         }
         programs++;
         bool int16 = rn(2), ptr16 = rn(4) != 0;
-        ParamFact facts[4] = {{int16 ? 16 : 1}, {int16 ? 16 : 1}, {ptr16 ? 16 : 4}, {ptr16 ? 16 : 2}};
+        /* the runtime's specialisation: a multiple of 16 is nonzero too */
+        ParamFact facts[4] = {{int16 ? 16 : 1, int16}, {int16 ? 16 : 1, int16}, {ptr16 ? 16 : 4, false}, {ptr16 ? 16 : 2, false}};
         AxisInfo *info = axis_info_analyze(g.f, facts, g.arena);
         EVal *ev = calloc(g.f->nvals, sizeof(EVal));
         for (int run = 0; run < 4; run++) {
@@ -1210,6 +1216,8 @@ static void test_random(void) {
             in.pid = rn(4) ? rn(100) : rn(2000000);
             in.pint = int16 ? multiple(16, -128, 128) : rn(4000) - 2000;
             in.puns = int16 ? multiple(16, 0, 256) : rn(4000);
+            if (int16 && !in.pint) in.pint = rn(2) ? 16 : -16;
+            if (int16 && !in.puns) in.puns = 16;
             in.pf32 = ptr16 ? multiple(16, 4096, 65536) : multiple(4, 4096, 65536);
             in.pf16 = ptr16 ? multiple(16, 4096, 65536) : multiple(2, 4096, 65536);
             ev[g.pint].v[0] = in.pint, ev[g.puns].v[0] = in.puns, ev[g.pf32].v[0] = in.pf32, ev[g.pf16].v[0] = in.pf16;

@@ -43,10 +43,16 @@
  *                      /1, else 1; k = min(k_l, k_r), raised to min(c_l, D_l, pow2(v))
  *                      when r is a nonzero constant v and the lhs is non-negative
  *   rem                by a nonzero constant v with a non-negative lhs: c = min(c_l, D_l,
- *                      pow2(v)); else 1. D = min of the operands' D at the result's group
- *                      starts (x - q*v); k = min(k_l, k_r); by +-1 or 0: the constant 0
- *                      (a divisor that is merely "divisible by 16" could be 0 at run time,
- *                      where rem gives 0: so only a known constant raises contiguity)
+ *                      pow2(v)); by a value known nonzero (a parameter the runtime
+ *                      specialised as a nonzero multiple of 16, or one an assume says is
+ *                      positive), constant over the run: c = min(c_l, k_r, D_l, D_r);
+ *                      else 1. D = min of the operands' D at the result's group starts
+ *                      (x - q*v); k = min(k_l, k_r); by +-1 or 0: the constant 0 (a
+ *                      divisor that is merely "divisible by 16" could be 0 at run time,
+ *                      where rem gives 0)
+ *   assume(x >= 0), assume(x > 0) (also 0 <= x, 0 < x; and x != 0): x is non-negative
+ *                      (and nonzero) from there on, as the program promises (Triton's
+ *                      matmul tutorial assumes pid_m, pid_n >= 0 and strides > 0)
  *   shl by constant s  c 1 (s = 0: c_l), D = D_l * 2^s (per element); s >= width: 0;
  *                      unknown amount: D = D_l per element. k = min
  *   shr by constant s  c 1 (s = 0: c_l), D = D_l / 2^s (per element), k = min(k_l, k_r)
@@ -105,6 +111,8 @@ enum { MAX_LOOP_ITERS = 8 };
 typedef struct Fact {
     AxisInfo ai;
     bool nonneg;    /* every element >= 0 (as an integer of its dtype) */
+    bool nonzero;   /* every element != 0 (a nonzero constant, a parameter so specialised,
+                       and what shape ops make of them) */
     bool has_const; /* every element equals cval */
     int64_t cval;   /* normalised to the dtype (see wrap) */
 } Fact;
@@ -188,6 +196,7 @@ static Fact const_fact(IrType t, int64_t v) {
     x.has_const = true;
     x.cval = v;
     x.nonneg = is_unsigned(t.dt) || v >= 0;
+    x.nonzero = v != 0;
     return x;
 }
 
@@ -202,6 +211,7 @@ static Fact normalise(Fact x, IrType t) {
         y.ai.divisibility[d] = pow2_floor(min64(x.ai.divisibility[d], AXIS_INFO_MAX_DIVISIBILITY));
     }
     y.nonneg = x.nonneg || is_unsigned(t.dt);
+    y.nonzero = x.nonzero;
     if (x.has_const && t.dt != DT_PTR) {
         y.has_const = true;
         y.cval = wrap(x.cval, t.dt);
@@ -214,7 +224,7 @@ static bool fact_equal(const Fact *a, const Fact *b) {
         if (a->ai.contiguity[d] != b->ai.contiguity[d] || a->ai.divisibility[d] != b->ai.divisibility[d] ||
             a->ai.constancy[d] != b->ai.constancy[d])
             return false;
-    return a->ai.rank == b->ai.rank && a->nonneg == b->nonneg && a->has_const == b->has_const &&
+    return a->ai.rank == b->ai.rank && a->nonneg == b->nonneg && a->nonzero == b->nonzero && a->has_const == b->has_const &&
            (!a->has_const || a->cval == b->cval);
 }
 
@@ -337,8 +347,13 @@ static Fact binary(const IrOp *op, IrType t, const Fact *l, const Fact *r) {
             if (rc && l->nonneg) k = max64(k, min64(cl, min64(Dl, pow2_div(rmag))));
             break;
         case OP_REM:
-            /* x >= 0, runs s..s+g-1 with s and v multiples of g: no multiple of v inside */
+            /* x >= 0, runs s..s+g-1 with s and v multiples of g: no multiple of v inside;
+             * v may be a run-time value, constant over the run (Triton's rule too: the
+             * tutorial's (pid * BLOCK + arange) % N keeps runs of N's divisibility when
+             * N is known nonzero, which the runtime's specialisation on multiples of 16
+             * says; x % 0 = 0 would break the runs) */
             if (rc && l->nonneg) c = min64(cl, min64(Dl, pow2_div(rmag)));
+            else if (!rc && l->nonneg && r->nonzero) c = min64(min64(cl, kr), min64(Dl, elem_div(r, 1)));
             D = min64(operand_div(l, d, c, 1), operand_div(r, d, c, 1)); /* x - q*v */
             break;
         case OP_AND: D = max64(elem_div(l, 1), elem_div(r, 1)); break;
@@ -520,6 +535,7 @@ static Fact splat(IrType t, const Fact *s, int64_t u) {
         x.ai.constancy[d] = dim_size(t, d);
     }
     x.nonneg = s->nonneg;
+    x.nonzero = s->nonzero;
     x.has_const = s->has_const, x.cval = s->cval;
     return x;
 }
@@ -549,6 +565,7 @@ static Fact expand_dims(IrType t, IrType s, const Fact *a, int64_t axis) {
         e++;
     }
     x.nonneg = a->nonneg;
+    x.nonzero = a->nonzero;
     x.has_const = a->has_const, x.cval = a->cval;
     return x;
 }
@@ -751,6 +768,31 @@ static void visit_if(Analyzer *A, const IrOp *op, int depth) {
     }
 }
 
+/* assume(cmp(x, 0)) or assume(cmp(0, x)): what the comparison promises of x's sign. */
+static void visit_assume(Analyzer *A, const IrOp *op) {
+    const IrFunc *f = A->f;
+    ValId c = op->nopnds == 1 ? op->operands[0] : 0;
+    OpId d = valid_val(A, c) ? ir_def(f, c) : 0;
+    if (!d || f->ops[d].code != OP_CMP || f->ops[d].nopnds != 2) return;
+    const IrOp *cmp = &f->ops[d];
+    ValId x = cmp->operands[0], z = cmp->operands[1];
+    int64_t pred = cmp->attr[0];
+    Fact zf = get(A, z);
+    if (!(zf.has_const && zf.cval == 0)) { /* 0 on the left: mirror the predicate */
+        Fact xf = get(A, x);
+        if (!(xf.has_const && xf.cval == 0)) return;
+        ValId t = x;
+        x = z, z = t;
+        pred = pred == CMP_PRED_LE ? CMP_PRED_GE : pred == CMP_PRED_LT ? CMP_PRED_GT : pred == CMP_PRED_GE ? CMP_PRED_LE
+             : pred == CMP_PRED_GT ? CMP_PRED_LT : pred;
+    }
+    if (!tracked(vty(A, x))) return;
+    Fact xf = get(A, x);
+    if (pred == CMP_PRED_GE || pred == CMP_PRED_GT) xf.nonneg = true;
+    if (pred == CMP_PRED_GT || pred == CMP_PRED_NE) xf.nonzero = true;
+    set(A, x, xf);
+}
+
 static void visit_op(Analyzer *A, OpId id, int depth) {
     const IrFunc *f = A->f;
     const IrOp *op = &f->ops[id];
@@ -759,6 +801,7 @@ static void visit_op(Analyzer *A, OpId id, int depth) {
     case OP_FOR: visit_for(A, op, depth); return;
     case OP_WHILE: visit_while(A, op, depth); return;
     case OP_IF: visit_if(A, op, depth); return;
+    case OP_ASSUME: visit_assume(A, op); return;
     default: break;
     }
     for (uint32_t r = 0; r < op->nregions && r < 2; r++) visit_region(A, op->region[r], depth + 1);
@@ -863,6 +906,7 @@ AxisInfo *axis_info_analyze(const IrFunc *f, const ParamFact *facts, Arena *aren
             Fact x = neutral(vty(&A, p));
             if (facts && tracked(vty(&A, p)) && facts[i].divisibility > 0)
                 for (int d = 0; d < ndims(vty(&A, p)); d++) x.ai.divisibility[d] = pow2_div((uint64_t)facts[i].divisibility);
+            if (facts && tracked(vty(&A, p))) x.nonzero = facts[i].nonzero;
             set(&A, p, x);
         }
         visit_region(&A, f->body, 0);
@@ -879,6 +923,7 @@ ParamFact *axis_info_param_facts(const IrFunc *f, int64_t divisibility, Arena *a
         ValId v = f->regions[f->body].args[i];
         IrType t = v < f->nvals ? f->vals[v].ty : ty_scalar(DT_VOID);
         p[i].divisibility = (t.dt == DT_PTR || (dt_is_int(t.dt) && t.dt != DT_I1)) && divisibility > 0 ? divisibility : 1;
+        p[i].nonzero = p[i].divisibility > 1;
     }
     return p;
 }

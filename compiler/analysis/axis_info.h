@@ -21,9 +21,11 @@ typedef struct AxisInfo {
 } AxisInfo;
 
 /* Facts about one kernel parameter (index in the body's args). divisibility is in
- * bytes for pointers, in value units for integers; 1 when nothing is known. */
+ * bytes for pointers, in value units for integers; 1 when nothing is known. nonzero:
+ * the value is not 0 (the runtime's specialisation on multiples of 16 leaves 0 out). */
 typedef struct ParamFact {
     int64_t divisibility;
+    bool nonzero;
 } ParamFact;
 
 /* Analyse f (inlined, no calls); facts has one entry per parameter, or is NULL (nothing
@@ -36,7 +38,8 @@ AxisInfo *axis_info_analyze(const IrFunc *f, const ParamFact *facts, Arena *aren
 void axis_info_print(StrBuf *out, const IrFunc *f, const AxisInfo *info);
 
 /* A ParamFact table for f (in arena): divisibility for every pointer and integer (not
- * i1) parameter, 1 for the others; what `--param-divisibility=N` means. */
+ * i1) parameter, 1 for the others, and nonzero when divisibility > 1 (as the runtime
+ * specialises); what `--param-divisibility=N` means. */
 ParamFact *axis_info_param_facts(const IrFunc *f, int64_t divisibility, Arena *arena);
 
 /* How many elements one thread may access with one vector instruction along order_dim

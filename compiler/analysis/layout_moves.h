@@ -1,0 +1,46 @@
+/* layout_moves.h - what moving a block between layouts costs, computed once for the
+ * shared-memory allocator (compiler/gpu) and the lowering (compiler/codegen), which must
+ * agree on it.
+ *
+ * Ops that change where elements are (convert_layout, broadcast, expand_dims, reshape,
+ * trans) map each element of the result to one of the operand: as row-major indices of
+ * blocks whose dims are powers of two, a linear map over GF(2) (reshape and expand_dims
+ * keep the index, trans permutes its bits, broadcast drops the bits of the stretched
+ * dims). With both layouts linear too, the change is register-local - every thread
+ * already holds each element it needs - exactly when the map carries each lane and warp
+ * basis of the result onto the operand's, and every register's element is in the span
+ * of the operand's registers. Otherwise it goes through shared memory: the whole operand
+ * block, one slot of its element size per element.
+ *
+ * Reductions need scratch when several warps share the axis: one partial per output
+ * element per such warp (8 bytes each, twice for argmax/argmin's indices). Atomics in a
+ * replicated layout pass the owner's old value to its copies through 8-byte slots. */
+#ifndef NEREID_LAYOUT_MOVES_H
+#define NEREID_LAYOUT_MOVES_H
+
+#include "../ir_layout.h"
+
+/* For a layout-changing op: map[i] is the operand's row-major index of the result's
+ * row-major index 1 << i (0 for a stretched dim). */
+void moves_index_map(const IrFunc *f, const IrOp *op, uint32_t *map);
+uint32_t moves_apply(const uint32_t *map, uint32_t flat);
+
+/* Does the layout-changing op keep every element in the thread that holds it? */
+bool moves_is_local(const IrFunc *f, OpId op);
+/* Would a convert_layout of a block of t from one layout to another? */
+bool moves_convert_is_local(const IrModule *m, uint32_t from, uint32_t to, IrType t);
+
+/* Registers of a block in `layout` that land at consecutive element offsets of a
+ * buffer laid out by `shared` (a power of two, at most max_bytes / elem_bytes): the run
+ * of low register bits whose offsets are 1, 2, 4, ... and that no lane or warp basis
+ * touches, so the run's first offset is aligned to its length. The same count for the
+ * allocator's and pipeliner's checks and for the lowering's vector accesses. */
+int moves_smem_run(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes, int max_bytes);
+
+/* A reduction's warps along the axis (their warp-id bits), as a count of partials. */
+int moves_reduce_partials(const IrFunc *f, OpId op);
+
+/* The scratch an op needs in shared memory, in bytes (0: none). */
+int moves_scratch_bytes(const IrFunc *f, OpId op);
+
+#endif

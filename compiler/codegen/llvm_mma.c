@@ -1,0 +1,246 @@
+/* llvm_mma.c - dot on the tensor cores: mma.sync (mma layout version 2, sm_80 and up) and
+ * wgmma (version 3, sm_90a), and dot_wait.
+ *
+ * mma.sync m16n8k(8 * k_width): A and B are in registers in the result's dot_op layouts,
+ * whose first registers are one instruction's fragments (ir_layout.h); the fragment of
+ * the tile at (m0, k0) is the registers holding those elements moved by (m0, k0), found
+ * by solving the layout's register map. Every (m, n) tile of the warp runs one
+ * instruction per k step, in k order; k_width elements pack into each 32-bit register
+ * (fp32 operands rounded to tf32 first, as cuBLAS does).
+ *
+ * wgmma m64 x instr_n x k: each warpgroup computes its 64-row slices of the tile; B (and A,
+ * unless A is in registers) come from shared memory through 64-bit matrix descriptors
+ * built from the buffer's shared layout (llvm_wgmma_desc.c). A dot issues
+ * wgmma.fence, its instructions in k order, commit_group, and waits for them (dot) or
+ * leaves them in flight (dot_async) until a dot_wait. */
+#include "gen_internal.h"
+#include "llvm_wgmma.h"
+
+#include <string.h>
+
+/* The register of layout l holding the element of register j moved by (dr, dc). */
+static int reg_at(const LinearLayout *l, int j, int dr, int dc) {
+    int32_t c[2] = {dr, dc};
+    uint32_t r;
+    if (!ll_solve(l, LL_REG, ll_apply_dim(l, LL_REG, (uint32_t)j) ^ ll_flat(l, c), &r))
+        NR_DIE("mma: no register holds the fragment at (%d, %d)", dr, dc);
+    return (int)r;
+}
+
+/* k_width elements of one fragment register as a 32-bit word. */
+static LLVMValueRef pack32(Gen *g, LLVMValueRef *elems, int kw, int dt) {
+    if (kw == 1) {
+        if (dt != DT_FP32) return LLVMBuildBitCast(g->B, elems[0], g->i32, "");
+        /* tf32: round to nearest, ties away (cvt.rna.tf32.f32), as cuBLAS's TF32 mode */
+        LLVMValueRef args[1] = {elems[0]};
+        return gen_asm(g, "cvt.rna.tf32.f32 $0, $1;", "=r,f", g->i32, args, 1, false);
+    }
+    LLVMTypeRef et = LLVMTypeOf(elems[0]), vt = LLVMVectorType(et, (unsigned)kw);
+    LLVMValueRef v = LLVMGetUndef(vt);
+    for (int i = 0; i < kw; i++) v = LLVMBuildInsertElement(g->B, v, elems[i], gen_i32(g, i), "");
+    return LLVMBuildBitCast(g->B, v, g->i32, "");
+}
+
+static const char *mma_shape(int dt) {
+    switch (dt) {
+    case DT_FP16: return "m16n8k16.row.col.f32.f16.f16.f32";
+    case DT_BF16: return "m16n8k16.row.col.f32.bf16.bf16.f32";
+    case DT_FP32: return "m16n8k8.row.col.f32.tf32.tf32.f32";
+    default: return "m16n8k32.row.col.s32.s8.s8.s32";
+    }
+}
+
+static void mma_sync(Gen *g, OpId id) {
+    IrOp *op = &g->f->ops[id];
+    ValId a = op->operands[0], b = op->operands[1], c = op->operands[2], r = op->results[0];
+    IrType at = ir_type(g->f, a), rt = ir_type(g->f, r);
+    if (at.dt == DT_SMEM || ir_type(g->f, b).dt == DT_SMEM)
+        gen_error(g, op->loc, "internal error: mma.sync takes its operands in registers");
+    const GenLayout *la = gen_layout(g, a), *lb = gen_layout(g, b), *lc = gen_layout(g, r);
+    const IrLayout *mma = &g->m->layouts[g->f->vals[r].layout];
+    int dt = at.dt, kw = g->m->layouts[g->f->vals[a].layout].k_width, ik = 8 * kw;
+    int tm = 16 * mma->wpc[0], tn = 8 * mma->wpc[1]; /* the CTA's tile of one instruction per warp */
+    int M = rt.shape[0], N = rt.shape[1], K = at.shape[1];
+    int nm = M / tm > 0 ? M / tm : 1, nn = N / tn > 0 ? N / tn : 1, nk = K / ik;
+    bool fl = dt != DT_I8;
+    LLVMValueRef *A = gen_vals(g, a, NULL), *Bv = gen_vals(g, b, NULL), *C = gen_vals(g, c, NULL);
+    int n = gen_nregs(g, r);
+    LLVMValueRef *out = gen_alloc_regs(g, n);
+    memcpy(out, C, sizeof(LLVMValueRef) * (size_t)n);
+    char text[256];
+    snprintf(text, sizeof text, "mma.sync.aligned.%s {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
+             mma_shape(dt));
+    const char *cons = fl ? "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3" : "=r,=r,=r,=r,r,r,r,r,r,r,0,1,2,3";
+    LLVMTypeRef ct = fl ? g->f32 : g->i32;
+    LLVMTypeRef four[4] = {ct, ct, ct, ct};
+    LLVMTypeRef rty = LLVMStructTypeInContext(g->C, four, 4, 0);
+    for (int ki = 0; ki < nk; ki++)
+        for (int mi = 0; mi < nm; mi++) {
+            LLVMValueRef aw[4];
+            for (int q = 0; q < 4; q++) {
+                LLVMValueRef e[4];
+                for (int i = 0; i < kw; i++) e[i] = A[reg_at(&la->ll, q * kw + i, mi * tm, ki * ik)];
+                aw[q] = pack32(g, e, kw, dt);
+            }
+            for (int ni = 0; ni < nn; ni++) {
+                LLVMValueRef args[10]; /* the inputs: A's 4 words, B's 2, C's 4 (tied to the outputs) */
+                memcpy(args, aw, sizeof aw);
+                for (int q = 0; q < 2; q++) {
+                    LLVMValueRef e[4];
+                    for (int i = 0; i < kw; i++) e[i] = Bv[reg_at(&lb->ll, q * kw + i, ki * ik, ni * tn)];
+                    args[4 + q] = pack32(g, e, kw, dt);
+                }
+                int ci[4];
+                for (int q = 0; q < 4; q++) ci[q] = reg_at(&lc->ll, q, mi * tm, ni * tn), args[6 + q] = out[ci[q]];
+                LLVMValueRef res = gen_asm(g, text, cons, rty, args, 10, false);
+                for (int q = 0; q < 4; q++) out[ci[q]] = LLVMBuildExtractValue(g->B, res, (unsigned)q, "");
+            }
+        }
+    gen_set(g, r, out, n);
+}
+
+/* ---- wgmma ---- */
+
+static const char *wgmma_types(int dt) {
+    switch (dt) {
+    case DT_FP16: return "f32.f16.f16";
+    case DT_BF16: return "f32.bf16.bf16";
+    case DT_FP32: return "f32.tf32.tf32";
+    default: return "s32.s8.s8";
+    }
+}
+
+static int wgmma_k(int dt) { return dt == DT_FP32 ? 8 : dt_bits(dt) == 8 ? 32 : 16; }
+
+/* One wgmma instruction on the accumulator registers acc (n of them): A from a
+ * descriptor (or k_width-packed registers areg), B from a descriptor. */
+static void wgmma_one(Gen *g, int dt, int instr_n, LLVMValueRef *acc, int n, LLVMValueRef adesc, LLVMValueRef *areg,
+                      LLVMValueRef bdesc, bool trans_a, bool trans_b) {
+    bool fl = dt != DT_I8, sixteen = dt_bits(dt) == 16;
+    StrBuf t, c;
+    sb_init(&t), sb_init(&c);
+    sb_printf(&t, "wgmma.mma_async.sync.aligned.m64n%dk%d.%s {", instr_n, wgmma_k(dt), wgmma_types(dt));
+    for (int i = 0; i < n; i++) sb_printf(&t, i ? ", $%d" : "$%d", i);
+    int na = 0;
+    LLVMValueRef *args = gen_alloc_regs(g, n + 8);
+    for (int i = 0; i < n; i++) sb_printf(&c, "%s", fl ? "=f," : "=r,");
+    if (areg) {
+        sb_printf(&t, "}, {$%d, $%d, $%d, $%d}, $%d", n, n + 1, n + 2, n + 3, n + 4);
+        for (int i = 0; i < 4; i++) args[na++] = areg[i], sb_puts(&c, "r,");
+    } else {
+        sb_printf(&t, "}, $%d, $%d", n, n + 1);
+        args[na++] = adesc, sb_puts(&c, "l,");
+    }
+    args[na++] = bdesc, sb_puts(&c, "l");
+    /* scale-d = 1 (D = A*B + D), scales of A and B 1, and for 16-bit inputs whether
+     * each operand is transposed (A from registers has no transpose) */
+    if (!fl) sb_puts(&t, ", 1;");
+    else if (!sixteen) sb_puts(&t, ", 1, 1, 1;");
+    else if (areg) sb_printf(&t, ", 1, 1, 1, %d;", trans_b);
+    else sb_printf(&t, ", 1, 1, 1, %d, %d;", trans_a, trans_b);
+    for (int i = 0; i < n; i++) sb_printf(&c, ",%d", i), args[na++] = acc[i];
+    LLVMTypeRef et = fl ? g->f32 : g->i32, *elts = arena_alloc(g->m->arena, sizeof(LLVMTypeRef) * (size_t)n);
+    for (int i = 0; i < n; i++) elts[i] = et;
+    LLVMTypeRef rty = LLVMStructTypeInContext(g->C, elts, (unsigned)n, 0);
+    LLVMValueRef res = gen_asm(g, sb_cstr(&t), sb_cstr(&c), rty, args, na, true);
+    for (int i = 0; i < n; i++) acc[i] = LLVMBuildExtractValue(g->B, res, (unsigned)i, "");
+    sb_free(&t), sb_free(&c);
+}
+
+static void wgmma_sync_op(Gen *g, const char *text) { gen_asm(g, text, "~{memory}", g->vd, NULL, 0, true); }
+
+/* Ties the accumulator registers to a wait, so nothing reads them before it. */
+static void wait_acc(Gen *g, LLVMValueRef *acc, int n, int pending) {
+    if (!n) return;
+    bool fl = LLVMTypeOf(acc[0]) == g->f32;
+    StrBuf t, c;
+    sb_init(&t), sb_init(&c);
+    sb_printf(&t, "// wait for %d registers\n\twgmma.wait_group.sync.aligned %d;", n, pending);
+    for (int i = 0; i < n; i++) sb_printf(&c, "%s%s", i ? "," : "", fl ? "=f" : "=r");
+    for (int i = 0; i < n; i++) sb_printf(&c, ",%d", i);
+    sb_puts(&c, ",~{memory}");
+    LLVMTypeRef *elts = arena_alloc(g->m->arena, sizeof(LLVMTypeRef) * (size_t)n);
+    for (int i = 0; i < n; i++) elts[i] = LLVMTypeOf(acc[i]);
+    LLVMValueRef res = gen_asm(g, sb_cstr(&t), sb_cstr(&c), LLVMStructTypeInContext(g->C, elts, (unsigned)n, 0), acc, n, true);
+    for (int i = 0; i < n; i++) acc[i] = LLVMBuildExtractValue(g->B, res, (unsigned)i, "");
+    sb_free(&t), sb_free(&c);
+}
+
+static void wgmma(Gen *g, OpId id, bool async) {
+    IrOp *op = &g->f->ops[id];
+    ValId a = op->operands[0], b = op->operands[1], c = op->operands[2], r = op->results[0];
+    IrType at = ir_type(g->f, a), bt = ir_type(g->f, b), rt = ir_type(g->f, r);
+    if (bt.dt != DT_SMEM) gen_error(g, op->loc, "internal error: wgmma reads B from shared memory");
+    bool a_regs = at.dt != DT_SMEM;
+    int dt = a_regs ? at.dt : at.pointee, ik = wgmma_k(dt);
+    const IrLayout *mma = &g->m->layouts[g->f->vals[r].layout];
+    const GenLayout *lc = gen_layout(g, r), *la = a_regs ? gen_layout(g, a) : NULL;
+    int in = mma->instr_n, wm = mma->wpc[0], wn = mma->wpc[1];
+    int tm = 16 * wm, tn = in * wn, M = rt.shape[0], N = rt.shape[1], K = at.shape[1];
+    int nm = M / tm > 0 ? M / tm : 1, nn = N / tn > 0 ? N / tn : 1, nk = K / ik, per = in / 2;
+    int n = gen_nregs(g, r);
+    LLVMValueRef *out = gen_alloc_regs(g, n), *C = gen_vals(g, c, NULL);
+    memcpy(out, C, sizeof(LLVMValueRef) * (size_t)n);
+    /* this warp's warpgroup: its first row (along M) and column (along N) in the tile */
+    LLVMBasicBlockRef saved = gen_enter_prologue(g);
+    LLVMValueRef wg = LLVMBuildLShr(g->B, g->warp, gen_i32(g, 2), "");
+    LLVMValueRef wg_m = LLVMBuildAnd(g->B, wg, gen_i32(g, wm / 4 - 1), "");
+    LLVMValueRef wg_n = LLVMBuildLShr(g->B, wg, gen_i32(g, __builtin_ctz((unsigned)(wm / 4))), "");
+    LLVMValueRef row0 = gen_mul_const(g, wg_m, 64), col0 = gen_mul_const(g, wg_n, in);
+    gen_leave_prologue(g, saved);
+    WgmmaOperand da, db;
+    if (!a_regs) wgmma_operand(g, &da, a, 0);
+    wgmma_operand(g, &db, b, 1);
+    wgmma_sync_op(g, "wgmma.fence.sync.aligned;");
+    LLVMValueRef *acc = gen_alloc_regs(g, per);
+    for (int mi = 0; mi < nm; mi++)
+        for (int ni = 0; ni < nn; ni++) {
+            for (int j = 0; j < per; j++) acc[j] = out[reg_at(&lc->ll, j, mi * tm, ni * tn)];
+            for (int ki = 0; ki < nk; ki++) {
+                LLVMValueRef bdesc = wgmma_desc(g, &db, ki * ik, LLVMBuildAdd(g->B, col0, gen_i32(g, ni * tn), ""));
+                LLVMValueRef areg[4], adesc = NULL;
+                if (a_regs) {
+                    int kw = g->m->layouts[g->f->vals[a].layout].k_width;
+                    for (int q = 0; q < 4; q++) {
+                        LLVMValueRef e[4];
+                        for (int i = 0; i < kw; i++) e[i] = gen_vals(g, a, NULL)[reg_at(&la->ll, q * kw + i, mi * tm, ki * ik)];
+                        areg[q] = pack32(g, e, kw, dt);
+                    }
+                } else {
+                    adesc = wgmma_desc(g, &da, ki * ik, LLVMBuildAdd(g->B, row0, gen_i32(g, mi * tm), ""));
+                }
+                wgmma_one(g, dt, in, acc, per, adesc, a_regs ? areg : NULL, bdesc, !a_regs && da.mn_major, db.mn_major);
+            }
+            for (int j = 0; j < per; j++) out[reg_at(&lc->ll, j, mi * tm, ni * tn)] = acc[j];
+        }
+    wgmma_sync_op(g, "wgmma.commit_group.sync.aligned;");
+    if (!async) wait_acc(g, out, n, 0);
+    gen_set(g, r, out, n);
+}
+
+void gen_mma(Gen *g, OpId id) {
+    IrOp *op = &g->f->ops[id];
+    if (op->code == OP_DOT_WAIT) {
+        int total = 0;
+        for (uint32_t i = 0; i < op->nopnds; i++) total += gen_nregs(g, op->operands[i]);
+        LLVMValueRef *all = gen_alloc_regs(g, total);
+        int k = 0;
+        for (uint32_t i = 0; i < op->nopnds; i++) {
+            int n;
+            LLVMValueRef *v = gen_vals(g, op->operands[i], &n);
+            memcpy(all + k, v, sizeof(LLVMValueRef) * (size_t)n);
+            k += n;
+        }
+        wait_acc(g, all, total, (int)op->attr[0]);
+        k = 0;
+        for (uint32_t i = 0; i < op->nres; i++) {
+            int n = gen_nregs(g, op->results[i]);
+            gen_set(g, op->results[i], all + k, n);
+            k += n;
+        }
+        return;
+    }
+    const IrLayout *l = &g->m->layouts[g->f->vals[op->results[0]].layout];
+    if (l->version == 3) wgmma(g, id, op->code == OP_DOT_ASYNC);
+    else mma_sync(g, id);
+}

@@ -1,0 +1,316 @@
+/* llvm_smem.c - shared-memory buffers: making them (local_alloc), stages of a ring
+ * (local_view), moving blocks in and out (local_store, local_load, ldmatrix), cp.async
+ * copies from global memory (async_copy, async_commit, async_wait) and the proxy fence.
+ *
+ * A buffer is the address of its first tile. Where a register's element goes in a tile
+ * is the composition of two linear maps: the block's layout (register, lane, warp ->
+ * row-major index) and the inverse of the buffer's shared layout (row-major index ->
+ * element offset). So an element's offset is the XOR of a thread part (from the lane
+ * and warp bits, computed once) and a constant per register; when their bits are
+ * disjoint the XOR is a sum and the constant folds into the address. Runs of registers
+ * at consecutive offsets move as one vector of up to 16 bytes.
+ *
+ * A block loaded into an mma.sync operand layout from 16-bit tiles (and 8- and 32-bit
+ * tiles with K contiguous) uses ldmatrix when the composed map has its shape: within a
+ * 32-bit register and across lanes 0-1 consecutive elements of one 16-byte row, lanes
+ * 2-4 the eight rows of an 8x8 matrix, the next register bits up to four matrices (or,
+ * with .trans, the rows and columns the other way round). Lane l then gives the address
+ * of row l % 8 of matrix l / 8. Anything else moves element runs with ld/st.shared. */
+#include "gen_internal.h"
+
+#include <string.h>
+
+void gen_shared_inverse(Gen *g, uint32_t shared, IrType t, uint32_t *inv) {
+    LinearLayout s;
+    IrType tile = ty_block(ty_scalar(DT_I32), t.rank, t.shape);
+    ir_layout_linear(g->m, shared, tile, &s);
+    if (!ll_invert_offset(&s, inv)) NR_DIE("shared layout #L%u is not invertible", shared);
+}
+
+static uint32_t offset_of(const uint32_t *inv, uint32_t flat) {
+    uint32_t o = 0;
+    for (int k = 0; flat; k++, flat >>= 1)
+        if (flat & 1) o ^= inv[k];
+    return o;
+}
+
+/* A block's registers against a buffer's layout. */
+typedef struct TileMap {
+    const GenLayout *gl;
+    uint32_t inv[LL_MAX_BITS];
+    LLVMValueRef thread; /* the lane and warp part of the offset, in elements */
+    bool xor_regs;       /* a register's constant shares bits with it */
+    int run;             /* registers per vector access */
+    int eb;
+} TileMap;
+
+static uint32_t or_offsets(const uint32_t *inv, const LinearLayout *l, int in) {
+    uint32_t u = 0;
+    for (int i = 0; i < l->nbits[in]; i++) u |= offset_of(inv, l->basis[in][i]);
+    return u;
+}
+
+static LLVMValueRef combine(Gen *g, LLVMValueRef a, LLVMValueRef b, bool x) {
+    if (LLVMIsAConstantInt(a) && !LLVMConstIntGetZExtValue(a)) return b;
+    if (LLVMIsAConstantInt(b) && !LLVMConstIntGetZExtValue(b)) return a;
+    return x ? LLVMBuildXor(g->B, a, b, "") : LLVMBuildOr(g->B, a, b, "");
+}
+
+/* The offset part of x's bits through bases (each mapped by inv), in the prologue. */
+static LLVMValueRef thread_offset(Gen *g, LLVMValueRef x, const uint32_t *bases, int n, bool *xor_out) {
+    LLVMBasicBlockRef saved = gen_enter_prologue(g);
+    LLVMValueRef v = gen_thread_bits(g, x, bases, n, 0, LL_MAX_BITS, xor_out);
+    gen_leave_prologue(g, saved);
+    return v;
+}
+
+static void tile_map(Gen *g, TileMap *tm, const GenLayout *gl, uint32_t shared, IrType t, int eb, int max_bytes) {
+    memset(tm, 0, sizeof *tm);
+    tm->gl = gl, tm->eb = eb;
+    gen_shared_inverse(g, shared, t, tm->inv);
+    const LinearLayout *l = &gl->ll;
+    uint32_t lo[LL_MAX_BITS], wo[LL_MAX_BITS];
+    for (int i = 0; i < l->nbits[LL_LANE]; i++) lo[i] = offset_of(tm->inv, l->basis[LL_LANE][i]);
+    for (int i = 0; i < l->nbits[LL_WARP]; i++) wo[i] = offset_of(tm->inv, l->basis[LL_WARP][i]);
+    bool x = false;
+    LLVMValueRef lp = thread_offset(g, g->lane, lo, l->nbits[LL_LANE], &x);
+    LLVMValueRef wp = thread_offset(g, g->warp, wo, l->nbits[LL_WARP], &x);
+    uint32_t ul = or_offsets(tm->inv, l, LL_LANE), uw = or_offsets(tm->inv, l, LL_WARP), ur = or_offsets(tm->inv, l, LL_REG);
+    LLVMBasicBlockRef saved = gen_enter_prologue(g);
+    tm->thread = combine(g, lp, wp, (ul & uw) != 0);
+    gen_leave_prologue(g, saved);
+    tm->xor_regs = x || (ul & uw) || ((ul | uw) & ur);
+    tm->run = moves_smem_run(g->m, gl->id, shared, t, eb, max_bytes);
+}
+
+/* The address of register r's element in the tile at base. */
+static LLVMValueRef tile_ptr(Gen *g, const TileMap *tm, LLVMValueRef base, int r) {
+    uint32_t c = offset_of(tm->inv, ll_apply_dim(&tm->gl->ll, LL_REG, (uint32_t)r));
+    LLVMValueRef off = tm->xor_regs && c ? LLVMBuildXor(g->B, tm->thread, gen_i32(g, c), "") : gen_add_const(g, tm->thread, c);
+    off = gen_mul_const(g, off, tm->eb);
+    return LLVMBuildGEP2(g->B, g->i8, base, &off, 1, "");
+}
+
+static bool never(LLVMValueRef c) { return c && LLVMIsAConstantInt(c) && !LLVMConstIntGetZExtValue(c); }
+
+static LLVMTypeRef vec_of(Gen *g, int dt, int n) {
+    LLVMTypeRef et = gen_mem_type(g, dt);
+    return n == 1 ? et : LLVMVectorType(et, (unsigned)n);
+}
+
+static int elem_bytes(int dt) { return dt == DT_I1 ? 1 : dt_bytes(dt); }
+
+void gen_store_tile(Gen *g, ValId x, LLVMValueRef base, uint32_t shared) {
+    IrType t = ir_type(g->f, x);
+    const GenLayout *gl = gen_layout(g, x);
+    int eb = elem_bytes(t.dt), n = 1 << gl->ll.nbits[LL_REG];
+    TileMap tm;
+    tile_map(g, &tm, gl, shared, t, eb, 16);
+    LLVMValueRef *in = gen_vals(g, x, NULL);
+    for (int r = 0; r < n; r += tm.run) {
+        LLVMValueRef once = gen_layout_unique(g, gl, r);
+        if (never(once)) continue;
+        LLVMValueRef val = LLVMGetUndef(vec_of(g, t.dt, tm.run));
+        if (tm.run == 1) val = gen_to_mem(g, in[r], t.dt);
+        else
+            for (int k = 0; k < tm.run; k++) val = LLVMBuildInsertElement(g->B, val, gen_to_mem(g, in[r + k], t.dt), gen_i32(g, k), "");
+        LLVMValueRef ptr = tile_ptr(g, &tm, base, r);
+        LLVMBasicBlockRef st = NULL, join = NULL;
+        if (once) {
+            st = LLVMAppendBasicBlockInContext(g->C, g->fn, "smem.st");
+            join = LLVMAppendBasicBlockInContext(g->C, g->fn, "smem.join");
+            LLVMBuildCondBr(g->B, once, st, join);
+            LLVMPositionBuilderAtEnd(g->B, st);
+        }
+        LLVMSetAlignment(LLVMBuildStore(g->B, val, ptr), (unsigned)(eb * tm.run));
+        if (once) {
+            LLVMBuildBr(g->B, join);
+            LLVMPositionBuilderAtEnd(g->B, join);
+        }
+    }
+}
+
+/* ---- ldmatrix ---- */
+
+typedef struct Ldm {
+    bool trans;
+    int e_bits;   /* log2 of the elements in one 32-bit register */
+    int mats;     /* matrices per instruction: 1, 2 or 4 */
+    int span;     /* registers (elements) per instruction */
+    uint32_t lane_basis[5]; /* the offset of each lane-id bit's row address */
+} Ldm;
+
+static bool aligned(uint32_t o, uint32_t a) { return (o & (a - 1)) == 0; }
+
+/* Does the composed map have ldmatrix's shape (see the file's comment)? */
+static bool ldmatrix_plan(const TileMap *tm, int eb, Ldm *p) {
+    const LinearLayout *l = &tm->gl->ll;
+    if (eb != 1 && eb != 2 && eb != 4) return false;
+    if (l->nbits[LL_LANE] != 5) return false;
+    memset(p, 0, sizeof *p);
+    int E = 4 / eb, le = eb == 4 ? 0 : eb == 2 ? 1 : 2, nr = l->nbits[LL_REG];
+    uint32_t row = (uint32_t)(4 * E); /* a 16-byte row, in elements */
+    uint32_t o_reg[LL_MAX_BITS], o_lane[5], o_warp[LL_MAX_BITS];
+    for (int i = 0; i < nr; i++) o_reg[i] = offset_of(tm->inv, l->basis[LL_REG][i]);
+    for (int i = 0; i < 5; i++) o_lane[i] = offset_of(tm->inv, l->basis[LL_LANE][i]);
+    for (int i = 0; i < l->nbits[LL_WARP]; i++) o_warp[i] = offset_of(tm->inv, l->basis[LL_WARP][i]);
+    for (int i = 0; i < l->nbits[LL_WARP]; i++)
+        if (!aligned(o_warp[i], row)) return false;
+    bool plain = nr >= le && o_lane[0] == (uint32_t)E && o_lane[1] == (uint32_t)(2 * E);
+    for (int i = 0; plain && i < le; i++) plain = o_reg[i] == 1u << i;
+    for (int i = 2; plain && i < 5; i++) plain = aligned(o_lane[i], row) && o_lane[i];
+    for (int i = le; plain && i < nr; i++) plain = aligned(o_reg[i], row);
+    bool trans = !plain && eb == 2 && nr >= 1 && o_lane[2] == 1 && o_lane[3] == 2 && o_lane[4] == 4 &&
+                 aligned(o_reg[0], 8) && aligned(o_lane[0], 8) && aligned(o_lane[1], 8) && o_reg[0] && o_lane[0] && o_lane[1];
+    for (int i = 1; trans && i < nr; i++) trans = aligned(o_reg[i], 8);
+    if (!plain && !trans) return false;
+    p->trans = trans;
+    p->e_bits = trans ? 1 : le;
+    int free_bits = nr - p->e_bits, nm = free_bits < 2 ? free_bits : 2;
+    p->mats = 1 << nm;
+    p->span = (1 << p->e_bits) * p->mats;
+    /* lane-id bits 0-2: the row; 3-4: the matrix */
+    const uint32_t *rows = trans ? (uint32_t[]){o_reg[0], o_lane[0], o_lane[1]} : o_lane + 2;
+    for (int j = 0; j < 3; j++) p->lane_basis[j] = rows[j];
+    for (int j = 0; j < 2; j++) p->lane_basis[3 + j] = j < nm ? o_reg[p->e_bits + j] : 0;
+    return true;
+}
+
+static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrType t, LLVMValueRef base) {
+    const LinearLayout *l = &tm->gl->ll;
+    int n = 1 << l->nbits[LL_REG], eb = tm->eb, E = 1 << p->e_bits;
+    uint32_t wo[LL_MAX_BITS];
+    for (int i = 0; i < l->nbits[LL_WARP]; i++) wo[i] = offset_of(tm->inv, l->basis[LL_WARP][i]);
+    bool x = false;
+    LLVMValueRef lp = thread_offset(g, g->lane, p->lane_basis, 5, &x);
+    LLVMValueRef wp = thread_offset(g, g->warp, wo, l->nbits[LL_WARP], &x);
+    LLVMBasicBlockRef saved = gen_enter_prologue(g);
+    LLVMValueRef th = combine(g, lp, wp, true);
+    gen_leave_prologue(g, saved);
+    LLVMValueRef *out = gen_alloc_regs(g, n);
+    char text[160], cons[64];
+    int pos = snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 {", p->mats, p->trans ? ".trans" : "");
+    for (int m = 0; m < p->mats; m++) pos += snprintf(text + pos, sizeof text - (size_t)pos, m ? ", $%d" : "$%d", m);
+    snprintf(text + pos, sizeof text - (size_t)pos, "}, [$%d];", p->mats);
+    pos = 0;
+    for (int m = 0; m < p->mats; m++) pos += snprintf(cons + pos, sizeof cons - (size_t)pos, "=r,");
+    snprintf(cons + pos, sizeof cons - (size_t)pos, "r");
+    LLVMTypeRef elts[4] = {g->i32, g->i32, g->i32, g->i32};
+    LLVMTypeRef rty = p->mats == 1 ? g->i32 : LLVMStructTypeInContext(g->C, elts, (unsigned)p->mats, 0);
+    LLVMTypeRef et = gen_mem_type(g, t.dt), vt = LLVMVectorType(et, (unsigned)E);
+    for (int r0 = 0; r0 < n; r0 += p->span) {
+        uint32_t c = offset_of(tm->inv, ll_apply_dim(l, LL_REG, (uint32_t)r0));
+        LLVMValueRef off = c ? LLVMBuildXor(g->B, th, gen_i32(g, c), "") : th;
+        off = gen_mul_const(g, off, eb);
+        LLVMValueRef addr = LLVMBuildPtrToInt(g->B, LLVMBuildGEP2(g->B, g->i8, base, &off, 1, ""), g->i32, "");
+        LLVMValueRef res = gen_asm(g, text, cons, rty, &addr, 1, true);
+        for (int m = 0; m < p->mats; m++) {
+            LLVMValueRef w = p->mats == 1 ? res : LLVMBuildExtractValue(g->B, res, (unsigned)m, "");
+            if (E == 1) {
+                out[r0 + m] = LLVMBuildBitCast(g->B, w, et, "");
+                continue;
+            }
+            LLVMValueRef v = LLVMBuildBitCast(g->B, w, vt, "");
+            for (int e = 0; e < E; e++) out[r0 + m * E + e] = LLVMBuildExtractElement(g->B, v, gen_i32(g, e), "");
+        }
+    }
+    return out;
+}
+
+LLVMValueRef *gen_load_tile(Gen *g, IrType t, uint32_t dst_layout, LLVMValueRef base, uint32_t shared) {
+    const GenLayout *gl = gen_layout_of(g, dst_layout, t);
+    int eb = elem_bytes(t.dt), n = 1 << gl->ll.nbits[LL_REG];
+    TileMap tm;
+    tile_map(g, &tm, gl, shared, t, eb, 16);
+    Ldm plan;
+    if (g->m->layouts[dst_layout].kind == LAYOUT_DOT_OP && ldmatrix_plan(&tm, eb, &plan))
+        return ldmatrix_load(g, &tm, &plan, t, base);
+    LLVMValueRef *out = gen_alloc_regs(g, n);
+    for (int r = 0; r < n; r += tm.run) {
+        LLVMValueRef x = LLVMBuildLoad2(g->B, vec_of(g, t.dt, tm.run), tile_ptr(g, &tm, base, r), "");
+        LLVMSetAlignment(x, (unsigned)(eb * tm.run));
+        for (int k = 0; k < tm.run; k++)
+            out[r + k] = gen_from_mem(g, tm.run == 1 ? x : LLVMBuildExtractElement(g->B, x, gen_i32(g, k), ""), t.dt);
+    }
+    return out;
+}
+
+/* ---- cp.async ---- */
+
+static void async_copy(Gen *g, const IrOp *op) {
+    ValId buf = op->operands[0], ptr = op->operands[1], mask = op->nopnds > 2 ? op->operands[2] : 0;
+    IrType pt = ir_type(g->f, ptr);
+    int dt = pt.pointee, eb = dt_bytes(dt), n;
+    const GenLayout *gl = gen_layout(g, ptr);
+    TileMap tm;
+    tile_map(g, &tm, gl, g->f->vals[buf].layout, pt, eb, 16);
+    int fast = 0, v = tm.run;
+    for (int d = 0; d < pt.rank; d++)
+        if (gl->ll.nbits[LL_REG] && gl->ll.basis[LL_REG][0] == 1u << ll_dim_shift(&gl->ll, d)) fast = d;
+    int proven = axis_info_vector_width(&g->info[ptr], mask ? &g->info[mask] : NULL, eb, fast);
+    while (v > proven) v /= 2;
+    if (v * eb < 4) gen_error(g, op->loc, "internal error: async_copy of %d-byte pieces (cp.async moves 4, 8 or 16)", v * eb);
+    LLVMValueRef *P = gen_vals(g, ptr, &n), *M = mask ? gen_vals(g, mask, NULL) : NULL, base = gen_vals(g, buf, NULL)[0];
+    int bytes = v * eb;
+    char text[128];
+    for (int r = 0; r < n; r += v) {
+        LLVMValueRef once = gen_layout_unique(g, gl, r);
+        if (never(once)) continue;
+        LLVMValueRef dst = LLVMBuildPtrToInt(g->B, tile_ptr(g, &tm, base, r), g->i32, "");
+        LLVMValueRef size = M ? LLVMBuildSelect(g->B, M[r], gen_i32(g, bytes), gen_i32(g, 0), "") : gen_i32(g, bytes);
+        LLVMValueRef args[4];
+        int na = 0;
+        if (once) args[na++] = once;
+        args[na++] = dst, args[na++] = P[r], args[na++] = size;
+        snprintf(text, sizeof text, "%scp.async.%s.shared.global [$%d], [$%d], %d, $%d;", once ? "@$0 " : "",
+                 bytes == 16 ? "cg" : "ca", once ? 1 : 0, once ? 2 : 1, bytes, once ? 3 : 2);
+        gen_asm(g, text, once ? "b,r,l,r,~{memory}" : "r,l,r,~{memory}", g->vd, args, na, true);
+    }
+}
+
+/* ---- the ops ---- */
+
+void gen_local(Gen *g, OpId id) {
+    IrOp *op = &g->f->ops[id];
+    switch (op->code) {
+    case OP_LOCAL_ALLOC: {
+        LLVMValueRef *r = gen_alloc_regs(g, 1);
+        LLVMValueRef off = gen_i32(g, op->smem_offset);
+        if (!op->smem_size) gen_error(g, op->loc, "internal error: a buffer without shared memory");
+        r[0] = LLVMBuildGEP2(g->B, g->i8, g->smem, &off, 1, "");
+        gen_set(g, op->results[0], r, 1);
+        if (op->nopnds) gen_store_tile(g, op->operands[0], r[0], g->f->vals[op->results[0]].layout);
+        return;
+    }
+    case OP_LOCAL_VIEW: {
+        ValId b = op->operands[0];
+        int64_t stage = ir_smem_stage_bytes(g->m, g->f->vals[b].layout, ir_type(g->f, b));
+        LLVMValueRef off = gen_mul_const(g, gen_vals(g, op->operands[1], NULL)[0], stage);
+        LLVMValueRef *r = gen_alloc_regs(g, 1);
+        r[0] = LLVMBuildGEP2(g->B, g->i8, gen_vals(g, b, NULL)[0], &off, 1, "");
+        gen_set(g, op->results[0], r, 1);
+        return;
+    }
+    case OP_LOCAL_STORE:
+        gen_store_tile(g, op->operands[1], gen_vals(g, op->operands[0], NULL)[0], g->f->vals[op->operands[0]].layout);
+        return;
+    case OP_LOCAL_LOAD: {
+        ValId r = op->results[0];
+        IrType t = ir_type(g->f, r);
+        LLVMValueRef *out = gen_load_tile(g, t, g->f->vals[r].layout, gen_vals(g, op->operands[0], NULL)[0],
+                                          g->f->vals[op->operands[0]].layout);
+        gen_set(g, r, out, gen_nregs(g, r));
+        return;
+    }
+    case OP_ASYNC_COPY: async_copy(g, op); return;
+    case OP_ASYNC_COMMIT: gen_asm(g, "cp.async.commit_group;", "~{memory}", g->vd, NULL, 0, true); return;
+    case OP_ASYNC_WAIT: {
+        char text[48];
+        snprintf(text, sizeof text, "cp.async.wait_group %d;", (int)op->attr[0]);
+        gen_asm(g, text, "~{memory}", g->vd, NULL, 0, true);
+        return;
+    }
+    case OP_FENCE_ASYNC: gen_asm(g, "fence.proxy.async.shared::cta;", "~{memory}", g->vd, NULL, 0, true); return;
+    default: NR_DIE("gen_local: %s", ir_op_info[op->code].name);
+    }
+}

@@ -1,0 +1,27 @@
+/* llvm_wgmma.h - wgmma's shared-memory matrix descriptors, built from a buffer's shared
+ * layout (llvm_wgmma_desc.c). */
+#ifndef NEREID_LLVM_WGMMA_H
+#define NEREID_LLVM_WGMMA_H
+
+#include "gen_internal.h"
+
+/* A wgmma operand in shared memory: A (idx 0, MxK) or B (idx 1, KxN). */
+typedef struct WgmmaOperand {
+    LLVMValueRef base;           /* the tile's address (ptr addrspace(3)) */
+    uint32_t inv[LL_MAX_BITS];   /* its shared layout's inverse: row-major bit -> offset */
+    LinearLayout shape;          /* the tile's shape */
+    int eb;                      /* element bytes */
+    int kdim, odim;              /* the tile's K dim and its M (A) or N (B) dim */
+    bool mn_major;               /* M (N) contiguous: the instruction's transpose flag */
+    uint64_t fixed;              /* the descriptor's offsets and swizzle mode */
+} WgmmaOperand;
+
+/* The operand's layout facts; an internal error if the layout is not one wgmma reads
+ * (rows of 32, 64 or 128 bytes swizzled in 16-byte chunks, longer rows in 128-byte
+ * panels). */
+void wgmma_operand(Gen *g, WgmmaOperand *o, ValId buf, int idx);
+/* The 64-bit descriptor of the operand's sub-tile starting at k = k0 (a constant) and
+ * row (A) or column (B) o0 (an i32 value, a multiple of 8). */
+LLVMValueRef wgmma_desc(Gen *g, const WgmmaOperand *o, int k0, LLVMValueRef o0);
+
+#endif

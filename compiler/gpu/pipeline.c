@@ -1,0 +1,554 @@
+/* pipeline.c - software pipelining of the loops that feed dots (Triton's num_stages).
+ *
+ * Requires:  dot operands lowered (gpu_lower_dot_operands); the alignment facts of f.
+ * Maintains: SSA, semantics, the layout verifier's rules.
+ * Breaks:    nothing. Leaves the replaced loads and buffers unused, for dce.
+ *
+ * A candidate is a load in a for loop's body (not nested deeper) whose value only fills
+ * a buffer (local_alloc) that the loop's dots read, with no `other` but zeros (cp.async
+ * fills masked elements with zeros) and pieces cp.async can move (4, 8 or 16 bytes:
+ * layout_moves.h's run of consecutive buffer offsets, and what the alignment facts
+ * prove). What the load's pointers and mask need forms stage 0: pure ops of the body
+ * computed from the induction variable, from values defined before the loop, and from
+ * carried values that only stage 0 uses and whose next value stage 0 computes (the
+ * pointer blocks a matmul advances by BLOCK_K each iteration), none of them wanted
+ * after the loop. Everything else is the last stage.
+ *
+ * With S = num_stages, each candidate gets a ring of S buffers. Before the loop, a
+ * prologue issues the copies of iterations 0 .. S-2 (each masked off where the
+ * iteration does not exist, so short and zero-trip loops need no epilogue) into stages
+ * 0 .. S-2, one commit group per iteration, advancing the stage-0 carried values. The
+ * loop carries an iteration count `it` and the carried values S-1 iterations ahead.
+ * Each iteration waits until at most S-2 groups are in flight (so iteration it's copies
+ * have landed), reads stage it % S where the load's buffer was read, then, after its
+ * last reader of the rings, issues the copies of iteration it + S-1 into stage
+ * (it + S-1) % S (read in the previous iteration, which the barrier pass orders) and
+ * commits. After the loop, a wait for every group.
+ *
+ * A wgmma dot (mma version 3, operands in shared memory) that accumulates into a
+ * carried value becomes dot_async followed by dot_wait {pending = 1}: iteration it's
+ * tensor-core work overlaps iteration it+1's, and dot_wait {pending = 0} after the loop
+ * gives the result. (The barrier pass keeps the stage an in-flight wgmma reads from
+ * being overwritten by another warpgroup's copy.) */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analysis/layout_moves.h"
+#include "../passes/rewrite.h"
+#include "gpu_passes.h"
+
+typedef struct Cand {
+    OpId load, alloc;
+    ValId ring;
+} Cand;
+
+typedef struct Pipe {
+    IrFunc *f;
+    IrModule *m;
+    const AxisInfo *info;
+    int stages;
+    uint32_t *uses;   /* per value */
+    uint8_t *s0;      /* per op: in stage 0 */
+    uint8_t *carried; /* per value (a body argument): a stage-0 carried value */
+    OpVec out;
+    ValId *repl;      /* (old, new) pairs: old loop results and what replaces them */
+    uint32_t nrepl, caprepl;
+    uint32_t nops0, nvals0; /* the sizes of s0 and carried */
+} Pipe;
+
+/* Stage-0 membership and carried marks exist for the ops and values f had when the pass
+ * began; later ones (another loop's prologue, the counters) are in neither. */
+static bool is_s0(const Pipe *P, OpId op) { return op < P->nops0 && P->s0[op]; }
+static bool is_carried(const Pipe *P, ValId v) { return v < P->nvals0 && P->carried[v]; }
+
+static void replace_later(Pipe *P, ValId old, ValId now) {
+    VEC_PUSH(P->m->arena, P->repl, P->nrepl, P->caprepl, old);
+    VEC_PUSH(P->m->arena, P->repl, P->nrepl, P->caprepl, now);
+}
+
+/* Operands equal to from become to, in the ops of ops[0..n). */
+static void replace_in(IrFunc *f, const OpId *ops, uint32_t n, ValId from, ValId to) {
+    for (uint32_t k = 0; k < n; k++)
+        for (uint32_t i = 0; i < f->ops[ops[k]].nopnds; i++)
+            if (f->ops[ops[k]].operands[i] == from) f->ops[ops[k]].operands[i] = to;
+}
+
+static bool in_body(const IrFunc *f, OpId op, RegionId body) { return op && f->ops[op].parent == body; }
+
+static const IrOp *def(const IrFunc *f, ValId v) {
+    OpId d = ir_def(f, v);
+    return d ? &f->ops[d] : NULL;
+}
+
+/* A value all of whose elements are 0 (a splat or block constant). */
+static bool is_zero(const IrFunc *f, ValId v) {
+    const IrOp *d = def(f, v);
+    if (d && d->code == OP_SPLAT) d = def(f, d->operands[0]);
+    if (!d || d->code != OP_CONST) return false;
+    return dt_is_float(ir_type(f, d->results[0]).dt) ? d->fattr == 0 : d->attr[0] == 0;
+}
+
+/* Can cp.async move this load's elements into its buffer? */
+static bool copyable(Pipe *P, const IrOp *ld, ValId buf) {
+    ValId ptr = ld->operands[0], mask = ld->nopnds > 1 ? ld->operands[1] : 0;
+    IrType pt = ir_type(P->f, ptr);
+    int eb = dt_bytes(pt.pointee);
+    int run = moves_smem_run(P->m, P->f->vals[ptr].layout, P->f->vals[buf].layout, pt, eb, 16);
+    LinearLayout l;
+    ir_layout_linear(P->m, P->f->vals[ptr].layout, pt, &l);
+    int fast = -1;
+    for (int d = 0; l.nbits[LL_REG] && d < pt.rank; d++)
+        if (l.basis[LL_REG][0] == 1u << ll_dim_shift(&l, d)) fast = d;
+    if (fast < 0) return false;
+    int proven = axis_info_vector_width(&P->info[ptr], mask ? &P->info[mask] : NULL, eb, fast);
+    int v = run < proven ? run : proven;
+    return v * eb >= 4;
+}
+
+/* Adds what value v needs to stage 0; false if it cannot be computed there. */
+static bool need(Pipe *P, RegionId body, ValId v, int depth) {
+    IrFunc *f = P->f;
+    if (depth > 10000) return false;
+    if (f->vals[v].is_arg) {
+        if (f->vals[v].def != body) return true;          /* defined outside the loop */
+        uint32_t i = f->vals[v].index;
+        if (i == 0 || is_carried(P, v)) return true;      /* the induction variable */
+        if (v >= P->nvals0) return false;
+        P->carried[v] = 1;
+        const IrRegion *r = &f->regions[body];
+        const IrOp *y = &f->ops[r->ops[r->nops - 1]];
+        return need(P, body, y->operands[i - 1], depth + 1); /* its next value */
+    }
+    OpId d = ir_def(f, v);
+    if (!in_body(f, d, body)) {
+        /* defined before the loop, or inside a nested region of the body */
+        for (RegionId r = f->ops[d].parent; r; r = f->ops[f->regions[r].parent_op].parent)
+            if (r == body) return false;
+        return true;
+    }
+    if (is_s0(P, d)) return true;
+    const IrOp *op = &f->ops[d];
+    if (!(ir_op_info[op->code].flags & F_PURE) || op->nregions || d >= P->nops0) return false;
+    P->s0[d] = 1;
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (!need(P, body, op->operands[i], depth + 1)) return false;
+    return true;
+}
+
+/* Does value v (in the body) depend on a stage-0 carried value? */
+static bool on_carried(Pipe *P, RegionId body, ValId v, int depth) {
+    IrFunc *f = P->f;
+    if (f->vals[v].is_arg) return f->vals[v].def == body && is_carried(P, v);
+    OpId d = ir_def(f, v);
+    if (!in_body(f, d, body) || depth > 10000) return false;
+    for (uint32_t i = 0; i < f->ops[d].nopnds; i++)
+        if (on_carried(P, body, f->ops[d].operands[i], depth + 1)) return true;
+    return false;
+}
+
+/* Stage 0's values must not leak into the last stage in their advanced form: a carried
+ * stage-0 value may be used only by stage 0 (and its yield slot), nor wanted after the
+ * loop; a stage-0 op the last stage also uses must not depend on one. */
+static bool stages_separate(Pipe *P, OpId loop, RegionId body, const Cand *cands, int nc) {
+    IrFunc *f = P->f;
+    const IrRegion *r = &f->regions[body];
+    OpId y = r->ops[r->nops - 1];
+    for (uint32_t i = 1; i < r->nargs; i++)
+        if (is_carried(P, r->args[i]) && P->uses[f->ops[loop].results[i - 1]]) return false;
+    for (uint32_t k = 0; k < r->nops; k++) {
+        OpId id = r->ops[k];
+        bool cand = false;
+        for (int c = 0; c < nc; c++) cand |= cands[c].load == id;
+        if (is_s0(P, id) || cand) continue;
+        const IrOp *op = &f->ops[id];
+        for (uint32_t i = 0; i < op->nopnds; i++) {
+            ValId v = op->operands[i];
+            if (id == y && f->vals[r->args[i + 1]].is_arg && is_carried(P, r->args[i + 1])) continue; /* its own slot */
+            if (f->vals[v].is_arg && f->vals[v].def == body && is_carried(P, v)) return false;
+            OpId d = ir_def(f, v);
+            if (in_body(f, d, body) && is_s0(P, d) && on_carried(P, body, v, 0)) return false;
+        }
+    }
+    return true;
+}
+
+/* ---- building ---- */
+
+static ValId emit(Pipe *P, int code, Loc loc, const ValId *opnds, uint32_t n, IrType t, uint32_t layout) {
+    OpId op = ir_op_new(P->f, code, loc, opnds, n, &t, 1);
+    ValId r = P->f->ops[op].results[0];
+    P->f->vals[r].layout = layout;
+    opvec_push(&P->out, op);
+    return r;
+}
+
+static OpId emit0(Pipe *P, int code, Loc loc, const ValId *opnds, uint32_t n, int64_t attr) {
+    OpId op = ir_op_new(P->f, code, loc, opnds, n, NULL, 0);
+    P->f->ops[op].attr[0] = attr;
+    opvec_push(&P->out, op);
+    return op;
+}
+
+static ValId konst(Pipe *P, IrType t, int64_t v, Loc loc) {
+    OpId op = ir_op_new(P->f, OP_CONST, loc, NULL, 0, &t, 1);
+    P->f->ops[op].attr[0] = v;
+    opvec_push(&P->out, op);
+    return P->f->ops[op].results[0];
+}
+
+static ValId binop(Pipe *P, int code, ValId a, ValId b, Loc loc) {
+    IrType t = ir_type(P->f, a);
+    ValId o[2] = {a, b};
+    return emit(P, code, loc, o, 2, t, P->f->vals[a].layout);
+}
+
+/* Clones the stage-0 ops (in body order) with map; returns nothing, map grows. */
+static void clone_stage0(Pipe *P, RegionId body, ValId *map) {
+    IrFunc *f = P->f;
+    uint32_t n = f->regions[body].nops;
+    OpId *ops = ir_region_copy_ops(f, body, &n);
+    for (uint32_t k = 0; k < n; k++) {
+        OpId id = ops[k];
+        if (!is_s0(P, id)) continue;
+        const IrOp *op = &f->ops[id];
+        ValId opnds[8];
+        uint32_t no = op->nopnds;
+        if (no > 8) NR_DIE("pipeline: stage-0 op with %u operands", no);
+        for (uint32_t i = 0; i < no; i++) opnds[i] = map[op->operands[i]] ? map[op->operands[i]] : op->operands[i];
+        IrType t = ir_type(f, op->results[0]);
+        OpId c = ir_op_new(f, op->code, op->loc, opnds, no, &t, 1);
+        memcpy(f->ops[c].attr, f->ops[id].attr, sizeof f->ops[c].attr);
+        f->ops[c].fattr = f->ops[id].fattr, f->ops[c].sattr = f->ops[id].sattr;
+        ValId r = f->ops[c].results[0];
+        f->vals[r].layout = f->vals[f->ops[id].results[0]].layout;
+        map[f->ops[id].results[0]] = r;
+        opvec_push(&P->out, c);
+    }
+    free(ops);
+}
+
+static ValId mapped(const ValId *map, ValId v) { return map[v] ? map[v] : v; }
+
+/* The copies of one iteration: stage-0 values from map, into stage `slot`, masked by
+ * valid (an i1 scalar). */
+static void issue(Pipe *P, const Cand *cands, int nc, const ValId *map, ValId slot, ValId valid, Loc loc) {
+    IrFunc *f = P->f;
+    for (int c = 0; c < nc; c++) {
+        const IrOp *ld = &f->ops[cands[c].load];
+        ValId ptr = mapped(map, ld->operands[0]), mask = ld->nopnds > 1 ? mapped(map, ld->operands[1]) : 0;
+        IrType pt = ir_type(f, ptr), mt = ty_with_elem(pt, ty_scalar(DT_I1));
+        uint32_t pl = f->vals[ptr].layout;
+        ValId v = emit(P, OP_SPLAT, loc, &valid, 1, mt, pl);
+        if (mask) v = binop(P, OP_AND, mask, v, loc);
+        ValId ring = cands[c].ring;
+        IrType vt = ir_type(f, ring);
+        vt.stages = 1;
+        ValId vo[2] = {ring, slot};
+        ValId view = emit(P, OP_LOCAL_VIEW, loc, vo, 2, vt, f->vals[ring].layout);
+        ValId co[3] = {view, ptr, v};
+        emit0(P, OP_ASYNC_COPY, loc, co, 3, 0);
+    }
+    emit0(P, OP_ASYNC_COMMIT, loc, NULL, 0, 0);
+}
+
+/* iv + d * step, and whether it is below ub (step > 0) */
+static ValId valid_at(Pipe *P, ValId iv, ValId ub, Loc loc) {
+    IrType b1 = ty_scalar(DT_I1);
+    ValId o[2] = {iv, ub};
+    ValId r = emit(P, OP_CMP, loc, o, 2, b1, 0);
+    P->f->ops[ir_def(P->f, r)].attr[0] = CMP_PRED_LT;
+    return r;
+}
+
+/* ---- the transformation ---- */
+
+static void prologue(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t step, ValId *inits) {
+    IrFunc *f = P->f;
+    const IrOp *op = &f->ops[loop];
+    Loc loc = op->loc;
+    ValId lb = op->operands[0], ub = op->operands[1];
+    RegionId body = op->region[0];
+    IrType ivt = ir_type(f, lb), i32 = ty_scalar(DT_I32);
+    ValId *map = calloc(f->nvals + 1, sizeof(ValId));
+    if (!map) NR_DIE("out of memory");
+    const IrRegion *r = &f->regions[body];
+    for (int j = 0; j < P->stages - 1; j++) {
+        ValId *m2 = realloc(map, sizeof(ValId) * (f->nvals + 1));
+        if (!m2) NR_DIE("out of memory");
+        map = m2;
+        memset(map, 0, sizeof(ValId) * (f->nvals + 1));
+        ValId iv = j ? binop(P, OP_ADD, lb, konst(P, ivt, j * step, loc), loc) : lb;
+        map[f->regions[body].args[0]] = iv;
+        for (uint32_t i = 1; i < r->nargs; i++)
+            if (is_carried(P, r->args[i])) map[r->args[i]] = inits[i - 1];
+        clone_stage0(P, body, map);
+        issue(P, cands, nc, map, konst(P, i32, j, loc), valid_at(P, iv, ub, loc), loc);
+        r = &f->regions[body];
+        const IrOp *y = &f->ops[r->ops[r->nops - 1]];
+        for (uint32_t i = 1; i < r->nargs; i++)
+            if (is_carried(P, r->args[i])) inits[i - 1] = mapped(map, y->operands[i - 1]);
+    }
+    free(map);
+}
+
+/* The loop body, rebuilt: the wait, the stage reads, the body with the prefetch after
+ * the last ring reader, the counter. Returns the new yield operands in ny. */
+static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t step, ValId it, ValId *ny) {
+    IrFunc *f = P->f;
+    RegionId body = f->ops[loop].region[0];
+    Loc loc = f->ops[loop].loc;
+    ValId ub = f->ops[loop].operands[1];
+    IrType ivt = ir_type(f, f->ops[loop].operands[0]), i32 = ty_scalar(DT_I32);
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(f, body, &n);
+    OpVec saved = P->out;
+    memset(&P->out, 0, sizeof P->out);
+    emit0(P, OP_ASYNC_WAIT, loc, NULL, 0, P->stages - 2);
+    /* the last op that reads a ring (a dot_wait right after it counts with it) */
+    uint32_t last = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const IrOp *op = &f->ops[ops[k]];
+        for (uint32_t i = 0; i < op->nopnds; i++)
+            for (int c = 0; c < nc; c++)
+                if (op->operands[i] == f->ops[cands[c].alloc].results[0]) last = k;
+    }
+    while (last + 1 < n && f->ops[ops[last + 1]].code == OP_DOT_WAIT) last++;
+    ValId S = konst(P, i32, P->stages, loc);
+    ValId rslot = binop(P, OP_REM, it, S, loc);
+    for (int c = 0; c < nc; c++) {
+        IrType vt = ir_type(f, cands[c].ring);
+        vt.stages = 1;
+        ValId vo[2] = {cands[c].ring, rslot};
+        ValId view = emit(P, OP_LOCAL_VIEW, loc, vo, 2, vt, f->vals[cands[c].ring].layout);
+        replace_in(f, ops, n, f->ops[cands[c].alloc].results[0], view);
+    }
+    const IrRegion *r = &f->regions[body];
+    OpId y = r->ops[r->nops - 1];
+    uint32_t ncar = r->nargs - 2; /* the carried values, the counter not counted */
+    for (uint32_t k = 0; k + 1 < n; k++) {
+        opvec_push(&P->out, ops[k]);
+        if (k != last) continue;
+        ValId *map = calloc(f->nvals + 1, sizeof(ValId));
+        if (!map) NR_DIE("out of memory");
+        ValId iv = f->regions[body].args[0];
+        ValId ahead = binop(P, OP_ADD, iv, konst(P, ivt, (P->stages - 1) * step, loc), loc);
+        ValId *m2 = realloc(map, sizeof(ValId) * (f->nvals + 1));
+        if (!m2) NR_DIE("out of memory");
+        map = m2;
+        memset(map, 0, sizeof(ValId) * (f->nvals + 1));
+        map[iv] = ahead;
+        clone_stage0(P, body, map);
+        ValId wslot = binop(P, OP_REM, binop(P, OP_ADD, it, konst(P, i32, P->stages - 1, loc), loc), S, loc);
+        issue(P, cands, nc, map, wslot, valid_at(P, ahead, ub, loc), loc);
+        r = &f->regions[body];
+        for (uint32_t i = 1; i <= ncar; i++)
+            ny[i - 1] = is_carried(P, r->args[i]) ? mapped(map, f->ops[y].operands[i - 1]) : f->ops[y].operands[i - 1];
+        free(map);
+    }
+    ny[ncar] = binop(P, OP_ADD, it, konst(P, i32, 1, loc), loc);
+    ir_op_set_operands(f, y, ny, ncar + 1);
+    opvec_push(&P->out, y);
+    ir_region_set_ops(f, body, P->out.v, P->out.n);
+    opvec_free(&P->out);
+    P->out = saved;
+    free(ops);
+}
+
+/* A wgmma dot that accumulates into carried value i becomes dot_async + dot_wait 1. */
+static int async_wgmma(Pipe *P, RegionId body) {
+    IrFunc *f = P->f;
+    const IrRegion *r = &f->regions[body];
+    OpId y = r->ops[r->nops - 1];
+    int made = 0;
+    for (uint32_t k = 0; k + 1 < r->nops; k++) {
+        OpId id = r->ops[k];
+        IrOp *op = &f->ops[id];
+        /* both operands in shared memory: A in registers would have to stay untouched
+         * until the wait, which values in registers cannot promise */
+        if (op->code != OP_DOT || ir_type(f, op->operands[0]).dt != DT_SMEM || ir_type(f, op->operands[1]).dt != DT_SMEM) continue;
+        const IrLayout *l = &P->m->layouts[f->vals[op->results[0]].layout];
+        ValId acc = op->operands[2], res = op->results[0];
+        if (l->kind != LAYOUT_MMA || l->version != 3 || !f->vals[acc].is_arg || f->vals[acc].def != body) continue;
+        uint32_t slot = f->vals[acc].index;
+        if (f->ops[y].operands[slot - 1] != res || P->uses[res] != 1 || P->uses[acc] != 1) continue;
+        op->code = OP_DOT_ASYNC;
+        made++;
+    }
+    return made;
+}
+
+/* After async_wgmma: a dot_wait {pending = 1} after each dot_async, on its way to the
+ * yield. */
+static void wait_after_async(Pipe *P, RegionId body) {
+    IrFunc *f = P->f;
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(f, body, &n);
+    OpVec saved = P->out;
+    memset(&P->out, 0, sizeof P->out);
+    OpId y = ops[n - 1];
+    for (uint32_t k = 0; k < n; k++) {
+        opvec_push(&P->out, ops[k]);
+        if (f->ops[ops[k]].code != OP_DOT_ASYNC) continue;
+        ValId res = f->ops[ops[k]].results[0];
+        IrType t = ir_type(f, res);
+        OpId w = ir_op_new(f, OP_DOT_WAIT, f->ops[ops[k]].loc, &res, 1, &t, 1);
+        f->ops[w].attr[0] = 1;
+        ValId wr = f->ops[w].results[0];
+        f->vals[wr].layout = f->vals[res].layout;
+        opvec_push(&P->out, w);
+        for (uint32_t i = 0; i < f->ops[y].nopnds; i++)
+            if (f->ops[y].operands[i] == res) f->ops[y].operands[i] = wr;
+    }
+    ir_region_set_ops(f, body, P->out.v, P->out.n);
+    opvec_free(&P->out);
+    P->out = saved;
+    free(ops);
+}
+
+/* Rebuilds the loop with the counter carried; the old op's results go to the new one's. */
+static OpId new_loop(Pipe *P, OpId loop, const ValId *inits) {
+    IrFunc *f = P->f;
+    uint32_t nc = f->ops[loop].nopnds - 3;
+    ValId *opnds = calloc(nc + 4, sizeof(ValId));
+    IrType *tys = calloc(nc + 2, sizeof(IrType));
+    if (!opnds || !tys) NR_DIE("out of memory");
+    for (int i = 0; i < 3; i++) opnds[i] = f->ops[loop].operands[i];
+    for (uint32_t i = 0; i < nc + 1; i++) {
+        opnds[3 + i] = inits[i];
+        tys[i] = ir_type(f, inits[i]);
+    }
+    OpId nl = ir_op_new(f, OP_FOR, f->ops[loop].loc, opnds, nc + 4, tys, nc + 1);
+    RegionId body = f->ops[loop].region[0];
+    f->ops[nl].region[0] = body, f->ops[nl].nregions = 1;
+    f->regions[body].parent_op = nl;
+    for (uint32_t i = 0; i < nc + 1; i++) {
+        ValId nr = f->ops[nl].results[i];
+        f->vals[nr].layout = f->vals[inits[i]].layout;
+        if (i < nc) replace_later(P, f->ops[loop].results[i], nr);
+    }
+    free(opnds);
+    free(tys);
+    return nl;
+}
+
+static bool constant_step(const IrFunc *f, ValId step, int64_t *out) {
+    const IrOp *d = def(f, step);
+    if (!d || d->code != OP_CONST || d->attr[0] <= 0) return false;
+    *out = d->attr[0];
+    return true;
+}
+
+/* Pipelines loop `loop` of region parent (ops rebuilt into P->out, which holds the ops
+ * of parent before it); false (nothing changed) if it does not qualify. */
+static bool pipeline_loop(Pipe *P, OpId loop) {
+    IrFunc *f = P->f;
+    RegionId body = f->ops[loop].region[0];
+    int64_t step;
+    if (!constant_step(f, f->ops[loop].operands[2], &step)) return false;
+    Cand cands[16];
+    int nc = 0;
+    memset(P->s0, 0, P->nops0 + 1);
+    memset(P->carried, 0, P->nvals0 + 1);
+    const IrRegion *r = &f->regions[body];
+    for (uint32_t k = 0; k < r->nops && nc < 16; k++) {
+        OpId id = r->ops[k];
+        const IrOp *op = &f->ops[id];
+        if (op->code != OP_LOCAL_ALLOC || op->nopnds != 1) continue;
+        OpId ld = ir_def(f, op->operands[0]);
+        if (!in_body(f, ld, body) || f->ops[ld].code != OP_LOAD || P->uses[op->operands[0]] != 1) continue;
+        const IrOp *l = &f->ops[ld];
+        if (l->nopnds == 3 && !is_zero(f, l->operands[2])) continue;
+        if (!copyable(P, l, op->results[0])) continue;
+        bool ok = true;
+        for (uint32_t i = 0; i < l->nopnds && i < 2; i++) ok = ok && need(P, body, l->operands[i], 0);
+        if (!ok) return false;
+        cands[nc++] = (Cand){ld, id, 0};
+    }
+    if (!nc || !stages_separate(P, loop, body, cands, nc)) return false;
+    Loc loc = f->ops[loop].loc;
+    for (int c = 0; c < nc; c++) { /* the rings */
+        ValId buf = f->ops[cands[c].alloc].results[0];
+        IrType t = ir_type(f, buf);
+        t.stages = (uint8_t)P->stages;
+        OpId a = ir_op_new(f, OP_LOCAL_ALLOC, loc, NULL, 0, &t, 1);
+        cands[c].ring = f->ops[a].results[0];
+        f->vals[cands[c].ring].layout = f->vals[buf].layout;
+        opvec_push(&P->out, a);
+    }
+    uint32_t ncar = f->ops[loop].nopnds - 3;
+    ValId *inits = calloc(ncar + 1, sizeof(ValId)), *ny = calloc(ncar + 2, sizeof(ValId));
+    if (!inits || !ny) NR_DIE("out of memory");
+    for (uint32_t i = 0; i < ncar; i++) inits[i] = f->ops[loop].operands[3 + i];
+    prologue(P, loop, cands, nc, step, inits);
+    inits[ncar] = konst(P, ty_scalar(DT_I32), 0, loc);
+    ValId it = ir_region_add_arg(f, body, ty_scalar(DT_I32));
+    int asyncs = async_wgmma(P, body);
+    if (asyncs) wait_after_async(P, body);
+    rebuild_body(P, loop, cands, nc, step, it, ny);
+    OpId nl = new_loop(P, loop, inits);
+    opvec_push(&P->out, nl);
+    emit0(P, OP_ASYNC_WAIT, loc, NULL, 0, 0);
+    if (asyncs) { /* the results of dot_async chains: waited for after the loop */
+        for (uint32_t i = 0; i < ncar; i++) {
+            ValId res = f->ops[nl].results[i];
+            const IrRegion *b = &f->regions[body];
+            ValId yv = f->ops[b->ops[b->nops - 1]].operands[i];
+            const IrOp *d = def(f, yv);
+            if (!d || d->code != OP_DOT_WAIT) continue;
+            IrType t = ir_type(f, res);
+            OpId w = ir_op_new(f, OP_DOT_WAIT, loc, &res, 1, &t, 1);
+            f->ops[w].attr[0] = 0;
+            f->vals[f->ops[w].results[0]].layout = f->vals[res].layout;
+            opvec_push(&P->out, w);
+            replace_later(P, f->ops[loop].results[i], f->ops[w].results[0]); /* over new_loop's pair */
+        }
+    }
+    free(inits);
+    free(ny);
+    return true;
+}
+
+static void walk(Pipe *P, RegionId r) {
+    IrFunc *f = P->f;
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(f, r, &n);
+    for (uint32_t k = 0; k < n; k++) /* inner loops first */
+        for (int i = 0; i < f->ops[ops[k]].nregions; i++) walk(P, f->ops[ops[k]].region[i]);
+    OpVec saved = P->out;
+    memset(&P->out, 0, sizeof P->out);
+    bool changed = false;
+    for (uint32_t k = 0; k < n; k++) {
+        OpId id = ops[k];
+        if (f->ops[id].code == OP_FOR && pipeline_loop(P, id)) {
+            changed = true;
+            continue;
+        }
+        opvec_push(&P->out, id);
+    }
+    if (changed) ir_region_set_ops(f, r, P->out.v, P->out.n);
+    opvec_free(&P->out);
+    P->out = saved;
+    free(ops);
+}
+
+void gpu_pipeline(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
+    if (o->num_stages < 2) return;
+    Pipe P;
+    memset(&P, 0, sizeof P);
+    P.f = f, P.m = f->mod, P.info = info, P.stages = o->num_stages;
+    P.uses = ir_count_uses(f);
+    /* per op and value of f as it is: the pass only asks about those (new ones are never
+     * candidates, stage-0 ops or carried values) */
+    P.s0 = calloc((size_t)f->nops + 1, 1);
+    P.carried = calloc((size_t)f->nvals + 1, 1);
+    if (!P.s0 || !P.carried) NR_DIE("out of memory");
+    P.nops0 = f->nops, P.nvals0 = f->nvals;
+    walk(&P, f->body);
+    ValId *repl = ir_repl_new(f); /* now that every value exists */
+    for (uint32_t i = 0; i < P.nrepl; i += 2) repl[P.repl[i]] = P.repl[i + 1];
+    ir_replace_all_uses(f, repl);
+    free(P.uses);
+    free(P.s0);
+    free(P.carried);
+    free(repl);
+}

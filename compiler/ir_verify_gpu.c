@@ -1,0 +1,203 @@
+/* ir_verify_gpu.c - the GPU stage's part of the IR contract: layouts and buffers.
+ *
+ * A module with a gpu<> header has been through layout assignment, so:
+ * - the header names a target and a power-of-two warp count;
+ * - every block value has a distributed layout (blocked, slice, mma, dot_op) that suits
+ *   its rank and shape and spans the module's warps; every buffer a shared layout that
+ *   suits its tile; scalars have none;
+ * - ops whose lowering works element by element see one layout: elementwise ops, loads,
+ *   stores and atomics (pointers, mask, values and result alike), hints; a reduction's
+ *   result is the slice of its operand's layout along the axis; control flow carries a
+ *   value in one layout (init, region arguments, yields, results); local_view keeps its
+ *   buffer's layout, dot_wait its operands'; async_copy's mask is its pointers' layout;
+ * - a dot's accumulator and result share a layout; operands in registers with dot_op
+ *   layouts are its parent's A and B (wgmma takes B only from shared memory) with the
+ *   k_width of their element type (32 bits of k per register).
+ * Layout changes (convert_layout, and broadcast, expand_dims, reshape and trans, which
+ * may change layouts as they go) may join any two layouts: the lowering moves the data.
+ * Which layouts, conversions and buffers make fast code is the passes' business. */
+#include "ir.h"
+#include "ir_layout.h"
+
+#include <stdarg.h>
+
+enum { MAX_ERRORS = 20 };
+
+typedef struct GpuVerifier {
+    const IrModule *m;
+    const IrFunc *f;
+    StrBuf *err;
+    int nerrors;
+} GpuVerifier;
+
+__attribute__((format(printf, 3, 4))) static void fail(GpuVerifier *V, OpId id, const char *fmt, ...) {
+    if (V->nerrors++ >= MAX_ERRORS) return;
+    sb_printf(V->err, "verifier: @%s: ", V->f ? V->f->name : "module");
+    if (id) {
+        const IrOp *op = &V->f->ops[id];
+        sb_printf(V->err, "op '%s'", ir_op_info[op->code].name);
+        if (op->loc.src) sb_printf(V->err, " (%d:%d)", op->loc.line, op->loc.col);
+        sb_puts(V->err, ": ");
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(V->err, fmt, ap);
+    va_end(ap);
+    sb_putc(V->err, '\n');
+}
+
+static uint32_t L(const GpuVerifier *V, ValId v) { return V->f->vals[v].layout; }
+static IrType T(const GpuVerifier *V, ValId v) { return V->f->vals[v].ty; }
+static bool is_block(const GpuVerifier *V, ValId v) { return T(V, v).rank > 0 && T(V, v).dt != DT_SMEM; }
+
+/* ---- values ---- */
+
+static void check_value(GpuVerifier *V, OpId id, ValId v, const char *what, uint32_t i) {
+    IrType t = T(V, v);
+    uint32_t l = L(V, v);
+    if (!t.rank) {
+        if (l) fail(V, id, "%s #%u is a scalar with a layout", what, i);
+        return;
+    }
+    if (!l || l >= V->m->nlayouts) {
+        fail(V, id, "%s #%u has no layout", what, i);
+        return;
+    }
+    bool buffer = t.dt == DT_SMEM;
+    int kind = V->m->layouts[l].kind;
+    if (buffer && kind != LAYOUT_SHARED) fail(V, id, "%s #%u is a buffer without a shared layout", what, i);
+    if (!buffer && !ir_layout_is_distributed(kind)) fail(V, id, "%s #%u is a block without a distributed layout", what, i);
+    StrBuf why;
+    sb_init(&why);
+    if (!ir_layout_check(V->m, l, t, buffer ? 0 : V->m->gpu.num_warps, &why))
+        fail(V, id, "%s #%u: layout #L%u does not suit it: %s", what, i, l, sb_cstr(&why));
+    sb_free(&why);
+}
+
+/* ---- ops ---- */
+
+/* Every block among the op's operands (from `from` on) and results has one layout. */
+static void one_layout(GpuVerifier *V, OpId id, uint32_t from) {
+    const IrOp *op = &V->f->ops[id];
+    uint32_t l = 0;
+    for (uint32_t i = from; i < op->nopnds + op->nres; i++) {
+        ValId v = i < op->nopnds ? op->operands[i] : op->results[i - op->nopnds];
+        if (!is_block(V, v)) continue;
+        if (!l) l = L(V, v);
+        else if (L(V, v) != l) {
+            fail(V, id, "operands and results must share one layout (#L%u and #L%u)", l, L(V, v));
+            return;
+        }
+    }
+}
+
+static void check_reduce(GpuVerifier *V, OpId id, const IrOp *op) {
+    ValId r = op->results[0];
+    if (!is_block(V, r)) return;
+    const IrLayout *rl = &V->m->layouts[L(V, r)];
+    if (rl->kind != LAYOUT_SLICE || rl->dim != op->attr[1] || rl->parent != L(V, op->operands[0]))
+        fail(V, id, "the result's layout must be the slice of the operand's along the axis");
+}
+
+static int k_width_of(int dt) { return dt == DT_FP32 ? 1 : dt == DT_I8 ? 4 : 2; }
+
+static void check_dot(GpuVerifier *V, OpId id, const IrOp *op) {
+    ValId c = op->operands[2], r = op->results[0];
+    if (L(V, c) != L(V, r)) fail(V, id, "the accumulator and the result must share a layout");
+    const IrLayout *rl = &V->m->layouts[L(V, r)];
+    if (op->code == OP_DOT_ASYNC && (rl->kind != LAYOUT_MMA || rl->version != 3))
+        fail(V, id, "dot_async is wgmma: its result needs an mma version 3 layout");
+    for (int i = 0; i < 2; i++) {
+        ValId x = op->operands[i];
+        if (!is_block(V, x)) continue;
+        const IrLayout *xl = &V->m->layouts[L(V, x)];
+        if (xl->kind != LAYOUT_DOT_OP) continue; /* not lowered yet */
+        if (rl->kind == LAYOUT_MMA && rl->version == 3 && i == 1)
+            fail(V, id, "wgmma reads B from shared memory, not registers");
+        if (xl->parent != L(V, r) || xl->op_idx != i)
+            fail(V, id, "operand #%d's dot_op layout must be operand %d of the result's layout", i, i);
+        if (xl->k_width != k_width_of(T(V, x).dt))
+            fail(V, id, "operand #%d's k_width must be %d for %s (32 bits of k per register)", i, k_width_of(T(V, x).dt),
+                 dt_name(T(V, x).dt));
+    }
+}
+
+/* Values that flow into one another across control flow share a layout. */
+static void same_layout(GpuVerifier *V, OpId id, ValId a, ValId b, const char *what) {
+    if (is_block(V, a) && L(V, a) != L(V, b)) fail(V, id, "%s: #L%u vs #L%u", what, L(V, a), L(V, b));
+}
+
+static const IrOp *terminator(const GpuVerifier *V, RegionId r) {
+    const IrRegion *reg = &V->f->regions[r];
+    return &V->f->ops[reg->ops[reg->nops - 1]];
+}
+
+static void check_control(GpuVerifier *V, OpId id, const IrOp *op) {
+    if (op->code == OP_IF) {
+        for (int k = 0; k < op->nregions; k++) {
+            const IrOp *y = terminator(V, op->region[k]);
+            for (uint32_t i = 0; i < op->nres && i < y->nopnds; i++)
+                same_layout(V, id, op->results[i], y->operands[i], "an if's result and its yield differ in layout");
+        }
+        return;
+    }
+    uint32_t first = op->code == OP_FOR ? 3 : 0, skip = op->code == OP_FOR ? 1 : 0;
+    for (uint32_t i = first; i < op->nopnds; i++) {
+        uint32_t k = i - first;
+        same_layout(V, id, op->operands[i], op->results[k], "a loop's init and result differ in layout");
+        for (int r = 0; r < op->nregions; r++) {
+            const IrRegion *reg = &V->f->regions[op->region[r]];
+            same_layout(V, id, op->operands[i], reg->args[k + skip], "a loop's init and region argument differ in layout");
+            const IrOp *y = terminator(V, op->region[r]);
+            if (y->code == OP_YIELD && k < y->nopnds)
+                same_layout(V, id, op->operands[i], y->operands[k], "a loop's init and yield differ in layout");
+        }
+    }
+}
+
+static void check_op(GpuVerifier *V, OpId id) {
+    const IrOp *op = &V->f->ops[id];
+    for (uint32_t i = 0; i < op->nres; i++) check_value(V, id, op->results[i], "result", i);
+    if (ir_op_info[op->code].flags & F_ELEM) return one_layout(V, id, 0);
+    switch (op->code) {
+    case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS:
+        one_layout(V, id, 0);
+        return;
+    case OP_ASYNC_COPY: one_layout(V, id, 1); return;
+    case OP_REDUCE: check_reduce(V, id, op); return;
+    case OP_DOT: case OP_DOT_ASYNC: check_dot(V, id, op); return;
+    case OP_LOCAL_VIEW:
+        if (L(V, op->operands[0]) != L(V, op->results[0])) fail(V, id, "a view keeps its buffer's layout");
+        return;
+    case OP_DOT_WAIT:
+        for (uint32_t i = 0; i < op->nres && i < op->nopnds; i++)
+            same_layout(V, id, op->operands[i], op->results[i], "dot_wait gives back its operands in their layouts");
+        return;
+    case OP_FOR: case OP_WHILE: case OP_IF: check_control(V, id, op); return;
+    default: return;
+    }
+}
+
+static void walk(GpuVerifier *V, RegionId r) {
+    const IrRegion *reg = &V->f->regions[r];
+    for (uint32_t i = 0; i < reg->nargs; i++) check_value(V, reg->parent_op, reg->args[i], "region argument", i);
+    for (uint32_t i = 0; i < reg->nops; i++) {
+        OpId id = reg->ops[i];
+        check_op(V, id);
+        for (int k = 0; k < V->f->ops[id].nregions; k++) walk(V, V->f->ops[id].region[k]);
+    }
+}
+
+bool ir_verify_gpu(const IrModule *m, StrBuf *err) {
+    GpuVerifier V = {m, NULL, err, 0};
+    int w = m->gpu.num_warps;
+    if (!m->gpu.arch || m->gpu.arch > GPU_SM90A) fail(&V, 0, "the gpu<> header needs an arch (sm_80, sm_90, sm_90a)");
+    if (w < 1 || w > 32 || (w & (w - 1))) fail(&V, 0, "the gpu<> header's num_warps must be a power of two from 1 to 32");
+    if (V.nerrors) return false;
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        V.f = m->funcs[i];
+        walk(&V, V.f->body);
+    }
+    if (V.nerrors > MAX_ERRORS) sb_printf(err, "verifier: %d more errors\n", V.nerrors - MAX_ERRORS);
+    return V.nerrors == 0;
+}

@@ -84,11 +84,11 @@ class NrDefine(ctypes.Structure):
 
 class NrCompileOptions(ctypes.Structure):
     _fields_ = [("defines", ctypes.POINTER(NrDefine)), ("num_defines", ctypes.c_int),
-                ("kernel", ctypes.c_char_p), ("num_warps", ctypes.c_int)]
+                ("kernel", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int)]
 
 
 class NrLaunchOptions(ctypes.Structure):
-    _fields_ = [("num_warps", ctypes.c_int), ("stream", ctypes.c_void_p)]
+    _fields_ = [("num_warps", ctypes.c_int), ("stream", ctypes.c_void_p), ("num_stages", ctypes.c_int)]
 
 
 assert ctypes.sizeof(NrArg) == 16
@@ -150,11 +150,11 @@ class Nereid:
             msg = self.lib.nr_last_error(self.ctx)
             raise NereidError("%s: %s: %s" % (what, self._status(s), msg.decode(errors="replace") if msg else ""))
 
-    def kernel(self, path, name, defines, num_warps=0):
+    def kernel(self, path, name, defines, num_warps=0, num_stages=0):
         """Compile path (relative to the repository root) with constexpr defines; the kernel."""
         items = [NrDefine(k.encode(), str(v).encode()) for k, v in defines.items()]
         defs = (NrDefine * max(1, len(items)))(*items)
-        opts = NrCompileOptions(defs, len(items), name.encode(), num_warps)
+        opts = NrCompileOptions(defs, len(items), name.encode(), num_warps, num_stages)
         mod, k = ctypes.c_void_p(), ctypes.c_void_p()
         self.check(self.lib.nr_compile_file(self.ctx, os.path.join(ROOT, path).encode(), ctypes.byref(opts),
                                             ctypes.byref(mod)), "compiling %s" % path)
@@ -176,7 +176,7 @@ class Nereid:
             else:
                 arr[i].v.i = v
         g = (ctypes.c_uint * 3)(*(list(grid) + [1, 1, 1])[:3])
-        opts = NrLaunchOptions(num_warps, ctypes.c_void_p(stream or None))
+        opts = NrLaunchOptions(num_warps, ctypes.c_void_p(stream or None), 0)
         launch, check = self.lib.nr_launch, self.check
         ref_opts = ctypes.byref(opts)
 

@@ -97,6 +97,7 @@ struct CudaDevice {
     int cc;        /* major*10 + minor */
     int driver_version;
     int max_shared_optin; /* bytes of shared memory a block may opt in to */
+    const char *arch;     /* the PTX target kernels are compiled for */
     char name[256];
 };
 
@@ -216,6 +217,27 @@ const char *cuda_arch_for_cc(int cc) {
     return NULL;                 /* before Ampere: unsupported */
 }
 
+/* NEREID_ARCH (sm_80, sm_90, sm_90a) picks another target the device runs, so one GPU
+ * can test the code of older ones (sm_80's mma.sync on a Hopper); NULL: the device's. */
+static const char *arch_override(const CudaDevice *d, StrBuf *err, bool *bad) {
+    const char *a = getenv("NEREID_ARCH");
+    *bad = false;
+    if (!a || !*a) return NULL;
+    static const char *const names[] = {"sm_80", "sm_90", "sm_90a"};
+    static const int need[] = {80, 90, 90};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(a, names[i])) {
+            if (d->cc >= need[i] && (i != 2 || d->cc == 90)) return names[i];
+            errf(err, "NEREID_ARCH=%s does not run on CUDA device %d (%s, compute capability %d.%d)", a, d->ordinal,
+                 d->name, d->cc / 10, d->cc % 10);
+            *bad = true;
+            return NULL;
+        }
+    errf(err, "NEREID_ARCH=%s: not a target (sm_80, sm_90, sm_90a)", a);
+    *bad = true;
+    return NULL;
+}
+
 int cuda_open(int index, CudaDevice **out, StrBuf *err) {
     if (!out) {
         errf(err, "cuda_open: no output pointer");
@@ -281,6 +303,10 @@ int cuda_open(int index, CudaDevice **out, StrBuf *err) {
              d->name, major, minor);
         goto fail;
     }
+    bool bad_arch;
+    d->arch = arch_override(d, err, &bad_arch);
+    if (bad_arch) goto fail;
+    if (!d->arch) d->arch = cuda_arch_for_cc(d->cc);
     if (d->api.DeviceGetAttribute(&d->max_shared_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                                   d->dev) != CUDA_SUCCESS)
         d->max_shared_optin = 0; /* unknown: let cuFuncSetAttribute judge */
@@ -307,10 +333,7 @@ void cuda_close(CudaDevice *d) {
 
 int cuda_compute_capability(const CudaDevice *d) { return d ? d->cc : 0; }
 
-const char *cuda_arch_name(const CudaDevice *d) {
-    const char *a = d ? cuda_arch_for_cc(d->cc) : NULL;
-    return a ? a : "sm_80";
-}
+const char *cuda_arch_name(const CudaDevice *d) { return d && d->arch ? d->arch : "sm_80"; }
 
 const char *cuda_device_name(const CudaDevice *d) { return d ? d->name : ""; }
 

@@ -29,7 +29,9 @@ void cuda_close(CudaDevice *d);
 int cuda_compute_capability(const CudaDevice *d);
 /* The PTX target for the device: "sm_90a" for 9.0 (Hopper), "sm_80" for 8.x (sm_80 code runs
  * on 8.6/8.9 too), "sm_90" for anything newer than 9.0 (sm_90a PTX does not run there; plain
- * sm_90 PTX is JIT-compiled forward). Devices before 8.0 are refused by cuda_open. */
+ * sm_90 PTX is JIT-compiled forward). Devices before 8.0 are refused by cuda_open. The
+ * environment variable NEREID_ARCH, read when the device is opened, may name another
+ * target the device runs (sm_80 on a Hopper: how one GPU tests mma.sync's code). */
 const char *cuda_arch_name(const CudaDevice *d);
 /* The same mapping for a compute capability major*10+minor; NULL below 80 (unsupported). */
 const char *cuda_arch_for_cc(int cc);

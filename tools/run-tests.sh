@@ -40,18 +40,19 @@ for build in "$@"; do
   # Without a GPU the GPU tests skip; their kernels still run here CPU against CPU (a
   # self-check of the cases), and the plain build compiles every one of them for the GPU
   # and has ptxas (when installed) assemble it for sm_80 and sm_90a.
-  if [ -x "$build/gpu-tests/test_gpu_vs_cpu" ]; then
-    echo "== $tag: GPU test kernels: CPU self-check, PTX for sm_80 and sm_90a"
+  for gt in test_gpu_vs_cpu test_gpu_dot; do
+    [ -x "$build/gpu-tests/$gt" ] || continue
+    echo "== $tag: $gt's kernels: CPU self-check, PTX for sm_80 and sm_90a"
     kdir=$(mktemp -d)
-    run_prog "$tag/gpu/cpu-vs-cpu" "$build/gpu-tests/test_gpu_vs_cpu" --cpu-vs-cpu --dump "$kdir"
+    run_prog "$tag/gpu/$gt-cpu-vs-cpu" "$build/gpu-tests/$gt" --cpu-vs-cpu --dump "$kdir"
     if [ "$build" = "$1" ]; then
       for arch in sm_80 sm_90a; do
         if [ -x /usr/local/cuda/bin/ptxas ]; then emit="--emit=cubin --arch=$arch -o $kdir/k.cubin"; else emit="--emit=ptx --arch=$arch -o /dev/null"; fi
-        run_prog "$tag/gpu/kernels-$arch" env EMIT="$emit" sh "$kdir/compile.sh" "$build/nereid"
+        run_prog "$tag/gpu/$gt-kernels-$arch" env EMIT="$emit" sh "$kdir/compile.sh" "$build/nereid"
       done
     fi
     rm -rf "$kdir"
-  fi
+  done
   echo "== $tag: lit"
   log=$(mktemp)
   NEREID_BUILD=$(pwd)/$build $LIT -sv tests/lit >"$log" 2>&1

@@ -8,6 +8,7 @@
  *   gt_file(c, "examples/vector_add.nr", "add_kernel");    or gt_source(c, text, kernel)
  *   gt_define(c, "BLOCK_SIZE", "%d", 1024);                constexpr values
  *   gt_warps(c, 4);                                        nr_compile_options.num_warps
+ *   gt_stages(c, 3);                                       nr_compile_options.num_stages
  *   int x = gt_in(c, "x", GT_F32, n, host);                an input: uploaded to both
  *   int z = gt_out(c, "z", GT_F32, n, gt_exact(), NULL);   an output, compared afterwards
  *   gt_arg_buf(c, x); gt_arg_buf(c, z); gt_arg(c, nr_arg_i32(n));
@@ -17,8 +18,9 @@
  * Outputs start with the same contents on both devices (the given data, or a fixed byte
  * pattern), so elements a kernel must leave alone are compared too. Each output is
  * compared either bit for bit (gt_exact: NaNs of any payload count as equal) or within
- * |gpu - cpu| <= atol + rtol * |cpu| (gt_tol), or as sorted integers (gt_sorted: results
- * whose order depends on scheduling). A case prints one row of the table, or one row per
+ * |gpu - cpu| <= atol + rtol * |cpu| (gt_tol), plus a bound per element where one is
+ * given (gt_dot_bound: a dot's summation error), or as sorted integers (gt_sorted:
+ * results whose order depends on scheduling). A case prints one row of the table, or one row per
  * output (c->rows_per_output = 1); a failing output prints its worst element. c->check is
  * an extra check on the results (a plain-C reference, say); c->expect_gpu_error names a
  * text the GPU's compile error must contain (a kernel the GPU back end must refuse).
@@ -359,6 +361,7 @@ typedef struct GtBuf {
     void *init;         /* owned: uploaded to both devices */
     int is_out, sort;
     GtTol tol;
+    double *elem_atol;  /* owned, or NULL: an absolute bound per element, added to tol's */
     nr_devptr d[2];
     void *res[2];       /* downloaded outputs */
 } GtBuf;
@@ -380,7 +383,7 @@ struct GtCase {
     char kernel[64];
     char defname[GT_MAX_DEFS][48], defval[GT_MAX_DEFS][64];
     int ndefs;
-    int num_warps, launch_warps, launches;
+    int num_warps, launch_warps, launches, num_stages;
     unsigned grid[3];
     GtArg args[GT_MAX_ARGS];
     int nargs;
@@ -458,6 +461,7 @@ static inline void gt_define(GtCase *c, const char *name, const char *fmt, ...) 
 }
 
 static inline void gt_warps(GtCase *c, int w) { c->num_warps = w; }
+static inline void gt_stages(GtCase *c, int s) { c->num_stages = s; }
 static inline void gt_grid(GtCase *c, unsigned x, unsigned y, unsigned z) {
     c->grid[0] = x, c->grid[1] = y, c->grid[2] = z;
 }
@@ -483,6 +487,31 @@ static inline int gt_out(GtCase *c, const char *name, GtType t, size_t n, GtTol 
 }
 static inline void gt_sorted(GtCase *c, int buf) { c->bufs[buf].sort = 1; }
 
+/* The bound on a dot's result C[M, N] = A[M, K] x B[K, N] (+ an accumulator within the
+ * same bound) that any order of summation meets, for output buffer `out` (C row-major
+ * with ldc): per element, (4 K 2^-24 + input_rel) * sum_k |a_mk b_kn|. The K products are
+ * exact in fp32 for fp16/bf16 inputs; the interpreter adds them in k order, rounding
+ * each add, and the tensor cores add them in blocks with alignment and truncation (Fasi
+ * et al., "Numerical behavior of NVIDIA tensor cores", 2021: round toward zero, within
+ * 2 units of 2^-24 per add); each result is then within 2 K 2^-24 sum|ab| of the exact
+ * sum, and the two within twice that. input_rel covers inputs rounded first: tf32 keeps
+ * 10 mantissa bits (round to nearest: 2^-11 per input, 2^-10 per product). A and B are
+ * read as type t from element (m, k) at a[m * sam + k * sak], (k, n) at b[k * sbk + n *
+ * sbn]. */
+static inline void gt_dot_bound(GtCase *c, int out, GtType t, const void *a, long sam, long sak, const void *b, long sbk,
+                                long sbn, long M, long N, long K, long ldc, double input_rel) {
+    GtBuf *o = &c->bufs[out];
+    o->elem_atol = calloc(o->n ? o->n : 1, sizeof(double));
+    if (!o->elem_atol) abort();
+    double per = 4.0 * (double)K * ldexp(1.0, -24) + input_rel;
+    for (long m = 0; m < M; m++)
+        for (long n = 0; n < N; n++) {
+            double s = 0;
+            for (long k = 0; k < K; k++) s += fabs(gt_get(t, a, (size_t)(m * sam + k * sak)) * gt_get(t, b, (size_t)(k * sbk + n * sbn)));
+            if ((size_t)(m * ldc + n) < o->n) o->elem_atol[m * ldc + n] = per * s;
+        }
+}
+
 static inline void gt_arg_buf_off(GtCase *c, int buf, long off) {
     if (c->nargs == GT_MAX_ARGS) abort();
     c->args[c->nargs].buf = buf, c->args[c->nargs].off = off;
@@ -507,6 +536,7 @@ static inline void gt_free_case(GtCase *c) {
         free(c->bufs[i].init);
         free(c->bufs[i].res[0]);
         free(c->bufs[i].res[1]);
+        free(c->bufs[i].elem_atol);
     }
     free(c->src);
     free(c);
@@ -554,13 +584,13 @@ static inline GtCmp gt_compare(GtBuf *b) {
         } else {
             err = fabs(g - w);
             if (b->tol.exact) ok = gt_bits(b->t, got, i) == gt_bits(b->t, want, i);
-            else ok = err <= b->tol.atol + b->tol.rtol * fabs(w);
+            else ok = err <= b->tol.atol + (b->elem_atol ? b->elem_atol[i] : 0) + b->tol.rtol * fabs(w);
         }
         if (err > r.max_abs && !isinf(err)) r.max_abs = err;
         if (isinf(err)) r.max_abs = INFINITY;
         if (w != 0 && isfinite(w) && isfinite(err) && err / fabs(w) > r.max_rel) r.max_rel = err / fabs(w);
         if (!ok) r.bad++;
-        double tol = b->tol.exact ? 0 : b->tol.atol + b->tol.rtol * fabs(w);
+        double tol = b->tol.exact ? 0 : b->tol.atol + (b->elem_atol ? b->elem_atol[i] : 0) + b->tol.rtol * fabs(w);
         score = ok ? (tol > 0 ? err / tol : 0) : 1e300 * (isinf(err) ? 2 : 1) + (tol > 0 ? err / tol : err);
         if (score > r.worst_score) r.worst_score = score, r.worst = (long)i, r.got = g, r.want = w;
     }
@@ -629,6 +659,7 @@ static inline void gt_dump(GtCase *c) {
     fprintf(f, "\"$N\" compile '%s' -k %s", src_path, c->kernel);
     for (int i = 0; i < c->ndefs; i++) fprintf(f, " -D '%s=%s'", c->defname[i], c->defval[i]);
     if (c->launch_warps || c->num_warps) fprintf(f, " --num-warps=%d", c->launch_warps ? c->launch_warps : c->num_warps);
+    if (c->num_stages) fprintf(f, " --num-stages=%d", c->num_stages);
     fprintf(f, " $EMIT || { echo 'FAILED: %s'; fail=$((fail+1)); }\n", c->name);
     fclose(f);
 }
@@ -660,7 +691,7 @@ static inline int gt_run(GtCase *c) {
     if (gt.dump_dir) gt_dump(c);
     nr_define defs[GT_MAX_DEFS];
     for (int i = 0; i < c->ndefs; i++) defs[i].name = c->defname[i], defs[i].value = c->defval[i];
-    nr_compile_options opts = {defs, c->ndefs, c->kernel, c->num_warps, 0};
+    nr_compile_options opts = {defs, c->ndefs, c->kernel, c->num_warps, c->num_stages};
     int ran = 1;
     for (int d = 0; d < 2 && ran; d++) {
         nr_context *ctx = gt.dev[d];

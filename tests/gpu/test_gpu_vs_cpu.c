@@ -7,9 +7,8 @@
  * atomics whose result does not depend on the order (integer adds and integer-valued
  * float adds, max/min, and/or/xor; a ticket counter compared as a sorted set), control
  * flow, Philox (tl.randint/rand and the dropout masks), fp16 and bf16 elementwise
- * arithmetic without division (each op correctly rounded on both), fp16/bf16 dot
- * (products exact in fp32, summed in k order with fp32 FMAs on the GPU: the same
- * roundings as the interpreter), sqrt, tl.math.div_rn, fp64 division, float % (fmod), fma,
+ * arithmetic without division (each op correctly rounded on both), int8 dot (exact in
+ * i32), sqrt, tl.math.div_rn, fp64 division, float % (fmod), fma,
  * floor, ceil, abs, min/max (NaN and signed zeros included), and every reduction of
  * integer-valued floats (sums exact in any order).
  *
@@ -30,7 +29,13 @@
  *   randn        1e-3 + 1e-5 sqrt(-2 log u) amplifies log's absolute error where u -> 1
  *   softmax      1e-7 + 5e-5 exp as above, and the row sum added in another order
  *   layer norm   2e-5 + 2e-5 mean and variance summed in another order (Rstd: rtol 2e-5)
- *   fp32 dot     5e-5 + 1e-5 the GPU uses FMAs, the interpreter rounds each product
+ *   dot          per element (gt_dot_bound): (4 K 2^-24 + r) * sum_k |a b|. The products
+ *                            are exact in fp32 for fp16/bf16 (and nearly so on the CUDA
+ *                            cores' FMAs for fp32); the interpreter adds them in k order,
+ *                            the tensor cores in blocks with truncation: each within
+ *                            2 K 2^-24 sum|a b| of the exact sum. r = 2^-10 for tf32 (10
+ *                            mantissa bits kept, rounded to nearest), else 0. A dot whose
+ *                            result is stored as fp16 adds one fp16 ulp (rtol 2^-10)
  *   fp32 sums    5e-5 + 1e-5 random values in [-1, 1), up to 128 of them, in another order
  *   fp16 sums    rtol 4e-3   the GPU adds fp16 in fp16 (as Triton does), the interpreter
  *                            in fp32; bf16 sums: rtol 3e-2 for the same reason
@@ -192,7 +197,9 @@ static void matmul(long m, long n, long k, int bm, int bn, int b_colmajor, const
     gt_define(c, "ACTIVATION", "%s", act);
     gt_arg_buf(c, gt_in(c, "a", GT_F16, (size_t)(m * k), a));
     gt_arg_buf(c, gt_in(c, "b", GT_F16, (size_t)(k * n), b));
-    gt_arg_buf(c, gt_out(c, "c", GT_F16, (size_t)(m * n), gt_exact(), NULL));
+    int out = gt_out(c, "c", GT_F16, (size_t)(m * n), gt_tol(0, 0x1p-10), NULL);
+    gt_dot_bound(c, out, GT_F16, a, k, 1, b, sbk, sbn, m, n, k, n, 0);
+    gt_arg_buf(c, out);
     long v[] = {m, n, k, k, 1, sbk, sbn, n, 1};
     for (int i = 0; i < 9; i++) gt_arg(c, nr_arg_i32((int32_t)v[i]));
     gt_grid(c, (unsigned)(gt_cdiv(m, bm) * gt_cdiv(n, bn)), 1, 1);
@@ -301,11 +308,13 @@ static void dot(GtType t, long m, long n, long k, int bm, int bn, int bk, int tr
     gt_define(c, "BK", "%d", bk);
     gt_define(c, "TRANS_B", "%s", trans_b ? "True" : "False");
     gt_warps(c, warps);
-    /* fp16/bf16: exact; fp32: FMA vs rounded products; TF32 permitted: TF32's 10-bit inputs */
-    GtTol tol = t != GT_F32 ? gt_exact() : !strcmp(prec, "ieee") ? gt_tol(5e-5, 1e-5) : gt_tol(1e-2, 1e-2);
+    /* i8: exact; the others within the summation bound (tf32 adds its rounded inputs) */
     gt_arg_buf(c, gt_in(c, "a", t, (size_t)(m * k), a));
     gt_arg_buf(c, gt_in(c, "b", t, (size_t)(k * n), b)); /* [K, N], or [N, K] with TRANS_B */
-    gt_arg_buf(c, gt_out(c, "c", t == GT_I8 ? GT_I32 : GT_F32, (size_t)(m * n), tol, NULL));
+    int out = gt_out(c, "c", i8 ? GT_I32 : GT_F32, (size_t)(m * n), i8 ? gt_exact() : gt_tol(0, 0), NULL);
+    if (!i8) gt_dot_bound(c, out, t, a, k, 1, b, trans_b ? 1 : n, trans_b ? k : 1, m, n, k, n,
+                          t == GT_F32 && strcmp(prec, "ieee") ? 0x1p-10 : 0);
+    gt_arg_buf(c, out);
     gt_arg(c, nr_arg_i32((int32_t)m));
     gt_arg(c, nr_arg_i32((int32_t)n));
     gt_arg(c, nr_arg_i32((int32_t)k));
@@ -327,7 +336,9 @@ static void big_dot(GtType t) {
     gt_warps(c, 8);
     gt_arg_buf(c, gt_in(c, "a", t, B * B, a));
     gt_arg_buf(c, gt_in(c, "b", t, B * B, b));
-    gt_arg_buf(c, gt_out(c, "c", GT_F32, B * B, t == GT_F32 ? gt_tol(2e-4, 1e-5) : gt_exact(), NULL));
+    int out = gt_out(c, "c", GT_F32, B * B, gt_tol(0, 0), NULL);
+    gt_dot_bound(c, out, t, a, B, 1, b, B, 1, B, B, B, B, 0);
+    gt_arg_buf(c, out);
     gt_run(c);
     free(a), free(b);
 }

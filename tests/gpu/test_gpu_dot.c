@@ -1,0 +1,254 @@
+/* test_gpu_dot.c - tl.dot on the tensor cores (and the CUDA cores), GPU against the CPU
+ * interpreter (harness: gpu_test.h), over the matrix the tensor-core work must cover:
+ * - every input type: fp16, bf16, fp32 with tf32 allowed (the default) and "ieee"
+ *   (the CUDA cores), int8 with an int32 accumulator;
+ * - tiles from 16 to 256 on a side, 1 to 8 warps, num_stages 1 to 5;
+ * - operands transposed through strides (A stored column-major, B stored column-major)
+ *   and through tl.trans;
+ * - sizes that are not multiples of the tile (masked loads and stores) and K not a
+ *   multiple of BLOCK_K (a masked last k step), and K a multiple of 16 (the runtime
+ *   specialises it, so the loads are pipelined with cp.async);
+ * - a dot's result feeding a reduction (a row max) and a second dot (p = (q @ k).to(T);
+ *   o = p @ v, attention's shape).
+ * The GPU compiles for its own target (sm_90a on a Hopper: wgmma); with NEREID_ARCH=sm_80
+ * the same cases run mma.sync's code on the same GPU.
+ *
+ * Results are compared within gt_dot_bound's per-element bound (see gpu_test.h: any
+ * summation order of the exact products, tensor-core truncation included; tf32 adds its
+ * input rounding), int8 exactly. Options as test_gpu_vs_cpu (--cpu-vs-cpu, --filter,
+ * --dump, -v). */
+#include "gpu_test.h"
+
+static const char K_MM[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def mm(a_ptr: *@T@, b_ptr: *@T@, c_ptr: *@C@, M: i32, N: i32, K: i32, sam: i32, sak: i32, sbk: i32, sbn: i32,\n"
+    "       BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, TRANS_B: tl.constexpr):\n"
+    "    # C[M, N] = A[M, K] x B[K, N]: A[m, k] at a_ptr + m * sam + k * sak, B[k, n] at b_ptr + k * sbk + n * sbn\n"
+    "    # (with TRANS_B the B tile is loaded as [BN, BK] and transposed with tl.trans)\n"
+    "    pid_m = tl.program_id(0)\n"
+    "    pid_n = tl.program_id(1)\n"
+    "    rm = pid_m * BM + tl.arange(0, BM)\n"
+    "    rn = pid_n * BN + tl.arange(0, BN)\n"
+    "    rk = tl.arange(0, BK)\n"
+    "    acc = tl.zeros((BM, BN), dtype=@ACC@)\n"
+    "    for k0 in range(0, K, BK):\n"
+    "        ks = k0 + rk\n"
+    "        a = tl.load(a_ptr + rm[:, None] * sam + ks[None, :] * sak, mask=(rm[:, None] < M) & (ks[None, :] < K),\n"
+    "                    other=0)\n"
+    "        if TRANS_B:\n"
+    "            bt = tl.load(b_ptr + rn[:, None] * sbn + ks[None, :] * sbk, mask=(rn[:, None] < N) & (ks[None, :] < K),\n"
+    "                         other=0)\n"
+    "            b = tl.trans(bt)\n"
+    "        else:\n"
+    "            b = tl.load(b_ptr + ks[:, None] * sbk + rn[None, :] * sbn, mask=(ks[:, None] < K) & (rn[None, :] < N),\n"
+    "                        other=0)\n"
+    "        acc = tl.dot(a, b, acc@PREC@)\n"
+    "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
+
+/* A pipelined K loop whose tiles need no masks (M, N multiples of the tile, K of BK): the
+ * loads carry only the K-tail mask, constant over 16 elements when K is a multiple of
+ * 16, so they become cp.async copies. */
+static const char K_MM_ALIGNED[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def mm_aligned(a_ptr: *@T@, b_ptr: *@T@, c_ptr: *@C@, M: i32, N: i32, K: i32, sam: i32, sbk: i32,\n"
+    "               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+    "    pid_m = tl.program_id(0)\n"
+    "    pid_n = tl.program_id(1)\n"
+    "    tl.assume(sam > 0)\n"
+    "    tl.assume(sbk > 0)\n"
+    "    rm = pid_m * BM + tl.arange(0, BM)\n"
+    "    rn = pid_n * BN + tl.arange(0, BN)\n"
+    "    rk = tl.arange(0, BK)\n"
+    "    a_ptrs = a_ptr + rm[:, None] * sam + rk[None, :]\n"
+    "    b_ptrs = b_ptr + rk[:, None] * sbk + rn[None, :]\n"
+    "    acc = tl.zeros((BM, BN), dtype=@ACC@)\n"
+    "    for k in range(0, tl.cdiv(K, BK)):\n"
+    "        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0)\n"
+    "        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0)\n"
+    "        acc = tl.dot(a, b, acc@PREC@)\n"
+    "        a_ptrs += BK\n"
+    "        b_ptrs += BK * sbk\n"
+    "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)\n";
+
+/* A dot feeding a reduction and a second dot: s = q @ kt; m = max(s, 1); p = s.to(T);
+ * o = p @ v (one block of rows, attention's shape without the softmax). */
+static const char K_CHAIN[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def chain(q_ptr: *@T@, k_ptr: *@T@, v_ptr: *@T@, o_ptr: *fp32, m_ptr: *fp32,\n"
+    "          BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):\n"
+    "    pid = tl.program_id(0)\n"
+    "    rm = pid * BM + tl.arange(0, BM)\n"
+    "    rn = tl.arange(0, BN)\n"
+    "    rd = tl.arange(0, D)\n"
+    "    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])\n"
+    "    k = tl.load(k_ptr + rn[:, None] * D + rd[None, :])\n"
+    "    s = tl.dot(q, tl.trans(k))\n"
+    "    tl.store(m_ptr + rm, tl.max(s, axis=1))\n"
+    "    p = s.to(@T@)\n"
+    "    v = tl.load(v_ptr + rn[:, None] * D + rd[None, :])\n"
+    "    o = tl.dot(p, v)\n"
+    "    tl.store(o_ptr + rm[:, None] * D + rd[None, :], o)\n";
+
+static const char *acc_of(GtType t) { return t == GT_I8 ? "tl.int32" : "tl.float32"; }
+static const char *c_of(GtType t) { return t == GT_I8 ? "i32" : "fp32"; }
+
+static void *operand(GtType t, size_t n, GtRng *r) {
+    return t == GT_I8 ? gt_fill_int(t, n, r, -128, 128) : gt_fill(t, n, r, -1, 1);
+}
+
+/* the bound's input rounding: tf32 keeps 10 mantissa bits */
+static double input_rel(GtType t, const char *prec) { return t == GT_F32 && strcmp(prec, "ieee") ? 0x1p-10 : 0; }
+
+static void set_out(GtCase *c, GtType t, const char *prec, size_t n, const void *a, long sam, long sak, const void *b,
+                    long sbk, long sbn, long M, long N, long K) {
+    int out = gt_out(c, "c", t == GT_I8 ? GT_I32 : GT_F32, n, t == GT_I8 ? gt_exact() : gt_tol(0, 0), NULL);
+    if (t != GT_I8) gt_dot_bound(c, out, t, a, sam, sak, b, sbk, sbn, M, N, K, N, input_rel(t, prec));
+    gt_arg_buf(c, out);
+}
+
+/* trans_a: A stored column-major (strides); trans_b: 1 B stored column-major (strides),
+ * 2 B given as [N, K] and transposed with tl.trans */
+static void mm(GtType t, const char *prec, long M, long N, long K, int bm, int bn, int bk, int warps, int stages,
+               int trans_a, int trans_b) {
+    GtRng r = {9000 + (uint64_t)(M * 131 + N * 7 + K + bm + bn * 3 + bk * 5 + warps + stages * 11 + trans_a + trans_b * 2)};
+    void *a = operand(t, (size_t)(M * K), &r), *b = operand(t, (size_t)(K * N), &r);
+    long sam = trans_a ? 1 : K, sak = trans_a ? M : 1;
+    long sbk = trans_b ? 1 : N, sbn = trans_b ? K : 1; /* column-major B, or [N, K] read through tl.trans */
+    char name[96], p[64] = "";
+    snprintf(name, sizeof name, "dot %s%s%s%s%s", gt_type_name(t), *prec ? " " : "", prec, trans_a ? " A^T" : "",
+             trans_b == 1 ? " B^T(strides)" : trans_b == 2 ? " B^T(tl.trans)" : "");
+    if (*prec) snprintf(p, sizeof p, ", input_precision=\"%s\"", prec);
+    GtCase *c = gt_case(name, "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K, bm, bn, bk, warps, stages);
+    gt_source(c, K_MM, "mm", "T", gt_type_name(t), "PREC", p, "ACC", acc_of(t), "C", c_of(t), NULL);
+    gt_define(c, "BM", "%d", bm);
+    gt_define(c, "BN", "%d", bn);
+    gt_define(c, "BK", "%d", bk);
+    gt_define(c, "TRANS_B", "%s", trans_b == 2 ? "True" : "False");
+    gt_warps(c, warps);
+    gt_stages(c, stages);
+    gt_arg_buf(c, gt_in(c, "a", t, (size_t)(M * K), a));
+    gt_arg_buf(c, gt_in(c, "b", t, (size_t)(K * N), b));
+    set_out(c, t, prec, (size_t)(M * N), a, sam, sak, b, sbk, sbn, M, N, K);
+    long v[] = {M, N, K, sam, sak, sbk, sbn};
+    for (int i = 0; i < 7; i++) gt_arg(c, nr_arg_i32((int32_t)v[i]));
+    gt_grid(c, (unsigned)gt_cdiv(M, bm), (unsigned)gt_cdiv(N, bn), 1);
+    gt_run(c);
+    free(a), free(b);
+}
+
+static void mm_aligned(GtType t, const char *prec, long M, long N, long K, int bm, int bn, int bk, int warps, int stages) {
+    GtRng r = {7000 + (uint64_t)(M + N * 3 + K * 5 + bm + bn + bk + warps * 7 + stages * 13)};
+    void *a = operand(t, (size_t)(M * K), &r), *b = operand(t, (size_t)(K * N), &r);
+    char name[96], p[64] = "";
+    snprintf(name, sizeof name, "dot %s%s%s, pipelined loads", gt_type_name(t), *prec ? " " : "", prec);
+    if (*prec) snprintf(p, sizeof p, ", input_precision=\"%s\"", prec);
+    GtCase *c = gt_case(name, "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K, bm, bn, bk, warps, stages);
+    gt_source(c, K_MM_ALIGNED, "mm_aligned", "T", gt_type_name(t), "PREC", p, "ACC", acc_of(t), "C", c_of(t), NULL);
+    gt_define(c, "BM", "%d", bm);
+    gt_define(c, "BN", "%d", bn);
+    gt_define(c, "BK", "%d", bk);
+    gt_warps(c, warps);
+    gt_stages(c, stages);
+    gt_arg_buf(c, gt_in(c, "a", t, (size_t)(M * K), a));
+    gt_arg_buf(c, gt_in(c, "b", t, (size_t)(K * N), b));
+    set_out(c, t, prec, (size_t)(M * N), a, K, 1, b, N, 1, M, N, K);
+    long v[] = {M, N, K, K, N};
+    for (int i = 0; i < 5; i++) gt_arg(c, nr_arg_i32((int32_t)v[i]));
+    gt_grid(c, (unsigned)(M / bm), (unsigned)(N / bn), 1);
+    gt_run(c);
+    free(a), free(b);
+}
+
+static void chain(GtType t, int bm, int bn, int d, int warps) {
+    GtRng r = {5150 + (uint64_t)(bm + bn * 3 + d * 7 + warps)};
+    long rows = 2L * bm;
+    void *q = operand(t, (size_t)(rows * d), &r), *k = operand(t, (size_t)(bn * d), &r), *v = operand(t, (size_t)(bn * d), &r);
+    char name[96];
+    snprintf(name, sizeof name, "dot %s feeding a max and a second dot", gt_type_name(t));
+    GtCase *c = gt_case(name, "%ldx%dx%d w%d", rows, bn, d, warps);
+    gt_source(c, K_CHAIN, "chain", "T", gt_type_name(t), NULL);
+    gt_define(c, "BM", "%d", bm);
+    gt_define(c, "BN", "%d", bn);
+    gt_define(c, "D", "%d", d);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "q", t, (size_t)(rows * d), q));
+    gt_arg_buf(c, gt_in(c, "k", t, (size_t)(bn * d), k));
+    gt_arg_buf(c, gt_in(c, "v", t, (size_t)(bn * d), v));
+    /* o = (q k^T rounded to T) v: the rounding of s to T before the second dot may differ
+     * by an ulp of T where s differs by its bound; the product with v then moves by
+     * 2^-8 (fp16: 2^-11 relative, bf16 2^-8) of sum |s| |v| per element, which
+     * |s| <= D (|q|, |k| <= 1) and |v| <= 1 bound by D * BN */
+    double ulp = t == GT_BF16 ? 0x1p-8 : 0x1p-11;
+    gt_arg_buf(c, gt_out(c, "o", GT_F32, (size_t)(rows * d), gt_tol(2 * ulp * d * bn, 0), NULL));
+    int mx = gt_out(c, "m", GT_F32, (size_t)rows, gt_tol(0, 0), NULL);
+    gt_dot_bound(c, mx, t, q, d, 1, k, 1, d, rows, 1, d, 1, 0); /* a max is one of the elements: their bound */
+    gt_arg_buf(c, mx);
+    gt_grid(c, 2, 1, 1);
+    gt_run(c);
+    free(q), free(k), free(v);
+}
+
+int main(int argc, char **argv) {
+    gt_init(argc, argv, "test_gpu_dot");
+    /* every input type, ragged sizes (masks), K not a multiple of BK */
+    GtType types[] = {GT_F16, GT_BF16, GT_F32, GT_I8};
+    for (int i = 0; i < 4; i++) {
+        GtType t = types[i];
+        int bk = t == GT_I8 ? 32 : 16;
+        mm(t, "", 100, 72, 50, 32, 32, bk, 4, 3, 0, 0);
+        mm(t, "", 130, 70, 97, 64, 32, 32, 8, 3, 0, 0);
+        mm(t, "", 37, 21, 40, 16, 16, bk, 1, 2, 0, 2);
+        mm(t, "", 300, 200, 128, 128, 64, 64, 4, 4, 0, 0);
+        mm(t, "", 65, 130, 33, 64, 128, 32, 8, 5, 0, 2);
+    }
+    mm(GT_F32, "ieee", 100, 72, 50, 32, 32, 16, 4, 3, 0, 0);
+    mm(GT_F32, "ieee", 70, 33, 64, 64, 32, 16, 1, 1, 0, 2);
+    /* transposes through strides, 16-bit (wgmma reads them as they are) */
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 3; tb++) {
+            mm(GT_F16, "", 200, 136, 96, 64, 64, 32, 4, 3, ta, tb);
+            mm(GT_BF16, "", 130, 260, 64, 128, 128, 32, 8, 4, ta, tb);
+        }
+    mm(GT_F32, "", 100, 100, 64, 64, 64, 32, 4, 3, 1, 1);
+    mm(GT_I8, "", 100, 100, 64, 64, 64, 32, 4, 3, 0, 1);
+    /* tile sizes from 16 to 256, 1 to 8 warps */
+    int tiles[][3] = {{16, 16, 16}, {16, 128, 32}, {128, 16, 32}, {32, 64, 32}, {64, 64, 64},
+                      {128, 128, 32}, {128, 256, 64}, {256, 128, 32}, {64, 256, 32}, {256, 64, 64}};
+    int warps[] = {1, 2, 4, 8};
+    for (int i = 0; i < GT_COUNT(tiles); i++)
+        for (int w = 0; w < 4; w++) {
+            int bm = tiles[i][0], bn = tiles[i][1], bk = tiles[i][2];
+            if ((long)bm * bn / (32 * warps[w]) > 256) continue; /* more accumulators than registers */
+            mm(GT_F16, "", bm + 37, bn + 21, 2 * bk + 16, bm, bn, bk, warps[w], 3, 0, 0);
+        }
+    /* num_stages 1 to 5 on pipelined loads, each type */
+    for (int s = 1; s <= 5; s++) {
+        mm_aligned(GT_F16, "", 256, 256, 192, 128, 128, 64, 8, s);
+        mm_aligned(GT_F16, "", 128, 256, 512, 64, 128, 32, 4, s);
+    }
+    mm_aligned(GT_BF16, "", 256, 256, 256, 128, 256, 64, 8, 3);
+    mm_aligned(GT_F16, "", 256, 512, 256, 128, 256, 64, 8, 4);
+    mm_aligned(GT_F32, "", 128, 128, 128, 64, 64, 32, 4, 3);
+    mm_aligned(GT_F32, "ieee", 128, 128, 64, 64, 64, 32, 4, 2);
+    mm_aligned(GT_I8, "", 128, 128, 256, 64, 64, 64, 4, 3);
+    mm_aligned(GT_F16, "", 64, 64, 16, 64, 64, 32, 4, 3);  /* K shorter than one tile: one masked step */
+    mm_aligned(GT_F16, "", 64, 64, 0, 64, 64, 32, 4, 3);   /* K = 0: a zero-trip loop */
+    /* a dot feeding a reduction and a second dot */
+    chain(GT_F16, 64, 64, 64, 4);
+    chain(GT_F16, 128, 64, 128, 8);
+    chain(GT_BF16, 64, 128, 64, 4);
+    chain(GT_F16, 16, 32, 32, 1);
+    return gt_finish();
+}

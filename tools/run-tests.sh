@@ -2,9 +2,18 @@
 # run-tests.sh BUILD_DIR... - run the whole suite against each build directory (the plain
 # build, then the ASan+UBSan one): the C unit tests, the lit tests (front end, IR, passes,
 # diagnostics) and the examples. Prints one line per failure and ends with the summary
-# line "N passed, N failed" (lit tests counted one by one, C programs one each).
+# line "N passed, N failed, N skipped" (lit tests counted one by one, C programs one
+# each): a program that exits 0 after printing a line starting with SKIP (a GPU test
+# without a GPU) counts as skipped only, never as passed, so "N passed" is what ran.
+#
+#   run-tests.sh [--programs-only] BUILD_DIR...
+# --programs-only runs only the C programs of each build (BUILD/tests/*,
+# BUILD/gpu-tests/*, BUILD/examples/*): no lit, no GPU kernel dump, no script tests; for
+# the script's own test (tests/scripts/test_run_tests.sh).
 set -u
 cd "$(dirname "$0")/.."
+programs_only=0
+if [ "${1:-}" = --programs-only ]; then programs_only=1; shift; fi
 LLVM_PREFIX=$(/usr/lib/llvm-19/bin/llvm-config --prefix 2>/dev/null || echo /usr/lib/llvm-19)
 LIT="python3 $LLVM_PREFIX/build/utils/lit/lit.py"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
@@ -16,8 +25,7 @@ run_prog() { # label, command...
   local label=$1; shift
   local log; log=$(mktemp)
   if "$@" >"$log" 2>&1; then
-    pass=$((pass + 1))
-    if grep -q '^SKIP' "$log"; then skip=$((skip + 1)); fi
+    if grep -q '^SKIP' "$log"; then skip=$((skip + 1)); else pass=$((pass + 1)); fi
   else
     fail=$((fail + 1)); failed+=("$label")
     echo "FAIL: $label"; sed 's/^/    /' "$log" | tail -n 40
@@ -40,7 +48,7 @@ for build in "$@"; do
   # Without a GPU the GPU tests skip; their kernels still run here CPU against CPU (a
   # self-check of the cases), and the plain build compiles every one of them for the GPU
   # and has ptxas (when installed) assemble it for sm_80 and sm_90a.
-  if [ -x "$build/gpu-tests/test_gpu_vs_cpu" ]; then
+  if [ "$programs_only" = 0 ] && [ -x "$build/gpu-tests/test_gpu_vs_cpu" ]; then
     echo "== $tag: GPU test kernels: CPU self-check, PTX for sm_80 and sm_90a"
     kdir=$(mktemp -d)
     run_prog "$tag/gpu/cpu-vs-cpu" "$build/gpu-tests/test_gpu_vs_cpu" --cpu-vs-cpu --dump "$kdir"
@@ -52,27 +60,39 @@ for build in "$@"; do
     fi
     rm -rf "$kdir"
   fi
-  echo "== $tag: lit"
-  log=$(mktemp)
-  NEREID_BUILD=$(pwd)/$build $LIT -sv tests/lit >"$log" 2>&1
-  lp=$(grep -E '^ *Passed *:' "$log" | grep -oE '[0-9]+' | head -1); lp=${lp:-0}
-  lf=$(grep -E '^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed) *:' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}'); lf=${lf:-0}
-  lx=$(grep -E '^ *(Expectedly Failed|Unsupported) *:' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}'); lx=${lx:-0}
-  pass=$((pass + lp)); fail=$((fail + lf)); skip=$((skip + lx))
-  if [ "$lf" != 0 ] || [ "$lp" = 0 ]; then
-    [ "$lp" = 0 ] && [ "$lf" = 0 ] && { fail=$((fail + 1)); echo "FAIL: $tag/lit ran no test"; }
-    grep -E '^(FAIL|UNRESOLVED|TIMEOUT|XPASS):' "$log" | sed "s|^|$tag/lit |"
-    grep -B2 -A30 '^\*\*\*\*\*\*\*\*\*\* TEST' "$log" | head -n 200
-    failed+=("$tag/lit")
+  if [ "$programs_only" = 0 ]; then
+    echo "== $tag: lit"
+    log=$(mktemp)
+    NEREID_BUILD=$(pwd)/$build $LIT -sv tests/lit >"$log" 2>&1
+    lp=$(grep -E '^ *Passed *:' "$log" | grep -oE '[0-9]+' | head -1); lp=${lp:-0}
+    lf=$(grep -E '^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed) *:' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}'); lf=${lf:-0}
+    lx=$(grep -E '^ *(Expectedly Failed|Unsupported) *:' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}'); lx=${lx:-0}
+    pass=$((pass + lp)); fail=$((fail + lf)); skip=$((skip + lx))
+    if [ "$lf" != 0 ] || [ "$lp" = 0 ]; then
+      [ "$lp" = 0 ] && [ "$lf" = 0 ] && { fail=$((fail + 1)); echo "FAIL: $tag/lit ran no test"; }
+      grep -E '^(FAIL|UNRESOLVED|TIMEOUT|XPASS):' "$log" | sed "s|^|$tag/lit |"
+      grep -B2 -A30 '^\*\*\*\*\*\*\*\*\*\* TEST' "$log" | head -n 200
+      failed+=("$tag/lit")
+    fi
+    echo "   lit: $lp passed, $lf failed"
+    rm -f "$log"
   fi
-  echo "   lit: $lp passed, $lf failed"
-  rm -f "$log"
   echo "== $tag: examples (CPU interpreter)"
   for e in "$build"/examples/*; do
     [ -x "$e" ] || continue
     run_prog "$tag/examples/$(basename "$e")" env NEREID_DEVICE=cpu "$e" --quiet
   done
 done
+# tests of the tools and of the library as a whole (tests/scripts/test_*.sh), once, on
+# the first build: each is one program that prints its own result and exits non-zero on
+# failure
+if [ "$programs_only" = 0 ]; then
+  echo "== scripts"
+  for t in tests/scripts/test_*.sh; do
+    [ -f "$t" ] || continue
+    run_prog "scripts/$(basename "$t" .sh)" bash "$t" "$1"
+  done
+fi
 echo
 if [ ${#failed[@]} -gt 0 ]; then echo "failed: ${failed[*]}"; fi
 echo "$pass passed, $fail failed, $skip skipped"

@@ -204,7 +204,7 @@ nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_op
     if (!path || !out) return api_fail(ctx, NR_ERR_INVALID_ARG, "path and out must not be NULL");
     *out = NULL;
     size_t len;
-    char *text = read_file(path, &len);
+    char *text = file_read(path, &len);
     if (!text)
         return api_fail(ctx, errno == ENOENT ? NR_ERR_NOT_FOUND : NR_ERR_INVALID_ARG, "cannot read '%s': %s", path,
                         strerror(errno));

@@ -77,7 +77,7 @@ static bool is_miss(const char *key) {
 /* Read, modify one byte at `offset` (from the end if negative), write back. */
 static bool flip_byte(const char *path, long offset) {
     size_t len;
-    char *buf = read_file(path, &len);
+    char *buf = file_read(path, &len);
     if (!buf) return false;
     size_t at = offset >= 0 ? (size_t)offset : len - (size_t)(-offset);
     bool ok = at < len;

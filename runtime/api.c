@@ -105,6 +105,32 @@ nr_device_kind nr_context_device(const nr_context *ctx) { return ctx ? ctx->kind
 
 /* ---- compiling ---- */
 
+/* The module's own copy of the defines and options: the caller's strings need not
+ * outlive the call, and nr_define is the API's type, not sema's (each field copied). */
+static bool copy_options(nr_module *m, const nr_compile_options *opts) {
+    m->num_warps = opts->num_warps;
+    if (opts->kernel && !(m->only_kernel = strdup(opts->kernel))) return false;
+    if (opts->num_defines == 0) return true;
+    m->defines = calloc((size_t)opts->num_defines, sizeof *m->defines);
+    if (!m->defines) return false;
+    for (int i = 0; i < opts->num_defines; i++) {
+        char *name = strdup(opts->defines[i].name), *value = strdup(opts->defines[i].value);
+        m->defines[i] = (SemaDefine){name, value};
+        m->ndefines = i + 1; /* freed with the module, even if one strdup failed */
+        if (!name || !value) return false;
+    }
+    return true;
+}
+
+static void free_options(nr_module *m) {
+    for (int i = 0; i < m->ndefines; i++) {
+        free((char *)m->defines[i].name);
+        free((char *)m->defines[i].value);
+    }
+    free(m->defines);
+    free(m->only_kernel);
+}
+
 static nr_status compile_text(nr_context *ctx, char *text, size_t len, const char *filename,
                               const nr_compile_options *opts, nr_module **out) {
     nr_module *m = calloc(1, sizeof *m);
@@ -138,21 +164,15 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
                 nr_module_destroy(m);
                 return api_fail(ctx, NR_ERR_INVALID_ARG, "define %d has a NULL name or value", i);
             }
-        o.defines = (const SemaDefine *)opts->defines; /* same layout: name, value */
-        o.ndefines = opts->num_defines;
-        o.only_kernel = opts->kernel;
-        o.num_warps = opts->num_warps;
+        if (!copy_options(m, opts)) {
+            nr_module_destroy(m);
+            return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        o.defines = m->defines;
+        o.ndefines = m->ndefines;
+        o.only_kernel = m->only_kernel;
+        o.num_warps = m->num_warps;
     }
-    StrBuf key;
-    sb_init(&key);
-    /* every string length-prefixed: no two option sets give one key, whatever they contain */
-    const char *only = o.only_kernel ? o.only_kernel : "*";
-    sb_printf(&key, "warps=%d;kernel=%zu:%s;", o.num_warps, strlen(only), only);
-    for (int i = 0; i < o.ndefines; i++)
-        sb_printf(&key, "-D%zu:%s=%zu:%s;", strlen(o.defines[i].name), o.defines[i].name, strlen(o.defines[i].value),
-                  o.defines[i].value);
-    m->options_key = strdup(sb_cstr(&key));
-    sb_free(&key);
     Diag diag;
     diag_init(&diag);
     bool ok = nr_compile_program(m->src, &o, &diag, NULL, &m->prog);
@@ -219,7 +239,7 @@ void nr_module_destroy(nr_module *m) {
             break;
         }
     cuda_api_module_free(m);
-    free(m->options_key);
+    free_options(m);
     nr_program_free(&m->prog);
     if (m->src) free((char *)m->src->name);
     free(m->src);

@@ -1,17 +1,17 @@
 /* api_cuda.c - the C API on the CUDA device. A kernel is compiled for the GPU at its
  * first launch with each new specialisation of its arguments (as Triton does: pointers
  * 16-byte aligned or not, integers divisible by 16, integers equal to 1) and warp
- * count; the variant stays in the module, and its cubin in the disk cache under a key
- * covering the source, the constexprs and options, the specialisation, the compiler
- * (its build id: a hash of its sources) and the target. The key is known before any
- * compiling, so a variant another process compiled earlier is loaded with no compile. */
+ * count; the variant stays in the module, and its cubin in the disk cache under the key
+ * runtime/cache_key.c makes (the source, the constexprs and options, the specialisation,
+ * the compiler's build, the target and device). The key is known before any compiling,
+ * so a variant another process compiled earlier is loaded with no compile. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../compiler/codegen/llvm_gen.h"
 #include "../compiler/gpu/gpu_compile.h"
 #include "api_internal.h"
+#include "cache_key.h"
 #include "float16.h"
 
 nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err) {
@@ -49,29 +49,38 @@ static uint8_t fact_of(IrType t, InterpScalar v) {
     return v.u % 16 == 0 ? SPEC_DIV16 : SPEC_NONE;
 }
 
-/* The disk cache's key of a variant: everything that decides its code, none of it
- * computed, so that a hit skips the whole back end. The compiler is named by its build id
- * (a hash of its sources) and LLVM's version; cuda_cache_key adds the device and driver. */
-static void variant_cache_key(const nr_kernel *k, const char *arch, const char *key, StrBuf *ck) {
-    unsigned major, minor, patch;
-    llvm_gen_version(&major, &minor, &patch);
-    /* the names and the source length-prefixed (the options key is already): two
-     * different compilations never share a key */
-    sb_printf(ck, "nereid %s build %s LLVM %u.%u.%u|%s|%zu:%s|%s|%s|%zu:%s|%zu:", NEREID_VERSION, nr_build_id, major,
-              minor, patch, arch, strlen(k->f->name), k->f->name, key, k->mod->options_key, strlen(k->mod->src->name),
-              k->mod->src->name, k->mod->src->len);
-    sb_putn(ck, k->mod->text, k->mod->src->len);
+/* The disk cache's key of a variant (runtime/cache_key.c decides what it covers). */
+static void variant_cache_key(const nr_kernel *k, const char *arch, const char *variant, StrBuf *build,
+                              StrBuf *text) {
+    const nr_module *m = k->mod;
+    CacheKeyInput in = {
+        .arch = arch,
+        .compute_capability = cuda_compute_capability(m->ctx->cuda),
+        .driver_version = cuda_driver_version(m->ctx->cuda),
+        .kernel = k->f->name,
+        .variant = variant,
+        .num_warps = m->num_warps,
+        .only_kernel = m->only_kernel,
+        .defines = m->defines,
+        .ndefines = m->ndefines,
+        .file = m->src->name,
+        .source = m->text,
+        .source_len = m->src->len,
+    };
+    cache_key_make(&in, build, text);
 }
 
 static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, const char *key, GpuVariant *out) {
     nr_context *ctx = k->mod->ctx;
     const char *arch = cuda_arch_name(ctx->cuda);
-    StrBuf ck, err;
-    sb_init(&ck);
+    StrBuf build, text, err;
+    sb_init(&build);
+    sb_init(&text);
     sb_init(&err);
-    variant_cache_key(k, arch, key, &ck);
+    variant_cache_key(k, arch, key, &build, &text);
+    CacheKey ck = {sb_cstr(&build), sb_cstr(&text)};
     nr_status s = NR_OK;
-    int hit = cuda_load_cached(ctx->cuda, k->f->name, sb_cstr(&ck), &out->k, &err);
+    int hit = cuda_load_cached(ctx->cuda, k->f->name, &ck, &out->k, &err);
     if (hit < 0) s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));
     if (hit == 0) {
         GpuTarget t = {arch, warps, 3, NULL};
@@ -80,7 +89,7 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, c
         diag_init(&diag);
         if (gpu_compile_kernel(k->f, spec, &t, false, NULL, NULL, &r, &diag)) {
             ctx->stats.gpu_compiles++;
-            if (cuda_load(ctx->cuda, r.ptx.data, k->f->name, sb_cstr(&ck), r.shared_bytes, &out->k, &err))
+            if (cuda_load(ctx->cuda, r.ptx.data, k->f->name, &ck, r.shared_bytes, &out->k, &err))
                 s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));
             else if (!out->k.from_cache)
                 ctx->stats.jit_compiles++;
@@ -91,7 +100,8 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, c
         diag_free(&diag);
     }
     if (hit > 0) ctx->stats.disk_cache_hits++;
-    sb_free(&ck);
+    sb_free(&build);
+    sb_free(&text);
     sb_free(&err);
     if (!s) {
         snprintf(out->key, sizeof out->key, "%s", key);

@@ -49,7 +49,12 @@ struct nr_module {
     char *text;
     nr_kernel *kernels;
     int nkernels;
-    char *options_key; /* defines and options, for the disk cache key */
+    /* copies of the compile options (the caller's nr_define array is not kept); the
+     * disk cache's key covers them (runtime/cache_key.c) */
+    SemaDefine *defines;
+    int ndefines;
+    char *only_kernel; /* NULL: every kernel */
+    int num_warps;     /* nr_compile_options.num_warps: 0 for the default */
 };
 
 

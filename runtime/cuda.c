@@ -316,11 +316,6 @@ const char *cuda_device_name(const CudaDevice *d) { return d ? d->name : ""; }
 
 int cuda_driver_version(const CudaDevice *d) { return d ? d->driver_version : 0; }
 
-void cuda_cache_key(const CudaDevice *d, const char *key, StrBuf *out) {
-    sb_printf(out, "%s\n-- cubin for sm_%d, CUDA driver %d", key ? key : "", d ? d->cc : 0,
-              d ? d->driver_version : 0);
-}
-
 /* ---- memory ---- */
 
 int cuda_malloc(CudaDevice *d, size_t bytes, uint64_t *out, StrBuf *err) {
@@ -558,18 +553,15 @@ static int check_shared(CudaDevice *d, const char *kernel_name, unsigned shared_
     return 0;
 }
 
-int cuda_load_cached(CudaDevice *d, const char *kernel_name, const char *cache_key, CudaKernel *out, StrBuf *err) {
+int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out, StrBuf *err) {
     if (out) memset(out, 0, sizeof *out);
-    if (!d || !kernel_name || !cache_key || !out) {
-        errf(err, "cuda_load_cached: missing %s", !d ? "device" : !kernel_name ? "kernel name" : !cache_key ? "key" : "output");
+    if (!d || !kernel_name || !key || !out) {
+        errf(err, "cuda_load_cached: missing %s", !d ? "device" : !kernel_name ? "kernel name" : !key ? "key" : "output");
         return -1;
     }
     if (make_current(d, err)) return -1;
-    StrBuf key;
-    sb_init(&key);
-    cuda_cache_key(d, cache_key, &key);
     size_t n = 0;
-    unsigned char *blob = cache_get(sb_cstr(&key), &n);
+    unsigned char *blob = cache_get(key, &n);
     int rc = 0;
     bool bad = blob != NULL; /* until it loads */
     CubinHeader h;
@@ -589,13 +581,12 @@ int cuda_load_cached(CudaDevice *d, const char *kernel_name, const char *cache_k
         }
     }
     /* a stale, foreign or damaged entry: drop it, the caller rebuilds it */
-    if (bad) cache_remove(sb_cstr(&key));
+    if (bad) cache_remove(key);
     free(blob);
-    sb_free(&key);
     return rc;
 }
 
-int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const char *cache_key, unsigned shared_bytes,
+int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *cache_key, unsigned shared_bytes,
               CudaKernel *out, StrBuf *err) {
     if (out) memset(out, 0, sizeof *out);
     if (!d || !ptx || !kernel_name || !out) {
@@ -618,11 +609,7 @@ int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const cha
             CubinHeader h = {CUBIN_MAGIC, shared_bytes, 0};
             memcpy(blob, &h, sizeof h);
             memcpy(blob + sizeof h, bin, n);
-            StrBuf key;
-            sb_init(&key);
-            cuda_cache_key(d, cache_key, &key);
-            cache_put(sb_cstr(&key), blob, sizeof h + n);
-            sb_free(&key);
+            cache_put(cache_key, blob, sizeof h + n);
             free(blob);
         }
     }

@@ -37,7 +37,7 @@ GPU_TEST_BINS := $(GPU_TEST_SRCS:tests/gpu/%.c=$(BUILD)/gpu-tests/%)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps demo test test-quick lit unit clean asan gpu-build
+.PHONY: all deps demo test test-quick lit unit clean asan gpu-build tsan
 all: $(BUILD)/nereid $(BUILD)/libnereid.a $(UNIT_BINS) $(EXAMPLE_BINS) $(GPU_TEST_BINS) $(BENCH_BINS)
 
 deps:
@@ -124,16 +124,24 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@bash tools/demo.sh $(BUILD)
 
+# The threaded tests, also built with ThreadSanitizer (build-tsan/: the library and these
+# programs only, not the whole suite).
+TSAN_TESTS := test_threads test_api
+tsan:
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread" $(TSAN_TESTS:%=build-tsan/tests/%)
+
 # the whole suite: normal build (with libnereid.so, for the check of its exports), then
-# again under ASan+UBSan; ends with "N passed, N failed, N skipped"
+# again under ASan+UBSan, and the threaded tests under TSan; ends with "N passed, N
+# failed, N skipped"
 test: deps
 	@$(MAKE) --no-print-directory all build/libnereid.so
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" all
-	@bash tools/run-tests.sh build build-san
+	@$(MAKE) --no-print-directory tsan
+	@bash tools/run-tests.sh build build-san build-tsan:unit
 
 # one build, no sanitizers: the quick loop while developing
 test-quick: all $(BUILD)/libnereid.so
 	@bash tools/run-tests.sh $(BUILD)
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-tsan

@@ -5,9 +5,10 @@
  * arguments checked against the kernel's signature. Every call returns a status; the
  * context keeps the message of the last failure (diagnostics for compile errors).
  *
- * Thread safety: there is no global mutable state. Distinct contexts may be used from
- * distinct threads at once; one context (and what it created) is used by one thread at
- * a time.
+ * Thread safety: there is no global mutable state (the one process-wide effect, an
+ * option of LLVM's NVPTX back end, is described in docs/api.md). Distinct contexts may be
+ * used from distinct threads at once; one context (and what it created) is used by one
+ * thread at a time.
  *
  * Device memory: nr_malloc gives an address on the context's device. On the CPU device
  * it is host memory that the interpreter knows the extent of, so an out-of-bounds

@@ -349,15 +349,15 @@ int cache_evict(const char *build, uint64_t max_bytes, const char *keep) {
     uint64_t total = 0;
     int removed = 0;
     time_t now = time(NULL);
+    int dfd = dirfd(dp);
     for (struct dirent *de; (de = readdir(dp));) {
         const char *b;
         bool entry = parse_entry_name(de->d_name, &b), tmp = !entry && is_temporary(de->d_name);
         if (!entry && !tmp) continue; /* not ours: never touched */
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
         struct stat st;
-        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
         if (tmp) { /* a writer that died mid-write, long ago */
-            if (now - st.st_mtime > STALE_TMP_SECONDS && unlink(path) == 0) removed++;
+            if (now - st.st_mtime > STALE_TMP_SECONDS && unlinkat(dfd, de->d_name, 0) == 0) removed++;
             continue;
         }
         total += (uint64_t)st.st_size;
@@ -369,21 +369,20 @@ int cache_evict(const char *build, uint64_t max_bytes, const char *keep) {
             es = bigger, cap = ncap;
         }
         EvictEntry *e = &es[n++];
-        snprintf(e->name, sizeof e->name, "%s", de->d_name);
+        memcpy(e->name, de->d_name, strlen(de->d_name) + 1); /* 31 or 22 characters: parse_entry_name */
         e->size = (uint64_t)st.st_size;
         e->used = st.st_atim;
         e->other_build = !b || memcmp(b, mine, 8) != 0;
     }
-    closedir(dp);
     if (total > max_bytes) {
         uint64_t target = max_bytes - max_bytes / 10; /* some room, so the next puts do not evict */
         qsort(es, n, sizeof *es, evict_order);
         for (size_t i = 0; i < n && total > target; i++) {
-            snprintf(path, sizeof path, "%s/%s", dir, es[i].name);
-            if (unlink(path) == 0) removed++;
+            if (unlinkat(dfd, es[i].name, 0) == 0) removed++;
             total -= es[i].size; /* gone either way (another process may have removed it) */
         }
     }
+    closedir(dp);
     free(es);
     close(lock); /* releases the flock */
     return removed;

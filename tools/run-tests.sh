@@ -6,10 +6,11 @@
 # each): a program that exits 0 after printing a line starting with SKIP (a GPU test
 # without a GPU) counts as skipped only, never as passed, so "N passed" is what ran.
 #
-#   run-tests.sh [--programs-only] BUILD_DIR...
+#   run-tests.sh [--programs-only] BUILD_DIR[:unit]...
 # --programs-only runs only the C programs of each build (BUILD/tests/*,
 # BUILD/gpu-tests/*, BUILD/examples/*): no lit, no GPU kernel dump, no script tests; for
-# the script's own test (tests/scripts/test_run_tests.sh).
+# the script's own test (tests/scripts/test_run_tests.sh). BUILD_DIR:unit runs only that
+# build's unit tests (the ThreadSanitizer build, build-tsan, has only the threaded ones).
 set -u
 cd "$(dirname "$0")/.."
 programs_only=0
@@ -18,6 +19,13 @@ LLVM_PREFIX=$(/usr/lib/llvm-19/bin/llvm-config --prefix 2>/dev/null || echo /usr
 LIT="python3 $LLVM_PREFIX/build/utils/lit/lit.py"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# ThreadSanitizer: any report fails the program (exit status 66); tests/tsan.supp holds
+# the suppressions, each justified there
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$(pwd)/tests/tsan.supp}
+# GCC 12's TSan runtime cannot map its shadow memory when the kernel randomises mmap
+# with more than 28 bits; without address randomisation it always can
+tsan_wrap=()
+if setarch "$(uname -m)" -R true 2>/dev/null; then tsan_wrap=(setarch "$(uname -m)" -R); fi
 pass=0 fail=0 skip=0
 failed=()
 
@@ -33,13 +41,18 @@ run_prog() { # label, command...
   rm -f "$log"
 }
 
-for build in "$@"; do
+first=${1%%:*}
+for spec in "$@"; do
+  build=${spec%%:*}
   tag=$(basename "$build")
+  wrap=()
+  case "$tag" in *tsan*) wrap=("${tsan_wrap[@]}") ;; esac
   echo "== $tag: unit tests"
   for t in "$build"/tests/*; do
     [ -x "$t" ] || continue
-    run_prog "$tag/unit/$(basename "$t")" "$t"
+    run_prog "$tag/unit/$(basename "$t")" "${wrap[@]}" "$t"
   done
+  [ "$spec" = "$build:unit" ] && continue
   echo "== $tag: GPU tests (they skip without a GPU)"
   for t in "$build"/gpu-tests/*; do
     [ -x "$t" ] || continue
@@ -52,7 +65,7 @@ for build in "$@"; do
     echo "== $tag: GPU test kernels: CPU self-check, PTX for sm_80 and sm_90a"
     kdir=$(mktemp -d)
     run_prog "$tag/gpu/cpu-vs-cpu" "$build/gpu-tests/test_gpu_vs_cpu" --cpu-vs-cpu --dump "$kdir"
-    if [ "$build" = "$1" ]; then
+    if [ "$build" = "$first" ]; then
       for arch in sm_80 sm_90a; do
         if [ -x /usr/local/cuda/bin/ptxas ]; then emit="--emit=cubin --arch=$arch -o $kdir/k.cubin"; else emit="--emit=ptx --arch=$arch -o /dev/null"; fi
         run_prog "$tag/gpu/kernels-$arch" env EMIT="$emit" sh "$kdir/compile.sh" "$build/nereid"
@@ -90,7 +103,7 @@ if [ "$programs_only" = 0 ]; then
   echo "== scripts"
   for t in tests/scripts/test_*.sh; do
     [ -f "$t" ] || continue
-    run_prog "scripts/$(basename "$t" .sh)" bash "$t" "$1"
+    run_prog "scripts/$(basename "$t" .sh)" bash "$t" "$first"
   done
 fi
 echo

@@ -38,7 +38,8 @@ BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all deps demo test test-quick lit unit clean asan gpu-build tsan
-all: $(BUILD)/nereid $(BUILD)/libnereid.a $(UNIT_BINS) $(EXAMPLE_BINS) $(GPU_TEST_BINS) $(BENCH_BINS)
+all: $(BUILD)/nereid $(BUILD)/libnereid.a $(UNIT_BINS) $(EXAMPLE_BINS) $(GPU_TEST_BINS) $(BENCH_BINS) \
+     $(BUILD)/mock/libcuda.so.1
 
 deps:
 	@bash tools/install-deps.sh
@@ -85,6 +86,12 @@ gpu-build:
 $(BUILD)/libnereid.so: $(LIB_OBJS)
 	$(CXX) -shared -o $@ $^ -Wl,--start-group $(LLVM_STATIC) -Wl,--end-group $(LLVM_STATIC_SYS) -static-libstdc++ \
 	  -static-libgcc -lm -ldl -lpthread -Wl,--exclude-libs,ALL
+
+# a stand-in CUDA driver for testing the runtime's fault handling without a GPU
+# (tools/run-tests.sh puts it on LD_LIBRARY_PATH for tests/gpu/test_gpu_faults only)
+$(BUILD)/mock/libcuda.so.1: tests/mock/cuda_mock.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fvisibility=hidden -shared -Wl,-soname,libcuda.so.1 -o $@ $< -lpthread
 
 $(BUILD)/libnereid.a: $(LIB_OBJS)
 	@rm -f $@

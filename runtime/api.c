@@ -27,6 +27,24 @@ static void clear_error(nr_context *ctx) {
     if (ctx->err.data) sb_free(&ctx->err);
 }
 
+/* On a CUDA context that a kernel fault made unusable, every call fails at once. */
+#define FAULT_GUARD(ctx)                                  \
+    do {                                                  \
+        if ((ctx)->cuda) {                                \
+            nr_status fault_ = cuda_api_fault(ctx);       \
+            if (fault_) return fault_;                    \
+        }                                                 \
+    } while (0)
+
+/* Turn a failed CUDA call into the context's error: a kernel fault as cuda_api_fault
+ * reports it, anything else as `on_fail` with the driver's message. Frees err. */
+static nr_status cuda_call(nr_context *ctx, int rc, StrBuf *err, nr_status on_fail) {
+    nr_status s = NR_OK;
+    if (rc && !(s = cuda_api_fault(ctx))) s = api_fail(ctx, on_fail, "%s", sb_cstr(err));
+    sb_free(err);
+    return s;
+}
+
 const char *nr_status_string(nr_status s) {
     switch (s) {
     case NR_OK: return "success";
@@ -55,6 +73,7 @@ nr_status nr_context_create_ex(nr_device_kind kind, int device_index, nr_context
     if (!ctx) return NR_ERR_OUT_OF_MEMORY;
     ctx->kind = kind;
     sb_init(&ctx->err);
+    sb_init(&ctx->fault);
     if (kind == NR_DEVICE_CUDA) {
         StrBuf err;
         sb_init(&err);
@@ -93,6 +112,7 @@ void nr_context_destroy(nr_context *ctx) {
     for (int i = 0; i < ctx->nallocs; i++) free(ctx->allocs[i].ptr);
     free(ctx->allocs);
     sb_free(&ctx->err);
+    sb_free(&ctx->fault);
     free(ctx);
 }
 
@@ -209,6 +229,8 @@ nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length, 
                             const nr_compile_options *opts, nr_module **out) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     clear_error(ctx);
+    if (out) *out = NULL;
+    FAULT_GUARD(ctx);
     if (!source || !out) return api_fail(ctx, NR_ERR_INVALID_ARG, "source and out must not be NULL");
     *out = NULL;
     char *text = malloc(length + 1);
@@ -221,6 +243,8 @@ nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length, 
 nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_options *opts, nr_module **out) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     clear_error(ctx);
+    if (out) *out = NULL;
+    FAULT_GUARD(ctx);
     if (!path || !out) return api_fail(ctx, NR_ERR_INVALID_ARG, "path and out must not be NULL");
     *out = NULL;
     size_t len;
@@ -364,6 +388,7 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' takes %d argument%s, got %d", k->f->name, np, np == 1 ? "" : "s",
                     num_args);
     if (ctx->kind == NR_DEVICE_CUDA) { /* the hot path: no allocation */
+        FAULT_GUARD(ctx);
         InterpScalar v[NR_MAX_LAUNCH_ARGS];
         if (np > NR_MAX_LAUNCH_ARGS)
             return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' has more than %d parameters", k->f->name, NR_MAX_LAUNCH_ARGS);
@@ -397,10 +422,12 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
 nr_status nr_synchronize(nr_context *ctx) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     if (!ctx->cuda) return NR_OK;
+    clear_error(ctx);
+    FAULT_GUARD(ctx);
     StrBuf err;
     sb_init(&err);
-    nr_status s = cuda_synchronize(ctx->cuda, &err) ? api_fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&err)) : NR_OK;
-    sb_free(&err);
+    nr_status s = cuda_call(ctx, cuda_synchronize(ctx->cuda, &err), &err, NR_ERR_LAUNCH);
+    if (s == NR_OK) cuda_api_synchronized(ctx);
     return s;
 }
 
@@ -425,10 +452,10 @@ nr_status nr_stream_create(nr_context *ctx, void **out) {
     }
     void *st = NULL;
     if (ctx->cuda) {
+        FAULT_GUARD(ctx);
         StrBuf err;
         sb_init(&err);
-        nr_status s = cuda_stream_create(ctx->cuda, &st, &err) ? api_fail(ctx, NR_ERR_DEVICE, "%s", sb_cstr(&err)) : NR_OK;
-        sb_free(&err);
+        nr_status s = cuda_call(ctx, cuda_stream_create(ctx->cuda, &st, &err), &err, NR_ERR_DEVICE);
         if (s) return s;
     } else {
         st = malloc(1); /* a distinct handle; the CPU runs every launch to completion */
@@ -446,9 +473,7 @@ static nr_status release_stream(nr_context *ctx, int i) {
     if (!ctx->cuda) return free(st), NR_OK;
     StrBuf err;
     sb_init(&err);
-    nr_status s = cuda_stream_destroy(ctx->cuda, st, &err) ? api_fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&err)) : NR_OK;
-    sb_free(&err);
-    return s;
+    return cuda_call(ctx, cuda_stream_destroy(ctx->cuda, st, &err), &err, NR_ERR_LAUNCH);
 }
 
 nr_status nr_stream_destroy(nr_context *ctx, void *stream) {
@@ -463,12 +488,10 @@ nr_status nr_stream_synchronize(nr_context *ctx, void *stream) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     clear_error(ctx);
     if (!ctx->cuda) return NR_OK;
+    FAULT_GUARD(ctx);
     StrBuf err;
     sb_init(&err);
-    int rc = cuda_stream_synchronize(ctx->cuda, stream, &err);
-    nr_status s = rc ? api_fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&err)) : NR_OK;
-    sb_free(&err);
-    return s;
+    return cuda_call(ctx, cuda_stream_synchronize(ctx->cuda, stream, &err), &err, NR_ERR_LAUNCH);
 }
 
 nr_status nr_context_stats(const nr_context *ctx, nr_stats *out) {
@@ -477,12 +500,6 @@ nr_status nr_context_stats(const nr_context *ctx, nr_stats *out) {
     return NR_OK;
 }
 
-/* Run a CUDA memory call, turning its failure into the context's error. */
-static nr_status cuda_call(nr_context *ctx, int rc, StrBuf *err, nr_status on_fail) {
-    nr_status s = rc ? api_fail(ctx, on_fail, "%s", sb_cstr(err)) : NR_OK;
-    sb_free(err);
-    return s;
-}
 
 /* ---- memory ---- */
 
@@ -491,6 +508,7 @@ nr_status nr_malloc(nr_context *ctx, size_t bytes, nr_devptr *out) {
     if (!out) return api_fail(ctx, NR_ERR_INVALID_ARG, "out must not be NULL");
     void *p;
     if (ctx->cuda) {
+        FAULT_GUARD(ctx);
         StrBuf err;
         sb_init(&err);
         uint64_t d = 0;
@@ -524,7 +542,7 @@ nr_status nr_free(nr_context *ctx, nr_devptr p) {
     if (!p) return NR_OK;
     int i = find_alloc(ctx, p);
     if (i < 0) return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_free: 0x%llx was not allocated by nr_malloc", (unsigned long long)p);
-    if (ctx->cuda) {
+    if (ctx->cuda) { /* after a fault the memory went with the context: only the record goes */
         StrBuf err;
         sb_init(&err);
         nr_status s = cuda_call(ctx, cuda_free(ctx->cuda, p, &err), &err, NR_ERR_DEVICE);
@@ -552,6 +570,7 @@ nr_status nr_memcpy_htod(nr_context *ctx, nr_devptr dst, const void *src, size_t
     nr_status s = check_range(ctx, dst, bytes, "nr_memcpy_htod");
     if (s) return s;
     if (ctx->cuda) {
+        FAULT_GUARD(ctx);
         StrBuf err;
         sb_init(&err);
         return cuda_call(ctx, cuda_htod(ctx->cuda, dst, src, bytes, &err), &err, NR_ERR_DEVICE);
@@ -566,6 +585,7 @@ nr_status nr_memcpy_dtoh(nr_context *ctx, void *dst, nr_devptr src, size_t bytes
     nr_status s = check_range(ctx, src, bytes, "nr_memcpy_dtoh");
     if (s) return s;
     if (ctx->cuda) {
+        FAULT_GUARD(ctx);
         StrBuf err;
         sb_init(&err);
         return cuda_call(ctx, cuda_dtoh(ctx->cuda, dst, src, bytes, &err), &err, NR_ERR_DEVICE);
@@ -579,6 +599,7 @@ nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes) {
     nr_status s = check_range(ctx, dst, bytes, "nr_memset");
     if (s) return s;
     if (ctx->cuda) {
+        FAULT_GUARD(ctx);
         StrBuf err;
         sb_init(&err);
         return cuda_call(ctx, cuda_memset(ctx->cuda, dst, byte, bytes, &err), &err, NR_ERR_DEVICE);

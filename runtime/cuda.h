@@ -26,6 +26,15 @@ typedef struct CudaKernel {
  * found)", "no CUDA device", ...). */
 int cuda_open(int index, CudaDevice **out, StrBuf *err);
 void cuda_close(CudaDevice *d);
+/* A kernel fault (an illegal address, a failed device_assert, a trap, ...) makes the
+ * driver's context unusable: the first such error any call meets is remembered, and from
+ * then on every call on d fails at once without reaching the driver. Returns that error's
+ * CUresult (0: none) and, in *what, the failing call and the driver's message. */
+int cuda_fault(const CudaDevice *d, const char **what);
+/* Release d's reference to the primary context early (after a fault: once every user has
+ * released it the driver destroys it, and a new context works). d stays valid, and every
+ * call on it fails; cuda_close does the rest. */
+void cuda_release_context(CudaDevice *d);
 /* Compute capability as major*10+minor (90 for H100/H200, 80 for A100). */
 int cuda_compute_capability(const CudaDevice *d);
 /* The PTX target for the device: "sm_90a" for 9.0 (Hopper), "sm_80" for 8.x (sm_80 code runs

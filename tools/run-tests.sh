@@ -58,13 +58,17 @@ for spec in "$@"; do
     [ -x "$t" ] || continue
     run_prog "$tag/gpu/$(basename "$t")" "$t"
   done
-  # The runtime's handling of GPU faults, against a stand-in driver (tests/mock/cuda_mock.c)
-  if [ "$programs_only" = 0 ] && [ -f "$build/mock/libcuda.so.1" ] && [ -x "$build/gpu-tests/test_gpu_faults" ]; then
-    echo "== $tag: GPU fault handling, against a mock CUDA driver"
-    cdir=$(mktemp -d)
-    run_prog "$tag/gpu/faults-mock-driver" env LD_LIBRARY_PATH="$build/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-      NEREID_REQUIRE_GPU=1 NEREID_CACHE_DIR="$cdir" "$build/gpu-tests/test_gpu_faults"
-    rm -rf "$cdir"
+  # The runtime's side of two GPU tests, against a stand-in driver (tests/mock/cuda_mock.c):
+  # kernel faults, and many processes sharing the disk cache through the API
+  if [ "$programs_only" = 0 ] && [ -f "$build/mock/libcuda.so.1" ]; then
+    echo "== $tag: GPU tests against a mock CUDA driver (fault handling, the disk cache)"
+    for t in test_gpu_faults test_gpu_cache_procs; do
+      [ -x "$build/gpu-tests/$t" ] || continue
+      cdir=$(mktemp -d)
+      run_prog "$tag/gpu/$t-mock-driver" env LD_LIBRARY_PATH="$build/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        NEREID_REQUIRE_GPU=1 NEREID_CACHE_DIR="$cdir" "$build/gpu-tests/$t"
+      rm -rf "$cdir"
+    done
   fi
   # Without a GPU the GPU tests skip; their kernels still run here CPU against CPU (a
   # self-check of the cases), and the plain build compiles every one of them for the GPU

@@ -37,9 +37,9 @@ GPU_TEST_BINS := $(GPU_TEST_SRCS:tests/gpu/%.c=$(BUILD)/gpu-tests/%)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps demo test test-quick lit unit clean asan gpu-build tsan
+.PHONY: all deps demo test test-quick lit unit clean asan gpu-build tsan fuzz-ci
 all: $(BUILD)/nereid $(BUILD)/libnereid.a $(UNIT_BINS) $(EXAMPLE_BINS) $(GPU_TEST_BINS) $(BENCH_BINS) \
-     $(BUILD)/mock/libcuda.so.1
+     $(BUILD)/mock/libcuda.so.1 $(BUILD)/fuzz/replay_compile $(BUILD)/fuzz/replay_ir
 
 deps:
 	@bash tools/install-deps.sh
@@ -86,6 +86,12 @@ gpu-build:
 $(BUILD)/libnereid.so: $(LIB_OBJS)
 	$(CXX) -shared -o $@ $^ -Wl,--start-group $(LLVM_STATIC) -Wl,--end-group $(LLVM_STATIC_SYS) -static-libstdc++ \
 	  -static-libgcc -lm -ldl -lpthread -Wl,--exclude-libs,ALL
+
+# the libFuzzer harnesses with a plain main that replays a corpus (tests/fuzz/replay.c):
+# `make test` replays tests/fuzz/corpus with them, under ASan and UBSan in build-san
+$(BUILD)/fuzz/replay_%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(BUILD)/libnereid.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ tests/fuzz/replay.c tests/fuzz/fuzz_$*.c $(BUILD)/libnereid.a $(LDLIBS) -lstdc++
 
 # a stand-in CUDA driver for testing the runtime's fault handling without a GPU
 # (tools/run-tests.sh puts it on LD_LIBRARY_PATH for tests/gpu/test_gpu_faults only)
@@ -146,9 +152,15 @@ test: deps
 	@$(MAKE) --no-print-directory tsan
 	@bash tools/run-tests.sh build build-san build-tsan:unit
 
+# CI's fuzzing, after `make test` (.ci/run): each libFuzzer harness for 60 seconds from the
+# regression corpus (tools/fuzz-ci.sh; FUZZ_SECONDS=N for another time)
+fuzz-ci:
+	@bash tools/install-deps.sh --fuzz
+	@bash tools/fuzz-ci.sh
+
 # one build, no sanitizers: the quick loop while developing
 test-quick: all $(BUILD)/libnereid.so
 	@bash tools/run-tests.sh $(BUILD)
 
 clean:
-	rm -rf build build-san build-tsan
+	rm -rf build build-san build-tsan build-fuzz

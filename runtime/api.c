@@ -229,10 +229,9 @@ nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length, 
                             const nr_compile_options *opts, nr_module **out) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     clear_error(ctx);
-    if (out) *out = NULL;
-    FAULT_GUARD(ctx);
     if (!source || !out) return api_fail(ctx, NR_ERR_INVALID_ARG, "source and out must not be NULL");
     *out = NULL;
+    FAULT_GUARD(ctx);
     char *text = malloc(length + 1);
     if (!text) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     memcpy(text, source, length);
@@ -243,10 +242,9 @@ nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length, 
 nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_options *opts, nr_module **out) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     clear_error(ctx);
-    if (out) *out = NULL;
-    FAULT_GUARD(ctx);
     if (!path || !out) return api_fail(ctx, NR_ERR_INVALID_ARG, "path and out must not be NULL");
     *out = NULL;
+    FAULT_GUARD(ctx);
     size_t len;
     char *text = file_read(path, &len);
     if (!text)
@@ -499,7 +497,6 @@ nr_status nr_context_stats(const nr_context *ctx, nr_stats *out) {
     *out = ctx->stats;
     return NR_OK;
 }
-
 
 /* ---- memory ---- */
 

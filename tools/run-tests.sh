@@ -102,6 +102,14 @@ for spec in "$@"; do
     echo "   lit: $lp passed, $lf failed"
     rm -f "$log"
   fi
+  # the fuzzers' regression corpus, replayed through the harnesses (under ASan+UBSan in
+  # build-san): every input that ever found a bug, and the minimised coverage corpus
+  if [ -x "$build/fuzz/replay_compile" ] && [ -x "$build/fuzz/replay_ir" ]; then
+    echo "== $tag: fuzz corpus replay"
+    for h in compile ir; do
+      run_prog "$tag/fuzz/corpus-$h" "$build/fuzz/replay_$h" "tests/fuzz/corpus/$h"
+    done
+  fi
   echo "== $tag: examples (CPU interpreter)"
   for e in "$build"/examples/*; do
     [ -x "$e" ] || continue

@@ -11,6 +11,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-${FUZZ_SECONDS:-60}}
 out=build-fuzz
+rm -rf "$out/findings"
 mkdir -p "$out/findings"
 if ! bash tests/fuzz/build.sh "$out" >"$out/build.log" 2>&1; then
   tail -n 40 "$out/build.log"

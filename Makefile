@@ -73,15 +73,21 @@ $(BUILD)/obj/%.o: %.c $(HEADERS) $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h
 	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@
 
 # For the GPU machine, which has no LLVM: one shared library with LLVM (and libstdc++)
-# linked in statically, and small programs that find it next to them (docs/gpu.md).
+# linked in statically, and small programs that find it next to them (docs/gpu.md). The
+# two tools that run the GPU back end themselves (the CLI, bench/compile_time) need a copy
+# of LLVM of their own, about 32 MB each: only GPU_TOOLS=1 builds them, so that the folder
+# stays small enough to carry (about 45 MB without them).
 LLVM_STATIC := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_CONFIG) --link-static --libs $(LLVM_COMPONENTS) 2>/dev/null)
 # only the system libraries LLVM's code really pulls in stay as dependencies (no z3, xml2)
 LLVM_STATIC_SYS := -Wl,--as-needed $(patsubst -lzstd,-l:libzstd.so.1,$(filter-out %libz3.so -lxml2,$(shell $(LLVM_CONFIG) --link-static --system-libs 2>/dev/null))) -Wl,--no-as-needed
 GPU_BUILD ?= build-gpu
+GPU_TOOLS ?= 0
+GPU_TOOL_BINS := $(GPU_BUILD)/nereid $(GPU_BUILD)/bench/compile_time
 gpu-build:
-	@$(MAKE) --no-print-directory BUILD=$(GPU_BUILD) SHARED=1 $(GPU_BUILD)/libnereid.so $(GPU_BUILD)/nereid \
+	@$(MAKE) --no-print-directory BUILD=$(GPU_BUILD) SHARED=1 $(GPU_BUILD)/libnereid.so \
 	  $(UNIT_SRCS:tests/unit/%.c=$(GPU_BUILD)/tests/%) $(EXAMPLE_SRCS:examples/%.c=$(GPU_BUILD)/examples/%) \
-	  $(GPU_TEST_SRCS:tests/gpu/%.c=$(GPU_BUILD)/gpu-tests/%) $(BENCH_SRCS:bench/%.c=$(GPU_BUILD)/bench/%)
+	  $(filter-out $(GPU_TOOL_BINS),$(GPU_TEST_SRCS:tests/gpu/%.c=$(GPU_BUILD)/gpu-tests/%) \
+	    $(BENCH_SRCS:bench/%.c=$(GPU_BUILD)/bench/%)) $(if $(filter 1,$(GPU_TOOLS)),$(GPU_TOOL_BINS))
 	strip --strip-unneeded $(GPU_BUILD)/libnereid.so
 $(BUILD)/libnereid.so: $(LIB_OBJS)
 	$(CXX) -shared -o $@ $^ -Wl,--start-group $(LLVM_STATIC) -Wl,--end-group $(LLVM_STATIC_SYS) -static-libstdc++ \
@@ -105,15 +111,22 @@ $(BUILD)/libnereid.a: $(LIB_OBJS)
 ifeq ($(SHARED),1)
 NEREID_LIB = $(BUILD)/libnereid.so
 LINK_NEREID = -L$(BUILD) -lnereid -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/..' -lm -lpthread -ldl
-# Programs that call Nereid's internals (the CLI, and the tests that include compiler/,
-# runtime/ or lang/ headers) cannot use libnereid.so, which exports only the API: they link the static
-# library, with LLVM and libstdc++ statically too where they need them.
+# Programs that call Nereid's internals (the tests that include compiler/, runtime/ or
+# lang/ headers) cannot get them from libnereid.so, which exports only the API: they link
+# libnereid.so first, then the static library for the internals they use (the linker
+# takes from it only what the .so does not export; none of those tests needs LLVM, which
+# only the .so holds, so they stay small). The CLI and bench/compile_time call the GPU
+# back end themselves: they link everything statically, LLVM included, unused sections
+# dropped and stripped.
 INTERNAL_SRCS := $(shell grep -lE '^\#include "(compiler|runtime|lang)/' $(UNIT_SRCS) $(GPU_TEST_SRCS) $(BENCH_SRCS))
-INTERNAL_BINS := $(BUILD)/nereid $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(patsubst tests/gpu/%.c,$(BUILD)/gpu-tests/%,\
-                   $(patsubst bench/%.c,$(BUILD)/bench/%,$(INTERNAL_SRCS))))
-$(INTERNAL_BINS): $(BUILD)/libnereid.a
-$(INTERNAL_BINS): LINK_NEREID = -Wl,--start-group $(BUILD)/libnereid.a $(LLVM_STATIC) -Wl,--end-group $(LLVM_STATIC_SYS) \
-                   $(shell $(CXX) -print-file-name=libstdc++.a) -lm -lpthread -ldl
+STATIC_BINS := $(BUILD)/nereid $(BUILD)/bench/compile_time
+INTERNAL_BINS := $(filter-out $(STATIC_BINS),$(patsubst tests/unit/%.c,$(BUILD)/tests/%,\
+                   $(patsubst tests/gpu/%.c,$(BUILD)/gpu-tests/%,$(patsubst bench/%.c,$(BUILD)/bench/%,$(INTERNAL_SRCS)))))
+$(INTERNAL_BINS) $(STATIC_BINS): $(BUILD)/libnereid.a
+$(INTERNAL_BINS): LINK_NEREID = -L$(BUILD) -lnereid $(BUILD)/libnereid.a -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/..' \
+                   -lm -lpthread -ldl
+$(STATIC_BINS): LINK_NEREID = -Wl,--gc-sections -s -Wl,--start-group $(BUILD)/libnereid.a $(LLVM_STATIC) -Wl,--end-group \
+                   $(LLVM_STATIC_SYS) $(shell $(CXX) -print-file-name=libstdc++.a) -lm -lpthread -ldl
 else
 NEREID_LIB = $(BUILD)/libnereid.a
 LINK_NEREID = $(BUILD)/libnereid.a $(LDLIBS) -lstdc++

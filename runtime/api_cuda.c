@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../compiler/codegen/llvm_gen.h"
 #include "../compiler/gpu/gpu_compile.h"
 #include "api_internal.h"
 #include "cache_key.h"
@@ -182,6 +183,7 @@ static void variant_cache_key(const nr_kernel *k, const char *arch, const char *
         .source = m->text,
         .source_len = m->src->len,
     };
+    llvm_gen_version(&in.llvm_version[0], &in.llvm_version[1], &in.llvm_version[2]);
     cache_key_make(&in, build, text);
 }
 

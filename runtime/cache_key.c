@@ -8,15 +8,8 @@
 
 #include <string.h>
 
-#include "../compiler/codegen/llvm_gen.h"
 #include "../compiler/driver.h"
 #include "nereid.h"
-
-void cache_key_build_id(StrBuf *build) {
-    unsigned major, minor, patch;
-    llvm_gen_version(&major, &minor, &patch);
-    sb_printf(build, "nereid %s build %s LLVM %u.%u.%u", NEREID_VERSION, nr_build_id, major, minor, patch);
-}
 
 static void put_str(StrBuf *sb, const char *s) {
     s = s ? s : "";
@@ -25,7 +18,8 @@ static void put_str(StrBuf *sb, const char *s) {
 }
 
 void cache_key_make(const CacheKeyInput *in, StrBuf *build, StrBuf *text) {
-    cache_key_build_id(build);
+    sb_printf(build, "nereid %s build %s LLVM %u.%u.%u", NEREID_VERSION, nr_build_id, in->llvm_version[0],
+              in->llvm_version[1], in->llvm_version[2]);
     sb_putn(text, build->data, build->len);
     sb_puts(text, "|arch=");
     put_str(text, in->arch);

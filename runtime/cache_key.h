@@ -9,6 +9,9 @@
 #include "../lang/sema.h"
 
 typedef struct CacheKeyInput {
+    /* the compiler: LLVM's version (llvm_gen_version); Nereid's version and build id are
+     * this build's own */
+    unsigned llvm_version[3];
     /* the target */
     const char *arch;        /* the PTX target: "sm_80", "sm_90a" */
     int compute_capability;  /* the device's, major*10 + minor: the driver JIT-compiles for it */
@@ -27,11 +30,11 @@ typedef struct CacheKeyInput {
     size_t source_len;
 } CacheKeyInput;
 
-/* The compiler build's identity, appended to `build`: Nereid's version, its build id (a
- * hash of every source file of the compiler, tools/build-id.sh) and LLVM's version. */
-void cache_key_build_id(StrBuf *build);
-/* The whole key: the build's identity into `build` (cache_key_build_id) and the full
- * text, which starts with the build's identity too, into `text`. */
+/* The whole key: the compiler build's identity into `build` (Nereid's version, its build
+ * id, a hash of every source file of the compiler made by tools/build-id.sh, and LLVM's
+ * version) and the full text, which starts with the build's identity too, into `text`.
+ * (No LLVM call here: the caller passes LLVM's version, so that this module, and the
+ * programs that test it, need no LLVM.) */
 void cache_key_make(const CacheKeyInput *in, StrBuf *build, StrBuf *text);
 
 #endif

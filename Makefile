@@ -38,8 +38,9 @@ GPU_TEST_BINS := $(GPU_TEST_SRCS:tests/gpu/%.c=$(BUILD)/gpu-tests/%)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps demo test test-quick lit unit clean asan gpu-build
-all: $(BUILD)/nereid $(BUILD)/libnereid.a $(UNIT_BINS) $(EXAMPLE_BINS) $(GPU_TEST_BINS) $(BENCH_BINS)
+.PHONY: all deps demo test test-quick lit unit clean asan gpu-build tsan fuzz-ci
+all: $(BUILD)/nereid $(BUILD)/libnereid.a $(UNIT_BINS) $(EXAMPLE_BINS) $(GPU_TEST_BINS) $(BENCH_BINS) \
+     $(BUILD)/mock/libcuda.so.1 $(BUILD)/fuzz/replay_compile $(BUILD)/fuzz/replay_ir
 
 deps:
 	@bash tools/install-deps.sh
@@ -63,27 +64,47 @@ $(BUILD)/gen/build_id.c: $(BUILD_ID_INPUTS) tools/build-id.sh
 	bash tools/build-id.sh $@ $(BUILD_ID_INPUTS)
 
 # generated code: its own warnings are flex's and bison's, not ours
+# The library's objects have hidden visibility: only what include/nereid.h marks NR_API
+# is exported from libnereid.so (tests/scripts/test_symbols.sh checks it).
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(HEADERS) $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wno-unused-function -Wno-sign-compare -Wno-unused-parameter -c $< -o $@
+	$(CC) $(CFLAGS) -fvisibility=hidden -Wno-unused-function -Wno-sign-compare -Wno-unused-parameter -c $< -o $@
 $(BUILD)/obj/%.o: %.c $(HEADERS) $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@
 
 # For the GPU machine, which has no LLVM: one shared library with LLVM (and libstdc++)
-# linked in statically, and small programs that find it next to them (docs/gpu.md).
+# linked in statically, and small programs that find it next to them (docs/gpu.md). The
+# two tools that run the GPU back end themselves (the CLI, bench/compile_time) need a copy
+# of LLVM of their own, about 32 MB each: only GPU_TOOLS=1 builds them, so that the folder
+# stays small enough to carry (about 45 MB without them).
 LLVM_STATIC := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_CONFIG) --link-static --libs $(LLVM_COMPONENTS) 2>/dev/null)
 # only the system libraries LLVM's code really pulls in stay as dependencies (no z3, xml2)
 LLVM_STATIC_SYS := -Wl,--as-needed $(patsubst -lzstd,-l:libzstd.so.1,$(filter-out %libz3.so -lxml2,$(shell $(LLVM_CONFIG) --link-static --system-libs 2>/dev/null))) -Wl,--no-as-needed
 GPU_BUILD ?= build-gpu
+GPU_TOOLS ?= 0
+GPU_TOOL_BINS := $(GPU_BUILD)/nereid $(GPU_BUILD)/bench/compile_time
 gpu-build:
-	@$(MAKE) --no-print-directory BUILD=$(GPU_BUILD) SHARED=1 $(GPU_BUILD)/libnereid.so $(GPU_BUILD)/nereid \
+	@$(MAKE) --no-print-directory BUILD=$(GPU_BUILD) SHARED=1 $(GPU_BUILD)/libnereid.so \
 	  $(UNIT_SRCS:tests/unit/%.c=$(GPU_BUILD)/tests/%) $(EXAMPLE_SRCS:examples/%.c=$(GPU_BUILD)/examples/%) \
-	  $(GPU_TEST_SRCS:tests/gpu/%.c=$(GPU_BUILD)/gpu-tests/%) $(BENCH_SRCS:bench/%.c=$(GPU_BUILD)/bench/%)
+	  $(filter-out $(GPU_TOOL_BINS),$(GPU_TEST_SRCS:tests/gpu/%.c=$(GPU_BUILD)/gpu-tests/%) \
+	    $(BENCH_SRCS:bench/%.c=$(GPU_BUILD)/bench/%)) $(if $(filter 1,$(GPU_TOOLS)),$(GPU_TOOL_BINS))
 	strip --strip-unneeded $(GPU_BUILD)/libnereid.so
 $(BUILD)/libnereid.so: $(LIB_OBJS)
 	$(CXX) -shared -o $@ $^ -Wl,--start-group $(LLVM_STATIC) -Wl,--end-group $(LLVM_STATIC_SYS) -static-libstdc++ \
 	  -static-libgcc -lm -ldl -lpthread -Wl,--exclude-libs,ALL
+
+# the libFuzzer harnesses with a plain main that replays a corpus (tests/fuzz/replay.c):
+# `make test` replays tests/fuzz/corpus with them, under ASan and UBSan in build-san
+$(BUILD)/fuzz/replay_%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(BUILD)/libnereid.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ tests/fuzz/replay.c tests/fuzz/fuzz_$*.c $(BUILD)/libnereid.a $(LDLIBS) -lstdc++
+
+# a stand-in CUDA driver for testing the runtime's fault handling without a GPU
+# (tools/run-tests.sh puts it on LD_LIBRARY_PATH for tests/gpu/test_gpu_faults only)
+$(BUILD)/mock/libcuda.so.1: tests/mock/cuda_mock.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fvisibility=hidden -shared -Wl,-soname,libcuda.so.1 -o $@ $< -lpthread
 
 $(BUILD)/libnereid.a: $(LIB_OBJS)
 	@rm -f $@
@@ -91,6 +112,22 @@ $(BUILD)/libnereid.a: $(LIB_OBJS)
 ifeq ($(SHARED),1)
 NEREID_LIB = $(BUILD)/libnereid.so
 LINK_NEREID = -L$(BUILD) -lnereid -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/..' -lm -lpthread -ldl
+# Programs that call Nereid's internals (the tests that include compiler/, runtime/ or
+# lang/ headers) cannot get them from libnereid.so, which exports only the API: they link
+# libnereid.so first, then the static library for the internals they use (the linker
+# takes from it only what the .so does not export; none of those tests needs LLVM, which
+# only the .so holds, so they stay small). The CLI and bench/compile_time call the GPU
+# back end themselves: they link everything statically, LLVM included, unused sections
+# dropped and stripped.
+INTERNAL_SRCS := $(shell grep -lE '^\#include "(compiler|runtime|lang)/' $(UNIT_SRCS) $(GPU_TEST_SRCS) $(BENCH_SRCS))
+STATIC_BINS := $(BUILD)/nereid $(BUILD)/bench/compile_time
+INTERNAL_BINS := $(filter-out $(STATIC_BINS),$(patsubst tests/unit/%.c,$(BUILD)/tests/%,\
+                   $(patsubst tests/gpu/%.c,$(BUILD)/gpu-tests/%,$(patsubst bench/%.c,$(BUILD)/bench/%,$(INTERNAL_SRCS)))))
+$(INTERNAL_BINS) $(STATIC_BINS): $(BUILD)/libnereid.a
+$(INTERNAL_BINS): LINK_NEREID = -L$(BUILD) -lnereid $(BUILD)/libnereid.a -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/..' \
+                   -lm -lpthread -ldl
+$(STATIC_BINS): LINK_NEREID = -Wl,--gc-sections -s -Wl,--start-group $(BUILD)/libnereid.a $(LLVM_STATIC) -Wl,--end-group \
+                   $(LLVM_STATIC_SYS) $(shell $(CXX) -print-file-name=libstdc++.a) -lm -lpthread -ldl
 else
 NEREID_LIB = $(BUILD)/libnereid.a
 LINK_NEREID = $(BUILD)/libnereid.a $(LDLIBS) -lstdc++
@@ -114,15 +151,30 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@bash tools/demo.sh $(BUILD)
 
-# the whole suite: normal build, then again under ASan+UBSan; ends with "N passed, N failed"
+# The threaded tests, also built with ThreadSanitizer (build-tsan/: the library and these
+# programs only, not the whole suite).
+TSAN_TESTS := test_threads test_api
+tsan:
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread" $(TSAN_TESTS:%=build-tsan/tests/%)
+
+# the whole suite: normal build (with libnereid.so, for the check of its exports), then
+# again under ASan+UBSan, and the threaded tests under TSan; ends with "N passed, N
+# failed, N skipped"
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all build/libnereid.so
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" all
-	@bash tools/run-tests.sh build build-san
+	@$(MAKE) --no-print-directory tsan
+	@bash tools/run-tests.sh build build-san build-tsan:unit
+
+# CI's fuzzing, after `make test` (.ci/run): each libFuzzer harness for 60 seconds from the
+# regression corpus (tools/fuzz-ci.sh; FUZZ_SECONDS=N for another time)
+fuzz-ci:
+	@bash tools/install-deps.sh --fuzz
+	@bash tools/fuzz-ci.sh
 
 # one build, no sanitizers: the quick loop while developing
-test-quick: all
+test-quick: all $(BUILD)/libnereid.so
 	@bash tools/run-tests.sh $(BUILD)
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-tsan build-fuzz

@@ -243,7 +243,7 @@ static int cmd_compile(int argc, char **argv) {
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc;
     size_t len;
-    char *text = read_file(a.file, &len);
+    char *text = file_read(a.file, &len);
     if (!text) {
         fprintf(stderr, "nereid: cannot read '%s': %s\n", a.file, strerror(errno));
         return 1;

@@ -12,7 +12,7 @@ static Module *parse_stdlib(Arena *arena, Diag *diag) {
     src->name = "<stdlib>";
     src->text = nr_stdlib_source;
     src->len = nr_stdlib_source_len;
-    Module *m = parse_module(arena, diag, src);
+    Module *m = lang_parse_module(arena, diag, src);
     if (!m) NR_DIE("the standard library does not parse:\n%s", sb_cstr(&diag->out));
     return m;
 }
@@ -34,7 +34,7 @@ bool nr_compile_program(const Source *src, const NrCompileOptions *o, Diag *diag
     out->num_stages = o->num_stages > 0 ? o->num_stages : 3;
 
     double t0 = nr_now_ms();
-    Module *ast = parse_module(arena, diag, src);
+    Module *ast = lang_parse_module(arena, diag, src);
     out->times_ms[0] = nr_now_ms() - t0;
     if (!ast) goto fail;
     out->ast = ast;

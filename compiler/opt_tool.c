@@ -175,7 +175,7 @@ int nr_opt_main(int argc, char **argv) {
     if (rc) return rc;
     bool from_stdin = !a.file || !strcmp(a.file, "-");
     size_t len = 0;
-    char *text = from_stdin ? read_stream(stdin, &len) : read_file(a.file, &len);
+    char *text = from_stdin ? file_read_stream(stdin, &len) : file_read(a.file, &len);
     if (!text) {
         fprintf(stderr, "nereid opt: cannot read %s: %s\n", from_stdin ? "stdin" : a.file, strerror(errno));
         return 1;

@@ -5,9 +5,10 @@
  * arguments checked against the kernel's signature. Every call returns a status; the
  * context keeps the message of the last failure (diagnostics for compile errors).
  *
- * Thread safety: there is no global mutable state. Distinct contexts may be used from
- * distinct threads at once; one context (and what it created) is used by one thread at
- * a time.
+ * Thread safety: there is no global mutable state (the one process-wide effect, an
+ * option of LLVM's NVPTX back end, is described in docs/api.md). Distinct contexts may be
+ * used from distinct threads at once; one context (and what it created) is used by one
+ * thread at a time.
  *
  * Device memory: nr_malloc gives an address on the context's device. On the CPU device
  * it is host memory that the interpreter knows the extent of, so an out-of-bounds
@@ -23,6 +24,16 @@ extern "C" {
 #endif
 
 #define NEREID_VERSION "0.1.0"
+
+/* Marks the API's functions: libnereid.so is built with hidden visibility and exports
+ * these, and only these, symbols (tests/scripts/test_symbols.sh checks it). */
+#ifndef NR_API
+#if defined(__GNUC__) || defined(__clang__)
+#define NR_API __attribute__((visibility("default")))
+#else
+#define NR_API
+#endif
+#endif
 
 typedef enum nr_status {
     NR_OK = 0,
@@ -104,40 +115,40 @@ typedef struct nr_launch_options {
 } nr_launch_options;
 
 /* ---- contexts ---- */
-nr_status nr_context_create(nr_device_kind kind, int device_index, nr_context **out);
+NR_API nr_status nr_context_create(nr_device_kind kind, int device_index, nr_context **out);
 /* The same, with the reason for a failure (no driver, no device, ...) written into
  * errbuf (may be NULL). */
-nr_status nr_context_create_ex(nr_device_kind kind, int device_index, nr_context **out, char *errbuf,
-                               size_t errsize);
-void nr_context_destroy(nr_context *ctx);
+NR_API nr_status nr_context_create_ex(nr_device_kind kind, int device_index, nr_context **out, char *errbuf,
+                                      size_t errsize);
+NR_API void nr_context_destroy(nr_context *ctx);
 /* Message of the context's last failure ("" if none); valid until the next call on it. */
-const char *nr_last_error(const nr_context *ctx);
-const char *nr_status_string(nr_status s);
-nr_device_kind nr_context_device(const nr_context *ctx); /* NULL: NR_DEVICE_CPU */
+NR_API const char *nr_last_error(const nr_context *ctx);
+NR_API const char *nr_status_string(nr_status s);
+NR_API nr_device_kind nr_context_device(const nr_context *ctx); /* NULL: NR_DEVICE_CPU */
 
 /* ---- compiling ---- */
-nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length,
-                            const char *filename, const nr_compile_options *opts,
-                            nr_module **out);
-nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_options *opts,
-                          nr_module **out);
-void nr_module_destroy(nr_module *mod);
-int nr_module_num_kernels(const nr_module *mod);
-const char *nr_module_kernel_name(const nr_module *mod, int i);
-nr_status nr_module_get_kernel(nr_module *mod, const char *name, nr_kernel **out);
+NR_API nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length,
+                                   const char *filename, const nr_compile_options *opts,
+                                   nr_module **out);
+NR_API nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_options *opts,
+                                 nr_module **out);
+NR_API void nr_module_destroy(nr_module *mod);
+NR_API int nr_module_num_kernels(const nr_module *mod);
+NR_API const char *nr_module_kernel_name(const nr_module *mod, int i);
+NR_API nr_status nr_module_get_kernel(nr_module *mod, const char *name, nr_kernel **out);
 
 /* The kernel's runtime parameters (constexpr parameters are compiled in, not passed). */
-int nr_kernel_num_params(const nr_kernel *k);
-const char *nr_kernel_param_name(const nr_kernel *k, int i);
-nr_type nr_kernel_param_type(const nr_kernel *k, int i);
+NR_API int nr_kernel_num_params(const nr_kernel *k);
+NR_API const char *nr_kernel_param_name(const nr_kernel *k, int i);
+NR_API nr_type nr_kernel_param_type(const nr_kernel *k, int i);
 
 /* ---- launching ---- */
 /* grid: 1-3 dims (missing dims are 1). args: one per runtime parameter, in order; the
  * count and each type tag must match the signature (an integer literal argument may be
  * given for any integer parameter of a width it fits). */
-nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
-                    const nr_launch_options *opts);
-nr_status nr_synchronize(nr_context *ctx);
+NR_API nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
+                           const nr_launch_options *opts);
+NR_API nr_status nr_synchronize(nr_context *ctx);
 
 /* ---- streams ----
  * A stream orders the launches given it (nr_launch_options.stream); launches on
@@ -147,24 +158,24 @@ nr_status nr_synchronize(nr_context *ctx);
  * current stream, say) may be passed to nr_launch as well. On the CPU device launches
  * run to completion inside nr_launch: a stream there is only a handle. The context owns
  * its streams: those not destroyed go with it. */
-nr_status nr_stream_create(nr_context *ctx, void **out);
-nr_status nr_stream_destroy(nr_context *ctx, void *stream);   /* waits for its work first */
-nr_status nr_stream_synchronize(nr_context *ctx, void *stream); /* NULL: the default stream */
+NR_API nr_status nr_stream_create(nr_context *ctx, void **out);
+NR_API nr_status nr_stream_destroy(nr_context *ctx, void *stream);   /* waits for its work first */
+NR_API nr_status nr_stream_synchronize(nr_context *ctx, void *stream); /* NULL: the default stream */
 
 /* ---- what the context has done, for people tuning start-up ---- */
 typedef struct nr_stats {
-    uint64_t gpu_compiles;    /* kernel variants compiled to PTX (the whole back end ran) */
-    uint64_t jit_compiles;    /* PTX compiled to a cubin by the driver */
-    uint64_t disk_cache_hits; /* variants loaded from the disk cache: nothing compiled */
+                  uint64_t gpu_compiles;    /* kernel variants compiled to PTX (the whole back end ran) */
+                  uint64_t jit_compiles;    /* PTX compiled to a cubin by the driver */
+                  uint64_t disk_cache_hits; /* variants loaded from the disk cache: nothing compiled */
 } nr_stats;
-nr_status nr_context_stats(const nr_context *ctx, nr_stats *out);
+NR_API nr_status nr_context_stats(const nr_context *ctx, nr_stats *out);
 
 /* ---- device memory ---- */
-nr_status nr_malloc(nr_context *ctx, size_t bytes, nr_devptr *out);
-nr_status nr_free(nr_context *ctx, nr_devptr p);
-nr_status nr_memcpy_htod(nr_context *ctx, nr_devptr dst, const void *src, size_t bytes);
-nr_status nr_memcpy_dtoh(nr_context *ctx, void *dst, nr_devptr src, size_t bytes);
-nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes);
+NR_API nr_status nr_malloc(nr_context *ctx, size_t bytes, nr_devptr *out);
+NR_API nr_status nr_free(nr_context *ctx, nr_devptr p);
+NR_API nr_status nr_memcpy_htod(nr_context *ctx, nr_devptr dst, const void *src, size_t bytes);
+NR_API nr_status nr_memcpy_dtoh(nr_context *ctx, void *dst, nr_devptr src, size_t bytes);
+NR_API nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -25,43 +25,43 @@
 
 /* ---- growable lists ---- */
 
-ExprVec *ev_push(ParseCtx *c, ExprVec *v, Expr *e) {
+ExprVec *ast_ev_push(ParseCtx *c, ExprVec *v, Expr *e) {
     if (!v) v = arena_alloc(c->arena, sizeof *v);
     VEC_PUSH(c->arena, v->v, v->n, v->cap, e);
     return v;
 }
 
-StmtVec *sv_push(ParseCtx *c, StmtVec *v, Stmt *s) {
+StmtVec *ast_sv_push(ParseCtx *c, StmtVec *v, Stmt *s) {
     if (!v) v = arena_alloc(c->arena, sizeof *v);
     VEC_PUSH(c->arena, v->v, v->n, v->cap, s);
     return v;
 }
 
-StmtVec *sv_concat(ParseCtx *c, StmtVec *a, StmtVec *b) {
+StmtVec *ast_sv_concat(ParseCtx *c, StmtVec *a, StmtVec *b) {
     for (int i = 0; i < b->n; i++) VEC_PUSH(c->arena, a->v, a->n, a->cap, b->v[i]);
     return a;
 }
 
-StmtVec *sv_else(ParseCtx *c, Loc loc, StmtVec *body) {
+StmtVec *ast_sv_else(ParseCtx *c, Loc loc, StmtVec *body) {
     (void)c;
     body->loc = loc;
     return body;
 }
 
-ParamVec *pv_push(ParseCtx *c, ParamVec *v, Param p) {
+ParamVec *ast_pv_push(ParseCtx *c, ParamVec *v, Param p) {
     if (!v) v = arena_alloc(c->arena, sizeof *v);
     VEC_PUSH(c->arena, v->v, v->n, v->cap, p);
     return v;
 }
 
-NameVec *nv_push(ParseCtx *c, NameVec *v, const char *name) {
+NameVec *ast_nv_push(ParseCtx *c, NameVec *v, const char *name) {
     if (!v) v = arena_alloc(c->arena, sizeof *v);
     VEC_PUSH(c->arena, v->v, v->n, v->cap, name);
     v->len += strlen(name) + 1;
     return v;
 }
 
-ElifVec *elif_push(ParseCtx *c, ElifVec *v, Loc loc, Expr *cond, StmtVec *body) {
+ElifVec *ast_elif_push(ParseCtx *c, ElifVec *v, Loc loc, Expr *cond, StmtVec *body) {
     if (!v) v = arena_alloc(c->arena, sizeof *v);
     Elif e = {loc, cond, body};
     VEC_PUSH(c->arena, v->v, v->n, v->cap, e);
@@ -132,15 +132,15 @@ static void adopt_all(ParseCtx *c, Expr *e, Expr **items, int n) {
     for (int i = 0; i < n; i++) adopt(c, e, items[i]);
 }
 
-Expr *ex_name(ParseCtx *c, Loc loc, const char *name) {
+Expr *ast_ex_name(ParseCtx *c, Loc loc, const char *name) {
     Expr *e = ast_new_expr(c, EX_NAME, loc);
     e->name = name;
     return e;
 }
 
-Expr *ex_const(ParseCtx *c, Loc loc, ExprKind kind) { return ast_new_expr(c, kind, loc); }
+Expr *ast_ex_const(ParseCtx *c, Loc loc, ExprKind kind) { return ast_new_expr(c, kind, loc); }
 
-Expr *ex_str(ParseCtx *c, Loc loc, const char *s, size_t n) {
+Expr *ast_ex_str(ParseCtx *c, Loc loc, const char *s, size_t n) {
     Expr *e = ast_new_expr(c, EX_STR, loc);
     char *copy = arena_alloc(c->arena, n + 1);
     if (n) memcpy(copy, s, n);
@@ -149,7 +149,7 @@ Expr *ex_str(ParseCtx *c, Loc loc, const char *s, size_t n) {
     return e;
 }
 
-Expr *ex_binop(ParseCtx *c, Loc loc, int op, Expr *l, Expr *r) {
+Expr *ast_ex_binop(ParseCtx *c, Loc loc, int op, Expr *l, Expr *r) {
     Expr *e = ast_new_expr(c, EX_BINOP, loc);
     e->op = op;
     e->lhs = l;
@@ -159,7 +159,7 @@ Expr *ex_binop(ParseCtx *c, Loc loc, int op, Expr *l, Expr *r) {
     return e;
 }
 
-Expr *ex_unop(ParseCtx *c, Loc loc, int op, Expr *x) {
+Expr *ast_ex_unop(ParseCtx *c, Loc loc, int op, Expr *x) {
     Expr *e = ast_new_expr(c, EX_UNOP, loc);
     e->op = op;
     e->lhs = x;
@@ -173,13 +173,13 @@ static void chain_push(ParseCtx *c, Expr *e, Expr *x) {
     adopt(c, e, x);
 }
 
-Expr *ex_cmp(ParseCtx *c, Loc loc, Expr *l, int op, Expr *r) {
+Expr *ast_ex_cmp(ParseCtx *c, Loc loc, Expr *l, int op, Expr *r) {
     Expr *e = ast_new_expr(c, EX_CMP, loc);
     chain_push(c, e, l);
-    return ex_cmp_push(c, e, op, r);
+    return ast_ex_cmp_push(c, e, op, r);
 }
 
-Expr *ex_cmp_push(ParseCtx *c, Expr *e, int op, Expr *r) {
+Expr *ast_ex_cmp_push(ParseCtx *c, Expr *e, int op, Expr *r) {
     int nops = e->nitems - 1;
     e->ops = grow_items(c, e->ops, sizeof *e->ops, nops);
     e->ops[nops] = op;
@@ -187,7 +187,7 @@ Expr *ex_cmp_push(ParseCtx *c, Expr *e, int op, Expr *r) {
     return e;
 }
 
-Expr *ex_bool(ParseCtx *c, Loc loc, int op, Expr *l, Expr *r) {
+Expr *ast_ex_bool(ParseCtx *c, Loc loc, int op, Expr *l, Expr *r) {
     Expr *e = ast_new_expr(c, EX_BOOLOP, loc);
     e->op = op;
     chain_push(c, e, l);
@@ -195,12 +195,12 @@ Expr *ex_bool(ParseCtx *c, Loc loc, int op, Expr *l, Expr *r) {
     return e;
 }
 
-Expr *ex_bool_push(ParseCtx *c, Expr *e, Expr *r) {
+Expr *ast_ex_bool_push(ParseCtx *c, Expr *e, Expr *r) {
     chain_push(c, e, r);
     return e;
 }
 
-Expr *ex_ifexp(ParseCtx *c, Loc loc, Expr *then, Expr *cond, Expr *orelse) {
+Expr *ast_ex_ifexp(ParseCtx *c, Loc loc, Expr *then, Expr *cond, Expr *orelse) {
     Expr *e = ast_new_expr(c, EX_IFEXP, loc);
     e->items = arena_alloc(c->arena, sizeof *e->items);
     e->items[0] = cond;
@@ -221,7 +221,7 @@ Args *ast_args_push(ParseCtx *c, Args *a, Arg arg) {
     if (!arg.kw) {
         if (a->nkw && arg.value->kind != EX_STAR)
             nr_parse_error(c, arg.loc, "positional argument follows keyword argument");
-        ev_push(c, &a->pos, arg.value);
+        ast_ev_push(c, &a->pos, arg.value);
         return a;
     }
     if (a->nkw == a->kwcap) {
@@ -237,7 +237,7 @@ Args *ast_args_push(ParseCtx *c, Args *a, Arg arg) {
     return a;
 }
 
-Expr *ex_call(ParseCtx *c, Loc loc, Expr *callee, Args *a) {
+Expr *ast_ex_call(ParseCtx *c, Loc loc, Expr *callee, Args *a) {
     Expr *e = ast_new_expr(c, EX_CALL, loc);
     e->lhs = callee;
     adopt(c, e, callee);
@@ -254,7 +254,7 @@ Expr *ex_call(ParseCtx *c, Loc loc, Expr *callee, Args *a) {
     return e;
 }
 
-Expr *ex_attr(ParseCtx *c, Loc loc, Expr *obj, const char *name) {
+Expr *ast_ex_attr(ParseCtx *c, Loc loc, Expr *obj, const char *name) {
     Expr *e = ast_new_expr(c, EX_ATTR, loc);
     e->lhs = obj;
     e->name = name;
@@ -262,7 +262,7 @@ Expr *ex_attr(ParseCtx *c, Loc loc, Expr *obj, const char *name) {
     return e;
 }
 
-Expr *ex_subscript(ParseCtx *c, Loc loc, Expr *obj, ExprVec *idx) {
+Expr *ast_ex_subscript(ParseCtx *c, Loc loc, Expr *obj, ExprVec *idx) {
     Expr *e = ast_new_expr(c, EX_SUBSCRIPT, loc);
     e->lhs = obj;
     e->items = idx->v;
@@ -272,7 +272,7 @@ Expr *ex_subscript(ParseCtx *c, Loc loc, Expr *obj, ExprVec *idx) {
     return e;
 }
 
-Expr *ex_slice(ParseCtx *c, Loc loc, Expr *lo, Expr *hi, Expr *step) {
+Expr *ast_ex_slice(ParseCtx *c, Loc loc, Expr *lo, Expr *hi, Expr *step) {
     Expr *e = ast_new_expr(c, EX_SLICE, loc);
     e->lhs = lo;
     e->rhs = hi;
@@ -292,24 +292,24 @@ static Expr *ex_items(ParseCtx *c, ExprKind kind, Loc loc, ExprVec *items) {
     return e;
 }
 
-Expr *ex_tuple(ParseCtx *c, Loc loc, ExprVec *items) { return ex_items(c, EX_TUPLE, loc, items); }
-Expr *ex_list(ParseCtx *c, Loc loc, ExprVec *items) { return ex_items(c, EX_LIST, loc, items); }
+Expr *ast_ex_tuple(ParseCtx *c, Loc loc, ExprVec *items) { return ex_items(c, EX_TUPLE, loc, items); }
+Expr *ast_ex_list(ParseCtx *c, Loc loc, ExprVec *items) { return ex_items(c, EX_LIST, loc, items); }
 
 /* "a" alone is a; "a," and "a, b" are tuples (also used for "(a)" and "(a, b)"). */
-Expr *ex_seq(ParseCtx *c, Loc loc, ExprVec *items, bool trailing_comma) {
+Expr *ast_ex_seq(ParseCtx *c, Loc loc, ExprVec *items, bool trailing_comma) {
     if (items->n == 1 && !trailing_comma) return items->v[0];
-    return ex_tuple(c, loc, items);
+    return ast_ex_tuple(c, loc, items);
 }
 
-Expr *ex_star(ParseCtx *c, Loc loc, Expr *x) {
+Expr *ast_ex_star(ParseCtx *c, Loc loc, Expr *x) {
     Expr *e = ast_new_expr(c, EX_STAR, loc);
     e->lhs = x;
     adopt(c, e, x);
     return e;
 }
 
-Expr *ex_import_name(ParseCtx *c, Loc loc, NameVec *dotted, const char *alias) {
-    Expr *e = ex_name(c, loc, join_dotted(c, dotted));
+Expr *ast_ex_import_name(ParseCtx *c, Loc loc, NameVec *dotted, const char *alias) {
+    Expr *e = ast_ex_name(c, loc, join_dotted(c, dotted));
     if (alias) {
         e->sval = alias;
         e->slen = strlen(alias);
@@ -428,16 +428,16 @@ static void set_targets(ParseCtx *c, Stmt *s, Expr *t) {
     s->ntargets = 1;
 }
 
-Stmt *st_simple(ParseCtx *c, Loc loc, StmtKind kind) { return new_stmt(c, kind, loc); }
+Stmt *ast_st_simple(ParseCtx *c, Loc loc, StmtKind kind) { return new_stmt(c, kind, loc); }
 
-Stmt *st_expr(ParseCtx *c, Loc loc, Expr *e) {
+Stmt *ast_st_expr(ParseCtx *c, Loc loc, Expr *e) {
     Stmt *s = new_stmt(c, ST_EXPR, loc);
     s->value = e;
     check_value(c, e);
     return s;
 }
 
-Stmt *st_assign(ParseCtx *c, Loc loc, ExprVec *chain) {
+Stmt *ast_st_assign(ParseCtx *c, Loc loc, ExprVec *chain) {
     Stmt *s = new_stmt(c, ST_ASSIGN, loc);
     s->targets = chain->v;
     s->ntargets = chain->n - 1;
@@ -447,7 +447,7 @@ Stmt *st_assign(ParseCtx *c, Loc loc, ExprVec *chain) {
     return s;
 }
 
-Stmt *st_augassign(ParseCtx *c, Loc loc, Expr *target, int op, Expr *value) {
+Stmt *ast_st_augassign(ParseCtx *c, Loc loc, Expr *target, int op, Expr *value) {
     Stmt *s = new_stmt(c, ST_AUGASSIGN, loc);
     s->op = op;
     set_targets(c, s, target);
@@ -458,7 +458,7 @@ Stmt *st_augassign(ParseCtx *c, Loc loc, Expr *target, int op, Expr *value) {
     return s;
 }
 
-Stmt *st_annassign(ParseCtx *c, Loc loc, Expr *target, Ann ann, Expr *value) {
+Stmt *ast_st_annassign(ParseCtx *c, Loc loc, Expr *target, Ann ann, Expr *value) {
     Stmt *s = new_stmt(c, ST_ANNASSIGN, loc);
     set_targets(c, s, target);
     s->annotation = ann.text;
@@ -482,16 +482,16 @@ static Stmt *make_if(ParseCtx *c, Loc loc, Expr *cond, StmtVec *body, StmtVec *o
 
 /* Each elif becomes an if alone in the else block of the one before, built from the
  * last backwards, with a loop: the chain is as long as the source makes it. */
-Stmt *st_if(ParseCtx *c, Loc loc, Expr *cond, StmtVec *body, ElifVec *elifs, StmtVec *orelse) {
+Stmt *ast_st_if(ParseCtx *c, Loc loc, Expr *cond, StmtVec *body, ElifVec *elifs, StmtVec *orelse) {
     int n = elifs ? elifs->n : 0;
     for (int i = n - 1; i >= 0; i--) {
         Elif *e = &elifs->v[i];
-        orelse = sv_push(c, NULL, make_if(c, e->loc, e->cond, e->body, orelse, true));
+        orelse = ast_sv_push(c, NULL, make_if(c, e->loc, e->cond, e->body, orelse, true));
     }
     return make_if(c, loc, cond, body, orelse, n > 0);
 }
 
-Stmt *st_while(ParseCtx *c, Loc loc, Expr *cond, StmtVec *body, StmtVec *orelse) {
+Stmt *ast_st_while(ParseCtx *c, Loc loc, Expr *cond, StmtVec *body, StmtVec *orelse) {
     Stmt *s = new_stmt(c, ST_WHILE, loc);
     s->cond = cond;
     s->body = block_of(body);
@@ -500,7 +500,7 @@ Stmt *st_while(ParseCtx *c, Loc loc, Expr *cond, StmtVec *body, StmtVec *orelse)
     return s;
 }
 
-Stmt *st_for(ParseCtx *c, Loc loc, Expr *target, Expr *iter, StmtVec *body, StmtVec *orelse) {
+Stmt *ast_st_for(ParseCtx *c, Loc loc, Expr *target, Expr *iter, StmtVec *body, StmtVec *orelse) {
     Stmt *s = new_stmt(c, ST_FOR, loc);
     set_targets(c, s, target);
     s->value = iter;
@@ -512,7 +512,7 @@ Stmt *st_for(ParseCtx *c, Loc loc, Expr *target, Expr *iter, StmtVec *body, Stmt
     return s;
 }
 
-Stmt *st_with(ParseCtx *c, Loc loc, Expr *ctx_expr, Expr *target, StmtVec *body) {
+Stmt *ast_st_with(ParseCtx *c, Loc loc, Expr *ctx_expr, Expr *target, StmtVec *body) {
     Stmt *s = new_stmt(c, ST_WITH, loc);
     s->value = ctx_expr;
     if (target) {
@@ -524,29 +524,29 @@ Stmt *st_with(ParseCtx *c, Loc loc, Expr *ctx_expr, Expr *target, StmtVec *body)
     return s;
 }
 
-Stmt *st_return(ParseCtx *c, Loc loc, Expr *value) {
+Stmt *ast_st_return(ParseCtx *c, Loc loc, Expr *value) {
     Stmt *s = new_stmt(c, ST_RETURN, loc);
     s->value = value;
     check_value(c, value);
     return s;
 }
 
-Stmt *st_assert(ParseCtx *c, Loc loc, Expr *cond, Expr *msg) {
+Stmt *ast_st_assert(ParseCtx *c, Loc loc, Expr *cond, Expr *msg) {
     Stmt *s = new_stmt(c, ST_ASSERT, loc);
     s->cond = cond;
     s->value = msg;
     return s;
 }
 
-Stmt *st_import(ParseCtx *c, Loc loc, NameVec *from, ExprVec *names) {
+Stmt *ast_st_import(ParseCtx *c, Loc loc, NameVec *from, ExprVec *names) {
     Stmt *s = new_stmt(c, ST_IMPORT, loc);
-    if (from) s->value = ex_name(c, loc, join_dotted(c, from));
+    if (from) s->value = ast_ex_name(c, loc, join_dotted(c, from));
     s->targets = names->v;
     s->ntargets = names->n;
     return s;
 }
 
-Stmt *st_global(ParseCtx *c, Loc loc, bool nonlocal, ExprVec *names) {
+Stmt *ast_st_global(ParseCtx *c, Loc loc, bool nonlocal, ExprVec *names) {
     Stmt *s = new_stmt(c, ST_GLOBAL, loc);
     s->op = nonlocal;
     s->targets = names->v;
@@ -554,7 +554,7 @@ Stmt *st_global(ParseCtx *c, Loc loc, bool nonlocal, ExprVec *names) {
     return s;
 }
 
-Stmt *st_def(ParseCtx *c, Func *f) {
+Stmt *ast_st_def(ParseCtx *c, Func *f) {
     Stmt *s = new_stmt(c, ST_DEF, f->loc);
     s->func = f;
     nest(c, s, &f->body, &s->orelse, "");
@@ -605,7 +605,7 @@ void ast_module_add(ParseCtx *c, StmtVec *stmts) {
 
 /* ---- spellings ---- */
 
-const char *binop_spelling(int op) {
+const char *ast_binop_spelling(int op) {
     static const char *const s[] = {
         [BIN_ADD] = "+", [BIN_SUB] = "-", [BIN_MUL] = "*", [BIN_DIV] = "/", [BIN_FLOORDIV] = "//",
         [BIN_MOD] = "%", [BIN_POW] = "**", [BIN_MATMUL] = "@", [BIN_LSHIFT] = "<<",
@@ -614,7 +614,7 @@ const char *binop_spelling(int op) {
     return op >= 0 && op < (int)(sizeof s / sizeof s[0]) ? s[op] : "?";
 }
 
-const char *cmpop_spelling(int op) {
+const char *ast_cmpop_spelling(int op) {
     static const char *const s[] = {
         [CMP_EQ] = "==", [CMP_NE] = "!=", [CMP_LT] = "<", [CMP_LE] = "<=", [CMP_GT] = ">",
         [CMP_GE] = ">=", [CMP_IS] = "is", [CMP_ISNOT] = "is not", [CMP_IN] = "in", [CMP_NOTIN] = "not in",
@@ -676,11 +676,11 @@ static void expr_head(StrBuf *sb, const Expr *e) {
     case EX_TRUE: sb_puts(sb, "True"); break;
     case EX_FALSE: sb_puts(sb, "False"); break;
     case EX_NONE: sb_puts(sb, "None"); break;
-    case EX_BINOP: sb_printf(sb, "binop %s", binop_spelling(e->op)); break;
+    case EX_BINOP: sb_printf(sb, "binop %s", ast_binop_spelling(e->op)); break;
     case EX_UNOP: sb_printf(sb, "unop %s", unop_spelling(e->op)); break;
     case EX_CMP:
         sb_puts(sb, "cmp");
-        for (int i = 0; i + 1 < e->nitems; i++) sb_printf(sb, "%s %s", i ? "," : "", cmpop_spelling(e->ops[i]));
+        for (int i = 0; i + 1 < e->nitems; i++) sb_printf(sb, "%s %s", i ? "," : "", ast_cmpop_spelling(e->ops[i]));
         break;
     case EX_BOOLOP: sb_puts(sb, e->op == BOOL_AND ? "boolop and" : "boolop or"); break;
     case EX_CALL: sb_puts(sb, "call"); break;
@@ -777,7 +777,7 @@ static void print_stmt(Printer *p, int ind, const Stmt *s) {
         return;
     }
     sb_puts(p->out, stmt_word(s));
-    if (s->kind == ST_AUGASSIGN) sb_printf(p->out, " %s=", binop_spelling(s->op));
+    if (s->kind == ST_AUGASSIGN) sb_printf(p->out, " %s=", ast_binop_spelling(s->op));
     if (s->kind == ST_ANNASSIGN) sb_printf(p->out, " %s", s->annotation);
     if (s->kind == ST_GLOBAL)
         for (int i = 0; i < s->ntargets; i++) sb_printf(p->out, " %s", s->targets[i]->name);

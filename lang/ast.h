@@ -157,12 +157,12 @@ typedef struct Module {
 /* Parse a source file into a module. Errors go to diag with locations; returns NULL if
  * any error was reported. Nesting is bounded (brackets 200, blocks 100) so hostile
  * input cannot exhaust the stack. */
-Module *parse_module(Arena *arena, Diag *diag, const Source *src);
+Module *lang_parse_module(Arena *arena, Diag *diag, const Source *src);
 
 /* Print the AST in a stable indented form (the CLI's --emit=ast). */
 void ast_print(StrBuf *out, const Module *m);
 
-const char *binop_spelling(int op); /* "+", "//", ... */
-const char *cmpop_spelling(int op);
+const char *ast_binop_spelling(int op); /* "+", "//", ... */
+const char *ast_cmpop_spelling(int op);
 
 #endif

@@ -1,7 +1,7 @@
-/* parse.c - the front end's entry point (parse_module), the decoding of literal tokens
+/* parse.c - the front end's entry point (lang_parse_module), the decoding of literal tokens
  * (integers, floats, strings with their escapes) and the wording of errors.
  *
- * parse_module checks what flex should never see (NUL bytes, absurd sizes), copies the
+ * lang_parse_module checks what flex should never see (NUL bytes, absurd sizes), copies the
  * source into the arena behind an artificial newline (see lexer.l), runs the reentrant
  * scanner and the pure parser over it with a ParseCtx on the stack, and always destroys
  * the scanner. All AST memory is in the caller's arena; the only heap memory (flex's
@@ -408,7 +408,7 @@ static Loc loc_of_offset(const Source *src, size_t start, size_t off) {
     return nr_loc_advance(l, src->text + start, off - start);
 }
 
-Module *parse_module(Arena *arena, Diag *diag, const Source *src) {
+Module *lang_parse_module(Arena *arena, Diag *diag, const Source *src) {
     ParseCtx *c = calloc(1, sizeof *c); /* ~10 KiB: kept off the stack */
     if (!c) NR_DIE("out of memory");
     c->arena = arena;

@@ -92,12 +92,12 @@ file
 
 stmt
     : simple_stmt
-    | compound_stmt                             { $$ = sv_push(ctx, NULL, $1); }
+    | compound_stmt                             { $$ = ast_sv_push(ctx, NULL, $1); }
     ;
 
 stmts
     : stmt
-    | stmts stmt                                { $$ = sv_concat(ctx, $1, $2); }
+    | stmts stmt                                { $$ = ast_sv_concat(ctx, $1, $2); }
     ;
 
 simple_stmt
@@ -106,15 +106,15 @@ simple_stmt
     ;
 
 small_stmts
-    : small_stmt                                { $$ = sv_push(ctx, NULL, $1); }
-    | small_stmts ';' small_stmt                { $$ = sv_push(ctx, $1, $3); }
+    : small_stmt                                { $$ = ast_sv_push(ctx, NULL, $1); }
+    | small_stmts ';' small_stmt                { $$ = ast_sv_push(ctx, $1, $3); }
     ;
 
 small_stmt
     : expr_stmt
-    | PASS                                      { $$ = st_simple(ctx, @1, ST_PASS); }
-    | BREAK                                     { $$ = st_simple(ctx, @1, ST_BREAK); }
-    | CONTINUE                                  { $$ = st_simple(ctx, @1, ST_CONTINUE); }
+    | PASS                                      { $$ = ast_st_simple(ctx, @1, ST_PASS); }
+    | BREAK                                     { $$ = ast_st_simple(ctx, @1, ST_BREAK); }
+    | CONTINUE                                  { $$ = ast_st_simple(ctx, @1, ST_CONTINUE); }
     | return_stmt
     | import_stmt
     | global_stmt
@@ -122,73 +122,73 @@ small_stmt
     ;
 
 expr_stmt
-    : testlist_star                             { $$ = st_expr(ctx, @1, $1); }
-    | testlist_star AUGASSIGN testlist_star     { $$ = st_augassign(ctx, @1, $1, $2, $3); }
-    | testlist_star ':' annotation              { $$ = st_annassign(ctx, @1, $1, $3, NULL); }
-    | testlist_star ':' annotation '=' testlist_star { $$ = st_annassign(ctx, @1, $1, $3, $5); }
-    | assign_chain                              { $$ = st_assign(ctx, @1, $1); }
+    : testlist_star                             { $$ = ast_st_expr(ctx, @1, $1); }
+    | testlist_star AUGASSIGN testlist_star     { $$ = ast_st_augassign(ctx, @1, $1, $2, $3); }
+    | testlist_star ':' annotation              { $$ = ast_st_annassign(ctx, @1, $1, $3, NULL); }
+    | testlist_star ':' annotation '=' testlist_star { $$ = ast_st_annassign(ctx, @1, $1, $3, $5); }
+    | assign_chain                              { $$ = ast_st_assign(ctx, @1, $1); }
     ;
 
 assign_chain
-    : testlist_star '=' testlist_star           { $$ = ev_push(ctx, ev_push(ctx, NULL, $1), $3); }
-    | assign_chain '=' testlist_star            { $$ = ev_push(ctx, $1, $3); }
+    : testlist_star '=' testlist_star           { $$ = ast_ev_push(ctx, ast_ev_push(ctx, NULL, $1), $3); }
+    | assign_chain '=' testlist_star            { $$ = ast_ev_push(ctx, $1, $3); }
     ;
 
 return_stmt
-    : RETURN                                    { $$ = st_return(ctx, @1, NULL); }
-    | RETURN testlist_star                      { $$ = st_return(ctx, @1, $2); }
+    : RETURN                                    { $$ = ast_st_return(ctx, @1, NULL); }
+    | RETURN testlist_star                      { $$ = ast_st_return(ctx, @1, $2); }
     ;
 
 import_stmt
-    : IMPORT import_names                       { $$ = st_import(ctx, @1, NULL, $2); }
-    | FROM dotted IMPORT import_list            { $$ = st_import(ctx, @1, $2, $4); }
+    : IMPORT import_names                       { $$ = ast_st_import(ctx, @1, NULL, $2); }
+    | FROM dotted IMPORT import_list            { $$ = ast_st_import(ctx, @1, $2, $4); }
     ;
 
 import_names
-    : import_name                               { $$ = ev_push(ctx, NULL, $1); }
-    | import_names ',' import_name              { $$ = ev_push(ctx, $1, $3); }
+    : import_name                               { $$ = ast_ev_push(ctx, NULL, $1); }
+    | import_names ',' import_name              { $$ = ast_ev_push(ctx, $1, $3); }
     ;
 
 import_name
-    : dotted                                    { $$ = ex_import_name(ctx, @1, $1, NULL); }
-    | dotted AS NAME                            { $$ = ex_import_name(ctx, @1, $1, $3); }
+    : dotted                                    { $$ = ast_ex_import_name(ctx, @1, $1, NULL); }
+    | dotted AS NAME                            { $$ = ast_ex_import_name(ctx, @1, $1, $3); }
     ;
 
 import_list
-    : '*'                                       { $$ = ev_push(ctx, NULL, ex_name(ctx, @1, "*")); }
+    : '*'                                       { $$ = ast_ev_push(ctx, NULL, ast_ex_name(ctx, @1, "*")); }
     | import_items
     | '(' import_items ')'                      { $$ = $2; }
     | '(' import_items ',' ')'                  { $$ = $2; }
     ;
 
 import_items
-    : import_item                               { $$ = ev_push(ctx, NULL, $1); }
-    | import_items ',' import_item              { $$ = ev_push(ctx, $1, $3); }
+    : import_item                               { $$ = ast_ev_push(ctx, NULL, $1); }
+    | import_items ',' import_item              { $$ = ast_ev_push(ctx, $1, $3); }
     ;
 
 import_item
-    : NAME                                      { $$ = ex_import_name(ctx, @1, nv_push(ctx, NULL, $1), NULL); }
-    | NAME AS NAME                              { $$ = ex_import_name(ctx, @1, nv_push(ctx, NULL, $1), $3); }
+    : NAME                                      { $$ = ast_ex_import_name(ctx, @1, ast_nv_push(ctx, NULL, $1), NULL); }
+    | NAME AS NAME                              { $$ = ast_ex_import_name(ctx, @1, ast_nv_push(ctx, NULL, $1), $3); }
     ;
 
 global_stmt
-    : GLOBAL name_list                          { $$ = st_global(ctx, @1, false, $2); }
-    | NONLOCAL name_list                        { $$ = st_global(ctx, @1, true, $2); }
+    : GLOBAL name_list                          { $$ = ast_st_global(ctx, @1, false, $2); }
+    | NONLOCAL name_list                        { $$ = ast_st_global(ctx, @1, true, $2); }
     ;
 
 name_list
-    : NAME                                      { $$ = ev_push(ctx, NULL, ex_name(ctx, @1, $1)); }
-    | name_list ',' NAME                        { $$ = ev_push(ctx, $1, ex_name(ctx, @3, $3)); }
+    : NAME                                      { $$ = ast_ev_push(ctx, NULL, ast_ex_name(ctx, @1, $1)); }
+    | name_list ',' NAME                        { $$ = ast_ev_push(ctx, $1, ast_ex_name(ctx, @3, $3)); }
     ;
 
 assert_stmt
-    : ASSERT test                               { $$ = st_assert(ctx, @1, $2, NULL); }
-    | ASSERT test ',' test                      { $$ = st_assert(ctx, @1, $2, $4); }
+    : ASSERT test                               { $$ = ast_st_assert(ctx, @1, $2, NULL); }
+    | ASSERT test ',' test                      { $$ = ast_st_assert(ctx, @1, $2, $4); }
     ;
 
 dotted
-    : NAME                                      { $$ = nv_push(ctx, NULL, $1); }
-    | dotted '.' NAME                           { $$ = nv_push(ctx, $1, $3); }
+    : NAME                                      { $$ = ast_nv_push(ctx, NULL, $1); }
+    | dotted '.' NAME                           { $$ = ast_nv_push(ctx, $1, $3); }
     ;
 
 annotation
@@ -202,8 +202,8 @@ compound_stmt
     | while_stmt
     | for_stmt
     | with_stmt
-    | funcdef                                   { $$ = st_def(ctx, $1); }
-    | decorated                                 { $$ = st_def(ctx, $1); }
+    | funcdef                                   { $$ = ast_st_def(ctx, $1); }
+    | decorated                                 { $$ = ast_st_def(ctx, $1); }
     ;
 
 suite
@@ -212,45 +212,45 @@ suite
     ;
 
 if_stmt
-    : IF test ':' suite elifs else_part         { $$ = st_if(ctx, @1, $2, $4, $5, $6); }
+    : IF test ':' suite elifs else_part         { $$ = ast_st_if(ctx, @1, $2, $4, $5, $6); }
     ;
 
 elifs
     : %empty                                    { $$ = NULL; }
-    | elifs ELIF test ':' suite                 { $$ = elif_push(ctx, $1, @2, $3, $5); }
+    | elifs ELIF test ':' suite                 { $$ = ast_elif_push(ctx, $1, @2, $3, $5); }
     ;
 
 else_part
     : %empty                                    { $$ = NULL; }
-    | ELSE ':' suite                            { $$ = sv_else(ctx, @1, $3); }
+    | ELSE ':' suite                            { $$ = ast_sv_else(ctx, @1, $3); }
     ;
 
 while_stmt
-    : WHILE test ':' suite else_part            { $$ = st_while(ctx, @1, $2, $4, $5); }
+    : WHILE test ':' suite else_part            { $$ = ast_st_while(ctx, @1, $2, $4, $5); }
     ;
 
 for_stmt
-    : FOR for_targets IN testlist_star ':' suite else_part { $$ = st_for(ctx, @1, $2, $4, $6, $7); }
+    : FOR for_targets IN testlist_star ':' suite else_part { $$ = ast_st_for(ctx, @1, $2, $4, $6, $7); }
     ;
 
 for_targets
-    : for_list                                  { $$ = ex_seq(ctx, @1, $1, false); }
-    | for_list ','                              { $$ = ex_seq(ctx, @1, $1, true); }
+    : for_list                                  { $$ = ast_ex_seq(ctx, @1, $1, false); }
+    | for_list ','                              { $$ = ast_ex_seq(ctx, @1, $1, true); }
     ;
 
 for_list
-    : for_item                                  { $$ = ev_push(ctx, NULL, $1); }
-    | for_list ',' for_item                     { $$ = ev_push(ctx, $1, $3); }
+    : for_item                                  { $$ = ast_ev_push(ctx, NULL, $1); }
+    | for_list ',' for_item                     { $$ = ast_ev_push(ctx, $1, $3); }
     ;
 
 for_item
     : bitor
-    | '*' bitor                                 { $$ = ex_star(ctx, @1, $2); }
+    | '*' bitor                                 { $$ = ast_ex_star(ctx, @1, $2); }
     ;
 
 with_stmt
-    : WITH test ':' suite                       { $$ = st_with(ctx, @1, $2, NULL, $4); }
-    | WITH test AS for_item ':' suite           { $$ = st_with(ctx, @1, $2, $4, $6); }
+    : WITH test ':' suite                       { $$ = ast_st_with(ctx, @1, $2, NULL, $4); }
+    | WITH test AS for_item ':' suite           { $$ = ast_st_with(ctx, @1, $2, $4, $6); }
     ;
 
 decorated
@@ -258,8 +258,8 @@ decorated
     ;
 
 decorators
-    : decorator                                 { $$ = ev_push(ctx, NULL, $1); }
-    | decorators decorator                      { $$ = ev_push(ctx, $1, $2); }
+    : decorator                                 { $$ = ast_ev_push(ctx, NULL, $1); }
+    | decorators decorator                      { $$ = ast_ev_push(ctx, $1, $2); }
     ;
 
 decorator
@@ -283,8 +283,8 @@ params
     ;
 
 param_list
-    : param                                     { $$ = pv_push(ctx, NULL, $1); }
-    | param_list ',' param                      { $$ = pv_push(ctx, $1, $3); }
+    : param                                     { $$ = ast_pv_push(ctx, NULL, $1); }
+    | param_list ',' param                      { $$ = ast_pv_push(ctx, $1, $3); }
     ;
 
 param
@@ -297,23 +297,23 @@ param
 /* ---- expressions ---- */
 
 testlist_star
-    : exprlist                                  { $$ = ex_seq(ctx, @1, $1, false); }
-    | exprlist ','                              { $$ = ex_seq(ctx, @1, $1, true); }
+    : exprlist                                  { $$ = ast_ex_seq(ctx, @1, $1, false); }
+    | exprlist ','                              { $$ = ast_ex_seq(ctx, @1, $1, true); }
     ;
 
 exprlist
-    : star_or_test                              { $$ = ev_push(ctx, NULL, $1); }
-    | exprlist ',' star_or_test                 { $$ = ev_push(ctx, $1, $3); }
+    : star_or_test                              { $$ = ast_ev_push(ctx, NULL, $1); }
+    | exprlist ',' star_or_test                 { $$ = ast_ev_push(ctx, $1, $3); }
     ;
 
 star_or_test
     : test
-    | '*' bitor                                 { $$ = ex_star(ctx, @1, $2); }
+    | '*' bitor                                 { $$ = ast_ex_star(ctx, @1, $2); }
     ;
 
 test
     : or_test
-    | or_test IF or_test ELSE test              { $$ = ex_ifexp(ctx, @2, $1, $3, $5); }
+    | or_test IF or_test ELSE test              { $$ = ast_ex_ifexp(ctx, @2, $1, $3, $5); }
     ;
 
 or_test
@@ -322,8 +322,8 @@ or_test
     ;
 
 or_chain
-    : and_test OR and_test                      { $$ = ex_bool(ctx, @2, BOOL_OR, $1, $3); }
-    | or_chain OR and_test                      { $$ = ex_bool_push(ctx, $1, $3); }
+    : and_test OR and_test                      { $$ = ast_ex_bool(ctx, @2, BOOL_OR, $1, $3); }
+    | or_chain OR and_test                      { $$ = ast_ex_bool_push(ctx, $1, $3); }
     ;
 
 and_test
@@ -332,12 +332,12 @@ and_test
     ;
 
 and_chain
-    : not_test AND not_test                     { $$ = ex_bool(ctx, @2, BOOL_AND, $1, $3); }
-    | and_chain AND not_test                    { $$ = ex_bool_push(ctx, $1, $3); }
+    : not_test AND not_test                     { $$ = ast_ex_bool(ctx, @2, BOOL_AND, $1, $3); }
+    | and_chain AND not_test                    { $$ = ast_ex_bool_push(ctx, $1, $3); }
     ;
 
 not_test
-    : NOT not_test                              { $$ = ex_unop(ctx, @1, UN_NOT, $2); }
+    : NOT not_test                              { $$ = ast_ex_unop(ctx, @1, UN_NOT, $2); }
     | comparison
     ;
 
@@ -347,8 +347,8 @@ comparison
     ;
 
 cmp_chain
-    : bitor cmp_op bitor                        { $$ = ex_cmp(ctx, @2, $1, $2, $3); }
-    | cmp_chain cmp_op bitor                    { $$ = ex_cmp_push(ctx, $1, $2, $3); }
+    : bitor cmp_op bitor                        { $$ = ast_ex_cmp(ctx, @2, $1, $2, $3); }
+    | cmp_chain cmp_op bitor                    { $$ = ast_ex_cmp_push(ctx, $1, $2, $3); }
     ;
 
 cmp_op
@@ -366,76 +366,76 @@ cmp_op
 
 bitor
     : bitxor
-    | bitor '|' bitxor                          { $$ = ex_binop(ctx, @2, BIN_OR, $1, $3); }
+    | bitor '|' bitxor                          { $$ = ast_ex_binop(ctx, @2, BIN_OR, $1, $3); }
     ;
 
 bitxor
     : bitand
-    | bitxor '^' bitand                         { $$ = ex_binop(ctx, @2, BIN_XOR, $1, $3); }
+    | bitxor '^' bitand                         { $$ = ast_ex_binop(ctx, @2, BIN_XOR, $1, $3); }
     ;
 
 bitand
     : shift
-    | bitand '&' shift                          { $$ = ex_binop(ctx, @2, BIN_AND, $1, $3); }
+    | bitand '&' shift                          { $$ = ast_ex_binop(ctx, @2, BIN_AND, $1, $3); }
     ;
 
 shift
     : arith
-    | shift LSHIFT arith                        { $$ = ex_binop(ctx, @2, BIN_LSHIFT, $1, $3); }
-    | shift RSHIFT arith                        { $$ = ex_binop(ctx, @2, BIN_RSHIFT, $1, $3); }
+    | shift LSHIFT arith                        { $$ = ast_ex_binop(ctx, @2, BIN_LSHIFT, $1, $3); }
+    | shift RSHIFT arith                        { $$ = ast_ex_binop(ctx, @2, BIN_RSHIFT, $1, $3); }
     ;
 
 arith
     : term
-    | arith '+' term                            { $$ = ex_binop(ctx, @2, BIN_ADD, $1, $3); }
-    | arith '-' term                            { $$ = ex_binop(ctx, @2, BIN_SUB, $1, $3); }
+    | arith '+' term                            { $$ = ast_ex_binop(ctx, @2, BIN_ADD, $1, $3); }
+    | arith '-' term                            { $$ = ast_ex_binop(ctx, @2, BIN_SUB, $1, $3); }
     ;
 
 term
     : factor
-    | term '*' factor                           { $$ = ex_binop(ctx, @2, BIN_MUL, $1, $3); }
-    | term '/' factor                           { $$ = ex_binop(ctx, @2, BIN_DIV, $1, $3); }
-    | term FLOORDIV factor                      { $$ = ex_binop(ctx, @2, BIN_FLOORDIV, $1, $3); }
-    | term '%' factor                           { $$ = ex_binop(ctx, @2, BIN_MOD, $1, $3); }
-    | term '@' factor                           { $$ = ex_binop(ctx, @2, BIN_MATMUL, $1, $3); }
+    | term '*' factor                           { $$ = ast_ex_binop(ctx, @2, BIN_MUL, $1, $3); }
+    | term '/' factor                           { $$ = ast_ex_binop(ctx, @2, BIN_DIV, $1, $3); }
+    | term FLOORDIV factor                      { $$ = ast_ex_binop(ctx, @2, BIN_FLOORDIV, $1, $3); }
+    | term '%' factor                           { $$ = ast_ex_binop(ctx, @2, BIN_MOD, $1, $3); }
+    | term '@' factor                           { $$ = ast_ex_binop(ctx, @2, BIN_MATMUL, $1, $3); }
     ;
 
 factor
-    : '+' factor                                { $$ = ex_unop(ctx, @1, UN_POS, $2); }
-    | '-' factor                                { $$ = ex_unop(ctx, @1, UN_NEG, $2); }
-    | '~' factor                                { $$ = ex_unop(ctx, @1, UN_INVERT, $2); }
+    : '+' factor                                { $$ = ast_ex_unop(ctx, @1, UN_POS, $2); }
+    | '-' factor                                { $$ = ast_ex_unop(ctx, @1, UN_NEG, $2); }
+    | '~' factor                                { $$ = ast_ex_unop(ctx, @1, UN_INVERT, $2); }
     | power
     ;
 
 power
     : primary
-    | primary POW factor                        { $$ = ex_binop(ctx, @2, BIN_POW, $1, $3); }
+    | primary POW factor                        { $$ = ast_ex_binop(ctx, @2, BIN_POW, $1, $3); }
     ;
 
 primary
     : atom
-    | primary '.' NAME                          { $$ = ex_attr(ctx, @3, $1, $3); }
-    | primary '(' ')'                           { $$ = ex_call(ctx, @1, $1, NULL); }
-    | primary '(' arglist ')'                   { $$ = ex_call(ctx, @1, $1, $3); }
-    | primary '(' arglist ',' ')'               { $$ = ex_call(ctx, @1, $1, $3); }
-    | primary '[' subscripts ']'                { $$ = ex_subscript(ctx, @2, $1, $3); }
-    | primary '[' subscripts ',' ']'            { $$ = ex_subscript(ctx, @2, $1, $3); }
+    | primary '.' NAME                          { $$ = ast_ex_attr(ctx, @3, $1, $3); }
+    | primary '(' ')'                           { $$ = ast_ex_call(ctx, @1, $1, NULL); }
+    | primary '(' arglist ')'                   { $$ = ast_ex_call(ctx, @1, $1, $3); }
+    | primary '(' arglist ',' ')'               { $$ = ast_ex_call(ctx, @1, $1, $3); }
+    | primary '[' subscripts ']'                { $$ = ast_ex_subscript(ctx, @2, $1, $3); }
+    | primary '[' subscripts ',' ']'            { $$ = ast_ex_subscript(ctx, @2, $1, $3); }
     ;
 
 atom
-    : NAME                                      { $$ = ex_name(ctx, @1, $1); }
+    : NAME                                      { $$ = ast_ex_name(ctx, @1, $1); }
     | INT
     | FLOAT
     | STRING
-    | TRUE                                      { $$ = ex_const(ctx, @1, EX_TRUE); }
-    | FALSE                                     { $$ = ex_const(ctx, @1, EX_FALSE); }
-    | NONE                                      { $$ = ex_const(ctx, @1, EX_NONE); }
-    | '(' ')'                                   { $$ = ex_tuple(ctx, @1, NULL); }
-    | '(' exprlist ')'                          { $$ = ex_seq(ctx, @1, $2, false); }
-    | '(' exprlist ',' ')'                      { $$ = ex_tuple(ctx, @1, $2); }
-    | '[' ']'                                   { $$ = ex_list(ctx, @1, NULL); }
-    | '[' exprlist ']'                          { $$ = ex_list(ctx, @1, $2); }
-    | '[' exprlist ',' ']'                      { $$ = ex_list(ctx, @1, $2); }
+    | TRUE                                      { $$ = ast_ex_const(ctx, @1, EX_TRUE); }
+    | FALSE                                     { $$ = ast_ex_const(ctx, @1, EX_FALSE); }
+    | NONE                                      { $$ = ast_ex_const(ctx, @1, EX_NONE); }
+    | '(' ')'                                   { $$ = ast_ex_tuple(ctx, @1, NULL); }
+    | '(' exprlist ')'                          { $$ = ast_ex_seq(ctx, @1, $2, false); }
+    | '(' exprlist ',' ')'                      { $$ = ast_ex_tuple(ctx, @1, $2); }
+    | '[' ']'                                   { $$ = ast_ex_list(ctx, @1, NULL); }
+    | '[' exprlist ']'                          { $$ = ast_ex_list(ctx, @1, $2); }
+    | '[' exprlist ',' ']'                      { $$ = ast_ex_list(ctx, @1, $2); }
     ;
 
 arglist
@@ -445,13 +445,13 @@ arglist
 
 arg
     : test                                      { $$ = ast_arg_pos(@1, $1); }
-    | '*' test                                  { $$ = ast_arg_pos(@1, ex_star(ctx, @1, $2)); }
+    | '*' test                                  { $$ = ast_arg_pos(@1, ast_ex_star(ctx, @1, $2)); }
     | NAME '=' test                             { $$ = ast_arg_kw(@1, $1, $3); }
     ;
 
 subscripts
-    : subscript                                 { $$ = ev_push(ctx, NULL, $1); }
-    | subscripts ',' subscript                  { $$ = ev_push(ctx, $1, $3); }
+    : subscript                                 { $$ = ast_ev_push(ctx, NULL, $1); }
+    | subscripts ',' subscript                  { $$ = ast_ev_push(ctx, $1, $3); }
     ;
 
 subscript
@@ -460,8 +460,8 @@ subscript
     ;
 
 slice
-    : opt_test ':' opt_test                     { $$ = ex_slice(ctx, @2, $1, $3, NULL); }
-    | opt_test ':' opt_test ':' opt_test        { $$ = ex_slice(ctx, @2, $1, $3, $5); }
+    : opt_test ':' opt_test                     { $$ = ast_ex_slice(ctx, @2, $1, $3, NULL); }
+    | opt_test ':' opt_test ':' opt_test        { $$ = ast_ex_slice(ctx, @2, $1, $3, $5); }
     ;
 
 opt_test

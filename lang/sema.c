@@ -50,17 +50,17 @@ static bool parse_sig_type(const char *s, IrType *out) {
 
 /* -D values: True/False/None, ints (decimal or 0x), floats; anything else is a string. */
 static Val parse_define(Sema *S, const char *text) {
-    if (!strcmp(text, "True")) return val_bool(true);
-    if (!strcmp(text, "False")) return val_bool(false);
-    if (!strcmp(text, "None")) return val_none();
+    if (!strcmp(text, "True")) return sema_val_bool(true);
+    if (!strcmp(text, "False")) return sema_val_bool(false);
+    if (!strcmp(text, "None")) return sema_val_none();
     char *end;
     errno = 0;
     long long i = strtoll(text, &end, 0);
-    if (*text && !*end && !errno) return val_int(i);
+    if (*text && !*end && !errno) return sema_val_int(i);
     errno = 0;
     double d = strtod(text, &end);
-    if (*text && !*end && !errno && strspn(text, "0123456789.eE+-infatyINFATY") == strlen(text)) return val_float(d);
-    return val_str(S, text, strlen(text));
+    if (*text && !*end && !errno && strspn(text, "0123456789.eE+-infatyINFATY") == strlen(text)) return sema_val_float(d);
+    return sema_val_str(S, text, strlen(text));
 }
 
 static const SemaDefine *find_define(const SemaOptions *o, const char *name) {
@@ -91,7 +91,7 @@ static void lower_kernel(Sema *S, const Func *fn) {
     memset(&fs, 0, sizeof fs);
     fs.f = f;
     fs.b = (IrBuilder){f, f->body, fn->loc};
-    fs.env = env_new(S);
+    fs.env = sema_env_new(S);
     fs.scope = &S->user;
     fs.fn = fn;
     S->fs = &fs;
@@ -108,21 +108,21 @@ static void lower_kernel(Sema *S, const Func *fn) {
                 g.f = NULL;
                 g.where = p->default_value->loc;
                 S->fs = &g;
-                v = lower_expr(S, p->default_value);
+                v = sema_lower_expr(S, p->default_value);
                 S->fs = &fs;
             } else
                 sema_error(S, p->loc, "constexpr parameter '%s' of kernel '%s' has no value: give it with -D %s=VALUE",
                            p->name, fn->name, p->name);
-            env_set(S, fs.env, p->name, v);
+            sema_env_set(S, fs.env, p->name, v);
             continue;
         }
         IrType t;
         if (!parse_sig_type(p->annotation, &t))
             sema_error(S, p->ann_loc, "unknown parameter type '%s' (expected a Triton signature type such as *fp32, i32, fp16 or tl.constexpr)",
                        p->annotation);
-        env_set(S, fs.env, p->name, val_ir(S, ir_add_param(f, t, p->name)));
+        sema_env_set(S, fs.env, p->name, sema_val_ir(S, ir_add_param(f, t, p->name)));
     }
-    Flow fl = lower_seq(S, &fn->body, 0, NULL);
+    Flow fl = sema_lower_seq(S, &fn->body, 0, NULL);
     if (fl.returned && fl.value.k != V_NONE) sema_error(S, fl.loc, "a kernel cannot return a value");
     fs.b.loc = fn->loc;
     ir_build(&fs.b, OP_RETURN, NULL, 0, NULL, 0);
@@ -159,8 +159,8 @@ bool sema_lower(Arena *arena, Diag *diag, const Module *user, const Module *stdl
     S->diag = diag;
     S->ir = out;
     S->opts = opts;
-    scope_init(S, &S->user, user);
-    scope_init(S, &S->std, stdlib);
+    sema_scope_init(S, &S->user, user);
+    sema_scope_init(S, &S->std, stdlib);
     if (setjmp(S->fail)) return false;
     lower_all(S, user, out);
     return true;

@@ -37,24 +37,24 @@ static bool has(BArgs *a, int i) { return a->given[i] && a->v[i].k != V_NONE; }
 static Val need_block(Sema *S, BArgs *a, int i) {
     Val v = a->v[i];
     if (v.k == V_IR) return v;
-    if (val_is_const(v)) return val_ir(S, to_ir(S, v, a->loc[i]));
-    sema_error(S, a->loc[i], "%s: expected a block or scalar, got %s", a->name, val_kind_name(S, v));
+    if (sema_val_is_const(v)) return sema_val_ir(S, sema_to_ir(S, v, a->loc[i]));
+    sema_error(S, a->loc[i], "%s: expected a block or scalar, got %s", a->name, sema_val_kind_name(S, v));
 }
 
 static int64_t need_int(Sema *S, BArgs *a, int i) {
     Val v = a->v[i];
     if (v.k != V_INT && v.k != V_BOOL)
-        sema_error(S, a->loc[i], "%s: expected a compile-time integer, got %s", a->name, val_kind_name(S, v));
+        sema_error(S, a->loc[i], "%s: expected a compile-time integer, got %s", a->name, sema_val_kind_name(S, v));
     return v.i;
 }
 
 static IrType need_dtype(Sema *S, BArgs *a, int i) {
     Val v = a->v[i];
     if (v.k == V_STR) { /* tl.zeros(..., dtype="fp32") is not Triton, but harmless */
-        int dt = dtype_from_name(v.s);
+        int dt = sema_dtype_from_name(v.s);
         if (dt != DT_VOID) return ty_scalar(dt);
     }
-    if (v.k != V_DTYPE) sema_error(S, a->loc[i], "%s: expected a dtype such as tl.float32, got %s", a->name, val_kind_name(S, v));
+    if (v.k != V_DTYPE) sema_error(S, a->loc[i], "%s: expected a dtype such as tl.float32, got %s", a->name, sema_val_kind_name(S, v));
     return v.ty;
 }
 
@@ -63,17 +63,17 @@ static int need_shape(Sema *S, Val v, Loc loc, const char *what, int64_t *dims) 
     if (v.k == V_TUPLE && v.n == 1 && v.items[0].k == V_TUPLE) v = v.items[0];
     if (v.k == V_INT) {
         dims[0] = v.i;
-        check_shape(S, loc, 1, dims);
+        sema_check_shape(S, loc, 1, dims);
         return 1;
     }
-    if (v.k != V_TUPLE) sema_error(S, loc, "%s: expected a shape (a tuple of constant ints), got %s", what, val_kind_name(S, v));
+    if (v.k != V_TUPLE) sema_error(S, loc, "%s: expected a shape (a tuple of constant ints), got %s", what, sema_val_kind_name(S, v));
     if (v.n > NR_MAX_RANK) sema_error(S, loc, "%s: blocks have at most %d dimensions", what, NR_MAX_RANK);
     for (int i = 0; i < v.n; i++) {
         if (v.items[i].k != V_INT)
-            sema_error(S, loc, "%s: shape dimensions must be compile-time integers, got %s", what, val_kind_name(S, v.items[i]));
+            sema_error(S, loc, "%s: shape dimensions must be compile-time integers, got %s", what, sema_val_kind_name(S, v.items[i]));
         dims[i] = v.items[i].i;
     }
-    check_shape(S, loc, v.n, dims);
+    sema_check_shape(S, loc, v.n, dims);
     return v.n;
 }
 
@@ -84,17 +84,17 @@ static IrType shape_type(IrType elem, int rank, const int64_t *dims) {
 }
 
 static ValId build(Sema *S, int code, const ValId *ops, int n, IrType ty, Loc loc, OpId *op_out) {
-    Loc saved = B(S)->loc;
-    B(S)->loc = loc;
-    OpId op = ir_build(B(S), code, ops, (uint32_t)n, &ty, 1);
-    B(S)->loc = saved;
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = loc;
+    OpId op = ir_build(sema_builder(S), code, ops, (uint32_t)n, &ty, 1);
+    sema_builder(S)->loc = saved;
     if (op_out) *op_out = op;
-    return ir_result(F(S), op, 0);
+    return ir_result(sema_func(S), op, 0);
 }
 
-static Val ir1(Sema *S, int code, ValId x, IrType ty, Loc loc) { return val_ir(S, build(S, code, &x, 1, ty, loc, NULL)); }
+static Val ir1(Sema *S, int code, ValId x, IrType ty, Loc loc) { return sema_val_ir(S, build(S, code, &x, 1, ty, loc, NULL)); }
 
-static ValId broadcast_to_shape_of(Sema *S, ValId v, IrType shape, Loc loc) { return emit_broadcast(S, v, shape, loc); }
+static ValId broadcast_to_shape_of(Sema *S, ValId v, IrType shape, Loc loc) { return sema_emit_broadcast(S, v, shape, loc); }
 
 /* ---- program structure ---- */
 
@@ -103,14 +103,14 @@ static Val b_program_id(Sema *S, BArgs *a) {
     if (axis < 0 || axis > 2) sema_error(S, a->loc[0], "%s: axis must be 0, 1 or 2, got %lld", a->name, (long long)axis);
     OpId op;
     build(S, !strcmp(a->name, "program_id") ? OP_PROGRAM_ID : OP_NUM_PROGRAMS, NULL, 0, ty_scalar(DT_I32), a->call, &op);
-    F(S)->ops[op].attr[0] = axis;
-    return val_ir(S, ir_result(F(S), op, 0));
+    sema_func(S)->ops[op].attr[0] = axis;
+    return sema_val_ir(S, ir_result(sema_func(S), op, 0));
 }
 
 static Val b_arange(Sema *S, BArgs *a) {
     for (int i = 0; i < 2; i++)
         if (a->v[i].k != V_INT)
-            sema_error(S, a->loc[i], "arange bounds must be compile-time integers (tl.constexpr), got %s", val_kind_name(S, a->v[i]));
+            sema_error(S, a->loc[i], "arange bounds must be compile-time integers (tl.constexpr), got %s", sema_val_kind_name(S, a->v[i]));
     int64_t lo = a->v[0].i, hi = a->v[1].i;
     if (lo < INT32_MIN || hi > INT32_MAX) sema_error(S, a->call, "arange bounds must fit in int32");
     if (hi <= lo) sema_error(S, a->call, "arange(%lld, %lld): the end must be greater than the start", (long long)lo, (long long)hi);
@@ -120,9 +120,9 @@ static Val b_arange(Sema *S, BArgs *a) {
     int32_t s = (int32_t)n;
     OpId op;
     build(S, OP_ARANGE, NULL, 0, ty_block(ty_scalar(DT_I32), 1, &s), a->call, &op);
-    F(S)->ops[op].attr[0] = lo;
-    F(S)->ops[op].attr[1] = hi;
-    return val_ir(S, ir_result(F(S), op, 0));
+    sema_func(S)->ops[op].attr[0] = lo;
+    sema_func(S)->ops[op].attr[1] = hi;
+    return sema_val_ir(S, ir_result(sema_func(S), op, 0));
 }
 
 static Val b_full(Sema *S, BArgs *a) {
@@ -132,17 +132,17 @@ static Val b_full(Sema *S, BArgs *a) {
     IrType dt = need_dtype(S, a, zeros ? 1 : 2);
     if (dt.dt == DT_PTR) sema_error(S, a->call, "%s: cannot fill a block of pointers", a->name);
     IrType ty = shape_type(dt, rank, dims);
-    Val value = zeros ? val_int(0) : a->v[1];
-    if (val_is_const(value)) return val_ir(S, emit_const(S, ty, value, a->call));
+    Val value = zeros ? sema_val_int(0) : a->v[1];
+    if (sema_val_is_const(value)) return sema_val_ir(S, sema_emit_const(S, ty, value, a->call));
     if (value.k != V_IR || value.ty.rank) sema_error(S, a->loc[1], "tl.full: the value must be a scalar");
-    ValId x = emit_cast(S, value.v, dt, false, a->loc[1]);
-    return val_ir(S, emit_broadcast(S, x, ty, a->call));
+    ValId x = sema_emit_cast(S, value.v, dt, false, a->loc[1]);
+    return sema_val_ir(S, sema_emit_broadcast(S, x, ty, a->call));
 }
 
 static Val b_zeros_like(Sema *S, BArgs *a) {
     Val x = need_block(S, a, 0);
     IrType dt = has(a, 1) ? need_dtype(S, a, 1) : ty_elem(x.ty);
-    return val_ir(S, emit_const(S, ty_with_elem(x.ty, dt), val_int(0), a->call));
+    return sema_val_ir(S, sema_emit_const(S, ty_with_elem(x.ty, dt), sema_val_int(0), a->call));
 }
 
 /* ---- memory ---- */
@@ -150,22 +150,22 @@ static Val b_zeros_like(Sema *S, BArgs *a) {
 static Val need_pointer(Sema *S, BArgs *a, int i) {
     Val p = a->v[i];
     if (p.k != V_IR || p.ty.dt != DT_PTR)
-        sema_error(S, a->loc[i], "%s: expected a pointer or a block of pointers, got %s", a->name, val_kind_name(S, p));
+        sema_error(S, a->loc[i], "%s: expected a pointer or a block of pointers, got %s", a->name, sema_val_kind_name(S, p));
     return p;
 }
 
 static ValId need_mask(Sema *S, BArgs *a, int i) {
     Val m = a->v[i];
-    if (m.k == V_BOOL) return emit_const(S, ty_scalar(DT_I1), m, a->loc[i]);
+    if (m.k == V_BOOL) return sema_emit_const(S, ty_scalar(DT_I1), m, a->loc[i]);
     if (m.k != V_IR || m.ty.dt != DT_I1)
-        sema_error(S, a->loc[i], "%s: the mask must be a boolean (i1) block, got %s", a->name, val_kind_name(S, m));
+        sema_error(S, a->loc[i], "%s: the mask must be a boolean (i1) block, got %s", a->name, sema_val_kind_name(S, m));
     return m.v;
 }
 
 static IrType shape3(Sema *S, ValId x, ValId y, ValId z, Loc loc) {
-    IrType s = ir_type(F(S), x);
-    if (y) s = broadcast_shape(S, s, ir_type(F(S), y), loc);
-    if (z) s = broadcast_shape(S, s, ir_type(F(S), z), loc);
+    IrType s = ir_type(sema_func(S), x);
+    if (y) s = sema_broadcast_shape(S, s, ir_type(sema_func(S), y), loc);
+    if (z) s = sema_broadcast_shape(S, s, ir_type(sema_func(S), z), loc);
     return s;
 }
 
@@ -175,36 +175,36 @@ static Val b_load(Sema *S, BArgs *a) {
     IrType elem = ty_scalar(p.ty.pointee);
     if (has(a, 2)) {
         if (!mask) sema_error(S, a->loc[2], "tl.load: 'other' needs a 'mask'");
-        other = to_ir_dt(S, a->v[2], elem.dt, a->loc[2]);
+        other = sema_to_ir_dt(S, a->v[2], elem.dt, a->loc[2]);
     }
     if (has(a, 3) && !(a->v[3].k == V_TUPLE && a->v[3].n == 0))
         sema_error(S, a->loc[3], "tl.load: boundary_check applies to block pointers, which Nereid does not have");
     IrType s = shape3(S, p.v, mask, other, a->call);
-    ValId ops[3] = {emit_broadcast(S, p.v, s, a->call), 0, 0};
+    ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call), 0, 0};
     int n = 1;
-    if (mask) ops[n++] = emit_broadcast(S, mask, s, a->call);
-    if (other) ops[n++] = emit_broadcast(S, other, s, a->call);
-    return val_ir(S, build(S, OP_LOAD, ops, n, ty_with_elem(s, elem), a->call, NULL));
+    if (mask) ops[n++] = sema_emit_broadcast(S, mask, s, a->call);
+    if (other) ops[n++] = sema_emit_broadcast(S, other, s, a->call);
+    return sema_val_ir(S, build(S, OP_LOAD, ops, n, ty_with_elem(s, elem), a->call, NULL));
 }
 
 static Val b_store(Sema *S, BArgs *a) {
     Val p = need_pointer(S, a, 0);
     IrType elem = ty_scalar(p.ty.pointee);
     Val v = a->v[1];
-    if (v.k != V_IR && !val_is_const(v)) sema_error(S, a->loc[1], "tl.store: cannot store %s", val_kind_name(S, v));
-    ValId val = to_ir_dt(S, v, elem.dt, a->loc[1]);
+    if (v.k != V_IR && !sema_val_is_const(v)) sema_error(S, a->loc[1], "tl.store: cannot store %s", sema_val_kind_name(S, v));
+    ValId val = sema_to_ir_dt(S, v, elem.dt, a->loc[1]);
     ValId mask = has(a, 2) ? need_mask(S, a, 2) : 0;
     if (has(a, 3) && !(a->v[3].k == V_TUPLE && a->v[3].n == 0))
         sema_error(S, a->loc[3], "tl.store: boundary_check applies to block pointers, which Nereid does not have");
     IrType s = shape3(S, p.v, val, mask, a->call);
-    ValId ops[3] = {emit_broadcast(S, p.v, s, a->call), emit_broadcast(S, val, s, a->call), 0};
+    ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call), sema_emit_broadcast(S, val, s, a->call), 0};
     int n = 2;
-    if (mask) ops[n++] = emit_broadcast(S, mask, s, a->call);
-    Loc saved = B(S)->loc;
-    B(S)->loc = a->call;
-    ir_build(B(S), OP_STORE, ops, (uint32_t)n, NULL, 0);
-    B(S)->loc = saved;
-    return val_none();
+    if (mask) ops[n++] = sema_emit_broadcast(S, mask, s, a->call);
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    ir_build(sema_builder(S), OP_STORE, ops, (uint32_t)n, NULL, 0);
+    sema_builder(S)->loc = saved;
+    return sema_val_none();
 }
 
 static Val atomic(Sema *S, BArgs *a, int kind) {
@@ -213,16 +213,16 @@ static Val atomic(Sema *S, BArgs *a, int kind) {
     if (elem.dt == DT_I1 || dt_bits(elem.dt) < 16 || ((elem.dt == DT_FP16 || elem.dt == DT_BF16) && kind != RMW_ADD))
         sema_error(S, a->call, "%s: atomics on %s are not supported", a->name, dt_name(elem.dt));
     if (dt_is_float(elem.dt) && kind >= RMW_AND) sema_error(S, a->call, "%s: bitwise atomics need integers", a->name);
-    ValId val = to_ir_dt(S, a->v[1], elem.dt, a->loc[1]);
+    ValId val = sema_to_ir_dt(S, a->v[1], elem.dt, a->loc[1]);
     ValId mask = has(a, 2) ? need_mask(S, a, 2) : 0;
     IrType s = shape3(S, p.v, val, mask, a->call);
-    ValId ops[3] = {emit_broadcast(S, p.v, s, a->call), emit_broadcast(S, val, s, a->call), 0};
+    ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call), sema_emit_broadcast(S, val, s, a->call), 0};
     int n = 2;
-    if (mask) ops[n++] = emit_broadcast(S, mask, s, a->call);
+    if (mask) ops[n++] = sema_emit_broadcast(S, mask, s, a->call);
     OpId op;
     ValId r = build(S, OP_ATOMIC_RMW, ops, n, ty_with_elem(s, elem), a->call, &op);
-    F(S)->ops[op].attr[0] = kind;
-    return val_ir(S, r);
+    sema_func(S)->ops[op].attr[0] = kind;
+    return sema_val_ir(S, r);
 }
 
 static Val b_atomic(Sema *S, BArgs *a) {
@@ -238,53 +238,53 @@ static Val b_atomic_cas(Sema *S, BArgs *a) {
     Val p = need_pointer(S, a, 0);
     IrType elem = ty_scalar(p.ty.pointee);
     if (!dt_is_int(elem.dt) || dt_bits(elem.dt) < 16) sema_error(S, a->call, "tl.atomic_cas needs 16, 32 or 64-bit integers");
-    ValId cmp = to_ir_dt(S, a->v[1], elem.dt, a->loc[1]), val = to_ir_dt(S, a->v[2], elem.dt, a->loc[2]);
+    ValId cmp = sema_to_ir_dt(S, a->v[1], elem.dt, a->loc[1]), val = sema_to_ir_dt(S, a->v[2], elem.dt, a->loc[2]);
     IrType s = shape3(S, p.v, cmp, val, a->call);
-    ValId ops[3] = {emit_broadcast(S, p.v, s, a->call), emit_broadcast(S, cmp, s, a->call), emit_broadcast(S, val, s, a->call)};
-    return val_ir(S, build(S, OP_ATOMIC_CAS, ops, 3, ty_with_elem(s, elem), a->call, NULL));
+    ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call), sema_emit_broadcast(S, cmp, s, a->call), sema_emit_broadcast(S, val, s, a->call)};
+    return sema_val_ir(S, build(S, OP_ATOMIC_CAS, ops, 3, ty_with_elem(s, elem), a->call, NULL));
 }
 
 /* ---- elementwise ---- */
 
 static int promote2(Sema *S, Val x, Val y, bool div, Loc loc) {
-    return computation_dtype(S, type_of(x), x.k != V_IR, type_of(y), y.k != V_IR, div, loc);
+    return sema_computation_dtype(S, sema_type_of(x), x.k != V_IR, sema_type_of(y), y.k != V_IR, div, loc);
 }
 
 static Val b_where(Sema *S, BArgs *a) {
-    ValId c = to_i1(S, a->v[0], a->loc[0]);
+    ValId c = sema_to_i1(S, a->v[0], a->loc[0]);
     Val x = a->v[1], y = a->v[2];
     for (int i = 1; i < 3; i++)
-        if (a->v[i].k != V_IR && !val_is_const(a->v[i]))
-            sema_error(S, a->loc[i], "tl.where: expected a block or a number, got %s", val_kind_name(S, a->v[i]));
+        if (a->v[i].k != V_IR && !sema_val_is_const(a->v[i]))
+            sema_error(S, a->loc[i], "tl.where: expected a block or a number, got %s", sema_val_kind_name(S, a->v[i]));
     ValId vx, vy;
-    if (type_of(x).dt == DT_PTR || type_of(y).dt == DT_PTR) {
+    if (sema_type_of(x).dt == DT_PTR || sema_type_of(y).dt == DT_PTR) {
         if (x.k != V_IR || y.k != V_IR || !ty_equal(ty_elem(x.ty), ty_elem(y.ty)))
             sema_error(S, a->call, "tl.where: both values must be pointers of one type");
         vx = x.v, vy = y.v;
     } else {
         int dt = promote2(S, x, y, false, a->call);
-        check_weak_range(S, x, dt, a->loc[1]);
-        check_weak_range(S, y, dt, a->loc[2]);
-        vx = to_ir_dt(S, x, dt, a->loc[1]);
-        vy = to_ir_dt(S, y, dt, a->loc[2]);
+        sema_check_weak_range(S, x, dt, a->loc[1]);
+        sema_check_weak_range(S, y, dt, a->loc[2]);
+        vx = sema_to_ir_dt(S, x, dt, a->loc[1]);
+        vy = sema_to_ir_dt(S, y, dt, a->loc[2]);
     }
     IrType s = shape3(S, c, vx, vy, a->call);
-    ValId ops[3] = {emit_broadcast(S, c, s, a->call), emit_broadcast(S, vx, s, a->call), emit_broadcast(S, vy, s, a->call)};
-    return val_ir(S, build(S, OP_SELECT, ops, 3, ty_with_elem(s, ty_elem(ir_type(F(S), vx))), a->call, NULL));
+    ValId ops[3] = {sema_emit_broadcast(S, c, s, a->call), sema_emit_broadcast(S, vx, s, a->call), sema_emit_broadcast(S, vy, s, a->call)};
+    return sema_val_ir(S, build(S, OP_SELECT, ops, 3, ty_with_elem(s, ty_elem(ir_type(sema_func(S), vx))), a->call, NULL));
 }
 
 static Val binary_elem(Sema *S, BArgs *a, int code, Val x, Val y, bool ints_only) {
     for (int i = 0; i < 2; i++) {
         Val v = i ? y : x;
-        if ((v.k != V_IR && !val_is_const(v)) || type_of(v).dt == DT_PTR)
-            sema_error(S, a->loc[i], "%s: expected a number or a block, got %s", a->name, val_kind_name(S, v));
+        if ((v.k != V_IR && !sema_val_is_const(v)) || sema_type_of(v).dt == DT_PTR)
+            sema_error(S, a->loc[i], "%s: expected a number or a block, got %s", a->name, sema_val_kind_name(S, v));
     }
     int dt = promote2(S, x, y, false, a->call);
     if (ints_only && !dt_is_int(dt)) sema_error(S, a->call, "%s needs integer operands", a->name);
-    ValId vx = to_ir_dt(S, x, dt, a->loc[0]), vy = to_ir_dt(S, y, dt, a->loc[1]);
-    IrType s = broadcast_shape(S, ir_type(F(S), vx), ir_type(F(S), vy), a->call);
-    ValId ops[2] = {emit_broadcast(S, vx, s, a->call), emit_broadcast(S, vy, s, a->call)};
-    return val_ir(S, build(S, code, ops, 2, ty_with_elem(s, ty_scalar(dt)), a->call, NULL));
+    ValId vx = sema_to_ir_dt(S, x, dt, a->loc[0]), vy = sema_to_ir_dt(S, y, dt, a->loc[1]);
+    IrType s = sema_broadcast_shape(S, ir_type(sema_func(S), vx), ir_type(sema_func(S), vy), a->call);
+    ValId ops[2] = {sema_emit_broadcast(S, vx, s, a->call), sema_emit_broadcast(S, vy, s, a->call)};
+    return sema_val_ir(S, build(S, code, ops, 2, ty_with_elem(s, ty_scalar(dt)), a->call, NULL));
 }
 
 static Val const_minmax(Val x, Val y, bool is_max) {
@@ -295,26 +295,26 @@ static Val const_minmax(Val x, Val y, bool is_max) {
 /* Triton's minimum/maximum take both operands as tensors (no weak Python scalars) and
  * compute bf16 in fp32. */
 static Val strong_minmax(Sema *S, BArgs *a, bool is_max, Val x, Val y) {
-    if (val_is_const(x)) x = val_ir(S, to_ir(S, x, a->loc[0]));
-    if (val_is_const(y)) y = val_ir(S, to_ir(S, y, a->loc[1]));
-    if (x.k == V_IR && x.ty.dt == DT_BF16) x = val_ir(S, emit_cast(S, x.v, ty_scalar(DT_FP32), false, a->loc[0]));
-    if (y.k == V_IR && y.ty.dt == DT_BF16) y = val_ir(S, emit_cast(S, y.v, ty_scalar(DT_FP32), false, a->loc[1]));
+    if (sema_val_is_const(x)) x = sema_val_ir(S, sema_to_ir(S, x, a->loc[0]));
+    if (sema_val_is_const(y)) y = sema_val_ir(S, sema_to_ir(S, y, a->loc[1]));
+    if (x.k == V_IR && x.ty.dt == DT_BF16) x = sema_val_ir(S, sema_emit_cast(S, x.v, ty_scalar(DT_FP32), false, a->loc[0]));
+    if (y.k == V_IR && y.ty.dt == DT_BF16) y = sema_val_ir(S, sema_emit_cast(S, y.v, ty_scalar(DT_FP32), false, a->loc[1]));
     return binary_elem(S, a, is_max ? OP_MAX : OP_MIN, x, y, false);
 }
 
 static Val b_minmax(Sema *S, BArgs *a) {
     bool is_max = !strcmp(a->name, "maximum");
-    if (val_is_const(a->v[0]) && val_is_const(a->v[1])) return const_minmax(a->v[0], a->v[1], is_max);
+    if (sema_val_is_const(a->v[0]) && sema_val_is_const(a->v[1])) return const_minmax(a->v[0], a->v[1], is_max);
     return strong_minmax(S, a, is_max, a->v[0], a->v[1]);
 }
 
 /* tl.math.div_rn(x, y): correctly rounded; tl.math.fdiv(x, y, ieee_rounding=False) */
 static Val b_div(Sema *S, BArgs *a) {
     for (int i = 0; i < 2; i++)
-        if ((a->v[i].k != V_IR && !val_is_const(a->v[i])) || type_of(a->v[i]).dt == DT_PTR)
-            sema_error(S, a->loc[i], "%s: expected a number or a block, got %s", a->name, val_kind_name(S, a->v[i]));
+        if ((a->v[i].k != V_IR && !sema_val_is_const(a->v[i])) || sema_type_of(a->v[i]).dt == DT_PTR)
+            sema_error(S, a->loc[i], "%s: expected a number or a block, got %s", a->name, sema_val_kind_name(S, a->v[i]));
     bool exact = !strcmp(a->name, "div_rn") || (has(a, 2) && a->v[2].k == V_BOOL && a->v[2].i);
-    return float_div(S, a->v[0], a->v[1], exact, a->call);
+    return sema_float_div(S, a->v[0], a->v[1], exact, a->call);
 }
 
 static Val b_umulhi(Sema *S, BArgs *a) {
@@ -334,12 +334,12 @@ static Val b_math1(Sema *S, BArgs *a) {
     for (size_t i = 0; i < sizeof math1 / sizeof *math1; i++)
         if (!strcmp(a->name, math1[i].name)) code = math1[i].code;
     Val x = a->v[0];
-    if (code == OP_ABS && val_is_const(x)) return x.k == V_FLOAT ? val_float(fabs(x.f)) : val_int(x.i < 0 ? -x.i : x.i);
+    if (code == OP_ABS && sema_val_is_const(x)) return x.k == V_FLOAT ? sema_val_float(fabs(x.f)) : sema_val_int(x.i < 0 ? -x.i : x.i);
     x = need_block(S, a, 0);
     if (x.ty.dt == DT_PTR) sema_error(S, a->loc[0], "%s: expected a number, got a pointer", a->name);
     if (code != OP_ABS && !dt_is_float(x.ty.dt))
         sema_error(S, a->loc[0], "tl.%s needs a floating-point operand, got %s (convert with .to(tl.float32))", a->name,
-                   val_kind_name(S, x));
+                   sema_val_kind_name(S, x));
     if (code == OP_ABS && (x.ty.dt == DT_I1 || (dt_is_int(x.ty.dt) && !dt_is_signed(x.ty.dt)))) return x;
     return ir1(S, code, x.v, x.ty, a->call);
 }
@@ -347,13 +347,13 @@ static Val b_math1(Sema *S, BArgs *a) {
 static Val b_fma(Sema *S, BArgs *a) {
     Val x = a->v[0], y = a->v[1], z = a->v[2];
     int dt = promote2(S, x, y, false, a->call);
-    Val t = val_ir(S, to_ir_dt(S, x, dt, a->loc[0]));
+    Val t = sema_val_ir(S, sema_to_ir_dt(S, x, dt, a->loc[0]));
     dt = promote2(S, t, z, false, a->call);
     if (!dt_is_float(dt)) sema_error(S, a->call, "tl.fma needs floating-point operands");
-    ValId v[3] = {to_ir_dt(S, x, dt, a->loc[0]), to_ir_dt(S, y, dt, a->loc[1]), to_ir_dt(S, z, dt, a->loc[2])};
+    ValId v[3] = {sema_to_ir_dt(S, x, dt, a->loc[0]), sema_to_ir_dt(S, y, dt, a->loc[1]), sema_to_ir_dt(S, z, dt, a->loc[2])};
     IrType s = shape3(S, v[0], v[1], v[2], a->call);
-    for (int i = 0; i < 3; i++) v[i] = emit_broadcast(S, v[i], s, a->call);
-    return val_ir(S, build(S, OP_FMA, v, 3, ty_with_elem(s, ty_scalar(dt)), a->call, NULL));
+    for (int i = 0; i < 3; i++) v[i] = sema_emit_broadcast(S, v[i], s, a->call);
+    return sema_val_ir(S, build(S, OP_FMA, v, 3, ty_with_elem(s, ty_scalar(dt)), a->call, NULL));
 }
 
 /* ---- reductions ---- */
@@ -366,25 +366,25 @@ static int norm_axis(Sema *S, BArgs *a, int i, int rank) {
 }
 
 static ValId reduce_axis(Sema *S, ValId x, int kind, int axis, Loc loc) {
-    IrType t = ir_type(F(S), x), r = t;
+    IrType t = ir_type(sema_func(S), x), r = t;
     memmove(r.shape + axis, r.shape + axis + 1, sizeof(int32_t) * (size_t)(t.rank - axis - 1));
     r.rank--;
     if (kind == RED_ARGMAX || kind == RED_ARGMIN) r.dt = DT_I32, r.pointee = 0;
     OpId op;
     ValId v = build(S, OP_REDUCE, &x, 1, r, loc, &op);
-    F(S)->ops[op].attr[0] = kind;
-    F(S)->ops[op].attr[1] = axis;
+    sema_func(S)->ops[op].attr[0] = kind;
+    sema_func(S)->ops[op].attr[1] = axis;
     return v;
 }
 
 static ValId expand_at(Sema *S, ValId x, int axis, Loc loc) {
-    IrType t = ir_type(F(S), x), r = t;
+    IrType t = ir_type(sema_func(S), x), r = t;
     memmove(r.shape + axis + 1, r.shape + axis, sizeof(int32_t) * (size_t)(t.rank - axis));
     r.shape[axis] = 1;
     r.rank++;
     OpId op;
     ValId v = build(S, OP_EXPAND_DIMS, &x, 1, r, loc, &op);
-    F(S)->ops[op].attr[0] = axis;
+    sema_func(S)->ops[op].attr[0] = axis;
     return v;
 }
 
@@ -396,9 +396,9 @@ static Val reduce(Sema *S, BArgs *a, int kind, int kd) {
     ValId v = x.v;
     bool keep = kd >= 0 && has(a, kd) && a->v[kd].k == V_BOOL && a->v[kd].i;
     if (kind == RED_SUM && dt_is_int(x.ty.dt) && dt_bits(x.ty.dt) < 32) /* as Triton: no overflow in small ints */
-        v = emit_cast(S, v, ty_scalar(dt_is_signed(x.ty.dt) ? DT_I32 : DT_U32), false, a->call);
-    if (kind == RED_SUM && has(a, 3)) v = emit_cast(S, v, need_dtype(S, a, 3), false, a->call);
-    IrType t = ir_type(F(S), v);
+        v = sema_emit_cast(S, v, ty_scalar(dt_is_signed(x.ty.dt) ? DT_I32 : DT_U32), false, a->call);
+    if (kind == RED_SUM && has(a, 3)) v = sema_emit_cast(S, v, need_dtype(S, a, 3), false, a->call);
+    IrType t = ir_type(sema_func(S), v);
     if (!has(a, 1)) { /* all axes: flatten, reduce to a scalar */
         int32_t n = (int32_t)ty_numel(t);
         if (t.rank != 1) v = build(S, OP_RESHAPE, &v, 1, ty_block(ty_elem(t), 1, &n), a->call, NULL);
@@ -406,15 +406,15 @@ static Val reduce(Sema *S, BArgs *a, int kind, int kd) {
         if (keep) {
             IrType k = t;
             for (int i = 0; i < k.rank; i++) k.shape[i] = 1;
-            k.dt = ir_type(F(S), r).dt;
-            r = emit_broadcast(S, r, k, a->call);
+            k.dt = ir_type(sema_func(S), r).dt;
+            r = sema_emit_broadcast(S, r, k, a->call);
         }
-        return val_ir(S, r);
+        return sema_val_ir(S, r);
     }
     int axis = norm_axis(S, a, 1, t.rank);
     ValId r = reduce_axis(S, v, kind, axis, a->call);
     if (keep) r = expand_at(S, r, axis, a->call);
-    return val_ir(S, r);
+    return sema_val_ir(S, r);
 }
 
 static Val b_sum(Sema *S, BArgs *a) { return reduce(S, a, RED_SUM, 2); }
@@ -424,7 +424,7 @@ static Val b_max_min(Sema *S, BArgs *a) {
     Val m = reduce(S, a, is_max ? RED_MAX : RED_MIN, 4);
     if (!(has(a, 2) && a->v[2].k == V_BOOL && a->v[2].i)) return m;
     Val items[2] = {m, reduce(S, a, is_max ? RED_ARGMAX : RED_ARGMIN, 4)};
-    return val_tuple(S, items, 2);
+    return sema_val_tuple(S, items, 2);
 }
 
 static Val b_arg(Sema *S, BArgs *a) {
@@ -437,7 +437,7 @@ static Val b_arg(Sema *S, BArgs *a) {
 static Val b_dot(Sema *S, BArgs *a) {
     Val x = need_block(S, a, 0), y = need_block(S, a, 1);
     if (x.ty.rank != 2 || y.ty.rank != 2)
-        sema_error(S, a->call, "tl.dot multiplies two 2-D blocks, got %s and %s", val_kind_name(S, x), val_kind_name(S, y));
+        sema_error(S, a->call, "tl.dot multiplies two 2-D blocks, got %s and %s", sema_val_kind_name(S, x), sema_val_kind_name(S, y));
     if (x.ty.dt != y.ty.dt)
         sema_error(S, a->call, "tl.dot operands must have one dtype, got %s and %s", dt_name(x.ty.dt), dt_name(y.ty.dt));
     int dt = x.ty.dt;
@@ -459,7 +459,7 @@ static Val b_dot(Sema *S, BArgs *a) {
         }
         acc = c.v;
     } else {
-        acc = emit_const(S, accty, val_int(0), a->call);
+        acc = sema_emit_const(S, accty, sema_val_int(0), a->call);
     }
     int prec = dt == DT_FP32 ? PREC_TF32 : PREC_IEEE;
     if (has(a, 3)) {
@@ -475,8 +475,8 @@ static Val b_dot(Sema *S, BArgs *a) {
     ValId ops[3] = {x.v, y.v, acc};
     OpId op;
     ValId r = build(S, OP_DOT, ops, 3, accty, a->call, &op);
-    F(S)->ops[op].attr[0] = prec;
-    return val_ir(S, r);
+    sema_func(S)->ops[op].attr[0] = prec;
+    return sema_val_ir(S, r);
 }
 
 /* ---- shapes ---- */
@@ -486,7 +486,7 @@ static int int_list(Sema *S, Val v, Loc loc, const char *what, int64_t *out, int
     if (v.k == V_INT) return out[0] = v.i, 1;
     if (v.k != V_TUPLE || v.n > max) sema_error(S, loc, "%s: expected a tuple of constant ints", what);
     for (int i = 0; i < v.n; i++) {
-        if (v.items[i].k != V_INT) sema_error(S, loc, "%s: expected constant ints, got %s", what, val_kind_name(S, v.items[i]));
+        if (v.items[i].k != V_INT) sema_error(S, loc, "%s: expected constant ints, got %s", what, sema_val_kind_name(S, v.items[i]));
         out[i] = v.items[i].i;
     }
     return v.n;
@@ -511,8 +511,8 @@ static Val b_trans(Sema *S, BArgs *a) {
     }
     OpId op;
     ValId v = build(S, OP_TRANS, &x.v, 1, r, a->call, &op);
-    for (int i = 0; i < n; i++) F(S)->ops[op].attr[i] = perm[i];
-    return val_ir(S, v);
+    for (int i = 0; i < n; i++) sema_func(S)->ops[op].attr[i] = perm[i];
+    return sema_val_ir(S, v);
 }
 
 static Val b_reshape(Sema *S, BArgs *a) {
@@ -526,7 +526,7 @@ static Val b_reshape(Sema *S, BArgs *a) {
                    ty_str(r, q, sizeof q));
     }
     if (ty_same_shape(r, x.ty)) return x;
-    if (x.ty.rank == 0) return val_ir(S, emit_broadcast(S, x.v, r, a->call));
+    if (x.ty.rank == 0) return sema_val_ir(S, sema_emit_broadcast(S, x.v, r, a->call));
     return ir1(S, OP_RESHAPE, x.v, r, a->call);
 }
 
@@ -534,14 +534,14 @@ static Val b_broadcast_to(Sema *S, BArgs *a) {
     Val x = need_block(S, a, 0);
     int64_t dims[NR_MAX_RANK];
     int rank = need_shape(S, a->v[1], a->loc[1], a->name, dims);
-    return val_ir(S, emit_broadcast(S, x.v, shape_type(ty_elem(x.ty), rank, dims), a->call));
+    return sema_val_ir(S, sema_emit_broadcast(S, x.v, shape_type(ty_elem(x.ty), rank, dims), a->call));
 }
 
 static Val b_broadcast(Sema *S, BArgs *a) {
     Val x = need_block(S, a, 0), y = need_block(S, a, 1);
-    IrType s = broadcast_shape(S, x.ty, y.ty, a->call);
-    Val items[2] = {val_ir(S, broadcast_to_shape_of(S, x.v, s, a->call)), val_ir(S, broadcast_to_shape_of(S, y.v, s, a->call))};
-    return val_tuple(S, items, 2);
+    IrType s = sema_broadcast_shape(S, x.ty, y.ty, a->call);
+    Val items[2] = {sema_val_ir(S, broadcast_to_shape_of(S, x.v, s, a->call)), sema_val_ir(S, broadcast_to_shape_of(S, y.v, s, a->call))};
+    return sema_val_tuple(S, items, 2);
 }
 
 static Val b_expand_dims(Sema *S, BArgs *a) {
@@ -553,10 +553,10 @@ static Val b_expand_dims(Sema *S, BArgs *a) {
     if (final_rank > NR_MAX_RANK) sema_error(S, a->call, "blocks have at most %d dimensions", NR_MAX_RANK);
     for (int i = 0; i < n; i++) {
         int64_t ax = axes[i] < 0 ? axes[i] + final_rank : axes[i];
-        if (ax < 0 || ax > ir_type(F(S), v).rank) sema_error(S, a->loc[1], "expand_dims: axis %lld out of range", (long long)axes[i]);
+        if (ax < 0 || ax > ir_type(sema_func(S), v).rank) sema_error(S, a->loc[1], "expand_dims: axis %lld out of range", (long long)axes[i]);
         v = expand_at(S, v, (int)ax, a->call);
     }
-    return val_ir(S, v);
+    return sema_val_ir(S, v);
 }
 
 /* ---- conversions ---- */
@@ -565,9 +565,9 @@ static Val b_to(Sema *S, BArgs *a) {
     IrType dt = need_dtype(S, a, 1);
     bool bitcast = has(a, 3) && a->v[3].k == V_BOOL && a->v[3].i;
     Val x = a->v[0];
-    if (val_is_const(x) && !bitcast && dt.dt != DT_PTR) return val_ir(S, emit_const(S, dt, x, a->loc[0]));
+    if (sema_val_is_const(x) && !bitcast && dt.dt != DT_PTR) return sema_val_ir(S, sema_emit_const(S, dt, x, a->loc[0]));
     x = need_block(S, a, 0);
-    return val_ir(S, emit_cast(S, x.v, dt, bitcast, a->call));
+    return sema_val_ir(S, sema_emit_cast(S, x.v, dt, bitcast, a->call));
 }
 
 static Val b_to_tensor(Sema *S, BArgs *a) { return need_block(S, a, 0); }
@@ -577,30 +577,30 @@ static Val b_identity(Sema *S, BArgs *a) { (void)S; return a->v[0]; }
 
 static Val b_static_assert(Sema *S, BArgs *a) {
     bool t;
-    if (!truthy_const(S, a->v[0], a->loc[0], &t))
-        sema_error(S, a->loc[0], "static_assert needs a compile-time condition, got %s", val_kind_name(S, a->v[0]));
+    if (!sema_truthy_const(S, a->v[0], a->loc[0], &t))
+        sema_error(S, a->loc[0], "static_assert needs a compile-time condition, got %s", sema_val_kind_name(S, a->v[0]));
     if (!t) {
         const char *msg = has(a, 1) && a->v[1].k == V_STR ? a->v[1].s : "";
         sema_error(S, a->call, "static_assert failed%s%s", *msg ? ": " : "", msg);
     }
-    return val_none();
+    return sema_val_none();
 }
 
 static Val b_device_assert(Sema *S, BArgs *a) {
-    ValId c = to_i1(S, a->v[0], a->loc[0]);
+    ValId c = sema_to_i1(S, a->v[0], a->loc[0]);
     if (has(a, 2)) {
         ValId m = need_mask(S, a, 2), nm;
-        IrType s = broadcast_shape(S, ir_type(F(S), c), ir_type(F(S), m), a->call);
-        nm = ir1(S, OP_NOT, emit_broadcast(S, m, s, a->call), ty_with_elem(s, ty_scalar(DT_I1)), a->call).v;
-        ValId ops[2] = {emit_broadcast(S, c, s, a->call), nm};
+        IrType s = sema_broadcast_shape(S, ir_type(sema_func(S), c), ir_type(sema_func(S), m), a->call);
+        nm = ir1(S, OP_NOT, sema_emit_broadcast(S, m, s, a->call), ty_with_elem(s, ty_scalar(DT_I1)), a->call).v;
+        ValId ops[2] = {sema_emit_broadcast(S, c, s, a->call), nm};
         c = build(S, OP_OR, ops, 2, ty_with_elem(s, ty_scalar(DT_I1)), a->call, NULL);
     }
-    Loc saved = B(S)->loc;
-    B(S)->loc = a->call;
-    OpId op = ir_build(B(S), OP_ASSERT, &c, 1, NULL, 0);
-    B(S)->loc = saved;
-    F(S)->ops[op].sattr = has(a, 1) && a->v[1].k == V_STR ? a->v[1].s : "device_assert failed";
-    return val_none();
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    OpId op = ir_build(sema_builder(S), OP_ASSERT, &c, 1, NULL, 0);
+    sema_builder(S)->loc = saved;
+    sema_func(S)->ops[op].sattr = has(a, 1) && a->v[1].k == V_STR ? a->v[1].s : "device_assert failed";
+    return sema_val_none();
 }
 
 static void describe(Sema *S, StrBuf *sb, Val v) {
@@ -609,7 +609,7 @@ static void describe(Sema *S, StrBuf *sb, Val v) {
     case V_INT: sb_printf(sb, "%lld", (long long)v.i); break;
     case V_FLOAT: sb_printf(sb, "%g", v.f); break;
     case V_BOOL: sb_puts(sb, v.i ? "True" : "False"); break;
-    default: sb_puts(sb, val_kind_name(S, v));
+    default: sb_puts(sb, sema_val_kind_name(S, v));
     }
 }
 
@@ -623,19 +623,19 @@ static Val b_static_print(Sema *S, BArgs *a) {
     }
     diag_note(S->diag, a->call, "static_print: %s", sb_cstr(&sb));
     sb_free(&sb);
-    return val_none();
+    return sema_val_none();
 }
 
 static Val emit_print(Sema *S, const char *prefix, Val args, bool hex, Loc loc) {
     ValId *ops = arena_alloc(S->arena, sizeof(ValId) * (size_t)(args.n + 1));
-    for (int i = 0; i < args.n; i++) ops[i] = to_ir(S, args.items[i], loc);
-    Loc saved = B(S)->loc;
-    B(S)->loc = loc;
-    OpId op = ir_build(B(S), OP_PRINT, ops, (uint32_t)args.n, NULL, 0);
-    B(S)->loc = saved;
-    F(S)->ops[op].attr[0] = hex;
-    F(S)->ops[op].sattr = prefix;
-    return val_none();
+    for (int i = 0; i < args.n; i++) ops[i] = sema_to_ir(S, args.items[i], loc);
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = loc;
+    OpId op = ir_build(sema_builder(S), OP_PRINT, ops, (uint32_t)args.n, NULL, 0);
+    sema_builder(S)->loc = saved;
+    sema_func(S)->ops[op].attr[0] = hex;
+    sema_func(S)->ops[op].sattr = prefix;
+    return sema_val_none();
 }
 
 static Val b_device_print(Sema *S, BArgs *a) {
@@ -661,22 +661,22 @@ static Val b_hint(Sema *S, BArgs *a) {
         if (vals[i] <= 0) sema_error(S, a->loc[1], "%s: values must be positive", a->name);
     OpId op;
     ValId v = build(S, !strcmp(a->name, "multiple_of") ? OP_MULTIPLE_OF : OP_MAX_CONTIGUOUS, &x.v, 1, x.ty, a->call, &op);
-    for (int i = 0; i < rank; i++) F(S)->ops[op].attr[i] = vals[i];
-    return val_ir(S, v);
+    for (int i = 0; i < rank; i++) sema_func(S)->ops[op].attr[i] = vals[i];
+    return sema_val_ir(S, v);
 }
 
 static Val b_assume(Sema *S, BArgs *a) {
     bool t;
-    if (truthy_const(S, a->v[0], a->loc[0], &t)) {
+    if (sema_truthy_const(S, a->v[0], a->loc[0], &t)) {
         if (!t) sema_error(S, a->loc[0], "tl.assume of a condition that is always false");
-        return val_none();
+        return sema_val_none();
     }
-    ValId c = to_i1(S, a->v[0], a->loc[0]);
-    Loc saved = B(S)->loc;
-    B(S)->loc = a->call;
-    ir_build(B(S), OP_ASSUME, &c, 1, NULL, 0);
-    B(S)->loc = saved;
-    return val_none();
+    ValId c = sema_to_i1(S, a->v[0], a->loc[0]);
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    ir_build(sema_builder(S), OP_ASSUME, &c, 1, NULL, 0);
+    sema_builder(S)->loc = saved;
+    return sema_val_none();
 }
 
 /* ---- Python builtins ---- */
@@ -689,7 +689,7 @@ static Val b_py_minmax(Sema *S, BArgs *a) {
     Val acc = t.items[0];
     for (int i = 1; i < t.n; i++) {
         Val y = t.items[i];
-        if (val_is_const(acc) && val_is_const(y)) acc = const_minmax(acc, y, is_max);
+        if (sema_val_is_const(acc) && sema_val_is_const(y)) acc = const_minmax(acc, y, is_max);
         else {
             BArgs b = *a;
             b.v[0] = acc, b.v[1] = y, b.loc[0] = b.loc[1] = a->call;
@@ -708,15 +708,15 @@ static Val b_py_abs(Sema *S, BArgs *a) {
 static Val parse_number(Sema *S, Val s, Loc loc, bool want_float) {
     char *end;
     const char *t = s.s;
-    if (!strcmp(t, "inf") || !strcmp(t, "+inf") || !strcmp(t, "infinity")) return val_float(INFINITY);
-    if (!strcmp(t, "-inf") || !strcmp(t, "-infinity")) return val_float(-INFINITY);
-    if (!strcmp(t, "nan")) return val_float(NAN);
+    if (!strcmp(t, "inf") || !strcmp(t, "+inf") || !strcmp(t, "infinity")) return sema_val_float(INFINITY);
+    if (!strcmp(t, "-inf") || !strcmp(t, "-infinity")) return sema_val_float(-INFINITY);
+    if (!strcmp(t, "nan")) return sema_val_float(NAN);
     if (want_float) {
         double d = strtod(t, &end);
-        if (*t && !*end) return val_float(d);
+        if (*t && !*end) return sema_val_float(d);
     } else {
         long long i = strtoll(t, &end, 10);
-        if (*t && !*end) return val_int(i);
+        if (*t && !*end) return sema_val_int(i);
     }
     sema_error(S, loc, "cannot convert '%s' to a number", t);
 }
@@ -724,9 +724,9 @@ static Val parse_number(Sema *S, Val s, Loc loc, bool want_float) {
 static Val b_py_float(Sema *S, BArgs *a) {
     Val x = a->v[0];
     if (x.k == V_STR) return parse_number(S, x, a->loc[0], true);
-    if (val_is_const(x)) return val_float(x.k == V_FLOAT ? x.f : (double)x.i);
+    if (sema_val_is_const(x)) return sema_val_float(x.k == V_FLOAT ? x.f : (double)x.i);
     x = need_block(S, a, 0);
-    return val_ir(S, emit_cast(S, x.v, ty_scalar(DT_FP32), false, a->call));
+    return sema_val_ir(S, sema_emit_cast(S, x.v, ty_scalar(DT_FP32), false, a->call));
 }
 
 static Val b_py_int(Sema *S, BArgs *a) {
@@ -734,25 +734,25 @@ static Val b_py_int(Sema *S, BArgs *a) {
     if (x.k == V_STR) return parse_number(S, x, a->loc[0], false);
     if (x.k == V_FLOAT) {
         if (!isfinite(x.f) || fabs(x.f) >= 9.2e18) sema_error(S, a->loc[0], "cannot convert %g to int", x.f);
-        return val_int((int64_t)x.f);
+        return sema_val_int((int64_t)x.f);
     }
-    if (val_is_const(x)) return val_int(x.i);
+    if (sema_val_is_const(x)) return sema_val_int(x.i);
     x = need_block(S, a, 0);
-    return val_ir(S, emit_cast(S, x.v, ty_scalar(DT_I32), false, a->call));
+    return sema_val_ir(S, sema_emit_cast(S, x.v, ty_scalar(DT_I32), false, a->call));
 }
 
 static Val b_py_bool(Sema *S, BArgs *a) {
     bool t;
-    if (truthy_const(S, a->v[0], a->loc[0], &t)) return val_bool(t);
-    return val_ir(S, to_i1(S, a->v[0], a->loc[0]));
+    if (sema_truthy_const(S, a->v[0], a->loc[0], &t)) return sema_val_bool(t);
+    return sema_val_ir(S, sema_to_i1(S, a->v[0], a->loc[0]));
 }
 
 static Val b_py_len(Sema *S, BArgs *a) {
     Val x = a->v[0];
-    if (x.k == V_TUPLE) return val_int(x.n);
-    if (x.k == V_STR) return val_int((int64_t)x.slen);
-    if (x.k == V_IR && x.ty.rank) return val_int(x.ty.shape[0]);
-    sema_error(S, a->loc[0], "len() of %s", val_kind_name(S, x));
+    if (x.k == V_TUPLE) return sema_val_int(x.n);
+    if (x.k == V_STR) return sema_val_int((int64_t)x.slen);
+    if (x.k == V_IR && x.ty.rank) return sema_val_int(x.ty.shape[0]);
+    sema_error(S, a->loc[0], "len() of %s", sema_val_kind_name(S, x));
 }
 
 static Val b_range_outside_for(Sema *S, BArgs *a) {
@@ -849,11 +849,11 @@ static int find(const char *name, bool py) {
     return -1;
 }
 
-int builtin_find(const char *name) { return find(name, false); }
-int builtin_find_py(const char *name) { return find(name, true); }
-const char *builtin_name(int id) { return builtins[id].name; }
-bool builtin_is_method(int id) { return builtins[id].flags & BF_METHOD; }
-int builtin_dtype_method(void) { return find("dtype predicate", false); }
+int sema_builtin_find(const char *name) { return find(name, false); }
+int sema_builtin_find_py(const char *name) { return find(name, true); }
+const char *sema_builtin_name(int id) { return builtins[id].name; }
+bool sema_builtin_is_method(int id) { return builtins[id].flags & BF_METHOD; }
+int sema_builtin_dtype_method(void) { return find("dtype predicate", false); }
 
 /* ---- binding arguments to a builtin's parameters ---- */
 
@@ -885,15 +885,15 @@ static Val dtype_predicate(Sema *S, Val self, const char *m, Loc loc) {
         {"is_int1", DT_I1}, {"is_int8", DT_I8}, {"is_int16", DT_I16}, {"is_int32", DT_I32}, {"is_int64", DT_I64},
         {"is_uint8", DT_U8}, {"is_uint16", DT_U16}, {"is_uint32", DT_U32}, {"is_uint64", DT_U64}, {"is_ptr", DT_PTR}};
     for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
-        if (!strcmp(m, exact[i].n)) return val_bool(dt == exact[i].dt);
-    if (!strcmp(m, "is_floating")) return val_bool(dt_is_float(dt));
-    if (!strcmp(m, "is_int")) return val_bool(dt_is_int(dt));
-    if (!strcmp(m, "is_int_signed")) return val_bool(dt_is_signed(dt));
-    if (!strcmp(m, "is_int_unsigned")) return val_bool(dt_is_int(dt) && !dt_is_signed(dt));
+        if (!strcmp(m, exact[i].n)) return sema_val_bool(dt == exact[i].dt);
+    if (!strcmp(m, "is_floating")) return sema_val_bool(dt_is_float(dt));
+    if (!strcmp(m, "is_int")) return sema_val_bool(dt_is_int(dt));
+    if (!strcmp(m, "is_int_signed")) return sema_val_bool(dt_is_signed(dt));
+    if (!strcmp(m, "is_int_unsigned")) return sema_val_bool(dt_is_int(dt) && !dt_is_signed(dt));
     sema_error(S, loc, "dtype has no method '%s'", m);
 }
 
-Val call_builtin(Sema *S, int id, Val *self, CallArgs *ca) {
+Val sema_call_builtin(Sema *S, int id, Val *self, CallArgs *ca) {
     const Builtin *b = &builtins[id];
     if (b->fn == b_dtype_method) {
         if (ca->npos || ca->nkw) sema_error(S, ca->loc, "dtype.%s() takes no arguments", self->s ? self->s : "");
@@ -915,7 +915,7 @@ Val call_builtin(Sema *S, int id, Val *self, CallArgs *ca) {
             Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(npos - i + 1));
             int k = 0;
             for (int j = i; j < npos; j++) items[k++] = self ? (j == 0 ? *self : ca->pos[j - 1]) : ca->pos[j];
-            a.v[pi] = val_tuple(S, items, k), a.given[pi] = true, a.loc[pi] = l;
+            a.v[pi] = sema_val_tuple(S, items, k), a.given[pi] = true, a.loc[pi] = l;
             pi++;
             break;
         }
@@ -931,8 +931,8 @@ Val call_builtin(Sema *S, int id, Val *self, CallArgs *ca) {
     }
     for (int j = 0; j < np; j++) {
         if (a.given[j]) continue;
-        if (ps[j].rest) a.v[j] = val_tuple(S, NULL, 0), a.loc[j] = ca->loc;
-        else if (ps[j].optional) a.v[j] = val_none(), a.loc[j] = ca->loc;
+        if (ps[j].rest) a.v[j] = sema_val_tuple(S, NULL, 0), a.loc[j] = ca->loc;
+        else if (ps[j].optional) a.v[j] = sema_val_none(), a.loc[j] = ca->loc;
         else sema_error(S, ca->loc, "%s: missing argument '%s'", a.name, ps[j].name);
     }
     return b->fn(S, &a);

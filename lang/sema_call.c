@@ -31,12 +31,12 @@ static int param_index(const Func *fn, const char *name) {
 static Val eval_default(Sema *S, const Func *fn, ModScope *scope, int i) {
     FnState fs;
     memset(&fs, 0, sizeof fs);
-    fs.env = env_new(S);
+    fs.env = sema_env_new(S);
     fs.scope = scope;
     fs.where = fn->params[i].default_value->loc;
     FnState *saved = S->fs;
     S->fs = &fs;
-    Val v = lower_expr(S, fn->params[i].default_value);
+    Val v = sema_lower_expr(S, fn->params[i].default_value);
     S->fs = saved;
     return v;
 }
@@ -63,9 +63,9 @@ static Val *bind_args(Sema *S, const Func *fn, ModScope *scope, CallArgs *a) {
     }
     for (int i = 0; i < n; i++) {
         const char *ann = fn->params[i].annotation;
-        if (ann && !strcmp(ann, "constexpr") && !val_is_constexpr(bound[i]))
+        if (ann && !strcmp(ann, "constexpr") && !sema_val_is_constexpr(bound[i]))
             sema_error(S, a->loc, "argument '%s' of '%s' must be a compile-time constant (it is tl.constexpr), got %s",
-                       fn->params[i].name, fn->name, val_kind_name(S, bound[i]));
+                       fn->params[i].name, fn->name, sema_val_kind_name(S, bound[i]));
     }
     return bound;
 }
@@ -73,17 +73,17 @@ static Val *bind_args(Sema *S, const Func *fn, ModScope *scope, CallArgs *a) {
 /* Run the body with params bound, in the current function (compile-time evaluation). */
 static Val eval_in_place(Sema *S, const Func *fn, ModScope *scope, Val *bound) {
     FnState fs = *S->fs;
-    fs.env = env_new(S);
+    fs.env = sema_env_new(S);
     fs.scope = scope;
     fs.fn = fn;
     fs.in_loop = false; /* the helper's own returns are its business, wherever it is called */
-    for (int i = 0; i < fn->nparams; i++) env_set(S, fs.env, fn->params[i].name, bound[i]);
+    for (int i = 0; i < fn->nparams; i++) sema_env_set(S, fs.env, fn->params[i].name, bound[i]);
     FnState *saved = S->fs;
     S->fs = &fs;
-    Flow fl = lower_seq(S, &fn->body, 0, NULL);
+    Flow fl = sema_lower_seq(S, &fn->body, 0, NULL);
     saved->b = fs.b; /* same function: keep the insertion point in step */
     S->fs = saved;
-    return fl.returned ? fl.value : val_none();
+    return fl.returned ? fl.value : sema_val_none();
 }
 
 /* Replace the IR leaves of an argument by fresh parameters of f. */
@@ -123,7 +123,7 @@ static Val ret_template(Sema *S, Val v, int *next) {
 }
 
 static Val rebuild(Sema *S, Val tmpl, OpId call) {
-    if (tmpl.k == V_IR) return val_ir(S, ir_result(F(S), call, tmpl.v));
+    if (tmpl.k == V_IR) return sema_val_ir(S, ir_result(sema_func(S), call, tmpl.v));
     if (tmpl.k != V_TUPLE) return tmpl;
     Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(tmpl.n + 1));
     for (int i = 0; i < tmpl.n; i++) items[i] = rebuild(S, tmpl.items[i], call);
@@ -161,15 +161,15 @@ static Spec *specialise(Sema *S, const Func *fn, ModScope *scope, Val *bound, co
     memset(&fs, 0, sizeof fs);
     fs.f = f;
     fs.b = (IrBuilder){f, f->body, fn->loc};
-    fs.env = env_new(S);
+    fs.env = sema_env_new(S);
     fs.scope = scope;
     fs.fn = fn;
     for (int i = 0; i < fn->nparams; i++)
-        env_set(S, fs.env, fn->params[i].name, param_template(S, f, bound[i], fn->params[i].name));
+        sema_env_set(S, fs.env, fn->params[i].name, param_template(S, f, bound[i], fn->params[i].name));
     FnState *saved = S->fs;
     S->fs = &fs;
-    Flow fl = lower_seq(S, &fn->body, 0, NULL);
-    Val ret = fl.returned ? fl.value : val_none();
+    Flow fl = sema_lower_seq(S, &fn->body, 0, NULL);
+    Val ret = fl.returned ? fl.value : sema_val_none();
     ValId *vals = NULL;
     int n = 0, cap = 0, next = 0;
     flatten_ir(S, ret, &vals, &n, &cap);
@@ -184,21 +184,21 @@ static Spec *specialise(Sema *S, const Func *fn, ModScope *scope, Val *bound, co
     return &S->specs[S->nspecs - 1];
 }
 
-Val call_user(Sema *S, const Func *fn, ModScope *scope, CallArgs *a) {
+Val sema_call_user(Sema *S, const Func *fn, ModScope *scope, CallArgs *a) {
     for (int i = 0; i < fn->body.n; i++)
         if (fn->body.stmts[i]->kind == ST_DEF)
             sema_error(S, fn->body.stmts[i]->loc, "nested function definitions are not supported");
     Val *bound = bind_args(S, fn, scope, a);
     push_frame(S, fn, a->loc);
     bool all_const = true;
-    for (int i = 0; i < fn->nparams; i++) all_const &= val_is_constexpr(bound[i]);
+    for (int i = 0; i < fn->nparams; i++) all_const &= sema_val_is_constexpr(bound[i]);
     Val result;
     if (all_const) {
         result = eval_in_place(S, fn, scope, bound);
     } else {
         StrBuf sb;
         sb_init(&sb);
-        for (int i = 0; i < fn->nparams; i++) val_key(S, &sb, bound[i]);
+        for (int i = 0; i < fn->nparams; i++) sema_val_key(S, &sb, bound[i]);
         const char *key = arena_strdup(S->arena, sb_cstr(&sb));
         sb_free(&sb);
         Spec *sp = find_spec(S, fn, key);
@@ -207,19 +207,19 @@ Val call_user(Sema *S, const Func *fn, ModScope *scope, CallArgs *a) {
         int n = 0, cap = 0;
         for (int i = 0; i < fn->nparams; i++) flatten_ir(S, bound[i], &args, &n, &cap);
         IrFunc *callee = sp->ir;
-        Loc saved = B(S)->loc;
-        B(S)->loc = a->loc;
-        OpId call = ir_build(B(S), OP_CALL, args, (uint32_t)n, callee->result_types, callee->nresults);
-        B(S)->loc = saved;
-        F(S)->ops[call].sattr = callee->name;
+        Loc saved = sema_builder(S)->loc;
+        sema_builder(S)->loc = a->loc;
+        OpId call = ir_build(sema_builder(S), OP_CALL, args, (uint32_t)n, callee->result_types, callee->nresults);
+        sema_builder(S)->loc = saved;
+        sema_func(S)->ops[call].sattr = callee->name;
         result = rebuild(S, sp->ret, call);
     }
     S->depth--;
     return result;
 }
 
-Val call_value(Sema *S, Val callee, CallArgs *a) {
-    if (callee.k == V_BUILTIN) return call_builtin(S, callee.builtin, callee.self, a);
+Val sema_call_value(Sema *S, Val callee, CallArgs *a) {
+    if (callee.k == V_BUILTIN) return sema_call_builtin(S, callee.builtin, callee.self, a);
     if (callee.k == V_FUNC) {
         if (callee.self) { /* a method call x.f(...): x is the first argument */
             Val *pos = arena_alloc(S->arena, sizeof(Val) * (size_t)(a->npos + 1));
@@ -228,20 +228,20 @@ Val call_value(Sema *S, Val callee, CallArgs *a) {
             a->pos = pos;
             a->npos++;
         }
-        return call_user(S, callee.fn, callee.fnmod, a);
+        return sema_call_user(S, callee.fn, callee.fnmod, a);
     }
     if (callee.k == V_DTYPE) sema_error(S, a->loc, "a dtype is not callable: use x.to(dtype) to convert");
-    sema_error(S, a->loc, "%s is not callable", val_kind_name(S, callee));
+    sema_error(S, a->loc, "%s is not callable", sema_val_kind_name(S, callee));
 }
 
-Val lower_call_stdlib(Sema *S, const char *name, const Val *args, int n, Loc loc) {
+Val sema_lower_call_stdlib(Sema *S, const char *name, const Val *args, int n, Loc loc) {
     Val f;
-    if (!scope_lookup(S, &S->std, name, loc, &f) || f.k != V_FUNC)
+    if (!sema_scope_lookup(S, &S->std, name, loc, &f) || f.k != V_FUNC)
         NR_DIE("standard library function '%s' is missing", name);
     CallArgs a;
     memset(&a, 0, sizeof a);
     a.pos = (Val *)args;
     a.npos = n;
     a.loc = loc;
-    return call_user(S, f.fn, f.fnmod, &a);
+    return sema_call_user(S, f.fn, f.fnmod, &a);
 }

@@ -23,25 +23,25 @@ static Val const_pow(Sema *S, double a, double b, Loc loc) {
         sema_error(S, loc, "a negative number raised to a fractional power is not a real number");
     double r = pow(a, b);
     if (isinf(r) && isfinite(a) && isfinite(b)) sema_error(S, loc, "float overflow in constant expression");
-    return val_float(r);
+    return sema_val_float(r);
 }
 
 static Val const_int_binop(Sema *S, int op, int64_t a, int64_t b, Loc loc) {
     int64_t r = 0;
     switch (op) {
-    case BIN_ADD: if (__builtin_add_overflow(a, b, &r)) overflow_error(S, loc); return val_int(r);
-    case BIN_SUB: if (__builtin_sub_overflow(a, b, &r)) overflow_error(S, loc); return val_int(r);
-    case BIN_MUL: if (__builtin_mul_overflow(a, b, &r)) overflow_error(S, loc); return val_int(r);
+    case BIN_ADD: if (__builtin_add_overflow(a, b, &r)) overflow_error(S, loc); return sema_val_int(r);
+    case BIN_SUB: if (__builtin_sub_overflow(a, b, &r)) overflow_error(S, loc); return sema_val_int(r);
+    case BIN_MUL: if (__builtin_mul_overflow(a, b, &r)) overflow_error(S, loc); return sema_val_int(r);
     case BIN_DIV:
         if (!b) sema_error(S, loc, "division by zero in constant expression");
-        return val_float((double)a / (double)b);
+        return sema_val_float((double)a / (double)b);
     case BIN_FLOORDIV:
     case BIN_MOD: {
         if (!b) sema_error(S, loc, "division by zero in constant expression");
         if (a == INT64_MIN && b == -1) sema_error(S, loc, "integer overflow in constant expression");
         int64_t q = a / b, m = a % b;
         if (m != 0 && ((m < 0) != (b < 0))) q--, m += b; /* Python floors */
-        return val_int(op == BIN_FLOORDIV ? q : m);
+        return sema_val_int(op == BIN_FLOORDIV ? q : m);
     }
     case BIN_POW: {
         if (b < 0) return const_pow(S, (double)a, (double)b, loc);
@@ -51,42 +51,42 @@ static Val const_int_binop(Sema *S, int op, int64_t a, int64_t b, Loc loc) {
             acc = r;
             if (acc == 0 || (acc == 1 && a == 1)) break; /* a power of 0 or 1 stays; -1's alternates */
         }
-        return val_int(acc);
+        return sema_val_int(acc);
     }
     case BIN_LSHIFT:
         if (b < 0 || b > 63) sema_error(S, loc, "shift amount %lld out of range", (long long)b);
         if (a != 0 && (b >= 63 || (a > 0 ? a > (INT64_MAX >> b) : a < (INT64_MIN >> b))))
             sema_error(S, loc, "integer overflow in constant expression");
-        return val_int((int64_t)((uint64_t)a << b));
+        return sema_val_int((int64_t)((uint64_t)a << b));
     case BIN_RSHIFT:
         if (b < 0) sema_error(S, loc, "negative shift amount");
-        return val_int(b > 63 ? (a < 0 ? -1 : 0) : a >> b);
-    case BIN_AND: return val_int(a & b);
-    case BIN_OR: return val_int(a | b);
-    case BIN_XOR: return val_int(a ^ b);
-    default: sema_error(S, loc, "unsupported operator '%s' on integers", binop_spelling(op));
+        return sema_val_int(b > 63 ? (a < 0 ? -1 : 0) : a >> b);
+    case BIN_AND: return sema_val_int(a & b);
+    case BIN_OR: return sema_val_int(a | b);
+    case BIN_XOR: return sema_val_int(a ^ b);
+    default: sema_error(S, loc, "unsupported operator '%s' on integers", ast_binop_spelling(op));
     }
 }
 
 static Val const_float_binop(Sema *S, int op, double a, double b, Loc loc) {
     switch (op) {
-    case BIN_ADD: return val_float(a + b);
-    case BIN_SUB: return val_float(a - b);
-    case BIN_MUL: return val_float(a * b);
+    case BIN_ADD: return sema_val_float(a + b);
+    case BIN_SUB: return sema_val_float(a - b);
+    case BIN_MUL: return sema_val_float(a * b);
     case BIN_DIV:
         if (b == 0) sema_error(S, loc, "division by zero in constant expression");
-        return val_float(a / b);
+        return sema_val_float(a / b);
     case BIN_FLOORDIV:
         if (b == 0) sema_error(S, loc, "division by zero in constant expression");
-        return val_float(floor(a / b));
+        return sema_val_float(floor(a / b));
     case BIN_MOD: {
         if (b == 0) sema_error(S, loc, "division by zero in constant expression");
         double m = fmod(a, b);
         if (m != 0 && ((m < 0) != (b < 0))) m += b;
-        return val_float(m);
+        return sema_val_float(m);
     }
     case BIN_POW: return const_pow(S, a, b, loc);
-    default: sema_error(S, loc, "unsupported operator '%s' on floats", binop_spelling(op));
+    default: sema_error(S, loc, "unsupported operator '%s' on floats", ast_binop_spelling(op));
     }
 }
 
@@ -96,18 +96,18 @@ static Val const_binop(Sema *S, int op, Val a, Val b, Loc loc) {
         char *s = arena_alloc(S->arena, a.slen + b.slen + 1);
         memcpy(s, a.s, a.slen);
         memcpy(s + a.slen, b.s, b.slen);
-        return val_str(S, s, a.slen + b.slen);
+        return sema_val_str(S, s, a.slen + b.slen);
     }
     if (a.k == V_TUPLE && b.k == V_TUPLE && op == BIN_ADD) {
         if (a.n + b.n > SEMA_MAX_TUPLE) sema_error(S, loc, "tuple with more than %d items", SEMA_MAX_TUPLE);
         Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(a.n + b.n + 1));
         memcpy(items, a.items, sizeof(Val) * (size_t)a.n);
         memcpy(items + a.n, b.items, sizeof(Val) * (size_t)b.n);
-        return val_tuple(S, items, a.n + b.n);
+        return sema_val_tuple(S, items, a.n + b.n);
     }
     if (!num(a) || !num(b))
-        sema_error(S, loc, "unsupported operand types for '%s': %s and %s", binop_spelling(op),
-                   val_kind_name(S, a), val_kind_name(S, b));
+        sema_error(S, loc, "unsupported operand types for '%s': %s and %s", ast_binop_spelling(op),
+                   sema_val_kind_name(S, a), sema_val_kind_name(S, b));
     if (a.k == V_FLOAT || b.k == V_FLOAT) return const_float_binop(S, op, fl(a), fl(b), loc);
     Val r = const_int_binop(S, op, a.i, b.i, loc);
     if (a.k == V_BOOL && b.k == V_BOOL && (op == BIN_AND || op == BIN_OR || op == BIN_XOR))
@@ -118,7 +118,7 @@ static Val const_binop(Sema *S, int op, Val a, Val b, Loc loc) {
 /* ---- lowering of operators on blocks and runtime scalars ---- */
 
 /* A Python int meeting an integer block of a narrower type must fit it (Triton). */
-void check_weak_range(Sema *S, Val c, int dt, Loc loc) {
+void sema_check_weak_range(Sema *S, Val c, int dt, Loc loc) {
     if (c.k != V_INT || !dt_is_int(dt) || dt == DT_I1 || dt_bits(dt) >= 64) return;
     int bits = dt_bits(dt);
     int64_t lo = dt_is_signed(dt) ? -(INT64_C(1) << (bits - 1)) : 0;
@@ -128,106 +128,106 @@ void check_weak_range(Sema *S, Val c, int dt, Loc loc) {
 }
 
 static Val emit_binary(Sema *S, int code, Val a, Val b, int dt, Loc loc) {
-    check_weak_range(S, a, dt, loc);
-    check_weak_range(S, b, dt, loc);
-    ValId x = to_ir_dt(S, a, dt, loc), y = to_ir_dt(S, b, dt, loc);
-    IrType shape = broadcast_shape(S, ir_type(F(S), x), ir_type(F(S), y), loc);
-    x = emit_broadcast(S, x, shape, loc);
-    y = emit_broadcast(S, y, shape, loc);
+    sema_check_weak_range(S, a, dt, loc);
+    sema_check_weak_range(S, b, dt, loc);
+    ValId x = sema_to_ir_dt(S, a, dt, loc), y = sema_to_ir_dt(S, b, dt, loc);
+    IrType shape = sema_broadcast_shape(S, ir_type(sema_func(S), x), ir_type(sema_func(S), y), loc);
+    x = sema_emit_broadcast(S, x, shape, loc);
+    y = sema_emit_broadcast(S, y, shape, loc);
     ValId ops[2] = {x, y};
-    Loc saved = B(S)->loc;
-    B(S)->loc = loc;
-    ValId r = ir_build1(B(S), code, ops, 2, ty_with_elem(shape, ty_scalar(dt)));
-    B(S)->loc = saved;
-    return val_ir(S, r);
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = loc;
+    ValId r = ir_build1(sema_builder(S), code, ops, 2, ty_with_elem(shape, ty_scalar(dt)));
+    sema_builder(S)->loc = saved;
+    return sema_val_ir(S, r);
 }
 
 static void need_number(Sema *S, Val v, const char *op, Loc loc) {
-    if (v.k != V_IR && !val_is_const(v))
-        sema_error(S, loc, "unsupported operand for '%s': %s", op, val_kind_name(S, v));
+    if (v.k != V_IR && !sema_val_is_const(v))
+        sema_error(S, loc, "unsupported operand for '%s': %s", op, sema_val_kind_name(S, v));
 }
 
 static Val pointer_offset(Sema *S, Val p, Val off, bool negate, Loc loc) {
-    IrType ot = type_of(off);
+    IrType ot = sema_type_of(off);
     if (!dt_is_int(ot.dt) || ot.dt == DT_I1)
-        sema_error(S, loc, "a pointer can only be offset by an integer, got %s", val_kind_name(S, off));
-    ValId o = to_ir(S, off, loc);
+        sema_error(S, loc, "a pointer can only be offset by an integer, got %s", sema_val_kind_name(S, off));
+    ValId o = sema_to_ir(S, off, loc);
     if (negate) {
-        Loc saved = B(S)->loc;
-        B(S)->loc = loc;
-        o = ir_build1(B(S), OP_NEG, &o, 1, ir_type(F(S), o));
-        B(S)->loc = saved;
+        Loc saved = sema_builder(S)->loc;
+        sema_builder(S)->loc = loc;
+        o = ir_build1(sema_builder(S), OP_NEG, &o, 1, ir_type(sema_func(S), o));
+        sema_builder(S)->loc = saved;
     }
     ValId ptr = p.v;
-    IrType shape = broadcast_shape(S, p.ty, ir_type(F(S), o), loc);
-    ptr = emit_broadcast(S, ptr, shape, loc);
-    o = emit_broadcast(S, o, shape, loc);
+    IrType shape = sema_broadcast_shape(S, p.ty, ir_type(sema_func(S), o), loc);
+    ptr = sema_emit_broadcast(S, ptr, shape, loc);
+    o = sema_emit_broadcast(S, o, shape, loc);
     ValId ops[2] = {ptr, o};
-    Loc saved = B(S)->loc;
-    B(S)->loc = loc;
-    ValId r = ir_build1(B(S), OP_ADDPTR, ops, 2, ty_with_elem(shape, ty_elem(p.ty)));
-    B(S)->loc = saved;
-    return val_ir(S, r);
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = loc;
+    ValId r = ir_build1(sema_builder(S), OP_ADDPTR, ops, 2, ty_with_elem(shape, ty_elem(p.ty)));
+    sema_builder(S)->loc = saved;
+    return sema_val_ir(S, r);
 }
 
-Val float_div(Sema *S, Val a, Val b, bool exact, Loc loc) {
-    int dt = computation_dtype(S, type_of(a), a.k != V_IR, type_of(b), b.k != V_IR, true, loc);
+Val sema_float_div(Sema *S, Val a, Val b, bool exact, Loc loc) {
+    int dt = sema_computation_dtype(S, sema_type_of(a), a.k != V_IR, sema_type_of(b), b.k != V_IR, true, loc);
     if (dt_is_int(dt)) dt = DT_FP32; /* int / int is a float division, as in Triton */
     return emit_binary(S, exact ? OP_DIV_RN : OP_DIV, a, b, dt, loc);
 }
 
-static Val true_div(Sema *S, Val a, Val b, Loc loc) { return float_div(S, a, b, false, loc); }
+static Val true_div(Sema *S, Val a, Val b, Loc loc) { return sema_float_div(S, a, b, false, loc); }
 
 static Val int_only(Sema *S, int code, Val a, Val b, int dt, const char *op, Loc loc) {
     if (!dt_is_int(dt))
-        sema_error(S, loc, "'%s' needs integer operands, got %s and %s", op, val_kind_name(S, a),
-                   val_kind_name(S, b));
+        sema_error(S, loc, "'%s' needs integer operands, got %s and %s", op, sema_val_kind_name(S, a),
+                   sema_val_kind_name(S, b));
     return emit_binary(S, code, a, b, dt, loc);
 }
 
 static Val bitwise(Sema *S, int code, Val a, Val b, const char *op, Loc loc) {
-    IrType ta = type_of(a), tb = type_of(b);
+    IrType ta = sema_type_of(a), tb = sema_type_of(b);
     if (!dt_is_int(ta.dt) || !dt_is_int(tb.dt))
         sema_error(S, loc, "'%s' needs integer or boolean operands, got %s and %s", op,
-                   val_kind_name(S, a), val_kind_name(S, b));
-    int dt = computation_dtype(S, ta, false, tb, false, false, loc);
+                   sema_val_kind_name(S, a), sema_val_kind_name(S, b));
+    int dt = sema_computation_dtype(S, ta, false, tb, false, false, loc);
     return emit_binary(S, code, a, b, dt, loc);
 }
 
-Val binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
-    if (val_is_constexpr(a) && val_is_constexpr(b)) return const_binop(S, op, a, b, loc);
-    const char *sp = binop_spelling(op);
+Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
+    if (sema_val_is_constexpr(a) && sema_val_is_constexpr(b)) return const_binop(S, op, a, b, loc);
+    const char *sp = ast_binop_spelling(op);
     if (a.k == V_IR && a.ty.dt == DT_PTR && (op == BIN_ADD || op == BIN_SUB))
         return pointer_offset(S, a, b, op == BIN_SUB, loc);
     if (b.k == V_IR && b.ty.dt == DT_PTR && op == BIN_ADD) return pointer_offset(S, b, a, false, loc);
     need_number(S, a, sp, loc);
     need_number(S, b, sp, loc);
-    if (type_of(a).dt == DT_PTR || type_of(b).dt == DT_PTR)
+    if (sema_type_of(a).dt == DT_PTR || sema_type_of(b).dt == DT_PTR)
         sema_error(S, loc, "unsupported pointer operation '%s'", sp);
     bool wa = a.k != V_IR, wb = b.k != V_IR;
-    IrType ta = type_of(a), tb = type_of(b);
+    IrType ta = sema_type_of(a), tb = sema_type_of(b);
     if ((wa && a.k == V_INT && a.i < 0) || (wb && b.k == V_INT && b.i < 0)) {
-        int dt = computation_dtype(S, ta, wa, tb, wb, false, loc);
+        int dt = sema_computation_dtype(S, ta, wa, tb, wb, false, loc);
         if (dt_is_int(dt) && !dt_is_signed(dt) && dt != DT_I1 && op != BIN_AND && op != BIN_OR && op != BIN_XOR)
             sema_error(S, loc, "cannot combine an unsigned block with a negative constant; cast one of them");
     }
     switch (op) {
-    case BIN_ADD: return emit_binary(S, OP_ADD, a, b, computation_dtype(S, ta, wa, tb, wb, false, loc), loc);
-    case BIN_SUB: return emit_binary(S, OP_SUB, a, b, computation_dtype(S, ta, wa, tb, wb, false, loc), loc);
-    case BIN_MUL: return emit_binary(S, OP_MUL, a, b, computation_dtype(S, ta, wa, tb, wb, false, loc), loc);
+    case BIN_ADD: return emit_binary(S, OP_ADD, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc), loc);
+    case BIN_SUB: return emit_binary(S, OP_SUB, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc), loc);
+    case BIN_MUL: return emit_binary(S, OP_MUL, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc), loc);
     case BIN_DIV: return true_div(S, a, b, loc);
     case BIN_FLOORDIV:
-        return int_only(S, OP_IDIV, a, b, computation_dtype(S, ta, wa, tb, wb, true, loc), "//", loc);
-    case BIN_MOD: return emit_binary(S, OP_REM, a, b, computation_dtype(S, ta, wa, tb, wb, true, loc), loc);
+        return int_only(S, OP_IDIV, a, b, sema_computation_dtype(S, ta, wa, tb, wb, true, loc), "//", loc);
+    case BIN_MOD: return emit_binary(S, OP_REM, a, b, sema_computation_dtype(S, ta, wa, tb, wb, true, loc), loc);
     case BIN_AND: return bitwise(S, OP_AND, a, b, "&", loc);
     case BIN_OR: return bitwise(S, OP_OR, a, b, "|", loc);
     case BIN_XOR: return bitwise(S, OP_XOR, a, b, "^", loc);
-    case BIN_LSHIFT: return int_only(S, OP_SHL, a, b, computation_dtype(S, ta, wa, tb, wb, false, loc), "<<", loc);
-    case BIN_RSHIFT: return int_only(S, OP_SHR, a, b, computation_dtype(S, ta, wa, tb, wb, false, loc), ">>", loc);
+    case BIN_LSHIFT: return int_only(S, OP_SHL, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc), "<<", loc);
+    case BIN_RSHIFT: return int_only(S, OP_SHR, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc), ">>", loc);
     case BIN_MATMUL: {
         Val args[2] = {a, b};
         CallArgs ca = {.pos = args, .npos = 2, .loc = loc};
-        return call_builtin(S, builtin_find("dot"), NULL, &ca);
+        return sema_call_builtin(S, sema_builtin_find("dot"), NULL, &ca);
     }
     default:
         sema_error(S, loc, "operator '%s' is not supported on blocks (use tl.exp2 / tl.log2 for powers)", sp);
@@ -238,13 +238,13 @@ Val binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
 
 static bool const_compare(Sema *S, int op, Val a, Val b, Loc loc) {
     if (op == CMP_IS || op == CMP_ISNOT) {
-        bool same = a.k == b.k && (a.k == V_NONE || val_same(a, b));
+        bool same = a.k == b.k && (a.k == V_NONE || sema_val_same(a, b));
         return op == CMP_IS ? same : !same;
     }
     if (op == CMP_IN || op == CMP_NOTIN) {
-        if (b.k != V_TUPLE) sema_error(S, loc, "'in' needs a tuple on its right, got %s", val_kind_name(S, b));
+        if (b.k != V_TUPLE) sema_error(S, loc, "'in' needs a tuple on its right, got %s", sema_val_kind_name(S, b));
         bool found = false;
-        for (int i = 0; i < b.n && !found; i++) found = val_same(a, b.items[i]) || (num(a) && num(b.items[i]) && fl(a) == fl(b.items[i]));
+        for (int i = 0; i < b.n && !found; i++) found = sema_val_same(a, b.items[i]) || (num(a) && num(b.items[i]) && fl(a) == fl(b.items[i]));
         return op == CMP_IN ? found : !found;
     }
     int c;
@@ -260,10 +260,10 @@ static bool const_compare(Sema *S, int op, Val a, Val b, Loc loc) {
         c = memcmp(a.s, b.s, n);
         if (!c) c = a.slen < b.slen ? -1 : a.slen > b.slen;
     } else if (op == CMP_EQ || op == CMP_NE) {
-        bool eq = val_same(a, b);
+        bool eq = sema_val_same(a, b);
         return op == CMP_EQ ? eq : !eq;
     } else {
-        sema_error(S, loc, "cannot order %s and %s", val_kind_name(S, a), val_kind_name(S, b));
+        sema_error(S, loc, "cannot order %s and %s", sema_val_kind_name(S, a), sema_val_kind_name(S, b));
     }
     switch (op) {
     case CMP_EQ: return c == 0;
@@ -275,85 +275,85 @@ static bool const_compare(Sema *S, int op, Val a, Val b, Loc loc) {
     }
 }
 
-Val compare_op(Sema *S, int op, Val a, Val b, Loc loc) {
-    if (val_is_constexpr(a) && val_is_constexpr(b)) return val_bool(const_compare(S, op, a, b, loc));
+Val sema_compare_op(Sema *S, int op, Val a, Val b, Loc loc) {
+    if (sema_val_is_constexpr(a) && sema_val_is_constexpr(b)) return sema_val_bool(const_compare(S, op, a, b, loc));
     if (op == CMP_IS || op == CMP_ISNOT) {
-        if (a.k == V_NONE || b.k == V_NONE) return val_bool(op == CMP_ISNOT); /* a block is not None */
+        if (a.k == V_NONE || b.k == V_NONE) return sema_val_bool(op == CMP_ISNOT); /* a block is not None */
         sema_error(S, loc, "'is' only compares with None or constants");
     }
     if (op == CMP_IN || op == CMP_NOTIN) sema_error(S, loc, "'in' is only supported on compile-time tuples");
-    const char *sp = cmpop_spelling(op);
+    const char *sp = ast_cmpop_spelling(op);
     need_number(S, a, sp, loc);
     need_number(S, b, sp, loc);
-    IrType ta = type_of(a), tb = type_of(b);
+    IrType ta = sema_type_of(a), tb = sema_type_of(b);
     int dt;
     if (ta.dt == DT_PTR || tb.dt == DT_PTR) {
-        if (!ty_equal(ty_elem(ta), ty_elem(tb))) sema_error(S, loc, "cannot compare a pointer with %s", val_kind_name(S, ta.dt == DT_PTR ? b : a));
+        if (!ty_equal(ty_elem(ta), ty_elem(tb))) sema_error(S, loc, "cannot compare a pointer with %s", sema_val_kind_name(S, ta.dt == DT_PTR ? b : a));
         dt = DT_PTR;
     } else {
-        dt = computation_dtype(S, ta, a.k != V_IR, tb, b.k != V_IR, false, loc);
+        dt = sema_computation_dtype(S, ta, a.k != V_IR, tb, b.k != V_IR, false, loc);
     }
-    check_weak_range(S, a, dt, loc);
-    check_weak_range(S, b, dt, loc);
-    ValId x = dt == DT_PTR ? a.v : to_ir_dt(S, a, dt, loc);
-    ValId y = dt == DT_PTR ? b.v : to_ir_dt(S, b, dt, loc);
-    IrType shape = broadcast_shape(S, ir_type(F(S), x), ir_type(F(S), y), loc);
-    ValId ops[2] = {emit_broadcast(S, x, shape, loc), emit_broadcast(S, y, shape, loc)};
+    sema_check_weak_range(S, a, dt, loc);
+    sema_check_weak_range(S, b, dt, loc);
+    ValId x = dt == DT_PTR ? a.v : sema_to_ir_dt(S, a, dt, loc);
+    ValId y = dt == DT_PTR ? b.v : sema_to_ir_dt(S, b, dt, loc);
+    IrType shape = sema_broadcast_shape(S, ir_type(sema_func(S), x), ir_type(sema_func(S), y), loc);
+    ValId ops[2] = {sema_emit_broadcast(S, x, shape, loc), sema_emit_broadcast(S, y, shape, loc)};
     static const int preds[] = {CMP_PRED_EQ, CMP_PRED_NE, CMP_PRED_LT, CMP_PRED_LE, CMP_PRED_GT, CMP_PRED_GE};
-    Loc saved = B(S)->loc;
-    B(S)->loc = loc;
-    OpId o = ir_build(B(S), OP_CMP, ops, 2, (IrType[]){ty_with_elem(shape, ty_scalar(DT_I1))}, 1);
-    B(S)->loc = saved;
-    F(S)->ops[o].attr[0] = preds[op];
-    return val_ir(S, ir_result(F(S), o, 0));
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = loc;
+    OpId o = ir_build(sema_builder(S), OP_CMP, ops, 2, (IrType[]){ty_with_elem(shape, ty_scalar(DT_I1))}, 1);
+    sema_builder(S)->loc = saved;
+    sema_func(S)->ops[o].attr[0] = preds[op];
+    return sema_val_ir(S, ir_result(sema_func(S), o, 0));
 }
 
 /* ---- unary operators ---- */
 
-bool truthy_const(Sema *S, Val v, Loc loc, bool *out) {
+bool sema_truthy_const(Sema *S, Val v, Loc loc, bool *out) {
     (void)S, (void)loc;
     switch (v.k) {
     case V_NONE: *out = false; return true;
     case V_BOOL: case V_INT: *out = v.i != 0; return true;
     case V_FLOAT: *out = v.f != 0; return true;
     case V_STR: *out = v.slen != 0; return true;
-    case V_TUPLE: if (!val_is_constexpr(v)) return false; *out = v.n != 0; return true;
+    case V_TUPLE: if (!sema_val_is_constexpr(v)) return false; *out = v.n != 0; return true;
     case V_DTYPE: case V_FUNC: case V_BUILTIN: case V_MODULE: *out = true; return true;
     default: return false;
     }
 }
 
 static ValId emit_unary(Sema *S, int code, ValId x, Loc loc) {
-    Loc saved = B(S)->loc;
-    B(S)->loc = loc;
-    ValId r = ir_build1(B(S), code, &x, 1, ir_type(F(S), x));
-    B(S)->loc = saved;
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = loc;
+    ValId r = ir_build1(sema_builder(S), code, &x, 1, ir_type(sema_func(S), x));
+    sema_builder(S)->loc = saved;
     return r;
 }
 
-Val unary_op(Sema *S, int op, Val a, Loc loc) {
+Val sema_unary_op(Sema *S, int op, Val a, Loc loc) {
     bool t;
     if (op == UN_NOT) {
-        if (truthy_const(S, a, loc, &t)) return val_bool(!t);
-        if (a.k != V_IR) sema_error(S, loc, "'not' needs a condition, got %s", val_kind_name(S, a));
-        return val_ir(S, emit_unary(S, OP_NOT, to_i1(S, a, loc), loc));
+        if (sema_truthy_const(S, a, loc, &t)) return sema_val_bool(!t);
+        if (a.k != V_IR) sema_error(S, loc, "'not' needs a condition, got %s", sema_val_kind_name(S, a));
+        return sema_val_ir(S, emit_unary(S, OP_NOT, sema_to_i1(S, a, loc), loc));
     }
-    if (val_is_const(a)) {
+    if (sema_val_is_const(a)) {
         if (op == UN_POS) return a;
         if (op == UN_NEG) {
-            if (a.k == V_FLOAT) return val_float(-a.f);
+            if (a.k == V_FLOAT) return sema_val_float(-a.f);
             if (a.i == INT64_MIN) sema_error(S, loc, "integer overflow in constant expression");
-            return val_int(-a.i);
+            return sema_val_int(-a.i);
         }
         if (a.k == V_FLOAT) sema_error(S, loc, "'~' needs an integer, got a float");
-        return val_int(~a.i);
+        return sema_val_int(~a.i);
     }
-    if (a.k != V_IR) sema_error(S, loc, "bad operand for unary operator: %s", val_kind_name(S, a));
+    if (a.k != V_IR) sema_error(S, loc, "bad operand for unary operator: %s", sema_val_kind_name(S, a));
     if (a.ty.dt == DT_PTR) sema_error(S, loc, "bad operand for unary operator: a pointer");
     if (op == UN_POS) return a;
-    if (op == UN_NEG) return val_ir(S, emit_unary(S, OP_NEG, a.v, loc));
-    if (!dt_is_int(a.ty.dt)) sema_error(S, loc, "'~' needs an integer, got %s", val_kind_name(S, a));
-    return val_ir(S, emit_unary(S, OP_NOT, a.v, loc));
+    if (op == UN_NEG) return sema_val_ir(S, emit_unary(S, OP_NEG, a.v, loc));
+    if (!dt_is_int(a.ty.dt)) sema_error(S, loc, "'~' needs an integer, got %s", sema_val_kind_name(S, a));
+    return sema_val_ir(S, emit_unary(S, OP_NOT, a.v, loc));
 }
 
 /* ---- subscripts: x[:, None] and tuple indexing ---- */
@@ -362,16 +362,16 @@ static Val subscript_tuple(Sema *S, Val t, const Expr *e) {
     if (e->nitems != 1) sema_error(S, e->loc, "a tuple takes one index");
     const Expr *ix = e->items[0];
     if (ix->kind == EX_SLICE) {
-        Val lo = ix->lhs ? lower_expr(S, ix->lhs) : val_int(0);
-        Val hi = ix->rhs ? lower_expr(S, ix->rhs) : val_int(t.n);
+        Val lo = ix->lhs ? sema_lower_expr(S, ix->lhs) : sema_val_int(0);
+        Val hi = ix->rhs ? sema_lower_expr(S, ix->rhs) : sema_val_int(t.n);
         if (lo.k != V_INT || hi.k != V_INT || ix->third) sema_error(S, ix->loc, "tuple slices take constant bounds");
         int64_t a = lo.i < 0 ? lo.i + t.n : lo.i, b = hi.i < 0 ? hi.i + t.n : hi.i;
         if (a < 0) a = 0;
         if (b > t.n) b = t.n;
-        return val_tuple(S, t.items + a, b > a ? (int)(b - a) : 0);
+        return sema_val_tuple(S, t.items + a, b > a ? (int)(b - a) : 0);
     }
-    Val i = lower_expr(S, ix);
-    if (i.k != V_INT) sema_error(S, ix->loc, "tuple index must be a constant integer, got %s", val_kind_name(S, i));
+    Val i = sema_lower_expr(S, ix);
+    if (i.k != V_INT) sema_error(S, ix->loc, "tuple index must be a constant integer, got %s", sema_val_kind_name(S, i));
     int64_t k = i.i < 0 ? i.i + t.n : i.i;
     if (k < 0 || k >= t.n) sema_error(S, ix->loc, "tuple index %lld out of range (length %d)", (long long)i.i, t.n);
     return t.items[k];
@@ -394,50 +394,50 @@ static Val subscript_block(Sema *S, Val x, const Expr *e) {
             axis++;
             continue;
         }
-        IrType t = ir_type(F(S), v), r = t;
+        IrType t = ir_type(sema_func(S), v), r = t;
         if (t.rank >= NR_MAX_RANK) sema_error(S, e->loc, "blocks have at most %d dimensions", NR_MAX_RANK);
         memmove(r.shape + axis + 1, r.shape + axis, sizeof(int32_t) * (size_t)(t.rank - axis));
         r.shape[axis] = 1;
         r.rank++;
-        Loc saved = B(S)->loc;
-        B(S)->loc = e->items[i]->loc;
-        OpId op = ir_build(B(S), OP_EXPAND_DIMS, &v, 1, &r, 1);
-        B(S)->loc = saved;
-        F(S)->ops[op].attr[0] = axis;
-        v = ir_result(F(S), op, 0);
+        Loc saved = sema_builder(S)->loc;
+        sema_builder(S)->loc = e->items[i]->loc;
+        OpId op = ir_build(sema_builder(S), OP_EXPAND_DIMS, &v, 1, &r, 1);
+        sema_builder(S)->loc = saved;
+        sema_func(S)->ops[op].attr[0] = axis;
+        v = ir_result(sema_func(S), op, 0);
         axis++;
     }
-    return val_ir(S, v);
+    return sema_val_ir(S, v);
 }
 
 static Val lower_subscript(Sema *S, const Expr *e) {
-    Val base = lower_expr(S, e->lhs);
+    Val base = sema_lower_expr(S, e->lhs);
     if (base.k == V_TUPLE) return subscript_tuple(S, base, e);
     if (base.k == V_IR) return subscript_block(S, base, e);
-    sema_error(S, e->loc, "%s cannot be indexed", val_kind_name(S, base));
+    sema_error(S, e->loc, "%s cannot be indexed", sema_val_kind_name(S, base));
 }
 
 /* ---- boolean operators, comparisons chains, conditional expressions ---- */
 
 static Val logical_and_or(Sema *S, bool is_and, Val a, Val b, Loc loc) {
-    ValId x = to_i1(S, a, loc), y = to_i1(S, b, loc);
-    return emit_binary(S, is_and ? OP_AND : OP_OR, val_ir(S, x), val_ir(S, y), DT_I1, loc);
+    ValId x = sema_to_i1(S, a, loc), y = sema_to_i1(S, b, loc);
+    return emit_binary(S, is_and ? OP_AND : OP_OR, sema_val_ir(S, x), sema_val_ir(S, y), DT_I1, loc);
 }
 
 static Val lower_boolop(Sema *S, const Expr *e) {
     bool is_and = e->op == BOOL_AND;
-    Val acc = lower_expr(S, e->items[0]);
+    Val acc = sema_lower_expr(S, e->items[0]);
     for (int i = 1; i < e->nitems; i++) {
         bool t;
-        if (truthy_const(S, acc, e->loc, &t)) {
+        if (sema_truthy_const(S, acc, e->loc, &t)) {
             if (t != is_and) return acc; /* short circuit, like Python */
-            acc = lower_expr(S, e->items[i]);
+            acc = sema_lower_expr(S, e->items[i]);
             continue;
         }
-        Val rhs = lower_expr(S, e->items[i]);
-        if (truthy_const(S, rhs, e->loc, &t)) {
+        Val rhs = sema_lower_expr(S, e->items[i]);
+        if (sema_truthy_const(S, rhs, e->loc, &t)) {
             if (t == is_and) continue; /* x and True == x (as a condition) */
-            acc = val_bool(t);
+            acc = sema_val_bool(t);
             continue;
         }
         acc = logical_and_or(S, is_and, acc, rhs, e->loc);
@@ -446,12 +446,12 @@ static Val lower_boolop(Sema *S, const Expr *e) {
 }
 
 static Val lower_cmp_chain(Sema *S, const Expr *e) {
-    Val left = lower_expr(S, e->items[0]), acc = val_bool(true);
+    Val left = sema_lower_expr(S, e->items[0]), acc = sema_val_bool(true);
     for (int i = 1; i < e->nitems; i++) {
-        Val right = lower_expr(S, e->items[i]);
-        Val c = compare_op(S, e->ops[i - 1], left, right, e->loc);
+        Val right = sema_lower_expr(S, e->items[i]);
+        Val c = sema_compare_op(S, e->ops[i - 1], left, right, e->loc);
         if (i == 1) acc = c;
-        else if (val_is_constexpr(acc) && val_is_constexpr(c)) acc = val_bool(acc.i && c.i);
+        else if (sema_val_is_constexpr(acc) && sema_val_is_constexpr(c)) acc = sema_val_bool(acc.i && c.i);
         else acc = logical_and_or(S, true, acc, c, e->loc);
         left = right;
     }
@@ -460,67 +460,67 @@ static Val lower_cmp_chain(Sema *S, const Expr *e) {
 
 /* One side of a conditional expression, in its own region, as dtype dt and shape sh. */
 static ValId ifexp_side(Sema *S, RegionId r, Val v, int dt, IrType sh, Loc loc) {
-    RegionId old = B(S)->region;
-    B(S)->region = r;
-    ValId x = dt == DT_PTR ? v.v : to_ir_dt(S, v, dt, loc);
-    x = emit_broadcast(S, x, sh, loc);
-    Loc saved = B(S)->loc;
-    B(S)->loc = loc;
-    ir_build(B(S), OP_YIELD, &x, 1, NULL, 0);
-    B(S)->loc = saved;
-    B(S)->region = old;
+    RegionId old = sema_builder(S)->region;
+    sema_builder(S)->region = r;
+    ValId x = dt == DT_PTR ? v.v : sema_to_ir_dt(S, v, dt, loc);
+    x = sema_emit_broadcast(S, x, sh, loc);
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = loc;
+    ir_build(sema_builder(S), OP_YIELD, &x, 1, NULL, 0);
+    sema_builder(S)->loc = saved;
+    sema_builder(S)->region = old;
     return x;
 }
 
 /* `a if c else b`: a constant c picks a side now; a run-time c becomes an if op, so only
  * the side taken runs (a load on the other side never happens), as in Triton. */
 static Val lower_ifexp(Sema *S, const Expr *e) {
-    Val c = lower_expr(S, e->items[0]);
+    Val c = sema_lower_expr(S, e->items[0]);
     bool t;
-    if (truthy_const(S, c, e->loc, &t)) return lower_expr(S, t ? e->lhs : e->rhs);
+    if (sema_truthy_const(S, c, e->loc, &t)) return sema_lower_expr(S, t ? e->lhs : e->rhs);
     if (c.k != V_IR || c.ty.rank != 0)
         sema_error(S, e->items[0]->loc, "the condition of a conditional expression must be a scalar, got %s",
-                   val_kind_name(S, c));
-    ValId cond = to_i1(S, c, e->loc);
-    IrFunc *f = F(S);
-    RegionId rt = ir_region_new(f, 0), re = ir_region_new(f, 0), old = B(S)->region;
-    B(S)->region = rt;
-    Val a = lower_expr(S, e->lhs);
-    B(S)->region = re;
-    Val b = lower_expr(S, e->rhs);
-    B(S)->region = old;
+                   sema_val_kind_name(S, c));
+    ValId cond = sema_to_i1(S, c, e->loc);
+    IrFunc *f = sema_func(S);
+    RegionId rt = ir_region_new(f, 0), re = ir_region_new(f, 0), old = sema_builder(S)->region;
+    sema_builder(S)->region = rt;
+    Val a = sema_lower_expr(S, e->lhs);
+    sema_builder(S)->region = re;
+    Val b = sema_lower_expr(S, e->rhs);
+    sema_builder(S)->region = old;
     for (int i = 0; i < 2; i++) {
         Val v = i ? b : a;
-        if (v.k != V_IR && !val_is_const(v))
+        if (v.k != V_IR && !sema_val_is_const(v))
             sema_error(S, (i ? e->rhs : e->lhs)->loc, "a conditional expression with a run-time condition needs numbers or blocks, got %s",
-                       val_kind_name(S, v));
+                       sema_val_kind_name(S, v));
     }
-    IrType ta = type_of(a), tb = type_of(b);
+    IrType ta = sema_type_of(a), tb = sema_type_of(b);
     int dt;
     if (ta.dt == DT_PTR || tb.dt == DT_PTR) {
         if (ta.dt != tb.dt || ta.pointee != tb.pointee) sema_error(S, e->loc, "both sides must be pointers of one type");
         dt = DT_PTR;
     } else {
-        dt = computation_dtype(S, ta, a.k != V_IR, tb, b.k != V_IR, false, e->loc);
-        check_weak_range(S, a, dt, e->lhs->loc);
-        check_weak_range(S, b, dt, e->rhs->loc);
+        dt = sema_computation_dtype(S, ta, a.k != V_IR, tb, b.k != V_IR, false, e->loc);
+        sema_check_weak_range(S, a, dt, e->lhs->loc);
+        sema_check_weak_range(S, b, dt, e->rhs->loc);
     }
-    IrType sh = broadcast_shape(S, ta, tb, e->loc);
+    IrType sh = sema_broadcast_shape(S, ta, tb, e->loc);
     IrType rty = dt == DT_PTR ? ty_with_elem(sh, ty_elem(ta)) : ty_with_elem(sh, ty_scalar(dt));
     ifexp_side(S, rt, a, dt, sh, e->lhs->loc);
     ifexp_side(S, re, b, dt, sh, e->rhs->loc);
-    Loc saved = B(S)->loc;
-    B(S)->loc = e->loc;
-    OpId op = ir_build(B(S), OP_IF, &cond, 1, &rty, 1);
-    B(S)->loc = saved;
-    f = F(S);
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = e->loc;
+    OpId op = ir_build(sema_builder(S), OP_IF, &cond, 1, &rty, 1);
+    sema_builder(S)->loc = saved;
+    f = sema_func(S);
     f->ops[op].region[0] = rt, f->ops[op].region[1] = re, f->ops[op].nregions = 2;
     f->regions[rt].parent_op = op, f->regions[re].parent_op = op;
-    return val_ir(S, ir_result(f, op, 0));
+    return sema_val_ir(S, ir_result(f, op, 0));
 }
 
 static Val lower_call(Sema *S, const Expr *e) {
-    Val callee = lower_expr(S, e->lhs);
+    Val callee = sema_lower_expr(S, e->lhs);
     CallArgs a;
     memset(&a, 0, sizeof a);
     a.loc = e->loc;
@@ -530,8 +530,8 @@ static Val lower_call(Sema *S, const Expr *e) {
     for (int i = 0; i < e->nitems; i++) {
         const Expr *x = e->items[i];
         if (x->kind == EX_STAR) {
-            Val t = lower_expr(S, x->lhs);
-            if (t.k != V_TUPLE) sema_error(S, x->loc, "'*' expands a tuple, got %s", val_kind_name(S, t));
+            Val t = sema_lower_expr(S, x->lhs);
+            if (t.k != V_TUPLE) sema_error(S, x->loc, "'*' expands a tuple, got %s", sema_val_kind_name(S, t));
             if (a.npos + t.n > cap) {
                 int nc = a.npos + t.n + 4;
                 a.pos = arena_grow(S->arena, a.pos, sizeof(Val), (size_t)a.npos, (size_t)nc);
@@ -547,7 +547,7 @@ static Val lower_call(Sema *S, const Expr *e) {
             cap *= 2;
         }
         a.poslocs[a.npos] = x->loc;
-        a.pos[a.npos++] = lower_expr(S, x);
+        a.pos[a.npos++] = sema_lower_expr(S, x);
     }
     a.nkw = e->nkw;
     a.kwnames = arena_alloc(S->arena, sizeof(char *) * (size_t)(e->nkw + 1));
@@ -558,42 +558,42 @@ static Val lower_call(Sema *S, const Expr *e) {
             if (!strcmp(e->kwnames[i], e->kwnames[j]))
                 sema_error(S, e->kwvalues[i]->loc, "keyword argument '%s' repeated", e->kwnames[i]);
         a.kwnames[i] = e->kwnames[i];
-        a.kwvals[i] = lower_expr(S, e->kwvalues[i]);
+        a.kwvals[i] = sema_lower_expr(S, e->kwvalues[i]);
         a.kwlocs[i] = e->kwvalues[i]->loc;
     }
-    return call_value(S, callee, &a);
+    return sema_call_value(S, callee, &a);
 }
 
 static Val lower_seq_items(Sema *S, const Expr *e) {
     Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(e->nitems + 1));
     for (int i = 0; i < e->nitems; i++) {
         if (e->items[i]->kind == EX_STAR) sema_error(S, e->items[i]->loc, "'*' is only allowed in call arguments");
-        items[i] = lower_expr(S, e->items[i]);
+        items[i] = sema_lower_expr(S, e->items[i]);
     }
-    return val_tuple(S, items, e->nitems);
+    return sema_val_tuple(S, items, e->nitems);
 }
 
-Val lower_expr(Sema *S, const Expr *e) {
+Val sema_lower_expr(Sema *S, const Expr *e) {
     switch (e->kind) {
-    case EX_NAME: return lookup_name(S, e->name, e->loc);
+    case EX_NAME: return sema_lookup_name(S, e->name, e->loc);
     case EX_INT:
         if (e->is_big) sema_error(S, e->loc, "integer constant too large (the limit is 2^63-1)");
-        return val_int(e->ival);
-    case EX_FLOAT: return val_float(e->fval);
-    case EX_STR: return val_str(S, e->sval, e->slen);
-    case EX_TRUE: return val_bool(true);
-    case EX_FALSE: return val_bool(false);
-    case EX_NONE: return val_none();
+        return sema_val_int(e->ival);
+    case EX_FLOAT: return sema_val_float(e->fval);
+    case EX_STR: return sema_val_str(S, e->sval, e->slen);
+    case EX_TRUE: return sema_val_bool(true);
+    case EX_FALSE: return sema_val_bool(false);
+    case EX_NONE: return sema_val_none();
     case EX_BINOP: {
-        Val a = lower_expr(S, e->lhs);
-        Val b = lower_expr(S, e->rhs);
-        return binary_op(S, e->op, a, b, e->loc);
+        Val a = sema_lower_expr(S, e->lhs);
+        Val b = sema_lower_expr(S, e->rhs);
+        return sema_binary_op(S, e->op, a, b, e->loc);
     }
-    case EX_UNOP: return unary_op(S, e->op, lower_expr(S, e->lhs), e->loc);
+    case EX_UNOP: return sema_unary_op(S, e->op, sema_lower_expr(S, e->lhs), e->loc);
     case EX_CMP: return lower_cmp_chain(S, e);
     case EX_BOOLOP: return lower_boolop(S, e);
     case EX_CALL: return lower_call(S, e);
-    case EX_ATTR: return get_attr(S, lower_expr(S, e->lhs), e->name, e->loc);
+    case EX_ATTR: return sema_get_attr(S, sema_lower_expr(S, e->lhs), e->name, e->loc);
     case EX_SUBSCRIPT: return lower_subscript(S, e);
     case EX_TUPLE:
     case EX_LIST: return lower_seq_items(S, e);

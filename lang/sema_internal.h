@@ -121,56 +121,56 @@ enum {
 _Noreturn void sema_error(Sema *S, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- values (sema_vals.c) ---- */
-Val val_none(void);
-Val val_int(int64_t i);
-Val val_bool(bool b);
-Val val_float(double f);
-Val val_str(Sema *S, const char *s, size_t n);
-Val val_dtype(IrType t);
-Val val_ir(Sema *S, ValId v);
-Val val_tuple(Sema *S, const Val *items, int n);
-bool val_is_const(Val v);           /* int, float, bool */
-bool val_is_constexpr(Val v);       /* anything but V_IR or a tuple holding one */
-bool val_same(Val a, Val b);        /* identical (same IR value or equal constants) */
-const char *val_kind_name(Sema *S, Val v); /* "i32 block <128xi32>", "constexpr int" */
-void val_key(Sema *S, StrBuf *sb, Val v);  /* a specialisation key fragment */
+Val sema_val_none(void);
+Val sema_val_int(int64_t i);
+Val sema_val_bool(bool b);
+Val sema_val_float(double f);
+Val sema_val_str(Sema *S, const char *s, size_t n);
+Val sema_val_dtype(IrType t);
+Val sema_val_ir(Sema *S, ValId v);
+Val sema_val_tuple(Sema *S, const Val *items, int n);
+bool sema_val_is_const(Val v);           /* int, float, bool */
+bool sema_val_is_constexpr(Val v);       /* anything but V_IR or a tuple holding one */
+bool sema_val_same(Val a, Val b);        /* identical (same IR value or equal constants) */
+const char *sema_val_kind_name(Sema *S, Val v); /* "i32 block <128xi32>", "constexpr int" */
+void sema_val_key(Sema *S, StrBuf *sb, Val v);  /* a specialisation key fragment */
 
-Env *env_new(Sema *S);
-Env *env_copy(Sema *S, const Env *e);
-Val *env_lookup(Env *e, const char *name);
-void env_set(Sema *S, Env *e, const char *name, Val v);
-void env_remove(Env *e, const char *name);
+Env *sema_env_new(Sema *S);
+Env *sema_env_copy(Sema *S, const Env *e);
+Val *sema_env_lookup(Env *e, const char *name);
+void sema_env_set(Sema *S, Env *e, const char *name, Val v);
+void sema_env_remove(Env *e, const char *name);
 
 /* ---- types and emission (sema_types.c) ---- */
-IrType type_of(Val v);               /* IR type; constexprs as Triton's to_tensor gives */
-int const_dtype(Sema *S, Val v, Loc loc); /* the dtype to_tensor gives a constant */
-ValId to_ir(Sema *S, Val v, Loc loc);          /* materialise (constant -> const op) */
-ValId to_ir_dt(Sema *S, Val v, int dt, Loc loc); /* materialise, then cast to dt */
-ValId emit_cast(Sema *S, ValId v, IrType elem, bool bitcast, Loc loc);
-ValId emit_broadcast(Sema *S, ValId v, IrType shape, Loc loc);
-IrType broadcast_shape(Sema *S, IrType a, IrType b, Loc loc);
-ValId emit_const(Sema *S, IrType ty, Val c, Loc loc); /* c int/float/bool */
-void check_shape(Sema *S, Loc loc, int rank, const int64_t *dims);
-int computation_dtype(Sema *S, IrType a, bool a_weak, IrType b, bool b_weak, bool div_or_mod, Loc loc);
-ValId to_i1(Sema *S, Val v, Loc loc);    /* condition: x != 0 unless already i1 */
-IrBuilder *B(Sema *S);
-IrFunc *F(Sema *S);
+IrType sema_type_of(Val v);               /* IR type; constexprs as Triton's to_tensor gives */
+int sema_const_dtype(Sema *S, Val v, Loc loc); /* the dtype to_tensor gives a constant */
+ValId sema_to_ir(Sema *S, Val v, Loc loc);          /* materialise (constant -> const op) */
+ValId sema_to_ir_dt(Sema *S, Val v, int dt, Loc loc); /* materialise, then cast to dt */
+ValId sema_emit_cast(Sema *S, ValId v, IrType elem, bool bitcast, Loc loc);
+ValId sema_emit_broadcast(Sema *S, ValId v, IrType shape, Loc loc);
+IrType sema_broadcast_shape(Sema *S, IrType a, IrType b, Loc loc);
+ValId sema_emit_const(Sema *S, IrType ty, Val c, Loc loc); /* c int/float/bool */
+void sema_check_shape(Sema *S, Loc loc, int rank, const int64_t *dims);
+int sema_computation_dtype(Sema *S, IrType a, bool a_weak, IrType b, bool b_weak, bool div_or_mod, Loc loc);
+ValId sema_to_i1(Sema *S, Val v, Loc loc);    /* condition: x != 0 unless already i1 */
+IrBuilder *sema_builder(Sema *S);
+IrFunc *sema_func(Sema *S);
 
 /* ---- expressions and operators (sema_expr.c) ---- */
-Val lower_expr(Sema *S, const Expr *e);
-Val binary_op(Sema *S, int op, Val a, Val b, Loc loc);  /* BinOp */
-Val compare_op(Sema *S, int op, Val a, Val b, Loc loc); /* CmpOp */
-Val unary_op(Sema *S, int op, Val a, Loc loc);
+Val sema_lower_expr(Sema *S, const Expr *e);
+Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc);  /* BinOp */
+Val sema_compare_op(Sema *S, int op, Val a, Val b, Loc loc); /* CmpOp */
+Val sema_unary_op(Sema *S, int op, Val a, Loc loc);
 /* A Python int meeting an integer of type dt must fit it (else an error). */
-void check_weak_range(Sema *S, Val c, int dt, Loc loc);
+void sema_check_weak_range(Sema *S, Val c, int dt, Loc loc);
 /* a / b as Triton types it; exact: correctly rounded on every device (tl.math.div_rn) */
-Val float_div(Sema *S, Val a, Val b, bool exact, Loc loc);
-Val lookup_name(Sema *S, const char *name, Loc loc);
-bool scope_lookup(Sema *S, ModScope *sc, const char *name, Loc loc, Val *out);
-void scope_init(Sema *S, ModScope *sc, const Module *m);
-int dtype_from_name(const char *name); /* float32, fp32, int32, i32, ... ; DT_VOID if none */
-Val get_attr(Sema *S, Val base, const char *name, Loc loc);
-bool truthy_const(Sema *S, Val v, Loc loc, bool *out); /* false if not a constexpr */
+Val sema_float_div(Sema *S, Val a, Val b, bool exact, Loc loc);
+Val sema_lookup_name(Sema *S, const char *name, Loc loc);
+bool sema_scope_lookup(Sema *S, ModScope *sc, const char *name, Loc loc, Val *out);
+void sema_scope_init(Sema *S, ModScope *sc, const Module *m);
+int sema_dtype_from_name(const char *name); /* float32, fp32, int32, i32, ... ; DT_VOID if none */
+Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc);
+bool sema_truthy_const(Sema *S, Val v, Loc loc, bool *out); /* false if not a constexpr */
 
 /* ---- calls (sema_call.c) ---- */
 typedef struct CallArgs {
@@ -183,17 +183,17 @@ typedef struct CallArgs {
     Loc loc;
     Loc *poslocs;
 } CallArgs;
-Val call_value(Sema *S, Val callee, CallArgs *a);
-Val call_user(Sema *S, const Func *fn, ModScope *scope, CallArgs *a);
-Val lower_call_stdlib(Sema *S, const char *name, const Val *args, int n, Loc loc);
+Val sema_call_value(Sema *S, Val callee, CallArgs *a);
+Val sema_call_user(Sema *S, const Func *fn, ModScope *scope, CallArgs *a);
+Val sema_lower_call_stdlib(Sema *S, const char *name, const Val *args, int n, Loc loc);
 
 /* ---- builtins (sema_builtins.c) ---- */
-int builtin_find(const char *name);    /* tl.NAME; -1 if none */
-int builtin_find_py(const char *name); /* Python builtins (min, max, float, ...); -1 if none */
-int builtin_dtype_method(void);         /* the id used for dtype predicates (x.dtype.is_floating()) */
-const char *builtin_name(int id);
-bool builtin_is_method(int id);     /* usable as x.name(...) on a block */
-Val call_builtin(Sema *S, int id, Val *self, CallArgs *a);
+int sema_builtin_find(const char *name);    /* tl.NAME; -1 if none */
+int sema_builtin_find_py(const char *name); /* Python builtins (min, max, float, ...); -1 if none */
+int sema_builtin_dtype_method(void);         /* the id used for dtype predicates (x.dtype.is_floating()) */
+const char *sema_builtin_name(int id);
+bool sema_builtin_is_method(int id);     /* usable as x.name(...) on a block */
+Val sema_call_builtin(Sema *S, int id, Val *self, CallArgs *a);
 
 /* ---- statements (sema_stmt.c) ---- */
 typedef struct Flow {
@@ -206,6 +206,6 @@ typedef struct Cont {
     int i;
     const struct Cont *next;
 } Cont;
-Flow lower_seq(Sema *S, const Block *b, int i, const Cont *rest);
+Flow sema_lower_seq(Sema *S, const Block *b, int i, const Cont *rest);
 
 #endif

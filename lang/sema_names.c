@@ -18,13 +18,13 @@ static const struct {
     {"bool", DT_I1}, {"half", DT_FP16}, {"float", DT_FP32}, {"double", DT_FP64},
 };
 
-int dtype_from_name(const char *name) {
+int sema_dtype_from_name(const char *name) {
     for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
         if (!strcmp(dtype_names[i].name, name)) return dtype_names[i].dt;
     return dt_from_name(name);
 }
 
-void scope_init(Sema *S, ModScope *sc, const Module *m) {
+void sema_scope_init(Sema *S, ModScope *sc, const Module *m) {
     memset(sc, 0, sizeof *sc);
     sc->mod = m;
     namemap_init(&sc->funcs, S->arena);
@@ -52,21 +52,21 @@ static Val eval_global(Sema *S, ModScope *sc, int i, Loc use) {
     sc->gstate[i] = 1;
     FnState fs;
     memset(&fs, 0, sizeof fs);
-    fs.env = env_new(S);
+    fs.env = sema_env_new(S);
     fs.scope = sc;
     fs.where = sc->gdefs[i]->value->loc;
     FnState *saved = S->fs;
     S->fs = &fs;
-    Val v = lower_expr(S, sc->gdefs[i]->value);
+    Val v = sema_lower_expr(S, sc->gdefs[i]->value);
     S->fs = saved;
-    if (!val_is_constexpr(v))
+    if (!sema_val_is_constexpr(v))
         sema_error(S, sc->gdefs[i]->value->loc, "module-level value '%s' must be a compile-time constant", sc->gnames[i]);
     sc->gvals[i] = v;
     sc->gstate[i] = 2;
     return v;
 }
 
-bool scope_lookup(Sema *S, ModScope *sc, const char *name, Loc loc, Val *out) {
+bool sema_scope_lookup(Sema *S, ModScope *sc, const char *name, Loc loc, Val *out) {
     const Func *fn = namemap_get(&sc->funcs, name);
     if (fn) {
         memset(out, 0, sizeof *out);
@@ -84,14 +84,14 @@ bool scope_lookup(Sema *S, ModScope *sc, const char *name, Loc loc, Val *out) {
 }
 
 static Val module_val(int which) {
-    Val v = val_none();
+    Val v = sema_val_none();
     v.k = V_MODULE;
     v.i = which;
     return v;
 }
 
 static Val builtin_val(int id, Val *self) {
-    Val v = val_none();
+    Val v = sema_val_none();
     v.k = V_BUILTIN;
     v.builtin = id;
     v.self = self;
@@ -103,25 +103,25 @@ static bool tl_member(Sema *S, const char *name, Loc loc, Val *out) {
     static const char *const submodules[] = {"math", "extra", "libdevice", "core", "standard", "random", "language", "cuda"};
     for (size_t i = 0; i < sizeof submodules / sizeof *submodules; i++)
         if (!strcmp(name, submodules[i])) return *out = module_val(MOD_TL), true;
-    int id = builtin_find(name);
+    int id = sema_builtin_find(name);
     if (id >= 0) return *out = builtin_val(id, NULL), true;
-    int dt = dtype_from_name(name);
-    if (dt != DT_VOID) return *out = val_dtype(ty_scalar(dt)), true;
-    if (scope_lookup(S, &S->std, name, loc, out) && out->k == V_FUNC) return true;
+    int dt = sema_dtype_from_name(name);
+    if (dt != DT_VOID) return *out = sema_val_dtype(ty_scalar(dt)), true;
+    if (sema_scope_lookup(S, &S->std, name, loc, out) && out->k == V_FUNC) return true;
     return false;
 }
 
-Val lookup_name(Sema *S, const char *name, Loc loc) {
-    Val *p = env_lookup(S->fs->env, name);
+Val sema_lookup_name(Sema *S, const char *name, Loc loc) {
+    Val *p = sema_env_lookup(S->fs->env, name);
     if (p) {
         if (p->k == V_UNDEF) sema_error(S, loc, "'%s' is not defined on every path that reaches here", name);
         return *p;
     }
     Val v;
-    if (scope_lookup(S, S->fs->scope, name, loc, &v)) return v;
+    if (sema_scope_lookup(S, S->fs->scope, name, loc, &v)) return v;
     if (!strcmp(name, "tl")) return module_val(MOD_TL);
     if (!strcmp(name, "triton")) return module_val(MOD_TRITON);
-    int id = builtin_find_py(name);
+    int id = sema_builtin_find_py(name);
     if (id >= 0) return builtin_val(id, NULL);
     if (tl_member(S, name, loc, &v)) return v;
     sema_error(S, loc, "use of undefined name '%s'", name);
@@ -130,43 +130,43 @@ Val lookup_name(Sema *S, const char *name, Loc loc) {
 static Val dtype_attr(Sema *S, Val d, const char *name, Loc loc) {
     if (!strcmp(name, "element_ty")) {
         if (d.ty.dt != DT_PTR) sema_error(S, loc, "'element_ty' is only defined for pointer dtypes");
-        return val_dtype(ty_scalar(d.ty.pointee));
+        return sema_val_dtype(ty_scalar(d.ty.pointee));
     }
-    if (!strcmp(name, "primitive_bitwidth") || !strcmp(name, "int_bitwidth")) return val_int(dt_bits(d.ty.dt));
+    if (!strcmp(name, "primitive_bitwidth") || !strcmp(name, "int_bitwidth")) return sema_val_int(dt_bits(d.ty.dt));
     if (!strncmp(name, "is_", 3)) {
         Val *self = arena_alloc(S->arena, sizeof(Val));
         *self = d;
         self->s = name; /* the predicate's name travels with the receiver */
-        return builtin_val(builtin_dtype_method(), self);
+        return builtin_val(sema_builtin_dtype_method(), self);
     }
     sema_error(S, loc, "dtype has no attribute '%s'", name);
 }
 
 static Val block_attr(Sema *S, Val x, const char *name, Loc loc) {
-    if (!strcmp(name, "dtype")) return val_dtype(ty_elem(x.ty));
+    if (!strcmp(name, "dtype")) return sema_val_dtype(ty_elem(x.ty));
     if (!strcmp(name, "shape")) {
         Val items[NR_MAX_RANK];
-        for (int i = 0; i < x.ty.rank; i++) items[i] = val_int(x.ty.shape[i]);
-        return val_tuple(S, items, x.ty.rank);
+        for (int i = 0; i < x.ty.rank; i++) items[i] = sema_val_int(x.ty.shape[i]);
+        return sema_val_tuple(S, items, x.ty.rank);
     }
-    if (!strcmp(name, "numel")) return val_int(ty_numel(x.ty));
+    if (!strcmp(name, "numel")) return sema_val_int(ty_numel(x.ty));
     if (!strcmp(name, "T")) {
         CallArgs a = {.pos = &x, .npos = 1, .loc = loc};
-        return call_builtin(S, builtin_find("trans"), NULL, &a);
+        return sema_call_builtin(S, sema_builtin_find("trans"), NULL, &a);
     }
     Val *self = arena_alloc(S->arena, sizeof(Val));
     *self = x;
-    int id = builtin_find(name);
-    if (id >= 0 && builtin_is_method(id)) return builtin_val(id, self);
+    int id = sema_builtin_find(name);
+    if (id >= 0 && sema_builtin_is_method(id)) return builtin_val(id, self);
     Val f;
-    if (scope_lookup(S, &S->std, name, loc, &f) && f.k == V_FUNC) { /* x.cdiv(4), x.sigmoid() */
+    if (sema_scope_lookup(S, &S->std, name, loc, &f) && f.k == V_FUNC) { /* x.cdiv(4), x.sigmoid() */
         f.self = self;
         return f;
     }
     sema_error(S, loc, "a block has no attribute or method '%s'", name);
 }
 
-Val get_attr(Sema *S, Val base, const char *name, Loc loc) {
+Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc) {
     Val v;
     switch (base.k) {
     case V_MODULE:
@@ -180,5 +180,5 @@ Val get_attr(Sema *S, Val base, const char *name, Loc loc) {
         break;
     default: break;
     }
-    sema_error(S, loc, "%s has no attribute '%s'", val_kind_name(S, base), name);
+    sema_error(S, loc, "%s has no attribute '%s'", sema_val_kind_name(S, base), name);
 }

@@ -80,7 +80,7 @@ static RegionId set_region(Sema *S, RegionId r) {
 }
 
 static bool carriable(Val v) {
-    if (v.k == V_IR || val_is_const(v)) return true;
+    if (v.k == V_IR || sema_val_is_const(v)) return true;
     if (v.k != V_TUPLE) return false;
     for (int i = 0; i < v.n; i++)
         if (!carriable(v.items[i])) return false;
@@ -93,16 +93,16 @@ static void leaves(Sema *S, Val v, ValId **out, int *n, int *cap, Loc loc) {
         for (int i = 0; i < v.n; i++) leaves(S, v.items[i], out, n, cap, loc);
         return;
     }
-    ValId x = to_ir(S, v, loc);
+    ValId x = sema_to_ir(S, v, loc);
     VEC_PUSH(S->arena, *out, *n, *cap, x);
 }
 
 /* Rebuild v's shape over a list of IR values (region args or op results). */
 static Val over(Sema *S, Val shape, const ValId *vals, int *k) {
-    if (shape.k != V_TUPLE) return val_ir(S, vals[(*k)++]);
+    if (shape.k != V_TUPLE) return sema_val_ir(S, vals[(*k)++]);
     Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(shape.n + 1));
     for (int i = 0; i < shape.n; i++) items[i] = over(S, shape.items[i], vals, k);
-    return val_tuple(S, items, shape.n);
+    return sema_val_tuple(S, items, shape.n);
 }
 
 static bool same_structure(Val a, Val b) {
@@ -129,9 +129,9 @@ static bool const_fits(Val c, int to) {
 
 /* A leaf yielded where `want` is expected: constants take want's dtype if they fit. */
 static ValId leaf_as(Sema *S, Val v, IrType want, const char *what, const char *name, Loc loc) {
-    bool adapt = val_is_const(v) && want.rank == 0 && const_fits(v, want.dt);
-    ValId x = adapt ? emit_const(S, want, v, loc) : to_ir(S, v, loc);
-    IrType t = ir_type(F(S), x);
+    bool adapt = sema_val_is_const(v) && want.rank == 0 && const_fits(v, want.dt);
+    ValId x = adapt ? sema_emit_const(S, want, v, loc) : sema_to_ir(S, v, loc);
+    IrType t = ir_type(sema_func(S), x);
     if (!ty_equal(t, want)) {
         char a[64], b[64];
         sema_error(S, loc, "%s '%s' changes type from %s to %s", what, name, ty_str(want, a, sizeof a),
@@ -153,20 +153,20 @@ static void yield_leaves(Sema *S, Val v, const IrType *want, int *k, ValId **out
 
 static void emit_terminator(Sema *S, RegionId r, int code, const ValId *vals, int n, Loc loc) {
     RegionId old = set_region(S, r);
-    Loc saved = B(S)->loc;
-    B(S)->loc = loc;
-    ir_build(B(S), code, vals, (uint32_t)n, NULL, 0);
-    B(S)->loc = saved;
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = loc;
+    ir_build(sema_builder(S), code, vals, (uint32_t)n, NULL, 0);
+    sema_builder(S)->loc = saved;
     set_region(S, old);
 }
 
 static OpId place_region_op(Sema *S, int code, const ValId *opnds, int nopnds, const IrType *tys, int nres,
                             RegionId r0, RegionId r1, Loc loc) {
-    Loc saved = B(S)->loc;
-    B(S)->loc = loc;
-    OpId op = ir_build(B(S), code, opnds, (uint32_t)nopnds, tys, (uint32_t)nres);
-    B(S)->loc = saved;
-    IrFunc *f = F(S);
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = loc;
+    OpId op = ir_build(sema_builder(S), code, opnds, (uint32_t)nopnds, tys, (uint32_t)nres);
+    sema_builder(S)->loc = saved;
+    IrFunc *f = sema_func(S);
     f->ops[op].region[f->ops[op].nregions++] = r0;
     f->regions[r0].parent_op = op;
     if (r1) {
@@ -177,12 +177,12 @@ static OpId place_region_op(Sema *S, int code, const ValId *opnds, int nopnds, c
 }
 
 static ValId scalar_condition(Sema *S, Val c, const char *what, Loc loc) {
-    if (c.k != V_IR) sema_error(S, loc, "the condition of '%s' must be a scalar, got %s", what, val_kind_name(S, c));
+    if (c.k != V_IR) sema_error(S, loc, "the condition of '%s' must be a scalar, got %s", what, sema_val_kind_name(S, c));
     if (c.ty.rank != 0)
         sema_error(S, loc, "the condition of '%s' must be a scalar, got %s (reduce it, or use tl.where)", what,
-                   val_kind_name(S, c));
+                   sema_val_kind_name(S, c));
     if (c.ty.dt == DT_PTR) sema_error(S, loc, "the condition of '%s' cannot be a pointer", what);
-    return to_i1(S, c, loc);
+    return sema_to_i1(S, c, loc);
 }
 
 /* ---- if without return: merge the environments ---- */
@@ -212,15 +212,15 @@ static Join join_envs(Sema *S, Env *pre, Env *et, Env *ee, Loc loc) {
     for (int i = 0; i < et->n; i++) add_name(S, &all, et->names[i]);
     for (int i = 0; i < ee->n; i++) add_name(S, &all, ee->names[i]);
     Join j = {0};
-    Val undef = val_none();
+    Val undef = sema_val_none();
     undef.k = V_UNDEF;
     for (int i = 0; i < all.n; i++) {
-        Val *a = env_lookup(et, all.v[i]), *b = env_lookup(ee, all.v[i]);
-        if (!a || !b || a->k == V_UNDEF || b->k == V_UNDEF) env_set(S, pre, all.v[i], undef);
-        else if (val_same(*a, *b)) env_set(S, pre, all.v[i], *a);
+        Val *a = sema_env_lookup(et, all.v[i]), *b = sema_env_lookup(ee, all.v[i]);
+        if (!a || !b || a->k == V_UNDEF || b->k == V_UNDEF) sema_env_set(S, pre, all.v[i], undef);
+        else if (sema_val_same(*a, *b)) sema_env_set(S, pre, all.v[i], *a);
         else if (!carriable(*a) || !carriable(*b) || !same_structure(*a, *b))
             sema_error(S, loc, "'%s' is bound to %s in one branch and %s in the other", all.v[i],
-                       val_kind_name(S, *a), val_kind_name(S, *b));
+                       sema_val_kind_name(S, *a), sema_val_kind_name(S, *b));
         else join_add(S, &j, all.v[i], *a, *b);
     }
     return j;
@@ -228,12 +228,12 @@ static Join join_envs(Sema *S, Env *pre, Env *et, Env *ee, Loc loc) {
 
 /* The constant a const op holds, as a Val. */
 static Val const_val(const IrOp *op, IrType t) {
-    return dt_is_float(t.dt) ? val_float(op->fattr) : val_int(op->attr[0]);
+    return dt_is_float(t.dt) ? sema_val_float(op->fattr) : sema_val_int(op->attr[0]);
 }
 
 /* A constant yielded against a value of another scalar type takes that type, if it fits. */
 static void unify_leaf(Sema *S, ValId *x, RegionId rx, ValId *y, RegionId ry, const char *name, Loc loc) {
-    IrFunc *f = F(S);
+    IrFunc *f = sema_func(S);
     IrType a = ir_type(f, *x), b = ir_type(f, *y);
     if (ty_equal(a, b)) return;
     OpId da = ir_def(f, *x), db = ir_def(f, *y);
@@ -243,10 +243,10 @@ static void unify_leaf(Sema *S, ValId *x, RegionId rx, ValId *y, RegionId ry, co
     RegionId old = S->fs->b.region;
     if (scal && db && f->ops[db].code == OP_CONST) {
         set_region(S, ry);
-        *y = emit_cast(S, *y, a, false, loc);
+        *y = sema_emit_cast(S, *y, a, false, loc);
     } else if (scal && da && f->ops[da].code == OP_CONST) {
         set_region(S, rx);
-        *x = emit_cast(S, *x, b, false, loc);
+        *x = sema_emit_cast(S, *x, b, false, loc);
     } else {
         char p[64], q[64];
         sema_error(S, loc, "'%s' has type %s in one branch of this 'if' and %s in the other", name,
@@ -258,15 +258,15 @@ static void unify_leaf(Sema *S, ValId *x, RegionId rx, ValId *y, RegionId ry, co
 static void lower_if(Sema *S, const Stmt *st, Val c) {
     ValId cond = scalar_condition(S, c, "if", st->cond->loc);
     Env *pre = S->fs->env;
-    IrFunc *f = F(S);
+    IrFunc *f = sema_func(S);
     RegionId rt = ir_region_new(f, 0), re = ir_region_new(f, 0);
-    Env *et = env_copy(S, pre), *ee = env_copy(S, pre);
+    Env *et = sema_env_copy(S, pre), *ee = sema_env_copy(S, pre);
     RegionId old = set_region(S, rt);
     S->fs->env = et;
-    lower_seq(S, &st->body, 0, NULL);
+    sema_lower_seq(S, &st->body, 0, NULL);
     set_region(S, re);
     S->fs->env = ee;
-    lower_seq(S, &st->orelse, 0, NULL);
+    sema_lower_seq(S, &st->orelse, 0, NULL);
     set_region(S, old);
     S->fs->env = pre;
     Join j = join_envs(S, pre, et, ee, st->loc);
@@ -292,7 +292,7 @@ static void lower_if(Sema *S, const Stmt *st, Val c) {
     emit_terminator(S, re, OP_YIELD, ye, ne, st->loc);
     OpId op = place_region_op(S, OP_IF, &cond, 1, tys, nt, rt, re, st->loc);
     int k = 0;
-    for (int i = 0; i < j.n; i++) env_set(S, pre, j.names[i], over(S, j.then_v[i], f->ops[op].results, &k));
+    for (int i = 0; i < j.n; i++) sema_env_set(S, pre, j.names[i], over(S, j.then_v[i], f->ops[op].results, &k));
 }
 
 /* ---- if with return: the continuation goes into each branch ---- */
@@ -300,19 +300,19 @@ static void lower_if(Sema *S, const Stmt *st, Val c) {
 static Flow lower_if_returning(Sema *S, const Stmt *st, Val c, const Cont *after) {
     ValId cond = scalar_condition(S, c, "if", st->cond->loc);
     Env *pre = S->fs->env;
-    IrFunc *f = F(S);
+    IrFunc *f = sema_func(S);
     RegionId rt = ir_region_new(f, 0), re = ir_region_new(f, 0);
     RegionId old = set_region(S, rt);
-    S->fs->env = env_copy(S, pre);
-    Flow ft = lower_seq(S, &st->body, 0, after);
+    S->fs->env = sema_env_copy(S, pre);
+    Flow ft = sema_lower_seq(S, &st->body, 0, after);
     set_region(S, re);
-    S->fs->env = env_copy(S, pre);
-    Flow fe = lower_seq(S, &st->orelse, 0, after);
+    S->fs->env = sema_env_copy(S, pre);
+    Flow fe = sema_lower_seq(S, &st->orelse, 0, after);
     set_region(S, old);
     S->fs->env = pre;
-    Val vt = ft.returned ? ft.value : val_none(), ve = fe.returned ? fe.value : val_none();
+    Val vt = ft.returned ? ft.value : sema_val_none(), ve = fe.returned ? fe.value : sema_val_none();
     Flow out = {true, vt, st->loc};
-    if (val_same(vt, ve)) {
+    if (sema_val_same(vt, ve)) {
         emit_terminator(S, rt, OP_YIELD, NULL, 0, st->loc);
         emit_terminator(S, re, OP_YIELD, NULL, 0, st->loc);
         place_region_op(S, OP_IF, &cond, 1, NULL, 0, rt, re, st->loc);
@@ -323,7 +323,7 @@ static Flow lower_if_returning(Sema *S, const Stmt *st, Val c, const Cont *after
                    S->fs->fn ? S->fs->fn->name : "function");
     if (!carriable(vt) || !carriable(ve) || !same_structure(vt, ve))
         sema_error(S, st->loc, "the paths through this 'if' return different kinds of values (%s and %s)",
-                   val_kind_name(S, vt), val_kind_name(S, ve));
+                   sema_val_kind_name(S, vt), sema_val_kind_name(S, ve));
     ValId *yt = NULL, *ye = NULL;
     int nt = 0, ct = 0, ne = 0, ce = 0;
     set_region(S, rt);
@@ -360,7 +360,7 @@ static void find_carried(Sema *S, const Block *body, const char *skip, Carried *
     Env *env = S->fs->env;
     for (int i = 0; i < ns.n; i++) {
         if (skip && !strcmp(ns.v[i], skip)) continue;
-        Val *v = env_lookup(env, ns.v[i]);
+        Val *v = sema_env_lookup(env, ns.v[i]);
         if (!v || v->k == V_UNDEF || !carriable(*v)) continue;
         if (c->n == c->cap) {
             int cap = c->cap ? c->cap * 2 : 8;
@@ -376,12 +376,12 @@ static void find_carried(Sema *S, const Block *body, const char *skip, Carried *
 /* Bind the carried names to region r's arguments (from index first on). */
 static void bind_carried(Sema *S, Env *env, const Carried *c, RegionId r, uint32_t first) {
     int k = 0;
-    IrRegion *reg = ir_region(F(S), r);
-    for (int i = 0; i < c->n; i++) env_set(S, env, c->names[i], over(S, c->shapes[i], reg->args + first, &k));
+    IrRegion *reg = ir_region(sema_func(S), r);
+    for (int i = 0; i < c->n; i++) sema_env_set(S, env, c->names[i], over(S, c->shapes[i], reg->args + first, &k));
 }
 
 static void add_args(Sema *S, RegionId r, const Carried *c) {
-    for (int i = 0; i < c->ninit; i++) ir_region_add_arg(F(S), r, ir_type(F(S), c->inits[i]));
+    for (int i = 0; i < c->ninit; i++) ir_region_add_arg(sema_func(S), r, ir_type(sema_func(S), c->inits[i]));
 }
 
 /* Non-carriable names (strings, dtypes, functions) may not change inside a loop. */
@@ -389,8 +389,8 @@ static void check_invariant(Sema *S, const Block *body, Env *pre, Env *after, Lo
     Names ns = {0};
     assigned_names(S, body, &ns);
     for (int i = 0; i < ns.n; i++) {
-        Val *a = env_lookup(pre, ns.v[i]), *b = env_lookup(after, ns.v[i]);
-        if (a && b && a->k != V_UNDEF && !carriable(*a) && !val_same(*a, *b))
+        Val *a = sema_env_lookup(pre, ns.v[i]), *b = sema_env_lookup(after, ns.v[i]);
+        if (a && b && a->k != V_UNDEF && !carriable(*a) && !sema_val_same(*a, *b))
             sema_error(S, loc, "'%s' is reassigned inside the loop to a different compile-time value", ns.v[i]);
     }
 }
@@ -398,33 +398,33 @@ static void check_invariant(Sema *S, const Block *body, Env *pre, Env *after, Lo
 static void yield_carried(Sema *S, RegionId r, Env *env, const Carried *c, const char *what, Loc loc) {
     RegionId old = set_region(S, r);
     IrType *want = arena_alloc(S->arena, sizeof(IrType) * (size_t)(c->ninit + 1));
-    for (int i = 0; i < c->ninit; i++) want[i] = ir_type(F(S), c->inits[i]);
+    for (int i = 0; i < c->ninit; i++) want[i] = ir_type(sema_func(S), c->inits[i]);
     ValId *ys = NULL;
     int n = 0, cap = 0, k = 0;
     for (int i = 0; i < c->n; i++) {
-        Val *v = env_lookup(env, c->names[i]);
+        Val *v = sema_env_lookup(env, c->names[i]);
         if (!v || v->k == V_UNDEF) sema_error(S, loc, "'%s' is not defined at the end of the loop body", c->names[i]);
         if (!carriable(*v) || !same_structure(*v, c->shapes[i]))
             sema_error(S, loc, "loop-carried variable '%s' changes from %s to %s inside the loop", c->names[i],
-                       val_kind_name(S, c->shapes[i]), val_kind_name(S, *v));
+                       sema_val_kind_name(S, c->shapes[i]), sema_val_kind_name(S, *v));
         yield_leaves(S, *v, want, &k, &ys, &n, &cap, what, c->names[i], loc);
     }
-    Loc saved = B(S)->loc;
-    B(S)->loc = loc;
-    ir_build(B(S), OP_YIELD, ys, (uint32_t)n, NULL, 0);
-    B(S)->loc = saved;
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = loc;
+    ir_build(sema_builder(S), OP_YIELD, ys, (uint32_t)n, NULL, 0);
+    sema_builder(S)->loc = saved;
     set_region(S, old);
 }
 
 static void rebind_after(Sema *S, Env *pre, const Carried *c, OpId op) {
     int k = 0;
-    for (int i = 0; i < c->n; i++) env_set(S, pre, c->names[i], over(S, c->shapes[i], F(S)->ops[op].results, &k));
+    for (int i = 0; i < c->n; i++) sema_env_set(S, pre, c->names[i], over(S, c->shapes[i], sema_func(S)->ops[op].results, &k));
 }
 
 static void lower_body(Sema *S, const Block *body, const char *what, Loc loc) {
     bool was = S->fs->in_loop;
     S->fs->in_loop = true;
-    Flow fl = lower_seq(S, body, 0, NULL);
+    Flow fl = sema_lower_seq(S, body, 0, NULL);
     S->fs->in_loop = was;
     if (fl.returned) sema_error(S, fl.loc.src ? fl.loc : loc, "'return' inside a %s loop is not supported", what);
 }
@@ -432,10 +432,10 @@ static void lower_body(Sema *S, const Block *body, const char *what, Loc loc) {
 static void drop_new_names(Sema *S, Env *pre, const Block *body) {
     Names ns = {0};
     assigned_names(S, body, &ns);
-    Val u = val_none();
+    Val u = sema_val_none();
     u.k = V_UNDEF;
     for (int i = 0; i < ns.n; i++)
-        if (!env_lookup(pre, ns.v[i])) env_set(S, pre, ns.v[i], u);
+        if (!sema_env_lookup(pre, ns.v[i])) sema_env_set(S, pre, ns.v[i], u);
 }
 
 typedef struct RangeArgs {
@@ -446,8 +446,8 @@ typedef struct RangeArgs {
 static RangeArgs range_args(Sema *S, const Expr *it) {
     if (it->kind != EX_CALL)
         sema_error(S, it->loc, "for loops iterate over range(...), tl.range(...), tl.static_range(...) or a constant tuple");
-    Val callee = lower_expr(S, it->lhs);
-    const char *name = callee.k == V_BUILTIN ? builtin_name(callee.builtin) : "";
+    Val callee = sema_lower_expr(S, it->lhs);
+    const char *name = callee.k == V_BUILTIN ? sema_builtin_name(callee.builtin) : "";
     bool is_static = !strcmp(name, "static_range");
     if (strcmp(name, "range") && strcmp(name, "tl_range") && !is_static)
         sema_error(S, it->loc, "for loops iterate over range(...), tl.range(...) or tl.static_range(...)");
@@ -459,16 +459,16 @@ static RangeArgs range_args(Sema *S, const Expr *it) {
         for (size_t h = 0; h < sizeof hints / sizeof *hints; h++) ok |= !strcmp(hints[h], it->kwnames[i]);
         if (!ok || !strcmp(name, "range"))
             sema_error(S, it->kwvalues[i]->loc, "unknown keyword argument '%s' for %s", it->kwnames[i], name);
-        lower_expr(S, it->kwvalues[i]); /* evaluated for its errors; a scheduling hint */
+        sema_lower_expr(S, it->kwvalues[i]); /* evaluated for its errors; a scheduling hint */
     }
-    RangeArgs r = {val_int(0), val_int(0), val_int(1), is_static};
-    Val a[3] = {val_int(0), val_int(0), val_int(0)};
+    RangeArgs r = {sema_val_int(0), sema_val_int(0), sema_val_int(1), is_static};
+    Val a[3] = {sema_val_int(0), sema_val_int(0), sema_val_int(0)};
     for (int i = 0; i < it->nitems; i++) {
         if (it->items[i]->kind == EX_STAR) sema_error(S, it->items[i]->loc, "'*' is not supported in range()");
-        a[i] = lower_expr(S, it->items[i]);
-        IrType t = type_of(a[i]);
+        a[i] = sema_lower_expr(S, it->items[i]);
+        IrType t = sema_type_of(a[i]);
         if (a[i].k == V_FLOAT || !dt_is_int(t.dt) || (a[i].k == V_IR && a[i].ty.rank))
-            sema_error(S, it->items[i]->loc, "range() bounds must be integer scalars, got %s", val_kind_name(S, a[i]));
+            sema_error(S, it->items[i]->loc, "range() bounds must be integer scalars, got %s", sema_val_kind_name(S, a[i]));
     }
     if (it->nitems == 1) r.ub = a[0];
     else r.lb = a[0], r.ub = a[1];
@@ -491,7 +491,7 @@ static void unroll_static(Sema *S, const Stmt *st, RangeArgs r) {
     if (trips > 4096) sema_error(S, st->value->loc, "static_range() unrolls at most 4096 iterations");
     for (int64_t t = 0; t < (int64_t)trips; t++) {
         count_unrolled(S, st->loc);
-        env_set(S, S->fs->env, st->targets[0]->name, val_int(r.lb.i + t * r.step.i));
+        sema_env_set(S, S->fs->env, st->targets[0]->name, sema_val_int(r.lb.i + t * r.step.i));
         lower_body(S, &st->body, "static_range", st->loc);
     }
 }
@@ -500,13 +500,13 @@ static int iv_dtype(Sema *S, RangeArgs r, Loc loc) {
     Val v[3] = {r.lb, r.ub, r.step};
     int dt = DT_VOID;
     for (int i = 0; i < 3; i++) {
-        if (v[i].k == V_IR) dt = dt == DT_VOID ? v[i].ty.dt : computation_dtype(S, ty_scalar(dt), false, v[i].ty, false, false, loc);
+        if (v[i].k == V_IR) dt = dt == DT_VOID ? v[i].ty.dt : sema_computation_dtype(S, ty_scalar(dt), false, v[i].ty, false, false, loc);
     }
     for (int i = 0; i < 3; i++) {
         if (v[i].k == V_IR) continue;
-        int c = const_dtype(S, v[i], loc);
+        int c = sema_const_dtype(S, v[i], loc);
         if (c == DT_I1) c = DT_I32;
-        dt = dt == DT_VOID ? c : computation_dtype(S, ty_scalar(dt), false, ty_scalar(c), true, false, loc);
+        dt = dt == DT_VOID ? c : sema_computation_dtype(S, ty_scalar(dt), false, ty_scalar(c), true, false, loc);
     }
     if (dt == DT_I1 || dt == DT_VOID) dt = DT_I32;
     return dt;
@@ -517,13 +517,13 @@ static void lower_for(Sema *S, const Stmt *st) {
     if (st->orelse.n) sema_error(S, st->loc, "'for ... else' is not supported");
     if (tgt->kind != EX_NAME) sema_error(S, tgt->loc, "the loop variable must be a single name");
     if (st->value->kind != EX_CALL) {
-        Val t = lower_expr(S, st->value); /* iterate a constant tuple: unrolled */
+        Val t = sema_lower_expr(S, st->value); /* iterate a constant tuple: unrolled */
         if (t.k != V_TUPLE)
             sema_error(S, st->value->loc, "for loops iterate over range(...), tl.range(...), tl.static_range(...) or a tuple, not %s",
-                       val_kind_name(S, t));
+                       sema_val_kind_name(S, t));
         for (int i = 0; i < t.n; i++) {
             count_unrolled(S, st->loc);
-            env_set(S, S->fs->env, tgt->name, t.items[i]);
+            sema_env_set(S, S->fs->env, tgt->name, t.items[i]);
             lower_body(S, &st->body, "for", st->loc);
         }
         return;
@@ -533,16 +533,16 @@ static void lower_for(Sema *S, const Stmt *st) {
     if (r.step.k == V_INT && r.step.i == 0) sema_error(S, st->value->loc, "range() step must not be zero");
     int dt = iv_dtype(S, r, st->value->loc);
     Loc loc = st->value->loc;
-    ValId bounds[3] = {to_ir_dt(S, r.lb, dt, loc), to_ir_dt(S, r.ub, dt, loc), to_ir_dt(S, r.step, dt, loc)};
+    ValId bounds[3] = {sema_to_ir_dt(S, r.lb, dt, loc), sema_to_ir_dt(S, r.ub, dt, loc), sema_to_ir_dt(S, r.step, dt, loc)};
     Env *pre = S->fs->env;
     Carried c = {0};
     find_carried(S, &st->body, tgt->name, &c, st->loc);
-    IrFunc *f = F(S);
+    IrFunc *f = sema_func(S);
     RegionId body = ir_region_new(f, 0);
     ValId iv = ir_region_add_arg(f, body, ty_scalar(dt));
     add_args(S, body, &c);
-    Env *env = env_copy(S, pre);
-    env_set(S, env, tgt->name, val_ir(S, iv));
+    Env *env = sema_env_copy(S, pre);
+    sema_env_set(S, env, tgt->name, sema_val_ir(S, iv));
     bind_carried(S, env, &c, body, 1);
     RegionId old = set_region(S, body);
     S->fs->env = env;
@@ -557,9 +557,9 @@ static void lower_for(Sema *S, const Stmt *st) {
     for (int i = 0; i < c.ninit; i++) opnds[3 + i] = c.inits[i], tys[i] = ir_type(f, c.inits[i]);
     OpId op = place_region_op(S, OP_FOR, opnds, 3 + c.ninit, tys, c.ninit, body, 0, st->loc);
     drop_new_names(S, pre, &st->body);
-    Val u = val_none();
+    Val u = sema_val_none();
     u.k = V_UNDEF;
-    env_set(S, pre, tgt->name, u);
+    sema_env_set(S, pre, tgt->name, u);
     rebind_after(S, pre, &c, op);
 }
 
@@ -568,28 +568,28 @@ static void lower_while(Sema *S, const Stmt *st) {
     Env *pre = S->fs->env;
     Carried c = {0};
     find_carried(S, &st->body, NULL, &c, st->loc);
-    IrFunc *f = F(S);
+    IrFunc *f = sema_func(S);
     RegionId before = ir_region_new(f, 0), after = ir_region_new(f, 0);
     add_args(S, before, &c);
     add_args(S, after, &c);
-    Env *e0 = env_copy(S, pre), *e1 = env_copy(S, pre);
+    Env *e0 = sema_env_copy(S, pre), *e1 = sema_env_copy(S, pre);
     bind_carried(S, e0, &c, before, 0);
     bind_carried(S, e1, &c, after, 0);
     RegionId old = set_region(S, before);
     S->fs->env = e0;
-    Val cv = lower_expr(S, st->cond);
+    Val cv = sema_lower_expr(S, st->cond);
     bool t;
-    if (truthy_const(S, cv, st->cond->loc, &t)) {
+    if (sema_truthy_const(S, cv, st->cond->loc, &t)) {
         set_region(S, old);
         S->fs->env = pre;
         if (t) sema_error(S, st->cond->loc, "this while loop never ends: its condition is always true and 'break' is not supported");
         return; /* never runs */
     }
     ValId cond = scalar_condition(S, cv, "while", st->cond->loc);
-    Loc saved = B(S)->loc;
-    B(S)->loc = st->cond->loc;
-    ir_build(B(S), OP_CONDITION, &cond, 1, NULL, 0);
-    B(S)->loc = saved;
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = st->cond->loc;
+    ir_build(sema_builder(S), OP_CONDITION, &cond, 1, NULL, 0);
+    sema_builder(S)->loc = saved;
     set_region(S, after);
     S->fs->env = e1;
     lower_body(S, &st->body, "while", st->loc);
@@ -608,10 +608,10 @@ static void lower_while(Sema *S, const Stmt *st) {
 
 static void assign(Sema *S, const Expr *t, Val v) {
     switch (t->kind) {
-    case EX_NAME: env_set(S, S->fs->env, t->name, v); return;
+    case EX_NAME: sema_env_set(S, S->fs->env, t->name, v); return;
     case EX_TUPLE:
     case EX_LIST:
-        if (v.k != V_TUPLE) sema_error(S, t->loc, "cannot unpack %s into %d names", val_kind_name(S, v), t->nitems);
+        if (v.k != V_TUPLE) sema_error(S, t->loc, "cannot unpack %s into %d names", sema_val_kind_name(S, v), t->nitems);
         if (v.n != t->nitems)
             sema_error(S, t->loc, "cannot unpack %d values into %d names", v.n, t->nitems);
         for (int i = 0; i < t->nitems; i++) assign(S, t->items[i], v.items[i]);
@@ -624,54 +624,54 @@ static void assign(Sema *S, const Expr *t, Val v) {
 }
 
 static void lower_assert(Sema *S, const Stmt *st) {
-    Val c = lower_expr(S, st->cond ? st->cond : st->value);
+    Val c = sema_lower_expr(S, st->cond ? st->cond : st->value);
     const char *msg = "assertion failed";
     if (st->cond && st->value) {
-        Val m = lower_expr(S, st->value);
+        Val m = sema_lower_expr(S, st->value);
         if (m.k == V_STR) msg = m.s;
     }
     bool t;
-    if (truthy_const(S, c, st->loc, &t)) {
+    if (sema_truthy_const(S, c, st->loc, &t)) {
         if (!t) sema_error(S, st->loc, "%s", msg);
         return;
     }
-    ValId x = to_i1(S, c, st->loc);
-    Loc saved = B(S)->loc;
-    B(S)->loc = st->loc;
-    OpId op = ir_build(B(S), OP_ASSERT, &x, 1, NULL, 0);
-    B(S)->loc = saved;
-    F(S)->ops[op].sattr = arena_strdup(S->arena, msg);
+    ValId x = sema_to_i1(S, c, st->loc);
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = st->loc;
+    OpId op = ir_build(sema_builder(S), OP_ASSERT, &x, 1, NULL, 0);
+    sema_builder(S)->loc = saved;
+    sema_func(S)->ops[op].sattr = arena_strdup(S->arena, msg);
 }
 
 static void lower_stmt(Sema *S, const Stmt *st) {
     switch (st->kind) {
-    case ST_EXPR: lower_expr(S, st->value); return;
+    case ST_EXPR: sema_lower_expr(S, st->value); return;
     case ST_ASSIGN: {
-        Val v = lower_expr(S, st->value);
+        Val v = sema_lower_expr(S, st->value);
         for (int i = 0; i < st->ntargets; i++) assign(S, st->targets[i], v);
         return;
     }
     case ST_AUGASSIGN: {
         const Expr *t = st->targets[0];
-        if (t->kind != EX_NAME) assign(S, t, val_none()); /* reports the error */
-        Val cur = lookup_name(S, t->name, t->loc);
-        Val rhs = lower_expr(S, st->value);
-        env_set(S, S->fs->env, t->name, binary_op(S, st->op, cur, rhs, st->loc));
+        if (t->kind != EX_NAME) assign(S, t, sema_val_none()); /* reports the error */
+        Val cur = sema_lookup_name(S, t->name, t->loc);
+        Val rhs = sema_lower_expr(S, st->value);
+        sema_env_set(S, S->fs->env, t->name, sema_binary_op(S, st->op, cur, rhs, st->loc));
         return;
     }
     case ST_ANNASSIGN: {
         if (!st->value) sema_error(S, st->loc, "an annotated name needs a value");
-        Val v = lower_expr(S, st->value);
-        if (st->annotation && !strcmp(st->annotation, "constexpr") && !val_is_constexpr(v))
-            sema_error(S, st->value->loc, "a tl.constexpr value must be a compile-time constant, got %s", val_kind_name(S, v));
+        Val v = sema_lower_expr(S, st->value);
+        if (st->annotation && !strcmp(st->annotation, "constexpr") && !sema_val_is_constexpr(v))
+            sema_error(S, st->value->loc, "a tl.constexpr value must be a compile-time constant, got %s", sema_val_kind_name(S, v));
         assign(S, st->targets[0], v);
         return;
     }
     case ST_IF: {
-        Val c = lower_expr(S, st->cond);
+        Val c = sema_lower_expr(S, st->cond);
         bool t;
-        if (truthy_const(S, c, st->cond->loc, &t)) {
-            lower_seq(S, t ? &st->body : &st->orelse, 0, NULL);
+        if (sema_truthy_const(S, c, st->cond->loc, &t)) {
+            sema_lower_seq(S, t ? &st->body : &st->orelse, 0, NULL);
             return;
         }
         lower_if(S, st, c);
@@ -686,20 +686,20 @@ static void lower_stmt(Sema *S, const Stmt *st) {
     case ST_DEF: sema_error(S, st->loc, "nested function definitions are not supported");
     case ST_GLOBAL: sema_error(S, st->loc, "'global' and 'nonlocal' are not supported in kernels");
     case ST_WITH: sema_error(S, st->loc, "'with' is not supported in kernels");
-    case ST_RETURN: NR_DIE("return handled by lower_seq");
+    case ST_RETURN: NR_DIE("return handled by sema_lower_seq");
     }
 }
 
-Flow lower_seq(Sema *S, const Block *b, int i, const Cont *rest) {
+Flow sema_lower_seq(Sema *S, const Block *b, int i, const Cont *rest) {
     for (;;) {
         if (i >= b->n) {
-            if (!rest) return (Flow){false, val_none(), {0}};
+            if (!rest) return (Flow){false, sema_val_none(), {0}};
             b = rest->b, i = rest->i, rest = rest->next;
             continue;
         }
         const Stmt *st = b->stmts[i++];
         if (st->kind == ST_RETURN) {
-            Flow f = {true, st->value ? lower_expr(S, st->value) : val_none(), st->loc};
+            Flow f = {true, st->value ? sema_lower_expr(S, st->value) : sema_val_none(), st->loc};
             return f;
         }
         if (st->kind == ST_IF && (block_has_return(&st->body) || block_has_return(&st->orelse))) {
@@ -708,10 +708,10 @@ Flow lower_seq(Sema *S, const Block *b, int i, const Cont *rest) {
                 if (!r) r = first_return(&st->orelse);
                 sema_error(S, r->loc, "'return' inside a loop is not supported");
             }
-            Val c = lower_expr(S, st->cond);
+            Val c = sema_lower_expr(S, st->cond);
             Cont after = {b, i, rest};
             bool t;
-            if (truthy_const(S, c, st->cond->loc, &t)) return lower_seq(S, t ? &st->body : &st->orelse, 0, &after);
+            if (sema_truthy_const(S, c, st->cond->loc, &t)) return sema_lower_seq(S, t ? &st->body : &st->orelse, 0, &after);
             return lower_if_returning(S, st, c, &after);
         }
         lower_stmt(S, st);

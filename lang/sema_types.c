@@ -14,10 +14,10 @@ static void need_function(Sema *S) {
     if (S->fs->f->nops > SEMA_MAX_OPS)
         sema_error(S, S->fs->b.loc, "'%s' is too large: more than %d IR operations", S->fs->f->name, SEMA_MAX_OPS);
 }
-IrBuilder *B(Sema *S) { need_function(S); return &S->fs->b; }
-IrFunc *F(Sema *S) { need_function(S); return S->fs->f; }
+IrBuilder *sema_builder(Sema *S) { need_function(S); return &S->fs->b; }
+IrFunc *sema_func(Sema *S) { need_function(S); return S->fs->f; }
 
-void check_shape(Sema *S, Loc loc, int rank, const int64_t *dims) {
+void sema_check_shape(Sema *S, Loc loc, int rank, const int64_t *dims) {
     if (rank > NR_MAX_RANK) sema_error(S, loc, "blocks have at most %d dimensions, got %d", NR_MAX_RANK, rank);
     int64_t numel = 1;
     for (int i = 0; i < rank; i++) {
@@ -32,7 +32,7 @@ void check_shape(Sema *S, Loc loc, int rank, const int64_t *dims) {
 
 /* Triton's to_tensor: bool -> i1; ints -> i32, u32, i64 or u64 by range; floats -> fp32
  * (fp64 when out of fp32's range). */
-int const_dtype(Sema *S, Val v, Loc loc) {
+int sema_const_dtype(Sema *S, Val v, Loc loc) {
     switch (v.k) {
     case V_BOOL: return DT_I1;
     case V_INT:
@@ -40,11 +40,11 @@ int const_dtype(Sema *S, Val v, Loc loc) {
         if (v.i >= 0 && v.i <= (int64_t)UINT32_MAX) return DT_U32;
         return DT_I64;
     case V_FLOAT: return (isfinite(v.f) && fabs(v.f) > 3.4028234663852886e38) ? DT_FP64 : DT_FP32;
-    default: sema_error(S, loc, "expected a number or a block, got %s", val_kind_name(S, v));
+    default: sema_error(S, loc, "expected a number or a block, got %s", sema_val_kind_name(S, v));
     }
 }
 
-IrType type_of(Val v) {
+IrType sema_type_of(Val v) {
     if (v.k == V_IR) return v.ty;
     if (v.k == V_BOOL) return ty_scalar(DT_I1);
     if (v.k == V_INT) {
@@ -56,13 +56,13 @@ IrType type_of(Val v) {
     return ty_scalar(DT_VOID);
 }
 
-ValId emit_const(Sema *S, IrType ty, Val c, Loc loc) {
-    Loc saved = B(S)->loc;
-    B(S)->loc = loc;
+ValId sema_emit_const(Sema *S, IrType ty, Val c, Loc loc) {
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = loc;
     ValId r;
     if (dt_is_float(ty.dt)) {
         double d = c.k == V_FLOAT ? c.f : (double)c.i;
-        r = ir_const_float(B(S), ty, d);
+        r = ir_const_float(sema_builder(S), ty, d);
     } else if (dt_is_int(ty.dt)) {
         int64_t i;
         if (c.k == V_FLOAT) {
@@ -79,36 +79,36 @@ ValId emit_const(Sema *S, IrType ty, Val c, Loc loc) {
             if (dt_is_signed(ty.dt) && (u >> (bits - 1))) u |= ~m;
             i = (int64_t)u;
         }
-        r = ir_const_int(B(S), ty, i);
+        r = ir_const_int(sema_builder(S), ty, i);
     } else {
         sema_error(S, loc, "cannot make a constant of type %s", dt_name(ty.dt));
     }
-    B(S)->loc = saved;
+    sema_builder(S)->loc = saved;
     return r;
 }
 
-ValId to_ir(Sema *S, Val v, Loc loc) {
+ValId sema_to_ir(Sema *S, Val v, Loc loc) {
     if (v.k == V_IR) return v.v;
-    if (val_is_const(v)) return emit_const(S, ty_scalar(const_dtype(S, v, loc)), v, loc);
-    sema_error(S, loc, "expected a number or a block, got %s", val_kind_name(S, v));
+    if (sema_val_is_const(v)) return sema_emit_const(S, ty_scalar(sema_const_dtype(S, v, loc)), v, loc);
+    sema_error(S, loc, "expected a number or a block, got %s", sema_val_kind_name(S, v));
 }
 
-ValId to_ir_dt(Sema *S, Val v, int dt, Loc loc) {
-    if (v.k != V_IR && val_is_const(v)) return emit_const(S, ty_scalar(dt), v, loc);
-    ValId x = to_ir(S, v, loc);
-    return emit_cast(S, x, ty_scalar(dt), false, loc);
+ValId sema_to_ir_dt(Sema *S, Val v, int dt, Loc loc) {
+    if (v.k != V_IR && sema_val_is_const(v)) return sema_emit_const(S, ty_scalar(dt), v, loc);
+    ValId x = sema_to_ir(S, v, loc);
+    return sema_emit_cast(S, x, ty_scalar(dt), false, loc);
 }
 
 static ValId build1(Sema *S, int code, ValId a, IrType ty, Loc loc) {
-    Loc saved = B(S)->loc;
-    B(S)->loc = loc;
-    ValId r = ir_build1(B(S), code, &a, 1, ty);
-    B(S)->loc = saved;
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = loc;
+    ValId r = ir_build1(sema_builder(S), code, &a, 1, ty);
+    sema_builder(S)->loc = saved;
     return r;
 }
 
-ValId emit_cast(Sema *S, ValId v, IrType elem, bool bitcast, Loc loc) {
-    IrType t = ir_type(F(S), v);
+ValId sema_emit_cast(Sema *S, ValId v, IrType elem, bool bitcast, Loc loc) {
+    IrType t = ir_type(sema_func(S), v);
     IrType dst = ty_with_elem(t, elem);
     if (ty_equal(t, dst)) return v;
     char a[64], b[64];
@@ -124,7 +124,7 @@ ValId emit_cast(Sema *S, ValId v, IrType elem, bool bitcast, Loc loc) {
     return build1(S, OP_CVT, v, dst, loc);
 }
 
-IrType broadcast_shape(Sema *S, IrType a, IrType b, Loc loc) {
+IrType sema_broadcast_shape(Sema *S, IrType a, IrType b, Loc loc) {
     IrType r = a.rank >= b.rank ? a : b;
     int rank = r.rank;
     for (int i = 0; i < rank; i++) {
@@ -141,8 +141,8 @@ IrType broadcast_shape(Sema *S, IrType a, IrType b, Loc loc) {
     return r;
 }
 
-ValId emit_broadcast(Sema *S, ValId v, IrType shape, Loc loc) {
-    IrType t = ir_type(F(S), v);
+ValId sema_emit_broadcast(Sema *S, ValId v, IrType shape, Loc loc) {
+    IrType t = ir_type(sema_func(S), v);
     if (ty_same_shape(t, shape)) return v;
     if (t.rank == 0) return build1(S, OP_SPLAT, v, ty_with_elem(shape, t), loc);
     if (t.rank > shape.rank) sema_error(S, loc, "cannot broadcast a rank-%d block to rank %d", t.rank, shape.rank);
@@ -151,12 +151,12 @@ ValId emit_broadcast(Sema *S, ValId v, IrType shape, Loc loc) {
         memmove(e.shape + 1, e.shape, sizeof(int32_t) * t.rank);
         e.shape[0] = 1;
         e.rank++;
-        Loc saved = B(S)->loc;
-        B(S)->loc = loc;
-        OpId op = ir_build(B(S), OP_EXPAND_DIMS, &v, 1, &e, 1);
-        B(S)->loc = saved;
-        F(S)->ops[op].attr[0] = 0;
-        v = ir_result(F(S), op, 0);
+        Loc saved = sema_builder(S)->loc;
+        sema_builder(S)->loc = loc;
+        OpId op = ir_build(sema_builder(S), OP_EXPAND_DIMS, &v, 1, &e, 1);
+        sema_builder(S)->loc = saved;
+        sema_func(S)->ops[op].attr[0] = 0;
+        v = ir_result(sema_func(S), op, 0);
         t = e;
     }
     for (int i = 0; i < t.rank; i++)
@@ -182,7 +182,7 @@ static int integer_promote(int a, int b) {
     return rb >= ra ? b : a;
 }
 
-int computation_dtype(Sema *S, IrType at, bool a_weak, IrType bt, bool b_weak, bool div_or_mod, Loc loc) {
+int sema_computation_dtype(Sema *S, IrType at, bool a_weak, IrType bt, bool b_weak, bool div_or_mod, Loc loc) {
     int a = at.dt, b = bt.dt;
     if (a == DT_PTR || b == DT_PTR) sema_error(S, loc, "invalid operands: pointer arithmetic only adds or subtracts integers");
     if (a_weak != b_weak) {
@@ -202,12 +202,12 @@ int computation_dtype(Sema *S, IrType at, bool a_weak, IrType bt, bool b_weak, b
     return integer_promote(a, b);
 }
 
-ValId to_i1(Sema *S, Val v, Loc loc) {
+ValId sema_to_i1(Sema *S, Val v, Loc loc) {
     if (v.k == V_IR && v.ty.dt == DT_I1) return v.v;
-    if (val_is_const(v)) {
+    if (sema_val_is_const(v)) {
         bool t = v.k == V_FLOAT ? v.f != 0 : v.i != 0;
-        return emit_const(S, ty_scalar(DT_I1), val_bool(t), loc);
+        return sema_emit_const(S, ty_scalar(DT_I1), sema_val_bool(t), loc);
     }
-    ValId x = to_ir(S, v, loc);
-    return emit_cast(S, x, ty_scalar(DT_I1), false, loc);
+    ValId x = sema_to_ir(S, v, loc);
+    return sema_emit_cast(S, x, ty_scalar(DT_I1), false, loc);
 }

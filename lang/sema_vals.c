@@ -12,47 +12,47 @@ static Val blank(VKind k) {
     return v;
 }
 
-Val val_none(void) { return blank(V_NONE); }
+Val sema_val_none(void) { return blank(V_NONE); }
 
-Val val_int(int64_t i) {
+Val sema_val_int(int64_t i) {
     Val v = blank(V_INT);
     v.i = i;
     return v;
 }
 
-Val val_bool(bool b) {
+Val sema_val_bool(bool b) {
     Val v = blank(V_BOOL);
     v.i = b;
     return v;
 }
 
-Val val_float(double f) {
+Val sema_val_float(double f) {
     Val v = blank(V_FLOAT);
     v.f = f;
     return v;
 }
 
-Val val_str(Sema *S, const char *s, size_t n) {
+Val sema_val_str(Sema *S, const char *s, size_t n) {
     Val v = blank(V_STR);
     v.s = arena_strndup(S->arena, s, n);
     v.slen = n;
     return v;
 }
 
-Val val_dtype(IrType t) {
+Val sema_val_dtype(IrType t) {
     Val v = blank(V_DTYPE);
     v.ty = t;
     return v;
 }
 
-Val val_ir(Sema *S, ValId id) {
+Val sema_val_ir(Sema *S, ValId id) {
     Val v = blank(V_IR);
     v.v = id;
     v.ty = ir_type(S->fs->f, id);
     return v;
 }
 
-Val val_tuple(Sema *S, const Val *items, int n) {
+Val sema_val_tuple(Sema *S, const Val *items, int n) {
     Val v = blank(V_TUPLE);
     v.items = arena_alloc(S->arena, sizeof(Val) * (size_t)(n ? n : 1));
     if (n) memcpy(v.items, items, sizeof(Val) * (size_t)n);
@@ -60,17 +60,17 @@ Val val_tuple(Sema *S, const Val *items, int n) {
     return v;
 }
 
-bool val_is_const(Val v) { return v.k == V_INT || v.k == V_FLOAT || v.k == V_BOOL; }
+bool sema_val_is_const(Val v) { return v.k == V_INT || v.k == V_FLOAT || v.k == V_BOOL; }
 
-bool val_is_constexpr(Val v) {
+bool sema_val_is_constexpr(Val v) {
     if (v.k == V_IR || v.k == V_UNDEF) return false;
     if (v.k == V_TUPLE)
         for (int i = 0; i < v.n; i++)
-            if (!val_is_constexpr(v.items[i])) return false;
+            if (!sema_val_is_constexpr(v.items[i])) return false;
     return true;
 }
 
-bool val_same(Val a, Val b) {
+bool sema_val_same(Val a, Val b) {
     if (a.k != b.k) return false;
     switch (a.k) {
     case V_UNDEF: case V_NONE: return true;
@@ -84,13 +84,13 @@ bool val_same(Val a, Val b) {
     case V_TUPLE:
         if (a.n != b.n) return false;
         for (int i = 0; i < a.n; i++)
-            if (!val_same(a.items[i], b.items[i])) return false;
+            if (!sema_val_same(a.items[i], b.items[i])) return false;
         return true;
     }
     return false;
 }
 
-const char *val_kind_name(Sema *S, Val v) {
+const char *sema_val_kind_name(Sema *S, Val v) {
     char buf[64];
     switch (v.k) {
     case V_UNDEF: return "an undefined value";
@@ -111,7 +111,7 @@ const char *val_kind_name(Sema *S, Val v) {
     return "?";
 }
 
-void val_key(Sema *S, StrBuf *sb, Val v) {
+void sema_val_key(Sema *S, StrBuf *sb, Val v) {
     char buf[64];
     switch (v.k) {
     case V_IR: sb_printf(sb, "T%s;", ty_str(v.ty, buf, sizeof buf)); break;
@@ -130,7 +130,7 @@ void val_key(Sema *S, StrBuf *sb, Val v) {
     case V_MODULE: sb_printf(sb, "M%d;", (int)v.i); break;
     case V_TUPLE:
         sb_putc(sb, '(');
-        for (int i = 0; i < v.n; i++) val_key(S, sb, v.items[i]);
+        for (int i = 0; i < v.n; i++) sema_val_key(S, sb, v.items[i]);
         sb_putc(sb, ')');
         break;
     case V_UNDEF: sb_puts(sb, "U;"); break;
@@ -139,10 +139,10 @@ void val_key(Sema *S, StrBuf *sb, Val v) {
 
 /* ---- environments ---- */
 
-Env *env_new(Sema *S) { return arena_alloc(S->arena, sizeof(Env)); }
+Env *sema_env_new(Sema *S) { return arena_alloc(S->arena, sizeof(Env)); }
 
-Env *env_copy(Sema *S, const Env *e) {
-    Env *c = env_new(S);
+Env *sema_env_copy(Sema *S, const Env *e) {
+    Env *c = sema_env_new(S);
     c->cap = e->n + 8;
     c->names = arena_alloc(S->arena, sizeof(char *) * (size_t)c->cap);
     c->vals = arena_alloc(S->arena, sizeof(Val) * (size_t)c->cap);
@@ -154,14 +154,14 @@ Env *env_copy(Sema *S, const Env *e) {
     return c;
 }
 
-Val *env_lookup(Env *e, const char *name) {
+Val *sema_env_lookup(Env *e, const char *name) {
     for (int i = 0; i < e->n; i++)
         if (!strcmp(e->names[i], name)) return &e->vals[i];
     return NULL;
 }
 
-void env_set(Sema *S, Env *e, const char *name, Val v) {
-    Val *p = env_lookup(e, name);
+void sema_env_set(Sema *S, Env *e, const char *name, Val v) {
+    Val *p = sema_env_lookup(e, name);
     if (p) {
         *p = v;
         return;
@@ -176,7 +176,7 @@ void env_set(Sema *S, Env *e, const char *name, Val v) {
     e->vals[e->n++] = v;
 }
 
-void env_remove(Env *e, const char *name) {
+void sema_env_remove(Env *e, const char *name) {
     for (int i = 0; i < e->n; i++)
         if (!strcmp(e->names[i], name)) {
             e->names[i] = e->names[e->n - 1];

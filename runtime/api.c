@@ -27,6 +27,24 @@ static void clear_error(nr_context *ctx) {
     if (ctx->err.data) sb_free(&ctx->err);
 }
 
+/* On a CUDA context that a kernel fault made unusable, every call fails at once. */
+#define FAULT_GUARD(ctx)                                  \
+    do {                                                  \
+        if ((ctx)->cuda) {                                \
+            nr_status fault_ = cuda_api_fault(ctx);       \
+            if (fault_) return fault_;                    \
+        }                                                 \
+    } while (0)
+
+/* Turn a failed CUDA call into the context's error: a kernel fault as cuda_api_fault
+ * reports it, anything else as `on_fail` with the driver's message. Frees err. */
+static nr_status cuda_call(nr_context *ctx, int rc, StrBuf *err, nr_status on_fail) {
+    nr_status s = NR_OK;
+    if (rc && !(s = cuda_api_fault(ctx))) s = api_fail(ctx, on_fail, "%s", sb_cstr(err));
+    sb_free(err);
+    return s;
+}
+
 const char *nr_status_string(nr_status s) {
     switch (s) {
     case NR_OK: return "success";
@@ -55,6 +73,7 @@ nr_status nr_context_create_ex(nr_device_kind kind, int device_index, nr_context
     if (!ctx) return NR_ERR_OUT_OF_MEMORY;
     ctx->kind = kind;
     sb_init(&ctx->err);
+    sb_init(&ctx->fault);
     if (kind == NR_DEVICE_CUDA) {
         StrBuf err;
         sb_init(&err);
@@ -93,6 +112,7 @@ void nr_context_destroy(nr_context *ctx) {
     for (int i = 0; i < ctx->nallocs; i++) free(ctx->allocs[i].ptr);
     free(ctx->allocs);
     sb_free(&ctx->err);
+    sb_free(&ctx->fault);
     free(ctx);
 }
 
@@ -104,6 +124,33 @@ const char *nr_last_error(const nr_context *ctx) {
 nr_device_kind nr_context_device(const nr_context *ctx) { return ctx ? ctx->kind : NR_DEVICE_CPU; }
 
 /* ---- compiling ---- */
+
+/* The module's own copy of the defines and options: the caller's strings need not
+ * outlive the call, and nr_define is the API's type, not sema's (each field copied). */
+static bool copy_options(nr_module *m, const nr_compile_options *opts) {
+    m->num_warps = opts->num_warps;
+    m->num_stages = opts->num_stages;
+    if (opts->kernel && !(m->only_kernel = strdup(opts->kernel))) return false;
+    if (opts->num_defines == 0) return true;
+    m->defines = calloc((size_t)opts->num_defines, sizeof *m->defines);
+    if (!m->defines) return false;
+    for (int i = 0; i < opts->num_defines; i++) {
+        char *name = strdup(opts->defines[i].name), *value = strdup(opts->defines[i].value);
+        m->defines[i] = (SemaDefine){name, value};
+        m->ndefines = i + 1; /* freed with the module, even if one strdup failed */
+        if (!name || !value) return false;
+    }
+    return true;
+}
+
+static void free_options(nr_module *m) {
+    for (int i = 0; i < m->ndefines; i++) {
+        free((char *)m->defines[i].name);
+        free((char *)m->defines[i].value);
+    }
+    free(m->defines);
+    free(m->only_kernel);
+}
 
 static nr_status compile_text(nr_context *ctx, char *text, size_t len, const char *filename,
                               const nr_compile_options *opts, nr_module **out) {
@@ -143,22 +190,16 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
                 nr_module_destroy(m);
                 return api_fail(ctx, NR_ERR_INVALID_ARG, "define %d has a NULL name or value", i);
             }
-        o.defines = (const SemaDefine *)opts->defines; /* same layout: name, value */
-        o.ndefines = opts->num_defines;
-        o.only_kernel = opts->kernel;
-        o.num_warps = opts->num_warps;
-        o.num_stages = opts->num_stages;
+        if (!copy_options(m, opts)) {
+            nr_module_destroy(m);
+            return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        o.defines = m->defines;
+        o.ndefines = m->ndefines;
+        o.only_kernel = m->only_kernel;
+        o.num_warps = m->num_warps;
+        o.num_stages = m->num_stages;
     }
-    StrBuf key;
-    sb_init(&key);
-    /* every string length-prefixed: no two option sets give one key, whatever they contain */
-    const char *only = o.only_kernel ? o.only_kernel : "*";
-    sb_printf(&key, "warps=%d;stages=%d;kernel=%zu:%s;", o.num_warps, o.num_stages, strlen(only), only);
-    for (int i = 0; i < o.ndefines; i++)
-        sb_printf(&key, "-D%zu:%s=%zu:%s;", strlen(o.defines[i].name), o.defines[i].name, strlen(o.defines[i].value),
-                  o.defines[i].value);
-    m->options_key = strdup(sb_cstr(&key));
-    sb_free(&key);
     Diag diag;
     diag_init(&diag);
     bool ok = nr_compile_program(m->src, &o, &diag, NULL, &m->prog);
@@ -197,6 +238,7 @@ nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length, 
     clear_error(ctx);
     if (!source || !out) return api_fail(ctx, NR_ERR_INVALID_ARG, "source and out must not be NULL");
     *out = NULL;
+    FAULT_GUARD(ctx);
     char *text = malloc(length + 1);
     if (!text) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     memcpy(text, source, length);
@@ -209,8 +251,9 @@ nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_op
     clear_error(ctx);
     if (!path || !out) return api_fail(ctx, NR_ERR_INVALID_ARG, "path and out must not be NULL");
     *out = NULL;
+    FAULT_GUARD(ctx);
     size_t len;
-    char *text = read_file(path, &len);
+    char *text = file_read(path, &len);
     if (!text)
         return api_fail(ctx, errno == ENOENT ? NR_ERR_NOT_FOUND : NR_ERR_INVALID_ARG, "cannot read '%s': %s", path,
                         strerror(errno));
@@ -225,7 +268,7 @@ void nr_module_destroy(nr_module *m) {
             break;
         }
     cuda_api_module_free(m);
-    free(m->options_key);
+    free_options(m);
     nr_program_free(&m->prog);
     if (m->src) free((char *)m->src->name);
     free(m->src);
@@ -352,6 +395,7 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' takes %d argument%s, got %d", k->f->name, np, np == 1 ? "" : "s",
                     num_args);
     if (ctx->kind == NR_DEVICE_CUDA) { /* the hot path: no allocation */
+        FAULT_GUARD(ctx);
         InterpScalar v[NR_MAX_LAUNCH_ARGS];
         if (np > NR_MAX_LAUNCH_ARGS)
             return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' has more than %d parameters", k->f->name, NR_MAX_LAUNCH_ARGS);
@@ -385,10 +429,12 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
 nr_status nr_synchronize(nr_context *ctx) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     if (!ctx->cuda) return NR_OK;
+    clear_error(ctx);
+    FAULT_GUARD(ctx);
     StrBuf err;
     sb_init(&err);
-    nr_status s = cuda_synchronize(ctx->cuda, &err) ? api_fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&err)) : NR_OK;
-    sb_free(&err);
+    nr_status s = cuda_call(ctx, cuda_synchronize(ctx->cuda, &err), &err, NR_ERR_LAUNCH);
+    if (s == NR_OK) cuda_api_synchronized(ctx);
     return s;
 }
 
@@ -413,10 +459,10 @@ nr_status nr_stream_create(nr_context *ctx, void **out) {
     }
     void *st = NULL;
     if (ctx->cuda) {
+        FAULT_GUARD(ctx);
         StrBuf err;
         sb_init(&err);
-        nr_status s = cuda_stream_create(ctx->cuda, &st, &err) ? api_fail(ctx, NR_ERR_DEVICE, "%s", sb_cstr(&err)) : NR_OK;
-        sb_free(&err);
+        nr_status s = cuda_call(ctx, cuda_stream_create(ctx->cuda, &st, &err), &err, NR_ERR_DEVICE);
         if (s) return s;
     } else {
         st = malloc(1); /* a distinct handle; the CPU runs every launch to completion */
@@ -434,9 +480,7 @@ static nr_status release_stream(nr_context *ctx, int i) {
     if (!ctx->cuda) return free(st), NR_OK;
     StrBuf err;
     sb_init(&err);
-    nr_status s = cuda_stream_destroy(ctx->cuda, st, &err) ? api_fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&err)) : NR_OK;
-    sb_free(&err);
-    return s;
+    return cuda_call(ctx, cuda_stream_destroy(ctx->cuda, st, &err), &err, NR_ERR_LAUNCH);
 }
 
 nr_status nr_stream_destroy(nr_context *ctx, void *stream) {
@@ -451,25 +495,16 @@ nr_status nr_stream_synchronize(nr_context *ctx, void *stream) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     clear_error(ctx);
     if (!ctx->cuda) return NR_OK;
+    FAULT_GUARD(ctx);
     StrBuf err;
     sb_init(&err);
-    int rc = cuda_stream_synchronize(ctx->cuda, stream, &err);
-    nr_status s = rc ? api_fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&err)) : NR_OK;
-    sb_free(&err);
-    return s;
+    return cuda_call(ctx, cuda_stream_synchronize(ctx->cuda, stream, &err), &err, NR_ERR_LAUNCH);
 }
 
 nr_status nr_context_stats(const nr_context *ctx, nr_stats *out) {
     if (!ctx || !out) return NR_ERR_INVALID_ARG;
     *out = ctx->stats;
     return NR_OK;
-}
-
-/* Run a CUDA memory call, turning its failure into the context's error. */
-static nr_status cuda_call(nr_context *ctx, int rc, StrBuf *err, nr_status on_fail) {
-    nr_status s = rc ? api_fail(ctx, on_fail, "%s", sb_cstr(err)) : NR_OK;
-    sb_free(err);
-    return s;
 }
 
 /* ---- memory ---- */
@@ -479,6 +514,7 @@ nr_status nr_malloc(nr_context *ctx, size_t bytes, nr_devptr *out) {
     if (!out) return api_fail(ctx, NR_ERR_INVALID_ARG, "out must not be NULL");
     void *p;
     if (ctx->cuda) {
+        FAULT_GUARD(ctx);
         StrBuf err;
         sb_init(&err);
         uint64_t d = 0;
@@ -512,7 +548,7 @@ nr_status nr_free(nr_context *ctx, nr_devptr p) {
     if (!p) return NR_OK;
     int i = find_alloc(ctx, p);
     if (i < 0) return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_free: 0x%llx was not allocated by nr_malloc", (unsigned long long)p);
-    if (ctx->cuda) {
+    if (ctx->cuda) { /* after a fault the memory went with the context: only the record goes */
         StrBuf err;
         sb_init(&err);
         nr_status s = cuda_call(ctx, cuda_free(ctx->cuda, p, &err), &err, NR_ERR_DEVICE);
@@ -540,6 +576,7 @@ nr_status nr_memcpy_htod(nr_context *ctx, nr_devptr dst, const void *src, size_t
     nr_status s = check_range(ctx, dst, bytes, "nr_memcpy_htod");
     if (s) return s;
     if (ctx->cuda) {
+        FAULT_GUARD(ctx);
         StrBuf err;
         sb_init(&err);
         return cuda_call(ctx, cuda_htod(ctx->cuda, dst, src, bytes, &err), &err, NR_ERR_DEVICE);
@@ -554,6 +591,7 @@ nr_status nr_memcpy_dtoh(nr_context *ctx, void *dst, nr_devptr src, size_t bytes
     nr_status s = check_range(ctx, src, bytes, "nr_memcpy_dtoh");
     if (s) return s;
     if (ctx->cuda) {
+        FAULT_GUARD(ctx);
         StrBuf err;
         sb_init(&err);
         return cuda_call(ctx, cuda_dtoh(ctx->cuda, dst, src, bytes, &err), &err, NR_ERR_DEVICE);
@@ -567,6 +605,7 @@ nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes) {
     nr_status s = check_range(ctx, dst, bytes, "nr_memset");
     if (s) return s;
     if (ctx->cuda) {
+        FAULT_GUARD(ctx);
         StrBuf err;
         sb_init(&err);
         return cuda_call(ctx, cuda_memset(ctx->cuda, dst, byte, bytes, &err), &err, NR_ERR_DEVICE);

@@ -1,10 +1,10 @@
 /* api_cuda.c - the C API on the CUDA device. A kernel is compiled for the GPU at its
  * first launch with each new specialisation of its arguments (as Triton does: pointers
  * 16-byte aligned or not, integers divisible by 16, integers equal to 1) and warp
- * count; the variant stays in the module, and its cubin in the disk cache under a key
- * covering the source, the constexprs and options, the specialisation, the compiler
- * (its build id: a hash of its sources) and the target. The key is known before any
- * compiling, so a variant another process compiled earlier is loaded with no compile. */
+ * count; the variant stays in the module, and its cubin in the disk cache under the key
+ * runtime/cache_key.c makes (the source, the constexprs and options, the specialisation,
+ * the compiler's build, the target and device). The key is known before any compiling,
+ * so a variant another process compiled earlier is loaded with no compile. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 #include "../compiler/codegen/llvm_gen.h"
 #include "../compiler/gpu/gpu_compile.h"
 #include "api_internal.h"
+#include "cache_key.h"
 #include "float16.h"
 
 nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err) {
@@ -22,6 +23,108 @@ nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err) {
     return NR_OK;
 }
 
+/* ---- kernel faults ---- */
+
+/* The kernel was launched: it goes to the front of the context's recent kernels. */
+static void note_launch(nr_context *ctx, nr_kernel *k) {
+    if (ctx->nrecent && ctx->recent[0] == k) return; /* the common case: the same kernel again */
+    enum { CAP = sizeof ctx->recent / sizeof ctx->recent[0] };
+    int i = 0;
+    while (i < ctx->nrecent && ctx->recent[i] != k) i++;
+    if (i == ctx->nrecent) { /* not there: the oldest falls off when full */
+        if (ctx->nrecent < CAP) ctx->nrecent++;
+        else ctx->recent_overflow = true, i = CAP - 1;
+    }
+    memmove(&ctx->recent[1], &ctx->recent[0], sizeof ctx->recent[0] * (size_t)i);
+    ctx->recent[0] = k;
+}
+
+void cuda_api_synchronized(nr_context *ctx) {
+    ctx->nrecent = 0;
+    ctx->recent_overflow = false;
+}
+
+/* The device_assert ops of kernel k still in its IR (those of region r and the regions
+ * nested in it), appended to `out`, each as "\n    kernel 'k' at FILE:LINE:COL: MESSAGE";
+ * returns the new count. */
+static int list_asserts(const IrFunc *f, RegionId r, StrBuf *out, int count) {
+    const IrRegion *reg = &f->regions[r];
+    for (uint32_t i = 0; i < reg->nops; i++) {
+        const IrOp *op = &f->ops[reg->ops[i]];
+        if (op->code == OP_ASSERT) {
+            sb_printf(out, "\n    kernel '%s'", f->name);
+            if (op->loc.src) sb_printf(out, " at %s:%d:%d", op->loc.src->name, op->loc.line, op->loc.col);
+            sb_printf(out, ": %s", op->sattr && *op->sattr ? op->sattr : "(no message)");
+            count++;
+        }
+        for (int j = 0; j < op->nregions; j++) count = list_asserts(f, op->region[j], out, count);
+    }
+    return count;
+}
+
+/* The description of the fault the device met (its CUresult `code`, the driver's `what`):
+ * which kernels may have faulted and, for a failed device_assert, the assertions they
+ * hold, with their messages and locations. The driver does not say which kernel failed:
+ * it is one of those launched since the last nr_synchronize, and an assertion that
+ * failed is one of theirs (named alone when it is the only one). */
+static void describe_fault(nr_context *ctx, int code, const char *what) {
+    enum { CUDA_ERROR_ASSERT = 710 };
+    StrBuf *d = &ctx->fault;
+    StrBuf asserts;
+    sb_init(&asserts);
+    int n = 0;
+    if (code == CUDA_ERROR_ASSERT)
+        for (int i = 0; i < ctx->nrecent; i++) n = list_asserts(ctx->recent[i]->f, ctx->recent[i]->f->body, &asserts, n);
+    if (n == 1 && !ctx->recent_overflow) {
+        /* "device_assert failed in kernel 'k' at f.nr:3:5: msg", as on the CPU */
+        sb_printf(d, "device_assert failed in %s", sb_cstr(&asserts) + strlen("\n    "));
+    } else if (n > 1) {
+        sb_printf(d, "device_assert failed in a kernel launched since the last nr_synchronize; their assertions:%s",
+                  sb_cstr(&asserts));
+    } else {
+        const char *failed = code == CUDA_ERROR_ASSERT ? "device_assert failed in" : "faulted on";
+        const char *dev = cuda_device_name(ctx->cuda);
+        if (ctx->nrecent == 1 && !ctx->recent_overflow) {
+            sb_printf(d, "kernel '%s' %s CUDA device '%s'", ctx->recent[0]->f->name,
+                      code == CUDA_ERROR_ASSERT ? "failed a device_assert on" : failed, dev);
+        } else {
+            sb_printf(d, "%s on CUDA device '%s'", code == CUDA_ERROR_ASSERT ? "device_assert failed" : "a kernel faulted",
+                      dev);
+            if (ctx->nrecent) {
+                sb_puts(d, ": one of the kernels launched since the last nr_synchronize,");
+                for (int i = 0; i < ctx->nrecent; i++) sb_printf(d, "%s '%s'", i ? "," : "", ctx->recent[i]->f->name);
+                if (ctx->recent_overflow) sb_puts(d, " and others");
+            }
+        }
+    }
+    sb_free(&asserts);
+    sb_printf(d, "\n  the driver: %s", what);
+    if (code == CUDA_ERROR_ASSERT) sb_puts(d, " (its message on standard output names the block and thread)");
+    sb_puts(d, "\n  the CUDA context is unusable now (the driver poisons it after a kernel fault): every later call "
+               "on this nr_context fails; destroy it and create a new one");
+}
+
+nr_status cuda_api_fault(nr_context *ctx) {
+    const char *what;
+    int code = ctx->cuda ? cuda_fault(ctx->cuda, &what) : 0;
+    if (!code) return NR_OK;
+    if (!ctx->fault.len) {
+        describe_fault(ctx, code, what);
+        /* this context will not use the driver's context again: let it go, so that a new
+         * context gets a fresh one once every other user has let go too */
+        cuda_release_context(ctx->cuda);
+    }
+    if (!ctx->fault_reported) {
+        ctx->fault_reported = true;
+        return api_fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&ctx->fault));
+    }
+    const char *first = sb_cstr(&ctx->fault);
+    const char *nl = strchr(first, '\n');
+    return api_fail(ctx, NR_ERR_DEVICE,
+                    "this CUDA context is unusable after an earlier kernel fault (%.*s): destroy it and create a new one",
+                    (int)(nl ? nl - first : (ptrdiff_t)strlen(first)), first);
+}
+
 void cuda_api_module_free(nr_module *m) {
     bool loaded = false;
     for (int i = 0; i < m->nkernels; i++) loaded |= m->kernels[i].nvariants > 0;
@@ -30,6 +133,19 @@ void cuda_api_module_free(nr_module *m) {
         sb_init(&err);
         cuda_synchronize(m->ctx->cuda, &err); /* a failure is the kernel's, reported by the next call */
         sb_free(&err);
+        /* a fault found here is described now, while its kernels still exist */
+        if (cuda_fault(m->ctx->cuda, NULL) && !m->ctx->fault.len) {
+            bool reported = m->ctx->fault_reported;
+            cuda_api_fault(m->ctx);
+            m->ctx->fault_reported = reported;
+        }
+    }
+    if (m->ctx) { /* the module's kernels leave the recent list */
+        nr_context *ctx = m->ctx;
+        int n = 0;
+        for (int i = 0; i < ctx->nrecent; i++)
+            if (ctx->recent[i]->mod != m) ctx->recent[n++] = ctx->recent[i];
+        ctx->nrecent = n;
     }
     for (int i = 0; i < m->nkernels; i++) {
         nr_kernel *k = &m->kernels[i];
@@ -53,30 +169,41 @@ static uint8_t fact_of(IrType t, InterpScalar v) {
     return u % 16 == 0 && u ? SPEC_DIV16 : SPEC_NONE;
 }
 
-/* The disk cache's key of a variant: everything that decides its code, none of it
- * computed, so that a hit skips the whole back end. The compiler is named by its build id
- * (a hash of its sources) and LLVM's version; cuda_cache_key adds the device and driver. */
-static void variant_cache_key(const nr_kernel *k, const char *arch, const char *key, StrBuf *ck) {
-    unsigned major, minor, patch;
-    llvm_gen_version(&major, &minor, &patch);
-    /* the names and the source length-prefixed (the options key is already): two
-     * different compilations never share a key */
-    sb_printf(ck, "nereid %s build %s LLVM %u.%u.%u|%s|%zu:%s|%s|%s|%zu:%s|%zu:", NEREID_VERSION, nr_build_id, major,
-              minor, patch, arch, strlen(k->f->name), k->f->name, key, k->mod->options_key, strlen(k->mod->src->name),
-              k->mod->src->name, k->mod->src->len);
-    sb_putn(ck, k->mod->text, k->mod->src->len);
+/* The disk cache's key of a variant (runtime/cache_key.c decides what it covers). */
+static void variant_cache_key(const nr_kernel *k, const char *arch, const char *variant, StrBuf *build,
+                              StrBuf *text) {
+    const nr_module *m = k->mod;
+    CacheKeyInput in = {
+        .arch = arch,
+        .compute_capability = cuda_compute_capability(m->ctx->cuda),
+        .driver_version = cuda_driver_version(m->ctx->cuda),
+        .kernel = k->f->name,
+        .variant = variant,
+        .num_warps = m->num_warps,
+        .num_stages = m->num_stages,
+        .only_kernel = m->only_kernel,
+        .defines = m->defines,
+        .ndefines = m->ndefines,
+        .file = m->src->name,
+        .source = m->text,
+        .source_len = m->src->len,
+    };
+    llvm_gen_version(&in.llvm_version[0], &in.llvm_version[1], &in.llvm_version[2]);
+    cache_key_make(&in, build, text);
 }
 
 static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, int stages, const char *key,
                                  GpuVariant *out) {
     nr_context *ctx = k->mod->ctx;
     const char *arch = cuda_arch_name(ctx->cuda);
-    StrBuf ck, err;
-    sb_init(&ck);
+    StrBuf build, text, err;
+    sb_init(&build);
+    sb_init(&text);
     sb_init(&err);
-    variant_cache_key(k, arch, key, &ck);
+    variant_cache_key(k, arch, key, &build, &text);
+    CacheKey ck = {sb_cstr(&build), sb_cstr(&text)};
     nr_status s = NR_OK;
-    int hit = cuda_load_cached(ctx->cuda, k->f->name, sb_cstr(&ck), &out->k, &err);
+    int hit = cuda_load_cached(ctx->cuda, k->f->name, &ck, &out->k, &err);
     if (hit < 0) s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));
     if (hit == 0) {
         GpuTarget t = {arch, warps, stages, NULL};
@@ -85,7 +212,7 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
         diag_init(&diag);
         if (gpu_compile_kernel(k->f, spec, &t, GPU_DUMP_NONE, NULL, NULL, &r, &diag)) {
             ctx->stats.gpu_compiles++;
-            if (cuda_load(ctx->cuda, r.ptx.data, k->f->name, sb_cstr(&ck), r.shared_bytes, &out->k, &err))
+            if (cuda_load(ctx->cuda, r.ptx.data, k->f->name, &ck, r.shared_bytes, &out->k, &err))
                 s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));
             else if (!out->k.from_cache)
                 ctx->stats.jit_compiles++;
@@ -96,7 +223,8 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
         diag_free(&diag);
     }
     if (hit > 0) ctx->stats.disk_cache_hits++;
-    sb_free(&ck);
+    sb_free(&build);
+    sb_free(&text);
     sb_free(&err);
     if (!s) {
         snprintf(out->key, sizeof out->key, "%s", key);
@@ -182,13 +310,20 @@ nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const InterpScal
     if (!v) {
         GpuSpec spec = {np, facts};
         nr_status s = add_variant(k, &spec, warps, stages, key, &v);
-        if (s) return s;
+        if (s) {
+            nr_status f = cuda_api_fault(ctx); /* an earlier kernel's fault met while loading */
+            return f ? f : s;
+        }
     }
     StrBuf err;
     sb_init(&err);
     nr_status s = NR_OK;
-    if (cuda_launch(ctx->cuda, &v->k, grid, warps, params, o ? o->stream : NULL, &err))
-        s = api_fail(ctx, NR_ERR_LAUNCH, "kernel '%s': %s", k->f->name, sb_cstr(&err));
+    if (cuda_launch(ctx->cuda, &v->k, grid, warps, params, o ? o->stream : NULL, &err)) {
+        /* an earlier kernel's fault shows at the next launch too */
+        if (!(s = cuda_api_fault(ctx))) s = api_fail(ctx, NR_ERR_LAUNCH, "kernel '%s': %s", k->f->name, sb_cstr(&err));
+    } else {
+        note_launch(ctx, k);
+    }
     sb_free(&err);
     return s;
 }

@@ -24,6 +24,14 @@ struct nr_context {
     void **streams; /* nr_stream_create's: destroyed with the context if the caller did not */
     int nstreams, capstreams;
     nr_stats stats;
+    /* CUDA kernel faults (api_cuda.c): the distinct kernels launched since the last
+     * successful nr_synchronize, most recent first, to name the kernel that faulted; the
+     * fault's description once one happened; whether a call has reported it yet */
+    nr_kernel *recent[16];
+    int nrecent;
+    bool recent_overflow; /* more kernels than `recent` holds */
+    StrBuf fault;
+    bool fault_reported;
 };
 
 enum { NR_MAX_LAUNCH_ARGS = 64 }; /* the GPU back end's limit on kernel parameters */
@@ -50,7 +58,13 @@ struct nr_module {
     char *text;
     nr_kernel *kernels;
     int nkernels;
-    char *options_key; /* defines and options, for the disk cache key */
+    /* copies of the compile options (the caller's nr_define array is not kept); the
+     * disk cache's key covers them (runtime/cache_key.c) */
+    SemaDefine *defines;
+    int ndefines;
+    char *only_kernel; /* NULL: every kernel */
+    int num_warps;     /* nr_compile_options.num_warps: 0 for the default */
+    int num_stages;    /* nr_compile_options.num_stages: 0 for the default */
 };
 
 
@@ -61,5 +75,12 @@ nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err);
 /* vals: the checked arguments, as the interpreter takes them */
 nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const InterpScalar *vals, const nr_launch_options *o);
 void cuda_api_module_free(nr_module *m);
+/* Whether the context's CUDA device has met a kernel fault (NR_OK: not): the first call
+ * that asks after a fault gets NR_ERR_LAUNCH with the fault's description (the driver's
+ * error, the kernels in flight, a failed device_assert's message and location), every
+ * later one NR_ERR_DEVICE saying the context is unusable. */
+nr_status cuda_api_fault(nr_context *ctx);
+/* A successful nr_synchronize: no kernel is in flight any more. */
+void cuda_api_synchronized(nr_context *ctx);
 
 #endif

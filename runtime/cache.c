@@ -1,35 +1,47 @@
 /* cache.c - the on-disk cache of compiled kernels (see cache.h).
  *
  * Directory: $NEREID_CACHE_DIR if set and non-empty, else $HOME/.cache/nereid (created
- * with its parents, mode 0755). Each entry is one file named after the 64-bit FNV-1a
- * hash of its key, as 16 lowercase hex digits plus ".cubin". The file is
+ * with its parents, mode 0755). Each entry is one file named
+ *
+ *   BBBBBBBB-KKKKKKKKKKKKKKKK.cubin
+ *
+ * after the FNV-1a hashes of the key's build (32 bits: eviction tells other builds'
+ * entries apart by name, without opening them) and of its text (64 bits), in lowercase
+ * hex. The file is
  *
  *   offset size  field (integers little-endian, whatever the host)
  *   0      8     magic "NRCACHE1"
  *   8      4     header version (1)
  *   12     4     reserved, 0
- *   16     8     key length in bytes (K)
+ *   16     8     key text length in bytes (K)
  *   24     8     payload length in bytes (P)
  *   32     8     FNV-1a 64 checksum of the payload
- *   40     8     FNV-1a 64 checksum of the key
- *   48     K     the key (no terminating NUL)
+ *   40     8     FNV-1a 64 checksum of the key text
+ *   48     K     the key text (no terminating NUL)
  *   48+K   P     the payload
  *
  * and its size must be exactly 48 + K + P. cache_get checks every field, compares the key
  * byte for byte and verifies both checksums; any mismatch deletes the file and is a miss.
- * cache_put writes a temporary file in the same directory (mkstemp) and renames it into
- * place, so readers never see a half-written entry and concurrent writers of one key
- * simply replace each other's (identical) entries. No global state. */
+ * cache_put writes a temporary file ".NAME.tmp.XXXXXX" in the same directory (mkstemp)
+ * and renames it into place, so readers never see a half-written entry and concurrent
+ * writers of one key simply replace each other's (identical) entries; a reader that has
+ * the old file open reads it whole. Files of the older naming (16 hex digits.cubin) are
+ * entries of another build. Eviction (cache_evict) holds an flock on ".lock" in the
+ * directory, so one process at a time does it; readers and writers take no lock. No
+ * global state. */
 #include "cache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CACHE_MAGIC "NRCACHE1"
@@ -105,14 +117,23 @@ bool cache_dir(char *buf, size_t size) {
     return true;
 }
 
-bool cache_path(const char *key, char *buf, size_t size) {
-    if (!key || !buf || size == 0) return false;
-    char dir[4096];
+/* The entry's file name: build hash, key hash. */
+static void entry_name(const CacheKey *key, char name[32]) {
+    uint64_t b = fnv1a64(key->build, strlen(key->build)), k = fnv1a64(key->text, strlen(key->text));
+    snprintf(name, 32, "%08llx-%016llx.cubin", (unsigned long long)(b & 0xffffffffu), (unsigned long long)k);
+}
+
+static bool valid_key(const CacheKey *key) { return key && key->build && key->text; }
+
+bool cache_path(const CacheKey *key, char *buf, size_t size) {
+    if (!valid_key(key) || !buf || size == 0) return false;
+    char dir[4096], name[32];
     if (!cache_dir(dir, sizeof dir)) {
         buf[0] = 0;
         return false;
     }
-    int n = snprintf(buf, size, "%s/%016llx.cubin", dir, (unsigned long long)fnv1a64(key, strlen(key)));
+    entry_name(key, name);
+    int n = snprintf(buf, size, "%s/%s", dir, name);
     if (n < 0 || (size_t)n >= size) {
         buf[0] = 0;
         return false;
@@ -150,11 +171,12 @@ static void drop_entry(const char *path, const struct stat *st) {
     if (stat(path, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino) unlink(path);
 }
 
-void *cache_get(const char *key, size_t *len) {
+void *cache_get(const CacheKey *ck, size_t *len) {
     if (len) *len = 0;
-    if (!key) return NULL;
+    if (!valid_key(ck)) return NULL;
+    const char *key = ck->text;
     char path[4200];
-    if (!cache_path(key, path, sizeof path)) return NULL;
+    if (!cache_path(ck, path, sizeof path)) return NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return NULL; /* no entry (or unreadable): a miss */
 
@@ -183,6 +205,10 @@ void *cache_get(const char *key, size_t *len) {
     if (!read_full(fd, payload, (size_t)plen) || fnv1a64(payload, (size_t)plen) != psum) goto corrupt;
 
     free(kbuf);
+    /* used now: the access time orders eviction (explicitly, whatever the mount's atime
+     * policy; an entry of another user may refuse, which only costs LRU precision) */
+    const struct timespec used[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
+    futimens(fd, used);
     close(fd);
     if (len) *len = (size_t)plen;
     return payload;
@@ -196,15 +222,16 @@ miss:
     return NULL;
 }
 
-bool cache_put(const char *key, const void *data, size_t len) {
-    if (!key || (!data && len > 0)) return false;
-    char dir[4096];
+bool cache_put(const CacheKey *ck, const void *data, size_t len) {
+    if (!valid_key(ck) || (!data && len > 0)) return false;
+    const char *key = ck->text;
+    char dir[4096], name[32];
     if (!cache_dir(dir, sizeof dir)) return false;
+    entry_name(ck, name);
     size_t klen = strlen(key);
-    uint64_t khash = fnv1a64(key, klen);
     char path[4200], tmp[4200];
-    int n1 = snprintf(path, sizeof path, "%s/%016llx.cubin", dir, (unsigned long long)khash);
-    int n2 = snprintf(tmp, sizeof tmp, "%s/.%016llx.tmp.XXXXXX", dir, (unsigned long long)khash);
+    int n1 = snprintf(path, sizeof path, "%s/%s", dir, name);
+    int n2 = snprintf(tmp, sizeof tmp, "%s/.%s.tmp.XXXXXX", dir, name);
     if (n1 < 0 || (size_t)n1 >= sizeof path || n2 < 0 || (size_t)n2 >= sizeof tmp) return false;
 
     int fd = mkstemp(tmp);
@@ -216,17 +243,147 @@ bool cache_put(const char *key, const void *data, size_t len) {
     put_u64(hdr + 16, klen);
     put_u64(hdr + 24, len);
     put_u64(hdr + 32, fnv1a64(data, len));
-    put_u64(hdr + 40, khash);
+    put_u64(hdr + 40, fnv1a64(key, klen));
     bool ok = fchmod(fd, 0644) == 0 && write_full(fd, hdr, sizeof hdr) && write_full(fd, key, klen) &&
               write_full(fd, data, len);
     if (close(fd) != 0) ok = false;
     if (ok && rename(tmp, path) != 0) ok = false;
-    if (!ok) unlink(tmp);
-    return ok;
+    if (!ok) {
+        unlink(tmp);
+        return false;
+    }
+    cache_evict(ck->build, cache_max_bytes(), name);
+    return true;
 }
 
-bool cache_remove(const char *key) {
+bool cache_remove(const CacheKey *key) {
     char path[4200];
     if (!cache_path(key, path, sizeof path)) return false;
     return unlink(path) == 0;
+}
+
+uint64_t cache_max_bytes(void) {
+    const char *env = getenv("NEREID_CACHE_MAX_MB");
+    uint64_t mb = CACHE_DEFAULT_MAX_MB;
+    if (env && *env) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (errno == 0 && *end == 0 && env[0] != '-' && v <= UINT64_MAX / (1024 * 1024)) mb = v;
+    }
+    return mb == 0 ? UINT64_MAX : mb * 1024 * 1024;
+}
+
+/* ---- eviction ---- */
+
+enum { STALE_TMP_SECONDS = 3600 };
+
+typedef struct EvictEntry {
+    char name[40];
+    uint64_t size;
+    struct timespec used; /* access time */
+    bool other_build;
+} EvictEntry;
+
+static bool all_hex(const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return false;
+    return true;
+}
+
+/* An entry's file name: "BBBBBBBB-KKKKKKKKKKKKKKKK.cubin" (build hash into *build) or the
+ * older "KKKKKKKKKKKKKKKK.cubin" (*build = NULL). Anything else is not ours. */
+static bool parse_entry_name(const char *n, const char **build) {
+    size_t len = strlen(n);
+    if (len == 31 && n[8] == '-' && all_hex(n, 8) && all_hex(n + 9, 16) && !strcmp(n + 25, ".cubin")) {
+        *build = n;
+        return true;
+    }
+    if (len == 22 && all_hex(n, 16) && !strcmp(n + 16, ".cubin")) {
+        *build = NULL;
+        return true;
+    }
+    return false;
+}
+
+/* A temporary of cache_put: "." + an entry's name + ".tmp." + 6 characters. */
+static bool is_temporary(const char *n) {
+    const char *b;
+    char entry[40];
+    size_t len = strlen(n);
+    if (n[0] != '.' || len != 1 + 31 + 5 + 6 || memcmp(n + 32, ".tmp.", 5)) return false;
+    memcpy(entry, n + 1, 31);
+    entry[31] = 0;
+    return parse_entry_name(entry, &b) && b;
+}
+
+static int evict_order(const void *pa, const void *pb) {
+    const EvictEntry *a = pa, *b = pb;
+    if (a->other_build != b->other_build) return a->other_build ? -1 : 1;
+    if (a->used.tv_sec != b->used.tv_sec) return a->used.tv_sec < b->used.tv_sec ? -1 : 1;
+    if (a->used.tv_nsec != b->used.tv_nsec) return a->used.tv_nsec < b->used.tv_nsec ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+int cache_evict(const char *build, uint64_t max_bytes, const char *keep) {
+    if (!build) return -1;
+    char dir[4096], path[4200];
+    if (!cache_dir(dir, sizeof dir)) return -1;
+    /* one evicting process at a time; the others go on (the next put catches up) */
+    snprintf(path, sizeof path, "%s/.lock", dir);
+    int lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock < 0) return -1;
+    if (flock(lock, LOCK_EX | LOCK_NB) != 0) {
+        close(lock);
+        return -1;
+    }
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        close(lock);
+        return -1;
+    }
+    char mine[9];
+    snprintf(mine, sizeof mine, "%08llx", (unsigned long long)(fnv1a64(build, strlen(build)) & 0xffffffffu));
+    EvictEntry *es = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t total = 0;
+    int removed = 0;
+    time_t now = time(NULL);
+    int dfd = dirfd(dp);
+    for (struct dirent *de; (de = readdir(dp));) {
+        const char *b;
+        bool entry = parse_entry_name(de->d_name, &b), tmp = !entry && is_temporary(de->d_name);
+        if (!entry && !tmp) continue; /* not ours: never touched */
+        struct stat st;
+        if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (tmp) { /* a writer that died mid-write, long ago */
+            if (now - st.st_mtime > STALE_TMP_SECONDS && unlinkat(dfd, de->d_name, 0) == 0) removed++;
+            continue;
+        }
+        total += (uint64_t)st.st_size;
+        if (keep && !strcmp(de->d_name, keep)) continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 256;
+            EvictEntry *bigger = realloc(es, ncap * sizeof *es);
+            if (!bigger) break; /* evict among those seen */
+            es = bigger, cap = ncap;
+        }
+        EvictEntry *e = &es[n++];
+        memcpy(e->name, de->d_name, strlen(de->d_name) + 1); /* 31 or 22 characters: parse_entry_name */
+        e->size = (uint64_t)st.st_size;
+        e->used = st.st_atim;
+        e->other_build = !b || memcmp(b, mine, 8) != 0;
+    }
+    if (total > max_bytes) {
+        uint64_t target = max_bytes - max_bytes / 10; /* some room, so the next puts do not evict */
+        qsort(es, n, sizeof *es, evict_order);
+        for (size_t i = 0; i < n && total > target; i++) {
+            if (unlinkat(dfd, es[i].name, 0) == 0) removed++;
+            total -= es[i].size; /* gone either way (another process may have removed it) */
+        }
+    }
+    closedir(dp);
+    free(es);
+    close(lock); /* releases the flock */
+    return removed;
 }

@@ -70,6 +70,7 @@ typedef struct CuApi {
     CUresult (*StreamCreate)(CUstream *stream, unsigned flags);
     CUresult (*StreamDestroy)(CUstream stream);
     CUresult (*StreamSynchronize)(CUstream stream);
+    CUresult (*StreamQuery)(CUstream stream);
     CUresult (*MemAlloc)(CUdeviceptr *p, size_t bytes);
     CUresult (*MemFree)(CUdeviceptr p);
     CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
@@ -93,7 +94,9 @@ struct CudaDevice {
     CuApi api;
     int ordinal;
     CUdevice dev;
-    CUcontext ctx; /* the device's primary context, retained */
+    CUcontext ctx; /* the device's primary context, retained (NULL once released after a fault) */
+    CUresult fault; /* the first sticky error seen (a kernel fault): the context is unusable */
+    char fault_what[768]; /* the failing call and the driver's error */
     int cc;        /* major*10 + minor */
     int driver_version;
     int max_shared_optin; /* bytes of shared memory a block may opt in to */
@@ -122,22 +125,44 @@ static void put_result(const CudaDevice *d, StrBuf *err, CUresult r) {
     if (desc) sb_printf(err, " (%s)", desc);
 }
 
-/* "<what> failed: CUDA_ERROR_... (...)" */
-static void cu_fail(const CudaDevice *d, StrBuf *err, CUresult r, const char *fmt, ...)
+/* The driver's errors after which its context cannot be used again (a kernel fault: the
+ * driver documents each of these as leaving the context in an inconsistent state). */
+static bool sticky(CUresult r) {
+    enum {
+        ILLEGAL_ADDRESS = 700, LAUNCH_TIMEOUT = 702, ASSERT = 710, HARDWARE_STACK_ERROR = 714,
+        ILLEGAL_INSTRUCTION = 715, MISALIGNED_ADDRESS = 716, INVALID_ADDRESS_SPACE = 717, INVALID_PC = 718,
+        LAUNCH_FAILED = 719,
+    };
+    return r == ILLEGAL_ADDRESS || r == LAUNCH_TIMEOUT || r == ASSERT || (r >= HARDWARE_STACK_ERROR && r <= LAUNCH_FAILED);
+}
+
+/* "<what> failed: CUDA_ERROR_... (...)"; the first sticky error is remembered in d. */
+static void cu_fail(CudaDevice *d, StrBuf *err, CUresult r, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static void cu_fail(const CudaDevice *d, StrBuf *err, CUresult r, const char *fmt, ...) {
-    if (!err) return;
+static void cu_fail(CudaDevice *d, StrBuf *err, CUresult r, const char *fmt, ...) {
+    StrBuf msg;
+    sb_init(&msg);
     va_list ap;
     va_start(ap, fmt);
-    sb_vprintf(err, fmt, ap);
+    sb_vprintf(&msg, fmt, ap);
     va_end(ap);
-    sb_puts(err, " failed: ");
-    put_result(d, err, r);
+    sb_puts(&msg, " failed: ");
+    put_result(d, &msg, r);
+    if (sticky(r) && !d->fault) {
+        d->fault = r;
+        snprintf(d->fault_what, sizeof d->fault_what, "%s", sb_cstr(&msg));
+    }
+    if (err) sb_putn(err, msg.data, msg.len);
+    sb_free(&msg);
 }
 
 static int make_current(CudaDevice *d, StrBuf *err) {
     if (!d) {
         errf(err, "no CUDA device (not opened)");
+        return -1;
+    }
+    if (d->fault) { /* nothing more goes to the driver on this context */
+        errf(err, "the CUDA context of device %d is unusable after a kernel fault (%s)", d->ordinal, d->fault_what);
         return -1;
     }
     CUresult r = d->api.CtxSetCurrent(d->ctx);
@@ -189,6 +214,7 @@ static bool resolve_all(CudaDevice *d, StrBuf *err) {
     RESOLVE(StreamCreate, "cuStreamCreate");
     RESOLVE(StreamDestroy, "cuStreamDestroy_v2");
     RESOLVE(StreamSynchronize, "cuStreamSynchronize");
+    RESOLVE(StreamQuery, "cuStreamQuery");
     RESOLVE(MemAlloc, "cuMemAlloc_v2");
     RESOLVE(MemFree, "cuMemFree_v2");
     RESOLVE(MemcpyHtoD, "cuMemcpyHtoD_v2");
@@ -316,6 +342,21 @@ int cuda_open(int index, CudaDevice **out, StrBuf *err) {
         goto fail;
     }
     if (make_current(d, err)) goto fail;
+    /* a primary context that an earlier kernel fault made unusable (another user in this
+     * process still holds it) answers every call with that fault */
+    r = d->api.StreamQuery(NULL);
+    if (sticky(r)) {
+        StrBuf why;
+        sb_init(&why);
+        put_result(d, &why, r);
+        errf(err,
+             "CUDA device %d (%s): its primary context is unusable after an earlier kernel fault in this process (%s); "
+             "it becomes usable again once every user has released it: destroy the other Nereid contexts on the "
+             "device (a CUDA runtime user such as PyTorch holds it for the life of the process)",
+             index, d->name, sb_cstr(&why));
+        sb_free(&why);
+        goto fail;
+    }
     *out = d;
     return 0;
 
@@ -326,9 +367,20 @@ fail:
 
 void cuda_close(CudaDevice *d) {
     if (!d) return;
-    if (d->ctx) d->api.DevicePrimaryCtxRelease(d->dev);
+    cuda_release_context(d);
     if (d->lib) dlclose(d->lib);
     free(d);
+}
+
+int cuda_fault(const CudaDevice *d, const char **what) {
+    if (what) *what = d && d->fault ? d->fault_what : "";
+    return d ? (int)d->fault : 0;
+}
+
+void cuda_release_context(CudaDevice *d) {
+    if (!d || !d->ctx) return;
+    d->api.DevicePrimaryCtxRelease(d->dev);
+    d->ctx = NULL;
 }
 
 int cuda_compute_capability(const CudaDevice *d) { return d ? d->cc : 0; }
@@ -338,11 +390,6 @@ const char *cuda_arch_name(const CudaDevice *d) { return d && d->arch ? d->arch 
 const char *cuda_device_name(const CudaDevice *d) { return d ? d->name : ""; }
 
 int cuda_driver_version(const CudaDevice *d) { return d ? d->driver_version : 0; }
-
-void cuda_cache_key(const CudaDevice *d, const char *key, StrBuf *out) {
-    sb_printf(out, "%s\n-- cubin for sm_%d, CUDA driver %d", key ? key : "", d ? d->cc : 0,
-              d ? d->driver_version : 0);
-}
 
 /* ---- memory ---- */
 
@@ -581,18 +628,15 @@ static int check_shared(CudaDevice *d, const char *kernel_name, unsigned shared_
     return 0;
 }
 
-int cuda_load_cached(CudaDevice *d, const char *kernel_name, const char *cache_key, CudaKernel *out, StrBuf *err) {
+int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out, StrBuf *err) {
     if (out) memset(out, 0, sizeof *out);
-    if (!d || !kernel_name || !cache_key || !out) {
-        errf(err, "cuda_load_cached: missing %s", !d ? "device" : !kernel_name ? "kernel name" : !cache_key ? "key" : "output");
+    if (!d || !kernel_name || !key || !out) {
+        errf(err, "cuda_load_cached: missing %s", !d ? "device" : !kernel_name ? "kernel name" : !key ? "key" : "output");
         return -1;
     }
     if (make_current(d, err)) return -1;
-    StrBuf key;
-    sb_init(&key);
-    cuda_cache_key(d, cache_key, &key);
     size_t n = 0;
-    unsigned char *blob = cache_get(sb_cstr(&key), &n);
+    unsigned char *blob = cache_get(key, &n);
     int rc = 0;
     bool bad = blob != NULL; /* until it loads */
     CubinHeader h;
@@ -612,13 +656,12 @@ int cuda_load_cached(CudaDevice *d, const char *kernel_name, const char *cache_k
         }
     }
     /* a stale, foreign or damaged entry: drop it, the caller rebuilds it */
-    if (bad) cache_remove(sb_cstr(&key));
+    if (bad) cache_remove(key);
     free(blob);
-    sb_free(&key);
     return rc;
 }
 
-int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const char *cache_key, unsigned shared_bytes,
+int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *cache_key, unsigned shared_bytes,
               CudaKernel *out, StrBuf *err) {
     if (out) memset(out, 0, sizeof *out);
     if (!d || !ptx || !kernel_name || !out) {
@@ -641,11 +684,7 @@ int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const cha
             CubinHeader h = {CUBIN_MAGIC, shared_bytes, 0};
             memcpy(blob, &h, sizeof h);
             memcpy(blob + sizeof h, bin, n);
-            StrBuf key;
-            sb_init(&key);
-            cuda_cache_key(d, cache_key, &key);
-            cache_put(sb_cstr(&key), blob, sizeof h + n);
-            sb_free(&key);
+            cache_put(cache_key, blob, sizeof h + n);
             free(blob);
         }
     }
@@ -655,7 +694,8 @@ int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const cha
 
 void cuda_unload(CudaDevice *d, CudaKernel *k) {
     if (!d || !k) return;
-    if (k->module && d->api.CtxSetCurrent(d->ctx) == CUDA_SUCCESS) d->api.ModuleUnload((CUmodule)k->module);
+    /* after a fault the module went (or goes) with the context: the driver is not asked */
+    if (k->module && !d->fault && d->api.CtxSetCurrent(d->ctx) == CUDA_SUCCESS) d->api.ModuleUnload((CUmodule)k->module);
     memset(k, 0, sizeof *k);
 }
 

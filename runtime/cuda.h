@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../compiler/support/support.h"
+#include "cache.h"
 
 typedef struct CudaDevice CudaDevice;
 
@@ -25,6 +26,15 @@ typedef struct CudaKernel {
  * found)", "no CUDA device", ...). */
 int cuda_open(int index, CudaDevice **out, StrBuf *err);
 void cuda_close(CudaDevice *d);
+/* A kernel fault (an illegal address, a failed device_assert, a trap, ...) makes the
+ * driver's context unusable: the first such error any call meets is remembered, and from
+ * then on every call on d fails at once without reaching the driver. Returns that error's
+ * CUresult (0: none) and, in *what, the failing call and the driver's message. */
+int cuda_fault(const CudaDevice *d, const char **what);
+/* Release d's reference to the primary context early (after a fault: once every user has
+ * released it the driver destroys it, and a new context works). d stays valid, and every
+ * call on it fails; cuda_close does the rest. */
+void cuda_release_context(CudaDevice *d);
 /* Compute capability as major*10+minor (90 for H100/H200, 80 for A100). */
 int cuda_compute_capability(const CudaDevice *d);
 /* The PTX target for the device: "sm_90a" for 9.0 (Hopper), "sm_80" for 8.x (sm_80 code runs
@@ -38,10 +48,6 @@ const char *cuda_arch_for_cc(int cc);
 const char *cuda_device_name(const CudaDevice *d);
 /* cuDriverGetVersion: 13000 for CUDA 13.0 (0 if unknown). */
 int cuda_driver_version(const CudaDevice *d);
-/* The key cuda_load stores a cubin under in the disk cache: cache_key extended with the
- * device's compute capability and the driver version (the cubin is JIT-compiled by the
- * driver for this device), appended to out. */
-void cuda_cache_key(const CudaDevice *d, const char *cache_key, StrBuf *out);
 
 int cuda_malloc(CudaDevice *d, size_t bytes, uint64_t *out, StrBuf *err);
 int cuda_free(CudaDevice *d, uint64_t p, StrBuf *err);
@@ -54,18 +60,19 @@ int cuda_stream_create(CudaDevice *d, void **out, StrBuf *err);
 int cuda_stream_destroy(CudaDevice *d, void *stream, StrBuf *err);
 int cuda_stream_synchronize(CudaDevice *d, void *stream, StrBuf *err);
 
-/* Build (or fetch from the disk cache under cache_key) the cubin of `ptx`, load it and
- * find `kernel_name`. A kernel needing more than 48 KB of shared memory gets
+/* Build (or fetch from the disk cache under `key`) the cubin of `ptx`, load it and find
+ * `kernel_name`. A kernel needing more than 48 KB of shared memory gets
  * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES set. On a JIT/link failure err holds
- * the driver's error log. cache_key may be NULL (no caching). The entry, the cubin with
- * the kernel's shared-memory size, is stored under cuda_cache_key(d, cache_key). */
-int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const char *cache_key,
+ * the driver's error log. key may be NULL (no caching); it must cover the device and
+ * driver (runtime/cache_key.c). The entry is the cubin with the kernel's shared-memory
+ * size. */
+int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *key,
               unsigned shared_bytes, CudaKernel *out, StrBuf *err);
 /* Load `kernel_name` from the disk cache alone, with no PTX: 1 on a hit, 0 on a miss,
  * -1 on an error of the device (err says which; the entry is kept). An entry that is
  * corrupt, of another format, or whose cubin the driver calls invalid or not for this GPU
  * counts as a miss and is deleted (the caller compiles and cuda_load rebuilds it). */
-int cuda_load_cached(CudaDevice *d, const char *kernel_name, const char *cache_key, CudaKernel *out, StrBuf *err);
+int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out, StrBuf *err);
 void cuda_unload(CudaDevice *d, CudaKernel *k);
 
 /* cuLaunchKernel with blockDim = (32 * num_warps, 1, 1) and the kernel's dynamic shared

@@ -48,7 +48,7 @@ typedef struct BufHdr {
     uint64_t cls;
 } BufHdr;
 
-void *pool_get(Ctx *c, int64_t numel) {
+void *interp_pool_get(Ctx *c, int64_t numel) {
     unsigned cls = 0;
     while (cls < POOL_CLASSES - 1 && (INT64_C(1) << cls) < numel) cls++;
     BufHdr *h = c->pool.free[cls];
@@ -66,7 +66,7 @@ void *pool_get(Ctx *c, int64_t numel) {
     return h + 1;
 }
 
-void pool_put(Ctx *c, void *buf) {
+void interp_pool_put(Ctx *c, void *buf) {
     if (!buf) return;
     BufHdr *h = (BufHdr *)buf - 1;
     h->next = c->pool.free[h->cls];
@@ -83,7 +83,7 @@ static void pool_destroy(Pool *p) {
 
 /* ---- values ---- */
 
-void *val_in(Ctx *c, const IrOp *op, uint32_t i) {
+void *interp_val_in(Ctx *c, const IrOp *op, uint32_t i) {
     void *b = c->slot[op->operands[i]];
     if (!b) interp_fail(c, op, "internal error: an operand is not live", "op '%s' operand %u",
                         ir_op_info[op->code].name, i);
@@ -91,17 +91,17 @@ void *val_in(Ctx *c, const IrOp *op, uint32_t i) {
 }
 
 static void *val_new(Ctx *c, ValId v) {
-    void *b = pool_get(c, ty_numel(val_ty(c, v)));
+    void *b = interp_pool_get(c, ty_numel(val_ty(c, v)));
     if (!b) return NULL;
-    pool_put(c, c->slot[v]);
+    interp_pool_put(c, c->slot[v]);
     c->slot[v] = b;
     return b;
 }
 
-void *val_out(Ctx *c, const IrOp *op, uint32_t i) { return val_new(c, op->results[i]); }
+void *interp_val_out(Ctx *c, const IrOp *op, uint32_t i) { return val_new(c, op->results[i]); }
 
 static void val_release(Ctx *c, ValId v) {
-    pool_put(c, c->slot[v]);
+    interp_pool_put(c, c->slot[v]);
     c->slot[v] = NULL;
 }
 
@@ -113,7 +113,7 @@ static void *val_copy(Ctx *c, const IrOp *op, ValId v) {
         return NULL;
     }
     int64_t n = ty_numel(val_ty(c, v));
-    void *b = pool_get(c, n);
+    void *b = interp_pool_get(c, n);
     if (b) memcpy(b, c->slot[v], (size_t)n * 8);
     return b;
 }
@@ -129,7 +129,7 @@ static int exec_region(Ctx *c, RegionId r, void **outs, bool *cond);
 /* Hands buffers to the arguments of region r (or results of op, when r is 0). */
 static void bind_all(Ctx *c, const ValId *vals, void **bufs, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
-        pool_put(c, c->slot[vals[i]]);
+        interp_pool_put(c, c->slot[vals[i]]);
         c->slot[vals[i]] = bufs[i];
         bufs[i] = NULL;
     }
@@ -169,7 +169,7 @@ static int exec_for(Ctx *c, OpId id) {
     const IrRegion *body = &c->f->regions[op->region[0]];
     void **pend = c->pend + c->pend_start[id];
     uint32_t n = op->nres;
-    const uint64_t *lb = val_in(c, op, 0), *ub = val_in(c, op, 1), *st = val_in(c, op, 2);
+    const uint64_t *lb = interp_val_in(c, op, 0), *ub = interp_val_in(c, op, 1), *st = interp_val_in(c, op, 2);
     if (!lb || !ub || !st) return -1;
     bool sgn = dt_is_signed(opnd_ty(c, op, 0).dt);
     uint64_t iv = lb[0], upper = ub[0], step = st[0];
@@ -188,7 +188,7 @@ static int exec_for(Ctx *c, OpId id) {
 
 static int exec_if(Ctx *c, OpId id) {
     const IrOp *op = &c->f->ops[id];
-    const uint64_t *cond = val_in(c, op, 0);
+    const uint64_t *cond = interp_val_in(c, op, 0);
     if (!cond) return -1;
     RegionId r = (cond[0] & 1) ? op->region[0] : op->nregions > 1 ? op->region[1] : 0;
     void **pend = c->pend + c->pend_start[id];
@@ -238,7 +238,7 @@ static int exec_yield(Ctx *c, OpId id, void **outs) {
  * or the second region's arguments; the plan keeps them live up to here. */
 static int exec_condition(Ctx *c, OpId id, void **outs, bool *go) {
     const IrOp *op = &c->f->ops[id];
-    const uint64_t *cv = val_in(c, op, 0);
+    const uint64_t *cv = interp_val_in(c, op, 0);
     if (!cv) return -1;
     *go = cv[0] & 1;
     const IrRegion *r = &c->f->regions[c->op_region[id]];
@@ -321,9 +321,9 @@ static int run_grid(Ctx *c, const InterpScalar *args) {
 
 static void ctx_free(Ctx *c) {
     if (c->slot)
-        for (uint32_t v = 0; v < c->f->nvals; v++) pool_put(c, c->slot[v]);
+        for (uint32_t v = 0; v < c->f->nvals; v++) interp_pool_put(c, c->slot[v]);
     if (c->pend)
-        for (uint32_t i = 0; i < c->npend; i++) pool_put(c, c->pend[i]);
+        for (uint32_t i = 0; i < c->npend; i++) interp_pool_put(c, c->pend[i]);
     free(c->slot);
     interp_plan_free(c);
     interp_mem_free(c);

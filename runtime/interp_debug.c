@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 static int do_assert(Ctx *c, const IrOp *op) {
-    const uint64_t *cv = val_in(c, op, 0);
+    const uint64_t *cv = interp_val_in(c, op, 0);
     if (!cv) return -1;
     int64_t n = ty_numel(opnd_ty(c, op, 0));
     for (int64_t i = 0; i < n; i++) {
@@ -75,7 +75,7 @@ static int do_print(Ctx *c, const IrOp *op) {
     bool hex = op->attr[0] == 1, blocks = false;
     char v[64];
     for (uint32_t k = 0; k < op->nopnds; k++) {
-        if (!val_in(c, op, k)) return -1;
+        if (!interp_val_in(c, op, k)) return -1;
         blocks |= opnd_ty(c, op, k).rank > 0;
     }
     if (!blocks) { /* scalars: one line */

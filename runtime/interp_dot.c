@@ -63,8 +63,8 @@ int interp_dot(Ctx *c, const IrOp *op) {
     IrType at = opnd_ty(c, op, 0), bt = opnd_ty(c, op, 1), rt = res_ty(c, op, 0);
     int q = at.rank - 2;
     Dims D = {q ? at.shape[0] : 1, at.shape[q], bt.shape[q + 1], at.shape[q + 1]};
-    const void *a = val_in(c, op, 0), *b = val_in(c, op, 1), *acc = val_in(c, op, 2);
-    void *r = a && b && acc ? val_out(c, op, 0) : NULL;
+    const void *a = interp_val_in(c, op, 0), *b = interp_val_in(c, op, 1), *acc = interp_val_in(c, op, 2);
+    void *r = a && b && acc ? interp_val_out(c, op, 0) : NULL;
     if (!r) return -1;
     int64_t nr = D.batch * D.m * D.n;
     if (!dt_is_float(rt.dt)) {
@@ -77,13 +77,13 @@ int interp_dot(Ctx *c, const IrOp *op) {
         dot_f64(D, a, b, acc, r);
     } else {
         /* float scratch: pool buffers hold 8 bytes per element, so n floats fit in n/2 */
-        float *fa = pool_get(c, (D.batch * D.m * D.k + 1) / 2);
-        float *fb = fa ? pool_get(c, (D.batch * D.k * D.n + 1) / 2) : NULL;
-        float *row = fb ? pool_get(c, (D.n + 1) / 2) : NULL;
+        float *fa = interp_pool_get(c, (D.batch * D.m * D.k + 1) / 2);
+        float *fb = fa ? interp_pool_get(c, (D.batch * D.k * D.n + 1) / 2) : NULL;
+        float *row = fb ? interp_pool_get(c, (D.n + 1) / 2) : NULL;
         if (row) dot_f32(D, a, b, acc, r, fa, fb, row);
-        pool_put(c, fa);
-        pool_put(c, fb);
-        pool_put(c, row);
+        interp_pool_put(c, fa);
+        interp_pool_put(c, fb);
+        interp_pool_put(c, row);
         if (!row) return -1;
     }
     round_array(rt.dt, r, nr);

@@ -56,10 +56,10 @@ typedef struct Ctx {
 enum { ROOT_MIXED = -1 }; /* a pointer that may come from several parameters, or elsewhere */
 
 /* ---- interp.c: pool, values, messages ---- */
-void *pool_get(Ctx *c, int64_t numel);   /* NULL (message set) when out of memory */
-void pool_put(Ctx *c, void *buf);        /* NULL is ignored */
-void *val_in(Ctx *c, const IrOp *op, uint32_t i);  /* operand i's buffer, or NULL */
-void *val_out(Ctx *c, const IrOp *op, uint32_t i); /* a fresh buffer for result i */
+void *interp_pool_get(Ctx *c, int64_t numel);   /* NULL (message set) when out of memory */
+void interp_pool_put(Ctx *c, void *buf);        /* NULL is ignored */
+void *interp_val_in(Ctx *c, const IrOp *op, uint32_t i);  /* operand i's buffer, or NULL */
+void *interp_val_out(Ctx *c, const IrOp *op, uint32_t i); /* a fresh buffer for result i */
 /* "<what> in kernel 'k' (file:line:col), program (x, y, z): <detail>"; returns -1 */
 int interp_fail(Ctx *c, const IrOp *op, const char *what, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

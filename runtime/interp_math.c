@@ -141,8 +141,8 @@ static int arith(Ctx *c, const IrOp *op) {
     int64_t n = ty_numel(res_ty(c, op, 0));
     void *in[3] = {NULL, NULL, NULL};
     for (uint32_t i = 0; i < op->nopnds; i++)
-        if (!(in[i] = val_in(c, op, i))) return -1;
-    void *r = val_out(c, op, 0);
+        if (!(in[i] = interp_val_in(c, op, i))) return -1;
+    void *r = interp_val_out(c, op, 0);
     if (!r) return -1;
     if (!dt_is_float(dt)) {
         IntFmt F = int_fmt(dt);
@@ -189,8 +189,8 @@ static int arith(Ctx *c, const IrOp *op) {
 static int do_cmp(Ctx *c, const IrOp *op) {
     int dt = opnd_ty(c, op, 0).dt;
     int64_t n = ty_numel(res_ty(c, op, 0));
-    const void *a = val_in(c, op, 0), *b = val_in(c, op, 1);
-    uint64_t *r = a && b ? val_out(c, op, 0) : NULL;
+    const void *a = interp_val_in(c, op, 0), *b = interp_val_in(c, op, 1);
+    uint64_t *r = a && b ? interp_val_out(c, op, 0) : NULL;
     if (!r) return -1;
     int64_t pred = op->attr[0];
     if (dt_is_float(dt)) { /* C's float comparisons are ordered, and != is true on NaN */
@@ -208,9 +208,9 @@ static int do_cmp(Ctx *c, const IrOp *op) {
 
 static int do_select(Ctx *c, const IrOp *op) {
     int64_t n = ty_numel(res_ty(c, op, 0));
-    const uint64_t *cond = val_in(c, op, 0);
-    const void *a = val_in(c, op, 1), *b = val_in(c, op, 2);
-    void *r = cond && a && b ? val_out(c, op, 0) : NULL;
+    const uint64_t *cond = interp_val_in(c, op, 0);
+    const void *a = interp_val_in(c, op, 1), *b = interp_val_in(c, op, 2);
+    void *r = cond && a && b ? interp_val_out(c, op, 0) : NULL;
     if (!r) return -1;
     if (dt_is_float(res_ty(c, op, 0).dt)) {
         const double *fa = a, *fb = b;
@@ -261,8 +261,8 @@ static double int_to_float(uint64_t x, bool sgn, int dt) {
 static int do_cvt(Ctx *c, const IrOp *op) {
     int sdt = opnd_ty(c, op, 0).dt, ddt = res_ty(c, op, 0).dt;
     int64_t n = ty_numel(res_ty(c, op, 0));
-    const void *a = val_in(c, op, 0);
-    void *r = a ? val_out(c, op, 0) : NULL;
+    const void *a = interp_val_in(c, op, 0);
+    void *r = a ? interp_val_out(c, op, 0) : NULL;
     if (!r) return -1;
     const double *fa = a;
     const uint64_t *ua = a;
@@ -290,8 +290,8 @@ static int do_cvt(Ctx *c, const IrOp *op) {
 static int do_bitcast(Ctx *c, const IrOp *op) {
     int sdt = opnd_ty(c, op, 0).dt, ddt = res_ty(c, op, 0).dt;
     int64_t n = ty_numel(res_ty(c, op, 0));
-    const void *a = val_in(c, op, 0);
-    void *r = a ? val_out(c, op, 0) : NULL;
+    const void *a = interp_val_in(c, op, 0);
+    void *r = a ? interp_val_out(c, op, 0) : NULL;
     if (!r) return -1;
     for (int64_t i = 0; i < n; i++) elem_from_bits(ddt, r, i, elem_bits(sdt, a, i));
     return 0;
@@ -299,8 +299,8 @@ static int do_bitcast(Ctx *c, const IrOp *op) {
 
 static int do_addptr(Ctx *c, const IrOp *op) {
     int64_t n = ty_numel(res_ty(c, op, 0));
-    const uint64_t *p = val_in(c, op, 0), *off = val_in(c, op, 1);
-    uint64_t *r = p && off ? val_out(c, op, 0) : NULL;
+    const uint64_t *p = interp_val_in(c, op, 0), *off = interp_val_in(c, op, 1);
+    uint64_t *r = p && off ? interp_val_out(c, op, 0) : NULL;
     if (!r) return -1;
     uint64_t size = (uint64_t)dt_bytes(opnd_ty(c, op, 0).pointee);
     for (int64_t i = 0; i < n; i++) r[i] = p[i] + off[i] * size;

@@ -286,15 +286,15 @@ static void load_lanes(int pe, const uint64_t *p, const uint64_t *mask, int64_t 
 static int do_load(Ctx *c, const IrOp *op) {
     int pe = res_ty(c, op, 0).dt;
     int64_t n = ty_numel(res_ty(c, op, 0));
-    const uint64_t *p = val_in(c, op, 0), *mask = NULL;
+    const uint64_t *p = interp_val_in(c, op, 0), *mask = NULL;
     const char *other = NULL;
     if (!p) return -1;
-    if (op->nopnds > 1 && !(mask = val_in(c, op, 1))) return -1;
-    if (op->nopnds > 2 && !(other = val_in(c, op, 2))) return -1;
+    if (op->nopnds > 1 && !(mask = interp_val_in(c, op, 1))) return -1;
+    if (op->nopnds > 2 && !(other = interp_val_in(c, op, 2))) return -1;
     int64_t mstride = mask && ty_numel(opnd_ty(c, op, 1)) > 1;
     int64_t ostride = other && ty_numel(opnd_ty(c, op, 2)) > 1;
     if (check_lanes(c, op, p, mask, mstride, n, dt_bytes(pe))) return -1;
-    char *r = val_out(c, op, 0);
+    char *r = interp_val_out(c, op, 0);
     if (!r) return -1;
     if (mask) /* masked lanes give other, or 0 (0.0 for floats: both all-zero bits) */
         for (int64_t i = 0; i < n; i++) {
@@ -336,10 +336,10 @@ static void store_lanes(int pe, const uint64_t *p, const uint64_t *mask, int64_t
 static int do_store(Ctx *c, const IrOp *op) {
     int pe = opnd_ty(c, op, 0).pointee;
     int64_t n = ty_numel(opnd_ty(c, op, 0));
-    const uint64_t *p = val_in(c, op, 0), *mask = NULL;
-    const void *val = val_in(c, op, 1);
+    const uint64_t *p = interp_val_in(c, op, 0), *mask = NULL;
+    const void *val = interp_val_in(c, op, 1);
     if (!p || !val) return -1;
-    if (op->nopnds > 2 && !(mask = val_in(c, op, 2))) return -1;
+    if (op->nopnds > 2 && !(mask = interp_val_in(c, op, 2))) return -1;
     int64_t mstride = mask && ty_numel(opnd_ty(c, op, 2)) > 1;
     int64_t vs = ty_numel(opnd_ty(c, op, 1)) > 1;
     if (check_lanes(c, op, p, mask, mstride, n, dt_bytes(pe))) return -1;
@@ -392,14 +392,14 @@ static int do_atomic(Ctx *c, const IrOp *op) {
     int pe = opnd_ty(c, op, 0).pointee;
     int64_t n = ty_numel(opnd_ty(c, op, 0));
     bool cas = op->code == OP_ATOMIC_CAS;
-    const uint64_t *p = val_in(c, op, 0), *mask = NULL;
-    const Elem *v1 = val_in(c, op, 1), *v2 = cas ? val_in(c, op, 2) : NULL;
+    const uint64_t *p = interp_val_in(c, op, 0), *mask = NULL;
+    const Elem *v1 = interp_val_in(c, op, 1), *v2 = cas ? interp_val_in(c, op, 2) : NULL;
     if (!p || !v1 || (cas && !v2)) return -1;
-    if (!cas && op->nopnds > 2 && !(mask = val_in(c, op, 2))) return -1;
+    if (!cas && op->nopnds > 2 && !(mask = interp_val_in(c, op, 2))) return -1;
     int64_t mstride = mask && ty_numel(opnd_ty(c, op, 2)) > 1;
     int64_t s1 = ty_numel(opnd_ty(c, op, 1)) > 1, s2 = cas && ty_numel(opnd_ty(c, op, 2)) > 1;
     if (check_lanes(c, op, p, mask, mstride, n, dt_bytes(pe))) return -1;
-    Elem *r = val_out(c, op, 0);
+    Elem *r = interp_val_out(c, op, 0);
     if (!r) return -1;
     for (int64_t i = 0; i < n; i++) {
         r[i].u = 0;

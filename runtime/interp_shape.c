@@ -17,7 +17,7 @@ static void fill(Ctx *c, const IrOp *op, void *r, const void *elem8) {
 
 static int do_const(Ctx *c, const IrOp *op) {
     int dt = res_ty(c, op, 0).dt;
-    void *r = val_out(c, op, 0);
+    void *r = interp_val_out(c, op, 0);
     if (!r) return -1;
     if (dt_is_float(dt)) {
         double d = float_round(dt, op->fattr);
@@ -31,7 +31,7 @@ static int do_const(Ctx *c, const IrOp *op) {
 
 static int do_index(Ctx *c, const IrOp *op) {
     IntFmt F = int_fmt(res_ty(c, op, 0).dt);
-    uint64_t *r = val_out(c, op, 0);
+    uint64_t *r = interp_val_out(c, op, 0);
     if (!r) return -1;
     if (op->code == OP_ARANGE) {
         int64_t n = ty_numel(res_ty(c, op, 0));
@@ -68,8 +68,8 @@ static void row_major_strides(IrType t, int64_t st[NR_MAX_RANK]) {
 /* broadcast and trans: strided gathers; rank padded to 4 with leading dims of 1 */
 static int do_gather(Ctx *c, const IrOp *op) {
     IrType a = opnd_ty(c, op, 0), rt = res_ty(c, op, 0);
-    const void *src = val_in(c, op, 0);
-    void *r = src ? val_out(c, op, 0) : NULL;
+    const void *src = interp_val_in(c, op, 0);
+    void *r = src ? interp_val_out(c, op, 0) : NULL;
     if (!r) return -1;
     int64_t ast[NR_MAX_RANK], st[4] = {0, 0, 0, 0};
     int32_t shape[4] = {1, 1, 1, 1};
@@ -90,8 +90,8 @@ static int do_gather(Ctx *c, const IrOp *op) {
 
 /* splat, expand_dims, reshape, multiple_of, max_contiguous: the same elements */
 static int do_copy(Ctx *c, const IrOp *op) {
-    const void *src = val_in(c, op, 0);
-    void *r = src ? val_out(c, op, 0) : NULL;
+    const void *src = interp_val_in(c, op, 0);
+    void *r = src ? interp_val_out(c, op, 0) : NULL;
     if (!r) return -1;
     if (op->code == OP_SPLAT)
         fill(c, op, r, src);
@@ -186,7 +186,7 @@ static bool arg_better_i(uint64_t v, uint64_t best, bool max, bool sgn) {
 }
 
 static int reduce_arg(Ctx *c, bool max, int sdt, Red R, const void *x, uint64_t *idx) {
-    void *best = pool_get(c, R.outer * R.inner);
+    void *best = interp_pool_get(c, R.outer * R.inner);
     if (!best) return -1;
     init_first(R, best, x);
     memset(idx, 0, 8 * (size_t)(R.outer * R.inner));
@@ -200,7 +200,7 @@ static int reduce_arg(Ctx *c, bool max, int sdt, Red R, const void *x, uint64_t 
         bool sgn = dt_is_signed(sdt);
         FOR_SLICES(if (arg_better_i(xu[s], bu[d], max, sgn)) bu[d] = xu[s], idx[d] = (uint64_t)k)
     }
-    pool_put(c, best);
+    interp_pool_put(c, best);
     return 0;
 }
 
@@ -211,8 +211,8 @@ static int do_reduce(Ctx *c, const IrOp *op) {
     for (int i = 0; i < axis; i++) R.outer *= a.shape[i];
     for (int i = axis + 1; i < a.rank; i++) R.inner *= a.shape[i];
     int64_t n = R.outer * R.inner;
-    const void *x = val_in(c, op, 0);
-    void *r = x ? val_out(c, op, 0) : NULL;
+    const void *x = interp_val_in(c, op, 0);
+    void *r = x ? interp_val_out(c, op, 0) : NULL;
     if (!r) return -1;
     if (kind == RED_ARGMAX || kind == RED_ARGMIN) {
         if (reduce_arg(c, kind == RED_ARGMAX, a.dt, R, x, r)) return -1;

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# install-deps.sh - install the Debian 12 packages Nereid needs, only those missing.
+# install-deps.sh [--fuzz] - install the Debian 12 packages Nereid needs, only those
+# missing. --fuzz also installs clang and its libFuzzer runtime (`make fuzz-ci`,
+# tests/fuzz/build.sh).
 set -euo pipefail
 need=()
+if [ "${1:-}" = --fuzz ]; then
+  command -v clang >/dev/null || need+=(clang)
+  ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
+fi
 command -v flex >/dev/null || need+=(flex)
 command -v bison >/dev/null || need+=(bison)
 [ -x /usr/lib/llvm-19/bin/llvm-config ] || need+=(llvm-19-dev)

@@ -2,13 +2,30 @@
 # run-tests.sh BUILD_DIR... - run the whole suite against each build directory (the plain
 # build, then the ASan+UBSan one): the C unit tests, the lit tests (front end, IR, passes,
 # diagnostics) and the examples. Prints one line per failure and ends with the summary
-# line "N passed, N failed" (lit tests counted one by one, C programs one each).
+# line "N passed, N failed, N skipped" (lit tests counted one by one, C programs one
+# each): a program that exits 0 after printing a line starting with SKIP (a GPU test
+# without a GPU) counts as skipped only, never as passed, so "N passed" is what ran.
+#
+#   run-tests.sh [--programs-only] BUILD_DIR[:unit]...
+# --programs-only runs only the C programs of each build (BUILD/tests/*,
+# BUILD/gpu-tests/*, BUILD/examples/*): no lit, no GPU kernel dump, no script tests; for
+# the script's own test (tests/scripts/test_run_tests.sh). BUILD_DIR:unit runs only that
+# build's unit tests (the ThreadSanitizer build, build-tsan, has only the threaded ones).
 set -u
 cd "$(dirname "$0")/.."
+programs_only=0
+if [ "${1:-}" = --programs-only ]; then programs_only=1; shift; fi
 LLVM_PREFIX=$(/usr/lib/llvm-19/bin/llvm-config --prefix 2>/dev/null || echo /usr/lib/llvm-19)
 LIT="python3 $LLVM_PREFIX/build/utils/lit/lit.py"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# ThreadSanitizer: any report fails the program (exit status 66); tests/tsan.supp holds
+# the suppressions, each justified there
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$(pwd)/tests/tsan.supp}
+# GCC 12's TSan runtime cannot map its shadow memory when the kernel randomises mmap
+# with more than 28 bits; without address randomisation it always can
+tsan_wrap=()
+if setarch "$(uname -m)" -R true 2>/dev/null; then tsan_wrap=(setarch "$(uname -m)" -R); fi
 pass=0 fail=0 skip=0
 failed=()
 
@@ -16,8 +33,7 @@ run_prog() { # label, command...
   local label=$1; shift
   local log; log=$(mktemp)
   if "$@" >"$log" 2>&1; then
-    pass=$((pass + 1))
-    if grep -q '^SKIP' "$log"; then skip=$((skip + 1)); fi
+    if grep -q '^SKIP' "$log"; then skip=$((skip + 1)); else pass=$((pass + 1)); fi
   else
     fail=$((fail + 1)); failed+=("$label")
     echo "FAIL: $label"; sed 's/^/    /' "$log" | tail -n 40
@@ -25,55 +41,94 @@ run_prog() { # label, command...
   rm -f "$log"
 }
 
-for build in "$@"; do
+first=${1%%:*}
+for spec in "$@"; do
+  build=${spec%%:*}
   tag=$(basename "$build")
+  wrap=()
+  case "$tag" in *tsan*) wrap=("${tsan_wrap[@]}") ;; esac
   echo "== $tag: unit tests"
   for t in "$build"/tests/*; do
     [ -x "$t" ] || continue
-    run_prog "$tag/unit/$(basename "$t")" "$t"
+    run_prog "$tag/unit/$(basename "$t")" "${wrap[@]}" "$t"
   done
+  [ "$spec" = "$build:unit" ] && continue
   echo "== $tag: GPU tests (they skip without a GPU)"
   for t in "$build"/gpu-tests/*; do
     [ -x "$t" ] || continue
     run_prog "$tag/gpu/$(basename "$t")" "$t"
   done
+  # The runtime's side of two GPU tests, against a stand-in driver (tests/mock/cuda_mock.c):
+  # kernel faults, and many processes sharing the disk cache through the API
+  if [ "$programs_only" = 0 ] && [ -f "$build/mock/libcuda.so.1" ]; then
+    echo "== $tag: GPU tests against a mock CUDA driver (fault handling, the disk cache)"
+    for t in test_gpu_faults test_gpu_cache_procs; do
+      [ -x "$build/gpu-tests/$t" ] || continue
+      cdir=$(mktemp -d)
+      run_prog "$tag/gpu/$t-mock-driver" env LD_LIBRARY_PATH="$build/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        NEREID_REQUIRE_GPU=1 NEREID_CACHE_DIR="$cdir" "$build/gpu-tests/$t"
+      rm -rf "$cdir"
+    done
+  fi
   # Without a GPU the GPU tests skip; their kernels still run here CPU against CPU (a
   # self-check of the cases), and the plain build compiles every one of them for the GPU
   # and has ptxas (when installed) assemble it for sm_80 and sm_90a.
-  for gt in test_gpu_vs_cpu test_gpu_dot; do
-    [ -x "$build/gpu-tests/$gt" ] || continue
-    echo "== $tag: $gt's kernels: CPU self-check, PTX for sm_80 and sm_90a"
-    kdir=$(mktemp -d)
-    run_prog "$tag/gpu/$gt-cpu-vs-cpu" "$build/gpu-tests/$gt" --cpu-vs-cpu --dump "$kdir"
-    if [ "$build" = "$1" ]; then
-      for arch in sm_80 sm_90a; do
-        if [ -x /usr/local/cuda/bin/ptxas ]; then emit="--emit=cubin --arch=$arch -o $kdir/k.cubin"; else emit="--emit=ptx --arch=$arch -o /dev/null"; fi
-        run_prog "$tag/gpu/$gt-kernels-$arch" env EMIT="$emit" sh "$kdir/compile.sh" "$build/nereid"
-      done
-    fi
-    rm -rf "$kdir"
-  done
-  echo "== $tag: lit"
-  log=$(mktemp)
-  NEREID_BUILD=$(pwd)/$build $LIT -sv tests/lit >"$log" 2>&1
-  lp=$(grep -E '^ *Passed *:' "$log" | grep -oE '[0-9]+' | head -1); lp=${lp:-0}
-  lf=$(grep -E '^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed) *:' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}'); lf=${lf:-0}
-  lx=$(grep -E '^ *(Expectedly Failed|Unsupported) *:' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}'); lx=${lx:-0}
-  pass=$((pass + lp)); fail=$((fail + lf)); skip=$((skip + lx))
-  if [ "$lf" != 0 ] || [ "$lp" = 0 ]; then
-    [ "$lp" = 0 ] && [ "$lf" = 0 ] && { fail=$((fail + 1)); echo "FAIL: $tag/lit ran no test"; }
-    grep -E '^(FAIL|UNRESOLVED|TIMEOUT|XPASS):' "$log" | sed "s|^|$tag/lit |"
-    grep -B2 -A30 '^\*\*\*\*\*\*\*\*\*\* TEST' "$log" | head -n 200
-    failed+=("$tag/lit")
+  if [ "$programs_only" = 0 ]; then
+    for gt in test_gpu_vs_cpu test_gpu_dot; do
+      [ -x "$build/gpu-tests/$gt" ] || continue
+      echo "== $tag: $gt's kernels: CPU self-check, PTX for sm_80 and sm_90a"
+      kdir=$(mktemp -d)
+      run_prog "$tag/gpu/$gt-cpu-vs-cpu" "$build/gpu-tests/$gt" --cpu-vs-cpu --dump "$kdir"
+      if [ "$build" = "$first" ]; then
+        for arch in sm_80 sm_90a; do
+          if [ -x /usr/local/cuda/bin/ptxas ]; then emit="--emit=cubin --arch=$arch -o $kdir/k.cubin"; else emit="--emit=ptx --arch=$arch -o /dev/null"; fi
+          run_prog "$tag/gpu/$gt-kernels-$arch" env EMIT="$emit" sh "$kdir/compile.sh" "$build/nereid"
+        done
+      fi
+      rm -rf "$kdir"
+    done
   fi
-  echo "   lit: $lp passed, $lf failed"
-  rm -f "$log"
+  if [ "$programs_only" = 0 ]; then
+    echo "== $tag: lit"
+    log=$(mktemp)
+    NEREID_BUILD=$(pwd)/$build $LIT -sv tests/lit >"$log" 2>&1
+    lp=$(grep -E '^ *Passed *:' "$log" | grep -oE '[0-9]+' | head -1); lp=${lp:-0}
+    lf=$(grep -E '^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed) *:' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}'); lf=${lf:-0}
+    lx=$(grep -E '^ *(Expectedly Failed|Unsupported) *:' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}'); lx=${lx:-0}
+    pass=$((pass + lp)); fail=$((fail + lf)); skip=$((skip + lx))
+    if [ "$lf" != 0 ] || [ "$lp" = 0 ]; then
+      [ "$lp" = 0 ] && [ "$lf" = 0 ] && { fail=$((fail + 1)); echo "FAIL: $tag/lit ran no test"; }
+      grep -E '^(FAIL|UNRESOLVED|TIMEOUT|XPASS):' "$log" | sed "s|^|$tag/lit |"
+      grep -B2 -A30 '^\*\*\*\*\*\*\*\*\*\* TEST' "$log" | head -n 200
+      failed+=("$tag/lit")
+    fi
+    echo "   lit: $lp passed, $lf failed"
+    rm -f "$log"
+  fi
+  # the fuzzers' regression corpus, replayed through the harnesses (under ASan+UBSan in
+  # build-san): every input that ever found a bug, and the minimised coverage corpus
+  if [ -x "$build/fuzz/replay_compile" ] && [ -x "$build/fuzz/replay_ir" ]; then
+    echo "== $tag: fuzz corpus replay"
+    for h in compile ir; do
+      run_prog "$tag/fuzz/corpus-$h" "$build/fuzz/replay_$h" "tests/fuzz/corpus/$h"
+    done
+  fi
   echo "== $tag: examples (CPU interpreter)"
   for e in "$build"/examples/*; do
     [ -x "$e" ] || continue
     run_prog "$tag/examples/$(basename "$e")" env NEREID_DEVICE=cpu "$e" --quiet
   done
 done
+# tests of the tools and of the library as a whole (tests/scripts/test_*.sh), once, on
+# the first build: each is one program that prints its own result and exits non-zero on
+# failure
+if [ "$programs_only" = 0 ]; then
+  echo "== scripts"
+  for t in tests/scripts/test_*.sh; do
+    [ -f "$t" ] || continue
+    run_prog "scripts/$(basename "$t" .sh)" bash "$t" "$first"
+  done
+fi
 echo
 if [ ${#failed[@]} -gt 0 ]; then echo "failed: ${failed[*]}"; fi
 echo "$pass passed, $fail failed, $skip skipped"

@@ -81,38 +81,3 @@ _Noreturn void nr_die_at(const char *file, int line, const char *fmt, ...) {
     va_end(ap);
     abort();
 }
-
-char *read_stream(FILE *f, size_t *len_out) {
-    errno = 0;
-    StrBuf sb;
-    sb_init(&sb);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        if (sb.len + n > NR_MAX_FILE_BYTES) { /* /dev/zero, a runaway pipe: no source is this big */
-            sb_free(&sb);
-            errno = EFBIG;
-            return NULL;
-        }
-        sb_putn(&sb, buf, n);
-    }
-    if (ferror(f)) {
-        int e = errno; /* fread's reason: EISDIR for a directory, ... */
-        sb_free(&sb);
-        errno = e ? e : EIO;
-        return NULL;
-    }
-    if (!sb.data) sb_putn(&sb, "", 0);
-    *len_out = sb.len;
-    return sb.data;
-}
-
-char *read_file(const char *path, size_t *len_out) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *text = read_stream(f, len_out);
-    int e = errno;
-    fclose(f);
-    errno = e;
-    return text;
-}

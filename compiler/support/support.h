@@ -100,7 +100,7 @@ double nr_now_ms(void);
 /* Read a whole file or stream into malloc'd memory; NULL on failure (errno set: EFBIG
  * beyond NR_MAX_FILE_BYTES, so that reading /dev/zero ends). */
 enum { NR_MAX_FILE_BYTES = 64 << 20 };
-char *read_file(const char *path, size_t *len_out);
-char *read_stream(FILE *f, size_t *len_out);
+char *file_read(const char *path, size_t *len_out);
+char *file_read_stream(FILE *f, size_t *len_out);
 
 #endif

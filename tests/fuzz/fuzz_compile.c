@@ -124,7 +124,7 @@ static void add_default_defines(CompileOpts *o, const Source *src) {
     Arena *a = arena_new();
     Diag d;
     diag_init(&d);
-    Module *m = parse_module(a, &d, src);
+    Module *m = lang_parse_module(a, &d, src);
     for (size_t i = 0; m && i < sizeof default_defines / sizeof default_defines[0]; i++)
         if (!has_define(o, default_defines[i].name) && kernel_has_param(m, default_defines[i].name))
             o->defines[o->ndefines++] = default_defines[i];

@@ -187,6 +187,16 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A disk-cache key for a test kernel: its name, extended with the device and driver
+ * (the API's keys cover them too, runtime/cache_key.c), under a build of its own. */
+static CacheKey smoke_key(CudaDevice *d, const char *name, char text[256]) {
+    snprintf(text, 256, "%s|sm_%d|driver %d", name, cuda_compute_capability(d), cuda_driver_version(d));
+    return (CacheKey){"cuda_smoke", text};
+}
+#define SMOKE_KEY(var, d, name) \
+    char var##_text[256];       \
+    CacheKey var = smoke_key(d, name, var##_text)
+
 /* A cache entry as cuda_load writes it: "NRCUBIN1", the shared-memory size (4 bytes),
  * 4 reserved bytes, then the ELF cubin. */
 static bool is_cubin_entry(const void *p, size_t n, unsigned shared) {
@@ -268,9 +278,10 @@ typedef struct {
 
 static void *thread_main(void *arg) {
     ThreadJob *job = arg;
+    SMOKE_KEY(key, job->d, "cuda_smoke/vadd-threads");
     for (int iter = 0; iter < 8; iter++) {
         CudaKernel k;
-        if (cuda_load(job->d, vadd_ptx, "vadd", "cuda_smoke/vadd-threads", 0, &k, &job->err)) {
+        if (cuda_load(job->d, vadd_ptx, "vadd", &key, 0, &k, &job->err)) {
             job->failures++;
             return NULL;
         }
@@ -321,31 +332,28 @@ int main(void) {
     printf("cache directory: %s\n", cache);
 
     /* 1. JIT, then from the cache */
-    const char *key = "cuda_smoke/vadd/v1";
-    StrBuf full_key;
-    sb_init(&full_key);
-    cuda_cache_key(d, key, &full_key);
+    SMOKE_KEY(key, d, "cuda_smoke/vadd/v1");
     char entry[4200];
-    CHECK(cache_path(sb_cstr(&full_key), entry, sizeof entry), "no cache path");
+    CHECK(cache_path(&key, entry, sizeof entry), "no cache path");
     CHECK(!file_exists(entry), "cache entry exists before the first load");
 
     CudaKernel k;
     double t0 = now_s();
-    int rc = cuda_load(d, vadd_ptx, "vadd", key, 0, &k, &err);
+    int rc = cuda_load(d, vadd_ptx, "vadd", &key, 0, &k, &err);
     double t_jit = now_s() - t0;
     CHECK(rc == 0, "cuda_load (JIT): %s", sb_cstr(&err));
     if (rc != 0) goto done;
     CHECK(!k.from_cache, "first load claims to come from the cache");
     CHECK(file_exists(entry), "no cache entry %s after the first load", entry);
     size_t cubin_len = 0;
-    void *cubin = cache_get(sb_cstr(&full_key), &cubin_len);
+    void *cubin = cache_get(&key, &cubin_len);
     CHECK(is_cubin_entry(cubin, cubin_len, 0), "cached payload is not the header and an ELF cubin");
     free(cubin);
     cuda_unload(d, &k);
     CHECK(k.module == NULL && k.function == NULL, "cuda_unload should clear the kernel");
 
     t0 = now_s();
-    rc = cuda_load(d, vadd_ptx, "vadd", key, 0, &k, &err);
+    rc = cuda_load(d, vadd_ptx, "vadd", &key, 0, &k, &err);
     double t_cached = now_s() - t0;
     CHECK(rc == 0, "cuda_load (cached): %s", sb_cstr(&err));
     if (rc != 0) goto done;
@@ -360,12 +368,12 @@ int main(void) {
     cuda_unload(d, &k);
 
     /* 3. a bogus cubin under the key: dropped, rebuilt from the PTX, replaced */
-    CHECK(cache_put(sb_cstr(&full_key), "this is not a cubin", 19), "cache_put of a bogus cubin");
-    rc = cuda_load(d, vadd_ptx, "vadd", key, 0, &k, &err);
+    CHECK(cache_put(&key, "this is not a cubin", 19), "cache_put of a bogus cubin");
+    rc = cuda_load(d, vadd_ptx, "vadd", &key, 0, &k, &err);
     CHECK(rc == 0, "cuda_load over a bogus cached cubin: %s", sb_cstr(&err));
     if (rc == 0) {
         CHECK(!k.from_cache, "a bogus cached cubin was reported as loaded from the cache");
-        cubin = cache_get(sb_cstr(&full_key), &cubin_len);
+        cubin = cache_get(&key, &cubin_len);
         CHECK(is_cubin_entry(cubin, cubin_len, 0), "bogus entry not replaced by a cubin");
         free(cubin);
         CHECK(run_vadd(d, &k, 2, &err) == 0, "vadd after the rebuild: %s", sb_cstr(&err));
@@ -376,7 +384,9 @@ int main(void) {
     /* 4. 96 KB of dynamic shared memory */
     {
         unsigned smem = 96 * 1024;
-        rc = cuda_load(d, smem_ptx, "smem_mirror", "cuda_smoke/smem/v1", smem, &k, &err);
+        SMOKE_KEY(skey, d, "cuda_smoke/smem/v1");
+        SMOKE_KEY(nokey, d, "cuda_smoke/no-such-entry");
+        rc = cuda_load(d, smem_ptx, "smem_mirror", &skey, smem, &k, &err);
         CHECK(rc == 0, "cuda_load with %u bytes of shared memory: %s", smem, sb_cstr(&err));
         if (rc == 0) {
             enum { WARPS = 4, T = 32 * WARPS };
@@ -393,7 +403,7 @@ int main(void) {
             if (rc == 0 && wrong == 0) printf("kernel with %u bytes of dynamic shared memory: correct\n", smem);
             cuda_unload(d, &k);
             /* from the cache alone (no PTX): the entry carries the shared-memory size */
-            int hit = cuda_load_cached(d, "smem_mirror", "cuda_smoke/smem/v1", &k, &err);
+            int hit = cuda_load_cached(d, "smem_mirror", &skey, &k, &err);
             CHECK(hit == 1 && k.from_cache && k.shared_bytes == smem, "cuda_load_cached: %d, %u bytes: %s", hit,
                   k.shared_bytes, sb_cstr(&err));
             if (hit == 1) {
@@ -406,7 +416,7 @@ int main(void) {
                       sb_cstr(&err));
                 cuda_unload(d, &k);
             }
-            CHECK(cuda_load_cached(d, "smem_mirror", "cuda_smoke/no-such-entry", &k, &err) == 0,
+            CHECK(cuda_load_cached(d, "smem_mirror", &nokey, &k, &err) == 0,
                   "cuda_load_cached of a missing entry is a miss");
             cuda_free(d, dout, &err);
         }
@@ -417,23 +427,20 @@ int main(void) {
         StrBuf e;
         sb_init(&e);
         CudaKernel bk;
-        rc = cuda_load(d, bad_ptx, "vadd", "cuda_smoke/bad/v1", 0, &bk, &e);
+        SMOKE_KEY(bad_key, d, "cuda_smoke/bad/v1");
+        rc = cuda_load(d, bad_ptx, "vadd", &bad_key, 0, &bk, &e);
         const char *m = sb_cstr(&e);
         CHECK(rc == -1, "cuda_load of bad PTX should fail");
         CHECK(bk.module == NULL && bk.function == NULL, "failed cuda_load left a kernel behind");
         CHECK(strstr(m, "JIT error log") && strstr(m, "line 30"), "no JIT log (with the line) in: %s", m);
-        StrBuf bad_key;
-        sb_init(&bad_key);
-        cuda_cache_key(d, "cuda_smoke/bad/v1", &bad_key);
-        void *cached = cache_get(sb_cstr(&bad_key), NULL);
+        void *cached = cache_get(&bad_key, NULL);
         CHECK(!cached, "a failed build was cached");
         free(cached);
-        sb_free(&bad_key);
         printf("bad PTX, the message:\n    %s\n", m);
         sb_free(&e);
 
         sb_init(&e);
-        rc = cuda_load(d, vadd_ptx, "no_such_kernel", key, 0, &bk, &e);
+        rc = cuda_load(d, vadd_ptx, "no_such_kernel", &key, 0, &bk, &e);
         m = sb_cstr(&e);
         CHECK(rc == -1 && strstr(m, "no_such_kernel") && strstr(m, "CUDA_ERROR_NOT_FOUND"), "unknown kernel: '%s'",
               m);
@@ -505,7 +512,8 @@ int main(void) {
     /* 7. host cost of a launch */
     {
         CudaKernel nk;
-        rc = cuda_load(d, nop_ptx, "nop", "cuda_smoke/nop/v1", 0, &nk, &err);
+        SMOKE_KEY(nop_key, d, "cuda_smoke/nop/v1");
+        rc = cuda_load(d, nop_ptx, "nop", &nop_key, 0, &nk, &err);
         CHECK(rc == 0, "cuda_load nop: %s", sb_cstr(&err));
         if (rc == 0) {
             uint64_t arg = 0;
@@ -529,7 +537,6 @@ int main(void) {
     }
 
 done:
-    sb_free(&full_key);
     cuda_close(d);
     sb_free(&err);
     unsetenv("NEREID_CACHE_DIR");

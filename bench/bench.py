@@ -725,16 +725,19 @@ class Bench:
         b = torch.randn(n, n, device=self.dev, dtype=torch.float16)
         c = torch.empty(n, n, device=self.dev, dtype=torch.float16)
         flop = 2.0 * n * n * n
-        configs = [{"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "num_warps": 4},
-                   {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "num_warps": 8},
-                   {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "num_warps": 4}]
+        # the configurations Triton's tutorial autotunes over on CUDA (BLOCK_M, BLOCK_N, BLOCK_K, warps, stages)
+        tiles = ((128, 256, 64, 8, 3), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+                 (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 2, 5), (128, 128, 64, 8, 3),
+                 (128, 128, 64, 4, 4))
+        configs = [{"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "num_warps": w, "num_stages": st}
+                   for bm, bn, bk, w, st in tiles]
         if self.args.quick:
             configs = configs[:1]
 
         def make(cfg):
-            d = {k: v for k, v in cfg.items() if k != "num_warps"}
+            d = {k: v for k, v in cfg.items() if k not in ("num_warps", "num_stages")}
             d.update({"GROUP_SIZE_M": 8, "ACTIVATION": ""})
-            k = nr.kernel("examples/matmul.nr", "matmul_kernel", d, cfg["num_warps"])
+            k = nr.kernel("examples/matmul.nr", "matmul_kernel", d, cfg["num_warps"], cfg["num_stages"])
             grid = triton_cdiv(n, cfg["BLOCK_SIZE_M"]) * triton_cdiv(n, cfg["BLOCK_SIZE_N"])
             return nr.launcher(k, (grid,), [ptr(a.data_ptr()), ptr(b.data_ptr()), ptr(c.data_ptr()), i32(n), i32(n),
                                             i32(n), i32(n), i32(1), i32(n), i32(1), i32(n), i32(1)],
@@ -749,7 +752,7 @@ class Bench:
         tms, tcfg = None, None
         if self.tk:
             tc = torch.empty_like(c)
-            for bm, bn, bk, w, st in ((128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (64, 64, 32, 4, 4)):
+            for bm, bn, bk, w, st in tiles:
                 def launch(bm=bm, bn=bn, bk=bk, w=w, st=st):
                     grid = (triton_cdiv(n, bm) * triton_cdiv(n, bn),)
                     self.tk["matmul"][grid](a, b, tc, n, n, n, n, 1, n, 1, n, 1, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn,

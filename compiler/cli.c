@@ -19,6 +19,7 @@ static const char usage_text[] =
     "                      [-o OUT] [--print-after-all] [--num-warps=N] [--num-stages=N]\n"
     "                      [--emit=gpu-ir|llvm|ptx|cubin] [--arch=sm_80|sm_90|sm_90a] [--time]\n"
     "                      [--divisible=P,...] [--one=P,...] [--no-align] [--llvm-passes=PIPELINE]\n"
+    "                      [--strict-ptxas]\n"
     "       nereid opt FILE.nrir [--passes=none|PASS,...] [--print-after-all] [--verify-only]\n"
     "                  [--arch=sm_80|sm_90|sm_90a] [--num-warps=N] [--num-stages=N]\n"
     "       nereid --help | --version\n"
@@ -30,7 +31,8 @@ static const char usage_text[] =
     "standard error.\n"
     "GPU: --emit=gpu-ir|llvm|ptx|cubin runs the GPU back end for --arch (default sm_90a):\n"
     "gpu-ir is the IR after the GPU passes (layouts, shared-memory buffers; `nereid opt` reads\n"
-    "it back), cubin needs ptxas from the CUDA toolkit and one kernel. --num-stages is the\n"
+    "it back), cubin needs ptxas from the CUDA toolkit and one kernel; ptxas's performance\n"
+    "advisories (wgmmas serialised, ...) are warnings, errors with --strict-ptxas. --num-stages is the\n"
     "software-pipelining depth of loops feeding tl.dot (default 3). Like the runtime, it\n"
     "specialises:\n"
     "pointer parameters are taken as 16-byte aligned (--no-align: unknown), the integer\n"
@@ -58,7 +60,7 @@ typedef struct CliArgs {
     NrCompileOptions o;
     GpuEmit gpu;
     const char *arch, *divisible, *one, *llvm_passes;
-    bool time, no_align;
+    bool time, no_align, strict_ptxas;
 } CliArgs;
 
 static int parse_emit(CliArgs *a, const char *v) {
@@ -100,6 +102,7 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
         else if (!strcmp(s, "--print-after-all")) a->o.print_after_all = true;
         else if (!strcmp(s, "--time")) a->time = true;
         else if (!strcmp(s, "--no-align")) a->no_align = true;
+        else if (!strcmp(s, "--strict-ptxas")) a->strict_ptxas = true;
         else if (!strncmp(s, "--divisible=", 12)) a->divisible = s + 12;
         else if (!strncmp(s, "--one=", 6)) a->one = s + 6;
         else if (!strncmp(s, "--llvm-passes=", 14)) a->llvm_passes = s + 14;
@@ -174,8 +177,10 @@ static void fill_spec(const CliArgs *a, IrFunc *f, uint8_t *facts) {
     }
 }
 
-/* ptxas from PATH or the CUDA toolkit turns PTX into a cubin. */
-static int run_ptxas(const char *arch, StrBuf *ptx, const char *out) {
+/* ptxas from PATH or the CUDA toolkit turns PTX into a cubin. Its advisories (-v's
+ * "Potential Performance Loss" lines: wgmmas serialised, waits it had to insert) are
+ * warnings, errors with --strict-ptxas; its other -v output is dropped. */
+static int run_ptxas(const char *arch, StrBuf *ptx, const char *out, bool strict) {
     char tmpl[] = "/tmp/nereid-XXXXXX.ptx";
     int fd = mkstemps(tmpl, 4);
     if (fd < 0 || write(fd, ptx->data, ptx->len) != (ssize_t)ptx->len) {
@@ -186,11 +191,30 @@ static int run_ptxas(const char *arch, StrBuf *ptx, const char *out) {
     close(fd);
     const char *ptxas = access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : "ptxas";
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' -arch=%s -o '%s' '%s'", ptxas, arch, out, tmpl);
-    int rc = system(cmd);
+    snprintf(cmd, sizeof cmd, "'%s' -v -arch=%s -o '%s' '%s' 2>&1", ptxas, arch, out, tmpl);
+    FILE *p = popen(cmd, "r");
+    int advisories = 0;
+    StrBuf rest;
+    sb_init(&rest);
+    if (p) {
+        char line[2048];
+        while (fgets(line, sizeof line, p)) {
+            if (strstr(line, "Potential Performance Loss")) {
+                fprintf(stderr, "nereid: %s: ptxas: %s", strict ? "error" : "warning", line);
+                advisories++;
+            } else if (!strstr(line, "ptxas info")) {
+                sb_puts(&rest, line);
+            }
+        }
+    }
+    int rc = p ? pclose(p) : -1;
     unlink(tmpl);
-    if (rc) fprintf(stderr, "nereid: ptxas failed (is the CUDA toolkit installed?)\n");
-    return rc ? 1 : 0;
+    if (rc) {
+        fputs(sb_cstr(&rest), stderr);
+        fprintf(stderr, "nereid: ptxas failed (is the CUDA toolkit installed?)\n");
+    }
+    sb_free(&rest);
+    return rc || (strict && advisories) ? 1 : 0;
 }
 
 static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, double *gpu_ms) {
@@ -222,7 +246,7 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
         if (a->gpu == GPU_IR) { /* the dump has it */
         } else if (a->gpu == GPU_LLVM) sb_putn(dump, llvm.data ? llvm.data : "", llvm.len);
         else if (a->gpu == GPU_PTX) sb_putn(dump, r.ptx.data, r.ptx.len);
-        else if (run_ptxas(a->arch, &r.ptx, a->out)) ok = false;
+        else if (run_ptxas(a->arch, &r.ptx, a->out, a->strict_ptxas)) ok = false;
         sb_free(&llvm);
         sb_free(&r.ptx);
         if (!ok) return 1;

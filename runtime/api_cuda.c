@@ -101,7 +101,9 @@ static void describe_fault(nr_context *ctx, int code, const char *what) {
     sb_printf(d, "\n  the driver: %s", what);
     if (code == CUDA_ERROR_ASSERT) sb_puts(d, " (its message on standard output names the block and thread)");
     sb_puts(d, "\n  the CUDA context is unusable now (the driver poisons it after a kernel fault): every later call "
-               "on this nr_context fails; destroy it and create a new one");
+               "on this nr_context fails; destroy it. A new nr_context on the device works only where the driver "
+               "allows it; otherwise (NVIDIA's drivers: CUDA documents that the process must be restarted) only a "
+               "new process can use the device");
 }
 
 nr_status cuda_api_fault(nr_context *ctx) {
@@ -110,8 +112,9 @@ nr_status cuda_api_fault(nr_context *ctx) {
     if (!code) return NR_OK;
     if (!ctx->fault.len) {
         describe_fault(ctx, code, what);
-        /* this context will not use the driver's context again: let it go, so that a new
-         * context gets a fresh one once every other user has let go too */
+        /* this context will not use the driver's context again: let it go, so that a
+         * driver that allows it can give a new context a fresh one once every other user
+         * has let go too (NVIDIA's drivers refuse the device to this process for good) */
         cuda_release_context(ctx->cuda);
     }
     if (!ctx->fault_reported) {
@@ -121,7 +124,8 @@ nr_status cuda_api_fault(nr_context *ctx) {
     const char *first = sb_cstr(&ctx->fault);
     const char *nl = strchr(first, '\n');
     return api_fail(ctx, NR_ERR_DEVICE,
-                    "this CUDA context is unusable after an earlier kernel fault (%.*s): destroy it and create a new one",
+                    "this CUDA context is unusable after an earlier kernel fault (%.*s): destroy it; a new context "
+                    "works only where the driver allows it, otherwise a new process is needed",
                     (int)(nl ? nl - first : (ptrdiff_t)strlen(first)), first);
 }
 

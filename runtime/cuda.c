@@ -173,6 +173,32 @@ static int make_current(CudaDevice *d, StrBuf *err) {
 
 /* ---- opening ---- */
 
+/* The device after a kernel fault earlier in this process (any user's: another
+ * nr_context, or a CUDA runtime user in the same process): r, a sticky error, came from
+ * cuDevicePrimaryCtxRetain (`held` false: the driver refuses the device outright, as
+ * NVIDIA's drivers do for the rest of the process once a fault poisoned its primary
+ * context) or from the first call on the context it gave (`held` true: the poisoned
+ * context itself, which some other user still holds). */
+static void unusable_in_process(const CudaDevice *d, StrBuf *err, CUresult r, bool held) {
+    StrBuf why;
+    sb_init(&why);
+    put_result(d, &why, r);
+    if (!held)
+        errf(err,
+             "CUDA device %d (%s) is unusable in this process after an earlier kernel fault "
+             "(cuDevicePrimaryCtxRetain failed: %s): the CUDA driver gives the device back only to a new process",
+             d->ordinal, d->name, sb_cstr(&why));
+    else
+        errf(err,
+             "CUDA device %d (%s) is unusable in this process after an earlier kernel fault (%s): another user in "
+             "this process still holds its poisoned primary context (another nr_context on the device that has not "
+             "met the fault yet, or a CUDA runtime user such as PyTorch, which holds it until the process ends); "
+             "some drivers give a fresh context once every user has released it, others give the device back only "
+             "to a new process",
+             d->ordinal, d->name, sb_cstr(&why));
+    sb_free(&why);
+}
+
 /* dlsym the first of the NULL-terminated names that the driver has; on none, add it to
  * the list of missing symbols. */
 static void *resolve(CudaDevice *d, StrBuf *missing, ...) {
@@ -337,24 +363,23 @@ int cuda_open(int index, CudaDevice **out, StrBuf *err) {
                                   d->dev) != CUDA_SUCCESS)
         d->max_shared_optin = 0; /* unknown: let cuFuncSetAttribute judge */
     if ((r = d->api.DevicePrimaryCtxRetain(&d->ctx, d->dev)) != CUDA_SUCCESS) {
-        d->ctx = NULL;
-        cu_fail(d, err, r, "cuDevicePrimaryCtxRetain (CUDA device %d, %s)", index, d->name);
+        d->ctx = NULL; /* nothing was retained: nothing to release */
+        if (sticky(r)) unusable_in_process(d, err, r, false);
+        else cu_fail(d, err, r, "cuDevicePrimaryCtxRetain (CUDA device %d, %s)", index, d->name);
         goto fail;
     }
-    if (make_current(d, err)) goto fail;
-    /* a primary context that an earlier kernel fault made unusable (another user in this
-     * process still holds it) answers every call with that fault */
-    r = d->api.StreamQuery(NULL);
+    /* A primary context that an earlier kernel fault poisoned, still held by another user
+     * in this process, is retained like a working one and answers every call with that
+     * fault: ask it once (NULL: the default stream; CUDA_ERROR_NOT_READY, work of another
+     * user still running, is fine). */
+    r = d->api.CtxSetCurrent(d->ctx);
+    if (r != CUDA_SUCCESS && !sticky(r)) {
+        cu_fail(d, err, r, "cuCtxSetCurrent (CUDA device %d)", index);
+        goto fail;
+    }
+    if (r == CUDA_SUCCESS) r = d->api.StreamQuery(NULL);
     if (sticky(r)) {
-        StrBuf why;
-        sb_init(&why);
-        put_result(d, &why, r);
-        errf(err,
-             "CUDA device %d (%s): its primary context is unusable after an earlier kernel fault in this process (%s); "
-             "it becomes usable again once every user has released it: destroy the other Nereid contexts on the "
-             "device (a CUDA runtime user such as PyTorch holds it for the life of the process)",
-             index, d->name, sb_cstr(&why));
-        sb_free(&why);
+        unusable_in_process(d, err, r, true); /* cuda_close releases the retain */
         goto fail;
     }
     *out = d;

@@ -32,8 +32,9 @@ void cuda_close(CudaDevice *d);
  * CUresult (0: none) and, in *what, the failing call and the driver's message. */
 int cuda_fault(const CudaDevice *d, const char **what);
 /* Release d's reference to the primary context early (after a fault: once every user has
- * released it the driver destroys it, and a new context works). d stays valid, and every
- * call on it fails; cuda_close does the rest. */
+ * released it, a driver that allows it gives the next context a fresh one; NVIDIA's keep
+ * refusing the device to this process). d stays valid, and every call on it fails;
+ * cuda_close does the rest. */
 void cuda_release_context(CudaDevice *d);
 /* Compute capability as major*10+minor (90 for H100/H200, 80 for A100). */
 int cuda_compute_capability(const CudaDevice *d);

@@ -115,6 +115,9 @@ void gen_shape(Gen *g, OpId id);                        /* llvm_shape.c */
 void gen_reduce(Gen *g, OpId id);                       /* llvm_reduce.c */
 void gen_dot(Gen *g, OpId id);                          /* llvm_dot.c (CUDA cores) or llvm_mma.c */
 void gen_mma(Gen *g, OpId id);                          /* llvm_mma.c: mma.sync, wgmma, dot_wait */
+/* llvm_mma.c: after LLVM's passes, each wgmma.wait_group moves up past the pure
+ * instructions before it (ptxas serialises wgmmas otherwise) */
+void gen_hoist_wgmma_waits(LLVMModuleRef M, LLVMBuilderRef B);
 void gen_region(Gen *g, RegionId r);                    /* llvm_gen.c */
 void gen_control(Gen *g, OpId id);                      /* llvm_control.c */
 void gen_debug(Gen *g, OpId id);                        /* llvm_debug.c: assert, print */

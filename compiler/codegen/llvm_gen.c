@@ -210,6 +210,7 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
         sb_free(&err);
         return false;
     }
+    gen_hoist_wgmma_waits(g->M, g->B);
     double t1 = nr_now_ms();
     if (llvm_ir) {
         char *text = LLVMPrintModuleToString(g->M);

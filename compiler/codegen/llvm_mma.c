@@ -244,3 +244,59 @@ void gen_mma(Gen *g, OpId id) {
     if (l->version == 3) wgmma(g, id, op->code == OP_DOT_ASYNC);
     else mma_sync(g, id);
 }
+
+/* ---- after LLVM's passes: each wgmma wait first in its block ----
+ *
+ * ptxas keeps wgmmas asynchronous only when it can see their accumulators untouched until
+ * the covering wgmma.wait_group. Measured with ptxas 13 on the loop that dot_async
+ * pipelining makes (wait_group 1 in the body, wait_group 0 after it): when any instruction
+ * precedes the wait_group 0 in the loop's exit block, even arithmetic on unrelated
+ * registers, it serialises every wgmma of the kernel ("C7514 ... wgmma.mma_async
+ * instructions are serialized due to non wgmma instructions reading accumulator
+ * registers"); with the wait first, it does not. InstCombine puts such arithmetic there:
+ * it sinks values computed in the prologue (lane and warp parts of the epilogue's layouts)
+ * to the start of the block that uses them. So each wait moves up past the pure
+ * instructions before it, stopping at anything with an effect or that it reads. */
+static bool is_wgmma_wait(LLVMValueRef in) {
+    if (!LLVMIsACallInst(in)) return false;
+    LLVMValueRef callee = LLVMGetCalledValue(in);
+    if (!callee || !LLVMIsAInlineAsm(callee)) return false;
+    size_t len;
+    const char *s = LLVMGetInlineAsmAsmString(callee, &len);
+    return s && memmem(s, len, "wgmma.wait_group", 16);
+}
+
+static bool wait_may_pass(LLVMValueRef prev, LLVMValueRef wait) {
+    switch (LLVMGetInstructionOpcode(prev)) {
+    case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr: case LLVMAnd:
+    case LLVMOr: case LLVMXor: case LLVMUDiv: case LLVMSDiv: case LLVMURem: case LLVMSRem: case LLVMFAdd:
+    case LLVMFSub: case LLVMFMul: case LLVMFNeg: case LLVMICmp: case LLVMFCmp: case LLVMSelect:
+    case LLVMGetElementPtr: case LLVMZExt: case LLVMSExt: case LLVMTrunc: case LLVMBitCast: case LLVMPtrToInt:
+    case LLVMIntToPtr: case LLVMAddrSpaceCast: case LLVMExtractValue: case LLVMInsertValue:
+    case LLVMExtractElement: case LLVMInsertElement: case LLVMShuffleVector: case LLVMFPExt: case LLVMFPTrunc:
+    case LLVMSIToFP: case LLVMUIToFP: case LLVMFPToSI: case LLVMFPToUI:
+        break;
+    default:
+        return false; /* calls, memory, phis, terminators */
+    }
+    int n = LLVMGetNumOperands(wait);
+    for (int i = 0; i < n; i++)
+        if (LLVMGetOperand(wait, (unsigned)i) == prev) return false;
+    return true;
+}
+
+void gen_hoist_wgmma_waits(LLVMModuleRef M, LLVMBuilderRef B) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+                if (!is_wgmma_wait(in)) continue;
+                LLVMValueRef to = NULL;
+                for (LLVMValueRef p = LLVMGetPreviousInstruction(in); p && wait_may_pass(p, in);
+                     p = LLVMGetPreviousInstruction(p))
+                    to = p;
+                if (!to) continue;
+                LLVMInstructionRemoveFromParent(in);
+                LLVMPositionBuilderBefore(B, to);
+                LLVMInsertIntoBuilder(B, in);
+            }
+}

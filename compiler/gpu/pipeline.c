@@ -487,8 +487,9 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
     rebuild_body(P, loop, cands, nc, step, it, ny);
     OpId nl = new_loop(P, loop, inits);
     opvec_push(&P->out, nl);
-    emit0(P, OP_ASYNC_WAIT, loc, NULL, 0, 0);
-    if (asyncs) { /* the results of dot_async chains: waited for after the loop */
+    /* after the loop: the dot_async chains' results, then the copies still in flight (the
+     * tensor-core waits first: ptxas wants them at the head of the loop's exit block) */
+    if (asyncs) {
         for (uint32_t i = 0; i < ncar; i++) {
             ValId res = f->ops[nl].results[i];
             const IrRegion *b = &f->regions[body];
@@ -503,6 +504,7 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
             replace_later(P, f->ops[loop].results[i], f->ops[w].results[0]); /* over new_loop's pair */
         }
     }
+    emit0(P, OP_ASYNC_WAIT, loc, NULL, 0, 0);
     free(inits);
     free(ny);
     return true;

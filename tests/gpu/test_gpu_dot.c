@@ -108,6 +108,10 @@ static void *operand(GtType t, size_t n, GtRng *r) {
     return t == GT_I8 ? gt_fill_int(t, n, r, -128, 128) : gt_fill(t, n, r, -1, 1);
 }
 
+/* more than 128 accumulator registers a thread: ptxas serialises the wgmmas for want of
+ * registers (C7511), a correct kernel that no one would tune to */
+static bool big_acc(int bm, int bn, int warps) { return bm * bn / (warps * 32) > 128; }
+
 /* the bound's input rounding: tf32 keeps 10 mantissa bits */
 static double input_rel(GtType t, const char *prec) { return t == GT_F32 && strcmp(prec, "ieee") ? 0x1p-10 : 0; }
 
@@ -138,6 +142,7 @@ static void mm(GtType t, const char *prec, long M, long N, long K, int bm, int b
     gt_define(c, "TRANS_B", "%s", trans_b == 2 ? "True" : "False");
     gt_warps(c, warps);
     gt_stages(c, stages);
+    if (big_acc(bm, bn, warps)) gt_ptxas_advisory_expected(c);
     gt_arg_buf(c, gt_in(c, "a", t, (size_t)(M * K), a));
     gt_arg_buf(c, gt_in(c, "b", t, (size_t)(K * N), b));
     set_out(c, t, prec, (size_t)(M * N), a, sam, sak, b, sbk, sbn, M, N, K);
@@ -161,6 +166,7 @@ static void mm_aligned(GtType t, const char *prec, long M, long N, long K, int b
     gt_define(c, "BK", "%d", bk);
     gt_warps(c, warps);
     gt_stages(c, stages);
+    if (big_acc(bm, bn, warps)) gt_ptxas_advisory_expected(c);
     gt_arg_buf(c, gt_in(c, "a", t, (size_t)(M * K), a));
     gt_arg_buf(c, gt_in(c, "b", t, (size_t)(K * N), b));
     set_out(c, t, prec, (size_t)(M * N), a, K, 1, b, N, 1, M, N, K);

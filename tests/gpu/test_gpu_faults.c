@@ -7,19 +7,37 @@
  *     its location, the same FILE:LINE:COL the CPU interpreter reports;
  *   - answer every later call on that context (launch, synchronize, memory, copies,
  *     streams, compiling) with NR_ERR_DEVICE saying the context is unusable, at once:
- *     no crash, no hang (a watchdog alarm fails the test after 120 s);
- *   - let a new context work: created while the faulted one still exists, and again
- *     after it is destroyed; destroying the faulted one is clean.
+ *     no crash, no hang (a watchdog alarm fails the case after 120 s);
+ *   - destroy the faulted context cleanly;
+ *   - handle a new context (created while the faulted one still exists, and again after
+ *     it is destroyed) the way the driver allows: a driver that gives a fresh primary
+ *     context once every user has let go of the poisoned one (the mock driver with
+ *     CUDA_MOCK_RECOVER=1) must get a new context that works; a driver that keeps the
+ *     device from the rest of the process (NVIDIA's: CUDA documents that the process must
+ *     be restarted) must get nr_context_create_ex failing with NR_ERR_DEVICE and a reason
+ *     that says the device is unusable in this process after a kernel fault and that a
+ *     new process can use it. NEREID_TEST_AFTER_FAULT=works or =refused insists on one of
+ *     the two (tools/run-tests.sh sets it for each mode of the mock); unset, either passes.
  * Cases: an out-of-bounds store (2^40 bytes past a buffer), a failed device_assert, a
  * `trap` (hand-written PTX loaded through the runtime's driver layer on the context's
  * device, since the language has no trap), a fault first noticed by a later nr_launch, and
- * two contexts on one device (both must report it).
+ * two contexts on one device (both must report it; a context created while the second
+ * still holds the poisoned primary context must be refused on any driver).
+ *
+ * Since a fault can cost the process its device, each case runs in a child process of
+ * its own (so does the probe for a GPU: this process never initialises CUDA) and sends
+ * its counts back through a pipe; a child that crashes, hangs or exits otherwise than its
+ * counts say (a sanitizer's report) fails its case.
  *
  * Without a GPU the CPU part runs (the assert's location, which the GPU message must
  * repeat) and the program prints "SKIP: no CUDA device (...)" and exits 0
- * (NEREID_REQUIRE_GPU=1: fails instead). Ends with "test_gpu_faults: N passed, M failed". */
+ * (NEREID_REQUIRE_GPU=1: fails instead). Ends with "test_gpu_faults: N passed, M failed",
+ * the counts of every case. */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "nereid.h"
@@ -157,16 +175,63 @@ static void later_calls_fail(nr_context *ctx, const Mod *m, nr_devptr old, const
     CHECK(!stream && !mod, "%s: nothing created on an unusable context", what);
 }
 
+/* What a new context on the device after a fault must do: either (NEREID_TEST_AFTER_FAULT
+ * unset), work, or be refused. */
+typedef enum AfterFault { AFTER_EITHER, AFTER_WORKS, AFTER_REFUSED } AfterFault;
+
+/* nr_context_create_ex refused the device after a fault (status s, context c, reason why):
+ * NR_ERR_DEVICE, nothing created, and a reason that says what happened and what helps. */
+static void check_refusal(const char *what, nr_status s, const nr_context *c, const char *why) {
+    CHECK(s == NR_ERR_DEVICE && !c, "%s: refused with %s (want NR_ERR_DEVICE and no context): %s", what,
+          nr_status_string(s), why);
+    CHECK(strstr(why, "is unusable in this process after an earlier kernel fault") && strstr(why, "new process") &&
+              strstr(why, "CUDA_ERROR_"),
+          "%s: the reason should say the device is unusable in this process after a kernel fault, name the "
+          "driver's error and say that a new process can use the device: %s",
+          what, why);
+}
+
+/* A new context on the device after the fault (`what`: the case, `when`: which one). A
+ * driver that gives a fresh primary context once every user has let go of the poisoned
+ * one must give a context that compiles and runs a kernel; one that keeps the device from
+ * this process (NVIDIA's) must make creating it fail, saying so. */
+static void new_context_after_fault(const char *what, const char *when, AfterFault after) {
+    nr_context *c = NULL;
+    char why[1024] = "";
+    nr_status s = nr_context_create_ex(NR_DEVICE_CUDA, 0, &c, why, sizeof why);
+    char label[256];
+    snprintf(label, sizeof label, "%s: %s", what, when);
+    if (s == NR_OK) {
+        printf("%s: created; it must work\n", when);
+        CHECK(after != AFTER_REFUSED, "%s: created, but this driver should refuse the device after a fault", label);
+        Mod m;
+        if (compile(c, &m)) works(c, &m, label);
+        nr_context_destroy(c);
+        return;
+    }
+    printf("%s: refused: %s\n", when, why);
+    CHECK(after != AFTER_WORKS, "%s: refused, but this driver should give a fresh context: %s", label, why);
+    check_refusal(label, s, c, why);
+}
+
 /* One fault case: a fresh context, a working launch, the fault, its report, later calls,
  * a new context while this one lives, destroying it, another new context. `launch`
  * starts the faulting kernel; `want` is text the report must contain. */
 typedef void (*Launcher)(nr_context *ctx, const Mod *m, nr_devptr buf, CudaKernel *trap);
 
-static void run_case(const char *what, Launcher launch, const char *const *want, bool notice_at_launch) {
+typedef struct Case {
+    const char *what;
+    Launcher launch;
+    const char *const *want;
+    bool notice_at_launch; /* the next nr_launch meets the fault, not nr_synchronize */
+    AfterFault after;
+} Case;
+
+static void run_case(const Case *c) {
+    const char *what = c->what;
     printf("-- %s\n", what);
-    alarm(120); /* a hang fails the test */
     nr_context *ctx;
-    char why[512];
+    char why[1024];
     if (nr_context_create_ex(NR_DEVICE_CUDA, 0, &ctx, why, sizeof why)) {
         CHECK(0, "%s: a CUDA context: %s", what, why);
         return;
@@ -181,10 +246,10 @@ static void run_case(const char *what, Launcher launch, const char *const *want,
     nr_devptr buf = 0;
     CHECK(nr_malloc(ctx, sizeof h, &buf) == NR_OK && nr_memcpy_htod(ctx, buf, h, sizeof h) == NR_OK, "set-up");
     CudaKernel trap = {0};
-    launch(ctx, &m, buf, &trap);
+    c->launch(ctx, &m, buf, &trap);
     nr_status s;
     const char *who;
-    if (notice_at_launch) { /* the kernel runs and faults; the next launch meets it */
+    if (c->notice_at_launch) { /* the kernel runs and faults; the next launch meets it */
         sleep(1);
         nr_arg a[2] = {nr_arg_ptr(buf), nr_arg_i32(N)};
         unsigned grid[3] = {1, 1, 1};
@@ -197,30 +262,15 @@ static void run_case(const char *what, Launcher launch, const char *const *want,
     snprintf(report, sizeof report, "%s", nr_last_error(ctx));
     printf("%s returned %s:\n%s\n", who, nr_status_string(s), report);
     CHECK(s == NR_ERR_LAUNCH, "%s: %s returned %s, not NR_ERR_LAUNCH", what, who, nr_status_string(s));
-    for (const char *const *w = want; *w; w++) CHECK(strstr(report, *w), "%s: the report lacks '%s'", what, *w);
-    CHECK(strstr(report, "unusable"), "%s: the report should say the context is unusable now", what);
+    for (const char *const *w = c->want; *w; w++) CHECK(strstr(report, *w), "%s: the report lacks '%s'", what, *w);
+    CHECK(strstr(report, "unusable now") && strstr(report, "new process"),
+          "%s: the report should say the context is unusable now and that a new process may be needed", what);
     later_calls_fail(ctx, &m, buf, what);
     if (trap.module) cuda_unload(ctx->cuda, &trap);
 
-    /* a new context while the faulted one still exists */
-    nr_context *c2;
-    nr_status s2 = nr_context_create_ex(NR_DEVICE_CUDA, 0, &c2, why, sizeof why);
-    CHECK(s2 == NR_OK, "%s: a new context while the faulted one lives: %s", what, why);
-    if (s2 == NR_OK) {
-        Mod m2;
-        if (compile(c2, &m2)) works(c2, &m2, "a new context beside the faulted one");
-        nr_context_destroy(c2);
-    }
+    new_context_after_fault(what, "a new context while the faulted one lives", c->after);
     nr_context_destroy(ctx); /* clean, no driver call that could hang */
-    nr_context *c3;
-    s2 = nr_context_create_ex(NR_DEVICE_CUDA, 0, &c3, why, sizeof why);
-    CHECK(s2 == NR_OK, "%s: a new context after destroying the faulted one: %s", what, why);
-    if (s2 == NR_OK) {
-        Mod m3;
-        if (compile(c3, &m3)) works(c3, &m3, "a new context afterwards");
-        nr_context_destroy(c3);
-    }
-    alarm(0);
+    new_context_after_fault(what, "a new context after destroying the faulted one", c->after);
 }
 
 static void launch_oob(nr_context *ctx, const Mod *m, nr_devptr buf, CudaKernel *trap) {
@@ -250,12 +300,14 @@ static void launch_trap(nr_context *ctx, const Mod *m, nr_devptr buf, CudaKernel
     sb_free(&err);
 }
 
-/* Two contexts on one device: the fault poisons the device's context for both. */
-static void two_contexts(void) {
-    printf("-- two contexts on one device\n");
-    alarm(120);
+/* Two contexts on one device: the fault poisons the device's context for both. While
+ * the second still holds it, no driver can give a working context: a third one must be
+ * refused. Once both have noticed, a new one is up to the driver, as in run_case. */
+static void two_contexts(const Case *cs) {
+    const char *what = cs->what;
+    printf("-- %s\n", what);
     nr_context *a, *b;
-    char why[512];
+    char why[1024];
     if (nr_context_create_ex(NR_DEVICE_CUDA, 0, &a, why, sizeof why)) {
         CHECK(0, "context a: %s", why);
         return;
@@ -273,41 +325,175 @@ static void two_contexts(void) {
         nr_status sa = nr_synchronize(a);
         CHECK(sa == NR_ERR_LAUNCH && strstr(nr_last_error(a), "oob_store"), "context a: %s: %s", nr_status_string(sa),
               nr_last_error(a));
+        /* b has not met the fault yet: it still holds the poisoned primary context */
+        nr_context *c = NULL;
+        nr_status sc = nr_context_create_ex(NR_DEVICE_CUDA, 0, &c, why, sizeof why);
+        printf("a third context while context b holds the poisoned one: %s%s\n", sc ? "refused: " : "created",
+               sc ? why : "");
+        CHECK(sc != NR_OK, "%s: a third context while context b holds the poisoned primary context was created", what);
+        if (sc == NR_OK) nr_context_destroy(c);
+        else check_refusal("a third context while context b holds the poisoned one", sc, c, why);
         nr_status sb = nr_synchronize(b);
         CHECK(sb == NR_ERR_LAUNCH && strstr(nr_last_error(b), "CUDA_ERROR_ILLEGAL_ADDRESS"),
               "context b (same device) should report the fault too: %s: %s", nr_status_string(sb), nr_last_error(b));
         CHECK(nr_synchronize(b) == NR_ERR_DEVICE, "context b afterwards: %s", nr_last_error(b));
-        /* both have let the driver's context go: a new one works */
-        nr_context *c;
-        if (nr_context_create_ex(NR_DEVICE_CUDA, 0, &c, why, sizeof why) == NR_OK) {
-            Mod mc;
-            if (compile(c, &mc)) works(c, &mc, "a third context");
-            nr_context_destroy(c);
-        } else {
-            CHECK(0, "a third context after both noticed the fault: %s", why);
-        }
+        /* both have let the driver's context go */
+        new_context_after_fault(what, "a third context after both noticed the fault", cs->after);
     }
     nr_context_destroy(b);
     nr_context_destroy(a);
-    alarm(0);
+}
+
+/* ---- one child process per case ---- */
+
+enum { WATCHDOG_S = 120 };
+
+/* What a child sends back. */
+typedef struct Result {
+    int passed, failed;
+    int have_gpu;  /* the probe: a CUDA context could be created */
+    char why[512]; /* the probe: why not */
+} Result;
+
+typedef void (*Body)(const Case *c, Result *r);
+
+static void probe_gpu(const Case *c, Result *r) {
+    (void)c;
+    nr_context *ctx;
+    if (nr_context_create_ex(NR_DEVICE_CUDA, 0, &ctx, r->why, sizeof r->why)) return;
+    r->have_gpu = 1;
+    nr_context_destroy(ctx);
+}
+
+static void run_case_body(const Case *c, Result *r) {
+    (void)r;
+    run_case(c);
+}
+
+static void two_contexts_body(const Case *c, Result *r) {
+    (void)r;
+    two_contexts(c);
+}
+
+static bool write_all(int fd, const void *p, size_t n) {
+    const char *b = p;
+    while (n) {
+        ssize_t k = write(fd, b, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        b += k, n -= (size_t)k;
+    }
+    return true;
+}
+
+static size_t read_all(int fd, void *p, size_t n) {
+    char *b = p;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = read(fd, b + got, n - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    return got;
+}
+
+/* Run body(c) in a child process: a kernel fault may cost a process its device for good,
+ * so each case gets a process of its own, and this one never initialises CUDA. The
+ * child's counts come back through a pipe and are added to st; a child that dies (the
+ * watchdog alarm kills one that hangs), sends no result, or exits otherwise than its
+ * counts say (a sanitizer's report at exit, a leak say) is a failure naming `name`.
+ * Returns whether the child finished normally; *out is its result. */
+static bool in_child(const char *name, Body body, const Case *c, Result *out) {
+    memset(out, 0, sizeof *out);
+    int fd[2];
+    if (pipe(fd)) {
+        CHECK(0, "%s: pipe: %s", name, strerror(errno));
+        return false;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        CHECK(0, "%s: fork: %s", name, strerror(errno));
+        close(fd[0]), close(fd[1]);
+        return false;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        st = (CheckState){0, 0};
+        alarm(WATCHDOG_S); /* a hang: SIGALRM kills the child */
+        Result r;
+        memset(&r, 0, sizeof r);
+        body(c, &r);
+        alarm(0);
+        r.passed = st.passed, r.failed = st.failed;
+        bool sent = write_all(fd[1], &r, sizeof r);
+        close(fd[1]);
+        exit(sent && !r.failed ? 0 : 1);
+    }
+    close(fd[1]);
+    bool whole = read_all(fd[0], out, sizeof *out) == sizeof *out;
+    close(fd[0]);
+    int status = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {}
+    if (whole) {
+        out->why[sizeof out->why - 1] = 0;
+        st.passed += out->passed, st.failed += out->failed;
+    }
+    if (w < 0) {
+        CHECK(0, "%s: waitpid: %s", name, strerror(errno));
+        return false;
+    }
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        if (sig == SIGALRM)
+            CHECK(0, "%s: the case hung: the watchdog killed its process after %d s", name, (int)WATCHDOG_S);
+        else
+            CHECK(0, "%s: the case's process died of signal %d (%s)%s", name, sig, strsignal(sig),
+                  whole ? " after sending its result" : "");
+        return false;
+    }
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (!whole) {
+        CHECK(0, "%s: the case's process exited with status %d without sending its result", name, code);
+        return false;
+    }
+    if (code != (out->failed ? 1 : 0)) {
+        CHECK(0, "%s: the case's process exited with status %d after %d failed checks (a sanitizer's report?)", name,
+              code, out->failed);
+        return false;
+    }
+    return true;
 }
 
 int main(void) {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    cpu_assert_location();
-    char why[512];
-    nr_context *probe;
-    if (nr_context_create_ex(NR_DEVICE_CUDA, 0, &probe, why, sizeof why)) {
+    AfterFault after = AFTER_EITHER;
+    const char *af = getenv("NEREID_TEST_AFTER_FAULT");
+    if (af && *af) {
+        if (!strcmp(af, "works")) after = AFTER_WORKS;
+        else if (!strcmp(af, "refused")) after = AFTER_REFUSED;
+        else {
+            printf("test_gpu_faults: NEREID_TEST_AFTER_FAULT=%s: want 'works' or 'refused' (or unset: either)\n", af);
+            return 1;
+        }
+    }
+    cpu_assert_location(); /* the CPU interpreter only: no CUDA in this process */
+
+    Result probe;
+    if (!in_child("probing for a CUDA device", probe_gpu, NULL, &probe)) return check_done("test_gpu_faults", &st);
+    if (!probe.have_gpu) {
         const char *req = getenv("NEREID_REQUIRE_GPU");
         if (req && *req && strcmp(req, "0")) {
-            printf("test_gpu_faults: FAILED: NEREID_REQUIRE_GPU is set and there is no CUDA device (%s)\n", why);
+            printf("test_gpu_faults: FAILED: NEREID_REQUIRE_GPU is set and there is no CUDA device (%s)\n", probe.why);
             return 1;
         }
         if (st.failed) return check_done("test_gpu_faults", &st);
-        printf("SKIP: no CUDA device (%s)\n", why);
+        printf("SKIP: no CUDA device (%s)\n", probe.why);
         return 0;
     }
-    nr_context_destroy(probe);
 
     char assert_text[256];
     snprintf(assert_text, sizeof assert_text, "device_assert failed in kernel 'assert_small' at %s: value too large",
@@ -315,10 +501,16 @@ int main(void) {
     static const char *const want_oob[] = {"oob_store", "CUDA_ERROR_ILLEGAL_ADDRESS", NULL};
     const char *const want_assert[] = {assert_text, "CUDA_ERROR_ASSERT", NULL};
     static const char *const want_trap[] = {"a kernel faulted", "CUDA_ERROR_", NULL};
-    run_case("out-of-bounds store", launch_oob, want_oob, false);
-    run_case("device_assert", launch_assert, want_assert, false);
-    run_case("trap", launch_trap, want_trap, false);
-    run_case("out-of-bounds store noticed by the next launch", launch_oob, want_oob, true);
-    two_contexts();
+    const Case cases[] = {
+        {"out-of-bounds store", launch_oob, want_oob, false, after},
+        {"device_assert", launch_assert, want_assert, false, after},
+        {"trap", launch_trap, want_trap, false, after},
+        {"out-of-bounds store noticed by the next launch", launch_oob, want_oob, true, after},
+        {"two contexts on one device", NULL, NULL, false, after},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        Result r;
+        in_child(cases[i].what, cases[i].launch ? run_case_body : two_contexts_body, &cases[i], &r);
+    }
     return check_done("test_gpu_faults", &st);
 }

@@ -13,7 +13,13 @@
  * The driver's rules it keeps: a fault is asynchronous (the launch succeeds; the calls
  * after it fail) and sticky (every later call on the context returns it); the primary
  * context is reference-counted, and when the last reference goes it is destroyed with
- * everything in it, so that the next retain gets a fresh, working context. Like the real
+ * everything in it. After a fault the device is lost to the process, as on NVIDIA's
+ * drivers (CUDA documents that the process must be restarted): cuDevicePrimaryCtxRetain
+ * returns the sticky error from then on, while the poisoned context is still held and
+ * after it is gone. With CUDA_MOCK_RECOVER=1 in the environment it models a driver that
+ * recovers instead: a retain while someone still holds the poisoned context gets that
+ * context (whose calls all fail), and once the last reference goes the next retain gets
+ * a fresh, working one. tools/run-tests.sh runs test_gpu_faults both ways. Like the real
  * driver it is process-wide state, behind one mutex. */
 #include <pthread.h>
 #include <stdbool.h>
@@ -39,7 +45,7 @@ enum {
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     int refs;        /* retains of the primary context */
-    CUresult sticky; /* a fault: every call on the context returns it */
+    CUresult sticky; /* a fault: every call on the context returns it (and every retain, unless it recovers) */
     void **allocs;   /* device memory of the context */
     int nallocs, capallocs;
 } dev;
@@ -99,13 +105,20 @@ API CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d) {
     return OK;
 }
 
+/* CUDA_MOCK_RECOVER=1: the primary context recovers once every user has released it */
+static bool recovers(void) {
+    const char *v = getenv("CUDA_MOCK_RECOVER");
+    return v && *v && strcmp(v, "0");
+}
+
 API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
     (void)d;
     pthread_mutex_lock(&mu);
-    dev.refs++;
+    CUresult r = dev.sticky && !recovers() ? dev.sticky : OK; /* the device is lost to the process */
+    if (!r) dev.refs++;
     pthread_mutex_unlock(&mu);
-    *c = (CUcontext)&ctx_token;
-    return OK;
+    if (!r) *c = (CUcontext)&ctx_token;
+    return r;
 }
 API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) {
     (void)d;
@@ -115,7 +128,7 @@ API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) {
         for (int i = 0; i < dev.nallocs; i++) free(dev.allocs[i]);
         free(dev.allocs);
         dev.allocs = NULL, dev.nallocs = dev.capallocs = 0;
-        dev.sticky = OK;
+        if (recovers()) dev.sticky = OK; /* else the fault stays: the next retain fails */
     }
     pthread_mutex_unlock(&mu);
     return r;

@@ -130,6 +130,9 @@ nr_status nr_module_get_kernel(nr_module *mod, const char *name, nr_kernel **out
 int nr_kernel_num_params(const nr_kernel *k);
 const char *nr_kernel_param_name(const nr_kernel *k, int i);
 nr_type nr_kernel_param_type(const nr_kernel *k, int i);
+/* The element type of pointer parameter i (NR_TYPE_FP32 for *fp32); NR_TYPE_INVALID if
+ * parameter i is not a pointer or does not exist. */
+nr_type nr_kernel_param_pointee(const nr_kernel *k, int i);
 
 /* ---- launching ---- */
 /* grid: 1-3 dims (missing dims are 1). args: one per runtime parameter, in order; the
@@ -165,6 +168,15 @@ nr_status nr_free(nr_context *ctx, nr_devptr p);
 nr_status nr_memcpy_htod(nr_context *ctx, nr_devptr dst, const void *src, size_t bytes);
 nr_status nr_memcpy_dtoh(nr_context *ctx, void *dst, nr_devptr src, size_t bytes);
 nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes);
+
+/* ---- host memory on the CPU device ----
+ * Let kernels on the CPU device use host memory the caller owns (a NumPy array, say):
+ * after nr_host_register, pointers into [ptr, ptr+bytes) may be passed as pointer
+ * arguments, and accesses are checked against that extent as for nr_malloc's memory.
+ * The memory stays the caller's: nr_host_unregister (or nr_context_destroy) forgets it
+ * without freeing it. Extents may overlap. On a CUDA context: NR_ERR_UNSUPPORTED. */
+nr_status nr_host_register(nr_context *ctx, void *ptr, size_t bytes);
+nr_status nr_host_unregister(nr_context *ctx, void *ptr); /* ptr as registered */
 
 #ifdef __cplusplus
 }

@@ -92,6 +92,7 @@ void nr_context_destroy(nr_context *ctx) {
     }
     for (int i = 0; i < ctx->nallocs; i++) free(ctx->allocs[i].ptr);
     free(ctx->allocs);
+    free(ctx->host);
     sb_free(&ctx->err);
     free(ctx);
 }
@@ -276,6 +277,12 @@ nr_type nr_kernel_param_type(const nr_kernel *k, int i) {
     return type_tag(param_type(k, i));
 }
 
+nr_type nr_kernel_param_pointee(const nr_kernel *k, int i) {
+    if (!k || i < 0 || i >= nr_kernel_num_params(k)) return NR_TYPE_INVALID;
+    IrType t = param_type(k, i);
+    return t.dt == DT_PTR ? type_tag(ty_scalar(t.pointee)) : NR_TYPE_INVALID;
+}
+
 /* ---- launching ---- */
 
 static const char *tag_name(nr_type t) {
@@ -367,10 +374,13 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
         nr_status s = convert_arg(k, i, &args[i], &vals[i]);
         if (s) return free(vals), s;
     }
-    InterpBuffer *bufs = calloc((size_t)(ctx->nallocs ? ctx->nallocs : 1), sizeof *bufs);
+    int nbufs = ctx->nallocs + ctx->nhost;
+    InterpBuffer *bufs = calloc((size_t)(nbufs ? nbufs : 1), sizeof *bufs);
     if (!bufs) return free(vals), api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; i < ctx->nallocs; i++) bufs[i] = (InterpBuffer){(uint64_t)(uintptr_t)ctx->allocs[i].ptr, ctx->allocs[i].size};
-    InterpOptions io = {bufs, ctx->nallocs, true, NULL}; /* every access checked */
+    for (int i = 0; i < ctx->nhost; i++)
+        bufs[ctx->nallocs + i] = (InterpBuffer){(uint64_t)(uintptr_t)ctx->host[i].ptr, ctx->host[i].size};
+    InterpOptions io = {bufs, nbufs, true, NULL}; /* every access checked */
     StrBuf err;
     sb_init(&err);
     int rc = interp_run(k->f, vals, grid, &io, &err);
@@ -573,4 +583,36 @@ nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes) {
     }
     if (bytes) memset((void *)(uintptr_t)dst, byte, bytes);
     return NR_OK;
+}
+
+/* ---- host memory on the CPU device ---- */
+
+nr_status nr_host_register(nr_context *ctx, void *ptr, size_t bytes) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    clear_error(ctx);
+    if (ctx->kind != NR_DEVICE_CPU)
+        return api_fail(ctx, NR_ERR_UNSUPPORTED, "nr_host_register: only the CPU device runs kernels on host memory");
+    if (!ptr) return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_host_register: NULL pointer");
+    if ((uintptr_t)ptr + bytes < (uintptr_t)ptr)
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_host_register: [%p, +%zu) wraps around", ptr, bytes);
+    if (ctx->nhost == ctx->caphost) {
+        int cap = ctx->caphost ? ctx->caphost * 2 : 8;
+        Allocation *h = realloc(ctx->host, sizeof *h * (size_t)cap);
+        if (!h) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        ctx->host = h, ctx->caphost = cap;
+    }
+    ctx->host[ctx->nhost++] = (Allocation){ptr, bytes};
+    return NR_OK;
+}
+
+nr_status nr_host_unregister(nr_context *ctx, void *ptr) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    clear_error(ctx);
+    for (int i = ctx->nhost - 1; i >= 0; i--) /* the latest registration of ptr */
+        if (ctx->host[i].ptr == ptr) {
+            memmove(&ctx->host[i], &ctx->host[i + 1], sizeof *ctx->host * (size_t)(ctx->nhost - i - 1));
+            ctx->nhost--;
+            return NR_OK;
+        }
+    return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_host_unregister: %p was not registered", ptr);
 }

@@ -24,6 +24,8 @@ struct nr_context {
     void **streams; /* nr_stream_create's: destroyed with the context if the caller did not */
     int nstreams, capstreams;
     nr_stats stats;
+    Allocation *host;  /* nr_host_register's extents (CPU device): the caller's memory */
+    int nhost, caphost;
 };
 
 enum { NR_MAX_LAUNCH_ARGS = 64 }; /* the GPU back end's limit on kernel parameters */

@@ -80,6 +80,7 @@ gpu-build:
 	  $(UNIT_SRCS:tests/unit/%.c=$(GPU_BUILD)/tests/%) $(EXAMPLE_SRCS:examples/%.c=$(GPU_BUILD)/examples/%) \
 	  $(GPU_TEST_SRCS:tests/gpu/%.c=$(GPU_BUILD)/gpu-tests/%) $(BENCH_SRCS:bench/%.c=$(GPU_BUILD)/bench/%)
 	strip --strip-unneeded $(GPU_BUILD)/libnereid.so
+	@$(MAKE) --no-print-directory BUILD=$(GPU_BUILD) SHARED=1 python
 $(BUILD)/libnereid.so: $(LIB_OBJS)
 	$(CXX) -shared -o $@ $^ -Wl,--start-group $(LLVM_STATIC) -Wl,--end-group $(LLVM_STATIC_SYS) -static-libstdc++ \
 	  -static-libgcc -lm -ldl -lpthread -Wl,--exclude-libs,ALL
@@ -115,13 +116,38 @@ demo: deps
 
 # the whole suite: normal build, then again under ASan+UBSan; ends with "N passed, N failed"
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all python
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" all
 	@bash tools/run-tests.sh build build-san
 
 # one build, no sanitizers: the quick loop while developing
-test-quick: all
+test-quick: all python
 	@bash tools/run-tests.sh $(BUILD)
 
 clean:
 	rm -rf build build-san
+
+# ---- the Python package (python/nereid): a C extension over the C API, built against
+# Python's limited API (one abi3 .so for CPython 3.11 and later), into $(BUILD)/python
+# (use it with PYTHONPATH=$(BUILD)/python). `make gpu-build` builds it too, linked
+# against $(GPU_BUILD)/libnereid.so.
+PYTHON    ?= $(shell command -v /usr/bin/python3 2>/dev/null || command -v python3)
+PY_INCLUDE := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
+PY_CSRCS  := $(wildcard python/nereid/*.c)
+PY_FILES  := $(wildcard python/nereid/*.py)
+PY_EXT    := $(BUILD)/python/nereid/_nereid.abi3.so
+PY_CFLAGS := -std=c11 -Wall -Wextra -Werror -g $(OPT) -fPIC -fvisibility=hidden -Iinclude -I$(PY_INCLUDE)
+ifeq ($(SHARED),1)
+PY_LINK = -L$(BUILD) -lnereid -Wl,-rpath,'$$ORIGIN/../..' -lm -lpthread -ldl
+else
+PY_LINK = $(BUILD)/libnereid.a $(LDLIBS) -lstdc++ -Wl,--exclude-libs,ALL
+endif
+.PHONY: python
+python: $(PY_EXT) $(PY_FILES:python/%=$(BUILD)/python/%)
+$(PY_EXT): $(PY_CSRCS) python/nereid/_nereid.h include/nereid.h $(NEREID_LIB)
+	@mkdir -p $(dir $@)
+	@test -f "$(PY_INCLUDE)/Python.h" || { echo "make python: no Python.h for $(PYTHON) (apt-get install python3-dev)"; exit 1; }
+	$(CC) $(PY_CFLAGS) -shared -o $@ $(PY_CSRCS) $(PY_LINK)
+$(BUILD)/python/nereid/%.py: python/nereid/%.py
+	@mkdir -p $(dir $@)
+	cp $< $@

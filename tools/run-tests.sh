@@ -9,6 +9,7 @@ LLVM_PREFIX=$(/usr/lib/llvm-19/bin/llvm-config --prefix 2>/dev/null || echo /usr
 LIT="python3 $LLVM_PREFIX/build/utils/lit/lit.py"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+PY=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
 pass=0 fail=0 skip=0
 failed=()
 
@@ -67,6 +68,23 @@ for build in "$@"; do
   fi
   echo "   lit: $lp passed, $lf failed"
   rm -f "$log"
+  if [ "$build" = "$1" ] && [ -f "$build/python/nereid/_nereid.abi3.so" ]; then
+    # the Python package, on the CPU device with NumPy (Debian's python3, which has it);
+    # tests counted one by one. Not under the sanitizers: the interpreter is not built with them.
+    echo "== $tag: Python package (CPU device)"
+    log=$(mktemp)
+    PYTHONPATH=$build/python "$PY" python/tests/run.py >"$log" 2>&1
+    read -r pp pf ps < <(sed -n 's/^python: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$log" | tail -n 1)
+    pp=${pp:-0} pf=${pf:-0} ps=${ps:-0}
+    pass=$((pass + pp)); fail=$((fail + pf)); skip=$((skip + ps))
+    if [ "$pf" != 0 ] || [ "$pp" = 0 ]; then
+      [ "$pp" = 0 ] && [ "$pf" = 0 ] && fail=$((fail + 1))
+      failed+=("$tag/python"); echo "FAIL: $tag/python"; tail -n 60 "$log" | sed 's/^/    /'
+    fi
+    echo "   python: $pp passed, $pf failed, $ps skipped"
+    rm -f "$log"
+    run_prog "$tag/python/pip-install" bash tools/test-pip-install.sh "$build"
+  fi
   echo "== $tag: examples (CPU interpreter)"
   for e in "$build"/examples/*; do
     [ -x "$e" ] || continue

@@ -170,3 +170,36 @@ $(PY_EXT): $(PY_CSRCS) python/nereid/_nereid.h include/nereid.h $(NEREID_LIB)
 $(BUILD)/python/nereid/%.py: python/nereid/%.py
 	@mkdir -p $(dir $@)
 	cp $< $@
+
+# ---- install: the CLI, the libraries (libnereid.so carries LLVM inside it, so the
+# installed CLI and programs linked with `pkg-config --libs nereid` need no LLVM; the .a
+# needs LLVM 19's libraries, as `pkg-config --static --libs nereid` says), the header,
+# the pkg-config file and the manual page. DESTDIR is honoured, for packagers.
+PREFIX  ?= /usr/local
+NEREID_VERSION_TEXT = $(shell sed -n 's/^\#define NEREID_VERSION "\(.*\)"/\1/p' include/nereid.h)
+INSTALL_FILES = bin/nereid lib/libnereid.so lib/libnereid.a include/nereid.h lib/pkgconfig/nereid.pc \
+                share/man/man1/nereid.1
+.PHONY: install uninstall
+$(BUILD)/install/nereid: $(BUILD)/obj/compiler/cli.o $(BUILD)/libnereid.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -L$(BUILD) -lnereid -Wl,-rpath,'$$ORIGIN/../lib' -lm -lpthread -ldl
+$(BUILD)/install/libnereid.so: $(BUILD)/libnereid.so
+	@mkdir -p $(dir $@)
+	strip --strip-unneeded -o $@ $<
+$(BUILD)/install/nereid.pc: tools/nereid.pc.in include/nereid.h
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(NEREID_VERSION_TEXT)|' \
+	    -e 's|@LIBS_PRIVATE@|$(LLVM_LIBS) -lstdc++ -lm -lpthread -ldl|' $< > $@
+install: $(BUILD)/install/nereid $(BUILD)/install/libnereid.so $(BUILD)/libnereid.a
+	@rm -f $(BUILD)/install/nereid.pc
+	@$(MAKE) --no-print-directory $(BUILD)/install/nereid.pc
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/install/nereid $(DESTDIR)$(PREFIX)/bin/nereid
+	install -m 755 $(BUILD)/install/libnereid.so $(DESTDIR)$(PREFIX)/lib/libnereid.so
+	install -m 644 $(BUILD)/libnereid.a $(DESTDIR)$(PREFIX)/lib/libnereid.a
+	install -m 644 include/nereid.h $(DESTDIR)$(PREFIX)/include/nereid.h
+	install -m 644 $(BUILD)/install/nereid.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/nereid.pc
+	install -m 644 docs/nereid.1 $(DESTDIR)$(PREFIX)/share/man/man1/nereid.1
+uninstall:
+	rm -f $(INSTALL_FILES:%=$(DESTDIR)$(PREFIX)/%)

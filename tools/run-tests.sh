@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-tests.sh BUILD_DIR... - run the whole suite against each build directory (the plain
 # build, then the ASan+UBSan one): the C unit tests, the lit tests (front end, IR, passes,
-# diagnostics) and the examples. Prints one line per failure and ends with the summary
+# diagnostics), the Python package's tests (plain build), `make install` and `pip install`
+# (plain build) and the examples. Prints one line per failure and ends with the summary
 # line "N passed, N failed" (lit tests counted one by one, C programs one each).
 set -u
 cd "$(dirname "$0")/.."
@@ -84,6 +85,10 @@ for build in "$@"; do
     echo "   python: $pp passed, $pf failed, $ps skipped"
     rm -f "$log"
     run_prog "$tag/python/pip-install" bash tools/test-pip-install.sh "$build"
+  fi
+  if [ "$build" = "$1" ]; then
+    echo "== $tag: make install into a temporary prefix, pkg-config, make uninstall"
+    run_prog "$tag/install" bash tools/test-install.sh "$build"
   fi
   echo "== $tag: examples (CPU interpreter)"
   for e in "$build"/examples/*; do

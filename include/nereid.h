@@ -114,6 +114,10 @@ void nr_context_destroy(nr_context *ctx);
 const char *nr_last_error(const nr_context *ctx);
 const char *nr_status_string(nr_status s);
 nr_device_kind nr_context_device(const nr_context *ctx); /* NULL: NR_DEVICE_CPU */
+/* The device's name ("NVIDIA H200"; "cpu" for the interpreter). */
+const char *nr_context_device_name(const nr_context *ctx);
+/* A hash of the compiler's sources: what caches of compiled code and of tuning choices key on. */
+const char *nr_compiler_build(void);
 
 /* ---- compiling ---- */
 nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length,
@@ -153,6 +157,39 @@ nr_status nr_synchronize(nr_context *ctx);
 nr_status nr_stream_create(nr_context *ctx, void **out);
 nr_status nr_stream_destroy(nr_context *ctx, void *stream);   /* waits for its work first */
 nr_status nr_stream_synchronize(nr_context *ctx, void *stream); /* NULL: the default stream */
+
+/* ---- autotuning: @triton.autotune and @triton.heuristics ----
+ * A kernel whose source carries @triton.autotune(configs=[triton.Config({...},
+ * num_warps=..., num_stages=...), ...], key=[...], ...) and/or @triton.heuristics(values=
+ * {'NAME': lambda args: ...}) is tuned: its constexprs come from the configs (and the
+ * heuristics, evaluated over the launch arguments) instead of nr_compile_options. At the
+ * first launch for each value of the key parameters every config is compiled and timed on
+ * the real arguments; the fastest is used from then on and kept in the cache directory
+ * (per device and compiler build), so later processes skip the timing. prune_configs_by,
+ * reset_to_zero, restore_value, warmup and rep work as in Triton; NEREID_PRINT_AUTOTUNING=1
+ * prints what was tried and chosen. Launch one with nr_launch (a fixed grid) or
+ * nr_launch_grid (a grid computed from the config, as Triton's grid lambdas are). */
+typedef struct nr_config nr_config; /* one configuration: constexpr values, warps, stages */
+
+/* The grid for config (its values: the config's constexprs and the heuristics'). */
+typedef nr_status (*nr_grid_fn)(const nr_config *config, unsigned grid[3], void *user);
+
+/* Launch k with the grid grid(config, grid, user) gives for the config chosen. arg_bytes
+ * (may be NULL): per argument, the bytes a pointer argument may reach, for reset_to_zero
+ * and restore_value; without it those buffers must come from nr_malloc (or
+ * nr_host_register). On a kernel that is not tuned, the config holds no values. */
+nr_status nr_launch_grid(nr_kernel *k, nr_grid_fn grid, void *user, const nr_arg *args, int num_args,
+                         const size_t *arg_bytes, const nr_launch_options *opts);
+int nr_kernel_num_configs(const nr_kernel *k);                 /* 0: not tuned */
+const nr_config *nr_kernel_config(const nr_kernel *k, int i);  /* as written in @autotune */
+const nr_config *nr_kernel_last_config(const nr_kernel *k);    /* of the last launch (with the
+                                                                   heuristics' values); NULL before */
+int nr_config_num_values(const nr_config *c);
+const char *nr_config_name(const nr_config *c, int i);
+const char *nr_config_value(const nr_config *c, int i);        /* as -D takes it: "128", "True" */
+nr_status nr_config_int(const nr_config *c, const char *name, int64_t *out); /* NR_ERR_NOT_FOUND */
+int nr_config_num_warps(const nr_config *c);                   /* 0: the module's */
+int nr_config_num_stages(const nr_config *c);
 
 /* ---- what the context has done, for people tuning start-up ---- */
 typedef struct nr_stats {

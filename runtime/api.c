@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api_internal.h"
+#include "autotune.h"
 #include "float16.h"
 #include "interp.h"
 
@@ -104,10 +105,16 @@ const char *nr_last_error(const nr_context *ctx) {
 
 nr_device_kind nr_context_device(const nr_context *ctx) { return ctx ? ctx->kind : NR_DEVICE_CPU; }
 
+const char *nr_context_device_name(const nr_context *ctx) { return ctx && ctx->cuda ? cuda_device_name(ctx->cuda) : "cpu"; }
+
+const char *nr_compiler_build(void) { return nr_build_id; }
+
 /* ---- compiling ---- */
 
+/* outer: a module the caller asked for (the context owns it; its tuned kernels are set up);
+ * else a tuned kernel's per-config module (autotune.c owns it). */
 static nr_status compile_text(nr_context *ctx, char *text, size_t len, const char *filename,
-                              const nr_compile_options *opts, nr_module **out) {
+                              const nr_compile_options *opts, nr_module **out, bool outer) {
     nr_module *m = calloc(1, sizeof *m);
     if (!m) return free(text), api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     m->ctx = ctx;
@@ -162,7 +169,8 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
     sb_free(&key);
     Diag diag;
     diag_init(&diag);
-    bool ok = nr_compile_program(m->src, &o, &diag, NULL, &m->prog);
+    bool ok = !outer || tune_module_prepare(m, opts, &o, &diag) == NR_OK;
+    ok = ok && nr_compile_program(m->src, &o, &diag, NULL, &m->prog);
     if (!ok) {
         api_fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
         diag_free(&diag);
@@ -171,13 +179,27 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
     }
     diag_free(&diag);
     IrModule *ir = m->prog.ir;
-    m->kernels = calloc(ir->nfuncs ? ir->nfuncs : 1, sizeof *m->kernels);
+    m->kernels = calloc(ir->nfuncs + (size_t)tune_module_count(m) + 1, sizeof *m->kernels);
     if (!m->kernels) {
         nr_module_destroy(m);
         return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     }
     for (uint32_t i = 0; i < ir->nfuncs; i++)
-        if (ir->funcs[i]->is_kernel) m->kernels[m->nkernels++] = (nr_kernel){m, ir->funcs[i], NULL, 0, 0};
+        if (ir->funcs[i]->is_kernel) m->kernels[m->nkernels++] = (nr_kernel){m, ir->funcs[i], NULL, 0, 0, NULL};
+    if (outer) {
+        diag_init(&diag);
+        nr_status ts = tune_module_add_kernels(m, &diag);
+        if (ts) {
+            api_fail(ctx, ts, "%s", sb_cstr(&diag.out));
+            diag_free(&diag);
+            nr_module_destroy(m);
+            return ts;
+        }
+        diag_free(&diag);
+    } else {
+        *out = m;
+        return NR_OK;
+    }
     if (ctx->nmods == ctx->capmods) {
         int cap = ctx->capmods ? ctx->capmods * 2 : 8;
         nr_module **mods = realloc(ctx->mods, sizeof *mods * (size_t)cap);
@@ -202,7 +224,16 @@ nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length, 
     if (!text) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     memcpy(text, source, length);
     text[length] = 0;
-    return compile_text(ctx, text, length, filename, opts, out);
+    return compile_text(ctx, text, length, filename, opts, out, true);
+}
+
+nr_status api_compile_inner(nr_context *ctx, const char *source, size_t length, const char *filename,
+                            const nr_compile_options *opts, nr_module **out) {
+    char *text = malloc(length + 1);
+    if (!text) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    memcpy(text, source, length);
+    text[length] = 0;
+    return compile_text(ctx, text, length, filename, opts, out, false);
 }
 
 nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_options *opts, nr_module **out) {
@@ -215,7 +246,7 @@ nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_op
     if (!text)
         return api_fail(ctx, errno == ENOENT ? NR_ERR_NOT_FOUND : NR_ERR_INVALID_ARG, "cannot read '%s': %s", path,
                         strerror(errno));
-    return compile_text(ctx, text, len, path, opts, out);
+    return compile_text(ctx, text, len, path, opts, out, true);
 }
 
 void nr_module_destroy(nr_module *m) {
@@ -225,6 +256,7 @@ void nr_module_destroy(nr_module *m) {
             m->ctx->mods[i] = m->ctx->mods[--m->ctx->nmods];
             break;
         }
+    tune_module_free(m); /* its tuned kernels' modules first */
     cuda_api_module_free(m);
     free(m->options_key);
     nr_program_free(&m->prog);
@@ -344,6 +376,7 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
     if (!k) return NR_ERR_INVALID_ARG;
     nr_context *ctx = k->mod->ctx;
     clear_error(ctx);
+    if (k->tuned) return tune_launch(k, grid, NULL, NULL, args, num_args, NULL, opts);
     if (opts && (opts->num_stages < 0 || opts->num_stages > 8))
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': num_stages must be 0 or from 1 to 8, got %d", k->f->name,
                         opts->num_stages);

@@ -40,9 +40,10 @@ typedef struct GpuVariant {
 
 struct nr_kernel {
     nr_module *mod;
-    IrFunc *f;
+    IrFunc *f;        /* a tuned kernel's: its signature only (runtime parameters) */
     GpuVariant *variants;
     int nvariants, capvariants;
+    struct TunedKernel *tuned; /* @autotune / @heuristics: launches go through autotune.c */
 };
 
 struct nr_module {
@@ -53,6 +54,7 @@ struct nr_module {
     nr_kernel *kernels;
     int nkernels;
     char *options_key; /* defines and options, for the disk cache key */
+    struct TuneModule *tune; /* its tuned kernels (autotune.c); NULL if none */
 };
 
 

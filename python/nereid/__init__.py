@@ -15,6 +15,7 @@ from . import _nereid
 from ._errors import CompileError, DeviceError, Error, LaunchError
 from ._runtime import CompiledKernel, CompiledModule, compile, context, synchronize
 from ._jit import JITFunction, jit
+from ._autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from . import language
 
 __version__ = _nereid.version()
@@ -33,4 +34,5 @@ def next_power_of_2(n):
 
 
 __all__ = ["compile", "jit", "JITFunction", "CompiledModule", "CompiledKernel", "context", "synchronize",
+           "autotune", "heuristics", "Config", "Autotuner", "Heuristics",
            "cdiv", "next_power_of_2", "language", "Error", "CompileError", "LaunchError", "DeviceError"]

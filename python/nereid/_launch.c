@@ -56,6 +56,7 @@ typedef struct {
     void *reg;       /* CPU: the extent to register with nr_host_register */
     size_t reg_bytes;
     void *copy;      /* CPU: a private copy of a read-only array */
+    PyObject *obj;   /* the argument (borrowed), for its extent when a tuner needs it */
 } Slot;
 
 static const char *param_name(DispatcherObject *d, int i) {
@@ -442,6 +443,7 @@ static int cuda_array_interface(State *st, PyObject *cai, Slot *s, nr_type *poin
 static int pointer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s, nr_type *pointee) {
     State *st = nrpy_state(d->module);
     *pointee = NR_TYPE_INVALID;
+    s->obj = obj;
     if (!cuda && PyObject_CheckBuffer(obj)) return cpu_buffer(d, i, obj, s, pointee);
     PyObject *is_cuda = NULL;
     int has_ptr = PyObject_HasAttr(obj, st->s_data_ptr);
@@ -728,22 +730,66 @@ static int read_dims(DispatcherObject *d, PyObject *g, unsigned grid[3], bool *e
     return rc;
 }
 
-/* A callable grid gets the bound arguments by name (and extra constexprs), as Triton's. */
-static int eval_grid(DispatcherObject *d, PyObject *g, PyObject **vals, PyObject *extra, unsigned grid[3], bool *empty) {
-    if (!PyCallable_Check(g)) return read_dims(d, g, grid, empty);
-    PyObject *meta = extra ? PyDict_Copy(extra) : PyDict_New();
-    if (!meta) return -1;
-    for (int i = 0; i < d->nparams; i++)
-        if (PyDict_SetItem(meta, PyTuple_GetItem(d->names, i), vals[i])) {
-            Py_DECREF(meta);
-            return -1;
-        }
-    PyObject *r = PyObject_CallFunctionObjArgs(g, meta, NULL);
-    Py_DECREF(meta);
-    if (!r) return -1;
-    int rc = read_dims(d, r, grid, empty);
-    Py_DECREF(r);
-    return rc;
+/* ---- grids of tuned kernels: computed from the config the tuner chose ---- */
+
+/* A config value's text as Python reads it (the rules of -D): int, float, bool, None, str. */
+static PyObject *text_value(const char *text) {
+    if (!strcmp(text, "True")) Py_RETURN_TRUE;
+    if (!strcmp(text, "False")) Py_RETURN_FALSE;
+    if (!strcmp(text, "None")) Py_RETURN_NONE;
+    char *end;
+    long long i = strtoll(text, &end, 0);
+    if (*text && !*end) return PyLong_FromLongLong(i);
+    double f = strtod(text, &end);
+    if (*text && !*end) return PyFloat_FromDouble(f);
+    return PyUnicode_FromString(text);
+}
+
+typedef struct GridCall {
+    DispatcherObject *d;
+    PyObject *g, **vals, *extra;
+    bool empty, failed; /* failed: a Python exception is set */
+} GridCall;
+
+static nr_status grid_callback(const nr_config *c, unsigned grid[3], void *user) {
+    GridCall *gc = user;
+    DispatcherObject *d = gc->d;
+    if (gc->failed || gc->empty) return NR_ERR_INVALID_ARG; /* a Python exception is pending: call no more Python */
+    PyObject *meta = gc->extra ? PyDict_Copy(gc->extra) : PyDict_New();
+    bool ok = meta != NULL;
+    for (int i = 0; ok && i < d->nparams; i++) ok = !PyDict_SetItem(meta, PyTuple_GetItem(d->names, i), gc->vals[i]);
+    for (int i = 0; ok && i < nr_config_num_values(c); i++) {
+        PyObject *v = text_value(nr_config_value(c, i));
+        ok = v && !PyDict_SetItemString(meta, nr_config_name(c, i), v);
+        Py_XDECREF(v);
+    }
+    PyObject *r = ok ? PyObject_CallFunctionObjArgs(gc->g, meta, NULL) : NULL;
+    Py_XDECREF(meta);
+    if (r) {
+        bool empty;
+        ok = !read_dims(d, r, grid, &empty);
+        Py_DECREF(r);
+        if (ok && empty) gc->empty = true, ok = false;
+    } else ok = false;
+    if (!ok && !gc->empty) gc->failed = true;
+    return ok ? NR_OK : NR_ERR_INVALID_ARG;
+}
+
+/* The bytes a pointer argument reaches (for a tuner's reset_to_zero / restore_value): the
+ * lent extent on the CPU, the rest of a torch tensor's storage on CUDA; 0 if unknown. */
+static size_t extent_of(State *st, const Slot *s) {
+    uint64_t p = s->a.v.u;
+    if (s->reg) return (size_t)((uintptr_t)s->reg + s->reg_bytes - p);
+    if (!s->obj || !PyObject_HasAttr(s->obj, st->s_untyped_storage)) return 0;
+    PyObject *storage = PyObject_CallMethodObjArgs(s->obj, st->s_untyped_storage, NULL);
+    uint64_t base = 0, bytes = 0;
+    int rc = !storage || call_u64(storage, st->s_data_ptr, &base) || call_u64(storage, st->s_nbytes, &bytes);
+    Py_XDECREF(storage);
+    if (rc) {
+        PyErr_Clear();
+        return 0;
+    }
+    return p >= base && p - base < bytes ? (size_t)(bytes - (p - base)) : 0;
 }
 
 /* ---- the launch ---- */
@@ -779,14 +825,21 @@ static PyObject *launch(DispatcherObject *d, PyObject *g, PyObject *args, PyObje
         goto out;
     }
     unsigned grid[3];
-    bool empty;
-    if (eval_grid(d, g, vals, extra, grid, &empty)) goto out;
+    bool empty = false, callable = PyCallable_Check(g);
+    if (!callable && read_dims(d, g, grid, &empty)) goto out;
     if (empty) { /* nothing to run, as in Triton */
         result = Py_NewRef(Py_None);
         goto out;
     }
     nr_launch_options lo = {warps, NULL, stages};
     if (cuda && current_stream(d, c, &lo.stream)) goto out;
+    size_t bytes[MAX_PARAMS];
+    bool tuned = nr_kernel_num_configs(k->k) > 0;
+    if (tuned) {
+        int b = 0;
+        for (int i = 0; i < nslots; i++)
+            if (slots[i].code != CODE_NONE) bytes[b++] = slots[i].a.type == NR_TYPE_PTR ? extent_of(st, &slots[i]) : 0;
+    }
     int registered = 0;
     nr_status s = NR_OK;
     for (int i = 0; i < nslots && !s; i++)
@@ -794,12 +847,14 @@ static PyObject *launch(DispatcherObject *d, PyObject *g, PyObject *args, PyObje
             s = nr_host_register(c->ctx, slots[i].reg, slots[i].reg_bytes);
             registered += !s;
         }
-    if (!s) s = nr_launch(k->k, grid, a, na, &lo);
-    nr_status launch_status = s;
-    if (s) nrpy_raise(st, c->ctx, s, NULL);
+    GridCall gc = {d, g, vals, extra, false, false};
+    if (!s) s = callable ? nr_launch_grid(k->k, grid_callback, &gc, a, na, tuned ? bytes : NULL, &lo)
+                         : nr_launch(k->k, grid, a, na, &lo);
+    if (gc.empty) s = NR_OK; /* the grid had a zero dimension: nothing ran */
+    if (s && !gc.failed) nrpy_raise(st, c->ctx, s, NULL);
     for (int i = 0; i < nslots && registered; i++)
         if (slots[i].reg) nr_host_unregister(c->ctx, slots[i].reg), registered--;
-    if (!launch_status) result = Py_NewRef(Py_None);
+    if (!s) result = Py_NewRef(Py_None);
 out:
     release_slots(slots, nslots);
     Py_XDECREF(key);

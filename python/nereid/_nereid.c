@@ -195,6 +195,11 @@ static PyObject *context_get_kind(PyObject *o, void *unused) {
     return PyUnicode_FromString(((ContextObject *)o)->kind == NR_DEVICE_CUDA ? "cuda" : "cpu");
 }
 
+static PyObject *context_get_name(PyObject *o, void *unused) {
+    (void)unused;
+    return PyUnicode_FromString(nr_context_device_name(((ContextObject *)o)->ctx));
+}
+
 static PyObject *context_get_index(PyObject *o, void *unused) {
     (void)unused;
     return PyLong_FromLong(((ContextObject *)o)->index);
@@ -211,6 +216,7 @@ static PyMethodDef context_methods[] = {
 static PyGetSetDef context_getset[] = {
     {"kind", context_get_kind, NULL, "'cpu' or 'cuda'", NULL},
     {"index", context_get_index, NULL, "the device index", NULL},
+    {"device_name", context_get_name, NULL, "the device's name ('cpu' for the interpreter)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -370,7 +376,13 @@ static PyObject *version(PyObject *module, PyObject *unused) {
     return PyUnicode_FromString(NEREID_VERSION);
 }
 
+static PyObject *build_id(PyObject *module, PyObject *unused) {
+    (void)module, (void)unused;
+    return PyUnicode_FromString(nr_compiler_build());
+}
+
 static PyMethodDef module_functions[] = {
+    {"build_id", build_id, METH_NOARGS, "a hash of the compiler's sources (nr_compiler_build)"},
     {"_set_errors", set_errors, METH_VARARGS, NULL},
     {"version", version, METH_NOARGS, "the library's version"},
     {NULL, NULL, 0, NULL},

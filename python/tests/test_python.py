@@ -365,6 +365,120 @@ class Jit(unittest.TestCase):
         self.assertEqual(nereid.cdiv(10, 4), 3)
 
 
+TUNED_NR = """
+import triton
+import triton.language as tl
+@triton.autotune(configs=[triton.Config({'BLOCK': 16}, num_warps=1), triton.Config({'BLOCK': 32}),
+                          triton.Config({'BLOCK': 64}, num_warps=8)],
+                 key=['n'], reset_to_zero=['total'])
+@triton.heuristics(values={'EVEN': lambda args: args['n'] % args['BLOCK'] == 0})
+@triton.jit
+def tuned_sum(x: *fp32, total: *fp32, n: i32, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if EVEN:
+        v = tl.load(x + offs)
+    else:
+        v = tl.load(x + offs, mask=offs < n, other=0.0)
+    tl.atomic_add(total, tl.sum(v, axis=0))
+"""
+
+
+class Autotuning(unittest.TestCase):
+    def setUp(self):
+        import tempfile
+        self.cache = tempfile.mkdtemp(prefix="nereid-py-autotune-")
+        self.old = os.environ.get("NEREID_CACHE_DIR")
+        os.environ["NEREID_CACHE_DIR"] = self.cache
+
+    def tearDown(self):
+        import shutil
+        shutil.rmtree(self.cache, ignore_errors=True)
+        if self.old is None:
+            del os.environ["NEREID_CACHE_DIR"]
+        else:
+            os.environ["NEREID_CACHE_DIR"] = self.old
+
+    def test_kernel_file_tuned_by_the_runtime(self):
+        mod = nereid.compile(TUNED_NR, device=CPU)
+        seen = []
+
+        def grid(meta):
+            seen.append((meta["BLOCK"], meta["EVEN"], meta["n"]))
+            return (nereid.cdiv(meta["n"], meta["BLOCK"]),)
+        for n in (100, 128):
+            x = np.arange(n, dtype=np.float32)
+            total = np.full(1, 1e6, dtype=np.float32)  # reset_to_zero: zeroed before the timed runs and the launch
+            mod.tuned_sum[grid](x, total, n)
+            self.assertEqual(total[0], x.sum(), n)
+        blocks = {b for b, _, _ in seen}
+        self.assertEqual(blocks, {16, 32, 64})  # every config was timed
+        for b, even, n in seen:  # the heuristic saw the config's BLOCK and the argument n
+            self.assertEqual(even, n % b == 0, (b, even, n))
+        self.assertEqual(len(os.listdir(self.cache)), 2)  # one choice per key, kept on disk
+
+    def test_print_autotuning(self):
+        import subprocess
+        code = ("import numpy as np, nereid\n"
+                f"mod = nereid.compile({TUNED_NR!r}, device='cpu')\n"
+                "x = np.ones(50, dtype=np.float32); t = np.zeros(1, dtype=np.float32)\n"
+                "mod.tuned_sum[lambda m: (nereid.cdiv(50, m['BLOCK']),)](x, t, 50)\n"
+                "assert t[0] == 50, t\n")
+        env = dict(os.environ, NEREID_PRINT_AUTOTUNING="1", PYTHONPATH=os.pathsep.join(sys.path))
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("nereid autotune: kernel tuned_sum, key (n=50): timing 3 of 3 configs", out.stdout)
+        self.assertIn("chose BLOCK=", out.stdout)
+
+    def test_autotune_decorator_on_jit(self):
+        calls = []
+
+        @nereid.autotune(configs=[nereid.Config({'BLOCK': 8}), nereid.Config({'BLOCK': 32}, num_warps=2),
+                                  nereid.Config({'BLOCK': 64}, num_warps=8)],
+                         key=['n'], reset_to_zero=['out'], restore_value=['x'],
+                         prune_configs_by={'early_config_prune': lambda configs, nargs, **kw:
+                                           [c for c in configs if c.kwargs['BLOCK'] <= nargs['n']]})
+        @nereid.heuristics({'MASKED': lambda args: args['n'] % args['BLOCK'] != 0})
+        @nereid.jit(device=CPU)
+        def bump(x, out, n, BLOCK: tl.constexpr, MASKED: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            m = offs < n
+            v = tl.load(x + offs, mask=m, other=0)
+            tl.store(x + offs, v + 1, mask=m)
+            tl.atomic_add(out, tl.sum(v, axis=0))
+
+        def grid(meta):
+            calls.append(meta["BLOCK"])
+            return (nereid.cdiv(meta["n"], meta["BLOCK"]),)
+        x = np.arange(40, dtype=np.int32)
+        out = np.full(1, 777, dtype=np.int32)
+        bump[grid](x, out, 40)
+        np.testing.assert_array_equal(x, np.arange(40) + 1)  # restored between timed runs: bumped once
+        self.assertEqual(out[0], 40 * 39 // 2)  # zeroed before the real launch
+        self.assertEqual(set(calls), {8, 32})  # BLOCK=64 > n was pruned
+        self.assertIn(bump.best_config.kwargs["BLOCK"], (8, 32))
+        self.assertEqual(len(bump.cache), 1)
+        n_files = len(os.listdir(self.cache))
+        self.assertEqual(n_files, 1)
+        calls.clear()
+        bump[grid](x, out, 40)  # the same key: no timing
+        self.assertEqual(len(calls), 1)
+        bump.cache.clear()  # as a new process would: the choice comes from the disk
+        calls.clear()
+        bump[grid](x, out, 40)
+        self.assertEqual(len(calls), 1)
+
+    def test_autotune_errors(self):
+        with self.assertRaisesRegex(TypeError, "autotune key names"):
+            nereid.autotune(configs=[nereid.Config({})], key=["nope"])(tk.add_kernel)
+
+        @nereid.autotune(configs=[nereid.Config({'BLOCK_SIZE': 16}), nereid.Config({'BLOCK_SIZE': 32})], key=[])
+        @nereid.jit(device=CPU)
+        def k(x_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+            pass
+        with self.assertRaisesRegex(ValueError, "conflicting meta-parameters: BLOCK_SIZE"):
+            k[(1,)](np.zeros(4, dtype=np.float32), 4, BLOCK_SIZE=16)
+
+
 BLOCK = tl.constexpr(16)
 SCALE = 3.0
 

@@ -189,34 +189,72 @@ bool py_equal(PyVal a, PyVal b) {
     }
 }
 
+/* As Python's repr: the shortest digits that read back, in fixed notation for exponents
+ * from -4 to 15, else d.ddde+XX. */
+static void print_float(StrBuf *out, double f) {
+    if (isinf(f)) {
+        sb_puts(out, f < 0 ? "-inf" : "inf");
+        return;
+    }
+    if (isnan(f)) {
+        sb_puts(out, "nan");
+        return;
+    }
+    char e[64];
+    for (int p = 1; p <= 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p - 1, f);
+        if (strtod(e, NULL) == f) break;
+    }
+    /* e: [-]d[.ddd]e[+-]XX */
+    char digits[32];
+    int nd = 0, exp = atoi(strchr(e, 'e') + 1);
+    bool neg = e[0] == '-';
+    for (const char *q = e + neg; *q != 'e'; q++)
+        if (*q != '.') digits[nd++] = *q;
+    while (nd > 1 && digits[nd - 1] == '0') nd--;
+    if (neg) sb_putc(out, '-');
+    if (exp >= -4 && exp < 16) {
+        if (exp < 0) {
+            sb_puts(out, "0.");
+            for (int i = -1; i > exp; i--) sb_putc(out, '0');
+            sb_putn(out, digits, (size_t)nd);
+        } else {
+            for (int i = 0; i <= exp; i++) sb_putc(out, i < nd ? digits[i] : '0');
+            sb_putc(out, '.');
+            if (nd > exp + 1) sb_putn(out, digits + exp + 1, (size_t)(nd - exp - 1));
+            else sb_putc(out, '0');
+        }
+    } else {
+        sb_putc(out, digits[0]);
+        if (nd > 1) {
+            sb_putc(out, '.');
+            sb_putn(out, digits + 1, (size_t)(nd - 1));
+        }
+        sb_printf(out, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    }
+}
+
 void py_print(StrBuf *out, PyVal v, bool repr) {
     switch (v.k) {
     case PV_NONE: sb_puts(out, "None"); break;
     case PV_BOOL: sb_puts(out, v.u.b ? "True" : "False"); break;
     case PV_INT: sb_printf(out, "%lld", (long long)v.u.i); break;
-    case PV_FLOAT: {
-        char buf[64];
-        if (isinf(v.u.f)) snprintf(buf, sizeof buf, "%sinf", v.u.f < 0 ? "-" : "");
-        else if (isnan(v.u.f)) snprintf(buf, sizeof buf, "nan");
-        else {
-            snprintf(buf, sizeof buf, "%.17g", v.u.f);
-            for (int p = 1; p < 17; p++) { /* the shortest text that reads back the same */
-                char t[64];
-                snprintf(t, sizeof t, "%.*g", p, v.u.f);
-                if (strtod(t, NULL) == v.u.f) {
-                    snprintf(buf, sizeof buf, "%s", t);
-                    break;
-                }
-            }
-            if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
-        }
-        sb_puts(out, buf);
-        break;
-    }
+    case PV_FLOAT: print_float(out, v.u.f); break;
     case PV_STR:
-        if (repr) sb_putc(out, '\'');
-        sb_putn(out, v.u.str.s, v.u.str.n);
-        if (repr) sb_putc(out, '\'');
+        if (!repr) {
+            sb_putn(out, v.u.str.s, v.u.str.n);
+            break;
+        }
+        sb_putc(out, '\'');
+        for (size_t i = 0; i < v.u.str.n; i++) {
+            char ch = v.u.str.s[i];
+            if (ch == '\\' || ch == '\'') sb_putc(out, '\\'), sb_putc(out, ch);
+            else if (ch == '\n') sb_puts(out, "\\n");
+            else if (ch == '\t') sb_puts(out, "\\t");
+            else if ((unsigned char)ch < 32) sb_printf(out, "\\x%02x", (unsigned char)ch);
+            else sb_putc(out, ch);
+        }
+        sb_putc(out, '\'');
         break;
     case PV_LIST: case PV_TUPLE:
         sb_putc(out, v.k == PV_LIST ? '[' : '(');

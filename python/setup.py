@@ -4,8 +4,8 @@
 
 The extension (nereid._nereid) is built against Python's limited API, so one build
 serves CPython 3.11 and later. It links the Nereid library found, in this order:
-  - $NEREID_BUILD: a build folder of this tree (build-gpu holds libnereid.so with LLVM
-    inside it, build holds libnereid.a);
+  - $NEREID_BUILD: a build folder of this tree: its libnereid.a with LLVM 19's libraries
+    (build/), or its libnereid.so, which has LLVM inside (build-gpu/);
   - an installed Nereid (`make install`), through `pkg-config nereid`;
   - this tree's build/libnereid.a, made with `make` when missing, with LLVM 19's
     libraries from llvm-config.
@@ -36,7 +36,9 @@ def link_options():
     build = os.environ.get("NEREID_BUILD")
     if build:
         build = os.path.abspath(build)
-        if os.path.exists(os.path.join(build, "libnereid.so")):
+        if os.path.exists(os.path.join(build, "libnereid.a")):  # build/: the static library, as make python
+            return in_tree(build)
+        if os.path.exists(os.path.join(build, "libnereid.so")):  # build-gpu/: only the shared one
             return [os.path.join(ROOT, "include")], [], [f"-L{build}", "-lnereid", f"-Wl,-rpath,{build}"]
         return in_tree(build)
     if shutil.which("pkg-config") and subprocess.run(["pkg-config", "--exists", "nereid"]).returncode == 0:

@@ -3,6 +3,8 @@
 #   make demo     install what is missing, build, run every example (GPU if present, else CPU)
 #   make test     install what is missing, build, run the whole suite (also under ASan+UBSan)
 #   make deps     install the Debian packages the build needs (flex, bison, LLVM 19, lit)
+#   make python   the Python package into build/python (PYTHONPATH=build/python)
+#   make install  PREFIX=... (default /usr/local): CLI, libraries, header, nereid.pc, man page
 
 LLVM_CONFIG ?= $(shell command -v llvm-config-19 2>/dev/null || echo /usr/lib/llvm-19/bin/llvm-config)
 LLVM_BIN    := $(shell $(LLVM_CONFIG) --bindir 2>/dev/null)

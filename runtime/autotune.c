@@ -624,20 +624,26 @@ static double time_config(TunedKernel *t, int c, const LaunchCall *lc, const Buf
     Variant *v;
     if (variant_for(t, c, lc->args, &v)) return INFINITY;
     bool hooks = nbufs > 0;
-    /* one launch: the first compiles for the device; then an estimate */
+    /* the first launch compiles for the device (not timed); then warm-up runs, whose mean
+     * estimates a launch */
     int runs = 0;
-    double t0 = nr_now_ms(), est = 0;
-    do {
+    double t0 = 0, est = 0;
+    for (int first = 1;; first = 0) {
         if ((*hard = before_run(ctx, bufs, nbufs))) return INFINITY;
-        double s0 = nr_now_ms();
         if (launch_variant(t, v, lc) || sync_stream(ctx, stream)) {
-            if (ctx->cuda && after_run(ctx, bufs, nbufs)) *hard = NR_ERR_DEVICE;
+            if (after_run(ctx, bufs, nbufs)) *hard = NR_ERR_DEVICE;
             return INFINITY;
         }
-        est = nr_now_ms() - s0;
         if ((*hard = after_run(ctx, bufs, nbufs))) return INFINITY;
+        if (first) {
+            t0 = nr_now_ms();
+            continue;
+        }
         runs++;
-    } while (nr_now_ms() - t0 < t->desc->warmup_ms && runs < 1000);
+        double spent = nr_now_ms() - t0;
+        est = spent / runs;
+        if (spent >= t->desc->warmup_ms || runs >= 1000 || (!ctx->cuda && spent >= 1)) break;
+    }
     if (est <= 0) est = 1e-3;
     int reps = (int)(t->desc->rep_ms / est);
     reps = reps < 5 ? 5 : reps > 2000 ? 2000 : reps;

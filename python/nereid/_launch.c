@@ -39,6 +39,7 @@ typedef struct {
     PyObject *cache;     /* dict: key -> Kernel */
     PyObject *stream_fn; /* torch._C._cuda_getCurrentRawStream, once torch is loaded */
     PyObject *index_obj; /* the context's device index as an int (stream_fn's argument) */
+    PyObject *last;      /* the last Launcher made: `k[grid]` with the same grid object reuses it */
 } DispatcherObject;
 
 typedef struct {
@@ -114,11 +115,13 @@ static int dispatcher_traverse(PyObject *o, visitproc visit, void *arg) {
     Py_VISIT(d->defaults);
     Py_VISIT(d->cache);
     Py_VISIT(d->stream_fn);
+    Py_VISIT(d->last);
     return 0;
 }
 
 static int dispatcher_clear(PyObject *o) {
     DispatcherObject *d = (DispatcherObject *)o;
+    Py_CLEAR(d->last);
     Py_CLEAR(d->context);
     Py_CLEAR(d->defaults);
     Py_CLEAR(d->cache);
@@ -196,7 +199,13 @@ static PyObject *launcher_make(DispatcherObject *d, PyObject *grid) {
     return (PyObject *)l;
 }
 
-static PyObject *dispatcher_subscript(PyObject *o, PyObject *grid) { return launcher_make((DispatcherObject *)o, grid); }
+static PyObject *dispatcher_subscript(PyObject *o, PyObject *grid) {
+    DispatcherObject *d = (DispatcherObject *)o;
+    if (d->last && ((LauncherObject *)d->last)->grid == grid) return Py_NewRef(d->last);
+    PyObject *l = launcher_make(d, grid);
+    if (l) NRPY_SETREF(d->last, Py_NewRef(l));
+    return l;
+}
 
 static PyObject *dispatcher_get_cache(PyObject *o, void *unused) {
     (void)unused;
@@ -439,12 +448,65 @@ static int cuda_array_interface(State *st, PyObject *cai, Slot *s, nr_type *poin
     return 0;
 }
 
+/* The cached descriptors of obj's type when it is a tensor type (is_cuda and dtype
+ * getters, a data_ptr method): found on the first tensor of each type, up to four types. */
+static const struct TensorType *tensor_type(State *st, PyObject *obj) {
+    PyTypeObject *tp = Py_TYPE(obj);
+    for (int i = 0; i < st->ntensor_types; i++)
+        if (st->tensor_types[i].type == (PyObject *)tp) return &st->tensor_types[i];
+    if (st->ntensor_types == 4) return NULL;
+    struct TensorType t = {(PyObject *)tp, NULL, NULL, NULL, NULL, NULL};
+    t.is_cuda = PyObject_GetAttr((PyObject *)tp, st->s_is_cuda);
+    t.dtype = t.is_cuda ? PyObject_GetAttr((PyObject *)tp, st->s_dtype) : NULL;
+    t.data_ptr = t.dtype ? PyObject_GetAttr((PyObject *)tp, st->s_data_ptr) : NULL;
+    if (t.data_ptr) {
+        t.is_cuda_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(t.is_cuda), Py_tp_descr_get);
+        t.dtype_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(t.dtype), Py_tp_descr_get);
+    }
+    PyErr_Clear();
+    if (!t.is_cuda_get || !t.dtype_get || !PyCallable_Check(t.data_ptr)) {
+        Py_XDECREF(t.is_cuda), Py_XDECREF(t.dtype), Py_XDECREF(t.data_ptr);
+        return NULL;
+    }
+    Py_INCREF((PyObject *)tp);
+    st->tensor_types[st->ntensor_types] = t;
+    return &st->tensor_types[st->ntensor_types++];
+}
+
+/* A tensor of a cached type: no attribute lookups. 1 if handled, 0 if not a cached type,
+ * -1 on an error. */
+static int fast_tensor(DispatcherObject *d, State *st, int cuda, int i, PyObject *obj, Slot *s, nr_type *pointee) {
+    const struct TensorType *t = tensor_type(st, obj);
+    if (!t) return 0;
+    PyObject *is_cuda = t->is_cuda_get(t->is_cuda, obj, t->type);
+    if (!is_cuda) return -1;
+    int on_gpu = PyObject_IsTrue(is_cuda);
+    Py_DECREF(is_cuda);
+    if (on_gpu != cuda)
+        return ptr_type_error(d, i, obj, cuda ? "must be on the GPU (this kernel runs on cuda)"
+                                              : "must be in host memory (this kernel runs on the CPU device)");
+    PyObject *dtype = t->dtype_get(t->dtype, obj, t->type);
+    if (!dtype) return -1;
+    *pointee = dtype_code(st, dtype);
+    Py_DECREF(dtype);
+    if (!cuda) return cpu_tensor(st, obj, s) ? -1 : 1;
+    PyObject *r = PyObject_CallFunctionObjArgs(t->data_ptr, obj, NULL);
+    if (!r) return -1;
+    uint64_t p = PyLong_AsUnsignedLongLong(r);
+    Py_DECREF(r);
+    if (p == (uint64_t)-1 && PyErr_Occurred()) return -1;
+    s->a = nr_arg_ptr(p);
+    return 1;
+}
+
 /* A pointer argument: its address (and on the CPU, the memory lent) and element type. */
 static int pointer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s, nr_type *pointee) {
     State *st = nrpy_state(d->module);
     *pointee = NR_TYPE_INVALID;
     s->obj = obj;
     if (!cuda && PyObject_CheckBuffer(obj)) return cpu_buffer(d, i, obj, s, pointee);
+    int fast = fast_tensor(d, st, cuda, i, obj, s, pointee);
+    if (fast) return fast < 0 ? -1 : 0;
     PyObject *is_cuda = NULL;
     int has_ptr = PyObject_HasAttr(obj, st->s_data_ptr);
     if (has_ptr) {
@@ -905,26 +967,44 @@ static PyType_Spec dispatcher_spec = {"nereid._nereid.Dispatcher", sizeof(Dispat
 
 static PyObject *launcher_call(PyObject *o, PyObject *args, PyObject *kwargs) {
     LauncherObject *l = (LauncherObject *)o;
+    if (!l->dispatcher) return PyErr_Format(PyExc_RuntimeError, "this launcher's kernel is gone");
     return launch((DispatcherObject *)l->dispatcher, l->grid, args, kwargs);
 }
 
-static void launcher_dealloc(PyObject *o) {
+static int launcher_traverse(PyObject *o, visitproc visit, void *arg) {
     LauncherObject *l = (LauncherObject *)o;
+    Py_VISIT(Py_TYPE(o));
+    Py_VISIT(l->dispatcher);
+    Py_VISIT(l->grid);
+    return 0;
+}
+
+static int launcher_clear(PyObject *o) {
+    LauncherObject *l = (LauncherObject *)o;
+    Py_CLEAR(l->dispatcher);
+    Py_CLEAR(l->grid);
+    return 0;
+}
+
+static void launcher_dealloc(PyObject *o) {
     PyTypeObject *tp = Py_TYPE(o);
-    Py_XDECREF(l->dispatcher);
-    Py_XDECREF(l->grid);
-    PyObject_Free(o);
+    PyObject_GC_UnTrack(o);
+    launcher_clear(o);
+    PyObject_GC_Del(o);
     Py_DECREF(tp);
 }
 
 static PyType_Slot launcher_slots[] = {
     {Py_tp_call, launcher_call},
     {Py_tp_dealloc, launcher_dealloc},
+    {Py_tp_traverse, launcher_traverse},
+    {Py_tp_clear, launcher_clear},
     {Py_tp_doc, "kernel[grid]: call it with the kernel's arguments to launch"},
     {0, NULL},
 };
 
-static PyType_Spec launcher_spec = {"nereid._nereid.Launcher", sizeof(LauncherObject), 0, Py_TPFLAGS_DEFAULT, launcher_slots};
+static PyType_Spec launcher_spec = {"nereid._nereid.Launcher", sizeof(LauncherObject), 0,
+                                    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, launcher_slots};
 
 int nrpy_launch_init(PyObject *module, State *st) {
     st->DispatcherType = PyType_FromModuleAndSpec(module, &dispatcher_spec, NULL);

@@ -36,6 +36,14 @@ typedef struct State {
     PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_cai, *s_compile, *s_resolve, *s_untyped_storage, *s_nbytes,
         *s_num_warps, *s_num_stages, *s_torch, *s_torch_C, *s_get_stream, *s_typestr, *s_data;
     PyObject *dtype_codes; /* dict: a dtype object (torch.float32, ...) -> its pointee nr_type */
+    /* tensor types seen (torch.Tensor, nn.Parameter, ...) with their is_cuda and dtype
+     * descriptors and data_ptr method, looked up once: a launch then reads a tensor
+     * without attribute lookups (_launch.c) */
+    struct TensorType {
+        PyObject *type, *is_cuda, *dtype, *data_ptr;
+        descrgetfunc is_cuda_get, dtype_get;
+    } tensor_types[4];
+    int ntensor_types;
 } State;
 
 State *nrpy_state(PyObject *module);

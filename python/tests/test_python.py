@@ -104,6 +104,45 @@ class CompileAndLaunch(unittest.TestCase):
         mod.scale[(1,)](x, memoryview(out), 2.0, 16)
         self.assertEqual(list(out), [2.0 * i for i in range(16)])
 
+    def test_tensor_like_objects(self):
+        # what the launch reads from a torch tensor: is_cuda, dtype, data_ptr() and, on the CPU
+        # device, its storage's extent; a stand-in over a NumPy array, since torch may be absent
+        class Storage:
+            def __init__(self, a):
+                self.a = a
+
+            def data_ptr(self):
+                return self.a.ctypes.data
+
+            def nbytes(self):
+                return self.a.nbytes
+
+        class FakeTensor:
+            is_cuda = property(lambda self: False)
+            dtype = property(lambda self: self.a.dtype)
+
+            def __init__(self, a, offset=0):
+                self.a, self.offset = a, offset
+
+            def data_ptr(self):
+                return self.a.ctypes.data + self.offset * self.a.itemsize
+
+            def untyped_storage(self):
+                return Storage(self.a)
+
+        mod = nereid.compile(SCALE_SRC, device=CPU, BLOCK=64)
+        x = np.arange(64, dtype=np.float32)
+        out = np.zeros(64, dtype=np.float32)
+        for _ in range(3):  # the first sees the type, the others take the cached descriptors
+            mod.scale[(1,)](FakeTensor(x), FakeTensor(out), 2.0, 64)
+            np.testing.assert_array_equal(out, 2 * x)
+        mod.scale[(1,)](FakeTensor(x, 10), FakeTensor(out), 1.0, 54)  # a view: the pointer is inside
+        np.testing.assert_array_equal(out[:54], x[10:])
+        with self.assertRaisesRegex(nereid.LaunchError, "out-of-bounds"):
+            mod.scale[(1,)](FakeTensor(x, 10), FakeTensor(out), 1.0, 64)  # past the storage's end
+        with self.assertRaisesRegex(TypeError, r"argument 'out_ptr' is \*fp32, got an array of fp64"):
+            mod.scale[(1,)](FakeTensor(x), FakeTensor(np.zeros(64)), 1.0, 64)
+
     def test_kernel_names_are_attributes(self):
         mod = nereid.compile(os.path.join(EXAMPLES, "dropout.nr"), device=CPU, BLOCK_SIZE=64)
         self.assertEqual(sorted(mod.kernels), ["_dropout", "_seeded_dropout"])

@@ -851,6 +851,8 @@ def main():
         json.dump({"info": info, "rows": b.rows, "matmul_rows": b.mm_rows, "first_call_ms": b.first_call,
                    "elapsed_s": elapsed}, f, indent=2)
     print("wrote %s" % path)
+    import plot  # bench/plot.py: the tables as a PNG next to the JSON
+    plot.plot_file(path)
     return 0
 
 

@@ -13,6 +13,8 @@
 #include "gpu/gpu_compile.h"
 #include "nereid.h"
 #include "passes/passes.h"
+#include "aot_c.h"
+#include "ptx_module.h"
 
 static const char usage_text[] =
     "usage: nereid compile FILE.nr [-k KERNEL] [-D NAME=VALUE]... [--emit=ast|ir|ir-opt]\n"
@@ -20,6 +22,8 @@ static const char usage_text[] =
     "                      [--emit=gpu-ir|llvm|ptx|cubin] [--arch=sm_80|sm_90|sm_90a] [--time]\n"
     "                      [--divisible=P,...] [--one=P,...] [--no-align] [--llvm-passes=PIPELINE]\n"
     "                      [--strict-ptxas]\n"
+    "       nereid compile FILE.nr --emit=c [--arch=sm_80,sm_90a] -o DIR/NAME [-k KERNEL] [-D ...]\n"
+    "                      [--num-warps=N] [--num-stages=N] [--one=P,...] [--divisible=P,...] [--no-ptxas]\n"
     "       nereid opt FILE.nrir [--passes=none|PASS,...] [--print-after-all] [--verify-only]\n"
     "                  [--arch=sm_80|sm_90|sm_90a] [--num-warps=N] [--num-stages=N]\n"
     "       nereid --help | --version\n"
@@ -42,7 +46,10 @@ static const char usage_text[] =
     "pipeline (e.g. 'default<O3>').\n"
     "opt: reads textual IR (front-end or GPU-stage), verifies it, runs the passes named\n"
     "(inline, canonicalize, cse, dce, gpu-assign-layouts, gpu-lower-dot-operands,\n"
-    "gpu-pipeline, gpu-alloc-shared, gpu-insert-barriers; none: no pass) and prints the result.\n";
+    "gpu-pipeline, gpu-alloc-shared, gpu-insert-barriers; none: no pass) and prints the result.\n"
+    "Ahead of time: --emit=c writes DIR/NAME.h and DIR/NAME.c, the kernels compiled for each\n"
+    "--arch (default sm_80,sm_90a; cubins when ptxas is installed and not --no-ptxas, else PTX)\n"
+    "with one C launcher per kernel that needs only libcuda at run time (man nereid).\n";
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "nereid: ");
@@ -61,6 +68,11 @@ typedef struct CliArgs {
     GpuEmit gpu;
     const char *arch, *divisible, *one, *llvm_passes;
     bool time, no_align, strict_ptxas;
+    bool aot, no_ptxas;          /* --emit=c */
+    const char *archs[8];        /* --arch=A,B,... (--emit=c) */
+    int narchs;
+    char arch_list[256], arch_text[256]; /* split in place; as given */
+    char command[4096];          /* the command line as given, for --emit=c's comments */
 } CliArgs;
 
 static int parse_emit(CliArgs *a, const char *v) {
@@ -68,11 +80,15 @@ static int parse_emit(CliArgs *a, const char *v) {
     if (!strcmp(v, "ast")) a->o.stop_after = NR_STAGE_AST;
     else if (!strcmp(v, "ir")) a->o.stop_after = NR_STAGE_IR;
     else if (!strcmp(v, "ir-opt")) a->o.stop_after = NR_STAGE_IR_OPT;
-    else if (!strcmp(v, "gpu-ir") || !strcmp(v, "llvm") || !strcmp(v, "ptx") || !strcmp(v, "cubin")) {
+    else if (!strcmp(v, "c")) {
+        a->aot = true;
+        a->o.stop_after = NR_STAGE_IR_OPT;
+        a->o.emit = false;
+    } else if (!strcmp(v, "gpu-ir") || !strcmp(v, "llvm") || !strcmp(v, "ptx") || !strcmp(v, "cubin")) {
         a->gpu = v[0] == 'g' ? GPU_IR : v[0] == 'l' ? GPU_LLVM : v[0] == 'p' ? GPU_PTX : GPU_CUBIN;
         a->o.stop_after = NR_STAGE_IR_OPT;
         a->o.emit = false;
-    } else return usage_error("unknown --emit value '%s' (ast, ir, ir-opt, gpu-ir, llvm, ptx, cubin)", v);
+    } else return usage_error("unknown --emit value '%s' (ast, ir, ir-opt, gpu-ir, llvm, ptx, cubin, c)", v);
     return 0;
 }
 
@@ -85,7 +101,28 @@ static int add_define(CliArgs *a, char *def) {
     return 0;
 }
 
+/* --arch=sm_80[,sm_90a...]: each one known, at most 8 */
+static int parse_arch_list(CliArgs *a, const char *v) {
+    snprintf(a->arch_list, sizeof a->arch_list, "%s", v);
+    snprintf(a->arch_text, sizeof a->arch_text, "%s", v);
+    a->narchs = 0;
+    for (char *p = a->arch_list, *e; p; p = e) {
+        e = strchr(p, ',');
+        if (e) *e++ = 0;
+        if (strcmp(p, "sm_80") && strcmp(p, "sm_90") && strcmp(p, "sm_90a"))
+            return usage_error("unknown --arch '%s' (sm_80, sm_90, sm_90a)", p);
+        for (int i = 0; i < a->narchs; i++)
+            if (!strcmp(a->archs[i], p)) return usage_error("--arch names '%s' twice", p);
+        if (a->narchs == 8) return usage_error("too many architectures in --arch%s", "");
+        a->archs[a->narchs++] = p;
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, CliArgs *a) {
+    size_t used = (size_t)snprintf(a->command, sizeof a->command, "nereid");
+    for (int i = 1; i < argc && used < sizeof a->command; i++)
+        used += (size_t)snprintf(a->command + used, sizeof a->command - used, " %s", argv[i]);
     a->o.stop_after = NR_STAGE_IR_OPT;
     for (int i = 2; i < argc; i++) {
         char *s = argv[i];
@@ -103,15 +140,16 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
         else if (!strcmp(s, "--time")) a->time = true;
         else if (!strcmp(s, "--no-align")) a->no_align = true;
         else if (!strcmp(s, "--strict-ptxas")) a->strict_ptxas = true;
+        else if (!strcmp(s, "--no-ptxas")) a->no_ptxas = true;
         else if (!strncmp(s, "--divisible=", 12)) a->divisible = s + 12;
         else if (!strncmp(s, "--one=", 6)) a->one = s + 6;
         else if (!strncmp(s, "--llvm-passes=", 14)) a->llvm_passes = s + 14;
         else if (!strncmp(s, "--arch=", 7) || !strcmp(s, "--arch")) {
             const char *v = s[6] == '=' ? s + 7 : next;
             if (!v) return usage_error("%s needs a value", s);
-            if (strcmp(v, "sm_80") && strcmp(v, "sm_90") && strcmp(v, "sm_90a"))
-                return usage_error("unknown --arch '%s' (sm_80, sm_90, sm_90a)", v);
-            a->arch = v;
+            rc = parse_arch_list(a, v);
+            if (rc) return rc;
+            a->arch = a->archs[0];
             if (s[6] != '=') i++;
         }
         else if (!strncmp(s, "--num-warps=", 12)) {
@@ -130,8 +168,11 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
         if (rc) return rc;
     }
     if (!a->file) return usage_error("no input file%s", "");
-    if (a->out && !a->o.emit && !a->gpu) a->o.emit = true; /* -o alone writes the optimised IR */
+    if (a->out && !a->o.emit && !a->gpu && !a->aot) a->o.emit = true; /* -o alone writes the optimised IR */
     if (a->gpu == GPU_CUBIN && !a->out) return usage_error("--emit=cubin needs -o FILE%s", "");
+    if (a->aot && (!a->out || !strcmp(a->out, "-"))) return usage_error("--emit=c needs -o DIR/NAME (writes NAME.h and NAME.c)%s", "");
+    if (a->aot && !a->narchs) parse_arch_list(a, "sm_80,sm_90a");
+    if (!a->aot && a->narchs > 1) return usage_error("several architectures ('%s') need --emit=c", a->arch_text);
     if (!a->arch) a->arch = "sm_90a";
     a->o.defines = a->defines;
     a->o.ndefines = a->ndefines;
@@ -217,6 +258,24 @@ static int run_ptxas(const char *arch, StrBuf *ptx, const char *out, bool strict
     return rc || (strict && advisories) ? 1 : 0;
 }
 
+/* Several kernels' PTX as one module (each kernel compiles to a module of its own). */
+static int merge_ptx_modules(StrBuf *parts, int n, StrBuf *dump) {
+    if (n == 1) {
+        sb_putn(dump, parts[0].data, parts[0].len);
+        return 0;
+    }
+    PtxPart *pp = calloc((size_t)n, sizeof *pp);
+    if (!pp) return 1;
+    for (int i = 0; i < n; i++) pp[i] = (PtxPart){parts[i].data, parts[i].len, NULL};
+    StrBuf err;
+    sb_init(&err);
+    bool ok = ptx_merge(pp, n, dump, &err);
+    if (!ok) fprintf(stderr, "nereid: internal error: cannot merge the kernels' PTX: %s\n", sb_cstr(&err));
+    sb_free(&err);
+    free(pp);
+    return ok ? 0 : 1;
+}
+
 static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, double *gpu_ms) {
     IrModule *m = prog->ir;
     int nk = 0;
@@ -225,11 +284,17 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
         fprintf(stderr, "nereid: --emit=cubin takes one kernel: pick it with -k\n");
         return 1;
     }
-    for (uint32_t i = 0; i < m->nfuncs; i++) {
+    StrBuf *ptx = calloc((size_t)(nk ? nk : 1), sizeof *ptx);
+    if (!ptx) return 1;
+    int nptx = 0, rc = 0;
+    for (uint32_t i = 0; i < m->nfuncs && !rc; i++) {
         IrFunc *f = m->funcs[i];
         if (!f->is_kernel) continue;
         uint8_t facts[256] = {0};
-        if (f->regions[f->body].nargs > 256) return 1;
+        if (f->regions[f->body].nargs > 256) {
+            rc = 1;
+            break;
+        }
         fill_spec(a, f, facts);
         GpuSpec spec = {(int)f->regions[f->body].nargs, facts};
         GpuTarget t = {a->arch, prog->num_warps, prog->num_stages, a->llvm_passes};
@@ -240,18 +305,28 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
         bool ok = gpu_compile_kernel(f, &spec, &t, what, dump, a->gpu == GPU_LLVM ? &llvm : NULL, &r, diag);
         if (!ok) {
             sb_free(&llvm);
-            return 1;
+            rc = 1;
+            break;
         }
         for (int k = 0; k < 4; k++) gpu_ms[k] += r.times_ms[k];
         if (a->gpu == GPU_IR) { /* the dump has it */
         } else if (a->gpu == GPU_LLVM) sb_putn(dump, llvm.data ? llvm.data : "", llvm.len);
-        else if (a->gpu == GPU_PTX) sb_putn(dump, r.ptx.data, r.ptx.len);
-        else if (run_ptxas(a->arch, &r.ptx, a->out, a->strict_ptxas)) ok = false;
+        else if (a->gpu == GPU_PTX) ptx[nptx++] = r.ptx, sb_init(&r.ptx); /* merged below */
+        else if (run_ptxas(a->arch, &r.ptx, a->out, a->strict_ptxas)) rc = 1;
         sb_free(&llvm);
         sb_free(&r.ptx);
-        if (!ok) return 1;
     }
-    return 0;
+    if (!rc && a->gpu == GPU_PTX && nptx) rc = merge_ptx_modules(ptx, nptx, dump);
+    for (int i = 0; i < nptx; i++) sb_free(&ptx[i]);
+    free(ptx);
+    return rc;
+}
+
+/* --emit=c: the ahead-of-time C files (aot_c.h). */
+static int aot_stage(CliArgs *a, NrProgram *prog, Diag *diag) {
+    AotOptions o = {a->archs, a->narchs, a->out, a->file, a->command, prog->num_warps, prog->num_stages,
+                    a->one, a->divisible, a->no_ptxas};
+    return aot_emit_c(prog->ir, &o, diag);
 }
 
 static void print_times(const NrProgram *p, const double *gpu, double total) {
@@ -282,10 +357,11 @@ static int cmd_compile(int argc, char **argv) {
     bool ok = nr_compile_program(&src, &a.o, &diag, &dump, &prog);
     rc = ok ? 0 : 1;
     if (ok && a.gpu) rc = gpu_stage(&a, &prog, &dump, &diag, gpu_ms);
+    if (ok && a.aot) rc = aot_stage(&a, &prog, &diag);
     fputs(sb_cstr(&diag.out), stderr);
     if (ok) {
         if (a.time) print_times(&prog, gpu_ms, nr_now_ms() - t0);
-        if (!rc && a.gpu != GPU_CUBIN && (a.o.emit || a.o.print_after_all || a.gpu)) rc = write_output(a.out, &dump);
+        if (!rc && !a.aot && a.gpu != GPU_CUBIN && (a.o.emit || a.o.print_after_all || a.gpu)) rc = write_output(a.out, &dump);
         if (!rc && a.gpu == GPU_CUBIN && a.o.print_after_all) rc = write_output(NULL, &dump); /* -o holds the cubin */
         /* a failed GPU compile still shows the dumps that led to it */
         if (rc && a.gpu && a.o.print_after_all) write_output(NULL, &dump);

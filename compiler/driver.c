@@ -45,7 +45,7 @@ bool nr_compile_program(const Source *src, const NrCompileOptions *o, Diag *diag
 
     t0 = nr_now_ms();
     Module *std = parse_stdlib(arena, diag);
-    SemaOptions so = {o->defines, o->ndefines, o->only_kernel};
+    SemaOptions so = {o->defines, o->ndefines, o->only_kernel, o->skip_kernels, o->nskip_kernels};
     IrModule *ir = ir_module_new(arena);
     if (!sema_lower(arena, diag, ast, std, &so, ir)) goto fail;
     out->ir = ir;

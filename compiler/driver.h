@@ -14,6 +14,8 @@ typedef struct NrCompileOptions {
     const SemaDefine *defines;
     int ndefines;
     const char *only_kernel;   /* NULL: every kernel */
+    const char *const *skip_kernels; /* not compiled here (autotuned kernels, compiled per config) */
+    int nskip_kernels;
     int num_warps;             /* 0: 4 */
     int num_stages;            /* 0: 3 (software-pipelining depth, the GPU back end's) */
     bool print_after_all;      /* dump the IR after every pass into `dump` */

@@ -125,6 +125,10 @@ NR_API void nr_context_destroy(nr_context *ctx);
 NR_API const char *nr_last_error(const nr_context *ctx);
 NR_API const char *nr_status_string(nr_status s);
 NR_API nr_device_kind nr_context_device(const nr_context *ctx); /* NULL: NR_DEVICE_CPU */
+/* The device's name ("NVIDIA H200"; "cpu" for the interpreter). */
+NR_API const char *nr_context_device_name(const nr_context *ctx);
+/* A hash of the compiler's sources: what caches of compiled code and of tuning choices key on. */
+NR_API const char *nr_compiler_build(void);
 
 /* ---- compiling ---- */
 NR_API nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length,
@@ -141,6 +145,9 @@ NR_API nr_status nr_module_get_kernel(nr_module *mod, const char *name, nr_kerne
 NR_API int nr_kernel_num_params(const nr_kernel *k);
 NR_API const char *nr_kernel_param_name(const nr_kernel *k, int i);
 NR_API nr_type nr_kernel_param_type(const nr_kernel *k, int i);
+/* The element type of pointer parameter i (NR_TYPE_FP32 for *fp32); NR_TYPE_INVALID if
+ * parameter i is not a pointer or does not exist. */
+NR_API nr_type nr_kernel_param_pointee(const nr_kernel *k, int i);
 
 /* ---- launching ---- */
 /* grid: 1-3 dims (missing dims are 1). args: one per runtime parameter, in order; the
@@ -162,6 +169,39 @@ NR_API nr_status nr_stream_create(nr_context *ctx, void **out);
 NR_API nr_status nr_stream_destroy(nr_context *ctx, void *stream);   /* waits for its work first */
 NR_API nr_status nr_stream_synchronize(nr_context *ctx, void *stream); /* NULL: the default stream */
 
+/* ---- autotuning: @triton.autotune and @triton.heuristics ----
+ * A kernel whose source carries @triton.autotune(configs=[triton.Config({...},
+ * num_warps=..., num_stages=...), ...], key=[...], ...) and/or @triton.heuristics(values=
+ * {'NAME': lambda args: ...}) is tuned: its constexprs come from the configs (and the
+ * heuristics, evaluated over the launch arguments) instead of nr_compile_options. At the
+ * first launch for each value of the key parameters every config is compiled and timed on
+ * the real arguments; the fastest is used from then on and kept in the cache directory
+ * (per device and compiler build), so later processes skip the timing. prune_configs_by,
+ * reset_to_zero, restore_value, warmup and rep work as in Triton; NEREID_PRINT_AUTOTUNING=1
+ * prints what was tried and chosen. Launch one with nr_launch (a fixed grid) or
+ * nr_launch_grid (a grid computed from the config, as Triton's grid lambdas are). */
+typedef struct nr_config nr_config; /* one configuration: constexpr values, warps, stages */
+
+/* The grid for config (its values: the config's constexprs and the heuristics'). */
+typedef nr_status (*nr_grid_fn)(const nr_config *config, unsigned grid[3], void *user);
+
+/* Launch k with the grid grid(config, grid, user) gives for the config chosen. arg_bytes
+ * (may be NULL): per argument, the bytes a pointer argument may reach, for reset_to_zero
+ * and restore_value; without it those buffers must come from nr_malloc (or
+ * nr_host_register). On a kernel that is not tuned, the config holds no values. */
+NR_API nr_status nr_launch_grid(nr_kernel *k, nr_grid_fn grid, void *user, const nr_arg *args, int num_args,
+                         const size_t *arg_bytes, const nr_launch_options *opts);
+NR_API int nr_kernel_num_configs(const nr_kernel *k);                 /* 0: not tuned */
+NR_API const nr_config *nr_kernel_config(const nr_kernel *k, int i);  /* as written in @autotune */
+NR_API const nr_config *nr_kernel_last_config(const nr_kernel *k);    /* of the last launch (with the
+                                                                   heuristics' values); NULL before */
+NR_API int nr_config_num_values(const nr_config *c);
+NR_API const char *nr_config_name(const nr_config *c, int i);
+NR_API const char *nr_config_value(const nr_config *c, int i);        /* as -D takes it: "128", "True" */
+NR_API nr_status nr_config_int(const nr_config *c, const char *name, int64_t *out); /* NR_ERR_NOT_FOUND */
+NR_API int nr_config_num_warps(const nr_config *c);                   /* 0: the module's */
+NR_API int nr_config_num_stages(const nr_config *c);
+
 /* ---- what the context has done, for people tuning start-up ---- */
 typedef struct nr_stats {
                   uint64_t gpu_compiles;    /* kernel variants compiled to PTX (the whole back end ran) */
@@ -176,6 +216,15 @@ NR_API nr_status nr_free(nr_context *ctx, nr_devptr p);
 NR_API nr_status nr_memcpy_htod(nr_context *ctx, nr_devptr dst, const void *src, size_t bytes);
 NR_API nr_status nr_memcpy_dtoh(nr_context *ctx, void *dst, nr_devptr src, size_t bytes);
 NR_API nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes);
+
+/* ---- host memory on the CPU device ----
+ * Let kernels on the CPU device use host memory the caller owns (a NumPy array, say):
+ * after nr_host_register, pointers into [ptr, ptr+bytes) may be passed as pointer
+ * arguments, and accesses are checked against that extent as for nr_malloc's memory.
+ * The memory stays the caller's: nr_host_unregister (or nr_context_destroy) forgets it
+ * without freeing it. Extents may overlap. On a CUDA context: NR_ERR_UNSUPPORTED. */
+NR_API nr_status nr_host_register(nr_context *ctx, void *ptr, size_t bytes);
+NR_API nr_status nr_host_unregister(nr_context *ctx, void *ptr); /* ptr as registered */
 
 #ifdef __cplusplus
 }

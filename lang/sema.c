@@ -48,6 +48,8 @@ static bool parse_sig_type(const char *s, IrType *out) {
     return true;
 }
 
+bool sema_signature_type(const char *annotation, IrType *out) { return annotation && parse_sig_type(annotation, out); }
+
 /* -D values: True/False/None, ints (decimal or 0x), floats; anything else is a string. */
 static Val parse_define(Sema *S, const char *text) {
     if (!strcmp(text, "True")) return sema_val_bool(true);
@@ -77,7 +79,9 @@ static void check_decorators(Sema *S, const Func *fn) {
         const char *name = d->kind == EX_NAME ? d->name : d->kind == EX_ATTR ? d->name : "";
         if (!strcmp(name, "jit")) continue;
         if (!strcmp(name, "autotune") || !strcmp(name, "heuristics")) {
-            diag_warning(S->diag, d->loc, "@%s is ignored: give meta-parameters with -D NAME=VALUE", name);
+            if (!S->opts || !S->opts->nskip_kernels) /* the C API and Python tune at launch; here -D decides */
+                diag_warning(S->diag, d->loc, "@%s applies at launch (C API, Python): here the meta-parameters come from -D NAME=VALUE",
+                             name);
             continue;
         }
         sema_error(S, d->loc, "unsupported decorator: Nereid kernels take @triton.jit (or @jit)");
@@ -166,9 +170,15 @@ bool sema_lower(Arena *arena, Diag *diag, const Module *user, const Module *stdl
     return true;
 }
 
+static bool skipped(const SemaOptions *o, const char *name) {
+    for (int i = 0; o && i < o->nskip_kernels; i++)
+        if (!strcmp(o->skip_kernels[i], name)) return true;
+    return false;
+}
+
 static void lower_all(Sema *S, const Module *user, IrModule *out) {
     check_module(S, user);
-    int nkernels = 0;
+    int nkernels = 0, nskipped = 0;
     const char *only = S->opts ? S->opts->only_kernel : NULL;
     for (int i = 0; i < user->nfuncs; i++) {
         const Func *fn = user->funcs[i];
@@ -183,12 +193,16 @@ static void lower_all(Sema *S, const Module *user, IrModule *out) {
             }
             continue;
         }
+        if (skipped(S->opts, fn->name)) {
+            nskipped++;
+            continue;
+        }
         if (ir_module_find(out, fn->name)) sema_error(S, fn->loc, "kernel '%s' is defined twice", fn->name);
         nkernels++;
         S->depth = 0;
         lower_kernel(S, fn);
     }
-    if (only && !nkernels) sema_error(S, (Loc){0}, "no kernel named '%s' in %s", only, user->src->name);
-    if (!nkernels)
+    if (only && !nkernels && !nskipped) sema_error(S, (Loc){0}, "no kernel named '%s' in %s", only, user->src->name);
+    if (!nkernels && !nskipped)
         sema_error(S, (Loc){user->src, 1, 1}, "no kernels found: a kernel's parameters all carry types (e.g. 'x_ptr: *fp32', 'n: i32', 'BLOCK: tl.constexpr')");
 }

@@ -16,6 +16,8 @@ typedef struct SemaOptions {
     const SemaDefine *defines;
     int ndefines;
     const char *only_kernel; /* NULL: every kernel of the module */
+    const char *const *skip_kernels; /* kernels not lowered here (autotuned ones: the runtime */
+    int nskip_kernels;               /* lowers them once per config) */
 } SemaOptions;
 
 /* Lower the kernels of `user` into `out` (kernels plus the helper specialisations they
@@ -26,5 +28,9 @@ bool sema_lower(Arena *arena, Diag *diag, const Module *user, const Module *stdl
 
 /* True if f is a kernel: every parameter carries a type or constexpr annotation. */
 bool sema_is_kernel(const Func *f);
+
+/* The type a runtime parameter's annotation names ("*fp32", "i32", "tl.float16"); false
+ * if it names none. */
+bool sema_signature_type(const char *annotation, IrType *out);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api_internal.h"
+#include "autotune.h"
 #include "float16.h"
 #include "interp.h"
 
@@ -111,6 +112,7 @@ void nr_context_destroy(nr_context *ctx) {
     }
     for (int i = 0; i < ctx->nallocs; i++) free(ctx->allocs[i].ptr);
     free(ctx->allocs);
+    free(ctx->host);
     sb_free(&ctx->err);
     sb_free(&ctx->fault);
     free(ctx);
@@ -122,6 +124,10 @@ const char *nr_last_error(const nr_context *ctx) {
 }
 
 nr_device_kind nr_context_device(const nr_context *ctx) { return ctx ? ctx->kind : NR_DEVICE_CPU; }
+
+const char *nr_context_device_name(const nr_context *ctx) { return ctx && ctx->cuda ? cuda_device_name(ctx->cuda) : "cpu"; }
+
+const char *nr_compiler_build(void) { return nr_build_id; }
 
 /* ---- compiling ---- */
 
@@ -152,8 +158,10 @@ static void free_options(nr_module *m) {
     free(m->only_kernel);
 }
 
+/* outer: a module the caller asked for (the context owns it; its tuned kernels are set up);
+ * else a tuned kernel's per-config module (autotune.c owns it). */
 static nr_status compile_text(nr_context *ctx, char *text, size_t len, const char *filename,
-                              const nr_compile_options *opts, nr_module **out) {
+                              const nr_compile_options *opts, nr_module **out, bool outer) {
     nr_module *m = calloc(1, sizeof *m);
     if (!m) return free(text), api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     m->ctx = ctx;
@@ -202,7 +210,8 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
     }
     Diag diag;
     diag_init(&diag);
-    bool ok = nr_compile_program(m->src, &o, &diag, NULL, &m->prog);
+    bool ok = !outer || tune_module_prepare(m, opts, &o, &diag) == NR_OK;
+    ok = ok && nr_compile_program(m->src, &o, &diag, NULL, &m->prog);
     if (!ok) {
         api_fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
         diag_free(&diag);
@@ -211,13 +220,27 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
     }
     diag_free(&diag);
     IrModule *ir = m->prog.ir;
-    m->kernels = calloc(ir->nfuncs ? ir->nfuncs : 1, sizeof *m->kernels);
+    m->kernels = calloc(ir->nfuncs + (size_t)tune_module_count(m) + 1, sizeof *m->kernels);
     if (!m->kernels) {
         nr_module_destroy(m);
         return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     }
     for (uint32_t i = 0; i < ir->nfuncs; i++)
-        if (ir->funcs[i]->is_kernel) m->kernels[m->nkernels++] = (nr_kernel){m, ir->funcs[i], NULL, 0, 0};
+        if (ir->funcs[i]->is_kernel) m->kernels[m->nkernels++] = (nr_kernel){m, ir->funcs[i], NULL, 0, 0, NULL};
+    if (outer) {
+        diag_init(&diag);
+        nr_status ts = tune_module_add_kernels(m, &diag);
+        if (ts) {
+            api_fail(ctx, ts, "%s", sb_cstr(&diag.out));
+            diag_free(&diag);
+            nr_module_destroy(m);
+            return ts;
+        }
+        diag_free(&diag);
+    } else {
+        *out = m;
+        return NR_OK;
+    }
     if (ctx->nmods == ctx->capmods) {
         int cap = ctx->capmods ? ctx->capmods * 2 : 8;
         nr_module **mods = realloc(ctx->mods, sizeof *mods * (size_t)cap);
@@ -243,7 +266,16 @@ nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length, 
     if (!text) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     memcpy(text, source, length);
     text[length] = 0;
-    return compile_text(ctx, text, length, filename, opts, out);
+    return compile_text(ctx, text, length, filename, opts, out, true);
+}
+
+nr_status api_compile_inner(nr_context *ctx, const char *source, size_t length, const char *filename,
+                            const nr_compile_options *opts, nr_module **out) {
+    char *text = malloc(length + 1);
+    if (!text) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    memcpy(text, source, length);
+    text[length] = 0;
+    return compile_text(ctx, text, length, filename, opts, out, false);
 }
 
 nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_options *opts, nr_module **out) {
@@ -257,7 +289,7 @@ nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_op
     if (!text)
         return api_fail(ctx, errno == ENOENT ? NR_ERR_NOT_FOUND : NR_ERR_INVALID_ARG, "cannot read '%s': %s", path,
                         strerror(errno));
-    return compile_text(ctx, text, len, path, opts, out);
+    return compile_text(ctx, text, len, path, opts, out, true);
 }
 
 void nr_module_destroy(nr_module *m) {
@@ -267,6 +299,7 @@ void nr_module_destroy(nr_module *m) {
             m->ctx->mods[i] = m->ctx->mods[--m->ctx->nmods];
             break;
         }
+    tune_module_free(m); /* its tuned kernels' modules first */
     cuda_api_module_free(m);
     free_options(m);
     nr_program_free(&m->prog);
@@ -317,6 +350,12 @@ static nr_type type_tag(IrType t) {
 nr_type nr_kernel_param_type(const nr_kernel *k, int i) {
     if (!k || i < 0 || i >= nr_kernel_num_params(k)) return NR_TYPE_INVALID;
     return type_tag(param_type(k, i));
+}
+
+nr_type nr_kernel_param_pointee(const nr_kernel *k, int i) {
+    if (!k || i < 0 || i >= nr_kernel_num_params(k)) return NR_TYPE_INVALID;
+    IrType t = param_type(k, i);
+    return t.dt == DT_PTR ? type_tag(ty_scalar(t.pointee)) : NR_TYPE_INVALID;
 }
 
 /* ---- launching ---- */
@@ -380,6 +419,7 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
     if (!k) return NR_ERR_INVALID_ARG;
     nr_context *ctx = k->mod->ctx;
     clear_error(ctx);
+    if (k->tuned) return tune_launch(k, grid, NULL, NULL, args, num_args, NULL, opts);
     if (opts && (opts->num_stages < 0 || opts->num_stages > 8))
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': num_stages must be 0 or from 1 to 8, got %d", k->f->name,
                         opts->num_stages);
@@ -411,10 +451,13 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
         nr_status s = convert_arg(k, i, &args[i], &vals[i]);
         if (s) return free(vals), s;
     }
-    InterpBuffer *bufs = calloc((size_t)(ctx->nallocs ? ctx->nallocs : 1), sizeof *bufs);
+    int nbufs = ctx->nallocs + ctx->nhost;
+    InterpBuffer *bufs = calloc((size_t)(nbufs ? nbufs : 1), sizeof *bufs);
     if (!bufs) return free(vals), api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; i < ctx->nallocs; i++) bufs[i] = (InterpBuffer){(uint64_t)(uintptr_t)ctx->allocs[i].ptr, ctx->allocs[i].size};
-    InterpOptions io = {bufs, ctx->nallocs, true, NULL}; /* every access checked */
+    for (int i = 0; i < ctx->nhost; i++)
+        bufs[ctx->nallocs + i] = (InterpBuffer){(uint64_t)(uintptr_t)ctx->host[i].ptr, ctx->host[i].size};
+    InterpOptions io = {bufs, nbufs, true, NULL}; /* every access checked */
     StrBuf err;
     sb_init(&err);
     int rc = interp_run(k->f, vals, grid, &io, &err);
@@ -612,4 +655,36 @@ nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes) {
     }
     if (bytes) memset((void *)(uintptr_t)dst, byte, bytes);
     return NR_OK;
+}
+
+/* ---- host memory on the CPU device ---- */
+
+nr_status nr_host_register(nr_context *ctx, void *ptr, size_t bytes) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    clear_error(ctx);
+    if (ctx->kind != NR_DEVICE_CPU)
+        return api_fail(ctx, NR_ERR_UNSUPPORTED, "nr_host_register: only the CPU device runs kernels on host memory");
+    if (!ptr) return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_host_register: NULL pointer");
+    if ((uintptr_t)ptr + bytes < (uintptr_t)ptr)
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_host_register: [%p, +%zu) wraps around", ptr, bytes);
+    if (ctx->nhost == ctx->caphost) {
+        int cap = ctx->caphost ? ctx->caphost * 2 : 8;
+        Allocation *h = realloc(ctx->host, sizeof *h * (size_t)cap);
+        if (!h) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        ctx->host = h, ctx->caphost = cap;
+    }
+    ctx->host[ctx->nhost++] = (Allocation){ptr, bytes};
+    return NR_OK;
+}
+
+nr_status nr_host_unregister(nr_context *ctx, void *ptr) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    clear_error(ctx);
+    for (int i = ctx->nhost - 1; i >= 0; i--) /* the latest registration of ptr */
+        if (ctx->host[i].ptr == ptr) {
+            memmove(&ctx->host[i], &ctx->host[i + 1], sizeof *ctx->host * (size_t)(ctx->nhost - i - 1));
+            ctx->nhost--;
+            return NR_OK;
+        }
+    return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_host_unregister: %p was not registered", ptr);
 }

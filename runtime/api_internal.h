@@ -32,6 +32,8 @@ struct nr_context {
     bool recent_overflow; /* more kernels than `recent` holds */
     StrBuf fault;
     bool fault_reported;
+    Allocation *host;  /* nr_host_register's extents (CPU device): the caller's memory */
+    int nhost, caphost;
 };
 
 enum { NR_MAX_LAUNCH_ARGS = 64 }; /* the GPU back end's limit on kernel parameters */
@@ -46,9 +48,10 @@ typedef struct GpuVariant {
 
 struct nr_kernel {
     nr_module *mod;
-    IrFunc *f;
+    IrFunc *f;        /* a tuned kernel's: its signature only (runtime parameters) */
     GpuVariant *variants;
     int nvariants, capvariants;
+    struct TunedKernel *tuned; /* @autotune / @heuristics: launches go through autotune.c */
 };
 
 struct nr_module {
@@ -65,6 +68,7 @@ struct nr_module {
     char *only_kernel; /* NULL: every kernel */
     int num_warps;     /* nr_compile_options.num_warps: 0 for the default */
     int num_stages;    /* nr_compile_options.num_stages: 0 for the default */
+    struct TuneModule *tune; /* its tuned kernels (autotune.c); NULL if none */
 };
 
 

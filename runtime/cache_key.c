@@ -17,9 +17,13 @@ static void put_str(StrBuf *sb, const char *s) {
     sb_puts(sb, s);
 }
 
+void cache_key_build(StrBuf *build, const unsigned llvm_version[3]) {
+    sb_printf(build, "nereid %s build %s LLVM %u.%u.%u", NEREID_VERSION, nr_build_id, llvm_version[0],
+              llvm_version[1], llvm_version[2]);
+}
+
 void cache_key_make(const CacheKeyInput *in, StrBuf *build, StrBuf *text) {
-    sb_printf(build, "nereid %s build %s LLVM %u.%u.%u", NEREID_VERSION, nr_build_id, in->llvm_version[0],
-              in->llvm_version[1], in->llvm_version[2]);
+    cache_key_build(build, in->llvm_version);
     sb_putn(text, build->data, build->len);
     sb_puts(text, "|arch=");
     put_str(text, in->arch);

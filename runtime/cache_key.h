@@ -37,5 +37,8 @@ typedef struct CacheKeyInput {
  * (No LLVM call here: the caller passes LLVM's version, so that this module, and the
  * programs that test it, need no LLVM.) */
 void cache_key_make(const CacheKeyInput *in, StrBuf *build, StrBuf *text);
+/* The build's identity alone (the start of every key), for other entries in the cache
+ * directory (the autotuner's choices), so that eviction treats them alike. */
+void cache_key_build(StrBuf *build, const unsigned llvm_version[3]);
 
 #endif

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# gpu-run.sh [BUILD] - on the GPU machine: run the CUDA smoke test, the GPU tests and every
-# example on the GPU (NEREID_DEVICE=cuda), logs under $OUT (or /tmp), a table last.
+# gpu-run.sh [BUILD] - on the GPU machine: run the CUDA smoke test, the GPU tests, the Python
+# package's GPU tests and every example on the GPU (NEREID_DEVICE=cuda), logs under $OUT (or
+# /tmp), a table last.
 set -u
 B=${1:-build-gpu}
 OUT=${OUT:-/tmp/nereid-gpu}
@@ -19,6 +20,8 @@ for t in "$B"/gpu-tests/*; do [ -x "$t" ] && run "gpu-$(basename "$t")" "$t"; do
 for e in "$B"/examples/*; do [ -x "$e" ] && run "ex-$(basename "$e")" env NEREID_DEVICE=cuda "$e"; done
 # the random functions against Triton's on this GPU, bit for bit
 run triton-parity env PYTHONUNBUFFERED=1 python3 tests/gpu/triton_parity.py --lib "$B/libnereid.so"
+# the Python package on torch tensors (its extension in $B/python, linked against $B/libnereid.so)
+run python-gpu env PYTHONPATH="$B/python" python3 python/tests/run.py test_gpu
 # compute-sanitizer: memcheck on every example; racecheck (shared-memory races, i.e. the
 # barrier pass) on those that use shared memory
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

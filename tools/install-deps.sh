@@ -18,6 +18,14 @@ command -v cc >/dev/null || need+=(gcc)
 command -v g++ >/dev/null && [ -n "$(g++ -print-file-name=libstdc++.a | grep /)" ] || need+=(g++)
 command -v make >/dev/null || need+=(make)
 command -v python3 >/dev/null || need+=(python3)
+# the Python package (python/): Debian's python3 with its headers, NumPy for the tests on
+# the CPU device, setuptools and pip for `pip install ./python`
+[ -x /usr/bin/python3 ] || need+=(python3)
+[ -f "$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)/Python.h" ] || need+=(python3-dev)
+/usr/bin/python3 -c 'import numpy' 2>/dev/null || need+=(python3-numpy)
+/usr/bin/python3 -c 'import setuptools' 2>/dev/null || need+=(python3-setuptools)
+/usr/bin/python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+command -v pkg-config >/dev/null || need+=(pkg-config)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-tests.sh BUILD_DIR... - run the whole suite against each build directory (the plain
 # build, then the ASan+UBSan one): the C unit tests, the lit tests (front end, IR, passes,
-# diagnostics) and the examples. Prints one line per failure and ends with the summary
+# diagnostics), the Python package's tests, `make install` and `pip install` (these three
+# on the first build) and the examples. Prints one line per failure and ends with the summary
 # line "N passed, N failed, N skipped" (lit tests counted one by one, C programs one
 # each): a program that exits 0 after printing a line starting with SKIP (a GPU test
 # without a GPU) counts as skipped only, never as passed, so "N passed" is what ran.
@@ -26,6 +27,7 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:supp
 # with more than 28 bits; without address randomisation it always can
 tsan_wrap=()
 if setarch "$(uname -m)" -R true 2>/dev/null; then tsan_wrap=(setarch "$(uname -m)" -R); fi
+PY=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
 pass=0 fail=0 skip=0
 failed=()
 
@@ -121,6 +123,27 @@ for spec in "$@"; do
     for h in compile ir; do
       run_prog "$tag/fuzz/corpus-$h" "$build/fuzz/replay_$h" "tests/fuzz/corpus/$h"
     done
+  fi
+  if [ "$programs_only" = 0 ] && [ "$build" = "$first" ] && [ -f "$build/python/nereid/_nereid.abi3.so" ]; then
+    # the Python package, on the CPU device with NumPy (Debian's python3, which has it);
+    # tests counted one by one. Not under the sanitizers: the interpreter is not built with them.
+    echo "== $tag: Python package (CPU device)"
+    log=$(mktemp)
+    PYTHONPATH=$build/python "$PY" python/tests/run.py >"$log" 2>&1
+    read -r pp pf ps < <(sed -n 's/^python: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$log" | tail -n 1)
+    pp=${pp:-0} pf=${pf:-0} ps=${ps:-0}
+    pass=$((pass + pp)); fail=$((fail + pf)); skip=$((skip + ps))
+    if [ "$pf" != 0 ] || [ "$pp" = 0 ]; then
+      [ "$pp" = 0 ] && [ "$pf" = 0 ] && fail=$((fail + 1))
+      failed+=("$tag/python"); echo "FAIL: $tag/python"; tail -n 60 "$log" | sed 's/^/    /'
+    fi
+    echo "   python: $pp passed, $pf failed, $ps skipped"
+    rm -f "$log"
+    run_prog "$tag/python/pip-install" bash tools/test-pip-install.sh "$build"
+  fi
+  if [ "$programs_only" = 0 ] && [ "$build" = "$first" ]; then
+    echo "== $tag: make install into a temporary prefix, pkg-config, make uninstall"
+    run_prog "$tag/install" bash tools/test-install.sh "$build"
   fi
   echo "== $tag: examples (CPU interpreter)"
   for e in "$build"/examples/*; do

@@ -87,6 +87,7 @@ prefixes=(
   ast_        # lang/ast.c
   lang_       # lang/parse.c: the front end's entry point
   sema_       # lang/sema*.c
+  py_ tune_   # lang/pyexpr.c (decorator arguments), lang/tune.c and runtime/autotune.c
   arena_ diag_ file_ namemap_ sb_  # compiler/support
   ir_ ty_ dt_                      # compiler/ir*.c
   ll_                              # compiler/linear_layout.c
@@ -94,6 +95,7 @@ prefixes=(
   pass_ fold_ opvec_               # compiler/passes
   gpu_ layout_ policy_             # compiler/gpu
   gen_ llvm_gen_ wgmma_            # compiler/codegen
+  ptx_ aot_                        # compiler/ptx_module.c, compiler/aot_c.c
   api_ cuda_ cache_ interp_        # runtime
 )
 exact=(nrparse nrlex nrerror) # bison's functions (lang/parser.y: api.prefix {nr})

@@ -1,0 +1,38 @@
+"""Nereid for Python: compile and launch Triton-syntax kernels on PyTorch tensors (CUDA)
+or NumPy arrays (the CPU interpreter).
+
+    import nereid
+    mod = nereid.compile("examples/vector_add.nr", BLOCK_SIZE=1024)
+    mod.add_kernel[(nereid.cdiv(n, 1024),)](x, y, out, n)
+
+    @nereid.jit
+    def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr): ...
+    add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024)
+
+See docs/python.md.
+"""
+from . import _nereid
+from ._errors import CompileError, DeviceError, Error, LaunchError
+from ._runtime import CompiledKernel, CompiledModule, compile, context, synchronize
+from ._jit import JITFunction, jit
+from ._autotune import Autotuner, Config, Heuristics, autotune, heuristics
+from . import language
+
+__version__ = _nereid.version()
+_nereid._set_errors(Error, CompileError, LaunchError, DeviceError)
+
+
+def cdiv(a, b):
+    """Ceiling division: the number of blocks of b that cover a."""
+    return -(-a // b)
+
+
+def next_power_of_2(n):
+    """The smallest power of two >= n (1 for n <= 1)."""
+    n = int(n)
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+__all__ = ["compile", "jit", "JITFunction", "CompiledModule", "CompiledKernel", "context", "synchronize",
+           "autotune", "heuristics", "Config", "Autotuner", "Heuristics",
+           "cdiv", "next_power_of_2", "language", "Error", "CompileError", "LaunchError", "DeviceError"]

@@ -1,0 +1,32 @@
+"""The exceptions nereid raises: compile errors carry the located diagnostics."""
+import re
+
+_DIAG = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning|note): (?P<message>.*)$")
+
+
+class Error(RuntimeError):
+    """Base class of nereid's own errors."""
+
+
+class CompileError(Error):
+    """The source has errors. `diagnostics` is the compiler's text (clang's format: file,
+    line, column, message, the source line and a caret); `errors` lists the diagnostics
+    as (file, line, column, severity, message) tuples."""
+
+    def __init__(self, diagnostics):
+        super().__init__(diagnostics)
+        self.diagnostics = diagnostics
+        self.errors = []
+        for line in diagnostics.splitlines():
+            m = _DIAG.match(line)
+            if m:
+                self.errors.append((m["file"], int(m["line"]), int(m["col"]), m["severity"], m["message"]))
+
+
+class LaunchError(Error):
+    """A kernel failed while running: an out-of-bounds access on the CPU device, a failed
+    device_assert, a fault reported by the CUDA driver."""
+
+
+class DeviceError(Error):
+    """The device is missing or failed (no driver, no GPU, a driver error)."""

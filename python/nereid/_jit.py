@@ -1,0 +1,228 @@
+"""@nereid.jit: a kernel written as a Python function in Triton's syntax.
+
+The function's source is read with inspect and compiled by Nereid (Python never runs the
+body). Parameters may carry types (`x_ptr: "*fp32"`, `n: tl.int32`), be constexprs
+(`BLOCK: tl.constexpr`), or be left bare: a bare parameter takes its type from the launch
+argument, as Triton types them (a tensor or array: a pointer to its dtype; a bool: i1; an
+int: i32, or i64 when it does not fit; a float: fp32; None: a constexpr). Each new
+combination of inferred types and constexpr values compiles once and is cached; the
+cache lookup, like the whole launch, runs in C (nereid/_launch.c).
+
+Other @nereid.jit functions the kernel calls (helpers), and int/float/bool constants of
+its module, are compiled with it.
+"""
+import ast
+import inspect
+import textwrap
+
+from . import _nereid, _runtime, language
+
+_TYPED, _INFER, _CONSTEXPR = 0, 1, 2
+_CODE_NONE, _CODE_PTR = -2, 100
+_TYPE_NAMES = ["ptr", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64"]
+_SIG_NAMES = set(_TYPE_NAMES[1:])
+_ALIASES = {"int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
+            "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "fp16", "bfloat16": "bf16",
+            "float32": "fp32", "float64": "fp64"}
+# Triton's launch and compile options, accepted by run() (which Triton's autotuner calls)
+_TRITON_OPTIONS = {"num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid", "launch_pdl",
+                   "num_buffers_warp_spec", "num_consumer_groups", "reg_dec_producer", "reg_inc_consumer",
+                   "debug", "sanitize_overflow", "arch", "supported_fp8_dtypes", "deprecated_fp8_dot_operand_dtypes",
+                   "default_dot_input_precision", "allowed_dot_input_precisions", "max_num_imprecise_acc_default",
+                   "extern_libs", "backend_name", "instrumentation_mode", "ir_override"}
+
+
+def _annotation_kind(ann):
+    """(kind, type) of an annotation: constexpr, a signature type, or none (inferred)."""
+    if ann is inspect.Parameter.empty or ann is None:
+        return _INFER, None
+    if isinstance(ann, str):
+        text = ann.replace(" ", "")
+        if text.split(".")[-1] == "constexpr":
+            return _CONSTEXPR, None
+        ptr = text.startswith("*")
+        base = text[1:] if ptr else text
+        base = base.split(".")[-1]
+        base = _ALIASES.get(base, base)
+        if base in _SIG_NAMES:
+            return _TYPED, ("*" if ptr else "") + base
+        raise TypeError(f"unknown parameter annotation {ann!r} (a type such as '*fp32', 'i32', or tl.constexpr)")
+    if ann is language.constexpr or getattr(ann, "__name__", None) == "constexpr" or \
+            type(ann).__name__ == "constexpr":
+        return _CONSTEXPR, None
+    name = getattr(ann, "name", None)  # nereid's or Triton's dtypes
+    if isinstance(name, str):
+        return _annotation_kind(name)
+    raise TypeError(f"unknown parameter annotation {ann!r} (a type such as '*fp32', 'i32', or tl.constexpr)")
+
+
+def _type_text(code):
+    if code == _CODE_NONE:
+        return "constexpr"
+    if code >= _CODE_PTR:
+        return "*" + _TYPE_NAMES[code - _CODE_PTR]
+    return _TYPE_NAMES[code]
+
+
+class _Source:
+    """A function's source as the compiler sees it: its own lines at their line numbers in
+    its file (so diagnostics point there), decorators blanked out."""
+
+    def __init__(self, fn):
+        try:
+            lines, first = inspect.getsourcelines(fn)
+            self.filename = inspect.getsourcefile(fn) or "<unknown>"
+        except (OSError, TypeError) as e:
+            raise TypeError(f"@nereid.jit needs the source of '{fn.__name__}': {e}") from None
+        text = textwrap.dedent("".join(lines))
+        body = text.splitlines(keepends=True)
+        for i, line in enumerate(body):  # decorators (which may span lines) go; the def stays
+            if line.startswith(("def ", "async def ")):
+                body[:i] = ["\n"] * i
+                break
+        self.first = first
+        self.lines = body
+        tree = ast.parse("".join(body))
+        fdef = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+        if fdef.args.vararg or fdef.args.kwarg or fdef.args.kwonlyargs or fdef.args.posonlyargs:
+            raise TypeError(f"kernel '{fn.__name__}': only plain parameters are allowed (no *args, **kwargs, "
+                            "keyword-only or positional-only parameters)")
+        self.arg_pos = [(a.arg, a.lineno - 1, a.end_col_offset, a.annotation is not None) for a in fdef.args.args]
+
+    def text(self, annotate=None):
+        """The source with `: TYPE` added after the parameters named in annotate."""
+        lines = [l.encode() for l in self.lines]
+        for name, row, col, has_ann in reversed(self.arg_pos):  # right to left keeps columns valid
+            if annotate and name in annotate and not has_ann:
+                lines[row] = lines[row][:col] + f": {annotate[name]}".encode() + lines[row][col:]
+        return b"".join(lines).decode()
+
+
+class JITFunction(_nereid.Dispatcher):
+    """A kernel written in Python: `kernel[grid](*args, **constexprs)`."""
+
+    def __init__(self, fn, device=None, num_warps=4, num_stages=3, **ignored):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self.__wrapped__ = fn
+        self.device = device
+        self.num_warps, self.num_stages = num_warps, num_stages
+        sig = inspect.signature(fn)
+        self.arg_names = list(sig.parameters)
+        self.params = sig.parameters
+        kinds, types, defaults = [], [], {}
+        for p in sig.parameters.values():
+            kind, ty = _annotation_kind(p.annotation)
+            kinds.append(kind)
+            types.append(ty)
+            if p.default is not inspect.Parameter.empty:
+                defaults[p.name] = p.default
+        self.kinds = kinds
+        self.constexprs = [n for n, k in zip(self.arg_names, kinds) if k == _CONSTEXPR]
+        self._setup(fn.__name__, tuple(self.arg_names), kinds, types, defaults, False)
+        self._src = None
+
+    # ---- the slow path, called from C ----
+
+    def _resolve(self):
+        return _runtime.context(self.device)
+
+    def _compile(self, key):
+        annotate, defines, k = {}, {}, 0
+        for name, kind in zip(self.arg_names, self.kinds):
+            if kind == _INFER:
+                annotate[name] = _type_text(key[k])
+                if key[k] == _CODE_NONE:
+                    defines[name] = None
+                k += 1
+            elif kind == _CONSTEXPR:
+                defines[name] = key[k + 1]
+                k += 2
+        source, filename = self.source(annotate)
+        ctx = self._context
+        mod = _runtime._compile_text(ctx, source, filename, defines, self.__name__, self.num_warps, self.num_stages)
+        return mod.kernel(self.__name__)
+
+    # ---- the source ----
+
+    def _own_source(self):
+        if self._src is None:
+            self._src = _Source(self.fn)
+        return self._src
+
+    def source(self, annotate=None):
+        """(text, filename) compiled for this kernel: the function with the parameters in
+        annotate typed, the @nereid.jit helpers it calls and its module's constants."""
+        own = self._own_source()
+        lines = ["\n"] * (own.first - 1) + own.text(annotate).splitlines(keepends=True)
+        tail, constants = [], []
+        for helper in self._helpers():
+            hs = helper._own_source()
+            text = hs.text().splitlines(keepends=True)
+            start = hs.first - 1
+            if hs.filename == own.filename and all(l.strip() == "" for l in lines[start:start + len(text)]):
+                lines += ["\n"] * max(0, start + len(text) - len(lines))
+                lines[start:start + len(text)] = text  # at its own line numbers
+            else:
+                tail += ["\n"] + text
+        for name, value in self._constants():
+            constants.append(f"{name} = {value!r}\n")
+        return "".join(lines + tail + constants), own.filename
+
+    def _globals_used(self, seen):
+        g = self.fn.__globals__
+        for name in self.fn.__code__.co_names:
+            if name in g and name not in seen:
+                seen.add(name)
+                yield name, g[name]
+
+    def _helpers(self):
+        out, todo, seen = [], [self], set()
+        while todo:
+            f = todo.pop()
+            for _, v in f._globals_used(seen):
+                if isinstance(v, JITFunction) and v is not self and v not in out:
+                    out.append(v)
+                    todo.append(v)
+        return out
+
+    def _constants(self):
+        out, seen = [], set()
+        for f in [self] + self._helpers():
+            for name, v in f._globals_used(seen):
+                if isinstance(v, language.constexpr):
+                    v = v.value
+                if isinstance(v, (bool, int, float)) and not isinstance(v, JITFunction):
+                    out.append((name, v))
+        return out
+
+    # ---- Triton's interface ----
+
+    def run(self, *args, grid, warmup=False, **kwargs):
+        """Launch as Triton's JITFunction.run does (Triton's autotuner calls it); warmup
+        compiles without launching. Triton-only options are accepted and ignored."""
+        kwargs = {k: v for k, v in kwargs.items() if k not in _TRITON_OPTIONS or k in self.arg_names}
+        if warmup:
+            return self[(0,)](*args, **kwargs)
+        return self[grid](*args, **kwargs)
+
+    def warmup(self, *args, grid=None, **kwargs):
+        """Compile for these arguments without launching."""
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"'{self.__name__}' is a kernel: launch it with {self.__name__}[grid](...)")
+
+    def __repr__(self):
+        return f"JITFunction({self.__module__}:{self.__qualname__})"
+
+
+def jit(fn=None, *, device=None, num_warps=4, num_stages=3, **options):
+    """Decorator: `@nereid.jit` or `@nereid.jit(device="cpu", num_warps=8)`. Triton's
+    options (do_not_specialize, debug, noinline, ...) are accepted and ignored."""
+    def wrap(f):
+        return JITFunction(f, device=device, num_warps=num_warps, num_stages=num_stages, **options)
+    return wrap(fn) if fn is not None else wrap

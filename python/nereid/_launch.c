@@ -1,0 +1,1015 @@
+/* _launch.c - the launch path of the Python extension: `kernel[grid](*args, **kwargs)`.
+ *
+ * A Dispatcher stands for one kernel as Python sees it: its parameters in order (typed
+ * runtime parameters, untyped ones whose type the arguments decide, constexprs), their
+ * defaults, and a cache of compiled specialisations keyed by what the arguments decide
+ * (inferred types, constexpr values). nereid/__init__.py subclasses it (JITFunction,
+ * CompiledKernel) and supplies two methods called only on the slow path: _resolve()
+ * (the Context to run on, at the first launch) and _compile(key) (a Kernel for a new key).
+ *
+ * Subscripting gives a Launcher holding the grid; calling it binds the arguments to the
+ * parameters (positional, then keywords, then defaults), turns each runtime argument into
+ * an nr_arg, looks the key up, evaluates the grid (a tuple, or a callable of the bound
+ * arguments as Triton's grids are) and launches: on the CPU device, arrays are lent to
+ * the interpreter through the buffer protocol (nr_host_register) for the launch's
+ * duration, so results land in them; on CUDA, torch tensors (data_ptr()) and objects
+ * with __cuda_array_interface__ are passed by address, on torch's current stream when
+ * torch is loaded. This is the path whose cost the launch-overhead benchmark measures:
+ * it allocates nothing per argument and calls back into Python only for data_ptr(),
+ * the dtype and the stream. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "_nereid.h"
+
+enum { P_TYPED, P_INFER, P_CONSTEXPR };
+enum { MAX_PARAMS = 64, CODE_NONE = -2, CODE_PTR = 100 }; /* key codes: nr_type, CODE_PTR + pointee */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *module;    /* the extension module: its state */
+    PyObject *context;   /* ContextObject, from _resolve() at the first launch */
+    PyObject *name;      /* the kernel's name, for messages */
+    PyObject *names;     /* tuple of str: every parameter in order */
+    int nparams;
+    int kind[MAX_PARAMS];
+    nr_type type[MAX_PARAMS], pointee[MAX_PARAMS]; /* P_TYPED */
+    PyObject *defaults;  /* dict: parameter name -> default value */
+    int extra_kw;        /* unknown keywords are constexpr values (compiled modules) */
+    PyObject *cache;     /* dict: key -> Kernel */
+    PyObject *stream_fn; /* torch._C._cuda_getCurrentRawStream, once torch is loaded */
+    PyObject *index_obj; /* the context's device index as an int (stream_fn's argument) */
+    PyObject *last;      /* the last Launcher made: `k[grid]` with the same grid object reuses it */
+} DispatcherObject;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *dispatcher;
+    PyObject *grid;
+} LauncherObject;
+
+/* One runtime argument on its way to nr_launch. */
+typedef struct {
+    nr_arg a;
+    int code;        /* the key code (P_INFER) */
+    Py_buffer view;  /* CPU: the array lent for the launch */
+    bool has_view;
+    void *reg;       /* CPU: the extent to register with nr_host_register */
+    size_t reg_bytes;
+    void *copy;      /* CPU: a private copy of a read-only array */
+    PyObject *obj;   /* the argument (borrowed), for its extent when a tuner needs it */
+} Slot;
+
+static const char *param_name(DispatcherObject *d, int i) {
+    PyObject *n = PyTuple_GetItem(d->names, i);
+    const char *s = n ? PyUnicode_AsUTF8AndSize(n, NULL) : NULL;
+    if (!s) PyErr_Clear();
+    return s ? s : "?";
+}
+
+static const char *kname(DispatcherObject *d) {
+    const char *s = d->name ? PyUnicode_AsUTF8AndSize(d->name, NULL) : NULL;
+    if (!s) PyErr_Clear();
+    return s ? s : "kernel";
+}
+
+/* ---- Dispatcher ---- */
+
+/* The extension module of the first class in type's MRO that was made from our specs. */
+static PyObject *find_module(PyTypeObject *type) {
+    PyObject *mro = PyObject_GetAttrString((PyObject *)type, "__mro__");
+    if (!mro) return NULL;
+    PyObject *found = NULL;
+    for (Py_ssize_t i = 0; !found && i < PyTuple_Size(mro); i++) {
+        PyObject *cls = PyTuple_GetItem(mro, i);
+        found = PyType_Check(cls) ? PyType_GetModule((PyTypeObject *)cls) : NULL;
+        if (!found) PyErr_Clear();
+    }
+    Py_DECREF(mro);
+    if (!found) PyErr_SetString(PyExc_TypeError, "not a nereid Dispatcher type");
+    return found;
+}
+
+static PyObject *dispatcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    (void)args, (void)kwds;
+    PyObject *module = find_module(type);
+    if (!module) return NULL;
+    DispatcherObject *d = (DispatcherObject *)PyType_GenericAlloc(type, 0);
+    if (!d) return NULL;
+    d->module = Py_NewRef(module);
+    d->cache = PyDict_New();
+    d->defaults = PyDict_New();
+    d->names = PyTuple_New(0);
+    d->name = PyUnicode_FromString("kernel");
+    if (!d->cache || !d->defaults || !d->names || !d->name) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return (PyObject *)d;
+}
+
+static int dispatcher_traverse(PyObject *o, visitproc visit, void *arg) {
+    DispatcherObject *d = (DispatcherObject *)o;
+    Py_VISIT(Py_TYPE(o));
+    Py_VISIT(d->context);
+    Py_VISIT(d->defaults);
+    Py_VISIT(d->cache);
+    Py_VISIT(d->stream_fn);
+    Py_VISIT(d->last);
+    return 0;
+}
+
+static int dispatcher_clear(PyObject *o) {
+    DispatcherObject *d = (DispatcherObject *)o;
+    Py_CLEAR(d->last);
+    Py_CLEAR(d->context);
+    Py_CLEAR(d->defaults);
+    Py_CLEAR(d->cache);
+    Py_CLEAR(d->stream_fn);
+    Py_CLEAR(d->index_obj);
+    Py_CLEAR(d->names);
+    Py_CLEAR(d->name);
+    Py_CLEAR(d->module);
+    return 0;
+}
+
+static void dispatcher_dealloc(PyObject *o) {
+    PyTypeObject *tp = Py_TYPE(o);
+    PyObject_GC_UnTrack(o);
+    /* a Python subclass's instance dict and weak references are the subclass's */
+    dispatcher_clear(o);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(o);
+    Py_DECREF(tp);
+}
+
+/* _setup(name, names, kinds, types, defaults, extra_kw): the signature.
+ * kinds: per parameter 0 typed, 1 inferred, 2 constexpr; types: per parameter a type
+ * ("*fp32", "i32") for typed ones, else None; defaults: dict name -> value. */
+static PyObject *dispatcher_setup(PyObject *o, PyObject *args) {
+    DispatcherObject *d = (DispatcherObject *)o;
+    PyObject *name, *names, *kinds, *types, *defaults;
+    int extra_kw;
+    if (!PyArg_ParseTuple(args, "UO!OOO!p", &name, &PyTuple_Type, &names, &kinds, &types, &PyDict_Type, &defaults,
+                          &extra_kw))
+        return NULL;
+    Py_ssize_t n = PyTuple_Size(names);
+    if (n > MAX_PARAMS) return PyErr_Format(PyExc_TypeError, "a kernel takes at most %d parameters", MAX_PARAMS);
+    if (PySequence_Size(kinds) != n || PySequence_Size(types) != n)
+        return PyErr_Format(PyExc_ValueError, "_setup: kinds and types must have one entry per parameter");
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *k = PySequence_GetItem(kinds, i), *t = PySequence_GetItem(types, i);
+        long kind = k ? PyLong_AsLong(k) : -1;
+        const char *ts = t && t != Py_None ? PyUnicode_AsUTF8AndSize(t, NULL) : NULL;
+        Py_XDECREF(k);
+        if (kind < 0 || kind > 2 || (kind == P_TYPED && !ts)) {
+            Py_XDECREF(t);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_setup: bad kind or type");
+            return NULL;
+        }
+        d->kind[i] = (int)kind;
+        d->type[i] = d->pointee[i] = NR_TYPE_INVALID;
+        if (kind == P_TYPED) {
+            bool ptr = ts[0] == '*';
+            nr_type dt = nrpy_dtype_from_name(ptr ? ts + 1 : ts);
+            if (dt == NR_TYPE_INVALID) {
+                PyErr_Format(PyExc_ValueError, "_setup: unknown type '%s'", ts);
+                Py_XDECREF(t);
+                return NULL;
+            }
+            d->type[i] = ptr ? NR_TYPE_PTR : dt;
+            d->pointee[i] = ptr ? dt : NR_TYPE_INVALID;
+        }
+        Py_XDECREF(t);
+    }
+    NRPY_SETREF(d->name, Py_NewRef(name));
+    NRPY_SETREF(d->names, Py_NewRef(names));
+    NRPY_SETREF(d->defaults, Py_NewRef(defaults));
+    d->nparams = (int)n;
+    d->extra_kw = extra_kw;
+    Py_RETURN_NONE;
+}
+
+static PyObject *launcher_make(DispatcherObject *d, PyObject *grid) {
+    State *st = nrpy_state(d->module);
+    LauncherObject *l = (LauncherObject *)PyType_GenericAlloc((PyTypeObject *)st->LauncherType, 0);
+    if (!l) return NULL;
+    l->dispatcher = Py_NewRef((PyObject *)d);
+    l->grid = Py_NewRef(grid);
+    return (PyObject *)l;
+}
+
+static PyObject *dispatcher_subscript(PyObject *o, PyObject *grid) {
+    DispatcherObject *d = (DispatcherObject *)o;
+    if (d->last && ((LauncherObject *)d->last)->grid == grid) return Py_NewRef(d->last);
+    PyObject *l = launcher_make(d, grid);
+    if (l) NRPY_SETREF(d->last, Py_NewRef(l));
+    return l;
+}
+
+static PyObject *dispatcher_get_cache(PyObject *o, void *unused) {
+    (void)unused;
+    return Py_NewRef(((DispatcherObject *)o)->cache);
+}
+
+static PyObject *dispatcher_get_context(PyObject *o, void *unused) {
+    (void)unused;
+    DispatcherObject *d = (DispatcherObject *)o;
+    return Py_NewRef(d->context ? d->context : Py_None);
+}
+
+static int dispatcher_set_context(PyObject *o, PyObject *v, void *unused) {
+    (void)unused;
+    DispatcherObject *d = (DispatcherObject *)o;
+    State *st = nrpy_state(d->module);
+    if (v && v != Py_None && !PyObject_TypeCheck(v, (PyTypeObject *)st->ContextType)) {
+        PyErr_SetString(PyExc_TypeError, "_context must be a Context");
+        return -1;
+    }
+    NRPY_SETREF(d->context, v && v != Py_None ? Py_NewRef(v) : NULL);
+    Py_CLEAR(d->stream_fn);
+    Py_CLEAR(d->index_obj);
+    return 0;
+}
+
+/* ---- binding ---- */
+
+static int find_param(DispatcherObject *d, PyObject *key) {
+    for (int i = 0; i < d->nparams; i++)
+        if (PyTuple_GetItem(d->names, i) == key) return i; /* interned: the usual case */
+    for (int i = 0; i < d->nparams; i++) {
+        int eq = PyObject_RichCompareBool(PyTuple_GetItem(d->names, i), key, Py_EQ);
+        if (eq < 0) return -2;
+        if (eq) return i;
+    }
+    return -1;
+}
+
+static int read_option(PyObject *v, const char *what, int lo, int hi, int *out) {
+    long x = PyLong_AsLong(v);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    if (x < lo || x > hi) {
+        PyErr_Format(PyExc_ValueError, "%s must be from %d to %d, got %ld", what, lo, hi, x);
+        return -1;
+    }
+    *out = (int)x;
+    return 0;
+}
+
+/* vals[i]: the argument of parameter i (borrowed). extra: a new dict of unknown keywords
+ * when the dispatcher takes them, else NULL. */
+static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject **vals, PyObject **extra, int *warps,
+                int *stages) {
+    State *st = nrpy_state(d->module);
+    Py_ssize_t n = PyTuple_Size(args);
+    *extra = NULL;
+    if (n > d->nparams) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %d argument%s but %zd were given", kname(d), d->nparams,
+                     d->nparams == 1 ? "" : "s", n);
+        return -1;
+    }
+    for (int i = 0; i < d->nparams; i++) vals[i] = i < n ? PyTuple_GetItem(args, i) : NULL;
+    if (kwargs) {
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(kwargs, &pos, &key, &value)) {
+            int i = find_param(d, key);
+            if (i == -2) return -1;
+            bool opt = false;
+            if (PyUnicode_Compare(key, st->s_num_warps) == 0) {
+                opt = true;
+                if (read_option(value, "num_warps", 1, 32, warps)) return -1;
+                if (*warps & (*warps - 1)) {
+                    PyErr_Format(PyExc_ValueError, "num_warps must be a power of two, got %d", *warps);
+                    return -1;
+                }
+            } else if (PyUnicode_Compare(key, st->s_num_stages) == 0) {
+                opt = true;
+                if (read_option(value, "num_stages", 1, 8, stages)) return -1;
+            }
+            if (i >= 0) {
+                if (vals[i]) {
+                    PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", kname(d), param_name(d, i));
+                    return -1;
+                }
+                vals[i] = value;
+            } else if (!opt) {
+                if (!d->extra_kw) {
+                    PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", kname(d), key);
+                    return -1;
+                }
+                if (!*extra && !(*extra = PyDict_New())) return -1;
+                if (PyDict_SetItem(*extra, key, value)) return -1;
+            }
+        }
+    }
+    for (int i = 0; i < d->nparams; i++) {
+        if (vals[i]) continue;
+        vals[i] = PyDict_GetItemWithError(d->defaults, PyTuple_GetItem(d->names, i));
+        if (!vals[i]) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "%s() missing argument '%s'", kname(d), param_name(d, i));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- arguments ---- */
+
+/* The nr_type of a dtype object (torch.float32, numpy.dtype('float32'), ...). */
+static nr_type dtype_code(State *st, PyObject *dtype) {
+    PyObject *c = PyDict_GetItemWithError(st->dtype_codes, dtype);
+    if (c) return (nr_type)PyLong_AsLong(c);
+    if (PyErr_Occurred()) PyErr_Clear(); /* an unhashable dtype: looked up by name each time */
+    PyObject *s = PyObject_Str(dtype);
+    const char *name = s ? PyUnicode_AsUTF8AndSize(s, NULL) : NULL;
+    nr_type t = name ? nrpy_dtype_from_name(name) : NR_TYPE_INVALID;
+    Py_XDECREF(s);
+    PyErr_Clear();
+    PyObject *code = PyLong_FromLong(t);
+    if (code && PyDict_SetItem(st->dtype_codes, dtype, code)) PyErr_Clear();
+    Py_XDECREF(code);
+    return t;
+}
+
+/* Buffer-protocol formats ("f", "<i8", "?") as pointees. */
+static nr_type format_code(const char *fmt, Py_ssize_t itemsize) {
+    if (!fmt) return NR_TYPE_U8; /* plain bytes */
+    if (*fmt == '@' || *fmt == '=' || *fmt == '<') fmt++;
+    else if (*fmt == '>' || *fmt == '!') return NR_TYPE_INVALID; /* big-endian */
+    if (fmt[0] == 0 || fmt[1] != 0) return NR_TYPE_INVALID;
+    switch (fmt[0]) {
+    case 'e': return NR_TYPE_FP16;
+    case 'f': return NR_TYPE_FP32;
+    case 'd': return NR_TYPE_FP64;
+    case '?': return NR_TYPE_I1;
+    case 'b': return NR_TYPE_I8;
+    case 'B': case 'c': return NR_TYPE_U8;
+    case 'h': case 'i': case 'l': case 'q': case 'n':
+        return itemsize == 2 ? NR_TYPE_I16 : itemsize == 4 ? NR_TYPE_I32 : itemsize == 8 ? NR_TYPE_I64 : NR_TYPE_INVALID;
+    case 'H': case 'I': case 'L': case 'Q': case 'N':
+        return itemsize == 2 ? NR_TYPE_U16 : itemsize == 4 ? NR_TYPE_U32 : itemsize == 8 ? NR_TYPE_U64 : NR_TYPE_INVALID;
+    }
+    return NR_TYPE_INVALID;
+}
+
+static int ptr_type_error(DispatcherObject *d, int i, PyObject *obj, const char *why) {
+    PyObject *tn = PyType_GetName(Py_TYPE(obj));
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' %s, got %U", kname(d), param_name(d, i), why, tn);
+    Py_XDECREF(tn);
+    return -1;
+}
+
+/* A CPU array through the buffer protocol: lent for the launch (a private copy when it
+ * is read-only, since kernels may store through any pointer). */
+static int cpu_buffer(DispatcherObject *d, int i, PyObject *obj, Slot *s, nr_type *pointee) {
+    if (PyObject_GetBuffer(obj, &s->view, PyBUF_RECORDS)) {
+        PyErr_Clear();
+        if (PyObject_GetBuffer(obj, &s->view, PyBUF_RECORDS_RO)) return -1;
+    }
+    s->has_view = true;
+    *pointee = format_code(s->view.format, s->view.itemsize);
+    if (*pointee == NR_TYPE_INVALID) {
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s': arrays of format '%s' are not supported", kname(d),
+                     param_name(d, i), s->view.format ? s->view.format : "?");
+        return -1;
+    }
+    /* the extent of every element, whatever the strides' signs */
+    char *lo = s->view.buf, *hi = (char *)s->view.buf + s->view.itemsize;
+    bool empty = false;
+    for (int k = 0; k < s->view.ndim; k++) {
+        Py_ssize_t len = s->view.shape ? s->view.shape[k] : 0;
+        Py_ssize_t stride = s->view.strides ? s->view.strides[k] : 0;
+        if (len == 0) empty = true;
+        else if (stride < 0) lo += (len - 1) * stride;
+        else hi += (len - 1) * stride;
+    }
+    if (s->view.ndim == 0 || !s->view.shape) hi = (char *)s->view.buf + (s->view.len ? s->view.len : s->view.itemsize);
+    s->a = nr_arg_ptr((nr_devptr)(uintptr_t)s->view.buf);
+    if (empty || !s->view.buf) return 0;
+    s->reg = lo;
+    s->reg_bytes = (size_t)(hi - lo);
+    if (s->view.readonly) {
+        s->copy = PyMem_Malloc(s->reg_bytes);
+        if (!s->copy) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(s->copy, lo, s->reg_bytes);
+        s->reg = s->copy;
+        s->a = nr_arg_ptr((nr_devptr)(uintptr_t)((char *)s->copy + ((char *)s->view.buf - lo)));
+    }
+    return 0;
+}
+
+static int call_u64(PyObject *obj, PyObject *method, uint64_t *out) {
+    PyObject *r = PyObject_CallMethodObjArgs(obj, method, NULL);
+    if (!r) return -1;
+    *out = PyLong_AsUnsignedLongLong(r);
+    Py_DECREF(r);
+    return *out == (uint64_t)-1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* A torch tensor in host memory on the CPU device: its storage is lent. */
+static int cpu_tensor(State *st, PyObject *obj, Slot *s) {
+    uint64_t p, base, bytes;
+    if (call_u64(obj, st->s_data_ptr, &p)) return -1;
+    PyObject *storage = PyObject_CallMethodObjArgs(obj, st->s_untyped_storage, NULL);
+    if (!storage) return -1;
+    int rc = call_u64(storage, st->s_data_ptr, &base) || call_u64(storage, st->s_nbytes, &bytes);
+    Py_DECREF(storage);
+    if (rc) return -1;
+    s->a = nr_arg_ptr(p);
+    if (bytes) s->reg = (void *)(uintptr_t)base, s->reg_bytes = bytes;
+    return 0;
+}
+
+/* __cuda_array_interface__: {'data': (ptr, readonly), 'typestr': '<f4', ...} */
+static int cuda_array_interface(State *st, PyObject *cai, Slot *s, nr_type *pointee) {
+    if (!PyDict_Check(cai)) return PyErr_SetString(PyExc_TypeError, "__cuda_array_interface__ is not a dict"), -1;
+    PyObject *data = PyDict_GetItemWithError(cai, st->s_data), *ts = PyDict_GetItemWithError(cai, st->s_typestr);
+    PyObject *p = data && PyTuple_Check(data) ? PyTuple_GetItem(data, 0) : NULL;
+    const char *t = ts && PyUnicode_Check(ts) ? PyUnicode_AsUTF8AndSize(ts, NULL) : NULL;
+    if (!p || !t || strlen(t) < 3) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "malformed __cuda_array_interface__");
+        return -1;
+    }
+    uint64_t addr = PyLong_AsUnsignedLongLong(p);
+    if (addr == (uint64_t)-1 && PyErr_Occurred()) return -1;
+    int size = atoi(t + 2);
+    char kind = t[1];
+    *pointee = t[0] == '>' ? NR_TYPE_INVALID
+               : kind == 'f' ? (size == 2 ? NR_TYPE_FP16 : size == 4 ? NR_TYPE_FP32 : size == 8 ? NR_TYPE_FP64 : NR_TYPE_INVALID)
+               : kind == 'i' ? (size == 1 ? NR_TYPE_I8 : size == 2 ? NR_TYPE_I16 : size == 4 ? NR_TYPE_I32 : size == 8 ? NR_TYPE_I64 : NR_TYPE_INVALID)
+               : kind == 'u' ? (size == 1 ? NR_TYPE_U8 : size == 2 ? NR_TYPE_U16 : size == 4 ? NR_TYPE_U32 : size == 8 ? NR_TYPE_U64 : NR_TYPE_INVALID)
+               : kind == 'b' && size == 1 ? NR_TYPE_I1 : NR_TYPE_INVALID;
+    s->a = nr_arg_ptr(addr);
+    return 0;
+}
+
+/* The cached descriptors of obj's type when it is a tensor type (is_cuda and dtype
+ * getters, a data_ptr method): found on the first tensor of each type, up to four types. */
+static const struct TensorType *tensor_type(State *st, PyObject *obj) {
+    PyTypeObject *tp = Py_TYPE(obj);
+    for (int i = 0; i < st->ntensor_types; i++)
+        if (st->tensor_types[i].type == (PyObject *)tp) return &st->tensor_types[i];
+    if (st->ntensor_types == 4) return NULL;
+    struct TensorType t = {(PyObject *)tp, NULL, NULL, NULL, NULL, NULL};
+    t.is_cuda = PyObject_GetAttr((PyObject *)tp, st->s_is_cuda);
+    t.dtype = t.is_cuda ? PyObject_GetAttr((PyObject *)tp, st->s_dtype) : NULL;
+    t.data_ptr = t.dtype ? PyObject_GetAttr((PyObject *)tp, st->s_data_ptr) : NULL;
+    if (t.data_ptr) {
+        t.is_cuda_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(t.is_cuda), Py_tp_descr_get);
+        t.dtype_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(t.dtype), Py_tp_descr_get);
+    }
+    PyErr_Clear();
+    if (!t.is_cuda_get || !t.dtype_get || !PyCallable_Check(t.data_ptr)) {
+        Py_XDECREF(t.is_cuda), Py_XDECREF(t.dtype), Py_XDECREF(t.data_ptr);
+        return NULL;
+    }
+    Py_INCREF((PyObject *)tp);
+    st->tensor_types[st->ntensor_types] = t;
+    return &st->tensor_types[st->ntensor_types++];
+}
+
+/* A tensor of a cached type: no attribute lookups. 1 if handled, 0 if not a cached type,
+ * -1 on an error. */
+static int fast_tensor(DispatcherObject *d, State *st, int cuda, int i, PyObject *obj, Slot *s, nr_type *pointee) {
+    const struct TensorType *t = tensor_type(st, obj);
+    if (!t) return 0;
+    PyObject *is_cuda = t->is_cuda_get(t->is_cuda, obj, t->type);
+    if (!is_cuda) return -1;
+    int on_gpu = PyObject_IsTrue(is_cuda);
+    Py_DECREF(is_cuda);
+    if (on_gpu != cuda)
+        return ptr_type_error(d, i, obj, cuda ? "must be on the GPU (this kernel runs on cuda)"
+                                              : "must be in host memory (this kernel runs on the CPU device)");
+    PyObject *dtype = t->dtype_get(t->dtype, obj, t->type);
+    if (!dtype) return -1;
+    *pointee = dtype_code(st, dtype);
+    Py_DECREF(dtype);
+    if (!cuda) return cpu_tensor(st, obj, s) ? -1 : 1;
+    PyObject *r = PyObject_CallFunctionObjArgs(t->data_ptr, obj, NULL);
+    if (!r) return -1;
+    uint64_t p = PyLong_AsUnsignedLongLong(r);
+    Py_DECREF(r);
+    if (p == (uint64_t)-1 && PyErr_Occurred()) return -1;
+    s->a = nr_arg_ptr(p);
+    return 1;
+}
+
+/* A pointer argument: its address (and on the CPU, the memory lent) and element type. */
+static int pointer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s, nr_type *pointee) {
+    State *st = nrpy_state(d->module);
+    *pointee = NR_TYPE_INVALID;
+    s->obj = obj;
+    if (!cuda && PyObject_CheckBuffer(obj)) return cpu_buffer(d, i, obj, s, pointee);
+    int fast = fast_tensor(d, st, cuda, i, obj, s, pointee);
+    if (fast) return fast < 0 ? -1 : 0;
+    PyObject *is_cuda = NULL;
+    int has_ptr = PyObject_HasAttr(obj, st->s_data_ptr);
+    if (has_ptr) {
+        is_cuda = PyObject_GetAttr(obj, st->s_is_cuda);
+        if (!is_cuda) PyErr_Clear();
+        int on_gpu = is_cuda ? PyObject_IsTrue(is_cuda) : cuda;
+        Py_XDECREF(is_cuda);
+        if (on_gpu != cuda)
+            return ptr_type_error(d, i, obj, cuda ? "must be on the GPU (this kernel runs on cuda)"
+                                                  : "must be in host memory (this kernel runs on the CPU device)");
+        PyObject *dtype = PyObject_GetAttr(obj, st->s_dtype);
+        if (!dtype) return -1;
+        *pointee = dtype_code(st, dtype);
+        Py_DECREF(dtype);
+        if (!cuda) return cpu_tensor(st, obj, s);
+        uint64_t p;
+        if (call_u64(obj, st->s_data_ptr, &p)) return -1;
+        s->a = nr_arg_ptr(p);
+        return 0;
+    }
+    if (cuda) {
+        PyObject *cai = PyObject_GetAttr(obj, st->s_cai);
+        if (cai) {
+            int rc = cuda_array_interface(st, cai, s, pointee);
+            Py_DECREF(cai);
+            return rc;
+        }
+        PyErr_Clear();
+        if (PyObject_CheckBuffer(obj)) return ptr_type_error(d, i, obj, "must be on the GPU: a host array cannot be passed to a kernel on cuda");
+        return ptr_type_error(d, i, obj, "must be a tensor (torch, or any object with __cuda_array_interface__)");
+    }
+    return ptr_type_error(d, i, obj, "must be an array (NumPy, or any object with the buffer protocol)");
+}
+
+static bool int_in_range(nr_type t, PyObject *v, nr_arg *out) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred()) return false;
+    if (overflow) { /* beyond int64: only u64 takes it */
+        if (t != NR_TYPE_U64 || overflow < 0) return false;
+        unsigned long long u = PyLong_AsUnsignedLongLong(v);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) return PyErr_Clear(), false;
+        out->type = t, out->v.u = u;
+        return true;
+    }
+    static const long long lo[] = {[NR_TYPE_I1] = 0, [NR_TYPE_I8] = -128, [NR_TYPE_I16] = -32768,
+                                   [NR_TYPE_I32] = -2147483648LL, [NR_TYPE_I64] = INT64_MIN};
+    static const long long hi[] = {[NR_TYPE_I1] = 1, [NR_TYPE_I8] = 127, [NR_TYPE_I16] = 32767,
+                                   [NR_TYPE_I32] = 2147483647LL, [NR_TYPE_I64] = INT64_MAX};
+    static const unsigned long long uhi[] = {[NR_TYPE_U8] = 255, [NR_TYPE_U16] = 65535, [NR_TYPE_U32] = 4294967295ULL,
+                                             [NR_TYPE_U64] = UINT64_MAX};
+    if (t <= NR_TYPE_I64) {
+        if (x < lo[t] || x > hi[t]) return false;
+        out->type = t, out->v.i = x;
+    } else {
+        if (x < 0 || (unsigned long long)x > uhi[t]) return false;
+        out->type = t, out->v.u = (uint64_t)x;
+    }
+    return true;
+}
+
+/* A scalar argument for a parameter of type t. */
+static int scalar_arg(DispatcherObject *d, int i, nr_type t, PyObject *obj, Slot *s) {
+    if (t >= NR_TYPE_I1 && t <= NR_TYPE_U64) {
+        if (PyFloat_Check(obj) || !PyIndex_Check(obj)) {
+            PyObject *tn = PyType_GetName(Py_TYPE(obj));
+            PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is %s (an integer), got %U", kname(d), param_name(d, i),
+                         nrpy_type_name(t), tn);
+            Py_XDECREF(tn);
+            return -1;
+        }
+        PyObject *v = PyNumber_Index(obj);
+        if (!v) return -1;
+        bool ok = int_in_range(t, v, &s->a);
+        if (!ok && !PyErr_Occurred())
+            PyErr_Format(PyExc_OverflowError, "%s(): argument '%s' (%s) out of range: %S", kname(d), param_name(d, i),
+                         nrpy_type_name(t), v);
+        Py_DECREF(v);
+        return ok ? 0 : -1;
+    }
+    if (!PyFloat_Check(obj) && !PyLong_Check(obj) && PyObject_HasAttrString(obj, "__float__") == 0) {
+        PyObject *tn = PyType_GetName(Py_TYPE(obj));
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is %s (a float), got %U", kname(d), param_name(d, i),
+                     nrpy_type_name(t), tn);
+        Py_XDECREF(tn);
+        return -1;
+    }
+    double x = PyFloat_AsDouble(obj);
+    if (x == -1.0 && PyErr_Occurred()) return -1;
+    s->a.type = t;
+    s->a.v.f = x;
+    return 0;
+}
+
+/* A runtime argument whose type the value decides, as Triton types them: bool i1, int i32
+ * (i64, u64 when it does not fit), float fp32, an array or tensor a pointer to its dtype,
+ * None a constexpr (CODE_NONE). */
+static int infer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s) {
+    if (obj == Py_None) {
+        s->code = CODE_NONE;
+        return 0;
+    }
+    if (PyBool_Check(obj)) {
+        s->code = NR_TYPE_I1;
+        s->a = nr_arg_i1(obj == Py_True);
+        return 0;
+    }
+    if (!PyFloat_Check(obj) && PyIndex_Check(obj) && !PyObject_CheckBuffer(obj)) {
+        PyObject *v = PyNumber_Index(obj);
+        if (!v) return -1;
+        nr_type order[] = {NR_TYPE_I32, NR_TYPE_I64, NR_TYPE_U64};
+        bool ok = false;
+        for (int k = 0; k < 3 && !ok; k++) ok = int_in_range(s->code = order[k], v, &s->a);
+        if (!ok && !PyErr_Occurred())
+            PyErr_Format(PyExc_OverflowError, "%s(): argument '%s' does not fit in 64 bits: %S", kname(d), param_name(d, i), v);
+        Py_DECREF(v);
+        return ok ? 0 : -1;
+    }
+    if (PyFloat_Check(obj)) {
+        s->code = NR_TYPE_FP32;
+        s->a = nr_arg_f32((float)PyFloat_AsDouble(obj));
+        s->a.v.f = PyFloat_AsDouble(obj);
+        return 0;
+    }
+    nr_type pointee;
+    if (pointer_arg(d, cuda, i, obj, s, &pointee)) return -1;
+    if (pointee == NR_TYPE_INVALID) return ptr_type_error(d, i, obj, "has an unsupported dtype");
+    s->code = CODE_PTR + pointee;
+    return 0;
+}
+
+static int typed_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s) {
+    if (d->type[i] != NR_TYPE_PTR) return scalar_arg(d, i, d->type[i], obj, s);
+    nr_type pointee;
+    if (pointer_arg(d, cuda, i, obj, s, &pointee)) return -1;
+    if (pointee != d->pointee[i]) {
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is *%s, got an array of %s", kname(d), param_name(d, i),
+                     nrpy_type_name(d->pointee[i]), pointee == NR_TYPE_INVALID ? "an unsupported dtype" : nrpy_type_name(pointee));
+        return -1;
+    }
+    return 0;
+}
+
+static void release_slots(Slot *slots, int n) {
+    for (int i = 0; i < n; i++) {
+        if (slots[i].has_view) PyBuffer_Release(&slots[i].view);
+        PyMem_Free(slots[i].copy);
+    }
+}
+
+/* ---- the key and the kernel ---- */
+
+/* (codes of inferred parameters, (type, value) of constexprs, sorted (name, type, value)
+ * of extra keywords) */
+static PyObject *make_key(DispatcherObject *d, PyObject **vals, const Slot *slots, const int *slot_of, PyObject *extra) {
+    int n = 0;
+    for (int i = 0; i < d->nparams; i++) n += d->kind[i] == P_INFER ? 1 : d->kind[i] == P_CONSTEXPR ? 2 : 0;
+    PyObject *items = NULL;
+    if (extra) {
+        items = PyDict_Items(extra);
+        if (!items || PyList_Sort(items)) {
+            Py_XDECREF(items);
+            return NULL;
+        }
+        n += 3 * (int)PyList_Size(items);
+    }
+    PyObject *key = PyTuple_New(n);
+    if (!key) {
+        Py_XDECREF(items);
+        return NULL;
+    }
+    int k = 0;
+    for (int i = 0; i < d->nparams; i++) {
+        if (d->kind[i] == P_INFER) PyTuple_SetItem(key, k++, PyLong_FromLong(slots[slot_of[i]].code));
+        else if (d->kind[i] == P_CONSTEXPR) {
+            PyTuple_SetItem(key, k++, Py_NewRef((PyObject *)Py_TYPE(vals[i])));
+            PyTuple_SetItem(key, k++, Py_NewRef(vals[i]));
+        }
+    }
+    for (Py_ssize_t j = 0; items && j < PyList_Size(items); j++) {
+        PyObject *kv = PyList_GetItem(items, j);
+        PyObject *v = PyTuple_GetItem(kv, 1);
+        PyTuple_SetItem(key, k++, Py_NewRef(PyTuple_GetItem(kv, 0)));
+        PyTuple_SetItem(key, k++, Py_NewRef((PyObject *)Py_TYPE(v)));
+        PyTuple_SetItem(key, k++, Py_NewRef(v));
+    }
+    Py_XDECREF(items);
+    return key;
+}
+
+/* The compiled kernel for key: from the cache, or from self._compile(key). Borrowed. */
+static KernelObject *kernel_for(DispatcherObject *d, PyObject *key) {
+    State *st = nrpy_state(d->module);
+    PyObject *k = PyDict_GetItemWithError(d->cache, key);
+    if (k) return (KernelObject *)k;
+    if (PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s(): constexpr arguments must be hashable (ints, floats, strings, ...)", kname(d));
+        return NULL;
+    }
+    k = PyObject_CallMethodObjArgs((PyObject *)d, st->s_compile, key, NULL);
+    if (!k) return NULL;
+    if (!PyObject_TypeCheck(k, (PyTypeObject *)st->KernelType)) {
+        Py_DECREF(k);
+        PyErr_SetString(PyExc_TypeError, "_compile must return a Kernel");
+        return NULL;
+    }
+    int rc = PyDict_SetItem(d->cache, key, k);
+    Py_DECREF(k); /* the cache holds it */
+    return rc ? NULL : (KernelObject *)k;
+}
+
+static ContextObject *context_of(DispatcherObject *d) {
+    if (d->context) return (ContextObject *)d->context;
+    State *st = nrpy_state(d->module);
+    PyObject *c = PyObject_CallMethodObjArgs((PyObject *)d, st->s_resolve, NULL);
+    if (!c) return NULL;
+    int rc = dispatcher_set_context((PyObject *)d, c, NULL);
+    Py_DECREF(c);
+    return rc ? NULL : (ContextObject *)d->context;
+}
+
+/* torch's current stream on the context's device, when torch is loaded; else NULL
+ * (the default stream). */
+static int current_stream(DispatcherObject *d, ContextObject *c, void **out) {
+    *out = NULL;
+    State *st = nrpy_state(d->module);
+    if (!d->stream_fn) {
+        PyObject *torch = PyImport_GetModule(st->s_torch);
+        if (!torch) return PyErr_Occurred() ? -1 : 0;
+        PyObject *C = PyObject_GetAttr(torch, st->s_torch_C);
+        Py_DECREF(torch);
+        d->stream_fn = C ? PyObject_GetAttr(C, st->s_get_stream) : NULL;
+        Py_XDECREF(C);
+        if (!d->stream_fn) {
+            PyErr_Clear(); /* a torch without CUDA */
+            return 0;
+        }
+        if (!(d->index_obj = PyLong_FromLong(c->index))) return -1;
+    }
+    PyObject *r = PyObject_CallFunctionObjArgs(d->stream_fn, d->index_obj, NULL);
+    if (!r) return -1;
+    uint64_t s = PyLong_AsUnsignedLongLong(r);
+    Py_DECREF(r);
+    if (s == (uint64_t)-1 && PyErr_Occurred()) return -1;
+    *out = (void *)(uintptr_t)s;
+    return 0;
+}
+
+/* ---- the grid ---- */
+
+static int read_dims(DispatcherObject *d, PyObject *g, unsigned grid[3], bool *empty) {
+    grid[0] = grid[1] = grid[2] = 1;
+    *empty = false;
+    PyObject *seq = PyLong_Check(g) ? PyTuple_Pack(1, g) : (PyTuple_Check(g) || PyList_Check(g)) ? PySequence_Tuple(g) : NULL;
+    if (!seq) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "%s[grid]: the grid must be a tuple of 1 to 3 ints or a callable returning one",
+                         kname(d));
+        return -1;
+    }
+    Py_ssize_t n = PyTuple_Size(seq);
+    int rc = 0;
+    if (n < 1 || n > 3) {
+        PyErr_Format(PyExc_ValueError, "%s[grid]: the grid has %zd dimensions (1 to 3)", kname(d), n);
+        rc = -1;
+    }
+    for (Py_ssize_t i = 0; !rc && i < n; i++) {
+        PyObject *item = PyTuple_GetItem(seq, i);
+        long long v = PyIndex_Check(item) ? PyLong_AsLongLong(item) : -2;
+        if (v == -1 && PyErr_Occurred()) rc = -1;
+        else if (v < 0 || v > 0x7fffffffLL) {
+            PyErr_Format(PyExc_ValueError, "%s[grid]: grid dimension %zd is %R (must be an int from 0 to 2**31-1)", kname(d),
+                         i, item);
+            rc = -1;
+        } else {
+            grid[i] = (unsigned)v;
+            if (v == 0) *empty = true;
+        }
+    }
+    Py_DECREF(seq);
+    return rc;
+}
+
+/* ---- grids of tuned kernels: computed from the config the tuner chose ---- */
+
+/* A config value's text as Python reads it (the rules of -D): int, float, bool, None, str. */
+static PyObject *text_value(const char *text) {
+    if (!strcmp(text, "True")) Py_RETURN_TRUE;
+    if (!strcmp(text, "False")) Py_RETURN_FALSE;
+    if (!strcmp(text, "None")) Py_RETURN_NONE;
+    char *end;
+    long long i = strtoll(text, &end, 0);
+    if (*text && !*end) return PyLong_FromLongLong(i);
+    double f = strtod(text, &end);
+    if (*text && !*end) return PyFloat_FromDouble(f);
+    return PyUnicode_FromString(text);
+}
+
+typedef struct GridCall {
+    DispatcherObject *d;
+    PyObject *g, **vals, *extra;
+    bool empty, failed; /* failed: a Python exception is set */
+} GridCall;
+
+static nr_status grid_callback(const nr_config *c, unsigned grid[3], void *user) {
+    GridCall *gc = user;
+    DispatcherObject *d = gc->d;
+    if (gc->failed || gc->empty) return NR_ERR_INVALID_ARG; /* a Python exception is pending: call no more Python */
+    PyObject *meta = gc->extra ? PyDict_Copy(gc->extra) : PyDict_New();
+    bool ok = meta != NULL;
+    for (int i = 0; ok && i < d->nparams; i++) ok = !PyDict_SetItem(meta, PyTuple_GetItem(d->names, i), gc->vals[i]);
+    for (int i = 0; ok && i < nr_config_num_values(c); i++) {
+        PyObject *v = text_value(nr_config_value(c, i));
+        ok = v && !PyDict_SetItemString(meta, nr_config_name(c, i), v);
+        Py_XDECREF(v);
+    }
+    PyObject *r = ok ? PyObject_CallFunctionObjArgs(gc->g, meta, NULL) : NULL;
+    Py_XDECREF(meta);
+    if (r) {
+        bool empty;
+        ok = !read_dims(d, r, grid, &empty);
+        Py_DECREF(r);
+        if (ok && empty) gc->empty = true, ok = false;
+    } else ok = false;
+    if (!ok && !gc->empty) gc->failed = true;
+    return ok ? NR_OK : NR_ERR_INVALID_ARG;
+}
+
+/* The bytes a pointer argument reaches (for a tuner's reset_to_zero / restore_value): the
+ * lent extent on the CPU, the rest of a torch tensor's storage on CUDA; 0 if unknown. */
+static size_t extent_of(State *st, const Slot *s) {
+    uint64_t p = s->a.v.u;
+    if (s->reg) return (size_t)((uintptr_t)s->reg + s->reg_bytes - p);
+    if (!s->obj || !PyObject_HasAttr(s->obj, st->s_untyped_storage)) return 0;
+    PyObject *storage = PyObject_CallMethodObjArgs(s->obj, st->s_untyped_storage, NULL);
+    uint64_t base = 0, bytes = 0;
+    int rc = !storage || call_u64(storage, st->s_data_ptr, &base) || call_u64(storage, st->s_nbytes, &bytes);
+    Py_XDECREF(storage);
+    if (rc) {
+        PyErr_Clear();
+        return 0;
+    }
+    return p >= base && p - base < bytes ? (size_t)(bytes - (p - base)) : 0;
+}
+
+/* ---- the launch ---- */
+
+static PyObject *launch(DispatcherObject *d, PyObject *g, PyObject *args, PyObject *kwargs) {
+    State *st = nrpy_state(d->module);
+    PyObject *vals[MAX_PARAMS], *extra = NULL, *key = NULL, *result = NULL;
+    Slot slots[MAX_PARAMS];
+    int slot_of[MAX_PARAMS], nslots = 0, warps = 0, stages = 0;
+    if (bind(d, args, kwargs, vals, &extra, &warps, &stages)) goto out;
+    ContextObject *c = context_of(d);
+    if (!c) goto out;
+    int cuda = c->kind == NR_DEVICE_CUDA;
+    for (int i = 0; i < d->nparams; i++) {
+        slot_of[i] = -1;
+        if (d->kind[i] == P_CONSTEXPR) continue;
+        Slot *s = &slots[nslots];
+        memset(s, 0, sizeof *s);
+        slot_of[i] = nslots++;
+        if ((d->kind[i] == P_TYPED ? typed_arg : infer_arg)(d, cuda, i, vals[i], s)) goto out;
+    }
+    key = make_key(d, vals, slots, slot_of, extra);
+    if (!key) goto out;
+    KernelObject *k = kernel_for(d, key);
+    if (!k) goto out;
+    nr_arg a[MAX_PARAMS];
+    int na = 0;
+    for (int i = 0; i < nslots; i++)
+        if (slots[i].code != CODE_NONE) a[na++] = slots[i].a;
+    if (na != k->nparams) {
+        PyErr_Format(PyExc_RuntimeError, "%s(): the compiled kernel takes %d runtime arguments, the call gives %d",
+                     kname(d), k->nparams, na);
+        goto out;
+    }
+    unsigned grid[3];
+    bool empty = false, callable = PyCallable_Check(g);
+    if (!callable && read_dims(d, g, grid, &empty)) goto out;
+    if (empty) { /* nothing to run, as in Triton */
+        result = Py_NewRef(Py_None);
+        goto out;
+    }
+    nr_launch_options lo = {warps, NULL, stages};
+    if (cuda && current_stream(d, c, &lo.stream)) goto out;
+    size_t bytes[MAX_PARAMS];
+    bool tuned = nr_kernel_num_configs(k->k) > 0;
+    if (tuned) {
+        int b = 0;
+        for (int i = 0; i < nslots; i++)
+            if (slots[i].code != CODE_NONE) bytes[b++] = slots[i].a.type == NR_TYPE_PTR ? extent_of(st, &slots[i]) : 0;
+    }
+    int registered = 0;
+    nr_status s = NR_OK;
+    for (int i = 0; i < nslots && !s; i++)
+        if (slots[i].reg) {
+            s = nr_host_register(c->ctx, slots[i].reg, slots[i].reg_bytes);
+            registered += !s;
+        }
+    GridCall gc = {d, g, vals, extra, false, false};
+    if (!s) s = callable ? nr_launch_grid(k->k, grid_callback, &gc, a, na, tuned ? bytes : NULL, &lo)
+                         : nr_launch(k->k, grid, a, na, &lo);
+    if (gc.empty) s = NR_OK; /* the grid had a zero dimension: nothing ran */
+    if (s && !gc.failed) nrpy_raise(st, c->ctx, s, NULL);
+    for (int i = 0; i < nslots && registered; i++)
+        if (slots[i].reg) nr_host_unregister(c->ctx, slots[i].reg), registered--;
+    if (!s) result = Py_NewRef(Py_None);
+out:
+    release_slots(slots, nslots);
+    Py_XDECREF(key);
+    Py_XDECREF(extra);
+    return result;
+}
+
+static PyObject *dispatcher_launch(PyObject *o, PyObject *args, PyObject *kwargs) {
+    /* launch(grid, *args, **kwargs): the same as self[grid](*args, **kwargs) */
+    Py_ssize_t n = PyTuple_Size(args);
+    if (n < 1) return PyErr_Format(PyExc_TypeError, "launch(grid, *args, **kwargs) needs a grid");
+    PyObject *rest = PyTuple_GetSlice(args, 1, n);
+    if (!rest) return NULL;
+    PyObject *r = launch((DispatcherObject *)o, PyTuple_GetItem(args, 0), rest, kwargs);
+    Py_DECREF(rest);
+    return r;
+}
+
+static PyMethodDef dispatcher_methods[] = {
+    {"_setup", dispatcher_setup, METH_VARARGS, "_setup(name, names, kinds, types, defaults, extra_kw)"},
+    {"launch", (PyCFunction)(void (*)(void))dispatcher_launch, METH_VARARGS | METH_KEYWORDS,
+     "launch(grid, *args, **kwargs): the same as self[grid](*args, **kwargs)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef dispatcher_getset[] = {
+    {"_cache", dispatcher_get_cache, NULL, "compiled specialisations: key -> Kernel", NULL},
+    {"_context", dispatcher_get_context, dispatcher_set_context, "the Context launches run on", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot dispatcher_slots[] = {
+    {Py_tp_new, dispatcher_new},
+    {Py_tp_dealloc, dispatcher_dealloc},
+    {Py_tp_traverse, dispatcher_traverse},
+    {Py_tp_clear, dispatcher_clear},
+    {Py_mp_subscript, dispatcher_subscript},
+    {Py_tp_methods, dispatcher_methods},
+    {Py_tp_getset, dispatcher_getset},
+    {Py_tp_doc, "a kernel as Python launches it: kernel[grid](*args, **kwargs) (subclassed by nereid)"},
+    {0, NULL},
+};
+
+static PyType_Spec dispatcher_spec = {"nereid._nereid.Dispatcher", sizeof(DispatcherObject), 0,
+                                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, dispatcher_slots};
+
+/* ---- Launcher ---- */
+
+static PyObject *launcher_call(PyObject *o, PyObject *args, PyObject *kwargs) {
+    LauncherObject *l = (LauncherObject *)o;
+    if (!l->dispatcher) return PyErr_Format(PyExc_RuntimeError, "this launcher's kernel is gone");
+    return launch((DispatcherObject *)l->dispatcher, l->grid, args, kwargs);
+}
+
+static int launcher_traverse(PyObject *o, visitproc visit, void *arg) {
+    LauncherObject *l = (LauncherObject *)o;
+    Py_VISIT(Py_TYPE(o));
+    Py_VISIT(l->dispatcher);
+    Py_VISIT(l->grid);
+    return 0;
+}
+
+static int launcher_clear(PyObject *o) {
+    LauncherObject *l = (LauncherObject *)o;
+    Py_CLEAR(l->dispatcher);
+    Py_CLEAR(l->grid);
+    return 0;
+}
+
+static void launcher_dealloc(PyObject *o) {
+    PyTypeObject *tp = Py_TYPE(o);
+    PyObject_GC_UnTrack(o);
+    launcher_clear(o);
+    PyObject_GC_Del(o);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot launcher_slots[] = {
+    {Py_tp_call, launcher_call},
+    {Py_tp_dealloc, launcher_dealloc},
+    {Py_tp_traverse, launcher_traverse},
+    {Py_tp_clear, launcher_clear},
+    {Py_tp_doc, "kernel[grid]: call it with the kernel's arguments to launch"},
+    {0, NULL},
+};
+
+static PyType_Spec launcher_spec = {"nereid._nereid.Launcher", sizeof(LauncherObject), 0,
+                                    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, launcher_slots};
+
+int nrpy_launch_init(PyObject *module, State *st) {
+    st->DispatcherType = PyType_FromModuleAndSpec(module, &dispatcher_spec, NULL);
+    if (!st->DispatcherType || PyModule_AddObjectRef(module, "Dispatcher", st->DispatcherType)) return -1;
+    st->LauncherType = PyType_FromModuleAndSpec(module, &launcher_spec, NULL);
+    if (!st->LauncherType || PyModule_AddObjectRef(module, "Launcher", st->LauncherType)) return -1;
+    return 0;
+}

@@ -1,0 +1,467 @@
+/* _nereid.c - the Python extension module nereid._nereid over the C API (nereid.h):
+ * contexts, compiling into modules, kernels and their signatures, and the module's
+ * state. The launch path (binding arguments, NumPy arrays and torch tensors as pointer
+ * arguments, the specialisation cache) is in _launch.c. nereid/__init__.py builds the
+ * public API on top. */
+#include <string.h>
+
+#include "_nereid.h"
+
+State *nrpy_state(PyObject *module) { return (State *)PyModule_GetState(module); }
+
+static const char *const type_names[] = {"pointer", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+                                         "fp16", "bf16", "fp32", "fp64"};
+
+const char *nrpy_type_name(nr_type t) {
+    return t >= 0 && (size_t)t < sizeof type_names / sizeof *type_names ? type_names[t] : "?";
+}
+
+/* dtype names as torch, NumPy and Triton spell them */
+nr_type nrpy_dtype_from_name(const char *name) {
+    static const struct { const char *name; nr_type t; } names[] = {
+        {"float32", NR_TYPE_FP32}, {"float", NR_TYPE_FP32}, {"fp32", NR_TYPE_FP32},
+        {"float16", NR_TYPE_FP16}, {"half", NR_TYPE_FP16}, {"fp16", NR_TYPE_FP16},
+        {"bfloat16", NR_TYPE_BF16}, {"bf16", NR_TYPE_BF16},
+        {"float64", NR_TYPE_FP64}, {"double", NR_TYPE_FP64}, {"fp64", NR_TYPE_FP64},
+        {"int8", NR_TYPE_I8}, {"int16", NR_TYPE_I16}, {"short", NR_TYPE_I16}, {"int32", NR_TYPE_I32},
+        {"int", NR_TYPE_I32}, {"int64", NR_TYPE_I64}, {"long", NR_TYPE_I64},
+        {"uint8", NR_TYPE_U8}, {"uint16", NR_TYPE_U16}, {"uint32", NR_TYPE_U32}, {"uint64", NR_TYPE_U64},
+        {"bool", NR_TYPE_I1}, {"int1", NR_TYPE_I1},
+        {"i8", NR_TYPE_I8}, {"i16", NR_TYPE_I16}, {"i32", NR_TYPE_I32}, {"i64", NR_TYPE_I64}, {"i1", NR_TYPE_I1},
+        {"u8", NR_TYPE_U8}, {"u16", NR_TYPE_U16}, {"u32", NR_TYPE_U32}, {"u64", NR_TYPE_U64},
+    };
+    if (!strncmp(name, "torch.", 6)) name += 6;
+    else if (!strncmp(name, "tl.", 3)) name += 3;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(names[i].name, name)) return names[i].t;
+    return NR_TYPE_INVALID;
+}
+
+PyObject *nrpy_raise(State *st, nr_context *ctx, nr_status s, const char *what) {
+    const char *msg = ctx ? nr_last_error(ctx) : nr_status_string(s);
+    PyObject *cls = st->Error ? st->Error : PyExc_RuntimeError;
+    switch (s) {
+    case NR_ERR_COMPILE: cls = st->CompileError ? st->CompileError : cls; break;
+    case NR_ERR_LAUNCH: cls = st->LaunchError ? st->LaunchError : cls; break;
+    case NR_ERR_DEVICE: cls = st->DeviceError ? st->DeviceError : cls; break;
+    case NR_ERR_OUT_OF_MEMORY: cls = PyExc_MemoryError; break;
+    case NR_ERR_INVALID_ARG: cls = PyExc_ValueError; break;
+    case NR_ERR_NOT_FOUND: cls = PyExc_KeyError; break;
+    default: break;
+    }
+    if (s == NR_ERR_COMPILE || !what) PyErr_SetString(cls, msg && *msg ? msg : nr_status_string(s));
+    else PyErr_Format(cls, "%s: %s", what, msg && *msg ? msg : nr_status_string(s));
+    return NULL;
+}
+
+/* ---- Context ---- */
+
+static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"kind", "index", NULL};
+    int kind = 0, index = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|ii", kwlist, &kind, &index)) return NULL;
+    PyObject *module = PyType_GetModule(type);
+    if (!module) return NULL;
+    State *st = nrpy_state(module);
+    if (kind != NR_DEVICE_CPU && kind != NR_DEVICE_CUDA) return PyErr_Format(PyExc_ValueError, "unknown device kind %d", kind);
+    char why[512];
+    nr_context *ctx = NULL;
+    nr_status s = nr_context_create_ex((nr_device_kind)kind, index, &ctx, why, sizeof why);
+    if (s) {
+        PyObject *cls = s == NR_ERR_OUT_OF_MEMORY ? PyExc_MemoryError : st->DeviceError ? st->DeviceError : PyExc_RuntimeError;
+        if (s == NR_ERR_INVALID_ARG) cls = PyExc_ValueError;
+        return PyErr_Format(cls, "cannot open %s device %d: %s", kind == NR_DEVICE_CUDA ? "cuda" : "cpu", index,
+                            why[0] ? why : nr_status_string(s));
+    }
+    ContextObject *self = (ContextObject *)PyType_GenericAlloc(type, 0);
+    if (!self) {
+        nr_context_destroy(ctx);
+        return NULL;
+    }
+    self->module = Py_NewRef(module);
+    self->ctx = ctx;
+    self->kind = kind;
+    self->index = index;
+    return (PyObject *)self;
+}
+
+static void context_dealloc(PyObject *o) {
+    ContextObject *self = (ContextObject *)o;
+    PyTypeObject *tp = Py_TYPE(o);
+    nr_context_destroy(self->ctx); /* modules hold a reference: none is left */
+    Py_XDECREF(self->module);
+    PyObject_Free(o);
+    Py_DECREF(tp);
+}
+
+/* Fill an nr_define array from a sequence of (name, value) string pairs. The strings
+ * stay owned by `keep` (a list), which the caller releases after compiling. */
+static int read_pairs(PyObject *seq, const char *what, nr_define **out, int *n, PyObject *keep) {
+    *out = NULL;
+    *n = 0;
+    if (!seq || seq == Py_None) return 0;
+    PyObject *fast = PySequence_List(seq);
+    if (!fast) return -1;
+    Py_ssize_t len = PyList_Size(fast);
+    nr_define *d = PyMem_Calloc((size_t)(len ? len : 1), sizeof *d);
+    if (!d) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        PyObject *pair = PyList_GetItem(fast, i);
+        PyObject *name = NULL, *value = NULL;
+        if (PyTuple_Check(pair) && PyTuple_Size(pair) == 2) name = PyTuple_GetItem(pair, 0), value = PyTuple_GetItem(pair, 1);
+        if (!name || !value || !PyUnicode_Check(name) || !PyUnicode_Check(value)) {
+            PyErr_Format(PyExc_TypeError, "%s must be (name, value) pairs of strings", what);
+            goto fail;
+        }
+        if (PyList_Append(keep, name) || PyList_Append(keep, value)) goto fail;
+        d[i].name = PyUnicode_AsUTF8AndSize(name, NULL);
+        d[i].value = PyUnicode_AsUTF8AndSize(value, NULL);
+        if (!d[i].name || !d[i].value) goto fail;
+    }
+    Py_DECREF(fast);
+    *out = d;
+    *n = (int)len;
+    return 0;
+fail:
+    Py_DECREF(fast);
+    PyMem_Free(d);
+    return -1;
+}
+
+static PyObject *module_wrap(State *st, PyObject *module, PyObject *context, nr_module *mod) {
+    ModuleObject *m = (ModuleObject *)PyType_GenericAlloc((PyTypeObject *)st->ModuleType, 0);
+    if (!m) {
+        nr_module_destroy(mod);
+        return NULL;
+    }
+    m->module = Py_NewRef(module);
+    m->context = Py_NewRef(context);
+    m->mod = mod;
+    return (PyObject *)m;
+}
+
+/* compile(source, filename, defines, kernel, num_warps, num_stages) -> Module */
+static PyObject *context_compile(PyObject *o, PyObject *args, PyObject *kwds) {
+    ContextObject *self = (ContextObject *)o;
+    State *st = nrpy_state(self->module);
+    static char *kwlist[] = {"source", "filename", "defines", "kernel", "num_warps", "num_stages", NULL};
+    const char *src, *filename = "<source>", *kernel = NULL;
+    Py_ssize_t srclen;
+    PyObject *defines = NULL;
+    int warps = 0, stages = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s#|sOzii", kwlist, &src, &srclen, &filename, &defines, &kernel, &warps,
+                                     &stages))
+        return NULL;
+    PyObject *keep = PyList_New(0);
+    if (!keep) return NULL;
+    nr_define *defs;
+    int ndefs;
+    if (read_pairs(defines, "defines", &defs, &ndefs, keep)) {
+        Py_DECREF(keep);
+        return NULL;
+    }
+    nr_compile_options opts = {defs, ndefs, kernel, warps, stages};
+    nr_module *mod = NULL;
+    nr_status s = nr_compile_source(self->ctx, src, (size_t)srclen, filename, &opts, &mod);
+    PyMem_Free(defs);
+    Py_DECREF(keep);
+    if (s) return nrpy_raise(st, self->ctx, s, NULL);
+    return module_wrap(st, self->module, o, mod);
+}
+
+static PyObject *context_synchronize(PyObject *o, PyObject *unused) {
+    (void)unused;
+    ContextObject *self = (ContextObject *)o;
+    nr_status s = nr_synchronize(self->ctx);
+    if (s) return nrpy_raise(nrpy_state(self->module), self->ctx, s, "synchronize");
+    Py_RETURN_NONE;
+}
+
+static PyObject *context_stats(PyObject *o, PyObject *unused) {
+    (void)unused;
+    ContextObject *self = (ContextObject *)o;
+    nr_stats s;
+    nr_context_stats(self->ctx, &s);
+    return Py_BuildValue("{sKsKsK}", "gpu_compiles", (unsigned long long)s.gpu_compiles, "jit_compiles",
+                         (unsigned long long)s.jit_compiles, "disk_cache_hits", (unsigned long long)s.disk_cache_hits);
+}
+
+static PyObject *context_get_kind(PyObject *o, void *unused) {
+    (void)unused;
+    return PyUnicode_FromString(((ContextObject *)o)->kind == NR_DEVICE_CUDA ? "cuda" : "cpu");
+}
+
+static PyObject *context_get_name(PyObject *o, void *unused) {
+    (void)unused;
+    return PyUnicode_FromString(nr_context_device_name(((ContextObject *)o)->ctx));
+}
+
+static PyObject *context_get_index(PyObject *o, void *unused) {
+    (void)unused;
+    return PyLong_FromLong(((ContextObject *)o)->index);
+}
+
+static PyMethodDef context_methods[] = {
+    {"compile", (PyCFunction)(void (*)(void))context_compile, METH_VARARGS | METH_KEYWORDS,
+     "compile(source, filename='<source>', defines=(), kernel=None, num_warps=0, num_stages=0) -> Module"},
+    {"synchronize", context_synchronize, METH_NOARGS, "wait for every launch on the device"},
+    {"stats", context_stats, METH_NOARGS, "the context's compile counters (nr_context_stats)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef context_getset[] = {
+    {"kind", context_get_kind, NULL, "'cpu' or 'cuda'", NULL},
+    {"index", context_get_index, NULL, "the device index", NULL},
+    {"device_name", context_get_name, NULL, "the device's name ('cpu' for the interpreter)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot context_slots[] = {
+    {Py_tp_new, context_new},
+    {Py_tp_dealloc, context_dealloc},
+    {Py_tp_methods, context_methods},
+    {Py_tp_getset, context_getset},
+    {Py_tp_doc, "Context(kind=0, index=0): a Nereid context on the CPU interpreter (0) or CUDA device index (1)"},
+    {0, NULL},
+};
+
+static PyType_Spec context_spec = {"nereid._nereid.Context", sizeof(ContextObject), 0, Py_TPFLAGS_DEFAULT, context_slots};
+
+/* ---- Module ---- */
+
+static void module_dealloc(PyObject *o) {
+    ModuleObject *self = (ModuleObject *)o;
+    PyTypeObject *tp = Py_TYPE(o);
+    nr_module_destroy(self->mod);
+    Py_XDECREF(self->context);
+    Py_XDECREF(self->module);
+    PyObject_Free(o);
+    Py_DECREF(tp);
+}
+
+static PyObject *module_kernel_names(PyObject *o, PyObject *unused) {
+    (void)unused;
+    ModuleObject *self = (ModuleObject *)o;
+    int n = nr_module_num_kernels(self->mod);
+    PyObject *list = PyList_New(n);
+    for (int i = 0; list && i < n; i++) {
+        PyObject *name = PyUnicode_FromString(nr_module_kernel_name(self->mod, i));
+        if (!name) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SetItem(list, i, name);
+    }
+    return list;
+}
+
+static PyObject *module_kernel(PyObject *o, PyObject *arg) {
+    ModuleObject *self = (ModuleObject *)o;
+    State *st = nrpy_state(self->module);
+    const char *name = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, NULL) : NULL;
+    if (!name) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "kernel(name): name must be a string");
+        return NULL;
+    }
+    nr_kernel *k;
+    if (nr_module_get_kernel(self->mod, name, &k)) return PyErr_Format(PyExc_KeyError, "no kernel named '%s'", name);
+    KernelObject *ko = (KernelObject *)PyType_GenericAlloc((PyTypeObject *)st->KernelType, 0);
+    if (!ko) return NULL;
+    ko->module = Py_NewRef(self->module);
+    ko->owner = Py_NewRef(o);
+    ko->name = Py_NewRef(arg);
+    ko->k = k;
+    ko->nparams = nr_kernel_num_params(k);
+    return (PyObject *)ko;
+}
+
+static PyMethodDef module_methods[] = {
+    {"kernel_names", module_kernel_names, METH_NOARGS, "the names of the module's kernels"},
+    {"kernel", module_kernel, METH_O, "kernel(name) -> Kernel"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot module_slots[] = {
+    {Py_tp_dealloc, module_dealloc},
+    {Py_tp_methods, module_methods},
+    {Py_tp_doc, "a compiled module (Context.compile)"},
+    {0, NULL},
+};
+
+static PyType_Spec module_spec = {"nereid._nereid.Module", sizeof(ModuleObject), 0, Py_TPFLAGS_DEFAULT, module_slots};
+
+/* ---- Kernel ---- */
+
+static void kernel_dealloc(PyObject *o) {
+    KernelObject *self = (KernelObject *)o;
+    PyTypeObject *tp = Py_TYPE(o);
+    Py_XDECREF(self->owner);
+    Py_XDECREF(self->name);
+    Py_XDECREF(self->module);
+    PyObject_Free(o);
+    Py_DECREF(tp);
+}
+
+/* params() -> [(name, type)], type as in signatures: "*fp32", "i32", ... */
+static PyObject *kernel_params(PyObject *o, PyObject *unused) {
+    (void)unused;
+    KernelObject *self = (KernelObject *)o;
+    PyObject *list = PyList_New(self->nparams);
+    for (int i = 0; list && i < self->nparams; i++) {
+        nr_type t = nr_kernel_param_type(self->k, i);
+        char ty[16];
+        if (t == NR_TYPE_PTR) snprintf(ty, sizeof ty, "*%s", nrpy_type_name(nr_kernel_param_pointee(self->k, i)));
+        else snprintf(ty, sizeof ty, "%s", nrpy_type_name(t));
+        PyObject *item = Py_BuildValue("(ss)", nr_kernel_param_name(self->k, i), ty);
+        if (!item) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SetItem(list, i, item);
+    }
+    return list;
+}
+
+static PyObject *kernel_get_name(PyObject *o, void *unused) {
+    (void)unused;
+    return Py_NewRef(((KernelObject *)o)->name);
+}
+
+static PyObject *kernel_get_module(PyObject *o, void *unused) {
+    (void)unused;
+    return Py_NewRef(((KernelObject *)o)->owner);
+}
+
+static PyGetSetDef kernel_getset[] = {
+    {"name", kernel_get_name, NULL, "the kernel's name", NULL},
+    {"module", kernel_get_module, NULL, "the Module it belongs to", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef kernel_methods[] = {
+    {"params", kernel_params, METH_NOARGS, "the runtime parameters: [(name, type)]"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot kernel_slots[] = {
+    {Py_tp_dealloc, kernel_dealloc},
+    {Py_tp_methods, kernel_methods},
+    {Py_tp_getset, kernel_getset},
+    {Py_tp_doc, "one kernel of a Module (Module.kernel)"},
+    {0, NULL},
+};
+
+static PyType_Spec kernel_spec = {"nereid._nereid.Kernel", sizeof(KernelObject), 0, Py_TPFLAGS_DEFAULT, kernel_slots};
+
+/* ---- the module ---- */
+
+/* _set_errors(Error, CompileError, LaunchError, DeviceError): the exception classes */
+static PyObject *set_errors(PyObject *module, PyObject *args) {
+    State *st = nrpy_state(module);
+    PyObject *e, *c, *l, *d;
+    if (!PyArg_ParseTuple(args, "OOOO", &e, &c, &l, &d)) return NULL;
+    NRPY_SETREF(st->Error, Py_NewRef(e));
+    NRPY_SETREF(st->CompileError, Py_NewRef(c));
+    NRPY_SETREF(st->LaunchError, Py_NewRef(l));
+    NRPY_SETREF(st->DeviceError, Py_NewRef(d));
+    Py_RETURN_NONE;
+}
+
+static PyObject *version(PyObject *module, PyObject *unused) {
+    (void)module, (void)unused;
+    return PyUnicode_FromString(NEREID_VERSION);
+}
+
+static PyObject *build_id(PyObject *module, PyObject *unused) {
+    (void)module, (void)unused;
+    return PyUnicode_FromString(nr_compiler_build());
+}
+
+static PyMethodDef module_functions[] = {
+    {"build_id", build_id, METH_NOARGS, "a hash of the compiler's sources (nr_compiler_build)"},
+    {"_set_errors", set_errors, METH_VARARGS, NULL},
+    {"version", version, METH_NOARGS, "the library's version"},
+    {NULL, NULL, 0, NULL},
+};
+
+static int state_traverse(PyObject *m, visitproc visit, void *arg) {
+    State *st = nrpy_state(m);
+    if (!st) return 0;
+    PyObject **fields[] = {&st->ContextType, &st->ModuleType, &st->KernelType, &st->DispatcherType, &st->LauncherType,
+                           &st->Error, &st->CompileError, &st->LaunchError, &st->DeviceError, &st->dtype_codes};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_VISIT(*fields[i]);
+    for (int i = 0; i < st->ntensor_types; i++) {
+        Py_VISIT(st->tensor_types[i].type);
+        Py_VISIT(st->tensor_types[i].is_cuda);
+        Py_VISIT(st->tensor_types[i].dtype);
+        Py_VISIT(st->tensor_types[i].data_ptr);
+    }
+    return 0;
+}
+
+static int state_clear(PyObject *m) {
+    State *st = nrpy_state(m);
+    if (!st) return 0;
+    PyObject **fields[] = {&st->ContextType, &st->ModuleType, &st->KernelType, &st->DispatcherType, &st->LauncherType,
+                           &st->Error, &st->CompileError, &st->LaunchError, &st->DeviceError, &st->dtype_codes,
+                           &st->s_data_ptr, &st->s_dtype, &st->s_is_cuda, &st->s_cai, &st->s_compile, &st->s_resolve,
+                           &st->s_untyped_storage, &st->s_nbytes, &st->s_num_warps, &st->s_num_stages, &st->s_torch,
+                           &st->s_torch_C, &st->s_get_stream, &st->s_typestr, &st->s_data};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_CLEAR(*fields[i]);
+    for (int i = 0; i < st->ntensor_types; i++) {
+        Py_CLEAR(st->tensor_types[i].type);
+        Py_CLEAR(st->tensor_types[i].is_cuda);
+        Py_CLEAR(st->tensor_types[i].dtype);
+        Py_CLEAR(st->tensor_types[i].data_ptr);
+    }
+    st->ntensor_types = 0;
+    return 0;
+}
+
+static void state_free(void *m) { state_clear((PyObject *)m); }
+
+static int add_type(PyObject *module, PyType_Spec *spec, PyObject *base, PyObject **slot) {
+    *slot = PyType_FromModuleAndSpec(module, spec, base);
+    if (!*slot) return -1;
+    const char *dot = strrchr(spec->name, '.');
+    return PyModule_AddObjectRef(module, dot ? dot + 1 : spec->name, *slot);
+}
+
+static int exec_module(PyObject *module) {
+    State *st = nrpy_state(module);
+    struct { PyObject **slot; const char *text; } names[] = {
+        {&st->s_data_ptr, "data_ptr"}, {&st->s_dtype, "dtype"}, {&st->s_is_cuda, "is_cuda"},
+        {&st->s_cai, "__cuda_array_interface__"}, {&st->s_compile, "_compile"}, {&st->s_resolve, "_resolve"},
+        {&st->s_untyped_storage, "untyped_storage"}, {&st->s_nbytes, "nbytes"}, {&st->s_num_warps, "num_warps"},
+        {&st->s_num_stages, "num_stages"}, {&st->s_torch, "torch"}, {&st->s_torch_C, "_C"},
+        {&st->s_get_stream, "_cuda_getCurrentRawStream"}, {&st->s_typestr, "typestr"}, {&st->s_data, "data"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        *names[i].slot = PyUnicode_InternFromString(names[i].text);
+        if (!*names[i].slot) return -1;
+    }
+    st->dtype_codes = PyDict_New();
+    if (!st->dtype_codes) return -1;
+    if (add_type(module, &context_spec, NULL, &st->ContextType) || add_type(module, &module_spec, NULL, &st->ModuleType) ||
+        add_type(module, &kernel_spec, NULL, &st->KernelType))
+        return -1;
+    if (nrpy_launch_init(module, st)) return -1;
+    return PyModule_AddIntConstant(module, "DEVICE_CPU", NR_DEVICE_CPU) ||
+           PyModule_AddIntConstant(module, "DEVICE_CUDA", NR_DEVICE_CUDA);
+}
+
+static PyModuleDef_Slot module_slots_def[] = {
+    {Py_mod_exec, exec_module},
+    {0, NULL},
+};
+
+static struct PyModuleDef nereid_module_def = {
+    PyModuleDef_HEAD_INIT, "nereid._nereid", "The Nereid C API for Python (the nereid package builds on it).",
+    sizeof(State), module_functions, module_slots_def, state_traverse, state_clear, state_free,
+};
+
+PyMODINIT_FUNC PyInit__nereid(void) { return PyModuleDef_Init(&nereid_module_def); }

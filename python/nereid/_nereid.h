@@ -1,0 +1,88 @@
+/* _nereid.h - the Python extension's shared declarations: the module state (types,
+ * exception classes, interned names), and the objects the two C files share.
+ *
+ * The extension is written against Python's limited API (Py_LIMITED_API = 3.11), so one
+ * build (an abi3 .so) serves every CPython from 3.11 on. Types are heap types made from
+ * specs and bound to the module; nothing is global: each object that needs the state
+ * holds a reference to the module. */
+#ifndef NEREID_PY_H
+#define NEREID_PY_H
+
+#ifndef Py_LIMITED_API
+#define Py_LIMITED_API 0x030B0000
+#endif
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "nereid.h"
+
+/* Py_XSETREF is not in the limited API: replace *slot, releasing the old value after */
+#define NRPY_SETREF(slot, value)                                                       \
+    do {                                                                               \
+        PyObject *old_ = (PyObject *)(slot);                                           \
+        (slot) = (value);                                                              \
+        Py_XDECREF(old_);                                                              \
+    } while (0)
+
+typedef struct State {
+    PyObject *ContextType, *ModuleType, *KernelType, *DispatcherType, *LauncherType;
+    /* set by nereid/__init__.py (_set_errors): Python classes, so that they carry
+     * Python-level helpers (CompileError.errors) */
+    PyObject *Error, *CompileError, *LaunchError, *DeviceError;
+    /* interned attribute names */
+    PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_cai, *s_compile, *s_resolve, *s_untyped_storage, *s_nbytes,
+        *s_num_warps, *s_num_stages, *s_torch, *s_torch_C, *s_get_stream, *s_typestr, *s_data;
+    PyObject *dtype_codes; /* dict: a dtype object (torch.float32, ...) -> its pointee nr_type */
+    /* tensor types seen (torch.Tensor, nn.Parameter, ...) with their is_cuda and dtype
+     * descriptors and data_ptr method, looked up once: a launch then reads a tensor
+     * without attribute lookups (_launch.c) */
+    struct TensorType {
+        PyObject *type, *is_cuda, *dtype, *data_ptr;
+        descrgetfunc is_cuda_get, dtype_get;
+    } tensor_types[4];
+    int ntensor_types;
+} State;
+
+State *nrpy_state(PyObject *module);
+
+/* Context: one nr_context */
+typedef struct {
+    PyObject_HEAD
+    PyObject *module;
+    nr_context *ctx;
+    int kind, index;
+} ContextObject;
+
+/* Module: one nr_module, keeping its Context alive */
+typedef struct {
+    PyObject_HEAD
+    PyObject *module;
+    PyObject *context;
+    nr_module *mod;
+} ModuleObject;
+
+/* Kernel: one nr_kernel of a Module, with its signature */
+typedef struct {
+    PyObject_HEAD
+    PyObject *module;
+    PyObject *owner; /* the Module */
+    PyObject *name;
+    nr_kernel *k;
+    int nparams;
+} KernelObject;
+
+/* Raise the exception class for status s with the context's last error. */
+PyObject *nrpy_raise(State *st, nr_context *ctx, nr_status s, const char *what);
+
+/* The nr_type named by a dtype's name ("float32", "torch.float16", "bool", ...), or
+ * NR_TYPE_INVALID. */
+nr_type nrpy_dtype_from_name(const char *name);
+const char *nrpy_type_name(nr_type t); /* "fp32", "i1", ... */
+
+/* _launch.c */
+int nrpy_launch_init(PyObject *module, State *st);
+
+#endif

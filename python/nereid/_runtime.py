@@ -1,0 +1,189 @@
+"""Devices, contexts and nereid.compile: kernel files and source strings compiled through
+the C API, their kernels launched as `mod.KERNEL[grid](*args)`."""
+import os
+import threading
+
+from . import _nereid
+from . import language
+from ._errors import CompileError, DeviceError
+
+_lock = threading.RLock()
+_contexts = {}
+_default = []  # the resolved default device, once
+
+
+def _parse_device(device):
+    """'cpu', 'cuda', 'cuda:N', a torch.device, or None (the default) -> (kind, index)."""
+    if device is None:
+        return _default_device()
+    if hasattr(device, "type") and hasattr(device, "index"):  # torch.device
+        device = device.type if device.index is None else f"{device.type}:{device.index}"
+    if not isinstance(device, str):
+        raise TypeError(f"device must be 'cpu', 'cuda', 'cuda:N' or None, got {device!r}")
+    if device == "cpu":
+        return _nereid.DEVICE_CPU, 0
+    if device == "cuda":
+        return _nereid.DEVICE_CUDA, _torch_device_index()
+    if device.startswith("cuda:") and device[5:].isdigit():
+        return _nereid.DEVICE_CUDA, int(device[5:])
+    raise ValueError(f"unknown device {device!r} (use 'cpu', 'cuda' or 'cuda:N')")
+
+
+def _torch_device_index():
+    """torch's current CUDA device when torch is loaded and has CUDA, else 0."""
+    import sys
+    torch = sys.modules.get("torch")
+    try:
+        if torch is not None and torch.cuda.is_available():
+            return torch.cuda.current_device()
+    except Exception:  # a torch without a working CUDA: the first device
+        pass
+    return 0
+
+
+def _default_device():
+    """$NEREID_DEVICE if set, else the GPU when one can be opened, else the CPU."""
+    env = os.environ.get("NEREID_DEVICE")
+    if env:
+        return _parse_device(env)
+    with _lock:
+        if not _default:
+            try:
+                context((_nereid.DEVICE_CUDA, _torch_device_index()))
+                _default.append("cuda")
+            except DeviceError:
+                _default.append("cpu")
+    return _parse_device(_default[0])
+
+
+def context(device=None):
+    """The context of a device (one per device, shared by every kernel on it)."""
+    kind, index = device if isinstance(device, tuple) else _parse_device(device)
+    with _lock:
+        ctx = _contexts.get((kind, index))
+        if ctx is None:
+            try:
+                ctx = _nereid.Context(kind, index)
+            except DeviceError:
+                raise
+            except RuntimeError as e:
+                raise DeviceError(str(e)) from None
+            _contexts[(kind, index)] = ctx
+        return ctx
+
+
+def device_of(ctx):
+    return "cpu" if ctx.kind == "cpu" else f"cuda:{ctx.index}"
+
+
+def synchronize(device=None):
+    """Wait for every launch on the device (the default one if None)."""
+    context(device).synchronize()
+
+
+def define_text(name, value):
+    """A constexpr value as the compiler reads it (-D NAME=TEXT)."""
+    if isinstance(value, language.constexpr):
+        value = value.value
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if value is None:
+        return "None"
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "__index__"):  # numpy integers
+        return str(value.__index__())
+    raise TypeError(f"constexpr '{name}': a {type(value).__name__} cannot be a compile-time value "
+                    "(use an int, float, bool, str or None)")
+
+
+def _compile_text(ctx, source, filename, defines, kernel, num_warps, num_stages):
+    pairs = [(k, define_text(k, v)) for k, v in defines.items()]
+    return ctx.compile(source, filename, pairs, kernel, num_warps or 0, num_stages or 0)
+
+
+class CompiledKernel(_nereid.Dispatcher):
+    """A kernel of a compiled module: `kernel[grid](*args)`. Its constexprs were given to
+    nereid.compile; giving one again at launch (`BLOCK_SIZE=256`) compiles that variant
+    once and keeps it."""
+
+    def __init__(self, module, kernel):
+        self.module = module
+        self.kernel = kernel
+        self.__name__ = kernel.name
+        params = kernel.params()
+        self.arg_names = [n for n, _ in params]
+        self._setup(kernel.name, tuple(self.arg_names), [0] * len(params), [t for _, t in params], {}, True)
+        self._context = module.context
+        self._cache[()] = kernel
+
+    def params(self):
+        """[(name, type)] of the runtime parameters, in order."""
+        return self.kernel.params()
+
+    def _resolve(self):
+        return self.module.context
+
+    def _compile(self, key):
+        overrides = {key[i]: key[i + 2] for i in range(0, len(key), 3)}
+        m = self.module
+        try:
+            mod = _compile_text(m.context, m.source, m.filename, {**m.constexprs, **overrides}, self.__name__,
+                                m.num_warps, m.num_stages)
+        except CompileError as e:
+            for name in overrides:
+                if f"no kernel has a constexpr parameter named '{name}'" in e.diagnostics:
+                    raise TypeError(f"{self.__name__}() got an unexpected keyword argument '{name}'") from None
+            raise
+        return mod.kernel(self.__name__)
+
+    def __repr__(self):
+        return f"<nereid kernel {self.__name__} on {device_of(self.module.context)}>"
+
+
+class CompiledModule:
+    """What nereid.compile returns: one attribute per kernel (`mod.add_kernel`)."""
+
+    def __init__(self, ctx, source, filename, constexprs, num_warps, num_stages):
+        self.context, self.source, self.filename = ctx, source, filename
+        self.constexprs, self.num_warps, self.num_stages = dict(constexprs), num_warps, num_stages
+        self._module = _compile_text(ctx, source, filename, self.constexprs, None, num_warps, num_stages)
+        self.kernels = {}
+        for name in self._module.kernel_names():
+            self.kernels[name] = CompiledKernel(self, self._module.kernel(name))
+            if not name.startswith("__") and name not in ("context", "source", "filename", "constexprs", "kernels",
+                                                           "num_warps", "num_stages", "device"):
+                setattr(self, name, self.kernels[name])
+
+    @property
+    def device(self):
+        return device_of(self.context)
+
+    def __getitem__(self, name):
+        return self.kernels[name]
+
+    def __getattr__(self, name):
+        raise AttributeError(f"no kernel named '{name}' in {self.filename} (kernels: {', '.join(self.kernels)})")
+
+    def __repr__(self):
+        return f"<nereid module {self.filename}: {', '.join(self.kernels)} on {self.device}>"
+
+
+def compile(path_or_source, device=None, num_warps=4, num_stages=3, **constexprs):
+    """Compile a kernel file (a path) or kernel source (a string holding a newline) for a
+    device ('cpu', 'cuda', 'cuda:N'; None: the GPU when there is one, else the CPU), with
+    constexpr values as keywords. Returns a module whose kernels launch as
+    `mod.KERNEL[grid](*args)`. Raises CompileError with the diagnostics."""
+    if isinstance(path_or_source, os.PathLike) or (isinstance(path_or_source, str) and "\n" not in path_or_source):
+        filename = os.fspath(path_or_source)
+        with open(filename, encoding="utf-8") as f:
+            source = f.read()
+    elif isinstance(path_or_source, str):
+        source, filename = path_or_source, "<source>"
+    else:
+        raise TypeError(f"compile() takes a path or source text, got {type(path_or_source).__name__}")
+    return CompiledModule(context(device), source, filename, constexprs, num_warps, num_stages)

@@ -1,0 +1,89 @@
+"""nereid.language: what a kernel file imports, for machines without Triton.
+
+    import nereid.language as tl
+
+Kernel bodies are never run by Python: the compiler reads their source. Python does
+evaluate a kernel's annotations and default values when the `def` runs, and module-level
+constants, so this module provides those names: `constexpr`, the dtypes (`tl.float32`,
+...) and `pointer_type`. The builtins (`tl.program_id`, `tl.load`, ...) exist so that
+tools can resolve them; calling one from Python raises an error.
+"""
+
+
+class constexpr:
+    """Marks a parameter as a compile-time constant (`BLOCK: tl.constexpr`); as a value,
+    `tl.constexpr(8)` wraps a module-level constant."""
+
+    def __init__(self, value=None):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self):
+        return f"constexpr[{self.value!r}]"
+
+    def __eq__(self, other):
+        return self.value == (other.value if isinstance(other, constexpr) else other)
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __index__(self):
+        return self.value.__index__()
+
+    def __bool__(self):
+        return bool(self.value)
+
+
+class dtype:
+    """A scalar type; `name` is its signature spelling ("fp32", "i32", ...)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"nereid.language.{_LONG.get(self.name, self.name)}"
+
+    def __eq__(self, other):
+        return isinstance(other, dtype) and other.name == self.name
+
+    def __hash__(self):
+        return hash(("dtype", self.name))
+
+
+class pointer_type(dtype):
+    """A pointer to element_ty: the type of a pointer parameter (`*fp32`)."""
+
+    def __init__(self, element_ty):
+        super().__init__("*" + element_ty.name)
+        self.element_ty = element_ty
+
+    def __repr__(self):
+        return f"pointer_type({self.element_ty!r})"
+
+
+_LONG = {"i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+         "u16": "uint16", "u32": "uint32", "u64": "uint64", "fp16": "float16", "bf16": "bfloat16",
+         "fp32": "float32", "fp64": "float64"}
+int1, int8, int16, int32, int64 = (dtype(n) for n in ("i1", "i8", "i16", "i32", "i64"))
+uint8, uint16, uint32, uint64 = (dtype(n) for n in ("u8", "u16", "u32", "u64"))
+float16, bfloat16, float32, float64 = (dtype(n) for n in ("fp16", "bf16", "fp32", "fp64"))
+
+_BUILTINS = (
+    "program_id num_programs arange zeros full zeros_like load store where minimum maximum umulhi div_rn "
+    "fdiv exp exp2 log log2 sqrt sqrt_rn rsqrt sin cos floor ceil abs fma sum max min argmax argmin dot trans "
+    "permute reshape view broadcast_to broadcast expand_dims atomic_add atomic_max atomic_min atomic_xchg "
+    "atomic_and atomic_or atomic_xor atomic_cas cast static_assert device_assert static_print device_print "
+    "multiple_of max_contiguous assume range static_range cdiv sigmoid softmax ravel swizzle2d rand randn "
+    "randint rand4x randn4x randint4x philox uint_to_uniform_float pair_uniform_to_normal").split()
+
+
+def _builtin(name):
+    def f(*args, **kwargs):
+        raise RuntimeError(f"nereid.language.{name} can only be used inside a kernel (@nereid.jit); "
+                           "Python does not run kernel bodies")
+    f.__name__ = f.__qualname__ = name
+    return f
+
+
+for _name in _BUILTINS:
+    globals()[_name] = _builtin(_name)
+del _name

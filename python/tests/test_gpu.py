@@ -1,0 +1,171 @@
+"""The Python package on a GPU with torch tensors (skipped where there is no GPU or no
+torch): nereid.compile and @nereid.jit kernels on CUDA tensors against torch's results,
+launches on torch's current stream (a CUDA graph captures them), objects with
+__cuda_array_interface__, argument errors (host tensors, wrong dtypes), autotuning
+through the runtime (a kernel file) and through @nereid.autotune, and Triton's own
+@triton.autotune driving a @nereid.jit kernel when Triton is installed.
+
+    PYTHONPATH=build-gpu/python python3 python/tests/run.py test_gpu
+"""
+import os
+import sys
+import tempfile
+import unittest
+
+try:
+    import torch
+    HAVE_GPU = torch.cuda.is_available()
+except ImportError:  # no torch: nothing here can run
+    torch = None
+    HAVE_GPU = False
+
+os.environ.setdefault("NEREID_CACHE_DIR", tempfile.mkdtemp(prefix="nereid-gpu-test-cache-"))
+import nereid  # noqa: E402
+import nereid.language as tl  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXAMPLES = os.path.join(ROOT, "examples")
+
+
+@unittest.skipUnless(HAVE_GPU, "no CUDA GPU with torch")
+class Gpu(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        import tutorial_kernels
+        cls.tk = tutorial_kernels
+        for k in (tutorial_kernels.add_kernel, tutorial_kernels.softmax_kernel, tutorial_kernels._dropout,
+                  tutorial_kernels._seeded_dropout, tutorial_kernels.matmul_kernel, tutorial_kernels._layer_norm_fwd_fused):
+            k.device = "cuda"
+
+    def test_compile_on_cuda_tensors(self):
+        mod = nereid.compile(os.path.join(EXAMPLES, "vector_add.nr"), device="cuda", BLOCK_SIZE=1024)
+        self.assertTrue(mod.device.startswith("cuda"))
+        for n in (1, 1000, 1 << 20):
+            x, y = torch.rand(n, device="cuda"), torch.rand(n, device="cuda")
+            out = torch.empty_like(x)
+            mod.add_kernel[(nereid.cdiv(n, 1024),)](x, y, out, n)
+            torch.testing.assert_close(out, x + y, rtol=0, atol=0)
+
+    def test_current_stream_and_graph_capture(self):
+        mod = nereid.compile(os.path.join(EXAMPLES, "vector_add.nr"), device="cuda", BLOCK_SIZE=256)
+        n = 1 << 16
+        x, y = torch.rand(n, device="cuda"), torch.rand(n, device="cuda")
+        out = torch.zeros_like(x)
+        s = torch.cuda.Stream()
+        with torch.cuda.stream(s):
+            mod.add_kernel[(n // 256,)](x, y, out, n)  # compiles and loads here, outside the capture
+        s.synchronize()
+        torch.testing.assert_close(out, x + y)
+        out.zero_()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):  # only launches on the capturing (current) stream are legal here
+            mod.add_kernel[(n // 256,)](x, y, out, n)
+        x.copy_(torch.rand(n, device="cuda"))
+        g.replay()
+        torch.cuda.synchronize()
+        torch.testing.assert_close(out, x + y)
+
+    def test_tutorial_kernels(self):
+        tk = self.tk
+        x, y = torch.rand(98432, device="cuda"), torch.rand(98432, device="cuda")
+        out = torch.empty_like(x)
+        n = out.numel()
+        tk.add_kernel[lambda meta: (nereid.cdiv(n, meta['BLOCK_SIZE']),)](x, y, out, n, BLOCK_SIZE=1024)
+        torch.testing.assert_close(out, x + y, rtol=0, atol=0)
+
+        a = torch.randn(1823, 781, device="cuda")
+        b = torch.empty_like(a)
+        tk.softmax_kernel[(64, 1, 1)](b, a, a.stride(0), b.stride(0), a.shape[0], a.shape[1], BLOCK_SIZE=1024,
+                                      num_stages=2, num_warps=8)
+        torch.testing.assert_close(b, torch.softmax(a, dim=1))
+
+        p = 0.5
+        xd = torch.randn(size=(1000,), device="cuda")
+        keep = (torch.rand(size=(1000,), device="cuda") > p).to(torch.int32)
+        od = torch.empty_like(xd)
+        tk._dropout[(nereid.cdiv(1000, 256),)](xd, keep, od, 1000, p, BLOCK_SIZE=256)
+        torch.testing.assert_close(od, torch.where(keep.bool(), xd / (1 - p), torch.zeros_like(xd)))
+
+        a16 = torch.randn((512, 256), device="cuda", dtype=torch.float16)
+        b16 = torch.randn((256, 384), device="cuda", dtype=torch.float16)
+        c16 = torch.empty((512, 384), device="cuda", dtype=torch.float16)
+        M, K = a16.shape
+        N = b16.shape[1]
+        tk.matmul_kernel[lambda META: (nereid.cdiv(M, META['BLOCK_SIZE_M']) * nereid.cdiv(N, META['BLOCK_SIZE_N']),)](
+            a16, b16, c16, M, N, K, a16.stride(0), a16.stride(1), b16.stride(0), b16.stride(1), c16.stride(0),
+            c16.stride(1), BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="")
+        torch.testing.assert_close(c16, a16 @ b16, atol=1e-1, rtol=1e-2)
+
+    def test_cuda_array_interface(self):
+        class Wrapped:  # what CuPy and Numba arrays expose
+            def __init__(self, t):
+                self.t = t
+                self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+        mod = nereid.compile(os.path.join(EXAMPLES, "vector_add.nr"), device="cuda", BLOCK_SIZE=128)
+        x, y = torch.rand(500, device="cuda"), torch.rand(500, device="cuda")
+        out = torch.empty_like(x)
+        mod.add_kernel[(4,)](Wrapped(x), Wrapped(y), Wrapped(out), 500)
+        torch.cuda.synchronize()
+        torch.testing.assert_close(out, x + y)
+
+    def test_argument_errors(self):
+        mod = nereid.compile(os.path.join(EXAMPLES, "vector_add.nr"), device="cuda", BLOCK_SIZE=128)
+        x = torch.rand(16, device="cuda")
+        with self.assertRaisesRegex(TypeError, "argument 'x_ptr' must be on the GPU"):
+            mod.add_kernel[(1,)](torch.rand(16), x, x, 16)
+        with self.assertRaisesRegex(TypeError, r"argument 'y_ptr' is \*fp32, got an array of fp16"):
+            mod.add_kernel[(1,)](x, x.half(), x, 16)
+        import numpy as np
+        with self.assertRaisesRegex(TypeError, "host array cannot be passed"):
+            mod.add_kernel[(1,)](np.zeros(16, dtype=np.float32), x, x, 16)
+
+    def test_autotune_kernel_file(self):
+        src = ("import triton\nimport triton.language as tl\n"
+               "@triton.autotune(configs=[triton.Config({'BLOCK': 256}, num_warps=2), triton.Config({'BLOCK': 1024}),\n"
+               "                          triton.Config({'BLOCK': 4096}, num_warps=8)], key=['n'])\n"
+               "@triton.jit\n"
+               "def scale(x: *fp32, y: *fp32, n: i32, BLOCK: tl.constexpr):\n"
+               "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+               "    tl.store(y + offs, tl.load(x + offs, mask=offs < n) * 3.0, mask=offs < n)\n")
+        mod = nereid.compile(src, device="cuda")
+        x = torch.rand(1 << 20, device="cuda")
+        y = torch.empty_like(x)
+        mod.scale[lambda m: (nereid.cdiv(m['n'], m['BLOCK']),)](x, y, x.numel())
+        torch.testing.assert_close(y, 3 * x)
+
+    def test_autotune_decorator(self):
+        @nereid.autotune(configs=[nereid.Config({'BLOCK': 512}), nereid.Config({'BLOCK': 2048}, num_warps=8)],
+                         key=['n'], reset_to_zero=['total'])
+        @nereid.jit
+        def total_sum(x, total, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.atomic_add(total, tl.sum(tl.load(x + offs, mask=offs < n, other=0.0), axis=0))
+        x = torch.ones(1 << 20, device="cuda")
+        total = torch.full((1,), 5.0, device="cuda")
+        total_sum[lambda m: (nereid.cdiv(m['n'], m['BLOCK']),)](x, total, x.numel())
+        torch.cuda.synchronize()
+        self.assertEqual(total.item(), float(x.numel()))
+
+    def test_triton_autotune_drives_nereid_jit(self):
+        try:
+            import triton
+        except ImportError:
+            self.skipTest("no Triton")
+
+        @triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 256}), triton.Config({'BLOCK_SIZE': 1024}, num_warps=8)],
+                         key=['n_elements'])
+        @nereid.jit
+        def add(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+            m = offs < n_elements
+            tl.store(output_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+        x, y = torch.rand(100000, device="cuda"), torch.rand(100000, device="cuda")
+        out = torch.empty_like(x)
+        add[lambda meta: (triton.cdiv(100000, meta['BLOCK_SIZE']),)](x, y, out, 100000)
+        torch.testing.assert_close(out, x + y)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -134,7 +134,14 @@ static void build_function(Gen *g) {
     LLVMPositionBuilderAtEnd(g->B, g->prologue);
     g->tid = sreg(g, "llvm.nvvm.read.ptx.sreg.tid.x");
     g->lane = LLVMBuildAnd(g->B, g->tid, gen_i32(g, 31), "lane");
-    g->warp = LLVMBuildLShr(g->B, g->tid, gen_i32(g, 5), "warp");
+    /* the warp index, broadcast from lane 0: the same value, but ptxas now knows it is
+     * uniform across the warp, so what derives from it (shared-memory bases, wgmma
+     * descriptors) lives in uniform registers instead of being moved there (R2UR) before
+     * every wgmma */
+    LLVMValueRef w = LLVMBuildLShr(g->B, g->tid, gen_i32(g, 5), "");
+    g->warp = gen_intrinsic(g, "llvm.nvvm.shfl.sync.idx.i32", g->i32,
+                            (LLVMValueRef[]){gen_i32(g, -1), w, gen_i32(g, 0), gen_i32(g, 31)}, 4);
+    LLVMSetValueName2(g->warp, "warp", 4);
     find_wide_pairs(g, g->f->body);
     LLVMBasicBlockRef body_bb = LLVMAppendBasicBlockInContext(g->C, g->fn, "body");
     LLVMPositionBuilderAtEnd(g->B, body_bb);

@@ -166,6 +166,13 @@ static void wait_acc(Gen *g, LLVMValueRef *acc, int n, int pending) {
     sb_free(&t), sb_free(&c);
 }
 
+/* Every bit that i * step sets for some i < n. */
+static uint32_t bits_of_multiples(int n, int step) {
+    uint32_t m = 0;
+    for (int i = 0; i < n; i++) m |= (uint32_t)(i * step);
+    return m;
+}
+
 static void wgmma(Gen *g, OpId id, bool async) {
     IrOp *op = &g->f->ops[id];
     ValId a = op->operands[0], b = op->operands[1], c = op->operands[2], r = op->results[0];
@@ -197,7 +204,7 @@ static void wgmma(Gen *g, OpId id, bool async) {
         for (int ni = 0; ni < nn; ni++) {
             for (int j = 0; j < per; j++) acc[j] = out[reg_at(&lc->ll, j, mi * tm, ni * tn)];
             for (int ki = 0; ki < nk; ki++) {
-                LLVMValueRef bdesc = wgmma_desc(g, &db, ki * ik, LLVMBuildAdd(g->B, col0, gen_i32(g, ni * tn), ""));
+                LLVMValueRef bdesc = wgmma_desc(g, &db, col0, bits_of_multiples(wn, in), ni * tn, ki * ik);
                 LLVMValueRef areg[4], adesc = NULL;
                 if (a_regs) {
                     int kw = g->m->layouts[g->f->vals[a].layout].k_width;
@@ -207,7 +214,7 @@ static void wgmma(Gen *g, OpId id, bool async) {
                         areg[q] = pack32(g, e, kw, dt);
                     }
                 } else {
-                    adesc = wgmma_desc(g, &da, ki * ik, LLVMBuildAdd(g->B, row0, gen_i32(g, mi * tm), ""));
+                    adesc = wgmma_desc(g, &da, row0, bits_of_multiples(wm / 4, 64), mi * tm, ki * ik);
                 }
                 wgmma_one(g, dt, in, acc, per, adesc, a_regs ? areg : NULL, bdesc, !a_regs && da.mn_major, db.mn_major);
             }

@@ -39,7 +39,7 @@ typedef struct TileMap {
     const GenLayout *gl;
     uint32_t inv[LL_MAX_BITS];
     LLVMValueRef thread; /* the lane and warp part of the offset, in elements */
-    bool xor_regs;       /* a register's constant shares bits with it */
+    uint32_t thread_bits; /* every bit the thread part may set */
     int run;             /* registers per vector access */
     int eb;
 } TileMap;
@@ -79,14 +79,24 @@ static void tile_map(Gen *g, TileMap *tm, const GenLayout *gl, uint32_t shared, 
     LLVMBasicBlockRef saved = gen_enter_prologue(g);
     tm->thread = combine(g, lp, wp, (ul & uw) != 0);
     gen_leave_prologue(g, saved);
-    tm->xor_regs = x || (ul & uw) || ((ul | uw) & ur);
+    (void)ur;
+    tm->thread_bits = ul | uw;
     tm->run = moves_smem_run(g->m, gl->id, shared, t, eb, max_bytes);
+}
+
+/* The thread part of an offset combined with a register's constant part c: a linear map
+ * XORs them, but where c shares no bit with what the thread part can set, XOR is
+ * addition, which LLVM folds into the address (one base register, constant offsets in
+ * the instructions) instead of a register per constant. */
+static LLVMValueRef with_const(Gen *g, LLVMValueRef thread, uint32_t thread_bits, uint32_t c) {
+    if (!c) return thread;
+    return c & thread_bits ? LLVMBuildXor(g->B, thread, gen_i32(g, c), "") : gen_add_const(g, thread, c);
 }
 
 /* The address of register r's element in the tile at base. */
 static LLVMValueRef tile_ptr(Gen *g, const TileMap *tm, LLVMValueRef base, int r) {
     uint32_t c = offset_of(tm->inv, ll_apply_dim(&tm->gl->ll, LL_REG, (uint32_t)r));
-    LLVMValueRef off = tm->xor_regs && c ? LLVMBuildXor(g->B, tm->thread, gen_i32(g, c), "") : gen_add_const(g, tm->thread, c);
+    LLVMValueRef off = with_const(g, tm->thread, tm->thread_bits, c);
     off = gen_mul_const(g, off, tm->eb);
     return LLVMBuildGEP2(g->B, g->i8, base, &off, 1, "");
 }
@@ -187,6 +197,9 @@ static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrTy
     LLVMBasicBlockRef saved = gen_enter_prologue(g);
     LLVMValueRef th = combine(g, lp, wp, true);
     gen_leave_prologue(g, saved);
+    uint32_t tbits = 0;
+    for (int i = 0; i < 5; i++) tbits |= p->lane_basis[i];
+    for (int i = 0; i < l->nbits[LL_WARP]; i++) tbits |= wo[i];
     LLVMValueRef *out = gen_alloc_regs(g, n);
     char text[160], cons[64];
     int pos = snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 {", p->mats, p->trans ? ".trans" : "");
@@ -200,8 +213,7 @@ static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrTy
     LLVMTypeRef et = gen_mem_type(g, t.dt), vt = LLVMVectorType(et, (unsigned)E);
     for (int r0 = 0; r0 < n; r0 += p->span) {
         uint32_t c = offset_of(tm->inv, ll_apply_dim(l, LL_REG, (uint32_t)r0));
-        LLVMValueRef off = c ? LLVMBuildXor(g->B, th, gen_i32(g, c), "") : th;
-        off = gen_mul_const(g, off, eb);
+        LLVMValueRef off = gen_mul_const(g, with_const(g, th, tbits, c), eb);
         LLVMValueRef addr = LLVMBuildPtrToInt(g->B, LLVMBuildGEP2(g->B, g->i8, base, &off, 1, ""), g->i32, "");
         LLVMValueRef res = gen_asm(g, text, cons, rty, &addr, 1, true);
         for (int m = 0; m < p->mats; m++) {
@@ -253,10 +265,19 @@ static void async_copy(Gen *g, const IrOp *op) {
     LLVMValueRef *P = gen_vals(g, ptr, &n), *M = mask ? gen_vals(g, mask, NULL) : NULL, base = gen_vals(g, buf, NULL)[0];
     int bytes = v * eb;
     char text[128];
+    /* the shared address as one 32-bit base (this tile's slot plus the thread's offset)
+     * and a constant per copy, in that order: LLVM keeps the sum so, with the constant
+     * folded into the instruction, rather than hoisting a register per copy out of the
+     * loop (its other reading of base + (thread + c)) */
+    LLVMValueRef tb = LLVMBuildPtrToInt(g->B, tile_ptr(g, &tm, base, 0), g->i32, "");
+    uint32_t c0 = offset_of(tm.inv, ll_apply_dim(&gl->ll, LL_REG, 0));
     for (int r = 0; r < n; r += v) {
         LLVMValueRef once = gen_layout_unique(g, gl, r);
         if (never(once)) continue;
-        LLVMValueRef dst = LLVMBuildPtrToInt(g->B, tile_ptr(g, &tm, base, r), g->i32, "");
+        uint32_t c = offset_of(tm.inv, ll_apply_dim(&gl->ll, LL_REG, (uint32_t)r));
+        LLVMValueRef dst = !((c ^ c0) & tm.thread_bits) && !(c0 & tm.thread_bits) && c >= c0
+                               ? gen_add_const(g, tb, (int64_t)(c - c0) * eb)
+                               : LLVMBuildPtrToInt(g->B, tile_ptr(g, &tm, base, r), g->i32, "");
         LLVMValueRef size = M ? LLVMBuildSelect(g->B, M[r], gen_i32(g, bytes), gen_i32(g, 0), "") : gen_i32(g, bytes);
         LLVMValueRef args[4];
         int na = 0;

@@ -14,14 +14,18 @@ typedef struct WgmmaOperand {
     int kdim, odim;              /* the tile's K dim and its M (A) or N (B) dim */
     bool mn_major;               /* M (N) contiguous: the instruction's transpose flag */
     uint64_t fixed;              /* the descriptor's offsets and swizzle mode */
+    LLVMValueRef desc0;          /* the warpgroup's sub-tile at k = 0 (built on first use) */
 } WgmmaOperand;
 
 /* The operand's layout facts; an internal error if the layout is not one wgmma reads
  * (rows of 32, 64 or 128 bytes swizzled in 16-byte chunks, longer rows in 128-byte
  * panels). */
 void wgmma_operand(Gen *g, WgmmaOperand *o, ValId buf, int idx);
-/* The 64-bit descriptor of the operand's sub-tile starting at k = k0 (a constant) and
- * row (A) or column (B) o0 (an i32 value, a multiple of 8). */
-LLVMValueRef wgmma_desc(Gen *g, const WgmmaOperand *o, int k0, LLVMValueRef o0);
+/* The 64-bit descriptor of the operand's sub-tile starting at k = k0 and row (A) or column
+ * (B) o_wg + o_const: o_wg the warpgroup's part (an i32 value whose set bits lie within
+ * wg_mask, multiples of 8), o_const and k0 constants. Where the constant part's offset
+ * shares no bit with the warpgroup's, the descriptor is the warpgroup's k = 0 one plus a
+ * constant (one 64-bit add, as the hardware's own k loop does). */
+LLVMValueRef wgmma_desc(Gen *g, WgmmaOperand *o, LLVMValueRef o_wg, uint32_t wg_mask, int o_const, int k0);
 
 #endif

@@ -56,7 +56,7 @@ void wgmma_operand(Gen *g, WgmmaOperand *o, ValId buf, int idx) {
     o->fixed = ((lbo >> 4) & 0x3fff) << 16 | ((sbo >> 4) & 0x3fff) << 32 | mode << 62;
 }
 
-LLVMValueRef wgmma_desc(Gen *g, const WgmmaOperand *o, int k0, LLVMValueRef o0) {
+static LLVMValueRef desc_at(Gen *g, const WgmmaOperand *o, int k0, LLVMValueRef o0) {
     uint32_t ob[LL_MAX_BITS];
     int lo = o->shape.log2shape[o->odim];
     for (int j = 0; j < lo; j++) ob[j] = along(o, o->odim, 1 << j);
@@ -67,4 +67,20 @@ LLVMValueRef wgmma_desc(Gen *g, const WgmmaOperand *o, int k0, LLVMValueRef o0) 
     LLVMValueRef addr = LLVMBuildAdd(g->B, LLVMBuildPtrToInt(g->B, o->base, g->i32, ""), gen_mul_const(g, off, o->eb), "");
     LLVMValueRef start = LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, addr, gen_i32(g, 4), ""), gen_i32(g, 0x3fff), "");
     return LLVMBuildOr(g->B, LLVMBuildZExt(g->B, start, g->i64, ""), LLVMConstInt(g->i64, o->fixed, 0), "");
+}
+
+LLVMValueRef wgmma_desc(Gen *g, WgmmaOperand *o, LLVMValueRef o_wg, uint32_t wg_mask, int o_const, int k0) {
+    /* the offsets are XORs of per-bit offsets (a linear map); where the constant part's
+     * bits and the warpgroup's can never meet, XOR is addition, and so is it for the
+     * start address field: shared addresses are below 2^18, so (addr >> 4) fits its 14
+     * bits without wrapping */
+    uint32_t wg_bits = 0;
+    for (int j = 0; j < 32; j++)
+        if (wg_mask >> j & 1) wg_bits |= along(o, o->odim, 1 << j);
+    uint32_t c = along(o, o->odim, o_const) ^ along(o, o->kdim, k0);
+    uint64_t cb = (uint64_t)c * (uint64_t)o->eb;
+    if ((c & wg_bits) || cb % 16)
+        return desc_at(g, o, k0, o_const ? LLVMBuildAdd(g->B, o_wg, gen_i32(g, o_const), "") : o_wg);
+    if (!o->desc0) o->desc0 = desc_at(g, o, 0, o_wg);
+    return cb ? LLVMBuildAdd(g->B, o->desc0, LLVMConstInt(g->i64, cb >> 4, 0), "") : o->desc0;
 }

@@ -614,7 +614,9 @@ static int infer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *
         s->a = nr_arg_i1(obj == Py_True);
         return 0;
     }
-    if (!PyFloat_Check(obj) && PyIndex_Check(obj) && !PyObject_CheckBuffer(obj)) {
+    /* an int; not a tensor (torch tensors have __index__, for their one-element case) */
+    if (PyLong_Check(obj) || (!PyFloat_Check(obj) && PyIndex_Check(obj) && !PyObject_CheckBuffer(obj) &&
+                              !PyObject_HasAttr(obj, nrpy_state(d->module)->s_data_ptr))) {
         PyObject *v = PyNumber_Index(obj);
         if (!v) return -1;
         nr_type order[] = {NR_TYPE_I32, NR_TYPE_I64, NR_TYPE_U64};

@@ -3,7 +3,7 @@
  * error it must report (with its column). The expected values were produced by CPython. */
 #include <string.h>
 
-#include "../../lang/pyexpr.h"
+#include "lang/pyexpr.h"
 #include "check.h"
 
 typedef struct {

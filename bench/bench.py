@@ -122,6 +122,8 @@ class Nereid:
             "nr_last_error": (c_char_p, [vp]),
             "nr_status_string": (c_char_p, [c_int]),
             "nr_compile_file": (c_int, [vp, c_char_p, ctypes.POINTER(NrCompileOptions), ctypes.POINTER(vp)]),
+            "nr_compile_source": (c_int, [vp, c_char_p, ctypes.c_size_t, c_char_p, ctypes.POINTER(NrCompileOptions),
+                                          ctypes.POINTER(vp)]),
             "nr_module_destroy": (None, [vp]),
             "nr_module_get_kernel": (c_int, [vp, c_char_p, ctypes.POINTER(vp)]),
             "nr_launch": (c_int, [vp, ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(NrArg), c_int,
@@ -150,14 +152,21 @@ class Nereid:
             msg = self.lib.nr_last_error(self.ctx)
             raise NereidError("%s: %s: %s" % (what, self._status(s), msg.decode(errors="replace") if msg else ""))
 
-    def kernel(self, path, name, defines, num_warps=0, num_stages=0):
-        """Compile path (relative to the repository root) with constexpr defines; the kernel."""
+    def kernel(self, path, name, defines, num_warps=0, num_stages=0, source=None):
+        """Compile path (relative to the repository root) with constexpr defines; the kernel.
+        With source, that text is compiled instead (path names it in diagnostics)."""
         items = [NrDefine(k.encode(), str(v).encode()) for k, v in defines.items()]
         defs = (NrDefine * max(1, len(items)))(*items)
         opts = NrCompileOptions(defs, len(items), name.encode(), num_warps, num_stages)
         mod, k = ctypes.c_void_p(), ctypes.c_void_p()
-        self.check(self.lib.nr_compile_file(self.ctx, os.path.join(ROOT, path).encode(), ctypes.byref(opts),
-                                            ctypes.byref(mod)), "compiling %s" % path)
+        if source is None:
+            s = self.lib.nr_compile_file(self.ctx, os.path.join(ROOT, path).encode(), ctypes.byref(opts),
+                                         ctypes.byref(mod))
+        else:
+            src = source.encode()
+            s = self.lib.nr_compile_source(self.ctx, src, len(src), path.encode(), ctypes.byref(opts),
+                                           ctypes.byref(mod))
+        self.check(s, "compiling %s" % path)
         self.check(self.lib.nr_module_get_kernel(mod, name.encode(), ctypes.byref(k)), "kernel %s" % name)
         self._keep.append((defs, mod))
         return k
@@ -314,7 +323,7 @@ def define_triton_kernels():
     @triton.jit
     def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                       BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                      GROUP_SIZE_M: tl.constexpr):
+                      GROUP_SIZE_M: tl.constexpr, ACC: tl.constexpr):
         pid = tl.program_id(axis=0)
         num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
         num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -329,14 +338,14 @@ def define_triton_kernels():
         offs_k = tl.arange(0, BLOCK_SIZE_K)
         a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
         b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-        accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ACC)
         for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
             a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
             b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
-            accumulator = tl.dot(a, b, accumulator)
+            accumulator = tl.dot(a, b, accumulator, out_dtype=ACC)
             a_ptrs += BLOCK_SIZE_K * stride_ak
             b_ptrs += BLOCK_SIZE_K * stride_bk
-        c = accumulator.to(tl.float16)
+        c = accumulator.to(c_ptr.dtype.element_ty)
         offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
         offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
         c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
@@ -715,61 +724,130 @@ class Bench:
                              num_warps=num_warps)
             return launch, {"grid": n_rows, "num_warps": num_warps, "BLOCK_SIZE": BLOCK_SIZE, "persistent": False}
 
-    def matmul(self):
+    # The matmul rows: (label, Nereid's input pointer type, output type, torch input dtype,
+    # size M = N = K). Nereid runs examples/matmul.nr as the seed writes it, with only its
+    # pointer types (and for int8 the accumulator's and other's types) changed; Triton runs
+    # its tutorial kernel, made dtype-generic the same way; both get the same configs.
+    MM_ROWS = (("fp16", "fp16", "fp16", 4096), ("fp16", "fp16", "fp16", 8192),
+               ("bf16", "bf16", "bf16", 4096), ("bf16", "bf16", "bf16", 8192),
+               ("fp8e4nv", "fp8e4nv", "fp16", 4096), ("fp8e4nv", "fp8e4nv", "fp16", 8192),
+               ("tf32", "fp32", "fp32", 4096), ("int8", "i8", "i32", 4096),
+               ("fp16", "fp16", "fp16", 4000))
+    # Triton's matmul tutorial's CUDA configs (BLOCK_M, BLOCK_N, BLOCK_K, warps, stages) for
+    # 16-bit inputs, and its list for 8-bit inputs (fp8; int8 takes it too)
+    MM_TILES16 = ((128, 256, 64, 8, 3), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+                  (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 2, 5), (128, 128, 64, 8, 3),
+                  (128, 128, 64, 4, 4))
+    MM_TILES8 = ((128, 256, 128, 8, 3), (256, 128, 128, 8, 3), (256, 64, 128, 4, 4), (64, 256, 128, 4, 4),
+                 (128, 128, 128, 4, 4), (128, 64, 64, 4, 4), (64, 128, 64, 4, 4), (128, 32, 64, 4, 4))
+
+    def matmul_source(self, tin, tout):
+        """examples/matmul.nr with its pointer types set to tin (A, B) and tout (C)."""
+        with open(os.path.join(ROOT, "examples", "matmul.nr")) as f:
+            src = f.read()
+        subs = [("a_ptr: *fp16, b_ptr: *fp16, c_ptr: *fp16", "a_ptr: *%s, b_ptr: *%s, c_ptr: *%s" % (tin, tin, tout)),
+                ("c = accumulator.to(tl.float16)", "c = accumulator.to(tl.%s)" % {
+                    "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "i32": "int32"}[tout])]
+        if tin == "i8":
+            subs += [("dtype=tl.float32)", "dtype=tl.int32)"), ("other=0.0)", "other=0)")]
+        for old, new in subs:
+            assert old in src, "examples/matmul.nr changed shape: %r not found" % old
+            src = src.replace(old, new)
+        return src
+
+    def matmul(self, label, tin, tout, n):
         torch, nr = self.torch, self.nr
-        n = 512 if self.args.small else 4096
-        work = "matmul fp16 %d^3" % n
+        if self.args.small:
+            n = 512 if n % 512 == 0 else 500
+        work = "matmul %s %d^3" % (label, n)
         if not self.want(work):
             return
-        a = torch.randn(n, n, device=self.dev, dtype=torch.float16)
-        b = torch.randn(n, n, device=self.dev, dtype=torch.float16)
-        c = torch.empty(n, n, device=self.dev, dtype=torch.float16)
+        torch.manual_seed(n)
+        gen = lambda: torch.randn(n, n, device=self.dev, dtype=torch.float32)
+        ref_fn, check_tol, b_t = None, 1e-2, False
+        if label in ("fp16", "bf16"):
+            dt = torch.float16 if label == "fp16" else torch.bfloat16
+            a, b = gen().to(dt), gen().to(dt)
+            c = torch.empty(n, n, device=self.dev, dtype=dt)
+            ref_fn = lambda: torch.matmul(a, b)
+        elif label == "tf32":
+            torch.backends.cuda.matmul.allow_tf32 = True
+            a, b = gen(), gen()
+            c = torch.empty(n, n, device=self.dev, dtype=torch.float32)
+            ref_fn = lambda: torch.matmul(a, b)
+        elif label == "int8":
+            a = torch.randint(-128, 128, (n, n), device=self.dev, dtype=torch.int8)
+            # B column-major (K contiguous), as torch._int_mm and the 8-bit tensor cores want it
+            b = torch.randint(-128, 128, (n, n), device=self.dev, dtype=torch.int8).t().contiguous().t()
+            c = torch.empty(n, n, device=self.dev, dtype=torch.int32)
+            ref_fn, check_tol = (lambda: torch._int_mm(a, b)), 0.0
+        else:  # fp8 e4m3: B column-major, as torch._scaled_mm and wgmma's 8-bit operands want it
+            a = gen().to(torch.float8_e4m3fn)
+            b = gen().to(torch.float8_e4m3fn).t().contiguous().t()
+            c = torch.empty(n, n, device=self.dev, dtype=torch.float16)
+            one = torch.ones((), device=self.dev, dtype=torch.float32)
+            ref_fn = lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.float16)
         flop = 2.0 * n * n * n
-        # the configurations Triton's tutorial autotunes over on CUDA (BLOCK_M, BLOCK_N, BLOCK_K, warps, stages)
-        tiles = ((128, 256, 64, 8, 3), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
-                 (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 2, 5), (128, 128, 64, 8, 3),
-                 (128, 128, 64, 4, 4))
+        tiles = self.MM_TILES8 if tin in ("fp8e4nv", "i8") else self.MM_TILES16
         configs = [{"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "num_warps": w, "num_stages": st}
                    for bm, bn, bk, w, st in tiles]
         if self.args.quick:
             configs = configs[:1]
+        src = self.matmul_source(tin, tout)
+        strides = [a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1)]
 
         def make(cfg):
             d = {k: v for k, v in cfg.items() if k not in ("num_warps", "num_stages")}
             d.update({"GROUP_SIZE_M": 8, "ACTIVATION": ""})
-            k = nr.kernel("examples/matmul.nr", "matmul_kernel", d, cfg["num_warps"], cfg["num_stages"])
+            k = nr.kernel("examples/matmul.nr", "matmul_kernel", d, cfg["num_warps"], cfg["num_stages"], source=src)
             grid = triton_cdiv(n, cfg["BLOCK_SIZE_M"]) * triton_cdiv(n, cfg["BLOCK_SIZE_N"])
             return nr.launcher(k, (grid,), [ptr(a.data_ptr()), ptr(b.data_ptr()), ptr(c.data_ptr()), i32(n), i32(n),
-                                            i32(n), i32(n), i32(1), i32(n), i32(1), i32(n), i32(1)],
-                               stream=self.stream())
-        ms, cfg, allr, best = self.nereid_best("matmul_kernel", configs, make)
-        ref = torch.matmul(a, b)
+                                            i32(n)] + [i32(x) for x in strides], stream=self.stream())
+        ms, cfg, allr, best = self.nereid_best("matmul_kernel " + label, configs, make)
+        ref = ref_fn()
+
+        def err_of(out):
+            if check_tol == 0.0:
+                return (out != ref).sum().item()
+            return ((out.float() - ref.float()).norm() / ref.float().norm()).item()
+
+        def verdict(e):
+            if check_tol == 0.0:
+                return ("ok" if e == 0 else "MISMATCH") + " (%d elements differ from torch)" % e
+            return ("ok" if e <= check_tol else "MISMATCH") + " (|c - torch| / |torch| = %.1e)" % e
         check = "n/a"
         if ms is not None:
+            c.fill_(0)
             best()
-            err = ((c.float() - ref.float()).norm() / ref.float().norm()).item()
-            check = ("ok" if err <= 1e-2 else "MISMATCH") + " (|c - cuBLAS| / |cuBLAS| = %.1e)" % err
-        tms, tcfg = None, None
+            torch.cuda.synchronize()
+            check = verdict(err_of(c))
+        tms, tcfg, tcheck = None, None, "n/a"
         if self.tk:
             tc = torch.empty_like(c)
+            acc = self.triton.language.int32 if tin == "i8" else self.triton.language.float32
             for bm, bn, bk, w, st in tiles:
                 def launch(bm=bm, bn=bn, bk=bk, w=w, st=st):
                     grid = (triton_cdiv(n, bm) * triton_cdiv(n, bn),)
-                    self.tk["matmul"][grid](a, b, tc, n, n, n, n, 1, n, 1, n, 1, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn,
-                                            BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, num_warps=w, num_stages=st)
-                t = self.triton_run("matmul_kernel %dx%dx%d w%d s%d" % (bm, bn, bk, w, st), launch)
+                    self.tk["matmul"][grid](a, b, tc, n, n, n, *strides, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn,
+                                            BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, ACC=acc, num_warps=w, num_stages=st)
+                t = self.triton_run("matmul_kernel %s %dx%dx%d w%d s%d" % (label, bm, bn, bk, w, st), launch)
                 if t is not None and (tms is None or t < tms):
                     tms, tcfg = t, {"BLOCK": [bm, bn, bk], "num_warps": w, "num_stages": st}
-        pms = self.time(lambda: torch.matmul(a, b))
+            if tms is not None:
+                tcheck = verdict(err_of(tc))
+        pms = self.time(ref_fn)
         tf = lambda t: None if t is None or t <= 0 else flop / (t * 1e-3) / 1e12
         row = {"work": work, "flop": flop, "nereid_ms": ms, "nereid_tflops": tf(ms), "nereid_config": cfg,
                "nereid_configs": [dict(r, tflops=tf(r["ms"])) for r in allr],
-               "triton_ms": tms, "triton_tflops": tf(tms), "triton_config": tcfg,
-               "cublas_ms": pms, "cublas_tflops": tf(pms), "check": check}
+               "triton_ms": tms, "triton_tflops": tf(tms), "triton_config": tcfg, "triton_check": tcheck,
+               "cublas_ms": pms, "cublas_tflops": tf(pms), "check": check,
+               "cublas_op": {"fp8e4nv": "torch._scaled_mm", "int8": "torch._int_mm"}.get(label, "torch.matmul")}
         self.mm_rows.append(row)
-        print("  %-44s nereid %s TFLOP/s (%s), triton %s, cuBLAS %s, check: %s"
-              % (work, fmt(row["nereid_tflops"], "%.1f"), cfg, fmt(row["triton_tflops"], "%.1f"),
+        print("  %-44s nereid %s TFLOP/s (%s), triton %s (%s), cuBLAS %s, check: %s"
+              % (work, fmt(row["nereid_tflops"], "%.1f"), cfg, fmt(row["triton_tflops"], "%.1f"), tcfg,
                  fmt(row["cublas_tflops"], "%.1f"), check))
+        del a, b, c
+        torch.cuda.empty_cache()
 
     def run(self):
         t0 = time.time()
@@ -779,7 +857,8 @@ class Bench:
         self.seeded_dropout4x()
         for n_cols in (1024, 4096, 16384):
             self.softmax(n_cols)
-        self.matmul()
+        for label, tin, tout, n in self.MM_ROWS:
+            self.matmul(label, tin, tout, n)
         return time.time() - t0
 
 

@@ -81,6 +81,21 @@ static void store_if(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef p
     }
 }
 
+/* The scratch address of row-major element `index` (rows of `row_bytes`, the operand's
+ * last dim). Rows of 128 bytes or more (a power of two) have their 16-byte chunks XORed
+ * with the row's low three bits, a permutation within each row that both the writes and
+ * the reads apply (every access is a vector of at most 16 bytes, aligned to its size, so
+ * it stays in one chunk): a tensor-core result, written as a few bytes in each of eight
+ * rows per instruction, then hits eight different banks instead of one. */
+static LLVMValueRef scratch_ptr(Gen *g, const IrOp *op, LLVMValueRef index, int eb, int row_bytes) {
+    if (row_bytes < 128 || (row_bytes & (row_bytes - 1))) return gen_smem_ptr(g, op->smem_offset, index, eb);
+    LLVMValueRef b = gen_mul_const(g, index, eb);
+    LLVMValueRef row = LLVMBuildLShr(g->B, b, gen_i32(g, __builtin_ctz((unsigned)row_bytes)), "");
+    LLVMValueRef phase = LLVMBuildShl(g->B, LLVMBuildAnd(g->B, row, gen_i32(g, 7), ""), gen_i32(g, 4), "");
+    LLVMValueRef off = gen_add_const(g, LLVMBuildXor(g->B, b, phase, ""), op->smem_offset);
+    return LLVMBuildGEP2(g->B, g->i8, g->smem, &off, 1, "");
+}
+
 static void smem_remap(Gen *g, const IrOp *op, const uint32_t *map) {
     ValId s = op->operands[0], r = op->results[0];
     IrType st = ir_type(g->f, s), rt = ir_type(g->f, r);
@@ -88,13 +103,14 @@ static void smem_remap(Gen *g, const IrOp *op, const uint32_t *map) {
     int dt = st.dt, eb = dt == DT_I1 ? 1 : dt_bytes(dt), maxv = log2_floor(16 / eb);
     int vs = 1 << run_bits(&sl->ll, NULL, maxv), vr = 1 << run_bits(&rl->ll, map, maxv);
     int ns = 1 << sl->ll.nbits[LL_REG], nr = 1 << rl->ll.nbits[LL_REG];
+    int row_bytes = st.shape[st.rank - 1] * eb; /* the operand's rows: both sides index them */
     LLVMValueRef *in = gen_vals(g, s, NULL);
     for (int i = 0; i < ns; i += vs) {
         LLVMValueRef once = gen_layout_unique(g, sl, i);
         if (once && LLVMIsAConstantInt(once) && !LLVMConstIntGetZExtValue(once)) continue; /* a copy */
         LLVMValueRef c[NR_MAX_RANK], val;
         gen_layout_pos(g, sl, i, c);
-        LLVMValueRef ptr = gen_smem_ptr(g, op->smem_offset, gen_linear(g, c, st), eb);
+        LLVMValueRef ptr = scratch_ptr(g, op, gen_linear(g, c, st), eb, row_bytes);
         if (vs == 1) val = gen_to_mem(g, in[i], dt);
         else {
             val = LLVMGetUndef(vec_type(g, dt, vs));
@@ -107,7 +123,7 @@ static void smem_remap(Gen *g, const IrOp *op, const uint32_t *map) {
     for (int i = 0; i < nr; i += vr) {
         LLVMValueRef c[NR_MAX_RANK];
         gen_layout_pos(g, rl, i, c);
-        LLVMValueRef ptr = gen_smem_ptr(g, op->smem_offset, source_index(g, op, st, rt, c), eb);
+        LLVMValueRef ptr = scratch_ptr(g, op, source_index(g, op, st, rt, c), eb, row_bytes);
         LLVMValueRef x = LLVMBuildLoad2(g->B, vec_type(g, dt, vr), ptr, "");
         LLVMSetAlignment(x, (unsigned)(eb * vr));
         for (int k = 0; k < vr; k++)

@@ -4,10 +4,15 @@
  * Maintains: SSA, op semantics (convert_layout is an identity on values).
  * Sets: IrValue.layout of every block value; inserts convert_layout ops.
  *
- * 1. Coalescing: for every load, store and atomic the alignment facts give the widest
- *    vector a thread can access (axis_info_vector_width); each block shape gets the
- *    widest vector any of its memory ops allows (bounded so no thread sits idle), and the
- *    default blocked layout of that shape puts that many consecutive elements in a thread.
+ * 1. Coalescing: for every load, store and atomic the alignment facts say along which
+ *    dim its addresses run (the most contiguous one; the last dim on a tie) and give the
+ *    widest vector a thread can access along it (axis_info_vector_width); each pair of
+ *    block shape and fastest dim gets the widest vector any of its memory ops allows
+ *    (bounded so no thread sits idle), and the blocked layout of that shape with that dim
+ *    fastest puts that many consecutive elements in a thread. Accesses along the last dim
+ *    use the shape's default layout; the others (a column-major tile: B stored K-major,
+ *    a transposed view) are anchors of a layout of their own, which their pointers,
+ *    masks and stored values prefer.
  * 2. Preferences, walking backwards: the operand of a broadcast prefers the broadcast's
  *    layout (replicated along the broadcast dims, so no data moves), the operand of
  *    expand_dims prefers the slice of its result's layout, and elementwise operands
@@ -32,6 +37,7 @@
 
 typedef struct ShapeVec {
     IrType shape;
+    int fast; /* the dim along which consecutive elements sit in a thread */
     int vec;
 } ShapeVec;
 
@@ -46,20 +52,32 @@ typedef struct Ctx {
     ShapeVec *sv;
     uint32_t nsv, capsv;
     uint32_t *pref; /* by ValId */
+    int8_t *mem_fast; /* by OpId: a memory op's fastest dim when not the last one, else -1 */
+    uint32_t nmem_fast;
 } Ctx;
 
 static bool is_block(const IrFunc *f, ValId v) { return v && f->vals[v].ty.rank > 0; }
 
-static int *shape_vec(Ctx *c, IrType t) {
+static int *shape_vec(Ctx *c, IrType t, int fast) {
     for (uint32_t i = 0; i < c->nsv; i++)
-        if (ty_same_shape(c->sv[i].shape, t)) return &c->sv[i].vec;
-    ShapeVec s = {t, 1};
+        if (c->sv[i].fast == fast && ty_same_shape(c->sv[i].shape, t)) return &c->sv[i].vec;
+    ShapeVec s = {t, fast, 1};
     VEC_PUSH(c->m->arena, c->sv, c->nsv, c->capsv, s);
     return &c->sv[c->nsv - 1].vec;
 }
 
 static uint32_t default_layout(Ctx *c, IrType t) {
-    IrLayout l = policy_default(t, c->num_warps, *shape_vec(c, t));
+    IrLayout l = policy_default(t, c->num_warps, *shape_vec(c, t, t.rank - 1));
+    return ir_layout_intern(c->m, &l);
+}
+
+/* The coalesced layout of memory op id when its addresses run along another dim than the
+ * last; 0 when the shape's default serves. */
+static uint32_t mem_layout(Ctx *c, OpId id) {
+    if (id >= c->nmem_fast || c->mem_fast[id] < 0) return 0;
+    IrType t = ir_type(c->f, c->f->ops[id].operands[0]);
+    int fast = c->mem_fast[id];
+    IrLayout l = policy_blocked(t, c->num_warps, *shape_vec(c, t, fast), fast);
     return ir_layout_intern(c->m, &l);
 }
 
@@ -132,16 +150,19 @@ static void coalesce_op(Ctx *c, OpId id) {
     if (op->code == OP_LOAD && op->nopnds >= 2) mask = op->operands[1];
     if (op->code == OP_STORE && op->nopnds >= 3) mask = op->operands[2];
     if (op->code == OP_ATOMIC_RMW && op->nopnds >= 3) mask = op->operands[2];
-    int eb = dt_bytes(t.pointee);
-    int vec = op->code == OP_LOAD || op->code == OP_STORE
-                  ? axis_info_vector_width(&c->info[p], mask ? &c->info[mask] : NULL, eb, t.rank - 1)
-                  : 1;
+    int eb = dt_bytes(t.pointee), fast = t.rank - 1;
+    bool vector = op->code == OP_LOAD || op->code == OP_STORE;
+    for (int d = 0; vector && d < t.rank - 1; d++)
+        if (c->info[p].contiguity[d] > c->info[p].contiguity[fast]) fast = d;
+    int vec = vector ? axis_info_vector_width(&c->info[p], mask ? &c->info[mask] : NULL, eb, fast) : 1;
+    if (fast != t.rank - 1 && vec == 1) fast = t.rank - 1; /* no vector along it: as before */
     int64_t per_thread = ty_numel(t) / (32 * c->num_warps);
     if (per_thread < 1) per_thread = 1;
     if (vec > per_thread) vec = (int)per_thread;
-    if (vec > t.shape[t.rank - 1]) vec = t.shape[t.rank - 1];
-    int *sv = shape_vec(c, t);
+    if (vec > t.shape[fast]) vec = t.shape[fast];
+    int *sv = shape_vec(c, t, fast);
     if (vec > *sv) *sv = vec;
+    c->mem_fast[id] = (int8_t)(fast == t.rank - 1 ? -1 : fast);
 }
 
 /* ---- 2. preferences (backwards) ---- */
@@ -163,9 +184,36 @@ static void pref_loop(Ctx *c, OpId id) {
     }
 }
 
+/* Before the backward walk: the operands of a memory access with a layout of its own
+ * (pointers, mask, other, a stored value) prefer it, and so do a loop's carried values
+ * that such an operand is (the pointer block a loop advances: its init and the value
+ * yielded for it), so the walk, whose first preference wins, does not give them the
+ * default layout of the ops that advance them. */
+static void pref_anchor(Ctx *c, OpId id) {
+    IrOp *op = &c->f->ops[id];
+    uint32_t anchor = mem_layout(c, id);
+    for (uint32_t i = 0; anchor && i < op->nopnds; i++) prefer(c, op->operands[i], anchor);
+}
+
+static void pref_carried(Ctx *c, OpId id) {
+    IrFunc *f = c->f;
+    IrOp *op = &f->ops[id];
+    if (op->code != OP_FOR) return;
+    IrRegion *body = &f->regions[op->region[0]];
+    OpId y = body->ops[body->nops - 1];
+    for (uint32_t k = 0; k + 1 < body->nargs && 3 + k < op->nopnds; k++) {
+        uint32_t l = c->pref[body->args[k + 1]];
+        if (!l) continue;
+        prefer(c, op->operands[3 + k], l);
+        if (f->ops[y].code == OP_YIELD && k < f->ops[y].nopnds) prefer(c, f->ops[y].operands[k], l);
+    }
+}
+
 static void pref_op(Ctx *c, OpId id) {
     IrOp *op = &c->f->ops[id];
     if (op->code == OP_FOR || op->code == OP_WHILE) return pref_loop(c, id);
+    uint32_t anchor = mem_layout(c, id);
+    if (anchor) return; /* pref_anchor gave its operands their preference */
     if (op->code == OP_DOT) {
         uint32_t l = dot_layout(c, id);
         c->pref[op->results[0]] = l;
@@ -364,16 +412,28 @@ static void assign_control(Ctx *c, OpList *out, OpId id) {
     yield_to(c, re, f->ops[id].results, 0);
 }
 
+/* Elements a thread holds consecutively along the fastest dim of layout l's blocked
+ * pointer layout pl (its order[0]). */
+static int contig_along(Ctx *c, uint32_t l, uint32_t pl, IrType t) {
+    LinearLayout ll;
+    ir_layout_linear(c->m, l, t, &ll);
+    return 1 << ll_contig_bits(&ll, LL_REG, c->m->layouts[pl].order[0]);
+}
+
 /* A store takes its pointer's (coalesced) layout and converts the value to it, except
- * a value in a dot's layout whose pointers and mask can be recomputed in that layout
- * (the usual c_ptrs and c_mask of a matmul's epilogue): the store then happens where
- * the results are, with no trip through shared memory. */
+ * a value in a dot's layout that stores as wide vectors there as in the coalesced layout
+ * and whose pointers and mask can be recomputed in that layout: the store then happens
+ * where the results are, with no trip through shared memory. A matmul's epilogue (two
+ * consecutive elements a thread in the tensor cores' layouts, eight in the coalesced one)
+ * converts: 16-byte stores of whole sectors cost less than the shared-memory round trip
+ * (measured on the H100: a third of the epilogue's time). */
 static void store_layout(Ctx *c, OpList *out, OpId id) {
     IrFunc *f = c->f;
     IrOp *op = &f->ops[id];
     ValId val = op->operands[1];
-    uint32_t vl = is_block(f, val) ? f->vals[val].layout : 0;
-    bool flip = vl && vl != f->vals[op->operands[0]].layout && is_dot_layout(c, vl);
+    uint32_t vl = is_block(f, val) ? f->vals[val].layout : 0, pl = f->vals[op->operands[0]].layout;
+    bool flip = vl && vl != pl && is_dot_layout(c, vl) && c->m->layouts[pl].kind == LAYOUT_BLOCKED &&
+                contig_along(c, vl, pl, ir_type(f, val)) >= contig_along(c, pl, pl, ir_type(f, val));
     for (uint32_t i = 0; flip && i < op->nopnds; i++)
         if (i != 1 && remat_cost(c, op->operands[i], vl, REMAT_BUDGET) < 0) flip = false;
     if (!flip) {
@@ -393,7 +453,12 @@ static void assign_op(Ctx *c, OpList *out, OpId id) {
     int code = op->code;
     if (code == OP_FOR || code == OP_WHILE || code == OP_IF) return assign_control(c, out, id);
     if (code == OP_STORE) {
-        if (is_block(f, op->operands[0])) store_layout(c, out, id);
+        uint32_t anchor = is_block(f, op->operands[0]) ? mem_layout(c, id) : 0;
+        if (anchor) {
+            ValId p = convert(c, out, op->operands[0], anchor, op->loc);
+            f->ops[id].operands[0] = p;
+        }
+        if (is_block(f, f->ops[id].operands[0])) store_layout(c, out, id);
         return;
     }
     if (op->nres != 1 || !is_block(f, op->results[0])) return;
@@ -421,9 +486,9 @@ static void assign_op(Ctx *c, OpList *out, OpId id) {
     }
     case OP_TRANS: case OP_RESHAPE: set_layout(c, r, fresh_layout(c, r)); return;
     case OP_LOAD: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: {
-        uint32_t l = f->vals[op->operands[0]].layout;
+        uint32_t anchor = mem_layout(c, id), l = anchor ? anchor : f->vals[op->operands[0]].layout;
         set_layout(c, r, l);
-        require(c, out, id, 1, l);
+        require(c, out, id, anchor ? 0 : 1, l);
         return;
     }
     default: {
@@ -472,8 +537,13 @@ void gpu_assign_layouts(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
     c.m->gpu.arch = (uint8_t)o->arch;
     c.m->gpu.num_warps = (uint8_t)o->num_warps;
     c.pref = arena_alloc(c.m->arena, sizeof(uint32_t) * (f->nvals + 1));
+    c.nmem_fast = f->nops + 1;
+    c.mem_fast = arena_alloc(c.m->arena, c.nmem_fast);
+    memset(c.mem_fast, -1, c.nmem_fast);
     chain_walk(&c, f->body, arena_alloc(c.m->arena, f->nvals + 1));
     walk_ops(f, f->body, coalesce_op, &c);
+    walk_ops(f, f->body, pref_anchor, &c);
+    walk_ops(f, f->body, pref_carried, &c);
     pref_region(&c, f->body);
     assign_region(&c, f->body);
 }

@@ -11,14 +11,18 @@ static int log2_floor(int64_t x) {
     return k;
 }
 
-IrLayout policy_default(IrType ty, int num_warps, int vec) {
+IrLayout policy_default(IrType ty, int num_warps, int vec) { return policy_blocked(ty, num_warps, vec, ty.rank - 1); }
+
+IrLayout policy_blocked(IrType ty, int num_warps, int vec, int fast) {
     IrLayout l;
     memset(&l, 0, sizeof l);
     l.kind = LAYOUT_BLOCKED;
     l.rank = ty.rank;
     int r = ty.rank;
-    for (int i = 0; i < r; i++) l.order[i] = (uint8_t)(r - 1 - i), l.spt[i] = 1;
-    int fast = l.order[0];
+    l.order[0] = (uint8_t)fast;
+    for (int i = r - 1, k = 1; i >= 0; i--)
+        if (i != fast) l.order[k++] = (uint8_t)i;
+    for (int i = 0; i < r; i++) l.spt[i] = 1;
     if (vec < 1) vec = 1;
     if (vec > ty.shape[fast]) vec = ty.shape[fast];
     l.spt[fast] = (uint8_t)vec;

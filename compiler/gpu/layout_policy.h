@@ -9,6 +9,9 @@
 /* Triton's default blocked layout for a shape on num_warps warps, with vec consecutive
  * elements per thread along the fastest dim (clamped to what the shape allows). */
 IrLayout policy_default(IrType shape, int num_warps, int vec);
+/* The same with dim `fast` fastest (the others after it, last dim first): the coalesced
+ * layout of a memory access whose addresses run along `fast` (a column-major tile). */
+IrLayout policy_blocked(IrType shape, int num_warps, int vec, int fast);
 
 /* The layout of a dot's MxN result on the CUDA cores: each thread accumulates an
  * m_t x n_t tile (as square as the per-thread count allows), in chunks of up to 4

@@ -206,8 +206,51 @@ static void chain(GtType t, int bm, int bn, int d, int warps) {
     free(q), free(k), free(v);
 }
 
+/* examples/matmul.nr as the seed writes it (fp16 in and out), at one of the benchmark's
+ * configurations (bench/bench.py runs Triton's tutorial list): tools/gpu-run.sh runs this
+ * group under compute-sanitizer's memcheck and racecheck, so every configuration the
+ * benchmark times is checked for bad accesses and shared-memory races. */
+static void matmul_example(long M, long N, long K, int bm, int bn, int bk, int warps, int stages) {
+    GtRng r = {4100 + (uint64_t)(M + N * 3 + K * 5 + bm * 7 + bn * 11 + bk * 13 + warps + stages * 17)};
+    void *a = operand(GT_F16, (size_t)(M * K), &r), *b = operand(GT_F16, (size_t)(K * N), &r);
+    GtCase *c = gt_case("examples/matmul.nr bench config", "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K, bm, bn, bk, warps,
+                        stages);
+    gt_file(c, "examples/matmul.nr", "matmul_kernel");
+    gt_define(c, "BLOCK_SIZE_M", "%d", bm);
+    gt_define(c, "BLOCK_SIZE_N", "%d", bn);
+    gt_define(c, "BLOCK_SIZE_K", "%d", bk);
+    gt_define(c, "GROUP_SIZE_M", "%d", 8);
+    gt_define(c, "ACTIVATION", "%s", "");
+    gt_warps(c, warps);
+    gt_stages(c, stages);
+    if (big_acc(bm, bn, warps)) gt_ptxas_advisory_expected(c);
+    gt_arg_buf(c, gt_in(c, "a", GT_F16, (size_t)(M * K), a));
+    gt_arg_buf(c, gt_in(c, "b", GT_F16, (size_t)(K * N), b));
+    /* C is rounded to fp16 once: where the fp32 sums differ within the dot's bound, the
+     * rounded results differ by that and at most one more fp16 ulp (2^-10 relative) */
+    int out = gt_out(c, "c", GT_F16, (size_t)(M * N), gt_tol(0, 0x1p-10), NULL);
+    gt_dot_bound(c, out, GT_F16, a, K, 1, b, N, 1, M, N, K, N, 0);
+    gt_arg_buf(c, out);
+    long v[] = {M, N, K, K, 1, N, 1, N, 1};
+    for (int i = 0; i < 9; i++) gt_arg(c, nr_arg_i32((int32_t)v[i]));
+    gt_grid(c, (unsigned)(gt_cdiv(M, bm) * gt_cdiv(N, bn)), 1, 1);
+    gt_run(c);
+    free(a), free(b);
+}
+
 int main(int argc, char **argv) {
     gt_init(argc, argv, "test_gpu_dot");
+    /* the benchmark's configurations on examples/matmul.nr: sizes that are multiples of 16
+     * (the runtime specialises them: pipelined cp.async loads, as the benchmark runs) and
+     * ragged ones (masks, a K tail) */
+    static const int bench_tiles[][5] = {{128, 256, 64, 8, 3}, {64, 256, 32, 4, 4}, {128, 128, 32, 4, 4},
+                                         {128, 64, 32, 4, 4}, {64, 128, 32, 4, 4}, {128, 32, 32, 4, 4},
+                                         {64, 32, 32, 2, 5}, {128, 128, 64, 8, 3}, {128, 128, 64, 4, 4}};
+    for (int i = 0; i < GT_COUNT(bench_tiles); i++) {
+        const int *t = bench_tiles[i];
+        matmul_example(384, 512, 320, t[0], t[1], t[2], t[3], t[4]);
+        matmul_example(301, 263, 197, t[0], t[1], t[2], t[3], t[4]);
+    }
     /* every input type, ragged sizes (masks), K not a multiple of BK */
     GtType types[] = {GT_F16, GT_BF16, GT_F32, GT_I8};
     for (int i = 0; i < 4; i++) {

@@ -246,6 +246,7 @@ typedef struct IrAttrSpec {
     char name[24];
     int kind; /* IrAttrKind */
     int slot; /* attr[] index for int-like kinds (first index for ints) */
+    bool optional; /* "name:kind?" in ir_ops.def: 0 when absent, and not printed when 0 */
 } IrAttrSpec;
 /* Fills out[] with the op's attributes; returns how many (0 for a bad code). */
 int ir_attr_specs(int code, IrAttrSpec out[IR_MAX_ATTRS]);

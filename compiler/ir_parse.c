@@ -601,8 +601,31 @@ static bool parse_attr_dict(Parser *P, int code, int operand_rank, Attrs *A) {
     }
     next(P);
     for (int i = 0; i < n; i++)
-        if (!seen[i]) return fail_at(P, tok_loc(P, open), "op '%s' needs attribute '%s'", ir_op_info[code].name, specs[i].name);
+        if (!seen[i] && !specs[i].optional)
+            return fail_at(P, tok_loc(P, open), "op '%s' needs attribute '%s'", ir_op_info[code].name, specs[i].name);
     return true;
+}
+
+/* Does the op have attributes it must be given? (Optional ones may be left out.) */
+static bool needs_attrs(int code) {
+    IrAttrSpec specs[IR_MAX_ATTRS];
+    int n = ir_attr_specs(code, specs);
+    for (int i = 0; i < n; i++)
+        if (!specs[i].optional) return true;
+    return false;
+}
+
+/* At a '{' after an op's operands: an attribute dictionary ("{name = ..." or "{}") rather
+ * than the op's first region (whose first line is an op, a region header or "}"). */
+static bool brace_opens_attrs(const Parser *P) {
+    const char *s = P->p, *e = P->end;
+    while (s < e && (*s == ' ' || *s == '\t')) s++;
+    if (s < e && *s == '}') return true;
+    const char *id = s;
+    while (s < e && ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' || is_digit(*s))) s++;
+    if (s == id) return false;
+    while (s < e && (*s == ' ' || *s == '\t')) s++;
+    return s < e && *s == '=';
 }
 
 /* A num is an int for integer (and pointer) dtypes, a float for float dtypes. */
@@ -709,7 +732,8 @@ static bool parse_op(Parser *P, RegionId region) {
     memset(&o, 0, sizeof o);
     if (!parse_result_names(P, &o) || !parse_op_name(P, &o) || !parse_operands(P, &o)) return false;
     int rank = o.nopnds ? ir_type(P->f, o.opnds[0]).rank : 0;
-    bool dict = ir_op_info[o.code].attrs[0] || (is_punct(P, '{') && !ir_op_info[o.code].nregions);
+    bool dict = needs_attrs(o.code) ||
+                (is_punct(P, '{') && (!ir_op_info[o.code].nregions || brace_opens_attrs(P)));
     if (dict && !parse_attr_dict(P, o.code, rank, &o.attrs)) return false;
     Token types_at = P->tok;
     if (!parse_result_types(P, &o)) return false;

@@ -80,7 +80,8 @@ int ir_attr_specs(int code, IrAttrSpec out[IR_MAX_ATTRS]) {
         NR_ASSERT(colon && colon < end && n < IR_MAX_ATTRS && (size_t)(colon - p) < sizeof out[n].name);
         memcpy(out[n].name, p, (size_t)(colon - p));
         out[n].name[colon - p] = 0;
-        out[n].kind = attr_kind(colon + 1, (size_t)(end - colon - 1));
+        out[n].optional = end[-1] == '?';
+        out[n].kind = attr_kind(colon + 1, (size_t)(end - colon - 1 - out[n].optional));
         /* float and str have their own fields; every other kind takes attr[] slots */
         out[n].slot = (out[n].kind == IR_ATTR_FLOAT || out[n].kind == IR_ATTR_STR) ? 0 : slot++;
         n++;
@@ -234,15 +235,17 @@ static void put_attr(Printer *P, const IrOp *op, const IrAttrSpec *a) {
 
 static void put_attrs(Printer *P, const IrOp *op) {
     IrAttrSpec specs[IR_MAX_ATTRS];
-    int n = ir_attr_specs(op->code, specs);
+    int n = ir_attr_specs(op->code, specs), shown = 0;
+    for (int i = 0; i < n; i++) /* optional attributes at 0 are left out */
+        if (specs[i].optional && !op->attr[specs[i].slot]) specs[i--] = specs[--n];
     if (!n && !op->smem_size) return;
     sb_puts(P->out, " {");
     for (int i = 0; i < n; i++) {
-        if (i) sb_puts(P->out, ", ");
+        if (shown++) sb_puts(P->out, ", ");
         put_attr(P, op, &specs[i]);
     }
     if (op->smem_size) /* the GPU back end's shared-memory scratch: [offset, bytes] */
-        sb_printf(P->out, "%ssmem = [%d, %d]", n ? ", " : "", op->smem_offset, op->smem_size);
+        sb_printf(P->out, "%ssmem = [%d, %d]", shown ? ", " : "", op->smem_offset, op->smem_size);
     sb_putc(P->out, '}');
 }
 

@@ -441,6 +441,7 @@ static void drop_new_names(Sema *S, Env *pre, const Block *body) {
 typedef struct RangeArgs {
     Val lb, ub, step;
     bool is_static;
+    int num_stages; /* tl.range(..., num_stages=N): 0 when not given */
 } RangeArgs;
 
 static RangeArgs range_args(Sema *S, const Expr *it) {
@@ -454,14 +455,20 @@ static RangeArgs range_args(Sema *S, const Expr *it) {
     if (it->nitems < 1 || it->nitems > 3) sema_error(S, it->loc, "range() takes 1 to 3 arguments, got %d", it->nitems);
     static const char *const hints[] = {"num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten",
                                         "warp_specialize", "unroll"};
+    int num_stages = 0;
     for (int i = 0; i < it->nkw; i++) {
         bool ok = false;
         for (size_t h = 0; h < sizeof hints / sizeof *hints; h++) ok |= !strcmp(hints[h], it->kwnames[i]);
         if (!ok || !strcmp(name, "range"))
             sema_error(S, it->kwvalues[i]->loc, "unknown keyword argument '%s' for %s", it->kwnames[i], name);
-        sema_lower_expr(S, it->kwvalues[i]); /* evaluated for its errors; a scheduling hint */
+        Val v = sema_lower_expr(S, it->kwvalues[i]); /* the others: evaluated for their errors; hints */
+        if (!strcmp(it->kwnames[i], "num_stages") && v.k != V_NONE) {
+            if (v.k != V_INT || v.i < 1 || v.i > 8)
+                sema_error(S, it->kwvalues[i]->loc, "num_stages must be a compile-time integer from 1 to 8");
+            num_stages = (int)v.i;
+        }
     }
-    RangeArgs r = {sema_val_int(0), sema_val_int(0), sema_val_int(1), is_static};
+    RangeArgs r = {sema_val_int(0), sema_val_int(0), sema_val_int(1), is_static, num_stages};
     Val a[3] = {sema_val_int(0), sema_val_int(0), sema_val_int(0)};
     for (int i = 0; i < it->nitems; i++) {
         if (it->items[i]->kind == EX_STAR) sema_error(S, it->items[i]->loc, "'*' is not supported in range()");
@@ -556,6 +563,7 @@ static void lower_for(Sema *S, const Stmt *st) {
     IrType *tys = arena_alloc(S->arena, sizeof(IrType) * (size_t)(c.ninit + 1));
     for (int i = 0; i < c.ninit; i++) opnds[3 + i] = c.inits[i], tys[i] = ir_type(f, c.inits[i]);
     OpId op = place_region_op(S, OP_FOR, opnds, 3 + c.ninit, tys, c.ninit, body, 0, st->loc);
+    f->ops[op].attr[0] = r.num_stages;
     drop_new_names(S, pre, &st->body);
     Val u = sema_val_none();
     u.k = V_UNDEF;

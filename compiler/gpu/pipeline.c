@@ -14,7 +14,8 @@
  * pointer blocks a matmul advances by BLOCK_K each iteration), none of them wanted
  * after the loop. Everything else is the last stage.
  *
- * With S = num_stages, each candidate gets a ring of S buffers. Before the loop, a
+ * With S = num_stages (the loop's own, from tl.range(..., num_stages=S), else the
+ * kernel's; below 2 the loop is left alone), each candidate gets a ring of S buffers. Before the loop, a
  * prologue issues the copies of iterations 0 .. S-2 (each masked off where the
  * iteration does not exist, so short and zero-trip loops need no epilogue) into stages
  * 0 .. S-2, one commit group per iteration, advancing the stage-0 carried values. The
@@ -46,7 +47,8 @@ typedef struct Pipe {
     IrFunc *f;
     IrModule *m;
     const AxisInfo *info;
-    int stages;
+    int stages;         /* of the loop being pipelined */
+    int default_stages; /* the kernel's num_stages */
     uint32_t *uses;   /* per value */
     uint8_t *s0;      /* per op: in stage 0 */
     uint8_t *carried; /* per value (a body argument): a stage-0 carried value */
@@ -418,6 +420,7 @@ static OpId new_loop(Pipe *P, OpId loop, const ValId *inits) {
         tys[i] = ir_type(f, inits[i]);
     }
     OpId nl = ir_op_new(f, OP_FOR, f->ops[loop].loc, opnds, nc + 4, tys, nc + 1);
+    f->ops[nl].attr[0] = f->ops[loop].attr[0];
     RegionId body = f->ops[loop].region[0];
     f->ops[nl].region[0] = body, f->ops[nl].nregions = 1;
     f->regions[body].parent_op = nl;
@@ -444,7 +447,8 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
     IrFunc *f = P->f;
     RegionId body = f->ops[loop].region[0];
     int64_t step;
-    if (!constant_step(f, f->ops[loop].operands[2], &step)) return false;
+    P->stages = f->ops[loop].attr[0] ? (int)f->ops[loop].attr[0] : P->default_stages; /* tl.range's, else the kernel's */
+    if (P->stages < 2 || !constant_step(f, f->ops[loop].operands[2], &step)) return false;
     Cand cands[16];
     int nc = 0;
     memset(P->s0, 0, P->nops0 + 1);
@@ -534,10 +538,9 @@ static void walk(Pipe *P, RegionId r) {
 }
 
 void gpu_pipeline(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
-    if (o->num_stages < 2) return;
     Pipe P;
     memset(&P, 0, sizeof P);
-    P.f = f, P.m = f->mod, P.info = info, P.stages = o->num_stages;
+    P.f = f, P.m = f->mod, P.info = info, P.default_stages = o->num_stages;
     P.uses = ir_count_uses(f);
     /* per op and value of f as it is: the pass only asks about those (new ones are never
      * candidates, stage-0 ops or carried values) */

@@ -50,6 +50,39 @@ static bool parse_sig_type(const char *s, IrType *out) {
 
 bool sema_signature_type(const char *annotation, IrType *out) { return annotation && parse_sig_type(annotation, out); }
 
+const char *sema_signature_type_name(const char *annotation) {
+    if (!annotation) return NULL;
+    const char *s = annotation + (*annotation == '*');
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return NULL;
+    for (const char *c = s; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_')) return NULL;
+    return s;
+}
+
+bool sema_signature_type_of(const char *annotation, const char *value, IrType *out) {
+    IrType t;
+    if (!sema_signature_type_name(annotation) || !value || *value == '*' || !parse_sig_type(value, &t)) return false;
+    *out = *annotation == '*' ? ty_ptr(t.dt) : t;
+    return true;
+}
+
+/* A runtime parameter's type: its annotation, or the value of the constexpr parameter the
+ * annotation names ("q: *DT" with DT: tl.constexpr set to "bf16" or tl.bfloat16). */
+static IrType param_type(Sema *S, const Param *p) {
+    IrType t;
+    if (parse_sig_type(p->annotation, &t)) return t;
+    const char *name = sema_signature_type_name(p->annotation);
+    const Val *v = name ? sema_env_lookup(S->fs->env, name) : NULL;
+    if (v && v->k == V_STR && sema_signature_type_of(p->annotation, v->s, &t)) return t;
+    if (v && v->k == V_DTYPE && v->ty.dt != DT_PTR)
+        return *p->annotation == '*' ? ty_ptr(v->ty.dt) : ty_scalar(v->ty.dt);
+    if (v)
+        sema_error(S, p->ann_loc, "parameter '%s': the constexpr '%s' does not name a type (give a dtype such as tl.float16, or a name such as \"bf16\")",
+                   p->name, name);
+    sema_error(S, p->ann_loc, "unknown parameter type '%s' (expected a Triton signature type such as *fp32, i32, fp16 or tl.constexpr)",
+               p->annotation);
+}
+
 /* -D values: True/False/None, ints (decimal or 0x), floats; anything else is a string. */
 static Val parse_define(Sema *S, const char *text) {
     if (!strcmp(text, "True")) return sema_val_bool(true);
@@ -99,7 +132,7 @@ static void lower_kernel(Sema *S, const Func *fn) {
     fs.scope = &S->user;
     fs.fn = fn;
     S->fs = &fs;
-    for (int i = 0; i < fn->nparams; i++) {
+    for (int i = 0; i < fn->nparams; i++) { /* the constexprs first: a type may name one */
         const Param *p = &fn->params[i];
         for (int j = 0; j < i; j++)
             if (!strcmp(fn->params[j].name, p->name)) sema_error(S, p->loc, "duplicate parameter '%s'", p->name);
@@ -118,13 +151,12 @@ static void lower_kernel(Sema *S, const Func *fn) {
                 sema_error(S, p->loc, "constexpr parameter '%s' of kernel '%s' has no value: give it with -D %s=VALUE",
                            p->name, fn->name, p->name);
             sema_env_set(S, fs.env, p->name, v);
-            continue;
         }
-        IrType t;
-        if (!parse_sig_type(p->annotation, &t))
-            sema_error(S, p->ann_loc, "unknown parameter type '%s' (expected a Triton signature type such as *fp32, i32, fp16 or tl.constexpr)",
-                       p->annotation);
-        sema_env_set(S, fs.env, p->name, sema_val_ir(S, ir_add_param(f, t, p->name)));
+    }
+    for (int i = 0; i < fn->nparams; i++) {
+        const Param *p = &fn->params[i];
+        if (strcmp(p->annotation, "constexpr"))
+            sema_env_set(S, fs.env, p->name, sema_val_ir(S, ir_add_param(f, param_type(S, p), p->name)));
     }
     Flow fl = sema_lower_seq(S, &fn->body, 0, NULL);
     if (fl.returned && fl.value.k != V_NONE) sema_error(S, fl.loc, "a kernel cannot return a value");

@@ -32,5 +32,9 @@ bool sema_is_kernel(const Func *f);
 /* The type a runtime parameter's annotation names ("*fp32", "i32", "tl.float16"); false
  * if it names none. */
 bool sema_signature_type(const char *annotation, IrType *out);
+/* An annotation that names a constexpr parameter ("*DT", "DT"): the name ("DT"), else
+ * NULL; and the type it gives when that constexpr's value is the text `value` ("bf16"). */
+const char *sema_signature_type_name(const char *annotation);
+bool sema_signature_type_of(const char *annotation, const char *value, IrType *out);
 
 #endif

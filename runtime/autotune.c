@@ -102,8 +102,14 @@ static bool prepare_kernel(TuneModule *tm, const Func *fn, TuneDesc *d, TunedKer
         const Param *p = &fn->params[i];
         if (!strcmp(p->annotation, "constexpr")) continue;
         IrType ty;
-        if (!sema_signature_type(p->annotation, &ty)) {
-            diag_error(diag, p->ann_loc, "unknown parameter type '%s'", p->annotation);
+        const char *tname = sema_signature_type_name(p->annotation);
+        if (!sema_signature_type(p->annotation, &ty) &&
+            !(tname && !sets(d, tname) && sema_signature_type_of(p->annotation, base_define(tm, tname), &ty))) {
+            diag_error(diag, p->ann_loc,
+                       tname && sets(d, tname) ? "parameter '%s': its type '%s' cannot be a tuned meta-parameter"
+                                               : "parameter '%s': unknown parameter type '%s' (a type named by a constexpr "
+                                                 "must be given to the compile, e.g. -D DT=bf16)",
+                       p->name, p->annotation);
             return false;
         }
         ir_add_param(t->sig, ty, p->name);

@@ -530,6 +530,97 @@ static Val b_reshape(Sema *S, BArgs *a) {
     return ir1(S, OP_RESHAPE, x.v, r, a->call);
 }
 
+/* A block of shape t whose last dim (of size 2) counts 0, 1: what join and split select
+ * by. */
+static ValId last_index(Sema *S, IrType t, Loc loc) {
+    int32_t two = 2;
+    OpId op;
+    ValId v = build(S, OP_ARANGE, NULL, 0, ty_block(ty_scalar(DT_I32), 1, &two), loc, &op);
+    sema_func(S)->ops[op].attr[0] = 0, sema_func(S)->ops[op].attr[1] = 2;
+    for (int d = 0; d < t.rank - 1; d++) v = expand_at(S, v, 0, loc);
+    return sema_emit_broadcast(S, v, ty_with_elem(t, ty_scalar(DT_I32)), loc);
+}
+
+/* tl.join(a, b): a and b (broadcast to one shape, promoted to one type) side by side
+ * along a new last dim of size 2: [..., 0] is a, [..., 1] is b. Built of expand_dims,
+ * broadcast and a select on that dim's index, so every back end runs it as those ops
+ * (the GPU's layouts keep the new dim in each thread's registers). */
+static Val b_join(Sema *S, BArgs *a) {
+    Val x = a->v[0], y = a->v[1];
+    for (int i = 0; i < 2; i++)
+        if (a->v[i].k != V_IR && !sema_val_is_const(a->v[i]))
+            sema_error(S, a->loc[i], "tl.join: expected a block or a number, got %s", sema_val_kind_name(S, a->v[i]));
+    ValId vx, vy;
+    if (sema_type_of(x).dt == DT_PTR || sema_type_of(y).dt == DT_PTR) {
+        if (x.k != V_IR || y.k != V_IR || !ty_equal(ty_elem(x.ty), ty_elem(y.ty)))
+            sema_error(S, a->call, "tl.join: both values must be pointers of one type");
+        vx = x.v, vy = y.v;
+    } else {
+        int dt = promote2(S, x, y, false, a->call);
+        vx = sema_to_ir_dt(S, x, dt, a->loc[0]);
+        vy = sema_to_ir_dt(S, y, dt, a->loc[1]);
+    }
+    IrType s = sema_broadcast_shape(S, ir_type(sema_func(S), vx), ir_type(sema_func(S), vy), a->call);
+    if (s.rank + 1 > NR_MAX_RANK) sema_error(S, a->call, "tl.join: blocks have at most %d dimensions", NR_MAX_RANK);
+    IrType r = s;
+    r.shape[r.rank++] = 2;
+    if (ty_numel(r) > NR_MAX_NUMEL) sema_error(S, a->call, "tl.join: the result has more than 2^20 elements");
+    ValId px = expand_at(S, sema_emit_broadcast(S, vx, s, a->call), s.rank, a->call);
+    ValId py = expand_at(S, sema_emit_broadcast(S, vy, s, a->call), s.rank, a->call);
+    ValId idx = last_index(S, r, a->call);
+    ValId first = sema_emit_broadcast(S, sema_emit_const(S, ty_scalar(DT_I32), sema_val_int(0), a->call), ty_with_elem(r, ty_scalar(DT_I32)), a->call);
+    ValId cmp_ops[2] = {idx, first};
+    OpId cmp;
+    ValId c = build(S, OP_CMP, cmp_ops, 2, ty_with_elem(r, ty_scalar(DT_I1)), a->call, &cmp);
+    sema_func(S)->ops[cmp].attr[0] = CMP_PRED_EQ;
+    ValId ops[3] = {c, sema_emit_broadcast(S, px, ty_with_elem(r, ty_elem(ir_type(sema_func(S), px))), a->call),
+                    sema_emit_broadcast(S, py, ty_with_elem(r, ty_elem(ir_type(sema_func(S), py))), a->call)};
+    return sema_val_ir(S, build(S, OP_SELECT, ops, 3, ty_with_elem(r, ty_elem(ir_type(sema_func(S), vx))), a->call, NULL));
+}
+
+/* tl.split(a): the two halves of a block whose last dim has size 2, as (a[..., 0],
+ * a[..., 1]). Each is a sum over that dim of the block with the other half replaced by
+ * an identity of addition (-0.0 for floats, which keeps every value bit for bit, 0 for
+ * integers): exact, and on the GPU a register-local add. */
+static Val b_split(Sema *S, BArgs *a) {
+    Val x = need_block(S, a, 0);
+    if (x.ty.rank == 0 || x.ty.shape[x.ty.rank - 1] != 2)
+        sema_error(S, a->loc[0], "tl.split: the last dim must have size 2");
+    if (x.ty.dt == DT_PTR) sema_error(S, a->loc[0], "tl.split: cannot split pointers");
+    ValId v = x.v;
+    bool is_bool = x.ty.dt == DT_I1;
+    if (is_bool) v = sema_emit_cast(S, v, ty_scalar(DT_I8), false, a->call);
+    IrType t = ir_type(sema_func(S), v);
+    ValId idx = last_index(S, t, a->call);
+    Val id = dt_is_float(t.dt) ? sema_val_float(-0.0) : sema_val_int(0);
+    ValId zero = sema_emit_const(S, ty_with_elem(t, ty_elem(t)), id, a->call);
+    Val items[2];
+    for (int h = 0; h < 2; h++) {
+        ValId k = sema_emit_broadcast(S, sema_emit_const(S, ty_scalar(DT_I32), sema_val_int(h), a->call), ty_with_elem(t, ty_scalar(DT_I32)), a->call);
+        ValId cmp_ops[2] = {idx, k};
+        OpId cmp;
+        ValId c = build(S, OP_CMP, cmp_ops, 2, ty_with_elem(t, ty_scalar(DT_I1)), a->call, &cmp);
+        sema_func(S)->ops[cmp].attr[0] = CMP_PRED_EQ;
+        ValId sel[3] = {c, v, zero};
+        ValId m = build(S, OP_SELECT, sel, 3, t, a->call, NULL);
+        ValId r = reduce_axis(S, m, RED_SUM, t.rank - 1, a->call);
+        if (is_bool) r = sema_emit_cast(S, r, ty_scalar(DT_I1), false, a->call);
+        items[h] = sema_val_ir(S, r);
+    }
+    return sema_val_tuple(S, items, 2);
+}
+
+/* tl.interleave(a, b): join along the last dim, then that dim and the new one merged:
+ * a[..., i] at 2i, b[..., i] at 2i + 1. */
+static Val b_interleave(Sema *S, BArgs *a) {
+    Val j = b_join(S, a);
+    IrType r = j.ty;
+    r.shape[r.rank - 2] *= 2;
+    r.rank--;
+    if (r.rank == 0) sema_error(S, a->call, "tl.interleave needs blocks, not scalars");
+    return ir1(S, OP_RESHAPE, j.v, r, a->call);
+}
+
 static Val b_broadcast_to(Sema *S, BArgs *a) {
     Val x = need_block(S, a, 0);
     int64_t dims[NR_MAX_RANK];
@@ -800,6 +891,9 @@ static const Builtin builtins[] = {
     {"trans", "input,*dims", b_trans, BF_METHOD},
     {"permute", "input,*dims", b_trans, BF_METHOD},
     {"reshape", "input,*shape", b_reshape, BF_METHOD},
+    {"join", "a,b", b_join, BF_METHOD},
+    {"split", "a", b_split, BF_METHOD},
+    {"interleave", "a,b", b_interleave, BF_METHOD},
     {"view", "input,*shape", b_reshape, BF_METHOD},
     {"broadcast_to", "input,*shape", b_broadcast_to, BF_METHOD},
     {"broadcast", "input,other", b_broadcast, 0},

@@ -159,7 +159,9 @@ typedef enum {
     LAYOUT_MMA,     /* version (2: mma.sync, 3: wgmma), wpc[0..1] (warps along M, N), instr_n */
     LAYOUT_DOT_OP,  /* op_idx (0: A, 1: B), parent (an mma layout), k_width */
     LAYOUT_SHARED,  /* vec, per_phase, max_phase, order, atom */
+    LAYOUT_LINEAR,  /* lin: any linear map, for blocks of one shape (or smaller) */
 } IrLayoutKind;
+struct LinearLayout;
 typedef struct IrLayout {
     uint8_t kind;
     uint8_t rank; /* rank of the blocks it describes */
@@ -172,6 +174,7 @@ typedef struct IrLayout {
     uint16_t instr_n; /* mma version 3: the N of one wgmma instruction */
     uint16_t atom;    /* shared: elements of the contiguous dim per panel (0: whole rows) */
     uint32_t parent;  /* slice, dot_op: the parent layout's id */
+    const struct LinearLayout *lin; /* linear: the map (the module's arena owns it) */
 } IrLayout;
 
 /* The GPU target a module's layouts were made for (0 / "none" before the GPU passes). */

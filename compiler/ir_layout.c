@@ -22,6 +22,7 @@ bool ir_layout_equal(const IrLayout *a, const IrLayout *b) {
     case LAYOUT_MMA:
         return a->version == b->version && a->wpc[0] == b->wpc[0] && a->wpc[1] == b->wpc[1] && a->instr_n == b->instr_n;
     case LAYOUT_DOT_OP: return a->op_idx == b->op_idx && a->parent == b->parent && a->k_width == b->k_width;
+    case LAYOUT_LINEAR: return a->lin == b->lin || (a->lin && b->lin && !memcmp(a->lin, b->lin, sizeof *a->lin));
     case LAYOUT_SHARED:
         if (a->vec != b->vec || a->per_phase != b->per_phase || a->max_phase != b->max_phase || a->atom != b->atom)
             return false;
@@ -45,6 +46,7 @@ static IrLayout canonical(const IrLayout *l) {
     case LAYOUT_SLICE: c.dim = l->dim, c.parent = l->parent; break;
     case LAYOUT_MMA: c.version = l->version, c.wpc[0] = l->wpc[0], c.wpc[1] = l->wpc[1], c.instr_n = l->instr_n; break;
     case LAYOUT_DOT_OP: c.op_idx = l->op_idx, c.parent = l->parent, c.k_width = l->k_width; break;
+    case LAYOUT_LINEAR: c.lin = l->lin; break;
     case LAYOUT_SHARED:
         c.vec = l->vec, c.per_phase = l->per_phase, c.max_phase = l->max_phase, c.atom = l->atom;
         memcpy(c.order, l->order, sizeof c.order);
@@ -69,11 +71,23 @@ uint32_t ir_layout_add(IrModule *m, const IrLayout *l) {
         VEC_PUSH(m->arena, m->layouts, m->nlayouts, m->caplayouts, none);
     }
     IrLayout c = canonical(l);
+    if (c.kind == LAYOUT_LINEAR && c.lin) { /* the module keeps its own copy of the map */
+        LinearLayout *own = arena_alloc(m->arena, sizeof *own);
+        memcpy(own, c.lin, sizeof *own);
+        c.lin = own;
+    }
     VEC_PUSH(m->arena, m->layouts, m->nlayouts, m->caplayouts, c);
     return m->nlayouts - 1;
 }
 
-bool ir_layout_is_distributed(int kind) { return kind >= LAYOUT_BLOCKED && kind <= LAYOUT_DOT_OP; }
+bool ir_layout_is_distributed(int kind) { return (kind >= LAYOUT_BLOCKED && kind <= LAYOUT_DOT_OP) || kind == LAYOUT_LINEAR; }
+
+uint32_t ir_layout_intern_linear(IrModule *m, const LinearLayout *lin) {
+    IrLayout l;
+    memset(&l, 0, sizeof l);
+    l.kind = LAYOUT_LINEAR, l.rank = lin->rank, l.lin = lin;
+    return ir_layout_intern(m, &l);
+}
 
 static bool valid_id(const IrModule *m, uint32_t id) { return id > 0 && id < m->nlayouts; }
 
@@ -87,6 +101,7 @@ int ir_layout_num_warps(const IrModule *m, uint32_t id) {
             return w;
         }
         case LAYOUT_MMA: return l->wpc[0] * l->wpc[1];
+        case LAYOUT_LINEAR: return l->lin ? 1 << l->lin->nbits[LL_WARP] : 0;
         case LAYOUT_SLICE: case LAYOUT_DOT_OP: id = l->parent; continue;
         default: return 0;
         }
@@ -153,6 +168,20 @@ static bool check_shared(const IrLayout *l, IrType t, StrBuf *why) {
     return true;
 }
 
+/* A linear layout serves blocks of its shape, or smaller in some dims (whose higher
+ * bits then hold copies); its 32 lanes and warps must be the CTA's and cover the block. */
+static bool check_linear(const IrLayout *l, IrType t, int num_warps, StrBuf *why) {
+    const LinearLayout *ll = l->lin;
+    if (!ll || ll->rank != t.rank) return bad(why, "a linear layout's shape must have the block's rank");
+    for (int d = 0; d < t.rank; d++)
+        if (!pow2(t.shape[d]) || t.shape[d] > ((int64_t)1 << ll->log2shape[d]))
+            return bad(why, "a linear layout serves blocks of its shape or smaller (powers of two)");
+    if (ll->nbits[LL_LANE] != 5) return bad(why, "a linear layout needs 5 lane bases (32 lanes)");
+    if (num_warps > 0 && (1 << ll->nbits[LL_WARP]) != num_warps) return bad(why, "the layout's warps are not the CTA's");
+    if (!ll_surjective(ll)) return bad(why, "a linear layout must hold every element of its shape");
+    return true;
+}
+
 bool ir_layout_check(const IrModule *m, uint32_t id, IrType t, int num_warps, StrBuf *why) {
     for (int depth = 0; depth < 64; depth++) {
         if (!valid_id(m, id)) return bad(why, "no such layout");
@@ -162,6 +191,7 @@ bool ir_layout_check(const IrModule *m, uint32_t id, IrType t, int num_warps, St
         case LAYOUT_BLOCKED: return check_blocked(l, t, num_warps, why);
         case LAYOUT_MMA: return check_mma(l, num_warps, why);
         case LAYOUT_SHARED: return check_shared(l, t, why);
+        case LAYOUT_LINEAR: return check_linear(l, t, num_warps, why);
         case LAYOUT_DOT_OP: {
             if (l->rank != 2) return bad(why, "a dot_op layout is for 2-D blocks");
             if (!valid_id(m, l->parent) || m->layouts[l->parent].kind != LAYOUT_MMA)
@@ -294,6 +324,21 @@ static void shared_linear(const IrLayout *l, IrType t, LinearLayout *o) {
     push_range(o, LL_OFFSET, c, lpanel, lc); /* the panels */
 }
 
+/* A linear layout's map for blocks of t (its shape, or smaller): each basis keeps the
+ * coordinate bits inside t, so bits beyond a smaller dim become copies. */
+static void linear_linear(const LinearLayout *l, IrType t, LinearLayout *o) {
+    int32_t shape[NR_MAX_RANK];
+    shape_of(t, shape);
+    ll_init(o, t.rank, shape);
+    for (int in = 0; in < LL_NIN; in++)
+        for (int i = 0; i < l->nbits[in]; i++) {
+            int32_t c[LL_MAX_RANK];
+            ll_coords(l, l->basis[in][i], c);
+            for (int d = 0; d < t.rank; d++) c[d] &= shape[d] - 1;
+            ll_push(o, in, ll_flat(o, c));
+        }
+}
+
 /* Drops the register bits whose basis is 0 (a slice's registers along the removed dim). */
 static void compact_registers(LinearLayout *o) {
     int n = 0;
@@ -314,6 +359,7 @@ void ir_layout_linear(const IrModule *m, uint32_t id, IrType t, LinearLayout *ou
     case LAYOUT_MMA: mma_linear(l, t, out); return;
     case LAYOUT_DOT_OP: dot_op_linear(l, &m->layouts[l->parent], t, out); return;
     case LAYOUT_SHARED: shared_linear(l, t, out); return;
+    case LAYOUT_LINEAR: linear_linear(l->lin, t, out); return;
     case LAYOUT_SLICE: {
         /* the parent over the shape with a dim of 1 inserted has the same row-major
          * indices as this one: its bases carry over as they are */
@@ -378,7 +424,7 @@ typedef struct KindInfo {
 static const KindInfo kinds[] = {
     [LAYOUT_BLOCKED] = {"blocked", blocked_fields, 4}, [LAYOUT_SLICE] = {"slice", slice_fields, 2},
     [LAYOUT_MMA] = {"mma", mma_fields, 3},             [LAYOUT_DOT_OP] = {"dot_op", dot_op_fields, 3},
-    [LAYOUT_SHARED] = {"shared", shared_fields, 5},
+    [LAYOUT_SHARED] = {"shared", shared_fields, 5}, [LAYOUT_LINEAR] = {"linear", NULL, 0},
 };
 enum { NKINDS = (int)(sizeof kinds / sizeof kinds[0]) };
 
@@ -450,9 +496,24 @@ bool ir_layout_derive_rank(const IrModule *m, IrLayout *l) {
     return true;
 }
 
+/* linear<shape=[64, 16], reg=[[0, 1], ...], lane=[...], warp=[...]>: each input bit's
+ * basis as coordinates. */
+static void print_linear(StrBuf *out, const LinearLayout *ll) {
+    sb_puts(out, "linear<shape=[");
+    for (int d = 0; d < ll->rank; d++) sb_printf(out, d ? ", %d" : "%d", 1 << ll->log2shape[d]);
+    sb_putc(out, ']');
+    static const char *const names[LL_NIN] = {"reg", "lane", "warp"};
+    for (int in = 0; in < LL_NIN; in++) {
+        sb_printf(out, ", %s=", names[in]);
+        ll_print_dim(out, ll, in);
+    }
+    sb_putc(out, '>');
+}
+
 void ir_layout_print(StrBuf *out, const IrLayout *l) {
+    if (l->kind == LAYOUT_LINEAR && l->lin) return print_linear(out, l->lin);
     const KindInfo *k = kind_info(l->kind);
-    if (!k) {
+    if (!k || !k->fields) {
         sb_printf(out, "<bad layout kind %d>", l->kind);
         return;
     }

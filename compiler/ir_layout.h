@@ -47,6 +47,8 @@ bool ir_layout_equal(const IrLayout *a, const IrLayout *b);
 static inline const IrLayout *ir_layout(const IrModule *m, uint32_t id) { return &m->layouts[id]; }
 
 bool ir_layout_is_distributed(int kind);
+/* The id of a linear layout with map lin (copied into the module's arena). */
+uint32_t ir_layout_intern_linear(IrModule *m, const LinearLayout *lin);
 /* The layout's warp count (the product of its warps per CTA; a slice's or dot_op's from
  * its parent). 0 for shared layouts. */
 int ir_layout_num_warps(const IrModule *m, uint32_t id);

@@ -916,6 +916,62 @@ static bool parse_layout_value(Parser *P, int type, int64_t *v, int *n) {
     return true;
 }
 
+/* [[c0, c1, ...], ...]: the bases of one input dim of a linear layout, as coordinates
+ * inside the shape. */
+static bool parse_bases(Parser *P, LinearLayout *ll, int in) {
+    if (!expect(P, '[')) return false;
+    while (!is_punct(P, ']')) {
+        if (ll->nbits[in] && !expect(P, ',')) return false;
+        if (ll->nbits[in] == LL_MAX_BITS) return FAIL(P, "at most %d bases", LL_MAX_BITS);
+        Token at = P->tok;
+        if (!expect(P, '[')) return false;
+        int32_t c[LL_MAX_RANK] = {0};
+        int n = 0;
+        while (!is_punct(P, ']')) {
+            int64_t v;
+            if (n && !expect(P, ',')) return false;
+            if (n == ll->rank || !parse_int(P, &v)) return n == ll->rank ? FAIL(P, "a basis has one coordinate per dim") : false;
+            if (v < 0 || v >= (1 << ll->log2shape[n])) return FAIL(P, "a coordinate must lie inside the shape");
+            c[n++] = (int32_t)v;
+        }
+        if (n != ll->rank) return fail_at(P, tok_loc(P, at), "a basis has one coordinate per dim");
+        next(P);
+        ll_push(ll, in, ll_flat(ll, c));
+    }
+    next(P);
+    return true;
+}
+
+/* linear<shape=[...], reg=[...], lane=[...], warp=[...]> (after the '<'), shape first. */
+static bool parse_linear_layout(Parser *P, IrLayout *l, LinearLayout *ll) {
+    if (!tok_is(&P->tok, "shape")) return FAIL(P, "a linear layout starts with its shape=[...]");
+    next(P);
+    int64_t v[NR_MAX_RANK];
+    int n;
+    if (!expect(P, '=') || !parse_layout_value(P, LF_INTS, v, &n)) return false;
+    int32_t shape[NR_MAX_RANK];
+    int bits = 0;
+    for (int d = 0; d < n; d++) {
+        if (v[d] < 1 || v[d] > (1 << 20) || (v[d] & (v[d] - 1))) return FAIL(P, "a linear layout's dims are powers of two");
+        shape[d] = (int32_t)v[d];
+        for (int64_t x = v[d]; x > 1; x >>= 1) bits++;
+    }
+    if (bits > LL_MAX_BITS) return FAIL(P, "a linear layout's shape has at most 2^%d elements", LL_MAX_BITS);
+    ll_init(ll, n, shape);
+    static const char *const names[LL_NIN] = {"reg", "lane", "warp"};
+    for (int in = 0; in < LL_NIN; in++) {
+        if (!expect(P, ',')) return false;
+        if (!tok_is(&P->tok, names[in])) return FAIL(P, "expected '%s=' (a linear layout gives shape, reg, lane, warp)", names[in]);
+        next(P);
+        if (!expect(P, '=') || !parse_bases(P, ll, in)) return false;
+    }
+    if (!is_punct(P, '>')) return FAIL(P, "expected '>'");
+    next(P);
+    l->rank = (uint8_t)n;
+    l->lin = ll;
+    return true;
+}
+
 static bool parse_layout_def(Parser *P) {
     Token at = P->tok;
     char buf[16] = {0};
@@ -929,9 +985,15 @@ static bool parse_layout_def(Parser *P) {
     memset(&l, 0, sizeof l);
     Token kt = P->tok;
     l.kind = (uint8_t)(kt.kind == T_IDENT ? ir_layout_kind_from_name(kt.start, kt.len) : LAYOUT_NONE);
-    if (!l.kind) return FAIL(P, "expected a layout kind (blocked, slice, mma, dot_op, shared)");
+    if (!l.kind) return FAIL(P, "expected a layout kind (blocked, slice, mma, dot_op, shared, linear)");
     next(P);
     if (!expect(P, '<')) return false;
+    if (l.kind == LAYOUT_LINEAR) {
+        LinearLayout ll;
+        if (!parse_linear_layout(P, &l, &ll)) return false;
+        ir_layout_add(P->m, &l); /* copies the map */
+        return true;
+    }
     int nf = ir_layout_field_count(l.kind);
     bool seen[8] = {false};
     for (int k = 0; !is_punct(P, '>'); k++) {

@@ -32,6 +32,7 @@
  * Sets the module's gpu<> facts (target, warps). */
 #include <string.h>
 
+#include "../analysis/layout_moves.h"
 #include "gpu_passes.h"
 #include "layout_policy.h"
 
@@ -52,6 +53,8 @@ typedef struct Ctx {
     ShapeVec *sv;
     uint32_t nsv, capsv;
     uint32_t *pref; /* by ValId */
+    uint32_t *dot_of; /* by ValId: the layout of the dot a value derives from (pref_from_dots) */
+    uint8_t *weak;    /* by ValId: pref is only the default a user with no wish of its own passed on */
     int8_t *mem_fast; /* by OpId: a memory op's fastest dim when not the last one, else -1 */
     uint32_t nmem_fast;
 } Ctx;
@@ -103,6 +106,40 @@ static bool is_dot_layout(const Ctx *c, uint32_t l) {
     for (uint32_t i = 0; i < c->ndot_ls; i++)
         if (c->dot_ls[i] == l) return true;
     return false;
+}
+
+/* ---- layouts through trans and reshape ---- */
+
+/* trans and reshape move no element between threads when the result's layout is the
+ * operand's with each basis's index renamed: the op's index map, a permutation of the
+ * index bits (the identity for reshape). These give that layout one way or the other as
+ * a linear layout. to_result: the result's from the operand's layout `l`; else the
+ * operand's from the result's. */
+static uint32_t through_shape_op(Ctx *c, OpId id, uint32_t l, bool to_result) {
+    IrFunc *f = c->f;
+    const IrOp *op = &f->ops[id];
+    IrType st = ir_type(f, op->operands[0]), rt = ir_type(f, op->results[0]);
+    for (int d = 0; d < st.rank; d++)
+        if (st.shape[d] & (st.shape[d] - 1)) return 0;
+    uint32_t map[LL_MAX_BITS], inv[LL_MAX_BITS] = {0};
+    moves_index_map(f, op, map); /* result index bit i -> the operand's index */
+    LinearLayout r;
+    ll_init(&r, rt.rank, rt.shape);
+    int bits = 0;
+    for (int d = 0; d < rt.rank; d++) bits += r.log2shape[d];
+    for (int i = 0; i < bits; i++) {
+        if (!map[i] || (map[i] & (map[i] - 1))) return 0; /* not a permutation of bits */
+        inv[__builtin_ctz(map[i])] = 1u << i;
+    }
+    IrType from = to_result ? st : rt, to = to_result ? rt : st;
+    LinearLayout src, out;
+    ir_layout_linear(c->m, l, from, &src);
+    int32_t shape[NR_MAX_RANK];
+    for (int d = 0; d < to.rank; d++) shape[d] = to.shape[d];
+    ll_init(&out, to.rank, shape);
+    for (int in = 0; in < LL_NIN; in++)
+        for (int i = 0; i < src.nbits[in]; i++) ll_push(&out, in, moves_apply(to_result ? inv : map, src.basis[in][i]));
+    return ir_layout_intern_linear(c->m, &out);
 }
 
 /* ---- 0. does a dot feed another's A? (values derived from dot results elementwise) ---- */
@@ -167,9 +204,15 @@ static void coalesce_op(Ctx *c, OpId id) {
 
 /* ---- 2. preferences (backwards) ---- */
 
-static void prefer(Ctx *c, ValId v, uint32_t l) {
-    if (is_block(c->f, v) && !c->pref[v]) c->pref[v] = l;
+/* The first preference for v wins, except that a weak one (a default passed on by users
+ * with no wish of their own) gives way to a real one. */
+static void prefer_as(Ctx *c, ValId v, uint32_t l, bool weak) {
+    if (!is_block(c->f, v) || !l || (c->pref[v] && (weak || !c->weak[v]))) return;
+    c->pref[v] = l;
+    c->weak[v] = weak;
 }
+
+static void prefer(Ctx *c, ValId v, uint32_t l) { prefer_as(c, v, l, false); }
 
 /* A loop's init values prefer what the body wants of the carried values, so a dot's
  * accumulator starts in the dot's layout and nothing converts around the loop. */
@@ -214,6 +257,11 @@ static void pref_op(Ctx *c, OpId id) {
     if (op->code == OP_FOR || op->code == OP_WHILE) return pref_loop(c, id);
     uint32_t anchor = mem_layout(c, id);
     if (anchor) return; /* pref_anchor gave its operands their preference */
+    if (op->code == OP_STORE && is_block(c->f, op->operands[0])) { /* what is stored, where it is stored */
+        uint32_t want = default_layout(c, ir_type(c->f, op->operands[0]));
+        for (uint32_t i = 0; i < op->nopnds; i++) prefer(c, op->operands[i], want);
+        return;
+    }
     if (op->code == OP_DOT) {
         uint32_t l = dot_layout(c, id);
         c->pref[op->results[0]] = l;
@@ -222,17 +270,61 @@ static void pref_op(Ctx *c, OpId id) {
     }
     if (op->nres != 1 || !is_block(c->f, op->results[0])) return;
     ValId r = op->results[0];
+    if (op->code == OP_TRANS || op->code == OP_RESHAPE) { /* only a wish from a user goes through */
+        uint32_t l = c->pref[r] ? through_shape_op(c, id, c->pref[r], false) : 0;
+        if (l) prefer(c, op->operands[0], l);
+        return;
+    }
+    bool weak = !c->pref[r] || c->weak[r];
     uint32_t want = c->pref[r] ? c->pref[r] : default_layout(c, ir_type(c->f, r));
     switch (op->code) {
-    case OP_BROADCAST: prefer(c, op->operands[0], want); break;
-    case OP_EXPAND_DIMS: prefer(c, op->operands[0], slice_of(c, want, (int)op->attr[0])); break;
+    case OP_BROADCAST: prefer_as(c, op->operands[0], want, weak); break;
+    case OP_EXPAND_DIMS: prefer_as(c, op->operands[0], slice_of(c, want, (int)op->attr[0]), weak); break;
     case OP_LOAD: case OP_CVT: case OP_BITCAST: case OP_ADDPTR: case OP_SELECT: case OP_CMP:
     case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS:
-        for (uint32_t i = 0; i < op->nopnds; i++) prefer(c, op->operands[i], want);
+        for (uint32_t i = 0; i < op->nopnds; i++) prefer_as(c, op->operands[i], want, weak);
         break;
     default:
         if (ir_op_info[op->code].flags & F_ELEM)
-            for (uint32_t i = 0; i < op->nopnds; i++) prefer(c, op->operands[i], want);
+            for (uint32_t i = 0; i < op->nopnds; i++) prefer_as(c, op->operands[i], want, weak);
+    }
+}
+
+/* Before the backward walk, forward from each dot: a value computed from a dot's result
+ * (elementwise, reduced, expanded, broadcast) will sit in the dot's layout (or its
+ * slice), so the other operands of the ops that make it prefer that layout: a mask or a
+ * scale combined with attention's scores is then computed where the scores are, and a
+ * long computation behind it (dropout's random numbers, through join and reshape) starts
+ * there, instead of moving through shared memory at the end. */
+static void pref_from_dots(Ctx *c, OpId id) {
+    IrFunc *f = c->f;
+    const IrOp *op = &f->ops[id];
+    if (op->code == OP_DOT) {
+        c->dot_of[op->results[0]] = dot_layout(c, id);
+        return;
+    }
+    if (op->nres != 1 || !is_block(f, op->results[0])) return;
+    ValId r = op->results[0], x = op->operands[0];
+    uint32_t l = 0;
+    switch (op->code) {
+    case OP_REDUCE:
+        if (c->dot_of[x]) l = slice_of(c, c->dot_of[x], (int)op->attr[1]);
+        break;
+    case OP_EXPAND_DIMS: {
+        const IrLayout *s = c->dot_of[x] ? &c->m->layouts[c->dot_of[x]] : NULL;
+        if (s && s->kind == LAYOUT_SLICE && s->dim == op->attr[0]) l = s->parent;
+        break;
+    }
+    case OP_BROADCAST: case OP_CONVERT_LAYOUT: l = c->dot_of[x]; break;
+    default:
+        if (!(ir_op_info[op->code].flags & F_ELEM)) return;
+        for (uint32_t i = 0; i < op->nopnds && !l; i++) l = c->dot_of[op->operands[i]];
+        for (uint32_t i = 0; l && i < op->nopnds; i++)
+            if (!c->dot_of[op->operands[i]]) prefer(c, op->operands[i], l);
+    }
+    if (l) {
+        c->dot_of[r] = l;
+        prefer(c, r, l);
     }
 }
 
@@ -341,8 +433,13 @@ static void require(Ctx *c, OpList *out, OpId id, uint32_t from, uint32_t l) {
     }
 }
 
+/* An elementwise op's layout: its first block operand's, or a dot's if an operand is in
+ * one (the others convert to it: a mask applied to a dot's result moves, not the result). */
 static uint32_t first_block_layout(Ctx *c, OpId id) {
     IrOp *op = &c->f->ops[id];
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (is_block(c->f, op->operands[i]) && is_dot_layout(c, c->f->vals[op->operands[i]].layout))
+            return c->f->vals[op->operands[i]].layout;
     for (uint32_t i = 0; i < op->nopnds; i++)
         if (is_block(c->f, op->operands[i])) return c->f->vals[op->operands[i]].layout;
     return 0;
@@ -484,7 +581,16 @@ static void assign_op(Ctx *c, OpList *out, OpId id) {
         require(c, out, id, 2, l);
         return;
     }
-    case OP_TRANS: case OP_RESHAPE: set_layout(c, r, fresh_layout(c, r)); return;
+    case OP_TRANS: case OP_RESHAPE: {
+        /* where its user wants it, else where the operand's elements already are: a
+         * renaming of indices, no data moves */
+        uint32_t l = c->pref[r] ? c->pref[r] : 0;
+        ValId x = op->operands[0];
+        if (!l && is_block(f, x) && ir_layout_is_distributed(c->m->layouts[f->vals[x].layout].kind))
+            l = through_shape_op(c, id, f->vals[x].layout, true);
+        set_layout(c, r, l ? l : fresh_layout(c, r));
+        return;
+    }
     case OP_LOAD: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: {
         uint32_t anchor = mem_layout(c, id), l = anchor ? anchor : f->vals[op->operands[0]].layout;
         set_layout(c, r, l);
@@ -542,6 +648,9 @@ void gpu_assign_layouts(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
     memset(c.mem_fast, -1, c.nmem_fast);
     chain_walk(&c, f->body, arena_alloc(c.m->arena, f->nvals + 1));
     walk_ops(f, f->body, coalesce_op, &c);
+    c.dot_of = arena_alloc(c.m->arena, sizeof(uint32_t) * (f->nvals + 1));
+    c.weak = arena_alloc(c.m->arena, f->nvals + 1);
+    walk_ops(f, f->body, pref_from_dots, &c);
     walk_ops(f, f->body, pref_anchor, &c);
     walk_ops(f, f->body, pref_carried, &c);
     pref_region(&c, f->body);

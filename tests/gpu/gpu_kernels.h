@@ -377,6 +377,36 @@ static const char K_SHAPES[] =
     "    e = x.T * 2.0 + tl.sum(x.T, axis=1, keep_dims=True)\n"
     "    tl.store(o_e + tl.arange(0, BM * BN), tl.ravel(e))\n";
 
+/* tl.join / tl.split / tl.interleave, and a join of joins reshaped and permuted into a
+ * bigger block (how a kernel spreads the four words of a Philox call over columns) */
+static const char K_JOIN[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def join_split(x_ptr: *fp32, y_ptr: *i32, o_i: *fp32, o_a: *fp32, o_b: *i32, o_w: *i32, BM: tl.constexpr,\n"
+    "               BN: tl.constexpr):\n"
+    "    rm = tl.arange(0, BM)\n"
+    "    rn = tl.arange(0, BN)\n"
+    "    x = tl.load(x_ptr + rm[:, None] * BN + rn[None, :])\n"
+    "    y = tl.load(y_ptr + rm[:, None] * BN + rn[None, :])\n"
+    "    # interleave: o_i[m, 2n] = x[m, n], o_i[m, 2n + 1] = y[m, n] (y promoted to fp32)\n"
+    "    r2 = tl.arange(0, 2 * BN)\n"
+    "    tl.store(o_i + rm[:, None] * (2 * BN) + r2[None, :], tl.interleave(x, y))\n"
+    "    # split of a join of x with itself scaled, and of an integer join\n"
+    "    a, b = tl.split(tl.join(x, x * -0.5))\n"
+    "    tl.store(o_a + rm[:, None] * BN + rn[None, :], a + b)\n"
+    "    c, d = tl.split(tl.join(y, y + 7))\n"
+    "    tl.store(o_b + rm[:, None] * BN + rn[None, :], c * 3 + d)\n"
+    "    # four blocks of BN/4 columns joined, permuted and reshaped to BM x BN: column\n"
+    "    # (j // 16) * 64 + w * 16 + j % 16 holds word w's column j\n"
+    "    q = tl.arange(0, BN // 4)\n"
+    "    base = rm[:, None] * 1000 + q[None, :]\n"
+    "    w = tl.join(tl.join(base, base + 100), tl.join(base + 200, base + 300))\n"
+    "    w = tl.permute(tl.reshape(w, (BM, BN // 64, 16, 4)), (0, 1, 3, 2))\n"
+    "    tl.store(o_w + rm[:, None] * BN + rn[None, :], tl.reshape(w, (BM, BN)))\n";
+
 static const char K_LAYOUTS[] =
     "import triton\n"
     "import triton.language as tl\n"

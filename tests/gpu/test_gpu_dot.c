@@ -101,6 +101,37 @@ static const char K_CHAIN[] =
     "    o = tl.dot(p, v)\n"
     "    tl.store(o_ptr + rm[:, None] * D + rd[None, :], o)\n";
 
+/* The chain with a dropout mask between the dots, drawn as attention draws it: each
+ * Philox call's four words cover four 16-column sub-blocks of 64 columns, joined,
+ * reshaped and permuted into the scores' shape (the layout pass computes the random
+ * numbers where the scores are, with no data movement). */
+static const char K_CHAIN_DROP[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def chain_drop(q_ptr: *@T@, k_ptr: *@T@, v_ptr: *@T@, o_ptr: *fp32, seed: i32, p: fp32,\n"
+    "               BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):\n"
+    "    pid = tl.program_id(0)\n"
+    "    rm = pid * BM + tl.arange(0, BM)\n"
+    "    rn = tl.arange(0, BN)\n"
+    "    rd = tl.arange(0, D)\n"
+    "    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])\n"
+    "    k = tl.load(k_ptr + rn[:, None] * D + rd[None, :])\n"
+    "    s = tl.dot(q, tl.trans(k))\n"
+    "    g = tl.arange(0, BN // 4)\n"
+    "    g = (g // 16) * 16 + g % 16\n"
+    "    r0, r1, r2, r3 = tl.randint4x(seed, rm[:, None] * (BN // 4) + g[None, :])\n"
+    "    w = tl.join(tl.join(r0, r2), tl.join(r1, r3))\n"
+    "    w = tl.permute(tl.reshape(w, (BM, BN // 64, 16, 4)), (0, 1, 3, 2))\n"
+    "    u = tl.reshape(w, (BM, BN)).to(tl.int32, bitcast=True)\n"
+    "    keep = (u & 0x7fffffff).to(tl.float32) * 4.6566127342e-10 > p\n"
+    "    pr = tl.where(keep, s, 0.0).to(@T@)\n"
+    "    v = tl.load(v_ptr + rn[:, None] * D + rd[None, :])\n"
+    "    o = tl.dot(pr, v)\n"
+    "    tl.store(o_ptr + rm[:, None] * D + rd[None, :], o)\n";
+
 static const char *acc_of(GtType t) { return t == GT_I8 ? "tl.int32" : "tl.float32"; }
 static const char *c_of(GtType t) { return t == GT_I8 ? "i32" : "fp32"; }
 
@@ -238,6 +269,32 @@ static void matmul_example(long M, long N, long K, int bm, int bn, int bk, int w
     free(a), free(b);
 }
 
+static void chain_drop(GtType t, int bm, int bn, int d, int warps) {
+    GtRng r = {5250 + (uint64_t)(bm + bn * 3 + d * 7 + warps)};
+    long rows = 2L * bm;
+    void *q = operand(t, (size_t)(rows * d), &r), *k = operand(t, (size_t)(bn * d), &r), *v = operand(t, (size_t)(bn * d), &r);
+    char name[96];
+    snprintf(name, sizeof name, "dot %s, Philox mask, second dot", gt_type_name(t));
+    GtCase *c = gt_case(name, "%ldx%dx%d w%d", rows, bn, d, warps);
+    gt_source(c, K_CHAIN_DROP, "chain_drop", "T", gt_type_name(t), NULL);
+    gt_define(c, "BM", "%d", bm);
+    gt_define(c, "BN", "%d", bn);
+    gt_define(c, "D", "%d", d);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "q", t, (size_t)(rows * d), q));
+    gt_arg_buf(c, gt_in(c, "k", t, (size_t)(bn * d), k));
+    gt_arg_buf(c, gt_in(c, "v", t, (size_t)(bn * d), v));
+    /* the mask is exact on both sides (integer Philox, the same fp32 mapping); what is
+     * kept rounds as in chain() */
+    double ulp = t == GT_BF16 ? 0x1p-8 : 0x1p-11;
+    gt_arg_buf(c, gt_out(c, "o", GT_F32, (size_t)(rows * d), gt_tol(2 * ulp * d * bn, 0), NULL));
+    gt_arg(c, nr_arg_i32(1234));
+    gt_arg(c, nr_arg_f32(0.3f));
+    gt_grid(c, 2, 1, 1);
+    gt_run(c);
+    free(q), free(k), free(v);
+}
+
 int main(int argc, char **argv) {
     gt_init(argc, argv, "test_gpu_dot");
     /* the benchmark's configurations on examples/matmul.nr: sizes that are multiples of 16
@@ -299,5 +356,9 @@ int main(int argc, char **argv) {
     chain(GT_F16, 128, 64, 128, 8);
     chain(GT_BF16, 64, 128, 64, 4);
     chain(GT_F16, 16, 32, 32, 1);
+    chain_drop(GT_F16, 64, 64, 64, 4);
+    chain_drop(GT_F16, 128, 128, 64, 8);
+    chain_drop(GT_BF16, 64, 128, 128, 4);
+    chain_drop(GT_F16, 16, 64, 32, 1);
     return gt_finish();
 }

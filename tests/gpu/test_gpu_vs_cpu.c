@@ -681,6 +681,25 @@ static void shapes(int bm, int bn, int warps) {
     free(x), free(v);
 }
 
+static void join_split(int bm, int bn, int warps) {
+    GtRng r = {808 + (uint64_t)(bm * bn + warps)};
+    float *x = gt_fill_quarters(GT_F32, (size_t)(bm * bn), &r, -8, 8);
+    void *y = gt_fill_int(GT_I32, (size_t)(bm * bn), &r, -1000, 1000);
+    GtCase *c = gt_case("join split interleave (and a word spread)", "%dx%d w%d", bm, bn, warps);
+    gt_source(c, K_JOIN, "join_split", NULL);
+    gt_define(c, "BM", "%d", bm);
+    gt_define(c, "BN", "%d", bn);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, (size_t)(bm * bn), x));
+    gt_arg_buf(c, gt_in(c, "y", GT_I32, (size_t)(bm * bn), y));
+    gt_arg_buf(c, gt_out(c, "interleave", GT_F32, (size_t)(2 * bm * bn), gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "split fp32", GT_F32, (size_t)(bm * bn), gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "split i32", GT_I32, (size_t)(bm * bn), gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "words spread", GT_I32, (size_t)(bm * bn), gt_exact(), NULL));
+    gt_run(c);
+    free(x), free(y);
+}
+
 static void layouts(int b, int warps) {
     GtRng r = {707 + (uint64_t)(b + warps)};
     float *x = gt_fill_quarters(GT_F32, (size_t)(b * b), &r, -8, 8);
@@ -896,6 +915,9 @@ int main(int argc, char **argv) {
     shapes(32, 64, 4);
     shapes(16, 8, 1);
     shapes(64, 64, 8);
+    join_split(16, 64, 1);
+    join_split(64, 128, 4);
+    join_split(128, 64, 8);
     shapes(2, 16, 2);
     layouts(16, 2);
     layouts(32, 4);

@@ -18,9 +18,13 @@ each run). Bandwidth = (bytes the work must read + write) / time:
     seeded dropout, 4 Philox words a call  x read, y written                8 bytes/element
     softmax fp32 4096 x N                  x read, y written                8 bytes/element
 
-and, in a second table, matmul fp16 4096^3 in TFLOP/s (2*M*N*K / time) against Triton's
-tutorial kernel and cuBLAS (torch.matmul), the ceiling. Nereid's dot runs on the CUDA
-cores (fp32 FMAs; tensor cores are a later stage), so this row shows how far that is.
+and, in a second table, matmuls in TFLOP/s (2*M*N*K / time) against Triton's tutorial
+kernel (made dtype-generic) and cuBLAS (torch.matmul; torch._scaled_mm for fp8,
+torch._int_mm for int8), the ceiling: fp16 and bf16 at 4096^3 and 8192^3, fp8 e4m3 at
+4096^3 and 8192^3, tf32 and int8 at 4096^3, and fp16 at a ragged 4000^3. Nereid runs
+examples/matmul.nr as the seed writes it, with only its pointer types changed; both get
+the same configuration list (Triton's tutorial's for 16-bit inputs, its fp8 list for
+8-bit ones).
 
 Nereid's kernels: examples/vector_add.nr, examples/dropout.nr (_dropout, _seeded_dropout),
 bench/dropout4x.nr, examples/softmax.nr, examples/matmul.nr; each is timed in a few configurations (block

@@ -12,8 +12,8 @@
  * gpu-assign-layouts, gpu-lower-dot-operands, gpu-pipeline, gpu-alloc-shared,
  * gpu-insert-barriers), run in the order given on every function, the module verified
  * after each (layouts and buffers too, once the IR has a gpu<> header). The GPU passes
- * take the target and warp count from the file's gpu<> header when it has one, else
- * from --arch (default sm_90a) and --num-warps (default 4); --num-stages (default 3) is
+ * take the target and warp count from --arch and --num-warps when given, else from the
+ * file's gpu<> header, else sm_90a and 4; --num-stages (default 3) is
  * the pipelining depth. --print-axis-info prints the alignment analysis of every
  * function (after the passes); every pointer and integer parameter is taken as
  * divisible by N (default 1) there and in the GPU passes.

@@ -37,8 +37,9 @@
  *                            mantissa bits kept, rounded to nearest), else 0. A dot whose
  *                            result is stored as fp16 adds one fp16 ulp (rtol 2^-10)
  *   fp32 sums    5e-5 + 1e-5 random values in [-1, 1), up to 128 of them, in another order
- *   fp16 sums    rtol 4e-3   the GPU adds fp16 in fp16 (as Triton does), the interpreter
- *                            in fp32; bf16 sums: rtol 3e-2 for the same reason
+ *   fp16 sums    rtol 4e-3   both add in fp32 and round once, in different orders; the
+ *                            bound is loose (it dates from when the GPU added in fp16);
+ *                            bf16 sums: rtol 3e-2 likewise
  *
  * Sizes are not multiples of the block; layouts are exercised with num_warps 1 to 32,
  * blocks smaller than a CTA (replicated), misaligned pointers, launch-time num_warps,

@@ -38,7 +38,8 @@ static bool parse_sig_type(const char *s, IrType *out) {
         static const char *const aliases[][2] = {
             {"int1", "i1"}, {"int8", "i8"}, {"int16", "i16"}, {"int32", "i32"}, {"int64", "i64"},
             {"uint8", "u8"}, {"uint16", "u16"}, {"uint32", "u32"}, {"uint64", "u64"}, {"float16", "fp16"},
-            {"bfloat16", "bf16"}, {"float32", "fp32"}, {"float64", "fp64"}, {"u1", "i1"}, {"B", "i1"}};
+            {"bfloat16", "bf16"}, {"float32", "fp32"}, {"float64", "fp64"}, {"u1", "i1"}, {"B", "i1"},
+            {"float8e4nv", "fp8e4nv"}, {"float8e5", "fp8e5"}};
         const char *t = strncmp(s, "tl.", 3) ? s : s + 3;
         for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
             if (!strcmp(t, aliases[i][0])) dt = dt_from_name(aliases[i][1]);
@@ -121,9 +122,15 @@ static void lower_kernel(Sema *S, const Func *fn) {
             continue;
         }
         IrType t;
-        if (!parse_sig_type(p->annotation, &t))
+        if (!parse_sig_type(p->annotation, &t)) {
+            const char *base = p->annotation + (p->annotation[0] == '*');
+            sema_check_dtype_name(S, strncmp(base, "tl.", 3) ? base : base + 3, p->ann_loc);
             sema_error(S, p->ann_loc, "unknown parameter type '%s' (expected a Triton signature type such as *fp32, i32, fp16 or tl.constexpr)",
                        p->annotation);
+        }
+        if (dt_is_fp8(t.dt))
+            sema_error(S, p->ann_loc, "parameter '%s': scalar %s parameters are not supported (fp8 values travel in "
+                       "memory: pass a pointer, '*%s')", p->name, dt_name(t.dt), dt_name(t.dt));
         sema_env_set(S, fs.env, p->name, sema_val_ir(S, ir_add_param(f, t, p->name)));
     }
     Flow fl = sema_lower_seq(S, &fn->body, 0, NULL);

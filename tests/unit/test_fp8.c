@@ -4,7 +4,9 @@
  * non-NaN bytes, and every byte through nr_fp8_bits); rounding to nearest even at the
  * midpoint between every pair of neighbouring values, and just either side of it;
  * saturation above the largest finite value and of infinities; NaN to 0x7F; subnormals;
- * and a sweep of fp32 values against a brute-force nearest-value search. */
+ * and a sweep of fp32 values against a brute-force nearest-value search. With
+ * --soft-reference it prints the table tests/lit/gpu/fp8-soft-lli.nr compares the GPU
+ * back end's sm_80 conversions with. */
 #include "runtime/fp8.h"
 #include "tests/unit/check.h"
 
@@ -180,7 +182,37 @@ static void fp32_sweep(NrFp8Format f) {
     CHECK(bad == 0, "%s: %d of %ld fp32 inputs round wrong", fname(f), bad, n);
 }
 
-int main(void) {
+/* --soft-reference: what tests/lit/gpu/fp8-soft-lli.nr's lowered kernel must print
+ * (Inputs/fp8-soft-driver.ll): for every fp32 whose low 16 bits are 0, 1 or 0xffff, its
+ * bits and its bytes in both formats, from fp32 and from the fp64 nudged by 2^-40 either
+ * way; then every byte widened to fp32 in both formats (NaNs as 7fc00000). */
+static void soft_reference(void) {
+    static const uint32_t lo16[3] = {0, 1, 0xffff};
+    static const double scale[3] = {1.0, 1.0 + 0x1p-40, 1.0 - 0x1p-40};
+    for (uint32_t i = 0; i < 3 * 65536; i++) {
+        uint32_t u = (i / 3) << 16 | lo16[i % 3];
+        float x;
+        memcpy(&x, &u, 4);
+        double d = (double)x * scale[i % 3];
+        printf("%08x %02x %02x %02x %02x\n", u, nr_fp8_from_double(NR_FP8_E4M3, x), nr_fp8_from_double(NR_FP8_E5M2, x),
+               nr_fp8_from_double(NR_FP8_E4M3, d), nr_fp8_from_double(NR_FP8_E5M2, d));
+    }
+    for (int b = 0; b < 256; b++) {
+        uint32_t w[2];
+        for (int f = 0; f < 2; f++) {
+            float v = (float)nr_fp8_to_double((NrFp8Format)f, (uint8_t)b);
+            memcpy(&w[f], &v, 4);
+            if (isnan(v)) w[f] = 0x7fc00000;
+        }
+        printf("%02x %08x %08x\n", b, w[0], w[1]);
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "--soft-reference")) {
+        soft_reference();
+        return 0;
+    }
     known_values();
     for (int f = 0; f < 2; f++) {
         decode_all((NrFp8Format)f);

@@ -12,9 +12,13 @@
  * fields into a half (the same layout with one more exponent bit) and scaling by 2^8.
  * E5M2 is the top byte of a half on every target, so it widens with a shift. fp64 sources
  * use the integer sequence everywhere (rounding them to fp32 first could round twice);
- * fp16 and bf16 sources are widened to fp32 first (exact). NaN gets 0x7F by an explicit
- * select after the hardware conversion too, so the result does not depend on which NaN
- * byte the hardware picks. */
+ * fp16 and bf16 sources are widened to fp32 first (exact).
+ *
+ * The instructions were checked on an H100 (2026-11-26, a standalone CUDA probe): for every
+ * one of the 2^32 fp32 inputs, both formats, both bytes of the pair, the narrowing equals
+ * runtime/fp8.c, and every NaN input (either sign, any payload) gives 0x7F; widening all
+ * 256 E4M3 bytes is exact (NaN bytes give the half 0x7FFF). So the hardware needs no
+ * fix-up. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -102,13 +106,8 @@ static void narrow_pair_hw(Gen *g, LLVMValueRef lo, LLVMValueRef hi, Fp8Info F, 
     snprintf(text, sizeof text, "cvt.rn.satfinite.%s.f32 $0, $1, $2;", F.ptx);
     LLVMValueRef args[2] = {hi, lo}; /* the first source goes to the upper byte */
     LLVMValueRef r = gen_asm(g, text, "=h,f,f", g->i16, args, 2, false);
-    LLVMValueRef b[2] = {LLVMBuildTrunc(g->B, r, g->i8, ""), LLVMBuildTrunc(g->B, LLVMBuildLShr(g->B, r, LLVMConstInt(g->i16, 8, 0), ""), g->i8, "")};
-    LLVMValueRef x[2] = {lo, hi};
-    for (int k = 0; k < 2; k++) {
-        LLVMValueRef nan = LLVMBuildFCmp(g->B, LLVMRealUNO, x[k], x[k], "");
-        b[k] = LLVMBuildSelect(g->B, nan, c8(g, 0x7F), b[k], "");
-    }
-    *out_lo = b[0], *out_hi = b[1];
+    *out_lo = LLVMBuildTrunc(g->B, r, g->i8, "");
+    *out_hi = LLVMBuildTrunc(g->B, LLVMBuildLShr(g->B, r, LLVMConstInt(g->i16, 8, 0), ""), g->i8, "");
 }
 
 static void narrow(Gen *g, LLVMValueRef *in, LLVMValueRef *out, int n, int from, int to) {

@@ -174,8 +174,8 @@ Val sema_lookup_name(Sema *S, const char *name, Loc loc);
 bool sema_scope_lookup(Sema *S, ModScope *sc, const char *name, Loc loc, Val *out);
 void sema_scope_init(Sema *S, ModScope *sc, const Module *m);
 int sema_dtype_from_name(const char *name); /* float32, fp32, int32, i32, ... ; DT_VOID if none */
-bool sema_fp8_unsupported(const char *name); /* float8e4b15, fp8e5b16, ...: Triton's, not Nereid's */
-void sema_check_dtype_name(Sema *S, const char *name, Loc loc); /* an error for those names */
+/* an error for Triton's fp8 types that Nereid lacks (float8e4b15, fp8e5b16, ...) */
+void sema_check_dtype_name(Sema *S, const char *name, Loc loc);
 Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc);
 bool sema_truthy_const(Sema *S, Val v, Loc loc, bool *out); /* false if not a constexpr */
 

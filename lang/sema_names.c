@@ -23,14 +23,14 @@ static const struct {
 static const char *const unsupported_fp8[] = {"float8e4b15", "float8e4b8", "float8e5b16", "float8e4b15x4",
                                               "fp8e4b15", "fp8e4b8", "fp8e5b16", "fp8e4b15x4"};
 
-bool sema_fp8_unsupported(const char *name) {
+static bool fp8_unsupported(const char *name) {
     for (size_t i = 0; i < sizeof unsupported_fp8 / sizeof *unsupported_fp8; i++)
         if (!strcmp(unsupported_fp8[i], name)) return true;
     return false;
 }
 
 void sema_check_dtype_name(Sema *S, const char *name, Loc loc) {
-    if (sema_fp8_unsupported(name))
+    if (fp8_unsupported(name))
         sema_error(S, loc, "%s%s is not supported (yet): Nereid's fp8 types are tl.float8e4nv (fp8e4nv, OCP E4M3FN) and "
                    "tl.float8e5 (fp8e5, E5M2)", strncmp(name, "fp8", 3) ? "tl." : "", name);
 }

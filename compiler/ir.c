@@ -19,7 +19,7 @@ int ir_op_from_name(const char *name) {
 
 static const char *const dt_names[DT_COUNT] = {
     "void", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-    "fp16", "bf16", "fp32", "fp64", "ptr", "smem",
+    "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "ptr", "smem",
 };
 
 const char *dt_name(int dt) { return dt >= 0 && dt < DT_COUNT ? dt_names[dt] : "?"; }
@@ -33,7 +33,7 @@ int dt_from_name(const char *name) {
 int dt_bits(int dt) {
     switch (dt) {
     case DT_I1: return 1;
-    case DT_I8: case DT_U8: return 8;
+    case DT_I8: case DT_U8: case DT_FP8E4NV: case DT_FP8E5: return 8;
     case DT_I16: case DT_U16: case DT_FP16: case DT_BF16: return 16;
     case DT_I32: case DT_U32: case DT_FP32: return 32;
     case DT_I64: case DT_U64: case DT_FP64: case DT_PTR: return 64;
@@ -42,7 +42,9 @@ int dt_bits(int dt) {
 }
 
 int dt_bytes(int dt) { return dt == DT_I1 ? 1 : dt_bits(dt) / 8; }
-bool dt_is_float(int dt) { return dt >= DT_FP16 && dt <= DT_FP64; }
+bool dt_is_float(int dt) { return dt >= DT_FP16 && dt <= DT_FP8E5; }
+bool dt_is_fp8(int dt) { return dt == DT_FP8E4NV || dt == DT_FP8E5; }
+bool dt_is_scalar(int dt) { return dt >= DT_I1 && dt < DT_PTR; }
 bool dt_is_int(int dt) { return dt >= DT_I1 && dt <= DT_U64; }
 bool dt_is_signed(int dt) { return dt >= DT_I8 && dt <= DT_I64; }
 

@@ -31,6 +31,8 @@ typedef enum {
     DT_I1, DT_I8, DT_I16, DT_I32, DT_I64,
     DT_U8, DT_U16, DT_U32, DT_U64,
     DT_FP16, DT_BF16, DT_FP32, DT_FP64,
+    DT_FP8E4NV, DT_FP8E5, /* OCP FP8 E4M3FN and E5M2 (runtime/fp8.h): memory, cvt, select,
+                             shape ops and dot only; arithmetic is done in fp32 (sema) */
     DT_PTR,
     DT_SMEM, /* a shared-memory buffer (GPU back end) */
     DT_COUNT
@@ -45,10 +47,12 @@ typedef struct IrType {
 } IrType;
 
 const char *dt_name(int dt);          /* "i32", "fp16", "ptr" */
-int dt_from_name(const char *name);   /* DT_VOID if unknown; accepts i1..u64, fp16.., bf16 */
+int dt_from_name(const char *name);   /* DT_VOID if unknown; accepts i1..u64, fp16.., bf16, fp8e4nv, fp8e5 */
 int dt_bits(int dt);                  /* i1 -> 1, ptr -> 64 */
 int dt_bytes(int dt);                 /* i1 -> 1 */
-bool dt_is_float(int dt);
+bool dt_is_float(int dt);             /* fp16 .. fp64 and the fp8 types */
+bool dt_is_fp8(int dt);               /* fp8e4nv, fp8e5 */
+bool dt_is_scalar(int dt);            /* i1 .. fp8e5: an element type (not ptr, not smem) */
 bool dt_is_int(int dt);               /* i1 and all signed/unsigned ints */
 bool dt_is_signed(int dt);            /* i8..i64 (not i1, not unsigned) */
 

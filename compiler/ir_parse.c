@@ -325,7 +325,7 @@ static bool scan_dtype(TypeScan *T, int *dt) {
     *dt = dt_from_name(name);
     if (*dt != DT_VOID) return true;
     T->s = b;
-    return type_fail(T, "expected an element type (i1, i8, ..., u64, fp16, bf16, fp32, fp64 or ptr<...>)");
+    return type_fail(T, "expected an element type (i1, i8, ..., u64, fp16, bf16, fp32, fp64, fp8e4nv, fp8e5 or ptr<...>)");
 }
 
 static bool scan_elem(TypeScan *T, IrType *out) {

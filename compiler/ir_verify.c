@@ -75,8 +75,8 @@ static TyName tn(IrType t) {
 
 static const char *type_problem(IrType t) {
     if (t.dt < DT_I1 || t.dt > DT_SMEM) return "unknown dtype";
-    if (t.dt == DT_PTR && (t.pointee < DT_I1 || t.pointee > DT_FP64)) return "bad pointee dtype";
-    if (t.dt == DT_SMEM && (t.pointee < DT_I1 || t.pointee > DT_FP64)) return "bad buffer element dtype";
+    if (t.dt == DT_PTR && !dt_is_scalar(t.pointee)) return "bad pointee dtype";
+    if (t.dt == DT_SMEM && !dt_is_scalar(t.pointee)) return "bad buffer element dtype";
     if (t.dt == DT_SMEM && (t.rank < 1 || t.stages < 1)) return "a buffer needs a shape and at least one stage";
     if (t.rank > NR_MAX_RANK) return "more than 4 dimensions";
     int64_t numel = 1;
@@ -151,10 +151,14 @@ static void check_select(Verifier *V, OpId id, const IrOp *op) {
 static void check_cast(Verifier *V, OpId id, const IrOp *op) {
     IrType a = T(V, op->operands[0]), r = T(V, op->results[0]);
     if (!need(V, id, ty_same_shape(a, r), "operand and result shapes differ%s", "")) return;
-    if (op->code == OP_BITCAST)
+    if (op->code == OP_BITCAST) {
         need(V, id, dt_bits(a.dt) == dt_bits(r.dt), "bit widths differ%s", "");
-    else
-        need(V, id, a.dt != DT_PTR && r.dt != DT_PTR, "cannot convert pointers (use bitcast)%s", "");
+        return;
+    }
+    if (!need(V, id, a.dt != DT_PTR && r.dt != DT_PTR, "cannot convert pointers (use bitcast)%s", "")) return;
+    if (dt_is_fp8(a.dt) || dt_is_fp8(r.dt))
+        need(V, id, a.dt == r.dt || (is_float(a) && is_float(r) && !(dt_is_fp8(a.dt) && dt_is_fp8(r.dt))),
+             "fp8 converts only to and from fp16, bf16, fp32 and fp64 (integers and the other fp8 type go through fp32)%s", "");
 }
 
 static void check_addptr(Verifier *V, OpId id, const IrOp *op) {
@@ -231,7 +235,9 @@ static void check_reduce(Verifier *V, OpId id, const IrOp *op) {
     same(V, id, r, want, "result must be the operand without axis");
 }
 
-static bool dot_input(IrType t) { return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32 || t.dt == DT_I8; }
+static bool dot_input(IrType t) {
+    return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32 || t.dt == DT_I8 || dt_is_fp8(t.dt);
+}
 
 /* A dot operand in shared memory (the GPU back end's) reads as the block it holds. */
 static IrType as_block(IrType t) {
@@ -247,7 +253,7 @@ static void check_dot(Verifier *V, OpId id, const IrOp *op) {
         }
     IrType a = as_block(T(V, op->operands[0])), b = as_block(T(V, op->operands[1])), c = T(V, op->operands[2]);
     if (!need(V, id, a.rank == 2 && b.rank == 2 && c.rank == 2, "needs rank-2 operands%s", "")) return;
-    need(V, id, a.dt == b.dt && dot_input(a), "inputs must be fp16, bf16, fp32 or i8, both the same%s", "");
+    need(V, id, a.dt == b.dt && dot_input(a), "inputs must be fp16, bf16, fp32, i8, fp8e4nv or fp8e5, both the same%s", "");
     need(V, id, c.dt == (a.dt == DT_I8 ? DT_I32 : DT_FP32), "the accumulator must be fp32 (i32 for i8 inputs)%s", "");
     if (a.shape[1] != b.shape[0] || c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1])
         op_error(V, id, "shapes %s x %s + %s do not match [M,K] x [K,N] + [M,N]", tn(a).s, tn(b).s, tn(c).s);
@@ -475,8 +481,36 @@ static bool check_buffer_uses(Verifier *V, OpId id, const IrOp *op) {
     return true;
 }
 
+/* fp8 values are stored data: they are loaded, stored, converted, selected, moved (shape
+ * ops, control flow, calls) and fed to dot, never computed on (the front end computes in
+ * fp32 and converts back). A pointer to fp8 is an ordinary pointer. */
+static bool takes_fp8(int code) {
+    switch (code) {
+    case OP_CONST: case OP_LOAD: case OP_STORE: case OP_CVT: case OP_BITCAST: case OP_SELECT: case OP_SPLAT:
+    case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS: case OP_CONVERT_LAYOUT: case OP_DOT:
+    case OP_DOT_ASYNC: case OP_DOT_WAIT: case OP_LOCAL_ALLOC: case OP_LOCAL_STORE: case OP_LOCAL_LOAD: case OP_FOR:
+    case OP_IF: case OP_WHILE: case OP_YIELD: case OP_CALL: case OP_RETURN: case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS:
+        return true;
+    default: return false;
+    }
+}
+
+static bool check_fp8_uses(Verifier *V, OpId id, const IrOp *op) {
+    if (takes_fp8(op->code)) return true;
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (dt_is_fp8(T(V, op->operands[i]).dt))
+            return op_error(V, id, "operand #%u is %s: fp8 values are only loaded, stored, converted, selected and moved "
+                                   "(compute in fp32)", i, dt_name(T(V, op->operands[i]).dt));
+    for (uint32_t i = 0; i < op->nres; i++)
+        if (dt_is_fp8(T(V, op->results[i]).dt))
+            return op_error(V, id, "result #%u is %s: fp8 values are only loaded, stored, converted, selected and moved "
+                                   "(compute in fp32)", i, dt_name(T(V, op->results[i]).dt));
+    return true;
+}
+
 static void check_types(Verifier *V, OpId id, const IrOp *op) {
-    if (!check_buffer_uses(V, id, op)) return;
+    if (!check_buffer_uses(V, id, op) || !check_fp8_uses(V, id, op)) return;
     switch (op->code) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_MIN: case OP_MAX: case OP_NEG: case OP_ABS:
         check_uniform(V, id, op, arith_dt, "integer or float"); break;

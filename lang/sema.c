@@ -38,7 +38,8 @@ static bool parse_sig_type(const char *s, IrType *out) {
         static const char *const aliases[][2] = {
             {"int1", "i1"}, {"int8", "i8"}, {"int16", "i16"}, {"int32", "i32"}, {"int64", "i64"},
             {"uint8", "u8"}, {"uint16", "u16"}, {"uint32", "u32"}, {"uint64", "u64"}, {"float16", "fp16"},
-            {"bfloat16", "bf16"}, {"float32", "fp32"}, {"float64", "fp64"}, {"u1", "i1"}, {"B", "i1"}};
+            {"bfloat16", "bf16"}, {"float32", "fp32"}, {"float64", "fp64"}, {"u1", "i1"}, {"B", "i1"},
+            {"float8e4nv", "fp8e4nv"}, {"float8e5", "fp8e5"}};
         const char *t = strncmp(s, "tl.", 3) ? s : s + 3;
         for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
             if (!strcmp(t, aliases[i][0])) dt = dt_from_name(aliases[i][1]);
@@ -79,6 +80,8 @@ static IrType param_type(Sema *S, const Param *p) {
     if (v)
         sema_error(S, p->ann_loc, "parameter '%s': the constexpr '%s' does not name a type (give a dtype such as tl.float16, or a name such as \"bf16\")",
                    p->name, name);
+    const char *base = p->annotation + (p->annotation[0] == '*');
+    sema_check_dtype_name(S, strncmp(base, "tl.", 3) ? base : base + 3, p->ann_loc);
     sema_error(S, p->ann_loc, "unknown parameter type '%s' (expected a Triton signature type such as *fp32, i32, fp16 or tl.constexpr)",
                p->annotation);
 }
@@ -155,8 +158,12 @@ static void lower_kernel(Sema *S, const Func *fn) {
     }
     for (int i = 0; i < fn->nparams; i++) {
         const Param *p = &fn->params[i];
-        if (strcmp(p->annotation, "constexpr"))
-            sema_env_set(S, fs.env, p->name, sema_val_ir(S, ir_add_param(f, param_type(S, p), p->name)));
+        if (!strcmp(p->annotation, "constexpr")) continue;
+        IrType t = param_type(S, p);
+        if (dt_is_fp8(t.dt))
+            sema_error(S, p->ann_loc, "parameter '%s': scalar %s parameters are not supported (fp8 values travel in "
+                       "memory: pass a pointer, '*%s')", p->name, dt_name(t.dt), dt_name(t.dt));
+        sema_env_set(S, fs.env, p->name, sema_val_ir(S, ir_add_param(f, t, p->name)));
     }
     Flow fl = sema_lower_seq(S, &fn->body, 0, NULL);
     if (fl.returned && fl.value.k != V_NONE) sema_error(S, fl.loc, "a kernel cannot return a value");

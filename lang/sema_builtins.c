@@ -53,6 +53,7 @@ static IrType need_dtype(Sema *S, BArgs *a, int i) {
     if (v.k == V_STR) { /* tl.zeros(..., dtype="fp32") is not Triton, but harmless */
         int dt = sema_dtype_from_name(v.s);
         if (dt != DT_VOID) return ty_scalar(dt);
+        sema_check_dtype_name(S, v.s, a->loc[i]);
     }
     if (v.k != V_DTYPE) sema_error(S, a->loc[i], "%s: expected a dtype such as tl.float32, got %s", a->name, sema_val_kind_name(S, v));
     return v.ty;
@@ -210,6 +211,7 @@ static Val b_store(Sema *S, BArgs *a) {
 static Val atomic(Sema *S, BArgs *a, int kind) {
     Val p = need_pointer(S, a, 0);
     IrType elem = ty_scalar(p.ty.pointee);
+    if (dt_is_fp8(elem.dt)) sema_error(S, a->call, "%s: atomics on %s are not supported (as in Triton)", a->name, dt_name(elem.dt));
     if (elem.dt == DT_I1 || dt_bits(elem.dt) < 16 || ((elem.dt == DT_FP16 || elem.dt == DT_BF16) && kind != RMW_ADD))
         sema_error(S, a->call, "%s: atomics on %s are not supported", a->name, dt_name(elem.dt));
     if (dt_is_float(elem.dt) && kind >= RMW_AND) sema_error(S, a->call, "%s: bitwise atomics need integers", a->name);
@@ -283,8 +285,11 @@ static Val binary_elem(Sema *S, BArgs *a, int code, Val x, Val y, bool ints_only
     if (ints_only && !dt_is_int(dt)) sema_error(S, a->call, "%s needs integer operands", a->name);
     ValId vx = sema_to_ir_dt(S, x, dt, a->loc[0]), vy = sema_to_ir_dt(S, y, dt, a->loc[1]);
     IrType s = sema_broadcast_shape(S, ir_type(sema_func(S), vx), ir_type(sema_func(S), vy), a->call);
-    ValId ops[2] = {sema_emit_broadcast(S, vx, s, a->call), sema_emit_broadcast(S, vy, s, a->call)};
-    return sema_val_ir(S, build(S, code, ops, 2, ty_with_elem(s, ty_scalar(dt)), a->call, NULL));
+    ValId ops[2] = {sema_fp8_widen(S, sema_emit_broadcast(S, vx, s, a->call), a->call),
+                    sema_fp8_widen(S, sema_emit_broadcast(S, vy, s, a->call), a->call)};
+    int cdt = dt_is_fp8(dt) ? DT_FP32 : dt;
+    ValId r = build(S, code, ops, 2, ty_with_elem(s, ty_scalar(cdt)), a->call, NULL);
+    return sema_val_ir(S, sema_fp8_narrow(S, r, dt, a->call));
 }
 
 static Val const_minmax(Val x, Val y, bool is_max) {
@@ -341,7 +346,9 @@ static Val b_math1(Sema *S, BArgs *a) {
         sema_error(S, a->loc[0], "tl.%s needs a floating-point operand, got %s (convert with .to(tl.float32))", a->name,
                    sema_val_kind_name(S, x));
     if (code == OP_ABS && (x.ty.dt == DT_I1 || (dt_is_int(x.ty.dt) && !dt_is_signed(x.ty.dt)))) return x;
-    return ir1(S, code, x.v, x.ty, a->call);
+    ValId w = sema_fp8_widen(S, x.v, a->call); /* fp8: in fp32, rounded back */
+    ValId r = ir1(S, code, w, ir_type(sema_func(S), w), a->call).v;
+    return sema_val_ir(S, sema_fp8_narrow(S, r, x.ty.dt, a->call));
 }
 
 static Val b_fma(Sema *S, BArgs *a) {
@@ -352,8 +359,9 @@ static Val b_fma(Sema *S, BArgs *a) {
     if (!dt_is_float(dt)) sema_error(S, a->call, "tl.fma needs floating-point operands");
     ValId v[3] = {sema_to_ir_dt(S, x, dt, a->loc[0]), sema_to_ir_dt(S, y, dt, a->loc[1]), sema_to_ir_dt(S, z, dt, a->loc[2])};
     IrType s = shape3(S, v[0], v[1], v[2], a->call);
-    for (int i = 0; i < 3; i++) v[i] = sema_emit_broadcast(S, v[i], s, a->call);
-    return sema_val_ir(S, build(S, OP_FMA, v, 3, ty_with_elem(s, ty_scalar(dt)), a->call, NULL));
+    for (int i = 0; i < 3; i++) v[i] = sema_fp8_widen(S, sema_emit_broadcast(S, v[i], s, a->call), a->call);
+    ValId r = build(S, OP_FMA, v, 3, ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt)), a->call, NULL);
+    return sema_val_ir(S, sema_fp8_narrow(S, r, dt, a->call));
 }
 
 /* ---- reductions ---- */
@@ -399,6 +407,9 @@ static Val reduce(Sema *S, BArgs *a, int kind, int kd) {
         v = sema_emit_cast(S, v, ty_scalar(dt_is_signed(x.ty.dt) ? DT_I32 : DT_U32), false, a->call);
     if (kind == RED_SUM && has(a, 3)) v = sema_emit_cast(S, v, need_dtype(S, a, 3), false, a->call);
     IrType t = ir_type(sema_func(S), v);
+    if (dt_is_fp8(t.dt)) /* as in Triton */
+        sema_error(S, a->call, "%s: reductions of %s blocks are not supported (convert first, e.g. x.to(tl.float32))",
+                   a->name, dt_name(t.dt));
     if (!has(a, 1)) { /* all axes: flatten, reduce to a scalar */
         int32_t n = (int32_t)ty_numel(t);
         if (t.rank != 1) v = build(S, OP_RESHAPE, &v, 1, ty_block(ty_elem(t), 1, &n), a->call, NULL);
@@ -441,8 +452,8 @@ static Val b_dot(Sema *S, BArgs *a) {
     if (x.ty.dt != y.ty.dt)
         sema_error(S, a->call, "tl.dot operands must have one dtype, got %s and %s", dt_name(x.ty.dt), dt_name(y.ty.dt));
     int dt = x.ty.dt;
-    if (dt != DT_FP16 && dt != DT_BF16 && dt != DT_FP32 && dt != DT_I8)
-        sema_error(S, a->call, "tl.dot supports fp16, bf16, fp32 and i8 operands, got %s", dt_name(dt));
+    if (dt != DT_FP16 && dt != DT_BF16 && dt != DT_FP32 && dt != DT_I8 && !dt_is_fp8(dt))
+        sema_error(S, a->call, "tl.dot supports fp16, bf16, fp32, fp8e4nv, fp8e5 and i8 operands, got %s", dt_name(dt));
     int M = x.ty.shape[0], K = x.ty.shape[1], K2 = y.ty.shape[0], N = y.ty.shape[1];
     if (K != K2) sema_error(S, a->call, "tl.dot: inner dimensions differ (%dx%d @ %dx%d)", M, K, K2, N);
     if (M < 16 || N < 16 || K < 16)
@@ -719,7 +730,7 @@ static Val b_static_print(Sema *S, BArgs *a) {
 
 static Val emit_print(Sema *S, const char *prefix, Val args, bool hex, Loc loc) {
     ValId *ops = arena_alloc(S->arena, sizeof(ValId) * (size_t)(args.n + 1));
-    for (int i = 0; i < args.n; i++) ops[i] = sema_to_ir(S, args.items[i], loc);
+    for (int i = 0; i < args.n; i++) ops[i] = sema_fp8_widen(S, sema_to_ir(S, args.items[i], loc), loc);
     Loc saved = sema_builder(S)->loc;
     sema_builder(S)->loc = loc;
     OpId op = ir_build(sema_builder(S), OP_PRINT, ops, (uint32_t)args.n, NULL, 0);
@@ -981,6 +992,10 @@ static Val dtype_predicate(Sema *S, Val self, const char *m, Loc loc) {
     for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
         if (!strcmp(m, exact[i].n)) return sema_val_bool(dt == exact[i].dt);
     if (!strcmp(m, "is_floating")) return sema_val_bool(dt_is_float(dt));
+    if (!strcmp(m, "is_fp8")) return sema_val_bool(dt_is_fp8(dt));
+    if (!strcmp(m, "is_fp8e4nv")) return sema_val_bool(dt == DT_FP8E4NV);
+    if (!strcmp(m, "is_fp8e5")) return sema_val_bool(dt == DT_FP8E5);
+    if (!strcmp(m, "is_fp8e4b15") || !strcmp(m, "is_fp8e4b8") || !strcmp(m, "is_fp8e5b16")) return sema_val_bool(false);
     if (!strcmp(m, "is_int")) return sema_val_bool(dt_is_int(dt));
     if (!strcmp(m, "is_int_signed")) return sema_val_bool(dt_is_signed(dt));
     if (!strcmp(m, "is_int_unsigned")) return sema_val_bool(dt_is_int(dt) && !dt_is_signed(dt));

@@ -134,12 +134,13 @@ static Val emit_binary(Sema *S, int code, Val a, Val b, int dt, Loc loc) {
     IrType shape = sema_broadcast_shape(S, ir_type(sema_func(S), x), ir_type(sema_func(S), y), loc);
     x = sema_emit_broadcast(S, x, shape, loc);
     y = sema_emit_broadcast(S, y, shape, loc);
-    ValId ops[2] = {x, y};
+    ValId ops[2] = {sema_fp8_widen(S, x, loc), sema_fp8_widen(S, y, loc)};
+    int cdt = dt_is_fp8(dt) ? DT_FP32 : dt; /* fp8 computes in fp32 */
     Loc saved = sema_builder(S)->loc;
     sema_builder(S)->loc = loc;
-    ValId r = ir_build1(sema_builder(S), code, ops, 2, ty_with_elem(shape, ty_scalar(dt)));
+    ValId r = ir_build1(sema_builder(S), code, ops, 2, ty_with_elem(shape, ty_scalar(cdt)));
     sema_builder(S)->loc = saved;
-    return sema_val_ir(S, r);
+    return sema_val_ir(S, sema_fp8_narrow(S, r, dt, loc));
 }
 
 static void need_number(Sema *S, Val v, const char *op, Loc loc) {
@@ -298,7 +299,8 @@ Val sema_compare_op(Sema *S, int op, Val a, Val b, Loc loc) {
     ValId x = dt == DT_PTR ? a.v : sema_to_ir_dt(S, a, dt, loc);
     ValId y = dt == DT_PTR ? b.v : sema_to_ir_dt(S, b, dt, loc);
     IrType shape = sema_broadcast_shape(S, ir_type(sema_func(S), x), ir_type(sema_func(S), y), loc);
-    ValId ops[2] = {sema_emit_broadcast(S, x, shape, loc), sema_emit_broadcast(S, y, shape, loc)};
+    ValId ops[2] = {sema_fp8_widen(S, sema_emit_broadcast(S, x, shape, loc), loc),
+                    sema_fp8_widen(S, sema_emit_broadcast(S, y, shape, loc), loc)};
     static const int preds[] = {CMP_PRED_EQ, CMP_PRED_NE, CMP_PRED_LT, CMP_PRED_LE, CMP_PRED_GT, CMP_PRED_GE};
     Loc saved = sema_builder(S)->loc;
     sema_builder(S)->loc = loc;
@@ -324,11 +326,13 @@ bool sema_truthy_const(Sema *S, Val v, Loc loc, bool *out) {
 }
 
 static ValId emit_unary(Sema *S, int code, ValId x, Loc loc) {
+    int dt = ir_type(sema_func(S), x).dt;
+    x = sema_fp8_widen(S, x, loc);
     Loc saved = sema_builder(S)->loc;
     sema_builder(S)->loc = loc;
     ValId r = ir_build1(sema_builder(S), code, &x, 1, ir_type(sema_func(S), x));
     sema_builder(S)->loc = saved;
-    return r;
+    return sema_fp8_narrow(S, r, dt, loc);
 }
 
 Val sema_unary_op(Sema *S, int op, Val a, Loc loc) {

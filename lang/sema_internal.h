@@ -147,6 +147,11 @@ int sema_const_dtype(Sema *S, Val v, Loc loc); /* the dtype to_tensor gives a co
 ValId sema_to_ir(Sema *S, Val v, Loc loc);          /* materialise (constant -> const op) */
 ValId sema_to_ir_dt(Sema *S, Val v, int dt, Loc loc); /* materialise, then cast to dt */
 ValId sema_emit_cast(Sema *S, ValId v, IrType elem, bool bitcast, Loc loc);
+/* fp8 is a storage type: an op whose computation dtype is fp8 is built in fp32, between
+ * widening its fp8 operands (sema_fp8_widen: other values pass through) and narrowing its
+ * result back to dt (sema_fp8_narrow: no-op unless dt is an fp8 type). */
+ValId sema_fp8_widen(Sema *S, ValId v, Loc loc);
+ValId sema_fp8_narrow(Sema *S, ValId v, int dt, Loc loc);
 ValId sema_emit_broadcast(Sema *S, ValId v, IrType shape, Loc loc);
 IrType sema_broadcast_shape(Sema *S, IrType a, IrType b, Loc loc);
 ValId sema_emit_const(Sema *S, IrType ty, Val c, Loc loc); /* c int/float/bool */
@@ -169,6 +174,8 @@ Val sema_lookup_name(Sema *S, const char *name, Loc loc);
 bool sema_scope_lookup(Sema *S, ModScope *sc, const char *name, Loc loc, Val *out);
 void sema_scope_init(Sema *S, ModScope *sc, const Module *m);
 int sema_dtype_from_name(const char *name); /* float32, fp32, int32, i32, ... ; DT_VOID if none */
+/* an error for Triton's fp8 types that Nereid lacks (float8e4b15, fp8e5b16, ...) */
+void sema_check_dtype_name(Sema *S, const char *name, Loc loc);
 Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc);
 bool sema_truthy_const(Sema *S, Val v, Loc loc, bool *out); /* false if not a constexpr */
 

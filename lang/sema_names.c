@@ -16,7 +16,24 @@ static const struct {
     {"uint8", DT_U8}, {"uint16", DT_U16}, {"uint32", DT_U32}, {"uint64", DT_U64},
     {"float16", DT_FP16}, {"bfloat16", DT_BF16}, {"float32", DT_FP32}, {"float64", DT_FP64},
     {"bool", DT_I1}, {"half", DT_FP16}, {"float", DT_FP32}, {"double", DT_FP64},
+    {"float8e4nv", DT_FP8E4NV}, {"float8e5", DT_FP8E5},
 };
+
+/* Triton's other fp8 variants (AMD's and the older Triton software formats) */
+static const char *const unsupported_fp8[] = {"float8e4b15", "float8e4b8", "float8e5b16", "float8e4b15x4",
+                                              "fp8e4b15", "fp8e4b8", "fp8e5b16", "fp8e4b15x4"};
+
+static bool fp8_unsupported(const char *name) {
+    for (size_t i = 0; i < sizeof unsupported_fp8 / sizeof *unsupported_fp8; i++)
+        if (!strcmp(unsupported_fp8[i], name)) return true;
+    return false;
+}
+
+void sema_check_dtype_name(Sema *S, const char *name, Loc loc) {
+    if (fp8_unsupported(name))
+        sema_error(S, loc, "%s%s is not supported (yet): Nereid's fp8 types are tl.float8e4nv (fp8e4nv, OCP E4M3FN) and "
+                   "tl.float8e5 (fp8e5, E5M2)", strncmp(name, "fp8", 3) ? "tl." : "", name);
+}
 
 int sema_dtype_from_name(const char *name) {
     for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
@@ -107,6 +124,7 @@ static bool tl_member(Sema *S, const char *name, Loc loc, Val *out) {
     if (id >= 0) return *out = builtin_val(id, NULL), true;
     int dt = sema_dtype_from_name(name);
     if (dt != DT_VOID) return *out = sema_val_dtype(ty_scalar(dt)), true;
+    sema_check_dtype_name(S, name, loc);
     if (sema_scope_lookup(S, &S->std, name, loc, out) && out->k == V_FUNC) return true;
     return false;
 }

@@ -121,7 +121,24 @@ ValId sema_emit_cast(Sema *S, ValId v, IrType elem, bool bitcast, Loc loc) {
             sema_error(S, loc, "cannot bitcast %s to %s: the widths differ", dt_name(t.dt), dt_name(elem.dt));
         return build1(S, OP_BITCAST, v, dst, loc);
     }
+    /* fp8 converts directly only to and from the other floats: integers (and i1) and the
+     * other fp8 type go through fp32, as in Triton */
+    bool fp8_side = dt_is_fp8(t.dt) || dt_is_fp8(elem.dt);
+    if (fp8_side && (!dt_is_float(t.dt) || !dt_is_float(elem.dt) || (dt_is_fp8(t.dt) && dt_is_fp8(elem.dt)))) {
+        v = build1(S, OP_CVT, v, ty_with_elem(t, ty_scalar(DT_FP32)), loc);
+        if (elem.dt == DT_FP32) return v;
+        dst = ty_with_elem(t, elem);
+    }
     return build1(S, OP_CVT, v, dst, loc);
+}
+
+ValId sema_fp8_widen(Sema *S, ValId v, Loc loc) {
+    IrType t = ir_type(sema_func(S), v);
+    return dt_is_fp8(t.dt) ? build1(S, OP_CVT, v, ty_with_elem(t, ty_scalar(DT_FP32)), loc) : v;
+}
+
+ValId sema_fp8_narrow(Sema *S, ValId v, int dt, Loc loc) {
+    return dt_is_fp8(dt) ? sema_emit_cast(S, v, ty_scalar(dt), false, loc) : v;
 }
 
 IrType sema_broadcast_shape(Sema *S, IrType a, IrType b, Loc loc) {
@@ -196,6 +213,10 @@ int sema_computation_dtype(Sema *S, IrType at, bool a_weak, IrType bt, bool b_we
     if (a == DT_FP32 || b == DT_FP32) return DT_FP32;
     if (a == DT_FP16 || b == DT_FP16) return div_or_mod ? DT_FP32 : DT_FP16;
     if (a == DT_BF16 || b == DT_BF16) return (div_or_mod || a != b) ? DT_FP32 : DT_BF16;
+    /* fp8 (Triton's rule 5): one fp8 type stays (with an integer too: Nereid types an
+     * fp16 block with an integer block as fp16, and fp8 likewise), two fp8 types give fp16 */
+    if (dt_is_fp8(a) && dt_is_fp8(b)) return a == b ? a : DT_FP16;
+    if (dt_is_fp8(a) || dt_is_fp8(b)) return dt_is_fp8(a) ? a : b;
     if (div_or_mod && dt_is_signed(a) != dt_is_signed(b) && a != DT_I1 && b != DT_I1)
         sema_error(S, loc, "cannot use /, // or %% with %s and %s: they differ in signedness; cast one of them",
                    dt_name(a), dt_name(b));

@@ -5,15 +5,17 @@
  * numel 8-byte elements. Integers, i1 and pointers are uint64_t normalised to their
  * dtype (wrapped to the width, then sign-extended for iN, zero-extended for uN, i1 and
  * ptr); floats are doubles already rounded to their dtype (fp32 values are exact
- * floats, fp16/bf16 values exact halves). So every op reads exact dtype values and
- * only has to round or normalise what it writes. Buffers come from a pool of
- * power-of-two size classes; a precomputed liveness plan returns each value's buffer
- * right after its last use, so memory stays bounded by the live set however many
- * programs or loop iterations run. */
+ * floats, fp16/bf16 values exact halves, fp8 values what nr_fp8_to_double gives: a NaN
+ * byte lives on in the payload, so loads, stores and bitcasts move bytes unchanged). So
+ * every op reads exact dtype values and only has to round or normalise what it writes.
+ * Buffers come from a pool of power-of-two size classes; a precomputed liveness plan
+ * returns each value's buffer right after its last use, so memory stays bounded by the
+ * live set however many programs or loop iterations run. */
 #ifndef NEREID_INTERP_IMPL_H
 #define NEREID_INTERP_IMPL_H
 
 #include "float16.h"
+#include "fp8.h"
 #include "interp.h"
 
 #include <math.h>
@@ -112,11 +114,15 @@ static inline int64_t as_i64(uint64_t x) {
     return x <= (uint64_t)INT64_MAX ? (int64_t)x : -(int64_t)(~x) - 1;
 }
 
+static inline NrFp8Format fp8_format(int dt) { return dt == DT_FP8E4NV ? NR_FP8_E4M3 : NR_FP8_E5M2; }
+
+/* x rounded to dtype dt as cvt rounds (for fp8: saturating, NaN to 0x7F's value) */
 static inline double float_round(int dt, double x) {
     switch (dt) {
     case DT_FP32: return (double)(float)x;
     case DT_FP16: return nr_fp16_round(x);
     case DT_BF16: return nr_bf16_round(x);
+    case DT_FP8E4NV: case DT_FP8E5: return nr_fp8_round(fp8_format(dt), x);
     default: return x;
     }
 }
@@ -131,6 +137,9 @@ static inline void round_array(int dt, double *x, int64_t n) {
         break;
     case DT_BF16:
         for (int64_t i = 0; i < n; i++) x[i] = nr_bf16_round(x[i]);
+        break;
+    case DT_FP8E4NV: case DT_FP8E5:
+        for (int64_t i = 0; i < n; i++) x[i] = nr_fp8_round(fp8_format(dt), x[i]);
         break;
     default: break;
     }
@@ -167,6 +176,7 @@ static inline uint64_t elem_bits(int dt, const void *buf, int64_t i) {
             memcpy(&w, &fl, 4);
             return w;
         }
+        if (dt_is_fp8(dt)) return nr_fp8_bits(fp8_format(dt), d);
         return dt == DT_FP16 ? nr_fp16_from_double(d) : nr_bf16_from_double(d);
     }
     return ((const uint64_t *)buf)[i] & int_fmt(dt).mask;
@@ -186,6 +196,8 @@ static inline void elem_from_bits(int dt, void *buf, int64_t i, uint64_t bits) {
         float fl;
         memcpy(&fl, &w, 4);
         d = fl;
+    } else if (dt_is_fp8(dt)) {
+        d = nr_fp8_to_double(fp8_format(dt), (uint8_t)bits);
     } else {
         d = dt == DT_FP16 ? nr_fp16_to_double((uint16_t)bits) : nr_bf16_to_double((uint16_t)bits);
     }

@@ -17,6 +17,8 @@ run() { # name, command...
   rows+=("$(printf "%-28s %-8s %6.2fs  %s" "$name" "$r" "$(awk -v a="$t0" -v b="$t1" "BEGIN{print b-a}")" "$(tail -n 1 "$OUT/$name.log" | cut -c1-70)")")
 }
 for t in "$B"/gpu-tests/*; do [ -x "$t" ] && run "gpu-$(basename "$t")" "$t"; done
+# fp8 conversions again as sm_80 code (integer sequences instead of the cvt instructions)
+run gpu-test_gpu_vs_cpu-fp8-sm80 env NEREID_ARCH=sm_80 "$B/gpu-tests/test_gpu_vs_cpu" --filter fp8
 for e in "$B"/examples/*; do [ -x "$e" ] && run "ex-$(basename "$e")" env NEREID_DEVICE=cuda "$e"; done
 # the random functions against Triton's on this GPU, bit for bit
 run triton-parity env PYTHONUNBUFFERED=1 python3 tests/gpu/triton_parity.py --lib "$B/libnereid.so"

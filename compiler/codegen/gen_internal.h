@@ -122,6 +122,10 @@ void gen_region(Gen *g, RegionId r);                    /* llvm_gen.c */
 void gen_control(Gen *g, OpId id);                      /* llvm_control.c */
 void gen_debug(Gen *g, OpId id);                        /* llvm_debug.c: assert, print */
 LLVMValueRef gen_sincos_f32(Gen *g, LLVMValueRef x, bool cosine); /* llvm_math.c */
+/* llvm_fp8.c: fp8 values are i8 registers. A cvt from or to an fp8 type of n registers at
+ * once (pairs go through one instruction where the target has them); an fp8 constant. */
+void gen_fp8_convert(Gen *g, LLVMValueRef *in, LLVMValueRef *out, int n, int from, int to);
+LLVMValueRef gen_fp8_const(Gen *g, int dt, double v);
 LLVMValueRef gen_log_f32(Gen *g, LLVMValueRef x, bool base2);
 
 #endif

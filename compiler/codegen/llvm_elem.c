@@ -254,6 +254,11 @@ void gen_elementwise(Gen *g, OpId id) {
     LLVMValueRef *in[3];
     for (uint32_t k = 0; k < op->nopnds && k < 3; k++) in[k] = gen_vals(g, op->operands[k], &n);
     LLVMValueRef *out = gen_alloc_regs(g, n);
+    if (op->code == OP_CVT && (dt_is_fp8(dt) || dt_is_fp8(rdt))) { /* all registers at once: pairs */
+        gen_fp8_convert(g, in[0], out, n, dt, rdt);
+        gen_set(g, r, out, n);
+        return;
+    }
     for (int i = 0; i < n; i++) {
         LLVMValueRef a[3] = {in[0][i], op->nopnds > 1 ? in[1][i] : NULL, op->nopnds > 2 ? in[2][i] : NULL};
         if (op->code == OP_ADDPTR)

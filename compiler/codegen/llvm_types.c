@@ -24,6 +24,7 @@ LLVMTypeRef gen_type(Gen *g, int dt) {
     case DT_BF16: return g->bf16;
     case DT_FP32: return g->f32;
     case DT_FP64: return g->f64;
+    case DT_FP8E4NV: case DT_FP8E5: return g->i8; /* the byte; llvm_fp8.c converts */
     case DT_PTR: return g->ptr1;
     default: NR_DIE("no LLVM type for dtype %d", dt);
     }
@@ -36,6 +37,7 @@ LLVMValueRef gen_i64(Gen *g, int64_t v) { return LLVMConstInt(g->i64, (unsigned 
 
 LLVMValueRef gen_const(Gen *g, IrType t, const IrOp *op) {
     LLVMTypeRef ty = gen_type(g, t.dt);
+    if (dt_is_fp8(t.dt)) return gen_fp8_const(g, t.dt, op->fattr);
     if (dt_is_float(t.dt)) return LLVMConstReal(ty, op->fattr);
     if (t.dt == DT_PTR) return LLVMConstNull(ty);
     return LLVMConstInt(ty, (unsigned long long)op->attr[0], dt_is_signed(t.dt));

@@ -1,13 +1,16 @@
 /* fold.c - constant evaluation for canonicalize, bit-exact with the semantics of
  * ir_ops.def: integers wrap at their width (i1 unsigned), C division truncation with
  * division by zero giving 0, floats rounded to nearest even into their dtype after every
- * op (fp16 and bf16 by our own rounding, since C has no such types). Transcendental
+ * op (fp16 and bf16 by our own rounding, since C has no such types; the fp8 types by
+ * runtime/fp8.h's, the one every back end shares: saturating, NaN to 0x7F). Transcendental
  * functions (exp, log, sin, ...) are not folded: their last bit depends on the libm of
  * each back end, and a fold must give exactly what the program would compute. */
 #include "fold.h"
 
 #include <math.h>
 #include <string.h>
+
+#include "../../runtime/fp8.h"
 
 /* ---- integers ---- */
 
@@ -129,7 +132,12 @@ static double round_fmt(double x, FloatFmt F) {
     return copysign(r, x);
 }
 
-double fold_round(int dt, double x) { return round_fmt(x, fmt_of(dt)); }
+static NrFp8Format fp8_fmt(int dt) { return dt == DT_FP8E4NV ? NR_FP8_E4M3 : NR_FP8_E5M2; }
+
+double fold_round(int dt, double x) {
+    if (dt_is_fp8(dt)) return nr_fp8_round(fp8_fmt(dt), x);
+    return round_fmt(x, fmt_of(dt));
+}
 
 /* The bits of x, which is already representable in the format (not NaN). */
 static uint64_t encode_fmt(double x, FloatFmt F) {
@@ -166,6 +174,7 @@ static double decode_fmt(uint64_t bits, FloatFmt F) {
 }
 
 static uint64_t float_bits(int dt, double x) {
+    if (dt_is_fp8(dt)) return nr_fp8_bits(fp8_fmt(dt), x);
     if (dt == DT_FP64) {
         uint64_t b;
         memcpy(&b, &x, sizeof b);
@@ -175,6 +184,7 @@ static uint64_t float_bits(int dt, double x) {
 }
 
 static double bits_float(int dt, uint64_t b) {
+    if (dt_is_fp8(dt)) return nr_fp8_to_double(fp8_fmt(dt), (uint8_t)b);
     if (dt == DT_FP64) {
         double x;
         memcpy(&x, &b, sizeof x);
@@ -300,6 +310,9 @@ static int64_t float_to_int(int to, double x) {
 bool fold_cvt(int from, int to, Num a, Num *out) {
     bool fi = dt_is_float(from), fo = dt_is_float(to);
     if ((!fi && !dt_is_int(from)) || (!fo && !dt_is_int(to))) return false;
+    /* fp8 converts only to and from the other floats (integers and the other fp8 type go
+     * through fp32 in the front end) */
+    if ((dt_is_fp8(from) || dt_is_fp8(to)) && (!fi || !fo || (dt_is_fp8(from) && dt_is_fp8(to)))) return false;
     if (to == DT_I1) {
         if (fi && isnan(a.f)) return false; /* "NaN gives 0" and "x != 0" disagree */
         out->i = fi ? a.f != 0 : a.i != 0;
@@ -326,5 +339,6 @@ bool fold_bitcast(int from, int to, Num a, Num *out) {
         return true;
     }
     out->f = bits_float(to, bits);
-    return !isnan(out->f);
+    /* an fp8 constant is rounded as cvt rounds (saturating), so it cannot hold fp8e5's inf */
+    return !isnan(out->f) && !(dt_is_fp8(to) && isinf(out->f));
 }

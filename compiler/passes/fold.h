@@ -16,7 +16,7 @@ typedef union Num {
 } Num;
 
 int64_t fold_wrap(int dt, uint64_t v);  /* an integer wrapped to dt's width */
-double fold_round(int dt, double x);    /* a double rounded to dt (fp16/bf16/fp32/fp64) */
+double fold_round(int dt, double x);    /* a double rounded to dt (a float type, fp8 included) */
 int64_t fold_all_ones(int dt);          /* -1 at dt's width */
 
 /* Elementwise ops of one dtype (add ... fma, neg ... ceil): a[0..n-1] -> out. */

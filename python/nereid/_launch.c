@@ -644,6 +644,9 @@ static int typed_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *
     if (d->type[i] != NR_TYPE_PTR) return scalar_arg(d, i, d->type[i], obj, s);
     nr_type pointee;
     if (pointer_arg(d, cuda, i, obj, s, &pointee)) return -1;
+    /* NumPy has no fp8: an array of bytes (uint8, through the buffer protocol) holds them */
+    bool fp8 = d->pointee[i] == NR_TYPE_FP8E4NV || d->pointee[i] == NR_TYPE_FP8E5;
+    if (fp8 && s->has_view && pointee == NR_TYPE_U8) pointee = d->pointee[i];
     if (pointee != d->pointee[i]) {
         PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is *%s, got an array of %s", kname(d), param_name(d, i),
                      nrpy_type_name(d->pointee[i]), pointee == NR_TYPE_INVALID ? "an unsupported dtype" : nrpy_type_name(pointee));

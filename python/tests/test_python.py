@@ -151,6 +151,91 @@ class CompileAndLaunch(unittest.TestCase):
             mod.nope
 
 
+FP8_SRC = """
+@triton.jit
+def widen(x_ptr: *fp8e4nv, y_ptr: *fp8e5, out_ptr: *fp32, n: i32, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m).to(tl.float32) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+@triton.jit
+def narrow(x_ptr: *fp32, out_ptr: *fp8e4nv, n: i32, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+"""
+
+
+class Fp8(unittest.TestCase):
+    """fp8 pointers: NumPy has no fp8 type, so on the CPU device uint8 arrays hold the bytes;
+    torch's float8_e4m3fn and float8_e5m2 tensors map to fp8e4nv and fp8e5."""
+
+    def test_uint8_arrays_for_fp8_pointers(self):
+        mod = nereid.compile(FP8_SRC, device=CPU, BLOCK=16)
+        self.assertEqual(mod.widen.params(), [("x_ptr", "*fp8e4nv"), ("y_ptr", "*fp8e5"), ("out_ptr", "*fp32"),
+                                              ("n", "i32")])
+        x = np.array([0x38, 0x7E, 0xFE, 0x01, 0x7F, 0x00], dtype=np.uint8)  # 1, 448, -448, 2^-9, NaN, 0
+        y = np.array([0x3C, 0x7B, 0x7C, 0x01, 0x00, 0x80], dtype=np.uint8)  # 1, 57344, inf, 2^-16, 0, -0
+        out = np.zeros(6, dtype=np.float32)
+        mod.widen[(1,)](x, y, out, 6)
+        want = np.array([2, 448 + 57344, np.inf, 2.0 ** -9 + 2.0 ** -16, np.nan, 0], dtype=np.float32)
+        np.testing.assert_array_equal(out, want)
+        f = np.array([1.3, 1000, -np.inf, np.nan, 400, 2.0 ** -10], dtype=np.float32)
+        b = np.zeros(6, dtype=np.uint8)
+        mod.narrow[(1,)](f, b, 6)
+        self.assertEqual(list(b), [0x3A, 0x7E, 0xFE, 0x7F, 0x7C, 0x00])
+        with self.assertRaisesRegex(TypeError, r"argument 'x_ptr' is \*fp8e4nv, got an array of fp32"):
+            mod.widen[(1,)](f, y, out, 6)
+
+    def test_jit_annotations_and_torch_dtype_names(self):
+        @nereid.jit(device=CPU)
+        def copy(src: "*fp8e5", dst: "*tl.float8e5", n):
+            offs = tl.arange(0, 8)
+            tl.store(dst + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)
+        src = np.arange(250, 256, dtype=np.uint8)  # NaN bytes of fp8e5 move unchanged
+        dst = np.zeros(6, dtype=np.uint8)
+        copy[(1,)](src, dst, 6)
+        np.testing.assert_array_equal(dst, src)
+        self.assertEqual(repr(tl.float8e4nv), "nereid.language.float8e4nv")
+
+        class Fp8Dtype:  # str() as torch spells it
+            def __init__(self, name):
+                self.name = name
+
+            def __str__(self):
+                return "torch." + self.name
+
+        class FakeTensor:
+            is_cuda = property(lambda self: False)
+            dtype = property(lambda self: self.dt)
+
+            def __init__(self, a, dt):
+                self.a, self.dt = a, dt
+
+            def data_ptr(self):
+                return self.a.ctypes.data
+
+            def untyped_storage(self):
+                a = self.a
+
+                class Storage:
+                    def data_ptr(self):
+                        return a.ctypes.data
+
+                    def nbytes(self):
+                        return a.nbytes
+                return Storage()
+
+        @nereid.jit(device=CPU)
+        def up(x, out):
+            tl.static_assert(x.dtype.element_ty == tl.float8e4nv)
+            tl.store(out + tl.arange(0, 4), tl.load(x + tl.arange(0, 4)).to(tl.float32))
+        out = np.zeros(4, dtype=np.float32)
+        up[(1,)](FakeTensor(np.array([0x38, 0x40, 0xB8, 0x7E], dtype=np.uint8), Fp8Dtype("float8_e4m3fn")), out)
+        np.testing.assert_array_equal(out, [1, 2, -1, 448])
+        with self.assertRaisesRegex(TypeError, r"argument 'src' is \*fp8e5, got an array of fp8e4nv"):
+            copy[(1,)](FakeTensor(src, Fp8Dtype("float8_e4m3fn")), dst, 6)
+
+
 class Errors(unittest.TestCase):
     def setUp(self):
         self.mod = nereid.compile(SCALE_SRC, device=CPU, BLOCK=64)

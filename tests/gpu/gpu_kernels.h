@@ -532,6 +532,94 @@ static const char K_FP64[] =
     "    tl.store(o_ptr + 2 * n + offs, tl.maximum(x, y) + tl.floor(x), mask=m)\n"
     "    tl.store(o32 + offs, (x * 3.0).to(tl.float32), mask=m)\n";
 
+/* fp8 (@T@: fp8e4nv or fp8e5, @DT@ its dtype): every byte copied, selected, bitcast and
+ * widened to each float type; each float type narrowed (midpoints, saturation, NaN);
+ * `other` and constants */
+static const char K_FP8_CONV[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def fp8_conv(b_ptr: *@T@, f_ptr: *fp32, h_ptr: *fp16, bf_ptr: *bf16, d_ptr: *fp64,\n"
+    "             o_copy: *@T@, o_w32: *fp32, o_w16: *fp16, o_wbf: *bf16, o_w64: *fp64,\n"
+    "             o_n32: *@T@, o_n16: *@T@, o_nbf: *@T@, o_n64: *@T@, o_sel: *@T@, o_bits: *u8, o_other: *@T@,\n"
+    "             n: i32, BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    m = offs < n\n"
+    "    b = tl.load(b_ptr + offs, mask=m)\n"
+    "    tl.store(o_copy + offs, b, mask=m)\n"
+    "    tl.store(o_w32 + offs, b.to(tl.float32), mask=m)\n"
+    "    tl.store(o_w16 + offs, b, mask=m)\n"
+    "    tl.store(o_wbf + offs, b.to(tl.bfloat16), mask=m)\n"
+    "    tl.store(o_w64 + offs, b.to(tl.float64), mask=m)\n"
+    "    f = tl.load(f_ptr + offs, mask=m)\n"
+    "    tl.store(o_n32 + offs, f, mask=m)\n"
+    "    tl.store(o_n16 + offs, tl.load(h_ptr + offs, mask=m).to(@DT@), mask=m)\n"
+    "    tl.store(o_nbf + offs, tl.load(bf_ptr + offs, mask=m).to(@DT@), mask=m)\n"
+    "    tl.store(o_n64 + offs, tl.load(d_ptr + offs, mask=m).to(@DT@), mask=m)\n"
+    "    tl.store(o_sel + offs, tl.where(offs % 3 == 0, b, f.to(@DT@)), mask=m)\n"
+    "    tl.store(o_bits + offs, b.to(tl.uint8, bitcast=True) ^ 0x5A, mask=m)\n"
+    "    o = tl.load(b_ptr + offs, mask=m & (offs % 5 != 0), other=-3.7)\n"
+    "    tl.store(o_other + offs, tl.where(offs % 7 == 0, tl.full((BLOCK,), 1e9, @DT@), o), mask=m)\n";
+
+/* fp8 arithmetic by Triton's promotion: fp8 ops computed in fp32 and rounded back, an
+ * integer block and a Python number taking the fp8 type, two fp8 types meeting in fp16 */
+static const char K_FP8_ARITH[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def fp8_arith(x_ptr: *fp8e4nv, y_ptr: *fp8e4nv, z_ptr: *fp8e5, i_ptr: *i32,\n"
+    "              o_s: *fp8e4nv, o_p: *fp8e4nv, o_abs: *fp8e4nv, o_max: *fp8e4nv, o_where: *fp8e4nv, o_c: *fp8e4nv,\n"
+    "              o_xi: *fp8e4nv, o_z: *fp8e5, o_xz: *fp16, o_lt: *i1, o_int: *i32, o_f32: *fp32,\n"
+    "              n: i32, BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    m = offs < n\n"
+    "    x = tl.load(x_ptr + offs, mask=m)\n"
+    "    y = tl.load(y_ptr + offs, mask=m)\n"
+    "    z = tl.load(z_ptr + offs, mask=m)\n"
+    "    v = tl.load(i_ptr + offs, mask=m, other=0)\n"
+    "    tl.store(o_s + offs, x + y, mask=m)\n"
+    "    tl.store(o_p + offs, x * y - y, mask=m)\n"
+    "    tl.store(o_abs + offs, tl.abs(-x), mask=m)\n"
+    "    tl.store(o_max + offs, tl.maximum(x, y), mask=m)\n"
+    "    tl.store(o_where + offs, tl.where(x < y, x, y), mask=m)\n"
+    "    tl.store(o_c + offs, x + 1.3, mask=m)\n"
+    "    tl.store(o_xi + offs, x + v, mask=m)\n"
+    "    tl.store(o_z + offs, z * 2.5 + z, mask=m)\n"
+    "    tl.store(o_xz + offs, x + z, mask=m)\n"
+    "    tl.store(o_lt + offs, x < z, mask=m)\n"
+    "    tl.store(o_int + offs, x.to(tl.int32) + z.to(tl.int16), mask=m)\n"
+    "    tl.store(o_f32 + offs, x.to(tl.float32) * 3.0, mask=m)\n";
+
+/* fp8 blocks moved between threads: a transpose (through shared memory) and a reshape */
+static const char K_FP8_SHAPES[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def fp8_shapes(x_ptr: *@T@, o_t: *@T@, o_f: *fp32, BM: tl.constexpr, BN: tl.constexpr):\n"
+    "    rm = tl.arange(0, BM)\n"
+    "    rn = tl.arange(0, BN)\n"
+    "    x = tl.load(x_ptr + rm[:, None] * BN + rn[None, :])\n"
+    "    tl.store(o_t + rn[:, None] * BM + rm[None, :], tl.trans(x))\n"
+    "    tl.store(o_f + rn[:, None] * BM + rm[None, :], tl.trans(x).to(tl.float32))\n";
+
+/* tl.dot on fp8: the interpreter computes it; the GPU back end refuses it for now */
+static const char K_FP8_DOT[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def fp8_dot(a_ptr: *fp8e4nv, c_ptr: *fp32, B: tl.constexpr):\n"
+    "    r = tl.arange(0, B)\n"
+    "    x = tl.load(a_ptr + r[:, None] * B + r[None, :])\n"
+    "    tl.store(c_ptr + r[:, None] * B + r[None, :], tl.dot(x, x))\n";
+
 static const char K_FP64_EXP[] =
     "import triton\n"
     "import triton.language as tl\n"

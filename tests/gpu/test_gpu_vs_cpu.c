@@ -9,8 +9,13 @@
  * flow, Philox (tl.randint/rand and the dropout masks), fp16 and bf16 elementwise
  * arithmetic without division (each op correctly rounded on both), int8 dot (exact in
  * i32), sqrt, tl.math.div_rn, fp64 division, float % (fmod), fma,
- * floor, ceil, abs, min/max (NaN and signed zeros included), and every reduction of
- * integer-valued floats (sums exact in any order).
+ * floor, ceil, abs, min/max (NaN and signed zeros included), every reduction of
+ * integer-valued floats (sums exact in any order), and fp8 (both formats): bytes through
+ * loads, stores, selects, bitcasts and transposes, widening to every float type, narrowing
+ * from every float type (every midpoint, saturation, infinities, NaN, subnormals), fp8
+ * arithmetic computed in fp32 and rounded back. tools/gpu-run.sh runs the fp8 cases a
+ * second time as sm_80 code (NEREID_ARCH=sm_80), whose conversions are integer sequences
+ * instead of the sm_90 cvt instructions.
  *
  * What is compared within a tolerance, |gpu - cpu| <= atol + rtol * |cpu|:
  *   x / y        rtol 2.4e-7 fp32 `/` is Triton's div.full.f32 on the GPU (2 ulp); dropout
@@ -43,8 +48,8 @@
  *
  * Sizes are not multiples of the block; layouts are exercised with num_warps 1 to 32,
  * blocks smaller than a CTA (replicated), misaligned pointers, launch-time num_warps,
- * 2-D and 3-D blocks. One kernel needs more than 48 KB of shared memory. fp64 exp must be
- * refused by the GPU back end with a clear message.
+ * 2-D and 3-D blocks. One kernel needs more than 48 KB of shared memory. fp64 exp and
+ * fp8 tl.dot (for now) must be refused by the GPU back end with a clear message.
  *
  * Prints a table (kernel, size, max abs err, max rel err, bit-exact?, PASS/FAIL) and ends
  * with "test_gpu_vs_cpu: N passed, M failed" (exit 1 on failures). Without a CUDA device:
@@ -803,6 +808,142 @@ static void fp64_ops(long n, int block) {
     free(x), free(y);
 }
 
+/* ---- fp8 ---- */
+
+/* The value of fp8 byte b (f 0: fp8e4nv, E4M3FN; 1: fp8e5, E5M2) from its fields. */
+static double f8_value(int f, int b) {
+    int mbits = f ? 2 : 3, bias = f ? 15 : 7, e = (b & 0x7f) >> mbits, mant = b & ((1 << mbits) - 1);
+    double v;
+    if (f == 0 && (b & 0x7f) == 0x7f) return NAN;
+    if (f == 1 && e == 31) v = mant ? NAN : INFINITY;
+    else if (e == 0) v = ldexp(mant, 1 - bias - mbits);
+    else v = ldexp(mant + (1 << mbits), e - bias - mbits);
+    return b & 0x80 ? -v : v;
+}
+
+/* Inputs for narrowing to format f: each finite value, the midpoint between each pair of
+ * neighbours and just either side of it (both signs; fp64 nudged by 2^-40 past what fp32
+ * can hold), saturation, infinities, NaNs, zeros, tiny values; n of them, cycling. */
+static void f8_narrow_inputs(int f, long n, float *x, uint16_t *h, uint16_t *bf, double *d) {
+    static double v[2048];
+    int nv = 0, max = f ? 0x7b : 0x7e;
+    for (int c = 0; c < max; c++) {
+        double lo = f8_value(f, c), hi = f8_value(f, c + 1), mid = (lo + hi) / 2;
+        double xs[4] = {lo, mid, nextafter(mid, 0), nextafter(mid, INFINITY)};
+        for (int j = 0; j < 4; j++) v[nv++] = xs[j], v[nv++] = -xs[j];
+    }
+    double top = f8_value(f, max);
+    double extra[] = {top, top * 1.03, top * 1.0714, top * 2, 1e30, INFINITY, -INFINITY, NAN, -NAN, 0.0, -0.0, 1e-30,
+                      -1e-30, -top * 1.5, 65504.0, 70000.0, 3e-8, -6e-8};
+    for (size_t j = 0; j < sizeof extra / sizeof *extra; j++) v[nv++] = extra[j];
+    for (long i = 0; i < n; i++) {
+        double a = v[i % nv];
+        x[i] = (float)a, h[i] = gt_f2h((float)a), bf[i] = gt_f2bf((float)a);
+        d[i] = i % 3 == 1 ? a + ldexp(fabs(a), -40) : i % 3 == 2 ? a - ldexp(fabs(a), -40) : a;
+    }
+}
+
+static void fp8_conv(int f, long n, int block, int warps, int misalign) {
+    long pad = misalign ? 1 : 0;
+    uint8_t *b = malloc((size_t)(n + pad));
+    float *x = malloc(4 * (size_t)n);
+    uint16_t *h = malloc(2 * (size_t)n), *bf = malloc(2 * (size_t)n);
+    double *d = malloc(8 * (size_t)n);
+    for (long i = 0; i < n + pad; i++) b[i] = (uint8_t)((i - pad) & 0xff);
+    f8_narrow_inputs(f, n, x, h, bf, d);
+    const char *tn = f ? "fp8e5" : "fp8e4nv";
+    char name[96];
+    snprintf(name, sizeof name, "%s conversions%s", tn, misalign ? " (misaligned)" : "");
+    GtCase *c = gt_case(name, "n=%ld B%d w%d", n, block, warps);
+    gt_source(c, K_FP8_CONV, "fp8_conv", "T", tn, "DT", f ? "tl.float8e5" : "tl.float8e4nv", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_warps(c, warps);
+    c->rows_per_output = 1;
+    /* fp8 buffers are bytes (GT_U8): compared bit for bit */
+    gt_arg_buf_off(c, gt_in(c, "bytes", GT_U8, (size_t)(n + pad), b), pad);
+    gt_arg_buf(c, gt_in(c, "fp32", GT_F32, (size_t)n, x));
+    gt_arg_buf(c, gt_in(c, "fp16", GT_F16, (size_t)n, h));
+    gt_arg_buf(c, gt_in(c, "bf16", GT_BF16, (size_t)n, bf));
+    gt_arg_buf(c, gt_in(c, "fp64", GT_F64, (size_t)n, d));
+    gt_arg_buf_off(c, gt_out(c, "copy", GT_U8, (size_t)(n + pad), gt_exact(), NULL), pad);
+    gt_arg_buf(c, gt_out(c, "to fp32", GT_F32, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "to fp16", GT_F16, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "to bf16", GT_BF16, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "to fp64", GT_F64, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "from fp32", GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "from fp16", GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "from bf16", GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "from fp64", GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "where", GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "bitcast ^ 0x5a", GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "other, full", GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+    free(b), free(x), free(h), free(bf), free(d);
+}
+
+static void fp8_arith(long n, int block, int warps) {
+    GtRng r = {8080 + (uint64_t)n};
+    uint8_t *x = malloc((size_t)n), *y = malloc((size_t)n), *z = malloc((size_t)n);
+    int32_t *v = gt_fill_int(GT_I32, (size_t)n, &r, -600, 600);
+    for (long i = 0; i < n; i++) {
+        x[i] = (uint8_t)gt_int(&r, 0, 256), y[i] = (uint8_t)gt_int(&r, 0, 256), z[i] = (uint8_t)gt_int(&r, 0, 256);
+        /* no -0: the GPU leaves the sign of max(-0, +0) open */
+        if (x[i] == 0x80) x[i] = 0;
+        if (y[i] == 0x80) y[i] = 0;
+    }
+    GtCase *c = gt_case("fp8 arithmetic", "n=%ld B%d w%d", n, block, warps);
+    gt_source(c, K_FP8_ARITH, "fp8_arith", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_warps(c, warps);
+    c->rows_per_output = 1;
+    gt_arg_buf(c, gt_in(c, "x", GT_U8, (size_t)n, x));
+    gt_arg_buf(c, gt_in(c, "y", GT_U8, (size_t)n, y));
+    gt_arg_buf(c, gt_in(c, "z", GT_U8, (size_t)n, z));
+    gt_arg_buf(c, gt_in(c, "i", GT_I32, (size_t)n, v));
+    static const char *const outs[] = {"x + y", "x * y - y", "abs(-x)", "maximum", "where", "x + 1.3", "x + i32"};
+    for (int k = 0; k < 7; k++) gt_arg_buf(c, gt_out(c, outs[k], GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "e5: z * 2.5 + z", GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "e4 + e5 (fp16)", GT_F16, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "e4 < e5", GT_I1, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "to i32 + to i16", GT_I32, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "to fp32 * 3", GT_F32, (size_t)n, gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+    free(x), free(y), free(z), free(v);
+}
+
+static void fp8_shapes(int f, int bm, int bn, int warps) {
+    uint8_t *x = malloc((size_t)(bm * bn));
+    for (int i = 0; i < bm * bn; i++) x[i] = (uint8_t)(i * 7 + 3);
+    const char *tn = f ? "fp8e5" : "fp8e4nv";
+    char name[96];
+    snprintf(name, sizeof name, "%s tl.trans (bytes through shared memory)", tn);
+    GtCase *c = gt_case(name, "%dx%d w%d", bm, bn, warps);
+    gt_source(c, K_FP8_SHAPES, "fp8_shapes", "T", tn, NULL);
+    gt_define(c, "BM", "%d", bm);
+    gt_define(c, "BN", "%d", bn);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "x", GT_U8, (size_t)(bm * bn), x));
+    gt_arg_buf(c, gt_out(c, "x^T", GT_U8, (size_t)(bm * bn), gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "x^T as fp32", GT_F32, (size_t)(bm * bn), gt_exact(), NULL));
+    gt_run(c);
+    free(x);
+}
+
+static void fp8_dot_refused(void) {
+    uint8_t a[32 * 32] = {0};
+    GtCase *c = gt_case("fp8 tl.dot: refused on the GPU (for now)", "(compile error)");
+    gt_source(c, K_FP8_DOT, "fp8_dot", NULL);
+    gt_define(c, "B", "%d", 32);
+    gt_arg_buf(c, gt_in(c, "a", GT_U8, 32 * 32, a));
+    gt_arg_buf(c, gt_out(c, "c", GT_F32, 32 * 32, gt_exact(), NULL));
+    c->expect_gpu_error = "fp8e4nv operands";
+    gt_run(c);
+}
+
 static void fp64_exp_refused(void) {
     double x[128] = {0};
     GtCase *c = gt_case("fp64 exp: refused on the GPU", "(compile error)");
@@ -936,6 +1077,20 @@ int main(int argc, char **argv) {
     bytes_kernel(1001, 256);
     fp64_ops(1000, 128);
     fp64_exp_refused();
+
+    /* fp8 (run with NEREID_ARCH=sm_80 too: the integer sequences instead of the cvt
+     * instructions) */
+    for (int f = 0; f < 2; f++) {
+        fp8_conv(f, 4099, 256, 4, 0);
+        fp8_conv(f, 1001, 1024, 8, 0);
+        fp8_conv(f, 77, 16, 1, 0);  /* a block smaller than the CTA: replicated lanes */
+        fp8_conv(f, 1000, 128, 2, 1); /* one byte off alignment: no vectors for the bytes */
+        fp8_shapes(f, 64, 32, 4);
+        fp8_shapes(f, 16, 128, 2);
+    }
+    fp8_arith(10007, 256, 4);
+    fp8_arith(37, 64, 1);
+    fp8_dot_refused();
 
     printf("\n");
     return gt_finish();

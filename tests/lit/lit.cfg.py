@@ -18,6 +18,8 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "HOME", "NEREID_CACHE_DIR"):
 config.substitutions.append(("%nereid", os.path.join(build, "nereid")))
 config.substitutions.append(("%examples", os.path.join(root, "examples")))
 config.substitutions.append(("%stdlib", os.path.join(root, "lang", "stdlib")))
+# the fp8 codec's table for the GPU back end's conversions run on the host (gpu/fp8-soft-lli.nr)
+config.substitutions.append(("%fp8ref", os.path.join(build, "tests", "test_fp8") + " --soft-reference"))
 
 # ptxas from the CUDA toolkit, when installed, assembles the PTX the GPU back end emits
 for ptxas in ("/usr/local/cuda/bin/ptxas",):

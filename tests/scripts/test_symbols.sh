@@ -81,7 +81,7 @@ checks=$((checks + 1))
 prefixes=(
   nr_         # the API (include/nereid.h); inside, the driver (compiler/driver.c), the pass
               # pipeline (compiler/passes/pipeline.c), the lexer's helpers (lang/parse.c),
-              # fp16/bf16 conversions (runtime/float16.c), the clock and NR_DIE
+              # fp16/bf16 and fp8 conversions (runtime/float16.c, fp8.c), the clock and NR_DIE
               # (compiler/support), the embedded standard library and the build id (tools/)
   nrl         # flex's prefix (lang/lexer.l: %option prefix="nrl")
   ast_        # lang/ast.c

@@ -135,8 +135,9 @@ static void run_alloc(IrFunc *f, const GpuOptions *o) { (void)o, gpu_alloc_share
 static void run_barriers(IrFunc *f, const GpuOptions *o) { (void)o, gpu_insert_barriers(f); }
 
 const GpuPass gpu_pass_table[] = {
-    {"gpu-assign-layouts", run_assign}, {"gpu-lower-dot-operands", run_lower}, {"gpu-pipeline", run_pipeline},
-    {"gpu-alloc-shared", run_alloc},    {"gpu-insert-barriers", run_barriers},
+    {"gpu-assign-layouts", run_assign, false}, {"gpu-lower-dot-operands", run_lower, true},
+    {"gpu-pipeline", run_pipeline, true},      {"gpu-alloc-shared", run_alloc, true},
+    {"gpu-insert-barriers", run_barriers, true},
 };
 const int gpu_pass_count = (int)(sizeof gpu_pass_table / sizeof gpu_pass_table[0]);
 

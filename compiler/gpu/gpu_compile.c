@@ -99,8 +99,9 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
     out->times_ms[0] = nr_now_ms() - t0;
     bool ok = r.ok;
     if (ok && what == GPU_DUMP_FINAL) {
-        if (dump) ir_print_module(dump, m);
         out->shared_bytes = f->shared_bytes;
+        out->ir = m; /* the caller frees the arena */
+        return true;
     } else if (ok) {
         AxisInfo *info = axis_info_analyze(f, pf, arena); /* again: the passes added values */
         GpuTarget tt = *t;

@@ -285,8 +285,12 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
         return 1;
     }
     StrBuf *ptx = calloc((size_t)(nk ? nk : 1), sizeof *ptx);
-    if (!ptx) return 1;
-    int nptx = 0, rc = 0;
+    IrModule **irs = calloc((size_t)(nk ? nk : 1), sizeof *irs); /* --emit=gpu-ir: printed as one module */
+    if (!ptx || !irs) {
+        free(ptx), free(irs);
+        return 1;
+    }
+    int nptx = 0, nirs = 0, rc = 0;
     for (uint32_t i = 0; i < m->nfuncs && !rc; i++) {
         IrFunc *f = m->funcs[i];
         if (!f->is_kernel) continue;
@@ -309,16 +313,19 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
             break;
         }
         for (int k = 0; k < 4; k++) gpu_ms[k] += r.times_ms[k];
-        if (a->gpu == GPU_IR) { /* the dump has it */
-        } else if (a->gpu == GPU_LLVM) sb_putn(dump, llvm.data ? llvm.data : "", llvm.len);
+        if (a->gpu == GPU_IR) irs[nirs++] = r.ir;
+        else if (a->gpu == GPU_LLVM) sb_putn(dump, llvm.data ? llvm.data : "", llvm.len);
         else if (a->gpu == GPU_PTX) ptx[nptx++] = r.ptx, sb_init(&r.ptx); /* merged below */
         else if (run_ptxas(a->arch, &r.ptx, a->out, a->strict_ptxas)) rc = 1;
         sb_free(&llvm);
         sb_free(&r.ptx);
     }
     if (!rc && a->gpu == GPU_PTX && nptx) rc = merge_ptx_modules(ptx, nptx, dump);
+    if (!rc && a->gpu == GPU_IR) ir_print_modules(dump, (const IrModule *const *)irs, nirs);
     for (int i = 0; i < nptx; i++) sb_free(&ptx[i]);
+    for (int i = 0; i < nirs; i++) arena_free(irs[i]->arena);
     free(ptx);
+    free(irs);
     return rc;
 }
 

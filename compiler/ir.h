@@ -274,6 +274,11 @@ int ir_gpu_arch_from_name(const char *name, size_t len);
  * function in definition order. */
 void ir_print_module(StrBuf *out, const IrModule *m);
 void ir_print_func(StrBuf *out, const IrFunc *f);
+/* n modules as one (the GPU back end compiles each kernel in a module of its own): the
+ * first gpu<> header (theirs must agree), every module's layouts in one table (module
+ * k's renumbered after those of modules 0..k-1, equal ones not merged), then every
+ * function. The text parses back into one module that prints the same. */
+void ir_print_modules(StrBuf *out, const IrModule *const *ms, int n);
 /* Parse the textual form; errors go to diag located in src. NULL on error. */
 IrModule *ir_parse_module(Arena *arena, Diag *diag, const Source *src);
 

@@ -317,7 +317,9 @@ static bool type_fail(TypeScan *T, const char *msg) {
 
 static char tpeek(const TypeScan *T) { return T->s < T->P->end ? *T->s : 0; }
 
-static bool scan_dtype(TypeScan *T, int *dt) {
+/* A number dtype; what names what is expected when there is none (a pointer's pointee
+ * and a buffer's elements are numbers, never pointers). */
+static bool scan_dtype(TypeScan *T, int *dt, const char *what) {
     const char *b = T->s;
     while (T->s < T->P->end && T->s - b < 8 && ((*T->s >= 'a' && *T->s <= 'z') || is_digit(*T->s))) T->s++;
     char name[9] = {0};
@@ -325,21 +327,21 @@ static bool scan_dtype(TypeScan *T, int *dt) {
     *dt = dt_from_name(name);
     if (*dt != DT_VOID) return true;
     T->s = b;
-    return type_fail(T, "expected an element type (i1, i8, ..., u64, fp16, bf16, fp32, fp64, fp8e4nv, fp8e5 or ptr<...>)");
+    return type_fail(T, what);
 }
 
 static bool scan_elem(TypeScan *T, IrType *out) {
     if (T->P->end - T->s >= 4 && !memcmp(T->s, "ptr<", 4)) {
         T->s += 4;
         int pointee;
-        if (!scan_dtype(T, &pointee)) return false;
+        if (!scan_dtype(T, &pointee, "expected a pointee type (i1, i8, ..., u64, fp16, bf16, fp32, fp64, fp8e4nv, fp8e5)")) return false;
         if (tpeek(T) != '>') return type_fail(T, "expected '>' after the pointee type");
         T->s++;
         *out = ty_ptr(pointee);
         return true;
     }
     int dt;
-    if (!scan_dtype(T, &dt)) return false;
+    if (!scan_dtype(T, &dt, "expected an element type (i1, i8, ..., u64, fp16, bf16, fp32, fp64, fp8e4nv, fp8e5 or ptr<...>)")) return false;
     *out = ty_scalar(dt);
     return true;
 }
@@ -378,25 +380,32 @@ static bool scan_uint(TypeScan *T, int64_t max, int64_t *out) {
     return true;
 }
 
-/* The rest of a block or buffer type after its element type: [, stages=N] [, #Ln] '>'. */
+/* The rest of a block or buffer type after its element type: [, stages=N] [, #Ln] '>',
+ * each at most once, in that order. */
 static bool scan_type_tail(TypeScan *T, bool smem, int *stages, uint32_t *layout) {
+    const char *close = smem ? "expected '>' to close the buffer type" : "expected '>' to close the block type";
+    bool seen_stages = false;
     while (tpeek(T) == ',') {
         T->s++;
         while (tpeek(T) == ' ') T->s++;
+        if (*layout) return type_fail(T, smem ? "expected '>': the layout comes last in a buffer type" : close);
         int64_t v;
-        if (smem && !*layout && *stages == 1 && scan_literal(T, "stages=")) {
+        const char *at = T->s;
+        if (smem && !seen_stages && scan_literal(T, "stages=")) {
+            const char *num = T->s;
             if (!scan_uint(T, 255, &v)) return false;
-            if (v < 1) return type_fail(T, "stages must be at least 1");
-            *stages = (int)v;
-        } else if (!*layout && scan_literal(T, "#L")) {
+            if (v < 1) return T->s = num, type_fail(T, "stages must be at least 1");
+            *stages = (int)v, seen_stages = true;
+        } else if (scan_literal(T, "#L")) {
             if (!scan_uint(T, UINT32_MAX, &v)) return false;
-            if (v < 1 || v >= T->P->m->nlayouts) return type_fail(T, "no such layout (layouts are defined before the functions)");
+            if (v < 1 || v >= T->P->m->nlayouts)
+                return T->s = at, type_fail(T, "no such layout (layouts are defined before the functions)");
             *layout = (uint32_t)v;
         } else {
-            return type_fail(T, smem ? "expected 'stages=N' or a layout '#Ln'" : "expected a layout '#Ln'");
+            return type_fail(T, smem && !seen_stages ? "expected 'stages=N' or a layout '#Ln'" : "expected a layout '#Ln'");
         }
     }
-    if (tpeek(T) != '>') return type_fail(T, smem ? "expected '>' to close the buffer type" : "expected '>' to close the block type");
+    if (tpeek(T) != '>') return type_fail(T, close);
     T->s++;
     return true;
 }
@@ -423,7 +432,9 @@ static bool scan_smem(TypeScan *T, IrType *out, uint32_t *layout) {
         if (rank == NR_MAX_RANK) return type_fail(T, "buffers have at most 4 dimensions");
         if (!scan_dim(T, &shape[rank++])) return false;
     } while (is_digit(tpeek(T)));
-    if (!scan_dtype(T, &dt) || !scan_type_tail(T, true, &stages, layout)) return false;
+    if (!scan_dtype(T, &dt, "expected a buffer element type (i1, i8, ..., u64, fp16, bf16, fp32, fp64, fp8e4nv, fp8e5)") ||
+        !scan_type_tail(T, true, &stages, layout))
+        return false;
     *out = ty_smem(dt, rank, shape, stages);
     return true;
 }
@@ -860,6 +871,7 @@ static bool parse_func(Parser *P) {
 static bool parse_gpu_header(Parser *P) {
     if (P->m->gpu.arch || P->m->gpu.num_warps || P->m->nfuncs || P->m->nlayouts)
         return FAIL(P, "'gpu<...>' comes once, first in the file");
+    Token start = P->tok;
     next(P);
     if (!expect(P, '<')) return false;
     bool seen_arch = false, seen_warps = false;
@@ -886,7 +898,7 @@ static bool parse_gpu_header(Parser *P) {
         }
     }
     next(P);
-    if (!seen_arch || !seen_warps) return FAIL(P, "'gpu<...>' needs arch and num_warps");
+    if (!seen_arch || !seen_warps) return fail_at(P, tok_loc(P, start), "'gpu<...>' needs arch and num_warps");
     return true;
 }
 

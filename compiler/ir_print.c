@@ -99,6 +99,7 @@ typedef struct Printer {
     const IrFunc *f;
     uint32_t *num; /* ValId -> number + 1; 0: not numbered */
     uint32_t next;
+    uint32_t layout_base; /* printed layout ids are the module's plus this (ir_print_modules) */
 } Printer;
 
 static bool valid_region(const IrFunc *f, RegionId r) { return r > 0 && r < f->nregions; }
@@ -151,7 +152,7 @@ static void put_value_type(Printer *P, ValId v) {
     ty_str(val->ty, buf, sizeof buf);
     size_t n = strlen(buf);
     if (n && buf[n - 1] == '>') buf[n - 1] = 0;
-    sb_printf(P->out, "%s, #L%u>", buf, val->layout);
+    sb_printf(P->out, "%s, #L%u>", buf, val->layout + P->layout_base);
 }
 
 /* C escapes; \xHH takes exactly two digits in our format. */
@@ -357,8 +358,8 @@ static void print_signature(Printer *P) {
     }
 }
 
-void ir_print_func(StrBuf *out, const IrFunc *f) {
-    Printer P = {out, f, calloc(f->nvals ? f->nvals : 1, sizeof(uint32_t)), 0};
+static void print_func(StrBuf *out, const IrFunc *f, uint32_t layout_base) {
+    Printer P = {out, f, calloc(f->nvals ? f->nvals : 1, sizeof(uint32_t)), 0, layout_base};
     if (!P.num) NR_DIE("out of memory");
     number_region(&P, f->body, 0);
     print_signature(&P);
@@ -371,6 +372,8 @@ void ir_print_func(StrBuf *out, const IrFunc *f) {
     free(P.num);
 }
 
+void ir_print_func(StrBuf *out, const IrFunc *f) { print_func(out, f, 0); }
+
 static const char *const arch_names[] = {"none", "sm_80", "sm_90", "sm_90a"};
 
 const char *ir_gpu_arch_name(int arch) { return arch >= 0 && arch <= GPU_SM90A ? arch_names[arch] : "?"; }
@@ -381,18 +384,33 @@ int ir_gpu_arch_from_name(const char *name, size_t len) {
     return GPU_ARCH_NONE;
 }
 
-/* The GPU back end's module facts, then its layouts (each names only earlier ones). */
-static void print_gpu_header(StrBuf *out, const IrModule *m) {
-    if (m->gpu.arch || m->gpu.num_warps)
-        sb_printf(out, "gpu<arch=%s, num_warps=%d>\n", ir_gpu_arch_name(m->gpu.arch), m->gpu.num_warps);
+static uint32_t layout_count(const IrModule *m) { return m->nlayouts ? m->nlayouts - 1 : 0; }
+
+/* A module's layouts, numbered from base + 1 (each names only earlier ones). */
+static void print_layouts(StrBuf *out, const IrModule *m, uint32_t base) {
     for (uint32_t i = 1; i < m->nlayouts; i++) {
-        sb_printf(out, "#L%u = ", i);
-        ir_layout_print(out, &m->layouts[i]);
+        IrLayout l = m->layouts[i];
+        if (l.kind == LAYOUT_SLICE || l.kind == LAYOUT_DOT_OP) l.parent += base;
+        sb_printf(out, "#L%u = ", i + base);
+        ir_layout_print(out, &l);
         sb_putc(out, '\n');
     }
 }
 
-void ir_print_module(StrBuf *out, const IrModule *m) {
-    print_gpu_header(out, m);
-    for (uint32_t i = 0; i < m->nfuncs; i++) ir_print_func(out, m->funcs[i]);
+/* The GPU back end's module facts, then the layouts. */
+void ir_print_modules(StrBuf *out, const IrModule *const *ms, int n) {
+    for (int k = 0; k < n; k++)
+        if (ms[k]->gpu.arch || ms[k]->gpu.num_warps) {
+            sb_printf(out, "gpu<arch=%s, num_warps=%d>\n", ir_gpu_arch_name(ms[k]->gpu.arch), ms[k]->gpu.num_warps);
+            break;
+        }
+    uint32_t base = 0;
+    for (int k = 0; k < n; k++) print_layouts(out, ms[k], base), base += layout_count(ms[k]);
+    base = 0;
+    for (int k = 0; k < n; k++) {
+        for (uint32_t i = 0; i < ms[k]->nfuncs; i++) print_func(out, ms[k]->funcs[i], base);
+        base += layout_count(ms[k]);
+    }
 }
+
+void ir_print_module(StrBuf *out, const IrModule *m) { ir_print_modules(out, &m, 1); }

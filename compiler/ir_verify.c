@@ -727,6 +727,10 @@ static void verify_region(Verifier *V, RegionId rid, OpId parent, const Expect *
 static void verify_signature(Verifier *V) {
     const IrFunc *f = V->f;
     if (f->is_kernel && f->nresults) op_error(V, 0, "a kernel cannot return values");
+    const IrRegion *body = valid_region(f, f->body) ? &f->regions[f->body] : NULL;
+    for (uint32_t i = 0; body && i < body->nargs; i++) /* buffers are made in the kernel, never passed */
+        if (valid_val(V, body->args[i]) && is_buffer(T(V, body->args[i])))
+            op_error(V, 0, "parameter #%u is a shared-memory buffer, which only local_alloc and local_view make", i);
     for (uint32_t i = 0; i < f->nresults; i++) {
         const char *why = type_problem(f->result_types[i]);
         if (why) op_error(V, 0, "result type #%u %s is invalid: %s", i, tn(f->result_types[i]).s, why);

@@ -180,7 +180,8 @@ static void check_op(GpuVerifier *V, OpId id) {
 
 static void walk(GpuVerifier *V, RegionId r) {
     const IrRegion *reg = &V->f->regions[r];
-    for (uint32_t i = 0; i < reg->nargs; i++) check_value(V, reg->parent_op, reg->args[i], "region argument", i);
+    for (uint32_t i = 0; i < reg->nargs; i++)
+        check_value(V, reg->parent_op, reg->args[i], reg->parent_op ? "region argument" : "parameter", i);
     for (uint32_t i = 0; i < reg->nops; i++) {
         OpId id = reg->ops[i];
         check_op(V, id);

@@ -11,10 +11,14 @@
  * The passes are the IR passes (compiler/passes) and the GPU passes (gpu_pass_table:
  * gpu-assign-layouts, gpu-lower-dot-operands, gpu-pipeline, gpu-alloc-shared,
  * gpu-insert-barriers), run in the order given on every function, the module verified
- * after each (layouts and buffers too, once the IR has a gpu<> header). The GPU passes
- * take the target and warp count from --arch and --num-warps when given, else from the
- * file's gpu<> header, else sm_90a and 4; --num-stages (default 3) is
- * the pipelining depth. --print-axis-info prints the alignment analysis of every
+ * after each (layouts and buffers too, once the IR has a gpu<> header).
+ * gpu-assign-layouts takes IR without layouts (no gpu<> header) and the target and warp
+ * count from --arch (default sm_90a) and --num-warps (default 4), which it writes into
+ * the header; the other GPU passes need that GPU-stage IR (a file with a gpu<> header,
+ * or the output of gpu-assign-layouts earlier in the list), whose layouts already say
+ * everything the target decided. A module of the wrong kind is an error (exit 1), not a
+ * pass run on IR it does not expect. --num-stages (default 3) is the pipelining depth.
+ * --print-axis-info prints the alignment analysis of every
  * function (after the passes); every pointer and integer parameter is taken as
  * divisible by N (default 1) there and in the GPU passes.
  *
@@ -126,6 +130,15 @@ static bool run_passes(const OptArgs *a, IrModule *m, Diag *diag, StrBuf *dump) 
         if (!gp) {
             if (!nr_run_named_passes(m, name, &o, diag, dump)) return false;
             continue;
+        }
+        if (gp->on_gpu_ir != (m->gpu.arch || m->gpu.num_warps)) { /* the passes assume it: refuse, never crash */
+            if (gp->on_gpu_ir)
+                diag_error(diag, (Loc){0}, "pass '%s' needs GPU-stage IR (a gpu<...> header and layouts): run "
+                           "gpu-assign-layouts first", name);
+            else
+                diag_error(diag, (Loc){0}, "pass '%s' takes IR without layouts, and this module has a gpu<...> header "
+                           "(its layouts are assigned already)", name);
+            return false;
         }
         for (uint32_t i = 0; i < m->nfuncs; i++) gp->run(m->funcs[i], &go);
         if (a->print_after_all) {

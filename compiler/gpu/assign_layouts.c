@@ -277,6 +277,10 @@ static void pref_op(Ctx *c, OpId id) {
     }
     bool weak = !c->pref[r] || c->weak[r];
     uint32_t want = c->pref[r] ? c->pref[r] : default_layout(c, ir_type(c->f, r));
+    if (op->code == OP_LOAD) { /* a load that coalesces into vectors keeps its layout: users convert */
+        IrType pt = ir_type(c->f, op->operands[0]);
+        if (*shape_vec(c, pt, pt.rank - 1) > 1) want = default_layout(c, pt), weak = false;
+    }
     switch (op->code) {
     case OP_BROADCAST: prefer_as(c, op->operands[0], want, weak); break;
     case OP_EXPAND_DIMS: prefer_as(c, op->operands[0], slice_of(c, want, (int)op->attr[0]), weak); break;

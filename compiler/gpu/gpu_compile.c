@@ -99,8 +99,9 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
     out->times_ms[0] = nr_now_ms() - t0;
     bool ok = r.ok;
     if (ok && what == GPU_DUMP_FINAL) {
-        if (dump) ir_print_module(dump, m);
         out->shared_bytes = f->shared_bytes;
+        out->ir = m; /* the caller frees the arena */
+        return true;
     } else if (ok) {
         AxisInfo *info = axis_info_analyze(f, pf, arena); /* again: the passes added values */
         GpuTarget tt = *t;
@@ -135,8 +136,9 @@ static void run_alloc(IrFunc *f, const GpuOptions *o) { (void)o, gpu_alloc_share
 static void run_barriers(IrFunc *f, const GpuOptions *o) { (void)o, gpu_insert_barriers(f); }
 
 const GpuPass gpu_pass_table[] = {
-    {"gpu-assign-layouts", run_assign}, {"gpu-lower-dot-operands", run_lower}, {"gpu-pipeline", run_pipeline},
-    {"gpu-alloc-shared", run_alloc},    {"gpu-insert-barriers", run_barriers},
+    {"gpu-assign-layouts", run_assign, false}, {"gpu-lower-dot-operands", run_lower, true},
+    {"gpu-pipeline", run_pipeline, true},      {"gpu-alloc-shared", run_alloc, true},
+    {"gpu-insert-barriers", run_barriers, true},
 };
 const int gpu_pass_count = (int)(sizeof gpu_pass_table / sizeof gpu_pass_table[0]);
 

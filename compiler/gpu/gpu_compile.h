@@ -21,14 +21,18 @@ typedef struct GpuResult {
     StrBuf ptx;
     unsigned shared_bytes;
     double times_ms[4]; /* GPU passes, LLVM IR construction, LLVM optimisation, PTX emission */
+    IrModule *ir;       /* GPU_DUMP_FINAL: the module the GPU passes end with (the kernel
+                           alone), in an arena of its own: arena_free(ir->arena) */
 } GpuResult;
 
 /* What goes to the dump: nothing, the IR after each GPU pass, or only the IR the GPU
- * passes end with (`--emit=gpu-ir`; LLVM does not run then and out->ptx stays empty). */
+ * passes end with (`--emit=gpu-ir`: in out->ir, not in the dump, so that the kernels of
+ * a file print as one module, ir_print_modules; LLVM does not run then and out->ptx
+ * stays empty). */
 typedef enum { GPU_DUMP_NONE, GPU_DUMP_ALL, GPU_DUMP_FINAL } GpuDump;
 
 /* dump (may be NULL) receives what `what` says, and llvm_ir (may be NULL) the optimised
- * LLVM IR. ptx/shared_bytes go to out (init'ed by the call; free out->ptx with
+ * LLVM IR. ptx/shared_bytes (and ir) go to out (init'ed by the call; free out->ptx with
  * sb_free). */
 bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, GpuDump what, StrBuf *dump,
                         StrBuf *llvm_ir, GpuResult *out, Diag *diag);

@@ -36,10 +36,13 @@ void gpu_insert_barriers(IrFunc *f);
 
 /* The passes by name, for `nereid opt --passes=...`: each runs on every kernel of the
  * module with the options given (assign-layouts and pipeline recompute the alignment
- * facts they need). */
+ * facts they need). assign-layouts takes IR without layouts; every other pass needs
+ * GPU-stage IR (a gpu<> header, layouts on every block): on_gpu_ir says which, and the
+ * runner refuses a module of the other kind rather than run the pass on it. */
 typedef struct GpuPass {
     const char *name;
     void (*run)(IrFunc *f, const GpuOptions *o);
+    bool on_gpu_ir;
 } GpuPass;
 extern const GpuPass gpu_pass_table[];
 extern const int gpu_pass_count;

@@ -81,9 +81,13 @@ static void merge(Set *into, const Set *from) {
 
 static void clear(Set *s) { memset(s, 0, sizeof *s); }
 
+/* Stages of one ring (or of two rings with the same place and shape: the same bytes)
+ * whose indices provably differ do not overlap. Two rings that share a start but not a
+ * size (the allocator reuses space between buffers whose lives do not meet) have stages
+ * of different sizes: stage 1 of one can cover stage 2 of the other. */
 static bool overlap(Access x, Access y) {
     if (x.hi <= y.lo || y.hi <= x.lo) return false;
-    if (x.stages && y.stages == x.stages && x.base == y.base && x.lo == y.lo)
+    if (x.stages && y.stages == x.stages && x.base == y.base && x.lo == y.lo && x.hi == y.hi)
         return ((x.off - y.off) % x.stages + x.stages) % x.stages == 0;
     return true;
 }

@@ -70,9 +70,11 @@ static uint32_t dot_op(Lower *L, uint32_t parent, int idx, int dt) {
  * its dot_op layout. */
 static ValId mma_operand(Lower *L, ValId x, int i, uint32_t result_layout, Loc loc, uint32_t *load) {
     IrType t = ir_type(L->f, x);
+    bool regs_ok = L->m->layouts[result_layout].version == 2 || i == 0;
+    /* (wgmma's B never goes to registers: its dot_op layout would be invalid, so it is
+     * not made at all, not even left unused in the table) */
+    uint32_t want = regs_ok ? dot_op(L, result_layout, i, t.dt) : 0;
     const IrLayout *rl = &L->m->layouts[result_layout];
-    uint32_t want = dot_op(L, result_layout, i, t.dt);
-    bool regs_ok = rl->version == 2 || i == 0;
     *load = 0;
     if (regs_ok && moves_convert_is_local(L->m, L->f->vals[x].layout, want, t))
         return emit(L, OP_CONVERT_LAYOUT, loc, &x, 1, t, want);

@@ -68,11 +68,30 @@ static void replace_later(Pipe *P, ValId old, ValId now) {
     VEC_PUSH(P->m->arena, P->repl, P->nrepl, P->caprepl, now);
 }
 
-/* Operands equal to from become to, in the ops of ops[0..n). */
+/* Operands equal to from become to, in the ops of ops[0..n) and the regions nested in
+ * them (a ring's reader may sit in an if of the loop body). */
 static void replace_in(IrFunc *f, const OpId *ops, uint32_t n, ValId from, ValId to) {
-    for (uint32_t k = 0; k < n; k++)
+    for (uint32_t k = 0; k < n; k++) {
         for (uint32_t i = 0; i < f->ops[ops[k]].nopnds; i++)
             if (f->ops[ops[k]].operands[i] == from) f->ops[ops[k]].operands[i] = to;
+        for (int j = 0; j < f->ops[ops[k]].nregions; j++) {
+            const IrRegion *r = &f->regions[f->ops[ops[k]].region[j]];
+            replace_in(f, r->ops, r->nops, from, to);
+        }
+    }
+}
+
+/* Does op id, or an op nested in its regions, use v? */
+static bool uses_deep(const IrFunc *f, OpId id, ValId v) {
+    const IrOp *op = &f->ops[id];
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (op->operands[i] == v) return true;
+    for (int j = 0; j < op->nregions; j++) {
+        const IrRegion *r = &f->regions[op->region[j]];
+        for (uint32_t k = 0; k < r->nops; k++)
+            if (uses_deep(f, r->ops[k], v)) return true;
+    }
+    return false;
 }
 
 static bool in_body(const IrFunc *f, OpId op, RegionId body) { return op && f->ops[op].parent == body; }
@@ -151,6 +170,27 @@ static bool on_carried(Pipe *P, RegionId body, ValId v, int depth) {
 /* Stage 0's values must not leak into the last stage in their advanced form: a carried
  * stage-0 value may be used only by stage 0 (and its yield slot), nor wanted after the
  * loop; a stage-0 op the last stage also uses must not depend on one. */
+/* Does last-stage op id (or an op nested in it: an if or loop of the body) use a
+ * stage-0 carried value, or a stage-0 value computed from one? y: the body's yield. */
+static bool leaks(Pipe *P, RegionId body, OpId id, OpId y) {
+    IrFunc *f = P->f;
+    const IrRegion *r = &f->regions[body];
+    const IrOp *op = &f->ops[id];
+    for (uint32_t i = 0; i < op->nopnds; i++) {
+        ValId v = op->operands[i];
+        if (id == y && f->vals[r->args[i + 1]].is_arg && is_carried(P, r->args[i + 1])) continue; /* its own slot */
+        if (f->vals[v].is_arg && f->vals[v].def == body && is_carried(P, v)) return true;
+        OpId d = ir_def(f, v);
+        if (in_body(f, d, body) && is_s0(P, d) && on_carried(P, body, v, 0)) return true;
+    }
+    for (int j = 0; j < op->nregions; j++) {
+        const IrRegion *nr = &f->regions[op->region[j]];
+        for (uint32_t k = 0; k < nr->nops; k++)
+            if (leaks(P, body, nr->ops[k], y)) return true;
+    }
+    return false;
+}
+
 static bool stages_separate(Pipe *P, OpId loop, RegionId body, const Cand *cands, int nc) {
     IrFunc *f = P->f;
     const IrRegion *r = &f->regions[body];
@@ -162,14 +202,7 @@ static bool stages_separate(Pipe *P, OpId loop, RegionId body, const Cand *cands
         bool cand = false;
         for (int c = 0; c < nc; c++) cand |= cands[c].load == id;
         if (is_s0(P, id) || cand) continue;
-        const IrOp *op = &f->ops[id];
-        for (uint32_t i = 0; i < op->nopnds; i++) {
-            ValId v = op->operands[i];
-            if (id == y && f->vals[r->args[i + 1]].is_arg && is_carried(P, r->args[i + 1])) continue; /* its own slot */
-            if (f->vals[v].is_arg && f->vals[v].def == body && is_carried(P, v)) return false;
-            OpId d = ir_def(f, v);
-            if (in_body(f, d, body) && is_s0(P, d) && on_carried(P, body, v, 0)) return false;
-        }
+        if (leaks(P, body, id, y)) return false;
     }
     return true;
 }
@@ -306,14 +339,12 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
     OpVec saved = P->out;
     memset(&P->out, 0, sizeof P->out);
     emit0(P, OP_ASYNC_WAIT, loc, NULL, 0, P->stages - 2);
-    /* the last op that reads a ring (a dot_wait right after it counts with it) */
+    /* the last op that reads a ring, itself or in its regions (a dot_wait right after
+     * it counts with it) */
     uint32_t last = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        const IrOp *op = &f->ops[ops[k]];
-        for (uint32_t i = 0; i < op->nopnds; i++)
-            for (int c = 0; c < nc; c++)
-                if (op->operands[i] == f->ops[cands[c].alloc].results[0]) last = k;
-    }
+    for (uint32_t k = 0; k < n; k++)
+        for (int c = 0; c < nc; c++)
+            if (uses_deep(f, ops[k], f->ops[cands[c].alloc].results[0])) last = k;
     while (last + 1 < n && f->ops[ops[last + 1]].code == OP_DOT_WAIT) last++;
     ValId S = konst(P, i32, P->stages, loc);
     ValId rslot = binop(P, OP_REM, it, S, loc);

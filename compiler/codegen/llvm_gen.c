@@ -56,19 +56,8 @@ static void gen_simple(Gen *g, OpId id) {
 
 /* fp8 reaches the dot lowering (CUDA cores, mma, wgmma) only once it handles it: until
  * then a located error rather than invalid LLVM IR. The interpreter computes these dots. */
-static void refuse_fp8_dot(Gen *g, const IrOp *op) {
-    for (int i = 0; i < 2; i++) {
-        IrType t = ir_type(g->f, op->operands[i]);
-        int dt = t.dt == DT_SMEM ? t.pointee : t.dt;
-        if (dt_is_fp8(dt))
-            gen_error(g, op->loc, "tl.dot on %s operands is not supported by the GPU back end yet (the CPU interpreter "
-                                  "computes it)", dt_name(dt));
-    }
-}
-
 static void gen_op(Gen *g, OpId id) {
     IrOp *op = &g->f->ops[id];
-    if (op->code == OP_DOT || op->code == OP_DOT_ASYNC) refuse_fp8_dot(g, op);
     switch (op->code) {
     case OP_CONST: case OP_SPLAT: case OP_ARANGE: case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: gen_simple(g, id); return;
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: gen_memory(g, id); return;

@@ -106,6 +106,8 @@ static const char *wgmma_types(int dt) {
     case DT_FP16: return "f32.f16.f16";
     case DT_BF16: return "f32.bf16.bf16";
     case DT_FP32: return "f32.tf32.tf32";
+    case DT_FP8E4NV: return "f32.e4m3.e4m3";
+    case DT_FP8E5: return "f32.e5m2.e5m2";
     default: return "s32.s8.s8";
     }
 }

@@ -69,16 +69,18 @@ bool policy_fma_tile(IrType ty, int num_warps, IrLayout *out) {
 
 int policy_k_width(int dt) { return dt == DT_FP32 ? 1 : dt_bits(dt) == 8 ? 4 : 2; }
 
-static bool mma_input(int dt) { return dt == DT_FP16 || dt == DT_BF16 || dt == DT_FP32 || dt == DT_I8; }
+static bool mma_input(int dt) {
+    return dt == DT_FP16 || dt == DT_BF16 || dt == DT_FP32 || dt == DT_I8 || dt_is_fp8(dt);
+}
 
 bool policy_mma(int arch, int a_dt, bool ieee, IrType acc, int k, int num_warps, bool along_m, IrLayout *out) {
     int M = acc.shape[0], N = acc.shape[1], kw = policy_k_width(a_dt);
     if (arch < GPU_SM80 || !mma_input(a_dt) || (a_dt == DT_FP32 && ieee)) return false;
-    if (M < 16 || N < 16 || k < 8 * kw) return false; /* smaller than one mma.sync */
+    if (M < 16 || N < 16) return false; /* smaller than one mma.sync */
     IrLayout l;
     memset(&l, 0, sizeof l);
     l.kind = LAYOUT_MMA, l.rank = 2;
-    if (arch == GPU_SM90A && num_warps % 4 == 0 && M % 64 == 0) {
+    if (arch == GPU_SM90A && num_warps % 4 == 0 && M % 64 == 0 && k >= 8 * kw) {
         /* wgmma: warpgroups along M as far as the rows go (64 each), the rest along N */
         int wgs = num_warps / 4, wg_m = M / 64 < wgs ? M / 64 : wgs, n = N / (wgs / wg_m);
         if ((!along_m || wg_m == wgs) && n >= 8) {
@@ -88,6 +90,8 @@ bool policy_mma(int arch, int a_dt, bool ieee, IrType acc, int k, int num_warps,
             return true;
         }
     }
+    /* mma.sync: fp8 operands are widened to fp16 first (exact; lower_dot_operands) */
+    if (k < 8 * (dt_is_fp8(a_dt) ? 2 : kw)) return false;
     l.version = 2, l.instr_n = 8, l.wpc[0] = 1, l.wpc[1] = 1;
     /* warps along M, or spread over the tile as evenly as its 16x8 instructions allow */
     for (int w = 1; w < num_warps; w *= 2) {

@@ -15,7 +15,9 @@
  *   the dot_op layout.
  * - mma version 3 (wgmma): B from shared memory; A too, or from registers when it
  *   converts there in registers. wgmma's descriptors name 16-bit tiles either way round;
- *   8-bit and tf32 tiles must have K contiguous.
+ *   8-bit (i8, fp8) and tf32 tiles must have K contiguous.
+ * fp8 operands of any other dot (mma.sync has no fp8 form on sm_80, the CUDA cores none at
+ * all) are widened to fp16 first, which holds every fp8 value exactly.
  * - any other (the CUDA cores): A and B from shared memory, A with M contiguous and B with
  *   N contiguous, so each thread reads the run of rows and of columns it accumulates at
  *   each k as one vector. */
@@ -90,9 +92,16 @@ static void lower_dot(Lower *L, OpId id) {
     uint32_t rl = L->f->vals[L->f->ops[id].results[0]].layout, load[2] = {0, 0};
     Loc loc = L->f->ops[id].loc;
     ValId opnds[2];
+    const IrLayout *r = &L->m->layouts[rl];
+    bool wgmma = r->kind == LAYOUT_MMA && r->version == 3;
     for (int i = 0; i < 2; i++) {
         ValId x = L->f->ops[id].operands[i];
         IrType t = ir_type(L->f, x);
+        if (t.dt != DT_SMEM && dt_is_fp8(t.dt) && !wgmma) { /* only wgmma reads fp8: widen it, exactly */
+            IrType h = ty_with_elem(t, ty_scalar(DT_FP16));
+            x = emit(L, OP_CVT, loc, &x, 1, h, L->f->vals[x].layout);
+            t = h;
+        }
         if (t.dt == DT_SMEM || L->m->layouts[L->f->vals[x].layout].kind == LAYOUT_DOT_OP) {
             opnds[i] = x; /* already lowered */
             continue;

@@ -608,17 +608,6 @@ static const char K_FP8_SHAPES[] =
     "    tl.store(o_t + rn[:, None] * BM + rm[None, :], tl.trans(x))\n"
     "    tl.store(o_f + rn[:, None] * BM + rm[None, :], tl.trans(x).to(tl.float32))\n";
 
-/* tl.dot on fp8: the interpreter computes it; the GPU back end refuses it for now */
-static const char K_FP8_DOT[] =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "\n"
-    "\n"
-    "@triton.jit\n"
-    "def fp8_dot(a_ptr: *fp8e4nv, c_ptr: *fp32, B: tl.constexpr):\n"
-    "    r = tl.arange(0, B)\n"
-    "    x = tl.load(a_ptr + r[:, None] * B + r[None, :])\n"
-    "    tl.store(c_ptr + r[:, None] * B + r[None, :], tl.dot(x, x))\n";
 
 static const char K_FP64_EXP[] =
     "import triton\n"

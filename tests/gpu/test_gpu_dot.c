@@ -239,6 +239,55 @@ static void chain(GtType t, int bm, int bn, int d, int warps) {
     free(q), free(k), free(v);
 }
 
+/* fp8 operands (raw bytes on the host): random finite values of moderate size, built
+ * from sign, exponent and mantissa bits, and their exact values for the bound. e4m3
+ * (fp8e4nv): bias 7, 3 mantissa bits; e5m2 (fp8e5): bias 15, 2 mantissa bits. */
+static uint8_t fp8_random(bool e4m3, GtRng *r) {
+    int s = (int)gt_int(r, 0, 2), e = (int)gt_int(r, -3, 4), m = (int)gt_int(r, 0, e4m3 ? 8 : 4);
+    return e4m3 ? (uint8_t)(s << 7 | (e + 7) << 3 | m) : (uint8_t)(s << 7 | (e + 15) << 2 | m);
+}
+
+static float fp8_value(bool e4m3, uint8_t b) {
+    int s = b >> 7, mb = e4m3 ? 3 : 2, e = (b & 0x7f) >> mb, m = b & ((1 << mb) - 1), bias = e4m3 ? 7 : 15;
+    float v = e ? ldexpf(1.0f + (float)m / (float)(1 << mb), e - bias) : ldexpf((float)m / (float)(1 << mb), 1 - bias);
+    return s ? -v : v;
+}
+
+/* C = A x B on fp8 inputs (sm_90a: wgmma k32 reading both from shared memory with K
+ * contiguous; sm_80: widened to fp16 for mma.sync); B column-major (K contiguous, as
+ * torch._scaled_mm takes it) or row-major (the operand is laid out K-major in shared
+ * memory on its way to wgmma). */
+static void mm_fp8(bool e4m3, long M, long N, long K, int bm, int bn, int bk, int warps, int stages, int b_kmajor) {
+    GtRng r = {8800 + (uint64_t)(M + N * 3 + K * 5 + bm + bn * 7 + bk + warps + stages * 11 + b_kmajor + e4m3 * 13)};
+    uint8_t *a = malloc((size_t)(M * K)), *b = malloc((size_t)(K * N));
+    float *av = malloc(sizeof(float) * (size_t)(M * K)), *bv = malloc(sizeof(float) * (size_t)(K * N));
+    if (!a || !b || !av || !bv) abort();
+    for (long i = 0; i < M * K; i++) av[i] = fp8_value(e4m3, a[i] = fp8_random(e4m3, &r));
+    for (long i = 0; i < K * N; i++) bv[i] = fp8_value(e4m3, b[i] = fp8_random(e4m3, &r));
+    long sbk = b_kmajor ? 1 : N, sbn = b_kmajor ? K : 1;
+    char name[96];
+    snprintf(name, sizeof name, "dot %s%s", e4m3 ? "fp8e4nv" : "fp8e5", b_kmajor ? " B^T(strides)" : "");
+    GtCase *c = gt_case(name, "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K, bm, bn, bk, warps, stages);
+    gt_source(c, K_MM, "mm", "T", e4m3 ? "fp8e4nv" : "fp8e5", "PREC", "", "ACC", "tl.float32", "C", "fp32", NULL);
+    gt_define(c, "BM", "%d", bm);
+    gt_define(c, "BN", "%d", bn);
+    gt_define(c, "BK", "%d", bk);
+    gt_define(c, "TRANS_B", "%s", "False");
+    gt_warps(c, warps);
+    gt_stages(c, stages);
+    if (big_acc(bm, bn, warps)) gt_ptxas_advisory_expected(c);
+    gt_arg_buf(c, gt_in(c, "a", GT_U8, (size_t)(M * K), a));
+    gt_arg_buf(c, gt_in(c, "b", GT_U8, (size_t)(K * N), b));
+    int out = gt_out(c, "c", GT_F32, (size_t)(M * N), gt_tol(0, 0), NULL);
+    gt_dot_bound(c, out, GT_F32, av, K, 1, bv, sbk, sbn, M, N, K, N, 0); /* products of fp8 values are exact in fp32 */
+    gt_arg_buf(c, out);
+    long v[] = {M, N, K, K, 1, sbk, sbn};
+    for (int i = 0; i < 7; i++) gt_arg(c, nr_arg_i32((int32_t)v[i]));
+    gt_grid(c, (unsigned)gt_cdiv(M, bm), (unsigned)gt_cdiv(N, bn), 1);
+    gt_run(c);
+    free(a), free(b), free(av), free(bv);
+}
+
 /* examples/matmul.nr as the seed writes it (fp16 in and out), at one of the benchmark's
  * configurations (bench/bench.py runs Triton's tutorial list): tools/gpu-run.sh runs this
  * group under compute-sanitizer's memcheck and racecheck, so every configuration the
@@ -330,6 +379,13 @@ int main(int argc, char **argv) {
             mm(GT_BF16, "", 130, 260, 64, 128, 128, 32, 8, 4, ta, tb);
         }
     mm(GT_F32, "", 100, 100, 64, 64, 64, 32, 4, 3, 1, 1);
+    /* fp8, both formats, B either way, ragged and pipelined (K a multiple of 16) */
+    for (int e4m3 = 0; e4m3 < 2; e4m3++) {
+        mm_fp8(e4m3, 130, 200, 96, 64, 64, 32, 4, 3, 1);
+        mm_fp8(e4m3, 256, 256, 256, 128, 128, 64, 8, 3, 1);
+        mm_fp8(e4m3, 100, 72, 80, 64, 32, 32, 4, 2, 0);
+        mm_fp8(e4m3, 256, 512, 384, 128, 256, 128, 8, 3, 1);
+    }
     mm(GT_I8, "", 100, 100, 64, 64, 64, 32, 4, 3, 0, 1);
     /* tile sizes from 16 to 256, 1 to 8 warps */
     int tiles[][3] = {{16, 16, 16}, {16, 128, 32}, {128, 16, 32}, {32, 64, 32}, {64, 64, 64},

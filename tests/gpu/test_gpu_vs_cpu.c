@@ -933,17 +933,6 @@ static void fp8_shapes(int f, int bm, int bn, int warps) {
     free(x);
 }
 
-static void fp8_dot_refused(void) {
-    uint8_t a[32 * 32] = {0};
-    GtCase *c = gt_case("fp8 tl.dot: refused on the GPU (for now)", "(compile error)");
-    gt_source(c, K_FP8_DOT, "fp8_dot", NULL);
-    gt_define(c, "B", "%d", 32);
-    gt_arg_buf(c, gt_in(c, "a", GT_U8, 32 * 32, a));
-    gt_arg_buf(c, gt_out(c, "c", GT_F32, 32 * 32, gt_exact(), NULL));
-    c->expect_gpu_error = "fp8e4nv operands";
-    gt_run(c);
-}
-
 static void fp64_exp_refused(void) {
     double x[128] = {0};
     GtCase *c = gt_case("fp64 exp: refused on the GPU", "(compile error)");
@@ -1090,7 +1079,6 @@ int main(int argc, char **argv) {
     }
     fp8_arith(10007, 256, 4);
     fp8_arith(37, 64, 1);
-    fp8_dot_refused();
 
     printf("\n");
     return gt_finish();

@@ -24,7 +24,7 @@ torch._int_mm for int8), the ceiling: fp16 and bf16 at 4096^3 and 8192^3, fp8 e4
 4096^3 and 8192^3, tf32 and int8 at 4096^3, and fp16 at a ragged 4000^3. Nereid runs
 examples/matmul.nr as the seed writes it, with only its pointer types changed; both get
 the same configuration list (Triton's tutorial's for 16-bit inputs, its fp8 list for
-8-bit ones).
+8-bit ones, and for tf32 a list of tiles with 32 K elements that fit shared memory).
 
 Nereid's kernels: examples/vector_add.nr, examples/dropout.nr (_dropout, _seeded_dropout),
 bench/dropout4x.nr, examples/softmax.nr, examples/matmul.nr; each is timed in a few configurations (block
@@ -742,6 +742,10 @@ class Bench:
     MM_TILES16 = ((128, 256, 64, 8, 3), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
                   (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 2, 5), (128, 128, 64, 8, 3),
                   (128, 128, 64, 4, 4))
+    # for fp32 inputs (tf32) the 16-bit list's tiles mostly overflow shared memory: tiles
+    # with 32 K elements (128-byte rows) and 3-4 stages, the same list for Triton
+    MM_TILES32 = ((128, 256, 32, 8, 3), (256, 128, 32, 8, 3), (128, 128, 32, 8, 3), (128, 128, 32, 4, 4),
+                  (128, 64, 32, 4, 4), (64, 128, 32, 4, 4), (128, 128, 16, 8, 4))
     MM_TILES8 = ((128, 256, 128, 8, 3), (256, 128, 128, 8, 3), (256, 64, 128, 4, 4), (64, 256, 128, 4, 4),
                  (128, 128, 128, 4, 4), (128, 64, 64, 4, 4), (64, 128, 64, 4, 4), (128, 32, 64, 4, 4))
 
@@ -792,7 +796,7 @@ class Bench:
             one = torch.ones((), device=self.dev, dtype=torch.float32)
             ref_fn = lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.float16)
         flop = 2.0 * n * n * n
-        tiles = self.MM_TILES8 if tin in ("fp8e4nv", "i8") else self.MM_TILES16
+        tiles = self.MM_TILES8 if tin in ("fp8e4nv", "i8") else self.MM_TILES32 if tin == "fp32" else self.MM_TILES16
         configs = [{"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "num_warps": w, "num_stages": st}
                    for bm, bn, bk, w, st in tiles]
         if self.args.quick:

@@ -3,6 +3,9 @@
 the kernels) against torch SDPA's FlashAttention-2 and cuDNN backends, in one run.
 
     PYTHONPATH=build-gpu/python python3 bench/attention_bench.py [--quick] [--only SUBSTRING]
+    PYTHONPATH=build/python python3 bench/attention_bench.py --selftest-cpu   (no GPU: one
+        small group on the interpreter with torch CPU tensors and SDPA replaced by plain
+        torch ops, to exercise this script's paths; its numbers mean nothing)
 
 bf16, (B, H, T, D) = (16, 12, 1024, 64) (nanoGPT's), (8, 16, 4096, 64), (4, 32, 4096, 128),
 (2, 16, 8192, 128), each causal and not, with dropout 0 and 0.1, forward alone and
@@ -42,20 +45,24 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SHAPES = [(16, 12, 1024, 64), (8, 16, 4096, 64), (4, 32, 4096, 128), (2, 16, 8192, 128)]
 DROPOUTS = (0.0, 0.1)
+DEVICE = "cuda"  # "cpu" for --selftest-cpu
 
 
 def tilings(D, quick):
     """(forward tilings, backward (dkdv, dq) tilings) to try; every block_n a multiple of
     64 so that the same tilings serve dropout."""
     from attention import Blocks
+    if DEVICE == "cpu":
+        b = Blocks(16, 64, 4, 1)
+        return [b], [(b, b)]
     # three forward tilings and two backward pairs: each is compiled once per (head_dim,
     # causal, dropout), which is most of the run's time
     if D <= 64:
-        fwd = [Blocks(128, 64, 4, 3), Blocks(128, 64, 8, 3), Blocks(64, 64, 4, 3)]
-        bwd = [(Blocks(32, 128, 8, 3), Blocks(64, 64, 4, 3)), (Blocks(32, 64, 4, 3), Blocks(128, 64, 8, 2))]
+        fwd = [Blocks(64, 64, 4, 3), Blocks(128, 64, 4, 3), Blocks(128, 64, 8, 3)]
+        bwd = [(Blocks(32, 64, 4, 3), Blocks(64, 64, 4, 3)), (Blocks(32, 128, 8, 3), Blocks(128, 64, 8, 2))]
     else:
-        fwd = [Blocks(128, 64, 8, 2), Blocks(64, 64, 4, 3), Blocks(128, 128, 8, 2)]
-        bwd = [(Blocks(32, 128, 8, 2), Blocks(64, 64, 8, 2)), (Blocks(32, 64, 4, 2), Blocks(64, 64, 4, 2))]
+        fwd = [Blocks(64, 64, 4, 2), Blocks(128, 64, 8, 2), Blocks(128, 128, 8, 2)]
+        bwd = [(Blocks(32, 64, 4, 2), Blocks(64, 64, 4, 2)), (Blocks(32, 128, 8, 2), Blocks(64, 64, 8, 2))]
     return (fwd[:1], bwd[:1]) if quick else (fwd, bwd)
 
 
@@ -80,6 +87,11 @@ class Timer:
         torch = self.torch
         try:
             fn()
+            if DEVICE == "cpu":  # --selftest-cpu: the interpreter, wall clock
+                import time
+                t0 = time.perf_counter()
+                fn()
+                return (time.perf_counter() - t0) * 1e3
             torch.cuda.synchronize()
             if self.do_bench is not None:
                 return float(self.do_bench(fn, warmup=25, rep=100, grad_to_none=grad_to_none, return_mode="median"))
@@ -105,8 +117,19 @@ class Timer:
 
 
 def sdpa_fn(torch, backend, q, k, v, causal, p, mode, do):
-    from torch.nn.attention import sdpa_kernel
     F = torch.nn.functional
+    if backend is None:  # --selftest-cpu: plain torch ops in place of SDPA
+        def run():
+            s = (q.float() @ k.float().transpose(-1, -2)) / q.shape[-1] ** 0.5
+            if causal:
+                T = q.shape[-2]
+                s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+            o = F.dropout(torch.softmax(s, -1), p) @ v.float()
+            if mode == "fwd+bwd":
+                o.backward(do.float())
+            return o
+        return run
+    from torch.nn.attention import sdpa_kernel
 
     def run():
         with sdpa_kernel(backend):
@@ -128,11 +151,15 @@ def nereid_fn(A, q, k, v, causal, p, mode, do, cfg):
 
 def bench_group(torch, A, timer, shape, causal, p, quick, rows, log):
     """The forward and forward + backward rows of one (shape, causal, dropout)."""
-    from torch.nn.attention import SDPBackend
+    if DEVICE == "cpu":
+        flash = cudnn = None
+    else:
+        from torch.nn.attention import SDPBackend
+        flash, cudnn = SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION
     B, H, T, D = shape
-    gen = torch.Generator(device="cuda")
+    gen = torch.Generator(device=DEVICE)
     gen.manual_seed(0)
-    q, k, v, do = (torch.randn((B, H, T, D), generator=gen, device="cuda", dtype=torch.bfloat16) for _ in range(4))
+    q, k, v, do = (torch.randn((B, H, T, D), generator=gen, device=DEVICE).to(torch.bfloat16) for _ in range(4))
     for t in (q, k, v):
         t.requires_grad_(True)
     fwd_tilings, bwd_tilings = tilings(D, quick)
@@ -163,7 +190,7 @@ def bench_group(torch, A, timer, shape, causal, p, quick, rows, log):
     if p == 0.0 and best_f is not None:
         with torch.no_grad():
             o_n = nereid_fn(A, q, k, v, causal, 0.0, "fwd", do, A.Config(best_f, base.dkdv, base.dq))()
-            o_f = sdpa_fn(torch, SDPBackend.FLASH_ATTENTION, q, k, v, causal, 0.0, "fwd", do)()
+            o_f = sdpa_fn(torch, flash, q, k, v, causal, 0.0, "fwd", do)()
             err = float((o_n.float() - o_f.float()).abs().max())
     for mode in ("fwd", "fwd+bwd"):
         nms = best_f_ms if mode == "fwd" else best_b_ms
@@ -172,7 +199,7 @@ def bench_group(torch, A, timer, shape, causal, p, quick, rows, log):
                "nereid_config": (list(best_f) if mode == "fwd" else
                                  ({"fwd": list(best_f), "dkdv": list(best_b[0]), "dq": list(best_b[1])}
                                   if best_b else None))}
-        for name, backend in (("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+        for name, backend in (("flash", flash), ("cudnn", cudnn)):
             fn = sdpa_fn(torch, backend, q, k, v, causal, p, mode, do)
             if mode == "fwd":
                 with torch.no_grad():
@@ -255,18 +282,23 @@ def plot(rows, info, png):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="one tiling per kernel")
+    ap.add_argument("--selftest-cpu", action="store_true", help="no GPU: one small group on the interpreter")
     ap.add_argument("--only", default="", help="run the groups whose description contains this "
                                                "(e.g. 'T=1024', 'causal p=0.1')")
     args = ap.parse_args()
+    global DEVICE, SHAPES, DROPOUTS
     try:
         import torch
-        if not torch.cuda.is_available():
-            raise RuntimeError("no CUDA device")
-        from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: F401
+        if args.selftest_cpu:
+            DEVICE, SHAPES, DROPOUTS = "cpu", [(1, 2, 100, 16)], (0.0, 0.1)
+        else:
+            if not torch.cuda.is_available():
+                raise RuntimeError("no CUDA device")
+            import torch.nn.attention  # noqa: F401 - SDPBackend, sdpa_kernel (torch 2.3 and later)
     except Exception as e:  # noqa: BLE001
         print("SKIP: attention_bench needs a GPU and torch with torch.nn.attention (%s)" % e)
         return 0
-    os.environ.setdefault("NEREID_DEVICE", "cuda")
+    os.environ.setdefault("NEREID_DEVICE", DEVICE)
     sys.path.insert(0, os.path.join(ROOT, "tests", "gpu"))
     from test_attention import _import_nereid
     A = _import_nereid()
@@ -276,10 +308,14 @@ def main():
         triton_version = triton.__version__
     except Exception:  # noqa: BLE001
         triton_version = None
-    info = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton_version,
+    info = {"gpu": torch.cuda.get_device_name() if DEVICE == "cuda" else "CPU interpreter (selftest)",
+            "torch": torch.__version__, "triton": triton_version,
             "date": datetime.date.today().isoformat(), "host": platform.node(), "timer": timer.method,
             "flops": "4*B*H*T*T*D per forward (half when causal), x3.5 for forward+backward"}
     out_dir = os.environ.get("OUT") or "."
+    os.makedirs(out_dir, exist_ok=True)
+    if DEVICE == "cpu":
+        timer.method = "wall clock, one run (selftest: the interpreter)"
     rows, groups = [], []
 
     def log(s):
@@ -296,7 +332,8 @@ def main():
                     groups.append(bench_group(torch, A, timer, shape, causal, p, args.quick, rows, log))
                 except Exception:  # noqa: BLE001 - report and go on with the next group
                     traceback.print_exc()
-                torch.cuda.empty_cache()
+                if DEVICE == "cuda":
+                    torch.cuda.empty_cache()
     print_table(rows, timer, info)
     path = os.path.join(out_dir, "attention_bench.json")
     with open(path, "w") as f:

@@ -42,16 +42,17 @@ _DT = {torch.float16: "fp16", torch.bfloat16: "bf16"}
 
 
 def default_config(head_dim, device="cuda"):
-    """Tiles that fit every head_dim's registers: a starting point (bench/attention_bench.py
-    searches around it). On the CPU interpreter, small tiles (fewer padded elements)."""
+    """Moderate tiles for every head_dim: they compile quickly and fit the registers;
+    bench/attention_bench.py searches larger ones for speed. On the CPU interpreter, small
+    tiles (fewer padded elements to compute)."""
     if str(device).startswith("cpu"):
         b = Blocks(16, 64, 4, 1)
         return Config(b, b, b)
     if head_dim <= 64:
-        return Config(Blocks(128, 64, 4, 3), Blocks(32, 128, 8, 3), Blocks(64, 64, 4, 3))
+        return Config(Blocks(64, 64, 4, 3), Blocks(32, 64, 4, 3), Blocks(64, 64, 4, 3))
     if head_dim <= 128:
-        return Config(Blocks(128, 64, 8, 2), Blocks(32, 128, 8, 2), Blocks(64, 64, 8, 2))
-    return Config(Blocks(64, 64, 8, 1), Blocks(32, 64, 8, 1), Blocks(32, 64, 8, 1))
+        return Config(Blocks(64, 64, 4, 2), Blocks(32, 64, 4, 2), Blocks(64, 64, 4, 2))
+    return Config(Blocks(32, 64, 4, 1), Blocks(16, 64, 4, 1), Blocks(32, 64, 4, 1))
 
 
 _modules = {}

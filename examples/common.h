@@ -13,6 +13,7 @@
  *   ex_upload ...   device memory in one call each, dying on failure
  *   ex_launch       launch and wait, returning the time taken in ms
  *   ex_f2h, ex_h2f  fp16 <-> fp32 for host data, rounding to nearest even
+ *   ex_f2bf, ex_bf2f  bf16 <-> fp32, the same way
  *   ex_rng_*        a fixed-seed generator (splitmix64), so every run sees the same inputs
  *   ex_compare      compare with a reference under abs/rel tolerance, keeping the worst element
  *   ex_finish       the final line "NAME: OK (...)" or "NAME: FAILED ..." and the exit status
@@ -263,6 +264,23 @@ static inline float ex_h2f(uint16_t h) {
         float f = (float)m * 5.9604644775390625e-8f;
         return sign ? -f : f;
     }
+    float f;
+    memcpy(&f, &x, sizeof f);
+    return f;
+}
+
+/* fp32 -> bf16 bits, rounding to nearest even (bf16 is fp32's upper half: the same
+ * exponent range, 8 significant bits). NaN stays a (quiet) NaN. */
+static inline uint16_t ex_f2bf(float f) {
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
+    x += 0x7fffu + ((x >> 16) & 1u);                           /* ties to even; may carry into inf */
+    return (uint16_t)(x >> 16);
+}
+
+static inline float ex_bf2f(uint16_t h) {
+    uint32_t x = (uint32_t)h << 16;
     float f;
     memcpy(&f, &x, sizeof f);
     return f;

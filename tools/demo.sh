@@ -13,7 +13,7 @@ if [ ! -d "$build/examples" ]; then
 fi
 
 # the tutorials' order first, then anything else there
-order=(vector_add softmax matmul dropout seeded_dropout matrix_dropout layer_norm sjlt)
+order=(vector_add softmax matmul dropout seeded_dropout matrix_dropout layer_norm sjlt attention)
 progs=()
 for name in "${order[@]}"; do [ -x "$build/examples/$name" ] && progs+=("$name"); done
 for e in "$build"/examples/*; do

@@ -24,6 +24,9 @@ for e in "$B"/examples/*; do [ -x "$e" ] && run "ex-$(basename "$e")" env NEREID
 run triton-parity env PYTHONUNBUFFERED=1 python3 tests/gpu/triton_parity.py --lib "$B/libnereid.so"
 # the Python package on torch tensors (its extension in $B/python, linked against $B/libnereid.so)
 run python-gpu env PYTHONPATH="$B/python" python3 python/tests/run.py test_gpu
+# fused attention through the Python package against torch (examples/attention.nr); --quick
+# keeps its kernels' compiles inside the 300 s limit (the full list: run it by hand)
+run test-attention env PYTHONUNBUFFERED=1 PYTHONPATH="$B/python" python3 tests/gpu/test_attention.py --quick
 # compute-sanitizer: memcheck on every example; racecheck (shared-memory races, i.e. the
 # barrier pass) on those that use shared memory
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -31,7 +34,7 @@ if [ -x "$CS" ]; then
   for e in "$B"/examples/*; do
     [ -x "$e" ] && run "memcheck-$(basename "$e")" env NEREID_DEVICE=cuda "$CS" --tool memcheck --error-exitcode 1 "$e" --quiet
   done
-  for e in softmax matmul layer_norm; do
+  for e in softmax matmul layer_norm attention; do
     run "racecheck-$e" env NEREID_DEVICE=cuda "$CS" --tool racecheck --error-exitcode 1 "$B/examples/$e" --quiet
   done
   # every matmul configuration bench.py times, on examples/matmul.nr (test_gpu_dot's group),

@@ -203,8 +203,24 @@ static void check_reshape(Verifier *V, OpId id, const IrOp *op) {
     need(V, id, ty_numel(a) == ty_numel(r), "element counts differ%s", "");
 }
 
+static bool is_buffer(IrType t) { return t.dt == DT_SMEM; }
+
+/* A block of the buffer's elements and tile shape. */
+static IrType tile_of(IrType buf) { return ty_block(ty_scalar(buf.pointee), buf.rank, buf.shape); }
+
+static bool one_stage(Verifier *V, OpId id, IrType buf) {
+    if (!need(V, id, is_buffer(buf), "operand #0 must be a shared-memory buffer%s", "")) return false;
+    return need(V, id, buf.stages == 1, "needs a one-stage buffer (a local_view of a ring)%s", "");
+}
+
 static void check_trans(Verifier *V, OpId id, const IrOp *op) {
     IrType a = T(V, op->operands[0]), r = T(V, op->results[0]);
+    if (is_buffer(a) || is_buffer(r)) { /* a transposed view of one tile of a buffer */
+        if (!need(V, id, is_buffer(a) && is_buffer(r) && a.pointee == r.pointee && a.stages == 1 && r.stages == 1,
+                  "a transposed buffer is one tile of the same element type%s", ""))
+            return;
+        a.dt = r.dt = a.pointee; /* the tile shapes checked below */
+    }
     need(V, id, same_elem(a, r), "element types differ%s", "");
     if (!need(V, id, a.rank > 0 && r.rank == a.rank, "needs blocks of one rank%s", "")) return;
     bool used[NR_MAX_RANK] = {false};
@@ -407,15 +423,6 @@ static void check_misc(Verifier *V, OpId id, const IrOp *op) {
 
 /* ---- the GPU back end's shared-memory ops ---- */
 
-static bool is_buffer(IrType t) { return t.dt == DT_SMEM; }
-
-/* A block of the buffer's elements and tile shape. */
-static IrType tile_of(IrType buf) { return ty_block(ty_scalar(buf.pointee), buf.rank, buf.shape); }
-
-static bool one_stage(Verifier *V, OpId id, IrType buf) {
-    if (!need(V, id, is_buffer(buf), "operand #0 must be a shared-memory buffer%s", "")) return false;
-    return need(V, id, buf.stages == 1, "needs a one-stage buffer (a local_view of a ring)%s", "");
-}
 
 static void check_local(Verifier *V, OpId id, const IrOp *op) {
     switch (op->code) {
@@ -466,18 +473,18 @@ static void check_local(Verifier *V, OpId id, const IrOp *op) {
 
 /* Buffers flow only into the ops made for them. */
 static bool takes_buffers(int code) {
-    return code == OP_LOCAL_VIEW || code == OP_LOCAL_STORE || code == OP_LOCAL_LOAD || code == OP_ASYNC_COPY ||
+    return code == OP_LOCAL_VIEW || code == OP_TRANS || code == OP_LOCAL_STORE || code == OP_LOCAL_LOAD || code == OP_ASYNC_COPY ||
            code == OP_DOT || code == OP_DOT_ASYNC;
 }
 
 static bool check_buffer_uses(Verifier *V, OpId id, const IrOp *op) {
     for (uint32_t i = 0; i < op->nopnds; i++)
         if (is_buffer(T(V, op->operands[i])) && !takes_buffers(op->code))
-            return op_error(V, id, "operand #%u is a shared-memory buffer, which only local_view, local_store, local_load, "
-                                   "async_copy, dot and dot_async take", i);
+            return op_error(V, id, "operand #%u is a shared-memory buffer, which only local_view, trans, local_store, "
+                                   "local_load, async_copy, dot and dot_async take", i);
     for (uint32_t i = 0; i < op->nres; i++)
-        if (is_buffer(T(V, op->results[i])) && op->code != OP_LOCAL_ALLOC && op->code != OP_LOCAL_VIEW)
-            return op_error(V, id, "result #%u is a shared-memory buffer, which only local_alloc and local_view make", i);
+        if (is_buffer(T(V, op->results[i])) && op->code != OP_LOCAL_ALLOC && op->code != OP_LOCAL_VIEW && op->code != OP_TRANS)
+            return op_error(V, id, "result #%u is a shared-memory buffer, which only local_alloc, local_view and trans make", i);
     return true;
 }
 
@@ -730,7 +737,7 @@ static void verify_signature(Verifier *V) {
     const IrRegion *body = valid_region(f, f->body) ? &f->regions[f->body] : NULL;
     for (uint32_t i = 0; body && i < body->nargs; i++) /* buffers are made in the kernel, never passed */
         if (valid_val(V, body->args[i]) && is_buffer(T(V, body->args[i])))
-            op_error(V, 0, "parameter #%u is a shared-memory buffer, which only local_alloc and local_view make", i);
+            op_error(V, 0, "parameter #%u is a shared-memory buffer, which only local_alloc, local_view and trans make", i);
     for (uint32_t i = 0; i < f->nresults; i++) {
         const char *why = type_problem(f->result_types[i]);
         if (why) op_error(V, 0, "result type #%u %s is invalid: %s", i, tn(f->result_types[i]).s, why);

@@ -155,6 +155,28 @@ static void check_control(GpuVerifier *V, OpId id, const IrOp *op) {
     }
 }
 
+/* A transposed view of a buffer: its layout over the transposed shape must map each
+ * element to the offset the buffer's layout gives the element it transposes. */
+static bool same_bytes(GpuVerifier *V, const IrOp *op) {
+    IrType a = ir_type(V->f, op->operands[0]), r = ir_type(V->f, op->results[0]);
+    IrType at = ty_block(ty_scalar(a.pointee), a.rank, a.shape), rt = ty_block(ty_scalar(r.pointee), r.rank, r.shape);
+    if (!ir_layout_check(V->f->mod, L(V, op->operands[0]), at, 0, NULL) ||
+        !ir_layout_check(V->f->mod, L(V, op->results[0]), rt, 0, NULL))
+        return false;
+    LinearLayout la, lr;
+    ir_layout_linear(V->f->mod, L(V, op->operands[0]), at, &la);
+    ir_layout_linear(V->f->mod, L(V, op->results[0]), rt, &lr);
+    if (la.nbits[LL_OFFSET] != lr.nbits[LL_OFFSET]) return false;
+    for (int i = 0; i < la.nbits[LL_OFFSET]; i++) {
+        int32_t ca[LL_MAX_RANK], cr[LL_MAX_RANK];
+        ll_coords(&la, la.basis[LL_OFFSET][i], ca);
+        ll_coords(&lr, lr.basis[LL_OFFSET][i], cr);
+        for (int d = 0; d < r.rank; d++)
+            if (cr[d] != ca[op->attr[d]]) return false;
+    }
+    return true;
+}
+
 static void check_op(GpuVerifier *V, OpId id) {
     const IrOp *op = &V->f->ops[id];
     for (uint32_t i = 0; i < op->nres; i++) check_value(V, id, op->results[i], "result", i);
@@ -168,6 +190,10 @@ static void check_op(GpuVerifier *V, OpId id) {
     case OP_DOT: case OP_DOT_ASYNC: check_dot(V, id, op); return;
     case OP_LOCAL_VIEW:
         if (L(V, op->operands[0]) != L(V, op->results[0])) fail(V, id, "a view keeps its buffer's layout");
+        return;
+    case OP_TRANS:
+        if (ir_type(V->f, op->operands[0]).dt == DT_SMEM && !same_bytes(V, op))
+            fail(V, id, "a transposed buffer's layout must put every element where the buffer has it");
         return;
     case OP_DOT_WAIT:
         for (uint32_t i = 0; i < op->nres && i < op->nopnds; i++)

@@ -124,7 +124,7 @@ int moves_scratch_bytes(const IrFunc *f, OpId id) {
     }
     case OP_CONVERT_LAYOUT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS: {
         IrType t = f->vals[op->operands[0]].ty;
-        if (!t.rank || moves_is_local(f, id)) return 0;
+        if (!t.rank || t.dt == DT_SMEM || moves_is_local(f, id)) return 0; /* a buffer's trans is a view */
         return (int)(ty_numel(t) * slot_bytes(t));
     }
     case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: { /* the owner's old value, to its copies */

@@ -200,6 +200,19 @@ static void wgmma(Gen *g, OpId id, bool async) {
     WgmmaOperand da, db;
     if (!a_regs) wgmma_operand(g, &da, a, 0);
     wgmma_operand(g, &db, b, 1);
+    /* A from registers: every register the wgmmas read is packed before the fence, which
+     * orders the registers written before it (a register written after it makes ptxas
+     * inject an arrive before each wgmma, C7519) */
+    LLVMValueRef *apack = a_regs ? gen_alloc_regs(g, nm * nk * 4) : NULL;
+    for (int mi = 0; a_regs && mi < nm; mi++)
+        for (int ki = 0; ki < nk; ki++) {
+            int kw = g->m->layouts[g->f->vals[a].layout].k_width;
+            for (int q = 0; q < 4; q++) {
+                LLVMValueRef e[4];
+                for (int i = 0; i < kw; i++) e[i] = gen_vals(g, a, NULL)[reg_at(&la->ll, q * kw + i, mi * tm, ki * ik)];
+                apack[(mi * nk + ki) * 4 + q] = pack32(g, e, kw, dt);
+            }
+        }
     wgmma_sync_op(g, "wgmma.fence.sync.aligned;");
     LLVMValueRef *acc = gen_alloc_regs(g, per);
     for (int mi = 0; mi < nm; mi++)
@@ -207,18 +220,10 @@ static void wgmma(Gen *g, OpId id, bool async) {
             for (int j = 0; j < per; j++) acc[j] = out[reg_at(&lc->ll, j, mi * tm, ni * tn)];
             for (int ki = 0; ki < nk; ki++) {
                 LLVMValueRef bdesc = wgmma_desc(g, &db, col0, bits_of_multiples(wn, in), ni * tn, ki * ik);
-                LLVMValueRef areg[4], adesc = NULL;
-                if (a_regs) {
-                    int kw = g->m->layouts[g->f->vals[a].layout].k_width;
-                    for (int q = 0; q < 4; q++) {
-                        LLVMValueRef e[4];
-                        for (int i = 0; i < kw; i++) e[i] = gen_vals(g, a, NULL)[reg_at(&la->ll, q * kw + i, mi * tm, ki * ik)];
-                        areg[q] = pack32(g, e, kw, dt);
-                    }
-                } else {
-                    adesc = wgmma_desc(g, &da, row0, bits_of_multiples(wm / 4, 64), mi * tm, ki * ik);
-                }
-                wgmma_one(g, dt, in, acc, per, adesc, a_regs ? areg : NULL, bdesc, !a_regs && da.mn_major, db.mn_major);
+                LLVMValueRef adesc = NULL;
+                if (!a_regs) adesc = wgmma_desc(g, &da, row0, bits_of_multiples(wm / 4, 64), mi * tm, ki * ik);
+                wgmma_one(g, dt, in, acc, per, adesc, a_regs ? apack + (mi * nk + ki) * 4 : NULL, bdesc,
+                          !a_regs && da.mn_major, db.mn_major);
             }
             for (int j = 0; j < per; j++) out[reg_at(&lc->ll, j, mi * tm, ni * tn)] = acc[j];
         }

@@ -134,6 +134,12 @@ static void smem_remap(Gen *g, const IrOp *op, const uint32_t *map) {
 
 void gen_shape(Gen *g, OpId id) {
     IrOp *op = &g->f->ops[id];
+    if (ir_type(g->f, op->operands[0]).dt == DT_SMEM) { /* trans of a buffer: the same bytes, another layout */
+        LLVMValueRef *r = gen_alloc_regs(g, 1);
+        r[0] = gen_vals(g, op->operands[0], NULL)[0];
+        gen_set(g, op->results[0], r, 1);
+        return;
+    }
     if (!ir_type(g->f, op->operands[0]).rank) { /* a scalar: every register is it */
         int n = gen_nregs(g, op->results[0]);
         LLVMValueRef s = gen_vals(g, op->operands[0], NULL)[0], *out = gen_alloc_regs(g, n);

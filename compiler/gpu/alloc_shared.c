@@ -48,7 +48,8 @@ static void number(Alloc *A, RegionId r, OpId owner) {
         A->end[id] = A->counter - 1;
         const IrOp *op = &f->ops[id];
         if (op->code == OP_LOCAL_ALLOC) A->root[op->results[0]] = id;
-        if (op->code == OP_LOCAL_VIEW) A->root[op->results[0]] = A->root[op->operands[0]];
+        if (op->code == OP_LOCAL_VIEW || (op->code == OP_TRANS && ir_type(f, op->operands[0]).dt == DT_SMEM))
+            A->root[op->results[0]] = A->root[op->operands[0]];
     }
 }
 

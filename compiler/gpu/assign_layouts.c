@@ -153,7 +153,9 @@ static void mark_chain(Ctx *c, OpId id, uint8_t *from_dot) {
     }
     bool derived = false;
     for (uint32_t i = 0; i < op->nopnds; i++) derived |= from_dot[op->operands[i]];
-    bool passes = (ir_op_info[op->code].flags & F_ELEM) || op->code == OP_CONVERT_LAYOUT || op->code == OP_TRANS;
+    /* (not through trans: a transposed dot result reaches the next dot through shared
+     * memory, which puts no constraint on the first dot's warps) */
+    bool passes = (ir_op_info[op->code].flags & F_ELEM) || op->code == OP_CONVERT_LAYOUT;
     if (derived && passes && op->nres == 1) from_dot[op->results[0]] = 1;
 }
 

@@ -26,7 +26,9 @@
  * W. A wgmma's reads in flight (F) are this warpgroup's to retire (dot_wait, placed by
  * the pipeliner) before it overwrites them; once retired they are R, so the barrier
  * that keeps another warpgroup's copy off them is placed as for any read. A wgmma that reads what G holds gets fence_async and a barrier. Stages of one
- * ring do not overlap when their indices provably differ: both constants, or
+ * ring do not overlap when their indices provably differ. Before a loop holding a wgmma,
+ * pending ordinary writes get their fence and barrier there, once, rather than in every
+ * iteration. Stages of one ring do not overlap when their indices provably differ: both constants, or
  * (x + c1) % S and (x + c2) % S of one x with c1 != c2 (mod S), the form the pipeliner
  * writes.
  *
@@ -140,6 +142,7 @@ static Access access_of(const Ctx *c, ValId v) {
     const IrOp *alloc = &f->ops[c->root[v]];
     Access a = {alloc->smem_offset, alloc->smem_offset + alloc->smem_size, 0, 0, 0};
     const IrOp *d = def_op(f, v);
+    if (d && d->code == OP_TRANS) d = def_op(f, d->operands[0]); /* a transposed view: of the same bytes */
     IrType whole = ir_type(f, alloc->results[0]);
     if (d && d->code == OP_LOCAL_VIEW && whole.stages > 1) stage_of(f, d->operands[1], whole.stages, &a);
     return a;
@@ -239,7 +242,7 @@ static void touched(Ctx *c, RegionId r, State *s) {
     IrFunc *f = c->f;
     for (uint32_t i = 0; i < f->regions[r].nops; i++) {
         const IrOp *op = &f->ops[f->regions[r].ops[i]];
-        for (uint32_t k = 0; k < op->nopnds && op->code != OP_LOCAL_VIEW; k++)
+        for (uint32_t k = 0; k < op->nopnds && op->code != OP_LOCAL_VIEW && op->code != OP_TRANS; k++)
             if (ir_type(f, op->operands[k]).dt == DT_SMEM) {
                 Access a = whole(access_of(c, op->operands[k]));
                 if (op->code == OP_ASYNC_COPY) add(&s->A, a);
@@ -286,6 +289,18 @@ static void visit_control(Ctx *c, OpId id, State *s) {
     *s = after;
 }
 
+/* Does region r (or one nested in it) hold a wgmma? */
+static bool has_wgmma(Ctx *c, RegionId r) {
+    const IrFunc *f = c->f;
+    for (uint32_t i = 0; i < f->regions[r].nops; i++) {
+        const IrOp *op = &f->ops[f->regions[r].ops[i]];
+        if (is_wgmma(f, op)) return true;
+        for (int k = 0; k < op->nregions; k++)
+            if (has_wgmma(c, op->region[k])) return true;
+    }
+    return false;
+}
+
 static void place(Ctx *c, RegionId r, State *s) {
     IrFunc *f = c->f;
     uint32_t n;
@@ -293,6 +308,15 @@ static void place(Ctx *c, RegionId r, State *s) {
     Out out = {0};
     for (uint32_t i = 0; i < n; i++) {
         OpId id = ops[i];
+        bool loop = f->ops[id].code == OP_FOR || f->ops[id].code == OP_WHILE;
+        bool wg = false;
+        for (int k = 0; loop && (s->G.n || s->G.all) && k < f->ops[id].nregions; k++) wg |= has_wgmma(c, f->ops[id].region[k]);
+        if (wg) { /* writes before a loop that wgmma reads in it (attention's q): fenced once, before it */
+            Loc loc = f->ops[id].loc;
+            emit(c, &out, OP_FENCE_ASYNC, loc, r);
+            clear(&s->G);
+            barrier(c, &out, s, loc, r);
+        }
         visit(c, &out, id, s, r);
         if (f->ops[id].nregions) visit_control(c, id, s);
         VEC_PUSH(f->mod->arena, out.v, out.n, out.cap, id);
@@ -306,7 +330,8 @@ static void roots(Ctx *c, RegionId r) {
     for (uint32_t i = 0; i < f->regions[r].nops; i++) {
         const IrOp *op = &f->ops[f->regions[r].ops[i]];
         if (op->code == OP_LOCAL_ALLOC) c->root[op->results[0]] = f->regions[r].ops[i];
-        if (op->code == OP_LOCAL_VIEW) c->root[op->results[0]] = c->root[op->operands[0]];
+        if (op->code == OP_LOCAL_VIEW || (op->code == OP_TRANS && ir_type(f, op->operands[0]).dt == DT_SMEM))
+            c->root[op->results[0]] = c->root[op->operands[0]];
         for (int k = 0; k < op->nregions; k++) roots(c, op->region[k]);
     }
 }

@@ -16,6 +16,11 @@
  * - mma version 3 (wgmma): B from shared memory; A too, or from registers when it
  *   converts there in registers. wgmma's descriptors name 16-bit tiles either way round;
  *   8-bit (i8, fp8) and tf32 tiles must have K contiguous.
+ * An operand that is a trans of a block goes to shared memory as it is, and the dot reads a
+ * transposed view of the buffer (the same bytes, the shared layout's order swapped): no
+ * data moves for the transpose, and a loaded tile still fills its buffer directly, so the
+ * pipeliner can turn its load into cp.async (attention's k^T). A buffer made from a
+ * value defined outside the loop around the dot is made once, before the loop.
  * fp8 operands of any other dot (mma.sync has no fp8 form on sm_80, the CUDA cores none at
  * all) are widened to fp16 first, which holds every fp8 value exactly.
  * - any other (the CUDA cores): A and B from shared memory, A with M contiguous and B with
@@ -35,6 +40,18 @@ typedef struct Lower {
     OpVec out; /* the region being rebuilt */
 } Lower;
 
+/* A buffer already made in the region being rebuilt from value x with shared layout l
+ * (two dots reading one operand alike share its buffer: attention's backward reads q and
+ * do twice each), else 0. */
+static ValId made_buffer(Lower *L, ValId x, uint32_t l) {
+    for (uint32_t i = 0; i < L->out.n; i++) {
+        const IrOp *op = &L->f->ops[L->out.v[i]];
+        if (op->code == OP_LOCAL_ALLOC && op->nopnds == 1 && op->operands[0] == x && L->f->vals[op->results[0]].layout == l)
+            return op->results[0];
+    }
+    return 0;
+}
+
 /* The dim along which a block's registers hold consecutive elements (its first
  * register basis's), or its last dim. */
 static int fast_dim(const IrModule *m, uint32_t layout, IrType t) {
@@ -53,11 +70,14 @@ static ValId emit(Lower *L, int code, Loc loc, const ValId *opnds, uint32_t n, I
     return r;
 }
 
-/* x (a block) into a one-stage buffer laid out by shared layout sl. */
+/* x (a block) into a one-stage buffer laid out by shared layout sl (one already made in
+ * this region serves again). */
 static ValId to_smem(Lower *L, ValId x, IrLayout sl, Loc loc) {
     IrType t = ir_type(L->f, x);
     IrType bt = ty_smem(t.dt, t.rank, t.shape, 1);
-    return emit(L, OP_LOCAL_ALLOC, loc, &x, 1, bt, ir_layout_intern(L->m, &sl));
+    uint32_t l = ir_layout_intern(L->m, &sl);
+    ValId made = made_buffer(L, x, l);
+    return made ? made : emit(L, OP_LOCAL_ALLOC, loc, &x, 1, bt, l);
 }
 
 static uint32_t dot_op(Lower *L, uint32_t parent, int idx, int dt) {
@@ -80,9 +100,23 @@ static ValId mma_operand(Lower *L, ValId x, int i, uint32_t result_layout, Loc l
     *load = 0;
     if (regs_ok && moves_convert_is_local(L->m, L->f->vals[x].layout, want, t))
         return emit(L, OP_CONVERT_LAYOUT, loc, &x, 1, t, want);
+    if (rl->version == 2) *load = want;
+    const IrOp *d = ir_def(L->f, x) ? &L->f->ops[ir_def(L->f, x)] : NULL;
+    if (d && d->code == OP_TRANS && t.rank == 2) { /* the operand before its transpose, then a view */
+        ValId y = d->operands[0];
+        IrType yt = ir_type(L->f, y);
+        int fy = fast_dim(L->m, L->f->vals[y].layout, yt);
+        if (rl->version == 3 && dt_bits(t.dt) != 16) fy = i == 0 ? 0 : 1; /* K contiguous once transposed */
+        IrLayout sy = policy_shared(yt, fy), sv = sy;
+        sv.order[0] = (uint8_t)(1 - sy.order[0]), sv.order[1] = (uint8_t)(1 - sy.order[1]);
+        ValId buf = to_smem(L, y, sy, loc);
+        ValId v = emit(L, OP_TRANS, loc, &buf, 1, ty_smem(t.dt, 2, t.shape, 1), ir_layout_intern(L->m, &sv));
+        IrOp *tr = &L->f->ops[ir_def(L->f, v)];
+        tr->attr[0] = 1, tr->attr[1] = 0;
+        return v;
+    }
     int fast = fast_dim(L->m, L->f->vals[x].layout, t);
     if (rl->version == 3 && dt_bits(t.dt) != 16) fast = i == 0 ? 1 : 0; /* K contiguous */
-    if (rl->version == 2) *load = want;
     return to_smem(L, x, policy_shared(t, fast), loc);
 }
 
@@ -135,7 +169,78 @@ static void lower_region(Lower *L, RegionId r) {
     free(ops);
 }
 
+/* Is v defined inside region r (by one of its ops, as its argument, or deeper)? */
+static bool defined_in(const IrFunc *f, ValId v, RegionId r) {
+    RegionId at = f->vals[v].is_arg ? f->vals[v].def : f->ops[f->vals[v].def].parent;
+    for (int depth = 0; at && depth < 256; depth++) {
+        if (at == r) return true;
+        OpId p = f->regions[at].parent_op;
+        if (!p) return false;
+        at = f->ops[p].parent;
+    }
+    return false;
+}
+
+/* A loop's dot operand that does not change in the loop (attention's q) goes to shared
+ * memory once, before the loop, instead of every iteration: a local_alloc of a value
+ * defined outside the loop moves out of it (repeatedly, through nested loops). */
+static void hoist_buffers(IrFunc *f, RegionId r) {
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(f, r, &n);
+    OpVec out = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        OpId id = ops[i];
+        for (int k = 0; k < f->ops[id].nregions; k++) hoist_buffers(f, f->ops[id].region[k]);
+        if (f->ops[id].code == OP_FOR || f->ops[id].code == OP_WHILE) {
+            for (int k = 0; k < f->ops[id].nregions; k++) {
+                RegionId body = f->ops[id].region[k];
+                uint32_t nb;
+                OpId *bops = ir_region_copy_ops(f, body, &nb);
+                OpVec keep = {0};
+                for (uint32_t j = 0; j < nb; j++) {
+                    const IrOp *a = &f->ops[bops[j]];
+                    if (a->code == OP_LOCAL_ALLOC && a->nopnds == 1 && !defined_in(f, a->operands[0], body)) {
+                        f->ops[bops[j]].parent = r;
+                        opvec_push(&out, bops[j]);
+                    } else {
+                        opvec_push(&keep, bops[j]);
+                    }
+                }
+                if (keep.n != nb) ir_region_set_ops(f, body, keep.v, keep.n);
+                opvec_free(&keep);
+                free(bops);
+            }
+        }
+        opvec_push(&out, id);
+    }
+    if (out.n != n) ir_region_set_ops(f, r, out.v, out.n);
+    opvec_free(&out);
+    free(ops);
+}
+
+/* The block transposes whose operand went to shared memory as it is (mma_operand) are
+ * left unused: they go, so that a load's only use is the buffer it fills (what the
+ * pipeliner looks for). */
+static void drop_dead_trans(IrFunc *f, RegionId r, const uint32_t *uses) {
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(f, r, &n);
+    OpVec out = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        const IrOp *op = &f->ops[ops[i]];
+        for (int k = 0; k < op->nregions; k++) drop_dead_trans(f, op->region[k], uses);
+        if (op->code == OP_TRANS && !uses[op->results[0]] && ir_type(f, op->operands[0]).dt != DT_SMEM) continue;
+        opvec_push(&out, ops[i]);
+    }
+    if (out.n != n) ir_region_set_ops(f, r, out.v, out.n);
+    opvec_free(&out);
+    free(ops);
+}
+
 void gpu_lower_dot_operands(IrFunc *f) {
     Lower L = {f, f->mod, {0}};
     lower_region(&L, f->body);
+    hoist_buffers(f, f->body);
+    uint32_t *uses = ir_count_uses(f);
+    drop_dead_trans(f, f->body, uses);
+    free(uses);
 }

@@ -25,6 +25,11 @@ builtin here), so the Python-side costs match torch's in kind. Rows:
 
 and from BUILD/bench/launch_overhead (C, its own process, on the mock): nr_launch and a
 bare cuLaunchKernel. Each row: the median over R runs of N launches back to back.
+
+With --instructions it counts instead of timing (repeatable on a busy machine): each row
+runs under valgrind's callgrind twice, with N and 2N launches, and the difference of the
+instructions executed, divided by N, is the row's instructions per launch, the Python
+loop and the interpreter's call included (the "empty Python call" row is that share).
 """
 import argparse
 import itertools
@@ -104,12 +109,37 @@ def c_bench(build, n):
     return rows, last
 
 
+ROWS = ["nereid.compile, grid tuple", "nereid.compile, grid lambda", "@nereid.jit, grid tuple",
+        "nereid.compile, __cuda_array_interface__", "empty Python call (interpreter only)"]
+
+
+def count_instructions(args):
+    """Instructions per launch of each row: callgrind's totals for N and 2N launches."""
+    def total(row, n):
+        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, os.path.abspath(__file__),
+               "--build", args.build, "--launches", str(n), "--repeat", "1", "--only", row]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+        m = re.search(r"Collected : (\d+)", out.stderr)
+        if not m:
+            raise SystemExit(f"launch_overhead_mock: valgrind failed: {out.stderr[-2000:]}")
+        return int(m.group(1))
+    n = args.launches
+    print(f"instructions per launch (callgrind, {n} and {2 * n} launches; Python {sys.version.split()[0]})")
+    for row in ROWS:
+        if args.only in row:
+            total(row, 10)  # compiled and in the disk cache: both counts start alike
+            per = (total(row, 2 * n) - total(row, n)) / n
+            print(f"  {row:<48} {per:10.0f}", flush=True)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--launches", type=int, default=200000)
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--only", default="", help="run only the rows whose name contains this text")
+    ap.add_argument("--instructions", action="store_true", help="count instructions per launch under callgrind")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     mock = os.path.join(build, "mock")
@@ -120,6 +150,8 @@ def main():
         env = dict(os.environ, NEREID_MOCK_BENCH=mock, NEREID_CACHE_DIR=tempfile.mkdtemp(prefix="nereid-bench-"),
                    LD_LIBRARY_PATH=mock + (":" + os.environ["LD_LIBRARY_PATH"] if os.environ.get("LD_LIBRARY_PATH") else ""))
         os.execve(sys.executable, [sys.executable] + sys.argv, env)
+    if args.instructions:
+        return count_instructions(args)
     sys.path.insert(0, os.path.join(build, "python"))
     install_torch_stand_in()
     import nereid

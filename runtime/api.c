@@ -32,7 +32,7 @@ static void clear_error(nr_context *ctx) {
 /* On a CUDA context that a kernel fault made unusable, every call fails at once. */
 #define FAULT_GUARD(ctx)                                  \
     do {                                                  \
-        if ((ctx)->cuda) {                                \
+        if ((ctx)->cuda && *(ctx)->cuda_fault) {          \
             nr_status fault_ = cuda_api_fault(ctx);       \
             if (fault_) return fault_;                    \
         }                                                 \

@@ -20,6 +20,7 @@ nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err) {
         ctx->cuda = NULL;
         return NR_ERR_DEVICE;
     }
+    ctx->cuda_fault = cuda_fault_code(ctx->cuda);
     return NR_OK;
 }
 

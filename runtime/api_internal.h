@@ -16,6 +16,7 @@ typedef struct Allocation {
 struct nr_context {
     nr_device_kind kind;
     CudaDevice *cuda; /* NR_DEVICE_CUDA */
+    const int *cuda_fault; /* cuda_fault_code(cuda): nonzero once the device met a kernel fault */
     nr_module **mods; /* live modules: destroyed with the context if the caller did not */
     int nmods, capmods;
     StrBuf err;

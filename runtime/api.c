@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../compiler/gpu/gpu_compile.h"
 #include "api_internal.h"
 #include "autotune.h"
 #include "float16.h"
@@ -31,7 +32,7 @@ static void clear_error(nr_context *ctx) {
 /* On a CUDA context that a kernel fault made unusable, every call fails at once. */
 #define FAULT_GUARD(ctx)                                  \
     do {                                                  \
-        if ((ctx)->cuda) {                                \
+        if ((ctx)->cuda && *(ctx)->cuda_fault) {          \
             nr_status fault_ = cuda_api_fault(ctx);       \
             if (fault_) return fault_;                    \
         }                                                 \
@@ -226,7 +227,11 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
         return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     }
     for (uint32_t i = 0; i < ir->nfuncs; i++)
-        if (ir->funcs[i]->is_kernel) m->kernels[m->nkernels++] = (nr_kernel){m, ir->funcs[i], NULL, 0, 0, NULL};
+        if (ir->funcs[i]->is_kernel) m->kernels[m->nkernels++] = (nr_kernel){.mod = m,
+                                                          .f = ir->funcs[i],
+                                                          .nparams = (int)ir->funcs[i]->regions[ir->funcs[i]->body].nargs,
+                                                          .num_warps = m->prog.num_warps,
+                                                          .num_stages = m->prog.num_stages};
     if (outer) {
         diag_init(&diag);
         nr_status ts = tune_module_add_kernels(m, &diag);
@@ -327,7 +332,7 @@ nr_status nr_module_get_kernel(nr_module *m, const char *name, nr_kernel **out) 
     return api_fail(m->ctx, NR_ERR_NOT_FOUND, "no kernel named '%s' in the module", name);
 }
 
-int nr_kernel_num_params(const nr_kernel *k) { return k ? (int)k->f->regions[k->f->body].nargs : 0; }
+int nr_kernel_num_params(const nr_kernel *k) { return k ? k->nparams : 0; }
 
 static IrType param_type(const nr_kernel *k, int i) {
     return ir_type(k->f, k->f->regions[k->f->body].args[i]);
@@ -385,6 +390,15 @@ static bool int_fits(const nr_arg *a, int dt) {
     return bits == 64 || v < (UINT64_C(1) << bits);
 }
 
+/* The same test for the launch path, on a parameter of dt_bits(dt) == bits: the largest
+ * value the parameter holds (its smallest is -max - 1 if signed, else 0). */
+static inline bool int_fits_fast(const nr_arg *a, int dt, int bits) {
+    bool sgn_param = dt >= DT_I8 && dt <= DT_I64;
+    uint64_t max = dt == DT_I1 ? 1 : UINT64_MAX >> (64 - bits + sgn_param);
+    if (a->type <= NR_TYPE_I64 && a->v.i < 0) return sgn_param && a->v.i >= -(int64_t)max - 1;
+    return a->v.u <= max;
+}
+
 static nr_status convert_arg(nr_kernel *k, int i, const nr_arg *a, InterpScalar *out) {
     IrType t = param_type(k, i);
     const char *name = k->f->param_names[i] ? k->f->param_names[i] : "?";
@@ -414,6 +428,66 @@ static nr_status convert_arg(nr_kernel *k, int i, const nr_arg *a, InterpScalar 
     return NR_OK;
 }
 
+/* The CUDA launch path, the hot one: each argument checked against its parameter (as
+ * convert_arg checks it: a mismatch gets its message), its specialisation fact found
+ * (runtime/api_cuda.c says which) and its bytes packed in the parameter's width, in one
+ * pass over a table of the parameters made at the kernel's first launch; then the
+ * variant of those facts, warps and stages is launched. No allocation, no formatting. */
+static nr_status launch_cuda(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np,
+                             const nr_launch_options *opts) {
+    nr_context *ctx = k->mod->ctx;
+    if (np > NR_MAX_LAUNCH_ARGS)
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' has more than %d parameters", k->f->name, NR_MAX_LAUNCH_ARGS);
+    if (!k->planned) {
+        for (int i = 0; i < np; i++) {
+            int dt = param_type(k, i).dt;
+            k->params[i] = (LaunchParam){(uint8_t)dt, (uint8_t)dt_bits(dt)};
+        }
+        k->planned = true;
+    }
+    VariantKey key = {{0, 0},
+                      opts && opts->num_warps > 0 ? opts->num_warps : k->num_warps,
+                      opts && opts->num_stages > 0 ? opts->num_stages : k->num_stages};
+    uint8_t facts[NR_MAX_LAUNCH_ARGS];
+    uint64_t slots[NR_MAX_LAUNCH_ARGS];
+    void *params[NR_MAX_LAUNCH_ARGS];
+    for (int i = 0; i < np; i++) {
+        const nr_arg *a = &args[i];
+        LaunchParam p = k->params[i];
+        uint64_t u = a->v.u;
+        uint8_t fact = SPEC_NONE;
+        if (p.dt == DT_PTR && a->type == NR_TYPE_PTR) {
+            slots[i] = u;
+            fact = u % 16 == 0 && u ? SPEC_DIV16 : SPEC_NONE;
+        } else if (p.dt >= DT_I1 && p.dt <= DT_U64 && is_int_tag(a->type) && int_fits_fast(a, p.dt, p.bits)) {
+            uint64_t low = p.bits >= 64 ? u : u & ((UINT64_C(1) << p.bits) - 1); /* the parameter's bytes */
+            slots[i] = low;
+            /* 0 is no multiple of 16 here: the compiler takes a divisible value to be nonzero */
+            if (p.dt != DT_I1) fact = a->v.i == 1 ? SPEC_ONE : low % 16 == 0 && low ? SPEC_DIV16 : SPEC_NONE;
+        } else if (p.dt >= DT_FP16 && p.dt <= DT_FP64 && is_float_tag(a->type)) {
+            double f = a->v.f;
+            slots[i] = 0;
+            if (p.dt == DT_FP32) {
+                float x = (float)f;
+                memcpy(&slots[i], &x, 4);
+            } else if (p.dt == DT_FP64) {
+                memcpy(&slots[i], &f, 8);
+            } else {
+                uint16_t h = p.dt == DT_FP16 ? nr_fp16_from_double(nr_fp16_round(f)) : nr_bf16_from_double(nr_bf16_round(f));
+                memcpy(&slots[i], &h, 2);
+            }
+        } else {
+            InterpScalar unused;
+            nr_status s = convert_arg(k, i, a, &unused); /* says what is wrong */
+            return s ? s : api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d cannot be passed", k->f->name, i);
+        }
+        facts[i] = fact;
+        key.facts[(unsigned)i >> 5] |= (uint64_t)fact << (((unsigned)i & 31) << 1);
+        params[i] = &slots[i];
+    }
+    return cuda_api_launch(k, grid, &key, facts, params, opts ? opts->stream : NULL);
+}
+
 nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
                     const nr_launch_options *opts) {
     if (!k) return NR_ERR_INVALID_ARG;
@@ -423,7 +497,7 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
     if (opts && (opts->num_stages < 0 || opts->num_stages > 8))
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': num_stages must be 0 or from 1 to 8, got %d", k->f->name,
                         opts->num_stages);
-    int np = nr_kernel_num_params(k);
+    int np = k->nparams;
     if (!grid) return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': the grid must not be NULL", k->f->name);
     /* CUDA's limits, on every device, so that a grid the CPU accepts runs on a GPU too */
     static const unsigned grid_max[3] = {0x7fffffffu, 65535u, 65535u};
@@ -436,14 +510,7 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
                     num_args);
     if (ctx->kind == NR_DEVICE_CUDA) { /* the hot path: no allocation */
         FAULT_GUARD(ctx);
-        InterpScalar v[NR_MAX_LAUNCH_ARGS];
-        if (np > NR_MAX_LAUNCH_ARGS)
-            return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' has more than %d parameters", k->f->name, NR_MAX_LAUNCH_ARGS);
-        for (int i = 0; i < np; i++) {
-            nr_status s = convert_arg(k, i, &args[i], &v[i]);
-            if (s) return s;
-        }
-        return cuda_api_launch(k, grid, v, opts);
+        return launch_cuda(k, grid, args, np, opts);
     }
     InterpScalar *vals = calloc((size_t)(np ? np : 1), sizeof *vals);
     if (!vals) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");

@@ -20,6 +20,7 @@ nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err) {
         ctx->cuda = NULL;
         return NR_ERR_DEVICE;
     }
+    ctx->cuda_fault = cuda_fault_code(ctx->cuda);
     return NR_OK;
 }
 
@@ -162,17 +163,6 @@ void cuda_api_module_free(nr_module *m) {
     }
 }
 
-/* 0 is no multiple of 16 here: the compiler takes a divisible value to be nonzero too
- * (so x % n keeps x's runs), and a zero pointer or size is worth a variant of its own. */
-static uint8_t fact_of(IrType t, InterpScalar v) {
-    if (t.dt == DT_PTR) return v.u % 16 == 0 && v.u ? SPEC_DIV16 : SPEC_NONE;
-    if (!dt_is_int(t.dt) || t.dt == DT_I1) return SPEC_NONE;
-    if (v.i == 1) return SPEC_ONE;
-    int bits = dt_bits(t.dt);
-    uint64_t u = bits >= 64 ? v.u : v.u & ((1ull << bits) - 1);
-    return u % 16 == 0 && u ? SPEC_DIV16 : SPEC_NONE;
-}
-
 /* The disk cache's key of a variant (runtime/cache_key.c decides what it covers). */
 static void variant_cache_key(const nr_kernel *k, const char *arch, const char *variant, StrBuf *build,
                               StrBuf *text) {
@@ -238,21 +228,6 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
     return s;
 }
 
-/* The argument in the width the kernel's parameter has. */
-static void pack_arg(IrType t, InterpScalar v, uint64_t *slot) {
-    *slot = 0;
-    switch (t.dt) {
-    case DT_FP32: { float f = (float)v.f; memcpy(slot, &f, 4); break; }
-    case DT_FP64: memcpy(slot, &v.f, 8); break;
-    case DT_FP16: { uint16_t h = nr_fp16_from_double(v.f); memcpy(slot, &h, 2); break; }
-    case DT_BF16: { uint16_t h = nr_bf16_from_double(v.f); memcpy(slot, &h, 2); break; }
-    default: {
-        int bytes = t.dt == DT_PTR ? 8 : dt_bytes(t.dt);
-        memcpy(slot, &v.u, (size_t)bytes); /* little-endian: the low bytes */
-    }
-    }
-}
-
 /* The variant key: a fact letter per parameter, the warp count and the stage count
  * ("ddnno:4:3"). Built by hand, not with snprintf: it is on every launch's path. */
 static void variant_key(const uint8_t *facts, int np, int warps, int stages, char *key) {
@@ -266,13 +241,14 @@ static void variant_key(const uint8_t *facts, int np, int warps, int stages, cha
     key[n] = 0;
 }
 
-static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, int warps, int stages, const char *key,
+static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, const VariantKey *ikey, const char *key,
                              GpuVariant **out) {
     nr_context *ctx = k->mod->ctx;
     GpuVariant nv;
     memset(&nv, 0, sizeof nv);
-    nr_status s = compile_variant(k, spec, warps, stages, key, &nv);
+    nr_status s = compile_variant(k, spec, ikey->num_warps, ikey->num_stages, key, &nv);
     if (s) return s;
+    nv.ikey = *ikey;
     if (k->nvariants == k->capvariants) {
         int cap = k->capvariants ? k->capvariants * 2 : 4;
         GpuVariant *nvs = realloc(k->variants, sizeof *nvs * (size_t)cap);
@@ -287,42 +263,47 @@ static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, int warps, int s
     return NR_OK;
 }
 
-nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const InterpScalar *vals, const nr_launch_options *o) {
+static bool same_key(const VariantKey *a, const VariantKey *b) {
+    return a->facts[0] == b->facts[0] && a->facts[1] == b->facts[1] && a->num_warps == b->num_warps &&
+           a->num_stages == b->num_stages;
+}
+
+/* The specialisation facts of the arguments (api.c finds them while packing them): a
+ * pointer 16-byte aligned and not null, an integer a nonzero multiple of 16 (0 is none
+ * here: the compiler takes a divisible value to be nonzero too, so x % n keeps x's runs,
+ * and a zero pointer or size is worth a variant of its own), an integer equal to 1. The
+ * variant is looked up by the facts, warps and stages as integers, the last launch's
+ * variant first; a new one is compiled (or loaded from the disk cache) under the same key
+ * as text. */
+nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const VariantKey *key, const uint8_t *facts,
+                          void **params, void *stream) {
     nr_context *ctx = k->mod->ctx;
-    IrRegion *body = &k->f->regions[k->f->body];
-    int np = (int)body->nargs;
-    int warps = o && o->num_warps > 0 ? o->num_warps : k->mod->prog.num_warps;
-    if (warps < 1 || warps > 32 || (warps & (warps - 1)))
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "num_warps must be a power of two from 1 to 32, got %d", warps);
-    int stages = o && o->num_stages > 0 ? o->num_stages : k->mod->prog.num_stages;
-    if (stages < 1 || stages > 8)
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "num_stages must be from 1 to 8, got %d", stages);
-    uint8_t facts[NR_MAX_LAUNCH_ARGS];
-    uint64_t slots[NR_MAX_LAUNCH_ARGS];
-    void *params[NR_MAX_LAUNCH_ARGS];
-    for (int i = 0; i < np; i++) {
-        IrType t = ir_type(k->f, body->args[i]);
-        facts[i] = fact_of(t, vals[i]);
-        pack_arg(t, vals[i], &slots[i]);
-        params[i] = &slots[i];
-    }
-    char key[NR_MAX_LAUNCH_ARGS + 8];
-    variant_key(facts, np, warps, stages, key);
+    int warps = key->num_warps, stages = key->num_stages;
     GpuVariant *v = NULL;
+    if (k->last_variant < k->nvariants && same_key(&k->variants[k->last_variant].ikey, key))
+        v = &k->variants[k->last_variant];
     for (int i = 0; i < k->nvariants && !v; i++)
-        if (!strcmp(k->variants[i].key, key)) v = &k->variants[i];
-    if (!v) {
+        if (same_key(&k->variants[i].ikey, key)) v = &k->variants[i];
+    if (!v) { /* a variant's warps and stages were checked when it was made */
+        if (warps < 1 || warps > 32 || (warps & (warps - 1)))
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "num_warps must be a power of two from 1 to 32, got %d", warps);
+        if (stages < 1 || stages > 8)
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "num_stages must be from 1 to 8, got %d", stages);
+        int np = k->nparams;
+        char text[NR_MAX_LAUNCH_ARGS + 8];
+        variant_key(facts, np, warps, stages, text);
         GpuSpec spec = {np, facts};
-        nr_status s = add_variant(k, &spec, warps, stages, key, &v);
+        nr_status s = add_variant(k, &spec, key, text, &v);
         if (s) {
             nr_status f = cuda_api_fault(ctx); /* an earlier kernel's fault met while loading */
             return f ? f : s;
         }
     }
+    k->last_variant = (int)(v - k->variants);
     StrBuf err;
     sb_init(&err);
     nr_status s = NR_OK;
-    if (cuda_launch(ctx->cuda, &v->k, grid, warps, params, o ? o->stream : NULL, &err)) {
+    if (cuda_launch(ctx->cuda, &v->k, grid, warps, params, stream, &err)) {
         /* an earlier kernel's fault shows at the next launch too */
         if (!(s = cuda_api_fault(ctx))) s = api_fail(ctx, NR_ERR_LAUNCH, "kernel '%s': %s", k->f->name, sb_cstr(&err));
     } else {

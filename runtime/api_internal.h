@@ -16,6 +16,7 @@ typedef struct Allocation {
 struct nr_context {
     nr_device_kind kind;
     CudaDevice *cuda; /* NR_DEVICE_CUDA */
+    const int *cuda_fault; /* cuda_fault_code(cuda): nonzero once the device met a kernel fault */
     nr_module **mods; /* live modules: destroyed with the context if the caller did not */
     int nmods, capmods;
     StrBuf err;
@@ -38,20 +39,46 @@ struct nr_context {
 
 enum { NR_MAX_LAUNCH_ARGS = 64 }; /* the GPU back end's limit on kernel parameters */
 
+/* A variant's specialisation as the launch path compares it: each parameter's fact
+ * (SPEC_NONE, SPEC_DIV16, SPEC_ONE) in two bits, parameter i at bit 2*(i%32) of facts[i/32],
+ * with the warp count and the pipelining depth. */
+typedef struct VariantKey {
+    uint64_t facts[2];
+    int num_warps, num_stages;
+} VariantKey;
+
 /* One compiled GPU variant of a kernel: a specialisation, a warp count and a
  * pipelining depth. */
 typedef struct GpuVariant {
-    char key[NR_MAX_LAUNCH_ARGS + 8]; /* one fact letter per parameter, then warps and stages */
+    VariantKey ikey;                  /* what a launch looks it up by */
+    char key[NR_MAX_LAUNCH_ARGS + 8]; /* the same as text, for the disk cache's key: one fact letter per
+                                         parameter, then warps and stages ("ddnd:4:3") */
     int num_warps, num_stages;
     CudaKernel k;
 } GpuVariant;
 
+/* One parameter as the CUDA launch path checks and packs it (made at the kernel's first
+ * CUDA launch, from the IR's signature). */
+typedef struct LaunchParam {
+    uint8_t dt;   /* DType */
+    uint8_t bits; /* dt_bits(dt) */
+} LaunchParam;
+
+/* What a launch reads comes first, together (the launch path touches nothing else of
+ * the kernel's, and nothing of its IR, once the variant exists). */
 struct nr_kernel {
     nr_module *mod;
-    IrFunc *f;        /* a tuned kernel's: its signature only (runtime parameters) */
+    struct TunedKernel *tuned; /* @autotune / @heuristics: launches go through autotune.c */
+    int nparams;      /* the runtime parameters (the IR body's arguments) */
+    int num_warps, num_stages; /* the module's (its program's), for a launch that gives none */
+    /* the CUDA launch path (api.c, api_cuda.c): the parameters once `planned`, and the
+     * variant the last launch used (a hint, checked first) */
+    bool planned;
+    int last_variant;
     GpuVariant *variants;
     int nvariants, capvariants;
-    struct TunedKernel *tuned; /* @autotune / @heuristics: launches go through autotune.c */
+    IrFunc *f;        /* a tuned kernel's: its signature only (runtime parameters) */
+    LaunchParam params[NR_MAX_LAUNCH_ARGS];
 };
 
 struct nr_module {
@@ -76,8 +103,11 @@ nr_status api_fail(nr_context *ctx, nr_status s, const char *fmt, ...) __attribu
 
 /* api_cuda.c */
 nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err);
-/* vals: the checked arguments, as the interpreter takes them */
-nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const InterpScalar *vals, const nr_launch_options *o);
+/* Launch the variant of key (warps and stages as given: checked here) with the packed
+ * arguments (params[i] points to argument i in the width of its parameter; facts: the
+ * specialisation, one SPEC_* per parameter, for compiling a new variant), on stream. */
+nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const VariantKey *key, const uint8_t *facts,
+                          void **params, void *stream);
 void cuda_api_module_free(nr_module *m);
 /* Whether the context's CUDA device has met a kernel fault (NR_OK: not): the first call
  * that asks after a fault gets NR_ERR_LAUNCH with the fault's description (the driver's

@@ -202,7 +202,12 @@ nr_status tune_module_add_kernels(nr_module *m, Diag *diag) {
     if (!tm) return NR_OK;
     for (int i = 0; i < tm->n; i++) {
         TunedKernel *t = &tm->kernels[i];
-        m->kernels[m->nkernels++] = (nr_kernel){m, t->sig, NULL, 0, 0, t};
+        m->kernels[m->nkernels++] = (nr_kernel){.mod = m,
+                                                      .f = t->sig,
+                                                      .tuned = t,
+                                                      .nparams = (int)t->sig->regions[t->sig->body].nargs,
+                                                      .num_warps = m->prog.num_warps,
+                                                      .num_stages = m->prog.num_stages};
         if (t->desc->nheur) continue; /* compiled at launch, when the heuristics have values */
         for (int c = 0; c < t->nconfigs; c++) {
             Variant *v;

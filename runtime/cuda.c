@@ -402,6 +402,8 @@ int cuda_fault(const CudaDevice *d, const char **what) {
     return d ? (int)d->fault : 0;
 }
 
+const int *cuda_fault_code(const CudaDevice *d) { return &d->fault; }
+
 void cuda_release_context(CudaDevice *d) {
     if (!d || !d->ctx) return;
     d->api.DevicePrimaryCtxRelease(d->dev);

@@ -31,6 +31,8 @@ void cuda_close(CudaDevice *d);
  * then on every call on d fails at once without reaching the driver. Returns that error's
  * CUresult (0: none) and, in *what, the failing call and the driver's message. */
 int cuda_fault(const CudaDevice *d, const char **what);
+/* Where d keeps that error (0: none), for a check that costs a load (the launch path's). */
+const int *cuda_fault_code(const CudaDevice *d);
 /* Release d's reference to the primary context early (after a fault: once every user has
  * released it, a driver that allows it gives the next context a fresh one; NVIDIA's keep
  * refusing the device to this process). d stays valid, and every call on it fails;

@@ -60,17 +60,19 @@ for spec in "$@"; do
     [ -x "$t" ] || continue
     run_prog "$tag/gpu/$(basename "$t")" "$t"
   done
-  # The runtime's side of two GPU tests, against a stand-in driver (tests/mock/cuda_mock.c):
-  # kernel faults, and many processes sharing the disk cache through the API. The faults
-  # test runs twice: against the mock as NVIDIA's drivers behave (after a fault the device
-  # is lost to the process: a new context must be refused, saying so) and against it as a
-  # driver that recovers (CUDA_MOCK_RECOVER=1: a new context must work)
+  # The runtime's side of three GPU tests, against a stand-in driver (tests/mock/cuda_mock.c):
+  # kernel faults, many processes sharing the disk cache through the API, and the launch
+  # path's arguments and variants (read back from the driver). The faults test runs twice:
+  # against the mock as NVIDIA's drivers behave (after a fault the device is lost to the
+  # process: a new context must be refused, saying so) and against it as a driver that
+  # recovers (CUDA_MOCK_RECOVER=1: a new context must work)
   if [ "$programs_only" = 0 ] && [ -f "$build/mock/libcuda.so.1" ]; then
-    echo "== $tag: GPU tests against a mock CUDA driver (fault handling, the disk cache)"
+    echo "== $tag: GPU tests against a mock CUDA driver (fault handling, the disk cache, launch arguments)"
     mock_path="$build/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     for run in "test_gpu_faults -mock-driver CUDA_MOCK_RECOVER=0 NEREID_TEST_AFTER_FAULT=refused" \
                "test_gpu_faults -mock-driver-recovering CUDA_MOCK_RECOVER=1 NEREID_TEST_AFTER_FAULT=works" \
-               "test_gpu_cache_procs -mock-driver"; do
+               "test_gpu_cache_procs -mock-driver" \
+               "test_gpu_launch_args -mock-driver"; do
       read -r t suffix vars <<<"$run"
       [ -x "$build/gpu-tests/$t" ] || continue
       cdir=$(mktemp -d)
@@ -126,19 +128,30 @@ for spec in "$@"; do
   fi
   if [ "$programs_only" = 0 ] && [ "$build" = "$first" ] && [ -f "$build/python/nereid/_nereid.abi3.so" ]; then
     # the Python package, on the CPU device with NumPy (Debian's python3, which has it);
-    # tests counted one by one. Not under the sanitizers: the interpreter is not built with them.
-    echo "== $tag: Python package (CPU device)"
-    log=$(mktemp)
-    PYTHONPATH=$build/python "$PY" python/tests/run.py >"$log" 2>&1
-    read -r pp pf ps < <(sed -n 's/^python: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$log" | tail -n 1)
-    pp=${pp:-0} pf=${pf:-0} ps=${ps:-0}
-    pass=$((pass + pp)); fail=$((fail + pf)); skip=$((skip + ps))
-    if [ "$pf" != 0 ] || [ "$pp" = 0 ]; then
-      [ "$pp" = 0 ] && [ "$pf" = 0 ] && fail=$((fail + 1))
-      failed+=("$tag/python"); echo "FAIL: $tag/python"; tail -n 60 "$log" | sed 's/^/    /'
-    fi
-    echo "   python: $pp passed, $pf failed, $ps skipped"
-    rm -f "$log"
+    # tests counted one by one. Not under the sanitizers: the interpreter is not built with
+    # them. Then its CUDA launch path against the stand-in driver (python/tests/test_mock.py).
+    echo "== $tag: Python package (CPU device; CUDA on the mock driver)"
+    for pyrun in "python test_python" "python-mock test_mock"; do
+      read -r label module <<<"$pyrun"
+      env=()
+      if [ "$module" = test_mock ]; then
+        [ -f "$build/mock/libcuda.so.1" ] || continue
+        cdir=$(mktemp -d)
+        env=(LD_LIBRARY_PATH="$build/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" NEREID_CACHE_DIR="$cdir")
+      fi
+      log=$(mktemp)
+      env "${env[@]}" PYTHONPATH="$build/python" "$PY" python/tests/run.py "$module" >"$log" 2>&1
+      read -r pp pf ps < <(sed -n 's/^python: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$log" | tail -n 1)
+      pp=${pp:-0} pf=${pf:-0} ps=${ps:-0}
+      pass=$((pass + pp)); fail=$((fail + pf)); skip=$((skip + ps))
+      if [ "$pf" != 0 ] || [ "$pp" = 0 ]; then
+        [ "$pp" = 0 ] && [ "$pf" = 0 ] && fail=$((fail + 1))
+        failed+=("$tag/$label"); echo "FAIL: $tag/$label"; tail -n 60 "$log" | sed 's/^/    /'
+      fi
+      echo "   $label: $pp passed, $pf failed, $ps skipped"
+      rm -f "$log"
+      [ "$module" = test_mock ] && rm -rf "$cdir"
+    done
     run_prog "$tag/python/pip-install" bash tools/test-pip-install.sh "$build"
   fi
   if [ "$programs_only" = 0 ] && [ "$build" = "$first" ]; then

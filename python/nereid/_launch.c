@@ -14,38 +14,76 @@
  * the interpreter through the buffer protocol (nr_host_register) for the launch's
  * duration, so results land in them; on CUDA, torch tensors (data_ptr()) and objects
  * with __cuda_array_interface__ are passed by address, on torch's current stream when
- * torch is loaded. This is the path whose cost the launch-overhead benchmark measures:
- * it allocates nothing per argument and calls back into Python only for data_ptr(),
- * the dtype and the stream. */
+ * torch is loaded. This is the path whose cost the launch-overhead benchmarks measure
+ * (bench/launch_overhead.py on a GPU, bench/launch_overhead_mock.py on the stand-in
+ * driver): a launch with the arguments of the last one (their types, constexpr values
+ * and grid) allocates nothing of its own, looks nothing up by name and builds no key: it
+ * reads each tensor through descriptors cached per type (is_cuda, dtype, data_ptr()),
+ * compares what decides the specialisation with the last launch's, and calls back into
+ * Python only for those three reads and torch's current stream. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "_nereid.h"
 
 enum { P_TYPED, P_INFER, P_CONSTEXPR };
+enum { OPT_NONE, OPT_WARPS, OPT_STAGES }; /* keywords that are launch options: num_warps=, num_stages= */
 enum { MAX_PARAMS = 64, CODE_NONE = -2, CODE_PTR = 100 }; /* key codes: nr_type, CODE_PTR + pointee */
+
+/* One parameter, what a launch reads of it together. */
+typedef struct {
+    int kind;              /* P_* */
+    nr_type type, pointee; /* P_TYPED: its type (NR_TYPE_PTR and the pointee for a pointer) */
+    int option;            /* OPT_WARPS, OPT_STAGES: its name is a launch option's too */
+    int last_code;         /* P_INFER: the key code of the last launch's argument (see last_kernel) */
+    PyObject *last_value;  /* P_CONSTEXPR: the last launch's value (a strong reference) */
+    /* the tensor type of the last launch's argument here, or NULL (an entry of the module
+     * state's arg_types, which lives as long as the module): an argument of that type
+     * again is read at once */
+    struct ArgType *hint;
+    PyObject *name;        /* an item of `names` */
+} Param;
 
 typedef struct {
     PyObject_HEAD
     PyObject *module;    /* the extension module: its state */
+    State *st;           /* the module's state (alive as long as `module`) */
     PyObject *context;   /* ContextObject, from _resolve() at the first launch */
     PyObject *name;      /* the kernel's name, for messages */
     PyObject *names;     /* tuple of str: every parameter in order */
     int nparams;
-    int kind[MAX_PARAMS];
-    nr_type type[MAX_PARAMS], pointee[MAX_PARAMS]; /* P_TYPED */
+    Param p[MAX_PARAMS];
     PyObject *defaults;  /* dict: parameter name -> default value */
     int extra_kw;        /* unknown keywords are constexpr values (compiled modules) */
     PyObject *cache;     /* dict: key -> Kernel */
     PyObject *stream_fn; /* torch._C._cuda_getCurrentRawStream, once torch is loaded */
     PyObject *index_obj; /* the context's device index as an int (stream_fn's argument) */
     PyObject *last;      /* the last Launcher made: `k[grid]` with the same grid object reuses it */
+    /* The last launch's kernel (a strong reference; NULL before the first launch or after
+     * the context changed) and what chose it: each inferred parameter's key code and each
+     * constexpr's value (strong references). A launch whose codes are the same and whose
+     * constexprs are the same objects (with no extra keywords) has the same key, so it
+     * takes the kernel without building the key and looking it up in `cache`. */
+    PyObject *last_kernel;
 } DispatcherObject;
+
+/* The grid of a launch, as `k[grid]` gives it: a tuple of ints (or an int) is read once
+ * (GRID_FIXED: dims, empty); a callable is called at each launch (GRID_CALL); anything
+ * else (a list, which may change) is read at each launch (GRID_READ). */
+enum { GRID_READ, GRID_FIXED, GRID_CALL };
+typedef struct {
+    PyObject *g;
+    int kind;
+    unsigned dims[3];
+    bool empty;
+} Grid;
 
 typedef struct {
     PyObject_HEAD
     PyObject *dispatcher;
     PyObject *grid;
+    Grid info; /* info.g is grid */
 } LauncherObject;
 
 /* One runtime argument on its way to nr_launch. */
@@ -97,6 +135,7 @@ static PyObject *dispatcher_new(PyTypeObject *type, PyObject *args, PyObject *kw
     DispatcherObject *d = (DispatcherObject *)PyType_GenericAlloc(type, 0);
     if (!d) return NULL;
     d->module = Py_NewRef(module);
+    d->st = nrpy_state(module);
     d->cache = PyDict_New();
     d->defaults = PyDict_New();
     d->names = PyTuple_New(0);
@@ -116,11 +155,24 @@ static int dispatcher_traverse(PyObject *o, visitproc visit, void *arg) {
     Py_VISIT(d->cache);
     Py_VISIT(d->stream_fn);
     Py_VISIT(d->last);
+    Py_VISIT(d->last_kernel);
+    for (int i = 0; i < d->nparams; i++) Py_VISIT(d->p[i].last_value);
     return 0;
+}
+
+/* Forget the last launch's kernel (the context changed, or the dispatcher goes). */
+static void forget_last_kernel(DispatcherObject *d) {
+    PyObject *k = d->last_kernel, *vals[MAX_PARAMS];
+    int n = d->nparams;
+    for (int i = 0; i < n; i++) vals[i] = d->p[i].last_value, d->p[i].last_value = NULL;
+    d->last_kernel = NULL;
+    for (int i = 0; i < n; i++) Py_XDECREF(vals[i]); /* after: a finalizer may launch */
+    Py_XDECREF(k);
 }
 
 static int dispatcher_clear(PyObject *o) {
     DispatcherObject *d = (DispatcherObject *)o;
+    forget_last_kernel(d);
     Py_CLEAR(d->last);
     Py_CLEAR(d->context);
     Py_CLEAR(d->defaults);
@@ -157,7 +209,15 @@ static PyObject *dispatcher_setup(PyObject *o, PyObject *args) {
     if (n > MAX_PARAMS) return PyErr_Format(PyExc_TypeError, "a kernel takes at most %d parameters", MAX_PARAMS);
     if (PySequence_Size(kinds) != n || PySequence_Size(types) != n)
         return PyErr_Format(PyExc_ValueError, "_setup: kinds and types must have one entry per parameter");
+    Param ps[MAX_PARAMS]; /* the new signature, taken once whole */
+    memset(ps, 0, sizeof ps);
     for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pname = PyTuple_GetItem(names, i);
+        if (!PyUnicode_Check(pname)) return PyErr_Format(PyExc_TypeError, "_setup: parameter names must be strings");
+        ps[i].name = pname;
+        ps[i].option = !PyUnicode_Compare(pname, d->st->s_num_warps)    ? OPT_WARPS
+                       : !PyUnicode_Compare(pname, d->st->s_num_stages) ? OPT_STAGES
+                                                                        : OPT_NONE;
         PyObject *k = PySequence_GetItem(kinds, i), *t = PySequence_GetItem(types, i);
         long kind = k ? PyLong_AsLong(k) : -1;
         const char *ts = t && t != Py_None ? PyUnicode_AsUTF8AndSize(t, NULL) : NULL;
@@ -167,8 +227,8 @@ static PyObject *dispatcher_setup(PyObject *o, PyObject *args) {
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_setup: bad kind or type");
             return NULL;
         }
-        d->kind[i] = (int)kind;
-        d->type[i] = d->pointee[i] = NR_TYPE_INVALID;
+        ps[i].kind = (int)kind;
+        ps[i].type = ps[i].pointee = NR_TYPE_INVALID;
         if (kind == P_TYPED) {
             bool ptr = ts[0] == '*';
             nr_type dt = nrpy_dtype_from_name(ptr ? ts + 1 : ts);
@@ -177,11 +237,13 @@ static PyObject *dispatcher_setup(PyObject *o, PyObject *args) {
                 Py_XDECREF(t);
                 return NULL;
             }
-            d->type[i] = ptr ? NR_TYPE_PTR : dt;
-            d->pointee[i] = ptr ? dt : NR_TYPE_INVALID;
+            ps[i].type = ptr ? NR_TYPE_PTR : dt;
+            ps[i].pointee = ptr ? dt : NR_TYPE_INVALID;
         }
         Py_XDECREF(t);
     }
+    forget_last_kernel(d); /* its entries follow the old signature */
+    memcpy(d->p, ps, sizeof ps);
     NRPY_SETREF(d->name, Py_NewRef(name));
     NRPY_SETREF(d->names, Py_NewRef(names));
     NRPY_SETREF(d->defaults, Py_NewRef(defaults));
@@ -190,12 +252,28 @@ static PyObject *dispatcher_setup(PyObject *o, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static int read_dims(DispatcherObject *d, PyObject *g, unsigned grid[3], bool *empty);
+
+/* What kind of grid g is; a fixed one's dimensions read (errors are left for the launch
+ * to raise, as for a grid read there). */
+static void grid_info(DispatcherObject *d, PyObject *g, Grid *info) {
+    info->g = g;
+    info->empty = false;
+    info->kind = PyCallable_Check(g) ? GRID_CALL : GRID_READ;
+    if (info->kind == GRID_READ && (PyLong_CheckExact(g) || PyTuple_CheckExact(g))) {
+        bool exact = true; /* ints, whose values cannot change */
+        for (Py_ssize_t i = 0; PyTuple_CheckExact(g) && i < PyTuple_Size(g); i++) exact &= PyLong_CheckExact(PyTuple_GetItem(g, i));
+        if (exact && !read_dims(d, g, info->dims, &info->empty)) info->kind = GRID_FIXED;
+        PyErr_Clear();
+    }
+}
+
 static PyObject *launcher_make(DispatcherObject *d, PyObject *grid) {
-    State *st = nrpy_state(d->module);
-    LauncherObject *l = (LauncherObject *)PyType_GenericAlloc((PyTypeObject *)st->LauncherType, 0);
+    LauncherObject *l = (LauncherObject *)PyType_GenericAlloc((PyTypeObject *)d->st->LauncherType, 0);
     if (!l) return NULL;
     l->dispatcher = Py_NewRef((PyObject *)d);
     l->grid = Py_NewRef(grid);
+    grid_info(d, grid, &l->info);
     return (PyObject *)l;
 }
 
@@ -221,7 +299,7 @@ static PyObject *dispatcher_get_context(PyObject *o, void *unused) {
 static int dispatcher_set_context(PyObject *o, PyObject *v, void *unused) {
     (void)unused;
     DispatcherObject *d = (DispatcherObject *)o;
-    State *st = nrpy_state(d->module);
+    State *st = d->st;
     if (v && v != Py_None && !PyObject_TypeCheck(v, (PyTypeObject *)st->ContextType)) {
         PyErr_SetString(PyExc_TypeError, "_context must be a Context");
         return -1;
@@ -229,16 +307,25 @@ static int dispatcher_set_context(PyObject *o, PyObject *v, void *unused) {
     NRPY_SETREF(d->context, v && v != Py_None ? Py_NewRef(v) : NULL);
     Py_CLEAR(d->stream_fn);
     Py_CLEAR(d->index_obj);
+    forget_last_kernel(d); /* compiled for the other context */
     return 0;
 }
 
 /* ---- binding ---- */
 
-static int find_param(DispatcherObject *d, PyObject *key) {
+/* The parameter a keyword names (-1: none, -2: an error is set), and in *opt the launch
+ * option it names (OPT_*). */
+static int find_param(DispatcherObject *d, PyObject *key, int *opt) {
     for (int i = 0; i < d->nparams; i++)
-        if (PyTuple_GetItem(d->names, i) == key) return i; /* interned: the usual case */
+        if (d->p[i].name == key) return *opt = d->p[i].option, i; /* interned: the usual case */
+    State *st = d->st;
+    *opt = key == st->s_num_warps ? OPT_WARPS : key == st->s_num_stages ? OPT_STAGES : OPT_NONE;
+    if (*opt == OPT_NONE) {
+        if (!PyUnicode_Check(key)) return -1;
+        *opt = !PyUnicode_Compare(key, st->s_num_warps) ? OPT_WARPS : !PyUnicode_Compare(key, st->s_num_stages) ? OPT_STAGES : OPT_NONE;
+    }
     for (int i = 0; i < d->nparams; i++) {
-        int eq = PyObject_RichCompareBool(PyTuple_GetItem(d->names, i), key, Py_EQ);
+        int eq = PyObject_RichCompareBool(d->p[i].name, key, Py_EQ);
         if (eq < 0) return -2;
         if (eq) return i;
     }
@@ -260,7 +347,6 @@ static int read_option(PyObject *v, const char *what, int lo, int hi, int *out) 
  * when the dispatcher takes them, else NULL. */
 static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject **vals, PyObject **extra, int *warps,
                 int *stages) {
-    State *st = nrpy_state(d->module);
     Py_ssize_t n = PyTuple_Size(args);
     *extra = NULL;
     if (n > d->nparams) {
@@ -268,23 +354,21 @@ static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject 
                      d->nparams == 1 ? "" : "s", n);
         return -1;
     }
-    for (int i = 0; i < d->nparams; i++) vals[i] = i < n ? PyTuple_GetItem(args, i) : NULL;
+    for (int i = 0; i < n; i++) vals[i] = PyTuple_GetItem(args, i);
+    for (int i = (int)n; i < d->nparams; i++) vals[i] = NULL;
     if (kwargs) {
         Py_ssize_t pos = 0;
         PyObject *key, *value;
         while (PyDict_Next(kwargs, &pos, &key, &value)) {
-            int i = find_param(d, key);
+            int opt, i = find_param(d, key, &opt);
             if (i == -2) return -1;
-            bool opt = false;
-            if (PyUnicode_Compare(key, st->s_num_warps) == 0) {
-                opt = true;
+            if (opt == OPT_WARPS) {
                 if (read_option(value, "num_warps", 1, 32, warps)) return -1;
                 if (*warps & (*warps - 1)) {
                     PyErr_Format(PyExc_ValueError, "num_warps must be a power of two, got %d", *warps);
                     return -1;
                 }
-            } else if (PyUnicode_Compare(key, st->s_num_stages) == 0) {
-                opt = true;
+            } else if (opt == OPT_STAGES) {
                 if (read_option(value, "num_stages", 1, 8, stages)) return -1;
             }
             if (i >= 0) {
@@ -293,7 +377,7 @@ static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject 
                     return -1;
                 }
                 vals[i] = value;
-            } else if (!opt) {
+            } else if (opt == OPT_NONE) {
                 if (!d->extra_kw) {
                     PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", kname(d), key);
                     return -1;
@@ -303,9 +387,9 @@ static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject 
             }
         }
     }
-    for (int i = 0; i < d->nparams; i++) {
+    for (int i = kwargs ? 0 : (int)n; i < d->nparams; i++) { /* the defaults */
         if (vals[i]) continue;
-        vals[i] = PyDict_GetItemWithError(d->defaults, PyTuple_GetItem(d->names, i));
+        vals[i] = PyDict_GetItemWithError(d->defaults, d->p[i].name);
         if (!vals[i]) {
             if (!PyErr_Occurred())
                 PyErr_Format(PyExc_TypeError, "%s() missing argument '%s'", kname(d), param_name(d, i));
@@ -403,10 +487,20 @@ static int cpu_buffer(DispatcherObject *d, int i, PyObject *obj, Slot *s, nr_typ
     return 0;
 }
 
+/* An int as 64 bits, unsigned: PyLong_AsUnsignedLong where it is 64 bits wide (it reads
+ * the digits; PyLong_AsUnsignedLongLong goes through a byte array, several times slower). */
+static uint64_t as_u64(PyObject *v) {
+#if ULONG_MAX == UINT64_MAX
+    return PyLong_AsUnsignedLong(v);
+#else
+    return PyLong_AsUnsignedLongLong(v);
+#endif
+}
+
 static int call_u64(PyObject *obj, PyObject *method, uint64_t *out) {
     PyObject *r = PyObject_CallMethodObjArgs(obj, method, NULL);
     if (!r) return -1;
-    *out = PyLong_AsUnsignedLongLong(r);
+    *out = as_u64(r);
     Py_DECREF(r);
     return *out == (uint64_t)-1 && PyErr_Occurred() ? -1 : 0;
 }
@@ -435,7 +529,7 @@ static int cuda_array_interface(State *st, PyObject *cai, Slot *s, nr_type *poin
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "malformed __cuda_array_interface__");
         return -1;
     }
-    uint64_t addr = PyLong_AsUnsignedLongLong(p);
+    uint64_t addr = as_u64(p);
     if (addr == (uint64_t)-1 && PyErr_Occurred()) return -1;
     int size = atoi(t + 2);
     char kind = t[1];
@@ -448,72 +542,105 @@ static int cuda_array_interface(State *st, PyObject *cai, Slot *s, nr_type *poin
     return 0;
 }
 
-/* The cached descriptors of obj's type when it is a tensor type (is_cuda and dtype
- * getters, a data_ptr method): found on the first tensor of each type, up to four types. */
-static const struct TensorType *tensor_type(State *st, PyObject *obj) {
+/* The cache entry of obj's type (see State.arg_types): found on the first argument of
+ * each type, up to eight types (NULL past them: such arguments take the general path).
+ * A tensor type is one whose is_cuda and dtype are descriptors with getters and whose
+ * data_ptr is callable. */
+static struct ArgType *find_arg_type(State *st, PyObject *obj) {
+    for (int i = 0; i < st->narg_types; i++)
+        if (st->arg_types[i].type == (PyObject *)Py_TYPE(obj)) return &st->arg_types[i];
+    return NULL;
+}
+
+static struct ArgType *arg_type(State *st, PyObject *obj) {
     PyTypeObject *tp = Py_TYPE(obj);
-    for (int i = 0; i < st->ntensor_types; i++)
-        if (st->tensor_types[i].type == (PyObject *)tp) return &st->tensor_types[i];
-    if (st->ntensor_types == 4) return NULL;
-    struct TensorType t = {(PyObject *)tp, NULL, NULL, NULL, NULL, NULL};
-    t.is_cuda = PyObject_GetAttr((PyObject *)tp, st->s_is_cuda);
-    t.dtype = t.is_cuda ? PyObject_GetAttr((PyObject *)tp, st->s_dtype) : NULL;
-    t.data_ptr = t.dtype ? PyObject_GetAttr((PyObject *)tp, st->s_data_ptr) : NULL;
+    struct ArgType *found = find_arg_type(st, obj);
+    if (found) return found;
+    if (st->narg_types == (int)(sizeof st->arg_types / sizeof st->arg_types[0])) return NULL;
+    struct ArgType t = {(PyObject *)tp, false, NULL, NULL, NULL, NULL, NULL, NULL, NR_TYPE_INVALID};
+    /* looked up without raising where the attribute is missing (a failed lookup's exception is costly) */
+    t.is_cuda = PyObject_HasAttr((PyObject *)tp, st->s_is_cuda) ? PyObject_GetAttr((PyObject *)tp, st->s_is_cuda) : NULL;
+    t.dtype = t.is_cuda && PyObject_HasAttr((PyObject *)tp, st->s_dtype) ? PyObject_GetAttr((PyObject *)tp, st->s_dtype) : NULL;
+    t.data_ptr = t.dtype && PyObject_HasAttr((PyObject *)tp, st->s_data_ptr) ? PyObject_GetAttr((PyObject *)tp, st->s_data_ptr)
+                                                                              : NULL;
+    PyErr_Clear();
     if (t.data_ptr) {
         t.is_cuda_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(t.is_cuda), Py_tp_descr_get);
         t.dtype_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(t.dtype), Py_tp_descr_get);
     }
-    PyErr_Clear();
-    if (!t.is_cuda_get || !t.dtype_get || !PyCallable_Check(t.data_ptr)) {
+    t.tensor = t.is_cuda_get && t.dtype_get && PyCallable_Check(t.data_ptr);
+    if (!t.tensor) {
+        Py_CLEAR(t.is_cuda);
+        Py_CLEAR(t.dtype);
+        Py_CLEAR(t.data_ptr);
+        t.is_cuda_get = t.dtype_get = NULL;
+    }
+    /* the lookups may have run Python code: the table is read again */
+    for (int i = 0; i < st->narg_types; i++)
+        if (st->arg_types[i].type == (PyObject *)tp) {
+            Py_XDECREF(t.is_cuda), Py_XDECREF(t.dtype), Py_XDECREF(t.data_ptr);
+            return &st->arg_types[i];
+        }
+    if (st->narg_types == (int)(sizeof st->arg_types / sizeof st->arg_types[0])) {
         Py_XDECREF(t.is_cuda), Py_XDECREF(t.dtype), Py_XDECREF(t.data_ptr);
         return NULL;
     }
     Py_INCREF((PyObject *)tp);
-    st->tensor_types[st->ntensor_types] = t;
-    return &st->tensor_types[st->ntensor_types++];
+    st->arg_types[st->narg_types] = t;
+    return &st->arg_types[st->narg_types++];
 }
 
-/* A tensor of a cached type: no attribute lookups. 1 if handled, 0 if not a cached type,
- * -1 on an error. */
-static int fast_tensor(DispatcherObject *d, State *st, int cuda, int i, PyObject *obj, Slot *s, nr_type *pointee) {
-    const struct TensorType *t = tensor_type(st, obj);
-    if (!t) return 0;
+/* A tensor of a cached tensor type: no attribute lookups, and the dtype's code found by
+ * identity when it is the type's last. */
+static inline int fast_tensor(DispatcherObject *d, State *st, struct ArgType *t, int cuda, int i, PyObject *obj, Slot *s,
+                              nr_type *pointee) {
     PyObject *is_cuda = t->is_cuda_get(t->is_cuda, obj, t->type);
     if (!is_cuda) return -1;
-    int on_gpu = PyObject_IsTrue(is_cuda);
+    int on_gpu = is_cuda == Py_True ? 1 : is_cuda == Py_False ? 0 : PyObject_IsTrue(is_cuda);
     Py_DECREF(is_cuda);
+    if (on_gpu < 0) return -1;
     if (on_gpu != cuda)
         return ptr_type_error(d, i, obj, cuda ? "must be on the GPU (this kernel runs on cuda)"
                                               : "must be in host memory (this kernel runs on the CPU device)");
     PyObject *dtype = t->dtype_get(t->dtype, obj, t->type);
     if (!dtype) return -1;
-    *pointee = dtype_code(st, dtype);
-    Py_DECREF(dtype);
-    if (!cuda) return cpu_tensor(st, obj, s) ? -1 : 1;
+    if (dtype == t->last_dtype) {
+        *pointee = t->last_code;
+        Py_DECREF(dtype);
+    } else {
+        nr_type code = dtype_code(st, dtype);
+        PyObject *old = t->last_dtype; /* both fields set before anything can run */
+        t->last_dtype = dtype;         /* the reference the getter gave */
+        t->last_code = code;
+        Py_XDECREF(old);
+        *pointee = code;
+    }
+    if (!cuda) return cpu_tensor(st, obj, s);
     PyObject *r = PyObject_CallFunctionObjArgs(t->data_ptr, obj, NULL);
     if (!r) return -1;
-    uint64_t p = PyLong_AsUnsignedLongLong(r);
+    uint64_t p = as_u64(r);
     Py_DECREF(r);
     if (p == (uint64_t)-1 && PyErr_Occurred()) return -1;
     s->a = nr_arg_ptr(p);
-    return 1;
+    return 0;
 }
 
 /* A pointer argument: its address (and on the CPU, the memory lent) and element type. */
 static int pointer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s, nr_type *pointee) {
-    State *st = nrpy_state(d->module);
+    State *st = d->st;
     *pointee = NR_TYPE_INVALID;
     s->obj = obj;
     if (!cuda && PyObject_CheckBuffer(obj)) return cpu_buffer(d, i, obj, s, pointee);
-    int fast = fast_tensor(d, st, cuda, i, obj, s, pointee);
-    if (fast) return fast < 0 ? -1 : 0;
+    struct ArgType *t = arg_type(st, obj);
+    if (t && t->tensor) return fast_tensor(d, st, t, cuda, i, obj, s, pointee);
     PyObject *is_cuda = NULL;
     int has_ptr = PyObject_HasAttr(obj, st->s_data_ptr);
     if (has_ptr) {
-        is_cuda = PyObject_GetAttr(obj, st->s_is_cuda);
+        is_cuda = PyObject_HasAttr(obj, st->s_is_cuda) ? PyObject_GetAttr(obj, st->s_is_cuda) : NULL;
         if (!is_cuda) PyErr_Clear();
         int on_gpu = is_cuda ? PyObject_IsTrue(is_cuda) : cuda;
         Py_XDECREF(is_cuda);
+        if (on_gpu < 0) return -1;
         if (on_gpu != cuda)
             return ptr_type_error(d, i, obj, cuda ? "must be on the GPU (this kernel runs on cuda)"
                                                   : "must be in host memory (this kernel runs on the CPU device)");
@@ -571,6 +698,8 @@ static bool int_in_range(nr_type t, PyObject *v, nr_arg *out) {
 /* A scalar argument for a parameter of type t. */
 static int scalar_arg(DispatcherObject *d, int i, nr_type t, PyObject *obj, Slot *s) {
     if (t >= NR_TYPE_I1 && t <= NR_TYPE_U64) {
+        if (PyLong_CheckExact(obj) && int_in_range(t, obj, &s->a)) return 0; /* the usual case */
+        if (PyErr_Occurred()) return -1;
         if (PyFloat_Check(obj) || !PyIndex_Check(obj)) {
             PyObject *tn = PyType_GetName(Py_TYPE(obj));
             PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is %s (an integer), got %U", kname(d), param_name(d, i),
@@ -605,6 +734,8 @@ static int scalar_arg(DispatcherObject *d, int i, nr_type t, PyObject *obj, Slot
  * (i64, u64 when it does not fit), float fp32, an array or tensor a pointer to its dtype,
  * None a constexpr (CODE_NONE). */
 static int infer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s) {
+    const struct ArgType *t = find_arg_type(d->st, obj);
+    if (t && t->tensor) goto pointer; /* the usual case first */
     if (obj == Py_None) {
         s->code = CODE_NONE;
         return 0;
@@ -616,7 +747,7 @@ static int infer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *
     }
     /* an int; not a tensor (torch tensors have __index__, for their one-element case) */
     if (PyLong_Check(obj) || (!PyFloat_Check(obj) && PyIndex_Check(obj) && !PyObject_CheckBuffer(obj) &&
-                              !PyObject_HasAttr(obj, nrpy_state(d->module)->s_data_ptr))) {
+                              !PyObject_HasAttr(obj, d->st->s_data_ptr))) {
         PyObject *v = PyNumber_Index(obj);
         if (!v) return -1;
         nr_type order[] = {NR_TYPE_I32, NR_TYPE_I64, NR_TYPE_U64};
@@ -633,6 +764,7 @@ static int infer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *
         s->a.v.f = PyFloat_AsDouble(obj);
         return 0;
     }
+pointer:;
     nr_type pointee;
     if (pointer_arg(d, cuda, i, obj, s, &pointee)) return -1;
     if (pointee == NR_TYPE_INVALID) return ptr_type_error(d, i, obj, "has an unsupported dtype");
@@ -641,15 +773,15 @@ static int infer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *
 }
 
 static int typed_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s) {
-    if (d->type[i] != NR_TYPE_PTR) return scalar_arg(d, i, d->type[i], obj, s);
+    if (d->p[i].type != NR_TYPE_PTR) return scalar_arg(d, i, d->p[i].type, obj, s);
     nr_type pointee;
     if (pointer_arg(d, cuda, i, obj, s, &pointee)) return -1;
     /* NumPy has no fp8: an array of bytes (uint8, through the buffer protocol) holds them */
-    bool fp8 = d->pointee[i] == NR_TYPE_FP8E4NV || d->pointee[i] == NR_TYPE_FP8E5;
-    if (fp8 && s->has_view && pointee == NR_TYPE_U8) pointee = d->pointee[i];
-    if (pointee != d->pointee[i]) {
+    bool fp8 = d->p[i].pointee == NR_TYPE_FP8E4NV || d->p[i].pointee == NR_TYPE_FP8E5;
+    if (fp8 && s->has_view && pointee == NR_TYPE_U8) pointee = d->p[i].pointee;
+    if (pointee != d->p[i].pointee) {
         PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is *%s, got an array of %s", kname(d), param_name(d, i),
-                     nrpy_type_name(d->pointee[i]), pointee == NR_TYPE_INVALID ? "an unsupported dtype" : nrpy_type_name(pointee));
+                     nrpy_type_name(d->p[i].pointee), pointee == NR_TYPE_INVALID ? "an unsupported dtype" : nrpy_type_name(pointee));
         return -1;
     }
     return 0;
@@ -668,7 +800,7 @@ static void release_slots(Slot *slots, int n) {
  * of extra keywords) */
 static PyObject *make_key(DispatcherObject *d, PyObject **vals, const Slot *slots, const int *slot_of, PyObject *extra) {
     int n = 0;
-    for (int i = 0; i < d->nparams; i++) n += d->kind[i] == P_INFER ? 1 : d->kind[i] == P_CONSTEXPR ? 2 : 0;
+    for (int i = 0; i < d->nparams; i++) n += d->p[i].kind == P_INFER ? 1 : d->p[i].kind == P_CONSTEXPR ? 2 : 0;
     PyObject *items = NULL;
     if (extra) {
         items = PyDict_Items(extra);
@@ -685,8 +817,8 @@ static PyObject *make_key(DispatcherObject *d, PyObject **vals, const Slot *slot
     }
     int k = 0;
     for (int i = 0; i < d->nparams; i++) {
-        if (d->kind[i] == P_INFER) PyTuple_SetItem(key, k++, PyLong_FromLong(slots[slot_of[i]].code));
-        else if (d->kind[i] == P_CONSTEXPR) {
+        if (d->p[i].kind == P_INFER) PyTuple_SetItem(key, k++, PyLong_FromLong(slots[slot_of[i]].code));
+        else if (d->p[i].kind == P_CONSTEXPR) {
             PyTuple_SetItem(key, k++, Py_NewRef((PyObject *)Py_TYPE(vals[i])));
             PyTuple_SetItem(key, k++, Py_NewRef(vals[i]));
         }
@@ -704,7 +836,7 @@ static PyObject *make_key(DispatcherObject *d, PyObject **vals, const Slot *slot
 
 /* The compiled kernel for key: from the cache, or from self._compile(key). Borrowed. */
 static KernelObject *kernel_for(DispatcherObject *d, PyObject *key) {
-    State *st = nrpy_state(d->module);
+    State *st = d->st;
     PyObject *k = PyDict_GetItemWithError(d->cache, key);
     if (k) return (KernelObject *)k;
     if (PyErr_Occurred()) {
@@ -725,9 +857,40 @@ static KernelObject *kernel_for(DispatcherObject *d, PyObject *key) {
     return rc ? NULL : (KernelObject *)k;
 }
 
+/* The kernel of this launch's key (a new reference): the last launch's when its key is
+ * the same (see DispatcherObject.last_kernel), else from the cache or _compile, which
+ * then becomes the last. */
+static KernelObject *launch_kernel(DispatcherObject *d, PyObject **vals, const Slot *slots, const int *slot_of,
+                                   PyObject *extra) {
+    if (d->last_kernel && !extra) {
+        bool same = true;
+        for (int i = 0; i < d->nparams && same; i++)
+            if (d->p[i].kind == P_INFER) same = slots[slot_of[i]].code == d->p[i].last_code;
+            else if (d->p[i].kind == P_CONSTEXPR) same = vals[i] == d->p[i].last_value;
+        if (same) return (KernelObject *)Py_NewRef(d->last_kernel);
+    }
+    PyObject *key = make_key(d, vals, slots, slot_of, extra);
+    if (!key) return NULL;
+    KernelObject *k = kernel_for(d, key); /* borrowed from the cache */
+    if (k) Py_INCREF((PyObject *)k);
+    Py_DECREF(key);
+    if (!k || extra) return k;
+    PyObject *old_kernel = d->last_kernel, *old[MAX_PARAMS];
+    int n = d->nparams;
+    for (int i = 0; i < n; i++) {
+        old[i] = d->p[i].last_value;
+        d->p[i].last_value = d->p[i].kind == P_CONSTEXPR ? Py_NewRef(vals[i]) : NULL;
+        d->p[i].last_code = d->p[i].kind == P_INFER ? slots[slot_of[i]].code : 0;
+    }
+    d->last_kernel = Py_NewRef((PyObject *)k);
+    for (int i = 0; i < n; i++) Py_XDECREF(old[i]); /* once the new entry is whole */
+    Py_XDECREF(old_kernel);
+    return k;
+}
+
 static ContextObject *context_of(DispatcherObject *d) {
     if (d->context) return (ContextObject *)d->context;
-    State *st = nrpy_state(d->module);
+    State *st = d->st;
     PyObject *c = PyObject_CallMethodObjArgs((PyObject *)d, st->s_resolve, NULL);
     if (!c) return NULL;
     int rc = dispatcher_set_context((PyObject *)d, c, NULL);
@@ -739,7 +902,7 @@ static ContextObject *context_of(DispatcherObject *d) {
  * (the default stream). */
 static int current_stream(DispatcherObject *d, ContextObject *c, void **out) {
     *out = NULL;
-    State *st = nrpy_state(d->module);
+    State *st = d->st;
     if (!d->stream_fn) {
         PyObject *torch = PyImport_GetModule(st->s_torch);
         if (!torch) return PyErr_Occurred() ? -1 : 0;
@@ -755,7 +918,7 @@ static int current_stream(DispatcherObject *d, ContextObject *c, void **out) {
     }
     PyObject *r = PyObject_CallFunctionObjArgs(d->stream_fn, d->index_obj, NULL);
     if (!r) return -1;
-    uint64_t s = PyLong_AsUnsignedLongLong(r);
+    uint64_t s = as_u64(r);
     Py_DECREF(r);
     if (s == (uint64_t)-1 && PyErr_Occurred()) return -1;
     *out = (void *)(uintptr_t)s;
@@ -824,7 +987,7 @@ static nr_status grid_callback(const nr_config *c, unsigned grid[3], void *user)
     if (gc->failed || gc->empty) return NR_ERR_INVALID_ARG; /* a Python exception is pending: call no more Python */
     PyObject *meta = gc->extra ? PyDict_Copy(gc->extra) : PyDict_New();
     bool ok = meta != NULL;
-    for (int i = 0; ok && i < d->nparams; i++) ok = !PyDict_SetItem(meta, PyTuple_GetItem(d->names, i), gc->vals[i]);
+    for (int i = 0; ok && i < d->nparams; i++) ok = !PyDict_SetItem(meta, d->p[i].name, gc->vals[i]);
     for (int i = 0; ok && i < nr_config_num_values(c); i++) {
         PyObject *v = text_value(nr_config_value(c, i));
         ok = v && !PyDict_SetItemString(meta, nr_config_name(c, i), v);
@@ -861,27 +1024,47 @@ static size_t extent_of(State *st, const Slot *s) {
 
 /* ---- the launch ---- */
 
-static PyObject *launch(DispatcherObject *d, PyObject *g, PyObject *args, PyObject *kwargs) {
-    State *st = nrpy_state(d->module);
-    PyObject *vals[MAX_PARAMS], *extra = NULL, *key = NULL, *result = NULL;
+static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyObject *kwargs) {
+    State *st = d->st;
+    PyObject *vals[MAX_PARAMS], *extra = NULL, *result = NULL;
+    KernelObject *k = NULL;
     Slot slots[MAX_PARAMS];
-    int slot_of[MAX_PARAMS], nslots = 0, warps = 0, stages = 0;
+    int slot_of[MAX_PARAMS], nslots = 0, warps = 0, stages = 0, cuda = 0;
     if (bind(d, args, kwargs, vals, &extra, &warps, &stages)) goto out;
     ContextObject *c = context_of(d);
     if (!c) goto out;
-    int cuda = c->kind == NR_DEVICE_CUDA;
+    cuda = c->kind == NR_DEVICE_CUDA; /* nothing is lent there: the CPU's fields stay unset */
     for (int i = 0; i < d->nparams; i++) {
         slot_of[i] = -1;
-        if (d->kind[i] == P_CONSTEXPR) continue;
+        if (d->p[i].kind == P_CONSTEXPR) continue;
         Slot *s = &slots[nslots];
-        memset(s, 0, sizeof *s);
+        PyObject *v = vals[i];
+        s->code = 0, s->reg = NULL, s->obj = v;
+        if (!cuda) s->has_view = false, s->reg_bytes = 0, s->copy = NULL;
         slot_of[i] = nslots++;
-        if ((d->kind[i] == P_TYPED ? typed_arg : infer_arg)(d, cuda, i, vals[i], s)) goto out;
+        struct ArgType *t = d->p[i].hint;
+        if (cuda && t && Py_TYPE(v) == (PyTypeObject *)t->type) { /* a tensor of the type the last launch had here */
+            nr_type pointee = NR_TYPE_INVALID;
+            if (fast_tensor(d, st, t, cuda, i, v, s, &pointee)) goto out;
+            if (d->p[i].kind == P_INFER && pointee != NR_TYPE_INVALID) {
+                s->code = CODE_PTR + pointee;
+                continue;
+            }
+            if (d->p[i].kind == P_TYPED && pointee == d->p[i].pointee) continue;
+        } else if (cuda && PyLong_CheckExact(v) && d->p[i].kind == P_TYPED && d->p[i].type >= NR_TYPE_I1 &&
+                   d->p[i].type <= NR_TYPE_U64) { /* an int for an integer parameter */
+            if (int_in_range(d->p[i].type, v, &s->a)) continue;
+            if (PyErr_Occurred()) goto out;
+        } else if (cuda && PyLong_CheckExact(v) && d->p[i].kind == P_INFER) { /* i32, else i64, else u64 */
+            if (int_in_range(s->code = NR_TYPE_I32, v, &s->a) || int_in_range(s->code = NR_TYPE_I64, v, &s->a)) continue;
+            if (PyErr_Occurred()) goto out;
+        }
+        /* anything else, and the errors of the above (the general path says what is wrong) */
+        if ((d->p[i].kind == P_TYPED ? typed_arg : infer_arg)(d, cuda, i, v, s)) goto out;
+        t = cuda ? find_arg_type(st, v) : NULL;
+        d->p[i].hint = t && t->tensor ? t : NULL;
     }
-    key = make_key(d, vals, slots, slot_of, extra);
-    if (!key) goto out;
-    KernelObject *k = kernel_for(d, key);
-    if (!k) goto out;
+    if (!(k = launch_kernel(d, vals, slots, slot_of, extra))) goto out;
     nr_arg a[MAX_PARAMS];
     int na = 0;
     for (int i = 0; i < nslots; i++)
@@ -891,9 +1074,9 @@ static PyObject *launch(DispatcherObject *d, PyObject *g, PyObject *args, PyObje
                      kname(d), k->nparams, na);
         goto out;
     }
-    unsigned grid[3];
-    bool empty = false, callable = PyCallable_Check(g);
-    if (!callable && read_dims(d, g, grid, &empty)) goto out;
+    unsigned grid[3] = {gi->dims[0], gi->dims[1], gi->dims[2]};
+    bool empty = gi->empty, callable = gi->kind == GRID_CALL;
+    if (gi->kind == GRID_READ && read_dims(d, gi->g, grid, &empty)) goto out;
     if (empty) { /* nothing to run, as in Triton */
         result = Py_NewRef(Py_None);
         goto out;
@@ -909,12 +1092,12 @@ static PyObject *launch(DispatcherObject *d, PyObject *g, PyObject *args, PyObje
     }
     int registered = 0;
     nr_status s = NR_OK;
-    for (int i = 0; i < nslots && !s; i++)
+    for (int i = 0; i < nslots && !s && !cuda; i++)
         if (slots[i].reg) {
             s = nr_host_register(c->ctx, slots[i].reg, slots[i].reg_bytes);
             registered += !s;
         }
-    GridCall gc = {d, g, vals, extra, false, false};
+    GridCall gc = {d, gi->g, vals, extra, false, false};
     if (!s) s = callable ? nr_launch_grid(k->k, grid_callback, &gc, a, na, tuned ? bytes : NULL, &lo)
                          : nr_launch(k->k, grid, a, na, &lo);
     if (gc.empty) s = NR_OK; /* the grid had a zero dimension: nothing ran */
@@ -923,8 +1106,8 @@ static PyObject *launch(DispatcherObject *d, PyObject *g, PyObject *args, PyObje
         if (slots[i].reg) nr_host_unregister(c->ctx, slots[i].reg), registered--;
     if (!s) result = Py_NewRef(Py_None);
 out:
-    release_slots(slots, nslots);
-    Py_XDECREF(key);
+    if (!cuda) release_slots(slots, nslots);
+    Py_XDECREF((PyObject *)k);
     Py_XDECREF(extra);
     return result;
 }
@@ -935,7 +1118,9 @@ static PyObject *dispatcher_launch(PyObject *o, PyObject *args, PyObject *kwargs
     if (n < 1) return PyErr_Format(PyExc_TypeError, "launch(grid, *args, **kwargs) needs a grid");
     PyObject *rest = PyTuple_GetSlice(args, 1, n);
     if (!rest) return NULL;
-    PyObject *r = launch((DispatcherObject *)o, PyTuple_GetItem(args, 0), rest, kwargs);
+    Grid gi;
+    grid_info((DispatcherObject *)o, PyTuple_GetItem(args, 0), &gi);
+    PyObject *r = launch((DispatcherObject *)o, &gi, rest, kwargs);
     Py_DECREF(rest);
     return r;
 }
@@ -973,7 +1158,7 @@ static PyType_Spec dispatcher_spec = {"nereid._nereid.Dispatcher", sizeof(Dispat
 static PyObject *launcher_call(PyObject *o, PyObject *args, PyObject *kwargs) {
     LauncherObject *l = (LauncherObject *)o;
     if (!l->dispatcher) return PyErr_Format(PyExc_RuntimeError, "this launcher's kernel is gone");
-    return launch((DispatcherObject *)l->dispatcher, l->grid, args, kwargs);
+    return launch((DispatcherObject *)l->dispatcher, &l->info, args, kwargs);
 }
 
 static int launcher_traverse(PyObject *o, visitproc visit, void *arg) {

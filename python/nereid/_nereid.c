@@ -396,11 +396,12 @@ static int state_traverse(PyObject *m, visitproc visit, void *arg) {
     PyObject **fields[] = {&st->ContextType, &st->ModuleType, &st->KernelType, &st->DispatcherType, &st->LauncherType,
                            &st->Error, &st->CompileError, &st->LaunchError, &st->DeviceError, &st->dtype_codes};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_VISIT(*fields[i]);
-    for (int i = 0; i < st->ntensor_types; i++) {
-        Py_VISIT(st->tensor_types[i].type);
-        Py_VISIT(st->tensor_types[i].is_cuda);
-        Py_VISIT(st->tensor_types[i].dtype);
-        Py_VISIT(st->tensor_types[i].data_ptr);
+    for (int i = 0; i < st->narg_types; i++) {
+        Py_VISIT(st->arg_types[i].type);
+        Py_VISIT(st->arg_types[i].is_cuda);
+        Py_VISIT(st->arg_types[i].dtype);
+        Py_VISIT(st->arg_types[i].data_ptr);
+        Py_VISIT(st->arg_types[i].last_dtype);
     }
     return 0;
 }
@@ -414,13 +415,14 @@ static int state_clear(PyObject *m) {
                            &st->s_untyped_storage, &st->s_nbytes, &st->s_num_warps, &st->s_num_stages, &st->s_torch,
                            &st->s_torch_C, &st->s_get_stream, &st->s_typestr, &st->s_data};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_CLEAR(*fields[i]);
-    for (int i = 0; i < st->ntensor_types; i++) {
-        Py_CLEAR(st->tensor_types[i].type);
-        Py_CLEAR(st->tensor_types[i].is_cuda);
-        Py_CLEAR(st->tensor_types[i].dtype);
-        Py_CLEAR(st->tensor_types[i].data_ptr);
+    for (int i = 0; i < st->narg_types; i++) {
+        Py_CLEAR(st->arg_types[i].type);
+        Py_CLEAR(st->arg_types[i].is_cuda);
+        Py_CLEAR(st->arg_types[i].dtype);
+        Py_CLEAR(st->arg_types[i].data_ptr);
+        Py_CLEAR(st->arg_types[i].last_dtype);
     }
-    st->ntensor_types = 0;
+    st->narg_types = 0;
     return 0;
 }
 

@@ -36,14 +36,20 @@ typedef struct State {
     PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_cai, *s_compile, *s_resolve, *s_untyped_storage, *s_nbytes,
         *s_num_warps, *s_num_stages, *s_torch, *s_torch_C, *s_get_stream, *s_typestr, *s_data;
     PyObject *dtype_codes; /* dict: a dtype object (torch.float32, ...) -> its pointee nr_type */
-    /* tensor types seen (torch.Tensor, nn.Parameter, ...) with their is_cuda and dtype
-     * descriptors and data_ptr method, looked up once: a launch then reads a tensor
-     * without attribute lookups (_launch.c) */
-    struct TensorType {
-        PyObject *type, *is_cuda, *dtype, *data_ptr;
+    /* the types of pointer arguments seen, each looked up once (_launch.c): tensor types
+     * (torch.Tensor, nn.Parameter, ...) with their is_cuda and dtype descriptors, their
+     * data_ptr method and the dtype seen last with its code, so that a launch reads a
+     * tensor without attribute lookups; and types that are not tensors (CuPy's arrays,
+     * NumPy's), so that the lookups that tell are not repeated either */
+    struct ArgType {
+        PyObject *type;
+        bool tensor;
+        PyObject *is_cuda, *dtype, *data_ptr;
         descrgetfunc is_cuda_get, dtype_get;
-    } tensor_types[4];
-    int ntensor_types;
+        PyObject *last_dtype; /* a strong reference, so that its identity stands for it */
+        nr_type last_code;
+    } arg_types[8];
+    int narg_types;
 } State;
 
 State *nrpy_state(PyObject *module);

@@ -20,7 +20,17 @@
  * recovers instead: a retain while someone still holds the poisoned context gets that
  * context (whose calls all fail), and once the last reference goes the next retain gets
  * a fresh, working one. tools/run-tests.sh runs test_gpu_faults both ways. Like the real
- * driver it is process-wide state, behind one mutex. */
+ * driver it is process-wide state, behind one mutex (the launch path reads the context's
+ * state with atomic loads instead, so that a launch of a kernel it does not run costs
+ * about a function call: bench/launch_overhead_mock.py times Nereid's own launch path on
+ * it).
+ *
+ * Two more things for the launch path's tests and benchmarks: cuModuleLoadData takes PTX
+ * text, as the real driver does (JIT-compiling it; here, keeping the text), and each
+ * launch of a kernel whose name starts with "record_" is recorded (grid, block, dynamic
+ * shared memory, stream, and the arguments' values, their sizes read from the .entry's
+ * .param list) for cuMockLastLaunch below, which python/tests/test_mock.py reads through
+ * ctypes to check what a launch from Python passed. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,6 +54,7 @@ enum {
 /* the driver's state: one device, its primary context */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
+    /* refs and sticky are written under mu with atomic stores, and read with atomic loads */
     int refs;        /* retains of the primary context */
     CUresult sticky; /* a fault: every call on the context returns it (and every retain, unless it recovers) */
     void **allocs;   /* device memory of the context */
@@ -53,15 +64,13 @@ static char ctx_token; /* the primary context's handle */
 
 /* every call on the context: the sticky error, or OK */
 static CUresult ctx_state(void) {
-    pthread_mutex_lock(&mu);
-    CUresult r = dev.refs == 0 ? INVALID_CONTEXT : dev.sticky;
-    pthread_mutex_unlock(&mu);
-    return r;
+    if (__atomic_load_n(&dev.refs, __ATOMIC_ACQUIRE) == 0) return INVALID_CONTEXT;
+    return __atomic_load_n(&dev.sticky, __ATOMIC_ACQUIRE);
 }
 
 static void poison(CUresult r) {
     pthread_mutex_lock(&mu);
-    if (!dev.sticky) dev.sticky = r;
+    if (!dev.sticky) __atomic_store_n(&dev.sticky, r, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&mu);
 }
 
@@ -115,7 +124,7 @@ API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
     (void)d;
     pthread_mutex_lock(&mu);
     CUresult r = dev.sticky && !recovers() ? dev.sticky : OK; /* the device is lost to the process */
-    if (!r) dev.refs++;
+    if (!r) __atomic_store_n(&dev.refs, dev.refs + 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&mu);
     if (!r) *c = (CUcontext)&ctx_token;
     return r;
@@ -124,11 +133,12 @@ API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) {
     (void)d;
     pthread_mutex_lock(&mu);
     CUresult r = dev.refs > 0 ? OK : INVALID_CONTEXT;
-    if (dev.refs > 0 && --dev.refs == 0) { /* destroyed, with everything in it */
+    if (dev.refs > 0) __atomic_store_n(&dev.refs, dev.refs - 1, __ATOMIC_RELEASE);
+    if (r == OK && dev.refs == 0) { /* destroyed, with everything in it */
         for (int i = 0; i < dev.nallocs; i++) free(dev.allocs[i]);
         free(dev.allocs);
         dev.allocs = NULL, dev.nallocs = dev.capallocs = 0;
-        if (recovers()) dev.sticky = OK; /* else the fault stays: the next retain fails */
+        if (recovers()) __atomic_store_n(&dev.sticky, OK, __ATOMIC_RELEASE); /* else the fault stays */
     }
     pthread_mutex_unlock(&mu);
     return r;
@@ -233,14 +243,64 @@ API CUresult cuLinkDestroy(Link *l) {
 typedef struct Module {
     char *text;
 } Module;
+enum { K_OTHER, K_GOOD, K_ASSERT_SMALL, K_OOB_STORE, K_TRAP, K_RECORD, MAX_PARAMS = 32 };
 typedef struct Function {
     char name[128];
+    unsigned long long serial;    /* which lookup made it (1, 2, ...): tells compiled variants apart */
+    int kind;                     /* K_*: what a launch does, decided once by name */
+    int nparams;                  /* K_RECORD: the .entry's parameters and their sizes */
+    unsigned char size[MAX_PARAMS];
 } Function;
+
+/* What the last launch of a "record_" kernel passed (cuMockLastLaunch). */
+typedef struct MockLaunch {
+    char kernel[128];
+    unsigned long long function; /* the function's serial (Function.serial) */
+    unsigned grid[3], block[3], shared;
+    void *stream;
+    int nparams;
+    unsigned long long params[MAX_PARAMS]; /* each argument's bytes, zero-extended */
+    long long count;                       /* launches recorded so far */
+} MockLaunch;
+static MockLaunch last_launch;       /* under mu */
+static unsigned long long functions; /* cuModuleGetFunction's so far, under mu */
+
+API CUresult cuMockLastLaunch(MockLaunch *out) {
+    pthread_mutex_lock(&mu);
+    *out = last_launch;
+    pthread_mutex_unlock(&mu);
+    return OK;
+}
+
+/* PTX text, which the driver JIT-compiles: comments and directives, a .version among them */
+static bool is_ptx(const char *image) { return (image[0] == '/' || image[0] == '.') && strstr(image, ".version "); }
+
+/* The sizes of the parameters of `.entry NAME(.param .u64 a, .param .align 2 .b8 h[2])`
+ * (at entry): a type's bits / 8 (a predicate's: 1), times an array's length. */
+static int param_sizes(const char *entry, unsigned char *size) {
+    const char *end = strchr(entry, ')');
+    int n = 0;
+    for (const char *p = strstr(entry, ".param "); p && (!end || p < end) && n < MAX_PARAMS; p = strstr(p + 1, ".param ")) {
+        const char *t = p + strlen(".param ");
+        if (!strncmp(t, ".align ", 7)) { /* .align N */
+            t += 7;
+            while (*t >= '0' && *t <= '9') t++;
+            while (*t == ' ') t++;
+        }
+        if (*t == '.') t++;
+        while (*t >= 'a' && *t <= 'z') t++; /* u, s, b, f, pred */
+        int bits = atoi(t), bytes = bits >= 8 ? bits / 8 : 1;
+        while (*t && *t != '[' && *t != ',' && *t != ')') t++;
+        if (*t == '[') bytes *= atoi(t + 1);
+        size[n++] = (unsigned char)bytes;
+    }
+    return n;
+}
 
 API CUresult cuModuleLoadData(Module **m, const void *image) {
     CUresult r = ctx_state();
     if (r) return r;
-    if (strncmp(image, CUBIN_MARK, strlen(CUBIN_MARK))) return INVALID_IMAGE;
+    if (strncmp(image, CUBIN_MARK, strlen(CUBIN_MARK)) && !is_ptx(image)) return INVALID_IMAGE;
     *m = calloc(1, sizeof **m);
     if (!*m || !((*m)->text = strdup(image))) return free(*m), INVALID_VALUE;
     return OK;
@@ -256,24 +316,51 @@ API CUresult cuModuleGetFunction(Function **f, Module *m, const char *name) {
     if (r) return r;
     char entry[160];
     snprintf(entry, sizeof entry, ".entry %s(", name);
-    if (!strstr(m->text, entry)) return NOT_FOUND;
-    *f = calloc(1, sizeof **f); /* leaks one small struct per lookup, like nothing a test sees */
-    if (!*f) return INVALID_VALUE;
-    snprintf((*f)->name, sizeof (*f)->name, "%s", name);
+    const char *at = strstr(m->text, entry);
+    if (!at) return NOT_FOUND;
+    Function *fn = calloc(1, sizeof *fn); /* leaks one small struct per lookup, like nothing a test sees */
+    if (!fn) return INVALID_VALUE;
+    snprintf(fn->name, sizeof fn->name, "%s", name);
+    pthread_mutex_lock(&mu);
+    fn->serial = ++functions;
+    pthread_mutex_unlock(&mu);
+    fn->kind = !strcmp(name, "good")               ? K_GOOD
+               : !strcmp(name, "assert_small")     ? K_ASSERT_SMALL
+               : !strcmp(name, "oob_store")        ? K_OOB_STORE
+               : !strcmp(name, "trap_kernel")      ? K_TRAP
+               : !strncmp(name, "record_", 7)      ? K_RECORD
+                                                   : K_OTHER;
+    if (fn->kind == K_RECORD) fn->nparams = param_sizes(at, fn->size);
+    *f = fn;
     return OK;
 }
 API CUresult cuFuncSetAttribute(Function *f, int attr, int value) { return (void)f, (void)attr, (void)value, ctx_state(); }
 
 API CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                             unsigned shared, CUstream s, void **params, void **extra) {
-    (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)s, (void)extra, (void)gx;
+    (void)extra;
     CUresult r = ctx_state();
     if (r) return r;
-    if (!strcmp(f->name, "good")) {
+    switch (f->kind) {
+    case K_OTHER: break; /* runs nothing */
+    case K_RECORD: {
+        MockLaunch l = {.function = f->serial, .grid = {gx, gy, gz}, .block = {bx, by, bz}, .shared = shared,
+                        .stream = s, .nparams = f->nparams};
+        snprintf(l.kernel, sizeof l.kernel, "%s", f->name);
+        for (int i = 0; i < f->nparams; i++) memcpy(&l.params[i], params[i], f->size[i]); /* little-endian */
+        pthread_mutex_lock(&mu);
+        l.count = last_launch.count + 1;
+        last_launch = l;
+        pthread_mutex_unlock(&mu);
+        break;
+    }
+    case K_GOOD: {
         float *x = (float *)(uintptr_t) * (uint64_t *)params[0];
         int32_t n = *(int32_t *)params[1];
         for (int32_t i = 0; i < n; i++) x[i] = 2 * x[i] + 1;
-    } else if (!strcmp(f->name, "assert_small")) {
+        break;
+    }
+    case K_ASSERT_SMALL: {
         int32_t *x = (int32_t *)(uintptr_t) * (uint64_t *)params[0];
         int32_t n = *(int32_t *)params[1];
         bool bad = false;
@@ -284,10 +371,10 @@ API CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz, 
         } else {
             for (int32_t i = 0; i < n; i++) x[i] += 1;
         }
-    } else if (!strcmp(f->name, "oob_store")) {
-        poison(ILLEGAL_ADDRESS);
-    } else if (!strcmp(f->name, "trap_kernel")) {
-        poison(LAUNCH_FAILED);
+        break;
+    }
+    case K_OOB_STORE: poison(ILLEGAL_ADDRESS); break;
+    case K_TRAP: poison(LAUNCH_FAILED); break;
     }
     return OK; /* a fault shows at the next call, as on a GPU */
 }

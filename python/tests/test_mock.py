@@ -1,0 +1,236 @@
+"""The package's CUDA launch path without a GPU: launches on the stand-in driver
+(tests/mock/cuda_mock.c, first on LD_LIBRARY_PATH), which records what each launch of a
+"record_" kernel passed (cuMockLastLaunch, read here through ctypes). Checks that what
+reaches the driver is right (pointers from tensors and __cuda_array_interface__, every
+scalar type, the grid, num_warps, torch's current stream) and stays right on the fast
+paths of repeated launches: the tensor types and dtypes cached per type, the last
+launch's kernel reused while its key holds, the parsed grid; and that every error of the
+general path is raised from them too (a tensor of another dtype or on the CPU, an int out
+of range).
+
+    LD_LIBRARY_PATH=build/mock PYTHONPATH=build/python python3 python/tests/run.py test_mock
+
+tools/run-tests.sh runs it so. Without the stand-in driver the tests skip.
+"""
+import ctypes
+import importlib.util
+import operator
+import os
+import struct
+import sys
+import types
+import unittest
+
+if importlib.util.find_spec("torch") is None:  # a stand-in: what the launch reads of torch (the current stream)
+    _torch = types.ModuleType("torch")
+    _torch.stream = {}  # device index -> the current stream's handle
+    _torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda index: _torch.stream.get(index, 0))
+    sys.modules["torch"] = _torch
+    STREAMS = True
+else:  # the real torch's streams are its own: not these tests'
+    STREAMS = False
+
+import nereid  # noqa: E402
+import nereid.language as tl  # noqa: E402
+
+try:
+    CTX = nereid.context("cuda")
+    MOCK = "tests/mock" in CTX.device_name
+except nereid.Error:
+    CTX, MOCK = None, False
+
+
+class MockLaunch(ctypes.Structure):
+    _fields_ = [("kernel", ctypes.c_char * 128), ("function", ctypes.c_ulonglong), ("grid", ctypes.c_uint * 3),
+                ("block", ctypes.c_uint * 3), ("shared", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                ("nparams", ctypes.c_int), ("params", ctypes.c_ulonglong * 32), ("count", ctypes.c_longlong)]
+
+
+def last_launch():
+    lib = ctypes.CDLL("libcuda.so.1")  # the library the runtime loaded
+    rec = MockLaunch()
+    lib.cuMockLastLaunch(ctypes.byref(rec))
+    return rec
+
+
+class DType:
+    """A stand-in for torch.dtype: hashed by identity, printed as torch prints it."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return "torch." + self.name
+
+
+float32, float16, int64 = DType("float32"), DType("float16"), DType("int64")
+
+
+class Tensor:
+    """What a launch reads from a torch.Tensor, with C-level accessors as torch's are."""
+    __slots__ = ("is_cuda", "dtype", "_ptr")
+    data_ptr = operator.attrgetter("_ptr")  # called as Tensor.data_ptr(t), as the launch calls it
+
+    def __init__(self, ptr, dtype=float32, is_cuda=True):
+        self.is_cuda, self.dtype, self._ptr = is_cuda, dtype, ptr
+
+
+class PyTensor:
+    """The same with Python properties and a Python method."""
+    is_cuda = property(lambda self: self._cuda)
+    dtype = property(lambda self: self._dtype)
+
+    def __init__(self, ptr, dtype=float32, is_cuda=True):
+        self._ptr, self._dtype, self._cuda = ptr, dtype, is_cuda
+
+    def data_ptr(self):
+        return self._ptr
+
+
+class CudaArray:
+    def __init__(self, ptr, typestr="<f4"):
+        self.__cuda_array_interface__ = {"shape": (4,), "typestr": typestr, "data": (ptr, False), "version": 3}
+
+
+SRC = """
+@triton.jit
+def record_all(x: *fp32, y: *fp16, n: i32, u: u64, f: fp32, b: i1, s: i8):
+    tl.store(x, n * 1.0)
+"""
+
+BASE = 0x7f0000001000
+
+
+def f32_bits(v):
+    return struct.unpack("<I", struct.pack("<f", v))[0]
+
+
+@unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
+class CompiledLaunch(unittest.TestCase):
+    def setUp(self):
+        self.mod = nereid.compile(SRC, device="cuda")
+        self.k = self.mod.record_all
+
+    def launch(self, *args, grid=(2, 3), **kw):
+        self.k[grid](*args, **kw)
+        return last_launch()
+
+    def test_what_the_driver_receives(self):
+        for cls in (Tensor, PyTensor):
+            for i in range(3):  # the first launch takes the general path, the others the fast one
+                x, y = cls(BASE + 64 * i), cls(BASE + 4096 + 2 * i, float16)
+                rec = self.launch(x, y, 100 + i, 2 ** 64 - 1 - i, 0.1, True, -3)
+                self.assertEqual(rec.kernel, b"record_all")
+                self.assertEqual(rec.nparams, 7)
+                self.assertEqual(list(rec.params[:7]), [BASE + 64 * i, BASE + 4096 + 2 * i, 100 + i, 2 ** 64 - 1 - i,
+                                                        f32_bits(0.1), 1, 0xfd])
+                self.assertEqual((list(rec.grid), rec.block[0]), ([2, 3, 1], 128))
+
+    def test_options_grids_and_streams(self):
+        x, y = Tensor(BASE), Tensor(BASE + 64, float16)
+        self.assertEqual(self.launch(x, y, 1, 2, 3.0, False, 0, num_warps=8).block[0], 256)
+        self.assertEqual(self.launch(x, y, 1, 2, 3.0, False, 0, grid=7).grid[0], 7)
+        g = [4, 5]
+        self.assertEqual(list(self.launch(x, y, 1, 2, 3.0, False, 0, grid=g).grid), [4, 5, 1])
+        g[0] = 6  # a list is read at each launch
+        self.assertEqual(list(self.launch(x, y, 1, 2, 3.0, False, 0, grid=g).grid), [6, 5, 1])
+        seen = {}
+        rec = self.launch(x, y, 1, 2, 3.0, False, 0, grid=lambda meta: seen.update(meta) or (meta["n"] + 2,))
+        self.assertEqual((rec.grid[0], seen["x"] is x, seen["s"]), (3, True, 0))
+        before = last_launch().count
+        self.k[(0, 1)](x, y, 1, 2, 3.0, False, 0)  # nothing runs
+        self.assertEqual(last_launch().count, before)
+        if STREAMS:
+            sys.modules["torch"].stream[CTX.index] = 0x5000
+            try:
+                self.assertEqual(self.launch(x, y, 1, 2, 3.0, False, 0).stream, 0x5000)
+            finally:
+                sys.modules["torch"].stream.clear()
+            self.assertIsNone(self.launch(x, y, 1, 2, 3.0, False, 0).stream)
+
+    def test_errors_on_the_fast_path_too(self):
+        x, y = Tensor(BASE), Tensor(BASE + 64, float16)
+        for _ in range(2):  # before and after the launch path has cached the arguments' types
+            self.launch(x, y, 1, 2, 3.0, False, 0)
+            with self.assertRaisesRegex(TypeError, r"argument 'y' is \*fp16, got an array of fp32"):
+                self.launch(x, Tensor(BASE), 1, 2, 3.0, False, 0)
+            with self.assertRaisesRegex(TypeError, r"argument 'x' must be on the GPU"):
+                self.launch(Tensor(BASE, is_cuda=False), y, 1, 2, 3.0, False, 0)
+            with self.assertRaisesRegex(OverflowError, r"argument 'n' \(i32\) out of range"):
+                self.launch(x, y, 2 ** 31, 2, 3.0, False, 0)
+            with self.assertRaisesRegex(OverflowError, r"argument 's' \(i8\) out of range"):
+                self.launch(x, y, 1, 2, 3.0, False, 128)
+            with self.assertRaisesRegex(OverflowError, r"argument 'u' \(u64\) out of range"):
+                self.launch(x, y, 1, -1, 3.0, False, 0)
+            with self.assertRaisesRegex(TypeError, r"argument 'n' is i32 \(an integer\), got float"):
+                self.launch(x, y, 1.0, 2, 3.0, False, 0)
+            with self.assertRaisesRegex(TypeError, r"takes 7 arguments but 8 were given"):
+                self.launch(x, y, 1, 2, 3.0, False, 0, 0)
+            with self.assertRaisesRegex(TypeError, r"missing argument 's'"):
+                self.launch(x, y, 1, 2, 3.0, False)
+            with self.assertRaisesRegex(TypeError, r"argument 'x' must be a tensor"):
+                self.launch(object(), y, 1, 2, 3.0, False, 0)
+            with self.assertRaisesRegex(TypeError, r"argument 'x' must be on the GPU: a host array"):
+                self.launch(bytearray(8), y, 1, 2, 3.0, False, 0)
+        rec = self.launch(x, y, True, 2, 3, False, 0)  # a bool for an int, an int for a float: the general path
+        self.assertEqual((rec.params[2], rec.params[4]), (1, f32_bits(3.0)))
+
+    def test_cuda_array_interface_and_mixed_types(self):
+        y = Tensor(BASE + 64, float16)
+        for x in (CudaArray(BASE + 128), Tensor(BASE + 256), CudaArray(BASE + 512), PyTensor(BASE + 1024), Tensor(BASE)):
+            want = x.__cuda_array_interface__["data"][0] if isinstance(x, CudaArray) else type(x).data_ptr(x)
+            self.assertEqual(self.launch(x, y, 1, 2, 3.0, False, 0).params[0], want)
+        with self.assertRaisesRegex(TypeError, r"argument 'x' is \*fp32, got an array of fp16"):
+            self.launch(CudaArray(BASE, "<f2"), y, 1, 2, 3.0, False, 0)
+        with self.assertRaisesRegex(TypeError, "malformed __cuda_array_interface__"):
+            self.launch(CudaArray(BASE, "f"), y, 1, 2, 3.0, False, 0)
+
+    def test_alignment_picks_the_variant(self):
+        y = Tensor(BASE + 64, float16)
+        fn = {}
+        for p in (BASE, BASE + 4, BASE + 16, BASE + 8, BASE):
+            fn.setdefault(p % 16 == 0, set()).add(self.launch(Tensor(p), y, 1, 2, 3.0, False, 0).function)
+        self.assertEqual([len(fn[True]), len(fn[False])], [1, 1])
+        self.assertNotEqual(fn[True], fn[False])
+
+
+@nereid.jit(device="cuda")
+def record_jit(x, n, bias, BLOCK: tl.constexpr):
+    tl.store(x + tl.arange(0, BLOCK), n)
+
+
+@unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
+class JitLaunch(unittest.TestCase):
+    def test_the_key_decides_the_kernel(self):
+        """Alternating keys: each launch gets its key's kernel, whether the last launch's
+        kernel is reused (the same key) or looked up (another)."""
+        fn = {}
+        seq = [(float32, 5, None, 64), (float32, 5, None, 64), (float16, 5, None, 64), (float32, 5, None, 128),
+               (float32, 2 ** 40, None, 64), (float32, 5, "t", 64), (float32, 5, None, 64), (float16, 5, None, 64),
+               (float32, 2 ** 63, None, 64), (int64, 7, None, 64), (float32, 5, None, 128), (float32, 5, "t", 64)]
+        for dt, n, bias, block in seq:
+            b = Tensor(BASE + 4096, float16) if bias else None
+            record_jit[(1,)](Tensor(BASE, dt), n, b, BLOCK=block)
+            rec = last_launch()
+            width = 0 if n < 2 ** 31 else 1 if n < 2 ** 63 else 2
+            key = (dt.name, width, bias, block)
+            self.assertEqual(fn.setdefault(key, rec.function), rec.function, key)
+            self.assertEqual(rec.params[1], n)
+            self.assertEqual(rec.nparams, 3 if bias else 2)
+        self.assertEqual(len(set(fn.values())), len(fn))
+        self.assertEqual(len(record_jit._cache), len(fn))
+
+    def test_jit_errors(self):
+        record_jit[(1,)](Tensor(BASE), 5, None, BLOCK=64)
+        with self.assertRaisesRegex(TypeError, r"argument 'x' must be on the GPU"):
+            record_jit[(1,)](Tensor(BASE, is_cuda=False), 5, None, BLOCK=64)
+        with self.assertRaisesRegex(OverflowError, "does not fit in 64 bits"):
+            record_jit[(1,)](Tensor(BASE), 2 ** 64, None, BLOCK=64)
+        with self.assertRaisesRegex(TypeError, "constexpr arguments must be hashable"):
+            record_jit[(1,)](Tensor(BASE), 5, None, BLOCK=[64])
+        record_jit[(1,)](Tensor(BASE), 5, None, BLOCK=64)
+        self.assertEqual(last_launch().params[1], 5)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -26,7 +26,8 @@
  * (it + S-1) % S (read in the previous iteration, which the barrier pass orders) and
  * commits. After the loop, a wait for every group.
  *
- * A wgmma dot (mma version 3, operands in shared memory) that accumulates into a
+ * A wgmma dot (mma version 3, operands in shared memory that stay put into the next
+ * iteration: ring stages or buffers made before the loop) that accumulates into a
  * carried value becomes dot_async followed by dot_wait {pending = 1}: iteration it's
  * tensor-core work overlaps iteration it+1's, and dot_wait {pending = 0} after the loop
  * gives the result. (The barrier pass keeps the stage an in-flight wgmma reads from
@@ -388,7 +389,22 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
 }
 
 /* A wgmma dot that accumulates into carried value i becomes dot_async + dot_wait 1. */
-static int async_wgmma(Pipe *P, RegionId body) {
+/* Does buffer operand v stay untouched while a wgmma reading it is in flight into the next
+ * iteration? A stage of a ring (the next iteration writes another stage), or a buffer
+ * made before the loop; not a one-stage buffer the body fills each iteration (its next
+ * contents, or another buffer the allocator put in the same bytes, would overwrite it
+ * under the wgmma). */
+static bool stable_operand(Pipe *P, RegionId body, ValId v, const Cand *cands, int nc) {
+    IrFunc *f = P->f;
+    OpId d = ir_def(f, v);
+    if (d && f->ops[d].code == OP_TRANS) v = f->ops[d].operands[0], d = ir_def(f, v); /* a transposed view */
+    if (!in_body(f, d, body)) return !f->vals[v].is_arg || f->vals[v].def != body;
+    for (int c = 0; c < nc; c++)
+        if (cands[c].alloc == d) return true; /* about to become a ring's stage */
+    return f->ops[d].code == OP_LOCAL_VIEW && ir_type(f, f->ops[d].operands[0]).stages > 1;
+}
+
+static int async_wgmma(Pipe *P, RegionId body, const Cand *cands, int nc) {
     IrFunc *f = P->f;
     const IrRegion *r = &f->regions[body];
     OpId y = r->ops[r->nops - 1];
@@ -399,6 +415,8 @@ static int async_wgmma(Pipe *P, RegionId body) {
         /* both operands in shared memory: A in registers would have to stay untouched
          * until the wait, which values in registers cannot promise */
         if (op->code != OP_DOT || ir_type(f, op->operands[0]).dt != DT_SMEM || ir_type(f, op->operands[1]).dt != DT_SMEM) continue;
+        if (!stable_operand(P, body, op->operands[0], cands, nc) || !stable_operand(P, body, op->operands[1], cands, nc))
+            continue;
         const IrLayout *l = &P->m->layouts[f->vals[op->results[0]].layout];
         ValId acc = op->operands[2], res = op->results[0];
         if (l->kind != LAYOUT_MMA || l->version != 3 || !f->vals[acc].is_arg || f->vals[acc].def != body) continue;
@@ -517,7 +535,7 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
     prologue(P, loop, cands, nc, step, inits);
     inits[ncar] = konst(P, ty_scalar(DT_I32), 0, loc);
     ValId it = ir_region_add_arg(f, body, ty_scalar(DT_I32));
-    int asyncs = async_wgmma(P, body);
+    int asyncs = async_wgmma(P, body, cands, nc);
     if (asyncs) wait_after_async(P, body);
     rebuild_body(P, loop, cands, nc, step, it, ny);
     OpId nl = new_loop(P, loop, inits);

@@ -93,6 +93,10 @@ gpu-build:
 	    $(BENCH_SRCS:bench/%.c=$(GPU_BUILD)/bench/%)) $(if $(filter 1,$(GPU_TOOLS)),$(GPU_TOOL_BINS))
 	strip --strip-unneeded $(GPU_BUILD)/libnereid.so
 	@$(MAKE) --no-print-directory BUILD=$(GPU_BUILD) SHARED=1 python
+	@# the PTX bench/launch_overhead launches bare, made here (the GPU machine has no CLI)
+	@$(MAKE) --no-print-directory $(BUILD)/nereid
+	for a in sm_80 sm_90 sm_90a; do $(BUILD)/nereid compile examples/vector_add.nr -k add_kernel -D BLOCK_SIZE=128 \
+	  --num-warps=4 --arch=$$a --divisible=n_elements --emit=ptx -o $(GPU_BUILD)/bench/add_kernel.$$a.ptx || exit 1; done
 $(BUILD)/libnereid.so: $(LIB_OBJS)
 	$(CXX) -shared -o $@ $^ -Wl,--start-group $(LLVM_STATIC) -Wl,--end-group $(LLVM_STATIC_SYS) -static-libstdc++ \
 	  -static-libgcc -lm -ldl -lpthread -Wl,--exclude-libs,ALL

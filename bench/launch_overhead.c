@@ -232,7 +232,13 @@ int main(int argc, char **argv) {
         return 1;
     }
 
-    /* ---- bare cuLaunchKernel of the same PTX ---- */
+    /* ---- bare cuLaunchKernel of the same PTX: the one make gpu-build put next to this
+     * program (the GPU machine has no CLI), else the CLI's ---- */
+    char made[1400];
+    snprintf(made, sizeof made, "%s", argv[0]);
+    char *slash = strrchr(made, '/');
+    snprintf(slash ? slash + 1 : made, sizeof made - (size_t)(slash ? slash + 1 - made : 0), "add_kernel.%s.ptx", arch);
+    char *ptx = read_file(made);
     char ptx_path[64] = "/tmp/nereid-launch-XXXXXX", cmd[4200];
     int fd = mkstemp(ptx_path);
     if (fd < 0) {
@@ -244,7 +250,7 @@ int main(int argc, char **argv) {
              "'%s' compile '%s' -k add_kernel -D BLOCK_SIZE=128 --num-warps=4 --arch=%s --divisible=n_elements "
              "--emit=ptx -o '%s'",
              cli, path, arch, ptx_path);
-    char *ptx = system(cmd) == 0 ? read_file(ptx_path) : NULL;
+    if (!ptx) ptx = system(cmd) == 0 ? read_file(ptx_path) : NULL;
     unlink(ptx_path);
     if (!ptx) {
         printf("launch_overhead: FAILED (could not get the PTX with: %s)\n", cmd);

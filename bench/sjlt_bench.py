@@ -135,8 +135,8 @@ def main():
           f"{'vs dense':>9} {'vs sparse':>10} {'S dense MB':>11}  tile (B, D, warps)")
     for r in rows_out:
         print(f"{r['batch']:6d} {r['d']:8d} {r['k']:5d} {r['s']:2d} {r['nereid_ms']:10.3f} {r['torch_dense_ms']:9.3f} "
-              f"{r['torch_sparse_ms']:10.3f} {r['torch_dense_ms'] / r['nereid_ms']:8.2fx} "
-              f"{r['torch_sparse_ms'] / r['nereid_ms']:9.2fx} {r['dense_S_MB']:11.1f}  {r['nereid_tile']}")
+              f"{r['torch_sparse_ms']:10.3f} {r['torch_dense_ms'] / r['nereid_ms']:7.2f}x "
+              f"{r['torch_sparse_ms'] / r['nereid_ms']:8.2f}x {r['dense_S_MB']:11.1f}  {r['nereid_tile']}")
     print(f"sjlt_bench: OK ({len(rows_out)} shapes, outputs agree with torch dense and sparse)")
     return 0
 

@@ -148,6 +148,25 @@ class CompiledLaunch(unittest.TestCase):
                 sys.modules["torch"].stream.clear()
             self.assertIsNone(self.launch(x, y, 1, 2, 3.0, False, 0).stream)
 
+    def test_grid_errors_and_the_launch_method(self):
+        x, y = Tensor(BASE), Tensor(BASE + 64, float16)
+        self.assertEqual(list(self.launch(x, y, 1, 2, 3.0, False, 0, grid=(5, 6, 7)).grid), [5, 6, 7])
+        for _ in range(2):  # a grid read when `k[grid]` is made still fails at each launch, with its message
+            with self.assertRaisesRegex(ValueError, "the grid has 0 dimensions"):
+                self.launch(x, y, 1, 2, 3.0, False, 0, grid=())
+            with self.assertRaisesRegex(ValueError, "grid dimension 0 is 2147483648"):
+                self.launch(x, y, 1, 2, 3.0, False, 0, grid=(2 ** 31,))
+            with self.assertRaisesRegex(ValueError, "grid dimension 1 is -1"):
+                self.launch(x, y, 1, 2, 3.0, False, 0, grid=(1, -1))
+            with self.assertRaisesRegex(TypeError, "the grid must be a tuple of 1 to 3 ints"):
+                self.launch(x, y, 1, 2, 3.0, False, 0, grid="x")
+        self.k.launch((4, 2), x, y, 1, 2, 3.0, False, 0)
+        self.assertEqual(list(last_launch().grid), [4, 2, 1])
+        self.k.launch(lambda meta: (meta["n"],), x, y, 9, 2, 3.0, False, 0)
+        self.assertEqual(last_launch().grid[0], 9)
+        self.k._context = self.k._context  # the same context again: the kernels are found again
+        self.assertEqual(self.launch(x, y, 3, 2, 3.0, False, 0).params[2], 3)
+
     def test_errors_on_the_fast_path_too(self):
         x, y = Tensor(BASE), Tensor(BASE + 64, float16)
         for _ in range(2):  # before and after the launch path has cached the arguments' types

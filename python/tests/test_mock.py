@@ -218,6 +218,11 @@ def record_jit(x, n, bias, BLOCK: tl.constexpr):
     tl.store(x + tl.arange(0, BLOCK), n)
 
 
+@nereid.jit(device="cuda")
+def record_scalars(x, flag, scale):
+    tl.store(x, scale)
+
+
 @unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
 class JitLaunch(unittest.TestCase):
     def test_the_key_decides_the_kernel(self):
@@ -238,6 +243,20 @@ class JitLaunch(unittest.TestCase):
             self.assertEqual(rec.nparams, 3 if bias else 2)
         self.assertEqual(len(set(fn.values())), len(fn))
         self.assertEqual(len(record_jit._cache), len(fn))
+
+    def test_inferred_scalars(self):
+        """bools, ints and floats inferred as i1, i32/i64 and fp32, each launch after the first
+        on the fast path while the kinds stay; a change of kind changes the kernel."""
+        fn = {}
+        for flag, scale in [(True, 1.5), (False, 2.5), (True, 0.1), (1, 1.5), (0, 2.5), (False, 3.0), (2 ** 40, 1.0)]:
+            record_scalars[(1,)](Tensor(BASE), flag, scale)
+            rec = last_launch()
+            kind = type(flag).__name__ + ("64" if flag >= 2 ** 31 else "")
+            fact = "" if isinstance(flag, bool) else "one" if flag == 1 else "div16" if flag % 16 == 0 and flag else "none"
+            self.assertEqual(fn.setdefault((kind, fact), rec.function), rec.function, (kind, fact))
+            self.assertEqual((rec.params[1], rec.params[2]), (int(flag), f32_bits(scale)))
+        self.assertEqual(len(set(fn.values())), len(fn))
+        self.assertEqual(len(record_scalars._cache), 3)  # i1, i32, i64: the facts are variants of one kernel
 
     def test_jit_errors(self):
         record_jit[(1,)](Tensor(BASE), 5, None, BLOCK=64)

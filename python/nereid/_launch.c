@@ -16,11 +16,13 @@
  * with __cuda_array_interface__ are passed by address, on torch's current stream when
  * torch is loaded. This is the path whose cost the launch-overhead benchmarks measure
  * (bench/launch_overhead.py on a GPU, bench/launch_overhead_mock.py on the stand-in
- * driver): a launch with the arguments of the last one (their types, constexpr values
- * and grid) allocates nothing of its own, looks nothing up by name and builds no key: it
- * reads each tensor through descriptors cached per type (is_cuda, dtype, data_ptr()),
- * compares what decides the specialisation with the last launch's, and calls back into
- * Python only for those three reads and torch's current stream. */
+ * driver). A launch like the last one (fast_launch: arguments of the same kinds, the same
+ * constexprs, a fixed grid) is bound, read and launched in one pass with the last
+ * launch's kernel: it allocates nothing of its own, looks nothing up by name and builds
+ * no key; it reads each tensor through descriptors cached per type (is_cuda, dtype,
+ * data_ptr()) and calls back into Python only for those three reads and torch's current
+ * stream. Any other launch takes the general path (launch), which also keeps what the
+ * fast path compares against. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1064,23 +1066,29 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
             vals[i] = value;
         }
     }
-    /* every argument of the kind the last launch had here (no Python code runs yet) */
+    /* every argument of the kind the last launch had here (no Python code runs yet); what
+     * the reads below compare with is taken now, with the kernel, since they may run Python
+     * code that launches this kernel again */
+    struct ArgType *hint[MAX_PARAMS];
+    int code[MAX_PARAMS];
     for (int i = 0; i < np; i++) {
         const Param *p = &d->p[i];
         PyObject *v = vals[i];
+        hint[i] = p->hint;
+        code[i] = p->kind == P_TYPED ? (p->type == NR_TYPE_PTR ? CODE_PTR + p->pointee : p->type) : p->last_code;
         if (!v && !(v = vals[i] = PyDict_GetItemWithError(d->defaults, p->name))) {
             PyErr_Clear();
             return FAST_NO;
         }
         bool ok;
         if (p->kind == P_CONSTEXPR) ok = v == p->last_value;
-        else if (p->hint && Py_TYPE(v) == (PyTypeObject *)p->hint->type) ok = true;
+        else if (hint[i] && Py_TYPE(v) == (PyTypeObject *)hint[i]->type) ok = true;
         else {
-            nr_type t = p->kind == P_TYPED ? p->type : (nr_type)p->last_code;
+            nr_type t = (nr_type)code[i];
             ok = PyLong_CheckExact(v) ? t >= NR_TYPE_I1 && t <= NR_TYPE_U64 && (p->kind == P_TYPED || t != NR_TYPE_I1)
                  : PyBool_Check(v)    ? t >= NR_TYPE_I1 && t <= NR_TYPE_U64 && (p->kind == P_TYPED || t == NR_TYPE_I1)
                  : PyFloat_CheckExact(v) ? t >= NR_TYPE_FP16 && t <= NR_TYPE_FP64
-                 : v == Py_None && p->kind == P_INFER && p->last_code == CODE_NONE;
+                 : v == Py_None && p->kind == P_INFER && code[i] == CODE_NONE;
         }
         if (!ok) return FAST_NO;
     }
@@ -1093,7 +1101,7 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
         const Param *p = &d->p[i];
         PyObject *v = vals[i];
         if (p->kind == P_CONSTEXPR || v == Py_None) continue;
-        struct ArgType *t = p->hint;
+        struct ArgType *t = hint[i];
         if (t && Py_TYPE(v) == (PyTypeObject *)t->type) {
             PyObject *is_cuda = t->is_cuda_get(t->is_cuda, v, t->type);
             if (!is_cuda) goto error;
@@ -1113,8 +1121,7 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
                 t->last_code = pointee;
                 Py_XDECREF(old);
             }
-            if (pointee == NR_TYPE_INVALID || (p->kind == P_TYPED ? pointee != p->pointee : CODE_PTR + (int)pointee != p->last_code))
-                goto out;
+            if (pointee == NR_TYPE_INVALID || CODE_PTR + (int)pointee != code[i]) goto out;
             PyObject *r = PyObject_CallFunctionObjArgs(t->data_ptr, v, NULL);
             if (!r) goto error;
             uint64_t ptr = as_u64(r);
@@ -1124,15 +1131,14 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
         } else if (PyBool_Check(v) && p->kind == P_INFER) { /* i1 */
             a[na++] = nr_arg_i1(v == Py_True);
         } else if (PyLong_Check(v)) { /* an int, or a bool for an integer parameter */
-            nr_type ty = p->kind == P_TYPED ? p->type : infer_int(v, &a[na]);
-            if (p->kind == P_TYPED ? !int_in_range(ty, v, &a[na]) : (int)ty != p->last_code) {
+            nr_type ty = p->kind == P_TYPED ? (nr_type)code[i] : infer_int(v, &a[na]);
+            if (p->kind == P_TYPED ? !int_in_range(ty, v, &a[na]) : (int)ty != code[i]) {
                 if (PyErr_Occurred()) goto error;
                 goto out;
             }
             na++;
         } else { /* a float */
-            nr_type ty = p->kind == P_TYPED ? p->type : NR_TYPE_FP32;
-            a[na].type = ty;
+            a[na].type = (nr_type)code[i]; /* a typed parameter's, or fp32 */
             a[na++].v.f = PyFloat_AsDouble(v);
         }
     }

@@ -204,6 +204,32 @@ class CompiledLaunch(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "malformed __cuda_array_interface__"):
             self.launch(CudaArray(BASE, "f"), y, 1, 2, 3.0, False, 0)
 
+    def test_a_read_that_launches_again(self):
+        """A tensor's dtype getter that launches the same kernel with arguments of other
+        kinds (so that the fast path's state changes under the launch reading it): each
+        launch still passes its own arguments."""
+        k, y = self.k, Tensor(BASE + 64, float16)
+
+        class Reentrant(PyTensor):
+            inner = True
+
+            @property
+            def dtype(self):
+                if Reentrant.inner:
+                    Reentrant.inner = False
+                    k[(1,)](CudaArray(BASE + 4096), CudaArray(BASE + 8192, "<f2"), 7, 2, 3.0, False, 0)
+                    self.assertion = last_launch().params[0]
+                return float32
+
+        for _ in range(2):
+            self.launch(Reentrant(BASE + 256), y, 1, 2, 3.0, False, 0)
+        Reentrant.inner = True
+        x = Reentrant(BASE + 512)
+        rec = self.launch(x, y, 5, 2, 3.0, False, 0)  # the outer launch, after the inner one
+        self.assertEqual((x.assertion, rec.params[0], rec.params[2]), (BASE + 4096, BASE + 512, 5))
+        rec = self.launch(Reentrant(BASE + 768), y, 6, 2, 3.0, False, 0)
+        self.assertEqual((rec.params[0], rec.params[2]), (BASE + 768, 6))
+
     def test_alignment_picks_the_variant(self):
         y = Tensor(BASE + 64, float16)
         fn = {}

@@ -18,7 +18,8 @@ reported:
 and, from build-gpu/bench/launch_overhead (C, in a separate process): nr_launch, and a bare
 cuLaunchKernel of the same PTX. The issue's target: the Python launch at most 5 us.
 Prints a table last; writes JSON to $OUT/launch_overhead.json (or ./launch_overhead.json).
-Without a GPU (or torch) it prints "SKIP: ..." and exits 0.
+Without a GPU (or torch) it prints "SKIP: ..." and exits 0; bench/launch_overhead_mock.py
+measures Nereid's own share of the same launches on any machine, on the stand-in driver.
 """
 import argparse
 import json

@@ -118,7 +118,8 @@ def count_instructions(args):
     def total(row, n):
         cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, os.path.abspath(__file__),
                "--build", args.build, "--launches", str(n), "--repeat", "1", "--only", row]
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+        env = dict(os.environ, PYTHONHASHSEED="0")  # the same dict layouts in every run
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, env=env)
         m = re.search(r"Collected : (\d+)", out.stderr)
         if not m:
             raise SystemExit(f"launch_overhead_mock: valgrind failed: {out.stderr[-2000:]}")

@@ -16,11 +16,13 @@
  * with __cuda_array_interface__ are passed by address, on torch's current stream when
  * torch is loaded. This is the path whose cost the launch-overhead benchmarks measure
  * (bench/launch_overhead.py on a GPU, bench/launch_overhead_mock.py on the stand-in
- * driver): a launch with the arguments of the last one (their types, constexpr values
- * and grid) allocates nothing of its own, looks nothing up by name and builds no key: it
- * reads each tensor through descriptors cached per type (is_cuda, dtype, data_ptr()),
- * compares what decides the specialisation with the last launch's, and calls back into
- * Python only for those three reads and torch's current stream. */
+ * driver). A launch like the last one (fast_launch: arguments of the same kinds, the same
+ * constexprs, a fixed grid) is bound, read and launched in one pass with the last
+ * launch's kernel: it allocates nothing of its own, looks nothing up by name and builds
+ * no key; it reads each tensor through descriptors cached per type (is_cuda, dtype,
+ * data_ptr()) and calls back into Python only for those three reads and torch's current
+ * stream. Any other launch takes the general path (launch), which also keeps what the
+ * fast path compares against. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +68,8 @@ typedef struct {
      * constexprs are the same objects (with no extra keywords) has the same key, so it
      * takes the kernel without building the key and looking it up in `cache`. */
     PyObject *last_kernel;
+    bool last_tuned; /* last_kernel is tuned (its launches need the arguments' extents) */
+    bool fast;       /* the last launch's arguments were all of kinds fast_launch reads */
 } DispatcherObject;
 
 /* The grid of a launch, as `k[grid]` gives it: a tuple of ints (or an int) is read once
@@ -883,6 +887,7 @@ static KernelObject *launch_kernel(DispatcherObject *d, PyObject **vals, const S
         d->p[i].last_code = d->p[i].kind == P_INFER ? slots[slot_of[i]].code : 0;
     }
     d->last_kernel = Py_NewRef((PyObject *)k);
+    d->last_tuned = nr_kernel_num_configs(k->k) > 0;
     for (int i = 0; i < n; i++) Py_XDECREF(old[i]); /* once the new entry is whole */
     Py_XDECREF(old_kernel);
     return k;
@@ -1024,12 +1029,150 @@ static size_t extent_of(State *st, const Slot *s) {
 
 /* ---- the launch ---- */
 
+/* ---- the fast path: a launch like the last one ---- */
+
+enum { FAST_NO, FAST_DONE, FAST_ERROR };
+
+/* The smallest of i32, i64, u64 that holds v (as infer_arg types an int), or
+ * NR_TYPE_INVALID; *out the argument. */
+static nr_type infer_int(PyObject *v, nr_arg *out) {
+    if (int_in_range(NR_TYPE_I32, v, out)) return NR_TYPE_I32;
+    if (int_in_range(NR_TYPE_I64, v, out)) return NR_TYPE_I64;
+    if (int_in_range(NR_TYPE_U64, v, out)) return NR_TYPE_U64;
+    return NR_TYPE_INVALID;
+}
+
+/* A launch on CUDA whose arguments are of the kinds the last launch's were (a tensor of the
+ * type last seen at each pointer parameter, an int or float where one was, the same
+ * constexpr objects), on a fixed grid and with no launch options: bound, read and
+ * launched in one pass, with the last launch's kernel, no slot or key built. FAST_NO
+ * when the general path must do it (another kind of argument, another dtype or width,
+ * any error the general path reports: it reads the arguments again then, and raises);
+ * FAST_ERROR with an exception set (one of a tensor's own reads failed, or nr_launch). */
+static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyObject *kwargs) {
+    ContextObject *c = (ContextObject *)d->context; /* a last kernel has its context */
+    if (!d->fast || !d->last_kernel || d->last_tuned || gi->kind != GRID_FIXED || gi->empty || c->kind != NR_DEVICE_CUDA)
+        return FAST_NO;
+    int np = d->nparams;
+    Py_ssize_t n = PyTuple_Size(args);
+    if (n > np) return FAST_NO;
+    PyObject *vals[MAX_PARAMS];
+    for (int i = 0; i < n; i++) vals[i] = PyTuple_GetItem(args, i);
+    for (int i = (int)n; i < np; i++) vals[i] = NULL;
+    if (kwargs) {
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(kwargs, &pos, &key, &value)) {
+            int i = 0;
+            while (i < np && d->p[i].name != key) i++; /* interned names: identity */
+            if (i == np || vals[i] || d->p[i].option != OPT_NONE) return FAST_NO;
+            vals[i] = value;
+        }
+    }
+    /* every argument of the kind the last launch had here (no Python code runs yet); what
+     * the reads below compare with is taken now, with the kernel, since they may run Python
+     * code that launches this kernel again */
+    struct ArgType *hint[MAX_PARAMS];
+    int code[MAX_PARAMS];
+    for (int i = 0; i < np; i++) {
+        const Param *p = &d->p[i];
+        PyObject *v = vals[i];
+        hint[i] = p->hint;
+        code[i] = p->kind == P_TYPED ? (p->type == NR_TYPE_PTR ? CODE_PTR + p->pointee : p->type) : p->last_code;
+        if (!v && !(v = vals[i] = PyDict_GetItemWithError(d->defaults, p->name))) {
+            PyErr_Clear();
+            return FAST_NO;
+        }
+        bool ok;
+        if (p->kind == P_CONSTEXPR) ok = v == p->last_value;
+        else if (hint[i] && Py_TYPE(v) == (PyTypeObject *)hint[i]->type) ok = true;
+        else {
+            nr_type t = (nr_type)code[i];
+            ok = PyLong_CheckExact(v) ? t >= NR_TYPE_I1 && t <= NR_TYPE_U64 && (p->kind == P_TYPED || t != NR_TYPE_I1)
+                 : PyBool_Check(v)    ? t >= NR_TYPE_I1 && t <= NR_TYPE_U64 && (p->kind == P_TYPED || t == NR_TYPE_I1)
+                 : PyFloat_CheckExact(v) ? t >= NR_TYPE_FP16 && t <= NR_TYPE_FP64
+                 : v == Py_None && p->kind == P_INFER && code[i] == CODE_NONE;
+        }
+        if (!ok) return FAST_NO;
+    }
+    State *st = d->st;
+    PyObject *kobj = Py_NewRef(d->last_kernel), *cobj = Py_NewRef((PyObject *)c); /* the reads may run Python */
+    int rc = FAST_NO;
+    nr_arg a[MAX_PARAMS];
+    int na = 0;
+    for (int i = 0; i < np; i++) {
+        const Param *p = &d->p[i];
+        PyObject *v = vals[i];
+        if (p->kind == P_CONSTEXPR || v == Py_None) continue;
+        struct ArgType *t = hint[i];
+        if (t && Py_TYPE(v) == (PyTypeObject *)t->type) {
+            PyObject *is_cuda = t->is_cuda_get(t->is_cuda, v, t->type);
+            if (!is_cuda) goto error;
+            bool on_gpu = is_cuda == Py_True;
+            Py_DECREF(is_cuda);
+            if (!on_gpu) goto out; /* the general path says what is wrong */
+            PyObject *dtype = t->dtype_get(t->dtype, v, t->type);
+            if (!dtype) goto error;
+            nr_type pointee;
+            if (dtype == t->last_dtype) {
+                pointee = t->last_code;
+                Py_DECREF(dtype);
+            } else {
+                pointee = dtype_code(st, dtype);
+                PyObject *old = t->last_dtype; /* both fields set before anything can run */
+                t->last_dtype = dtype;
+                t->last_code = pointee;
+                Py_XDECREF(old);
+            }
+            if (pointee == NR_TYPE_INVALID || CODE_PTR + (int)pointee != code[i]) goto out;
+            PyObject *r = PyObject_CallFunctionObjArgs(t->data_ptr, v, NULL);
+            if (!r) goto error;
+            uint64_t ptr = as_u64(r);
+            Py_DECREF(r);
+            if (ptr == (uint64_t)-1 && PyErr_Occurred()) goto error;
+            a[na++] = nr_arg_ptr(ptr);
+        } else if (PyBool_Check(v) && p->kind == P_INFER) { /* i1 */
+            a[na++] = nr_arg_i1(v == Py_True);
+        } else if (PyLong_Check(v)) { /* an int, or a bool for an integer parameter */
+            nr_type ty = p->kind == P_TYPED ? (nr_type)code[i] : infer_int(v, &a[na]);
+            if (p->kind == P_TYPED ? !int_in_range(ty, v, &a[na]) : (int)ty != code[i]) {
+                if (PyErr_Occurred()) goto error;
+                goto out;
+            }
+            na++;
+        } else { /* a float */
+            a[na].type = (nr_type)code[i]; /* a typed parameter's, or fp32 */
+            a[na++].v.f = PyFloat_AsDouble(v);
+        }
+    }
+    if (na != ((KernelObject *)kobj)->nparams) goto out;
+    nr_launch_options lo = {0, NULL, 0};
+    if (current_stream(d, c, &lo.stream)) goto error;
+    nr_status s = nr_launch(((KernelObject *)kobj)->k, gi->dims, a, na, &lo);
+    if (s) {
+        nrpy_raise(st, c->ctx, s, NULL);
+        goto error;
+    }
+    rc = FAST_DONE;
+    goto out;
+error:
+    rc = FAST_ERROR;
+out:
+    Py_DECREF(kobj);
+    Py_DECREF(cobj);
+    return rc;
+}
+
 static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyObject *kwargs) {
+    int fast = fast_launch(d, gi, args, kwargs);
+    if (fast != FAST_NO) return fast == FAST_DONE ? Py_NewRef(Py_None) : NULL;
     State *st = d->st;
     PyObject *vals[MAX_PARAMS], *extra = NULL, *result = NULL;
     KernelObject *k = NULL;
     Slot slots[MAX_PARAMS];
     int slot_of[MAX_PARAMS], nslots = 0, warps = 0, stages = 0, cuda = 0;
+    bool fast_kinds = true; /* every argument of a kind fast_launch reads */
+    d->fast = false;
     if (bind(d, args, kwargs, vals, &extra, &warps, &stages)) goto out;
     ContextObject *c = context_of(d);
     if (!c) goto out;
@@ -1063,6 +1206,7 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
         if ((d->p[i].kind == P_TYPED ? typed_arg : infer_arg)(d, cuda, i, v, s)) goto out;
         t = cuda ? find_arg_type(st, v) : NULL;
         d->p[i].hint = t && t->tensor ? t : NULL;
+        fast_kinds &= d->p[i].hint || PyLong_CheckExact(v) || PyBool_Check(v) || PyFloat_CheckExact(v) || v == Py_None;
     }
     if (!(k = launch_kernel(d, vals, slots, slot_of, extra))) goto out;
     nr_arg a[MAX_PARAMS];
@@ -1105,6 +1249,7 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     for (int i = 0; i < nslots && registered; i++)
         if (slots[i].reg) nr_host_unregister(c->ctx, slots[i].reg), registered--;
     if (!s) result = Py_NewRef(Py_None);
+    d->fast = !s && cuda && fast_kinds;
 out:
     if (!cuda) release_slots(slots, nslots);
     Py_XDECREF((PyObject *)k);

@@ -148,6 +148,25 @@ class CompiledLaunch(unittest.TestCase):
                 sys.modules["torch"].stream.clear()
             self.assertIsNone(self.launch(x, y, 1, 2, 3.0, False, 0).stream)
 
+    def test_grid_errors_and_the_launch_method(self):
+        x, y = Tensor(BASE), Tensor(BASE + 64, float16)
+        self.assertEqual(list(self.launch(x, y, 1, 2, 3.0, False, 0, grid=(5, 6, 7)).grid), [5, 6, 7])
+        for _ in range(2):  # a grid read when `k[grid]` is made still fails at each launch, with its message
+            with self.assertRaisesRegex(ValueError, "the grid has 0 dimensions"):
+                self.launch(x, y, 1, 2, 3.0, False, 0, grid=())
+            with self.assertRaisesRegex(ValueError, "grid dimension 0 is 2147483648"):
+                self.launch(x, y, 1, 2, 3.0, False, 0, grid=(2 ** 31,))
+            with self.assertRaisesRegex(ValueError, "grid dimension 1 is -1"):
+                self.launch(x, y, 1, 2, 3.0, False, 0, grid=(1, -1))
+            with self.assertRaisesRegex(TypeError, "the grid must be a tuple of 1 to 3 ints"):
+                self.launch(x, y, 1, 2, 3.0, False, 0, grid="x")
+        self.k.launch((4, 2), x, y, 1, 2, 3.0, False, 0)
+        self.assertEqual(list(last_launch().grid), [4, 2, 1])
+        self.k.launch(lambda meta: (meta["n"],), x, y, 9, 2, 3.0, False, 0)
+        self.assertEqual(last_launch().grid[0], 9)
+        self.k._context = self.k._context  # the same context again: the kernels are found again
+        self.assertEqual(self.launch(x, y, 3, 2, 3.0, False, 0).params[2], 3)
+
     def test_errors_on_the_fast_path_too(self):
         x, y = Tensor(BASE), Tensor(BASE + 64, float16)
         for _ in range(2):  # before and after the launch path has cached the arguments' types
@@ -185,6 +204,32 @@ class CompiledLaunch(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "malformed __cuda_array_interface__"):
             self.launch(CudaArray(BASE, "f"), y, 1, 2, 3.0, False, 0)
 
+    def test_a_read_that_launches_again(self):
+        """A tensor's dtype getter that launches the same kernel with arguments of other
+        kinds (so that the fast path's state changes under the launch reading it): each
+        launch still passes its own arguments."""
+        k, y = self.k, Tensor(BASE + 64, float16)
+
+        class Reentrant(PyTensor):
+            inner = True
+
+            @property
+            def dtype(self):
+                if Reentrant.inner:
+                    Reentrant.inner = False
+                    k[(1,)](CudaArray(BASE + 4096), CudaArray(BASE + 8192, "<f2"), 7, 2, 3.0, False, 0)
+                    self.assertion = last_launch().params[0]
+                return float32
+
+        for _ in range(2):
+            self.launch(Reentrant(BASE + 256), y, 1, 2, 3.0, False, 0)
+        Reentrant.inner = True
+        x = Reentrant(BASE + 512)
+        rec = self.launch(x, y, 5, 2, 3.0, False, 0)  # the outer launch, after the inner one
+        self.assertEqual((x.assertion, rec.params[0], rec.params[2]), (BASE + 4096, BASE + 512, 5))
+        rec = self.launch(Reentrant(BASE + 768), y, 6, 2, 3.0, False, 0)
+        self.assertEqual((rec.params[0], rec.params[2]), (BASE + 768, 6))
+
     def test_alignment_picks_the_variant(self):
         y = Tensor(BASE + 64, float16)
         fn = {}
@@ -197,6 +242,11 @@ class CompiledLaunch(unittest.TestCase):
 @nereid.jit(device="cuda")
 def record_jit(x, n, bias, BLOCK: tl.constexpr):
     tl.store(x + tl.arange(0, BLOCK), n)
+
+
+@nereid.jit(device="cuda")
+def record_scalars(x, flag, scale):
+    tl.store(x, scale)
 
 
 @unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
@@ -219,6 +269,20 @@ class JitLaunch(unittest.TestCase):
             self.assertEqual(rec.nparams, 3 if bias else 2)
         self.assertEqual(len(set(fn.values())), len(fn))
         self.assertEqual(len(record_jit._cache), len(fn))
+
+    def test_inferred_scalars(self):
+        """bools, ints and floats inferred as i1, i32/i64 and fp32, each launch after the first
+        on the fast path while the kinds stay; a change of kind changes the kernel."""
+        fn = {}
+        for flag, scale in [(True, 1.5), (False, 2.5), (True, 0.1), (1, 1.5), (0, 2.5), (False, 3.0), (2 ** 40, 1.0)]:
+            record_scalars[(1,)](Tensor(BASE), flag, scale)
+            rec = last_launch()
+            kind = type(flag).__name__ + ("64" if flag >= 2 ** 31 else "")
+            fact = "" if isinstance(flag, bool) else "one" if flag == 1 else "div16" if flag % 16 == 0 and flag else "none"
+            self.assertEqual(fn.setdefault((kind, fact), rec.function), rec.function, (kind, fact))
+            self.assertEqual((rec.params[1], rec.params[2]), (int(flag), f32_bits(scale)))
+        self.assertEqual(len(set(fn.values())), len(fn))
+        self.assertEqual(len(record_scalars._cache), 3)  # i1, i32, i64: the facts are variants of one kernel
 
     def test_jit_errors(self):
         record_jit[(1,)](Tensor(BASE), 5, None, BLOCK=64)

@@ -527,6 +527,12 @@ static void check_types(Verifier *V, OpId id, const IrOp *op) {
     case OP_DIV: case OP_DIV_RN: case OP_FMA: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
     case OP_RSQRT: case OP_SIN: case OP_COS: case OP_FLOOR: case OP_CEIL:
         check_uniform(V, id, op, is_float, "float"); break;
+    case OP_MATH:
+        if (!need(V, id, op->attr[0] >= 0 && op->attr[0] < MATH_COUNT, "bad math function%s", "")) break;
+        if (!need(V, id, op->nopnds == (uint32_t)ir_mathfn_info[op->attr[0]].nargs, "wrong operand count for %s",
+                  ir_mathfn_info[op->attr[0]].name)) break;
+        check_uniform(V, id, op, is_float, "float");
+        break;
     case OP_CMP: check_cmp(V, id, op); break;
     case OP_SELECT: check_select(V, id, op); break;
     case OP_CVT: case OP_BITCAST: check_cast(V, id, op); break;
@@ -558,6 +564,7 @@ static void operand_range(int code, uint32_t *lo, uint32_t *hi) {
     *lo = *hi = (uint32_t)n;
     switch (code) {
     case OP_LOAD: *lo = 1, *hi = 3; break;
+    case OP_MATH: *lo = 1, *hi = 2; break;
     case OP_STORE: case OP_ATOMIC_RMW: *lo = 2, *hi = 3; break;
     case OP_LOCAL_ALLOC: *lo = 0, *hi = 1; break;
     case OP_ASYNC_COPY: *lo = 2, *hi = 3; break;

@@ -297,20 +297,103 @@ static Val const_minmax(Val x, Val y, bool is_max) {
     return (is_max ? fy > fx : fy < fx) ? y : x;
 }
 
+/* tl.PropagateNan.NONE (0) or .ALL (0xFFFF, Triton's values): whether minimum, maximum
+ * and clamp give NaN where an operand is NaN (ALL) or the other operand (NONE). */
+static bool need_propagate_nan(Sema *S, BArgs *a, int i) {
+    if (!has(a, i)) return false;
+    Val v = a->v[i];
+    if (v.k != V_INT || (v.i != 0 && v.i != 0xFFFF))
+        sema_error(S, a->loc[i], "%s: propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL, got %s", a->name,
+                   sema_val_kind_name(S, v));
+    return v.i != 0;
+}
+
+/* A value as Triton's to_tensor makes it (a compile-time number gets its dtype and is no
+ * longer weak), bf16 converted to fp32 (as Triton's minimum, maximum and clamp do). */
+static Val strong_operand(Sema *S, Val x, Loc loc) {
+    if (sema_val_is_const(x)) x = sema_val_ir(S, sema_to_ir(S, x, loc));
+    if (x.k == V_IR && x.ty.dt == DT_BF16) x = sema_val_ir(S, sema_emit_cast(S, x.v, ty_scalar(DT_FP32), false, loc));
+    return x;
+}
+
+/* where(isnan(n), n, r) on float blocks (n already in r's dtype and shape): r where n is a
+ * number, n itself (its payload kept, bit for bit on every device) where it is NaN. */
+static ValId keep_nan(Sema *S, ValId n, ValId r, Loc loc) {
+    IrType t = ir_type(sema_func(S), r);
+    if (!dt_is_float(t.dt)) return r;
+    ValId cops[2] = {n, n};
+    OpId cmp;
+    ValId isnan = build(S, OP_CMP, cops, 2, ty_with_elem(t, ty_scalar(DT_I1)), loc, &cmp);
+    sema_func(S)->ops[cmp].attr[0] = CMP_PRED_NE;
+    ValId sel[3] = {isnan, n, r};
+    return build(S, OP_SELECT, sel, 3, t, loc, NULL);
+}
+
 /* Triton's minimum/maximum take both operands as tensors (no weak Python scalars) and
- * compute bf16 in fp32. */
-static Val strong_minmax(Sema *S, BArgs *a, bool is_max, Val x, Val y) {
-    if (sema_val_is_const(x)) x = sema_val_ir(S, sema_to_ir(S, x, a->loc[0]));
-    if (sema_val_is_const(y)) y = sema_val_ir(S, sema_to_ir(S, y, a->loc[1]));
-    if (x.k == V_IR && x.ty.dt == DT_BF16) x = sema_val_ir(S, sema_emit_cast(S, x.v, ty_scalar(DT_FP32), false, a->loc[0]));
-    if (y.k == V_IR && y.ty.dt == DT_BF16) y = sema_val_ir(S, sema_emit_cast(S, y.v, ty_scalar(DT_FP32), false, a->loc[1]));
-    return binary_elem(S, a, is_max ? OP_MAX : OP_MIN, x, y, false);
+ * compute bf16 in fp32. With propagate_nan, a NaN operand gives that NaN (the first one's
+ * where both are); without, the other operand (the min/max op's own rule). */
+static Val strong_minmax(Sema *S, BArgs *a, bool is_max, Val x, Val y, bool propagate) {
+    x = strong_operand(S, x, a->loc[0]);
+    y = strong_operand(S, y, a->loc[1]);
+    if (!propagate) return binary_elem(S, a, is_max ? OP_MAX : OP_MIN, x, y, false);
+    for (int i = 0; i < 2; i++)
+        if ((i ? y : x).k != V_IR || (i ? y : x).ty.dt == DT_PTR)
+            sema_error(S, a->loc[i], "%s: expected a number or a block, got %s", a->name, sema_val_kind_name(S, i ? y : x));
+    int dt = promote2(S, x, y, false, a->call);
+    ValId vx = sema_to_ir_dt(S, x, dt, a->loc[0]), vy = sema_to_ir_dt(S, y, dt, a->loc[1]);
+    IrType s = sema_broadcast_shape(S, ir_type(sema_func(S), vx), ir_type(sema_func(S), vy), a->call);
+    ValId ops[2] = {sema_fp8_widen(S, sema_emit_broadcast(S, vx, s, a->call), a->call),
+                    sema_fp8_widen(S, sema_emit_broadcast(S, vy, s, a->call), a->call)};
+    ValId r = build(S, is_max ? OP_MAX : OP_MIN, ops, 2, ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt)), a->call, NULL);
+    r = keep_nan(S, ops[0], keep_nan(S, ops[1], r, a->call), a->call);
+    return sema_val_ir(S, sema_fp8_narrow(S, r, dt, a->call));
 }
 
 static Val b_minmax(Sema *S, BArgs *a) {
-    bool is_max = !strcmp(a->name, "maximum");
+    bool is_max = !strcmp(a->name, "maximum"), propagate = need_propagate_nan(S, a, 2);
     if (sema_val_is_const(a->v[0]) && sema_val_is_const(a->v[1])) return const_minmax(a->v[0], a->v[1], is_max);
-    return strong_minmax(S, a, is_max, a->v[0], a->v[1]);
+    return strong_minmax(S, a, is_max, a->v[0], a->v[1], propagate);
+}
+
+/* tl.clamp(x, min, max, propagate_nan=NONE): Triton's typing (all three taken as tensors,
+ * bf16 as fp32, promoted together), floats only; max(x, min) then min(.., max). A NaN x
+ * gives min (NONE) or x (ALL); a NaN bound is Triton's undefined case: here the bounds'
+ * NaN is ignored as min/max ignore it. */
+static Val b_clamp(Sema *S, BArgs *a) {
+    Val v[3];
+    for (int i = 0; i < 3; i++) {
+        if ((a->v[i].k != V_IR && !sema_val_is_const(a->v[i])) || sema_type_of(a->v[i]).dt == DT_PTR)
+            sema_error(S, a->loc[i], "tl.clamp: expected a number or a block, got %s", sema_val_kind_name(S, a->v[i]));
+        v[i] = strong_operand(S, a->v[i], a->loc[i]);
+    }
+    bool propagate = need_propagate_nan(S, a, 3);
+    int bdt = promote2(S, v[1], v[2], false, a->call);
+    int dt = sema_computation_dtype(S, sema_type_of(v[0]), false, ty_scalar(bdt), false, false, a->call);
+    if (!dt_is_float(dt))
+        sema_error(S, a->call, "tl.clamp needs floating-point operands (as in Triton), got %s (convert with .to(tl.float32))",
+                   dt_name(dt));
+    ValId o[3];
+    IrType s = ty_scalar(dt);
+    for (int i = 0; i < 3; i++) o[i] = sema_to_ir_dt(S, v[i], dt, a->loc[i]);
+    for (int i = 0; i < 3; i++) s = sema_broadcast_shape(S, s, ir_type(sema_func(S), o[i]), a->call);
+    for (int i = 0; i < 3; i++) o[i] = sema_fp8_widen(S, sema_emit_broadcast(S, o[i], s, a->call), a->call);
+    IrType ct = ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt));
+    ValId lo[2] = {o[0], o[1]};
+    ValId r = build(S, OP_MAX, lo, 2, ct, a->call, NULL);
+    ValId hi[2] = {r, o[2]};
+    r = build(S, OP_MIN, hi, 2, ct, a->call, NULL);
+    if (propagate) r = keep_nan(S, o[0], r, a->call);
+    return sema_val_ir(S, sema_fp8_narrow(S, r, dt, a->call));
+}
+
+/* tl.debug_barrier(): a barrier across the program's threads (bar.sync on the GPU; the
+ * interpreter runs one program at a time and has nothing to wait for). */
+static Val b_debug_barrier(Sema *S, BArgs *a) {
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    ir_build(sema_builder(S), OP_BARRIER, NULL, 0, NULL, 0);
+    sema_builder(S)->loc = saved;
+    return sema_val_none();
 }
 
 /* tl.math.div_rn(x, y): correctly rounded; tl.math.fdiv(x, y, ieee_rounding=False) */
@@ -349,6 +432,42 @@ static Val b_math1(Sema *S, BArgs *a) {
     ValId w = sema_fp8_widen(S, x.v, a->call); /* fp8: in fp32, rounded back */
     ValId r = ir1(S, code, w, ir_type(sema_func(S), w), a->call).v;
     return sema_val_ir(S, sema_fp8_narrow(S, r, x.ty.dt, a->call));
+}
+
+/* The math op's functions (compiler/ir_mathfn.def: erf, tanh, pow, ...): tl.erf and
+ * Triton's libdevice functions. Float operands only; an fp16, bf16 or fp8 operand is
+ * computed in fp32 by the GPU and rounded back (Triton's libdevice accepts only fp32 and
+ * fp64). Two-operand functions take both operands as tensors, as Triton's
+ * extern_elementwise does (a compile-time number gets its to_tensor dtype), and promote
+ * them together: pow(x_fp32, 2) is pow(x, 2.0). */
+static int mathfn_of(const char *name) {
+    for (int i = 0; i < MATH_COUNT; i++)
+        if (!strcmp(ir_mathfn_info[i].name, name)) return i;
+    NR_DIE("no math function %s", name);
+}
+
+static Val b_mathfn(Sema *S, BArgs *a) {
+    int fn = mathfn_of(a->name), nargs = ir_mathfn_info[fn].nargs;
+    Val v[2] = {sema_val_none(), sema_val_none()};
+    for (int i = 0; i < nargs; i++) {
+        if ((a->v[i].k != V_IR && !sema_val_is_const(a->v[i])) || sema_type_of(a->v[i]).dt == DT_PTR)
+            sema_error(S, a->loc[i], "tl.%s: expected a number or a block, got %s", a->name, sema_val_kind_name(S, a->v[i]));
+        v[i] = need_block(S, a, i);
+    }
+    int dt = nargs == 2 ? promote2(S, v[0], v[1], false, a->call) : v[0].ty.dt;
+    if (!dt_is_float(dt))
+        sema_error(S, nargs == 2 ? a->call : a->loc[0],
+                   "tl.%s needs a floating-point operand, got %s (convert with .to(tl.float32))", a->name,
+                   nargs == 2 ? dt_name(dt) : sema_val_kind_name(S, v[0]));
+    ValId o[2];
+    IrType s = ty_scalar(dt);
+    for (int i = 0; i < nargs; i++) o[i] = sema_to_ir_dt(S, v[i], dt, a->loc[i]);
+    for (int i = 0; i < nargs; i++) s = sema_broadcast_shape(S, s, ir_type(sema_func(S), o[i]), a->call);
+    for (int i = 0; i < nargs; i++) o[i] = sema_fp8_widen(S, sema_emit_broadcast(S, o[i], s, a->call), a->call);
+    OpId op;
+    ValId r = build(S, OP_MATH, o, nargs, ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt)), a->call, &op);
+    sema_func(S)->ops[op].attr[0] = fn;
+    return sema_val_ir(S, sema_fp8_narrow(S, r, dt, a->call));
 }
 
 static Val b_fma(Sema *S, BArgs *a) {
@@ -796,7 +915,7 @@ static Val b_py_minmax(Sema *S, BArgs *a) {
             BArgs b = *a;
             b.v[0] = acc, b.v[1] = y, b.loc[0] = b.loc[1] = a->call;
             b.name = is_max ? "maximum" : "minimum";
-            acc = strong_minmax(S, &b, is_max, acc, y);
+            acc = strong_minmax(S, &b, is_max, acc, y, false);
         }
     }
     return acc;
@@ -877,6 +996,8 @@ static const Builtin builtins[] = {
     {"where", "condition,x,y", b_where, 0},
     {"minimum", "x,y,propagate_nan=", b_minmax, 0},
     {"maximum", "x,y,propagate_nan=", b_minmax, 0},
+    {"clamp", "x,min,max,propagate_nan=", b_clamp, 0},
+    {"debug_barrier", "", b_debug_barrier, 0},
     {"umulhi", "x,y", b_umulhi, 0},
     {"div_rn", "x,y", b_div, 0},
     {"fdiv", "x,y,ieee_rounding=", b_div, 0},
@@ -893,6 +1014,10 @@ static const Builtin builtins[] = {
     {"ceil", "x", b_math1, BF_METHOD},
     {"abs", "x", b_math1, BF_METHOD},
     {"fma", "x,y,z", b_fma, 0},
+    {"erf", "x", b_mathfn, BF_METHOD}, /* Triton's core has erf; the rest are libdevice's */
+#define MATHFN(e, name, nargs, exact) {name, nargs == 1 ? "arg0" : "arg0,arg1", b_mathfn, 0},
+#include "../compiler/ir_mathfn.def"
+#undef MATHFN
     {"sum", "input,axis=,keep_dims=,dtype=", b_sum, BF_METHOD},
     {"max", "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", b_max_min, BF_METHOD},
     {"min", "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", b_max_min, BF_METHOD},

@@ -29,7 +29,7 @@ typedef enum {
     V_IR,      /* v, ty */
 } VKind;
 
-enum { MOD_TRITON, MOD_TL };
+enum { MOD_TRITON, MOD_TL, MOD_PROPAGATE_NAN }; /* tl.PropagateNan: an enum of two ints */
 
 typedef struct Val Val;
 typedef struct ModScope ModScope;

@@ -120,6 +120,7 @@ static bool tl_member(Sema *S, const char *name, Loc loc, Val *out) {
     static const char *const submodules[] = {"math", "extra", "libdevice", "core", "standard", "random", "language", "cuda"};
     for (size_t i = 0; i < sizeof submodules / sizeof *submodules; i++)
         if (!strcmp(name, submodules[i])) return *out = module_val(MOD_TL), true;
+    if (!strcmp(name, "PropagateNan")) return *out = module_val(MOD_PROPAGATE_NAN), true;
     int id = sema_builtin_find(name);
     if (id >= 0) return *out = builtin_val(id, NULL), true;
     int dt = sema_dtype_from_name(name);
@@ -189,6 +190,11 @@ Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc) {
     switch (base.k) {
     case V_MODULE:
         if (base.i == MOD_TRITON && !strcmp(name, "language")) return module_val(MOD_TL);
+        if (base.i == MOD_PROPAGATE_NAN) { /* Triton's enum values */
+            if (!strcmp(name, "NONE")) return sema_val_int(0);
+            if (!strcmp(name, "ALL")) return sema_val_int(0xFFFF);
+            sema_error(S, loc, "'tl.PropagateNan' has no member '%s' (NONE or ALL)", name);
+        }
         if (tl_member(S, name, loc, &v)) return v;
         sema_error(S, loc, "'%s' has no attribute '%s'", base.i == MOD_TL ? "triton.language" : "triton", name);
     case V_DTYPE: return dtype_attr(S, base, name, loc);

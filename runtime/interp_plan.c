@@ -175,7 +175,7 @@ static int check_control(Plan *p, const IrOp *op) {
 static char arith_class(int code) {
     switch (code) {
     case OP_DIV: case OP_DIV_RN: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
-    case OP_RSQRT: case OP_SIN: case OP_COS:
+    case OP_RSQRT: case OP_SIN: case OP_COS: case OP_MATH:
         return 'F';
     case OP_IDIV: case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR:
     case OP_UMULHI: case OP_NOT:
@@ -192,6 +192,10 @@ static int check_elementwise(Plan *p, const IrOp *op) {
              (long long)onum(p, op, i), (long long)n);
     int rdt = rty(p, op, 0).dt;
     switch (op->code) {
+    case OP_MATH:
+        NEED(op->attr[0] >= 0 && op->attr[0] < MATH_COUNT && op->nopnds == (uint32_t)ir_mathfn_info[op->attr[0]].nargs,
+             "bad math function or operand count");
+        break;
     case OP_CMP:
         NEED(rdt == DT_I1 && oty(p, op, 0).dt == oty(p, op, 1).dt, "cmp needs equal dtypes and an i1 result");
         NEED(op->attr[0] >= CMP_PRED_EQ && op->attr[0] <= CMP_PRED_GE, "bad predicate");

@@ -10,6 +10,7 @@
 #define NEREID_GEN_INTERNAL_H
 
 #include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
 #include <setjmp.h>
 
 #include "../analysis/layout_moves.h"
@@ -127,5 +128,12 @@ LLVMValueRef gen_sincos_f32(Gen *g, LLVMValueRef x, bool cosine); /* llvm_math.c
 void gen_fp8_convert(Gen *g, LLVMValueRef *in, LLVMValueRef *out, int n, int from, int to);
 LLVMValueRef gen_fp8_const(Gen *g, int dt, double v);
 LLVMValueRef gen_log_f32(Gen *g, LLVMValueRef x, bool base2);
+/* the math op (llvm_mathfn.c): register values a (one per operand) of dtype dt */
+LLVMValueRef gen_mathfn(Gen *g, const IrOp *op, int dt, LLVMValueRef *a);
+/* llvm_math_soft.c: an approximated math function on fp32 without libdevice */
+LLVMValueRef gen_math_soft_f32(Gen *g, int fn, LLVMValueRef x, LLVMValueRef y);
+/* llvm_libdevice.c: links libdevice into the module if it calls an __nv_ function
+ * (false, with a diagnostic, when that fails) */
+bool gen_link_libdevice(Gen *g, LLVMTargetMachineRef tm);
 
 #endif

@@ -195,6 +195,11 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
     LLVMDisposeTargetData(dl);
     LLVMSetTarget(g->M, "nvptx64-nvidia-cuda");
     char *msg = NULL;
+    if (!gen_link_libdevice(g, tm)) {
+        LLVMDisposeTargetMachine(tm);
+        sb_free(&err);
+        return false;
+    }
     if (LLVMVerifyModule(g->M, LLVMReturnStatusAction, &msg)) {
         char *text = LLVMPrintModuleToString(g->M);
         diag_error(g->diag, (Loc){0}, "internal error: invalid LLVM IR for '%s': %s\n%s", g->f->name, msg, text);

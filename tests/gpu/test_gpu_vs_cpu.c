@@ -576,6 +576,42 @@ static void math(long n, int block) {
     free(x), free(y), free(p), free(a), free(wide);
 }
 
+/* libdevice's math functions: CUDA's bounds are a few ulps (docs/language.md section
+ * 13): rtol 6e-7 (5 ulp) on the GPU; the exact ones (trunc, rint, round, copysign),
+ * clamp and minimum/maximum bit for bit; fp16 through fp32 within an fp16 ulp. */
+static void libdevice_math(long n, int block, int warps) {
+    GtRng r = {16180 + (uint64_t)(n + warps)};
+    float *x = gt_fill(GT_F32, (size_t)n, &r, -4, 4), *y = gt_fill(GT_F32, (size_t)n, &r, -4, 4);
+    float *p = gt_fill(GT_F32, (size_t)n, &r, 1e-3, 10);
+    uint16_t *h = gt_fill(GT_F16, (size_t)n, &r, -3, 3);
+    static const float xs[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 2.5f, -2.5f, INFINITY, -INFINITY, NAN, 1e-30f, 1.5f,
+                               -3.5f};
+    for (long i = 0; i < n; i++) {
+        if (i % 40 < GT_COUNT(xs)) x[i] = xs[i % 40];
+        if (i % 53 == 7) y[i] = NAN;
+    }
+    GtCase *c = gt_case("libdevice math, clamp, PropagateNan", "n=%ld B%d w%d", n, block, warps);
+    gt_source(c, K_LIBDEVICE, "libdevice_math", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_warps(c, warps);
+    c->rows_per_output = 1;
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, (size_t)n, x));
+    gt_arg_buf(c, gt_in(c, "y", GT_F32, (size_t)n, y));
+    gt_arg_buf(c, gt_in(c, "p", GT_F32, (size_t)n, p));
+    gt_arg_buf(c, gt_in(c, "h", GT_F16, (size_t)n, h));
+    static const char *const names[] = {"erf", "erfc", "tanh", "sinh", "cosh", "tan", "asin", "acos", "atan", "asinh", "acosh", "atanh", "log10", "log1p", "expm1", "exp10", "cbrt", "pow", "atan2", "hypot", "trunc", "rint", "nearbyint", "round", "copysign"};
+    for (int k = 0; k < GT_COUNT(names); k++)
+        gt_arg_buf(c, gt_out(c, names[k], GT_F32, (size_t)n, k >= 20 ? gt_exact() : gt_tol(1e-37, 6e-7), NULL));
+    static const char *const exact[] = {"clamp", "clamp ALL", "minimum ALL", "maximum ALL"};
+    for (int k = 0; k < GT_COUNT(exact); k++) gt_arg_buf(c, gt_out(c, exact[k], GT_F32, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "erf fp16", GT_F16, (size_t)n, gt_tol(1e-7, 1e-3), NULL));
+    gt_arg_buf(c, gt_out(c, "pow fp16", GT_F16, (size_t)n, gt_tol(1e-7, 1e-3), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+    free(x), free(y), free(p), free(h);
+}
+
 /* An atomic on a block smaller than the CTA (32 elements, 128 threads: replicated) whose
  * old values then move between threads (a reshape through shared memory): every copy of
  * an element must hold the owner's old value. */
@@ -1037,6 +1073,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < GT_COUNT(int_types); i++) int_ops(int_types[i], 3001, 512);
     conversions(4099, 256);
     math(5003, 256);
+    libdevice_math(5003, 256, 4);
+    libdevice_math(77, 128, 1);
+    libdevice_math(2049, 512, 8);
     atomics(3001, 128, 37);
     atomic_old_values(32);
     atomic_old_values(16);

@@ -562,6 +562,219 @@ static Val b_arg(Sema *S, BArgs *a) {
     return reduce(S, a, !strcmp(a->name, "argmax") ? RED_ARGMAX : RED_ARGMIN, 3);
 }
 
+/* ---- scans and reductions with a combine function ---- */
+
+/* What combines two groups of scalars: a user function (@triton.jit, or a builtin such as
+ * tl.maximum), called in the op's region, or one IR op (add, mul, xor, or: cumsum,
+ * cumprod, xor_sum, reduce_or). */
+typedef struct Combine {
+    Val fn;
+    int code; /* 0: call fn */
+} Combine;
+
+enum { MAX_COMBINE = 16 };
+
+/* The inputs of a scan or reduction: one block, or a tuple of blocks of one shape. */
+static int combine_inputs(Sema *S, BArgs *a, Val in, ValId *out) {
+    int n = in.k == V_TUPLE ? in.n : 1;
+    if (n < 1 || n > MAX_COMBINE) sema_error(S, a->loc[0], "%s: give 1 to %d inputs, got %d", a->name, MAX_COMBINE, n);
+    for (int i = 0; i < n; i++) {
+        Val v = in.k == V_TUPLE ? in.items[i] : in;
+        if (v.k != V_IR || v.ty.rank == 0)
+            sema_error(S, a->loc[0], "%s: the input must be a block or a tuple of blocks, got %s", a->name, sema_val_kind_name(S, v));
+        if (v.ty.dt == DT_PTR) sema_error(S, a->loc[0], "%s: cannot combine pointers", a->name);
+        if (dt_is_fp8(v.ty.dt))
+            sema_error(S, a->loc[0], "%s: %s blocks are not supported (convert first, e.g. x.to(tl.float32))", a->name,
+                       dt_name(v.ty.dt));
+        if (i && !ty_same_shape(v.ty, ir_type(sema_func(S), out[0]))) {
+            char p[64], q[64];
+            sema_error(S, a->loc[0], "%s: the inputs must have one shape, got %s and %s", a->name,
+                       ty_str(ir_type(sema_func(S), out[0]), p, sizeof p), ty_str(v.ty, q, sizeof q));
+        }
+        out[i] = v.v;
+    }
+    return n;
+}
+
+/* The first op of region r (and of the functions it calls) that a combine function may
+ * not hold: anything impure or with regions. 0 if none. */
+static OpId impure_op(Sema *S, IrFunc *f, RegionId r, IrFunc **where, int depth) {
+    for (uint32_t i = 0; i < f->regions[r].nops; i++) {
+        OpId id = f->regions[r].ops[i];
+        const IrOp *op = &f->ops[id];
+        if (op->code == OP_YIELD || op->code == OP_RETURN) continue;
+        if (op->code == OP_CALL) {
+            IrFunc *g = ir_module_find(S->ir, op->sattr);
+            OpId bad = g && depth < 64 ? impure_op(S, g, g->body, where, depth + 1) : 0;
+            if (bad) return bad;
+            continue;
+        }
+        if (!(ir_op_info[op->code].flags & F_PURE) || op->nregions) {
+            *where = f;
+            return id;
+        }
+    }
+    return 0;
+}
+
+/* Builds a scan or reduce_fn of the n values ins along axis, its region calling the
+ * combine on 2n scalar arguments; the op's results go to res. */
+static void combine_op(Sema *S, BArgs *a, int code, const ValId *ins, int n, int axis, bool reverse, Combine cb,
+                       ValId *res) {
+    IrFunc *f = sema_func(S);
+    IrType tys[MAX_COMBINE];
+    for (int i = 0; i < n; i++) {
+        tys[i] = ir_type(f, ins[i]);
+        if (code == OP_REDUCE_FN) {
+            memmove(tys[i].shape + axis, tys[i].shape + axis + 1, sizeof(int32_t) * (size_t)(tys[i].rank - axis - 1));
+            tys[i].rank--;
+        }
+    }
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    OpId op = ir_build(sema_builder(S), code, ins, (uint32_t)n, tys, (uint32_t)n);
+    sema_builder(S)->loc = saved;
+    f = sema_func(S);
+    f->ops[op].attr[0] = axis;
+    if (code == OP_SCAN) f->ops[op].attr[1] = reverse;
+    RegionId r = ir_op_add_region(f, op);
+    Val args[2 * MAX_COMBINE];
+    for (int i = 0; i < 2 * n; i++) args[i] = sema_val_ir(S, ir_region_add_arg(f, r, ty_elem(ir_type(f, ins[i % n]))));
+    RegionId old = sema_builder(S)->region;
+    sema_builder(S)->region = r;
+    ValId outs[MAX_COMBINE];
+    if (cb.code) {
+        ValId ops[2] = {args[0].v, args[1].v};
+        outs[0] = build(S, cb.code, ops, 2, args[0].ty, a->call, NULL);
+    } else {
+        CallArgs ca;
+        memset(&ca, 0, sizeof ca);
+        ca.pos = args, ca.npos = 2 * n, ca.loc = a->call;
+        Val ret = sema_call_value(S, cb.fn, &ca);
+        int nret = ret.k == V_TUPLE ? ret.n : 1;
+        if (nret != n)
+            sema_error(S, a->call, "%s: the combine function returns %d value%s for %d input%s", a->name, nret,
+                       nret == 1 ? "" : "s", n, n == 1 ? "" : "s");
+        for (int i = 0; i < n; i++) {
+            Val v = ret.k == V_TUPLE ? ret.items[i] : ret;
+            int dt = args[i].ty.dt;
+            if (sema_val_is_const(v)) {
+                outs[i] = sema_to_ir_dt(S, v, dt, a->call);
+            } else if (v.k != V_IR || v.ty.rank || v.ty.dt != dt) {
+                if (n == 1)
+                    sema_error(S, a->call, "%s: the combine function must return a %s scalar (the input's dtype), got %s",
+                               a->name, dt_name(dt), sema_val_kind_name(S, v));
+                sema_error(S, a->call, "%s: the combine function's result %d must be a %s scalar (input %d's dtype), got %s",
+                           a->name, i, dt_name(dt), i, sema_val_kind_name(S, v));
+            } else {
+                outs[i] = v.v;
+            }
+        }
+    }
+    Loc sl = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    ir_build(sema_builder(S), OP_YIELD, outs, (uint32_t)n, NULL, 0);
+    sema_builder(S)->loc = sl;
+    sema_builder(S)->region = old;
+    IrFunc *where = NULL;
+    OpId bad = impure_op(S, sema_func(S), r, &where, 0);
+    if (bad)
+        sema_error_from(S, where->ops[bad].loc, a->call, arena_printf(S->arena, "in the combine function of this %s", a->name),
+                        "%s: a combine function may only compute on its arguments (use tl.where for choices; no loads, "
+                        "stores, atomics, prints, asserts or loops), got '%s'", a->name, ir_op_info[where->ops[bad].code].name);
+    for (int i = 0; i < n; i++) res[i] = ir_result(sema_func(S), op, (uint32_t)i);
+}
+
+static Val combine_results(Sema *S, const ValId *res, int n, bool tuple) {
+    if (!tuple) return sema_val_ir(S, res[0]);
+    Val items[MAX_COMBINE];
+    for (int i = 0; i < n; i++) items[i] = sema_val_ir(S, res[i]);
+    return sema_val_tuple(S, items, n);
+}
+
+static Combine user_combine(Sema *S, BArgs *a, int i) {
+    Val fn = a->v[i];
+    if (fn.k != V_FUNC && fn.k != V_BUILTIN)
+        sema_error(S, a->loc[i], "%s: combine_fn must be a function (@triton.jit), got %s", a->name, sema_val_kind_name(S, fn));
+    return (Combine){fn, 0};
+}
+
+static bool const_flag(Sema *S, BArgs *a, int i) {
+    if (!has(a, i)) return false;
+    bool t;
+    if (!sema_truthy_const(S, a->v[i], a->loc[i], &t))
+        sema_error(S, a->loc[i], "%s: expected a compile-time bool, got %s", a->name, sema_val_kind_name(S, a->v[i]));
+    return t;
+}
+
+/* associative_scan (and cumsum, cumprod): input, axis, combine, reverse */
+static Val scan_with(Sema *S, BArgs *a, Val input, int axis_arg, Combine cb, bool reverse) {
+    ValId ins[MAX_COMBINE], res[MAX_COMBINE];
+    int n = combine_inputs(S, a, input, ins);
+    if (!has(a, axis_arg)) sema_error(S, a->loc[axis_arg], "%s: axis is required", a->name);
+    int axis = norm_axis(S, a, axis_arg, ir_type(sema_func(S), ins[0]).rank);
+    combine_op(S, a, OP_SCAN, ins, n, axis, reverse, cb, res);
+    return combine_results(S, res, n, input.k == V_TUPLE);
+}
+
+/* tl.reduce (and xor_sum, reduce_or): input, axis (None: all), combine, keep_dims */
+static Val reduce_with(Sema *S, BArgs *a, Val input, int axis_arg, Combine cb, bool keep) {
+    ValId ins[MAX_COMBINE], res[MAX_COMBINE];
+    int n = combine_inputs(S, a, input, ins);
+    IrType t = ir_type(sema_func(S), ins[0]);
+    int axis = 0;
+    if (!has(a, axis_arg)) { /* every axis: flatten first */
+        int32_t numel = (int32_t)ty_numel(t);
+        if (t.rank != 1)
+            for (int i = 0; i < n; i++)
+                ins[i] = build(S, OP_RESHAPE, &ins[i], 1, ty_block(ty_elem(ir_type(sema_func(S), ins[i])), 1, &numel), a->call, NULL);
+    } else {
+        axis = norm_axis(S, a, axis_arg, t.rank);
+    }
+    combine_op(S, a, OP_REDUCE_FN, ins, n, axis, false, cb, res);
+    if (keep)
+        for (int i = 0; i < n; i++) {
+            if (has(a, axis_arg)) {
+                res[i] = expand_at(S, res[i], axis, a->call);
+            } else {
+                IrType k = t;
+                for (int d = 0; d < k.rank; d++) k.shape[d] = 1;
+                k.dt = ir_type(sema_func(S), res[i]).dt;
+                res[i] = sema_emit_broadcast(S, res[i], k, a->call);
+            }
+        }
+    return combine_results(S, res, n, input.k == V_TUPLE);
+}
+
+static Val b_associative_scan(Sema *S, BArgs *a) { return scan_with(S, a, a->v[0], 1, user_combine(S, a, 2), const_flag(S, a, 3)); }
+
+static Val b_reduce_fn(Sema *S, BArgs *a) { return reduce_with(S, a, a->v[0], 1, user_combine(S, a, 2), const_flag(S, a, 3)); }
+
+/* bf16 in fp32, as Triton's cumsum and cumprod do; cumsum's dtype, else small integers
+ * summed in 32 bits (Triton's _pick_sum_dtype) */
+static Val b_cumsum_prod(Sema *S, BArgs *a) {
+    bool sum = !strcmp(a->name, "cumsum");
+    Val x = need_block(S, a, 0);
+    if (x.ty.rank == 0) sema_error(S, a->loc[0], "%s: expected a block, got %s", a->name, sema_val_kind_name(S, x));
+    ValId v = x.v;
+    if (x.ty.dt == DT_BF16) v = sema_emit_cast(S, v, ty_scalar(DT_FP32), false, a->call);
+    if (sum && has(a, 3)) v = sema_emit_cast(S, v, need_dtype(S, a, 3), false, a->call);
+    else if (sum && dt_is_int(x.ty.dt) && dt_bits(x.ty.dt) < 32)
+        v = sema_emit_cast(S, v, ty_scalar(dt_is_signed(x.ty.dt) ? DT_I32 : DT_U32), false, a->call);
+    Val in = sema_val_ir(S, v);
+    if (!has(a, 1)) a->v[1] = sema_val_int(0), a->given[1] = true; /* axis=0 */
+    return scan_with(S, a, in, 1, (Combine){sema_val_none(), sum ? OP_ADD : OP_MUL}, const_flag(S, a, 2));
+}
+
+/* xor_sum and reduce_or: integers only (Triton's static_assert) */
+static Val b_xor_or(Sema *S, BArgs *a) {
+    bool x = !strcmp(a->name, "xor_sum");
+    Val in = need_block(S, a, 0);
+    if (!dt_is_int(in.ty.dt)) sema_error(S, a->loc[0], "%s only supported for integers, got %s", a->name, sema_val_kind_name(S, in));
+    if (in.ty.rank == 0) return in;
+    return reduce_with(S, a, in, 1, (Combine){sema_val_none(), x ? OP_XOR : OP_OR}, const_flag(S, a, 2));
+}
+
 /* ---- dot ---- */
 
 static Val b_dot(Sema *S, BArgs *a) {
@@ -1023,6 +1236,12 @@ static const Builtin builtins[] = {
     {"min", "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", b_max_min, BF_METHOD},
     {"argmax", "input,axis=,tie_break_left=,keep_dims=", b_arg, BF_METHOD},
     {"argmin", "input,axis=,tie_break_left=,keep_dims=", b_arg, BF_METHOD},
+    {"associative_scan", "input,axis,combine_fn,reverse=", b_associative_scan, BF_METHOD},
+    {"reduce", "input,axis,combine_fn,keep_dims=", b_reduce_fn, BF_METHOD},
+    {"cumsum", "input,axis=,reverse=,dtype=", b_cumsum_prod, BF_METHOD},
+    {"cumprod", "input,axis=,reverse=", b_cumsum_prod, BF_METHOD},
+    {"xor_sum", "input,axis=,keep_dims=", b_xor_or, BF_METHOD},
+    {"reduce_or", "input,axis,keep_dims=", b_xor_or, BF_METHOD},
     {"dot", "input,other,acc=,input_precision=,allow_tf32=,max_num_imprecise_acc=,out_dtype=", b_dot, 0},
     {"trans", "input,*dims", b_trans, BF_METHOD},
     {"permute", "input,*dims", b_trans, BF_METHOD},

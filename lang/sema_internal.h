@@ -119,6 +119,10 @@ enum {
 
 /* ---- errors (sema.c) ---- */
 _Noreturn void sema_error(Sema *S, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An error at loc in code reached from `from` (a note saying from_what there comes first
+ * among the notes): an op of a combine function that the scan at `from` inlines. */
+_Noreturn void sema_error_from(Sema *S, Loc loc, Loc from, const char *from_what, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* ---- values (sema_vals.c) ---- */
 Val sema_val_none(void);

@@ -264,6 +264,35 @@ static int check_reduce(Plan *p, const IrOp *op) {
     return 0;
 }
 
+/* scan, reduce_fn: n operands of one shape, their results, 2n scalar region arguments of
+ * the operands' dtypes (interp_combine.c copies elements between them as they are) and a
+ * yield of n scalars of those dtypes */
+static int check_combine(Plan *p, const IrOp *op) {
+    uint32_t n = op->nopnds;
+    NEED(n >= 1 && n <= 16 && op->nres == n && op->nregions == 1, "scan/reduce_fn needs 1 to 16 operands and as many results");
+    IrType a = oty(p, op, 0);
+    int64_t axis = op->attr[0];
+    NEED(a.rank >= 1 && axis >= 0 && axis < a.rank, "bad axis %lld", (long long)axis);
+    const IrRegion *r = &p->f->regions[op->region[0]];
+    NEED(r->nargs == 2 * n, "the combine region needs %u arguments", 2 * n);
+    for (uint32_t i = 0; i < n; i++) {
+        IrType x = oty(p, op, i), y = rty(p, op, i);
+        NEED(ty_same_shape(x, a) && x.dt == y.dt && (dt_is_int(x.dt) || dt_is_float(x.dt)), "operand %u's type", i);
+        NEED(ty_numel(y) * (op->code == OP_REDUCE_FN ? a.shape[axis] : 1) == ty_numel(a), "result %u's shape", i);
+        for (uint32_t k = 0; k < 2; k++) {
+            IrType t = p->f->vals[r->args[i + k * n]].ty;
+            NEED(ty_numel(t) == 1 && t.dt == x.dt, "combine argument %u's type", i + k * n);
+        }
+    }
+    const IrOp *t = terminator(p, op->region[0]);
+    NEED(t && t->code == OP_YIELD && t->nopnds == n, "the combine region must yield %u values", n);
+    for (uint32_t i = 0; i < n; i++) {
+        IrType y = p->f->vals[t->operands[i]].ty;
+        NEED(ty_numel(y) == 1 && y.dt == oty(p, op, i).dt, "combine result %u's type", i);
+    }
+    return 0;
+}
+
 static int check_dot(Plan *p, const IrOp *op) {
     IrType a = oty(p, op, 0), b = oty(p, op, 1), acc = oty(p, op, 2), r = rty(p, op, 0);
     NEED((a.rank == 2 || a.rank == 3) && b.rank == a.rank && r.rank == a.rank &&
@@ -339,6 +368,7 @@ static int check_op(Plan *p, OpId id) {
         return check_view(p, op);
     case OP_BARRIER: return 0;
     case OP_REDUCE: return check_reduce(p, op);
+    case OP_SCAN: case OP_REDUCE_FN: return check_combine(p, op);
     case OP_DOT: return check_dot(p, op);
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: return check_mem(p, op);
     case OP_FOR: case OP_IF: case OP_WHILE: return check_control(p, op);

@@ -114,6 +114,12 @@ void gen_elementwise(Gen *g, OpId id);                  /* llvm_elem.c */
 void gen_memory(Gen *g, OpId id);                       /* llvm_mem.c */
 void gen_shape(Gen *g, OpId id);                        /* llvm_shape.c */
 void gen_reduce(Gen *g, OpId id);                       /* llvm_reduce.c */
+void gen_scan(Gen *g, OpId id);                         /* llvm_scan.c: scan, reduce_fn */
+/* llvm_reduce.c: x from the lane whose id differs by mask (shfl.sync.bfly; any scalar
+ * type: 64 bits as two halves, narrower ones widened) */
+LLVMValueRef gen_shfl_xor(Gen *g, LLVMValueRef x, int mask);
+/* llvm_shape.c: stores val at ptr where cond holds (NULL: always) */
+void gen_store_if(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr, unsigned align);
 void gen_dot(Gen *g, OpId id);                          /* llvm_dot.c (CUDA cores) or llvm_mma.c */
 void gen_mma(Gen *g, OpId id);                          /* llvm_mma.c: mma.sync, wgmma, dot_wait */
 /* llvm_mma.c: after LLVM's passes, each wgmma.wait_group moves up past the pure

@@ -63,6 +63,7 @@ static void gen_op(Gen *g, OpId id) {
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: gen_memory(g, id); return;
     case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS: case OP_CONVERT_LAYOUT: gen_shape(g, id); return;
     case OP_REDUCE: gen_reduce(g, id); return;
+    case OP_SCAN: case OP_REDUCE_FN: gen_scan(g, id); return;
     case OP_DOT: gen_dot(g, id); return;
     case OP_DOT_ASYNC: case OP_DOT_WAIT: gen_mma(g, id); return;
     case OP_LOCAL_ALLOC: case OP_LOCAL_VIEW: case OP_LOCAL_STORE: case OP_LOCAL_LOAD: case OP_ASYNC_COPY:

@@ -270,6 +270,11 @@ static void pref_op(Ctx *c, OpId id) {
         prefer(c, op->operands[2], l);
         return;
     }
+    if (op->code == OP_SCAN) { /* elementwise along the other dims: the operands where the results are wanted */
+        uint32_t want = c->pref[op->results[0]];
+        for (uint32_t i = 0; want && i < op->nopnds; i++) prefer_as(c, op->operands[i], want, c->weak[op->results[0]]);
+        return;
+    }
     if (op->nres != 1 || !is_block(c->f, op->results[0])) return;
     ValId r = op->results[0];
     if (op->code == OP_TRANS || op->code == OP_RESHAPE) { /* only a wish from a user goes through */
@@ -550,11 +555,28 @@ static void store_layout(Ctx *c, OpList *out, OpId id) {
         }
 }
 
+/* scan, reduce_fn: every operand in the first one's layout (the default one where that
+ * layout mixes the axis with other dims: ir_layout_axis_separable); a scan's results in it,
+ * a reduce_fn's in its slice along the axis. The combine region's values are scalars. */
+static void assign_combine(Ctx *c, OpList *out, OpId id) {
+    IrFunc *f = c->f;
+    IrOp *op = &f->ops[id];
+    int axis = (int)op->attr[0];
+    IrType t = ir_type(f, op->operands[0]);
+    uint32_t l = f->vals[op->operands[0]].layout;
+    if (!l || !ir_layout_axis_separable(c->m, l, t, axis)) l = default_layout(c, t);
+    require(c, out, id, 0, l);
+    op = &f->ops[id];
+    for (uint32_t i = 0; i < op->nres; i++)
+        set_layout(c, op->results[i], op->code == OP_SCAN ? l : slice_of(c, l, axis));
+}
+
 static void assign_op(Ctx *c, OpList *out, OpId id) {
     IrFunc *f = c->f;
     IrOp *op = &f->ops[id];
     int code = op->code;
     if (code == OP_FOR || code == OP_WHILE || code == OP_IF) return assign_control(c, out, id);
+    if (code == OP_SCAN || code == OP_REDUCE_FN) return assign_combine(c, out, id);
     if (code == OP_STORE) {
         uint32_t anchor = is_block(f, op->operands[0]) ? mem_layout(c, id) : 0;
         if (anchor) {

@@ -671,4 +671,52 @@ static const char K_LIBDEVICE[] =
     "    tl.store(o_erf16 + offs, tl.erf(h), mask=m)\n"
     "    tl.store(o_pow16 + offs, libdevice.pow(h, h).to(tl.float16), mask=m)\n";
 
+/* Scans and reductions with a combine function along each axis of a 2-D block (masked
+ * loads of a rows x cols corner), and of its flattening: cumsum, reverse cumsum, cumprod,
+ * a tuple scan with a non-commutative combine (the recurrence h = a h + b), tl.reduce
+ * with a (value, index) combine, xor_sum. */
+static const char K_SCANS[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def compose(a1, b1, a2, b2):\n"
+    "    return a1 * a2, b1 * a2 + b2\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def first_max(v1, i1, v2, i2):\n"
+    "    pick = (v1 > v2) | ((v1 == v2) & (i1 < i2))\n"
+    "    return tl.where(pick, v1, v2), tl.where(pick, i1, i2)\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def scans(a_ptr: *i32, b_ptr: *i32, f_ptr: *fp32, o: *i32, p: *fp32, r: *i32, rows: i32, cols: i32,\n"
+    "          R: tl.constexpr, C: tl.constexpr):\n"
+    "    ri = tl.arange(0, R)[:, None]\n"
+    "    ci = tl.arange(0, C)[None, :]\n"
+    "    m = (ri < rows) & (ci < cols)\n"
+    "    at = ri * C + ci\n"
+    "    a = tl.load(a_ptr + ri * cols + ci, mask=m, other=1)\n"
+    "    b = tl.load(b_ptr + ri * cols + ci, mask=m, other=0)\n"
+    "    f = tl.load(f_ptr + ri * cols + ci, mask=m, other=0.0)\n"
+    "    n = R * C\n"
+    "    tl.store(o + at, tl.cumsum(b, 0))\n"
+    "    tl.store(o + n + at, tl.cumsum(b, 1, reverse=True))\n"
+    "    _, h0 = tl.associative_scan((a, b), 0, compose)\n"
+    "    tl.store(o + 2 * n + at, h0)\n"
+    "    _, h1 = tl.associative_scan((a, b), 1, compose, reverse=True)\n"
+    "    tl.store(o + 3 * n + at, h1)\n"
+    "    tl.store(p + at, tl.cumsum(f, 1))\n"
+    "    tl.store(p + n + at, tl.cumprod(f * 0.25 + 1.0, 0))\n"
+    "    v0, i0 = tl.reduce((b, ri + ci * 0), 0, first_max)\n"
+    "    tl.store(r + tl.arange(0, C), i0)\n"
+    "    tl.store(r + C + tl.arange(0, C), v0)\n"
+    "    _, r1 = tl.reduce((a, b), 1, compose)\n"
+    "    tl.store(r + 2 * C + tl.arange(0, R), r1)\n"
+    "    tl.store(r + 2 * C + R + tl.arange(0, R), tl.xor_sum(b, 1))\n"
+    "    tl.store(r + 2 * C + 2 * R, tl.xor_sum(b))\n"
+    "    tl.store(r + 2 * C + 2 * R + 1, tl.sum(tl.cumsum(tl.reshape(b, (n,)), 0) * 0 + 1, 0))\n";
+
 #endif

@@ -612,6 +612,32 @@ static void libdevice_math(long n, int block, int warps) {
     free(x), free(y), free(p), free(h);
 }
 
+/* tl.cumsum, cumprod, associative_scan, reduce and xor_sum along each axis of R x C
+ * blocks (masked corners, 1-8 warps): integers bit for bit (the recurrence's combine is
+ * not commutative: the order must be kept); fp32 sums of quarters exact; fp32 products
+ * within a few ulps (another order of rounding). */
+static void scans_case(int R, int C, int rows, int cols, int warps) {
+    GtRng r = {424242 + (uint64_t)(R * 1000 + C + warps)};
+    size_t n = (size_t)(rows * cols);
+    int32_t *a = gt_fill_int(GT_I32, n, &r, -2, 3), *b = gt_fill_int(GT_I32, n, &r, -1000, 1000);
+    float *f = gt_fill_quarters(GT_F32, n, &r, -4, 4);
+    GtCase *c = gt_case("scans: cumsum, associative_scan, reduce", "%dx%d in %dx%d w%d", rows, cols, R, C, warps);
+    gt_source(c, K_SCANS, "scans", NULL);
+    gt_define(c, "R", "%d", R);
+    gt_define(c, "C", "%d", C);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "a", GT_I32, n, a));
+    gt_arg_buf(c, gt_in(c, "b", GT_I32, n, b));
+    gt_arg_buf(c, gt_in(c, "f", GT_F32, n, f));
+    gt_arg_buf(c, gt_out(c, "cumsum, reverse cumsum, recurrences", GT_I32, (size_t)(4 * R * C), gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "fp32 cumsum (exact), cumprod", GT_F32, (size_t)(2 * R * C), gt_tol(1e-30, 2e-6), NULL));
+    gt_arg_buf(c, gt_out(c, "reduce, xor_sum", GT_I32, (size_t)(2 * C + 2 * R + 2), gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32(rows));
+    gt_arg(c, nr_arg_i32(cols));
+    gt_run(c);
+    free(a), free(b), free(f);
+}
+
 /* An atomic on a block smaller than the CTA (32 elements, 128 threads: replicated) whose
  * old values then move between threads (a reshape through shared memory): every copy of
  * an element must hold the owner's old value. */
@@ -1065,6 +1091,12 @@ int main(int argc, char **argv) {
     reduce1d(GT_F16, 1024, 4, 4 * 1024 - 3);
     reduce1d(GT_BF16, 1024, 4, 4 * 1024 - 3);
     minmax_special();
+    scans_case(16, 32, 13, 29, 1);
+    scans_case(32, 64, 32, 61, 4);
+    scans_case(64, 16, 50, 16, 8);
+    scans_case(128, 8, 127, 7, 4);
+    scans_case(8, 256, 5, 200, 2);
+    scans_case(2, 16, 2, 9, 4); /* smaller than the CTA: lanes and warps hold copies */
 
     /* masks, integers, conversions, math, atomics, control flow, shapes, layouts, Philox */
     where_mask(1000, 128);

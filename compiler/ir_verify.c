@@ -298,6 +298,33 @@ static void check_combine(Verifier *V, OpId id, const IrOp *op) {
     }
 }
 
+/* flip, sort, gather, histogram */
+static void check_perm(Verifier *V, OpId id, const IrOp *op) {
+    IrType x = T(V, op->operands[0]), r = T(V, op->results[0]);
+    int64_t axis = op->attr[0];
+    if (op->code == OP_HISTOGRAM) {
+        need(V, id, x.rank == 1 && is_int(x), "histogram counts a 1-D integer block%s", "");
+        need(V, id, r.rank == 1 && r.dt == DT_I32, "histogram gives a 1-D i32 block%s", "");
+        if (op->nopnds == 2) same(V, id, T(V, op->operands[1]), ty_with_elem(x, ty_scalar(DT_I1)), "the mask must be i1 of the input's shape");
+        return;
+    }
+    if (!need(V, id, x.rank > 0 && axis >= 0 && axis < x.rank, "axis out of range%s", "")) return;
+    need(V, id, is_int(x) || is_float(x), "needs integers or floats%s", "");
+    if (op->code != OP_GATHER) {
+        same(V, id, r, x, "result must have the operand's type");
+        if (op->code == OP_SORT) need(V, id, op->attr[1] == 0 || op->attr[1] == 1, "descending must be 0 or 1%s", "");
+        return;
+    }
+    IrType ix = T(V, op->operands[1]);
+    if (!need(V, id, is_int(ix) && ix.rank == x.rank, "the index must be an integer block of the source's rank%s", "")) return;
+    for (int d = 0; d < x.rank; d++)
+        if (d != axis && ix.shape[d] != x.shape[d]) {
+            op_error(V, id, "the index's dim %d differs from the source's", d);
+            return;
+        }
+    same(V, id, r, ty_with_elem(ix, ty_elem(x)), "result must have the index's shape and the source's dtype");
+}
+
 static bool dot_input(IrType t) {
     return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32 || t.dt == DT_I8 || dt_is_fp8(t.dt);
 }
@@ -591,6 +618,7 @@ static void check_types(Verifier *V, OpId id, const IrOp *op) {
     case OP_TRANS: check_trans(V, id, op); break;
     case OP_REDUCE: check_reduce(V, id, op); break;
     case OP_SCAN: case OP_REDUCE_FN: check_combine(V, id, op); break;
+    case OP_FLIP: case OP_SORT: case OP_GATHER: case OP_HISTOGRAM: check_perm(V, id, op); break;
     case OP_DOT: case OP_DOT_ASYNC: check_dot(V, id, op); break;
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: check_memory(V, id, op); break;
     case OP_LOCAL_ALLOC: case OP_LOCAL_VIEW: case OP_LOCAL_STORE: case OP_LOCAL_LOAD: case OP_ASYNC_COPY:
@@ -614,6 +642,7 @@ static void operand_range(int code, uint32_t *lo, uint32_t *hi) {
     case OP_LOAD: *lo = 1, *hi = 3; break;
     case OP_MATH: *lo = 1, *hi = 2; break;
     case OP_SCAN: case OP_REDUCE_FN: *lo = 1, *hi = 16; break;
+    case OP_HISTOGRAM: *lo = 1, *hi = 2; break;
     case OP_STORE: case OP_ATOMIC_RMW: *lo = 2, *hi = 3; break;
     case OP_LOCAL_ALLOC: *lo = 0, *hi = 1; break;
     case OP_ASYNC_COPY: *lo = 2, *hi = 3; break;

@@ -775,6 +775,117 @@ static Val b_xor_or(Sema *S, BArgs *a) {
     return reduce_with(S, a, in, 1, (Combine){sema_val_none(), x ? OP_XOR : OP_OR}, const_flag(S, a, 2));
 }
 
+/* ---- flip, sort, topk, gather, histogram ---- */
+
+/* A block to move elements of (not pointers, not fp8: convert first). */
+static Val need_movable(Sema *S, BArgs *a, int i) {
+    Val x = need_block(S, a, i);
+    if (x.ty.rank == 0) sema_error(S, a->loc[i], "%s: expected a block, got %s", a->name, sema_val_kind_name(S, x));
+    if (x.ty.dt == DT_PTR) sema_error(S, a->loc[i], "%s: cannot %s pointers", a->name, a->name);
+    if (dt_is_fp8(x.ty.dt))
+        sema_error(S, a->loc[i], "%s: %s blocks are not supported (convert first, e.g. x.to(tl.float32))", a->name, dt_name(x.ty.dt));
+    return x;
+}
+
+/* dim=None: the last dimension (Triton's flip and sort) */
+static int dim_or_last(Sema *S, BArgs *a, int i, int rank) {
+    if (!has(a, i)) return rank - 1;
+    return norm_axis(S, a, i, rank);
+}
+
+static ValId axis_op(Sema *S, BArgs *a, int code, ValId x, int axis, int64_t attr1) {
+    OpId op;
+    ValId r = build(S, code, &x, 1, ir_type(sema_func(S), x), a->call, &op);
+    sema_func(S)->ops[op].attr[0] = axis;
+    sema_func(S)->ops[op].attr[1] = attr1;
+    return r;
+}
+
+/* tl.flip(x, dim=None): reversed along dim (the IR's flip: one exchange between the
+ * threads that hold mirrored elements, rather than Triton's log2(n) reshapes and
+ * reductions, which Nereid's rank limit of 4 would not allow for a long dim) */
+static Val b_flip(Sema *S, BArgs *a) {
+    Val x = need_movable(S, a, 0);
+    return sema_val_ir(S, axis_op(S, a, OP_FLIP, x.v, dim_or_last(S, a, 1, x.ty.rank), 0));
+}
+
+/* tl.sort(x, dim=None, descending=False): along any dim (Triton: the last only) */
+static Val b_sort(Sema *S, BArgs *a) {
+    Val x = need_movable(S, a, 0);
+    return sema_val_ir(S, axis_op(S, a, OP_SORT, x.v, dim_or_last(S, a, 1, x.ty.rank), const_flag(S, a, 2)));
+}
+
+/* tl.topk(x, k, dim=None): the k largest along the last dim, largest first: a descending
+ * sort, viewed as [..., n / k, k], whose first row (a fold keeping its left operand) is
+ * the top k. */
+static Val b_topk(Sema *S, BArgs *a) {
+    Val x = need_movable(S, a, 0);
+    int64_t k = need_int(S, a, 1), n = x.ty.shape[x.ty.rank - 1];
+    if (has(a, 2) && dim_or_last(S, a, 2, x.ty.rank) != x.ty.rank - 1)
+        sema_error(S, a->loc[2], "topk: only the last dimension is supported (as in Triton)");
+    if (k < 1 || k > n || (k & (k - 1)))
+        sema_error(S, a->loc[1], "topk: k must be a power of two from 1 to %lld, got %lld", (long long)n, (long long)k);
+    ValId s = axis_op(S, a, OP_SORT, x.v, x.ty.rank - 1, 1);
+    if (k == n) return sema_val_ir(S, s);
+    if (x.ty.rank + 1 > NR_MAX_RANK) sema_error(S, a->call, "topk: blocks have at most %d dimensions, and topk needs one more", NR_MAX_RANK);
+    IrType v = x.ty;
+    v.shape[v.rank - 1] = (int32_t)(n / k);
+    v.shape[v.rank++] = (int32_t)k;
+    ValId rs = build(S, OP_RESHAPE, &s, 1, v, a->call, NULL);
+    ValId res;
+    OpId op;
+    IrType rt = x.ty;
+    rt.shape[rt.rank - 1] = (int32_t)k;
+    res = build(S, OP_REDUCE_FN, &rs, 1, rt, a->call, &op);
+    IrFunc *f = sema_func(S);
+    f->ops[op].attr[0] = v.rank - 2;
+    RegionId r = ir_op_add_region(f, op);
+    ValId first = ir_region_add_arg(f, r, ty_elem(x.ty));
+    ir_region_add_arg(f, r, ty_elem(x.ty));
+    RegionId old = sema_builder(S)->region;
+    sema_builder(S)->region = r;
+    ir_build(sema_builder(S), OP_YIELD, &first, 1, NULL, 0);
+    sema_builder(S)->region = old;
+    return sema_val_ir(S, res);
+}
+
+/* tl.gather(src, index, axis): Triton's shape rules; an index is taken modulo the axis's
+ * length (ir_ops.def) */
+static Val b_gather(Sema *S, BArgs *a) {
+    Val x = need_movable(S, a, 0), ix = need_block(S, a, 1);
+    if (!dt_is_int(ix.ty.dt) || ix.ty.dt == DT_I1)
+        sema_error(S, a->loc[1], "gather: the index must be an integer block, got %s", sema_val_kind_name(S, ix));
+    if (ix.ty.rank != x.ty.rank)
+        sema_error(S, a->loc[1], "gather: the source and the index must have one rank, got %d and %d", x.ty.rank, ix.ty.rank);
+    int axis = norm_axis(S, a, 2, x.ty.rank);
+    for (int d = 0; d < x.ty.rank; d++)
+        if (d != axis && ix.ty.shape[d] != x.ty.shape[d])
+            sema_error(S, a->loc[1], "gather: the index's dim %d is %d, the source's %d (they may differ only along the axis, %d)", d,
+                       ix.ty.shape[d], x.ty.shape[d], axis);
+    ValId ops[2] = {x.v, ix.v};
+    OpId op;
+    ValId r = build(S, OP_GATHER, ops, 2, ty_with_elem(ix.ty, ty_elem(x.ty)), a->call, &op);
+    sema_func(S)->ops[op].attr[0] = axis;
+    return sema_val_ir(S, r);
+}
+
+/* tl.histogram(input, num_bins, mask=None): i32 counts of the values 0 .. num_bins - 1 */
+static Val b_histogram(Sema *S, BArgs *a) {
+    Val x = need_block(S, a, 0);
+    if (x.ty.rank != 1) sema_error(S, a->loc[0], "histogram only supports 1D input, got %s", sema_val_kind_name(S, x));
+    if (!dt_is_int(x.ty.dt) || x.ty.dt == DT_I1)
+        sema_error(S, a->loc[0], "histogram only supports integer input, got %s", sema_val_kind_name(S, x));
+    int64_t bins = need_int(S, a, 1);
+    if (bins < 1 || bins > NR_MAX_NUMEL || (bins & (bins - 1)))
+        sema_error(S, a->loc[1], "histogram: num_bins must be a power of two from 1 to 2^20 (a block's length), got %lld",
+                   (long long)bins);
+    ValId ops[2] = {x.v, 0};
+    int n = 1;
+    if (has(a, 2)) ops[n++] = sema_emit_broadcast(S, need_mask(S, a, 2), ty_with_elem(x.ty, ty_scalar(DT_I1)), a->call);
+    int32_t s = (int32_t)bins;
+    return sema_val_ir(S, build(S, OP_HISTOGRAM, ops, n, ty_block(ty_scalar(DT_I32), 1, &s), a->call, NULL));
+}
+
 /* ---- dot ---- */
 
 static Val b_dot(Sema *S, BArgs *a) {
@@ -1242,6 +1353,11 @@ static const Builtin builtins[] = {
     {"cumprod", "input,axis=,reverse=", b_cumsum_prod, BF_METHOD},
     {"xor_sum", "input,axis=,keep_dims=", b_xor_or, BF_METHOD},
     {"reduce_or", "input,axis,keep_dims=", b_xor_or, BF_METHOD},
+    {"flip", "x,dim=", b_flip, BF_METHOD},
+    {"sort", "x,dim=,descending=", b_sort, BF_METHOD},
+    {"topk", "x,k,dim=", b_topk, BF_METHOD},
+    {"gather", "src,index,axis", b_gather, BF_METHOD},
+    {"histogram", "input,num_bins,mask=", b_histogram, BF_METHOD},
     {"dot", "input,other,acc=,input_precision=,allow_tf32=,max_num_imprecise_acc=,out_dtype=", b_dot, 0},
     {"trans", "input,*dims", b_trans, BF_METHOD},
     {"permute", "input,*dims", b_trans, BF_METHOD},

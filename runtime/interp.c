@@ -269,6 +269,7 @@ static int exec_op(Ctx *c, OpId id, void **outs, bool *cond) {
         return interp_mem(c, op);
     case OP_ASSERT: case OP_PRINT: return interp_debug(c, op);
     case OP_SCAN: case OP_REDUCE_FN: return interp_combine(c, op);
+    case OP_FLIP: case OP_SORT: case OP_GATHER: case OP_HISTOGRAM: return interp_perm(c, op);
     case OP_ASSUME: return 0; /* a fact for the optimiser; not checked */
     case OP_CALL: /* the plan rejects calls before anything runs */
     default: return interp_fail(c, op, "internal error: unexpected op", "'%s'",

@@ -94,6 +94,7 @@ int interp_mem_init(Ctx *c, const InterpScalar *args);
 void interp_mem_free(Ctx *c);
 int interp_debug(Ctx *c, const IrOp *op);  /* interp_debug.c: assert, print */
 int interp_combine(Ctx *c, const IrOp *op); /* interp_combine.c: scan, reduce_fn */
+int interp_perm(Ctx *c, const IrOp *op);    /* interp_perm.c: flip, sort, gather, histogram */
 
 /* ---- element helpers ---- */
 

@@ -293,6 +293,27 @@ static int check_combine(Plan *p, const IrOp *op) {
     return 0;
 }
 
+/* flip, sort, gather, histogram (interp_perm.c relies on these shapes) */
+static int check_perm(Plan *p, const IrOp *op) {
+    IrType x = oty(p, op, 0), r = rty(p, op, 0);
+    int64_t axis = op->attr[0];
+    if (op->code == OP_HISTOGRAM) {
+        NEED(x.rank == 1 && dt_is_int(x.dt) && r.rank == 1 && r.dt == DT_I32, "histogram: a 1-D integer block to 1-D i32");
+        NEED(op->nopnds == 1 || (op->nopnds == 2 && onum(p, op, 1) == onum(p, op, 0) && oty(p, op, 1).dt == DT_I1),
+             "histogram's mask");
+        return 0;
+    }
+    NEED(x.rank >= 1 && axis >= 0 && axis < x.rank && (dt_is_int(x.dt) || dt_is_float(x.dt)), "bad axis or dtype");
+    if (op->code != OP_GATHER) {
+        NEED(ty_equal(x, r), "result type");
+        return 0;
+    }
+    IrType ix = oty(p, op, 1);
+    NEED(dt_is_int(ix.dt) && ix.rank == x.rank && ty_same_shape(ix, r) && r.dt == x.dt, "gather's index and result");
+    for (int d = 0; d < x.rank; d++) NEED(d == axis || ix.shape[d] == x.shape[d], "gather's index shape");
+    return 0;
+}
+
 static int check_dot(Plan *p, const IrOp *op) {
     IrType a = oty(p, op, 0), b = oty(p, op, 1), acc = oty(p, op, 2), r = rty(p, op, 0);
     NEED((a.rank == 2 || a.rank == 3) && b.rank == a.rank && r.rank == a.rank &&
@@ -369,6 +390,7 @@ static int check_op(Plan *p, OpId id) {
     case OP_BARRIER: return 0;
     case OP_REDUCE: return check_reduce(p, op);
     case OP_SCAN: case OP_REDUCE_FN: return check_combine(p, op);
+    case OP_FLIP: case OP_SORT: case OP_GATHER: case OP_HISTOGRAM: return check_perm(p, op);
     case OP_DOT: return check_dot(p, op);
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: return check_mem(p, op);
     case OP_FOR: case OP_IF: case OP_WHILE: return check_control(p, op);

@@ -208,6 +208,15 @@ static void check_op(GpuVerifier *V, OpId id) {
     case OP_ASYNC_COPY: one_layout(V, id, 1); return;
     case OP_REDUCE: check_reduce(V, id, op); return;
     case OP_SCAN: case OP_REDUCE_FN: check_combine(V, id, op); return;
+    case OP_FLIP: case OP_SORT:
+        same_layout(V, id, op->operands[0], op->results[0], "a flip's or sort's result must have its operand's layout");
+        if (!ir_layout_axis_separable(V->m, L(V, op->operands[0]), ir_type(V->f, op->operands[0]), (int)op->attr[0]))
+            fail(V, id, "the operand's layout mixes the axis with other dims");
+        return;
+    case OP_GATHER: same_layout(V, id, op->operands[1], op->results[0], "a gather's result must have its index's layout"); return;
+    case OP_HISTOGRAM:
+        if (op->nopnds > 1) same_layout(V, id, op->operands[0], op->operands[1], "a histogram's mask must have its input's layout");
+        return;
     case OP_DOT: case OP_DOT_ASYNC: check_dot(V, id, op); return;
     case OP_LOCAL_VIEW:
         if (L(V, op->operands[0]) != L(V, op->results[0])) fail(V, id, "a view keeps its buffer's layout");

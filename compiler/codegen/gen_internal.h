@@ -115,6 +115,24 @@ void gen_memory(Gen *g, OpId id);                       /* llvm_mem.c */
 void gen_shape(Gen *g, OpId id);                        /* llvm_shape.c */
 void gen_reduce(Gen *g, OpId id);                       /* llvm_reduce.c */
 void gen_scan(Gen *g, OpId id);                         /* llvm_scan.c: scan, reduce_fn */
+void gen_sort(Gen *g, OpId id);                         /* llvm_sort.c: sort, flip */
+void gen_gather(Gen *g, OpId id);                       /* llvm_gather.c: gather, histogram */
+/* llvm_axis.c: an axis's index bits (digits) in a layout (ir_layout_axis_separable) */
+typedef struct GenDigits {
+    int n;                         /* log2 of the axis's length */
+    int kind[LL_MAX_BITS];         /* LL_REG, LL_LANE or LL_WARP: the input bit carrying digit k */
+    int bit[LL_MAX_BITS];          /* which bit of it */
+    uint32_t basis[LL_MAX_BITS];   /* digit k's step of the row-major index */
+} GenDigits;
+void gen_axis_digits(Gen *g, const IrOp *op, ValId x, int axis, GenDigits *d);
+/* i1: digit k of register r's element is set in this thread */
+LLVMValueRef gen_digit_set(Gen *g, const GenDigits *d, int k, int r);
+/* For every register r of x's layout that is no copy, out[j][r] = the value vals[j] has at
+ * the element whose index is r's XOR flip (an XOR of digits' bases): in place, by a
+ * shuffle, or through op's scratch (n blocks of dtypes dts, one after another) when a warp
+ * digit is in flip. */
+void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t flip, int n, const int *dts,
+                 LLVMValueRef *const *vals, LLVMValueRef **out);
 /* llvm_reduce.c: x from the lane whose id differs by mask (shfl.sync.bfly; any scalar
  * type: 64 bits as two halves, narrower ones widened) */
 LLVMValueRef gen_shfl_xor(Gen *g, LLVMValueRef x, int mask);

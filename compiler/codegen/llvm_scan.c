@@ -15,12 +15,9 @@
  * - a register digit: another register of the same thread. A run of the lowest digits
  *   that are register bits (a thread's consecutive elements) is done as one sequential
  *   scan over those registers instead;
- * - a lane digit: the same register in the lane whose id differs in that bit
- *   (shfl.sync.bfly); each thread then selects its role by its lane bit;
- * - a warp digit: the same register in the other warp, through the op's scratch in shared
- *   memory: the owners write every element's total at its row-major index, a barrier,
- *   every thread reads its partner's at the index with that digit flipped, and a barrier
- *   before the next exchange reuses the scratch.
+ * - a lane or a warp digit: the same register in the lane (shfl.sync.bfly) or warp
+ *   (through the op's scratch in shared memory) whose id differs in that bit
+ *   (gen_partner, llvm_axis.c); each thread then selects its role by its own bit.
  * Elements in other coordinates never meet. The combine keeps its operands' order
  * (earlier elements first), so an associative combine need not commute; a float sum
  * rounds in this tree's order, not the interpreter's. reduce_fn keeps only the totals:
@@ -99,53 +96,6 @@ static void meet_other(Scan *s, int r, LLVMValueRef *other, LLVMValueRef upper) 
     put(s->tot, s->n, r, t);
 }
 
-/* The operand's element index (row-major) of register r, as an i32. */
-static LLVMValueRef elem_index(Gen *g, ValId x, int r) {
-    LLVMValueRef c[NR_MAX_RANK];
-    gen_elem_pos(g, x, r, c);
-    return gen_linear(g, c, ir_type(g->f, x));
-}
-
-/* A warp digit: the partner's totals through the scratch. */
-static void across_warps(Scan *s, const GenLayout *xl, uint32_t regs_live, int wbit, uint32_t basis) {
-    Gen *g = s->g;
-    const IrOp *op = s->op;
-    ValId x = op->operands[0];
-    int64_t numel = ty_numel(ir_type(g->f, x));
-    int off[MAXN], eb[MAXN], nregs = 1 << xl->ll.nbits[LL_REG];
-    for (int j = 0, o = op->smem_offset; j < s->n; j++) {
-        int dt = ir_type(g->f, op->operands[j]).dt;
-        eb[j] = dt == DT_I1 ? 1 : dt_bytes(dt);
-        off[j] = o;
-        o += (int)((numel * eb[j] + 7) / 8 * 8);
-    }
-    for (int r = 0; r < nregs; r++) {
-        if ((uint32_t)r & ~regs_live) continue;
-        LLVMValueRef once = gen_layout_unique(g, xl, r);
-        if (once && LLVMIsAConstantInt(once) && !LLVMConstIntGetZExtValue(once)) continue;
-        LLVMValueRef idx = elem_index(g, x, r);
-        for (int j = 0; j < s->n; j++) {
-            int dt = ir_type(g->f, op->operands[j]).dt;
-            gen_store_if(g, once, gen_to_mem(g, s->tot[j][r], dt), gen_smem_ptr(g, off[j], idx, eb[j]), (unsigned)eb[j]);
-        }
-    }
-    gen_barrier(g);
-    LLVMValueRef upper = LLVMBuildICmp(g->B, LLVMIntNE, LLVMBuildAnd(g->B, g->warp, gen_i32(g, 1 << wbit), ""), gen_i32(g, 0), "");
-    for (int r = 0; r < nregs; r++) {
-        if ((uint32_t)r & ~regs_live) continue;
-        LLVMValueRef idx = LLVMBuildXor(g->B, elem_index(g, x, r), gen_i32(g, (int64_t)basis), "");
-        LLVMValueRef other[MAXN];
-        for (int j = 0; j < s->n; j++) {
-            int dt = ir_type(g->f, op->operands[j]).dt;
-            LLVMValueRef v = LLVMBuildLoad2(g->B, gen_mem_type(g, dt), gen_smem_ptr(g, off[j], idx, eb[j]), "");
-            LLVMSetAlignment(v, (unsigned)eb[j]);
-            other[j] = gen_from_mem(g, v, dt);
-        }
-        meet_other(s, r, other, upper);
-    }
-    gen_barrier(g); /* the next exchange rewrites the scratch */
-}
-
 /* Row-major index of the operand with the axis's bits inserted (as zeros) into an index
  * of the result (as llvm_reduce.c) */
 static uint32_t expand(uint32_t f, int shift, int la) { return ((f >> shift) << (shift + la)) | (f & ((1u << shift) - 1)); }
@@ -158,24 +108,17 @@ void gen_scan(Gen *g, OpId id) {
     int axis = (int)op->attr[0];
     const GenLayout *xl = gen_layout(g, x);
     const LinearLayout *l = &xl->ll;
-    if (!ir_layout_axis_separable(g->m, xl->id, ir_type(g->f, x), axis))
-        gen_error(g, op->loc, "internal error: a scan over a layout that mixes the axis with other dims");
     int shift = ll_dim_shift(l, axis), la = l->log2shape[axis], nregs = 1 << l->nbits[LL_REG];
+    (void)xl;
     uint32_t live = (uint32_t)(nregs - 1) & ~xl->reg_copies; /* register bits that are not copies */
     for (int j = 0; j < s.n; j++) {
         LLVMValueRef *in = gen_vals(g, op->operands[j], NULL);
         s.sc[j] = gen_alloc_regs(g, nregs), s.tot[j] = gen_alloc_regs(g, nregs);
         for (int r = 0; r < nregs; r++) s.sc[j][r] = s.tot[j][r] = in[r];
     }
-    /* which input bit carries each digit */
-    int kind[32], bit[32];
-    for (int d = 0; d < la; d++) {
-        kind[d] = -1;
-        for (int in = 0; in < LL_NIN; in++)
-            for (int i = 0; i < l->nbits[in]; i++)
-                if (l->basis[in][i] == 1u << (shift + d)) kind[d] = in, bit[d] = i;
-        if (kind[d] < 0) gen_error(g, op->loc, "internal error: axis bit %d of a scan is in no register, lane or warp", d);
-    }
+    GenDigits dg;
+    gen_axis_digits(g, op, x, axis, &dg);
+    int *kind = dg.kind, *bit = dg.bit;
     /* the lowest digits in registers: a sequential scan over each group of registers */
     int low = 0;
     uint32_t lowmask = 0;
@@ -211,27 +154,18 @@ void gen_scan(Gen *g, OpId id) {
         if (kind[d] == LL_REG) {
             for (int r = 0; r < nregs; r++)
                 if (!((uint32_t)r & ~live) && !(r >> bit[d] & 1)) meet_regs(&s, r, r | 1 << bit[d]);
-        } else if (kind[d] == LL_LANE) {
-            LLVMValueRef upper = LLVMBuildICmp(g->B, LLVMIntNE, LLVMBuildAnd(g->B, g->lane, gen_i32(g, 1 << bit[d]), ""), gen_i32(g, 0), "");
-            /* registers whose totals are one value (a group the lower digits joined)
-             * share its shuffle: every total is read before any is updated */
-            LLVMValueRef *from = gen_alloc_regs(g, nregs * s.n), *got = gen_alloc_regs(g, nregs * s.n);
-            int nsh = 0;
-            LLVMValueRef (*other)[MAXN] = arena_alloc(g->m->arena, sizeof *other * (size_t)nregs);
+        } else { /* a lane or a warp: the partner's totals, then each thread's role by its digit */
+            LLVMValueRef *other[MAXN];
+            int dts[MAXN];
+            for (int j = 0; j < s.n; j++) other[j] = gen_alloc_regs(g, nregs), dts[j] = ir_type(g->f, op->operands[j]).dt;
+            gen_partner(g, op, x, &dg, dg.basis[d], s.n, dts, s.tot, other);
+            LLVMValueRef upper = gen_digit_set(g, &dg, d, 0);
             for (int r = 0; r < nregs; r++) {
                 if ((uint32_t)r & ~live) continue;
-                for (int j = 0; j < s.n; j++) {
-                    int k = 0;
-                    while (k < nsh && from[k] != s.tot[j][r]) k++;
-                    if (k == nsh) from[nsh] = s.tot[j][r], got[nsh++] = gen_shfl_xor(g, s.tot[j][r], 1 << bit[d]);
-                    other[r][j] = got[k];
-                }
+                LLVMValueRef o[MAXN];
+                for (int j = 0; j < s.n; j++) o[j] = other[j][r];
+                meet_other(&s, r, o, upper);
             }
-            for (int r = 0; r < nregs; r++)
-                if (!((uint32_t)r & ~live)) meet_other(&s, r, other[r], upper);
-        } else {
-            if (!op->smem_size) gen_error(g, op->loc, "internal error: a scan across warps without shared memory");
-            across_warps(&s, xl, live, bit[d], 1u << (shift + d));
         }
     }
     if (s.want_scan) {

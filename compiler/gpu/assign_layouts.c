@@ -270,8 +270,13 @@ static void pref_op(Ctx *c, OpId id) {
         prefer(c, op->operands[2], l);
         return;
     }
-    if (op->code == OP_SCAN) { /* elementwise along the other dims: the operands where the results are wanted */
+    if (op->code == OP_SCAN || op->code == OP_FLIP || op->code == OP_SORT || op->code == OP_GATHER) {
+        /* the operand (gather: the index) where the result is wanted */
         uint32_t want = c->pref[op->results[0]];
+        if (op->code == OP_GATHER) {
+            if (want) prefer_as(c, op->operands[1], want, c->weak[op->results[0]]);
+            return;
+        }
         for (uint32_t i = 0; want && i < op->nopnds; i++) prefer_as(c, op->operands[i], want, c->weak[op->results[0]]);
         return;
     }
@@ -571,12 +576,36 @@ static void assign_combine(Ctx *c, OpList *out, OpId id) {
         set_layout(c, op->results[i], op->code == OP_SCAN ? l : slice_of(c, l, axis));
 }
 
+/* flip, sort: in the operand's layout when it suits the axis (else the default one);
+ * gather: in the index's layout (the source goes through shared memory); histogram: the
+ * mask in the input's layout, the counts in the default layout of their shape. */
+static void assign_perm(Ctx *c, OpList *out, OpId id) {
+    IrFunc *f = c->f;
+    IrOp *op = &f->ops[id];
+    ValId r = op->results[0];
+    if (op->code == OP_GATHER) {
+        set_layout(c, r, f->vals[op->operands[1]].layout);
+        return;
+    }
+    if (op->code == OP_HISTOGRAM) {
+        if (op->nopnds > 1) require(c, out, id, 1, f->vals[op->operands[0]].layout);
+        set_layout(c, r, fresh_layout(c, r));
+        return;
+    }
+    IrType t = ir_type(f, op->operands[0]);
+    uint32_t l = f->vals[op->operands[0]].layout;
+    if (!l || !ir_layout_axis_separable(c->m, l, t, (int)op->attr[0])) l = default_layout(c, t);
+    require(c, out, id, 0, l);
+    set_layout(c, r, l);
+}
+
 static void assign_op(Ctx *c, OpList *out, OpId id) {
     IrFunc *f = c->f;
     IrOp *op = &f->ops[id];
     int code = op->code;
     if (code == OP_FOR || code == OP_WHILE || code == OP_IF) return assign_control(c, out, id);
     if (code == OP_SCAN || code == OP_REDUCE_FN) return assign_combine(c, out, id);
+    if (code == OP_FLIP || code == OP_SORT || code == OP_GATHER || code == OP_HISTOGRAM) return assign_perm(c, out, id);
     if (code == OP_STORE) {
         uint32_t anchor = is_block(f, op->operands[0]) ? mem_layout(c, id) : 0;
         if (anchor) {

@@ -719,4 +719,29 @@ static const char K_SCANS[] =
     "    tl.store(r + 2 * C + 2 * R, tl.xor_sum(b))\n"
     "    tl.store(r + 2 * C + 2 * R + 1, tl.sum(tl.cumsum(tl.reshape(b, (n,)), 0) * 0 + 1, 0))\n";
 
+/* tl.sort (floats with NaNs and signed zeros, integers), tl.flip, tl.topk, tl.gather and
+ * tl.histogram along each axis of R x C blocks. */
+static const char K_PERM[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def perm(x_ptr: *fp32, i_ptr: *i32, ix_ptr: *i32, o: *fp32, p: *i32, h: *i32, R: tl.constexpr, C: tl.constexpr):\n"
+    "    at = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]\n"
+    "    n = R * C\n"
+    "    x = tl.load(x_ptr + at)\n"
+    "    z = tl.load(i_ptr + at)\n"
+    "    ix = tl.load(ix_ptr + at)\n"
+    "    tl.store(o + at, tl.sort(x, 0))\n"
+    "    tl.store(o + n + at, tl.sort(x, 1, descending=True))\n"
+    "    tl.store(o + 2 * n + at, tl.flip(x, 0))\n"
+    "    tl.store(o + 3 * n + at, tl.flip(x))\n"
+    "    tl.store(p + at, tl.gather(z, ix, 0))\n"
+    "    tl.store(p + n + at, z.gather(ix, 1))\n"
+    "    tl.store(p + 2 * n + at, tl.sort(z, 0, descending=True))\n"
+    "    tl.store(p + 3 * n + tl.arange(0, R)[:, None] * (C // 2) + tl.arange(0, C // 2)[None, :], tl.topk(z, C // 2))\n"
+    "    f = tl.reshape(z, (n,))\n"
+    "    tl.store(h + tl.arange(0, 64), tl.histogram(f % 100, 64, mask=f > -50))\n";
+
 #endif

@@ -638,6 +638,30 @@ static void scans_case(int R, int C, int rows, int cols, int warps) {
     free(a), free(b), free(f);
 }
 
+/* sort, flip, topk, gather, histogram: all bit for bit (a total order for floats, NaNs
+ * and signed zeros included; the histogram's shared-memory atomics count exactly). */
+static void perm_case(int R, int C, int warps) {
+    GtRng r = {8675309 + (uint64_t)(R * 1000 + C + warps)};
+    size_t n = (size_t)(R * C);
+    float *x = gt_fill(GT_F32, n, &r, -4, 4);
+    int32_t *z = gt_fill_int(GT_I32, n, &r, -100, 100), *ix = gt_fill_int(GT_I32, n, &r, -300, 300);
+    static const float sp[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f};
+    for (size_t i = 0; i < n; i += 11) x[i] = sp[(i / 11) % 6];
+    GtCase *c = gt_case("sort, flip, topk, gather, histogram", "%dx%d w%d", R, C, warps);
+    gt_source(c, K_PERM, "perm", NULL);
+    gt_define(c, "R", "%d", R);
+    gt_define(c, "C", "%d", C);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, n, x));
+    gt_arg_buf(c, gt_in(c, "z", GT_I32, n, z));
+    gt_arg_buf(c, gt_in(c, "ix", GT_I32, n, ix));
+    gt_arg_buf(c, gt_out(c, "sort, flip (fp32)", GT_F32, 4 * n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "gather, sort, topk (i32)", GT_I32, 4 * n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "histogram", GT_I32, 64, gt_exact(), NULL));
+    gt_run(c);
+    free(x), free(z), free(ix);
+}
+
 /* An atomic on a block smaller than the CTA (32 elements, 128 threads: replicated) whose
  * old values then move between threads (a reshape through shared memory): every copy of
  * an element must hold the owner's old value. */
@@ -1097,6 +1121,11 @@ int main(int argc, char **argv) {
     scans_case(128, 8, 127, 7, 4);
     scans_case(8, 256, 5, 200, 2);
     scans_case(2, 16, 2, 9, 4); /* smaller than the CTA: lanes and warps hold copies */
+    perm_case(16, 32, 1);
+    perm_case(32, 64, 4);
+    perm_case(128, 8, 8);
+    perm_case(4, 8, 4); /* smaller than the CTA */
+    perm_case(8, 256, 2);
 
     /* masks, integers, conversions, math, atomics, control flow, shapes, layouts, Philox */
     where_mask(1000, 128);

@@ -325,6 +325,21 @@ static void check_perm(Verifier *V, OpId id, const IrOp *op) {
     same(V, id, r, ty_with_elem(ix, ty_elem(x)), "result must have the index's shape and the source's dtype");
 }
 
+/* inline_asm: operands and results of one shape, a pack that divides it */
+static void check_inline_asm(Verifier *V, OpId id, const IrOp *op) {
+    IrType a = T(V, op->operands[0]);
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (!need(V, id, ty_same_shape(T(V, op->operands[i]), a), "operands differ in shape%s", "")) return;
+    if (!need(V, id, op->nres >= 1, "needs a result%s", "")) return;
+    for (uint32_t i = 0; i < op->nres; i++) {
+        IrType r = T(V, op->results[i]);
+        need(V, id, ty_same_shape(r, a) && r.dt != DT_PTR && r.dt != DT_I1, "results must be numbers of the operands' shape%s", "");
+    }
+    need(V, id, op->sattr && strchr(op->sattr, '\n'), "asm must be the constraints, a newline, then the assembly%s", "");
+    int64_t p = op->attr[1];
+    need(V, id, p >= 1 && (p & (p - 1)) == 0 && p <= ty_numel(a), "pack must be a power of two up to the element count%s", "");
+}
+
 static bool dot_input(IrType t) {
     return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32 || t.dt == DT_I8 || dt_is_fp8(t.dt);
 }
@@ -619,6 +634,7 @@ static void check_types(Verifier *V, OpId id, const IrOp *op) {
     case OP_REDUCE: check_reduce(V, id, op); break;
     case OP_SCAN: case OP_REDUCE_FN: check_combine(V, id, op); break;
     case OP_FLIP: case OP_SORT: case OP_GATHER: case OP_HISTOGRAM: check_perm(V, id, op); break;
+    case OP_INLINE_ASM: check_inline_asm(V, id, op); break;
     case OP_DOT: case OP_DOT_ASYNC: check_dot(V, id, op); break;
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: check_memory(V, id, op); break;
     case OP_LOCAL_ALLOC: case OP_LOCAL_VIEW: case OP_LOCAL_STORE: case OP_LOCAL_LOAD: case OP_ASYNC_COPY:
@@ -643,6 +659,7 @@ static void operand_range(int code, uint32_t *lo, uint32_t *hi) {
     case OP_MATH: *lo = 1, *hi = 2; break;
     case OP_SCAN: case OP_REDUCE_FN: *lo = 1, *hi = 16; break;
     case OP_HISTOGRAM: *lo = 1, *hi = 2; break;
+    case OP_INLINE_ASM: *lo = 1, *hi = 64; break;
     case OP_STORE: case OP_ATOMIC_RMW: *lo = 2, *hi = 3; break;
     case OP_LOCAL_ALLOC: *lo = 0, *hi = 1; break;
     case OP_ASYNC_COPY: *lo = 2, *hi = 3; break;

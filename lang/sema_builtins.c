@@ -886,6 +886,96 @@ static Val b_histogram(Sema *S, BArgs *a) {
     return sema_val_ir(S, build(S, OP_HISTOGRAM, ops, n, ty_block(ty_scalar(DT_I32), 1, &s), a->call, NULL));
 }
 
+/* ---- inline assembly ---- */
+
+/* Registers one invocation of the assembly gives an operand of dtype dt: elements under
+ * 32 bits go several to a 32-bit register when pack > 1 (Triton's rule), others one each. */
+static int asm_regs(int dt, int64_t pack) {
+    int w = dt_bits(dt);
+    if (w >= 32 || pack == 1) return (int)pack;
+    int64_t per = 32 / w < pack ? 32 / w : pack;
+    return (int)(pack / per);
+}
+
+/* The operand entries of an LLVM constraint string (clobbers, "~{...}", are not). */
+static int asm_operands(const char *c) {
+    int n = 0;
+    for (const char *p = c; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len && *p == ' ') p++, len--;
+        if (len && *p != '~') n++;
+        p += len;
+        if (*p == ',') p++;
+    }
+    return n;
+}
+
+/* tl.inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack): args (numbers,
+ * blocks, pointers) broadcast to one shape, each keeping its dtype; dtype one dtype or a
+ * tuple (a tuple of results). The constraint string must list one operand per register:
+ * the results' first, then the arguments'. */
+static Val b_inline_asm(Sema *S, BArgs *a) {
+    if (a->v[0].k != V_STR) sema_error(S, a->loc[0], "inline_asm_elementwise: asm must be a string, got %s", sema_val_kind_name(S, a->v[0]));
+    if (a->v[1].k != V_STR)
+        sema_error(S, a->loc[1], "inline_asm_elementwise: constraints must be a string, got %s", sema_val_kind_name(S, a->v[1]));
+    if (strchr(a->v[1].s, '\n')) sema_error(S, a->loc[1], "inline_asm_elementwise: the constraints hold a newline");
+    Val args = a->v[2];
+    int n = args.k == V_TUPLE ? args.n : 1;
+    if (n < 1 || n > 32) sema_error(S, a->loc[2], "inline_asm_elementwise: give 1 to 32 arguments, got %d", n);
+    ValId ops[32];
+    IrType shape = ty_scalar(DT_I32);
+    for (int i = 0; i < n; i++) {
+        Val v = args.k == V_TUPLE ? args.items[i] : args;
+        if (v.k != V_IR && !sema_val_is_const(v))
+            sema_error(S, a->loc[2], "inline_asm_elementwise: argument %d must be a number or a block, got %s", i, sema_val_kind_name(S, v));
+        ops[i] = v.k == V_IR ? v.v : sema_to_ir(S, v, a->loc[2]);
+        IrType t = ir_type(sema_func(S), ops[i]);
+        if (t.dt == DT_I1) sema_error(S, a->loc[2], "inline_asm_elementwise: argument %d is i1: convert it to an integer type", i);
+        shape = i ? sema_broadcast_shape(S, shape, t, a->call) : t;
+    }
+    for (int i = 0; i < n; i++) ops[i] = sema_emit_broadcast(S, ops[i], ty_with_elem(shape, ty_elem(ir_type(sema_func(S), ops[i]))), a->call);
+    Val dts = a->v[3];
+    int nres = dts.k == V_TUPLE ? dts.n : 1;
+    if (nres < 1 || nres > 16) sema_error(S, a->loc[3], "inline_asm_elementwise: give 1 to 16 result dtypes, got %d", nres);
+    IrType rt[16];
+    for (int i = 0; i < nres; i++) {
+        Val d = dts.k == V_TUPLE ? dts.items[i] : dts;
+        if (d.k != V_DTYPE || d.ty.dt == DT_PTR || d.ty.dt == DT_I1)
+            sema_error(S, a->loc[3], "inline_asm_elementwise: dtype must be a number dtype (not i1) or a tuple of them, got %s",
+                       sema_val_kind_name(S, d));
+        rt[i] = ty_with_elem(shape, d.ty);
+    }
+    bool pure;
+    if (!sema_truthy_const(S, a->v[4], a->loc[4], &pure))
+        sema_error(S, a->loc[4], "inline_asm_elementwise: is_pure must be a compile-time bool");
+    int64_t pack = need_int(S, a, 5), numel = ty_numel(shape);
+    if (pack < 1 || (pack & (pack - 1)) || pack > numel)
+        sema_error(S, a->loc[5], "inline_asm_elementwise: pack must be a power of two from 1 to the element count (%lld), got %lld",
+                   (long long)numel, (long long)pack);
+    int want = 0;
+    for (int i = 0; i < nres; i++) want += asm_regs(rt[i].dt, pack);
+    int outs = want;
+    for (int i = 0; i < n; i++) want += asm_regs(ir_type(sema_func(S), ops[i]).dt, pack);
+    int got = asm_operands(a->v[1].s);
+    if (got != want)
+        sema_error(S, a->loc[1], "inline_asm_elementwise: the constraints name %d operands; with pack=%lld this call has %d: %d "
+                   "result register%s, then %d for the arguments (elements under 32 bits go several to a register)", got,
+                   (long long)pack, want, outs, outs == 1 ? "" : "s", want - outs);
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    OpId op = ir_build(sema_builder(S), OP_INLINE_ASM, ops, (uint32_t)n, rt, (uint32_t)nres);
+    sema_builder(S)->loc = saved;
+    IrFunc *f = sema_func(S);
+    f->ops[op].sattr = arena_printf(S->arena, "%s\n%.*s", a->v[1].s, (int)a->v[0].slen, a->v[0].s);
+    f->ops[op].attr[0] = pure;
+    f->ops[op].attr[1] = pack;
+    if (dts.k != V_TUPLE) return sema_val_ir(S, ir_result(f, op, 0));
+    Val items[16];
+    for (int i = 0; i < nres; i++) items[i] = sema_val_ir(S, ir_result(f, op, (uint32_t)i));
+    return sema_val_tuple(S, items, nres);
+}
+
 /* ---- dot ---- */
 
 static Val b_dot(Sema *S, BArgs *a) {
@@ -1358,6 +1448,7 @@ static const Builtin builtins[] = {
     {"topk", "x,k,dim=", b_topk, BF_METHOD},
     {"gather", "src,index,axis", b_gather, BF_METHOD},
     {"histogram", "input,num_bins,mask=", b_histogram, BF_METHOD},
+    {"inline_asm_elementwise", "asm,constraints,args,dtype,is_pure,pack", b_inline_asm, 0},
     {"dot", "input,other,acc=,input_precision=,allow_tf32=,max_num_imprecise_acc=,out_dtype=", b_dot, 0},
     {"trans", "input,*dims", b_trans, BF_METHOD},
     {"permute", "input,*dims", b_trans, BF_METHOD},

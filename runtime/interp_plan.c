@@ -374,6 +374,14 @@ static int check_op(Plan *p, OpId id) {
          "has %u regions", op->nregions);
     if (op->code >= OP_ADD && op->code <= OP_ADDPTR) return check_elementwise(p, op);
     NEED(!(info->flags & F_GPU), "'%s' exists only in the GPU back end; the interpreter runs the IR before it", info->name);
+    if (op->code == OP_INLINE_ASM) { /* a user's PTX: no CPU runs it */
+        p->c->failed = true;
+        interp_msg(p->c, "kernel '%s'", p->f->name);
+        if (op->loc.src) interp_msg(p->c, " (%s:%d:%d)", op->loc.src->name, op->loc.line, op->loc.col);
+        interp_msg(p->c, ": tl.inline_asm_elementwise runs GPU assembly, which the CPU interpreter cannot run: launch "
+                         "this kernel on a CUDA device");
+        return -1;
+    }
     switch (op->code) {
     case OP_ARANGE:
         NEED(op->attr[0] >= -(INT64_C(1) << 40) && op->attr[0] <= (INT64_C(1) << 40) &&

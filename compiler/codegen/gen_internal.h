@@ -117,6 +117,7 @@ void gen_reduce(Gen *g, OpId id);                       /* llvm_reduce.c */
 void gen_scan(Gen *g, OpId id);                         /* llvm_scan.c: scan, reduce_fn */
 void gen_sort(Gen *g, OpId id);                         /* llvm_sort.c: sort, flip */
 void gen_gather(Gen *g, OpId id);                       /* llvm_gather.c: gather, histogram */
+void gen_inline_asm(Gen *g, OpId id);                   /* llvm_inline_asm.c */
 /* llvm_axis.c: an axis's index bits (digits) in a layout (ir_layout_axis_separable) */
 typedef struct GenDigits {
     int n;                         /* log2 of the axis's length */

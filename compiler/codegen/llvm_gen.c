@@ -66,6 +66,7 @@ static void gen_op(Gen *g, OpId id) {
     case OP_SCAN: case OP_REDUCE_FN: gen_scan(g, id); return;
     case OP_SORT: case OP_FLIP: gen_sort(g, id); return;
     case OP_GATHER: case OP_HISTOGRAM: gen_gather(g, id); return;
+    case OP_INLINE_ASM: gen_inline_asm(g, id); return;
     case OP_DOT: gen_dot(g, id); return;
     case OP_DOT_ASYNC: case OP_DOT_WAIT: gen_mma(g, id); return;
     case OP_LOCAL_ALLOC: case OP_LOCAL_VIEW: case OP_LOCAL_STORE: case OP_LOCAL_LOAD: case OP_ASYNC_COPY:

@@ -270,6 +270,11 @@ static void pref_op(Ctx *c, OpId id) {
         prefer(c, op->operands[2], l);
         return;
     }
+    if (op->code == OP_INLINE_ASM && op->nres > 1) { /* several results, one layout */
+        uint32_t want = c->pref[op->results[0]];
+        for (uint32_t i = 0; want && i < op->nopnds; i++) prefer_as(c, op->operands[i], want, c->weak[op->results[0]]);
+        return;
+    }
     if (op->code == OP_SCAN || op->code == OP_FLIP || op->code == OP_SORT || op->code == OP_GATHER) {
         /* the operand (gather: the index) where the result is wanted */
         uint32_t want = c->pref[op->results[0]];
@@ -372,6 +377,7 @@ static bool remat_inner(const IrOp *op) {
     if (op->code == OP_BROADCAST || op->code == OP_EXPAND_DIMS || op->code == OP_MULTIPLE_OF ||
         op->code == OP_MAX_CONTIGUOUS)
         return true;
+    if (op->code == OP_INLINE_ASM) return false; /* a user's assembly runs once, where it is */
     return (ir_op_info[op->code].flags & F_ELEM) != 0;
 }
 
@@ -606,6 +612,13 @@ static void assign_op(Ctx *c, OpList *out, OpId id) {
     if (code == OP_FOR || code == OP_WHILE || code == OP_IF) return assign_control(c, out, id);
     if (code == OP_SCAN || code == OP_REDUCE_FN) return assign_combine(c, out, id);
     if (code == OP_FLIP || code == OP_SORT || code == OP_GATHER || code == OP_HISTOGRAM) return assign_perm(c, out, id);
+    if (code == OP_INLINE_ASM && op->nres > 1 && is_block(f, op->results[0])) { /* elementwise, several results */
+        uint32_t l = first_block_layout(c, id);
+        if (!l) l = fresh_layout(c, op->results[0]);
+        for (uint32_t i = 0; i < op->nres; i++) set_layout(c, f->ops[id].results[i], l);
+        require(c, out, id, 0, l);
+        return;
+    }
     if (code == OP_STORE) {
         uint32_t anchor = is_block(f, op->operands[0]) ? mem_layout(c, id) : 0;
         if (anchor) {

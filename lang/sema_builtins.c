@@ -170,7 +170,74 @@ static IrType shape3(Sema *S, ValId x, ValId y, ValId z, Loc loc) {
     return s;
 }
 
+/* padding_option: "" or None (masked-off lanes read 0, as Nereid's masked loads do),
+ * "zero" or "nan" (floats only); the value for `other`, or none. */
+static Val padding(Sema *S, BArgs *a, int i, int dt) {
+    Val v = a->v[i];
+    if (v.k == V_NONE || (v.k == V_STR && (!*v.s || !strcmp(v.s, "zero")))) return sema_val_int(0);
+    if (v.k == V_STR && !strcmp(v.s, "nan")) {
+        if (!dt_is_float(dt)) sema_error(S, a->loc[i], "tl.%s: padding_option \"nan\" needs a float element type, got %s", a->name, dt_name(dt));
+        return sema_val_float(NAN);
+    }
+    if (v.k == V_STR) sema_error(S, a->loc[i], "tl.%s: padding_option must be \"zero\" or \"nan\", got \"%s\"", a->name, v.s);
+    sema_error(S, a->loc[i], "tl.%s: padding_option must be \"zero\" or \"nan\", got %s", a->name, sema_val_kind_name(S, v));
+}
+
+/* tl.load / tl.store through a block pointer: mask and other are the block pointer's. */
+static bool block_ptr_arg(Sema *S, BArgs *a) {
+    Val p = a->v[0];
+    if (p.k != V_TUPLE || !p.tag) return false;
+    if (p.tag == TAG_TENSOR_DESC)
+        sema_error(S, a->loc[0], "tl.%s: a tensor descriptor is accessed with desc.%s(offsets%s), not tl.%s", a->name, a->name,
+                   !strcmp(a->name, "store") ? ", value" : "", a->name);
+    return true;
+}
+
+/* A value stored through a block pointer or a tensor descriptor: a scalar is broadcast,
+ * a block must have the block's shape and element type (as in Triton). */
+static ValId block_value(Sema *S, Val v, IrType block, const char *fn, Loc loc) {
+    int dt = block.dt;
+    if (v.k == V_IR && v.ty.rank) {
+        char buf[96];
+        if (!ty_equal(ty_with_elem(v.ty, ty_scalar(dt)), block))
+            sema_error(S, loc, "%s: the value is %s, not of the block's shape %s", fn, sema_val_kind_name(S, v), ty_str(block, buf, sizeof buf));
+        if (v.ty.dt != dt)
+            sema_error(S, loc, "%s: the value's element type %s is not the block's %s (convert it with .to())", fn, dt_name(v.ty.dt), dt_name(dt));
+        return v.v;
+    }
+    if (v.k != V_IR && !sema_val_is_const(v)) sema_error(S, loc, "%s: cannot store %s", fn, sema_val_kind_name(S, v));
+    return sema_emit_broadcast(S, sema_to_ir_dt(S, v, dt, loc), block, loc);
+}
+
+static Val load_block(Sema *S, BArgs *a, ValId ptrs, ValId mask, IrType block, int pad_arg) {
+    ValId ops[3] = {ptrs, 0, 0};
+    int n = 1;
+    if (mask) {
+        ops[n++] = mask;
+        Val pad = pad_arg >= 0 ? padding(S, a, pad_arg, block.dt) : sema_val_int(0);
+        ops[n++] = sema_emit_const(S, block, pad, a->call);
+    }
+    return sema_val_ir(S, build(S, OP_LOAD, ops, n, block, a->call, NULL));
+}
+
+static void store_block(Sema *S, BArgs *a, ValId ptrs, ValId val, ValId mask) {
+    ValId ops[3] = {ptrs, val, mask};
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    ir_build(sema_builder(S), OP_STORE, ops, mask ? 3 : 2, NULL, 0);
+    sema_builder(S)->loc = saved;
+}
+
 static Val b_load(Sema *S, BArgs *a) {
+    if (block_ptr_arg(S, a)) {
+        for (int i = 1; i <= 2; i++)
+            if (has(a, i)) sema_error(S, a->loc[i], "tl.load: a block pointer's load takes no '%s': its bounds are checked with boundary_check", i == 1 ? "mask" : "other");
+        Val bp = a->v[0];
+        if (has(a, 4) && !has(a, 3)) (void)padding(S, a, 4, bp.ty.dt);
+        ValId ptrs, mask;
+        sema_block_ptr_address(S, "tl.load", bp, NULL, a->loc[0], a->v[3], a->loc[3], a->call, &ptrs, &mask);
+        return load_block(S, a, ptrs, mask, bp.ty, 4);
+    }
     Val p = need_pointer(S, a, 0);
     ValId mask = has(a, 1) ? need_mask(S, a, 1) : 0, other = 0;
     IrType elem = ty_scalar(p.ty.pointee);
@@ -178,8 +245,10 @@ static Val b_load(Sema *S, BArgs *a) {
         if (!mask) sema_error(S, a->loc[2], "tl.load: 'other' needs a 'mask'");
         other = sema_to_ir_dt(S, a->v[2], elem.dt, a->loc[2]);
     }
-    if (has(a, 3) && !(a->v[3].k == V_TUPLE && a->v[3].n == 0))
-        sema_error(S, a->loc[3], "tl.load: boundary_check applies to block pointers, which Nereid does not have");
+    for (int i = 3; i <= 4; i++)
+        if (has(a, i) && !(a->v[i].k == V_TUPLE && a->v[i].n == 0) && !(a->v[i].k == V_STR && !*a->v[i].s))
+            sema_error(S, a->loc[i], "tl.load: %s applies to block pointers (tl.make_block_ptr); bound a block of pointers with a mask",
+                       i == 3 ? "boundary_check" : "padding_option");
     IrType s = shape3(S, p.v, mask, other, a->call);
     ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call), 0, 0};
     int n = 1;
@@ -189,6 +258,15 @@ static Val b_load(Sema *S, BArgs *a) {
 }
 
 static Val b_store(Sema *S, BArgs *a) {
+    if (block_ptr_arg(S, a)) {
+        if (has(a, 2)) sema_error(S, a->loc[2], "tl.store: a block pointer's store takes no 'mask': its bounds are checked with boundary_check");
+        Val bp = a->v[0];
+        ValId val = block_value(S, a->v[1], bp.ty, "tl.store", a->loc[1]);
+        ValId ptrs, mask;
+        sema_block_ptr_address(S, "tl.store", bp, NULL, a->loc[0], a->v[3], a->loc[3], a->call, &ptrs, &mask);
+        store_block(S, a, ptrs, val, mask);
+        return sema_val_none();
+    }
     Val p = need_pointer(S, a, 0);
     IrType elem = ty_scalar(p.ty.pointee);
     Val v = a->v[1];
@@ -196,15 +274,44 @@ static Val b_store(Sema *S, BArgs *a) {
     ValId val = sema_to_ir_dt(S, v, elem.dt, a->loc[1]);
     ValId mask = has(a, 2) ? need_mask(S, a, 2) : 0;
     if (has(a, 3) && !(a->v[3].k == V_TUPLE && a->v[3].n == 0))
-        sema_error(S, a->loc[3], "tl.store: boundary_check applies to block pointers, which Nereid does not have");
+        sema_error(S, a->loc[3], "tl.store: boundary_check applies to block pointers (tl.make_block_ptr); bound a block of pointers with a mask");
     IrType s = shape3(S, p.v, val, mask, a->call);
     ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call), sema_emit_broadcast(S, val, s, a->call), 0};
-    int n = 2;
-    if (mask) ops[n++] = sema_emit_broadcast(S, mask, s, a->call);
-    Loc saved = sema_builder(S)->loc;
-    sema_builder(S)->loc = a->call;
-    ir_build(sema_builder(S), OP_STORE, ops, (uint32_t)n, NULL, 0);
-    sema_builder(S)->loc = saved;
+    if (mask) ops[2] = sema_emit_broadcast(S, mask, s, a->call);
+    store_block(S, a, ops[0], ops[1], ops[2]);
+    return sema_val_none();
+}
+
+/* ---- block pointers and tensor descriptors (lowered in sema_blockptr.c) ---- */
+
+static Val b_make_block_ptr(Sema *S, BArgs *a) { return sema_block_ptr_make(S, a->v, a->loc, a->call); }
+
+static Val b_advance(Sema *S, BArgs *a) { return sema_block_ptr_advance(S, a->v[0], a->v[1], a->loc[0], a->loc[1]); }
+
+static Val b_make_tensor_desc(Sema *S, BArgs *a) { return sema_tensor_desc_make(S, a->v, a->loc, a->call); }
+
+static Val need_desc(Sema *S, BArgs *a) {
+    Val d = a->v[0];
+    if (d.k != V_TUPLE || d.tag != TAG_TENSOR_DESC)
+        sema_error(S, a->loc[0], "%s: expected a tensor descriptor (tl.make_tensor_descriptor), got %s", a->name, sema_val_kind_name(S, d));
+    return d;
+}
+
+static Val b_desc_load(Sema *S, BArgs *a) {
+    Val d = need_desc(S, a);
+    ValId ptrs, mask;
+    sema_block_ptr_address(S, "desc.load", d, &a->v[1], a->loc[1], sema_val_none(), a->call, a->call,
+                           &ptrs, &mask);
+    ValId ops[3] = {ptrs, mask, sema_emit_const(S, d.ty, d.i ? sema_val_float(NAN) : sema_val_int(0), a->call)};
+    return sema_val_ir(S, build(S, OP_LOAD, ops, 3, d.ty, a->call, NULL));
+}
+
+static Val b_desc_store(Sema *S, BArgs *a) {
+    Val d = need_desc(S, a);
+    ValId val = block_value(S, a->v[2], d.ty, "desc.store", a->loc[2]);
+    ValId ptrs, mask;
+    sema_block_ptr_address(S, "desc.store", d, &a->v[1], a->loc[1], sema_val_none(), a->call, a->call, &ptrs, &mask);
+    store_block(S, a, ptrs, val, mask);
     return sema_val_none();
 }
 
@@ -1244,6 +1351,23 @@ static void describe(Sema *S, StrBuf *sb, Val v) {
     case V_INT: sb_printf(sb, "%lld", (long long)v.i); break;
     case V_FLOAT: sb_printf(sb, "%g", v.f); break;
     case V_BOOL: sb_puts(sb, v.i ? "True" : "False"); break;
+    case V_DTYPE: {
+        char buf[64];
+        sb_puts(sb, ty_str(v.ty, buf, sizeof buf));
+        break;
+    }
+    case V_TUPLE:
+        if (v.tag) {
+            sb_puts(sb, sema_val_kind_name(S, v));
+            break;
+        }
+        sb_putc(sb, '(');
+        for (int i = 0; i < v.n; i++) {
+            if (i) sb_puts(sb, ", ");
+            describe(S, sb, v.items[i]);
+        }
+        sb_puts(sb, v.n == 1 ? ",)" : ")");
+        break;
     default: sb_puts(sb, sema_val_kind_name(S, v));
     }
 }
@@ -1407,6 +1531,11 @@ static const Builtin builtins[] = {
     {"zeros_like", "input,dtype=", b_zeros_like, 0},
     {"load", "pointer,mask=,other=,boundary_check=,padding_option=,cache_modifier=,eviction_policy=,volatile=", b_load, 0},
     {"store", "pointer,value,mask=,boundary_check=,cache_modifier=,eviction_policy=", b_store, 0},
+    {"make_block_ptr", "base,shape,strides,offsets,block_shape,order", b_make_block_ptr, 0},
+    {"advance", "base,offsets", b_advance, 0},
+    {"make_tensor_descriptor", "base,shape,strides,block_shape,padding_option=", b_make_tensor_desc, 0},
+    {"load_tensor_descriptor", "desc,offsets", b_desc_load, 0},
+    {"store_tensor_descriptor", "desc,offsets,value", b_desc_store, 0},
     {"where", "condition,x,y", b_where, 0},
     {"minimum", "x,y,propagate_nan=", b_minmax, 0},
     {"maximum", "x,y,propagate_nan=", b_minmax, 0},

@@ -18,7 +18,7 @@ SAN     ?=
 CFLAGS_BASE := -std=c11 -Wall -Wextra -Werror -g $(OPT) $(SAN) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fPIC
 LLVM_CFLAGS := $(shell $(LLVM_CONFIG) --cflags 2>/dev/null | tr ' ' '\n' | grep -E '^-(I|D)' | tr '\n' ' ')
 CFLAGS  := $(CFLAGS_BASE) $(LLVM_CFLAGS) -I. -Iinclude -I$(BUILD)/gen
-LLVM_COMPONENTS := core analysis passes target nvptx
+LLVM_COMPONENTS := core analysis passes target nvptx bitreader linker
 LLVM_LIBS := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_CONFIG) --libs $(LLVM_COMPONENTS) 2>/dev/null)
 LDLIBS  := $(LLVM_LIBS) -lm -lpthread -ldl
 

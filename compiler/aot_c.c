@@ -136,6 +136,8 @@ static unsigned char *assemble(const char *ptxas, const char *arch, const StrBuf
 
 static int compile_image(Aot *A, AotImage *im, Diag *diag) {
     const AotOptions *o = A->o;
+    char ldbuf[4096];
+    const char *libdevice = gpu_libdevice_find(ldbuf, sizeof ldbuf); /* linked into the PTX */
     PtxPart *parts = calloc((size_t)A->nentries, sizeof *parts);
     GpuResult *res = calloc((size_t)A->nentries, sizeof *res);
     char (*names)[300] = calloc((size_t)A->nentries, sizeof *names);
@@ -146,7 +148,7 @@ static int compile_image(Aot *A, AotImage *im, Diag *diag) {
         for (int v = 0; v < K->nvariants && !rc; v++) {
             int e = K->first_entry + v;
             GpuSpec spec = {K->nparams, K->facts[v]};
-            GpuTarget t = {im->arch, o->num_warps, o->num_stages, NULL};
+            GpuTarget t = {im->arch, o->num_warps, o->num_stages, NULL, libdevice};
             if (!gpu_compile_kernel(K->f, &spec, &t, GPU_DUMP_NONE, NULL, NULL, &res[e], diag)) {
                 rc = 1;
                 break;

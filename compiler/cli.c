@@ -21,6 +21,7 @@ static const char usage_text[] =
     "                      [-o OUT] [--print-after-all] [--num-warps=N] [--num-stages=N]\n"
     "                      [--emit=gpu-ir|llvm|ptx|cubin] [--arch=sm_80|sm_90|sm_90a] [--time]\n"
     "                      [--divisible=P,...] [--one=P,...] [--no-align] [--llvm-passes=PIPELINE]\n"
+    "                      [--libdevice=FILE|none]\n"
     "                      [--strict-ptxas]\n"
     "       nereid compile FILE.nr --emit=c [--arch=sm_80,sm_90a] -o DIR/NAME [-k KERNEL] [-D ...]\n"
     "                      [--num-warps=N] [--num-stages=N] [--one=P,...] [--divisible=P,...] [--no-ptxas]\n"
@@ -43,7 +44,9 @@ static const char usage_text[] =
     "parameters named by --divisible as nonzero multiples of 16, those named by --one as equal\n"
     "to 1.\n"
     "--time prints the time of each stage to standard error. --llvm-passes replaces the LLVM\n"
-    "pipeline (e.g. 'default<O3>').\n"
+    "pipeline (e.g. 'default<O3>'). --libdevice names CUDA's libdevice.10.bc, which the math\n"
+    "functions (tl.erf, libdevice.pow, ...) call; none uses Nereid's own routines (default: as\n"
+    "the runtime finds it: NEREID_LIBDEVICE, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda).\n"
     "opt: reads textual IR (front-end or GPU-stage), verifies it, runs the passes named\n"
     "(inline, canonicalize, cse, dce, gpu-assign-layouts, gpu-lower-dot-operands,\n"
     "gpu-pipeline, gpu-alloc-shared, gpu-insert-barriers; none: no pass) and prints the result.\n"
@@ -66,7 +69,8 @@ typedef struct CliArgs {
     int ndefines;
     NrCompileOptions o;
     GpuEmit gpu;
-    const char *arch, *divisible, *one, *llvm_passes;
+    const char *arch, *divisible, *one, *llvm_passes, *libdevice;
+    bool libdevice_set;          /* --libdevice given (libdevice NULL: none) */
     bool time, no_align, strict_ptxas;
     bool aot, no_ptxas;          /* --emit=c */
     const char *archs[8];        /* --arch=A,B,... (--emit=c) */
@@ -144,6 +148,12 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
         else if (!strncmp(s, "--divisible=", 12)) a->divisible = s + 12;
         else if (!strncmp(s, "--one=", 6)) a->one = s + 6;
         else if (!strncmp(s, "--llvm-passes=", 14)) a->llvm_passes = s + 14;
+        else if (!strncmp(s, "--libdevice=", 12)) {
+            a->libdevice_set = true;
+            a->libdevice = strcmp(s + 12, "none") ? s + 12 : NULL;
+            if (a->libdevice && access(a->libdevice, R_OK))
+                return usage_error("--libdevice: cannot read '%s'", a->libdevice);
+        }
         else if (!strncmp(s, "--arch=", 7) || !strcmp(s, "--arch")) {
             const char *v = s[6] == '=' ? s + 7 : next;
             if (!v) return usage_error("%s needs a value", s);
@@ -301,7 +311,9 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
         }
         fill_spec(a, f, facts);
         GpuSpec spec = {(int)f->regions[f->body].nargs, facts};
-        GpuTarget t = {a->arch, prog->num_warps, prog->num_stages, a->llvm_passes};
+        char ldbuf[4096];
+        GpuTarget t = {a->arch, prog->num_warps, prog->num_stages, a->llvm_passes,
+                       a->libdevice_set ? a->libdevice : gpu_libdevice_find(ldbuf, sizeof ldbuf)};
         GpuResult r;
         StrBuf llvm;
         sb_init(&llvm);

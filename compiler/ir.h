@@ -97,6 +97,18 @@ typedef enum { CMP_PRED_EQ, CMP_PRED_NE, CMP_PRED_LT, CMP_PRED_LE, CMP_PRED_GT, 
 typedef enum { RED_SUM, RED_MAX, RED_MIN, RED_ARGMAX, RED_ARGMIN } RedKind;
 typedef enum { RMW_ADD, RMW_MAX, RMW_MIN, RMW_XCHG, RMW_AND, RMW_OR, RMW_XOR } RmwKind;
 typedef enum { PREC_IEEE, PREC_TF32 } DotPrec;
+typedef enum {
+#define MATHFN(e, name, nargs, exact) MATH_##e,
+#include "ir_mathfn.def"
+#undef MATHFN
+    MATH_COUNT
+} MathFn;
+typedef struct MathFnInfo {
+    const char *name;
+    int nargs;
+    bool exact;
+} MathFnInfo;
+extern const MathFnInfo ir_mathfn_info[MATH_COUNT]; /* constant table (ir_print.c) */
 
 typedef struct IrValue {
     IrType ty;
@@ -246,7 +258,7 @@ OpId ir_clone_op(IrFunc *df, RegionId dst, IrFunc *sf, OpId op, ValId *map);
  * (attr[slot], fattr or sattr) and how it is written. */
 typedef enum {
     IR_ATTR_INT, IR_ATTR_FLOAT, IR_ATTR_STR, IR_ATTR_CMP, IR_ATTR_RED, IR_ATTR_RMW,
-    IR_ATTR_PREC, IR_ATTR_INTS, IR_ATTR_NUM
+    IR_ATTR_PREC, IR_ATTR_INTS, IR_ATTR_NUM, IR_ATTR_MATHFN
 } IrAttrKind;
 enum { IR_MAX_ATTRS = 4 };
 typedef struct IrAttrSpec {
@@ -257,7 +269,7 @@ typedef struct IrAttrSpec {
 } IrAttrSpec;
 /* Fills out[] with the op's attributes; returns how many (0 for a bad code). */
 int ir_attr_specs(int code, IrAttrSpec out[IR_MAX_ATTRS]);
-/* Enum kinds (cmp, red, rmw, prec): name of a value (NULL if out of range), the value
+/* Enum kinds (cmp, red, rmw, prec, mathfn): name of a value (NULL if out of range), the value
  * of a name (-1 if unknown), and "a, b, c" for messages. */
 const char *ir_attr_enum_name(int kind, int64_t v);
 int ir_attr_enum_value(int kind, const char *name, size_t len);

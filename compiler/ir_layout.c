@@ -531,3 +531,32 @@ void ir_layout_print(StrBuf *out, const IrLayout *l) {
     }
     sb_putc(out, '>');
 }
+
+/* ---- scans: the axis in the layout ---- */
+
+static uint32_t axis_mask(const LinearLayout *l, int axis) {
+    return ((1u << l->log2shape[axis]) - 1) << ll_dim_shift(l, axis);
+}
+
+bool ir_layout_axis_separable(const IrModule *m, uint32_t layout, IrType t, int axis) {
+    LinearLayout l;
+    ir_layout_linear(m, layout, t, &l);
+    uint32_t amask = axis_mask(&l, axis), seen = 0;
+    for (int in = 0; in < LL_NIN; in++)
+        for (int i = 0; i < l.nbits[in]; i++) {
+            uint32_t b = l.basis[in][i], a = b & amask;
+            if (!a) continue;
+            if (b != a || (a & (a - 1)) || (seen & a)) return false;
+            seen |= a;
+        }
+    return seen == amask;
+}
+
+bool ir_layout_axis_warps(const IrModule *m, uint32_t layout, IrType t, int axis) {
+    LinearLayout l;
+    ir_layout_linear(m, layout, t, &l);
+    uint32_t amask = axis_mask(&l, axis);
+    for (int i = 0; i < l.nbits[LL_WARP]; i++)
+        if (l.basis[LL_WARP][i] & amask) return true;
+    return false;
+}

@@ -57,6 +57,16 @@ int ir_layout_num_warps(const IrModule *m, uint32_t id);
  * num_warps when > 0)? If not, the reason goes to why. Parents are checked too. */
 bool ir_layout_check(const IrModule *m, uint32_t id, IrType t, int num_warps, StrBuf *why);
 
+/* Can a scan or reduce_fn run along `axis` of a block of t in this distributed layout:
+ * does every input bit with a nonzero basis step along the axis alone (by one of its
+ * index bits) or not at all, and no two alike, every axis bit covered? Then each of the
+ * axis's index bits is one register, lane or warp bit, and the combine runs digit by
+ * digit over them (codegen/llvm_scan.c); the layouts Nereid makes qualify. */
+bool ir_layout_axis_separable(const IrModule *m, uint32_t layout, IrType t, int axis);
+/* Does some warp bit step along the axis (a scan or reduce_fn then exchanges through
+ * shared memory)? */
+bool ir_layout_axis_warps(const IrModule *m, uint32_t layout, IrType t, int axis);
+
 /* The linear map of layout `id` for blocks of t's shape (rank 0: an empty map). The
  * layout must pass ir_layout_check. */
 void ir_layout_linear(const IrModule *m, uint32_t id, IrType t, LinearLayout *out);

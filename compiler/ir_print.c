@@ -30,6 +30,23 @@ static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
 static const char *const red_names[] = {"sum", "max", "min", "argmax", "argmin"};
 static const char *const rmw_names[] = {"add", "max", "min", "xchg", "and", "or", "xor"};
 static const char *const prec_names[] = {"ieee", "tf32"};
+static const char *const mathfn_names[] = {
+#define MATHFN(e, name, nargs, exact) name,
+#include "ir_mathfn.def"
+#undef MATHFN
+};
+/* ", erf, erfc, ..." (read from its third character) */
+static const char mathfn_list[] = ""
+#define MATHFN(e, name, nargs, exact) ", " name
+#include "ir_mathfn.def"
+#undef MATHFN
+    ;
+
+const MathFnInfo ir_mathfn_info[MATH_COUNT] = {
+#define MATHFN(e, name, nargs, exact) {name, nargs, exact},
+#include "ir_mathfn.def"
+#undef MATHFN
+};
 
 typedef struct EnumNames {
     const char *const *names;
@@ -44,6 +61,7 @@ static EnumNames enum_names(int kind) {
     case IR_ATTR_RED: e = (EnumNames){red_names, 5, "sum, max, min, argmax, argmin"}; break;
     case IR_ATTR_RMW: e = (EnumNames){rmw_names, 7, "add, max, min, xchg, and, or, xor"}; break;
     case IR_ATTR_PREC: e = (EnumNames){prec_names, 2, "ieee, tf32"}; break;
+    case IR_ATTR_MATHFN: e = (EnumNames){mathfn_names, MATH_COUNT, mathfn_list + 2}; break;
     default: break;
     }
     return e;
@@ -64,8 +82,8 @@ int ir_attr_enum_value(int kind, const char *name, size_t len) {
 const char *ir_attr_enum_list(int kind) { return enum_names(kind).list; }
 
 static int attr_kind(const char *s, size_t n) {
-    static const char *const kinds[] = {"int", "float", "str", "cmp", "red", "rmw", "prec", "ints", "num"};
-    for (int i = 0; i < 9; i++)
+    static const char *const kinds[] = {"int", "float", "str", "cmp", "red", "rmw", "prec", "ints", "num", "mathfn"};
+    for (int i = 0; i < 10; i++)
         if (strlen(kinds[i]) == n && !memcmp(kinds[i], s, n)) return i;
     NR_DIE("ir_ops.def: unknown attribute kind '%.*s'", (int)n, s);
 }

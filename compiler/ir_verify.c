@@ -251,6 +251,95 @@ static void check_reduce(Verifier *V, OpId id, const IrOp *op) {
     same(V, id, r, want, "result must be the operand without axis");
 }
 
+/* scan and reduce_fn: n operands of one shape, their results, and the combine region's
+ * 2n scalar arguments (its yield is checked by walk_regions) */
+static void check_combine(Verifier *V, OpId id, const IrOp *op) {
+    IrType a = T(V, op->operands[0]);
+    int64_t axis = op->attr[0];
+    uint32_t n = op->nopnds;
+    if (!need(V, id, a.rank > 0 && axis >= 0 && axis < a.rank, "axis out of range%s", "")) return;
+    if (op->code == OP_SCAN) need(V, id, op->attr[1] == 0 || op->attr[1] == 1, "reverse must be 0 or 1%s", "");
+    if (op->nres != n) {
+        op_error(V, id, "has %u operands but %u results", n, op->nres);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        IrType x = T(V, op->operands[i]);
+        if (!need(V, id, ty_same_shape(x, a), "operands differ in shape%s", "")) return;
+        need(V, id, is_int(x) || is_float(x), "cannot combine %s", dt_name(x.dt));
+        IrType want = x;
+        if (op->code == OP_REDUCE_FN) {
+            memmove(want.shape + axis, want.shape + axis + 1, sizeof(int32_t) * (size_t)(x.rank - axis - 1));
+            want.rank--;
+        }
+        same(V, id, T(V, op->results[i]), want, op->code == OP_SCAN ? "result must have the operand's type"
+                                                                      : "result must be the operand without axis");
+    }
+    if (!valid_region(V->f, op->region[0])) return;
+    const IrRegion *r = &V->f->regions[op->region[0]];
+    if (r->nargs != 2 * n) {
+        op_error(V, id, "the combine region has %u arguments, expected %u", r->nargs, 2 * n);
+        return;
+    }
+    for (uint32_t i = 0; i < 2 * n; i++)
+        if (typed_val(V, r->args[i]))
+            same(V, id, T(V, r->args[i]), ty_elem(T(V, op->operands[i % n])), "combine argument and operand element types differ");
+    for (uint32_t i = 0; i < r->nops; i++) {
+        OpId k = r->ops[i];
+        if (k == 0 || k >= V->f->nops) continue; /* reported by the walk */
+        const IrOp *o = &V->f->ops[k];
+        bool ok = o->code == OP_YIELD || o->code == OP_CALL ||
+                  (o->code < OP_COUNT && (ir_op_info[o->code].flags & F_PURE) && !o->nregions);
+        if (!ok) {
+            op_error(V, id, "the combine region holds '%s': only pure ops without regions (and calls before inlining)",
+                     o->code < OP_COUNT ? ir_op_info[o->code].name : "?");
+            return;
+        }
+    }
+}
+
+/* flip, sort, gather, histogram */
+static void check_perm(Verifier *V, OpId id, const IrOp *op) {
+    IrType x = T(V, op->operands[0]), r = T(V, op->results[0]);
+    int64_t axis = op->attr[0];
+    if (op->code == OP_HISTOGRAM) {
+        need(V, id, x.rank == 1 && is_int(x), "histogram counts a 1-D integer block%s", "");
+        need(V, id, r.rank == 1 && r.dt == DT_I32, "histogram gives a 1-D i32 block%s", "");
+        if (op->nopnds == 2) same(V, id, T(V, op->operands[1]), ty_with_elem(x, ty_scalar(DT_I1)), "the mask must be i1 of the input's shape");
+        return;
+    }
+    if (!need(V, id, x.rank > 0 && axis >= 0 && axis < x.rank, "axis out of range%s", "")) return;
+    need(V, id, is_int(x) || is_float(x), "needs integers or floats%s", "");
+    if (op->code != OP_GATHER) {
+        same(V, id, r, x, "result must have the operand's type");
+        if (op->code == OP_SORT) need(V, id, op->attr[1] == 0 || op->attr[1] == 1, "descending must be 0 or 1%s", "");
+        return;
+    }
+    IrType ix = T(V, op->operands[1]);
+    if (!need(V, id, is_int(ix) && ix.rank == x.rank, "the index must be an integer block of the source's rank%s", "")) return;
+    for (int d = 0; d < x.rank; d++)
+        if (d != axis && ix.shape[d] != x.shape[d]) {
+            op_error(V, id, "the index's dim %d differs from the source's", d);
+            return;
+        }
+    same(V, id, r, ty_with_elem(ix, ty_elem(x)), "result must have the index's shape and the source's dtype");
+}
+
+/* inline_asm: operands and results of one shape, a pack that divides it */
+static void check_inline_asm(Verifier *V, OpId id, const IrOp *op) {
+    IrType a = T(V, op->operands[0]);
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (!need(V, id, ty_same_shape(T(V, op->operands[i]), a), "operands differ in shape%s", "")) return;
+    if (!need(V, id, op->nres >= 1, "needs a result%s", "")) return;
+    for (uint32_t i = 0; i < op->nres; i++) {
+        IrType r = T(V, op->results[i]);
+        need(V, id, ty_same_shape(r, a) && r.dt != DT_PTR && r.dt != DT_I1, "results must be numbers of the operands' shape%s", "");
+    }
+    need(V, id, op->sattr && strchr(op->sattr, '\n'), "asm must be the constraints, a newline, then the assembly%s", "");
+    int64_t p = op->attr[1];
+    need(V, id, p >= 1 && (p & (p - 1)) == 0 && p <= ty_numel(a), "pack must be a power of two up to the element count%s", "");
+}
+
 static bool dot_input(IrType t) {
     return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32 || t.dt == DT_I8 || dt_is_fp8(t.dt);
 }
@@ -527,6 +616,12 @@ static void check_types(Verifier *V, OpId id, const IrOp *op) {
     case OP_DIV: case OP_DIV_RN: case OP_FMA: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
     case OP_RSQRT: case OP_SIN: case OP_COS: case OP_FLOOR: case OP_CEIL:
         check_uniform(V, id, op, is_float, "float"); break;
+    case OP_MATH:
+        if (!need(V, id, op->attr[0] >= 0 && op->attr[0] < MATH_COUNT, "bad math function%s", "")) break;
+        if (!need(V, id, op->nopnds == (uint32_t)ir_mathfn_info[op->attr[0]].nargs, "wrong operand count for %s",
+                  ir_mathfn_info[op->attr[0]].name)) break;
+        check_uniform(V, id, op, is_float, "float");
+        break;
     case OP_CMP: check_cmp(V, id, op); break;
     case OP_SELECT: check_select(V, id, op); break;
     case OP_CVT: case OP_BITCAST: check_cast(V, id, op); break;
@@ -537,6 +632,9 @@ static void check_types(Verifier *V, OpId id, const IrOp *op) {
     case OP_RESHAPE: check_reshape(V, id, op); break;
     case OP_TRANS: check_trans(V, id, op); break;
     case OP_REDUCE: check_reduce(V, id, op); break;
+    case OP_SCAN: case OP_REDUCE_FN: check_combine(V, id, op); break;
+    case OP_FLIP: case OP_SORT: case OP_GATHER: case OP_HISTOGRAM: check_perm(V, id, op); break;
+    case OP_INLINE_ASM: check_inline_asm(V, id, op); break;
     case OP_DOT: case OP_DOT_ASYNC: check_dot(V, id, op); break;
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: check_memory(V, id, op); break;
     case OP_LOCAL_ALLOC: case OP_LOCAL_VIEW: case OP_LOCAL_STORE: case OP_LOCAL_LOAD: case OP_ASYNC_COPY:
@@ -558,6 +656,10 @@ static void operand_range(int code, uint32_t *lo, uint32_t *hi) {
     *lo = *hi = (uint32_t)n;
     switch (code) {
     case OP_LOAD: *lo = 1, *hi = 3; break;
+    case OP_MATH: *lo = 1, *hi = 2; break;
+    case OP_SCAN: case OP_REDUCE_FN: *lo = 1, *hi = 16; break;
+    case OP_HISTOGRAM: *lo = 1, *hi = 2; break;
+    case OP_INLINE_ASM: *lo = 1, *hi = 64; break;
     case OP_STORE: case OP_ATOMIC_RMW: *lo = 2, *hi = 3; break;
     case OP_LOCAL_ALLOC: *lo = 0, *hi = 1; break;
     case OP_ASYNC_COPY: *lo = 2, *hi = 3; break;
@@ -617,13 +719,16 @@ static bool check_results(Verifier *V, OpId id, const IrOp *op) {
 }
 
 /* Every region of for/if/while ends in a yield of the op's result types, except a
- * while's first, which ends in condition. */
+ * while's first, which ends in condition; a scan's or reduce_fn's in a yield of their
+ * element types. */
 static void walk_regions(Verifier *V, OpId id, int depth) {
     const IrOp *op = &V->f->ops[id];
     uint32_t n = op->nres;
     IrType *tys = calloc(n ? n : 1, sizeof(IrType));
     if (!tys) NR_DIE("out of memory");
     for (uint32_t i = 0; i < n; i++) tys[i] = valid_val(V, op->results[i]) ? T(V, op->results[i]) : ty_scalar(DT_VOID);
+    if (op->code == OP_SCAN || op->code == OP_REDUCE_FN) /* the combine yields scalars */
+        for (uint32_t i = 0; i < n; i++) tys[i] = ty_elem(tys[i]);
     for (uint32_t r = 0; r < op->nregions && r < 2; r++) {
         Expect e = {op->code == OP_WHILE && r == 0 ? OP_CONDITION : OP_YIELD, tys, n};
         verify_region(V, V->f->ops[id].region[r], id, &e, depth + 1);

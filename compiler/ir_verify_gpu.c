@@ -177,6 +177,26 @@ static bool same_bytes(GpuVerifier *V, const IrOp *op) {
     return true;
 }
 
+/* scan, reduce_fn: the operands in one layout, in which every axis index bit is one input
+ * bit (ir_layout_axis_separable); a scan's results in it, a reduce_fn's in its slice */
+static void check_combine(GpuVerifier *V, OpId id, const IrOp *op) {
+    ValId x = op->operands[0];
+    int axis = (int)op->attr[0];
+    for (uint32_t i = 1; i < op->nopnds; i++) same_layout(V, id, x, op->operands[i], "the operands of a scan or reduce_fn differ in layout");
+    if (!ir_layout_axis_separable(V->m, L(V, x), ir_type(V->f, x), axis))
+        fail(V, id, "the operand's layout mixes the axis with other dims (a scan needs each axis bit in one register, lane or warp bit)");
+    for (uint32_t i = 0; i < op->nres; i++) {
+        ValId r = op->results[i];
+        if (op->code == OP_SCAN) {
+            same_layout(V, id, x, r, "a scan's result must have its operand's layout");
+        } else if (is_block(V, r)) {
+            const IrLayout *rl = &V->m->layouts[L(V, r)];
+            if (rl->kind != LAYOUT_SLICE || rl->dim != axis || rl->parent != L(V, x))
+                fail(V, id, "the result's layout must be the slice of the operand's along the axis");
+        }
+    }
+}
+
 static void check_op(GpuVerifier *V, OpId id) {
     const IrOp *op = &V->f->ops[id];
     for (uint32_t i = 0; i < op->nres; i++) check_value(V, id, op->results[i], "result", i);
@@ -187,6 +207,16 @@ static void check_op(GpuVerifier *V, OpId id) {
         return;
     case OP_ASYNC_COPY: one_layout(V, id, 1); return;
     case OP_REDUCE: check_reduce(V, id, op); return;
+    case OP_SCAN: case OP_REDUCE_FN: check_combine(V, id, op); return;
+    case OP_FLIP: case OP_SORT:
+        same_layout(V, id, op->operands[0], op->results[0], "a flip's or sort's result must have its operand's layout");
+        if (!ir_layout_axis_separable(V->m, L(V, op->operands[0]), ir_type(V->f, op->operands[0]), (int)op->attr[0]))
+            fail(V, id, "the operand's layout mixes the axis with other dims");
+        return;
+    case OP_GATHER: same_layout(V, id, op->operands[1], op->results[0], "a gather's result must have its index's layout"); return;
+    case OP_HISTOGRAM:
+        if (op->nopnds > 1) same_layout(V, id, op->operands[0], op->operands[1], "a histogram's mask must have its input's layout");
+        return;
     case OP_DOT: case OP_DOT_ASYNC: check_dot(V, id, op); return;
     case OP_LOCAL_VIEW:
         if (L(V, op->operands[0]) != L(V, op->results[0])) fail(V, id, "a view keeps its buffer's layout");

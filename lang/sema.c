@@ -9,15 +9,28 @@
 
 #include "sema_internal.h"
 
+static _Noreturn void fail_with_notes(Sema *S) {
+    for (int i = S->depth - 1; i >= 0; i--) /* where the failing helper was called from */
+        if (S->stack[i].call_loc.src)
+            diag_note(S->diag, S->stack[i].call_loc, "in the call of '%s' here", S->stack[i].fn->name);
+    longjmp(S->fail, 1);
+}
+
 _Noreturn void sema_error(Sema *S, Loc loc, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     diag_verror(S->diag, loc, fmt, ap);
     va_end(ap);
-    for (int i = S->depth - 1; i >= 0; i--) /* where the failing helper was called from */
-        if (S->stack[i].call_loc.src)
-            diag_note(S->diag, S->stack[i].call_loc, "in the call of '%s' here", S->stack[i].fn->name);
-    longjmp(S->fail, 1);
+    fail_with_notes(S);
+}
+
+_Noreturn void sema_error_from(Sema *S, Loc loc, Loc from, const char *from_what, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    diag_verror(S->diag, loc, fmt, ap);
+    va_end(ap);
+    diag_note(S->diag, from, "%s", from_what);
+    fail_with_notes(S);
 }
 
 bool sema_is_kernel(const Func *f) {

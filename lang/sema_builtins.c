@@ -170,7 +170,74 @@ static IrType shape3(Sema *S, ValId x, ValId y, ValId z, Loc loc) {
     return s;
 }
 
+/* padding_option: "" or None (masked-off lanes read 0, as Nereid's masked loads do),
+ * "zero" or "nan" (floats only); the value for `other`, or none. */
+static Val padding(Sema *S, BArgs *a, int i, int dt) {
+    Val v = a->v[i];
+    if (v.k == V_NONE || (v.k == V_STR && (!*v.s || !strcmp(v.s, "zero")))) return sema_val_int(0);
+    if (v.k == V_STR && !strcmp(v.s, "nan")) {
+        if (!dt_is_float(dt)) sema_error(S, a->loc[i], "tl.%s: padding_option \"nan\" needs a float element type, got %s", a->name, dt_name(dt));
+        return sema_val_float(NAN);
+    }
+    if (v.k == V_STR) sema_error(S, a->loc[i], "tl.%s: padding_option must be \"zero\" or \"nan\", got \"%s\"", a->name, v.s);
+    sema_error(S, a->loc[i], "tl.%s: padding_option must be \"zero\" or \"nan\", got %s", a->name, sema_val_kind_name(S, v));
+}
+
+/* tl.load / tl.store through a block pointer: mask and other are the block pointer's. */
+static bool block_ptr_arg(Sema *S, BArgs *a) {
+    Val p = a->v[0];
+    if (p.k != V_TUPLE || !p.tag) return false;
+    if (p.tag == TAG_TENSOR_DESC)
+        sema_error(S, a->loc[0], "tl.%s: a tensor descriptor is accessed with desc.%s(offsets%s), not tl.%s", a->name, a->name,
+                   !strcmp(a->name, "store") ? ", value" : "", a->name);
+    return true;
+}
+
+/* A value stored through a block pointer or a tensor descriptor: a scalar is broadcast,
+ * a block must have the block's shape and element type (as in Triton). */
+static ValId block_value(Sema *S, Val v, IrType block, const char *fn, Loc loc) {
+    int dt = block.dt;
+    if (v.k == V_IR && v.ty.rank) {
+        char buf[96];
+        if (!ty_equal(ty_with_elem(v.ty, ty_scalar(dt)), block))
+            sema_error(S, loc, "%s: the value is %s, not of the block's shape %s", fn, sema_val_kind_name(S, v), ty_str(block, buf, sizeof buf));
+        if (v.ty.dt != dt)
+            sema_error(S, loc, "%s: the value's element type %s is not the block's %s (convert it with .to())", fn, dt_name(v.ty.dt), dt_name(dt));
+        return v.v;
+    }
+    if (v.k != V_IR && !sema_val_is_const(v)) sema_error(S, loc, "%s: cannot store %s", fn, sema_val_kind_name(S, v));
+    return sema_emit_broadcast(S, sema_to_ir_dt(S, v, dt, loc), block, loc);
+}
+
+static Val load_block(Sema *S, BArgs *a, ValId ptrs, ValId mask, IrType block, int pad_arg) {
+    ValId ops[3] = {ptrs, 0, 0};
+    int n = 1;
+    if (mask) {
+        ops[n++] = mask;
+        Val pad = pad_arg >= 0 ? padding(S, a, pad_arg, block.dt) : sema_val_int(0);
+        ops[n++] = sema_emit_const(S, block, pad, a->call);
+    }
+    return sema_val_ir(S, build(S, OP_LOAD, ops, n, block, a->call, NULL));
+}
+
+static void store_block(Sema *S, BArgs *a, ValId ptrs, ValId val, ValId mask) {
+    ValId ops[3] = {ptrs, val, mask};
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    ir_build(sema_builder(S), OP_STORE, ops, mask ? 3 : 2, NULL, 0);
+    sema_builder(S)->loc = saved;
+}
+
 static Val b_load(Sema *S, BArgs *a) {
+    if (block_ptr_arg(S, a)) {
+        for (int i = 1; i <= 2; i++)
+            if (has(a, i)) sema_error(S, a->loc[i], "tl.load: a block pointer's load takes no '%s': its bounds are checked with boundary_check", i == 1 ? "mask" : "other");
+        Val bp = a->v[0];
+        if (has(a, 4) && !has(a, 3)) (void)padding(S, a, 4, bp.ty.dt);
+        ValId ptrs, mask;
+        sema_block_ptr_address(S, "tl.load", bp, NULL, a->loc[0], a->v[3], a->loc[3], a->call, &ptrs, &mask);
+        return load_block(S, a, ptrs, mask, bp.ty, 4);
+    }
     Val p = need_pointer(S, a, 0);
     ValId mask = has(a, 1) ? need_mask(S, a, 1) : 0, other = 0;
     IrType elem = ty_scalar(p.ty.pointee);
@@ -178,8 +245,10 @@ static Val b_load(Sema *S, BArgs *a) {
         if (!mask) sema_error(S, a->loc[2], "tl.load: 'other' needs a 'mask'");
         other = sema_to_ir_dt(S, a->v[2], elem.dt, a->loc[2]);
     }
-    if (has(a, 3) && !(a->v[3].k == V_TUPLE && a->v[3].n == 0))
-        sema_error(S, a->loc[3], "tl.load: boundary_check applies to block pointers, which Nereid does not have");
+    for (int i = 3; i <= 4; i++)
+        if (has(a, i) && !(a->v[i].k == V_TUPLE && a->v[i].n == 0) && !(a->v[i].k == V_STR && !*a->v[i].s))
+            sema_error(S, a->loc[i], "tl.load: %s applies to block pointers (tl.make_block_ptr); bound a block of pointers with a mask",
+                       i == 3 ? "boundary_check" : "padding_option");
     IrType s = shape3(S, p.v, mask, other, a->call);
     ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call), 0, 0};
     int n = 1;
@@ -189,6 +258,15 @@ static Val b_load(Sema *S, BArgs *a) {
 }
 
 static Val b_store(Sema *S, BArgs *a) {
+    if (block_ptr_arg(S, a)) {
+        if (has(a, 2)) sema_error(S, a->loc[2], "tl.store: a block pointer's store takes no 'mask': its bounds are checked with boundary_check");
+        Val bp = a->v[0];
+        ValId val = block_value(S, a->v[1], bp.ty, "tl.store", a->loc[1]);
+        ValId ptrs, mask;
+        sema_block_ptr_address(S, "tl.store", bp, NULL, a->loc[0], a->v[3], a->loc[3], a->call, &ptrs, &mask);
+        store_block(S, a, ptrs, val, mask);
+        return sema_val_none();
+    }
     Val p = need_pointer(S, a, 0);
     IrType elem = ty_scalar(p.ty.pointee);
     Val v = a->v[1];
@@ -196,15 +274,44 @@ static Val b_store(Sema *S, BArgs *a) {
     ValId val = sema_to_ir_dt(S, v, elem.dt, a->loc[1]);
     ValId mask = has(a, 2) ? need_mask(S, a, 2) : 0;
     if (has(a, 3) && !(a->v[3].k == V_TUPLE && a->v[3].n == 0))
-        sema_error(S, a->loc[3], "tl.store: boundary_check applies to block pointers, which Nereid does not have");
+        sema_error(S, a->loc[3], "tl.store: boundary_check applies to block pointers (tl.make_block_ptr); bound a block of pointers with a mask");
     IrType s = shape3(S, p.v, val, mask, a->call);
     ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call), sema_emit_broadcast(S, val, s, a->call), 0};
-    int n = 2;
-    if (mask) ops[n++] = sema_emit_broadcast(S, mask, s, a->call);
-    Loc saved = sema_builder(S)->loc;
-    sema_builder(S)->loc = a->call;
-    ir_build(sema_builder(S), OP_STORE, ops, (uint32_t)n, NULL, 0);
-    sema_builder(S)->loc = saved;
+    if (mask) ops[2] = sema_emit_broadcast(S, mask, s, a->call);
+    store_block(S, a, ops[0], ops[1], ops[2]);
+    return sema_val_none();
+}
+
+/* ---- block pointers and tensor descriptors (lowered in sema_blockptr.c) ---- */
+
+static Val b_make_block_ptr(Sema *S, BArgs *a) { return sema_block_ptr_make(S, a->v, a->loc, a->call); }
+
+static Val b_advance(Sema *S, BArgs *a) { return sema_block_ptr_advance(S, a->v[0], a->v[1], a->loc[0], a->loc[1]); }
+
+static Val b_make_tensor_desc(Sema *S, BArgs *a) { return sema_tensor_desc_make(S, a->v, a->loc, a->call); }
+
+static Val need_desc(Sema *S, BArgs *a) {
+    Val d = a->v[0];
+    if (d.k != V_TUPLE || d.tag != TAG_TENSOR_DESC)
+        sema_error(S, a->loc[0], "%s: expected a tensor descriptor (tl.make_tensor_descriptor), got %s", a->name, sema_val_kind_name(S, d));
+    return d;
+}
+
+static Val b_desc_load(Sema *S, BArgs *a) {
+    Val d = need_desc(S, a);
+    ValId ptrs, mask;
+    sema_block_ptr_address(S, "desc.load", d, &a->v[1], a->loc[1], sema_val_none(), a->call, a->call,
+                           &ptrs, &mask);
+    ValId ops[3] = {ptrs, mask, sema_emit_const(S, d.ty, d.i ? sema_val_float(NAN) : sema_val_int(0), a->call)};
+    return sema_val_ir(S, build(S, OP_LOAD, ops, 3, d.ty, a->call, NULL));
+}
+
+static Val b_desc_store(Sema *S, BArgs *a) {
+    Val d = need_desc(S, a);
+    ValId val = block_value(S, a->v[2], d.ty, "desc.store", a->loc[2]);
+    ValId ptrs, mask;
+    sema_block_ptr_address(S, "desc.store", d, &a->v[1], a->loc[1], sema_val_none(), a->call, a->call, &ptrs, &mask);
+    store_block(S, a, ptrs, val, mask);
     return sema_val_none();
 }
 
@@ -297,20 +404,103 @@ static Val const_minmax(Val x, Val y, bool is_max) {
     return (is_max ? fy > fx : fy < fx) ? y : x;
 }
 
+/* tl.PropagateNan.NONE (0) or .ALL (0xFFFF, Triton's values): whether minimum, maximum
+ * and clamp give NaN where an operand is NaN (ALL) or the other operand (NONE). */
+static bool need_propagate_nan(Sema *S, BArgs *a, int i) {
+    if (!has(a, i)) return false;
+    Val v = a->v[i];
+    if (v.k != V_INT || (v.i != 0 && v.i != 0xFFFF))
+        sema_error(S, a->loc[i], "%s: propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL, got %s", a->name,
+                   sema_val_kind_name(S, v));
+    return v.i != 0;
+}
+
+/* A value as Triton's to_tensor makes it (a compile-time number gets its dtype and is no
+ * longer weak), bf16 converted to fp32 (as Triton's minimum, maximum and clamp do). */
+static Val strong_operand(Sema *S, Val x, Loc loc) {
+    if (sema_val_is_const(x)) x = sema_val_ir(S, sema_to_ir(S, x, loc));
+    if (x.k == V_IR && x.ty.dt == DT_BF16) x = sema_val_ir(S, sema_emit_cast(S, x.v, ty_scalar(DT_FP32), false, loc));
+    return x;
+}
+
+/* where(isnan(n), n, r) on float blocks (n already in r's dtype and shape): r where n is a
+ * number, n itself (its payload kept, bit for bit on every device) where it is NaN. */
+static ValId keep_nan(Sema *S, ValId n, ValId r, Loc loc) {
+    IrType t = ir_type(sema_func(S), r);
+    if (!dt_is_float(t.dt)) return r;
+    ValId cops[2] = {n, n};
+    OpId cmp;
+    ValId isnan = build(S, OP_CMP, cops, 2, ty_with_elem(t, ty_scalar(DT_I1)), loc, &cmp);
+    sema_func(S)->ops[cmp].attr[0] = CMP_PRED_NE;
+    ValId sel[3] = {isnan, n, r};
+    return build(S, OP_SELECT, sel, 3, t, loc, NULL);
+}
+
 /* Triton's minimum/maximum take both operands as tensors (no weak Python scalars) and
- * compute bf16 in fp32. */
-static Val strong_minmax(Sema *S, BArgs *a, bool is_max, Val x, Val y) {
-    if (sema_val_is_const(x)) x = sema_val_ir(S, sema_to_ir(S, x, a->loc[0]));
-    if (sema_val_is_const(y)) y = sema_val_ir(S, sema_to_ir(S, y, a->loc[1]));
-    if (x.k == V_IR && x.ty.dt == DT_BF16) x = sema_val_ir(S, sema_emit_cast(S, x.v, ty_scalar(DT_FP32), false, a->loc[0]));
-    if (y.k == V_IR && y.ty.dt == DT_BF16) y = sema_val_ir(S, sema_emit_cast(S, y.v, ty_scalar(DT_FP32), false, a->loc[1]));
-    return binary_elem(S, a, is_max ? OP_MAX : OP_MIN, x, y, false);
+ * compute bf16 in fp32. With propagate_nan, a NaN operand gives that NaN (the first one's
+ * where both are); without, the other operand (the min/max op's own rule). */
+static Val strong_minmax(Sema *S, BArgs *a, bool is_max, Val x, Val y, bool propagate) {
+    x = strong_operand(S, x, a->loc[0]);
+    y = strong_operand(S, y, a->loc[1]);
+    if (!propagate) return binary_elem(S, a, is_max ? OP_MAX : OP_MIN, x, y, false);
+    for (int i = 0; i < 2; i++)
+        if ((i ? y : x).k != V_IR || (i ? y : x).ty.dt == DT_PTR)
+            sema_error(S, a->loc[i], "%s: expected a number or a block, got %s", a->name, sema_val_kind_name(S, i ? y : x));
+    int dt = promote2(S, x, y, false, a->call);
+    ValId vx = sema_to_ir_dt(S, x, dt, a->loc[0]), vy = sema_to_ir_dt(S, y, dt, a->loc[1]);
+    IrType s = sema_broadcast_shape(S, ir_type(sema_func(S), vx), ir_type(sema_func(S), vy), a->call);
+    ValId ops[2] = {sema_fp8_widen(S, sema_emit_broadcast(S, vx, s, a->call), a->call),
+                    sema_fp8_widen(S, sema_emit_broadcast(S, vy, s, a->call), a->call)};
+    ValId r = build(S, is_max ? OP_MAX : OP_MIN, ops, 2, ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt)), a->call, NULL);
+    r = keep_nan(S, ops[0], keep_nan(S, ops[1], r, a->call), a->call);
+    return sema_val_ir(S, sema_fp8_narrow(S, r, dt, a->call));
 }
 
 static Val b_minmax(Sema *S, BArgs *a) {
-    bool is_max = !strcmp(a->name, "maximum");
+    bool is_max = !strcmp(a->name, "maximum"), propagate = need_propagate_nan(S, a, 2);
     if (sema_val_is_const(a->v[0]) && sema_val_is_const(a->v[1])) return const_minmax(a->v[0], a->v[1], is_max);
-    return strong_minmax(S, a, is_max, a->v[0], a->v[1]);
+    return strong_minmax(S, a, is_max, a->v[0], a->v[1], propagate);
+}
+
+/* tl.clamp(x, min, max, propagate_nan=NONE): Triton's typing (all three taken as tensors,
+ * bf16 as fp32, promoted together), floats only; max(x, min) then min(.., max). A NaN x
+ * gives min (NONE) or x (ALL); a NaN bound is Triton's undefined case: here the bounds'
+ * NaN is ignored as min/max ignore it. */
+static Val b_clamp(Sema *S, BArgs *a) {
+    Val v[3];
+    for (int i = 0; i < 3; i++) {
+        if ((a->v[i].k != V_IR && !sema_val_is_const(a->v[i])) || sema_type_of(a->v[i]).dt == DT_PTR)
+            sema_error(S, a->loc[i], "tl.clamp: expected a number or a block, got %s", sema_val_kind_name(S, a->v[i]));
+        v[i] = strong_operand(S, a->v[i], a->loc[i]);
+    }
+    bool propagate = need_propagate_nan(S, a, 3);
+    int bdt = promote2(S, v[1], v[2], false, a->call);
+    int dt = sema_computation_dtype(S, sema_type_of(v[0]), false, ty_scalar(bdt), false, false, a->call);
+    if (!dt_is_float(dt))
+        sema_error(S, a->call, "tl.clamp needs floating-point operands (as in Triton), got %s (convert with .to(tl.float32))",
+                   dt_name(dt));
+    ValId o[3];
+    IrType s = ty_scalar(dt);
+    for (int i = 0; i < 3; i++) o[i] = sema_to_ir_dt(S, v[i], dt, a->loc[i]);
+    for (int i = 0; i < 3; i++) s = sema_broadcast_shape(S, s, ir_type(sema_func(S), o[i]), a->call);
+    for (int i = 0; i < 3; i++) o[i] = sema_fp8_widen(S, sema_emit_broadcast(S, o[i], s, a->call), a->call);
+    IrType ct = ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt));
+    ValId lo[2] = {o[0], o[1]};
+    ValId r = build(S, OP_MAX, lo, 2, ct, a->call, NULL);
+    ValId hi[2] = {r, o[2]};
+    r = build(S, OP_MIN, hi, 2, ct, a->call, NULL);
+    if (propagate) r = keep_nan(S, o[0], r, a->call);
+    return sema_val_ir(S, sema_fp8_narrow(S, r, dt, a->call));
+}
+
+/* tl.debug_barrier(): a barrier across the program's threads (bar.sync on the GPU; the
+ * interpreter runs one program at a time and has nothing to wait for). */
+static Val b_debug_barrier(Sema *S, BArgs *a) {
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    ir_build(sema_builder(S), OP_BARRIER, NULL, 0, NULL, 0);
+    sema_builder(S)->loc = saved;
+    return sema_val_none();
 }
 
 /* tl.math.div_rn(x, y): correctly rounded; tl.math.fdiv(x, y, ieee_rounding=False) */
@@ -349,6 +539,42 @@ static Val b_math1(Sema *S, BArgs *a) {
     ValId w = sema_fp8_widen(S, x.v, a->call); /* fp8: in fp32, rounded back */
     ValId r = ir1(S, code, w, ir_type(sema_func(S), w), a->call).v;
     return sema_val_ir(S, sema_fp8_narrow(S, r, x.ty.dt, a->call));
+}
+
+/* The math op's functions (compiler/ir_mathfn.def: erf, tanh, pow, ...): tl.erf and
+ * Triton's libdevice functions. Float operands only; an fp16, bf16 or fp8 operand is
+ * computed in fp32 by the GPU and rounded back (Triton's libdevice accepts only fp32 and
+ * fp64). Two-operand functions take both operands as tensors, as Triton's
+ * extern_elementwise does (a compile-time number gets its to_tensor dtype), and promote
+ * them together: pow(x_fp32, 2) is pow(x, 2.0). */
+static int mathfn_of(const char *name) {
+    for (int i = 0; i < MATH_COUNT; i++)
+        if (!strcmp(ir_mathfn_info[i].name, name)) return i;
+    NR_DIE("no math function %s", name);
+}
+
+static Val b_mathfn(Sema *S, BArgs *a) {
+    int fn = mathfn_of(a->name), nargs = ir_mathfn_info[fn].nargs;
+    Val v[2] = {sema_val_none(), sema_val_none()};
+    for (int i = 0; i < nargs; i++) {
+        if ((a->v[i].k != V_IR && !sema_val_is_const(a->v[i])) || sema_type_of(a->v[i]).dt == DT_PTR)
+            sema_error(S, a->loc[i], "tl.%s: expected a number or a block, got %s", a->name, sema_val_kind_name(S, a->v[i]));
+        v[i] = need_block(S, a, i);
+    }
+    int dt = nargs == 2 ? promote2(S, v[0], v[1], false, a->call) : v[0].ty.dt;
+    if (!dt_is_float(dt))
+        sema_error(S, nargs == 2 ? a->call : a->loc[0],
+                   "tl.%s needs a floating-point operand, got %s (convert with .to(tl.float32))", a->name,
+                   nargs == 2 ? dt_name(dt) : sema_val_kind_name(S, v[0]));
+    ValId o[2];
+    IrType s = ty_scalar(dt);
+    for (int i = 0; i < nargs; i++) o[i] = sema_to_ir_dt(S, v[i], dt, a->loc[i]);
+    for (int i = 0; i < nargs; i++) s = sema_broadcast_shape(S, s, ir_type(sema_func(S), o[i]), a->call);
+    for (int i = 0; i < nargs; i++) o[i] = sema_fp8_widen(S, sema_emit_broadcast(S, o[i], s, a->call), a->call);
+    OpId op;
+    ValId r = build(S, OP_MATH, o, nargs, ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt)), a->call, &op);
+    sema_func(S)->ops[op].attr[0] = fn;
+    return sema_val_ir(S, sema_fp8_narrow(S, r, dt, a->call));
 }
 
 static Val b_fma(Sema *S, BArgs *a) {
@@ -441,6 +667,420 @@ static Val b_max_min(Sema *S, BArgs *a) {
 static Val b_arg(Sema *S, BArgs *a) {
     if (!has(a, 1)) sema_error(S, a->call, "%s: axis is required", a->name);
     return reduce(S, a, !strcmp(a->name, "argmax") ? RED_ARGMAX : RED_ARGMIN, 3);
+}
+
+/* ---- scans and reductions with a combine function ---- */
+
+/* What combines two groups of scalars: a user function (@triton.jit, or a builtin such as
+ * tl.maximum), called in the op's region, or one IR op (add, mul, xor, or: cumsum,
+ * cumprod, xor_sum, reduce_or). */
+typedef struct Combine {
+    Val fn;
+    int code; /* 0: call fn */
+} Combine;
+
+enum { MAX_COMBINE = 16 };
+
+/* The inputs of a scan or reduction: one block, or a tuple of blocks of one shape. */
+static int combine_inputs(Sema *S, BArgs *a, Val in, ValId *out) {
+    int n = in.k == V_TUPLE ? in.n : 1;
+    if (n < 1 || n > MAX_COMBINE) sema_error(S, a->loc[0], "%s: give 1 to %d inputs, got %d", a->name, MAX_COMBINE, n);
+    for (int i = 0; i < n; i++) {
+        Val v = in.k == V_TUPLE ? in.items[i] : in;
+        if (v.k != V_IR || v.ty.rank == 0)
+            sema_error(S, a->loc[0], "%s: the input must be a block or a tuple of blocks, got %s", a->name, sema_val_kind_name(S, v));
+        if (v.ty.dt == DT_PTR) sema_error(S, a->loc[0], "%s: cannot combine pointers", a->name);
+        if (dt_is_fp8(v.ty.dt))
+            sema_error(S, a->loc[0], "%s: %s blocks are not supported (convert first, e.g. x.to(tl.float32))", a->name,
+                       dt_name(v.ty.dt));
+        if (i && !ty_same_shape(v.ty, ir_type(sema_func(S), out[0]))) {
+            char p[64], q[64];
+            sema_error(S, a->loc[0], "%s: the inputs must have one shape, got %s and %s", a->name,
+                       ty_str(ir_type(sema_func(S), out[0]), p, sizeof p), ty_str(v.ty, q, sizeof q));
+        }
+        out[i] = v.v;
+    }
+    return n;
+}
+
+/* The first op of region r (and of the functions it calls) that a combine function may
+ * not hold: anything impure or with regions. 0 if none. */
+static OpId impure_op(Sema *S, IrFunc *f, RegionId r, IrFunc **where, int depth) {
+    for (uint32_t i = 0; i < f->regions[r].nops; i++) {
+        OpId id = f->regions[r].ops[i];
+        const IrOp *op = &f->ops[id];
+        if (op->code == OP_YIELD || op->code == OP_RETURN) continue;
+        if (op->code == OP_CALL) {
+            IrFunc *g = ir_module_find(S->ir, op->sattr);
+            OpId bad = g && depth < 64 ? impure_op(S, g, g->body, where, depth + 1) : 0;
+            if (bad) return bad;
+            continue;
+        }
+        if (!(ir_op_info[op->code].flags & F_PURE) || op->nregions) {
+            *where = f;
+            return id;
+        }
+    }
+    return 0;
+}
+
+/* Builds a scan or reduce_fn of the n values ins along axis, its region calling the
+ * combine on 2n scalar arguments; the op's results go to res. */
+static void combine_op(Sema *S, BArgs *a, int code, const ValId *ins, int n, int axis, bool reverse, Combine cb,
+                       ValId *res) {
+    IrFunc *f = sema_func(S);
+    IrType tys[MAX_COMBINE];
+    for (int i = 0; i < n; i++) {
+        tys[i] = ir_type(f, ins[i]);
+        if (code == OP_REDUCE_FN) {
+            memmove(tys[i].shape + axis, tys[i].shape + axis + 1, sizeof(int32_t) * (size_t)(tys[i].rank - axis - 1));
+            tys[i].rank--;
+        }
+    }
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    OpId op = ir_build(sema_builder(S), code, ins, (uint32_t)n, tys, (uint32_t)n);
+    sema_builder(S)->loc = saved;
+    f = sema_func(S);
+    f->ops[op].attr[0] = axis;
+    if (code == OP_SCAN) f->ops[op].attr[1] = reverse;
+    RegionId r = ir_op_add_region(f, op);
+    Val args[2 * MAX_COMBINE];
+    for (int i = 0; i < 2 * n; i++) args[i] = sema_val_ir(S, ir_region_add_arg(f, r, ty_elem(ir_type(f, ins[i % n]))));
+    RegionId old = sema_builder(S)->region;
+    sema_builder(S)->region = r;
+    ValId outs[MAX_COMBINE];
+    if (cb.code) {
+        ValId ops[2] = {args[0].v, args[1].v};
+        outs[0] = build(S, cb.code, ops, 2, args[0].ty, a->call, NULL);
+    } else {
+        CallArgs ca;
+        memset(&ca, 0, sizeof ca);
+        ca.pos = args, ca.npos = 2 * n, ca.loc = a->call;
+        Val ret = sema_call_value(S, cb.fn, &ca);
+        int nret = ret.k == V_TUPLE ? ret.n : 1;
+        if (nret != n)
+            sema_error(S, a->call, "%s: the combine function returns %d value%s for %d input%s", a->name, nret,
+                       nret == 1 ? "" : "s", n, n == 1 ? "" : "s");
+        for (int i = 0; i < n; i++) {
+            Val v = ret.k == V_TUPLE ? ret.items[i] : ret;
+            int dt = args[i].ty.dt;
+            if (sema_val_is_const(v)) {
+                outs[i] = sema_to_ir_dt(S, v, dt, a->call);
+            } else if (v.k != V_IR || v.ty.rank || v.ty.dt != dt) {
+                if (n == 1)
+                    sema_error(S, a->call, "%s: the combine function must return a %s scalar (the input's dtype), got %s",
+                               a->name, dt_name(dt), sema_val_kind_name(S, v));
+                sema_error(S, a->call, "%s: the combine function's result %d must be a %s scalar (input %d's dtype), got %s",
+                           a->name, i, dt_name(dt), i, sema_val_kind_name(S, v));
+            } else {
+                outs[i] = v.v;
+            }
+        }
+    }
+    Loc sl = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    ir_build(sema_builder(S), OP_YIELD, outs, (uint32_t)n, NULL, 0);
+    sema_builder(S)->loc = sl;
+    sema_builder(S)->region = old;
+    IrFunc *where = NULL;
+    OpId bad = impure_op(S, sema_func(S), r, &where, 0);
+    if (bad)
+        sema_error_from(S, where->ops[bad].loc, a->call, arena_printf(S->arena, "in the combine function of this %s", a->name),
+                        "%s: a combine function may only compute on its arguments (use tl.where for choices; no loads, "
+                        "stores, atomics, prints, asserts or loops), got '%s'", a->name, ir_op_info[where->ops[bad].code].name);
+    for (int i = 0; i < n; i++) res[i] = ir_result(sema_func(S), op, (uint32_t)i);
+}
+
+static Val combine_results(Sema *S, const ValId *res, int n, bool tuple) {
+    if (!tuple) return sema_val_ir(S, res[0]);
+    Val items[MAX_COMBINE];
+    for (int i = 0; i < n; i++) items[i] = sema_val_ir(S, res[i]);
+    return sema_val_tuple(S, items, n);
+}
+
+static Combine user_combine(Sema *S, BArgs *a, int i) {
+    Val fn = a->v[i];
+    if (fn.k != V_FUNC && fn.k != V_BUILTIN)
+        sema_error(S, a->loc[i], "%s: combine_fn must be a function (@triton.jit), got %s", a->name, sema_val_kind_name(S, fn));
+    return (Combine){fn, 0};
+}
+
+static bool const_flag(Sema *S, BArgs *a, int i) {
+    if (!has(a, i)) return false;
+    bool t;
+    if (!sema_truthy_const(S, a->v[i], a->loc[i], &t))
+        sema_error(S, a->loc[i], "%s: expected a compile-time bool, got %s", a->name, sema_val_kind_name(S, a->v[i]));
+    return t;
+}
+
+/* associative_scan (and cumsum, cumprod): input, axis, combine, reverse */
+static Val scan_with(Sema *S, BArgs *a, Val input, int axis_arg, Combine cb, bool reverse) {
+    ValId ins[MAX_COMBINE], res[MAX_COMBINE];
+    int n = combine_inputs(S, a, input, ins);
+    if (!has(a, axis_arg)) sema_error(S, a->loc[axis_arg], "%s: axis is required", a->name);
+    int axis = norm_axis(S, a, axis_arg, ir_type(sema_func(S), ins[0]).rank);
+    combine_op(S, a, OP_SCAN, ins, n, axis, reverse, cb, res);
+    return combine_results(S, res, n, input.k == V_TUPLE);
+}
+
+/* tl.reduce (and xor_sum, reduce_or): input, axis (None: all), combine, keep_dims */
+static Val reduce_with(Sema *S, BArgs *a, Val input, int axis_arg, Combine cb, bool keep) {
+    ValId ins[MAX_COMBINE], res[MAX_COMBINE];
+    int n = combine_inputs(S, a, input, ins);
+    IrType t = ir_type(sema_func(S), ins[0]);
+    int axis = 0;
+    if (!has(a, axis_arg)) { /* every axis: flatten first */
+        int32_t numel = (int32_t)ty_numel(t);
+        if (t.rank != 1)
+            for (int i = 0; i < n; i++)
+                ins[i] = build(S, OP_RESHAPE, &ins[i], 1, ty_block(ty_elem(ir_type(sema_func(S), ins[i])), 1, &numel), a->call, NULL);
+    } else {
+        axis = norm_axis(S, a, axis_arg, t.rank);
+    }
+    combine_op(S, a, OP_REDUCE_FN, ins, n, axis, false, cb, res);
+    if (keep)
+        for (int i = 0; i < n; i++) {
+            if (has(a, axis_arg)) {
+                res[i] = expand_at(S, res[i], axis, a->call);
+            } else {
+                IrType k = t;
+                for (int d = 0; d < k.rank; d++) k.shape[d] = 1;
+                k.dt = ir_type(sema_func(S), res[i]).dt;
+                res[i] = sema_emit_broadcast(S, res[i], k, a->call);
+            }
+        }
+    return combine_results(S, res, n, input.k == V_TUPLE);
+}
+
+static Val b_associative_scan(Sema *S, BArgs *a) { return scan_with(S, a, a->v[0], 1, user_combine(S, a, 2), const_flag(S, a, 3)); }
+
+static Val b_reduce_fn(Sema *S, BArgs *a) { return reduce_with(S, a, a->v[0], 1, user_combine(S, a, 2), const_flag(S, a, 3)); }
+
+/* bf16 in fp32, as Triton's cumsum and cumprod do; cumsum's dtype, else small integers
+ * summed in 32 bits (Triton's _pick_sum_dtype) */
+static Val b_cumsum_prod(Sema *S, BArgs *a) {
+    bool sum = !strcmp(a->name, "cumsum");
+    Val x = need_block(S, a, 0);
+    if (x.ty.rank == 0) sema_error(S, a->loc[0], "%s: expected a block, got %s", a->name, sema_val_kind_name(S, x));
+    ValId v = x.v;
+    if (x.ty.dt == DT_BF16) v = sema_emit_cast(S, v, ty_scalar(DT_FP32), false, a->call);
+    if (sum && has(a, 3)) v = sema_emit_cast(S, v, need_dtype(S, a, 3), false, a->call);
+    else if (sum && dt_is_int(x.ty.dt) && dt_bits(x.ty.dt) < 32)
+        v = sema_emit_cast(S, v, ty_scalar(dt_is_signed(x.ty.dt) ? DT_I32 : DT_U32), false, a->call);
+    Val in = sema_val_ir(S, v);
+    if (!has(a, 1)) a->v[1] = sema_val_int(0), a->given[1] = true; /* axis=0 */
+    return scan_with(S, a, in, 1, (Combine){sema_val_none(), sum ? OP_ADD : OP_MUL}, const_flag(S, a, 2));
+}
+
+/* xor_sum and reduce_or: integers only (Triton's static_assert) */
+static Val b_xor_or(Sema *S, BArgs *a) {
+    bool x = !strcmp(a->name, "xor_sum");
+    Val in = need_block(S, a, 0);
+    if (!dt_is_int(in.ty.dt)) sema_error(S, a->loc[0], "%s only supported for integers, got %s", a->name, sema_val_kind_name(S, in));
+    if (in.ty.rank == 0) return in;
+    return reduce_with(S, a, in, 1, (Combine){sema_val_none(), x ? OP_XOR : OP_OR}, const_flag(S, a, 2));
+}
+
+/* ---- flip, sort, topk, gather, histogram ---- */
+
+/* A block to move elements of (not pointers, not fp8: convert first). */
+static Val need_movable(Sema *S, BArgs *a, int i) {
+    Val x = need_block(S, a, i);
+    if (x.ty.rank == 0) sema_error(S, a->loc[i], "%s: expected a block, got %s", a->name, sema_val_kind_name(S, x));
+    if (x.ty.dt == DT_PTR) sema_error(S, a->loc[i], "%s: cannot %s pointers", a->name, a->name);
+    if (dt_is_fp8(x.ty.dt))
+        sema_error(S, a->loc[i], "%s: %s blocks are not supported (convert first, e.g. x.to(tl.float32))", a->name, dt_name(x.ty.dt));
+    return x;
+}
+
+/* dim=None: the last dimension (Triton's flip and sort) */
+static int dim_or_last(Sema *S, BArgs *a, int i, int rank) {
+    if (!has(a, i)) return rank - 1;
+    return norm_axis(S, a, i, rank);
+}
+
+static ValId axis_op(Sema *S, BArgs *a, int code, ValId x, int axis, int64_t attr1) {
+    OpId op;
+    ValId r = build(S, code, &x, 1, ir_type(sema_func(S), x), a->call, &op);
+    sema_func(S)->ops[op].attr[0] = axis;
+    sema_func(S)->ops[op].attr[1] = attr1;
+    return r;
+}
+
+/* tl.flip(x, dim=None): reversed along dim (the IR's flip: one exchange between the
+ * threads that hold mirrored elements, rather than Triton's log2(n) reshapes and
+ * reductions, which Nereid's rank limit of 4 would not allow for a long dim) */
+static Val b_flip(Sema *S, BArgs *a) {
+    Val x = need_movable(S, a, 0);
+    return sema_val_ir(S, axis_op(S, a, OP_FLIP, x.v, dim_or_last(S, a, 1, x.ty.rank), 0));
+}
+
+/* tl.sort(x, dim=None, descending=False): along any dim (Triton: the last only) */
+static Val b_sort(Sema *S, BArgs *a) {
+    Val x = need_movable(S, a, 0);
+    return sema_val_ir(S, axis_op(S, a, OP_SORT, x.v, dim_or_last(S, a, 1, x.ty.rank), const_flag(S, a, 2)));
+}
+
+/* tl.topk(x, k, dim=None): the k largest along the last dim, largest first: a descending
+ * sort, viewed as [..., n / k, k], whose first row (a fold keeping its left operand) is
+ * the top k. */
+static Val b_topk(Sema *S, BArgs *a) {
+    Val x = need_movable(S, a, 0);
+    int64_t k = need_int(S, a, 1), n = x.ty.shape[x.ty.rank - 1];
+    if (has(a, 2) && dim_or_last(S, a, 2, x.ty.rank) != x.ty.rank - 1)
+        sema_error(S, a->loc[2], "topk: only the last dimension is supported (as in Triton)");
+    if (k < 1 || k > n || (k & (k - 1)))
+        sema_error(S, a->loc[1], "topk: k must be a power of two from 1 to %lld, got %lld", (long long)n, (long long)k);
+    ValId s = axis_op(S, a, OP_SORT, x.v, x.ty.rank - 1, 1);
+    if (k == n) return sema_val_ir(S, s);
+    if (x.ty.rank + 1 > NR_MAX_RANK) sema_error(S, a->call, "topk: blocks have at most %d dimensions, and topk needs one more", NR_MAX_RANK);
+    IrType v = x.ty;
+    v.shape[v.rank - 1] = (int32_t)(n / k);
+    v.shape[v.rank++] = (int32_t)k;
+    ValId rs = build(S, OP_RESHAPE, &s, 1, v, a->call, NULL);
+    ValId res;
+    OpId op;
+    IrType rt = x.ty;
+    rt.shape[rt.rank - 1] = (int32_t)k;
+    res = build(S, OP_REDUCE_FN, &rs, 1, rt, a->call, &op);
+    IrFunc *f = sema_func(S);
+    f->ops[op].attr[0] = v.rank - 2;
+    RegionId r = ir_op_add_region(f, op);
+    ValId first = ir_region_add_arg(f, r, ty_elem(x.ty));
+    ir_region_add_arg(f, r, ty_elem(x.ty));
+    RegionId old = sema_builder(S)->region;
+    sema_builder(S)->region = r;
+    ir_build(sema_builder(S), OP_YIELD, &first, 1, NULL, 0);
+    sema_builder(S)->region = old;
+    return sema_val_ir(S, res);
+}
+
+/* tl.gather(src, index, axis): Triton's shape rules; an index is taken modulo the axis's
+ * length (ir_ops.def) */
+static Val b_gather(Sema *S, BArgs *a) {
+    Val x = need_movable(S, a, 0), ix = need_block(S, a, 1);
+    if (!dt_is_int(ix.ty.dt) || ix.ty.dt == DT_I1)
+        sema_error(S, a->loc[1], "gather: the index must be an integer block, got %s", sema_val_kind_name(S, ix));
+    if (ix.ty.rank != x.ty.rank)
+        sema_error(S, a->loc[1], "gather: the source and the index must have one rank, got %d and %d", x.ty.rank, ix.ty.rank);
+    int axis = norm_axis(S, a, 2, x.ty.rank);
+    for (int d = 0; d < x.ty.rank; d++)
+        if (d != axis && ix.ty.shape[d] != x.ty.shape[d])
+            sema_error(S, a->loc[1], "gather: the index's dim %d is %d, the source's %d (they may differ only along the axis, %d)", d,
+                       ix.ty.shape[d], x.ty.shape[d], axis);
+    ValId ops[2] = {x.v, ix.v};
+    OpId op;
+    ValId r = build(S, OP_GATHER, ops, 2, ty_with_elem(ix.ty, ty_elem(x.ty)), a->call, &op);
+    sema_func(S)->ops[op].attr[0] = axis;
+    return sema_val_ir(S, r);
+}
+
+/* tl.histogram(input, num_bins, mask=None): i32 counts of the values 0 .. num_bins - 1 */
+static Val b_histogram(Sema *S, BArgs *a) {
+    Val x = need_block(S, a, 0);
+    if (x.ty.rank != 1) sema_error(S, a->loc[0], "histogram only supports 1D input, got %s", sema_val_kind_name(S, x));
+    if (!dt_is_int(x.ty.dt) || x.ty.dt == DT_I1)
+        sema_error(S, a->loc[0], "histogram only supports integer input, got %s", sema_val_kind_name(S, x));
+    int64_t bins = need_int(S, a, 1);
+    if (bins < 1 || bins > NR_MAX_NUMEL || (bins & (bins - 1)))
+        sema_error(S, a->loc[1], "histogram: num_bins must be a power of two from 1 to 2^20 (a block's length), got %lld",
+                   (long long)bins);
+    ValId ops[2] = {x.v, 0};
+    int n = 1;
+    if (has(a, 2)) ops[n++] = sema_emit_broadcast(S, need_mask(S, a, 2), ty_with_elem(x.ty, ty_scalar(DT_I1)), a->call);
+    int32_t s = (int32_t)bins;
+    return sema_val_ir(S, build(S, OP_HISTOGRAM, ops, n, ty_block(ty_scalar(DT_I32), 1, &s), a->call, NULL));
+}
+
+/* ---- inline assembly ---- */
+
+/* Registers one invocation of the assembly gives an operand of dtype dt: elements under
+ * 32 bits go several to a 32-bit register when pack > 1 (Triton's rule), others one each. */
+static int asm_regs(int dt, int64_t pack) {
+    int w = dt_bits(dt);
+    if (w >= 32 || pack == 1) return (int)pack;
+    int64_t per = 32 / w < pack ? 32 / w : pack;
+    return (int)(pack / per);
+}
+
+/* The operand entries of an LLVM constraint string (clobbers, "~{...}", are not). */
+static int asm_operands(const char *c) {
+    int n = 0;
+    for (const char *p = c; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len && *p == ' ') p++, len--;
+        if (len && *p != '~') n++;
+        p += len;
+        if (*p == ',') p++;
+    }
+    return n;
+}
+
+/* tl.inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack): args (numbers,
+ * blocks, pointers) broadcast to one shape, each keeping its dtype; dtype one dtype or a
+ * tuple (a tuple of results). The constraint string must list one operand per register:
+ * the results' first, then the arguments'. */
+static Val b_inline_asm(Sema *S, BArgs *a) {
+    if (a->v[0].k != V_STR) sema_error(S, a->loc[0], "inline_asm_elementwise: asm must be a string, got %s", sema_val_kind_name(S, a->v[0]));
+    if (a->v[1].k != V_STR)
+        sema_error(S, a->loc[1], "inline_asm_elementwise: constraints must be a string, got %s", sema_val_kind_name(S, a->v[1]));
+    if (strchr(a->v[1].s, '\n')) sema_error(S, a->loc[1], "inline_asm_elementwise: the constraints hold a newline");
+    Val args = a->v[2];
+    int n = args.k == V_TUPLE ? args.n : 1;
+    if (n < 1 || n > 32) sema_error(S, a->loc[2], "inline_asm_elementwise: give 1 to 32 arguments, got %d", n);
+    ValId ops[32];
+    IrType shape = ty_scalar(DT_I32);
+    for (int i = 0; i < n; i++) {
+        Val v = args.k == V_TUPLE ? args.items[i] : args;
+        if (v.k != V_IR && !sema_val_is_const(v))
+            sema_error(S, a->loc[2], "inline_asm_elementwise: argument %d must be a number or a block, got %s", i, sema_val_kind_name(S, v));
+        ops[i] = v.k == V_IR ? v.v : sema_to_ir(S, v, a->loc[2]);
+        IrType t = ir_type(sema_func(S), ops[i]);
+        if (t.dt == DT_I1) sema_error(S, a->loc[2], "inline_asm_elementwise: argument %d is i1: convert it to an integer type", i);
+        shape = i ? sema_broadcast_shape(S, shape, t, a->call) : t;
+    }
+    for (int i = 0; i < n; i++) ops[i] = sema_emit_broadcast(S, ops[i], ty_with_elem(shape, ty_elem(ir_type(sema_func(S), ops[i]))), a->call);
+    Val dts = a->v[3];
+    int nres = dts.k == V_TUPLE ? dts.n : 1;
+    if (nres < 1 || nres > 16) sema_error(S, a->loc[3], "inline_asm_elementwise: give 1 to 16 result dtypes, got %d", nres);
+    IrType rt[16];
+    for (int i = 0; i < nres; i++) {
+        Val d = dts.k == V_TUPLE ? dts.items[i] : dts;
+        if (d.k != V_DTYPE || d.ty.dt == DT_PTR || d.ty.dt == DT_I1)
+            sema_error(S, a->loc[3], "inline_asm_elementwise: dtype must be a number dtype (not i1) or a tuple of them, got %s",
+                       sema_val_kind_name(S, d));
+        rt[i] = ty_with_elem(shape, d.ty);
+    }
+    bool pure;
+    if (!sema_truthy_const(S, a->v[4], a->loc[4], &pure))
+        sema_error(S, a->loc[4], "inline_asm_elementwise: is_pure must be a compile-time bool");
+    int64_t pack = need_int(S, a, 5), numel = ty_numel(shape);
+    if (pack < 1 || (pack & (pack - 1)) || pack > numel)
+        sema_error(S, a->loc[5], "inline_asm_elementwise: pack must be a power of two from 1 to the element count (%lld), got %lld",
+                   (long long)numel, (long long)pack);
+    int want = 0;
+    for (int i = 0; i < nres; i++) want += asm_regs(rt[i].dt, pack);
+    int outs = want;
+    for (int i = 0; i < n; i++) want += asm_regs(ir_type(sema_func(S), ops[i]).dt, pack);
+    int got = asm_operands(a->v[1].s);
+    if (got != want)
+        sema_error(S, a->loc[1], "inline_asm_elementwise: the constraints name %d operands; with pack=%lld this call has %d: %d "
+                   "result register%s, then %d for the arguments (elements under 32 bits go several to a register)", got,
+                   (long long)pack, want, outs, outs == 1 ? "" : "s", want - outs);
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    OpId op = ir_build(sema_builder(S), OP_INLINE_ASM, ops, (uint32_t)n, rt, (uint32_t)nres);
+    sema_builder(S)->loc = saved;
+    IrFunc *f = sema_func(S);
+    f->ops[op].sattr = arena_printf(S->arena, "%s\n%.*s", a->v[1].s, (int)a->v[0].slen, a->v[0].s);
+    f->ops[op].attr[0] = pure;
+    f->ops[op].attr[1] = pack;
+    if (dts.k != V_TUPLE) return sema_val_ir(S, ir_result(f, op, 0));
+    Val items[16];
+    for (int i = 0; i < nres; i++) items[i] = sema_val_ir(S, ir_result(f, op, (uint32_t)i));
+    return sema_val_tuple(S, items, nres);
 }
 
 /* ---- dot ---- */
@@ -711,6 +1351,23 @@ static void describe(Sema *S, StrBuf *sb, Val v) {
     case V_INT: sb_printf(sb, "%lld", (long long)v.i); break;
     case V_FLOAT: sb_printf(sb, "%g", v.f); break;
     case V_BOOL: sb_puts(sb, v.i ? "True" : "False"); break;
+    case V_DTYPE: {
+        char buf[64];
+        sb_puts(sb, ty_str(v.ty, buf, sizeof buf));
+        break;
+    }
+    case V_TUPLE:
+        if (v.tag) {
+            sb_puts(sb, sema_val_kind_name(S, v));
+            break;
+        }
+        sb_putc(sb, '(');
+        for (int i = 0; i < v.n; i++) {
+            if (i) sb_puts(sb, ", ");
+            describe(S, sb, v.items[i]);
+        }
+        sb_puts(sb, v.n == 1 ? ",)" : ")");
+        break;
     default: sb_puts(sb, sema_val_kind_name(S, v));
     }
 }
@@ -796,7 +1453,7 @@ static Val b_py_minmax(Sema *S, BArgs *a) {
             BArgs b = *a;
             b.v[0] = acc, b.v[1] = y, b.loc[0] = b.loc[1] = a->call;
             b.name = is_max ? "maximum" : "minimum";
-            acc = strong_minmax(S, &b, is_max, acc, y);
+            acc = strong_minmax(S, &b, is_max, acc, y, false);
         }
     }
     return acc;
@@ -874,9 +1531,16 @@ static const Builtin builtins[] = {
     {"zeros_like", "input,dtype=", b_zeros_like, 0},
     {"load", "pointer,mask=,other=,boundary_check=,padding_option=,cache_modifier=,eviction_policy=,volatile=", b_load, 0},
     {"store", "pointer,value,mask=,boundary_check=,cache_modifier=,eviction_policy=", b_store, 0},
+    {"make_block_ptr", "base,shape,strides,offsets,block_shape,order", b_make_block_ptr, 0},
+    {"advance", "base,offsets", b_advance, 0},
+    {"make_tensor_descriptor", "base,shape,strides,block_shape,padding_option=", b_make_tensor_desc, 0},
+    {"load_tensor_descriptor", "desc,offsets", b_desc_load, 0},
+    {"store_tensor_descriptor", "desc,offsets,value", b_desc_store, 0},
     {"where", "condition,x,y", b_where, 0},
     {"minimum", "x,y,propagate_nan=", b_minmax, 0},
     {"maximum", "x,y,propagate_nan=", b_minmax, 0},
+    {"clamp", "x,min,max,propagate_nan=", b_clamp, 0},
+    {"debug_barrier", "", b_debug_barrier, 0},
     {"umulhi", "x,y", b_umulhi, 0},
     {"div_rn", "x,y", b_div, 0},
     {"fdiv", "x,y,ieee_rounding=", b_div, 0},
@@ -893,11 +1557,27 @@ static const Builtin builtins[] = {
     {"ceil", "x", b_math1, BF_METHOD},
     {"abs", "x", b_math1, BF_METHOD},
     {"fma", "x,y,z", b_fma, 0},
+    {"erf", "x", b_mathfn, BF_METHOD}, /* Triton's core has erf; the rest are libdevice's */
+#define MATHFN(e, name, nargs, exact) {name, nargs == 1 ? "arg0" : "arg0,arg1", b_mathfn, 0},
+#include "../compiler/ir_mathfn.def"
+#undef MATHFN
     {"sum", "input,axis=,keep_dims=,dtype=", b_sum, BF_METHOD},
     {"max", "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", b_max_min, BF_METHOD},
     {"min", "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", b_max_min, BF_METHOD},
     {"argmax", "input,axis=,tie_break_left=,keep_dims=", b_arg, BF_METHOD},
     {"argmin", "input,axis=,tie_break_left=,keep_dims=", b_arg, BF_METHOD},
+    {"associative_scan", "input,axis,combine_fn,reverse=", b_associative_scan, BF_METHOD},
+    {"reduce", "input,axis,combine_fn,keep_dims=", b_reduce_fn, BF_METHOD},
+    {"cumsum", "input,axis=,reverse=,dtype=", b_cumsum_prod, BF_METHOD},
+    {"cumprod", "input,axis=,reverse=", b_cumsum_prod, BF_METHOD},
+    {"xor_sum", "input,axis=,keep_dims=", b_xor_or, BF_METHOD},
+    {"reduce_or", "input,axis,keep_dims=", b_xor_or, BF_METHOD},
+    {"flip", "x,dim=", b_flip, BF_METHOD},
+    {"sort", "x,dim=,descending=", b_sort, BF_METHOD},
+    {"topk", "x,k,dim=", b_topk, BF_METHOD},
+    {"gather", "src,index,axis", b_gather, BF_METHOD},
+    {"histogram", "input,num_bins,mask=", b_histogram, BF_METHOD},
+    {"inline_asm_elementwise", "asm,constraints,args,dtype,is_pure,pack", b_inline_asm, 0},
     {"dot", "input,other,acc=,input_precision=,allow_tf32=,max_num_imprecise_acc=,out_dtype=", b_dot, 0},
     {"trans", "input,*dims", b_trans, BF_METHOD},
     {"permute", "input,*dims", b_trans, BF_METHOD},

@@ -196,6 +196,9 @@ static Val bitwise(Sema *S, int code, Val a, Val b, const char *op, Loc loc) {
 }
 
 Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
+    if ((a.k == V_TUPLE && a.tag) || (b.k == V_TUPLE && b.tag))
+        sema_error(S, loc, "unsupported operand types for '%s': %s and %s%s", ast_binop_spelling(op), sema_val_kind_name(S, a),
+                   sema_val_kind_name(S, b), a.tag == TAG_BLOCK_PTR && op == BIN_ADD ? " (move a block pointer with tl.advance)" : "");
     if (sema_val_is_constexpr(a) && sema_val_is_constexpr(b)) return const_binop(S, op, a, b, loc);
     const char *sp = ast_binop_spelling(op);
     if (a.k == V_IR && a.ty.dt == DT_PTR && (op == BIN_ADD || op == BIN_SUB))
@@ -416,7 +419,7 @@ static Val subscript_block(Sema *S, Val x, const Expr *e) {
 
 static Val lower_subscript(Sema *S, const Expr *e) {
     Val base = sema_lower_expr(S, e->lhs);
-    if (base.k == V_TUPLE) return subscript_tuple(S, base, e);
+    if (base.k == V_TUPLE && !base.tag) return subscript_tuple(S, base, e);
     if (base.k == V_IR) return subscript_block(S, base, e);
     sema_error(S, e->loc, "%s cannot be indexed", sema_val_kind_name(S, base));
 }

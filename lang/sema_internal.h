@@ -29,7 +29,17 @@ typedef enum {
     V_IR,      /* v, ty */
 } VKind;
 
-enum { MOD_TRITON, MOD_TL };
+enum { MOD_TRITON, MOD_TL, MOD_PROPAGATE_NAN }; /* tl.PropagateNan: an enum of two ints */
+
+/* A tuple with a meaning of its own (Val.tag), which the front end lowers to ordinary
+ * pointer blocks and masks (lang/sema_blockptr.c). Its items are its run-time parts, so
+ * loops carry them and helpers take them like any tuple's; its compile-time parts travel
+ * in the Val itself: ty is the block type <block_shape x element dtype>, i the order.
+ * - TAG_BLOCK_PTR (tl.make_block_ptr): items base, shape[r] (i64), strides[r] (i64),
+ *   offsets[r] (i32);
+ * - TAG_TENSOR_DESC (tl.make_tensor_descriptor): items base, shape[r] (i64), strides[r]
+ *   (i64); i is the padding (1: NaN). */
+enum { TAG_NONE, TAG_BLOCK_PTR, TAG_TENSOR_DESC };
 
 typedef struct Val Val;
 typedef struct ModScope ModScope;
@@ -48,6 +58,7 @@ struct Val {
     ModScope *fnmod;
     int builtin;
     Val *self;
+    int tag; /* V_TUPLE: TAG_NONE, TAG_BLOCK_PTR or TAG_TENSOR_DESC */
 };
 
 /* Names visible in a function body. Copies are cheap (small arrays in the arena). */
@@ -119,6 +130,10 @@ enum {
 
 /* ---- errors (sema.c) ---- */
 _Noreturn void sema_error(Sema *S, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An error at loc in code reached from `from` (a note saying from_what there comes first
+ * among the notes): an op of a combine function that the scan at `from` inlines. */
+_Noreturn void sema_error_from(Sema *S, Loc loc, Loc from, const char *from_what, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* ---- values (sema_vals.c) ---- */
 Val sema_val_none(void);
@@ -193,6 +208,22 @@ typedef struct CallArgs {
 Val sema_call_value(Sema *S, Val callee, CallArgs *a);
 Val sema_call_user(Sema *S, const Func *fn, ModScope *scope, CallArgs *a);
 Val sema_lower_call_stdlib(Sema *S, const char *name, const Val *args, int n, Loc loc);
+
+/* ---- block pointers and tensor descriptors (sema_blockptr.c) ---- */
+/* tl.make_block_ptr(base, shape, strides, offsets, block_shape, order); locs: the six
+ * arguments' */
+Val sema_block_ptr_make(Sema *S, const Val *args, const Loc *locs, Loc call);
+/* tl.advance(base, offsets) */
+Val sema_block_ptr_advance(Sema *S, Val bp, Val offsets, Loc bp_loc, Loc off_loc);
+/* tl.make_tensor_descriptor(base, shape, strides, block_shape, padding_option); locs: the
+ * five arguments' */
+Val sema_tensor_desc_make(Sema *S, const Val *args, const Loc *locs, Loc call);
+/* The pointer block a block pointer addresses (offsets: NULL) or a tensor descriptor at
+ * `offsets`, and the mask of the bounds checked (*mask 0: none): a block pointer's dims
+ * in `check` (a tuple of ints, an int, or None), a descriptor's every dim; fn names the
+ * caller in errors. */
+void sema_block_ptr_address(Sema *S, const char *fn, Val bp, const Val *offsets, Loc off_loc, Val check, Loc check_loc,
+                            Loc call, ValId *ptrs, ValId *mask);
 
 /* ---- builtins (sema_builtins.c) ---- */
 int sema_builtin_find(const char *name);    /* tl.NAME; -1 if none */

@@ -120,6 +120,7 @@ static bool tl_member(Sema *S, const char *name, Loc loc, Val *out) {
     static const char *const submodules[] = {"math", "extra", "libdevice", "core", "standard", "random", "language", "cuda"};
     for (size_t i = 0; i < sizeof submodules / sizeof *submodules; i++)
         if (!strcmp(name, submodules[i])) return *out = module_val(MOD_TL), true;
+    if (!strcmp(name, "PropagateNan")) return *out = module_val(MOD_PROPAGATE_NAN), true;
     int id = sema_builtin_find(name);
     if (id >= 0) return *out = builtin_val(id, NULL), true;
     int dt = sema_dtype_from_name(name);
@@ -184,15 +185,44 @@ static Val block_attr(Sema *S, Val x, const char *name, Loc loc) {
     sema_error(S, loc, "a block has no attribute or method '%s'", name);
 }
 
+/* A tensor descriptor's methods (load, store: bound builtins) and attributes. */
+static Val desc_attr(Sema *S, Val d, const char *name, Loc loc) {
+    int rank = d.ty.rank;
+    if (!strcmp(name, "load") || !strcmp(name, "store")) {
+        Val *self = arena_alloc(S->arena, sizeof(Val));
+        *self = d;
+        return builtin_val(sema_builtin_find(name[0] == 'l' ? "load_tensor_descriptor" : "store_tensor_descriptor"), self);
+    }
+    if (!strcmp(name, "dtype")) return sema_val_dtype(ty_elem(d.ty));
+    if (!strcmp(name, "block_shape") || !strcmp(name, "shape") || !strcmp(name, "strides")) {
+        Val items[NR_MAX_RANK];
+        for (int i = 0; i < rank; i++)
+            items[i] = name[0] == 'b' ? sema_val_int(d.ty.shape[i]) : d.items[1 + (name[1] == 't' ? rank : 0) + i];
+        if (name[1] == 't') items[rank - 1] = sema_val_int(1); /* checked at make_tensor_descriptor */
+        return sema_val_tuple(S, items, rank);
+    }
+    if (!strncmp(name, "atomic_", 7) || !strcmp(name, "gather") || !strcmp(name, "scatter"))
+        sema_error(S, loc, "a tensor descriptor's '%s' is not supported (yet): use load and store", name);
+    sema_error(S, loc, "a tensor descriptor has no attribute '%s' (it has load, store, block_shape, dtype, shape, strides)", name);
+}
+
 Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc) {
     Val v;
     switch (base.k) {
     case V_MODULE:
         if (base.i == MOD_TRITON && !strcmp(name, "language")) return module_val(MOD_TL);
+        if (base.i == MOD_PROPAGATE_NAN) { /* Triton's enum values */
+            if (!strcmp(name, "NONE")) return sema_val_int(0);
+            if (!strcmp(name, "ALL")) return sema_val_int(0xFFFF);
+            sema_error(S, loc, "'tl.PropagateNan' has no member '%s' (NONE or ALL)", name);
+        }
         if (tl_member(S, name, loc, &v)) return v;
         sema_error(S, loc, "'%s' has no attribute '%s'", base.i == MOD_TL ? "triton.language" : "triton", name);
     case V_DTYPE: return dtype_attr(S, base, name, loc);
     case V_IR: return block_attr(S, base, name, loc);
+    case V_TUPLE:
+        if (base.tag == TAG_TENSOR_DESC) return desc_attr(S, base, name, loc);
+        break;
     case V_INT: case V_FLOAT: case V_BOOL:
         if (!strcmp(name, "value")) return base; /* tl.constexpr(...).value */
         break;

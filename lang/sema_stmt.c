@@ -102,13 +102,16 @@ static Val over(Sema *S, Val shape, const ValId *vals, int *k) {
     if (shape.k != V_TUPLE) return sema_val_ir(S, vals[(*k)++]);
     Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(shape.n + 1));
     for (int i = 0; i < shape.n; i++) items[i] = over(S, shape.items[i], vals, k);
-    return sema_val_tuple(S, items, shape.n);
+    Val t = shape; /* a block pointer's compile-time parts come along */
+    t.items = items;
+    return t;
 }
 
 static bool same_structure(Val a, Val b) {
     if ((a.k == V_TUPLE) != (b.k == V_TUPLE)) return false;
     if (a.k != V_TUPLE) return true;
-    if (a.n != b.n) return false;
+    if (a.n != b.n || a.tag != b.tag) return false;
+    if (a.tag && (!ty_equal(a.ty, b.ty) || a.i != b.i)) return false;
     for (int i = 0; i < a.n; i++)
         if (!same_structure(a.items[i], b.items[i])) return false;
     return true;
@@ -619,7 +622,7 @@ static void assign(Sema *S, const Expr *t, Val v) {
     case EX_NAME: sema_env_set(S, S->fs->env, t->name, v); return;
     case EX_TUPLE:
     case EX_LIST:
-        if (v.k != V_TUPLE) sema_error(S, t->loc, "cannot unpack %s into %d names", sema_val_kind_name(S, v), t->nitems);
+        if (v.k != V_TUPLE || v.tag) sema_error(S, t->loc, "cannot unpack %s into %d names", sema_val_kind_name(S, v), t->nitems);
         if (v.n != t->nitems)
             sema_error(S, t->loc, "cannot unpack %d values into %d names", v.n, t->nitems);
         for (int i = 0; i < t->nitems; i++) assign(S, t->items[i], v.items[i]);

@@ -82,7 +82,7 @@ bool sema_val_same(Val a, Val b) {
     case V_BUILTIN: return a.builtin == b.builtin && !a.self && !b.self;
     case V_IR: return a.v == b.v;
     case V_TUPLE:
-        if (a.n != b.n) return false;
+        if (a.n != b.n || a.tag != b.tag || (a.tag && (!ty_equal(a.ty, b.ty) || a.i != b.i))) return false;
         for (int i = 0; i < a.n; i++)
             if (!sema_val_same(a.items[i], b.items[i])) return false;
         return true;
@@ -100,7 +100,10 @@ const char *sema_val_kind_name(Sema *S, Val v) {
     case V_FLOAT: return "constexpr float";
     case V_STR: return "constexpr string";
     case V_DTYPE: return "a dtype";
-    case V_TUPLE: return "a tuple";
+    case V_TUPLE:
+        if (!v.tag) return "a tuple";
+        ty_str(v.ty, buf, sizeof buf);
+        return arena_printf(S->arena, "%s of %s blocks", v.tag == TAG_BLOCK_PTR ? "a block pointer" : "a tensor descriptor", buf);
     case V_FUNC: return "a function";
     case V_BUILTIN: return "a builtin function";
     case V_MODULE: return "a module";
@@ -129,6 +132,7 @@ void sema_val_key(Sema *S, StrBuf *sb, Val v) {
     case V_BUILTIN: sb_printf(sb, "Bi%d;", v.builtin); break;
     case V_MODULE: sb_printf(sb, "M%d;", (int)v.i); break;
     case V_TUPLE:
+        if (v.tag) sb_printf(sb, "G%d:%s:%lld", v.tag, ty_str(v.ty, buf, sizeof buf), (long long)v.i);
         sb_putc(sb, '(');
         for (int i = 0; i < v.n; i++) sema_val_key(S, sb, v.items[i]);
         sb_putc(sb, ')');

@@ -164,11 +164,15 @@ void cuda_api_module_free(nr_module *m) {
 }
 
 /* The disk cache's key of a variant (runtime/cache_key.c decides what it covers). */
-static void variant_cache_key(const nr_kernel *k, const char *arch, const char *variant, StrBuf *build,
-                              StrBuf *text) {
+static void variant_cache_key(const nr_kernel *k, const char *arch, const char *libdevice, const char *variant,
+                              StrBuf *build, StrBuf *text) {
     const nr_module *m = k->mod;
+    StrBuf ld;
+    sb_init(&ld);
+    gpu_libdevice_id(libdevice, &ld);
     CacheKeyInput in = {
         .arch = arch,
+        .libdevice = sb_cstr(&ld),
         .compute_capability = cuda_compute_capability(m->ctx->cuda),
         .driver_version = cuda_driver_version(m->ctx->cuda),
         .kernel = k->f->name,
@@ -184,6 +188,7 @@ static void variant_cache_key(const nr_kernel *k, const char *arch, const char *
     };
     llvm_gen_version(&in.llvm_version[0], &in.llvm_version[1], &in.llvm_version[2]);
     cache_key_make(&in, build, text);
+    sb_free(&ld);
 }
 
 static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, int stages, const char *key,
@@ -194,13 +199,15 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
     sb_init(&build);
     sb_init(&text);
     sb_init(&err);
-    variant_cache_key(k, arch, key, &build, &text);
+    char ldbuf[4096];
+    const char *libdevice = gpu_libdevice_find(ldbuf, sizeof ldbuf);
+    variant_cache_key(k, arch, libdevice, key, &build, &text);
     CacheKey ck = {sb_cstr(&build), sb_cstr(&text)};
     nr_status s = NR_OK;
     int hit = cuda_load_cached(ctx->cuda, k->f->name, &ck, &out->k, &err);
     if (hit < 0) s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));
     if (hit == 0) {
-        GpuTarget t = {arch, warps, stages, NULL};
+        GpuTarget t = {arch, warps, stages, NULL, libdevice};
         GpuResult r;
         Diag diag;
         diag_init(&diag);

@@ -1,7 +1,7 @@
 /* cache_key.c - the disk cache's key of a compiled GPU kernel variant (see cache_key.h).
  *
  * The text is, with every string written as LENGTH:BYTES,
- *   BUILD|arch=A|cc=N|driver=N|kernel=S|variant=S|warps=N|only=S|defines=N|-DS=S;...|file=S|source=S
+ *   BUILD|arch=A|cc=N|driver=N|libdevice=S|kernel=S|variant=S|warps=N|only=S|defines=N|-DS=S;...|file=S|source=S
  * where BUILD is "nereid VERSION build ID LLVM X.Y.Z" and `only` is a bare "*" for every
  * kernel. */
 #include "cache_key.h"
@@ -27,7 +27,9 @@ void cache_key_make(const CacheKeyInput *in, StrBuf *build, StrBuf *text) {
     sb_putn(text, build->data, build->len);
     sb_puts(text, "|arch=");
     put_str(text, in->arch);
-    sb_printf(text, "|cc=%d|driver=%d|kernel=", in->compute_capability, in->driver_version);
+    sb_printf(text, "|cc=%d|driver=%d|libdevice=", in->compute_capability, in->driver_version);
+    put_str(text, in->libdevice ? in->libdevice : "none");
+    sb_puts(text, "|kernel=");
     put_str(text, in->kernel);
     sb_puts(text, "|variant=");
     put_str(text, in->variant);

@@ -16,6 +16,8 @@ typedef struct CacheKeyInput {
     const char *arch;        /* the PTX target: "sm_80", "sm_90a" */
     int compute_capability;  /* the device's, major*10 + minor: the driver JIT-compiles for it */
     int driver_version;      /* cuDriverGetVersion's: the driver's JIT made the cubin */
+    const char *libdevice;   /* the CUDA libdevice the math functions link (gpu_libdevice_id:
+                                path, size, time), or "none"; NULL is "none" */
     /* the kernel and its variant */
     const char *kernel;      /* its name */
     const char *variant;     /* one fact letter per parameter, warps and stages ("ddno:4:3") */

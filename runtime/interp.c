@@ -268,6 +268,8 @@ static int exec_op(Ctx *c, OpId id, void **outs, bool *cond) {
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
         return interp_mem(c, op);
     case OP_ASSERT: case OP_PRINT: return interp_debug(c, op);
+    case OP_SCAN: case OP_REDUCE_FN: return interp_combine(c, op);
+    case OP_FLIP: case OP_SORT: case OP_GATHER: case OP_HISTOGRAM: return interp_perm(c, op);
     case OP_ASSUME: return 0; /* a fact for the optimiser; not checked */
     case OP_CALL: /* the plan rejects calls before anything runs */
     default: return interp_fail(c, op, "internal error: unexpected op", "'%s'",
@@ -286,6 +288,9 @@ static int exec_region(Ctx *c, RegionId r, void **outs, bool *cond) {
     }
     return 0;
 }
+
+int interp_exec_region(Ctx *c, RegionId r, void **outs) { return exec_region(c, r, outs, NULL); }
+void interp_bind(Ctx *c, const ValId *vals, void **bufs, uint32_t n) { bind_all(c, vals, bufs, n); }
 
 /* ---- the launch ---- */
 

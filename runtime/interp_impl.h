@@ -77,6 +77,12 @@ static inline IrType res_ty(const Ctx *c, const IrOp *op, uint32_t i) {
     return c->f->vals[op->results[i]].ty;
 }
 
+/* ---- regions (interp.c), for the ops that run one (interp_combine.c) ---- */
+/* Runs region r; its yield's buffers go to outs (the caller's to put back). */
+int interp_exec_region(Ctx *c, RegionId r, void **outs);
+/* Hands the buffers to the values (region arguments), which own them from then on. */
+void interp_bind(Ctx *c, const ValId *vals, void **bufs, uint32_t n);
+
 /* ---- the op handlers (one file per concept) ---- */
 int interp_plan(Ctx *c);          /* interp_plan.c: structure checks and liveness */
 void interp_plan_free(Ctx *c);
@@ -87,6 +93,8 @@ int interp_mem(Ctx *c, const IrOp *op);    /* interp_mem.c: load, store, atomics
 int interp_mem_init(Ctx *c, const InterpScalar *args);
 void interp_mem_free(Ctx *c);
 int interp_debug(Ctx *c, const IrOp *op);  /* interp_debug.c: assert, print */
+int interp_combine(Ctx *c, const IrOp *op); /* interp_combine.c: scan, reduce_fn */
+int interp_perm(Ctx *c, const IrOp *op);    /* interp_perm.c: flip, sort, gather, histogram */
 
 /* ---- element helpers ---- */
 

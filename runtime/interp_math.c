@@ -126,6 +126,42 @@ static void float_op(int code, const double *a, const double *b, double *r, int6
     }
 }
 
+/* The math op's functions (compiler/ir_mathfn.def): the C library's double function, which
+ * arith rounds to the dtype once. */
+static double math_fn(int fn, double x, double y) {
+    switch (fn) {
+    case MATH_ERF: return erf(x);
+    case MATH_ERFC: return erfc(x);
+    case MATH_TANH: return tanh(x);
+    case MATH_SINH: return sinh(x);
+    case MATH_COSH: return cosh(x);
+    case MATH_TAN: return tan(x);
+    case MATH_ASIN: return asin(x);
+    case MATH_ACOS: return acos(x);
+    case MATH_ATAN: return atan(x);
+    case MATH_ASINH: return asinh(x);
+    case MATH_ACOSH: return acosh(x);
+    case MATH_ATANH: return atanh(x);
+    case MATH_LOG10: return log10(x);
+    case MATH_LOG1P: return log1p(x);
+    case MATH_EXPM1: return expm1(x);
+    case MATH_EXP10: return pow(10.0, x);
+    case MATH_CBRT: return cbrt(x);
+    case MATH_POW: return pow(x, y);
+    case MATH_ATAN2: return atan2(x, y);
+    case MATH_HYPOT: return hypot(x, y);
+    case MATH_TRUNC: return trunc(x);
+    case MATH_RINT: case MATH_NEARBYINT: return nearbyint(x); /* to nearest even: the default mode */
+    case MATH_ROUND: return round(x);
+    case MATH_COPYSIGN: return copysign(x, y);
+    default: return NAN;
+    }
+}
+
+static void float_math(int fn, const double *a, const double *b, double *r, int64_t n) {
+    for (int64_t i = 0; i < n; i++) r[i] = math_fn(fn, a[i], b ? b[i] : 0);
+}
+
 static void float_fma(int dt, const double *a, const double *b, const double *c3, double *r,
                       int64_t n) {
     if (dt == DT_FP32) {
@@ -160,7 +196,8 @@ static int arith(Ctx *c, const IrOp *op) {
         float_fma(dt, in[0], in[1], in[2], r, n);
         return 0;
     }
-    float_op(op->code, in[0], in[1], r, n);
+    if (op->code == OP_MATH) float_math((int)op->attr[0], in[0], in[1], r, n);
+    else float_op(op->code, in[0], in[1], r, n);
     round_array(dt, r, n);
     return 0;
 }

@@ -175,7 +175,7 @@ static int check_control(Plan *p, const IrOp *op) {
 static char arith_class(int code) {
     switch (code) {
     case OP_DIV: case OP_DIV_RN: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
-    case OP_RSQRT: case OP_SIN: case OP_COS:
+    case OP_RSQRT: case OP_SIN: case OP_COS: case OP_MATH:
         return 'F';
     case OP_IDIV: case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR:
     case OP_UMULHI: case OP_NOT:
@@ -192,6 +192,10 @@ static int check_elementwise(Plan *p, const IrOp *op) {
              (long long)onum(p, op, i), (long long)n);
     int rdt = rty(p, op, 0).dt;
     switch (op->code) {
+    case OP_MATH:
+        NEED(op->attr[0] >= 0 && op->attr[0] < MATH_COUNT && op->nopnds == (uint32_t)ir_mathfn_info[op->attr[0]].nargs,
+             "bad math function or operand count");
+        break;
     case OP_CMP:
         NEED(rdt == DT_I1 && oty(p, op, 0).dt == oty(p, op, 1).dt, "cmp needs equal dtypes and an i1 result");
         NEED(op->attr[0] >= CMP_PRED_EQ && op->attr[0] <= CMP_PRED_GE, "bad predicate");
@@ -260,6 +264,56 @@ static int check_reduce(Plan *p, const IrOp *op) {
     return 0;
 }
 
+/* scan, reduce_fn: n operands of one shape, their results, 2n scalar region arguments of
+ * the operands' dtypes (interp_combine.c copies elements between them as they are) and a
+ * yield of n scalars of those dtypes */
+static int check_combine(Plan *p, const IrOp *op) {
+    uint32_t n = op->nopnds;
+    NEED(n >= 1 && n <= 16 && op->nres == n && op->nregions == 1, "scan/reduce_fn needs 1 to 16 operands and as many results");
+    IrType a = oty(p, op, 0);
+    int64_t axis = op->attr[0];
+    NEED(a.rank >= 1 && axis >= 0 && axis < a.rank, "bad axis %lld", (long long)axis);
+    const IrRegion *r = &p->f->regions[op->region[0]];
+    NEED(r->nargs == 2 * n, "the combine region needs %u arguments", 2 * n);
+    for (uint32_t i = 0; i < n; i++) {
+        IrType x = oty(p, op, i), y = rty(p, op, i);
+        NEED(ty_same_shape(x, a) && x.dt == y.dt && (dt_is_int(x.dt) || dt_is_float(x.dt)), "operand %u's type", i);
+        NEED(ty_numel(y) * (op->code == OP_REDUCE_FN ? a.shape[axis] : 1) == ty_numel(a), "result %u's shape", i);
+        for (uint32_t k = 0; k < 2; k++) {
+            IrType t = p->f->vals[r->args[i + k * n]].ty;
+            NEED(ty_numel(t) == 1 && t.dt == x.dt, "combine argument %u's type", i + k * n);
+        }
+    }
+    const IrOp *t = terminator(p, op->region[0]);
+    NEED(t && t->code == OP_YIELD && t->nopnds == n, "the combine region must yield %u values", n);
+    for (uint32_t i = 0; i < n; i++) {
+        IrType y = p->f->vals[t->operands[i]].ty;
+        NEED(ty_numel(y) == 1 && y.dt == oty(p, op, i).dt, "combine result %u's type", i);
+    }
+    return 0;
+}
+
+/* flip, sort, gather, histogram (interp_perm.c relies on these shapes) */
+static int check_perm(Plan *p, const IrOp *op) {
+    IrType x = oty(p, op, 0), r = rty(p, op, 0);
+    int64_t axis = op->attr[0];
+    if (op->code == OP_HISTOGRAM) {
+        NEED(x.rank == 1 && dt_is_int(x.dt) && r.rank == 1 && r.dt == DT_I32, "histogram: a 1-D integer block to 1-D i32");
+        NEED(op->nopnds == 1 || (op->nopnds == 2 && onum(p, op, 1) == onum(p, op, 0) && oty(p, op, 1).dt == DT_I1),
+             "histogram's mask");
+        return 0;
+    }
+    NEED(x.rank >= 1 && axis >= 0 && axis < x.rank && (dt_is_int(x.dt) || dt_is_float(x.dt)), "bad axis or dtype");
+    if (op->code != OP_GATHER) {
+        NEED(ty_equal(x, r), "result type");
+        return 0;
+    }
+    IrType ix = oty(p, op, 1);
+    NEED(dt_is_int(ix.dt) && ix.rank == x.rank && ty_same_shape(ix, r) && r.dt == x.dt, "gather's index and result");
+    for (int d = 0; d < x.rank; d++) NEED(d == axis || ix.shape[d] == x.shape[d], "gather's index shape");
+    return 0;
+}
+
 static int check_dot(Plan *p, const IrOp *op) {
     IrType a = oty(p, op, 0), b = oty(p, op, 1), acc = oty(p, op, 2), r = rty(p, op, 0);
     NEED((a.rank == 2 || a.rank == 3) && b.rank == a.rank && r.rank == a.rank &&
@@ -320,6 +374,14 @@ static int check_op(Plan *p, OpId id) {
          "has %u regions", op->nregions);
     if (op->code >= OP_ADD && op->code <= OP_ADDPTR) return check_elementwise(p, op);
     NEED(!(info->flags & F_GPU), "'%s' exists only in the GPU back end; the interpreter runs the IR before it", info->name);
+    if (op->code == OP_INLINE_ASM) { /* a user's PTX: no CPU runs it */
+        p->c->failed = true;
+        interp_msg(p->c, "kernel '%s'", p->f->name);
+        if (op->loc.src) interp_msg(p->c, " (%s:%d:%d)", op->loc.src->name, op->loc.line, op->loc.col);
+        interp_msg(p->c, ": tl.inline_asm_elementwise runs GPU assembly, which the CPU interpreter cannot run: launch "
+                         "this kernel on a CUDA device");
+        return -1;
+    }
     switch (op->code) {
     case OP_ARANGE:
         NEED(op->attr[0] >= -(INT64_C(1) << 40) && op->attr[0] <= (INT64_C(1) << 40) &&
@@ -335,6 +397,8 @@ static int check_op(Plan *p, OpId id) {
         return check_view(p, op);
     case OP_BARRIER: return 0;
     case OP_REDUCE: return check_reduce(p, op);
+    case OP_SCAN: case OP_REDUCE_FN: return check_combine(p, op);
+    case OP_FLIP: case OP_SORT: case OP_GATHER: case OP_HISTOGRAM: return check_perm(p, op);
     case OP_DOT: return check_dot(p, op);
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: return check_mem(p, op);
     case OP_FOR: case OP_IF: case OP_WHILE: return check_control(p, op);

@@ -122,6 +122,23 @@ int moves_scratch_bytes(const IrFunc *f, OpId id) {
         bool arg = op->attr[0] == RED_ARGMAX || op->attr[0] == RED_ARGMIN;
         return (int)(out * partials * 8 * (arg ? 2 : 1));
     }
+    case OP_SCAN: case OP_REDUCE_FN: { /* the operands' blocks, exchanged between warps */
+        IrType t = f->vals[op->operands[0]].ty;
+        if (!ir_layout_axis_warps(f->mod, f->vals[op->operands[0]].layout, t, (int)op->attr[0])) return 0;
+        int64_t bytes = 0;
+        for (uint32_t i = 0; i < op->nopnds; i++) bytes += (ty_numel(t) * slot_bytes(f->vals[op->operands[i]].ty) + 7) / 8 * 8;
+        return (int)bytes;
+    }
+    case OP_FLIP: case OP_SORT: { /* the block, exchanged between warps */
+        IrType t = f->vals[op->operands[0]].ty;
+        if (!ir_layout_axis_warps(f->mod, f->vals[op->operands[0]].layout, t, (int)op->attr[0])) return 0;
+        return (int)((ty_numel(t) * slot_bytes(t) + 7) / 8 * 8);
+    }
+    case OP_GATHER: { /* the source block, looked up */
+        IrType t = f->vals[op->operands[0]].ty;
+        return (int)((ty_numel(t) * slot_bytes(t) + 7) / 8 * 8);
+    }
+    case OP_HISTOGRAM: return (int)(ty_numel(f->vals[op->results[0]].ty) * 4); /* the counters */
     case OP_CONVERT_LAYOUT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS: {
         IrType t = f->vals[op->operands[0]].ty;
         if (!t.rank || t.dt == DT_SMEM || moves_is_local(f, id)) return 0; /* a buffer's trans is a view */

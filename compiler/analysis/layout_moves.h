@@ -13,7 +13,10 @@
  * block, one slot of its element size per element.
  *
  * Reductions need scratch when several warps share the axis: one partial per output
- * element per such warp (8 bytes each, twice for argmax/argmin's indices). Atomics in a
+ * element per such warp (8 bytes each, twice for argmax/argmin's indices); scans,
+ * reduce_fn, sorts and flips then exchange whole blocks (each operand's element size per
+ * element); a gather looks its source block up there, a histogram counts in num_bins i32
+ * slots. Atomics in a
  * replicated layout pass the owner's old value to its copies through 8-byte slots. */
 #ifndef NEREID_LAYOUT_MOVES_H
 #define NEREID_LAYOUT_MOVES_H

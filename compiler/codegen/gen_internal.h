@@ -10,6 +10,7 @@
 #define NEREID_GEN_INTERNAL_H
 
 #include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
 #include <setjmp.h>
 
 #include "../analysis/layout_moves.h"
@@ -113,6 +114,31 @@ void gen_elementwise(Gen *g, OpId id);                  /* llvm_elem.c */
 void gen_memory(Gen *g, OpId id);                       /* llvm_mem.c */
 void gen_shape(Gen *g, OpId id);                        /* llvm_shape.c */
 void gen_reduce(Gen *g, OpId id);                       /* llvm_reduce.c */
+void gen_scan(Gen *g, OpId id);                         /* llvm_scan.c: scan, reduce_fn */
+void gen_sort(Gen *g, OpId id);                         /* llvm_sort.c: sort, flip */
+void gen_gather(Gen *g, OpId id);                       /* llvm_gather.c: gather, histogram */
+void gen_inline_asm(Gen *g, OpId id);                   /* llvm_inline_asm.c */
+/* llvm_axis.c: an axis's index bits (digits) in a layout (ir_layout_axis_separable) */
+typedef struct GenDigits {
+    int n;                         /* log2 of the axis's length */
+    int kind[LL_MAX_BITS];         /* LL_REG, LL_LANE or LL_WARP: the input bit carrying digit k */
+    int bit[LL_MAX_BITS];          /* which bit of it */
+    uint32_t basis[LL_MAX_BITS];   /* digit k's step of the row-major index */
+} GenDigits;
+void gen_axis_digits(Gen *g, const IrOp *op, ValId x, int axis, GenDigits *d);
+/* i1: digit k of register r's element is set in this thread */
+LLVMValueRef gen_digit_set(Gen *g, const GenDigits *d, int k, int r);
+/* For every register r of x's layout that is no copy, out[j][r] = the value vals[j] has at
+ * the element whose index is r's XOR flip (an XOR of digits' bases): in place, by a
+ * shuffle, or through op's scratch (n blocks of dtypes dts, one after another) when a warp
+ * digit is in flip. */
+void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t flip, int n, const int *dts,
+                 LLVMValueRef *const *vals, LLVMValueRef **out);
+/* llvm_reduce.c: x from the lane whose id differs by mask (shfl.sync.bfly; any scalar
+ * type: 64 bits as two halves, narrower ones widened) */
+LLVMValueRef gen_shfl_xor(Gen *g, LLVMValueRef x, int mask);
+/* llvm_shape.c: stores val at ptr where cond holds (NULL: always) */
+void gen_store_if(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr, unsigned align);
 void gen_dot(Gen *g, OpId id);                          /* llvm_dot.c (CUDA cores) or llvm_mma.c */
 void gen_mma(Gen *g, OpId id);                          /* llvm_mma.c: mma.sync, wgmma, dot_wait */
 /* llvm_mma.c: after LLVM's passes, each wgmma.wait_group moves up past the pure
@@ -127,5 +153,12 @@ LLVMValueRef gen_sincos_f32(Gen *g, LLVMValueRef x, bool cosine); /* llvm_math.c
 void gen_fp8_convert(Gen *g, LLVMValueRef *in, LLVMValueRef *out, int n, int from, int to);
 LLVMValueRef gen_fp8_const(Gen *g, int dt, double v);
 LLVMValueRef gen_log_f32(Gen *g, LLVMValueRef x, bool base2);
+/* the math op (llvm_mathfn.c): register values a (one per operand) of dtype dt */
+LLVMValueRef gen_mathfn(Gen *g, const IrOp *op, int dt, LLVMValueRef *a);
+/* llvm_math_soft.c: an approximated math function on fp32 without libdevice */
+LLVMValueRef gen_math_soft_f32(Gen *g, int fn, LLVMValueRef x, LLVMValueRef y);
+/* llvm_libdevice.c: links libdevice into the module if it calls an __nv_ function
+ * (false, with a diagnostic, when that fails) */
+bool gen_link_libdevice(Gen *g, LLVMTargetMachineRef tm);
 
 #endif

@@ -231,6 +231,7 @@ static LLVMValueRef elem(Gen *g, const IrOp *op, int dt, int rdt, LLVMValueRef *
         return math(g, OP_ABS, dt, a[0], op->loc);
     case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT: case OP_RSQRT: case OP_SIN: case OP_COS:
     case OP_FLOOR: case OP_CEIL: return math(g, op->code, dt, a[0], op->loc);
+    case OP_MATH: return gen_mathfn(g, op, dt, a);
     case OP_CMP: return compare(g, (int)op->attr[0], dt, a[0], a[1]);
     case OP_SELECT: return LLVMBuildSelect(B, a[0], a[1], a[2], "");
     case OP_CVT: return convert(g, a[0], dt, rdt);

@@ -63,6 +63,10 @@ static void gen_op(Gen *g, OpId id) {
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: gen_memory(g, id); return;
     case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS: case OP_CONVERT_LAYOUT: gen_shape(g, id); return;
     case OP_REDUCE: gen_reduce(g, id); return;
+    case OP_SCAN: case OP_REDUCE_FN: gen_scan(g, id); return;
+    case OP_SORT: case OP_FLIP: gen_sort(g, id); return;
+    case OP_GATHER: case OP_HISTOGRAM: gen_gather(g, id); return;
+    case OP_INLINE_ASM: gen_inline_asm(g, id); return;
     case OP_DOT: gen_dot(g, id); return;
     case OP_DOT_ASYNC: case OP_DOT_WAIT: gen_mma(g, id); return;
     case OP_LOCAL_ALLOC: case OP_LOCAL_VIEW: case OP_LOCAL_STORE: case OP_LOCAL_LOAD: case OP_ASYNC_COPY:
@@ -195,6 +199,11 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
     LLVMDisposeTargetData(dl);
     LLVMSetTarget(g->M, "nvptx64-nvidia-cuda");
     char *msg = NULL;
+    if (!gen_link_libdevice(g, tm)) {
+        LLVMDisposeTargetMachine(tm);
+        sb_free(&err);
+        return false;
+    }
     if (LLVMVerifyModule(g->M, LLVMReturnStatusAction, &msg)) {
         char *text = LLVMPrintModuleToString(g->M);
         diag_error(g->diag, (Loc){0}, "internal error: invalid LLVM IR for '%s': %s\n%s", g->f->name, msg, text);

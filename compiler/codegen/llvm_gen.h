@@ -11,6 +11,8 @@ typedef struct GpuTarget {
     int num_warps;
     int num_stages;    /* software-pipelining depth (1: none) */
     const char *pipeline; /* LLVM new-pass-manager pipeline; NULL: LLVM_GEN_PIPELINE */
+    const char *libdevice; /* CUDA's libdevice.10.bc for the math op's functions (erf, pow,
+                              ...); NULL: Nereid's own routines (gpu_libdevice_find) */
 } GpuTarget;
 
 /* The default LLVM pipeline: the front end and the GPU passes have already folded,
@@ -26,6 +28,14 @@ typedef struct GpuTarget {
  * times_ms (may be NULL) gets [0] LLVM IR construction, [1] optimisation, [2] PTX. */
 bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx,
                      Diag *diag, double *times_ms);
+
+/* Where CUDA's libdevice is (llvm_libdevice.c): the file NEREID_LIBDEVICE names ("none"
+ * or empty: none), else $CUDA_HOME, $CUDA_PATH or /usr/local/cuda's
+ * nvvm/libdevice/libdevice.10.bc; the first readable one, written into buf, or NULL. */
+const char *gpu_libdevice_find(char *buf, size_t n);
+/* What identifies that file for caches: its path, size and modification time ("none"
+ * for NULL). */
+void gpu_libdevice_id(const char *path, StrBuf *out);
 
 /* The LLVM version the back end is built with. */
 void llvm_gen_version(unsigned *major, unsigned *minor, unsigned *patch);

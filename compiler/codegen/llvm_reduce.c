@@ -65,7 +65,7 @@ static LLVMValueRef shfl32(Gen *g, LLVMValueRef x, int mask) {
     return gen_intrinsic(g, "llvm.nvvm.shfl.sync.bfly.i32", g->i32, args, 4);
 }
 
-static LLVMValueRef shuffle(Gen *g, LLVMValueRef x, int mask) {
+LLVMValueRef gen_shfl_xor(Gen *g, LLVMValueRef x, int mask) {
     LLVMTypeRef ty = LLVMTypeOf(x);
     unsigned bits = LLVMGetTypeKind(ty) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(ty)
                     : ty == g->f64 ? 64 : ty == g->f32 ? 32 : 16;
@@ -194,7 +194,7 @@ void gen_reduce(Gen *g, OpId id) {
     for (int b = 0; b < 5; b++) {
         if (!(lmask >> b & 1)) continue;
         for (int o = 0; o < nout; o++) {
-            Acc other = {shuffle(g, acc[o].v, 1 << b), acc[o].i ? shuffle(g, acc[o].i, 1 << b) : NULL};
+            Acc other = {gen_shfl_xor(g, acc[o].v, 1 << b), acc[o].i ? gen_shfl_xor(g, acc[o].i, 1 << b) : NULL};
             acc[o] = combine(g, kind, dt, acc[o], other);
         }
     }

@@ -66,7 +66,7 @@ static LLVMValueRef source_index(Gen *g, const IrOp *op, IrType st, IrType rt, L
 }
 
 /* Stores val at ptr where cond holds (NULL: always). */
-static void store_if(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr, unsigned align) {
+void gen_store_if(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr, unsigned align) {
     LLVMBasicBlockRef st_bb = NULL, join = NULL;
     if (cond) {
         st_bb = LLVMAppendBasicBlockInContext(g->C, g->fn, "remap.st");
@@ -116,7 +116,7 @@ static void smem_remap(Gen *g, const IrOp *op, const uint32_t *map) {
             val = LLVMGetUndef(vec_type(g, dt, vs));
             for (int k = 0; k < vs; k++) val = LLVMBuildInsertElement(g->B, val, gen_to_mem(g, in[i + k], dt), gen_i32(g, k), "");
         }
-        store_if(g, once, val, ptr, (unsigned)(eb * vs));
+        gen_store_if(g, once, val, ptr, (unsigned)(eb * vs));
     }
     gen_barrier(g);
     LLVMValueRef *out = gen_alloc_regs(g, nr);

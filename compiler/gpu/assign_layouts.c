@@ -270,6 +270,21 @@ static void pref_op(Ctx *c, OpId id) {
         prefer(c, op->operands[2], l);
         return;
     }
+    if (op->code == OP_INLINE_ASM && op->nres > 1) { /* several results, one layout */
+        uint32_t want = c->pref[op->results[0]];
+        for (uint32_t i = 0; want && i < op->nopnds; i++) prefer_as(c, op->operands[i], want, c->weak[op->results[0]]);
+        return;
+    }
+    if (op->code == OP_SCAN || op->code == OP_FLIP || op->code == OP_SORT || op->code == OP_GATHER) {
+        /* the operand (gather: the index) where the result is wanted */
+        uint32_t want = c->pref[op->results[0]];
+        if (op->code == OP_GATHER) {
+            if (want) prefer_as(c, op->operands[1], want, c->weak[op->results[0]]);
+            return;
+        }
+        for (uint32_t i = 0; want && i < op->nopnds; i++) prefer_as(c, op->operands[i], want, c->weak[op->results[0]]);
+        return;
+    }
     if (op->nres != 1 || !is_block(c->f, op->results[0])) return;
     ValId r = op->results[0];
     if (op->code == OP_TRANS || op->code == OP_RESHAPE) { /* only a wish from a user goes through */
@@ -362,6 +377,7 @@ static bool remat_inner(const IrOp *op) {
     if (op->code == OP_BROADCAST || op->code == OP_EXPAND_DIMS || op->code == OP_MULTIPLE_OF ||
         op->code == OP_MAX_CONTIGUOUS)
         return true;
+    if (op->code == OP_INLINE_ASM) return false; /* a user's assembly runs once, where it is */
     return (ir_op_info[op->code].flags & F_ELEM) != 0;
 }
 
@@ -550,11 +566,59 @@ static void store_layout(Ctx *c, OpList *out, OpId id) {
         }
 }
 
+/* scan, reduce_fn: every operand in the first one's layout (the default one where that
+ * layout mixes the axis with other dims: ir_layout_axis_separable); a scan's results in it,
+ * a reduce_fn's in its slice along the axis. The combine region's values are scalars. */
+static void assign_combine(Ctx *c, OpList *out, OpId id) {
+    IrFunc *f = c->f;
+    IrOp *op = &f->ops[id];
+    int axis = (int)op->attr[0];
+    IrType t = ir_type(f, op->operands[0]);
+    uint32_t l = f->vals[op->operands[0]].layout;
+    if (!l || !ir_layout_axis_separable(c->m, l, t, axis)) l = default_layout(c, t);
+    require(c, out, id, 0, l);
+    op = &f->ops[id];
+    for (uint32_t i = 0; i < op->nres; i++)
+        set_layout(c, op->results[i], op->code == OP_SCAN ? l : slice_of(c, l, axis));
+}
+
+/* flip, sort: in the operand's layout when it suits the axis (else the default one);
+ * gather: in the index's layout (the source goes through shared memory); histogram: the
+ * mask in the input's layout, the counts in the default layout of their shape. */
+static void assign_perm(Ctx *c, OpList *out, OpId id) {
+    IrFunc *f = c->f;
+    IrOp *op = &f->ops[id];
+    ValId r = op->results[0];
+    if (op->code == OP_GATHER) {
+        set_layout(c, r, f->vals[op->operands[1]].layout);
+        return;
+    }
+    if (op->code == OP_HISTOGRAM) {
+        if (op->nopnds > 1) require(c, out, id, 1, f->vals[op->operands[0]].layout);
+        set_layout(c, r, fresh_layout(c, r));
+        return;
+    }
+    IrType t = ir_type(f, op->operands[0]);
+    uint32_t l = f->vals[op->operands[0]].layout;
+    if (!l || !ir_layout_axis_separable(c->m, l, t, (int)op->attr[0])) l = default_layout(c, t);
+    require(c, out, id, 0, l);
+    set_layout(c, r, l);
+}
+
 static void assign_op(Ctx *c, OpList *out, OpId id) {
     IrFunc *f = c->f;
     IrOp *op = &f->ops[id];
     int code = op->code;
     if (code == OP_FOR || code == OP_WHILE || code == OP_IF) return assign_control(c, out, id);
+    if (code == OP_SCAN || code == OP_REDUCE_FN) return assign_combine(c, out, id);
+    if (code == OP_FLIP || code == OP_SORT || code == OP_GATHER || code == OP_HISTOGRAM) return assign_perm(c, out, id);
+    if (code == OP_INLINE_ASM && op->nres > 1 && is_block(f, op->results[0])) { /* elementwise, several results */
+        uint32_t l = first_block_layout(c, id);
+        if (!l) l = fresh_layout(c, op->results[0]);
+        for (uint32_t i = 0; i < op->nres; i++) set_layout(c, f->ops[id].results[i], l);
+        require(c, out, id, 0, l);
+        return;
+    }
     if (code == OP_STORE) {
         uint32_t anchor = is_block(f, op->operands[0]) ? mem_layout(c, id) : 0;
         if (anchor) {

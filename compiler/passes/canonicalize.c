@@ -15,7 +15,12 @@
  *   exact (x + -0.0, x - +0.0, x * 1.0, x / 1.0);
  * - constants move to the right of commutative ops (and of cmp, flipping it);
  * - an if on a constant is replaced by the taken region's ops, its results by the
- *   yield's values; a for with a constant trip count of 0 by its inits. */
+ *   yield's values; a for with a constant trip count of 0 by its inits;
+ * - a for's loop-carried value that every iteration yields unchanged (its region
+ *   argument, or its init) is its init everywhere: the argument's and the result's uses
+ *   take the init, so the body sees a loop-invariant value (a block pointer's base,
+ *   shape and strides; DCE then drops the carried slot); an if's result that both
+ *   branches yield as the same value is that value. */
 #include "fold.h"
 #include "passes.h"
 #include "rewrite.h"
@@ -251,6 +256,40 @@ static bool fold_for(Canon *C, OpId id) {
     return true;
 }
 
+/* An if's result that both branches yield as the same value (one defined before the if)
+ * is that value. */
+static void forward_same_yield(Canon *C, OpId id) {
+    IrFunc *f = C->f;
+    IrOp *op = ir_op(f, id);
+    if (op->nregions < 2) return;
+    IrRegion *t = ir_region(f, op->region[0]), *e = ir_region(f, op->region[1]);
+    if (!t->nops || !e->nops) return;
+    IrOp *yt = ir_op(f, t->ops[t->nops - 1]), *ye = ir_op(f, e->ops[e->nops - 1]);
+    for (uint32_t i = 0; i < op->nres && i < yt->nopnds && i < ye->nopnds; i++) {
+        ValId a = ir_repl_resolve(f, C->repl, yt->operands[i]), b = ir_repl_resolve(f, C->repl, ye->operands[i]);
+        if (a != b || C->repl[op->results[i]]) continue;
+        C->repl[op->results[i]] = a;
+        C->changed = true;
+    }
+}
+
+static void forward_invariant(Canon *C, OpId id) {
+    IrFunc *f = C->f;
+    IrOp *op = ir_op(f, id);
+    IrRegion *body = ir_region(f, op->region[0]);
+    if (!body->nops) return;
+    IrOp *y = ir_op(f, body->ops[body->nops - 1]);
+    for (uint32_t i = 0; i < op->nres && i < y->nopnds && i + 1 < body->nargs; i++) {
+        ValId arg = body->args[i + 1], init = ir_repl_resolve(f, C->repl, op->operands[3 + i]);
+        if (C->repl[arg]) continue;
+        ValId yv = ir_repl_resolve(f, C->repl, y->operands[i]);
+        if (yv != arg && yv != init) continue;
+        C->repl[arg] = init;
+        C->repl[op->results[i]] = init;
+        C->changed = true;
+    }
+}
+
 static void canon_list(Canon *C, OpVec *out, const OpId *ops, uint32_t n) {
     IrFunc *f = C->f;
     for (uint32_t i = 0; i < n; i++) {
@@ -259,6 +298,8 @@ static void canon_list(Canon *C, OpVec *out, const OpId *ops, uint32_t n) {
         int code = ir_op(f, id)->code;
         if (code == OP_IF && fold_if(C, out, id)) continue;
         if (code == OP_FOR && fold_for(C, id)) continue;
+        if (code == OP_FOR) forward_invariant(C, id);
+        if (code == OP_IF) forward_same_yield(C, id);
         if (simplify(C, id)) continue;
         opvec_push(out, id);
         for (uint32_t j = 0; j < ir_op(f, id)->nregions; j++) canon_region(C, ir_op(f, id)->region[j]);

@@ -9,7 +9,8 @@
  * Removes, to a fixed point:
  * - pure ops and loads (ops that only read or allocate memory: F_RDONLY) whose results
  *   are all unused (a load's only other effect would be a fault, which a program that
- *   does not use the value cannot rely on);
+ *   does not use the value cannot rely on), scan and reduce_fn (their regions only
+ *   compute) included;
  * - unused results of if (with the matching yield values), and unused loop-carried
  *   values of for whose region argument feeds nothing but pure ops that only feed
  *   its own yield slot (an accumulator nobody reads);
@@ -79,7 +80,8 @@ static bool results_unused(const Dce *D, const IrOp *op) {
 
 static bool dead_leaf(const Dce *D, const IrOp *op) {
     bool removable = (ir_op_info[op->code].flags & (F_PURE | F_RDONLY)) != 0;
-    return removable && op->nregions == 0 && results_unused(D, op);
+    bool pure_regions = op->code == OP_SCAN || op->code == OP_REDUCE_FN; /* combine regions compute only */
+    return removable && (op->nregions == 0 || pure_regions) && results_unused(D, op);
 }
 
 /* An if or for with no results whose regions hold only their terminators. */

@@ -355,7 +355,7 @@ static inline int gt_finish(void) {
 
 /* ---- cases ---- */
 
-enum { GT_MAX_BUFS = 24, GT_MAX_ARGS = 48, GT_MAX_DEFS = 12 };
+enum { GT_MAX_BUFS = 40, GT_MAX_ARGS = 48, GT_MAX_DEFS = 12 };
 
 typedef struct GtBuf {
     char name[40];

@@ -1,5 +1,6 @@
 /* math_accuracy.c - the error of the math builtins (exp, exp2, log, log2, sqrt, rsqrt,
- * sin, cos, sigmoid) in fp32 against double-precision libm, on the device the
+ * sin, cos, sigmoid, and libdevice's erf, tanh, pow, ... that the IR's math op computes)
+ * in fp32 against double-precision libm, on the device the
  * environment picks: NEREID_DEVICE=cuda the GPU (its fast approximations; no GPU is a
  * failure), =cpu the CPU interpreter, unset the GPU when there is one and the interpreter
  * otherwise. Prints max ulp / relative error per function and input range (the table
@@ -15,6 +16,7 @@
 #include "nereid.h"
 
 static const char *src =
+    "from triton.language.extra import libdevice\n"
     "@triton.jit\n"
     "def m(x: *fp32, out: *fp32, n: i32, BLOCK: tl.constexpr):\n"
     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
@@ -28,10 +30,33 @@ static const char *src =
     "    tl.store(out + 5 * n + o, tl.rsqrt(tl.abs(v)), mask=k)\n"
     "    tl.store(out + 6 * n + o, tl.sin(v), mask=k)\n"
     "    tl.store(out + 7 * n + o, tl.cos(v), mask=k)\n"
-    "    tl.store(out + 8 * n + o, tl.sigmoid(v), mask=k)\n";
+    "    tl.store(out + 8 * n + o, tl.sigmoid(v), mask=k)\n"
+    "    tl.store(out + 9 * n + o, tl.erf(v), mask=k)\n"
+    "    tl.store(out + 10 * n + o, libdevice.erfc(v), mask=k)\n"
+    "    tl.store(out + 11 * n + o, libdevice.tanh(v), mask=k)\n"
+    "    tl.store(out + 12 * n + o, libdevice.sinh(v), mask=k)\n"
+    "    tl.store(out + 13 * n + o, libdevice.cosh(v), mask=k)\n"
+    "    tl.store(out + 14 * n + o, libdevice.tan(v), mask=k)\n"
+    "    tl.store(out + 15 * n + o, libdevice.asin(v), mask=k)\n"
+    "    tl.store(out + 16 * n + o, libdevice.acos(v), mask=k)\n"
+    "    tl.store(out + 17 * n + o, libdevice.atan(v), mask=k)\n"
+    "    tl.store(out + 18 * n + o, libdevice.asinh(v), mask=k)\n"
+    "    tl.store(out + 19 * n + o, libdevice.acosh(v), mask=k)\n"
+    "    tl.store(out + 20 * n + o, libdevice.atanh(v), mask=k)\n"
+    "    tl.store(out + 21 * n + o, libdevice.log10(v), mask=k)\n"
+    "    tl.store(out + 22 * n + o, libdevice.log1p(v), mask=k)\n"
+    "    tl.store(out + 23 * n + o, libdevice.expm1(v), mask=k)\n"
+    "    tl.store(out + 24 * n + o, libdevice.exp10(v), mask=k)\n"
+    "    tl.store(out + 25 * n + o, libdevice.cbrt(v), mask=k)\n"
+    "    tl.store(out + 26 * n + o, libdevice.pow(tl.abs(v), 2.5), mask=k)\n"
+    "    tl.store(out + 27 * n + o, libdevice.atan2(v, 0.75), mask=k)\n"
+    "    tl.store(out + 28 * n + o, libdevice.hypot(v, 3.0), mask=k)\n";
 
-enum { NF = 9, N = 1 << 18 };
-static const char *names[NF] = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "sigmoid"};
+enum { NF = 29, N = 1 << 18 };
+static const char *names[NF] = {"exp",  "exp2",  "log",   "log2",  "sqrt",  "rsqrt", "sin",   "cos",
+                                "sigmoid", "erf", "erfc", "tanh",  "sinh",  "cosh",  "tan",   "asin",
+                                "acos", "atan",  "asinh", "acosh", "atanh", "log10", "log1p", "expm1",
+                                "exp10", "cbrt", "pow",   "atan2", "hypot"};
 
 static double ref(int f, double v) {
     switch (f) {
@@ -43,7 +68,27 @@ static double ref(int f, double v) {
     case 5: return 1 / sqrt(fabs(v));
     case 6: return sin(v);
     case 7: return cos(v);
-    default: return 1 / (1 + exp(-v));
+    case 8: return 1 / (1 + exp(-v));
+    case 9: return erf(v);
+    case 10: return erfc(v);
+    case 11: return tanh(v);
+    case 12: return sinh(v);
+    case 13: return cosh(v);
+    case 14: return tan(v);
+    case 15: return asin(v);
+    case 16: return acos(v);
+    case 17: return atan(v);
+    case 18: return asinh(v);
+    case 19: return acosh(v);
+    case 20: return atanh(v);
+    case 21: return log10(v);
+    case 22: return log1p(v);
+    case 23: return expm1(v);
+    case 24: return pow(10.0, v);
+    case 25: return cbrt(v);
+    case 26: return pow(fabs(v), 2.5);
+    case 27: return atan2(v, 0.75);
+    default: return hypot(v, 3.0);
     }
 }
 
@@ -62,10 +107,16 @@ static double ulps(float got, double want) {
  * PTX's ex2.approx.f32 and rsqrt.approx.f32; log, log2, sin and cos are accurate software
  * implementations; exp rounds x * log2(e) to fp32 before ex2.approx, which costs up to
  * about |x| ulps on top of ex2's error; sigmoid is 1 / (1 + exp(-x)) with a div.full.f32.
+ * The libdevice functions: CUDA's documented maximum errors (from the correctly rounded
+ * result: half an ulp more from the exact one), which also covers Nereid's own routines
+ * when no libdevice is found (1 ulp).
  * On the CPU every primitive is the double result rounded once (0.5 ulp; the slack covers
  * libm's double error) and sigmoid is three rounded operations. */
 static double bound(int f, double x, bool gpu) {
     if (!gpu) return f == 8 ? 3.0 : 0.5 + 1e-6;
+    /* erf erfc tanh sinh cosh tan asin acos atan asinh acosh atanh log10 log1p expm1 exp10 cbrt pow atan2 hypot */
+    static const double cuda[20] = {2, 4, 2, 3, 2, 4, 2, 2, 2, 3, 4, 3, 2, 1, 1, 2, 1, 4, 3, 3};
+    if (f >= 9) return cuda[f - 9] + 0.5;
     switch (f) {
     case 0: return 3.0 + 1.25 * fabs(x);  /* exp */
     case 1: return 3.0;                   /* exp2 */

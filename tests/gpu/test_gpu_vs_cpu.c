@@ -576,6 +576,202 @@ static void math(long n, int block) {
     free(x), free(y), free(p), free(a), free(wide);
 }
 
+/* libdevice's math functions: CUDA's bounds are a few ulps (docs/language.md section
+ * 13): rtol 6e-7 (5 ulp) on the GPU; the exact ones (trunc, rint, round, copysign),
+ * clamp and minimum/maximum bit for bit; fp16 through fp32 within an fp16 ulp. */
+static void libdevice_math(long n, int block, int warps) {
+    GtRng r = {16180 + (uint64_t)(n + warps)};
+    float *x = gt_fill(GT_F32, (size_t)n, &r, -4, 4), *y = gt_fill(GT_F32, (size_t)n, &r, -4, 4);
+    float *p = gt_fill(GT_F32, (size_t)n, &r, 1e-3, 10);
+    uint16_t *h = gt_fill(GT_F16, (size_t)n, &r, -3, 3);
+    static const float xs[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 2.5f, -2.5f, INFINITY, -INFINITY, NAN, 1e-30f, 1.5f,
+                               -3.5f};
+    for (long i = 0; i < n; i++) {
+        if (i % 40 < GT_COUNT(xs)) x[i] = xs[i % 40];
+        if (i % 53 == 7) y[i] = NAN;
+    }
+    GtCase *c = gt_case("libdevice math, clamp, PropagateNan", "n=%ld B%d w%d", n, block, warps);
+    gt_source(c, K_LIBDEVICE, "libdevice_math", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_warps(c, warps);
+    c->rows_per_output = 1;
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, (size_t)n, x));
+    gt_arg_buf(c, gt_in(c, "y", GT_F32, (size_t)n, y));
+    gt_arg_buf(c, gt_in(c, "p", GT_F32, (size_t)n, p));
+    gt_arg_buf(c, gt_in(c, "h", GT_F16, (size_t)n, h));
+    static const char *const names[] = {"erf", "erfc", "tanh", "sinh", "cosh", "tan", "asin", "acos", "atan", "asinh", "acosh", "atanh", "log10", "log1p", "expm1", "exp10", "cbrt", "pow", "atan2", "hypot", "trunc", "rint", "nearbyint", "round", "copysign"};
+    for (int k = 0; k < GT_COUNT(names); k++)
+        gt_arg_buf(c, gt_out(c, names[k], GT_F32, (size_t)n, k >= 20 ? gt_exact() : gt_tol(1e-37, 6e-7), NULL));
+    static const char *const exact[] = {"clamp", "clamp ALL", "minimum ALL", "maximum ALL"};
+    for (int k = 0; k < GT_COUNT(exact); k++) gt_arg_buf(c, gt_out(c, exact[k], GT_F32, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "erf fp16", GT_F16, (size_t)n, gt_tol(1e-7, 1e-3), NULL));
+    gt_arg_buf(c, gt_out(c, "pow fp16", GT_F16, (size_t)n, gt_tol(1e-7, 1e-3), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+    free(x), free(y), free(p), free(h);
+}
+
+/* tl.cumsum, cumprod, associative_scan, reduce and xor_sum along each axis of R x C
+ * blocks (masked corners, 1-8 warps): integers bit for bit (the recurrence's combine is
+ * not commutative: the order must be kept); fp32 sums of quarters exact; fp32 products
+ * within a few ulps (another order of rounding). */
+static void scans_case(int R, int C, int rows, int cols, int warps) {
+    GtRng r = {424242 + (uint64_t)(R * 1000 + C + warps)};
+    size_t n = (size_t)(rows * cols);
+    int32_t *a = gt_fill_int(GT_I32, n, &r, -2, 3), *b = gt_fill_int(GT_I32, n, &r, -1000, 1000);
+    float *f = gt_fill_quarters(GT_F32, n, &r, -4, 4);
+    GtCase *c = gt_case("scans: cumsum, associative_scan, reduce", "%dx%d in %dx%d w%d", rows, cols, R, C, warps);
+    gt_source(c, K_SCANS, "scans", NULL);
+    gt_define(c, "R", "%d", R);
+    gt_define(c, "C", "%d", C);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "a", GT_I32, n, a));
+    gt_arg_buf(c, gt_in(c, "b", GT_I32, n, b));
+    gt_arg_buf(c, gt_in(c, "f", GT_F32, n, f));
+    gt_arg_buf(c, gt_out(c, "cumsum, reverse cumsum, recurrences", GT_I32, (size_t)(4 * R * C), gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "fp32 cumsum (exact), cumprod", GT_F32, (size_t)(2 * R * C), gt_tol(1e-30, 2e-6), NULL));
+    gt_arg_buf(c, gt_out(c, "reduce, xor_sum", GT_I32, (size_t)(2 * C + 2 * R + 2), gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32(rows));
+    gt_arg(c, nr_arg_i32(cols));
+    gt_run(c);
+    free(a), free(b), free(f);
+}
+
+/* sort, flip, topk, gather, histogram: all bit for bit (a total order for floats, NaNs
+ * and signed zeros included; the histogram's shared-memory atomics count exactly). */
+static void perm_case(int R, int C, int warps) {
+    GtRng r = {8675309 + (uint64_t)(R * 1000 + C + warps)};
+    size_t n = (size_t)(R * C);
+    float *x = gt_fill(GT_F32, n, &r, -4, 4);
+    int32_t *z = gt_fill_int(GT_I32, n, &r, -100, 100), *ix = gt_fill_int(GT_I32, n, &r, -300, 300);
+    static const float sp[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f};
+    for (size_t i = 0; i < n; i += 11) x[i] = sp[(i / 11) % 6];
+    GtCase *c = gt_case("sort, flip, topk, gather, histogram", "%dx%d w%d", R, C, warps);
+    gt_source(c, K_PERM, "perm", NULL);
+    gt_define(c, "R", "%d", R);
+    gt_define(c, "C", "%d", C);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, n, x));
+    gt_arg_buf(c, gt_in(c, "z", GT_I32, n, z));
+    gt_arg_buf(c, gt_in(c, "ix", GT_I32, n, ix));
+    gt_arg_buf(c, gt_out(c, "sort, flip (fp32)", GT_F32, 4 * n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "gather, sort, topk (i32)", GT_I32, 4 * n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "histogram", GT_I32, 64, gt_exact(), NULL));
+    gt_run(c);
+    free(x), free(z), free(ix);
+}
+
+/* Block pointers and tensor descriptors: lowered to masked loads and stores by the front
+ * end, so these check the GPU on the pointer blocks and masks they become: tiles starting
+ * above the tensor (negative offsets), NaN and zero padding, a transposed source, checked
+ * stores, a descriptor store, block pointers advanced in loops along each axis. */
+static const char K_BLOCKPTR[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def blockptr(x: *fp32, t: *fp32, tz: *fp32, y: *fp32, y2: *fp32, s: *fp32, cs: *fp32, M: i32, N: i32, sxm: i32, sxn: i32,\n"
+    "             BM: tl.constexpr, BN: tl.constexpr):\n"
+    "    pm = tl.program_id(0)\n"
+    "    pn = tl.program_id(1)\n"
+    "    src = tl.make_block_ptr(x, (M, N), (sxm, sxn), (pm * BM - 3, pn * BN), (BM, BN), (1, 0))\n"
+    "    v = tl.load(src, boundary_check=(0, 1), padding_option=\"nan\")\n"
+    "    tile = (pm * tl.num_programs(1) + pn) * BM * BN\n"
+    "    at = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]\n"
+    "    tl.store(t + tile + at, v)\n"
+    "    tl.store(tz + tile + at, tl.load(src, boundary_check=(1, 0)))\n"
+    "    dst = tl.make_block_ptr(y, (M, N), (N, 1), (pm * BM - 3, pn * BN), (BM, BN), (1, 0))\n"
+    "    tl.store(dst, v * 2.0, boundary_check=(0, 1))\n"
+    "    e = tl.make_tensor_descriptor(y2, [M, N], [N, 1], [BM, BN])\n"
+    "    e.store([pm * BM - 3, pn * BN], v + 1.0)\n"
+    "    rows = tl.make_block_ptr(x, (M, N), (sxm, sxn), (pm * BM, 0), (BM, BN), (1, 0))\n"
+    "    racc = tl.zeros((BM, BN), tl.float32)\n"
+    "    for _ in range(0, tl.cdiv(N, BN)):\n"
+    "        racc += tl.load(rows, boundary_check=(0, 1))\n"
+    "        rows = tl.advance(rows, (0, BN))\n"
+    "    tl.store(tl.make_block_ptr(s, (M,), (1,), (pm * BM,), (BM,), (0,)), tl.sum(racc, 1), boundary_check=(0,))\n"
+    "    cols = tl.make_block_ptr(x, (M, N), (sxm, sxn), (0, pn * BN), (BM, BN), (0, 1))\n"
+    "    cacc = tl.zeros((BM, BN), tl.float32)\n"
+    "    for _ in range(0, tl.cdiv(M, BM)):\n"
+    "        cacc += tl.load(cols, boundary_check=(0, 1))\n"
+    "        cols = tl.advance(cols, (BM, 0))\n"
+    "    tl.store(tl.make_block_ptr(cs, (N,), (1,), (pn * BN,), (BN,), (0,)), tl.sum(cacc, 0), boundary_check=(0,))\n";
+
+static void blockptr_case(int M, int N, int BM, int BN, bool transposed, int warps) {
+    GtRng r = {31337 + (uint64_t)(M * 1000 + N + warps)};
+    size_t n = (size_t)(M * N);
+    int gm = (M + 3 + BM - 1) / BM, gn = (N + BN - 1) / BN;
+    size_t nt = (size_t)(gm * gn * BM * BN);
+    float *x = gt_fill_quarters(GT_F32, n, &r, -4, 4); /* sums of quarters: exact in any order */
+    GtCase *c = gt_case("block pointers, tensor descriptor stores", "%dx%d%s in %dx%d w%d", M, N, transposed ? " T" : "", BM,
+                        BN, warps);
+    gt_source(c, K_BLOCKPTR, "blockptr", NULL);
+    gt_define(c, "BM", "%d", BM);
+    gt_define(c, "BN", "%d", BN);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, n, x));
+    gt_arg_buf(c, gt_out(c, "tiles (NaN padding)", GT_F32, nt, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "tiles (zero padding)", GT_F32, nt, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "checked store", GT_F32, n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "descriptor store", GT_F32, n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "row sums (advance along 1)", GT_F32, (size_t)M, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "column sums (advance along 0)", GT_F32, (size_t)N, gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32(M));
+    gt_arg(c, nr_arg_i32(N));
+    gt_arg(c, nr_arg_i32(transposed ? 1 : N));
+    gt_arg(c, nr_arg_i32(transposed ? M : 1));
+    gt_grid(c, (unsigned)gm, (unsigned)gn, 1);
+    gt_run(c);
+    free(x);
+}
+
+/* A matmul through block pointers, B given transposed ([N, K] as a (K, N) block pointer
+ * with strides (1, K), order (0, 1)): the tensor cores and the cp.async pipeline on the
+ * loads the block pointers become. */
+static const char K_BLOCKPTR_DOT[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def blockptr_dot(a_ptr: *@T@, b_ptr: *@T@, c_ptr: *fp32, M: i32, N: i32, K: i32, BM: tl.constexpr, BN: tl.constexpr,\n"
+    "                 BK: tl.constexpr):\n"
+    "    a = tl.make_block_ptr(a_ptr, (M, K), (K, 1), (tl.program_id(0) * BM, 0), (BM, BK), (1, 0))\n"
+    "    b = tl.make_block_ptr(b_ptr, (K, N), (1, K), (0, tl.program_id(1) * BN), (BK, BN), (0, 1))\n"
+    "    acc = tl.zeros((BM, BN), tl.float32)\n"
+    "    for k in range(0, K, BK):\n"
+    "        acc = tl.dot(tl.load(a, boundary_check=(0, 1)), tl.load(b, boundary_check=(0, 1)), acc)\n"
+    "        a = tl.advance(a, (0, BK))\n"
+    "        b = tl.advance(b, (BK, 0))\n"
+    "    c = tl.make_block_ptr(c_ptr, (M, N), (N, 1), (tl.program_id(0) * BM, tl.program_id(1) * BN), (BM, BN), (1, 0))\n"
+    "    tl.store(c, acc, boundary_check=(0, 1))\n";
+
+static void blockptr_dot(GtType t, long m, long n, long k, int bm, int bn, int bk, int warps) {
+    GtRng r = {909 + (uint64_t)(m * n * k)};
+    void *a = gt_fill(t, (size_t)(m * k), &r, -1, 1), *b = gt_fill(t, (size_t)(k * n), &r, -1, 1);
+    char name[64];
+    snprintf(name, sizeof name, "block-pointer tl.dot %s trans(B)", gt_type_name(t));
+    GtCase *c = gt_case(name, "%ldx%ldx%ld %dx%dx%d w%d", m, n, k, bm, bn, bk, warps);
+    gt_source(c, K_BLOCKPTR_DOT, "blockptr_dot", "T", gt_type_name(t), NULL);
+    gt_define(c, "BM", "%d", bm);
+    gt_define(c, "BN", "%d", bn);
+    gt_define(c, "BK", "%d", bk);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "a", t, (size_t)(m * k), a));
+    gt_arg_buf(c, gt_in(c, "b", t, (size_t)(k * n), b));
+    int out = gt_out(c, "c", GT_F32, (size_t)(m * n), gt_tol(0, 0), NULL);
+    gt_dot_bound(c, out, t, a, k, 1, b, 1, k, m, n, k, n, 0);
+    gt_arg_buf(c, out);
+    gt_arg(c, nr_arg_i32((int32_t)m));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_arg(c, nr_arg_i32((int32_t)k));
+    gt_grid(c, (unsigned)gt_cdiv(m, bm), (unsigned)gt_cdiv(n, bn), 1);
+    gt_run(c);
+    free(a), free(b);
+}
+
 /* An atomic on a block smaller than the CTA (32 elements, 128 threads: replicated) whose
  * old values then move between threads (a reshape through shared memory): every copy of
  * an element must hold the owner's old value. */
@@ -1029,6 +1225,25 @@ int main(int argc, char **argv) {
     reduce1d(GT_F16, 1024, 4, 4 * 1024 - 3);
     reduce1d(GT_BF16, 1024, 4, 4 * 1024 - 3);
     minmax_special();
+    scans_case(16, 32, 13, 29, 1);
+    scans_case(32, 64, 32, 61, 4);
+    scans_case(64, 16, 50, 16, 8);
+    scans_case(128, 8, 127, 7, 4);
+    scans_case(8, 256, 5, 200, 2);
+    scans_case(2, 16, 2, 9, 4); /* smaller than the CTA: lanes and warps hold copies */
+    perm_case(16, 32, 1);
+    perm_case(32, 64, 4);
+    perm_case(128, 8, 8);
+    perm_case(4, 8, 4); /* smaller than the CTA */
+    perm_case(8, 256, 2);
+    blockptr_case(37, 45, 16, 8, false, 1);
+    blockptr_case(37, 45, 8, 16, true, 4);
+    blockptr_case(100, 130, 32, 64, false, 8);
+    blockptr_case(5, 3, 4, 4, true, 2); /* a block smaller than the CTA */
+    blockptr_case(64, 64, 64, 64, false, 4);
+    blockptr_dot(GT_F16, 100, 72, 50, 32, 32, 16, 4);
+    blockptr_dot(GT_BF16, 130, 70, 97, 64, 32, 32, 8);
+    blockptr_dot(GT_F16, 37, 21, 40, 16, 16, 16, 1);
 
     /* masks, integers, conversions, math, atomics, control flow, shapes, layouts, Philox */
     where_mask(1000, 128);
@@ -1037,6 +1252,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < GT_COUNT(int_types); i++) int_ops(int_types[i], 3001, 512);
     conversions(4099, 256);
     math(5003, 256);
+    libdevice_math(5003, 256, 4);
+    libdevice_math(77, 128, 1);
+    libdevice_math(2049, 512, 8);
     atomics(3001, 128, 37);
     atomic_old_values(32);
     atomic_old_values(16);

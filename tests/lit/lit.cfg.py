@@ -20,9 +20,17 @@ config.substitutions.append(("%examples", os.path.join(root, "examples")))
 config.substitutions.append(("%stdlib", os.path.join(root, "lang", "stdlib")))
 # the fp8 codec's table for the GPU back end's conversions run on the host (gpu/fp8-soft-lli.nr)
 config.substitutions.append(("%fp8ref", os.path.join(build, "tests", "test_fp8") + " --soft-reference"))
+# the checker of the GPU's libdevice-free math routines run on the host (gpu/math-soft-host.nr)
+config.substitutions.append(("%mathcheck", os.path.join(build, "tests", "test_lang_math")))
 
 # ptxas from the CUDA toolkit, when installed, assembles the PTX the GPU back end emits
 for ptxas in ("/usr/local/cuda/bin/ptxas",):
     if os.path.exists(ptxas):
         config.available_features.add("ptxas")
         config.substitutions.append(("%ptxas", ptxas))
+
+# CUDA's libdevice, when installed, is what the math functions (tl.erf, libdevice.pow, ...) link
+for libdevice in ("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc",):
+    if os.path.exists(libdevice):
+        config.available_features.add("libdevice")
+        config.substitutions.append(("%libdevice", libdevice))

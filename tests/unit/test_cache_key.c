@@ -67,6 +67,9 @@ int main(void) {
     in = base(), in.arch = "sm_80", add(&ks, "arch", in);
     in = base(), in.compute_capability = 89, add(&ks, "compute capability", in);
     in = base(), in.driver_version = 12080, add(&ks, "driver", in);
+    in = base(), in.libdevice = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc:491504:1700000000", add(&ks, "libdevice", in);
+    in = base(), in.libdevice = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc:491504:1700000001",
+    add(&ks, "libdevice's time", in);
     in = base(), in.kernel = "k2", add(&ks, "kernel", in);
     in = base(), in.variant = "n:4", add(&ks, "variant facts", in);
     in = base(), in.variant = "d:8", add(&ks, "variant warps", in);

@@ -1,0 +1,104 @@
+/* llvm_axis.c - an axis of a block as its layout spreads it: which register, lane or
+ * warp bit carries each of the axis's index bits (its digits), and exchanges with the
+ * thread or register that holds the element whose index differs in some of those
+ * digits. What scans (llvm_scan.c), sorts and flips (llvm_sort.c) are made of.
+ *
+ * The layout must give each digit one input bit (ir_layout_axis_separable). Then the
+ * element at row-major index i ^ b (b an XOR of digits' bases) is held by register
+ * r ^ R, lane ^ L, warp ^ W, where R, L and W gather the register, lane and warp bits
+ * of those digits: a register is read in place, a lane difference is one shfl.sync.bfly
+ * per value (a value several registers share is shuffled once), and a warp difference
+ * goes through the op's scratch in shared memory: each element written at its index by
+ * the thread that owns it, a barrier, each thread reading index i ^ b, a barrier before
+ * anything rewrites the scratch. */
+#include "gen_internal.h"
+
+void gen_axis_digits(Gen *g, const IrOp *op, ValId x, int axis, GenDigits *d) {
+    const GenLayout *xl = gen_layout(g, x);
+    const LinearLayout *l = &xl->ll;
+    if (!ir_layout_axis_separable(g->m, xl->id, ir_type(g->f, x), axis))
+        gen_error(g, op->loc, "internal error: '%s' over a layout that mixes the axis with other dims", ir_op_info[op->code].name);
+    int shift = ll_dim_shift(l, axis);
+    d->n = l->log2shape[axis];
+    for (int k = 0; k < d->n; k++) {
+        d->kind[k] = -1;
+        d->basis[k] = 1u << (shift + k);
+        for (int in = 0; in < LL_NIN; in++)
+            for (int i = 0; i < l->nbits[in]; i++)
+                if (l->basis[in][i] == d->basis[k]) d->kind[k] = in, d->bit[k] = i;
+        if (d->kind[k] < 0) gen_error(g, op->loc, "internal error: axis bit %d is in no register, lane or warp", k);
+    }
+}
+
+LLVMValueRef gen_digit_set(Gen *g, const GenDigits *d, int k, int r) {
+    if (d->kind[k] == LL_REG) return LLVMConstInt(g->i1, (unsigned)(r >> d->bit[k]) & 1, 0);
+    LLVMValueRef id = d->kind[k] == LL_LANE ? g->lane : g->warp;
+    return LLVMBuildICmp(g->B, LLVMIntNE, LLVMBuildAnd(g->B, id, gen_i32(g, 1 << d->bit[k]), ""), gen_i32(g, 0), "");
+}
+
+/* The element index (row-major) of register r of x, as an i32. */
+static LLVMValueRef elem_index(Gen *g, ValId x, int r) {
+    LLVMValueRef c[NR_MAX_RANK];
+    gen_elem_pos(g, x, r, c);
+    return gen_linear(g, c, ir_type(g->f, x));
+}
+
+void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t flip, int n, const int *dts,
+                 LLVMValueRef *const *vals, LLVMValueRef **out) {
+    const GenLayout *xl = gen_layout(g, x);
+    int nregs = 1 << xl->ll.nbits[LL_REG];
+    uint32_t live = (uint32_t)(nregs - 1) & ~xl->reg_copies, rx = 0, lx = 0, wx = 0;
+    for (int k = 0; k < d->n; k++) {
+        if (!(flip & d->basis[k])) continue;
+        if (d->kind[k] == LL_REG) rx |= 1u << d->bit[k];
+        else if (d->kind[k] == LL_LANE) lx |= 1u << d->bit[k];
+        else wx |= 1u << d->bit[k];
+    }
+    if (!wx) {
+        LLVMValueRef *from = gen_alloc_regs(g, nregs), *got = gen_alloc_regs(g, nregs);
+        for (int j = 0; j < n; j++) {
+            int nsh = 0;
+            for (int r = 0; r < nregs; r++) {
+                if ((uint32_t)r & ~live) continue;
+                LLVMValueRef v = vals[j][(uint32_t)r ^ rx];
+                if (!lx) {
+                    out[j][r] = v;
+                    continue;
+                }
+                int k = 0;
+                while (k < nsh && from[k] != v) k++;
+                if (k == nsh) from[nsh] = v, got[nsh++] = gen_shfl_xor(g, v, (int)lx);
+                out[j][r] = got[k];
+            }
+        }
+        return;
+    }
+    if (!op->smem_size) gen_error(g, op->loc, "internal error: '%s' across warps without shared memory", ir_op_info[op->code].name);
+    int64_t numel = ty_numel(ir_type(g->f, x));
+    int off[16], eb[16];
+    if (n > 16) gen_error(g, op->loc, "internal error: an exchange of more than 16 blocks");
+    for (int j = 0, o = op->smem_offset; j < n; j++) {
+        eb[j] = dts[j] == DT_I1 ? 1 : dt_bytes(dts[j]);
+        off[j] = o;
+        o += (int)((numel * eb[j] + 7) / 8 * 8);
+    }
+    for (int r = 0; r < nregs; r++) {
+        if ((uint32_t)r & ~live) continue;
+        LLVMValueRef once = gen_layout_unique(g, xl, r);
+        if (once && LLVMIsAConstantInt(once) && !LLVMConstIntGetZExtValue(once)) continue;
+        LLVMValueRef idx = elem_index(g, x, r);
+        for (int j = 0; j < n; j++)
+            gen_store_if(g, once, gen_to_mem(g, vals[j][r], dts[j]), gen_smem_ptr(g, off[j], idx, eb[j]), (unsigned)eb[j]);
+    }
+    gen_barrier(g);
+    for (int r = 0; r < nregs; r++) {
+        if ((uint32_t)r & ~live) continue;
+        LLVMValueRef idx = LLVMBuildXor(g->B, elem_index(g, x, r), gen_i32(g, (int64_t)flip), "");
+        for (int j = 0; j < n; j++) {
+            LLVMValueRef v = LLVMBuildLoad2(g->B, gen_mem_type(g, dts[j]), gen_smem_ptr(g, off[j], idx, eb[j]), "");
+            LLVMSetAlignment(v, (unsigned)eb[j]);
+            out[j][r] = gen_from_mem(g, v, dts[j]);
+        }
+    }
+    gen_barrier(g);
+}

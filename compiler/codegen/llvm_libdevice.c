@@ -1,0 +1,107 @@
+/* llvm_libdevice.c - CUDA's libdevice (libdevice.10.bc: the toolkit's math library as
+ * LLVM bitcode): where the compiler finds it, and linking it into a kernel's module.
+ *
+ * The math op's functions (erf, tanh, pow, ...: compiler/ir_mathfn.def) lower to calls
+ * of libdevice's __nv_NAMEf / __nv_NAME when the GPU target names a libdevice file
+ * (GpuTarget.libdevice); without one they lower to Nereid's own routines
+ * (llvm_math_soft.c). Only a module that declares an __nv_ function pays for libdevice:
+ * its bitcode is read and linked in (LLVMLinkModules2), every function and global it
+ * brought is made internal to the module (the kernel stays the only external symbol, so
+ * the PTX modules of several kernels can be merged), then nvvm-reflect folds its
+ * __nvvm_reflect queries (no flush-to-zero: the module flag nvvm-reflect-ftz is 0),
+ * always-inline inlines the functions the kernel calls (libdevice marks them so) and
+ * globaldce drops the rest before the ordinary pipeline runs. */
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Linker.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gen_internal.h"
+
+static bool readable(const char *path) { return path && *path && access(path, R_OK) == 0; }
+
+static const char *under(const char *root, char *buf, size_t n) {
+    if (!root || !*root) return NULL;
+    snprintf(buf, n, "%s/nvvm/libdevice/libdevice.10.bc", root);
+    return readable(buf) ? buf : NULL;
+}
+
+const char *gpu_libdevice_find(char *buf, size_t n) {
+    const char *env = getenv("NEREID_LIBDEVICE");
+    if (env) { /* a file, or "none" (or empty): Nereid's own routines */
+        if (!*env || !strcmp(env, "none") || !readable(env)) return NULL;
+        snprintf(buf, n, "%s", env);
+        return buf;
+    }
+    const char *p = under(getenv("CUDA_HOME"), buf, n);
+    if (!p) p = under(getenv("CUDA_PATH"), buf, n);
+    if (!p) p = under("/usr/local/cuda", buf, n);
+    return p;
+}
+
+void gpu_libdevice_id(const char *path, StrBuf *out) {
+    struct stat st;
+    if (!path) {
+        sb_puts(out, "none");
+        return;
+    }
+    if (stat(path, &st)) sb_printf(out, "%s:?", path);
+    else sb_printf(out, "%s:%lld:%lld", path, (long long)st.st_size, (long long)st.st_mtime);
+}
+
+/* Does the module call a libdevice function? */
+static bool wants_libdevice(LLVMModuleRef M) {
+    for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
+        size_t len;
+        const char *name = LLVMGetValueName2(f, &len);
+        if (LLVMIsDeclaration(f) && len > 5 && !strncmp(name, "__nv_", 5)) return true;
+    }
+    return false;
+}
+
+bool gen_link_libdevice(Gen *g, LLVMTargetMachineRef tm) {
+    if (!wants_libdevice(g->M)) return true;
+    const char *path = g->target->libdevice;
+    if (!path) gen_error(g, g->f->loc, "internal error: a libdevice call without libdevice");
+    LLVMMemoryBufferRef buf;
+    char *msg = NULL;
+    if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
+        diag_error(g->diag, g->f->loc, "cannot read CUDA's libdevice '%s': %s (NEREID_LIBDEVICE=none uses Nereid's own math routines)",
+                   path, msg ? msg : "?");
+        LLVMDisposeMessage(msg);
+        return false;
+    }
+    LLVMModuleRef lib;
+    bool bad = LLVMParseBitcodeInContext2(g->C, buf, &lib);
+    LLVMDisposeMemoryBuffer(buf);
+    if (bad) {
+        diag_error(g->diag, g->f->loc, "CUDA's libdevice '%s' is not LLVM bitcode this LLVM can read", path);
+        return false;
+    }
+    LLVMSetTarget(lib, LLVMGetTarget(g->M));
+    LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(g->M));
+    if (LLVMLinkModules2(g->M, lib)) { /* lib is gone either way */
+        diag_error(g->diag, g->f->loc, "internal error: linking libdevice '%s' failed", path);
+        return false;
+    }
+    for (LLVMValueRef f = LLVMGetFirstFunction(g->M); f; f = LLVMGetNextFunction(f))
+        if (f != g->fn && !LLVMIsDeclaration(f)) LLVMSetLinkage(f, LLVMInternalLinkage);
+    for (LLVMValueRef v = LLVMGetFirstGlobal(g->M); v; v = LLVMGetNextGlobal(v))
+        if (v != g->smem && !LLVMIsDeclaration(v)) LLVMSetLinkage(v, LLVMInternalLinkage);
+    LLVMAddModuleFlag(g->M, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
+                      LLVMValueAsMetadata(LLVMConstInt(g->i32, 0, 0)));
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(g->M, "function(nvvm-reflect),always-inline,globaldce", tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (e) {
+        char *m = LLVMGetErrorMessage(e);
+        diag_error(g->diag, g->f->loc, "internal error: after linking libdevice: %s", m);
+        LLVMDisposeErrorMessage(m);
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,195 @@
+/* sema_blockptr.c - block pointers (tl.make_block_ptr, tl.advance) and tensor
+ * descriptors (tl.make_tensor_descriptor, desc.load/store), lowered by the front end to
+ * the pointer blocks and masks a kernel would write by hand, so that every back end and
+ * every GPU pass (coalescing, vector widths, cp.async pipelining) sees ordinary loads and
+ * stores.
+ *
+ * A block pointer is a tagged tuple (sema_internal.h): its run-time parts are items (the
+ * base pointer, the shape and strides as i64, the offsets as i32, as Triton converts
+ * them), so loops carry them and helpers take them as any tuple; the block shape and order
+ * are in the Val. Loading or storing through it addresses
+ *   base + sum over d of (offsets[d] + arange(0, block_shape[d])) * strides[d]
+ * (in i64, each term expanded along its dim), and boundary_check's dims d add
+ *   0 <= offsets[d] + arange(0, block_shape[d]) < shape[d]
+ * to the mask. A tensor descriptor has no offsets of its own: each load or store gives
+ * them, and every dim is checked (what TMA does in hardware: out of bounds, loads read the
+ * padding and stores write nothing). `order` is checked and otherwise unused: layout
+ * assignment finds the contiguous dim from the addresses. */
+#include <string.h>
+
+#include "sema_internal.h"
+
+static Val one(Val v, int i) { return v.k == V_TUPLE ? v.items[i] : v; }
+static int count(Val v) { return v.k == V_TUPLE ? v.n : 1; }
+
+/* Each item of a tuple (or a lone value for rank 1) as an IR scalar of dtype dt. */
+static void scalars(Sema *S, Val v, int rank, int dt, const char *what, const char *fn, Loc loc, Val *out) {
+    if (v.k == V_TUPLE && v.tag) sema_error(S, loc, "%s: %s must be a tuple of integers, got %s", fn, what, sema_val_kind_name(S, v));
+    if (count(v) != rank)
+        sema_error(S, loc, "%s: %s has %d entr%s for a block of rank %d", fn, what, count(v), count(v) == 1 ? "y" : "ies", rank);
+    for (int i = 0; i < rank; i++) {
+        Val x = one(v, i);
+        bool ok = (x.k == V_INT || x.k == V_BOOL) || (x.k == V_IR && x.ty.rank == 0 && dt_is_int(x.ty.dt) && x.ty.dt != DT_I1);
+        if (!ok) sema_error(S, loc, "%s: %s must hold integers (compile-time or scalars), got %s", fn, what, sema_val_kind_name(S, x));
+        out[i] = sema_val_ir(S, sema_to_ir_dt(S, x, dt, loc));
+    }
+}
+
+/* Compile-time ints of a tuple (or one int). */
+static int const_ints(Sema *S, Val v, const char *what, const char *fn, Loc loc, int64_t *out) {
+    int n = count(v);
+    if (n < 1 || n > NR_MAX_RANK) sema_error(S, loc, "%s: %s must have 1 to %d entries, got %d", fn, what, NR_MAX_RANK, n);
+    for (int i = 0; i < n; i++) {
+        Val x = one(v, i);
+        if (x.k != V_INT) sema_error(S, loc, "%s: %s must hold compile-time integers, got %s", fn, what, sema_val_kind_name(S, x));
+        out[i] = x.i;
+    }
+    return n;
+}
+
+static Val need_base(Sema *S, Val base, const char *fn, Loc loc) {
+    if (base.k != V_IR || base.ty.dt != DT_PTR || base.ty.rank)
+        sema_error(S, loc, "%s: base must be a pointer (a scalar), got %s", fn, sema_val_kind_name(S, base));
+    return base;
+}
+
+static Val tagged(Sema *S, int tag, const Val *items, int n, IrType block, int64_t extra) {
+    Val t = sema_val_tuple(S, items, n);
+    t.tag = tag;
+    t.ty = block;
+    t.i = extra;
+    return t;
+}
+
+Val sema_block_ptr_make(Sema *S, const Val *args, const Loc *locs, Loc call) {
+    const char *fn = "make_block_ptr";
+    Val base = need_base(S, args[0], fn, locs[0]);
+    int64_t bs[NR_MAX_RANK], order[NR_MAX_RANK];
+    int rank = const_ints(S, args[4], "block_shape", fn, locs[4], bs);
+    sema_check_shape(S, locs[4], rank, bs);
+    int no = const_ints(S, args[5], "order", fn, locs[5], order);
+    bool seen[NR_MAX_RANK] = {0};
+    if (no != rank) sema_error(S, locs[5], "%s: order has %d entries for a block of rank %d", fn, no, rank);
+    for (int i = 0; i < rank; i++) {
+        if (order[i] < 0 || order[i] >= rank || seen[order[i]])
+            sema_error(S, locs[5], "%s: order must be a permutation of 0 .. %d", fn, rank - 1);
+        seen[order[i]] = true;
+    }
+    Val items[1 + 3 * NR_MAX_RANK];
+    items[0] = base;
+    scalars(S, args[1], rank, DT_I64, "shape", fn, locs[1], items + 1);
+    scalars(S, args[2], rank, DT_I64, "strides", fn, locs[2], items + 1 + rank);
+    scalars(S, args[3], rank, DT_I32, "offsets", fn, locs[3], items + 1 + 2 * rank);
+    int32_t s[NR_MAX_RANK];
+    for (int i = 0; i < rank; i++) s[i] = (int32_t)bs[i];
+    int64_t packed = 0;
+    for (int i = 0; i < rank; i++) packed |= order[i] << (4 * i);
+    (void)call;
+    return tagged(S, TAG_BLOCK_PTR, items, 1 + 3 * rank, ty_block(ty_scalar(base.ty.pointee), rank, s), packed);
+}
+
+Val sema_block_ptr_advance(Sema *S, Val bp, Val offsets, Loc bp_loc, Loc off_loc) {
+    if (bp.k != V_TUPLE || bp.tag != TAG_BLOCK_PTR)
+        sema_error(S, bp_loc, "advance: expected a block pointer (tl.make_block_ptr), got %s", sema_val_kind_name(S, bp));
+    int rank = bp.ty.rank;
+    Val add[NR_MAX_RANK];
+    scalars(S, offsets, rank, DT_I32, "offsets", "advance", off_loc, add);
+    Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)bp.n);
+    memcpy(items, bp.items, sizeof(Val) * (size_t)bp.n);
+    for (int i = 0; i < rank; i++) {
+        Val x = one(offsets, i);
+        if (x.k == V_INT && x.i == 0) continue; /* nothing moves along this dim */
+        items[1 + 2 * rank + i] = sema_binary_op(S, BIN_ADD, items[1 + 2 * rank + i], add[i], off_loc);
+    }
+    return tagged(S, TAG_BLOCK_PTR, items, bp.n, bp.ty, bp.i);
+}
+
+Val sema_tensor_desc_make(Sema *S, const Val *args, const Loc *locs, Loc call) {
+    const char *fn = "make_tensor_descriptor";
+    Val base = need_base(S, args[0], fn, locs[0]);
+    int64_t bs[NR_MAX_RANK];
+    int rank = const_ints(S, args[3], "block_shape", fn, locs[3], bs);
+    sema_check_shape(S, locs[3], rank, bs);
+    Val last = one(args[2], count(args[2]) - 1);
+    if (count(args[2]) == rank && !(last.k == V_INT && last.i == 1))
+        sema_error(S, locs[2], "%s: the last stride must be the compile-time 1 (as in Triton: the last dim is contiguous)", fn);
+    int pad = 0;
+    if (args[4].k == V_STR && !strcmp(args[4].s, "nan")) pad = 1;
+    else if (args[4].k != V_NONE && !(args[4].k == V_STR && (!strcmp(args[4].s, "zero") || !*args[4].s)))
+        sema_error(S, locs[4], "%s: padding_option must be \"zero\" or \"nan\", got %s%s%s", fn, args[4].k == V_STR ? "\"" : "",
+                   args[4].k == V_STR ? args[4].s : sema_val_kind_name(S, args[4]), args[4].k == V_STR ? "\"" : "");
+    if (pad && !dt_is_float(base.ty.pointee))
+        sema_error(S, locs[4], "%s: padding_option \"nan\" needs a float element type, got %s", fn, dt_name(base.ty.pointee));
+    Val items[1 + 2 * NR_MAX_RANK];
+    items[0] = base;
+    scalars(S, args[1], rank, DT_I64, "shape", fn, locs[1], items + 1);
+    scalars(S, args[2], rank, DT_I64, "strides", fn, locs[2], items + 1 + rank);
+    int32_t s[NR_MAX_RANK];
+    for (int i = 0; i < rank; i++) s[i] = (int32_t)bs[i];
+    (void)call;
+    return tagged(S, TAG_TENSOR_DESC, items, 1 + 2 * rank, ty_block(ty_scalar(base.ty.pointee), rank, s), pad);
+}
+
+/* arange(0, n) expanded to rank dims at dim d (i32) */
+static Val index_along(Sema *S, int n, int rank, int d, Loc loc) {
+    IrBuilder *b = sema_builder(S);
+    Loc saved = b->loc;
+    b->loc = loc;
+    int32_t len = n;
+    IrType t = ty_block(ty_scalar(DT_I32), 1, &len);
+    OpId op = ir_build(b, OP_ARANGE, NULL, 0, &t, 1);
+    sema_func(S)->ops[op].attr[0] = 0, sema_func(S)->ops[op].attr[1] = n;
+    ValId v = ir_result(sema_func(S), op, 0);
+    for (int k = 0; k < rank; k++) {
+        if (k == d) continue;
+        IrType r = ir_type(sema_func(S), v);
+        int axis = k < d ? k : r.rank;
+        memmove(r.shape + axis + 1, r.shape + axis, sizeof(int32_t) * (size_t)(r.rank - axis));
+        r.shape[axis] = 1;
+        r.rank++;
+        op = ir_build(b, OP_EXPAND_DIMS, &v, 1, &r, 1);
+        sema_func(S)->ops[op].attr[0] = axis;
+        v = ir_result(sema_func(S), op, 0);
+    }
+    b->loc = saved;
+    return sema_val_ir(S, v);
+}
+
+void sema_block_ptr_address(Sema *S, const char *fn, Val bp, const Val *offsets, Loc off_loc, Val check, Loc check_loc,
+                            Loc call, ValId *ptrs, ValId *mask) {
+    int rank = bp.ty.rank;
+    bool desc = bp.tag == TAG_TENSOR_DESC;
+    bool checked[NR_MAX_RANK] = {0};
+    if (desc) {
+        for (int d = 0; d < rank; d++) checked[d] = true;
+    } else if (check.k != V_NONE) {
+        int n = check.k == V_TUPLE ? check.n : 1;
+        for (int i = 0; i < n; i++) {
+            Val x = check.k == V_TUPLE ? check.items[i] : check;
+            if (x.k != V_INT || x.i < 0 || x.i >= rank)
+                sema_error(S, check_loc, "%s: boundary_check must list dims of the block (0 to %d), got %s", fn, rank - 1,
+                           sema_val_kind_name(S, x));
+            if (checked[x.i]) sema_error(S, check_loc, "%s: boundary_check lists dim %lld twice", fn, (long long)x.i);
+            checked[x.i] = true;
+        }
+    }
+    Val off[NR_MAX_RANK];
+    if (offsets) scalars(S, *offsets, rank, DT_I32, "offsets", fn, off_loc, off);
+    else
+        for (int d = 0; d < rank; d++) off[d] = bp.items[1 + 2 * rank + d];
+    Val addr = sema_val_none(), m = sema_val_none();
+    for (int d = 0; d < rank; d++) {
+        Val idx = sema_binary_op(S, BIN_ADD, index_along(S, bp.ty.shape[d], rank, d, call), off[d], call);
+        Val wide = sema_val_ir(S, sema_emit_cast(S, idx.v, ty_scalar(DT_I64), false, call));
+        Val term = sema_binary_op(S, BIN_MUL, wide, bp.items[1 + rank + d], call);
+        addr = d ? sema_binary_op(S, BIN_ADD, addr, term, call) : term;
+        if (!checked[d]) continue;
+        Val in = sema_binary_op(S, BIN_AND, sema_compare_op(S, CMP_GE, idx, sema_val_int(0), call),
+                                sema_compare_op(S, CMP_LT, wide, bp.items[1 + d], call), call);
+        m = m.k == V_NONE ? in : sema_binary_op(S, BIN_AND, m, in, call);
+    }
+    IrType full = ty_with_elem(bp.ty, ty_scalar(DT_I64));
+    ValId a = sema_emit_broadcast(S, addr.v, full, call);
+    *ptrs = sema_binary_op(S, BIN_ADD, bp.items[0], sema_val_ir(S, a), call).v;
+    *mask = m.k == V_NONE ? 0 : sema_emit_broadcast(S, m.v, ty_with_elem(bp.ty, ty_scalar(DT_I1)), call);
+}

@@ -48,7 +48,7 @@ static const char usage_text[] =
     "functions (tl.erf, libdevice.pow, ...) call; none uses Nereid's own routines (default: as\n"
     "the runtime finds it: NEREID_LIBDEVICE, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda).\n"
     "opt: reads textual IR (front-end or GPU-stage), verifies it, runs the passes named\n"
-    "(inline, canonicalize, cse, dce, gpu-assign-layouts, gpu-lower-dot-operands,\n"
+    "(inline, canonicalize, combine-dot, cse, dce, gpu-assign-layouts, gpu-lower-dot-operands,\n"
     "gpu-pipeline, gpu-alloc-shared, gpu-insert-barriers; none: no pass) and prints the result.\n"
     "Ahead of time: --emit=c writes DIR/NAME.h and DIR/NAME.c, the kernels compiled for each\n"
     "--arch (default sm_80,sm_90a; cubins when ptxas is installed and not --no-ptxas, else PTX)\n"

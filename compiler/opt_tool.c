@@ -2,7 +2,7 @@
  * prints the result, like MLIR's mlir-opt. It is how the IR tests in tests/lit/ir drive
  * the parser, the verifier and every pass without the front end.
  *
- *   nereid opt [FILE.nrir | -] [--passes=inline,canonicalize,cse,dce,gpu-...]
+ *   nereid opt [FILE.nrir | -] [--passes=inline,canonicalize,combine-dot,cse,dce,gpu-...]
  *              [--print-after-all] [--verify-only]
  *              [--print-axis-info] [--param-divisibility=N]
  *              [--arch=sm_80|sm_90|sm_90a] [--num-warps=N] [--num-stages=N]
@@ -43,7 +43,7 @@ typedef struct OptArgs {
 
 static int usage(const char *msg, const char *arg) {
     fprintf(stderr, "nereid opt: %s%s\n", msg, arg ? arg : "");
-    fprintf(stderr, "usage: nereid opt [FILE.nrir | -] [--passes=inline,canonicalize,cse,dce,gpu-assign-layouts,"
+    fprintf(stderr, "usage: nereid opt [FILE.nrir | -] [--passes=inline,canonicalize,combine-dot,cse,dce,gpu-assign-layouts,"
                     "gpu-lower-dot-operands,gpu-pipeline,gpu-alloc-shared,gpu-insert-barriers] [--print-after-all] "
                     "[--verify-only] [--print-axis-info] [--param-divisibility=N] [--arch=sm_80|sm_90|sm_90a] "
                     "[--num-warps=N] [--num-stages=N]\n");

@@ -13,6 +13,8 @@
 bool pass_inline(IrModule *m, Diag *d);
 /* Constant folding, algebraic identities, constant if/zero-trip for; to a fixed point. */
 void pass_canonicalize(IrModule *m);
+/* add(x, dot(a, b, 0)) -> dot(a, b, x): `acc += tl.dot(a, b)` accumulates in the dot. */
+void pass_combine_dot(IrModule *m);
 /* Scoped common-subexpression elimination of pure ops. */
 void pass_cse(IrModule *m);
 /* Removes unused pure ops and loads, unused if/for results, and empty if/for ops. */
@@ -22,7 +24,7 @@ typedef struct NrPassOptions {
     bool print_after_all; /* append the module to dump after every pass */
 } NrPassOptions;
 
-/* The standard pipeline: inline, canonicalize, cse, dce, canonicalize, dce, verifying
+/* The standard pipeline: inline, canonicalize, combine-dot, cse, dce, canonicalize, dce, verifying
  * the input and the result of every pass (a failure is an internal error reported to
  * d). dump may be NULL when print_after_all is off. */
 bool nr_run_passes(IrModule *m, const NrPassOptions *o, Diag *d, StrBuf *dump);

@@ -15,6 +15,7 @@ typedef struct PassRun {
 
 static bool run_inline(IrModule *m, Diag *d) { return pass_inline(m, d); }
 static bool run_canonicalize(IrModule *m, Diag *d) { return (void)d, pass_canonicalize(m), true; }
+static bool run_combine_dot(IrModule *m, Diag *d) { return (void)d, pass_combine_dot(m), true; }
 static bool run_cse(IrModule *m, Diag *d) { return (void)d, pass_cse(m), true; }
 static bool run_dce(IrModule *m, Diag *d) { return (void)d, pass_dce(m), true; }
 
@@ -24,6 +25,7 @@ static const struct {
 } passes[] = {
     {"inline", run_inline},
     {"canonicalize", run_canonicalize},
+    {"combine-dot", run_combine_dot},
     {"cse", run_cse},
     {"dce", run_dce},
 };
@@ -64,6 +66,7 @@ bool nr_run_passes(IrModule *m, const NrPassOptions *o, Diag *d, StrBuf *dump) {
     return verify(&r, "before the passes")
         && run_pass(&r, "inline")
         && run_pass(&r, "canonicalize")
+        && run_pass(&r, "combine-dot")
         && run_pass(&r, "cse")
         && run_pass(&r, "dce")
         && run_pass(&r, "canonicalize")

@@ -6,7 +6,7 @@
  * them (see fuzz_common.h): --passes=LIST (an invalid list is a usage error for the
  * CLI, so it falls back to the default here), --verify-only, --param-divisibility=N.
  * Without --passes the whole standard pipeline runs
- * (inline,canonicalize,cse,dce,canonicalize,dce), and the alignment analysis always runs
+ * (inline,canonicalize,combine-dot,cse,dce,canonicalize,dce), and the alignment analysis always runs
  * (divisibility 16 unless a RUN line gives one), so every pass sees every input.
  *
  * Environment:
@@ -31,7 +31,7 @@
 #include "compiler/passes/passes.h"
 #include "tests/fuzz/fuzz_common.h"
 
-#define DEFAULT_PASSES "inline,canonicalize,cse,dce,canonicalize,dce"
+#define DEFAULT_PASSES "inline,canonicalize,combine-dot,cse,dce,canonicalize,dce"
 
 typedef struct OptOpts {
     Arena *arena;

@@ -73,6 +73,12 @@ LLVMValueRef gen_from_mem(Gen *g, LLVMValueRef v, int dt); /* i8 -> i1 */
  * keeps LLVM from moving or dropping it (memory, barriers, asynchronous work). */
 LLVMValueRef gen_asm(Gen *g, const char *text, const char *cons, LLVMTypeRef ret, LLVMValueRef *args, int n,
                      bool side_effects);
+/* x (i32) through a register move LLVM cannot see into, for the thread part of a
+ * shared-memory address: each access then stays (thread part) XOR/+ (constant), where
+ * InstCombine would push every constant into the lane and warp terms and rebuild the whole
+ * offset per access. No GPU time (ptxas propagates the move), a fifth of the instruction
+ * selection of a tile loop or an epilogue. A constant stays a constant. */
+LLVMValueRef gen_opaque(Gen *g, LLVMValueRef x);
 
 /* values */
 LLVMValueRef *gen_vals(Gen *g, ValId v, int *n);

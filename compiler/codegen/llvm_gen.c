@@ -159,8 +159,8 @@ static void build_function(Gen *g) {
 static void register_nvptx(void) {
     /* 32-bit shared-memory pointers, as Triton sets: a shared address is a 32-bit
      * register, not a 64-bit one widened from 32 bits at every access */
-    const char *argv[] = {"nereid", "-nvptx-short-ptr"};
-    LLVMParseCommandLineOptions(2, argv, NULL);
+    const char *argv[] = {"nereid", "-nvptx-short-ptr", "-disable-lsr"};
+    LLVMParseCommandLineOptions(3, argv, NULL);
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();

@@ -51,20 +51,6 @@ static int log2_floor(int x) {
     return k;
 }
 
-/* The operand's row-major index of the element at result coordinates c. */
-static LLVMValueRef source_index(Gen *g, const IrOp *op, IrType st, IrType rt, LLVMValueRef *c) {
-    LLVMValueRef sc[NR_MAX_RANK];
-    switch (op->code) {
-    case OP_RESHAPE: case OP_EXPAND_DIMS: case OP_CONVERT_LAYOUT: return gen_linear(g, c, rt); /* the same index */
-    case OP_TRANS:
-        for (int i = 0; i < rt.rank; i++) sc[op->attr[i]] = c[i];
-        return gen_linear(g, sc, st);
-    default: /* broadcast */
-        for (int d = 0; d < rt.rank; d++) sc[d] = st.shape[d] == 1 ? gen_i32(g, 0) : c[d];
-        return gen_linear(g, sc, st);
-    }
-}
-
 /* Stores val at ptr where cond holds (NULL: always). */
 void gen_store_if(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr, unsigned align) {
     LLVMBasicBlockRef st_bb = NULL, join = NULL;
@@ -81,36 +67,83 @@ void gen_store_if(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr,
     }
 }
 
-/* The scratch address of row-major element `index` (rows of `row_bytes`, the operand's
- * last dim). Rows of 128 bytes or more (a power of two) have their 16-byte chunks XORed
- * with the row's low three bits, a permutation within each row that both the writes and
- * the reads apply (every access is a vector of at most 16 bytes, aligned to its size, so
- * it stays in one chunk): a tensor-core result, written as a few bytes in each of eight
- * rows per instruction, then hits eight different banks instead of one. */
-static LLVMValueRef scratch_ptr(Gen *g, const IrOp *op, LLVMValueRef index, int eb, int row_bytes) {
-    if (row_bytes < 128 || (row_bytes & (row_bytes - 1))) return gen_smem_ptr(g, op->smem_offset, index, eb);
-    LLVMValueRef b = gen_mul_const(g, index, eb);
-    LLVMValueRef row = LLVMBuildLShr(g->B, b, gen_i32(g, __builtin_ctz((unsigned)row_bytes)), "");
+/* The scratch layout: row-major element index i sits at byte i * eb, except that rows of
+ * 128 bytes or more (a power of two) have their 16-byte chunks XORed with the row's low
+ * three bits, a permutation within each row that both the writes and the reads apply
+ * (every access is a vector of at most 16 bytes, aligned to its size, so it stays in one
+ * chunk): a tensor-core result, written as a few bytes in each of eight rows per
+ * instruction, then hits eight different banks instead of one. The map from index to
+ * byte is linear over GF(2), as the layouts are, so an element's byte offset is the XOR
+ * of a thread part (lane and warp bits, made once per op) and a constant per register. */
+typedef struct Scratch {
+    int eb, row_shift;     /* log2 of the row's bytes when its chunks are swizzled, else -1 */
+    LLVMValueRef thread;   /* the lane and warp part of the byte offset */
+    uint32_t thread_bits;  /* every bit it may set */
+} Scratch;
+
+static uint32_t scratch_const(const Scratch *sc, uint32_t index) {
+    uint32_t b = index * (uint32_t)sc->eb;
+    return sc->row_shift < 0 ? b : b ^ (((b >> sc->row_shift) & 7) << 4);
+}
+
+static LLVMValueRef scratch_ir(Gen *g, const Scratch *sc, LLVMValueRef index) {
+    LLVMValueRef b = gen_mul_const(g, index, sc->eb);
+    if (sc->row_shift < 0) return b;
+    LLVMValueRef row = LLVMBuildLShr(g->B, b, gen_i32(g, sc->row_shift), "");
     LLVMValueRef phase = LLVMBuildShl(g->B, LLVMBuildAnd(g->B, row, gen_i32(g, 7), ""), gen_i32(g, 4), "");
-    LLVMValueRef off = gen_add_const(g, LLVMBuildXor(g->B, b, phase, ""), op->smem_offset);
+    return LLVMBuildXor(g->B, b, phase, "");
+}
+
+/* The thread part of layout l's scratch offsets, its row-major indices first taken
+ * through map (the op's index map, for the reads) when given. */
+static void scratch_thread(Gen *g, Scratch *sc, const LinearLayout *l, const uint32_t *map) {
+    uint32_t basis[2][LL_MAX_BITS], used[2] = {0, 0};
+    LLVMValueRef part[2];
+    bool x = false;
+    sc->thread_bits = 0;
+    for (int in = LL_LANE; in <= LL_WARP; in++) {
+        int k = in == LL_LANE ? 0 : 1;
+        for (int i = 0; i < l->nbits[in]; i++) {
+            basis[k][i] = map ? moves_apply(map, l->basis[in][i]) : l->basis[in][i];
+            used[k] |= basis[k][i];
+            sc->thread_bits |= scratch_const(sc, basis[k][i]);
+        }
+        part[k] = gen_thread_bits(g, in == LL_LANE ? g->lane : g->warp, basis[k], l->nbits[in], 0, 32, &x);
+    }
+    LLVMValueRef t = part[0];
+    if (LLVMIsAConstantInt(t) && !LLVMConstIntGetZExtValue(t)) t = part[1];
+    else if (!(LLVMIsAConstantInt(part[1]) && !LLVMConstIntGetZExtValue(part[1])))
+        t = used[0] & used[1] ? LLVMBuildXor(g->B, t, part[1], "") : LLVMBuildOr(g->B, t, part[1], "");
+    sc->thread = gen_opaque(g, scratch_ir(g, sc, t));
+}
+
+/* The scratch address of the element whose row-major index (through map, if given) has
+ * constant part `index` (the register's) on top of the thread part. */
+static LLVMValueRef scratch_ptr(Gen *g, const IrOp *op, const Scratch *sc, uint32_t index) {
+    uint32_t c = scratch_const(sc, index);
+    LLVMValueRef off = !c ? sc->thread
+                       : c & sc->thread_bits ? LLVMBuildXor(g->B, sc->thread, gen_i32(g, c), "")
+                                             : gen_add_const(g, sc->thread, c);
+    off = gen_add_const(g, off, op->smem_offset);
     return LLVMBuildGEP2(g->B, g->i8, g->smem, &off, 1, "");
 }
 
 static void smem_remap(Gen *g, const IrOp *op, const uint32_t *map) {
     ValId s = op->operands[0], r = op->results[0];
-    IrType st = ir_type(g->f, s), rt = ir_type(g->f, r);
+    IrType st = ir_type(g->f, s);
     const GenLayout *sl = gen_layout(g, s), *rl = gen_layout(g, r);
     int dt = st.dt, eb = dt == DT_I1 ? 1 : dt_bytes(dt), maxv = log2_floor(16 / eb);
     int vs = 1 << run_bits(&sl->ll, NULL, maxv), vr = 1 << run_bits(&rl->ll, map, maxv);
     int ns = 1 << sl->ll.nbits[LL_REG], nr = 1 << rl->ll.nbits[LL_REG];
     int row_bytes = st.shape[st.rank - 1] * eb; /* the operand's rows: both sides index them */
+    Scratch sc = {eb, row_bytes >= 128 && !(row_bytes & (row_bytes - 1)) ? __builtin_ctz((unsigned)row_bytes) : -1, NULL, 0};
     LLVMValueRef *in = gen_vals(g, s, NULL);
+    scratch_thread(g, &sc, &sl->ll, NULL);
     for (int i = 0; i < ns; i += vs) {
         LLVMValueRef once = gen_layout_unique(g, sl, i);
         if (once && LLVMIsAConstantInt(once) && !LLVMConstIntGetZExtValue(once)) continue; /* a copy */
-        LLVMValueRef c[NR_MAX_RANK], val;
-        gen_layout_pos(g, sl, i, c);
-        LLVMValueRef ptr = scratch_ptr(g, op, gen_linear(g, c, st), eb, row_bytes);
+        LLVMValueRef val;
+        LLVMValueRef ptr = scratch_ptr(g, op, &sc, ll_apply_dim(&sl->ll, LL_REG, (uint32_t)i));
         if (vs == 1) val = gen_to_mem(g, in[i], dt);
         else {
             val = LLVMGetUndef(vec_type(g, dt, vs));
@@ -120,10 +153,9 @@ static void smem_remap(Gen *g, const IrOp *op, const uint32_t *map) {
     }
     gen_barrier(g);
     LLVMValueRef *out = gen_alloc_regs(g, nr);
+    scratch_thread(g, &sc, &rl->ll, map);
     for (int i = 0; i < nr; i += vr) {
-        LLVMValueRef c[NR_MAX_RANK];
-        gen_layout_pos(g, rl, i, c);
-        LLVMValueRef ptr = scratch_ptr(g, op, source_index(g, op, st, rt, c), eb, row_bytes);
+        LLVMValueRef ptr = scratch_ptr(g, op, &sc, moves_apply(map, ll_apply_dim(&rl->ll, LL_REG, (uint32_t)i)));
         LLVMValueRef x = LLVMBuildLoad2(g->B, vec_type(g, dt, vr), ptr, "");
         LLVMSetAlignment(x, (unsigned)(eb * vr));
         for (int k = 0; k < vr; k++)

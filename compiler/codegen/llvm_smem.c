@@ -40,6 +40,9 @@ typedef struct TileMap {
     uint32_t inv[LL_MAX_BITS];
     LLVMValueRef thread; /* the lane and warp part of the offset, in elements */
     uint32_t thread_bits; /* every bit the thread part may set */
+    LLVMValueRef thread_b; /* the same in bytes (made once, in the prologue): element sizes
+                              are powers of two, so (t ^ c) * eb = t * eb ^ c * eb and a
+                              register's address is one XOR (or add) away from it */
     int run;             /* registers per vector access */
     int eb;
 } TileMap;
@@ -78,6 +81,7 @@ static void tile_map(Gen *g, TileMap *tm, const GenLayout *gl, uint32_t shared, 
     uint32_t ul = or_offsets(tm->inv, l, LL_LANE), uw = or_offsets(tm->inv, l, LL_WARP), ur = or_offsets(tm->inv, l, LL_REG);
     LLVMBasicBlockRef saved = gen_enter_prologue(g);
     tm->thread = combine(g, lp, wp, (ul & uw) != 0);
+    tm->thread_b = gen_opaque(g, gen_mul_const(g, tm->thread, eb));
     gen_leave_prologue(g, saved);
     (void)ur;
     tm->thread_bits = ul | uw;
@@ -96,8 +100,7 @@ static LLVMValueRef with_const(Gen *g, LLVMValueRef thread, uint32_t thread_bits
 /* The address of register r's element in the tile at base. */
 static LLVMValueRef tile_ptr(Gen *g, const TileMap *tm, LLVMValueRef base, int r) {
     uint32_t c = offset_of(tm->inv, ll_apply_dim(&tm->gl->ll, LL_REG, (uint32_t)r));
-    LLVMValueRef off = with_const(g, tm->thread, tm->thread_bits, c);
-    off = gen_mul_const(g, off, tm->eb);
+    LLVMValueRef off = with_const(g, tm->thread_b, tm->thread_bits * (uint32_t)tm->eb, c * (uint32_t)tm->eb);
     return LLVMBuildGEP2(g->B, g->i8, base, &off, 1, "");
 }
 
@@ -195,7 +198,7 @@ static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrTy
     LLVMValueRef lp = thread_offset(g, g->lane, p->lane_basis, 5, &x);
     LLVMValueRef wp = thread_offset(g, g->warp, wo, l->nbits[LL_WARP], &x);
     LLVMBasicBlockRef saved = gen_enter_prologue(g);
-    LLVMValueRef th = combine(g, lp, wp, true);
+    LLVMValueRef th = gen_opaque(g, gen_mul_const(g, combine(g, lp, wp, true), eb)); /* in bytes, as tile_ptr's */
     gen_leave_prologue(g, saved);
     uint32_t tbits = 0;
     for (int i = 0; i < 5; i++) tbits |= p->lane_basis[i];
@@ -213,7 +216,7 @@ static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrTy
     LLVMTypeRef et = gen_mem_type(g, t.dt), vt = LLVMVectorType(et, (unsigned)E);
     for (int r0 = 0; r0 < n; r0 += p->span) {
         uint32_t c = offset_of(tm->inv, ll_apply_dim(l, LL_REG, (uint32_t)r0));
-        LLVMValueRef off = gen_mul_const(g, with_const(g, th, tbits, c), eb);
+        LLVMValueRef off = with_const(g, th, tbits * (uint32_t)eb, c * (uint32_t)eb);
         LLVMValueRef addr = LLVMBuildPtrToInt(g->B, LLVMBuildGEP2(g->B, g->i8, base, &off, 1, ""), g->i32, "");
         LLVMValueRef res = gen_asm(g, text, cons, rty, &addr, 1, true);
         for (int m = 0; m < p->mats; m++) {

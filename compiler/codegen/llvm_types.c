@@ -82,3 +82,8 @@ void gen_set(Gen *g, ValId v, LLVMValueRef *regs, int n) {
     g->regs[v] = regs;
     g->nregs[v] = n;
 }
+
+LLVMValueRef gen_opaque(Gen *g, LLVMValueRef x) {
+    if (LLVMIsAConstantInt(x)) return x;
+    return gen_asm(g, "mov.b32 $0, $1;", "=r,r", g->i32, &x, 1, false);
+}

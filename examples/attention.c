@@ -75,12 +75,14 @@ static const Case cases[] = {
 /* ---- the mask, as attention.nr defines it ---- */
 
 /* keep(b, h, row, col): Philox4x32-10 keyed by seed on the counter (row * G + g, b * H +
- * h, 0, 0), word w of it mapped to [0, 1) as tl.rand does, kept when > p. */
+ * h, 0, 0), half k = (col / 8) % 8 of it (the low or high 16 bits of word k / 2), kept
+ * when >= t = floor(p * 65536 + 0.5). */
 static int keep_ref(uint64_t seed, long bh, long T, long row, long col, float p) {
-    uint32_t G = (uint32_t)((T + 63) / 64 * 16), g = (uint32_t)(col / 64 * 16 + col % 16);
+    uint32_t G = (uint32_t)((T + 63) / 64 * 8), g = (uint32_t)(col / 64 * 8 + col % 8), k = (uint32_t)(col / 8) % 8;
     uint32_t c[4] = {(uint32_t)row * G + g, (uint32_t)bh, 0, 0};
     philox_ref(seed, c);
-    return philox_uniform(c[(col / 16) % 4]) > p;
+    uint32_t half = k & 1 ? c[k / 2] >> 16 : c[k / 2] & 0xFFFFu;
+    return half >= (uint32_t)(p * 65536.0f + 0.5f);
 }
 
 /* philox.md's known answers (seed, offset -> word 0, its uniform), read off Triton 3.6 */

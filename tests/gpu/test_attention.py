@@ -63,8 +63,10 @@ def _import_nereid():
 
 # ---------------------------------------------------------------------------------------
 # The mask's definition, in Python (attention.nr's header): Philox4x32-10 with the key
-# (seed low, seed high), counter (row * G + g, b * H + h, 0, 0); column col takes word
-# (col // 16) % 4 of call g = (col // 64) * 16 + col % 16, G = cdiv(T, 64) * 16.
+# (seed low, seed high), counter (row * G + g, b * H + h, 0, 0); column col takes half
+# k = (col // 8) % 8 of call g = (col // 64) * 8 + col % 8 (the low 16 bits of word k // 2
+# for even k, the high for odd), G = cdiv(T, 64) * 8, and is kept when that half is at
+# least t = floor(p * 65536 + 0.5) (fp32).
 # ---------------------------------------------------------------------------------------
 
 def philox4x32(seed, c0, c1, c2=0, c3=0):
@@ -78,30 +80,23 @@ def philox4x32(seed, c0, c1, c2=0, c3=0):
     return c0, c1, c2, c3
 
 
-def uniform(word):
-    """tl.rand's mapping of a 32-bit word to [0, 1), in fp32 as the kernel computes it."""
-    import numpy as np
-    x = word - (1 << 32) if word >= 1 << 31 else word
-    x = -x - 1 if x < 0 else x
-    return float(np.float32(x) * np.float32(4.6566127342e-10))
-
-
 def mask_by_definition(seed, bh, T, p):
     import numpy as np
     seed %= 1 << 64
-    G = (T + 63) // 64 * 16
+    G = (T + 63) // 64 * 8
     keep = np.zeros((T, T), dtype=np.int8)
-    p32 = float(np.float32(p))
+    t = int(np.float32(p) * np.float32(65536.0) + np.float32(0.5))
     for row in range(T):
         for g in range(G):
-            col0 = g // 16 * 64 + g % 16
+            col0 = g // 8 * 64 + g % 8
             if col0 >= T:
                 continue
             words = philox4x32(seed, (row * G + g) & 0xFFFFFFFF, bh)
-            for w in range(4):
-                col = col0 + 16 * w
+            for k in range(8):
+                col = col0 + 8 * k
                 if col < T:
-                    keep[row, col] = uniform(words[w]) > p32
+                    w = words[k // 2]
+                    keep[row, col] = ((w >> 16) if k & 1 else (w & 0xFFFF)) >= t
     return keep
 
 

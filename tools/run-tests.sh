@@ -129,9 +129,11 @@ for spec in "$@"; do
   if [ "$programs_only" = 0 ] && [ "$build" = "$first" ] && [ -f "$build/python/nereid/_nereid.abi3.so" ]; then
     # the Python package, on the CPU device with NumPy (Debian's python3, which has it);
     # tests counted one by one. Not under the sanitizers: the interpreter is not built with
-    # them. Then its CUDA launch path against the stand-in driver (python/tests/test_mock.py).
+    # them. Then the kernels of tests/gpu/tl_parity.py (Triton's issue-13 builtins) on the
+    # interpreter against NumPy (python/tests/test_tl_parity.py), and the CUDA launch path
+    # against the stand-in driver (python/tests/test_mock.py).
     echo "== $tag: Python package (CPU device; CUDA on the mock driver)"
-    for pyrun in "python test_python" "python-mock test_mock"; do
+    for pyrun in "python test_python" "python-tl-parity test_tl_parity" "python-mock test_mock"; do
       read -r label module <<<"$pyrun"
       env=()
       if [ "$module" = test_mock ]; then

@@ -155,6 +155,16 @@ for spec in "$@"; do
       [ "$module" = test_mock ] && rm -rf "$cdir"
     done
     run_prog "$tag/python/pip-install" bash tools/test-pip-install.sh "$build"
+    # tests/gpu/tl_parity.py's kernels, typed as @nereid.jit types them on the GPU, through
+    # the GPU back end: a cubin for sm_90a (the GPU machine's target; ptxas --strict-ptxas
+    # where installed) and PTX for sm_80 (its ptxas takes minutes on the one-warp 64x64 sorts)
+    echo "== $tag: tl_parity's kernels: sm_90a cubins, sm_80 PTX"
+    kdir=$(mktemp -d)
+    run_prog "$tag/gpu/tl_parity-dump" env PYTHONPATH="$build/python" "$PY" tests/gpu/tl_parity.py --dump "$kdir"
+    if [ -x /usr/local/cuda/bin/ptxas ]; then emit="--emit=cubin --arch=sm_90a -o $kdir/k.cubin"; else emit="--emit=ptx --arch=sm_90a -o /dev/null"; fi
+    run_prog "$tag/gpu/tl_parity-kernels-sm_90a" env EMIT="$emit" STRICT=--strict-ptxas sh "$kdir/compile.sh" "$build/nereid"
+    run_prog "$tag/gpu/tl_parity-kernels-sm_80" env EMIT="--emit=ptx --arch=sm_80 -o /dev/null" sh "$kdir/compile.sh" "$build/nereid"
+    rm -rf "$kdir"
   fi
   if [ "$programs_only" = 0 ] && [ "$build" = "$first" ]; then
     echo "== $tag: make install into a temporary prefix, pkg-config, make uninstall"

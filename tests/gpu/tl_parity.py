@@ -41,7 +41,9 @@ arguments: NumPy has no fp8 dtype).
 Options: --lib PATH (libnereid.so; its folder's python/ is put first on sys.path, so
 build-gpu/libnereid.so gives build-gpu/python's package), --quick (one warp count per
 case), --filter TEXT (cases whose name contains TEXT; a comma separates alternatives),
---list (the case names), -v (every case's errors in full).
+--list (the case names), -v (every case's errors in full), --dump DIR (every kernel
+variant, typed as @nereid.jit types it on the GPU, into DIR with a compile.sh that runs
+`nereid compile` on each: tools/run-tests.sh compiles them for sm_80 and sm_90a).
 """
 import argparse
 import importlib.util
@@ -1124,6 +1126,58 @@ def run_gpu(cases, args, nereid, torch, triton, nereid_device="cuda"):
     return 1 if failed else 0
 
 
+_NP_SIG = {"float16": "fp16", "float32": "fp32", "float64": "fp64", "int8": "i8", "int16": "i16", "int32": "i32",
+           "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "i1"}
+_FP8_SIG = {"float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5"}
+
+
+def arg_type(a):
+    """The signature type @nereid.jit gives this argument on the GPU (as _launch.c does)."""
+    if isinstance(a, In):
+        return "*" + (_FP8_SIG[a.fp8] if a.fp8 else _NP_SIG[np.asarray(a.a).dtype.name])
+    if isinstance(a, bool):
+        return "i1"
+    if isinstance(a, int):
+        return "i32" if -2 ** 31 <= a < 2 ** 31 else "i64"
+    return "fp32"
+
+
+def dump(cases, nereid, out_dir):
+    """Every case's kernel as @nereid.jit compiles it for the GPU (its source with the
+    parameters typed from the arguments), one file per distinct variant, and compile.sh
+    running `nereid compile` on each with its constexprs and warp count (the format of
+    test_gpu_vs_cpu's --dump: EMIT and STRICT as there). tools/run-tests.sh compiles them
+    for sm_80 and sm_90a, so the GPU back end sees every kernel where there is no GPU."""
+    from nereid import _jit, _runtime
+    kernels = load_kernels_nereid(nereid, "cpu")
+    os.makedirs(out_dir, exist_ok=True)
+    seen, lines = set(), []
+    for case in cases:
+        k = getattr(kernels, case.kernel)
+        annotate = {n: arg_type(a) for n, kind, a in zip(k.arg_names, k.kinds, case.args) if kind == _jit._INFER}
+        text, _ = k.source(annotate)
+        defines = " ".join("-D '%s=%s'" % (n, _runtime.define_text(n, v)) for n, v in case.constexprs.items())
+        for w in case.warps:
+            key = (text, defines, w)
+            if key in seen:
+                continue
+            seen.add(key)
+            path = os.path.join(os.path.abspath(out_dir), "%03d_%s.nr" % (len(seen), case.kernel))
+            with open(path, "w") as f:
+                f.write(text)
+            lines.append("\"$N\" compile '%s' -k %s %s --num-warps=%d $STRICT $EMIT || { echo 'FAILED: %s w=%d'; "
+                         "fail=$((fail+1)); }\n" % (path, case.kernel, defines, w, case.name.replace("'", ""), w))
+    with open(os.path.join(out_dir, "compile.sh"), "w") as f:
+        f.write("#!/bin/sh\n# compile every kernel of tests/gpu/tl_parity.py for the GPU: sh compile.sh [NEREID_BINARY]\n"
+                "# (EMIT replaces the output options, e.g. EMIT='--emit=cubin --arch=sm_80 -o k.cubin';\n"
+                "# STRICT=--strict-ptxas makes ptxas's performance advisories errors)\n"
+                "N=${1:-build/nereid}\nEMIT=${EMIT:---emit=ptx -o /dev/null}\nfail=0\n")
+        f.writelines(lines)
+        f.write("echo \"$fail of %d kernels failed to compile\"\nexit $fail\n" % len(lines))
+    print("tl_parity: %d kernel variants written to %s (compile.sh)" % (len(lines), out_dir))
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib", default=os.environ.get("NEREID_LIB"),
@@ -1132,6 +1186,8 @@ def main(argv=None):
     ap.add_argument("--filter", default="", help="only cases whose name contains this (comma: alternatives)")
     ap.add_argument("--cpu-only", action="store_true", help="Nereid's CPU interpreter against NumPy")
     ap.add_argument("--list", action="store_true", help="list the cases")
+    ap.add_argument("--dump", metavar="DIR", help="write every kernel variant as Nereid compiles it for the GPU, "
+                    "with DIR/compile.sh (no GPU needed)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     if args.lib:
@@ -1146,6 +1202,9 @@ def main(argv=None):
         for c in cases:
             print("%s  (warps %s)" % (c.name, ",".join(map(str, c.warps))))
         return 0
+    if args.dump:
+        import nereid
+        return dump(cases, nereid, args.dump)
     if args.cpu_only:
         import nereid
         return run_cpu(cases, args, nereid)

@@ -698,7 +698,7 @@ def histogram_cases():
     for n, bins, B, mask in ((5000, 64, 1024, 1), (4096, 128, 1024, 0)):
         x = rng.integers(0, bins, n).astype(np.int32)
         want = np.bincount(x, minlength=bins).astype(np.int32)
-        cases.append(Case("histogram %d bins%s [%d]" % (bins, " mask=" if mask else "", n), "histogram_kernel",
+        cases.append(Case("histogram %d bins%s [%d]" % (bins, ", mask" if mask else "", n), "histogram_kernel",
                           (math.ceil(n / B),),
                           [In(x), Out("hist", np.zeros(bins, np.int32), want, Exact()), n],
                           dict(NUM_BINS=bins, BLOCK=B, USE_MASK=mask), warps=(4, 1, 8)))

@@ -1313,6 +1313,16 @@ static Val b_to(Sema *S, BArgs *a) {
 }
 
 static Val b_to_tensor(Sema *S, BArgs *a) { return need_block(S, a, 0); }
+
+/* tl.pointer_type(element_ty, address_space=1, const=False): the dtype of a pointer to
+ * element_ty, for ptr.to(...) (a pointer cast) and comparisons with ptr.dtype;
+ * address_space and const are accepted and ignored, as Triton's lowering of global
+ * pointers does. */
+static Val b_pointer_type(Sema *S, BArgs *a) {
+    IrType t = need_dtype(S, a, 0);
+    if (t.dt == DT_PTR) sema_error(S, a->loc[0], "pointer_type: pointers to pointers are not supported");
+    return sema_val_dtype(ty_ptr(t.dt));
+}
 static Val b_identity(Sema *S, BArgs *a) { (void)S; return a->v[0]; }
 
 /* ---- assertions, printing, hints ---- */
@@ -1600,6 +1610,7 @@ static const Builtin builtins[] = {
     {"to", "input,dtype,fp_downcast_rounding=,bitcast=", b_to, BF_METHOD},
     {"cast", "input,dtype,fp_downcast_rounding=,bitcast=", b_to, BF_METHOD},
     {"to_tensor", "x", b_to_tensor, 0},
+    {"pointer_type", "element_ty,address_space=,const=", b_pointer_type, 0},
     {"constexpr", "value", b_identity, 0},
     {"static_assert", "cond,msg=", b_static_assert, 0},
     {"device_assert", "cond,msg=,mask=", b_device_assert, 0},

@@ -22,6 +22,10 @@ run gpu-test_gpu_vs_cpu-fp8-sm80 env NEREID_ARCH=sm_80 "$B/gpu-tests/test_gpu_vs
 for e in "$B"/examples/*; do [ -x "$e" ] && run "ex-$(basename "$e")" env NEREID_DEVICE=cuda "$e"; done
 # the random functions against Triton's on this GPU, bit for bit
 run triton-parity env PYTHONUNBUFFERED=1 python3 tests/gpu/triton_parity.py --lib "$B/libnereid.so"
+# the builtins of issue 13 (scans, custom reductions, sort/topk/flip, gather, histogram,
+# join/split, clamp, libdevice, inline asm, block pointers, tensor descriptors, fp8) in small
+# Triton kernels through Triton and through @nereid.jit, same tensors, outputs compared
+run tl-parity env PYTHONUNBUFFERED=1 PYTHONPATH="$B/python" python3 tests/gpu/tl_parity.py --lib "$B/libnereid.so"
 # the Python package on torch tensors (its extension in $B/python, linked against $B/libnereid.so)
 run python-gpu env PYTHONPATH="$B/python" python3 python/tests/run.py test_gpu
 # fused attention through the Python package against torch (examples/attention.nr); --quick

@@ -129,9 +129,11 @@ for spec in "$@"; do
   if [ "$programs_only" = 0 ] && [ "$build" = "$first" ] && [ -f "$build/python/nereid/_nereid.abi3.so" ]; then
     # the Python package, on the CPU device with NumPy (Debian's python3, which has it);
     # tests counted one by one. Not under the sanitizers: the interpreter is not built with
-    # them. Then its CUDA launch path against the stand-in driver (python/tests/test_mock.py).
+    # them. Then the kernels of tests/gpu/tl_parity.py (Triton's issue-13 builtins) on the
+    # interpreter against NumPy (python/tests/test_tl_parity.py), and the CUDA launch path
+    # against the stand-in driver (python/tests/test_mock.py).
     echo "== $tag: Python package (CPU device; CUDA on the mock driver)"
-    for pyrun in "python test_python" "python-mock test_mock"; do
+    for pyrun in "python test_python" "python-tl-parity test_tl_parity" "python-mock test_mock"; do
       read -r label module <<<"$pyrun"
       env=()
       if [ "$module" = test_mock ]; then
@@ -153,6 +155,16 @@ for spec in "$@"; do
       [ "$module" = test_mock ] && rm -rf "$cdir"
     done
     run_prog "$tag/python/pip-install" bash tools/test-pip-install.sh "$build"
+    # tests/gpu/tl_parity.py's kernels, typed as @nereid.jit types them on the GPU, through
+    # the GPU back end: a cubin for sm_90a (the GPU machine's target; ptxas --strict-ptxas
+    # where installed) and PTX for sm_80 (its ptxas takes minutes on the one-warp 64x64 sorts)
+    echo "== $tag: tl_parity's kernels: sm_90a cubins, sm_80 PTX"
+    kdir=$(mktemp -d)
+    run_prog "$tag/gpu/tl_parity-dump" env PYTHONPATH="$build/python" "$PY" tests/gpu/tl_parity.py --dump "$kdir"
+    if [ -x /usr/local/cuda/bin/ptxas ]; then emit="--emit=cubin --arch=sm_90a -o $kdir/k.cubin"; else emit="--emit=ptx --arch=sm_90a -o /dev/null"; fi
+    run_prog "$tag/gpu/tl_parity-kernels-sm_90a" env EMIT="$emit" STRICT=--strict-ptxas sh "$kdir/compile.sh" "$build/nereid"
+    run_prog "$tag/gpu/tl_parity-kernels-sm_80" env EMIT="--emit=ptx --arch=sm_80 -o /dev/null" sh "$kdir/compile.sh" "$build/nereid"
+    rm -rf "$kdir"
   fi
   if [ "$programs_only" = 0 ] && [ "$build" = "$first" ]; then
     echo "== $tag: make install into a temporary prefix, pkg-config, make uninstall"

@@ -101,6 +101,9 @@ static IrType param_type(Sema *S, const Param *p) {
 
 /* -D values: True/False/None, ints (decimal or 0x), floats; anything else is a string. */
 static Val parse_define(Sema *S, const char *text) {
+    size_t n = strlen(text);
+    if (n >= 2 && (text[0] == '\'' || text[0] == '"') && text[n - 1] == text[0])
+        return sema_val_str(S, text + 1, n - 2); /* quoted: a string, even "1" or "nan" */
     if (!strcmp(text, "True")) return sema_val_bool(true);
     if (!strcmp(text, "False")) return sema_val_bool(false);
     if (!strcmp(text, "None")) return sema_val_none();

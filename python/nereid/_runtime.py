@@ -93,8 +93,12 @@ def define_text(name, value):
         return repr(value)
     if value is None:
         return "None"
-    if isinstance(value, str):
-        return value
+    if isinstance(value, str):  # quoted, so that "1", "nan" or "None" stay strings
+        if "'" not in value:
+            return "'" + value + "'"
+        if '"' not in value:
+            return '"' + value + '"'
+        raise TypeError(f"constexpr '{name}': a string holding both quote characters cannot be a compile-time value")
     if hasattr(value, "__index__"):  # numpy integers
         return str(value.__index__())
     raise TypeError(f"constexpr '{name}': a {type(value).__name__} cannot be a compile-time value "

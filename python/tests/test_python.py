@@ -55,6 +55,30 @@ class CompileAndLaunch(unittest.TestCase):
         mod["scale"][(2,)](x, out, np.float32(4.0), np.int64(100))  # NumPy scalars
         np.testing.assert_array_equal(out, x * 4)
 
+    def test_string_constexprs_stay_strings(self):
+        # "nan", "1", "None" and "True" would read as a float, an int, None and a bool in -D
+        # text: the package passes strings quoted
+        src = """
+@triton.jit
+def pick(o_ptr: *i32, S: tl.constexpr):
+    if S == "nan":
+        tl.store(o_ptr, 1)
+    elif S == "1":
+        tl.store(o_ptr, 2)
+    elif S == "None":
+        tl.store(o_ptr, 3)
+    elif S == "True":
+        tl.store(o_ptr, 4)
+    else:
+        tl.store(o_ptr, 5)
+"""
+        for text, want in (("nan", 1), ("1", 2), ("None", 3), ("True", 4), ("x'y", 5), ('x"y', 5)):
+            out = np.zeros(1, dtype=np.int32)
+            nereid.compile(src, device=CPU, S=text).pick[(1,)](out)
+            self.assertEqual(out[0], want, text)
+        with self.assertRaises(TypeError):
+            nereid.compile(src, device=CPU, S="a'b\"c")
+
     def test_grid_callable_sees_arguments_and_constexprs(self):
         mod = nereid.compile(SCALE_SRC, device=CPU, BLOCK=64)
         seen = {}

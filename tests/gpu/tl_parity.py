@@ -22,11 +22,17 @@ libdevice ulps). Each case is also compared with a NumPy reference, which says w
 side is off when the two differ.
 
 Prints one line per case and a summary line last:
-    tl_parity: N of M cases match Triton[, R rejected by Triton][, F FAILED]
+    tl_parity: N of M cases match Triton[, R rejected by Triton][, T where Triton differs
+               from the reference and Nereid does not][, F FAILED]
 A case Triton itself rejects (a builtin or an argument this Triton version does not
 have, or one of Nereid's documented extensions such as tl.sort along dim 0) is reported
 as REJECTED with Triton's message, and Nereid's result is checked against the NumPy
-reference instead: it is not a match, and not a failure unless Nereid is wrong too.
+reference instead: it is not a match, and not a failure unless Nereid is wrong too. A
+case where the two differ, Nereid's result matches the reference and Triton's does not,
+is reported as TRITON-OFF with both comparisons (seen with Triton 3.6 on an H200: a
+tensor-descriptor store writing the padding past the descriptor's shape, and the bytes of
+an fp16 -> fp8 conversion read back through a uint8 bitcast that disagree with the
+converted values): not a match, and not a failure.
 Exit status 1 on any mismatch or Nereid error, 0 otherwise (and 0 with a SKIP line
 where there is no GPU, PyTorch or Triton, unless NEREID_REQUIRE_GPU=1).
 
@@ -1072,7 +1078,7 @@ def run_gpu(cases, args, nereid, torch, triton, nereid_device="cuda"):
     print("GPU: %s; torch %s; triton %s; nereid %s (%s); libdevice: %s (%s)" % (
         torch.cuda.get_device_name(), torch.__version__, getattr(triton, "__version__", "?"),
         nereid.__version__, os.path.dirname(nereid.__file__), libdevice, where))
-    total = match = rejected = failed = 0
+    total = match = rejected = failed = triton_off = 0
     for case in cases:
         for w in (case.warps[:1] if args.quick else case.warps):
             name = "%s w=%d" % (case.name, w)
@@ -1112,14 +1118,22 @@ def run_gpu(cases, args, nereid, torch, triton, nereid_device="cuda"):
                 match += 1
                 print("ok    %s: %s" % (name, text))
             else:
-                failed += 1
                 t_ref_ok, t_ref = outputs_agree(case, t_outs, None, True)
-                print("DIFF  %s: nereid vs triton: %s" % (name, text))
+                if n_ref_ok and not t_ref_ok:
+                    # Triton is the one off the reference (the operation's documented
+                    # meaning): reported, not held against Nereid
+                    triton_off += 1
+                    print("TRITON-OFF %s: nereid vs triton: %s" % (name, text))
+                else:
+                    failed += 1
+                    print("DIFF  %s: nereid vs triton: %s" % (name, text))
                 print("      nereid vs reference: %s" % n_ref)
                 print("      triton vs reference: %s" % t_ref)
     summary = "tl_parity: %d of %d cases match Triton" % (match, total)
     if rejected:
         summary += ", %d rejected by Triton" % rejected
+    if triton_off:
+        summary += ", %d where Triton differs from the reference and Nereid does not" % triton_off
     if failed:
         summary += ", %d FAILED" % failed
     print(summary)

@@ -21,10 +21,11 @@
  * 0 .. S-2, one commit group per iteration, advancing the stage-0 carried values. The
  * loop carries an iteration count `it` and the carried values S-1 iterations ahead.
  * Each iteration waits until at most S-2 groups are in flight (so iteration it's copies
- * have landed), reads stage it % S where the load's buffer was read, then, after its
- * last reader of the rings, issues the copies of iteration it + S-1 into stage
- * (it + S-1) % S (read in the previous iteration, which the barrier pass orders) and
- * commits. After the loop, a wait for every group.
+ * have landed), reads stage it % S where the load's buffer was read, and issues the
+ * copies of iteration it + S-1 into stage (it + S-1) % S (read in the previous
+ * iteration, which the barrier pass orders) and commits: at the head of the body, right after the wait, when every reader of the rings
+ * is synchronous; after the last reader and its dot_wait when a dot_async of the previous
+ * iteration may still read that stage. After the loop, a wait for every group.
  *
  * A wgmma dot (mma version 3, operands in shared memory that stay put into the next
  * iteration: ring stages or buffers made before the loop) that accumulates into a
@@ -329,17 +330,57 @@ static void prologue(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t step
 
 /* The loop body, rebuilt: the wait, the stage reads, the body with the prefetch after
  * the last ring reader, the counter. Returns the new yield operands in ny. */
-static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t step, ValId it, ValId *ny) {
+/* Issues the copies of iteration it + S-1 into stage (it + S-1) % S, with the stage-0 ops
+ * they need cloned for that iteration, and sets ny to the carried values' next values
+ * (the stage-0 ones S-1 iterations ahead). */
+static void issue_ahead(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t step, ValId it, ValId S, ValId *ny) {
     IrFunc *f = P->f;
     RegionId body = f->ops[loop].region[0];
     Loc loc = f->ops[loop].loc;
     ValId ub = f->ops[loop].operands[1];
     IrType ivt = ir_type(f, f->ops[loop].operands[0]), i32 = ty_scalar(DT_I32);
+    ValId *map = calloc(f->nvals + 1, sizeof(ValId));
+    if (!map) NR_DIE("out of memory");
+    ValId iv = f->regions[body].args[0];
+    ValId ahead = binop(P, OP_ADD, iv, konst(P, ivt, (P->stages - 1) * step, loc), loc);
+    ValId *m2 = realloc(map, sizeof(ValId) * (f->nvals + 1));
+    if (!m2) NR_DIE("out of memory");
+    map = m2;
+    memset(map, 0, sizeof(ValId) * (f->nvals + 1));
+    map[iv] = ahead;
+    clone_stage0(P, body, map);
+    ValId wslot = binop(P, OP_REM, binop(P, OP_ADD, it, konst(P, i32, P->stages - 1, loc), loc), S, loc);
+    issue(P, cands, nc, map, wslot, valid_at(P, ahead, ub, loc), loc);
+    const IrRegion *r = &f->regions[body];
+    OpId y = r->ops[r->nops - 1];
+    uint32_t ncar = r->nargs - 2; /* the carried values, the counter not counted */
+    for (uint32_t i = 1; i <= ncar; i++)
+        ny[i - 1] = is_carried(P, r->args[i]) ? mapped(map, f->ops[y].operands[i - 1]) : f->ops[y].operands[i - 1];
+    free(map);
+}
+
+/* Where the copies of iteration it + S-1 go: into stage (it + S-1) % S, which iteration
+ * it - 1 read. Where every reader of the rings is synchronous (ldmatrix, local_load, a
+ * wgmma or mma.sync dot that completes in the iteration), those reads are over once
+ * iteration it begins, so the copies are issued at the head of the body, right after the
+ * wait: S-1 groups are then in flight while the iteration computes (with S = 2, the next
+ * tile's copy overlaps this one's work instead of being waited for at once). A dot_async
+ * of iteration it - 1 may still be reading that stage at the head; it is done only after
+ * iteration it's dot_wait {pending = 1}, so with dot_asyncs the copies follow the last
+ * reader of the rings and its dot_wait. (The barrier pass orders the other threads' reads
+ * of the stage before the copies.) */
+static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t step, ValId it, ValId *ny) {
+    IrFunc *f = P->f;
+    RegionId body = f->ops[loop].region[0];
+    Loc loc = f->ops[loop].loc;
+    IrType i32 = ty_scalar(DT_I32);
     uint32_t n;
     OpId *ops = ir_region_copy_ops(f, body, &n);
     OpVec saved = P->out;
     memset(&P->out, 0, sizeof P->out);
     emit0(P, OP_ASYNC_WAIT, loc, NULL, 0, P->stages - 2);
+    bool asyncs = false;
+    for (uint32_t k = 0; k < n; k++) asyncs |= f->ops[ops[k]].code == OP_DOT_ASYNC;
     /* the last op that reads a ring, itself or in its regions (a dot_wait right after
      * it counts with it) */
     uint32_t last = 0;
@@ -356,29 +397,14 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
         ValId view = emit(P, OP_LOCAL_VIEW, loc, vo, 2, vt, f->vals[cands[c].ring].layout);
         replace_in(f, ops, n, f->ops[cands[c].alloc].results[0], view);
     }
-    const IrRegion *r = &f->regions[body];
-    OpId y = r->ops[r->nops - 1];
-    uint32_t ncar = r->nargs - 2; /* the carried values, the counter not counted */
+    if (!asyncs) issue_ahead(P, loop, cands, nc, step, it, S, ny);
     for (uint32_t k = 0; k + 1 < n; k++) {
         opvec_push(&P->out, ops[k]);
-        if (k != last) continue;
-        ValId *map = calloc(f->nvals + 1, sizeof(ValId));
-        if (!map) NR_DIE("out of memory");
-        ValId iv = f->regions[body].args[0];
-        ValId ahead = binop(P, OP_ADD, iv, konst(P, ivt, (P->stages - 1) * step, loc), loc);
-        ValId *m2 = realloc(map, sizeof(ValId) * (f->nvals + 1));
-        if (!m2) NR_DIE("out of memory");
-        map = m2;
-        memset(map, 0, sizeof(ValId) * (f->nvals + 1));
-        map[iv] = ahead;
-        clone_stage0(P, body, map);
-        ValId wslot = binop(P, OP_REM, binop(P, OP_ADD, it, konst(P, i32, P->stages - 1, loc), loc), S, loc);
-        issue(P, cands, nc, map, wslot, valid_at(P, ahead, ub, loc), loc);
-        r = &f->regions[body];
-        for (uint32_t i = 1; i <= ncar; i++)
-            ny[i - 1] = is_carried(P, r->args[i]) ? mapped(map, f->ops[y].operands[i - 1]) : f->ops[y].operands[i - 1];
-        free(map);
+        if (asyncs && k == last) issue_ahead(P, loop, cands, nc, step, it, S, ny);
     }
+    const IrRegion *r = &f->regions[body];
+    OpId y = r->ops[r->nops - 1];
+    uint32_t ncar = r->nargs - 2;
     ny[ncar] = binop(P, OP_ADD, it, konst(P, i32, 1, loc), loc);
     ir_op_set_operands(f, y, ny, ncar + 1);
     opvec_push(&P->out, y);

@@ -43,7 +43,8 @@ except nereid.Error:
 class MockLaunch(ctypes.Structure):
     _fields_ = [("kernel", ctypes.c_char * 128), ("function", ctypes.c_ulonglong), ("grid", ctypes.c_uint * 3),
                 ("block", ctypes.c_uint * 3), ("shared", ctypes.c_uint), ("stream", ctypes.c_void_p),
-                ("nparams", ctypes.c_int), ("params", ctypes.c_ulonglong * 32), ("count", ctypes.c_longlong)]
+                ("nparams", ctypes.c_int), ("params", ctypes.c_ulonglong * 32), ("count", ctypes.c_longlong),
+                ("device", ctypes.c_int)]
 
 
 def last_launch():

@@ -545,11 +545,18 @@ static int call_u64(PyObject *obj, PyObject *method, uint64_t *out) {
     return *out == (uint64_t)-1 && PyErr_Occurred() ? -1 : 0;
 }
 
+/* A tensor's storage (a new reference): untyped_storage(), or storage() in a torch before
+ * 2.0 (its TypedStorage has data_ptr() and nbytes() as well). */
+static PyObject *tensor_storage(State *st, PyObject *obj) {
+    return PyObject_CallMethodObjArgs(obj, PyObject_HasAttr(obj, st->s_untyped_storage) ? st->s_untyped_storage
+                                                                                       : st->s_storage, NULL);
+}
+
 /* A torch tensor in host memory on the CPU device: its storage is lent. */
 static int cpu_tensor(State *st, PyObject *obj, Slot *s) {
     uint64_t p, base, bytes;
     if (call_u64(obj, st->s_data_ptr, &p)) return -1;
-    PyObject *storage = PyObject_CallMethodObjArgs(obj, st->s_untyped_storage, NULL);
+    PyObject *storage = tensor_storage(st, obj);
     if (!storage) return -1;
     int rc = call_u64(storage, st->s_data_ptr, &base) || call_u64(storage, st->s_nbytes, &bytes);
     Py_DECREF(storage);
@@ -1121,8 +1128,8 @@ static nr_status grid_callback(const nr_config *c, unsigned grid[3], void *user)
 static size_t extent_of(State *st, const Slot *s) {
     uint64_t p = s->a.v.u;
     if (s->reg) return (size_t)((uintptr_t)s->reg + s->reg_bytes - p);
-    if (!s->obj || !PyObject_HasAttr(s->obj, st->s_untyped_storage)) return 0;
-    PyObject *storage = PyObject_CallMethodObjArgs(s->obj, st->s_untyped_storage, NULL);
+    if (!s->obj || !(PyObject_HasAttr(s->obj, st->s_untyped_storage) || PyObject_HasAttr(s->obj, st->s_storage))) return 0;
+    PyObject *storage = tensor_storage(st, s->obj);
     uint64_t base = 0, bytes = 0;
     int rc = !storage || call_u64(storage, st->s_data_ptr, &base) || call_u64(storage, st->s_nbytes, &bytes);
     Py_XDECREF(storage);

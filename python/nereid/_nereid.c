@@ -435,7 +435,7 @@ static int state_clear(PyObject *m) {
                            &st->s_data_ptr, &st->s_dtype, &st->s_is_cuda, &st->s_cai, &st->s_compile, &st->s_resolve,
                            &st->s_untyped_storage, &st->s_nbytes, &st->s_num_warps, &st->s_num_stages, &st->s_torch,
                            &st->s_torch_C, &st->s_get_stream, &st->s_typestr, &st->s_data, &st->s_get_device,
-                           &st->s_get_cur_device, &st->s_resolve_device};
+                           &st->s_get_cur_device, &st->s_resolve_device, &st->s_storage};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_CLEAR(*fields[i]);
     for (int i = 0; i < st->narg_types; i++) {
         Py_CLEAR(st->arg_types[i].type);
@@ -467,7 +467,7 @@ static int exec_module(PyObject *module) {
         {&st->s_num_stages, "num_stages"}, {&st->s_torch, "torch"}, {&st->s_torch_C, "_C"},
         {&st->s_get_stream, "_cuda_getCurrentRawStream"}, {&st->s_typestr, "typestr"}, {&st->s_data, "data"},
         {&st->s_get_device, "get_device"}, {&st->s_get_cur_device, "_cuda_getDevice"},
-        {&st->s_resolve_device, "_resolve_device"},
+        {&st->s_resolve_device, "_resolve_device"}, {&st->s_storage, "storage"},
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         *names[i].slot = PyUnicode_InternFromString(names[i].text);

@@ -35,7 +35,7 @@ typedef struct State {
     /* interned attribute names */
     PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_cai, *s_compile, *s_resolve, *s_untyped_storage, *s_nbytes,
         *s_num_warps, *s_num_stages, *s_torch, *s_torch_C, *s_get_stream, *s_typestr, *s_data, *s_get_device,
-        *s_get_cur_device, *s_resolve_device;
+        *s_get_cur_device, *s_resolve_device, *s_storage;
     PyObject *dtype_codes; /* dict: a dtype object (torch.float32, ...) -> its pointee nr_type */
     /* the types of pointer arguments seen, each looked up once (_launch.c): tensor types
      * (torch.Tensor, nn.Parameter, ...) with their is_cuda and dtype descriptors, their

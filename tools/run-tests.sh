@@ -162,6 +162,11 @@ for spec in "$@"; do
       [ "$module" = test_mock ] && rm -rf "$cdir"
     done
     run_prog "$tag/python/pip-install" bash tools/test-pip-install.sh "$build"
+    # data-parallel training through torch.distributed with Nereid's kernels (gloo, the
+    # interpreter): two ranks against one process; skipped where there is no torch
+    ddp_out=$(mktemp -d)
+    run_prog "$tag/python/test_ddp-cpu" "$PY" tests/gpu/test_ddp.py --device cpu --build "$build" --steps 5 --out "$ddp_out"
+    rm -rf "$ddp_out"
   fi
   if [ "$programs_only" = 0 ] && [ "$build" = "$first" ]; then
     echo "== $tag: make install into a temporary prefix, pkg-config, make uninstall"

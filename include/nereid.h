@@ -255,7 +255,8 @@ NR_API nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t byte
  * ordered after the stream's earlier work only (finish the writes to src on the source
  * device first); a staged or NR_COPY_HOST copy synchronises the stream and is done when it
  * returns. On failure the message is in nr_last_error of both contexts; a kernel fault
- * either device met is reported as nr_launch would (NR_ERR_LAUNCH). */
+ * either device met is reported as nr_launch would (NR_ERR_LAUNCH). They use both
+ * contexts: no other thread may be using either meanwhile. */
 typedef enum nr_copy_path {
     NR_COPY_HOST = 0,
     NR_COPY_DEVICE = 1,

@@ -131,8 +131,17 @@ class JITFunction(_nereid.Dispatcher):
         self.kinds = kinds
         self.constexprs = [n for n, k in zip(self.arg_names, kinds) if k == _CONSTEXPR]
         self._setup(fn.__name__, tuple(self.arg_names), kinds, types, defaults, False)
-        self._per_device = device is None or device == "cuda"  # else pinned to the one device
         self._src = None
+
+    @property
+    def device(self):
+        """The device given (None: the default); set it before the first launch."""
+        return self._device
+
+    @device.setter
+    def device(self, value):
+        self._device = value
+        self._per_device = value is None or value == "cuda"  # else pinned to the one device
 
     # ---- the slow path, called from C ----
 

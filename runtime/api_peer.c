@@ -90,7 +90,7 @@ static nr_status copy(nr_context *dst, nr_devptr d, nr_context *src, nr_devptr s
     switch (path) {
     case NR_COPY_HOST:
         if (!dst->cuda && !src->cuda) {
-            memcpy((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n);
+            memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n);
             break;
         }
         /* one CUDA side: a stream given is that context's; its work comes first */

@@ -1,8 +1,8 @@
 /* test_gpu_multi.c - several GPUs in one process and across processes, through the C API.
  *
  * Kernels: the examples' vector_add, softmax and matmul (fp16, tensor cores) and a small
- * kernel `good` (x = 2x + 1), each checked against the CPU interpreter (the reference
- * semantics) on identical inputs. Parts, each a row of the table printed last:
+ * kernel `good` (x = 2x + 1, two variants), each checked against the CPU interpreter (the
+ * reference semantics) on identical inputs. Parts, each a row of the table printed last:
  *   threads     one thread per visible device (two threads on device 0 when there is one),
  *               all started at once with an empty disk cache, each with a CUDA context of
  *               its own, running every kernel for several rounds (in an order of its own,
@@ -29,8 +29,9 @@
  * device (...)" and exits 0 (NEREID_REQUIRE_GPU=1: fails instead).
  *
  * Against the stand-in driver (tests/mock/cuda_mock.c: CUDA_MOCK_DEVICES=N devices) only
- * `good` runs (the mock runs no other kernel); its counters (cuMockStats) then also show
- * which copy path ran. tools/run-tests.sh runs it so with 1 and 2 devices, with and
+ * `good` runs (the mock runs no other kernel), its two variants compiled (by LLVM, for
+ * real) at once in two threads; its counters (cuMockStats) then also show which copy path
+ * ran. tools/run-tests.sh runs it so with 1 and 2 devices, with and
  * without peer access, and with devices of two compute capabilities. Ends with
  * "test_gpu_multi: N passed, M failed". */
 #ifndef _GNU_SOURCE
@@ -61,7 +62,7 @@ const char *__asan_default_options(void) { return "protect_shadow_gap=0"; }
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void) { return "leak:libcuda.so\n"; }
 
-enum { MAX_DEV = 16, MAX_BUF = 4, MAX_ARG = 16, MAX_DEF = 6, NWORK = 4, ROUNDS = 3 };
+enum { MAX_DEV = 16, MAX_BUF = 4, MAX_ARG = 16, MAX_DEF = 6, NWORK = 5, ROUNDS = 3 };
 
 /* ---- the kernels and their inputs ---- */
 
@@ -91,7 +92,8 @@ typedef struct Work {
 } Work;
 
 static Work works[NWORK]; /* made once by make_works, read-only after */
-static int nworks;        /* those that run: only `good` on the stand-in driver */
+static int nworks;        /* those that run: only `good` (two variants) on the stand-in driver */
+static int one_thread_work; /* the kernel the one-thread part queues on every device */
 static char root[2048] = ".";
 
 static uint64_t rng_next(uint64_t *s) { /* splitmix64 */
@@ -145,17 +147,20 @@ static void def(Work *w, const char *name, const char *value) {
 
 static void make_works(bool mock) {
     uint64_t seed = 1234;
-    Work *w = &works[0]; /* good: x = 2x + 1, in place */
-    *w = (Work){.name = "good", .src = GOOD_SRC, .kernel = "good", .grid = {20, 1, 1}};
-    def(w, "BLOCK", "256");
-    float *x = xcalloc(sizeof(float) * 5000);
-    for (int i = 0; i < 5000; i++) x[i] = (float)(i % 251) - 100.0f;
-    arg_buf(w, add_buf(w, sizeof(float) * 5000, x, true, false));
-    arg_val(w, nr_arg_i32(5000));
-    nworks = 1;
+    for (int i = 0; i < 2; i++) { /* good: x = 2x + 1, in place; two variants (BLOCK), compiled apart */
+        Work *w = &works[i];
+        *w = (Work){.name = i ? "good BLOCK=128" : "good", .src = GOOD_SRC, .kernel = "good", .grid = {i ? 40 : 20, 1, 1}};
+        def(w, "BLOCK", i ? "128" : "256");
+        float *x = xcalloc(sizeof(float) * 5000);
+        for (int j = 0; j < 5000; j++) x[j] = (float)(j % 251) - 100.0f;
+        arg_buf(w, add_buf(w, sizeof(float) * 5000, x, true, false));
+        arg_val(w, nr_arg_i32(5000));
+    }
+    nworks = 2;
+    one_thread_work = 0;
     if (mock) return;
 
-    w = &works[1]; /* examples/vector_add.nr: z = x + y, exact */
+    Work *w = &works[2]; /* examples/vector_add.nr: z = x + y, exact */
     *w = (Work){.name = "vector_add", .file = "vector_add.nr", .kernel = "add_kernel", .grid = {97, 1, 1}};
     def(w, "BLOCK_SIZE", "1024");
     enum { N = 98432 + 7 };
@@ -166,7 +171,7 @@ static void make_works(bool mock) {
     arg_buf(w, add_buf(w, sizeof(float) * N, NULL, true, false));
     arg_val(w, nr_arg_i32(N));
 
-    w = &works[2]; /* examples/softmax.nr: rows of 781 in blocks of 1024, 32 programs striding over 100 rows */
+    w = &works[3]; /* examples/softmax.nr: rows of 781 in blocks of 1024, 32 programs striding over 100 rows */
     *w = (Work){.name = "softmax", .file = "softmax.nr", .kernel = "softmax_kernel", .grid = {32, 1, 1},
                 .atol = 1e-6, .rtol = 1e-5};
     def(w, "BLOCK_SIZE", "1024");
@@ -182,7 +187,7 @@ static void make_works(bool mock) {
     arg_val(w, nr_arg_i32(ROWS));
     arg_val(w, nr_arg_i32(COLS));
 
-    w = &works[3]; /* examples/matmul.nr: fp16 128x96x64, leaky_relu, tensor cores on the GPU */
+    w = &works[4]; /* examples/matmul.nr: fp16 128x96x64, leaky_relu, tensor cores on the GPU */
     *w = (Work){.name = "matmul", .file = "matmul.nr", .kernel = "matmul_kernel", .grid = {2 * 3, 1, 1},
                 .atol = 1e-2, .rtol = 1e-2};
     def(w, "BLOCK_SIZE_M", "64");
@@ -200,6 +205,7 @@ static void make_works(bool mock) {
     const int32_t sizes[] = {M, NN, K, K, 1, NN, 1, NN, 1};
     for (int i = 0; i < 9; i++) arg_val(w, nr_arg_i32(sizes[i]));
     nworks = NWORK;
+    one_thread_work = 2;
 }
 
 static void free_works(void) {
@@ -636,7 +642,7 @@ static void part_one_thread(int ndev) {
     memset(l, 0, sizeof l);
     char why[1024] = "";
     bool ok = true;
-    const Work *w = &works[nworks > 1 ? 1 : 0];
+    const Work *w = &works[one_thread_work];
     for (int d = 0; d < ndev && ok; d++) {
         char err[512];
         ok = nr_context_create_ex(NR_DEVICE_CUDA, d, &ctx[d], err, sizeof err) == NR_OK || !say(why, sizeof why, "%s", err);
@@ -864,7 +870,7 @@ int main(int argc, char **argv) {
     }
     printf("test_gpu_multi: %d CUDA device%s visible%s; kernels:", ndev, ndev == 1 ? "" : "s",
            mock ? " (the stand-in driver: only `good` runs)" : "");
-    for (int w = 0; w < nworks; w++) printf(" %s", works[w].name);
+    for (int w = 0; w < nworks; w++) printf("%s %s", w ? "," : "", works[w].name);
     printf("\n");
     char self[4096];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);

@@ -639,7 +639,11 @@ int cuda_copy_peer(CudaDevice *dst_d, uint64_t dst, CudaDevice *src_d, uint64_t 
          async ? "cuMemcpyPeerAsync" : "cuMemcpyPeer", bytes, (unsigned long long)src, src_d->ordinal,
          (unsigned long long)dst, dst_d->ordinal, sb_cstr(&msg));
     sb_free(&msg);
-    if (sticky(r)) blame_fault(src_d), blame_fault(dst_d);
+    if (sticky(r)) {
+        blame_fault(src_d), blame_fault(dst_d);
+        if (!src_d->fault && !dst_d->fault) /* neither says: the copy's context keeps it */
+            cu_fail(dst_d, NULL, r, "cuMemcpyPeer to CUDA device %d", dst_d->ordinal);
+    }
     return -1;
 }
 

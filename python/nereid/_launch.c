@@ -17,15 +17,17 @@
  * kernel's device) when torch is loaded. A dispatcher that follows its arguments' device
  * (`_per_device`: @nereid.jit without a device index) runs each launch on the device of
  * its first tensor argument (get_device()), or without one on torch's current device,
- * with a context and a cache of compiled kernels per device. This is the path whose cost the launch-overhead benchmarks measure
- * (bench/launch_overhead.py on a GPU, bench/launch_overhead_mock.py on the stand-in
- * driver). A launch like the last one (fast_launch: arguments of the same kinds, the same
- * constexprs, a fixed grid) is bound, read and launched in one pass with the last
- * launch's kernel: it allocates nothing of its own, looks nothing up by name and builds
- * no key; it reads each tensor through descriptors cached per type (is_cuda, dtype,
- * data_ptr()) and calls back into Python only for those three reads and torch's current
- * stream. Any other launch takes the general path (launch), which also keeps what the
- * fast path compares against. */
+ * with a context and a cache of compiled kernels per device. This is the path whose cost
+ * the launch-overhead benchmarks measure (bench/launch_overhead.py on a GPU,
+ * bench/launch_overhead_mock.py on the stand-in driver). A launch like the last one
+ * (fast_launch: arguments of the same kinds, the same constexprs, a fixed grid, the same
+ * device) is bound, read and launched in one pass with the last launch's kernel: it
+ * allocates nothing of its own, looks nothing up by name and builds no key; it reads each
+ * tensor through descriptors cached per type (is_cuda, dtype, data_ptr()) and calls back
+ * into Python only for those three reads, torch's current stream and, for a kernel that
+ * follows its tensors, the first tensor's get_device() (or torch's current device). Any
+ * other launch takes the general path (launch), which also keeps what the fast path
+ * compares against. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

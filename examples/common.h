@@ -6,7 +6,7 @@
  * only what is particular to their kernel:
  *
  *   ex_parse_args   --quiet (print only the final line) and optional size arguments
- *   ex_context      the device: NEREID_DEVICE=cpu|cuda, or unset: CUDA if present, else CPU
+ *   ex_context      the device: NEREID_DEVICE=cpu|cuda|cuda:N, or unset: CUDA if present, else CPU
  *   EX_CHECK        call the API; on failure print the status and nr_last_error, exit 1
  *   ex_define       constexpr values, formatted like printf ("%d", 1024)
  *   ex_compile      compile examples/NAME.nr (the folder can be moved by NEREID_EXAMPLES)
@@ -99,36 +99,59 @@ static inline void *ex_xmalloc(size_t bytes) {
 
 /* ---- the device ---- */
 
-/* NEREID_DEVICE=cpu or cuda picks the device (a missing CUDA device is then an error);
- * unset, we try the GPU and fall back to the CPU interpreter with a note, so `make demo`
- * uses a GPU where there is one and still runs everywhere. */
+/* "cpu", "cuda" (device 0) or "cuda:N", as NEREID_DEVICE names it. */
+static inline const char *ex_device_name(const nr_context *ctx) {
+    static const char *const names[] = {"cuda", "cuda:1", "cuda:2", "cuda:3", "cuda:4", "cuda:5", "cuda:6", "cuda:7"};
+    int i = nr_context_device_index(ctx);
+    if (nr_context_device(ctx) != NR_DEVICE_CUDA) return "cpu";
+    return i >= 0 && i < EX_COUNT(names) ? names[i] : "cuda:N";
+}
+
+/* NEREID_DEVICE as a device: "cpu", "cuda" (device 0) or "cuda:N"; 0, or -1 if it is
+ * none of them. */
+static inline int ex_parse_device(const char *text, nr_device_kind *kind, int *index) {
+    char *end;
+    *kind = NR_DEVICE_CPU, *index = 0;
+    if (strcmp(text, "cpu") == 0) return 0;
+    *kind = NR_DEVICE_CUDA;
+    if (strcmp(text, "cuda") == 0) return 0;
+    if (strncmp(text, "cuda:", 5) != 0 || text[5] < '0' || text[5] > '9') return -1;
+    long n = strtol(text + 5, &end, 10);
+    if (*end || n > 4096) return -1;
+    *index = (int)n;
+    return 0;
+}
+
+/* NEREID_DEVICE=cpu, cuda or cuda:N picks the device (a missing CUDA device is then an
+ * error; cuda is device 0); unset, we try CUDA device 0 and fall back to the CPU
+ * interpreter with a note, so `make demo` uses a GPU where there is one and still runs
+ * everywhere. */
 static inline nr_context *ex_context(const ex_args *a) {
     const char *env = getenv("NEREID_DEVICE");
     nr_context *ctx = NULL;
-    if (env && *env && strcmp(env, "cpu") != 0 && strcmp(env, "cuda") != 0) {
-        printf("%s: FAILED (NEREID_DEVICE must be cpu or cuda, not '%s')\n", ex_name, env);
+    nr_device_kind kind = NR_DEVICE_CUDA;
+    int index = 0;
+    if (env && *env && ex_parse_device(env, &kind, &index) != 0) {
+        printf("%s: FAILED (NEREID_DEVICE must be cpu, cuda or cuda:N, not '%s')\n", ex_name, env);
         exit(1);
     }
     char why[512] = "";
     if (!env || !*env) {
         nr_status s = nr_context_create_ex(NR_DEVICE_CUDA, 0, &ctx, why, sizeof why);
         if (s != NR_OK && !a->quiet) printf("note: no CUDA device (%s): running on the CPU interpreter\n", why);
-        env = s == NR_OK ? "cuda" : "cpu";
+        kind = s == NR_OK ? NR_DEVICE_CUDA : NR_DEVICE_CPU;
     }
     if (!ctx) {
-        int cuda = strcmp(env, "cuda") == 0;
-        nr_status s = nr_context_create_ex(cuda ? NR_DEVICE_CUDA : NR_DEVICE_CPU, 0, &ctx, why, sizeof why);
+        nr_status s = nr_context_create_ex(kind, index, &ctx, why, sizeof why);
         if (s != NR_OK) {
+            char what[64];
+            snprintf(what, sizeof what, "NEREID_DEVICE=%.40s", env && *env ? env : "cpu");
             fprintf(stderr, "%s\n", why);
-            ex_fail(NULL, s, cuda ? "NEREID_DEVICE=cuda" : "the CPU device");
+            ex_fail(NULL, s, kind == NR_DEVICE_CUDA ? what : "the CPU device");
         }
     }
-    if (!a->quiet) printf("device: %s\n", env); /* tools/demo.sh reads this line */
+    if (!a->quiet) printf("device: %s\n", ex_device_name(ctx)); /* tools/demo.sh reads this line */
     return ctx;
-}
-
-static inline const char *ex_device_name(const nr_context *ctx) {
-    return nr_context_device(ctx) == NR_DEVICE_CUDA ? "cuda" : "cpu";
 }
 
 /* ---- compiling ---- */

@@ -7,8 +7,10 @@
  *
  * Thread safety: there is no global mutable state (the one process-wide effect, an
  * option of LLVM's NVPTX back end, is described in docs/api.md). Distinct contexts may be
- * used from distinct threads at once; one context (and what it created) is used by one
- * thread at a time.
+ * used from distinct threads at once (contexts on different GPUs too, one thread per
+ * GPU); one context (and what it created) is used by one thread at a time. On CUDA every
+ * call makes its context's CUDA context current for the call only: the calling thread's
+ * current CUDA context (PyTorch's, say) is the same after the call as before.
  *
  * Device memory: nr_malloc gives an address on the context's device. On the CPU device
  * it is host memory that the interpreter knows the extent of, so an out-of-bounds
@@ -133,6 +135,19 @@ NR_API const char *nr_context_device_name(const nr_context *ctx);
 /* A hash of the compiler's sources: what caches of compiled code and of tuning choices key on. */
 NR_API const char *nr_compiler_build(void);
 
+/* ---- several devices ----
+ * One context per device: nr_context_create(NR_DEVICE_CUDA, i, ...) for each device i
+ * (each retains device i's primary context, the one PyTorch uses). A module belongs to
+ * the context it was compiled in and its kernels run on that context's device. The disk
+ * cache is shared by every device of the same compute capability and every process: a
+ * kernel variant compiled once is loaded by the others (docs/api.md). */
+/* How many devices of a kind there are: 1 for the CPU; for CUDA the driver's count (0,
+ * NR_OK, when the driver has no device); NR_ERR_DEVICE with the reason in errbuf when
+ * there is no usable driver. */
+NR_API nr_status nr_device_count(nr_device_kind kind, int *count, char *errbuf, size_t errsize);
+/* The context's device index (as given to nr_context_create); -1 for NULL. */
+NR_API int nr_context_device_index(const nr_context *ctx);
+
 /* ---- compiling ---- */
 NR_API nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length,
                                    const char *filename, const nr_compile_options *opts,
@@ -219,6 +234,41 @@ NR_API nr_status nr_free(nr_context *ctx, nr_devptr p);
 NR_API nr_status nr_memcpy_htod(nr_context *ctx, nr_devptr dst, const void *src, size_t bytes);
 NR_API nr_status nr_memcpy_dtoh(nr_context *ctx, void *dst, nr_devptr src, size_t bytes);
 NR_API nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes);
+
+/* ---- copies between contexts (devices) ----
+ * bytes from src (memory of src_ctx: nr_malloc's, the whole range inside one allocation)
+ * to dst (memory of dst_ctx, likewise); the two ranges must not overlap. The way depends
+ * on the two devices (nr_memcpy_peer_path says which):
+ *   NR_COPY_HOST    a CPU context on either side (or both): its memory is host memory,
+ *                   so the copy is a host copy (cuMemcpyHtoD / cuMemcpyDtoH, memcpy)
+ *   NR_COPY_DEVICE  both on one CUDA device (one context, or two on one device):
+ *                   cuMemcpyDtoD
+ *   NR_COPY_PEER    two CUDA devices with peer access (cuDeviceCanAccessPeer both ways;
+ *                   enabled with cuCtxEnablePeerAccess the first time): cuMemcpyPeer,
+ *                   GPU to GPU (NVLink or PCIe)
+ *   NR_COPY_STAGED  two CUDA devices without it (or NEREID_PEER_ACCESS=0): through host
+ *                   memory, in chunks (device to host, then host to device)
+ * nr_memcpy_peer returns when the data is at dst, after the earlier work of both devices'
+ * default streams (and of nr_stream_create's streams, which are ordered with them).
+ * nr_memcpy_peer_async queues it on stream (a stream of dst_ctx's device, or for a copy
+ * with a CPU side, of the CUDA context's; NULL: the default stream) and returns: it is
+ * ordered after the stream's earlier work only (finish the writes to src on the source
+ * device first); a staged or NR_COPY_HOST copy synchronises the stream and is done when it
+ * returns. On failure the message is in nr_last_error of both contexts; a kernel fault
+ * either device met is reported as nr_launch would (NR_ERR_LAUNCH). They use both
+ * contexts: no other thread may be using either meanwhile. */
+typedef enum nr_copy_path {
+    NR_COPY_HOST = 0,
+    NR_COPY_DEVICE = 1,
+    NR_COPY_PEER = 2,
+    NR_COPY_STAGED = 3,
+} nr_copy_path;
+NR_API nr_status nr_memcpy_peer(nr_context *dst_ctx, nr_devptr dst, nr_context *src_ctx, nr_devptr src, size_t bytes);
+NR_API nr_status nr_memcpy_peer_async(nr_context *dst_ctx, nr_devptr dst, nr_context *src_ctx, nr_devptr src,
+                                      size_t bytes, void *stream);
+/* How copies from src_ctx to dst_ctx go (enabling peer access between the two devices
+ * when the driver allows it and it is not yet). */
+NR_API nr_status nr_memcpy_peer_path(nr_context *dst_ctx, nr_context *src_ctx, nr_copy_path *out);
 
 /* ---- host memory on the CPU device ----
  * Let kernels on the CPU device use host memory the caller owns (a NumPy array, say):

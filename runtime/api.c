@@ -25,7 +25,7 @@ nr_status api_fail(nr_context *ctx, nr_status s, const char *fmt, ...) {
     return s;
 }
 
-static void clear_error(nr_context *ctx) {
+void api_clear_error(nr_context *ctx) {
     if (ctx->err.data) sb_free(&ctx->err);
 }
 
@@ -127,6 +127,22 @@ const char *nr_last_error(const nr_context *ctx) {
 nr_device_kind nr_context_device(const nr_context *ctx) { return ctx ? ctx->kind : NR_DEVICE_CPU; }
 
 const char *nr_context_device_name(const nr_context *ctx) { return ctx && ctx->cuda ? cuda_device_name(ctx->cuda) : "cpu"; }
+
+int nr_context_device_index(const nr_context *ctx) { return !ctx ? -1 : ctx->cuda ? cuda_ordinal(ctx->cuda) : 0; }
+
+nr_status nr_device_count(nr_device_kind kind, int *count, char *errbuf, size_t errsize) {
+    if (errbuf && errsize) errbuf[0] = 0;
+    if (!count) return NR_ERR_INVALID_ARG;
+    *count = 0;
+    if (kind == NR_DEVICE_CPU) return *count = 1, NR_OK;
+    if (kind != NR_DEVICE_CUDA) return NR_ERR_INVALID_ARG;
+    StrBuf err;
+    sb_init(&err);
+    int rc = cuda_device_count(count, &err);
+    if (errbuf && errsize) snprintf(errbuf, errsize, "%s", sb_cstr(&err));
+    sb_free(&err);
+    return rc ? NR_ERR_DEVICE : NR_OK;
+}
 
 const char *nr_compiler_build(void) { return nr_build_id; }
 
@@ -263,7 +279,7 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
 nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length, const char *filename,
                             const nr_compile_options *opts, nr_module **out) {
     if (!ctx) return NR_ERR_INVALID_ARG;
-    clear_error(ctx);
+    api_clear_error(ctx);
     if (!source || !out) return api_fail(ctx, NR_ERR_INVALID_ARG, "source and out must not be NULL");
     *out = NULL;
     FAULT_GUARD(ctx);
@@ -285,7 +301,7 @@ nr_status api_compile_inner(nr_context *ctx, const char *source, size_t length, 
 
 nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_options *opts, nr_module **out) {
     if (!ctx) return NR_ERR_INVALID_ARG;
-    clear_error(ctx);
+    api_clear_error(ctx);
     if (!path || !out) return api_fail(ctx, NR_ERR_INVALID_ARG, "path and out must not be NULL");
     *out = NULL;
     FAULT_GUARD(ctx);
@@ -492,7 +508,7 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
                     const nr_launch_options *opts) {
     if (!k) return NR_ERR_INVALID_ARG;
     nr_context *ctx = k->mod->ctx;
-    clear_error(ctx);
+    api_clear_error(ctx);
     if (k->tuned) return tune_launch(k, grid, NULL, NULL, args, num_args, NULL, opts);
     if (opts && (opts->num_stages < 0 || opts->num_stages > 8))
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': num_stages must be 0 or from 1 to 8, got %d", k->f->name,
@@ -539,7 +555,7 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
 nr_status nr_synchronize(nr_context *ctx) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     if (!ctx->cuda) return NR_OK;
-    clear_error(ctx);
+    api_clear_error(ctx);
     FAULT_GUARD(ctx);
     StrBuf err;
     sb_init(&err);
@@ -558,7 +574,7 @@ static int find_stream(const nr_context *ctx, const void *stream) {
 
 nr_status nr_stream_create(nr_context *ctx, void **out) {
     if (!ctx) return NR_ERR_INVALID_ARG;
-    clear_error(ctx);
+    api_clear_error(ctx);
     if (!out) return api_fail(ctx, NR_ERR_INVALID_ARG, "out must not be NULL");
     *out = NULL;
     if (ctx->nstreams == ctx->capstreams) {
@@ -595,7 +611,7 @@ static nr_status release_stream(nr_context *ctx, int i) {
 
 nr_status nr_stream_destroy(nr_context *ctx, void *stream) {
     if (!ctx) return NR_ERR_INVALID_ARG;
-    clear_error(ctx);
+    api_clear_error(ctx);
     int i = find_stream(ctx, stream);
     if (i < 0) return api_fail(ctx, NR_ERR_INVALID_ARG, "%p is not a stream of this context (nr_stream_create)", stream);
     return release_stream(ctx, i);
@@ -603,7 +619,7 @@ nr_status nr_stream_destroy(nr_context *ctx, void *stream) {
 
 nr_status nr_stream_synchronize(nr_context *ctx, void *stream) {
     if (!ctx) return NR_ERR_INVALID_ARG;
-    clear_error(ctx);
+    api_clear_error(ctx);
     if (!ctx->cuda) return NR_OK;
     FAULT_GUARD(ctx);
     StrBuf err;
@@ -670,8 +686,7 @@ nr_status nr_free(nr_context *ctx, nr_devptr p) {
     return NR_OK;
 }
 
-/* The range [p, p+n) must lie inside one allocation. */
-static nr_status check_range(nr_context *ctx, nr_devptr p, size_t n, const char *what) {
+nr_status api_check_range(nr_context *ctx, nr_devptr p, size_t n, const char *what) {
     for (int i = 0; i < ctx->nallocs; i++) {
         nr_devptr b = (nr_devptr)(uintptr_t)ctx->allocs[i].ptr;
         if (p >= b && p - b <= ctx->allocs[i].size && n <= ctx->allocs[i].size - (p - b)) return NR_OK;
@@ -683,7 +698,7 @@ static nr_status check_range(nr_context *ctx, nr_devptr p, size_t n, const char 
 nr_status nr_memcpy_htod(nr_context *ctx, nr_devptr dst, const void *src, size_t bytes) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     if (!src && bytes) return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_memcpy_htod: NULL source");
-    nr_status s = check_range(ctx, dst, bytes, "nr_memcpy_htod");
+    nr_status s = api_check_range(ctx, dst, bytes, "nr_memcpy_htod");
     if (s) return s;
     if (ctx->cuda) {
         FAULT_GUARD(ctx);
@@ -698,7 +713,7 @@ nr_status nr_memcpy_htod(nr_context *ctx, nr_devptr dst, const void *src, size_t
 nr_status nr_memcpy_dtoh(nr_context *ctx, void *dst, nr_devptr src, size_t bytes) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     if (!dst && bytes) return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_memcpy_dtoh: NULL destination");
-    nr_status s = check_range(ctx, src, bytes, "nr_memcpy_dtoh");
+    nr_status s = api_check_range(ctx, src, bytes, "nr_memcpy_dtoh");
     if (s) return s;
     if (ctx->cuda) {
         FAULT_GUARD(ctx);
@@ -712,7 +727,7 @@ nr_status nr_memcpy_dtoh(nr_context *ctx, void *dst, nr_devptr src, size_t bytes
 
 nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes) {
     if (!ctx) return NR_ERR_INVALID_ARG;
-    nr_status s = check_range(ctx, dst, bytes, "nr_memset");
+    nr_status s = api_check_range(ctx, dst, bytes, "nr_memset");
     if (s) return s;
     if (ctx->cuda) {
         FAULT_GUARD(ctx);
@@ -728,7 +743,7 @@ nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes) {
 
 nr_status nr_host_register(nr_context *ctx, void *ptr, size_t bytes) {
     if (!ctx) return NR_ERR_INVALID_ARG;
-    clear_error(ctx);
+    api_clear_error(ctx);
     if (ctx->kind != NR_DEVICE_CPU)
         return api_fail(ctx, NR_ERR_UNSUPPORTED, "nr_host_register: only the CPU device runs kernels on host memory");
     if (!ptr) return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_host_register: NULL pointer");
@@ -746,7 +761,7 @@ nr_status nr_host_register(nr_context *ctx, void *ptr, size_t bytes) {
 
 nr_status nr_host_unregister(nr_context *ctx, void *ptr) {
     if (!ctx) return NR_ERR_INVALID_ARG;
-    clear_error(ctx);
+    api_clear_error(ctx);
     for (int i = ctx->nhost - 1; i >= 0; i--) /* the latest registration of ptr */
         if (ctx->host[i].ptr == ptr) {
             memmove(&ctx->host[i], &ctx->host[i + 1], sizeof *ctx->host * (size_t)(ctx->nhost - i - 1));

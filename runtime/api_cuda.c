@@ -4,7 +4,10 @@
  * count; the variant stays in the module, and its cubin in the disk cache under the key
  * runtime/cache_key.c makes (the source, the constexprs and options, the specialisation,
  * the compiler's build, the target and device). The key is known before any compiling,
- * so a variant another process compiled earlier is loaded with no compile. */
+ * so a variant another process compiled earlier is loaded with no compile. The key names
+ * no device, only its compute capability: every GPU of one kind shares the entries. Of
+ * several contexts (threads, processes, GPUs) that miss one entry at once, one compiles
+ * it while the others wait for it (cache_lock) and load it: one compile serves them all. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +194,11 @@ static void variant_cache_key(const nr_kernel *k, const char *arch, const char *
     sb_free(&ld);
 }
 
+/* How long a context that missed an entry waits for another that is building it before it
+ * builds the entry itself (a compile takes well under this; a builder that died lets go at
+ * once). */
+enum { COMPILE_WAIT_MS = 300 * 1000 };
+
 static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, int stages, const char *key,
                                  GpuVariant *out) {
     nr_context *ctx = k->mod->ctx;
@@ -204,7 +212,9 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
     variant_cache_key(k, arch, libdevice, key, &build, &text);
     CacheKey ck = {sb_cstr(&build), sb_cstr(&text)};
     nr_status s = NR_OK;
-    int hit = cuda_load_cached(ctx->cuda, k->f->name, &ck, &out->k, &err);
+    int hit = cuda_load_cached(ctx->cuda, k->f->name, &ck, &out->k, &err), lock = -1;
+    if (hit == 0 && (lock = cache_lock(&ck, COMPILE_WAIT_MS)) >= 0) /* another may have built it while we waited */
+        hit = cuda_load_cached(ctx->cuda, k->f->name, &ck, &out->k, &err);
     if (hit < 0) s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));
     if (hit == 0) {
         GpuTarget t = {arch, warps, stages, NULL, libdevice};
@@ -223,6 +233,7 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
         }
         diag_free(&diag);
     }
+    cache_unlock(&ck, lock);
     if (hit > 0) ctx->stats.disk_cache_hits++;
     sb_free(&build);
     sb_free(&text);

@@ -100,6 +100,10 @@ struct nr_module {
 
 
 nr_status api_fail(nr_context *ctx, nr_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void api_clear_error(nr_context *ctx);
+/* The range [p, p+n) must lie inside one nr_malloc allocation of ctx (NR_ERR_INVALID_ARG,
+ * saying `what`, otherwise). */
+nr_status api_check_range(nr_context *ctx, nr_devptr p, size_t n, const char *what);
 
 /* api_cuda.c */
 nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err);

@@ -27,8 +27,11 @@
  * writers of one key simply replace each other's (identical) entries; a reader that has
  * the old file open reads it whole. Files of the older naming (16 hex digits.cubin) are
  * entries of another build. Eviction (cache_evict) holds an flock on ".lock" in the
- * directory, so one process at a time does it; readers and writers take no lock. No
- * global state. */
+ * directory, so one process at a time does it; readers and writers take no lock. A
+ * builder may take the entry's own lock, an flock on ".NAME.lock" (cache_lock), so that
+ * of several processes or threads missing one entry at once one builds it and the others
+ * wait and load it; the holder deletes the file before letting go, and a waiter that
+ * gets the lock of a deleted file starts again. No global state. */
 #include "cache.h"
 
 #include <dirent.h>
@@ -254,6 +257,52 @@ bool cache_put(const CacheKey *ck, const void *data, size_t len) {
     }
     cache_evict(ck->build, cache_max_bytes(), name);
     return true;
+}
+
+/* ---- one builder per entry ---- */
+
+int cache_lock(const CacheKey *key, int wait_ms) {
+    char path[4200];
+    if (!cache_path(key, path, sizeof path)) return -1;
+    char lockpath[4300];
+    const char *slash = strrchr(path, '/');
+    snprintf(lockpath, sizeof lockpath, "%.*s/.%s.lock", (int)(slash - path), path, slash + 1);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long nap_us = 1000;
+    for (;;) {
+        int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) return -1;
+        int rc;
+        while ((rc = flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EWOULDBLOCK) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            long waited_ms = (long)(now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+            if (waited_ms >= wait_ms) break;
+            struct timespec nap = {0, nap_us * 1000};
+            nanosleep(&nap, NULL);
+            if (nap_us < 20000) nap_us *= 2;
+        }
+        if (rc != 0) { /* the wait ran out, or no locks here: build without it */
+            close(fd);
+            return -1;
+        }
+        /* ours, if the file is still the one at lockpath (its last holder deletes it) */
+        struct stat a, b;
+        if (fstat(fd, &a) == 0 && stat(lockpath, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) return fd;
+        close(fd);
+    }
+}
+
+void cache_unlock(const CacheKey *key, int lock) {
+    if (lock < 0) return;
+    char path[4200], lockpath[4300];
+    if (cache_path(key, path, sizeof path)) {
+        const char *slash = strrchr(path, '/');
+        snprintf(lockpath, sizeof lockpath, "%.*s/.%s.lock", (int)(slash - path), path, slash + 1);
+        unlink(lockpath); /* before letting go: a waiter then finds its file gone and starts again */
+    }
+    close(lock);
 }
 
 bool cache_remove(const CacheKey *key) {

@@ -42,6 +42,15 @@ bool cache_put(const CacheKey *key, const void *data, size_t len);
 /* The path of key's entry (whether it exists or not) in the cache directory, which is
  * created if needed; false if there is no cache directory or buf is too small. */
 bool cache_path(const CacheKey *key, char *buf, size_t size);
+/* The right to build key's entry, for a caller that missed it: of the processes and
+ * threads that ask at once, one gets it at a time (an flock on the entry's lock file
+ * ".NAME.lock" in the directory); a caller that waited should look the entry up again
+ * before building it. Returns a handle for cache_unlock, or -1 when there is no lock
+ * (no directory, a file system without flock, or wait_ms passed while another held it):
+ * the caller builds without. */
+int cache_lock(const CacheKey *key, int wait_ms);
+/* Give the right back (deleting the lock file first); -1 is ignored. */
+void cache_unlock(const CacheKey *key, int lock);
 /* Delete key's entry; true if there was one. */
 bool cache_remove(const CacheKey *key);
 /* The size limit in bytes from NEREID_CACHE_MAX_MB (unset, empty or invalid: the

@@ -5,9 +5,12 @@
  * toolkit header (they are part of the driver's stable ABI).
  *
  * Everything lives in the CudaDevice: the dlopen handle, the resolved entry points and the
- * (primary) context. Every call that needs the context makes it current first
- * (cuCtxSetCurrent), so several devices may be used from several threads, one device per
- * thread at a time. */
+ * (primary) context. Every call that needs the context makes it current for its own
+ * duration and gives the calling thread back the context that was current before (a
+ * CtxScope: cuCtxGetCurrent, and cuCtxSetCurrent only when another context, or none, was
+ * current), so several devices may be used from several threads, one device per thread
+ * at a time, and a caller with a current context of its own (PyTorch's, on whichever
+ * device it chose) finds it unchanged after every call. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* RTLD_NODELETE */
 #endif
@@ -65,8 +68,11 @@ typedef struct CuApi {
     CUresult (*DeviceGetAttribute)(int *value, CUdevice_attribute attr, CUdevice dev);
     CUresult (*DevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice dev);
     CUresult (*DevicePrimaryCtxRelease)(CUdevice dev);
+    CUresult (*CtxGetCurrent)(CUcontext *ctx);
     CUresult (*CtxSetCurrent)(CUcontext ctx);
     CUresult (*CtxSynchronize)(void);
+    CUresult (*DeviceCanAccessPeer)(int *can, CUdevice dev, CUdevice peer);
+    CUresult (*CtxEnablePeerAccess)(CUcontext peer, unsigned flags);
     CUresult (*StreamCreate)(CUstream *stream, unsigned flags);
     CUresult (*StreamDestroy)(CUstream stream);
     CUresult (*StreamSynchronize)(CUstream stream);
@@ -76,6 +82,11 @@ typedef struct CuApi {
     CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
     CUresult (*MemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
     CUresult (*MemsetD8)(CUdeviceptr dst, unsigned char byte, size_t n);
+    CUresult (*MemcpyDtoD)(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
+    CUresult (*MemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
+    CUresult (*MemcpyPeer)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t bytes);
+    CUresult (*MemcpyPeerAsync)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t bytes,
+                                CUstream stream);
     CUresult (*LinkCreate)(unsigned nopts, CUjit_option *opts, void **vals, CUlinkState *state);
     CUresult (*LinkAddData)(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name,
                             unsigned nopts, CUjit_option *opts, void **vals);
@@ -101,6 +112,10 @@ struct CudaDevice {
     int driver_version;
     int max_shared_optin; /* bytes of shared memory a block may opt in to */
     const char *arch;     /* the PTX target kernels are compiled for */
+    bool no_peer;         /* NEREID_PEER_ACCESS=0: never enable peer access (copies are staged) */
+    /* peer access from this context to device i's (bit i, ordinals below 64): asked
+     * (cuDeviceCanAccessPeer), possible, enabled (cuCtxEnablePeerAccess) */
+    uint64_t peer_asked, peer_can, peer_on;
     char name[256];
 };
 
@@ -156,7 +171,15 @@ static void cu_fail(CudaDevice *d, StrBuf *err, CUresult r, const char *fmt, ...
     sb_free(&msg);
 }
 
-static int make_current(CudaDevice *d, StrBuf *err) {
+/* The calling thread's current context while a call runs on d's: enter_ctx makes d's
+ * current (when it is not already), leave_ctx gives back the one that was. */
+typedef struct CtxScope {
+    CUcontext prev; /* current before (NULL: none) */
+    bool set;       /* enter_ctx changed it */
+} CtxScope;
+
+static int enter_ctx(CudaDevice *d, CtxScope *sc, StrBuf *err) {
+    sc->prev = NULL, sc->set = false;
     if (!d) {
         errf(err, "no CUDA device (not opened)");
         return -1;
@@ -165,10 +188,20 @@ static int make_current(CudaDevice *d, StrBuf *err) {
         errf(err, "the CUDA context of device %d is unusable after a kernel fault (%s)", d->ordinal, d->fault_what);
         return -1;
     }
-    CUresult r = d->api.CtxSetCurrent(d->ctx);
-    if (r == CUDA_SUCCESS) return 0;
+    CUresult r = d->api.CtxGetCurrent(&sc->prev);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuCtxGetCurrent (CUDA device %d)", d->ordinal);
+        return -1;
+    }
+    if (sc->prev == d->ctx) return 0; /* the usual case: nothing to change */
+    r = d->api.CtxSetCurrent(d->ctx);
+    if (r == CUDA_SUCCESS) return sc->set = true, 0;
     cu_fail(d, err, r, "cuCtxSetCurrent (CUDA device %d)", d->ordinal);
     return -1;
+}
+
+static void leave_ctx(CudaDevice *d, const CtxScope *sc) {
+    if (sc->set) d->api.CtxSetCurrent(sc->prev); /* it was current a moment ago: it is valid */
 }
 
 /* ---- opening ---- */
@@ -235,8 +268,11 @@ static bool resolve_all(CudaDevice *d, StrBuf *err) {
     RESOLVE(DeviceGetAttribute, "cuDeviceGetAttribute");
     RESOLVE(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
     RESOLVE(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease");
+    RESOLVE(CtxGetCurrent, "cuCtxGetCurrent");
     RESOLVE(CtxSetCurrent, "cuCtxSetCurrent");
     RESOLVE(CtxSynchronize, "cuCtxSynchronize");
+    RESOLVE(DeviceCanAccessPeer, "cuDeviceCanAccessPeer");
+    RESOLVE(CtxEnablePeerAccess, "cuCtxEnablePeerAccess");
     RESOLVE(StreamCreate, "cuStreamCreate");
     RESOLVE(StreamDestroy, "cuStreamDestroy_v2");
     RESOLVE(StreamSynchronize, "cuStreamSynchronize");
@@ -246,6 +282,10 @@ static bool resolve_all(CudaDevice *d, StrBuf *err) {
     RESOLVE(MemcpyHtoD, "cuMemcpyHtoD_v2");
     RESOLVE(MemcpyDtoH, "cuMemcpyDtoH_v2");
     RESOLVE(MemsetD8, "cuMemsetD8_v2");
+    RESOLVE(MemcpyDtoD, "cuMemcpyDtoD_v2");
+    RESOLVE(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
+    RESOLVE(MemcpyPeer, "cuMemcpyPeer");
+    RESOLVE(MemcpyPeerAsync, "cuMemcpyPeerAsync");
     RESOLVE(LinkCreate, "cuLinkCreate_v2");
     RESOLVE(LinkAddData, "cuLinkAddData_v2");
     RESOLVE(LinkComplete, "cuLinkComplete");
@@ -290,18 +330,16 @@ static const char *arch_override(const CudaDevice *d, StrBuf *err, bool *bad) {
     return NULL;
 }
 
-int cuda_open(int index, CudaDevice **out, StrBuf *err) {
-    if (!out) {
-        errf(err, "cuda_open: no output pointer");
-        return -1;
-    }
-    *out = NULL;
+/* A CudaDevice with the driver loaded and initialised (no device chosen yet), and the
+ * number of devices in *count; NULL on failure (err says why). With no device at all,
+ * *count is 0 and err says so (no_device: that was the only problem). */
+static CudaDevice *open_driver(int *count, bool *no_device, StrBuf *err) {
+    *count = 0, *no_device = false;
     CudaDevice *d = calloc(1, sizeof *d);
     if (!d) {
         errf(err, "cuda_open: out of memory");
-        return -1;
+        return NULL;
     }
-    d->ordinal = index;
     /* RTLD_NODELETE: the driver starts threads and registers handlers that must outlive
      * our handle; dlclose then only drops the reference. */
     d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -309,25 +347,51 @@ int cuda_open(int index, CudaDevice **out, StrBuf *err) {
         const char *why = dlerror();
         errf(err, "no CUDA driver: libcuda.so.1 not found (dlopen: %s)", why ? why : "unknown error");
         free(d);
-        return -1;
+        return NULL;
     }
     if (!resolve_all(d, err)) goto fail;
-
     CUresult r = d->api.Init(0);
     if (r != CUDA_SUCCESS) {
+        *no_device = r == CUDA_ERROR_NO_DEVICE;
         cu_fail(d, err, r, "cuInit");
         goto fail;
     }
     if (d->api.DriverGetVersion(&d->driver_version) != CUDA_SUCCESS) d->driver_version = 0;
-    int count = 0;
-    if ((r = d->api.DeviceGetCount(&count)) != CUDA_SUCCESS) {
+    if ((r = d->api.DeviceGetCount(count)) != CUDA_SUCCESS) {
         cu_fail(d, err, r, "cuDeviceGetCount");
         goto fail;
     }
-    if (count <= 0) {
+    if (*count <= 0) {
+        *count = 0, *no_device = true;
         errf(err, "no CUDA device: the driver found none");
         goto fail;
     }
+    return d;
+fail:
+    cuda_close(d);
+    return NULL;
+}
+
+int cuda_device_count(int *count, StrBuf *err) {
+    bool none;
+    CudaDevice *d = open_driver(count, &none, err);
+    if (!d) return none ? 0 : -1;
+    cuda_close(d);
+    return 0;
+}
+
+int cuda_open(int index, CudaDevice **out, StrBuf *err) {
+    if (!out) {
+        errf(err, "cuda_open: no output pointer");
+        return -1;
+    }
+    *out = NULL;
+    int count = 0;
+    bool none;
+    CudaDevice *d = open_driver(&count, &none, err);
+    if (!d) return -1;
+    d->ordinal = index;
+    CUresult r;
     if (index < 0 || index >= count) {
         errf(err, "no CUDA device %d: the driver sees %d device%s (0..%d)", index, count, count == 1 ? "" : "s",
              count - 1);
@@ -359,6 +423,8 @@ int cuda_open(int index, CudaDevice **out, StrBuf *err) {
     d->arch = arch_override(d, err, &bad_arch);
     if (bad_arch) goto fail;
     if (!d->arch) d->arch = cuda_arch_for_cc(d->cc);
+    const char *peer = getenv("NEREID_PEER_ACCESS");
+    d->no_peer = peer && !strcmp(peer, "0");
     if (d->api.DeviceGetAttribute(&d->max_shared_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                                   d->dev) != CUDA_SUCCESS)
         d->max_shared_optin = 0; /* unknown: let cuFuncSetAttribute judge */
@@ -372,12 +438,18 @@ int cuda_open(int index, CudaDevice **out, StrBuf *err) {
      * in this process, is retained like a working one and answers every call with that
      * fault: ask it once (NULL: the default stream; CUDA_ERROR_NOT_READY, work of another
      * user still running, is fine). */
-    r = d->api.CtxSetCurrent(d->ctx);
+    CUcontext prev = NULL;
+    if ((r = d->api.CtxGetCurrent(&prev)) != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuCtxGetCurrent (CUDA device %d)", index);
+        goto fail;
+    }
+    r = prev == d->ctx ? CUDA_SUCCESS : d->api.CtxSetCurrent(d->ctx);
     if (r != CUDA_SUCCESS && !sticky(r)) {
         cu_fail(d, err, r, "cuCtxSetCurrent (CUDA device %d)", index);
         goto fail;
     }
     if (r == CUDA_SUCCESS) r = d->api.StreamQuery(NULL);
+    if (prev != d->ctx) d->api.CtxSetCurrent(prev); /* the caller's, as it was */
     if (sticky(r)) {
         unusable_in_process(d, err, r, true); /* cuda_close releases the retain */
         goto fail;
@@ -420,71 +492,164 @@ int cuda_driver_version(const CudaDevice *d) { return d ? d->driver_version : 0;
 
 /* ---- memory ---- */
 
+/* A call on d's context, made current for it: `r = CALL`, the context given back, and a
+ * failure described as "<what> failed: ..." (the first sticky error is remembered). */
+#define ON_CTX(d, err, call, ...)                                                      \
+    do {                                                                               \
+        CtxScope sc_;                                                                  \
+        if (enter_ctx((d), &sc_, (err))) return -1;                                    \
+        CUresult r_ = (call);                                                          \
+        leave_ctx((d), &sc_);                                                          \
+        if (r_ != CUDA_SUCCESS) {                                                      \
+            cu_fail((d), (err), r_, __VA_ARGS__);                                      \
+            return -1;                                                                 \
+        }                                                                              \
+    } while (0)
+
 int cuda_malloc(CudaDevice *d, size_t bytes, uint64_t *out, StrBuf *err) {
     *out = 0;
     if (bytes == 0) return 0; /* the driver refuses 0 bytes; a null pointer serves */
-    if (make_current(d, err)) return -1;
     CUdeviceptr p = 0;
-    CUresult r = d->api.MemAlloc(&p, bytes);
-    if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "cuMemAlloc of %zu bytes on CUDA device %d", bytes, d->ordinal);
-        return -1;
-    }
+    ON_CTX(d, err, d->api.MemAlloc(&p, bytes), "cuMemAlloc of %zu bytes on CUDA device %d", bytes, d->ordinal);
     *out = (uint64_t)p;
     return 0;
 }
 
 int cuda_free(CudaDevice *d, uint64_t p, StrBuf *err) {
     if (p == 0) return 0;
-    if (make_current(d, err)) return -1;
-    CUresult r = d->api.MemFree((CUdeviceptr)p);
-    if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "cuMemFree(0x%llx)", (unsigned long long)p);
-        return -1;
-    }
+    ON_CTX(d, err, d->api.MemFree((CUdeviceptr)p), "cuMemFree(0x%llx)", (unsigned long long)p);
     return 0;
 }
 
 int cuda_htod(CudaDevice *d, uint64_t dst, const void *src, size_t bytes, StrBuf *err) {
     if (bytes == 0) return 0;
-    if (make_current(d, err)) return -1;
-    CUresult r = d->api.MemcpyHtoD((CUdeviceptr)dst, src, bytes);
-    if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "cuMemcpyHtoD of %zu bytes to 0x%llx", bytes, (unsigned long long)dst);
-        return -1;
-    }
+    ON_CTX(d, err, d->api.MemcpyHtoD((CUdeviceptr)dst, src, bytes), "cuMemcpyHtoD of %zu bytes to 0x%llx", bytes,
+           (unsigned long long)dst);
     return 0;
 }
 
 int cuda_dtoh(CudaDevice *d, void *dst, uint64_t src, size_t bytes, StrBuf *err) {
     if (bytes == 0) return 0;
-    if (make_current(d, err)) return -1;
-    CUresult r = d->api.MemcpyDtoH(dst, (CUdeviceptr)src, bytes);
-    if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "cuMemcpyDtoH of %zu bytes from 0x%llx", bytes, (unsigned long long)src);
-        return -1;
-    }
+    ON_CTX(d, err, d->api.MemcpyDtoH(dst, (CUdeviceptr)src, bytes), "cuMemcpyDtoH of %zu bytes from 0x%llx", bytes,
+           (unsigned long long)src);
     return 0;
 }
 
 int cuda_memset(CudaDevice *d, uint64_t dst, int byte, size_t bytes, StrBuf *err) {
     if (bytes == 0) return 0;
-    if (make_current(d, err)) return -1;
-    CUresult r = d->api.MemsetD8((CUdeviceptr)dst, (unsigned char)byte, bytes);
-    if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "cuMemsetD8 of %zu bytes at 0x%llx", bytes, (unsigned long long)dst);
-        return -1;
-    }
+    ON_CTX(d, err, d->api.MemsetD8((CUdeviceptr)dst, (unsigned char)byte, bytes), "cuMemsetD8 of %zu bytes at 0x%llx",
+           bytes, (unsigned long long)dst);
     return 0;
 }
 
-int cuda_synchronize(CudaDevice *d, StrBuf *err) {
-    if (make_current(d, err)) return -1;
-    CUresult r = d->api.CtxSynchronize();
+int cuda_dtod(CudaDevice *d, uint64_t dst, uint64_t src, size_t bytes, void *stream, bool async, StrBuf *err) {
+    if (bytes == 0) return 0;
+    if (async)
+        ON_CTX(d, err, d->api.MemcpyDtoDAsync((CUdeviceptr)dst, (CUdeviceptr)src, bytes, (CUstream)stream),
+               "cuMemcpyDtoDAsync of %zu bytes from 0x%llx to 0x%llx on CUDA device %d", bytes, (unsigned long long)src,
+               (unsigned long long)dst, d->ordinal);
+    else
+        ON_CTX(d, err, d->api.MemcpyDtoD((CUdeviceptr)dst, (CUdeviceptr)src, bytes),
+               "cuMemcpyDtoD of %zu bytes from 0x%llx to 0x%llx on CUDA device %d", bytes, (unsigned long long)src,
+               (unsigned long long)dst, d->ordinal);
+    return 0;
+}
+
+int cuda_ordinal(const CudaDevice *d) { return d ? d->ordinal : -1; }
+
+/* Whether d's context may use peer's memory: cuDeviceCanAccessPeer, asked once per pair
+ * (NEREID_PEER_ACCESS=0: never). 1 yes, 0 no, -1 an error. */
+static int can_access(CudaDevice *d, const CudaDevice *peer, StrBuf *err) {
+    if (d->no_peer || peer->no_peer || d->ordinal == peer->ordinal) return 0;
+    unsigned o = (unsigned)peer->ordinal;
+    uint64_t bit = o < 64 ? UINT64_C(1) << o : 0;
+    if (bit && (d->peer_asked & bit)) return (d->peer_can & bit) != 0;
+    int can = 0;
+    CUresult r = d->api.DeviceCanAccessPeer(&can, d->dev, peer->dev);
     if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "cuCtxSynchronize (an earlier kernel launch or copy on CUDA device %d)", d->ordinal);
+        cu_fail(d, err, r, "cuDeviceCanAccessPeer(CUDA device %d, CUDA device %d)", d->ordinal, peer->ordinal);
         return -1;
     }
+    if (bit) d->peer_asked |= bit, d->peer_can |= can ? bit : 0;
+    return can != 0;
+}
+
+/* Enable d's context's access to peer's memory (once; a context where some other user
+ * enabled it already counts as enabled). 0, or -1 with err set. */
+static int enable_access(CudaDevice *d, const CudaDevice *peer, StrBuf *err) {
+    enum { PEER_ACCESS_ALREADY_ENABLED = 704 };
+    unsigned o = (unsigned)peer->ordinal;
+    uint64_t bit = o < 64 ? UINT64_C(1) << o : 0;
+    if (bit && (d->peer_on & bit)) return 0;
+    CtxScope sc;
+    if (enter_ctx(d, &sc, err)) return -1;
+    CUresult r = d->api.CtxEnablePeerAccess(peer->ctx, 0);
+    leave_ctx(d, &sc);
+    if (r != CUDA_SUCCESS && r != PEER_ACCESS_ALREADY_ENABLED) {
+        cu_fail(d, err, r, "cuCtxEnablePeerAccess (CUDA device %d to the memory of CUDA device %d)", d->ordinal,
+                peer->ordinal);
+        return -1;
+    }
+    d->peer_on |= bit;
+    return 0;
+}
+
+int cuda_peer_access(CudaDevice *a, CudaDevice *b, StrBuf *err) {
+    if (!a || !b || !a->ctx || !b->ctx) {
+        errf(err, "cuda_peer_access: a device is missing or unusable");
+        return -1;
+    }
+    int ab = can_access(a, b, err);
+    if (ab <= 0) return ab;
+    int ba = can_access(b, a, err);
+    if (ba <= 0) return ba;
+    return enable_access(a, b, err) || enable_access(b, a, err) ? -1 : 1;
+}
+
+/* After a failed copy between two contexts: which of them met a kernel fault (the
+ * driver's error does not say)? Each is asked (cuStreamQuery on its default stream), and
+ * one that answers with a sticky error is marked faulted. */
+static void blame_fault(CudaDevice *d) {
+    CtxScope sc;
+    StrBuf ignored;
+    sb_init(&ignored);
+    if (!enter_ctx(d, &sc, &ignored)) {
+        CUresult r = d->api.StreamQuery(NULL);
+        leave_ctx(d, &sc);
+        if (sticky(r)) cu_fail(d, NULL, r, "a kernel on CUDA device %d (found by a copy between devices)", d->ordinal);
+    }
+    sb_free(&ignored);
+}
+
+int cuda_copy_peer(CudaDevice *dst_d, uint64_t dst, CudaDevice *src_d, uint64_t src, size_t bytes, void *stream,
+                   bool async, StrBuf *err) {
+    if (bytes == 0) return 0;
+    CtxScope sc;
+    if (!src_d || src_d->fault) return enter_ctx(src_d, &sc, err); /* fails, saying why */
+    if (enter_ctx(dst_d, &sc, err)) return -1;
+    CUresult r = async ? dst_d->api.MemcpyPeerAsync((CUdeviceptr)dst, dst_d->ctx, (CUdeviceptr)src, src_d->ctx, bytes,
+                                                   (CUstream)stream)
+                       : dst_d->api.MemcpyPeer((CUdeviceptr)dst, dst_d->ctx, (CUdeviceptr)src, src_d->ctx, bytes);
+    leave_ctx(dst_d, &sc);
+    if (r == CUDA_SUCCESS) return 0;
+    StrBuf msg;
+    sb_init(&msg);
+    put_result(dst_d, &msg, r);
+    errf(err, "%s of %zu bytes from 0x%llx on CUDA device %d to 0x%llx on CUDA device %d failed: %s",
+         async ? "cuMemcpyPeerAsync" : "cuMemcpyPeer", bytes, (unsigned long long)src, src_d->ordinal,
+         (unsigned long long)dst, dst_d->ordinal, sb_cstr(&msg));
+    sb_free(&msg);
+    if (sticky(r)) {
+        blame_fault(src_d), blame_fault(dst_d);
+        if (!src_d->fault && !dst_d->fault) /* neither says: the copy's context keeps it */
+            cu_fail(dst_d, NULL, r, "cuMemcpyPeer to CUDA device %d", dst_d->ordinal);
+    }
+    return -1;
+}
+
+int cuda_synchronize(CudaDevice *d, StrBuf *err) {
+    ON_CTX(d, err, d->api.CtxSynchronize(), "cuCtxSynchronize (an earlier kernel launch or copy on CUDA device %d)",
+           d->ordinal);
     return 0;
 }
 
@@ -492,22 +657,20 @@ int cuda_synchronize(CudaDevice *d, StrBuf *err) {
 
 int cuda_stream_create(CudaDevice *d, void **out, StrBuf *err) {
     *out = NULL;
-    if (make_current(d, err)) return -1;
     CUstream st = NULL;
-    CUresult r = d->api.StreamCreate(&st, 0); /* CU_STREAM_DEFAULT: ordered with the default stream */
-    if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "cuStreamCreate on CUDA device %d", d->ordinal);
-        return -1;
-    }
+    /* CU_STREAM_DEFAULT: ordered with the default stream */
+    ON_CTX(d, err, d->api.StreamCreate(&st, 0), "cuStreamCreate on CUDA device %d", d->ordinal);
     *out = st;
     return 0;
 }
 
 int cuda_stream_destroy(CudaDevice *d, void *stream, StrBuf *err) {
-    if (make_current(d, err)) return -1;
+    CtxScope sc;
+    if (enter_ctx(d, &sc, err)) return -1;
     CUresult r = d->api.StreamSynchronize((CUstream)stream);
     if (r == CUDA_SUCCESS) r = d->api.StreamDestroy((CUstream)stream);
     else d->api.StreamDestroy((CUstream)stream); /* still released; the first failure is reported */
+    leave_ctx(d, &sc);
     if (r != CUDA_SUCCESS) {
         cu_fail(d, err, r, "destroying a stream (an earlier launch on it, on CUDA device %d)", d->ordinal);
         return -1;
@@ -516,12 +679,8 @@ int cuda_stream_destroy(CudaDevice *d, void *stream, StrBuf *err) {
 }
 
 int cuda_stream_synchronize(CudaDevice *d, void *stream, StrBuf *err) {
-    if (make_current(d, err)) return -1;
-    CUresult r = d->api.StreamSynchronize((CUstream)stream);
-    if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "cuStreamSynchronize (an earlier launch on the stream, on CUDA device %d)", d->ordinal);
-        return -1;
-    }
+    ON_CTX(d, err, d->api.StreamSynchronize((CUstream)stream),
+           "cuStreamSynchronize (an earlier launch on the stream, on CUDA device %d)", d->ordinal);
     return 0;
 }
 
@@ -655,13 +814,8 @@ static int check_shared(CudaDevice *d, const char *kernel_name, unsigned shared_
     return 0;
 }
 
-int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out, StrBuf *err) {
-    if (out) memset(out, 0, sizeof *out);
-    if (!d || !kernel_name || !key || !out) {
-        errf(err, "cuda_load_cached: missing %s", !d ? "device" : !kernel_name ? "kernel name" : !key ? "key" : "output");
-        return -1;
-    }
-    if (make_current(d, err)) return -1;
+/* cuda_load_cached's work, with d's context current. */
+static int load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out, StrBuf *err) {
     size_t n = 0;
     unsigned char *blob = cache_get(key, &n);
     int rc = 0;
@@ -688,17 +842,25 @@ int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key
     return rc;
 }
 
-int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *cache_key, unsigned shared_bytes,
-              CudaKernel *out, StrBuf *err) {
+int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out, StrBuf *err) {
     if (out) memset(out, 0, sizeof *out);
-    if (!d || !ptx || !kernel_name || !out) {
-        errf(err, "cuda_load: missing %s", !d ? "device" : !ptx ? "PTX" : !kernel_name ? "kernel name" : "output");
+    if (!d || !kernel_name || !key || !out) {
+        errf(err, "cuda_load_cached: missing %s", !d ? "device" : !kernel_name ? "kernel name" : !key ? "key" : "output");
         return -1;
     }
-    if (make_current(d, err)) return -1;
+    CtxScope sc;
+    if (enter_ctx(d, &sc, err)) return -1;
+    int rc = load_cached(d, kernel_name, key, out, err);
+    leave_ctx(d, &sc);
+    return rc;
+}
+
+/* cuda_load's work, with d's context current. */
+static int load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *cache_key,
+                unsigned shared_bytes, CudaKernel *out, StrBuf *err) {
     if (check_shared(d, kernel_name, shared_bytes, err)) return -1;
     if (cache_key) {
-        int hit = cuda_load_cached(d, kernel_name, cache_key, out, err);
+        int hit = load_cached(d, kernel_name, cache_key, out, err);
         if (hit) return hit > 0 ? 0 : -1;
     }
     void *bin = NULL;
@@ -719,10 +881,28 @@ int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const Cac
     return rc;
 }
 
+int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *cache_key, unsigned shared_bytes,
+              CudaKernel *out, StrBuf *err) {
+    if (out) memset(out, 0, sizeof *out);
+    if (!d || !ptx || !kernel_name || !out) {
+        errf(err, "cuda_load: missing %s", !d ? "device" : !ptx ? "PTX" : !kernel_name ? "kernel name" : "output");
+        return -1;
+    }
+    CtxScope sc;
+    if (enter_ctx(d, &sc, err)) return -1;
+    int rc = load(d, ptx, kernel_name, cache_key, shared_bytes, out, err);
+    leave_ctx(d, &sc);
+    return rc;
+}
+
 void cuda_unload(CudaDevice *d, CudaKernel *k) {
     if (!d || !k) return;
     /* after a fault the module went (or goes) with the context: the driver is not asked */
-    if (k->module && !d->fault && d->api.CtxSetCurrent(d->ctx) == CUDA_SUCCESS) d->api.ModuleUnload((CUmodule)k->module);
+    CtxScope sc;
+    if (k->module && !d->fault && !enter_ctx(d, &sc, NULL)) {
+        d->api.ModuleUnload((CUmodule)k->module);
+        leave_ctx(d, &sc);
+    }
     memset(k, 0, sizeof *k);
 }
 
@@ -736,10 +916,12 @@ int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int 
         errf(err, "cuda_launch: num_warps = %d, must be 1..32 (a block has at most 1024 threads)", num_warps);
         return -1;
     }
-    if (make_current(d, err)) return -1;
+    CtxScope sc;
+    if (enter_ctx(d, &sc, err)) return -1;
     unsigned block = 32u * (unsigned)num_warps;
     CUresult r = d->api.LaunchKernel((CUfunction)k->function, grid[0], grid[1], grid[2], block, 1, 1,
                                      k->shared_bytes, (CUstream)stream, params, NULL);
+    leave_ctx(d, &sc);
     if (r != CUDA_SUCCESS) {
         cu_fail(d, err, r, "cuLaunchKernel (grid %ux%ux%u, %u threads per block, %u bytes of dynamic shared memory)",
                 grid[0], grid[1], grid[2], block, k->shared_bytes);

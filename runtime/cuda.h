@@ -23,8 +23,16 @@ typedef struct CudaKernel {
 
 /* Open device `index`: dlopen libcuda.so.1, cuInit, retain the primary context. On
  * failure returns -1 with a clear message in err ("no CUDA driver (libcuda.so.1 not
- * found)", "no CUDA device", ...). */
+ * found)", "no CUDA device", ...). Every call on the device below makes its context
+ * current for the call's duration only: the calling thread's current context (or none)
+ * is as it was afterwards. NEREID_PEER_ACCESS=0, read here, keeps the device from ever
+ * enabling peer access (cuda_peer_access says no: copies between devices are staged). */
 int cuda_open(int index, CudaDevice **out, StrBuf *err);
+/* The number of CUDA devices the driver sees (0 when it has none: returns 0, err says
+ * so); -1 with err set when there is no usable driver. */
+int cuda_device_count(int *count, StrBuf *err);
+/* The device's ordinal (the index it was opened with). */
+int cuda_ordinal(const CudaDevice *d);
 void cuda_close(CudaDevice *d);
 /* A kernel fault (an illegal address, a failed device_assert, a trap, ...) makes the
  * driver's context unusable: the first such error any call meets is remembered, and from
@@ -57,6 +65,18 @@ int cuda_free(CudaDevice *d, uint64_t p, StrBuf *err);
 int cuda_htod(CudaDevice *d, uint64_t dst, const void *src, size_t bytes, StrBuf *err);
 int cuda_dtoh(CudaDevice *d, void *dst, uint64_t src, size_t bytes, StrBuf *err);
 int cuda_memset(CudaDevice *d, uint64_t dst, int byte, size_t bytes, StrBuf *err);
+/* Device to device on one device (cuMemcpyDtoD; async: cuMemcpyDtoDAsync on stream). */
+int cuda_dtod(CudaDevice *d, uint64_t dst, uint64_t src, size_t bytes, void *stream, bool async, StrBuf *err);
+/* Peer access between the contexts of two distinct devices, both ways: 1 when the driver
+ * allows it both ways (cuDeviceCanAccessPeer), after enabling it (cuCtxEnablePeerAccess,
+ * once per pair; already enabled by another user counts), 0 when it does not (or
+ * NEREID_PEER_ACCESS=0), -1 on an error. */
+int cuda_peer_access(CudaDevice *a, CudaDevice *b, StrBuf *err);
+/* src (memory of src_d) to dst (memory of dst_d): cuMemcpyPeer, or cuMemcpyPeerAsync on
+ * stream (a stream of dst_d's device). A failure with a sticky error marks the device
+ * that met the fault (each is asked). */
+int cuda_copy_peer(CudaDevice *dst_d, uint64_t dst, CudaDevice *src_d, uint64_t src, size_t bytes, void *stream,
+                   bool async, StrBuf *err);
 int cuda_synchronize(CudaDevice *d, StrBuf *err);
 /* Streams (CUstream), blocking with respect to the default stream. */
 int cuda_stream_create(CudaDevice *d, void **out, StrBuf *err);

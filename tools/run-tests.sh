@@ -60,19 +60,26 @@ for spec in "$@"; do
     [ -x "$t" ] || continue
     run_prog "$tag/gpu/$(basename "$t")" "$t"
   done
-  # The runtime's side of three GPU tests, against a stand-in driver (tests/mock/cuda_mock.c):
-  # kernel faults, many processes sharing the disk cache through the API, and the launch
-  # path's arguments and variants (read back from the driver). The faults test runs twice:
-  # against the mock as NVIDIA's drivers behave (after a fault the device is lost to the
-  # process: a new context must be refused, saying so) and against it as a driver that
-  # recovers (CUDA_MOCK_RECOVER=1: a new context must work)
+  # The runtime's side of four GPU tests, against a stand-in driver (tests/mock/cuda_mock.c):
+  # kernel faults, many processes sharing the disk cache through the API, the launch
+  # path's arguments and variants (read back from the driver), and several devices. The
+  # faults test runs twice: against the mock as NVIDIA's drivers behave (after a fault the
+  # device is lost to the process: a new context must be refused, saying so) and against
+  # it as a driver that recovers (CUDA_MOCK_RECOVER=1: a new context must work). The
+  # several-devices test runs with one device (its single-device parts), two with peer
+  # access and two without (copies staged through host memory), and three of two kinds
+  # (each kind compiles once)
   if [ "$programs_only" = 0 ] && [ -f "$build/mock/libcuda.so.1" ]; then
-    echo "== $tag: GPU tests against a mock CUDA driver (fault handling, the disk cache, launch arguments)"
+    echo "== $tag: GPU tests against a mock CUDA driver (faults, the disk cache, launch arguments, several devices)"
     mock_path="$build/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     for run in "test_gpu_faults -mock-driver CUDA_MOCK_RECOVER=0 NEREID_TEST_AFTER_FAULT=refused" \
                "test_gpu_faults -mock-driver-recovering CUDA_MOCK_RECOVER=1 NEREID_TEST_AFTER_FAULT=works" \
                "test_gpu_cache_procs -mock-driver" \
-               "test_gpu_launch_args -mock-driver"; do
+               "test_gpu_launch_args -mock-driver" \
+               "test_gpu_multi -mock-1-device CUDA_MOCK_DEVICES=1" \
+               "test_gpu_multi -mock-2-devices-peer CUDA_MOCK_DEVICES=2 NEREID_TEST_EXPECT_PATH=peer" \
+               "test_gpu_multi -mock-2-devices-staged CUDA_MOCK_DEVICES=2 CUDA_MOCK_NO_PEER=1 NEREID_TEST_EXPECT_PATH=staged" \
+               "test_gpu_multi -mock-3-devices-2-kinds CUDA_MOCK_DEVICES=3 CUDA_MOCK_CC=90,80,90"; do
       read -r t suffix vars <<<"$run"
       [ -x "$build/gpu-tests/$t" ] || continue
       cdir=$(mktemp -d)
@@ -131,7 +138,7 @@ for spec in "$@"; do
     # tests counted one by one. Not under the sanitizers: the interpreter is not built with
     # them. Then the kernels of tests/gpu/tl_parity.py (Triton's issue-13 builtins) on the
     # interpreter against NumPy (python/tests/test_tl_parity.py), and the CUDA launch path
-    # against the stand-in driver (python/tests/test_mock.py).
+    # against the stand-in driver (python/tests/test_mock.py), with two stand-in devices.
     echo "== $tag: Python package (CPU device; CUDA on the mock driver)"
     for pyrun in "python test_python" "python-tl-parity test_tl_parity" "python-mock test_mock"; do
       read -r label module <<<"$pyrun"
@@ -139,7 +146,8 @@ for spec in "$@"; do
       if [ "$module" = test_mock ]; then
         [ -f "$build/mock/libcuda.so.1" ] || continue
         cdir=$(mktemp -d)
-        env=(LD_LIBRARY_PATH="$build/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" NEREID_CACHE_DIR="$cdir")
+        # two stand-in devices: the per-device dispatch's tests run too
+        env=(LD_LIBRARY_PATH="$build/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" NEREID_CACHE_DIR="$cdir" CUDA_MOCK_DEVICES=2)
       fi
       log=$(mktemp)
       env "${env[@]}" PYTHONPATH="$build/python" "$PY" python/tests/run.py "$module" >"$log" 2>&1
@@ -165,6 +173,11 @@ for spec in "$@"; do
     run_prog "$tag/gpu/tl_parity-kernels-sm_90a" env EMIT="$emit" STRICT=--strict-ptxas sh "$kdir/compile.sh" "$build/nereid"
     run_prog "$tag/gpu/tl_parity-kernels-sm_80" env EMIT="--emit=ptx --arch=sm_80 -o /dev/null" sh "$kdir/compile.sh" "$build/nereid"
     rm -rf "$kdir"
+    # data-parallel training through torch.distributed with Nereid's kernels (gloo, the
+    # interpreter): two ranks against one process; skipped where there is no torch
+    ddp_out=$(mktemp -d)
+    run_prog "$tag/python/test_ddp-cpu" "$PY" tests/gpu/test_ddp.py --device cpu --build "$build" --steps 5 --out "$ddp_out"
+    rm -rf "$ddp_out"
   fi
   if [ "$programs_only" = 0 ] && [ "$build" = "$first" ]; then
     echo "== $tag: make install into a temporary prefix, pkg-config, make uninstall"

@@ -13,7 +13,7 @@ See docs/python.md.
 """
 from . import _nereid
 from ._errors import CompileError, DeviceError, Error, LaunchError
-from ._runtime import CompiledKernel, CompiledModule, compile, context, synchronize
+from ._runtime import CompiledKernel, CompiledModule, compile, context, device_count, synchronize
 from ._jit import JITFunction, jit
 from ._autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from . import language
@@ -33,6 +33,6 @@ def next_power_of_2(n):
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
-__all__ = ["compile", "jit", "JITFunction", "CompiledModule", "CompiledKernel", "context", "synchronize",
+__all__ = ["compile", "jit", "JITFunction", "CompiledModule", "CompiledKernel", "context", "device_count", "synchronize",
            "autotune", "heuristics", "Config", "Autotuner", "Heuristics",
            "cdiv", "next_power_of_2", "language", "Error", "CompileError", "LaunchError", "DeviceError"]

@@ -10,6 +10,13 @@ cache lookup, like the whole launch, runs in C (nereid/_launch.c).
 
 Other @nereid.jit functions the kernel calls (helpers), and int/float/bool constants of
 its module, are compiled with it.
+
+Devices: a kernel declared without a device index (`device=None`, the default, or
+`device="cuda"`) runs each launch on CUDA on the device of its first tensor argument (its
+get_device()), or, with no tensor argument, on torch's current device, and keeps its
+compiled kernels per device (one context per device; the disk cache serves every device
+of one kind, so a second GPU compiles nothing). `device="cuda:N"` pins it to device N,
+`device="cpu"` to the interpreter.
 """
 import ast
 import inspect
@@ -126,12 +133,26 @@ class JITFunction(_nereid.Dispatcher):
         self._setup(fn.__name__, tuple(self.arg_names), kinds, types, defaults, False)
         self._src = None
 
+    @property
+    def device(self):
+        """The device given (None: the default); set it before the first launch."""
+        return self._device
+
+    @device.setter
+    def device(self, value):
+        self._device = value
+        self._per_device = value is None or value == "cuda"  # else pinned to the one device
+
     # ---- the slow path, called from C ----
 
     def _resolve(self):
         return _runtime.context(self.device)
 
-    def _compile(self, key):
+    def _resolve_device(self, index):
+        """The context of CUDA device `index` (a launch of a per-device kernel there)."""
+        return _runtime.context((_nereid.DEVICE_CUDA, index))
+
+    def _compile(self, key, context):
         annotate, defines, k = {}, {}, 0
         for name, kind in zip(self.arg_names, self.kinds):
             if kind == _INFER:
@@ -143,8 +164,7 @@ class JITFunction(_nereid.Dispatcher):
                 defines[name] = key[k + 1]
                 k += 2
         source, filename = self.source(annotate)
-        ctx = self._context
-        mod = _runtime._compile_text(ctx, source, filename, defines, self.__name__, self.num_warps, self.num_stages)
+        mod = _runtime._compile_text(context, source, filename, defines, self.__name__, self.num_warps, self.num_stages)
         return mod.kernel(self.__name__)
 
     # ---- the source ----

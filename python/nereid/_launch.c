@@ -13,16 +13,21 @@
  * arguments as Triton's grids are) and launches: on the CPU device, arrays are lent to
  * the interpreter through the buffer protocol (nr_host_register) for the launch's
  * duration, so results land in them; on CUDA, torch tensors (data_ptr()) and objects
- * with __cuda_array_interface__ are passed by address, on torch's current stream when
- * torch is loaded. This is the path whose cost the launch-overhead benchmarks measure
- * (bench/launch_overhead.py on a GPU, bench/launch_overhead_mock.py on the stand-in
- * driver). A launch like the last one (fast_launch: arguments of the same kinds, the same
- * constexprs, a fixed grid) is bound, read and launched in one pass with the last
- * launch's kernel: it allocates nothing of its own, looks nothing up by name and builds
- * no key; it reads each tensor through descriptors cached per type (is_cuda, dtype,
- * data_ptr()) and calls back into Python only for those three reads and torch's current
- * stream. Any other launch takes the general path (launch), which also keeps what the
- * fast path compares against. */
+ * with __cuda_array_interface__ are passed by address, on torch's current stream (of the
+ * kernel's device) when torch is loaded. A dispatcher that follows its arguments' device
+ * (`_per_device`: @nereid.jit without a device index) runs each launch on the device of
+ * its first tensor argument (get_device()), or without one on torch's current device,
+ * with a context and a cache of compiled kernels per device. This is the path whose cost
+ * the launch-overhead benchmarks measure (bench/launch_overhead.py on a GPU,
+ * bench/launch_overhead_mock.py on the stand-in driver). A launch like the last one
+ * (fast_launch: arguments of the same kinds, the same constexprs, a fixed grid, the same
+ * device) is bound, read and launched in one pass with the last launch's kernel: it
+ * allocates nothing of its own, looks nothing up by name and builds no key; it reads each
+ * tensor through descriptors cached per type (is_cuda, dtype, data_ptr()) and calls back
+ * into Python only for those three reads, torch's current stream and, for a kernel that
+ * follows its tensors, the first tensor's get_device() (or torch's current device). Any
+ * other launch takes the general path (launch), which also keeps what the fast path
+ * compares against. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,9 +63,15 @@ typedef struct {
     Param p[MAX_PARAMS];
     PyObject *defaults;  /* dict: parameter name -> default value */
     int extra_kw;        /* unknown keywords are constexpr values (compiled modules) */
-    PyObject *cache;     /* dict: key -> Kernel */
+    PyObject *cache;     /* dict: key -> Kernel, the kernels compiled for `context` */
     PyObject *stream_fn; /* torch._C._cuda_getCurrentRawStream, once torch is loaded */
-    PyObject *index_obj; /* the context's device index as an int (stream_fn's argument) */
+    /* per-device dispatch: `follow` (launches on CUDA run on their arguments' device), the
+     * device index -> (Context, cache dict) of every device launched on, and torch's
+     * current device query (torch._C._cuda_getDevice) once torch is loaded; `context` and
+     * `cache` are then the last launch's device's */
+    bool follow;
+    PyObject *devices;
+    PyObject *device_fn;
     PyObject *last;      /* the last Launcher made: `k[grid]` with the same grid object reuses it */
     /* The last launch's kernel (a strong reference; NULL before the first launch or after
      * the context changed) and what chose it: each inferred parameter's key code and each
@@ -141,10 +152,11 @@ static PyObject *dispatcher_new(PyTypeObject *type, PyObject *args, PyObject *kw
     d->module = Py_NewRef(module);
     d->st = nrpy_state(module);
     d->cache = PyDict_New();
+    d->devices = PyDict_New();
     d->defaults = PyDict_New();
     d->names = PyTuple_New(0);
     d->name = PyUnicode_FromString("kernel");
-    if (!d->cache || !d->defaults || !d->names || !d->name) {
+    if (!d->cache || !d->devices || !d->defaults || !d->names || !d->name) {
         Py_DECREF(d);
         return NULL;
     }
@@ -157,7 +169,9 @@ static int dispatcher_traverse(PyObject *o, visitproc visit, void *arg) {
     Py_VISIT(d->context);
     Py_VISIT(d->defaults);
     Py_VISIT(d->cache);
+    Py_VISIT(d->devices);
     Py_VISIT(d->stream_fn);
+    Py_VISIT(d->device_fn);
     Py_VISIT(d->last);
     Py_VISIT(d->last_kernel);
     for (int i = 0; i < d->nparams; i++) Py_VISIT(d->p[i].last_value);
@@ -181,8 +195,9 @@ static int dispatcher_clear(PyObject *o) {
     Py_CLEAR(d->context);
     Py_CLEAR(d->defaults);
     Py_CLEAR(d->cache);
+    Py_CLEAR(d->devices);
     Py_CLEAR(d->stream_fn);
-    Py_CLEAR(d->index_obj);
+    Py_CLEAR(d->device_fn);
     Py_CLEAR(d->names);
     Py_CLEAR(d->name);
     Py_CLEAR(d->module);
@@ -309,10 +324,33 @@ static int dispatcher_set_context(PyObject *o, PyObject *v, void *unused) {
         return -1;
     }
     NRPY_SETREF(d->context, v && v != Py_None ? Py_NewRef(v) : NULL);
-    Py_CLEAR(d->stream_fn);
-    Py_CLEAR(d->index_obj);
     forget_last_kernel(d); /* compiled for the other context */
+    ContextObject *c = (ContextObject *)d->context;
+    if (c && d->follow && c->kind == NR_DEVICE_CUDA) { /* the cache is this device's */
+        PyObject *entry = PyTuple_Pack(2, (PyObject *)c, d->cache);
+        int rc = entry ? PyDict_SetItem(d->devices, c->index_obj, entry) : -1;
+        Py_XDECREF(entry);
+        return rc;
+    }
     return 0;
+}
+
+static PyObject *dispatcher_get_per_device(PyObject *o, void *unused) {
+    (void)unused;
+    return PyBool_FromLong(((DispatcherObject *)o)->follow);
+}
+
+static int dispatcher_set_per_device(PyObject *o, PyObject *v, void *unused) {
+    (void)unused;
+    int on = v ? PyObject_IsTrue(v) : 0;
+    if (on < 0) return -1;
+    ((DispatcherObject *)o)->follow = on;
+    return 0;
+}
+
+static PyObject *dispatcher_get_devices(PyObject *o, void *unused) {
+    (void)unused;
+    return PyDict_Copy(((DispatcherObject *)o)->devices);
 }
 
 /* ---- binding ---- */
@@ -509,11 +547,18 @@ static int call_u64(PyObject *obj, PyObject *method, uint64_t *out) {
     return *out == (uint64_t)-1 && PyErr_Occurred() ? -1 : 0;
 }
 
+/* A tensor's storage (a new reference): untyped_storage(), or storage() in a torch before
+ * 2.0 (its TypedStorage has data_ptr() and nbytes() as well). */
+static PyObject *tensor_storage(State *st, PyObject *obj) {
+    return PyObject_CallMethodObjArgs(obj, PyObject_HasAttr(obj, st->s_untyped_storage) ? st->s_untyped_storage
+                                                                                       : st->s_storage, NULL);
+}
+
 /* A torch tensor in host memory on the CPU device: its storage is lent. */
 static int cpu_tensor(State *st, PyObject *obj, Slot *s) {
     uint64_t p, base, bytes;
     if (call_u64(obj, st->s_data_ptr, &p)) return -1;
-    PyObject *storage = PyObject_CallMethodObjArgs(obj, st->s_untyped_storage, NULL);
+    PyObject *storage = tensor_storage(st, obj);
     if (!storage) return -1;
     int rc = call_u64(storage, st->s_data_ptr, &base) || call_u64(storage, st->s_nbytes, &bytes);
     Py_DECREF(storage);
@@ -561,7 +606,7 @@ static struct ArgType *arg_type(State *st, PyObject *obj) {
     struct ArgType *found = find_arg_type(st, obj);
     if (found) return found;
     if (st->narg_types == (int)(sizeof st->arg_types / sizeof st->arg_types[0])) return NULL;
-    struct ArgType t = {(PyObject *)tp, false, NULL, NULL, NULL, NULL, NULL, NULL, NR_TYPE_INVALID};
+    struct ArgType t = {(PyObject *)tp, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NR_TYPE_INVALID};
     /* looked up without raising where the attribute is missing (a failed lookup's exception is costly) */
     t.is_cuda = PyObject_HasAttr((PyObject *)tp, st->s_is_cuda) ? PyObject_GetAttr((PyObject *)tp, st->s_is_cuda) : NULL;
     t.dtype = t.is_cuda && PyObject_HasAttr((PyObject *)tp, st->s_dtype) ? PyObject_GetAttr((PyObject *)tp, st->s_dtype) : NULL;
@@ -578,15 +623,19 @@ static struct ArgType *arg_type(State *st, PyObject *obj) {
         Py_CLEAR(t.dtype);
         Py_CLEAR(t.data_ptr);
         t.is_cuda_get = t.dtype_get = NULL;
+    } else if (PyObject_HasAttr((PyObject *)tp, st->s_get_device)) { /* torch's: the device index */
+        t.get_device = PyObject_GetAttr((PyObject *)tp, st->s_get_device);
+        if (!t.get_device || !PyCallable_Check(t.get_device)) Py_CLEAR(t.get_device);
+        PyErr_Clear();
     }
     /* the lookups may have run Python code: the table is read again */
     for (int i = 0; i < st->narg_types; i++)
         if (st->arg_types[i].type == (PyObject *)tp) {
-            Py_XDECREF(t.is_cuda), Py_XDECREF(t.dtype), Py_XDECREF(t.data_ptr);
+            Py_XDECREF(t.is_cuda), Py_XDECREF(t.dtype), Py_XDECREF(t.data_ptr), Py_XDECREF(t.get_device);
             return &st->arg_types[i];
         }
     if (st->narg_types == (int)(sizeof st->arg_types / sizeof st->arg_types[0])) {
-        Py_XDECREF(t.is_cuda), Py_XDECREF(t.dtype), Py_XDECREF(t.data_ptr);
+        Py_XDECREF(t.is_cuda), Py_XDECREF(t.dtype), Py_XDECREF(t.data_ptr), Py_XDECREF(t.get_device);
         return NULL;
     }
     Py_INCREF((PyObject *)tp);
@@ -838,10 +887,16 @@ static PyObject *make_key(DispatcherObject *d, PyObject **vals, const Slot *slot
     return key;
 }
 
-/* The compiled kernel for key: from the cache, or from self._compile(key). Borrowed. */
-static KernelObject *kernel_for(DispatcherObject *d, PyObject *key) {
+/* The Context a compiled kernel belongs to (its Module's). */
+static inline ContextObject *kernel_context(PyObject *k) {
+    return (ContextObject *)((ModuleObject *)((KernelObject *)k)->owner)->context;
+}
+
+/* The compiled kernel for key in `cache` (the cache of context c): from the cache, or
+ * from self._compile(key, c). Borrowed. */
+static KernelObject *kernel_for(DispatcherObject *d, ContextObject *c, PyObject *cache, PyObject *key) {
     State *st = d->st;
-    PyObject *k = PyDict_GetItemWithError(d->cache, key);
+    PyObject *k = PyDict_GetItemWithError(cache, key);
     if (k) return (KernelObject *)k;
     if (PyErr_Occurred()) {
         if (!PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
@@ -849,24 +904,24 @@ static KernelObject *kernel_for(DispatcherObject *d, PyObject *key) {
         PyErr_Format(PyExc_TypeError, "%s(): constexpr arguments must be hashable (ints, floats, strings, ...)", kname(d));
         return NULL;
     }
-    k = PyObject_CallMethodObjArgs((PyObject *)d, st->s_compile, key, NULL);
+    k = PyObject_CallMethodObjArgs((PyObject *)d, st->s_compile, key, (PyObject *)c, NULL);
     if (!k) return NULL;
-    if (!PyObject_TypeCheck(k, (PyTypeObject *)st->KernelType)) {
+    if (!PyObject_TypeCheck(k, (PyTypeObject *)st->KernelType) || kernel_context(k) != c) {
         Py_DECREF(k);
-        PyErr_SetString(PyExc_TypeError, "_compile must return a Kernel");
+        PyErr_SetString(PyExc_TypeError, "_compile(key, context) must return a Kernel of that context");
         return NULL;
     }
-    int rc = PyDict_SetItem(d->cache, key, k);
+    int rc = PyDict_SetItem(cache, key, k);
     Py_DECREF(k); /* the cache holds it */
     return rc ? NULL : (KernelObject *)k;
 }
 
-/* The kernel of this launch's key (a new reference): the last launch's when its key is
- * the same (see DispatcherObject.last_kernel), else from the cache or _compile, which
- * then becomes the last. */
-static KernelObject *launch_kernel(DispatcherObject *d, PyObject **vals, const Slot *slots, const int *slot_of,
-                                   PyObject *extra) {
-    if (d->last_kernel && !extra) {
+/* The kernel of this launch's key on context c (a new reference): the last launch's when
+ * its key and context are the same (see DispatcherObject.last_kernel), else from c's
+ * cache or _compile, which then becomes the last. */
+static KernelObject *launch_kernel(DispatcherObject *d, ContextObject *c, PyObject *cache, PyObject **vals,
+                                   const Slot *slots, const int *slot_of, PyObject *extra) {
+    if (d->last_kernel && !extra && kernel_context(d->last_kernel) == c) {
         bool same = true;
         for (int i = 0; i < d->nparams && same; i++)
             if (d->p[i].kind == P_INFER) same = slots[slot_of[i]].code == d->p[i].last_code;
@@ -875,7 +930,7 @@ static KernelObject *launch_kernel(DispatcherObject *d, PyObject **vals, const S
     }
     PyObject *key = make_key(d, vals, slots, slot_of, extra);
     if (!key) return NULL;
-    KernelObject *k = kernel_for(d, key); /* borrowed from the cache */
+    KernelObject *k = kernel_for(d, c, cache, key); /* borrowed from the cache */
     if (k) Py_INCREF((PyObject *)k);
     Py_DECREF(key);
     if (!k || extra) return k;
@@ -903,30 +958,90 @@ static ContextObject *context_of(DispatcherObject *d) {
     return rc ? NULL : (ContextObject *)d->context;
 }
 
+/* torch._C.NAME, once torch is loaded, into *slot (a new reference kept there): 0 with
+ * *slot NULL while torch is not loaded (asked again next time), None when it has no such
+ * function (a torch without CUDA: not asked again). */
+static int torch_fn(State *st, PyObject *name, PyObject **slot) {
+    if (*slot) return 0;
+    PyObject *torch = PyImport_GetModule(st->s_torch);
+    if (!torch) return PyErr_Occurred() ? -1 : 0;
+    PyObject *C = PyObject_GetAttr(torch, st->s_torch_C);
+    Py_DECREF(torch);
+    *slot = C ? PyObject_GetAttr(C, name) : NULL;
+    Py_XDECREF(C);
+    if (!*slot) PyErr_Clear(), *slot = Py_NewRef(Py_None);
+    return 0;
+}
+
 /* torch's current stream on the context's device, when torch is loaded; else NULL
  * (the default stream). */
 static int current_stream(DispatcherObject *d, ContextObject *c, void **out) {
     *out = NULL;
-    State *st = d->st;
-    if (!d->stream_fn) {
-        PyObject *torch = PyImport_GetModule(st->s_torch);
-        if (!torch) return PyErr_Occurred() ? -1 : 0;
-        PyObject *C = PyObject_GetAttr(torch, st->s_torch_C);
-        Py_DECREF(torch);
-        d->stream_fn = C ? PyObject_GetAttr(C, st->s_get_stream) : NULL;
-        Py_XDECREF(C);
-        if (!d->stream_fn) {
-            PyErr_Clear(); /* a torch without CUDA */
-            return 0;
-        }
-        if (!(d->index_obj = PyLong_FromLong(c->index))) return -1;
-    }
-    PyObject *r = PyObject_CallFunctionObjArgs(d->stream_fn, d->index_obj, NULL);
+    if (torch_fn(d->st, d->st->s_get_stream, &d->stream_fn)) return -1;
+    if (!d->stream_fn || d->stream_fn == Py_None) return 0;
+    PyObject *r = PyObject_CallFunctionObjArgs(d->stream_fn, c->index_obj, NULL);
     if (!r) return -1;
     uint64_t s = as_u64(r);
     Py_DECREF(r);
     if (s == (uint64_t)-1 && PyErr_Occurred()) return -1;
     *out = (void *)(uintptr_t)s;
+    return 0;
+}
+
+/* The device a launch of a per-device dispatcher runs on: that of `tensor` (its first
+ * tensor argument, of type entry t; NULL: none), read with the type's get_device; else
+ * torch's current device (torch._C._cuda_getDevice); else `fallback`. -1 with an
+ * exception set on an error. */
+static long launch_device(DispatcherObject *d, PyObject *tensor, const struct ArgType *t, long fallback) {
+    PyObject *r = NULL;
+    if (tensor && t && t->get_device) {
+        r = PyObject_CallFunctionObjArgs(t->get_device, tensor, NULL);
+    } else {
+        if (torch_fn(d->st, d->st->s_get_cur_device, &d->device_fn)) return -1;
+        if (!d->device_fn || d->device_fn == Py_None) return fallback;
+        r = PyObject_CallNoArgs(d->device_fn);
+    }
+    if (!r) return -1;
+    long i = PyLong_AsLong(r);
+    Py_DECREF(r);
+    if (i == -1 && PyErr_Occurred()) return -1;
+    return i < 0 ? fallback : i; /* a CPU tensor: the launch says what is wrong with it */
+}
+
+/* The Context and kernel cache of device `index` for a per-device dispatcher (new
+ * references), made the dispatcher's current ones (`context`, `cache`, which _cache
+ * shows); a device not seen before gets its Context from self._resolve_device(index)
+ * and an empty cache. */
+static int use_device(DispatcherObject *d, long index, ContextObject **c, PyObject **cache) {
+    *c = NULL, *cache = NULL;
+    PyObject *key = PyLong_FromLong(index);
+    if (!key) return -1;
+    PyObject *entry = PyDict_GetItemWithError(d->devices, key);
+    if (entry) Py_INCREF(entry);
+    else if (!PyErr_Occurred()) {
+        PyObject *ctx = PyObject_CallMethodObjArgs((PyObject *)d, d->st->s_resolve_device, key, NULL);
+        PyObject *fresh = ctx ? PyDict_New() : NULL;
+        if (ctx && !PyObject_TypeCheck(ctx, (PyTypeObject *)d->st->ContextType))
+            PyErr_SetString(PyExc_TypeError, "_resolve_device must return a Context");
+        else if (fresh) {
+            /* the call ran Python code: another launch may have made the entry meanwhile */
+            entry = PyDict_GetItemWithError(d->devices, key);
+            if (entry) Py_INCREF(entry);
+            else if (!PyErr_Occurred() && (entry = PyTuple_Pack(2, ctx, fresh)) && PyDict_SetItem(d->devices, key, entry))
+                Py_CLEAR(entry);
+        }
+        Py_XDECREF(ctx);
+        Py_XDECREF(fresh);
+    }
+    Py_DECREF(key);
+    if (!entry) return -1;
+    *c = (ContextObject *)Py_NewRef(PyTuple_GetItem(entry, 0));
+    *cache = Py_NewRef(PyTuple_GetItem(entry, 1));
+    Py_DECREF(entry);
+    if (d->context != (PyObject *)*c) { /* the last launch's kernel stays: it knows its context */
+        NRPY_SETREF(d->context, Py_NewRef((PyObject *)*c));
+        NRPY_SETREF(d->cache, Py_NewRef(*cache));
+    }
     return 0;
 }
 
@@ -1015,8 +1130,8 @@ static nr_status grid_callback(const nr_config *c, unsigned grid[3], void *user)
 static size_t extent_of(State *st, const Slot *s) {
     uint64_t p = s->a.v.u;
     if (s->reg) return (size_t)((uintptr_t)s->reg + s->reg_bytes - p);
-    if (!s->obj || !PyObject_HasAttr(s->obj, st->s_untyped_storage)) return 0;
-    PyObject *storage = PyObject_CallMethodObjArgs(s->obj, st->s_untyped_storage, NULL);
+    if (!s->obj || !(PyObject_HasAttr(s->obj, st->s_untyped_storage) || PyObject_HasAttr(s->obj, st->s_storage))) return 0;
+    PyObject *storage = tensor_storage(st, s->obj);
     uint64_t base = 0, bytes = 0;
     int rc = !storage || call_u64(storage, st->s_data_ptr, &base) || call_u64(storage, st->s_nbytes, &bytes);
     Py_XDECREF(storage);
@@ -1050,9 +1165,9 @@ static nr_type infer_int(PyObject *v, nr_arg *out) {
  * any error the general path reports: it reads the arguments again then, and raises);
  * FAST_ERROR with an exception set (one of a tensor's own reads failed, or nr_launch). */
 static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyObject *kwargs) {
-    ContextObject *c = (ContextObject *)d->context; /* a last kernel has its context */
-    if (!d->fast || !d->last_kernel || d->last_tuned || gi->kind != GRID_FIXED || gi->empty || c->kind != NR_DEVICE_CUDA)
-        return FAST_NO;
+    if (!d->fast || !d->last_kernel || d->last_tuned || gi->kind != GRID_FIXED || gi->empty) return FAST_NO;
+    ContextObject *c = kernel_context(d->last_kernel); /* the device the last launch ran on */
+    if (c->kind != NR_DEVICE_CUDA) return FAST_NO;
     int np = d->nparams;
     Py_ssize_t n = PyTuple_Size(args);
     if (n > np) return FAST_NO;
@@ -1098,6 +1213,7 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
     State *st = d->st;
     PyObject *kobj = Py_NewRef(d->last_kernel), *cobj = Py_NewRef((PyObject *)c); /* the reads may run Python */
     int rc = FAST_NO;
+    bool device_known = !d->follow; /* a per-device launch must be on the last one's device */
     nr_arg a[MAX_PARAMS];
     int na = 0;
     for (int i = 0; i < np; i++) {
@@ -1125,6 +1241,12 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
                 Py_XDECREF(old);
             }
             if (pointee == NR_TYPE_INVALID || CODE_PTR + (int)pointee != code[i]) goto out;
+            if (!device_known) { /* the first tensor's device */
+                device_known = true;
+                long dev = launch_device(d, v, t, c->index);
+                if (dev < 0) goto error;
+                if (dev != c->index) goto out; /* another device: the general path switches */
+            }
             PyObject *r = PyObject_CallFunctionObjArgs(t->data_ptr, v, NULL);
             if (!r) goto error;
             uint64_t ptr = as_u64(r);
@@ -1146,6 +1268,11 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
         }
     }
     if (na != ((KernelObject *)kobj)->nparams) goto out;
+    if (!device_known) { /* no tensor argument: torch's current device */
+        long dev = launch_device(d, NULL, NULL, c->index);
+        if (dev < 0) goto error;
+        if (dev != c->index) goto out;
+    }
     nr_launch_options lo = {0, NULL, 0};
     if (current_stream(d, c, &lo.stream)) goto error;
     nr_status s = nr_launch(((KernelObject *)kobj)->k, gi->dims, a, na, &lo);
@@ -1173,9 +1300,12 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     int slot_of[MAX_PARAMS], nslots = 0, warps = 0, stages = 0, cuda = 0;
     bool fast_kinds = true; /* every argument of a kind fast_launch reads */
     d->fast = false;
+    ContextObject *c = NULL;
+    PyObject *cache = NULL; /* c's kernels; both held for the launch (Python code may change the dispatcher's) */
     if (bind(d, args, kwargs, vals, &extra, &warps, &stages)) goto out;
-    ContextObject *c = context_of(d);
-    if (!c) goto out;
+    if (!(c = context_of(d))) goto out;
+    Py_INCREF((PyObject *)c);
+    cache = Py_NewRef(d->cache);
     cuda = c->kind == NR_DEVICE_CUDA; /* nothing is lent there: the CPU's fields stay unset */
     for (int i = 0; i < d->nparams; i++) {
         slot_of[i] = -1;
@@ -1208,7 +1338,24 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
         d->p[i].hint = t && t->tensor ? t : NULL;
         fast_kinds &= d->p[i].hint || PyLong_CheckExact(v) || PyBool_Check(v) || PyFloat_CheckExact(v) || v == Py_None;
     }
-    if (!(k = launch_kernel(d, vals, slots, slot_of, extra))) goto out;
+    if (cuda && d->follow) { /* the device of the first tensor argument, else torch's current device */
+        PyObject *first = NULL;
+        struct ArgType *first_t = NULL;
+        for (int i = 0; i < d->nparams && !first; i++) {
+            struct ArgType *t = slot_of[i] >= 0 ? find_arg_type(st, vals[i]) : NULL;
+            if (t && t->tensor) first = vals[i], first_t = t;
+        }
+        long dev = launch_device(d, first, first_t, c->index);
+        if (dev < 0) goto out;
+        if (dev != c->index) {
+            ContextObject *nc;
+            PyObject *ncache;
+            if (use_device(d, dev, &nc, &ncache)) goto out;
+            NRPY_SETREF(c, nc);
+            NRPY_SETREF(cache, ncache);
+        }
+    }
+    if (!(k = launch_kernel(d, c, cache, vals, slots, slot_of, extra))) goto out;
     nr_arg a[MAX_PARAMS];
     int na = 0;
     for (int i = 0; i < nslots; i++)
@@ -1254,6 +1401,8 @@ out:
     if (!cuda) release_slots(slots, nslots);
     Py_XDECREF((PyObject *)k);
     Py_XDECREF(extra);
+    Py_XDECREF(cache);
+    Py_XDECREF((PyObject *)c);
     return result;
 }
 
@@ -1279,7 +1428,10 @@ static PyMethodDef dispatcher_methods[] = {
 
 static PyGetSetDef dispatcher_getset[] = {
     {"_cache", dispatcher_get_cache, NULL, "compiled specialisations: key -> Kernel", NULL},
-    {"_context", dispatcher_get_context, dispatcher_set_context, "the Context launches run on", NULL},
+    {"_context", dispatcher_get_context, dispatcher_set_context, "the Context launches run on (the last launch's)", NULL},
+    {"_per_device", dispatcher_get_per_device, dispatcher_set_per_device,
+     "whether launches on CUDA run on their first tensor argument's device (else torch's current device)", NULL},
+    {"_devices", dispatcher_get_devices, NULL, "per-device dispatch: {device index: (Context, cache)}", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

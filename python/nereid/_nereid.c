@@ -84,6 +84,10 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->ctx = ctx;
     self->kind = kind;
     self->index = index;
+    if (!(self->index_obj = PyLong_FromLong(index))) {
+        Py_DECREF(self);
+        return NULL;
+    }
     return (PyObject *)self;
 }
 
@@ -91,6 +95,7 @@ static void context_dealloc(PyObject *o) {
     ContextObject *self = (ContextObject *)o;
     PyTypeObject *tp = Py_TYPE(o);
     nr_context_destroy(self->ctx); /* modules hold a reference: none is left */
+    Py_XDECREF(self->index_obj);
     Py_XDECREF(self->module);
     PyObject_Free(o);
     Py_DECREF(tp);
@@ -383,8 +388,23 @@ static PyObject *build_id(PyObject *module, PyObject *unused) {
     return PyUnicode_FromString(nr_compiler_build());
 }
 
+/* device_count(kind) -> the number of devices (nr_device_count); DeviceError without a driver */
+static PyObject *device_count(PyObject *module, PyObject *args) {
+    int kind = NR_DEVICE_CUDA;
+    if (!PyArg_ParseTuple(args, "|i", &kind)) return NULL;
+    if (kind != NR_DEVICE_CPU && kind != NR_DEVICE_CUDA) return PyErr_Format(PyExc_ValueError, "unknown device kind %d", kind);
+    char why[512];
+    int n = 0;
+    if (nr_device_count((nr_device_kind)kind, &n, why, sizeof why)) {
+        State *st = nrpy_state(module);
+        return PyErr_Format(st->DeviceError ? st->DeviceError : PyExc_RuntimeError, "%s", why);
+    }
+    return PyLong_FromLong(n);
+}
+
 static PyMethodDef module_functions[] = {
     {"build_id", build_id, METH_NOARGS, "a hash of the compiler's sources (nr_compiler_build)"},
+    {"device_count", device_count, METH_VARARGS, "device_count(kind=DEVICE_CUDA): how many devices (nr_device_count)"},
     {"_set_errors", set_errors, METH_VARARGS, NULL},
     {"version", version, METH_NOARGS, "the library's version"},
     {NULL, NULL, 0, NULL},
@@ -401,6 +421,7 @@ static int state_traverse(PyObject *m, visitproc visit, void *arg) {
         Py_VISIT(st->arg_types[i].is_cuda);
         Py_VISIT(st->arg_types[i].dtype);
         Py_VISIT(st->arg_types[i].data_ptr);
+        Py_VISIT(st->arg_types[i].get_device);
         Py_VISIT(st->arg_types[i].last_dtype);
     }
     return 0;
@@ -413,13 +434,15 @@ static int state_clear(PyObject *m) {
                            &st->Error, &st->CompileError, &st->LaunchError, &st->DeviceError, &st->dtype_codes,
                            &st->s_data_ptr, &st->s_dtype, &st->s_is_cuda, &st->s_cai, &st->s_compile, &st->s_resolve,
                            &st->s_untyped_storage, &st->s_nbytes, &st->s_num_warps, &st->s_num_stages, &st->s_torch,
-                           &st->s_torch_C, &st->s_get_stream, &st->s_typestr, &st->s_data};
+                           &st->s_torch_C, &st->s_get_stream, &st->s_typestr, &st->s_data, &st->s_get_device,
+                           &st->s_get_cur_device, &st->s_resolve_device, &st->s_storage};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_CLEAR(*fields[i]);
     for (int i = 0; i < st->narg_types; i++) {
         Py_CLEAR(st->arg_types[i].type);
         Py_CLEAR(st->arg_types[i].is_cuda);
         Py_CLEAR(st->arg_types[i].dtype);
         Py_CLEAR(st->arg_types[i].data_ptr);
+        Py_CLEAR(st->arg_types[i].get_device);
         Py_CLEAR(st->arg_types[i].last_dtype);
     }
     st->narg_types = 0;
@@ -443,6 +466,8 @@ static int exec_module(PyObject *module) {
         {&st->s_untyped_storage, "untyped_storage"}, {&st->s_nbytes, "nbytes"}, {&st->s_num_warps, "num_warps"},
         {&st->s_num_stages, "num_stages"}, {&st->s_torch, "torch"}, {&st->s_torch_C, "_C"},
         {&st->s_get_stream, "_cuda_getCurrentRawStream"}, {&st->s_typestr, "typestr"}, {&st->s_data, "data"},
+        {&st->s_get_device, "get_device"}, {&st->s_get_cur_device, "_cuda_getDevice"},
+        {&st->s_resolve_device, "_resolve_device"}, {&st->s_storage, "storage"},
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         *names[i].slot = PyUnicode_InternFromString(names[i].text);

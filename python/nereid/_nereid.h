@@ -34,17 +34,20 @@ typedef struct State {
     PyObject *Error, *CompileError, *LaunchError, *DeviceError;
     /* interned attribute names */
     PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_cai, *s_compile, *s_resolve, *s_untyped_storage, *s_nbytes,
-        *s_num_warps, *s_num_stages, *s_torch, *s_torch_C, *s_get_stream, *s_typestr, *s_data;
+        *s_num_warps, *s_num_stages, *s_torch, *s_torch_C, *s_get_stream, *s_typestr, *s_data, *s_get_device,
+        *s_get_cur_device, *s_resolve_device, *s_storage;
     PyObject *dtype_codes; /* dict: a dtype object (torch.float32, ...) -> its pointee nr_type */
     /* the types of pointer arguments seen, each looked up once (_launch.c): tensor types
      * (torch.Tensor, nn.Parameter, ...) with their is_cuda and dtype descriptors, their
      * data_ptr method and the dtype seen last with its code, so that a launch reads a
      * tensor without attribute lookups; and types that are not tensors (CuPy's arrays,
-     * NumPy's), so that the lookups that tell are not repeated either */
+     * NumPy's), so that the lookups that tell are not repeated either; and get_device (a
+     * tensor's device index, for kernels that follow their arguments' device) where the
+     * type has it */
     struct ArgType {
         PyObject *type;
         bool tensor;
-        PyObject *is_cuda, *dtype, *data_ptr;
+        PyObject *is_cuda, *dtype, *data_ptr, *get_device;
         descrgetfunc is_cuda_get, dtype_get;
         PyObject *last_dtype; /* a strong reference, so that its identity stands for it */
         nr_type last_code;
@@ -60,6 +63,7 @@ typedef struct {
     PyObject *module;
     nr_context *ctx;
     int kind, index;
+    PyObject *index_obj; /* index as an int (torch's stream query takes it) */
 } ContextObject;
 
 /* Module: one nr_module, keeping its Context alive */

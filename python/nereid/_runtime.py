@@ -76,6 +76,14 @@ def device_of(ctx):
     return "cpu" if ctx.kind == "cpu" else f"cuda:{ctx.index}"
 
 
+def device_count():
+    """The number of CUDA devices (0 when there is no driver or no device)."""
+    try:
+        return _nereid.device_count(_nereid.DEVICE_CUDA)
+    except DeviceError:
+        return 0
+
+
 def synchronize(device=None):
     """Wait for every launch on the device (the default one if None)."""
     context(device).synchronize()
@@ -132,7 +140,7 @@ class CompiledKernel(_nereid.Dispatcher):
     def _resolve(self):
         return self.module.context
 
-    def _compile(self, key):
+    def _compile(self, key, context=None):  # the module's context: a compiled module is on one device
         overrides = {key[i]: key[i + 2] for i in range(0, len(key), 3)}
         m = self.module
         try:

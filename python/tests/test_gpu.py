@@ -3,7 +3,10 @@ torch): nereid.compile and @nereid.jit kernels on CUDA tensors against torch's r
 launches on torch's current stream (a CUDA graph captures them), objects with
 __cuda_array_interface__, argument errors (host tensors, wrong dtypes), autotuning
 through the runtime (a kernel file) and through @nereid.autotune, and Triton's own
-@triton.autotune driving a @nereid.jit kernel when Triton is installed.
+@triton.autotune driving a @nereid.jit kernel when Triton is installed. With two GPUs or
+more: @nereid.jit kernels on each GPU's tensors (torch's current device left as it was,
+each device's current stream, kernels per device, one compile for both), a module for
+cuda:1, and a thread per GPU launching at once.
 
     PYTHONPATH=build-gpu/python python3 python/tests/run.py test_gpu
 """
@@ -165,6 +168,86 @@ class Gpu(unittest.TestCase):
         out = torch.empty_like(x)
         add[lambda meta: (triton.cdiv(100000, meta['BLOCK_SIZE']),)](x, y, out, 100000)
         torch.testing.assert_close(out, x + y)
+
+
+@nereid.jit
+def _axpy(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, a * tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+
+def _axpy_on(dev, n=100003, a=3.0):
+    x, y = torch.rand(n, device=dev), torch.rand(n, device=dev)
+    out = torch.empty_like(x)
+    _axpy[(nereid.cdiv(n, 1024),)](x, y, out, a, n, BLOCK=1024)
+    return out, a * x + y
+
+
+@unittest.skipUnless(HAVE_GPU and torch.cuda.device_count() >= 2, "needs two CUDA GPUs")
+class MultiGpu(unittest.TestCase):
+    def test_jit_follows_the_tensors(self):
+        torch.cuda.set_device(0)
+        for dev in ("cuda:1", "cuda:0", "cuda:1", "cuda:1", "cuda:0"):
+            out, want = _axpy_on(dev)
+            self.assertEqual(torch.cuda.current_device(), 0)  # Nereid gave torch its device back
+            torch.testing.assert_close(out, want)
+        self.assertEqual(sorted(_axpy._devices), [0, 1])
+        with torch.cuda.device(1):  # torch's current device 1 and a stream of its own there
+            s = torch.cuda.Stream()
+            with torch.cuda.stream(s):
+                out, want = _axpy_on("cuda:1")
+            s.synchronize()
+            torch.testing.assert_close(out, want)
+            self.assertEqual(torch.cuda.current_device(), 1)
+        self.assertEqual(torch.cuda.current_device(), 0)
+
+    def test_one_compile_for_both(self):
+        @nereid.jit
+        def triple(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            m = offs < n
+            tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * 3.0 + 0.25, mask=m)
+
+        before = [nereid.context(f"cuda:{d}").stats() for d in (0, 1)]
+        for d in (0, 1):
+            x = torch.rand(4096, device=f"cuda:{d}")
+            out = torch.empty_like(x)
+            triple[(4,)](x, out, 4096, BLOCK=1024)
+            torch.testing.assert_close(out, x * 3.0 + 0.25)
+        after = [nereid.context(f"cuda:{d}").stats() for d in (0, 1)]
+        if torch.cuda.get_device_name(0) == torch.cuda.get_device_name(1):
+            self.assertEqual(after[0]["gpu_compiles"] - before[0]["gpu_compiles"], 1)
+            self.assertEqual(after[1]["gpu_compiles"] - before[1]["gpu_compiles"], 0)
+            self.assertEqual(after[1]["disk_cache_hits"] - before[1]["disk_cache_hits"], 1)
+
+    def test_a_module_for_cuda_1(self):
+        mod = nereid.compile(os.path.join(EXAMPLES, "vector_add.nr"), device="cuda:1", BLOCK_SIZE=1024)
+        self.assertEqual(mod.device, "cuda:1")
+        x, y = torch.rand(5000, device="cuda:1"), torch.rand(5000, device="cuda:1")
+        out = torch.empty_like(x)
+        mod.add_kernel[(5,)](x, y, out, 5000)
+        torch.testing.assert_close(out, x + y)
+
+    def test_a_thread_per_gpu(self):
+        import threading
+        errors = []
+
+        def work(dev):
+            try:
+                torch.cuda.set_device(dev)
+                for i in range(50):
+                    out, want = _axpy_on(f"cuda:{dev}", n=20000 + i)
+                    torch.testing.assert_close(out, want)
+            except Exception as e:  # reported below
+                errors.append(f"cuda:{dev}: {e!r}")
+
+        threads = [threading.Thread(target=work, args=(d,)) for d in range(torch.cuda.device_count())]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
 
 
 if __name__ == "__main__":

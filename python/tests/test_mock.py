@@ -6,7 +6,9 @@ scalar type, the grid, num_warps, torch's current stream) and stays right on the
 paths of repeated launches: the tensor types and dtypes cached per type, the last
 launch's kernel reused while its key holds, the parsed grid; and that every error of the
 general path is raised from them too (a tensor of another dtype or on the CPU, an int out
-of range).
+of range). With several stand-in devices (CUDA_MOCK_DEVICES=2): a module compiled for
+"cuda:1" runs there, and a @nereid.jit kernel runs each launch on its first tensor's device
+(or torch's current one), with kernels kept per device and compiled once for both.
 
     LD_LIBRARY_PATH=build/mock PYTHONPATH=build/python python3 python/tests/run.py test_mock
 
@@ -21,10 +23,13 @@ import sys
 import types
 import unittest
 
-if importlib.util.find_spec("torch") is None:  # a stand-in: what the launch reads of torch (the current stream)
-    _torch = types.ModuleType("torch")
-    _torch.stream = {}  # device index -> the current stream's handle
-    _torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda index: _torch.stream.get(index, 0))
+# a stand-in: what the launch reads of torch (the current device and its current stream)
+_torch = types.ModuleType("torch")
+_torch.stream = {}  # device index -> the current stream's handle
+_torch.current = 0  # the current device
+_torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda index: _torch.stream.get(index, 0),
+                                  _cuda_getDevice=lambda: _torch.current)
+if importlib.util.find_spec("torch") is None:
     sys.modules["torch"] = _torch
     STREAMS = True
 else:  # the real torch's streams are its own: not these tests'
@@ -43,7 +48,8 @@ except nereid.Error:
 class MockLaunch(ctypes.Structure):
     _fields_ = [("kernel", ctypes.c_char * 128), ("function", ctypes.c_ulonglong), ("grid", ctypes.c_uint * 3),
                 ("block", ctypes.c_uint * 3), ("shared", ctypes.c_uint), ("stream", ctypes.c_void_p),
-                ("nparams", ctypes.c_int), ("params", ctypes.c_ulonglong * 32), ("count", ctypes.c_longlong)]
+                ("nparams", ctypes.c_int), ("params", ctypes.c_ulonglong * 32), ("count", ctypes.c_longlong),
+                ("device", ctypes.c_int)]
 
 
 def last_launch():
@@ -85,6 +91,16 @@ class PyTensor:
 
     def data_ptr(self):
         return self._ptr
+
+
+class DevTensor:
+    """A tensor on a given device: get_device() as torch's (a C-level accessor here too)."""
+    __slots__ = ("is_cuda", "dtype", "_ptr", "_dev")
+    data_ptr = operator.attrgetter("_ptr")
+    get_device = operator.attrgetter("_dev")
+
+    def __init__(self, ptr, dev, dtype=float32):
+        self.is_cuda, self.dtype, self._ptr, self._dev = True, dtype, ptr, dev
 
 
 class CudaArray:
@@ -294,6 +310,98 @@ class JitLaunch(unittest.TestCase):
             record_jit[(1,)](Tensor(BASE), 5, None, BLOCK=[64])
         record_jit[(1,)](Tensor(BASE), 5, None, BLOCK=64)
         self.assertEqual(last_launch().params[1], 5)
+
+
+@nereid.jit
+def record_any(x, n, BLOCK: tl.constexpr):
+    tl.store(x + tl.arange(0, BLOCK), n)
+
+
+@nereid.jit(device="cuda:0")
+def record_pinned(x, n):
+    tl.store(x, n)
+
+
+@unittest.skipUnless(MOCK and nereid.device_count() >= 2, "needs two stand-in devices (CUDA_MOCK_DEVICES=2)")
+class SeveralDevices(unittest.TestCase):
+    def test_a_module_for_device_1(self):
+        mod = nereid.compile(SRC, device="cuda:1")
+        self.assertEqual((mod.device, mod.context.index), ("cuda:1", 1))
+        x, y = Tensor(BASE), Tensor(BASE + 64, float16)
+        for _ in range(2):  # the general path, then the fast one
+            mod.record_all[(1,)](x, y, 1, 2, 3.0, False, 0)
+            self.assertEqual(last_launch().device, 1)
+        self.assertEqual(nereid.device_count(), int(os.environ.get("CUDA_MOCK_DEVICES", "1")))
+
+    def test_jit_follows_the_tensors(self):
+        """Each launch on its first tensor's device, alternating and repeated (the fast path
+        must notice a change of device), with a cache of kernels per device."""
+        fn = {}
+        for dev in [0, 0, 1, 1, 1, 0, 1, 0, 0]:
+            record_any[(1,)](DevTensor(BASE + 16 * dev, dev), 5 + dev, BLOCK=64)
+            rec = last_launch()
+            self.assertEqual((rec.device, rec.params[0], rec.params[1]), (dev, BASE + 16 * dev, 5 + dev))
+            self.assertEqual(fn.setdefault(dev, rec.function), rec.function)
+        self.assertNotEqual(fn[0], fn[1])  # a kernel loaded per device
+        devices = record_any._devices
+        self.assertEqual(sorted(devices), [0, 1])
+        self.assertEqual([devices[d][0].index for d in (0, 1)], [0, 1])
+        self.assertEqual([len(devices[d][1]) for d in (0, 1)], [1, 1])
+        record_any[(1,)](DevTensor(BASE, 1), 5, BLOCK=128)  # a new key on device 1 only
+        self.assertEqual([len(record_any._devices[d][1]) for d in (0, 1)], [1, 2])
+
+    def test_one_compile_serves_both_devices(self):
+        @nereid.jit
+        def record_fresh(x, n):
+            tl.store(x, n + 12345)
+
+        before = [nereid.context(f"cuda:{d}").stats() for d in (0, 1)]
+        record_fresh[(1,)](DevTensor(BASE, 0), 1)
+        record_fresh[(1,)](DevTensor(BASE, 1), 1)
+        after = [nereid.context(f"cuda:{d}").stats() for d in (0, 1)]
+        delta = [{k: a[k] - b[k] for k in a} for a, b in zip(after, before)]
+        self.assertEqual((delta[0]["gpu_compiles"], delta[0]["disk_cache_hits"]), (1, 0))
+        self.assertEqual((delta[1]["gpu_compiles"], delta[1]["disk_cache_hits"]), (0, 1))
+
+    def test_torch_current_device_and_streams(self):
+        """With the stand-in torch (also where a real one is installed: these kernels look
+        torch up at their first launch, while the stand-in is in its place)."""
+        @nereid.jit
+        def record_scalars_only(n, m):
+            _ = n + m  # nothing to store: the stand-in records the launch
+
+        @nereid.jit
+        def record_follow(x, n, BLOCK: tl.constexpr):
+            tl.store(x + tl.arange(0, BLOCK), n)
+
+        torch, real = _torch, sys.modules.get("torch")
+        sys.modules["torch"] = torch
+        try:
+            torch.stream.update({0: 0x5000, 1: 0x6000})
+            for cur in (1, 0, 1, 1):  # no tensor argument: torch's current device
+                torch.current = cur
+                record_scalars_only[(1,)](3, 4)
+                rec = last_launch()
+                self.assertEqual((rec.device, rec.stream), (cur, 0x5000 + 0x1000 * cur))
+            torch.current = 0
+            for _ in range(2):
+                record_follow[(1,)](DevTensor(BASE, 1), 5, BLOCK=64)  # the tensor's device, and that device's stream
+                rec = last_launch()
+                self.assertEqual((rec.device, rec.stream), (1, 0x6000))
+            torch.current = 1
+            record_follow[(1,)](CudaArray(BASE), 5, BLOCK=64)  # no get_device: the current device
+            self.assertEqual(last_launch().device, 1)
+        finally:
+            torch.current = 0
+            torch.stream.clear()
+            sys.modules["torch"] = real
+
+    def test_a_pinned_kernel_stays(self):
+        for dev in (1, 0):
+            record_pinned[(1,)](DevTensor(BASE, dev), 2)
+            self.assertEqual(last_launch().device, 0)
+        self.assertFalse(record_pinned._per_device)
+        self.assertTrue(record_any._per_device)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 /* math_accuracy.c - the error of the math builtins (exp, exp2, log, log2, sqrt, rsqrt,
  * sin, cos, sigmoid, and libdevice's erf, tanh, pow, ... that the IR's math op computes)
  * in fp32 against double-precision libm, on the device the
- * environment picks: NEREID_DEVICE=cuda the GPU (its fast approximations; no GPU is a
+ * environment picks: NEREID_DEVICE=cuda (or cuda:N) the GPU (its fast approximations; no GPU is a
  * failure), =cpu the CPU interpreter, unset the GPU when there is one and the interpreter
  * otherwise. Prints max ulp / relative error per function and input range (the table
  * docs/language.md quotes) and checks every result against the bound docs/language.md
@@ -137,11 +137,12 @@ static int die(const char *what, nr_context *ctx) {
 
 int main(void) {
     const char *dev = getenv("NEREID_DEVICE");
-    bool want_cpu = dev && !strcmp(dev, "cpu"), want_gpu = dev && !strcmp(dev, "cuda");
+    bool want_cpu = dev && !strcmp(dev, "cpu"), want_gpu = dev && !strncmp(dev, "cuda", 4);
+    int index = dev && !strncmp(dev, "cuda:", 5) ? atoi(dev + 5) : 0; /* cuda:N: device N */
     nr_device_kind kind = want_cpu ? NR_DEVICE_CPU : NR_DEVICE_CUDA;
     nr_context *ctx;
     char why[256];
-    if (nr_context_create_ex(kind, 0, &ctx, why, sizeof why)) {
+    if (nr_context_create_ex(kind, kind == NR_DEVICE_CUDA ? index : 0, &ctx, why, sizeof why)) {
         if (kind == NR_DEVICE_CPU || want_gpu) {
             printf("math_accuracy: no %s device: %s\n", kind == NR_DEVICE_CPU ? "CPU" : "CUDA", why);
             return die("creating the context", NULL);

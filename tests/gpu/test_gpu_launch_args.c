@@ -51,6 +51,7 @@ typedef struct MockLaunch {
     int nparams;
     unsigned long long params[32];
     long long count;
+    int device;
 } MockLaunch;
 static int (*last_launch)(MockLaunch *); /* cuMockLastLaunch: NULL on a real driver */
 

@@ -25,52 +25,155 @@
  * about a function call: bench/launch_overhead_mock.py times Nereid's own launch path on
  * it).
  *
+ * Several devices (tests/gpu/test_gpu_multi.c, python/tests/test_mock.py): with
+ * CUDA_MOCK_DEVICES=N (1 to 8; default 1) it has N devices, each with its own primary
+ * context, memory, faults and compute capability (CUDA_MOCK_CC=90,80,...: device i's
+ * capability as major*10+minor, default 90 for all). As the driver does, it keeps a
+ * current context per thread (cuCtxGetCurrent/cuCtxSetCurrent), and every call on "the
+ * context" is on the calling thread's current one; with none current the call fails
+ * (CUDA_ERROR_INVALID_CONTEXT). It is stricter than a driver with unified addressing, so
+ * that a call made with the wrong context current is caught: memory calls take only
+ * memory of the current device (or of a device it has peer access to), a module, its
+ * functions and a stream work only in the context they were made in
+ * (CUDA_ERROR_INVALID_HANDLE otherwise), and the kernel `good` faults
+ * (CUDA_ERROR_ILLEGAL_ADDRESS) on memory its device cannot reach. Peer access:
+ * cuDeviceCanAccessPeer says yes for any two distinct devices, unless CUDA_MOCK_NO_PEER=1
+ * (then no: the runtime must stage its copies through host memory);
+ * cuCtxEnablePeerAccess enables it for the current context (again:
+ * CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED); cuMemcpyPeer(Async) copies between any two
+ * contexts (the real driver stages through the host itself where peer access is off).
+ * cuMockStats counts the copies of each kind, the launches per device and the most
+ * launches in flight at once across threads, for the tests to see which path ran.
+ *
  * Two more things for the launch path's tests and benchmarks: cuModuleLoadData takes PTX
  * text, as the real driver does (JIT-compiling it; here, keeping the text), and each
  * launch of a kernel whose name starts with "record_" is recorded (grid, block, dynamic
- * shared memory, stream, and the arguments' values, their sizes read from the .entry's
- * .param list) for cuMockLastLaunch below, which python/tests/test_mock.py reads through
- * ctypes to check what a launch from Python passed. */
+ * shared memory, stream, the device, and the arguments' values, their sizes read from
+ * the .entry's .param list) for cuMockLastLaunch below, which python/tests/test_mock.py
+ * reads through ctypes to check what a launch from Python passed. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef int CUresult;
 typedef int CUdevice;
 typedef struct CUctx_st *CUcontext;
-typedef struct CUstream_st *CUstream;
 typedef unsigned long long CUdeviceptr;
 
 enum {
-    OK = 0, INVALID_VALUE = 1, NOT_INITIALIZED = 3, INVALID_CONTEXT = 201, INVALID_IMAGE = 200, NOT_FOUND = 500,
-    NOT_READY = 600, ILLEGAL_ADDRESS = 700, ASSERT = 710, LAUNCH_FAILED = 719,
+    OK = 0, INVALID_VALUE = 1, NOT_INITIALIZED = 3, INVALID_DEVICE = 101, INVALID_CONTEXT = 201, INVALID_IMAGE = 200,
+    PEER_ACCESS_UNSUPPORTED = 217, INVALID_HANDLE = 400, NOT_FOUND = 500, NOT_READY = 600, ILLEGAL_ADDRESS = 700,
+    PEER_ACCESS_ALREADY_ENABLED = 704, ASSERT = 710, LAUNCH_FAILED = 719,
 };
 
 #define API __attribute__((visibility("default")))
 
-/* the driver's state: one device, its primary context */
+enum { MAX_DEV = 8 };
+
+/* One allocation of device memory. */
+typedef struct Alloc {
+    void *p;
+    size_t n;
+} Alloc;
+
+/* the driver's state: the devices, each with its primary context */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static struct {
+static struct Dev {
     /* refs and sticky are written under mu with atomic stores, and read with atomic loads */
     int refs;        /* retains of the primary context */
     CUresult sticky; /* a fault: every call on the context returns it (and every retain, unless it recovers) */
-    void **allocs;   /* device memory of the context */
+    Alloc *allocs;   /* device memory of the context */
     int nallocs, capallocs;
-} dev;
-static char ctx_token; /* the primary context's handle */
+    unsigned peers;  /* devices whose memory this context may use (cuCtxEnablePeerAccess), a bit each */
+} devs[MAX_DEV];
+static char ctx_tokens[MAX_DEV]; /* &ctx_tokens[i]: device i's primary context's handle */
+static _Thread_local int cur = -1; /* the calling thread's current context: its device, or -1 */
 
-/* every call on the context: the sticky error, or OK */
-static CUresult ctx_state(void) {
-    if (__atomic_load_n(&dev.refs, __ATOMIC_ACQUIRE) == 0) return INVALID_CONTEXT;
-    return __atomic_load_n(&dev.sticky, __ATOMIC_ACQUIRE);
+/* What cuMockStats reports (under mu, but `inflight`, updated with atomics). */
+enum {
+    ST_PEER_COPIES, ST_PEER_DIRECT, ST_DTOD, ST_HTOD, ST_DTOH, ST_PEER_ENABLED, ST_MAX_INFLIGHT, ST_LAUNCHES,
+    ST_COUNT = ST_LAUNCHES + MAX_DEV
+};
+static long long stats[ST_COUNT];
+static int inflight; /* launches of `good` running now, in all threads */
+
+/* CUDA_MOCK_DEVICES: 1 to MAX_DEV, read once */
+static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
+static int ndevices;
+static void read_devices(void) {
+    const char *v = getenv("CUDA_MOCK_DEVICES");
+    int n = v && *v ? atoi(v) : 1;
+    ndevices = n < 1 ? 1 : n > MAX_DEV ? MAX_DEV : n;
+}
+static int num_devices(void) {
+    pthread_once(&devices_once, read_devices);
+    return ndevices;
 }
 
-static void poison(CUresult r) {
+/* CUDA_MOCK_CC=90,80: device d's compute capability (major*10+minor), default 90 */
+static int device_cc(int d) {
+    const char *v = getenv("CUDA_MOCK_CC");
+    int cc = 90;
+    for (int i = 0; v && *v; i++) {
+        int x = atoi(v);
+        if (i == d || !strchr(v, ',')) cc = x > 0 ? x : 90;
+        if (i == d) break;
+        v = strchr(v, ',');
+        if (v) v++;
+    }
+    return cc;
+}
+
+static bool env_on(const char *name) {
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0");
+}
+
+/* every call on the current context: the sticky error, or OK */
+static CUresult ctx_state(void) {
+    int d = cur;
+    if (d < 0) return INVALID_CONTEXT;
+    if (__atomic_load_n(&devs[d].refs, __ATOMIC_ACQUIRE) == 0) return INVALID_CONTEXT;
+    return __atomic_load_n(&devs[d].sticky, __ATOMIC_ACQUIRE);
+}
+
+static void poison(int d, CUresult r) {
     pthread_mutex_lock(&mu);
-    if (!dev.sticky) __atomic_store_n(&dev.sticky, r, __ATOMIC_RELEASE);
+    if (!devs[d].sticky) __atomic_store_n(&devs[d].sticky, r, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&mu);
+}
+
+static int ctx_index(CUcontext c) {
+    const char *p = (const char *)c;
+    return p >= ctx_tokens && p < ctx_tokens + MAX_DEV ? (int)(p - ctx_tokens) : -1;
+}
+
+/* The device whose memory holds [p, p+n), or -1 (under mu). */
+static int owner_locked(CUdeviceptr p, size_t n) {
+    for (int d = 0; d < MAX_DEV; d++)
+        for (int i = 0; i < devs[d].nallocs; i++) {
+            uintptr_t b = (uintptr_t)devs[d].allocs[i].p;
+            if (p >= b && p - b <= devs[d].allocs[i].n && n <= devs[d].allocs[i].n - (p - b)) return d;
+        }
+    return -1;
+}
+
+/* May device d's context use [p, p+n)? Its own memory, or a peer's it enabled. */
+static bool reachable(int d, CUdeviceptr p, size_t n) {
+    pthread_mutex_lock(&mu);
+    int o = owner_locked(p, n);
+    bool ok = o >= 0 && (o == d || (devs[d].peers >> o & 1u));
+    pthread_mutex_unlock(&mu);
+    return ok;
+}
+
+static void count(int what) {
+    pthread_mutex_lock(&mu);
+    stats[what]++;
     pthread_mutex_unlock(&mu);
 }
 
@@ -81,11 +184,15 @@ static const char *name_of(CUresult r) {
     switch (r) {
     case OK: return "CUDA_SUCCESS";
     case INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
+    case INVALID_DEVICE: return "CUDA_ERROR_INVALID_DEVICE";
     case INVALID_CONTEXT: return "CUDA_ERROR_INVALID_CONTEXT";
     case INVALID_IMAGE: return "CUDA_ERROR_INVALID_IMAGE";
+    case PEER_ACCESS_UNSUPPORTED: return "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED";
+    case INVALID_HANDLE: return "CUDA_ERROR_INVALID_HANDLE";
     case NOT_FOUND: return "CUDA_ERROR_NOT_FOUND";
     case NOT_READY: return "CUDA_ERROR_NOT_READY";
     case ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
+    case PEER_ACCESS_ALREADY_ENABLED: return "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED";
     case ASSERT: return "CUDA_ERROR_ASSERT";
     case LAUNCH_FAILED: return "CUDA_ERROR_LAUNCH_FAILED";
     }
@@ -101,64 +208,134 @@ API CUresult cuGetErrorString(CUresult r, const char **s) {
     return (*s = name_of(r)) ? OK : INVALID_VALUE;
 }
 
-API CUresult cuDeviceGetCount(int *n) { return *n = 1, OK; }
-API CUresult cuDeviceGet(CUdevice *d, int i) { return i == 0 ? (*d = 0, OK) : INVALID_VALUE; }
+API CUresult cuDeviceGetCount(int *n) { return *n = num_devices(), OK; }
+API CUresult cuDeviceGet(CUdevice *d, int i) { return i >= 0 && i < num_devices() ? (*d = i, OK) : INVALID_DEVICE; }
 API CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
-    (void)d;
-    snprintf(name, (size_t)len, "Mock GPU (tests/mock/cuda_mock.c)");
+    int cc = device_cc(d); /* devices of another kind have another name, as real ones do */
+    if (cc == 90) snprintf(name, (size_t)len, "Mock GPU (tests/mock/cuda_mock.c)");
+    else snprintf(name, (size_t)len, "Mock GPU cc %d.%d (tests/mock/cuda_mock.c)", cc / 10, cc % 10);
     return OK;
 }
 API CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d) {
-    (void)d;
-    *v = attr == 75 ? 9 : attr == 76 ? 0 : attr == 97 ? 232448 : 0; /* cc 9.0, 227 KB opt-in */
+    if (d < 0 || d >= num_devices()) return INVALID_DEVICE;
+    int cc = device_cc(d);
+    *v = attr == 75 ? cc / 10 : attr == 76 ? cc % 10 : attr == 97 ? 232448 : 0; /* 227 KB opt-in */
+    return OK;
+}
+API CUresult cuDeviceCanAccessPeer(int *can, CUdevice d, CUdevice peer) {
+    int n = num_devices();
+    if (d < 0 || d >= n || peer < 0 || peer >= n) return INVALID_DEVICE;
+    *can = d != peer && !env_on("CUDA_MOCK_NO_PEER");
     return OK;
 }
 
 /* CUDA_MOCK_RECOVER=1: the primary context recovers once every user has released it */
-static bool recovers(void) {
-    const char *v = getenv("CUDA_MOCK_RECOVER");
-    return v && *v && strcmp(v, "0");
-}
+static bool recovers(void) { return env_on("CUDA_MOCK_RECOVER"); }
 
 API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
-    (void)d;
+    if (d < 0 || d >= num_devices()) return INVALID_DEVICE;
     pthread_mutex_lock(&mu);
-    CUresult r = dev.sticky && !recovers() ? dev.sticky : OK; /* the device is lost to the process */
-    if (!r) __atomic_store_n(&dev.refs, dev.refs + 1, __ATOMIC_RELEASE);
+    struct Dev *v = &devs[d];
+    CUresult r = v->sticky && !recovers() ? v->sticky : OK; /* the device is lost to the process */
+    if (!r) __atomic_store_n(&v->refs, v->refs + 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&mu);
-    if (!r) *c = (CUcontext)&ctx_token;
+    if (!r) *c = (CUcontext)&ctx_tokens[d];
     return r;
 }
 API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) {
-    (void)d;
+    if (d < 0 || d >= num_devices()) return INVALID_DEVICE;
     pthread_mutex_lock(&mu);
-    CUresult r = dev.refs > 0 ? OK : INVALID_CONTEXT;
-    if (dev.refs > 0) __atomic_store_n(&dev.refs, dev.refs - 1, __ATOMIC_RELEASE);
-    if (r == OK && dev.refs == 0) { /* destroyed, with everything in it */
-        for (int i = 0; i < dev.nallocs; i++) free(dev.allocs[i]);
-        free(dev.allocs);
-        dev.allocs = NULL, dev.nallocs = dev.capallocs = 0;
-        if (recovers()) __atomic_store_n(&dev.sticky, OK, __ATOMIC_RELEASE); /* else the fault stays */
+    struct Dev *v = &devs[d];
+    CUresult r = v->refs > 0 ? OK : INVALID_CONTEXT;
+    if (v->refs > 0) __atomic_store_n(&v->refs, v->refs - 1, __ATOMIC_RELEASE);
+    if (r == OK && v->refs == 0) { /* destroyed, with everything in it */
+        for (int i = 0; i < v->nallocs; i++) free(v->allocs[i].p);
+        free(v->allocs);
+        v->allocs = NULL, v->nallocs = v->capallocs = 0;
+        v->peers = 0;
+        for (int o = 0; o < MAX_DEV; o++) devs[o].peers &= ~(1u << d); /* its memory is gone */
+        if (recovers()) __atomic_store_n(&v->sticky, OK, __ATOMIC_RELEASE); /* else the fault stays */
     }
     pthread_mutex_unlock(&mu);
     return r;
 }
-API CUresult cuCtxSetCurrent(CUcontext c) { return c == (CUcontext)&ctx_token || !c ? OK : INVALID_CONTEXT; }
+API CUresult cuCtxGetCurrent(CUcontext *c) {
+    *c = cur >= 0 ? (CUcontext)&ctx_tokens[cur] : NULL;
+    return OK;
+}
+API CUresult cuCtxSetCurrent(CUcontext c) {
+    if (!c) return cur = -1, OK;
+    int d = ctx_index(c);
+    if (d < 0 || d >= num_devices()) return INVALID_CONTEXT;
+    cur = d;
+    return OK;
+}
 API CUresult cuCtxSynchronize(void) { return ctx_state(); }
+API CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned flags) {
+    CUresult r = ctx_state();
+    if (r) return r;
+    int p = ctx_index(peer), d = cur, can = 0;
+    if (flags || p < 0 || p >= num_devices()) return INVALID_VALUE;
+    if (cuDeviceCanAccessPeer(&can, d, p) != OK || !can) return PEER_ACCESS_UNSUPPORTED;
+    pthread_mutex_lock(&mu);
+    if (devs[p].refs == 0) r = INVALID_CONTEXT;
+    else if (devs[d].peers >> p & 1u) r = PEER_ACCESS_ALREADY_ENABLED;
+    else devs[d].peers |= 1u << p, stats[ST_PEER_ENABLED]++;
+    pthread_mutex_unlock(&mu);
+    return r;
+}
 
-API CUresult cuStreamCreate(CUstream *s, unsigned flags) {
+/* a stream: the device it was made on. The streams made here are listed (under mu), so
+ * that a handle made elsewhere (a test's made-up one) is taken without being read. */
+typedef struct Stream {
+    int dev;
+} Stream;
+static Stream **streams;
+static int nstreams, capstreams;
+
+/* A stream may be used only in its own context (NULL, or one not made here: taken). */
+static CUresult stream_ok(const Stream *s) {
+    if (!s) return OK;
+    CUresult r = OK;
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < nstreams; i++)
+        if (streams[i] == s) r = s->dev == cur ? OK : INVALID_HANDLE;
+    pthread_mutex_unlock(&mu);
+    return r;
+}
+
+API CUresult cuStreamCreate(Stream **s, unsigned flags) {
     (void)flags;
     CUresult r = ctx_state();
     if (r) return r;
-    *s = malloc(1);
-    return *s ? OK : INVALID_VALUE;
+    *s = malloc(sizeof **s);
+    if (!*s) return INVALID_VALUE;
+    (*s)->dev = cur;
+    pthread_mutex_lock(&mu);
+    if (nstreams == capstreams) {
+        capstreams = capstreams ? 2 * capstreams : 16;
+        streams = realloc(streams, sizeof *streams * (size_t)capstreams);
+    }
+    streams[nstreams++] = *s;
+    pthread_mutex_unlock(&mu);
+    return OK;
 }
-API CUresult cuStreamDestroy_v2(CUstream s) {
+API CUresult cuStreamDestroy_v2(Stream *s) {
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < nstreams; i++)
+        if (streams[i] == s) streams[i] = streams[--nstreams];
+    pthread_mutex_unlock(&mu);
     free(s); /* released whatever the state, as the driver does */
     return ctx_state();
 }
-API CUresult cuStreamSynchronize(CUstream s) { return (void)s, ctx_state(); }
-API CUresult cuStreamQuery(CUstream s) { return (void)s, ctx_state(); }
+API CUresult cuStreamSynchronize(Stream *s) {
+    CUresult r = ctx_state();
+    return r ? r : stream_ok(s);
+}
+API CUresult cuStreamQuery(Stream *s) {
+    CUresult r = ctx_state();
+    return r ? r : stream_ok(s);
+}
 
 API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
     CUresult r = ctx_state();
@@ -166,11 +343,12 @@ API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
     void *m = calloc(1, n);
     if (!m) return INVALID_VALUE;
     pthread_mutex_lock(&mu);
-    if (dev.nallocs == dev.capallocs) {
-        dev.capallocs = dev.capallocs ? 2 * dev.capallocs : 16;
-        dev.allocs = realloc(dev.allocs, sizeof *dev.allocs * (size_t)dev.capallocs);
+    struct Dev *v = &devs[cur];
+    if (v->nallocs == v->capallocs) {
+        v->capallocs = v->capallocs ? 2 * v->capallocs : 16;
+        v->allocs = realloc(v->allocs, sizeof *v->allocs * (size_t)v->capallocs);
     }
-    dev.allocs[dev.nallocs++] = m;
+    v->allocs[v->nallocs++] = (Alloc){m, n};
     pthread_mutex_unlock(&mu);
     *p = (CUdeviceptr)(uintptr_t)m;
     return OK;
@@ -179,11 +357,12 @@ API CUresult cuMemFree_v2(CUdeviceptr p) {
     CUresult r = ctx_state();
     if (r) return r;
     pthread_mutex_lock(&mu);
-    r = INVALID_VALUE;
-    for (int i = 0; i < dev.nallocs; i++)
-        if (dev.allocs[i] == (void *)(uintptr_t)p) {
-            free(dev.allocs[i]);
-            dev.allocs[i] = dev.allocs[--dev.nallocs];
+    r = INVALID_VALUE; /* only memory of the current context */
+    struct Dev *v = &devs[cur];
+    for (int i = 0; i < v->nallocs; i++)
+        if (v->allocs[i].p == (void *)(uintptr_t)p) {
+            free(v->allocs[i].p);
+            v->allocs[i] = v->allocs[--v->nallocs];
             r = OK;
             break;
         }
@@ -192,16 +371,56 @@ API CUresult cuMemFree_v2(CUdeviceptr p) {
 }
 API CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) {
     CUresult r = ctx_state();
-    if (!r) memcpy((void *)(uintptr_t)d, s, n);
+    if (!r && !reachable(cur, d, n)) r = INVALID_VALUE;
+    if (!r) memcpy((void *)(uintptr_t)d, s, n), count(ST_HTOD);
     return r;
 }
 API CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) {
     CUresult r = ctx_state();
-    if (!r) memcpy(d, (const void *)(uintptr_t)s, n);
+    if (!r && !reachable(cur, s, n)) r = INVALID_VALUE;
+    if (!r) memcpy(d, (const void *)(uintptr_t)s, n), count(ST_DTOH);
     return r;
+}
+API CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) {
+    CUresult r = ctx_state();
+    if (!r && (!reachable(cur, d, n) || !reachable(cur, s, n))) r = INVALID_VALUE;
+    if (!r) memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n), count(ST_DTOD);
+    return r;
+}
+API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, Stream *st) {
+    CUresult r = ctx_state();
+    if (!r) r = stream_ok(st);
+    return r ? r : cuMemcpyDtoD_v2(d, s, n);
+}
+/* Between two contexts (any two: the driver stages through the host itself where peer
+ * access is off); the pointers must be their contexts' memory. */
+API CUresult cuMemcpyPeer(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n) {
+    int di = ctx_index(dc), si = ctx_index(sc);
+    if (di < 0 || si < 0) return INVALID_CONTEXT;
+    pthread_mutex_lock(&mu);
+    CUresult r = devs[di].refs == 0 || devs[si].refs == 0 ? INVALID_CONTEXT
+                 : devs[di].sticky                        ? devs[di].sticky
+                                                          : devs[si].sticky;
+    if (!r && (owner_locked(d, n) != di || owner_locked(s, n) != si)) r = INVALID_VALUE;
+    if (!r) {
+        stats[ST_PEER_COPIES]++;
+        if ((devs[di].peers >> si & 1u) || (devs[si].peers >> di & 1u)) stats[ST_PEER_DIRECT]++;
+    }
+    pthread_mutex_unlock(&mu);
+    if (!r) memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n);
+    return r;
+}
+API CUresult cuMemcpyPeerAsync(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, Stream *st) {
+    int keep = cur;
+    cur = ctx_index(dc); /* a stream of either context's device */
+    CUresult r = stream_ok(st);
+    if (r) cur = ctx_index(sc), r = stream_ok(st);
+    cur = keep;
+    return r ? r : cuMemcpyPeer(d, dc, s, sc, n);
 }
 API CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char b, size_t n) {
     CUresult r = ctx_state();
+    if (!r && !reachable(cur, d, n)) r = INVALID_VALUE;
     if (!r) memset((void *)(uintptr_t)d, b, n);
     return r;
 }
@@ -242,12 +461,14 @@ API CUresult cuLinkDestroy(Link *l) {
 
 typedef struct Module {
     char *text;
+    int dev; /* the context it was loaded into */
 } Module;
 enum { K_OTHER, K_GOOD, K_ASSERT_SMALL, K_OOB_STORE, K_TRAP, K_RECORD, MAX_PARAMS = 32 };
 typedef struct Function {
     char name[128];
     unsigned long long serial;    /* which lookup made it (1, 2, ...): tells compiled variants apart */
     int kind;                     /* K_*: what a launch does, decided once by name */
+    int dev;                      /* its module's context */
     int nparams;                  /* K_RECORD: the .entry's parameters and their sizes */
     unsigned char size[MAX_PARAMS];
 } Function;
@@ -261,6 +482,7 @@ typedef struct MockLaunch {
     int nparams;
     unsigned long long params[MAX_PARAMS]; /* each argument's bytes, zero-extended */
     long long count;                       /* launches recorded so far */
+    int device;                            /* the device it ran on */
 } MockLaunch;
 static MockLaunch last_launch;       /* under mu */
 static unsigned long long functions; /* cuModuleGetFunction's so far, under mu */
@@ -268,6 +490,18 @@ static unsigned long long functions; /* cuModuleGetFunction's so far, under mu *
 API CUresult cuMockLastLaunch(MockLaunch *out) {
     pthread_mutex_lock(&mu);
     *out = last_launch;
+    pthread_mutex_unlock(&mu);
+    return OK;
+}
+
+/* The counters (ST_* above, in this order): copies through cuMemcpyPeer(Async), those of
+ * them between contexts with peer access enabled, cuMemcpyDtoD(Async), HtoD, DtoH, peer
+ * accesses enabled, the most launches of `good` running at once, then launches per device
+ * (MAX_DEV of them). n: how many the caller's array holds. reset: zero them after. */
+API CUresult cuMockStats(long long *out, int n, int reset) {
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < n && i < ST_COUNT; i++) out[i] = stats[i];
+    if (reset) memset(stats, 0, sizeof stats);
     pthread_mutex_unlock(&mu);
     return OK;
 }
@@ -303,10 +537,12 @@ API CUresult cuModuleLoadData(Module **m, const void *image) {
     if (strncmp(image, CUBIN_MARK, strlen(CUBIN_MARK)) && !is_ptx(image)) return INVALID_IMAGE;
     *m = calloc(1, sizeof **m);
     if (!*m || !((*m)->text = strdup(image))) return free(*m), INVALID_VALUE;
+    (*m)->dev = cur;
     return OK;
 }
 API CUresult cuModuleUnload(Module *m) {
     CUresult r = ctx_state();
+    if (!r && m && m->dev != cur) return INVALID_HANDLE; /* kept: it belongs to another context */
     if (m) free(m->text);
     free(m);
     return r;
@@ -314,6 +550,7 @@ API CUresult cuModuleUnload(Module *m) {
 API CUresult cuModuleGetFunction(Function **f, Module *m, const char *name) {
     CUresult r = ctx_state();
     if (r) return r;
+    if (m->dev != cur) return INVALID_HANDLE;
     char entry[160];
     snprintf(entry, sizeof entry, ".entry %s(", name);
     const char *at = strstr(m->text, entry);
@@ -324,6 +561,7 @@ API CUresult cuModuleGetFunction(Function **f, Module *m, const char *name) {
     pthread_mutex_lock(&mu);
     fn->serial = ++functions;
     pthread_mutex_unlock(&mu);
+    fn->dev = cur;
     fn->kind = !strcmp(name, "good")               ? K_GOOD
                : !strcmp(name, "assert_small")     ? K_ASSERT_SMALL
                : !strcmp(name, "oob_store")        ? K_OOB_STORE
@@ -334,30 +572,51 @@ API CUresult cuModuleGetFunction(Function **f, Module *m, const char *name) {
     *f = fn;
     return OK;
 }
-API CUresult cuFuncSetAttribute(Function *f, int attr, int value) { return (void)f, (void)attr, (void)value, ctx_state(); }
+API CUresult cuFuncSetAttribute(Function *f, int attr, int value) {
+    (void)attr, (void)value;
+    CUresult r = ctx_state();
+    return r ? r : f->dev != cur ? INVALID_HANDLE : OK;
+}
 
 API CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                            unsigned shared, CUstream s, void **params, void **extra) {
+                            unsigned shared, Stream *s, void **params, void **extra) {
     (void)extra;
     CUresult r = ctx_state();
     if (r) return r;
+    int d = cur;
+    if (f->dev != d || stream_ok(s)) return INVALID_HANDLE; /* a function or stream of another context */
     switch (f->kind) {
     case K_OTHER: break; /* runs nothing */
     case K_RECORD: {
         MockLaunch l = {.function = f->serial, .grid = {gx, gy, gz}, .block = {bx, by, bz}, .shared = shared,
-                        .stream = s, .nparams = f->nparams};
+                        .stream = s, .nparams = f->nparams, .device = d};
         snprintf(l.kernel, sizeof l.kernel, "%s", f->name);
         for (int i = 0; i < f->nparams; i++) memcpy(&l.params[i], params[i], f->size[i]); /* little-endian */
         pthread_mutex_lock(&mu);
         l.count = last_launch.count + 1;
         last_launch = l;
+        stats[ST_LAUNCHES + d]++;
         pthread_mutex_unlock(&mu);
         break;
     }
     case K_GOOD: {
         float *x = (float *)(uintptr_t) * (uint64_t *)params[0];
         int32_t n = *(int32_t *)params[1];
+        if (n > 0 && !reachable(d, (CUdeviceptr)(uintptr_t)x, sizeof(float) * (size_t)n)) {
+            poison(d, ILLEGAL_ADDRESS); /* memory this device cannot reach */
+            break;
+        }
+        int now = __atomic_add_fetch(&inflight, 1, __ATOMIC_ACQ_REL);
+        pthread_mutex_lock(&mu);
+        if (now > stats[ST_MAX_INFLIGHT]) stats[ST_MAX_INFLIGHT] = now;
+        stats[ST_LAUNCHES + d]++;
+        pthread_mutex_unlock(&mu);
         for (int32_t i = 0; i < n; i++) x[i] = 2 * x[i] + 1;
+        if (n >= 4096) { /* a big launch takes a moment, so that threads' launches overlap */
+            struct timespec t = {0, 200000};
+            nanosleep(&t, NULL);
+        }
+        __atomic_sub_fetch(&inflight, 1, __ATOMIC_ACQ_REL);
         break;
     }
     case K_ASSERT_SMALL: {
@@ -367,14 +626,14 @@ API CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz, 
         for (int32_t i = 0; i < n; i++) bad |= x[i] >= 10;
         if (bad) {
             printf("mock driver: assert_small: block: [6,0,0], thread: [9,0,0] Assertion `value too large` failed.\n");
-            poison(ASSERT);
+            poison(d, ASSERT);
         } else {
             for (int32_t i = 0; i < n; i++) x[i] += 1;
         }
         break;
     }
-    case K_OOB_STORE: poison(ILLEGAL_ADDRESS); break;
-    case K_TRAP: poison(LAUNCH_FAILED); break;
+    case K_OOB_STORE: poison(d, ILLEGAL_ADDRESS); break;
+    case K_TRAP: poison(d, LAUNCH_FAILED); break;
     }
     return OK; /* a fault shows at the next call, as on a GPU */
 }

@@ -250,8 +250,53 @@ static void test_streams_and_stats(CheckState *st) {
     nr_context_destroy(ctx); /* b, the module and the buffers go with it */
 }
 
+/* nr_memcpy_peer between two CPU contexts (a host copy), its checks, the device queries. */
+static void test_copies_between_contexts(CheckState *st) {
+    nr_context *a, *b;
+    nr_context_create(NR_DEVICE_CPU, 0, &a);
+    nr_context_create(NR_DEVICE_CPU, 0, &b);
+    int n = -1;
+    char why[256];
+    CHECK_AT(st, nr_device_count(NR_DEVICE_CPU, &n, why, sizeof why) == NR_OK && n == 1, "one CPU device: %d", n);
+    CHECK_AT(st, nr_device_count(NR_DEVICE_CPU, NULL, NULL, 0) == NR_ERR_INVALID_ARG, "count: NULL out");
+    CHECK_AT(st, nr_device_count((nr_device_kind)7, &n, NULL, 0) == NR_ERR_INVALID_ARG, "count: a bad kind");
+    CHECK_AT(st, nr_context_device_index(a) == 0 && nr_context_device_index(NULL) == -1, "device index");
+    nr_copy_path path = NR_COPY_STAGED;
+    CHECK_AT(st, nr_memcpy_peer_path(b, a, &path) == NR_OK && path == NR_COPY_HOST, "CPU to CPU: a host copy");
+    CHECK_AT(st, nr_memcpy_peer_path(b, a, NULL) == NR_ERR_INVALID_ARG, "path: NULL out");
+    unsigned char in[100], out[100];
+    for (int i = 0; i < 100; i++) in[i] = (unsigned char)(3 * i + 1);
+    nr_devptr x = 0, y = 0;
+    nr_malloc(a, sizeof in, &x);
+    nr_malloc(b, sizeof out, &y);
+    nr_memcpy_htod(a, x, in, sizeof in);
+    nr_memset(b, y, 0, sizeof out);
+    CHECK_AT(st, nr_memcpy_peer(b, y + 10, a, x + 20, 50) == NR_OK, "copy: %s", nr_last_error(b));
+    nr_memcpy_dtoh(b, out, y, sizeof out);
+    int bad = 0;
+    for (int i = 0; i < 100; i++) bad += out[i] != (i >= 10 && i < 60 ? in[i + 10] : 0);
+    CHECK_AT(st, bad == 0, "copied bytes: %d wrong", bad);
+    CHECK_AT(st, nr_memcpy_peer_async(b, y, a, x, 100, NULL) == NR_OK, "async copy: %s", nr_last_error(b));
+    CHECK_AT(st, nr_memcpy_peer(b, y, a, x, 0) == NR_OK, "0 bytes");
+    /* the ranges: each inside its own context's memory, the message in both contexts */
+    CHECK_AT(st, nr_memcpy_peer(b, y, a, x + 1, 100) == NR_ERR_INVALID_ARG && strstr(nr_last_error(b), "nr_memcpy_peer") &&
+                     !strcmp(nr_last_error(a), nr_last_error(b)),
+             "a source past its allocation: '%s' / '%s'", nr_last_error(a), nr_last_error(b));
+    CHECK_AT(st, nr_memcpy_peer(b, x, a, x, 10) == NR_ERR_INVALID_ARG, "a destination of the other context's memory");
+    CHECK_AT(st, nr_memcpy_peer(b, y, a, y, 10) == NR_ERR_INVALID_ARG, "a source of the other context's memory");
+    CHECK_AT(st, nr_memcpy_peer(b, y, a, x, 10) == NR_OK && !*nr_last_error(a) && !*nr_last_error(b),
+             "a good copy clears both errors");
+    CHECK_AT(st, nr_memcpy_peer(NULL, y, a, x, 10) == NR_ERR_INVALID_ARG && strstr(nr_last_error(a), "NULL"),
+             "a NULL destination context: '%s'", nr_last_error(a));
+    CHECK_AT(st, nr_memcpy_peer(b, y, NULL, x, 10) == NR_ERR_INVALID_ARG, "a NULL source context");
+    CHECK_AT(st, nr_memcpy_peer(NULL, y, NULL, x, 10) == NR_ERR_INVALID_ARG, "no context at all");
+    nr_context_destroy(a);
+    nr_context_destroy(b);
+}
+
 int main(void) {
     CheckState st = {0, 0};
+    test_copies_between_contexts(&st);
     test_context_owns_modules(&st);
     test_errors(&st);
     test_defines(&st);

@@ -3,11 +3,14 @@
  * reported as a miss and deleted), empty and big payloads, no cache directory at all and
  * an unwritable one; the size limit (NEREID_CACHE_MAX_MB): other builds' entries evicted
  * first, then the least recently used, a read counting as a use, stale temporaries
- * removed, files that are not the cache's left alone, one evicting process at a time.
+ * removed, files that are not the cache's left alone, one evicting process at a time;
+ * the builder's lock of an entry (cache_lock): held by one at a time, threads included,
+ * a wait that runs out, the lock file gone once released.
  * (tests/unit/test_cache_procs.c: many processes at once.) */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -250,6 +253,60 @@ static void test_eviction(const char *root) {
     unsetenv("NEREID_CACHE_MAX_MB");
 }
 
+/* ---- the builder's lock ---- */
+
+static int inside, overlaps; /* threads holding the lock now; times two held it at once */
+
+static void *lock_worker(void *arg) {
+    (void)arg;
+    for (int i = 0; i < 20; i++) {
+        int l = cache_lock(K("locked"), 10000);
+        if (l < 0) {
+            __atomic_add_fetch(&overlaps, 1000, __ATOMIC_SEQ_CST); /* no lock at all: a failure too */
+            continue;
+        }
+        if (__atomic_add_fetch(&inside, 1, __ATOMIC_SEQ_CST) != 1) __atomic_add_fetch(&overlaps, 1, __ATOMIC_SEQ_CST);
+        struct timespec t = {0, 100000};
+        nanosleep(&t, NULL);
+        __atomic_sub_fetch(&inside, 1, __ATOMIC_SEQ_CST);
+        cache_unlock(K("locked"), l);
+    }
+    return NULL;
+}
+
+static void test_builder_lock(const char *root) {
+    char dir[4200], path[4200], lockpath[8600];
+    snprintf(dir, sizeof dir, "%s/locks", root);
+    setenv("NEREID_CACHE_DIR", dir, 1);
+    CHECK(cache_path(K("x"), path, sizeof path), "cache_path");
+    const char *slash = strrchr(path, '/');
+    snprintf(lockpath, sizeof lockpath, "%s/.%s.lock", dir, slash ? slash + 1 : path);
+    int l = cache_lock(K("x"), 1000);
+    CHECK(l >= 0 && exists(lockpath), "cache_lock: %d, lock file %s", l, exists(lockpath) ? "there" : "missing");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int again = cache_lock(K("x"), 50); /* held (by this thread: another open file counts as another holder) */
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    CHECK(again == -1 && ms >= 45, "a held lock: cache_lock gave %d after %.1f ms (want -1 after 50 ms)", again, ms);
+    int other = cache_lock(K("y"), 50);
+    CHECK(other >= 0, "another entry's lock is its own");
+    cache_unlock(K("y"), other);
+    cache_unlock(K("x"), l);
+    CHECK(!exists(lockpath), "the lock file goes with the lock");
+    l = cache_lock(K("x"), 50);
+    CHECK(l >= 0, "cache_lock after the release");
+    cache_unlock(K("x"), l);
+    cache_unlock(K("x"), -1); /* no lock: nothing */
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) pthread_create(&th[i], NULL, lock_worker, NULL);
+    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+    CHECK(overlaps == 0, "four threads: the lock was held by two at once (or not had) %d times", overlaps);
+    int tmp = 0;
+    CHECK(count_entries(dir, &tmp) == 0 && tmp == 0, "nothing left in the directory");
+    remove_tree(dir);
+}
+
 int main(void) {
     char tmpl[] = "/tmp/nereid-test-cache-XXXXXX";
     char *root = mkdtemp(tmpl);
@@ -415,6 +472,8 @@ int main(void) {
 
     CHECK(count_entries(dir, &tmp) >= 0 && tmp == 0, "no temporaries left behind");
 
+    test_builder_lock(root);
+
     /* no cache directory: NEREID_CACHE_DIR below a plain file */
     char blocker[4200], below[4300];
     snprintf(blocker, sizeof blocker, "%s/plainfile", root);
@@ -426,6 +485,7 @@ int main(void) {
     CHECK(!cache_put(K("kernel-a"), a, sizeof a), "put without a cache directory should fail");
     CHECK(is_miss("kernel-a"), "get without a cache directory should miss");
     CHECK(!cache_path(K("kernel-a"), path_a, sizeof path_a), "cache_path without a cache directory");
+    CHECK(cache_lock(K("kernel-a"), 1000) == -1, "cache_lock without a cache directory");
 
     /* neither NEREID_CACHE_DIR nor HOME: no cache at all */
     char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;

@@ -42,6 +42,12 @@ int main(void) {
 
     StrBuf err;
     sb_init(&err);
+    /* the device count: -1 without a driver (saying so), else the driver's count */
+    int count = -1, crc = cuda_device_count(&count, &err);
+    CHECK((crc == -1 && count == 0 && sensible(sb_cstr(&err))) || (crc == 0 && count >= 0),
+          "cuda_device_count: %d, %d devices, '%s'", crc, count, sb_cstr(&err));
+    sb_free(&err);
+    sb_init(&err);
     CudaDevice *d = (CudaDevice *)(uintptr_t)1; /* must be overwritten either way */
     int rc = cuda_open(0, &d, &err);
     if (rc != 0) {

@@ -40,6 +40,7 @@
 #ifndef NEREID_GPU_TEST_H
 #define NEREID_GPU_TEST_H
 
+#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -210,6 +211,19 @@ static inline void *gt_fill_quarters(GtType t, size_t n, GtRng *r, long lo, long
     if (!p) abort();
     for (size_t i = 0; i < n; i++) gt_put(t, p, i, (double)gt_int(r, 4 * lo, 4 * hi) / 4.0);
     return p;
+}
+
+/* Removes a flat directory (a disk cache's) and the files in it. */
+static inline void gt_remove_dir(const char *dir) {
+    DIR *d = opendir(dir);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        unlink(path);
+    }
+    if (d) closedir(d);
+    rmdir(dir);
 }
 
 static inline long gt_cdiv(long a, long b) { return (a + b - 1) / b; }

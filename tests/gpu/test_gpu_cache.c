@@ -81,20 +81,6 @@ static const Entry *find(const Snapshot *s, const char *name) {
     return NULL;
 }
 
-static void remove_dir(const char *dir) {
-    DIR *d = opendir(dir);
-    if (d) {
-        for (struct dirent *de; (de = readdir(d));) {
-            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
-            char path[600];
-            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-            unlink(path);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
-}
-
 /* The results of one run: vector_add's z and softmax's output. */
 enum { N_ADD = 98432, ROWS = 257, COLS = 781 };
 typedef struct Results {
@@ -277,6 +263,6 @@ int main(int argc, char **argv) {
     CHECK(s5.n == s4.n + 2, "num_warps 8 at launch should add two entries: %d -> %d", s4.n, s5.n);
     printf("run 4 (n %% 16 != 0, then num_warps 8): %d -> %d -> %d entries\n", s3.n, s4.n, s5.n);
 
-    remove_dir(cache_dir);
+    gt_remove_dir(cache_dir);
     return check_done("test_gpu_cache", &checks);
 }

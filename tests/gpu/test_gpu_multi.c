@@ -37,7 +37,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* RTLD_NOLOAD */
 #endif
-#include <dirent.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
@@ -54,13 +53,8 @@
 
 #include "nereid.h"
 #include "tests/unit/check.h"
-
-/* Under AddressSanitizer the CUDA driver needs the shadow gap left unprotected and leaks
- * a little in cuInit (as in tests/gpu/gpu_test.h); inert otherwise. */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void) { return "protect_shadow_gap=0"; }
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) { return "leak:libcuda.so\n"; }
+#include "gpu_test.h" /* its fp16 conversions, its generator, and the AddressSanitizer
+                         options the CUDA driver needs */
 
 enum { MAX_DEV = 16, MAX_BUF = 4, MAX_ARG = 16, MAX_DEF = 6, NWORK = 5, ROUNDS = 3 };
 
@@ -96,37 +90,8 @@ static int nworks;        /* those that run: only `good` (two variants) on the s
 static int one_thread_work; /* the kernel the one-thread part queues on every device */
 static char root[2048] = ".";
 
-static uint64_t rng_next(uint64_t *s) { /* splitmix64 */
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static float rng_float(uint64_t *s, float lo, float hi) {
-    return lo + (hi - lo) * (float)((double)(rng_next(s) >> 40) * 5.9604644775390625e-8);
-}
-static uint16_t f2h(float f) { /* to fp16, nearest even (inputs only: no NaN, no overflow) */
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
-    uint32_t a = x & 0x7fffffffu, e = a >> 23, m = a & 0x7fffffu;
-    if (e < 113) return sign; /* tiny: 0 will do for test data */
-    uint32_t h = ((e - 112) << 10) | (m >> 13), rem = m & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++;
-    return (uint16_t)(sign | h);
-}
-static float h2f(uint16_t h) {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
-    if (e == 31) x = sign | 0x7f800000u | (m << 13);
-    else if (e) x = sign | ((e + 112) << 23) | (m << 13);
-    else {
-        float f = (float)m * 5.9604644775390625e-8f;
-        return sign ? -f : f;
-    }
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-}
+/* test data from gpu_test.h's generator, fp16 through its conversions */
+static float rng_float(GtRng *r, float lo, float hi) { return (float)gt_uniform(r, lo, hi); }
 
 static void *xcalloc(size_t n) {
     void *p = calloc(1, n ? n : 1);
@@ -146,7 +111,7 @@ static void def(Work *w, const char *name, const char *value) {
 }
 
 static void make_works(bool mock) {
-    uint64_t seed = 1234;
+    GtRng seed = {1234};
     for (int i = 0; i < 2; i++) { /* good: x = 2x + 1, in place; two variants (BLOCK), compiled apart */
         Work *w = &works[i];
         *w = (Work){.name = i ? "good BLOCK=128" : "good", .src = GOOD_SRC, .kernel = "good", .grid = {i ? 40 : 20, 1, 1}};
@@ -197,8 +162,8 @@ static void make_works(bool mock) {
     def(w, "ACTIVATION", "leaky_relu");
     enum { M = 128, NN = 96, K = 64 };
     uint16_t *ma = xcalloc(2 * M * K), *mb = xcalloc(2 * K * NN);
-    for (int i = 0; i < M * K; i++) ma[i] = f2h(rng_float(&seed, -1, 1));
-    for (int i = 0; i < K * NN; i++) mb[i] = f2h(rng_float(&seed, -1, 1));
+    for (int i = 0; i < M * K; i++) ma[i] = gt_f2h(rng_float(&seed, -1, 1));
+    for (int i = 0; i < K * NN; i++) mb[i] = gt_f2h(rng_float(&seed, -1, 1));
     arg_buf(w, add_buf(w, 2 * M * K, ma, false, true));
     arg_buf(w, add_buf(w, 2 * K * NN, mb, false, true));
     arg_buf(w, add_buf(w, 2 * M * NN, NULL, true, true));
@@ -290,7 +255,7 @@ static bool compare(const Work *w, void *const *got, void *const *want, bool bit
         size_t count = w->bytes[b] / (w->half[b] ? 2 : 4);
         for (size_t i = 0; i < count; i++) {
             double g, c;
-            if (w->half[b]) g = h2f(((uint16_t *)got[b])[i]), c = h2f(((uint16_t *)want[b])[i]);
+            if (w->half[b]) g = gt_h2f(((uint16_t *)got[b])[i]), c = gt_h2f(((uint16_t *)want[b])[i]);
             else g = ((float *)got[b])[i], c = ((float *)want[b])[i];
             if (!(fabs(g - c) <= w->atol + w->rtol * fabs(c)))
                 return say(why, n, "%s: output %d element %zu: got %.9g, the CPU %.9g", w->name, b, i, g, c);
@@ -514,17 +479,7 @@ static bool devices_agree(Job *jobs, int n, char *why, size_t size) {
 static char cache_dir[64];
 
 static void fresh_cache(void) {
-    if (*cache_dir) { /* empty the last one */
-        DIR *dp = opendir(cache_dir);
-        for (struct dirent *e; dp && (e = readdir(dp));) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            char path[600];
-            snprintf(path, sizeof path, "%s/%s", cache_dir, e->d_name);
-            unlink(path);
-        }
-        if (dp) closedir(dp);
-        rmdir(cache_dir);
-    }
+    if (*cache_dir) gt_remove_dir(cache_dir); /* the last one */
     snprintf(cache_dir, sizeof cache_dir, "/tmp/nereid-gpu-multi-XXXXXX");
     if (!mkdtemp(cache_dir)) {
         perror("mkdtemp");

@@ -65,6 +65,14 @@ LLVMValueRef gen_i32(Gen *g, int64_t v);
 /* x + c and x * c on i32, without emitting the identities */
 LLVMValueRef gen_add_const(Gen *g, LLVMValueRef x, int64_t c);
 LLVMValueRef gen_mul_const(Gen *g, LLVMValueRef x, int64_t c);
+/* Two parts of a linear map's image (i32): a ^ b where their bits may overlap (x), else
+ * a | b; a constant 0 part is left out. */
+LLVMValueRef gen_or_xor(Gen *g, LLVMValueRef a, LLVMValueRef b, bool x);
+/* A thread part of a linear offset combined with a register's constant part c: XOR, but
+ * where c shares no bit with what the thread part can set (thread_bits), XOR is
+ * addition, which LLVM folds into the address (one base register, constant offsets in
+ * the instructions) instead of a register per constant. */
+LLVMValueRef gen_xor_const(Gen *g, LLVMValueRef thread, uint32_t thread_bits, uint32_t c);
 LLVMValueRef gen_i64(Gen *g, int64_t v);
 LLVMValueRef gen_intrinsic(Gen *g, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
 LLVMValueRef gen_to_mem(Gen *g, LLVMValueRef v, int dt);   /* i1 -> i8 */

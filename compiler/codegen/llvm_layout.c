@@ -32,6 +32,17 @@ LLVMValueRef gen_mul_const(Gen *g, LLVMValueRef x, int64_t c) {
     return LLVMBuildMul(g->B, x, gen_i32(g, c), "");
 }
 
+LLVMValueRef gen_or_xor(Gen *g, LLVMValueRef a, LLVMValueRef b, bool x) {
+    if (is_const(a, 0)) return b;
+    if (is_const(b, 0)) return a;
+    return x ? LLVMBuildXor(g->B, a, b, "") : LLVMBuildOr(g->B, a, b, "");
+}
+
+LLVMValueRef gen_xor_const(Gen *g, LLVMValueRef thread, uint32_t thread_bits, uint32_t c) {
+    if (!c) return thread;
+    return c & thread_bits ? LLVMBuildXor(g->B, thread, gen_i32(g, c), "") : gen_add_const(g, thread, c);
+}
+
 static LLVMValueRef add_vals(Gen *g, LLVMValueRef a, LLVMValueRef b) {
     if (is_const(a, 0)) return b;
     if (is_const(b, 0)) return a;

@@ -110,21 +110,13 @@ static void scratch_thread(Gen *g, Scratch *sc, const LinearLayout *l, const uin
         }
         part[k] = gen_thread_bits(g, in == LL_LANE ? g->lane : g->warp, basis[k], l->nbits[in], 0, 32, &x);
     }
-    LLVMValueRef t = part[0];
-    if (LLVMIsAConstantInt(t) && !LLVMConstIntGetZExtValue(t)) t = part[1];
-    else if (!(LLVMIsAConstantInt(part[1]) && !LLVMConstIntGetZExtValue(part[1])))
-        t = used[0] & used[1] ? LLVMBuildXor(g->B, t, part[1], "") : LLVMBuildOr(g->B, t, part[1], "");
-    sc->thread = gen_opaque(g, scratch_ir(g, sc, t));
+    sc->thread = gen_opaque(g, scratch_ir(g, sc, gen_or_xor(g, part[0], part[1], used[0] & used[1])));
 }
 
 /* The scratch address of the element whose row-major index (through map, if given) has
  * constant part `index` (the register's) on top of the thread part. */
 static LLVMValueRef scratch_ptr(Gen *g, const IrOp *op, const Scratch *sc, uint32_t index) {
-    uint32_t c = scratch_const(sc, index);
-    LLVMValueRef off = !c ? sc->thread
-                       : c & sc->thread_bits ? LLVMBuildXor(g->B, sc->thread, gen_i32(g, c), "")
-                                             : gen_add_const(g, sc->thread, c);
-    off = gen_add_const(g, off, op->smem_offset);
+    LLVMValueRef off = gen_add_const(g, gen_xor_const(g, sc->thread, sc->thread_bits, scratch_const(sc, index)), op->smem_offset);
     return LLVMBuildGEP2(g->B, g->i8, g->smem, &off, 1, "");
 }
 

@@ -38,9 +38,8 @@ static uint32_t offset_of(const uint32_t *inv, uint32_t flat) {
 typedef struct TileMap {
     const GenLayout *gl;
     uint32_t inv[LL_MAX_BITS];
-    LLVMValueRef thread; /* the lane and warp part of the offset, in elements */
-    uint32_t thread_bits; /* every bit the thread part may set */
-    LLVMValueRef thread_b; /* the same in bytes (made once, in the prologue): element sizes
+    uint32_t thread_bits; /* every bit the lane and warp part of the offset may set, in elements */
+    LLVMValueRef thread_b; /* that part in bytes (made once, in the prologue): element sizes
                               are powers of two, so (t ^ c) * eb = t * eb ^ c * eb and a
                               register's address is one XOR (or add) away from it */
     int run;             /* registers per vector access */
@@ -51,12 +50,6 @@ static uint32_t or_offsets(const uint32_t *inv, const LinearLayout *l, int in) {
     uint32_t u = 0;
     for (int i = 0; i < l->nbits[in]; i++) u |= offset_of(inv, l->basis[in][i]);
     return u;
-}
-
-static LLVMValueRef combine(Gen *g, LLVMValueRef a, LLVMValueRef b, bool x) {
-    if (LLVMIsAConstantInt(a) && !LLVMConstIntGetZExtValue(a)) return b;
-    if (LLVMIsAConstantInt(b) && !LLVMConstIntGetZExtValue(b)) return a;
-    return x ? LLVMBuildXor(g->B, a, b, "") : LLVMBuildOr(g->B, a, b, "");
 }
 
 /* The offset part of x's bits through bases (each mapped by inv), in the prologue. */
@@ -78,29 +71,18 @@ static void tile_map(Gen *g, TileMap *tm, const GenLayout *gl, uint32_t shared, 
     bool x = false;
     LLVMValueRef lp = thread_offset(g, g->lane, lo, l->nbits[LL_LANE], &x);
     LLVMValueRef wp = thread_offset(g, g->warp, wo, l->nbits[LL_WARP], &x);
-    uint32_t ul = or_offsets(tm->inv, l, LL_LANE), uw = or_offsets(tm->inv, l, LL_WARP), ur = or_offsets(tm->inv, l, LL_REG);
+    uint32_t ul = or_offsets(tm->inv, l, LL_LANE), uw = or_offsets(tm->inv, l, LL_WARP);
     LLVMBasicBlockRef saved = gen_enter_prologue(g);
-    tm->thread = combine(g, lp, wp, (ul & uw) != 0);
-    tm->thread_b = gen_opaque(g, gen_mul_const(g, tm->thread, eb));
+    tm->thread_b = gen_opaque(g, gen_mul_const(g, gen_or_xor(g, lp, wp, (ul & uw) != 0), eb));
     gen_leave_prologue(g, saved);
-    (void)ur;
     tm->thread_bits = ul | uw;
     tm->run = moves_smem_run(g->m, gl->id, shared, t, eb, max_bytes);
-}
-
-/* The thread part of an offset combined with a register's constant part c: a linear map
- * XORs them, but where c shares no bit with what the thread part can set, XOR is
- * addition, which LLVM folds into the address (one base register, constant offsets in
- * the instructions) instead of a register per constant. */
-static LLVMValueRef with_const(Gen *g, LLVMValueRef thread, uint32_t thread_bits, uint32_t c) {
-    if (!c) return thread;
-    return c & thread_bits ? LLVMBuildXor(g->B, thread, gen_i32(g, c), "") : gen_add_const(g, thread, c);
 }
 
 /* The address of register r's element in the tile at base. */
 static LLVMValueRef tile_ptr(Gen *g, const TileMap *tm, LLVMValueRef base, int r) {
     uint32_t c = offset_of(tm->inv, ll_apply_dim(&tm->gl->ll, LL_REG, (uint32_t)r));
-    LLVMValueRef off = with_const(g, tm->thread_b, tm->thread_bits * (uint32_t)tm->eb, c * (uint32_t)tm->eb);
+    LLVMValueRef off = gen_xor_const(g, tm->thread_b, tm->thread_bits * (uint32_t)tm->eb, c * (uint32_t)tm->eb);
     return LLVMBuildGEP2(g->B, g->i8, base, &off, 1, "");
 }
 
@@ -198,7 +180,7 @@ static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrTy
     LLVMValueRef lp = thread_offset(g, g->lane, p->lane_basis, 5, &x);
     LLVMValueRef wp = thread_offset(g, g->warp, wo, l->nbits[LL_WARP], &x);
     LLVMBasicBlockRef saved = gen_enter_prologue(g);
-    LLVMValueRef th = gen_opaque(g, gen_mul_const(g, combine(g, lp, wp, true), eb)); /* in bytes, as tile_ptr's */
+    LLVMValueRef th = gen_opaque(g, gen_mul_const(g, gen_or_xor(g, lp, wp, true), eb)); /* in bytes, as tile_ptr's */
     gen_leave_prologue(g, saved);
     uint32_t tbits = 0;
     for (int i = 0; i < 5; i++) tbits |= p->lane_basis[i];
@@ -216,7 +198,7 @@ static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrTy
     LLVMTypeRef et = gen_mem_type(g, t.dt), vt = LLVMVectorType(et, (unsigned)E);
     for (int r0 = 0; r0 < n; r0 += p->span) {
         uint32_t c = offset_of(tm->inv, ll_apply_dim(l, LL_REG, (uint32_t)r0));
-        LLVMValueRef off = with_const(g, th, tbits * (uint32_t)eb, c * (uint32_t)eb);
+        LLVMValueRef off = gen_xor_const(g, th, tbits * (uint32_t)eb, c * (uint32_t)eb);
         LLVMValueRef addr = LLVMBuildPtrToInt(g->B, LLVMBuildGEP2(g->B, g->i8, base, &off, 1, ""), g->i32, "");
         LLVMValueRef res = gen_asm(g, text, cons, rty, &addr, 1, true);
         for (int m = 0; m < p->mats; m++) {

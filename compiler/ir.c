@@ -19,7 +19,7 @@ int ir_op_from_name(const char *name) {
 
 static const char *const dt_names[DT_COUNT] = {
     "void", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-    "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "ptr", "smem",
+    "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "ptr", "smem", "tdesc",
 };
 
 const char *dt_name(int dt) { return dt >= 0 && dt < DT_COUNT ? dt_names[dt] : "?"; }
@@ -72,6 +72,15 @@ IrType ty_smem(int elem, int rank, const int32_t *shape, int stages) {
 
 bool ty_is_smem(IrType t) { return t.dt == DT_SMEM; }
 
+IrType ty_tdesc(int elem, int rank, const int32_t *shape) {
+    IrType t = ty_smem(elem, rank, shape, 0);
+    t.dt = DT_TDESC;
+    return t;
+}
+
+bool ty_is_tdesc(IrType t) { return t.dt == DT_TDESC; }
+bool ty_is_block(IrType t) { return t.rank > 0 && t.dt != DT_SMEM && t.dt != DT_TDESC; }
+
 IrType ty_block(IrType elem, int rank, const int32_t *shape) {
     IrType t = ty_elem(elem);
     t.rank = (uint8_t)rank;
@@ -99,7 +108,7 @@ bool ty_same_shape(IrType a, IrType b) {
 bool ty_equal(IrType a, IrType b) {
     if (a.dt != b.dt || !ty_same_shape(a, b)) return false;
     if (a.dt == DT_PTR) return a.pointee == b.pointee;
-    if (a.dt == DT_SMEM) return a.pointee == b.pointee && a.stages == b.stages;
+    if (a.dt == DT_SMEM || a.dt == DT_TDESC) return a.pointee == b.pointee && a.stages == b.stages;
     return true;
 }
 
@@ -119,6 +128,12 @@ char *ty_str(IrType t, char *buf, size_t size) {
         if (n < size) n += (size_t)snprintf(buf + n, size - n, "%s", dt_name(t.pointee));
         if (n < size && t.stages > 1) n += (size_t)snprintf(buf + n, size - n, ", stages=%d", t.stages);
         if (n < size) snprintf(buf + n, size - n, ">");
+        return buf;
+    }
+    if (t.dt == DT_TDESC) {
+        size_t n = (size_t)snprintf(buf, size, "tdesc<");
+        for (int i = 0; i < t.rank && n < size; i++) n += (size_t)snprintf(buf + n, size - n, "%dx", t.shape[i]);
+        if (n < size) snprintf(buf + n, size - n, "%s>", dt_name(t.pointee));
         return buf;
     }
     if (t.dt == DT_PTR)

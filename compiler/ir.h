@@ -35,6 +35,8 @@ typedef enum {
                              shape ops and dot only; arithmetic is done in fp32 (sema) */
     DT_PTR,
     DT_SMEM, /* a shared-memory buffer (GPU back end) */
+    DT_TDESC, /* a tensor descriptor passed by the host (a parameter only): global memory
+                 of rank `rank` read and written in tiles of `shape` elements of `pointee` */
     DT_COUNT
 } DType;
 
@@ -60,6 +62,11 @@ IrType ty_scalar(int dt);
 IrType ty_ptr(int pointee);
 IrType ty_smem(int elem, int rank, const int32_t *shape, int stages); /* a shared-memory buffer */
 bool ty_is_smem(IrType t);
+/* a tensor descriptor of tiles `shape` of elem */
+IrType ty_tdesc(int elem, int rank, const int32_t *shape);
+bool ty_is_tdesc(IrType t);
+/* a value with elements spread over threads: rank > 0 and neither a buffer nor a descriptor */
+bool ty_is_block(IrType t);
 IrType ty_block(IrType elem, int rank, const int32_t *shape); /* rank 0 gives elem */
 IrType ty_elem(IrType t);             /* rank dropped */
 IrType ty_with_elem(IrType shape_of, IrType elem); /* shape of one, dtype of the other */
@@ -67,7 +74,8 @@ bool ty_equal(IrType a, IrType b);
 bool ty_same_shape(IrType a, IrType b);
 int64_t ty_numel(IrType t);
 bool ty_is_ptr(IrType t);
-/* "i32", "ptr<fp32>", "<128x64xfp16>", "<128xptr<fp32>>", "smem<64x32xfp16, stages=3>"
+/* "i32", "ptr<fp32>", "<128x64xfp16>", "<128xptr<fp32>>", "smem<64x32xfp16, stages=3>",
+ * "tdesc<64x64xfp16>"
  * into buf; returns buf */
 char *ty_str(IrType t, char *buf, size_t size);
 

@@ -10,8 +10,9 @@
  * GPU-stage IR adds a header: `gpu<arch=sm_90a, num_warps=4>` and the layout table
  * (`#L1 = blocked<spt=[4], tpw=[32], wpc=[4], order=[0]>`, numbered in order, each naming
  * only earlier ones); types may carry a layout (`<128xfp32, #L1>`) and shared-memory
- * buffers are `smem<64x32xfp16, stages=3, #L2>`; an op's shared memory is `smem = [offset,
- * bytes]` in its attributes. Whether a layout suits its value is the verifier's to say. */
+ * buffers are `smem<64x32xfp16, stages=3, #L2>`; tensor descriptors
+ * `tdesc<64x64xfp16>`; an op's shared memory is `smem = [offset, bytes]` in its
+ * attributes. Whether a layout suits its value is the verifier's to say. */
 #include "ir.h"
 #include "ir_layout.h"
 
@@ -439,6 +440,22 @@ static bool scan_smem(TypeScan *T, IrType *out, uint32_t *layout) {
     return true;
 }
 
+/* tdesc<64x64xfp16> */
+static bool scan_tdesc(TypeScan *T, IrType *out) {
+    int32_t shape[NR_MAX_RANK];
+    int rank = 0, dt;
+    do {
+        if (rank == NR_MAX_RANK) return type_fail(T, "descriptors have at most 4 dimensions");
+        if (!scan_dim(T, &shape[rank++])) return false;
+    } while (is_digit(tpeek(T)));
+    if (!scan_dtype(T, &dt, "expected a descriptor element type (i8, ..., u64, fp16, bf16, fp32, fp64, fp8e4nv, fp8e5)"))
+        return false;
+    if (tpeek(T) != '>') return type_fail(T, "expected '>' to close the descriptor type");
+    T->s++;
+    *out = ty_tdesc(dt, rank, shape);
+    return true;
+}
+
 /* A type and the layout it names (0 if none; layout may be NULL where none is allowed). */
 static bool parse_type_layout(Parser *P, IrType *out, uint32_t *layout) {
     if (P->tok.kind != T_IDENT && !is_punct(P, '<')) return FAIL(P, "expected a type");
@@ -446,6 +463,7 @@ static bool parse_type_layout(Parser *P, IrType *out, uint32_t *layout) {
     uint32_t lay = 0;
     bool ok;
     if (scan_literal(&T, "smem<")) ok = scan_smem(&T, out, &lay);
+    else if (scan_literal(&T, "tdesc<")) ok = scan_tdesc(&T, out);
     else ok = *T.s == '<' ? scan_block(&T, out, &lay) : scan_elem(&T, out);
     if (!ok) return false;
     if (lay && !layout) return fail_at(P, tok_loc(P, T.at), "a layout is not allowed here");

@@ -74,10 +74,12 @@ static TyName tn(IrType t) {
 /* ---- types ---- */
 
 static const char *type_problem(IrType t) {
-    if (t.dt < DT_I1 || t.dt > DT_SMEM) return "unknown dtype";
+    if (t.dt < DT_I1 || t.dt > DT_TDESC) return "unknown dtype";
     if (t.dt == DT_PTR && !dt_is_scalar(t.pointee)) return "bad pointee dtype";
     if (t.dt == DT_SMEM && !dt_is_scalar(t.pointee)) return "bad buffer element dtype";
     if (t.dt == DT_SMEM && (t.rank < 1 || t.stages < 1)) return "a buffer needs a shape and at least one stage";
+    if (t.dt == DT_TDESC && (!dt_is_scalar(t.pointee) || t.pointee == DT_I1)) return "bad descriptor element dtype";
+    if (t.dt == DT_TDESC && (t.rank < 1 || t.stages)) return "a descriptor needs a tile shape (and no stages)";
     if (t.rank > NR_MAX_RANK) return "more than 4 dimensions";
     int64_t numel = 1;
     for (int i = 0; i < t.rank; i++) {
@@ -371,6 +373,56 @@ static void check_mask(Verifier *V, OpId id, const IrOp *op, uint32_t i, IrType 
     if (i < op->nopnds) same(V, id, T(V, op->operands[i]), ty_with_elem(p, ty_scalar(DT_I1)), "mask must be i1 of the pointer's shape");
 }
 
+static bool i32_scalar(Verifier *V, ValId v) { return ty_equal(T(V, v), ty_scalar(DT_I32)); }
+
+/* desc_load (d, offsets), desc_store (d, offsets, x), desc_part (d), tma_load (d, bar, buf,
+ * offsets), tma_store (d, buf, offsets): the descriptor first, one i32 offset per dim. */
+static void check_desc(Verifier *V, OpId id, const IrOp *op) {
+    IrType d = T(V, op->operands[0]);
+    if (!need(V, id, d.dt == DT_TDESC, "operand #0 must be a tensor descriptor%s", "")) return;
+    IrType tile = ty_block(ty_scalar(d.pointee), d.rank, d.shape);
+    uint32_t first = op->code == OP_TMA_LOAD ? 3 : op->code == OP_TMA_STORE ? 2 : 1;
+    uint32_t noff = op->code == OP_DESC_PART ? 0 : (uint32_t)d.rank;
+    uint32_t extra = op->code == OP_DESC_STORE ? 1 : 0;
+    if (op->code != OP_DESC_PART &&
+        !need(V, id, op->nopnds == first + noff + extra, "needs one offset per dim of the descriptor%s", ""))
+        return;
+    for (uint32_t i = 0; i < noff; i++)
+        if (!need(V, id, i32_scalar(V, op->operands[first + i]), "offsets must be i32 scalars%s", "")) return;
+    switch (op->code) {
+    case OP_DESC_LOAD: same(V, id, T(V, op->results[0]), tile, "result must be a block of the descriptor's tile"); break;
+    case OP_DESC_STORE: same(V, id, T(V, op->operands[first + noff]), tile, "stored value must be a block of the descriptor's tile"); break;
+    case OP_DESC_PART: {
+        int64_t part = op->attr[0];
+        if (!need(V, id, part >= 0 && part <= 2 * d.rank + 1, "part must be from 0 to 2 x rank + 1%s", "")) break;
+        same(V, id, T(V, op->results[0]), part ? ty_scalar(DT_I64) : ty_ptr(d.pointee),
+             "result must be the base pointer (part 0) or an i64 (sizes, strides, padding)");
+        break;
+    }
+    case OP_TMA_LOAD:
+        if (!need(V, id, is_buffer(T(V, op->operands[1])) && T(V, op->operands[1]).pointee == DT_I64, "operand #1 must be an mbarrier (an i64 buffer)%s", ""))
+            break;
+        if (!need(V, id, is_buffer(T(V, op->operands[2])), "operand #2 must be a shared-memory buffer%s", "")) break;
+        if (one_stage(V, id, T(V, op->operands[1])) && need(V, id, T(V, op->operands[2]).stages == 1, "needs a one-stage buffer%s", ""))
+            same(V, id, tile_of(T(V, op->operands[2])), tile, "the buffer must hold the descriptor's tile");
+        break;
+    default: /* tma_store */
+        if (!need(V, id, is_buffer(T(V, op->operands[1])), "operand #1 must be a shared-memory buffer%s", "")) break;
+        if (need(V, id, T(V, op->operands[1]).stages == 1, "needs a one-stage buffer%s", ""))
+            same(V, id, tile_of(T(V, op->operands[1])), tile, "the buffer must hold the descriptor's tile");
+    }
+}
+
+/* mbarrier_init / expect / wait / inval: operand #0 a one-stage i64 buffer of one element. */
+static void check_mbarrier(Verifier *V, OpId id, const IrOp *op) {
+    IrType b = T(V, op->operands[0]);
+    if (!one_stage(V, id, b)) return;
+    if (!need(V, id, b.pointee == DT_I64 && b.rank == 1 && b.shape[0] == 1, "an mbarrier is a buffer of one i64%s", "")) return;
+    if (op->code == OP_MBARRIER_INIT) need(V, id, op->attr[0] >= 1 && op->attr[0] <= 1024, "count must be from 1 to 1024%s", "");
+    if (op->code == OP_MBARRIER_EXPECT) need(V, id, op->attr[0] >= 0 && op->attr[0] < (1 << 20), "bytes must be from 0 to 2^20 - 1%s", "");
+    if (op->code == OP_MBARRIER_WAIT) need(V, id, i32_scalar(V, op->operands[1]), "the phase must be an i32 scalar%s", "");
+}
+
 static void check_memory(Verifier *V, OpId id, const IrOp *op) {
     IrType p = T(V, op->operands[0]);
     if (!need(V, id, p.dt == DT_PTR, "operand #0 must be a pointer%s", "")) return;
@@ -549,7 +601,7 @@ static void check_local(Verifier *V, OpId id, const IrOp *op) {
         check_mask(V, id, op, 2, p);
         return;
     }
-    case OP_ASYNC_WAIT: case OP_DOT_WAIT:
+    case OP_ASYNC_WAIT: case OP_DOT_WAIT: case OP_TMA_STORE_WAIT:
         need(V, id, op->attr[0] >= 0 && op->attr[0] <= 64, "pending must be from 0 to 64%s", "");
         if (op->code == OP_DOT_WAIT) {
             if (!need(V, id, op->nres == op->nopnds, "gives back each of its operands%s", "")) return;
@@ -563,14 +615,32 @@ static void check_local(Verifier *V, OpId id, const IrOp *op) {
 /* Buffers flow only into the ops made for them. */
 static bool takes_buffers(int code) {
     return code == OP_LOCAL_VIEW || code == OP_TRANS || code == OP_LOCAL_STORE || code == OP_LOCAL_LOAD || code == OP_ASYNC_COPY ||
-           code == OP_DOT || code == OP_DOT_ASYNC;
+           code == OP_DOT || code == OP_DOT_ASYNC || code == OP_TMA_LOAD || code == OP_TMA_STORE || code == OP_MBARRIER_INIT ||
+           code == OP_MBARRIER_EXPECT || code == OP_MBARRIER_WAIT || code == OP_MBARRIER_INVAL;
+}
+
+/* Descriptors are parameters (of kernels, and of helpers before inlining), used only by
+ * the ops that read them. */
+static bool takes_desc(int code) {
+    return code == OP_DESC_LOAD || code == OP_DESC_STORE || code == OP_DESC_PART || code == OP_TMA_LOAD || code == OP_TMA_STORE;
+}
+
+static bool check_desc_uses(Verifier *V, OpId id, const IrOp *op) {
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (T(V, op->operands[i]).dt == DT_TDESC && op->code != OP_CALL && (i != 0 || !takes_desc(op->code)))
+            return op_error(V, id, "operand #%u is a tensor descriptor, which only desc_load, desc_store, desc_part, "
+                                   "tma_load and tma_store take (as operand #0), and calls", i);
+    for (uint32_t i = 0; i < op->nres; i++)
+        if (T(V, op->results[i]).dt == DT_TDESC)
+            return op_error(V, id, "result #%u is a tensor descriptor: descriptors are kernel parameters only", i);
+    return true;
 }
 
 static bool check_buffer_uses(Verifier *V, OpId id, const IrOp *op) {
     for (uint32_t i = 0; i < op->nopnds; i++)
         if (is_buffer(T(V, op->operands[i])) && !takes_buffers(op->code))
             return op_error(V, id, "operand #%u is a shared-memory buffer, which only local_view, trans, local_store, "
-                                   "local_load, async_copy, dot and dot_async take", i);
+                                   "local_load, async_copy, dot, dot_async, the mbarrier ops, tma_load and tma_store take", i);
     for (uint32_t i = 0; i < op->nres; i++)
         if (is_buffer(T(V, op->results[i])) && op->code != OP_LOCAL_ALLOC && op->code != OP_LOCAL_VIEW && op->code != OP_TRANS)
             return op_error(V, id, "result #%u is a shared-memory buffer, which only local_alloc, local_view and trans make", i);
@@ -606,7 +676,7 @@ static bool check_fp8_uses(Verifier *V, OpId id, const IrOp *op) {
 }
 
 static void check_types(Verifier *V, OpId id, const IrOp *op) {
-    if (!check_buffer_uses(V, id, op) || !check_fp8_uses(V, id, op)) return;
+    if (!check_buffer_uses(V, id, op) || !check_fp8_uses(V, id, op) || !check_desc_uses(V, id, op)) return;
     switch (op->code) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_MIN: case OP_MAX: case OP_NEG: case OP_ABS:
         check_uniform(V, id, op, arith_dt, "integer or float"); break;
@@ -637,6 +707,9 @@ static void check_types(Verifier *V, OpId id, const IrOp *op) {
     case OP_INLINE_ASM: check_inline_asm(V, id, op); break;
     case OP_DOT: case OP_DOT_ASYNC: check_dot(V, id, op); break;
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: check_memory(V, id, op); break;
+    case OP_DESC_LOAD: case OP_DESC_STORE: case OP_DESC_PART: case OP_TMA_LOAD: case OP_TMA_STORE: check_desc(V, id, op); break;
+    case OP_MBARRIER_INIT: case OP_MBARRIER_EXPECT: case OP_MBARRIER_WAIT: case OP_MBARRIER_INVAL: check_mbarrier(V, id, op); break;
+    case OP_TMA_STORE_WAIT: check_local(V, id, op); break;
     case OP_LOCAL_ALLOC: case OP_LOCAL_VIEW: case OP_LOCAL_STORE: case OP_LOCAL_LOAD: case OP_ASYNC_COPY:
     case OP_ASYNC_COMMIT: case OP_ASYNC_WAIT: case OP_FENCE_ASYNC: case OP_DOT_WAIT:
         check_local(V, id, op); break;
@@ -663,6 +736,10 @@ static void operand_range(int code, uint32_t *lo, uint32_t *hi) {
     case OP_STORE: case OP_ATOMIC_RMW: *lo = 2, *hi = 3; break;
     case OP_LOCAL_ALLOC: *lo = 0, *hi = 1; break;
     case OP_ASYNC_COPY: *lo = 2, *hi = 3; break;
+    case OP_DESC_LOAD: *lo = 2, *hi = 1 + NR_MAX_RANK; break;
+    case OP_DESC_STORE: *lo = 3, *hi = 2 + NR_MAX_RANK; break;
+    case OP_TMA_LOAD: *lo = 4, *hi = 3 + NR_MAX_RANK; break;
+    case OP_TMA_STORE: *lo = 3, *hi = 2 + NR_MAX_RANK; break;
     case OP_DOT_WAIT: *lo = 1, *hi = UINT32_MAX; break;
     case OP_FOR: *lo = 3, *hi = UINT32_MAX; break;
     default:

@@ -69,7 +69,25 @@ typedef enum nr_type {
     /* fp8 (OCP FP8 E4M3FN and E5M2): only as pointees (nr_kernel_param_pointee); kernels
      * take no fp8 scalars, and launching with an argument of these types is an error */
     NR_TYPE_FP8E4NV, NR_TYPE_FP8E5,
+    /* a tensor descriptor parameter ("tensordesc<fp16[64, 64]>"): pass nr_arg_tensor_desc */
+    NR_TYPE_TENSOR_DESC = 64,
 } nr_type;
+
+/* A tensor descriptor argument, Triton's host-side TensorDescriptor: an array of `rank`
+ * dims (1 to 4, the parameter's rank) at `base` with `shape` and `strides` in elements
+ * (the last stride must be 1), read and written in tiles of the parameter's block shape;
+ * loads past its bounds give 0, or NaN with padding = NR_PAD_NAN (float types only). On
+ * an sm_90 GPU, when base is 16-byte aligned and every stride but the last is a multiple
+ * of 16 bytes, its tiles move by TMA (a tensor map made at the launch); otherwise by
+ * ordinary loads and stores. The struct is read during nr_launch only. */
+enum { NR_PAD_ZERO = 0, NR_PAD_NAN = 1 };
+typedef struct nr_tensor_desc {
+    nr_devptr base;
+    int rank;
+    int padding;
+    int64_t shape[4];
+    int64_t strides[4];
+} nr_tensor_desc;
 
 /* One launch argument: its type tag and value. Use the nr_arg_* constructors. */
 typedef struct nr_arg {
@@ -78,6 +96,7 @@ typedef struct nr_arg {
         int64_t i;   /* I1..I64 */
         uint64_t u;  /* U8..U64, PTR */
         double f;    /* FP16..FP64 (rounded to the parameter's type) */
+        const nr_tensor_desc *desc; /* TENSOR_DESC */
     } v;
 } nr_arg;
 
@@ -96,6 +115,7 @@ static inline nr_arg nr_arg_f16(float x) { nr_arg a; a.type = NR_TYPE_FP16; a.v.
 static inline nr_arg nr_arg_bf16(float x) { nr_arg a; a.type = NR_TYPE_BF16; a.v.f = x; return a; }
 static inline nr_arg nr_arg_f32(float x) { nr_arg a; a.type = NR_TYPE_FP32; a.v.f = x; return a; }
 static inline nr_arg nr_arg_f64(double x) { nr_arg a; a.type = NR_TYPE_FP64; a.v.f = x; return a; }
+static inline nr_arg nr_arg_tensor_desc(const nr_tensor_desc *d) { nr_arg a; a.type = NR_TYPE_TENSOR_DESC; a.v.desc = d; return a; }
 
 /* A constexpr value given at compile time, as text: "128", "0.5", "True", "leaky_relu".
  * Integers, floats and booleans are recognised; anything else is a string. */
@@ -163,9 +183,12 @@ NR_API nr_status nr_module_get_kernel(nr_module *mod, const char *name, nr_kerne
 NR_API int nr_kernel_num_params(const nr_kernel *k);
 NR_API const char *nr_kernel_param_name(const nr_kernel *k, int i);
 NR_API nr_type nr_kernel_param_type(const nr_kernel *k, int i);
-/* The element type of pointer parameter i (NR_TYPE_FP32 for *fp32); NR_TYPE_INVALID if
- * parameter i is not a pointer or does not exist. */
+/* The element type of pointer or tensor-descriptor parameter i (NR_TYPE_FP32 for *fp32);
+ * NR_TYPE_INVALID if parameter i is neither or does not exist. */
 NR_API nr_type nr_kernel_param_pointee(const nr_kernel *k, int i);
+/* A tensor-descriptor parameter's block shape into shape; its rank (0 if parameter i is
+ * not a descriptor). */
+NR_API int nr_kernel_param_block_shape(const nr_kernel *k, int i, int64_t shape[4]);
 
 /* ---- launching ---- */
 /* grid: 1-3 dims (missing dims are 1). args: one per runtime parameter, in order; the

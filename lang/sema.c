@@ -85,6 +85,7 @@ bool sema_signature_type_of(const char *annotation, const char *value, IrType *o
 static IrType param_type(Sema *S, const Param *p) {
     IrType t;
     if (parse_sig_type(p->annotation, &t)) return t;
+    if (sema_desc_param_type(S, p->annotation, p->name, p->ann_loc, &t)) return t;
     const char *name = sema_signature_type_name(p->annotation);
     const Val *v = name ? sema_env_lookup(S->fs->env, name) : NULL;
     if (v && v->k == V_STR && sema_signature_type_of(p->annotation, v->s, &t)) return t;

@@ -15,6 +15,7 @@
  * them, and every dim is checked (what TMA does in hardware: out of bounds, loads read the
  * padding and stores write nothing). `order` is checked and otherwise unused: layout
  * assignment finds the contiguous dim from the addresses. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sema_internal.h"
@@ -192,4 +193,103 @@ void sema_block_ptr_address(Sema *S, const char *fn, Val bp, const Val *offsets,
     ValId a = sema_emit_broadcast(S, addr.v, full, call);
     *ptrs = sema_binary_op(S, BIN_ADD, bp.items[0], sema_val_ir(S, a), call).v;
     *mask = m.k == V_NONE ? 0 : sema_emit_broadcast(S, m.v, ty_with_elem(bp.ty, ty_scalar(DT_I1)), call);
+}
+
+/* ---- descriptors the host passes (tdesc parameters) ----
+ * A parameter annotated "tensordesc<fp16[64, 64]>" (Triton's signature spelling; the
+ * dims may name constexprs) is a tdesc value: its loads and stores are desc_load and
+ * desc_store ops, left whole for the back ends (the GPU's TMA takes them on sm_90a;
+ * elsewhere pass_expand_descriptors makes them the accesses above), and its sizes and
+ * strides are read with desc_part. */
+
+Val sema_desc_part(Sema *S, Val d, int part, Loc loc) {
+    IrBuilder *b = sema_builder(S);
+    Loc saved = b->loc;
+    b->loc = loc;
+    IrType t = part ? ty_scalar(DT_I64) : ty_ptr(d.ty.pointee);
+    OpId op = ir_build(b, OP_DESC_PART, &d.v, 1, &t, 1);
+    sema_func(S)->ops[op].attr[0] = part;
+    b->loc = saved;
+    return sema_val_ir(S, ir_result(sema_func(S), op, 0));
+}
+
+/* desc_load (value 0) or desc_store of a host descriptor at `offsets`. */
+Val sema_host_desc_access(Sema *S, const char *fn, Val d, Val offsets, Loc off_loc, ValId value, Loc call) {
+    int rank = d.ty.rank;
+    Val off[NR_MAX_RANK];
+    scalars(S, offsets, rank, DT_I32, "offsets", fn, off_loc, off);
+    ValId ops[2 + NR_MAX_RANK];
+    int n = 0;
+    ops[n++] = d.v;
+    for (int i = 0; i < rank; i++) ops[n++] = off[i].v;
+    if (value) ops[n++] = value;
+    IrBuilder *b = sema_builder(S);
+    Loc saved = b->loc;
+    b->loc = call;
+    IrType tile = ty_block(ty_scalar(d.ty.pointee), rank, d.ty.shape);
+    OpId op = ir_build(b, value ? OP_DESC_STORE : OP_DESC_LOAD, ops, (uint32_t)n, &tile, value ? 0 : 1);
+    b->loc = saved;
+    return value ? sema_val_none() : sema_val_ir(S, ir_result(sema_func(S), op, 0));
+}
+
+static bool is_ident_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+bool sema_desc_param_type(Sema *S, const char *text, const char *param, Loc loc, IrType *out) {
+    const char *s = text;
+    while (*s == ' ') s++;
+    if (strncmp(s, "tensordesc<", 11)) return false;
+    s += 11;
+    const char *name = s;
+    while (is_ident_char(*s) || *s == '.') s++;
+    char dtname[32];
+    size_t len = (size_t)(s - name);
+    if (!len || len >= sizeof dtname || *s != '[')
+        sema_error(S, loc, "parameter '%s': expected 'tensordesc<DTYPE[D0, D1, ...]>', got '%s'", param, text);
+    memcpy(dtname, name, len);
+    dtname[len] = 0;
+    IrType elem;
+    if (!sema_signature_type(dtname, &elem) || elem.dt == DT_PTR || elem.dt == DT_I1) {
+        sema_check_dtype_name(S, strncmp(dtname, "tl.", 3) ? dtname : dtname + 3, loc);
+        sema_error(S, loc, "parameter '%s': '%s' is not an element type a tensor descriptor can hold", param, dtname);
+    }
+    int64_t dims[NR_MAX_RANK];
+    int rank = 0;
+    s++; /* '[' */
+    for (;;) {
+        while (*s == ' ') s++;
+        if (rank == NR_MAX_RANK) sema_error(S, loc, "parameter '%s': a tensor descriptor has at most %d dims", param, NR_MAX_RANK);
+        if (*s >= '0' && *s <= '9') {
+            char *end;
+            dims[rank++] = strtoll(s, &end, 10);
+            s = end;
+        } else if (is_ident_char(*s)) {
+            const char *w = s;
+            while (is_ident_char(*s)) s++;
+            char word[64];
+            size_t wl = (size_t)(s - w) < sizeof word - 1 ? (size_t)(s - w) : sizeof word - 1;
+            memcpy(word, w, wl);
+            word[wl] = 0;
+            const Val *v = sema_env_lookup(S->fs->env, word);
+            if (!v || v->k != V_INT)
+                sema_error(S, loc, "parameter '%s': the block dim '%s' must be an integer or an int constexpr", param, word);
+            dims[rank++] = v->i;
+        } else {
+            sema_error(S, loc, "parameter '%s': expected a block dim in '%s'", param, text);
+        }
+        while (*s == ' ') s++;
+        if (*s == ',') {
+            s++;
+            continue;
+        }
+        if (*s == ']') break;
+        sema_error(S, loc, "parameter '%s': expected ',' or ']' in '%s'", param, text);
+    }
+    s++;
+    while (*s == ' ') s++;
+    if (*s != '>' || s[1]) sema_error(S, loc, "parameter '%s': expected '>' to end '%s'", param, text);
+    sema_check_shape(S, loc, rank, dims);
+    int32_t shape[NR_MAX_RANK];
+    for (int i = 0; i < rank; i++) shape[i] = (int32_t)dims[i];
+    *out = ty_tdesc(elem.dt, rank, shape);
+    return true;
 }

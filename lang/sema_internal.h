@@ -218,6 +218,13 @@ Val sema_block_ptr_advance(Sema *S, Val bp, Val offsets, Loc bp_loc, Loc off_loc
 /* tl.make_tensor_descriptor(base, shape, strides, block_shape, padding_option); locs: the
  * five arguments' */
 Val sema_tensor_desc_make(Sema *S, const Val *args, const Loc *locs, Loc call);
+/* Descriptors the host passes (tdesc parameters): desc_part(d){part} (0 the base, 1..r
+ * the sizes, r+1..2r the strides); desc_load (value 0) or desc_store of `value`; the
+ * parameter type of an annotation "tensordesc<fp16[64, 64]>" (false if it is not one;
+ * a located error if it is a bad one). */
+Val sema_desc_part(Sema *S, Val d, int part, Loc loc);
+Val sema_host_desc_access(Sema *S, const char *fn, Val d, Val offsets, Loc off_loc, ValId value, Loc call);
+bool sema_desc_param_type(Sema *S, const char *text, const char *param, Loc loc, IrType *out);
 /* The pointer block a block pointer addresses (offsets: NULL) or a tensor descriptor at
  * `offsets`, and the mask of the bounds checked (*mask 0: none): a block pointer's dims
  * in `check` (a tuple of ints, an int, or None), a descriptor's every dim; fn names the

@@ -185,19 +185,24 @@ static Val block_attr(Sema *S, Val x, const char *name, Loc loc) {
     sema_error(S, loc, "a block has no attribute or method '%s'", name);
 }
 
-/* A tensor descriptor's methods (load, store: bound builtins) and attributes. */
+/* A tensor descriptor's methods (load, store: bound builtins) and attributes: one made by
+ * tl.make_tensor_descriptor (a tagged tuple) or one the host passed (a tdesc parameter,
+ * whose sizes and strides desc_part reads). */
 static Val desc_attr(Sema *S, Val d, const char *name, Loc loc) {
     int rank = d.ty.rank;
+    bool host = d.k == V_IR;
     if (!strcmp(name, "load") || !strcmp(name, "store")) {
         Val *self = arena_alloc(S->arena, sizeof(Val));
         *self = d;
         return builtin_val(sema_builtin_find(name[0] == 'l' ? "load_tensor_descriptor" : "store_tensor_descriptor"), self);
     }
-    if (!strcmp(name, "dtype")) return sema_val_dtype(ty_elem(d.ty));
+    if (!strcmp(name, "dtype")) return sema_val_dtype(ty_scalar(host ? d.ty.pointee : d.ty.dt));
     if (!strcmp(name, "block_shape") || !strcmp(name, "shape") || !strcmp(name, "strides")) {
         Val items[NR_MAX_RANK];
         for (int i = 0; i < rank; i++)
-            items[i] = name[0] == 'b' ? sema_val_int(d.ty.shape[i]) : d.items[1 + (name[1] == 't' ? rank : 0) + i];
+            items[i] = name[0] == 'b' ? sema_val_int(d.ty.shape[i])
+                       : host         ? sema_desc_part(S, d, 1 + (name[1] == 't' ? rank : 0) + i, loc)
+                                      : d.items[1 + (name[1] == 't' ? rank : 0) + i];
         if (name[1] == 't') items[rank - 1] = sema_val_int(1); /* checked at make_tensor_descriptor */
         return sema_val_tuple(S, items, rank);
     }
@@ -219,7 +224,7 @@ Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc) {
         if (tl_member(S, name, loc, &v)) return v;
         sema_error(S, loc, "'%s' has no attribute '%s'", base.i == MOD_TL ? "triton.language" : "triton", name);
     case V_DTYPE: return dtype_attr(S, base, name, loc);
-    case V_IR: return block_attr(S, base, name, loc);
+    case V_IR: return ty_is_tdesc(base.ty) ? desc_attr(S, base, name, loc) : block_attr(S, base, name, loc);
     case V_TUPLE:
         if (base.tag == TAG_TENSOR_DESC) return desc_attr(S, base, name, loc);
         break;

@@ -109,7 +109,7 @@ const char *sema_val_kind_name(Sema *S, Val v) {
     case V_MODULE: return "a module";
     case V_IR:
         ty_str(v.ty, buf, sizeof buf);
-        return arena_printf(S->arena, "%s %s", v.ty.rank ? "block" : "scalar", buf);
+        return arena_printf(S->arena, "%s %s", ty_is_tdesc(v.ty) ? "a tensor descriptor" : v.ty.rank ? "block" : "scalar", buf);
     }
     return "?";
 }

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "../compiler/gpu/gpu_compile.h"
+#include "../compiler/gpu/tma.h"
+#include "../compiler/passes/passes.h"
 #include "api_internal.h"
 #include "autotune.h"
 #include "float16.h"
@@ -237,6 +239,9 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
     }
     diag_free(&diag);
     IrModule *ir = m->prog.ir;
+    /* the interpreter runs tensor-descriptor accesses as the loads and stores they stand
+     * for; a GPU keeps them for its back end (TMA on sm_90a) */
+    if (ctx->kind != NR_DEVICE_CUDA) pass_expand_descriptors(ir);
     m->kernels = calloc(ir->nfuncs + (size_t)tune_module_count(m) + 1, sizeof *m->kernels);
     if (!m->kernels) {
         nr_module_destroy(m);
@@ -365,7 +370,7 @@ static nr_type type_tag(IrType t) {
         [DT_I64] = NR_TYPE_I64, [DT_U8] = NR_TYPE_U8, [DT_U16] = NR_TYPE_U16, [DT_U32] = NR_TYPE_U32,
         [DT_U64] = NR_TYPE_U64, [DT_FP16] = NR_TYPE_FP16, [DT_BF16] = NR_TYPE_BF16, [DT_FP32] = NR_TYPE_FP32,
         [DT_FP64] = NR_TYPE_FP64, [DT_FP8E4NV] = NR_TYPE_FP8E4NV, [DT_FP8E5] = NR_TYPE_FP8E5, [DT_PTR] = NR_TYPE_PTR};
-    return tags[t.dt];
+    return t.dt == DT_TDESC ? NR_TYPE_TENSOR_DESC : tags[t.dt];
 }
 
 nr_type nr_kernel_param_type(const nr_kernel *k, int i) {
@@ -376,12 +381,21 @@ nr_type nr_kernel_param_type(const nr_kernel *k, int i) {
 nr_type nr_kernel_param_pointee(const nr_kernel *k, int i) {
     if (!k || i < 0 || i >= nr_kernel_num_params(k)) return NR_TYPE_INVALID;
     IrType t = param_type(k, i);
-    return t.dt == DT_PTR ? type_tag(ty_scalar(t.pointee)) : NR_TYPE_INVALID;
+    return t.dt == DT_PTR || t.dt == DT_TDESC ? type_tag(ty_scalar(t.pointee)) : NR_TYPE_INVALID;
+}
+
+int nr_kernel_param_block_shape(const nr_kernel *k, int i, int64_t shape[4]) {
+    if (!k || i < 0 || i >= nr_kernel_num_params(k) || !shape) return 0;
+    IrType t = param_type(k, i);
+    if (t.dt != DT_TDESC) return 0;
+    for (int d = 0; d < t.rank; d++) shape[d] = t.shape[d];
+    return t.rank;
 }
 
 /* ---- launching ---- */
 
 static const char *tag_name(nr_type t) {
+    if (t == NR_TYPE_TENSOR_DESC) return "a tensor descriptor";
     static const char *const names[] = {"pointer", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
                                         "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5"};
     return (unsigned)t < sizeof names / sizeof *names ? names[t] : "an unknown type";
@@ -415,10 +429,46 @@ static inline bool int_fits_fast(const nr_arg *a, int dt, int bits) {
     return a->v.u <= max;
 }
 
+/* A tensor descriptor argument checked against its parameter t; its parts (desc_part's
+ * numbering: base, sizes, strides, padding) go to parts when it is not NULL. */
+static nr_status check_desc_arg(nr_kernel *k, int i, const nr_arg *a, IrType t, int64_t *parts) {
+    const char *name = k->f->param_names[i] ? k->f->param_names[i] : "?";
+    nr_context *ctx = k->mod->ctx;
+    char ty[64];
+    ty_str(t, ty, sizeof ty);
+    if (a->type != NR_TYPE_TENSOR_DESC || !a->v.desc)
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') is a tensor descriptor (%s), got %s",
+                        k->f->name, i, name, ty, a->type == NR_TYPE_TENSOR_DESC ? "a NULL descriptor" : tag_name(a->type));
+    const nr_tensor_desc *d = a->v.desc;
+    if (d->rank != t.rank)
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s'): the descriptor has rank %d, the parameter "
+                        "(%s) rank %d", k->f->name, i, name, d->rank, ty, t.rank);
+    for (int r = 0; r < t.rank; r++)
+        if (d->shape[r] < 0)
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s'): shape[%d] is %lld (must be >= 0)",
+                            k->f->name, i, name, r, (long long)d->shape[r]);
+    if (d->strides[t.rank - 1] != 1)
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s'): the last stride must be 1 (the last dim "
+                        "contiguous, as in Triton), got %lld", k->f->name, i, name, (long long)d->strides[t.rank - 1]);
+    if (d->padding != NR_PAD_ZERO && d->padding != NR_PAD_NAN)
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s'): padding must be NR_PAD_ZERO or NR_PAD_NAN, "
+                        "got %d", k->f->name, i, name, d->padding);
+    if (d->padding == NR_PAD_NAN && !dt_is_float(t.pointee))
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s'): NaN padding needs a float element type, "
+                        "not %s", k->f->name, i, name, dt_name(t.pointee));
+    if (parts) {
+        parts[0] = (int64_t)d->base;
+        for (int r = 0; r < t.rank; r++) parts[1 + r] = d->shape[r], parts[1 + t.rank + r] = d->strides[r];
+        parts[1 + 2 * t.rank] = d->padding;
+    }
+    return NR_OK;
+}
+
 static nr_status convert_arg(nr_kernel *k, int i, const nr_arg *a, InterpScalar *out) {
     IrType t = param_type(k, i);
     const char *name = k->f->param_names[i] ? k->f->param_names[i] : "?";
     nr_context *ctx = k->mod->ctx;
+    if (t.dt == DT_TDESC) return check_desc_arg(k, i, a, t, NULL);
     if (t.dt == DT_PTR) {
         if (a->type != NR_TYPE_PTR)
             return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') is a pointer (*%s), got %s", k->f->name,
@@ -441,6 +491,74 @@ static nr_status convert_arg(nr_kernel *k, int i, const nr_arg *a, InterpScalar 
                     dt_name(t.dt), tag_name(a->type));
     double f = a->v.f;
     out->f = t.dt == DT_FP32 ? (double)(float)f : t.dt == DT_FP16 ? nr_fp16_round(f) : t.dt == DT_BF16 ? nr_bf16_round(f) : f;
+    return NR_OK;
+}
+
+/* A descriptor argument's specialisation fact: SPEC_DIV16 when TMA could take it (base
+ * 16-byte aligned and not null, every stride but the last positive, a multiple of 16
+ * bytes and below 2^40 bytes, sizes from 1 to 2^32, NaN padding only for the float types
+ * a tensor map fills with NaN) and the device has tensor maps where the target uses them. */
+static uint8_t desc_fact(const nr_context *ctx, IrType t, const nr_tensor_desc *d) {
+    int esize = dt_bytes(t.pointee);
+    if (!d->base || d->base % 16) return SPEC_NONE;
+    for (int r = 0; r < t.rank; r++) {
+        if (d->shape[r] < 1 || d->shape[r] > (INT64_C(1) << 32)) return SPEC_NONE;
+        if (r < t.rank - 1 && (d->strides[r] <= 0 || d->strides[r] >= (INT64_C(1) << 40) / esize || d->strides[r] * esize % 16))
+            return SPEC_NONE;
+    }
+    if (d->padding == NR_PAD_NAN && (dt_is_fp8(t.pointee) || !dt_is_float(t.pointee))) return SPEC_NONE;
+    if (gpu_arch_of(cuda_arch_name(ctx->cuda)) == GPU_SM90A && !cuda_has_tma(ctx->cuda)) return SPEC_NONE;
+    return SPEC_DIV16;
+}
+
+/* CUtensorMapDataType of an element type (integers and fp8 by their width). */
+static int tensor_map_dtype(int dt) {
+    switch (dt) {
+    case DT_FP16: return 6;
+    case DT_BF16: return 9;
+    case DT_FP32: return 7;
+    case DT_FP64: return 8;
+    case DT_I32: return 3;
+    case DT_U32: return 2;
+    case DT_I64: return 5;
+    case DT_U64: return 4;
+    default: return dt_bytes(dt) == 2 ? 1 : 0; /* UINT16, UINT8 */
+    }
+}
+
+enum { DESC_BLOB = 256, MAX_DESC_PARAMS = 8 };
+
+/* A descriptor argument's parameter bytes into blob (64-byte aligned, DESC_BLOB bytes):
+ * its tensor map when the variant takes it by TMA (tma.h), then its parts. */
+static nr_status pack_desc(nr_kernel *k, int i, const nr_arg *a, unsigned char *blob, uint8_t *fact) {
+    nr_context *ctx = k->mod->ctx;
+    IrType t = param_type(k, i);
+    int64_t parts[2 + 2 * NR_MAX_RANK];
+    nr_status s = check_desc_arg(k, i, a, t, parts);
+    if (s) return s;
+    *fact = desc_fact(ctx, t, a->v.desc);
+    bool tma = gpu_tdesc_uses_tma(t, gpu_arch_of(cuda_arch_name(ctx->cuda)), *fact);
+    if (tma) {
+        TmaPlan plan;
+        gpu_tma_plan(t, &plan);
+        const nr_tensor_desc *d = a->v.desc;
+        CudaTensorMap m = {t.rank, tensor_map_dtype(t.pointee), plan.swizzle == 128 ? 3 : plan.swizzle == 64 ? 2 : 1,
+                           d->padding == NR_PAD_NAN, d->base, {0}, {0}, {0}};
+        int esize = dt_bytes(t.pointee);
+        for (int r = 0; r < t.rank; r++) { /* innermost first */
+            m.dims[r] = (uint64_t)d->shape[t.rank - 1 - r];
+            m.box[r] = (unsigned)plan.box[t.rank - 1 - r];
+            if (r) m.strides[r - 1] = (uint64_t)d->strides[t.rank - 1 - r] * (uint64_t)esize;
+        }
+        StrBuf err;
+        sb_init(&err);
+        int rc = cuda_tensor_map_encode(ctx->cuda, blob, &m, &err);
+        if (rc) s = api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s'): %s", k->f->name, i,
+                             k->f->param_names[i] ? k->f->param_names[i] : "?", sb_cstr(&err));
+        sb_free(&err);
+        if (s) return s;
+    }
+    memcpy(blob + gpu_tdesc_part_offset(tma, 0), parts, sizeof(int64_t) * (size_t)(2 + 2 * t.rank));
     return NR_OK;
 }
 
@@ -467,6 +585,8 @@ static nr_status launch_cuda(nr_kernel *k, const unsigned grid[3], const nr_arg 
     uint8_t facts[NR_MAX_LAUNCH_ARGS];
     uint64_t slots[NR_MAX_LAUNCH_ARGS];
     void *params[NR_MAX_LAUNCH_ARGS];
+    _Alignas(64) unsigned char descs[MAX_DESC_PARAMS][DESC_BLOB];
+    int ndesc = 0;
     for (int i = 0; i < np; i++) {
         const nr_arg *a = &args[i];
         LaunchParam p = k->params[i];
@@ -492,6 +612,16 @@ static nr_status launch_cuda(nr_kernel *k, const unsigned grid[3], const nr_arg 
                 uint16_t h = p.dt == DT_FP16 ? nr_fp16_from_double(nr_fp16_round(f)) : nr_bf16_from_double(nr_bf16_round(f));
                 memcpy(&slots[i], &h, 2);
             }
+        } else if (p.dt == DT_TDESC && a->type == NR_TYPE_TENSOR_DESC) {
+            if (ndesc == MAX_DESC_PARAMS)
+                return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': more than %d tensor descriptor parameters",
+                                k->f->name, MAX_DESC_PARAMS);
+            nr_status s = pack_desc(k, i, a, descs[ndesc], &fact);
+            if (s) return s;
+            facts[i] = fact;
+            key.facts[(unsigned)i >> 5] |= (uint64_t)fact << (((unsigned)i & 31) << 1);
+            params[i] = descs[ndesc++];
+            continue;
         } else {
             InterpScalar unused;
             nr_status s = convert_arg(k, i, a, &unused); /* says what is wrong */
@@ -528,15 +658,20 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
         FAULT_GUARD(ctx);
         return launch_cuda(k, grid, args, np, opts);
     }
+    enum { PARTS = 2 + 2 * NR_MAX_RANK };
     InterpScalar *vals = calloc((size_t)(np ? np : 1), sizeof *vals);
-    if (!vals) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    int64_t *parts = calloc((size_t)(np ? np : 1) * PARTS, sizeof *parts);
+    if (!vals || !parts) return free(vals), free(parts), api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; i < np; i++) {
-        nr_status s = convert_arg(k, i, &args[i], &vals[i]);
-        if (s) return free(vals), s;
+        IrType t = param_type(k, i);
+        nr_status s = t.dt == DT_TDESC ? check_desc_arg(k, i, &args[i], t, parts + (size_t)i * PARTS)
+                                       : convert_arg(k, i, &args[i], &vals[i]);
+        if (t.dt == DT_TDESC) vals[i].desc = parts + (size_t)i * PARTS;
+        if (s) return free(vals), free(parts), s;
     }
     int nbufs = ctx->nallocs + ctx->nhost;
     InterpBuffer *bufs = calloc((size_t)(nbufs ? nbufs : 1), sizeof *bufs);
-    if (!bufs) return free(vals), api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!bufs) return free(vals), free(parts), api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; i < ctx->nallocs; i++) bufs[i] = (InterpBuffer){(uint64_t)(uintptr_t)ctx->allocs[i].ptr, ctx->allocs[i].size};
     for (int i = 0; i < ctx->nhost; i++)
         bufs[ctx->nallocs + i] = (InterpBuffer){(uint64_t)(uintptr_t)ctx->host[i].ptr, ctx->host[i].size};
@@ -549,6 +684,7 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
     sb_free(&err);
     free(bufs);
     free(vals);
+    free(parts);
     return s;
 }
 

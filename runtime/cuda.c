@@ -82,6 +82,10 @@ typedef struct CuApi {
     CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
     CUresult (*MemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
     CUresult (*MemsetD8)(CUdeviceptr dst, unsigned char byte, size_t n);
+    /* optional (CUDA 12+): NULL where the driver lacks it, and then no TMA */
+    CUresult (*TensorMapEncodeTiled)(void *map, int dtype, unsigned rank, void *addr, const uint64_t *dims,
+                                     const uint64_t *strides, const unsigned *box, const unsigned *elem_strides,
+                                     int interleave, int swizzle, int l2_promotion, int oob_fill);
     CUresult (*MemcpyDtoD)(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
     CUresult (*MemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
     CUresult (*MemcpyPeer)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t bytes);
@@ -298,6 +302,8 @@ static bool resolve_all(CudaDevice *d, StrBuf *err) {
     bool ok = missing.len == 0;
     if (!ok)
         errf(err, "the CUDA driver (libcuda.so.1) is too old or broken: it lacks %s", sb_cstr(&missing));
+    void *tma = dlsym(d->lib, "cuTensorMapEncodeTiled");
+    memcpy(&d->api.TensorMapEncodeTiled, &tma, sizeof tma);
     sb_free(&missing);
     return ok;
 }
@@ -927,5 +933,19 @@ int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int 
                 grid[0], grid[1], grid[2], block, k->shared_bytes);
         return -1;
     }
+    return 0;
+}
+
+/* ---- tensor maps (TMA) ---- */
+
+bool cuda_has_tma(const CudaDevice *d) { return d && d->api.TensorMapEncodeTiled && cuda_compute_capability(d) >= 90; }
+
+int cuda_tensor_map_encode(CudaDevice *d, void *map, const CudaTensorMap *t, StrBuf *err) {
+    if (!cuda_has_tma(d)) return errf(err, "this driver or device has no tensor maps (TMA)"), -1;
+    static const unsigned ones[5] = {1, 1, 1, 1, 1};
+    /* CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2; CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1 */
+    CUresult r = d->api.TensorMapEncodeTiled(map, t->dtype, (unsigned)t->rank, (void *)(uintptr_t)t->base, t->dims,
+                                             t->strides, t->box, ones, 0, t->swizzle, 2, t->nan_fill ? 1 : 0);
+    if (r != CUDA_SUCCESS) return cu_fail(d, err, r, "cuTensorMapEncodeTiled (rank %d, base 0x%llx)", t->rank, (unsigned long long)t->base), -1;
     return 0;
 }

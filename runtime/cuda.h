@@ -100,6 +100,21 @@ void cuda_unload(CudaDevice *d, CudaKernel *k);
 
 /* cuLaunchKernel with blockDim = (32 * num_warps, 1, 1) and the kernel's dynamic shared
  * memory; params as cuLaunchKernel takes them (an array of pointers to each argument). */
+/* A tiled tensor map (cuTensorMapEncodeTiled): dims innermost first, as the driver takes
+ * them; strides in bytes for dims 1.. (rank - 1 of them); the box in elements; dtype a
+ * CUtensorMapDataType; swizzle a CUtensorMapSwizzle (0 none, 1 32B, 2 64B, 3 128B). */
+typedef struct CudaTensorMap {
+    int rank, dtype, swizzle;
+    bool nan_fill;
+    uint64_t base;
+    uint64_t dims[5], strides[5];
+    unsigned box[5];
+} CudaTensorMap;
+/* Does d take tensor maps (a Hopper or later device, a driver with the entry point)? */
+bool cuda_has_tma(const CudaDevice *d);
+/* Encodes t into the 128 bytes at map (64-byte aligned); -1 with err on failure. */
+int cuda_tensor_map_encode(CudaDevice *d, void *map, const CudaTensorMap *t, StrBuf *err);
+
 int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int num_warps, void **params,
                 void *stream, StrBuf *err);
 

@@ -90,8 +90,11 @@ void *interp_val_in(Ctx *c, const IrOp *op, uint32_t i) {
     return b;
 }
 
+/* A value's buffer: one 8-byte slot per element; a descriptor's holds its parts. */
+static int64_t val_slots(IrType t) { return ty_is_tdesc(t) ? 2 + 2 * t.rank : ty_numel(t); }
+
 static void *val_new(Ctx *c, ValId v) {
-    void *b = interp_pool_get(c, ty_numel(val_ty(c, v)));
+    void *b = interp_pool_get(c, val_slots(val_ty(c, v)));
     if (!b) return NULL;
     interp_pool_put(c, c->slot[v]);
     c->slot[v] = b;
@@ -264,6 +267,13 @@ static int exec_op(Ctx *c, OpId id, void **outs, bool *cond) {
     case OP_REDUCE: case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: case OP_CONVERT_LAYOUT:
         return interp_shape(c, op);
     case OP_BARRIER: return 0; /* programs run one at a time: nothing to wait for */
+    case OP_DESC_PART: {
+        const uint64_t *d = interp_val_in(c, &c->f->ops[id], 0);
+        uint64_t *r = interp_val_out(c, &c->f->ops[id], 0);
+        if (!d || !r) return -1;
+        r[0] = d[c->f->ops[id].attr[0]];
+        return 0;
+    }
     case OP_DOT: return interp_dot(c, op);
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
         return interp_mem(c, op);
@@ -302,6 +312,10 @@ static int bind_params(Ctx *c, const InterpScalar *args) {
         IrType t = val_ty(c, v);
         void *b = val_new(c, v);
         if (!b) return -1;
+        if (ty_is_tdesc(t)) {
+            memcpy(b, args[i].desc, sizeof(int64_t) * (size_t)val_slots(t));
+            continue;
+        }
         for (int64_t k = 0; k < ty_numel(t); k++) {
             if (dt_is_float(t.dt))
                 ((double *)b)[k] = float_round(t.dt, args[i].f);

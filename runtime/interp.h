@@ -16,11 +16,15 @@ typedef struct InterpBuffer {
     uint64_t size;
 } InterpBuffer;
 
-/* A scalar argument value: ints (sign- or zero-extended per dtype), floats, addresses. */
+/* A scalar argument value: ints (sign- or zero-extended per dtype), floats, addresses;
+ * for a tensor descriptor (tdesc) parameter, its parts as desc_part numbers them: the
+ * base address, the sizes, the strides and the padding (2 + 2 x rank values, the caller's
+ * for the launch). */
 typedef union InterpScalar {
     int64_t i;
     uint64_t u;
     double f;
+    const int64_t *desc;
 } InterpScalar;
 
 typedef struct InterpOptions {

@@ -51,6 +51,9 @@ static bool trace_sweep(Ctx *c) {
         case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: case OP_CONVERT_LAYOUT:
             changed |= join(c, op->results[0], rt[op->operands[0]]);
             break;
+        case OP_DESC_PART: /* the base of a descriptor parameter: that parameter's */
+            if (op->attr[0] == 0) changed |= join(c, op->results[0], rt[op->operands[0]]);
+            break;
         case OP_SELECT:
             changed |= join(c, op->results[0], rt[op->operands[1]]);
             changed |= join(c, op->results[0], rt[op->operands[2]]);
@@ -89,7 +92,10 @@ static int trace_roots(Ctx *c) {
     const IrRegion *body = &c->f->regions[c->f->body];
     c->root = calloc(c->f->nvals, sizeof *c->root);
     if (!c->root) return -1;
-    for (uint32_t i = 0; i < body->nargs; i++) join(c, body->args[i], (int32_t)i + 1);
+    for (uint32_t i = 0; i < body->nargs; i++) {
+        join(c, body->args[i], (int32_t)i + 1);
+        if (ty_is_tdesc(c->f->vals[body->args[i]].ty)) c->root[body->args[i]] = (int32_t)i + 1;
+    }
     /* monotone over a lattice of height 2 per value: ends after a few sweeps */
     while (trace_sweep(c)) {
     }
@@ -124,7 +130,9 @@ int interp_mem_init(Ctx *c, const InterpScalar *args) {
     c->param_buf = malloc(sizeof *c->param_buf * (body->nargs + 1));
     if (!c->param_buf || trace_roots(c)) goto oom;
     for (uint32_t i = 0; i < body->nargs; i++)
-        c->param_buf[i] = c->f->vals[body->args[i]].ty.dt == DT_PTR ? param_buffer(c, args[i].u) : -1;
+        c->param_buf[i] = c->f->vals[body->args[i]].ty.dt == DT_PTR     ? param_buffer(c, args[i].u)
+                          : c->f->vals[body->args[i]].ty.dt == DT_TDESC ? param_buffer(c, (uint64_t)args[i].desc[0])
+                                                                        : -1;
     return 0;
 oom:
     interp_msg(c, "interpreter out of memory in kernel '%s'", c->f->name);

@@ -51,7 +51,7 @@ static int define(Plan *p, const IrOp *op, ValId v, RegionId r, OpId def) {
     NEED(v > 0 && v < p->f->nvals, "value id %u out of range", v);
     NEED(!p->def_region[v], "value %u defined twice", v);
     IrType t = p->f->vals[v].ty;
-    NEED(t.dt >= DT_I1 && t.dt <= DT_PTR, "value %u has no dtype", v);
+    NEED((t.dt >= DT_I1 && t.dt <= DT_PTR) || (t.dt == DT_TDESC && !def), "value %u has no dtype", v);
     NEED(t.dt != DT_PTR || (t.pointee >= DT_I1 && t.pointee <= DT_PTR), "bad pointee");
     NEED(t.rank <= NR_MAX_RANK, "value %u has rank %d", v, t.rank);
     int64_t n = 1;
@@ -401,6 +401,10 @@ static int check_op(Plan *p, OpId id) {
     case OP_FLIP: case OP_SORT: case OP_GATHER: case OP_HISTOGRAM: return check_perm(p, op);
     case OP_DOT: return check_dot(p, op);
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: return check_mem(p, op);
+    case OP_DESC_LOAD: case OP_DESC_STORE:
+        NEED(false, "tensor-descriptor accesses must be expanded first (pass expand-descriptors)");
+        return -1;
+    case OP_DESC_PART: NEED(oty(p, op, 0).dt == DT_TDESC, "desc_part needs a descriptor"); return 0;
     case OP_FOR: case OP_IF: case OP_WHILE: return check_control(p, op);
     case OP_ASSERT: NEED(oty(p, op, 0).dt == DT_I1, "assert needs an i1 condition"); return 0;
     case OP_YIELD: case OP_CONDITION: case OP_RETURN: {

@@ -20,6 +20,12 @@ void pass_cse(IrModule *m);
 /* Removes unused pure ops and loads, unused if/for results, and empty if/for ops. */
 void pass_dce(IrModule *m);
 
+/* desc_load / desc_store -> the loads and stores of pointer blocks and masks they stand
+ * for (ir_ops.def), reading the descriptor with desc_part. ir_expand_descriptors does one
+ * function and leaves the accesses through parameter i where keep[i] (keep may be NULL). */
+void pass_expand_descriptors(IrModule *m);
+void ir_expand_descriptors(IrFunc *f, const bool *keep);
+
 typedef struct NrPassOptions {
     bool print_after_all; /* append the module to dump after every pass */
 } NrPassOptions;

@@ -18,6 +18,7 @@ static bool run_canonicalize(IrModule *m, Diag *d) { return (void)d, pass_canoni
 static bool run_combine_dot(IrModule *m, Diag *d) { return (void)d, pass_combine_dot(m), true; }
 static bool run_cse(IrModule *m, Diag *d) { return (void)d, pass_cse(m), true; }
 static bool run_dce(IrModule *m, Diag *d) { return (void)d, pass_dce(m), true; }
+static bool run_expand_desc(IrModule *m, Diag *d) { return (void)d, pass_expand_descriptors(m), true; }
 
 static const struct {
     const char *name;
@@ -28,6 +29,7 @@ static const struct {
     {"combine-dot", run_combine_dot},
     {"cse", run_cse},
     {"dce", run_dce},
+    {"expand-descriptors", run_expand_desc},
 };
 
 static int find_pass(const char *name, size_t len) {

@@ -1,0 +1,37 @@
+/* tma.h - how a tensor-descriptor parameter (tdesc) reaches a kernel, shared by the GPU
+ * back end and the runtime so that both make the same choice:
+ * - which descriptors go through the tensor memory accelerator: sm_90a, tiles TMA can
+ *   copy (gpu_tma_plan), and arguments the launch found fit (the parameter's
+ *   specialisation fact SPEC_DIV16: base 16-byte aligned, strides but the last multiples
+ *   of 16 bytes, sizes within TMA's range, NaN padding only for float types TMA fills);
+ * - the box and swizzle of its tensor map, and the shared layout the copies write
+ *   (128-byte, 64-byte or 32-byte swizzled rows, wgmma's canonical layouts; a tile whose
+ *   rows are longer than 128 bytes takes one box per 128-byte panel);
+ * - the parameter's bytes: [the 128-byte tensor map, when TMA] then the parts desc_part
+ *   reads, 8 bytes each: base, sizes, strides, padding. */
+#ifndef NEREID_GPU_TMA_H
+#define NEREID_GPU_TMA_H
+
+#include "../ir.h"
+
+typedef struct TmaPlan {
+    int swizzle;               /* bytes: 32, 64 or 128 */
+    int32_t box[NR_MAX_RANK];  /* the box, in the tile's dim order (the last dim cut to a panel) */
+    int nboxes;                /* copies per tile, panel after panel along the last dim */
+    int box_bytes;             /* bytes of one box */
+} TmaPlan;
+
+/* Can TMA copy tiles of this descriptor (false: the descriptor's accesses are expanded
+ * into ordinary loads and stores)? */
+bool gpu_tma_plan(IrType desc, TmaPlan *out);
+/* Does a kernel for arch (GpuArch) access this descriptor parameter through TMA, given
+ * its specialisation fact? */
+bool gpu_tdesc_uses_tma(IrType desc, int arch, int fact);
+/* The shared layout of a plan's buffers (the caller interns it). */
+IrLayout gpu_tma_shared_layout(IrType desc, const TmaPlan *p);
+/* The parameter's size and alignment, and the byte offset of desc_part's part. */
+int gpu_tdesc_param_bytes(IrType desc, bool tma);
+int gpu_tdesc_param_align(bool tma);
+int gpu_tdesc_part_offset(bool tma, int part);
+
+#endif

@@ -86,7 +86,7 @@ static bool compile_once(const Source *src, const NrCompileOptions *o, const Spe
             facts[i] = c == 'd' ? SPEC_DIV16 : c == 'o' ? SPEC_ONE : c == 'n' ? SPEC_NONE : ptr ? SPEC_DIV16 : SPEC_NONE;
         }
         GpuSpec spec = {(int)np, facts};
-        GpuTarget target = {"sm_90a", s->warps, 3, NULL, NULL}; /* num_stages 3: the default */
+        GpuTarget target = {"sm_90a", s->warps, 3, NULL, NULL, NULL, 0}; /* num_stages 3: the default */
         GpuResult r;
         ok = gpu_compile_kernel(f, &spec, &target, GPU_DUMP_NONE, NULL, NULL, &r, &d);
         double t2 = nr_now_ms();

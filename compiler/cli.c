@@ -222,7 +222,7 @@ static void fill_spec(const CliArgs *a, IrFunc *f, uint8_t *facts) {
         IrType t = ir_type(f, body->args[i]);
         const char *name = f->param_names[i];
         facts[i] = SPEC_NONE;
-        if (t.dt == DT_PTR && !a->no_align) facts[i] = SPEC_DIV16;
+        if ((t.dt == DT_PTR || t.dt == DT_TDESC) && !a->no_align) facts[i] = SPEC_DIV16; /* descriptors: TMA-ready */
         if (dt_is_int(t.dt) && in_list(a->divisible, name)) facts[i] = SPEC_DIV16;
         if (dt_is_int(t.dt) && in_list(a->one, name)) facts[i] = SPEC_ONE;
     }
@@ -313,7 +313,7 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
         GpuSpec spec = {(int)f->regions[f->body].nargs, facts};
         char ldbuf[4096];
         GpuTarget t = {a->arch, prog->num_warps, prog->num_stages, a->llvm_passes,
-                       a->libdevice_set ? a->libdevice : gpu_libdevice_find(ldbuf, sizeof ldbuf)};
+                       a->libdevice_set ? a->libdevice : gpu_libdevice_find(ldbuf, sizeof ldbuf), NULL, 0};
         GpuResult r;
         StrBuf llvm;
         sb_init(&llvm);

@@ -48,15 +48,15 @@ __attribute__((format(printf, 3, 4))) static void fail(GpuVerifier *V, OpId id, 
 
 static uint32_t L(const GpuVerifier *V, ValId v) { return V->f->vals[v].layout; }
 static IrType T(const GpuVerifier *V, ValId v) { return V->f->vals[v].ty; }
-static bool is_block(const GpuVerifier *V, ValId v) { return T(V, v).rank > 0 && T(V, v).dt != DT_SMEM; }
+static bool is_block(const GpuVerifier *V, ValId v) { return ty_is_block(T(V, v)); }
 
 /* ---- values ---- */
 
 static void check_value(GpuVerifier *V, OpId id, ValId v, const char *what, uint32_t i) {
     IrType t = T(V, v);
     uint32_t l = L(V, v);
-    if (!t.rank) {
-        if (l) fail(V, id, "%s #%u is a scalar with a layout", what, i);
+    if (!t.rank || t.dt == DT_TDESC) {
+        if (l) fail(V, id, "%s #%u is a %s with a layout", what, i, t.rank ? "descriptor" : "scalar");
         return;
     }
     if (!l || l >= V->m->nlayouts) {

@@ -217,7 +217,7 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
         hit = cuda_load_cached(ctx->cuda, k->f->name, &ck, &out->k, &err);
     if (hit < 0) s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));
     if (hit == 0) {
-        GpuTarget t = {arch, warps, stages, NULL, libdevice};
+        GpuTarget t = {arch, warps, stages, NULL, libdevice, NULL, 0};
         GpuResult r;
         Diag diag;
         diag_init(&diag);

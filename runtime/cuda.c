@@ -944,8 +944,9 @@ int cuda_tensor_map_encode(CudaDevice *d, void *map, const CudaTensorMap *t, Str
     if (!cuda_has_tma(d)) return errf(err, "this driver or device has no tensor maps (TMA)"), -1;
     static const unsigned ones[5] = {1, 1, 1, 1, 1};
     /* CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2; CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1 */
-    CUresult r = d->api.TensorMapEncodeTiled(map, t->dtype, (unsigned)t->rank, (void *)(uintptr_t)t->base, t->dims,
-                                             t->strides, t->box, ones, 0, t->swizzle, 2, t->nan_fill ? 1 : 0);
-    if (r != CUDA_SUCCESS) return cu_fail(d, err, r, "cuTensorMapEncodeTiled (rank %d, base 0x%llx)", t->rank, (unsigned long long)t->base), -1;
+    ON_CTX(d, err,
+           d->api.TensorMapEncodeTiled(map, t->dtype, (unsigned)t->rank, (void *)(uintptr_t)t->base, t->dims, t->strides,
+                                       t->box, ones, 0, t->swizzle, 2, t->nan_fill ? 1 : 0),
+           "cuTensorMapEncodeTiled (rank %d, base 0x%llx)", t->rank, (unsigned long long)t->base);
     return 0;
 }

@@ -119,6 +119,7 @@ typedef struct Fact {
 
 typedef struct Analyzer {
     const IrFunc *f;
+    const ParamFact *pf; /* per parameter, or NULL */
     Fact *facts;
     int64_t budget; /* op visits left before loops stop iterating */
 } Analyzer;
@@ -877,6 +878,16 @@ static void visit_op(Analyzer *A, OpId id, int depth) {
     case OP_CONVERT_LAYOUT: /* the same values, elsewhere */
         if (op->nopnds == 1 && ty_equal(ot[0], t)) x = o[0];
         break;
+    case OP_DESC_PART: { /* a descriptor parameter divisible by 16: base 16-byte aligned, strides 16-byte multiples */
+        ValId d = op->operands[0];
+        IrType dt = vty(A, d);
+        int r = dt.rank, part = (int)op->attr[0];
+        bool div = A->pf && f->vals[d].is_arg && f->vals[d].def == f->body && A->pf[f->vals[d].index].divisibility >= 16;
+        if (div && part == 0) x.ai.divisibility[0] = 16, x.nonzero = true;
+        if (div && part > r && part < 2 * r) x.ai.divisibility[0] = 16 / dt_bytes(dt.pointee), x.nonneg = true;
+        if (part >= 1 && part <= r) x.nonneg = true;
+        break;
+    }
     default: break; /* load, atomics, reduce, dot, call, ...: neutral */
     }
     set(A, res, x);
@@ -894,7 +905,7 @@ static void visit_region(Analyzer *A, RegionId r, int depth) {
 
 AxisInfo *axis_info_analyze(const IrFunc *f, const ParamFact *facts, Arena *arena) {
     AxisInfo *out = arena_alloc(arena, sizeof(AxisInfo) * (f->nvals ? f->nvals : 1));
-    Analyzer A = {f, calloc(f->nvals ? f->nvals : 1, sizeof(Fact)), 0};
+    Analyzer A = {f, facts, calloc(f->nvals ? f->nvals : 1, sizeof(Fact)), 0};
     if (!A.facts) NR_DIE("out of memory");
     A.budget = 64 * ((int64_t)f->nops + 16);
     for (uint32_t v = 0; v < f->nvals; v++) A.facts[v] = neutral(f->vals[v].ty);

@@ -71,6 +71,8 @@ static void gen_op(Gen *g, OpId id) {
     case OP_DOT_ASYNC: case OP_DOT_WAIT: gen_mma(g, id); return;
     case OP_LOCAL_ALLOC: case OP_LOCAL_VIEW: case OP_LOCAL_STORE: case OP_LOCAL_LOAD: case OP_ASYNC_COPY:
     case OP_ASYNC_COMMIT: case OP_ASYNC_WAIT: case OP_FENCE_ASYNC: gen_local(g, id); return;
+    case OP_DESC_PART: case OP_MBARRIER_INIT: case OP_MBARRIER_EXPECT: case OP_MBARRIER_WAIT: case OP_MBARRIER_INVAL:
+    case OP_TMA_LOAD: case OP_TMA_STORE: case OP_TMA_STORE_WAIT: gen_tma(g, id); return;
     case OP_FOR: case OP_IF: case OP_WHILE: gen_control(g, id); return;
     case OP_RETURN: LLVMBuildRetVoid(g->B); return;
     case OP_ASSERT: case OP_PRINT: gen_debug(g, id); return;
@@ -122,8 +124,14 @@ static void build_function(Gen *g) {
     IrRegion *body = &g->f->regions[g->f->body];
     LLVMTypeRef params[64];
     if (body->nargs > 64) gen_error(g, g->f->loc, "kernels take at most 64 parameters on the GPU");
-    for (uint32_t i = 0; i < body->nargs; i++) params[i] = gen_type(g, ir_type(g->f, body->args[i]).dt);
+    for (uint32_t i = 0; i < body->nargs; i++) {
+        IrType t = ir_type(g->f, body->args[i]);
+        params[i] = t.dt == DT_TDESC ? gen_tdesc_param(g, i, t) : gen_type(g, t.dt);
+    }
     g->fn = LLVMAddFunction(g->M, g->f->name, LLVMFunctionType(g->vd, params, body->nargs, 0));
+    for (uint32_t i = 0; i < body->nargs; i++)
+        if (ir_type(g->f, body->args[i]).dt == DT_TDESC) gen_tdesc_param_attrs(g, i, ir_type(g->f, body->args[i]));
+    gen_grid_constants(g);
     LLVMSetFunctionCallConv(g->fn, 71 /* ptx_kernel */);
     annotate(g, "kernel", 1);
     annotate(g, "maxntidx", 32 * g->num_warps);

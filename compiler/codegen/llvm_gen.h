@@ -13,6 +13,9 @@ typedef struct GpuTarget {
     const char *pipeline; /* LLVM new-pass-manager pipeline; NULL: LLVM_GEN_PIPELINE */
     const char *libdevice; /* CUDA's libdevice.10.bc for the math op's functions (erf, pow,
                               ...); NULL: Nereid's own routines (gpu_libdevice_find) */
+    const bool *tma_params; /* per parameter: a tensor descriptor taken by TMA (its parameter
+                               holds the tensor map: compiler/gpu/tma.h); NULL: none */
+    uint32_t nparams;       /* entries of tma_params */
 } GpuTarget;
 
 /* The default LLVM pipeline: the front end and the GPU passes have already folded,

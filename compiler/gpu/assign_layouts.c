@@ -59,7 +59,7 @@ typedef struct Ctx {
     uint32_t nmem_fast;
 } Ctx;
 
-static bool is_block(const IrFunc *f, ValId v) { return v && f->vals[v].ty.rank > 0; }
+static bool is_block(const IrFunc *f, ValId v) { return v && ty_is_block(f->vals[v].ty); }
 
 static int *shape_vec(Ctx *c, IrType t, int fast) {
     for (uint32_t i = 0; i < c->nsv; i++)
@@ -181,6 +181,16 @@ static void walk_ops(IrFunc *f, RegionId r, void (*fn)(Ctx *, OpId), Ctx *c) {
 
 static void coalesce_op(Ctx *c, OpId id) {
     IrOp *op = &c->f->ops[id];
+    if (op->code == OP_DESC_LOAD || op->code == OP_DESC_STORE) { /* TMA tiles: 16-byte vectors from their buffers */
+        IrType d = ir_type(c->f, op->operands[0]);
+        IrType t = ty_block(ty_scalar(d.pointee), d.rank, d.shape);
+        int64_t vec = 16 / dt_bytes(d.pointee), per_thread = ty_numel(t) / (32 * c->num_warps);
+        if (vec > per_thread) vec = per_thread > 0 ? per_thread : 1;
+        if (vec > t.shape[t.rank - 1]) vec = t.shape[t.rank - 1];
+        int *sv = shape_vec(c, t, t.rank - 1);
+        if (vec > *sv) *sv = (int)vec;
+        return;
+    }
     if (op->code != OP_LOAD && op->code != OP_STORE && op->code != OP_ATOMIC_RMW && op->code != OP_ATOMIC_CAS) return;
     ValId p = op->operands[0];
     IrType t = ir_type(c->f, p);
@@ -661,6 +671,9 @@ static void assign_op(Ctx *c, OpList *out, OpId id) {
         set_layout(c, r, l ? l : fresh_layout(c, r));
         return;
     }
+    case OP_DESC_LOAD: /* a TMA tile (lower_tma.c): read from its buffer in whatever layout its users want */
+        set_layout(c, r, c->pref[r] ? c->pref[r] : default_layout(c, ir_type(f, r)));
+        return;
     case OP_LOAD: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: {
         uint32_t anchor = mem_layout(c, id), l = anchor ? anchor : f->vals[op->operands[0]].layout;
         set_layout(c, r, l);

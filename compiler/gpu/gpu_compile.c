@@ -1,9 +1,11 @@
 /* gpu_compile.c - the GPU pipeline for one kernel and one specialisation, as one list,
  * with the verifier (layouts and buffers included) after every pass:
- *   clone and specialise (parameters equal to 1 become constants), canonicalize + cse +
+ *   clone and specialise (parameters equal to 1 become constants); the accesses through
+ *   tensor descriptors that do not go through TMA expanded (tma.h); canonicalize + cse +
  *   dce; alignment analysis seeded with the divisibility facts;
  *   assign-layouts (coalescing, tensor-core layouts for dots, conversions), then dce
  *   (values recomputed in other layouts leave their originals unused);
+ *   lower-tma (the TMA descriptors' accesses: copies through buffers and mbarriers);
  *   lower-dot-operands (dot_op layouts and shared-memory operands);
  *   pipeline (cp.async rings for loads feeding dots, asynchronous wgmma), then dce;
  *   alloc-shared; insert-barriers; LLVM IR and PTX. */
@@ -14,6 +16,7 @@
 
 #include "../passes/passes.h"
 #include "gpu_passes.h"
+#include "tma.h"
 
 static IrFunc *specialised_clone(IrModule *m, const IrFunc *k, const GpuSpec *spec) {
     IrFunc *src = (IrFunc *)k;
@@ -53,6 +56,21 @@ static bool after(Run *r, const char *pass) {
     return r->ok;
 }
 
+/* The accesses through descriptor parameters that do not go through TMA (tma.h decides,
+ * from the target and the launch's fact) become ordinary loads and stores, and so do the
+ * TMA ones' stores at negative offsets (a run-time branch). */
+static bool *expand_descriptors(IrFunc *f, const GpuSpec *spec, int arch) {
+    IrRegion *body = &f->regions[f->body];
+    bool *keep = arena_alloc(f->mod->arena, body->nargs + 1);
+    for (uint32_t i = 0; i < body->nargs; i++) {
+        IrType t = ir_type(f, body->args[i]);
+        int fact = spec && (int)i < spec->nparams ? spec->facts[i] : SPEC_NONE;
+        keep[i] = t.dt == DT_TDESC && gpu_tdesc_uses_tma(t, arch, fact);
+    }
+    ir_expand_descriptors(f, keep, true); /* TMA cannot store boxes that start before the tensor */
+    return keep;
+}
+
 static ParamFact *param_facts(IrFunc *f, const GpuSpec *spec) {
     IrRegion *body = &f->regions[f->body];
     ParamFact *pf = arena_alloc(f->mod->arena, sizeof(ParamFact) * (body->nargs + 1));
@@ -79,7 +97,9 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
     GpuOptions go = {gpu_arch_of(t->arch), t->num_warps > 0 ? t->num_warps : 4, t->num_stages > 0 ? t->num_stages : 3, 1};
     Run r = {m, diag, what == GPU_DUMP_ALL ? dump : NULL, true};
     ParamFact *pf = param_facts(f, spec);
-    if (after(&r, "specialisation")) {
+    bool *tma = NULL;
+    if (after(&r, "specialisation")) tma = expand_descriptors(f, spec, go.arch);
+    if (after(&r, "expand-descriptors")) {
         pass_canonicalize(m);
         pass_cse(m);
         pass_dce(m);
@@ -88,7 +108,8 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
         gpu_assign_layouts(f, axis_info_analyze(f, pf, arena), &go);
         pass_dce(m); /* what rematerialisation left unused */
     }
-    if (after(&r, "assign-layouts")) gpu_lower_dot_operands(f);
+    if (after(&r, "assign-layouts")) gpu_lower_tma(f);
+    if (after(&r, "lower-tma")) gpu_lower_dot_operands(f);
     if (after(&r, "lower-dot-operands")) {
         gpu_pipeline(f, axis_info_analyze(f, pf, arena), &go);
         pass_dce(m);
@@ -106,6 +127,8 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
         AxisInfo *info = axis_info_analyze(f, pf, arena); /* again: the passes added values */
         GpuTarget tt = *t;
         tt.num_warps = go.num_warps;
+        tt.tma_params = tma;
+        tt.nparams = f->regions[f->body].nargs;
         ok = llvm_gen_kernel(f, info, &tt, llvm_ir, &out->ptx, diag, out->times_ms + 1);
         out->shared_bytes = f->shared_bytes;
     }
@@ -129,6 +152,7 @@ static void run_assign(IrFunc *f, const GpuOptions *o) {
     gpu_assign_layouts(f, axis_info_analyze(f, opt_facts(f, o), f->mod->arena), o);
 }
 static void run_lower(IrFunc *f, const GpuOptions *o) { (void)o, gpu_lower_dot_operands(f); }
+static void run_lower_tma(IrFunc *f, const GpuOptions *o) { (void)o, gpu_lower_tma(f); }
 static void run_pipeline(IrFunc *f, const GpuOptions *o) {
     gpu_pipeline(f, axis_info_analyze(f, opt_facts(f, o), f->mod->arena), o);
 }
@@ -136,7 +160,8 @@ static void run_alloc(IrFunc *f, const GpuOptions *o) { (void)o, gpu_alloc_share
 static void run_barriers(IrFunc *f, const GpuOptions *o) { (void)o, gpu_insert_barriers(f); }
 
 const GpuPass gpu_pass_table[] = {
-    {"gpu-assign-layouts", run_assign, false}, {"gpu-lower-dot-operands", run_lower, true},
+    {"gpu-assign-layouts", run_assign, false}, {"gpu-lower-tma", run_lower_tma, true},
+    {"gpu-lower-dot-operands", run_lower, true},
     {"gpu-pipeline", run_pipeline, true},      {"gpu-alloc-shared", run_alloc, true},
     {"gpu-insert-barriers", run_barriers, true},
 };

@@ -22,6 +22,9 @@ typedef struct GpuOptions {
  * tensor-core layout where the target allows; inserts convert_layout where a value must
  * change layout. Sets the module's gpu<> facts. */
 void gpu_assign_layouts(IrFunc *f, const AxisInfo *info, const GpuOptions *o);
+/* desc_load and desc_store of the descriptors left after the expansion (the TMA ones,
+ * tma.h) become TMA copies through a swizzled buffer, completed on an mbarrier. */
+void gpu_lower_tma(IrFunc *f);
 /* Puts each dot's operands where its lowering reads them (dot_op layouts, buffers). */
 void gpu_lower_dot_operands(IrFunc *f);
 /* Turns the loads that feed dots in loops into cp.async copies into rings of

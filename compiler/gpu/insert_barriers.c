@@ -16,7 +16,17 @@
  *      Triton's and CUTLASS's cp.async + wgmma main loops do. The fence (fence.proxy.async
  *      becomes MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC.S in SASS, once per iteration) cost 2%
  *      of a 8192^3 fp16 matmul on the H200;
- *   F  wgmma reads in flight (dot_async), which dot_wait retires into R.
+ *   F  wgmma reads in flight (dot_async), which dot_wait retires into R;
+ *   T  TMA writes in flight (tma_load), complete and visible to each thread that passes
+ *      an mbarrier_wait: lower_tma.c waits for each copy before it issues the next, so a
+ *      wait retires every copy in flight.
+ * The mbarrier ops: mbarrier_init and mbarrier_inval write the mbarrier (thread 0), a
+ * wait reads it (every thread), so the barrier pass orders the initialisation before the
+ * other threads' waits and their waits before the invalidation; mbarrier_expect and
+ * tma_load come from the thread that initialised it. A tma_load writes its buffer as
+ * cp.async does (a barrier first where other threads may still read it); a tma_store
+ * reads its buffer through the async proxy, as a wgmma does (fence and barrier after
+ * ordinary writes), and tma_store_wait (thread 0, before any later write) retires it.
  * Each op's accesses: local_alloc with a value and local_store write; local_load and a
  * CUDA-core dot read; async_copy writes asynchronously; a wgmma (dot with shared
  * operands, dot_async) reads through the async proxy; ops with scratch write it, wait at
@@ -58,7 +68,7 @@ typedef struct Set {
 } Set;
 
 typedef struct State {
-    Set R, W, A, G, F;
+    Set R, W, A, G, F, T;
 } State;
 
 typedef struct Ctx {
@@ -210,6 +220,30 @@ static void visit(Ctx *c, Out *out, OpId id, State *s, RegionId r) {
         add(&s->R, a);
         return;
     }
+    case OP_MBARRIER_INIT: case OP_MBARRIER_INVAL: case OP_TMA_LOAD: { /* writes (a TMA copy's: asynchronous) */
+        Access a = access_of(c, op->operands[code == OP_TMA_LOAD ? 2 : 0]);
+        if (hits(&s->R, a) || hits(&s->W, a) || hits(&s->A, a) || hits(&s->T, a)) barrier(c, out, s, loc, r);
+        add(code == OP_TMA_LOAD ? &s->T : &s->W, a);
+        return;
+    }
+    case OP_MBARRIER_WAIT: {
+        Access a = access_of(c, op->operands[0]);
+        if (hits(&s->W, a)) barrier(c, out, s, loc, r);
+        add(&s->R, a);
+        clear(&s->T);
+        return;
+    }
+    case OP_TMA_STORE: {
+        Access a = access_of(c, op->operands[1]);
+        bool fence = hits(&s->G, a), bar = fence || hits(&s->W, a);
+        if (fence) {
+            emit(c, out, OP_FENCE_ASYNC, loc, r);
+            clear(&s->G);
+        }
+        if (bar) barrier(c, out, s, loc, r);
+        add(&s->R, a);
+        return;
+    }
     case OP_DOT: case OP_DOT_ASYNC: {
         bool async_proxy = is_wgmma(f, op), fence = false, bar = false;
         Access acc[2];
@@ -246,6 +280,8 @@ static void touched(Ctx *c, RegionId r, State *s) {
             if (ir_type(f, op->operands[k]).dt == DT_SMEM) {
                 Access a = whole(access_of(c, op->operands[k]));
                 if (op->code == OP_ASYNC_COPY) add(&s->A, a);
+                else if (op->code == OP_TMA_LOAD) add(&s->T, a);
+                else if (op->code == OP_MBARRIER_INIT || op->code == OP_MBARRIER_INVAL) add(&s->W, a);
                 else if (op->code == OP_LOCAL_STORE) add(&s->W, a), add(&s->G, a);
                 else if (op->code == OP_DOT_ASYNC) add(&s->F, a);
                 else add(&s->R, a);
@@ -264,7 +300,7 @@ static void touched(Ctx *c, RegionId r, State *s) {
 
 static void merge_state(State *into, const State *from) {
     merge(&into->R, &from->R), merge(&into->W, &from->W), merge(&into->A, &from->A);
-    merge(&into->G, &from->G), merge(&into->F, &from->F);
+    merge(&into->G, &from->G), merge(&into->F, &from->F), merge(&into->T, &from->T);
 }
 
 static void visit_control(Ctx *c, OpId id, State *s) {

@@ -7,7 +7,10 @@
 
 bool gpu_tma_plan(IrType desc, TmaPlan *out) {
     memset(out, 0, sizeof *out);
-    if (desc.dt != DT_TDESC || desc.rank < 1) return false;
+    /* rank 2 and up: the swizzle XORs 16-byte chunks with smem address bits 7.. (the row
+     * within a 1024-byte aligned tile), which a 1-D tile's boxes would meet at other
+     * offsets than the shared layout's rows */
+    if (desc.dt != DT_TDESC || desc.rank < 2) return false;
     int esize = dt_bytes(desc.pointee), r = desc.rank;
     int inner_bytes = desc.shape[r - 1] * esize;
     /* rows of at least 32 bytes: a swizzled layout (TMA wants 128-byte aligned buffers
@@ -21,6 +24,9 @@ bool gpu_tma_plan(IrType desc, TmaPlan *out) {
         if (out->box[k] > 256) return false; /* TMA's limit on a box dim */
         if (k < r - 1) out->box_bytes *= out->box[k];
     }
+    /* several boxes: each must start on a swizzle period (1024 bytes), where the shared
+     * layout's panels start their row count again */
+    if (out->nboxes > 1 && out->box_bytes % 1024) return false;
     return ty_numel(desc) * esize < (1 << 20); /* an mbarrier's transaction count */
 }
 

@@ -22,7 +22,9 @@ typedef struct TmaPlan {
 } TmaPlan;
 
 /* Can TMA copy tiles of this descriptor (false: the descriptor's accesses are expanded
- * into ordinary loads and stores)? */
+ * into ordinary loads and stores)? Rank 2 to 4, rows of at least 32 bytes (a multiple of
+ * 16), box dims up to 256, and, when a row takes several boxes, boxes of whole 1024-byte
+ * swizzle periods. */
 bool gpu_tma_plan(IrType desc, TmaPlan *out);
 /* Does a kernel for arch (GpuArch) access this descriptor parameter through TMA, given
  * its specialisation fact? */

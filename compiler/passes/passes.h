@@ -22,9 +22,11 @@ void pass_dce(IrModule *m);
 
 /* desc_load / desc_store -> the loads and stores of pointer blocks and masks they stand
  * for (ir_ops.def), reading the descriptor with desc_part. ir_expand_descriptors does one
- * function and leaves the accesses through parameter i where keep[i] (keep may be NULL). */
+ * function and leaves the accesses through parameter i where keep[i] (keep may be NULL);
+ * with split_stores, a kept desc_store becomes `if any offset < 0: the expanded store,
+ * else: the desc_store`. */
 void pass_expand_descriptors(IrModule *m);
-void ir_expand_descriptors(IrFunc *f, const bool *keep);
+void ir_expand_descriptors(IrFunc *f, const bool *keep, bool split_stores);
 
 typedef struct NrPassOptions {
     bool print_after_all; /* append the module to dump after every pass */

@@ -387,6 +387,8 @@ typedef struct GtArg {
     int buf;            /* >= 0: that buffer's address + off elements; -1: val */
     long off;
     nr_arg val;
+    bool is_desc;       /* a tensor descriptor over buf (+ off): td with its base filled in */
+    nr_tensor_desc td;
 } GtArg;
 
 typedef struct GtCase GtCase;
@@ -540,6 +542,17 @@ static inline void gt_arg_buf_off(GtCase *c, int buf, long off) {
     c->nargs++;
 }
 static inline void gt_arg_buf(GtCase *c, int buf) { gt_arg_buf_off(c, buf, 0); }
+/* a tensor descriptor over buffer buf from element off: rank dims, shape and strides in
+ * elements (the last stride 1), padding NR_PAD_ZERO or NR_PAD_NAN */
+static inline void gt_arg_desc(GtCase *c, int buf, long off, int rank, const int64_t *shape, const int64_t *strides,
+                               int padding) {
+    gt_arg_buf_off(c, buf, off);
+    GtArg *a = &c->args[c->nargs - 1];
+    a->is_desc = true;
+    memset(&a->td, 0, sizeof a->td);
+    a->td.rank = rank, a->td.padding = padding;
+    for (int i = 0; i < rank; i++) a->td.shape[i] = shape[i], a->td.strides[i] = strides[i];
+}
 static inline void gt_arg(GtCase *c, nr_arg v) {
     if (c->nargs == GT_MAX_ARGS) abort();
     c->args[c->nargs].buf = -1, c->args[c->nargs].val = v;
@@ -747,8 +760,14 @@ static inline int gt_run(GtCase *c) {
         }
         if (!ran) break;
         nr_arg args[GT_MAX_ARGS];
+        nr_tensor_desc tds[GT_MAX_ARGS];
         for (int i = 0; i < c->nargs; i++) {
-            if (c->args[i].buf >= 0) {
+            if (c->args[i].buf >= 0 && c->args[i].is_desc) {
+                GtBuf *bf = &c->bufs[c->args[i].buf];
+                tds[i] = c->args[i].td;
+                tds[i].base = bf->d[d] + (nr_devptr)c->args[i].off * gt_size(bf->t);
+                args[i] = nr_arg_tensor_desc(&tds[i]);
+            } else if (c->args[i].buf >= 0) {
                 GtBuf *bf = &c->bufs[c->args[i].buf];
                 args[i] = nr_arg_ptr(bf->d[d] + (nr_devptr)c->args[i].off * gt_size(bf->t));
             } else {

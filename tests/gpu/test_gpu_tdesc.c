@@ -1,0 +1,178 @@
+/* test_gpu_tdesc.c - tensor descriptors passed by the host ("tensordesc<...>" parameters)
+ * on the GPU against the CPU interpreter: on sm_90a the aligned ones go through TMA
+ * (tensor maps, mbarriers, swizzled buffers: one box, or several where a row is longer
+ * than 128 bytes), the others (misaligned bases or row strides, 16-byte rows) through
+ * ordinary loads and stores, as everywhere on sm_80. Every dtype width, tiles of 32 to
+ * 512 bytes a row, ranks 1 to 3, odd sizes and negative offsets (zero and NaN padding,
+ * stores clipped at the bounds), 1 to 8 warps, a load in a loop, a descriptor matmul
+ * (tl.dot on TMA-loaded tiles), and descriptors beside plain pointers. Bit-exact. */
+#include "gpu_test.h"
+
+/* y = x * 2 + 1 tile by tile (x read through xd, y written through yd); the tile as
+ * loaded, padding included, to t (dense, tile after tile). Row tiles start SHIFT rows
+ * above the tensor, so the first reads padding and writes nothing there. */
+static const char *K_SCALE =
+    "@triton.jit\n"
+    "def k(xd: \"tensordesc<@T@[BM, BN]>\", yd: \"tensordesc<@T@[BM, BN]>\", t: *@T@, BM: tl.constexpr, BN: tl.constexpr,\n"
+    "      SHIFT: tl.constexpr):\n"
+    "    pm = tl.program_id(0)\n"
+    "    pn = tl.program_id(1)\n"
+    "    v = xd.load([pm * BM - SHIFT, pn * BN])\n"
+    "    yd.store([pm * BM - SHIFT, pn * BN], v * 2 + 1)\n"
+    "    tile = (pm * tl.num_programs(1) + pn) * BM * BN\n"
+    "    tl.store(t + tile + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], v)\n";
+
+static void scale(GtType ty, int M, int N, int row_pad, long base_off, int BM, int BN, int warps, int shift, int padding) {
+    static int seed = 1;
+    GtRng rng = {(uint64_t)seed++ * 7919};
+    int sx = N + row_pad, gm = (int)gt_cdiv(M + shift, BM), gn = (int)gt_cdiv(N, BN);
+    size_t nx = (size_t)M * sx + (size_t)base_off, nt = (size_t)gm * gn * BM * BN;
+    GtCase *c = gt_case("", "%dx%d+%d @%ld", M, N, row_pad, base_off);
+    snprintf(c->name, sizeof c->name, "scale %s %dx%d w%d%s%s", gt_type_name(ty), BM, BN, warps, shift ? " shifted" : "",
+             padding ? " nan" : "");
+    gt_source(c, K_SCALE, "k", "T", gt_type_name(ty), NULL);
+    gt_define(c, "BM", "%d", BM), gt_define(c, "BN", "%d", BN), gt_define(c, "SHIFT", "%d", shift);
+    gt_warps(c, warps);
+    void *x = gt_is_float(ty) ? gt_fill_quarters(ty, nx, &rng, -8, 8) : gt_fill_int(ty, nx, &rng, -50, 50);
+    int bx = gt_in(c, "x", ty, nx, x);
+    int by = gt_out(c, "y", ty, (size_t)M * N, gt_exact(), NULL);
+    int bt = gt_out(c, "t", ty, nt, gt_exact(), NULL);
+    int64_t xs[2] = {M, N}, xst[2] = {sx, 1}, ys[2] = {M, N}, yst[2] = {N, 1};
+    gt_arg_desc(c, bx, base_off, 2, xs, xst, padding);
+    gt_arg_desc(c, by, 0, 2, ys, yst, NR_PAD_ZERO);
+    gt_arg_buf(c, bt);
+    gt_grid(c, (unsigned)gm, (unsigned)gn, 1);
+    gt_run(c);
+    free(x);
+}
+
+/* 3-D fp16 (2 x BR x BC tiles) and 1-D fp32 with a negative offset, in one kernel */
+static const char *K_RANKS =
+    "@triton.jit\n"
+    "def k(x: \"tensordesc<fp16[2, BR, BC]>\", y: \"tensordesc<fp16[2, BR, BC]>\", h: \"tensordesc<fp32[64]>\", o: *fp32,\n"
+    "      BR: tl.constexpr, BC: tl.constexpr):\n"
+    "    pb = tl.program_id(0)\n"
+    "    pr = tl.program_id(1)\n"
+    "    pc = tl.program_id(2)\n"
+    "    v = x.load([pb * 2, pr * BR, pc * BC])\n"
+    "    y.store([pb * 2, pr * BR, pc * BC], v - 3.0)\n"
+    "    base = ((pb * tl.num_programs(1) + pr) * tl.num_programs(2) + pc) * 64\n"
+    "    tl.store(o + base + tl.arange(0, 64), h.load([base - 7]))\n";
+
+static void ranks(int B, int R, int C, int BR, int BC, int warps) {
+    GtRng rng = {4242};
+    GtCase *c = gt_case("ranks 3-D fp16 + 1-D fp32", "%dx%dx%d t%dx%d w%d", B, R, C, BR, BC, warps);
+    gt_source(c, K_RANKS, "k", NULL);
+    gt_define(c, "BR", "%d", BR), gt_define(c, "BC", "%d", BC);
+    gt_warps(c, warps);
+    size_t n = (size_t)B * R * C;
+    unsigned g0 = (unsigned)gt_cdiv(B, 2), g1 = (unsigned)gt_cdiv(R, BR), g2 = (unsigned)gt_cdiv(C, BC);
+    size_t nh = (size_t)g0 * g1 * g2 * 64 - 30;
+    void *x = gt_fill_quarters(GT_F16, n, &rng, -4, 4), *h = gt_fill(GT_F32, nh, &rng, -1, 1);
+    int bx = gt_in(c, "x", GT_F16, n, x), by = gt_out(c, "y", GT_F16, n, gt_exact(), NULL);
+    int bh = gt_in(c, "h", GT_F32, nh, h), bo = gt_out(c, "o", GT_F32, (size_t)g0 * g1 * g2 * 64, gt_exact(), NULL);
+    int64_t s3[3] = {B, R, C}, st3[3] = {(int64_t)R * C, C, 1}, s1[1] = {(int64_t)nh}, st1[1] = {1};
+    gt_arg_desc(c, bx, 0, 3, s3, st3, NR_PAD_ZERO);
+    gt_arg_desc(c, by, 0, 3, s3, st3, NR_PAD_ZERO);
+    gt_arg_desc(c, bh, 0, 1, s1, st1, NR_PAD_NAN);
+    gt_arg_buf(c, bo);
+    gt_grid(c, g0, g1, g2);
+    gt_run(c);
+    free(x), free(h);
+}
+
+/* row sums of an M x N fp32 matrix, BN columns a load, in a loop (an mbarrier per load) */
+static const char *K_LOOP =
+    "@triton.jit\n"
+    "def k(x: \"tensordesc<fp32[BM, BN]>\", s: *fp32, M: i32, N: i32, BM: tl.constexpr, BN: tl.constexpr):\n"
+    "    pm = tl.program_id(0)\n"
+    "    acc = tl.zeros((BM, BN), tl.float32)\n"
+    "    for j in range(0, tl.cdiv(N, BN)):\n"
+    "        acc += x.load([pm * BM, j * BN])\n"
+    "    rows = pm * BM + tl.arange(0, BM)\n"
+    "    tl.store(s + rows, tl.sum(acc, axis=1), mask=rows < M)\n";
+
+static void loop(int M, int N, int BM, int BN, int warps) {
+    GtRng rng = {99};
+    GtCase *c = gt_case("loop fp32 row sums", "%dx%d t%dx%d w%d", M, N, BM, BN, warps);
+    gt_source(c, K_LOOP, "k", NULL);
+    gt_define(c, "BM", "%d", BM), gt_define(c, "BN", "%d", BN);
+    gt_warps(c, warps);
+    void *x = gt_fill_quarters(GT_F32, (size_t)M * N, &rng, -4, 4);
+    int bx = gt_in(c, "x", GT_F32, (size_t)M * N, x), bs = gt_out(c, "s", GT_F32, (size_t)M, gt_exact(), NULL);
+    int64_t s[2] = {M, N}, st[2] = {N, 1};
+    gt_arg_desc(c, bx, 0, 2, s, st, NR_PAD_ZERO);
+    gt_arg_buf(c, bs), gt_arg(c, nr_arg_i32(M)), gt_arg(c, nr_arg_i32(N));
+    gt_grid(c, (unsigned)gt_cdiv(M, BM), 1, 1);
+    gt_run(c);
+    free(x);
+}
+
+/* C = A @ B through descriptors: the tutorial's TMA matmul shape */
+static const char *K_MM =
+    "@triton.jit\n"
+    "def k(a: \"tensordesc<@T@[BM, BK]>\", b: \"tensordesc<@T@[BK, BN]>\", c: \"tensordesc<fp32[BM, BN]>\", K: i32,\n"
+    "      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+    "    pm = tl.program_id(0)\n"
+    "    pn = tl.program_id(1)\n"
+    "    acc = tl.zeros((BM, BN), tl.float32)\n"
+    "    for kk in range(0, tl.cdiv(K, BK)):\n"
+    "        acc = tl.dot(a.load([pm * BM, kk * BK]), b.load([kk * BK, pn * BN]), acc)\n"
+    "    c.store([pm * BM, pn * BN], acc)\n";
+
+static void matmul(GtType ty, int M, int N, int K, int BM, int BN, int BK, int warps) {
+    GtRng rng = {(uint64_t)(M * 31 + N)};
+    GtCase *c = gt_case("", "%dx%dx%d t%dx%dx%d w%d", M, N, K, BM, BN, BK, warps);
+    snprintf(c->name, sizeof c->name, "matmul %s", gt_type_name(ty));
+    gt_source(c, K_MM, "k", "T", gt_type_name(ty), NULL);
+    gt_define(c, "BM", "%d", BM), gt_define(c, "BN", "%d", BN), gt_define(c, "BK", "%d", BK);
+    gt_warps(c, warps);
+    /* small integers: every product and sum exact in fp32, in any order */
+    void *a = gt_fill_int(ty, (size_t)M * K, &rng, -3, 4), *b = gt_fill_int(ty, (size_t)K * N, &rng, -3, 4);
+    int ba = gt_in(c, "a", ty, (size_t)M * K, a), bb = gt_in(c, "b", ty, (size_t)K * N, b);
+    int bc = gt_out(c, "c", GT_F32, (size_t)M * N, gt_exact(), NULL);
+    int64_t sa[2] = {M, K}, sta[2] = {K, 1}, sb[2] = {K, N}, stb[2] = {N, 1}, sc[2] = {M, N}, stc[2] = {N, 1};
+    gt_arg_desc(c, ba, 0, 2, sa, sta, NR_PAD_ZERO);
+    gt_arg_desc(c, bb, 0, 2, sb, stb, NR_PAD_ZERO);
+    gt_arg_desc(c, bc, 0, 2, sc, stc, NR_PAD_ZERO);
+    gt_arg(c, nr_arg_i32(K));
+    gt_grid(c, (unsigned)gt_cdiv(M, BM), (unsigned)gt_cdiv(N, BN), 1);
+    gt_run(c);
+    free(a), free(b);
+}
+
+int main(int argc, char **argv) {
+    gt_init(argc, argv, "test_gpu_tdesc");
+    /* rows of 32 to 512 bytes (TMA: swizzle 32, 64, 128; 2 and 4 boxes), every width */
+    scale(GT_F16, 37, 45, 2, 0, 16, 16, 4, 0, NR_PAD_ZERO);   /* row stride 94 bytes, not 16-byte: ordinary */
+    scale(GT_F16, 37, 45, 3, 0, 16, 16, 4, 0, NR_PAD_ZERO);   /* row stride 96 bytes: TMA, 32-byte rows */
+    scale(GT_F16, 70, 100, 28, 0, 32, 32, 4, 3, NR_PAD_NAN);  /* 64-byte rows */
+    scale(GT_F16, 70, 200, 0, 0, 16, 64, 2, 5, NR_PAD_ZERO);  /* 128-byte rows */
+    scale(GT_F16, 33, 300, 4, 0, 8, 128, 8, 0, NR_PAD_NAN);   /* 256-byte rows: 2 boxes */
+    scale(GT_F16, 33, 300, 4, 3, 8, 128, 4, 0, NR_PAD_ZERO);  /* base misaligned: ordinary */
+    scale(GT_BF16, 50, 130, 6, 0, 32, 64, 4, 1, NR_PAD_NAN);
+    scale(GT_F32, 41, 77, 3, 0, 16, 128, 4, 0, NR_PAD_NAN);   /* 512-byte rows: 4 boxes */
+    scale(GT_F32, 41, 77, 3, 0, 64, 8, 1, 2, NR_PAD_ZERO);
+    scale(GT_F64, 20, 30, 2, 0, 8, 16, 2, 0, NR_PAD_NAN);
+    scale(GT_I8, 90, 200, 8, 0, 32, 64, 4, 7, NR_PAD_ZERO);
+    scale(GT_I8, 90, 200, 8, 0, 16, 32, 1, 0, NR_PAD_ZERO);
+    scale(GT_I16, 40, 100, 4, 0, 16, 32, 4, 0, NR_PAD_ZERO);
+    scale(GT_I32, 40, 100, 4, 0, 16, 32, 8, 1, NR_PAD_ZERO);
+    scale(GT_I64, 40, 50, 2, 0, 16, 16, 4, 0, NR_PAD_ZERO);
+    scale(GT_F16, 1, 1, 7, 0, 16, 64, 4, 0, NR_PAD_NAN);      /* one element */
+    /* TMA stores too (y's rows of 400 bytes), at rows above the tensor (shifted) or not */
+    scale(GT_F16, 70, 200, 0, 0, 16, 64, 4, 0, NR_PAD_ZERO);
+    scale(GT_F16, 70, 200, 0, 0, 16, 64, 4, 5, NR_PAD_ZERO);
+    scale(GT_F16, 70, 200, 0, 0, 32, 64, 4, 5, NR_PAD_ZERO);
+    scale(GT_F32, 40, 100, 4, 0, 16, 32, 4, 0, NR_PAD_ZERO);
+    scale(GT_F32, 40, 100, 4, 0, 16, 32, 4, 16, NR_PAD_ZERO); /* a whole tile above the tensor */
+    ranks(5, 20, 70, 8, 32, 4);
+    ranks(2, 16, 64, 16, 64, 8);
+    loop(100, 300, 32, 64, 4);
+    loop(64, 64, 64, 32, 1);
+    matmul(GT_F16, 200, 160, 96, 64, 64, 32, 4);
+    matmul(GT_F16, 256, 256, 128, 128, 128, 64, 8);
+    matmul(GT_BF16, 130, 70, 64, 64, 64, 64, 4);
+    matmul(GT_F32, 100, 64, 48, 32, 32, 16, 4);
+    return gt_finish();
+}

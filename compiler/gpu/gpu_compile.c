@@ -5,9 +5,10 @@
  *   dce; alignment analysis seeded with the divisibility facts;
  *   assign-layouts (coalescing, tensor-core layouts for dots, conversions), then dce
  *   (values recomputed in other layouts leave their originals unused);
- *   lower-tma (the TMA descriptors' accesses: copies through buffers and mbarriers);
  *   lower-dot-operands (dot_op layouts and shared-memory operands);
- *   pipeline (cp.async rings for loads feeding dots, asynchronous wgmma), then dce;
+ *   pipeline (cp.async rings for loads feeding dots, TMA rings with mbarriers for
+ *   descriptor loads feeding dots, asynchronous wgmma), then dce;
+ *   lower-tma (the other TMA descriptor accesses: one copy at a time);
  *   alloc-shared; insert-barriers; LLVM IR and PTX. */
 #include "gpu_compile.h"
 
@@ -108,13 +109,13 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
         gpu_assign_layouts(f, axis_info_analyze(f, pf, arena), &go);
         pass_dce(m); /* what rematerialisation left unused */
     }
-    if (after(&r, "assign-layouts")) gpu_lower_tma(f);
-    if (after(&r, "lower-tma")) gpu_lower_dot_operands(f);
+    if (after(&r, "assign-layouts")) gpu_lower_dot_operands(f);
     if (after(&r, "lower-dot-operands")) {
         gpu_pipeline(f, axis_info_analyze(f, pf, arena), &go);
         pass_dce(m);
     }
-    if (after(&r, "pipeline")) gpu_alloc_shared(f);
+    if (after(&r, "pipeline")) gpu_lower_tma(f);
+    if (after(&r, "lower-tma")) gpu_alloc_shared(f);
     if (after(&r, "alloc-shared")) gpu_insert_barriers(f);
     after(&r, "insert-barriers");
     out->times_ms[0] = nr_now_ms() - t0;
@@ -160,9 +161,8 @@ static void run_alloc(IrFunc *f, const GpuOptions *o) { (void)o, gpu_alloc_share
 static void run_barriers(IrFunc *f, const GpuOptions *o) { (void)o, gpu_insert_barriers(f); }
 
 const GpuPass gpu_pass_table[] = {
-    {"gpu-assign-layouts", run_assign, false}, {"gpu-lower-tma", run_lower_tma, true},
-    {"gpu-lower-dot-operands", run_lower, true},
-    {"gpu-pipeline", run_pipeline, true},      {"gpu-alloc-shared", run_alloc, true},
+    {"gpu-assign-layouts", run_assign, false}, {"gpu-lower-dot-operands", run_lower, true},
+    {"gpu-pipeline", run_pipeline, true},      {"gpu-lower-tma", run_lower_tma, true},      {"gpu-alloc-shared", run_alloc, true},
     {"gpu-insert-barriers", run_barriers, true},
 };
 const int gpu_pass_count = (int)(sizeof gpu_pass_table / sizeof gpu_pass_table[0]);

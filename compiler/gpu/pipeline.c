@@ -37,12 +37,16 @@
 #include <string.h>
 
 #include "../analysis/layout_moves.h"
+#include "../ir_layout.h"
 #include "../passes/rewrite.h"
 #include "gpu_passes.h"
+#include "tma.h"
 
 typedef struct Cand {
     OpId load, alloc;
     ValId ring;
+    bool tma;   /* a desc_load: TMA copies completing on a ring of mbarriers */
+    ValId bars; /* tma: the mbarriers, one per stage */
 } Cand;
 
 typedef struct Pipe {
@@ -126,6 +130,24 @@ static bool copyable(Pipe *P, const IrOp *ld, ValId buf) {
     int proven = axis_info_vector_width(&P->info[ptr], mask ? &P->info[mask] : NULL, eb, fast);
     int v = run < proven ? run : proven;
     return v * eb >= 4;
+}
+
+/* Can TMA fill this buffer: is its layout the one the descriptor's TMA plan writes (a
+ * panel as wide as the row is the same as none)? */
+static bool tma_ring_ok(Pipe *P, const IrOp *ld, ValId buf) {
+    IrType d = ir_type(P->f, ld->operands[0]);
+    TmaPlan plan;
+    if (!gpu_tma_plan(d, &plan)) return false;
+    IrLayout want = gpu_tma_shared_layout(d, &plan);
+    const IrLayout *have = &P->m->layouts[P->f->vals[buf].layout];
+    int row = d.shape[d.rank - 1];
+    int atom_w = want.atom ? want.atom : row, atom_h = have->atom ? have->atom : row;
+    if (have->kind != LAYOUT_SHARED || have->rank != want.rank || have->vec != want.vec ||
+        have->per_phase != want.per_phase || have->max_phase != want.max_phase || atom_w != atom_h)
+        return false;
+    for (int k = 0; k < want.rank; k++)
+        if (have->order[k] != want.order[k]) return false;
+    return true;
 }
 
 /* Adds what value v needs to stage 0; false if it cannot be computed there. */
@@ -266,11 +288,62 @@ static void clone_stage0(Pipe *P, RegionId body, ValId *map) {
 
 static ValId mapped(const ValId *map, ValId v) { return map[v] ? map[v] : v; }
 
+/* Stage `slot` (an i32 scalar) of a ring, a one-stage view. */
+static ValId view_of(Pipe *P, ValId ring, ValId slot, Loc loc) {
+    IrType vt = ir_type(P->f, ring);
+    vt.stages = 1;
+    ValId vo[2] = {ring, slot};
+    return emit(P, OP_LOCAL_VIEW, loc, vo, 2, vt, P->f->vals[ring].layout);
+}
+
+static bool any_tma(const Cand *cands, int nc) {
+    for (int c = 0; c < nc; c++)
+        if (cands[c].tma) return true;
+    return false;
+}
+
+static bool any_cp(const Cand *cands, int nc) {
+    for (int c = 0; c < nc; c++)
+        if (!cands[c].tma) return true;
+    return false;
+}
+
+/* A TMA candidate's copy of one iteration into stage `slot`:
+ *   if valid { mbarrier_expect(bars[slot]) {bytes}; tma_load(d, bars[slot], ring[slot], offsets) } */
+static void issue_tma(Pipe *P, const Cand *c, const ValId *map, ValId slot, ValId valid, Loc loc) {
+    IrFunc *f = P->f;
+    const IrOp *ld = &f->ops[c->load];
+    ValId d = ld->operands[0];
+    IrType dt = ir_type(f, d);
+    uint32_t noff = ld->nopnds - 1;
+    ValId opnds[3 + NR_MAX_RANK];
+    opnds[0] = d;
+    for (uint32_t i = 0; i < noff; i++) opnds[3 + i] = mapped(map, ld->operands[1 + i]);
+    ValId view = view_of(P, c->ring, slot, loc), bar = view_of(P, c->bars, slot, loc);
+    opnds[1] = bar, opnds[2] = view;
+    OpId expect = ir_op_new(f, OP_MBARRIER_EXPECT, loc, &bar, 1, NULL, 0);
+    f->ops[expect].attr[0] = ty_numel(dt) * dt_bytes(dt.pointee);
+    OpId copy = ir_op_new(f, OP_TMA_LOAD, loc, opnds, 3 + noff, NULL, 0);
+    OpId iff = ir_op_new(f, OP_IF, loc, &valid, 1, NULL, 0);
+    RegionId then_r = ir_op_add_region(f, iff), else_r = ir_op_add_region(f, iff);
+    OpId then_ops[3] = {expect, copy, ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0)};
+    OpId else_ops[1] = {ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0)};
+    ir_region_set_ops(f, then_r, then_ops, 3);
+    ir_region_set_ops(f, else_r, else_ops, 1);
+    opvec_push(&P->out, iff);
+}
+
 /* The copies of one iteration: stage-0 values from map, into stage `slot`, masked by
  * valid (an i1 scalar). */
 static void issue(Pipe *P, const Cand *cands, int nc, const ValId *map, ValId slot, ValId valid, Loc loc) {
     IrFunc *f = P->f;
+    bool any_cp = false;
     for (int c = 0; c < nc; c++) {
+        if (cands[c].tma) {
+            issue_tma(P, &cands[c], map, slot, valid, loc);
+            continue;
+        }
+        any_cp = true;
         const IrOp *ld = &f->ops[cands[c].load];
         ValId ptr = mapped(map, ld->operands[0]), mask = ld->nopnds > 1 ? mapped(map, ld->operands[1]) : 0;
         IrType pt = ir_type(f, ptr), mt = ty_with_elem(pt, ty_scalar(DT_I1));
@@ -285,7 +358,7 @@ static void issue(Pipe *P, const Cand *cands, int nc, const ValId *map, ValId sl
         ValId co[3] = {view, ptr, v};
         emit0(P, OP_ASYNC_COPY, loc, co, 3, 0);
     }
-    emit0(P, OP_ASYNC_COMMIT, loc, NULL, 0, 0);
+    if (any_cp) emit0(P, OP_ASYNC_COMMIT, loc, NULL, 0, 0);
 }
 
 /* iv + d * step, and whether it is below ub (step > 0) */
@@ -378,7 +451,7 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
     OpId *ops = ir_region_copy_ops(f, body, &n);
     OpVec saved = P->out;
     memset(&P->out, 0, sizeof P->out);
-    emit0(P, OP_ASYNC_WAIT, loc, NULL, 0, P->stages - 2);
+    if (any_cp(cands, nc)) emit0(P, OP_ASYNC_WAIT, loc, NULL, 0, P->stages - 2);
     bool asyncs = false;
     for (uint32_t k = 0; k < n; k++) asyncs |= f->ops[ops[k]].code == OP_DOT_ASYNC;
     /* the last op that reads a ring, itself or in its regions (a dot_wait right after
@@ -390,13 +463,12 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
     while (last + 1 < n && f->ops[ops[last + 1]].code == OP_DOT_WAIT) last++;
     ValId S = konst(P, i32, P->stages, loc);
     ValId rslot = binop(P, OP_REM, it, S, loc);
-    for (int c = 0; c < nc; c++) {
-        IrType vt = ir_type(f, cands[c].ring);
-        vt.stages = 1;
-        ValId vo[2] = {cands[c].ring, rslot};
-        ValId view = emit(P, OP_LOCAL_VIEW, loc, vo, 2, vt, f->vals[cands[c].ring].layout);
-        replace_in(f, ops, n, f->ops[cands[c].alloc].results[0], view);
+    if (any_tma(cands, nc)) { /* iteration it's copies completed phase (it / S) % 2 of stage it % S's mbarrier */
+        ValId phase = binop(P, OP_AND, binop(P, OP_IDIV, it, S, loc), konst(P, i32, 1, loc), loc);
+        for (int c = 0; c < nc; c++)
+            if (cands[c].tma) emit0(P, OP_MBARRIER_WAIT, loc, (ValId[]){view_of(P, cands[c].bars, rslot, loc), phase}, 2, 0);
     }
+    for (int c = 0; c < nc; c++) replace_in(f, ops, n, f->ops[cands[c].alloc].results[0], view_of(P, cands[c].ring, rslot, loc));
     if (!asyncs) issue_ahead(P, loop, cands, nc, step, it, S, ny);
     for (uint32_t k = 0; k + 1 < n; k++) {
         opvec_push(&P->out, ops[k]);
@@ -482,6 +554,25 @@ static void wait_after_async(Pipe *P, RegionId body) {
     free(ops);
 }
 
+/* A ring of S mbarriers (smem<1xi64, stages=S>), each initialised for one arrival. */
+static ValId mbarrier_ring(Pipe *P, Loc loc) {
+    IrFunc *f = P->f;
+    int32_t one = 1;
+    IrType t = ty_smem(DT_I64, 1, &one, P->stages);
+    IrLayout l;
+    memset(&l, 0, sizeof l);
+    l.kind = LAYOUT_SHARED, l.rank = 1, l.vec = 1, l.per_phase = 1, l.max_phase = 1;
+    OpId a = ir_op_new(f, OP_LOCAL_ALLOC, loc, NULL, 0, &t, 1);
+    ValId ring = f->ops[a].results[0];
+    f->vals[ring].layout = ir_layout_intern(P->m, &l);
+    opvec_push(&P->out, a);
+    for (int s = 0; s < P->stages; s++) {
+        ValId v = view_of(P, ring, konst(P, ty_scalar(DT_I32), s, loc), loc);
+        emit0(P, OP_MBARRIER_INIT, loc, &v, 1, 1);
+    }
+    return ring;
+}
+
 /* Rebuilds the loop with the counter carried; the old op's results go to the new one's. */
 static OpId new_loop(Pipe *P, OpId loop, const ValId *inits) {
     IrFunc *f = P->f;
@@ -534,14 +625,24 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
         const IrOp *op = &f->ops[id];
         if (op->code != OP_LOCAL_ALLOC || op->nopnds != 1) continue;
         OpId ld = ir_def(f, op->operands[0]);
-        if (!in_body(f, ld, body) || f->ops[ld].code != OP_LOAD || P->uses[op->operands[0]] != 1) continue;
+        if (!in_body(f, ld, body) || P->uses[op->operands[0]] != 1) continue;
+        if (f->ops[ld].code == OP_DESC_LOAD) { /* a TMA descriptor's (the others are expanded by now) */
+            const IrOp *l = &f->ops[ld];
+            if (!tma_ring_ok(P, l, op->results[0])) continue;
+            bool ok = true;
+            for (uint32_t i = 1; i < l->nopnds; i++) ok = ok && need(P, body, l->operands[i], 0);
+            if (!ok) return false;
+            cands[nc++] = (Cand){ld, id, 0, true, 0};
+            continue;
+        }
+        if (f->ops[ld].code != OP_LOAD) continue;
         const IrOp *l = &f->ops[ld];
         if (l->nopnds == 3 && !is_zero(f, l->operands[2])) continue;
         if (!copyable(P, l, op->results[0])) continue;
         bool ok = true;
         for (uint32_t i = 0; i < l->nopnds && i < 2; i++) ok = ok && need(P, body, l->operands[i], 0);
         if (!ok) return false;
-        cands[nc++] = (Cand){ld, id, 0};
+        cands[nc++] = (Cand){ld, id, 0, false, 0};
     }
     if (!nc || !stages_separate(P, loop, body, cands, nc)) return false;
     Loc loc = f->ops[loop].loc;
@@ -553,7 +654,9 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
         cands[c].ring = f->ops[a].results[0];
         f->vals[cands[c].ring].layout = f->vals[buf].layout;
         opvec_push(&P->out, a);
+        if (cands[c].tma) cands[c].bars = mbarrier_ring(P, loc);
     }
+    if (any_tma(cands, nc)) emit0(P, OP_BARRIER, loc, NULL, 0, 0); /* the mbarriers initialised before any thread waits */
     uint32_t ncar = f->ops[loop].nopnds - 3;
     ValId *inits = calloc(ncar + 1, sizeof(ValId)), *ny = calloc(ncar + 2, sizeof(ValId));
     if (!inits || !ny) NR_DIE("out of memory");
@@ -583,7 +686,11 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
             replace_later(P, f->ops[loop].results[i], f->ops[w].results[0]); /* over new_loop's pair */
         }
     }
-    emit0(P, OP_ASYNC_WAIT, loc, NULL, 0, 0);
+    if (any_cp(cands, nc)) emit0(P, OP_ASYNC_WAIT, loc, NULL, 0, 0);
+    /* no TMA copy is in flight: each one issued was for an iteration that ran and waited */
+    for (int c = 0; c < nc; c++)
+        for (int s = 0; cands[c].tma && s < P->stages; s++)
+            emit0(P, OP_MBARRIER_INVAL, loc, (ValId[]){view_of(P, cands[c].bars, konst(P, ty_scalar(DT_I32), s, loc), loc)}, 1, 0);
     free(inits);
     free(ny);
     return true;

@@ -111,26 +111,28 @@ static void loop(int M, int N, int BM, int BN, int warps) {
 /* C = A @ B through descriptors: the tutorial's TMA matmul shape */
 static const char *K_MM =
     "@triton.jit\n"
-    "def k(a: \"tensordesc<@T@[BM, BK]>\", b: \"tensordesc<@T@[BK, BN]>\", c: \"tensordesc<fp32[BM, BN]>\", K: i32,\n"
+    "def k(a: \"tensordesc<@T@[BM, BK]>\", b: \"tensordesc<@T@[BK, BN]>\", c: \"tensordesc<@C@[BM, BN]>\", K: i32,\n"
     "      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
     "    pm = tl.program_id(0)\n"
     "    pn = tl.program_id(1)\n"
-    "    acc = tl.zeros((BM, BN), tl.float32)\n"
+    "    acc = tl.zeros((BM, BN), tl.@C@)\n"
     "    for kk in range(0, tl.cdiv(K, BK)):\n"
     "        acc = tl.dot(a.load([pm * BM, kk * BK]), b.load([kk * BK, pn * BN]), acc)\n"
     "    c.store([pm * BM, pn * BN], acc)\n";
 
-static void matmul(GtType ty, int M, int N, int K, int BM, int BN, int BK, int warps) {
+static void matmul(GtType ty, int M, int N, int K, int BM, int BN, int BK, int warps, int stages) {
     GtRng rng = {(uint64_t)(M * 31 + N)};
-    GtCase *c = gt_case("", "%dx%dx%d t%dx%dx%d w%d", M, N, K, BM, BN, BK, warps);
+    GtCase *c = gt_case("", "%dx%dx%d t%dx%dx%d w%d s%d", M, N, K, BM, BN, BK, warps, stages);
+    gt_stages(c, stages);
     snprintf(c->name, sizeof c->name, "matmul %s", gt_type_name(ty));
-    gt_source(c, K_MM, "k", "T", gt_type_name(ty), NULL);
+    GtType ct = ty == GT_I8 ? GT_I32 : GT_F32;
+    gt_source(c, K_MM, "k", "T", gt_type_name(ty), "C", gt_type_name(ct), NULL);
     gt_define(c, "BM", "%d", BM), gt_define(c, "BN", "%d", BN), gt_define(c, "BK", "%d", BK);
     gt_warps(c, warps);
     /* small integers: every product and sum exact in fp32, in any order */
     void *a = gt_fill_int(ty, (size_t)M * K, &rng, -3, 4), *b = gt_fill_int(ty, (size_t)K * N, &rng, -3, 4);
     int ba = gt_in(c, "a", ty, (size_t)M * K, a), bb = gt_in(c, "b", ty, (size_t)K * N, b);
-    int bc = gt_out(c, "c", GT_F32, (size_t)M * N, gt_exact(), NULL);
+    int bc = gt_out(c, "c", ct, (size_t)M * N, gt_exact(), NULL);
     int64_t sa[2] = {M, K}, sta[2] = {K, 1}, sb[2] = {K, N}, stb[2] = {N, 1}, sc[2] = {M, N}, stc[2] = {N, 1};
     gt_arg_desc(c, ba, 0, 2, sa, sta, NR_PAD_ZERO);
     gt_arg_desc(c, bb, 0, 2, sb, stb, NR_PAD_ZERO);
@@ -170,9 +172,21 @@ int main(int argc, char **argv) {
     ranks(2, 16, 64, 16, 64, 8);
     loop(100, 300, 32, 64, 4);
     loop(64, 64, 64, 32, 1);
-    matmul(GT_F16, 200, 160, 96, 64, 64, 32, 4);
-    matmul(GT_F16, 256, 256, 128, 128, 128, 64, 8);
-    matmul(GT_BF16, 130, 70, 64, 64, 64, 64, 4);
-    matmul(GT_F32, 100, 64, 48, 32, 32, 16, 4);
+    /* the loads in the K loop pipeline through rings of TMA buffers and mbarriers (1 stage:
+     * one copy at a time); K tails, loops shorter than the pipeline and of no iteration */
+    matmul(GT_F16, 200, 160, 96, 64, 64, 32, 4, 3);
+    matmul(GT_F16, 256, 256, 128, 128, 128, 64, 8, 3);
+    matmul(GT_F16, 256, 512, 640, 128, 256, 64, 8, 3);
+    matmul(GT_F16, 300, 200, 1000, 128, 128, 64, 4, 4);
+    matmul(GT_F16, 130, 190, 70, 64, 128, 32, 4, 5);
+    matmul(GT_F16, 64, 64, 32, 64, 64, 32, 4, 4);
+    matmul(GT_F16, 64, 64, 0, 64, 64, 32, 4, 3);
+    matmul(GT_F16, 100, 100, 200, 64, 64, 64, 4, 2);
+    matmul(GT_F16, 100, 100, 200, 64, 64, 64, 4, 1);
+    matmul(GT_BF16, 130, 70, 64, 64, 64, 64, 4, 3);
+    matmul(GT_BF16, 257, 129, 333, 128, 64, 64, 4, 4);
+    matmul(GT_F32, 100, 64, 48, 32, 32, 16, 4, 3);
+    matmul(GT_F32, 200, 130, 260, 64, 64, 32, 4, 3);
+    matmul(GT_I8, 128, 128, 256, 64, 64, 64, 4, 3);
     return gt_finish();
 }

@@ -27,6 +27,12 @@
  * is synchronous; after the last reader and its dot_wait when a dot_async of the previous
  * iteration may still read that stage. After the loop, a wait for every group.
  *
+ * A desc_load of a TMA descriptor that fills such a buffer, in the layout its TMA plan
+ * writes (tma.h), is a candidate too: its ring gets a ring of S mbarriers initialised
+ * before the loop; a copy is `if valid { mbarrier_expect; tma_load }` into stage s with
+ * stage s's mbarrier, and an iteration waits on mbarrier it % S for phase (it / S) % 2
+ * instead of async_wait. After the loop the mbarriers are invalidated.
+ *
  * A wgmma dot (mma version 3, operands in shared memory that stay put into the next
  * iteration: ring stages or buffers made before the loop) that accumulates into a
  * carried value becomes dot_async followed by dot_wait {pending = 1}: iteration it's

@@ -9,6 +9,9 @@ or NumPy arrays (the CPU interpreter).
     def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr): ...
     add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024)
 
+    # host tensor descriptors, as Triton's: in the kernel a_desc.load([i, j]), ...
+    matmul_kernel[grid](nereid.TensorDescriptor.from_tensor(a, [BM, BK]), ...)
+
 See docs/python.md.
 """
 from . import _nereid
@@ -16,6 +19,7 @@ from ._errors import CompileError, DeviceError, Error, LaunchError
 from ._runtime import CompiledKernel, CompiledModule, compile, context, device_count, synchronize
 from ._jit import JITFunction, jit
 from ._autotune import Autotuner, Config, Heuristics, autotune, heuristics
+from ._desc import TensorDescriptor
 from . import language
 
 __version__ = _nereid.version()
@@ -34,5 +38,5 @@ def next_power_of_2(n):
 
 
 __all__ = ["compile", "jit", "JITFunction", "CompiledModule", "CompiledKernel", "context", "device_count", "synchronize",
-           "autotune", "heuristics", "Config", "Autotuner", "Heuristics",
+           "autotune", "heuristics", "Config", "Autotuner", "Heuristics", "TensorDescriptor",
            "cdiv", "next_power_of_2", "language", "Error", "CompileError", "LaunchError", "DeviceError"]

@@ -92,6 +92,7 @@ class _Timer:
     def __init__(self, jit, args):
         self.ctx = _base_jit(jit)._resolve()
         self.torch = None
+        args = [getattr(a, "base", a) if hasattr(a, "block_shape") else a for a in args]  # descriptors: their bases
         if self.ctx.kind == "cuda" and any(hasattr(a, "data_ptr") and getattr(a, "is_cuda", False) for a in args):
             self.torch = sys.modules.get("torch")
 
@@ -304,6 +305,8 @@ class Autotuner:
             everything = {**nargs, **kwargs}
             key = tuple(everything[k] for k in self.keys if k in everything)
             key += tuple(str(v.dtype) for k, v in everything.items() if k in self.arg_names and hasattr(v, "dtype"))
+            key += tuple(str(getattr(v.base, "dtype", None)) for k, v in everything.items()  # descriptors' elements
+                         if k in self.arg_names and hasattr(v, "block_shape") and hasattr(v, "base"))
             config = self.cache.get(key)
             if config is None:
                 config = self.cache[key] = self._tune(key, args, kwargs, grid, nargs)

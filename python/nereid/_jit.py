@@ -4,7 +4,10 @@ The function's source is read with inspect and compiled by Nereid (Python never 
 body). Parameters may carry types (`x_ptr: "*fp32"`, `n: tl.int32`), be constexprs
 (`BLOCK: tl.constexpr`), or be left bare: a bare parameter takes its type from the launch
 argument, as Triton types them (a tensor or array: a pointer to its dtype; a bool: i1; an
-int: i32, or i64 when it does not fit; a float: fp32; None: a constexpr). Each new
+int: i32, or i64 when it does not fit; a float: fp32; None: a constexpr; a tensor
+descriptor: "tensordesc<DTYPE[BLOCK_SHAPE]>", its base's dtype and its block shape). A
+descriptor parameter may also be typed so (`x_desc: "tensordesc<fp16[BM, BK]>"`, the
+dims ints or constexprs' names): its argument's block shape is then checked. Each new
 combination of inferred types and constexpr values compiles once and is cached; the
 cache lookup, like the whole launch, runs in C (nereid/_launch.c).
 
@@ -20,15 +23,19 @@ of one kind, so a second GPU compiles nothing). `device="cuda:N"` pins it to dev
 """
 import ast
 import inspect
+import re
 import textwrap
 
 from . import _nereid, _runtime, language
 
 _TYPED, _INFER, _CONSTEXPR = 0, 1, 2
-_CODE_NONE, _CODE_PTR = -2, 100
+# key codes (nereid/_launch.c): an nr_type, _CODE_PTR + pointee, _CODE_NONE, or for a tensor
+# descriptor _CODE_DESC | pointee | rank << 6 | log2(block dim d) << (9 + 5 d)
+_CODE_NONE, _CODE_PTR, _CODE_DESC = -2, 100, 1 << 30
 _TYPE_NAMES = ["ptr", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64",
                "fp8e4nv", "fp8e5"]
 _SIG_NAMES = set(_TYPE_NAMES[1:])
+_DESC = re.compile(r"^tensordesc<\s*(?P<dtype>[\w.]+)\s*\[(?P<dims>[\w\s,]*)\]\s*>$")
 _ALIASES = {"int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
             "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "fp16", "bfloat16": "bf16",
             "float32": "fp32", "float64": "fp64", "float8e4nv": "fp8e4nv", "float8e5": "fp8e5"}
@@ -45,6 +52,14 @@ def _annotation_kind(ann):
     if ann is inspect.Parameter.empty or ann is None:
         return _INFER, None
     if isinstance(ann, str):
+        desc = _DESC.match(ann.strip())
+        if desc:  # "tensordesc<fp16[64, 64]>": the dims may name constexprs, which the compiler resolves
+            base = _ALIASES.get(desc["dtype"].split(".")[-1], desc["dtype"].split(".")[-1])
+            dims = [d.strip() for d in desc["dims"].split(",")]
+            if base not in _SIG_NAMES or base == "i1" or not all(re.fullmatch(r"\w+", d) for d in dims):
+                raise TypeError(f"unknown parameter annotation {ann!r} (a tensor descriptor is "
+                                "'tensordesc<DTYPE[D0, D1, ...]>', e.g. 'tensordesc<fp16[64, BLOCK_K]>')")
+            return _TYPED, f"tensordesc<{base}[{', '.join(dims)}]>"
         text = ann.replace(" ", "")
         if text.split(".")[-1] == "constexpr":
             return _CONSTEXPR, None
@@ -67,6 +82,10 @@ def _annotation_kind(ann):
 def _type_text(code):
     if code == _CODE_NONE:
         return "constexpr"
+    if code >= _CODE_DESC:  # "tensordesc<fp16[64, 64]>"
+        rank = (code >> 6) & 7
+        dims = ", ".join(str(1 << ((code >> (9 + 5 * d)) & 31)) for d in range(rank))
+        return f"tensordesc<{_TYPE_NAMES[code & 63]}[{dims}]>"
     if code >= _CODE_PTR:
         return "*" + _TYPE_NAMES[code - _CODE_PTR]
     return _TYPE_NAMES[code]
@@ -98,11 +117,14 @@ class _Source:
         self.arg_pos = [(a.arg, a.lineno - 1, a.end_col_offset, a.annotation is not None) for a in fdef.args.args]
 
     def text(self, annotate=None):
-        """The source with `: TYPE` added after the parameters named in annotate."""
+        """The source with `: TYPE` added after the parameters named in annotate (a
+        descriptor's type as a string, as Triton spells it: `: "tensordesc<fp16[64, 64]>"`)."""
         lines = [l.encode() for l in self.lines]
         for name, row, col, has_ann in reversed(self.arg_pos):  # right to left keeps columns valid
             if annotate and name in annotate and not has_ann:
-                lines[row] = lines[row][:col] + f": {annotate[name]}".encode() + lines[row][col:]
+                ty = annotate[name]
+                ty = f'"{ty}"' if ty.startswith("tensordesc<") else ty
+                lines[row] = lines[row][:col] + f": {ty}".encode() + lines[row][col:]
         return b"".join(lines).decode()
 
 

@@ -14,9 +14,12 @@
  * the interpreter through the buffer protocol (nr_host_register) for the launch's
  * duration, so results land in them; on CUDA, torch tensors (data_ptr()) and objects
  * with __cuda_array_interface__ are passed by address, on torch's current stream (of the
- * kernel's device) when torch is loaded. A dispatcher that follows its arguments' device
- * (`_per_device`: @nereid.jit without a device index) runs each launch on the device of
- * its first tensor argument (get_device()), or without one on torch's current device,
+ * kernel's device) when torch is loaded; tensor descriptors (nereid.TensorDescriptor, and
+ * Triton's TensorDescriptor read by its attribute names) become an nr_tensor_desc each,
+ * their base read as a pointer argument is (desc_arg). A dispatcher that follows its
+ * arguments' device (`_per_device`: @nereid.jit without a device index) runs each launch
+ * on the device of its first tensor argument (get_device(); a descriptor's base counts),
+ * or without one on torch's current device,
  * with a context and a cache of compiled kernels per device. This is the path whose cost
  * the launch-overhead benchmarks measure (bench/launch_overhead.py on a GPU,
  * bench/launch_overhead_mock.py on the stand-in driver). A launch like the last one
@@ -27,8 +30,9 @@
  * into Python only for those three reads, torch's current stream and, for a kernel that
  * follows its tensors, the first tensor's get_device() (or torch's current device). Any
  * other launch takes the general path (launch), which also keeps what the fast path
- * compares against. */
+ * compares against; so do all launches with a descriptor argument. */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +40,13 @@
 
 enum { P_TYPED, P_INFER, P_CONSTEXPR };
 enum { OPT_NONE, OPT_WARPS, OPT_STAGES }; /* keywords that are launch options: num_warps=, num_stages= */
-enum { MAX_PARAMS = 64, CODE_NONE = -2, CODE_PTR = 100 }; /* key codes: nr_type, CODE_PTR + pointee */
+/* Key codes, what an inferred parameter's argument decides: its nr_type (a scalar),
+ * CODE_PTR + pointee (an array or tensor), CODE_NONE (None), or for a tensor descriptor
+ * CODE_DESC | pointee | rank << 6 | log2(block_shape[d]) << (9 + 5 d): the element type
+ * and the block shape (powers of two of at most 2^20 elements), as Triton specialises on
+ * "tensordesc<fp16[64, 64]>" (nereid/_jit.py's _type_text reads them back). */
+enum { MAX_PARAMS = 64, CODE_NONE = -2, CODE_PTR = 100, CODE_DESC = 1 << 30 };
+enum { DESC_RANK = 4, DESC_MAX_NUMEL = 1 << 20 }; /* nr_tensor_desc's dims; Triton's largest block */
 
 /* One parameter, what a launch reads of it together. */
 typedef struct {
@@ -111,6 +121,14 @@ typedef struct {
     size_t reg_bytes;
     void *copy;      /* CPU: a private copy of a read-only array */
     PyObject *obj;   /* the argument (borrowed), for its extent when a tuner needs it */
+    /* a tensor descriptor (a.type NR_TYPE_TENSOR_DESC, a.v.desc = &desc): its block shape
+     * (checked against the compiled kernel's parameter), its parameter, and its base (a
+     * strong reference, NULL for other arguments: released after the launch; on the CPU
+     * the base's memory is lent through view/reg/copy as a pointer argument's) */
+    nr_tensor_desc desc;
+    int64_t block[DESC_RANK];
+    int param;
+    PyObject *base;
 } Slot;
 
 static const char *param_name(DispatcherObject *d, int i) {
@@ -214,9 +232,26 @@ static void dispatcher_dealloc(PyObject *o) {
     Py_DECREF(tp);
 }
 
+/* The element type of a descriptor type "tensordesc<fp16[64, 64]>" (the block dims may
+ * name constexprs: the compiled kernel's parameter has them); NR_TYPE_INVALID if ts is
+ * not one. */
+static nr_type desc_pointee(const char *ts) {
+    if (strncmp(ts, "tensordesc<", 11)) return NR_TYPE_INVALID;
+    ts += 11;
+    while (*ts == ' ') ts++;
+    char name[32];
+    size_t n = strcspn(ts, "[ ");
+    if (n == 0 || n >= sizeof name) return NR_TYPE_INVALID;
+    memcpy(name, ts, n);
+    name[n] = 0;
+    nr_type t = nrpy_dtype_from_name(name);
+    return t == NR_TYPE_I1 ? NR_TYPE_INVALID : t;
+}
+
 /* _setup(name, names, kinds, types, defaults, extra_kw): the signature.
  * kinds: per parameter 0 typed, 1 inferred, 2 constexpr; types: per parameter a type
- * ("*fp32", "i32") for typed ones, else None; defaults: dict name -> value. */
+ * ("*fp32", "i32", "tensordesc<fp16[64, 64]>") for typed ones, else None; defaults: dict
+ * name -> value. */
 static PyObject *dispatcher_setup(PyObject *o, PyObject *args) {
     DispatcherObject *d = (DispatcherObject *)o;
     PyObject *name, *names, *kinds, *types, *defaults;
@@ -248,7 +283,15 @@ static PyObject *dispatcher_setup(PyObject *o, PyObject *args) {
         }
         ps[i].kind = (int)kind;
         ps[i].type = ps[i].pointee = NR_TYPE_INVALID;
-        if (kind == P_TYPED) {
+        if (kind == P_TYPED && !strncmp(ts, "tensordesc<", 11)) {
+            ps[i].type = NR_TYPE_TENSOR_DESC;
+            ps[i].pointee = desc_pointee(ts);
+            if (ps[i].pointee == NR_TYPE_INVALID) {
+                PyErr_Format(PyExc_ValueError, "_setup: unknown type '%s'", ts);
+                Py_XDECREF(t);
+                return NULL;
+            }
+        } else if (kind == P_TYPED) {
             bool ptr = ts[0] == '*';
             nr_type dt = nrpy_dtype_from_name(ptr ? ts + 1 : ts);
             if (dt == NR_TYPE_INVALID) {
@@ -721,6 +764,177 @@ static int pointer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot
     return ptr_type_error(d, i, obj, "must be an array (NumPy, or any object with the buffer protocol)");
 }
 
+/* ---- tensor descriptors ----
+ * A descriptor argument is any object with Triton's TensorDescriptor attributes: base (a
+ * tensor or array, read as a pointer argument is: its address, and on the CPU its memory
+ * lent), shape, strides (elements; the last must be 1), block_shape (powers of two) and
+ * padding ("zero" or "nan"). nereid.TensorDescriptor is one, and so is Triton's own,
+ * which is never imported. It becomes an nr_tensor_desc in the slot, read by nr_launch
+ * only; the block shape decides an inferred parameter's type (its key code) and is
+ * checked against a typed one's once the kernel is known (check_block). These arguments
+ * take the general path, never fast_launch. */
+
+/* Raise cls: "KERNEL(): argument 'NAME' (a tensor descriptor): " and the message. */
+static int desc_error(DispatcherObject *d, int i, PyObject *cls, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int desc_error(DispatcherObject *d, int i, PyObject *cls, const char *fmt, ...) {
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    PyErr_Format(cls, "%s(): argument '%s' (a tensor descriptor): %s", kname(d), param_name(d, i), msg);
+    return -1;
+}
+
+/* desc.NAME, a sequence of ints, into out (its first DESC_RANK items): its length, or -1
+ * with an exception set. */
+static Py_ssize_t desc_ints(DispatcherObject *d, int i, PyObject *desc, PyObject *name, int64_t out[DESC_RANK]) {
+    PyObject *seq = PyObject_GetAttr(desc, name);
+    const char *what = PyUnicode_AsUTF8AndSize(name, NULL);
+    if (!seq) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyErr_Clear();
+            desc_error(d, i, PyExc_TypeError, "it has no %s", what);
+        }
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Check(seq) && !PyUnicode_Check(seq) ? PySequence_Size(seq) : -1;
+    if (n < 0) {
+        PyErr_Clear();
+        PyObject *tn = PyType_GetName(Py_TYPE(seq));
+        const char *tname = tn ? PyUnicode_AsUTF8AndSize(tn, NULL) : NULL;
+        desc_error(d, i, PyExc_TypeError, "its %s must be a sequence of ints, got %s", what, tname ? tname : "?");
+        Py_XDECREF(tn);
+    }
+    for (Py_ssize_t k = 0; k < n && k < DESC_RANK; k++) {
+        PyObject *item = PySequence_GetItem(seq, k);
+        PyObject *v = item ? PyNumber_Index(item) : NULL;
+        long long x = v ? PyLong_AsLongLong(v) : -1;
+        Py_XDECREF(item);
+        Py_XDECREF(v);
+        if (x == -1 && PyErr_Occurred()) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+                PyErr_Clear();
+                desc_error(d, i, PyExc_TypeError, "%s[%zd] is not an int", what, k);
+            }
+            n = -1;
+            break;
+        }
+        out[k] = x;
+    }
+    Py_DECREF(seq);
+    return n;
+}
+
+/* desc.padding: NR_PAD_ZERO for "zero" (and where there is no such attribute), NR_PAD_NAN
+ * for "nan"; -1 with an exception set otherwise. */
+static int desc_padding(DispatcherObject *d, int i, PyObject *desc) {
+    PyObject *p = PyObject_GetAttr(desc, d->st->s_padding);
+    if (!p) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+        PyErr_Clear();
+        return NR_PAD_ZERO;
+    }
+    int pad = !PyUnicode_Check(p)                             ? -1
+              : !PyUnicode_CompareWithASCIIString(p, "zero") ? NR_PAD_ZERO
+              : !PyUnicode_CompareWithASCIIString(p, "nan")  ? NR_PAD_NAN
+                                                              : -1;
+    if (pad < 0)
+        PyErr_Format(PyExc_ValueError, "%s(): argument '%s' (a tensor descriptor): padding must be \"zero\" or \"nan\", got %R",
+                     kname(d), param_name(d, i), p);
+    Py_DECREF(p);
+    return pad;
+}
+
+/* The key code of a descriptor of pointee's elements and this block shape (see CODE_DESC). */
+static int desc_code(nr_type pointee, int rank, const int64_t *block) {
+    int code = CODE_DESC | (int)pointee | rank << 6;
+    for (int k = 0; k < rank; k++) {
+        int log = 0;
+        while ((INT64_C(1) << log) < block[k]) log++;
+        code |= log << (9 + 5 * k);
+    }
+    return code;
+}
+
+/* A descriptor argument into s (s->a, s->desc, s->block, s->base, s->code). want: the
+ * element type of a typed parameter, NR_TYPE_INVALID for an inferred one. */
+static int desc_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s, nr_type want) {
+    State *st = d->st;
+    s->param = i;
+    /* block_shape first: what tells a descriptor (arrays have base, shape and strides too) */
+    if (!PyObject_HasAttr(obj, st->s_block_shape))
+        return ptr_type_error(d, i, obj, "is a tensor descriptor (nereid.TensorDescriptor, or Triton's)");
+    int64_t shape[DESC_RANK], strides[DESC_RANK];
+    Py_ssize_t nb = desc_ints(d, i, obj, st->s_block_shape, s->block);
+    Py_ssize_t rank = nb < 0 ? -1 : desc_ints(d, i, obj, st->s_shape, shape);
+    Py_ssize_t ns = rank < 0 ? -1 : desc_ints(d, i, obj, st->s_strides, strides);
+    int pad = ns < 0 ? -1 : desc_padding(d, i, obj);
+    if (pad < 0) return -1;
+    if (!(s->base = PyObject_GetAttr(obj, st->s_base))) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyErr_Clear();
+            desc_error(d, i, PyExc_TypeError, "it has no base");
+        }
+        return -1;
+    }
+    if (rank < 1 || rank > DESC_RANK)
+        return desc_error(d, i, PyExc_ValueError, "its rank is %zd (Nereid's descriptors have 1 to %d dims)", rank, DESC_RANK);
+    if (ns != rank || nb != rank)
+        return desc_error(d, i, PyExc_ValueError, "rank mismatch: its shape has %zd dims, its strides %zd, its block_shape %zd",
+                          rank, ns, nb);
+    if (strides[rank - 1] != 1)
+        return desc_error(d, i, PyExc_ValueError, "the last stride must be 1 (the last dim contiguous, as in Triton), got %lld",
+                          (long long)strides[rank - 1]);
+    int64_t numel = 1;
+    for (int k = 0; k < rank; k++) {
+        if (s->block[k] <= 0 || (s->block[k] & (s->block[k] - 1)))
+            return desc_error(d, i, PyExc_ValueError, "the block_shape's dims must be powers of two, got %lld",
+                              (long long)s->block[k]);
+        if ((numel *= s->block[k]) > DESC_MAX_NUMEL)
+            return desc_error(d, i, PyExc_ValueError, "the block_shape has more than 2^20 elements (%lld)", (long long)numel);
+    }
+    nr_type pointee;
+    if (pointer_arg(d, cuda, i, s->base, s, &pointee)) return -1;
+    /* NumPy has no fp8: on the CPU an array of bytes holds them (as for a pointer) */
+    if ((want == NR_TYPE_FP8E4NV || want == NR_TYPE_FP8E5) && !cuda && s->has_view && pointee == NR_TYPE_U8) pointee = want;
+    if (pointee == NR_TYPE_INVALID || pointee == NR_TYPE_I1)
+        return desc_error(d, i, PyExc_TypeError, "its base's dtype (%s) is not one a descriptor takes",
+                          pointee == NR_TYPE_I1 ? "bool" : "unsupported");
+    if (want != NR_TYPE_INVALID && pointee != want) {
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is a tensor descriptor of %s, got one of %s", kname(d),
+                     param_name(d, i), nrpy_type_name(want), nrpy_type_name(pointee));
+        return -1;
+    }
+    s->desc.base = s->a.v.u;
+    s->desc.rank = (int)rank;
+    s->desc.padding = pad;
+    for (int k = 0; k < DESC_RANK; k++) {
+        s->desc.shape[k] = k < rank ? shape[k] : 0;
+        s->desc.strides[k] = k < rank ? strides[k] : 0;
+    }
+    s->a = nr_arg_tensor_desc(&s->desc);
+    s->code = desc_code(pointee, (int)rank, s->block);
+    return 0;
+}
+
+/* A descriptor argument's block shape against the compiled kernel's parameter pi (its
+ * annotation's, with this launch's constexprs): a TypeError where they differ. */
+static int check_block(DispatcherObject *d, KernelObject *k, int pi, const Slot *s) {
+    int64_t want[DESC_RANK];
+    int rank = nr_kernel_param_block_shape(k->k, pi, want);
+    bool same = rank == s->desc.rank;
+    for (int r = 0; same && r < rank; r++) same = want[r] == s->block[r];
+    if (same) return 0;
+    char wt[96], got[96];
+    nr_type pointee = nr_kernel_param_pointee(k->k, pi);
+    nrpy_desc_type_text(pointee, rank, want, wt, sizeof wt);
+    nrpy_desc_type_text(pointee, s->desc.rank, s->block, got, sizeof got);
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is %s, got %s (its block_shape must be the parameter's)", kname(d),
+                 param_name(d, s->param), wt, got);
+    return -1;
+}
+
 static bool int_in_range(nr_type t, PyObject *v, nr_arg *out) {
     int overflow = 0;
     long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
@@ -817,6 +1031,8 @@ static int infer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *
         s->a.v.f = PyFloat_AsDouble(obj);
         return 0;
     }
+    if (!PyObject_CheckBuffer(obj) && PyObject_HasAttr(obj, d->st->s_block_shape))
+        return desc_arg(d, cuda, i, obj, s, NR_TYPE_INVALID); /* a tensor descriptor */
 pointer:;
     nr_type pointee;
     if (pointer_arg(d, cuda, i, obj, s, &pointee)) return -1;
@@ -826,12 +1042,13 @@ pointer:;
 }
 
 static int typed_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s) {
+    if (d->p[i].type == NR_TYPE_TENSOR_DESC) return desc_arg(d, cuda, i, obj, s, d->p[i].pointee);
     if (d->p[i].type != NR_TYPE_PTR) return scalar_arg(d, i, d->p[i].type, obj, s);
     nr_type pointee;
     if (pointer_arg(d, cuda, i, obj, s, &pointee)) return -1;
     /* NumPy has no fp8: an array of bytes (uint8, through the buffer protocol) holds them */
     bool fp8 = d->p[i].pointee == NR_TYPE_FP8E4NV || d->p[i].pointee == NR_TYPE_FP8E5;
-    if (fp8 && s->has_view && pointee == NR_TYPE_U8) pointee = d->p[i].pointee;
+    if (fp8 && !cuda && s->has_view && pointee == NR_TYPE_U8) pointee = d->p[i].pointee;
     if (pointee != d->p[i].pointee) {
         PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is *%s, got an array of %s", kname(d), param_name(d, i),
                      nrpy_type_name(d->p[i].pointee), pointee == NR_TYPE_INVALID ? "an unsupported dtype" : nrpy_type_name(pointee));
@@ -840,10 +1057,13 @@ static int typed_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *
     return 0;
 }
 
-static void release_slots(Slot *slots, int n) {
+/* What the slots hold for the launch: on the CPU the arrays lent (cpu), and descriptors'
+ * bases. */
+static void release_slots(Slot *slots, int n, bool cpu) {
     for (int i = 0; i < n; i++) {
-        if (slots[i].has_view) PyBuffer_Release(&slots[i].view);
-        PyMem_Free(slots[i].copy);
+        if (cpu && slots[i].has_view) PyBuffer_Release(&slots[i].view);
+        if (cpu) PyMem_Free(slots[i].copy);
+        Py_XDECREF(slots[i].base);
     }
 }
 
@@ -1297,7 +1517,7 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     PyObject *vals[MAX_PARAMS], *extra = NULL, *result = NULL;
     KernelObject *k = NULL;
     Slot slots[MAX_PARAMS];
-    int slot_of[MAX_PARAMS], nslots = 0, warps = 0, stages = 0, cuda = 0;
+    int slot_of[MAX_PARAMS], nslots = 0, warps = 0, stages = 0, cuda = 0, ndesc = 0;
     bool fast_kinds = true; /* every argument of a kind fast_launch reads */
     d->fast = false;
     ContextObject *c = NULL;
@@ -1312,7 +1532,7 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
         if (d->p[i].kind == P_CONSTEXPR) continue;
         Slot *s = &slots[nslots];
         PyObject *v = vals[i];
-        s->code = 0, s->reg = NULL, s->obj = v;
+        s->code = 0, s->reg = NULL, s->obj = v, s->base = NULL;
         if (!cuda) s->has_view = false, s->reg_bytes = 0, s->copy = NULL;
         slot_of[i] = nslots++;
         struct ArgType *t = d->p[i].hint;
@@ -1333,7 +1553,9 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
             if (PyErr_Occurred()) goto out;
         }
         /* anything else, and the errors of the above (the general path says what is wrong) */
-        if ((d->p[i].kind == P_TYPED ? typed_arg : infer_arg)(d, cuda, i, v, s)) goto out;
+        int rc = (d->p[i].kind == P_TYPED ? typed_arg : infer_arg)(d, cuda, i, v, s);
+        ndesc += s->base != NULL;
+        if (rc) goto out;
         t = cuda ? find_arg_type(st, v) : NULL;
         d->p[i].hint = t && t->tensor ? t : NULL;
         fast_kinds &= d->p[i].hint || PyLong_CheckExact(v) || PyBool_Check(v) || PyFloat_CheckExact(v) || v == Py_None;
@@ -1342,8 +1564,9 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
         PyObject *first = NULL;
         struct ArgType *first_t = NULL;
         for (int i = 0; i < d->nparams && !first; i++) {
-            struct ArgType *t = slot_of[i] >= 0 ? find_arg_type(st, vals[i]) : NULL;
-            if (t && t->tensor) first = vals[i], first_t = t;
+            PyObject *v = slot_of[i] >= 0 && slots[slot_of[i]].base ? slots[slot_of[i]].base : vals[i]; /* a descriptor's base */
+            struct ArgType *t = slot_of[i] >= 0 ? find_arg_type(st, v) : NULL;
+            if (t && t->tensor) first = v, first_t = t;
         }
         long dev = launch_device(d, first, first_t, c->index);
         if (dev < 0) goto out;
@@ -1358,8 +1581,13 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     if (!(k = launch_kernel(d, c, cache, vals, slots, slot_of, extra))) goto out;
     nr_arg a[MAX_PARAMS];
     int na = 0;
+    bool tuned = nr_kernel_num_configs(k->k) > 0;
     for (int i = 0; i < nslots; i++)
-        if (slots[i].code != CODE_NONE) a[na++] = slots[i].a;
+        if (slots[i].code != CODE_NONE) {
+            /* a kernel the runtime tunes takes each config's block shape */
+            if (slots[i].base && !tuned && na < k->nparams && check_block(d, k, na, &slots[i])) goto out;
+            a[na++] = slots[i].a;
+        }
     if (na != k->nparams) {
         PyErr_Format(PyExc_RuntimeError, "%s(): the compiled kernel takes %d runtime arguments, the call gives %d",
                      kname(d), k->nparams, na);
@@ -1375,7 +1603,6 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     nr_launch_options lo = {warps, NULL, stages};
     if (cuda && current_stream(d, c, &lo.stream)) goto out;
     size_t bytes[MAX_PARAMS];
-    bool tuned = nr_kernel_num_configs(k->k) > 0;
     if (tuned) {
         int b = 0;
         for (int i = 0; i < nslots; i++)
@@ -1398,7 +1625,7 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     if (!s) result = Py_NewRef(Py_None);
     d->fast = !s && cuda && fast_kinds;
 out:
-    if (!cuda) release_slots(slots, nslots);
+    if (!cuda || ndesc) release_slots(slots, nslots, !cuda);
     Py_XDECREF((PyObject *)k);
     Py_XDECREF(extra);
     Py_XDECREF(cache);

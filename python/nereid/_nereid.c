@@ -16,6 +16,13 @@ const char *nrpy_type_name(nr_type t) {
     return t >= 0 && (size_t)t < sizeof type_names / sizeof *type_names ? type_names[t] : "?";
 }
 
+void nrpy_desc_type_text(nr_type pointee, int rank, const int64_t *block, char *buf, size_t n) {
+    int at = snprintf(buf, n, "tensordesc<%s[", nrpy_type_name(pointee));
+    for (int d = 0; d < rank && at >= 0 && (size_t)at < n; d++)
+        at += snprintf(buf + at, n - (size_t)at, "%s%lld", d ? ", " : "", (long long)block[d]);
+    if (at >= 0 && (size_t)at < n) snprintf(buf + at, n - (size_t)at, "]>");
+}
+
 /* dtype names as torch, NumPy and Triton spell them */
 nr_type nrpy_dtype_from_name(const char *name) {
     static const struct { const char *name; nr_type t; } names[] = {
@@ -313,16 +320,20 @@ static void kernel_dealloc(PyObject *o) {
     Py_DECREF(tp);
 }
 
-/* params() -> [(name, type)], type as in signatures: "*fp32", "i32", ... */
+/* params() -> [(name, type)], type as in signatures: "*fp32", "i32", "tensordesc<fp16[64, 64]>", ... */
 static PyObject *kernel_params(PyObject *o, PyObject *unused) {
     (void)unused;
     KernelObject *self = (KernelObject *)o;
     PyObject *list = PyList_New(self->nparams);
     for (int i = 0; list && i < self->nparams; i++) {
         nr_type t = nr_kernel_param_type(self->k, i);
-        char ty[16];
+        char ty[96];
         if (t == NR_TYPE_PTR) snprintf(ty, sizeof ty, "*%s", nrpy_type_name(nr_kernel_param_pointee(self->k, i)));
-        else snprintf(ty, sizeof ty, "%s", nrpy_type_name(t));
+        else if (t == NR_TYPE_TENSOR_DESC) {
+            int64_t block[4];
+            int rank = nr_kernel_param_block_shape(self->k, i, block);
+            nrpy_desc_type_text(nr_kernel_param_pointee(self->k, i), rank, block, ty, sizeof ty);
+        } else snprintf(ty, sizeof ty, "%s", nrpy_type_name(t));
         PyObject *item = Py_BuildValue("(ss)", nr_kernel_param_name(self->k, i), ty);
         if (!item) {
             Py_DECREF(list);
@@ -435,7 +446,8 @@ static int state_clear(PyObject *m) {
                            &st->s_data_ptr, &st->s_dtype, &st->s_is_cuda, &st->s_cai, &st->s_compile, &st->s_resolve,
                            &st->s_untyped_storage, &st->s_nbytes, &st->s_num_warps, &st->s_num_stages, &st->s_torch,
                            &st->s_torch_C, &st->s_get_stream, &st->s_typestr, &st->s_data, &st->s_get_device,
-                           &st->s_get_cur_device, &st->s_resolve_device, &st->s_storage};
+                           &st->s_get_cur_device, &st->s_resolve_device, &st->s_storage, &st->s_base, &st->s_shape,
+                           &st->s_strides, &st->s_block_shape, &st->s_padding};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_CLEAR(*fields[i]);
     for (int i = 0; i < st->narg_types; i++) {
         Py_CLEAR(st->arg_types[i].type);
@@ -467,7 +479,9 @@ static int exec_module(PyObject *module) {
         {&st->s_num_stages, "num_stages"}, {&st->s_torch, "torch"}, {&st->s_torch_C, "_C"},
         {&st->s_get_stream, "_cuda_getCurrentRawStream"}, {&st->s_typestr, "typestr"}, {&st->s_data, "data"},
         {&st->s_get_device, "get_device"}, {&st->s_get_cur_device, "_cuda_getDevice"},
-        {&st->s_resolve_device, "_resolve_device"}, {&st->s_storage, "storage"},
+        {&st->s_resolve_device, "_resolve_device"}, {&st->s_storage, "storage"}, {&st->s_base, "base"},
+        {&st->s_shape, "shape"}, {&st->s_strides, "strides"}, {&st->s_block_shape, "block_shape"},
+        {&st->s_padding, "padding"},
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         *names[i].slot = PyUnicode_InternFromString(names[i].text);

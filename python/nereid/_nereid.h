@@ -36,6 +36,8 @@ typedef struct State {
     PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_cai, *s_compile, *s_resolve, *s_untyped_storage, *s_nbytes,
         *s_num_warps, *s_num_stages, *s_torch, *s_torch_C, *s_get_stream, *s_typestr, *s_data, *s_get_device,
         *s_get_cur_device, *s_resolve_device, *s_storage;
+    /* a tensor descriptor's attributes (nereid.TensorDescriptor, Triton's TensorDescriptor) */
+    PyObject *s_base, *s_shape, *s_strides, *s_block_shape, *s_padding;
     PyObject *dtype_codes; /* dict: a dtype object (torch.float32, ...) -> its pointee nr_type */
     /* the types of pointer arguments seen, each looked up once (_launch.c): tensor types
      * (torch.Tensor, nn.Parameter, ...) with their is_cuda and dtype descriptors, their
@@ -91,6 +93,9 @@ PyObject *nrpy_raise(State *st, nr_context *ctx, nr_status s, const char *what);
  * NR_TYPE_INVALID. */
 nr_type nrpy_dtype_from_name(const char *name);
 const char *nrpy_type_name(nr_type t); /* "fp32", "i1", ... */
+/* A descriptor parameter's type as signatures spell it ("tensordesc<fp16[64, 64]>"), into
+ * buf (truncated to n bytes). */
+void nrpy_desc_type_text(nr_type pointee, int rank, const int64_t *block, char *buf, size_t n);
 
 /* _launch.c */
 int nrpy_launch_init(PyObject *module, State *st);

@@ -3,10 +3,14 @@ torch): nereid.compile and @nereid.jit kernels on CUDA tensors against torch's r
 launches on torch's current stream (a CUDA graph captures them), objects with
 __cuda_array_interface__, argument errors (host tensors, wrong dtypes), autotuning
 through the runtime (a kernel file) and through @nereid.autotune, and Triton's own
-@triton.autotune driving a @nereid.jit kernel when Triton is installed. With two GPUs or
-more: @nereid.jit kernels on each GPU's tensors (torch's current device left as it was,
-each device's current stream, kernels per device, one compile for both), a module for
-cuda:1, and a thread per GPU launching at once.
+@triton.autotune driving a @nereid.jit kernel when Triton is installed; host tensor
+descriptors (nereid.TensorDescriptor, and Triton's own where Triton is installed) over
+torch tensors: desc_kernels.py's kernels against NumPy, on tiles TMA can move (sm_90: a
+16-byte aligned base and strides) and on tiles it cannot. With two GPUs or more:
+@nereid.jit kernels on each GPU's tensors (torch's current device left as it was, each
+device's current stream, kernels per device, one compile for both; a kernel taking only
+descriptors runs on their bases' device), a module for cuda:1, and a thread per GPU
+launching at once.
 
     PYTHONPATH=build-gpu/python python3 python/tests/run.py test_gpu
 """
@@ -27,6 +31,8 @@ import nereid  # noqa: E402
 import nereid.language as tl  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import desc_kernels as dk  # noqa: E402
+import numpy as np  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = os.path.join(ROOT, "examples")
 
@@ -170,6 +176,111 @@ class Gpu(unittest.TestCase):
         torch.testing.assert_close(out, x + y)
 
 
+class TorchDevice:
+    """desc_kernels.py's device: NumPy arrays in and out, torch tensors on the GPU."""
+    TD = nereid.TensorDescriptor
+
+    def __init__(self, device="cuda", TD=None):
+        self.device = device
+        if TD is not None:
+            self.TD = TD
+
+    def put(self, a):
+        return torch.from_numpy(np.ascontiguousarray(a)).to(self.device)
+
+    def get(self, t):
+        torch.cuda.synchronize()
+        return t.cpu().numpy()
+
+
+@unittest.skipUnless(HAVE_GPU, "no CUDA GPU with torch")
+class GpuTensorDescriptors(unittest.TestCase):
+    """Host tensor descriptors on the GPU: tiles loaded with zero and NaN padding and
+    stored past odd shapes, 1-D, 3-D and matmul, each where TMA can move the tiles (a
+    16-byte aligned base, strides multiples of 16 bytes: on sm_90) and where it cannot (a
+    base one element in, a row of 45 fp32), against NumPy."""
+
+    def check_tile_2d(self, dev, x, BM, BN, padding="zero", cols=None):
+        y, tiles = dk.run_tile_2d(dev, x, BM, BN, padding, cols)
+        want_y, want_tiles = dk.want_tile_2d(x, BM, BN, padding, cols)
+        what = f"{x.shape} cols={cols} {x.dtype} BM={BM} BN={BN} {padding}"
+        np.testing.assert_array_equal(y, want_y, err_msg=what)
+        np.testing.assert_array_equal(tiles, want_tiles, err_msg=what)
+
+    def test_2d_padding(self):
+        rng = np.random.default_rng(1)
+        dev = TorchDevice()
+        for M, S, cols, BM, BN, padding in ((37, 48, 45, 16, 32, "zero"), (37, 48, 45, 32, 16, "nan"),  # TMA
+                                            (37, 45, None, 16, 8, "nan"), (100, 45, None, 64, 64, "zero"),  # 180-byte rows
+                                            (64, 64, None, 64, 64, "nan"), (5, 16, 3, 8, 8, "zero")):
+            self.check_tile_2d(dev, rng.uniform(-10, 10, (M, S)).astype(np.float32), BM, BN, padding, cols)
+        x16 = rng.uniform(-10, 10, (70, 72)).astype(np.float16)
+        self.check_tile_2d(dev, x16, 64, 64, "nan", 67)
+        self.check_tile_2d(dev, x16, 16, 64, "zero")
+
+    def test_unaligned_base(self):
+        # a view one element in: the base is not 16-byte aligned (no TMA, as Triton would refuse)
+        x = torch.arange(40 * 65, dtype=torch.float32, device="cuda").reshape(40, 65)
+        y = torch.zeros_like(x)
+        t = torch.zeros(3 * 2 * 16 * 32, device="cuda")
+        TD = nereid.TensorDescriptor
+        dk.tile_2d[(3, 2)](TD.from_tensor(x[:, 1:], [16, 32], "nan"), TD.from_tensor(y[:, 1:], [16, 32]), t)
+        torch.cuda.synchronize()
+        torch.testing.assert_close(y[:, 1:], 2 * x[:, 1:], rtol=0, atol=0)
+        self.assertEqual(int(y[:, 0].count_nonzero()), 0)
+        self.assertEqual(int(t.isnan().sum()), 3 * 2 * 16 * 32 - 40 * 64)
+
+    def test_1d_and_3d(self):
+        dev = TorchDevice()
+        for n, B, dtype in ((100, 32, np.int32), (1000, 256, np.float16), (4096, 128, np.float32)):
+            x = np.arange(n).astype(dtype)
+            y, info = dk.run_vec_1d(dev, x, B)
+            np.testing.assert_array_equal(y, x + 1)
+            self.assertEqual(list(info), [n, 1, B])
+        rng = np.random.default_rng(3)
+        for shape, box, dtype in (((3, 10, 40), (2, 4, 16), np.float16), ((4, 16, 64), (2, 8, 32), np.float32)):
+            x = rng.integers(-100, 100, shape).astype(dtype)
+            np.testing.assert_array_equal(dk.run_box_3d(dev, x, *box), x - dtype(1), err_msg=str(shape))
+
+    def test_matmul(self):
+        rng = np.random.default_rng(4)
+        dev = TorchDevice()
+        for (M, N, K), (BM, BN, BK), out, warps in (((256, 256, 256), (128, 128, 64), np.float16, 8),
+                                                    ((200, 136, 72), (64, 64, 32), np.float32, 4),
+                                                    ((40, 33, 50), (16, 16, 16), np.float32, 4)):
+            a = rng.uniform(-1, 1, (M, K)).astype(np.float16)
+            b = rng.uniform(-1, 1, (K, N)).astype(np.float16)
+            c = dk.run_matmul(dev, a, b, out, BM, BN, BK, num_warps=warps)
+            ref = a.astype(np.float64) @ b.astype(np.float64)
+            tol = 2e-2 if out == np.float16 else 1e-3
+            np.testing.assert_allclose(c.astype(np.float64), ref, atol=tol, rtol=tol, err_msg=f"{M}x{N}x{K}")
+
+    def test_typed_and_errors(self):
+        x = torch.arange(64, dtype=torch.float32, device="cuda").reshape(16, 4)
+        y = torch.zeros_like(x)
+        TD = nereid.TensorDescriptor
+        dk.tile_2d_typed[(2, 1)](TD.from_tensor(x, [8, 4]), TD.from_tensor(y, [8, 4]), BM=8, BN=4)
+        torch.cuda.synchronize()
+        torch.testing.assert_close(y, x + 1)
+        with self.assertRaisesRegex(TypeError, r"is tensordesc<fp32\[8, 4\]>, got tensordesc<fp32\[4, 4\]>"):
+            dk.tile_2d_typed[(2, 1)](TD.from_tensor(x, [4, 4]), TD.from_tensor(y, [8, 4]), BM=8, BN=4)
+        with self.assertRaisesRegex(TypeError, "argument 'x_desc' must be on the GPU"):
+            dk.tile_2d_typed[(2, 1)](TD.from_tensor(x.cpu(), [8, 4]), TD.from_tensor(y, [8, 4]), BM=8, BN=4)
+
+    def test_triton_tensor_descriptor(self):
+        try:
+            from triton.tools.tensor_descriptor import TensorDescriptor
+        except ImportError:
+            self.skipTest("no Triton")
+        dev = TorchDevice(TD=TensorDescriptor)  # Triton's own class (it wants 16-byte aligned bases and strides)
+        rng = np.random.default_rng(5)
+        self.check_tile_2d(dev, rng.uniform(-1, 1, (37, 48)).astype(np.float32), 16, 32, "nan", 44)
+        a = rng.uniform(-1, 1, (192, 64)).astype(np.float16)
+        b = rng.uniform(-1, 1, (64, 128)).astype(np.float16)
+        c = dk.run_matmul(dev, a, b, np.float32, 64, 64, 32)
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), atol=1e-3, rtol=1e-3)
+
+
 @nereid.jit
 def _axpy(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -220,6 +331,18 @@ class MultiGpu(unittest.TestCase):
             self.assertEqual(after[0]["gpu_compiles"] - before[0]["gpu_compiles"], 1)
             self.assertEqual(after[1]["gpu_compiles"] - before[1]["gpu_compiles"], 0)
             self.assertEqual(after[1]["disk_cache_hits"] - before[1]["disk_cache_hits"], 1)
+
+    def test_descriptors_follow_their_base(self):
+        # box_3d takes only descriptors: it runs on their bases' device
+        torch.cuda.set_device(0)
+        x = torch.rand(2, 8, 32, device="cuda:1")
+        y = torch.zeros_like(x)
+        TD = nereid.TensorDescriptor
+        dk.box_3d[(1, 1, 1)](TD.from_tensor(x, [2, 8, 32]), TD.from_tensor(y, [2, 8, 32]), BB=2, BR=8, BC=32)
+        torch.cuda.synchronize(1)
+        torch.testing.assert_close(y, x - 1)
+        self.assertIn(1, dk.box_3d._devices)
+        self.assertEqual(torch.cuda.current_device(), 0)
 
     def test_a_module_for_cuda_1(self):
         mod = nereid.compile(os.path.join(EXAMPLES, "vector_add.nr"), device="cuda:1", BLOCK_SIZE=1024)

@@ -6,9 +6,11 @@ scalar type, the grid, num_warps, torch's current stream) and stays right on the
 paths of repeated launches: the tensor types and dtypes cached per type, the last
 launch's kernel reused while its key holds, the parsed grid; and that every error of the
 general path is raised from them too (a tensor of another dtype or on the CPU, an int out
-of range). With several stand-in devices (CUDA_MOCK_DEVICES=2): a module compiled for
-"cuda:1" runs there, and a @nereid.jit kernel runs each launch on its first tensor's device
-(or torch's current one), with kernels kept per device and compiled once for both.
+of range). Tensor descriptor arguments on this path: what the package reads of them and
+checks, and what reaches nr_launch (its checks of the nr_tensor_desc it is given). With
+several stand-in devices (CUDA_MOCK_DEVICES=2): a module compiled for "cuda:1" runs there,
+and a @nereid.jit kernel runs each launch on its first tensor's device (or torch's current
+one; a descriptor's base counts), with kernels kept per device and compiled once for both.
 
     LD_LIBRARY_PATH=build/mock PYTHONPATH=build/python python3 python/tests/run.py test_mock
 
@@ -312,6 +314,58 @@ class JitLaunch(unittest.TestCase):
         self.assertEqual(last_launch().params[1], 5)
 
 
+DESC_SRC = """
+@triton.jit
+def desc_typed(x: "tensordesc<fp32[8, 4]>", y: "tensordesc<i32[8]>"):
+    x.store([0, 0], x.load([0, 0]) + 1)
+    y.store([0], y.load([0]))
+"""
+
+
+@nereid.jit
+def desc_follow(x_desc, y_desc):
+    y_desc.store([0, 0], x_desc.load([0, 0]))
+
+
+def desc(base, shape=(8, 4), strides=(4, 1), block=(8, 4), padding="zero"):
+    return nereid.TensorDescriptor(base, list(shape), list(strides), list(block), padding)
+
+
+@unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
+class Descriptors(unittest.TestCase):
+    """Descriptor arguments on the CUDA path. Every launch here fails before any GPU code
+    is made (the stand-in runs none of a descriptor kernel's): in the package's checks, or
+    in nr_launch's of the nr_tensor_desc the package built, whose messages show what it
+    holds (a shape, the padding) and which argument it is."""
+
+    def setUp(self):
+        self.k = nereid.compile(DESC_SRC, device="cuda").desc_typed
+
+    def test_what_reaches_nr_launch(self):
+        y = desc(Tensor(BASE + 4096, DType("int32")), (8,), (1,), (8,))
+        for base in (Tensor(BASE), PyTensor(BASE + 64), CudaArray(BASE + 128), Tensor(BASE)):
+            with self.assertRaisesRegex(ValueError, r"kernel 'desc_typed': argument 0 \('x'\): shape\[0\] is -3"):
+                self.k[(1,)](desc(base, shape=(-3, 4)), y)
+            with self.assertRaisesRegex(ValueError, r"argument 1 \('y'\): NaN padding needs a float element type"):
+                self.k[(1,)](desc(base), desc(Tensor(BASE + 4096, DType("int32")), (8,), (1,), (8,), "nan"))
+        self.assertEqual(self.k.params(), [("x", "tensordesc<fp32[8, 4]>"), ("y", "tensordesc<i32[8]>")])
+
+    def test_the_package_checks(self):
+        y = desc(Tensor(BASE + 4096, DType("int32")), (8,), (1,), (8,))
+        for _ in range(2):
+            with self.assertRaisesRegex(TypeError, "argument 'x' must be on the GPU"):
+                self.k[(1,)](desc(Tensor(BASE, is_cuda=False)), y)
+            with self.assertRaisesRegex(TypeError, "argument 'x' is a tensor descriptor of fp32, got one of fp16"):
+                self.k[(1,)](desc(Tensor(BASE, float16)), y)
+            with self.assertRaisesRegex(TypeError, r"argument 'y' is tensordesc<i32\[8\]>, got tensordesc<i32\[16\]>"):
+                self.k[(1,)](desc(Tensor(BASE)), desc(Tensor(BASE + 4096, DType("int32")), (8,), (1,), (16,)))
+            with self.assertRaisesRegex(TypeError, r"argument 'x' is a tensor descriptor .*got Tensor"):
+                self.k[(1,)](Tensor(BASE), y)
+            with self.assertRaisesRegex(ValueError, "the last stride must be 1"):
+                self.k[(1,)](types.SimpleNamespace(base=Tensor(BASE), shape=[8, 4], strides=[1, 4], block_shape=[8, 4],
+                                                   padding="zero"), y)
+
+
 @nereid.jit
 def record_any(x, n, BLOCK: tl.constexpr):
     tl.store(x + tl.arange(0, BLOCK), n)
@@ -395,6 +449,16 @@ class SeveralDevices(unittest.TestCase):
             torch.current = 0
             torch.stream.clear()
             sys.modules["torch"] = real
+
+    def test_descriptors_follow_their_base(self):
+        """A kernel taking only descriptors runs on their bases' device (its launches here
+        stop in nr_launch's check of the shape, after the device was chosen)."""
+        for dev in (1, 0, 1):
+            x = desc(DevTensor(BASE, dev), shape=(-1, 4))
+            with self.assertRaisesRegex(ValueError, r"shape\[0\] is -1"):
+                desc_follow[(1,)](x, desc(DevTensor(BASE + 64, dev)))
+            self.assertEqual(desc_follow._context.index, dev)
+        self.assertEqual(sorted(desc_follow._devices), [0, 1])
 
     def test_a_pinned_kernel_stays(self):
         for dev in (1, 0):

@@ -1,11 +1,14 @@
 """The Python package on the CPU device, with NumPy arrays: nereid.compile of files and
-source strings, launches and their argument checking, errors, and @nereid.jit running
-Triton's tutorial kernels (tutorial_kernels.py) against NumPy references.
+source strings, launches and their argument checking, errors, @nereid.jit running
+Triton's tutorial kernels (tutorial_kernels.py) against NumPy references, and host tensor
+descriptors (nereid.TensorDescriptor and Triton-style objects: desc_kernels.py).
 
     PYTHONPATH=build/python python3 python/tests/run.py
 """
+import importlib.util
 import os
 import sys
+import types
 import unittest
 
 import numpy as np
@@ -16,6 +19,7 @@ import nereid.language as tl  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tutorial_kernels as tk  # noqa: E402
+import desc_kernels as dk  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -511,6 +515,240 @@ class Jit(unittest.TestCase):
         self.assertEqual(tl.constexpr(4), 4)
         self.assertEqual(nereid.next_power_of_2(1000), 1024)
         self.assertEqual(nereid.cdiv(10, 4), 3)
+
+
+class TensorDescriptors(unittest.TestCase):
+    """Host tensor descriptors as kernel arguments: desc_kernels.py's kernels on NumPy
+    arrays against NumPy, the type a descriptor gives an untyped parameter (its dtype and
+    block shape; the padding compiles nothing), typed parameters, nereid.compile kernels,
+    Triton-style objects read by their attributes, and the errors."""
+    dev = dk.NumpyDevice()
+    TD = nereid.TensorDescriptor
+
+    def check_tile_2d(self, x, BM, BN, padding="zero", cols=None):
+        y, tiles = dk.run_tile_2d(self.dev, x, BM, BN, padding, cols)
+        want_y, want_tiles = dk.want_tile_2d(x, BM, BN, padding, cols)
+        what = f"{x.shape} cols={cols} {x.dtype} BM={BM} BN={BN} {padding}"
+        np.testing.assert_array_equal(y, want_y, err_msg=what)  # nothing written past the shape
+        np.testing.assert_array_equal(tiles, want_tiles, err_msg=what)  # NaN compares equal to NaN here
+
+    def test_2d_zero_and_nan_padding(self):
+        rng = np.random.default_rng(1)
+        for M, S, cols, BM, BN, padding in ((37, 45, None, 16, 8, "zero"), (37, 52, 45, 8, 16, "nan"),
+                                            (5, 14, 3, 4, 4, "zero"), (16, 32, None, 16, 32, "nan"),
+                                            (1, 1, None, 2, 2, "nan"), (64, 64, None, 32, 64, "zero")):
+            self.check_tile_2d(rng.uniform(-10, 10, (M, S)).astype(np.float32), BM, BN, padding, cols)
+        x16 = rng.uniform(-10, 10, (19, 40)).astype(np.float16)
+        self.check_tile_2d(x16, 8, 16, "nan", 33)
+        self.check_tile_2d(x16, 16, 8, "zero")
+
+    def test_1d(self):
+        for n, B, dtype in ((100, 32, np.int32), (7, 8, np.float32), (1000, 256, np.float16), (64, 64, np.int64)):
+            x = np.arange(n).astype(dtype)
+            y, info = dk.run_vec_1d(self.dev, x, B)
+            np.testing.assert_array_equal(y, x + 1)
+            self.assertEqual(list(info), [n, 1, B])
+        x = np.arange(10, dtype=np.float32)[::2]  # a strided view: its stride 2 cannot be the last dim's
+        with self.assertRaisesRegex(ValueError, "the last stride must be 1"):
+            self.TD.from_tensor(x, [8])
+
+    def test_3d(self):
+        rng = np.random.default_rng(3)
+        for shape, box, dtype in (((3, 10, 40), (2, 4, 16), np.float16), ((2, 8, 32), (2, 8, 32), np.float32),
+                                  ((5, 3, 7), (4, 2, 8), np.int16)):
+            x = rng.integers(-100, 100, shape).astype(dtype)
+            np.testing.assert_array_equal(dk.run_box_3d(self.dev, x, *box), x - dtype(1), err_msg=str(shape))
+
+    def test_matmul(self):
+        rng = np.random.default_rng(4)
+        cases = (((40, 33, 50), (16, 16, 16), np.float32), ((64, 64, 64), (32, 32, 32), np.float16),
+                 ((17, 70, 9), (16, 32, 16), np.float32))
+        for (M, N, K), (BM, BN, BK), out in cases:
+            a = rng.uniform(-1, 1, (M, K)).astype(np.float16)
+            b = rng.uniform(-1, 1, (K, N)).astype(np.float16)
+            c = dk.run_matmul(self.dev, a, b, out, BM, BN, BK)
+            ref = a.astype(np.float64) @ b.astype(np.float64)
+            tol = 1e-2 if out == np.float16 else 1e-4
+            np.testing.assert_allclose(c.astype(np.float64), ref, atol=tol, rtol=tol, err_msg=f"{M}x{N}x{K}")
+        f32 = rng.uniform(-1, 1, (30, 20)).astype(np.float32)  # fp32 operands (tl.dot's default is tf32: a loose bound)
+        c = dk.run_matmul(self.dev, f32, f32.T.copy(), np.float32, 16, 16, 16)
+        np.testing.assert_allclose(c, f32.astype(np.float64) @ f32.T.astype(np.float64), atol=2e-2, rtol=1e-2)
+
+    def test_type_and_cache_key(self):
+        # an untyped parameter becomes "tensordesc<DTYPE[BLOCK_SHAPE]>" (Triton's spelling);
+        # each dtype and block shape compiles once; the padding is read at each launch
+        from nereid import _jit
+
+        @nereid.jit(device=CPU)
+        def scale(x_desc, y_desc):
+            y_desc.store([0, 0], x_desc.load([0, 0]) * 3)
+        x = np.arange(24, dtype=np.float32).reshape(4, 6)
+        y = np.zeros_like(x)
+        for block, padding in (([4, 8], "zero"), ([4, 8], "nan"), ([2, 4], "zero"), ([4, 8], "zero")):
+            scale[(1,)](self.TD.from_tensor(x, block, padding), self.TD.from_tensor(y, block))
+            np.testing.assert_array_equal(y, 3 * x)
+        self.assertEqual(sorted(_jit._type_text(k[0]) for k in scale._cache),
+                         ["tensordesc<fp32[2, 4]>", "tensordesc<fp32[4, 8]>"])
+        scale[(1,)](self.TD.from_tensor(x.astype(np.float16), [4, 8]), self.TD.from_tensor(y.astype(np.float16), [4, 8]))
+        self.assertIn("tensordesc<fp16[4, 8]>", [_jit._type_text(k[0]) for k in scale._cache])
+        self.assertEqual(len(scale._cache), 3)
+        # the source compiled: the type as a string annotation, as Triton would write it
+        text = scale.source({"x_desc": "tensordesc<fp32[2, 4]>"})[0]
+        self.assertIn('def scale(x_desc: "tensordesc<fp32[2, 4]>", y_desc', text)
+        # every block of powers of two up to 2^20 elements, of 1 to 4 dims, has its own code
+        for block in ([1, 1], [1, 1024], [1024, 1024]):
+            d = self.TD(x, [4, 6], [6, 1], block)
+            scale.warmup(d, d, grid=(1,))  # compiles, launches nothing
+        before = {"tensordesc<fp32[2, 4]>", "tensordesc<fp32[4, 8]>", "tensordesc<fp16[4, 8]>"}
+        self.assertEqual({_jit._type_text(k[0]) for k in scale._cache} - before,
+                         {"tensordesc<fp32[1, 1]>", "tensordesc<fp32[1, 1024]>", "tensordesc<fp32[1024, 1024]>"})
+
+        @nereid.jit(device=CPU)
+        def copy4(x_desc, y_desc):
+            y_desc.store([0, 0, 0, 0], x_desc.load([0, 0, 0, 0]))
+        x4 = np.arange(2 * 3 * 4 * 5, dtype=np.int32).reshape(2, 3, 4, 5)
+        y4 = np.zeros_like(x4)
+        copy4[(1,)](self.TD.from_tensor(x4, [2, 4, 4, 8]), self.TD.from_tensor(y4, [2, 4, 4, 8]))
+        np.testing.assert_array_equal(y4, x4)
+        self.assertEqual([_jit._type_text(k[0]) for k in copy4._cache], ["tensordesc<i32[2, 4, 4, 8]>"])
+
+    def test_typed_parameters(self):
+        x = np.arange(32, dtype=np.float32).reshape(8, 4)
+        y = np.zeros_like(x)
+        dk.tile_2d_typed[(1, 1)](self.TD.from_tensor(x, [8, 4]), self.TD.from_tensor(y, [8, 4]), BM=8, BN=4)
+        np.testing.assert_array_equal(y, x + 1)
+        dk.tile_2d_typed[(2, 1)](self.TD.from_tensor(x, [4, 4]), self.TD.from_tensor(y, [4, 4]), BM=4, BN=4)
+        np.testing.assert_array_equal(y, x + 1)
+        with self.assertRaisesRegex(TypeError, r"argument 'x_desc' is tensordesc<fp32\[8, 4\]>, got "
+                                               r"tensordesc<fp32\[4, 4\]> \(its block_shape must be the parameter's\)"):
+            dk.tile_2d_typed[(1, 1)](self.TD.from_tensor(x, [4, 4]), self.TD.from_tensor(y, [8, 4]), BM=8, BN=4)
+        with self.assertRaisesRegex(TypeError, "argument 'y_desc' is a tensor descriptor of fp32, got one of fp16"):
+            dk.tile_2d_typed[(1, 1)](self.TD.from_tensor(x, [8, 4]), self.TD.from_tensor(y.astype(np.float16), [8, 4]),
+                                     BM=8, BN=4)
+        with self.assertRaisesRegex(TypeError, r"argument 'x_desc' is a tensor descriptor \(nereid.TensorDescriptor, "
+                                               "or Triton's\), got ndarray"):
+            dk.tile_2d_typed[(1, 1)](x, self.TD.from_tensor(y, [8, 4]), BM=8, BN=4)
+        with self.assertRaisesRegex(TypeError, "unknown parameter annotation 'tensordesc<foo"):
+            @nereid.jit(device=CPU)
+            def bad(x: "tensordesc<foo[8]>"):
+                pass
+
+    def test_compiled_module(self):
+        src = ('@triton.jit\n'
+               'def shift(x: "tensordesc<fp32[BM, 4]>", y: "tensordesc<fp32[BM, 4]>", BM: tl.constexpr):\n'
+               '    off = tl.program_id(0) * BM\n'
+               '    y.store([off, 0], x.load([off, 0]) + 10.0)\n')
+        mod = nereid.compile(src, device=CPU, BM=8)
+        self.assertEqual(mod.shift.params(), [("x", "tensordesc<fp32[8, 4]>"), ("y", "tensordesc<fp32[8, 4]>")])
+        x = np.arange(44, dtype=np.float32).reshape(11, 4)
+        y = np.zeros_like(x)
+        mod.shift[(2,)](self.TD.from_tensor(x, [8, 4]), self.TD.from_tensor(y, [8, 4], padding="nan"))
+        np.testing.assert_array_equal(y, x + 10)
+        mod.shift[(3,)](self.TD.from_tensor(x, [4, 4]), self.TD.from_tensor(y, [4, 4]), BM=4)  # another variant
+        with self.assertRaisesRegex(TypeError, r"argument 'y' is tensordesc<fp32\[8, 4\]>, got tensordesc<fp32\[4, 4\]>"):
+            mod.shift[(2,)](self.TD.from_tensor(x, [8, 4]), self.TD.from_tensor(y, [4, 4]))
+
+    def test_triton_style_objects(self):
+        # Triton's triton.tools.tensor_descriptor.TensorDescriptor is read by its attributes:
+        # any object with base, shape, strides, block_shape and padding is a descriptor
+        import dataclasses
+
+        @dataclasses.dataclass
+        class TensorDescriptor:  # Triton's fields; not nereid's class
+            base: object
+            shape: list
+            strides: list
+            block_shape: list
+            padding: str = "zero"
+
+        x = np.arange(45, dtype=np.float32).reshape(9, 5)
+        y, tiles = np.zeros_like(x), np.zeros(2 * 1 * 8 * 8, dtype=np.float32)
+        dk.tile_2d[(2, 1)](TensorDescriptor(x, x.shape, (5, 1), (8, 8), "nan"),
+                           types.SimpleNamespace(base=y, shape=[9, 5], strides=[5, 1], block_shape=[8, 8], padding="zero"),
+                           tiles)
+        np.testing.assert_array_equal(y, 2 * x)
+        self.assertEqual(int(np.isnan(tiles).sum()), 2 * 64 - 45)
+        no_padding = types.SimpleNamespace(base=y, shape=[9, 5], strides=[5, 1], block_shape=[8, 8])  # "zero"
+        dk.tile_2d[(2, 1)](TensorDescriptor(x, x.shape, (5, 1), (8, 8)), no_padding, tiles)
+        self.assertEqual(int((tiles == 0).sum()), 2 * 64 - 45 + 1)  # the padding, and x[0, 0]
+
+    @unittest.skipUnless(importlib.util.find_spec("torch"), "no torch")
+    def test_torch_cpu_tensors(self):
+        import torch
+        x = torch.arange(40 * 24, dtype=torch.float32).reshape(40, 24)
+        y = torch.zeros_like(x)
+        t = torch.zeros(3 * 3 * 16 * 8)
+        dk.tile_2d[(3, 3)](self.TD.from_tensor(x[:, 2:], [16, 8]), self.TD.from_tensor(y[:, 2:], [16, 8]), t)
+        self.assertTrue(torch.equal(y[:, 2:], 2 * x[:, 2:]))
+        self.assertTrue(torch.equal(y[:, :2], torch.zeros(40, 2)))
+
+    def test_errors(self):
+        x = np.zeros((8, 8), dtype=np.float32)
+        t = np.zeros(64, dtype=np.float32)
+        good = self.TD.from_tensor(x, [8, 8])
+        ns = types.SimpleNamespace
+
+        def desc(**kw):
+            return ns(**{**dict(base=x, shape=[8, 8], strides=[8, 1], block_shape=[8, 8], padding="zero"), **kw})
+        for d, err, text in ((desc(strides=[8]), ValueError, r"rank mismatch: its shape has 2 dims, its strides 1"),
+                             (desc(strides=[1, 8]), ValueError, "the last stride must be 1 .*got 8"),
+                             (desc(padding="inf"), ValueError, r"padding must be \"zero\" or \"nan\", got 'inf'"),
+                             (desc(block_shape=[8, 6]), ValueError, "powers of two, got 6"),
+                             (desc(block_shape=[2048, 1024]), ValueError, "more than 2\\^20 elements"),
+                             (desc(shape=[1] * 5, strides=[1] * 5, block_shape=[1] * 5), ValueError, "its rank is 5"),
+                             (desc(shape=[8.0, 8]), TypeError, r"shape\[0\] is not an int"),
+                             (desc(shape=8), TypeError, "its shape must be a sequence of ints, got int"),
+                             (desc(base=x.astype(np.bool_)), TypeError, r"its base's dtype \(bool\)"),
+                             (desc(base=[1.0] * 64), TypeError, "argument 'x_desc' must be an array"),
+                             (desc(shape=[-1, 8]), ValueError, r"shape\[0\] is -1"),
+                             (ns(base=x, block_shape=[8, 8]), TypeError, "argument 'x_desc' .* has no shape"),
+                             (ns(shape=[8, 8], strides=[8, 1], block_shape=[8, 8]), TypeError, "has no base"),
+                             (ns(base=x, shape=[8, 8]), TypeError, "argument 'x_desc' must be an array")):
+            with self.assertRaisesRegex(err, text, msg=text):
+                dk.tile_2d[(1, 1)](d, good, t)
+        with self.assertRaisesRegex(ValueError, "NaN padding needs a float element type"):
+            dk.run_vec_1d(self.dev, np.arange(8, dtype=np.int32), 8, padding="nan")
+        # a descriptor larger than its array: the interpreter's bounds checks catch it
+        with self.assertRaisesRegex(nereid.LaunchError, "out-of-bounds"):
+            dk.tile_2d[(2, 1)](desc(shape=[16, 8]), self.TD(np.zeros((16, 8), np.float32), [16, 8], [8, 1], [8, 8]),
+                               np.zeros(128, np.float32))
+        dk.tile_2d[(1, 1)](good, good, t)  # still usable
+
+    def test_constructor(self):
+        x = np.zeros((6, 10), dtype=np.float16)
+        d = self.TD.from_tensor(x[:, 2:], [4, 8])
+        self.assertEqual((d.shape, d.strides, d.block_shape, d.padding), ([6, 8], [10, 1], [4, 8], "zero"))
+        self.assertIs(d.base.base, x)
+        d = self.TD(x, (6, 10), (10, 1), (2, 16), padding="nan")
+        self.assertEqual(d.padding, "nan")
+        for args, err, text in ((((6, 10), (10, 1), (8,)), ValueError, "rank mismatch"),
+                                ((((6, 10), (1, 6), (2, 2))), ValueError, "the last stride must be 1"),
+                                (((6, 10), (10, 1), (2, 3)), ValueError, r"block_shape\[1\] is 3"),
+                                (((6, 10), (10, 1), (2, 2.0)), TypeError, r"block_shape\[1\] must be an int"),
+                                (((), (), ()), ValueError, "1 to 4 dims"),
+                                (((1,) * 5, (1,) * 5, (1,) * 5), ValueError, "1 to 4 dims"),
+                                (((6, 10), (10, 1), (1024, 2048)), ValueError, "at most 2\\^20")):
+            with self.assertRaisesRegex(err, text):
+                self.TD(x, *args)
+        with self.assertRaisesRegex(ValueError, "padding must be"):
+            self.TD(x, (6, 10), (10, 1), (2, 2), padding="zeros")
+        with self.assertRaisesRegex(TypeError, "a torch tensor or a NumPy array"):
+            self.TD.from_tensor([1, 2], [2])
+
+    def test_autotune_pre_hook_sets_the_block_shape(self):
+        # Triton's TMA tutorials: each config's pre_hook gives the descriptors its block shape
+        def set_block(nargs):
+            for name in ("x_desc", "y_desc"):
+                nargs[name].block_shape = [nargs["BM"], nargs["BN"]]
+
+        tuned = nereid.autotune(configs=[nereid.Config({"BM": 8, "BN": 4}, pre_hook=set_block),
+                                         nereid.Config({"BM": 4, "BN": 8}, pre_hook=set_block)], key=[])(dk.tile_2d_typed)
+        x = np.arange(19 * 13, dtype=np.float32).reshape(19, 13)
+        y = np.zeros_like(x)
+        xd, yd = self.TD.from_tensor(x, [1, 1]), self.TD.from_tensor(y, [1, 1])
+        tuned[lambda m: (nereid.cdiv(19, m["BM"]), nereid.cdiv(13, m["BN"]))](xd, yd)
+        np.testing.assert_array_equal(y, x + 1)
+        self.assertEqual(xd.block_shape, [tuned.best_config.kwargs["BM"], tuned.best_config.kwargs["BN"]])
 
 
 TUNED_NR = """

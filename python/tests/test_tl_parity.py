@@ -1,8 +1,9 @@
 """The kernels of tests/gpu/tl_parity.py (small Triton kernels using the builtins of issue
 13: scans, custom reductions, sort/topk/flip, gather, histogram, join/split/interleave,
-clamp, libdevice math, block pointers, tensor descriptors, fp8, debug_barrier) through
-@nereid.jit on the CPU device, each against its NumPy reference: one test per case. The
-same kernels run against Triton on the GPU machine (tools/gpu-run.sh, row tl-parity).
+clamp, libdevice math, block pointers, tensor descriptors made in the kernel and by the
+host, fp8, debug_barrier) through @nereid.jit on the CPU device, each against its NumPy
+reference: one test per case. The same kernels run against Triton on the GPU machine
+(tools/gpu-run.sh, row tl-parity).
 
     PYTHONPATH=build/python python3 python/tests/run.py test_tl_parity
 """

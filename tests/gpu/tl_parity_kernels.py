@@ -1,6 +1,7 @@
 """Kernels as a Triton user writes them, each using builtins of issue 13 (scans, custom
 reductions, sort/topk/flip, gather, histogram, join/split/interleave, clamp, libdevice
-math, inline asm, block pointers, tensor descriptors, fp8, debug_barrier).
+math, inline asm, block pointers, tensor descriptors (made in the kernel, and made by the
+host: triton.tools.tensor_descriptor.TensorDescriptor arguments), fp8, debug_barrier).
 
 This file is plain Triton: `import triton`, `@triton.jit`. tests/gpu/tl_parity.py loads
 it twice, once with Triton's own package and once with `triton.jit` bound to
@@ -480,6 +481,43 @@ def tensor_desc_affine(x_ptr, y_ptr, rowsum_ptr, M, N, stride_x, stride_y,
     yd.store([pid_m * BLOCK_M, pid_n * BLOCK_N], x * 2.0 + 1.0)
     rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     tl.store(rowsum_ptr + pid_n * M + rm, tl.sum(x, axis=1), mask=rm < M)
+
+
+# ---- tensor descriptors made by the host (TensorDescriptor arguments) --------------------
+@triton.jit
+def tensor_desc_host_affine(x_desc, y_desc, rowsum_ptr, M, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # tensor_desc_affine with descriptors the host made: y = 2 x + 1 tile by tile;
+    # rowsum[pid_n, m] = the sum of x's tile row (padding: 0)
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    x = x_desc.load([pid_m * BLOCK_M, pid_n * BLOCK_N])
+    y_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], x * 2.0 + 1.0)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    tl.store(rowsum_ptr + pid_n * M + rm, tl.sum(x, axis=1), mask=rm < M)
+
+
+@triton.jit
+def tensor_desc_host_tiles(x_desc, t_ptr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # every tile as loaded, the padding past the descriptor's shape included, into t
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    x = x_desc.load([pid_m * BLOCK_M, pid_n * BLOCK_N])
+    tile = (pid_m * tl.num_programs(1) + pid_n) * BLOCK_M * BLOCK_N
+    tl.store(t_ptr + tile + tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :], x)
+
+
+@triton.jit
+def tensor_desc_host_matmul(a_desc, b_desc, c_desc, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                            BLOCK_K: tl.constexpr):
+    # C = A B through three descriptors; the zero padding past K ends the last K block
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = a_desc.load([pid_m * BLOCK_M, k])
+        b = b_desc.load([k, pid_n * BLOCK_N])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc)
 
 
 # ---- fp8 ----------------------------------------------------------------------------------

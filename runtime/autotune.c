@@ -87,6 +87,26 @@ static const char *base_define(const TuneModule *tm, const char *name) {
     return v;
 }
 
+/* A "tensordesc<fp16[BM, BK]>" annotation's element type and rank, for the tuned kernel's
+ * signature: its block dims may be tuned meta-parameters, so each config's kernel checks
+ * them (the signature holds 1s there); false if it is not a descriptor. */
+static bool desc_signature(const char *ann, IrType *out) {
+    if (strncmp(ann, "tensordesc<", 11)) return false;
+    const char *s = ann + 11, *open = strchr(s, '['), *close = open ? strchr(open, ']') : NULL;
+    if (!open || !close || (size_t)(open - s) >= 32) return false;
+    char name[32];
+    memcpy(name, s, (size_t)(open - s));
+    name[open - s] = 0;
+    IrType elem;
+    if (!sema_signature_type(name, &elem) || elem.dt == DT_PTR || elem.dt == DT_I1) return false;
+    int rank = 1;
+    for (const char *c = open; c < close; c++) rank += *c == ',';
+    if (rank > NR_MAX_RANK) return false;
+    int32_t ones[NR_MAX_RANK] = {1, 1, 1, 1};
+    *out = ty_tdesc(elem.dt, rank, ones);
+    return true;
+}
+
 static bool prepare_kernel(TuneModule *tm, const Func *fn, TuneDesc *d, TunedKernel *t, Diag *diag) {
     t->desc = d;
     t->fn = fn;
@@ -103,6 +123,10 @@ static bool prepare_kernel(TuneModule *tm, const Func *fn, TuneDesc *d, TunedKer
         if (!strcmp(p->annotation, "constexpr")) continue;
         IrType ty;
         const char *tname = sema_signature_type_name(p->annotation);
+        if (desc_signature(p->annotation, &ty)) {
+            ir_add_param(t->sig, ty, p->name);
+            continue;
+        }
         if (!sema_signature_type(p->annotation, &ty) &&
             !(tname && !sets(d, tname) && sema_signature_type_of(p->annotation, base_define(tm, tname), &ty))) {
             diag_error(diag, p->ann_loc,

@@ -526,7 +526,7 @@ static int param_sizes(const char *entry, unsigned char *size) {
         int bits = atoi(t), bytes = bits >= 8 ? bits / 8 : 1;
         while (*t && *t != '[' && *t != ',' && *t != ')') t++;
         if (*t == '[') bytes *= atoi(t + 1);
-        size[n++] = (unsigned char)bytes;
+        size[n++] = (unsigned char)(bytes < 255 ? bytes : 255); /* a descriptor's struct: 48 to 208 bytes */
     }
     return n;
 }
@@ -591,7 +591,8 @@ API CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz, 
         MockLaunch l = {.function = f->serial, .grid = {gx, gy, gz}, .block = {bx, by, bz}, .shared = shared,
                         .stream = s, .nparams = f->nparams, .device = d};
         snprintf(l.kernel, sizeof l.kernel, "%s", f->name);
-        for (int i = 0; i < f->nparams; i++) memcpy(&l.params[i], params[i], f->size[i]); /* little-endian */
+        /* little-endian; a parameter wider than 8 bytes (a tensor descriptor's struct) records its first 8 */
+        for (int i = 0; i < f->nparams; i++) memcpy(&l.params[i], params[i], f->size[i] < 8 ? f->size[i] : 8);
         pthread_mutex_lock(&mu);
         l.count = last_launch.count + 1;
         last_launch = l;

@@ -153,6 +153,34 @@ static void test_errors(void) {
     COMPILE_ERROR("@triton.jit\ndef k(x: \"tensordesc<fp16[8]>\"):\n    x.atomic_add([0], 1)\n", NULL, "not supported");
 }
 
+/* an autotuned kernel whose descriptor's block dims are tuned meta-parameters */
+static const char *K_TUNED =
+    "import triton\n"
+    "@triton.autotune(configs=[triton.Config({'BM': 4}, num_warps=1), triton.Config({'BM': 8}, num_warps=2)], key=['n'])\n"
+    "@triton.jit\n"
+    "def k(x: \"tensordesc<fp32[BM, 8]>\", y: *fp32, n: i32, BM: tl.constexpr):\n"
+    "    p = tl.program_id(0)\n"
+    "    rows = p * BM + tl.arange(0, BM)\n"
+    "    v = x.load([p * BM, 0])\n"
+    "    tl.store(y + rows[:, None] * 8 + tl.arange(0, 8)[None, :], v + 1.0, mask=rows[:, None] < n)\n";
+
+static void test_tuned(void) {
+    nr_kernel *k = BUILD(K_TUNED, NULL);
+    if (!k) return;
+    enum { N = 16 };
+    float x[N * 8], y[N * 8];
+    for (int i = 0; i < N * 8; i++) x[i] = (float)i, y[i] = 0;
+    nr_devptr dx = dev_from(x, sizeof x), dy = dev_from(y, sizeof y);
+    nr_tensor_desc d = {dx, 2, NR_PAD_ZERO, {N, 8}, {8, 1}};
+    unsigned grid_for_4 = N / 4; /* enough programs for the smallest BM; bigger ones mask */
+    RUN(k, grid_for_4, 1, 1, nr_arg_tensor_desc(&d), nr_arg_ptr(dy), nr_arg_i32(N));
+    dev_to(y, dy, sizeof y);
+    int bad = 0;
+    for (int i = 0; i < N * 8; i++) bad += y[i] != x[i] + 1.0f;
+    CHECK(bad == 0, "autotuned descriptor kernel: %d wrong", bad);
+    nr_free(ctx, dx), nr_free(ctx, dy);
+}
+
 int main(void) {
     if (nr_context_create(NR_DEVICE_CPU, 0, &ctx) != NR_OK) return 1;
     test_tile(37, 45, 0, 16, 8, NR_PAD_ZERO);
@@ -162,6 +190,7 @@ int main(void) {
     test_3d(3, 10, 40, 4, 16);
     test_3d(2, 8, 32, 8, 32);
     test_errors();
+    test_tuned();
     for (int i = 0; i < nmods; i++) nr_module_destroy(mods[i]);
     nr_context_destroy(ctx);
     return check_done("test_lang_tdesc", &st);

@@ -1220,10 +1220,9 @@ _NP_SIG = {"float16": "fp16", "float32": "fp32", "float64": "fp64", "int8": "i8"
 _FP8_SIG = {"float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5"}
 
 
-# Kernels with host descriptor parameters ("tensordesc<fp32[16, 32]>") go into --dump once
-# the GPU back end lowers them (the commit that adds that lowering turns this on); until
-# then compiling them for a GPU stops at an internal error.
-DUMP_HOST_DESC = False
+# Kernels with host descriptor parameters ("tensordesc<fp32[16, 32]>") go into --dump too
+# (the GPU back end lowers them: TMA on sm_90a, ordinary loads on sm_80).
+DUMP_HOST_DESC = True
 
 
 def arg_type(a):

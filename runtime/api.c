@@ -496,11 +496,15 @@ static nr_status convert_arg(nr_kernel *k, int i, const nr_arg *a, InterpScalar 
 
 /* A descriptor argument's specialisation fact: SPEC_DIV16 when TMA could take it (base
  * 16-byte aligned and not null, every stride but the last positive, a multiple of 16
- * bytes and below 2^40 bytes, sizes from 1 to 2^32, NaN padding only for the float types
- * a tensor map fills with NaN) and the device has tensor maps where the target uses them. */
+ * bytes and below 2^40 bytes, sizes from 1 to 2^32, the last a multiple of 16 bytes (a
+ * TMA store clips a box at the tensor's bounds only to 16-byte pieces of a row: it wrote
+ * a 45-float row's elements 45 to 47, measured on the H200), NaN padding only for the
+ * float types a tensor map fills with NaN) and the device has tensor maps where the
+ * target uses them. */
 static uint8_t desc_fact(const nr_context *ctx, IrType t, const nr_tensor_desc *d) {
     int esize = dt_bytes(t.pointee);
     if (!d->base || d->base % 16) return SPEC_NONE;
+    if (d->shape[t.rank - 1] * esize % 16) return SPEC_NONE;
     for (int r = 0; r < t.rank; r++) {
         if (d->shape[r] < 1 || d->shape[r] > (INT64_C(1) << 32)) return SPEC_NONE;
         if (r < t.rank - 1 && (d->strides[r] <= 0 || d->strides[r] >= (INT64_C(1) << 40) / esize || d->strides[r] * esize % 16))

@@ -26,7 +26,7 @@ static void scale(GtType ty, int M, int N, int row_pad, long base_off, int BM, i
     static int seed = 1;
     GtRng rng = {(uint64_t)seed++ * 7919};
     int sx = N + row_pad, gm = (int)gt_cdiv(M + shift, BM), gn = (int)gt_cdiv(N, BN);
-    size_t nx = (size_t)M * sx + (size_t)base_off, nt = (size_t)gm * gn * BM * BN;
+    size_t nx = (size_t)M * sx + (size_t)base_off, nt = (size_t)gm * gn * BM * BN, ny = (size_t)M * sx;
     GtCase *c = gt_case("", "%dx%d+%d @%ld", M, N, row_pad, base_off);
     snprintf(c->name, sizeof c->name, "scale %s %dx%d w%d%s%s", gt_type_name(ty), BM, BN, warps, shift ? " shifted" : "",
              padding ? " nan" : "");
@@ -35,15 +35,17 @@ static void scale(GtType ty, int M, int N, int row_pad, long base_off, int BM, i
     gt_warps(c, warps);
     void *x = gt_is_float(ty) ? gt_fill_quarters(ty, nx, &rng, -8, 8) : gt_fill_int(ty, nx, &rng, -50, 50);
     int bx = gt_in(c, "x", ty, nx, x);
-    int by = gt_out(c, "y", ty, (size_t)M * N, gt_exact(), NULL);
+    /* y has x's row stride: the elements past its width (and a store that wrote them) show */
+    void *y0 = gt_fill_int(ty, ny, &rng, -100, -90);
+    int by = gt_out(c, "y", ty, ny, gt_exact(), y0);
     int bt = gt_out(c, "t", ty, nt, gt_exact(), NULL);
-    int64_t xs[2] = {M, N}, xst[2] = {sx, 1}, ys[2] = {M, N}, yst[2] = {N, 1};
+    int64_t xs[2] = {M, N}, xst[2] = {sx, 1}, ys[2] = {M, N}, yst[2] = {sx, 1};
     gt_arg_desc(c, bx, base_off, 2, xs, xst, padding);
     gt_arg_desc(c, by, 0, 2, ys, yst, NR_PAD_ZERO);
     gt_arg_buf(c, bt);
     gt_grid(c, (unsigned)gm, (unsigned)gn, 1);
     gt_run(c);
-    free(x);
+    free(x), free(y0);
 }
 
 /* 3-D fp16 (2 x BR x BC tiles) and 1-D fp32 with a negative offset, in one kernel */
@@ -168,6 +170,11 @@ int main(int argc, char **argv) {
     scale(GT_F16, 70, 200, 0, 0, 32, 64, 4, 5, NR_PAD_ZERO);
     scale(GT_F32, 40, 100, 4, 0, 16, 32, 4, 0, NR_PAD_ZERO);
     scale(GT_F32, 40, 100, 4, 0, 16, 32, 4, 16, NR_PAD_ZERO); /* a whole tile above the tensor */
+    /* rows of 45 floats in rows of 48 (180 of 192 bytes): TMA would store whole 16-byte
+     * pieces past the width, so these take ordinary accesses; 44 of 48: TMA */
+    scale(GT_F32, 37, 45, 3, 0, 16, 32, 4, 0, NR_PAD_ZERO);
+    scale(GT_F32, 37, 44, 4, 0, 16, 32, 4, 0, NR_PAD_NAN);
+    scale(GT_F16, 37, 72, 8, 0, 16, 64, 4, 0, NR_PAD_ZERO);
     ranks(5, 20, 70, 8, 32, 4);
     ranks(2, 16, 64, 16, 64, 8);
     loop(100, 300, 32, 64, 4);

@@ -309,11 +309,9 @@ static void fp32_sweep(int f) {
 
 /* --soft-reference: what tests/lit/gpu/fp8-soft-lli.nr's lowered kernel must print
  * (Inputs/fp8-soft-driver.ll): for every fp32 whose low 16 bits are 0, 1 or 0xffff, its
- * bits and its bytes in the formats the kernel converts (fp8e4nv, fp8e5) from fp32, then
- * from the fp64 nudged by 2^-40 either way; then every byte widened to fp32 in those
- * formats (NaNs as 7fc00000). */
+ * bits and its bytes in the five formats from fp32, then from the fp64 nudged by 2^-40
+ * either way; then every byte widened to fp32 in the five formats (NaNs as 7fc00000). */
 static void soft_reference(void) {
-    enum { NS = 2 };
     static const uint32_t lo16[3] = {0, 1, 0xffff};
     static const double scale[3] = {1.0, 1.0 + 0x1p-40, 1.0 - 0x1p-40};
     for (uint32_t i = 0; i < 3 * 65536; i++) {
@@ -322,13 +320,13 @@ static void soft_reference(void) {
         memcpy(&x, &u, 4);
         double d = (double)x * scale[i % 3];
         printf("%08x", u);
-        for (int f = 0; f < NS; f++) printf(" %02x", nr_fp8_from_double((NrFp8Format)f, x));
-        for (int f = 0; f < NS; f++) printf(" %02x", nr_fp8_from_double((NrFp8Format)f, d));
+        for (int f = 0; f < NF; f++) printf(" %02x", nr_fp8_from_double((NrFp8Format)f, x));
+        for (int f = 0; f < NF; f++) printf(" %02x", nr_fp8_from_double((NrFp8Format)f, d));
         printf("\n");
     }
     for (int b = 0; b < 256; b++) {
         printf("%02x", b);
-        for (int f = 0; f < NS; f++) {
+        for (int f = 0; f < NF; f++) {
             float v = (float)nr_fp8_to_double((NrFp8Format)f, (uint8_t)b);
             uint32_t w;
             memcpy(&w, &v, 4);

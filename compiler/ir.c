@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../runtime/fp8.h"
+
 const OpInfo ir_op_info[OP_COUNT] = {
 #define OP(e, name, nop, nres, nreg, flags, attrs) {name, nop, nres, nreg, flags, attrs},
 #include "ir_ops.def"
@@ -19,7 +21,7 @@ int ir_op_from_name(const char *name) {
 
 static const char *const dt_names[DT_COUNT] = {
     "void", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-    "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "ptr", "smem", "tdesc",
+    "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16", "ptr", "smem", "tdesc",
 };
 
 const char *dt_name(int dt) { return dt >= 0 && dt < DT_COUNT ? dt_names[dt] : "?"; }
@@ -33,7 +35,7 @@ int dt_from_name(const char *name) {
 int dt_bits(int dt) {
     switch (dt) {
     case DT_I1: return 1;
-    case DT_I8: case DT_U8: case DT_FP8E4NV: case DT_FP8E5: return 8;
+    case DT_I8: case DT_U8: case DT_FP8E4NV: case DT_FP8E5: case DT_FP8E4B15: case DT_FP8E4B8: case DT_FP8E5B16: return 8;
     case DT_I16: case DT_U16: case DT_FP16: case DT_BF16: return 16;
     case DT_I32: case DT_U32: case DT_FP32: return 32;
     case DT_I64: case DT_U64: case DT_FP64: case DT_PTR: return 64;
@@ -42,8 +44,13 @@ int dt_bits(int dt) {
 }
 
 int dt_bytes(int dt) { return dt == DT_I1 ? 1 : dt_bits(dt) / 8; }
-bool dt_is_float(int dt) { return dt >= DT_FP16 && dt <= DT_FP8E5; }
-bool dt_is_fp8(int dt) { return dt == DT_FP8E4NV || dt == DT_FP8E5; }
+bool dt_is_float(int dt) { return dt >= DT_FP16 && dt <= DT_FP8E5B16; }
+bool dt_is_fp8(int dt) { return dt >= DT_FP8E4NV && dt <= DT_FP8E5B16; }
+bool dt_is_fp8_ocp(int dt) { return dt == DT_FP8E4NV || dt == DT_FP8E5; }
+int dt_fp8_format(int dt) { return dt - DT_FP8E4NV; }
+_Static_assert(DT_FP8E5 - DT_FP8E4NV == NR_FP8_E5M2 && DT_FP8E4B15 - DT_FP8E4NV == NR_FP8_E4M3B15 &&
+                   DT_FP8E4B8 - DT_FP8E4NV == NR_FP8_E4M3FNUZ && DT_FP8E5B16 - DT_FP8E4NV == NR_FP8_E5M2FNUZ,
+               "the fp8 dtypes are in NrFp8Format's order");
 bool dt_is_scalar(int dt) { return dt >= DT_I1 && dt < DT_PTR; }
 bool dt_is_int(int dt) { return dt >= DT_I1 && dt <= DT_U64; }
 bool dt_is_signed(int dt) { return dt >= DT_I8 && dt <= DT_I64; }

@@ -31,8 +31,10 @@ typedef enum {
     DT_I1, DT_I8, DT_I16, DT_I32, DT_I64,
     DT_U8, DT_U16, DT_U32, DT_U64,
     DT_FP16, DT_BF16, DT_FP32, DT_FP64,
-    DT_FP8E4NV, DT_FP8E5, /* OCP FP8 E4M3FN and E5M2 (runtime/fp8.h): memory, cvt, select,
-                             shape ops and dot only; arithmetic is done in fp32 (sema) */
+    /* the fp8 types, in runtime/fp8.h's NrFp8Format order (dt_fp8_format): OCP E4M3FN
+     * and E5M2, Triton's E4M3 with bias 15, AMD's E4M3 and E5M2 FNUZ. Memory, cvt, select,
+     * shape ops and (the OCP two) dot only; arithmetic is done in fp32 (sema) */
+    DT_FP8E4NV, DT_FP8E5, DT_FP8E4B15, DT_FP8E4B8, DT_FP8E5B16,
     DT_PTR,
     DT_SMEM, /* a shared-memory buffer (GPU back end) */
     DT_TDESC, /* a tensor descriptor passed by the host (a parameter only): global memory
@@ -49,12 +51,14 @@ typedef struct IrType {
 } IrType;
 
 const char *dt_name(int dt);          /* "i32", "fp16", "ptr" */
-int dt_from_name(const char *name);   /* DT_VOID if unknown; accepts i1..u64, fp16.., bf16, fp8e4nv, fp8e5 */
+int dt_from_name(const char *name);   /* DT_VOID if unknown; accepts i1..u64, fp16.., bf16, fp8e4nv, ..., fp8e5b16 */
 int dt_bits(int dt);                  /* i1 -> 1, ptr -> 64 */
 int dt_bytes(int dt);                 /* i1 -> 1 */
 bool dt_is_float(int dt);             /* fp16 .. fp64 and the fp8 types */
-bool dt_is_fp8(int dt);               /* fp8e4nv, fp8e5 */
-bool dt_is_scalar(int dt);            /* i1 .. fp8e5: an element type (not ptr, not smem) */
+bool dt_is_fp8(int dt);               /* fp8e4nv, fp8e5, fp8e4b15, fp8e4b8, fp8e5b16 */
+bool dt_is_fp8_ocp(int dt);           /* fp8e4nv, fp8e5: the ones PTX converts and the tensor cores take */
+int dt_fp8_format(int dt);            /* an fp8 dtype's runtime/fp8.h NrFp8Format */
+bool dt_is_scalar(int dt);            /* i1 .. fp8e5b16: an element type (not ptr, not smem) */
 bool dt_is_int(int dt);               /* i1 and all signed/unsigned ints */
 bool dt_is_signed(int dt);            /* i8..i64 (not i1, not unsigned) */
 

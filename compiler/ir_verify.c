@@ -160,7 +160,7 @@ static void check_cast(Verifier *V, OpId id, const IrOp *op) {
     if (!need(V, id, a.dt != DT_PTR && r.dt != DT_PTR, "cannot convert pointers (use bitcast)%s", "")) return;
     if (dt_is_fp8(a.dt) || dt_is_fp8(r.dt))
         need(V, id, a.dt == r.dt || (is_float(a) && is_float(r) && !(dt_is_fp8(a.dt) && dt_is_fp8(r.dt))),
-             "fp8 converts only to and from fp16, bf16, fp32 and fp64 (integers and the other fp8 type go through fp32)%s", "");
+             "fp8 converts only to and from fp16, bf16, fp32 and fp64 (integers and other fp8 types go through fp32)%s", "");
 }
 
 static void check_addptr(Verifier *V, OpId id, const IrOp *op) {
@@ -343,7 +343,7 @@ static void check_inline_asm(Verifier *V, OpId id, const IrOp *op) {
 }
 
 static bool dot_input(IrType t) {
-    return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32 || t.dt == DT_I8 || dt_is_fp8(t.dt);
+    return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32 || t.dt == DT_I8 || dt_is_fp8_ocp(t.dt);
 }
 
 /* A dot operand in shared memory (the GPU back end's) reads as the block it holds. */

@@ -66,9 +66,12 @@ typedef enum nr_type {
     NR_TYPE_I1, NR_TYPE_I8, NR_TYPE_I16, NR_TYPE_I32, NR_TYPE_I64,
     NR_TYPE_U8, NR_TYPE_U16, NR_TYPE_U32, NR_TYPE_U64,
     NR_TYPE_FP16, NR_TYPE_BF16, NR_TYPE_FP32, NR_TYPE_FP64,
-    /* fp8 (OCP FP8 E4M3FN and E5M2): only as pointees (nr_kernel_param_pointee); kernels
-     * take no fp8 scalars, and launching with an argument of these types is an error */
+    /* fp8: only as pointees (nr_kernel_param_pointee); kernels take no fp8 scalars, and
+     * launching with an argument of these types is an error. OCP FP8 E4M3FN and E5M2;
+     * then (appended, so the earlier values keep their numbers) Triton's E4M3 with bias
+     * 15, AMD's E4M3 FNUZ (torch.float8_e4m3fnuz) and E5M2 FNUZ (torch.float8_e5m2fnuz) */
     NR_TYPE_FP8E4NV, NR_TYPE_FP8E5,
+    NR_TYPE_FP8E4B15, NR_TYPE_FP8E4B8, NR_TYPE_FP8E5B16,
     /* a tensor descriptor parameter ("tensordesc<fp16[64, 64]>"): pass nr_arg_tensor_desc */
     NR_TYPE_TENSOR_DESC = 64,
 } nr_type;

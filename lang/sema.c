@@ -52,7 +52,8 @@ static bool parse_sig_type(const char *s, IrType *out) {
             {"int1", "i1"}, {"int8", "i8"}, {"int16", "i16"}, {"int32", "i32"}, {"int64", "i64"},
             {"uint8", "u8"}, {"uint16", "u16"}, {"uint32", "u32"}, {"uint64", "u64"}, {"float16", "fp16"},
             {"bfloat16", "bf16"}, {"float32", "fp32"}, {"float64", "fp64"}, {"u1", "i1"}, {"B", "i1"},
-            {"float8e4nv", "fp8e4nv"}, {"float8e5", "fp8e5"}};
+            {"float8e4nv", "fp8e4nv"}, {"float8e5", "fp8e5"}, {"float8e4b15", "fp8e4b15"}, {"float8e4b8", "fp8e4b8"},
+            {"float8e5b16", "fp8e5b16"}};
         const char *t = strncmp(s, "tl.", 3) ? s : s + 3;
         for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
             if (!strcmp(t, aliases[i][0])) dt = dt_from_name(aliases[i][1]);

@@ -1102,7 +1102,14 @@ static Val b_dot(Sema *S, BArgs *a) {
         sema_error(S, a->call, "tl.dot operands must have one dtype, got %s and %s", dt_name(x.ty.dt), dt_name(y.ty.dt));
     int dt = x.ty.dt;
     if (dt != DT_FP16 && dt != DT_BF16 && dt != DT_FP32 && dt != DT_I8 && !dt_is_fp8(dt))
-        sema_error(S, a->call, "tl.dot supports fp16, bf16, fp32, fp8e4nv, fp8e5 and i8 operands, got %s", dt_name(dt));
+        sema_error(S, a->call, "tl.dot supports fp16, bf16, fp32, i8 and the fp8 types, got %s", dt_name(dt));
+    if (dt_is_fp8(dt) && !dt_is_fp8_ocp(dt)) {
+        /* no tensor core takes fp8e4b15 or the FNUZ formats: Triton widens fp8e4b15 (and,
+         * where it lacks them, the FNUZ ones) to fp16 here; every value is exact there */
+        x.v = sema_emit_cast(S, x.v, ty_scalar(DT_FP16), false, a->call);
+        y.v = sema_emit_cast(S, y.v, ty_scalar(DT_FP16), false, a->call);
+        dt = DT_FP16;
+    }
     int M = x.ty.shape[0], K = x.ty.shape[1], K2 = y.ty.shape[0], N = y.ty.shape[1];
     if (K != K2) sema_error(S, a->call, "tl.dot: inner dimensions differ (%dx%d @ %dx%d)", M, K, K2, N);
     if (M < 16 || N < 16 || K < 16)
@@ -1688,14 +1695,13 @@ static Val dtype_predicate(Sema *S, Val self, const char *m, Loc loc) {
     static const struct { const char *n; int dt; } exact[] = {
         {"is_fp16", DT_FP16}, {"is_bf16", DT_BF16}, {"is_fp32", DT_FP32}, {"is_fp64", DT_FP64}, {"is_bool", DT_I1},
         {"is_int1", DT_I1}, {"is_int8", DT_I8}, {"is_int16", DT_I16}, {"is_int32", DT_I32}, {"is_int64", DT_I64},
-        {"is_uint8", DT_U8}, {"is_uint16", DT_U16}, {"is_uint32", DT_U32}, {"is_uint64", DT_U64}, {"is_ptr", DT_PTR}};
+        {"is_uint8", DT_U8}, {"is_uint16", DT_U16}, {"is_uint32", DT_U32}, {"is_uint64", DT_U64}, {"is_ptr", DT_PTR},
+        {"is_fp8e4nv", DT_FP8E4NV}, {"is_fp8e5", DT_FP8E5}, {"is_fp8e4b15", DT_FP8E4B15}, {"is_fp8e4b8", DT_FP8E4B8},
+        {"is_fp8e5b16", DT_FP8E5B16}};
     for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
         if (!strcmp(m, exact[i].n)) return sema_val_bool(dt == exact[i].dt);
     if (!strcmp(m, "is_floating")) return sema_val_bool(dt_is_float(dt));
     if (!strcmp(m, "is_fp8")) return sema_val_bool(dt_is_fp8(dt));
-    if (!strcmp(m, "is_fp8e4nv")) return sema_val_bool(dt == DT_FP8E4NV);
-    if (!strcmp(m, "is_fp8e5")) return sema_val_bool(dt == DT_FP8E5);
-    if (!strcmp(m, "is_fp8e4b15") || !strcmp(m, "is_fp8e4b8") || !strcmp(m, "is_fp8e5b16")) return sema_val_bool(false);
     if (!strcmp(m, "is_int")) return sema_val_bool(dt_is_int(dt));
     if (!strcmp(m, "is_int_signed")) return sema_val_bool(dt_is_signed(dt));
     if (!strcmp(m, "is_int_unsigned")) return sema_val_bool(dt_is_int(dt) && !dt_is_signed(dt));

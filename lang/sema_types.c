@@ -121,8 +121,8 @@ ValId sema_emit_cast(Sema *S, ValId v, IrType elem, bool bitcast, Loc loc) {
             sema_error(S, loc, "cannot bitcast %s to %s: the widths differ", dt_name(t.dt), dt_name(elem.dt));
         return build1(S, OP_BITCAST, v, dst, loc);
     }
-    /* fp8 converts directly only to and from the other floats: integers (and i1) and the
-     * other fp8 type go through fp32, as in Triton */
+    /* fp8 converts directly only to and from the other floats: integers (and i1) and
+     * another fp8 type go through fp32, as in Triton */
     bool fp8_side = dt_is_fp8(t.dt) || dt_is_fp8(elem.dt);
     if (fp8_side && (!dt_is_float(t.dt) || !dt_is_float(elem.dt) || (dt_is_fp8(t.dt) && dt_is_fp8(elem.dt)))) {
         v = build1(S, OP_CVT, v, ty_with_elem(t, ty_scalar(DT_FP32)), loc);

@@ -369,7 +369,9 @@ static nr_type type_tag(IrType t) {
         [DT_I1] = NR_TYPE_I1, [DT_I8] = NR_TYPE_I8, [DT_I16] = NR_TYPE_I16, [DT_I32] = NR_TYPE_I32,
         [DT_I64] = NR_TYPE_I64, [DT_U8] = NR_TYPE_U8, [DT_U16] = NR_TYPE_U16, [DT_U32] = NR_TYPE_U32,
         [DT_U64] = NR_TYPE_U64, [DT_FP16] = NR_TYPE_FP16, [DT_BF16] = NR_TYPE_BF16, [DT_FP32] = NR_TYPE_FP32,
-        [DT_FP64] = NR_TYPE_FP64, [DT_FP8E4NV] = NR_TYPE_FP8E4NV, [DT_FP8E5] = NR_TYPE_FP8E5, [DT_PTR] = NR_TYPE_PTR};
+        [DT_FP64] = NR_TYPE_FP64, [DT_FP8E4NV] = NR_TYPE_FP8E4NV, [DT_FP8E5] = NR_TYPE_FP8E5,
+        [DT_FP8E4B15] = NR_TYPE_FP8E4B15, [DT_FP8E4B8] = NR_TYPE_FP8E4B8, [DT_FP8E5B16] = NR_TYPE_FP8E5B16,
+        [DT_PTR] = NR_TYPE_PTR};
     return t.dt == DT_TDESC ? NR_TYPE_TENSOR_DESC : tags[t.dt];
 }
 
@@ -397,7 +399,8 @@ int nr_kernel_param_block_shape(const nr_kernel *k, int i, int64_t shape[4]) {
 static const char *tag_name(nr_type t) {
     if (t == NR_TYPE_TENSOR_DESC) return "a tensor descriptor";
     static const char *const names[] = {"pointer", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-                                        "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5"};
+                                        "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "fp8e4b15",
+                                        "fp8e4b8", "fp8e5b16"};
     return (unsigned)t < sizeof names / sizeof *names ? names[t] : "an unknown type";
 }
 

@@ -122,20 +122,24 @@ static inline int64_t as_i64(uint64_t x) {
     return x <= (uint64_t)INT64_MAX ? (int64_t)x : -(int64_t)(~x) - 1;
 }
 
-static inline NrFp8Format fp8_format(int dt) { return dt == DT_FP8E4NV ? NR_FP8_E4M3 : NR_FP8_E5M2; }
+static inline NrFp8Format fp8_format(int dt) { return (NrFp8Format)dt_fp8_format(dt); }
 
-/* x rounded to dtype dt as cvt rounds (for fp8: saturating, NaN to 0x7F's value) */
+/* x rounded to dtype dt as cvt rounds (for fp8: runtime/fp8.h's narrowing) */
 static inline double float_round(int dt, double x) {
+    if (dt_is_fp8(dt)) return nr_fp8_round(fp8_format(dt), x);
     switch (dt) {
     case DT_FP32: return (double)(float)x;
     case DT_FP16: return nr_fp16_round(x);
     case DT_BF16: return nr_bf16_round(x);
-    case DT_FP8E4NV: case DT_FP8E5: return nr_fp8_round(fp8_format(dt), x);
     default: return x;
     }
 }
 
 static inline void round_array(int dt, double *x, int64_t n) {
+    if (dt_is_fp8(dt)) {
+        for (int64_t i = 0; i < n; i++) x[i] = nr_fp8_round(fp8_format(dt), x[i]);
+        return;
+    }
     switch (dt) {
     case DT_FP32:
         for (int64_t i = 0; i < n; i++) x[i] = (double)(float)x[i];
@@ -145,9 +149,6 @@ static inline void round_array(int dt, double *x, int64_t n) {
         break;
     case DT_BF16:
         for (int64_t i = 0; i < n; i++) x[i] = nr_bf16_round(x[i]);
-        break;
-    case DT_FP8E4NV: case DT_FP8E5:
-        for (int64_t i = 0; i < n; i++) x[i] = nr_fp8_round(fp8_format(dt), x[i]);
         break;
     default: break;
     }

@@ -285,8 +285,8 @@ static void load_lanes(int pe, const uint64_t *p, const uint64_t *mask, int64_t 
     case DT_U32: LD(uint32_t, ur[i] = v);
     case DT_FP16: LD(uint16_t, fr[i] = nr_fp16_to_double(v));
     case DT_BF16: LD(uint16_t, fr[i] = nr_bf16_to_double(v));
-    case DT_FP8E4NV: LD(uint8_t, fr[i] = nr_fp8_to_double(NR_FP8_E4M3, v));
-    case DT_FP8E5: LD(uint8_t, fr[i] = nr_fp8_to_double(NR_FP8_E5M2, v));
+    case DT_FP8E4NV: case DT_FP8E5: case DT_FP8E4B15: case DT_FP8E4B8: case DT_FP8E5B16:
+        LD(uint8_t, fr[i] = nr_fp8_to_double(fp8_format(pe), v));
     case DT_FP32: LD(float, fr[i] = v);
     case DT_FP64: LD(double, fr[i] = v);
     default: LD(uint64_t, ur[i] = v); /* i64, u64, ptr */
@@ -337,8 +337,8 @@ static void store_lanes(int pe, const uint64_t *p, const uint64_t *mask, int64_t
     case DT_I32: case DT_U32: ST(uint32_t, u[i * vs]);
     case DT_FP16: ST(uint16_t, nr_fp16_from_double(f[i * vs]));
     case DT_BF16: ST(uint16_t, nr_bf16_from_double(f[i * vs]));
-    case DT_FP8E4NV: ST(uint8_t, nr_fp8_bits(NR_FP8_E4M3, f[i * vs]));
-    case DT_FP8E5: ST(uint8_t, nr_fp8_bits(NR_FP8_E5M2, f[i * vs]));
+    case DT_FP8E4NV: case DT_FP8E5: case DT_FP8E4B15: case DT_FP8E4B8: case DT_FP8E5B16:
+        ST(uint8_t, nr_fp8_bits(fp8_format(pe), f[i * vs]));
     case DT_FP32: ST(float, f[i * vs]);
     case DT_FP64: ST(double, f[i * vs]);
     default: ST(uint64_t, u[i * vs]);

@@ -1,18 +1,20 @@
-/* llvm_fp8.c - conversions to and from fp8e4nv (E4M3FN) and fp8e5 (E5M2), which live in
- * i8 registers, bit for bit as the interpreter converts (runtime/fp8.h): widening exact;
- * narrowing to nearest even in one rounding, magnitudes above the largest finite value
- * (infinities too) saturating to it, every NaN giving 0x7F.
+/* llvm_fp8.c - conversions to and from the fp8 types, which live in i8 registers, bit for
+ * bit as the interpreter converts (runtime/fp8.h): widening exact; narrowing to nearest in
+ * one rounding (ties to even; fp8e4b15 ties away), magnitudes at or above the saturation
+ * value (infinities too, but in the FNUZ formats, where they give the NaN 0x80) saturating
+ * to it, every NaN giving the format's NaN byte (0x7F; 0x80 FNUZ; 0x7E fp8e4b15).
  *
- * sm_89 and later have the instructions: cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 narrows two
- * fp32 values into one 16-bit register, cvt.rn.f16x2.e4m3x2 widens two E4M3 bytes to two
- * halves; the registers of a block are paired for them (an odd last one with a zero).
- * sm_80 has neither, so it gets exact integer sequences: narrowing rounds the source's
- * bits (normal range) or a scaled copy of it with roundeven (subnormal range, where the
- * scaling is exact), then saturates and places the sign; E4M3 widens by moving its
- * fields into a half (the same layout with one more exponent bit) and scaling by 2^8.
- * E5M2 is the top byte of a half on every target, so it widens with a shift. fp64 sources
- * use the integer sequence everywhere (rounding them to fp32 first could round twice);
- * fp16 and bf16 sources are widened to fp32 first (exact).
+ * sm_89 and later have instructions for the two OCP formats: cvt.rn.satfinite.{e4m3x2,
+ * e5m2x2}.f32 narrows two fp32 values into one 16-bit register, cvt.rn.f16x2.e4m3x2 widens
+ * two E4M3 bytes to two halves; the registers of a block are paired for them (an odd last
+ * one with a zero). sm_80 has neither, and no target has any for fp8e4b15 or the FNUZ
+ * formats, so they get exact integer sequences, parametrised by the format: narrowing
+ * rounds the source's bits (normal range) or a scaled copy of it with roundeven or round
+ * (subnormal range, where the scaling is exact), then saturates and places the sign;
+ * widening moves the fields into a half (4-bit exponents) and scales by a power of two, or
+ * builds the fp32 from them (E5M2 FNUZ). E5M2 is the top byte of a half on every target,
+ * so it widens with a shift. fp64 sources use the integer sequence everywhere (rounding them to fp32 first
+ * could round twice); fp16 and bf16 sources are widened to fp32 first (exact).
  *
  * The instructions were checked on an H100 (2026-11-26, a standalone CUDA probe): for every
  * one of the 2^32 fp32 inputs, both formats, both bytes of the pair, the narrowing equals
@@ -28,21 +30,22 @@
 
 typedef struct Fp8Info {
     NrFp8Format f;
-    int mbits, bias;
-    const char *ptx; /* the cvt type */
+    const NrFp8Desc *d;
+    const char *ptx; /* the cvt type, for the two formats PTX has */
 } Fp8Info;
 
 static Fp8Info info_of(int dt) {
-    if (dt == DT_FP8E4NV) return (Fp8Info){NR_FP8_E4M3, 3, 7, "e4m3x2"};
-    return (Fp8Info){NR_FP8_E5M2, 2, 15, "e5m2x2"};
+    NrFp8Format f = (NrFp8Format)dt_fp8_format(dt);
+    return (Fp8Info){f, nr_fp8_desc(f), dt == DT_FP8E4NV ? "e4m3x2" : dt == DT_FP8E5 ? "e5m2x2" : NULL};
 }
 
-static bool has_fp8_cvt(Gen *g) {
-    return ir_gpu_arch_from_name(g->target->arch, strlen(g->target->arch)) >= GPU_SM90;
+static bool has_fp8_cvt(Gen *g, Fp8Info F) {
+    return F.ptx && ir_gpu_arch_from_name(g->target->arch, strlen(g->target->arch)) >= GPU_SM90;
 }
 
 static LLVMValueRef c8(Gen *g, unsigned v) { return LLVMConstInt(g->i8, v, 0); }
 
+/* an fp8 constant is its value converted (narrowed) to the type, as the interpreter does */
 LLVMValueRef gen_fp8_const(Gen *g, int dt, double v) { return c8(g, nr_fp8_from_double(info_of(dt).f, v)); }
 
 /* ---- narrowing ---- */
@@ -59,45 +62,69 @@ static unsigned long long float_bits(bool dbl, double v) {
     return u;
 }
 
-/* The fp8 byte of x (f32 or f64), by integer arithmetic on its bits. */
-static LLVMValueRef narrow_soft(Gen *g, LLVMValueRef x, Fp8Info F) {
+/* The code of |x| in the normal range, from a = |x|'s bits (an i32; an i64 for fp64): the low
+ * fraction bits dropped rounding to nearest (ties to even, or away); a carry runs into the
+ * exponent (the next binade); then the exponent rebiased. */
+static LLVMValueRef normal_code(Gen *g, LLVMValueRef a, const NrFp8Desc *D, bool dbl) {
     LLVMBuilderRef B = g->B;
-    bool dbl = LLVMTypeOf(x) == g->f64;
-    LLVMTypeRef it = dbl ? g->i64 : g->i32, ft = dbl ? g->f64 : g->f32;
-    int w = dbl ? 64 : 32, ms = dbl ? 52 : 23, bs = dbl ? 1023 : 127, shift = ms - F.mbits;
-    LLVMValueRef u = LLVMBuildBitCast(B, x, it, "");
-    LLVMValueRef a = LLVMBuildAnd(B, u, LLVMConstInt(it, ~(1ull << (w - 1)), 0), "");
-    LLVMValueRef sign = LLVMBuildShl(B, LLVMBuildTrunc(B, LLVMBuildLShr(B, u, LLVMConstInt(it, (unsigned)(w - 1), 0), ""), g->i8, ""),
-                                     c8(g, 7), "");
-    /* bits of the largest finite value and of the smallest normal, in the source format;
-     * positive floats order as their bits, infinities above every finite value */
-    LLVMValueRef maxb = LLVMConstInt(it, float_bits(dbl, nr_fp8_max(F.f)), 0);
-    LLVMValueRef minb = LLVMConstInt(it, float_bits(dbl, ldexp(1.0, 1 - F.bias)), 0);
-    LLVMValueRef infb = LLVMConstInt(it, float_bits(dbl, INFINITY), 0);
-    /* normal: drop the low fraction bits rounding to nearest even; a carry runs into the
-     * exponent (the next binade); then rebias the exponent */
+    LLVMTypeRef it = dbl ? g->i64 : g->i32;
+    int ms = dbl ? 52 : 23, bs = dbl ? 1023 : 127, shift = ms - D->mbits;
     LLVMValueRef q = LLVMBuildLShr(B, a, LLVMConstInt(it, (unsigned)shift, 0), "");
     LLVMValueRef rem = LLVMBuildAnd(B, a, LLVMConstInt(it, (1ull << shift) - 1, 0), "");
     LLVMValueRef half = LLVMConstInt(it, 1ull << (shift - 1), 0);
-    LLVMValueRef odd = LLVMBuildTrunc(B, q, g->i1, "");
-    LLVMValueRef up = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntUGT, rem, half, ""),
-                                  LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, rem, half, ""), odd, ""), "");
+    LLVMValueRef up;
+    if (D->ties_away) {
+        up = LLVMBuildICmp(B, LLVMIntUGE, rem, half, "");
+    } else {
+        LLVMValueRef odd = LLVMBuildTrunc(B, q, g->i1, "");
+        up = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntUGT, rem, half, ""),
+                         LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, rem, half, ""), odd, ""), "");
+    }
     q = LLVMBuildAdd(B, q, LLVMBuildZExt(B, up, it, ""), "");
-    q = LLVMBuildSub(B, q, LLVMConstInt(it, (unsigned long long)(bs - F.bias) << F.mbits, 0), "");
-    LLVMValueRef normal = LLVMBuildTrunc(B, q, g->i8, "");
-    /* subnormal: |x| in units of the smallest subnormal (exact scaling), to nearest even */
+    q = LLVMBuildSub(B, q, LLVMConstInt(it, (unsigned long long)(bs - D->bias) << D->mbits, 0), "");
+    return LLVMBuildTrunc(B, q, g->i8, "");
+}
+
+/* The code of |x| in the subnormal range: |x| in units of the smallest subnormal (an exact
+ * scaling), rounded to nearest (roundeven, or round: ties away). */
+static LLVMValueRef subnormal_code(Gen *g, LLVMValueRef a, const NrFp8Desc *D, bool dbl) {
+    LLVMBuilderRef B = g->B;
+    LLVMTypeRef ft = dbl ? g->f64 : g->f32;
     LLVMValueRef ax = LLVMBuildBitCast(B, a, ft, "");
-    LLVMValueRef units = LLVMBuildFMul(B, ax, LLVMConstReal(ft, ldexp(1.0, F.bias + F.mbits - 1)), "");
-    units = gen_intrinsic(g, dbl ? "llvm.roundeven.f64" : "llvm.roundeven.f32", ft, &units, 1);
+    LLVMValueRef units = LLVMBuildFMul(B, ax, LLVMConstReal(ft, ldexp(1.0, D->bias + D->mbits - 1)), "");
+    const char *rnd = D->ties_away ? (dbl ? "llvm.round.f64" : "llvm.round.f32") : (dbl ? "llvm.roundeven.f64" : "llvm.roundeven.f32");
+    units = gen_intrinsic(g, rnd, ft, &units, 1);
     /* at most 2^mbits where this branch is taken; clamped so the conversion is defined
      * (and cheap) in every lane */
     LLVMValueRef lim[2] = {units, LLVMConstReal(ft, 16.0)};
     units = gen_intrinsic(g, dbl ? "llvm.minnum.f64" : "llvm.minnum.f32", ft, lim, 2);
-    LLVMValueRef sub = LLVMBuildTrunc(B, LLVMBuildFPToUI(B, units, g->i32, ""), g->i8, "");
+    return LLVMBuildTrunc(B, LLVMBuildFPToUI(B, units, g->i32, ""), g->i8, "");
+}
+
+/* The fp8 byte of x (f32 or f64), by integer arithmetic on its bits. */
+static LLVMValueRef narrow_soft(Gen *g, LLVMValueRef x, Fp8Info F) {
+    LLVMBuilderRef B = g->B;
+    const NrFp8Desc *D = F.d;
+    bool dbl = LLVMTypeOf(x) == g->f64, fnuz = D->nans == NR_FP8_NAN_80;
+    LLVMTypeRef it = dbl ? g->i64 : g->i32;
+    int w = dbl ? 64 : 32;
+    LLVMValueRef u = LLVMBuildBitCast(B, x, it, "");
+    LLVMValueRef a = LLVMBuildAnd(B, u, LLVMConstInt(it, ~(1ull << (w - 1)), 0), "");
+    LLVMValueRef sign = LLVMBuildShl(B, LLVMBuildTrunc(B, LLVMBuildLShr(B, u, LLVMConstInt(it, (unsigned)(w - 1), 0), ""), g->i8, ""),
+                                     c8(g, 7), "");
+    /* bits of the saturation value and of the smallest normal, in the source format;
+     * positive floats order as their bits, infinities above every finite value */
+    LLVMValueRef satb = LLVMConstInt(it, float_bits(dbl, D->sat), 0);
+    LLVMValueRef minb = LLVMConstInt(it, float_bits(dbl, ldexp(1.0, 1 - D->bias)), 0);
+    LLVMValueRef infb = LLVMConstInt(it, float_bits(dbl, INFINITY), 0);
+    LLVMValueRef normal = normal_code(g, a, D, dbl), sub = subnormal_code(g, a, D, dbl);
     LLVMValueRef code = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, a, minb, ""), sub, normal, "");
-    code = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGE, a, maxb, ""), c8(g, nr_fp8_max_bits(F.f)), code, "");
+    code = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGE, a, satb, ""), c8(g, D->sat_code), code, "");
+    if (fnuz) /* no -0: a zero keeps no sign */
+        sign = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, code, c8(g, 0), ""), c8(g, 0), sign, "");
     code = LLVMBuildOr(B, code, sign, "");
-    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGT, a, infb, ""), c8(g, 0x7F), code, "");
+    /* NaN (and, in the FNUZ formats, infinities): the format's NaN byte */
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, fnuz ? LLVMIntUGE : LLVMIntUGT, a, infb, ""), c8(g, D->nan_code), code, "");
 }
 
 /* Two f32 values (lo: the first register) through one cvt.rn.satfinite.*x2.f32. */
@@ -115,7 +142,7 @@ static void narrow(Gen *g, LLVMValueRef *in, LLVMValueRef *out, int n, int from,
     LLVMValueRef *x = gen_alloc_regs(g, n);
     for (int i = 0; i < n; i++) /* fp16 and bf16 widen to fp32 exactly */
         x[i] = from == DT_FP16 || from == DT_BF16 ? LLVMBuildFPExt(g->B, in[i], g->f32, "") : in[i];
-    if (from == DT_FP64 || !has_fp8_cvt(g)) {
+    if (from == DT_FP64 || !has_fp8_cvt(g, F)) {
         for (int i = 0; i < n; i++) out[i] = narrow_soft(g, x[i], F);
         return;
     }
@@ -128,16 +155,35 @@ static void narrow(Gen *g, LLVMValueRef *in, LLVMValueRef *out, int n, int from,
 
 /* ---- widening ---- */
 
-/* E4M3 to f32 on any target: the fields moved into a half (4 exponent bits in the
- * half's 5, bias 15 instead of 7) are the value divided by 2^8, subnormals included. */
-static LLVMValueRef e4m3_to_f32_soft(Gen *g, LLVMValueRef b) {
+/* An fp8 byte to f32 on any target. A 4-bit exponent (E4M3, fp8e4b15, E4M3 FNUZ): the
+ * fields moved into a half (the same layout with one more exponent bit, bias 15) are the
+ * value times 2^(bias - 15), subnormals included. A 5-bit one (E5M2 FNUZ, whose top
+ * exponent is a number, not a half's infinity): a normal value's fields shifted into an
+ * fp32 with the exponent rebiased, a subnormal's fraction scaled by its unit. Then the
+ * NaN bytes and the sign. */
+static LLVMValueRef fp8_to_f32_soft(Gen *g, LLVMValueRef b, Fp8Info F) {
     LLVMBuilderRef B = g->B;
-    LLVMValueRef mag = LLVMBuildZExt(B, LLVMBuildAnd(B, b, c8(g, 0x7F), ""), g->i16, "");
-    LLVMValueRef h = LLVMBuildBitCast(B, LLVMBuildShl(B, mag, LLVMConstInt(g->i16, 7, 0), ""), g->f16, "");
-    LLVMValueRef x = LLVMBuildFMul(B, LLVMBuildFPExt(B, h, g->f32, ""), LLVMConstReal(g->f32, 256.0), "");
-    x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, mag, LLVMConstInt(g->i16, 0x7F, 0), ""), LLVMConstReal(g->f32, NAN), x, "");
+    const NrFp8Desc *D = F.d;
+    LLVMValueRef x, mag;
+    if (D->mbits == 3) {
+        mag = LLVMBuildZExt(B, LLVMBuildAnd(B, b, c8(g, 0x7F), ""), g->i16, "");
+        LLVMValueRef h = LLVMBuildBitCast(B, LLVMBuildShl(B, mag, LLVMConstInt(g->i16, 7, 0), ""), g->f16, "");
+        x = LLVMBuildFPExt(B, h, g->f32, "");
+        if (D->bias != 15) x = LLVMBuildFMul(B, x, LLVMConstReal(g->f32, ldexp(1.0, 15 - D->bias)), "");
+    } else {
+        mag = LLVMBuildZExt(B, LLVMBuildAnd(B, b, c8(g, 0x7F), ""), g->i32, "");
+        LLVMValueRef bits = LLVMBuildAdd(B, LLVMBuildShl(B, mag, gen_i32(g, 23 - D->mbits), ""), gen_i32(g, (int64_t)(127 - D->bias) << 23), "");
+        LLVMValueRef sub = LLVMBuildFMul(B, LLVMBuildUIToFP(B, mag, g->f32, ""), LLVMConstReal(g->f32, ldexp(1.0, 1 - D->bias - D->mbits)), "");
+        x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, mag, gen_i32(g, 1 << D->mbits), ""), sub,
+                            LLVMBuildBitCast(B, bits, g->f32, ""), "");
+    }
+    if (D->nans == NR_FP8_NAN_ALL_ONES) /* 0x7F, 0xFF */
+        x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, mag, LLVMConstInt(LLVMTypeOf(mag), 0x7F, 0), ""), LLVMConstReal(g->f32, NAN), x, "");
     LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, b, c8(g, 0), "");
-    return LLVMBuildSelect(B, neg, LLVMBuildFNeg(B, x, ""), x, "");
+    x = LLVMBuildSelect(B, neg, LLVMBuildFNeg(B, x, ""), x, "");
+    if (D->nans == NR_FP8_NAN_80)
+        x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, b, c8(g, 0x80), ""), LLVMConstReal(g->f32, NAN), x, "");
+    return x;
 }
 
 /* E5M2 is the upper byte of a half */
@@ -169,12 +215,13 @@ static LLVMValueRef float_to(Gen *g, LLVMValueRef x, int to) {
 }
 
 static void widen(Gen *g, LLVMValueRef *in, LLVMValueRef *out, int n, int from, int to) {
+    Fp8Info F = info_of(from);
     if (from == DT_FP8E5) {
         for (int i = 0; i < n; i++) out[i] = float_to(g, e5m2_to_f16(g, in[i]), to);
         return;
     }
-    if (!has_fp8_cvt(g)) {
-        for (int i = 0; i < n; i++) out[i] = float_to(g, e4m3_to_f32_soft(g, in[i]), to);
+    if (!has_fp8_cvt(g, F)) {
+        for (int i = 0; i < n; i++) out[i] = float_to(g, fp8_to_f32_soft(g, in[i], F), to);
         return;
     }
     for (int i = 0; i < n; i += 2) {

@@ -24,7 +24,8 @@ LLVMTypeRef gen_type(Gen *g, int dt) {
     case DT_BF16: return g->bf16;
     case DT_FP32: return g->f32;
     case DT_FP64: return g->f64;
-    case DT_FP8E4NV: case DT_FP8E5: return g->i8; /* the byte; llvm_fp8.c converts */
+    case DT_FP8E4NV: case DT_FP8E5: case DT_FP8E4B15: case DT_FP8E4B8: case DT_FP8E5B16:
+        return g->i8; /* the byte; llvm_fp8.c converts */
     case DT_PTR: return g->ptr1;
     default: NR_DIE("no LLVM type for dtype %d", dt);
     }

@@ -70,7 +70,7 @@ bool policy_fma_tile(IrType ty, int num_warps, IrLayout *out) {
 int policy_k_width(int dt) { return dt == DT_FP32 ? 1 : dt_bits(dt) == 8 ? 4 : 2; }
 
 static bool mma_input(int dt) {
-    return dt == DT_FP16 || dt == DT_BF16 || dt == DT_FP32 || dt == DT_I8 || dt_is_fp8(dt);
+    return dt == DT_FP16 || dt == DT_BF16 || dt == DT_FP32 || dt == DT_I8 || dt_is_fp8_ocp(dt);
 }
 
 bool policy_mma(int arch, int a_dt, bool ieee, IrType acc, int k, int num_warps, bool along_m, IrLayout *out) {

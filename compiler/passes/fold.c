@@ -132,7 +132,7 @@ static double round_fmt(double x, FloatFmt F) {
     return copysign(r, x);
 }
 
-static NrFp8Format fp8_fmt(int dt) { return dt == DT_FP8E4NV ? NR_FP8_E4M3 : NR_FP8_E5M2; }
+static NrFp8Format fp8_fmt(int dt) { return (NrFp8Format)dt_fp8_format(dt); }
 
 double fold_round(int dt, double x) {
     if (dt_is_fp8(dt)) return nr_fp8_round(fp8_fmt(dt), x);
@@ -339,6 +339,8 @@ bool fold_bitcast(int from, int to, Num a, Num *out) {
         return true;
     }
     out->f = bits_float(to, bits);
-    /* an fp8 constant is rounded as cvt rounds (saturating), so it cannot hold fp8e5's inf */
-    return !isnan(out->f) && !(dt_is_fp8(to) && isinf(out->f));
+    /* an fp8 constant is its value narrowed as cvt narrows (saturating), so it cannot hold
+     * fp8e5's infinities, nor fp8e4b15's 1.875 (narrowing stops at 1.75): fold only a
+     * byte that narrowing its value gives back */
+    return !isnan(out->f) && !(dt_is_fp8(to) && nr_fp8_from_double(fp8_fmt(to), out->f) != bits);
 }

@@ -33,12 +33,13 @@ _TYPED, _INFER, _CONSTEXPR = 0, 1, 2
 # descriptor _CODE_DESC | pointee | rank << 6 | log2(block dim d) << (9 + 5 d)
 _CODE_NONE, _CODE_PTR, _CODE_DESC = -2, 100, 1 << 30
 _TYPE_NAMES = ["ptr", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64",
-               "fp8e4nv", "fp8e5"]
+               "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16"]
 _SIG_NAMES = set(_TYPE_NAMES[1:])
 _DESC = re.compile(r"^tensordesc<\s*(?P<dtype>[\w.]+)\s*\[(?P<dims>[\w\s,]*)\]\s*>$")
 _ALIASES = {"int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
             "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "fp16", "bfloat16": "bf16",
-            "float32": "fp32", "float64": "fp64", "float8e4nv": "fp8e4nv", "float8e5": "fp8e5"}
+            "float32": "fp32", "float64": "fp64", "float8e4nv": "fp8e4nv", "float8e5": "fp8e5",
+            "float8e4b15": "fp8e4b15", "float8e4b8": "fp8e4b8", "float8e5b16": "fp8e5b16"}
 # Triton's launch and compile options, accepted by run() (which Triton's autotuner calls)
 _TRITON_OPTIONS = {"num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid", "launch_pdl",
                    "num_buffers_warp_spec", "num_consumer_groups", "reg_dec_producer", "reg_inc_consumer",

@@ -1047,7 +1047,7 @@ static int typed_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *
     nr_type pointee;
     if (pointer_arg(d, cuda, i, obj, s, &pointee)) return -1;
     /* NumPy has no fp8: an array of bytes (uint8, through the buffer protocol) holds them */
-    bool fp8 = d->p[i].pointee == NR_TYPE_FP8E4NV || d->p[i].pointee == NR_TYPE_FP8E5;
+    bool fp8 = d->p[i].pointee >= NR_TYPE_FP8E4NV && d->p[i].pointee <= NR_TYPE_FP8E5B16;
     if (fp8 && !cuda && s->has_view && pointee == NR_TYPE_U8) pointee = d->p[i].pointee;
     if (pointee != d->p[i].pointee) {
         PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is *%s, got an array of %s", kname(d), param_name(d, i),

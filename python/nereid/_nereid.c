@@ -10,7 +10,8 @@
 State *nrpy_state(PyObject *module) { return (State *)PyModule_GetState(module); }
 
 static const char *const type_names[] = {"pointer", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-                                         "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5"};
+                                         "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "fp8e4b15",
+                                         "fp8e4b8", "fp8e5b16"};
 
 const char *nrpy_type_name(nr_type t) {
     return t >= 0 && (size_t)t < sizeof type_names / sizeof *type_names ? type_names[t] : "?";
@@ -38,6 +39,9 @@ nr_type nrpy_dtype_from_name(const char *name) {
         {"u8", NR_TYPE_U8}, {"u16", NR_TYPE_U16}, {"u32", NR_TYPE_U32}, {"u64", NR_TYPE_U64},
         {"float8_e4m3fn", NR_TYPE_FP8E4NV}, {"float8e4nv", NR_TYPE_FP8E4NV}, {"fp8e4nv", NR_TYPE_FP8E4NV},
         {"float8_e5m2", NR_TYPE_FP8E5}, {"float8e5", NR_TYPE_FP8E5}, {"fp8e5", NR_TYPE_FP8E5},
+        {"float8e4b15", NR_TYPE_FP8E4B15}, {"fp8e4b15", NR_TYPE_FP8E4B15},
+        {"float8_e4m3fnuz", NR_TYPE_FP8E4B8}, {"float8e4b8", NR_TYPE_FP8E4B8}, {"fp8e4b8", NR_TYPE_FP8E4B8},
+        {"float8_e5m2fnuz", NR_TYPE_FP8E5B16}, {"float8e5b16", NR_TYPE_FP8E5B16}, {"fp8e5b16", NR_TYPE_FP8E5B16},
     };
     if (!strncmp(name, "torch.", 6)) name += 6;
     else if (!strncmp(name, "tl.", 3)) name += 3;

@@ -62,11 +62,14 @@ class pointer_type(dtype):
 
 _LONG = {"i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
          "u16": "uint16", "u32": "uint32", "u64": "uint64", "fp16": "float16", "bf16": "bfloat16",
-         "fp32": "float32", "fp64": "float64", "fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}
+         "fp32": "float32", "fp64": "float64", "fp8e4nv": "float8e4nv", "fp8e5": "float8e5",
+         "fp8e4b15": "float8e4b15", "fp8e4b8": "float8e4b8", "fp8e5b16": "float8e5b16"}
 int1, int8, int16, int32, int64 = (dtype(n) for n in ("i1", "i8", "i16", "i32", "i64"))
 uint8, uint16, uint32, uint64 = (dtype(n) for n in ("u8", "u16", "u32", "u64"))
 float16, bfloat16, float32, float64 = (dtype(n) for n in ("fp16", "bf16", "fp32", "fp64"))
 float8e4nv, float8e5 = dtype("fp8e4nv"), dtype("fp8e5")  # OCP FP8 E4M3FN and E5M2 (pointees only)
+# Triton's E4M3 with bias 15; AMD's E4M3 and E5M2 FNUZ (torch.float8_e4m3fnuz, float8_e5m2fnuz)
+float8e4b15, float8e4b8, float8e5b16 = dtype("fp8e4b15"), dtype("fp8e4b8"), dtype("fp8e5b16")
 
 _BUILTINS = (
     "program_id num_programs arange zeros full zeros_like load store where minimum maximum umulhi div_rn "

@@ -263,6 +263,44 @@ class Fp8(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, r"argument 'src' is \*fp8e5, got an array of fp8e4nv"):
             copy[(1,)](FakeTensor(src, Fp8Dtype("float8_e4m3fn")), dst, 6)
 
+        # torch's FNUZ types are Triton's fp8e4b8 and fp8e5b16
+        @nereid.jit(device=CPU)
+        def up_fnuz(x, y, out):
+            tl.static_assert(x.dtype.element_ty == tl.float8e4b8 and y.dtype.element_ty == tl.float8e5b16)
+            o = tl.arange(0, 4)
+            tl.store(out + o, tl.load(x + o).to(tl.float32) + tl.load(y + o))
+        x = FakeTensor(np.array([0x40, 0x7F, 0x01, 0x80], dtype=np.uint8), Fp8Dtype("float8_e4m3fnuz"))  # 1, 240, 2^-10, NaN
+        y = FakeTensor(np.array([0x40, 0x7F, 0x00, 0x00], dtype=np.uint8), Fp8Dtype("float8_e5m2fnuz"))  # 1, 57344, 0, 0
+        up_fnuz[(1,)](x, y, out)
+        np.testing.assert_array_equal(out, [2, 240 + 57344, 2.0 ** -10, np.nan])
+
+    def test_triton_fp8_formats(self):
+        """fp8e4b15 (Triton's E4M3 with bias 15), fp8e4b8 and fp8e5b16 (AMD's FNUZ) as uint8 arrays."""
+        src = (
+            "@triton.jit\n"
+            "def rt(x_ptr: *fp32, a: *fp8e4b15, b: *tl.float8e4b8, c: \"*float8e5b16\", w: *fp32, n: i32):\n"
+            "    offs = tl.arange(0, 8)\n"
+            "    m = offs < n\n"
+            "    x = tl.load(x_ptr + offs, mask=m)\n"
+            "    tl.store(a + offs, x, mask=m)\n"
+            "    tl.store(b + offs, x, mask=m)\n"
+            "    tl.store(c + offs, x, mask=m)\n"
+            "    tl.store(w + offs, tl.load(a + offs, mask=m).to(tl.float32), mask=m)\n")
+        mod = nereid.compile(src, device=CPU)
+        self.assertEqual(mod.rt.params(), [("x_ptr", "*fp32"), ("a", "*fp8e4b15"), ("b", "*fp8e4b8"), ("c", "*fp8e5b16"),
+                                           ("w", "*fp32"), ("n", "i32")])
+        x = np.array([1.0, 1.8, -np.inf, np.nan, 1.5625, 300.0, -2.0 ** -12, 0.0], dtype=np.float32)
+        a, b, c = (np.zeros(8, dtype=np.uint8) for _ in range(3))
+        w = np.zeros(8, dtype=np.float32)
+        mod.rt[(1,)](x, a, b, c, w, 8)
+        # e4b15: 1.75 is where it saturates, NaN gives 0x7E, ties go away from zero (1.5625 -> 1.625)
+        self.assertEqual(list(a), [0x78, 0x7E, 0xFE, 0x7E, 0x7D, 0x7E, 0x98, 0x00])
+        # FNUZ: ties to even (1.5625 -> 1.5), infinities and NaN give 0x80, no -0 (-2^-12
+        # rounds to +0 in e4b8)
+        self.assertEqual(list(b), [0x40, 0x46, 0x80, 0x80, 0x44, 0x7F, 0x00, 0x00])
+        self.assertEqual(list(c), [0x40, 0x43, 0x80, 0x80, 0x42, 0x61, 0x90, 0x00])
+        np.testing.assert_array_equal(w, [1.0, 1.75, -1.75, 1.75, 1.625, 1.75, -2.0 ** -12, 0.0])
+
 
 class Errors(unittest.TestCase):
     def setUp(self):

@@ -532,7 +532,7 @@ static const char K_FP64[] =
     "    tl.store(o_ptr + 2 * n + offs, tl.maximum(x, y) + tl.floor(x), mask=m)\n"
     "    tl.store(o32 + offs, (x * 3.0).to(tl.float32), mask=m)\n";
 
-/* fp8 (@T@: fp8e4nv or fp8e5, @DT@ its dtype): every byte copied, selected, bitcast and
+/* fp8 (@T@: fp8e4nv, fp8e5, fp8e4b15, fp8e4b8 or fp8e5b16, @DT@ its dtype): every byte copied, selected, bitcast and
  * widened to each float type; each float type narrowed (midpoints, saturation, NaN);
  * `other` and constants */
 static const char K_FP8_CONV[] =
@@ -593,6 +593,32 @@ static const char K_FP8_ARITH[] =
     "    tl.store(o_lt + offs, x < z, mask=m)\n"
     "    tl.store(o_int + offs, x.to(tl.int32) + z.to(tl.int16), mask=m)\n"
     "    tl.store(o_f32 + offs, x.to(tl.float32) * 3.0, mask=m)\n";
+
+/* fp8e4b15, fp8e4b8 and fp8e5b16 by the same promotion: one type stays (computed in fp32
+ * and rounded back), two meet in fp16; comparisons, maximum, where, integers */
+static const char K_FP8_ARITH_MORE[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def fp8_arith_more(x_ptr: *fp8e4b15, y_ptr: *fp8e4b8, z_ptr: *fp8e5b16,\n"
+    "                   o_p: *fp8e4b15, o_max: *fp8e4b15, o_s: *fp8e4b8, o_where: *fp8e4b8, o_z: *fp8e5b16,\n"
+    "                   o_xy: *fp16, o_yz: *fp16, o_lt: *i1, o_int: *i32, n: i32, BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    m = offs < n\n"
+    "    x = tl.load(x_ptr + offs, mask=m)\n"
+    "    y = tl.load(y_ptr + offs, mask=m)\n"
+    "    z = tl.load(z_ptr + offs, mask=m)\n"
+    "    tl.store(o_p + offs, x * x - 0.3, mask=m)\n"
+    "    tl.store(o_max + offs, tl.maximum(x, 0.5).to(tl.float8e4b15), mask=m)\n"
+    "    tl.store(o_s + offs, y + y, mask=m)\n"
+    "    tl.store(o_where + offs, tl.where(y < 0, -y, y * 0.5), mask=m)\n"
+    "    tl.store(o_z + offs, z * 3 + 1e5, mask=m)\n"
+    "    tl.store(o_xy + offs, x + y, mask=m)\n"
+    "    tl.store(o_yz + offs, y + z, mask=m)\n"
+    "    tl.store(o_lt + offs, y < z, mask=m)\n"
+    "    tl.store(o_int + offs, x.to(tl.int32) + y.to(tl.int32) + z.to(tl.int32), mask=m)\n";
 
 /* fp8 blocks moved between threads: a transpose (through shared memory) and a reshape */
 static const char K_FP8_SHAPES[] =

@@ -240,35 +240,43 @@ static void chain(GtType t, int bm, int bn, int d, int warps) {
 }
 
 /* fp8 operands (raw bytes on the host): random finite values of moderate size, built
- * from sign, exponent and mantissa bits, and their exact values for the bound. e4m3
- * (fp8e4nv): bias 7, 3 mantissa bits; e5m2 (fp8e5): bias 15, 2 mantissa bits. */
-static uint8_t fp8_random(bool e4m3, GtRng *r) {
-    int s = (int)gt_int(r, 0, 2), e = (int)gt_int(r, -3, 4), m = (int)gt_int(r, 0, e4m3 ? 8 : 4);
-    return e4m3 ? (uint8_t)(s << 7 | (e + 7) << 3 | m) : (uint8_t)(s << 7 | (e + 15) << 2 | m);
+ * from sign, exponent and mantissa bits, and their exact values for the bound. The
+ * formats (f): fp8e4nv (E4M3FN: bias 7, 3 mantissa bits), fp8e5 (E5M2: bias 15, 2),
+ * fp8e4b15 (bias 15, 3: exponents up to 0 only), fp8e4b8 (FNUZ: bias 8, 3), fp8e5b16
+ * (FNUZ: bias 16, 2). The last three have no tensor-core instruction: the front end
+ * widens them to fp16. */
+static const struct { const char *name; int mbits, bias, elo, ehi; } fp8_fmt[5] = {
+    {"fp8e4nv", 3, 7, -3, 4}, {"fp8e5", 2, 15, -3, 4}, {"fp8e4b15", 3, 15, -7, 1}, {"fp8e4b8", 3, 8, -3, 4},
+    {"fp8e5b16", 2, 16, -3, 4}};
+
+static uint8_t fp8_random(int f, GtRng *r) {
+    int mb = fp8_fmt[f].mbits;
+    int s = (int)gt_int(r, 0, 2), e = (int)gt_int(r, fp8_fmt[f].elo, fp8_fmt[f].ehi), m = (int)gt_int(r, 0, 1 << mb);
+    return (uint8_t)(s << 7 | (e + fp8_fmt[f].bias) << mb | m);
 }
 
-static float fp8_value(bool e4m3, uint8_t b) {
-    int s = b >> 7, mb = e4m3 ? 3 : 2, e = (b & 0x7f) >> mb, m = b & ((1 << mb) - 1), bias = e4m3 ? 7 : 15;
+static float fp8_value(int f, uint8_t b) {
+    int s = b >> 7, mb = fp8_fmt[f].mbits, e = (b & 0x7f) >> mb, m = b & ((1 << mb) - 1), bias = fp8_fmt[f].bias;
     float v = e ? ldexpf(1.0f + (float)m / (float)(1 << mb), e - bias) : ldexpf((float)m / (float)(1 << mb), 1 - bias);
     return s ? -v : v;
 }
 
-/* C = A x B on fp8 inputs (sm_90a: wgmma k32 reading both from shared memory with K
- * contiguous; sm_80: widened to fp16 for mma.sync); B column-major (K contiguous, as
- * torch._scaled_mm takes it) or row-major (the operand is laid out K-major in shared
- * memory on its way to wgmma). */
-static void mm_fp8(bool e4m3, long M, long N, long K, int bm, int bn, int bk, int warps, int stages, int b_kmajor) {
-    GtRng r = {8800 + (uint64_t)(M + N * 3 + K * 5 + bm + bn * 7 + bk + warps + stages * 11 + b_kmajor + e4m3 * 13)};
+/* C = A x B on fp8 inputs (fp8e4nv, fp8e5 on sm_90a: wgmma k32 reading both from shared
+ * memory with K contiguous; on sm_80, and the other three formats everywhere: widened to
+ * fp16, exactly); B column-major (K contiguous, as torch._scaled_mm takes it) or row-major
+ * (the operand is laid out K-major in shared memory on its way to wgmma). */
+static void mm_fp8(int f, long M, long N, long K, int bm, int bn, int bk, int warps, int stages, int b_kmajor) {
+    GtRng r = {8800 + (uint64_t)(M + N * 3 + K * 5 + bm + bn * 7 + bk + warps + stages * 11 + b_kmajor + (f == 0) * 13 + (f > 1) * f * 17)};
     uint8_t *a = malloc((size_t)(M * K)), *b = malloc((size_t)(K * N));
     float *av = malloc(sizeof(float) * (size_t)(M * K)), *bv = malloc(sizeof(float) * (size_t)(K * N));
     if (!a || !b || !av || !bv) abort();
-    for (long i = 0; i < M * K; i++) av[i] = fp8_value(e4m3, a[i] = fp8_random(e4m3, &r));
-    for (long i = 0; i < K * N; i++) bv[i] = fp8_value(e4m3, b[i] = fp8_random(e4m3, &r));
+    for (long i = 0; i < M * K; i++) av[i] = fp8_value(f, a[i] = fp8_random(f, &r));
+    for (long i = 0; i < K * N; i++) bv[i] = fp8_value(f, b[i] = fp8_random(f, &r));
     long sbk = b_kmajor ? 1 : N, sbn = b_kmajor ? K : 1;
     char name[96];
-    snprintf(name, sizeof name, "dot %s%s", e4m3 ? "fp8e4nv" : "fp8e5", b_kmajor ? " B^T(strides)" : "");
+    snprintf(name, sizeof name, "dot %s%s", fp8_fmt[f].name, b_kmajor ? " B^T(strides)" : "");
     GtCase *c = gt_case(name, "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K, bm, bn, bk, warps, stages);
-    gt_source(c, K_MM, "mm", "T", e4m3 ? "fp8e4nv" : "fp8e5", "PREC", "", "ACC", "tl.float32", "C", "fp32", NULL);
+    gt_source(c, K_MM, "mm", "T", fp8_fmt[f].name, "PREC", "", "ACC", "tl.float32", "C", "fp32", NULL);
     gt_define(c, "BM", "%d", bm);
     gt_define(c, "BN", "%d", bn);
     gt_define(c, "BK", "%d", bk);
@@ -385,12 +393,17 @@ int main(int argc, char **argv) {
             mm(GT_BF16, "", 130, 260, 64, 128, 128, 32, 8, 4, ta, tb);
         }
     mm(GT_F32, "", 100, 100, 64, 64, 64, 32, 4, 3, 1, 1);
-    /* fp8, both formats, B either way, ragged and pipelined (K a multiple of 16) */
-    for (int e4m3 = 0; e4m3 < 2; e4m3++) {
-        mm_fp8(e4m3, 130, 200, 96, 64, 64, 32, 4, 3, 1);
-        mm_fp8(e4m3, 256, 256, 256, 128, 128, 64, 8, 3, 1);
-        mm_fp8(e4m3, 100, 72, 80, 64, 32, 32, 4, 2, 0);
-        mm_fp8(e4m3, 256, 512, 384, 128, 256, 128, 8, 3, 1);
+    /* fp8, the two OCP formats, B either way, ragged and pipelined (K a multiple of 16) */
+    for (int f = 1; f >= 0; f--) { /* fp8e5 first, as before */
+        mm_fp8(f, 130, 200, 96, 64, 64, 32, 4, 3, 1);
+        mm_fp8(f, 256, 256, 256, 128, 128, 64, 8, 3, 1);
+        mm_fp8(f, 100, 72, 80, 64, 32, 32, 4, 2, 0);
+        mm_fp8(f, 256, 512, 384, 128, 256, 128, 8, 3, 1);
+    }
+    /* fp8e4b15 and the FNUZ formats: widened to fp16 by the front end */
+    for (int f = 2; f < 5; f++) {
+        mm_fp8(f, 130, 200, 96, 64, 64, 32, 4, 3, 1);
+        mm_fp8(f, 100, 72, 80, 64, 32, 32, 4, 2, 0);
     }
     mm(GT_I8, "", 100, 100, 64, 64, 64, 32, 4, 3, 0, 1);
     /* tile sizes from 16 to 256, 1 to 8 warps */

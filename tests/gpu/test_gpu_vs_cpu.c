@@ -10,12 +10,13 @@
  * arithmetic without division (each op correctly rounded on both), int8 dot (exact in
  * i32), sqrt, tl.math.div_rn, fp64 division, float % (fmod), fma,
  * floor, ceil, abs, min/max (NaN and signed zeros included), every reduction of
- * integer-valued floats (sums exact in any order), and fp8 (both formats): bytes through
- * loads, stores, selects, bitcasts and transposes, widening to every float type, narrowing
- * from every float type (every midpoint, saturation, infinities, NaN, subnormals), fp8
- * arithmetic computed in fp32 and rounded back. tools/gpu-run.sh runs the fp8 cases a
- * second time as sm_80 code (NEREID_ARCH=sm_80), whose conversions are integer sequences
- * instead of the sm_90 cvt instructions.
+ * integer-valued floats (sums exact in any order), and fp8 (all five formats: fp8e4nv,
+ * fp8e5, fp8e4b15, fp8e4b8, fp8e5b16): bytes through loads, stores, selects, bitcasts and
+ * transposes, widening to every float type, narrowing from every float type (every
+ * midpoint, saturation, infinities, NaN, subnormals), fp8 arithmetic computed in fp32 and
+ * rounded back. tools/gpu-run.sh runs the fp8 cases a second time as sm_80 code
+ * (NEREID_ARCH=sm_80), whose conversions are integer sequences instead of the sm_90 cvt
+ * instructions (fp8e4b15 and the FNUZ formats get integer sequences on every target).
  *
  * What is compared within a tolerance, |gpu - cpu| <= atol + rtol * |cpu|:
  *   x / y        rtol 2.4e-7 fp32 `/` is Triton's div.full.f32 on the GPU (2 ulp); dropout
@@ -48,8 +49,8 @@
  *
  * Sizes are not multiples of the block; layouts are exercised with num_warps 1 to 32,
  * blocks smaller than a CTA (replicated), misaligned pointers, launch-time num_warps,
- * 2-D and 3-D blocks. One kernel needs more than 48 KB of shared memory. fp64 exp and
- * fp8 tl.dot (for now) must be refused by the GPU back end with a clear message.
+ * 2-D and 3-D blocks. One kernel needs more than 48 KB of shared memory. fp64 exp must be
+ * refused by the GPU back end with a clear message (fp8 tl.dot: test_gpu_dot).
  *
  * Prints a table (kernel, size, max abs err, max rel err, bit-exact?, PASS/FAIL) and ends
  * with "test_gpu_vs_cpu: N passed, M failed" (exit 1 on failures). Without a CUDA device:
@@ -1006,11 +1007,22 @@ static void fp64_ops(long n, int block) {
 
 /* ---- fp8 ---- */
 
-/* The value of fp8 byte b (f 0: fp8e4nv, E4M3FN; 1: fp8e5, E5M2) from its fields. */
+/* The fp8 formats, f: 0 fp8e4nv (OCP E4M3FN), 1 fp8e5 (E5M2), 2 fp8e4b15 (Triton's E4M3,
+ * bias 15, no NaN), 3 fp8e4b8 (E4M3 FNUZ), 4 fp8e5b16 (E5M2 FNUZ); the largest finite
+ * value's byte. */
+static const struct F8 {
+    const char *name, *dtype;
+    int mbits, bias, max;
+} f8[5] = {{"fp8e4nv", "tl.float8e4nv", 3, 7, 0x7e}, {"fp8e5", "tl.float8e5", 2, 15, 0x7b},
+           {"fp8e4b15", "tl.float8e4b15", 3, 15, 0x7f}, {"fp8e4b8", "tl.float8e4b8", 3, 8, 0x7f},
+           {"fp8e5b16", "tl.float8e5b16", 2, 16, 0x7f}};
+
+/* The value of fp8 byte b of format f from its fields. */
 static double f8_value(int f, int b) {
-    int mbits = f ? 2 : 3, bias = f ? 15 : 7, e = (b & 0x7f) >> mbits, mant = b & ((1 << mbits) - 1);
+    int mbits = f8[f].mbits, bias = f8[f].bias, e = (b & 0x7f) >> mbits, mant = b & ((1 << mbits) - 1);
     double v;
     if (f == 0 && (b & 0x7f) == 0x7f) return NAN;
+    if (f >= 3 && b == 0x80) return NAN;
     if (f == 1 && e == 31) v = mant ? NAN : INFINITY;
     else if (e == 0) v = ldexp(mant, 1 - bias - mbits);
     else v = ldexp(mant + (1 << mbits), e - bias - mbits);
@@ -1022,7 +1034,7 @@ static double f8_value(int f, int b) {
  * can hold), saturation, infinities, NaNs, zeros, tiny values; n of them, cycling. */
 static void f8_narrow_inputs(int f, long n, float *x, uint16_t *h, uint16_t *bf, double *d) {
     static double v[2048];
-    int nv = 0, max = f ? 0x7b : 0x7e;
+    int nv = 0, max = f8[f].max;
     for (int c = 0; c < max; c++) {
         double lo = f8_value(f, c), hi = f8_value(f, c + 1), mid = (lo + hi) / 2;
         double xs[4] = {lo, mid, nextafter(mid, 0), nextafter(mid, INFINITY)};
@@ -1047,11 +1059,11 @@ static void fp8_conv(int f, long n, int block, int warps, int misalign) {
     double *d = malloc(8 * (size_t)n);
     for (long i = 0; i < n + pad; i++) b[i] = (uint8_t)((i - pad) & 0xff);
     f8_narrow_inputs(f, n, x, h, bf, d);
-    const char *tn = f ? "fp8e5" : "fp8e4nv";
+    const char *tn = f8[f].name;
     char name[96];
     snprintf(name, sizeof name, "%s conversions%s", tn, misalign ? " (misaligned)" : "");
     GtCase *c = gt_case(name, "n=%ld B%d w%d", n, block, warps);
-    gt_source(c, K_FP8_CONV, "fp8_conv", "T", tn, "DT", f ? "tl.float8e5" : "tl.float8e4nv", NULL);
+    gt_source(c, K_FP8_CONV, "fp8_conv", "T", tn, "DT", f8[f].dtype, NULL);
     gt_define(c, "BLOCK", "%d", block);
     gt_warps(c, warps);
     c->rows_per_output = 1;
@@ -1111,10 +1123,41 @@ static void fp8_arith(long n, int block, int warps) {
     free(x), free(y), free(z), free(v);
 }
 
+/* fp8e4b15, fp8e4b8 and fp8e5b16 through the promotion rules (K_FP8_ARITH_MORE) */
+static void fp8_arith_more(long n, int block, int warps) {
+    GtRng r = {8181 + (uint64_t)n};
+    uint8_t *x = malloc((size_t)n), *y = malloc((size_t)n), *z = malloc((size_t)n);
+    for (long i = 0; i < n; i++) {
+        x[i] = (uint8_t)gt_int(&r, 0, 256), y[i] = (uint8_t)gt_int(&r, 0, 256), z[i] = (uint8_t)gt_int(&r, 0, 256);
+        if (x[i] == 0x80) x[i] = 0; /* no -0 (fp8e4b15 has one): the GPU leaves max(-0, +0)'s sign open */
+    }
+    GtCase *c = gt_case("fp8 arithmetic (e4b15, e4b8, e5b16)", "n=%ld B%d w%d", n, block, warps);
+    gt_source(c, K_FP8_ARITH_MORE, "fp8_arith_more", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_warps(c, warps);
+    c->rows_per_output = 1;
+    gt_arg_buf(c, gt_in(c, "x", GT_U8, (size_t)n, x));
+    gt_arg_buf(c, gt_in(c, "y", GT_U8, (size_t)n, y));
+    gt_arg_buf(c, gt_in(c, "z", GT_U8, (size_t)n, z));
+    gt_arg_buf(c, gt_out(c, "e4b15: x * x - 0.3", GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "e4b15: maximum(x, 0.5)", GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "e4b8: y + y", GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "e4b8: where", GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "e5b16: z * 3 + 1e5", GT_U8, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "e4b15 + e4b8 (fp16)", GT_F16, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "e4b8 + e5b16 (fp16)", GT_F16, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "e4b8 < e5b16", GT_I1, (size_t)n, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "to i32", GT_I32, (size_t)n, gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
+    gt_run(c);
+    free(x), free(y), free(z);
+}
+
 static void fp8_shapes(int f, int bm, int bn, int warps) {
     uint8_t *x = malloc((size_t)(bm * bn));
     for (int i = 0; i < bm * bn; i++) x[i] = (uint8_t)(i * 7 + 3);
-    const char *tn = f ? "fp8e5" : "fp8e4nv";
+    const char *tn = f8[f].name;
     char name[96];
     snprintf(name, sizeof name, "%s tl.trans (bytes through shared memory)", tn);
     GtCase *c = gt_case(name, "%dx%d w%d", bm, bn, warps);
@@ -1287,7 +1330,7 @@ int main(int argc, char **argv) {
 
     /* fp8 (run with NEREID_ARCH=sm_80 too: the integer sequences instead of the cvt
      * instructions) */
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 5; f++) {
         fp8_conv(f, 4099, 256, 4, 0);
         fp8_conv(f, 1001, 1024, 8, 0);
         fp8_conv(f, 77, 16, 1, 0);  /* a block smaller than the CTA: replicated lanes */
@@ -1297,6 +1340,8 @@ int main(int argc, char **argv) {
     }
     fp8_arith(10007, 256, 4);
     fp8_arith(37, 64, 1);
+    fp8_arith_more(10007, 256, 4);
+    fp8_arith_more(37, 64, 1);
 
     printf("\n");
     return gt_finish();

@@ -12,7 +12,8 @@ tl.flip, tl.topk, tl.clamp (propagate_nan), tl.join/split/interleave, tl.gather,
 tl.histogram, libdevice math, tl.inline_asm_elementwise, tl.make_block_ptr/tl.advance
 with boundary_check, tl.make_tensor_descriptor, host-made tensor descriptors
 (triton.tools.tensor_descriptor.TensorDescriptor arguments, the same objects given to
-both compilers), fp8 e4m3/e5m2 and tl.debug_barrier. The
+both compilers), the fp8 formats (e4m3, e5m2, e4b15; e4b8 and e5b16, which Triton has on
+AMD GPUs only) and tl.debug_barrier. The
 file is loaded twice: once as it is (Triton's jit), once with `triton.jit` bound to
 `nereid.jit` (Nereid's drop-in: the same function source, the same @triton.jit helpers
 such as combine functions, compiled by Nereid). Each case launches both on copies of
@@ -252,38 +253,48 @@ def sent(shape, dtype):
     return np.full(shape, SENT_I, dtype=dtype)
 
 
-# ---- fp8 reference: OCP E4M3FN and E5M2, round to nearest even from the exact value,
-# saturating to the largest finite value (infinities too), every NaN to 0x7F -------------
-FP8 = {"e4m3": dict(mbits=3, bias=7, max=448.0, maxcode=0x7E, emin=-6),
-       "e5m2": dict(mbits=2, bias=15, max=57344.0, maxcode=0x7B, emin=-14)}
+# ---- fp8 reference (runtime/fp8.h's rules, written again): round to nearest from the
+# exact value, ties to even (e4b15: away from zero, as Triton's conversion rounds);
+# magnitudes above sat (the largest finite value; e4b15: 1.75, where Triton clamps) and
+# infinities saturate, but the FNUZ formats (e4b8, e5b16) turn infinities into their NaN
+# 0x80 and have no -0; a NaN gives nan. nans: which bytes are NaN ("7f": 0x7F and 0xFF;
+# "ieee": exponent all ones and a fraction, beside the infinities; "80": 0x80; "none") --
+FP8 = {"e4m3": dict(mbits=3, bias=7, sat=448.0, satcode=0x7E, nans="7f", away=False, nan=0x7F),
+       "e5m2": dict(mbits=2, bias=15, sat=57344.0, satcode=0x7B, nans="ieee", away=False, nan=0x7F),
+       "e4b15": dict(mbits=3, bias=15, sat=1.75, satcode=0x7E, nans="none", away=True, nan=0x7E),
+       "e4b8": dict(mbits=3, bias=8, sat=240.0, satcode=0x7F, nans="80", away=False, nan=0x80),
+       "e5b16": dict(mbits=2, bias=16, sat=57344.0, satcode=0x7F, nans="80", away=False, nan=0x80)}
+# Triton's spellings; Triton has e4b8 and e5b16 (AMD's FNUZ formats) on AMD GPUs only
+FP8_DTYPE = {"e4m3": "float8e4nv", "e5m2": "float8e5", "e4b15": "float8e4b15", "e4b8": "float8e4b8",
+             "e5b16": "float8e5b16"}
+FP8_AMD_ONLY = "Triton has fp8e4b8 and fp8e5b16 (AMD's FNUZ formats) on AMD GPUs only"
 
 
 def fp8_encode(x, fmt):
     f = FP8[fmt]
+    emin = 1 - f["bias"]
     out = np.zeros(np.shape(x), dtype=np.uint8)
     flat = np.asarray(x, dtype=np.float64).ravel()
     res = out.ravel()
     for k, v in enumerate(flat):
-        if math.isnan(v):
-            res[k] = 0x7F
+        if math.isnan(v) or (math.isinf(v) and f["nans"] == "80"):
+            res[k] = f["nan"]
             continue
         s = 0x80 if math.copysign(1.0, v) < 0 else 0
         a = abs(v)
-        if a > f["max"]:
-            res[k] = s | f["maxcode"]
+        if a >= f["sat"]:
+            res[k] = s | f["satcode"]
             continue
-        if a == 0:
-            res[k] = s
-            continue
-        e = math.frexp(a)[1] - 1
-        q = 2.0 ** (max(e, f["emin"]) - f["mbits"])
-        r = float(np.rint(a / q)) * q  # a / q is exact (a power of two); rint: half to even
+        e = math.frexp(a)[1] - 1 if a else emin
+        q = 2.0 ** (max(e, emin) - f["mbits"])
+        # a / q is exact (a power of two) and below 2^(mbits + 2): so is a / q + 0.5
+        r = (math.floor(a / q + 0.5) if f["away"] else float(np.rint(a / q))) * q
         if r == 0:
-            res[k] = s
+            res[k] = 0 if f["nans"] == "80" else s
             continue
         e = math.frexp(r)[1] - 1
-        if e < f["emin"]:  # subnormal
-            code = int(r / 2.0 ** (f["emin"] - f["mbits"]))
+        if e < emin:  # subnormal
+            code = int(r / 2.0 ** (emin - f["mbits"]))
         else:
             code = ((e + f["bias"]) << f["mbits"]) | int(round((r / 2.0 ** e - 1) * (1 << f["mbits"])))
         res[k] = s | code
@@ -302,9 +313,11 @@ def fp8_decode(b, fmt):
         e = (byte >> m) & ((1 << (7 - m)) - 1)
         frac = byte & ((1 << m) - 1)
         emax_field = (1 << (7 - m)) - 1
-        if fmt == "e4m3" and e == emax_field and frac == (1 << m) - 1:
+        if f["nans"] == "7f" and e == emax_field and frac == (1 << m) - 1:
             res[k] = math.nan
-        elif fmt == "e5m2" and e == emax_field:
+        elif f["nans"] == "80" and byte == 0x80:
+            res[k] = math.nan
+        elif f["nans"] == "ieee" and e == emax_field:
             res[k] = s * math.inf if frac == 0 else math.nan
         elif e == 0:
             res[k] = s * frac * 2.0 ** (1 - f["bias"] - m)
@@ -883,38 +896,61 @@ def fp8_cases():
     mag = np.exp2(rng.uniform(-12, 10, n)) * rng.choice([-1, 1], n)
     specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e6, -1e6, 448.0, 464.0, 480.0, 57344.0, 61440.0,
                          2.0 ** -9, 2.0 ** -10, 3 * 2.0 ** -11, 2.0 ** -16, 2.0 ** -17, 3 * 2.0 ** -18,
-                         1.0625, 1.1875, 1.125 + 2 ** -4, 0.0009765625, 65504.0])
+                         1.0625, 1.1875, 1.125 + 2 ** -4, 0.0009765625, 65504.0,
+                         # e4b15 (ties away, clamped at 1.75) and the FNUZ formats (240, -0)
+                         1.5625, -1.5625, 1.6875, 1.75, 1.8125, 1.875, 2.0, 2.0 ** -18, 5 * 2.0 ** -18, -2.0 ** -19,
+                         240.0, 244.0, 248.0, -2.0 ** -11, 3 * 2.0 ** -11, 2.0 ** -15, -2.0 ** -18, 232.0])
+    amd = {"e4b8": FP8_AMD_ONLY, "e5b16": FP8_AMD_ONLY}
     for src in (np.float32, np.float16):
         for label, vals in (("", mag), (" specials", np.resize(specials, 256))):
             with np.errstate(over="ignore"):  # 1e6 and 65520 and up are infinities in fp16
                 x = np.asarray(vals).astype(src)
             m = x.size
-            for fmt in ("e4m3", "e5m2"):
-                q = fp8_encode(x.astype(np.float64), fmt)
+            for fmt in FP8:
+                if fmt == "e4b15" and label == "":
+                    xs = x * src(2.0 ** -8)  # into e4b15's range (fp8e4nv's / 256)
+                else:
+                    xs = x
+                q = fp8_encode(xs.astype(np.float64), fmt)
                 yv = f32(fp8_decode(q, fmt))
                 cases.append(Case("fp8 %s <- %s%s [%d]" % (fmt, np.dtype(src).name, label, m), "fp8_roundtrip",
                                   (math.ceil(m / B),),
-                                  [In(x), Out("q", sent(m, np.uint8), q, Exact()),
+                                  [In(xs), Out("q", sent(m, np.uint8), q, Exact()),
                                    Out("y", sent(m, np.float32), yv, SameNaN()), m],
                                   dict(FMT=fmt, BLOCK=B), warps=(4, 1, 8) if (src, label, fmt) == (np.float32, "", "e4m3")
-                                  else (4,)))
+                                  else (4,), triton_may_reject=amd.get(fmt)))
     allb = np.arange(256, dtype=np.uint8)
-    for fmt in ("e4m3", "e5m2"):
+    for fmt in FP8:
         cases.append(Case("fp8 %s -> fp32, all 256 bytes" % fmt, "fp8_decode", (1,),
                           [In(allb), Out("y", sent(256, np.float32), f32(fp8_decode(allb, fmt)), SameNaN()), 256],
-                          dict(FMT=fmt, BLOCK=256)))
+                          dict(FMT=fmt, BLOCK=256), triton_may_reject=amd.get(fmt)))
     x = f32(mag)
     cases.append(Case("fp8 e4m3 store through tl.pointer_type cast [%d]" % n, "fp8_store_through_cast_ptr", grid,
                       [In(x), Out("q", sent(n, np.uint8), fp8_encode(x, "e4m3"), Exact()), n], dict(BLOCK=B)))
-    for qf, yf in (("e4m3", "e5m2"), ("e5m2", "e4m3")):
+    tq = {"e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2", "e4b8": "float8_e4m3fnuz", "e5b16": "float8_e5m2fnuz"}
+    for qf, yf in (("e4m3", "e5m2"), ("e5m2", "e4m3"), ("e4b8", "e5b16"), ("e5b16", "e4b8")):
         scale = 0.5
         q = fp8_encode(f32(x.astype(np.float32) * np.float32(scale)), qf)
         yq = fp8_encode(fp8_decode(q, qf), yf)
-        tq = {"e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
         cases.append(Case("fp8 tensors: %s -> %s [%d]" % (qf, yf, n), "fp8_scaled_cast", grid,
                           [In(x), Out("q", sent(n, np.uint8), q, Exact(), fp8=tq[qf]),
                            Out("y", sent(n, np.uint8), yq, Exact(), fp8=tq[yf]), n, scale], dict(BLOCK=B),
-                          gpu_only="fp8 tensors as arguments: NumPy has no fp8 dtype"))
+                          gpu_only="fp8 tensors as arguments: NumPy has no fp8 dtype", triton_may_reject=amd.get(qf)))
+    # tl.dot of fp8e4b15 and FNUZ blocks (bytes bitcast in the kernel): no tensor core takes
+    # them, so Triton (and Nereid) widen both operands to fp16 (exactly) for the dot: the
+    # products are exact in fp32 and only the summation order differs (_dot_bound)
+    M, N, K = 70, 45, 96
+    for fmt in ("e4b15", "e4b8", "e5b16"):
+        r = _rng("fp8 dot " + fmt)
+        a, b = (r.integers(0, 256, shape).astype(np.uint8) for shape in ((M, K), (K, N)))
+        if FP8[fmt]["nans"] == "80":
+            a[a == 0x80], b[b == 0x80] = 0, 0  # no NaN operands
+        av, bv = fp8_decode(a, fmt), fp8_decode(b, fmt)
+        c = av @ bv
+        cases.append(Case("fp8 %s dot (widened to fp16) [%dx%dx%d]" % (fmt, M, N, K), "fp8_dot", (3, 2),
+                          [In(a), In(b), Out("c", sent((M, N), np.float32), c, Abs(_dot_bound(av, bv))), M, N, K],
+                          dict(FMT=fmt, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32), warps=(4, 1),
+                          triton_may_reject=amd.get(fmt)))
     return cases
 
 
@@ -1217,7 +1253,8 @@ def run_gpu(cases, args, nereid, torch, triton, nereid_device="cuda"):
 
 _NP_SIG = {"float16": "fp16", "float32": "fp32", "float64": "fp64", "int8": "i8", "int16": "i16", "int32": "i32",
            "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "i1"}
-_FP8_SIG = {"float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5"}
+_FP8_SIG = {"float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5", "float8_e4m3fnuz": "fp8e4b8",
+            "float8_e5m2fnuz": "fp8e5b16"}
 
 
 # Kernels with host descriptor parameters ("tensordesc<fp32[16, 32]>") go into --dump too

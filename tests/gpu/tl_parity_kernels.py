@@ -522,15 +522,45 @@ def tensor_desc_host_matmul(a_desc, b_desc, c_desc, K, BLOCK_M: tl.constexpr, BL
 
 # ---- fp8 ----------------------------------------------------------------------------------
 @triton.jit
+def to_fp8(x, FMT: tl.constexpr):
+    # x converted to the fp8 format FMT (Triton's names: float8e4nv, float8e5, float8e4b15,
+    # and AMD's float8e4b8, float8e5b16)
+    if FMT == "e4m3":
+        f8 = x.to(tl.float8e4nv)
+    elif FMT == "e5m2":
+        f8 = x.to(tl.float8e5)
+    elif FMT == "e4b15":
+        f8 = x.to(tl.float8e4b15)
+    elif FMT == "e4b8":
+        f8 = x.to(tl.float8e4b8)
+    else:
+        f8 = x.to(tl.float8e5b16)
+    return f8
+
+
+@triton.jit
+def bytes_as_fp8(q, FMT: tl.constexpr):
+    # uint8 bytes reinterpreted as the fp8 format FMT
+    if FMT == "e4m3":
+        f8 = q.to(tl.float8e4nv, bitcast=True)
+    elif FMT == "e5m2":
+        f8 = q.to(tl.float8e5, bitcast=True)
+    elif FMT == "e4b15":
+        f8 = q.to(tl.float8e4b15, bitcast=True)
+    elif FMT == "e4b8":
+        f8 = q.to(tl.float8e4b8, bitcast=True)
+    else:
+        f8 = q.to(tl.float8e5b16, bitcast=True)
+    return f8
+
+
+@triton.jit
 def fp8_roundtrip(x_ptr, q_ptr, y_ptr, n, FMT: tl.constexpr, BLOCK: tl.constexpr):
     # x (fp32 or fp16) -> fp8 (its byte into q) -> fp32 (into y)
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask, other=0.0)
-    if FMT == "e4m3":
-        f8 = x.to(tl.float8e4nv)
-    else:
-        f8 = x.to(tl.float8e5)
+    f8 = to_fp8(x, FMT)
     tl.store(q_ptr + offs, f8.to(tl.uint8, bitcast=True), mask=mask)
     tl.store(y_ptr + offs, f8.to(tl.float32), mask=mask)
 
@@ -539,11 +569,24 @@ def fp8_roundtrip(x_ptr, q_ptr, y_ptr, n, FMT: tl.constexpr, BLOCK: tl.constexpr
 def fp8_decode(q_ptr, y_ptr, n, FMT: tl.constexpr, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     q = tl.load(q_ptr + offs, mask=offs < n, other=0)
-    if FMT == "e4m3":
-        y = q.to(tl.float8e4nv, bitcast=True).to(tl.float32)
-    else:
-        y = q.to(tl.float8e5, bitcast=True).to(tl.float32)
+    y = bytes_as_fp8(q, FMT).to(tl.float32)
     tl.store(y_ptr + offs, y, mask=offs < n)
+
+
+@triton.jit
+def fp8_dot(a_ptr, b_ptr, c_ptr, M, N, K, FMT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+            BLOCK_K: tl.constexpr):
+    # C = A @ B on fp8 blocks (A, B: bytes, row-major)
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        kk = k0 + rk
+        a = tl.load(a_ptr + rm[:, None] * K + kk[None, :], mask=(rm[:, None] < M) & (kk[None, :] < K), other=0)
+        b = tl.load(b_ptr + kk[:, None] * N + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N), other=0)
+        acc = tl.dot(bytes_as_fp8(a, FMT), bytes_as_fp8(b, FMT), acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
 @triton.jit
@@ -557,7 +600,8 @@ def fp8_store_through_cast_ptr(x_ptr, q_ptr, n, BLOCK: tl.constexpr):
 
 @triton.jit
 def fp8_scaled_cast(x_ptr, q_ptr, y_ptr, n, scale, BLOCK: tl.constexpr):
-    # q, y: fp8 tensors (torch.float8_e4m3fn / float8_e5m2): q = x * scale, y = q (other format)
+    # q, y: fp8 tensors (torch.float8_e4m3fn / float8_e5m2, or the FNUZ float8_e4m3fnuz /
+    # float8_e5m2fnuz): q = x * scale, y = q (other format)
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs, mask=offs < n)
     q = (x * scale).to(q_ptr.dtype.element_ty)

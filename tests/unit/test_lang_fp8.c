@@ -1,11 +1,13 @@
-/* test_lang_fp8.c - fp8e4nv and fp8e5 kernels end to end on the CPU interpreter (the
- * reference semantics): loads and stores move every byte unchanged (NaNs included),
- * widening to fp16/bf16/fp32/fp64 is exact, narrowing from each float type rounds once
- * to nearest even and saturates (infinities too) with NaN giving 0x7F, integers go
- * through fp32 both ways, arithmetic and comparisons promote as Triton's rules say and
- * compute in fp32, tl.where, tl.full and load's `other`, tl.dot of fp8 blocks, and the C
- * API's view of fp8 pointers and arguments. Expected bytes come from runtime/fp8.h, which
- * test_fp8 checks against an independent reference. */
+/* test_lang_fp8.c - kernels of the five fp8 types (fp8e4nv, fp8e5, fp8e4b15, fp8e4b8,
+ * fp8e5b16) end to end on the CPU interpreter (the reference semantics): loads and stores
+ * move every byte unchanged (NaNs included), widening to fp16/bf16/fp32/fp64 is exact,
+ * narrowing from each float type rounds once (to nearest even; fp8e4b15 ties away) and
+ * saturates (infinities too, but to NaN in the FNUZ types) with NaN giving the format's
+ * NaN byte, integers go through fp32 both ways, arithmetic and comparisons promote as
+ * Triton's rules say and compute in fp32, tl.where, tl.full and load's `other`, tl.dot of
+ * fp8 blocks (fp8e4b15 and FNUZ widened to fp16), and the C API's view of fp8 pointers
+ * and arguments. Expected bytes come from runtime/fp8.h, which test_fp8 checks against an
+ * independent reference. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,8 +20,12 @@
 
 #include "lang_harness.h"
 
-static const char *const fmt_name[2] = {"fp8e4nv", "fp8e5"};
-static const char *const fmt_dtype[2] = {"tl.float8e4nv", "tl.float8e5"};
+enum { NF = NR_FP8_FORMATS };
+static const char *const fmt_name[NF] = {"fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16"};
+static const char *const fmt_dtype[NF] = {"tl.float8e4nv", "tl.float8e5", "tl.float8e4b15", "tl.float8e4b8",
+                                          "tl.float8e5b16"};
+static const nr_type fmt_tag[NF] = {NR_TYPE_FP8E4NV, NR_TYPE_FP8E5, NR_TYPE_FP8E4B15, NR_TYPE_FP8E4B8,
+                                    NR_TYPE_FP8E5B16};
 
 static double dec(int f, uint8_t b) { return nr_fp8_to_double((NrFp8Format)f, b); }
 static uint8_t enc(int f, double x) { return nr_fp8_from_double((NrFp8Format)f, x); }
@@ -70,7 +76,7 @@ static const char *K_BYTES =
 static void test_bytes(int f) {
     nr_kernel *k = build_fmt(__LINE__, K_BYTES, f);
     if (!k) return;
-    CHECK(nr_kernel_param_type(k, 0) == NR_TYPE_PTR && nr_kernel_param_pointee(k, 0) == (f ? NR_TYPE_FP8E5 : NR_TYPE_FP8E4NV),
+    CHECK(nr_kernel_param_type(k, 0) == NR_TYPE_PTR && nr_kernel_param_pointee(k, 0) == fmt_tag[f],
           "%s: the pointee of x is reported", fmt_name[f]);
     uint8_t x[256];
     for (int i = 0; i < 256; i++) x[i] = (uint8_t)i;
@@ -142,10 +148,10 @@ static void test_narrow(int f) {
     static double dv[2048];
     for (int i = 0; i < n; i++) {
         fv[i] = (float)v[i], hv[i] = h16(v[i]), bv[i] = hbf(v[i]);
-        /* fp64: just past a midpoint by less than fp32 can see (fp32 would round onto the
-         * midpoint and a second rounding would tie to even) */
-        dv[i] = i % 8 == 6 ? v[i] + ldexp(fabs(v[i]), -40) : v[i];
-        if (i % 8 == 7) dv[i] = v[i] - ldexp(fabs(v[i]), -40);
+        /* fp64: just past a midpoint (i % 8 == 6: above it; 7: below it, in magnitude) by
+         * less than fp32 can see (fp32 would round onto the midpoint and a second rounding
+         * would tie, to even or away) */
+        dv[i] = i % 8 == 6 || i % 8 == 7 ? v[i] + ldexp(fabs(v[i]), -40) : v[i];
     }
     nr_devptr df = dev_from(fv, 4 * (size_t)n), dh = dev_from(hv, 2 * (size_t)n), db = dev_from(bv, 2 * (size_t)n);
     nr_devptr dd = dev_from(dv, 8 * (size_t)n), o[4];
@@ -316,6 +322,56 @@ static void test_arith(void) {
     nr_free(ctx, d5), nr_free(ctx, d16), nr_free(ctx, d32), nr_free(ctx, dlt);
 }
 
+/* fp8e4b15, fp8e4b8 and fp8e5b16 by the same rules: one type stays, two give fp16 */
+static const char *K_ARITH_MORE =
+    "@triton.jit\n"
+    "def k(x: *fp8e4b15, y: *fp8e4b8, z: *fp8e5b16, o15: *fp8e4b15, o8: *fp8e4b8, o16: *fp8e5b16, oh: *fp16, lt: *i1):\n"
+    "    o = tl.arange(0, 256)\n"
+    "    a = tl.load(x + o)\n"
+    "    b = tl.load(y + o)\n"
+    "    c = tl.load(z + o)\n"
+    "    tl.static_assert((a * a).dtype == tl.float8e4b15)\n"
+    "    tl.static_assert((a + b).dtype == tl.float16)\n"
+    "    tl.static_assert((b + 1).dtype == tl.float8e4b8)\n"
+    "    tl.store(o15 + o, a * a - 0.3)\n"
+    "    tl.store(o8 + o, b + b)\n"
+    "    tl.store(o8 + 256 + o, tl.where(b < 0, -b, b * 0.5))\n"
+    "    tl.store(o16 + o, c * 3)\n"
+    "    tl.store(oh + o, a + b)\n"
+    "    tl.store(oh + 256 + o, b + c)\n"
+    "    tl.store(lt + o, b < c)\n";
+
+static void test_arith_more(void) {
+    nr_kernel *k = BUILD(K_ARITH_MORE, NULL);
+    if (!k) return;
+    uint8_t x[256], y[256], z[256];
+    for (int i = 0; i < 256; i++) x[i] = (uint8_t)i, y[i] = (uint8_t)(i * 37 + 11), z[i] = (uint8_t)(255 - i);
+    nr_devptr dx = dev_from(x, 256), dy = dev_from(y, 256), dz = dev_from(z, 256), d15 = dev_from(NULL, 256);
+    nr_devptr d8 = dev_from(NULL, 512), d16 = dev_from(NULL, 256), dh = dev_from(NULL, 1024), dlt = dev_from(NULL, 256);
+    RUN(k, 1, 1, 1, nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_ptr(dz), nr_arg_ptr(d15), nr_arg_ptr(d8), nr_arg_ptr(d16),
+        nr_arg_ptr(dh), nr_arg_ptr(dlt));
+    uint8_t o15[256], o8[512], o16[256], lt[256];
+    uint16_t oh[512];
+    dev_to(o15, d15, 256), dev_to(o8, d8, 512), dev_to(o16, d16, 256), dev_to(oh, dh, 1024), dev_to(lt, dlt, 256);
+    int bad[7] = {0};
+    for (int i = 0; i < 256; i++) {
+        float a = (float)dec(2, x[i]), b = (float)dec(3, y[i]), c = (float)dec(4, z[i]);
+        /* each operand in fp32 (exact), the op in fp32, rounded to the fp8 type */
+        bad[0] += o15[i] != enc(2, (float)dec(2, enc(2, a * a)) - (float)dec(2, enc(2, 0.3)));
+        bad[1] += o8[i] != enc(3, b + b);
+        bad[2] += o8[256 + i] != (b < 0 ? enc(3, -b) : enc(3, b * (float)dec(3, enc(3, 0.5))));
+        bad[3] += o16[i] != enc(4, c * (float)dec(4, enc(4, 3.0)));
+        bad[4] += !same_value(f16(oh[i]), r16((double)a + (double)b)); /* fp16, as two fp8 types meet */
+        bad[5] += !same_value(f16(oh[256 + i]), r16((double)b + (double)c));
+        bad[6] += lt[i] != (b < c);
+    }
+    static const char *const what[7] = {"e4b15 a * a - 0.3", "e4b8 b + b", "e4b8 where", "e5b16 c * 3", "e4b15 + e4b8 (fp16)",
+                                        "e4b8 + e5b16 (fp16)", "e4b8 < e5b16"};
+    for (int j = 0; j < 7; j++) CHECK(bad[j] == 0, "fp8 arithmetic %s: %d of 256 wrong", what[j], bad[j]);
+    nr_free(ctx, dx), nr_free(ctx, dy), nr_free(ctx, dz), nr_free(ctx, d15), nr_free(ctx, d8), nr_free(ctx, d16);
+    nr_free(ctx, dh), nr_free(ctx, dlt);
+}
+
 /* ---- tl.full, tl.zeros, load's other, constants ---- */
 
 static const char *K_FILL =
@@ -342,8 +398,8 @@ static void test_fill(int f) {
         bad += o[i] != enc(f, 1.3);
         bad += o[16 + i] != 0;
         bad += o[32 + i] != (i < 4 ? x[i] : enc(f, -3.7));
-        bad += o[48 + i] != nr_fp8_max_bits((NrFp8Format)f);
-        bad += o[64 + i] != 0x7F;
+        bad += o[48 + i] != nr_fp8_desc((NrFp8Format)f)->sat_code;
+        bad += o[64 + i] != nr_fp8_desc((NrFp8Format)f)->nan_code;
         bad += o[80 + i] != enc(f, 2.75);
     }
     CHECK(bad == 0, "%s: %d filled elements wrong", fmt_name[f], bad);
@@ -416,7 +472,7 @@ int main(void) {
         printf("no CPU context\n");
         return 1;
     }
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < NF; f++) {
         test_bytes(f);
         test_narrow(f);
         test_ints(f);
@@ -424,6 +480,7 @@ int main(void) {
         test_dot(f);
     }
     test_arith();
+    test_arith_more();
     test_api();
     for (int i = 0; i < nmods; i++) nr_module_destroy(mods[i]);
     nr_context_destroy(ctx);

@@ -1,15 +1,16 @@
 ; fp8-soft-driver.ll - the host side of fp8-soft-lli.nr: stubs for the NVVM intrinsics the
 ; kernel reads (thread and program ids; the warp index's broadcast returns its value), and
 ; a main that fills the inputs, runs every program's 32 threads one after another, and
-; prints one line per input ("fp32-bits e4m3 e5m2 e4m3-from-fp64 e5m2-from-fp64") and one
-; per byte ("byte e4m3-as-fp32 e5m2-as-fp32", NaNs printed as 7fc00000).
+; prints one line per input ("fp32-bits", then its bytes in the five formats fp8e4nv,
+; fp8e5, fp8e4b15, fp8e4b8, fp8e5b16 from fp32, then from fp64) and one per byte ("byte",
+; then its value as fp32 in the five formats, NaNs printed as 7fc00000).
 
 @tid = internal global i32 0
 @ctaid = internal global i32 0
 @lo16 = internal constant [3 x i32] [i32 0, i32 1, i32 65535]
 @scale = internal constant [3 x double] [double 1.0, double 0x3FF0000000001000, double 0x3FEFFFFFFFFFE000]
-@fmt_n = private constant [26 x i8] c"%08x %02x %02x %02x %02x\0A\00"
-@fmt_w = private constant [16 x i8] c"%02x %08x %08x\0A\00"
+@fmt_n = private constant [56 x i8] c"%08x %02x %02x %02x %02x %02x %02x %02x %02x %02x %02x\0A\00"
+@fmt_w = private constant [31 x i8] c"%02x %08x %08x %08x %08x %08x\0A\00"
 
 define i32 @stub_read.ptx.sreg.tid.x() {
   %v = load i32, ptr @tid
@@ -51,10 +52,19 @@ entry:
   %y = call ptr @calloc(i64 256, i64 1)
   %n4 = call ptr @calloc(i64 196608, i64 1)
   %n5 = call ptr @calloc(i64 196608, i64 1)
+  %n15 = call ptr @calloc(i64 196608, i64 1)
+  %n8 = call ptr @calloc(i64 196608, i64 1)
+  %n16 = call ptr @calloc(i64 196608, i64 1)
   %d4 = call ptr @calloc(i64 196608, i64 1)
   %d5 = call ptr @calloc(i64 196608, i64 1)
+  %d15 = call ptr @calloc(i64 196608, i64 1)
+  %d8 = call ptr @calloc(i64 196608, i64 1)
+  %d16 = call ptr @calloc(i64 196608, i64 1)
   %w4 = call ptr @calloc(i64 196608, i64 4)
   %w5 = call ptr @calloc(i64 196608, i64 4)
+  %w15 = call ptr @calloc(i64 196608, i64 4)
+  %w8 = call ptr @calloc(i64 196608, i64 4)
+  %w16 = call ptr @calloc(i64 196608, i64 4)
   br label %fill
 
 fill:
@@ -95,7 +105,7 @@ launch:
 thread:
   %t = phi i32 [ 0, %launch ], [ %t.next, %thread ]
   store i32 %t, ptr @tid
-  call void @k(ptr %x, ptr %d, ptr %y, ptr %n4, ptr %n5, ptr %d4, ptr %d5, ptr %w4, ptr %w5)
+  call void @k(ptr %x, ptr %d, ptr %y, ptr %n4, ptr %n5, ptr %n15, ptr %n8, ptr %n16, ptr %d4, ptr %d5, ptr %d15, ptr %d8, ptr %d16, ptr %w4, ptr %w5, ptr %w15, ptr %w8, ptr %w16)
   %t.next = add i32 %t, 1
   %threads.done = icmp eq i32 %t.next, 32
   br i1 %threads.done, label %launch.end, label %thread
@@ -109,11 +119,17 @@ print:
   %k = phi i32 [ 0, %launch.end ], [ %k.next, %print ]
   %up = getelementptr i32, ptr %x, i32 %k
   %uk = load i32, ptr %up
-  %a = call i32 @byte_at(ptr %n4, i32 %k)
-  %b = call i32 @byte_at(ptr %n5, i32 %k)
-  %c = call i32 @byte_at(ptr %d4, i32 %k)
-  %e = call i32 @byte_at(ptr %d5, i32 %k)
-  call i32 (ptr, ...) @printf(ptr @fmt_n, i32 %uk, i32 %a, i32 %b, i32 %c, i32 %e)
+  %b.n4 = call i32 @byte_at(ptr %n4, i32 %k)
+  %b.n5 = call i32 @byte_at(ptr %n5, i32 %k)
+  %b.n15 = call i32 @byte_at(ptr %n15, i32 %k)
+  %b.n8 = call i32 @byte_at(ptr %n8, i32 %k)
+  %b.n16 = call i32 @byte_at(ptr %n16, i32 %k)
+  %b.d4 = call i32 @byte_at(ptr %d4, i32 %k)
+  %b.d5 = call i32 @byte_at(ptr %d5, i32 %k)
+  %b.d15 = call i32 @byte_at(ptr %d15, i32 %k)
+  %b.d8 = call i32 @byte_at(ptr %d8, i32 %k)
+  %b.d16 = call i32 @byte_at(ptr %d16, i32 %k)
+  call i32 (ptr, ...) @printf(ptr @fmt_n, i32 %uk, i32 %b.n4, i32 %b.n5, i32 %b.n15, i32 %b.n8, i32 %b.n16, i32 %b.d4, i32 %b.d5, i32 %b.d15, i32 %b.d8, i32 %b.d16)
   %k.next = add i32 %k, 1
   %printed = icmp eq i32 %k.next, 196608
   br i1 %printed, label %print.bytes, label %print
@@ -122,7 +138,10 @@ print.bytes:
   %m = phi i32 [ 0, %print ], [ %m.next, %print.bytes ]
   %v4 = call i32 @nan_normalised(ptr %w4, i32 %m)
   %v5 = call i32 @nan_normalised(ptr %w5, i32 %m)
-  call i32 (ptr, ...) @printf(ptr @fmt_w, i32 %m, i32 %v4, i32 %v5)
+  %v15 = call i32 @nan_normalised(ptr %w15, i32 %m)
+  %v8 = call i32 @nan_normalised(ptr %w8, i32 %m)
+  %v16 = call i32 @nan_normalised(ptr %w16, i32 %m)
+  call i32 (ptr, ...) @printf(ptr @fmt_w, i32 %m, i32 %v4, i32 %v5, i32 %v15, i32 %v8, i32 %v16)
   %m.next = add i32 %m, 1
   %all = icmp eq i32 %m.next, 256
   br i1 %all, label %done, label %print.bytes

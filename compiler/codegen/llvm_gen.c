@@ -158,9 +158,12 @@ static void build_function(Gen *g) {
 
 static void register_nvptx(void) {
     /* 32-bit shared-memory pointers, as Triton sets: a shared address is a 32-bit
-     * register, not a 64-bit one widened from 32 bits at every access */
-    const char *argv[] = {"nereid", "-nvptx-short-ptr", "-disable-lsr"};
-    LLVMParseCommandLineOptions(3, argv, NULL);
+     * register, not a 64-bit one widened from 32 bits at every access. No loop strength
+     * reduction and no load-store vectorizer (12.11 of docs/architecture.md): the lowering
+     * already steps pointers by constants and issues its accesses as vectors, and the two
+     * passes cost compile time for no change in the PTX. */
+    const char *argv[] = {"nereid", "-nvptx-short-ptr", "-disable-lsr", "-disable-nvptx-load-store-vectorizer"};
+    LLVMParseCommandLineOptions(4, argv, NULL);
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();

@@ -246,6 +246,17 @@ static LLVMValueRef addptr(Gen *g, int pointee, LLVMValueRef p, LLVMValueRef off
     return LLVMBuildGEP2(g->B, gen_mem_type(g, pointee), p, &o, 1, "");
 }
 
+/* A block's integer quotient or remainder by a run-time divisor reaches its users through
+ * gen_opaque: LLVM can tell nothing of its bits, but the divisor's guards (selects for 0
+ * and -1) and the dividend's computation were walked again by every known-bits and SCEV
+ * query from the address arithmetic built on each register (a row's offset times a stride,
+ * sign-extended into a pointer): an eighth of the unspecialised matmul's instruction
+ * selection. ptxas propagates the move. */
+static bool quotient_cut(Gen *g, const IrOp *op, int dt, ValId r, LLVMValueRef divisor, LLVMValueRef q) {
+    return (op->code == OP_IDIV || (op->code == OP_REM && !dt_is_float(dt))) && ir_type(g->f, r).rank &&
+           !LLVMIsAConstantInt(divisor) && LLVMTypeOf(q) == g->i32;
+}
+
 void gen_elementwise(Gen *g, OpId id) {
     IrOp *op = &g->f->ops[id];
     ValId r = op->results[0];
@@ -268,6 +279,7 @@ void gen_elementwise(Gen *g, OpId id) {
             out[i] = wide_mul(g, a[0], a[1], 0);
         else
             out[i] = elem(g, op, dt, rdt, a);
+        if (quotient_cut(g, op, dt, r, a[1], out[i])) out[i] = gen_opaque(g, out[i]);
     }
     gen_set(g, r, out, n);
 }

@@ -44,6 +44,7 @@ typedef struct Gen {
     LLVMBasicBlockRef prologue;
     LLVMValueRef tid, lane, warp, smem;
     LLVMValueRef **regs; /* by ValId */
+    struct GenDivGuard { LLVMValueRef b, zero, neg1, safe; } div; /* the current op's division guards (llvm_elem.c) */
     uint8_t *deep;       /* by ValId: a top-level scalar's depth in non-affine operations (llvm_gen.c) */
     LLVMValueRef *cut, *cut_of; /* by ValId: what its splats give a deep scalar, and of which value */
     int *nregs;

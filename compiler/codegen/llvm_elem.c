@@ -9,21 +9,36 @@
 
 static LLVMValueRef zero_of(LLVMValueRef v) { return LLVMConstNull(LLVMTypeOf(v)); }
 
+/* The guards of a division by b: b == 0 and, when signed, b == -1 (a divisor that is
+ * either gives an IR result of its own), and the divisor to divide by instead. Made once
+ * for the registers of a block that share their divisor (a splat). */
+typedef struct GenDivGuard DivGuard;
+
+static DivGuard div_guard(Gen *g, bool sgn, LLVMValueRef b) {
+    DivGuard d = {b, NULL, NULL, NULL};
+    LLVMValueRef one = LLVMConstInt(LLVMTypeOf(b), 1, 0);
+    d.zero = LLVMBuildICmp(g->B, LLVMIntEQ, b, LLVMConstNull(LLVMTypeOf(b)), "");
+    d.safe = LLVMBuildSelect(g->B, d.zero, one, b, "");
+    if (sgn) { /* INT_MIN / -1 wraps; x % -1 is 0 */
+        d.neg1 = LLVMBuildICmp(g->B, LLVMIntEQ, b, LLVMConstAllOnes(LLVMTypeOf(b)), "");
+        d.safe = LLVMBuildSelect(g->B, d.neg1, one, d.safe, "");
+    }
+    return d;
+}
+
 static LLVMValueRef int_div(Gen *g, int code, int dt, LLVMValueRef a, LLVMValueRef b) {
     bool sgn = dt_is_signed(dt);
-    LLVMValueRef zero = zero_of(b), one = LLVMConstInt(LLVMTypeOf(b), 1, 0);
-    LLVMValueRef bz = LLVMBuildICmp(g->B, LLVMIntEQ, b, zero, "");
-    LLVMValueRef safe = LLVMBuildSelect(g->B, bz, one, b, "");
-    if (sgn) { /* INT_MIN / -1 wraps; x % -1 is 0 */
-        LLVMValueRef m1 = LLVMBuildICmp(g->B, LLVMIntEQ, b, LLVMConstAllOnes(LLVMTypeOf(b)), "");
-        safe = LLVMBuildSelect(g->B, m1, one, safe, "");
-        LLVMValueRef q = code == OP_IDIV ? LLVMBuildSDiv(g->B, a, safe, "") : LLVMBuildSRem(g->B, a, safe, "");
+    DivGuard d = g->div.b == b ? g->div : div_guard(g, sgn, b);
+    g->div = d;
+    LLVMValueRef zero = zero_of(b);
+    if (sgn) {
+        LLVMValueRef q = code == OP_IDIV ? LLVMBuildSDiv(g->B, a, d.safe, "") : LLVMBuildSRem(g->B, a, d.safe, "");
         LLVMValueRef alt = code == OP_IDIV ? LLVMBuildNeg(g->B, a, "") : zero;
-        q = LLVMBuildSelect(g->B, m1, alt, q, "");
-        return LLVMBuildSelect(g->B, bz, zero, q, "");
+        q = LLVMBuildSelect(g->B, d.neg1, alt, q, "");
+        return LLVMBuildSelect(g->B, d.zero, zero, q, "");
     }
-    LLVMValueRef q = code == OP_IDIV ? LLVMBuildUDiv(g->B, a, safe, "") : LLVMBuildURem(g->B, a, safe, "");
-    return LLVMBuildSelect(g->B, bz, zero, q, "");
+    LLVMValueRef q = code == OP_IDIV ? LLVMBuildUDiv(g->B, a, d.safe, "") : LLVMBuildURem(g->B, a, d.safe, "");
+    return LLVMBuildSelect(g->B, d.zero, zero, q, "");
 }
 
 static LLVMValueRef shift(Gen *g, int code, int dt, LLVMValueRef a, LLVMValueRef b) {
@@ -266,6 +281,7 @@ void gen_elementwise(Gen *g, OpId id) {
     LLVMValueRef *in[3];
     for (uint32_t k = 0; k < op->nopnds && k < 3; k++) in[k] = gen_vals(g, op->operands[k], &n);
     LLVMValueRef *out = gen_alloc_regs(g, n);
+    g->div.b = NULL; /* guards are shared within one op only: it is in one basic block */
     if (op->code == OP_CVT && (dt_is_fp8(dt) || dt_is_fp8(rdt))) { /* all registers at once: pairs */
         gen_fp8_convert(g, in[0], out, n, dt, rdt);
         gen_set(g, r, out, n);

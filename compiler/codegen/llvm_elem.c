@@ -287,7 +287,17 @@ void gen_elementwise(Gen *g, OpId id) {
         gen_set(g, r, out, n);
         return;
     }
+    /* a register whose register bits include the layout's copy bits holds the element of
+     * the register without them: where its operands are that register's own values too,
+     * so is its result (the copies a broadcast block keeps in an mma layout) */
+    uint32_t copies = ir_type(g->f, r).rank ? gen_layout(g, r)->reg_copies : 0;
     for (int i = 0; i < n; i++) {
+        int j = i & ~(int)copies;
+        if (j != i && in[0][i] == in[0][j] && (op->nopnds < 2 || in[1][i] == in[1][j]) &&
+            (op->nopnds < 3 || in[2][i] == in[2][j])) {
+            out[i] = out[j];
+            continue;
+        }
         LLVMValueRef a[3] = {in[0][i], op->nopnds > 1 ? in[1][i] : NULL, op->nopnds > 2 ? in[2][i] : NULL};
         if (op->code == OP_ADDPTR)
             out[i] = addptr(g, ir_type(g->f, op->operands[0]).pointee, a[0], a[1], ir_type(g->f, op->operands[1]).dt);

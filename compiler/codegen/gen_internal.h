@@ -44,6 +44,9 @@ typedef struct Gen {
     LLVMBasicBlockRef prologue;
     LLVMValueRef tid, lane, warp, smem;
     LLVMValueRef **regs; /* by ValId */
+    struct GenDivGuard { LLVMValueRef b, zero, neg1, safe; } div; /* the current op's division guards (llvm_elem.c) */
+    uint8_t *deep;       /* by ValId: a top-level scalar's depth in non-affine operations (llvm_gen.c) */
+    LLVMValueRef *cut, *cut_of; /* by ValId: what its splats give a deep scalar, and of which value */
     int *nregs;
     GenLayout **layouts; /* the layouts used, with their shapes */
     uint32_t nlayouts, caplayouts;
@@ -92,7 +95,9 @@ LLVMValueRef gen_asm(Gen *g, const char *text, const char *cons, LLVMTypeRef ret
  * shared-memory address: each access then stays (thread part) XOR/+ (constant), where
  * InstCombine would push every constant into the lane and warp terms and rebuild the whole
  * offset per access. No GPU time (ptxas propagates the move), a fifth of the instruction
- * selection of a tile loop or an epilogue. A constant stays a constant. */
+ * selection of a tile loop or an epilogue. A constant stays a constant. Also for deep
+ * scalars at their splats (llvm_gen.c) and blocks' quotients by run-time divisors
+ * (llvm_elem.c). */
 LLVMValueRef gen_opaque(Gen *g, LLVMValueRef x);
 
 /* values */

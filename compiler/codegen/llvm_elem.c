@@ -9,21 +9,36 @@
 
 static LLVMValueRef zero_of(LLVMValueRef v) { return LLVMConstNull(LLVMTypeOf(v)); }
 
+/* The guards of a division by b: b == 0 and, when signed, b == -1 (a divisor that is
+ * either gives an IR result of its own), and the divisor to divide by instead. Made once
+ * for the registers of a block that share their divisor (a splat). */
+typedef struct GenDivGuard DivGuard;
+
+static DivGuard div_guard(Gen *g, bool sgn, LLVMValueRef b) {
+    DivGuard d = {b, NULL, NULL, NULL};
+    LLVMValueRef one = LLVMConstInt(LLVMTypeOf(b), 1, 0);
+    d.zero = LLVMBuildICmp(g->B, LLVMIntEQ, b, LLVMConstNull(LLVMTypeOf(b)), "");
+    d.safe = LLVMBuildSelect(g->B, d.zero, one, b, "");
+    if (sgn) { /* INT_MIN / -1 wraps; x % -1 is 0 */
+        d.neg1 = LLVMBuildICmp(g->B, LLVMIntEQ, b, LLVMConstAllOnes(LLVMTypeOf(b)), "");
+        d.safe = LLVMBuildSelect(g->B, d.neg1, one, d.safe, "");
+    }
+    return d;
+}
+
 static LLVMValueRef int_div(Gen *g, int code, int dt, LLVMValueRef a, LLVMValueRef b) {
     bool sgn = dt_is_signed(dt);
-    LLVMValueRef zero = zero_of(b), one = LLVMConstInt(LLVMTypeOf(b), 1, 0);
-    LLVMValueRef bz = LLVMBuildICmp(g->B, LLVMIntEQ, b, zero, "");
-    LLVMValueRef safe = LLVMBuildSelect(g->B, bz, one, b, "");
-    if (sgn) { /* INT_MIN / -1 wraps; x % -1 is 0 */
-        LLVMValueRef m1 = LLVMBuildICmp(g->B, LLVMIntEQ, b, LLVMConstAllOnes(LLVMTypeOf(b)), "");
-        safe = LLVMBuildSelect(g->B, m1, one, safe, "");
-        LLVMValueRef q = code == OP_IDIV ? LLVMBuildSDiv(g->B, a, safe, "") : LLVMBuildSRem(g->B, a, safe, "");
+    DivGuard d = g->div.b == b ? g->div : div_guard(g, sgn, b);
+    g->div = d;
+    LLVMValueRef zero = zero_of(b);
+    if (sgn) {
+        LLVMValueRef q = code == OP_IDIV ? LLVMBuildSDiv(g->B, a, d.safe, "") : LLVMBuildSRem(g->B, a, d.safe, "");
         LLVMValueRef alt = code == OP_IDIV ? LLVMBuildNeg(g->B, a, "") : zero;
-        q = LLVMBuildSelect(g->B, m1, alt, q, "");
-        return LLVMBuildSelect(g->B, bz, zero, q, "");
+        q = LLVMBuildSelect(g->B, d.neg1, alt, q, "");
+        return LLVMBuildSelect(g->B, d.zero, zero, q, "");
     }
-    LLVMValueRef q = code == OP_IDIV ? LLVMBuildUDiv(g->B, a, safe, "") : LLVMBuildURem(g->B, a, safe, "");
-    return LLVMBuildSelect(g->B, bz, zero, q, "");
+    LLVMValueRef q = code == OP_IDIV ? LLVMBuildUDiv(g->B, a, d.safe, "") : LLVMBuildURem(g->B, a, d.safe, "");
+    return LLVMBuildSelect(g->B, d.zero, zero, q, "");
 }
 
 static LLVMValueRef shift(Gen *g, int code, int dt, LLVMValueRef a, LLVMValueRef b) {
@@ -246,6 +261,17 @@ static LLVMValueRef addptr(Gen *g, int pointee, LLVMValueRef p, LLVMValueRef off
     return LLVMBuildGEP2(g->B, gen_mem_type(g, pointee), p, &o, 1, "");
 }
 
+/* A block's integer quotient or remainder by a run-time divisor reaches its users through
+ * gen_opaque: LLVM can tell nothing of its bits, but the divisor's guards (selects for 0
+ * and -1) and the dividend's computation were walked again by every known-bits and SCEV
+ * query from the address arithmetic built on each register (a row's offset times a stride,
+ * sign-extended into a pointer): an eighth of the unspecialised matmul's instruction
+ * selection. ptxas propagates the move. */
+static bool quotient_cut(Gen *g, const IrOp *op, int dt, ValId r, LLVMValueRef divisor, LLVMValueRef q) {
+    return (op->code == OP_IDIV || (op->code == OP_REM && !dt_is_float(dt))) && ir_type(g->f, r).rank &&
+           !LLVMIsAConstantInt(divisor) && LLVMTypeOf(q) == g->i32;
+}
+
 void gen_elementwise(Gen *g, OpId id) {
     IrOp *op = &g->f->ops[id];
     ValId r = op->results[0];
@@ -255,12 +281,23 @@ void gen_elementwise(Gen *g, OpId id) {
     LLVMValueRef *in[3];
     for (uint32_t k = 0; k < op->nopnds && k < 3; k++) in[k] = gen_vals(g, op->operands[k], &n);
     LLVMValueRef *out = gen_alloc_regs(g, n);
+    g->div.b = NULL; /* guards are shared within one op only: it is in one basic block */
     if (op->code == OP_CVT && (dt_is_fp8(dt) || dt_is_fp8(rdt))) { /* all registers at once: pairs */
         gen_fp8_convert(g, in[0], out, n, dt, rdt);
         gen_set(g, r, out, n);
         return;
     }
+    /* a register whose register bits include the layout's copy bits holds the element of
+     * the register without them: where its operands are that register's own values too,
+     * so is its result (the copies a broadcast block keeps in an mma layout) */
+    uint32_t copies = ir_type(g->f, r).rank ? gen_layout(g, r)->reg_copies : 0;
     for (int i = 0; i < n; i++) {
+        int j = i & ~(int)copies;
+        if (j != i && in[0][i] == in[0][j] && (op->nopnds < 2 || in[1][i] == in[1][j]) &&
+            (op->nopnds < 3 || in[2][i] == in[2][j])) {
+            out[i] = out[j];
+            continue;
+        }
         LLVMValueRef a[3] = {in[0][i], op->nopnds > 1 ? in[1][i] : NULL, op->nopnds > 2 ? in[2][i] : NULL};
         if (op->code == OP_ADDPTR)
             out[i] = addptr(g, ir_type(g->f, op->operands[0]).pointee, a[0], a[1], ir_type(g->f, op->operands[1]).dt);
@@ -268,6 +305,7 @@ void gen_elementwise(Gen *g, OpId id) {
             out[i] = wide_mul(g, a[0], a[1], 0);
         else
             out[i] = elem(g, op, dt, rdt, a);
+        if (quotient_cut(g, op, dt, r, a[1], out[i])) out[i] = gen_opaque(g, out[i]);
     }
     gen_set(g, r, out, n);
 }

@@ -17,6 +17,86 @@
 
 static LLVMValueRef sreg(Gen *g, const char *name) { return gen_intrinsic(g, name, g->i32, NULL, 0); }
 
+/* ---- scalars that reach their splats through a cut ----
+ *
+ * A splat hands one scalar to every register of a block, and LLVM's analyses of each
+ * register's arithmetic (known bits in InstCombine and in the instruction selector's
+ * combiner, SCEV in NVPTX's straight-line passes) walk the scalar's computation again,
+ * up to their depth limits. Where that computation is a chain of divisions, remainders
+ * and minima (the matmul's grouped program order computing its tile's row and column)
+ * this was a fifth of the unspecialised matmul's compile time, for nothing LLVM can use.
+ * So a scalar two or more such operations deep reaches its splats through gen_opaque:
+ * placed after its definition, below its affine top (x * c + d is rebuilt on the cut x,
+ * so the low bits LLVM knows zero stay known and the registers' offsets stay or-combined
+ * and folded into addresses). Only scalars of the kernel's top level: inside a loop the
+ * move would stay in the loop, where LLVM could no longer hoist what is built on it.
+ * ptxas propagates the moves: the machine code is the same. */
+
+/* The non-constant operand of an operation with a constant one that keeps the other's
+ * known low bits and adds no depth (x + c, x * c, x << c, x / c, ...), else -1. */
+static int affine_operand(const IrFunc *f, const IrOp *op) {
+    switch (op->code) {
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_SHL: case OP_SHR: case OP_AND: case OP_OR: case OP_XOR: case OP_IDIV:
+        break;
+    default: return -1;
+    }
+    for (int k = 0; k < 2; k++) {
+        OpId c = ir_def(f, op->operands[1 - k]);
+        if (c && f->ops[c].code == OP_CONST && (op->code != OP_IDIV || k == 0)) return k;
+    }
+    return -1;
+}
+
+/* g->deep[v] for each scalar of the kernel's top level: how many non-affine operations
+ * deep it is, saturating at 2 (constants, parameters, program ids, loads and control-flow
+ * results are 0; a conversion or an affine operation has its operand's depth). */
+static void find_deep_scalars(Gen *g) {
+    IrFunc *f = g->f;
+    IrRegion *body = &f->regions[f->body];
+    g->deep = arena_alloc(g->m->arena, f->nvals + 1);
+    memset(g->deep, 0, f->nvals + 1);
+    for (uint32_t i = 0; i < body->nops; i++) {
+        IrOp *op = &f->ops[body->ops[i]];
+        if (op->nregions || op->nres != 1 || ir_type(f, op->results[0]).rank) continue;
+        int k = affine_operand(f, op), d = 0;
+        if (op->code == OP_CVT) d = g->deep[op->operands[0]];
+        else if (k >= 0) d = g->deep[op->operands[k]];
+        else if (op->code != OP_CONST && op->code != OP_PROGRAM_ID && op->code != OP_NUM_PROGRAMS && op->code != OP_LOAD) {
+            for (uint32_t j = 0; j < op->nopnds; j++) d = d > g->deep[op->operands[j]] ? d : g->deep[op->operands[j]];
+            d = d + 1 < 2 ? d + 1 : 2;
+        }
+        g->deep[op->results[0]] = (uint8_t)d;
+    }
+}
+
+/* s rebuilt on a cut below its affine top (at most four levels of x op constant). */
+static LLVMValueRef cut_below_affine(Gen *g, LLVMValueRef s, int levels) {
+    if (levels > 0 && LLVMIsABinaryOperator(s) && LLVMIsAConstantInt(LLVMGetOperand(s, 1))) {
+        LLVMOpcode oc = LLVMGetInstructionOpcode(s);
+        if (oc == LLVMAdd || oc == LLVMSub || oc == LLVMMul || oc == LLVMShl || oc == LLVMOr || oc == LLVMAnd ||
+            oc == LLVMXor)
+            return LLVMBuildBinOp(g->B, oc, cut_below_affine(g, LLVMGetOperand(s, 0), levels - 1), LLVMGetOperand(s, 1),
+                                  "");
+    }
+    return gen_opaque(g, s);
+}
+
+/* The value a splat of scalar v gives its registers. */
+static LLVMValueRef splat_source(Gen *g, ValId v) {
+    LLVMValueRef s = gen_vals(g, v, NULL)[0];
+    if (g->deep[v] < 2 || LLVMTypeOf(s) != g->i32 || !LLVMIsAInstruction(s) || LLVMIsAPHINode(s)) return s;
+    if (g->cut_of[v] != s) { /* the first splat: the cut goes right after the definition */
+        LLVMBasicBlockRef here = LLVMGetInsertBlock(g->B);
+        LLVMValueRef next = LLVMGetNextInstruction(s);
+        if (next) LLVMPositionBuilderBefore(g->B, next);
+        else LLVMPositionBuilderAtEnd(g->B, LLVMGetInstructionParent(s));
+        g->cut[v] = cut_below_affine(g, s, 4);
+        g->cut_of[v] = s;
+        LLVMPositionBuilderAtEnd(g->B, here);
+    }
+    return g->cut[v];
+}
+
 static void gen_simple(Gen *g, OpId id) {
     IrOp *op = &g->f->ops[id];
     ValId r = op->nres ? op->results[0] : 0;
@@ -29,7 +109,7 @@ static void gen_simple(Gen *g, OpId id) {
         break;
     }
     case OP_SPLAT: {
-        LLVMValueRef s = gen_vals(g, op->operands[0], NULL)[0];
+        LLVMValueRef s = splat_source(g, op->operands[0]);
         for (int i = 0; i < n; i++) out[i] = s;
         break;
     }
@@ -157,6 +237,7 @@ static void build_function(Gen *g) {
                             (LLVMValueRef[]){gen_i32(g, -1), w, gen_i32(g, 0), gen_i32(g, 31)}, 4);
     LLVMSetValueName2(g->warp, "warp", 4);
     find_wide_pairs(g, g->f->body);
+    find_deep_scalars(g);
     LLVMBasicBlockRef body_bb = LLVMAppendBasicBlockInContext(g->C, g->fn, "body");
     LLVMPositionBuilderAtEnd(g->B, body_bb);
     gen_region(g, g->f->body);
@@ -166,9 +247,12 @@ static void build_function(Gen *g) {
 
 static void register_nvptx(void) {
     /* 32-bit shared-memory pointers, as Triton sets: a shared address is a 32-bit
-     * register, not a 64-bit one widened from 32 bits at every access */
-    const char *argv[] = {"nereid", "-nvptx-short-ptr", "-disable-lsr"};
-    LLVMParseCommandLineOptions(3, argv, NULL);
+     * register, not a 64-bit one widened from 32 bits at every access. No loop strength
+     * reduction and no load-store vectorizer (12.11 of docs/architecture.md): the lowering
+     * already steps pointers by constants and issues its accesses as vectors, and the two
+     * passes cost compile time for no change in the PTX. */
+    const char *argv[] = {"nereid", "-nvptx-short-ptr", "-disable-lsr", "-disable-nvptx-load-store-vectorizer"};
+    LLVMParseCommandLineOptions(4, argv, NULL);
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
@@ -272,6 +356,9 @@ bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf
     g->B = LLVMCreateBuilderInContext(g->C);
     g->regs = arena_alloc(g->m->arena, sizeof(LLVMValueRef *) * (f->nvals + 1));
     g->nregs = arena_alloc(g->m->arena, sizeof(int) * (f->nvals + 1));
+    g->cut = arena_alloc(g->m->arena, sizeof(LLVMValueRef) * 2 * (f->nvals + 1));
+    memset(g->cut, 0, sizeof(LLVMValueRef) * 2 * (f->nvals + 1));
+    g->cut_of = g->cut + f->nvals + 1;
     init_types(g);
     bool ok = false;
     if (!setjmp(g->fail)) {

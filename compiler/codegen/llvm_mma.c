@@ -12,7 +12,7 @@
  * unless A is in registers) come from shared memory through 64-bit matrix descriptors
  * built from the buffer's shared layout (llvm_wgmma_desc.c). A dot issues
  * wgmma.fence, its instructions in k order, commit_group, and waits for them (dot) or
- * leaves them in flight (dot_async) until a dot_wait. */
+ * leaves them in flight (dot_async) until a dot_wait, all in one inline-asm statement. */
 #include "gen_internal.h"
 #include "llvm_wgmma.h"
 
@@ -114,58 +114,75 @@ static const char *wgmma_types(int dt) {
 
 static int wgmma_k(int dt) { return dt == DT_FP32 ? 8 : dt_bits(dt) == 8 ? 32 : 16; }
 
-/* One wgmma instruction on the accumulator registers acc (n of them): A from a
- * descriptor (or k_width-packed registers areg), B from a descriptor. */
-static void wgmma_one(Gen *g, int dt, int instr_n, LLVMValueRef *acc, int n, LLVMValueRef adesc, LLVMValueRef *areg,
-                      LLVMValueRef bdesc, bool trans_a, bool trans_b) {
-    bool fl = dt != DT_I8, sixteen = dt_bits(dt) == 16;
-    StrBuf t, c;
-    sb_init(&t), sb_init(&c);
-    sb_printf(&t, "wgmma.mma_async.sync.aligned.m64n%dk%d.%s {", instr_n, wgmma_k(dt), wgmma_types(dt));
-    for (int i = 0; i < n; i++) sb_printf(&t, i ? ", $%d" : "$%d", i);
-    int na = 0;
-    LLVMValueRef *args = gen_alloc_regs(g, n + 8);
-    for (int i = 0; i < n; i++) sb_printf(&c, "%s", fl ? "=f," : "=r,");
-    if (areg) {
-        sb_printf(&t, "}, {$%d, $%d, $%d, $%d}, $%d", n, n + 1, n + 2, n + 3, n + 4);
-        for (int i = 0; i < 4; i++) args[na++] = areg[i], sb_puts(&c, "r,");
-    } else {
-        sb_printf(&t, "}, $%d, $%d", n, n + 1);
-        args[na++] = adesc, sb_puts(&c, "l,");
-    }
-    args[na++] = bdesc, sb_puts(&c, "l");
-    /* scale-d = 1 (D = A*B + D), scales of A and B 1, and for 16-bit inputs whether
-     * each operand is transposed (A from registers has no transpose) */
-    if (!fl) sb_puts(&t, ", 1;");
-    else if (!sixteen) sb_puts(&t, ", 1, 1, 1;");
-    else if (areg) sb_printf(&t, ", 1, 1, 1, %d;", trans_b);
-    else sb_printf(&t, ", 1, 1, 1, %d, %d;", trans_a, trans_b);
-    for (int i = 0; i < n; i++) sb_printf(&c, ",%d", i), args[na++] = acc[i];
-    LLVMTypeRef et = fl ? g->f32 : g->i32, *elts = arena_alloc(g->m->arena, sizeof(LLVMTypeRef) * (size_t)n);
-    for (int i = 0; i < n; i++) elts[i] = et;
-    LLVMTypeRef rty = LLVMStructTypeInContext(g->C, elts, (unsigned)n, 0);
-    LLVMValueRef res = gen_asm(g, sb_cstr(&t), sb_cstr(&c), rty, args, na, true);
-    for (int i = 0; i < n; i++) acc[i] = LLVMBuildExtractValue(g->B, res, (unsigned)i, "");
-    sb_free(&t), sb_free(&c);
+/* A dot's wgmma work as one inline-asm statement: wgmma.fence, one instruction per
+ * (m, n) tile and k step, commit_group, and for a synchronous dot the wait. Its outputs
+ * are the accumulator registers, tied to their inputs. One statement rather than one per
+ * instruction gives the same PTX, but LLVM builds, selects and allocates the accumulator
+ * registers once: a statement of n outputs costs LLVM about as much as 40 ordinary
+ * instructions, and so does each of the extractvalue sets that read them. */
+typedef struct WgmmaText {
+    StrBuf t, c;          /* the asm text and the constraints of the operands after the outputs */
+    LLVMValueRef *args;   /* those operands */
+    int na, nout;
+} WgmmaText;
+
+static void wgmma_text_op(WgmmaText *w, LLVMValueRef v, const char *cons) {
+    sb_printf(&w->c, ",%s", cons);
+    w->args[w->na++] = v;
 }
 
-static void wgmma_sync_op(Gen *g, const char *text) { gen_asm(g, text, "~{memory}", g->vd, NULL, 0, true); }
+/* One wgmma instruction on the output registers regs[0..n): A from the descriptor adesc
+ * (or the k_width-packed registers areg), B from the descriptor bdesc. */
+static void wgmma_one(WgmmaText *w, int dt, int instr_n, const int *regs, int n, LLVMValueRef adesc,
+                      LLVMValueRef *areg, LLVMValueRef bdesc, bool trans_a, bool trans_b) {
+    bool fl = dt != DT_I8, sixteen = dt_bits(dt) == 16;
+    int o = w->nout + w->na; /* this instruction's first operand after the outputs */
+    sb_printf(&w->t, "\n\twgmma.mma_async.sync.aligned.m64n%dk%d.%s {", instr_n, wgmma_k(dt), wgmma_types(dt));
+    for (int i = 0; i < n; i++) sb_printf(&w->t, i ? ", $%d" : "$%d", regs[i]);
+    if (areg) {
+        sb_printf(&w->t, "}, {$%d, $%d, $%d, $%d}, $%d", o, o + 1, o + 2, o + 3, o + 4);
+        for (int i = 0; i < 4; i++) wgmma_text_op(w, areg[i], "r");
+    } else {
+        sb_printf(&w->t, "}, $%d, $%d", o, o + 1);
+        wgmma_text_op(w, adesc, "l");
+    }
+    wgmma_text_op(w, bdesc, "l");
+    /* scale-d = 1 (D = A*B + D), scales of A and B 1, and for 16-bit inputs whether
+     * each operand is transposed (A from registers has no transpose) */
+    if (!fl) sb_puts(&w->t, ", 1;");
+    else if (!sixteen) sb_puts(&w->t, ", 1, 1, 1;");
+    else if (areg) sb_printf(&w->t, ", 1, 1, 1, %d;", trans_b);
+    else sb_printf(&w->t, ", 1, 1, 1, %d, %d;", trans_a, trans_b);
+}
+
+/* The statement of w on the accumulator registers acc[0..n), which it updates. */
+static void wgmma_emit(Gen *g, WgmmaText *w, LLVMValueRef *acc, int n) {
+    bool fl = LLVMTypeOf(acc[0]) == g->f32;
+    StrBuf c;
+    sb_init(&c);
+    for (int i = 0; i < n; i++) sb_printf(&c, "%s%s", i ? "," : "", fl ? "=f" : "=r");
+    sb_puts(&c, sb_cstr(&w->c));
+    for (int i = 0; i < n; i++) sb_printf(&c, ",%d", i);
+    sb_puts(&c, ",~{memory}");
+    LLVMValueRef *args = gen_alloc_regs(g, w->na + n);
+    if (w->na) memcpy(args, w->args, sizeof(LLVMValueRef) * (size_t)w->na);
+    memcpy(args + w->na, acc, sizeof(LLVMValueRef) * (size_t)n);
+    LLVMTypeRef *elts = arena_alloc(g->m->arena, sizeof(LLVMTypeRef) * (size_t)n);
+    for (int i = 0; i < n; i++) elts[i] = LLVMTypeOf(acc[i]);
+    LLVMValueRef res = gen_asm(g, sb_cstr(&w->t), sb_cstr(&c), LLVMStructTypeInContext(g->C, elts, (unsigned)n, 0), args,
+                               w->na + n, true);
+    for (int i = 0; i < n; i++) acc[i] = LLVMBuildExtractValue(g->B, res, (unsigned)i, "");
+    sb_free(&c);
+}
 
 /* Ties the accumulator registers to a wait, so nothing reads them before it. */
 static void wait_acc(Gen *g, LLVMValueRef *acc, int n, int pending) {
     if (!n) return;
-    bool fl = LLVMTypeOf(acc[0]) == g->f32;
-    StrBuf t, c;
-    sb_init(&t), sb_init(&c);
-    sb_printf(&t, "// wait for %d registers\n\twgmma.wait_group.sync.aligned %d;", n, pending);
-    for (int i = 0; i < n; i++) sb_printf(&c, "%s%s", i ? "," : "", fl ? "=f" : "=r");
-    for (int i = 0; i < n; i++) sb_printf(&c, ",%d", i);
-    sb_puts(&c, ",~{memory}");
-    LLVMTypeRef *elts = arena_alloc(g->m->arena, sizeof(LLVMTypeRef) * (size_t)n);
-    for (int i = 0; i < n; i++) elts[i] = LLVMTypeOf(acc[i]);
-    LLVMValueRef res = gen_asm(g, sb_cstr(&t), sb_cstr(&c), LLVMStructTypeInContext(g->C, elts, (unsigned)n, 0), acc, n, true);
-    for (int i = 0; i < n; i++) acc[i] = LLVMBuildExtractValue(g->B, res, (unsigned)i, "");
-    sb_free(&t), sb_free(&c);
+    WgmmaText w = {.nout = n};
+    sb_init(&w.t), sb_init(&w.c);
+    sb_printf(&w.t, "// wait for %d registers\n\twgmma.wait_group.sync.aligned %d;", n, pending);
+    wgmma_emit(g, &w, acc, n);
+    sb_free(&w.t), sb_free(&w.c);
 }
 
 /* Every bit that i * step sets for some i < n. */
@@ -213,22 +230,25 @@ static void wgmma(Gen *g, OpId id, bool async) {
                 apack[(mi * nk + ki) * 4 + q] = pack32(g, e, kw, dt);
             }
         }
-    wgmma_sync_op(g, "wgmma.fence.sync.aligned;");
-    LLVMValueRef *acc = gen_alloc_regs(g, per);
+    WgmmaText w = {.nout = n, .args = gen_alloc_regs(g, nm * nn * nk * (a_regs ? 5 : 2))};
+    sb_init(&w.t), sb_init(&w.c);
+    sb_puts(&w.t, "wgmma.fence.sync.aligned;");
+    int *regs = arena_alloc(g->m->arena, sizeof(int) * (size_t)per);
     for (int mi = 0; mi < nm; mi++)
         for (int ni = 0; ni < nn; ni++) {
-            for (int j = 0; j < per; j++) acc[j] = out[reg_at(&lc->ll, j, mi * tm, ni * tn)];
+            for (int j = 0; j < per; j++) regs[j] = reg_at(&lc->ll, j, mi * tm, ni * tn);
             for (int ki = 0; ki < nk; ki++) {
                 LLVMValueRef bdesc = wgmma_desc(g, &db, col0, bits_of_multiples(wn, in), ni * tn, ki * ik);
                 LLVMValueRef adesc = NULL;
                 if (!a_regs) adesc = wgmma_desc(g, &da, row0, bits_of_multiples(wm / 4, 64), mi * tm, ki * ik);
-                wgmma_one(g, dt, in, acc, per, adesc, a_regs ? apack + (mi * nk + ki) * 4 : NULL, bdesc,
+                wgmma_one(&w, dt, in, regs, per, adesc, a_regs ? apack + (mi * nk + ki) * 4 : NULL, bdesc,
                           !a_regs && da.mn_major, db.mn_major);
             }
-            for (int j = 0; j < per; j++) out[reg_at(&lc->ll, j, mi * tm, ni * tn)] = acc[j];
         }
-    wgmma_sync_op(g, "wgmma.commit_group.sync.aligned;");
-    if (!async) wait_acc(g, out, n, 0);
+    sb_puts(&w.t, "\n\twgmma.commit_group.sync.aligned;");
+    if (!async) sb_puts(&w.t, "\n\twgmma.wait_group.sync.aligned 0;");
+    wgmma_emit(g, &w, out, n);
+    sb_free(&w.t), sb_free(&w.c);
     gen_set(g, r, out, n);
 }
 
@@ -277,7 +297,8 @@ static bool is_wgmma_wait(LLVMValueRef in) {
     if (!callee || !LLVMIsAInlineAsm(callee)) return false;
     size_t len;
     const char *s = LLVMGetInlineAsmAsmString(callee, &len);
-    return s && memmem(s, len, "wgmma.wait_group", 16);
+    /* a wait on its own: a synchronous dot's statement ends in its wait, after its wgmmas */
+    return s && memmem(s, len, "wgmma.wait_group", 16) && !memmem(s, len, "mma_async", 9);
 }
 
 static bool wait_may_pass(LLVMValueRef prev, LLVMValueRef wait) {

@@ -290,11 +290,9 @@ static Val b_advance(Sema *S, BArgs *a) { return sema_block_ptr_advance(S, a->v[
 
 static Val b_make_tensor_desc(Sema *S, BArgs *a) { return sema_tensor_desc_make(S, a->v, a->loc, a->call); }
 
-static bool host_desc(Val d) { return d.k == V_IR && ty_is_tdesc(d.ty); }
-
 static Val need_desc(Sema *S, BArgs *a) {
     Val d = a->v[0];
-    if (host_desc(d)) return d;
+    if (sema_is_host_desc(d)) return d;
     if (d.k != V_TUPLE || d.tag != TAG_TENSOR_DESC)
         sema_error(S, a->loc[0], "%s: expected a tensor descriptor (tl.make_tensor_descriptor), got %s", a->name, sema_val_kind_name(S, d));
     return d;
@@ -302,7 +300,7 @@ static Val need_desc(Sema *S, BArgs *a) {
 
 static Val b_desc_load(Sema *S, BArgs *a) {
     Val d = need_desc(S, a);
-    if (host_desc(d)) return sema_host_desc_access(S, "desc.load", d, a->v[1], a->loc[1], 0, a->call);
+    if (sema_is_host_desc(d)) return sema_host_desc_access(S, "desc.load", d, a->v[1], a->loc[1], 0, a->call);
     ValId ptrs, mask;
     sema_block_ptr_address(S, "desc.load", d, &a->v[1], a->loc[1], sema_val_none(), a->call, a->call,
                            &ptrs, &mask);
@@ -312,7 +310,7 @@ static Val b_desc_load(Sema *S, BArgs *a) {
 
 static Val b_desc_store(Sema *S, BArgs *a) {
     Val d = need_desc(S, a);
-    if (host_desc(d)) {
+    if (sema_is_host_desc(d)) {
         IrType tile = ty_block(ty_scalar(d.ty.pointee), d.ty.rank, d.ty.shape);
         return sema_host_desc_access(S, "desc.store", d, a->v[1], a->loc[1], block_value(S, a->v[2], tile, "desc.store", a->loc[2]),
                                      a->call);

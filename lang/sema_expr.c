@@ -195,10 +195,8 @@ static Val bitwise(Sema *S, int code, Val a, Val b, const char *op, Loc loc) {
     return emit_binary(S, code, a, b, dt, loc);
 }
 
-static bool is_host_desc(Val v) { return v.k == V_IR && ty_is_tdesc(v.ty); }
-
 Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
-    if ((a.k == V_TUPLE && a.tag) || (b.k == V_TUPLE && b.tag) || is_host_desc(a) || is_host_desc(b))
+    if ((a.k == V_TUPLE && a.tag) || (b.k == V_TUPLE && b.tag) || sema_is_host_desc(a) || sema_is_host_desc(b))
         sema_error(S, loc, "unsupported operand types for '%s': %s and %s%s", ast_binop_spelling(op), sema_val_kind_name(S, a),
                    sema_val_kind_name(S, b), a.tag == TAG_BLOCK_PTR && op == BIN_ADD ? " (move a block pointer with tl.advance)" : "");
     if (sema_val_is_constexpr(a) && sema_val_is_constexpr(b)) return const_binop(S, op, a, b, loc);
@@ -283,7 +281,7 @@ static bool const_compare(Sema *S, int op, Val a, Val b, Loc loc) {
 
 Val sema_compare_op(Sema *S, int op, Val a, Val b, Loc loc) {
     if (sema_val_is_constexpr(a) && sema_val_is_constexpr(b)) return sema_val_bool(const_compare(S, op, a, b, loc));
-    if ((is_host_desc(a) || is_host_desc(b)) && op != CMP_IS && op != CMP_ISNOT)
+    if ((sema_is_host_desc(a) || sema_is_host_desc(b)) && op != CMP_IS && op != CMP_ISNOT)
         sema_error(S, loc, "cannot compare %s and %s", sema_val_kind_name(S, a), sema_val_kind_name(S, b));
     if (op == CMP_IS || op == CMP_ISNOT) {
         if (a.k == V_NONE || b.k == V_NONE) return sema_val_bool(op == CMP_ISNOT); /* a block is not None */
@@ -344,7 +342,7 @@ static ValId emit_unary(Sema *S, int code, ValId x, Loc loc) {
 
 Val sema_unary_op(Sema *S, int op, Val a, Loc loc) {
     bool t;
-    if (is_host_desc(a)) sema_error(S, loc, "bad operand for a unary operator: %s", sema_val_kind_name(S, a));
+    if (sema_is_host_desc(a)) sema_error(S, loc, "bad operand for a unary operator: %s", sema_val_kind_name(S, a));
     if (op == UN_NOT) {
         if (sema_truthy_const(S, a, loc, &t)) return sema_val_bool(!t);
         if (a.k != V_IR) sema_error(S, loc, "'not' needs a condition, got %s", sema_val_kind_name(S, a));

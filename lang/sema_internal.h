@@ -222,6 +222,7 @@ Val sema_tensor_desc_make(Sema *S, const Val *args, const Loc *locs, Loc call);
  * the sizes, r+1..2r the strides); desc_load (value 0) or desc_store of `value`; the
  * parameter type of an annotation "tensordesc<fp16[64, 64]>" (false if it is not one;
  * a located error if it is a bad one). */
+static inline bool sema_is_host_desc(Val v) { return v.k == V_IR && ty_is_tdesc(v.ty); }
 Val sema_desc_part(Sema *S, Val d, int part, Loc loc);
 Val sema_host_desc_access(Sema *S, const char *fn, Val d, Val offsets, Loc off_loc, ValId value, Loc call);
 bool sema_desc_param_type(Sema *S, const char *text, const char *param, Loc loc, IrType *out);

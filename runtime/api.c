@@ -504,7 +504,7 @@ static nr_status convert_arg(nr_kernel *k, int i, const nr_arg *a, InterpScalar 
  * a 45-float row's elements 45 to 47, measured on the H200), NaN padding only for the
  * float types a tensor map fills with NaN) and the device has tensor maps where the
  * target uses them. */
-static uint8_t desc_fact(const nr_context *ctx, IrType t, const nr_tensor_desc *d) {
+static uint8_t desc_fact(const nr_context *ctx, int arch, IrType t, const nr_tensor_desc *d) {
     int esize = dt_bytes(t.pointee);
     if (!d->base || d->base % 16) return SPEC_NONE;
     if (d->shape[t.rank - 1] * esize % 16) return SPEC_NONE;
@@ -514,7 +514,7 @@ static uint8_t desc_fact(const nr_context *ctx, IrType t, const nr_tensor_desc *
             return SPEC_NONE;
     }
     if (d->padding == NR_PAD_NAN && (dt_is_fp8(t.pointee) || !dt_is_float(t.pointee))) return SPEC_NONE;
-    if (gpu_arch_of(cuda_arch_name(ctx->cuda)) == GPU_SM90A && !cuda_has_tma(ctx->cuda)) return SPEC_NONE;
+    if (arch == GPU_SM90A && !cuda_has_tma(ctx->cuda)) return SPEC_NONE;
     return SPEC_DIV16;
 }
 
@@ -543,8 +543,9 @@ static nr_status pack_desc(nr_kernel *k, int i, const nr_arg *a, unsigned char *
     int64_t parts[2 + 2 * NR_MAX_RANK];
     nr_status s = check_desc_arg(k, i, a, t, parts);
     if (s) return s;
-    *fact = desc_fact(ctx, t, a->v.desc);
-    bool tma = gpu_tdesc_uses_tma(t, gpu_arch_of(cuda_arch_name(ctx->cuda)), *fact);
+    int arch = gpu_arch_of(cuda_arch_name(ctx->cuda));
+    *fact = desc_fact(ctx, arch, t, a->v.desc);
+    bool tma = gpu_tdesc_uses_tma(t, arch, *fact);
     if (tma) {
         TmaPlan plan;
         gpu_tma_plan(t, &plan);

@@ -61,9 +61,9 @@ typedef struct Gen {
 _Noreturn void gen_error(Gen *g, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* types and constants (llvm_types.c) */
-/* tensor descriptors (llvm_tma.c): a descriptor parameter's LLVM type and attributes,
- * whether it holds a tensor map, and desc_part, the mbarrier ops and the TMA copies */
-LLVMTypeRef gen_tdesc_param(Gen *g, uint32_t param, IrType t);
+/* tensor descriptors (llvm_tma.c): a descriptor parameter's attributes (its LLVM type is
+ * a generic pointer: byval), whether it holds a tensor map, and desc_part, the mbarrier
+ * ops and the TMA copies */
 void gen_tdesc_param_attrs(Gen *g, uint32_t param, IrType t);
 void gen_grid_constants(Gen *g);
 bool gen_tdesc_is_tma(Gen *g, uint32_t param);

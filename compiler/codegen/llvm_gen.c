@@ -206,7 +206,8 @@ static void build_function(Gen *g) {
     if (body->nargs > 64) gen_error(g, g->f->loc, "kernels take at most 64 parameters on the GPU");
     for (uint32_t i = 0; i < body->nargs; i++) {
         IrType t = ir_type(g->f, body->args[i]);
-        params[i] = t.dt == DT_TDESC ? gen_tdesc_param(g, i, t) : gen_type(g, t.dt);
+        /* a descriptor: a pointer to its byval struct (gen_tdesc_param_attrs) */
+        params[i] = t.dt == DT_TDESC ? LLVMPointerTypeInContext(g->C, 0) : gen_type(g, t.dt);
     }
     g->fn = LLVMAddFunction(g->M, g->f->name, LLVMFunctionType(g->vd, params, body->nargs, 0));
     for (uint32_t i = 0; i < body->nargs; i++)

@@ -18,12 +18,6 @@ bool gen_tdesc_is_tma(Gen *g, uint32_t param) {
     return g->target->tma_params && param < g->target->nparams && g->target->tma_params[param];
 }
 
-LLVMTypeRef gen_tdesc_param(Gen *g, uint32_t param, IrType t) {
-    (void)param;
-    (void)t;
-    return LLVMPointerTypeInContext(g->C, 0);
-}
-
 void gen_tdesc_param_attrs(Gen *g, uint32_t param, IrType t) {
     bool tma = gen_tdesc_is_tma(g, param);
     LLVMTypeRef blob = LLVMArrayType2(g->i8, (uint64_t)gpu_tdesc_param_bytes(t, tma));

@@ -49,15 +49,6 @@ static ValId alloc(Lower *L, IrType buf, uint32_t layout, ValId init) {
     return v;
 }
 
-static uint32_t barrier_layout(IrModule *m) {
-    IrLayout l;
-    memset(&l, 0, sizeof l);
-    l.kind = LAYOUT_SHARED;
-    l.rank = 1;
-    l.vec = 1, l.per_phase = 1, l.max_phase = 1;
-    return ir_layout_intern(m, &l);
-}
-
 /* Returns the loaded tile (the local_load's result). */
 static ValId lower_load(Lower *L, OpId id) {
     IrFunc *f = L->f;
@@ -72,9 +63,9 @@ static ValId lower_load(Lower *L, OpId id) {
     IrLayout sl = gpu_tma_shared_layout(dt, &plan);
     ValId buf = alloc(L, ty_smem(dt.pointee, r, dt.shape, 1), ir_layout_intern(f->mod, &sl), 0);
     int32_t one = 1;
-    ValId bar = alloc(L, ty_smem(DT_I64, 1, &one, 1), barrier_layout(f->mod), 0);
+    ValId bar = alloc(L, ty_smem(DT_I64, 1, &one, 1), gpu_mbarrier_layout(f->mod), 0);
     f->ops[put(L, OP_MBARRIER_INIT, &bar, 1, NULL, 0)].attr[0] = 1;
-    f->ops[put(L, OP_MBARRIER_EXPECT, &bar, 1, NULL, 0)].attr[0] = ty_numel(dt) * dt_bytes(dt.pointee);
+    f->ops[put(L, OP_MBARRIER_EXPECT, &bar, 1, NULL, 0)].attr[0] = gpu_tma_tile_bytes(dt);
     opnds[0] = d, opnds[1] = bar, opnds[2] = buf;
     put(L, OP_TMA_LOAD, opnds, 3 + (uint32_t)r, NULL, 0);
     IrType i32 = ty_scalar(DT_I32);

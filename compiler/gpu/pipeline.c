@@ -328,7 +328,7 @@ static void issue_tma(Pipe *P, const Cand *c, const ValId *map, ValId slot, ValI
     ValId view = view_of(P, c->ring, slot, loc), bar = view_of(P, c->bars, slot, loc);
     opnds[1] = bar, opnds[2] = view;
     OpId expect = ir_op_new(f, OP_MBARRIER_EXPECT, loc, &bar, 1, NULL, 0);
-    f->ops[expect].attr[0] = ty_numel(dt) * dt_bytes(dt.pointee);
+    f->ops[expect].attr[0] = gpu_tma_tile_bytes(dt);
     OpId copy = ir_op_new(f, OP_TMA_LOAD, loc, opnds, 3 + noff, NULL, 0);
     OpId iff = ir_op_new(f, OP_IF, loc, &valid, 1, NULL, 0);
     RegionId then_r = ir_op_add_region(f, iff), else_r = ir_op_add_region(f, iff);
@@ -356,12 +356,7 @@ static void issue(Pipe *P, const Cand *cands, int nc, const ValId *map, ValId sl
         uint32_t pl = f->vals[ptr].layout;
         ValId v = emit(P, OP_SPLAT, loc, &valid, 1, mt, pl);
         if (mask) v = binop(P, OP_AND, mask, v, loc);
-        ValId ring = cands[c].ring;
-        IrType vt = ir_type(f, ring);
-        vt.stages = 1;
-        ValId vo[2] = {ring, slot};
-        ValId view = emit(P, OP_LOCAL_VIEW, loc, vo, 2, vt, f->vals[ring].layout);
-        ValId co[3] = {view, ptr, v};
+        ValId co[3] = {view_of(P, cands[c].ring, slot, loc), ptr, v};
         emit0(P, OP_ASYNC_COPY, loc, co, 3, 0);
     }
     if (any_cp) emit0(P, OP_ASYNC_COMMIT, loc, NULL, 0, 0);
@@ -565,12 +560,9 @@ static ValId mbarrier_ring(Pipe *P, Loc loc) {
     IrFunc *f = P->f;
     int32_t one = 1;
     IrType t = ty_smem(DT_I64, 1, &one, P->stages);
-    IrLayout l;
-    memset(&l, 0, sizeof l);
-    l.kind = LAYOUT_SHARED, l.rank = 1, l.vec = 1, l.per_phase = 1, l.max_phase = 1;
     OpId a = ir_op_new(f, OP_LOCAL_ALLOC, loc, NULL, 0, &t, 1);
     ValId ring = f->ops[a].results[0];
-    f->vals[ring].layout = ir_layout_intern(P->m, &l);
+    f->vals[ring].layout = gpu_mbarrier_layout(P->m);
     opvec_push(&P->out, a);
     for (int s = 0; s < P->stages; s++) {
         ValId v = view_of(P, ring, konst(P, ty_scalar(DT_I32), s, loc), loc);

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "../ir_layout.h"
 #include "gpu_compile.h"
 
 bool gpu_tma_plan(IrType desc, TmaPlan *out) {
@@ -48,6 +49,17 @@ IrLayout gpu_tma_shared_layout(IrType desc, const TmaPlan *p) {
     l.max_phase = (uint8_t)(p->swizzle / 16);
     l.atom = (uint16_t)(p->nboxes > 1 ? p->box[desc.rank - 1] : 0);
     return l;
+}
+
+int64_t gpu_tma_tile_bytes(IrType desc) { return ty_numel(desc) * dt_bytes(desc.pointee); }
+
+uint32_t gpu_mbarrier_layout(IrModule *m) {
+    IrLayout l;
+    memset(&l, 0, sizeof l);
+    l.kind = LAYOUT_SHARED;
+    l.rank = 1;
+    l.vec = 1, l.per_phase = 1, l.max_phase = 1;
+    return ir_layout_intern(m, &l);
 }
 
 enum { TMAP_BYTES = 128 };

@@ -31,6 +31,10 @@ bool gpu_tma_plan(IrType desc, TmaPlan *out);
 bool gpu_tdesc_uses_tma(IrType desc, int arch, int fact);
 /* The shared layout of a plan's buffers (the caller interns it). */
 IrLayout gpu_tma_shared_layout(IrType desc, const TmaPlan *p);
+/* The bytes of one tile of the descriptor (what an mbarrier_expect of its copy counts). */
+int64_t gpu_tma_tile_bytes(IrType desc);
+/* The shared layout of an mbarrier buffer (smem<1xi64>, one per stage), interned in m. */
+uint32_t gpu_mbarrier_layout(IrModule *m);
 /* The parameter's size and alignment, and the byte offset of desc_part's part. */
 int gpu_tdesc_param_bytes(IrType desc, bool tma);
 int gpu_tdesc_param_align(bool tma);

@@ -825,18 +825,25 @@ def block_ptr_cases():
     return cases
 
 
-def tensor_desc_cases():
-    cases = []
-    rng = _rng("tensordesc")
-    M, N, BM, BN = 37, 50, 16, 32
-    S = 52  # row stride: 208 bytes, a multiple of 16 as TMA needs; columns 50, 51 are outside the shape
+def _affine_desc_data(rng):
+    """The data of the affine descriptor cases: x (M x S, small integers: every sum is exact
+    in any order) read as M x N through a descriptor whose row stride S = 52 is 208 bytes (a
+    multiple of 16, as TMA needs; columns 50 and 51 lie outside the shape); y = 2 x + 1
+    there and sentinels elsewhere; each column tile's row sums."""
+    M, N, BM, BN, S = 37, 50, 16, 32, 52
     gm, gn = math.ceil(M / BM), math.ceil(N / BN)
-    x = f32(rng.integers(-100, 100, (M, S)))  # small integers: every sum is exact in any order
+    x = f32(rng.integers(-100, 100, (M, S)))
     y = sent((M, S), np.float32)
     y[:, :N] = 2 * x[:, :N] + 1
     rs = np.zeros((gn, M), dtype=np.float32)
     for j in range(gn):
         rs[j] = x[:, j * BN:min(N, (j + 1) * BN)].sum(axis=1)
+    return M, N, BM, BN, S, gm, gn, x, y, rs
+
+
+def tensor_desc_cases():
+    cases = []
+    M, N, BM, BN, S, gm, gn, x, y, rs = _affine_desc_data(_rng("tensordesc"))
     cases.append(Case("tensor descriptor load/store [%dx%d] stride %d" % (M, N, S), "tensor_desc_affine", (gm, gn),
                       [In(x), Out("y", sent((M, S), np.float32), y, Exact()),
                        Out("rowsum", sent((gn, M), np.float32), rs, Exact()), M, N, S, S],
@@ -850,15 +857,7 @@ def host_desc_cases():
     TensorDescriptor requirements (16-byte aligned bases and row strides)."""
     cases = []
     rng = _rng("host tensordesc")
-    M, N, BM, BN = 37, 50, 16, 32
-    S = 52  # row stride: 208 bytes; columns 50, 51 are outside the descriptors
-    gm, gn = math.ceil(M / BM), math.ceil(N / BN)
-    x = f32(rng.integers(-100, 100, (M, S)))  # small integers: every sum is exact in any order
-    y = sent((M, S), np.float32)
-    y[:, :N] = 2 * x[:, :N] + 1
-    rs = np.zeros((gn, M), dtype=np.float32)
-    for j in range(gn):
-        rs[j] = x[:, j * BN:min(N, (j + 1) * BN)].sum(axis=1)
+    M, N, BM, BN, S, gm, gn, x, y, rs = _affine_desc_data(rng)
     cases.append(Case("host TensorDescriptor load/store [%dx%d] stride %d" % (M, N, S), "tensor_desc_host_affine",
                       (gm, gn), [Desc(In(x), (BM, BN), cols=N), Desc(Out("y", sent((M, S), np.float32), y, Exact()),
                                                                      (BM, BN), cols=N),

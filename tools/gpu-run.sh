@@ -42,11 +42,14 @@ if [ -x "$CS" ]; then
     run "racecheck-$e" env NEREID_DEVICE=cuda "$CS" --tool racecheck --error-exitcode 1 "$B/examples/$e" --quiet
   done
   # every matmul configuration bench.py times, on examples/matmul.nr (test_gpu_dot's group),
-  # with this GPU's own code (wgmma on a Hopper) and with sm_80's (mma.sync, ldmatrix)
+  # and its tf32 tiles (test_gpu_dot's fp32 cases: B staged K-major through registers), with
+  # this GPU's own code (wgmma on a Hopper) and with sm_80's (mma.sync, ldmatrix)
   for arch in "" sm_80; do
     for tool in memcheck racecheck; do
       run "$tool-matmul-configs${arch:+-$arch}" env ${arch:+NEREID_ARCH=$arch} \
         "$CS" --tool $tool --error-exitcode 1 "$B/gpu-tests/test_gpu_dot" --filter examples/matmul.nr
+      run "$tool-tf32-configs${arch:+-$arch}" env ${arch:+NEREID_ARCH=$arch} \
+        "$CS" --tool $tool --error-exitcode 1 "$B/gpu-tests/test_gpu_dot" --filter "dot fp32"
     done
   done
 else

@@ -96,6 +96,36 @@ int moves_smem_run(const IrModule *m, uint32_t layout, uint32_t shared, IrType t
     return 1 << k;
 }
 
+int moves_smem_vector(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes, int max_bytes,
+                      int *reg_bits) {
+    IrType tile = ty_block(ty_scalar(DT_I32), t.rank, t.shape);
+    LinearLayout l, s;
+    ir_layout_linear(m, layout, tile, &l);
+    ir_layout_linear(m, shared, tile, &s);
+    uint32_t inv[LL_MAX_BITS], thread = 0, off[LL_MAX_BITS];
+    if (!ll_invert_offset(&s, inv)) return 0;
+    for (int in = LL_LANE; in <= LL_WARP; in++)
+        for (int i = 0; i < l.nbits[in]; i++) thread |= offset_of(inv, l.basis[in][i]);
+    for (int i = 0; i < l.nbits[LL_REG]; i++) off[i] = offset_of(inv, l.basis[LL_REG][i]);
+    int k = 0;
+    while ((elem_bytes << (k + 1)) <= max_bytes && !(thread >> k & 1)) {
+        int j = 0;
+        while (j < l.nbits[LL_REG] && off[j] != 1u << k) j++;
+        if (j == l.nbits[LL_REG]) break;
+        reg_bits[k++] = j;
+    }
+    for (;;) { /* the vector's first offset aligned: no other register bit below 2^k */
+        uint32_t low = (1u << k) - 1, other = 0;
+        for (int i = 0; i < l.nbits[LL_REG]; i++) {
+            bool in_vec = false;
+            for (int v = 0; v < k; v++) in_vec |= reg_bits[v] == i;
+            if (!in_vec) other |= off[i];
+        }
+        if (!(other & low)) return k;
+        k--;
+    }
+}
+
 int moves_reduce_partials(const IrFunc *f, OpId id) {
     const IrOp *op = &f->ops[id];
     IrType t = f->vals[op->operands[0]].ty;

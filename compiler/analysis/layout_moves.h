@@ -40,6 +40,16 @@ bool moves_convert_is_local(const IrModule *m, uint32_t from, uint32_t to, IrTyp
  * allocator's and pipeliner's checks and for the lowering's vector accesses. */
 int moves_smem_run(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes, int max_bytes);
 
+/* The same for a move between registers and a buffer alone (local_alloc, local_store,
+ * local_load): the register bits (any of them, in reg_bits[0..k)) whose offsets are
+ * 1, 2, 4, ..., 2^(k-1), no lane or warp basis touching those bits and every other
+ * register's offset a multiple of 2^k, so the registers that differ only in those bits
+ * make one aligned vector of 2^k elements. Returns k. A tile moved between a row-major
+ * and a column-major buffer holds its vectors along one dim in consecutive registers and
+ * along the other in strided ones. */
+int moves_smem_vector(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes, int max_bytes,
+                      int *reg_bits);
+
 /* A reduction's warps along the axis (their warp-id bits), as a count of partials. */
 int moves_reduce_partials(const IrFunc *f, OpId op);
 

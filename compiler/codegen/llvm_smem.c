@@ -7,8 +7,10 @@
  * row-major index) and the inverse of the buffer's shared layout (row-major index ->
  * element offset). So an element's offset is the XOR of a thread part (from the lane
  * and warp bits, computed once) and a constant per register; when their bits are
- * disjoint the XOR is a sum and the constant folds into the address. Runs of registers
- * at consecutive offsets move as one vector of up to 16 bytes.
+ * disjoint the XOR is a sum and the constant folds into the address. Registers at
+ * consecutive offsets move as one vector of up to 16 bytes, whichever register bits
+ * they differ in (moves_smem_vector); cp.async copies take runs of consecutive
+ * registers, which the global side needs too.
  *
  * A block loaded into an mma.sync operand layout from 16-bit tiles (and 8- and 32-bit
  * tiles with K contiguous) uses ldmatrix when the composed map has its shape: within a
@@ -43,6 +45,7 @@ typedef struct TileMap {
                               are powers of two, so (t ^ c) * eb = t * eb ^ c * eb and a
                               register's address is one XOR (or add) away from it */
     int run;             /* registers per vector access */
+    int vbits, vbit[LL_MAX_BITS]; /* the register bits of a vector (moves_smem_vector) */
     int eb;
 } TileMap;
 
@@ -77,6 +80,21 @@ static void tile_map(Gen *g, TileMap *tm, const GenLayout *gl, uint32_t shared, 
     gen_leave_prologue(g, saved);
     tm->thread_bits = ul | uw;
     tm->run = moves_smem_run(g->m, gl->id, shared, t, eb, max_bytes);
+    tm->vbits = moves_smem_vector(g->m, gl->id, shared, t, eb, max_bytes, tm->vbit);
+}
+
+/* The register of element k of the vector that starts at register r. */
+static int vec_reg(const TileMap *tm, int r, int k) {
+    for (int i = 0; i < tm->vbits; i++)
+        if (k >> i & 1) r |= 1 << tm->vbit[i];
+    return r;
+}
+
+/* Does register r start a vector (none of the vector's bits set)? */
+static bool vec_start(const TileMap *tm, int r) {
+    for (int i = 0; i < tm->vbits; i++)
+        if (r >> tm->vbit[i] & 1) return false;
+    return true;
 }
 
 /* The address of register r's element in the tile at base. */
@@ -102,13 +120,16 @@ void gen_store_tile(Gen *g, ValId x, LLVMValueRef base, uint32_t shared) {
     TileMap tm;
     tile_map(g, &tm, gl, shared, t, eb, 16);
     LLVMValueRef *in = gen_vals(g, x, NULL);
-    for (int r = 0; r < n; r += tm.run) {
+    int v = 1 << tm.vbits;
+    for (int r = 0; r < n; r++) {
+        if (!vec_start(&tm, r)) continue;
         LLVMValueRef once = gen_layout_unique(g, gl, r);
         if (never(once)) continue;
-        LLVMValueRef val = LLVMGetUndef(vec_of(g, t.dt, tm.run));
-        if (tm.run == 1) val = gen_to_mem(g, in[r], t.dt);
+        LLVMValueRef val = LLVMGetUndef(vec_of(g, t.dt, v));
+        if (v == 1) val = gen_to_mem(g, in[r], t.dt);
         else
-            for (int k = 0; k < tm.run; k++) val = LLVMBuildInsertElement(g->B, val, gen_to_mem(g, in[r + k], t.dt), gen_i32(g, k), "");
+            for (int k = 0; k < v; k++)
+                val = LLVMBuildInsertElement(g->B, val, gen_to_mem(g, in[vec_reg(&tm, r, k)], t.dt), gen_i32(g, k), "");
         LLVMValueRef ptr = tile_ptr(g, &tm, base, r);
         LLVMBasicBlockRef st = NULL, join = NULL;
         if (once) {
@@ -117,7 +138,7 @@ void gen_store_tile(Gen *g, ValId x, LLVMValueRef base, uint32_t shared) {
             LLVMBuildCondBr(g->B, once, st, join);
             LLVMPositionBuilderAtEnd(g->B, st);
         }
-        LLVMSetAlignment(LLVMBuildStore(g->B, val, ptr), (unsigned)(eb * tm.run));
+        LLVMSetAlignment(LLVMBuildStore(g->B, val, ptr), (unsigned)(eb * v));
         if (once) {
             LLVMBuildBr(g->B, join);
             LLVMPositionBuilderAtEnd(g->B, join);
@@ -223,11 +244,13 @@ LLVMValueRef *gen_load_tile(Gen *g, IrType t, uint32_t dst_layout, LLVMValueRef 
     if (g->m->layouts[dst_layout].kind == LAYOUT_DOT_OP && ldmatrix_plan(&tm, eb, &plan))
         return ldmatrix_load(g, &tm, &plan, t, base);
     LLVMValueRef *out = gen_alloc_regs(g, n);
-    for (int r = 0; r < n; r += tm.run) {
-        LLVMValueRef x = LLVMBuildLoad2(g->B, vec_of(g, t.dt, tm.run), tile_ptr(g, &tm, base, r), "");
-        LLVMSetAlignment(x, (unsigned)(eb * tm.run));
-        for (int k = 0; k < tm.run; k++)
-            out[r + k] = gen_from_mem(g, tm.run == 1 ? x : LLVMBuildExtractElement(g->B, x, gen_i32(g, k), ""), t.dt);
+    int v = 1 << tm.vbits;
+    for (int r = 0; r < n; r++) {
+        if (!vec_start(&tm, r)) continue;
+        LLVMValueRef x = LLVMBuildLoad2(g->B, vec_of(g, t.dt, v), tile_ptr(g, &tm, base, r), "");
+        LLVMSetAlignment(x, (unsigned)(eb * v));
+        for (int k = 0; k < v; k++)
+            out[vec_reg(&tm, r, k)] = gen_from_mem(g, v == 1 ? x : LLVMBuildExtractElement(g->B, x, gen_i32(g, k), ""), t.dt);
     }
     return out;
 }

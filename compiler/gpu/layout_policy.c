@@ -67,6 +67,29 @@ bool policy_fma_tile(IrType ty, int num_warps, IrLayout *out) {
     return true;
 }
 
+bool policy_transpose_tile(IrType t, int num_warps, int from, IrLayout *out) {
+    int to = 1 - from, eb = dt_bytes(t.dt), v = 16 / eb, threads = 32 * num_warps;
+    if (t.rank != 2 || eb > 4) return false;
+    int64_t per = (int64_t)t.shape[0] * t.shape[1] / threads; /* elements a thread holds */
+    int vf = v < t.shape[from] ? v : t.shape[from];
+    int vt = (int)(per / vf);
+    if (vt > v) vt = v;
+    if (vt > t.shape[to]) vt = t.shape[to];
+    if (per < 1 || vt < 1 || (int64_t)vf * vt * threads > (int64_t)t.shape[0] * t.shape[1]) return false;
+    IrLayout l;
+    memset(&l, 0, sizeof l);
+    l.kind = LAYOUT_BLOCKED, l.rank = 2;
+    l.order[0] = (uint8_t)from, l.order[1] = (uint8_t)to;
+    l.spt[from] = (uint8_t)vf, l.spt[to] = (uint8_t)vt;
+    int lf = clampi(t.shape[from] / vf, 1, 32); /* lanes along `from` */
+    l.tpw[from] = (uint8_t)lf, l.tpw[to] = (uint8_t)(32 / lf);
+    int wt = clampi(t.shape[to] / (vt * l.tpw[to]), 1, num_warps); /* warps along `to` */
+    l.wpc[to] = (uint8_t)wt, l.wpc[from] = (uint8_t)(num_warps / wt);
+    if (l.tpw[to] * vt > t.shape[to] || l.wpc[from] * lf * vf > t.shape[from]) return false; /* no duplicates */
+    *out = l;
+    return true;
+}
+
 int policy_k_width(int dt) { return dt == DT_FP32 ? 1 : dt_bits(dt) == 8 ? 4 : 2; }
 
 static bool mma_input(int dt) {

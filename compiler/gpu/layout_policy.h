@@ -30,6 +30,12 @@ bool policy_mma(int arch, int a_dt, bool ieee, IrType acc, int k, int num_warps,
 /* k_width of a dot operand of this dtype: the elements of k in one 32-bit register. */
 int policy_k_width(int dt);
 
+/* The register layout of a 2-D tile moved from a buffer with dim `from` contiguous into
+ * one with the other dim contiguous: each thread holds 16 bytes along `from` (one vector
+ * read) by up to 16 bytes along the other dim (vector writes), lanes first along `from`.
+ * False when the tile is too small for every thread to hold such a piece. */
+bool policy_transpose_tile(IrType t, int num_warps, int from, IrLayout *out);
+
 /* A swizzled shared layout for a tile of t (rank 2) whose contiguous dim is `fast`:
  * rows of at most 128 bytes swizzled in 16-byte chunks (the swizzle that wgmma's
  * descriptors, TMA and conflict-free ldmatrix want), longer rows cut into 128-byte

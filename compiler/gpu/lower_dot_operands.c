@@ -15,7 +15,8 @@
  *   the dot_op layout.
  * - mma version 3 (wgmma): B from shared memory; A too, or from registers when it
  *   converts there in registers. wgmma's descriptors name 16-bit tiles either way round;
- *   8-bit (i8, fp8) and tf32 tiles must have K contiguous.
+ *   8-bit (i8, fp8) and tf32 tiles must have K contiguous, so such a tile that runs along
+ *   M or N is staged: copied as it lies, then moved K-major through registers.
  * An operand that is a trans of a block goes to shared memory as it is, and the dot reads a
  * transposed view of the buffer (the same bytes, the shared layout's order swapped): no
  * data moves for the transpose, and a loaded tile still fills its buffer directly, so the
@@ -80,6 +81,20 @@ static ValId to_smem(Lower *L, ValId x, IrLayout sl, Loc loc) {
     return made ? made : emit(L, OP_LOCAL_ALLOC, loc, &x, 1, bt, l);
 }
 
+/* A wgmma operand of 8 or 32 bits whose tile runs along M or N (a row-major B, a
+ * column-major A) while wgmma reads such types only with K contiguous: it goes to
+ * shared memory as it lies (so a pipelined load stays 16-byte cp.async copies), then
+ * through registers, 16 bytes each way, into a K-major buffer. Where the tile is too small
+ * for that, it is stored K-major from wherever it is. */
+static ValId staged_k_major(Lower *L, ValId x, int fast, int kdim, Loc loc) {
+    IrType t = ir_type(L->f, x);
+    IrLayout tl;
+    if (!policy_transpose_tile(t, L->m->gpu.num_warps, fast, &tl)) return to_smem(L, x, policy_shared(t, kdim), loc);
+    ValId staged = to_smem(L, x, policy_shared(t, fast), loc);
+    ValId r = emit(L, OP_LOCAL_LOAD, loc, &staged, 1, t, ir_layout_intern(L->m, &tl));
+    return to_smem(L, r, policy_shared(t, kdim), loc);
+}
+
 static uint32_t dot_op(Lower *L, uint32_t parent, int idx, int dt) {
     IrLayout l;
     memset(&l, 0, sizeof l);
@@ -115,8 +130,8 @@ static ValId mma_operand(Lower *L, ValId x, int i, uint32_t result_layout, Loc l
         tr->attr[0] = 1, tr->attr[1] = 0;
         return v;
     }
-    int fast = fast_dim(L->m, L->f->vals[x].layout, t);
-    if (rl->version == 3 && dt_bits(t.dt) != 16) fast = i == 0 ? 1 : 0; /* K contiguous */
+    int fast = fast_dim(L->m, L->f->vals[x].layout, t), kdim = i == 0 ? 1 : 0;
+    if (rl->version == 3 && dt_bits(t.dt) != 16 && fast != kdim) return staged_k_major(L, x, fast, kdim, loc);
     return to_smem(L, x, policy_shared(t, fast), loc);
 }
 

@@ -38,7 +38,9 @@
  * carried value becomes dot_async followed by dot_wait {pending = 1}: iteration it's
  * tensor-core work overlaps iteration it+1's, and dot_wait {pending = 0} after the loop
  * gives the result. (The barrier pass keeps the stage an in-flight wgmma reads from
- * being overwritten by another warpgroup's copy.) */
+ * being overwritten by another warpgroup's copy.) A buffer such a dot reads that the
+ * body fills from registers (a tile turned K-major for wgmma) becomes a ring of two
+ * written by local_store, where shared memory allows, so that the dot qualifies. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -503,28 +505,118 @@ static bool stable_operand(Pipe *P, RegionId body, ValId v, const Cand *cands, i
     return f->ops[d].code == OP_LOCAL_VIEW && ir_type(f, f->ops[d].operands[0]).stages > 1;
 }
 
+/* Could op (of body, whose yield is y) become a dot_async, its operands allowing? A wgmma
+ * dot with both operands in shared memory (A in registers would have to stay untouched
+ * until the wait, which values in registers cannot promise) accumulating into a carried
+ * value that only it uses and whose next value is its result alone. */
+static bool async_shape(Pipe *P, RegionId body, const IrOp *op, OpId y) {
+    IrFunc *f = P->f;
+    if (op->code != OP_DOT || ir_type(f, op->operands[0]).dt != DT_SMEM || ir_type(f, op->operands[1]).dt != DT_SMEM) return false;
+    const IrLayout *l = &P->m->layouts[f->vals[op->results[0]].layout];
+    ValId acc = op->operands[2], res = op->results[0];
+    if (l->kind != LAYOUT_MMA || l->version != 3 || !f->vals[acc].is_arg || f->vals[acc].def != body) return false;
+    uint32_t slot = f->vals[acc].index;
+    return f->ops[y].operands[slot - 1] == res && P->uses[res] == 1 && P->uses[acc] == 1;
+}
+
 static int async_wgmma(Pipe *P, RegionId body, const Cand *cands, int nc) {
     IrFunc *f = P->f;
     const IrRegion *r = &f->regions[body];
     OpId y = r->ops[r->nops - 1];
     int made = 0;
     for (uint32_t k = 0; k + 1 < r->nops; k++) {
-        OpId id = r->ops[k];
-        IrOp *op = &f->ops[id];
-        /* both operands in shared memory: A in registers would have to stay untouched
-         * until the wait, which values in registers cannot promise */
-        if (op->code != OP_DOT || ir_type(f, op->operands[0]).dt != DT_SMEM || ir_type(f, op->operands[1]).dt != DT_SMEM) continue;
+        IrOp *op = &f->ops[r->ops[k]];
+        if (!async_shape(P, body, op, y)) continue;
         if (!stable_operand(P, body, op->operands[0], cands, nc) || !stable_operand(P, body, op->operands[1], cands, nc))
             continue;
-        const IrLayout *l = &P->m->layouts[f->vals[op->results[0]].layout];
-        ValId acc = op->operands[2], res = op->results[0];
-        if (l->kind != LAYOUT_MMA || l->version != 3 || !f->vals[acc].is_arg || f->vals[acc].def != body) continue;
-        uint32_t slot = f->vals[acc].index;
-        if (f->ops[y].operands[slot - 1] != res || P->uses[res] != 1 || P->uses[acc] != 1) continue;
         op->code = OP_DOT_ASYNC;
         made++;
     }
     return made;
+}
+
+/* The shared memory the loop's buffers take: its rings and the buffers its body makes
+ * (an upper bound on what is live together while it runs). */
+static int64_t loop_smem_bytes(Pipe *P, RegionId body, const Cand *cands, int nc) {
+    IrFunc *f = P->f;
+    int64_t total = 0;
+    for (int c = 0; c < nc; c++) {
+        ValId ring = cands[c].ring;
+        total += ir_smem_stage_bytes(P->m, f->vals[ring].layout, ir_type(f, ring)) * P->stages;
+    }
+    const IrRegion *r = &f->regions[body];
+    for (uint32_t k = 0; k < r->nops; k++) {
+        const IrOp *op = &f->ops[r->ops[k]];
+        bool cand = false;
+        for (int c = 0; c < nc; c++) cand |= cands[c].alloc == r->ops[k];
+        if (op->code != OP_LOCAL_ALLOC || cand) continue;
+        IrType t = ir_type(f, op->results[0]);
+        total += ir_smem_stage_bytes(P->m, f->vals[op->results[0]].layout, t) * (t.stages ? t.stages : 1);
+    }
+    return total;
+}
+
+/* The most dynamic shared memory a program may take on sm_90 (227 KiB). */
+enum { SM90_SMEM_BYTES = 232448 };
+
+/* A wgmma dot that could run asynchronously but for an operand the body writes into a
+ * one-stage buffer from registers each iteration (a tf32 or 8-bit tile turned K-major,
+ * lower_dot_operands.c's staging): the buffer becomes a ring of two, iteration it writing
+ * stage it % 2 with local_store. Iteration it+1 then fills the other stage while
+ * iteration it's wgmma may still read this one; the wgmma that last read the stage
+ * iteration it+1 fills (iteration it-1's) has been waited for by iteration it's
+ * dot_wait {pending = 1}, and the barrier pass orders the other warpgroups' waits before
+ * the store. Only where the loop's buffers still fit the shared memory. */
+static void double_register_buffers(Pipe *P, RegionId body, ValId it, const Cand *cands, int nc) {
+    IrFunc *f = P->f;
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(f, body, &n);
+    OpId y = ops[n - 1];
+    OpVec saved = P->out, before = {0};
+    memset(&P->out, 0, sizeof P->out);
+    int64_t bytes = loop_smem_bytes(P, body, cands, nc);
+    Loc loc = f->ops[y].loc;
+    for (uint32_t k = 0; k < n; k++) {
+        const IrOp *op = &f->ops[ops[k]];
+        bool doubled = false;
+        if (op->code == OP_LOCAL_ALLOC && op->nopnds == 1 && op->results[0] < P->nvals0 && P->uses[op->results[0]] == 1) {
+            ValId buf = op->results[0];
+            bool cand = false;
+            for (int c = 0; c < nc; c++) cand |= cands[c].alloc == ops[k];
+            OpId user = 0; /* the dot reading buf: later in the body */
+            for (uint32_t j = k + 1; j < n && !user; j++) {
+                const IrOp *d = &f->ops[ops[j]];
+                if (d->code == OP_DOT && (d->operands[0] == buf || d->operands[1] == buf)) user = ops[j];
+            }
+            IrType t = ir_type(f, buf);
+            int64_t stage = ir_smem_stage_bytes(P->m, f->vals[buf].layout, t);
+            if (!cand && user && async_shape(P, body, &f->ops[user], y) && bytes + stage <= SM90_SMEM_BYTES) {
+                ValId other = f->ops[user].operands[f->ops[user].operands[0] == buf ? 1 : 0];
+                if (stable_operand(P, body, other, cands, nc)) {
+                    t.stages = 2;
+                    OpId a = ir_op_new(f, OP_LOCAL_ALLOC, loc, NULL, 0, &t, 1);
+                    ValId ring = f->ops[a].results[0];
+                    f->vals[ring].layout = f->vals[buf].layout;
+                    opvec_push(&before, a);
+                    ValId slot = binop(P, OP_REM, it, konst(P, ty_scalar(DT_I32), 2, loc), loc);
+                    ValId view = view_of(P, ring, slot, loc);
+                    ValId st[2] = {view, f->ops[ops[k]].operands[0]};
+                    emit0(P, OP_LOCAL_STORE, f->ops[ops[k]].loc, st, 2, 0);
+                    IrOp *u = &f->ops[user];
+                    u->operands[u->operands[0] == buf ? 0 : 1] = view;
+                    bytes += stage;
+                    doubled = true;
+                }
+            }
+        }
+        if (!doubled) opvec_push(&P->out, ops[k]);
+    }
+    ir_region_set_ops(f, body, P->out.v, P->out.n);
+    opvec_free(&P->out);
+    P->out = saved;
+    for (uint32_t i = 0; i < before.n; i++) opvec_push(&P->out, before.v[i]);
+    opvec_free(&before);
+    free(ops);
 }
 
 /* After async_wgmma: a dot_wait {pending = 1} after each dot_async, on its way to the
@@ -662,6 +754,7 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
     prologue(P, loop, cands, nc, step, inits);
     inits[ncar] = konst(P, ty_scalar(DT_I32), 0, loc);
     ValId it = ir_region_add_arg(f, body, ty_scalar(DT_I32));
+    double_register_buffers(P, body, it, cands, nc);
     int asyncs = async_wgmma(P, body, cands, nc);
     if (asyncs) wait_after_async(P, body);
     rebuild_body(P, loop, cands, nc, step, it, ny);

@@ -406,6 +406,20 @@ int main(int argc, char **argv) {
         mm_fp8(f, 100, 72, 80, 64, 32, 32, 4, 2, 0);
     }
     mm(GT_I8, "", 100, 100, 64, 64, 64, 32, 4, 3, 0, 1);
+    /* 32- and 8-bit B row-major on wgmma (which reads them K-major only): copied as they
+     * lie, turned K-major through registers into a ring of two; the benchmark's tf32
+     * tiles, and pipelined 8-bit tiles as large as shared memory allows */
+    static const int tf32_tiles[][5] = {{128, 256, 32, 8, 3}, {256, 128, 32, 8, 3}, {128, 128, 32, 8, 3},
+                                        {128, 128, 32, 4, 4}, {128, 64, 32, 4, 4},  {64, 128, 32, 4, 4},
+                                        {128, 128, 16, 8, 4}};
+    for (int i = 0; i < GT_COUNT(tf32_tiles); i++) {
+        const int *t = tf32_tiles[i];
+        mm(GT_F32, "", 384, 512, 320, t[0], t[1], t[2], t[3], t[4], 0, 0);
+        mm(GT_F32, "", 301, 263, 197, t[0], t[1], t[2], t[3], t[4], 0, 0);
+    }
+    mm(GT_I8, "", 256, 256, 256, 128, 128, 64, 8, 3, 0, 0);
+    mm(GT_I8, "", 200, 136, 96, 64, 64, 32, 4, 1, 0, 0);
+    mm_fp8(0, 256, 512, 384, 128, 256, 128, 8, 3, 0);
     /* tile sizes from 16 to 256, 1 to 8 warps */
     int tiles[][3] = {{16, 16, 16}, {16, 128, 32}, {128, 16, 32}, {32, 64, 32}, {64, 64, 64},
                       {128, 128, 32}, {128, 256, 64}, {256, 128, 32}, {64, 256, 32}, {256, 64, 64}};

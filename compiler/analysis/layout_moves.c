@@ -93,6 +93,8 @@ int moves_smem_run(const IrModule *m, uint32_t layout, uint32_t shared, IrType t
     while (k < l.nbits[LL_REG] && (elem_bytes << (k + 1)) <= max_bytes &&
            offset_of(inv, l.basis[LL_REG][k]) == 1u << k && !(thread >> k & 1))
         k++;
+    for (int i = k; i < l.nbits[LL_REG]; i++) /* the run's first offset aligned to its length */
+        while (k && (offset_of(inv, l.basis[LL_REG][i]) & ((1u << k) - 1))) k--;
     return 1 << k;
 }
 

@@ -36,8 +36,9 @@ bool moves_convert_is_local(const IrModule *m, uint32_t from, uint32_t to, IrTyp
 /* Registers of a block in `layout` that land at consecutive element offsets of a
  * buffer laid out by `shared` (a power of two, at most max_bytes / elem_bytes): the run
  * of low register bits whose offsets are 1, 2, 4, ... and that no lane or warp basis
- * touches, so the run's first offset is aligned to its length. The same count for the
- * allocator's and pipeliner's checks and for the lowering's vector accesses. */
+ * touches, every other register's offset a multiple of the run's length, so the run's
+ * first offset is aligned to it. The pieces a cp.async moves (consecutive registers,
+ * which the global side needs too): the pipeliner's check and the lowering's copies. */
 int moves_smem_run(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes, int max_bytes);
 
 /* The same for a move between registers and a buffer alone (local_alloc, local_store,

@@ -44,7 +44,7 @@ typedef struct TileMap {
     LLVMValueRef thread_b; /* that part in bytes (made once, in the prologue): element sizes
                               are powers of two, so (t ^ c) * eb = t * eb ^ c * eb and a
                               register's address is one XOR (or add) away from it */
-    int run;             /* registers per vector access */
+    int run;             /* consecutive registers per cp.async piece (moves_smem_run) */
     int vbits, vbit[LL_MAX_BITS]; /* the register bits of a vector (moves_smem_vector) */
     int eb;
 } TileMap;

@@ -136,7 +136,8 @@ static ValId mma_operand(Lower *L, ValId x, int i, uint32_t result_layout, Loc l
 }
 
 /* Both operands' buffers are filled before either is read, so one barrier serves both
- * and neither buffer's space is reused by the other. */
+ * (a staged operand has its own before its move K-major) and neither buffer's space is
+ * reused by the other. */
 static void lower_dot(Lower *L, OpId id) {
     uint32_t rl = L->f->vals[L->f->ops[id].results[0]].layout, load[2] = {0, 0};
     Loc loc = L->f->ops[id].loc;
@@ -196,16 +197,28 @@ static bool defined_in(const IrFunc *f, ValId v, RegionId r) {
     return false;
 }
 
+/* Does op a (in loop body `body`) move out of the loop? A local_alloc of a value defined
+ * outside it; and a staged operand's local_load (staged_k_major) from such a buffer,
+ * whose only use is the K-major local_alloc that then follows it out. */
+static bool hoistable(const IrFunc *f, const IrOp *a, RegionId body, const uint32_t *uses) {
+    if (a->code == OP_LOCAL_ALLOC && a->nopnds == 1) return !defined_in(f, a->operands[0], body);
+    if (a->code != OP_LOCAL_LOAD || uses[a->results[0]] != 1 || defined_in(f, a->operands[0], body)) return false;
+    if (f->mod->layouts[f->vals[a->results[0]].layout].kind != LAYOUT_BLOCKED) return false; /* an mma.sync operand stays */
+    const IrOp *src = ir_def(f, a->operands[0]) ? &f->ops[ir_def(f, a->operands[0])] : NULL;
+    return src && src->code == OP_LOCAL_ALLOC && src->nopnds == 1; /* a buffer filled once, by its making */
+}
+
 /* A loop's dot operand that does not change in the loop (attention's q) goes to shared
  * memory once, before the loop, instead of every iteration: a local_alloc of a value
- * defined outside the loop moves out of it (repeatedly, through nested loops). */
-static void hoist_buffers(IrFunc *f, RegionId r) {
+ * defined outside the loop moves out of it (repeatedly, through nested loops), with a
+ * staged operand's move into its K-major buffer. */
+static void hoist_buffers(IrFunc *f, RegionId r, const uint32_t *uses) {
     uint32_t n;
     OpId *ops = ir_region_copy_ops(f, r, &n);
     OpVec out = {0};
     for (uint32_t i = 0; i < n; i++) {
         OpId id = ops[i];
-        for (int k = 0; k < f->ops[id].nregions; k++) hoist_buffers(f, f->ops[id].region[k]);
+        for (int k = 0; k < f->ops[id].nregions; k++) hoist_buffers(f, f->ops[id].region[k], uses);
         if (f->ops[id].code == OP_FOR || f->ops[id].code == OP_WHILE) {
             for (int k = 0; k < f->ops[id].nregions; k++) {
                 RegionId body = f->ops[id].region[k];
@@ -214,7 +227,7 @@ static void hoist_buffers(IrFunc *f, RegionId r) {
                 OpVec keep = {0};
                 for (uint32_t j = 0; j < nb; j++) {
                     const IrOp *a = &f->ops[bops[j]];
-                    if (a->code == OP_LOCAL_ALLOC && a->nopnds == 1 && !defined_in(f, a->operands[0], body)) {
+                    if (hoistable(f, a, body, uses)) {
                         f->ops[bops[j]].parent = r;
                         opvec_push(&out, bops[j]);
                     } else {
@@ -254,8 +267,8 @@ static void drop_dead_trans(IrFunc *f, RegionId r, const uint32_t *uses) {
 void gpu_lower_dot_operands(IrFunc *f) {
     Lower L = {f, f->mod, {0}};
     lower_region(&L, f->body);
-    hoist_buffers(f, f->body);
     uint32_t *uses = ir_count_uses(f);
+    hoist_buffers(f, f->body, uses);
     drop_dead_trans(f, f->body, uses);
     free(uses);
 }

@@ -2,7 +2,8 @@
  *
  * Requires:  dot operands lowered (gpu_lower_dot_operands); the alignment facts of f.
  * Maintains: SSA, semantics, the layout verifier's rules.
- * Breaks:    nothing. Leaves the replaced loads and buffers unused, for dce.
+ * Breaks:    nothing. Leaves the replaced loads and buffers unused, for dce (a buffer
+ *            made a ring of two, below, is taken out of its region instead).
  *
  * A candidate is a load in a for loop's body (not nested deeper) whose value only fills
  * a buffer (local_alloc) that the loop's dots read, with no `other` but zeros (cp.async
@@ -15,8 +16,9 @@
  * after the loop. Everything else is the last stage.
  *
  * With S = num_stages (the loop's own, from tl.range(..., num_stages=S), else the
- * kernel's; below 2 the loop is left alone), each candidate gets a ring of S buffers. Before the loop, a
- * prologue issues the copies of iterations 0 .. S-2 (each masked off where the
+ * kernel's; below 2 the loop is left alone; lowered, down to 2, while the loop's buffers
+ * would not fit in the target's shared memory), each candidate gets a ring of S buffers.
+ * Before the loop, a prologue issues the copies of iterations 0 .. S-2 (each masked off where the
  * iteration does not exist, so short and zero-trip loops need no epilogue) into stages
  * 0 .. S-2, one commit group per iteration, advancing the stage-0 carried values. The
  * loop carries an iteration count `it` and the carried values S-1 iterations ahead.
@@ -38,9 +40,10 @@
  * carried value becomes dot_async followed by dot_wait {pending = 1}: iteration it's
  * tensor-core work overlaps iteration it+1's, and dot_wait {pending = 0} after the loop
  * gives the result. (The barrier pass keeps the stage an in-flight wgmma reads from
- * being overwritten by another warpgroup's copy.) A buffer such a dot reads that the
- * body fills from registers (a tile turned K-major for wgmma) becomes a ring of two
- * written by local_store, where shared memory allows, so that the dot qualifies. */
+ * being overwritten by another warpgroup's copy.) A one-stage buffer such a dot reads
+ * that the body fills from registers (a tile turned K-major for wgmma, or any block the
+ * body computes) becomes a ring of two written by local_store, where shared memory
+ * allows, so that the dot qualifies. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -535,81 +538,157 @@ static int async_wgmma(Pipe *P, RegionId body, const Cand *cands, int nc) {
     return made;
 }
 
-/* The shared memory the loop's buffers take: its rings and the buffers its body makes
- * (an upper bound on what is live together while it runs). */
-static int64_t loop_smem_bytes(Pipe *P, RegionId body, const Cand *cands, int nc) {
-    IrFunc *f = P->f;
-    int64_t total = 0;
-    for (int c = 0; c < nc; c++) {
-        ValId ring = cands[c].ring;
-        total += ir_smem_stage_bytes(P->m, f->vals[ring].layout, ir_type(f, ring)) * P->stages;
+/* Is value v defined inside region r (by an op of it or deeper, or as its argument)? */
+static bool defined_inside(const IrFunc *f, ValId v, RegionId r) {
+    RegionId at = f->vals[v].is_arg ? f->vals[v].def : f->ops[f->vals[v].def].parent;
+    for (int depth = 0; at && depth < 256; depth++) {
+        if (at == r) return true;
+        OpId p = f->regions[at].parent_op;
+        if (!p) return false;
+        at = f->ops[p].parent;
     }
+    return false;
+}
+
+static int64_t buffer_bytes(const Pipe *P, ValId buf) {
+    IrType t = ir_type(P->f, buf);
+    return ir_smem_stage_bytes(P->m, P->f->vals[buf].layout, t) * (t.stages ? t.stages : 1);
+}
+
+typedef struct Budget {
+    ValId seen[64]; /* buffers from outside the loop, counted once */
+    int nseen;
+    int64_t outside, scratch;
+} Budget;
+
+/* The buffers made outside region r that its ops read or write (through views and
+ * transposes, the buffer itself), and the largest scratch of any of its ops. */
+static void budget_walk(const Pipe *P, RegionId body, RegionId r, Budget *b) {
+    const IrFunc *f = P->f;
+    for (uint32_t k = 0; k < f->regions[r].nops; k++) {
+        OpId id = f->regions[r].ops[k];
+        const IrOp *op = &f->ops[id];
+        int64_t sc = moves_scratch_bytes(f, id);
+        if (sc > b->scratch) b->scratch = sc;
+        for (uint32_t i = 0; i < op->nopnds; i++) {
+            ValId v = op->operands[i];
+            if (ir_type(f, v).dt != DT_SMEM) continue;
+            for (int d = 0; d < 8; d++) { /* to the buffer a view or a transpose is of */
+                OpId dv = ir_def(f, v);
+                if (!dv || (f->ops[dv].code != OP_LOCAL_VIEW && f->ops[dv].code != OP_TRANS)) break;
+                v = f->ops[dv].operands[0];
+            }
+            if (defined_inside(f, v, body)) continue;
+            bool seen = false;
+            for (int j = 0; j < b->nseen; j++) seen |= b->seen[j] == v;
+            if (seen) continue;
+            if (b->nseen < 64) b->seen[b->nseen++] = v;
+            b->outside += buffer_bytes(P, v);
+        }
+        for (int j = 0; j < op->nregions; j++) budget_walk(P, body, op->region[j], b);
+    }
+}
+
+/* The shared memory live while the loop runs, with its candidates' rings of `stages`
+ * buffers: the rings, the buffers its body makes (each doubled one twice), the buffers
+ * made before the loop that it uses, and the largest scratch of its ops (the
+ * allocator's later choices can only share space among these). */
+static int64_t loop_smem_bytes(const Pipe *P, RegionId body, const Cand *cands, int nc, int stages, const OpId *doubled,
+                               int nd) {
+    const IrFunc *f = P->f;
+    int64_t total = 0;
+    for (int c = 0; c < nc; c++) total += ir_smem_stage_bytes(P->m, f->vals[f->ops[cands[c].alloc].results[0]].layout,
+                                                              ir_type(f, f->ops[cands[c].alloc].results[0])) * stages;
     const IrRegion *r = &f->regions[body];
     for (uint32_t k = 0; k < r->nops; k++) {
         const IrOp *op = &f->ops[r->ops[k]];
         bool cand = false;
         for (int c = 0; c < nc; c++) cand |= cands[c].alloc == r->ops[k];
         if (op->code != OP_LOCAL_ALLOC || cand) continue;
-        IrType t = ir_type(f, op->results[0]);
-        total += ir_smem_stage_bytes(P->m, f->vals[op->results[0]].layout, t) * (t.stages ? t.stages : 1);
+        int times = 1;
+        for (int d = 0; d < nd; d++) times += doubled[d] == r->ops[k];
+        total += buffer_bytes(P, op->results[0]) * times;
     }
-    return total;
+    Budget b;
+    memset(&b, 0, sizeof b);
+    budget_walk(P, body, body, &b);
+    return total + b.outside + b.scratch;
 }
 
-/* The most dynamic shared memory a program may take on sm_90 (227 KiB). */
-enum { SM90_SMEM_BYTES = 232448 };
+/* The most dynamic shared memory a program may take on the target: 227 KiB on sm_90,
+ * 163 KiB on sm_80. */
+static int64_t smem_limit(const IrModule *m) { return m->gpu.arch == GPU_SM80 ? 166912 : 232448; }
 
-/* A wgmma dot that could run asynchronously but for an operand the body writes into a
- * one-stage buffer from registers each iteration (a tf32 or 8-bit tile turned K-major,
- * lower_dot_operands.c's staging): the buffer becomes a ring of two, iteration it writing
- * stage it % 2 with local_store. Iteration it+1 then fills the other stage while
- * iteration it's wgmma may still read this one; the wgmma that last read the stage
- * iteration it+1 fills (iteration it-1's) has been waited for by iteration it's
- * dot_wait {pending = 1}, and the barrier pass orders the other warpgroups' waits before
- * the store. Only where the loop's buffers still fit the shared memory. */
+/* Is operand v of a dot in body a one-stage buffer that the body fills from registers
+ * (local_alloc of a block, used by nothing else, not a candidate's buffer)? Its op, or 0. */
+static OpId register_buffer(const Pipe *P, RegionId body, ValId v, const Cand *cands, int nc) {
+    const IrFunc *f = P->f;
+    OpId d = ir_def(f, v);
+    if (!in_body(f, d, body) || v >= P->nvals0 || P->uses[v] != 1) return 0;
+    const IrOp *op = &f->ops[d];
+    if (op->code != OP_LOCAL_ALLOC || op->nopnds != 1 || ir_type(f, v).stages > 1) return 0;
+    for (int c = 0; c < nc; c++)
+        if (cands[c].alloc == d) return 0;
+    return d;
+}
+
+/* A wgmma dot that could run asynchronously but for operands the body writes into
+ * one-stage buffers from registers each iteration (a tf32 or 8-bit tile turned K-major by
+ * lower_dot_operands.c's staging, or any block the body computes): those buffers become
+ * rings of two, iteration it writing stage it % 2 with local_store (the local_alloc
+ * goes). Iteration it+1 then fills the other stage while iteration it's wgmma may still
+ * read this one. The wgmma that last read the stage iteration it+1 fills (iteration
+ * it-1's) was waited for by each warpgroup's dot_wait {pending = 1} in iteration it, and
+ * the barrier pass puts a barrier between those waits and the store (a buffer the loop
+ * writes is pending at the head of the body). Only where the loop's buffers still fit in
+ * shared memory. */
 static void double_register_buffers(Pipe *P, RegionId body, ValId it, const Cand *cands, int nc) {
     IrFunc *f = P->f;
     uint32_t n;
     OpId *ops = ir_region_copy_ops(f, body, &n);
-    OpId y = ops[n - 1];
+    OpId y = ops[n - 1], doubled[32];
+    int nd = 0;
+    for (uint32_t k = 0; k + 1 < n && nd + 2 <= 32; k++) { /* which buffers: per dot, both operands at once */
+        const IrOp *op = &f->ops[ops[k]];
+        if (!async_shape(P, body, op, y)) continue;
+        OpId rb[2];
+        bool ok = true;
+        for (int i = 0; i < 2; i++) {
+            rb[i] = register_buffer(P, body, op->operands[i], cands, nc);
+            ok = ok && (rb[i] || stable_operand(P, body, op->operands[i], cands, nc));
+        }
+        if (!ok || (!rb[0] && !rb[1])) continue;
+        int before_nd = nd;
+        for (int i = 0; i < 2; i++)
+            if (rb[i]) doubled[nd++] = rb[i];
+        if (loop_smem_bytes(P, body, cands, nc, P->stages, doubled, nd) > smem_limit(P->m)) nd = before_nd;
+    }
     OpVec saved = P->out, before = {0};
     memset(&P->out, 0, sizeof P->out);
-    int64_t bytes = loop_smem_bytes(P, body, cands, nc);
     Loc loc = f->ops[y].loc;
     for (uint32_t k = 0; k < n; k++) {
-        const IrOp *op = &f->ops[ops[k]];
-        bool doubled = false;
-        if (op->code == OP_LOCAL_ALLOC && op->nopnds == 1 && op->results[0] < P->nvals0 && P->uses[op->results[0]] == 1) {
-            ValId buf = op->results[0];
-            bool cand = false;
-            for (int c = 0; c < nc; c++) cand |= cands[c].alloc == ops[k];
-            OpId user = 0; /* the dot reading buf: later in the body */
-            for (uint32_t j = k + 1; j < n && !user; j++) {
-                const IrOp *d = &f->ops[ops[j]];
-                if (d->code == OP_DOT && (d->operands[0] == buf || d->operands[1] == buf)) user = ops[j];
-            }
-            IrType t = ir_type(f, buf);
-            int64_t stage = ir_smem_stage_bytes(P->m, f->vals[buf].layout, t);
-            if (!cand && user && async_shape(P, body, &f->ops[user], y) && bytes + stage <= SM90_SMEM_BYTES) {
-                ValId other = f->ops[user].operands[f->ops[user].operands[0] == buf ? 1 : 0];
-                if (stable_operand(P, body, other, cands, nc)) {
-                    t.stages = 2;
-                    OpId a = ir_op_new(f, OP_LOCAL_ALLOC, loc, NULL, 0, &t, 1);
-                    ValId ring = f->ops[a].results[0];
-                    f->vals[ring].layout = f->vals[buf].layout;
-                    opvec_push(&before, a);
-                    ValId slot = binop(P, OP_REM, it, konst(P, ty_scalar(DT_I32), 2, loc), loc);
-                    ValId view = view_of(P, ring, slot, loc);
-                    ValId st[2] = {view, f->ops[ops[k]].operands[0]};
-                    emit0(P, OP_LOCAL_STORE, f->ops[ops[k]].loc, st, 2, 0);
-                    IrOp *u = &f->ops[user];
-                    u->operands[u->operands[0] == buf ? 0 : 1] = view;
-                    bytes += stage;
-                    doubled = true;
-                }
-            }
+        bool dbl = false;
+        for (int d = 0; d < nd; d++) dbl |= doubled[d] == ops[k];
+        if (!dbl) {
+            opvec_push(&P->out, ops[k]);
+            continue;
         }
-        if (!doubled) opvec_push(&P->out, ops[k]);
+        ValId buf = f->ops[ops[k]].results[0];
+        IrType t = ir_type(f, buf);
+        t.stages = 2;
+        OpId a = ir_op_new(f, OP_LOCAL_ALLOC, loc, NULL, 0, &t, 1);
+        ValId ring = f->ops[a].results[0];
+        f->vals[ring].layout = f->vals[buf].layout;
+        opvec_push(&before, a);
+        ValId slot = binop(P, OP_REM, it, konst(P, ty_scalar(DT_I32), 2, loc), loc);
+        ValId view = view_of(P, ring, slot, loc);
+        ValId st[2] = {view, f->ops[ops[k]].operands[0]};
+        emit0(P, OP_LOCAL_STORE, f->ops[ops[k]].loc, st, 2, 0);
+        for (uint32_t j = k + 1; j < n; j++) { /* the dot that read it */
+            IrOp *u = &f->ops[ops[j]];
+            for (int i = 0; i < 2 && u->code == OP_DOT; i++)
+                if (u->operands[i] == buf) u->operands[i] = view;
+        }
     }
     ir_region_set_ops(f, body, P->out.v, P->out.n);
     opvec_free(&P->out);
@@ -735,6 +814,8 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
         cands[nc++] = (Cand){ld, id, 0, false, 0};
     }
     if (!nc || !stages_separate(P, loop, body, cands, nc)) return false;
+    /* fewer stages where the rings would not fit in shared memory (down to two) */
+    while (P->stages > 2 && loop_smem_bytes(P, body, cands, nc, P->stages, NULL, 0) > smem_limit(P->m)) P->stages--;
     Loc loc = f->ops[loop].loc;
     for (int c = 0; c < nc; c++) { /* the rings */
         ValId buf = f->ops[cands[c].alloc].results[0];

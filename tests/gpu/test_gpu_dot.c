@@ -78,6 +78,27 @@ static const char K_MM_ALIGNED[] =
     "        b_ptrs += BK * sbk\n"
     "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)\n";
 
+/* A loop whose dot's B is loaded once, before it: C[BM, BN] = sum over i of
+ * A[:, i BK : (i+1) BK] x B (A row-major, BM x ITERS BK; B row-major, BK x BN). A
+ * 32- or 8-bit B is staged K-major for wgmma once, before the loop. */
+static const char K_INV_B[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def mm_inv_b(a_ptr: *@T@, b_ptr: *@T@, c_ptr: *fp32, iters: i32,\n"
+    "             BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+    "    rm = tl.arange(0, BM)\n"
+    "    rn = tl.arange(0, BN)\n"
+    "    rk = tl.arange(0, BK)\n"
+    "    b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])\n"
+    "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+    "    for i in range(0, iters):\n"
+    "        a = tl.load(a_ptr + rm[:, None] * (iters * BK) + i * BK + rk[None, :])\n"
+    "        acc = tl.dot(a, b, acc)\n"
+    "    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)\n";
+
 /* A dot feeding a reduction and a second dot: s = q @ kt; m = max(s, 1); p = s.to(T);
  * o = p @ v (one block of rows, attention's shape without the softmax). */
 static const char K_CHAIN[] =
@@ -208,6 +229,35 @@ static void mm_aligned(GtType t, const char *prec, long M, long N, long K, int b
     gt_grid(c, (unsigned)(M / bm), (unsigned)(N / bn), 1);
     gt_run(c);
     free(a), free(b);
+}
+
+static void mm_inv_b(GtType t, int bm, int bn, int bk, int iters, int warps, int stages) {
+    GtRng r = {6100 + (uint64_t)(bm + bn * 3 + bk * 5 + iters * 7 + warps + stages * 11)};
+    long K = (long)iters * bk;
+    void *a = operand(t, (size_t)(bm * K), &r), *b = operand(t, (size_t)(bk * bn), &r);
+    /* the bound's B: the tile repeated down K, as the loop uses it */
+    size_t eb = gt_size(t);
+    char *brep = malloc((size_t)K * (size_t)bn * eb);
+    if (!brep) abort();
+    for (int i = 0; i < iters; i++) memcpy(brep + (size_t)i * (size_t)bk * (size_t)bn * eb, b, (size_t)bk * (size_t)bn * eb);
+    char name[96];
+    snprintf(name, sizeof name, "dot %s, B loaded before the loop", gt_type_name(t));
+    GtCase *c = gt_case(name, "%dx%dx%ld (%d x BK %d) w%d s%d", bm, bn, K, iters, bk, warps, stages);
+    gt_source(c, K_INV_B, "mm_inv_b", "T", gt_type_name(t), NULL);
+    gt_define(c, "BM", "%d", bm);
+    gt_define(c, "BN", "%d", bn);
+    gt_define(c, "BK", "%d", bk);
+    gt_warps(c, warps);
+    gt_stages(c, stages);
+    gt_arg_buf(c, gt_in(c, "a", t, (size_t)(bm * K), a));
+    gt_arg_buf(c, gt_in(c, "b", t, (size_t)(bk * bn), b));
+    int out = gt_out(c, "c", GT_F32, (size_t)(bm * bn), gt_tol(0, 0), NULL);
+    gt_dot_bound(c, out, t, a, K, 1, brep, bn, 1, bm, bn, K, bn, input_rel(t, ""));
+    gt_arg_buf(c, out);
+    gt_arg(c, nr_arg_i32(iters));
+    gt_grid(c, 1, 1, 1);
+    gt_run(c);
+    free(a), free(b), free(brep);
 }
 
 static void chain(GtType t, int bm, int bn, int d, int warps) {
@@ -417,6 +467,10 @@ int main(int argc, char **argv) {
         mm(GT_F32, "", 384, 512, 320, t[0], t[1], t[2], t[3], t[4], 0, 0);
         mm(GT_F32, "", 301, 263, 197, t[0], t[1], t[2], t[3], t[4], 0, 0);
     }
+    mm(GT_F32, "", 384, 512, 320, 128, 128, 32, 8, 3, 1, 0); /* A column-major too: both staged */
+    mm_inv_b(GT_F32, 64, 64, 32, 5, 4, 3);
+    mm_inv_b(GT_F32, 128, 128, 32, 3, 8, 2);
+    mm_inv_b(GT_F16, 64, 128, 64, 4, 4, 3);
     mm(GT_I8, "", 256, 256, 256, 128, 128, 64, 8, 3, 0, 0);
     mm(GT_I8, "", 200, 136, 96, 64, 64, 32, 4, 1, 0, 0);
     mm_fp8(0, 256, 512, 384, 128, 256, 128, 8, 3, 0);

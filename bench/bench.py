@@ -766,7 +766,8 @@ class Bench:
     MM_TILES8 = ((128, 256, 128, 8, 3), (256, 128, 128, 8, 3), (256, 64, 128, 4, 4), (64, 256, 128, 4, 4),
                  (128, 128, 128, 4, 4), (128, 64, 64, 4, 4), (64, 128, 64, 4, 4), (128, 32, 64, 4, 4))
 
-    def matmul_source(self, tin, tout):
+    @staticmethod
+    def matmul_source(tin, tout):
         """examples/matmul.nr with its pointer types set to tin (A, B) and tout (C)."""
         with open(os.path.join(ROOT, "examples", "matmul.nr")) as f:
             src = f.read()

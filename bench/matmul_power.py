@@ -93,14 +93,11 @@ def main():
     nr = bench.Nereid(args.lib)
     tk = bench.define_triton_kernels()
     BM, BN, BK, W, S = 128, 256, 64, 8, 3
-    src = open(os.path.join(bench.ROOT, "examples", "matmul.nr")).read()
     kerns = {}
     for dt in ("fp16", "bf16"):
-        s = src.replace("a_ptr: *fp16, b_ptr: *fp16, c_ptr: *fp16", "a_ptr: *%s, b_ptr: *%s, c_ptr: *%s" % (dt, dt, dt))
-        s = s.replace("c = accumulator.to(tl.float16)", "c = accumulator.to(tl.%s)" % {"fp16": "float16", "bf16": "bfloat16"}[dt])
         kerns[dt] = nr.kernel("examples/matmul.nr", "matmul_kernel",
                               {"BLOCK_SIZE_M": BM, "BLOCK_SIZE_N": BN, "BLOCK_SIZE_K": BK, "GROUP_SIZE_M": 8,
-                               "ACTIVATION": ""}, W, S, source=s)
+                               "ACTIVATION": ""}, W, S, source=bench.Bench.matmul_source(dt, dt))
     sampler = Sampler()
     time.sleep(0.5)
     stream = torch.cuda.current_stream().cuda_stream

@@ -35,7 +35,6 @@ def main():
     tk = bench.define_triton_kernels()
     n = args.n
     stream = torch.cuda.current_stream().cuda_stream
-    src = open(os.path.join(bench.ROOT, "examples", "matmul.nr")).read()
     do_bench = lambda fn: triton.testing.do_bench(fn, return_mode="median")
     print("%-10s %-28s %10s %s" % ("dtype", "kernel", "TFLOP/s", "config"))
     for label in ("fp8e4nv", "int8"):
@@ -45,15 +44,13 @@ def main():
             b_row = torch.randn(n, n, device="cuda").to(torch.float8_e4m3fn)
             c = torch.empty(n, n, device="cuda", dtype=torch.float16)
             one = torch.ones((), device="cuda", dtype=torch.float32)
-            s = src.replace("a_ptr: *fp16, b_ptr: *fp16, c_ptr: *fp16", "a_ptr: *fp8e4nv, b_ptr: *fp8e4nv, c_ptr: *fp16")
+            s = bench.Bench.matmul_source("fp8e4nv", "fp16")
             tacc = triton.language.float32
         else:
             a = torch.randint(-128, 128, (n, n), device="cuda", dtype=torch.int8)
             b_row = torch.randint(-128, 128, (n, n), device="cuda", dtype=torch.int8)
             c = torch.empty(n, n, device="cuda", dtype=torch.int32)
-            s = src.replace("a_ptr: *fp16, b_ptr: *fp16, c_ptr: *fp16", "a_ptr: *i8, b_ptr: *i8, c_ptr: *i32")
-            s = s.replace("c = accumulator.to(tl.float16)", "c = accumulator.to(tl.int32)")
-            s = s.replace("dtype=tl.float32)", "dtype=tl.int32)").replace("other=0.0)", "other=0)")
+            s = bench.Bench.matmul_source("i8", "i32")
             tacc = triton.language.int32
         b_col = b_row.t().contiguous().t()  # the same values, K contiguous
         tc = torch.empty_like(c)

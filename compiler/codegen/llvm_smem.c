@@ -44,8 +44,7 @@ typedef struct TileMap {
     LLVMValueRef thread_b; /* that part in bytes (made once, in the prologue): element sizes
                               are powers of two, so (t ^ c) * eb = t * eb ^ c * eb and a
                               register's address is one XOR (or add) away from it */
-    int run;             /* consecutive registers per cp.async piece (moves_smem_run) */
-    int vbits, vbit[LL_MAX_BITS]; /* the register bits of a vector (moves_smem_vector) */
+    int vbits, vbit[LL_MAX_BITS]; /* local_alloc/load/store: a vector's register bits (moves_smem_vector) */
     int eb;
 } TileMap;
 
@@ -63,7 +62,7 @@ static LLVMValueRef thread_offset(Gen *g, LLVMValueRef x, const uint32_t *bases,
     return v;
 }
 
-static void tile_map(Gen *g, TileMap *tm, const GenLayout *gl, uint32_t shared, IrType t, int eb, int max_bytes) {
+static void tile_map(Gen *g, TileMap *tm, const GenLayout *gl, uint32_t shared, IrType t, int eb) {
     memset(tm, 0, sizeof *tm);
     tm->gl = gl, tm->eb = eb;
     gen_shared_inverse(g, shared, t, tm->inv);
@@ -79,8 +78,6 @@ static void tile_map(Gen *g, TileMap *tm, const GenLayout *gl, uint32_t shared, 
     tm->thread_b = gen_opaque(g, gen_mul_const(g, gen_or_xor(g, lp, wp, (ul & uw) != 0), eb));
     gen_leave_prologue(g, saved);
     tm->thread_bits = ul | uw;
-    tm->run = moves_smem_run(g->m, gl->id, shared, t, eb, max_bytes);
-    tm->vbits = moves_smem_vector(g->m, gl->id, shared, t, eb, max_bytes, tm->vbit);
 }
 
 /* The register of element k of the vector that starts at register r. */
@@ -118,7 +115,8 @@ void gen_store_tile(Gen *g, ValId x, LLVMValueRef base, uint32_t shared) {
     const GenLayout *gl = gen_layout(g, x);
     int eb = elem_bytes(t.dt), n = 1 << gl->ll.nbits[LL_REG];
     TileMap tm;
-    tile_map(g, &tm, gl, shared, t, eb, 16);
+    tile_map(g, &tm, gl, shared, t, eb);
+    tm.vbits = moves_smem_vector(g->m, gl->id, shared, t, eb, 16, tm.vbit);
     LLVMValueRef *in = gen_vals(g, x, NULL);
     int v = 1 << tm.vbits;
     for (int r = 0; r < n; r++) {
@@ -239,10 +237,11 @@ LLVMValueRef *gen_load_tile(Gen *g, IrType t, uint32_t dst_layout, LLVMValueRef 
     const GenLayout *gl = gen_layout_of(g, dst_layout, t);
     int eb = elem_bytes(t.dt), n = 1 << gl->ll.nbits[LL_REG];
     TileMap tm;
-    tile_map(g, &tm, gl, shared, t, eb, 16);
+    tile_map(g, &tm, gl, shared, t, eb);
     Ldm plan;
     if (g->m->layouts[dst_layout].kind == LAYOUT_DOT_OP && ldmatrix_plan(&tm, eb, &plan))
         return ldmatrix_load(g, &tm, &plan, t, base);
+    tm.vbits = moves_smem_vector(g->m, gl->id, shared, t, eb, 16, tm.vbit);
     LLVMValueRef *out = gen_alloc_regs(g, n);
     int v = 1 << tm.vbits;
     for (int r = 0; r < n; r++) {
@@ -263,8 +262,8 @@ static void async_copy(Gen *g, const IrOp *op) {
     int dt = pt.pointee, eb = dt_bytes(dt), n;
     const GenLayout *gl = gen_layout(g, ptr);
     TileMap tm;
-    tile_map(g, &tm, gl, g->f->vals[buf].layout, pt, eb, 16);
-    int fast = 0, v = tm.run;
+    tile_map(g, &tm, gl, g->f->vals[buf].layout, pt, eb);
+    int fast = 0, v = moves_smem_run(g->m, gl->id, g->f->vals[buf].layout, pt, eb, 16);
     for (int d = 0; d < pt.rank; d++)
         if (gl->ll.nbits[LL_REG] && gl->ll.basis[LL_REG][0] == 1u << ll_dim_shift(&gl->ll, d)) fast = d;
     int proven = axis_info_vector_width(&g->info[ptr], mask ? &g->info[mask] : NULL, eb, fast);

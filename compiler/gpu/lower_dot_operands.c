@@ -185,24 +185,12 @@ static void lower_region(Lower *L, RegionId r) {
     free(ops);
 }
 
-/* Is v defined inside region r (by one of its ops, as its argument, or deeper)? */
-static bool defined_in(const IrFunc *f, ValId v, RegionId r) {
-    RegionId at = f->vals[v].is_arg ? f->vals[v].def : f->ops[f->vals[v].def].parent;
-    for (int depth = 0; at && depth < 256; depth++) {
-        if (at == r) return true;
-        OpId p = f->regions[at].parent_op;
-        if (!p) return false;
-        at = f->ops[p].parent;
-    }
-    return false;
-}
-
 /* Does op a (in loop body `body`) move out of the loop? A local_alloc of a value defined
  * outside it; and a staged operand's local_load (staged_k_major) from such a buffer,
  * whose only use is the K-major local_alloc that then follows it out. */
 static bool hoistable(const IrFunc *f, const IrOp *a, RegionId body, const uint32_t *uses) {
-    if (a->code == OP_LOCAL_ALLOC && a->nopnds == 1) return !defined_in(f, a->operands[0], body);
-    if (a->code != OP_LOCAL_LOAD || uses[a->results[0]] != 1 || defined_in(f, a->operands[0], body)) return false;
+    if (a->code == OP_LOCAL_ALLOC && a->nopnds == 1) return !ir_defined_in(f, a->operands[0], body);
+    if (a->code != OP_LOCAL_LOAD || uses[a->results[0]] != 1 || ir_defined_in(f, a->operands[0], body)) return false;
     if (f->mod->layouts[f->vals[a->results[0]].layout].kind != LAYOUT_BLOCKED) return false; /* an mma.sync operand stays */
     const IrOp *src = ir_def(f, a->operands[0]) ? &f->ops[ir_def(f, a->operands[0])] : NULL;
     return src && src->code == OP_LOCAL_ALLOC && src->nopnds == 1; /* a buffer filled once, by its making */

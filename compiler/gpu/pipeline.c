@@ -538,18 +538,6 @@ static int async_wgmma(Pipe *P, RegionId body, const Cand *cands, int nc) {
     return made;
 }
 
-/* Is value v defined inside region r (by an op of it or deeper, or as its argument)? */
-static bool defined_inside(const IrFunc *f, ValId v, RegionId r) {
-    RegionId at = f->vals[v].is_arg ? f->vals[v].def : f->ops[f->vals[v].def].parent;
-    for (int depth = 0; at && depth < 256; depth++) {
-        if (at == r) return true;
-        OpId p = f->regions[at].parent_op;
-        if (!p) return false;
-        at = f->ops[p].parent;
-    }
-    return false;
-}
-
 static int64_t buffer_bytes(const Pipe *P, ValId buf) {
     IrType t = ir_type(P->f, buf);
     return ir_smem_stage_bytes(P->m, P->f->vals[buf].layout, t) * (t.stages ? t.stages : 1);
@@ -578,7 +566,7 @@ static void budget_walk(const Pipe *P, RegionId body, RegionId r, Budget *b) {
                 if (!dv || (f->ops[dv].code != OP_LOCAL_VIEW && f->ops[dv].code != OP_TRANS)) break;
                 v = f->ops[dv].operands[0];
             }
-            if (defined_inside(f, v, body)) continue;
+            if (ir_defined_in(f, v, body)) continue;
             bool seen = false;
             for (int j = 0; j < b->nseen; j++) seen |= b->seen[j] == v;
             if (seen) continue;

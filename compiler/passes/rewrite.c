@@ -79,6 +79,17 @@ static void count_region(IrFunc *f, RegionId r, uint32_t *uses) {
     }
 }
 
+bool ir_defined_in(const IrFunc *f, ValId v, RegionId r) {
+    RegionId at = f->vals[v].is_arg ? f->vals[v].def : f->ops[f->vals[v].def].parent;
+    for (int depth = 0; at && depth < 256; depth++) {
+        if (at == r) return true;
+        OpId p = f->regions[at].parent_op;
+        if (!p) return false;
+        at = f->ops[p].parent;
+    }
+    return false;
+}
+
 uint32_t *ir_count_uses(IrFunc *f) {
     uint32_t *uses = calloc(f->nvals ? f->nvals : 1, sizeof(uint32_t));
     if (!uses) NR_DIE("out of memory");

@@ -30,6 +30,10 @@ void ir_region_set_ops(IrFunc *f, RegionId r, const OpId *ops, uint32_t n);
 /* A malloc'd copy of region r's op list (free() it); n receives the count. */
 OpId *ir_region_copy_ops(IrFunc *f, RegionId r, uint32_t *n);
 
+/* Is value v defined inside region r: by an op of r or of a region nested in it, or as
+ * the argument of such a region? */
+bool ir_defined_in(const IrFunc *f, ValId v, RegionId r);
+
 /* Uses of each value by ops reachable from the body (calloc'd, f->nvals entries). */
 uint32_t *ir_count_uses(IrFunc *f);
 

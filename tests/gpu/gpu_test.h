@@ -31,7 +31,7 @@
  *   --dump DIR     write every kernel source to DIR with a compile.sh that compiles each
  *                  to PTX with the CLI (checks the GPU back end's code generation here;
  *                  with EMIT='--emit=cubin --arch=sm_80 -o F' ptxas assembles each too)
- *   --filter TEXT  run only the cases whose name contains TEXT
+ *   --filter TEXT  run only the cases whose name contains TEXT (TEXT|TEXT2|...: any of them)
  *   -v             print every output's numbers, not only the failing ones
  * Without a usable CUDA device the program prints "SKIP: no CUDA device (reason)" and
  * exits 0, unless NEREID_REQUIRE_GPU=1 (then it fails).
@@ -718,11 +718,25 @@ static inline void gt_reopen_gpu(void) {
     printf("    (the GPU context was recreated after that failure)\n");
 }
 
+/* Whether --filter selects a case of this name: no filter, or one of its '|'-separated
+ * parts occurs in the name. */
+static inline bool gt_selected(const char *name) {
+    if (!gt.filter) return true;
+    for (const char *p = gt.filter;;) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        for (const char *s = name; n && *s; s++)
+            if (!strncmp(s, p, n)) return true;
+        if (!bar) return false;
+        p = bar + 1;
+    }
+}
+
 /* Compile, run on both devices, compare, print; frees the case. Returns 1 if it passed. */
 static inline int gt_run(GtCase *c) {
     int ok = 1, broken = 0;
     nr_module *mod[2] = {NULL, NULL};
-    if ((gt.filter && !strstr(c->name, gt.filter)) || (gt.cpu_vs_cpu && c->expect_gpu_error)) {
+    if (!gt_selected(c->name) || (gt.cpu_vs_cpu && c->expect_gpu_error)) {
         gt_free_case(c);
         return 1;
     }

@@ -355,18 +355,26 @@ static void mm_fp8(int f, long M, long N, long K, int bm, int bn, int bk, int wa
 /* examples/matmul.nr as the seed writes it (fp16 in and out), at one of the benchmark's
  * configurations (bench/bench.py runs Triton's tutorial list): tools/gpu-run.sh runs this
  * group under compute-sanitizer's memcheck and racecheck, so every configuration the
- * benchmark times is checked for bad accesses and shared-memory races. */
-static void matmul_example(long M, long N, long K, int bm, int bn, int bk, int warps, int stages) {
+ * benchmark times is checked for bad accesses and shared-memory races. With programs > 0,
+ * bench/matmul_persistent.nr instead: the same body in a loop over tiles, `programs`
+ * programs each computing every programs-th tile, so the pipelined K loop sits inside
+ * another loop, its ring refilled for each tile while the last tile's stores went out
+ * through shared memory that aliases the ring. */
+static void matmul_example(long M, long N, long K, int bm, int bn, int bk, int warps, int stages, int programs) {
     GtRng r = {4100 + (uint64_t)(M + N * 3 + K * 5 + bm * 7 + bn * 11 + bk * 13 + warps + stages * 17)};
     void *a = operand(GT_F16, (size_t)(M * K), &r), *b = operand(GT_F16, (size_t)(K * N), &r);
-    GtCase *c = gt_case("examples/matmul.nr bench config", "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K, bm, bn, bk, warps,
-                        stages);
-    gt_file(c, "examples/matmul.nr", "matmul_kernel");
+    const char *file = programs ? "bench/matmul_persistent.nr" : "examples/matmul.nr";
+    GtCase *c = programs ? gt_case("bench/matmul_persistent.nr", "%ldx%ldx%ld %dx%dx%d w%d s%d, %d programs", M, N,
+                                   K, bm, bn, bk, warps, stages, programs)
+                         : gt_case("examples/matmul.nr bench config", "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K, bm,
+                                   bn, bk, warps, stages);
+    gt_file(c, file, "matmul_kernel");
     gt_define(c, "BLOCK_SIZE_M", "%d", bm);
     gt_define(c, "BLOCK_SIZE_N", "%d", bn);
     gt_define(c, "BLOCK_SIZE_K", "%d", bk);
     gt_define(c, "GROUP_SIZE_M", "%d", 8);
     gt_define(c, "ACTIVATION", "%s", "");
+    if (programs) gt_define(c, "NUM_PROGRAMS", "%d", programs);
     gt_warps(c, warps);
     gt_stages(c, stages);
     if (big_acc(bm, bn, warps)) gt_ptxas_advisory_expected(c);
@@ -379,7 +387,8 @@ static void matmul_example(long M, long N, long K, int bm, int bn, int bk, int w
     gt_arg_buf(c, out);
     long v[] = {M, N, K, K, 1, N, 1, N, 1};
     for (int i = 0; i < 9; i++) gt_arg(c, nr_arg_i32((int32_t)v[i]));
-    gt_grid(c, (unsigned)(gt_cdiv(M, bm) * gt_cdiv(N, bn)), 1, 1);
+    long tiles = gt_cdiv(M, bm) * gt_cdiv(N, bn);
+    gt_grid(c, (unsigned)(programs && programs < tiles ? programs : tiles), 1, 1);
     gt_run(c);
     free(a), free(b);
 }
@@ -420,9 +429,15 @@ int main(int argc, char **argv) {
                                          {64, 32, 32, 2, 5}, {128, 128, 64, 8, 3}, {128, 128, 64, 4, 4}};
     for (int i = 0; i < GT_COUNT(bench_tiles); i++) {
         const int *t = bench_tiles[i];
-        matmul_example(384, 512, 320, t[0], t[1], t[2], t[3], t[4]);
-        matmul_example(301, 263, 197, t[0], t[1], t[2], t[3], t[4]);
+        matmul_example(384, 512, 320, t[0], t[1], t[2], t[3], t[4], 0);
+        matmul_example(301, 263, 197, t[0], t[1], t[2], t[3], t[4], 0);
     }
+    /* bench/matmul_persistent.nr (bench/matmul_profile.py): 3 programs for 6 or 24 tiles,
+     * 4 programs for 9 ragged ones (the last program has fewer tiles), one program for all */
+    matmul_example(384, 512, 320, 128, 256, 64, 8, 3, 3);
+    matmul_example(301, 263, 197, 128, 128, 64, 4, 4, 4);
+    matmul_example(384, 512, 320, 64, 128, 32, 4, 4, 3);
+    matmul_example(300, 200, 96, 64, 64, 32, 4, 2, 1);
     /* every input type, ragged sizes (masks), K not a multiple of BK */
     GtType types[] = {GT_F16, GT_BF16, GT_F32, GT_I8};
     for (int i = 0; i < 4; i++) {

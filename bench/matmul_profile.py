@@ -26,8 +26,10 @@ each kernel), and checks each result against cuBLAS's.
   code at about the same time, so the shares of samples are about the shares of the
   program's time. The per-instruction tables are kept in --out (src_*.csv).
 
+--metrics adds ncu metrics (full names, comma-separated) as a second table.
+
 usage: PYTHONPATH=build-gpu/python python3 bench/matmul_profile.py [--out DIR]
-           [--problems bf16:4096x4096x1024,...] [--source]
+           [--problems bf16:4096x4096x1024,...] [--source] [--metrics NAME,...]
 """
 import argparse
 import csv
@@ -149,7 +151,7 @@ def num(x):
 
 
 def counters(args, ncu):
-    metrics = "gpc__cycles_elapsed.max,gpu__time_duration.sum"
+    metrics = "gpc__cycles_elapsed.max,gpu__time_duration.sum" + ("," + args.metrics if args.metrics else "")
     cmd = [ncu, "--csv", "--page", "details", "--print-kernel-base", "demangled", "--clock-control", "none",
            "--section", "LaunchStats", "--metrics", metrics,
            "--log-file", os.path.join(args.out, "ncu_counters.csv"),
@@ -191,6 +193,14 @@ def counters(args, ncu):
                     label if j == 0 else "", w if j == 0 else "", cyc / 1e3 if j == 0 else float("nan"),
                     2.0 * m * n * k / cyc / 1e3 if j == 0 else float("nan"), mm.get("Registers Per Thread", "?"),
                     smem, mm.get("Grid Size", r["grid"]), clus, us if j == 0 else float("nan"), r["name"][:90]))
+    if args.metrics:  # the extra metrics, one column each, for the first kernel of each launch
+        names = args.metrics.split(",")
+        print("\n%-22s %-7s %s" % ("problem", "who", " ".join("%22s" % n[:22] for n in names)))
+        for pi, (dt, m, n, k) in enumerate(problems):
+            for w in WHO:
+                ks = res[(dt, m, n, k, w)][1]
+                vals = [ks[0]["m"].get(name, "?") if ks else "?" for name in names]
+                print("%-22s %-7s %s" % ("%s %dx%dx%d" % (dt, m, n, k), w, " ".join("%22s" % v for v in vals)))
     # fixed cost: cycles(K) = a + b K for each (dtype, M, N) with at least 3 K values
     fits = {}
     for dt, m, n, k in problems:
@@ -285,6 +295,7 @@ def main():
     ap.add_argument("--out", default="/tmp/matmul_profile")
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--source", action="store_true")
+    ap.add_argument("--metrics", default="", help="more ncu metrics (comma-separated full names) to print")
     ap.add_argument("--launch", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--who", default=",".join(WHO), help=argparse.SUPPRESS)
     args = ap.parse_args()

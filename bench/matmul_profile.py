@@ -227,7 +227,7 @@ def source(args, ncu):
     prob = "%s:%dx%dx%d" % (dt, m, n, k)
     print("\nwhere the warps are, %s (ncu warp-state sampling, share of all samples)" % prob)
     print("%-7s %9s %12s %8s %12s %10s" % ("who", "samples", "before loop", "K loop", "after loop", "loop SASS"))
-    for w in ("nereid", "triton"):
+    for w in args.source_who.split(","):
         rep = os.path.join(args.out, "src_%s" % w)
         r = subprocess.run([ncu, "--clock-control", "none", "--section", "SourceCounters", "--section",
                             "WarpStateStats", "-k", "regex:matmul_kernel", "-c", "1", "-f", "-o", rep, sys.executable,
@@ -295,6 +295,7 @@ def main():
     ap.add_argument("--out", default="/tmp/matmul_profile")
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--source", action="store_true")
+    ap.add_argument("--source-who", default="nereid,triton", help="whose kernels --source samples")
     ap.add_argument("--metrics", default="", help="more ncu metrics (comma-separated full names) to print")
     ap.add_argument("--launch", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--who", default=",".join(WHO), help=argparse.SUPPRESS)

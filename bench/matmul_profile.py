@@ -20,11 +20,12 @@ each kernel), and checks each result against cuBLAS's.
   given. b is the cost of the K loop, a the fixed cost of the whole grid; a / (64 b) is
   that in K steps of 64, which for a grid of one tile per program in whole waves is each
   program's fixed cost in its own K steps.
-- --source (optional): ncu's warp-state sampling of Nereid's and Triton's kernel on the
-  first problem, per SASS instruction, split into the code before the K loop, the loop
-  (the backward branch around the HGMMAs) and the code after it. All warps run the same
-  code at about the same time, so the shares of samples are about the shares of the
-  program's time. The per-instruction tables are kept in --out (src_*.csv).
+- --source (optional): ncu's warp-state sampling of each kernel --source-who names
+  (Nereid's and Triton's by default) on the first problem, per SASS instruction, split
+  into the code before the K loop, the loop (the backward branch around the most HGMMAs,
+  the innermost such) and the code after it. All warps run the same code at about the
+  same time, so the shares of samples are about the shares of the program's time. The
+  per-instruction tables are kept in --out (src_*.csv).
 
 --metrics adds ncu metrics (full names, comma-separated) as a second table.
 
@@ -47,6 +48,7 @@ DEFAULT_PROBLEMS = ("bf16:4096x4096x1024,bf16:4096x4096x2048,bf16:4096x4096x4096
                     "fp16:4096x4096x4096,fp16:4000x4000x4000,bf16:8192x8192x8192")
 WHO = ("nereid", "persist", "triton", "cublas")
 SMS = 132
+TIME_UNIT_US = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}
 # torch launches these (random data, conversions, the marker fills); anything else is a matmul
 HELPER = re.compile(r"elementwise|distribution|fill|copy|Fill|Copy|unrolled|vectorized|philox|normal")
 
@@ -77,9 +79,13 @@ def launch(args):
         if dt not in kerns:
             kerns[dt] = nr.kernel("examples/matmul.nr", "matmul_kernel", defs, W, S,
                                   source=bench.Bench.matmul_source(dt, dt))
-            src = persistent.replace("a_ptr: *fp16, b_ptr: *fp16, c_ptr: *fp16", "a_ptr: *%s, b_ptr: *%s, c_ptr: *%s"
-                                     % (dt, dt, dt)).replace("accumulator.to(tl.float16)", "accumulator.to(tl.%s)"
-                                                             % {"fp16": "float16", "bf16": "bfloat16"}[dt])
+            src = persistent
+            for old, new in (("a_ptr: *fp16, b_ptr: *fp16, c_ptr: *fp16", "a_ptr: *%s, b_ptr: *%s, c_ptr: *%s"
+                              % (dt, dt, dt)),
+                             ("accumulator.to(tl.float16)", "accumulator.to(tl.%s)"
+                              % {"fp16": "float16", "bf16": "bfloat16"}[dt])):
+                assert old in src, "bench/matmul_persistent.nr changed shape: %r not found" % old
+                src = src.replace(old, new)
             kerns[dt + " persist"] = nr.kernel("bench/matmul_persistent.nr", "matmul_kernel",
                                                dict(defs, NUM_PROGRAMS=SMS), W, S, source=src)
         tdt = torch.float16 if dt == "fp16" else torch.bfloat16
@@ -120,12 +126,16 @@ def launch(args):
         torch.cuda.synchronize()
     marker.fill_(1.0)
     torch.cuda.synchronize()
+    bad = 0
     for dt, m, n, k, a, b, cs in work:
         ref = cs["cublas"].float() if "cublas" in who else (a.float() @ b.float())
         for w in who:
             e = ((cs[w].float() - ref).norm() / ref.norm()).item()
+            bad += e >= 1e-2
             print("check %s %dx%dx%d %-7s |c - ref| / |ref| = %.1e %s" % (dt, m, n, k, w, e,
                                                                         "ok" if e < 1e-2 else "MISMATCH"))
+    if bad:
+        sys.exit("%d results differ from the reference" % bad)
 
 
 def ncu_rows(text):
@@ -179,7 +189,8 @@ def counters(args, ncu):
         for wi, w in enumerate(WHO):
             ks = groups[pi * len(WHO) + wi]
             cyc = sum(num(r["m"].get("gpc__cycles_elapsed.max")) for r in ks)
-            us = sum(num(r["m"].get("gpu__time_duration.sum")) for r in ks) / 1e3
+            us = sum(num(r["m"].get("gpu__time_duration.sum")) *
+                     TIME_UNIT_US.get(r["m"].get("gpu__time_duration.sum unit"), float("nan")) for r in ks)
             res[(dt, m, n, k, w)] = (cyc, ks)
             label = "%s %dx%dx%d" % (dt, m, n, k)
             for j, r in enumerate(ks):
@@ -256,7 +267,10 @@ def split_source(w, text):
         print("%-7s no source rows" % w)
         return
     skey = next((c for c in rows[0] if "Sampling" in c and "All" in c and "Not" not in c), None) or \
-        next(c for c in rows[0] if "Sampling" in c)
+        next((c for c in rows[0] if "Sampling" in c), None)
+    if skey is None:
+        print("%-7s no warp-sampling column in ncu's source page" % w)
+        return
     addr = lambda r: int(r["Address"], 16) if r.get("Address", "").startswith("0x") else int(r.get("Address") or 0)
     srcs = [r["Source"] for r in rows]
     # the K loop: the backward branch whose body holds the most HGMMAs
@@ -270,11 +284,12 @@ def split_source(w, text):
             t = next((j for j, r in enumerate(rows) if addr(r) == int(tgt, 16)), None)
         else:
             lab = re.search(r"\.L_x_\d+", tgt).group(0)
-            t = next((j for j, s2 in enumerate(srcs) if s2.strip().startswith(lab)), None)
+            t = next((j for j, s2 in enumerate(srcs) if s2.strip().startswith(lab + ":")), None)
         if t is None or t > i:
             continue
         n_mma = sum("HGMMA" in srcs[j] for j in range(t, i + 1))
-        if n_mma and (best is None or n_mma > best[2]):
+        # the most HGMMAs; among equals the shortest body (a K loop inside a loop over tiles)
+        if n_mma and (best is None or (n_mma, t - i) > (best[2], best[0] - best[1])):
             best = (t, i, n_mma)
     samples = [num(r.get(skey)) if r.get(skey) not in (None, "") else 0.0 for r in rows]
     total = sum(samples)

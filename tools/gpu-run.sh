@@ -7,6 +7,7 @@
 set -u
 B=${1:-build-gpu}
 PART=${2:-all}
+case "$B" in all|tests|sanitizer) echo "gpu-run.sh: BUILD comes first: gpu-run.sh BUILD $B" >&2; exit 2;; esac
 case "$PART" in all|tests|sanitizer) ;; *) echo "gpu-run.sh: PART is all, tests or sanitizer" >&2; exit 2;; esac
 OUT=${OUT:-/tmp/nereid-gpu}
 mkdir -p "$OUT"

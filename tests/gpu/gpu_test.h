@@ -31,7 +31,8 @@
  *   --dump DIR     write every kernel source to DIR with a compile.sh that compiles each
  *                  to PTX with the CLI (checks the GPU back end's code generation here;
  *                  with EMIT='--emit=cubin --arch=sm_80 -o F' ptxas assembles each too)
- *   --filter TEXT  run only the cases whose name contains TEXT (TEXT|TEXT2|...: any of them)
+ *   --filter TEXT  run only the cases whose name contains TEXT (TEXT|TEXT2|...: any of them;
+ *                  an empty TEXT: every case)
  *   -v             print every output's numbers, not only the failing ones
  * Without a usable CUDA device the program prints "SKIP: no CUDA device (reason)" and
  * exits 0, unless NEREID_REQUIRE_GPU=1 (then it fails).
@@ -721,7 +722,7 @@ static inline void gt_reopen_gpu(void) {
 /* Whether --filter selects a case of this name: no filter, or one of its '|'-separated
  * parts occurs in the name. */
 static inline bool gt_selected(const char *name) {
-    if (!gt.filter) return true;
+    if (!gt.filter || !*gt.filter) return true;
     for (const char *p = gt.filter;;) {
         const char *bar = strchr(p, '|');
         size_t n = bar ? (size_t)(bar - p) : strlen(p);

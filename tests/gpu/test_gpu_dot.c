@@ -433,7 +433,7 @@ int main(int argc, char **argv) {
         matmul_example(301, 263, 197, t[0], t[1], t[2], t[3], t[4], 0);
     }
     /* bench/matmul_persistent.nr (bench/matmul_profile.py): 3 programs for 6 or 24 tiles,
-     * 4 programs for 9 ragged ones (the last program has fewer tiles), one program for all */
+     * 4 programs for 9 ragged ones (program 0 takes 3, the others 2), one program for all 20 */
     matmul_example(384, 512, 320, 128, 256, 64, 8, 3, 3);
     matmul_example(301, 263, 197, 128, 128, 64, 4, 4, 4);
     matmul_example(384, 512, 320, 64, 128, 32, 4, 4, 3);

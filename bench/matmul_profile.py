@@ -27,7 +27,9 @@ each kernel), and checks each result against cuBLAS's.
   same time, so the shares of samples are about the shares of the program's time. The
   per-instruction tables are kept in --out (src_*.csv).
 
---metrics adds ncu metrics (full names, comma-separated) as a second table.
+--metrics adds ncu metrics (full names, comma-separated) as a second table. --nostore adds
+a fifth kernel: examples/matmul.nr with its store's mask and-ed with M < 0, false at run
+time, so that the epilogue runs but writes nothing (the cost of the stores' traffic).
 
 usage: PYTHONPATH=build-gpu/python python3 bench/matmul_profile.py [--out DIR]
            [--problems bf16:4096x4096x1024,...] [--source] [--metrics NAME,...]
@@ -47,6 +49,7 @@ BM, BN, BK, W, S = 128, 256, 64, 8, 3
 DEFAULT_PROBLEMS = ("bf16:4096x4096x1024,bf16:4096x4096x2048,bf16:4096x4096x4096,bf16:4096x4096x8192,"
                     "fp16:4096x4096x4096,fp16:4000x4000x4000,bf16:8192x8192x8192")
 WHO = ("nereid", "persist", "triton", "cublas")
+WHO_NOSTORE = WHO + ("nostore",)
 SMS = 132
 TIME_UNIT_US = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}
 # torch launches these (random data, conversions, the marker fills); anything else is a matmul
@@ -86,13 +89,19 @@ def launch(args):
                               % {"fp16": "float16", "bf16": "bfloat16"}[dt])):
                 assert old in src, "bench/matmul_persistent.nr changed shape: %r not found" % old
                 src = src.replace(old, new)
+            if "nostore" in who:
+                old = "tl.store(c_ptrs, c, mask=c_mask)"
+                nsrc = bench.Bench.matmul_source(dt, dt)
+                assert old in nsrc, "examples/matmul.nr changed shape: %r not found" % old
+                nsrc = nsrc.replace(old, "tl.store(c_ptrs, c, mask=c_mask & (M < 0))")
+                kerns[dt + " nostore"] = nr.kernel("examples/matmul.nr", "matmul_kernel", defs, W, S, source=nsrc)
             kerns[dt + " persist"] = nr.kernel("bench/matmul_persistent.nr", "matmul_kernel",
                                                dict(defs, NUM_PROGRAMS=SMS), W, S, source=src)
         tdt = torch.float16 if dt == "fp16" else torch.bfloat16
         torch.manual_seed(0)
         a = torch.randn(m, k, device="cuda").to(tdt)
         b = torch.randn(k, n, device="cuda").to(tdt)
-        cs = {w: torch.zeros(m, n, device="cuda", dtype=tdt) for w in WHO}
+        cs = {w: torch.zeros(m, n, device="cuda", dtype=tdt) for w in who}
         work.append((dt, m, n, k, a, b, cs))
     stream = torch.cuda.current_stream().cuda_stream
     runs = []
@@ -101,9 +110,9 @@ def launch(args):
         grid = bench.triton_cdiv(m, BM) * bench.triton_cdiv(n, BN)
         for w in who:
             c = cs[w]
-            if w in ("nereid", "persist"):
-                kern = kerns[dt] if w == "nereid" else kerns[dt + " persist"]
-                fn = nr.launcher(kern, (grid if w == "nereid" else min(grid, SMS),),
+            if w in ("nereid", "persist", "nostore"):
+                kern = kerns[dt] if w == "nereid" else kerns[dt + " " + w]
+                fn = nr.launcher(kern, (min(grid, SMS) if w == "persist" else grid,),
                                  [bench.ptr(a.data_ptr()), bench.ptr(b.data_ptr()), bench.ptr(c.data_ptr()),
                                   bench.i32(m), bench.i32(n), bench.i32(k)] + [bench.i32(x) for x in strides],
                                  stream=stream)
@@ -130,6 +139,11 @@ def launch(args):
     for dt, m, n, k, a, b, cs in work:
         ref = cs["cublas"].float() if "cublas" in who else (a.float() @ b.float())
         for w in who:
+            if w == "nostore":  # it writes nothing: C stays zero
+                e = cs[w].abs().max().item()
+                bad += e != 0
+                print("check %s %dx%dx%d %-7s max |c| = %g %s" % (dt, m, n, k, w, e, "ok" if e == 0 else "MISMATCH"))
+                continue
             e = ((cs[w].float() - ref).norm() / ref.norm()).item()
             bad += e >= 1e-2
             print("check %s %dx%dx%d %-7s |c - ref| / |ref| = %.1e %s" % (dt, m, n, k, w, e,
@@ -165,7 +179,8 @@ def counters(args, ncu):
     cmd = [ncu, "--csv", "--page", "details", "--print-kernel-base", "demangled", "--clock-control", "none",
            "--section", "LaunchStats", "--metrics", metrics,
            "--log-file", os.path.join(args.out, "ncu_counters.csv"),
-           sys.executable, os.path.abspath(__file__), "--launch", "--problems", args.problems, "--lib", args.lib]
+           sys.executable, os.path.abspath(__file__), "--launch", "--problems", args.problems, "--lib", args.lib,
+           "--who", ",".join(WHO_NOSTORE if args.nostore else WHO)]
     subprocess.run(cmd, check=True)
     with open(os.path.join(args.out, "ncu_counters.csv")) as f:
         rows = ncu_rows(f.read())
@@ -178,7 +193,8 @@ def counters(args, ncu):
         elif cur is not None and not HELPER.search(r["name"]):
             cur.append(r)
     problems = parse_problems(args.problems)
-    expect = len(problems) * len(WHO)
+    who = WHO_NOSTORE if args.nostore else WHO
+    expect = len(problems) * len(who)
     if len(groups) < expect + 1:
         raise SystemExit("expected %d marked launches, found %d" % (expect, len(groups) - 1))
     groups = groups[-(expect + 1):-1]  # fills before the first marker start groups too; the last marker ends them
@@ -186,8 +202,8 @@ def counters(args, ncu):
     print("%-22s %-7s %10s %9s %5s %9s %6s %6s %8s  %s" % ("problem", "who", "kcycles", "TF/GHz", "regs", "smem KiB",
                                                          "grid", "clust", "us", "kernel"))
     for pi, (dt, m, n, k) in enumerate(problems):
-        for wi, w in enumerate(WHO):
-            ks = groups[pi * len(WHO) + wi]
+        for wi, w in enumerate(who):
+            ks = groups[pi * len(who) + wi]
             cyc = sum(num(r["m"].get("gpc__cycles_elapsed.max")) for r in ks)
             us = sum(num(r["m"].get("gpu__time_duration.sum")) *
                      TIME_UNIT_US.get(r["m"].get("gpu__time_duration.sum unit"), float("nan")) for r in ks)
@@ -208,7 +224,7 @@ def counters(args, ncu):
         names = args.metrics.split(",")
         print("\n%-22s %-7s %s" % ("problem", "who", " ".join("%22s" % n[:22] for n in names)))
         for pi, (dt, m, n, k) in enumerate(problems):
-            for w in WHO:
+            for w in who:
                 ks = res[(dt, m, n, k, w)][1]
                 vals = [ks[0]["m"].get(name, "?") if ks else "?" for name in names]
                 print("%-22s %-7s %s" % ("%s %dx%dx%d" % (dt, m, n, k), w, " ".join("%22s" % v for v in vals)))
@@ -222,7 +238,7 @@ def counters(args, ncu):
         ks = sorted(ks)
         print("\nfixed cost, %s %dx%d, K in %s: cycles(K) = a + b K" % (dt, m, n, ks))
         print("%-7s %12s %14s %12s %14s" % ("who", "a (kcycles)", "b (cycles/K)", "a / (64 b)", "cycles at K=64"))
-        for w in WHO:
+        for w in who:
             ys = [res[(dt, m, n, k, w)][0] for k in ks]
             mx, my = sum(ks) / len(ks), sum(ys) / len(ys)
             b = sum((x - mx) * (y - my) for x, y in zip(ks, ys)) / sum((x - mx) ** 2 for x in ks)
@@ -310,6 +326,8 @@ def main():
     ap.add_argument("--out", default="/tmp/matmul_profile")
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--source", action="store_true")
+    ap.add_argument("--nostore", action="store_true",
+                    help="also the seed kernel with its store masked off at run time (mask & (M < 0))")
     ap.add_argument("--source-who", default="nereid,triton", help="whose kernels --source samples")
     ap.add_argument("--metrics", default="", help="more ncu metrics (comma-separated full names) to print")
     ap.add_argument("--launch", action="store_true", help=argparse.SUPPRESS)

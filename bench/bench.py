@@ -759,6 +759,9 @@ class Bench:
     MM_TILES16 = ((128, 256, 64, 8, 3), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
                   (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 2, 5), (128, 128, 64, 8, 3),
                   (128, 128, 64, 4, 4))
+    # the one the 16-bit rows pick, for Nereid and Triton alike (bench/RESULTS.md): the
+    # configuration matmul_power.py, matmul_ragged.py and matmul_profile.py run
+    MM_PICK16 = MM_TILES16[0]
     # for fp32 inputs (tf32) the 16-bit list's tiles mostly overflow shared memory: tiles
     # with 32 K elements (128-byte rows) and 3-4 stages, the same list for Triton
     MM_TILES32 = ((128, 256, 32, 8, 3), (256, 128, 32, 8, 3), (128, 128, 32, 8, 3), (128, 128, 32, 4, 4),

@@ -92,7 +92,7 @@ def main():
     import triton
     nr = bench.Nereid(args.lib)
     tk = bench.define_triton_kernels()
-    BM, BN, BK, W, S = 128, 256, 64, 8, 3
+    BM, BN, BK, W, S = bench.Bench.MM_PICK16
     kerns = {}
     for dt in ("fp16", "bf16"):
         kerns[dt] = nr.kernel("examples/matmul.nr", "matmul_kernel",

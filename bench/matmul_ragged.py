@@ -37,7 +37,7 @@ def main():
     import triton
     nr = bench.Nereid(args.lib)
     tk = bench.define_triton_kernels()
-    BM, BN, BK, W, S = 128, 256, 64, 8, 3
+    BM, BN, BK, W, S = bench.Bench.MM_PICK16
     kern = nr.kernel("examples/matmul.nr", "matmul_kernel",
                      {"BLOCK_SIZE_M": BM, "BLOCK_SIZE_N": BN, "BLOCK_SIZE_K": BK, "GROUP_SIZE_M": 8, "ACTIVATION": ""},
                      W, S)

@@ -22,14 +22,15 @@ LLVM_COMPONENTS := core analysis passes target nvptx bitreader linker
 LLVM_LIBS := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_CONFIG) --libs $(LLVM_COMPONENTS) 2>/dev/null)
 LDLIBS  := $(LLVM_LIBS) -lm -lpthread -ldl
 
-LIB_SRCS := $(wildcard compiler/support/*.c) $(filter-out compiler/cli.c,$(wildcard compiler/*.c)) \
-            $(wildcard compiler/analysis/*.c) $(wildcard compiler/passes/*.c) $(wildcard compiler/gpu/*.c) \
-            $(wildcard compiler/codegen/*.c) \
-            $(wildcard lang/*.c) $(wildcard runtime/*.c)
+# The library's folders, bottom layer first: a folder includes headers only from folders
+# before it in this list (and include/). tools/check-layers.sh checks it in `make test`;
+# docs/architecture.md section 1 describes the layers.
+LAYERS   := compiler/support compiler/ir compiler/analysis compiler/passes compiler/target compiler/gpu \
+            compiler/codegen lang driver runtime
+LIB_SRCS := $(filter-out driver/cli.c,$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
 GEN_SRCS := $(BUILD)/gen/parser.c $(BUILD)/gen/lexer.c $(BUILD)/gen/stdlib_src.c $(BUILD)/gen/build_id.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(GEN_SRCS:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
-HEADERS  := $(wildcard include/*.h compiler/*.h compiler/*.def compiler/support/*.h compiler/passes/*.h \
-              compiler/analysis/*.h compiler/gpu/*.h compiler/codegen/*.h lang/*.h runtime/*.h)
+HEADERS  := $(wildcard include/*.h) $(foreach d,$(LAYERS),$(wildcard $(d)/*.h $(d)/*.def))
 
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -40,12 +41,18 @@ GPU_TEST_BINS := $(GPU_TEST_SRCS:tests/gpu/%.c=$(BUILD)/gpu-tests/%)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps demo test test-quick lit unit clean asan gpu-build tsan fuzz-ci
+.PHONY: all deps demo test test-quick lit unit clean asan gpu-build tsan fuzz-ci print-lib-srcs print-layers
 all: $(BUILD)/nereid $(BUILD)/libnereid.a $(UNIT_BINS) $(EXAMPLE_BINS) $(GPU_TEST_BINS) $(BENCH_BINS) \
      $(BUILD)/mock/libcuda.so.1 $(BUILD)/fuzz/replay_compile $(BUILD)/fuzz/replay_ir
 
 deps:
 	@bash tools/install-deps.sh
+
+# for tests/fuzz/build.sh and tools/check-layers.sh: the one list of sources and layers
+print-lib-srcs:
+	@echo $(LIB_SRCS)
+print-layers:
+	@echo $(LAYERS)
 
 $(BUILD)/gen/parser.c: lang/parser.y
 	@mkdir -p $(dir $@)
@@ -126,7 +133,7 @@ LINK_NEREID = -L$(BUILD) -lnereid -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/..'
 # only the .so holds, so they stay small). The CLI and bench/compile_time call the GPU
 # back end themselves: they link everything statically, LLVM included, unused sections
 # dropped and stripped.
-INTERNAL_SRCS := $(shell grep -lE '^\#include "(compiler|runtime|lang)/' $(UNIT_SRCS) $(GPU_TEST_SRCS) $(BENCH_SRCS))
+INTERNAL_SRCS := $(shell grep -lE '^\#include "(compiler|runtime|lang|driver)/' $(UNIT_SRCS) $(GPU_TEST_SRCS) $(BENCH_SRCS))
 STATIC_BINS := $(BUILD)/nereid $(BUILD)/bench/compile_time
 INTERNAL_BINS := $(filter-out $(STATIC_BINS),$(patsubst tests/unit/%.c,$(BUILD)/tests/%,\
                    $(patsubst tests/gpu/%.c,$(BUILD)/gpu-tests/%,$(patsubst bench/%.c,$(BUILD)/bench/%,$(INTERNAL_SRCS)))))
@@ -139,7 +146,7 @@ else
 NEREID_LIB = $(BUILD)/libnereid.a
 LINK_NEREID = $(BUILD)/libnereid.a $(LDLIBS) -lstdc++
 endif
-$(BUILD)/nereid: $(BUILD)/obj/compiler/cli.o $(NEREID_LIB)
+$(BUILD)/nereid: $(BUILD)/obj/driver/cli.o $(NEREID_LIB)
 	$(CC) $(CFLAGS) -o $@ $< $(LINK_NEREID)
 $(BUILD)/tests/%: tests/unit/%.c $(NEREID_LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -241,7 +248,7 @@ INSTALL_FILES = bin/nereid lib/libnereid.so lib/libnereid.a include/nereid.h lib
 .PHONY: install uninstall
 # the CLI calls the compiler's internals, which libnereid.so hides: it links them, LLVM
 # included, statically (as `make gpu-build GPU_TOOLS=1` does), so it needs no LLVM either
-$(BUILD)/install/nereid: $(BUILD)/obj/compiler/cli.o $(BUILD)/libnereid.a
+$(BUILD)/install/nereid: $(BUILD)/obj/driver/cli.o $(BUILD)/libnereid.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -Wl,--gc-sections -s -Wl,--start-group $(BUILD)/libnereid.a $(LLVM_STATIC) -Wl,--end-group \
 	  $(LLVM_STATIC_SYS) $(shell $(CXX) -print-file-name=libstdc++.a) -lm -lpthread -ldl

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/driver.h"
+#include "driver/driver.h"
 #include "nereid.h"
-#include "compiler/gpu/gpu_compile.h"
+#include "driver/gpu_compile.h"
 
 typedef struct Spec {
     const char *file, *kernel;

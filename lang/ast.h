@@ -19,7 +19,7 @@
 #ifndef NEREID_AST_H
 #define NEREID_AST_H
 
-#include "../compiler/support/support.h"
+#include "compiler/support/support.h"
 
 typedef struct Expr Expr;
 typedef struct Stmt Stmt;

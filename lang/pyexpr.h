@@ -18,7 +18,7 @@
 
 #include <setjmp.h>
 
-#include "../compiler/support/support.h"
+#include "compiler/support/support.h"
 
 typedef struct PyNode PyNode;
 typedef struct PyEnv PyEnv;

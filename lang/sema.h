@@ -4,7 +4,7 @@
 #ifndef NEREID_SEMA_H
 #define NEREID_SEMA_H
 
-#include "../compiler/ir.h"
+#include "compiler/ir/ir.h"
 #include "ast.h"
 
 typedef struct SemaDefine {

@@ -548,7 +548,7 @@ static Val b_math1(Sema *S, BArgs *a) {
     return sema_val_ir(S, sema_fp8_narrow(S, r, x.ty.dt, a->call));
 }
 
-/* The math op's functions (compiler/ir_mathfn.def: erf, tanh, pow, ...): tl.erf and
+/* The math op's functions (compiler/ir/ir_mathfn.def: erf, tanh, pow, ...): tl.erf and
  * Triton's libdevice functions. Float operands only; an fp16, bf16 or fp8 operand is
  * computed in fp32 by the GPU and rounded back (Triton's libdevice accepts only fp32 and
  * fp64). Two-operand functions take both operands as tensors, as Triton's
@@ -1583,7 +1583,7 @@ static const Builtin builtins[] = {
     {"fma", "x,y,z", b_fma, 0},
     {"erf", "x", b_mathfn, BF_METHOD}, /* Triton's core has erf; the rest are libdevice's */
 #define MATHFN(e, name, nargs, exact) {name, nargs == 1 ? "arg0" : "arg0,arg1", b_mathfn, 0},
-#include "../compiler/ir_mathfn.def"
+#include "compiler/ir/ir_mathfn.def"
 #undef MATHFN
     {"sum", "input,axis=,keep_dims=,dtype=", b_sum, BF_METHOD},
     {"max", "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", b_max_min, BF_METHOD},

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../compiler/gpu/gpu_compile.h"
-#include "../compiler/gpu/tma.h"
-#include "../compiler/passes/passes.h"
+#include "driver/gpu_compile.h"
+#include "compiler/target/tma.h"
+#include "compiler/passes/passes.h"
 #include "api_internal.h"
 #include "autotune.h"
-#include "float16.h"
+#include "compiler/support/float16.h"
 #include "interp.h"
 
 nr_status api_fail(nr_context *ctx, nr_status s, const char *fmt, ...) {

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../compiler/codegen/llvm_gen.h"
-#include "../compiler/gpu/gpu_compile.h"
+#include "compiler/codegen/llvm_gen.h"
+#include "driver/gpu_compile.h"
 #include "api_internal.h"
 #include "cache_key.h"
-#include "float16.h"
+#include "compiler/support/float16.h"
 
 nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err) {
     if (cuda_open(index, &ctx->cuda, err)) {

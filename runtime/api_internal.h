@@ -3,7 +3,7 @@
 #ifndef NEREID_API_INTERNAL_H
 #define NEREID_API_INTERNAL_H
 
-#include "../compiler/driver.h"
+#include "driver/driver.h"
 #include "cuda.h"
 #include "interp.h"
 #include "nereid.h"

@@ -23,11 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lang/sema.h"
-#include "../lang/tune.h"
+#include "lang/sema.h"
+#include "lang/tune.h"
 #include "cache.h"
 #include "cache_key.h"
-#include "../compiler/codegen/llvm_gen.h"
+#include "compiler/codegen/llvm_gen.h"
 
 typedef struct Variant {
     char *key;          /* "<config index>|NAME=VALUE|..." (the heuristics' values) */

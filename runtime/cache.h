@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../compiler/support/support.h"
+#include "compiler/support/support.h"
 
 typedef struct CacheKey {
     const char *build; /* the compiler build's identity (version, build id, LLVM version) */

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "../compiler/driver.h"
+#include "driver/driver.h"
 #include "nereid.h"
 
 static void put_str(StrBuf *sb, const char *s) {

@@ -6,7 +6,7 @@
 #ifndef NEREID_CACHE_KEY_H
 #define NEREID_CACHE_KEY_H
 
-#include "../lang/sema.h"
+#include "lang/sema.h"
 
 typedef struct CacheKeyInput {
     /* the compiler: LLVM's version (llvm_gen_version); Nereid's version and build id are

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../compiler/support/support.h"
+#include "compiler/support/support.h"
 #include "cache.h"
 
 typedef struct CudaDevice CudaDevice;

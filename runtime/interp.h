@@ -6,7 +6,7 @@
 #ifndef NEREID_INTERP_H
 #define NEREID_INTERP_H
 
-#include "../compiler/ir.h"
+#include "compiler/ir/ir.h"
 
 #include <stdio.h>
 

@@ -14,8 +14,8 @@
 #ifndef NEREID_INTERP_IMPL_H
 #define NEREID_INTERP_IMPL_H
 
-#include "float16.h"
-#include "fp8.h"
+#include "compiler/support/float16.h"
+#include "compiler/support/fp8.h"
 #include "interp.h"
 
 #include <math.h>
@@ -124,7 +124,7 @@ static inline int64_t as_i64(uint64_t x) {
 
 static inline NrFp8Format fp8_format(int dt) { return (NrFp8Format)dt_fp8_format(dt); }
 
-/* x rounded to dtype dt as cvt rounds (for fp8: runtime/fp8.h's narrowing) */
+/* x rounded to dtype dt as cvt rounds (for fp8: compiler/support/fp8.h's narrowing) */
 static inline double float_round(int dt, double x) {
     if (dt_is_fp8(dt)) return nr_fp8_round(fp8_format(dt), x);
     switch (dt) {

@@ -126,7 +126,7 @@ static void float_op(int code, const double *a, const double *b, double *r, int6
     }
 }
 
-/* The math op's functions (compiler/ir_mathfn.def): the C library's double function, which
+/* The math op's functions (compiler/ir/ir_mathfn.def): the C library's double function, which
  * arith rounds to the dtype once. */
 static double math_fn(int fn, double x, double y) {
     switch (fn) {

@@ -8,7 +8,7 @@
 #ifndef NEREID_AXIS_INFO_H
 #define NEREID_AXIS_INFO_H
 
-#include "../ir.h"
+#include "compiler/ir/ir.h"
 
 /* The divisibility of 0, and the most any fact claims. */
 #define AXIS_INFO_MAX_DIVISIBILITY ((int64_t)1 << 30)

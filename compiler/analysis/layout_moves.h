@@ -21,7 +21,7 @@
 #ifndef NEREID_LAYOUT_MOVES_H
 #define NEREID_LAYOUT_MOVES_H
 
-#include "../ir_layout.h"
+#include "compiler/ir/ir_layout.h"
 
 /* For a layout-changing op: map[i] is the operand's row-major index of the result's
  * row-major index 1 << i (0 for a stretched dim). */

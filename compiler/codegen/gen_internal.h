@@ -1,7 +1,7 @@
 /* gen_internal.h - state shared by the llvm_*.c lowering files.
  *
  * Every block value becomes the list of LLVM values of the elements this thread holds,
- * one per register of its layout's linear map (compiler/ir_layout.h): register r holds
+ * one per register of its layout's linear map (compiler/ir/ir_layout.h): register r holds
  * the element whose row-major index is the XOR of r's register bases and the thread's
  * lane and warp bases. A thread's part of each coordinate is computed once, in the
  * prologue block; a register adds a constant. A scalar is one value in every thread. A
@@ -13,8 +13,8 @@
 #include <llvm-c/TargetMachine.h>
 #include <setjmp.h>
 
-#include "../analysis/layout_moves.h"
-#include "../ir_layout.h"
+#include "compiler/analysis/layout_moves.h"
+#include "compiler/ir/ir_layout.h"
 #include "llvm_gen.h"
 
 /* A layout applied to a block shape, as the lowering uses it. */

@@ -1,5 +1,5 @@
 /* llvm_fp8.c - conversions to and from the fp8 types, which live in i8 registers, bit for
- * bit as the interpreter converts (runtime/fp8.h): widening exact; narrowing to nearest in
+ * bit as the interpreter converts (compiler/support/fp8.h): widening exact; narrowing to nearest in
  * one rounding (ties to even; fp8e4b15 ties away), magnitudes at or above the saturation
  * value (infinities too, but in the FNUZ formats, where they give the NaN 0x80) saturating
  * to it, every NaN giving the format's NaN byte (0x7F; 0x80 FNUZ; 0x7E fp8e4b15).
@@ -18,14 +18,14 @@
  *
  * The instructions were checked on an H100 (2026-11-26, a standalone CUDA probe): for every
  * one of the 2^32 fp32 inputs, both formats, both bytes of the pair, the narrowing equals
- * runtime/fp8.c, and every NaN input (either sign, any payload) gives 0x7F; widening all
+ * compiler/support/fp8.c, and every NaN input (either sign, any payload) gives 0x7F; widening all
  * 256 E4M3 bytes is exact (NaN bytes give the half 0x7FFF). So the hardware needs no
  * fix-up. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../../runtime/fp8.h"
+#include "compiler/support/fp8.h"
 #include "gen_internal.h"
 
 typedef struct Fp8Info {

@@ -3,20 +3,9 @@
 #ifndef NEREID_LLVM_GEN_H
 #define NEREID_LLVM_GEN_H
 
-#include "../analysis/axis_info.h"
-#include "../ir.h"
-
-typedef struct GpuTarget {
-    const char *arch;  /* "sm_80", "sm_90", "sm_90a" */
-    int num_warps;
-    int num_stages;    /* software-pipelining depth (1: none) */
-    const char *pipeline; /* LLVM new-pass-manager pipeline; NULL: LLVM_GEN_PIPELINE */
-    const char *libdevice; /* CUDA's libdevice.10.bc for the math op's functions (erf, pow,
-                              ...); NULL: Nereid's own routines (gpu_libdevice_find) */
-    const bool *tma_params; /* per parameter: a tensor descriptor taken by TMA (its parameter
-                               holds the tensor map: compiler/gpu/tma.h); NULL: none */
-    uint32_t nparams;       /* entries of tma_params */
-} GpuTarget;
+#include "compiler/analysis/axis_info.h"
+#include "compiler/ir/ir.h"
+#include "compiler/target/target.h"
 
 /* The default LLVM pipeline: the front end and the GPU passes have already folded,
  * CSE'd and vectorised, so LLVM needs cleanup (instcombine, CSE) and loop-invariant

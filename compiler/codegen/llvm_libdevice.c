@@ -1,7 +1,7 @@
 /* llvm_libdevice.c - CUDA's libdevice (libdevice.10.bc: the toolkit's math library as
  * LLVM bitcode): where the compiler finds it, and linking it into a kernel's module.
  *
- * The math op's functions (erf, tanh, pow, ...: compiler/ir_mathfn.def) lower to calls
+ * The math op's functions (erf, tanh, pow, ...: compiler/ir/ir_mathfn.def) lower to calls
  * of libdevice's __nv_NAMEf / __nv_NAME when the GPU target names a libdevice file
  * (GpuTarget.libdevice); without one they lower to Nereid's own routines
  * (llvm_math_soft.c). Only a module that declares an __nv_ function pays for libdevice:

@@ -1,5 +1,5 @@
 /* llvm_math_soft.c - the math op's approximated functions (erf, tanh, pow, atan2, ...:
- * compiler/ir_mathfn.def) on fp32 without CUDA's libdevice: Nereid's own routines, used
+ * compiler/ir/ir_mathfn.def) on fp32 without CUDA's libdevice: Nereid's own routines, used
  * when no libdevice.10.bc is found (llvm_libdevice.c).
  *
  * Each works on the fp32 operands widened to fp64 (exactly) and rounds its fp64 result

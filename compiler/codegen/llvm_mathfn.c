@@ -1,4 +1,4 @@
-/* llvm_mathfn.c - the math op (erf, tanh, pow, ...: compiler/ir_mathfn.def) on the GPU,
+/* llvm_mathfn.c - the math op (erf, tanh, pow, ...: compiler/ir/ir_mathfn.def) on the GPU,
  * one register at a time:
  * - the exact functions (trunc, rint, nearbyint, round, copysign) are LLVM's intrinsics
  *   (cvt.rzi, cvt.rni, ...), correctly rounded on every target;

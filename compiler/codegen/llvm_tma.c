@@ -2,7 +2,7 @@
  * TMA ones grid constants whose tensor map the copies read in place), desc_part, the
  * mbarrier ops and the TMA copies (PTX inline assembly, as Triton and CUTLASS emit them).
  *
- * A descriptor parameter is `.param .align A .b8 p[N]` (compiler/gpu/tma.h lays it out);
+ * A descriptor parameter is `.param .align A .b8 p[N]` (compiler/target/tma.h lays it out);
  * desc_part loads its parts from the parameter space. Thread 0 of the CTA initialises,
  * arms and invalidates the mbarriers and issues the copies (one per box of the TMA plan:
  * a tile whose rows are longer than 128 bytes takes several); every thread waits. */
@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "../gpu/tma.h"
+#include "compiler/target/tma.h"
 
 /* ---- parameters ---- */
 

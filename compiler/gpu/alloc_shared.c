@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analysis/layout_moves.h"
+#include "compiler/analysis/layout_moves.h"
 #include "gpu_passes.h"
 
 typedef struct Buf {

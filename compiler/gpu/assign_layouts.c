@@ -32,7 +32,7 @@
  * Sets the module's gpu<> facts (target, warps). */
 #include <string.h>
 
-#include "../analysis/layout_moves.h"
+#include "compiler/analysis/layout_moves.h"
 #include "gpu_passes.h"
 #include "layout_policy.h"
 

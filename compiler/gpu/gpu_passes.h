@@ -6,16 +6,9 @@
 #ifndef NEREID_GPU_PASSES_H
 #define NEREID_GPU_PASSES_H
 
-#include "../analysis/axis_info.h"
-#include "../ir.h"
-
-typedef struct GpuOptions {
-    int arch;       /* GpuArch */
-    int num_warps;  /* threads per program = 32 * num_warps */
-    int num_stages; /* software-pipelining depth (1: none) */
-    int param_div;  /* for the pass table: every pointer and integer parameter is taken as
-                       divisible by this (the real pipeline has the launch's facts) */
-} GpuOptions;
+#include "compiler/analysis/axis_info.h"
+#include "compiler/ir/ir.h"
+#include "compiler/target/target.h"
 
 /* Gives every block value a distributed layout; memory ops get the widest vector access
  * the alignment facts prove (info from axis_info_analyze on f); a dot's result a

@@ -1,10 +1,10 @@
 /* layout_policy.h - the GPU back end's layout choices: which layout a block, a dot's
  * result or a dot operand's buffer gets. The layouts themselves (their meaning and
- * arithmetic) are the IR core's (compiler/ir_layout.h); these are decisions. */
+ * arithmetic) are the IR core's (compiler/ir/ir_layout.h); these are decisions. */
 #ifndef NEREID_LAYOUT_POLICY_H
 #define NEREID_LAYOUT_POLICY_H
 
-#include "../ir_layout.h"
+#include "compiler/ir/ir_layout.h"
 
 /* Triton's default blocked layout for a shape on num_warps warps, with vec consecutive
  * elements per thread along the fastest dim (clamped to what the shape allows). */

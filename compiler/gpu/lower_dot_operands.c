@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analysis/layout_moves.h"
-#include "../passes/rewrite.h"
+#include "compiler/analysis/layout_moves.h"
+#include "compiler/passes/rewrite.h"
 #include "gpu_passes.h"
 #include "layout_policy.h"
 

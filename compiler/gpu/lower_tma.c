@@ -25,10 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ir_layout.h"
-#include "../passes/rewrite.h"
+#include "compiler/ir/ir_layout.h"
+#include "compiler/passes/rewrite.h"
 #include "gpu_passes.h"
-#include "tma.h"
+#include "compiler/target/tma.h"
 
 typedef struct Lower {
     IrFunc *f;

@@ -47,11 +47,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analysis/layout_moves.h"
-#include "../ir_layout.h"
-#include "../passes/rewrite.h"
+#include "compiler/analysis/layout_moves.h"
+#include "compiler/ir/ir_layout.h"
+#include "compiler/passes/rewrite.h"
 #include "gpu_passes.h"
-#include "tma.h"
+#include "compiler/target/tma.h"
 
 typedef struct Cand {
     OpId load, alloc;

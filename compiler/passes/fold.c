@@ -2,7 +2,7 @@
  * ir_ops.def: integers wrap at their width (i1 unsigned), C division truncation with
  * division by zero giving 0, floats rounded to nearest even into their dtype after every
  * op (fp16 and bf16 by our own rounding, since C has no such types; the fp8 types by
- * runtime/fp8.h's, the one every back end shares: saturating, NaN to 0x7F). Transcendental
+ * compiler/support/fp8.h's, the one every back end shares: saturating, NaN to 0x7F). Transcendental
  * functions (exp, log, sin, ...) are not folded: their last bit depends on the libm of
  * each back end, and a fold must give exactly what the program would compute. */
 #include "fold.h"
@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../runtime/fp8.h"
+#include "compiler/support/fp8.h"
 
 /* ---- integers ---- */
 

@@ -8,7 +8,7 @@
 #ifndef NEREID_FOLD_H
 #define NEREID_FOLD_H
 
-#include "../ir.h"
+#include "compiler/ir/ir.h"
 
 typedef union Num {
     int64_t i;

@@ -6,7 +6,7 @@
 #ifndef NEREID_PASSES_H
 #define NEREID_PASSES_H
 
-#include "../ir.h"
+#include "compiler/ir/ir.h"
 
 /* Inlines every call, repeatedly, then drops the non-kernel functions. False (with a
  * diagnostic) on a call cycle or a missing callee. */

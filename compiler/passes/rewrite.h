@@ -4,7 +4,7 @@
 #ifndef NEREID_REWRITE_H
 #define NEREID_REWRITE_H
 
-#include "../ir.h"
+#include "compiler/ir/ir.h"
 
 /* A malloc'd list of ops, for rebuilding a region's op list. */
 typedef struct OpVec {

@@ -55,9 +55,7 @@ if [ "${HARNESS_ONLY:-0}" != 1 ] || [ ! -f "$out/libnereid-fuzz.a" ]; then
 
     # the Makefile's LIB_SRCS
     srcs=() objs=()
-    for s in compiler/support/*.c compiler/*.c compiler/analysis/*.c compiler/passes/*.c compiler/gpu/*.c compiler/codegen/*.c \
-             lang/*.c runtime/*.c; do
-        [ "$s" = compiler/cli.c ] && continue
+    for s in $(make -s --no-print-directory print-lib-srcs); do
         srcs+=("$s")
         objs+=("$out/obj/${s//\//_}.o")
     done

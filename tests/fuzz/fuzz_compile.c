@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/driver.h"
-#include "compiler/gpu/gpu_compile.h"
-#include "tests/fuzz/fuzz_common.h"
+#include "driver/driver.h"
+#include "driver/gpu_compile.h"
+#include "fuzz_common.h"
 
 enum { MAX_DEFINES = 64 };
 

@@ -27,9 +27,9 @@
 #include <string.h>
 
 #include "compiler/analysis/axis_info.h"
-#include "compiler/ir.h"
+#include "compiler/ir/ir.h"
 #include "compiler/passes/passes.h"
-#include "tests/fuzz/fuzz_common.h"
+#include "fuzz_common.h"
 
 #define DEFAULT_PASSES "inline,canonicalize,combine-dot,cse,dce,canonicalize,dce"
 

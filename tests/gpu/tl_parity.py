@@ -253,7 +253,7 @@ def sent(shape, dtype):
     return np.full(shape, SENT_I, dtype=dtype)
 
 
-# ---- fp8 reference (runtime/fp8.h's rules, written again): round to nearest from the
+# ---- fp8 reference (compiler/support/fp8.h's rules, written again): round to nearest from the
 # exact value, ties to even (e4b15: away from zero, as Triton's conversion rounds);
 # magnitudes above sat (the largest finite value; e4b15: 1.75, where Triton clamps) and
 # infinities saturate, but the FNUZ formats (e4b8, e5b16) turn infinities into their NaN

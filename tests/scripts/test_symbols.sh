@@ -79,9 +79,9 @@ fi
 # 3. module prefixes in the static library. One line per prefix and where it belongs.
 checks=$((checks + 1))
 prefixes=(
-  nr_         # the API (include/nereid.h); inside, the driver (compiler/driver.c), the pass
+  nr_         # the API (include/nereid.h); inside, the driver (driver/driver.c), the pass
               # pipeline (compiler/passes/pipeline.c), the lexer's helpers (lang/parse.c),
-              # fp16/bf16 and fp8 conversions (runtime/float16.c, fp8.c), the clock and NR_DIE
+              # fp16/bf16 and fp8 conversions (compiler/support/float16.c, fp8.c), the clock and NR_DIE
               # (compiler/support), the embedded standard library and the build id (tools/)
   nrl         # flex's prefix (lang/lexer.l: %option prefix="nrl")
   ast_        # lang/ast.c
@@ -90,12 +90,12 @@ prefixes=(
   py_ tune_   # lang/pyexpr.c (decorator arguments), lang/tune.c and runtime/autotune.c
   arena_ diag_ file_ namemap_ sb_  # compiler/support
   ir_ ty_ dt_                      # compiler/ir*.c
-  ll_                              # compiler/linear_layout.c
+  ll_                              # compiler/ir/linear_layout.c
   axis_info_ moves_                # compiler/analysis
   pass_ fold_ opvec_               # compiler/passes
   gpu_ layout_ policy_             # compiler/gpu
   gen_ llvm_gen_ wgmma_            # compiler/codegen
-  ptx_ aot_                        # compiler/ptx_module.c, compiler/aot_c.c
+  ptx_ aot_                        # driver/ptx_module.c, driver/aot_c.c
   api_ cuda_ cache_ interp_        # runtime
 )
 exact=(nrparse nrlex nrerror) # bison's functions (lang/parser.y: api.prefix {nr})

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "compiler/driver.h"
+#include "driver/driver.h"
 #include "nereid.h"
 #include "runtime/cache_key.h"
 

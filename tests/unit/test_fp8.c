@@ -1,4 +1,4 @@
-/* test_fp8.c - the fp8 codec (runtime/fp8.c), all five formats, against an independent
+/* test_fp8.c - the fp8 codec (compiler/support/fp8.c), all five formats, against an independent
  * reference written here from the formats' definitions (not from fp8.c's table): every one
  * of the 256 bytes of each format decodes to the value its fields give (computed with pow);
  * encoding a decoded byte gives it back (every byte through nr_fp8_bits, every value
@@ -9,8 +9,8 @@
  * format's NaN byte; subnormals; and a sweep of fp32 values against a brute-force
  * nearest-value search. With --soft-reference it prints the table
  * tests/lit/gpu/fp8-soft-lli.nr compares the GPU back end's integer sequences with. */
-#include "runtime/fp8.h"
-#include "tests/unit/check.h"
+#include "compiler/support/fp8.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * dtype edge cases, fp16/bf16 rounding, shapes, reductions, dot, control flow, memory
  * checks (bounds, alignment, masks), atomics, assert and print, malformed IR, and two
  * launches at once. Prints one line per failed check and a summary line. */
-#include "compiler/ir.h"
-#include "runtime/float16.h"
+#include "compiler/ir/ir.h"
+#include "compiler/support/float16.h"
 #include "runtime/interp.h"
 
 #include <math.h>

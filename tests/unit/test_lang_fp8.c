@@ -6,7 +6,7 @@
  * NaN byte, integers go through fp32 both ways, arithmetic and comparisons promote as
  * Triton's rules say and compute in fp32, tl.where, tl.full and load's `other`, tl.dot of
  * fp8 blocks (fp8e4b15 and FNUZ widened to fp16), and the C API's view of fp8 pointers
- * and arguments. Expected bytes come from runtime/fp8.h, which test_fp8 checks against an
+ * and arguments. Expected bytes come from compiler/support/fp8.h, which test_fp8 checks against an
  * independent reference. */
 #include <math.h>
 #include <stdbool.h>
@@ -16,7 +16,7 @@
 
 #include "check.h"
 #include "nereid.h"
-#include "runtime/fp8.h"
+#include "compiler/support/fp8.h"
 
 #include "lang_harness.h"
 

@@ -1,5 +1,5 @@
 /* test_lang_math.c - the math builtins of triton.language and its libdevice (erf, tanh,
- * pow, atan2, ... : compiler/ir_mathfn.def), tl.clamp, minimum/maximum with
+ * pow, atan2, ... : compiler/ir/ir_mathfn.def), tl.clamp, minimum/maximum with
  * propagate_nan and tl.debug_barrier, on the CPU interpreter against plain C: each math
  * function must equal the C library's double result rounded once to the dtype (fp32,
  * fp16, bf16; fp64: the C library's result), NaN for NaN.

@@ -1,4 +1,4 @@
-/* test_linear_layout.c - every layout kind's linear map (compiler/ir_layout.c) against the
+/* test_linear_layout.c - every layout kind's linear map (compiler/ir/ir_layout.c) against the
  * formulas it must agree with, written out independently here:
  * - blocked and slice layouts against the position formula the GPU back end used before
  *   linear layouts (register i_d of a thread at u_d = (i_d / e_d) * tile + w_d * spt *
@@ -8,7 +8,7 @@
  *   ("groupID" = lane / 4, "threadID_in_group" = lane % 4), with warps and repeats;
  * - swizzled shared layouts against the swizzle formula, with panels;
  * and the GF(2) helpers (solve, surjectivity, contiguity, offsets of a shared layout). */
-#include "compiler/ir_layout.h"
+#include "compiler/ir/ir_layout.h"
 
 #include <stdlib.h>
 

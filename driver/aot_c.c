@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpu/gpu_compile.h"
+#include "gpu_compile.h"
 #include "nereid.h"
 #include "ptx_module.h"
 

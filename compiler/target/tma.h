@@ -12,7 +12,7 @@
 #ifndef NEREID_GPU_TMA_H
 #define NEREID_GPU_TMA_H
 
-#include "../ir.h"
+#include "compiler/ir/ir.h"
 
 typedef struct TmaPlan {
     int swizzle;               /* bytes: 32, 64 or 128 */

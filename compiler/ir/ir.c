@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../runtime/fp8.h"
+#include "compiler/support/fp8.h"
 
 const OpInfo ir_op_info[OP_COUNT] = {
 #define OP(e, name, nop, nres, nreg, flags, attrs) {name, nop, nres, nreg, flags, attrs},

@@ -14,11 +14,11 @@
  * register). The arithmetic the back end needs (positions of a thread's elements,
  * whether a layout change moves data between threads, vector widths, where a register
  * is, shared-memory addresses) is computed from these maps, for every kind of layout
- * alike. compiler/ir_layout.c builds them from the IR's layout attributes. */
+ * alike. compiler/ir/ir_layout.c builds them from the IR's layout attributes. */
 #ifndef NEREID_LINEAR_LAYOUT_H
 #define NEREID_LINEAR_LAYOUT_H
 
-#include "support/support.h"
+#include "compiler/support/support.h"
 
 enum { LL_MAX_RANK = 4, LL_MAX_BITS = 24 };
 

@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#include "../ir_layout.h"
-#include "gpu_compile.h"
+#include "compiler/ir/ir_layout.h"
+#include "target.h"
 
 bool gpu_tma_plan(IrType desc, TmaPlan *out) {
     memset(out, 0, sizeof *out);

@@ -12,7 +12,7 @@
 #ifndef NEREID_AOT_C_H
 #define NEREID_AOT_C_H
 
-#include "ir.h"
+#include "compiler/ir/ir.h"
 
 typedef struct AotOptions {
     const char *const *archs;  /* "sm_80", "sm_90", "sm_90a" */

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "driver.h"
-#include "gpu/gpu_compile.h"
+#include "gpu_compile.h"
 #include "nereid.h"
-#include "passes/passes.h"
+#include "compiler/passes/passes.h"
 #include "aot_c.h"
 #include "ptx_module.h"
 

@@ -24,9 +24,9 @@
  *
  * The module goes to stdout; errors and --print-after-all dumps go to stderr. Exit 0 on
  * success, 1 on an error in the input or a failed pass, 2 on a usage error. */
-#include "analysis/axis_info.h"
-#include "gpu/gpu_passes.h"
-#include "passes/passes.h"
+#include "compiler/analysis/axis_info.h"
+#include "compiler/gpu/gpu_passes.h"
+#include "compiler/passes/passes.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../passes/passes.h"
-#include "gpu_passes.h"
-#include "tma.h"
+#include "compiler/passes/passes.h"
+#include "compiler/gpu/gpu_passes.h"
+#include "compiler/target/tma.h"
 
 static IrFunc *specialised_clone(IrModule *m, const IrFunc *k, const GpuSpec *spec) {
     IrFunc *src = (IrFunc *)k;
@@ -82,11 +82,6 @@ static ParamFact *param_facts(IrFunc *f, const GpuSpec *spec) {
     return pf;
 }
 
-int gpu_arch_of(const char *arch) {
-    int a = ir_gpu_arch_from_name(arch, strlen(arch));
-    return a ? a : GPU_SM80;
-}
-
 bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, GpuDump what, StrBuf *dump,
                         StrBuf *llvm_ir, GpuResult *out, Diag *diag) {
     memset(out, 0, sizeof *out);
@@ -136,11 +131,6 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
     arena_free(arena);
     if (!ok) sb_free(&out->ptx);
     return ok;
-}
-
-void gpu_spec_key(const GpuSpec *spec, StrBuf *out) {
-    for (int i = 0; spec && i < spec->nparams; i++)
-        sb_putc(out, spec->facts[i] == SPEC_ONE ? 'o' : spec->facts[i] == SPEC_DIV16 ? 'd' : 'n');
 }
 
 /* ---- the pass table (`nereid opt`) ---- */

@@ -5,17 +5,9 @@
 #ifndef NEREID_GPU_COMPILE_H
 #define NEREID_GPU_COMPILE_H
 
-#include "../codegen/llvm_gen.h"
-#include "../ir.h"
-
-enum { SPEC_NONE = 0, SPEC_DIV16 = 1, SPEC_ONE = 2 };
-
-typedef struct GpuSpec {
-    int nparams;
-    const uint8_t *facts; /* per parameter: SPEC_DIV16 (pointer 16-byte aligned and not
-                             null / integer a nonzero multiple of 16), SPEC_ONE (integer
-                             equal to 1), or SPEC_NONE */
-} GpuSpec;
+#include "compiler/codegen/llvm_gen.h"
+#include "compiler/ir/ir.h"
+#include "compiler/target/target.h"
 
 typedef struct GpuResult {
     StrBuf ptx;
@@ -36,11 +28,5 @@ typedef enum { GPU_DUMP_NONE, GPU_DUMP_ALL, GPU_DUMP_FINAL } GpuDump;
  * sb_free). */
 bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, GpuDump what, StrBuf *dump,
                         StrBuf *llvm_ir, GpuResult *out, Diag *diag);
-
-/* A text key of the specialisation, for caches: one character per parameter. */
-void gpu_spec_key(const GpuSpec *spec, StrBuf *out);
-
-/* The GpuArch of "sm_80", "sm_90", "sm_90a" (sm_80 for anything else). */
-int gpu_arch_of(const char *arch);
 
 #endif

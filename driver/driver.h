@@ -4,9 +4,9 @@
 #ifndef NEREID_DRIVER_H
 #define NEREID_DRIVER_H
 
-#include "../lang/ast.h"
-#include "../lang/sema.h"
-#include "ir.h"
+#include "lang/ast.h"
+#include "lang/sema.h"
+#include "compiler/ir/ir.h"
 
 typedef enum { NR_STAGE_AST, NR_STAGE_IR, NR_STAGE_IR_OPT } NrStage;
 

@@ -6,7 +6,7 @@
 #ifndef NEREID_PTX_MODULE_H
 #define NEREID_PTX_MODULE_H
 
-#include "support/support.h"
+#include "compiler/support/support.h"
 
 typedef struct PtxPart {
     const char *text;       /* a whole PTX module */

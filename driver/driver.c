@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "passes/passes.h"
+#include "compiler/passes/passes.h"
 
 static Module *parse_stdlib(Arena *arena, Diag *diag) {
     Source *src = arena_alloc(arena, sizeof *src);

@@ -17,12 +17,12 @@
  * verified like any other: IrValue.layout (a layout id, 0 = unassigned: the distributed
  * layout of a block, the shared layout of a buffer), IrModule.gpu (the target and warp
  * count the layouts were made for), IrOp.smem_offset/size and IrFunc.shared_bytes (the
- * shared-memory allocation). compiler/ir_layout.h has the layouts' arithmetic; analyses
+ * shared-memory allocation). compiler/ir/ir_layout.h has the layouts' arithmetic; analyses
  * keep their facts in side tables indexed by ValId. */
 #ifndef NEREID_IR_H
 #define NEREID_IR_H
 
-#include "support/support.h"
+#include "compiler/support/support.h"
 
 enum { NR_MAX_RANK = 4, NR_MAX_NUMEL = 1 << 20 };
 
@@ -31,7 +31,7 @@ typedef enum {
     DT_I1, DT_I8, DT_I16, DT_I32, DT_I64,
     DT_U8, DT_U16, DT_U32, DT_U64,
     DT_FP16, DT_BF16, DT_FP32, DT_FP64,
-    /* the fp8 types, in runtime/fp8.h's NrFp8Format order (dt_fp8_format): OCP E4M3FN
+    /* the fp8 types, in compiler/support/fp8.h's NrFp8Format order (dt_fp8_format): OCP E4M3FN
      * and E5M2, Triton's E4M3 with bias 15, AMD's E4M3 and E5M2 FNUZ. Memory, cvt, select,
      * shape ops and (the OCP two) dot only; arithmetic is done in fp32 (sema) */
     DT_FP8E4NV, DT_FP8E5, DT_FP8E4B15, DT_FP8E4B8, DT_FP8E5B16,
@@ -57,7 +57,7 @@ int dt_bytes(int dt);                 /* i1 -> 1 */
 bool dt_is_float(int dt);             /* fp16 .. fp64 and the fp8 types */
 bool dt_is_fp8(int dt);               /* fp8e4nv, fp8e5, fp8e4b15, fp8e4b8, fp8e5b16 */
 bool dt_is_fp8_ocp(int dt);           /* fp8e4nv, fp8e5: the ones PTX converts and the tensor cores take */
-int dt_fp8_format(int dt);            /* an fp8 dtype's runtime/fp8.h NrFp8Format */
+int dt_fp8_format(int dt);            /* an fp8 dtype's compiler/support/fp8.h NrFp8Format */
 bool dt_is_scalar(int dt);            /* i1 .. fp8e5b16: an element type (not ptr, not smem) */
 bool dt_is_int(int dt);               /* i1 and all signed/unsigned ints */
 bool dt_is_signed(int dt);            /* i8..i64 (not i1, not unsigned) */
@@ -178,7 +178,7 @@ typedef struct IrFunc {
 
 /* A layout (the GPU back end's): how a block's elements are spread over a CTA's threads
  * (distributed layouts) or laid out in a shared-memory buffer (shared layouts). Each is a
- * linear map over GF(2) (compiler/linear_layout.h); compiler/ir_layout.h builds it and
+ * linear map over GF(2) (compiler/ir/linear_layout.h); compiler/ir/ir_layout.h builds it and
  * says what each kind means. */
 typedef enum {
     LAYOUT_NONE,

@@ -23,7 +23,7 @@
  * that double keeps the byte in its payload, so nr_fp8_bits gives back the byte a load read
  * (stores and bitcasts move the bits unchanged, as on the GPU). Standalone (no other Nereid
  * header) so that the interpreter, the constant folder and the GPU back end share one
- * definition. The formats are in the order of the IR's fp8 dtypes (compiler/ir.h). */
+ * definition. The formats are in the order of the IR's fp8 dtypes (compiler/ir/ir.h). */
 #ifndef NEREID_FP8_H
 #define NEREID_FP8_H
 

@@ -1,0 +1,47 @@
+/* target.h - the description of the machine a kernel is compiled for, shared by the GPU
+ * passes (GpuOptions), the code generator (GpuTarget), the driver and the runtime: the
+ * architecture, the warp count, the pipelining depth, and the launch's specialisation
+ * facts (Triton's: pointers 16-byte aligned, integers divisible by 16, integers equal to
+ * 1). The GPU passes and the code generator both sit above this folder and never include
+ * each other. */
+#ifndef NEREID_TARGET_H
+#define NEREID_TARGET_H
+
+#include "compiler/ir/ir.h"
+
+typedef struct GpuTarget {
+    const char *arch;  /* "sm_80", "sm_90", "sm_90a" */
+    int num_warps;
+    int num_stages;    /* software-pipelining depth (1: none) */
+    const char *pipeline; /* LLVM new-pass-manager pipeline; NULL: LLVM_GEN_PIPELINE */
+    const char *libdevice; /* CUDA's libdevice.10.bc for the math op's functions (erf, pow,
+                              ...); NULL: Nereid's own routines (gpu_libdevice_find) */
+    const bool *tma_params; /* per parameter: a tensor descriptor taken by TMA (its parameter
+                               holds the tensor map: compiler/target/tma.h); NULL: none */
+    uint32_t nparams;       /* entries of tma_params */
+} GpuTarget;
+
+typedef struct GpuOptions {
+    int arch;       /* GpuArch */
+    int num_warps;  /* threads per program = 32 * num_warps */
+    int num_stages; /* software-pipelining depth (1: none) */
+    int param_div;  /* for the pass table: every pointer and integer parameter is taken as
+                       divisible by this (the real pipeline has the launch's facts) */
+} GpuOptions;
+
+enum { SPEC_NONE = 0, SPEC_DIV16 = 1, SPEC_ONE = 2 };
+
+typedef struct GpuSpec {
+    int nparams;
+    const uint8_t *facts; /* per parameter: SPEC_DIV16 (pointer 16-byte aligned and not
+                             null / integer a nonzero multiple of 16), SPEC_ONE (integer
+                             equal to 1), or SPEC_NONE */
+} GpuSpec;
+
+/* A text key of the specialisation, for caches: one character per parameter. */
+void gpu_spec_key(const GpuSpec *spec, StrBuf *out);
+
+/* The GpuArch of "sm_80", "sm_90", "sm_90a" (sm_80 for anything else). */
+int gpu_arch_of(const char *arch);
+
+#endif

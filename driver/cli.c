@@ -13,52 +13,85 @@
 #include "gpu_compile.h"
 #include "nereid.h"
 #include "compiler/passes/passes.h"
+#include "compiler/support/options.h"
 #include "aot_c.h"
+#include "opt_tool.h"
+#include "pass_registry.h"
 #include "ptx_module.h"
 
-static const char usage_text[] =
-    "usage: nereid compile FILE.nr [-k KERNEL] [-D NAME=VALUE]... [--emit=ast|ir|ir-opt]\n"
-    "                      [-o OUT] [--print-after-all] [--num-warps=N] [--num-stages=N]\n"
-    "                      [--emit=gpu-ir|llvm|ptx|cubin] [--arch=sm_80|sm_90|sm_90a] [--time]\n"
-    "                      [--divisible=P,...] [--one=P,...] [--no-align] [--llvm-passes=PIPELINE]\n"
-    "                      [--libdevice=FILE|none]\n"
-    "                      [--strict-ptxas]\n"
-    "       nereid compile FILE.nr --emit=c [--arch=sm_80,sm_90a] -o DIR/NAME [-k KERNEL] [-D ...]\n"
-    "                      [--num-warps=N] [--num-stages=N] [--one=P,...] [--divisible=P,...] [--no-ptxas]\n"
-    "       nereid opt FILE.nrir [--passes=none|PASS,...] [--print-after-all] [--verify-only]\n"
-    "                  [--arch=sm_80|sm_90|sm_90a] [--num-warps=N] [--num-stages=N]\n"
-    "       nereid --help | --version\n"
-    "\n"
-    "compile: parse, check and lower every kernel of FILE.nr (or only KERNEL) to IR and\n"
-    "optimise it. -D gives a constexpr parameter its value (ints, floats, True/False;\n"
-    "anything else is a string). --emit prints a stage: the syntax tree, the IR as\n"
-    "lowered, or the IR after the passes (to OUT, or standard output). Diagnostics go to\n"
-    "standard error.\n"
-    "GPU: --emit=gpu-ir|llvm|ptx|cubin runs the GPU back end for --arch (default sm_90a):\n"
-    "gpu-ir is the IR after the GPU passes (layouts, shared-memory buffers; `nereid opt` reads\n"
-    "it back), cubin needs ptxas from the CUDA toolkit and one kernel; ptxas's performance\n"
-    "advisories (wgmmas serialised, ...) are warnings, errors with --strict-ptxas. --num-stages is the\n"
-    "software-pipelining depth of loops feeding tl.dot (default 3). Like the runtime, it\n"
-    "specialises:\n"
-    "pointer parameters are taken as 16-byte aligned (--no-align: unknown), the integer\n"
-    "parameters named by --divisible as nonzero multiples of 16, those named by --one as equal\n"
-    "to 1.\n"
-    "--time prints the time of each stage to standard error. --llvm-passes replaces the LLVM\n"
-    "pipeline (e.g. 'default<O3>'). --libdevice names CUDA's libdevice.10.bc, which the math\n"
-    "functions (tl.erf, libdevice.pow, ...) call; none uses Nereid's own routines (default: as\n"
-    "the runtime finds it: NEREID_LIBDEVICE, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda).\n"
-    "opt: reads textual IR (front-end or GPU-stage), verifies it, runs the passes named\n"
-    "(inline, canonicalize, combine-dot, cse, dce, gpu-assign-layouts, gpu-lower-dot-operands,\n"
-    "gpu-pipeline, gpu-alloc-shared, gpu-insert-barriers; none: no pass) and prints the result.\n"
-    "Ahead of time: --emit=c writes DIR/NAME.h and DIR/NAME.c, the kernels compiled for each\n"
-    "--arch (default sm_80,sm_90a; cubins when ptxas is installed and not --no-ptxas, else PTX)\n"
-    "with one C launcher per kernel that needs only libcuda at run time (man nereid).\n";
+/* The usage text: the defaults come from options.h, the passes from the registry. */
+static void print_usage(FILE *f) {
+    fprintf(f,
+            "usage: nereid compile FILE.nr [-k KERNEL] [-D NAME=VALUE]... [--emit=ast|ir|ir-opt]\n"
+            "                      [-o OUT] [--print-after-all] [--num-warps=N] [--num-stages=N]\n"
+            "                      [--emit=gpu-ir|llvm|ptx|cubin] [--arch=sm_80|sm_90|sm_90a] [--time]\n"
+            "                      [--divisible=P,...] [--one=P,...] [--no-align] [--llvm-passes=PIPELINE]\n"
+            "                      [--libdevice=FILE|none]\n"
+            "                      [--strict-ptxas]\n"
+            "       nereid compile FILE.nr --emit=c [--arch=%s] -o DIR/NAME [-k KERNEL] [-D ...]\n"
+            "                      [--num-warps=N] [--num-stages=N] [--one=P,...] [--divisible=P,...] [--no-ptxas]\n"
+            "       nereid opt FILE.nrir [--passes=none|PASS,...] [--print-after-all] [--verify-only]\n"
+            "                  [--arch=sm_80|sm_90|sm_90a] [--num-warps=N] [--num-stages=N]\n"
+            "                  [--emit=llvm|ptx] [--list-passes]\n"
+            "       nereid --help | --version\n"
+            "\n"
+            "compile: parse, check and lower every kernel of FILE.nr (or only KERNEL) to IR and\n"
+            "optimise it. -D gives a constexpr parameter its value (ints, floats, True/False;\n"
+            "anything else is a string). --emit prints a stage: the syntax tree, the IR as\n"
+            "lowered, or the IR after the passes (to OUT, or standard output). Diagnostics go to\n"
+            "standard error. --num-warps is the warp count of a program (%s, default %d).\n"
+            "GPU: --emit=gpu-ir|llvm|ptx|cubin runs the GPU back end for --arch (default %s):\n"
+            "gpu-ir is the IR after the GPU passes (layouts, shared-memory buffers; `nereid opt` reads\n"
+            "it back), cubin needs ptxas from the CUDA toolkit and one kernel; ptxas's performance\n"
+            "advisories (wgmmas serialised, ...) are warnings, errors with --strict-ptxas. --num-stages is the\n"
+            "software-pipelining depth of loops feeding tl.dot (%s, default %d). Like the runtime, it\n"
+            "specialises:\n"
+            "pointer parameters are taken as 16-byte aligned (--no-align: unknown), the integer\n"
+            "parameters named by --divisible as nonzero multiples of 16, those named by --one as equal\n"
+            "to 1.\n"
+            "--time prints the time of each stage to standard error. --llvm-passes replaces the LLVM\n"
+            "pipeline (e.g. 'default<O3>'). --libdevice names CUDA's libdevice.10.bc, which the math\n"
+            "functions (tl.erf, libdevice.pow, ...) call; none uses Nereid's own routines (default: as\n"
+            "the runtime finds it: NEREID_LIBDEVICE, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda).\n"
+            "opt: reads textual IR (front-end or GPU-stage), verifies it, runs the passes named\n"
+            "(none: no pass) and prints the result, or with --emit=llvm|ptx the LLVM IR or PTX of its\n"
+            "kernels (GPU-stage IR whose GPU passes have run). --list-passes says what each does. The\n"
+            "passes: ",
+            NR_DEFAULT_AOT_ARCHS, option_info(OPT_NUM_WARPS)->range, option_info(OPT_NUM_WARPS)->def, NR_DEFAULT_ARCH,
+            option_info(OPT_NUM_STAGES)->range, option_info(OPT_NUM_STAGES)->def);
+    StrBuf passes;
+    sb_init(&passes);
+    pass_list_names(&passes, 88, 0);
+    fprintf(f, "%s.\n", sb_cstr(&passes));
+    sb_free(&passes);
+    fprintf(f,
+            "Ahead of time: --emit=c writes DIR/NAME.h and DIR/NAME.c, the kernels compiled for each\n"
+            "--arch (default %s; cubins when ptxas is installed and not --no-ptxas, else PTX)\n"
+            "with one C launcher per kernel that needs only libcuda at run time (man nereid).\n",
+            NR_DEFAULT_AOT_ARCHS);
+}
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "nereid: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", usage_text);
+    fputc('\n', stderr);
+    print_usage(stderr);
     return 2;
+}
+
+/* --num-warps=N, --num-stages=N: an integer the option takes (options.h) into *out */
+static int option_arg(OptionId id, const char *v, int *out) {
+    const OptionInfo *o = option_info(id);
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || end == v || !option_valid(id, n)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "--%s must be %s, got '%s'", id == OPT_NUM_WARPS ? "num-warps" : "num-stages",
+                 o->range, v);
+        return usage_error("%s", msg);
+    }
+    *out = (int)n;
+    return 0;
 }
 
 typedef enum { GPU_NONE, GPU_IR, GPU_LLVM, GPU_PTX, GPU_CUBIN } GpuEmit;
@@ -163,15 +196,9 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
             if (s[6] != '=') i++;
         }
         else if (!strncmp(s, "--num-warps=", 12)) {
-            a->o.num_warps = atoi(s + 12);
-            if (a->o.num_warps <= 0 || a->o.num_warps > 32 || (a->o.num_warps & (a->o.num_warps - 1)))
-                return usage_error("--num-warps must be a power of two from 1 to 32, got '%s'", s + 12);
+            rc = option_arg(OPT_NUM_WARPS, s + 12, &a->o.num_warps);
         } else if (!strncmp(s, "--num-stages=", 13)) {
-            char *end;
-            long v = strtol(s + 13, &end, 10);
-            if (*end || end == s + 13 || v < 1 || v > 8)
-                return usage_error("--num-stages must be from 1 to 8, got '%s'", s + 13);
-            a->o.num_stages = (int)v;
+            rc = option_arg(OPT_NUM_STAGES, s + 13, &a->o.num_stages);
         } else if (s[0] == '-' && s[1]) return usage_error("unknown option '%s'", s);
         else if (a->file) return usage_error("more than one input file ('%s')", s);
         else a->file = s;
@@ -181,9 +208,9 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
     if (a->out && !a->o.emit && !a->gpu && !a->aot) a->o.emit = true; /* -o alone writes the optimised IR */
     if (a->gpu == GPU_CUBIN && !a->out) return usage_error("--emit=cubin needs -o FILE%s", "");
     if (a->aot && (!a->out || !strcmp(a->out, "-"))) return usage_error("--emit=c needs -o DIR/NAME (writes NAME.h and NAME.c)%s", "");
-    if (a->aot && !a->narchs) parse_arch_list(a, "sm_80,sm_90a");
+    if (a->aot && !a->narchs) parse_arch_list(a, NR_DEFAULT_AOT_ARCHS);
     if (!a->aot && a->narchs > 1) return usage_error("several architectures ('%s') need --emit=c", a->arch_text);
-    if (!a->arch) a->arch = "sm_90a";
+    if (!a->arch) a->arch = NR_DEFAULT_ARCH;
     a->o.defines = a->defines;
     a->o.ndefines = a->ndefines;
     a->o.only_kernel = a->kernel;
@@ -396,7 +423,7 @@ int main(int argc, char **argv) {
     if (argc < 2) return usage_error("no command%s", "");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        fputs(usage_text, stdout);
+        print_usage(stdout);
         return 0;
     }
     if (!strcmp(cmd, "--version")) {
@@ -406,6 +433,6 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(cmd, "compile")) return cmd_compile(argc, argv);
-    if (!strcmp(cmd, "opt")) return nr_opt_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "opt")) return opt_tool_main(argc - 1, argv + 1);
     return usage_error("unknown command '%s' (compile, opt)", cmd);
 }

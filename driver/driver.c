@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "compiler/passes/passes.h"
+#include "compiler/support/options.h"
 
 static Module *parse_stdlib(Arena *arena, Diag *diag) {
     Source *src = arena_alloc(arena, sizeof *src);
@@ -30,8 +31,8 @@ bool nr_compile_program(const Source *src, const NrCompileOptions *o, Diag *diag
     memset(out, 0, sizeof *out);
     Arena *arena = arena_new();
     out->arena = arena;
-    out->num_warps = o->num_warps > 0 ? o->num_warps : 4;
-    out->num_stages = o->num_stages > 0 ? o->num_stages : 3;
+    out->num_warps = option_or_default(OPT_NUM_WARPS, o->num_warps);
+    out->num_stages = option_or_default(OPT_NUM_STAGES, o->num_stages);
 
     double t0 = nr_now_ms();
     Module *ast = lang_parse_module(arena, diag, src);

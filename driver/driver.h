@@ -16,8 +16,8 @@ typedef struct NrCompileOptions {
     const char *only_kernel;   /* NULL: every kernel */
     const char *const *skip_kernels; /* not compiled here (autotuned kernels, compiled per config) */
     int nskip_kernels;
-    int num_warps;             /* 0: 4 */
-    int num_stages;            /* 0: 3 (software-pipelining depth, the GPU back end's) */
+    int num_warps;             /* 0: the default (compiler/support/options.h) */
+    int num_stages;            /* 0: the default (software-pipelining depth, the GPU back end's) */
     bool print_after_all;      /* dump the IR after every pass into `dump` */
     NrStage stop_after;        /* NR_STAGE_IR_OPT for a full compile */
     bool emit;                 /* print the stop_after stage's result into `dump` */

@@ -17,6 +17,7 @@
 
 #include "compiler/passes/passes.h"
 #include "compiler/gpu/gpu_passes.h"
+#include "compiler/support/options.h"
 #include "compiler/target/tma.h"
 
 static IrFunc *specialised_clone(IrModule *m, const IrFunc *k, const GpuSpec *spec) {
@@ -90,7 +91,8 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
     Arena *arena = arena_new();
     IrModule *m = ir_module_new(arena);
     IrFunc *f = specialised_clone(m, kernel, spec);
-    GpuOptions go = {gpu_arch_of(t->arch), t->num_warps > 0 ? t->num_warps : 4, t->num_stages > 0 ? t->num_stages : 3, 1};
+    GpuOptions go = {gpu_arch_of(t->arch), option_or_default(OPT_NUM_WARPS, t->num_warps),
+                     option_or_default(OPT_NUM_STAGES, t->num_stages), 1};
     Run r = {m, diag, what == GPU_DUMP_ALL ? dump : NULL, true};
     ParamFact *pf = param_facts(f, spec);
     bool *tma = NULL;
@@ -131,34 +133,4 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
     arena_free(arena);
     if (!ok) sb_free(&out->ptx);
     return ok;
-}
-
-/* ---- the pass table (`nereid opt`) ---- */
-
-static ParamFact *opt_facts(IrFunc *f, const GpuOptions *o) {
-    return axis_info_param_facts(f, o->param_div > 0 ? o->param_div : 1, f->mod->arena);
-}
-
-static void run_assign(IrFunc *f, const GpuOptions *o) {
-    gpu_assign_layouts(f, axis_info_analyze(f, opt_facts(f, o), f->mod->arena), o);
-}
-static void run_lower(IrFunc *f, const GpuOptions *o) { (void)o, gpu_lower_dot_operands(f); }
-static void run_lower_tma(IrFunc *f, const GpuOptions *o) { (void)o, gpu_lower_tma(f); }
-static void run_pipeline(IrFunc *f, const GpuOptions *o) {
-    gpu_pipeline(f, axis_info_analyze(f, opt_facts(f, o), f->mod->arena), o);
-}
-static void run_alloc(IrFunc *f, const GpuOptions *o) { (void)o, gpu_alloc_shared(f); }
-static void run_barriers(IrFunc *f, const GpuOptions *o) { (void)o, gpu_insert_barriers(f); }
-
-const GpuPass gpu_pass_table[] = {
-    {"gpu-assign-layouts", run_assign, false}, {"gpu-lower-dot-operands", run_lower, true},
-    {"gpu-pipeline", run_pipeline, true},      {"gpu-lower-tma", run_lower_tma, true},      {"gpu-alloc-shared", run_alloc, true},
-    {"gpu-insert-barriers", run_barriers, true},
-};
-const int gpu_pass_count = (int)(sizeof gpu_pass_table / sizeof gpu_pass_table[0]);
-
-const GpuPass *gpu_pass_find(const char *name, size_t len) {
-    for (int i = 0; i < gpu_pass_count; i++)
-        if (strlen(gpu_pass_table[i].name) == len && !memcmp(gpu_pass_table[i].name, name, len)) return &gpu_pass_table[i];
-    return NULL;
 }

@@ -1,53 +1,90 @@
 /* opt_tool.c - `nereid opt`: reads textual IR, verifies it, runs the named passes and
- * prints the result, like MLIR's mlir-opt. It is how the IR tests in tests/lit/ir drive
- * the parser, the verifier and every pass without the front end.
+ * prints the result, like MLIR's mlir-opt; or, with --emit=llvm|ptx, the LLVM IR or PTX
+ * of GPU-stage IR's kernels, like llc. It is how the IR tests (tests/lit/ir, gpu-ir,
+ * codegen) drive the parser, the verifier, every pass and the code generator without
+ * the front end.
  *
- *   nereid opt [FILE.nrir | -] [--passes=inline,canonicalize,combine-dot,cse,dce,gpu-...]
- *              [--print-after-all] [--verify-only]
+ *   nereid opt [FILE.nrir | -] [--passes=none|PASS,...] [--print-after-all] [--verify-only]
  *              [--print-axis-info] [--param-divisibility=N]
  *              [--arch=sm_80|sm_90|sm_90a] [--num-warps=N] [--num-stages=N]
+ *              [--emit=ir|llvm|ptx] [--libdevice=FILE|none] [--list-passes]
  *
  * --passes=none (or an empty list) runs nothing: the module is printed as it was read.
- * The passes are the IR passes (compiler/passes) and the GPU passes (gpu_pass_table:
- * gpu-assign-layouts, gpu-lower-dot-operands, gpu-pipeline, gpu-alloc-shared,
- * gpu-insert-barriers), run in the order given on every function, the module verified
- * after each (layouts and buffers too, once the IR has a gpu<> header).
- * gpu-assign-layouts takes IR without layouts (no gpu<> header) and the target and warp
- * count from --arch (default sm_90a) and --num-warps (default 4), which it writes into
- * the header; the other GPU passes need that GPU-stage IR (a file with a gpu<> header,
- * or the output of gpu-assign-layouts earlier in the list), whose layouts already say
- * everything the target decided. A module of the wrong kind is an error (exit 1), not a
- * pass run on IR it does not expect. --num-stages (default 3) is the pipelining depth.
- * --print-axis-info prints the alignment analysis of every
- * function (after the passes); every pointer and integer parameter is taken as
- * divisible by N (default 1) there and in the GPU passes.
+ * The passes are the registry's (driver/pass_registry.h, --list-passes), run in the
+ * order given on every function, the module verified after each (layouts and buffers
+ * too, once the IR has a gpu<> header). gpu-assign-layouts takes IR without layouts (no
+ * gpu<> header) and the target and warp count from --arch and --num-warps (defaults:
+ * compiler/support/options.h), which it writes into the header; the other GPU passes
+ * need that GPU-stage IR (a file with a gpu<> header, or the output of
+ * gpu-assign-layouts earlier in the list), whose layouts already say everything the
+ * target decided. A module of the wrong kind is an error (exit 1), not a pass run on IR
+ * it does not expect. --num-stages is the pipelining depth. --print-axis-info prints the
+ * alignment analysis of every function (after the passes); every pointer and integer
+ * parameter is taken as divisible by N (default 1) there, in the GPU passes and in the
+ * code generator.
  *
- * The module goes to stdout; errors and --print-after-all dumps go to stderr. Exit 0 on
- * success, 1 on an error in the input or a failed pass, 2 on a usage error. */
+ * The module (or the code) goes to stdout; errors and --print-after-all dumps go to
+ * stderr. Exit 0 on success, 1 on an error in the input or a failed pass, 2 on a usage
+ * error. */
+#include "opt_tool.h"
+
 #include "compiler/analysis/axis_info.h"
-#include "compiler/gpu/gpu_passes.h"
-#include "compiler/passes/passes.h"
+#include "compiler/codegen/llvm_gen.h"
+#include "compiler/support/options.h"
+#include "pass_registry.h"
+#include "ptx_module.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+enum { EMIT_IR, EMIT_LLVM, EMIT_PTX };
 
 typedef struct OptArgs {
     const char *file; /* NULL or "-": stdin */
     const char *passes;
-    bool print_after_all, verify_only, axis_info;
+    bool print_after_all, verify_only, axis_info, list_passes;
+    int emit; /* EMIT_IR, EMIT_LLVM, EMIT_PTX */
+    const char *libdevice; /* --libdevice=FILE (NULL: none) */
+    bool libdevice_set;
     int64_t param_div;
     int arch, num_warps, num_stages; /* 0: from the file's gpu<> header or the default */
 } OptArgs;
 
 static int usage(const char *msg, const char *arg) {
     fprintf(stderr, "nereid opt: %s%s\n", msg, arg ? arg : "");
-    fprintf(stderr, "usage: nereid opt [FILE.nrir | -] [--passes=inline,canonicalize,combine-dot,cse,dce,gpu-assign-layouts,"
-                    "gpu-lower-dot-operands,gpu-pipeline,gpu-alloc-shared,gpu-insert-barriers] [--print-after-all] "
-                    "[--verify-only] [--print-axis-info] [--param-divisibility=N] [--arch=sm_80|sm_90|sm_90a] "
-                    "[--num-warps=N] [--num-stages=N]\n");
+    StrBuf passes;
+    sb_init(&passes);
+    pass_list_names(&passes, 100, 11);
+    fprintf(stderr, "usage: nereid opt [FILE.nrir | -] [--passes=none|PASS,...] [--print-after-all] [--verify-only]\n"
+                    "                  [--print-axis-info] [--param-divisibility=N] [--arch=sm_80|sm_90|sm_90a]\n"
+                    "                  [--num-warps=N] [--num-stages=N] [--emit=ir|llvm|ptx] [--libdevice=FILE|none]\n"
+                    "                  [--list-passes]\n"
+                    "passes:    %s\n", sb_cstr(&passes));
+    sb_free(&passes);
     return 2;
+}
+
+/* --num-warps=N, --num-stages=N: 0 when v is a value the option takes (into *out), else
+ * the usage error's status */
+static int option_arg(OptionId id, const char *flag, const char *v, int *out) {
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || end == v || !option_valid(id, n)) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s takes %s, got ", flag, option_info(id)->range);
+        return usage(msg, v);
+    }
+    *out = (int)n;
+    return 0;
+}
+
+/* --list-passes: each pass's name and what it does */
+static int list_passes(void) {
+    for (int i = 0; i < pass_count(); i++) printf("%-24s %s\n", pass_at(i)->name, pass_at(i)->summary);
+    return 0;
 }
 
 /* Returns 0 when the arguments are good, else the exit status. */
@@ -68,15 +105,22 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
         else if (!strncmp(s, "--arch=", 7)) {
             a->arch = ir_gpu_arch_from_name(s + 7, strlen(s + 7));
             if (!a->arch) return usage("--arch takes sm_80, sm_90 or sm_90a, got ", s + 7);
-        } else if (!strncmp(s, "--num-warps=", 12) || !strncmp(s, "--num-stages=", 13)) {
-            bool warps = s[6] == 'w';
-            const char *v = s + (warps ? 12 : 13);
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (*end || end == v || n < 1 || n > (warps ? 32 : 8) || (warps && (n & (n - 1))))
-                return usage(warps ? "--num-warps takes a power of two from 1 to 32, got " : "--num-stages takes 1 to 8, got ", v);
-            if (warps) a->num_warps = (int)n;
-            else a->num_stages = (int)n;
+        } else if (!strncmp(s, "--num-warps=", 12)) {
+            int rc = option_arg(OPT_NUM_WARPS, "--num-warps", s + 12, &a->num_warps);
+            if (rc) return rc;
+        } else if (!strncmp(s, "--num-stages=", 13)) {
+            int rc = option_arg(OPT_NUM_STAGES, "--num-stages", s + 13, &a->num_stages);
+            if (rc) return rc;
+        } else if (!strncmp(s, "--emit=", 7)) {
+            const char *v = s + 7;
+            a->emit = !strcmp(v, "ir") ? EMIT_IR : !strcmp(v, "llvm") ? EMIT_LLVM : !strcmp(v, "ptx") ? EMIT_PTX : -1;
+            if (a->emit < 0) return usage("--emit takes ir, llvm or ptx, got ", v);
+        } else if (!strncmp(s, "--libdevice=", 12)) {
+            a->libdevice_set = true;
+            a->libdevice = strcmp(s + 12, "none") ? s + 12 : NULL;
+            if (a->libdevice && access(a->libdevice, R_OK)) return usage("--libdevice: cannot read ", a->libdevice);
+        } else if (!strcmp(s, "--list-passes")) {
+            a->list_passes = true;
         } else if (!strncmp(s, "--param-divisibility=", 21)) {
             char *end;
             a->param_div = strtoll(s + 21, &end, 10);
@@ -90,66 +134,72 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
         else
             a->file = s;
     }
-    if (!strcmp(a->passes, "none")) a->passes = "";
-    for (const char *p = a->passes; *p;) {
-        size_t n = strcspn(p, ",");
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)n, p);
-        char bad[64];
-        if (!gpu_pass_find(p, n) && !nr_pass_list_valid(name, bad, sizeof bad)) return usage("unknown pass: ", name);
-        p += n + (p[n] == ',');
-    }
+    char bad[64];
+    if (!pass_list_valid(a->passes, bad, sizeof bad)) return usage("unknown pass: ", bad);
     return 0;
 }
 
-static bool verify_after(IrModule *m, Diag *diag, const char *pass) {
-    StrBuf err;
-    sb_init(&err);
-    bool ok = ir_verify_module(m, &err);
-    if (!ok) {
-        if (err.len && err.data[err.len - 1] == '\n') err.data[--err.len] = 0;
-        diag_error(diag, (Loc){0}, "internal error: invalid IR after pass '%s':\n%s", pass, sb_cstr(&err));
+/* Runs the passes (driver/pass_registry.h) with the target from the options or the file. */
+static bool run_passes(const OptArgs *a, IrModule *m, Diag *diag, StrBuf *dump) {
+    GpuOptions go = {a->arch ? a->arch : m->gpu.arch ? m->gpu.arch : ir_gpu_arch_from_name(NR_DEFAULT_ARCH, 6),
+                     a->num_warps ? a->num_warps : m->gpu.num_warps ? m->gpu.num_warps : option_info(OPT_NUM_WARPS)->def,
+                     option_or_default(OPT_NUM_STAGES, a->num_stages), (int)a->param_div};
+    return pass_run_list(m, a->passes, &go, diag, a->print_after_all ? dump : NULL);
+}
+
+/* Does an op of f copy through parameter i with TMA (tma_load, tma_store)? Such a
+ * descriptor parameter holds a tensor map (compiler/target/tma.h). */
+static bool param_uses_tma(const IrFunc *f, ValId param) {
+    for (uint32_t i = 1; i < f->nops; i++) {
+        const IrOp *op = &f->ops[i];
+        if ((op->code == OP_TMA_LOAD || op->code == OP_TMA_STORE) && op->nopnds && op->operands[0] == param) return true;
     }
+    return false;
+}
+
+/* --emit=llvm|ptx: each kernel of GPU-stage IR through the code generator, as the GPU
+ * pipeline's last step (driver/gpu_compile.c) runs it: the target from the gpu<> header,
+ * the alignment facts from --param-divisibility, CUDA's libdevice for the math functions
+ * as the CLI finds it (--libdevice=FILE|none), LLVM's default pipeline. */
+static bool emit_code(const OptArgs *a, IrModule *m, Arena *arena, Diag *diag, StrBuf *out) {
+    if (!m->gpu.arch || !m->gpu.num_warps) {
+        diag_error(diag, (Loc){0}, "--emit=%s needs GPU-stage IR (a gpu<...> header, layouts, shared memory "
+                   "placed): run the GPU passes first", a->emit == EMIT_LLVM ? "llvm" : "ptx");
+        return false;
+    }
+    char found[4096];
+    const char *libdevice = a->libdevice_set ? a->libdevice : gpu_libdevice_find(found, sizeof found);
+    PtxPart *parts = arena_alloc(arena, sizeof *parts * (m->nfuncs + 1));
+    int nparts = 0;
+    bool ok = true;
+    for (uint32_t i = 0; i < m->nfuncs && ok; i++) {
+        IrFunc *f = m->funcs[i];
+        if (!f->is_kernel) continue;
+        IrRegion *body = &f->regions[f->body];
+        bool *tma = arena_alloc(arena, body->nargs + 1);
+        for (uint32_t p = 0; p < body->nargs; p++) tma[p] = param_uses_tma(f, body->args[p]);
+        GpuTarget t = {ir_gpu_arch_name(m->gpu.arch), m->gpu.num_warps, option_or_default(OPT_NUM_STAGES, a->num_stages),
+                       NULL, libdevice, tma, body->nargs};
+        ParamFact *pf = axis_info_param_facts(f, a->param_div, arena);
+        StrBuf code;
+        sb_init(&code);
+        ok = llvm_gen_kernel(f, axis_info_analyze(f, pf, arena), &t, a->emit == EMIT_LLVM ? &code : NULL,
+                             a->emit == EMIT_PTX ? &code : NULL, diag, NULL);
+        if (ok) parts[nparts++] = (PtxPart){arena_strndup(arena, sb_cstr(&code), code.len), code.len, NULL};
+        sb_free(&code);
+    }
+    if (!ok) return false;
+    if (a->emit == EMIT_LLVM || nparts < 2) { /* LLVM modules one after the other; one PTX module as it is */
+        for (int i = 0; i < nparts; i++) sb_putn(out, parts[i].text, parts[i].len);
+        return true;
+    }
+    StrBuf err; /* several kernels: one PTX module, as `nereid compile --emit=ptx` writes it */
+    sb_init(&err);
+    ok = ptx_merge(parts, nparts, out, &err);
+    if (!ok) diag_error(diag, (Loc){0}, "internal error: cannot merge the kernels' PTX: %s", sb_cstr(&err));
     sb_free(&err);
     return ok;
 }
-
-/* Runs the passes in order: IR passes through the pipeline's runner, GPU passes on every
- * function with the target from the options or the file. */
-static bool run_passes(const OptArgs *a, IrModule *m, Diag *diag, StrBuf *dump) {
-    NrPassOptions o = {a->print_after_all};
-    GpuOptions go = {a->arch ? a->arch : m->gpu.arch ? m->gpu.arch : GPU_SM90A,
-                     a->num_warps ? a->num_warps : m->gpu.num_warps ? m->gpu.num_warps : 4,
-                     a->num_stages ? a->num_stages : 3, (int)a->param_div};
-    for (const char *p = a->passes; *p;) {
-        size_t n = strcspn(p, ",");
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)n, p);
-        p += n + (p[n] == ',');
-        const GpuPass *gp = gpu_pass_find(name, strlen(name));
-        if (!gp) {
-            if (!nr_run_named_passes(m, name, &o, diag, dump)) return false;
-            continue;
-        }
-        if (gp->on_gpu_ir != (m->gpu.arch || m->gpu.num_warps)) { /* the passes assume it: refuse, never crash */
-            if (gp->on_gpu_ir)
-                diag_error(diag, (Loc){0}, "pass '%s' needs GPU-stage IR (a gpu<...> header and layouts): run "
-                           "gpu-assign-layouts first", name);
-            else
-                diag_error(diag, (Loc){0}, "pass '%s' takes IR without layouts, and this module has a gpu<...> header "
-                           "(its layouts are assigned already)", name);
-            return false;
-        }
-        for (uint32_t i = 0; i < m->nfuncs; i++) gp->run(m->funcs[i], &go);
-        if (a->print_after_all) {
-            sb_printf(dump, "// -----// IR Dump After %s //----- //\n", name);
-            ir_print_module(dump, m);
-        }
-        if (!verify_after(m, diag, name)) return false;
-    }
-    return true;
-}
-
 
 /* Parse, verify, run passes, print: 0 or 1. */
 static int run(const OptArgs *a, const Source *src, Arena *arena, Diag *diag) {
@@ -173,19 +223,19 @@ static int run(const OptArgs *a, const Source *src, Arena *arena, Diag *diag) {
             axis_info_print(&out, m->funcs[i], axis_info_analyze(m->funcs[i], pf, arena));
         }
     }
-    if (ok) {
-        ir_print_module(&out, m);
-        fwrite(out.data ? out.data : "", 1, out.len, stdout);
-    }
+    if (ok && a->emit != EMIT_IR) ok = emit_code(a, m, arena, diag, &out);
+    else if (ok) ir_print_module(&out, m);
+    if (ok) fwrite(out.data ? out.data : "", 1, out.len, stdout);
     sb_free(&dump);
     sb_free(&out);
     return ok ? 0 : 1;
 }
 
-int nr_opt_main(int argc, char **argv) {
+int opt_tool_main(int argc, char **argv) {
     OptArgs a;
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc;
+    if (a.list_passes) return list_passes();
     bool from_stdin = !a.file || !strcmp(a.file, "-");
     size_t len = 0;
     char *text = from_stdin ? file_read_stream(stdin, &len) : file_read(a.file, &len);

@@ -11,6 +11,7 @@
  * chain, `and`/`or` return an operand. Ints are 64-bit: an overflow is an error rather
  * than a wrong value. */
 #include "pyexpr.h"
+#include "compiler/support/options.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1675,7 +1676,7 @@ static int64_t want_int(PyCtx *c, PyVal v, Loc loc, const char *what) {
 static PyVal make_config(PyCtx *c, int n, const PyVal *args, int nkw, const char *const *kwnames, const PyVal *kwvals,
                          Loc where) {
     PyConfig *cf = arena_alloc(c->arena, sizeof *cf);
-    cf->num_warps = 4, cf->num_stages = 3, cf->num_ctas = 1, cf->index = -1, cf->loc = where;
+    cf->num_warps = option_info(OPT_NUM_WARPS)->def, cf->num_stages = option_info(OPT_NUM_STAGES)->def, cf->num_ctas = 1, cf->index = -1, cf->loc = where;
     cf->kwargs = py_dict_new(c, 4);
     if (n > 1) py_error(c, where, "triton.Config takes one positional argument (the dict of meta-parameters)");
     if (n == 1) {
@@ -1692,11 +1693,12 @@ static PyVal make_config(PyCtx *c, int n, const PyVal *args, int nkw, const char
             for (int i = 0; i < v.u.dict->n; i++) py_dict_set(c, cf->kwargs, v.u.dict->keys[i], v.u.dict->vals[i]);
         } else if (!strcmp(nm, "num_warps")) {
             cf->num_warps = (int)want_int(c, v, where, "num_warps");
-            if (cf->num_warps < 1 || cf->num_warps > 32 || (cf->num_warps & (cf->num_warps - 1)))
-                py_error(c, where, "num_warps must be a power of two from 1 to 32, got %d", cf->num_warps);
+            if (!option_valid(OPT_NUM_WARPS, cf->num_warps))
+                py_error(c, where, "num_warps must be %s, got %d", option_info(OPT_NUM_WARPS)->range, cf->num_warps);
         } else if (!strcmp(nm, "num_stages")) {
             cf->num_stages = (int)want_int(c, v, where, "num_stages");
-            if (cf->num_stages < 1 || cf->num_stages > 8) py_error(c, where, "num_stages must be from 1 to 8, got %d", cf->num_stages);
+            if (!option_valid(OPT_NUM_STAGES, cf->num_stages))
+                py_error(c, where, "num_stages must be %s, got %d", option_info(OPT_NUM_STAGES)->range, cf->num_stages);
         } else if (!strcmp(nm, "num_ctas")) {
             cf->num_ctas = (int)want_int(c, v, where, "num_ctas");
             if (cf->num_ctas != 1) py_error(c, where, "num_ctas other than 1 (thread-block clusters) is not supported");

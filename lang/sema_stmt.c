@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sema_internal.h"
+#include "compiler/support/options.h"
 
 /* ---- syntactic scans ---- */
 
@@ -466,8 +467,9 @@ static RangeArgs range_args(Sema *S, const Expr *it) {
             sema_error(S, it->kwvalues[i]->loc, "unknown keyword argument '%s' for %s", it->kwnames[i], name);
         Val v = sema_lower_expr(S, it->kwvalues[i]); /* the others: evaluated for their errors; hints */
         if (!strcmp(it->kwnames[i], "num_stages") && v.k != V_NONE) {
-            if (v.k != V_INT || v.i < 1 || v.i > 8)
-                sema_error(S, it->kwvalues[i]->loc, "num_stages must be a compile-time integer from 1 to 8");
+            if (v.k != V_INT || !option_valid(OPT_NUM_STAGES, v.i))
+                sema_error(S, it->kwvalues[i]->loc, "num_stages must be a compile-time integer %s",
+                           option_info(OPT_NUM_STAGES)->range);
             num_stages = (int)v.i;
         }
     }

@@ -16,6 +16,7 @@
 #include "autotune.h"
 #include "compiler/support/float16.h"
 #include "interp.h"
+#include "compiler/support/options.h"
 
 nr_status api_fail(nr_context *ctx, nr_status s, const char *fmt, ...) {
     if (!ctx) return s;
@@ -202,15 +203,13 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
             return api_fail(ctx, NR_ERR_INVALID_ARG, "invalid compile options: %d defines at %p", opts->num_defines,
                             (const void *)opts->defines);
         }
-        int w = opts->num_warps;
-        if (w < 0 || w > 32 || (w & (w - 1))) {
+        for (OptionId id = OPT_NUM_WARPS; id <= OPT_NUM_STAGES; id++) {
+            int v = id == OPT_NUM_WARPS ? opts->num_warps : opts->num_stages;
+            if (v == 0 || option_valid(id, v)) continue;
             nr_module_destroy(m);
-            return api_fail(ctx, NR_ERR_INVALID_ARG, "num_warps must be 0 (the default, 4) or a power of two from 1 to 32, got %d", w);
-        }
-        if (opts->num_stages < 0 || opts->num_stages > 8) {
-            nr_module_destroy(m);
-            return api_fail(ctx, NR_ERR_INVALID_ARG, "num_stages must be 0 (the default, 3) or from 1 to 8, got %d",
-                            opts->num_stages);
+            const OptionInfo *oi = option_info(id);
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "%s must be 0 (the default, %d) or %s, got %d", oi->name, oi->def,
+                            oi->range, v);
         }
         for (int i = 0; i < opts->num_defines; i++)
             if (!opts->defines[i].name || !opts->defines[i].value) {
@@ -648,9 +647,9 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
     nr_context *ctx = k->mod->ctx;
     api_clear_error(ctx);
     if (k->tuned) return tune_launch(k, grid, NULL, NULL, args, num_args, NULL, opts);
-    if (opts && (opts->num_stages < 0 || opts->num_stages > 8))
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': num_stages must be 0 or from 1 to 8, got %d", k->f->name,
-                        opts->num_stages);
+    if (opts && opts->num_stages && !option_valid(OPT_NUM_STAGES, opts->num_stages))
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': num_stages must be 0 or %s, got %d", k->f->name,
+                        option_info(OPT_NUM_STAGES)->range, opts->num_stages);
     int np = k->nparams;
     if (!grid) return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': the grid must not be NULL", k->f->name);
     /* CUDA's limits, on every device, so that a grid the CPU accepts runs on a GPU too */

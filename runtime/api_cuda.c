@@ -17,6 +17,7 @@
 #include "api_internal.h"
 #include "cache_key.h"
 #include "compiler/support/float16.h"
+#include "compiler/support/options.h"
 
 nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err) {
     if (cuda_open(index, &ctx->cuda, err)) {
@@ -303,10 +304,12 @@ nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const VariantKey
     for (int i = 0; i < k->nvariants && !v; i++)
         if (same_key(&k->variants[i].ikey, key)) v = &k->variants[i];
     if (!v) { /* a variant's warps and stages were checked when it was made */
-        if (warps < 1 || warps > 32 || (warps & (warps - 1)))
-            return api_fail(ctx, NR_ERR_INVALID_ARG, "num_warps must be a power of two from 1 to 32, got %d", warps);
-        if (stages < 1 || stages > 8)
-            return api_fail(ctx, NR_ERR_INVALID_ARG, "num_stages must be from 1 to 8, got %d", stages);
+        if (!option_valid(OPT_NUM_WARPS, warps))
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "num_warps must be %s, got %d", option_info(OPT_NUM_WARPS)->range,
+                            warps);
+        if (!option_valid(OPT_NUM_STAGES, stages))
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "num_stages must be %s, got %d", option_info(OPT_NUM_STAGES)->range,
+                            stages);
         int np = k->nparams;
         char text[NR_MAX_LAUNCH_ARGS + 8];
         variant_key(facts, np, warps, stages, text);

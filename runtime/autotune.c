@@ -28,6 +28,7 @@
 #include "cache.h"
 #include "cache_key.h"
 #include "compiler/codegen/llvm_gen.h"
+#include "compiler/support/options.h"
 
 typedef struct Variant {
     char *key;          /* "<config index>|NAME=VALUE|..." (the heuristics' values) */
@@ -409,8 +410,10 @@ static PyDict *args_dict(TunedKernel *t, const nr_arg *args, int c) {
         if (cf->val.k == PV_CONFIG)
             for (int i = 0; i < cf->val.u.cfg->kwargs->n; i++) py_dict_set(py, d, cf->val.u.cfg->kwargs->keys[i], cf->val.u.cfg->kwargs->vals[i]);
         const nr_config *nc = &t->configs[c];
-        py_dict_set(py, d, py_str(py, "num_warps", 9), py_int(nc->num_warps ? nc->num_warps : tm->num_warps ? tm->num_warps : 4));
-        py_dict_set(py, d, py_str(py, "num_stages", 10), py_int(nc->num_stages ? nc->num_stages : tm->num_stages ? tm->num_stages : 3));
+        py_dict_set(py, d, py_str(py, "num_warps", 9),
+                    py_int(nc->num_warps ? nc->num_warps : option_or_default(OPT_NUM_WARPS, tm->num_warps)));
+        py_dict_set(py, d, py_str(py, "num_stages", 10),
+                    py_int(nc->num_stages ? nc->num_stages : option_or_default(OPT_NUM_STAGES, tm->num_stages)));
     }
     return d;
 }

@@ -1,7 +1,7 @@
 /* gpu_passes.h - the GPU back end's passes over a specialised, inlined kernel, in the
  * order gpu_compile.c runs them: layout assignment (with coalescing and the choice of
  * tensor cores), dot operand lowering, software pipelining, shared-memory allocation,
- * barrier and fence placement. Each opens its file with its contract; gpu_pass_table
+ * barrier and fence placement. Each opens its file with its contract; driver/pass_registry.c
  * lists them by name for `nereid opt`. */
 #ifndef NEREID_GPU_PASSES_H
 #define NEREID_GPU_PASSES_H
@@ -29,19 +29,5 @@ void gpu_pipeline(IrFunc *f, const AxisInfo *info, const GpuOptions *o);
 void gpu_alloc_shared(IrFunc *f);
 /* Inserts barrier and fence_async ops where shared-memory accesses could race. */
 void gpu_insert_barriers(IrFunc *f);
-
-/* The passes by name, for `nereid opt --passes=...`: each runs on every kernel of the
- * module with the options given (assign-layouts and pipeline recompute the alignment
- * facts they need). assign-layouts takes IR without layouts; every other pass needs
- * GPU-stage IR (a gpu<> header, layouts on every block): on_gpu_ir says which, and the
- * runner refuses a module of the other kind rather than run the pass on it. */
-typedef struct GpuPass {
-    const char *name;
-    void (*run)(IrFunc *f, const GpuOptions *o);
-    bool on_gpu_ir;
-} GpuPass;
-extern const GpuPass gpu_pass_table[];
-extern const int gpu_pass_count;
-const GpuPass *gpu_pass_find(const char *name, size_t len);
 
 #endif

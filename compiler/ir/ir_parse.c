@@ -15,6 +15,7 @@
  * attributes. Whether a layout suits its value is the verifier's to say. */
 #include "ir.h"
 #include "ir_layout.h"
+#include "compiler/support/options.h"
 
 #include <errno.h>
 #include <math.h>
@@ -908,7 +909,8 @@ static bool parse_gpu_header(Parser *P) {
             int64_t w;
             next(P);
             if (!expect(P, '=') || !parse_int(P, &w)) return false;
-            if (w < 1 || w > 32 || (w & (w - 1))) return fail_at(P, tok_loc(P, name), "num_warps must be a power of two from 1 to 32");
+            if (!option_valid(OPT_NUM_WARPS, w))
+                return fail_at(P, tok_loc(P, name), "num_warps must be %s", option_info(OPT_NUM_WARPS)->range);
             P->m->gpu.num_warps = (uint8_t)w;
             seen_warps = true;
         } else {

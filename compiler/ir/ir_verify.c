@@ -12,6 +12,7 @@
  *
  * Messages: "verifier: @func: op 'name' (line:col): reason", one per line. */
 #include "ir.h"
+#include "compiler/support/options.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -470,7 +471,8 @@ static void check_for(Verifier *V, OpId id, const IrOp *op) {
     if (!need(V, id, lb.rank == 0 && is_int(lb) && !is_i1(lb), "bounds must be integer scalars%s", "")) return;
     same(V, id, T(V, op->operands[1]), lb, "bounds differ in type");
     same(V, id, T(V, op->operands[2]), lb, "step and bounds differ in type");
-    need(V, id, op->attr[0] >= 0 && op->attr[0] <= 8, "num_stages must be 0 (the kernel's) to 8%s", "");
+    need(V, id, op->attr[0] == 0 || option_valid(OPT_NUM_STAGES, op->attr[0]), "num_stages must be 0 (the kernel's) or %s",
+         option_info(OPT_NUM_STAGES)->range);
     if (op->nres != n) {
         op_error(V, id, "has %u inits but %u results", n, op->nres);
         return;

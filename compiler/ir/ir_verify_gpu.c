@@ -18,6 +18,7 @@
  * Which layouts, conversions and buffers make fast code is the passes' business. */
 #include "ir.h"
 #include "ir_layout.h"
+#include "compiler/support/options.h"
 
 #include <stdarg.h>
 
@@ -249,7 +250,8 @@ bool ir_verify_gpu(const IrModule *m, StrBuf *err) {
     GpuVerifier V = {m, NULL, err, 0};
     int w = m->gpu.num_warps;
     if (!m->gpu.arch || m->gpu.arch > GPU_SM90A) fail(&V, 0, "the gpu<> header needs an arch (sm_80, sm_90, sm_90a)");
-    if (w < 1 || w > 32 || (w & (w - 1))) fail(&V, 0, "the gpu<> header's num_warps must be a power of two from 1 to 32");
+    if (!option_valid(OPT_NUM_WARPS, w))
+        fail(&V, 0, "the gpu<> header's num_warps must be %s", option_info(OPT_NUM_WARPS)->range);
     if (V.nerrors) return false;
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         V.f = m->funcs[i];

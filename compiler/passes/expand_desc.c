@@ -2,7 +2,7 @@
  * desc_load(d, o) and desc_store(d, o, x) become the load and store a kernel would write by
  * hand, reading the descriptor's base, sizes, strides and padding with desc_part. The CPU
  * interpreter runs kernels after it; the GPU back end runs it for the descriptors that do
- * not go through TMA (compiler/gpu/lower_descriptors.c).
+ * not go through TMA (driver/gpu_compile.c, compiler/target/tma.h).
  *
  * requires:  a verified module.
  * maintains: verification; the program's meaning under ir_ops.def (desc_load's element

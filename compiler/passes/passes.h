@@ -1,5 +1,5 @@
-/* passes.h - the optimisation passes over the IR, the pipeline that runs them with the
- * verifier in between, and `nereid opt`, the tool that runs them on textual IR.
+/* passes.h - the optimisation passes over the IR and the pipeline that runs them with the
+ * verifier in between (by name, they run through driver/pass_registry.h).
  *
  * Every pass edits the module in place and leaves it verifying (each file's opening
  * comment states what it requires, maintains and breaks). */
@@ -36,14 +36,5 @@ typedef struct NrPassOptions {
  * the input and the result of every pass (a failure is an internal error reported to
  * d). dump may be NULL when print_after_all is off. */
 bool nr_run_passes(IrModule *m, const NrPassOptions *o, Diag *d, StrBuf *dump);
-/* Runs the passes named in comma_list ("inline,cse"; "" runs none) the same way. */
-bool nr_run_named_passes(IrModule *m, const char *comma_list, const NrPassOptions *o, Diag *d, StrBuf *dump);
-/* True if every name in comma_list is a pass; otherwise the first bad name goes to bad
- * (truncated to size). */
-bool nr_pass_list_valid(const char *comma_list, char *bad, size_t size);
-
-/* `nereid opt FILE.nrir [--passes=a,b] [--print-after-all] [--verify-only]` (argv[0] is
- * "opt"); FILE may be "-" or absent for stdin. Exit status 0, 1 on error, 2 on usage. */
-int nr_opt_main(int argc, char **argv);
 
 #endif

@@ -1,0 +1,27 @@
+/* options.c - the option table of options.h. */
+#include "options.h"
+
+#include <string.h>
+
+#define RANGE_TEXT(lo, hi, pow2) ((pow2) ? "a power of two from " #lo " to " #hi : "from " #lo " to " #hi)
+
+static const OptionInfo table[OPT_COUNT] = {
+#define X(id, name, def, lo, hi, pow2) [id] = {name, def, lo, hi, pow2, RANGE_TEXT(lo, hi, pow2)},
+    NR_OPTIONS(X)
+#undef X
+};
+
+const OptionInfo *option_info(OptionId id) { return id >= 0 && id < OPT_COUNT ? &table[id] : NULL; }
+
+const OptionInfo *option_find(const char *name) {
+    for (int i = 0; name && i < OPT_COUNT; i++)
+        if (!strcmp(table[i].name, name)) return &table[i];
+    return NULL;
+}
+
+bool option_valid(OptionId id, long long v) {
+    const OptionInfo *o = option_info(id);
+    return o && v >= o->min && v <= o->max && (!o->pow2 || (v & (v - 1)) == 0);
+}
+
+int option_or_default(OptionId id, int v) { return v > 0 ? v : table[id].def; }

@@ -70,10 +70,10 @@ static char *read_text(const char *path, size_t *len) {
 static bool compile_once(const Source *src, const NrCompileOptions *o, const Spec *s, double *t) {
     Diag d;
     diag_init(&d);
-    double t0 = nr_now_ms();
+    double t0 = clock_now_ms();
     NrProgram p;
-    bool ok = nr_compile_program(src, o, &d, NULL, &p);
-    double t1 = nr_now_ms();
+    bool ok = driver_compile(src, o, &d, NULL, &p);
+    double t1 = clock_now_ms();
     if (ok) {
         IrFunc *f = NULL;
         for (uint32_t i = 0; i < p.ir->nfuncs; i++)
@@ -89,7 +89,7 @@ static bool compile_once(const Source *src, const NrCompileOptions *o, const Spe
         GpuTarget target = {"sm_90a", s->warps, 3, NULL, NULL, NULL, 0}; /* num_stages 3: the default */
         GpuResult r;
         ok = gpu_compile_kernel(f, &spec, &target, GPU_DUMP_NONE, NULL, NULL, &r, &d);
-        double t2 = nr_now_ms();
+        double t2 = clock_now_ms();
         if (ok) {
             t[0] = t1 - t0;
             for (int k = 0; k < 4; k++) t[1 + k] = r.times_ms[k];
@@ -97,7 +97,7 @@ static bool compile_once(const Source *src, const NrCompileOptions *o, const Spe
             sb_free(&r.ptx);
         }
         free(facts);
-        nr_program_free(&p);
+        driver_program_free(&p);
     }
     if (!ok) fprintf(stderr, "compile_time: %s %s failed:\n%s", s->file, s->kernel, sb_cstr(&d.out));
     diag_free(&d);

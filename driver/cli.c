@@ -399,19 +399,19 @@ static int cmd_compile(int argc, char **argv) {
     StrBuf dump;
     sb_init(&dump);
     NrProgram prog;
-    double t0 = nr_now_ms(), gpu_ms[4] = {0, 0, 0, 0};
-    bool ok = nr_compile_program(&src, &a.o, &diag, &dump, &prog);
+    double t0 = clock_now_ms(), gpu_ms[4] = {0, 0, 0, 0};
+    bool ok = driver_compile(&src, &a.o, &diag, &dump, &prog);
     rc = ok ? 0 : 1;
     if (ok && a.gpu) rc = gpu_stage(&a, &prog, &dump, &diag, gpu_ms);
     if (ok && a.aot) rc = aot_stage(&a, &prog, &diag);
     fputs(sb_cstr(&diag.out), stderr);
     if (ok) {
-        if (a.time) print_times(&prog, gpu_ms, nr_now_ms() - t0);
+        if (a.time) print_times(&prog, gpu_ms, clock_now_ms() - t0);
         if (!rc && !a.aot && a.gpu != GPU_CUBIN && (a.o.emit || a.o.print_after_all || a.gpu)) rc = write_output(a.out, &dump);
         if (!rc && a.gpu == GPU_CUBIN && a.o.print_after_all) rc = write_output(NULL, &dump); /* -o holds the cubin */
         /* a failed GPU compile still shows the dumps that led to it */
         if (rc && a.gpu && a.o.print_after_all) write_output(NULL, &dump);
-        nr_program_free(&prog);
+        driver_program_free(&prog);
     }
     sb_free(&dump);
     diag_free(&diag);
@@ -429,7 +429,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "--version")) {
         unsigned major, minor, patch;
         llvm_gen_version(&major, &minor, &patch);
-        printf("nereid %s (LLVM %u.%u.%u, build %s)\n", NEREID_VERSION, major, minor, patch, nr_build_id);
+        printf("nereid %s (LLVM %u.%u.%u, build %s)\n", NEREID_VERSION, major, minor, patch, driver_build_id);
         return 0;
     }
     if (!strcmp(cmd, "compile")) return cmd_compile(argc, argv);

@@ -246,6 +246,65 @@ NR_API nr_status nr_config_int(const nr_config *c, const char *name, int64_t *ou
 NR_API int nr_config_num_warps(const nr_config *c);                   /* 0: the module's */
 NR_API int nr_config_num_stages(const nr_config *c);
 
+/* ---- the autotuner's rules, for bindings (docs/api.md#the-tuner) ----
+ * What a tuned launch does to choose its config, over callbacks, so that a binding whose
+ * kernels and hooks live elsewhere (the Python package's nereid.autotune) follows the
+ * same rules as the kernels above: the choice for a key comes from memory, else from the
+ * cache directory, else from timing. Timing prunes the configs (the binding's
+ * early_config_prune, then a performance model's estimates keeping top_k), takes a single
+ * survivor untimed, times each other after a warm-up (failed configs count as infinitely
+ * slow; with buffers to zero or restore, or hooks, each launch alone between them, untimed),
+ * takes the fastest, zeroes the reset_to_zero buffers once more for the real launch, and
+ * keeps the choice in memory and on disk. */
+typedef struct nr_tuner nr_tuner;
+
+typedef struct nr_tune_options {
+    const char *kernel;               /* the kernel's name, for messages */
+    int num_configs;
+    const char *const *config_text;   /* each config as text ("BLOCK=64, num_warps=4"): messages */
+    const char *identity;             /* what a choice depends on besides the key and the device
+                                         (the source, the configs, the options); NULL: choices
+                                         are not kept on disk */
+    double warmup_ms, rep_ms;         /* 0: Triton's 25 and 100 */
+    double top_k;                     /* how many configs a performance model keeps (0: Triton's
+                                         default, all of them: 1.0 as a fraction) */
+    int top_k_is_fraction;            /* top_k is a fraction of the configs (Triton: a float top_k
+                                         <= 1.0) */
+} nr_tune_options;
+
+typedef struct nr_tune_buffer {
+    nr_devptr ptr;  /* device memory of the context (host memory on the CPU device) */
+    size_t bytes;
+    int restore;    /* 0: zeroed before each timed launch (reset_to_zero); 1: saved before
+                       timing and written back after each timed launch (restore_value) */
+} nr_tune_buffer;
+
+/* The binding's side of a choice. launch is required; the others may be NULL. A status
+ * from launch or bench other than NR_OK and NR_ERR_DEVICE means the config cannot run (it
+ * counts as infinitely slow); NR_ERR_DEVICE stops the tuning and is returned. */
+typedef struct nr_tune_calls {
+    void *user;
+    nr_status (*launch)(void *user, int config);            /* one launch, not waited for */
+    nr_status (*before)(void *user, int config);            /* before each timed launch, untimed */
+    nr_status (*after)(void *user, int config);             /* after each timed launch, untimed */
+    nr_status (*bench)(void *user, int config, double *ms); /* the binding's own timing (do_bench) */
+    nr_status (*prune)(void *user, int *configs, int *num_configs); /* early_config_prune: keeps some */
+    nr_status (*estimate)(void *user, int config, double *estimate); /* perf_model: lower is faster */
+    void *stream;                                           /* what timing waits on (NULL: the context) */
+} nr_tune_calls;
+
+NR_API nr_status nr_tuner_create(nr_context *ctx, const nr_tune_options *opts, nr_tuner **out);
+NR_API void nr_tuner_destroy(nr_tuner *t);
+/* The config for key (any text naming the key's values): *chosen, and per config the
+ * milliseconds it took (INFINITY: failed or not timed) in times_ms when not NULL
+ * (num_configs entries). bufs: the launch's reset_to_zero and restore_value buffers. */
+NR_API nr_status nr_tuner_choose(nr_tuner *t, const char *key, const nr_tune_buffer *bufs, int num_bufs,
+                                 const nr_tune_calls *calls, int *chosen, double *times_ms);
+
+/* The default and the range of a compile or launch option by name ("num_warps",
+ * "num_stages"); each output may be NULL. NR_ERR_NOT_FOUND for an unknown name. */
+NR_API nr_status nr_option_info(const char *name, int *default_value, int *min, int *max, int *power_of_two);
+
 /* ---- what the context has done, for people tuning start-up ---- */
 typedef struct nr_stats {
                   uint64_t gpu_compiles;    /* kernel variants compiled to PTX (the whole back end ran) */

@@ -5,7 +5,7 @@
  * names, nesting limits). Every node records its height (Expr.depth, Stmt.depth) so the
  * limits are checked in O(1) as the tree grows bottom-up: no later recursive walker
  * (printer, sema) can then meet a tree deep enough to exhaust the C stack. A builder that
- * finds an error reports it through nr_parse_error and still returns a well-formed node;
+ * finds an error reports it through parse_error and still returns a well-formed node;
  * the parse stops at the next token.
  *
  * ast_print writes one node per line, two spaces of indentation per level:
@@ -125,7 +125,7 @@ static void adopt(ParseCtx *c, Expr *e, const Expr *child) {
     if (!child || child->depth < e->depth) return;
     e->depth = child->depth + 1;
     if (e->depth > MAX_EXPR_DEPTH)
-        nr_parse_error(c, e->loc, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
+        parse_error(c, e->loc, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
 }
 
 static void adopt_all(ParseCtx *c, Expr *e, Expr **items, int n) {
@@ -220,7 +220,7 @@ Args *ast_args_push(ParseCtx *c, Args *a, Arg arg) {
     if (!a) a = arena_alloc(c->arena, sizeof *a);
     if (!arg.kw) {
         if (a->nkw && arg.value->kind != EX_STAR)
-            nr_parse_error(c, arg.loc, "positional argument follows keyword argument");
+            parse_error(c, arg.loc, "positional argument follows keyword argument");
         ast_ev_push(c, &a->pos, arg.value);
         return a;
     }
@@ -250,7 +250,7 @@ Expr *ast_ex_call(ParseCtx *c, Loc loc, Expr *callee, Args *a) {
     adopt_all(c, e, e->items, e->nitems);
     adopt_all(c, e, e->kwvalues, e->nkw);
     int rep = first_repeat(c, e->kwnames, e->nkw);
-    if (rep >= 0) nr_parse_error(c, a->kwloc[rep], "keyword argument repeated: '%s'", e->kwnames[rep]);
+    if (rep >= 0) parse_error(c, a->kwloc[rep], "keyword argument repeated: '%s'", e->kwnames[rep]);
     return e;
 }
 
@@ -376,24 +376,24 @@ static void check_target(ParseCtx *c, const Expr *e, bool in_seq) {
     switch (e->kind) {
     case EX_NAME: case EX_ATTR: case EX_SUBSCRIPT: return;
     case EX_STAR:
-        if (!in_seq) nr_parse_error(c, e->loc, "starred assignment target must be in a list or tuple");
+        if (!in_seq) parse_error(c, e->loc, "starred assignment target must be in a list or tuple");
         check_target(c, e->lhs, false);
         return;
     case EX_TUPLE: case EX_LIST: {
         int stars = 0;
         for (int i = 0; i < e->nitems; i++) {
             if (e->items[i]->kind == EX_STAR && ++stars == 2)
-                nr_parse_error(c, e->items[i]->loc, "multiple starred expressions in assignment");
+                parse_error(c, e->items[i]->loc, "multiple starred expressions in assignment");
             check_target(c, e->items[i], true);
         }
         return;
     }
-    default: nr_parse_error(c, e->loc, "cannot assign to %s", expr_what(e));
+    default: parse_error(c, e->loc, "cannot assign to %s", expr_what(e));
     }
 }
 
 static void check_value(ParseCtx *c, const Expr *e) {
-    if (e && e->kind == EX_STAR) nr_parse_error(c, e->loc, "can't use starred expression here");
+    if (e && e->kind == EX_STAR) parse_error(c, e->loc, "can't use starred expression here");
 }
 
 /* ---- statements ---- */
@@ -419,7 +419,7 @@ static void nest(ParseCtx *c, Stmt *s, const Block *a, const Block *b, const cha
     int da = block_depth(a), db = block_depth(b);
     s->depth = 1 + (da > db ? da : db);
     if (s->depth > MAX_BLOCKS)
-        nr_parse_error(c, s->loc, "too many nested blocks (limit %d%s)", MAX_BLOCKS, hint);
+        parse_error(c, s->loc, "too many nested blocks (limit %d%s)", MAX_BLOCKS, hint);
 }
 
 static void set_targets(ParseCtx *c, Stmt *s, Expr *t) {
@@ -453,7 +453,7 @@ Stmt *ast_st_augassign(ParseCtx *c, Loc loc, Expr *target, int op, Expr *value) 
     set_targets(c, s, target);
     s->value = value;
     if (target->kind != EX_NAME && target->kind != EX_ATTR && target->kind != EX_SUBSCRIPT)
-        nr_parse_error(c, target->loc, "'%s' is an illegal expression for augmented assignment", expr_what(target));
+        parse_error(c, target->loc, "'%s' is an illegal expression for augmented assignment", expr_what(target));
     check_value(c, value);
     return s;
 }
@@ -464,9 +464,9 @@ Stmt *ast_st_annassign(ParseCtx *c, Loc loc, Expr *target, Ann ann, Expr *value)
     s->annotation = ann.text;
     s->value = value;
     if (target->kind == EX_TUPLE || target->kind == EX_LIST)
-        nr_parse_error(c, target->loc, "only single target (not %s) can be annotated", expr_what(target));
+        parse_error(c, target->loc, "only single target (not %s) can be annotated", expr_what(target));
     else if (target->kind != EX_NAME && target->kind != EX_ATTR && target->kind != EX_SUBSCRIPT)
-        nr_parse_error(c, target->loc, "illegal target for annotation");
+        parse_error(c, target->loc, "illegal target for annotation");
     check_value(c, value);
     return s;
 }
@@ -495,7 +495,7 @@ Stmt *ast_st_while(ParseCtx *c, Loc loc, Expr *cond, StmtVec *body, StmtVec *ore
     Stmt *s = new_stmt(c, ST_WHILE, loc);
     s->cond = cond;
     s->body = block_of(body);
-    if (orelse) nr_parse_error(c, orelse->loc, "'else' clause on a 'while' loop is not supported");
+    if (orelse) parse_error(c, orelse->loc, "'else' clause on a 'while' loop is not supported");
     nest(c, s, &s->body, &s->orelse, "");
     return s;
 }
@@ -566,10 +566,10 @@ static void check_params(ParseCtx *c, const Param *p, int n) {
     for (int i = 0; i < n; i++) {
         names[i] = p[i].name;
         if (i && p[i - 1].default_value && !p[i].default_value)
-            nr_parse_error(c, p[i].loc, "non-default argument follows default argument");
+            parse_error(c, p[i].loc, "non-default argument follows default argument");
     }
     int rep = first_repeat(c, names, n);
-    if (rep >= 0) nr_parse_error(c, p[rep].loc, "duplicate argument '%s' in function definition", p[rep].name);
+    if (rep >= 0) parse_error(c, p[rep].loc, "duplicate argument '%s' in function definition", p[rep].name);
 }
 
 Func *ast_func(ParseCtx *c, Loc loc, const char *name, ParamVec *params, StmtVec *body) {

@@ -7,9 +7,9 @@
  * the scanner. All AST memory is in the caller's arena; the only heap memory (flex's
  * buffers and bison's stack when it grows) is freed before returning.
  *
- * Every error goes through nr_parse_error, which reports only the first: the lexer then
+ * Every error goes through parse_error, which reports only the first: the lexer then
  * feeds bison the error token and the parse stops. Syntax errors arrive from bison with
- * the lookahead and the exact set of expected tokens (LAC); nr_syntax_error turns
+ * the lookahead and the exact set of expected tokens (LAC); parse_syntax_error turns
  * them into a message, recognising the common cases: an unexpected indent, a missing
  * indented block, a missing ':' after a statement header, '=' for '==', a missing comma,
  * and otherwise "unexpected X" with the short list of what could have come instead. */
@@ -26,7 +26,7 @@
 
 /* ---- errors ---- */
 
-void nr_parse_error(ParseCtx *c, Loc loc, const char *fmt, ...) {
+void parse_error(ParseCtx *c, Loc loc, const char *fmt, ...) {
     if (c->failed) return;
     c->failed = true;
     va_list ap;
@@ -35,7 +35,7 @@ void nr_parse_error(ParseCtx *c, Loc loc, const char *fmt, ...) {
     va_end(ap);
 }
 
-int nr_lex_error(ParseCtx *c, Loc loc, const char *fmt, ...) {
+int lex_error(ParseCtx *c, Loc loc, const char *fmt, ...) {
     if (!c->failed) {
         c->failed = true;
         va_list ap;
@@ -50,12 +50,12 @@ int nr_lex_error(ParseCtx *c, Loc loc, const char *fmt, ...) {
  * nesting of expressions (a chain of thousands of unary operators) gets there. */
 void nrerror(Loc *lloc, ParseCtx *c, const char *msg) {
     if (strcmp(msg, "memory exhausted") == 0)
-        nr_parse_error(c, *lloc, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
+        parse_error(c, *lloc, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
     else
-        nr_parse_error(c, *lloc, "%s", msg);
+        parse_error(c, *lloc, "%s", msg);
 }
 
-Loc nr_loc_advance(Loc loc, const char *text, size_t n) {
+Loc lex_loc_advance(Loc loc, const char *text, size_t n) {
     for (size_t i = 0; i < n; i++) {
         if (text[i] == '\n') {
             if (loc.line < INT_MAX) loc.line++;
@@ -76,13 +76,13 @@ static int digit_value(char ch) {
     return 99;
 }
 
-int nr_lex_int(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len, int base) {
+int lex_int(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len, int base) {
     uint64_t v = 0;
     for (int i = base == 10 ? 0 : 2; i < len; i++) {
         if (text[i] == '_') continue;
         uint64_t d = (uint64_t)digit_value(text[i]);
         if (v > (UINT64_MAX - d) / (uint64_t)base)
-            return c->lenient ? INT : nr_lex_error(c, loc, "integer literal too large"); /* lenient: dropped unread */
+            return c->lenient ? INT : lex_error(c, loc, "integer literal too large"); /* lenient: dropped unread */
         v = v * (uint64_t)base + d;
     }
     Expr *e = ast_new_expr(c, EX_INT, loc);
@@ -93,7 +93,7 @@ int nr_lex_int(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len, int
     return INT;
 }
 
-int nr_lex_float(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len) {
+int lex_float(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len) {
     char *buf = arena_alloc(c->arena, (size_t)len + 1);
     int n = 0;
     for (int i = 0; i < len; i++)
@@ -104,18 +104,18 @@ int nr_lex_float(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len) {
     return FLOAT;
 }
 
-int nr_lex_bad_number(ParseCtx *c, Loc loc, const char *text, int len) {
+int lex_bad_number(ParseCtx *c, Loc loc, const char *text, int len) {
     if (c->lenient) return INT; /* 1j, 0x_1 in a decorator's arguments: dropped unread */
     char p = len > 1 && text[0] == '0' ? (char)tolower((unsigned char)text[1]) : 0;
-    if (p == 'x') return nr_lex_error(c, loc, "invalid hexadecimal literal");
-    if (p == 'o') return nr_lex_error(c, loc, "invalid octal literal");
-    if (p == 'b') return nr_lex_error(c, loc, "invalid binary literal");
+    if (p == 'x') return lex_error(c, loc, "invalid hexadecimal literal");
+    if (p == 'o') return lex_error(c, loc, "invalid octal literal");
+    if (p == 'b') return lex_error(c, loc, "invalid binary literal");
     bool digits = true;
     for (int i = 0; i < len; i++) digits = digits && (isdigit((unsigned char)text[i]) || text[i] == '_');
     if (digits && text[0] == '0')
-        return nr_lex_error(c, loc, "leading zeros in decimal integer literals are not permitted; "
+        return lex_error(c, loc, "leading zeros in decimal integer literals are not permitted; "
                                  "use an 0o prefix for octal integers");
-    return nr_lex_error(c, loc, "invalid decimal literal");
+    return lex_error(c, loc, "invalid decimal literal");
 }
 
 /* Offset of the first byte of s that does not belong to well-formed UTF-8 (no overlong
@@ -138,16 +138,16 @@ static size_t utf8_bad_at(const unsigned char *s, size_t n) {
     return n;
 }
 
-int nr_lex_check_utf8(ParseCtx *c, Loc loc, const char *text, int len, const char *what) {
+int lex_check_utf8(ParseCtx *c, Loc loc, const char *text, int len, const char *what) {
     size_t at = utf8_bad_at((const unsigned char *)text, (size_t)len);
     if (at == (size_t)len) return 0;
-    return nr_lex_error(c, nr_loc_advance(loc, text, at), "invalid UTF-8 byte '\\x%02x' in %s",
+    return lex_error(c, lex_loc_advance(loc, text, at), "invalid UTF-8 byte '\\x%02x' in %s",
                      (unsigned char)text[at], what);
 }
 
-int nr_lex_bad_char(ParseCtx *c, Loc loc, unsigned char ch) {
-    if (ch > 32 && ch < 127) return nr_lex_error(c, loc, "invalid character '%c' in source", ch);
-    return nr_lex_error(c, loc, "invalid character '\\x%02x' in source", ch);
+int lex_bad_char(ParseCtx *c, Loc loc, unsigned char ch) {
+    if (ch > 32 && ch < 127) return lex_error(c, loc, "invalid character '%c' in source", ch);
+    return lex_error(c, loc, "invalid character '\\x%02x' in source", ch);
 }
 
 static size_t put_utf8(char *out, uint32_t cp) {
@@ -190,7 +190,7 @@ typedef struct {
 } EscCtx;
 
 static int escape_error(EscCtx *x, const char *at, const char *msg) {
-    return nr_lex_error(x->c, nr_loc_advance(x->tok_loc, x->tok, (size_t)(at - x->tok)), "%s", msg);
+    return lex_error(x->c, lex_loc_advance(x->tok_loc, x->tok, (size_t)(at - x->tok)), "%s", msg);
 }
 
 /* Decode the escape whose backslash is at p[-1]; advance *pp past it and append the
@@ -236,17 +236,17 @@ static int decode_escape(EscCtx *x, const char **pp, const char *end, char *out,
     return 0; /* the character itself is copied as ordinary text */
 }
 
-int nr_lex_string(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len) {
+int lex_string_literal(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len) {
     if (c->lenient) return STRING; /* f-strings, bytes in a decorator's arguments: dropped unread */
     int i = 0;
     bool raw = false;
     for (; text[i] != '\'' && text[i] != '"'; i++) {
         char p = (char)tolower((unsigned char)text[i]);
         if (p == 'r') raw = true;
-        if (p == 'f') return nr_lex_error(c, loc, "f-strings are not supported in Nereid kernels");
-        if (p == 'b') return nr_lex_error(c, loc, "bytes literals are not supported in Nereid kernels");
+        if (p == 'f') return lex_error(c, loc, "f-strings are not supported in Nereid kernels");
+        if (p == 'b') return lex_error(c, loc, "bytes literals are not supported in Nereid kernels");
     }
-    if (nr_lex_check_utf8(c, loc, text, len, "string literal")) return NRerror;
+    if (lex_check_utf8(c, loc, text, len, "string literal")) return NRerror;
     char q = text[i];
     int ql = len - i >= 6 && text[i + 1] == q && text[i + 2] == q ? 3 : 1;
     const char *p = text + i + ql, *end = text + len - ql;
@@ -337,37 +337,37 @@ static const char *header_word(int kind) {
 static void missing_block(ParseCtx *c, Loc loc, const Token *hdr) {
     const char *w = header_word(hdr->kind);
     if (!w)
-        nr_parse_error(c, loc, "expected an indented block");
+        parse_error(c, loc, "expected an indented block");
     else if (hdr->kind == DEF)
-        nr_parse_error(c, loc, "expected an indented block after function definition on line %d", hdr->loc.line);
+        parse_error(c, loc, "expected an indented block after function definition on line %d", hdr->loc.line);
     else
-        nr_parse_error(c, loc, "expected an indented block after '%s' statement on line %d", w, hdr->loc.line);
+        parse_error(c, loc, "expected an indented block after '%s' statement on line %d", w, hdr->loc.line);
 }
 
 /* The ':' that ends a statement header is missing. */
 static bool missing_colon(ParseCtx *c, Loc loc, const Token *hdr) {
     switch (hdr->kind) {
     case IF: case ELIF: case WHILE:
-        nr_parse_error(c, loc, "expected ':' after '%s' condition", header_word(hdr->kind));
+        parse_error(c, loc, "expected ':' after '%s' condition", header_word(hdr->kind));
         return true;
-    case FOR: nr_parse_error(c, loc, "expected ':' after 'for' loop header"); return true;
-    case DEF: nr_parse_error(c, loc, "expected ':' after function signature"); return true;
-    case WITH: nr_parse_error(c, loc, "expected ':' after 'with' item"); return true;
+    case FOR: parse_error(c, loc, "expected ':' after 'for' loop header"); return true;
+    case DEF: parse_error(c, loc, "expected ':' after function signature"); return true;
+    case WITH: parse_error(c, loc, "expected ':' after 'with' item"); return true;
     case ELSE:
-        nr_parse_error(c, loc, "expected ':' after 'else'%s", c->la.kind == IF ? " (did you mean 'elif'?)" : "");
+        parse_error(c, loc, "expected ':' after 'else'%s", c->la.kind == IF ? " (did you mean 'elif'?)" : "");
         return true;
     default: return false;
     }
 }
 
-void nr_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *const *expected, int n) {
+void parse_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *const *expected, int n) {
     if (c->failed) return;
     const char **v = arena_alloc(c->arena, sizeof *v * (size_t)(n + 1));
     for (int i = 0; i < n; i++) v[i] = plain_name(c, expected[i]);
     const Token *la = &c->la;
     const Token *hdr = la->bol ? &c->prev_hdr : &c->hdr; /* the statement being parsed */
     if (la->kind == INDENT) {
-        nr_parse_error(c, loc, "unexpected indent");
+        parse_error(c, loc, "unexpected indent");
         return;
     }
     if (has_name(v, n, "indent")) {
@@ -375,15 +375,15 @@ void nr_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *cons
         return;
     }
     if (n == 3 && has_name(v, n, "name") && has_name(v, n, "string literal") && has_name(v, n, "'*'")) {
-        nr_parse_error(c, loc, "invalid type annotation: expected a name, '*' and a name, or a string");
+        parse_error(c, loc, "invalid type annotation: expected a name, '*' and a name, or a string");
         return;
     }
     if (la->kind == FOR && la->depth > 0) {
-        nr_parse_error(c, loc, "comprehensions and generator expressions are not supported in Nereid kernels");
+        parse_error(c, loc, "comprehensions and generator expressions are not supported in Nereid kernels");
         return;
     }
     if (la->kind == '=' && !has_name(v, n, "'='")) {
-        nr_parse_error(c, loc, "unexpected '=' (did you mean '=='?)");
+        parse_error(c, loc, "unexpected '=' (did you mean '=='?)");
         return;
     }
     if (has_name(v, n, "':'") && la->depth == 0 && !la->colon_before && missing_colon(c, loc, hdr)) return;
@@ -395,7 +395,7 @@ void nr_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *cons
     bool listed = describe_expected(v, n, &sb);
     if (!listed && la->depth > 0 && has_name(v, n, "','") && is_starter(plain_name(c, la_name)))
         sb_puts(&sb, "; perhaps you forgot a comma?");
-    nr_parse_error(c, loc, "%s", sb_cstr(&sb));
+    parse_error(c, loc, "%s", sb_cstr(&sb));
     sb_free(&sb);
     if (la->depth > 0 && la->depth <= MAX_BRACKETS && c->bracket_locs[la->depth - 1].line < loc.line)
         diag_note(c->diag, c->bracket_locs[la->depth - 1], "to match this '%c'", c->brackets[la->depth - 1]);
@@ -405,7 +405,7 @@ void nr_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *cons
 
 static Loc loc_of_offset(const Source *src, size_t start, size_t off) {
     Loc l = {src, 1, 1};
-    return nr_loc_advance(l, src->text + start, off - start);
+    return lex_loc_advance(l, src->text + start, off - start);
 }
 
 Module *lang_parse_module(Arena *arena, Diag *diag, const Source *src) {
@@ -422,9 +422,9 @@ Module *lang_parse_module(Arena *arena, Diag *diag, const Source *src) {
     size_t skip = src->len >= 3 && memcmp(src->text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     const char *nul = memchr(src->text + skip, 0, src->len - skip);
     if (src->len > (size_t)INT_MAX / 2) {
-        nr_parse_error(c, (Loc){src, 1, 1}, "source file too large");
+        parse_error(c, (Loc){src, 1, 1}, "source file too large");
     } else if (nul) {
-        nr_parse_error(c, loc_of_offset(src, skip, (size_t)(nul - src->text)),
+        parse_error(c, loc_of_offset(src, skip, (size_t)(nul - src->text)),
                     "invalid character '\\x00' in source");
     } else {
         size_t n = src->len - skip;
@@ -439,7 +439,7 @@ Module *lang_parse_module(Arena *arena, Diag *diag, const Source *src) {
         if (!nrl_scan_buffer(buf, n + 3, scanner)) NR_DIE("cannot set up the scan buffer");
         int rc = nrparse(c);
         nrllex_destroy(scanner);
-        if (rc != 0 && !c->failed) nr_parse_error(c, c->la.loc, "syntax error");
+        if (rc != 0 && !c->failed) parse_error(c, c->la.loc, "syntax error");
     }
     sb_free(&c->scratch);
     Module *m = c->failed ? NULL : c->module;

@@ -112,20 +112,20 @@ typedef struct ParseCtx {
 
 /* ---- parse.c: errors and token decoding ---- */
 /* Report an error unless one was already reported; the parse then stops. */
-void nr_parse_error(ParseCtx *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void parse_error(ParseCtx *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The same, returning the token code the lexer hands bison to make it stop. */
-int nr_lex_error(ParseCtx *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int nr_lex_int(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len, int base);
-int nr_lex_float(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len);
-int nr_lex_string(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len);
-int nr_lex_bad_number(ParseCtx *c, Loc loc, const char *text, int len);
-int nr_lex_bad_char(ParseCtx *c, Loc loc, unsigned char ch);
+int lex_error(ParseCtx *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int lex_int(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len, int base);
+int lex_float(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len);
+int lex_string_literal(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len);
+int lex_bad_number(ParseCtx *c, Loc loc, const char *text, int len);
+int lex_bad_char(ParseCtx *c, Loc loc, unsigned char ch);
 /* 0 if text is well-formed UTF-8, else the error token (reported as "in <what>"). */
-int nr_lex_check_utf8(ParseCtx *c, Loc loc, const char *text, int len, const char *what);
+int lex_check_utf8(ParseCtx *c, Loc loc, const char *text, int len, const char *what);
 /* Compose a syntax error from the lookahead and the tokens the parser expected
  * (bison symbol names, as yysymbol_name gives them). */
-void nr_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *const *expected, int n);
-Loc nr_loc_advance(Loc loc, const char *text, size_t n);
+void parse_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *const *expected, int n);
+Loc lex_loc_advance(Loc loc, const char *text, size_t n);
 
 /* ---- ast.c: builders the grammar actions call (all allocate in c->arena) ---- */
 Expr *ast_new_expr(ParseCtx *c, ExprKind kind, Loc loc);

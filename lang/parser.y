@@ -20,7 +20,7 @@
  * error, located, and never a cascade.
  *
  * Syntax errors are reported by yyreport_syntax_error (parse.error custom), which hands
- * the lookahead and the expected tokens (exact, thanks to LAC) to nr_syntax_error in
+ * the lookahead and the expected tokens (exact, thanks to LAC) to parse_syntax_error in
  * parse.c, which writes a readable message. Token aliases below are those names. */
 
 %define api.pure full
@@ -479,6 +479,6 @@ static int yyreport_syntax_error(const yypcontext_t *yc, ParseCtx *ctx) {
     int n = yypcontext_expected_tokens(yc, kinds, YYNTOKENS);
     if (n < 0) n = 0;
     for (int i = 0; i < n; i++) names[i] = yysymbol_name(kinds[i]);
-    nr_syntax_error(ctx, *yypcontext_location(yc), yysymbol_name(yypcontext_token(yc)), names, n);
+    parse_syntax_error(ctx, *yypcontext_location(yc), yysymbol_name(yypcontext_token(yc)), names, n);
     return 0;
 }

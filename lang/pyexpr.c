@@ -91,6 +91,8 @@ PyVal py_str(PyCtx *c, const char *s, size_t n) {
     return v;
 }
 
+static bool py_equal(PyVal a, PyVal b);
+
 static PyVal seq_val(PyCtx *c, PyKind k, int n) {
     PyVal v = py_none();
     v.k = k;
@@ -128,15 +130,6 @@ void py_dict_set(PyCtx *c, PyDict *d, PyVal key, PyVal val) {
     d->keys = k, d->vals = v, d->n++;
 }
 
-bool py_dict_get(const PyDict *d, const char *key, PyVal *out) {
-    for (int i = 0; i < d->n; i++)
-        if (d->keys[i].k == PV_STR && !strcmp(d->keys[i].u.str.s, key)) {
-            *out = d->vals[i];
-            return true;
-        }
-    return false;
-}
-
 const char *py_kind_name(PyVal v) {
     static const char *const names[] = {"None", "bool", "int", "float", "str", "list", "tuple", "dict", "function",
                                         "builtin function", "module", "Config", "value", "method"};
@@ -144,7 +137,7 @@ const char *py_kind_name(PyVal v) {
     return names[v.k];
 }
 
-bool py_truthy(PyVal v) {
+static bool py_truthy(PyVal v) {
     switch (v.k) {
     case PV_NONE: return false;
     case PV_BOOL: return v.u.b;
@@ -161,7 +154,7 @@ static bool is_num(PyVal v) { return v.k == PV_INT || v.k == PV_BOOL || v.k == P
 static double num_f(PyVal v) { return v.k == PV_FLOAT ? v.u.f : v.k == PV_BOOL ? (double)v.u.b : (double)v.u.i; }
 static int64_t num_i(PyVal v) { return v.k == PV_BOOL ? v.u.b : v.u.i; }
 
-bool py_equal(PyVal a, PyVal b) {
+static bool py_equal(PyVal a, PyVal b) {
     if (is_num(a) && is_num(b)) {
         if (a.k == PV_FLOAT || b.k == PV_FLOAT) return num_f(a) == num_f(b);
         return num_i(a) == num_i(b);
@@ -1618,11 +1611,6 @@ PyVal py_eval(PyCtx *c, const PyNode *n, PyEnv *env) {
     }
     c->depth--;
     return r;
-}
-
-const char *py_lambda_param(const PyVal *fn, int i) {
-    if (fn->k != PV_FUNC || i < 0 || i >= fn->u.fn->lambda->nparams) return NULL;
-    return fn->u.fn->lambda->params[i];
 }
 
 /* ---- calls ---- */

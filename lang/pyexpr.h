@@ -104,7 +104,6 @@ PyVal py_eval(PyCtx *c, const PyNode *n, PyEnv *env);
 PyVal py_call(PyCtx *c, PyVal fn, int n, const PyVal *args, int nkw, const char *const *kwnames, const PyVal *kwvals,
               Loc where);
 Loc py_node_loc(const PyNode *n);
-const char *py_lambda_param(const PyVal *fn, int i); /* a lambda's i-th parameter name, NULL past the end */
 
 /* Report an error at loc and longjmp to c->fail. */
 _Noreturn void py_error(PyCtx *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -116,9 +115,6 @@ PyVal py_bool(bool b);
 PyVal py_str(PyCtx *c, const char *s, size_t n);
 PyDict *py_dict_new(PyCtx *c, int cap);
 void py_dict_set(PyCtx *c, PyDict *d, PyVal key, PyVal val);
-bool py_dict_get(const PyDict *d, const char *key, PyVal *out);
-bool py_truthy(PyVal v);
-bool py_equal(PyVal a, PyVal b);
 const char *py_kind_name(PyVal v);
 /* The value as text: repr() for strings in containers, str() at the top ("128",
  * "leaky_relu", "True", "0.5", "[1, 2]"). */

@@ -184,7 +184,7 @@ static Spec *specialise(Sema *S, const Func *fn, ModScope *scope, Val *bound, co
     return &S->specs[S->nspecs - 1];
 }
 
-Val sema_call_user(Sema *S, const Func *fn, ModScope *scope, CallArgs *a) {
+static Val sema_call_user(Sema *S, const Func *fn, ModScope *scope, CallArgs *a) {
     for (int i = 0; i < fn->body.n; i++)
         if (fn->body.stmts[i]->kind == ST_DEF)
             sema_error(S, fn->body.stmts[i]->loc, "nested function definitions are not supported");
@@ -234,14 +234,3 @@ Val sema_call_value(Sema *S, Val callee, CallArgs *a) {
     sema_error(S, a->loc, "%s is not callable", sema_val_kind_name(S, callee));
 }
 
-Val sema_lower_call_stdlib(Sema *S, const char *name, const Val *args, int n, Loc loc) {
-    Val f;
-    if (!sema_scope_lookup(S, &S->std, name, loc, &f) || f.k != V_FUNC)
-        NR_DIE("standard library function '%s' is missing", name);
-    CallArgs a;
-    memset(&a, 0, sizeof a);
-    a.pos = (Val *)args;
-    a.npos = n;
-    a.loc = loc;
-    return sema_call_user(S, f.fn, f.fnmod, &a);
-}

@@ -340,7 +340,7 @@ static ValId emit_unary(Sema *S, int code, ValId x, Loc loc) {
     return sema_fp8_narrow(S, r, dt, loc);
 }
 
-Val sema_unary_op(Sema *S, int op, Val a, Loc loc) {
+static Val sema_unary_op(Sema *S, int op, Val a, Loc loc) {
     bool t;
     if (sema_is_host_desc(a)) sema_error(S, loc, "bad operand for a unary operator: %s", sema_val_kind_name(S, a));
     if (op == UN_NOT) {

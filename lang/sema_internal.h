@@ -154,7 +154,6 @@ Env *sema_env_new(Sema *S);
 Env *sema_env_copy(Sema *S, const Env *e);
 Val *sema_env_lookup(Env *e, const char *name);
 void sema_env_set(Sema *S, Env *e, const char *name, Val v);
-void sema_env_remove(Env *e, const char *name);
 
 /* ---- types and emission (sema_types.c) ---- */
 IrType sema_type_of(Val v);               /* IR type; constexprs as Triton's to_tensor gives */
@@ -180,7 +179,6 @@ IrFunc *sema_func(Sema *S);
 Val sema_lower_expr(Sema *S, const Expr *e);
 Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc);  /* BinOp */
 Val sema_compare_op(Sema *S, int op, Val a, Val b, Loc loc); /* CmpOp */
-Val sema_unary_op(Sema *S, int op, Val a, Loc loc);
 /* A Python int meeting an integer of type dt must fit it (else an error). */
 void sema_check_weak_range(Sema *S, Val c, int dt, Loc loc);
 /* a / b as Triton types it; exact: correctly rounded on every device (tl.math.div_rn) */
@@ -206,8 +204,6 @@ typedef struct CallArgs {
     Loc *poslocs;
 } CallArgs;
 Val sema_call_value(Sema *S, Val callee, CallArgs *a);
-Val sema_call_user(Sema *S, const Func *fn, ModScope *scope, CallArgs *a);
-Val sema_lower_call_stdlib(Sema *S, const char *name, const Val *args, int n, Loc loc);
 
 /* ---- block pointers and tensor descriptors (sema_blockptr.c) ---- */
 /* tl.make_block_ptr(base, shape, strides, offsets, block_shape, order); locs: the six

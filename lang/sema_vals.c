@@ -180,12 +180,3 @@ void sema_env_set(Sema *S, Env *e, const char *name, Val v) {
     e->vals[e->n++] = v;
 }
 
-void sema_env_remove(Env *e, const char *name) {
-    for (int i = 0; i < e->n; i++)
-        if (!strcmp(e->names[i], name)) {
-            e->names[i] = e->names[e->n - 1];
-            e->vals[i] = e->vals[e->n - 1];
-            e->n--;
-            return;
-        }
-}

@@ -198,6 +198,7 @@ static void read_autotune(Reader *R, const Expr *d, TuneDesc *t) {
     t->early_prune = t->perf_model = py_none();
     if (prune.k != PV_NONE) {
         if (prune.k != PV_DICT) py_error(&R->py, locs[2], "prune_configs_by must be a dict");
+        t->top_k = 1.0, t->top_k_is_float = true; /* Triton's default: the fraction 1.0 (every config) */
         for (int i = 0; i < prune.u.dict->n; i++) {
             PyVal k = prune.u.dict->keys[i], v = prune.u.dict->vals[i];
             const char *kn = k.k == PV_STR ? k.u.str.s : "";
@@ -206,6 +207,7 @@ static void read_autotune(Reader *R, const Expr *d, TuneDesc *t) {
             else if (!strcmp(kn, "top_k")) {
                 if (v.k != PV_INT && v.k != PV_FLOAT) py_error(&R->py, locs[2], "top_k must be a number");
                 t->top_k = v.k == PV_INT ? (double)v.u.i : v.u.f;
+                t->top_k_is_float = v.k == PV_FLOAT;
             } else py_error(&R->py, locs[2], "prune_configs_by has no entry '%s' (early_config_prune, perf_model, top_k)", kn);
         }
         if (t->early_prune.k != PV_NONE && t->early_prune.k != PV_FUNC)
@@ -284,5 +286,80 @@ bool tune_read(Arena *arena, Diag *diag, const Module *m, const Func *fn, TuneDe
     /* after the run: launch-time errors longjmp to the runtime's own buffer */
     R->py.fail = NULL;
     *out = t;
+    return true;
+}
+
+/* ---- the signature ---- */
+
+static bool sets(const TuneDesc *d, const char *name) {
+    for (int c = 0; c < d->nconfigs; c++)
+        for (int i = 0; i < d->configs[c].n; i++)
+            if (!strcmp(d->configs[c].names[i], name)) return true;
+    for (int h = 0; h < d->nheur; h++)
+        if (!strcmp(d->heur[h].name, name)) return true;
+    return false;
+}
+
+static const char *define_of(const SemaDefine *defs, int n, const char *name) {
+    const char *v = NULL;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(defs[i].name, name)) v = defs[i].value; /* the last one wins, as in sema */
+    return v;
+}
+
+/* A "tensordesc<fp16[BM, BK]>" annotation's element type and rank (1s for the dims);
+ * false if it is not a descriptor. */
+static bool desc_signature(const char *ann, IrType *out) {
+    if (strncmp(ann, "tensordesc<", 11)) return false;
+    const char *s = ann + 11, *open = strchr(s, '['), *close = open ? strchr(open, ']') : NULL;
+    if (!open || !close || (size_t)(open - s) >= 32) return false;
+    char name[32];
+    memcpy(name, s, (size_t)(open - s));
+    name[open - s] = 0;
+    IrType elem;
+    if (!sema_signature_type(name, &elem) || elem.dt == DT_PTR || elem.dt == DT_I1) return false;
+    int rank = 1;
+    for (const char *c = open; c < close; c++) rank += *c == ',';
+    if (rank > NR_MAX_RANK) return false;
+    int32_t ones[NR_MAX_RANK] = {1, 1, 1, 1};
+    *out = ty_tdesc(elem.dt, rank, ones);
+    return true;
+}
+
+bool tune_signature(const TuneDesc *d, const Func *fn, const SemaDefine *defines, int ndefines, IrModule *sigs,
+                    IrFunc **out, Diag *diag) {
+    for (int i = 0; i < ndefines; i++)
+        if (sets(d, defines[i].name)) {
+            diag_error(diag, d->loc, "conflicting meta-parameters: '%s' is given to the compile and set by the "
+                       "@autotune/@heuristics of kernel '%s' (give it in one place)", defines[i].name, fn->name);
+            return false;
+        }
+    IrFunc *sig = ir_func_new(sigs, fn->name, true, fn->loc);
+    for (int i = 0; i < fn->nparams; i++) {
+        const Param *p = &fn->params[i];
+        if (is_constexpr(p)) continue;
+        IrType ty;
+        const char *tname = sema_signature_type_name(p->annotation);
+        if (desc_signature(p->annotation, &ty)) {
+            ir_add_param(sig, ty, p->name);
+            continue;
+        }
+        if (!sema_signature_type(p->annotation, &ty) &&
+            !(tname && !sets(d, tname) && sema_signature_type_of(p->annotation, define_of(defines, ndefines, tname), &ty))) {
+            diag_error(diag, p->ann_loc,
+                       tname && sets(d, tname) ? "parameter '%s': its type '%s' cannot be a tuned meta-parameter"
+                                               : "parameter '%s': unknown parameter type '%s' (a type named by a constexpr "
+                                                 "must be given to the compile, e.g. -D DT=bf16)",
+                       p->name, p->annotation);
+            return false;
+        }
+        ir_add_param(sig, ty, p->name);
+    }
+    for (int k = 0; k < d->nkey; k++) /* a config sets only constexprs: such a key is no launch argument */
+        if (sets(d, d->key[k])) {
+            diag_error(diag, d->loc, "key names '%s', which the configs set: a key is a launch argument", d->key[k]);
+            return false;
+        }
+    *out = sig;
     return true;
 }

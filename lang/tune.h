@@ -8,6 +8,7 @@
 
 #include "ast.h"
 #include "pyexpr.h"
+#include "sema.h"
 
 typedef struct TuneConfig {
     int n;                /* constexpr values it sets */
@@ -33,7 +34,8 @@ typedef struct TuneDesc {
     const char **reset_to_zero, **restore_value;
     int nreset, nrestore;
     PyVal early_prune, perf_model; /* PV_NONE when absent */
-    double top_k;         /* perf_model keeps this many (a fraction of the configs when < 1) */
+    double top_k;         /* perf_model keeps this many (a fraction of the configs when a float <= 1) */
+    bool top_k_is_float;  /* written as a float (Triton: a fraction when <= 1.0) */
     int warmup_ms, rep_ms;
     TuneHeuristic *heur;
     int nheur;
@@ -49,6 +51,14 @@ bool tune_func_is_tuned(const Func *fn);
  * diag, which the description keeps for launch-time evaluation errors. false on an
  * error. */
 bool tune_read(Arena *arena, Diag *diag, const Module *m, const Func *fn, TuneDesc **out);
+
+/* The tuned kernel fn's signature, as a function without a body in sigs: its runtime
+ * parameters typed by their annotations (a type named by a constexpr takes the compile's
+ * define; a descriptor's block dims may be tuned, so its signature holds 1s there and
+ * each config's kernel checks them). Also refuses a define that sets what the configs or
+ * heuristics set. false with a diagnostic. */
+bool tune_signature(const TuneDesc *d, const Func *fn, const SemaDefine *defines, int ndefines, IrModule *sigs,
+                    IrFunc **out, Diag *diag);
 
 /* A value as -D NAME=TEXT takes it; false if it is not an int, float, bool, str or None. */
 bool tune_value_text(PyVal v, StrBuf *out);

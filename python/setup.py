@@ -68,7 +68,7 @@ setup(
     packages=["nereid"],
     ext_modules=[Extension(
         "nereid._nereid",
-        sources=["nereid/_nereid.c", "nereid/_launch.c"],
+        sources=["nereid/_nereid.c", "nereid/_launch.c", "nereid/_tune.c"],
         depends=["nereid/_nereid.h"],
         include_dirs=include_dirs,
         define_macros=[("Py_LIMITED_API", "0x030B0000")],

@@ -18,7 +18,7 @@ static void put_str(StrBuf *sb, const char *s) {
 }
 
 void cache_key_build(StrBuf *build, const unsigned llvm_version[3]) {
-    sb_printf(build, "nereid %s build %s LLVM %u.%u.%u", NEREID_VERSION, nr_build_id, llvm_version[0],
+    sb_printf(build, "nereid %s build %s LLVM %u.%u.%u", NEREID_VERSION, driver_build_id, llvm_version[0],
               llvm_version[1], llvm_version[2]);
 }
 

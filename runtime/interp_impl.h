@@ -5,7 +5,7 @@
  * numel 8-byte elements. Integers, i1 and pointers are uint64_t normalised to their
  * dtype (wrapped to the width, then sign-extended for iN, zero-extended for uN, i1 and
  * ptr); floats are doubles already rounded to their dtype (fp32 values are exact
- * floats, fp16/bf16 values exact halves, fp8 values what nr_fp8_to_double gives: a NaN
+ * floats, fp16/bf16 values exact halves, fp8 values what fp8_to_double gives: a NaN
  * byte lives on in the payload, so loads, stores and bitcasts move bytes unchanged). So
  * every op reads exact dtype values and only has to round or normalise what it writes.
  * Buffers come from a pool of power-of-two size classes; a precomputed liveness plan
@@ -126,18 +126,18 @@ static inline NrFp8Format fp8_format(int dt) { return (NrFp8Format)dt_fp8_format
 
 /* x rounded to dtype dt as cvt rounds (for fp8: compiler/support/fp8.h's narrowing) */
 static inline double float_round(int dt, double x) {
-    if (dt_is_fp8(dt)) return nr_fp8_round(fp8_format(dt), x);
+    if (dt_is_fp8(dt)) return fp8_round(fp8_format(dt), x);
     switch (dt) {
     case DT_FP32: return (double)(float)x;
-    case DT_FP16: return nr_fp16_round(x);
-    case DT_BF16: return nr_bf16_round(x);
+    case DT_FP16: return fp16_round(x);
+    case DT_BF16: return bf16_round(x);
     default: return x;
     }
 }
 
 static inline void round_array(int dt, double *x, int64_t n) {
     if (dt_is_fp8(dt)) {
-        for (int64_t i = 0; i < n; i++) x[i] = nr_fp8_round(fp8_format(dt), x[i]);
+        for (int64_t i = 0; i < n; i++) x[i] = fp8_round(fp8_format(dt), x[i]);
         return;
     }
     switch (dt) {
@@ -145,10 +145,10 @@ static inline void round_array(int dt, double *x, int64_t n) {
         for (int64_t i = 0; i < n; i++) x[i] = (double)(float)x[i];
         break;
     case DT_FP16:
-        for (int64_t i = 0; i < n; i++) x[i] = nr_fp16_round(x[i]);
+        for (int64_t i = 0; i < n; i++) x[i] = fp16_round(x[i]);
         break;
     case DT_BF16:
-        for (int64_t i = 0; i < n; i++) x[i] = nr_bf16_round(x[i]);
+        for (int64_t i = 0; i < n; i++) x[i] = bf16_round(x[i]);
         break;
     default: break;
     }
@@ -185,8 +185,8 @@ static inline uint64_t elem_bits(int dt, const void *buf, int64_t i) {
             memcpy(&w, &fl, 4);
             return w;
         }
-        if (dt_is_fp8(dt)) return nr_fp8_bits(fp8_format(dt), d);
-        return dt == DT_FP16 ? nr_fp16_from_double(d) : nr_bf16_from_double(d);
+        if (dt_is_fp8(dt)) return fp8_bits(fp8_format(dt), d);
+        return dt == DT_FP16 ? fp16_from_double(d) : bf16_from_double(d);
     }
     return ((const uint64_t *)buf)[i] & int_fmt(dt).mask;
 }
@@ -206,9 +206,9 @@ static inline void elem_from_bits(int dt, void *buf, int64_t i, uint64_t bits) {
         memcpy(&fl, &w, 4);
         d = fl;
     } else if (dt_is_fp8(dt)) {
-        d = nr_fp8_to_double(fp8_format(dt), (uint8_t)bits);
+        d = fp8_to_double(fp8_format(dt), (uint8_t)bits);
     } else {
-        d = dt == DT_FP16 ? nr_fp16_to_double((uint16_t)bits) : nr_bf16_to_double((uint16_t)bits);
+        d = dt == DT_FP16 ? fp16_to_double((uint16_t)bits) : bf16_to_double((uint16_t)bits);
     }
     ((double *)buf)[i] = d;
 }

@@ -283,10 +283,10 @@ static void load_lanes(int pe, const uint64_t *p, const uint64_t *mask, int64_t 
     case DT_U8: LD(uint8_t, ur[i] = v);
     case DT_U16: LD(uint16_t, ur[i] = v);
     case DT_U32: LD(uint32_t, ur[i] = v);
-    case DT_FP16: LD(uint16_t, fr[i] = nr_fp16_to_double(v));
-    case DT_BF16: LD(uint16_t, fr[i] = nr_bf16_to_double(v));
+    case DT_FP16: LD(uint16_t, fr[i] = fp16_to_double(v));
+    case DT_BF16: LD(uint16_t, fr[i] = bf16_to_double(v));
     case DT_FP8E4NV: case DT_FP8E5: case DT_FP8E4B15: case DT_FP8E4B8: case DT_FP8E5B16:
-        LD(uint8_t, fr[i] = nr_fp8_to_double(fp8_format(pe), v));
+        LD(uint8_t, fr[i] = fp8_to_double(fp8_format(pe), v));
     case DT_FP32: LD(float, fr[i] = v);
     case DT_FP64: LD(double, fr[i] = v);
     default: LD(uint64_t, ur[i] = v); /* i64, u64, ptr */
@@ -335,10 +335,10 @@ static void store_lanes(int pe, const uint64_t *p, const uint64_t *mask, int64_t
     case DT_I1: case DT_I8: case DT_U8: ST(uint8_t, u[i * vs]); /* i1 is already 0 or 1 */
     case DT_I16: case DT_U16: ST(uint16_t, u[i * vs]);
     case DT_I32: case DT_U32: ST(uint32_t, u[i * vs]);
-    case DT_FP16: ST(uint16_t, nr_fp16_from_double(f[i * vs]));
-    case DT_BF16: ST(uint16_t, nr_bf16_from_double(f[i * vs]));
+    case DT_FP16: ST(uint16_t, fp16_from_double(f[i * vs]));
+    case DT_BF16: ST(uint16_t, bf16_from_double(f[i * vs]));
     case DT_FP8E4NV: case DT_FP8E5: case DT_FP8E4B15: case DT_FP8E4B8: case DT_FP8E5B16:
-        ST(uint8_t, nr_fp8_bits(fp8_format(pe), f[i * vs]));
+        ST(uint8_t, fp8_bits(fp8_format(pe), f[i * vs]));
     case DT_FP32: ST(float, f[i * vs]);
     case DT_FP64: ST(double, f[i * vs]);
     default: ST(uint64_t, u[i * vs]);

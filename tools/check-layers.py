@@ -7,11 +7,17 @@ include that points up or sideways-up and every cycle between folders, else 0.
 
     python3 tools/check-layers.py            # check this tree
     python3 tools/check-layers.py --graph    # print the folder include graph too
+    python3 tools/check-layers.py --calls build   # also: no call cycle among runtime's files
 
 The order comes from `make -s print-layers` in ROOT (one owner: the Makefile), or from
 ROOT/LAYERS when there is no Makefile (the script's own test builds such trees). A folder
 holding C sources that is not a listed layer is an error too, so a new folder cannot
-escape the check."""
+escape the check.
+
+--calls BUILD reads the object files of BUILD/obj (nm) and checks that no two files of
+runtime/ or driver/ call each other, directly or through others, except the files of one
+module that shares an internal header (interp.c and interp_*.c, with interp_impl.h):
+each file there is a layer of its own too."""
 import os
 import re
 import subprocess
@@ -42,9 +48,73 @@ def resolve(root, src, inc):
     return None
 
 
+CALL_CHECKED = ("runtime", "driver")
+
+
+def call_cycles(root, build):
+    """Cycles of calls between the files of CALL_CHECKED's folders (from the symbols their
+    objects define and use), but within one module that has an internal header."""
+    errors = []
+    for d in CALL_CHECKED:
+        od = os.path.join(build, "obj", d)
+        if not os.path.isdir(od):
+            errors.append(f"{od}: no object files (build first)")
+            continue
+        defs, uses = {}, {}
+        for f in sorted(os.listdir(od)):
+            stem = f[:-2]
+            if not f.endswith(".o") or not os.path.exists(os.path.join(root, d, stem + ".c")):
+                continue
+            out = subprocess.run(["nm", os.path.join(od, f)], capture_output=True, text=True).stdout
+            for line in out.splitlines():
+                p = line.split()
+                if len(p) == 3 and p[1] in "TDRB":
+                    defs[p[2]] = stem
+                elif len(p) == 2 and p[0] == "U":
+                    uses.setdefault(stem, set()).add(p[1])
+        succ = {n: {defs[u] for u in us if u in defs and defs[u] != n} for n, us in uses.items()}
+        index, low, stack, on, comps = {}, {}, [], set(), []
+
+        def strong(v):  # Tarjan's strongly connected components
+            index[v] = low[v] = len(index)
+            stack.append(v)
+            on.add(v)
+            for w in sorted(succ.get(v, ())):
+                if w not in index:
+                    strong(w)
+                    low[v] = min(low[v], low[w])
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    comps.append(sorted(comp))
+
+        for v in sorted(succ):
+            if v not in index:
+                strong(v)
+        for comp in comps:
+            mod = comp[0].split("_")[0]
+            internal = any(os.path.exists(os.path.join(root, d, f"{mod}_{h}.h")) for h in ("impl", "internal"))
+            if not (internal and all(c == mod or c.startswith(mod + "_") for c in comp)):
+                errors.append(f"{d}/: these files call each other in a circle: " + ", ".join(c + ".c" for c in comp))
+    return errors
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     graph = "--graph" in sys.argv
+    build = None
+    if "--calls" in sys.argv:
+        i = sys.argv.index("--calls")
+        build = sys.argv[i + 1] if i + 1 < len(sys.argv) else "build"
+        args = [a for a in args if a != build]
     root = os.path.abspath(args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     layers = layers_of(root)
     rank = {"include": -1}
@@ -104,6 +174,8 @@ def main():
             visit(n)
     for c in cycles:
         errors.append("include cycle between folders: " + " -> ".join(c))
+    if build:
+        errors += call_cycles(root, os.path.abspath(build))
     if graph:
         print("folder include graph (an edge: some file of the first includes a header of the second):")
         for (a, b) in sorted(edges, key=lambda e: (rank.get(e[0], 99), rank.get(e[1], 99))):

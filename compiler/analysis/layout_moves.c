@@ -128,7 +128,7 @@ int moves_smem_vector(const IrModule *m, uint32_t layout, uint32_t shared, IrTyp
     }
 }
 
-int moves_reduce_partials(const IrFunc *f, OpId id) {
+static int moves_reduce_partials(const IrFunc *f, OpId id) {
     const IrOp *op = &f->ops[id];
     IrType t = f->vals[op->operands[0]].ty;
     LinearLayout l;

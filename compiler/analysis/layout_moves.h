@@ -51,8 +51,6 @@ int moves_smem_run(const IrModule *m, uint32_t layout, uint32_t shared, IrType t
 int moves_smem_vector(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes, int max_bytes,
                       int *reg_bits);
 
-/* A reduction's warps along the axis (their warp-id bits), as a count of partials. */
-int moves_reduce_partials(const IrFunc *f, OpId op);
 
 /* The scratch an op needs in shared memory, in bytes (0: none). */
 int moves_scratch_bytes(const IrFunc *f, OpId op);

@@ -66,7 +66,6 @@ _Noreturn void gen_error(Gen *g, Loc loc, const char *fmt, ...) __attribute__((f
  * ops and the TMA copies */
 void gen_tdesc_param_attrs(Gen *g, uint32_t param, IrType t);
 void gen_grid_constants(Gen *g);
-bool gen_tdesc_is_tma(Gen *g, uint32_t param);
 void gen_tma(Gen *g, OpId id);
 LLVMTypeRef gen_type(Gen *g, int dt);            /* element type in registers (i1 for i1) */
 LLVMTypeRef gen_mem_type(Gen *g, int dt);        /* element type in memory (i8 for i1) */
@@ -128,10 +127,6 @@ void gen_leave_prologue(Gen *g, LLVMBasicBlockRef saved);
 
 /* shared memory (llvm_smem.c) */
 void gen_local(Gen *g, OpId id);         /* local_alloc/view/store/load, async_*, fence_async */
-/* Stores block x (its registers) into the one-stage buffer at base, laid out by layout
- * `shared`; and the reverse, into registers of `dst_layout`. */
-void gen_store_tile(Gen *g, ValId x, LLVMValueRef base, uint32_t shared);
-LLVMValueRef *gen_load_tile(Gen *g, IrType t, uint32_t dst_layout, LLVMValueRef base, uint32_t shared);
 /* A shared layout's element offset of row-major index bits: inv[k] for bit k. */
 void gen_shared_inverse(Gen *g, uint32_t shared, IrType t, uint32_t *inv);
 

@@ -36,7 +36,7 @@ typedef struct Fp8Info {
 
 static Fp8Info info_of(int dt) {
     NrFp8Format f = (NrFp8Format)dt_fp8_format(dt);
-    return (Fp8Info){f, nr_fp8_desc(f), dt == DT_FP8E4NV ? "e4m3x2" : dt == DT_FP8E5 ? "e5m2x2" : NULL};
+    return (Fp8Info){f, fp8_desc(f), dt == DT_FP8E4NV ? "e4m3x2" : dt == DT_FP8E5 ? "e5m2x2" : NULL};
 }
 
 static bool has_fp8_cvt(Gen *g, Fp8Info F) {
@@ -46,7 +46,7 @@ static bool has_fp8_cvt(Gen *g, Fp8Info F) {
 static LLVMValueRef c8(Gen *g, unsigned v) { return LLVMConstInt(g->i8, v, 0); }
 
 /* an fp8 constant is its value converted (narrowed) to the type, as the interpreter does */
-LLVMValueRef gen_fp8_const(Gen *g, int dt, double v) { return c8(g, nr_fp8_from_double(info_of(dt).f, v)); }
+LLVMValueRef gen_fp8_const(Gen *g, int dt, double v) { return c8(g, fp8_from_double(info_of(dt).f, v)); }
 
 /* ---- narrowing ---- */
 

@@ -307,7 +307,7 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
         return false;
     }
     LLVMDisposeMessage(msg);
-    double t0 = nr_now_ms();
+    double t0 = clock_now_ms();
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     const char *pipeline = t->pipeline ? t->pipeline : LLVM_GEN_PIPELINE;
     LLVMErrorRef e = LLVMRunPasses(g->M, pipeline, tm, po);
@@ -322,7 +322,7 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
         return false;
     }
     gen_hoist_wgmma_waits(g->M, g->B);
-    double t1 = nr_now_ms();
+    double t1 = clock_now_ms();
     if (llvm_ir) {
         char *text = LLVMPrintModuleToString(g->M);
         sb_puts(llvm_ir, text);
@@ -340,7 +340,7 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
             LLVMDisposeMemoryBuffer(buf);
         }
     }
-    if (times) times[1] = t1 - t0, times[2] = nr_now_ms() - t1;
+    if (times) times[1] = t1 - t0, times[2] = clock_now_ms() - t1;
     LLVMDisposeTargetMachine(tm);
     sb_free(&err);
     return ok;
@@ -348,7 +348,7 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
 
 bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, Diag *diag,
                      double *times) {
-    double t0 = nr_now_ms();
+    double t0 = clock_now_ms();
     Gen *g = calloc(1, sizeof *g);
     if (!g) NR_DIE("out of memory");
     g->f = f, g->m = f->mod, g->info = info, g->diag = diag, g->num_warps = t->num_warps, g->target = t;
@@ -364,7 +364,7 @@ bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf
     bool ok = false;
     if (!setjmp(g->fail)) {
         build_function(g);
-        if (times) times[0] = nr_now_ms() - t0;
+        if (times) times[0] = clock_now_ms() - t0;
         ok = emit_ptx(g, t, llvm_ir, ptx, times);
     }
     LLVMDisposeBuilder(g->B);

@@ -110,7 +110,7 @@ static LLVMTypeRef vec_of(Gen *g, int dt, int n) {
 
 static int elem_bytes(int dt) { return dt == DT_I1 ? 1 : dt_bytes(dt); }
 
-void gen_store_tile(Gen *g, ValId x, LLVMValueRef base, uint32_t shared) {
+static void gen_store_tile(Gen *g, ValId x, LLVMValueRef base, uint32_t shared) {
     IrType t = ir_type(g->f, x);
     const GenLayout *gl = gen_layout(g, x);
     int eb = elem_bytes(t.dt), n = 1 << gl->ll.nbits[LL_REG];
@@ -233,7 +233,7 @@ static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrTy
     return out;
 }
 
-LLVMValueRef *gen_load_tile(Gen *g, IrType t, uint32_t dst_layout, LLVMValueRef base, uint32_t shared) {
+static LLVMValueRef *gen_load_tile(Gen *g, IrType t, uint32_t dst_layout, LLVMValueRef base, uint32_t shared) {
     const GenLayout *gl = gen_layout_of(g, dst_layout, t);
     int eb = elem_bytes(t.dt), n = 1 << gl->ll.nbits[LL_REG];
     TileMap tm;

@@ -14,7 +14,7 @@
 
 /* ---- parameters ---- */
 
-bool gen_tdesc_is_tma(Gen *g, uint32_t param) {
+static bool gen_tdesc_is_tma(Gen *g, uint32_t param) {
     return g->target->tma_params && param < g->target->nparams && g->target->tma_params[param];
 }
 

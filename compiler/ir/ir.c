@@ -77,8 +77,6 @@ IrType ty_smem(int elem, int rank, const int32_t *shape, int stages) {
     return t;
 }
 
-bool ty_is_smem(IrType t) { return t.dt == DT_SMEM; }
-
 IrType ty_tdesc(int elem, int rank, const int32_t *shape) {
     IrType t = ty_smem(elem, rank, shape, 0);
     t.dt = DT_TDESC;

@@ -65,7 +65,6 @@ bool dt_is_signed(int dt);            /* i8..i64 (not i1, not unsigned) */
 IrType ty_scalar(int dt);
 IrType ty_ptr(int pointee);
 IrType ty_smem(int elem, int rank, const int32_t *shape, int stages); /* a shared-memory buffer */
-bool ty_is_smem(IrType t);
 /* a tensor descriptor of tiles `shape` of elem */
 IrType ty_tdesc(int elem, int rank, const int32_t *shape);
 bool ty_is_tdesc(IrType t);

@@ -15,7 +15,7 @@ static bool pow2(int64_t x) { return x >= 1 && (x & (x - 1)) == 0; }
 
 /* ---- interning ---- */
 
-bool ir_layout_equal(const IrLayout *a, const IrLayout *b) {
+static bool ir_layout_equal(const IrLayout *a, const IrLayout *b) {
     if (a->kind != b->kind || a->rank != b->rank) return false;
     switch (a->kind) {
     case LAYOUT_SLICE: return a->dim == b->dim && a->parent == b->parent;
@@ -90,24 +90,6 @@ uint32_t ir_layout_intern_linear(IrModule *m, const LinearLayout *lin) {
 }
 
 static bool valid_id(const IrModule *m, uint32_t id) { return id > 0 && id < m->nlayouts; }
-
-int ir_layout_num_warps(const IrModule *m, uint32_t id) {
-    for (int depth = 0; valid_id(m, id) && depth < 64; depth++) {
-        const IrLayout *l = &m->layouts[id];
-        switch (l->kind) {
-        case LAYOUT_BLOCKED: {
-            int w = 1;
-            for (int i = 0; i < l->rank; i++) w *= l->wpc[i];
-            return w;
-        }
-        case LAYOUT_MMA: return l->wpc[0] * l->wpc[1];
-        case LAYOUT_LINEAR: return l->lin ? 1 << l->lin->nbits[LL_WARP] : 0;
-        case LAYOUT_SLICE: case LAYOUT_DOT_OP: id = l->parent; continue;
-        default: return 0;
-        }
-    }
-    return 0;
-}
 
 /* ---- checks ---- */
 

@@ -43,15 +43,11 @@
 uint32_t ir_layout_intern(IrModule *m, const IrLayout *l);
 /* Append a layout as it is, even if an equal one exists (the parser keeps a file's ids). */
 uint32_t ir_layout_add(IrModule *m, const IrLayout *l);
-bool ir_layout_equal(const IrLayout *a, const IrLayout *b);
 static inline const IrLayout *ir_layout(const IrModule *m, uint32_t id) { return &m->layouts[id]; }
 
 bool ir_layout_is_distributed(int kind);
 /* The id of a linear layout with map lin (copied into the module's arena). */
 uint32_t ir_layout_intern_linear(IrModule *m, const LinearLayout *lin);
-/* The layout's warp count (the product of its warps per CTA; a slice's or dot_op's from
- * its parent). 0 for shared layouts. */
-int ir_layout_num_warps(const IrModule *m, uint32_t id);
 
 /* Is layout `id` well formed for blocks of type t (its rank, the sizes the kind needs,
  * num_warps when > 0)? If not, the reason goes to why. Parents are checked too. */

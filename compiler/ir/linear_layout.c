@@ -49,12 +49,6 @@ void ll_coords(const LinearLayout *l, uint32_t flat, int32_t *coord) {
     for (int d = 0; d < l->rank; d++) coord[d] = (int32_t)((flat >> ll_dim_shift(l, d)) & ((1u << l->log2shape[d]) - 1));
 }
 
-int64_t ll_numel(const LinearLayout *l) {
-    int bits = 0;
-    for (int d = 0; d < l->rank; d++) bits += l->log2shape[d];
-    return (int64_t)1 << bits;
-}
-
 uint32_t ll_apply_dim(const LinearLayout *l, int in, uint32_t x) {
     uint32_t f = 0;
     for (int i = 0; i < l->nbits[in] && x; i++, x >>= 1)

@@ -44,7 +44,6 @@ void ll_push_dim(LinearLayout *l, int in, int dim, int bit);
 int ll_dim_shift(const LinearLayout *l, int dim);            /* lowest bit of dim in the index */
 uint32_t ll_flat(const LinearLayout *l, const int32_t *coord);
 void ll_coords(const LinearLayout *l, uint32_t flat, int32_t *coord);
-int64_t ll_numel(const LinearLayout *l);
 
 /* The image of input values (x[in] for each input dim; missing dims 0). */
 uint32_t ll_apply(const LinearLayout *l, const uint32_t *x);

@@ -135,7 +135,7 @@ static double round_fmt(double x, FloatFmt F) {
 static NrFp8Format fp8_fmt(int dt) { return (NrFp8Format)dt_fp8_format(dt); }
 
 double fold_round(int dt, double x) {
-    if (dt_is_fp8(dt)) return nr_fp8_round(fp8_fmt(dt), x);
+    if (dt_is_fp8(dt)) return fp8_round(fp8_fmt(dt), x);
     return round_fmt(x, fmt_of(dt));
 }
 
@@ -174,7 +174,7 @@ static double decode_fmt(uint64_t bits, FloatFmt F) {
 }
 
 static uint64_t float_bits(int dt, double x) {
-    if (dt_is_fp8(dt)) return nr_fp8_bits(fp8_fmt(dt), x);
+    if (dt_is_fp8(dt)) return fp8_bits(fp8_fmt(dt), x);
     if (dt == DT_FP64) {
         uint64_t b;
         memcpy(&b, &x, sizeof b);
@@ -184,7 +184,7 @@ static uint64_t float_bits(int dt, double x) {
 }
 
 static double bits_float(int dt, uint64_t b) {
-    if (dt_is_fp8(dt)) return nr_fp8_to_double(fp8_fmt(dt), (uint8_t)b);
+    if (dt_is_fp8(dt)) return fp8_to_double(fp8_fmt(dt), (uint8_t)b);
     if (dt == DT_FP64) {
         double x;
         memcpy(&x, &b, sizeof x);
@@ -342,5 +342,5 @@ bool fold_bitcast(int from, int to, Num a, Num *out) {
     /* an fp8 constant is its value narrowed as cvt narrows (saturating), so it cannot hold
      * fp8e5's infinities, nor fp8e4b15's 1.875 (narrowing stops at 1.75): fold only a
      * byte that narrowing its value gives back */
-    return !isnan(out->f) && !(dt_is_fp8(to) && nr_fp8_from_double(fp8_fmt(to), out->f) != bits);
+    return !isnan(out->f) && !(dt_is_fp8(to) && fp8_from_double(fp8_fmt(to), out->f) != bits);
 }

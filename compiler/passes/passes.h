@@ -35,6 +35,6 @@ typedef struct NrPassOptions {
 /* The standard pipeline: inline, canonicalize, combine-dot, cse, dce, canonicalize, dce, verifying
  * the input and the result of every pass (a failure is an internal error reported to
  * d). dump may be NULL when print_after_all is off. */
-bool nr_run_passes(IrModule *m, const NrPassOptions *o, Diag *d, StrBuf *dump);
+bool pass_run_pipeline(IrModule *m, const NrPassOptions *o, Diag *d, StrBuf *dump);
 
 #endif

@@ -43,7 +43,7 @@ static bool run_pass(PassRun *r, const char *name, bool (*run)(IrModule *, Diag 
     return verify(r, when);
 }
 
-bool nr_run_passes(IrModule *m, const NrPassOptions *o, Diag *d, StrBuf *dump) {
+bool pass_run_pipeline(IrModule *m, const NrPassOptions *o, Diag *d, StrBuf *dump) {
     PassRun r = {m, o, d, dump};
     return verify(&r, "before the passes")
         && run_pass(&r, "inline", run_inline)

@@ -3,7 +3,7 @@
 
 #include "support.h"
 
-double nr_now_ms(void) {
+double clock_now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;

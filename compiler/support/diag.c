@@ -72,7 +72,7 @@ void diag_warning(Diag *d, Loc loc, const char *fmt, ...) {
     va_end(ap);
 }
 
-_Noreturn void nr_die_at(const char *file, int line, const char *fmt, ...) {
+_Noreturn void diag_die_at(const char *file, int line, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "nereid: internal error at %s:%d: ", file, line);

@@ -70,15 +70,15 @@ static double widen(uint16_t h, int ebits, int mbits) {
     return double_of(sign | ((uint64_t)(e + 1023) << 52) | (frac << (52 - mbits)));
 }
 
-uint16_t nr_fp16_from_double(double x) { return narrow(x, 5, 10); }
-uint16_t nr_fp16_from_float(float x) { return narrow((double)x, 5, 10); }
-double nr_fp16_to_double(uint16_t h) { return widen(h, 5, 10); }
-float nr_fp16_to_float(uint16_t h) { return (float)widen(h, 5, 10); }
+uint16_t fp16_from_double(double x) { return narrow(x, 5, 10); }
+uint16_t fp16_from_float(float x) { return narrow((double)x, 5, 10); }
+double fp16_to_double(uint16_t h) { return widen(h, 5, 10); }
+float fp16_to_float(uint16_t h) { return (float)widen(h, 5, 10); }
 
-uint16_t nr_bf16_from_double(double x) { return narrow(x, 8, 7); }
-uint16_t nr_bf16_from_float(float x) { return narrow((double)x, 8, 7); }
-double nr_bf16_to_double(uint16_t h) { return widen(h, 8, 7); }
-float nr_bf16_to_float(uint16_t h) { return (float)widen(h, 8, 7); }
+uint16_t bf16_from_double(double x) { return narrow(x, 8, 7); }
+uint16_t bf16_from_float(float x) { return narrow((double)x, 8, 7); }
+double bf16_to_double(uint16_t h) { return widen(h, 8, 7); }
+float bf16_to_float(uint16_t h) { return (float)widen(h, 8, 7); }
 
-double nr_fp16_round(double x) { return widen(narrow(x, 5, 10), 5, 10); }
-double nr_bf16_round(double x) { return widen(narrow(x, 8, 7), 8, 7); }
+double fp16_round(double x) { return widen(narrow(x, 5, 10), 5, 10); }
+double bf16_round(double x) { return widen(narrow(x, 8, 7), 8, 7); }

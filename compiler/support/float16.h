@@ -10,18 +10,18 @@
 
 #include <stdint.h>
 
-uint16_t nr_fp16_from_double(double x);
-uint16_t nr_fp16_from_float(float x);
-double nr_fp16_to_double(uint16_t h);
-float nr_fp16_to_float(uint16_t h);
+uint16_t fp16_from_double(double x);
+uint16_t fp16_from_float(float x);
+double fp16_to_double(uint16_t h);
+float fp16_to_float(uint16_t h);
 
-uint16_t nr_bf16_from_double(double x);
-uint16_t nr_bf16_from_float(float x);
-double nr_bf16_to_double(uint16_t h);
-float nr_bf16_to_float(uint16_t h);
+uint16_t bf16_from_double(double x);
+uint16_t bf16_from_float(float x);
+double bf16_to_double(uint16_t h);
+float bf16_to_float(uint16_t h);
 
 /* x rounded to the nearest fp16 / bf16 value, returned as a double (exact). */
-double nr_fp16_round(double x);
-double nr_bf16_round(double x);
+double fp16_round(double x);
+double bf16_round(double x);
 
 #endif

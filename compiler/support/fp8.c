@@ -21,9 +21,9 @@ static const NrFp8Desc descs[NR_FP8_FORMATS] = {
     [NR_FP8_E5M2FNUZ] = {"fp8e5b16", 2, 16, NR_FP8_NAN_80, false, 0x7F, 0x7F, 0x80, 57344.0, 57344.0},
 };
 
-const NrFp8Desc *nr_fp8_desc(NrFp8Format f) { return &descs[f]; }
+const NrFp8Desc *fp8_desc(NrFp8Format f) { return &descs[f]; }
 
-bool nr_fp8_is_nan_bits(NrFp8Format f, uint8_t b) {
+bool fp8_is_nan_bits(NrFp8Format f, uint8_t b) {
     const NrFp8Desc *F = &descs[f];
     uint8_t mag = b & 0x7F, ones = (uint8_t)(0x7F >> F->mbits << F->mbits);
     switch (F->nans) {
@@ -34,8 +34,8 @@ bool nr_fp8_is_nan_bits(NrFp8Format f, uint8_t b) {
     }
 }
 
-double nr_fp8_max(NrFp8Format f) { return descs[f].max; }
-uint8_t nr_fp8_max_bits(NrFp8Format f) { return descs[f].max_code; }
+double fp8_max(NrFp8Format f) { return descs[f].max; }
+uint8_t fp8_max_bits(NrFp8Format f) { return descs[f].max_code; }
 
 /* |x| (not NaN) rounded to the format, saturating at the code sat (and its value satv) */
 static uint8_t encode(const NrFp8Desc *F, double x, uint8_t sat, double satv) {
@@ -61,16 +61,16 @@ static uint8_t encode(const NrFp8Desc *F, double x, uint8_t sat, double satv) {
     return sign | code;
 }
 
-uint8_t nr_fp8_from_double(NrFp8Format f, double x) {
+uint8_t fp8_from_double(NrFp8Format f, double x) {
     const NrFp8Desc *F = &descs[f];
     if (isnan(x) || (isinf(x) && F->nans == NR_FP8_NAN_80)) return F->nan_code;
     return encode(F, x, F->sat_code, F->sat);
 }
 
-double nr_fp8_to_double(NrFp8Format f, uint8_t b) {
+double fp8_to_double(NrFp8Format f, uint8_t b) {
     const NrFp8Desc *F = &descs[f];
     bool neg = b & 0x80;
-    if (nr_fp8_is_nan_bits(f, b)) { /* a quiet NaN carrying the byte in its low bits */
+    if (fp8_is_nan_bits(f, b)) { /* a quiet NaN carrying the byte in its low bits */
         uint64_t u = UINT64_C(0x7FF8000000000000) | b | (neg ? UINT64_C(1) << 63 : 0);
         double d;
         memcpy(&d, &u, sizeof d);
@@ -84,17 +84,17 @@ double nr_fp8_to_double(NrFp8Format f, uint8_t b) {
     return neg ? -v : v;
 }
 
-uint8_t nr_fp8_bits(NrFp8Format f, double v) {
+uint8_t fp8_bits(NrFp8Format f, double v) {
     const NrFp8Desc *F = &descs[f];
     if (isnan(v)) {
         uint64_t u;
         memcpy(&u, &v, sizeof u);
         uint8_t b = (uint8_t)(u & 0xFF);
-        return nr_fp8_is_nan_bits(f, b) ? b : F->nan_code;
+        return fp8_is_nan_bits(f, b) ? b : F->nan_code;
     }
     if (isinf(v) && F->nans == NR_FP8_NAN_IEEE) return (uint8_t)((v < 0 ? 0x80 : 0) | (0x7F >> F->mbits << F->mbits));
     if (isinf(v) && F->nans == NR_FP8_NAN_80) return F->nan_code;
     return encode(F, v, F->max_code, F->max);
 }
 
-double nr_fp8_round(NrFp8Format f, double x) { return nr_fp8_to_double(f, nr_fp8_from_double(f, x)); }
+double fp8_round(NrFp8Format f, double x) { return fp8_to_double(f, fp8_from_double(f, x)); }

@@ -19,8 +19,8 @@
  * becomes 0x7F (fp8e4nv, fp8e5), 0x80 (FNUZ) or 0x7E (fp8e4b15, which has no NaN), whatever
  * its sign. The FNUZ formats have no -0: a result of zero is 0x00. Widening is exact.
  *
- * The interpreter holds an fp8 value as the double nr_fp8_to_double gives; for a NaN byte
- * that double keeps the byte in its payload, so nr_fp8_bits gives back the byte a load read
+ * The interpreter holds an fp8 value as the double fp8_to_double gives; for a NaN byte
+ * that double keeps the byte in its payload, so fp8_bits gives back the byte a load read
  * (stores and bitcasts move the bits unchanged, as on the GPU). Standalone (no other Nereid
  * header) so that the interpreter, the constant folder and the GPU back end share one
  * definition. The formats are in the order of the IR's fp8 dtypes (compiler/ir/ir.h). */
@@ -57,20 +57,20 @@ typedef struct NrFp8Desc {
     double max, sat;   /* the values of max_code and sat_code */
 } NrFp8Desc;
 
-const NrFp8Desc *nr_fp8_desc(NrFp8Format f);
+const NrFp8Desc *fp8_desc(NrFp8Format f);
 /* x narrowed to the format, as above */
-uint8_t nr_fp8_from_double(NrFp8Format f, double x);
+uint8_t fp8_from_double(NrFp8Format f, double x);
 /* the exact value of byte b; a NaN byte gives a NaN holding b */
-double nr_fp8_to_double(NrFp8Format f, uint8_t b);
+double fp8_to_double(NrFp8Format f, uint8_t b);
 /* the byte of v, a value of the format: NaNs give the byte they hold (or the NaN byte of
  * narrowing), an infinity the format's infinity (E5M2); others are rounded as narrowing
  * rounds but saturate at the largest finite value (so fp8e4b15's 1.875 is 0x7F) */
-uint8_t nr_fp8_bits(NrFp8Format f, double v);
-/* x narrowed to the format, as a double: nr_fp8_to_double(nr_fp8_from_double(x)) */
-double nr_fp8_round(NrFp8Format f, double x);
+uint8_t fp8_bits(NrFp8Format f, double v);
+/* x narrowed to the format, as a double: fp8_to_double(fp8_from_double(x)) */
+double fp8_round(NrFp8Format f, double x);
 /* the largest finite value and its byte */
-double nr_fp8_max(NrFp8Format f);
-uint8_t nr_fp8_max_bits(NrFp8Format f);
-bool nr_fp8_is_nan_bits(NrFp8Format f, uint8_t b);
+double fp8_max(NrFp8Format f);
+uint8_t fp8_max_bits(NrFp8Format f);
+bool fp8_is_nan_bits(NrFp8Format f, uint8_t b);
 
 #endif

@@ -86,16 +86,16 @@ void diag_note(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(pri
 void diag_warning(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- our bugs, not the user's: abort naming the place ---- */
-_Noreturn void nr_die_at(const char *file, int line, const char *fmt, ...)
+_Noreturn void diag_die_at(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-#define NR_DIE(...) nr_die_at(__FILE__, __LINE__, __VA_ARGS__)
+#define NR_DIE(...) diag_die_at(__FILE__, __LINE__, __VA_ARGS__)
 #define NR_ASSERT(c)                                                                   \
     do {                                                                               \
         if (!(c)) NR_DIE("assertion failed: %s", #c);                                  \
     } while (0)
 
 /* Milliseconds on a monotonic clock (stage timings). */
-double nr_now_ms(void);
+double clock_now_ms(void);
 
 /* Read a whole file or stream into malloc'd memory; NULL on failure (errno set: EFBIG
  * beyond NR_MAX_FILE_BYTES, so that reading /dev/zero ends). */

@@ -38,8 +38,6 @@ typedef struct GpuSpec {
                              equal to 1), or SPEC_NONE */
 } GpuSpec;
 
-/* A text key of the specialisation, for caches: one character per parameter. */
-void gpu_spec_key(const GpuSpec *spec, StrBuf *out);
 
 /* The GpuArch of "sm_80", "sm_90", "sm_90a" (sm_80 for anything else). */
 int gpu_arch_of(const char *arch);

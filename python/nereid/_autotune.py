@@ -1,32 +1,37 @@
 """@nereid.autotune and @nereid.heuristics for kernels written in Python (@nereid.jit),
-and nereid.Config. They take Triton's arguments and follow its rules: at the first launch
-for each value of the key (the key arguments' values and the arrays' dtypes) every config
-(after pruning) is compiled and timed on the real arguments, and the fastest is used from
-then on; the choice is kept in the cache directory ($NEREID_CACHE_DIR, or ~/.cache/nereid)
+and nereid.Config. They take Triton's arguments and follow its rules, which the C API's
+tuner implements once for every tuned kernel (nr_tuner_*, through _nereid.Tuner): at the
+first launch for each value of the key (the key arguments' values and the arrays'
+dtypes) the configs are pruned (early_config_prune, then perf_model keeping top_k), each
+survivor is compiled and timed on the real arguments (reset_to_zero and restore_value
+buffers zeroed and restored around each timed launch), and the fastest is used from then
+on; the choice is kept in the cache directory ($NEREID_CACHE_DIR, or ~/.cache/nereid)
 under the device, the compiler build, the kernel's source, the configs and the key, so a
 later process takes it without timing. NEREID_PRINT_AUTOTUNING=1 prints what was timed and
-chosen.
+chosen. What is Python by nature stays here: the configs as objects, the hooks, the
+heuristics and pruning callables, do_bench, and the key's values.
 
 Kernel files compiled with nereid.compile carry their @triton.autotune decorators in the
-source; the C runtime tunes those (runtime/autotune.c) with the same rules.
+source; the C runtime tunes those (runtime/autotune.c) through the same tuner.
 """
-import hashlib
-import json
 import math
-import os
-import sys
 import time
 
 from . import _nereid
 from ._errors import Error
 
+_DEFAULTS = {name: _nereid.option_info(name)[0] for name in ("num_warps", "num_stages")}
+
 
 class Config:
     """One configuration: constexpr values (kwargs) and launch options."""
 
-    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None, ir_override=None):
+    def __init__(self, kwargs, num_warps=None, num_stages=None, num_ctas=1, maxnreg=None, pre_hook=None,
+                 ir_override=None):
         self.kwargs = dict(kwargs)
-        self.num_warps, self.num_stages, self.num_ctas = num_warps, num_stages, num_ctas
+        self.num_warps = _DEFAULTS["num_warps"] if num_warps is None else num_warps
+        self.num_stages = _DEFAULTS["num_stages"] if num_stages is None else num_stages
+        self.num_ctas = num_ctas
         self.maxnreg, self.pre_hook, self.ir_override = maxnreg, pre_hook, ir_override
 
     def all_kwargs(self):
@@ -48,23 +53,20 @@ class Config:
         return hash(self._id())
 
 
-def _print_wanted():
-    return os.environ.get("NEREID_PRINT_AUTOTUNING") == "1"
-
-
-def _cache_dir():
-    d = os.environ.get("NEREID_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "nereid")
-    try:
-        os.makedirs(d, exist_ok=True)
-        return d
-    except OSError:
-        return None
-
-
 def _base_jit(fn):
     while not hasattr(fn, "source") and hasattr(fn, "fn"):
         fn = fn.fn
     return fn
+
+
+def _extent(x):
+    """(pointer, bytes) of a contiguous torch tensor or NumPy array, else None."""
+    if hasattr(x, "data_ptr") and hasattr(x, "is_contiguous"):
+        return (x.data_ptr(), x.numel() * x.element_size()) if x.is_contiguous() else None
+    flags = getattr(x, "flags", None)
+    if flags is not None and flags["C_CONTIGUOUS"] and hasattr(x, "ctypes"):
+        return x.ctypes.data, x.nbytes
+    return None
 
 
 def _zero(x):
@@ -85,51 +87,9 @@ def _restore(dst, src):
         dst[...] = src
 
 
-class _Timer:
-    """Times a callable on the kernel's device: CUDA events when torch drives the GPU, the
-    host clock around a synchronisation otherwise."""
-
-    def __init__(self, jit, args):
-        self.ctx = _base_jit(jit)._resolve()
-        self.torch = None
-        args = [getattr(a, "base", a) if hasattr(a, "block_shape") else a for a in args]  # descriptors: their bases
-        if self.ctx.kind == "cuda" and any(hasattr(a, "data_ptr") and getattr(a, "is_cuda", False) for a in args):
-            self.torch = sys.modules.get("torch")
-
-    def sync(self):
-        if self.torch is not None:
-            self.torch.cuda.synchronize()
-        else:
-            self.ctx.synchronize()
-
-    def once(self, fn):
-        """Milliseconds of one call of fn."""
-        if self.torch is not None:
-            start, end = self.torch.cuda.Event(enable_timing=True), self.torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            return start.elapsed_time(end)
-        self.sync()
-        t0 = time.perf_counter()
-        fn()
-        self.sync()
-        return (time.perf_counter() - t0) * 1e3
-
-    def bench(self, fn, warmup_ms, rep_ms):
-        """The median time of fn after warming up, as do_bench measures."""
-        est = min(self.once(fn) for _ in range(2))
-        est = max(est, 1e-3)
-        n_warm = max(1, min(1000, int(warmup_ms / est)))
-        n_rep = max(3, min(1000, int(rep_ms / est)))
-        if self.ctx.kind == "cpu" and est * n_rep > 4 * rep_ms:
-            n_rep = 1  # the interpreter: few, slow launches
-        for _ in range(n_warm):
-            fn()
-        self.sync()
-        times = sorted(self.once(fn) for _ in range(n_rep))
-        return times[len(times) // 2]
+# a failure that means the config cannot run (it counts as infinitely slow); any other
+# exception stops the tuning
+_CANNOT_RUN = (Error, ValueError, TypeError, OverflowError)
 
 
 class Heuristics:
@@ -178,13 +138,15 @@ class Autotuner:
         self.cache = {}
         self.best_config = None
         self.configs_timings = None
+        self._tuners = {}  # per context: the C API's tuner, which keeps the choices too
 
     def __getitem__(self, grid):
         return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
 
-    # ---- tuning ----
+    # ---- tuning: the rules are the C API's tuner's (nr_tuner_*) ----
 
     def prune_configs(self, nargs, kwargs):
+        """The configs early_config_prune and perf_model leave, as the tuner prunes them."""
         configs = self.configs
         if self.early_config_prune:
             configs = list(self.early_config_prune(configs, nargs, **kwargs))
@@ -199,105 +161,109 @@ class Autotuner:
                 configs = [configs[i] for _, i in sorted(est)[:top_k]]
         return configs
 
-    def _pre(self, full):
-        if self.user_pre_hook:
-            self.user_pre_hook(full)
-            return {}
-        for name in self.reset_to_zero:
-            if full.get(name) is not None:
-                _zero(full[name])
-        return {name: _clone(full[name]) for name in self.restore_value if full.get(name) is not None}
-
-    def _post(self, full, saved):
-        if self.user_post_hook:
-            self.user_post_hook(full, exception=None)
-        for name, value in saved.items():
-            _restore(full[name], value)
-
-    def _bench(self, timer, args, kwargs, grid, config, nargs):
-        conflicts = set(kwargs) & set(config.kwargs)
-        if conflicts:
-            raise ValueError(f"conflicting meta-parameters: {', '.join(sorted(conflicts))} are given at the launch and "
-                             "set by the autotune configs")
-        full = {**nargs, **kwargs, **config.all_kwargs()}
-
-        def call():
-            if config.pre_hook:
-                config.pre_hook(full)
-            saved = self._pre(full)
-            try:
-                self.fn.run(*args, grid=grid, **kwargs, **config.all_kwargs())
-            finally:
-                self._post(full, saved)
-
-        try:
-            if self.do_bench is not None:
-                r = self.do_bench(call, quantiles=(0.5, 0.2, 0.8))
-                return r[0] if isinstance(r, (list, tuple)) else r
-            return timer.bench(call, self.warmup_ms, self.rep_ms)
-        except (Error, ValueError, TypeError, OverflowError) as e:
-            if _print_wanted():
-                print(f"  {config}: failed: {e}", flush=True)
-            return math.inf
-
-    def _disk_key(self, key, configs, timer):
-        jit = _base_jit(self.fn)
-        src = jit.source()[0] if hasattr(jit, "source") else ""
-        parts = ["nereid python autotune 1", _nereid.version(), _nereid.build_id(), timer.ctx.kind, timer.ctx.device_name,
-                 self.__name__, src, repr(key)] + [str(c) for c in configs]
-        return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
+    def _tuner(self, context):
+        t = self._tuners.get(context)
+        if t is None:
+            jit = _base_jit(self.fn)
+            src = jit.source()[0] if hasattr(jit, "source") else None
+            disk = self.cache_results and src is not None and not any(c.pre_hook for c in self.configs)
+            identity = "\0".join(["python"] + [src or ""] + [str(c) for c in self.configs]) if disk else None
+            top_k = self.top_k if self.perf_model else 0
+            t = self._tuners[context] = _nereid.Tuner(context, self.__name__, [str(c) for c in self.configs], identity,
+                                                      self.warmup_ms, self.rep_ms, float(top_k),
+                                                      isinstance(top_k, float) and top_k <= 1.0)
+        return t
 
     def _tune(self, key, args, kwargs, grid, nargs):
-        configs = self.prune_configs(nargs, kwargs)
-        if len(configs) == 1:
-            return configs[0]
-        timer = _Timer(self.fn, list(nargs.values()) + list(kwargs.values()))
-        path = None
-        d = _cache_dir() if self.cache_results and not any(c.pre_hook for c in configs) else None
-        if d:
-            path = os.path.join(d, f"autotune-{self._disk_key(key, configs, timer)[:40]}.json")
-            try:
-                with open(path) as f:
-                    index = json.load(f)["config"]
-                chosen = configs[index]
-                if _print_wanted():
-                    print(f"nereid autotune: kernel {self.__name__}, key {key}: {chosen} (chosen earlier, from the cache)",
-                          flush=True)
-                return chosen
-            except (OSError, ValueError, KeyError, IndexError, TypeError):
-                pass
-        if _print_wanted():
-            print(f"nereid autotune: kernel {self.__name__}, key {key}: timing {len(configs)} of {len(self.configs)} "
-                  "configs", flush=True)
-        start = time.time()
-        timings = {}
-        for c in configs:
-            timings[c] = self._bench(timer, args, kwargs, grid, c, nargs)
-            if _print_wanted() and not math.isinf(timings[c]):
-                print(f"  {c}: {timings[c]:.4f} ms", flush=True)
-        chosen = min(configs, key=lambda c: timings[c])
-        if math.isinf(timings[chosen]):
-            raise Error(f"autotuning {self.__name__}: no config could run")
-        self.configs_timings = timings
-        self.bench_time = time.time() - start
-        full = {**nargs, **kwargs, **chosen.all_kwargs()}
+        everything = {**nargs, **kwargs}
+        for c in self.configs:
+            conflicts = set(kwargs) & set(c.kwargs)
+            if conflicts:
+                raise ValueError(f"conflicting meta-parameters: {', '.join(sorted(conflicts))} are given at the launch "
+                                 "and set by the autotune configs")
+        buffers, by_hand = [], []  # the tuner zeroes and restores contiguous buffers; the others are done here
         if not self.user_pre_hook:
-            for name in self.reset_to_zero:  # zeroed again for the real launch
-                if full.get(name) is not None:
-                    _zero(full[name])
-        if _print_wanted():
-            print(f"nereid autotune: kernel {self.__name__}, key {key}: chose {chosen} ({timings[chosen]:.4f} ms) "
-                  f"after {self.bench_time:.2f} s", flush=True)
-        if path:
-            tmp = f"{path}.{os.getpid()}.tmp"
+            for name, restore in [(n, False) for n in self.reset_to_zero] + [(n, True) for n in self.restore_value]:
+                x = everything.get(name)
+                ext = _extent(x) if x is not None else None
+                if ext:
+                    buffers.append((ext[0], ext[1], restore))
+                elif x is not None:
+                    by_hand.append((name, restore))
+        saved = {name: _clone(everything[name]) for name, restore in by_hand if restore}
+        failures = []
+
+        def full(i):
+            return {**nargs, **kwargs, **self.configs[i].all_kwargs()}
+
+        def before(i):
+            f = full(i)
+            if self.configs[i].pre_hook:
+                self.configs[i].pre_hook(f)
+            if self.user_pre_hook:
+                self.user_pre_hook(f)
+            for name, restore in by_hand:
+                if not restore:
+                    _zero(f[name])
+            return True
+
+        def after(i):
+            f = full(i)
+            if self.user_post_hook:
+                self.user_post_hook(f, exception=None)
+            for name, value in saved.items():
+                _restore(f[name], value)
+            return True
+
+        def launch(i):
             try:
-                with open(tmp, "w") as f:
-                    json.dump({"config": configs.index(chosen), "configs": [str(c) for c in configs],
-                               "timings_ms": [timings[c] for c in configs], "key": repr(key)}, f)
-                os.replace(tmp, path)
-            except OSError:
-                pass
-        return chosen
+                self.fn.run(*args, grid=grid, **kwargs, **self.configs[i].all_kwargs())
+                return True
+            except _CANNOT_RUN as e:
+                failures.append(f"{self.configs[i]}: {e}")
+                return False
+
+        def bench(i):
+            def call():
+                before(i)
+                try:
+                    if not launch(i):
+                        raise _Failed()
+                finally:
+                    after(i)
+            try:
+                r = self.do_bench(call, quantiles=(0.5, 0.2, 0.8))
+            except _Failed:
+                return None
+            return r[0] if isinstance(r, (list, tuple)) else r
+
+        def prune(indices):
+            configs = [self.configs[i] for i in indices]
+            kept = list(self.early_config_prune(configs, nargs, **kwargs))
+            return [next(i for i in indices if self.configs[i] is c or self.configs[i] == c) for c in kept]
+
+        def estimate(i):
+            return self.perf_model(**nargs, **kwargs, **self.configs[i].all_kwargs())
+
+        hooks = bool(by_hand) or self.user_pre_hook or self.user_post_hook or any(c.pre_hook for c in self.configs)
+        start = time.time()
+        try:
+            chosen, times = self._tuner(_base_jit(self.fn)._resolve()).choose(
+                repr(key), buffers, launch, before=before if hooks else None, after=after if hooks else None,
+                bench=bench if self.do_bench else None, prune=prune if self.early_config_prune else None,
+                estimate=estimate if self.perf_model else None)
+        except Error as e:
+            if failures and "no config could run" in str(e):
+                raise Error(f"autotuning {self.__name__}: no config could run; the first failure: {failures[0]}") from e
+            raise
+        self.bench_time = time.time() - start
+        timed = {self.configs[i]: t for i, t in enumerate(times) if not math.isinf(t)}
+        if timed:
+            self.configs_timings = timed
+        for name, restore in by_hand:  # zeroed again for the real launch
+            if not restore:
+                _zero(everything[name])
+        return self.configs[chosen]
 
     def run(self, *args, grid, warmup=False, **kwargs):
         nargs = dict(zip(self.arg_names, args))
@@ -321,6 +287,10 @@ class Autotuner:
         nargs = dict(zip(self.arg_names, args))
         return [self.fn.run(*args, grid=grid, warmup=True, **kwargs, **c.all_kwargs())
                 for c in self.prune_configs(nargs, kwargs)]
+
+
+class _Failed(Exception):
+    """A config that cannot run, inside the user's do_bench."""
 
 
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,

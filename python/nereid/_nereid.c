@@ -429,7 +429,7 @@ static int state_traverse(PyObject *m, visitproc visit, void *arg) {
     State *st = nrpy_state(m);
     if (!st) return 0;
     PyObject **fields[] = {&st->ContextType, &st->ModuleType, &st->KernelType, &st->DispatcherType, &st->LauncherType,
-                           &st->Error, &st->CompileError, &st->LaunchError, &st->DeviceError, &st->dtype_codes};
+                           &st->TunerType, &st->Error, &st->CompileError, &st->LaunchError, &st->DeviceError, &st->dtype_codes};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_VISIT(*fields[i]);
     for (int i = 0; i < st->narg_types; i++) {
         Py_VISIT(st->arg_types[i].type);
@@ -446,7 +446,7 @@ static int state_clear(PyObject *m) {
     State *st = nrpy_state(m);
     if (!st) return 0;
     PyObject **fields[] = {&st->ContextType, &st->ModuleType, &st->KernelType, &st->DispatcherType, &st->LauncherType,
-                           &st->Error, &st->CompileError, &st->LaunchError, &st->DeviceError, &st->dtype_codes,
+                           &st->TunerType, &st->Error, &st->CompileError, &st->LaunchError, &st->DeviceError, &st->dtype_codes,
                            &st->s_data_ptr, &st->s_dtype, &st->s_is_cuda, &st->s_cai, &st->s_compile, &st->s_resolve,
                            &st->s_untyped_storage, &st->s_nbytes, &st->s_num_warps, &st->s_num_stages, &st->s_torch,
                            &st->s_torch_C, &st->s_get_stream, &st->s_typestr, &st->s_data, &st->s_get_device,
@@ -496,7 +496,7 @@ static int exec_module(PyObject *module) {
     if (add_type(module, &context_spec, NULL, &st->ContextType) || add_type(module, &module_spec, NULL, &st->ModuleType) ||
         add_type(module, &kernel_spec, NULL, &st->KernelType))
         return -1;
-    if (nrpy_launch_init(module, st)) return -1;
+    if (nrpy_launch_init(module, st) || nrpy_tune_init(module, st)) return -1;
     return PyModule_AddIntConstant(module, "DEVICE_CPU", NR_DEVICE_CPU) ||
            PyModule_AddIntConstant(module, "DEVICE_CUDA", NR_DEVICE_CUDA);
 }

@@ -28,7 +28,7 @@
     } while (0)
 
 typedef struct State {
-    PyObject *ContextType, *ModuleType, *KernelType, *DispatcherType, *LauncherType;
+    PyObject *ContextType, *ModuleType, *KernelType, *DispatcherType, *LauncherType, *TunerType;
     /* set by nereid/__init__.py (_set_errors): Python classes, so that they carry
      * Python-level helpers (CompileError.errors) */
     PyObject *Error, *CompileError, *LaunchError, *DeviceError;
@@ -99,5 +99,7 @@ void nrpy_desc_type_text(nr_type pointee, int rank, const int64_t *block, char *
 
 /* _launch.c */
 int nrpy_launch_init(PyObject *module, State *st);
+/* _tune.c: the Tuner type and option_info */
+int nrpy_tune_init(PyObject *module, State *st);
 
 #endif

@@ -882,8 +882,8 @@ class Autotuning(unittest.TestCase):
         self.assertEqual(set(calls), {8, 32})  # BLOCK=64 > n was pruned
         self.assertIn(bump.best_config.kwargs["BLOCK"], (8, 32))
         self.assertEqual(len(bump.cache), 1)
-        n_files = len(os.listdir(self.cache))
-        self.assertEqual(n_files, 1)
+        n_files = len([f for f in os.listdir(self.cache) if not f.startswith(".")])  # not the eviction's .lock
+        self.assertEqual(n_files, 1)  # the choice, in the disk cache the C API's tuned kernels use
         calls.clear()
         bump[grid](x, out, 40)  # the same key: no timing
         self.assertEqual(len(calls), 1)

@@ -214,11 +214,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     StrBuf dump;
     sb_init(&dump);
     NrProgram prog;
-    bool ok = nr_compile_program(&src, &co, &diag, &dump, &prog);
-    fuzz_check_diag(&diag, ok, "nr_compile_program", "fuzz.nr");
+    bool ok = driver_compile(&src, &co, &diag, &dump, &prog);
+    fuzz_check_diag(&diag, ok, "driver_compile", "fuzz.nr");
     if (ok) {
         if (!no_gpu) gpu_stage(&o, &prog, &diag);
-        nr_program_free(&prog);
+        driver_program_free(&prog);
     }
     if (verbose) fprintf(stderr, "==fuzz== %s\n%s", ok ? "front end: ok" : "front end: error", sb_cstr(&diag.out));
     sb_free(&dump);

@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "nereid.h"
-#include "runtime/api_internal.h"
+#include "runtime/objects.h"
 #include "runtime/cuda.h"
 #include "tests/unit/check.h"
 

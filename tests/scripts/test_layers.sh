@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# test_layers.sh - the source folders are layers (tools/check-layers.py):
-#  1. this tree passes: every include of a library file points down the Makefile's LAYERS;
+# test_layers.sh BUILD - the source folders are layers (tools/check-layers.py):
+#  1. this tree passes: every include of a library file points down the Makefile's LAYERS,
+#     and no two files of runtime/ or driver/ call each other in a circle (BUILD's objects);
 #  2. the check fails, naming the include, on made-up trees where a folder includes a
 #     header of a layer above it, directly or through a folder between them, where two
-#     folders include each other, and where a folder of C sources is no layer.
+#     folders include each other, where a folder of C sources is no layer, and where two
+#     files of runtime/ call each other (but the files of one module with an internal
+#     header may).
 set -u
 cd "$(dirname "$0")/../.."
 fail=0
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 PY=$(command -v python3)
 
-out=$("$PY" tools/check-layers.py 2>&1) || bad "this tree: $out"
+B=${1:-build}
+out=$("$PY" tools/check-layers.py --calls "$B" 2>&1) || bad "this tree: $out"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -42,6 +46,20 @@ two=$(tree two "low high" 'low/a.h=#include "high/c.h"' 'high/c.h=#include "low/
 expect_fail "two folders including each other" 'include cycle between folders: high -> low -> high' "$two"
 stray=$(tree stray "low high" 'low/a.h=// a' 'low/extra/x.c=int x;' 'high/c.h=// c')
 expect_fail "a folder that is no layer" 'low/extra: holds C sources but is not a layer' "$stray"
+
+# calls: made-up objects, compiled here
+calls=$(tree calls "runtime driver" 'runtime/a.c=void b(void); void a(void) { b(); }' \
+        'runtime/b.c=void c(void); void b(void) { c(); }' 'runtime/c.c=void a(void); void c(void) { a(); }' \
+        'runtime/m.c=void m_x(void); void m(void) { m_x(); }' 'runtime/m_x.c=void m(void); void m_x(void) { m(); }' \
+        'runtime/m_impl.h=// m' 'driver/d.c=void d(void) {}')
+mkdir -p "$calls/build/obj/runtime" "$calls/build/obj/driver"
+for f in "$calls"/runtime/*.c "$calls"/driver/*.c; do
+  rel=${f#"$calls"/}
+  cc -c "$f" -o "$calls/build/obj/${rel%.c}.o" || bad "cannot compile $rel"
+done
+o=$("$PY" tools/check-layers.py --calls "$calls/build" "$calls" 2>&1) && bad "a call circle passed: $o"
+grep -qF 'runtime/: these files call each other in a circle: a.c, b.c, c.c' <<<"$o" || bad "the circle a, b, c is not named:\n$o"
+grep -qF 'm.c, m_x.c' <<<"$o" && bad "the module m (with m_impl.h) was refused:\n$o"
 
 echo "test_layers: $fail failed"
 [ "$fail" = 0 ]

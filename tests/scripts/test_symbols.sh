@@ -5,7 +5,8 @@
 #  2. a program linked against libnereid.so alone compiles and runs a kernel through it;
 #  3. every global symbol of libnereid.a (the static library, where nothing is hidden
 #     from the program that links it) carries its module's prefix, so that it cannot
-#     collide with the embedding program's own names (read_file, B, val_int, ...).
+#     collide with the embedding program's own names (read_file, B, val_int, ...);
+#  4. only the API's functions carry the API's prefix, nr_.
 # BUILD/libnereid.so is made by `make test` (LLVM linked in statically, as `make
 # gpu-build` does); the prefix check runs on BUILD/libnereid.a.
 set -u
@@ -79,24 +80,22 @@ fi
 # 3. module prefixes in the static library. One line per prefix and where it belongs.
 checks=$((checks + 1))
 prefixes=(
-  nr_         # the API (include/nereid.h); inside, the driver (driver/driver.c), the pass
-              # pipeline (compiler/passes/pipeline.c), the lexer's helpers (lang/parse.c),
-              # fp16/bf16 and fp8 conversions (compiler/support/float16.c, fp8.c), the clock and NR_DIE
-              # (compiler/support), the embedded standard library and the build id (tools/)
+  nr_         # the API (include/nereid.h) alone: check 4 below
   nrl         # flex's prefix (lang/lexer.l: %option prefix="nrl")
-  ast_        # lang/ast.c
-  lang_       # lang/parse.c: the front end's entry point
+  ast_ lex_ parse_ lang_           # lang/ast.c, lang/parse.c (the lexer's helpers, the front end's entry)
   sema_       # lang/sema*.c
   py_ tune_   # lang/pyexpr.c (decorator arguments), lang/tune.c and runtime/autotune.c
-  arena_ diag_ file_ namemap_ sb_  # compiler/support
-  ir_ ty_ dt_                      # compiler/ir*.c
+  arena_ clock_ diag_ file_ namemap_ option_ sb_  # compiler/support
+  fp16_ bf16_ fp8_                 # compiler/support/float16.c, fp8.c
+  ir_ ty_ dt_                      # compiler/ir/*.c
   ll_                              # compiler/ir/linear_layout.c
   axis_info_ moves_                # compiler/analysis
   pass_ fold_ opvec_               # compiler/passes
-  gpu_ layout_ policy_             # compiler/gpu
+  gpu_ layout_ policy_             # compiler/gpu, compiler/target
   gen_ llvm_gen_ wgmma_            # compiler/codegen
-  ptx_ aot_                        # driver/ptx_module.c, driver/aot_c.c
-  api_ cuda_ cache_ interp_        # runtime
+  driver_ opt_tool_ ptx_ aot_      # driver/: the pipeline, the standard library and build id embedded
+                                   # by tools/, nereid opt, PTX merging, the AOT writer
+  api_ args_ cache_ context_ cpu_ cuda_ fault_ interp_ launch_ memory_ module_ tuner_  # runtime
 )
 exact=(nrparse nrlex nrerror) # bison's functions (lang/parser.y: api.prefix {nr})
 if [ ! -f "$B/libnereid.a" ]; then
@@ -108,6 +107,15 @@ else
   if [ -n "$unprefixed" ]; then
     bad "$(echo "$unprefixed" | wc -l) global symbols of libnereid.a have no module prefix: $(echo "$unprefixed" | head -n 20 | tr '\n' ' ')"
   fi
+fi
+
+# 4. nr_ is the API's prefix alone: every nr_ symbol of the static library is declared
+# NR_API in include/nereid.h (an internal function with it would look public to users)
+checks=$((checks + 1))
+if [ -f "$B/libnereid.a" ]; then
+  internal=$(comm -13 <(echo "$api") <(nm --defined-only -g "$B/libnereid.a" 2>/dev/null | awk 'NF == 3 {print $3}' |
+             grep '^nr_' | sort -u))
+  [ -z "$internal" ] || bad "$(echo "$internal" | wc -l) internal symbols carry the API's prefix nr_: $(echo "$internal" | head -n 20 | tr '\n' ' ')"
 fi
 
 if [ "$fail" = 0 ]; then echo "test_symbols: $checks passed, 0 failed ($(echo "$api" | wc -l) API functions exported, nothing else)"; exit 0; fi

@@ -35,7 +35,7 @@ static void add(Keys *ks, const char *what, CacheKeyInput in) {
     StrBuf build, text, want;
     sb_init(&build), sb_init(&text), sb_init(&want);
     cache_key_make(&in, &build, &text);
-    sb_printf(&want, "nereid %s build %s LLVM %u.%u.%u", NEREID_VERSION, nr_build_id, in.llvm_version[0],
+    sb_printf(&want, "nereid %s build %s LLVM %u.%u.%u", NEREID_VERSION, driver_build_id, in.llvm_version[0],
               in.llvm_version[1], in.llvm_version[2]);
     CHECK(!strcmp(sb_cstr(&build), sb_cstr(&want)), "%s: build part '%s', want '%s'", what, sb_cstr(&build),
           sb_cstr(&want));

@@ -1,7 +1,7 @@
 /* test_fp8.c - the fp8 codec (compiler/support/fp8.c), all five formats, against an independent
  * reference written here from the formats' definitions (not from fp8.c's table): every one
  * of the 256 bytes of each format decodes to the value its fields give (computed with pow);
- * encoding a decoded byte gives it back (every byte through nr_fp8_bits, every value
+ * encoding a decoded byte gives it back (every byte through fp8_bits, every value
  * below saturation through narrowing, and through fp32); rounding at the midpoint between
  * every pair of neighbouring values (ties to even; fp8e4b15 ties away from zero) and just
  * either side of it, both signs (the FNUZ formats' -0 becoming +0); saturation above the
@@ -75,11 +75,11 @@ static void decode_all(int f) {
     int bad = 0, nans = 0;
     for (int b = 0; b < 256; b++) {
         bool nan;
-        double want = ref_decode(f, (uint8_t)b, &nan), got = nr_fp8_to_double((NrFp8Format)f, (uint8_t)b);
+        double want = ref_decode(f, (uint8_t)b, &nan), got = fp8_to_double((NrFp8Format)f, (uint8_t)b);
         if (nan) {
             nans++;
-            if (!isnan(got) || !nr_fp8_is_nan_bits((NrFp8Format)f, (uint8_t)b)) bad++;
-        } else if (!same(got, want) || nr_fp8_is_nan_bits((NrFp8Format)f, (uint8_t)b)) {
+            if (!isnan(got) || !fp8_is_nan_bits((NrFp8Format)f, (uint8_t)b)) bad++;
+        } else if (!same(got, want) || fp8_is_nan_bits((NrFp8Format)f, (uint8_t)b)) {
             if (bad++ < 5) printf("  %s 0x%02x: decoded %.17g, want %.17g\n", fname(f), b, got, want);
         }
     }
@@ -108,32 +108,32 @@ static void known_values(void) {
         {NR_FP8_E5M2FNUZ, 0x04, 0x1p-15}, {NR_FP8_E5M2FNUZ, 0x01, 0x1p-17}, {NR_FP8_E5M2FNUZ, 0xFD, -40960.0},
     };
     for (size_t i = 0; i < sizeof k / sizeof *k; i++)
-        CHECK(same(nr_fp8_to_double(k[i].f, k[i].b), k[i].v), "%s 0x%02x is %g", fname(k[i].f), k[i].b, k[i].v);
-    CHECK(isnan(nr_fp8_to_double(NR_FP8_E4M3FNUZ, 0x80)) && isnan(nr_fp8_to_double(NR_FP8_E5M2FNUZ, 0x80)),
+        CHECK(same(fp8_to_double(k[i].f, k[i].b), k[i].v), "%s 0x%02x is %g", fname(k[i].f), k[i].b, k[i].v);
+    CHECK(isnan(fp8_to_double(NR_FP8_E4M3FNUZ, 0x80)) && isnan(fp8_to_double(NR_FP8_E5M2FNUZ, 0x80)),
           "FNUZ: 0x80 is NaN");
     static const double maxv[NF] = {448.0, 57344.0, 1.875, 240.0, 57344.0};
     static const uint8_t maxb[NF] = {0x7E, 0x7B, 0x7F, 0x7F, 0x7F};
     for (int f = 0; f < NF; f++) {
-        const NrFp8Desc *D = nr_fp8_desc((NrFp8Format)f);
-        CHECK(nr_fp8_max((NrFp8Format)f) == maxv[f] && nr_fp8_max_bits((NrFp8Format)f) == maxb[f], "%s max", fname(f));
+        const NrFp8Desc *D = fp8_desc((NrFp8Format)f);
+        CHECK(fp8_max((NrFp8Format)f) == maxv[f] && fp8_max_bits((NrFp8Format)f) == maxb[f], "%s max", fname(f));
         CHECK(D->sat == ref[f].sat && D->sat_code == ref_sat_code(f) && D->nan_code == ref_nan_byte(f) &&
                   D->bias == ref[f].bias && D->mbits == 7 - ref[f].ebits && !strcmp(D->name, ref[f].name),
               "%s: the description", fname(f));
     }
 }
 
-/* every byte back through nr_fp8_bits; every value narrowing can give back through
- * narrowing (from the double and from its fp32) and through nr_fp8_round */
+/* every byte back through fp8_bits; every value narrowing can give back through
+ * narrowing (from the double and from its fp32) and through fp8_round */
 static void roundtrip(int f) {
     NrFp8Format F = (NrFp8Format)f;
     int bad = 0, sat = ref_sat_code(f);
     for (int b = 0; b < 256; b++) {
-        double v = nr_fp8_to_double(F, (uint8_t)b);
-        if (nr_fp8_bits(F, v) != b) bad++; /* every byte, NaNs, infinities and 1.875 too */
+        double v = fp8_to_double(F, (uint8_t)b);
+        if (fp8_bits(F, v) != b) bad++; /* every byte, NaNs, infinities and 1.875 too */
         if (isnan(v) || isinf(v) || (b & 0x7F) > sat) continue;
-        if (nr_fp8_from_double(F, v) != b) bad++;
-        if (!same(nr_fp8_round(F, v), v)) bad++;
-        if (nr_fp8_from_double(F, (double)(float)v) != b) bad++; /* every value is a float */
+        if (fp8_from_double(F, v) != b) bad++;
+        if (!same(fp8_round(F, v), v)) bad++;
+        if (fp8_from_double(F, (double)(float)v) != b) bad++; /* every value is a float */
     }
     CHECK(bad == 0, "%s: %d bytes do not encode back to themselves", fname(f), bad);
 }
@@ -152,12 +152,12 @@ static void midpoints(int f) {
         int tie = ref[f].ties_away ? c + 1 : (c & 1) ? c + 1 : c;
         for (int s = 0; s < 2; s++) {
             double sg = s ? -1.0 : 1.0;
-            if (nr_fp8_from_double(F, sg * mid) != signed_code(f, s, tie)) bad++;
-            if (nr_fp8_from_double(F, sg * nextafter(mid, 0)) != signed_code(f, s, c)) bad++;
-            if (nr_fp8_from_double(F, sg * nextafter(mid, INFINITY)) != signed_code(f, s, c + 1)) bad++;
+            if (fp8_from_double(F, sg * mid) != signed_code(f, s, tie)) bad++;
+            if (fp8_from_double(F, sg * nextafter(mid, 0)) != signed_code(f, s, c)) bad++;
+            if (fp8_from_double(F, sg * nextafter(mid, INFINITY)) != signed_code(f, s, c + 1)) bad++;
             /* the same through fp32, which holds every midpoint exactly */
-            if (nr_fp8_from_double(F, (double)(float)(sg * mid)) != signed_code(f, s, tie)) bad++;
-            if (nr_fp8_from_double(F, (double)nextafterf((float)(sg * mid), 0)) != signed_code(f, s, c)) bad++;
+            if (fp8_from_double(F, (double)(float)(sg * mid)) != signed_code(f, s, tie)) bad++;
+            if (fp8_from_double(F, (double)nextafterf((float)(sg * mid), 0)) != signed_code(f, s, c)) bad++;
         }
         if (bad && bad < 3) printf("  %s: midpoint of 0x%02x and 0x%02x (%g) wrong\n", fname(f), c, c + 1, mid);
     }
@@ -168,48 +168,48 @@ static void saturation(void) {
     /* E4M3: 448 is 1.75 * 2^8; the next step (480) does not exist: everything above 448 is 448 */
     static const double big4[] = {448.0, 449.0, 463.99, 464.0, 464.01, 479.0, 480.0, 1e6, 3.4e38, INFINITY};
     for (size_t i = 0; i < sizeof big4 / sizeof *big4; i++) {
-        CHECK(nr_fp8_from_double(NR_FP8_E4M3, big4[i]) == 0x7E, "e4m3(%g) saturates", big4[i]);
-        CHECK(nr_fp8_from_double(NR_FP8_E4M3, -big4[i]) == 0xFE, "e4m3(-%g) saturates", big4[i]);
+        CHECK(fp8_from_double(NR_FP8_E4M3, big4[i]) == 0x7E, "e4m3(%g) saturates", big4[i]);
+        CHECK(fp8_from_double(NR_FP8_E4M3, -big4[i]) == 0xFE, "e4m3(-%g) saturates", big4[i]);
     }
     /* E5M2: 57344 is 1.75 * 2^15; infinities saturate too (satfinite) */
     static const double big5[] = {57344.0, 57345.0, 61439.0, 61440.0, 65504.0, 65536.0, 1e9, INFINITY};
     for (size_t i = 0; i < sizeof big5 / sizeof *big5; i++) {
-        CHECK(nr_fp8_from_double(NR_FP8_E5M2, big5[i]) == 0x7B, "e5m2(%g) saturates", big5[i]);
-        CHECK(nr_fp8_from_double(NR_FP8_E5M2, -big5[i]) == 0xFB, "e5m2(-%g) saturates", big5[i]);
+        CHECK(fp8_from_double(NR_FP8_E5M2, big5[i]) == 0x7B, "e5m2(%g) saturates", big5[i]);
+        CHECK(fp8_from_double(NR_FP8_E5M2, -big5[i]) == 0xFB, "e5m2(-%g) saturates", big5[i]);
     }
     /* fp8e4b15: Triton clamps at 1.75 (0x7E) before rounding: 1.875 (0x7F) is never made */
     static const double big15[] = {1.75, 1.8, 1.8125, 1.85, 1.875, 1.9375, 2.0, 65504.0, 1e30, INFINITY};
     for (size_t i = 0; i < sizeof big15 / sizeof *big15; i++) {
-        CHECK(nr_fp8_from_double(NR_FP8_E4M3B15, big15[i]) == 0x7E, "e4b15(%g) saturates to 1.75", big15[i]);
-        CHECK(nr_fp8_from_double(NR_FP8_E4M3B15, -big15[i]) == 0xFE, "e4b15(-%g) saturates to -1.75", big15[i]);
+        CHECK(fp8_from_double(NR_FP8_E4M3B15, big15[i]) == 0x7E, "e4b15(%g) saturates to 1.75", big15[i]);
+        CHECK(fp8_from_double(NR_FP8_E4M3B15, -big15[i]) == 0xFE, "e4b15(-%g) saturates to -1.75", big15[i]);
     }
-    CHECK(nr_fp8_bits(NR_FP8_E4M3B15, 1.875) == 0x7F && nr_fp8_bits(NR_FP8_E4M3B15, -1.875) == 0xFF,
+    CHECK(fp8_bits(NR_FP8_E4M3B15, 1.875) == 0x7F && fp8_bits(NR_FP8_E4M3B15, -1.875) == 0xFF,
           "e4b15: the constant 1.875 keeps its byte");
     /* FNUZ: finite values saturate; infinities become the NaN */
     static const double big8[] = {240.0, 240.5, 247.99, 248.0, 256.0, 1e6, 3.4e38};
     for (size_t i = 0; i < sizeof big8 / sizeof *big8; i++) {
-        CHECK(nr_fp8_from_double(NR_FP8_E4M3FNUZ, big8[i]) == 0x7F, "e4b8(%g) saturates", big8[i]);
-        CHECK(nr_fp8_from_double(NR_FP8_E4M3FNUZ, -big8[i]) == 0xFF, "e4b8(-%g) saturates", big8[i]);
+        CHECK(fp8_from_double(NR_FP8_E4M3FNUZ, big8[i]) == 0x7F, "e4b8(%g) saturates", big8[i]);
+        CHECK(fp8_from_double(NR_FP8_E4M3FNUZ, -big8[i]) == 0xFF, "e4b8(-%g) saturates", big8[i]);
     }
     static const double big16[] = {57344.0, 57345.0, 61439.0, 61440.0, 65504.0, 65536.0, 1e9};
     for (size_t i = 0; i < sizeof big16 / sizeof *big16; i++) {
-        CHECK(nr_fp8_from_double(NR_FP8_E5M2FNUZ, big16[i]) == 0x7F, "e5b16(%g) saturates", big16[i]);
-        CHECK(nr_fp8_from_double(NR_FP8_E5M2FNUZ, -big16[i]) == 0xFF, "e5b16(-%g) saturates", big16[i]);
+        CHECK(fp8_from_double(NR_FP8_E5M2FNUZ, big16[i]) == 0x7F, "e5b16(%g) saturates", big16[i]);
+        CHECK(fp8_from_double(NR_FP8_E5M2FNUZ, -big16[i]) == 0xFF, "e5b16(-%g) saturates", big16[i]);
     }
     for (int f = NR_FP8_E4M3FNUZ; f <= NR_FP8_E5M2FNUZ; f++) {
-        CHECK(nr_fp8_from_double((NrFp8Format)f, INFINITY) == 0x80 && nr_fp8_from_double((NrFp8Format)f, -INFINITY) == 0x80,
+        CHECK(fp8_from_double((NrFp8Format)f, INFINITY) == 0x80 && fp8_from_double((NrFp8Format)f, -INFINITY) == 0x80,
               "%s: infinities become NaN", fname(f));
-        CHECK(nr_fp8_bits((NrFp8Format)f, INFINITY) == 0x80, "%s: bits(inf) is the NaN", fname(f));
+        CHECK(fp8_bits((NrFp8Format)f, INFINITY) == 0x80, "%s: bits(inf) is the NaN", fname(f));
     }
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3, 447.99) == 0x7E, "447.99 rounds to 448");
+    CHECK(fp8_from_double(NR_FP8_E4M3, 447.99) == 0x7E, "447.99 rounds to 448");
     /* 256 .. 448 in steps of 32: 384 is 0x7C, 416 0x7D, 448 0x7E */
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3, 400.0) == 0x7C, "400 ties to 384 (even)");
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3, 400.01) == 0x7D, "400.01 rounds to 416");
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3, 432.0) == 0x7E, "432 ties to 448 (even)");
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3FNUZ, 232.0) == 0x7E, "e4b8: 232 ties to 224 (even)");
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3B15, 1.5625) == 0x7D, "e4b15: 1.5625 ties away, to 1.625");
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3B15, -1.5625) == 0xFD, "e4b15: -1.5625 ties away, to -1.625");
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3B15, 1.6875) == 0x7E, "e4b15: 1.6875 ties to 1.75");
+    CHECK(fp8_from_double(NR_FP8_E4M3, 400.0) == 0x7C, "400 ties to 384 (even)");
+    CHECK(fp8_from_double(NR_FP8_E4M3, 400.01) == 0x7D, "400.01 rounds to 416");
+    CHECK(fp8_from_double(NR_FP8_E4M3, 432.0) == 0x7E, "432 ties to 448 (even)");
+    CHECK(fp8_from_double(NR_FP8_E4M3FNUZ, 232.0) == 0x7E, "e4b8: 232 ties to 224 (even)");
+    CHECK(fp8_from_double(NR_FP8_E4M3B15, 1.5625) == 0x7D, "e4b15: 1.5625 ties away, to 1.625");
+    CHECK(fp8_from_double(NR_FP8_E4M3B15, -1.5625) == 0xFD, "e4b15: -1.5625 ties away, to -1.625");
+    CHECK(fp8_from_double(NR_FP8_E4M3B15, 1.6875) == 0x7E, "e4b15: 1.6875 ties to 1.75");
 }
 
 static void nan_zero_subnormals(void) {
@@ -217,36 +217,36 @@ static void nan_zero_subnormals(void) {
     for (int f = 0; f < NF; f++) {
         NrFp8Format F = (NrFp8Format)f;
         uint8_t nb = ref_nan_byte(f);
-        CHECK(nr_fp8_from_double(F, NAN) == nb, "%s(NaN) is 0x%02x", fname(f), nb);
-        CHECK(nr_fp8_from_double(F, neg_nan) == nb, "%s(-NaN) is 0x%02x", fname(f), nb);
-        CHECK(nr_fp8_bits(F, NAN) == nb, "%s bits(a NaN from elsewhere) is 0x%02x", fname(f), nb);
-        CHECK(ref[f].nans == NANS_NONE ? nr_fp8_round(F, NAN) == 1.75 : isnan(nr_fp8_round(F, NAN)), "%s round(NaN)", fname(f));
+        CHECK(fp8_from_double(F, NAN) == nb, "%s(NaN) is 0x%02x", fname(f), nb);
+        CHECK(fp8_from_double(F, neg_nan) == nb, "%s(-NaN) is 0x%02x", fname(f), nb);
+        CHECK(fp8_bits(F, NAN) == nb, "%s bits(a NaN from elsewhere) is 0x%02x", fname(f), nb);
+        CHECK(ref[f].nans == NANS_NONE ? fp8_round(F, NAN) == 1.75 : isnan(fp8_round(F, NAN)), "%s round(NaN)", fname(f));
         uint8_t nz = ref[f].nans == NANS_80 ? 0x00 : 0x80; /* FNUZ: no -0 */
-        CHECK(nr_fp8_from_double(F, 0.0) == 0x00 && nr_fp8_from_double(F, -0.0) == nz, "%s: signed zeros", fname(f));
-        CHECK(nr_fp8_from_double(F, 1e-300) == 0x00 && nr_fp8_from_double(F, -4.9e-324) == nz,
+        CHECK(fp8_from_double(F, 0.0) == 0x00 && fp8_from_double(F, -0.0) == nz, "%s: signed zeros", fname(f));
+        CHECK(fp8_from_double(F, 1e-300) == 0x00 && fp8_from_double(F, -4.9e-324) == nz,
               "%s: tiny values go to zero", fname(f));
-        CHECK(same(nr_fp8_round(F, -0.0), ref[f].nans == NANS_80 ? 0.0 : -0.0), "%s: round(-0)", fname(f));
+        CHECK(same(fp8_round(F, -0.0), ref[f].nans == NANS_80 ? 0.0 : -0.0), "%s: round(-0)", fname(f));
     }
-    CHECK(nr_fp8_bits(NR_FP8_E5M2, INFINITY) == 0x7C && nr_fp8_bits(NR_FP8_E5M2, -INFINITY) == 0xFC, "e5m2 inf bits");
+    CHECK(fp8_bits(NR_FP8_E5M2, INFINITY) == 0x7C && fp8_bits(NR_FP8_E5M2, -INFINITY) == 0xFC, "e5m2 inf bits");
     /* subnormals: 2^-9 (E4M3) and 2^-16 (E5M2) steps; half a step is a tie to 0 */
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3, 0x1p-10) == 0x00, "2^-10 ties to 0");
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3, 0x1.0001p-10) == 0x01, "above 2^-10 is 2^-9");
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3, 3 * 0x1p-10) == 0x02, "1.5 steps ties to 2 steps");
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3, 7.5 * 0x1p-9) == 0x08, "7.5 steps ties up into the first normal");
-    CHECK(nr_fp8_from_double(NR_FP8_E5M2, 0x1p-17) == 0x00, "2^-17 ties to 0");
-    CHECK(nr_fp8_from_double(NR_FP8_E5M2, -5 * 0x1p-17) == 0x82, "-2.5 steps ties to -2 steps");
-    CHECK(nr_fp8_from_double(NR_FP8_E5M2, 3.5 * 0x1p-16) == 0x04, "3.5 steps ties up into the first normal");
+    CHECK(fp8_from_double(NR_FP8_E4M3, 0x1p-10) == 0x00, "2^-10 ties to 0");
+    CHECK(fp8_from_double(NR_FP8_E4M3, 0x1.0001p-10) == 0x01, "above 2^-10 is 2^-9");
+    CHECK(fp8_from_double(NR_FP8_E4M3, 3 * 0x1p-10) == 0x02, "1.5 steps ties to 2 steps");
+    CHECK(fp8_from_double(NR_FP8_E4M3, 7.5 * 0x1p-9) == 0x08, "7.5 steps ties up into the first normal");
+    CHECK(fp8_from_double(NR_FP8_E5M2, 0x1p-17) == 0x00, "2^-17 ties to 0");
+    CHECK(fp8_from_double(NR_FP8_E5M2, -5 * 0x1p-17) == 0x82, "-2.5 steps ties to -2 steps");
+    CHECK(fp8_from_double(NR_FP8_E5M2, 3.5 * 0x1p-16) == 0x04, "3.5 steps ties up into the first normal");
     /* fp8e4b15: 2^-17 steps, ties away */
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3B15, 0x1p-18) == 0x01, "e4b15: half a step ties away, to 2^-17");
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3B15, 0x1.fffp-19) == 0x00, "e4b15: below half a step is 0");
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3B15, -5 * 0x1p-18) == 0x83, "e4b15: -2.5 steps ties away, to -3 steps");
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3B15, 15 * 0x1p-18) == 0x08, "e4b15: 7.5 steps ties into the first normal");
+    CHECK(fp8_from_double(NR_FP8_E4M3B15, 0x1p-18) == 0x01, "e4b15: half a step ties away, to 2^-17");
+    CHECK(fp8_from_double(NR_FP8_E4M3B15, 0x1.fffp-19) == 0x00, "e4b15: below half a step is 0");
+    CHECK(fp8_from_double(NR_FP8_E4M3B15, -5 * 0x1p-18) == 0x83, "e4b15: -2.5 steps ties away, to -3 steps");
+    CHECK(fp8_from_double(NR_FP8_E4M3B15, 15 * 0x1p-18) == 0x08, "e4b15: 7.5 steps ties into the first normal");
     /* FNUZ: 2^-10 (e4b8) and 2^-17 (e5b16) steps; a negative rounding to zero is +0 */
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3FNUZ, 0x1p-11) == 0x00, "e4b8: 2^-11 ties to 0");
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3FNUZ, -0x1p-11) == 0x00, "e4b8: -2^-11 ties to +0");
-    CHECK(nr_fp8_from_double(NR_FP8_E4M3FNUZ, -3 * 0x1p-11) == 0x82, "e4b8: -1.5 steps ties to -2 steps");
-    CHECK(nr_fp8_from_double(NR_FP8_E5M2FNUZ, -0x1p-18) == 0x00, "e5b16: -half a step is +0");
-    CHECK(nr_fp8_from_double(NR_FP8_E5M2FNUZ, 3.5 * 0x1p-17) == 0x04, "e5b16: 3.5 steps ties up into the first normal");
+    CHECK(fp8_from_double(NR_FP8_E4M3FNUZ, 0x1p-11) == 0x00, "e4b8: 2^-11 ties to 0");
+    CHECK(fp8_from_double(NR_FP8_E4M3FNUZ, -0x1p-11) == 0x00, "e4b8: -2^-11 ties to +0");
+    CHECK(fp8_from_double(NR_FP8_E4M3FNUZ, -3 * 0x1p-11) == 0x82, "e4b8: -1.5 steps ties to -2 steps");
+    CHECK(fp8_from_double(NR_FP8_E5M2FNUZ, -0x1p-18) == 0x00, "e5b16: -half a step is +0");
+    CHECK(fp8_from_double(NR_FP8_E5M2FNUZ, 3.5 * 0x1p-17) == 0x04, "e5b16: 3.5 steps ties up into the first normal");
 }
 
 /* The positive values of format f, by code (tab[c] = rdec(f, c)), and its saturation code. */
@@ -288,22 +288,22 @@ static void fp32_sweep(int f) {
         float x;
         uint32_t w = (uint32_t)u;
         memcpy(&x, &w, 4);
-        if (nr_fp8_from_double(F, x) != ref_encode(f, &t, x) && bad++ < 3) printf("  %s(%.9g) wrong\n", fname(f), (double)x);
-        if (nr_fp8_from_double(F, -x) != ref_encode(f, &t, -x) && bad++ < 3) printf("  %s(%.9g) wrong\n", fname(f), -(double)x);
+        if (fp8_from_double(F, x) != ref_encode(f, &t, x) && bad++ < 3) printf("  %s(%.9g) wrong\n", fname(f), (double)x);
+        if (fp8_from_double(F, -x) != ref_encode(f, &t, -x) && bad++ < 3) printf("  %s(%.9g) wrong\n", fname(f), -(double)x);
     }
-    for (int c = 0; c <= nr_fp8_max_bits(F); c++) {
+    for (int c = 0; c <= fp8_max_bits(F); c++) {
         float v = (float)rdec(f, c), x = v;
         for (int k = 0; k < 64; k++, n += 2) {
             x = nextafterf(x, INFINITY);
-            if (nr_fp8_from_double(F, x) != ref_encode(f, &t, x)) bad++;
+            if (fp8_from_double(F, x) != ref_encode(f, &t, x)) bad++;
             float y = nextafterf(v, -INFINITY);
             for (int j = 0; j < k; j++) y = nextafterf(y, -INFINITY);
-            if (nr_fp8_from_double(F, y) != ref_encode(f, &t, y)) bad++;
+            if (fp8_from_double(F, y) != ref_encode(f, &t, y)) bad++;
         }
     }
     static const double specials[] = {INFINITY, -INFINITY, NAN, 0.0, -0.0};
     for (size_t i = 0; i < sizeof specials / sizeof *specials; i++, n++)
-        bad += nr_fp8_from_double(F, specials[i]) != ref_encode(f, &t, specials[i]);
+        bad += fp8_from_double(F, specials[i]) != ref_encode(f, &t, specials[i]);
     CHECK(bad == 0, "%s: %d of %ld fp32 inputs round wrong", fname(f), bad, n);
 }
 
@@ -320,14 +320,14 @@ static void soft_reference(void) {
         memcpy(&x, &u, 4);
         double d = (double)x * scale[i % 3];
         printf("%08x", u);
-        for (int f = 0; f < NF; f++) printf(" %02x", nr_fp8_from_double((NrFp8Format)f, x));
-        for (int f = 0; f < NF; f++) printf(" %02x", nr_fp8_from_double((NrFp8Format)f, d));
+        for (int f = 0; f < NF; f++) printf(" %02x", fp8_from_double((NrFp8Format)f, x));
+        for (int f = 0; f < NF; f++) printf(" %02x", fp8_from_double((NrFp8Format)f, d));
         printf("\n");
     }
     for (int b = 0; b < 256; b++) {
         printf("%02x", b);
         for (int f = 0; f < NF; f++) {
-            float v = (float)nr_fp8_to_double((NrFp8Format)f, (uint8_t)b);
+            float v = (float)fp8_to_double((NrFp8Format)f, (uint8_t)b);
             uint32_t w;
             memcpy(&w, &v, 4);
             printf(" %08x", isnan(v) ? 0x7fc00000u : w);

@@ -210,8 +210,8 @@ static void pack(int dt, void *mem, int i, const void *vals) {
     case DT_I8: case DT_U8: ((uint8_t *)mem)[i] = (uint8_t)v; break;
     case DT_I16: case DT_U16: ((uint16_t *)mem)[i] = (uint16_t)v; break;
     case DT_I32: case DT_U32: ((uint32_t *)mem)[i] = (uint32_t)v; break;
-    case DT_FP16: ((uint16_t *)mem)[i] = nr_fp16_from_double(f); break;
-    case DT_BF16: ((uint16_t *)mem)[i] = nr_bf16_from_double(f); break;
+    case DT_FP16: ((uint16_t *)mem)[i] = fp16_from_double(f); break;
+    case DT_BF16: ((uint16_t *)mem)[i] = bf16_from_double(f); break;
     case DT_FP32: ((float *)mem)[i] = (float)f; break;
     case DT_FP64: ((double *)mem)[i] = f; break;
     default: ((uint64_t *)mem)[i] = (uint64_t)v; break;
@@ -229,8 +229,8 @@ static void unpack(int dt, const void *mem, int i, void *out) {
     case DT_U16: *o = ((const uint16_t *)mem)[i]; break;
     case DT_I32: *o = ((const int32_t *)mem)[i]; break;
     case DT_U32: *o = ((const uint32_t *)mem)[i]; break;
-    case DT_FP16: *f = nr_fp16_to_double(((const uint16_t *)mem)[i]); break;
-    case DT_BF16: *f = nr_bf16_to_double(((const uint16_t *)mem)[i]); break;
+    case DT_FP16: *f = fp16_to_double(((const uint16_t *)mem)[i]); break;
+    case DT_BF16: *f = bf16_to_double(((const uint16_t *)mem)[i]); break;
     case DT_FP32: *f = ((const float *)mem)[i]; break;
     case DT_FP64: *f = ((const double *)mem)[i]; break;
     default: memcpy(o, (const char *)mem + 8 * i, 8); break;
@@ -308,49 +308,49 @@ static void t_ew(int line, int code, int64_t attr, int rdt, const void *expect, 
 
 static void test_float16(void) {
     /* fp16 */
-    CHECK(nr_fp16_from_double(1.0) == 0x3c00, "fp16(1)");
-    CHECK(nr_fp16_from_double(1.0 + ldexp(1, -11)) == 0x3c00, "fp16(1+2^-11) ties to even");
-    CHECK(nr_fp16_from_double(1.0 + 3 * ldexp(1, -11)) == 0x3c02, "fp16(1+3*2^-11) ties to even up");
-    CHECK(nr_fp16_from_double(1.0 + ldexp(1, -11) + ldexp(1, -30)) == 0x3c01, "fp16 above the tie");
-    CHECK(nr_fp16_from_double(65504.0) == 0x7bff, "fp16 max");
-    CHECK(nr_fp16_from_double(65519.99) == 0x7bff, "fp16 below the overflow tie");
-    CHECK(nr_fp16_from_double(65520.0) == 0x7c00, "fp16(65520) -> inf");
-    CHECK(nr_fp16_from_double(-1e9) == 0xfc00, "fp16(-1e9) -> -inf");
-    CHECK(nr_fp16_from_double(ldexp(1, -24)) == 0x0001, "fp16 min subnormal");
-    CHECK(nr_fp16_from_double(ldexp(1, -25)) == 0x0000, "fp16 2^-25 ties to 0");
-    CHECK(nr_fp16_from_double(3 * ldexp(1, -26)) == 0x0001, "fp16 3*2^-26 -> 2^-24");
-    CHECK(nr_fp16_from_double(3 * ldexp(1, -25)) == 0x0002, "fp16 1.5 units ties to 2");
-    CHECK(nr_fp16_from_double(-ldexp(1, -30)) == 0x8000, "fp16 tiny negative -> -0");
-    CHECK(nr_fp16_from_double(ldexp(1023, -24)) == 0x03ff, "fp16 max subnormal");
-    CHECK(nr_fp16_from_double(ldexp(2047, -25)) == 0x0400, "fp16 rounds up into the normals");
-    CHECK(nr_fp16_from_double(ldexp(1, -14)) == 0x0400, "fp16 min normal");
-    CHECK(nr_fp16_from_double(INFINITY) == 0x7c00 && nr_fp16_from_double(-INFINITY) == 0xfc00, "fp16 inf");
-    uint16_t hn = nr_fp16_from_double(NAN);
+    CHECK(fp16_from_double(1.0) == 0x3c00, "fp16(1)");
+    CHECK(fp16_from_double(1.0 + ldexp(1, -11)) == 0x3c00, "fp16(1+2^-11) ties to even");
+    CHECK(fp16_from_double(1.0 + 3 * ldexp(1, -11)) == 0x3c02, "fp16(1+3*2^-11) ties to even up");
+    CHECK(fp16_from_double(1.0 + ldexp(1, -11) + ldexp(1, -30)) == 0x3c01, "fp16 above the tie");
+    CHECK(fp16_from_double(65504.0) == 0x7bff, "fp16 max");
+    CHECK(fp16_from_double(65519.99) == 0x7bff, "fp16 below the overflow tie");
+    CHECK(fp16_from_double(65520.0) == 0x7c00, "fp16(65520) -> inf");
+    CHECK(fp16_from_double(-1e9) == 0xfc00, "fp16(-1e9) -> -inf");
+    CHECK(fp16_from_double(ldexp(1, -24)) == 0x0001, "fp16 min subnormal");
+    CHECK(fp16_from_double(ldexp(1, -25)) == 0x0000, "fp16 2^-25 ties to 0");
+    CHECK(fp16_from_double(3 * ldexp(1, -26)) == 0x0001, "fp16 3*2^-26 -> 2^-24");
+    CHECK(fp16_from_double(3 * ldexp(1, -25)) == 0x0002, "fp16 1.5 units ties to 2");
+    CHECK(fp16_from_double(-ldexp(1, -30)) == 0x8000, "fp16 tiny negative -> -0");
+    CHECK(fp16_from_double(ldexp(1023, -24)) == 0x03ff, "fp16 max subnormal");
+    CHECK(fp16_from_double(ldexp(2047, -25)) == 0x0400, "fp16 rounds up into the normals");
+    CHECK(fp16_from_double(ldexp(1, -14)) == 0x0400, "fp16 min normal");
+    CHECK(fp16_from_double(INFINITY) == 0x7c00 && fp16_from_double(-INFINITY) == 0xfc00, "fp16 inf");
+    uint16_t hn = fp16_from_double(NAN);
     CHECK((hn & 0x7c00) == 0x7c00 && (hn & 0x3ff), "fp16 NaN stays NaN: %04x", hn);
-    CHECK(nr_fp16_from_float(-2.0f) == 0xc000, "fp16(-2)");
-    CHECK(nr_fp16_to_double(0x0001) == ldexp(1, -24), "fp16 subnormal decode");
-    CHECK(nr_fp16_to_double(0x03ff) == ldexp(1023, -24), "fp16 max subnormal decode");
-    CHECK(nr_fp16_to_double(0x7bff) == 65504.0, "fp16 max decode");
-    CHECK(isinf(nr_fp16_to_double(0x7c00)) && isnan(nr_fp16_to_double(0x7e00)), "fp16 inf/NaN decode");
-    CHECK(signbit(nr_fp16_to_double(0x8000)) && nr_fp16_to_double(0x8000) == 0, "fp16 -0");
-    CHECK(nr_fp16_to_float(0x3555) == 0.333251953125f, "fp16 1/3 decode");
+    CHECK(fp16_from_float(-2.0f) == 0xc000, "fp16(-2)");
+    CHECK(fp16_to_double(0x0001) == ldexp(1, -24), "fp16 subnormal decode");
+    CHECK(fp16_to_double(0x03ff) == ldexp(1023, -24), "fp16 max subnormal decode");
+    CHECK(fp16_to_double(0x7bff) == 65504.0, "fp16 max decode");
+    CHECK(isinf(fp16_to_double(0x7c00)) && isnan(fp16_to_double(0x7e00)), "fp16 inf/NaN decode");
+    CHECK(signbit(fp16_to_double(0x8000)) && fp16_to_double(0x8000) == 0, "fp16 -0");
+    CHECK(fp16_to_float(0x3555) == 0.333251953125f, "fp16 1/3 decode");
     int bad = 0; /* every finite half round-trips */
     for (unsigned h = 0; h < 0x10000; h++)
-        if ((h & 0x7c00) != 0x7c00 && nr_fp16_from_double(nr_fp16_to_double((uint16_t)h)) != h) bad++;
+        if ((h & 0x7c00) != 0x7c00 && fp16_from_double(fp16_to_double((uint16_t)h)) != h) bad++;
     CHECK(bad == 0, "fp16 round trip: %d bad", bad);
     /* bf16 */
-    CHECK(nr_bf16_from_double(1.00390625) == 0x3f80, "bf16(1+2^-8) ties to 1.0");
-    CHECK(nr_bf16_from_double(1.01171875) == 0x3f82, "bf16(1+3*2^-8) ties to even up");
-    CHECK(nr_bf16_from_float(1.0f) == 0x3f80 && nr_bf16_to_float(0x3f80) == 1.0f, "bf16(1)");
-    CHECK(nr_bf16_from_double(3.4e38) == 0x7f80, "bf16 overflow -> inf: %04x", nr_bf16_from_double(3.4e38));
-    CHECK(nr_bf16_from_double(ldexp(1, -133)) == 0x0001, "bf16 min subnormal");
-    CHECK(nr_bf16_from_double(ldexp(1, -134)) == 0x0000, "bf16 half min subnormal ties to 0");
-    CHECK(nr_bf16_to_double(0x0001) == ldexp(1, -133), "bf16 subnormal decode");
-    CHECK(nr_bf16_to_double(0xc040) == -3.0, "bf16 -3 decode");
-    uint16_t bn = nr_bf16_from_float(NAN);
+    CHECK(bf16_from_double(1.00390625) == 0x3f80, "bf16(1+2^-8) ties to 1.0");
+    CHECK(bf16_from_double(1.01171875) == 0x3f82, "bf16(1+3*2^-8) ties to even up");
+    CHECK(bf16_from_float(1.0f) == 0x3f80 && bf16_to_float(0x3f80) == 1.0f, "bf16(1)");
+    CHECK(bf16_from_double(3.4e38) == 0x7f80, "bf16 overflow -> inf: %04x", bf16_from_double(3.4e38));
+    CHECK(bf16_from_double(ldexp(1, -133)) == 0x0001, "bf16 min subnormal");
+    CHECK(bf16_from_double(ldexp(1, -134)) == 0x0000, "bf16 half min subnormal ties to 0");
+    CHECK(bf16_to_double(0x0001) == ldexp(1, -133), "bf16 subnormal decode");
+    CHECK(bf16_to_double(0xc040) == -3.0, "bf16 -3 decode");
+    uint16_t bn = bf16_from_float(NAN);
     CHECK((bn & 0x7f80) == 0x7f80 && (bn & 0x7f), "bf16 NaN");
-    CHECK(nr_fp16_round(0.1) == nr_fp16_to_double(0x2e66), "fp16_round(0.1)");
-    CHECK(nr_bf16_round(0.1) == nr_bf16_to_double(0x3dcd), "bf16_round(0.1)");
+    CHECK(fp16_round(0.1) == fp16_to_double(0x2e66), "fp16_round(0.1)");
+    CHECK(bf16_round(0.1) == bf16_to_double(0x3dcd), "bf16_round(0.1)");
 }
 
 static void test_int_arith(void) {
@@ -434,7 +434,7 @@ static void test_float_arith(void) {
     T2(OP_MUL, DT_FP16, F64(300, 0.5), F64(300, ldexp(1, -24)), F64(inf, 0));
     T2(OP_DIV, DT_FP32, F64(1, 1, -1, 0, 1), F64(3, 0, 0, 0, -inf),
        F64((double)(1.0f / 3.0f), inf, -inf, nan, -0.0));
-    T2(OP_DIV, DT_FP16, F64(1), F64(3), F64(nr_fp16_to_double(0x3555)));
+    T2(OP_DIV, DT_FP16, F64(1), F64(3), F64(fp16_to_double(0x3555)));
     T2(OP_REM, DT_FP32, F64(-7.5, 7.5, 1), F64(2, -2, 0), F64(-1.5, 1.5, nan));
     T2(OP_MIN, DT_FP32, F64(nan, 1, nan, -1), F64(1, nan, nan, 2), F64(1, 1, nan, -1));
     T2(OP_MAX, DT_FP64, F64(nan, 1, -inf), F64(1, nan, 3), F64(1, 1, 3));
@@ -450,7 +450,7 @@ static void test_float_arith(void) {
     T1(OP_SQRT, DT_FP32, DT_FP32, F64(4, 2, -1, -0.0), F64(2, (double)sqrtf(2.0f), nan, -0.0));
     T1(OP_RSQRT, DT_FP32, DT_FP32, F64(4, 0, 2), F64(0.5, inf, (double)(float)(1 / sqrt(2.0))));
     T1(OP_SIN, DT_FP32, DT_FP32, F64(0, 1), F64(0, (double)(float)sin(1.0)));
-    T1(OP_COS, DT_BF16, DT_BF16, F64(0, 1), F64(1, nr_bf16_round(cos(1.0))));
+    T1(OP_COS, DT_BF16, DT_BF16, F64(0, 1), F64(1, bf16_round(cos(1.0))));
     T1(OP_FLOOR, DT_FP32, DT_FP32, F64(-1.5, 1.5, -0.0), F64(-2, 1, -0.0));
     T1(OP_CEIL, DT_FP64, DT_FP64, F64(-1.5, 1.5), F64(-1, 2));
     T1(OP_FLOOR, DT_I32, DT_I32, I64(-3), I64(-3));
@@ -512,7 +512,7 @@ static void test_cvt_bitcast(void) {
     T1(OP_CVT, DT_U64, DT_FP64, I64(-1), F64(ldexp(1, 64)));
     T1(OP_CVT, DT_I64, DT_FP64, I64(INT64_MIN), F64(-ldexp(1, 63)));
     T1(OP_CVT, DT_FP32, DT_FP16, F64(1 + ldexp(1, -11), 65520, 0.1f, ldexp(1, -25)),
-       F64(1, inf, nr_fp16_round(0.1f), 0));
+       F64(1, inf, fp16_round(0.1f), 0));
     T1(OP_CVT, DT_FP32, DT_BF16, F64(1.00390625, -1.01171875), F64(1, -1.015625));
     T1(OP_CVT, DT_FP16, DT_FP32, F64(ldexp(1, -24), 65504), F64(ldexp(1, -24), 65504));
     T1(OP_CVT, DT_FP64, DT_FP32, F64(0.1, 1e300), F64((double)0.1f, inf));
@@ -885,8 +885,8 @@ static void test_matmul(void) {
     K *k = matmul_kernel(DT_FP16, 64, 64, 32);
     uint16_t *A = malloc(M * KK * 2), *B = malloc(KK * N * 2);
     float *C = malloc(M * N * 4), *fa = malloc(M * KK * 4), *fb = malloc(KK * N * 4);
-    for (int i = 0; i < M * KK; i++) A[i] = nr_fp16_from_double((i % 13) / 8.0 - 0.7), fa[i] = nr_fp16_to_float(A[i]);
-    for (int i = 0; i < KK * N; i++) B[i] = nr_fp16_from_double((i % 11) / 5.0 - 1.1), fb[i] = nr_fp16_to_float(B[i]);
+    for (int i = 0; i < M * KK; i++) A[i] = fp16_from_double((i % 13) / 8.0 - 0.7), fa[i] = fp16_to_float(A[i]);
+    for (int i = 0; i < KK * N; i++) B[i] = fp16_from_double((i % 11) / 5.0 - 1.1), fb[i] = fp16_to_float(B[i]);
     Run R = {0};
     arg_ptr(&R, A), arg_ptr(&R, B), arg_ptr(&R, C), arg_int(&R, M), arg_int(&R, N), arg_int(&R, KK);
     reg(&R, A, M * KK * 2), reg(&R, B, KK * N * 2), reg(&R, C, M * N * 4);
@@ -1292,7 +1292,7 @@ static void test_atomics(void) {
     attr1(k, op2(k, OP_ATOMIC_RMW, S(DT_U32), umax, ci(k, S(DT_U32), 0xffffffff)), RMW_MAX);
     int32_t C = 0, OLD[256], MISC[6] = {-1000, 1000, 0, 0, -1, 0}, CAS = 0;
     float F = 0;
-    uint16_t H = nr_fp16_from_double(2048);
+    uint16_t H = fp16_from_double(2048);
     uint32_t U = 5;
     Run R = {0};
     arg_ptr(&R, &C), arg_ptr(&R, OLD), arg_ptr(&R, &F), arg_ptr(&R, MISC), arg_ptr(&R, &H), arg_ptr(&R, &CAS), arg_ptr(&R, &U);
@@ -1307,7 +1307,7 @@ static void test_atomics(void) {
     for (int i = 0; i < 64; i++) all |= 1u << (i % 31);
     CHECK(MISC[0] == 33 && MISC[1] == -30 && MISC[2] == 33 && (unsigned)MISC[3] == all && MISC[4] == (int32_t)~all && MISC[5] == 0,
           "atomic misc: %d %d %d %x %x %x", MISC[0], MISC[1], MISC[2], MISC[3], MISC[4], MISC[5]);
-    CHECK(nr_fp16_to_double(H) == 2048, "atomic fp16 add: %g", nr_fp16_to_double(H));
+    CHECK(fp16_to_double(H) == 2048, "atomic fp16 add: %g", fp16_to_double(H));
     CHECK(CAS == 64, "atomic cas chain: %d", CAS); /* program 0 takes it to 64; others fail */
     CHECK(U == 0xffffffff, "atomic umax: %x", U);
     sb_free(&R.err);
@@ -1448,8 +1448,8 @@ static void *thread_main(void *arg) {
     enum { M = 48, N = 40, KK = 24 };
     uint16_t A[M * KK], B[KK * N];
     float C[M * N];
-    for (int i = 0; i < M * KK; i++) A[i] = nr_bf16_from_double(i % 5);
-    for (int i = 0; i < KK * N; i++) B[i] = nr_bf16_from_double(i % 3);
+    for (int i = 0; i < M * KK; i++) A[i] = bf16_from_double(i % 5);
+    for (int i = 0; i < KK * N; i++) B[i] = bf16_from_double(i % 3);
     Run R = {0};
     arg_ptr(&R, A), arg_ptr(&R, B), arg_ptr(&R, C), arg_int(&R, M), arg_int(&R, N), arg_int(&R, KK);
     reg(&R, A, sizeof A), reg(&R, B, sizeof B), reg(&R, C, sizeof C);

@@ -27,8 +27,8 @@ static const char *const fmt_dtype[NF] = {"tl.float8e4nv", "tl.float8e5", "tl.fl
 static const nr_type fmt_tag[NF] = {NR_TYPE_FP8E4NV, NR_TYPE_FP8E5, NR_TYPE_FP8E4B15, NR_TYPE_FP8E4B8,
                                     NR_TYPE_FP8E5B16};
 
-static double dec(int f, uint8_t b) { return nr_fp8_to_double((NrFp8Format)f, b); }
-static uint8_t enc(int f, double x) { return nr_fp8_from_double((NrFp8Format)f, x); }
+static double dec(int f, uint8_t b) { return fp8_to_double((NrFp8Format)f, b); }
+static uint8_t enc(int f, double x) { return fp8_from_double((NrFp8Format)f, x); }
 
 /* a value equal to want, NaN to NaN (any payload), zeros with their signs */
 static bool same_value(double got, double want) {
@@ -125,13 +125,13 @@ static const char *K_NARROW =
 /* Inputs: every value, the midpoint between each pair of neighbours and just either side
  * of it (both signs), saturation, infinities, NaNs, zeros, tiny values. */
 static int narrow_inputs(int f, double *v) {
-    int n = 0, max = nr_fp8_max_bits((NrFp8Format)f);
+    int n = 0, max = fp8_max_bits((NrFp8Format)f);
     for (int c = 0; c < max; c++) {
         double lo = dec(f, (uint8_t)c), hi = dec(f, (uint8_t)(c + 1)), mid = (lo + hi) / 2;
         double xs[4] = {lo, mid, nextafter(mid, 0), nextafter(mid, INFINITY)};
         for (int j = 0; j < 4; j++) v[n++] = xs[j], v[n++] = -xs[j];
     }
-    double max_v = nr_fp8_max((NrFp8Format)f);
+    double max_v = fp8_max((NrFp8Format)f);
     double extra[] = {max_v, max_v * 1.03, max_v * 1.0714, max_v * 2, 1e30, INFINITY, -INFINITY, NAN, -NAN,
                       0.0, -0.0, 1e-30, -1e-30, -max_v * 1.5};
     for (size_t j = 0; j < sizeof extra / sizeof *extra; j++) v[n++] = extra[j];
@@ -398,8 +398,8 @@ static void test_fill(int f) {
         bad += o[i] != enc(f, 1.3);
         bad += o[16 + i] != 0;
         bad += o[32 + i] != (i < 4 ? x[i] : enc(f, -3.7));
-        bad += o[48 + i] != nr_fp8_desc((NrFp8Format)f)->sat_code;
-        bad += o[64 + i] != nr_fp8_desc((NrFp8Format)f)->nan_code;
+        bad += o[48 + i] != fp8_desc((NrFp8Format)f)->sat_code;
+        bad += o[64 + i] != fp8_desc((NrFp8Format)f)->nan_code;
         bad += o[80 + i] != enc(f, 2.75);
     }
     CHECK(bad == 0, "%s: %d filled elements wrong", fmt_name[f], bad);

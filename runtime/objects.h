@@ -1,7 +1,9 @@
-/* api_internal.h - the C API's objects, shared by api.c (contexts, compiling, the CPU
- * device) and api_cuda.c (the CUDA device). */
-#ifndef NEREID_API_INTERNAL_H
-#define NEREID_API_INTERNAL_H
+/* objects.h - the C API's objects as the runtime's files share them: a context (its
+ * device, memory, streams, modules, errors, CUDA faults), a module (its compiled program,
+ * its kernels) and a kernel (its CUDA variants, its tuning). Types only: each file's own
+ * header declares its functions. */
+#ifndef NEREID_OBJECTS_H
+#define NEREID_OBJECTS_H
 
 #include "driver/driver.h"
 #include "cuda.h"
@@ -25,7 +27,7 @@ struct nr_context {
     void **streams; /* nr_stream_create's: destroyed with the context if the caller did not */
     int nstreams, capstreams;
     nr_stats stats;
-    /* CUDA kernel faults (api_cuda.c): the distinct kernels launched since the last
+    /* CUDA kernel faults (fault.c): the distinct kernels launched since the last
      * successful nr_synchronize, most recent first, to name the kernel that faulted; the
      * fault's description once one happened; whether a call has reported it yet */
     nr_kernel *recent[16];
@@ -71,7 +73,7 @@ struct nr_kernel {
     struct TunedKernel *tuned; /* @autotune / @heuristics: launches go through autotune.c */
     int nparams;      /* the runtime parameters (the IR body's arguments) */
     int num_warps, num_stages; /* the module's (its program's), for a launch that gives none */
-    /* the CUDA launch path (api.c, api_cuda.c): the parameters once `planned`, and the
+    /* the CUDA launch path (launch_cuda.c): the parameters once `planned`, and the
      * variant the last launch used (a hint, checked first) */
     bool planned;
     int last_variant;
@@ -84,8 +86,10 @@ struct nr_kernel {
 struct nr_module {
     nr_context *ctx;
     NrProgram prog;
-    Source *src;   /* kept: run-time errors quote source locations */
-    char *text;
+    Source *src;   /* kept: run-time errors quote source locations (a tuned kernel's
+                      variant: its base module's) */
+    char *text;    /* owned, but by a variant (base != NULL) */
+    const nr_module *base; /* a tuned kernel's per-config module: the module it comes from */
     nr_kernel *kernels;
     int nkernels;
     /* copies of the compile options (the caller's nr_define array is not kept); the
@@ -97,28 +101,5 @@ struct nr_module {
     int num_stages;    /* nr_compile_options.num_stages: 0 for the default */
     struct TuneModule *tune; /* its tuned kernels (autotune.c); NULL if none */
 };
-
-
-nr_status api_fail(nr_context *ctx, nr_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void api_clear_error(nr_context *ctx);
-/* The range [p, p+n) must lie inside one nr_malloc allocation of ctx (NR_ERR_INVALID_ARG,
- * saying `what`, otherwise). */
-nr_status api_check_range(nr_context *ctx, nr_devptr p, size_t n, const char *what);
-
-/* api_cuda.c */
-nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err);
-/* Launch the variant of key (warps and stages as given: checked here) with the packed
- * arguments (params[i] points to argument i in the width of its parameter; facts: the
- * specialisation, one SPEC_* per parameter, for compiling a new variant), on stream. */
-nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const VariantKey *key, const uint8_t *facts,
-                          void **params, void *stream);
-void cuda_api_module_free(nr_module *m);
-/* Whether the context's CUDA device has met a kernel fault (NR_OK: not): the first call
- * that asks after a fault gets NR_ERR_LAUNCH with the fault's description (the driver's
- * error, the kernels in flight, a failed device_assert's message and location), every
- * later one NR_ERR_DEVICE saying the context is unusable. */
-nr_status cuda_api_fault(nr_context *ctx);
-/* A successful nr_synchronize: no kernel is in flight any more. */
-void cuda_api_synchronized(nr_context *ctx);
 
 #endif

@@ -1,4 +1,4 @@
-/* api_cuda.c - the C API on the CUDA device. A kernel is compiled for the GPU at its
+/* launch_cuda.c - launches on the CUDA device. A kernel is compiled for the GPU at its
  * first launch with each new specialisation of its arguments (as Triton does: pointers
  * 16-byte aligned or not, integers divisible by 16, integers equal to 1) and warp
  * count; the variant stays in the module, and its cubin in the disk cache under the key
@@ -12,129 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/codegen/llvm_gen.h"
-#include "driver/gpu_compile.h"
-#include "api_internal.h"
+#include "launch_cuda.h"
+
+#include "args.h"
 #include "cache_key.h"
+#include "compiler/codegen/llvm_gen.h"
 #include "compiler/support/float16.h"
 #include "compiler/support/options.h"
+#include "compiler/target/tma.h"
+#include "driver/gpu_compile.h"
+#include "fault.h"
+#include "status.h"
 
-nr_status cuda_api_open(nr_context *ctx, int index, StrBuf *err) {
-    if (cuda_open(index, &ctx->cuda, err)) {
-        ctx->cuda = NULL;
-        return NR_ERR_DEVICE;
-    }
-    ctx->cuda_fault = cuda_fault_code(ctx->cuda);
-    return NR_OK;
-}
-
-/* ---- kernel faults ---- */
-
-/* The kernel was launched: it goes to the front of the context's recent kernels. */
-static void note_launch(nr_context *ctx, nr_kernel *k) {
-    if (ctx->nrecent && ctx->recent[0] == k) return; /* the common case: the same kernel again */
-    enum { CAP = sizeof ctx->recent / sizeof ctx->recent[0] };
-    int i = 0;
-    while (i < ctx->nrecent && ctx->recent[i] != k) i++;
-    if (i == ctx->nrecent) { /* not there: the oldest falls off when full */
-        if (ctx->nrecent < CAP) ctx->nrecent++;
-        else ctx->recent_overflow = true, i = CAP - 1;
-    }
-    memmove(&ctx->recent[1], &ctx->recent[0], sizeof ctx->recent[0] * (size_t)i);
-    ctx->recent[0] = k;
-}
-
-void cuda_api_synchronized(nr_context *ctx) {
-    ctx->nrecent = 0;
-    ctx->recent_overflow = false;
-}
-
-/* The device_assert ops of kernel k still in its IR (those of region r and the regions
- * nested in it), appended to `out`, each as "\n    kernel 'k' at FILE:LINE:COL: MESSAGE";
- * returns the new count. */
-static int list_asserts(const IrFunc *f, RegionId r, StrBuf *out, int count) {
-    const IrRegion *reg = &f->regions[r];
-    for (uint32_t i = 0; i < reg->nops; i++) {
-        const IrOp *op = &f->ops[reg->ops[i]];
-        if (op->code == OP_ASSERT) {
-            sb_printf(out, "\n    kernel '%s'", f->name);
-            if (op->loc.src) sb_printf(out, " at %s:%d:%d", op->loc.src->name, op->loc.line, op->loc.col);
-            sb_printf(out, ": %s", op->sattr && *op->sattr ? op->sattr : "(no message)");
-            count++;
-        }
-        for (int j = 0; j < op->nregions; j++) count = list_asserts(f, op->region[j], out, count);
-    }
-    return count;
-}
-
-/* The description of the fault the device met (its CUresult `code`, the driver's `what`):
- * which kernels may have faulted and, for a failed device_assert, the assertions they
- * hold, with their messages and locations. The driver does not say which kernel failed:
- * it is one of those launched since the last nr_synchronize, and an assertion that
- * failed is one of theirs (named alone when it is the only one). */
-static void describe_fault(nr_context *ctx, int code, const char *what) {
-    enum { CUDA_ERROR_ASSERT = 710 };
-    StrBuf *d = &ctx->fault;
-    StrBuf asserts;
-    sb_init(&asserts);
-    int n = 0;
-    if (code == CUDA_ERROR_ASSERT)
-        for (int i = 0; i < ctx->nrecent; i++) n = list_asserts(ctx->recent[i]->f, ctx->recent[i]->f->body, &asserts, n);
-    if (n == 1 && !ctx->recent_overflow) {
-        /* "device_assert failed in kernel 'k' at f.nr:3:5: msg", as on the CPU */
-        sb_printf(d, "device_assert failed in %s", sb_cstr(&asserts) + strlen("\n    "));
-    } else if (n > 1) {
-        sb_printf(d, "device_assert failed in a kernel launched since the last nr_synchronize; their assertions:%s",
-                  sb_cstr(&asserts));
-    } else {
-        const char *failed = code == CUDA_ERROR_ASSERT ? "device_assert failed in" : "faulted on";
-        const char *dev = cuda_device_name(ctx->cuda);
-        if (ctx->nrecent == 1 && !ctx->recent_overflow) {
-            sb_printf(d, "kernel '%s' %s CUDA device '%s'", ctx->recent[0]->f->name,
-                      code == CUDA_ERROR_ASSERT ? "failed a device_assert on" : failed, dev);
-        } else {
-            sb_printf(d, "%s on CUDA device '%s'", code == CUDA_ERROR_ASSERT ? "device_assert failed" : "a kernel faulted",
-                      dev);
-            if (ctx->nrecent) {
-                sb_puts(d, ": one of the kernels launched since the last nr_synchronize,");
-                for (int i = 0; i < ctx->nrecent; i++) sb_printf(d, "%s '%s'", i ? "," : "", ctx->recent[i]->f->name);
-                if (ctx->recent_overflow) sb_puts(d, " and others");
-            }
-        }
-    }
-    sb_free(&asserts);
-    sb_printf(d, "\n  the driver: %s", what);
-    if (code == CUDA_ERROR_ASSERT) sb_puts(d, " (its message on standard output names the block and thread)");
-    sb_puts(d, "\n  the CUDA context is unusable now (the driver poisons it after a kernel fault): every later call "
-               "on this nr_context fails; destroy it. A new nr_context on the device works only where the driver "
-               "allows it; otherwise (NVIDIA's drivers: CUDA documents that the process must be restarted) only a "
-               "new process can use the device");
-}
-
-nr_status cuda_api_fault(nr_context *ctx) {
-    const char *what;
-    int code = ctx->cuda ? cuda_fault(ctx->cuda, &what) : 0;
-    if (!code) return NR_OK;
-    if (!ctx->fault.len) {
-        describe_fault(ctx, code, what);
-        /* this context will not use the driver's context again: let it go, so that a
-         * driver that allows it can give a new context a fresh one once every other user
-         * has let go too (NVIDIA's drivers refuse the device to this process for good) */
-        cuda_release_context(ctx->cuda);
-    }
-    if (!ctx->fault_reported) {
-        ctx->fault_reported = true;
-        return api_fail(ctx, NR_ERR_LAUNCH, "%s", sb_cstr(&ctx->fault));
-    }
-    const char *first = sb_cstr(&ctx->fault);
-    const char *nl = strchr(first, '\n');
-    return api_fail(ctx, NR_ERR_DEVICE,
-                    "this CUDA context is unusable after an earlier kernel fault (%.*s): destroy it; a new context "
-                    "works only where the driver allows it, otherwise a new process is needed",
-                    (int)(nl ? nl - first : (ptrdiff_t)strlen(first)), first);
-}
-
-void cuda_api_module_free(nr_module *m) {
+void cuda_module_free(nr_module *m) {
     bool loaded = false;
     for (int i = 0; i < m->nkernels; i++) loaded |= m->kernels[i].nvariants > 0;
     if (loaded && m->ctx && m->ctx->cuda) { /* kernels still running on any stream use the module */
@@ -145,7 +35,7 @@ void cuda_api_module_free(nr_module *m) {
         /* a fault found here is described now, while its kernels still exist */
         if (cuda_fault(m->ctx->cuda, NULL) && !m->ctx->fault.len) {
             bool reported = m->ctx->fault_reported;
-            cuda_api_fault(m->ctx);
+            fault_check(m->ctx);
             m->ctx->fault_reported = reported;
         }
     }
@@ -287,15 +177,16 @@ static bool same_key(const VariantKey *a, const VariantKey *b) {
            a->num_stages == b->num_stages;
 }
 
-/* The specialisation facts of the arguments (api.c finds them while packing them): a
+/* The specialisation facts of the arguments (cuda_launch_kernel finds them while packing
+ * them): a
  * pointer 16-byte aligned and not null, an integer a nonzero multiple of 16 (0 is none
  * here: the compiler takes a divisible value to be nonzero too, so x % n keeps x's runs,
  * and a zero pointer or size is worth a variant of its own), an integer equal to 1. The
  * variant is looked up by the facts, warps and stages as integers, the last launch's
  * variant first; a new one is compiled (or loaded from the disk cache) under the same key
  * as text. */
-nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const VariantKey *key, const uint8_t *facts,
-                          void **params, void *stream) {
+static nr_status launch_variant(nr_kernel *k, const unsigned grid[3], const VariantKey *key, const uint8_t *facts,
+                                void **params, void *stream) {
     nr_context *ctx = k->mod->ctx;
     int warps = key->num_warps, stages = key->num_stages;
     GpuVariant *v = NULL;
@@ -316,7 +207,7 @@ nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const VariantKey
         GpuSpec spec = {np, facts};
         nr_status s = add_variant(k, &spec, key, text, &v);
         if (s) {
-            nr_status f = cuda_api_fault(ctx); /* an earlier kernel's fault met while loading */
+            nr_status f = fault_check(ctx); /* an earlier kernel's fault met while loading */
             return f ? f : s;
         }
     }
@@ -326,10 +217,155 @@ nr_status cuda_api_launch(nr_kernel *k, const unsigned grid[3], const VariantKey
     nr_status s = NR_OK;
     if (cuda_launch(ctx->cuda, &v->k, grid, warps, params, stream, &err)) {
         /* an earlier kernel's fault shows at the next launch too */
-        if (!(s = cuda_api_fault(ctx))) s = api_fail(ctx, NR_ERR_LAUNCH, "kernel '%s': %s", k->f->name, sb_cstr(&err));
+        if (!(s = fault_check(ctx))) s = api_fail(ctx, NR_ERR_LAUNCH, "kernel '%s': %s", k->f->name, sb_cstr(&err));
     } else {
-        note_launch(ctx, k);
+        fault_note_launch(ctx, k);
     }
     sb_free(&err);
     return s;
+}
+
+/* A descriptor argument's specialisation fact: SPEC_DIV16 when TMA could take it (base
+ * 16-byte aligned and not null, every stride but the last positive, a multiple of 16
+ * bytes and below 2^40 bytes, sizes from 1 to 2^32, the last a multiple of 16 bytes (a
+ * TMA store clips a box at the tensor's bounds only to 16-byte pieces of a row: it wrote
+ * a 45-float row's elements 45 to 47, measured on the H200), NaN padding only for the
+ * float types a tensor map fills with NaN) and the device has tensor maps where the
+ * target uses them. */
+static uint8_t desc_fact(const nr_context *ctx, int arch, IrType t, const nr_tensor_desc *d) {
+    int esize = dt_bytes(t.pointee);
+    if (!d->base || d->base % 16) return SPEC_NONE;
+    if (d->shape[t.rank - 1] * esize % 16) return SPEC_NONE;
+    for (int r = 0; r < t.rank; r++) {
+        if (d->shape[r] < 1 || d->shape[r] > (INT64_C(1) << 32)) return SPEC_NONE;
+        if (r < t.rank - 1 && (d->strides[r] <= 0 || d->strides[r] >= (INT64_C(1) << 40) / esize || d->strides[r] * esize % 16))
+            return SPEC_NONE;
+    }
+    if (d->padding == NR_PAD_NAN && (dt_is_fp8(t.pointee) || !dt_is_float(t.pointee))) return SPEC_NONE;
+    if (arch == GPU_SM90A && !cuda_has_tma(ctx->cuda)) return SPEC_NONE;
+    return SPEC_DIV16;
+}
+
+/* CUtensorMapDataType of an element type (integers and fp8 by their width). */
+static int tensor_map_dtype(int dt) {
+    switch (dt) {
+    case DT_FP16: return 6;
+    case DT_BF16: return 9;
+    case DT_FP32: return 7;
+    case DT_FP64: return 8;
+    case DT_I32: return 3;
+    case DT_U32: return 2;
+    case DT_I64: return 5;
+    case DT_U64: return 4;
+    default: return dt_bytes(dt) == 2 ? 1 : 0; /* UINT16, UINT8 */
+    }
+}
+
+enum { DESC_BLOB = 256, MAX_DESC_PARAMS = 8 };
+
+/* A descriptor argument's parameter bytes into blob (64-byte aligned, DESC_BLOB bytes):
+ * its tensor map when the variant takes it by TMA (tma.h), then its parts. */
+static nr_status pack_desc(nr_kernel *k, int i, const nr_arg *a, unsigned char *blob, uint8_t *fact) {
+    nr_context *ctx = k->mod->ctx;
+    IrType t = args_param_type(k, i);
+    int64_t parts[2 + 2 * NR_MAX_RANK];
+    nr_status s = args_check_desc(k, i, a, t, parts);
+    if (s) return s;
+    int arch = gpu_arch_of(cuda_arch_name(ctx->cuda));
+    *fact = desc_fact(ctx, arch, t, a->v.desc);
+    bool tma = gpu_tdesc_uses_tma(t, arch, *fact);
+    if (tma) {
+        TmaPlan plan;
+        gpu_tma_plan(t, &plan);
+        const nr_tensor_desc *d = a->v.desc;
+        CudaTensorMap m = {t.rank, tensor_map_dtype(t.pointee), plan.swizzle == 128 ? 3 : plan.swizzle == 64 ? 2 : 1,
+                           d->padding == NR_PAD_NAN, d->base, {0}, {0}, {0}};
+        int esize = dt_bytes(t.pointee);
+        for (int r = 0; r < t.rank; r++) { /* innermost first */
+            m.dims[r] = (uint64_t)d->shape[t.rank - 1 - r];
+            m.box[r] = (unsigned)plan.box[t.rank - 1 - r];
+            if (r) m.strides[r - 1] = (uint64_t)d->strides[t.rank - 1 - r] * (uint64_t)esize;
+        }
+        StrBuf err;
+        sb_init(&err);
+        int rc = cuda_tensor_map_encode(ctx->cuda, blob, &m, &err);
+        if (rc) s = api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s'): %s", k->f->name, i,
+                             k->f->param_names[i] ? k->f->param_names[i] : "?", sb_cstr(&err));
+        sb_free(&err);
+        if (s) return s;
+    }
+    memcpy(blob + gpu_tdesc_part_offset(tma, 0), parts, sizeof(int64_t) * (size_t)(2 + 2 * t.rank));
+    return NR_OK;
+}
+
+/* The CUDA launch path, the hot one: each argument checked against its parameter (as
+ * convert_arg checks it: a mismatch gets its message), its specialisation fact found
+ * (launch_variant says which) and its bytes packed in the parameter's width, in one
+ * pass over a table of the parameters made at the kernel's first launch; then the
+ * variant of those facts, warps and stages is launched. No allocation, no formatting. */
+nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np,
+                            const nr_launch_options *opts) {
+    nr_context *ctx = k->mod->ctx;
+    if (np > NR_MAX_LAUNCH_ARGS)
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' has more than %d parameters", k->f->name, NR_MAX_LAUNCH_ARGS);
+    if (!k->planned) {
+        for (int i = 0; i < np; i++) {
+            int dt = args_param_type(k, i).dt;
+            k->params[i] = (LaunchParam){(uint8_t)dt, (uint8_t)dt_bits(dt)};
+        }
+        k->planned = true;
+    }
+    VariantKey key = {{0, 0},
+                      opts && opts->num_warps > 0 ? opts->num_warps : k->num_warps,
+                      opts && opts->num_stages > 0 ? opts->num_stages : k->num_stages};
+    uint8_t facts[NR_MAX_LAUNCH_ARGS];
+    uint64_t slots[NR_MAX_LAUNCH_ARGS];
+    void *params[NR_MAX_LAUNCH_ARGS];
+    _Alignas(64) unsigned char descs[MAX_DESC_PARAMS][DESC_BLOB];
+    int ndesc = 0;
+    for (int i = 0; i < np; i++) {
+        const nr_arg *a = &args[i];
+        LaunchParam p = k->params[i];
+        uint64_t u = a->v.u;
+        uint8_t fact = SPEC_NONE;
+        if (p.dt == DT_PTR && a->type == NR_TYPE_PTR) {
+            slots[i] = u;
+            fact = u % 16 == 0 && u ? SPEC_DIV16 : SPEC_NONE;
+        } else if (p.dt >= DT_I1 && p.dt <= DT_U64 && args_is_int_tag(a->type) && args_int_fits_fast(a, p.dt, p.bits)) {
+            uint64_t low = p.bits >= 64 ? u : u & ((UINT64_C(1) << p.bits) - 1); /* the parameter's bytes */
+            slots[i] = low;
+            /* 0 is no multiple of 16 here: the compiler takes a divisible value to be nonzero */
+            if (p.dt != DT_I1) fact = a->v.i == 1 ? SPEC_ONE : low % 16 == 0 && low ? SPEC_DIV16 : SPEC_NONE;
+        } else if (p.dt >= DT_FP16 && p.dt <= DT_FP64 && args_is_float_tag(a->type)) {
+            double f = a->v.f;
+            slots[i] = 0;
+            if (p.dt == DT_FP32) {
+                float x = (float)f;
+                memcpy(&slots[i], &x, 4);
+            } else if (p.dt == DT_FP64) {
+                memcpy(&slots[i], &f, 8);
+            } else {
+                uint16_t h = p.dt == DT_FP16 ? fp16_from_double(fp16_round(f)) : bf16_from_double(bf16_round(f));
+                memcpy(&slots[i], &h, 2);
+            }
+        } else if (p.dt == DT_TDESC && a->type == NR_TYPE_TENSOR_DESC) {
+            if (ndesc == MAX_DESC_PARAMS)
+                return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': more than %d tensor descriptor parameters",
+                                k->f->name, MAX_DESC_PARAMS);
+            nr_status s = pack_desc(k, i, a, descs[ndesc], &fact);
+            if (s) return s;
+            facts[i] = fact;
+            key.facts[(unsigned)i >> 5] |= (uint64_t)fact << (((unsigned)i & 31) << 1);
+            params[i] = descs[ndesc++];
+            continue;
+        } else {
+            InterpScalar unused;
+            nr_status s = args_convert(k, i, a, &unused); /* says what is wrong */
+            return s ? s : api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d cannot be passed", k->f->name, i);
+        }
+        facts[i] = fact;
+        key.facts[(unsigned)i >> 5] |= (uint64_t)fact << (((unsigned)i & 31) << 1);
+        params[i] = &slots[i];
+    }
+    return launch_variant(k, grid, &key, facts, params, opts ? opts->stream : NULL);
 }

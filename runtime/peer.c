@@ -1,4 +1,4 @@
-/* api_peer.c - the C API's copies between two contexts (nr_memcpy_peer,
+/* peer.c - the C API's copies between two contexts (nr_memcpy_peer,
  * nr_memcpy_peer_async, nr_memcpy_peer_path): a host copy when either side is the CPU
  * device (its memory is host memory), cuMemcpyDtoD on one CUDA device, cuMemcpyPeer
  * between two devices with peer access, and a copy staged through a host buffer between
@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api_internal.h"
+#include "fault.h"
+#include "memory.h"
+#include "status.h"
 
 enum { STAGE_BYTES = 8 << 20 }; /* the host buffer of a staged copy: at most this, reused per chunk */
 
@@ -27,7 +29,7 @@ static nr_status shared(nr_context *dst, nr_context *src, nr_context *on, nr_sta
  * faults, on both contexts. */
 static nr_status fault_of(nr_context *dst, nr_context *src) {
     nr_context *on = src->cuda && *src->cuda_fault ? src : dst->cuda && *dst->cuda_fault ? dst : NULL;
-    return on ? shared(dst, src, on, cuda_api_fault(on)) : NR_OK;
+    return on ? shared(dst, src, on, fault_check(on)) : NR_OK;
 }
 
 /* A failed CUDA call of the copy (rc != 0, err its message): a fault if one of the devices

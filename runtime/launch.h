@@ -1,0 +1,11 @@
+/* launch.h - a launch of a kernel that is not tuned (nr_launch's, and each config's
+ * launch of a tuned kernel). */
+#ifndef NEREID_LAUNCH_H
+#define NEREID_LAUNCH_H
+
+#include "objects.h"
+
+nr_status launch_plain(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
+                       const nr_launch_options *opts);
+
+#endif

@@ -1,0 +1,203 @@
+/* module.c - modules: a source compiled by the driver into kernels (module_compile), a
+ * tuned kernel's per-config module compiled from its base module's syntax tree
+ * (module_variant), and what the API says of them and their kernels. Registration with
+ * the context and tuning are the callers' (api.c, autotune.c). */
+#include "module.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "compiler/passes/passes.h"
+#include "compiler/support/options.h"
+#include "launch_cuda.h"
+#include "status.h"
+
+/* The module's own copy of the defines and options: the caller's strings need not
+ * outlive the call, and nr_define is the API's type, not sema's (each field copied). */
+static bool copy_options(nr_module *m, const nr_compile_options *opts) {
+    m->num_warps = opts->num_warps;
+    m->num_stages = opts->num_stages;
+    if (opts->kernel && !(m->only_kernel = strdup(opts->kernel))) return false;
+    if (opts->num_defines == 0) return true;
+    m->defines = calloc((size_t)opts->num_defines, sizeof *m->defines);
+    if (!m->defines) return false;
+    for (int i = 0; i < opts->num_defines; i++) {
+        char *name = strdup(opts->defines[i].name), *value = strdup(opts->defines[i].value);
+        m->defines[i] = (SemaDefine){name, value};
+        m->ndefines = i + 1; /* freed with the module, even if one strdup failed */
+        if (!name || !value) return false;
+    }
+    return true;
+}
+
+static void free_options(nr_module *m) {
+    for (int i = 0; i < m->ndefines; i++) {
+        free((char *)m->defines[i].name);
+        free((char *)m->defines[i].value);
+    }
+    free(m->defines);
+    free(m->only_kernel);
+}
+
+/* The module's kernels from its program's IR; the interpreter runs tensor-descriptor
+ * accesses as the loads and stores they stand for, a GPU keeps them for its back end
+ * (TMA on sm_90a). Room is made for `extra` more (the tuned kernels). */
+static nr_status add_kernels(nr_module *m, int extra) {
+    IrModule *ir = m->prog.ir;
+    if (m->ctx->kind != NR_DEVICE_CUDA) pass_expand_descriptors(ir);
+    m->kernels = calloc(ir->nfuncs + (size_t)extra + 1, sizeof *m->kernels);
+    if (!m->kernels) return api_fail(m->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    for (uint32_t i = 0; i < ir->nfuncs; i++) {
+        IrFunc *f = ir->funcs[i];
+        if (f->is_kernel)
+            m->kernels[m->nkernels++] = (nr_kernel){.mod = m,
+                                                    .f = f,
+                                                    .nparams = (int)f->regions[f->body].nargs,
+                                                    .num_warps = m->prog.num_warps,
+                                                    .num_stages = m->prog.num_stages};
+    }
+    return NR_OK;
+}
+
+/* The options checked and copied into the module (NR_OK, or the error set). */
+static nr_status take_options(nr_module *m, const nr_compile_options *opts) {
+    nr_context *ctx = m->ctx;
+    if (!opts) return NR_OK;
+    if (opts->num_defines < 0 || (opts->num_defines && !opts->defines))
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "invalid compile options: %d defines at %p", opts->num_defines,
+                        (const void *)opts->defines);
+    for (OptionId id = OPT_NUM_WARPS; id <= OPT_NUM_STAGES; id++) {
+        int v = id == OPT_NUM_WARPS ? opts->num_warps : opts->num_stages;
+        if (v == 0 || option_valid(id, v)) continue;
+        const OptionInfo *oi = option_info(id);
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "%s must be 0 (the default, %d) or %s, got %d", oi->name, oi->def,
+                        oi->range, v);
+    }
+    for (int i = 0; i < opts->num_defines; i++)
+        if (!opts->defines[i].name || !opts->defines[i].value)
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "define %d has a NULL name or value", i);
+    if (!copy_options(m, opts)) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    return NR_OK;
+}
+
+nr_status module_compile(nr_context *ctx, char *text, size_t len, const char *filename,
+                         const nr_compile_options *opts, nr_module **out) {
+    nr_module *m = calloc(1, sizeof *m);
+    if (!m) return free(text), api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    m->ctx = ctx;
+    m->text = text;
+    m->src = calloc(1, sizeof *m->src);
+    char *name = strdup(filename ? filename : "<source>");
+    if (!m->src || !name) {
+        free(name);
+        module_free(m);
+        return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    *m->src = (Source){name, text, len};
+    nr_status s = take_options(m, opts);
+    if (s) return module_free(m), s;
+    NrCompileOptions o = {.defines = m->defines,
+                          .ndefines = m->ndefines,
+                          .only_kernel = m->only_kernel,
+                          .defer_tuned = true,
+                          .num_warps = m->num_warps,
+                          .num_stages = m->num_stages,
+                          .stop_after = NR_STAGE_IR_OPT};
+    Diag diag;
+    diag_init(&diag);
+    if (!driver_compile(m->src, &o, &diag, NULL, &m->prog)) {
+        api_fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
+        diag_free(&diag);
+        module_free(m);
+        return NR_ERR_COMPILE;
+    }
+    diag_free(&diag);
+    if ((s = add_kernels(m, m->prog.ntuned))) return module_free(m), s;
+    *out = m;
+    return NR_OK;
+}
+
+nr_status module_variant(const nr_module *base, const char *kernel, const nr_define *defines, int ndefines,
+                         int num_warps, int num_stages, nr_module **out) {
+    nr_context *ctx = base->ctx;
+    nr_module *m = calloc(1, sizeof *m);
+    if (!m) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    m->ctx = ctx;
+    m->base = base;
+    m->src = base->src;
+    m->text = base->text;
+    nr_compile_options opts = {defines, ndefines, kernel, num_warps, num_stages};
+    nr_status s = take_options(m, &opts);
+    if (s) return module_free(m), s;
+    Diag diag;
+    diag_init(&diag);
+    if (!driver_compile_variant(&base->prog, kernel, m->defines, m->ndefines, num_warps, num_stages, &diag, &m->prog)) {
+        api_fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
+        diag_free(&diag);
+        module_free(m);
+        return NR_ERR_COMPILE;
+    }
+    diag_free(&diag);
+    if ((s = add_kernels(m, 0))) return module_free(m), s;
+    *out = m;
+    return NR_OK;
+}
+
+void module_free(nr_module *m) {
+    if (!m) return;
+    cuda_module_free(m);
+    free_options(m);
+    driver_program_free(&m->prog);
+    if (!m->base) {
+        if (m->src) free((char *)m->src->name);
+        free(m->src);
+        free(m->text);
+    }
+    free(m->kernels);
+    free(m);
+}
+
+int nr_module_num_kernels(const nr_module *m) { return m ? m->nkernels : 0; }
+
+const char *nr_module_kernel_name(const nr_module *m, int i) {
+    return m && i >= 0 && i < m->nkernels ? m->kernels[i].f->name : NULL;
+}
+
+nr_status nr_module_get_kernel(nr_module *m, const char *name, nr_kernel **out) {
+    if (!m) return NR_ERR_INVALID_ARG;
+    if (!name || !out) return api_fail(m->ctx, NR_ERR_INVALID_ARG, "name and out must not be NULL");
+    for (int i = 0; i < m->nkernels; i++)
+        if (!strcmp(m->kernels[i].f->name, name)) {
+            *out = &m->kernels[i];
+            return NR_OK;
+        }
+    return api_fail(m->ctx, NR_ERR_NOT_FOUND, "no kernel named '%s' in the module", name);
+}
+
+int nr_kernel_num_params(const nr_kernel *k) { return k ? k->nparams : 0; }
+
+const char *nr_kernel_param_name(const nr_kernel *k, int i) {
+    if (!k || i < 0 || i >= nr_kernel_num_params(k)) return NULL;
+    return k->f->param_names[i];
+}
+
+nr_type nr_kernel_param_type(const nr_kernel *k, int i) {
+    if (!k || i < 0 || i >= nr_kernel_num_params(k)) return NR_TYPE_INVALID;
+    return args_type_tag(args_param_type(k, i));
+}
+
+nr_type nr_kernel_param_pointee(const nr_kernel *k, int i) {
+    if (!k || i < 0 || i >= nr_kernel_num_params(k)) return NR_TYPE_INVALID;
+    IrType t = args_param_type(k, i);
+    return t.dt == DT_PTR || t.dt == DT_TDESC ? args_type_tag(ty_scalar(t.pointee)) : NR_TYPE_INVALID;
+}
+
+int nr_kernel_param_block_shape(const nr_kernel *k, int i, int64_t shape[4]) {
+    if (!k || i < 0 || i >= nr_kernel_num_params(k) || !shape) return 0;
+    IrType t = args_param_type(k, i);
+    if (t.dt != DT_TDESC) return 0;
+    for (int d = 0; d < t.rank; d++) shape[d] = t.shape[d];
+    return t.rank;
+}
+

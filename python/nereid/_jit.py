@@ -132,7 +132,7 @@ class _Source:
 class JITFunction(_nereid.Dispatcher):
     """A kernel written in Python: `kernel[grid](*args, **constexprs)`."""
 
-    def __init__(self, fn, device=None, num_warps=4, num_stages=3, **ignored):
+    def __init__(self, fn, device=None, num_warps=None, num_stages=None, **ignored):
         self.fn = fn
         self.__name__ = fn.__name__
         self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
@@ -140,7 +140,9 @@ class JITFunction(_nereid.Dispatcher):
         self.__module__ = fn.__module__
         self.__wrapped__ = fn
         self.device = device
-        self.num_warps, self.num_stages = num_warps, num_stages
+        defaults = {name: _nereid.option_info(name)[0] for name in ("num_warps", "num_stages")}
+        self.num_warps = defaults["num_warps"] if num_warps is None else num_warps
+        self.num_stages = defaults["num_stages"] if num_stages is None else num_stages
         sig = inspect.signature(fn)
         self.arg_names = list(sig.parameters)
         self.params = sig.parameters
@@ -264,7 +266,7 @@ class JITFunction(_nereid.Dispatcher):
         return f"JITFunction({self.__module__}:{self.__qualname__})"
 
 
-def jit(fn=None, *, device=None, num_warps=4, num_stages=3, **options):
+def jit(fn=None, *, device=None, num_warps=None, num_stages=None, **options):
     """Decorator: `@nereid.jit` or `@nereid.jit(device="cpu", num_warps=8)`. Triton's
     options (do_not_specialize, debug, noinline, ...) are accepted and ignored."""
     def wrap(f):

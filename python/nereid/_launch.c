@@ -417,11 +417,16 @@ static int find_param(DispatcherObject *d, PyObject *key, int *opt) {
     return -1;
 }
 
-static int read_option(PyObject *v, const char *what, int lo, int hi, int *out) {
+/* num_warps=, num_stages=: a value the option takes (its range is the library's,
+ * nr_option_info) */
+static int read_option(PyObject *v, const char *what, int *out) {
     long x = PyLong_AsLong(v);
     if (x == -1 && PyErr_Occurred()) return -1;
-    if (x < lo || x > hi) {
-        PyErr_Format(PyExc_ValueError, "%s must be from %d to %d, got %ld", what, lo, hi, x);
+    int lo = 1, hi = 1, pow2 = 0;
+    nr_option_info(what, NULL, &lo, &hi, &pow2);
+    if (x < lo || x > hi || (pow2 && (x & (x - 1)))) {
+        PyErr_Format(PyExc_ValueError, "%s must be %sfrom %d to %d, got %ld", what, pow2 ? "a power of two " : "", lo,
+                     hi, x);
         return -1;
     }
     *out = (int)x;
@@ -448,13 +453,9 @@ static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject 
             int opt, i = find_param(d, key, &opt);
             if (i == -2) return -1;
             if (opt == OPT_WARPS) {
-                if (read_option(value, "num_warps", 1, 32, warps)) return -1;
-                if (*warps & (*warps - 1)) {
-                    PyErr_Format(PyExc_ValueError, "num_warps must be a power of two, got %d", *warps);
-                    return -1;
-                }
+                if (read_option(value, "num_warps", warps)) return -1;
             } else if (opt == OPT_STAGES) {
-                if (read_option(value, "num_stages", 1, 8, stages)) return -1;
+                if (read_option(value, "num_stages", stages)) return -1;
             }
             if (i >= 0) {
                 if (vals[i]) {

@@ -185,7 +185,7 @@ class CompiledModule:
         return f"<nereid module {self.filename}: {', '.join(self.kernels)} on {self.device}>"
 
 
-def compile(path_or_source, device=None, num_warps=4, num_stages=3, **constexprs):
+def compile(path_or_source, device=None, num_warps=None, num_stages=None, **constexprs):
     """Compile a kernel file (a path) or kernel source (a string holding a newline) for a
     device ('cpu', 'cuda', 'cuda:N'; None: the GPU when there is one, else the CPU), with
     constexpr values as keywords. Returns a module whose kernels launch as

@@ -25,7 +25,8 @@
  *
  * The module (or the code) goes to stdout; errors and --print-after-all dumps go to
  * stderr. Exit 0 on success, 1 on an error in the input or a failed pass, 2 on a usage
- * error. */
+ * error: also an --arch or --num-warps with --emit=llvm|ptx that disagrees with the
+ * file's gpu<> header (the code is the header's target's). */
 #include "opt_tool.h"
 
 #include "compiler/analysis/axis_info.h"
@@ -157,39 +158,38 @@ static bool param_uses_tma(const IrFunc *f, ValId param) {
     return false;
 }
 
-/* --emit=llvm|ptx: each kernel of GPU-stage IR through the code generator, as the GPU
- * pipeline's last step (driver/gpu_compile.c) runs it: the target from the gpu<> header,
- * the alignment facts from --param-divisibility, CUDA's libdevice for the math functions
- * as the CLI finds it (--libdevice=FILE|none), LLVM's default pipeline. */
-static bool emit_code(const OptArgs *a, IrModule *m, Arena *arena, Diag *diag, StrBuf *out) {
+/* One kernel's LLVM IR or PTX into code. */
+static bool emit_kernel(IrFunc *f, const OptToolEmit *e, Arena *arena, Diag *diag, StrBuf *code) {
+    const IrModule *m = f->mod;
+    IrRegion *body = &f->regions[f->body];
+    bool *tma = arena_alloc(arena, body->nargs + 1);
+    for (uint32_t p = 0; p < body->nargs; p++) tma[p] = param_uses_tma(f, body->args[p]);
+    GpuTarget t = {ir_gpu_arch_name(m->gpu.arch), m->gpu.num_warps, option_or_default(OPT_NUM_STAGES, e->num_stages),
+                   NULL, e->libdevice, tma, body->nargs};
+    ParamFact *pf = axis_info_param_facts(f, e->param_div, arena);
+    return llvm_gen_kernel(f, axis_info_analyze(f, pf, arena), &t, e->llvm ? code : NULL, e->llvm ? NULL : code, diag,
+                           NULL);
+}
+
+bool opt_tool_emit_code(IrModule *m, const OptToolEmit *e, Arena *arena, Diag *diag, StrBuf *out) {
     if (!m->gpu.arch || !m->gpu.num_warps) {
         diag_error(diag, (Loc){0}, "--emit=%s needs GPU-stage IR (a gpu<...> header, layouts, shared memory "
-                   "placed): run the GPU passes first", a->emit == EMIT_LLVM ? "llvm" : "ptx");
+                   "placed): run the GPU passes first", e->llvm ? "llvm" : "ptx");
         return false;
     }
-    char found[4096];
-    const char *libdevice = a->libdevice_set ? a->libdevice : gpu_libdevice_find(found, sizeof found);
     PtxPart *parts = arena_alloc(arena, sizeof *parts * (m->nfuncs + 1));
     int nparts = 0;
     bool ok = true;
     for (uint32_t i = 0; i < m->nfuncs && ok; i++) {
-        IrFunc *f = m->funcs[i];
-        if (!f->is_kernel) continue;
-        IrRegion *body = &f->regions[f->body];
-        bool *tma = arena_alloc(arena, body->nargs + 1);
-        for (uint32_t p = 0; p < body->nargs; p++) tma[p] = param_uses_tma(f, body->args[p]);
-        GpuTarget t = {ir_gpu_arch_name(m->gpu.arch), m->gpu.num_warps, option_or_default(OPT_NUM_STAGES, a->num_stages),
-                       NULL, libdevice, tma, body->nargs};
-        ParamFact *pf = axis_info_param_facts(f, a->param_div, arena);
+        if (!m->funcs[i]->is_kernel) continue;
         StrBuf code;
         sb_init(&code);
-        ok = llvm_gen_kernel(f, axis_info_analyze(f, pf, arena), &t, a->emit == EMIT_LLVM ? &code : NULL,
-                             a->emit == EMIT_PTX ? &code : NULL, diag, NULL);
+        ok = emit_kernel(m->funcs[i], e, arena, diag, &code);
         if (ok) parts[nparts++] = (PtxPart){arena_strndup(arena, sb_cstr(&code), code.len), code.len, NULL};
         sb_free(&code);
     }
     if (!ok) return false;
-    if (a->emit == EMIT_LLVM || nparts < 2) { /* LLVM modules one after the other; one PTX module as it is */
+    if (e->llvm || nparts < 2) { /* LLVM modules one after the other; one PTX module as it is */
         for (int i = 0; i < nparts; i++) sb_putn(out, parts[i].text, parts[i].len);
         return true;
     }
@@ -201,10 +201,41 @@ static bool emit_code(const OptArgs *a, IrModule *m, Arena *arena, Diag *diag, S
     return ok;
 }
 
-/* Parse, verify, run passes, print: 0 or 1. */
+/* --emit=llvm|ptx with the options': CUDA's libdevice as the CLI finds it unless
+ * --libdevice=FILE|none says. */
+static bool emit_code(const OptArgs *a, IrModule *m, Arena *arena, Diag *diag, StrBuf *out) {
+    char found[4096];
+    OptToolEmit e = {a->emit == EMIT_LLVM, a->num_stages, a->param_div,
+                 a->libdevice_set ? a->libdevice : gpu_libdevice_find(found, sizeof found)};
+    return opt_tool_emit_code(m, &e, arena, diag, out);
+}
+
+/* --emit=llvm|ptx compiles for the target in the gpu<> header: an --arch or --num-warps
+ * that says otherwise is a usage error (the status), not an option silently ignored. */
+static int header_agrees(const OptArgs *a, const IrModule *m) {
+    if (a->emit == EMIT_IR || !m->gpu.arch) return 0;
+    char msg[160];
+    if (a->arch && a->arch != m->gpu.arch) {
+        snprintf(msg, sizeof msg, "--emit compiles for the gpu<> header's arch, %s, and --arch names ",
+                 ir_gpu_arch_name(m->gpu.arch));
+        return usage(msg, ir_gpu_arch_name(a->arch));
+    }
+    if (a->num_warps && a->num_warps != m->gpu.num_warps) {
+        snprintf(msg, sizeof msg, "--emit compiles for the gpu<> header's num_warps, %d, and --num-warps gives ",
+                 m->gpu.num_warps);
+        char n[16];
+        snprintf(n, sizeof n, "%d", a->num_warps);
+        return usage(msg, n);
+    }
+    return 0;
+}
+
+/* Parse, verify, run passes, print: 0, 1, or 2 for options the module contradicts. */
 static int run(const OptArgs *a, const Source *src, Arena *arena, Diag *diag) {
     IrModule *m = ir_parse_module(arena, diag, src);
     if (!m) return 1;
+    int rc = header_agrees(a, m);
+    if (rc) return rc;
     StrBuf err;
     sb_init(&err);
     bool ok = ir_verify_module(m, &err);

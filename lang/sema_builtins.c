@@ -1002,29 +1002,6 @@ static Val b_histogram(Sema *S, BArgs *a) {
 
 /* ---- inline assembly ---- */
 
-/* Registers one invocation of the assembly gives an operand of dtype dt: elements under
- * 32 bits go several to a 32-bit register when pack > 1 (Triton's rule), others one each. */
-static int asm_regs(int dt, int64_t pack) {
-    int w = dt_bits(dt);
-    if (w >= 32 || pack == 1) return (int)pack;
-    int64_t per = 32 / w < pack ? 32 / w : pack;
-    return (int)(pack / per);
-}
-
-/* The operand entries of an LLVM constraint string (clobbers, "~{...}", are not). */
-static int asm_operands(const char *c) {
-    int n = 0;
-    for (const char *p = c; *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        while (len && *p == ' ') p++, len--;
-        if (len && *p != '~') n++;
-        p += len;
-        if (*p == ',') p++;
-    }
-    return n;
-}
-
 /* tl.inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack): args (numbers,
  * blocks, pointers) broadcast to one shape, each keeping its dtype; dtype one dtype or a
  * tuple (a tuple of results). The constraint string must list one operand per register:
@@ -1036,8 +1013,9 @@ static Val b_inline_asm(Sema *S, BArgs *a) {
     if (strchr(a->v[1].s, '\n')) sema_error(S, a->loc[1], "inline_asm_elementwise: the constraints hold a newline");
     Val args = a->v[2];
     int n = args.k == V_TUPLE ? args.n : 1;
-    if (n < 1 || n > 32) sema_error(S, a->loc[2], "inline_asm_elementwise: give 1 to 32 arguments, got %d", n);
-    ValId ops[32];
+    if (n < 1 || n > IR_ASM_MAX_ARGS)
+        sema_error(S, a->loc[2], "inline_asm_elementwise: give 1 to %d arguments, got %d", IR_ASM_MAX_ARGS, n);
+    ValId ops[IR_ASM_MAX_ARGS];
     IrType shape = ty_scalar(DT_I32);
     for (int i = 0; i < n; i++) {
         Val v = args.k == V_TUPLE ? args.items[i] : args;
@@ -1051,8 +1029,9 @@ static Val b_inline_asm(Sema *S, BArgs *a) {
     for (int i = 0; i < n; i++) ops[i] = sema_emit_broadcast(S, ops[i], ty_with_elem(shape, ty_elem(ir_type(sema_func(S), ops[i]))), a->call);
     Val dts = a->v[3];
     int nres = dts.k == V_TUPLE ? dts.n : 1;
-    if (nres < 1 || nres > 16) sema_error(S, a->loc[3], "inline_asm_elementwise: give 1 to 16 result dtypes, got %d", nres);
-    IrType rt[16];
+    if (nres < 1 || nres > IR_ASM_MAX_RESULTS)
+        sema_error(S, a->loc[3], "inline_asm_elementwise: give 1 to %d result dtypes, got %d", IR_ASM_MAX_RESULTS, nres);
+    IrType rt[IR_ASM_MAX_RESULTS];
     for (int i = 0; i < nres; i++) {
         Val d = dts.k == V_TUPLE ? dts.items[i] : dts;
         if (d.k != V_DTYPE || d.ty.dt == DT_PTR || d.ty.dt == DT_I1)
@@ -1067,15 +1046,15 @@ static Val b_inline_asm(Sema *S, BArgs *a) {
     if (pack < 1 || (pack & (pack - 1)) || pack > numel)
         sema_error(S, a->loc[5], "inline_asm_elementwise: pack must be a power of two from 1 to the element count (%lld), got %lld",
                    (long long)numel, (long long)pack);
-    int want = 0;
-    for (int i = 0; i < nres; i++) want += asm_regs(rt[i].dt, pack);
-    int outs = want;
-    for (int i = 0; i < n; i++) want += asm_regs(ir_type(sema_func(S), ops[i]).dt, pack);
-    int got = asm_operands(a->v[1].s);
+    int64_t want = 0;
+    for (int i = 0; i < nres; i++) want += ir_asm_regs(rt[i].dt, pack);
+    int64_t outs = want;
+    for (int i = 0; i < n; i++) want += ir_asm_regs(ir_type(sema_func(S), ops[i]).dt, pack);
+    int got = ir_asm_operands(a->v[1].s, strlen(a->v[1].s));
     if (got != want)
-        sema_error(S, a->loc[1], "inline_asm_elementwise: the constraints name %d operands; with pack=%lld this call has %d: %d "
-                   "result register%s, then %d for the arguments (elements under 32 bits go several to a register)", got,
-                   (long long)pack, want, outs, outs == 1 ? "" : "s", want - outs);
+        sema_error(S, a->loc[1], "inline_asm_elementwise: the constraints name %d operands; with pack=%lld this call has %lld: "
+                   "%lld result register%s, then %lld for the arguments (elements under 32 bits go several to a register)",
+                   got, (long long)pack, (long long)want, (long long)outs, outs == 1 ? "" : "s", (long long)(want - outs));
     Loc saved = sema_builder(S)->loc;
     sema_builder(S)->loc = a->call;
     OpId op = ir_build(sema_builder(S), OP_INLINE_ASM, ops, (uint32_t)n, rt, (uint32_t)nres);

@@ -187,3 +187,13 @@ int moves_scratch_bytes(const IrFunc *f, OpId id) {
     default: return 0;
     }
 }
+
+int moves_smem_bytes(const IrFunc *f, OpId id, int *align) {
+    const IrOp *op = &f->ops[id];
+    *align = 16;
+    if (op->code != OP_LOCAL_ALLOC) return moves_scratch_bytes(f, id);
+    IrType t = f->vals[op->results[0]].ty;
+    uint32_t l = f->vals[op->results[0]].layout;
+    *align = ir_smem_align(f->mod, l);
+    return (int)(ir_smem_stage_bytes(f->mod, l, t) * t.stages);
+}

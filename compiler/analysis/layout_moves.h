@@ -54,5 +54,10 @@ int moves_smem_vector(const IrModule *m, uint32_t layout, uint32_t shared, IrTyp
 
 /* The scratch an op needs in shared memory, in bytes (0: none). */
 int moves_scratch_bytes(const IrFunc *f, OpId op);
+/* All the shared memory an op needs, in bytes (0: none), and the alignment of its start
+ * (*align): a local_alloc's ring of tiles (each aligned as its swizzle needs), else its
+ * scratch (16 bytes, the widest access). What gpu-alloc-shared places and the code
+ * generator checks before it reads an op's smem. */
+int moves_smem_bytes(const IrFunc *f, OpId op, int *align);
 
 #endif

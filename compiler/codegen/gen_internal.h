@@ -129,6 +129,10 @@ void gen_leave_prologue(Gen *g, LLVMBasicBlockRef saved);
 void gen_local(Gen *g, OpId id);         /* local_alloc/view/store/load, async_*, fence_async */
 /* A shared layout's element offset of row-major index bits: inv[k] for bit k. */
 void gen_shared_inverse(Gen *g, uint32_t shared, IrType t, uint32_t *inv);
+/* The elements one cp.async of async_copy op moves: the run of consecutive registers
+ * that land together in the buffer (*layout_run: moves_smem_run, at most 16 bytes), cut
+ * to what the alignment facts (info) prove contiguous and aligned. */
+int gen_async_copy_width(const IrFunc *f, const AxisInfo *info, const IrOp *op, int *layout_run);
 
 /* op lowering */
 void gen_elementwise(Gen *g, OpId id);                  /* llvm_elem.c */

@@ -348,6 +348,7 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
 
 bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, Diag *diag,
                      double *times) {
+    if (!llvm_gen_check(f, info, diag)) return false;
     double t0 = clock_now_ms();
     Gen *g = calloc(1, sizeof *g);
     if (!g) NR_DIE("out of memory");

@@ -16,10 +16,18 @@
 
 /* Lower f (layouts assigned, shared memory allocated, barriers placed) to LLVM IR and
  * PTX. llvm_ir (may be NULL) gets the textual LLVM IR after optimisation; ptx gets the
- * PTX. Errors (an unsupported op or type on the GPU) go to diag; returns false then.
+ * PTX. Errors (llvm_gen_check's, an unsupported op or type on the GPU) go to diag;
+ * returns false then.
  * times_ms (may be NULL) gets [0] LLVM IR construction, [1] optimisation, [2] PTX. */
 bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx,
                      Diag *diag, double *times_ms);
+
+/* Does f have what the code generator needs beyond the verifier's rules: what the GPU
+ * passes leave once they have all run (shared memory placed and sized, dot operands
+ * where their lowering reads them, cp.async pieces the alignment facts prove, no calls)?
+ * Each shortfall is an error at its op in diag (llvm_check.c). llvm_gen_kernel calls it
+ * first. */
+bool llvm_gen_check(const IrFunc *f, const AxisInfo *info, Diag *diag);
 
 /* Where CUDA's libdevice is (llvm_libdevice.c): the file NEREID_LIBDEVICE names ("none"
  * or empty: none), else $CUDA_HOME, $CUDA_PATH or /usr/local/cuda's

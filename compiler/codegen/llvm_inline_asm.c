@@ -106,11 +106,14 @@ void gen_inline_asm(Gen *g, OpId id) {
     AsmReg regs[2 * MAXREG];
     int ntot = 0, k = 0, nout = 0;
     int nres = (int)op->nres, nin = (int)op->nopnds;
-    int first_reg[64 + 16];
+    int first_reg[IR_ASM_MAX_ARGS + IR_ASM_MAX_RESULTS]; /* the verifier's bounds */
     for (int i = 0; i < nres + nin; i++) {
         int dt = ir_type(g->f, i < nres ? op->results[i] : op->operands[i - nres]).dt;
         int per = (dt_bits(dt) < 32 && pack > 1) ? (32 / dt_bits(dt) < pack ? 32 / dt_bits(dt) : pack) : 1;
-        if (ntot + pack / per > 2 * MAXREG || k + pack / per > nletters)
+        if (ntot + pack / per > 2 * MAXREG)
+            gen_error(g, op->loc, "inline_asm_elementwise with pack=%d takes more than %d registers in one assembly "
+                      "statement, the most the GPU back end makes: use a smaller pack", pack, 2 * MAXREG);
+        if (k + pack / per > nletters) /* the verifier counted them */
             gen_error(g, op->loc, "internal error: the constraints of an inline assembly do not cover its operands");
         first_reg[i] = ntot;
         ntot += plan_regs(g, dt, pack, letter, &k, regs + ntot);

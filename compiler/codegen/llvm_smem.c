@@ -256,19 +256,30 @@ static LLVMValueRef *gen_load_tile(Gen *g, IrType t, uint32_t dst_layout, LLVMVa
 
 /* ---- cp.async ---- */
 
+int gen_async_copy_width(const IrFunc *f, const AxisInfo *info, const IrOp *op, int *layout_run) {
+    ValId buf = op->operands[0], ptr = op->operands[1], mask = op->nopnds > 2 ? op->operands[2] : 0;
+    IrType pt = f->vals[ptr].ty;
+    int eb = dt_bytes(pt.pointee), fast = 0;
+    LinearLayout l;
+    ir_layout_linear(f->mod, f->vals[ptr].layout, pt, &l);
+    int v = moves_smem_run(f->mod, f->vals[ptr].layout, f->vals[buf].layout, pt, eb, 16);
+    for (int d = 0; d < pt.rank; d++)
+        if (l.nbits[LL_REG] && l.basis[LL_REG][0] == 1u << ll_dim_shift(&l, d)) fast = d;
+    *layout_run = v;
+    int proven = axis_info_vector_width(&info[ptr], mask ? &info[mask] : NULL, eb, fast);
+    while (v > proven) v /= 2;
+    return v;
+}
+
 static void async_copy(Gen *g, const IrOp *op) {
     ValId buf = op->operands[0], ptr = op->operands[1], mask = op->nopnds > 2 ? op->operands[2] : 0;
     IrType pt = ir_type(g->f, ptr);
-    int dt = pt.pointee, eb = dt_bytes(dt), n;
+    int dt = pt.pointee, eb = dt_bytes(dt), n, run;
     const GenLayout *gl = gen_layout(g, ptr);
     TileMap tm;
     tile_map(g, &tm, gl, g->f->vals[buf].layout, pt, eb);
-    int fast = 0, v = moves_smem_run(g->m, gl->id, g->f->vals[buf].layout, pt, eb, 16);
-    for (int d = 0; d < pt.rank; d++)
-        if (gl->ll.nbits[LL_REG] && gl->ll.basis[LL_REG][0] == 1u << ll_dim_shift(&gl->ll, d)) fast = d;
-    int proven = axis_info_vector_width(&g->info[ptr], mask ? &g->info[mask] : NULL, eb, fast);
-    while (v > proven) v /= 2;
-    if (v * eb < 4) gen_error(g, op->loc, "internal error: async_copy of %d-byte pieces (cp.async moves 4, 8 or 16)", v * eb);
+    int v = gen_async_copy_width(g->f, g->info, op, &run);
+    if (v * eb < 4) gen_error(g, op->loc, "internal error: async_copy of %d-byte pieces (llvm_check.c lets none by)", v * eb);
     LLVMValueRef *P = gen_vals(g, ptr, &n), *M = mask ? gen_vals(g, mask, NULL) : NULL, base = gen_vals(g, buf, NULL)[0];
     int bytes = v * eb;
     char text[128];

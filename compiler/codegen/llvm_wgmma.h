@@ -17,9 +17,11 @@ typedef struct WgmmaOperand {
     LLVMValueRef desc0;          /* the warpgroup's sub-tile at k = 0 (built on first use) */
 } WgmmaOperand;
 
-/* The operand's layout facts; an internal error if the layout is not one wgmma reads
- * (rows of 32, 64 or 128 bytes swizzled in 16-byte chunks, longer rows in 128-byte
- * panels). */
+/* Is a buffer of t (rank 2) in this shared layout one wgmma reads: rows of 32, 64 or 128
+ * bytes swizzled in 16-byte chunks, longer rows in 128-byte panels? (llvm_check.c refuses
+ * any other before the lowering.) */
+bool wgmma_buffer_ok(const IrModule *m, uint32_t shared, IrType t);
+/* The operand's layout facts (its layout one wgmma_buffer_ok accepts). */
 void wgmma_operand(Gen *g, WgmmaOperand *o, ValId buf, int idx);
 /* The 64-bit descriptor of the operand's sub-tile starting at k = k0 and row (A) or column
  * (B) o_wg + o_const: o_wg the warpgroup's part (an i32 value whose set bits lie within

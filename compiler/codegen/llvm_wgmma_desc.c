@@ -35,6 +35,16 @@ static uint32_t along(const WgmmaOperand *o, int d, int c) {
     return offset_of(o->inv, ll_flat(&o->shape, xy));
 }
 
+/* The swizzle width W (bytes) of a canonical layout's rows, else 0. */
+static int canonical_width(const IrLayout *l, IrType t) {
+    int eb = dt_bytes(t.pointee), w = l->max_phase * 16, row = (l->atom ? l->atom : t.shape[l->order[0]]) * eb;
+    return l->vec * eb == 16 && l->per_phase * w == 128 && row == w && (w == 32 || w == 64 || w == 128) ? w : 0;
+}
+
+bool wgmma_buffer_ok(const IrModule *m, uint32_t shared, IrType t) {
+    return t.rank == 2 && canonical_width(&m->layouts[shared], t);
+}
+
 void wgmma_operand(Gen *g, WgmmaOperand *o, ValId buf, int idx) {
     IrType t = ir_type(g->f, buf);
     uint32_t sl = g->f->vals[buf].layout;
@@ -46,9 +56,8 @@ void wgmma_operand(Gen *g, WgmmaOperand *o, ValId buf, int idx) {
     o->eb = dt_bytes(t.pointee);
     o->kdim = idx == 0 ? 1 : 0, o->odim = 1 - o->kdim;
     o->mn_major = l->order[0] == o->odim;
-    int w = l->max_phase * 16, row = (l->atom ? l->atom : t.shape[l->order[0]]) * o->eb;
-    if (l->vec * o->eb != 16 || l->per_phase * w != 128 || row != w || (w != 32 && w != 64 && w != 128))
-        NR_DIE("wgmma: shared layout #L%u is not a swizzled canonical layout", sl);
+    int w = canonical_width(l, t);
+    if (!w) NR_DIE("wgmma: shared layout #L%u is not a swizzled canonical layout", sl); /* llvm_check.c */
     uint64_t mode = w == 128 ? 1 : w == 64 ? 2 : 3;
     int rows = o->mn_major ? o->kdim : o->odim; /* the dim the W-byte rows are stacked along */
     uint64_t sbo = (uint64_t)along(o, rows, 8) * (uint64_t)o->eb, lbo = 16;

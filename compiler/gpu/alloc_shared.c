@@ -79,15 +79,7 @@ static void collect(Alloc *A, RegionId r) {
         OpId id = f->regions[r].ops[i];
         IrOp *op = &f->ops[id];
         op->smem_offset = 0, op->smem_size = 0;
-        int size = 0, align = 16;
-        if (op->code == OP_LOCAL_ALLOC) {
-            IrType t = ir_type(f, op->results[0]);
-            uint32_t l = f->vals[op->results[0]].layout;
-            size = (int)(ir_smem_stage_bytes(f->mod, l, t) * t.stages);
-            align = ir_smem_align(f->mod, l);
-        } else {
-            size = moves_scratch_bytes(f, id);
-        }
+        int align, size = moves_smem_bytes(f, id, &align);
         if (size > 0) {
             Buf b = {id, (size + 15) / 16 * 16, align, A->pos[id], A->pos[id], -1};
             VEC_PUSH(f->mod->arena, A->bufs, A->nbufs, A->capbufs, b);

@@ -117,6 +117,25 @@ bool ty_equal(IrType a, IrType b) {
     return true;
 }
 
+int64_t ir_asm_regs(int dt, int64_t pack) {
+    int w = dt_bits(dt);
+    if (w >= 32 || pack == 1) return pack;
+    int64_t per = 32 / w < pack ? 32 / w : pack;
+    return pack / per;
+}
+
+int ir_asm_operands(const char *c, size_t len) {
+    int n = 0;
+    for (const char *p = c, *end = c + len; p < end;) {
+        const char *e = memchr(p, ',', (size_t)(end - p));
+        if (!e) e = end;
+        while (p < e && *p == ' ') p++;
+        if (p < e && *p != '~') n++;
+        p = e < end ? e + 1 : end;
+    }
+    return n;
+}
+
 int64_t ty_numel(IrType t) {
     int64_t n = 1;
     for (int i = 0; i < t.rank; i++) n *= t.shape[i];

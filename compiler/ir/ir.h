@@ -288,6 +288,16 @@ const char *ir_attr_enum_list(int kind);
 /* The length of an ints attribute: the operand's rank, one for a scalar operand. */
 static inline int ir_ints_len(int operand_rank) { return operand_rank > 0 ? operand_rank : 1; }
 
+/* inline_asm (tl.inline_asm_elementwise): at most IR_ASM_MAX_ARGS operands and
+ * IR_ASM_MAX_RESULTS results; the registers one invocation of the assembly gives a value
+ * of dtype dt (elements under 32 bits go several to a 32-bit register when pack > 1,
+ * Triton's rule; others one each), and the operand entries of a constraint string of len
+ * bytes (clobbers, "~{...}", are not), which must be one per register: the results'
+ * first, then the operands'. */
+enum { IR_ASM_MAX_ARGS = 32, IR_ASM_MAX_RESULTS = 16 };
+int64_t ir_asm_regs(int dt, int64_t pack);
+int ir_asm_operands(const char *c, size_t len);
+
 /* "sm_80", "sm_90", "sm_90a" (and "none"); the GpuArch of a name, GPU_ARCH_NONE if unknown */
 const char *ir_gpu_arch_name(int arch);
 int ir_gpu_arch_from_name(const char *name, size_t len);

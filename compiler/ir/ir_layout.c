@@ -15,7 +15,7 @@ static bool pow2(int64_t x) { return x >= 1 && (x & (x - 1)) == 0; }
 
 /* ---- interning ---- */
 
-static bool ir_layout_equal(const IrLayout *a, const IrLayout *b) {
+bool ir_layout_equal(const IrLayout *a, const IrLayout *b) {
     if (a->kind != b->kind || a->rank != b->rank) return false;
     switch (a->kind) {
     case LAYOUT_SLICE: return a->dim == b->dim && a->parent == b->parent;
@@ -532,6 +532,16 @@ bool ir_layout_axis_separable(const IrModule *m, uint32_t layout, IrType t, int 
             seen |= a;
         }
     return seen == amask;
+}
+
+bool ir_layout_axis_threads_apart(const IrModule *m, uint32_t layout, IrType t, int axis) {
+    LinearLayout l;
+    ir_layout_linear(m, layout, t, &l);
+    uint32_t amask = axis_mask(&l, axis);
+    for (int in = LL_LANE; in <= LL_WARP; in++)
+        for (int i = 0; i < l.nbits[in]; i++)
+            if ((l.basis[in][i] & amask) && (l.basis[in][i] & ~amask)) return false;
+    return true;
 }
 
 bool ir_layout_axis_warps(const IrModule *m, uint32_t layout, IrType t, int axis) {

@@ -41,6 +41,8 @@
 
 /* Intern a layout in the module's table; equal layouts get one id. */
 uint32_t ir_layout_intern(IrModule *m, const IrLayout *l);
+/* Are two layouts the same (the fields their kind uses equal)? */
+bool ir_layout_equal(const IrLayout *a, const IrLayout *b);
 /* Append a layout as it is, even if an equal one exists (the parser keeps a file's ids). */
 uint32_t ir_layout_add(IrModule *m, const IrLayout *l);
 static inline const IrLayout *ir_layout(const IrModule *m, uint32_t id) { return &m->layouts[id]; }
@@ -62,6 +64,11 @@ bool ir_layout_axis_separable(const IrModule *m, uint32_t layout, IrType t, int 
 /* Does some warp bit step along the axis (a scan or reduce_fn then exchanges through
  * shared memory)? */
 bool ir_layout_axis_warps(const IrModule *m, uint32_t layout, IrType t, int axis);
+/* Can a reduction run along `axis` of a block of t in this distributed layout: does
+ * every lane and warp bit step along the axis alone or not at all? Then the threads that
+ * share an output differ only in lane and warp bits along the axis (butterflies, then
+ * partials across warps: codegen/llvm_reduce.c); the layouts Nereid makes qualify. */
+bool ir_layout_axis_threads_apart(const IrModule *m, uint32_t layout, IrType t, int axis);
 
 /* The linear map of layout `id` for blocks of t's shape (rank 0: an empty map). The
  * layout must pass ir_layout_check. */

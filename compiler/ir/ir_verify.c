@@ -1,10 +1,11 @@
 /* ir_verify.c - checks a module against the IR contract of ir.h and ir_ops.def: ids and
  * back links, types (dims powers of two, at most NR_MAX_NUMEL elements), arities, the
- * operand/result type rules of every op's semantics, region arguments, terminators
- * (exactly last, of the kind the region needs) and SSA dominance (an operand is defined
- * earlier in its region or an enclosing one). The parser feeds it arbitrary text and
- * passes feed it their mistakes, so it never trusts an id, a rank or a count before
- * checking it, and type rules only run on ops whose values all have valid types.
+ * operand/result type rules of every op's semantics, kernel parameters (scalars, pointers
+ * and descriptors, as a launch passes them: never blocks or buffers), region arguments,
+ * terminators (exactly last, of the kind the region needs) and SSA dominance (an operand
+ * is defined earlier in its region or an enclosing one). The parser feeds it arbitrary
+ * text and passes feed it their mistakes, so it never trusts an id, a rank or a count
+ * before checking it, and type rules only run on ops whose values all have valid types.
  *
  * GPU-stage IR (a module with a gpu<> header) is further checked by ir_verify_gpu.c:
  * every block has a layout that suits it, every buffer a shared layout, and each op's
@@ -328,7 +329,8 @@ static void check_perm(Verifier *V, OpId id, const IrOp *op) {
     same(V, id, r, ty_with_elem(ix, ty_elem(x)), "result must have the index's shape and the source's dtype");
 }
 
-/* inline_asm: operands and results of one shape, a pack that divides it */
+/* inline_asm: operands and results of one shape, a pack that divides it, one constraint
+ * per register */
 static void check_inline_asm(Verifier *V, OpId id, const IrOp *op) {
     IrType a = T(V, op->operands[0]);
     for (uint32_t i = 0; i < op->nopnds; i++)
@@ -338,9 +340,18 @@ static void check_inline_asm(Verifier *V, OpId id, const IrOp *op) {
         IrType r = T(V, op->results[i]);
         need(V, id, ty_same_shape(r, a) && r.dt != DT_PTR && r.dt != DT_I1, "results must be numbers of the operands' shape%s", "");
     }
-    need(V, id, op->sattr && strchr(op->sattr, '\n'), "asm must be the constraints, a newline, then the assembly%s", "");
+    if (op->nopnds > IR_ASM_MAX_ARGS || op->nres > IR_ASM_MAX_RESULTS)
+        op_error(V, id, "takes at most %d operands and %d results", IR_ASM_MAX_ARGS, IR_ASM_MAX_RESULTS);
     int64_t p = op->attr[1];
-    need(V, id, p >= 1 && (p & (p - 1)) == 0 && p <= ty_numel(a), "pack must be a power of two up to the element count%s", "");
+    bool pack_ok = need(V, id, p >= 1 && (p & (p - 1)) == 0 && p <= ty_numel(a), "pack must be a power of two up to the element count%s", "");
+    const char *nl = op->sattr ? strchr(op->sattr, '\n') : NULL;
+    if (!need(V, id, nl != NULL, "asm must be the constraints, a newline, then the assembly%s", "") || !pack_ok) return;
+    int64_t regs = 0; /* one constraint per register: the results', then the operands' */
+    for (uint32_t i = 0; i < op->nres + op->nopnds; i++)
+        regs += ir_asm_regs(T(V, i < op->nres ? op->results[i] : op->operands[i - op->nres]).dt, p);
+    int got = ir_asm_operands(op->sattr, (size_t)(nl - op->sattr));
+    if (got != regs) op_error(V, id, "the constraints name %d operands, and with pack=%lld the op has %lld registers", got,
+                              (long long)p, (long long)regs);
 }
 
 static bool dot_input(IrType t) {
@@ -919,9 +930,15 @@ static void verify_signature(Verifier *V) {
     const IrFunc *f = V->f;
     if (f->is_kernel && f->nresults) op_error(V, 0, "a kernel cannot return values");
     const IrRegion *body = valid_region(f, f->body) ? &f->regions[f->body] : NULL;
-    for (uint32_t i = 0; body && i < body->nargs; i++) /* buffers are made in the kernel, never passed */
-        if (valid_val(V, body->args[i]) && is_buffer(T(V, body->args[i])))
+    for (uint32_t i = 0; body && i < body->nargs; i++) { /* buffers are made in the kernel, never passed */
+        if (!valid_val(V, body->args[i])) continue;
+        IrType t = T(V, body->args[i]);
+        if (is_buffer(t))
             op_error(V, 0, "parameter #%u is a shared-memory buffer, which only local_alloc, local_view and trans make", i);
+        else if (f->is_kernel && ty_is_block(t)) /* a launch passes scalars: the front end makes blocks inside */
+            op_error(V, 0, "kernel parameter #%u is a block (%s): a kernel takes scalars, pointers and tensor "
+                     "descriptors, and makes its blocks (splat, arange, load)", i, tn(t).s);
+    }
     for (uint32_t i = 0; i < f->nresults; i++) {
         const char *why = type_problem(f->result_types[i]);
         if (why) op_error(V, 0, "result type #%u %s is invalid: %s", i, tn(f->result_types[i]).s, why);

@@ -12,7 +12,11 @@
  *   buffer's layout, dot_wait its operands'; async_copy's mask is its pointers' layout;
  * - a dot's accumulator and result share a layout; operands in registers with dot_op
  *   layouts are its parent's A and B (wgmma takes B only from shared memory) with the
- *   k_width of their element type (32 bits of k per register).
+ *   k_width of their element type (32 bits of k per register); an fp32 dot with
+ *   prec = ieee stays off the tensor cores (they round fp32 to tf32);
+ * - the target has what the IR uses: mma version 3 layouts (wgmma) only on sm_90a; TMA
+ *   copies, mbarrier waits and arrivals and proxy fences only on sm_90 and later;
+ * - a reduction's lanes and warps step along its axis alone or not at all.
  * Layout changes (convert_layout, and broadcast, expand_dims, reshape and trans, which
  * may change layouts as they go) may join any two layouts: the lowering moves the data.
  * Which layouts, conversions and buffers make fast code is the passes' business. */
@@ -53,6 +57,17 @@ static bool is_block(const GpuVerifier *V, ValId v) { return ty_is_block(T(V, v)
 
 /* ---- values ---- */
 
+/* The mma version a layout is (or derives from, through slices and dot_op), else 0. */
+static int mma_version(const IrModule *m, uint32_t l) {
+    for (int depth = 0; depth < 64 && l && l < m->nlayouts; depth++) {
+        const IrLayout *x = &m->layouts[l];
+        if (x->kind == LAYOUT_MMA) return x->version;
+        if (x->kind != LAYOUT_SLICE && x->kind != LAYOUT_DOT_OP) return 0;
+        l = x->parent;
+    }
+    return 0;
+}
+
 static void check_value(GpuVerifier *V, OpId id, ValId v, const char *what, uint32_t i) {
     IrType t = T(V, v);
     uint32_t l = L(V, v);
@@ -72,6 +87,9 @@ static void check_value(GpuVerifier *V, OpId id, ValId v, const char *what, uint
     sb_init(&why);
     if (!ir_layout_check(V->m, l, t, buffer ? 0 : V->m->gpu.num_warps, &why))
         fail(V, id, "%s #%u: layout #L%u does not suit it: %s", what, i, l, sb_cstr(&why));
+    else if (mma_version(V->m, l) == 3 && V->m->gpu.arch != GPU_SM90A)
+        fail(V, id, "%s #%u: layout #L%u is wgmma's (mma version 3), which only sm_90a has, and the module is %s", what,
+             i, l, ir_gpu_arch_name(V->m->gpu.arch));
     sb_free(&why);
 }
 
@@ -98,6 +116,8 @@ static void check_reduce(GpuVerifier *V, OpId id, const IrOp *op) {
     const IrLayout *rl = &V->m->layouts[L(V, r)];
     if (rl->kind != LAYOUT_SLICE || rl->dim != op->attr[1] || rl->parent != L(V, op->operands[0]))
         fail(V, id, "the result's layout must be the slice of the operand's along the axis");
+    else if (!ir_layout_axis_threads_apart(V->m, L(V, op->operands[0]), T(V, op->operands[0]), (int)op->attr[1]))
+        fail(V, id, "the operand's layout has a lane or warp step along the axis and another dim at once");
 }
 
 static int k_width_of(int dt) { return dt == DT_FP32 ? 1 : dt == DT_I8 ? 4 : 2; }
@@ -108,6 +128,9 @@ static void check_dot(GpuVerifier *V, OpId id, const IrOp *op) {
     const IrLayout *rl = &V->m->layouts[L(V, r)];
     if (op->code == OP_DOT_ASYNC && (rl->kind != LAYOUT_MMA || rl->version != 3))
         fail(V, id, "dot_async is wgmma: its result needs an mma version 3 layout");
+    int in_dt = T(V, op->operands[0]).dt == DT_SMEM ? T(V, op->operands[0]).pointee : T(V, op->operands[0]).dt;
+    if (rl->kind == LAYOUT_MMA && in_dt == DT_FP32 && op->attr[0] == PREC_IEEE)
+        fail(V, id, "an fp32 dot with prec = ieee cannot take an mma layout: the tensor cores round fp32 to tf32");
     for (int i = 0; i < 2; i++) {
         ValId x = op->operands[i];
         if (!is_block(V, x)) continue;
@@ -198,9 +221,22 @@ static void check_combine(GpuVerifier *V, OpId id, const IrOp *op) {
     }
 }
 
+/* TMA copies, mbarrier initialisation (with its fences), arrivals and waits, and the
+ * proxy fence are sm_90's instructions (mbarrier.inval is sm_80's too). */
+static bool needs_sm90(int code) {
+    switch (code) {
+    case OP_TMA_LOAD: case OP_TMA_STORE: case OP_TMA_STORE_WAIT: case OP_MBARRIER_INIT: case OP_MBARRIER_EXPECT:
+    case OP_MBARRIER_WAIT: case OP_FENCE_ASYNC:
+        return true;
+    default: return false;
+    }
+}
+
 static void check_op(GpuVerifier *V, OpId id) {
     const IrOp *op = &V->f->ops[id];
     for (uint32_t i = 0; i < op->nres; i++) check_value(V, id, op->results[i], "result", i);
+    if (needs_sm90(op->code) && V->m->gpu.arch < GPU_SM90)
+        fail(V, id, "needs sm_90 or later, and the module is %s", ir_gpu_arch_name(V->m->gpu.arch));
     if (ir_op_info[op->code].flags & F_ELEM) return one_layout(V, id, 0);
     switch (op->code) {
     case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS:

@@ -7,7 +7,8 @@
  * breaks:    nothing; removed ops' entries stay in the tables, unreachable.
  *
  * Equivalent: same opcode, operands (either order for commutative ops), attributes
- * (floats bit for bit) and result types. Loads are not pure (a store may intervene) and
+ * (floats bit for bit), result types and, in GPU-stage IR, result layouts (the same
+ * block in two layouts is two values). Loads are not pure (a store may intervene) and
  * ops with regions are never merged.
  *
  * The table is a chained hash table whose chains are pushed at the head; entries made
@@ -74,7 +75,9 @@ static bool same_op(const IrFunc *f, const IrOp *a, const IrOp *b) {
     for (uint32_t i = 0; i < a->nopnds; i++)
         if (operand(a, i) != operand(b, i)) return false;
     for (uint32_t i = 0; i < a->nres; i++)
-        if (!ty_equal(ir_type(f, a->results[i]), ir_type(f, b->results[i]))) return false;
+        if (!ty_equal(ir_type(f, a->results[i]), ir_type(f, b->results[i])) ||
+            f->vals[a->results[i]].layout != f->vals[b->results[i]].layout)
+            return false;
     return true;
 }
 

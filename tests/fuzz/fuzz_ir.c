@@ -1,13 +1,17 @@
 /* fuzz_ir.c - libFuzzer harness for `nereid opt`: the input bytes are IR text (.nrir).
  * Like opt_tool_main it parses the module, verifies it, runs passes, runs the alignment
- * analysis (--print-axis-info) and prints the module.
+ * analysis (--print-axis-info) and prints the module; GPU-stage IR (a gpu<> header) with
+ * --emit=llvm or --emit=ptx on a RUN line also goes through the code generator
+ * (opt_tool_emit_code, without libdevice), as `nereid opt FILE --emit=ptx` does.
  *
  * Options. Flags on the input's "RUN:" lines are honoured as `nereid opt` would take
  * them (see fuzz_common.h): --passes=LIST (an invalid list is a usage error for the
- * CLI, so it falls back to the default here), --verify-only, --param-divisibility=N.
- * Without --passes the whole standard pipeline runs
+ * CLI, so it falls back to the default here), --verify-only, --param-divisibility=N,
+ * --emit=llvm|ptx. Without --passes the whole standard pipeline runs
  * (inline,canonicalize,combine-dot,cse,dce,canonicalize,dce), and the alignment analysis always runs
- * (divisibility 16 unless a RUN line gives one), so every pass sees every input.
+ * (divisibility 16 unless a RUN line gives one), so every pass sees every input; with
+ * --emit and without --passes, no pass runs (as in the CLI: the code generator takes the
+ * module as it was read).
  *
  * Environment:
  *   NEREID_FUZZ_VERBOSE=1     print the equivalent `nereid opt` command and the
@@ -28,6 +32,7 @@
 
 #include "compiler/analysis/axis_info.h"
 #include "compiler/ir/ir.h"
+#include "driver/opt_tool.h"
 #include "driver/pass_registry.h"
 #include "fuzz_common.h"
 
@@ -35,8 +40,9 @@
 
 typedef struct OptOpts {
     Arena *arena;
-    const char *passes;
+    const char *passes; /* NULL: none given */
     bool verify_only;
+    int emit;           /* 0, or 'l' (--emit=llvm) or 'p' (--emit=ptx) */
     int64_t param_div;
 } OptOpts;
 
@@ -72,12 +78,26 @@ static void take_word(FuzzWord w, FuzzWord next, void *ctx) {
         if (ir_passes_only(list)) o->passes = list;
     } else if (fuzz_word_is(w, "--verify-only")) {
         o->verify_only = true;
+    } else if (fuzz_word_is(w, "--emit=llvm") || fuzz_word_is(w, "--emit=ptx")) {
+        o->emit = w.start[7];
     } else if (fuzz_word_prefix(w, "--param-divisibility=")) {
         char *end;
         const char *s = fuzz_word_str(o->arena, w, 21);
         long long d = strtoll(s, &end, 10);
         if (!*end && d >= 1 && !(d & (d - 1))) o->param_div = d;
     }
+}
+
+/* --emit=llvm|ptx on GPU-stage IR: every kernel through the code generator. Its errors
+ * must be ordinary ones: an internal error is a crash (fuzz_check_diag). */
+static void emit_code(const OptOpts *o, IrModule *m, Arena *arena, Diag *diag, const char *src_name) {
+    if (!o->emit || !m->gpu.arch) return;
+    OptToolEmit e = {o->emit == 'l', 0, o->param_div, NULL};
+    StrBuf out;
+    sb_init(&out);
+    bool ok = opt_tool_emit_code(m, &e, arena, diag, &out);
+    fuzz_check_diag(diag, ok, "opt_tool_emit_code", src_name);
+    sb_free(&out);
 }
 
 /* The printed module must read back as a module that verifies. */
@@ -106,11 +126,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     text[size] = 0;
     Source src = {"fuzz.nrir", text, size};
 
-    OptOpts o = {arena_new(), DEFAULT_PASSES, false, 16};
+    OptOpts o = {arena_new(), NULL, false, 0, 16};
     fuzz_for_each_run_word(text, size, 256, take_word, &o);
+    if (!o.passes) o.passes = o.emit ? "none" : DEFAULT_PASSES;
     if (verbose)
-        fprintf(stderr, "==fuzz== nereid opt FILE.nrir '--passes=%s'%s --print-axis-info --param-divisibility=%lld\n",
-                o.passes, o.verify_only ? " --verify-only" : "", (long long)o.param_div);
+        fprintf(stderr, "==fuzz== nereid opt FILE.nrir '--passes=%s'%s --print-axis-info --param-divisibility=%lld%s\n",
+                o.passes, o.verify_only ? " --verify-only" : "", (long long)o.param_div,
+                o.emit ? (o.emit == 'l' ? " --emit=llvm --libdevice=none" : " --emit=ptx --libdevice=none") : "");
 
     Arena *arena = arena_new();
     Diag diag;
@@ -140,6 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 ir_print_module(&out, m);
                 if (roundtrip) check_roundtrip(&out);
                 sb_free(&out);
+                emit_code(&o, m, arena, &diag, src.name);
             }
         }
     }

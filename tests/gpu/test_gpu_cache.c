@@ -1,5 +1,5 @@
 /* test_gpu_cache.c - the disk cache of compiled kernels (runtime/cache.c through
- * runtime/api_cuda.c) on a real GPU, seen from the C API.
+ * runtime/launch_cuda.c) on a real GPU, seen from the C API.
  *
  * NEREID_CACHE_DIR is set to a fresh temporary directory (and CUDA_CACHE_DISABLE=1, so the
  * driver's own JIT cache does not hide the cost of a JIT). Then, each "run" creating a

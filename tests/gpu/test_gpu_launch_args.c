@@ -3,7 +3,7 @@
  *
  * The CUDA launch path checks the arguments against the kernel's parameters, finds their
  * specialisation facts and packs them in one pass over a table of the parameters, and
- * looks the variant up by an integer key (runtime/api.c, runtime/api_cuda.c); the CPU
+ * looks the variant up by an integer key (runtime/launch_cuda.c); the CPU
  * device checks them with convert_arg. Cases:
  *   - every argument a launch refuses or takes (each integer type at and past its
  *     limits, from tags of other widths and signs; pointers, floats and integers given

@@ -1,5 +1,5 @@
 /* cuda_mock.c - a stand-in for the CUDA driver (libcuda.so.1), so that the runtime's
- * handling of kernel faults (runtime/cuda.c, runtime/api_cuda.c) is tested on machines
+ * handling of kernel faults (runtime/cuda.c, runtime/launch_cuda.c) is tested on machines
  * without a GPU: tools/run-tests.sh runs tests/gpu/test_gpu_faults with this library
  * first on LD_LIBRARY_PATH. It is a test double, not a GPU: it implements the entry
  * points runtime/cuda.c resolves, keeps device memory in host memory, "JIT-compiles" PTX

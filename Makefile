@@ -41,14 +41,18 @@ GPU_TEST_BINS := $(GPU_TEST_SRCS:tests/gpu/%.c=$(BUILD)/gpu-tests/%)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps demo test test-quick lit unit clean asan gpu-build tsan fuzz-ci print-lib-srcs print-layers
+.PHONY: all deps demo test test-quick lit unit clean asan gpu-build tsan fuzz-ci print-lib-srcs print-layers format
 all: $(BUILD)/nereid $(BUILD)/libnereid.a $(UNIT_BINS) $(EXAMPLE_BINS) $(GPU_TEST_BINS) $(BENCH_BINS) \
      $(BUILD)/mock/libcuda.so.1 $(BUILD)/fuzz/replay_compile $(BUILD)/fuzz/replay_ir
 
 deps:
 	@bash tools/install-deps.sh
 
-# for tests/fuzz/build.sh and tools/check-layers.sh: the one list of sources and layers
+# the C sources formatted by .clang-format (clang-format 14; tools/check-format.sh checks it)
+format:
+	@bash tools/check-format.sh --fix
+
+# for tests/fuzz/build.sh and tools/check-layers.py: the one list of sources and layers
 print-lib-srcs:
 	@echo $(LIB_SRCS)
 print-layers:

@@ -26,6 +26,8 @@ command -v python3 >/dev/null || need+=(python3)
 /usr/bin/python3 -c 'import setuptools' 2>/dev/null || need+=(python3-setuptools)
 /usr/bin/python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 command -v pkg-config >/dev/null || need+=(pkg-config)
+# the formatter the tree is checked against (tools/check-format.sh: Debian 12's, version 14)
+command -v clang-format-14 >/dev/null || command -v clang-format >/dev/null || need+=(clang-format)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "driver/driver.h"
-#include "nereid.h"
 #include "driver/gpu_compile.h"
+#include "nereid.h"
 
 typedef struct Spec {
     const char *file, *kernel;
@@ -45,10 +45,12 @@ static const Spec specs[] = {
     /* the variant bench.py's 4096^3 launch compiles: sizes and row strides divisible by 16,
      * unit column strides folded */
     {"examples/matmul.nr", "matmul_kernel", 4,
-     "BLOCK_SIZE_M=64 BLOCK_SIZE_N=64 BLOCK_SIZE_K=32 GROUP_SIZE_M=8 ACTIVATION=leaky_relu", "dddddddododo"},
+     "BLOCK_SIZE_M=64 BLOCK_SIZE_N=64 BLOCK_SIZE_K=32 GROUP_SIZE_M=8 ACTIVATION=leaky_relu",
+     "dddddddododo"},
     /* the benchmark's best tile on the H200: wgmma m64n256k16 on two warpgroups, 3 stages */
     {"examples/matmul.nr", "matmul_kernel", 8,
-     "BLOCK_SIZE_M=128 BLOCK_SIZE_N=256 BLOCK_SIZE_K=64 GROUP_SIZE_M=8 ACTIVATION=", "dddddddododo"},
+     "BLOCK_SIZE_M=128 BLOCK_SIZE_N=256 BLOCK_SIZE_K=64 GROUP_SIZE_M=8 ACTIVATION=",
+     "dddddddododo"},
 };
 
 enum { NSTAGES = 6 }; /* front, gpu passes, llvm ir, llvm opt, ptx, total */
@@ -83,10 +85,15 @@ static bool compile_once(const Source *src, const NrCompileOptions *o, const Spe
         for (uint32_t i = 0; i < np; i++) {
             char c = s->facts && i < strlen(s->facts) ? s->facts[i] : 0;
             bool ptr = ty_is_ptr(ir_type(f, f->regions[f->body].args[i]));
-            facts[i] = c == 'd' ? SPEC_DIV16 : c == 'o' ? SPEC_ONE : c == 'n' ? SPEC_NONE : ptr ? SPEC_DIV16 : SPEC_NONE;
+            facts[i] = c == 'd'   ? SPEC_DIV16
+                       : c == 'o' ? SPEC_ONE
+                       : c == 'n' ? SPEC_NONE
+                       : ptr      ? SPEC_DIV16
+                                  : SPEC_NONE;
         }
         GpuSpec spec = {(int)np, facts};
-        GpuTarget target = {"sm_90a", s->warps, 3, NULL, NULL, NULL, 0}; /* num_stages 3: the default */
+        GpuTarget target = {"sm_90a", s->warps, 3, NULL,
+                            NULL,     NULL,     0}; /* num_stages 3: the default */
         GpuResult r;
         ok = gpu_compile_kernel(f, &spec, &target, GPU_DUMP_NONE, NULL, NULL, &r, &d);
         double t2 = clock_now_ms();
@@ -99,7 +106,8 @@ static bool compile_once(const Source *src, const NrCompileOptions *o, const Spe
         free(facts);
         driver_program_free(&p);
     }
-    if (!ok) fprintf(stderr, "compile_time: %s %s failed:\n%s", s->file, s->kernel, sb_cstr(&d.out));
+    if (!ok)
+        fprintf(stderr, "compile_time: %s %s failed:\n%s", s->file, s->kernel, sb_cstr(&d.out));
     diag_free(&d);
     return ok;
 }
@@ -148,10 +156,10 @@ static bool measure(const Spec *s, int runs) {
         }
         free(v);
         char name[96];
-        snprintf(name, sizeof name, "%s%s %s %s", s->facts ? "[as launched] " : "", strrchr(s->file, '/') + 1,
-                 s->kernel, s->defines);
-        printf("%-60.60s %5d %8.2f | %7.2f %7.2f %7.2f %7.2f %7.2f %8.2f\n", name, s->warps, first, col[0], col[1], col[2],
-               col[3], col[4], col[5]);
+        snprintf(name, sizeof name, "%s%s %s %s", s->facts ? "[as launched] " : "",
+                 strrchr(s->file, '/') + 1, s->kernel, s->defines);
+        printf("%-60.60s %5d %8.2f | %7.2f %7.2f %7.2f %7.2f %7.2f %8.2f\n", name, s->warps, first,
+               col[0], col[1], col[2], col[3], col[4], col[5]);
     }
     free(t);
     free(text);
@@ -163,15 +171,17 @@ int main(int argc, char **argv) {
     if (runs < 2) runs = 2;
     unsigned major, minor, patch;
     llvm_gen_version(&major, &minor, &patch);
-    printf("compile time in one process, source to PTX (sm_90a), first compile and median of the next %d: nereid %s "
+    printf("compile time in one process, source to PTX (sm_90a), first compile and median of the "
+           "next %d: nereid %s "
            "(LLVM %u.%u.%u)\n",
            runs - 1, NEREID_VERSION, major, minor, patch);
-    printf("%-60s %5s %8s | %7s %7s %7s %7s %7s %8s\n", "kernel (file, defines)", "warps", "first", "front", "gpu pass",
-           "llvm ir", "llvmopt", "ptx", "total");
+    printf("%-60s %5s %8s | %7s %7s %7s %7s %7s %8s\n", "kernel (file, defines)", "warps", "first",
+           "front", "gpu pass", "llvm ir", "llvmopt", "ptx", "total");
     int fail = 0;
     const char *filter = argc > 2 ? argv[2] : NULL;
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
         if (!filter || strstr(specs[i].kernel, filter)) fail |= !measure(&specs[i], runs);
-    printf("(ms; first = the process's first compile of that kernel, all stages; front = parse + sema + IR passes)\n");
+    printf("(ms; first = the process's first compile of that kernel, all stages; front = parse + "
+           "sema + IR passes)\n");
     return fail;
 }

@@ -54,8 +54,8 @@ static struct {
     CUresult (*ModuleLoadData)(CUmodule *, const void *);
     CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
     CUresult (*ModuleUnload)(CUmodule);
-    CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             CUstream, void **, void **);
+    CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, CUstream, void **, void **);
     CUresult (*GetErrorName)(CUresult, const char **);
 } cu;
 
@@ -94,10 +94,10 @@ static void *sym(void *lib, const char *name, int *missing) {
     return p;
 }
 
-#define LOAD(field, name)                                      \
-    do {                                                       \
-        void *p_ = sym(lib, name, &missing);                   \
-        memcpy(&cu.field, &p_, sizeof p_);                     \
+#define LOAD(field, name)                    \
+    do {                                     \
+        void *p_ = sym(lib, name, &missing); \
+        memcpy(&cu.field, &p_, sizeof p_);   \
     } while (0)
 
 static int load_driver(void) {
@@ -185,7 +185,9 @@ int main(int argc, char **argv) {
         cu_check(cu.DeviceGetAttribute(&minor, CC_MINOR, dev), "cuDeviceGetAttribute"))
         return 1;
     int cc = major * 10 + minor;
-    const char *arch = cc == 90 ? "sm_90a" : cc >= 80 && cc < 90 ? "sm_80" : "sm_90"; /* as runtime/cuda.c */
+    const char *arch = cc == 90              ? "sm_90a"
+                       : cc >= 80 && cc < 90 ? "sm_80"
+                                             : "sm_90"; /* as runtime/cuda.c */
 
     /* ---- Nereid ---- */
     float x[N], y[N], z[N];
@@ -197,16 +199,18 @@ int main(int argc, char **argv) {
     nr_compile_options opts = {defs, 1, "add_kernel", 4, 0};
     nr_module *mod = NULL;
     nr_kernel *k = NULL;
-    if (nr_malloc(ctx, sizeof x, &dx) || nr_malloc(ctx, sizeof y, &dy) || nr_malloc(ctx, sizeof z, &dz) ||
-        nr_memcpy_htod(ctx, dx, x, sizeof x) || nr_memcpy_htod(ctx, dy, y, sizeof y) ||
-        nr_compile_file(ctx, path, &opts, &mod) || nr_module_get_kernel(mod, "add_kernel", &k)) {
+    if (nr_malloc(ctx, sizeof x, &dx) || nr_malloc(ctx, sizeof y, &dy) ||
+        nr_malloc(ctx, sizeof z, &dz) || nr_memcpy_htod(ctx, dx, x, sizeof x) ||
+        nr_memcpy_htod(ctx, dy, y, sizeof y) || nr_compile_file(ctx, path, &opts, &mod) ||
+        nr_module_get_kernel(mod, "add_kernel", &k)) {
         printf("launch_overhead: FAILED (setting up: %s)\n", nr_last_error(ctx));
         return 1;
     }
     nr_arg args[] = {nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_ptr(dz), nr_arg_i32(N)};
     unsigned grid[3] = {1, 1, 1};
     int fails = 0;
-    for (int i = 0; i < 100; i++) fails += nr_launch(k, grid, args, 4, NULL) != NR_OK; /* compiles, warms */
+    for (int i = 0; i < 100; i++)
+        fails += nr_launch(k, grid, args, 4, NULL) != NR_OK; /* compiles, warms */
     fails += nr_synchronize(ctx) != NR_OK;
     if (fails) {
         printf("launch_overhead: FAILED (nr_launch: %s)\n", nr_last_error(ctx));
@@ -227,8 +231,9 @@ int main(int argc, char **argv) {
     int wrong = 0;
     for (int i = 0; i < N && !mock; i++) wrong += z[i] != x[i] + y[i];
     if (fails || wrong) {
-        printf("launch_overhead: FAILED (Nereid launches: %d failed calls, %d wrong elements: %s)\n", fails, wrong,
-               nr_last_error(ctx));
+        printf(
+            "launch_overhead: FAILED (Nereid launches: %d failed calls, %d wrong elements: %s)\n",
+            fails, wrong, nr_last_error(ctx));
         return 1;
     }
 
@@ -237,7 +242,8 @@ int main(int argc, char **argv) {
     char made[1400];
     snprintf(made, sizeof made, "%s", argv[0]);
     char *slash = strrchr(made, '/');
-    snprintf(slash ? slash + 1 : made, sizeof made - (size_t)(slash ? slash + 1 - made : 0), "add_kernel.%s.ptx", arch);
+    snprintf(slash ? slash + 1 : made, sizeof made - (size_t)(slash ? slash + 1 - made : 0),
+             "add_kernel.%s.ptx", arch);
     char *ptx = read_file(made);
     char ptx_path[64] = "/tmp/nereid-launch-XXXXXX", cmd[4200];
     int fd = mkstemp(ptx_path);
@@ -247,7 +253,8 @@ int main(int argc, char **argv) {
     }
     close(fd);
     snprintf(cmd, sizeof cmd,
-             "'%s' compile '%s' -k add_kernel -D BLOCK_SIZE=128 --num-warps=4 --arch=%s --divisible=n_elements "
+             "'%s' compile '%s' -k add_kernel -D BLOCK_SIZE=128 --num-warps=4 --arch=%s "
+             "--divisible=n_elements "
              "--emit=ptx -o '%s'",
              cli, path, arch, ptx_path);
     if (!ptx) ptx = system(cmd) == 0 ? read_file(ptx_path) : NULL;
@@ -260,7 +267,8 @@ int main(int argc, char **argv) {
     CUmodule cmod;
     CUfunction fn;
     if (cu_check(cu.DevicePrimaryCtxRetain(&pctx, dev), "cuDevicePrimaryCtxRetain") ||
-        cu_check(cu.CtxSetCurrent(pctx), "cuCtxSetCurrent") || cu_check(cu.ModuleLoadData(&cmod, ptx), "cuModuleLoadData") ||
+        cu_check(cu.CtxSetCurrent(pctx), "cuCtxSetCurrent") ||
+        cu_check(cu.ModuleLoadData(&cmod, ptx), "cuModuleLoadData") ||
         cu_check(cu.ModuleGetFunction(&fn, cmod, "add_kernel"), "cuModuleGetFunction"))
         return 1;
     free(ptx);
@@ -269,7 +277,8 @@ int main(int argc, char **argv) {
     void *params[] = {&px, &py, &pz, &n};
     fails += nr_memset(ctx, dz, 0, sizeof z) != NR_OK;
     fails += cu.CtxSetCurrent(pctx) != 0;
-    for (int i = 0; i < 100; i++) fails += cu.LaunchKernel(fn, 1, 1, 1, 128, 1, 1, 0, NULL, params, NULL) != 0;
+    for (int i = 0; i < 100; i++)
+        fails += cu.LaunchKernel(fn, 1, 1, 1, 128, 1, 1, 0, NULL, params, NULL) != 0;
     fails += cu.CtxSynchronize() != 0;
     Timing bare = {0, 0}, bare_cur = {0, 0};
     for (int pass = 0; pass < 2; pass++) {
@@ -299,21 +308,26 @@ int main(int argc, char **argv) {
     cu.ModuleUnload(cmod);
     cu.DevicePrimaryCtxRelease(dev);
     if (fails || wrong) {
-        printf("launch_overhead: FAILED (bare launches: %d failed calls, %d wrong elements)\n", fails, wrong);
+        printf("launch_overhead: FAILED (bare launches: %d failed calls, %d wrong elements)\n",
+               fails, wrong);
         return 1;
     }
 
-    printf("launch overhead: add_kernel, 1 program x 4 warps, %ld launches back to back, median of %d runs; "
+    printf("launch overhead: add_kernel, 1 program x 4 warps, %ld launches back to back, median of "
+           "%d runs; "
            "compute capability %d.%d, PTX target %s%s\n",
-           launches, REPEAT, major, minor, arch, mock ? "; the stand-in driver (no kernel runs, results unchecked)" : "");
+           launches, REPEAT, major, minor, arch,
+           mock ? "; the stand-in driver (no kernel runs, results unchecked)" : "");
     printf("%-40s %14s %18s\n", "", "host us/launch", "with sync us/launch");
     printf("%-40s %14.3f %18.3f\n", "nr_launch", nereid.host_us, nereid.total_us);
     printf("%-40s %14.3f %18.3f\n", "cuLaunchKernel (same PTX)", bare.host_us, bare.total_us);
-    printf("%-40s %14.3f %18.3f\n", "cuCtxSetCurrent + cuLaunchKernel", bare_cur.host_us, bare_cur.total_us);
+    printf("%-40s %14.3f %18.3f\n", "cuCtxSetCurrent + cuLaunchKernel", bare_cur.host_us,
+           bare_cur.total_us);
     double ratio = bare.host_us > 0 ? nereid.host_us / bare.host_us : 0;
     printf("ratio nr_launch / cuLaunchKernel (host): %.2fx (target <= 1.3x: %s)\n", ratio,
            ratio <= 1.3 ? "met" : "NOT met");
-    printf("launch_overhead: OK (nereid %.2f us, bare %.2f us, ratio %.2f)\n", nereid.host_us, bare.host_us, ratio);
+    printf("launch_overhead: OK (nereid %.2f us, bare %.2f us, ratio %.2f)\n", nereid.host_us,
+           bare.host_us, ratio);
     nr_module_destroy(mod);
     nr_free(ctx, dx), nr_free(ctx, dy), nr_free(ctx, dz);
     nr_context_destroy(ctx);

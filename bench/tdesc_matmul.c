@@ -22,7 +22,8 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* median ms of `reps` launches (each synchronised) */
-static double time_ms(nr_context *ctx, nr_kernel *k, unsigned programs, const nr_arg *args, int nargs) {
+static double time_ms(nr_context *ctx, nr_kernel *k, unsigned programs, const nr_arg *args,
+                      int nargs) {
     enum { WARM = 3, REPS = 15 };
     double t[REPS];
     unsigned grid[3] = {programs, 1, 1};
@@ -56,19 +57,23 @@ int main(int argc, char **argv) {
         printf("SKIP: tdesc_matmul times the GPU (no CUDA device)\n");
         return 0;
     }
-    static const Config configs[] = {{128, 256, 64, 8, 3}, {128, 128, 64, 4, 4}, {128, 128, 64, 8, 3}};
+    static const Config configs[] = {
+        {128, 256, 64, 8, 3}, {128, 128, 64, 4, 4}, {128, 128, 64, 8, 3}};
     int sizes[8] = {4096, 8192}, nsizes = 2;
     if (a.nsizes) {
         nsizes = a.nsizes;
         for (int i = 0; i < nsizes; i++) sizes[i] = (int)a.sizes[i];
     }
-    printf("%-6s %-16s %12s %12s %8s %10s\n", "size", "tile (w, s)", "pointers", "descriptors", "desc/ptr", "max diff");
+    printf("%-6s %-16s %12s %12s %8s %10s\n", "size", "tile (w, s)", "pointers", "descriptors",
+           "desc/ptr", "max diff");
     for (int si = 0; si < nsizes; si++) {
         int n = sizes[si];
         size_t elems = (size_t)n * n;
-        uint16_t *ha = ex_xmalloc(2 * elems), *hb = ex_xmalloc(2 * elems), *c1 = ex_xmalloc(2 * elems), *c2 = ex_xmalloc(2 * elems);
+        uint16_t *ha = ex_xmalloc(2 * elems), *hb = ex_xmalloc(2 * elems),
+                 *c1 = ex_xmalloc(2 * elems), *c2 = ex_xmalloc(2 * elems);
         ex_rng r = {12345};
-        for (size_t i = 0; i < elems; i++) ha[i] = ex_f2h(ex_rng_float(&r, -1, 1)), hb[i] = ex_f2h(ex_rng_float(&r, -1, 1));
+        for (size_t i = 0; i < elems; i++)
+            ha[i] = ex_f2h(ex_rng_float(&r, -1, 1)), hb[i] = ex_f2h(ex_rng_float(&r, -1, 1));
         nr_devptr da = ex_upload(ctx, ha, 2 * elems), db = ex_upload(ctx, hb, 2 * elems);
         nr_devptr dc1 = ex_alloc(ctx, 2 * elems), dc2 = ex_alloc(ctx, 2 * elems);
         for (int ci = 0; ci < EX_COUNT(configs); ci++) {
@@ -76,21 +81,27 @@ int main(int argc, char **argv) {
             unsigned programs = (unsigned)(ex_cdiv(n, c.bm) * ex_cdiv(n, c.bn));
             nr_kernel *kp = build(ctx, "examples/matmul.nr", "matmul_kernel", c);
             nr_kernel *kd = build(ctx, "bench/matmul_tdesc.nr", "matmul_tdesc_kernel", c);
-            nr_arg pa[] = {nr_arg_ptr(da), nr_arg_ptr(db), nr_arg_ptr(dc1), nr_arg_i32(n), nr_arg_i32(n), nr_arg_i32(n),
-                           nr_arg_i32(n), nr_arg_i32(1), nr_arg_i32(n), nr_arg_i32(1), nr_arg_i32(n), nr_arg_i32(1)};
-            nr_tensor_desc ta = {da, 2, NR_PAD_ZERO, {n, n}, {n, 1}}, tb = {db, 2, NR_PAD_ZERO, {n, n}, {n, 1}},
+            nr_arg pa[] = {nr_arg_ptr(da), nr_arg_ptr(db), nr_arg_ptr(dc1), nr_arg_i32(n),
+                           nr_arg_i32(n),  nr_arg_i32(n),  nr_arg_i32(n),   nr_arg_i32(1),
+                           nr_arg_i32(n),  nr_arg_i32(1),  nr_arg_i32(n),   nr_arg_i32(1)};
+            nr_tensor_desc ta = {da, 2, NR_PAD_ZERO, {n, n}, {n, 1}},
+                           tb = {db, 2, NR_PAD_ZERO, {n, n}, {n, 1}},
                            tc = {dc2, 2, NR_PAD_ZERO, {n, n}, {n, 1}};
-            nr_arg qa[] = {nr_arg_tensor_desc(&ta), nr_arg_tensor_desc(&tb), nr_arg_tensor_desc(&tc), nr_arg_i32(n),
-                           nr_arg_i32(n), nr_arg_i32(n)};
-            double mp = time_ms(ctx, kp, programs, pa, EX_COUNT(pa)), md = time_ms(ctx, kd, programs, qa, EX_COUNT(qa));
+            nr_arg qa[] = {nr_arg_tensor_desc(&ta), nr_arg_tensor_desc(&tb),
+                           nr_arg_tensor_desc(&tc), nr_arg_i32(n),
+                           nr_arg_i32(n),           nr_arg_i32(n)};
+            double mp = time_ms(ctx, kp, programs, pa, EX_COUNT(pa)),
+                   md = time_ms(ctx, kd, programs, qa, EX_COUNT(qa));
             ex_download(ctx, c1, dc1, 2 * elems);
             ex_download(ctx, c2, dc2, 2 * elems);
             double diff = 0;
-            for (size_t i = 0; i < elems; i++) diff = fmax(diff, fabs((double)ex_h2f(c1[i]) - ex_h2f(c2[i])));
+            for (size_t i = 0; i < elems; i++)
+                diff = fmax(diff, fabs((double)ex_h2f(c1[i]) - ex_h2f(c2[i])));
             double flop = 2.0 * n * (double)n * n;
             char tile[32];
             snprintf(tile, sizeof tile, "%dx%dx%d (%d, %d)", c.bm, c.bn, c.bk, c.warps, c.stages);
-            printf("%-6d %-16s %9.1f TF %9.1f TF %8.3f %10.3g\n", n, tile, flop / mp / 1e9, flop / md / 1e9, mp / md, diff);
+            printf("%-6d %-16s %9.1f TF %9.1f TF %8.3f %10.3g\n", n, tile, flop / mp / 1e9,
+                   flop / md / 1e9, mp / md, diff);
         }
         ex_free(ctx, da), ex_free(ctx, db), ex_free(ctx, dc1), ex_free(ctx, dc2);
         free(ha), free(hb), free(c1), free(c2);

@@ -15,15 +15,15 @@
 #include "compiler/ir/ir.h"
 
 typedef struct AotOptions {
-    const char *const *archs;  /* "sm_80", "sm_90", "sm_90a" */
+    const char *const *archs; /* "sm_80", "sm_90", "sm_90a" */
     int narchs;
-    const char *out_base;      /* DIR/NAME: writes DIR/NAME.h and DIR/NAME.c */
-    const char *source_name;   /* for the files' comments */
-    const char *command;       /* the command line, for the files' comments */
+    const char *out_base;    /* DIR/NAME: writes DIR/NAME.h and DIR/NAME.c */
+    const char *source_name; /* for the files' comments */
+    const char *command;     /* the command line, for the files' comments */
     int num_warps, num_stages;
-    const char *one;           /* integer parameters specialised as equal to 1 (comma list) */
-    const char *divisible;     /* integer parameters specialised as divisible by 16 */
-    bool ptx_only;             /* embed PTX even where ptxas is installed */
+    const char *one;       /* integer parameters specialised as equal to 1 (comma list) */
+    const char *divisible; /* integer parameters specialised as divisible by 16 */
+    bool ptx_only;         /* embed PTX even where ptxas is installed */
 } AotOptions;
 
 /* Compile the kernels of m (after the front end's passes) and write the two files.

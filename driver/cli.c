@@ -9,66 +9,75 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aot_c.h"
+#include "compiler/passes/passes.h"
+#include "compiler/support/options.h"
 #include "driver.h"
 #include "gpu_compile.h"
 #include "nereid.h"
-#include "compiler/passes/passes.h"
-#include "compiler/support/options.h"
-#include "aot_c.h"
 #include "opt_tool.h"
 #include "pass_registry.h"
 #include "ptx_module.h"
 
 /* The usage text: the defaults come from options.h, the passes from the registry. */
 static void print_usage(FILE *f) {
-    fprintf(f,
-            "usage: nereid compile FILE.nr [-k KERNEL] [-D NAME=VALUE]... [--emit=ast|ir|ir-opt]\n"
-            "                      [-o OUT] [--print-after-all] [--num-warps=N] [--num-stages=N]\n"
-            "                      [--emit=gpu-ir|llvm|ptx|cubin] [--arch=sm_80|sm_90|sm_90a] [--time]\n"
-            "                      [--divisible=P,...] [--one=P,...] [--no-align] [--llvm-passes=PIPELINE]\n"
-            "                      [--libdevice=FILE|none]\n"
-            "                      [--strict-ptxas]\n"
-            "       nereid compile FILE.nr --emit=c [--arch=%s] -o DIR/NAME [-k KERNEL] [-D ...]\n"
-            "                      [--num-warps=N] [--num-stages=N] [--one=P,...] [--divisible=P,...] [--no-ptxas]\n"
-            "       nereid opt FILE.nrir [--passes=none|PASS,...] [--print-after-all] [--verify-only]\n"
-            "                  [--arch=sm_80|sm_90|sm_90a] [--num-warps=N] [--num-stages=N]\n"
-            "                  [--emit=llvm|ptx] [--list-passes]\n"
-            "       nereid --help | --version\n"
-            "\n"
-            "compile: parse, check and lower every kernel of FILE.nr (or only KERNEL) to IR and\n"
-            "optimise it. -D gives a constexpr parameter its value (ints, floats, True/False;\n"
-            "anything else is a string). --emit prints a stage: the syntax tree, the IR as\n"
-            "lowered, or the IR after the passes (to OUT, or standard output). Diagnostics go to\n"
-            "standard error. --num-warps is the warp count of a program (%s, default %d).\n"
-            "GPU: --emit=gpu-ir|llvm|ptx|cubin runs the GPU back end for --arch (default %s):\n"
-            "gpu-ir is the IR after the GPU passes (layouts, shared-memory buffers; `nereid opt` reads\n"
-            "it back), cubin needs ptxas from the CUDA toolkit and one kernel; ptxas's performance\n"
-            "advisories (wgmmas serialised, ...) are warnings, errors with --strict-ptxas. --num-stages is the\n"
-            "software-pipelining depth of loops feeding tl.dot (%s, default %d). Like the runtime, it\n"
-            "specialises:\n"
-            "pointer parameters are taken as 16-byte aligned (--no-align: unknown), the integer\n"
-            "parameters named by --divisible as nonzero multiples of 16, those named by --one as equal\n"
-            "to 1.\n"
-            "--time prints the time of each stage to standard error. --llvm-passes replaces the LLVM\n"
-            "pipeline (e.g. 'default<O3>'). --libdevice names CUDA's libdevice.10.bc, which the math\n"
-            "functions (tl.erf, libdevice.pow, ...) call; none uses Nereid's own routines (default: as\n"
-            "the runtime finds it: NEREID_LIBDEVICE, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda).\n"
-            "opt: reads textual IR (front-end or GPU-stage), verifies it, runs the passes named\n"
-            "(none: no pass) and prints the result, or with --emit=llvm|ptx the LLVM IR or PTX of its\n"
-            "kernels (GPU-stage IR whose GPU passes have run). --list-passes says what each does. The\n"
-            "passes: ",
-            NR_DEFAULT_AOT_ARCHS, option_info(OPT_NUM_WARPS)->range, option_info(OPT_NUM_WARPS)->def, NR_DEFAULT_ARCH,
-            option_info(OPT_NUM_STAGES)->range, option_info(OPT_NUM_STAGES)->def);
+    fprintf(
+        f,
+        "usage: nereid compile FILE.nr [-k KERNEL] [-D NAME=VALUE]... [--emit=ast|ir|ir-opt]\n"
+        "                      [-o OUT] [--print-after-all] [--num-warps=N] [--num-stages=N]\n"
+        "                      [--emit=gpu-ir|llvm|ptx|cubin] [--arch=sm_80|sm_90|sm_90a] "
+        "[--time]\n"
+        "                      [--divisible=P,...] [--one=P,...] [--no-align] "
+        "[--llvm-passes=PIPELINE]\n"
+        "                      [--libdevice=FILE|none]\n"
+        "                      [--strict-ptxas]\n"
+        "       nereid compile FILE.nr --emit=c [--arch=%s] -o DIR/NAME [-k KERNEL] [-D ...]\n"
+        "                      [--num-warps=N] [--num-stages=N] [--one=P,...] [--divisible=P,...] "
+        "[--no-ptxas]\n"
+        "       nereid opt FILE.nrir [--passes=none|PASS,...] [--print-after-all] [--verify-only]\n"
+        "                  [--arch=sm_80|sm_90|sm_90a] [--num-warps=N] [--num-stages=N]\n"
+        "                  [--emit=llvm|ptx] [--list-passes]\n"
+        "       nereid --help | --version\n"
+        "\n"
+        "compile: parse, check and lower every kernel of FILE.nr (or only KERNEL) to IR and\n"
+        "optimise it. -D gives a constexpr parameter its value (ints, floats, True/False;\n"
+        "anything else is a string). --emit prints a stage: the syntax tree, the IR as\n"
+        "lowered, or the IR after the passes (to OUT, or standard output). Diagnostics go to\n"
+        "standard error. --num-warps is the warp count of a program (%s, default %d).\n"
+        "GPU: --emit=gpu-ir|llvm|ptx|cubin runs the GPU back end for --arch (default %s):\n"
+        "gpu-ir is the IR after the GPU passes (layouts, shared-memory buffers; `nereid opt` "
+        "reads\n"
+        "it back), cubin needs ptxas from the CUDA toolkit and one kernel; ptxas's performance\n"
+        "advisories (wgmmas serialised, ...) are warnings, errors with --strict-ptxas. "
+        "--num-stages is the\n"
+        "software-pipelining depth of loops feeding tl.dot (%s, default %d). Like the runtime, it\n"
+        "specialises:\n"
+        "pointer parameters are taken as 16-byte aligned (--no-align: unknown), the integer\n"
+        "parameters named by --divisible as nonzero multiples of 16, those named by --one as "
+        "equal\n"
+        "to 1.\n"
+        "--time prints the time of each stage to standard error. --llvm-passes replaces the LLVM\n"
+        "pipeline (e.g. 'default<O3>'). --libdevice names CUDA's libdevice.10.bc, which the math\n"
+        "functions (tl.erf, libdevice.pow, ...) call; none uses Nereid's own routines (default: "
+        "as\n"
+        "the runtime finds it: NEREID_LIBDEVICE, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda).\n"
+        "opt: reads textual IR (front-end or GPU-stage), verifies it, runs the passes named\n"
+        "(none: no pass) and prints the result, or with --emit=llvm|ptx the LLVM IR or PTX of its\n"
+        "kernels (GPU-stage IR whose GPU passes have run). --list-passes says what each does. The\n"
+        "passes: ",
+        NR_DEFAULT_AOT_ARCHS, option_info(OPT_NUM_WARPS)->range, option_info(OPT_NUM_WARPS)->def,
+        NR_DEFAULT_ARCH, option_info(OPT_NUM_STAGES)->range, option_info(OPT_NUM_STAGES)->def);
     StrBuf passes;
     sb_init(&passes);
     pass_list_names(&passes, 88, 0);
     fprintf(f, "%s.\n", sb_cstr(&passes));
     sb_free(&passes);
-    fprintf(f,
-            "Ahead of time: --emit=c writes DIR/NAME.h and DIR/NAME.c, the kernels compiled for each\n"
-            "--arch (default %s; cubins when ptxas is installed and not --no-ptxas, else PTX)\n"
-            "with one C launcher per kernel that needs only libcuda at run time (man nereid).\n",
-            NR_DEFAULT_AOT_ARCHS);
+    fprintf(
+        f,
+        "Ahead of time: --emit=c writes DIR/NAME.h and DIR/NAME.c, the kernels compiled for each\n"
+        "--arch (default %s; cubins when ptxas is installed and not --no-ptxas, else PTX)\n"
+        "with one C launcher per kernel that needs only libcuda at run time (man nereid).\n",
+        NR_DEFAULT_AOT_ARCHS);
 }
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -86,8 +95,8 @@ static int option_arg(OptionId id, const char *v, int *out) {
     long n = strtol(v, &end, 10);
     if (*end || end == v || !option_valid(id, n)) {
         char msg[160];
-        snprintf(msg, sizeof msg, "--%s must be %s, got '%s'", id == OPT_NUM_WARPS ? "num-warps" : "num-stages",
-                 o->range, v);
+        snprintf(msg, sizeof msg, "--%s must be %s, got '%s'",
+                 id == OPT_NUM_WARPS ? "num-warps" : "num-stages", o->range, v);
         return usage_error("%s", msg);
     }
     *out = (int)n;
@@ -103,13 +112,13 @@ typedef struct CliArgs {
     NrCompileOptions o;
     GpuEmit gpu;
     const char *arch, *divisible, *one, *llvm_passes, *libdevice;
-    bool libdevice_set;          /* --libdevice given (libdevice NULL: none) */
+    bool libdevice_set; /* --libdevice given (libdevice NULL: none) */
     bool time, no_align, strict_ptxas;
-    bool aot, no_ptxas;          /* --emit=c */
-    const char *archs[8];        /* --arch=A,B,... (--emit=c) */
+    bool aot, no_ptxas;   /* --emit=c */
+    const char *archs[8]; /* --arch=A,B,... (--emit=c) */
     int narchs;
     char arch_list[256], arch_text[256]; /* split in place; as given */
-    char command[4096];          /* the command line as given, for --emit=c's comments */
+    char command[4096];                  /* the command line as given, for --emit=c's comments */
 } CliArgs;
 
 static int parse_emit(CliArgs *a, const char *v) {
@@ -121,11 +130,14 @@ static int parse_emit(CliArgs *a, const char *v) {
         a->aot = true;
         a->o.stop_after = NR_STAGE_IR_OPT;
         a->o.emit = false;
-    } else if (!strcmp(v, "gpu-ir") || !strcmp(v, "llvm") || !strcmp(v, "ptx") || !strcmp(v, "cubin")) {
+    } else if (!strcmp(v, "gpu-ir") || !strcmp(v, "llvm") || !strcmp(v, "ptx") ||
+               !strcmp(v, "cubin")) {
         a->gpu = v[0] == 'g' ? GPU_IR : v[0] == 'l' ? GPU_LLVM : v[0] == 'p' ? GPU_PTX : GPU_CUBIN;
         a->o.stop_after = NR_STAGE_IR_OPT;
         a->o.emit = false;
-    } else return usage_error("unknown --emit value '%s' (ast, ir, ir-opt, gpu-ir, llvm, ptx, cubin, c)", v);
+    } else
+        return usage_error(
+            "unknown --emit value '%s' (ast, ir, ir-opt, gpu-ir, llvm, ptx, cubin, c)", v);
     return 0;
 }
 
@@ -186,16 +198,14 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
             a->libdevice = strcmp(s + 12, "none") ? s + 12 : NULL;
             if (a->libdevice && access(a->libdevice, R_OK))
                 return usage_error("--libdevice: cannot read '%s'", a->libdevice);
-        }
-        else if (!strncmp(s, "--arch=", 7) || !strcmp(s, "--arch")) {
+        } else if (!strncmp(s, "--arch=", 7) || !strcmp(s, "--arch")) {
             const char *v = s[6] == '=' ? s + 7 : next;
             if (!v) return usage_error("%s needs a value", s);
             rc = parse_arch_list(a, v);
             if (rc) return rc;
             a->arch = a->archs[0];
             if (s[6] != '=') i++;
-        }
-        else if (!strncmp(s, "--num-warps=", 12)) {
+        } else if (!strncmp(s, "--num-warps=", 12)) {
             rc = option_arg(OPT_NUM_WARPS, s + 12, &a->o.num_warps);
         } else if (!strncmp(s, "--num-stages=", 13)) {
             rc = option_arg(OPT_NUM_STAGES, s + 13, &a->o.num_stages);
@@ -205,11 +215,14 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
         if (rc) return rc;
     }
     if (!a->file) return usage_error("no input file%s", "");
-    if (a->out && !a->o.emit && !a->gpu && !a->aot) a->o.emit = true; /* -o alone writes the optimised IR */
+    if (a->out && !a->o.emit && !a->gpu && !a->aot)
+        a->o.emit = true; /* -o alone writes the optimised IR */
     if (a->gpu == GPU_CUBIN && !a->out) return usage_error("--emit=cubin needs -o FILE%s", "");
-    if (a->aot && (!a->out || !strcmp(a->out, "-"))) return usage_error("--emit=c needs -o DIR/NAME (writes NAME.h and NAME.c)%s", "");
+    if (a->aot && (!a->out || !strcmp(a->out, "-")))
+        return usage_error("--emit=c needs -o DIR/NAME (writes NAME.h and NAME.c)%s", "");
     if (a->aot && !a->narchs) parse_arch_list(a, NR_DEFAULT_AOT_ARCHS);
-    if (!a->aot && a->narchs > 1) return usage_error("several architectures ('%s') need --emit=c", a->arch_text);
+    if (!a->aot && a->narchs > 1)
+        return usage_error("several architectures ('%s') need --emit=c", a->arch_text);
     if (!a->arch) a->arch = NR_DEFAULT_ARCH;
     a->o.defines = a->defines;
     a->o.ndefines = a->ndefines;
@@ -249,7 +262,8 @@ static void fill_spec(const CliArgs *a, IrFunc *f, uint8_t *facts) {
         IrType t = ir_type(f, body->args[i]);
         const char *name = f->param_names[i];
         facts[i] = SPEC_NONE;
-        if ((t.dt == DT_PTR || t.dt == DT_TDESC) && !a->no_align) facts[i] = SPEC_DIV16; /* descriptors: TMA-ready */
+        if ((t.dt == DT_PTR || t.dt == DT_TDESC) && !a->no_align)
+            facts[i] = SPEC_DIV16; /* descriptors: TMA-ready */
         if (dt_is_int(t.dt) && in_list(a->divisible, name)) facts[i] = SPEC_DIV16;
         if (dt_is_int(t.dt) && in_list(a->one, name)) facts[i] = SPEC_ONE;
     }
@@ -267,7 +281,8 @@ static int run_ptxas(const char *arch, StrBuf *ptx, const char *out, bool strict
         return 1;
     }
     close(fd);
-    const char *ptxas = access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : "ptxas";
+    const char *ptxas =
+        access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : "ptxas";
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "'%s' -v -arch=%s -o '%s' '%s' 2>&1", ptxas, arch, out, tmpl);
     FILE *p = popen(cmd, "r");
@@ -307,7 +322,9 @@ static int merge_ptx_modules(StrBuf *parts, int n, StrBuf *dump) {
     StrBuf err;
     sb_init(&err);
     bool ok = ptx_merge(pp, n, dump, &err);
-    if (!ok) fprintf(stderr, "nereid: internal error: cannot merge the kernels' PTX: %s\n", sb_cstr(&err));
+    if (!ok)
+        fprintf(stderr, "nereid: internal error: cannot merge the kernels' PTX: %s\n",
+                sb_cstr(&err));
     sb_free(&err);
     free(pp);
     return ok ? 0 : 1;
@@ -322,7 +339,8 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
         return 1;
     }
     StrBuf *ptx = calloc((size_t)(nk ? nk : 1), sizeof *ptx);
-    IrModule **irs = calloc((size_t)(nk ? nk : 1), sizeof *irs); /* --emit=gpu-ir: printed as one module */
+    IrModule **irs =
+        calloc((size_t)(nk ? nk : 1), sizeof *irs); /* --emit=gpu-ir: printed as one module */
     if (!ptx || !irs) {
         free(ptx), free(irs);
         return 1;
@@ -339,13 +357,21 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
         fill_spec(a, f, facts);
         GpuSpec spec = {(int)f->regions[f->body].nargs, facts};
         char ldbuf[4096];
-        GpuTarget t = {a->arch, prog->num_warps, prog->num_stages, a->llvm_passes,
-                       a->libdevice_set ? a->libdevice : gpu_libdevice_find(ldbuf, sizeof ldbuf), NULL, 0};
+        GpuTarget t = {a->arch,
+                       prog->num_warps,
+                       prog->num_stages,
+                       a->llvm_passes,
+                       a->libdevice_set ? a->libdevice : gpu_libdevice_find(ldbuf, sizeof ldbuf),
+                       NULL,
+                       0};
         GpuResult r;
         StrBuf llvm;
         sb_init(&llvm);
-        GpuDump what = a->gpu == GPU_IR ? GPU_DUMP_FINAL : a->o.print_after_all ? GPU_DUMP_ALL : GPU_DUMP_NONE;
-        bool ok = gpu_compile_kernel(f, &spec, &t, what, dump, a->gpu == GPU_LLVM ? &llvm : NULL, &r, diag);
+        GpuDump what = a->gpu == GPU_IR       ? GPU_DUMP_FINAL
+                       : a->o.print_after_all ? GPU_DUMP_ALL
+                                              : GPU_DUMP_NONE;
+        bool ok = gpu_compile_kernel(f, &spec, &t, what, dump, a->gpu == GPU_LLVM ? &llvm : NULL,
+                                     &r, diag);
         if (!ok) {
             sb_free(&llvm);
             rc = 1;
@@ -370,15 +396,17 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
 
 /* --emit=c: the ahead-of-time C files (aot_c.h). */
 static int aot_stage(CliArgs *a, NrProgram *prog, Diag *diag) {
-    AotOptions o = {a->archs, a->narchs, a->out, a->file, a->command, prog->num_warps, prog->num_stages,
-                    a->one, a->divisible, a->no_ptxas};
+    AotOptions o = {a->archs,        a->narchs,        a->out, a->file,      a->command,
+                    prog->num_warps, prog->num_stages, a->one, a->divisible, a->no_ptxas};
     return aot_emit_c(prog->ir, &o, diag);
 }
 
 static void print_times(const NrProgram *p, const double *gpu, double total) {
-    fprintf(stderr, "nereid: time (ms): parse+stdlib %.2f, sema %.2f, passes %.2f", p->times_ms[0], p->times_ms[1], p->times_ms[2]);
+    fprintf(stderr, "nereid: time (ms): parse+stdlib %.2f, sema %.2f, passes %.2f", p->times_ms[0],
+            p->times_ms[1], p->times_ms[2]);
     if (gpu[0] + gpu[1] + gpu[2] + gpu[3] > 0)
-        fprintf(stderr, ", gpu passes %.2f, llvm ir %.2f, llvm opt %.2f, ptx %.2f", gpu[0], gpu[1], gpu[2], gpu[3]);
+        fprintf(stderr, ", gpu passes %.2f, llvm ir %.2f, llvm opt %.2f, ptx %.2f", gpu[0], gpu[1],
+                gpu[2], gpu[3]);
     fprintf(stderr, "; total %.2f\n", total);
 }
 
@@ -407,8 +435,10 @@ static int cmd_compile(int argc, char **argv) {
     fputs(sb_cstr(&diag.out), stderr);
     if (ok) {
         if (a.time) print_times(&prog, gpu_ms, clock_now_ms() - t0);
-        if (!rc && !a.aot && a.gpu != GPU_CUBIN && (a.o.emit || a.o.print_after_all || a.gpu)) rc = write_output(a.out, &dump);
-        if (!rc && a.gpu == GPU_CUBIN && a.o.print_after_all) rc = write_output(NULL, &dump); /* -o holds the cubin */
+        if (!rc && !a.aot && a.gpu != GPU_CUBIN && (a.o.emit || a.o.print_after_all || a.gpu))
+            rc = write_output(a.out, &dump);
+        if (!rc && a.gpu == GPU_CUBIN && a.o.print_after_all)
+            rc = write_output(NULL, &dump); /* -o holds the cubin */
         /* a failed GPU compile still shows the dumps that led to it */
         if (rc && a.gpu && a.o.print_after_all) write_output(NULL, &dump);
         driver_program_free(&prog);
@@ -429,7 +459,8 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "--version")) {
         unsigned major, minor, patch;
         llvm_gen_version(&major, &minor, &patch);
-        printf("nereid %s (LLVM %u.%u.%u, build %s)\n", NEREID_VERSION, major, minor, patch, driver_build_id);
+        printf("nereid %s (LLVM %u.%u.%u, build %s)\n", NEREID_VERSION, major, minor, patch,
+               driver_build_id);
         return 0;
     }
     if (!strcmp(cmd, "compile")) return cmd_compile(argc, argv);

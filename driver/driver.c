@@ -24,7 +24,9 @@ static bool verify(IrModule *m, Diag *diag, const char *after) {
     StrBuf err;
     sb_init(&err);
     bool ok = ir_verify_module(m, &err);
-    if (!ok) diag_error(diag, (Loc){0}, "internal error: invalid IR after %s:\n%s", after, sb_cstr(&err));
+    if (!ok)
+        diag_error(diag, (Loc){0}, "internal error: invalid IR after %s:\n%s", after,
+                   sb_cstr(&err));
     sb_free(&err);
     return ok;
 }
@@ -33,10 +35,12 @@ static bool verify(IrModule *m, Diag *diag, const char *after) {
  * their names go to *skip, for sema to leave them out. */
 static bool read_tuned(const NrCompileOptions *o, Diag *diag, NrProgram *out, const char ***skip) {
     const Module *ast = out->ast;
-    IrModule *sigs = ir_module_new(out->arena); /* the signatures: kept out of the IR that is lowered */
+    IrModule *sigs =
+        ir_module_new(out->arena); /* the signatures: kept out of the IR that is lowered */
     for (int i = 0; i < ast->nfuncs; i++) {
         const Func *fn = ast->funcs[i];
-        if (!sema_is_kernel(fn) || !tune_func_is_tuned(fn) || (o->only_kernel && strcmp(o->only_kernel, fn->name)))
+        if (!sema_is_kernel(fn) || !tune_func_is_tuned(fn) ||
+            (o->only_kernel && strcmp(o->only_kernel, fn->name)))
             continue;
         NrTunedKernel t = {fn, NULL, NULL};
         if (!tune_read(out->arena, diag, ast, fn, &t.desc)) return false;
@@ -50,7 +54,8 @@ static bool read_tuned(const NrCompileOptions *o, Diag *diag, NrProgram *out, co
 }
 
 /* sema, the verifier and the passes on a parsed program: into out->ir */
-static bool lower(const NrCompileOptions *o, const SemaOptions *so, Diag *diag, StrBuf *dump, NrProgram *out) {
+static bool lower(const NrCompileOptions *o, const SemaOptions *so, Diag *diag, StrBuf *dump,
+                  NrProgram *out) {
     double t0 = clock_now_ms();
     if (!sema_lower(out->arena, diag, out->ast, out->std, so, out->ir)) return false;
     out->times_ms[1] = clock_now_ms() - t0;
@@ -67,7 +72,8 @@ static bool lower(const NrCompileOptions *o, const SemaOptions *so, Diag *diag, 
     return true;
 }
 
-bool driver_compile(const Source *src, const NrCompileOptions *o, Diag *diag, StrBuf *dump, NrProgram *out) {
+bool driver_compile(const Source *src, const NrCompileOptions *o, Diag *diag, StrBuf *dump,
+                    NrProgram *out) {
     memset(out, 0, sizeof *out);
     Arena *arena = arena_new();
     out->arena = arena;
@@ -96,8 +102,9 @@ fail:
     return false;
 }
 
-bool driver_compile_variant(const NrProgram *base, const char *kernel, const SemaDefine *defines, int ndefines,
-                        int num_warps, int num_stages, Diag *diag, NrProgram *out) {
+bool driver_compile_variant(const NrProgram *base, const char *kernel, const SemaDefine *defines,
+                            int ndefines, int num_warps, int num_stages, Diag *diag,
+                            NrProgram *out) {
     memset(out, 0, sizeof *out);
     out->arena = arena_new();
     out->ast = base->ast;
@@ -105,7 +112,10 @@ bool driver_compile_variant(const NrProgram *base, const char *kernel, const Sem
     out->ir = ir_module_new(out->arena);
     out->num_warps = option_or_default(OPT_NUM_WARPS, num_warps);
     out->num_stages = option_or_default(OPT_NUM_STAGES, num_stages);
-    NrCompileOptions o = {.defines = defines, .ndefines = ndefines, .only_kernel = kernel, .stop_after = NR_STAGE_IR_OPT};
+    NrCompileOptions o = {.defines = defines,
+                          .ndefines = ndefines,
+                          .only_kernel = kernel,
+                          .stop_after = NR_STAGE_IR_OPT};
     SemaOptions so = {defines, ndefines, kernel, NULL, 0};
     if (lower(&o, &so, diag, NULL, out)) return true;
     driver_program_free(out);

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "compiler/passes/passes.h"
 #include "compiler/gpu/gpu_passes.h"
+#include "compiler/passes/passes.h"
 #include "compiler/support/options.h"
 #include "compiler/target/tma.h"
 
@@ -53,7 +53,9 @@ static bool after(Run *r, const char *pass) {
     StrBuf err;
     sb_init(&err);
     r->ok = ir_verify_module(r->m, &err);
-    if (!r->ok) diag_error(r->diag, (Loc){0}, "internal error: invalid IR after %s:\n%s", pass, sb_cstr(&err));
+    if (!r->ok)
+        diag_error(r->diag, (Loc){0}, "internal error: invalid IR after %s:\n%s", pass,
+                   sb_cstr(&err));
     sb_free(&err);
     return r->ok;
 }
@@ -78,13 +80,14 @@ static ParamFact *param_facts(IrFunc *f, const GpuSpec *spec) {
     ParamFact *pf = arena_alloc(f->mod->arena, sizeof(ParamFact) * (body->nargs + 1));
     for (uint32_t i = 0; i < body->nargs; i++) {
         pf[i].divisibility = 1;
-        if (spec && (int)i < spec->nparams && spec->facts[i] == SPEC_DIV16) pf[i].divisibility = 16, pf[i].nonzero = true;
+        if (spec && (int)i < spec->nparams && spec->facts[i] == SPEC_DIV16)
+            pf[i].divisibility = 16, pf[i].nonzero = true;
     }
     return pf;
 }
 
-bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, GpuDump what, StrBuf *dump,
-                        StrBuf *llvm_ir, GpuResult *out, Diag *diag) {
+bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, GpuDump what,
+                        StrBuf *dump, StrBuf *llvm_ir, GpuResult *out, Diag *diag) {
     memset(out, 0, sizeof *out);
     sb_init(&out->ptx);
     double t0 = clock_now_ms();

@@ -26,7 +26,7 @@ typedef enum { GPU_DUMP_NONE, GPU_DUMP_ALL, GPU_DUMP_FINAL } GpuDump;
 /* dump (may be NULL) receives what `what` says, and llvm_ir (may be NULL) the optimised
  * LLVM IR. ptx/shared_bytes (and ir) go to out (init'ed by the call; free out->ptx with
  * sb_free). */
-bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, GpuDump what, StrBuf *dump,
-                        StrBuf *llvm_ir, GpuResult *out, Diag *diag);
+bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, GpuDump what,
+                        StrBuf *dump, StrBuf *llvm_ir, GpuResult *out, Diag *diag);
 
 #endif

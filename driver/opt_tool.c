@@ -47,7 +47,7 @@ typedef struct OptArgs {
     const char *file; /* NULL or "-": stdin */
     const char *passes;
     bool print_after_all, verify_only, axis_info, list_passes;
-    int emit; /* EMIT_IR, EMIT_LLVM, EMIT_PTX */
+    int emit;              /* EMIT_IR, EMIT_LLVM, EMIT_PTX */
     const char *libdevice; /* --libdevice=FILE (NULL: none) */
     bool libdevice_set;
     int64_t param_div;
@@ -59,11 +59,16 @@ static int usage(const char *msg, const char *arg) {
     StrBuf passes;
     sb_init(&passes);
     pass_list_names(&passes, 100, 11);
-    fprintf(stderr, "usage: nereid opt [FILE.nrir | -] [--passes=none|PASS,...] [--print-after-all] [--verify-only]\n"
-                    "                  [--print-axis-info] [--param-divisibility=N] [--arch=sm_80|sm_90|sm_90a]\n"
-                    "                  [--num-warps=N] [--num-stages=N] [--emit=ir|llvm|ptx] [--libdevice=FILE|none]\n"
-                    "                  [--list-passes]\n"
-                    "passes:    %s\n", sb_cstr(&passes));
+    fprintf(stderr,
+            "usage: nereid opt [FILE.nrir | -] [--passes=none|PASS,...] [--print-after-all] "
+            "[--verify-only]\n"
+            "                  [--print-axis-info] [--param-divisibility=N] "
+            "[--arch=sm_80|sm_90|sm_90a]\n"
+            "                  [--num-warps=N] [--num-stages=N] [--emit=ir|llvm|ptx] "
+            "[--libdevice=FILE|none]\n"
+            "                  [--list-passes]\n"
+            "passes:    %s\n",
+            sb_cstr(&passes));
     sb_free(&passes);
     return 2;
 }
@@ -84,7 +89,8 @@ static int option_arg(OptionId id, const char *flag, const char *v, int *out) {
 
 /* --list-passes: each pass's name and what it does */
 static int list_passes(void) {
-    for (int i = 0; i < pass_count(); i++) printf("%-24s %s\n", pass_at(i)->name, pass_at(i)->summary);
+    for (int i = 0; i < pass_count(); i++)
+        printf("%-24s %s\n", pass_at(i)->name, pass_at(i)->summary);
     return 0;
 }
 
@@ -95,14 +101,10 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
     a->param_div = 1;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        if (!strncmp(s, "--passes=", 9))
-            a->passes = s + 9;
-        else if (!strcmp(s, "--print-after-all"))
-            a->print_after_all = true;
-        else if (!strcmp(s, "--verify-only"))
-            a->verify_only = true;
-        else if (!strcmp(s, "--print-axis-info"))
-            a->axis_info = true;
+        if (!strncmp(s, "--passes=", 9)) a->passes = s + 9;
+        else if (!strcmp(s, "--print-after-all")) a->print_after_all = true;
+        else if (!strcmp(s, "--verify-only")) a->verify_only = true;
+        else if (!strcmp(s, "--print-axis-info")) a->axis_info = true;
         else if (!strncmp(s, "--arch=", 7)) {
             a->arch = ir_gpu_arch_from_name(s + 7, strlen(s + 7));
             if (!a->arch) return usage("--arch takes sm_80, sm_90 or sm_90a, got ", s + 7);
@@ -114,12 +116,16 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
             if (rc) return rc;
         } else if (!strncmp(s, "--emit=", 7)) {
             const char *v = s + 7;
-            a->emit = !strcmp(v, "ir") ? EMIT_IR : !strcmp(v, "llvm") ? EMIT_LLVM : !strcmp(v, "ptx") ? EMIT_PTX : -1;
+            a->emit = !strcmp(v, "ir")     ? EMIT_IR
+                      : !strcmp(v, "llvm") ? EMIT_LLVM
+                      : !strcmp(v, "ptx")  ? EMIT_PTX
+                                           : -1;
             if (a->emit < 0) return usage("--emit takes ir, llvm or ptx, got ", v);
         } else if (!strncmp(s, "--libdevice=", 12)) {
             a->libdevice_set = true;
             a->libdevice = strcmp(s + 12, "none") ? s + 12 : NULL;
-            if (a->libdevice && access(a->libdevice, R_OK)) return usage("--libdevice: cannot read ", a->libdevice);
+            if (a->libdevice && access(a->libdevice, R_OK))
+                return usage("--libdevice: cannot read ", a->libdevice);
         } else if (!strcmp(s, "--list-passes")) {
             a->list_passes = true;
         } else if (!strncmp(s, "--param-divisibility=", 21)) {
@@ -127,13 +133,9 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
             a->param_div = strtoll(s + 21, &end, 10);
             if (*end || a->param_div < 1 || (a->param_div & (a->param_div - 1)))
                 return usage("--param-divisibility takes a power of two, got ", s + 21);
-        }
-        else if (s[0] == '-' && s[1])
-            return usage("unknown option ", s);
-        else if (a->file)
-            return usage("more than one input file: ", s);
-        else
-            a->file = s;
+        } else if (s[0] == '-' && s[1]) return usage("unknown option ", s);
+        else if (a->file) return usage("more than one input file: ", s);
+        else a->file = s;
     }
     char bad[64];
     if (!pass_list_valid(a->passes, bad, sizeof bad)) return usage("unknown pass: ", bad);
@@ -142,8 +144,12 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
 
 /* Runs the passes (driver/pass_registry.h) with the target from the options or the file. */
 static bool run_passes(const OptArgs *a, IrModule *m, Diag *diag, StrBuf *dump) {
-    GpuOptions go = {a->arch ? a->arch : m->gpu.arch ? m->gpu.arch : ir_gpu_arch_from_name(NR_DEFAULT_ARCH, 6),
-                     a->num_warps ? a->num_warps : m->gpu.num_warps ? m->gpu.num_warps : option_info(OPT_NUM_WARPS)->def,
+    GpuOptions go = {a->arch       ? a->arch
+                     : m->gpu.arch ? m->gpu.arch
+                                   : ir_gpu_arch_from_name(NR_DEFAULT_ARCH, 6),
+                     a->num_warps       ? a->num_warps
+                     : m->gpu.num_warps ? m->gpu.num_warps
+                                        : option_info(OPT_NUM_WARPS)->def,
                      option_or_default(OPT_NUM_STAGES, a->num_stages), (int)a->param_div};
     return pass_run_list(m, a->passes, &go, diag, a->print_after_all ? dump : NULL);
 }
@@ -153,7 +159,9 @@ static bool run_passes(const OptArgs *a, IrModule *m, Diag *diag, StrBuf *dump) 
 static bool param_uses_tma(const IrFunc *f, ValId param) {
     for (uint32_t i = 1; i < f->nops; i++) {
         const IrOp *op = &f->ops[i];
-        if ((op->code == OP_TMA_LOAD || op->code == OP_TMA_STORE) && op->nopnds && op->operands[0] == param) return true;
+        if ((op->code == OP_TMA_LOAD || op->code == OP_TMA_STORE) && op->nopnds &&
+            op->operands[0] == param)
+            return true;
     }
     return false;
 }
@@ -164,17 +172,24 @@ static bool emit_kernel(IrFunc *f, const OptToolEmit *e, Arena *arena, Diag *dia
     IrRegion *body = &f->regions[f->body];
     bool *tma = arena_alloc(arena, body->nargs + 1);
     for (uint32_t p = 0; p < body->nargs; p++) tma[p] = param_uses_tma(f, body->args[p]);
-    GpuTarget t = {ir_gpu_arch_name(m->gpu.arch), m->gpu.num_warps, option_or_default(OPT_NUM_STAGES, e->num_stages),
-                   NULL, e->libdevice, tma, body->nargs};
+    GpuTarget t = {ir_gpu_arch_name(m->gpu.arch),
+                   m->gpu.num_warps,
+                   option_or_default(OPT_NUM_STAGES, e->num_stages),
+                   NULL,
+                   e->libdevice,
+                   tma,
+                   body->nargs};
     ParamFact *pf = axis_info_param_facts(f, e->param_div, arena);
-    return llvm_gen_kernel(f, axis_info_analyze(f, pf, arena), &t, e->llvm ? code : NULL, e->llvm ? NULL : code, diag,
-                           NULL);
+    return llvm_gen_kernel(f, axis_info_analyze(f, pf, arena), &t, e->llvm ? code : NULL,
+                           e->llvm ? NULL : code, diag, NULL);
 }
 
 bool opt_tool_emit_code(IrModule *m, const OptToolEmit *e, Arena *arena, Diag *diag, StrBuf *out) {
     if (!m->gpu.arch || !m->gpu.num_warps) {
-        diag_error(diag, (Loc){0}, "--emit=%s needs GPU-stage IR (a gpu<...> header, layouts, shared memory "
-                   "placed): run the GPU passes first", e->llvm ? "llvm" : "ptx");
+        diag_error(diag, (Loc){0},
+                   "--emit=%s needs GPU-stage IR (a gpu<...> header, layouts, shared memory "
+                   "placed): run the GPU passes first",
+                   e->llvm ? "llvm" : "ptx");
         return false;
     }
     PtxPart *parts = arena_alloc(arena, sizeof *parts * (m->nfuncs + 1));
@@ -185,7 +200,9 @@ bool opt_tool_emit_code(IrModule *m, const OptToolEmit *e, Arena *arena, Diag *d
         StrBuf code;
         sb_init(&code);
         ok = emit_kernel(m->funcs[i], e, arena, diag, &code);
-        if (ok) parts[nparts++] = (PtxPart){arena_strndup(arena, sb_cstr(&code), code.len), code.len, NULL};
+        if (ok)
+            parts[nparts++] =
+                (PtxPart){arena_strndup(arena, sb_cstr(&code), code.len), code.len, NULL};
         sb_free(&code);
     }
     if (!ok) return false;
@@ -196,7 +213,9 @@ bool opt_tool_emit_code(IrModule *m, const OptToolEmit *e, Arena *arena, Diag *d
     StrBuf err; /* several kernels: one PTX module, as `nereid compile --emit=ptx` writes it */
     sb_init(&err);
     ok = ptx_merge(parts, nparts, out, &err);
-    if (!ok) diag_error(diag, (Loc){0}, "internal error: cannot merge the kernels' PTX: %s", sb_cstr(&err));
+    if (!ok)
+        diag_error(diag, (Loc){0}, "internal error: cannot merge the kernels' PTX: %s",
+                   sb_cstr(&err));
     sb_free(&err);
     return ok;
 }
@@ -206,7 +225,7 @@ bool opt_tool_emit_code(IrModule *m, const OptToolEmit *e, Arena *arena, Diag *d
 static bool emit_code(const OptArgs *a, IrModule *m, Arena *arena, Diag *diag, StrBuf *out) {
     char found[4096];
     OptToolEmit e = {a->emit == EMIT_LLVM, a->num_stages, a->param_div,
-                 a->libdevice_set ? a->libdevice : gpu_libdevice_find(found, sizeof found)};
+                     a->libdevice_set ? a->libdevice : gpu_libdevice_find(found, sizeof found)};
     return opt_tool_emit_code(m, &e, arena, diag, out);
 }
 
@@ -216,12 +235,14 @@ static int header_agrees(const OptArgs *a, const IrModule *m) {
     if (a->emit == EMIT_IR || !m->gpu.arch) return 0;
     char msg[160];
     if (a->arch && a->arch != m->gpu.arch) {
-        snprintf(msg, sizeof msg, "--emit compiles for the gpu<> header's arch, %s, and --arch names ",
+        snprintf(msg, sizeof msg,
+                 "--emit compiles for the gpu<> header's arch, %s, and --arch names ",
                  ir_gpu_arch_name(m->gpu.arch));
         return usage(msg, ir_gpu_arch_name(a->arch));
     }
     if (a->num_warps && a->num_warps != m->gpu.num_warps) {
-        snprintf(msg, sizeof msg, "--emit compiles for the gpu<> header's num_warps, %d, and --num-warps gives ",
+        snprintf(msg, sizeof msg,
+                 "--emit compiles for the gpu<> header's num_warps, %d, and --num-warps gives ",
                  m->gpu.num_warps);
         char n[16];
         snprintf(n, sizeof n, "%d", a->num_warps);
@@ -271,7 +292,8 @@ int opt_tool_main(int argc, char **argv) {
     size_t len = 0;
     char *text = from_stdin ? file_read_stream(stdin, &len) : file_read(a.file, &len);
     if (!text) {
-        fprintf(stderr, "nereid opt: cannot read %s: %s\n", from_stdin ? "stdin" : a.file, strerror(errno));
+        fprintf(stderr, "nereid opt: cannot read %s: %s\n", from_stdin ? "stdin" : a.file,
+                strerror(errno));
         return 1;
     }
     Source src = {from_stdin ? "<stdin>" : a.file, text, len};

@@ -12,7 +12,9 @@ static bool run_canonicalize(IrModule *m, Diag *d) { return (void)d, pass_canoni
 static bool run_combine_dot(IrModule *m, Diag *d) { return (void)d, pass_combine_dot(m), true; }
 static bool run_cse(IrModule *m, Diag *d) { return (void)d, pass_cse(m), true; }
 static bool run_dce(IrModule *m, Diag *d) { return (void)d, pass_dce(m), true; }
-static bool run_expand_desc(IrModule *m, Diag *d) { return (void)d, pass_expand_descriptors(m), true; }
+static bool run_expand_desc(IrModule *m, Diag *d) {
+    return (void)d, pass_expand_descriptors(m), true;
+}
 
 /* the GPU passes that read the alignment facts compute them here: every pointer and
  * integer parameter divisible by the options' param_div */
@@ -28,19 +30,26 @@ static void run_alloc(IrFunc *f, const GpuOptions *o) { (void)o, gpu_alloc_share
 static void run_barriers(IrFunc *f, const GpuOptions *o) { (void)o, gpu_insert_barriers(f); }
 
 static const PassInfo registry[] = {
-    {"inline", "inline every call, then drop the functions that are not kernels", run_inline, NULL, false},
-    {"canonicalize", "fold constants, apply identities, drop constant branches", run_canonicalize, NULL, false},
+    {"inline", "inline every call, then drop the functions that are not kernels", run_inline, NULL,
+     false},
+    {"canonicalize", "fold constants, apply identities, drop constant branches", run_canonicalize,
+     NULL, false},
     {"combine-dot", "add(x, dot(a, b, 0)) -> dot(a, b, x)", run_combine_dot, NULL, false},
     {"cse", "scoped common-subexpression elimination of pure ops", run_cse, NULL, false},
     {"dce", "remove unused pure ops, loads and loop results", run_dce, NULL, false},
-    {"expand-descriptors", "tensor-descriptor loads and stores -> pointer blocks and masks", run_expand_desc, NULL,
-     false},
-    {"gpu-assign-layouts", "give every block a layout (coalescing, tensor-core layouts)", NULL, run_assign, false},
-    {"gpu-lower-dot-operands", "put each dot's operands where its lowering reads them", NULL, run_lower, true},
-    {"gpu-pipeline", "cp.async and TMA rings for loads that feed dots in loops", NULL, run_pipeline, true},
-    {"gpu-lower-tma", "the remaining TMA descriptor accesses: one copy at a time", NULL, run_lower_tma, true},
+    {"expand-descriptors", "tensor-descriptor loads and stores -> pointer blocks and masks",
+     run_expand_desc, NULL, false},
+    {"gpu-assign-layouts", "give every block a layout (coalescing, tensor-core layouts)", NULL,
+     run_assign, false},
+    {"gpu-lower-dot-operands", "put each dot's operands where its lowering reads them", NULL,
+     run_lower, true},
+    {"gpu-pipeline", "cp.async and TMA rings for loads that feed dots in loops", NULL, run_pipeline,
+     true},
+    {"gpu-lower-tma", "the remaining TMA descriptor accesses: one copy at a time", NULL,
+     run_lower_tma, true},
     {"gpu-alloc-shared", "place shared-memory buffers by their lifetimes", NULL, run_alloc, true},
-    {"gpu-insert-barriers", "barriers and proxy fences where shared-memory accesses race", NULL, run_barriers, true},
+    {"gpu-insert-barriers", "barriers and proxy fences where shared-memory accesses race", NULL,
+     run_barriers, true},
 };
 
 int pass_count(void) { return (int)(sizeof registry / sizeof registry[0]); }
@@ -49,7 +58,8 @@ const PassInfo *pass_at(int i) { return i >= 0 && i < pass_count() ? &registry[i
 
 const PassInfo *pass_find(const char *name, size_t len) {
     for (int i = 0; i < pass_count(); i++)
-        if (strlen(registry[i].name) == len && !memcmp(registry[i].name, name, len)) return &registry[i];
+        if (strlen(registry[i].name) == len && !memcmp(registry[i].name, name, len))
+            return &registry[i];
     return NULL;
 }
 
@@ -88,8 +98,8 @@ static bool verify(IrModule *m, Diag *d, const char *when, const char *pass) {
     bool ok = ir_verify_module(m, &err);
     if (!ok) {
         if (err.len && err.data[err.len - 1] == '\n') err.data[--err.len] = 0;
-        diag_error(d, (Loc){0}, "internal error: invalid IR %s%s%s:\n%s", when, pass ? pass : "", pass ? "'" : "",
-                   sb_cstr(&err));
+        diag_error(d, (Loc){0}, "internal error: invalid IR %s%s%s:\n%s", when, pass ? pass : "",
+                   pass ? "'" : "", sb_cstr(&err));
     }
     sb_free(&err);
     return ok;
@@ -100,11 +110,16 @@ static bool right_stage(const PassInfo *p, const IrModule *m, Diag *d) {
     bool gpu_ir = m->gpu.arch || m->gpu.num_warps;
     if (p->on_gpu_ir == gpu_ir) return true;
     if (p->on_gpu_ir)
-        diag_error(d, (Loc){0}, "pass '%s' needs GPU-stage IR (a gpu<...> header and layouts): run gpu-assign-layouts "
-                   "first", p->name);
+        diag_error(
+            d, (Loc){0},
+            "pass '%s' needs GPU-stage IR (a gpu<...> header and layouts): run gpu-assign-layouts "
+            "first",
+            p->name);
     else
-        diag_error(d, (Loc){0}, "pass '%s' takes IR without layouts, and this module has a gpu<...> header (its "
-                   "layouts are assigned already)", p->name);
+        diag_error(d, (Loc){0},
+                   "pass '%s' takes IR without layouts, and this module has a gpu<...> header (its "
+                   "layouts are assigned already)",
+                   p->name);
     return false;
 }
 

@@ -13,8 +13,8 @@
 
 typedef struct PassInfo {
     const char *name;
-    const char *summary;                         /* one line, for --list-passes */
-    bool (*run_ir)(IrModule *m, Diag *d);        /* an IR pass (false: a diagnostic in d) */
+    const char *summary;                             /* one line, for --list-passes */
+    bool (*run_ir)(IrModule *m, Diag *d);            /* an IR pass (false: a diagnostic in d) */
     void (*run_gpu)(IrFunc *f, const GpuOptions *o); /* a GPU pass, run on every function */
     bool on_gpu_ir; /* a GPU pass that needs GPU-stage IR (a gpu<> header, layouts); the
                        one that assigns the layouts takes IR without them */

@@ -9,7 +9,7 @@
 #include "compiler/support/support.h"
 
 typedef struct PtxPart {
-    const char *text;       /* a whole PTX module */
+    const char *text; /* a whole PTX module */
     size_t len;
     const char *entry_name; /* the name its .entry gets in the merged module; NULL: as it is */
 } PtxPart;

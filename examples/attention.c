@@ -48,10 +48,10 @@ typedef struct Strides {
 typedef struct Case {
     int B, H, T, D;
     int causal;
-    float p;            /* dropout probability; 0 compiles DROPOUT=False */
-    int bf16;           /* the element type: bf16, else fp16 */
-    int bthd;           /* every tensor stored (batch, seq, heads, dim), passed as a strided view */
-    float sm_scale;     /* 0: 1 / sqrt(D) */
+    float p;        /* dropout probability; 0 compiles DROPOUT=False */
+    int bf16;       /* the element type: bf16, else fp16 */
+    int bthd;       /* every tensor stored (batch, seq, heads, dim), passed as a strided view */
+    float sm_scale; /* 0: 1 / sqrt(D) */
     uint64_t seed;
     int fwd_bm, fwd_bn; /* BLOCK_M, BLOCK_N of each kernel; BLOCK_N % 64 == 0 with dropout */
     int kv_bm, kv_bn;
@@ -78,7 +78,8 @@ static const Case cases[] = {
  * h, 0, 0), half k = (col / 8) % 8 of it (the low or high 16 bits of word k / 2), kept
  * when >= t = floor(p * 65536 + 0.5). */
 static int keep_ref(uint64_t seed, long bh, long T, long row, long col, float p) {
-    uint32_t G = (uint32_t)((T + 63) / 64 * 8), g = (uint32_t)(col / 64 * 8 + col % 8), k = (uint32_t)(col / 8) % 8;
+    uint32_t G = (uint32_t)((T + 63) / 64 * 8), g = (uint32_t)(col / 64 * 8 + col % 8),
+             k = (uint32_t)(col / 8) % 8;
     uint32_t c[4] = {(uint32_t)row * G + g, (uint32_t)bh, 0, 0};
     philox_ref(seed, c);
     uint32_t half = k & 1 ? c[k / 2] >> 16 : c[k / 2] & 0xFFFFu;
@@ -87,9 +88,13 @@ static int keep_ref(uint64_t seed, long bh, long T, long row, long col, float p)
 
 /* philox.md's known answers (seed, offset -> word 0, its uniform), read off Triton 3.6 */
 static int check_philox(int quiet) {
-    static const struct { uint64_t seed; uint32_t offset, word; float u; } ka[] = {
-        {123, 0, 287538396u, 0.13389549f},      {0, 0, 1713891541u, 0.79809290f},
-        {1, 0, 3823634032u, 0.21948163f},       {512, 1048576, 1436211289u, 0.66878796f},
+    static const struct {
+        uint64_t seed;
+        uint32_t offset, word;
+        float u;
+    } ka[] = {
+        {123, 0, 287538396u, 0.13389549f},         {0, 0, 1713891541u, 0.79809290f},
+        {1, 0, 3823634032u, 0.21948163f},          {512, 1048576, 1436211289u, 0.66878796f},
         {2147483647, 0, 1474427545u, 0.68658376f},
     };
     int bad = 0;
@@ -97,12 +102,15 @@ static int check_philox(int quiet) {
         uint32_t c[4] = {ka[i].offset, 0, 0, 0};
         philox_ref(ka[i].seed, c);
         if (c[0] != ka[i].word || fabsf(philox_uniform(c[0]) - ka[i].u) > 1e-7f) {
-            printf("  Philox known answer %d: seed %llu offset %u gave %u (%.8f), want %u (%.8f)\n", i,
-                   (unsigned long long)ka[i].seed, ka[i].offset, c[0], philox_uniform(c[0]), ka[i].word, ka[i].u);
+            printf("  Philox known answer %d: seed %llu offset %u gave %u (%.8f), want %u (%.8f)\n",
+                   i, (unsigned long long)ka[i].seed, ka[i].offset, c[0], philox_uniform(c[0]),
+                   ka[i].word, ka[i].u);
             bad++;
         }
     }
-    if (!quiet) printf("C Philox against philox.md's %d known answers: %s\n", EX_COUNT(ka), bad ? "FAILED" : "ok");
+    if (!quiet)
+        printf("C Philox against philox.md's %d known answers: %s\n", EX_COUNT(ka),
+               bad ? "FAILED" : "ok");
     return bad == 0;
 }
 
@@ -122,21 +130,26 @@ typedef struct Head {
 
 /* Reference for one (batch, head) hd = b * H + h; outputs at offset hd * T * D (hd * T
  * for lse). */
-static void reference_head(const Case *c, Head in, long hd, double scale, double u, double *P, double *dS, Ref *r) {
+static void reference_head(const Case *c, Head in, long hd, double scale, double u, double *P,
+                           double *dS, Ref *r) {
     long T = c->T, D = c->D, off = hd * T * D;
     double zk = c->p > 0 ? 1.0 / (1.0 - (double)c->p) : 1.0;
-    double *eps = ex_xmalloc(sizeof(double) * (size_t)T), *dd = ex_xmalloc(sizeof(double) * (size_t)T);
+    double *eps = ex_xmalloc(sizeof(double) * (size_t)T),
+           *dd = ex_xmalloc(sizeof(double) * (size_t)T);
     double *delta = ex_xmalloc(sizeof(double) * (size_t)T);
     /* P and Z (folded into PZ below through keep) */
     unsigned char *keep = ex_xmalloc((size_t)(T * T));
     for (long i = 0; i < T; i++)
-        for (long j = 0; j < T; j++) keep[i * T + j] = c->p > 0 ? (unsigned char)keep_ref(c->seed, hd, T, i, j, c->p) : 1;
+        for (long j = 0; j < T; j++)
+            keep[i * T + j] = c->p > 0 ? (unsigned char)keep_ref(c->seed, hd, T, i, j, c->p) : 1;
     for (long i = 0; i < T; i++) {
         long lim = c->causal ? i + 1 : T;
         double m = -INFINITY, a = 0.0, l = 0.0;
         for (long j = 0; j < lim; j++) {
             double s = 0.0, sa = 0.0;
-            for (long d = 0; d < D; d++) s += (double)in.q[i * D + d] * in.k[j * D + d], sa += fabs((double)in.q[i * D + d] * in.k[j * D + d]);
+            for (long d = 0; d < D; d++)
+                s += (double)in.q[i * D + d] * in.k[j * D + d],
+                    sa += fabs((double)in.q[i * D + d] * in.k[j * D + d]);
             P[i * T + j] = s * scale;
             if (s * scale > m) m = s * scale;
             if (sa * scale > a) a = sa * scale;
@@ -171,18 +184,21 @@ static void reference_head(const Case *c, Head in, long hd, double scale, double
             double g = 0.0, b = 0.0;
             for (long j = 0; j < T; j++) {
                 g += dS[i * T + j] * in.k[j * D + d];
-                b += ((u + eps[i]) * fabs(dS[i * T + j]) + P[i * T + j] * dd[i]) * fabs((double)in.k[j * D + d]);
+                b += ((u + eps[i]) * fabs(dS[i * T + j]) + P[i * T + j] * dd[i]) *
+                     fabs((double)in.k[j * D + d]);
             }
             r->dq[off + i * D + d] = scale * g;
             r->tdq[off + i * D + d] = 2.0 * (u * fabs(scale * g) + scale * b) + 1e-6;
         }
     for (long j = 0; j < T; j++)
-        for (long d = 0; d < D; d++) { /* dk_j = scale * sum_i dS_ij q_i, dv_j = sum_i (P Z)_ij do_i */
+        for (long d = 0; d < D;
+             d++) { /* dk_j = scale * sum_i dS_ij q_i, dv_j = sum_i (P Z)_ij do_i */
             double gk = 0.0, bk = 0.0, gv = 0.0, bv = 0.0;
             for (long i = 0; i < T; i++) {
                 double pz = keep[i * T + j] ? P[i * T + j] * zk : 0.0;
                 gk += dS[i * T + j] * in.q[i * D + d];
-                bk += ((u + eps[i]) * fabs(dS[i * T + j]) + P[i * T + j] * dd[i]) * fabs((double)in.q[i * D + d]);
+                bk += ((u + eps[i]) * fabs(dS[i * T + j]) + P[i * T + j] * dd[i]) *
+                      fabs((double)in.q[i * D + d]);
                 gv += pz * in.dout[i * D + d];
                 bv += eps[i] * pz * fabs((double)in.dout[i * D + d]);
             }
@@ -207,7 +223,8 @@ static Strides layout(const Case *c) {
 
 /* A tensor of the case: random values in [lo, hi) rounded to the type, stored with the
  * case's strides (host bits) and (b, h, t, d) contiguous as floats (for the reference). */
-static void make_input(const Case *c, ex_rng *rng, float lo, float hi, uint16_t *bits, float *vals) {
+static void make_input(const Case *c, ex_rng *rng, float lo, float hi, uint16_t *bits,
+                       float *vals) {
     Strides s = layout(c);
     for (long b = 0; b < c->B; b++)
         for (long h = 0; h < c->H; h++)
@@ -221,8 +238,8 @@ static void make_input(const Case *c, ex_rng *rng, float lo, float hi, uint16_t 
 
 /* The worst |got - want| / tol over a tensor stored with the case's strides (bits) or
  * contiguous fp32 (f32, lse); prints the worst element when one is over. */
-static double check(const Case *c, const char *what, const uint16_t *bits, const float *f32, const double *want,
-                    const double *tol, int *ok) {
+static double check(const Case *c, const char *what, const uint16_t *bits, const float *f32,
+                    const double *want, const double *tol, int *ok) {
     Strides s = layout(c);
     long n = f32 ? (long)c->B * c->H * c->T : (long)c->B * c->H * c->T * c->D, worst = 0;
     double worst_ratio = 0.0, worst_got = 0.0;
@@ -231,15 +248,16 @@ static double check(const Case *c, const char *what, const uint16_t *bits, const
         if (f32) {
             got = f32[i];
         } else {
-            long d = i % c->D, t = i / c->D % c->T, h = i / c->D / c->T % c->H, b = i / c->D / c->T / c->H;
+            long d = i % c->D, t = i / c->D % c->T, h = i / c->D / c->T % c->H,
+                 b = i / c->D / c->T / c->H;
             got = to_float(bits[b * s.z + h * s.h + t * s.m + d * s.k], c->bf16);
         }
         double ratio = isfinite(got) ? fabs(got - want[i]) / tol[i] : INFINITY;
         if (ratio > worst_ratio || i == 0) worst_ratio = ratio, worst = i, worst_got = got;
     }
     if (worst_ratio > 1.0) {
-        printf("  %s: worst element %ld: got %.7g, want %.7g (tolerance %.3g)\n", what, worst, worst_got, want[worst],
-               tol[worst]);
+        printf("  %s: worst element %ld: got %.7g, want %.7g (tolerance %.3g)\n", what, worst,
+               worst_got, want[worst], tol[worst]);
         *ok = 0;
     }
     return worst_ratio;
@@ -248,8 +266,8 @@ static double check(const Case *c, const char *what, const uint16_t *bits, const
 /* ---- running the kernels ---- */
 
 /* attention.nr compiled for one kernel with its constexprs */
-static nr_kernel *kernel_for(nr_context *ctx, const Case *c, const char *name, int bm, int bn, nr_module **mods,
-                             int *nmods) {
+static nr_kernel *kernel_for(nr_context *ctx, const Case *c, const char *name, int bm, int bn,
+                             nr_module **mods, int *nmods) {
     ex_defines defs = {0};
     const char *dir = getenv("NEREID_EXAMPLES");
     char path[4096];
@@ -295,15 +313,18 @@ static int run_case(nr_context *ctx, const Case *c, ex_rng *rng, int quiet) {
     float *vals[4];
     for (int i = 0; i < NT; i++) bits[i] = ex_xmalloc(tbytes);
     for (int i = 0; i < 4; i++) vals[i] = ex_xmalloc(sizeof(float) * (size_t)n);
-    make_input(c, rng, -2.0f, 2.0f, bits[Q], vals[0]); /* scores sm_scale * q.k spread over ~[-5, 5] */
+    make_input(c, rng, -2.0f, 2.0f, bits[Q],
+               vals[0]); /* scores sm_scale * q.k spread over ~[-5, 5] */
     make_input(c, rng, -2.0f, 2.0f, bits[K], vals[1]);
     make_input(c, rng, -1.0f, 1.0f, bits[V], vals[2]);
     make_input(c, rng, -1.0f, 1.0f, bits[DO], vals[3]);
 
     nr_devptr dev[NT];
-    for (int i = 0; i < NT; i++) dev[i] = i == Q || i == K || i == V || i == DO ? ex_upload(ctx, bits[i], tbytes)
-                                                                             : ex_alloc(ctx, tbytes);
-    nr_devptr dlse = ex_alloc(ctx, sizeof(float) * (size_t)rows), ddelta = ex_alloc(ctx, sizeof(float) * (size_t)rows);
+    for (int i = 0; i < NT; i++)
+        dev[i] = i == Q || i == K || i == V || i == DO ? ex_upload(ctx, bits[i], tbytes)
+                                                       : ex_alloc(ctx, tbytes);
+    nr_devptr dlse = ex_alloc(ctx, sizeof(float) * (size_t)rows),
+              ddelta = ex_alloc(ctx, sizeof(float) * (size_t)rows);
 
     nr_module *mods[5];
     int nmods = 0;
@@ -316,7 +337,8 @@ static int run_case(nr_context *ctx, const Case *c, ex_rng *rng, int quiet) {
     int na = 0;
     unsigned bh = (unsigned)(B * H);
     /* forward: q, k, v, o, lse */
-    a[na++] = nr_arg_ptr(dev[Q]), a[na++] = nr_arg_ptr(dev[K]), a[na++] = nr_arg_ptr(dev[V]), a[na++] = nr_arg_ptr(dev[O]);
+    a[na++] = nr_arg_ptr(dev[Q]), a[na++] = nr_arg_ptr(dev[K]), a[na++] = nr_arg_ptr(dev[V]),
+    a[na++] = nr_arg_ptr(dev[O]);
     a[na++] = nr_arg_ptr(dlse);
     for (int i = 0; i < 4; i++) push_strides(a, &na, st);
     push_scalars(a, &na, c, scale, 1);
@@ -328,13 +350,16 @@ static int run_case(nr_context *ctx, const Case *c, ex_rng *rng, int quiet) {
     push_scalars(a, &na, c, scale, 0);
     double ms_bwd = ex_launch(ctx, kp, (unsigned)ex_cdiv(T, c->fwd_bm), bh, a, na);
     na = 0;
-    a[na++] = nr_arg_ptr(dev[Q]), a[na++] = nr_arg_ptr(dev[K]), a[na++] = nr_arg_ptr(dev[V]), a[na++] = nr_arg_ptr(dev[DO]);
-    a[na++] = nr_arg_ptr(dev[DK]), a[na++] = nr_arg_ptr(dev[DV]), a[na++] = nr_arg_ptr(dlse), a[na++] = nr_arg_ptr(ddelta);
+    a[na++] = nr_arg_ptr(dev[Q]), a[na++] = nr_arg_ptr(dev[K]), a[na++] = nr_arg_ptr(dev[V]),
+    a[na++] = nr_arg_ptr(dev[DO]);
+    a[na++] = nr_arg_ptr(dev[DK]), a[na++] = nr_arg_ptr(dev[DV]), a[na++] = nr_arg_ptr(dlse),
+    a[na++] = nr_arg_ptr(ddelta);
     for (int i = 0; i < 6; i++) push_strides(a, &na, st);
     push_scalars(a, &na, c, scale, 1);
     ms_bwd += ex_launch(ctx, kkv, (unsigned)ex_cdiv(T, c->kv_bn), bh, a, na);
     na = 0;
-    a[na++] = nr_arg_ptr(dev[Q]), a[na++] = nr_arg_ptr(dev[K]), a[na++] = nr_arg_ptr(dev[V]), a[na++] = nr_arg_ptr(dev[DO]);
+    a[na++] = nr_arg_ptr(dev[Q]), a[na++] = nr_arg_ptr(dev[K]), a[na++] = nr_arg_ptr(dev[V]),
+    a[na++] = nr_arg_ptr(dev[DO]);
     a[na++] = nr_arg_ptr(dev[DQ]), a[na++] = nr_arg_ptr(dlse), a[na++] = nr_arg_ptr(ddelta);
     for (int i = 0; i < 5; i++) push_strides(a, &na, st);
     push_scalars(a, &na, c, scale, 1);
@@ -350,8 +375,10 @@ static int run_case(nr_context *ctx, const Case *c, ex_rng *rng, int quiet) {
     if (c->p > 0) {
         nr_kernel *km = kernel_for(ctx, c, "_attn_mask", 64, 64, mods, &nmods);
         nr_devptr dmask = ex_alloc(ctx, (size_t)(B * H * T * T));
-        nr_arg ma[] = {nr_arg_ptr(dmask), nr_arg_i32((int32_t)(T * T)), nr_arg_i32((int32_t)T), nr_arg_i32(1),
-                       nr_arg_i32(0), nr_arg_i32((int32_t)T), nr_arg_f32(c->p), nr_arg_i64((int64_t)c->seed)};
+        nr_arg ma[] = {nr_arg_ptr(dmask),      nr_arg_i32((int32_t)(T * T)),
+                       nr_arg_i32((int32_t)T), nr_arg_i32(1),
+                       nr_arg_i32(0),          nr_arg_i32((int32_t)T),
+                       nr_arg_f32(c->p),       nr_arg_i64((int64_t)c->seed)};
         unsigned grid[3] = {(unsigned)ex_cdiv(T, 64), (unsigned)ex_cdiv(T, 64), bh};
         EX_CHECK(ctx, nr_launch(km, grid, ma, EX_COUNT(ma), NULL));
         EX_CHECK(ctx, nr_synchronize(ctx));
@@ -359,8 +386,11 @@ static int run_case(nr_context *ctx, const Case *c, ex_rng *rng, int quiet) {
         ex_download(ctx, mask, dmask, (size_t)(B * H * T * T));
         for (long z = 0; z < B * H; z++)
             for (long i = 0; i < T; i++)
-                for (long j = 0; j < T; j++) mask_bad += mask[(z * T + i) * T + j] != keep_ref(c->seed, z, T, i, j, c->p);
-        if (mask_bad) printf("  _attn_mask: %ld of %ld elements differ from the C mask\n", mask_bad, B * H * T * T);
+                for (long j = 0; j < T; j++)
+                    mask_bad += mask[(z * T + i) * T + j] != keep_ref(c->seed, z, T, i, j, c->p);
+        if (mask_bad)
+            printf("  _attn_mask: %ld of %ld elements differ from the C mask\n", mask_bad,
+                   B * H * T * T);
         free(mask);
         ex_free(ctx, dmask);
     }
@@ -369,10 +399,13 @@ static int run_case(nr_context *ctx, const Case *c, ex_rng *rng, int quiet) {
     Ref r;
     double **fields[] = {&r.o, &r.dq, &r.dk, &r.dv, &r.to, &r.tdq, &r.tdk, &r.tdv};
     for (int i = 0; i < EX_COUNT(fields); i++) *fields[i] = ex_xmalloc(sizeof(double) * (size_t)n);
-    r.lse = ex_xmalloc(sizeof(double) * (size_t)rows), r.tlse = ex_xmalloc(sizeof(double) * (size_t)rows);
-    double *P = ex_xmalloc(sizeof(double) * (size_t)(T * T)), *dS = ex_xmalloc(sizeof(double) * (size_t)(T * T));
+    r.lse = ex_xmalloc(sizeof(double) * (size_t)rows),
+    r.tlse = ex_xmalloc(sizeof(double) * (size_t)rows);
+    double *P = ex_xmalloc(sizeof(double) * (size_t)(T * T)),
+           *dS = ex_xmalloc(sizeof(double) * (size_t)(T * T));
     for (long hd = 0; hd < B * H; hd++) {
-        Head in = {vals[0] + hd * T * D, vals[1] + hd * T * D, vals[2] + hd * T * D, vals[3] + hd * T * D};
+        Head in = {vals[0] + hd * T * D, vals[1] + hd * T * D, vals[2] + hd * T * D,
+                   vals[3] + hd * T * D};
         reference_head(c, in, hd, scale, u, P, dS, &r);
     }
     int ok = mask_bad == 0;
@@ -383,10 +416,13 @@ static int run_case(nr_context *ctx, const Case *c, ex_rng *rng, int quiet) {
     double ev = check(c, "dv", bits[DV], NULL, r.dv, r.tdv, &ok);
     if (!quiet) {
         char blocks[64];
-        snprintf(blocks, sizeof blocks, "%dx%d %dx%d %dx%d", c->fwd_bm, c->fwd_bn, c->kv_bm, c->kv_bn, c->dq_bm, c->dq_bn);
-        printf("%ldx%ldx%3ldx%2ld %-3s %4.2f %-4s %-4s %-18s %7.1f %7.1f  %5.2f %5.2f %5.2f %5.2f %5.2f %5s  %s\n", B, H,
-               T, D, c->causal ? "yes" : "no", c->p, c->bf16 ? "bf16" : "fp16", c->bthd ? "bthd" : "bhtd", blocks,
-               ms_fwd, ms_bwd, eo, el, eq, ek, ev, c->p > 0 ? (mask_bad ? "WRONG" : "exact") : "-", ok ? "ok" : "FAILED");
+        snprintf(blocks, sizeof blocks, "%dx%d %dx%d %dx%d", c->fwd_bm, c->fwd_bn, c->kv_bm,
+                 c->kv_bn, c->dq_bm, c->dq_bn);
+        printf("%ldx%ldx%3ldx%2ld %-3s %4.2f %-4s %-4s %-18s %7.1f %7.1f  %5.2f %5.2f %5.2f %5.2f "
+               "%5.2f %5s  %s\n",
+               B, H, T, D, c->causal ? "yes" : "no", c->p, c->bf16 ? "bf16" : "fp16",
+               c->bthd ? "bthd" : "bhtd", blocks, ms_fwd, ms_bwd, eo, el, eq, ek, ev,
+               c->p > 0 ? (mask_bad ? "WRONG" : "exact") : "-", ok ? "ok" : "FAILED");
     }
 
     for (int i = 0; i < EX_COUNT(fields); i++) free(*fields[i]);
@@ -407,12 +443,15 @@ int main(int argc, char **argv) {
     if (!a.quiet) {
         printf("fused attention, forward and backward, dropout drawn in the kernels, on %s\n", dev);
         printf("errors are shown as max |got - ref| / tolerance (<= 1 passes; see attention.c)\n");
-        printf("%-14s %-3s %4s %-4s %-4s %-18s %7s %7s  %5s %5s %5s %5s %5s %5s  %s\n", "BxHxTxD", "cau", "p", "type",
-               "view", "blocks fwd kv dq", "fwd ms", "bwd ms", "o", "lse", "dq", "dk", "dv", "mask", "result");
+        printf("%-14s %-3s %4s %-4s %-4s %-18s %7s %7s  %5s %5s %5s %5s %5s %5s  %s\n", "BxHxTxD",
+               "cau", "p", "type", "view", "blocks fwd kv dq", "fwd ms", "bwd ms", "o", "lse", "dq",
+               "dk", "dv", "mask", "result");
     }
     ex_rng rng = {9};
     for (int i = 0; i < EX_COUNT(cases); i++) ok &= run_case(ctx, &cases[i], &rng, a.quiet);
     nr_context_destroy(ctx);
-    return ex_finish(ok, "%s, %d cases: o, lse, dq, dk, dv within their bounds, dropout masks bit-exact with C Philox",
+    return ex_finish(ok,
+                     "%s, %d cases: o, lse, dq, dk, dv within their bounds, dropout masks "
+                     "bit-exact with C Philox",
                      dev, EX_COUNT(cases));
 }

@@ -30,8 +30,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "nereid.h"
 #include "../tests/unit/philox_ref.h"
+#include "nereid.h"
 
 #define EX_COUNT(a) ((int)(sizeof(a) / sizeof *(a)))
 #define EX_MAX_SIZES 16
@@ -42,8 +42,8 @@ static const char *ex_name = "example";
 /* ---- the command line ---- */
 
 typedef struct ex_args {
-    int quiet;                   /* --quiet: print only the final line */
-    int nsizes;                  /* the integers given after the options, if any */
+    int quiet;  /* --quiet: print only the final line */
+    int nsizes; /* the integers given after the options, if any */
     long sizes[EX_MAX_SIZES];
 } ex_args;
 
@@ -81,7 +81,8 @@ static inline void ex_fail(const nr_context *ctx, nr_status s, const char *what)
     exit(1);
 }
 
-static inline void ex_check_(const nr_context *ctx, nr_status s, const char *call, const char *file, int line) {
+static inline void ex_check_(const nr_context *ctx, nr_status s, const char *call, const char *file,
+                             int line) {
     char what[512];
     if (s == NR_OK) return;
     snprintf(what, sizeof what, "%s:%d: %s", file, line, call);
@@ -101,7 +102,8 @@ static inline void *ex_xmalloc(size_t bytes) {
 
 /* "cpu", "cuda" (device 0) or "cuda:N", as NEREID_DEVICE names it. */
 static inline const char *ex_device_name(const nr_context *ctx) {
-    static const char *const names[] = {"cuda", "cuda:1", "cuda:2", "cuda:3", "cuda:4", "cuda:5", "cuda:6", "cuda:7"};
+    static const char *const names[] = {"cuda",   "cuda:1", "cuda:2", "cuda:3",
+                                        "cuda:4", "cuda:5", "cuda:6", "cuda:7"};
     int i = nr_context_device_index(ctx);
     if (nr_context_device(ctx) != NR_DEVICE_CUDA) return "cpu";
     return i >= 0 && i < EX_COUNT(names) ? names[i] : "cuda:N";
@@ -138,7 +140,8 @@ static inline nr_context *ex_context(const ex_args *a) {
     char why[512] = "";
     if (!env || !*env) {
         nr_status s = nr_context_create_ex(NR_DEVICE_CUDA, 0, &ctx, why, sizeof why);
-        if (s != NR_OK && !a->quiet) printf("note: no CUDA device (%s): running on the CPU interpreter\n", why);
+        if (s != NR_OK && !a->quiet)
+            printf("note: no CUDA device (%s): running on the CPU interpreter\n", why);
         kind = s == NR_OK ? NR_DEVICE_CUDA : NR_DEVICE_CPU;
     }
     if (!ctx) {
@@ -167,7 +170,8 @@ typedef struct ex_defines {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static inline void ex_define(ex_defines *ds, const char *name, const char *fmt, ...) {
+static inline void
+ex_define(ex_defines *ds, const char *name, const char *fmt, ...) {
     if (ds->n == EX_COUNT(ds->d)) {
         printf("%s: FAILED (too many defines)\n", ex_name);
         exit(1);
@@ -222,9 +226,7 @@ static inline void ex_download(nr_context *ctx, void *host, nr_devptr src, size_
     EX_CHECK(ctx, nr_memcpy_dtoh(ctx, host, src, bytes));
 }
 
-static inline void ex_free(nr_context *ctx, nr_devptr p) {
-    EX_CHECK(ctx, nr_free(ctx, p));
-}
+static inline void ex_free(nr_context *ctx, nr_devptr p) { EX_CHECK(ctx, nr_free(ctx, p)); }
 
 /* ---- launching ---- */
 
@@ -235,8 +237,8 @@ static inline double ex_now_ms(void) {
 }
 
 /* Launch on a (gx, gy) grid and wait for it; returns the wall time in ms. */
-static inline double ex_launch(nr_context *ctx, nr_kernel *k, unsigned gx, unsigned gy, const nr_arg *args,
-                               int nargs) {
+static inline double ex_launch(nr_context *ctx, nr_kernel *k, unsigned gx, unsigned gy,
+                               const nr_arg *args, int nargs) {
     unsigned grid[3] = {gx, gy, 1};
     double t0 = ex_now_ms();
     EX_CHECK(ctx, nr_launch(k, grid, args, nargs, NULL));
@@ -260,20 +262,20 @@ static inline uint16_t ex_f2h(float f) {
     memcpy(&x, &f, sizeof x);
     uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
     uint32_t a = x & 0x7fffffffu, e = a >> 23, m = a & 0x7fffffu;
-    if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);    /* NaN */
-    if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);   /* rounds past 65504: inf */
+    if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);  /* NaN */
+    if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* rounds past 65504: inf */
     uint32_t h, rem, half;
-    if (e >= 113) {                                             /* a normal fp16 */
+    if (e >= 113) { /* a normal fp16 */
         h = ((e - 112) << 10) | (m >> 13);
         rem = m & 0x1fffu, half = 0x1000u;
-    } else {                                                    /* subnormal fp16, or 0 */
-        if (e < 102) return sign;                               /* below half the least */
-        uint32_t shift = 126 - e;                               /* 14..24 */
+    } else {                      /* subnormal fp16, or 0 */
+        if (e < 102) return sign; /* below half the least */
+        uint32_t shift = 126 - e; /* 14..24 */
         m |= 0x800000u;
         h = m >> shift;
         rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
     }
-    if (rem > half || (rem == half && (h & 1))) h++;           /* a carry may bump the exponent */
+    if (rem > half || (rem == half && (h & 1))) h++; /* a carry may bump the exponent */
     return (uint16_t)(sign | h);
 }
 
@@ -283,7 +285,7 @@ static inline float ex_h2f(uint16_t h) {
         x = sign | 0x7f800000u | (m << 13);
     } else if (e) {
         x = sign | ((e + 112) << 23) | (m << 13);
-    } else {                                                    /* subnormal: m * 2^-24 */
+    } else { /* subnormal: m * 2^-24 */
         float f = (float)m * 5.9604644775390625e-8f;
         return sign ? -f : f;
     }
@@ -298,7 +300,7 @@ static inline uint16_t ex_f2bf(float f) {
     uint32_t x;
     memcpy(&x, &f, sizeof x);
     if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
-    x += 0x7fffu + ((x >> 16) & 1u);                           /* ties to even; may carry into inf */
+    x += 0x7fffu + ((x >> 16) & 1u); /* ties to even; may carry into inf */
     return (uint16_t)(x >> 16);
 }
 
@@ -334,15 +336,16 @@ static inline void ex_fill(ex_rng *r, float *v, long n, float lo, float hi) {
 /* ---- checking ---- */
 
 typedef struct ex_diff {
-    long bad;           /* elements outside the tolerance */
-    long worst;         /* the element furthest outside it (or nearest to it): -1 if n == 0 */
-    double max_abs;     /* the largest |got - want| */
-    float got, want;    /* at worst */
+    long bad;        /* elements outside the tolerance */
+    long worst;      /* the element furthest outside it (or nearest to it): -1 if n == 0 */
+    double max_abs;  /* the largest |got - want| */
+    float got, want; /* at worst */
 } ex_diff;
 
 /* An element passes when |got - want| <= atol + rtol * |want|; atol = rtol = 0 asks for
  * an exact match. NaN passes only against NaN. */
-static inline ex_diff ex_compare(const float *got, const float *want, long n, double atol, double rtol) {
+static inline ex_diff ex_compare(const float *got, const float *want, long n, double atol,
+                                 double rtol) {
     ex_diff d = {0, -1, 0.0, 0.0f, 0.0f};
     double worst_score = -1.0;
     for (long i = 0; i < n; i++) {
@@ -372,8 +375,8 @@ static inline int ex_check_diff(const ex_diff *d, const char *what, long cols) {
         printf("  %s: %ld elements wrong; worst at (%ld, %ld): got %.9g, want %.9g\n", what, d->bad,
                d->worst / cols, d->worst % cols, d->got, d->want);
     else
-        printf("  %s: %ld elements wrong; worst at [%ld]: got %.9g, want %.9g\n", what, d->bad, d->worst, d->got,
-               d->want);
+        printf("  %s: %ld elements wrong; worst at [%ld]: got %.9g, want %.9g\n", what, d->bad,
+               d->worst, d->got, d->want);
     return 0;
 }
 
@@ -390,7 +393,8 @@ static inline void ex_print_row(const char *label, const float *v, int n) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static inline int ex_finish(int ok, const char *fmt, ...) {
+static inline int
+ex_finish(int ok, const char *fmt, ...) {
     char detail[512];
     va_list ap;
     va_start(ap, fmt);

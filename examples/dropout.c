@@ -13,7 +13,8 @@
 enum { BLOCK_SIZE = 1024 };
 
 /* Dropout of n random elements with a random keep mask; returns 1 if it matched. */
-static int run_case(nr_context *ctx, nr_kernel *k, long n, float p, ex_rng *rng, int quiet, int show) {
+static int run_case(nr_context *ctx, nr_kernel *k, long n, float p, ex_rng *rng, int quiet,
+                    int show) {
     float *x = ex_xmalloc(sizeof(float) * (size_t)n), *out = ex_xmalloc(sizeof(float) * (size_t)n);
     float *ref = ex_xmalloc(sizeof(float) * (size_t)n);
     int32_t *keep = ex_xmalloc(sizeof(int32_t) * (size_t)n);
@@ -24,7 +25,8 @@ static int run_case(nr_context *ctx, nr_kernel *k, long n, float p, ex_rng *rng,
     nr_devptr dx = ex_upload(ctx, x, sizeof(float) * (size_t)n);
     nr_devptr dkeep = ex_upload(ctx, keep, sizeof(int32_t) * (size_t)n);
     nr_devptr dout = ex_alloc(ctx, sizeof(float) * (size_t)n);
-    nr_arg args[] = {nr_arg_ptr(dx), nr_arg_ptr(dkeep), nr_arg_ptr(dout), nr_arg_i32((int32_t)n), nr_arg_f32(p)};
+    nr_arg args[] = {nr_arg_ptr(dx), nr_arg_ptr(dkeep), nr_arg_ptr(dout), nr_arg_i32((int32_t)n),
+                     nr_arg_f32(p)};
     double ms = ex_launch(ctx, k, (unsigned)ex_cdiv(n, BLOCK_SIZE), 1, args, EX_COUNT(args));
     ex_download(ctx, out, dout, sizeof(float) * (size_t)n);
 
@@ -59,14 +61,19 @@ int main(int argc, char **argv) {
     nr_module *m = ex_compile(ctx, "dropout.nr", &defs);
     nr_kernel *k = ex_kernel(ctx, m, "_dropout");
 
-    if (!a.quiet) printf("dropout with a stored int32 keep mask on %s, BLOCK_SIZE = %d\n", dev, BLOCK_SIZE);
+    if (!a.quiet)
+        printf("dropout with a stored int32 keep mask on %s, BLOCK_SIZE = %d\n", dev, BLOCK_SIZE);
     ex_rng rng = {7};
     int ok = 1;
     /* p = 0.5 as in the tutorial; p = 0.3 too, where x / (1 - p) is not a power-of-two scaling */
-    for (int i = 0; i < nsizes; i++) ok &= run_case(ctx, k, sizes[i], 0.5f, &rng, a.quiet, !a.quiet && i == 0);
+    for (int i = 0; i < nsizes; i++)
+        ok &= run_case(ctx, k, sizes[i], 0.5f, &rng, a.quiet, !a.quiet && i == 0);
     for (int i = 0; i < nsizes; i++) ok &= run_case(ctx, k, sizes[i], 0.3f, &rng, a.quiet, 0);
 
     nr_module_destroy(m);
     nr_context_destroy(ctx);
-    return ex_finish(ok, "%s, %d sizes x p = 0.5, 0.3, keep mask exact, values exact (CPU) or within 2 ulp (GPU division)", dev, nsizes);
+    return ex_finish(ok,
+                     "%s, %d sizes x p = 0.5, 0.3, keep mask exact, values exact (CPU) or within 2 "
+                     "ulp (GPU division)",
+                     dev, nsizes);
 }

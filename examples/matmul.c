@@ -29,11 +29,13 @@ static float activation(float x, const char *act) {
 }
 
 /* a[i*sam + p*sak], b[p*sbk + j*sbn]; C row-major */
-static void reference(const uint16_t *a, const uint16_t *b, Shape s, long sbk, long sbn, const char *act, float *c) {
+static void reference(const uint16_t *a, const uint16_t *b, Shape s, long sbk, long sbn,
+                      const char *act, float *c) {
     for (long i = 0; i < s.m; i++)
         for (long j = 0; j < s.n; j++) {
             double acc = 0.0;
-            for (long p = 0; p < s.k; p++) acc += (double)ex_h2f(a[i * s.k + p]) * ex_h2f(b[p * sbk + j * sbn]);
+            for (long p = 0; p < s.k; p++)
+                acc += (double)ex_h2f(a[i * s.k + p]) * ex_h2f(b[p * sbk + j * sbn]);
             c[i * s.n + j] = ex_h2f(ex_f2h(activation((float)acc, act)));
         }
 }
@@ -52,18 +54,21 @@ static int run_case(nr_context *ctx, Shape s, const char *act, ex_rng *rng, int 
     long sbk = s.b_colmajor ? 1 : s.n, sbn = s.b_colmajor ? s.k : 1;
     uint16_t *a = ex_xmalloc(2 * (size_t)(s.m * s.k)), *b = ex_xmalloc(2 * (size_t)(s.k * s.n));
     uint16_t *c16 = ex_xmalloc(2 * (size_t)(s.m * s.n));
-    float *c = ex_xmalloc(sizeof(float) * (size_t)(s.m * s.n)), *ref = ex_xmalloc(sizeof(float) * (size_t)(s.m * s.n));
+    float *c = ex_xmalloc(sizeof(float) * (size_t)(s.m * s.n)),
+          *ref = ex_xmalloc(sizeof(float) * (size_t)(s.m * s.n));
     for (long i = 0; i < s.m * s.k; i++) a[i] = ex_f2h(ex_rng_float(rng, -1.0f, 1.0f));
     for (long i = 0; i < s.k * s.n; i++) b[i] = ex_f2h(ex_rng_float(rng, -1.0f, 1.0f));
     reference(a, b, s, sbk, sbn, act, ref);
 
-    nr_devptr da = ex_upload(ctx, a, 2 * (size_t)(s.m * s.k)), db = ex_upload(ctx, b, 2 * (size_t)(s.k * s.n));
+    nr_devptr da = ex_upload(ctx, a, 2 * (size_t)(s.m * s.k)),
+              db = ex_upload(ctx, b, 2 * (size_t)(s.k * s.n));
     nr_devptr dc = ex_alloc(ctx, 2 * (size_t)(s.m * s.n));
-    nr_arg args[] = {nr_arg_ptr(da), nr_arg_ptr(db), nr_arg_ptr(dc),
-                     nr_arg_i32((int32_t)s.m), nr_arg_i32((int32_t)s.n), nr_arg_i32((int32_t)s.k),
-                     nr_arg_i32((int32_t)s.k), nr_arg_i32(1),                /* A: row-major */
-                     nr_arg_i32((int32_t)sbk), nr_arg_i32((int32_t)sbn),     /* B */
-                     nr_arg_i32((int32_t)s.n), nr_arg_i32(1)};               /* C: row-major */
+    nr_arg args[] = {nr_arg_ptr(da),           nr_arg_ptr(db),
+                     nr_arg_ptr(dc),           nr_arg_i32((int32_t)s.m),
+                     nr_arg_i32((int32_t)s.n), nr_arg_i32((int32_t)s.k),
+                     nr_arg_i32((int32_t)s.k), nr_arg_i32(1),            /* A: row-major */
+                     nr_arg_i32((int32_t)sbk), nr_arg_i32((int32_t)sbn), /* B */
+                     nr_arg_i32((int32_t)s.n), nr_arg_i32(1)};           /* C: row-major */
     long programs = ex_cdiv(s.m, s.bm) * ex_cdiv(s.n, s.bn);
     double ms = ex_launch(ctx, k, (unsigned)programs, 1, args, EX_COUNT(args));
     ex_download(ctx, c16, dc, 2 * (size_t)(s.m * s.n));
@@ -71,9 +76,9 @@ static int run_case(nr_context *ctx, Shape s, const char *act, ex_rng *rng, int 
 
     ex_diff d = ex_compare(c, ref, s.m * s.n, 1e-2, 1e-2);
     if (!quiet)
-        printf("%4ld x %4ld x %4ld  %2dx%2dx%2d  %-4s %-10s %8ld %10.3f %10.2e   %s\n", s.m, s.n, s.k, s.bm, s.bn,
-               BLOCK_SIZE_K, s.b_colmajor ? "col" : "row", *act ? act : "none", programs, ms, d.max_abs,
-               d.bad ? "FAILED" : "ok");
+        printf("%4ld x %4ld x %4ld  %2dx%2dx%2d  %-4s %-10s %8ld %10.3f %10.2e   %s\n", s.m, s.n,
+               s.k, s.bm, s.bn, BLOCK_SIZE_K, s.b_colmajor ? "col" : "row", *act ? act : "none",
+               programs, ms, d.max_abs, d.bad ? "FAILED" : "ok");
     int ok = ex_check_diff(&d, "C", s.n);
     ex_free(ctx, da), ex_free(ctx, db), ex_free(ctx, dc);
     free(a), free(b), free(c16), free(c), free(ref);
@@ -83,21 +88,24 @@ static int run_case(nr_context *ctx, Shape s, const char *act, ex_rng *rng, int 
 
 int main(int argc, char **argv) {
     ex_args a = ex_parse_args(argc, argv, "[--quiet] [M N K ...]");
-    static const Shape defaults[] = {{257, 129, 77, 64, 32, 0}, {64, 64, 64, 64, 64, 0}, {100, 300, 33, 32, 64, 1}};
+    static const Shape defaults[] = {
+        {257, 129, 77, 64, 32, 0}, {64, 64, 64, 64, 64, 0}, {100, 300, 33, 32, 64, 1}};
     Shape shapes[EX_MAX_SIZES / 3];
     int nshapes = 0;
     if (a.nsizes % 3) return ex_finish(0, "sizes come in triples: M N K");
-    for (int i = 0; i + 2 < a.nsizes; i += 3) shapes[nshapes++] = (Shape){a.sizes[i], a.sizes[i + 1], a.sizes[i + 2], 64, 64, 0};
+    for (int i = 0; i + 2 < a.nsizes; i += 3)
+        shapes[nshapes++] = (Shape){a.sizes[i], a.sizes[i + 1], a.sizes[i + 2], 64, 64, 0};
     if (!nshapes)
         for (int i = 0; i < EX_COUNT(defaults); i++) shapes[nshapes++] = defaults[i];
 
     nr_context *ctx = ex_context(&a);
     const char *dev = ex_device_name(ctx);
     if (!a.quiet) {
-        printf("matmul, fp16 inputs, fp32 accumulation, fp16 output, GROUP_SIZE_M = %d, on %s\n", GROUP_SIZE_M, dev);
+        printf("matmul, fp16 inputs, fp32 accumulation, fp16 output, GROUP_SIZE_M = %d, on %s\n",
+               GROUP_SIZE_M, dev);
         printf("tolerance |got - ref| <= 1e-2 * (1 + |ref|), ref from the fp16 inputs in double\n");
-        printf("%18s  %8s  %-4s %-10s %8s %10s %10s   %s\n", "M x N x K", "blocks", "B", "activation", "programs",
-               "time (ms)", "max |err|", "result");
+        printf("%18s  %8s  %-4s %-10s %8s %10s %10s   %s\n", "M x N x K", "blocks", "B",
+               "activation", "programs", "time (ms)", "max |err|", "result");
     }
     ex_rng rng = {1234};
     int ok = 1;
@@ -106,5 +114,6 @@ int main(int argc, char **argv) {
         ok &= run_case(ctx, shapes[i], "leaky_relu", &rng, a.quiet);
     }
     nr_context_destroy(ctx);
-    return ex_finish(ok, "%s, %d shapes x 2 activations, |err| <= 1e-2 * (1 + |ref|)", dev, nshapes);
+    return ex_finish(ok, "%s, %d shapes x 2 activations, |err| <= 1e-2 * (1 + |ref|)", dev,
+                     nshapes);
 }

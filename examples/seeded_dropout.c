@@ -32,8 +32,8 @@ typedef struct Input {
 } Input;
 
 static double seeded_dropout(nr_context *ctx, nr_kernel *k, const Input *in, Case c, float *out) {
-    nr_arg args[] = {nr_arg_ptr(in->dx), nr_arg_ptr(in->dout), nr_arg_i32((int32_t)in->n), nr_arg_f32(c.p),
-                     nr_arg_i32(c.seed)};
+    nr_arg args[] = {nr_arg_ptr(in->dx), nr_arg_ptr(in->dout), nr_arg_i32((int32_t)in->n),
+                     nr_arg_f32(c.p), nr_arg_i32(c.seed)};
     double ms = ex_launch(ctx, k, (unsigned)ex_cdiv(in->n, BLOCK_SIZE), 1, args, EX_COUNT(args));
     ex_download(ctx, out, in->dout, sizeof(float) * (size_t)in->n);
     return ms;
@@ -86,7 +86,8 @@ static void show_table(nr_context *ctx, nr_kernel *k, ex_rng *rng) {
 static int run_size(nr_context *ctx, nr_kernel *k, long n, ex_rng *rng, int quiet) {
     enum { NCASES = EX_COUNT(cases) };
     Input in = make_input(ctx, n, rng);
-    float *out[NCASES], *again = ex_xmalloc(sizeof(float) * (size_t)n), *ref = ex_xmalloc(sizeof(float) * (size_t)n);
+    float *out[NCASES], *again = ex_xmalloc(sizeof(float) * (size_t)n),
+                        *ref = ex_xmalloc(sizeof(float) * (size_t)n);
     int ok = 1;
     for (int c = 0; c < NCASES; c++) {
         out[c] = ex_xmalloc(sizeof(float) * (size_t)n);
@@ -95,24 +96,26 @@ static int run_size(nr_context *ctx, nr_kernel *k, long n, ex_rng *rng, int quie
         reference(in.x, n, cases[c], ref);
 
         double rtol = ex_div_rtol(ctx);
-        ex_diff d = ex_compare(out[c], ref, n, 0.0, rtol);                              /* (a) */
-        int same = memcmp(out[c], again, sizeof(float) * (size_t)n) == 0;               /* (b) */
+        ex_diff d = ex_compare(out[c], ref, n, 0.0, rtol);                /* (a) */
+        int same = memcmp(out[c], again, sizeof(float) * (size_t)n) == 0; /* (b) */
         long kept = 0, wrong_value = 0;
         for (long i = 0; i < n; i++) {
             kept += out[c][i] != 0.0f;
             double want = in.x[i] / (1.0f - cases[c].p);
-            wrong_value += out[c][i] != 0.0f && fabs(out[c][i] - want) > rtol * fabs(want); /* (e) */
+            wrong_value +=
+                out[c][i] != 0.0f && fabs(out[c][i] - want) > rtol * fabs(want); /* (e) */
         }
         double rate = (double)kept / (double)n;
-        int rate_ok = n < 50000 || fabs(rate - (1.0 - cases[c].p)) <= 0.02;              /* (d) */
+        int rate_ok = n < 50000 || fabs(rate - (1.0 - cases[c].p)) <= 0.02; /* (d) */
         int row_ok = d.bad == 0 && same && wrong_value == 0 && rate_ok;
         if (!quiet)
-            printf("%8ld %5.2f %7d %10.3f %10ld %7s %9.4f   %s\n", n, cases[c].p, cases[c].seed, ms, d.bad,
-                   same ? "yes" : "NO", rate, row_ok ? "ok" : "FAILED");
+            printf("%8ld %5.2f %7d %10.3f %10ld %7s %9.4f   %s\n", n, cases[c].p, cases[c].seed, ms,
+                   d.bad, same ? "yes" : "NO", rate, row_ok ? "ok" : "FAILED");
         ex_check_diff(&d, "output vs C Philox reference", 0);
         if (!same) printf("  seed %d: a second run gave another output\n", cases[c].seed);
         if (wrong_value) printf("  %ld kept elements are not x / (1 - p)\n", wrong_value);
-        if (!rate_ok) printf("  keep rate %.4f is not within 0.02 of %.2f\n", rate, 1.0 - cases[c].p);
+        if (!rate_ok)
+            printf("  keep rate %.4f is not within 0.02 of %.2f\n", rate, 1.0 - cases[c].p);
         ok &= row_ok;
     }
     /* (c): seeds 123 and 512 (cases 0 and 1, both p = 0.5) drop different elements */
@@ -122,7 +125,9 @@ static int run_size(nr_context *ctx, nr_kernel *k, long n, ex_rng *rng, int quie
         printf("  seeds 123 and 512 gave the same mask on %ld elements\n", n);
         ok = 0;
     }
-    if (!quiet && n >= 100) printf("%8s seeds 123 and 512 (p = 0.5) differ on %.1f%% of the mask\n", "", 100.0 * (double)differ / (double)n);
+    if (!quiet && n >= 100)
+        printf("%8s seeds 123 and 512 (p = 0.5) differ on %.1f%% of the mask\n", "",
+               100.0 * (double)differ / (double)n);
     for (int c = 0; c < NCASES; c++) free(out[c]);
     free(again), free(ref);
     free_input(ctx, &in);
@@ -146,13 +151,14 @@ int main(int argc, char **argv) {
     if (!a.quiet) {
         printf("seeded dropout (tl.rand, Philox4x32-10) on %s, BLOCK_SIZE = %d\n", dev, BLOCK_SIZE);
         show_table(ctx, k, &rng);
-        printf("\n%8s %5s %7s %10s %10s %7s %9s   %s\n", "size", "p", "seed", "time (ms)", "mismatches", "repeat",
-               "keep rate", "result");
+        printf("\n%8s %5s %7s %10s %10s %7s %9s   %s\n", "size", "p", "seed", "time (ms)",
+               "mismatches", "repeat", "keep rate", "result");
     }
     int ok = 1;
     for (int i = 0; i < nsizes; i++) ok &= run_size(ctx, k, sizes[i], &rng, a.quiet);
 
     nr_module_destroy(m);
     nr_context_destroy(ctx);
-    return ex_finish(ok, "%s, %d sizes x %d (p, seed) cases, mask bit-exact with C Philox", dev, nsizes, EX_COUNT(cases));
+    return ex_finish(ok, "%s, %d sizes x %d (p, seed) cases, mask bit-exact with C Philox", dev,
+                     nsizes, EX_COUNT(cases));
 }

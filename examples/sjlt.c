@@ -30,8 +30,10 @@ static void nonzero(long j, long t, long s, long k, float scale, long *row, floa
 static int run_case(nr_context *ctx, Shape sh, ex_rng *rng, int quiet, double *ratio) {
     long B = sh.batch, d = sh.d, k = sh.k, s = sh.s;
     float scale = 1.0f / sqrtf((float)s);
-    float *x = ex_xmalloc(sizeof(float) * (size_t)(B * d)), *y = ex_xmalloc(sizeof(float) * (size_t)(B * k));
-    double *ref = calloc((size_t)(B * k), sizeof(double)), *mag = calloc((size_t)(B * k), sizeof(double));
+    float *x = ex_xmalloc(sizeof(float) * (size_t)(B * d)),
+          *y = ex_xmalloc(sizeof(float) * (size_t)(B * k));
+    double *ref = calloc((size_t)(B * k), sizeof(double)),
+           *mag = calloc((size_t)(B * k), sizeof(double));
     if (!ref || !mag) ex_fail(ctx, NR_ERR_OUT_OF_MEMORY, "host memory");
     ex_fill(rng, x, B * d, -1.0f, 1.0f);
     for (long j = 0; j < d; j++)
@@ -55,10 +57,11 @@ static int run_case(nr_context *ctx, Shape sh, ex_rng *rng, int quiet, double *r
     nr_devptr dx = ex_upload(ctx, x, sizeof(float) * (size_t)(B * d));
     nr_devptr dy = ex_alloc(ctx, sizeof(float) * (size_t)(B * k));
     EX_CHECK(ctx, nr_memset(ctx, dy, 0, sizeof(float) * (size_t)(B * k)));
-    nr_arg args[] = {nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_i32((int32_t)B), nr_arg_i32((int32_t)d),
-                     nr_arg_i32((int32_t)k), nr_arg_i32(SEED), nr_arg_i32((int32_t)d), nr_arg_i32((int32_t)k),
-                     nr_arg_f32(scale)};
-    double ms = ex_launch(ctx, kern, (unsigned)ex_cdiv(B, BLOCK_B), (unsigned)ex_cdiv(d, BLOCK_D), args, EX_COUNT(args));
+    nr_arg args[] = {nr_arg_ptr(dx),         nr_arg_ptr(dy),         nr_arg_i32((int32_t)B),
+                     nr_arg_i32((int32_t)d), nr_arg_i32((int32_t)k), nr_arg_i32(SEED),
+                     nr_arg_i32((int32_t)d), nr_arg_i32((int32_t)k), nr_arg_f32(scale)};
+    double ms = ex_launch(ctx, kern, (unsigned)ex_cdiv(B, BLOCK_B), (unsigned)ex_cdiv(d, BLOCK_D),
+                          args, EX_COUNT(args));
     ex_download(ctx, y, dy, sizeof(float) * (size_t)(B * k));
 
     long bad = 0, worst = 0;
@@ -76,10 +79,11 @@ static int run_case(nr_context *ctx, Shape sh, ex_rng *rng, int quiet, double *r
     }
     *ratio = sum_ratio / (double)B;
     if (!quiet)
-        printf("%6ld %7ld %6ld %3ld %10.3f %12.2e %10.3f   %s\n", B, d, k, s, ms, worst_err, *ratio, bad ? "FAILED" : "ok");
+        printf("%6ld %7ld %6ld %3ld %10.3f %12.2e %10.3f   %s\n", B, d, k, s, ms, worst_err, *ratio,
+               bad ? "FAILED" : "ok");
     if (bad)
-        printf("  %ld elements differ; the worst, y[%ld][%ld] = %.7g, reference %.7g\n", bad, worst / k, worst % k,
-               (double)y[worst], ref[worst]);
+        printf("  %ld elements differ; the worst, y[%ld][%ld] = %.7g, reference %.7g\n", bad,
+               worst / k, worst % k, (double)y[worst], ref[worst]);
     ex_free(ctx, dx), ex_free(ctx, dy);
     nr_module_destroy(mod);
     free(x), free(y), free(ref), free(mag);
@@ -92,24 +96,29 @@ int main(int argc, char **argv) {
     int nshapes = 3;
     if (a.nsizes) {
         if (a.nsizes % 4) {
-            fprintf(stderr, "usage: %s [--quiet] [BATCH D K S...] (four numbers per shape)\n", ex_name);
+            fprintf(stderr, "usage: %s [--quiet] [BATCH D K S...] (four numbers per shape)\n",
+                    ex_name);
             return 2;
         }
         nshapes = a.nsizes / 4;
         for (int i = 0; i < nshapes; i++)
-            shapes[i] = (Shape){a.sizes[4 * i], a.sizes[4 * i + 1], a.sizes[4 * i + 2], a.sizes[4 * i + 3]};
+            shapes[i] =
+                (Shape){a.sizes[4 * i], a.sizes[4 * i + 1], a.sizes[4 * i + 2], a.sizes[4 * i + 3]};
     }
     for (int i = 0; i < nshapes; i++)
         if (shapes[i].k % shapes[i].s) {
-            printf("%s: FAILED (k = %ld is not a multiple of s = %ld)\n", ex_name, shapes[i].k, shapes[i].s);
+            printf("%s: FAILED (k = %ld is not a multiple of s = %ld)\n", ex_name, shapes[i].k,
+                   shapes[i].s);
             return 1;
         }
     nr_context *ctx = ex_context(&a);
     const char *dev = ex_device_name(ctx);
     if (!a.quiet) {
-        printf("sparse JL transform y = S x on %s, S (k x d) with s non-zeros per column from Philox (seed %d)\n", dev, SEED);
-        printf("%6s %7s %6s %3s %10s %12s %10s   %s\n", "batch", "d", "k", "s", "time (ms)", "max |err|",
-               "|Sx|^2/|x|^2", "result");
+        printf("sparse JL transform y = S x on %s, S (k x d) with s non-zeros per column from "
+               "Philox (seed %d)\n",
+               dev, SEED);
+        printf("%6s %7s %6s %3s %10s %12s %10s   %s\n", "batch", "d", "k", "s", "time (ms)",
+               "max |err|", "|Sx|^2/|x|^2", "result");
     }
     ex_rng rng = {11};
     int ok = 1;
@@ -122,5 +131,7 @@ int main(int argc, char **argv) {
         }
     }
     nr_context_destroy(ctx);
-    return ex_finish(ok, "%s, %d shapes, within 1e-5 of the plain-C transform with the same Philox hash", dev, nshapes);
+    return ex_finish(
+        ok, "%s, %d shapes, within 1e-5 of the plain-C transform with the same Philox hash", dev,
+        nshapes);
 }

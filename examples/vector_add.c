@@ -14,12 +14,14 @@ enum { BLOCK_SIZE = 1024 };
 /* Add two random vectors of n elements on the device and compare; returns 1 if equal. */
 static int run_size(nr_context *ctx, nr_kernel *k, long n, ex_rng *rng, int quiet) {
     size_t bytes = sizeof(float) * (size_t)n;
-    float *x = ex_xmalloc(bytes), *y = ex_xmalloc(bytes), *z = ex_xmalloc(bytes), *ref = ex_xmalloc(bytes);
+    float *x = ex_xmalloc(bytes), *y = ex_xmalloc(bytes), *z = ex_xmalloc(bytes),
+          *ref = ex_xmalloc(bytes);
     ex_fill(rng, x, n, -100.0f, 100.0f);
     ex_fill(rng, y, n, -100.0f, 100.0f);
     for (long i = 0; i < n; i++) ref[i] = x[i] + y[i];
 
-    nr_devptr dx = ex_upload(ctx, x, bytes), dy = ex_upload(ctx, y, bytes), dz = ex_alloc(ctx, bytes);
+    nr_devptr dx = ex_upload(ctx, x, bytes), dy = ex_upload(ctx, y, bytes),
+              dz = ex_alloc(ctx, bytes);
     nr_arg args[] = {nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_ptr(dz), nr_arg_i32((int32_t)n)};
     /* one program per block, rounded up: the grid is cdiv(n, BLOCK_SIZE) */
     long programs = ex_cdiv(n, BLOCK_SIZE);
@@ -27,7 +29,8 @@ static int run_size(nr_context *ctx, nr_kernel *k, long n, ex_rng *rng, int quie
     ex_download(ctx, z, dz, bytes);
 
     ex_diff d = ex_compare(z, ref, n, 0.0, 0.0);
-    if (!quiet) printf("%10ld %9ld %10.3f %10ld   %s\n", n, programs, ms, d.bad, d.bad ? "FAILED" : "ok");
+    if (!quiet)
+        printf("%10ld %9ld %10.3f %10ld   %s\n", n, programs, ms, d.bad, d.bad ? "FAILED" : "ok");
     int ok = ex_check_diff(&d, "z = x + y", 0);
     ex_free(ctx, dx), ex_free(ctx, dy), ex_free(ctx, dz);
     free(x), free(y), free(z), free(ref);
@@ -48,8 +51,10 @@ int main(int argc, char **argv) {
     nr_kernel *k = ex_kernel(ctx, m, "add_kernel");
 
     if (!a.quiet) {
-        printf("vector-add on %s, BLOCK_SIZE = %d: z = x + y, exact match with C\n", dev, BLOCK_SIZE);
-        printf("%10s %9s %10s %10s   %s\n", "size", "programs", "time (ms)", "mismatches", "result");
+        printf("vector-add on %s, BLOCK_SIZE = %d: z = x + y, exact match with C\n", dev,
+               BLOCK_SIZE);
+        printf("%10s %9s %10s %10s   %s\n", "size", "programs", "time (ms)", "mismatches",
+               "result");
     }
     ex_rng rng = {42};
     int ok = 1;

@@ -39,12 +39,12 @@ extern "C" {
 
 typedef enum nr_status {
     NR_OK = 0,
-    NR_ERR_COMPILE,       /* the source has errors: nr_last_error has the diagnostics */
-    NR_ERR_INVALID_ARG,   /* a bad argument: NULL, wrong count or type, bad grid */
-    NR_ERR_NOT_FOUND,     /* no kernel of that name, or no such file */
-    NR_ERR_LAUNCH,        /* the kernel failed while running: out-of-bounds access,
-                             device_assert, ... */
-    NR_ERR_DEVICE,        /* the device is missing or failed */
+    NR_ERR_COMPILE,     /* the source has errors: nr_last_error has the diagnostics */
+    NR_ERR_INVALID_ARG, /* a bad argument: NULL, wrong count or type, bad grid */
+    NR_ERR_NOT_FOUND,   /* no kernel of that name, or no such file */
+    NR_ERR_LAUNCH,      /* the kernel failed while running: out-of-bounds access,
+                           device_assert, ... */
+    NR_ERR_DEVICE,      /* the device is missing or failed */
     NR_ERR_OUT_OF_MEMORY,
     NR_ERR_UNSUPPORTED,
 } nr_status;
@@ -62,16 +62,29 @@ typedef uint64_t nr_devptr;
 /* Scalar types of kernel parameters, as in Triton signatures. */
 typedef enum nr_type {
     NR_TYPE_INVALID = -1, /* nr_kernel_param_type of a parameter that does not exist */
-    NR_TYPE_PTR = 0, /* any *dtype parameter */
-    NR_TYPE_I1, NR_TYPE_I8, NR_TYPE_I16, NR_TYPE_I32, NR_TYPE_I64,
-    NR_TYPE_U8, NR_TYPE_U16, NR_TYPE_U32, NR_TYPE_U64,
-    NR_TYPE_FP16, NR_TYPE_BF16, NR_TYPE_FP32, NR_TYPE_FP64,
+    NR_TYPE_PTR = 0,      /* any *dtype parameter */
+    NR_TYPE_I1,
+    NR_TYPE_I8,
+    NR_TYPE_I16,
+    NR_TYPE_I32,
+    NR_TYPE_I64,
+    NR_TYPE_U8,
+    NR_TYPE_U16,
+    NR_TYPE_U32,
+    NR_TYPE_U64,
+    NR_TYPE_FP16,
+    NR_TYPE_BF16,
+    NR_TYPE_FP32,
+    NR_TYPE_FP64,
     /* fp8: only as pointees (nr_kernel_param_pointee); kernels take no fp8 scalars, and
      * launching with an argument of these types is an error. OCP FP8 E4M3FN and E5M2;
      * then (appended, so the earlier values keep their numbers) Triton's E4M3 with bias
      * 15, AMD's E4M3 FNUZ (torch.float8_e4m3fnuz) and E5M2 FNUZ (torch.float8_e5m2fnuz) */
-    NR_TYPE_FP8E4NV, NR_TYPE_FP8E5,
-    NR_TYPE_FP8E4B15, NR_TYPE_FP8E4B8, NR_TYPE_FP8E5B16,
+    NR_TYPE_FP8E4NV,
+    NR_TYPE_FP8E5,
+    NR_TYPE_FP8E4B15,
+    NR_TYPE_FP8E4B8,
+    NR_TYPE_FP8E5B16,
     /* a tensor descriptor parameter ("tensordesc<fp16[64, 64]>"): pass nr_arg_tensor_desc */
     NR_TYPE_TENSOR_DESC = 64,
 } nr_type;
@@ -96,29 +109,104 @@ typedef struct nr_tensor_desc {
 typedef struct nr_arg {
     nr_type type;
     union {
-        int64_t i;   /* I1..I64 */
-        uint64_t u;  /* U8..U64, PTR */
-        double f;    /* FP16..FP64 (rounded to the parameter's type) */
+        int64_t i;                  /* I1..I64 */
+        uint64_t u;                 /* U8..U64, PTR */
+        double f;                   /* FP16..FP64 (rounded to the parameter's type) */
         const nr_tensor_desc *desc; /* TENSOR_DESC */
     } v;
 } nr_arg;
 
-static inline nr_arg nr_arg_ptr(nr_devptr p) { nr_arg a; a.type = NR_TYPE_PTR; a.v.u = p; return a; }
-static inline nr_arg nr_arg_i1(int x) { nr_arg a; a.type = NR_TYPE_I1; a.v.i = x != 0; return a; }
-static inline nr_arg nr_arg_i8(int8_t x) { nr_arg a; a.type = NR_TYPE_I8; a.v.i = x; return a; }
-static inline nr_arg nr_arg_i16(int16_t x) { nr_arg a; a.type = NR_TYPE_I16; a.v.i = x; return a; }
-static inline nr_arg nr_arg_i32(int32_t x) { nr_arg a; a.type = NR_TYPE_I32; a.v.i = x; return a; }
-static inline nr_arg nr_arg_i64(int64_t x) { nr_arg a; a.type = NR_TYPE_I64; a.v.i = x; return a; }
-static inline nr_arg nr_arg_u8(uint8_t x) { nr_arg a; a.type = NR_TYPE_U8; a.v.u = x; return a; }
-static inline nr_arg nr_arg_u16(uint16_t x) { nr_arg a; a.type = NR_TYPE_U16; a.v.u = x; return a; }
-static inline nr_arg nr_arg_u32(uint32_t x) { nr_arg a; a.type = NR_TYPE_U32; a.v.u = x; return a; }
-static inline nr_arg nr_arg_u64(uint64_t x) { nr_arg a; a.type = NR_TYPE_U64; a.v.u = x; return a; }
+static inline nr_arg nr_arg_ptr(nr_devptr p) {
+    nr_arg a;
+    a.type = NR_TYPE_PTR;
+    a.v.u = p;
+    return a;
+}
+static inline nr_arg nr_arg_i1(int x) {
+    nr_arg a;
+    a.type = NR_TYPE_I1;
+    a.v.i = x != 0;
+    return a;
+}
+static inline nr_arg nr_arg_i8(int8_t x) {
+    nr_arg a;
+    a.type = NR_TYPE_I8;
+    a.v.i = x;
+    return a;
+}
+static inline nr_arg nr_arg_i16(int16_t x) {
+    nr_arg a;
+    a.type = NR_TYPE_I16;
+    a.v.i = x;
+    return a;
+}
+static inline nr_arg nr_arg_i32(int32_t x) {
+    nr_arg a;
+    a.type = NR_TYPE_I32;
+    a.v.i = x;
+    return a;
+}
+static inline nr_arg nr_arg_i64(int64_t x) {
+    nr_arg a;
+    a.type = NR_TYPE_I64;
+    a.v.i = x;
+    return a;
+}
+static inline nr_arg nr_arg_u8(uint8_t x) {
+    nr_arg a;
+    a.type = NR_TYPE_U8;
+    a.v.u = x;
+    return a;
+}
+static inline nr_arg nr_arg_u16(uint16_t x) {
+    nr_arg a;
+    a.type = NR_TYPE_U16;
+    a.v.u = x;
+    return a;
+}
+static inline nr_arg nr_arg_u32(uint32_t x) {
+    nr_arg a;
+    a.type = NR_TYPE_U32;
+    a.v.u = x;
+    return a;
+}
+static inline nr_arg nr_arg_u64(uint64_t x) {
+    nr_arg a;
+    a.type = NR_TYPE_U64;
+    a.v.u = x;
+    return a;
+}
 /* fp16 / bf16 arguments are given as a float and rounded to the parameter's type */
-static inline nr_arg nr_arg_f16(float x) { nr_arg a; a.type = NR_TYPE_FP16; a.v.f = x; return a; }
-static inline nr_arg nr_arg_bf16(float x) { nr_arg a; a.type = NR_TYPE_BF16; a.v.f = x; return a; }
-static inline nr_arg nr_arg_f32(float x) { nr_arg a; a.type = NR_TYPE_FP32; a.v.f = x; return a; }
-static inline nr_arg nr_arg_f64(double x) { nr_arg a; a.type = NR_TYPE_FP64; a.v.f = x; return a; }
-static inline nr_arg nr_arg_tensor_desc(const nr_tensor_desc *d) { nr_arg a; a.type = NR_TYPE_TENSOR_DESC; a.v.desc = d; return a; }
+static inline nr_arg nr_arg_f16(float x) {
+    nr_arg a;
+    a.type = NR_TYPE_FP16;
+    a.v.f = x;
+    return a;
+}
+static inline nr_arg nr_arg_bf16(float x) {
+    nr_arg a;
+    a.type = NR_TYPE_BF16;
+    a.v.f = x;
+    return a;
+}
+static inline nr_arg nr_arg_f32(float x) {
+    nr_arg a;
+    a.type = NR_TYPE_FP32;
+    a.v.f = x;
+    return a;
+}
+static inline nr_arg nr_arg_f64(double x) {
+    nr_arg a;
+    a.type = NR_TYPE_FP64;
+    a.v.f = x;
+    return a;
+}
+static inline nr_arg nr_arg_tensor_desc(const nr_tensor_desc *d) {
+    nr_arg a;
+    a.type = NR_TYPE_TENSOR_DESC;
+    a.v.desc = d;
+    return a;
+}
 
 /* A constexpr value given at compile time, as text: "128", "0.5", "True", "leaky_relu".
  * Integers, floats and booleans are recognised; anything else is a string. */
@@ -130,24 +218,24 @@ typedef struct nr_define {
 typedef struct nr_compile_options {
     const nr_define *defines;
     int num_defines;
-    const char *kernel;  /* compile only this kernel; NULL: every kernel in the source */
-    int num_warps;       /* 0: the default (4); else a power of two from 1 to 32 */
-    int num_stages;      /* software-pipelining depth of loops feeding tl.dot (as Triton's
-                            num_stages): 0: the default (3); else 1 (no pipelining) to 8 */
+    const char *kernel; /* compile only this kernel; NULL: every kernel in the source */
+    int num_warps;      /* 0: the default (4); else a power of two from 1 to 32 */
+    int num_stages;     /* software-pipelining depth of loops feeding tl.dot (as Triton's
+                           num_stages): 0: the default (3); else 1 (no pipelining) to 8 */
 } nr_compile_options;
 
 typedef struct nr_launch_options {
-    int num_warps;       /* 0: the value compiled with */
-    void *stream;        /* CUDA stream (CUstream); NULL: the default stream */
-    int num_stages;      /* 0: the value compiled with; else 1 to 8 */
+    int num_warps;  /* 0: the value compiled with */
+    void *stream;   /* CUDA stream (CUstream); NULL: the default stream */
+    int num_stages; /* 0: the value compiled with; else 1 to 8 */
 } nr_launch_options;
 
 /* ---- contexts ---- */
 NR_API nr_status nr_context_create(nr_device_kind kind, int device_index, nr_context **out);
 /* The same, with the reason for a failure (no driver, no device, ...) written into
  * errbuf (may be NULL). */
-NR_API nr_status nr_context_create_ex(nr_device_kind kind, int device_index, nr_context **out, char *errbuf,
-                                      size_t errsize);
+NR_API nr_status nr_context_create_ex(nr_device_kind kind, int device_index, nr_context **out,
+                                      char *errbuf, size_t errsize);
 NR_API void nr_context_destroy(nr_context *ctx);
 /* Message of the context's last failure ("" if none); valid until the next call on it. */
 NR_API const char *nr_last_error(const nr_context *ctx);
@@ -210,8 +298,9 @@ NR_API nr_status nr_synchronize(nr_context *ctx);
  * run to completion inside nr_launch: a stream there is only a handle. The context owns
  * its streams: those not destroyed go with it. */
 NR_API nr_status nr_stream_create(nr_context *ctx, void **out);
-NR_API nr_status nr_stream_destroy(nr_context *ctx, void *stream);   /* waits for its work first */
-NR_API nr_status nr_stream_synchronize(nr_context *ctx, void *stream); /* NULL: the default stream */
+NR_API nr_status nr_stream_destroy(nr_context *ctx, void *stream); /* waits for its work first */
+NR_API nr_status nr_stream_synchronize(nr_context *ctx,
+                                       void *stream); /* NULL: the default stream */
 
 /* ---- autotuning: @triton.autotune and @triton.heuristics ----
  * A kernel whose source carries @triton.autotune(configs=[triton.Config({...},
@@ -233,17 +322,19 @@ typedef nr_status (*nr_grid_fn)(const nr_config *config, unsigned grid[3], void 
  * (may be NULL): per argument, the bytes a pointer argument may reach, for reset_to_zero
  * and restore_value; without it those buffers must come from nr_malloc (or
  * nr_host_register). On a kernel that is not tuned, the config holds no values. */
-NR_API nr_status nr_launch_grid(nr_kernel *k, nr_grid_fn grid, void *user, const nr_arg *args, int num_args,
-                         const size_t *arg_bytes, const nr_launch_options *opts);
-NR_API int nr_kernel_num_configs(const nr_kernel *k);                 /* 0: not tuned */
-NR_API const nr_config *nr_kernel_config(const nr_kernel *k, int i);  /* as written in @autotune */
-NR_API const nr_config *nr_kernel_last_config(const nr_kernel *k);    /* of the last launch (with the
-                                                                   heuristics' values); NULL before */
+NR_API nr_status nr_launch_grid(nr_kernel *k, nr_grid_fn grid, void *user, const nr_arg *args,
+                                int num_args, const size_t *arg_bytes,
+                                const nr_launch_options *opts);
+NR_API int nr_kernel_num_configs(const nr_kernel *k);                /* 0: not tuned */
+NR_API const nr_config *nr_kernel_config(const nr_kernel *k, int i); /* as written in @autotune */
+/* the config of the last launch (with the heuristics' values); NULL before one */
+NR_API const nr_config *nr_kernel_last_config(const nr_kernel *k);
 NR_API int nr_config_num_values(const nr_config *c);
 NR_API const char *nr_config_name(const nr_config *c, int i);
-NR_API const char *nr_config_value(const nr_config *c, int i);        /* as -D takes it: "128", "True" */
-NR_API nr_status nr_config_int(const nr_config *c, const char *name, int64_t *out); /* NR_ERR_NOT_FOUND */
-NR_API int nr_config_num_warps(const nr_config *c);                   /* 0: the module's */
+NR_API const char *nr_config_value(const nr_config *c, int i); /* as -D takes it: "128", "True" */
+NR_API nr_status nr_config_int(const nr_config *c, const char *name,
+                               int64_t *out);       /* NR_ERR_NOT_FOUND */
+NR_API int nr_config_num_warps(const nr_config *c); /* 0: the module's */
 NR_API int nr_config_num_stages(const nr_config *c);
 
 /* ---- the autotuner's rules, for bindings (docs/api.md#the-tuner) ----
@@ -259,24 +350,24 @@ NR_API int nr_config_num_stages(const nr_config *c);
 typedef struct nr_tuner nr_tuner;
 
 typedef struct nr_tune_options {
-    const char *kernel;               /* the kernel's name, for messages */
+    const char *kernel; /* the kernel's name, for messages */
     int num_configs;
-    const char *const *config_text;   /* each config as text ("BLOCK=64, num_warps=4"): messages */
-    const char *identity;             /* what a choice depends on besides the key and the device
-                                         (the source, the configs, the options); NULL: choices
-                                         are not kept on disk */
-    double warmup_ms, rep_ms;         /* 0: Triton's 25 and 100 */
-    double top_k;                     /* how many configs a performance model keeps (0: Triton's
-                                         default, all of them: 1.0 as a fraction) */
-    int top_k_is_fraction;            /* top_k is a fraction of the configs (Triton: a float top_k
-                                         <= 1.0) */
+    const char *const *config_text; /* each config as text ("BLOCK=64, num_warps=4"): messages */
+    const char *identity;           /* what a choice depends on besides the key and the device
+                                       (the source, the configs, the options); NULL: choices
+                                       are not kept on disk */
+    double warmup_ms, rep_ms;       /* 0: Triton's 25 and 100 */
+    double top_k;                   /* how many configs a performance model keeps (0: Triton's
+                                       default, all of them: 1.0 as a fraction) */
+    int top_k_is_fraction;          /* top_k is a fraction of the configs (Triton: a float top_k
+                                       <= 1.0) */
 } nr_tune_options;
 
 typedef struct nr_tune_buffer {
-    nr_devptr ptr;  /* device memory of the context (host memory on the CPU device) */
+    nr_devptr ptr; /* device memory of the context (host memory on the CPU device) */
     size_t bytes;
-    int restore;    /* 0: zeroed before each timed launch (reset_to_zero); 1: saved before
-                       timing and written back after each timed launch (restore_value) */
+    int restore; /* 0: zeroed before each timed launch (reset_to_zero); 1: saved before
+                    timing and written back after each timed launch (restore_value) */
 } nr_tune_buffer;
 
 /* The binding's side of a choice. launch is required; the others may be NULL. A status
@@ -284,13 +375,16 @@ typedef struct nr_tune_buffer {
  * counts as infinitely slow); NR_ERR_DEVICE stops the tuning and is returned. */
 typedef struct nr_tune_calls {
     void *user;
-    nr_status (*launch)(void *user, int config);            /* one launch, not waited for */
-    nr_status (*before)(void *user, int config);            /* before each timed launch, untimed */
-    nr_status (*after)(void *user, int config);             /* after each timed launch, untimed */
-    nr_status (*bench)(void *user, int config, double *ms); /* the binding's own timing (do_bench) */
-    nr_status (*prune)(void *user, int *configs, int *num_configs); /* early_config_prune: keeps some */
-    nr_status (*estimate)(void *user, int config, double *estimate); /* perf_model: lower is faster */
-    void *stream;                                           /* what timing waits on (NULL: the context) */
+    nr_status (*launch)(void *user, int config); /* one launch, not waited for */
+    nr_status (*before)(void *user, int config); /* before each timed launch, untimed */
+    nr_status (*after)(void *user, int config);  /* after each timed launch, untimed */
+    nr_status (*bench)(void *user, int config,
+                       double *ms); /* the binding's own timing (do_bench) */
+    nr_status (*prune)(void *user, int *configs,
+                       int *num_configs); /* early_config_prune: keeps some */
+    nr_status (*estimate)(void *user, int config,
+                          double *estimate); /* perf_model: lower is faster */
+    void *stream;                            /* what timing waits on (NULL: the context) */
 } nr_tune_calls;
 
 NR_API nr_status nr_tuner_create(nr_context *ctx, const nr_tune_options *opts, nr_tuner **out);
@@ -298,18 +392,20 @@ NR_API void nr_tuner_destroy(nr_tuner *t);
 /* The config for key (any text naming the key's values): *chosen, and per config the
  * milliseconds it took (INFINITY: failed or not timed) in times_ms when not NULL
  * (num_configs entries). bufs: the launch's reset_to_zero and restore_value buffers. */
-NR_API nr_status nr_tuner_choose(nr_tuner *t, const char *key, const nr_tune_buffer *bufs, int num_bufs,
-                                 const nr_tune_calls *calls, int *chosen, double *times_ms);
+NR_API nr_status nr_tuner_choose(nr_tuner *t, const char *key, const nr_tune_buffer *bufs,
+                                 int num_bufs, const nr_tune_calls *calls, int *chosen,
+                                 double *times_ms);
 
 /* The default and the range of a compile or launch option by name ("num_warps",
  * "num_stages"); each output may be NULL. NR_ERR_NOT_FOUND for an unknown name. */
-NR_API nr_status nr_option_info(const char *name, int *default_value, int *min, int *max, int *power_of_two);
+NR_API nr_status nr_option_info(const char *name, int *default_value, int *min, int *max,
+                                int *power_of_two);
 
 /* ---- what the context has done, for people tuning start-up ---- */
 typedef struct nr_stats {
-                  uint64_t gpu_compiles;    /* kernel variants compiled to PTX (the whole back end ran) */
-                  uint64_t jit_compiles;    /* PTX compiled to a cubin by the driver */
-                  uint64_t disk_cache_hits; /* variants loaded from the disk cache: nothing compiled */
+    uint64_t gpu_compiles;    /* kernel variants compiled to PTX (the whole back end ran) */
+    uint64_t jit_compiles;    /* PTX compiled to a cubin by the driver */
+    uint64_t disk_cache_hits; /* variants loaded from the disk cache: nothing compiled */
 } nr_stats;
 NR_API nr_status nr_context_stats(const nr_context *ctx, nr_stats *out);
 
@@ -348,9 +444,10 @@ typedef enum nr_copy_path {
     NR_COPY_PEER = 2,
     NR_COPY_STAGED = 3,
 } nr_copy_path;
-NR_API nr_status nr_memcpy_peer(nr_context *dst_ctx, nr_devptr dst, nr_context *src_ctx, nr_devptr src, size_t bytes);
-NR_API nr_status nr_memcpy_peer_async(nr_context *dst_ctx, nr_devptr dst, nr_context *src_ctx, nr_devptr src,
-                                      size_t bytes, void *stream);
+NR_API nr_status nr_memcpy_peer(nr_context *dst_ctx, nr_devptr dst, nr_context *src_ctx,
+                                nr_devptr src, size_t bytes);
+NR_API nr_status nr_memcpy_peer_async(nr_context *dst_ctx, nr_devptr dst, nr_context *src_ctx,
+                                      nr_devptr src, size_t bytes, void *stream);
 /* How copies from src_ctx to dst_ctx go (enabling peer access between the two devices
  * when the driver allows it and it is not yet). */
 NR_API nr_status nr_memcpy_peer_path(nr_context *dst_ctx, nr_context *src_ctx, nr_copy_path *out);

@@ -84,13 +84,17 @@ static const char *join_dotted(ParseCtx *c, const NameVec *v) {
  * 4, then the next power of two, so it is implied by the count. */
 static void *grow_items(ParseCtx *c, void *arr, size_t elem, int n) {
     if (n == 0) return arena_grow(c->arena, NULL, elem, 0, 4);
-    if (n >= 4 && (n & (n - 1)) == 0) return arena_grow(c->arena, arr, elem, (size_t)n, 2 * (size_t)n);
+    if (n >= 4 && (n & (n - 1)) == 0)
+        return arena_grow(c->arena, arr, elem, (size_t)n, 2 * (size_t)n);
     return arr;
 }
 
 /* The first name that repeats an earlier one, by index; -1 if none. Sorting keeps it
  * O(n log n): a call with 100000 keyword arguments must not take quadratic time. */
-typedef struct { const char *name; int idx; } NameIdx;
+typedef struct {
+    const char *name;
+    int idx;
+} NameIdx;
 
 static int cmp_name_idx(const void *a, const void *b) {
     const NameIdx *x = a, *y = b;
@@ -105,7 +109,8 @@ static int first_repeat(ParseCtx *c, const char *const *names, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_name_idx);
     int best = -1;
     for (int i = 1; i < n; i++)
-        if (strcmp(v[i].name, v[i - 1].name) == 0 && (i < 2 || strcmp(v[i - 1].name, v[i - 2].name) != 0))
+        if (strcmp(v[i].name, v[i - 1].name) == 0 &&
+            (i < 2 || strcmp(v[i - 1].name, v[i - 2].name) != 0))
             if (best < 0 || v[i].idx < best) best = v[i].idx;
     return best;
 }
@@ -292,7 +297,9 @@ static Expr *ex_items(ParseCtx *c, ExprKind kind, Loc loc, ExprVec *items) {
     return e;
 }
 
-Expr *ast_ex_tuple(ParseCtx *c, Loc loc, ExprVec *items) { return ex_items(c, EX_TUPLE, loc, items); }
+Expr *ast_ex_tuple(ParseCtx *c, Loc loc, ExprVec *items) {
+    return ex_items(c, EX_TUPLE, loc, items);
+}
 Expr *ast_ex_list(ParseCtx *c, Loc loc, ExprVec *items) { return ex_items(c, EX_LIST, loc, items); }
 
 /* "a" alone is a; "a," and "a, b" are tuples (also used for "(a)" and "(a, b)"). */
@@ -324,7 +331,8 @@ Expr *ast_ex_import_name(ParseCtx *c, Loc loc, NameVec *dotted, const char *alia
 static const char *normalise_ann(ParseCtx *c, const char *s, size_t n) {
     char *out = arena_alloc(c->arena, n + 1), *p = out;
     for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' && s[i] != '\f') *p++ = s[i];
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' && s[i] != '\f')
+            *p++ = s[i];
     *p = 0;
     size_t len = (size_t)(p - out);
     if (strcmp(out, "constexpr") == 0 || (len > 10 && strcmp(out + len - 10, ".constexpr") == 0))
@@ -341,7 +349,9 @@ Ann ast_ann_dotted(ParseCtx *c, Loc loc, NameVec *dotted) {
     return (Ann){normalise_ann(c, s, strlen(s)), loc};
 }
 
-Ann ast_ann_string(ParseCtx *c, Loc loc, Expr *s) { return (Ann){normalise_ann(c, s->sval, s->slen), loc}; }
+Ann ast_ann_string(ParseCtx *c, Loc loc, Expr *s) {
+    return (Ann){normalise_ann(c, s->sval, s->slen), loc};
+}
 
 Param ast_param(Loc loc, const char *name, const Ann *ann, Expr *def) {
     Param p = {.name = name, .loc = loc, .default_value = def};
@@ -357,7 +367,9 @@ Param ast_param(Loc loc, const char *name, const Ann *ann, Expr *def) {
 static const char *expr_what(const Expr *e) {
     switch (e->kind) {
     case EX_CALL: return "function call";
-    case EX_INT: case EX_FLOAT: case EX_STR: return "literal";
+    case EX_INT:
+    case EX_FLOAT:
+    case EX_STR: return "literal";
     case EX_TRUE: return "True";
     case EX_FALSE: return "False";
     case EX_NONE: return "None";
@@ -374,12 +386,15 @@ static const char *expr_what(const Expr *e) {
 static void check_target(ParseCtx *c, const Expr *e, bool in_seq) {
     if (c->failed) return;
     switch (e->kind) {
-    case EX_NAME: case EX_ATTR: case EX_SUBSCRIPT: return;
+    case EX_NAME:
+    case EX_ATTR:
+    case EX_SUBSCRIPT: return;
     case EX_STAR:
         if (!in_seq) parse_error(c, e->loc, "starred assignment target must be in a list or tuple");
         check_target(c, e->lhs, false);
         return;
-    case EX_TUPLE: case EX_LIST: {
+    case EX_TUPLE:
+    case EX_LIST: {
         int stars = 0;
         for (int i = 0; i < e->nitems; i++) {
             if (e->items[i]->kind == EX_STAR && ++stars == 2)
@@ -453,7 +468,8 @@ Stmt *ast_st_augassign(ParseCtx *c, Loc loc, Expr *target, int op, Expr *value) 
     set_targets(c, s, target);
     s->value = value;
     if (target->kind != EX_NAME && target->kind != EX_ATTR && target->kind != EX_SUBSCRIPT)
-        parse_error(c, target->loc, "'%s' is an illegal expression for augmented assignment", expr_what(target));
+        parse_error(c, target->loc, "'%s' is an illegal expression for augmented assignment",
+                    expr_what(target));
     check_value(c, value);
     return s;
 }
@@ -464,14 +480,16 @@ Stmt *ast_st_annassign(ParseCtx *c, Loc loc, Expr *target, Ann ann, Expr *value)
     s->annotation = ann.text;
     s->value = value;
     if (target->kind == EX_TUPLE || target->kind == EX_LIST)
-        parse_error(c, target->loc, "only single target (not %s) can be annotated", expr_what(target));
+        parse_error(c, target->loc, "only single target (not %s) can be annotated",
+                    expr_what(target));
     else if (target->kind != EX_NAME && target->kind != EX_ATTR && target->kind != EX_SUBSCRIPT)
         parse_error(c, target->loc, "illegal target for annotation");
     check_value(c, value);
     return s;
 }
 
-static Stmt *make_if(ParseCtx *c, Loc loc, Expr *cond, StmtVec *body, StmtVec *orelse, bool chained) {
+static Stmt *make_if(ParseCtx *c, Loc loc, Expr *cond, StmtVec *body, StmtVec *orelse,
+                     bool chained) {
     Stmt *s = new_stmt(c, ST_IF, loc);
     s->cond = cond;
     s->body = block_of(body);
@@ -569,7 +587,8 @@ static void check_params(ParseCtx *c, const Param *p, int n) {
             parse_error(c, p[i].loc, "non-default argument follows default argument");
     }
     int rep = first_repeat(c, names, n);
-    if (rep >= 0) parse_error(c, p[rep].loc, "duplicate argument '%s' in function definition", p[rep].name);
+    if (rep >= 0)
+        parse_error(c, p[rep].loc, "duplicate argument '%s' in function definition", p[rep].name);
 }
 
 Func *ast_func(ParseCtx *c, Loc loc, const char *name, ParamVec *params, StmtVec *body) {
@@ -596,10 +615,8 @@ void ast_module_add(ParseCtx *c, StmtVec *stmts) {
     Module *m = c->module;
     for (int i = 0; i < stmts->n; i++) {
         Stmt *s = stmts->v[i];
-        if (s->kind == ST_DEF)
-            VEC_PUSH(c->arena, m->funcs, m->nfuncs, c->funcs_cap, s->func);
-        else
-            VEC_PUSH(c->arena, m->globals, m->nglobals, c->globals_cap, s);
+        if (s->kind == ST_DEF) VEC_PUSH(c->arena, m->funcs, m->nfuncs, c->funcs_cap, s->func);
+        else VEC_PUSH(c->arena, m->globals, m->nglobals, c->globals_cap, s);
     }
 }
 
@@ -607,17 +624,19 @@ void ast_module_add(ParseCtx *c, StmtVec *stmts) {
 
 const char *ast_binop_spelling(int op) {
     static const char *const s[] = {
-        [BIN_ADD] = "+", [BIN_SUB] = "-", [BIN_MUL] = "*", [BIN_DIV] = "/", [BIN_FLOORDIV] = "//",
-        [BIN_MOD] = "%", [BIN_POW] = "**", [BIN_MATMUL] = "@", [BIN_LSHIFT] = "<<",
-        [BIN_RSHIFT] = ">>", [BIN_AND] = "&", [BIN_OR] = "|", [BIN_XOR] = "^",
+        [BIN_ADD] = "+",       [BIN_SUB] = "-",     [BIN_MUL] = "*",  [BIN_DIV] = "/",
+        [BIN_FLOORDIV] = "//", [BIN_MOD] = "%",     [BIN_POW] = "**", [BIN_MATMUL] = "@",
+        [BIN_LSHIFT] = "<<",   [BIN_RSHIFT] = ">>", [BIN_AND] = "&",  [BIN_OR] = "|",
+        [BIN_XOR] = "^",
     };
     return op >= 0 && op < (int)(sizeof s / sizeof s[0]) ? s[op] : "?";
 }
 
 const char *ast_cmpop_spelling(int op) {
     static const char *const s[] = {
-        [CMP_EQ] = "==", [CMP_NE] = "!=", [CMP_LT] = "<", [CMP_LE] = "<=", [CMP_GT] = ">",
-        [CMP_GE] = ">=", [CMP_IS] = "is", [CMP_ISNOT] = "is not", [CMP_IN] = "in", [CMP_NOTIN] = "not in",
+        [CMP_EQ] = "==", [CMP_NE] = "!=",        [CMP_LT] = "<",  [CMP_LE] = "<=",
+        [CMP_GT] = ">",  [CMP_GE] = ">=",        [CMP_IS] = "is", [CMP_ISNOT] = "is not",
+        [CMP_IN] = "in", [CMP_NOTIN] = "not in",
     };
     return op >= 0 && op < (int)(sizeof s / sizeof s[0]) ? s[op] : "?";
 }
@@ -672,7 +691,10 @@ static void expr_head(StrBuf *sb, const Expr *e) {
         else sb_printf(sb, "int %lld", (long long)e->ival);
         break;
     case EX_FLOAT: sb_printf(sb, "float %.17g", e->fval); break;
-    case EX_STR: sb_puts(sb, "str "); put_escaped(sb, e->sval, e->slen); break;
+    case EX_STR:
+        sb_puts(sb, "str ");
+        put_escaped(sb, e->sval, e->slen);
+        break;
     case EX_TRUE: sb_puts(sb, "True"); break;
     case EX_FALSE: sb_puts(sb, "False"); break;
     case EX_NONE: sb_puts(sb, "None"); break;
@@ -680,14 +702,16 @@ static void expr_head(StrBuf *sb, const Expr *e) {
     case EX_UNOP: sb_printf(sb, "unop %s", unop_spelling(e->op)); break;
     case EX_CMP:
         sb_puts(sb, "cmp");
-        for (int i = 0; i + 1 < e->nitems; i++) sb_printf(sb, "%s %s", i ? "," : "", ast_cmpop_spelling(e->ops[i]));
+        for (int i = 0; i + 1 < e->nitems; i++)
+            sb_printf(sb, "%s %s", i ? "," : "", ast_cmpop_spelling(e->ops[i]));
         break;
     case EX_BOOLOP: sb_puts(sb, e->op == BOOL_AND ? "boolop and" : "boolop or"); break;
     case EX_CALL: sb_puts(sb, "call"); break;
     case EX_ATTR: sb_printf(sb, "attr %s", e->name); break;
     case EX_SUBSCRIPT: sb_puts(sb, "subscript"); break;
     case EX_SLICE:
-        sb_printf(sb, "slice%s%s%s", e->lhs ? " lower" : "", e->rhs ? " upper" : "", e->third ? " step" : "");
+        sb_printf(sb, "slice%s%s%s", e->lhs ? " lower" : "", e->rhs ? " upper" : "",
+                  e->third ? " step" : "");
         break;
     case EX_TUPLE: sb_puts(sb, "tuple"); break;
     case EX_LIST: sb_puts(sb, "list"); break;
@@ -705,8 +729,13 @@ static void print_expr(Printer *p, int ind, const char *role, const Expr *e) {
         print_expr(p, ind + 1, NULL, e->lhs);
         print_expr(p, ind + 1, NULL, e->rhs);
         break;
-    case EX_UNOP: case EX_ATTR: case EX_STAR: print_expr(p, ind + 1, NULL, e->lhs); break;
-    case EX_CMP: case EX_BOOLOP: case EX_TUPLE: case EX_LIST: print_exprs(p, ind + 1, e->items, e->nitems); break;
+    case EX_UNOP:
+    case EX_ATTR:
+    case EX_STAR: print_expr(p, ind + 1, NULL, e->lhs); break;
+    case EX_CMP:
+    case EX_BOOLOP:
+    case EX_TUPLE:
+    case EX_LIST: print_exprs(p, ind + 1, e->items, e->nitems); break;
     case EX_CALL:
         print_expr(p, ind + 1, NULL, e->lhs);
         print_exprs(p, ind + 1, e->items, e->nitems);
@@ -756,11 +785,22 @@ static void print_import(Printer *p, const Stmt *s) {
 
 static const char *stmt_word(const Stmt *s) {
     static const char *const w[] = {
-        [ST_EXPR] = "expr", [ST_ASSIGN] = "assign", [ST_AUGASSIGN] = "augassign",
-        [ST_ANNASSIGN] = "annassign", [ST_IF] = "if", [ST_FOR] = "for", [ST_WHILE] = "while",
-        [ST_RETURN] = "return", [ST_PASS] = "pass", [ST_BREAK] = "break",
-        [ST_CONTINUE] = "continue", [ST_ASSERT] = "assert", [ST_DEF] = "def",
-        [ST_IMPORT] = "import", [ST_GLOBAL] = "global", [ST_WITH] = "with",
+        [ST_EXPR] = "expr",
+        [ST_ASSIGN] = "assign",
+        [ST_AUGASSIGN] = "augassign",
+        [ST_ANNASSIGN] = "annassign",
+        [ST_IF] = "if",
+        [ST_FOR] = "for",
+        [ST_WHILE] = "while",
+        [ST_RETURN] = "return",
+        [ST_PASS] = "pass",
+        [ST_BREAK] = "break",
+        [ST_CONTINUE] = "continue",
+        [ST_ASSERT] = "assert",
+        [ST_DEF] = "def",
+        [ST_IMPORT] = "import",
+        [ST_GLOBAL] = "global",
+        [ST_WITH] = "with",
     };
     if (s->kind == ST_GLOBAL && s->op) return "nonlocal";
     return w[s->kind];
@@ -807,7 +847,9 @@ static void print_func(Printer *p, int ind, const Func *f) {
     print_block(p, ind + 1, "body", &f->body);
 }
 
-static bool loc_before(Loc a, Loc b) { return a.line < b.line || (a.line == b.line && a.col < b.col); }
+static bool loc_before(Loc a, Loc b) {
+    return a.line < b.line || (a.line == b.line && a.col < b.col);
+}
 
 /* Functions and module-level statements are kept apart; print them interleaved in
  * source order. */
@@ -818,7 +860,6 @@ void ast_print(StrBuf *out, const Module *m) {
     while (f < m->nfuncs || g < m->nglobals) {
         if (g >= m->nglobals || (f < m->nfuncs && loc_before(m->funcs[f]->loc, m->globals[g]->loc)))
             print_func(&p, 1, m->funcs[f++]);
-        else
-            print_stmt(&p, 1, m->globals[g++]);
+        else print_stmt(&p, 1, m->globals[g++]);
     }
 }

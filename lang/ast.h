@@ -25,10 +25,10 @@ typedef struct Expr Expr;
 typedef struct Stmt Stmt;
 
 typedef enum {
-    EX_NAME,      /* name */
-    EX_INT,       /* ival (literal > INT64_MAX: is_big set, uval holds it) */
-    EX_FLOAT,     /* fval */
-    EX_STR,       /* sval (escapes decoded; adjacent literals concatenated) */
+    EX_NAME,  /* name */
+    EX_INT,   /* ival (literal > INT64_MAX: is_big set, uval holds it) */
+    EX_FLOAT, /* fval */
+    EX_STR,   /* sval (escapes decoded; adjacent literals concatenated) */
     EX_TRUE,
     EX_FALSE,
     EX_NONE,
@@ -47,35 +47,57 @@ typedef enum {
 } ExprKind;
 
 typedef enum {
-    BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_FLOORDIV, BIN_MOD, BIN_POW, BIN_MATMUL,
-    BIN_LSHIFT, BIN_RSHIFT, BIN_AND, BIN_OR, BIN_XOR,
+    BIN_ADD,
+    BIN_SUB,
+    BIN_MUL,
+    BIN_DIV,
+    BIN_FLOORDIV,
+    BIN_MOD,
+    BIN_POW,
+    BIN_MATMUL,
+    BIN_LSHIFT,
+    BIN_RSHIFT,
+    BIN_AND,
+    BIN_OR,
+    BIN_XOR,
 } BinOp;
 
 typedef enum { UN_NEG, UN_POS, UN_INVERT, UN_NOT } UnOp;
 
-typedef enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_IS, CMP_ISNOT, CMP_IN, CMP_NOTIN } CmpOp;
+typedef enum {
+    CMP_EQ,
+    CMP_NE,
+    CMP_LT,
+    CMP_LE,
+    CMP_GT,
+    CMP_GE,
+    CMP_IS,
+    CMP_ISNOT,
+    CMP_IN,
+    CMP_NOTIN
+} CmpOp;
 
 typedef enum { BOOL_AND, BOOL_OR } BoolOp;
 
 struct Expr {
     ExprKind kind;
     Loc loc;
-    int op;            /* BinOp / UnOp / BoolOp */
-    const char *name;  /* EX_NAME, EX_ATTR */
-    int64_t ival;      /* EX_INT */
-    uint64_t uval;     /* EX_INT when is_big */
+    int op;           /* BinOp / UnOp / BoolOp */
+    const char *name; /* EX_NAME, EX_ATTR */
+    int64_t ival;     /* EX_INT */
+    uint64_t uval;    /* EX_INT when is_big */
     bool is_big;
-    double fval;       /* EX_FLOAT */
-    const char *sval;  /* EX_STR */
-    size_t slen;       /* EX_STR length (may contain NUL) */
+    double fval;      /* EX_FLOAT */
+    const char *sval; /* EX_STR */
+    size_t slen;      /* EX_STR length (may contain NUL) */
     Expr *lhs, *rhs, *third;
-    Expr **items;      /* EX_CMP, EX_BOOLOP, EX_CALL args, EX_SUBSCRIPT, EX_TUPLE, EX_LIST, EX_IFEXP */
+    Expr **items; /* EX_CMP, EX_BOOLOP, EX_CALL args, EX_SUBSCRIPT, EX_TUPLE, EX_LIST, EX_IFEXP */
     int nitems;
-    int *ops;          /* EX_CMP: nitems-1 CmpOps */
+    int *ops;             /* EX_CMP: nitems-1 CmpOps */
     const char **kwnames; /* EX_CALL */
     Expr **kwvalues;
     int nkw;
-    int depth;         /* height of this subtree (a leaf is 1); the parser keeps it <= 1000 */
+    int depth; /* height of this subtree (a leaf is 1); the parser keeps it <= 1000 */
 };
 
 typedef enum {
@@ -92,14 +114,14 @@ typedef enum {
     ST_PASS,
     ST_BREAK,
     ST_CONTINUE,
-    ST_ASSERT,    /* assert cond[, value] */
-    ST_DEF,       /* nested def: func (rejected by sema) */
-    ST_IMPORT,    /* import / from-import: ignored by sema apart from its location.
-                     targets: one EX_NAME per imported name, name = the dotted name as
-                     written ("triton.language", or "*"), sval = its 'as' alias or NULL;
-                     value: EX_NAME of the module for "from M import ...", else NULL */
-    ST_GLOBAL,    /* global/nonlocal (rejected): targets are EX_NAMEs; op 1 for nonlocal */
-    ST_WITH,      /* with value [as targets[0]]: body (rejected; one item only) */
+    ST_ASSERT, /* assert cond[, value] */
+    ST_DEF,    /* nested def: func (rejected by sema) */
+    ST_IMPORT, /* import / from-import: ignored by sema apart from its location.
+                  targets: one EX_NAME per imported name, name = the dotted name as
+                  written ("triton.language", or "*"), sval = its 'as' alias or NULL;
+                  value: EX_NAME of the module for "from M import ...", else NULL */
+    ST_GLOBAL, /* global/nonlocal (rejected): targets are EX_NAMEs; op 1 for nonlocal */
+    ST_WITH,   /* with value [as targets[0]]: body (rejected; one item only) */
 } StmtKind;
 
 typedef struct Block {
@@ -114,13 +136,13 @@ struct Stmt {
     Loc loc;
     Expr **targets;
     int ntargets;
-    int op;            /* ST_AUGASSIGN */
+    int op; /* ST_AUGASSIGN */
     Expr *value;
     Expr *cond;
     const char *annotation; /* ST_ANNASSIGN, normalised like Param.annotation */
     Block body, orelse;
-    Func *func;        /* ST_DEF */
-    int depth;         /* block nesting below this statement (simple: 0); parser keeps <= 100 */
+    Func *func; /* ST_DEF */
+    int depth;  /* block nesting below this statement (simple: 0); parser keeps <= 100 */
 };
 
 typedef struct Param {
@@ -146,11 +168,11 @@ struct Func {
 
 typedef struct Module {
     const Source *src;
-    Func **funcs;      /* in source order */
+    Func **funcs; /* in source order */
     int nfuncs;
-    Stmt **globals;    /* module-level statements other than defs: assignments of
-                          constants (NAME = expr, NAME: tl.constexpr = expr), imports,
-                          docstrings; sema rejects anything else */
+    Stmt **globals; /* module-level statements other than defs: assignments of
+                       constants (NAME = expr, NAME: tl.constexpr = expr), imports,
+                       docstrings; sema rejects anything else */
     int nglobals;
 } Module;
 

@@ -51,8 +51,7 @@ int lex_error(ParseCtx *c, Loc loc, const char *fmt, ...) {
 void nrerror(Loc *lloc, ParseCtx *c, const char *msg) {
     if (strcmp(msg, "memory exhausted") == 0)
         parse_error(c, *lloc, "expression nested too deeply (limit %d)", MAX_EXPR_DEPTH);
-    else
-        parse_error(c, *lloc, "%s", msg);
+    else parse_error(c, *lloc, "%s", msg);
 }
 
 Loc lex_loc_advance(Loc loc, const char *text, size_t n) {
@@ -82,7 +81,10 @@ int lex_int(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len, int ba
         if (text[i] == '_') continue;
         uint64_t d = (uint64_t)digit_value(text[i]);
         if (v > (UINT64_MAX - d) / (uint64_t)base)
-            return c->lenient ? INT : lex_error(c, loc, "integer literal too large"); /* lenient: dropped unread */
+            return c->lenient
+                       ? INT
+                       : lex_error(c, loc,
+                                   "integer literal too large"); /* lenient: dropped unread */
         v = v * (uint64_t)base + d;
     }
     Expr *e = ast_new_expr(c, EX_INT, loc);
@@ -111,10 +113,12 @@ int lex_bad_number(ParseCtx *c, Loc loc, const char *text, int len) {
     if (p == 'o') return lex_error(c, loc, "invalid octal literal");
     if (p == 'b') return lex_error(c, loc, "invalid binary literal");
     bool digits = true;
-    for (int i = 0; i < len; i++) digits = digits && (isdigit((unsigned char)text[i]) || text[i] == '_');
+    for (int i = 0; i < len; i++)
+        digits = digits && (isdigit((unsigned char)text[i]) || text[i] == '_');
     if (digits && text[0] == '0')
-        return lex_error(c, loc, "leading zeros in decimal integer literals are not permitted; "
-                                 "use an 0o prefix for octal integers");
+        return lex_error(c, loc,
+                         "leading zeros in decimal integer literals are not permitted; "
+                         "use an 0o prefix for octal integers");
     return lex_error(c, loc, "invalid decimal literal");
 }
 
@@ -124,7 +128,11 @@ static size_t utf8_bad_at(const unsigned char *s, size_t n) {
     size_t i = 0;
     while (i < n) {
         unsigned ch = s[i];
-        size_t len = ch < 0x80 ? 1 : (ch & 0xE0) == 0xC0 ? 2 : (ch & 0xF0) == 0xE0 ? 3 : (ch & 0xF8) == 0xF0 ? 4 : 0;
+        size_t len = ch < 0x80             ? 1
+                     : (ch & 0xE0) == 0xC0 ? 2
+                     : (ch & 0xF0) == 0xE0 ? 3
+                     : (ch & 0xF8) == 0xF0 ? 4
+                                           : 0;
         if (len == 0 || i + len > n) return i;
         uint32_t cp = len == 1 ? ch : ch & (0x7F >> len);
         for (size_t k = 1; k < len; k++) {
@@ -212,7 +220,8 @@ static int decode_escape(EscCtx *x, const char **pp, const char *end, char *out,
     if (*p >= '0' && *p <= '7') {
         uint32_t v = 0;
         int i = 0;
-        for (; i < 3 && p + i < end && p[i] >= '0' && p[i] <= '7'; i++) v = v * 8 + (uint32_t)(p[i] - '0');
+        for (; i < 3 && p + i < end && p[i] >= '0' && p[i] <= '7'; i++)
+            v = v * 8 + (uint32_t)(p[i] - '0');
         *on += put_utf8(out + *on, v);
         *pp = p + i;
         return 0;
@@ -221,12 +230,13 @@ static int decode_escape(EscCtx *x, const char **pp, const char *end, char *out,
     if (nd) {
         long v = hex_digits(p + 1, end, nd);
         if (v < 0) {
-            const char *m = nd == 2 ? "invalid \\x escape: expected 2 hex digits"
-                          : nd == 4 ? "invalid \\u escape: expected 4 hex digits"
-                                    : "invalid \\U escape: expected 8 hex digits";
+            const char *m = nd == 2   ? "invalid \\x escape: expected 2 hex digits"
+                            : nd == 4 ? "invalid \\u escape: expected 4 hex digits"
+                                      : "invalid \\U escape: expected 8 hex digits";
             return escape_error(x, p - 1, m);
         }
-        if (v > 0x10FFFF) return escape_error(x, p - 1, "invalid \\U escape: code point out of range");
+        if (v > 0x10FFFF)
+            return escape_error(x, p - 1, "invalid \\U escape: code point out of range");
         *on += put_utf8(out + *on, (uint32_t)v);
         *pp = p + 1 + nd;
         return 0;
@@ -244,7 +254,8 @@ int lex_string_literal(ParseCtx *c, SemVal *val, Loc loc, const char *text, int 
         char p = (char)tolower((unsigned char)text[i]);
         if (p == 'r') raw = true;
         if (p == 'f') return lex_error(c, loc, "f-strings are not supported in Nereid kernels");
-        if (p == 'b') return lex_error(c, loc, "bytes literals are not supported in Nereid kernels");
+        if (p == 'b')
+            return lex_error(c, loc, "bytes literals are not supported in Nereid kernels");
     }
     if (lex_check_utf8(c, loc, text, len, "string literal")) return NRerror;
     char q = text[i];
@@ -274,7 +285,8 @@ int lex_string_literal(ParseCtx *c, SemVal *val, Loc loc, const char *text, int 
 /* Bison's names for tokens are our aliases, double-quoted unless single characters. */
 static const char *plain_name(ParseCtx *c, const char *name) {
     size_t n = strlen(name);
-    if (n >= 2 && name[0] == '"' && name[n - 1] == '"') return arena_strndup(c->arena, name + 1, n - 2);
+    if (n >= 2 && name[0] == '"' && name[n - 1] == '"')
+        return arena_strndup(c->arena, name + 1, n - 2);
     return name;
 }
 
@@ -285,8 +297,13 @@ static bool has_name(const char *const *v, int n, const char *s) {
 }
 
 static const char *const expr_starters[] = {
-    "name", "integer literal", "float literal", "string literal", "'True'", "'False'", "'None'",
-    "'('", "'['", "'-'", "'+'", "'~'", "'not'", "'*'",
+    "name",          "integer literal",
+    "float literal", "string literal",
+    "'True'",        "'False'",
+    "'None'",        "'('",
+    "'['",           "'-'",
+    "'+'",           "'~'",
+    "'not'",         "'*'",
 };
 
 static bool is_starter(const char *s) {
@@ -317,7 +334,8 @@ static bool describe_expected(const char *const *v, int n, StrBuf *sb) {
     }
     if (m == 0) return false;
     sb_puts(sb, ", expected ");
-    for (int i = 0; i < m; i++) sb_printf(sb, "%s%s", i == 0 ? "" : i == m - 1 ? " or " : ", ", alt[i]);
+    for (int i = 0; i < m; i++)
+        sb_printf(sb, "%s%s", i == 0 ? "" : i == m - 1 ? " or " : ", ", alt[i]);
     return true;
 }
 
@@ -336,31 +354,36 @@ static const char *header_word(int kind) {
 
 static void missing_block(ParseCtx *c, Loc loc, const Token *hdr) {
     const char *w = header_word(hdr->kind);
-    if (!w)
-        parse_error(c, loc, "expected an indented block");
+    if (!w) parse_error(c, loc, "expected an indented block");
     else if (hdr->kind == DEF)
-        parse_error(c, loc, "expected an indented block after function definition on line %d", hdr->loc.line);
+        parse_error(c, loc, "expected an indented block after function definition on line %d",
+                    hdr->loc.line);
     else
-        parse_error(c, loc, "expected an indented block after '%s' statement on line %d", w, hdr->loc.line);
+        parse_error(c, loc, "expected an indented block after '%s' statement on line %d", w,
+                    hdr->loc.line);
 }
 
 /* The ':' that ends a statement header is missing. */
 static bool missing_colon(ParseCtx *c, Loc loc, const Token *hdr) {
     switch (hdr->kind) {
-    case IF: case ELIF: case WHILE:
+    case IF:
+    case ELIF:
+    case WHILE:
         parse_error(c, loc, "expected ':' after '%s' condition", header_word(hdr->kind));
         return true;
     case FOR: parse_error(c, loc, "expected ':' after 'for' loop header"); return true;
     case DEF: parse_error(c, loc, "expected ':' after function signature"); return true;
     case WITH: parse_error(c, loc, "expected ':' after 'with' item"); return true;
     case ELSE:
-        parse_error(c, loc, "expected ':' after 'else'%s", c->la.kind == IF ? " (did you mean 'elif'?)" : "");
+        parse_error(c, loc, "expected ':' after 'else'%s",
+                    c->la.kind == IF ? " (did you mean 'elif'?)" : "");
         return true;
     default: return false;
     }
 }
 
-void parse_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *const *expected, int n) {
+void parse_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *const *expected,
+                        int n) {
     if (c->failed) return;
     const char **v = arena_alloc(c->arena, sizeof *v * (size_t)(n + 1));
     for (int i = 0; i < n; i++) v[i] = plain_name(c, expected[i]);
@@ -374,19 +397,23 @@ void parse_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *c
         missing_block(c, loc, hdr);
         return;
     }
-    if (n == 3 && has_name(v, n, "name") && has_name(v, n, "string literal") && has_name(v, n, "'*'")) {
-        parse_error(c, loc, "invalid type annotation: expected a name, '*' and a name, or a string");
+    if (n == 3 && has_name(v, n, "name") && has_name(v, n, "string literal") &&
+        has_name(v, n, "'*'")) {
+        parse_error(c, loc,
+                    "invalid type annotation: expected a name, '*' and a name, or a string");
         return;
     }
     if (la->kind == FOR && la->depth > 0) {
-        parse_error(c, loc, "comprehensions and generator expressions are not supported in Nereid kernels");
+        parse_error(c, loc,
+                    "comprehensions and generator expressions are not supported in Nereid kernels");
         return;
     }
     if (la->kind == '=' && !has_name(v, n, "'='")) {
         parse_error(c, loc, "unexpected '=' (did you mean '=='?)");
         return;
     }
-    if (has_name(v, n, "':'") && la->depth == 0 && !la->colon_before && missing_colon(c, loc, hdr)) return;
+    if (has_name(v, n, "':'") && la->depth == 0 && !la->colon_before && missing_colon(c, loc, hdr))
+        return;
 
     StrBuf sb;
     sb_init(&sb);
@@ -397,8 +424,10 @@ void parse_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *c
         sb_puts(&sb, "; perhaps you forgot a comma?");
     parse_error(c, loc, "%s", sb_cstr(&sb));
     sb_free(&sb);
-    if (la->depth > 0 && la->depth <= MAX_BRACKETS && c->bracket_locs[la->depth - 1].line < loc.line)
-        diag_note(c->diag, c->bracket_locs[la->depth - 1], "to match this '%c'", c->brackets[la->depth - 1]);
+    if (la->depth > 0 && la->depth <= MAX_BRACKETS &&
+        c->bracket_locs[la->depth - 1].line < loc.line)
+        diag_note(c->diag, c->bracket_locs[la->depth - 1], "to match this '%c'",
+                  c->brackets[la->depth - 1]);
 }
 
 /* ---- the entry point ---- */

@@ -11,20 +11,45 @@
 #include "ast.h"
 
 enum {
-    MAX_BRACKETS = 200,    /* open ( [ { at once */
-    MAX_BLOCKS = 100,      /* indentation levels; also statement nesting (elif counts) */
-    MAX_EXPR_DEPTH = 1000, /* height of any expression tree */
+    MAX_BRACKETS = 200,        /* open ( [ { at once */
+    MAX_BLOCKS = 100,          /* indentation levels; also statement nesting (elif counts) */
+    MAX_EXPR_DEPTH = 1000,     /* height of any expression tree */
     TOKQ_CAP = MAX_BLOCKS + 8, /* NEWLINE + every DEDENT + the token they precede */
 };
 
 /* ---- growable lists the grammar builds left-recursively (arena-backed) ---- */
-typedef struct ExprVec { Expr **v; int n, cap; } ExprVec;
-typedef struct StmtVec { Stmt **v; int n, cap; Loc loc; } StmtVec; /* loc: 'else' of an else-part */
-typedef struct ParamVec { Param *v; int n, cap; } ParamVec;
-typedef struct NameVec { const char **v; int n, cap; size_t len; } NameVec; /* dotted name */
-typedef struct Elif { Loc loc; Expr *cond; StmtVec *body; } Elif;
-typedef struct ElifVec { Elif *v; int n, cap; } ElifVec;
-typedef struct Arg { const char *kw; Loc loc; Expr *value; } Arg; /* kw NULL: positional */
+typedef struct ExprVec {
+    Expr **v;
+    int n, cap;
+} ExprVec;
+typedef struct StmtVec {
+    Stmt **v;
+    int n, cap;
+    Loc loc;
+} StmtVec; /* loc: 'else' of an else-part */
+typedef struct ParamVec {
+    Param *v;
+    int n, cap;
+} ParamVec;
+typedef struct NameVec {
+    const char **v;
+    int n, cap;
+    size_t len;
+} NameVec; /* dotted name */
+typedef struct Elif {
+    Loc loc;
+    Expr *cond;
+    StmtVec *body;
+} Elif;
+typedef struct ElifVec {
+    Elif *v;
+    int n, cap;
+} ElifVec;
+typedef struct Arg {
+    const char *kw;
+    Loc loc;
+    Expr *value;
+} Arg; /* kw NULL: positional */
 typedef struct Args {
     ExprVec pos;
     const char **kwn;
@@ -33,7 +58,10 @@ typedef struct Args {
     int nkw, kwcap;
     Loc first_kw;
 } Args;
-typedef struct Ann { const char *text; Loc loc; } Ann;
+typedef struct Ann {
+    const char *text;
+    Loc loc;
+} Ann;
 
 /* The grammar's semantic value (bison's api.value.type). */
 typedef union SemVal {
@@ -55,14 +83,14 @@ typedef union SemVal {
 
 /* One token as the pipeline carries it from flex to bison. */
 typedef struct Token {
-    int kind;         /* bison token code */
+    int kind; /* bison token code */
     SemVal val;
     Loc loc;
     const char *text; /* spelling (into the scan buffer) for names, numbers, operators */
     int len;
-    int depth;        /* bracket depth before this token */
-    bool bol;         /* first real token of a logical line */
-    bool at_eof;      /* the NEWLINE synthesised at end of file */
+    int depth;         /* bracket depth before this token */
+    bool bol;          /* first real token of a logical line */
+    bool at_eof;       /* the NEWLINE synthesised at end of file */
     bool colon_before; /* a ':' outside brackets came earlier on this logical line */
 } Token;
 
@@ -70,27 +98,28 @@ typedef struct ParseCtx {
     Arena *arena;
     Diag *diag;
     const Source *src;
-    void *scanner;     /* flex's yyscan_t */
-    bool failed;       /* an error was reported: every later token is an error token */
+    void *scanner; /* flex's yyscan_t */
+    bool failed;   /* an error was reported: every later token is an error token */
     Module *module;
     int funcs_cap, globals_cap;
 
     /* raw lexer position: where the next byte of the scan buffer lies */
     Loc pos;
-    Loc last_end;      /* just past the last real token: where NEWLINE is reported */
+    Loc last_end; /* just past the last real token: where NEWLINE is reported */
     bool eof;
 
     /* indentation */
     int indents[MAX_BLOCKS + 1];
     int alt_indents[MAX_BLOCKS + 1]; /* the same levels with a tab counted as 1 column */
     int nindents;
-    bool at_bol;       /* a newline was seen: the next token starts a logical line */
-    int bol_indent;    /* that line's indentation width (tabs to multiples of 8) */
-    int bol_alt;       /* ... with a tab counted as one column (Python's TabError check) */
+    bool at_bol;    /* a newline was seen: the next token starts a logical line */
+    int bol_indent; /* that line's indentation width (tabs to multiples of 8) */
+    int bol_alt;    /* ... with a tab counted as one column (Python's TabError check) */
     bool line_has_tokens;
-    bool line_colon;   /* a ':' outside brackets was seen on this logical line */
-    int deco;          /* where a decorator's dotted name is: 0 none, 1 after '@', 2 after a name, 3 after '.' */
-    bool lenient;      /* skipping a decorator's arguments: any Python tokens, dicts too */
+    bool line_colon; /* a ':' outside brackets was seen on this logical line */
+    int deco; /* where a decorator's dotted name is: 0 none, 1 after '@', 2 after a name, 3 after
+                 '.' */
+    bool lenient; /* skipping a decorator's arguments: any Python tokens, dicts too */
 
     /* brackets */
     char brackets[MAX_BRACKETS];
@@ -102,12 +131,12 @@ typedef struct ParseCtx {
     int qhead, qlen;
     Token peek;
     bool has_peek;
-    StrBuf scratch;    /* adjacent string literals are joined here */
+    StrBuf scratch; /* adjacent string literals are joined here */
 
     /* for error messages */
-    Token la;          /* the token last handed to the parser */
-    Token hdr;         /* first token of the current logical line */
-    Token prev_hdr;    /* ... and of the one before */
+    Token la;       /* the token last handed to the parser */
+    Token hdr;      /* first token of the current logical line */
+    Token prev_hdr; /* ... and of the one before */
 } ParseCtx;
 
 /* ---- parse.c: errors and token decoding ---- */
@@ -124,7 +153,8 @@ int lex_bad_char(ParseCtx *c, Loc loc, unsigned char ch);
 int lex_check_utf8(ParseCtx *c, Loc loc, const char *text, int len, const char *what);
 /* Compose a syntax error from the lookahead and the tokens the parser expected
  * (bison symbol names, as yysymbol_name gives them). */
-void parse_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *const *expected, int n);
+void parse_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *const *expected,
+                        int n);
 Loc lex_loc_advance(Loc loc, const char *text, size_t n);
 
 /* ---- ast.c: builders the grammar actions call (all allocate in c->arena) ---- */

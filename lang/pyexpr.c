@@ -23,12 +23,48 @@
 enum { MAX_DEPTH = 200, MAX_ITEMS = 1 << 20 };
 
 typedef enum {
-    N_CONST, N_NAME, N_ATTR, N_SUB, N_SLICE, N_CALL, N_BIN, N_UN, N_NOT, N_AND, N_OR, N_CMP, N_IF, N_LAMBDA,
-    N_LIST, N_TUPLE, N_SET, N_DICT, N_COMP, N_STAR, N_DSTAR, N_FSTR,
+    N_CONST,
+    N_NAME,
+    N_ATTR,
+    N_SUB,
+    N_SLICE,
+    N_CALL,
+    N_BIN,
+    N_UN,
+    N_NOT,
+    N_AND,
+    N_OR,
+    N_CMP,
+    N_IF,
+    N_LAMBDA,
+    N_LIST,
+    N_TUPLE,
+    N_SET,
+    N_DICT,
+    N_COMP,
+    N_STAR,
+    N_DSTAR,
+    N_FSTR,
 } NKind;
 
-enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_POW, OP_LSHIFT, OP_RSHIFT, OP_AND, OP_OR, OP_XOR,
-       OP_MATMUL, OP_NEG, OP_POS, OP_INV };
+enum {
+    OP_ADD,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_FLOORDIV,
+    OP_MOD,
+    OP_POW,
+    OP_LSHIFT,
+    OP_RSHIFT,
+    OP_AND,
+    OP_OR,
+    OP_XOR,
+    OP_MATMUL,
+    OP_NEG,
+    OP_POS,
+    OP_INV
+};
 enum { C_LT, C_LE, C_GT, C_GE, C_EQ, C_NE, C_IN, C_NOTIN, C_IS, C_ISNOT };
 
 typedef struct PyGen {
@@ -40,21 +76,21 @@ typedef struct PyGen {
 struct PyNode {
     NKind k;
     Loc loc;
-    PyVal v;                /* N_CONST */
-    const char *name;       /* N_NAME, N_ATTR */
+    PyVal v;          /* N_CONST */
+    const char *name; /* N_NAME, N_ATTR */
     int op;
-    PyNode *a, *b, *c;      /* operands; N_IF a if b else c; N_SLICE a:b:c; N_SUB a[b] */
-    PyNode **items;         /* N_LIST/TUPLE/SET/CALL (positional)/CMP/DICT (k, v, k, v)/FSTR (parts) */
+    PyNode *a, *b, *c; /* operands; N_IF a if b else c; N_SLICE a:b:c; N_SUB a[b] */
+    PyNode **items;    /* N_LIST/TUPLE/SET/CALL (positional)/CMP/DICT (k, v, k, v)/FSTR (parts) */
     int n;
-    int *ops;               /* N_CMP */
-    const char **kwnames;   /* N_CALL */
+    int *ops;             /* N_CMP */
+    const char **kwnames; /* N_CALL */
     PyNode **kwvals;
     int nkw;
-    const char **params;    /* N_LAMBDA */
+    const char **params; /* N_LAMBDA */
     PyNode **defaults;
     int nparams;
     const char *star, *dstar;
-    PyGen *gens;            /* N_COMP: a element (dict: a key, b value); op 'l' 's' 'd' 'g' */
+    PyGen *gens; /* N_COMP: a element (dict: a key, b value); op 'l' 's' 'd' 'g' */
     int ngens;
 };
 
@@ -78,10 +114,30 @@ struct PyEnv {
 
 /* ---- values ---- */
 
-PyVal py_none(void) { PyVal v; memset(&v, 0, sizeof v); v.k = PV_NONE; return v; }
-PyVal py_int(int64_t i) { PyVal v = py_none(); v.k = PV_INT; v.u.i = i; return v; }
-PyVal py_float(double f) { PyVal v = py_none(); v.k = PV_FLOAT; v.u.f = f; return v; }
-PyVal py_bool(bool b) { PyVal v = py_none(); v.k = PV_BOOL; v.u.b = b; return v; }
+PyVal py_none(void) {
+    PyVal v;
+    memset(&v, 0, sizeof v);
+    v.k = PV_NONE;
+    return v;
+}
+PyVal py_int(int64_t i) {
+    PyVal v = py_none();
+    v.k = PV_INT;
+    v.u.i = i;
+    return v;
+}
+PyVal py_float(double f) {
+    PyVal v = py_none();
+    v.k = PV_FLOAT;
+    v.u.f = f;
+    return v;
+}
+PyVal py_bool(bool b) {
+    PyVal v = py_none();
+    v.k = PV_BOOL;
+    v.u.b = b;
+    return v;
+}
 
 PyVal py_str(PyCtx *c, const char *s, size_t n) {
     PyVal v = py_none();
@@ -131,8 +187,9 @@ void py_dict_set(PyCtx *c, PyDict *d, PyVal key, PyVal val) {
 }
 
 const char *py_kind_name(PyVal v) {
-    static const char *const names[] = {"None", "bool", "int", "float", "str", "list", "tuple", "dict", "function",
-                                        "builtin function", "module", "Config", "value", "method"};
+    static const char *const names[] = {"None",   "bool",   "int",   "float",    "str",
+                                        "list",   "tuple",  "dict",  "function", "builtin function",
+                                        "module", "Config", "value", "method"};
     if (v.k == PV_OPAQUE) return v.u.opaque.what;
     return names[v.k];
 }
@@ -144,14 +201,17 @@ static bool py_truthy(PyVal v) {
     case PV_INT: return v.u.i != 0;
     case PV_FLOAT: return v.u.f != 0;
     case PV_STR: return v.u.str.n != 0;
-    case PV_LIST: case PV_TUPLE: return v.u.seq->n != 0;
+    case PV_LIST:
+    case PV_TUPLE: return v.u.seq->n != 0;
     case PV_DICT: return v.u.dict->n != 0;
     default: return true;
     }
 }
 
 static bool is_num(PyVal v) { return v.k == PV_INT || v.k == PV_BOOL || v.k == PV_FLOAT; }
-static double num_f(PyVal v) { return v.k == PV_FLOAT ? v.u.f : v.k == PV_BOOL ? (double)v.u.b : (double)v.u.i; }
+static double num_f(PyVal v) {
+    return v.k == PV_FLOAT ? v.u.f : v.k == PV_BOOL ? (double)v.u.b : (double)v.u.i;
+}
 static int64_t num_i(PyVal v) { return v.k == PV_BOOL ? v.u.b : v.u.i; }
 
 static bool py_equal(PyVal a, PyVal b) {
@@ -163,7 +223,8 @@ static bool py_equal(PyVal a, PyVal b) {
     switch (a.k) {
     case PV_NONE: return true;
     case PV_STR: return a.u.str.n == b.u.str.n && !memcmp(a.u.str.s, b.u.str.s, a.u.str.n);
-    case PV_LIST: case PV_TUPLE:
+    case PV_LIST:
+    case PV_TUPLE:
         if (a.u.seq->n != b.u.seq->n) return false;
         for (int i = 0; i < a.u.seq->n; i++)
             if (!py_equal(a.u.seq->v[i], b.u.seq->v[i])) return false;
@@ -250,7 +311,8 @@ void py_print(StrBuf *out, PyVal v, bool repr) {
         }
         sb_putc(out, '\'');
         break;
-    case PV_LIST: case PV_TUPLE:
+    case PV_LIST:
+    case PV_TUPLE:
         sb_putc(out, v.k == PV_LIST ? '[' : '(');
         for (int i = 0; i < v.u.seq->n; i++) {
             if (i) sb_puts(out, ", ");
@@ -303,11 +365,11 @@ typedef struct Tok {
     size_t pos, len;
     int64_t ival;
     double fval;
-    const char *s;      /* T_STR: decoded text; T_NAME: the name */
+    const char *s; /* T_STR: decoded text; T_NAME: the name */
     size_t slen;
     bool fstring, bytes, imaginary, bigint;
-    size_t body;        /* T_STR: where the literal's content starts in the source */
-    int quote_len;      /* T_STR: 1 or 3 */
+    size_t body;   /* T_STR: where the literal's content starts in the source */
+    int quote_len; /* T_STR: 1 or 3 */
 } Tok;
 
 typedef struct Lexer {
@@ -328,8 +390,12 @@ static Loc loc_at(PyCtx *c, size_t pos) {
     return l;
 }
 
-static bool name_start(char ch) { return isalpha((unsigned char)ch) || ch == '_' || (unsigned char)ch >= 0x80; }
-static bool name_char(char ch) { return isalnum((unsigned char)ch) || ch == '_' || (unsigned char)ch >= 0x80; }
+static bool name_start(char ch) {
+    return isalpha((unsigned char)ch) || ch == '_' || (unsigned char)ch >= 0x80;
+}
+static bool name_char(char ch) {
+    return isalnum((unsigned char)ch) || ch == '_' || (unsigned char)ch >= 0x80;
+}
 
 static void lex_number(Lexer *L, Tok *t) {
     const char *p = L->text + L->pos, *start = p;
@@ -337,7 +403,8 @@ static void lex_number(Lexer *L, Tok *t) {
     size_t n = 0;
     bool is_float = false;
     int base = 10;
-    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X' || p[1] == 'o' || p[1] == 'O' || p[1] == 'b' || p[1] == 'B')) {
+    if (p[0] == '0' &&
+        (p[1] == 'x' || p[1] == 'X' || p[1] == 'o' || p[1] == 'O' || p[1] == 'b' || p[1] == 'B')) {
         base = p[1] == 'x' || p[1] == 'X' ? 16 : p[1] == 'o' || p[1] == 'O' ? 8 : 2;
         p += 2;
         while (isxdigit((unsigned char)*p) || *p == '_') {
@@ -355,7 +422,8 @@ static void lex_number(Lexer *L, Tok *t) {
     }
     buf[n] = 0;
     if (*p == 'j' || *p == 'J') t->imaginary = true, p++;
-    if (name_char(*p)) py_error(L->c, loc_at(L->c, (size_t)(p - L->text)), "invalid number literal");
+    if (name_char(*p))
+        py_error(L->c, loc_at(L->c, (size_t)(p - L->text)), "invalid number literal");
     t->len = (size_t)(p - start);
     errno = 0;
     if (is_float) {
@@ -369,7 +437,9 @@ static void lex_number(Lexer *L, Tok *t) {
     }
 }
 
-static int hexval(char ch) { return isdigit((unsigned char)ch) ? ch - '0' : tolower((unsigned char)ch) - 'a' + 10; }
+static int hexval(char ch) {
+    return isdigit((unsigned char)ch) ? ch - '0' : tolower((unsigned char)ch) - 'a' + 10;
+}
 
 /* A string literal (with its prefix) at L->pos: decoded into t. */
 static bool lex_string(Lexer *L, Tok *t) {
@@ -434,8 +504,9 @@ static void lex_next(Lexer *L) {
     Tok *t = &L->tok;
     memset(t, 0, sizeof *t);
     for (;;) {
-        while (L->pos < L->len && (L->text[L->pos] == ' ' || L->text[L->pos] == '\t' || L->text[L->pos] == '\r' ||
-                                   L->text[L->pos] == '\f' || (L->depth > 0 && L->text[L->pos] == '\n')))
+        while (L->pos < L->len &&
+               (L->text[L->pos] == ' ' || L->text[L->pos] == '\t' || L->text[L->pos] == '\r' ||
+                L->text[L->pos] == '\f' || (L->depth > 0 && L->text[L->pos] == '\n')))
             L->pos++;
         if (L->pos < L->len && L->text[L->pos] == '#') {
             while (L->pos < L->len && L->text[L->pos] != '\n') L->pos++;
@@ -476,9 +547,10 @@ static void lex_next(Lexer *L) {
         L->pos += t->len;
         return;
     }
-    static const char *const ops[] = {"**=", "//=", "...", "->", ":=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=",
-                                      "+", "-", "*", "/", "%", "@", "&", "|", "^", "~", "<", ">", "(", ")", "[", "]",
-                                      "{", "}", ",", ":", ".", "=", "!"};
+    static const char *const ops[] = {"**=", "//=", "...", "->", ":=", "**", "//", "<<", ">>",
+                                      "<=",  ">=",  "==",  "!=", "+",  "-",  "*",  "/",  "%",
+                                      "@",   "&",   "|",   "^",  "~",  "<",  ">",  "(",  ")",
+                                      "[",   "]",   "{",   "}",  ",",  ":",  ".",  "=",  "!"};
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
         size_t n = strlen(ops[i]);
         if (!strncmp(p, ops[i], n)) {
@@ -494,8 +566,12 @@ static void lex_next(Lexer *L) {
     py_error(L->c, loc_at(L->c, L->pos), "unexpected character '%c' in a decorator argument", *p);
 }
 
-static bool is_op(const Lexer *L, const char *op) { return L->tok.k == T_OP && !strcmp(L->tok.s, op); }
-static bool is_kw(const Lexer *L, const char *kw) { return L->tok.k == T_NAME && !strcmp(L->tok.s, kw); }
+static bool is_op(const Lexer *L, const char *op) {
+    return L->tok.k == T_OP && !strcmp(L->tok.s, op);
+}
+static bool is_kw(const Lexer *L, const char *kw) {
+    return L->tok.k == T_NAME && !strcmp(L->tok.s, kw);
+}
 static Loc tloc(Lexer *L) { return loc_at(L->c, L->tok.pos); }
 
 static void expect(Lexer *L, const char *op) {
@@ -593,7 +669,8 @@ static PyNode *p_fstring(Lexer *L, const Tok *t) {
             if (stop + 1 < end && s[stop] == '!' && s[stop + 1] == 'r') stop += 2;
             if (stop >= end || s[stop] != '}') {
                 sb_free(&lit);
-                py_error(L->c, loc_at(L->c, stop), "f-string: only '{expression}' is supported here");
+                py_error(L->c, loc_at(L->c, stop),
+                         "f-string: only '{expression}' is supported here");
             }
             push(L, &parts, e);
             i = stop + 1;
@@ -751,10 +828,12 @@ static PyNode *p_atom(Lexer *L) {
         return n;
     }
     if (L->tok.k == T_END) py_error(L->c, loc, "expected an expression");
-    py_error(L->c, loc, "unexpected '%.*s' in a decorator argument", (int)L->tok.len, L->c->src->text + L->tok.pos);
+    py_error(L->c, loc, "unexpected '%.*s' in a decorator argument", (int)L->tok.len,
+             L->c->src->text + L->tok.pos);
 }
 
-static void p_args(Lexer *L, NodeVec *pos, NodeVec *kwv, const char ***kwn, int *nkw, Loc **kwlocs) {
+static void p_args(Lexer *L, NodeVec *pos, NodeVec *kwv, const char ***kwn, int *nkw,
+                   Loc **kwlocs) {
     int capn = 0, capl = 0, nl = 0;
     while (!is_op(L, ")")) {
         if (L->tok.k == T_END) py_error(L->c, tloc(L), "expected ')'");
@@ -880,7 +959,10 @@ static PyNode *p_factor(Lexer *L) {
     return p_power(L);
 }
 
-typedef struct { const char *op; int code; } OpCode;
+typedef struct {
+    const char *op;
+    int code;
+} OpCode;
 
 static PyNode *p_binary(Lexer *L, int level);
 
@@ -913,8 +995,10 @@ static PyNode *p_binary(Lexer *L, int level) {
 static PyNode *p_bitor(Lexer *L) { return p_binary(L, 0); }
 
 static int cmp_op(Lexer *L) {
-    static const struct { const char *op; int code; } ops[] = {{"<", C_LT}, {"<=", C_LE}, {">", C_GT}, {">=", C_GE},
-                                                              {"==", C_EQ}, {"!=", C_NE}};
+    static const struct {
+        const char *op;
+        int code;
+    } ops[] = {{"<", C_LT}, {"<=", C_LE}, {">", C_GT}, {">=", C_GE}, {"==", C_EQ}, {"!=", C_NE}};
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
         if (is_op(L, ops[i].op)) return lex_next(L), ops[i].code;
     if (is_kw(L, "in")) return lex_next(L), C_IN;
@@ -1083,13 +1167,50 @@ Loc py_node_loc(const PyNode *n) { return n->loc; }
 
 /* ---- evaluation ---- */
 
-enum { B_MIN, B_MAX, B_LEN, B_ABS, B_INT, B_FLOAT, B_BOOL, B_STR, B_RANGE, B_LIST, B_TUPLE, B_SUM, B_ANY, B_ALL,
-       B_SORTED, B_ENUMERATE, B_ZIP, B_DICT, B_ROUND, B_CONFIG, B_CDIV, B_NEXT_POW2, B_CEIL, B_FLOOR, B_LOG2,
-       B_SQRT, B_IDENT, B_COUNT };
-static const char *const builtin_names[B_COUNT] = {
-    "min", "max", "len", "abs", "int", "float", "bool", "str", "range", "list", "tuple", "sum", "any", "all",
-    "sorted", "enumerate", "zip", "dict", "round", "Config", "cdiv", "next_power_of_2", "ceil", "floor", "log2", "sqrt",
-    "constexpr"};
+enum {
+    B_MIN,
+    B_MAX,
+    B_LEN,
+    B_ABS,
+    B_INT,
+    B_FLOAT,
+    B_BOOL,
+    B_STR,
+    B_RANGE,
+    B_LIST,
+    B_TUPLE,
+    B_SUM,
+    B_ANY,
+    B_ALL,
+    B_SORTED,
+    B_ENUMERATE,
+    B_ZIP,
+    B_DICT,
+    B_ROUND,
+    B_CONFIG,
+    B_CDIV,
+    B_NEXT_POW2,
+    B_CEIL,
+    B_FLOOR,
+    B_LOG2,
+    B_SQRT,
+    B_IDENT,
+    B_COUNT
+};
+static const char *const builtin_names[B_COUNT] = {"min",      "max",
+                                                   "len",      "abs",
+                                                   "int",      "float",
+                                                   "bool",     "str",
+                                                   "range",    "list",
+                                                   "tuple",    "sum",
+                                                   "any",      "all",
+                                                   "sorted",   "enumerate",
+                                                   "zip",      "dict",
+                                                   "round",    "Config",
+                                                   "cdiv",     "next_power_of_2",
+                                                   "ceil",     "floor",
+                                                   "log2",     "sqrt",
+                                                   "constexpr"};
 
 static PyVal builtin(int b) {
     PyVal v = py_none();
@@ -1106,7 +1227,10 @@ static PyVal module_val(const char *m) {
 }
 
 static void tick(PyCtx *c, Loc loc) {
-    if (--c->steps < 0) py_error(c, loc, "evaluation takes too long (a decorator argument is bounded at a few million steps)");
+    if (--c->steps < 0)
+        py_error(
+            c, loc,
+            "evaluation takes too long (a decorator argument is bounded at a few million steps)");
 }
 
 static bool env_get(PyEnv *e, const char *name, PyVal *out) {
@@ -1152,8 +1276,11 @@ static PyVal lookup(PyCtx *c, const PyNode *n, PyEnv *env) {
     for (int b = 0; b < B_CONFIG; b++)
         if (!strcmp(builtin_names[b], name)) return builtin(b);
     if (!strcmp(name, "Config")) return builtin(B_CONFIG);
-    py_error(c, n->loc, "cannot evaluate '%s' here: decorator arguments may use literals, lambdas, the kernel file's "
-                        "constants, a few builtins and triton.Config", name);
+    py_error(c, n->loc,
+             "cannot evaluate '%s' here: decorator arguments may use literals, lambdas, the kernel "
+             "file's "
+             "constants, a few builtins and triton.Config",
+             name);
 }
 
 static PyVal attribute(PyCtx *c, PyVal obj, const char *name, Loc loc) {
@@ -1161,12 +1288,15 @@ static PyVal attribute(PyCtx *c, PyVal obj, const char *name, Loc loc) {
         const char *m = obj.u.module;
         if (!strcmp(m, "triton") && !strcmp(name, "language")) return module_val("triton.language");
         if (!strcmp(m, "triton") && !strcmp(name, "Config")) return builtin(B_CONFIG);
-        if ((!strcmp(m, "triton") || !strcmp(m, "triton.language")) && !strcmp(name, "cdiv")) return builtin(B_CDIV);
+        if ((!strcmp(m, "triton") || !strcmp(m, "triton.language")) && !strcmp(name, "cdiv"))
+            return builtin(B_CDIV);
         if (!strcmp(m, "triton") && !strcmp(name, "next_power_of_2")) return builtin(B_NEXT_POW2);
         if (!strcmp(m, "triton.language") && !strcmp(name, "constexpr")) return builtin(B_IDENT);
         if (!strcmp(m, "math")) {
-            static const struct { const char *n; int b; } fs[] = {{"ceil", B_CEIL}, {"floor", B_FLOOR}, {"log2", B_LOG2},
-                                                                  {"sqrt", B_SQRT}};
+            static const struct {
+                const char *n;
+                int b;
+            } fs[] = {{"ceil", B_CEIL}, {"floor", B_FLOOR}, {"log2", B_LOG2}, {"sqrt", B_SQRT}};
             for (size_t i = 0; i < sizeof fs / sizeof *fs; i++)
                 if (!strcmp(fs[i].n, name)) return builtin(fs[i].b);
             if (!strcmp(name, "inf")) return py_float(INFINITY);
@@ -1189,11 +1319,12 @@ static PyVal attribute(PyCtx *c, PyVal obj, const char *name, Loc loc) {
     }
     if (obj.k == PV_OPAQUE && !strcmp(name, "dtype") && obj.u.opaque.dtype)
         return py_str(c, obj.u.opaque.dtype, strlen(obj.u.opaque.dtype));
-    static const char *const methods[] = {"get", "keys", "values", "items", "startswith", "endswith", "all_kwargs",
-                                          "upper", "lower"};
+    static const char *const methods[] = {"get",      "keys",       "values", "items", "startswith",
+                                          "endswith", "all_kwargs", "upper",  "lower"};
     for (size_t i = 0; i < sizeof methods / sizeof *methods; i++)
         if (!strcmp(methods[i], name) &&
-            ((obj.k == PV_DICT && i < 4) || (obj.k == PV_STR && (i == 4 || i == 5 || i >= 7)) || (obj.k == PV_CONFIG && i == 6))) {
+            ((obj.k == PV_DICT && i < 4) || (obj.k == PV_STR && (i == 4 || i == 5 || i >= 7)) ||
+             (obj.k == PV_CONFIG && i == 6))) {
             PyVal v = py_none();
             v.k = PV_METHOD;
             v.u.method = arena_alloc(c->arena, sizeof *v.u.method);
@@ -1204,7 +1335,9 @@ static PyVal attribute(PyCtx *c, PyVal obj, const char *name, Loc loc) {
     py_error(c, loc, "a %s has no attribute '%s' here", py_kind_name(obj), name);
 }
 
-_Noreturn static void overflow(PyCtx *c, Loc loc) { py_error(c, loc, "integer overflow (decorator arguments compute in 64 bits)"); }
+_Noreturn static void overflow(PyCtx *c, Loc loc) {
+    py_error(c, loc, "integer overflow (decorator arguments compute in 64 bits)");
+}
 
 static int64_t add_ck(PyCtx *c, Loc loc, int64_t x, int64_t y) {
     int64_t r;
@@ -1240,7 +1373,8 @@ static PyVal arith(PyCtx *c, int op, PyVal a, PyVal b, Loc loc) {
         int64_t times = num_i(b) < 0 ? 0 : num_i(b);
         if ((int64_t)a.u.seq->n * times > MAX_ITEMS) py_error(c, loc, "list too long");
         PyVal r = seq_val(c, a.k, (int)(a.u.seq->n * times));
-        for (int64_t t = 0; t < times; t++) memcpy(r.u.seq->v + t * a.u.seq->n, a.u.seq->v, sizeof(PyVal) * (size_t)a.u.seq->n);
+        for (int64_t t = 0; t < times; t++)
+            memcpy(r.u.seq->v + t * a.u.seq->n, a.u.seq->v, sizeof(PyVal) * (size_t)a.u.seq->n);
         return r;
     }
     if (!is_num(a) || !is_num(b))
@@ -1257,7 +1391,8 @@ static PyVal arith(PyCtx *c, int op, PyVal a, PyVal b, Loc loc) {
         case OP_SUB: return py_float(x - y);
         case OP_MUL: return py_float(x * y);
         case OP_POW: return py_float(pow(x, y));
-        case OP_FLOORDIV: case OP_MOD: {
+        case OP_FLOORDIV:
+        case OP_MOD: {
             if (y == 0) py_error(c, loc, "division by zero");
             double q = floor(x / y);
             return py_float(op == OP_FLOORDIV ? q : x - q * y);
@@ -1270,7 +1405,8 @@ static PyVal arith(PyCtx *c, int op, PyVal a, PyVal b, Loc loc) {
     case OP_ADD: return py_int(add_ck(c, loc, x, y));
     case OP_SUB: return py_int(sub_ck(c, loc, x, y));
     case OP_MUL: return py_int(mul_ck(c, loc, x, y));
-    case OP_FLOORDIV: case OP_MOD: {
+    case OP_FLOORDIV:
+    case OP_MOD: {
         if (y == 0) py_error(c, loc, "integer division or modulo by zero");
         if (x == INT64_MIN && y == -1) overflow(c, loc);
         int64_t q = x / y, m = x % y;
@@ -1282,7 +1418,8 @@ static PyVal arith(PyCtx *c, int op, PyVal a, PyVal b, Loc loc) {
         if (x == 0 || x == 1) return py_int(y == 0 ? 1 : x);
         if (x == -1) return py_int(y % 2 ? -1 : 1);
         int64_t acc = 1;
-        for (int64_t i = 0; i < y; i++) acc = mul_ck(c, loc, acc, x); /* overflows within 63 steps */
+        for (int64_t i = 0; i < y; i++)
+            acc = mul_ck(c, loc, acc, x); /* overflows within 63 steps */
         return py_int(acc);
     }
     case OP_LSHIFT:
@@ -1301,7 +1438,8 @@ static PyVal arith(PyCtx *c, int op, PyVal a, PyVal b, Loc loc) {
 
 static int compare3(PyCtx *c, PyVal a, PyVal b, Loc loc) {
     if (is_num(a) && is_num(b)) {
-        if (a.k == PV_FLOAT || b.k == PV_FLOAT) return num_f(a) < num_f(b) ? -1 : num_f(a) > num_f(b);
+        if (a.k == PV_FLOAT || b.k == PV_FLOAT)
+            return num_f(a) < num_f(b) ? -1 : num_f(a) > num_f(b);
         return num_i(a) < num_i(b) ? -1 : num_i(a) > num_i(b);
     }
     if (a.k == PV_STR && b.k == PV_STR) {
@@ -1372,7 +1510,8 @@ typedef struct ValVec {
 } ValVec;
 
 static void vpush(PyCtx *c, ValVec *v, PyVal x, Loc loc) {
-    if (v->n >= MAX_ITEMS) py_error(c, loc, "too many items (a decorator argument holds at most %d)", MAX_ITEMS);
+    if (v->n >= MAX_ITEMS)
+        py_error(c, loc, "too many items (a decorator argument holds at most %d)", MAX_ITEMS);
     VEC_PUSH(c->arena, v->v, v->n, v->cap, x);
 }
 
@@ -1406,7 +1545,8 @@ static void comp_rec(PyCtx *c, const PyNode *n, PyEnv *env, int g, ValVec *keys,
         PyEnv *inner = env_new(c, env);
         bind_target(c, inner, gen->target, s->v[i]);
         bool ok = true;
-        for (int k = 0; k < gen->nconds && ok; k++) ok = py_truthy(py_eval(c, gen->conds[k], inner));
+        for (int k = 0; k < gen->nconds && ok; k++)
+            ok = py_truthy(py_eval(c, gen->conds[k], inner));
         if (ok) comp_rec(c, n, inner, g + 1, keys, vals);
     }
 }
@@ -1452,9 +1592,11 @@ static PyVal eval_call(PyCtx *c, const PyNode *n, PyEnv *env) {
     for (int i = 0; i < n->nkw; i++) {
         PyVal v = py_eval(c, n->kwvals[i], env);
         if (!n->kwnames[i]) { /* **mapping */
-            if (v.k != PV_DICT) py_error(c, n->kwvals[i]->loc, "'**' needs a dict, got %s", py_kind_name(v));
+            if (v.k != PV_DICT)
+                py_error(c, n->kwvals[i]->loc, "'**' needs a dict, got %s", py_kind_name(v));
             for (int j = 0; j < v.u.dict->n; j++) {
-                if (v.u.dict->keys[j].k != PV_STR) py_error(c, n->kwvals[i]->loc, "keywords must be strings");
+                if (v.u.dict->keys[j].k != PV_STR)
+                    py_error(c, n->kwvals[i]->loc, "keywords must be strings");
                 VEC_PUSH(c->arena, kwn, nkw, capk, v.u.dict->keys[j].u.str.s);
                 vpush(c, &kwv, v.u.dict->vals[j], n->loc);
             }
@@ -1480,7 +1622,8 @@ static PyVal subscript(PyCtx *c, PyVal obj, PyVal idx, const PyNode *n, PyEnv *e
         }
         return obj.u.dict->vals[i];
     }
-    if (obj.k != PV_LIST && obj.k != PV_TUPLE && obj.k != PV_STR) py_error(c, n->loc, "a %s cannot be subscripted", py_kind_name(obj));
+    if (obj.k != PV_LIST && obj.k != PV_TUPLE && obj.k != PV_STR)
+        py_error(c, n->loc, "a %s cannot be subscripted", py_kind_name(obj));
     int64_t len = obj.k == PV_STR ? (int64_t)obj.u.str.n : obj.u.seq->n;
     if (n->b->k == N_SLICE) {
         const PyNode *s = n->b;
@@ -1490,8 +1633,18 @@ static PyVal subscript(PyCtx *c, PyVal obj, PyVal idx, const PyNode *n, PyEnv *e
         int64_t hi = s->b ? num_i(py_eval(c, s->b, env)) : (step > 0 ? len : -len - 1);
         if (s->a && lo < 0) lo += len;
         if (s->b && hi < 0) hi += len;
-        lo = step > 0 ? (lo < 0 ? 0 : lo > len ? len : lo) : (lo < -1 ? -1 : lo >= len ? len - 1 : lo);
-        hi = step > 0 ? (hi < 0 ? 0 : hi > len ? len : hi) : (hi < -1 ? -1 : hi >= len ? len - 1 : hi);
+        lo = step > 0 ? (lo < 0     ? 0
+                         : lo > len ? len
+                                    : lo)
+                      : (lo < -1     ? -1
+                         : lo >= len ? len - 1
+                                     : lo);
+        hi = step > 0 ? (hi < 0     ? 0
+                         : hi > len ? len
+                                    : hi)
+                      : (hi < -1     ? -1
+                         : hi >= len ? len - 1
+                                     : hi);
         ValVec out = {0};
         StrBuf sb;
         sb_init(&sb);
@@ -1507,7 +1660,8 @@ static PyVal subscript(PyCtx *c, PyVal obj, PyVal idx, const PyNode *n, PyEnv *e
         sb_free(&sb);
         return from_vec(c, obj.k, &out);
     }
-    if (idx.k != PV_INT && idx.k != PV_BOOL) py_error(c, n->loc, "indices must be integers, not %s", py_kind_name(idx));
+    if (idx.k != PV_INT && idx.k != PV_BOOL)
+        py_error(c, n->loc, "indices must be integers, not %s", py_kind_name(idx));
     int64_t i = num_i(idx);
     if (i < 0) i += len;
     if (i < 0 || i >= len) py_error(c, n->loc, "index %lld out of range", (long long)num_i(idx));
@@ -1522,7 +1676,10 @@ PyVal py_eval(PyCtx *c, const PyNode *n, PyEnv *env) {
     case N_CONST: r = n->v; break;
     case N_NAME: r = lookup(c, n, env); break;
     case N_ATTR: r = attribute(c, py_eval(c, n->a, env), n->name, n->loc); break;
-    case N_SUB: r = subscript(c, py_eval(c, n->a, env), n->b->k == N_SLICE ? py_none() : py_eval(c, n->b, env), n, env); break;
+    case N_SUB:
+        r = subscript(c, py_eval(c, n->a, env),
+                      n->b->k == N_SLICE ? py_none() : py_eval(c, n->b, env), n, env);
+        break;
     case N_CALL: r = eval_call(c, n, env); break;
     case N_BIN: {
         PyVal a = py_eval(c, n->a, env), b = py_eval(c, n->b, env);
@@ -1531,7 +1688,8 @@ PyVal py_eval(PyCtx *c, const PyNode *n, PyEnv *env) {
     }
     case N_UN: {
         PyVal a = py_eval(c, n->a, env);
-        if (!is_num(a)) py_error(c, n->loc, "bad operand type for unary operator: %s", py_kind_name(a));
+        if (!is_num(a))
+            py_error(c, n->loc, "bad operand type for unary operator: %s", py_kind_name(a));
         if (n->op == OP_POS) r = a.k == PV_BOOL ? py_int(a.u.b) : a;
         else if (n->op == OP_NEG) {
             if (a.k == PV_FLOAT) r = py_float(-a.u.f);
@@ -1543,8 +1701,14 @@ PyVal py_eval(PyCtx *c, const PyNode *n, PyEnv *env) {
         break;
     }
     case N_NOT: r = py_bool(!py_truthy(py_eval(c, n->a, env))); break;
-    case N_AND: r = py_eval(c, n->a, env); if (py_truthy(r)) r = py_eval(c, n->b, env); break;
-    case N_OR: r = py_eval(c, n->a, env); if (!py_truthy(r)) r = py_eval(c, n->b, env); break;
+    case N_AND:
+        r = py_eval(c, n->a, env);
+        if (py_truthy(r)) r = py_eval(c, n->b, env);
+        break;
+    case N_OR:
+        r = py_eval(c, n->a, env);
+        if (!py_truthy(r)) r = py_eval(c, n->b, env);
+        break;
     case N_CMP: {
         PyVal a = py_eval(c, n->items[0], env);
         r = py_bool(true);
@@ -1558,18 +1722,23 @@ PyVal py_eval(PyCtx *c, const PyNode *n, PyEnv *env) {
         }
         break;
     }
-    case N_IF: r = py_truthy(py_eval(c, n->b, env)) ? py_eval(c, n->a, env) : py_eval(c, n->c, env); break;
+    case N_IF:
+        r = py_truthy(py_eval(c, n->b, env)) ? py_eval(c, n->a, env) : py_eval(c, n->c, env);
+        break;
     case N_LAMBDA: {
         r.k = PV_FUNC;
         r.u.fn = arena_alloc(c->arena, sizeof *r.u.fn);
         r.u.fn->lambda = n;
         r.u.fn->closure = env;
-        r.u.fn->defaults = arena_alloc(c->arena, sizeof(PyVal) * (size_t)(n->nparams ? n->nparams : 1));
+        r.u.fn->defaults =
+            arena_alloc(c->arena, sizeof(PyVal) * (size_t)(n->nparams ? n->nparams : 1));
         for (int i = 0; i < n->nparams; i++)
             r.u.fn->defaults[i] = n->defaults[i] ? py_eval(c, n->defaults[i], env) : py_none();
         break;
     }
-    case N_LIST: case N_TUPLE: case N_SET: {
+    case N_LIST:
+    case N_TUPLE:
+    case N_SET: {
         ValVec out = {0};
         eval_items(c, n->items, n->n, env, &out);
         if (n->k == N_SET) {
@@ -1589,9 +1758,12 @@ PyVal py_eval(PyCtx *c, const PyNode *n, PyEnv *env) {
         for (int i = 0; i + 1 < n->n; i += 2) {
             if (n->items[i]->k == N_DSTAR) {
                 PyVal m = py_eval(c, n->items[i]->a, env);
-                if (m.k != PV_DICT) py_error(c, n->items[i]->loc, "'**' needs a dict, got %s", py_kind_name(m));
-                for (int j = 0; j < m.u.dict->n; j++) py_dict_set(c, d, m.u.dict->keys[j], m.u.dict->vals[j]);
-            } else py_dict_set(c, d, py_eval(c, n->items[i], env), py_eval(c, n->items[i + 1], env));
+                if (m.k != PV_DICT)
+                    py_error(c, n->items[i]->loc, "'**' needs a dict, got %s", py_kind_name(m));
+                for (int j = 0; j < m.u.dict->n; j++)
+                    py_dict_set(c, d, m.u.dict->keys[j], m.u.dict->vals[j]);
+            } else
+                py_dict_set(c, d, py_eval(c, n->items[i], env), py_eval(c, n->items[i + 1], env));
         }
         r.k = PV_DICT;
         r.u.dict = d;
@@ -1606,7 +1778,8 @@ PyVal py_eval(PyCtx *c, const PyNode *n, PyEnv *env) {
         sb_free(&s);
         break;
     }
-    case N_STAR: case N_DSTAR: py_error(c, n->loc, "'*' is not allowed here");
+    case N_STAR:
+    case N_DSTAR: py_error(c, n->loc, "'*' is not allowed here");
     case N_SLICE: py_error(c, n->loc, "a slice is only allowed in a subscript");
     }
     c->depth--;
@@ -1615,8 +1788,8 @@ PyVal py_eval(PyCtx *c, const PyNode *n, PyEnv *env) {
 
 /* ---- calls ---- */
 
-static PyVal call_lambda(PyCtx *c, PyVal fn, int n, const PyVal *args, int nkw, const char *const *kwnames,
-                         const PyVal *kwvals, Loc where) {
+static PyVal call_lambda(PyCtx *c, PyVal fn, int n, const PyVal *args, int nkw,
+                         const char *const *kwnames, const PyVal *kwvals, Loc where) {
     const PyNode *l = fn.u.fn->lambda;
     PyEnv *env = env_new(c, fn.u.fn->closure);
     bool *set = arena_alloc(c->arena, (size_t)(l->nparams + 1));
@@ -1624,7 +1797,8 @@ static PyVal call_lambda(PyCtx *c, PyVal fn, int n, const PyVal *args, int nkw, 
         if (i < l->nparams) {
             env_set(c, env, l->params[i], args[i]);
             set[i] = true;
-        } else if (!l->star) py_error(c, where, "the lambda takes %d positional arguments, %d given", l->nparams, n);
+        } else if (!l->star)
+            py_error(c, where, "the lambda takes %d positional arguments, %d given", l->nparams, n);
     }
     if (l->star) {
         ValVec rest = {0};
@@ -1639,7 +1813,8 @@ static PyVal call_lambda(PyCtx *c, PyVal fn, int n, const PyVal *args, int nkw, 
             if (set[i]) py_error(c, where, "the lambda got several values for '%s'", kwnames[k]);
             env_set(c, env, l->params[i], kwvals[k]);
             set[i] = true;
-        } else if (extra) py_dict_set(c, extra, py_str(c, kwnames[k], strlen(kwnames[k])), kwvals[k]);
+        } else if (extra)
+            py_dict_set(c, extra, py_str(c, kwnames[k], strlen(kwnames[k])), kwvals[k]);
         else py_error(c, where, "the lambda has no parameter '%s'", kwnames[k]);
     }
     if (extra) {
@@ -1650,27 +1825,36 @@ static PyVal call_lambda(PyCtx *c, PyVal fn, int n, const PyVal *args, int nkw, 
     }
     for (int i = 0; i < l->nparams; i++)
         if (!set[i]) {
-            if (!l->defaults[i]) py_error(c, where, "the lambda's parameter '%s' has no value", l->params[i]);
+            if (!l->defaults[i])
+                py_error(c, where, "the lambda's parameter '%s' has no value", l->params[i]);
             env_set(c, env, l->params[i], fn.u.fn->defaults[i]);
         }
     return py_eval(c, l->a, env);
 }
 
 static int64_t want_int(PyCtx *c, PyVal v, Loc loc, const char *what) {
-    if (v.k != PV_INT && v.k != PV_BOOL) py_error(c, loc, "%s must be an int, got %s", what, py_kind_name(v));
+    if (v.k != PV_INT && v.k != PV_BOOL)
+        py_error(c, loc, "%s must be an int, got %s", what, py_kind_name(v));
     return num_i(v);
 }
 
-static PyVal make_config(PyCtx *c, int n, const PyVal *args, int nkw, const char *const *kwnames, const PyVal *kwvals,
-                         Loc where) {
+static PyVal make_config(PyCtx *c, int n, const PyVal *args, int nkw, const char *const *kwnames,
+                         const PyVal *kwvals, Loc where) {
     PyConfig *cf = arena_alloc(c->arena, sizeof *cf);
-    cf->num_warps = option_info(OPT_NUM_WARPS)->def, cf->num_stages = option_info(OPT_NUM_STAGES)->def, cf->num_ctas = 1, cf->index = -1, cf->loc = where;
+    cf->num_warps = option_info(OPT_NUM_WARPS)->def,
+    cf->num_stages = option_info(OPT_NUM_STAGES)->def, cf->num_ctas = 1, cf->index = -1,
+    cf->loc = where;
     cf->kwargs = py_dict_new(c, 4);
-    if (n > 1) py_error(c, where, "triton.Config takes one positional argument (the dict of meta-parameters)");
+    if (n > 1)
+        py_error(c, where,
+                 "triton.Config takes one positional argument (the dict of meta-parameters)");
     if (n == 1) {
-        if (args[0].k != PV_DICT) py_error(c, where, "triton.Config's first argument must be a dict, got %s", py_kind_name(args[0]));
+        if (args[0].k != PV_DICT)
+            py_error(c, where, "triton.Config's first argument must be a dict, got %s",
+                     py_kind_name(args[0]));
         for (int i = 0; i < args[0].u.dict->n; i++) {
-            if (args[0].u.dict->keys[i].k != PV_STR) py_error(c, where, "triton.Config's keys must be parameter names");
+            if (args[0].u.dict->keys[i].k != PV_STR)
+                py_error(c, where, "triton.Config's keys must be parameter names");
             py_dict_set(c, cf->kwargs, args[0].u.dict->keys[i], args[0].u.dict->vals[i]);
         }
     }
@@ -1678,24 +1862,31 @@ static PyVal make_config(PyCtx *c, int n, const PyVal *args, int nkw, const char
         const char *nm = kwnames[k];
         PyVal v = kwvals[k];
         if (!strcmp(nm, "kwargs") && v.k == PV_DICT) {
-            for (int i = 0; i < v.u.dict->n; i++) py_dict_set(c, cf->kwargs, v.u.dict->keys[i], v.u.dict->vals[i]);
+            for (int i = 0; i < v.u.dict->n; i++)
+                py_dict_set(c, cf->kwargs, v.u.dict->keys[i], v.u.dict->vals[i]);
         } else if (!strcmp(nm, "num_warps")) {
             cf->num_warps = (int)want_int(c, v, where, "num_warps");
             if (!option_valid(OPT_NUM_WARPS, cf->num_warps))
-                py_error(c, where, "num_warps must be %s, got %d", option_info(OPT_NUM_WARPS)->range, cf->num_warps);
+                py_error(c, where, "num_warps must be %s, got %d",
+                         option_info(OPT_NUM_WARPS)->range, cf->num_warps);
         } else if (!strcmp(nm, "num_stages")) {
             cf->num_stages = (int)want_int(c, v, where, "num_stages");
             if (!option_valid(OPT_NUM_STAGES, cf->num_stages))
-                py_error(c, where, "num_stages must be %s, got %d", option_info(OPT_NUM_STAGES)->range, cf->num_stages);
+                py_error(c, where, "num_stages must be %s, got %d",
+                         option_info(OPT_NUM_STAGES)->range, cf->num_stages);
         } else if (!strcmp(nm, "num_ctas")) {
             cf->num_ctas = (int)want_int(c, v, where, "num_ctas");
-            if (cf->num_ctas != 1) py_error(c, where, "num_ctas other than 1 (thread-block clusters) is not supported");
-        } else if (!strcmp(nm, "maxnreg") || !strcmp(nm, "num_buffers_warp_spec") || !strcmp(nm, "num_consumer_groups") ||
-                   !strcmp(nm, "reg_dec_producer") || !strcmp(nm, "reg_inc_consumer") || !strcmp(nm, "ir_override")) {
+            if (cf->num_ctas != 1)
+                py_error(c, where,
+                         "num_ctas other than 1 (thread-block clusters) is not supported");
+        } else if (!strcmp(nm, "maxnreg") || !strcmp(nm, "num_buffers_warp_spec") ||
+                   !strcmp(nm, "num_consumer_groups") || !strcmp(nm, "reg_dec_producer") ||
+                   !strcmp(nm, "reg_inc_consumer") || !strcmp(nm, "ir_override")) {
             if (v.k != PV_NONE && !(v.k == PV_INT && v.u.i == 0))
                 py_error(c, where, "triton.Config's '%s' is not supported by Nereid", nm);
         } else if (!strcmp(nm, "pre_hook")) {
-            if (v.k != PV_NONE) py_error(c, where, "a config's pre_hook cannot run here (it is Python code)");
+            if (v.k != PV_NONE)
+                py_error(c, where, "a config's pre_hook cannot run here (it is Python code)");
         } else py_error(c, where, "triton.Config has no argument '%s'", nm);
     }
     PyVal r = py_none();
@@ -1728,7 +1919,8 @@ static PyVal call_method(PyCtx *c, struct PyMethod *m, int n, const PyVal *args,
     }
     if (self.k == PV_CONFIG) { /* all_kwargs(): the meta-parameters and the launch options */
         PyDict *d = py_dict_new(c, self.u.cfg->kwargs->n + 2);
-        for (int i = 0; i < self.u.cfg->kwargs->n; i++) py_dict_set(c, d, self.u.cfg->kwargs->keys[i], self.u.cfg->kwargs->vals[i]);
+        for (int i = 0; i < self.u.cfg->kwargs->n; i++)
+            py_dict_set(c, d, self.u.cfg->kwargs->keys[i], self.u.cfg->kwargs->vals[i]);
         py_dict_set(c, d, py_str(c, "num_warps", 9), py_int(self.u.cfg->num_warps));
         py_dict_set(c, d, py_str(c, "num_stages", 10), py_int(self.u.cfg->num_stages));
         PyVal r = py_none();
@@ -1738,7 +1930,9 @@ static PyVal call_method(PyCtx *c, struct PyMethod *m, int n, const PyVal *args,
     }
     if (!strcmp(name, "upper") || !strcmp(name, "lower")) {
         char *s = arena_strndup(c->arena, self.u.str.s, self.u.str.n);
-        for (size_t i = 0; i < self.u.str.n; i++) s[i] = (char)(name[0] == 'u' ? toupper((unsigned char)s[i]) : tolower((unsigned char)s[i]));
+        for (size_t i = 0; i < self.u.str.n; i++)
+            s[i] = (char)(name[0] == 'u' ? toupper((unsigned char)s[i])
+                                         : tolower((unsigned char)s[i]));
         return py_str(c, s, self.u.str.n);
     }
     if (n != 1 || args[0].k != PV_STR) py_error(c, where, "str.%s takes one string", name);
@@ -1748,13 +1942,14 @@ static PyVal call_method(PyCtx *c, struct PyMethod *m, int n, const PyVal *args,
     return py_bool(!memcmp(at, args[0].u.str.s, k));
 }
 
-static PyVal call_builtin(PyCtx *c, int b, int n, const PyVal *args, int nkw, const char *const *kwnames,
-                          const PyVal *kwvals, Loc where) {
+static PyVal call_builtin(PyCtx *c, int b, int n, const PyVal *args, int nkw,
+                          const char *const *kwnames, const PyVal *kwvals, Loc where) {
     if (b == B_CONFIG) return make_config(c, n, args, nkw, kwnames, kwvals, where);
     if (nkw && b != B_SORTED && b != B_MIN && b != B_MAX)
         py_error(c, where, "%s() takes no keyword arguments here", builtin_names[b]);
     switch (b) {
-    case B_MIN: case B_MAX: {
+    case B_MIN:
+    case B_MAX: {
         PySeq one = {n, (PyVal *)args};
         PySeq *s = n == 1 ? items_of(c, args[0], where) : &one;
         if (s->n == 0) py_error(c, where, "%s() of an empty sequence", builtin_names[b]);
@@ -1772,18 +1967,22 @@ static PyVal call_builtin(PyCtx *c, int b, int n, const PyVal *args, int nkw, co
         return py_int(items_of(c, args[0], where)->n);
     case B_ABS:
         if (n != 1 || !is_num(args[0])) py_error(c, where, "abs() takes one number");
-        return args[0].k == PV_FLOAT ? py_float(fabs(args[0].u.f)) : py_int(num_i(args[0]) < 0 ? -num_i(args[0]) : num_i(args[0]));
+        return args[0].k == PV_FLOAT
+                   ? py_float(fabs(args[0].u.f))
+                   : py_int(num_i(args[0]) < 0 ? -num_i(args[0]) : num_i(args[0]));
     case B_INT:
         if (n == 0) return py_int(0);
         if (args[0].k == PV_FLOAT) {
-            if (!(fabs(args[0].u.f) < 9.2e18)) py_error(c, where, "int() of %g does not fit in 64 bits", args[0].u.f);
+            if (!(fabs(args[0].u.f) < 9.2e18))
+                py_error(c, where, "int() of %g does not fit in 64 bits", args[0].u.f);
             return py_int((int64_t)args[0].u.f);
         }
         if (args[0].k == PV_STR) {
             char *end;
             errno = 0;
             long long v = strtoll(args[0].u.str.s, &end, 10);
-            if (errno || *end || !args[0].u.str.n) py_error(c, where, "int() of a string that is not an integer");
+            if (errno || *end || !args[0].u.str.n)
+                py_error(c, where, "int() of a string that is not an integer");
             return py_int(v);
         }
         return py_int(want_int(c, args[0], where, "int()'s argument"));
@@ -1792,7 +1991,8 @@ static PyVal call_builtin(PyCtx *c, int b, int n, const PyVal *args, int nkw, co
         if (args[0].k == PV_STR) {
             char *end;
             double v = strtod(args[0].u.str.s, &end);
-            if (*end || !args[0].u.str.n) py_error(c, where, "float() of a string that is not a number");
+            if (*end || !args[0].u.str.n)
+                py_error(c, where, "float() of a string that is not a number");
             return py_float(v);
         }
         if (!is_num(args[0])) py_error(c, where, "float() of a %s", py_kind_name(args[0]));
@@ -1819,7 +2019,8 @@ static PyVal call_builtin(PyCtx *c, int b, int n, const PyVal *args, int nkw, co
         }
         return from_vec(c, PV_LIST, &out);
     }
-    case B_LIST: case B_TUPLE: {
+    case B_LIST:
+    case B_TUPLE: {
         PyVal r = seq_val(c, b == B_LIST ? PV_LIST : PV_TUPLE, 0);
         if (n) {
             PySeq *s = items_of(c, args[0], where);
@@ -1835,7 +2036,8 @@ static PyVal call_builtin(PyCtx *c, int b, int n, const PyVal *args, int nkw, co
         for (int i = 0; i < s->n; i++) acc = arith(c, OP_ADD, acc, s->v[i], where);
         return acc;
     }
-    case B_ANY: case B_ALL: {
+    case B_ANY:
+    case B_ALL: {
         if (n != 1) py_error(c, where, "%s() takes one iterable", builtin_names[b]);
         PySeq *s = items_of(c, args[0], where);
         for (int i = 0; i < s->n; i++)
@@ -1856,18 +2058,24 @@ static PyVal call_builtin(PyCtx *c, int b, int n, const PyVal *args, int nkw, co
         PyVal *keys = arena_alloc(c->arena, sizeof(PyVal) * (size_t)(s->n ? s->n : 1));
         for (int i = 0; i < s->n; i++) {
             r.u.seq->v[i] = s->v[i];
-            keys[i] = key.k == PV_NONE ? s->v[i] : py_call(c, key, 1, &s->v[i], 0, NULL, NULL, where);
+            keys[i] =
+                key.k == PV_NONE ? s->v[i] : py_call(c, key, 1, &s->v[i], 0, NULL, NULL, where);
         }
         for (int i = 1; i < s->n; i++) /* insertion sort: stable, and lists here are short */
             for (int j = i; j > 0; j--) {
                 int cmp = compare3(c, keys[j - 1], keys[j], where);
                 if (reverse ? cmp >= 0 : cmp <= 0) break;
-                PyVal t = keys[j]; keys[j] = keys[j - 1]; keys[j - 1] = t;
-                t = r.u.seq->v[j]; r.u.seq->v[j] = r.u.seq->v[j - 1]; r.u.seq->v[j - 1] = t;
+                PyVal t = keys[j];
+                keys[j] = keys[j - 1];
+                keys[j - 1] = t;
+                t = r.u.seq->v[j];
+                r.u.seq->v[j] = r.u.seq->v[j - 1];
+                r.u.seq->v[j - 1] = t;
             }
         return r;
     }
-    case B_ENUMERATE: case B_ZIP: {
+    case B_ENUMERATE:
+    case B_ZIP: {
         if (n < 1) py_error(c, where, "%s() takes an iterable", builtin_names[b]);
         PySeq *s0 = items_of(c, args[0], where);
         int len = s0->n;
@@ -1890,7 +2098,8 @@ static PyVal call_builtin(PyCtx *c, int b, int n, const PyVal *args, int nkw, co
         PyDict *d = py_dict_new(c, 4);
         if (n == 1) {
             if (args[0].k == PV_DICT) {
-                for (int i = 0; i < args[0].u.dict->n; i++) py_dict_set(c, d, args[0].u.dict->keys[i], args[0].u.dict->vals[i]);
+                for (int i = 0; i < args[0].u.dict->n; i++)
+                    py_dict_set(c, d, args[0].u.dict->keys[i], args[0].u.dict->vals[i]);
             } else {
                 PySeq *s = items_of(c, args[0], where);
                 for (int i = 0; i < s->n; i++) {
@@ -1908,14 +2117,16 @@ static PyVal call_builtin(PyCtx *c, int b, int n, const PyVal *args, int nkw, co
     case B_ROUND:
         if (n < 1 || !is_num(args[0])) py_error(c, where, "round() takes a number");
         if (n == 1) return py_int((int64_t)nearbyint(num_f(args[0])));
-        return py_float(nearbyint(num_f(args[0]) * pow(10, (double)want_int(c, args[1], where, "ndigits"))) /
-                        pow(10, (double)num_i(args[1])));
+        return py_float(
+            nearbyint(num_f(args[0]) * pow(10, (double)want_int(c, args[1], where, "ndigits"))) /
+            pow(10, (double)num_i(args[1])));
     case B_IDENT:
         if (n != 1) py_error(c, where, "constexpr() takes one value");
         return args[0];
     case B_CDIV: {
         if (n != 2) py_error(c, where, "cdiv() takes two ints");
-        int64_t x = want_int(c, args[0], where, "cdiv()'s argument"), y = want_int(c, args[1], where, "cdiv()'s argument");
+        int64_t x = want_int(c, args[0], where, "cdiv()'s argument"),
+                y = want_int(c, args[1], where, "cdiv()'s argument");
         if (y == 0) py_error(c, where, "cdiv() by zero");
         PyVal q = arith(c, OP_FLOORDIV, py_int(x), py_int(-y), where);
         return py_int(-q.u.i);
@@ -1924,28 +2135,35 @@ static PyVal call_builtin(PyCtx *c, int b, int n, const PyVal *args, int nkw, co
         if (n != 1) py_error(c, where, "next_power_of_2() takes one int");
         int64_t x = want_int(c, args[0], where, "next_power_of_2()'s argument"), p = 1;
         while (p < x) {
-            if (p > INT64_MAX / 2) py_error(c, where, "next_power_of_2(%lld) does not fit in 64 bits", (long long)x);
+            if (p > INT64_MAX / 2)
+                py_error(c, where, "next_power_of_2(%lld) does not fit in 64 bits", (long long)x);
             p <<= 1;
         }
         return py_int(p);
     }
-    case B_CEIL: case B_FLOOR:
-        if (n != 1 || !is_num(args[0])) py_error(c, where, "math.%s takes one number", builtin_names[b]);
+    case B_CEIL:
+    case B_FLOOR:
+        if (n != 1 || !is_num(args[0]))
+            py_error(c, where, "math.%s takes one number", builtin_names[b]);
         return py_int((int64_t)(b == B_CEIL ? ceil(num_f(args[0])) : floor(num_f(args[0]))));
-    case B_LOG2: case B_SQRT:
-        if (n != 1 || !is_num(args[0])) py_error(c, where, "math.%s takes one number", builtin_names[b]);
-        if (num_f(args[0]) < 0 || (b == B_LOG2 && num_f(args[0]) == 0)) py_error(c, where, "math domain error");
+    case B_LOG2:
+    case B_SQRT:
+        if (n != 1 || !is_num(args[0]))
+            py_error(c, where, "math.%s takes one number", builtin_names[b]);
+        if (num_f(args[0]) < 0 || (b == B_LOG2 && num_f(args[0]) == 0))
+            py_error(c, where, "math domain error");
         return py_float(b == B_LOG2 ? log2(num_f(args[0])) : sqrt(num_f(args[0])));
     }
     py_error(c, where, "cannot call this builtin here");
 }
 
-PyVal py_call(PyCtx *c, PyVal fn, int n, const PyVal *args, int nkw, const char *const *kwnames, const PyVal *kwvals,
-              Loc where) {
+PyVal py_call(PyCtx *c, PyVal fn, int n, const PyVal *args, int nkw, const char *const *kwnames,
+              const PyVal *kwvals, Loc where) {
     if (++c->depth > MAX_DEPTH) py_error(c, where, "calls nested too deeply");
     PyVal r;
     if (fn.k == PV_FUNC) r = call_lambda(c, fn, n, args, nkw, kwnames, kwvals, where);
-    else if (fn.k == PV_BUILTIN) r = call_builtin(c, fn.u.builtin, n, args, nkw, kwnames, kwvals, where);
+    else if (fn.k == PV_BUILTIN)
+        r = call_builtin(c, fn.u.builtin, n, args, nkw, kwnames, kwvals, where);
     else if (fn.k == PV_METHOD) {
         if (nkw) py_error(c, where, "methods take no keyword arguments here");
         r = call_method(c, fn.u.method, n, args, where);

@@ -25,7 +25,14 @@ typedef struct PyEnv PyEnv;
 typedef struct PyVal PyVal;
 
 typedef enum {
-    PV_NONE, PV_BOOL, PV_INT, PV_FLOAT, PV_STR, PV_LIST, PV_TUPLE, PV_DICT,
+    PV_NONE,
+    PV_BOOL,
+    PV_INT,
+    PV_FLOAT,
+    PV_STR,
+    PV_LIST,
+    PV_TUPLE,
+    PV_DICT,
     PV_FUNC,    /* a lambda and its closure */
     PV_BUILTIN, /* a builtin function (py_builtin_name) */
     PV_MODULE,  /* triton, triton.language, math, nereid: attributes only */
@@ -45,9 +52,9 @@ typedef struct PyDict {
 } PyDict;
 
 typedef struct PyConfig {
-    PyDict *kwargs;       /* constexpr name -> value */
+    PyDict *kwargs; /* constexpr name -> value */
     int num_warps, num_stages, num_ctas;
-    int index;            /* position in the autotune list, -1 for one made by a lambda */
+    int index; /* position in the autotune list, -1 for one made by a lambda */
     Loc loc;
 } PyConfig;
 
@@ -57,14 +64,20 @@ struct PyVal {
         bool b;
         int64_t i;
         double f;
-        struct { const char *s; size_t n; } str;
-        PySeq *seq;                  /* PV_LIST, PV_TUPLE */
+        struct {
+            const char *s;
+            size_t n;
+        } str;
+        PySeq *seq; /* PV_LIST, PV_TUPLE */
         PyDict *dict;
         struct PyFunc *fn;
         int builtin;
-        const char *module;          /* "triton", "triton.language", "math" */
+        const char *module; /* "triton", "triton.language", "math" */
         PyConfig *cfg;
-        struct { const char *what; const char *dtype; } opaque;
+        struct {
+            const char *what;
+            const char *dtype;
+        } opaque;
         struct PyMethod *method;
     } u;
 };
@@ -75,12 +88,12 @@ typedef bool (*PyGlobalFn)(void *user, const char *name, PyVal *out);
 typedef struct PyCtx {
     Arena *arena;
     const Source *src;
-    Diag *diag;         /* errors go here (located) */
-    jmp_buf *fail;      /* and then longjmp here */
-    PyGlobalFn global;  /* may be NULL */
+    Diag *diag;        /* errors go here (located) */
+    jmp_buf *fail;     /* and then longjmp here */
+    PyGlobalFn global; /* may be NULL */
     void *global_user;
     int depth;
-    long steps;         /* budget left; each node evaluated costs one */
+    long steps; /* budget left; each node evaluated costs one */
 } PyCtx;
 
 /* An argument list as written: positional values, then keywords. */
@@ -101,12 +114,13 @@ PyNode *py_parse_expr_at(PyCtx *c, size_t pos, size_t *end);
 
 PyVal py_eval(PyCtx *c, const PyNode *n, PyEnv *env);
 /* Call fn (a lambda or builtin) with positional values and keywords. */
-PyVal py_call(PyCtx *c, PyVal fn, int n, const PyVal *args, int nkw, const char *const *kwnames, const PyVal *kwvals,
-              Loc where);
+PyVal py_call(PyCtx *c, PyVal fn, int n, const PyVal *args, int nkw, const char *const *kwnames,
+              const PyVal *kwvals, Loc where);
 Loc py_node_loc(const PyNode *n);
 
 /* Report an error at loc and longjmp to c->fail. */
-_Noreturn void py_error(PyCtx *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+_Noreturn void py_error(PyCtx *c, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 PyVal py_none(void);
 PyVal py_int(int64_t i);

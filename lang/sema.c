@@ -12,7 +12,8 @@
 static _Noreturn void fail_with_notes(Sema *S) {
     for (int i = S->depth - 1; i >= 0; i--) /* where the failing helper was called from */
         if (S->stack[i].call_loc.src)
-            diag_note(S->diag, S->stack[i].call_loc, "in the call of '%s' here", S->stack[i].fn->name);
+            diag_note(S->diag, S->stack[i].call_loc, "in the call of '%s' here",
+                      S->stack[i].fn->name);
     longjmp(S->fail, 1);
 }
 
@@ -24,7 +25,8 @@ _Noreturn void sema_error(Sema *S, Loc loc, const char *fmt, ...) {
     fail_with_notes(S);
 }
 
-_Noreturn void sema_error_from(Sema *S, Loc loc, Loc from, const char *from_what, const char *fmt, ...) {
+_Noreturn void sema_error_from(Sema *S, Loc loc, Loc from, const char *from_what, const char *fmt,
+                               ...) {
     va_list ap;
     va_start(ap, fmt);
     diag_verror(S->diag, loc, fmt, ap);
@@ -48,12 +50,26 @@ static bool parse_sig_type(const char *s, IrType *out) {
     if (ptr) s++;
     int dt = dt_from_name(s);
     if (dt == DT_VOID) {
-        static const char *const aliases[][2] = {
-            {"int1", "i1"}, {"int8", "i8"}, {"int16", "i16"}, {"int32", "i32"}, {"int64", "i64"},
-            {"uint8", "u8"}, {"uint16", "u16"}, {"uint32", "u32"}, {"uint64", "u64"}, {"float16", "fp16"},
-            {"bfloat16", "bf16"}, {"float32", "fp32"}, {"float64", "fp64"}, {"u1", "i1"}, {"B", "i1"},
-            {"float8e4nv", "fp8e4nv"}, {"float8e5", "fp8e5"}, {"float8e4b15", "fp8e4b15"}, {"float8e4b8", "fp8e4b8"},
-            {"float8e5b16", "fp8e5b16"}};
+        static const char *const aliases[][2] = {{"int1", "i1"},
+                                                 {"int8", "i8"},
+                                                 {"int16", "i16"},
+                                                 {"int32", "i32"},
+                                                 {"int64", "i64"},
+                                                 {"uint8", "u8"},
+                                                 {"uint16", "u16"},
+                                                 {"uint32", "u32"},
+                                                 {"uint64", "u64"},
+                                                 {"float16", "fp16"},
+                                                 {"bfloat16", "bf16"},
+                                                 {"float32", "fp32"},
+                                                 {"float64", "fp64"},
+                                                 {"u1", "i1"},
+                                                 {"B", "i1"},
+                                                 {"float8e4nv", "fp8e4nv"},
+                                                 {"float8e5", "fp8e5"},
+                                                 {"float8e4b15", "fp8e4b15"},
+                                                 {"float8e4b8", "fp8e4b8"},
+                                                 {"float8e5b16", "fp8e5b16"}};
         const char *t = strncmp(s, "tl.", 3) ? s : s + 3;
         for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
             if (!strcmp(t, aliases[i][0])) dt = dt_from_name(aliases[i][1]);
@@ -63,20 +79,26 @@ static bool parse_sig_type(const char *s, IrType *out) {
     return true;
 }
 
-bool sema_signature_type(const char *annotation, IrType *out) { return annotation && parse_sig_type(annotation, out); }
+bool sema_signature_type(const char *annotation, IrType *out) {
+    return annotation && parse_sig_type(annotation, out);
+}
 
 const char *sema_signature_type_name(const char *annotation) {
     if (!annotation) return NULL;
     const char *s = annotation + (*annotation == '*');
     if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return NULL;
     for (const char *c = s; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_')) return NULL;
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '_'))
+            return NULL;
     return s;
 }
 
 bool sema_signature_type_of(const char *annotation, const char *value, IrType *out) {
     IrType t;
-    if (!sema_signature_type_name(annotation) || !value || *value == '*' || !parse_sig_type(value, &t)) return false;
+    if (!sema_signature_type_name(annotation) || !value || *value == '*' ||
+        !parse_sig_type(value, &t))
+        return false;
     *out = *annotation == '*' ? ty_ptr(t.dt) : t;
     return true;
 }
@@ -93,11 +115,15 @@ static IrType param_type(Sema *S, const Param *p) {
     if (v && v->k == V_DTYPE && v->ty.dt != DT_PTR)
         return *p->annotation == '*' ? ty_ptr(v->ty.dt) : ty_scalar(v->ty.dt);
     if (v)
-        sema_error(S, p->ann_loc, "parameter '%s': the constexpr '%s' does not name a type (give a dtype such as tl.float16, or a name such as \"bf16\")",
+        sema_error(S, p->ann_loc,
+                   "parameter '%s': the constexpr '%s' does not name a type (give a dtype such as "
+                   "tl.float16, or a name such as \"bf16\")",
                    p->name, name);
     const char *base = p->annotation + (p->annotation[0] == '*');
     sema_check_dtype_name(S, strncmp(base, "tl.", 3) ? base : base + 3, p->ann_loc);
-    sema_error(S, p->ann_loc, "unknown parameter type '%s' (expected a Triton signature type such as *fp32, i32, fp16 or tl.constexpr)",
+    sema_error(S, p->ann_loc,
+               "unknown parameter type '%s' (expected a Triton signature type such as *fp32, i32, "
+               "fp16 or tl.constexpr)",
                p->annotation);
 }
 
@@ -115,7 +141,8 @@ static Val parse_define(Sema *S, const char *text) {
     if (*text && !*end && !errno) return sema_val_int(i);
     errno = 0;
     double d = strtod(text, &end);
-    if (*text && !*end && !errno && strspn(text, "0123456789.eE+-infatyINFATY") == strlen(text)) return sema_val_float(d);
+    if (*text && !*end && !errno && strspn(text, "0123456789.eE+-infatyINFATY") == strlen(text))
+        return sema_val_float(d);
     return sema_val_str(S, text, strlen(text));
 }
 
@@ -133,8 +160,11 @@ static void check_decorators(Sema *S, const Func *fn) {
         const char *name = d->kind == EX_NAME ? d->name : d->kind == EX_ATTR ? d->name : "";
         if (!strcmp(name, "jit")) continue;
         if (!strcmp(name, "autotune") || !strcmp(name, "heuristics")) {
-            if (!S->opts || !S->opts->nskip_kernels) /* the C API and Python tune at launch; here -D decides */
-                diag_warning(S->diag, d->loc, "@%s applies at launch (C API, Python): here the meta-parameters come from -D NAME=VALUE",
+            if (!S->opts ||
+                !S->opts->nskip_kernels) /* the C API and Python tune at launch; here -D decides */
+                diag_warning(S->diag, d->loc,
+                             "@%s applies at launch (C API, Python): here the meta-parameters come "
+                             "from -D NAME=VALUE",
                              name);
             continue;
         }
@@ -156,7 +186,8 @@ static void lower_kernel(Sema *S, const Func *fn) {
     for (int i = 0; i < fn->nparams; i++) { /* the constexprs first: a type may name one */
         const Param *p = &fn->params[i];
         for (int j = 0; j < i; j++)
-            if (!strcmp(fn->params[j].name, p->name)) sema_error(S, p->loc, "duplicate parameter '%s'", p->name);
+            if (!strcmp(fn->params[j].name, p->name))
+                sema_error(S, p->loc, "duplicate parameter '%s'", p->name);
         if (!strcmp(p->annotation, "constexpr")) {
             const SemaDefine *d = find_define(S->opts, p->name);
             Val v;
@@ -169,7 +200,9 @@ static void lower_kernel(Sema *S, const Func *fn) {
                 v = sema_lower_expr(S, p->default_value);
                 S->fs = &fs;
             } else
-                sema_error(S, p->loc, "constexpr parameter '%s' of kernel '%s' has no value: give it with -D %s=VALUE",
+                sema_error(S, p->loc,
+                           "constexpr parameter '%s' of kernel '%s' has no value: give it with -D "
+                           "%s=VALUE",
                            p->name, fn->name, p->name);
             sema_env_set(S, fs.env, p->name, v);
         }
@@ -179,12 +212,16 @@ static void lower_kernel(Sema *S, const Func *fn) {
         if (!strcmp(p->annotation, "constexpr")) continue;
         IrType t = param_type(S, p);
         if (dt_is_fp8(t.dt))
-            sema_error(S, p->ann_loc, "parameter '%s': scalar %s parameters are not supported (fp8 values travel in "
-                       "memory: pass a pointer, '*%s')", p->name, dt_name(t.dt), dt_name(t.dt));
+            sema_error(
+                S, p->ann_loc,
+                "parameter '%s': scalar %s parameters are not supported (fp8 values travel in "
+                "memory: pass a pointer, '*%s')",
+                p->name, dt_name(t.dt), dt_name(t.dt));
         sema_env_set(S, fs.env, p->name, sema_val_ir(S, ir_add_param(f, t, p->name)));
     }
     Flow fl = sema_lower_seq(S, &fn->body, 0, NULL);
-    if (fl.returned && fl.value.k != V_NONE) sema_error(S, fl.loc, "a kernel cannot return a value");
+    if (fl.returned && fl.value.k != V_NONE)
+        sema_error(S, fl.loc, "a kernel cannot return a value");
     fs.b.loc = fn->loc;
     ir_build(&fs.b, OP_RETURN, NULL, 0, NULL, 0);
     S->fs = NULL;
@@ -202,19 +239,23 @@ static void check_module(Sema *S, const Module *user) {
     for (int i = 0; i < user->nglobals; i++) {
         const Stmt *st = user->globals[i];
         bool ok = st->kind == ST_IMPORT || (st->kind == ST_EXPR && st->value->kind == EX_STR) ||
-                  ((st->kind == ST_ASSIGN || st->kind == ST_ANNASSIGN) && st->ntargets == 1 && st->targets[0]->kind == EX_NAME);
-        if (!ok) sema_error(S, st->loc, "only imports, constants and function definitions may appear at module level");
+                  ((st->kind == ST_ASSIGN || st->kind == ST_ANNASSIGN) && st->ntargets == 1 &&
+                   st->targets[0]->kind == EX_NAME);
+        if (!ok)
+            sema_error(
+                S, st->loc,
+                "only imports, constants and function definitions may appear at module level");
     }
     for (int i = 0; S->opts && i < S->opts->ndefines; i++)
         if (!any_kernel_has_param(user, S->opts->defines[i].name))
-            sema_error(S, (Loc){0}, "-D %s: no kernel has a constexpr parameter named '%s'", S->opts->defines[i].name,
-                       S->opts->defines[i].name);
+            sema_error(S, (Loc){0}, "-D %s: no kernel has a constexpr parameter named '%s'",
+                       S->opts->defines[i].name, S->opts->defines[i].name);
 }
 
 static void lower_all(Sema *S, const Module *user, IrModule *out);
 
-bool sema_lower(Arena *arena, Diag *diag, const Module *user, const Module *stdlib, const SemaOptions *opts,
-                IrModule *out) {
+bool sema_lower(Arena *arena, Diag *diag, const Module *user, const Module *stdlib,
+                const SemaOptions *opts, IrModule *out) {
     Sema *S = arena_alloc(arena, sizeof(Sema));
     S->arena = arena;
     S->diag = diag;
@@ -244,9 +285,13 @@ static void lower_all(Sema *S, const Module *user, IrModule *out) {
             if (only) {
                 for (int j = 0; j < fn->nparams; j++)
                     if (!fn->params[j].annotation)
-                        sema_error(S, fn->params[j].loc, "'%s' is not a kernel: parameter '%s' has no type (e.g. '%s: *fp32')",
-                                   fn->name, fn->params[j].name, fn->params[j].name);
-                sema_error(S, fn->loc, "'%s' is not a kernel: a kernel takes at least one runtime parameter", fn->name);
+                        sema_error(
+                            S, fn->params[j].loc,
+                            "'%s' is not a kernel: parameter '%s' has no type (e.g. '%s: *fp32')",
+                            fn->name, fn->params[j].name, fn->params[j].name);
+                sema_error(S, fn->loc,
+                           "'%s' is not a kernel: a kernel takes at least one runtime parameter",
+                           fn->name);
             }
             continue;
         }
@@ -254,12 +299,16 @@ static void lower_all(Sema *S, const Module *user, IrModule *out) {
             nskipped++;
             continue;
         }
-        if (ir_module_find(out, fn->name)) sema_error(S, fn->loc, "kernel '%s' is defined twice", fn->name);
+        if (ir_module_find(out, fn->name))
+            sema_error(S, fn->loc, "kernel '%s' is defined twice", fn->name);
         nkernels++;
         S->depth = 0;
         lower_kernel(S, fn);
     }
-    if (only && !nkernels && !nskipped) sema_error(S, (Loc){0}, "no kernel named '%s' in %s", only, user->src->name);
+    if (only && !nkernels && !nskipped)
+        sema_error(S, (Loc){0}, "no kernel named '%s' in %s", only, user->src->name);
     if (!nkernels && !nskipped)
-        sema_error(S, (Loc){user->src, 1, 1}, "no kernels found: a kernel's parameters all carry types (e.g. 'x_ptr: *fp32', 'n: i32', 'BLOCK: tl.constexpr')");
+        sema_error(S, (Loc){user->src, 1, 1},
+                   "no kernels found: a kernel's parameters all carry types (e.g. 'x_ptr: *fp32', "
+                   "'n: i32', 'BLOCK: tl.constexpr')");
 }

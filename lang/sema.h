@@ -4,8 +4,8 @@
 #ifndef NEREID_SEMA_H
 #define NEREID_SEMA_H
 
-#include "compiler/ir/ir.h"
 #include "ast.h"
+#include "compiler/ir/ir.h"
 
 typedef struct SemaDefine {
     const char *name;
@@ -15,7 +15,7 @@ typedef struct SemaDefine {
 typedef struct SemaOptions {
     const SemaDefine *defines;
     int ndefines;
-    const char *only_kernel; /* NULL: every kernel of the module */
+    const char *only_kernel;         /* NULL: every kernel of the module */
     const char *const *skip_kernels; /* kernels not lowered here (autotuned ones: the runtime */
     int nskip_kernels;               /* lowers them once per config) */
 } SemaOptions;

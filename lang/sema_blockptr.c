@@ -24,14 +24,21 @@ static Val one(Val v, int i) { return v.k == V_TUPLE ? v.items[i] : v; }
 static int count(Val v) { return v.k == V_TUPLE ? v.n : 1; }
 
 /* Each item of a tuple (or a lone value for rank 1) as an IR scalar of dtype dt. */
-static void scalars(Sema *S, Val v, int rank, int dt, const char *what, const char *fn, Loc loc, Val *out) {
-    if (v.k == V_TUPLE && v.tag) sema_error(S, loc, "%s: %s must be a tuple of integers, got %s", fn, what, sema_val_kind_name(S, v));
+static void scalars(Sema *S, Val v, int rank, int dt, const char *what, const char *fn, Loc loc,
+                    Val *out) {
+    if (v.k == V_TUPLE && v.tag)
+        sema_error(S, loc, "%s: %s must be a tuple of integers, got %s", fn, what,
+                   sema_val_kind_name(S, v));
     if (count(v) != rank)
-        sema_error(S, loc, "%s: %s has %d entr%s for a block of rank %d", fn, what, count(v), count(v) == 1 ? "y" : "ies", rank);
+        sema_error(S, loc, "%s: %s has %d entr%s for a block of rank %d", fn, what, count(v),
+                   count(v) == 1 ? "y" : "ies", rank);
     for (int i = 0; i < rank; i++) {
         Val x = one(v, i);
-        bool ok = (x.k == V_INT || x.k == V_BOOL) || (x.k == V_IR && x.ty.rank == 0 && dt_is_int(x.ty.dt) && x.ty.dt != DT_I1);
-        if (!ok) sema_error(S, loc, "%s: %s must hold integers (compile-time or scalars), got %s", fn, what, sema_val_kind_name(S, x));
+        bool ok = (x.k == V_INT || x.k == V_BOOL) ||
+                  (x.k == V_IR && x.ty.rank == 0 && dt_is_int(x.ty.dt) && x.ty.dt != DT_I1);
+        if (!ok)
+            sema_error(S, loc, "%s: %s must hold integers (compile-time or scalars), got %s", fn,
+                       what, sema_val_kind_name(S, x));
         out[i] = sema_val_ir(S, sema_to_ir_dt(S, x, dt, loc));
     }
 }
@@ -39,10 +46,13 @@ static void scalars(Sema *S, Val v, int rank, int dt, const char *what, const ch
 /* Compile-time ints of a tuple (or one int). */
 static int const_ints(Sema *S, Val v, const char *what, const char *fn, Loc loc, int64_t *out) {
     int n = count(v);
-    if (n < 1 || n > NR_MAX_RANK) sema_error(S, loc, "%s: %s must have 1 to %d entries, got %d", fn, what, NR_MAX_RANK, n);
+    if (n < 1 || n > NR_MAX_RANK)
+        sema_error(S, loc, "%s: %s must have 1 to %d entries, got %d", fn, what, NR_MAX_RANK, n);
     for (int i = 0; i < n; i++) {
         Val x = one(v, i);
-        if (x.k != V_INT) sema_error(S, loc, "%s: %s must hold compile-time integers, got %s", fn, what, sema_val_kind_name(S, x));
+        if (x.k != V_INT)
+            sema_error(S, loc, "%s: %s must hold compile-time integers, got %s", fn, what,
+                       sema_val_kind_name(S, x));
         out[i] = x.i;
     }
     return n;
@@ -50,7 +60,8 @@ static int const_ints(Sema *S, Val v, const char *what, const char *fn, Loc loc,
 
 static Val need_base(Sema *S, Val base, const char *fn, Loc loc) {
     if (base.k != V_IR || base.ty.dt != DT_PTR || base.ty.rank)
-        sema_error(S, loc, "%s: base must be a pointer (a scalar), got %s", fn, sema_val_kind_name(S, base));
+        sema_error(S, loc, "%s: base must be a pointer (a scalar), got %s", fn,
+                   sema_val_kind_name(S, base));
     return base;
 }
 
@@ -70,7 +81,8 @@ Val sema_block_ptr_make(Sema *S, const Val *args, const Loc *locs, Loc call) {
     sema_check_shape(S, locs[4], rank, bs);
     int no = const_ints(S, args[5], "order", fn, locs[5], order);
     bool seen[NR_MAX_RANK] = {0};
-    if (no != rank) sema_error(S, locs[5], "%s: order has %d entries for a block of rank %d", fn, no, rank);
+    if (no != rank)
+        sema_error(S, locs[5], "%s: order has %d entries for a block of rank %d", fn, no, rank);
     for (int i = 0; i < rank; i++) {
         if (order[i] < 0 || order[i] >= rank || seen[order[i]])
             sema_error(S, locs[5], "%s: order must be a permutation of 0 .. %d", fn, rank - 1);
@@ -86,12 +98,14 @@ Val sema_block_ptr_make(Sema *S, const Val *args, const Loc *locs, Loc call) {
     int64_t packed = 0;
     for (int i = 0; i < rank; i++) packed |= order[i] << (4 * i);
     (void)call;
-    return tagged(S, TAG_BLOCK_PTR, items, 1 + 3 * rank, ty_block(ty_scalar(base.ty.pointee), rank, s), packed);
+    return tagged(S, TAG_BLOCK_PTR, items, 1 + 3 * rank,
+                  ty_block(ty_scalar(base.ty.pointee), rank, s), packed);
 }
 
 Val sema_block_ptr_advance(Sema *S, Val bp, Val offsets, Loc bp_loc, Loc off_loc) {
     if (bp.k != V_TUPLE || bp.tag != TAG_BLOCK_PTR)
-        sema_error(S, bp_loc, "advance: expected a block pointer (tl.make_block_ptr), got %s", sema_val_kind_name(S, bp));
+        sema_error(S, bp_loc, "advance: expected a block pointer (tl.make_block_ptr), got %s",
+                   sema_val_kind_name(S, bp));
     int rank = bp.ty.rank;
     Val add[NR_MAX_RANK];
     scalars(S, offsets, rank, DT_I32, "offsets", "advance", off_loc, add);
@@ -100,7 +114,8 @@ Val sema_block_ptr_advance(Sema *S, Val bp, Val offsets, Loc bp_loc, Loc off_loc
     for (int i = 0; i < rank; i++) {
         Val x = one(offsets, i);
         if (x.k == V_INT && x.i == 0) continue; /* nothing moves along this dim */
-        items[1 + 2 * rank + i] = sema_binary_op(S, BIN_ADD, items[1 + 2 * rank + i], add[i], off_loc);
+        items[1 + 2 * rank + i] =
+            sema_binary_op(S, BIN_ADD, items[1 + 2 * rank + i], add[i], off_loc);
     }
     return tagged(S, TAG_BLOCK_PTR, items, bp.n, bp.ty, bp.i);
 }
@@ -113,14 +128,21 @@ Val sema_tensor_desc_make(Sema *S, const Val *args, const Loc *locs, Loc call) {
     sema_check_shape(S, locs[3], rank, bs);
     Val last = one(args[2], count(args[2]) - 1);
     if (count(args[2]) == rank && !(last.k == V_INT && last.i == 1))
-        sema_error(S, locs[2], "%s: the last stride must be the compile-time 1 (as in Triton: the last dim is contiguous)", fn);
+        sema_error(S, locs[2],
+                   "%s: the last stride must be the compile-time 1 (as in Triton: the last dim is "
+                   "contiguous)",
+                   fn);
     int pad = 0;
     if (args[4].k == V_STR && !strcmp(args[4].s, "nan")) pad = 1;
-    else if (args[4].k != V_NONE && !(args[4].k == V_STR && (!strcmp(args[4].s, "zero") || !*args[4].s)))
-        sema_error(S, locs[4], "%s: padding_option must be \"zero\" or \"nan\", got %s%s%s", fn, args[4].k == V_STR ? "\"" : "",
-                   args[4].k == V_STR ? args[4].s : sema_val_kind_name(S, args[4]), args[4].k == V_STR ? "\"" : "");
+    else if (args[4].k != V_NONE &&
+             !(args[4].k == V_STR && (!strcmp(args[4].s, "zero") || !*args[4].s)))
+        sema_error(S, locs[4], "%s: padding_option must be \"zero\" or \"nan\", got %s%s%s", fn,
+                   args[4].k == V_STR ? "\"" : "",
+                   args[4].k == V_STR ? args[4].s : sema_val_kind_name(S, args[4]),
+                   args[4].k == V_STR ? "\"" : "");
     if (pad && !dt_is_float(base.ty.pointee))
-        sema_error(S, locs[4], "%s: padding_option \"nan\" needs a float element type, got %s", fn, dt_name(base.ty.pointee));
+        sema_error(S, locs[4], "%s: padding_option \"nan\" needs a float element type, got %s", fn,
+                   dt_name(base.ty.pointee));
     Val items[1 + 2 * NR_MAX_RANK];
     items[0] = base;
     scalars(S, args[1], rank, DT_I64, "shape", fn, locs[1], items + 1);
@@ -128,7 +150,8 @@ Val sema_tensor_desc_make(Sema *S, const Val *args, const Loc *locs, Loc call) {
     int32_t s[NR_MAX_RANK];
     for (int i = 0; i < rank; i++) s[i] = (int32_t)bs[i];
     (void)call;
-    return tagged(S, TAG_TENSOR_DESC, items, 1 + 2 * rank, ty_block(ty_scalar(base.ty.pointee), rank, s), pad);
+    return tagged(S, TAG_TENSOR_DESC, items, 1 + 2 * rank,
+                  ty_block(ty_scalar(base.ty.pointee), rank, s), pad);
 }
 
 /* arange(0, n) expanded to rank dims at dim d (i32) */
@@ -156,8 +179,8 @@ static Val index_along(Sema *S, int n, int rank, int d, Loc loc) {
     return sema_val_ir(S, v);
 }
 
-void sema_block_ptr_address(Sema *S, const char *fn, Val bp, const Val *offsets, Loc off_loc, Val check, Loc check_loc,
-                            Loc call, ValId *ptrs, ValId *mask) {
+void sema_block_ptr_address(Sema *S, const char *fn, Val bp, const Val *offsets, Loc off_loc,
+                            Val check, Loc check_loc, Loc call, ValId *ptrs, ValId *mask) {
     int rank = bp.ty.rank;
     bool desc = bp.tag == TAG_TENSOR_DESC;
     bool checked[NR_MAX_RANK] = {0};
@@ -168,9 +191,12 @@ void sema_block_ptr_address(Sema *S, const char *fn, Val bp, const Val *offsets,
         for (int i = 0; i < n; i++) {
             Val x = check.k == V_TUPLE ? check.items[i] : check;
             if (x.k != V_INT || x.i < 0 || x.i >= rank)
-                sema_error(S, check_loc, "%s: boundary_check must list dims of the block (0 to %d), got %s", fn, rank - 1,
-                           sema_val_kind_name(S, x));
-            if (checked[x.i]) sema_error(S, check_loc, "%s: boundary_check lists dim %lld twice", fn, (long long)x.i);
+                sema_error(S, check_loc,
+                           "%s: boundary_check must list dims of the block (0 to %d), got %s", fn,
+                           rank - 1, sema_val_kind_name(S, x));
+            if (checked[x.i])
+                sema_error(S, check_loc, "%s: boundary_check lists dim %lld twice", fn,
+                           (long long)x.i);
             checked[x.i] = true;
         }
     }
@@ -180,7 +206,8 @@ void sema_block_ptr_address(Sema *S, const char *fn, Val bp, const Val *offsets,
         for (int d = 0; d < rank; d++) off[d] = bp.items[1 + 2 * rank + d];
     Val addr = sema_val_none(), m = sema_val_none();
     for (int d = 0; d < rank; d++) {
-        Val idx = sema_binary_op(S, BIN_ADD, index_along(S, bp.ty.shape[d], rank, d, call), off[d], call);
+        Val idx =
+            sema_binary_op(S, BIN_ADD, index_along(S, bp.ty.shape[d], rank, d, call), off[d], call);
         Val wide = sema_val_ir(S, sema_emit_cast(S, idx.v, ty_scalar(DT_I64), false, call));
         Val term = sema_binary_op(S, BIN_MUL, wide, bp.items[1 + rank + d], call);
         addr = d ? sema_binary_op(S, BIN_ADD, addr, term, call) : term;
@@ -192,7 +219,9 @@ void sema_block_ptr_address(Sema *S, const char *fn, Val bp, const Val *offsets,
     IrType full = ty_with_elem(bp.ty, ty_scalar(DT_I64));
     ValId a = sema_emit_broadcast(S, addr.v, full, call);
     *ptrs = sema_binary_op(S, BIN_ADD, bp.items[0], sema_val_ir(S, a), call).v;
-    *mask = m.k == V_NONE ? 0 : sema_emit_broadcast(S, m.v, ty_with_elem(bp.ty, ty_scalar(DT_I1)), call);
+    *mask = m.k == V_NONE
+                ? 0
+                : sema_emit_broadcast(S, m.v, ty_with_elem(bp.ty, ty_scalar(DT_I1)), call);
 }
 
 /* ---- descriptors the host passes (tdesc parameters) ----
@@ -214,7 +243,8 @@ Val sema_desc_part(Sema *S, Val d, int part, Loc loc) {
 }
 
 /* desc_load (value 0) or desc_store of a host descriptor at `offsets`. */
-Val sema_host_desc_access(Sema *S, const char *fn, Val d, Val offsets, Loc off_loc, ValId value, Loc call) {
+Val sema_host_desc_access(Sema *S, const char *fn, Val d, Val offsets, Loc off_loc, ValId value,
+                          Loc call) {
     int rank = d.ty.rank;
     Val off[NR_MAX_RANK];
     scalars(S, offsets, rank, DT_I32, "offsets", fn, off_loc, off);
@@ -227,12 +257,15 @@ Val sema_host_desc_access(Sema *S, const char *fn, Val d, Val offsets, Loc off_l
     Loc saved = b->loc;
     b->loc = call;
     IrType tile = ty_block(ty_scalar(d.ty.pointee), rank, d.ty.shape);
-    OpId op = ir_build(b, value ? OP_DESC_STORE : OP_DESC_LOAD, ops, (uint32_t)n, &tile, value ? 0 : 1);
+    OpId op =
+        ir_build(b, value ? OP_DESC_STORE : OP_DESC_LOAD, ops, (uint32_t)n, &tile, value ? 0 : 1);
     b->loc = saved;
     return value ? sema_val_none() : sema_val_ir(S, ir_result(sema_func(S), op, 0));
 }
 
-static bool is_ident_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+static bool is_ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
 
 bool sema_desc_param_type(Sema *S, const char *text, const char *param, Loc loc, IrType *out) {
     const char *s = text;
@@ -244,20 +277,25 @@ bool sema_desc_param_type(Sema *S, const char *text, const char *param, Loc loc,
     char dtname[32];
     size_t len = (size_t)(s - name);
     if (!len || len >= sizeof dtname || *s != '[')
-        sema_error(S, loc, "parameter '%s': expected 'tensordesc<DTYPE[D0, D1, ...]>', got '%s'", param, text);
+        sema_error(S, loc, "parameter '%s': expected 'tensordesc<DTYPE[D0, D1, ...]>', got '%s'",
+                   param, text);
     memcpy(dtname, name, len);
     dtname[len] = 0;
     IrType elem;
     if (!sema_signature_type(dtname, &elem) || elem.dt == DT_PTR || elem.dt == DT_I1) {
         sema_check_dtype_name(S, strncmp(dtname, "tl.", 3) ? dtname : dtname + 3, loc);
-        sema_error(S, loc, "parameter '%s': '%s' is not an element type a tensor descriptor can hold", param, dtname);
+        sema_error(S, loc,
+                   "parameter '%s': '%s' is not an element type a tensor descriptor can hold",
+                   param, dtname);
     }
     int64_t dims[NR_MAX_RANK];
     int rank = 0;
     s++; /* '[' */
     for (;;) {
         while (*s == ' ') s++;
-        if (rank == NR_MAX_RANK) sema_error(S, loc, "parameter '%s': a tensor descriptor has at most %d dims", param, NR_MAX_RANK);
+        if (rank == NR_MAX_RANK)
+            sema_error(S, loc, "parameter '%s': a tensor descriptor has at most %d dims", param,
+                       NR_MAX_RANK);
         if (*s >= '0' && *s <= '9') {
             char *end;
             dims[rank++] = strtoll(s, &end, 10);
@@ -271,7 +309,10 @@ bool sema_desc_param_type(Sema *S, const char *text, const char *param, Loc loc,
             word[wl] = 0;
             const Val *v = sema_env_lookup(S->fs->env, word);
             if (!v || v->k != V_INT)
-                sema_error(S, loc, "parameter '%s': the block dim '%s' must be an integer or an int constexpr", param, word);
+                sema_error(
+                    S, loc,
+                    "parameter '%s': the block dim '%s' must be an integer or an int constexpr",
+                    param, word);
             dims[rank++] = v->i;
         } else {
             sema_error(S, loc, "parameter '%s': expected a block dim in '%s'", param, text);
@@ -286,7 +327,8 @@ bool sema_desc_param_type(Sema *S, const char *text, const char *param, Loc loc,
     }
     s++;
     while (*s == ' ') s++;
-    if (*s != '>' || s[1]) sema_error(S, loc, "parameter '%s': expected '>' to end '%s'", param, text);
+    if (*s != '>' || s[1])
+        sema_error(S, loc, "parameter '%s': expected '>' to end '%s'", param, text);
     sema_check_shape(S, loc, rank, dims);
     int32_t shape[NR_MAX_RANK];
     for (int i = 0; i < rank; i++) shape[i] = (int32_t)dims[i];

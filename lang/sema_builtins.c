@@ -38,13 +38,15 @@ static Val need_block(Sema *S, BArgs *a, int i) {
     Val v = a->v[i];
     if (v.k == V_IR) return v;
     if (sema_val_is_const(v)) return sema_val_ir(S, sema_to_ir(S, v, a->loc[i]));
-    sema_error(S, a->loc[i], "%s: expected a block or scalar, got %s", a->name, sema_val_kind_name(S, v));
+    sema_error(S, a->loc[i], "%s: expected a block or scalar, got %s", a->name,
+               sema_val_kind_name(S, v));
 }
 
 static int64_t need_int(Sema *S, BArgs *a, int i) {
     Val v = a->v[i];
     if (v.k != V_INT && v.k != V_BOOL)
-        sema_error(S, a->loc[i], "%s: expected a compile-time integer, got %s", a->name, sema_val_kind_name(S, v));
+        sema_error(S, a->loc[i], "%s: expected a compile-time integer, got %s", a->name,
+                   sema_val_kind_name(S, v));
     return v.i;
 }
 
@@ -55,7 +57,9 @@ static IrType need_dtype(Sema *S, BArgs *a, int i) {
         if (dt != DT_VOID) return ty_scalar(dt);
         sema_check_dtype_name(S, v.s, a->loc[i]);
     }
-    if (v.k != V_DTYPE) sema_error(S, a->loc[i], "%s: expected a dtype such as tl.float32, got %s", a->name, sema_val_kind_name(S, v));
+    if (v.k != V_DTYPE)
+        sema_error(S, a->loc[i], "%s: expected a dtype such as tl.float32, got %s", a->name,
+                   sema_val_kind_name(S, v));
     return v.ty;
 }
 
@@ -67,11 +71,15 @@ static int need_shape(Sema *S, Val v, Loc loc, const char *what, int64_t *dims) 
         sema_check_shape(S, loc, 1, dims);
         return 1;
     }
-    if (v.k != V_TUPLE) sema_error(S, loc, "%s: expected a shape (a tuple of constant ints), got %s", what, sema_val_kind_name(S, v));
-    if (v.n > NR_MAX_RANK) sema_error(S, loc, "%s: blocks have at most %d dimensions", what, NR_MAX_RANK);
+    if (v.k != V_TUPLE)
+        sema_error(S, loc, "%s: expected a shape (a tuple of constant ints), got %s", what,
+                   sema_val_kind_name(S, v));
+    if (v.n > NR_MAX_RANK)
+        sema_error(S, loc, "%s: blocks have at most %d dimensions", what, NR_MAX_RANK);
     for (int i = 0; i < v.n; i++) {
         if (v.items[i].k != V_INT)
-            sema_error(S, loc, "%s: shape dimensions must be compile-time integers, got %s", what, sema_val_kind_name(S, v.items[i]));
+            sema_error(S, loc, "%s: shape dimensions must be compile-time integers, got %s", what,
+                       sema_val_kind_name(S, v.items[i]));
         dims[i] = v.items[i].i;
     }
     sema_check_shape(S, loc, v.n, dims);
@@ -93,17 +101,23 @@ static ValId build(Sema *S, int code, const ValId *ops, int n, IrType ty, Loc lo
     return ir_result(sema_func(S), op, 0);
 }
 
-static Val ir1(Sema *S, int code, ValId x, IrType ty, Loc loc) { return sema_val_ir(S, build(S, code, &x, 1, ty, loc, NULL)); }
+static Val ir1(Sema *S, int code, ValId x, IrType ty, Loc loc) {
+    return sema_val_ir(S, build(S, code, &x, 1, ty, loc, NULL));
+}
 
-static ValId broadcast_to_shape_of(Sema *S, ValId v, IrType shape, Loc loc) { return sema_emit_broadcast(S, v, shape, loc); }
+static ValId broadcast_to_shape_of(Sema *S, ValId v, IrType shape, Loc loc) {
+    return sema_emit_broadcast(S, v, shape, loc);
+}
 
 /* ---- program structure ---- */
 
 static Val b_program_id(Sema *S, BArgs *a) {
     int64_t axis = need_int(S, a, 0);
-    if (axis < 0 || axis > 2) sema_error(S, a->loc[0], "%s: axis must be 0, 1 or 2, got %lld", a->name, (long long)axis);
+    if (axis < 0 || axis > 2)
+        sema_error(S, a->loc[0], "%s: axis must be 0, 1 or 2, got %lld", a->name, (long long)axis);
     OpId op;
-    build(S, !strcmp(a->name, "program_id") ? OP_PROGRAM_ID : OP_NUM_PROGRAMS, NULL, 0, ty_scalar(DT_I32), a->call, &op);
+    build(S, !strcmp(a->name, "program_id") ? OP_PROGRAM_ID : OP_NUM_PROGRAMS, NULL, 0,
+          ty_scalar(DT_I32), a->call, &op);
     sema_func(S)->ops[op].attr[0] = axis;
     return sema_val_ir(S, ir_result(sema_func(S), op, 0));
 }
@@ -111,13 +125,22 @@ static Val b_program_id(Sema *S, BArgs *a) {
 static Val b_arange(Sema *S, BArgs *a) {
     for (int i = 0; i < 2; i++)
         if (a->v[i].k != V_INT)
-            sema_error(S, a->loc[i], "arange bounds must be compile-time integers (tl.constexpr), got %s", sema_val_kind_name(S, a->v[i]));
+            sema_error(S, a->loc[i],
+                       "arange bounds must be compile-time integers (tl.constexpr), got %s",
+                       sema_val_kind_name(S, a->v[i]));
     int64_t lo = a->v[0].i, hi = a->v[1].i;
     if (lo < INT32_MIN || hi > INT32_MAX) sema_error(S, a->call, "arange bounds must fit in int32");
-    if (hi <= lo) sema_error(S, a->call, "arange(%lld, %lld): the end must be greater than the start", (long long)lo, (long long)hi);
+    if (hi <= lo)
+        sema_error(S, a->call, "arange(%lld, %lld): the end must be greater than the start",
+                   (long long)lo, (long long)hi);
     int64_t n = hi - lo;
-    if (n & (n - 1)) sema_error(S, a->call, "arange(%lld, %lld) has %lld elements: the count must be a power of two", (long long)lo, (long long)hi, (long long)n);
-    if (n > NR_MAX_NUMEL) sema_error(S, a->call, "arange has %lld elements, more than the limit of 2^20", (long long)n);
+    if (n & (n - 1))
+        sema_error(S, a->call,
+                   "arange(%lld, %lld) has %lld elements: the count must be a power of two",
+                   (long long)lo, (long long)hi, (long long)n);
+    if (n > NR_MAX_NUMEL)
+        sema_error(S, a->call, "arange has %lld elements, more than the limit of 2^20",
+                   (long long)n);
     int32_t s = (int32_t)n;
     OpId op;
     build(S, OP_ARANGE, NULL, 0, ty_block(ty_scalar(DT_I32), 1, &s), a->call, &op);
@@ -135,7 +158,8 @@ static Val b_full(Sema *S, BArgs *a) {
     IrType ty = shape_type(dt, rank, dims);
     Val value = zeros ? sema_val_int(0) : a->v[1];
     if (sema_val_is_const(value)) return sema_val_ir(S, sema_emit_const(S, ty, value, a->call));
-    if (value.k != V_IR || value.ty.rank) sema_error(S, a->loc[1], "tl.full: the value must be a scalar");
+    if (value.k != V_IR || value.ty.rank)
+        sema_error(S, a->loc[1], "tl.full: the value must be a scalar");
     ValId x = sema_emit_cast(S, value.v, dt, false, a->loc[1]);
     return sema_val_ir(S, sema_emit_broadcast(S, x, ty, a->call));
 }
@@ -151,7 +175,8 @@ static Val b_zeros_like(Sema *S, BArgs *a) {
 static Val need_pointer(Sema *S, BArgs *a, int i) {
     Val p = a->v[i];
     if (p.k != V_IR || p.ty.dt != DT_PTR)
-        sema_error(S, a->loc[i], "%s: expected a pointer or a block of pointers, got %s", a->name, sema_val_kind_name(S, p));
+        sema_error(S, a->loc[i], "%s: expected a pointer or a block of pointers, got %s", a->name,
+                   sema_val_kind_name(S, p));
     return p;
 }
 
@@ -159,7 +184,8 @@ static ValId need_mask(Sema *S, BArgs *a, int i) {
     Val m = a->v[i];
     if (m.k == V_BOOL) return sema_emit_const(S, ty_scalar(DT_I1), m, a->loc[i]);
     if (m.k != V_IR || m.ty.dt != DT_I1)
-        sema_error(S, a->loc[i], "%s: the mask must be a boolean (i1) block, got %s", a->name, sema_val_kind_name(S, m));
+        sema_error(S, a->loc[i], "%s: the mask must be a boolean (i1) block, got %s", a->name,
+                   sema_val_kind_name(S, m));
     return m.v;
 }
 
@@ -176,11 +202,17 @@ static Val padding(Sema *S, BArgs *a, int i, int dt) {
     Val v = a->v[i];
     if (v.k == V_NONE || (v.k == V_STR && (!*v.s || !strcmp(v.s, "zero")))) return sema_val_int(0);
     if (v.k == V_STR && !strcmp(v.s, "nan")) {
-        if (!dt_is_float(dt)) sema_error(S, a->loc[i], "tl.%s: padding_option \"nan\" needs a float element type, got %s", a->name, dt_name(dt));
+        if (!dt_is_float(dt))
+            sema_error(S, a->loc[i],
+                       "tl.%s: padding_option \"nan\" needs a float element type, got %s", a->name,
+                       dt_name(dt));
         return sema_val_float(NAN);
     }
-    if (v.k == V_STR) sema_error(S, a->loc[i], "tl.%s: padding_option must be \"zero\" or \"nan\", got \"%s\"", a->name, v.s);
-    sema_error(S, a->loc[i], "tl.%s: padding_option must be \"zero\" or \"nan\", got %s", a->name, sema_val_kind_name(S, v));
+    if (v.k == V_STR)
+        sema_error(S, a->loc[i], "tl.%s: padding_option must be \"zero\" or \"nan\", got \"%s\"",
+                   a->name, v.s);
+    sema_error(S, a->loc[i], "tl.%s: padding_option must be \"zero\" or \"nan\", got %s", a->name,
+               sema_val_kind_name(S, v));
 }
 
 /* tl.load / tl.store through a block pointer: mask and other are the block pointer's. */
@@ -188,8 +220,9 @@ static bool block_ptr_arg(Sema *S, BArgs *a) {
     Val p = a->v[0];
     if (p.k != V_TUPLE || !p.tag) return false;
     if (p.tag == TAG_TENSOR_DESC)
-        sema_error(S, a->loc[0], "tl.%s: a tensor descriptor is accessed with desc.%s(offsets%s), not tl.%s", a->name, a->name,
-                   !strcmp(a->name, "store") ? ", value" : "", a->name);
+        sema_error(S, a->loc[0],
+                   "tl.%s: a tensor descriptor is accessed with desc.%s(offsets%s), not tl.%s",
+                   a->name, a->name, !strcmp(a->name, "store") ? ", value" : "", a->name);
     return true;
 }
 
@@ -200,12 +233,17 @@ static ValId block_value(Sema *S, Val v, IrType block, const char *fn, Loc loc) 
     if (v.k == V_IR && v.ty.rank) {
         char buf[96];
         if (!ty_equal(ty_with_elem(v.ty, ty_scalar(dt)), block))
-            sema_error(S, loc, "%s: the value is %s, not of the block's shape %s", fn, sema_val_kind_name(S, v), ty_str(block, buf, sizeof buf));
+            sema_error(S, loc, "%s: the value is %s, not of the block's shape %s", fn,
+                       sema_val_kind_name(S, v), ty_str(block, buf, sizeof buf));
         if (v.ty.dt != dt)
-            sema_error(S, loc, "%s: the value's element type %s is not the block's %s (convert it with .to())", fn, dt_name(v.ty.dt), dt_name(dt));
+            sema_error(
+                S, loc,
+                "%s: the value's element type %s is not the block's %s (convert it with .to())", fn,
+                dt_name(v.ty.dt), dt_name(dt));
         return v.v;
     }
-    if (v.k != V_IR && !sema_val_is_const(v)) sema_error(S, loc, "%s: cannot store %s", fn, sema_val_kind_name(S, v));
+    if (v.k != V_IR && !sema_val_is_const(v))
+        sema_error(S, loc, "%s: cannot store %s", fn, sema_val_kind_name(S, v));
     return sema_emit_broadcast(S, sema_to_ir_dt(S, v, dt, loc), block, loc);
 }
 
@@ -231,11 +269,16 @@ static void store_block(Sema *S, BArgs *a, ValId ptrs, ValId val, ValId mask) {
 static Val b_load(Sema *S, BArgs *a) {
     if (block_ptr_arg(S, a)) {
         for (int i = 1; i <= 2; i++)
-            if (has(a, i)) sema_error(S, a->loc[i], "tl.load: a block pointer's load takes no '%s': its bounds are checked with boundary_check", i == 1 ? "mask" : "other");
+            if (has(a, i))
+                sema_error(S, a->loc[i],
+                           "tl.load: a block pointer's load takes no '%s': its bounds are checked "
+                           "with boundary_check",
+                           i == 1 ? "mask" : "other");
         Val bp = a->v[0];
         if (has(a, 4) && !has(a, 3)) (void)padding(S, a, 4, bp.ty.dt);
         ValId ptrs, mask;
-        sema_block_ptr_address(S, "tl.load", bp, NULL, a->loc[0], a->v[3], a->loc[3], a->call, &ptrs, &mask);
+        sema_block_ptr_address(S, "tl.load", bp, NULL, a->loc[0], a->v[3], a->loc[3], a->call,
+                               &ptrs, &mask);
         return load_block(S, a, ptrs, mask, bp.ty, 4);
     }
     Val p = need_pointer(S, a, 0);
@@ -246,8 +289,11 @@ static Val b_load(Sema *S, BArgs *a) {
         other = sema_to_ir_dt(S, a->v[2], elem.dt, a->loc[2]);
     }
     for (int i = 3; i <= 4; i++)
-        if (has(a, i) && !(a->v[i].k == V_TUPLE && a->v[i].n == 0) && !(a->v[i].k == V_STR && !*a->v[i].s))
-            sema_error(S, a->loc[i], "tl.load: %s applies to block pointers (tl.make_block_ptr); bound a block of pointers with a mask",
+        if (has(a, i) && !(a->v[i].k == V_TUPLE && a->v[i].n == 0) &&
+            !(a->v[i].k == V_STR && !*a->v[i].s))
+            sema_error(S, a->loc[i],
+                       "tl.load: %s applies to block pointers (tl.make_block_ptr); bound a block "
+                       "of pointers with a mask",
                        i == 3 ? "boundary_check" : "padding_option");
     IrType s = shape3(S, p.v, mask, other, a->call);
     ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call), 0, 0};
@@ -259,24 +305,32 @@ static Val b_load(Sema *S, BArgs *a) {
 
 static Val b_store(Sema *S, BArgs *a) {
     if (block_ptr_arg(S, a)) {
-        if (has(a, 2)) sema_error(S, a->loc[2], "tl.store: a block pointer's store takes no 'mask': its bounds are checked with boundary_check");
+        if (has(a, 2))
+            sema_error(S, a->loc[2],
+                       "tl.store: a block pointer's store takes no 'mask': its bounds are checked "
+                       "with boundary_check");
         Val bp = a->v[0];
         ValId val = block_value(S, a->v[1], bp.ty, "tl.store", a->loc[1]);
         ValId ptrs, mask;
-        sema_block_ptr_address(S, "tl.store", bp, NULL, a->loc[0], a->v[3], a->loc[3], a->call, &ptrs, &mask);
+        sema_block_ptr_address(S, "tl.store", bp, NULL, a->loc[0], a->v[3], a->loc[3], a->call,
+                               &ptrs, &mask);
         store_block(S, a, ptrs, val, mask);
         return sema_val_none();
     }
     Val p = need_pointer(S, a, 0);
     IrType elem = ty_scalar(p.ty.pointee);
     Val v = a->v[1];
-    if (v.k != V_IR && !sema_val_is_const(v)) sema_error(S, a->loc[1], "tl.store: cannot store %s", sema_val_kind_name(S, v));
+    if (v.k != V_IR && !sema_val_is_const(v))
+        sema_error(S, a->loc[1], "tl.store: cannot store %s", sema_val_kind_name(S, v));
     ValId val = sema_to_ir_dt(S, v, elem.dt, a->loc[1]);
     ValId mask = has(a, 2) ? need_mask(S, a, 2) : 0;
     if (has(a, 3) && !(a->v[3].k == V_TUPLE && a->v[3].n == 0))
-        sema_error(S, a->loc[3], "tl.store: boundary_check applies to block pointers (tl.make_block_ptr); bound a block of pointers with a mask");
+        sema_error(S, a->loc[3],
+                   "tl.store: boundary_check applies to block pointers (tl.make_block_ptr); bound "
+                   "a block of pointers with a mask");
     IrType s = shape3(S, p.v, val, mask, a->call);
-    ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call), sema_emit_broadcast(S, val, s, a->call), 0};
+    ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call),
+                    sema_emit_broadcast(S, val, s, a->call), 0};
     if (mask) ops[2] = sema_emit_broadcast(S, mask, s, a->call);
     store_block(S, a, ops[0], ops[1], ops[2]);
     return sema_val_none();
@@ -284,27 +338,37 @@ static Val b_store(Sema *S, BArgs *a) {
 
 /* ---- block pointers and tensor descriptors (lowered in sema_blockptr.c) ---- */
 
-static Val b_make_block_ptr(Sema *S, BArgs *a) { return sema_block_ptr_make(S, a->v, a->loc, a->call); }
+static Val b_make_block_ptr(Sema *S, BArgs *a) {
+    return sema_block_ptr_make(S, a->v, a->loc, a->call);
+}
 
-static Val b_advance(Sema *S, BArgs *a) { return sema_block_ptr_advance(S, a->v[0], a->v[1], a->loc[0], a->loc[1]); }
+static Val b_advance(Sema *S, BArgs *a) {
+    return sema_block_ptr_advance(S, a->v[0], a->v[1], a->loc[0], a->loc[1]);
+}
 
-static Val b_make_tensor_desc(Sema *S, BArgs *a) { return sema_tensor_desc_make(S, a->v, a->loc, a->call); }
+static Val b_make_tensor_desc(Sema *S, BArgs *a) {
+    return sema_tensor_desc_make(S, a->v, a->loc, a->call);
+}
 
 static Val need_desc(Sema *S, BArgs *a) {
     Val d = a->v[0];
     if (sema_is_host_desc(d)) return d;
     if (d.k != V_TUPLE || d.tag != TAG_TENSOR_DESC)
-        sema_error(S, a->loc[0], "%s: expected a tensor descriptor (tl.make_tensor_descriptor), got %s", a->name, sema_val_kind_name(S, d));
+        sema_error(S, a->loc[0],
+                   "%s: expected a tensor descriptor (tl.make_tensor_descriptor), got %s", a->name,
+                   sema_val_kind_name(S, d));
     return d;
 }
 
 static Val b_desc_load(Sema *S, BArgs *a) {
     Val d = need_desc(S, a);
-    if (sema_is_host_desc(d)) return sema_host_desc_access(S, "desc.load", d, a->v[1], a->loc[1], 0, a->call);
+    if (sema_is_host_desc(d))
+        return sema_host_desc_access(S, "desc.load", d, a->v[1], a->loc[1], 0, a->call);
     ValId ptrs, mask;
-    sema_block_ptr_address(S, "desc.load", d, &a->v[1], a->loc[1], sema_val_none(), a->call, a->call,
-                           &ptrs, &mask);
-    ValId ops[3] = {ptrs, mask, sema_emit_const(S, d.ty, d.i ? sema_val_float(NAN) : sema_val_int(0), a->call)};
+    sema_block_ptr_address(S, "desc.load", d, &a->v[1], a->loc[1], sema_val_none(), a->call,
+                           a->call, &ptrs, &mask);
+    ValId ops[3] = {ptrs, mask,
+                    sema_emit_const(S, d.ty, d.i ? sema_val_float(NAN) : sema_val_int(0), a->call)};
     return sema_val_ir(S, build(S, OP_LOAD, ops, 3, d.ty, a->call, NULL));
 }
 
@@ -312,12 +376,14 @@ static Val b_desc_store(Sema *S, BArgs *a) {
     Val d = need_desc(S, a);
     if (sema_is_host_desc(d)) {
         IrType tile = ty_block(ty_scalar(d.ty.pointee), d.ty.rank, d.ty.shape);
-        return sema_host_desc_access(S, "desc.store", d, a->v[1], a->loc[1], block_value(S, a->v[2], tile, "desc.store", a->loc[2]),
+        return sema_host_desc_access(S, "desc.store", d, a->v[1], a->loc[1],
+                                     block_value(S, a->v[2], tile, "desc.store", a->loc[2]),
                                      a->call);
     }
     ValId val = block_value(S, a->v[2], d.ty, "desc.store", a->loc[2]);
     ValId ptrs, mask;
-    sema_block_ptr_address(S, "desc.store", d, &a->v[1], a->loc[1], sema_val_none(), a->call, a->call, &ptrs, &mask);
+    sema_block_ptr_address(S, "desc.store", d, &a->v[1], a->loc[1], sema_val_none(), a->call,
+                           a->call, &ptrs, &mask);
     store_block(S, a, ptrs, val, mask);
     return sema_val_none();
 }
@@ -325,14 +391,19 @@ static Val b_desc_store(Sema *S, BArgs *a) {
 static Val atomic(Sema *S, BArgs *a, int kind) {
     Val p = need_pointer(S, a, 0);
     IrType elem = ty_scalar(p.ty.pointee);
-    if (dt_is_fp8(elem.dt)) sema_error(S, a->call, "%s: atomics on %s are not supported (as in Triton)", a->name, dt_name(elem.dt));
-    if (elem.dt == DT_I1 || dt_bits(elem.dt) < 16 || ((elem.dt == DT_FP16 || elem.dt == DT_BF16) && kind != RMW_ADD))
+    if (dt_is_fp8(elem.dt))
+        sema_error(S, a->call, "%s: atomics on %s are not supported (as in Triton)", a->name,
+                   dt_name(elem.dt));
+    if (elem.dt == DT_I1 || dt_bits(elem.dt) < 16 ||
+        ((elem.dt == DT_FP16 || elem.dt == DT_BF16) && kind != RMW_ADD))
         sema_error(S, a->call, "%s: atomics on %s are not supported", a->name, dt_name(elem.dt));
-    if (dt_is_float(elem.dt) && kind >= RMW_AND) sema_error(S, a->call, "%s: bitwise atomics need integers", a->name);
+    if (dt_is_float(elem.dt) && kind >= RMW_AND)
+        sema_error(S, a->call, "%s: bitwise atomics need integers", a->name);
     ValId val = sema_to_ir_dt(S, a->v[1], elem.dt, a->loc[1]);
     ValId mask = has(a, 2) ? need_mask(S, a, 2) : 0;
     IrType s = shape3(S, p.v, val, mask, a->call);
-    ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call), sema_emit_broadcast(S, val, s, a->call), 0};
+    ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call),
+                    sema_emit_broadcast(S, val, s, a->call), 0};
     int n = 2;
     if (mask) ops[n++] = sema_emit_broadcast(S, mask, s, a->call);
     OpId op;
@@ -342,9 +413,12 @@ static Val atomic(Sema *S, BArgs *a, int kind) {
 }
 
 static Val b_atomic(Sema *S, BArgs *a) {
-    static const struct { const char *n; int k; } kinds[] = {
-        {"atomic_add", RMW_ADD}, {"atomic_max", RMW_MAX}, {"atomic_min", RMW_MIN}, {"atomic_xchg", RMW_XCHG},
-        {"atomic_and", RMW_AND}, {"atomic_or", RMW_OR}, {"atomic_xor", RMW_XOR}};
+    static const struct {
+        const char *n;
+        int k;
+    } kinds[] = {{"atomic_add", RMW_ADD},   {"atomic_max", RMW_MAX}, {"atomic_min", RMW_MIN},
+                 {"atomic_xchg", RMW_XCHG}, {"atomic_and", RMW_AND}, {"atomic_or", RMW_OR},
+                 {"atomic_xor", RMW_XOR}};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (!strcmp(a->name, kinds[i].n)) return atomic(S, a, kinds[i].k);
     NR_DIE("unknown atomic %s", a->name);
@@ -353,17 +427,22 @@ static Val b_atomic(Sema *S, BArgs *a) {
 static Val b_atomic_cas(Sema *S, BArgs *a) {
     Val p = need_pointer(S, a, 0);
     IrType elem = ty_scalar(p.ty.pointee);
-    if (!dt_is_int(elem.dt) || dt_bits(elem.dt) < 16) sema_error(S, a->call, "tl.atomic_cas needs 16, 32 or 64-bit integers");
-    ValId cmp = sema_to_ir_dt(S, a->v[1], elem.dt, a->loc[1]), val = sema_to_ir_dt(S, a->v[2], elem.dt, a->loc[2]);
+    if (!dt_is_int(elem.dt) || dt_bits(elem.dt) < 16)
+        sema_error(S, a->call, "tl.atomic_cas needs 16, 32 or 64-bit integers");
+    ValId cmp = sema_to_ir_dt(S, a->v[1], elem.dt, a->loc[1]),
+          val = sema_to_ir_dt(S, a->v[2], elem.dt, a->loc[2]);
     IrType s = shape3(S, p.v, cmp, val, a->call);
-    ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call), sema_emit_broadcast(S, cmp, s, a->call), sema_emit_broadcast(S, val, s, a->call)};
+    ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call),
+                    sema_emit_broadcast(S, cmp, s, a->call),
+                    sema_emit_broadcast(S, val, s, a->call)};
     return sema_val_ir(S, build(S, OP_ATOMIC_CAS, ops, 3, ty_with_elem(s, elem), a->call, NULL));
 }
 
 /* ---- elementwise ---- */
 
 static int promote2(Sema *S, Val x, Val y, bool div, Loc loc) {
-    return sema_computation_dtype(S, sema_type_of(x), x.k != V_IR, sema_type_of(y), y.k != V_IR, div, loc);
+    return sema_computation_dtype(S, sema_type_of(x), x.k != V_IR, sema_type_of(y), y.k != V_IR,
+                                  div, loc);
 }
 
 static Val b_where(Sema *S, BArgs *a) {
@@ -371,7 +450,8 @@ static Val b_where(Sema *S, BArgs *a) {
     Val x = a->v[1], y = a->v[2];
     for (int i = 1; i < 3; i++)
         if (a->v[i].k != V_IR && !sema_val_is_const(a->v[i]))
-            sema_error(S, a->loc[i], "tl.where: expected a block or a number, got %s", sema_val_kind_name(S, a->v[i]));
+            sema_error(S, a->loc[i], "tl.where: expected a block or a number, got %s",
+                       sema_val_kind_name(S, a->v[i]));
     ValId vx, vy;
     if (sema_type_of(x).dt == DT_PTR || sema_type_of(y).dt == DT_PTR) {
         if (x.k != V_IR || y.k != V_IR || !ty_equal(ty_elem(x.ty), ty_elem(y.ty)))
@@ -385,20 +465,25 @@ static Val b_where(Sema *S, BArgs *a) {
         vy = sema_to_ir_dt(S, y, dt, a->loc[2]);
     }
     IrType s = shape3(S, c, vx, vy, a->call);
-    ValId ops[3] = {sema_emit_broadcast(S, c, s, a->call), sema_emit_broadcast(S, vx, s, a->call), sema_emit_broadcast(S, vy, s, a->call)};
-    return sema_val_ir(S, build(S, OP_SELECT, ops, 3, ty_with_elem(s, ty_elem(ir_type(sema_func(S), vx))), a->call, NULL));
+    ValId ops[3] = {sema_emit_broadcast(S, c, s, a->call), sema_emit_broadcast(S, vx, s, a->call),
+                    sema_emit_broadcast(S, vy, s, a->call)};
+    return sema_val_ir(S,
+                       build(S, OP_SELECT, ops, 3,
+                             ty_with_elem(s, ty_elem(ir_type(sema_func(S), vx))), a->call, NULL));
 }
 
 static Val binary_elem(Sema *S, BArgs *a, int code, Val x, Val y, bool ints_only) {
     for (int i = 0; i < 2; i++) {
         Val v = i ? y : x;
         if ((v.k != V_IR && !sema_val_is_const(v)) || sema_type_of(v).dt == DT_PTR)
-            sema_error(S, a->loc[i], "%s: expected a number or a block, got %s", a->name, sema_val_kind_name(S, v));
+            sema_error(S, a->loc[i], "%s: expected a number or a block, got %s", a->name,
+                       sema_val_kind_name(S, v));
     }
     int dt = promote2(S, x, y, false, a->call);
     if (ints_only && !dt_is_int(dt)) sema_error(S, a->call, "%s needs integer operands", a->name);
     ValId vx = sema_to_ir_dt(S, x, dt, a->loc[0]), vy = sema_to_ir_dt(S, y, dt, a->loc[1]);
-    IrType s = sema_broadcast_shape(S, ir_type(sema_func(S), vx), ir_type(sema_func(S), vy), a->call);
+    IrType s =
+        sema_broadcast_shape(S, ir_type(sema_func(S), vx), ir_type(sema_func(S), vy), a->call);
     ValId ops[2] = {sema_fp8_widen(S, sema_emit_broadcast(S, vx, s, a->call), a->call),
                     sema_fp8_widen(S, sema_emit_broadcast(S, vy, s, a->call), a->call)};
     int cdt = dt_is_fp8(dt) ? DT_FP32 : dt;
@@ -417,8 +502,9 @@ static bool need_propagate_nan(Sema *S, BArgs *a, int i) {
     if (!has(a, i)) return false;
     Val v = a->v[i];
     if (v.k != V_INT || (v.i != 0 && v.i != 0xFFFF))
-        sema_error(S, a->loc[i], "%s: propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL, got %s", a->name,
-                   sema_val_kind_name(S, v));
+        sema_error(S, a->loc[i],
+                   "%s: propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL, got %s",
+                   a->name, sema_val_kind_name(S, v));
     return v.i != 0;
 }
 
@@ -426,7 +512,8 @@ static bool need_propagate_nan(Sema *S, BArgs *a, int i) {
  * longer weak), bf16 converted to fp32 (as Triton's minimum, maximum and clamp do). */
 static Val strong_operand(Sema *S, Val x, Loc loc) {
     if (sema_val_is_const(x)) x = sema_val_ir(S, sema_to_ir(S, x, loc));
-    if (x.k == V_IR && x.ty.dt == DT_BF16) x = sema_val_ir(S, sema_emit_cast(S, x.v, ty_scalar(DT_FP32), false, loc));
+    if (x.k == V_IR && x.ty.dt == DT_BF16)
+        x = sema_val_ir(S, sema_emit_cast(S, x.v, ty_scalar(DT_FP32), false, loc));
     return x;
 }
 
@@ -452,20 +539,24 @@ static Val strong_minmax(Sema *S, BArgs *a, bool is_max, Val x, Val y, bool prop
     if (!propagate) return binary_elem(S, a, is_max ? OP_MAX : OP_MIN, x, y, false);
     for (int i = 0; i < 2; i++)
         if ((i ? y : x).k != V_IR || (i ? y : x).ty.dt == DT_PTR)
-            sema_error(S, a->loc[i], "%s: expected a number or a block, got %s", a->name, sema_val_kind_name(S, i ? y : x));
+            sema_error(S, a->loc[i], "%s: expected a number or a block, got %s", a->name,
+                       sema_val_kind_name(S, i ? y : x));
     int dt = promote2(S, x, y, false, a->call);
     ValId vx = sema_to_ir_dt(S, x, dt, a->loc[0]), vy = sema_to_ir_dt(S, y, dt, a->loc[1]);
-    IrType s = sema_broadcast_shape(S, ir_type(sema_func(S), vx), ir_type(sema_func(S), vy), a->call);
+    IrType s =
+        sema_broadcast_shape(S, ir_type(sema_func(S), vx), ir_type(sema_func(S), vy), a->call);
     ValId ops[2] = {sema_fp8_widen(S, sema_emit_broadcast(S, vx, s, a->call), a->call),
                     sema_fp8_widen(S, sema_emit_broadcast(S, vy, s, a->call), a->call)};
-    ValId r = build(S, is_max ? OP_MAX : OP_MIN, ops, 2, ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt)), a->call, NULL);
+    ValId r = build(S, is_max ? OP_MAX : OP_MIN, ops, 2,
+                    ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt)), a->call, NULL);
     r = keep_nan(S, ops[0], keep_nan(S, ops[1], r, a->call), a->call);
     return sema_val_ir(S, sema_fp8_narrow(S, r, dt, a->call));
 }
 
 static Val b_minmax(Sema *S, BArgs *a) {
     bool is_max = !strcmp(a->name, "maximum"), propagate = need_propagate_nan(S, a, 2);
-    if (sema_val_is_const(a->v[0]) && sema_val_is_const(a->v[1])) return const_minmax(a->v[0], a->v[1], is_max);
+    if (sema_val_is_const(a->v[0]) && sema_val_is_const(a->v[1]))
+        return const_minmax(a->v[0], a->v[1], is_max);
     return strong_minmax(S, a, is_max, a->v[0], a->v[1], propagate);
 }
 
@@ -476,21 +567,28 @@ static Val b_minmax(Sema *S, BArgs *a) {
 static Val b_clamp(Sema *S, BArgs *a) {
     Val v[3];
     for (int i = 0; i < 3; i++) {
-        if ((a->v[i].k != V_IR && !sema_val_is_const(a->v[i])) || sema_type_of(a->v[i]).dt == DT_PTR)
-            sema_error(S, a->loc[i], "tl.clamp: expected a number or a block, got %s", sema_val_kind_name(S, a->v[i]));
+        if ((a->v[i].k != V_IR && !sema_val_is_const(a->v[i])) ||
+            sema_type_of(a->v[i]).dt == DT_PTR)
+            sema_error(S, a->loc[i], "tl.clamp: expected a number or a block, got %s",
+                       sema_val_kind_name(S, a->v[i]));
         v[i] = strong_operand(S, a->v[i], a->loc[i]);
     }
     bool propagate = need_propagate_nan(S, a, 3);
     int bdt = promote2(S, v[1], v[2], false, a->call);
-    int dt = sema_computation_dtype(S, sema_type_of(v[0]), false, ty_scalar(bdt), false, false, a->call);
+    int dt =
+        sema_computation_dtype(S, sema_type_of(v[0]), false, ty_scalar(bdt), false, false, a->call);
     if (!dt_is_float(dt))
-        sema_error(S, a->call, "tl.clamp needs floating-point operands (as in Triton), got %s (convert with .to(tl.float32))",
+        sema_error(S, a->call,
+                   "tl.clamp needs floating-point operands (as in Triton), got %s (convert with "
+                   ".to(tl.float32))",
                    dt_name(dt));
     ValId o[3];
     IrType s = ty_scalar(dt);
     for (int i = 0; i < 3; i++) o[i] = sema_to_ir_dt(S, v[i], dt, a->loc[i]);
-    for (int i = 0; i < 3; i++) s = sema_broadcast_shape(S, s, ir_type(sema_func(S), o[i]), a->call);
-    for (int i = 0; i < 3; i++) o[i] = sema_fp8_widen(S, sema_emit_broadcast(S, o[i], s, a->call), a->call);
+    for (int i = 0; i < 3; i++)
+        s = sema_broadcast_shape(S, s, ir_type(sema_func(S), o[i]), a->call);
+    for (int i = 0; i < 3; i++)
+        o[i] = sema_fp8_widen(S, sema_emit_broadcast(S, o[i], s, a->call), a->call);
     IrType ct = ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt));
     ValId lo[2] = {o[0], o[1]};
     ValId r = build(S, OP_MAX, lo, 2, ct, a->call, NULL);
@@ -513,8 +611,10 @@ static Val b_debug_barrier(Sema *S, BArgs *a) {
 /* tl.math.div_rn(x, y): correctly rounded; tl.math.fdiv(x, y, ieee_rounding=False) */
 static Val b_div(Sema *S, BArgs *a) {
     for (int i = 0; i < 2; i++)
-        if ((a->v[i].k != V_IR && !sema_val_is_const(a->v[i])) || sema_type_of(a->v[i]).dt == DT_PTR)
-            sema_error(S, a->loc[i], "%s: expected a number or a block, got %s", a->name, sema_val_kind_name(S, a->v[i]));
+        if ((a->v[i].k != V_IR && !sema_val_is_const(a->v[i])) ||
+            sema_type_of(a->v[i]).dt == DT_PTR)
+            sema_error(S, a->loc[i], "%s: expected a number or a block, got %s", a->name,
+                       sema_val_kind_name(S, a->v[i]));
     bool exact = !strcmp(a->name, "div_rn") || (has(a, 2) && a->v[2].k == V_BOOL && a->v[2].i);
     return sema_float_div(S, a->v[0], a->v[1], exact, a->call);
 }
@@ -525,10 +625,13 @@ static Val b_umulhi(Sema *S, BArgs *a) {
     return r;
 }
 
-static const struct { const char *name; int code; } math1[] = {
-    {"exp", OP_EXP}, {"exp2", OP_EXP2}, {"log", OP_LOG}, {"log2", OP_LOG2}, {"sqrt", OP_SQRT},
-    {"sqrt_rn", OP_SQRT}, {"rsqrt", OP_RSQRT}, {"sin", OP_SIN}, {"cos", OP_COS}, {"floor", OP_FLOOR},
-    {"ceil", OP_CEIL}, {"abs", OP_ABS},
+static const struct {
+    const char *name;
+    int code;
+} math1[] = {
+    {"exp", OP_EXP},   {"exp2", OP_EXP2},    {"log", OP_LOG},     {"log2", OP_LOG2},
+    {"sqrt", OP_SQRT}, {"sqrt_rn", OP_SQRT}, {"rsqrt", OP_RSQRT}, {"sin", OP_SIN},
+    {"cos", OP_COS},   {"floor", OP_FLOOR},  {"ceil", OP_CEIL},   {"abs", OP_ABS},
 };
 
 static Val b_math1(Sema *S, BArgs *a) {
@@ -536,13 +639,17 @@ static Val b_math1(Sema *S, BArgs *a) {
     for (size_t i = 0; i < sizeof math1 / sizeof *math1; i++)
         if (!strcmp(a->name, math1[i].name)) code = math1[i].code;
     Val x = a->v[0];
-    if (code == OP_ABS && sema_val_is_const(x)) return x.k == V_FLOAT ? sema_val_float(fabs(x.f)) : sema_val_int(x.i < 0 ? -x.i : x.i);
+    if (code == OP_ABS && sema_val_is_const(x))
+        return x.k == V_FLOAT ? sema_val_float(fabs(x.f)) : sema_val_int(x.i < 0 ? -x.i : x.i);
     x = need_block(S, a, 0);
-    if (x.ty.dt == DT_PTR) sema_error(S, a->loc[0], "%s: expected a number, got a pointer", a->name);
+    if (x.ty.dt == DT_PTR)
+        sema_error(S, a->loc[0], "%s: expected a number, got a pointer", a->name);
     if (code != OP_ABS && !dt_is_float(x.ty.dt))
-        sema_error(S, a->loc[0], "tl.%s needs a floating-point operand, got %s (convert with .to(tl.float32))", a->name,
-                   sema_val_kind_name(S, x));
-    if (code == OP_ABS && (x.ty.dt == DT_I1 || (dt_is_int(x.ty.dt) && !dt_is_signed(x.ty.dt)))) return x;
+        sema_error(S, a->loc[0],
+                   "tl.%s needs a floating-point operand, got %s (convert with .to(tl.float32))",
+                   a->name, sema_val_kind_name(S, x));
+    if (code == OP_ABS && (x.ty.dt == DT_I1 || (dt_is_int(x.ty.dt) && !dt_is_signed(x.ty.dt))))
+        return x;
     ValId w = sema_fp8_widen(S, x.v, a->call); /* fp8: in fp32, rounded back */
     ValId r = ir1(S, code, w, ir_type(sema_func(S), w), a->call).v;
     return sema_val_ir(S, sema_fp8_narrow(S, r, x.ty.dt, a->call));
@@ -564,22 +671,27 @@ static Val b_mathfn(Sema *S, BArgs *a) {
     int fn = mathfn_of(a->name), nargs = ir_mathfn_info[fn].nargs;
     Val v[2] = {sema_val_none(), sema_val_none()};
     for (int i = 0; i < nargs; i++) {
-        if ((a->v[i].k != V_IR && !sema_val_is_const(a->v[i])) || sema_type_of(a->v[i]).dt == DT_PTR)
-            sema_error(S, a->loc[i], "tl.%s: expected a number or a block, got %s", a->name, sema_val_kind_name(S, a->v[i]));
+        if ((a->v[i].k != V_IR && !sema_val_is_const(a->v[i])) ||
+            sema_type_of(a->v[i]).dt == DT_PTR)
+            sema_error(S, a->loc[i], "tl.%s: expected a number or a block, got %s", a->name,
+                       sema_val_kind_name(S, a->v[i]));
         v[i] = need_block(S, a, i);
     }
     int dt = nargs == 2 ? promote2(S, v[0], v[1], false, a->call) : v[0].ty.dt;
     if (!dt_is_float(dt))
         sema_error(S, nargs == 2 ? a->call : a->loc[0],
-                   "tl.%s needs a floating-point operand, got %s (convert with .to(tl.float32))", a->name,
-                   nargs == 2 ? dt_name(dt) : sema_val_kind_name(S, v[0]));
+                   "tl.%s needs a floating-point operand, got %s (convert with .to(tl.float32))",
+                   a->name, nargs == 2 ? dt_name(dt) : sema_val_kind_name(S, v[0]));
     ValId o[2];
     IrType s = ty_scalar(dt);
     for (int i = 0; i < nargs; i++) o[i] = sema_to_ir_dt(S, v[i], dt, a->loc[i]);
-    for (int i = 0; i < nargs; i++) s = sema_broadcast_shape(S, s, ir_type(sema_func(S), o[i]), a->call);
-    for (int i = 0; i < nargs; i++) o[i] = sema_fp8_widen(S, sema_emit_broadcast(S, o[i], s, a->call), a->call);
+    for (int i = 0; i < nargs; i++)
+        s = sema_broadcast_shape(S, s, ir_type(sema_func(S), o[i]), a->call);
+    for (int i = 0; i < nargs; i++)
+        o[i] = sema_fp8_widen(S, sema_emit_broadcast(S, o[i], s, a->call), a->call);
     OpId op;
-    ValId r = build(S, OP_MATH, o, nargs, ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt)), a->call, &op);
+    ValId r = build(S, OP_MATH, o, nargs, ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt)),
+                    a->call, &op);
     sema_func(S)->ops[op].attr[0] = fn;
     return sema_val_ir(S, sema_fp8_narrow(S, r, dt, a->call));
 }
@@ -590,10 +702,13 @@ static Val b_fma(Sema *S, BArgs *a) {
     Val t = sema_val_ir(S, sema_to_ir_dt(S, x, dt, a->loc[0]));
     dt = promote2(S, t, z, false, a->call);
     if (!dt_is_float(dt)) sema_error(S, a->call, "tl.fma needs floating-point operands");
-    ValId v[3] = {sema_to_ir_dt(S, x, dt, a->loc[0]), sema_to_ir_dt(S, y, dt, a->loc[1]), sema_to_ir_dt(S, z, dt, a->loc[2])};
+    ValId v[3] = {sema_to_ir_dt(S, x, dt, a->loc[0]), sema_to_ir_dt(S, y, dt, a->loc[1]),
+                  sema_to_ir_dt(S, z, dt, a->loc[2])};
     IrType s = shape3(S, v[0], v[1], v[2], a->call);
-    for (int i = 0; i < 3; i++) v[i] = sema_fp8_widen(S, sema_emit_broadcast(S, v[i], s, a->call), a->call);
-    ValId r = build(S, OP_FMA, v, 3, ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt)), a->call, NULL);
+    for (int i = 0; i < 3; i++)
+        v[i] = sema_fp8_widen(S, sema_emit_broadcast(S, v[i], s, a->call), a->call);
+    ValId r = build(S, OP_FMA, v, 3, ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt)),
+                    a->call, NULL);
     return sema_val_ir(S, sema_fp8_narrow(S, r, dt, a->call));
 }
 
@@ -602,7 +717,9 @@ static Val b_fma(Sema *S, BArgs *a) {
 static int norm_axis(Sema *S, BArgs *a, int i, int rank) {
     int64_t ax = need_int(S, a, i);
     if (ax < 0) ax += rank;
-    if (ax < 0 || ax >= rank) sema_error(S, a->loc[i], "%s: axis %lld is out of range for a rank-%d block", a->name, (long long)a->v[i].i, rank);
+    if (ax < 0 || ax >= rank)
+        sema_error(S, a->loc[i], "%s: axis %lld is out of range for a rank-%d block", a->name,
+                   (long long)a->v[i].i, rank);
     return (int)ax;
 }
 
@@ -636,16 +753,21 @@ static Val reduce(Sema *S, BArgs *a, int kind, int kd) {
     if (x.ty.rank == 0) return x;
     ValId v = x.v;
     bool keep = kd >= 0 && has(a, kd) && a->v[kd].k == V_BOOL && a->v[kd].i;
-    if (kind == RED_SUM && dt_is_int(x.ty.dt) && dt_bits(x.ty.dt) < 32) /* as Triton: no overflow in small ints */
-        v = sema_emit_cast(S, v, ty_scalar(dt_is_signed(x.ty.dt) ? DT_I32 : DT_U32), false, a->call);
+    if (kind == RED_SUM && dt_is_int(x.ty.dt) &&
+        dt_bits(x.ty.dt) < 32) /* as Triton: no overflow in small ints */
+        v = sema_emit_cast(S, v, ty_scalar(dt_is_signed(x.ty.dt) ? DT_I32 : DT_U32), false,
+                           a->call);
     if (kind == RED_SUM && has(a, 3)) v = sema_emit_cast(S, v, need_dtype(S, a, 3), false, a->call);
     IrType t = ir_type(sema_func(S), v);
     if (dt_is_fp8(t.dt)) /* as in Triton */
-        sema_error(S, a->call, "%s: reductions of %s blocks are not supported (convert first, e.g. x.to(tl.float32))",
-                   a->name, dt_name(t.dt));
+        sema_error(
+            S, a->call,
+            "%s: reductions of %s blocks are not supported (convert first, e.g. x.to(tl.float32))",
+            a->name, dt_name(t.dt));
     if (!has(a, 1)) { /* all axes: flatten, reduce to a scalar */
         int32_t n = (int32_t)ty_numel(t);
-        if (t.rank != 1) v = build(S, OP_RESHAPE, &v, 1, ty_block(ty_elem(t), 1, &n), a->call, NULL);
+        if (t.rank != 1)
+            v = build(S, OP_RESHAPE, &v, 1, ty_block(ty_elem(t), 1, &n), a->call, NULL);
         ValId r = reduce_axis(S, v, kind, 0, a->call);
         if (keep) {
             IrType k = t;
@@ -691,19 +813,23 @@ enum { MAX_COMBINE = 16 };
 /* The inputs of a scan or reduction: one block, or a tuple of blocks of one shape. */
 static int combine_inputs(Sema *S, BArgs *a, Val in, ValId *out) {
     int n = in.k == V_TUPLE ? in.n : 1;
-    if (n < 1 || n > MAX_COMBINE) sema_error(S, a->loc[0], "%s: give 1 to %d inputs, got %d", a->name, MAX_COMBINE, n);
+    if (n < 1 || n > MAX_COMBINE)
+        sema_error(S, a->loc[0], "%s: give 1 to %d inputs, got %d", a->name, MAX_COMBINE, n);
     for (int i = 0; i < n; i++) {
         Val v = in.k == V_TUPLE ? in.items[i] : in;
         if (v.k != V_IR || v.ty.rank == 0)
-            sema_error(S, a->loc[0], "%s: the input must be a block or a tuple of blocks, got %s", a->name, sema_val_kind_name(S, v));
+            sema_error(S, a->loc[0], "%s: the input must be a block or a tuple of blocks, got %s",
+                       a->name, sema_val_kind_name(S, v));
         if (v.ty.dt == DT_PTR) sema_error(S, a->loc[0], "%s: cannot combine pointers", a->name);
         if (dt_is_fp8(v.ty.dt))
-            sema_error(S, a->loc[0], "%s: %s blocks are not supported (convert first, e.g. x.to(tl.float32))", a->name,
-                       dt_name(v.ty.dt));
+            sema_error(S, a->loc[0],
+                       "%s: %s blocks are not supported (convert first, e.g. x.to(tl.float32))",
+                       a->name, dt_name(v.ty.dt));
         if (i && !ty_same_shape(v.ty, ir_type(sema_func(S), out[0]))) {
             char p[64], q[64];
             sema_error(S, a->loc[0], "%s: the inputs must have one shape, got %s and %s", a->name,
-                       ty_str(ir_type(sema_func(S), out[0]), p, sizeof p), ty_str(v.ty, q, sizeof q));
+                       ty_str(ir_type(sema_func(S), out[0]), p, sizeof p),
+                       ty_str(v.ty, q, sizeof q));
         }
         out[i] = v.v;
     }
@@ -733,14 +859,15 @@ static OpId impure_op(Sema *S, IrFunc *f, RegionId r, IrFunc **where, int depth)
 
 /* Builds a scan or reduce_fn of the n values ins along axis, its region calling the
  * combine on 2n scalar arguments; the op's results go to res. */
-static void combine_op(Sema *S, BArgs *a, int code, const ValId *ins, int n, int axis, bool reverse, Combine cb,
-                       ValId *res) {
+static void combine_op(Sema *S, BArgs *a, int code, const ValId *ins, int n, int axis, bool reverse,
+                       Combine cb, ValId *res) {
     IrFunc *f = sema_func(S);
     IrType tys[MAX_COMBINE];
     for (int i = 0; i < n; i++) {
         tys[i] = ir_type(f, ins[i]);
         if (code == OP_REDUCE_FN) {
-            memmove(tys[i].shape + axis, tys[i].shape + axis + 1, sizeof(int32_t) * (size_t)(tys[i].rank - axis - 1));
+            memmove(tys[i].shape + axis, tys[i].shape + axis + 1,
+                    sizeof(int32_t) * (size_t)(tys[i].rank - axis - 1));
             tys[i].rank--;
         }
     }
@@ -753,7 +880,8 @@ static void combine_op(Sema *S, BArgs *a, int code, const ValId *ins, int n, int
     if (code == OP_SCAN) f->ops[op].attr[1] = reverse;
     RegionId r = ir_op_add_region(f, op);
     Val args[2 * MAX_COMBINE];
-    for (int i = 0; i < 2 * n; i++) args[i] = sema_val_ir(S, ir_region_add_arg(f, r, ty_elem(ir_type(f, ins[i % n]))));
+    for (int i = 0; i < 2 * n; i++)
+        args[i] = sema_val_ir(S, ir_region_add_arg(f, r, ty_elem(ir_type(f, ins[i % n]))));
     RegionId old = sema_builder(S)->region;
     sema_builder(S)->region = r;
     ValId outs[MAX_COMBINE];
@@ -767,8 +895,8 @@ static void combine_op(Sema *S, BArgs *a, int code, const ValId *ins, int n, int
         Val ret = sema_call_value(S, cb.fn, &ca);
         int nret = ret.k == V_TUPLE ? ret.n : 1;
         if (nret != n)
-            sema_error(S, a->call, "%s: the combine function returns %d value%s for %d input%s", a->name, nret,
-                       nret == 1 ? "" : "s", n, n == 1 ? "" : "s");
+            sema_error(S, a->call, "%s: the combine function returns %d value%s for %d input%s",
+                       a->name, nret, nret == 1 ? "" : "s", n, n == 1 ? "" : "s");
         for (int i = 0; i < n; i++) {
             Val v = ret.k == V_TUPLE ? ret.items[i] : ret;
             int dt = args[i].ty.dt;
@@ -776,9 +904,13 @@ static void combine_op(Sema *S, BArgs *a, int code, const ValId *ins, int n, int
                 outs[i] = sema_to_ir_dt(S, v, dt, a->call);
             } else if (v.k != V_IR || v.ty.rank || v.ty.dt != dt) {
                 if (n == 1)
-                    sema_error(S, a->call, "%s: the combine function must return a %s scalar (the input's dtype), got %s",
+                    sema_error(S, a->call,
+                               "%s: the combine function must return a %s scalar (the input's "
+                               "dtype), got %s",
                                a->name, dt_name(dt), sema_val_kind_name(S, v));
-                sema_error(S, a->call, "%s: the combine function's result %d must be a %s scalar (input %d's dtype), got %s",
+                sema_error(S, a->call,
+                           "%s: the combine function's result %d must be a %s scalar (input %d's "
+                           "dtype), got %s",
                            a->name, i, dt_name(dt), i, sema_val_kind_name(S, v));
             } else {
                 outs[i] = v.v;
@@ -793,9 +925,12 @@ static void combine_op(Sema *S, BArgs *a, int code, const ValId *ins, int n, int
     IrFunc *where = NULL;
     OpId bad = impure_op(S, sema_func(S), r, &where, 0);
     if (bad)
-        sema_error_from(S, where->ops[bad].loc, a->call, arena_printf(S->arena, "in the combine function of this %s", a->name),
-                        "%s: a combine function may only compute on its arguments (use tl.where for choices; no loads, "
-                        "stores, atomics, prints, asserts or loops), got '%s'", a->name, ir_op_info[where->ops[bad].code].name);
+        sema_error_from(S, where->ops[bad].loc, a->call,
+                        arena_printf(S->arena, "in the combine function of this %s", a->name),
+                        "%s: a combine function may only compute on its arguments (use tl.where "
+                        "for choices; no loads, "
+                        "stores, atomics, prints, asserts or loops), got '%s'",
+                        a->name, ir_op_info[where->ops[bad].code].name);
     for (int i = 0; i < n; i++) res[i] = ir_result(sema_func(S), op, (uint32_t)i);
 }
 
@@ -809,7 +944,8 @@ static Val combine_results(Sema *S, const ValId *res, int n, bool tuple) {
 static Combine user_combine(Sema *S, BArgs *a, int i) {
     Val fn = a->v[i];
     if (fn.k != V_FUNC && fn.k != V_BUILTIN)
-        sema_error(S, a->loc[i], "%s: combine_fn must be a function (@triton.jit), got %s", a->name, sema_val_kind_name(S, fn));
+        sema_error(S, a->loc[i], "%s: combine_fn must be a function (@triton.jit), got %s", a->name,
+                   sema_val_kind_name(S, fn));
     return (Combine){fn, 0};
 }
 
@@ -817,7 +953,8 @@ static bool const_flag(Sema *S, BArgs *a, int i) {
     if (!has(a, i)) return false;
     bool t;
     if (!sema_truthy_const(S, a->v[i], a->loc[i], &t))
-        sema_error(S, a->loc[i], "%s: expected a compile-time bool, got %s", a->name, sema_val_kind_name(S, a->v[i]));
+        sema_error(S, a->loc[i], "%s: expected a compile-time bool, got %s", a->name,
+                   sema_val_kind_name(S, a->v[i]));
     return t;
 }
 
@@ -841,7 +978,9 @@ static Val reduce_with(Sema *S, BArgs *a, Val input, int axis_arg, Combine cb, b
         int32_t numel = (int32_t)ty_numel(t);
         if (t.rank != 1)
             for (int i = 0; i < n; i++)
-                ins[i] = build(S, OP_RESHAPE, &ins[i], 1, ty_block(ty_elem(ir_type(sema_func(S), ins[i])), 1, &numel), a->call, NULL);
+                ins[i] = build(S, OP_RESHAPE, &ins[i], 1,
+                               ty_block(ty_elem(ir_type(sema_func(S), ins[i])), 1, &numel), a->call,
+                               NULL);
     } else {
         axis = norm_axis(S, a, axis_arg, t.rank);
     }
@@ -860,33 +999,43 @@ static Val reduce_with(Sema *S, BArgs *a, Val input, int axis_arg, Combine cb, b
     return combine_results(S, res, n, input.k == V_TUPLE);
 }
 
-static Val b_associative_scan(Sema *S, BArgs *a) { return scan_with(S, a, a->v[0], 1, user_combine(S, a, 2), const_flag(S, a, 3)); }
+static Val b_associative_scan(Sema *S, BArgs *a) {
+    return scan_with(S, a, a->v[0], 1, user_combine(S, a, 2), const_flag(S, a, 3));
+}
 
-static Val b_reduce_fn(Sema *S, BArgs *a) { return reduce_with(S, a, a->v[0], 1, user_combine(S, a, 2), const_flag(S, a, 3)); }
+static Val b_reduce_fn(Sema *S, BArgs *a) {
+    return reduce_with(S, a, a->v[0], 1, user_combine(S, a, 2), const_flag(S, a, 3));
+}
 
 /* bf16 in fp32, as Triton's cumsum and cumprod do; cumsum's dtype, else small integers
  * summed in 32 bits (Triton's _pick_sum_dtype) */
 static Val b_cumsum_prod(Sema *S, BArgs *a) {
     bool sum = !strcmp(a->name, "cumsum");
     Val x = need_block(S, a, 0);
-    if (x.ty.rank == 0) sema_error(S, a->loc[0], "%s: expected a block, got %s", a->name, sema_val_kind_name(S, x));
+    if (x.ty.rank == 0)
+        sema_error(S, a->loc[0], "%s: expected a block, got %s", a->name, sema_val_kind_name(S, x));
     ValId v = x.v;
     if (x.ty.dt == DT_BF16) v = sema_emit_cast(S, v, ty_scalar(DT_FP32), false, a->call);
     if (sum && has(a, 3)) v = sema_emit_cast(S, v, need_dtype(S, a, 3), false, a->call);
     else if (sum && dt_is_int(x.ty.dt) && dt_bits(x.ty.dt) < 32)
-        v = sema_emit_cast(S, v, ty_scalar(dt_is_signed(x.ty.dt) ? DT_I32 : DT_U32), false, a->call);
+        v = sema_emit_cast(S, v, ty_scalar(dt_is_signed(x.ty.dt) ? DT_I32 : DT_U32), false,
+                           a->call);
     Val in = sema_val_ir(S, v);
     if (!has(a, 1)) a->v[1] = sema_val_int(0), a->given[1] = true; /* axis=0 */
-    return scan_with(S, a, in, 1, (Combine){sema_val_none(), sum ? OP_ADD : OP_MUL}, const_flag(S, a, 2));
+    return scan_with(S, a, in, 1, (Combine){sema_val_none(), sum ? OP_ADD : OP_MUL},
+                     const_flag(S, a, 2));
 }
 
 /* xor_sum and reduce_or: integers only (Triton's static_assert) */
 static Val b_xor_or(Sema *S, BArgs *a) {
     bool x = !strcmp(a->name, "xor_sum");
     Val in = need_block(S, a, 0);
-    if (!dt_is_int(in.ty.dt)) sema_error(S, a->loc[0], "%s only supported for integers, got %s", a->name, sema_val_kind_name(S, in));
+    if (!dt_is_int(in.ty.dt))
+        sema_error(S, a->loc[0], "%s only supported for integers, got %s", a->name,
+                   sema_val_kind_name(S, in));
     if (in.ty.rank == 0) return in;
-    return reduce_with(S, a, in, 1, (Combine){sema_val_none(), x ? OP_XOR : OP_OR}, const_flag(S, a, 2));
+    return reduce_with(S, a, in, 1, (Combine){sema_val_none(), x ? OP_XOR : OP_OR},
+                       const_flag(S, a, 2));
 }
 
 /* ---- flip, sort, topk, gather, histogram ---- */
@@ -894,10 +1043,13 @@ static Val b_xor_or(Sema *S, BArgs *a) {
 /* A block to move elements of (not pointers, not fp8: convert first). */
 static Val need_movable(Sema *S, BArgs *a, int i) {
     Val x = need_block(S, a, i);
-    if (x.ty.rank == 0) sema_error(S, a->loc[i], "%s: expected a block, got %s", a->name, sema_val_kind_name(S, x));
+    if (x.ty.rank == 0)
+        sema_error(S, a->loc[i], "%s: expected a block, got %s", a->name, sema_val_kind_name(S, x));
     if (x.ty.dt == DT_PTR) sema_error(S, a->loc[i], "%s: cannot %s pointers", a->name, a->name);
     if (dt_is_fp8(x.ty.dt))
-        sema_error(S, a->loc[i], "%s: %s blocks are not supported (convert first, e.g. x.to(tl.float32))", a->name, dt_name(x.ty.dt));
+        sema_error(S, a->loc[i],
+                   "%s: %s blocks are not supported (convert first, e.g. x.to(tl.float32))",
+                   a->name, dt_name(x.ty.dt));
     return x;
 }
 
@@ -926,7 +1078,8 @@ static Val b_flip(Sema *S, BArgs *a) {
 /* tl.sort(x, dim=None, descending=False): along any dim (Triton: the last only) */
 static Val b_sort(Sema *S, BArgs *a) {
     Val x = need_movable(S, a, 0);
-    return sema_val_ir(S, axis_op(S, a, OP_SORT, x.v, dim_or_last(S, a, 1, x.ty.rank), const_flag(S, a, 2)));
+    return sema_val_ir(
+        S, axis_op(S, a, OP_SORT, x.v, dim_or_last(S, a, 1, x.ty.rank), const_flag(S, a, 2)));
 }
 
 /* tl.topk(x, k, dim=None): the k largest along the last dim, largest first: a descending
@@ -938,10 +1091,13 @@ static Val b_topk(Sema *S, BArgs *a) {
     if (has(a, 2) && dim_or_last(S, a, 2, x.ty.rank) != x.ty.rank - 1)
         sema_error(S, a->loc[2], "topk: only the last dimension is supported (as in Triton)");
     if (k < 1 || k > n || (k & (k - 1)))
-        sema_error(S, a->loc[1], "topk: k must be a power of two from 1 to %lld, got %lld", (long long)n, (long long)k);
+        sema_error(S, a->loc[1], "topk: k must be a power of two from 1 to %lld, got %lld",
+                   (long long)n, (long long)k);
     ValId s = axis_op(S, a, OP_SORT, x.v, x.ty.rank - 1, 1);
     if (k == n) return sema_val_ir(S, s);
-    if (x.ty.rank + 1 > NR_MAX_RANK) sema_error(S, a->call, "topk: blocks have at most %d dimensions, and topk needs one more", NR_MAX_RANK);
+    if (x.ty.rank + 1 > NR_MAX_RANK)
+        sema_error(S, a->call, "topk: blocks have at most %d dimensions, and topk needs one more",
+                   NR_MAX_RANK);
     IrType v = x.ty;
     v.shape[v.rank - 1] = (int32_t)(n / k);
     v.shape[v.rank++] = (int32_t)k;
@@ -968,14 +1124,19 @@ static Val b_topk(Sema *S, BArgs *a) {
 static Val b_gather(Sema *S, BArgs *a) {
     Val x = need_movable(S, a, 0), ix = need_block(S, a, 1);
     if (!dt_is_int(ix.ty.dt) || ix.ty.dt == DT_I1)
-        sema_error(S, a->loc[1], "gather: the index must be an integer block, got %s", sema_val_kind_name(S, ix));
+        sema_error(S, a->loc[1], "gather: the index must be an integer block, got %s",
+                   sema_val_kind_name(S, ix));
     if (ix.ty.rank != x.ty.rank)
-        sema_error(S, a->loc[1], "gather: the source and the index must have one rank, got %d and %d", x.ty.rank, ix.ty.rank);
+        sema_error(S, a->loc[1],
+                   "gather: the source and the index must have one rank, got %d and %d", x.ty.rank,
+                   ix.ty.rank);
     int axis = norm_axis(S, a, 2, x.ty.rank);
     for (int d = 0; d < x.ty.rank; d++)
         if (d != axis && ix.ty.shape[d] != x.ty.shape[d])
-            sema_error(S, a->loc[1], "gather: the index's dim %d is %d, the source's %d (they may differ only along the axis, %d)", d,
-                       ix.ty.shape[d], x.ty.shape[d], axis);
+            sema_error(S, a->loc[1],
+                       "gather: the index's dim %d is %d, the source's %d (they may differ only "
+                       "along the axis, %d)",
+                       d, ix.ty.shape[d], x.ty.shape[d], axis);
     ValId ops[2] = {x.v, ix.v};
     OpId op;
     ValId r = build(S, OP_GATHER, ops, 2, ty_with_elem(ix.ty, ty_elem(x.ty)), a->call, &op);
@@ -986,18 +1147,26 @@ static Val b_gather(Sema *S, BArgs *a) {
 /* tl.histogram(input, num_bins, mask=None): i32 counts of the values 0 .. num_bins - 1 */
 static Val b_histogram(Sema *S, BArgs *a) {
     Val x = need_block(S, a, 0);
-    if (x.ty.rank != 1) sema_error(S, a->loc[0], "histogram only supports 1D input, got %s", sema_val_kind_name(S, x));
+    if (x.ty.rank != 1)
+        sema_error(S, a->loc[0], "histogram only supports 1D input, got %s",
+                   sema_val_kind_name(S, x));
     if (!dt_is_int(x.ty.dt) || x.ty.dt == DT_I1)
-        sema_error(S, a->loc[0], "histogram only supports integer input, got %s", sema_val_kind_name(S, x));
+        sema_error(S, a->loc[0], "histogram only supports integer input, got %s",
+                   sema_val_kind_name(S, x));
     int64_t bins = need_int(S, a, 1);
     if (bins < 1 || bins > NR_MAX_NUMEL || (bins & (bins - 1)))
-        sema_error(S, a->loc[1], "histogram: num_bins must be a power of two from 1 to 2^20 (a block's length), got %lld",
+        sema_error(S, a->loc[1],
+                   "histogram: num_bins must be a power of two from 1 to 2^20 (a block's length), "
+                   "got %lld",
                    (long long)bins);
     ValId ops[2] = {x.v, 0};
     int n = 1;
-    if (has(a, 2)) ops[n++] = sema_emit_broadcast(S, need_mask(S, a, 2), ty_with_elem(x.ty, ty_scalar(DT_I1)), a->call);
+    if (has(a, 2))
+        ops[n++] = sema_emit_broadcast(S, need_mask(S, a, 2), ty_with_elem(x.ty, ty_scalar(DT_I1)),
+                                       a->call);
     int32_t s = (int32_t)bins;
-    return sema_val_ir(S, build(S, OP_HISTOGRAM, ops, n, ty_block(ty_scalar(DT_I32), 1, &s), a->call, NULL));
+    return sema_val_ir(
+        S, build(S, OP_HISTOGRAM, ops, n, ty_block(ty_scalar(DT_I32), 1, &s), a->call, NULL));
 }
 
 /* ---- inline assembly ---- */
@@ -1007,35 +1176,50 @@ static Val b_histogram(Sema *S, BArgs *a) {
  * tuple (a tuple of results). The constraint string must list one operand per register:
  * the results' first, then the arguments'. */
 static Val b_inline_asm(Sema *S, BArgs *a) {
-    if (a->v[0].k != V_STR) sema_error(S, a->loc[0], "inline_asm_elementwise: asm must be a string, got %s", sema_val_kind_name(S, a->v[0]));
+    if (a->v[0].k != V_STR)
+        sema_error(S, a->loc[0], "inline_asm_elementwise: asm must be a string, got %s",
+                   sema_val_kind_name(S, a->v[0]));
     if (a->v[1].k != V_STR)
-        sema_error(S, a->loc[1], "inline_asm_elementwise: constraints must be a string, got %s", sema_val_kind_name(S, a->v[1]));
-    if (strchr(a->v[1].s, '\n')) sema_error(S, a->loc[1], "inline_asm_elementwise: the constraints hold a newline");
+        sema_error(S, a->loc[1], "inline_asm_elementwise: constraints must be a string, got %s",
+                   sema_val_kind_name(S, a->v[1]));
+    if (strchr(a->v[1].s, '\n'))
+        sema_error(S, a->loc[1], "inline_asm_elementwise: the constraints hold a newline");
     Val args = a->v[2];
     int n = args.k == V_TUPLE ? args.n : 1;
     if (n < 1 || n > IR_ASM_MAX_ARGS)
-        sema_error(S, a->loc[2], "inline_asm_elementwise: give 1 to %d arguments, got %d", IR_ASM_MAX_ARGS, n);
+        sema_error(S, a->loc[2], "inline_asm_elementwise: give 1 to %d arguments, got %d",
+                   IR_ASM_MAX_ARGS, n);
     ValId ops[IR_ASM_MAX_ARGS];
     IrType shape = ty_scalar(DT_I32);
     for (int i = 0; i < n; i++) {
         Val v = args.k == V_TUPLE ? args.items[i] : args;
         if (v.k != V_IR && !sema_val_is_const(v))
-            sema_error(S, a->loc[2], "inline_asm_elementwise: argument %d must be a number or a block, got %s", i, sema_val_kind_name(S, v));
+            sema_error(S, a->loc[2],
+                       "inline_asm_elementwise: argument %d must be a number or a block, got %s", i,
+                       sema_val_kind_name(S, v));
         ops[i] = v.k == V_IR ? v.v : sema_to_ir(S, v, a->loc[2]);
         IrType t = ir_type(sema_func(S), ops[i]);
-        if (t.dt == DT_I1) sema_error(S, a->loc[2], "inline_asm_elementwise: argument %d is i1: convert it to an integer type", i);
+        if (t.dt == DT_I1)
+            sema_error(S, a->loc[2],
+                       "inline_asm_elementwise: argument %d is i1: convert it to an integer type",
+                       i);
         shape = i ? sema_broadcast_shape(S, shape, t, a->call) : t;
     }
-    for (int i = 0; i < n; i++) ops[i] = sema_emit_broadcast(S, ops[i], ty_with_elem(shape, ty_elem(ir_type(sema_func(S), ops[i]))), a->call);
+    for (int i = 0; i < n; i++)
+        ops[i] = sema_emit_broadcast(
+            S, ops[i], ty_with_elem(shape, ty_elem(ir_type(sema_func(S), ops[i]))), a->call);
     Val dts = a->v[3];
     int nres = dts.k == V_TUPLE ? dts.n : 1;
     if (nres < 1 || nres > IR_ASM_MAX_RESULTS)
-        sema_error(S, a->loc[3], "inline_asm_elementwise: give 1 to %d result dtypes, got %d", IR_ASM_MAX_RESULTS, nres);
+        sema_error(S, a->loc[3], "inline_asm_elementwise: give 1 to %d result dtypes, got %d",
+                   IR_ASM_MAX_RESULTS, nres);
     IrType rt[IR_ASM_MAX_RESULTS];
     for (int i = 0; i < nres; i++) {
         Val d = dts.k == V_TUPLE ? dts.items[i] : dts;
         if (d.k != V_DTYPE || d.ty.dt == DT_PTR || d.ty.dt == DT_I1)
-            sema_error(S, a->loc[3], "inline_asm_elementwise: dtype must be a number dtype (not i1) or a tuple of them, got %s",
+            sema_error(S, a->loc[3],
+                       "inline_asm_elementwise: dtype must be a number dtype (not i1) or a tuple "
+                       "of them, got %s",
                        sema_val_kind_name(S, d));
         rt[i] = ty_with_elem(shape, d.ty);
     }
@@ -1044,7 +1228,9 @@ static Val b_inline_asm(Sema *S, BArgs *a) {
         sema_error(S, a->loc[4], "inline_asm_elementwise: is_pure must be a compile-time bool");
     int64_t pack = need_int(S, a, 5), numel = ty_numel(shape);
     if (pack < 1 || (pack & (pack - 1)) || pack > numel)
-        sema_error(S, a->loc[5], "inline_asm_elementwise: pack must be a power of two from 1 to the element count (%lld), got %lld",
+        sema_error(S, a->loc[5],
+                   "inline_asm_elementwise: pack must be a power of two from 1 to the element "
+                   "count (%lld), got %lld",
                    (long long)numel, (long long)pack);
     int64_t want = 0;
     for (int i = 0; i < nres; i++) want += ir_asm_regs(rt[i].dt, pack);
@@ -1052,9 +1238,13 @@ static Val b_inline_asm(Sema *S, BArgs *a) {
     for (int i = 0; i < n; i++) want += ir_asm_regs(ir_type(sema_func(S), ops[i]).dt, pack);
     int got = ir_asm_operands(a->v[1].s, strlen(a->v[1].s));
     if (got != want)
-        sema_error(S, a->loc[1], "inline_asm_elementwise: the constraints name %d operands; with pack=%lld this call has %lld: "
-                   "%lld result register%s, then %lld for the arguments (elements under 32 bits go several to a register)",
-                   got, (long long)pack, (long long)want, (long long)outs, outs == 1 ? "" : "s", (long long)(want - outs));
+        sema_error(S, a->loc[1],
+                   "inline_asm_elementwise: the constraints name %d operands; with pack=%lld this "
+                   "call has %lld: "
+                   "%lld result register%s, then %lld for the arguments (elements under 32 bits go "
+                   "several to a register)",
+                   got, (long long)pack, (long long)want, (long long)outs, outs == 1 ? "" : "s",
+                   (long long)(want - outs));
     Loc saved = sema_builder(S)->loc;
     sema_builder(S)->loc = a->call;
     OpId op = ir_build(sema_builder(S), OP_INLINE_ASM, ops, (uint32_t)n, rt, (uint32_t)nres);
@@ -1074,12 +1264,15 @@ static Val b_inline_asm(Sema *S, BArgs *a) {
 static Val b_dot(Sema *S, BArgs *a) {
     Val x = need_block(S, a, 0), y = need_block(S, a, 1);
     if (x.ty.rank != 2 || y.ty.rank != 2)
-        sema_error(S, a->call, "tl.dot multiplies two 2-D blocks, got %s and %s", sema_val_kind_name(S, x), sema_val_kind_name(S, y));
+        sema_error(S, a->call, "tl.dot multiplies two 2-D blocks, got %s and %s",
+                   sema_val_kind_name(S, x), sema_val_kind_name(S, y));
     if (x.ty.dt != y.ty.dt)
-        sema_error(S, a->call, "tl.dot operands must have one dtype, got %s and %s", dt_name(x.ty.dt), dt_name(y.ty.dt));
+        sema_error(S, a->call, "tl.dot operands must have one dtype, got %s and %s",
+                   dt_name(x.ty.dt), dt_name(y.ty.dt));
     int dt = x.ty.dt;
     if (dt != DT_FP16 && dt != DT_BF16 && dt != DT_FP32 && dt != DT_I8 && !dt_is_fp8(dt))
-        sema_error(S, a->call, "tl.dot supports fp16, bf16, fp32, i8 and the fp8 types, got %s", dt_name(dt));
+        sema_error(S, a->call, "tl.dot supports fp16, bf16, fp32, i8 and the fp8 types, got %s",
+                   dt_name(dt));
     if (dt_is_fp8(dt) && !dt_is_fp8_ocp(dt)) {
         /* no tensor core takes fp8e4b15 or the FNUZ formats: Triton widens fp8e4b15 (and,
          * where it lacks them, the FNUZ ones) to fp16 here; every value is exact there */
@@ -1088,9 +1281,12 @@ static Val b_dot(Sema *S, BArgs *a) {
         dt = DT_FP16;
     }
     int M = x.ty.shape[0], K = x.ty.shape[1], K2 = y.ty.shape[0], N = y.ty.shape[1];
-    if (K != K2) sema_error(S, a->call, "tl.dot: inner dimensions differ (%dx%d @ %dx%d)", M, K, K2, N);
+    if (K != K2)
+        sema_error(S, a->call, "tl.dot: inner dimensions differ (%dx%d @ %dx%d)", M, K, K2, N);
     if (M < 16 || N < 16 || K < 16)
-        sema_error(S, a->call, "tl.dot needs every dimension >= 16 (as in Triton), got %dx%d @ %dx%d", M, K, K2, N);
+        sema_error(S, a->call,
+                   "tl.dot needs every dimension >= 16 (as in Triton), got %dx%d @ %dx%d", M, K, K2,
+                   N);
     int accdt = dt == DT_I8 ? DT_I32 : DT_FP32;
     int32_t s[2] = {M, N};
     IrType accty = ty_block(ty_scalar(accdt), 2, s);
@@ -1099,7 +1295,8 @@ static Val b_dot(Sema *S, BArgs *a) {
         Val c = need_block(S, a, 2);
         if (!ty_equal(c.ty, accty)) {
             char p[64], q[64];
-            sema_error(S, a->loc[2], "tl.dot: the accumulator must be %s, got %s", ty_str(accty, p, sizeof p), ty_str(c.ty, q, sizeof q));
+            sema_error(S, a->loc[2], "tl.dot: the accumulator must be %s, got %s",
+                       ty_str(accty, p, sizeof p), ty_str(c.ty, q, sizeof q));
         }
         acc = c.v;
     } else {
@@ -1110,7 +1307,9 @@ static Val b_dot(Sema *S, BArgs *a) {
         if (a->v[3].k != V_STR) sema_error(S, a->loc[3], "tl.dot: input_precision is a string");
         if (!strcmp(a->v[3].s, "ieee")) prec = PREC_IEEE;
         else if (!strcmp(a->v[3].s, "tf32") || !strcmp(a->v[3].s, "tf32x3")) prec = PREC_TF32;
-        else sema_error(S, a->loc[3], "tl.dot: input_precision must be \"ieee\", \"tf32\" or \"tf32x3\"");
+        else
+            sema_error(S, a->loc[3],
+                       "tl.dot: input_precision must be \"ieee\", \"tf32\" or \"tf32x3\"");
     } else if (has(a, 4) && a->v[4].k == V_BOOL && !a->v[4].i) {
         prec = PREC_IEEE;
     }
@@ -1128,9 +1327,12 @@ static Val b_dot(Sema *S, BArgs *a) {
 static int int_list(Sema *S, Val v, Loc loc, const char *what, int64_t *out, int max) {
     if (v.k == V_TUPLE && v.n == 1 && v.items[0].k == V_TUPLE) v = v.items[0];
     if (v.k == V_INT) return out[0] = v.i, 1;
-    if (v.k != V_TUPLE || v.n > max) sema_error(S, loc, "%s: expected a tuple of constant ints", what);
+    if (v.k != V_TUPLE || v.n > max)
+        sema_error(S, loc, "%s: expected a tuple of constant ints", what);
     for (int i = 0; i < v.n; i++) {
-        if (v.items[i].k != V_INT) sema_error(S, loc, "%s: expected constant ints, got %s", what, sema_val_kind_name(S, v.items[i]));
+        if (v.items[i].k != V_INT)
+            sema_error(S, loc, "%s: expected constant ints, got %s", what,
+                       sema_val_kind_name(S, v.items[i]));
         out[i] = v.items[i].i;
     }
     return v.n;
@@ -1139,17 +1341,23 @@ static int int_list(Sema *S, Val v, Loc loc, const char *what, int64_t *out, int
 static Val b_trans(Sema *S, BArgs *a) {
     Val x = need_block(S, a, 0);
     int64_t perm[NR_MAX_RANK];
-    int n = a->v[1].k == V_TUPLE && a->v[1].n == 0 ? 0 : int_list(S, a->v[1], a->loc[1], a->name, perm, NR_MAX_RANK);
+    int n = a->v[1].k == V_TUPLE && a->v[1].n == 0
+                ? 0
+                : int_list(S, a->v[1], a->loc[1], a->name, perm, NR_MAX_RANK);
     if (n == 0) {
         if (x.ty.rank != 2 || !strcmp(a->name, "permute"))
-            sema_error(S, a->call, "%s of a rank-%d block needs the permutation", a->name, x.ty.rank);
+            sema_error(S, a->call, "%s of a rank-%d block needs the permutation", a->name,
+                       x.ty.rank);
         perm[0] = 1, perm[1] = 0, n = 2;
     }
-    if (n != x.ty.rank) sema_error(S, a->call, "%s: the permutation has %d entries for a rank-%d block", a->name, n, x.ty.rank);
+    if (n != x.ty.rank)
+        sema_error(S, a->call, "%s: the permutation has %d entries for a rank-%d block", a->name, n,
+                   x.ty.rank);
     bool seen[NR_MAX_RANK] = {0};
     IrType r = x.ty;
     for (int i = 0; i < n; i++) {
-        if (perm[i] < 0 || perm[i] >= n || seen[perm[i]]) sema_error(S, a->call, "%s: not a permutation", a->name);
+        if (perm[i] < 0 || perm[i] >= n || seen[perm[i]])
+            sema_error(S, a->call, "%s: not a permutation", a->name);
         seen[perm[i]] = true;
         r.shape[i] = x.ty.shape[perm[i]];
     }
@@ -1166,8 +1374,8 @@ static Val b_reshape(Sema *S, BArgs *a) {
     IrType r = shape_type(ty_elem(x.ty), rank, dims);
     if (ty_numel(r) != ty_numel(x.ty)) {
         char p[64], q[64];
-        sema_error(S, a->call, "%s: cannot reshape %s to %s: the element counts differ", a->name, ty_str(x.ty, p, sizeof p),
-                   ty_str(r, q, sizeof q));
+        sema_error(S, a->call, "%s: cannot reshape %s to %s: the element counts differ", a->name,
+                   ty_str(x.ty, p, sizeof p), ty_str(r, q, sizeof q));
     }
     if (ty_same_shape(r, x.ty)) return x;
     if (x.ty.rank == 0) return sema_val_ir(S, sema_emit_broadcast(S, x.v, r, a->call));
@@ -1193,7 +1401,8 @@ static Val b_join(Sema *S, BArgs *a) {
     Val x = a->v[0], y = a->v[1];
     for (int i = 0; i < 2; i++)
         if (a->v[i].k != V_IR && !sema_val_is_const(a->v[i]))
-            sema_error(S, a->loc[i], "tl.join: expected a block or a number, got %s", sema_val_kind_name(S, a->v[i]));
+            sema_error(S, a->loc[i], "tl.join: expected a block or a number, got %s",
+                       sema_val_kind_name(S, a->v[i]));
     ValId vx, vy;
     if (sema_type_of(x).dt == DT_PTR || sema_type_of(y).dt == DT_PTR) {
         if (x.k != V_IR || y.k != V_IR || !ty_equal(ty_elem(x.ty), ty_elem(y.ty)))
@@ -1204,22 +1413,30 @@ static Val b_join(Sema *S, BArgs *a) {
         vx = sema_to_ir_dt(S, x, dt, a->loc[0]);
         vy = sema_to_ir_dt(S, y, dt, a->loc[1]);
     }
-    IrType s = sema_broadcast_shape(S, ir_type(sema_func(S), vx), ir_type(sema_func(S), vy), a->call);
-    if (s.rank + 1 > NR_MAX_RANK) sema_error(S, a->call, "tl.join: blocks have at most %d dimensions", NR_MAX_RANK);
+    IrType s =
+        sema_broadcast_shape(S, ir_type(sema_func(S), vx), ir_type(sema_func(S), vy), a->call);
+    if (s.rank + 1 > NR_MAX_RANK)
+        sema_error(S, a->call, "tl.join: blocks have at most %d dimensions", NR_MAX_RANK);
     IrType r = s;
     r.shape[r.rank++] = 2;
-    if (ty_numel(r) > NR_MAX_NUMEL) sema_error(S, a->call, "tl.join: the result has more than 2^20 elements");
+    if (ty_numel(r) > NR_MAX_NUMEL)
+        sema_error(S, a->call, "tl.join: the result has more than 2^20 elements");
     ValId px = expand_at(S, sema_emit_broadcast(S, vx, s, a->call), s.rank, a->call);
     ValId py = expand_at(S, sema_emit_broadcast(S, vy, s, a->call), s.rank, a->call);
     ValId idx = last_index(S, r, a->call);
-    ValId first = sema_emit_broadcast(S, sema_emit_const(S, ty_scalar(DT_I32), sema_val_int(0), a->call), ty_with_elem(r, ty_scalar(DT_I32)), a->call);
+    ValId first =
+        sema_emit_broadcast(S, sema_emit_const(S, ty_scalar(DT_I32), sema_val_int(0), a->call),
+                            ty_with_elem(r, ty_scalar(DT_I32)), a->call);
     ValId cmp_ops[2] = {idx, first};
     OpId cmp;
     ValId c = build(S, OP_CMP, cmp_ops, 2, ty_with_elem(r, ty_scalar(DT_I1)), a->call, &cmp);
     sema_func(S)->ops[cmp].attr[0] = CMP_PRED_EQ;
-    ValId ops[3] = {c, sema_emit_broadcast(S, px, ty_with_elem(r, ty_elem(ir_type(sema_func(S), px))), a->call),
-                    sema_emit_broadcast(S, py, ty_with_elem(r, ty_elem(ir_type(sema_func(S), py))), a->call)};
-    return sema_val_ir(S, build(S, OP_SELECT, ops, 3, ty_with_elem(r, ty_elem(ir_type(sema_func(S), vx))), a->call, NULL));
+    ValId ops[3] = {
+        c, sema_emit_broadcast(S, px, ty_with_elem(r, ty_elem(ir_type(sema_func(S), px))), a->call),
+        sema_emit_broadcast(S, py, ty_with_elem(r, ty_elem(ir_type(sema_func(S), py))), a->call)};
+    return sema_val_ir(S,
+                       build(S, OP_SELECT, ops, 3,
+                             ty_with_elem(r, ty_elem(ir_type(sema_func(S), vx))), a->call, NULL));
 }
 
 /* tl.split(a): the two halves of a block whose last dim has size 2, as (a[..., 0],
@@ -1240,7 +1457,9 @@ static Val b_split(Sema *S, BArgs *a) {
     ValId zero = sema_emit_const(S, ty_with_elem(t, ty_elem(t)), id, a->call);
     Val items[2];
     for (int h = 0; h < 2; h++) {
-        ValId k = sema_emit_broadcast(S, sema_emit_const(S, ty_scalar(DT_I32), sema_val_int(h), a->call), ty_with_elem(t, ty_scalar(DT_I32)), a->call);
+        ValId k =
+            sema_emit_broadcast(S, sema_emit_const(S, ty_scalar(DT_I32), sema_val_int(h), a->call),
+                                ty_with_elem(t, ty_scalar(DT_I32)), a->call);
         ValId cmp_ops[2] = {idx, k};
         OpId cmp;
         ValId c = build(S, OP_CMP, cmp_ops, 2, ty_with_elem(t, ty_scalar(DT_I1)), a->call, &cmp);
@@ -1269,13 +1488,15 @@ static Val b_broadcast_to(Sema *S, BArgs *a) {
     Val x = need_block(S, a, 0);
     int64_t dims[NR_MAX_RANK];
     int rank = need_shape(S, a->v[1], a->loc[1], a->name, dims);
-    return sema_val_ir(S, sema_emit_broadcast(S, x.v, shape_type(ty_elem(x.ty), rank, dims), a->call));
+    return sema_val_ir(S,
+                       sema_emit_broadcast(S, x.v, shape_type(ty_elem(x.ty), rank, dims), a->call));
 }
 
 static Val b_broadcast(Sema *S, BArgs *a) {
     Val x = need_block(S, a, 0), y = need_block(S, a, 1);
     IrType s = sema_broadcast_shape(S, x.ty, y.ty, a->call);
-    Val items[2] = {sema_val_ir(S, broadcast_to_shape_of(S, x.v, s, a->call)), sema_val_ir(S, broadcast_to_shape_of(S, y.v, s, a->call))};
+    Val items[2] = {sema_val_ir(S, broadcast_to_shape_of(S, x.v, s, a->call)),
+                    sema_val_ir(S, broadcast_to_shape_of(S, y.v, s, a->call))};
     return sema_val_tuple(S, items, 2);
 }
 
@@ -1285,10 +1506,12 @@ static Val b_expand_dims(Sema *S, BArgs *a) {
     int n = int_list(S, a->v[1], a->loc[1], a->name, axes, NR_MAX_RANK);
     ValId v = x.v;
     int final_rank = x.ty.rank + n;
-    if (final_rank > NR_MAX_RANK) sema_error(S, a->call, "blocks have at most %d dimensions", NR_MAX_RANK);
+    if (final_rank > NR_MAX_RANK)
+        sema_error(S, a->call, "blocks have at most %d dimensions", NR_MAX_RANK);
     for (int i = 0; i < n; i++) {
         int64_t ax = axes[i] < 0 ? axes[i] + final_rank : axes[i];
-        if (ax < 0 || ax > ir_type(sema_func(S), v).rank) sema_error(S, a->loc[1], "expand_dims: axis %lld out of range", (long long)axes[i]);
+        if (ax < 0 || ax > ir_type(sema_func(S), v).rank)
+            sema_error(S, a->loc[1], "expand_dims: axis %lld out of range", (long long)axes[i]);
         v = expand_at(S, v, (int)ax, a->call);
     }
     return sema_val_ir(S, v);
@@ -1300,7 +1523,8 @@ static Val b_to(Sema *S, BArgs *a) {
     IrType dt = need_dtype(S, a, 1);
     bool bitcast = has(a, 3) && a->v[3].k == V_BOOL && a->v[3].i;
     Val x = a->v[0];
-    if (sema_val_is_const(x) && !bitcast && dt.dt != DT_PTR) return sema_val_ir(S, sema_emit_const(S, dt, x, a->loc[0]));
+    if (sema_val_is_const(x) && !bitcast && dt.dt != DT_PTR)
+        return sema_val_ir(S, sema_emit_const(S, dt, x, a->loc[0]));
     x = need_block(S, a, 0);
     return sema_val_ir(S, sema_emit_cast(S, x.v, dt, bitcast, a->call));
 }
@@ -1313,17 +1537,22 @@ static Val b_to_tensor(Sema *S, BArgs *a) { return need_block(S, a, 0); }
  * pointers does. */
 static Val b_pointer_type(Sema *S, BArgs *a) {
     IrType t = need_dtype(S, a, 0);
-    if (t.dt == DT_PTR) sema_error(S, a->loc[0], "pointer_type: pointers to pointers are not supported");
+    if (t.dt == DT_PTR)
+        sema_error(S, a->loc[0], "pointer_type: pointers to pointers are not supported");
     return sema_val_dtype(ty_ptr(t.dt));
 }
-static Val b_identity(Sema *S, BArgs *a) { (void)S; return a->v[0]; }
+static Val b_identity(Sema *S, BArgs *a) {
+    (void)S;
+    return a->v[0];
+}
 
 /* ---- assertions, printing, hints ---- */
 
 static Val b_static_assert(Sema *S, BArgs *a) {
     bool t;
     if (!sema_truthy_const(S, a->v[0], a->loc[0], &t))
-        sema_error(S, a->loc[0], "static_assert needs a compile-time condition, got %s", sema_val_kind_name(S, a->v[0]));
+        sema_error(S, a->loc[0], "static_assert needs a compile-time condition, got %s",
+                   sema_val_kind_name(S, a->v[0]));
     if (!t) {
         const char *msg = has(a, 1) && a->v[1].k == V_STR ? a->v[1].s : "";
         sema_error(S, a->call, "static_assert failed%s%s", *msg ? ": " : "", msg);
@@ -1335,8 +1564,11 @@ static Val b_device_assert(Sema *S, BArgs *a) {
     ValId c = sema_to_i1(S, a->v[0], a->loc[0]);
     if (has(a, 2)) {
         ValId m = need_mask(S, a, 2), nm;
-        IrType s = sema_broadcast_shape(S, ir_type(sema_func(S), c), ir_type(sema_func(S), m), a->call);
-        nm = ir1(S, OP_NOT, sema_emit_broadcast(S, m, s, a->call), ty_with_elem(s, ty_scalar(DT_I1)), a->call).v;
+        IrType s =
+            sema_broadcast_shape(S, ir_type(sema_func(S), c), ir_type(sema_func(S), m), a->call);
+        nm = ir1(S, OP_NOT, sema_emit_broadcast(S, m, s, a->call),
+                 ty_with_elem(s, ty_scalar(DT_I1)), a->call)
+                 .v;
         ValId ops[2] = {sema_emit_broadcast(S, c, s, a->call), nm};
         c = build(S, OP_OR, ops, 2, ty_with_elem(s, ty_scalar(DT_I1)), a->call, NULL);
     }
@@ -1344,7 +1576,8 @@ static Val b_device_assert(Sema *S, BArgs *a) {
     sema_builder(S)->loc = a->call;
     OpId op = ir_build(sema_builder(S), OP_ASSERT, &c, 1, NULL, 0);
     sema_builder(S)->loc = saved;
-    sema_func(S)->ops[op].sattr = has(a, 1) && a->v[1].k == V_STR ? a->v[1].s : "device_assert failed";
+    sema_func(S)->ops[op].sattr =
+        has(a, 1) && a->v[1].k == V_STR ? a->v[1].s : "device_assert failed";
     return sema_val_none();
 }
 
@@ -1390,7 +1623,8 @@ static Val b_static_print(Sema *S, BArgs *a) {
 
 static Val emit_print(Sema *S, const char *prefix, Val args, bool hex, Loc loc) {
     ValId *ops = arena_alloc(S->arena, sizeof(ValId) * (size_t)(args.n + 1));
-    for (int i = 0; i < args.n; i++) ops[i] = sema_fp8_widen(S, sema_to_ir(S, args.items[i], loc), loc);
+    for (int i = 0; i < args.n; i++)
+        ops[i] = sema_fp8_widen(S, sema_to_ir(S, args.items[i], loc), loc);
     Loc saved = sema_builder(S)->loc;
     sema_builder(S)->loc = loc;
     OpId op = ir_build(sema_builder(S), OP_PRINT, ops, (uint32_t)args.n, NULL, 0);
@@ -1402,7 +1636,8 @@ static Val emit_print(Sema *S, const char *prefix, Val args, bool hex, Loc loc) 
 
 static Val b_device_print(Sema *S, BArgs *a) {
     if (a->v[0].k != V_STR) sema_error(S, a->loc[0], "device_print: the prefix must be a string");
-    return emit_print(S, a->v[0].s, a->v[1], has(a, 2) && a->v[2].k == V_BOOL && a->v[2].i, a->call);
+    return emit_print(S, a->v[0].s, a->v[1], has(a, 2) && a->v[2].k == V_BOOL && a->v[2].i,
+                      a->call);
 }
 
 static Val b_py_print(Sema *S, BArgs *a) {
@@ -1417,12 +1652,15 @@ static Val b_hint(Sema *S, BArgs *a) {
     int64_t vals[NR_MAX_RANK];
     int n = int_list(S, a->v[1], a->loc[1], a->name, vals, NR_MAX_RANK);
     int rank = x.ty.rank ? x.ty.rank : 1;
-    if (n == 1) for (int i = 1; i < rank; i++) vals[i] = vals[0];
-    else if (n != rank) sema_error(S, a->loc[1], "%s: give one value per dimension (%d)", a->name, rank);
+    if (n == 1)
+        for (int i = 1; i < rank; i++) vals[i] = vals[0];
+    else if (n != rank)
+        sema_error(S, a->loc[1], "%s: give one value per dimension (%d)", a->name, rank);
     for (int i = 0; i < rank; i++)
         if (vals[i] <= 0) sema_error(S, a->loc[1], "%s: values must be positive", a->name);
     OpId op;
-    ValId v = build(S, !strcmp(a->name, "multiple_of") ? OP_MULTIPLE_OF : OP_MAX_CONTIGUOUS, &x.v, 1, x.ty, a->call, &op);
+    ValId v = build(S, !strcmp(a->name, "multiple_of") ? OP_MULTIPLE_OF : OP_MAX_CONTIGUOUS, &x.v,
+                    1, x.ty, a->call, &op);
     for (int i = 0; i < rank; i++) sema_func(S)->ops[op].attr[i] = vals[i];
     return sema_val_ir(S, v);
 }
@@ -1470,7 +1708,8 @@ static Val b_py_abs(Sema *S, BArgs *a) {
 static Val parse_number(Sema *S, Val s, Loc loc, bool want_float) {
     char *end;
     const char *t = s.s;
-    if (!strcmp(t, "inf") || !strcmp(t, "+inf") || !strcmp(t, "infinity")) return sema_val_float(INFINITY);
+    if (!strcmp(t, "inf") || !strcmp(t, "+inf") || !strcmp(t, "infinity"))
+        return sema_val_float(INFINITY);
     if (!strcmp(t, "-inf") || !strcmp(t, "-infinity")) return sema_val_float(-INFINITY);
     if (!strcmp(t, "nan")) return sema_val_float(NAN);
     if (want_float) {
@@ -1495,7 +1734,8 @@ static Val b_py_int(Sema *S, BArgs *a) {
     Val x = a->v[0];
     if (x.k == V_STR) return parse_number(S, x, a->loc[0], false);
     if (x.k == V_FLOAT) {
-        if (!isfinite(x.f) || fabs(x.f) >= 9.2e18) sema_error(S, a->loc[0], "cannot convert %g to int", x.f);
+        if (!isfinite(x.f) || fabs(x.f) >= 9.2e18)
+            sema_error(S, a->loc[0], "cannot convert %g to int", x.f);
         return sema_val_int((int64_t)x.f);
     }
     if (sema_val_is_const(x)) return sema_val_int(x.i);
@@ -1521,9 +1761,14 @@ static Val b_range_outside_for(Sema *S, BArgs *a) {
     sema_error(S, a->call, "%s() can only be used as the iterable of a for loop", a->name);
 }
 
-static Val b_dtype_method(Sema *S, BArgs *a) { (void)S, (void)a; NR_DIE("dtype predicates are bound methods"); }
+static Val b_dtype_method(Sema *S, BArgs *a) {
+    (void)S, (void)a;
+    NR_DIE("dtype predicates are bound methods");
+}
 
-static Val b_jit(Sema *S, BArgs *a) { sema_error(S, a->call, "%s is a decorator, not a function to call in a kernel", a->name); }
+static Val b_jit(Sema *S, BArgs *a) {
+    sema_error(S, a->call, "%s is a decorator, not a function to call in a kernel", a->name);
+}
 
 static const Builtin builtins[] = {
     {"program_id", "axis", b_program_id, 0},
@@ -1532,11 +1777,15 @@ static const Builtin builtins[] = {
     {"zeros", "shape,dtype", b_full, 0},
     {"full", "shape,value,dtype", b_full, 0},
     {"zeros_like", "input,dtype=", b_zeros_like, 0},
-    {"load", "pointer,mask=,other=,boundary_check=,padding_option=,cache_modifier=,eviction_policy=,volatile=", b_load, 0},
+    {"load",
+     "pointer,mask=,other=,boundary_check=,padding_option=,cache_modifier=,eviction_policy=,"
+     "volatile=",
+     b_load, 0},
     {"store", "pointer,value,mask=,boundary_check=,cache_modifier=,eviction_policy=", b_store, 0},
     {"make_block_ptr", "base,shape,strides,offsets,block_shape,order", b_make_block_ptr, 0},
     {"advance", "base,offsets", b_advance, 0},
-    {"make_tensor_descriptor", "base,shape,strides,block_shape,padding_option=", b_make_tensor_desc, 0},
+    {"make_tensor_descriptor", "base,shape,strides,block_shape,padding_option=", b_make_tensor_desc,
+     0},
     {"load_tensor_descriptor", "desc,offsets", b_desc_load, 0},
     {"store_tensor_descriptor", "desc,offsets,value", b_desc_store, 0},
     {"where", "condition,x,y", b_where, 0},
@@ -1565,8 +1814,10 @@ static const Builtin builtins[] = {
 #include "compiler/ir/ir_mathfn.def"
 #undef MATHFN
     {"sum", "input,axis=,keep_dims=,dtype=", b_sum, BF_METHOD},
-    {"max", "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", b_max_min, BF_METHOD},
-    {"min", "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", b_max_min, BF_METHOD},
+    {"max", "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", b_max_min,
+     BF_METHOD},
+    {"min", "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", b_max_min,
+     BF_METHOD},
     {"argmax", "input,axis=,tie_break_left=,keep_dims=", b_arg, BF_METHOD},
     {"argmin", "input,axis=,tie_break_left=,keep_dims=", b_arg, BF_METHOD},
     {"associative_scan", "input,axis,combine_fn,reverse=", b_associative_scan, BF_METHOD},
@@ -1581,7 +1832,8 @@ static const Builtin builtins[] = {
     {"gather", "src,index,axis", b_gather, BF_METHOD},
     {"histogram", "input,num_bins,mask=", b_histogram, BF_METHOD},
     {"inline_asm_elementwise", "asm,constraints,args,dtype,is_pure,pack", b_inline_asm, 0},
-    {"dot", "input,other,acc=,input_precision=,allow_tf32=,max_num_imprecise_acc=,out_dtype=", b_dot, 0},
+    {"dot",
+     "input,other,acc=,input_precision=,allow_tf32=,max_num_imprecise_acc=,out_dtype=", b_dot, 0},
     {"trans", "input,*dims", b_trans, BF_METHOD},
     {"permute", "input,*dims", b_trans, BF_METHOD},
     {"reshape", "input,*shape", b_reshape, BF_METHOD},
@@ -1669,12 +1921,17 @@ static int parse_params(const char *spec, Spec1 *out) {
 
 static Val dtype_predicate(Sema *S, Val self, const char *m, Loc loc) {
     int dt = self.ty.dt;
-    static const struct { const char *n; int dt; } exact[] = {
-        {"is_fp16", DT_FP16}, {"is_bf16", DT_BF16}, {"is_fp32", DT_FP32}, {"is_fp64", DT_FP64}, {"is_bool", DT_I1},
-        {"is_int1", DT_I1}, {"is_int8", DT_I8}, {"is_int16", DT_I16}, {"is_int32", DT_I32}, {"is_int64", DT_I64},
-        {"is_uint8", DT_U8}, {"is_uint16", DT_U16}, {"is_uint32", DT_U32}, {"is_uint64", DT_U64}, {"is_ptr", DT_PTR},
-        {"is_fp8e4nv", DT_FP8E4NV}, {"is_fp8e5", DT_FP8E5}, {"is_fp8e4b15", DT_FP8E4B15}, {"is_fp8e4b8", DT_FP8E4B8},
-        {"is_fp8e5b16", DT_FP8E5B16}};
+    static const struct {
+        const char *n;
+        int dt;
+    } exact[] = {
+        {"is_fp16", DT_FP16},       {"is_bf16", DT_BF16},        {"is_fp32", DT_FP32},
+        {"is_fp64", DT_FP64},       {"is_bool", DT_I1},          {"is_int1", DT_I1},
+        {"is_int8", DT_I8},         {"is_int16", DT_I16},        {"is_int32", DT_I32},
+        {"is_int64", DT_I64},       {"is_uint8", DT_U8},         {"is_uint16", DT_U16},
+        {"is_uint32", DT_U32},      {"is_uint64", DT_U64},       {"is_ptr", DT_PTR},
+        {"is_fp8e4nv", DT_FP8E4NV}, {"is_fp8e5", DT_FP8E5},      {"is_fp8e4b15", DT_FP8E4B15},
+        {"is_fp8e4b8", DT_FP8E4B8}, {"is_fp8e5b16", DT_FP8E5B16}};
     for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
         if (!strcmp(m, exact[i].n)) return sema_val_bool(dt == exact[i].dt);
     if (!strcmp(m, "is_floating")) return sema_val_bool(dt_is_float(dt));
@@ -1688,7 +1945,8 @@ static Val dtype_predicate(Sema *S, Val self, const char *m, Loc loc) {
 Val sema_call_builtin(Sema *S, int id, Val *self, CallArgs *ca) {
     const Builtin *b = &builtins[id];
     if (b->fn == b_dtype_method) {
-        if (ca->npos || ca->nkw) sema_error(S, ca->loc, "dtype.%s() takes no arguments", self->s ? self->s : "");
+        if (ca->npos || ca->nkw)
+            sema_error(S, ca->loc, "dtype.%s() takes no arguments", self->s ? self->s : "");
         return dtype_predicate(S, *self, self->s, ca->loc);
     }
     Spec1 ps[MAXP];
@@ -1706,7 +1964,8 @@ Val sema_call_builtin(Sema *S, int id, Val *self, CallArgs *ca) {
         if (ps[pi].rest) {
             Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(npos - i + 1));
             int k = 0;
-            for (int j = i; j < npos; j++) items[k++] = self ? (j == 0 ? *self : ca->pos[j - 1]) : ca->pos[j];
+            for (int j = i; j < npos; j++)
+                items[k++] = self ? (j == 0 ? *self : ca->pos[j - 1]) : ca->pos[j];
             a.v[pi] = sema_val_tuple(S, items, k), a.given[pi] = true, a.loc[pi] = l;
             pi++;
             break;
@@ -1717,8 +1976,11 @@ Val sema_call_builtin(Sema *S, int id, Val *self, CallArgs *ca) {
     for (int k = 0; k < ca->nkw; k++) {
         int j = 0;
         while (j < np && strcmp(ps[j].name, ca->kwnames[k])) j++;
-        if (j == np || ps[j].rest) sema_error(S, ca->kwlocs[k], "unknown keyword argument '%s' for %s", ca->kwnames[k], a.name);
-        if (a.given[j]) sema_error(S, ca->kwlocs[k], "%s got several values for '%s'", a.name, ca->kwnames[k]);
+        if (j == np || ps[j].rest)
+            sema_error(S, ca->kwlocs[k], "unknown keyword argument '%s' for %s", ca->kwnames[k],
+                       a.name);
+        if (a.given[j])
+            sema_error(S, ca->kwlocs[k], "%s got several values for '%s'", a.name, ca->kwnames[k]);
         a.v[j] = ca->kwvals[k], a.given[j] = true, a.loc[j] = ca->kwlocs[k];
     }
     for (int j = 0; j < np; j++) {

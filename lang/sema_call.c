@@ -16,8 +16,10 @@ enum { MAX_CALL_DEPTH = 64 };
 static void push_frame(Sema *S, const Func *fn, Loc loc) {
     for (int i = 0; i < S->depth; i++)
         if (S->stack[i].fn == fn)
-            sema_error(S, loc, "recursive call to '%s': recursion is not supported in kernels", fn->name);
-    if (S->depth >= MAX_CALL_DEPTH) sema_error(S, loc, "calls nested more than %d deep", MAX_CALL_DEPTH);
+            sema_error(S, loc, "recursive call to '%s': recursion is not supported in kernels",
+                       fn->name);
+    if (S->depth >= MAX_CALL_DEPTH)
+        sema_error(S, loc, "calls nested more than %d deep", MAX_CALL_DEPTH);
     CallFrame fr = {fn, loc};
     VEC_PUSH(S->arena, S->stack, S->depth, S->capstack, fr);
 }
@@ -47,24 +49,32 @@ static Val *bind_args(Sema *S, const Func *fn, ModScope *scope, CallArgs *a) {
     Val *bound = arena_alloc(S->arena, sizeof(Val) * (size_t)(n + 1));
     bool *given = arena_alloc(S->arena, (size_t)(n + 1));
     if (a->npos > n)
-        sema_error(S, a->loc, "'%s' takes %d argument%s but %d were given", fn->name, n, n == 1 ? "" : "s", a->npos);
+        sema_error(S, a->loc, "'%s' takes %d argument%s but %d were given", fn->name, n,
+                   n == 1 ? "" : "s", a->npos);
     for (int i = 0; i < a->npos; i++) bound[i] = a->pos[i], given[i] = true;
     for (int k = 0; k < a->nkw; k++) {
         int i = param_index(fn, a->kwnames[k]);
-        if (i < 0) sema_error(S, a->kwlocs[k], "'%s' has no parameter named '%s'", fn->name, a->kwnames[k]);
-        if (given[i]) sema_error(S, a->kwlocs[k], "'%s' got several values for parameter '%s'", fn->name, a->kwnames[k]);
+        if (i < 0)
+            sema_error(S, a->kwlocs[k], "'%s' has no parameter named '%s'", fn->name,
+                       a->kwnames[k]);
+        if (given[i])
+            sema_error(S, a->kwlocs[k], "'%s' got several values for parameter '%s'", fn->name,
+                       a->kwnames[k]);
         bound[i] = a->kwvals[k], given[i] = true;
     }
     for (int i = 0; i < n; i++) {
         if (given[i]) continue;
         if (!fn->params[i].default_value)
-            sema_error(S, a->loc, "missing argument '%s' in call to '%s'", fn->params[i].name, fn->name);
+            sema_error(S, a->loc, "missing argument '%s' in call to '%s'", fn->params[i].name,
+                       fn->name);
         bound[i] = eval_default(S, fn, scope, i);
     }
     for (int i = 0; i < n; i++) {
         const char *ann = fn->params[i].annotation;
         if (ann && !strcmp(ann, "constexpr") && !sema_val_is_constexpr(bound[i]))
-            sema_error(S, a->loc, "argument '%s' of '%s' must be a compile-time constant (it is tl.constexpr), got %s",
+            sema_error(S, a->loc,
+                       "argument '%s' of '%s' must be a compile-time constant (it is "
+                       "tl.constexpr), got %s",
                        fn->params[i].name, fn->name, sema_val_kind_name(S, bound[i]));
     }
     return bound;
@@ -165,7 +175,8 @@ static Spec *specialise(Sema *S, const Func *fn, ModScope *scope, Val *bound, co
     fs.scope = scope;
     fs.fn = fn;
     for (int i = 0; i < fn->nparams; i++)
-        sema_env_set(S, fs.env, fn->params[i].name, param_template(S, f, bound[i], fn->params[i].name));
+        sema_env_set(S, fs.env, fn->params[i].name,
+                     param_template(S, f, bound[i], fn->params[i].name));
     FnState *saved = S->fs;
     S->fs = &fs;
     Flow fl = sema_lower_seq(S, &fn->body, 0, NULL);
@@ -209,7 +220,8 @@ static Val sema_call_user(Sema *S, const Func *fn, ModScope *scope, CallArgs *a)
         IrFunc *callee = sp->ir;
         Loc saved = sema_builder(S)->loc;
         sema_builder(S)->loc = a->loc;
-        OpId call = ir_build(sema_builder(S), OP_CALL, args, (uint32_t)n, callee->result_types, callee->nresults);
+        OpId call = ir_build(sema_builder(S), OP_CALL, args, (uint32_t)n, callee->result_types,
+                             callee->nresults);
         sema_builder(S)->loc = saved;
         sema_func(S)->ops[call].sattr = callee->name;
         result = rebuild(S, sp->ret, call);
@@ -230,7 +242,7 @@ Val sema_call_value(Sema *S, Val callee, CallArgs *a) {
         }
         return sema_call_user(S, callee.fn, callee.fnmod, a);
     }
-    if (callee.k == V_DTYPE) sema_error(S, a->loc, "a dtype is not callable: use x.to(dtype) to convert");
+    if (callee.k == V_DTYPE)
+        sema_error(S, a->loc, "a dtype is not callable: use x.to(dtype) to convert");
     sema_error(S, a->loc, "%s is not callable", sema_val_kind_name(S, callee));
 }
-

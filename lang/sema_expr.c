@@ -14,31 +14,42 @@
 static bool num(Val v) { return v.k == V_INT || v.k == V_BOOL || v.k == V_FLOAT; }
 static double fl(Val v) { return v.k == V_FLOAT ? v.f : (double)v.i; }
 
-static void overflow_error(Sema *S, Loc loc) { sema_error(S, loc, "integer overflow in constant expression"); }
+static void overflow_error(Sema *S, Loc loc) {
+    sema_error(S, loc, "integer overflow in constant expression");
+}
 
 /* a ** b on floats with Python's errors instead of inf and NaN */
 static Val const_pow(Sema *S, double a, double b, Loc loc) {
-    if (a == 0 && b < 0) sema_error(S, loc, "zero raised to a negative power in constant expression");
+    if (a == 0 && b < 0)
+        sema_error(S, loc, "zero raised to a negative power in constant expression");
     if (a < 0 && b != floor(b) && isfinite(b))
         sema_error(S, loc, "a negative number raised to a fractional power is not a real number");
     double r = pow(a, b);
-    if (isinf(r) && isfinite(a) && isfinite(b)) sema_error(S, loc, "float overflow in constant expression");
+    if (isinf(r) && isfinite(a) && isfinite(b))
+        sema_error(S, loc, "float overflow in constant expression");
     return sema_val_float(r);
 }
 
 static Val const_int_binop(Sema *S, int op, int64_t a, int64_t b, Loc loc) {
     int64_t r = 0;
     switch (op) {
-    case BIN_ADD: if (__builtin_add_overflow(a, b, &r)) overflow_error(S, loc); return sema_val_int(r);
-    case BIN_SUB: if (__builtin_sub_overflow(a, b, &r)) overflow_error(S, loc); return sema_val_int(r);
-    case BIN_MUL: if (__builtin_mul_overflow(a, b, &r)) overflow_error(S, loc); return sema_val_int(r);
+    case BIN_ADD:
+        if (__builtin_add_overflow(a, b, &r)) overflow_error(S, loc);
+        return sema_val_int(r);
+    case BIN_SUB:
+        if (__builtin_sub_overflow(a, b, &r)) overflow_error(S, loc);
+        return sema_val_int(r);
+    case BIN_MUL:
+        if (__builtin_mul_overflow(a, b, &r)) overflow_error(S, loc);
+        return sema_val_int(r);
     case BIN_DIV:
         if (!b) sema_error(S, loc, "division by zero in constant expression");
         return sema_val_float((double)a / (double)b);
     case BIN_FLOORDIV:
     case BIN_MOD: {
         if (!b) sema_error(S, loc, "division by zero in constant expression");
-        if (a == INT64_MIN && b == -1) sema_error(S, loc, "integer overflow in constant expression");
+        if (a == INT64_MIN && b == -1)
+            sema_error(S, loc, "integer overflow in constant expression");
         int64_t q = a / b, m = a % b;
         if (m != 0 && ((m < 0) != (b < 0))) q--, m += b; /* Python floors */
         return sema_val_int(op == BIN_FLOORDIV ? q : m);
@@ -49,7 +60,8 @@ static Val const_int_binop(Sema *S, int op, int64_t a, int64_t b, Loc loc) {
         for (int64_t i = 0; i < b; i++) {
             if (__builtin_mul_overflow(acc, a, &r)) overflow_error(S, loc);
             acc = r;
-            if (acc == 0 || (acc == 1 && a == 1)) break; /* a power of 0 or 1 stays; -1's alternates */
+            if (acc == 0 || (acc == 1 && a == 1))
+                break; /* a power of 0 or 1 stays; -1's alternates */
         }
         return sema_val_int(acc);
     }
@@ -92,14 +104,16 @@ static Val const_float_binop(Sema *S, int op, double a, double b, Loc loc) {
 
 static Val const_binop(Sema *S, int op, Val a, Val b, Loc loc) {
     if (a.k == V_STR && b.k == V_STR && op == BIN_ADD) {
-        if (a.slen + b.slen > SEMA_MAX_STR) sema_error(S, loc, "string constant longer than %d bytes", SEMA_MAX_STR);
+        if (a.slen + b.slen > SEMA_MAX_STR)
+            sema_error(S, loc, "string constant longer than %d bytes", SEMA_MAX_STR);
         char *s = arena_alloc(S->arena, a.slen + b.slen + 1);
         memcpy(s, a.s, a.slen);
         memcpy(s + a.slen, b.s, b.slen);
         return sema_val_str(S, s, a.slen + b.slen);
     }
     if (a.k == V_TUPLE && b.k == V_TUPLE && op == BIN_ADD) {
-        if (a.n + b.n > SEMA_MAX_TUPLE) sema_error(S, loc, "tuple with more than %d items", SEMA_MAX_TUPLE);
+        if (a.n + b.n > SEMA_MAX_TUPLE)
+            sema_error(S, loc, "tuple with more than %d items", SEMA_MAX_TUPLE);
         Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(a.n + b.n + 1));
         memcpy(items, a.items, sizeof(Val) * (size_t)a.n);
         memcpy(items + a.n, b.items, sizeof(Val) * (size_t)b.n);
@@ -151,7 +165,8 @@ static void need_number(Sema *S, Val v, const char *op, Loc loc) {
 static Val pointer_offset(Sema *S, Val p, Val off, bool negate, Loc loc) {
     IrType ot = sema_type_of(off);
     if (!dt_is_int(ot.dt) || ot.dt == DT_I1)
-        sema_error(S, loc, "a pointer can only be offset by an integer, got %s", sema_val_kind_name(S, off));
+        sema_error(S, loc, "a pointer can only be offset by an integer, got %s",
+                   sema_val_kind_name(S, off));
     ValId o = sema_to_ir(S, off, loc);
     if (negate) {
         Loc saved = sema_builder(S)->loc;
@@ -172,7 +187,8 @@ static Val pointer_offset(Sema *S, Val p, Val off, bool negate, Loc loc) {
 }
 
 Val sema_float_div(Sema *S, Val a, Val b, bool exact, Loc loc) {
-    int dt = sema_computation_dtype(S, sema_type_of(a), a.k != V_IR, sema_type_of(b), b.k != V_IR, true, loc);
+    int dt = sema_computation_dtype(S, sema_type_of(a), a.k != V_IR, sema_type_of(b), b.k != V_IR,
+                                    true, loc);
     if (dt_is_int(dt)) dt = DT_FP32; /* int / int is a float division, as in Triton */
     return emit_binary(S, exact ? OP_DIV_RN : OP_DIV, a, b, dt, loc);
 }
@@ -181,8 +197,8 @@ static Val true_div(Sema *S, Val a, Val b, Loc loc) { return sema_float_div(S, a
 
 static Val int_only(Sema *S, int code, Val a, Val b, int dt, const char *op, Loc loc) {
     if (!dt_is_int(dt))
-        sema_error(S, loc, "'%s' needs integer operands, got %s and %s", op, sema_val_kind_name(S, a),
-                   sema_val_kind_name(S, b));
+        sema_error(S, loc, "'%s' needs integer operands, got %s and %s", op,
+                   sema_val_kind_name(S, a), sema_val_kind_name(S, b));
     return emit_binary(S, code, a, b, dt, loc);
 }
 
@@ -196,14 +212,19 @@ static Val bitwise(Sema *S, int code, Val a, Val b, const char *op, Loc loc) {
 }
 
 Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
-    if ((a.k == V_TUPLE && a.tag) || (b.k == V_TUPLE && b.tag) || sema_is_host_desc(a) || sema_is_host_desc(b))
-        sema_error(S, loc, "unsupported operand types for '%s': %s and %s%s", ast_binop_spelling(op), sema_val_kind_name(S, a),
-                   sema_val_kind_name(S, b), a.tag == TAG_BLOCK_PTR && op == BIN_ADD ? " (move a block pointer with tl.advance)" : "");
+    if ((a.k == V_TUPLE && a.tag) || (b.k == V_TUPLE && b.tag) || sema_is_host_desc(a) ||
+        sema_is_host_desc(b))
+        sema_error(S, loc, "unsupported operand types for '%s': %s and %s%s",
+                   ast_binop_spelling(op), sema_val_kind_name(S, a), sema_val_kind_name(S, b),
+                   a.tag == TAG_BLOCK_PTR && op == BIN_ADD
+                       ? " (move a block pointer with tl.advance)"
+                       : "");
     if (sema_val_is_constexpr(a) && sema_val_is_constexpr(b)) return const_binop(S, op, a, b, loc);
     const char *sp = ast_binop_spelling(op);
     if (a.k == V_IR && a.ty.dt == DT_PTR && (op == BIN_ADD || op == BIN_SUB))
         return pointer_offset(S, a, b, op == BIN_SUB, loc);
-    if (b.k == V_IR && b.ty.dt == DT_PTR && op == BIN_ADD) return pointer_offset(S, b, a, false, loc);
+    if (b.k == V_IR && b.ty.dt == DT_PTR && op == BIN_ADD)
+        return pointer_offset(S, b, a, false, loc);
     need_number(S, a, sp, loc);
     need_number(S, b, sp, loc);
     if (sema_type_of(a).dt == DT_PTR || sema_type_of(b).dt == DT_PTR)
@@ -212,29 +233,47 @@ Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
     IrType ta = sema_type_of(a), tb = sema_type_of(b);
     if ((wa && a.k == V_INT && a.i < 0) || (wb && b.k == V_INT && b.i < 0)) {
         int dt = sema_computation_dtype(S, ta, wa, tb, wb, false, loc);
-        if (dt_is_int(dt) && !dt_is_signed(dt) && dt != DT_I1 && op != BIN_AND && op != BIN_OR && op != BIN_XOR)
-            sema_error(S, loc, "cannot combine an unsigned block with a negative constant; cast one of them");
+        if (dt_is_int(dt) && !dt_is_signed(dt) && dt != DT_I1 && op != BIN_AND && op != BIN_OR &&
+            op != BIN_XOR)
+            sema_error(
+                S, loc,
+                "cannot combine an unsigned block with a negative constant; cast one of them");
     }
     switch (op) {
-    case BIN_ADD: return emit_binary(S, OP_ADD, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc), loc);
-    case BIN_SUB: return emit_binary(S, OP_SUB, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc), loc);
-    case BIN_MUL: return emit_binary(S, OP_MUL, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc), loc);
+    case BIN_ADD:
+        return emit_binary(S, OP_ADD, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc),
+                           loc);
+    case BIN_SUB:
+        return emit_binary(S, OP_SUB, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc),
+                           loc);
+    case BIN_MUL:
+        return emit_binary(S, OP_MUL, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc),
+                           loc);
     case BIN_DIV: return true_div(S, a, b, loc);
     case BIN_FLOORDIV:
-        return int_only(S, OP_IDIV, a, b, sema_computation_dtype(S, ta, wa, tb, wb, true, loc), "//", loc);
-    case BIN_MOD: return emit_binary(S, OP_REM, a, b, sema_computation_dtype(S, ta, wa, tb, wb, true, loc), loc);
+        return int_only(S, OP_IDIV, a, b, sema_computation_dtype(S, ta, wa, tb, wb, true, loc),
+                        "//", loc);
+    case BIN_MOD:
+        return emit_binary(S, OP_REM, a, b, sema_computation_dtype(S, ta, wa, tb, wb, true, loc),
+                           loc);
     case BIN_AND: return bitwise(S, OP_AND, a, b, "&", loc);
     case BIN_OR: return bitwise(S, OP_OR, a, b, "|", loc);
     case BIN_XOR: return bitwise(S, OP_XOR, a, b, "^", loc);
-    case BIN_LSHIFT: return int_only(S, OP_SHL, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc), "<<", loc);
-    case BIN_RSHIFT: return int_only(S, OP_SHR, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc), ">>", loc);
+    case BIN_LSHIFT:
+        return int_only(S, OP_SHL, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc),
+                        "<<", loc);
+    case BIN_RSHIFT:
+        return int_only(S, OP_SHR, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc),
+                        ">>", loc);
     case BIN_MATMUL: {
         Val args[2] = {a, b};
         CallArgs ca = {.pos = args, .npos = 2, .loc = loc};
         return sema_call_builtin(S, sema_builtin_find("dot"), NULL, &ca);
     }
     default:
-        sema_error(S, loc, "operator '%s' is not supported on blocks (use tl.exp2 / tl.log2 for powers)", sp);
+        sema_error(S, loc,
+                   "operator '%s' is not supported on blocks (use tl.exp2 / tl.log2 for powers)",
+                   sp);
     }
 }
 
@@ -246,9 +285,12 @@ static bool const_compare(Sema *S, int op, Val a, Val b, Loc loc) {
         return op == CMP_IS ? same : !same;
     }
     if (op == CMP_IN || op == CMP_NOTIN) {
-        if (b.k != V_TUPLE) sema_error(S, loc, "'in' needs a tuple on its right, got %s", sema_val_kind_name(S, b));
+        if (b.k != V_TUPLE)
+            sema_error(S, loc, "'in' needs a tuple on its right, got %s", sema_val_kind_name(S, b));
         bool found = false;
-        for (int i = 0; i < b.n && !found; i++) found = sema_val_same(a, b.items[i]) || (num(a) && num(b.items[i]) && fl(a) == fl(b.items[i]));
+        for (int i = 0; i < b.n && !found; i++)
+            found = sema_val_same(a, b.items[i]) ||
+                    (num(a) && num(b.items[i]) && fl(a) == fl(b.items[i]));
         return op == CMP_IN ? found : !found;
     }
     int c;
@@ -267,7 +309,8 @@ static bool const_compare(Sema *S, int op, Val a, Val b, Loc loc) {
         bool eq = sema_val_same(a, b);
         return op == CMP_EQ ? eq : !eq;
     } else {
-        sema_error(S, loc, "cannot order %s and %s", sema_val_kind_name(S, a), sema_val_kind_name(S, b));
+        sema_error(S, loc, "cannot order %s and %s", sema_val_kind_name(S, a),
+                   sema_val_kind_name(S, b));
     }
     switch (op) {
     case CMP_EQ: return c == 0;
@@ -280,21 +323,27 @@ static bool const_compare(Sema *S, int op, Val a, Val b, Loc loc) {
 }
 
 Val sema_compare_op(Sema *S, int op, Val a, Val b, Loc loc) {
-    if (sema_val_is_constexpr(a) && sema_val_is_constexpr(b)) return sema_val_bool(const_compare(S, op, a, b, loc));
+    if (sema_val_is_constexpr(a) && sema_val_is_constexpr(b))
+        return sema_val_bool(const_compare(S, op, a, b, loc));
     if ((sema_is_host_desc(a) || sema_is_host_desc(b)) && op != CMP_IS && op != CMP_ISNOT)
-        sema_error(S, loc, "cannot compare %s and %s", sema_val_kind_name(S, a), sema_val_kind_name(S, b));
+        sema_error(S, loc, "cannot compare %s and %s", sema_val_kind_name(S, a),
+                   sema_val_kind_name(S, b));
     if (op == CMP_IS || op == CMP_ISNOT) {
-        if (a.k == V_NONE || b.k == V_NONE) return sema_val_bool(op == CMP_ISNOT); /* a block is not None */
+        if (a.k == V_NONE || b.k == V_NONE)
+            return sema_val_bool(op == CMP_ISNOT); /* a block is not None */
         sema_error(S, loc, "'is' only compares with None or constants");
     }
-    if (op == CMP_IN || op == CMP_NOTIN) sema_error(S, loc, "'in' is only supported on compile-time tuples");
+    if (op == CMP_IN || op == CMP_NOTIN)
+        sema_error(S, loc, "'in' is only supported on compile-time tuples");
     const char *sp = ast_cmpop_spelling(op);
     need_number(S, a, sp, loc);
     need_number(S, b, sp, loc);
     IrType ta = sema_type_of(a), tb = sema_type_of(b);
     int dt;
     if (ta.dt == DT_PTR || tb.dt == DT_PTR) {
-        if (!ty_equal(ty_elem(ta), ty_elem(tb))) sema_error(S, loc, "cannot compare a pointer with %s", sema_val_kind_name(S, ta.dt == DT_PTR ? b : a));
+        if (!ty_equal(ty_elem(ta), ty_elem(tb)))
+            sema_error(S, loc, "cannot compare a pointer with %s",
+                       sema_val_kind_name(S, ta.dt == DT_PTR ? b : a));
         dt = DT_PTR;
     } else {
         dt = sema_computation_dtype(S, ta, a.k != V_IR, tb, b.k != V_IR, false, loc);
@@ -306,10 +355,12 @@ Val sema_compare_op(Sema *S, int op, Val a, Val b, Loc loc) {
     IrType shape = sema_broadcast_shape(S, ir_type(sema_func(S), x), ir_type(sema_func(S), y), loc);
     ValId ops[2] = {sema_fp8_widen(S, sema_emit_broadcast(S, x, shape, loc), loc),
                     sema_fp8_widen(S, sema_emit_broadcast(S, y, shape, loc), loc)};
-    static const int preds[] = {CMP_PRED_EQ, CMP_PRED_NE, CMP_PRED_LT, CMP_PRED_LE, CMP_PRED_GT, CMP_PRED_GE};
+    static const int preds[] = {CMP_PRED_EQ, CMP_PRED_NE, CMP_PRED_LT,
+                                CMP_PRED_LE, CMP_PRED_GT, CMP_PRED_GE};
     Loc saved = sema_builder(S)->loc;
     sema_builder(S)->loc = loc;
-    OpId o = ir_build(sema_builder(S), OP_CMP, ops, 2, (IrType[]){ty_with_elem(shape, ty_scalar(DT_I1))}, 1);
+    OpId o = ir_build(sema_builder(S), OP_CMP, ops, 2,
+                      (IrType[]){ty_with_elem(shape, ty_scalar(DT_I1))}, 1);
     sema_builder(S)->loc = saved;
     sema_func(S)->ops[o].attr[0] = preds[op];
     return sema_val_ir(S, ir_result(sema_func(S), o, 0));
@@ -321,11 +372,18 @@ bool sema_truthy_const(Sema *S, Val v, Loc loc, bool *out) {
     (void)S, (void)loc;
     switch (v.k) {
     case V_NONE: *out = false; return true;
-    case V_BOOL: case V_INT: *out = v.i != 0; return true;
+    case V_BOOL:
+    case V_INT: *out = v.i != 0; return true;
     case V_FLOAT: *out = v.f != 0; return true;
     case V_STR: *out = v.slen != 0; return true;
-    case V_TUPLE: if (!sema_val_is_constexpr(v)) return false; *out = v.n != 0; return true;
-    case V_DTYPE: case V_FUNC: case V_BUILTIN: case V_MODULE: *out = true; return true;
+    case V_TUPLE:
+        if (!sema_val_is_constexpr(v)) return false;
+        *out = v.n != 0;
+        return true;
+    case V_DTYPE:
+    case V_FUNC:
+    case V_BUILTIN:
+    case V_MODULE: *out = true; return true;
     default: return false;
     }
 }
@@ -342,10 +400,12 @@ static ValId emit_unary(Sema *S, int code, ValId x, Loc loc) {
 
 static Val sema_unary_op(Sema *S, int op, Val a, Loc loc) {
     bool t;
-    if (sema_is_host_desc(a)) sema_error(S, loc, "bad operand for a unary operator: %s", sema_val_kind_name(S, a));
+    if (sema_is_host_desc(a))
+        sema_error(S, loc, "bad operand for a unary operator: %s", sema_val_kind_name(S, a));
     if (op == UN_NOT) {
         if (sema_truthy_const(S, a, loc, &t)) return sema_val_bool(!t);
-        if (a.k != V_IR) sema_error(S, loc, "'not' needs a condition, got %s", sema_val_kind_name(S, a));
+        if (a.k != V_IR)
+            sema_error(S, loc, "'not' needs a condition, got %s", sema_val_kind_name(S, a));
         return sema_val_ir(S, emit_unary(S, OP_NOT, sema_to_i1(S, a, loc), loc));
     }
     if (sema_val_is_const(a)) {
@@ -358,11 +418,13 @@ static Val sema_unary_op(Sema *S, int op, Val a, Loc loc) {
         if (a.k == V_FLOAT) sema_error(S, loc, "'~' needs an integer, got a float");
         return sema_val_int(~a.i);
     }
-    if (a.k != V_IR) sema_error(S, loc, "bad operand for unary operator: %s", sema_val_kind_name(S, a));
+    if (a.k != V_IR)
+        sema_error(S, loc, "bad operand for unary operator: %s", sema_val_kind_name(S, a));
     if (a.ty.dt == DT_PTR) sema_error(S, loc, "bad operand for unary operator: a pointer");
     if (op == UN_POS) return a;
     if (op == UN_NEG) return sema_val_ir(S, emit_unary(S, OP_NEG, a.v, loc));
-    if (!dt_is_int(a.ty.dt)) sema_error(S, loc, "'~' needs an integer, got %s", sema_val_kind_name(S, a));
+    if (!dt_is_int(a.ty.dt))
+        sema_error(S, loc, "'~' needs an integer, got %s", sema_val_kind_name(S, a));
     return sema_val_ir(S, emit_unary(S, OP_NOT, a.v, loc));
 }
 
@@ -374,16 +436,20 @@ static Val subscript_tuple(Sema *S, Val t, const Expr *e) {
     if (ix->kind == EX_SLICE) {
         Val lo = ix->lhs ? sema_lower_expr(S, ix->lhs) : sema_val_int(0);
         Val hi = ix->rhs ? sema_lower_expr(S, ix->rhs) : sema_val_int(t.n);
-        if (lo.k != V_INT || hi.k != V_INT || ix->third) sema_error(S, ix->loc, "tuple slices take constant bounds");
+        if (lo.k != V_INT || hi.k != V_INT || ix->third)
+            sema_error(S, ix->loc, "tuple slices take constant bounds");
         int64_t a = lo.i < 0 ? lo.i + t.n : lo.i, b = hi.i < 0 ? hi.i + t.n : hi.i;
         if (a < 0) a = 0;
         if (b > t.n) b = t.n;
         return sema_val_tuple(S, t.items + a, b > a ? (int)(b - a) : 0);
     }
     Val i = sema_lower_expr(S, ix);
-    if (i.k != V_INT) sema_error(S, ix->loc, "tuple index must be a constant integer, got %s", sema_val_kind_name(S, i));
+    if (i.k != V_INT)
+        sema_error(S, ix->loc, "tuple index must be a constant integer, got %s",
+                   sema_val_kind_name(S, i));
     int64_t k = i.i < 0 ? i.i + t.n : i.i;
-    if (k < 0 || k >= t.n) sema_error(S, ix->loc, "tuple index %lld out of range (length %d)", (long long)i.i, t.n);
+    if (k < 0 || k >= t.n)
+        sema_error(S, ix->loc, "tuple index %lld out of range (length %d)", (long long)i.i, t.n);
     return t.items[k];
 }
 
@@ -393,10 +459,12 @@ static Val subscript_block(Sema *S, Val x, const Expr *e) {
         const Expr *ix = e->items[i];
         bool full = ix->kind == EX_SLICE && !ix->lhs && !ix->rhs && !ix->third;
         if (!full && ix->kind != EX_NONE)
-            sema_error(S, ix->loc, "blocks can only be indexed with ':' and None (as in x[:, None])");
+            sema_error(S, ix->loc,
+                       "blocks can only be indexed with ':' and None (as in x[:, None])");
         if (full) consumed++;
     }
-    if (consumed > x.ty.rank) sema_error(S, e->loc, "too many indices for a block of rank %d", x.ty.rank);
+    if (consumed > x.ty.rank)
+        sema_error(S, e->loc, "too many indices for a block of rank %d", x.ty.rank);
     ValId v = x.v;
     int axis = 0;
     for (int i = 0; i < e->nitems; i++) {
@@ -405,7 +473,8 @@ static Val subscript_block(Sema *S, Val x, const Expr *e) {
             continue;
         }
         IrType t = ir_type(sema_func(S), v), r = t;
-        if (t.rank >= NR_MAX_RANK) sema_error(S, e->loc, "blocks have at most %d dimensions", NR_MAX_RANK);
+        if (t.rank >= NR_MAX_RANK)
+            sema_error(S, e->loc, "blocks have at most %d dimensions", NR_MAX_RANK);
         memmove(r.shape + axis + 1, r.shape + axis, sizeof(int32_t) * (size_t)(t.rank - axis));
         r.shape[axis] = 1;
         r.rank++;
@@ -431,7 +500,8 @@ static Val lower_subscript(Sema *S, const Expr *e) {
 
 static Val logical_and_or(Sema *S, bool is_and, Val a, Val b, Loc loc) {
     ValId x = sema_to_i1(S, a, loc), y = sema_to_i1(S, b, loc);
-    return emit_binary(S, is_and ? OP_AND : OP_OR, sema_val_ir(S, x), sema_val_ir(S, y), DT_I1, loc);
+    return emit_binary(S, is_and ? OP_AND : OP_OR, sema_val_ir(S, x), sema_val_ir(S, y), DT_I1,
+                       loc);
 }
 
 static Val lower_boolop(Sema *S, const Expr *e) {
@@ -461,7 +531,8 @@ static Val lower_cmp_chain(Sema *S, const Expr *e) {
         Val right = sema_lower_expr(S, e->items[i]);
         Val c = sema_compare_op(S, e->ops[i - 1], left, right, e->loc);
         if (i == 1) acc = c;
-        else if (sema_val_is_constexpr(acc) && sema_val_is_constexpr(c)) acc = sema_val_bool(acc.i && c.i);
+        else if (sema_val_is_constexpr(acc) && sema_val_is_constexpr(c))
+            acc = sema_val_bool(acc.i && c.i);
         else acc = logical_and_or(S, true, acc, c, e->loc);
         left = right;
     }
@@ -489,7 +560,8 @@ static Val lower_ifexp(Sema *S, const Expr *e) {
     bool t;
     if (sema_truthy_const(S, c, e->loc, &t)) return sema_lower_expr(S, t ? e->lhs : e->rhs);
     if (c.k != V_IR || c.ty.rank != 0)
-        sema_error(S, e->items[0]->loc, "the condition of a conditional expression must be a scalar, got %s",
+        sema_error(S, e->items[0]->loc,
+                   "the condition of a conditional expression must be a scalar, got %s",
                    sema_val_kind_name(S, c));
     ValId cond = sema_to_i1(S, c, e->loc);
     IrFunc *f = sema_func(S);
@@ -502,13 +574,16 @@ static Val lower_ifexp(Sema *S, const Expr *e) {
     for (int i = 0; i < 2; i++) {
         Val v = i ? b : a;
         if (v.k != V_IR && !sema_val_is_const(v))
-            sema_error(S, (i ? e->rhs : e->lhs)->loc, "a conditional expression with a run-time condition needs numbers or blocks, got %s",
+            sema_error(S, (i ? e->rhs : e->lhs)->loc,
+                       "a conditional expression with a run-time condition needs numbers or "
+                       "blocks, got %s",
                        sema_val_kind_name(S, v));
     }
     IrType ta = sema_type_of(a), tb = sema_type_of(b);
     int dt;
     if (ta.dt == DT_PTR || tb.dt == DT_PTR) {
-        if (ta.dt != tb.dt || ta.pointee != tb.pointee) sema_error(S, e->loc, "both sides must be pointers of one type");
+        if (ta.dt != tb.dt || ta.pointee != tb.pointee)
+            sema_error(S, e->loc, "both sides must be pointers of one type");
         dt = DT_PTR;
     } else {
         dt = sema_computation_dtype(S, ta, a.k != V_IR, tb, b.k != V_IR, false, e->loc);
@@ -541,11 +616,13 @@ static Val lower_call(Sema *S, const Expr *e) {
         const Expr *x = e->items[i];
         if (x->kind == EX_STAR) {
             Val t = sema_lower_expr(S, x->lhs);
-            if (t.k != V_TUPLE) sema_error(S, x->loc, "'*' expands a tuple, got %s", sema_val_kind_name(S, t));
+            if (t.k != V_TUPLE)
+                sema_error(S, x->loc, "'*' expands a tuple, got %s", sema_val_kind_name(S, t));
             if (a.npos + t.n > cap) {
                 int nc = a.npos + t.n + 4;
                 a.pos = arena_grow(S->arena, a.pos, sizeof(Val), (size_t)a.npos, (size_t)nc);
-                a.poslocs = arena_grow(S->arena, a.poslocs, sizeof(Loc), (size_t)a.npos, (size_t)nc);
+                a.poslocs =
+                    arena_grow(S->arena, a.poslocs, sizeof(Loc), (size_t)a.npos, (size_t)nc);
                 cap = nc;
             }
             for (int j = 0; j < t.n; j++) a.poslocs[a.npos] = x->loc, a.pos[a.npos++] = t.items[j];
@@ -553,7 +630,8 @@ static Val lower_call(Sema *S, const Expr *e) {
         }
         if (a.npos == cap) {
             a.pos = arena_grow(S->arena, a.pos, sizeof(Val), (size_t)a.npos, (size_t)cap * 2);
-            a.poslocs = arena_grow(S->arena, a.poslocs, sizeof(Loc), (size_t)a.npos, (size_t)cap * 2);
+            a.poslocs =
+                arena_grow(S->arena, a.poslocs, sizeof(Loc), (size_t)a.npos, (size_t)cap * 2);
             cap *= 2;
         }
         a.poslocs[a.npos] = x->loc;
@@ -577,7 +655,8 @@ static Val lower_call(Sema *S, const Expr *e) {
 static Val lower_seq_items(Sema *S, const Expr *e) {
     Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(e->nitems + 1));
     for (int i = 0; i < e->nitems; i++) {
-        if (e->items[i]->kind == EX_STAR) sema_error(S, e->items[i]->loc, "'*' is only allowed in call arguments");
+        if (e->items[i]->kind == EX_STAR)
+            sema_error(S, e->items[i]->loc, "'*' is only allowed in call arguments");
         items[i] = sema_lower_expr(S, e->items[i]);
     }
     return sema_val_tuple(S, items, e->nitems);

@@ -15,7 +15,7 @@
 #include "sema.h"
 
 typedef enum {
-    V_UNDEF,   /* not a value (a name defined on only some paths) */
+    V_UNDEF, /* not a value (a name defined on only some paths) */
     V_NONE,
     V_BOOL,    /* i */
     V_INT,     /* i */
@@ -85,7 +85,7 @@ typedef struct Spec {
     const Func *fn;
     const char *key;
     IrFunc *ir;
-    Val ret;   /* the return value's shape; V_IR leaves hold result indices in v */
+    Val ret; /* the return value's shape; V_IR leaves hold result indices in v */
 } Spec;
 
 /* Lowering state of the function being emitted. */
@@ -122,18 +122,19 @@ typedef struct Sema {
 
 /* Bounds that keep hostile but well-formed programs from hanging the compiler. */
 enum {
-    SEMA_MAX_OPS = 1 << 20,       /* IR ops in one function */
-    SEMA_MAX_UNROLL = 1 << 16,    /* static loop iterations in one compilation */
-    SEMA_MAX_STR = 1 << 16,       /* bytes in a compile-time string */
-    SEMA_MAX_TUPLE = 1 << 12,     /* items in a compile-time tuple */
+    SEMA_MAX_OPS = 1 << 20,    /* IR ops in one function */
+    SEMA_MAX_UNROLL = 1 << 16, /* static loop iterations in one compilation */
+    SEMA_MAX_STR = 1 << 16,    /* bytes in a compile-time string */
+    SEMA_MAX_TUPLE = 1 << 12,  /* items in a compile-time tuple */
 };
 
 /* ---- errors (sema.c) ---- */
-_Noreturn void sema_error(Sema *S, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+_Noreturn void sema_error(Sema *S, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* An error at loc in code reached from `from` (a note saying from_what there comes first
  * among the notes): an op of a combine function that the scan at `from` inlines. */
-_Noreturn void sema_error_from(Sema *S, Loc loc, Loc from, const char *from_what, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+_Noreturn void sema_error_from(Sema *S, Loc loc, Loc from, const char *from_what, const char *fmt,
+                               ...) __attribute__((format(printf, 5, 6)));
 
 /* ---- values (sema_vals.c) ---- */
 Val sema_val_none(void);
@@ -144,9 +145,9 @@ Val sema_val_str(Sema *S, const char *s, size_t n);
 Val sema_val_dtype(IrType t);
 Val sema_val_ir(Sema *S, ValId v);
 Val sema_val_tuple(Sema *S, const Val *items, int n);
-bool sema_val_is_const(Val v);           /* int, float, bool */
-bool sema_val_is_constexpr(Val v);       /* anything but V_IR or a tuple holding one */
-bool sema_val_same(Val a, Val b);        /* identical (same IR value or equal constants) */
+bool sema_val_is_const(Val v);                  /* int, float, bool */
+bool sema_val_is_constexpr(Val v);              /* anything but V_IR or a tuple holding one */
+bool sema_val_same(Val a, Val b);               /* identical (same IR value or equal constants) */
 const char *sema_val_kind_name(Sema *S, Val v); /* "i32 block <128xi32>", "constexpr int" */
 void sema_val_key(Sema *S, StrBuf *sb, Val v);  /* a specialisation key fragment */
 
@@ -156,9 +157,9 @@ Val *sema_env_lookup(Env *e, const char *name);
 void sema_env_set(Sema *S, Env *e, const char *name, Val v);
 
 /* ---- types and emission (sema_types.c) ---- */
-IrType sema_type_of(Val v);               /* IR type; constexprs as Triton's to_tensor gives */
+IrType sema_type_of(Val v);                    /* IR type; constexprs as Triton's to_tensor gives */
 int sema_const_dtype(Sema *S, Val v, Loc loc); /* the dtype to_tensor gives a constant */
-ValId sema_to_ir(Sema *S, Val v, Loc loc);          /* materialise (constant -> const op) */
+ValId sema_to_ir(Sema *S, Val v, Loc loc);     /* materialise (constant -> const op) */
 ValId sema_to_ir_dt(Sema *S, Val v, int dt, Loc loc); /* materialise, then cast to dt */
 ValId sema_emit_cast(Sema *S, ValId v, IrType elem, bool bitcast, Loc loc);
 /* fp8 is a storage type: an op whose computation dtype is fp8 is built in fp32, between
@@ -170,8 +171,9 @@ ValId sema_emit_broadcast(Sema *S, ValId v, IrType shape, Loc loc);
 IrType sema_broadcast_shape(Sema *S, IrType a, IrType b, Loc loc);
 ValId sema_emit_const(Sema *S, IrType ty, Val c, Loc loc); /* c int/float/bool */
 void sema_check_shape(Sema *S, Loc loc, int rank, const int64_t *dims);
-int sema_computation_dtype(Sema *S, IrType a, bool a_weak, IrType b, bool b_weak, bool div_or_mod, Loc loc);
-ValId sema_to_i1(Sema *S, Val v, Loc loc);    /* condition: x != 0 unless already i1 */
+int sema_computation_dtype(Sema *S, IrType a, bool a_weak, IrType b, bool b_weak, bool div_or_mod,
+                           Loc loc);
+ValId sema_to_i1(Sema *S, Val v, Loc loc); /* condition: x != 0 unless already i1 */
 IrBuilder *sema_builder(Sema *S);
 IrFunc *sema_func(Sema *S);
 
@@ -220,21 +222,22 @@ Val sema_tensor_desc_make(Sema *S, const Val *args, const Loc *locs, Loc call);
  * a located error if it is a bad one). */
 static inline bool sema_is_host_desc(Val v) { return v.k == V_IR && ty_is_tdesc(v.ty); }
 Val sema_desc_part(Sema *S, Val d, int part, Loc loc);
-Val sema_host_desc_access(Sema *S, const char *fn, Val d, Val offsets, Loc off_loc, ValId value, Loc call);
+Val sema_host_desc_access(Sema *S, const char *fn, Val d, Val offsets, Loc off_loc, ValId value,
+                          Loc call);
 bool sema_desc_param_type(Sema *S, const char *text, const char *param, Loc loc, IrType *out);
 /* The pointer block a block pointer addresses (offsets: NULL) or a tensor descriptor at
  * `offsets`, and the mask of the bounds checked (*mask 0: none): a block pointer's dims
  * in `check` (a tuple of ints, an int, or None), a descriptor's every dim; fn names the
  * caller in errors. */
-void sema_block_ptr_address(Sema *S, const char *fn, Val bp, const Val *offsets, Loc off_loc, Val check, Loc check_loc,
-                            Loc call, ValId *ptrs, ValId *mask);
+void sema_block_ptr_address(Sema *S, const char *fn, Val bp, const Val *offsets, Loc off_loc,
+                            Val check, Loc check_loc, Loc call, ValId *ptrs, ValId *mask);
 
 /* ---- builtins (sema_builtins.c) ---- */
 int sema_builtin_find(const char *name);    /* tl.NAME; -1 if none */
 int sema_builtin_find_py(const char *name); /* Python builtins (min, max, float, ...); -1 if none */
-int sema_builtin_dtype_method(void);         /* the id used for dtype predicates (x.dtype.is_floating()) */
+int sema_builtin_dtype_method(void); /* the id used for dtype predicates (x.dtype.is_floating()) */
 const char *sema_builtin_name(int id);
-bool sema_builtin_is_method(int id);     /* usable as x.name(...) on a block */
+bool sema_builtin_is_method(int id); /* usable as x.name(...) on a block */
 Val sema_call_builtin(Sema *S, int id, Val *self, CallArgs *a);
 
 /* ---- statements (sema_stmt.c) ---- */

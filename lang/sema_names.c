@@ -12,11 +12,27 @@ static const struct {
     const char *name;
     int dt;
 } dtype_names[] = {
-    {"int1", DT_I1}, {"int8", DT_I8}, {"int16", DT_I16}, {"int32", DT_I32}, {"int64", DT_I64},
-    {"uint8", DT_U8}, {"uint16", DT_U16}, {"uint32", DT_U32}, {"uint64", DT_U64},
-    {"float16", DT_FP16}, {"bfloat16", DT_BF16}, {"float32", DT_FP32}, {"float64", DT_FP64},
-    {"bool", DT_I1}, {"half", DT_FP16}, {"float", DT_FP32}, {"double", DT_FP64},
-    {"float8e4nv", DT_FP8E4NV}, {"float8e5", DT_FP8E5}, {"float8e4b15", DT_FP8E4B15}, {"float8e4b8", DT_FP8E4B8},
+    {"int1", DT_I1},
+    {"int8", DT_I8},
+    {"int16", DT_I16},
+    {"int32", DT_I32},
+    {"int64", DT_I64},
+    {"uint8", DT_U8},
+    {"uint16", DT_U16},
+    {"uint32", DT_U32},
+    {"uint64", DT_U64},
+    {"float16", DT_FP16},
+    {"bfloat16", DT_BF16},
+    {"float32", DT_FP32},
+    {"float64", DT_FP64},
+    {"bool", DT_I1},
+    {"half", DT_FP16},
+    {"float", DT_FP32},
+    {"double", DT_FP64},
+    {"float8e4nv", DT_FP8E4NV},
+    {"float8e5", DT_FP8E5},
+    {"float8e4b15", DT_FP8E4B15},
+    {"float8e4b8", DT_FP8E4B8},
     {"float8e5b16", DT_FP8E5B16},
 };
 
@@ -24,8 +40,11 @@ static const struct {
  * fp8e4b15 values interleaved in 32 bits (Triton 2.1's fast fp16 conversion, since removed) */
 void sema_check_dtype_name(Sema *S, const char *name, Loc loc) {
     if (!strcmp(name, "float8e4b15x4") || !strcmp(name, "fp8e4b15x4"))
-        sema_error(S, loc, "%s%s is not supported: Nereid's fp8 types are tl.float8e4nv, tl.float8e5, tl.float8e4b15, "
-                   "tl.float8e4b8 and tl.float8e5b16", strncmp(name, "fp8", 3) ? "tl." : "", name);
+        sema_error(S, loc,
+                   "%s%s is not supported: Nereid's fp8 types are tl.float8e4nv, tl.float8e5, "
+                   "tl.float8e4b15, "
+                   "tl.float8e4b8 and tl.float8e5b16",
+                   strncmp(name, "fp8", 3) ? "tl." : "", name);
 }
 
 int sema_dtype_from_name(const char *name) {
@@ -58,7 +77,8 @@ void sema_scope_init(Sema *S, ModScope *sc, const Module *m) {
 
 static Val eval_global(Sema *S, ModScope *sc, int i, Loc use) {
     if (sc->gstate[i] == 2) return sc->gvals[i];
-    if (sc->gstate[i] == 1) sema_error(S, use, "module-level constant '%s' depends on itself", sc->gnames[i]);
+    if (sc->gstate[i] == 1)
+        sema_error(S, use, "module-level constant '%s' depends on itself", sc->gnames[i]);
     sc->gstate[i] = 1;
     FnState fs;
     memset(&fs, 0, sizeof fs);
@@ -70,7 +90,8 @@ static Val eval_global(Sema *S, ModScope *sc, int i, Loc use) {
     Val v = sema_lower_expr(S, sc->gdefs[i]->value);
     S->fs = saved;
     if (!sema_val_is_constexpr(v))
-        sema_error(S, sc->gdefs[i]->value->loc, "module-level value '%s' must be a compile-time constant", sc->gnames[i]);
+        sema_error(S, sc->gdefs[i]->value->loc,
+                   "module-level value '%s' must be a compile-time constant", sc->gnames[i]);
     sc->gvals[i] = v;
     sc->gstate[i] = 2;
     return v;
@@ -110,7 +131,8 @@ static Val builtin_val(int id, Val *self) {
 
 /* tl.NAME: builtins, dtypes, then the standard library's functions. */
 static bool tl_member(Sema *S, const char *name, Loc loc, Val *out) {
-    static const char *const submodules[] = {"math", "extra", "libdevice", "core", "standard", "random", "language", "cuda"};
+    static const char *const submodules[] = {"math",     "extra",  "libdevice", "core",
+                                             "standard", "random", "language",  "cuda"};
     for (size_t i = 0; i < sizeof submodules / sizeof *submodules; i++)
         if (!strcmp(name, submodules[i])) return *out = module_val(MOD_TL), true;
     if (!strcmp(name, "PropagateNan")) return *out = module_val(MOD_PROPAGATE_NAN), true;
@@ -126,7 +148,8 @@ static bool tl_member(Sema *S, const char *name, Loc loc, Val *out) {
 Val sema_lookup_name(Sema *S, const char *name, Loc loc) {
     Val *p = sema_env_lookup(S->fs->env, name);
     if (p) {
-        if (p->k == V_UNDEF) sema_error(S, loc, "'%s' is not defined on every path that reaches here", name);
+        if (p->k == V_UNDEF)
+            sema_error(S, loc, "'%s' is not defined on every path that reaches here", name);
         return *p;
     }
     Val v;
@@ -141,10 +164,12 @@ Val sema_lookup_name(Sema *S, const char *name, Loc loc) {
 
 static Val dtype_attr(Sema *S, Val d, const char *name, Loc loc) {
     if (!strcmp(name, "element_ty")) {
-        if (d.ty.dt != DT_PTR) sema_error(S, loc, "'element_ty' is only defined for pointer dtypes");
+        if (d.ty.dt != DT_PTR)
+            sema_error(S, loc, "'element_ty' is only defined for pointer dtypes");
         return sema_val_dtype(ty_scalar(d.ty.pointee));
     }
-    if (!strcmp(name, "primitive_bitwidth") || !strcmp(name, "int_bitwidth")) return sema_val_int(dt_bits(d.ty.dt));
+    if (!strcmp(name, "primitive_bitwidth") || !strcmp(name, "int_bitwidth"))
+        return sema_val_int(dt_bits(d.ty.dt));
     if (!strncmp(name, "is_", 3)) {
         Val *self = arena_alloc(S->arena, sizeof(Val));
         *self = d;
@@ -171,7 +196,8 @@ static Val block_attr(Sema *S, Val x, const char *name, Loc loc) {
     int id = sema_builtin_find(name);
     if (id >= 0 && sema_builtin_is_method(id)) return builtin_val(id, self);
     Val f;
-    if (sema_scope_lookup(S, &S->std, name, loc, &f) && f.k == V_FUNC) { /* x.cdiv(4), x.sigmoid() */
+    if (sema_scope_lookup(S, &S->std, name, loc, &f) &&
+        f.k == V_FUNC) { /* x.cdiv(4), x.sigmoid() */
         f.self = self;
         return f;
     }
@@ -187,21 +213,28 @@ static Val desc_attr(Sema *S, Val d, const char *name, Loc loc) {
     if (!strcmp(name, "load") || !strcmp(name, "store")) {
         Val *self = arena_alloc(S->arena, sizeof(Val));
         *self = d;
-        return builtin_val(sema_builtin_find(name[0] == 'l' ? "load_tensor_descriptor" : "store_tensor_descriptor"), self);
+        return builtin_val(sema_builtin_find(name[0] == 'l' ? "load_tensor_descriptor"
+                                                            : "store_tensor_descriptor"),
+                           self);
     }
     if (!strcmp(name, "dtype")) return sema_val_dtype(ty_scalar(host ? d.ty.pointee : d.ty.dt));
     if (!strcmp(name, "block_shape") || !strcmp(name, "shape") || !strcmp(name, "strides")) {
         Val items[NR_MAX_RANK];
         for (int i = 0; i < rank; i++)
             items[i] = name[0] == 'b' ? sema_val_int(d.ty.shape[i])
-                       : host         ? sema_desc_part(S, d, 1 + (name[1] == 't' ? rank : 0) + i, loc)
-                                      : d.items[1 + (name[1] == 't' ? rank : 0) + i];
-        if (name[1] == 't') items[rank - 1] = sema_val_int(1); /* checked at make_tensor_descriptor */
+                       : host ? sema_desc_part(S, d, 1 + (name[1] == 't' ? rank : 0) + i, loc)
+                              : d.items[1 + (name[1] == 't' ? rank : 0) + i];
+        if (name[1] == 't')
+            items[rank - 1] = sema_val_int(1); /* checked at make_tensor_descriptor */
         return sema_val_tuple(S, items, rank);
     }
     if (!strncmp(name, "atomic_", 7) || !strcmp(name, "gather") || !strcmp(name, "scatter"))
-        sema_error(S, loc, "a tensor descriptor's '%s' is not supported (yet): use load and store", name);
-    sema_error(S, loc, "a tensor descriptor has no attribute '%s' (it has load, store, block_shape, dtype, shape, strides)", name);
+        sema_error(S, loc, "a tensor descriptor's '%s' is not supported (yet): use load and store",
+                   name);
+    sema_error(S, loc,
+               "a tensor descriptor has no attribute '%s' (it has load, store, block_shape, dtype, "
+               "shape, strides)",
+               name);
 }
 
 Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc) {
@@ -215,13 +248,18 @@ Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc) {
             sema_error(S, loc, "'tl.PropagateNan' has no member '%s' (NONE or ALL)", name);
         }
         if (tl_member(S, name, loc, &v)) return v;
-        sema_error(S, loc, "'%s' has no attribute '%s'", base.i == MOD_TL ? "triton.language" : "triton", name);
+        sema_error(S, loc, "'%s' has no attribute '%s'",
+                   base.i == MOD_TL ? "triton.language" : "triton", name);
     case V_DTYPE: return dtype_attr(S, base, name, loc);
-    case V_IR: return ty_is_tdesc(base.ty) ? desc_attr(S, base, name, loc) : block_attr(S, base, name, loc);
+    case V_IR:
+        return ty_is_tdesc(base.ty) ? desc_attr(S, base, name, loc)
+                                    : block_attr(S, base, name, loc);
     case V_TUPLE:
         if (base.tag == TAG_TENSOR_DESC) return desc_attr(S, base, name, loc);
         break;
-    case V_INT: case V_FLOAT: case V_BOOL:
+    case V_INT:
+    case V_FLOAT:
+    case V_BOOL:
         if (!strcmp(name, "value")) return base; /* tl.constexpr(...).value */
         break;
     default: break;

@@ -13,8 +13,8 @@
  *   values become the if's results. Returning from inside a loop is an error. */
 #include <string.h>
 
-#include "sema_internal.h"
 #include "compiler/support/options.h"
+#include "sema_internal.h"
 
 /* ---- syntactic scans ---- */
 
@@ -23,7 +23,9 @@ static bool block_has_return(const Block *b);
 static bool stmt_has_return(const Stmt *s) {
     switch (s->kind) {
     case ST_RETURN: return true;
-    case ST_IF: case ST_FOR: case ST_WHILE: return block_has_return(&s->body) || block_has_return(&s->orelse);
+    case ST_IF:
+    case ST_FOR:
+    case ST_WHILE: return block_has_return(&s->body) || block_has_return(&s->orelse);
     default: return false;
     }
 }
@@ -138,8 +140,8 @@ static ValId leaf_as(Sema *S, Val v, IrType want, const char *what, const char *
     IrType t = ir_type(sema_func(S), x);
     if (!ty_equal(t, want)) {
         char a[64], b[64];
-        sema_error(S, loc, "%s '%s' changes type from %s to %s", what, name, ty_str(want, a, sizeof a),
-                   ty_str(t, b, sizeof b));
+        sema_error(S, loc, "%s '%s' changes type from %s to %s", what, name,
+                   ty_str(want, a, sizeof a), ty_str(t, b, sizeof b));
     }
     return x;
 }
@@ -147,7 +149,8 @@ static ValId leaf_as(Sema *S, Val v, IrType want, const char *what, const char *
 static void yield_leaves(Sema *S, Val v, const IrType *want, int *k, ValId **out, int *n, int *cap,
                          const char *what, const char *name, Loc loc) {
     if (v.k == V_TUPLE) {
-        for (int i = 0; i < v.n; i++) yield_leaves(S, v.items[i], want, k, out, n, cap, what, name, loc);
+        for (int i = 0; i < v.n; i++)
+            yield_leaves(S, v.items[i], want, k, out, n, cap, what, name, loc);
         return;
     }
     ValId x = leaf_as(S, v, want[*k], what, name, loc);
@@ -164,8 +167,8 @@ static void emit_terminator(Sema *S, RegionId r, int code, const ValId *vals, in
     set_region(S, old);
 }
 
-static OpId place_region_op(Sema *S, int code, const ValId *opnds, int nopnds, const IrType *tys, int nres,
-                            RegionId r0, RegionId r1, Loc loc) {
+static OpId place_region_op(Sema *S, int code, const ValId *opnds, int nopnds, const IrType *tys,
+                            int nres, RegionId r0, RegionId r1, Loc loc) {
     Loc saved = sema_builder(S)->loc;
     sema_builder(S)->loc = loc;
     OpId op = ir_build(sema_builder(S), code, opnds, (uint32_t)nopnds, tys, (uint32_t)nres);
@@ -181,10 +184,13 @@ static OpId place_region_op(Sema *S, int code, const ValId *opnds, int nopnds, c
 }
 
 static ValId scalar_condition(Sema *S, Val c, const char *what, Loc loc) {
-    if (c.k != V_IR) sema_error(S, loc, "the condition of '%s' must be a scalar, got %s", what, sema_val_kind_name(S, c));
-    if (c.ty.rank != 0)
-        sema_error(S, loc, "the condition of '%s' must be a scalar, got %s (reduce it, or use tl.where)", what,
+    if (c.k != V_IR)
+        sema_error(S, loc, "the condition of '%s' must be a scalar, got %s", what,
                    sema_val_kind_name(S, c));
+    if (c.ty.rank != 0)
+        sema_error(S, loc,
+                   "the condition of '%s' must be a scalar, got %s (reduce it, or use tl.where)",
+                   what, sema_val_kind_name(S, c));
     if (c.ty.dt == DT_PTR) sema_error(S, loc, "the condition of '%s' cannot be a pointer", what);
     return sema_to_i1(S, c, loc);
 }
@@ -236,7 +242,8 @@ static Val const_val(const IrOp *op, IrType t) {
 }
 
 /* A constant yielded against a value of another scalar type takes that type, if it fits. */
-static void unify_leaf(Sema *S, ValId *x, RegionId rx, ValId *y, RegionId ry, const char *name, Loc loc) {
+static void unify_leaf(Sema *S, ValId *x, RegionId rx, ValId *y, RegionId ry, const char *name,
+                       Loc loc) {
     IrFunc *f = sema_func(S);
     IrType a = ir_type(f, *x), b = ir_type(f, *y);
     if (ty_equal(a, b)) return;
@@ -296,7 +303,8 @@ static void lower_if(Sema *S, const Stmt *st, Val c) {
     emit_terminator(S, re, OP_YIELD, ye, ne, st->loc);
     OpId op = place_region_op(S, OP_IF, &cond, 1, tys, nt, rt, re, st->loc);
     int k = 0;
-    for (int i = 0; i < j.n; i++) sema_env_set(S, pre, j.names[i], over(S, j.then_v[i], f->ops[op].results, &k));
+    for (int i = 0; i < j.n; i++)
+        sema_env_set(S, pre, j.names[i], over(S, j.then_v[i], f->ops[op].results, &k));
 }
 
 /* ---- if with return: the continuation goes into each branch ---- */
@@ -314,7 +322,8 @@ static Flow lower_if_returning(Sema *S, const Stmt *st, Val c, const Cont *after
     Flow fe = sema_lower_seq(S, &st->orelse, 0, after);
     set_region(S, old);
     S->fs->env = pre;
-    Val vt = ft.returned ? ft.value : sema_val_none(), ve = fe.returned ? fe.value : sema_val_none();
+    Val vt = ft.returned ? ft.value : sema_val_none(),
+        ve = fe.returned ? fe.value : sema_val_none();
     Flow out = {true, vt, st->loc};
     if (sema_val_same(vt, ve)) {
         emit_terminator(S, rt, OP_YIELD, NULL, 0, st->loc);
@@ -326,7 +335,8 @@ static Flow lower_if_returning(Sema *S, const Stmt *st, Val c, const Cont *after
         sema_error(S, st->loc, "'%s' returns a value on some paths and nothing on others",
                    S->fs->fn ? S->fs->fn->name : "function");
     if (!carriable(vt) || !carriable(ve) || !same_structure(vt, ve))
-        sema_error(S, st->loc, "the paths through this 'if' return different kinds of values (%s and %s)",
+        sema_error(S, st->loc,
+                   "the paths through this 'if' return different kinds of values (%s and %s)",
                    sema_val_kind_name(S, vt), sema_val_kind_name(S, ve));
     ValId *yt = NULL, *ye = NULL;
     int nt = 0, ct = 0, ne = 0, ce = 0;
@@ -336,8 +346,8 @@ static Flow lower_if_returning(Sema *S, const Stmt *st, Val c, const Cont *after
     for (int i = 0; i < nt; i++) tys[i] = ir_type(f, yt[i]);
     set_region(S, re);
     int k = 0;
-    yield_leaves(S, ve, tys, &k, &ye, &ne, &ce, "the value returned by", S->fs->fn ? S->fs->fn->name : "function",
-                 st->loc);
+    yield_leaves(S, ve, tys, &k, &ye, &ne, &ce, "the value returned by",
+                 S->fs->fn ? S->fs->fn->name : "function", st->loc);
     set_region(S, old);
     emit_terminator(S, rt, OP_YIELD, yt, nt, st->loc);
     emit_terminator(S, re, OP_YIELD, ye, ne, st->loc);
@@ -381,11 +391,13 @@ static void find_carried(Sema *S, const Block *body, const char *skip, Carried *
 static void bind_carried(Sema *S, Env *env, const Carried *c, RegionId r, uint32_t first) {
     int k = 0;
     IrRegion *reg = ir_region(sema_func(S), r);
-    for (int i = 0; i < c->n; i++) sema_env_set(S, env, c->names[i], over(S, c->shapes[i], reg->args + first, &k));
+    for (int i = 0; i < c->n; i++)
+        sema_env_set(S, env, c->names[i], over(S, c->shapes[i], reg->args + first, &k));
 }
 
 static void add_args(Sema *S, RegionId r, const Carried *c) {
-    for (int i = 0; i < c->ninit; i++) ir_region_add_arg(sema_func(S), r, ir_type(sema_func(S), c->inits[i]));
+    for (int i = 0; i < c->ninit; i++)
+        ir_region_add_arg(sema_func(S), r, ir_type(sema_func(S), c->inits[i]));
 }
 
 /* Non-carriable names (strings, dtypes, functions) may not change inside a loop. */
@@ -395,11 +407,14 @@ static void check_invariant(Sema *S, const Block *body, Env *pre, Env *after, Lo
     for (int i = 0; i < ns.n; i++) {
         Val *a = sema_env_lookup(pre, ns.v[i]), *b = sema_env_lookup(after, ns.v[i]);
         if (a && b && a->k != V_UNDEF && !carriable(*a) && !sema_val_same(*a, *b))
-            sema_error(S, loc, "'%s' is reassigned inside the loop to a different compile-time value", ns.v[i]);
+            sema_error(S, loc,
+                       "'%s' is reassigned inside the loop to a different compile-time value",
+                       ns.v[i]);
     }
 }
 
-static void yield_carried(Sema *S, RegionId r, Env *env, const Carried *c, const char *what, Loc loc) {
+static void yield_carried(Sema *S, RegionId r, Env *env, const Carried *c, const char *what,
+                          Loc loc) {
     RegionId old = set_region(S, r);
     IrType *want = arena_alloc(S->arena, sizeof(IrType) * (size_t)(c->ninit + 1));
     for (int i = 0; i < c->ninit; i++) want[i] = ir_type(sema_func(S), c->inits[i]);
@@ -407,10 +422,11 @@ static void yield_carried(Sema *S, RegionId r, Env *env, const Carried *c, const
     int n = 0, cap = 0, k = 0;
     for (int i = 0; i < c->n; i++) {
         Val *v = sema_env_lookup(env, c->names[i]);
-        if (!v || v->k == V_UNDEF) sema_error(S, loc, "'%s' is not defined at the end of the loop body", c->names[i]);
+        if (!v || v->k == V_UNDEF)
+            sema_error(S, loc, "'%s' is not defined at the end of the loop body", c->names[i]);
         if (!carriable(*v) || !same_structure(*v, c->shapes[i]))
-            sema_error(S, loc, "loop-carried variable '%s' changes from %s to %s inside the loop", c->names[i],
-                       sema_val_kind_name(S, c->shapes[i]), sema_val_kind_name(S, *v));
+            sema_error(S, loc, "loop-carried variable '%s' changes from %s to %s inside the loop",
+                       c->names[i], sema_val_kind_name(S, c->shapes[i]), sema_val_kind_name(S, *v));
         yield_leaves(S, *v, want, &k, &ys, &n, &cap, what, c->names[i], loc);
     }
     Loc saved = sema_builder(S)->loc;
@@ -422,7 +438,8 @@ static void yield_carried(Sema *S, RegionId r, Env *env, const Carried *c, const
 
 static void rebind_after(Sema *S, Env *pre, const Carried *c, OpId op) {
     int k = 0;
-    for (int i = 0; i < c->n; i++) sema_env_set(S, pre, c->names[i], over(S, c->shapes[i], sema_func(S)->ops[op].results, &k));
+    for (int i = 0; i < c->n; i++)
+        sema_env_set(S, pre, c->names[i], over(S, c->shapes[i], sema_func(S)->ops[op].results, &k));
 }
 
 static void lower_body(Sema *S, const Block *body, const char *what, Loc loc) {
@@ -430,7 +447,9 @@ static void lower_body(Sema *S, const Block *body, const char *what, Loc loc) {
     S->fs->in_loop = true;
     Flow fl = sema_lower_seq(S, body, 0, NULL);
     S->fs->in_loop = was;
-    if (fl.returned) sema_error(S, fl.loc.src ? fl.loc : loc, "'return' inside a %s loop is not supported", what);
+    if (fl.returned)
+        sema_error(S, fl.loc.src ? fl.loc : loc, "'return' inside a %s loop is not supported",
+                   what);
 }
 
 static void drop_new_names(Sema *S, Env *pre, const Block *body) {
@@ -450,22 +469,30 @@ typedef struct RangeArgs {
 
 static RangeArgs range_args(Sema *S, const Expr *it) {
     if (it->kind != EX_CALL)
-        sema_error(S, it->loc, "for loops iterate over range(...), tl.range(...), tl.static_range(...) or a constant tuple");
+        sema_error(S, it->loc,
+                   "for loops iterate over range(...), tl.range(...), tl.static_range(...) or a "
+                   "constant tuple");
     Val callee = sema_lower_expr(S, it->lhs);
     const char *name = callee.k == V_BUILTIN ? sema_builtin_name(callee.builtin) : "";
     bool is_static = !strcmp(name, "static_range");
     if (strcmp(name, "range") && strcmp(name, "tl_range") && !is_static)
-        sema_error(S, it->loc, "for loops iterate over range(...), tl.range(...) or tl.static_range(...)");
-    if (it->nitems < 1 || it->nitems > 3) sema_error(S, it->loc, "range() takes 1 to 3 arguments, got %d", it->nitems);
-    static const char *const hints[] = {"num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten",
-                                        "warp_specialize", "unroll"};
+        sema_error(S, it->loc,
+                   "for loops iterate over range(...), tl.range(...) or tl.static_range(...)");
+    if (it->nitems < 1 || it->nitems > 3)
+        sema_error(S, it->loc, "range() takes 1 to 3 arguments, got %d", it->nitems);
+    static const char *const hints[] = {
+        "num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer",
+        "flatten",    "warp_specialize",    "unroll"};
     int num_stages = 0;
     for (int i = 0; i < it->nkw; i++) {
         bool ok = false;
-        for (size_t h = 0; h < sizeof hints / sizeof *hints; h++) ok |= !strcmp(hints[h], it->kwnames[i]);
+        for (size_t h = 0; h < sizeof hints / sizeof *hints; h++)
+            ok |= !strcmp(hints[h], it->kwnames[i]);
         if (!ok || !strcmp(name, "range"))
-            sema_error(S, it->kwvalues[i]->loc, "unknown keyword argument '%s' for %s", it->kwnames[i], name);
-        Val v = sema_lower_expr(S, it->kwvalues[i]); /* the others: evaluated for their errors; hints */
+            sema_error(S, it->kwvalues[i]->loc, "unknown keyword argument '%s' for %s",
+                       it->kwnames[i], name);
+        Val v =
+            sema_lower_expr(S, it->kwvalues[i]); /* the others: evaluated for their errors; hints */
         if (!strcmp(it->kwnames[i], "num_stages") && v.k != V_NONE) {
             if (v.k != V_INT || !option_valid(OPT_NUM_STAGES, v.i))
                 sema_error(S, it->kwvalues[i]->loc, "num_stages must be a compile-time integer %s",
@@ -476,11 +503,13 @@ static RangeArgs range_args(Sema *S, const Expr *it) {
     RangeArgs r = {sema_val_int(0), sema_val_int(0), sema_val_int(1), is_static, num_stages};
     Val a[3] = {sema_val_int(0), sema_val_int(0), sema_val_int(0)};
     for (int i = 0; i < it->nitems; i++) {
-        if (it->items[i]->kind == EX_STAR) sema_error(S, it->items[i]->loc, "'*' is not supported in range()");
+        if (it->items[i]->kind == EX_STAR)
+            sema_error(S, it->items[i]->loc, "'*' is not supported in range()");
         a[i] = sema_lower_expr(S, it->items[i]);
         IrType t = sema_type_of(a[i]);
         if (a[i].k == V_FLOAT || !dt_is_int(t.dt) || (a[i].k == V_IR && a[i].ty.rank))
-            sema_error(S, it->items[i]->loc, "range() bounds must be integer scalars, got %s", sema_val_kind_name(S, a[i]));
+            sema_error(S, it->items[i]->loc, "range() bounds must be integer scalars, got %s",
+                       sema_val_kind_name(S, a[i]));
     }
     if (it->nitems == 1) r.ub = a[0];
     else r.lb = a[0], r.ub = a[1];
@@ -499,8 +528,10 @@ static void unroll_static(Sema *S, const Stmt *st, RangeArgs r) {
     if (r.step.i == 0) sema_error(S, st->value->loc, "range() step must not be zero");
     /* the trip count, computed without overflowing: (ub - lb) / step rounded up */
     __int128 span = (__int128)r.ub.i - r.lb.i, step = r.step.i;
-    __int128 trips = (span > 0) == (step > 0) && span != 0 ? (span + step - (step > 0 ? 1 : -1)) / step : 0;
-    if (trips > 4096) sema_error(S, st->value->loc, "static_range() unrolls at most 4096 iterations");
+    __int128 trips =
+        (span > 0) == (step > 0) && span != 0 ? (span + step - (step > 0 ? 1 : -1)) / step : 0;
+    if (trips > 4096)
+        sema_error(S, st->value->loc, "static_range() unrolls at most 4096 iterations");
     for (int64_t t = 0; t < (int64_t)trips; t++) {
         count_unrolled(S, st->loc);
         sema_env_set(S, S->fs->env, st->targets[0]->name, sema_val_int(r.lb.i + t * r.step.i));
@@ -512,13 +543,18 @@ static int iv_dtype(Sema *S, RangeArgs r, Loc loc) {
     Val v[3] = {r.lb, r.ub, r.step};
     int dt = DT_VOID;
     for (int i = 0; i < 3; i++) {
-        if (v[i].k == V_IR) dt = dt == DT_VOID ? v[i].ty.dt : sema_computation_dtype(S, ty_scalar(dt), false, v[i].ty, false, false, loc);
+        if (v[i].k == V_IR)
+            dt = dt == DT_VOID
+                     ? v[i].ty.dt
+                     : sema_computation_dtype(S, ty_scalar(dt), false, v[i].ty, false, false, loc);
     }
     for (int i = 0; i < 3; i++) {
         if (v[i].k == V_IR) continue;
         int c = sema_const_dtype(S, v[i], loc);
         if (c == DT_I1) c = DT_I32;
-        dt = dt == DT_VOID ? c : sema_computation_dtype(S, ty_scalar(dt), false, ty_scalar(c), true, false, loc);
+        dt = dt == DT_VOID
+                 ? c
+                 : sema_computation_dtype(S, ty_scalar(dt), false, ty_scalar(c), true, false, loc);
     }
     if (dt == DT_I1 || dt == DT_VOID) dt = DT_I32;
     return dt;
@@ -531,7 +567,9 @@ static void lower_for(Sema *S, const Stmt *st) {
     if (st->value->kind != EX_CALL) {
         Val t = sema_lower_expr(S, st->value); /* iterate a constant tuple: unrolled */
         if (t.k != V_TUPLE)
-            sema_error(S, st->value->loc, "for loops iterate over range(...), tl.range(...), tl.static_range(...) or a tuple, not %s",
+            sema_error(S, st->value->loc,
+                       "for loops iterate over range(...), tl.range(...), tl.static_range(...) or "
+                       "a tuple, not %s",
                        sema_val_kind_name(S, t));
         for (int i = 0; i < t.n; i++) {
             count_unrolled(S, st->loc);
@@ -542,10 +580,12 @@ static void lower_for(Sema *S, const Stmt *st) {
     }
     RangeArgs r = range_args(S, st->value);
     if (r.is_static) return unroll_static(S, st, r);
-    if (r.step.k == V_INT && r.step.i == 0) sema_error(S, st->value->loc, "range() step must not be zero");
+    if (r.step.k == V_INT && r.step.i == 0)
+        sema_error(S, st->value->loc, "range() step must not be zero");
     int dt = iv_dtype(S, r, st->value->loc);
     Loc loc = st->value->loc;
-    ValId bounds[3] = {sema_to_ir_dt(S, r.lb, dt, loc), sema_to_ir_dt(S, r.ub, dt, loc), sema_to_ir_dt(S, r.step, dt, loc)};
+    ValId bounds[3] = {sema_to_ir_dt(S, r.lb, dt, loc), sema_to_ir_dt(S, r.ub, dt, loc),
+                       sema_to_ir_dt(S, r.step, dt, loc)};
     Env *pre = S->fs->env;
     Carried c = {0};
     find_carried(S, &st->body, tgt->name, &c, st->loc);
@@ -595,7 +635,10 @@ static void lower_while(Sema *S, const Stmt *st) {
     if (sema_truthy_const(S, cv, st->cond->loc, &t)) {
         set_region(S, old);
         S->fs->env = pre;
-        if (t) sema_error(S, st->cond->loc, "this while loop never ends: its condition is always true and 'break' is not supported");
+        if (t)
+            sema_error(S, st->cond->loc,
+                       "this while loop never ends: its condition is always true and 'break' is "
+                       "not supported");
         return; /* never runs */
     }
     ValId cond = scalar_condition(S, cv, "while", st->cond->loc);
@@ -624,13 +667,17 @@ static void assign(Sema *S, const Expr *t, Val v) {
     case EX_NAME: sema_env_set(S, S->fs->env, t->name, v); return;
     case EX_TUPLE:
     case EX_LIST:
-        if (v.k != V_TUPLE || v.tag) sema_error(S, t->loc, "cannot unpack %s into %d names", sema_val_kind_name(S, v), t->nitems);
+        if (v.k != V_TUPLE || v.tag)
+            sema_error(S, t->loc, "cannot unpack %s into %d names", sema_val_kind_name(S, v),
+                       t->nitems);
         if (v.n != t->nitems)
             sema_error(S, t->loc, "cannot unpack %d values into %d names", v.n, t->nitems);
         for (int i = 0; i < t->nitems; i++) assign(S, t->items[i], v.items[i]);
         return;
     case EX_SUBSCRIPT:
-        sema_error(S, t->loc, "cannot assign to an element: blocks are values (build a new one, e.g. with tl.where)");
+        sema_error(
+            S, t->loc,
+            "cannot assign to an element: blocks are values (build a new one, e.g. with tl.where)");
     case EX_ATTR: sema_error(S, t->loc, "cannot assign to an attribute");
     default: sema_error(S, t->loc, "cannot assign to this expression");
     }
@@ -676,7 +723,9 @@ static void lower_stmt(Sema *S, const Stmt *st) {
         if (!st->value) sema_error(S, st->loc, "an annotated name needs a value");
         Val v = sema_lower_expr(S, st->value);
         if (st->annotation && !strcmp(st->annotation, "constexpr") && !sema_val_is_constexpr(v))
-            sema_error(S, st->value->loc, "a tl.constexpr value must be a compile-time constant, got %s", sema_val_kind_name(S, v));
+            sema_error(S, st->value->loc,
+                       "a tl.constexpr value must be a compile-time constant, got %s",
+                       sema_val_kind_name(S, v));
         assign(S, st->targets[0], v);
         return;
     }
@@ -692,9 +741,14 @@ static void lower_stmt(Sema *S, const Stmt *st) {
     }
     case ST_FOR: lower_for(S, st); return;
     case ST_WHILE: lower_while(S, st); return;
-    case ST_PASS: case ST_IMPORT: return;
-    case ST_BREAK: sema_error(S, st->loc, "'break' is not supported: loops run to completion (use a while condition)");
-    case ST_CONTINUE: sema_error(S, st->loc, "'continue' is not supported (use an if around the rest of the body)");
+    case ST_PASS:
+    case ST_IMPORT: return;
+    case ST_BREAK:
+        sema_error(S, st->loc,
+                   "'break' is not supported: loops run to completion (use a while condition)");
+    case ST_CONTINUE:
+        sema_error(S, st->loc,
+                   "'continue' is not supported (use an if around the rest of the body)");
     case ST_ASSERT: lower_assert(S, st); return;
     case ST_DEF: sema_error(S, st->loc, "nested function definitions are not supported");
     case ST_GLOBAL: sema_error(S, st->loc, "'global' and 'nonlocal' are not supported in kernels");
@@ -724,7 +778,8 @@ Flow sema_lower_seq(Sema *S, const Block *b, int i, const Cont *rest) {
             Val c = sema_lower_expr(S, st->cond);
             Cont after = {b, i, rest};
             bool t;
-            if (sema_truthy_const(S, c, st->cond->loc, &t)) return sema_lower_seq(S, t ? &st->body : &st->orelse, 0, &after);
+            if (sema_truthy_const(S, c, st->cond->loc, &t))
+                return sema_lower_seq(S, t ? &st->body : &st->orelse, 0, &after);
             return lower_if_returning(S, st, c, &after);
         }
         lower_stmt(S, st);

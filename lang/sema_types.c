@@ -10,23 +10,33 @@
  * would need IR there is an error rather than a crash. */
 static void need_function(Sema *S) {
     if (!S->fs || !S->fs->f)
-        sema_error(S, S->fs ? S->fs->where : (Loc){0}, "module-level values must be compile-time constants");
+        sema_error(S, S->fs ? S->fs->where : (Loc){0},
+                   "module-level values must be compile-time constants");
     if (S->fs->f->nops > SEMA_MAX_OPS)
-        sema_error(S, S->fs->b.loc, "'%s' is too large: more than %d IR operations", S->fs->f->name, SEMA_MAX_OPS);
+        sema_error(S, S->fs->b.loc, "'%s' is too large: more than %d IR operations", S->fs->f->name,
+                   SEMA_MAX_OPS);
 }
-IrBuilder *sema_builder(Sema *S) { need_function(S); return &S->fs->b; }
-IrFunc *sema_func(Sema *S) { need_function(S); return S->fs->f; }
+IrBuilder *sema_builder(Sema *S) {
+    need_function(S);
+    return &S->fs->b;
+}
+IrFunc *sema_func(Sema *S) {
+    need_function(S);
+    return S->fs->f;
+}
 
 void sema_check_shape(Sema *S, Loc loc, int rank, const int64_t *dims) {
-    if (rank > NR_MAX_RANK) sema_error(S, loc, "blocks have at most %d dimensions, got %d", NR_MAX_RANK, rank);
+    if (rank > NR_MAX_RANK)
+        sema_error(S, loc, "blocks have at most %d dimensions, got %d", NR_MAX_RANK, rank);
     int64_t numel = 1;
     for (int i = 0; i < rank; i++) {
         if (dims[i] <= 0 || (dims[i] & (dims[i] - 1)))
-            sema_error(S, loc, "block dimension %d is %lld: block dimensions must be powers of two", i,
-                       (long long)dims[i]);
+            sema_error(S, loc, "block dimension %d is %lld: block dimensions must be powers of two",
+                       i, (long long)dims[i]);
         numel *= dims[i];
         if (numel > NR_MAX_NUMEL)
-            sema_error(S, loc, "block has more than %d elements (2^20, as in Triton)", NR_MAX_NUMEL);
+            sema_error(S, loc, "block has more than %d elements (2^20, as in Triton)",
+                       NR_MAX_NUMEL);
     }
 }
 
@@ -67,7 +77,8 @@ ValId sema_emit_const(Sema *S, IrType ty, Val c, Loc loc) {
         int64_t i;
         if (c.k == V_FLOAT) {
             if (!isfinite(c.f) || fabs(c.f) >= 9.2e18)
-                sema_error(S, loc, "float constant %g cannot be converted to %s", c.f, dt_name(ty.dt));
+                sema_error(S, loc, "float constant %g cannot be converted to %s", c.f,
+                           dt_name(ty.dt));
             i = (int64_t)c.f;
         } else {
             i = c.i;
@@ -89,7 +100,8 @@ ValId sema_emit_const(Sema *S, IrType ty, Val c, Loc loc) {
 
 ValId sema_to_ir(Sema *S, Val v, Loc loc) {
     if (v.k == V_IR) return v.v;
-    if (sema_val_is_const(v)) return sema_emit_const(S, ty_scalar(sema_const_dtype(S, v, loc)), v, loc);
+    if (sema_val_is_const(v))
+        return sema_emit_const(S, ty_scalar(sema_const_dtype(S, v, loc)), v, loc);
     sema_error(S, loc, "expected a number or a block, got %s", sema_val_kind_name(S, v));
 }
 
@@ -114,17 +126,20 @@ ValId sema_emit_cast(Sema *S, ValId v, IrType elem, bool bitcast, Loc loc) {
     char a[64], b[64];
     if (t.dt == DT_PTR || elem.dt == DT_PTR) {
         if (t.dt == DT_PTR && elem.dt == DT_PTR) return build1(S, OP_BITCAST, v, dst, loc);
-        sema_error(S, loc, "cannot convert %s to %s", ty_str(ty_elem(t), a, sizeof a), ty_str(elem, b, sizeof b));
+        sema_error(S, loc, "cannot convert %s to %s", ty_str(ty_elem(t), a, sizeof a),
+                   ty_str(elem, b, sizeof b));
     }
     if (bitcast) {
         if (dt_bits(t.dt) != dt_bits(elem.dt))
-            sema_error(S, loc, "cannot bitcast %s to %s: the widths differ", dt_name(t.dt), dt_name(elem.dt));
+            sema_error(S, loc, "cannot bitcast %s to %s: the widths differ", dt_name(t.dt),
+                       dt_name(elem.dt));
         return build1(S, OP_BITCAST, v, dst, loc);
     }
     /* fp8 converts directly only to and from the other floats: integers (and i1) and
      * another fp8 type go through fp32, as in Triton */
     bool fp8_side = dt_is_fp8(t.dt) || dt_is_fp8(elem.dt);
-    if (fp8_side && (!dt_is_float(t.dt) || !dt_is_float(elem.dt) || (dt_is_fp8(t.dt) && dt_is_fp8(elem.dt)))) {
+    if (fp8_side &&
+        (!dt_is_float(t.dt) || !dt_is_float(elem.dt) || (dt_is_fp8(t.dt) && dt_is_fp8(elem.dt)))) {
         v = build1(S, OP_CVT, v, ty_with_elem(t, ty_scalar(DT_FP32)), loc);
         if (elem.dt == DT_FP32) return v;
         dst = ty_with_elem(t, elem);
@@ -162,7 +177,8 @@ ValId sema_emit_broadcast(Sema *S, ValId v, IrType shape, Loc loc) {
     IrType t = ir_type(sema_func(S), v);
     if (ty_same_shape(t, shape)) return v;
     if (t.rank == 0) return build1(S, OP_SPLAT, v, ty_with_elem(shape, t), loc);
-    if (t.rank > shape.rank) sema_error(S, loc, "cannot broadcast a rank-%d block to rank %d", t.rank, shape.rank);
+    if (t.rank > shape.rank)
+        sema_error(S, loc, "cannot broadcast a rank-%d block to rank %d", t.rank, shape.rank);
     while (t.rank < shape.rank) { /* NumPy: missing leading dims are 1 */
         IrType e = t;
         memmove(e.shape + 1, e.shape, sizeof(int32_t) * t.rank);
@@ -179,7 +195,8 @@ ValId sema_emit_broadcast(Sema *S, ValId v, IrType shape, Loc loc) {
     for (int i = 0; i < t.rank; i++)
         if (t.shape[i] != shape.shape[i] && t.shape[i] != 1) {
             char x[64], y[64];
-            sema_error(S, loc, "cannot broadcast %s to %s", ty_str(t, x, sizeof x), ty_str(shape, y, sizeof y));
+            sema_error(S, loc, "cannot broadcast %s to %s", ty_str(t, x, sizeof x),
+                       ty_str(shape, y, sizeof y));
         }
     if (ty_same_shape(t, shape)) return v;
     return build1(S, OP_BROADCAST, v, ty_with_elem(shape, t), loc);
@@ -199,9 +216,11 @@ static int integer_promote(int a, int b) {
     return rb >= ra ? b : a;
 }
 
-int sema_computation_dtype(Sema *S, IrType at, bool a_weak, IrType bt, bool b_weak, bool div_or_mod, Loc loc) {
+int sema_computation_dtype(Sema *S, IrType at, bool a_weak, IrType bt, bool b_weak, bool div_or_mod,
+                           Loc loc) {
     int a = at.dt, b = bt.dt;
-    if (a == DT_PTR || b == DT_PTR) sema_error(S, loc, "invalid operands: pointer arithmetic only adds or subtracts integers");
+    if (a == DT_PTR || b == DT_PTR)
+        sema_error(S, loc, "invalid operands: pointer arithmetic only adds or subtracts integers");
     if (a_weak != b_weak) {
         int s = a_weak ? a : b, t = a_weak ? b : a;
         if (kind_of(s) <= kind_of(t)) {
@@ -218,8 +237,10 @@ int sema_computation_dtype(Sema *S, IrType at, bool a_weak, IrType bt, bool b_we
     if (dt_is_fp8(a) && dt_is_fp8(b)) return a == b ? a : DT_FP16;
     if (dt_is_fp8(a) || dt_is_fp8(b)) return dt_is_fp8(a) ? a : b;
     if (div_or_mod && dt_is_signed(a) != dt_is_signed(b) && a != DT_I1 && b != DT_I1)
-        sema_error(S, loc, "cannot use /, // or %% with %s and %s: they differ in signedness; cast one of them",
-                   dt_name(a), dt_name(b));
+        sema_error(
+            S, loc,
+            "cannot use /, // or %% with %s and %s: they differ in signedness; cast one of them",
+            dt_name(a), dt_name(b));
     return integer_promote(a, b);
 }
 

@@ -73,8 +73,11 @@ bool sema_val_is_constexpr(Val v) {
 bool sema_val_same(Val a, Val b) {
     if (a.k != b.k) return false;
     switch (a.k) {
-    case V_UNDEF: case V_NONE: return true;
-    case V_BOOL: case V_INT: case V_MODULE: return a.i == b.i;
+    case V_UNDEF:
+    case V_NONE: return true;
+    case V_BOOL:
+    case V_INT:
+    case V_MODULE: return a.i == b.i;
     case V_FLOAT: return a.f == b.f || (a.f != a.f && b.f != b.f);
     case V_STR: return a.slen == b.slen && !memcmp(a.s, b.s, a.slen);
     case V_DTYPE: return ty_equal(a.ty, b.ty);
@@ -82,7 +85,8 @@ bool sema_val_same(Val a, Val b) {
     case V_BUILTIN: return a.builtin == b.builtin && !a.self && !b.self;
     case V_IR: return a.v == b.v;
     case V_TUPLE:
-        if (a.n != b.n || a.tag != b.tag || (a.tag && (!ty_equal(a.ty, b.ty) || a.i != b.i))) return false;
+        if (a.n != b.n || a.tag != b.tag || (a.tag && (!ty_equal(a.ty, b.ty) || a.i != b.i)))
+            return false;
         for (int i = 0; i < a.n; i++)
             if (!sema_val_same(a.items[i], b.items[i])) return false;
         return true;
@@ -103,13 +107,19 @@ const char *sema_val_kind_name(Sema *S, Val v) {
     case V_TUPLE:
         if (!v.tag) return "a tuple";
         ty_str(v.ty, buf, sizeof buf);
-        return arena_printf(S->arena, "%s of %s blocks", v.tag == TAG_BLOCK_PTR ? "a block pointer" : "a tensor descriptor", buf);
+        return arena_printf(S->arena, "%s of %s blocks",
+                            v.tag == TAG_BLOCK_PTR ? "a block pointer" : "a tensor descriptor",
+                            buf);
     case V_FUNC: return "a function";
     case V_BUILTIN: return "a builtin function";
     case V_MODULE: return "a module";
     case V_IR:
         ty_str(v.ty, buf, sizeof buf);
-        return arena_printf(S->arena, "%s %s", ty_is_tdesc(v.ty) ? "a tensor descriptor" : v.ty.rank ? "block" : "scalar", buf);
+        return arena_printf(S->arena, "%s %s",
+                            ty_is_tdesc(v.ty) ? "a tensor descriptor"
+                            : v.ty.rank       ? "block"
+                                              : "scalar",
+                            buf);
     }
     return "?";
 }
@@ -132,7 +142,8 @@ void sema_val_key(Sema *S, StrBuf *sb, Val v) {
     case V_BUILTIN: sb_printf(sb, "Bi%d;", v.builtin); break;
     case V_MODULE: sb_printf(sb, "M%d;", (int)v.i); break;
     case V_TUPLE:
-        if (v.tag) sb_printf(sb, "G%d:%s:%lld", v.tag, ty_str(v.ty, buf, sizeof buf), (long long)v.i);
+        if (v.tag)
+            sb_printf(sb, "G%d:%s:%lld", v.tag, ty_str(v.ty, buf, sizeof buf), (long long)v.i);
         sb_putc(sb, '(');
         for (int i = 0; i < v.n; i++) sema_val_key(S, sb, v.items[i]);
         sb_putc(sb, ')');
@@ -179,4 +190,3 @@ void sema_env_set(Sema *S, Env *e, const char *name, Val v) {
     e->names[e->n] = name;
     e->vals[e->n++] = v;
 }
-

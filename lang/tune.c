@@ -62,11 +62,13 @@ static bool global_value(void *user, const char *name, PyVal *out) {
             st->targets[0]->kind != EX_NAME || strcmp(st->targets[0]->name, name))
             continue;
         if (R->gstate[i] == 2) return *out = R->gvals[i], true;
-        if (R->gstate[i] == 1) py_error(&R->py, st->loc, "module-level constant '%s' depends on itself", name);
+        if (R->gstate[i] == 1)
+            py_error(&R->py, st->loc, "module-level constant '%s' depends on itself", name);
         size_t at, end;
         if (!value_offset(R->m->src, st->loc, &at)) return false;
         R->gstate[i] = 1;
-        Arena *scratch = R->py.arena; /* a launch's scratch arena, perhaps: the value must outlive it */
+        Arena *scratch =
+            R->py.arena; /* a launch's scratch arena, perhaps: the value must outlive it */
         R->py.arena = R->arena;
         PyNode *e = py_parse_expr_at(&R->py, at, &end);
         R->gvals[i] = py_eval(&R->py, e, NULL);
@@ -80,7 +82,11 @@ static bool global_value(void *user, const char *name, PyVal *out) {
 
 bool tune_value_text(PyVal v, StrBuf *out) {
     switch (v.k) {
-    case PV_NONE: case PV_BOOL: case PV_INT: case PV_FLOAT: case PV_STR: py_print(out, v, false); return true;
+    case PV_NONE:
+    case PV_BOOL:
+    case PV_INT:
+    case PV_FLOAT:
+    case PV_STR: py_print(out, v, false); return true;
     default: return false;
     }
 }
@@ -91,27 +97,37 @@ static const Param *find_param(const Func *fn, const char *name) {
     return NULL;
 }
 
-static bool is_constexpr(const Param *p) { return p->annotation && !strcmp(p->annotation, "constexpr"); }
+static bool is_constexpr(const Param *p) {
+    return p->annotation && !strcmp(p->annotation, "constexpr");
+}
 
 /* A list (or tuple) of parameter names. */
-static void name_list(Reader *R, PyVal v, Loc loc, const char *what, bool pointers, const char ***out, int *n) {
+static void name_list(Reader *R, PyVal v, Loc loc, const char *what, bool pointers,
+                      const char ***out, int *n) {
     if (v.k == PV_NONE) return;
-    if (v.k != PV_LIST && v.k != PV_TUPLE) py_error(&R->py, loc, "%s must be a list of parameter names", what);
+    if (v.k != PV_LIST && v.k != PV_TUPLE)
+        py_error(&R->py, loc, "%s must be a list of parameter names", what);
     *n = v.u.seq->n;
     *out = arena_alloc(R->py.arena, sizeof(char *) * (size_t)(*n ? *n : 1));
     for (int i = 0; i < *n; i++) {
         PyVal s = v.u.seq->v[i];
-        if (s.k != PV_STR) py_error(&R->py, loc, "%s must be a list of parameter names, not of %s", what, py_kind_name(s));
+        if (s.k != PV_STR)
+            py_error(&R->py, loc, "%s must be a list of parameter names, not of %s", what,
+                     py_kind_name(s));
         const Param *p = find_param(R->fn, s.u.str.s);
-        if (!p) py_error(&R->py, loc, "%s names '%s', which is not a parameter of kernel '%s'", what, s.u.str.s, R->fn->name);
+        if (!p)
+            py_error(&R->py, loc, "%s names '%s', which is not a parameter of kernel '%s'", what,
+                     s.u.str.s, R->fn->name);
         if (pointers && (!p->annotation || p->annotation[0] != '*'))
-            py_error(&R->py, loc, "%s names '%s', which is not a pointer parameter", what, s.u.str.s);
+            py_error(&R->py, loc, "%s names '%s', which is not a pointer parameter", what,
+                     s.u.str.s);
         (*out)[i] = s.u.str.s;
     }
 }
 
 static void read_config(Reader *R, PyVal v, Loc loc, int index, TuneConfig *out) {
-    if (v.k != PV_CONFIG) py_error(&R->py, loc, "configs must be triton.Config objects, got %s", py_kind_name(v));
+    if (v.k != PV_CONFIG)
+        py_error(&R->py, loc, "configs must be triton.Config objects, got %s", py_kind_name(v));
     PyConfig *cf = v.u.cfg;
     cf->index = index;
     out->val = v;
@@ -124,14 +140,16 @@ static void read_config(Reader *R, PyVal v, Loc loc, int index, TuneConfig *out)
         const char *name = cf->kwargs->keys[i].u.str.s;
         const Param *p = find_param(R->fn, name);
         if (!p || !is_constexpr(p))
-            py_error(&R->py, cf->loc, "config %d sets '%s', which is not a constexpr parameter of kernel '%s'", index, name,
-                     R->fn->name);
+            py_error(&R->py, cf->loc,
+                     "config %d sets '%s', which is not a constexpr parameter of kernel '%s'",
+                     index, name, R->fn->name);
         StrBuf t;
         sb_init(&t);
         if (!tune_value_text(cf->kwargs->vals[i], &t)) {
             sb_free(&t);
-            py_error(&R->py, cf->loc, "config %d: '%s' must be an int, float, bool, str or None, got %s", index, name,
-                     py_kind_name(cf->kwargs->vals[i]));
+            py_error(&R->py, cf->loc,
+                     "config %d: '%s' must be an int, float, bool, str or None, got %s", index,
+                     name, py_kind_name(cf->kwargs->vals[i]));
         }
         out->names[i] = name;
         out->texts[i] = arena_strdup(R->py.arena, sb_cstr(&t));
@@ -153,15 +171,19 @@ static PyVal eval_arg(Reader *R, PyNode *n) { return py_eval(&R->py, n, NULL); }
 static void read_autotune(Reader *R, const Expr *d, TuneDesc *t) {
     size_t open;
     if (d->kind != EX_CALL || !args_offset(R->m->src, d, &open))
-        py_error(&R->py, d->loc, "@autotune needs its arguments: @triton.autotune(configs=[...], key=[...])");
+        py_error(&R->py, d->loc,
+                 "@autotune needs its arguments: @triton.autotune(configs=[...], key=[...])");
     PyArgs a;
     py_parse_call_args(&R->py, open, &a);
-    static const char *const positional[] = {"configs", "key", "prune_configs_by", "reset_to_zero", "restore_value"};
+    static const char *const positional[] = {"configs", "key", "prune_configs_by", "reset_to_zero",
+                                             "restore_value"};
     if (a.n > 5) py_error(&R->py, a.loc, "@autotune takes at most 5 positional arguments");
-    PyVal configs = py_none(), key = py_none(), prune = py_none(), reset = py_none(), restore = py_none();
+    PyVal configs = py_none(), key = py_none(), prune = py_none(), reset = py_none(),
+          restore = py_none();
     PyVal *slots[] = {&configs, &key, &prune, &reset, &restore};
     Loc locs[5] = {a.loc, a.loc, a.loc, a.loc, a.loc};
-    for (int i = 0; i < a.n; i++) *slots[i] = eval_arg(R, a.pos[i]), locs[i] = py_node_loc(a.pos[i]);
+    for (int i = 0; i < a.n; i++)
+        *slots[i] = eval_arg(R, a.pos[i]), locs[i] = py_node_loc(a.pos[i]);
     t->warmup_ms = 25, t->rep_ms = 100;
     for (int k = 0; k < a.nkw; k++) {
         const char *nm = a.kwnames[k];
@@ -176,11 +198,13 @@ static void read_autotune(Reader *R, const Expr *d, TuneDesc *t) {
         } else if (!strcmp(nm, "warmup") || !strcmp(nm, "rep")) {
             if (v.k == PV_NONE) continue;
             if (v.k != PV_INT || v.u.i < 1 || v.u.i > 100000)
-                py_error(&R->py, a.kwlocs[k], "%s must be a number of milliseconds from 1 to 100000", nm);
+                py_error(&R->py, a.kwlocs[k],
+                         "%s must be a number of milliseconds from 1 to 100000", nm);
             if (nm[0] == 'w') t->warmup_ms = (int)v.u.i;
             else t->rep_ms = (int)v.u.i;
         } else if (!strcmp(nm, "pre_hook") || !strcmp(nm, "post_hook") || !strcmp(nm, "do_bench")) {
-            if (v.k != PV_NONE) py_error(&R->py, a.kwlocs[k], "'%s' is Python code the C runtime cannot run", nm);
+            if (v.k != PV_NONE)
+                py_error(&R->py, a.kwlocs[k], "'%s' is Python code the C runtime cannot run", nm);
         } else if (!strcmp(nm, "use_cuda_graph") || !strcmp(nm, "cache_results")) {
             /* accepted: timings never use CUDA graphs, and choices are always kept on disk */
         } else py_error(&R->py, a.kwlocs[k], "@autotune has no argument '%s'", nm);
@@ -190,25 +214,34 @@ static void read_autotune(Reader *R, const Expr *d, TuneDesc *t) {
     if (configs.u.seq->n == 0) py_error(&R->py, locs[0], "@autotune needs at least one config");
     t->nconfigs = configs.u.seq->n;
     t->configs = arena_alloc(R->py.arena, sizeof *t->configs * (size_t)t->nconfigs);
-    for (int i = 0; i < t->nconfigs; i++) read_config(R, configs.u.seq->v[i], locs[0], i, &t->configs[i]);
-    if (key.k == PV_NONE) py_error(&R->py, a.loc, "@autotune needs key=[...] (the parameters whose values select a tuning)");
+    for (int i = 0; i < t->nconfigs; i++)
+        read_config(R, configs.u.seq->v[i], locs[0], i, &t->configs[i]);
+    if (key.k == PV_NONE)
+        py_error(&R->py, a.loc,
+                 "@autotune needs key=[...] (the parameters whose values select a tuning)");
     name_list(R, key, locs[1], "key", false, &t->key, &t->nkey);
     name_list(R, reset, locs[3], "reset_to_zero", true, &t->reset_to_zero, &t->nreset);
     name_list(R, restore, locs[4], "restore_value", true, &t->restore_value, &t->nrestore);
     t->early_prune = t->perf_model = py_none();
     if (prune.k != PV_NONE) {
         if (prune.k != PV_DICT) py_error(&R->py, locs[2], "prune_configs_by must be a dict");
-        t->top_k = 1.0, t->top_k_is_float = true; /* Triton's default: the fraction 1.0 (every config) */
+        t->top_k = 1.0,
+        t->top_k_is_float = true; /* Triton's default: the fraction 1.0 (every config) */
         for (int i = 0; i < prune.u.dict->n; i++) {
             PyVal k = prune.u.dict->keys[i], v = prune.u.dict->vals[i];
             const char *kn = k.k == PV_STR ? k.u.str.s : "";
             if (!strcmp(kn, "early_config_prune")) t->early_prune = v;
             else if (!strcmp(kn, "perf_model")) t->perf_model = v;
             else if (!strcmp(kn, "top_k")) {
-                if (v.k != PV_INT && v.k != PV_FLOAT) py_error(&R->py, locs[2], "top_k must be a number");
+                if (v.k != PV_INT && v.k != PV_FLOAT)
+                    py_error(&R->py, locs[2], "top_k must be a number");
                 t->top_k = v.k == PV_INT ? (double)v.u.i : v.u.f;
                 t->top_k_is_float = v.k == PV_FLOAT;
-            } else py_error(&R->py, locs[2], "prune_configs_by has no entry '%s' (early_config_prune, perf_model, top_k)", kn);
+            } else
+                py_error(
+                    &R->py, locs[2],
+                    "prune_configs_by has no entry '%s' (early_config_prune, perf_model, top_k)",
+                    kn);
         }
         if (t->early_prune.k != PV_NONE && t->early_prune.k != PV_FUNC)
             py_error(&R->py, locs[2], "early_config_prune must be a lambda here");
@@ -222,7 +255,9 @@ static void read_autotune(Reader *R, const Expr *d, TuneDesc *t) {
 static void read_heuristics(Reader *R, const Expr *d, TuneDesc *t) {
     size_t open;
     if (d->kind != EX_CALL || !args_offset(R->m->src, d, &open))
-        py_error(&R->py, d->loc, "@heuristics needs its values: @triton.heuristics(values={'NAME': lambda args: ...})");
+        py_error(
+            &R->py, d->loc,
+            "@heuristics needs its values: @triton.heuristics(values={'NAME': lambda args: ...})");
     PyArgs a;
     py_parse_call_args(&R->py, open, &a);
     PyVal values = py_none();
@@ -230,16 +265,20 @@ static void read_heuristics(Reader *R, const Expr *d, TuneDesc *t) {
     if (a.n == 1 && a.nkw == 0) values = eval_arg(R, a.pos[0]), loc = py_node_loc(a.pos[0]);
     else if (a.n == 0 && a.nkw == 1 && a.kwnames[0] && !strcmp(a.kwnames[0], "values"))
         values = eval_arg(R, a.kwvals[0]), loc = a.kwlocs[0];
-    else py_error(&R->py, a.loc, "@heuristics takes one argument: values={'NAME': lambda args: ...}");
+    else
+        py_error(&R->py, a.loc,
+                 "@heuristics takes one argument: values={'NAME': lambda args: ...}");
     if (values.k != PV_DICT) py_error(&R->py, loc, "@heuristics' values must be a dict of lambdas");
     for (int i = 0; i < values.u.dict->n; i++) {
         PyVal k = values.u.dict->keys[i], f = values.u.dict->vals[i];
         if (k.k != PV_STR) py_error(&R->py, loc, "@heuristics' keys must be parameter names");
         const Param *p = find_param(R->fn, k.u.str.s);
         if (!p || !is_constexpr(p))
-            py_error(&R->py, loc, "@heuristics computes '%s', which is not a constexpr parameter of kernel '%s'", k.u.str.s,
-                     R->fn->name);
-        if (f.k != PV_FUNC) py_error(&R->py, loc, "@heuristics' value for '%s' must be a lambda", k.u.str.s);
+            py_error(&R->py, loc,
+                     "@heuristics computes '%s', which is not a constexpr parameter of kernel '%s'",
+                     k.u.str.s, R->fn->name);
+        if (f.k != PV_FUNC)
+            py_error(&R->py, loc, "@heuristics' value for '%s' must be a lambda", k.u.str.s);
         TuneHeuristic h = {k.u.str.s, f, loc};
         int cap = t->nheur;
         VEC_PUSH(R->py.arena, t->heur, t->nheur, cap, h);
@@ -272,7 +311,8 @@ bool tune_read(Arena *arena, Diag *diag, const Module *m, const Func *fn, TuneDe
         const Expr *d = fn->decorators[i];
         const char *n = decorator_name(d);
         if (!strcmp(n, "autotune")) {
-            if (t->autotune) py_error(&R->py, d->loc, "kernel '%s' has two @autotune decorators", fn->name);
+            if (t->autotune)
+                py_error(&R->py, d->loc, "kernel '%s' has two @autotune decorators", fn->name);
             read_autotune(R, d, t);
         } else if (!strcmp(n, "heuristics")) read_heuristics(R, d, t);
     }
@@ -326,12 +366,14 @@ static bool desc_signature(const char *ann, IrType *out) {
     return true;
 }
 
-bool tune_signature(const TuneDesc *d, const Func *fn, const SemaDefine *defines, int ndefines, IrModule *sigs,
-                    IrFunc **out, Diag *diag) {
+bool tune_signature(const TuneDesc *d, const Func *fn, const SemaDefine *defines, int ndefines,
+                    IrModule *sigs, IrFunc **out, Diag *diag) {
     for (int i = 0; i < ndefines; i++)
         if (sets(d, defines[i].name)) {
-            diag_error(diag, d->loc, "conflicting meta-parameters: '%s' is given to the compile and set by the "
-                       "@autotune/@heuristics of kernel '%s' (give it in one place)", defines[i].name, fn->name);
+            diag_error(diag, d->loc,
+                       "conflicting meta-parameters: '%s' is given to the compile and set by the "
+                       "@autotune/@heuristics of kernel '%s' (give it in one place)",
+                       defines[i].name, fn->name);
             return false;
         }
     IrFunc *sig = ir_func_new(sigs, fn->name, true, fn->loc);
@@ -345,19 +387,25 @@ bool tune_signature(const TuneDesc *d, const Func *fn, const SemaDefine *defines
             continue;
         }
         if (!sema_signature_type(p->annotation, &ty) &&
-            !(tname && !sets(d, tname) && sema_signature_type_of(p->annotation, define_of(defines, ndefines, tname), &ty))) {
-            diag_error(diag, p->ann_loc,
-                       tname && sets(d, tname) ? "parameter '%s': its type '%s' cannot be a tuned meta-parameter"
-                                               : "parameter '%s': unknown parameter type '%s' (a type named by a constexpr "
-                                                 "must be given to the compile, e.g. -D DT=bf16)",
-                       p->name, p->annotation);
+            !(tname && !sets(d, tname) &&
+              sema_signature_type_of(p->annotation, define_of(defines, ndefines, tname), &ty))) {
+            diag_error(
+                diag, p->ann_loc,
+                tname && sets(d, tname)
+                    ? "parameter '%s': its type '%s' cannot be a tuned meta-parameter"
+                    : "parameter '%s': unknown parameter type '%s' (a type named by a constexpr "
+                      "must be given to the compile, e.g. -D DT=bf16)",
+                p->name, p->annotation);
             return false;
         }
         ir_add_param(sig, ty, p->name);
     }
-    for (int k = 0; k < d->nkey; k++) /* a config sets only constexprs: such a key is no launch argument */
+    for (int k = 0; k < d->nkey;
+         k++) /* a config sets only constexprs: such a key is no launch argument */
         if (sets(d, d->key[k])) {
-            diag_error(diag, d->loc, "key names '%s', which the configs set: a key is a launch argument", d->key[k]);
+            diag_error(diag, d->loc,
+                       "key names '%s', which the configs set: a key is a launch argument",
+                       d->key[k]);
             return false;
         }
     *out = sig;

@@ -11,36 +11,36 @@
 #include "sema.h"
 
 typedef struct TuneConfig {
-    int n;                /* constexpr values it sets */
+    int n; /* constexpr values it sets */
     const char **names;
-    const char **texts;   /* each as -D takes it: "128", "leaky_relu", "True" */
+    const char **texts; /* each as -D takes it: "128", "leaky_relu", "True" */
     int num_warps, num_stages;
-    PyVal val;            /* the triton.Config itself, for prune functions */
+    PyVal val; /* the triton.Config itself, for prune functions */
 } TuneConfig;
 
 typedef struct TuneHeuristic {
-    const char *name;     /* the constexpr it computes */
-    PyVal fn;             /* lambda args: ... */
+    const char *name; /* the constexpr it computes */
+    PyVal fn;         /* lambda args: ... */
     Loc loc;
 } TuneHeuristic;
 
 typedef struct TuneDesc {
     const char *kernel;
-    bool autotune;        /* false: heuristics alone (one implicit config, nothing timed) */
+    bool autotune; /* false: heuristics alone (one implicit config, nothing timed) */
     TuneConfig *configs;
     int nconfigs;
-    const char **key;     /* parameter names */
+    const char **key; /* parameter names */
     int nkey;
     const char **reset_to_zero, **restore_value;
     int nreset, nrestore;
     PyVal early_prune, perf_model; /* PV_NONE when absent */
-    double top_k;         /* perf_model keeps this many (a fraction of the configs when a float <= 1) */
-    bool top_k_is_float;  /* written as a float (Triton: a fraction when <= 1.0) */
+    double top_k; /* perf_model keeps this many (a fraction of the configs when a float <= 1) */
+    bool top_k_is_float; /* written as a float (Triton: a fraction when <= 1.0) */
     int warmup_ms, rep_ms;
     TuneHeuristic *heur;
     int nheur;
-    Loc loc;              /* the @triton.autotune (or first @triton.heuristics) */
-    PyCtx *py;            /* the evaluator the values live in: its arena, source, diag */
+    Loc loc;   /* the @triton.autotune (or first @triton.heuristics) */
+    PyCtx *py; /* the evaluator the values live in: its arena, source, diag */
 } TuneDesc;
 
 /* Does fn carry @autotune or @heuristics (under any module prefix)? */
@@ -57,8 +57,8 @@ bool tune_read(Arena *arena, Diag *diag, const Module *m, const Func *fn, TuneDe
  * define; a descriptor's block dims may be tuned, so its signature holds 1s there and
  * each config's kernel checks them). Also refuses a define that sets what the configs or
  * heuristics set. false with a diagnostic. */
-bool tune_signature(const TuneDesc *d, const Func *fn, const SemaDefine *defines, int ndefines, IrModule *sigs,
-                    IrFunc **out, Diag *diag);
+bool tune_signature(const TuneDesc *d, const Func *fn, const SemaDefine *defines, int ndefines,
+                    IrModule *sigs, IrFunc **out, Diag *diag);
 
 /* A value as -D NAME=TEXT takes it; false if it is not an int, float, bool, str or None. */
 bool tune_value_text(PyVal v, StrBuf *out);

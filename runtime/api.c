@@ -49,11 +49,12 @@ static nr_status compile_text(nr_context *ctx, char *text, size_t len, const cha
     return NR_OK;
 }
 
-nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length, const char *filename,
-                            const nr_compile_options *opts, nr_module **out) {
+nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length,
+                            const char *filename, const nr_compile_options *opts, nr_module **out) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     api_clear_error(ctx);
-    if (!source || !out) return api_fail(ctx, NR_ERR_INVALID_ARG, "source and out must not be NULL");
+    if (!source || !out)
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "source and out must not be NULL");
     *out = NULL;
     FAULT_GUARD(ctx);
     char *text = malloc(length + 1);
@@ -63,7 +64,8 @@ nr_status nr_compile_source(nr_context *ctx, const char *source, size_t length, 
     return compile_text(ctx, text, length, filename, opts, out);
 }
 
-nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_options *opts, nr_module **out) {
+nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_options *opts,
+                          nr_module **out) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     api_clear_error(ctx);
     if (!path || !out) return api_fail(ctx, NR_ERR_INVALID_ARG, "path and out must not be NULL");
@@ -72,8 +74,8 @@ nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_op
     size_t len;
     char *text = file_read(path, &len);
     if (!text)
-        return api_fail(ctx, errno == ENOENT ? NR_ERR_NOT_FOUND : NR_ERR_INVALID_ARG, "cannot read '%s': %s", path,
-                        strerror(errno));
+        return api_fail(ctx, errno == ENOENT ? NR_ERR_NOT_FOUND : NR_ERR_INVALID_ARG,
+                        "cannot read '%s': %s", path, strerror(errno));
     return compile_text(ctx, text, len, path, opts, out);
 }
 
@@ -105,17 +107,22 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
     return launch_plain(k, grid, args, num_args, opts);
 }
 
-nr_status nr_launch_grid(nr_kernel *k, nr_grid_fn grid, void *user, const nr_arg *args, int num_args,
-                         const size_t *arg_bytes, const nr_launch_options *opts) {
+nr_status nr_launch_grid(nr_kernel *k, nr_grid_fn grid, void *user, const nr_arg *args,
+                         int num_args, const size_t *arg_bytes, const nr_launch_options *opts) {
     if (!k) return NR_ERR_INVALID_ARG;
     nr_context *ctx = k->mod->ctx;
     api_clear_error(ctx);
-    if (!grid) return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_launch_grid: the grid function must not be NULL");
+    if (!grid)
+        return api_fail(ctx, NR_ERR_INVALID_ARG,
+                        "nr_launch_grid: the grid function must not be NULL");
     if (k->tuned) return tune_launch(k, NULL, grid, user, args, num_args, arg_bytes, opts);
-    nr_config none = {0, NULL, NULL, opts && opts->num_warps ? opts->num_warps : k->mod->prog.num_warps,
+    nr_config none = {0, NULL, NULL,
+                      opts && opts->num_warps ? opts->num_warps : k->mod->prog.num_warps,
                       opts && opts->num_stages ? opts->num_stages : k->mod->prog.num_stages};
     unsigned g[3] = {1, 1, 1};
     nr_status s = grid(&none, g, user);
-    if (s) return api_fail(ctx, s, "kernel '%s': the grid function failed (%s)", k->f->name, nr_status_string(s));
+    if (s)
+        return api_fail(ctx, s, "kernel '%s': the grid function failed (%s)", k->f->name,
+                        nr_status_string(s));
     return launch_plain(k, g, args, num_args, opts);
 }

@@ -26,10 +26,10 @@
 #include "tuner.h"
 
 typedef struct Variant {
-    char *key;          /* "<config index>|NAME=VALUE|..." (the heuristics' values) */
+    char *key; /* "<config index>|NAME=VALUE|..." (the heuristics' values) */
     nr_module *mod;
     nr_kernel *k;
-    nr_config cfg;      /* the config's values and the heuristics' (owned) */
+    nr_config cfg; /* the config's values and the heuristics' (owned) */
 } Variant;
 
 typedef struct TunedKernel {
@@ -38,11 +38,11 @@ typedef struct TunedKernel {
     TuneDesc *desc;
     nr_config *configs;
     int nconfigs;
-    int *key_param;          /* per key name: its runtime parameter, or -1 */
-    const char **key_text;   /* for -1: the constexpr's value (a define or its default) */
+    int *key_param;        /* per key name: its runtime parameter, or -1 */
+    const char **key_text; /* for -1: the constexpr's value (a define or its default) */
     Variant *variants;
     int nvariants, capvariants;
-    nr_tuner *tuner;         /* @autotune with several configs */
+    nr_tuner *tuner; /* @autotune with several configs */
     nr_config *last;
 } TunedKernel;
 
@@ -57,7 +57,8 @@ static const char *kname(const TunedKernel *t) { return t->tk->fn->name; }
 static const char *base_define(const nr_module *m, const char *name) {
     const char *v = NULL;
     for (int i = 0; i < m->ndefines; i++)
-        if (!strcmp(m->defines[i].name, name)) v = m->defines[i].value; /* the last one wins, as in sema */
+        if (!strcmp(m->defines[i].name, name))
+            v = m->defines[i].value; /* the last one wins, as in sema */
     return v;
 }
 
@@ -74,10 +75,11 @@ static char *identity(const nr_module *m) {
     StrBuf b;
     sb_init(&b);
     const char *only = m->only_kernel ? m->only_kernel : "*";
-    sb_printf(&b, "warps=%d;stages=%d;kernel=%zu:%s;", m->num_warps, m->num_stages, strlen(only), only);
+    sb_printf(&b, "warps=%d;stages=%d;kernel=%zu:%s;", m->num_warps, m->num_stages, strlen(only),
+              only);
     for (int i = 0; i < m->ndefines; i++)
-        sb_printf(&b, "-D%zu:%s=%zu:%s;", strlen(m->defines[i].name), m->defines[i].name, strlen(m->defines[i].value),
-                  m->defines[i].value);
+        sb_printf(&b, "-D%zu:%s=%zu:%s;", strlen(m->defines[i].name), m->defines[i].name,
+                  strlen(m->defines[i].value), m->defines[i].value);
     sb_printf(&b, "|%zu:", m->src->len);
     sb_putn(&b, m->text, m->src->len);
     char *s = strdup(sb_cstr(&b));
@@ -87,7 +89,8 @@ static char *identity(const nr_module *m) {
 
 static nr_status make_tuner(TunedKernel *t, Arena *arena) {
     if (t->nconfigs > TUNER_MAX_CONFIGS)
-        return api_fail(t->mod->ctx, NR_ERR_UNSUPPORTED, "kernel '%s': more than %d configs", kname(t), TUNER_MAX_CONFIGS);
+        return api_fail(t->mod->ctx, NR_ERR_UNSUPPORTED, "kernel '%s': more than %d configs",
+                        kname(t), TUNER_MAX_CONFIGS);
     const char **texts = arena_alloc(arena, sizeof(char *) * (size_t)t->nconfigs);
     for (int c = 0; c < t->nconfigs; c++) {
         StrBuf b;
@@ -98,14 +101,16 @@ static nr_status make_tuner(TunedKernel *t, Arena *arena) {
     }
     char *id = identity(t->mod);
     if (!id) return api_fail(t->mod->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
-    nr_tune_options o = {kname(t), t->nconfigs, texts, id, t->desc->warmup_ms, t->desc->rep_ms, t->desc->top_k,
-                         t->desc->top_k_is_float};
+    nr_tune_options o = {
+        kname(t),           t->nconfigs,     texts,          id,
+        t->desc->warmup_ms, t->desc->rep_ms, t->desc->top_k, t->desc->top_k_is_float};
     nr_status s = nr_tuner_create(t->mod->ctx, &o, &t->tuner);
     free(id);
     return s;
 }
 
-static nr_status prepare_kernel(nr_module *m, Arena *arena, const NrTunedKernel *tk, TunedKernel *t) {
+static nr_status prepare_kernel(nr_module *m, Arena *arena, const NrTunedKernel *tk,
+                                TunedKernel *t) {
     const TuneDesc *d = tk->desc;
     t->mod = m;
     t->tk = tk;
@@ -113,8 +118,8 @@ static nr_status prepare_kernel(nr_module *m, Arena *arena, const NrTunedKernel 
     t->nconfigs = d->nconfigs;
     t->configs = arena_alloc(arena, sizeof *t->configs * (size_t)d->nconfigs);
     for (int c = 0; c < d->nconfigs; c++)
-        t->configs[c] = (nr_config){d->configs[c].n, d->configs[c].names, d->configs[c].texts, d->configs[c].num_warps,
-                                    d->configs[c].num_stages};
+        t->configs[c] = (nr_config){d->configs[c].n, d->configs[c].names, d->configs[c].texts,
+                                    d->configs[c].num_warps, d->configs[c].num_stages};
     t->key_param = arena_alloc(arena, sizeof(int) * (size_t)(d->nkey + 1));
     t->key_text = arena_alloc(arena, sizeof(char *) * (size_t)(d->nkey + 1));
     IrRegion *body = &tk->sig->regions[tk->sig->body];
@@ -129,7 +134,8 @@ static nr_status prepare_kernel(nr_module *m, Arena *arena, const NrTunedKernel 
     return NR_OK;
 }
 
-static nr_status variant_for_config(TunedKernel *t, int c, const char *hkey, const nr_config *hvals, Variant **out);
+static nr_status variant_for_config(TunedKernel *t, int c, const char *hkey, const nr_config *hvals,
+                                    Variant **out);
 
 nr_status tune_module_attach(nr_module *m, Diag *diag) {
     int n = m->prog.ntuned;
@@ -144,12 +150,13 @@ nr_status tune_module_attach(nr_module *m, Diag *diag) {
         TunedKernel *t = &tm->kernels[tm->n++];
         nr_status s = prepare_kernel(m, tm->arena, tk, t);
         if (s) return s;
-        m->kernels[m->nkernels++] = (nr_kernel){.mod = m,
-                                                .f = tk->sig,
-                                                .tuned = t,
-                                                .nparams = (int)tk->sig->regions[tk->sig->body].nargs,
-                                                .num_warps = m->prog.num_warps,
-                                                .num_stages = m->prog.num_stages};
+        m->kernels[m->nkernels++] =
+            (nr_kernel){.mod = m,
+                        .f = tk->sig,
+                        .tuned = t,
+                        .nparams = (int)tk->sig->regions[tk->sig->body].nargs,
+                        .num_warps = m->prog.num_warps,
+                        .num_stages = m->prog.num_stages};
         if (t->desc->nheur) continue; /* compiled at launch, when the heuristics have values */
         for (int c = 0; c < t->nconfigs; c++) {
             Variant *v;
@@ -158,7 +165,8 @@ nr_status tune_module_attach(nr_module *m, Diag *diag) {
                 StrBuf what;
                 sb_init(&what);
                 describe_config(&what, &t->configs[c]);
-                diag_note(diag, t->desc->loc, "in config %d of kernel '%s': %s", c, kname(t), sb_cstr(&what));
+                diag_note(diag, t->desc->loc, "in config %d of kernel '%s': %s", c, kname(t),
+                          sb_cstr(&what));
                 sb_free(&what);
                 return s;
             }
@@ -195,7 +203,8 @@ void tune_module_free(nr_module *m) {
 /* ---- variants ---- */
 
 /* The kernel compiled for config c with the heuristics' values (hvals may be NULL). */
-static nr_status variant_for_config(TunedKernel *t, int c, const char *hkey, const nr_config *hvals, Variant **out) {
+static nr_status variant_for_config(TunedKernel *t, int c, const char *hkey, const nr_config *hvals,
+                                    Variant **out) {
     nr_module *m = t->mod;
     StrBuf key;
     sb_init(&key);
@@ -214,15 +223,18 @@ static nr_status variant_for_config(TunedKernel *t, int c, const char *hkey, con
     v.cfg.names = calloc((size_t)(cf->n + nh + 1), sizeof(char *));
     v.cfg.values = calloc((size_t)(cf->n + nh + 1), sizeof(char *));
     nr_status s = NR_OK;
-    if (!defs || !v.cfg.names || !v.cfg.values) s = api_fail(m->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!defs || !v.cfg.names || !v.cfg.values)
+        s = api_fail(m->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     int k = 0;
-    for (int i = 0; !s && i < m->ndefines; i++) defs[k++] = (nr_define){m->defines[i].name, m->defines[i].value};
+    for (int i = 0; !s && i < m->ndefines; i++)
+        defs[k++] = (nr_define){m->defines[i].name, m->defines[i].value};
     for (int i = 0; !s && i < cf->n + nh; i++) {
         const char *nm = i < cf->n ? cf->names[i] : hvals->names[i - cf->n];
         const char *val = i < cf->n ? cf->values[i] : hvals->values[i - cf->n];
         v.cfg.names[v.cfg.n] = strdup(nm);
         v.cfg.values[v.cfg.n] = strdup(val);
-        if (!v.cfg.names[v.cfg.n++] || !v.cfg.values[v.cfg.n - 1]) s = api_fail(m->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        if (!v.cfg.names[v.cfg.n++] || !v.cfg.values[v.cfg.n - 1])
+            s = api_fail(m->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
         defs[k++] = (nr_define){nm, val};
     }
     v.cfg.num_warps = cf->num_warps ? cf->num_warps : m->num_warps;
@@ -236,7 +248,8 @@ static nr_status variant_for_config(TunedKernel *t, int c, const char *hkey, con
         if (!nv) s = api_fail(m->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
         else t->variants = nv, t->capvariants = cap;
     }
-    if (!s && !(v.key = strdup(sb_cstr(&key)))) s = api_fail(m->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!s && !(v.key = strdup(sb_cstr(&key))))
+        s = api_fail(m->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     sb_free(&key);
     if (s) {
         module_free(v.mod);
@@ -316,19 +329,23 @@ static PyDict *args_dict(TunedKernel *t, const nr_arg *args, int c) {
     PyDict *d = py_dict_new(py, 16);
     const IrRegion *body = &sig->regions[sig->body];
     for (uint32_t i = 0; i < body->nargs; i++)
-        py_dict_set(py, d, py_str(py, sig->param_names[i], strlen(sig->param_names[i])), arg_value(sig, (int)i, &args[i]));
+        py_dict_set(py, d, py_str(py, sig->param_names[i], strlen(sig->param_names[i])),
+                    arg_value(sig, (int)i, &args[i]));
     for (int i = 0; i < m->ndefines; i++)
-        py_dict_set(py, d, py_str(py, m->defines[i].name, strlen(m->defines[i].name)), text_value(py, m->defines[i].value));
+        py_dict_set(py, d, py_str(py, m->defines[i].name, strlen(m->defines[i].name)),
+                    text_value(py, m->defines[i].value));
     if (c >= 0) {
         const TuneConfig *cf = &t->desc->configs[c];
         if (cf->val.k == PV_CONFIG)
             for (int i = 0; i < cf->val.u.cfg->kwargs->n; i++)
                 py_dict_set(py, d, cf->val.u.cfg->kwargs->keys[i], cf->val.u.cfg->kwargs->vals[i]);
         const nr_config *nc = &t->configs[c];
-        py_dict_set(py, d, py_str(py, "num_warps", 9),
-                    py_int(nc->num_warps ? nc->num_warps : option_or_default(OPT_NUM_WARPS, m->num_warps)));
+        py_dict_set(
+            py, d, py_str(py, "num_warps", 9),
+            py_int(nc->num_warps ? nc->num_warps : option_or_default(OPT_NUM_WARPS, m->num_warps)));
         py_dict_set(py, d, py_str(py, "num_stages", 10),
-                    py_int(nc->num_stages ? nc->num_stages : option_or_default(OPT_NUM_STAGES, m->num_stages)));
+                    py_int(nc->num_stages ? nc->num_stages
+                                          : option_or_default(OPT_NUM_STAGES, m->num_stages)));
     }
     return d;
 }
@@ -348,7 +365,8 @@ static nr_status heuristics(TunedKernel *t, int c, const nr_arg *args, nr_config
     if (!nh) return NR_OK;
     h->names = calloc((size_t)nh, sizeof(char *));
     h->values = calloc((size_t)nh, sizeof(char *));
-    if (!h->names || !h->values) return api_fail(t->mod->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!h->names || !h->values)
+        return api_fail(t->mod->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     Eval e;
     eval_begin(&e, t);
     PyCtx *py = t->desc->py;
@@ -362,8 +380,10 @@ static nr_status heuristics(TunedKernel *t, int c, const nr_arg *args, nr_config
         sb_init(&text);
         if (!tune_value_text(r, &text)) {
             sb_free(&text);
-            py_error(py, hh->loc, "the heuristic for '%s' gave a %s (an int, float, bool, str or None is needed)", hh->name,
-                     py_kind_name(r));
+            py_error(
+                py, hh->loc,
+                "the heuristic for '%s' gave a %s (an int, float, bool, str or None is needed)",
+                hh->name, py_kind_name(r));
         }
         h->names[h->n] = strdup(hh->name);
         h->values[h->n++] = strdup(sb_cstr(&text));
@@ -402,7 +422,9 @@ static nr_status launch_variant(const LaunchCall *lc, Variant *v) {
     unsigned g[3] = {1, 1, 1};
     if (lc->grid_fn) {
         nr_status s = lc->grid_fn(&v->cfg, g, lc->user);
-        if (s) return api_fail(t->mod->ctx, s, "kernel '%s': the grid function failed (%s)", kname(t), nr_status_string(s));
+        if (s)
+            return api_fail(t->mod->ctx, s, "kernel '%s': the grid function failed (%s)", kname(t),
+                            nr_status_string(s));
     } else memcpy(g, lc->grid, sizeof g);
     nr_launch_options lo = {v->cfg.num_warps, lc->o ? lc->o->stream : NULL, v->cfg.num_stages};
     t->last = &v->cfg;
@@ -434,8 +456,10 @@ static nr_status call_prune(void *user, int *cand, int *ncand) {
     for (int i = 0; i < *ncand; i++) list.u.seq->v[i] = d->configs[cand[i]].val;
     PyVal two[2] = {list, dict_val(args_dict(t, lc->args, -1))};
     PyVal r = py_call(py, d->early_prune, 2, two, 0, NULL, NULL, d->loc);
-    if (r.k != PV_LIST && r.k != PV_TUPLE) py_error(py, d->loc, "early_config_prune must return a list of configs");
-    if (r.u.seq->n > TUNER_MAX_CONFIGS) py_error(py, d->loc, "early_config_prune returned too many configs");
+    if (r.k != PV_LIST && r.k != PV_TUPLE)
+        py_error(py, d->loc, "early_config_prune must return a list of configs");
+    if (r.u.seq->n > TUNER_MAX_CONFIGS)
+        py_error(py, d->loc, "early_config_prune returned too many configs");
     *ncand = 0;
     for (int i = 0; i < r.u.seq->n; i++) {
         PyVal cv = r.u.seq->v[i];
@@ -443,7 +467,8 @@ static nr_status call_prune(void *user, int *cand, int *ncand) {
             py_error(py, d->loc, "early_config_prune must return configs from the @autotune list");
         cand[(*ncand)++] = cv.u.cfg->index;
     }
-    if (!*ncand) py_error(py, d->loc, "early_config_prune left no config: it must return at least one");
+    if (!*ncand)
+        py_error(py, d->loc, "early_config_prune left no config: it must return at least one");
     return eval_end(&e, false);
 }
 
@@ -465,8 +490,8 @@ static nr_status call_estimate(void *user, int c, double *est) {
 }
 
 /* reset_to_zero and restore_value: the buffers of this launch's arguments */
-static nr_status collect_buffers(TunedKernel *t, const nr_arg *args, const size_t *bytes, nr_tune_buffer *bufs,
-                                 int *nbufs) {
+static nr_status collect_buffers(TunedKernel *t, const nr_arg *args, const size_t *bytes,
+                                 nr_tune_buffer *bufs, int *nbufs) {
     nr_context *ctx = t->mod->ctx;
     const IrFunc *sig = t->tk->sig;
     const IrRegion *body = &sig->regions[sig->body];
@@ -482,9 +507,10 @@ static nr_status collect_buffers(TunedKernel *t, const nr_arg *args, const size_
             uint64_t ptr = args[p].v.u;
             size_t sz = bytes && bytes[p] ? bytes[p] : memory_extent(ctx, ptr);
             if (!sz)
-                return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': %s names '%s', whose size is unknown: pass arg_bytes "
-                                "to nr_launch_grid, or allocate it with nr_malloc", kname(t),
-                                pass ? "restore_value" : "reset_to_zero", names[i]);
+                return api_fail(ctx, NR_ERR_INVALID_ARG,
+                                "kernel '%s': %s names '%s', whose size is unknown: pass arg_bytes "
+                                "to nr_launch_grid, or allocate it with nr_malloc",
+                                kname(t), pass ? "restore_value" : "reset_to_zero", names[i]);
             bufs[(*nbufs)++] = (nr_tune_buffer){ptr, sz, pass};
         }
     }
@@ -497,9 +523,11 @@ static void key_string(const TunedKernel *t, const nr_arg *args, StrBuf *out) {
         sb_printf(out, "%s%s=", k ? ", " : "", t->desc->key[k]);
         int p = t->key_param[k];
         if (p < 0) sb_puts(out, t->key_text[k]);
-        else if (args[p].type == NR_TYPE_PTR) sb_puts(out, "ptr"); /* its dtype is the signature's */
+        else if (args[p].type == NR_TYPE_PTR)
+            sb_puts(out, "ptr"); /* its dtype is the signature's */
         else if (args[p].type >= NR_TYPE_FP16) sb_printf(out, "%.17g", args[p].v.f);
-        else if (args[p].type >= NR_TYPE_U8) sb_printf(out, "%llu", (unsigned long long)args[p].v.u);
+        else if (args[p].type >= NR_TYPE_U8)
+            sb_printf(out, "%llu", (unsigned long long)args[p].v.u);
         else sb_printf(out, "%lld", (long long)args[p].v.i);
     }
 }
@@ -509,7 +537,8 @@ static nr_status choose(const LaunchCall *lc, const size_t *arg_bytes, int *c) {
     TunedKernel *t = lc->t;
     enum { MAX_BUFS = 64 };
     if (t->desc->nreset + t->desc->nrestore > MAX_BUFS)
-        return api_fail(t->mod->ctx, NR_ERR_UNSUPPORTED, "kernel '%s': too many buffers to reset or restore", kname(t));
+        return api_fail(t->mod->ctx, NR_ERR_UNSUPPORTED,
+                        "kernel '%s': too many buffers to reset or restore", kname(t));
     nr_tune_buffer bufs[MAX_BUFS];
     int nbufs = 0;
     nr_status s = collect_buffers(t, lc->args, arg_bytes, bufs, &nbufs);
@@ -517,28 +546,37 @@ static nr_status choose(const LaunchCall *lc, const size_t *arg_bytes, int *c) {
     StrBuf key;
     sb_init(&key);
     key_string(t, lc->args, &key);
-    nr_tune_calls calls = {(void *)lc, call_launch, NULL, NULL, NULL, call_prune,
-                           t->desc->perf_model.k != PV_NONE ? call_estimate : NULL, lc->o ? lc->o->stream : NULL};
+    nr_tune_calls calls = {(void *)lc,
+                           call_launch,
+                           NULL,
+                           NULL,
+                           NULL,
+                           call_prune,
+                           t->desc->perf_model.k != PV_NONE ? call_estimate : NULL,
+                           lc->o ? lc->o->stream : NULL};
     s = nr_tuner_choose(t->tuner, sb_cstr(&key), bufs, nbufs, &calls, c, NULL);
     sb_free(&key);
     return s;
 }
 
-nr_status tune_launch(nr_kernel *k, const unsigned grid[3], nr_grid_fn grid_fn, void *user, const nr_arg *args,
-                      int num_args, const size_t *arg_bytes, const nr_launch_options *o) {
+nr_status tune_launch(nr_kernel *k, const unsigned grid[3], nr_grid_fn grid_fn, void *user,
+                      const nr_arg *args, int num_args, const size_t *arg_bytes,
+                      const nr_launch_options *o) {
     TunedKernel *t = k->tuned;
     nr_context *ctx = k->mod->ctx;
     const IrFunc *sig = t->tk->sig;
     int np = k->nparams;
-    if (!grid && !grid_fn) return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': the grid must not be NULL", kname(t));
+    if (!grid && !grid_fn)
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': the grid must not be NULL",
+                        kname(t));
     if (num_args != np || (np && !args))
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' takes %d argument%s, got %d", kname(t), np,
-                        np == 1 ? "" : "s", num_args);
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' takes %d argument%s, got %d",
+                        kname(t), np, np == 1 ? "" : "s", num_args);
     for (int i = 0; i < np; i++) { /* the type tags, before they key anything */
         bool ptr = ir_type(sig, sig->regions[sig->body].args[i]).dt == DT_PTR;
         if (ptr != (args[i].type == NR_TYPE_PTR))
-            return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') %s", kname(t), i,
-                            sig->param_names[i], ptr ? "is a pointer" : "is not a pointer");
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s') %s", kname(t),
+                            i, sig->param_names[i], ptr ? "is a pointer" : "is not a pointer");
     }
     LaunchCall lc = {t, grid, grid_fn, user, args, num_args, o};
     int c = 0;
@@ -553,17 +591,25 @@ nr_status tune_launch(nr_kernel *k, const unsigned grid[3], nr_grid_fn grid_fn, 
 
 /* ---- the public functions ---- */
 
-int nr_kernel_num_configs(const nr_kernel *k) { return k && k->tuned && k->tuned->desc->autotune ? k->tuned->nconfigs : 0; }
+int nr_kernel_num_configs(const nr_kernel *k) {
+    return k && k->tuned && k->tuned->desc->autotune ? k->tuned->nconfigs : 0;
+}
 
 const nr_config *nr_kernel_config(const nr_kernel *k, int i) {
     return i >= 0 && i < nr_kernel_num_configs(k) ? &k->tuned->configs[i] : NULL;
 }
 
-const nr_config *nr_kernel_last_config(const nr_kernel *k) { return k && k->tuned ? k->tuned->last : NULL; }
+const nr_config *nr_kernel_last_config(const nr_kernel *k) {
+    return k && k->tuned ? k->tuned->last : NULL;
+}
 
 int nr_config_num_values(const nr_config *c) { return c ? c->n : 0; }
-const char *nr_config_name(const nr_config *c, int i) { return c && i >= 0 && i < c->n ? c->names[i] : NULL; }
-const char *nr_config_value(const nr_config *c, int i) { return c && i >= 0 && i < c->n ? c->values[i] : NULL; }
+const char *nr_config_name(const nr_config *c, int i) {
+    return c && i >= 0 && i < c->n ? c->names[i] : NULL;
+}
+const char *nr_config_value(const nr_config *c, int i) {
+    return c && i >= 0 && i < c->n ? c->values[i] : NULL;
+}
 int nr_config_num_warps(const nr_config *c) { return c ? c->num_warps : 0; }
 int nr_config_num_stages(const nr_config *c) { return c ? c->num_stages : 0; }
 

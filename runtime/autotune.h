@@ -22,7 +22,8 @@ nr_status tune_module_attach(nr_module *m, Diag *diag);
 void tune_module_free(nr_module *m);
 
 /* A tuned kernel's launch: a fixed grid, or grid_fn. */
-nr_status tune_launch(nr_kernel *k, const unsigned grid[3], nr_grid_fn grid_fn, void *user, const nr_arg *args,
-                      int num_args, const size_t *arg_bytes, const nr_launch_options *o);
+nr_status tune_launch(nr_kernel *k, const unsigned grid[3], nr_grid_fn grid_fn, void *user,
+                      const nr_arg *args, int num_args, const size_t *arg_bytes,
+                      const nr_launch_options *o);
 
 #endif

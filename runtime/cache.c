@@ -123,7 +123,8 @@ bool cache_dir(char *buf, size_t size) {
 /* The entry's file name: build hash, key hash. */
 static void entry_name(const CacheKey *key, char name[32]) {
     uint64_t b = fnv1a64(key->build, strlen(key->build)), k = fnv1a64(key->text, strlen(key->text));
-    snprintf(name, 32, "%08llx-%016llx.cubin", (unsigned long long)(b & 0xffffffffu), (unsigned long long)k);
+    snprintf(name, 32, "%08llx-%016llx.cubin", (unsigned long long)(b & 0xffffffffu),
+             (unsigned long long)k);
 }
 
 static bool valid_key(const CacheKey *key) { return key && key->build && key->text; }
@@ -191,7 +192,8 @@ void *cache_get(const CacheKey *ck, size_t *len) {
     if (fstat(fd, &st) != 0) goto miss; /* nothing known about the file: leave it */
     if (!S_ISREG(st.st_mode) || st.st_size < (off_t)CACHE_HEADER_SIZE) goto corrupt;
     if (!read_full(fd, hdr, sizeof hdr)) goto corrupt;
-    if (memcmp(hdr, CACHE_MAGIC, 8) != 0 || get_u32(hdr + 8) != CACHE_VERSION || get_u32(hdr + 12) != 0)
+    if (memcmp(hdr, CACHE_MAGIC, 8) != 0 || get_u32(hdr + 8) != CACHE_VERSION ||
+        get_u32(hdr + 12) != 0)
         goto corrupt;
     uint64_t file_klen = get_u64(hdr + 16), plen = get_u64(hdr + 24);
     uint64_t psum = get_u64(hdr + 32), ksum = get_u64(hdr + 40);
@@ -205,7 +207,8 @@ void *cache_get(const CacheKey *ck, size_t *len) {
     if (!read_full(fd, kbuf, klen) || memcmp(kbuf, key, klen) != 0) goto corrupt;
     payload = malloc(plen ? (size_t)plen : 1);
     if (!payload) goto miss;
-    if (!read_full(fd, payload, (size_t)plen) || fnv1a64(payload, (size_t)plen) != psum) goto corrupt;
+    if (!read_full(fd, payload, (size_t)plen) || fnv1a64(payload, (size_t)plen) != psum)
+        goto corrupt;
 
     free(kbuf);
     /* used now: the access time orders eviction (explicitly, whatever the mount's atime
@@ -247,8 +250,8 @@ bool cache_put(const CacheKey *ck, const void *data, size_t len) {
     put_u64(hdr + 24, len);
     put_u64(hdr + 32, fnv1a64(data, len));
     put_u64(hdr + 40, fnv1a64(key, klen));
-    bool ok = fchmod(fd, 0644) == 0 && write_full(fd, hdr, sizeof hdr) && write_full(fd, key, klen) &&
-              write_full(fd, data, len);
+    bool ok = fchmod(fd, 0644) == 0 && write_full(fd, hdr, sizeof hdr) &&
+              write_full(fd, key, klen) && write_full(fd, data, len);
     if (close(fd) != 0) ok = false;
     if (ok && rename(tmp, path) != 0) ok = false;
     if (!ok) {
@@ -277,7 +280,8 @@ int cache_lock(const CacheKey *key, int wait_ms) {
         while ((rc = flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EWOULDBLOCK) {
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
-            long waited_ms = (long)(now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+            long waited_ms =
+                (long)(now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
             if (waited_ms >= wait_ms) break;
             struct timespec nap = {0, nap_us * 1000};
             nanosleep(&nap, NULL);
@@ -289,7 +293,9 @@ int cache_lock(const CacheKey *key, int wait_ms) {
         }
         /* ours, if the file is still the one at lockpath (its last holder deletes it) */
         struct stat a, b;
-        if (fstat(fd, &a) == 0 && stat(lockpath, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) return fd;
+        if (fstat(fd, &a) == 0 && stat(lockpath, &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino)
+            return fd;
         close(fd);
     }
 }
@@ -300,7 +306,8 @@ void cache_unlock(const CacheKey *key, int lock) {
     if (cache_path(key, path, sizeof path)) {
         const char *slash = strrchr(path, '/');
         snprintf(lockpath, sizeof lockpath, "%.*s/.%s.lock", (int)(slash - path), path, slash + 1);
-        unlink(lockpath); /* before letting go: a waiter then finds its file gone and starts again */
+        unlink(
+            lockpath); /* before letting go: a waiter then finds its file gone and starts again */
     }
     close(lock);
 }
@@ -344,7 +351,8 @@ static bool all_hex(const char *s, size_t n) {
  * older "KKKKKKKKKKKKKKKK.cubin" (*build = NULL). Anything else is not ours. */
 static bool parse_entry_name(const char *n, const char **build) {
     size_t len = strlen(n);
-    if (len == 31 && n[8] == '-' && all_hex(n, 8) && all_hex(n + 9, 16) && !strcmp(n + 25, ".cubin")) {
+    if (len == 31 && n[8] == '-' && all_hex(n, 8) && all_hex(n + 9, 16) &&
+        !strcmp(n + 25, ".cubin")) {
         *build = n;
         return true;
     }
@@ -392,7 +400,8 @@ int cache_evict(const char *build, uint64_t max_bytes, const char *keep) {
         return -1;
     }
     char mine[9];
-    snprintf(mine, sizeof mine, "%08llx", (unsigned long long)(fnv1a64(build, strlen(build)) & 0xffffffffu));
+    snprintf(mine, sizeof mine, "%08llx",
+             (unsigned long long)(fnv1a64(build, strlen(build)) & 0xffffffffu));
     EvictEntry *es = NULL;
     size_t n = 0, cap = 0;
     uint64_t total = 0;
@@ -404,9 +413,11 @@ int cache_evict(const char *build, uint64_t max_bytes, const char *keep) {
         bool entry = parse_entry_name(de->d_name, &b), tmp = !entry && is_temporary(de->d_name);
         if (!entry && !tmp) continue; /* not ours: never touched */
         struct stat st;
-        if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
         if (tmp) { /* a writer that died mid-write, long ago */
-            if (now - st.st_mtime > STALE_TMP_SECONDS && unlinkat(dfd, de->d_name, 0) == 0) removed++;
+            if (now - st.st_mtime > STALE_TMP_SECONDS && unlinkat(dfd, de->d_name, 0) == 0)
+                removed++;
             continue;
         }
         total += (uint64_t)st.st_size;
@@ -418,7 +429,8 @@ int cache_evict(const char *build, uint64_t max_bytes, const char *keep) {
             es = bigger, cap = ncap;
         }
         EvictEntry *e = &es[n++];
-        memcpy(e->name, de->d_name, strlen(de->d_name) + 1); /* 31 or 22 characters: parse_entry_name */
+        memcpy(e->name, de->d_name,
+               strlen(de->d_name) + 1); /* 31 or 22 characters: parse_entry_name */
         e->size = (uint64_t)st.st_size;
         e->used = st.st_atim;
         e->other_build = !b || memcmp(b, mine, 8) != 0;

@@ -1,7 +1,8 @@
 /* cache_key.c - the disk cache's key of a compiled GPU kernel variant (see cache_key.h).
  *
  * The text is, with every string written as LENGTH:BYTES,
- *   BUILD|arch=A|cc=N|driver=N|libdevice=S|kernel=S|variant=S|warps=N|only=S|defines=N|-DS=S;...|file=S|source=S
+ *   BUILD|arch=A|cc=N|driver=N|libdevice=S|kernel=S|variant=S|warps=N|only=S|defines=N|
+ *   -DS=S;...|file=S|source=S  (one line)
  * where BUILD is "nereid VERSION build ID LLVM X.Y.Z" and `only` is a bare "*" for every
  * kernel. */
 #include "cache_key.h"
@@ -18,8 +19,8 @@ static void put_str(StrBuf *sb, const char *s) {
 }
 
 void cache_key_build(StrBuf *build, const unsigned llvm_version[3]) {
-    sb_printf(build, "nereid %s build %s LLVM %u.%u.%u", NEREID_VERSION, driver_build_id, llvm_version[0],
-              llvm_version[1], llvm_version[2]);
+    sb_printf(build, "nereid %s build %s LLVM %u.%u.%u", NEREID_VERSION, driver_build_id,
+              llvm_version[0], llvm_version[1], llvm_version[2]);
 }
 
 void cache_key_make(const CacheKeyInput *in, StrBuf *build, StrBuf *text) {

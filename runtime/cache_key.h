@@ -13,14 +13,14 @@ typedef struct CacheKeyInput {
      * this build's own */
     unsigned llvm_version[3];
     /* the target */
-    const char *arch;        /* the PTX target: "sm_80", "sm_90a" */
-    int compute_capability;  /* the device's, major*10 + minor: the driver JIT-compiles for it */
-    int driver_version;      /* cuDriverGetVersion's: the driver's JIT made the cubin */
-    const char *libdevice;   /* the CUDA libdevice the math functions link (gpu_libdevice_id:
-                                path, size, time), or "none"; NULL is "none" */
+    const char *arch;       /* the PTX target: "sm_80", "sm_90a" */
+    int compute_capability; /* the device's, major*10 + minor: the driver JIT-compiles for it */
+    int driver_version;     /* cuDriverGetVersion's: the driver's JIT made the cubin */
+    const char *libdevice;  /* the CUDA libdevice the math functions link (gpu_libdevice_id:
+                               path, size, time), or "none"; NULL is "none" */
     /* the kernel and its variant */
-    const char *kernel;      /* its name */
-    const char *variant;     /* one fact letter per parameter, warps and stages ("ddno:4:3") */
+    const char *kernel;  /* its name */
+    const char *variant; /* one fact letter per parameter, warps and stages ("ddno:4:3") */
     /* the compile options (nr_compile_options) */
     int num_warps;           /* 0: the default */
     int num_stages;          /* 0: the default */
@@ -28,7 +28,7 @@ typedef struct CacheKeyInput {
     const SemaDefine *defines;
     int ndefines;
     /* the source */
-    const char *file;        /* its name: diagnostics and debug locations name it */
+    const char *file; /* its name: diagnostics and debug locations name it */
     const char *source;
     size_t source_len;
 } CacheKeyInput;

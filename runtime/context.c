@@ -13,7 +13,8 @@
 
 static nr_status release_stream(nr_context *ctx, int i);
 
-nr_status nr_context_create_ex(nr_device_kind kind, int device_index, nr_context **out, char *errbuf, size_t errsize) {
+nr_status nr_context_create_ex(nr_device_kind kind, int device_index, nr_context **out,
+                               char *errbuf, size_t errsize) {
     if (errbuf && errsize) errbuf[0] = 0;
     if (!out) return NR_ERR_INVALID_ARG;
     *out = NULL;
@@ -56,7 +57,8 @@ void context_free(nr_context *ctx) {
     if (ctx->cuda) {
         StrBuf err;
         sb_init(&err);
-        for (int i = 0; i < ctx->nallocs; i++) cuda_free(ctx->cuda, (uint64_t)(uintptr_t)ctx->allocs[i].ptr, &err);
+        for (int i = 0; i < ctx->nallocs; i++)
+            cuda_free(ctx->cuda, (uint64_t)(uintptr_t)ctx->allocs[i].ptr, &err);
         sb_free(&err);
         ctx->nallocs = 0;
         cuda_close(ctx->cuda);
@@ -71,9 +73,13 @@ void context_free(nr_context *ctx) {
 
 nr_device_kind nr_context_device(const nr_context *ctx) { return ctx ? ctx->kind : NR_DEVICE_CPU; }
 
-const char *nr_context_device_name(const nr_context *ctx) { return ctx && ctx->cuda ? cuda_device_name(ctx->cuda) : "cpu"; }
+const char *nr_context_device_name(const nr_context *ctx) {
+    return ctx && ctx->cuda ? cuda_device_name(ctx->cuda) : "cpu";
+}
 
-int nr_context_device_index(const nr_context *ctx) { return !ctx ? -1 : ctx->cuda ? cuda_ordinal(ctx->cuda) : 0; }
+int nr_context_device_index(const nr_context *ctx) {
+    return !ctx ? -1 : ctx->cuda ? cuda_ordinal(ctx->cuda) : 0;
+}
 
 nr_status nr_device_count(nr_device_kind kind, int *count, char *errbuf, size_t errsize) {
     if (errbuf && errsize) errbuf[0] = 0;
@@ -127,7 +133,8 @@ nr_status nr_stream_create(nr_context *ctx, void **out) {
         FAULT_GUARD(ctx);
         StrBuf err;
         sb_init(&err);
-        nr_status s = fault_cuda_call(ctx, cuda_stream_create(ctx->cuda, &st, &err), &err, NR_ERR_DEVICE);
+        nr_status s =
+            fault_cuda_call(ctx, cuda_stream_create(ctx->cuda, &st, &err), &err, NR_ERR_DEVICE);
         if (s) return s;
     } else {
         st = malloc(1); /* a distinct handle; the CPU runs every launch to completion */
@@ -152,7 +159,9 @@ nr_status nr_stream_destroy(nr_context *ctx, void *stream) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     api_clear_error(ctx);
     int i = find_stream(ctx, stream);
-    if (i < 0) return api_fail(ctx, NR_ERR_INVALID_ARG, "%p is not a stream of this context (nr_stream_create)", stream);
+    if (i < 0)
+        return api_fail(ctx, NR_ERR_INVALID_ARG,
+                        "%p is not a stream of this context (nr_stream_create)", stream);
     return release_stream(ctx, i);
 }
 
@@ -163,7 +172,8 @@ nr_status nr_stream_synchronize(nr_context *ctx, void *stream) {
     FAULT_GUARD(ctx);
     StrBuf err;
     sb_init(&err);
-    return fault_cuda_call(ctx, cuda_stream_synchronize(ctx->cuda, stream, &err), &err, NR_ERR_LAUNCH);
+    return fault_cuda_call(ctx, cuda_stream_synchronize(ctx->cuda, stream, &err), &err,
+                           NR_ERR_LAUNCH);
 }
 
 nr_status nr_context_stats(const nr_context *ctx, nr_stats *out) {
@@ -172,8 +182,8 @@ nr_status nr_context_stats(const nr_context *ctx, nr_stats *out) {
     return NR_OK;
 }
 
-
-nr_status nr_option_info(const char *name, int *default_value, int *min, int *max, int *power_of_two) {
+nr_status nr_option_info(const char *name, int *default_value, int *min, int *max,
+                         int *power_of_two) {
     const OptionInfo *o = option_find(name);
     if (!o) return NR_ERR_NOT_FOUND;
     if (default_value) *default_value = o->def;

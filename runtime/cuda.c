@@ -83,25 +83,28 @@ typedef struct CuApi {
     CUresult (*MemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
     CUresult (*MemsetD8)(CUdeviceptr dst, unsigned char byte, size_t n);
     /* optional (CUDA 12+): NULL where the driver lacks it, and then no TMA */
-    CUresult (*TensorMapEncodeTiled)(void *map, int dtype, unsigned rank, void *addr, const uint64_t *dims,
-                                     const uint64_t *strides, const unsigned *box, const unsigned *elem_strides,
+    CUresult (*TensorMapEncodeTiled)(void *map, int dtype, unsigned rank, void *addr,
+                                     const uint64_t *dims, const uint64_t *strides,
+                                     const unsigned *box, const unsigned *elem_strides,
                                      int interleave, int swizzle, int l2_promotion, int oob_fill);
     CUresult (*MemcpyDtoD)(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
     CUresult (*MemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
-    CUresult (*MemcpyPeer)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t bytes);
-    CUresult (*MemcpyPeerAsync)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t bytes,
-                                CUstream stream);
+    CUresult (*MemcpyPeer)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx,
+                           size_t bytes);
+    CUresult (*MemcpyPeerAsync)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src,
+                                CUcontext src_ctx, size_t bytes, CUstream stream);
     CUresult (*LinkCreate)(unsigned nopts, CUjit_option *opts, void **vals, CUlinkState *state);
-    CUresult (*LinkAddData)(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name,
-                            unsigned nopts, CUjit_option *opts, void **vals);
+    CUresult (*LinkAddData)(CUlinkState state, CUjitInputType type, void *data, size_t size,
+                            const char *name, unsigned nopts, CUjit_option *opts, void **vals);
     CUresult (*LinkComplete)(CUlinkState state, void **cubin, size_t *size);
     CUresult (*LinkDestroy)(CUlinkState state);
     CUresult (*ModuleLoadData)(CUmodule *mod, const void *image);
     CUresult (*ModuleUnload)(CUmodule mod);
     CUresult (*ModuleGetFunction)(CUfunction *fn, CUmodule mod, const char *name);
     CUresult (*FuncSetAttribute)(CUfunction fn, CUfunction_attribute attr, int value);
-    CUresult (*LaunchKernel)(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                             unsigned bz, unsigned shared, CUstream stream, void **params, void **extra);
+    CUresult (*LaunchKernel)(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                             unsigned by, unsigned bz, unsigned shared, CUstream stream,
+                             void **params, void **extra);
 } CuApi;
 
 struct CudaDevice {
@@ -109,10 +112,10 @@ struct CudaDevice {
     CuApi api;
     int ordinal;
     CUdevice dev;
-    CUcontext ctx; /* the device's primary context, retained (NULL once released after a fault) */
+    CUcontext ctx;  /* the device's primary context, retained (NULL once released after a fault) */
     CUresult fault; /* the first sticky error seen (a kernel fault): the context is unusable */
     char fault_what[768]; /* the failing call and the driver's error */
-    int cc;        /* major*10 + minor */
+    int cc;               /* major*10 + minor */
     int driver_version;
     int max_shared_optin; /* bytes of shared memory a block may opt in to */
     const char *arch;     /* the PTX target kernels are compiled for */
@@ -148,11 +151,18 @@ static void put_result(const CudaDevice *d, StrBuf *err, CUresult r) {
  * driver documents each of these as leaving the context in an inconsistent state). */
 static bool sticky(CUresult r) {
     enum {
-        ILLEGAL_ADDRESS = 700, LAUNCH_TIMEOUT = 702, ASSERT = 710, HARDWARE_STACK_ERROR = 714,
-        ILLEGAL_INSTRUCTION = 715, MISALIGNED_ADDRESS = 716, INVALID_ADDRESS_SPACE = 717, INVALID_PC = 718,
+        ILLEGAL_ADDRESS = 700,
+        LAUNCH_TIMEOUT = 702,
+        ASSERT = 710,
+        HARDWARE_STACK_ERROR = 714,
+        ILLEGAL_INSTRUCTION = 715,
+        MISALIGNED_ADDRESS = 716,
+        INVALID_ADDRESS_SPACE = 717,
+        INVALID_PC = 718,
         LAUNCH_FAILED = 719,
     };
-    return r == ILLEGAL_ADDRESS || r == LAUNCH_TIMEOUT || r == ASSERT || (r >= HARDWARE_STACK_ERROR && r <= LAUNCH_FAILED);
+    return r == ILLEGAL_ADDRESS || r == LAUNCH_TIMEOUT || r == ASSERT ||
+           (r >= HARDWARE_STACK_ERROR && r <= LAUNCH_FAILED);
 }
 
 /* "<what> failed: CUDA_ERROR_... (...)"; the first sticky error is remembered in d. */
@@ -189,7 +199,8 @@ static int enter_ctx(CudaDevice *d, CtxScope *sc, StrBuf *err) {
         return -1;
     }
     if (d->fault) { /* nothing more goes to the driver on this context */
-        errf(err, "the CUDA context of device %d is unusable after a kernel fault (%s)", d->ordinal, d->fault_what);
+        errf(err, "the CUDA context of device %d is unusable after a kernel fault (%s)", d->ordinal,
+             d->fault_what);
         return -1;
     }
     CUresult r = d->api.CtxGetCurrent(&sc->prev);
@@ -223,14 +234,19 @@ static void unusable_in_process(const CudaDevice *d, StrBuf *err, CUresult r, bo
     if (!held)
         errf(err,
              "CUDA device %d (%s) is unusable in this process after an earlier kernel fault "
-             "(cuDevicePrimaryCtxRetain failed: %s): the CUDA driver gives the device back only to a new process",
+             "(cuDevicePrimaryCtxRetain failed: %s): the CUDA driver gives the device back only to "
+             "a new process",
              d->ordinal, d->name, sb_cstr(&why));
     else
         errf(err,
-             "CUDA device %d (%s) is unusable in this process after an earlier kernel fault (%s): another user in "
-             "this process still holds its poisoned primary context (another nr_context on the device that has not "
-             "met the fault yet, or a CUDA runtime user such as PyTorch, which holds it until the process ends); "
-             "some drivers give a fresh context once every user has released it, others give the device back only "
+             "CUDA device %d (%s) is unusable in this process after an earlier kernel fault (%s): "
+             "another user in "
+             "this process still holds its poisoned primary context (another nr_context on the "
+             "device that has not "
+             "met the fault yet, or a CUDA runtime user such as PyTorch, which holds it until the "
+             "process ends); "
+             "some drivers give a fresh context once every user has released it, others give the "
+             "device back only "
              "to a new process",
              d->ordinal, d->name, sb_cstr(&why));
     sb_free(&why);
@@ -252,11 +268,11 @@ static void *resolve(CudaDevice *d, StrBuf *missing, ...) {
     return p;
 }
 
-#define RESOLVE(field, ...)                                                            \
-    do {                                                                               \
-        void *p_ = resolve(d, &missing, __VA_ARGS__, (const char *)NULL);              \
-        _Static_assert(sizeof d->api.field == sizeof p_, "function pointer size");     \
-        memcpy(&d->api.field, &p_, sizeof p_);                                         \
+#define RESOLVE(field, ...)                                                        \
+    do {                                                                           \
+        void *p_ = resolve(d, &missing, __VA_ARGS__, (const char *)NULL);          \
+        _Static_assert(sizeof d->api.field == sizeof p_, "function pointer size"); \
+        memcpy(&d->api.field, &p_, sizeof p_);                                     \
     } while (0)
 
 static bool resolve_all(CudaDevice *d, StrBuf *err) {
@@ -301,7 +317,8 @@ static bool resolve_all(CudaDevice *d, StrBuf *err) {
     RESOLVE(LaunchKernel, "cuLaunchKernel");
     bool ok = missing.len == 0;
     if (!ok)
-        errf(err, "the CUDA driver (libcuda.so.1) is too old or broken: it lacks %s", sb_cstr(&missing));
+        errf(err, "the CUDA driver (libcuda.so.1) is too old or broken: it lacks %s",
+             sb_cstr(&missing));
     void *tma = dlsym(d->lib, "cuTensorMapEncodeTiled");
     memcpy(&d->api.TensorMapEncodeTiled, &tma, sizeof tma);
     sb_free(&missing);
@@ -326,8 +343,9 @@ static const char *arch_override(const CudaDevice *d, StrBuf *err, bool *bad) {
     for (int i = 0; i < 3; i++)
         if (!strcmp(a, names[i])) {
             if (d->cc >= need[i] && (i != 2 || d->cc == 90)) return names[i];
-            errf(err, "NEREID_ARCH=%s does not run on CUDA device %d (%s, compute capability %d.%d)", a, d->ordinal,
-                 d->name, d->cc / 10, d->cc % 10);
+            errf(err,
+                 "NEREID_ARCH=%s does not run on CUDA device %d (%s, compute capability %d.%d)", a,
+                 d->ordinal, d->name, d->cc / 10, d->cc % 10);
             *bad = true;
             return NULL;
         }
@@ -351,7 +369,8 @@ static CudaDevice *open_driver(int *count, bool *no_device, StrBuf *err) {
     d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!d->lib) {
         const char *why = dlerror();
-        errf(err, "no CUDA driver: libcuda.so.1 not found (dlopen: %s)", why ? why : "unknown error");
+        errf(err, "no CUDA driver: libcuda.so.1 not found (dlopen: %s)",
+             why ? why : "unknown error");
         free(d);
         return NULL;
     }
@@ -399,8 +418,8 @@ int cuda_open(int index, CudaDevice **out, StrBuf *err) {
     d->ordinal = index;
     CUresult r;
     if (index < 0 || index >= count) {
-        errf(err, "no CUDA device %d: the driver sees %d device%s (0..%d)", index, count, count == 1 ? "" : "s",
-             count - 1);
+        errf(err, "no CUDA device %d: the driver sees %d device%s (0..%d)", index, count,
+             count == 1 ? "" : "s", count - 1);
         goto fail;
     }
     if ((r = d->api.DeviceGet(&d->dev, index)) != CUDA_SUCCESS) {
@@ -412,17 +431,18 @@ int cuda_open(int index, CudaDevice **out, StrBuf *err) {
         goto fail;
     }
     int major = 0, minor = 0;
-    if ((r = d->api.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->dev)) !=
-            CUDA_SUCCESS ||
-        (r = d->api.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->dev)) !=
-            CUDA_SUCCESS) {
+    if ((r = d->api.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                       d->dev)) != CUDA_SUCCESS ||
+        (r = d->api.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                       d->dev)) != CUDA_SUCCESS) {
         cu_fail(d, err, r, "cuDeviceGetAttribute(compute capability) (CUDA device %d)", index);
         goto fail;
     }
     d->cc = major * 10 + minor;
     if (!cuda_arch_for_cc(d->cc)) {
-        errf(err, "CUDA device %d (%s) has compute capability %d.%d; Nereid needs 8.0 (Ampere) or newer", index,
-             d->name, major, minor);
+        errf(err,
+             "CUDA device %d (%s) has compute capability %d.%d; Nereid needs 8.0 (Ampere) or newer",
+             index, d->name, major, minor);
         goto fail;
     }
     bool bad_arch;
@@ -431,7 +451,8 @@ int cuda_open(int index, CudaDevice **out, StrBuf *err) {
     if (!d->arch) d->arch = cuda_arch_for_cc(d->cc);
     const char *peer = getenv("NEREID_PEER_ACCESS");
     d->no_peer = peer && !strcmp(peer, "0");
-    if (d->api.DeviceGetAttribute(&d->max_shared_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+    if (d->api.DeviceGetAttribute(&d->max_shared_optin,
+                                  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                                   d->dev) != CUDA_SUCCESS)
         d->max_shared_optin = 0; /* unknown: let cuFuncSetAttribute judge */
     if ((r = d->api.DevicePrimaryCtxRetain(&d->ctx, d->dev)) != CUDA_SUCCESS) {
@@ -500,23 +521,24 @@ int cuda_driver_version(const CudaDevice *d) { return d ? d->driver_version : 0;
 
 /* A call on d's context, made current for it: `r = CALL`, the context given back, and a
  * failure described as "<what> failed: ..." (the first sticky error is remembered). */
-#define ON_CTX(d, err, call, ...)                                                      \
-    do {                                                                               \
-        CtxScope sc_;                                                                  \
-        if (enter_ctx((d), &sc_, (err))) return -1;                                    \
-        CUresult r_ = (call);                                                          \
-        leave_ctx((d), &sc_);                                                          \
-        if (r_ != CUDA_SUCCESS) {                                                      \
-            cu_fail((d), (err), r_, __VA_ARGS__);                                      \
-            return -1;                                                                 \
-        }                                                                              \
+#define ON_CTX(d, err, call, ...)                   \
+    do {                                            \
+        CtxScope sc_;                               \
+        if (enter_ctx((d), &sc_, (err))) return -1; \
+        CUresult r_ = (call);                       \
+        leave_ctx((d), &sc_);                       \
+        if (r_ != CUDA_SUCCESS) {                   \
+            cu_fail((d), (err), r_, __VA_ARGS__);   \
+            return -1;                              \
+        }                                           \
     } while (0)
 
 int cuda_malloc(CudaDevice *d, size_t bytes, uint64_t *out, StrBuf *err) {
     *out = 0;
     if (bytes == 0) return 0; /* the driver refuses 0 bytes; a null pointer serves */
     CUdeviceptr p = 0;
-    ON_CTX(d, err, d->api.MemAlloc(&p, bytes), "cuMemAlloc of %zu bytes on CUDA device %d", bytes, d->ordinal);
+    ON_CTX(d, err, d->api.MemAlloc(&p, bytes), "cuMemAlloc of %zu bytes on CUDA device %d", bytes,
+           d->ordinal);
     *out = (uint64_t)p;
     return 0;
 }
@@ -529,35 +551,37 @@ int cuda_free(CudaDevice *d, uint64_t p, StrBuf *err) {
 
 int cuda_htod(CudaDevice *d, uint64_t dst, const void *src, size_t bytes, StrBuf *err) {
     if (bytes == 0) return 0;
-    ON_CTX(d, err, d->api.MemcpyHtoD((CUdeviceptr)dst, src, bytes), "cuMemcpyHtoD of %zu bytes to 0x%llx", bytes,
-           (unsigned long long)dst);
+    ON_CTX(d, err, d->api.MemcpyHtoD((CUdeviceptr)dst, src, bytes),
+           "cuMemcpyHtoD of %zu bytes to 0x%llx", bytes, (unsigned long long)dst);
     return 0;
 }
 
 int cuda_dtoh(CudaDevice *d, void *dst, uint64_t src, size_t bytes, StrBuf *err) {
     if (bytes == 0) return 0;
-    ON_CTX(d, err, d->api.MemcpyDtoH(dst, (CUdeviceptr)src, bytes), "cuMemcpyDtoH of %zu bytes from 0x%llx", bytes,
-           (unsigned long long)src);
+    ON_CTX(d, err, d->api.MemcpyDtoH(dst, (CUdeviceptr)src, bytes),
+           "cuMemcpyDtoH of %zu bytes from 0x%llx", bytes, (unsigned long long)src);
     return 0;
 }
 
 int cuda_memset(CudaDevice *d, uint64_t dst, int byte, size_t bytes, StrBuf *err) {
     if (bytes == 0) return 0;
-    ON_CTX(d, err, d->api.MemsetD8((CUdeviceptr)dst, (unsigned char)byte, bytes), "cuMemsetD8 of %zu bytes at 0x%llx",
-           bytes, (unsigned long long)dst);
+    ON_CTX(d, err, d->api.MemsetD8((CUdeviceptr)dst, (unsigned char)byte, bytes),
+           "cuMemsetD8 of %zu bytes at 0x%llx", bytes, (unsigned long long)dst);
     return 0;
 }
 
-int cuda_dtod(CudaDevice *d, uint64_t dst, uint64_t src, size_t bytes, void *stream, bool async, StrBuf *err) {
+int cuda_dtod(CudaDevice *d, uint64_t dst, uint64_t src, size_t bytes, void *stream, bool async,
+              StrBuf *err) {
     if (bytes == 0) return 0;
     if (async)
-        ON_CTX(d, err, d->api.MemcpyDtoDAsync((CUdeviceptr)dst, (CUdeviceptr)src, bytes, (CUstream)stream),
-               "cuMemcpyDtoDAsync of %zu bytes from 0x%llx to 0x%llx on CUDA device %d", bytes, (unsigned long long)src,
-               (unsigned long long)dst, d->ordinal);
+        ON_CTX(d, err,
+               d->api.MemcpyDtoDAsync((CUdeviceptr)dst, (CUdeviceptr)src, bytes, (CUstream)stream),
+               "cuMemcpyDtoDAsync of %zu bytes from 0x%llx to 0x%llx on CUDA device %d", bytes,
+               (unsigned long long)src, (unsigned long long)dst, d->ordinal);
     else
         ON_CTX(d, err, d->api.MemcpyDtoD((CUdeviceptr)dst, (CUdeviceptr)src, bytes),
-               "cuMemcpyDtoD of %zu bytes from 0x%llx to 0x%llx on CUDA device %d", bytes, (unsigned long long)src,
-               (unsigned long long)dst, d->ordinal);
+               "cuMemcpyDtoD of %zu bytes from 0x%llx to 0x%llx on CUDA device %d", bytes,
+               (unsigned long long)src, (unsigned long long)dst, d->ordinal);
     return 0;
 }
 
@@ -573,7 +597,8 @@ static int can_access(CudaDevice *d, const CudaDevice *peer, StrBuf *err) {
     int can = 0;
     CUresult r = d->api.DeviceCanAccessPeer(&can, d->dev, peer->dev);
     if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "cuDeviceCanAccessPeer(CUDA device %d, CUDA device %d)", d->ordinal, peer->ordinal);
+        cu_fail(d, err, r, "cuDeviceCanAccessPeer(CUDA device %d, CUDA device %d)", d->ordinal,
+                peer->ordinal);
         return -1;
     }
     if (bit) d->peer_asked |= bit, d->peer_can |= can ? bit : 0;
@@ -592,8 +617,8 @@ static int enable_access(CudaDevice *d, const CudaDevice *peer, StrBuf *err) {
     CUresult r = d->api.CtxEnablePeerAccess(peer->ctx, 0);
     leave_ctx(d, &sc);
     if (r != CUDA_SUCCESS && r != PEER_ACCESS_ALREADY_ENABLED) {
-        cu_fail(d, err, r, "cuCtxEnablePeerAccess (CUDA device %d to the memory of CUDA device %d)", d->ordinal,
-                peer->ordinal);
+        cu_fail(d, err, r, "cuCtxEnablePeerAccess (CUDA device %d to the memory of CUDA device %d)",
+                d->ordinal, peer->ordinal);
         return -1;
     }
     d->peer_on |= bit;
@@ -622,28 +647,32 @@ static void blame_fault(CudaDevice *d) {
     if (!enter_ctx(d, &sc, &ignored)) {
         CUresult r = d->api.StreamQuery(NULL);
         leave_ctx(d, &sc);
-        if (sticky(r)) cu_fail(d, NULL, r, "a kernel on CUDA device %d (found by a copy between devices)", d->ordinal);
+        if (sticky(r))
+            cu_fail(d, NULL, r, "a kernel on CUDA device %d (found by a copy between devices)",
+                    d->ordinal);
     }
     sb_free(&ignored);
 }
 
-int cuda_copy_peer(CudaDevice *dst_d, uint64_t dst, CudaDevice *src_d, uint64_t src, size_t bytes, void *stream,
-                   bool async, StrBuf *err) {
+int cuda_copy_peer(CudaDevice *dst_d, uint64_t dst, CudaDevice *src_d, uint64_t src, size_t bytes,
+                   void *stream, bool async, StrBuf *err) {
     if (bytes == 0) return 0;
     CtxScope sc;
     if (!src_d || src_d->fault) return enter_ctx(src_d, &sc, err); /* fails, saying why */
     if (enter_ctx(dst_d, &sc, err)) return -1;
-    CUresult r = async ? dst_d->api.MemcpyPeerAsync((CUdeviceptr)dst, dst_d->ctx, (CUdeviceptr)src, src_d->ctx, bytes,
-                                                   (CUstream)stream)
-                       : dst_d->api.MemcpyPeer((CUdeviceptr)dst, dst_d->ctx, (CUdeviceptr)src, src_d->ctx, bytes);
+    CUresult r = async ? dst_d->api.MemcpyPeerAsync((CUdeviceptr)dst, dst_d->ctx, (CUdeviceptr)src,
+                                                    src_d->ctx, bytes, (CUstream)stream)
+                       : dst_d->api.MemcpyPeer((CUdeviceptr)dst, dst_d->ctx, (CUdeviceptr)src,
+                                               src_d->ctx, bytes);
     leave_ctx(dst_d, &sc);
     if (r == CUDA_SUCCESS) return 0;
     StrBuf msg;
     sb_init(&msg);
     put_result(dst_d, &msg, r);
-    errf(err, "%s of %zu bytes from 0x%llx on CUDA device %d to 0x%llx on CUDA device %d failed: %s",
-         async ? "cuMemcpyPeerAsync" : "cuMemcpyPeer", bytes, (unsigned long long)src, src_d->ordinal,
-         (unsigned long long)dst, dst_d->ordinal, sb_cstr(&msg));
+    errf(err,
+         "%s of %zu bytes from 0x%llx on CUDA device %d to 0x%llx on CUDA device %d failed: %s",
+         async ? "cuMemcpyPeerAsync" : "cuMemcpyPeer", bytes, (unsigned long long)src,
+         src_d->ordinal, (unsigned long long)dst, dst_d->ordinal, sb_cstr(&msg));
     sb_free(&msg);
     if (sticky(r)) {
         blame_fault(src_d), blame_fault(dst_d);
@@ -654,8 +683,8 @@ int cuda_copy_peer(CudaDevice *dst_d, uint64_t dst, CudaDevice *src_d, uint64_t 
 }
 
 int cuda_synchronize(CudaDevice *d, StrBuf *err) {
-    ON_CTX(d, err, d->api.CtxSynchronize(), "cuCtxSynchronize (an earlier kernel launch or copy on CUDA device %d)",
-           d->ordinal);
+    ON_CTX(d, err, d->api.CtxSynchronize(),
+           "cuCtxSynchronize (an earlier kernel launch or copy on CUDA device %d)", d->ordinal);
     return 0;
 }
 
@@ -678,7 +707,8 @@ int cuda_stream_destroy(CudaDevice *d, void *stream, StrBuf *err) {
     else d->api.StreamDestroy((CUstream)stream); /* still released; the first failure is reported */
     leave_ctx(d, &sc);
     if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "destroying a stream (an earlier launch on it, on CUDA device %d)", d->ordinal);
+        cu_fail(d, err, r, "destroying a stream (an earlier launch on it, on CUDA device %d)",
+                d->ordinal);
         return -1;
     }
     return 0;
@@ -705,8 +735,8 @@ enum { JIT_LOG_SIZE = 1 << 20 };
 
 /* PTX -> cubin with the driver's linker (target: the current context's device). On
  * success *cubin is a malloc'd copy. */
-static int jit_ptx(CudaDevice *d, const char *ptx, const char *kernel_name, void **cubin, size_t *size,
-                   StrBuf *err) {
+static int jit_ptx(CudaDevice *d, const char *ptx, const char *kernel_name, void **cubin,
+                   size_t *size, StrBuf *err) {
     *cubin = NULL, *size = 0;
     char *info = calloc(1, JIT_LOG_SIZE), *elog = calloc(1, JIT_LOG_SIZE);
     if (!info || !elog) {
@@ -714,10 +744,11 @@ static int jit_ptx(CudaDevice *d, const char *ptx, const char *kernel_name, void
         errf(err, "PTX JIT of kernel '%s': out of memory", kernel_name);
         return -1;
     }
-    CUjit_option opts[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
-                           CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
-    void *vals[] = {info, (void *)(uintptr_t)(JIT_LOG_SIZE - 1), elog, (void *)(uintptr_t)(JIT_LOG_SIZE - 1),
-                    (void *)(uintptr_t)0};
+    CUjit_option opts[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                           CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                           CU_JIT_LOG_VERBOSE};
+    void *vals[] = {info, (void *)(uintptr_t)(JIT_LOG_SIZE - 1), elog,
+                    (void *)(uintptr_t)(JIT_LOG_SIZE - 1), (void *)(uintptr_t)0};
     CUlinkState ls = NULL;
     const char *step = "cuLinkCreate";
     CUresult r = d->api.LinkCreate((unsigned)(sizeof opts / sizeof opts[0]), opts, vals, &ls);
@@ -748,7 +779,8 @@ static int jit_ptx(CudaDevice *d, const char *ptx, const char *kernel_name, void
             rc = -1;
         }
     } else {
-        cu_fail(d, err, r, "PTX JIT compilation of kernel '%s' for sm_%d (%s)", kernel_name, d->cc, step);
+        cu_fail(d, err, r, "PTX JIT compilation of kernel '%s' for sm_%d (%s)", kernel_name, d->cc,
+                step);
         put_log(err, "JIT error log", elog);
         put_log(err, "JIT info log", info);
         rc = -1;
@@ -781,16 +813,20 @@ static CUresult load_module(CudaDevice *d, const void *cubin, size_t n, const ch
     CUfunction fn = NULL;
     r = d->api.ModuleGetFunction(&fn, mod, kernel_name);
     if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "cuModuleGetFunction: finding kernel '%s' in its module (is it a .entry of the PTX?)",
-                kernel_name);
+        cu_fail(
+            d, err, r,
+            "cuModuleGetFunction: finding kernel '%s' in its module (is it a .entry of the PTX?)",
+            kernel_name);
         d->api.ModuleUnload(mod);
         return r;
     }
     if (shared_bytes > 48 * 1024) {
-        r = d->api.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
+        r = d->api.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                    (int)shared_bytes);
         if (r != CUDA_SUCCESS) {
-            cu_fail(d, err, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = %u) for kernel '%s'", shared_bytes,
-                    kernel_name);
+            cu_fail(d, err, r,
+                    "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = %u) for kernel '%s'",
+                    shared_bytes, kernel_name);
             d->api.ModuleUnload(mod);
             return r;
         }
@@ -804,16 +840,25 @@ static CUresult load_module(CudaDevice *d, const void *cubin, size_t n, const ch
  * the entry and report)? */
 static bool bad_image(CUresult r) {
     enum {
-        INVALID_VALUE = 1, INVALID_IMAGE = 200, NO_BINARY_FOR_GPU = 209, INVALID_PTX = 218,
-        UNSUPPORTED_PTX_VERSION = 222, INVALID_SOURCE = 300, NOT_FOUND = 500,
+        INVALID_VALUE = 1,
+        INVALID_IMAGE = 200,
+        NO_BINARY_FOR_GPU = 209,
+        INVALID_PTX = 218,
+        UNSUPPORTED_PTX_VERSION = 222,
+        INVALID_SOURCE = 300,
+        NOT_FOUND = 500,
     };
     return r == INVALID_VALUE || r == INVALID_IMAGE || r == NO_BINARY_FOR_GPU || r == INVALID_PTX ||
            r == UNSUPPORTED_PTX_VERSION || r == INVALID_SOURCE || r == NOT_FOUND;
 }
 
-static int check_shared(CudaDevice *d, const char *kernel_name, unsigned shared_bytes, StrBuf *err) {
-    if (shared_bytes > 48 * 1024 && d->max_shared_optin > 0 && shared_bytes > (unsigned)d->max_shared_optin) {
-        errf(err, "kernel '%s' needs %u bytes of shared memory; CUDA device %d (%s) allows at most %d per block",
+static int check_shared(CudaDevice *d, const char *kernel_name, unsigned shared_bytes,
+                        StrBuf *err) {
+    if (shared_bytes > 48 * 1024 && d->max_shared_optin > 0 &&
+        shared_bytes > (unsigned)d->max_shared_optin) {
+        errf(err,
+             "kernel '%s' needs %u bytes of shared memory; CUDA device %d (%s) allows at most %d "
+             "per block",
              kernel_name, shared_bytes, d->ordinal, d->name, d->max_shared_optin);
         return -1;
     }
@@ -821,7 +866,8 @@ static int check_shared(CudaDevice *d, const char *kernel_name, unsigned shared_
 }
 
 /* cuda_load_cached's work, with d's context current. */
-static int load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out, StrBuf *err) {
+static int load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out,
+                       StrBuf *err) {
     size_t n = 0;
     unsigned char *blob = cache_get(key, &n);
     int rc = 0;
@@ -835,7 +881,8 @@ static int load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *k
             } else {
                 StrBuf lerr;
                 sb_init(&lerr);
-                CUresult r = load_module(d, blob + sizeof h, n - sizeof h, kernel_name, h.shared_bytes, true, out, &lerr);
+                CUresult r = load_module(d, blob + sizeof h, n - sizeof h, kernel_name,
+                                         h.shared_bytes, true, out, &lerr);
                 if (r == CUDA_SUCCESS) rc = 1, bad = false;
                 else if (!bad_image(r)) rc = -1, bad = false, sb_putn(err, lerr.data, lerr.len);
                 sb_free(&lerr);
@@ -848,10 +895,15 @@ static int load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *k
     return rc;
 }
 
-int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out, StrBuf *err) {
+int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out,
+                     StrBuf *err) {
     if (out) memset(out, 0, sizeof *out);
     if (!d || !kernel_name || !key || !out) {
-        errf(err, "cuda_load_cached: missing %s", !d ? "device" : !kernel_name ? "kernel name" : !key ? "key" : "output");
+        errf(err, "cuda_load_cached: missing %s",
+             !d             ? "device"
+             : !kernel_name ? "kernel name"
+             : !key         ? "key"
+                            : "output");
         return -1;
     }
     CtxScope sc;
@@ -872,7 +924,8 @@ static int load(CudaDevice *d, const char *ptx, const char *kernel_name, const C
     void *bin = NULL;
     size_t n = 0;
     if (jit_ptx(d, ptx, kernel_name, &bin, &n, err)) return -1;
-    int rc = load_module(d, bin, n, kernel_name, shared_bytes, false, out, err) == CUDA_SUCCESS ? 0 : -1;
+    int rc =
+        load_module(d, bin, n, kernel_name, shared_bytes, false, out, err) == CUDA_SUCCESS ? 0 : -1;
     if (rc == 0 && cache_key) { /* only a cubin that loads */
         unsigned char *blob = malloc(sizeof(CubinHeader) + n);
         if (blob) {
@@ -887,11 +940,15 @@ static int load(CudaDevice *d, const char *ptx, const char *kernel_name, const C
     return rc;
 }
 
-int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *cache_key, unsigned shared_bytes,
-              CudaKernel *out, StrBuf *err) {
+int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *cache_key,
+              unsigned shared_bytes, CudaKernel *out, StrBuf *err) {
     if (out) memset(out, 0, sizeof *out);
     if (!d || !ptx || !kernel_name || !out) {
-        errf(err, "cuda_load: missing %s", !d ? "device" : !ptx ? "PTX" : !kernel_name ? "kernel name" : "output");
+        errf(err, "cuda_load: missing %s",
+             !d             ? "device"
+             : !ptx         ? "PTX"
+             : !kernel_name ? "kernel name"
+                            : "output");
         return -1;
     }
     CtxScope sc;
@@ -912,24 +969,27 @@ void cuda_unload(CudaDevice *d, CudaKernel *k) {
     memset(k, 0, sizeof *k);
 }
 
-int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int num_warps, void **params,
-                void *stream, StrBuf *err) {
+int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int num_warps,
+                void **params, void *stream, StrBuf *err) {
     if (!d || !k || !k->function || !grid) {
         errf(err, "cuda_launch: %s", !d ? "no device" : !grid ? "no grid" : "kernel not loaded");
         return -1;
     }
     if (num_warps < 1 || num_warps > 32) {
-        errf(err, "cuda_launch: num_warps = %d, must be 1..32 (a block has at most 1024 threads)", num_warps);
+        errf(err, "cuda_launch: num_warps = %d, must be 1..32 (a block has at most 1024 threads)",
+             num_warps);
         return -1;
     }
     CtxScope sc;
     if (enter_ctx(d, &sc, err)) return -1;
     unsigned block = 32u * (unsigned)num_warps;
-    CUresult r = d->api.LaunchKernel((CUfunction)k->function, grid[0], grid[1], grid[2], block, 1, 1,
-                                     k->shared_bytes, (CUstream)stream, params, NULL);
+    CUresult r = d->api.LaunchKernel((CUfunction)k->function, grid[0], grid[1], grid[2], block, 1,
+                                     1, k->shared_bytes, (CUstream)stream, params, NULL);
     leave_ctx(d, &sc);
     if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "cuLaunchKernel (grid %ux%ux%u, %u threads per block, %u bytes of dynamic shared memory)",
+        cu_fail(d, err, r,
+                "cuLaunchKernel (grid %ux%ux%u, %u threads per block, %u bytes of dynamic shared "
+                "memory)",
                 grid[0], grid[1], grid[2], block, k->shared_bytes);
         return -1;
     }
@@ -938,15 +998,19 @@ int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int 
 
 /* ---- tensor maps (TMA) ---- */
 
-bool cuda_has_tma(const CudaDevice *d) { return d && d->api.TensorMapEncodeTiled && cuda_compute_capability(d) >= 90; }
+bool cuda_has_tma(const CudaDevice *d) {
+    return d && d->api.TensorMapEncodeTiled && cuda_compute_capability(d) >= 90;
+}
 
 int cuda_tensor_map_encode(CudaDevice *d, void *map, const CudaTensorMap *t, StrBuf *err) {
     if (!cuda_has_tma(d)) return errf(err, "this driver or device has no tensor maps (TMA)"), -1;
     static const unsigned ones[5] = {1, 1, 1, 1, 1};
-    /* CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2; CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1 */
+    /* CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2; CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1
+     */
     ON_CTX(d, err,
-           d->api.TensorMapEncodeTiled(map, t->dtype, (unsigned)t->rank, (void *)(uintptr_t)t->base, t->dims, t->strides,
-                                       t->box, ones, 0, t->swizzle, 2, t->nan_fill ? 1 : 0),
+           d->api.TensorMapEncodeTiled(map, t->dtype, (unsigned)t->rank, (void *)(uintptr_t)t->base,
+                                       t->dims, t->strides, t->box, ones, 0, t->swizzle, 2,
+                                       t->nan_fill ? 1 : 0),
            "cuTensorMapEncodeTiled (rank %d, base 0x%llx)", t->rank, (unsigned long long)t->base);
     return 0;
 }

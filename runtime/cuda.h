@@ -9,16 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compiler/support/support.h"
 #include "cache.h"
+#include "compiler/support/support.h"
 
 typedef struct CudaDevice CudaDevice;
 
 typedef struct CudaKernel {
-    void *module;            /* CUmodule */
-    void *function;          /* CUfunction */
-    unsigned shared_bytes;   /* dynamic shared memory the kernel needs */
-    bool from_cache;         /* set by cuda_load: the cubin came from the disk cache, no JIT */
+    void *module;          /* CUmodule */
+    void *function;        /* CUfunction */
+    unsigned shared_bytes; /* dynamic shared memory the kernel needs */
+    bool from_cache;       /* set by cuda_load: the cubin came from the disk cache, no JIT */
 } CudaKernel;
 
 /* Open device `index`: dlopen libcuda.so.1, cuInit, retain the primary context. On
@@ -66,7 +66,8 @@ int cuda_htod(CudaDevice *d, uint64_t dst, const void *src, size_t bytes, StrBuf
 int cuda_dtoh(CudaDevice *d, void *dst, uint64_t src, size_t bytes, StrBuf *err);
 int cuda_memset(CudaDevice *d, uint64_t dst, int byte, size_t bytes, StrBuf *err);
 /* Device to device on one device (cuMemcpyDtoD; async: cuMemcpyDtoDAsync on stream). */
-int cuda_dtod(CudaDevice *d, uint64_t dst, uint64_t src, size_t bytes, void *stream, bool async, StrBuf *err);
+int cuda_dtod(CudaDevice *d, uint64_t dst, uint64_t src, size_t bytes, void *stream, bool async,
+              StrBuf *err);
 /* Peer access between the contexts of two distinct devices, both ways: 1 when the driver
  * allows it both ways (cuDeviceCanAccessPeer), after enabling it (cuCtxEnablePeerAccess,
  * once per pair; already enabled by another user counts), 0 when it does not (or
@@ -75,8 +76,8 @@ int cuda_peer_access(CudaDevice *a, CudaDevice *b, StrBuf *err);
 /* src (memory of src_d) to dst (memory of dst_d): cuMemcpyPeer, or cuMemcpyPeerAsync on
  * stream (a stream of dst_d's device). A failure with a sticky error marks the device
  * that met the fault (each is asked). */
-int cuda_copy_peer(CudaDevice *dst_d, uint64_t dst, CudaDevice *src_d, uint64_t src, size_t bytes, void *stream,
-                   bool async, StrBuf *err);
+int cuda_copy_peer(CudaDevice *dst_d, uint64_t dst, CudaDevice *src_d, uint64_t src, size_t bytes,
+                   void *stream, bool async, StrBuf *err);
 int cuda_synchronize(CudaDevice *d, StrBuf *err);
 /* Streams (CUstream), blocking with respect to the default stream. */
 int cuda_stream_create(CudaDevice *d, void **out, StrBuf *err);
@@ -95,7 +96,8 @@ int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const Cac
  * -1 on an error of the device (err says which; the entry is kept). An entry that is
  * corrupt, of another format, or whose cubin the driver calls invalid or not for this GPU
  * counts as a miss and is deleted (the caller compiles and cuda_load rebuilds it). */
-int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out, StrBuf *err);
+int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out,
+                     StrBuf *err);
 void cuda_unload(CudaDevice *d, CudaKernel *k);
 
 /* cuLaunchKernel with blockDim = (32 * num_warps, 1, 1) and the kernel's dynamic shared
@@ -115,7 +117,7 @@ bool cuda_has_tma(const CudaDevice *d);
 /* Encodes t into the 128 bytes at map (64-byte aligned); -1 with err on failure. */
 int cuda_tensor_map_encode(CudaDevice *d, void *map, const CudaTensorMap *t, StrBuf *err);
 
-int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int num_warps, void **params,
-                void *stream, StrBuf *err);
+int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int num_warps,
+                void **params, void *stream, StrBuf *err);
 
 #endif

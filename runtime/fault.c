@@ -34,7 +34,8 @@ static int list_asserts(const IrFunc *f, RegionId r, StrBuf *out, int count) {
         const IrOp *op = &f->ops[reg->ops[i]];
         if (op->code == OP_ASSERT) {
             sb_printf(out, "\n    kernel '%s'", f->name);
-            if (op->loc.src) sb_printf(out, " at %s:%d:%d", op->loc.src->name, op->loc.line, op->loc.col);
+            if (op->loc.src)
+                sb_printf(out, " at %s:%d:%d", op->loc.src->name, op->loc.line, op->loc.col);
             sb_printf(out, ": %s", op->sattr && *op->sattr ? op->sattr : "(no message)");
             count++;
         }
@@ -55,12 +56,15 @@ static void describe_fault(nr_context *ctx, int code, const char *what) {
     sb_init(&asserts);
     int n = 0;
     if (code == CUDA_ERROR_ASSERT)
-        for (int i = 0; i < ctx->nrecent; i++) n = list_asserts(ctx->recent[i]->f, ctx->recent[i]->f->body, &asserts, n);
+        for (int i = 0; i < ctx->nrecent; i++)
+            n = list_asserts(ctx->recent[i]->f, ctx->recent[i]->f->body, &asserts, n);
     if (n == 1 && !ctx->recent_overflow) {
         /* "device_assert failed in kernel 'k' at f.nr:3:5: msg", as on the CPU */
         sb_printf(d, "device_assert failed in %s", sb_cstr(&asserts) + strlen("\n    "));
     } else if (n > 1) {
-        sb_printf(d, "device_assert failed in a kernel launched since the last nr_synchronize; their assertions:%s",
+        sb_printf(d,
+                  "device_assert failed in a kernel launched since the last nr_synchronize; their "
+                  "assertions:%s",
                   sb_cstr(&asserts));
     } else {
         const char *failed = code == CUDA_ERROR_ASSERT ? "device_assert failed in" : "faulted on";
@@ -69,21 +73,26 @@ static void describe_fault(nr_context *ctx, int code, const char *what) {
             sb_printf(d, "kernel '%s' %s CUDA device '%s'", ctx->recent[0]->f->name,
                       code == CUDA_ERROR_ASSERT ? "failed a device_assert on" : failed, dev);
         } else {
-            sb_printf(d, "%s on CUDA device '%s'", code == CUDA_ERROR_ASSERT ? "device_assert failed" : "a kernel faulted",
-                      dev);
+            sb_printf(d, "%s on CUDA device '%s'",
+                      code == CUDA_ERROR_ASSERT ? "device_assert failed" : "a kernel faulted", dev);
             if (ctx->nrecent) {
                 sb_puts(d, ": one of the kernels launched since the last nr_synchronize,");
-                for (int i = 0; i < ctx->nrecent; i++) sb_printf(d, "%s '%s'", i ? "," : "", ctx->recent[i]->f->name);
+                for (int i = 0; i < ctx->nrecent; i++)
+                    sb_printf(d, "%s '%s'", i ? "," : "", ctx->recent[i]->f->name);
                 if (ctx->recent_overflow) sb_puts(d, " and others");
             }
         }
     }
     sb_free(&asserts);
     sb_printf(d, "\n  the driver: %s", what);
-    if (code == CUDA_ERROR_ASSERT) sb_puts(d, " (its message on standard output names the block and thread)");
-    sb_puts(d, "\n  the CUDA context is unusable now (the driver poisons it after a kernel fault): every later call "
-               "on this nr_context fails; destroy it. A new nr_context on the device works only where the driver "
-               "allows it; otherwise (NVIDIA's drivers: CUDA documents that the process must be restarted) only a "
+    if (code == CUDA_ERROR_ASSERT)
+        sb_puts(d, " (its message on standard output names the block and thread)");
+    sb_puts(d, "\n  the CUDA context is unusable now (the driver poisons it after a kernel fault): "
+               "every later call "
+               "on this nr_context fails; destroy it. A new nr_context on the device works only "
+               "where the driver "
+               "allows it; otherwise (NVIDIA's drivers: CUDA documents that the process must be "
+               "restarted) only a "
                "new process can use the device");
 }
 
@@ -105,7 +114,8 @@ nr_status fault_check(nr_context *ctx) {
     const char *first = sb_cstr(&ctx->fault);
     const char *nl = strchr(first, '\n');
     return api_fail(ctx, NR_ERR_DEVICE,
-                    "this CUDA context is unusable after an earlier kernel fault (%.*s): destroy it; a new context "
+                    "this CUDA context is unusable after an earlier kernel fault (%.*s): destroy "
+                    "it; a new context "
                     "works only where the driver allows it, otherwise a new process is needed",
                     (int)(nl ? nl - first : (ptrdiff_t)strlen(first)), first);
 }

@@ -21,12 +21,12 @@ nr_status fault_check(nr_context *ctx);
 nr_status fault_cuda_call(nr_context *ctx, int rc, StrBuf *err, nr_status on_fail);
 
 /* On a CUDA context that a kernel fault made unusable, every call fails at once. */
-#define FAULT_GUARD(ctx)                                                                                               \
-    do {                                                                                                               \
-        if ((ctx)->cuda && *(ctx)->cuda_fault) {                                                                       \
-            nr_status fault_ = fault_check(ctx);                                                                       \
-            if (fault_) return fault_;                                                                                 \
-        }                                                                                                              \
+#define FAULT_GUARD(ctx)                         \
+    do {                                         \
+        if ((ctx)->cuda && *(ctx)->cuda_fault) { \
+            nr_status fault_ = fault_check(ctx); \
+            if (fault_) return fault_;           \
+        }                                        \
     } while (0)
 
 #endif

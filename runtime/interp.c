@@ -85,8 +85,9 @@ static void pool_destroy(Pool *p) {
 
 void *interp_val_in(Ctx *c, const IrOp *op, uint32_t i) {
     void *b = c->slot[op->operands[i]];
-    if (!b) interp_fail(c, op, "internal error: an operand is not live", "op '%s' operand %u",
-                        ir_op_info[op->code].name, i);
+    if (!b)
+        interp_fail(c, op, "internal error: an operand is not live", "op '%s' operand %u",
+                    ir_op_info[op->code].name, i);
     return b;
 }
 
@@ -172,7 +173,8 @@ static int exec_for(Ctx *c, OpId id) {
     const IrRegion *body = &c->f->regions[op->region[0]];
     void **pend = c->pend + c->pend_start[id];
     uint32_t n = op->nres;
-    const uint64_t *lb = interp_val_in(c, op, 0), *ub = interp_val_in(c, op, 1), *st = interp_val_in(c, op, 2);
+    const uint64_t *lb = interp_val_in(c, op, 0), *ub = interp_val_in(c, op, 1),
+                   *st = interp_val_in(c, op, 2);
     if (!lb || !ub || !st) return -1;
     bool sgn = dt_is_signed(opnd_ty(c, op, 0).dt);
     uint64_t iv = lb[0], upper = ub[0], step = st[0];
@@ -246,7 +248,8 @@ static int exec_condition(Ctx *c, OpId id, void **outs, bool *go) {
     *go = cv[0] & 1;
     const IrRegion *r = &c->f->regions[c->op_region[id]];
     for (uint32_t i = 0; i < r->nargs; i++) {
-        if (!(outs[i] = c->slot[r->args[i]])) return interp_fail(c, op, "internal error", "dead while argument");
+        if (!(outs[i] = c->slot[r->args[i]]))
+            return interp_fail(c, op, "internal error", "dead while argument");
         c->slot[r->args[i]] = NULL;
     }
     return 0;
@@ -262,10 +265,19 @@ static int exec_op(Ctx *c, OpId id, void **outs, bool *cond) {
     case OP_YIELD: return exec_yield(c, id, outs);
     case OP_CONDITION: return exec_condition(c, id, outs, cond);
     case OP_RETURN: return 0;
-    case OP_CONST: case OP_ARANGE: case OP_PROGRAM_ID: case OP_NUM_PROGRAMS:
-    case OP_SPLAT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS:
-    case OP_REDUCE: case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: case OP_CONVERT_LAYOUT:
-        return interp_shape(c, op);
+    case OP_CONST:
+    case OP_ARANGE:
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS:
+    case OP_SPLAT:
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS:
+    case OP_RESHAPE:
+    case OP_TRANS:
+    case OP_REDUCE:
+    case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS:
+    case OP_CONVERT_LAYOUT: return interp_shape(c, op);
     case OP_BARRIER: return 0; /* programs run one at a time: nothing to wait for */
     case OP_DESC_PART: {
         const uint64_t *d = interp_val_in(c, &c->f->ops[id], 0);
@@ -275,15 +287,23 @@ static int exec_op(Ctx *c, OpId id, void **outs, bool *cond) {
         return 0;
     }
     case OP_DOT: return interp_dot(c, op);
-    case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
-        return interp_mem(c, op);
-    case OP_ASSERT: case OP_PRINT: return interp_debug(c, op);
-    case OP_SCAN: case OP_REDUCE_FN: return interp_combine(c, op);
-    case OP_FLIP: case OP_SORT: case OP_GATHER: case OP_HISTOGRAM: return interp_perm(c, op);
+    case OP_LOAD:
+    case OP_STORE:
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: return interp_mem(c, op);
+    case OP_ASSERT:
+    case OP_PRINT: return interp_debug(c, op);
+    case OP_SCAN:
+    case OP_REDUCE_FN: return interp_combine(c, op);
+    case OP_FLIP:
+    case OP_SORT:
+    case OP_GATHER:
+    case OP_HISTOGRAM: return interp_perm(c, op);
     case OP_ASSUME: return 0; /* a fact for the optimiser; not checked */
-    case OP_CALL: /* the plan rejects calls before anything runs */
-    default: return interp_fail(c, op, "internal error: unexpected op", "'%s'",
-                                op->code < OP_COUNT ? ir_op_info[op->code].name : "?");
+    case OP_CALL:             /* the plan rejects calls before anything runs */
+    default:
+        return interp_fail(c, op, "internal error: unexpected op", "'%s'",
+                           op->code < OP_COUNT ? ir_op_info[op->code].name : "?");
     }
 }
 
@@ -317,12 +337,9 @@ static int bind_params(Ctx *c, const InterpScalar *args) {
             continue;
         }
         for (int64_t k = 0; k < ty_numel(t); k++) {
-            if (dt_is_float(t.dt))
-                ((double *)b)[k] = float_round(t.dt, args[i].f);
-            else if (t.dt == DT_I1)
-                ((uint64_t *)b)[k] = args[i].u != 0;
-            else
-                ((uint64_t *)b)[k] = int_norm(int_fmt(t.dt), args[i].u);
+            if (dt_is_float(t.dt)) ((double *)b)[k] = float_round(t.dt, args[i].f);
+            else if (t.dt == DT_I1) ((uint64_t *)b)[k] = args[i].u != 0;
+            else ((uint64_t *)b)[k] = int_norm(int_fmt(t.dt), args[i].u);
         }
     }
     return 0;
@@ -369,10 +386,8 @@ int interp_run(const IrFunc *f, const InterpScalar *args, const unsigned grid[3]
     for (int i = 0; i < 3; i++) c->grid[i] = grid[i];
     int rc = -1;
     c->slot = calloc(f->nvals, sizeof *c->slot);
-    if (!c->slot)
-        interp_msg(c, "interpreter out of memory in kernel '%s'", f->name);
-    else if (interp_plan(c) == 0 && interp_mem_init(c, args) == 0)
-        rc = run_grid(c, args);
+    if (!c->slot) interp_msg(c, "interpreter out of memory in kernel '%s'", f->name);
+    else if (interp_plan(c) == 0 && interp_mem_init(c, args) == 0) rc = run_grid(c, args);
     ctx_free(c);
     return rc;
 }

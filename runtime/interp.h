@@ -34,7 +34,7 @@ typedef struct InterpOptions {
      * fails naming the op and address. false: accesses are not checked (the host passed
      * memory it did not register). */
     bool strict;
-    FILE *print_out;             /* device_print output; NULL: stdout */
+    FILE *print_out; /* device_print output; NULL: stdout */
 } InterpOptions;
 
 /* Semantics ir_ops.def leaves open, as the interpreter (the reference) decides them:

@@ -46,7 +46,8 @@ static void dot_f64(Dims D, const double *a, const double *b, const double *acc,
         }
 }
 
-static void dot_int(Dims D, const uint64_t *a, const uint64_t *b, const uint64_t *acc, uint64_t *r) {
+static void dot_int(Dims D, const uint64_t *a, const uint64_t *b, const uint64_t *acc,
+                    uint64_t *r) {
     memcpy(r, acc, 8 * (size_t)(D.batch * D.m * D.n));
     for (int64_t z = 0; z < D.batch; z++)
         for (int64_t i = 0; i < D.m; i++) {
@@ -63,7 +64,8 @@ int interp_dot(Ctx *c, const IrOp *op) {
     IrType at = opnd_ty(c, op, 0), bt = opnd_ty(c, op, 1), rt = res_ty(c, op, 0);
     int q = at.rank - 2;
     Dims D = {q ? at.shape[0] : 1, at.shape[q], bt.shape[q + 1], at.shape[q + 1]};
-    const void *a = interp_val_in(c, op, 0), *b = interp_val_in(c, op, 1), *acc = interp_val_in(c, op, 2);
+    const void *a = interp_val_in(c, op, 0), *b = interp_val_in(c, op, 1),
+               *acc = interp_val_in(c, op, 2);
     void *r = a && b && acc ? interp_val_out(c, op, 0) : NULL;
     if (!r) return -1;
     int64_t nr = D.batch * D.m * D.n;

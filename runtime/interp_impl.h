@@ -30,10 +30,10 @@ typedef struct Pool {
 typedef struct Ctx {
     const IrFunc *f;
     const InterpOptions *opts;
-    StrBuf *err;  /* may be NULL: messages are then dropped */
+    StrBuf *err; /* may be NULL: messages are then dropped */
     bool failed;
     unsigned grid[3], pid[3];
-    void **slot;  /* per ValId: its buffer while live in the current program, else NULL */
+    void **slot; /* per ValId: its buffer while live in the current program, else NULL */
     Pool pool;
     /* the plan (interp_plan.c) */
     RegionId *op_region;   /* per op: the region whose list holds it (0: unreachable) */
@@ -47,20 +47,20 @@ typedef struct Ctx {
     void **pend;           /*   pend[pend_start[op] ..) */
     uint32_t npend;
     /* memory checking (interp_mem.c) */
-    InterpBuffer *bufs;    /* the registered buffers sorted by base */
+    InterpBuffer *bufs; /* the registered buffers sorted by base */
     int nbufs;
-    int last_buf;          /* the buffer the previous check hit */
-    int32_t *root;         /* per pointer value: the parameter it is derived from (index + 1),
-                              ROOT_MIXED, or 0 for none */
-    int *param_buf;        /* per parameter: the buffer its pointer is in, -1 none */
+    int last_buf;   /* the buffer the previous check hit */
+    int32_t *root;  /* per pointer value: the parameter it is derived from (index + 1),
+                       ROOT_MIXED, or 0 for none */
+    int *param_buf; /* per parameter: the buffer its pointer is in, -1 none */
 } Ctx;
 
 enum { ROOT_MIXED = -1 }; /* a pointer that may come from several parameters, or elsewhere */
 
 /* ---- interp.c: pool, values, messages ---- */
-void *interp_pool_get(Ctx *c, int64_t numel);   /* NULL (message set) when out of memory */
-void interp_pool_put(Ctx *c, void *buf);        /* NULL is ignored */
-void *interp_val_in(Ctx *c, const IrOp *op, uint32_t i);  /* operand i's buffer, or NULL */
+void *interp_pool_get(Ctx *c, int64_t numel);            /* NULL (message set) when out of memory */
+void interp_pool_put(Ctx *c, void *buf);                 /* NULL is ignored */
+void *interp_val_in(Ctx *c, const IrOp *op, uint32_t i); /* operand i's buffer, or NULL */
 void *interp_val_out(Ctx *c, const IrOp *op, uint32_t i); /* a fresh buffer for result i */
 /* "<what> in kernel 'k' (file:line:col), program (x, y, z): <detail>"; returns -1 */
 int interp_fail(Ctx *c, const IrOp *op, const char *what, const char *fmt, ...)
@@ -84,15 +84,15 @@ int interp_exec_region(Ctx *c, RegionId r, void **outs);
 void interp_bind(Ctx *c, const ValId *vals, void **bufs, uint32_t n);
 
 /* ---- the op handlers (one file per concept) ---- */
-int interp_plan(Ctx *c);          /* interp_plan.c: structure checks and liveness */
+int interp_plan(Ctx *c); /* interp_plan.c: structure checks and liveness */
 void interp_plan_free(Ctx *c);
-int interp_math(Ctx *c, const IrOp *op);   /* interp_math.c: elementwise, cmp, cvt ... */
-int interp_shape(Ctx *c, const IrOp *op);  /* interp_shape.c: const, arange, views, reduce */
-int interp_dot(Ctx *c, const IrOp *op);    /* interp_dot.c */
-int interp_mem(Ctx *c, const IrOp *op);    /* interp_mem.c: load, store, atomics */
+int interp_math(Ctx *c, const IrOp *op);  /* interp_math.c: elementwise, cmp, cvt ... */
+int interp_shape(Ctx *c, const IrOp *op); /* interp_shape.c: const, arange, views, reduce */
+int interp_dot(Ctx *c, const IrOp *op);   /* interp_dot.c */
+int interp_mem(Ctx *c, const IrOp *op);   /* interp_mem.c: load, store, atomics */
 int interp_mem_init(Ctx *c, const InterpScalar *args);
 void interp_mem_free(Ctx *c);
-int interp_debug(Ctx *c, const IrOp *op);  /* interp_debug.c: assert, print */
+int interp_debug(Ctx *c, const IrOp *op);   /* interp_debug.c: assert, print */
 int interp_combine(Ctx *c, const IrOp *op); /* interp_combine.c: scan, reduce_fn */
 int interp_perm(Ctx *c, const IrOp *op);    /* interp_perm.c: flip, sort, gather, histogram */
 

@@ -30,12 +30,12 @@ static uint64_t srem(uint64_t x, uint64_t y) {
 /* shr of a sign-extended value by s < 64, arithmetic without implementation-defined >> */
 static uint64_t sar(uint64_t x, uint64_t s) { return as_i64(x) < 0 ? ~(~x >> s) : x >> s; }
 
-#define LOOP2(expr)                                                                    \
-    for (int64_t i = 0; i < n; i++) {                                                  \
-        uint64_t x = a[i], y = b[i];                                                   \
-        (void)y;                                                                       \
-        r[i] = int_norm(F, (expr));                                                    \
-    }                                                                                  \
+#define LOOP2(expr)                   \
+    for (int64_t i = 0; i < n; i++) { \
+        uint64_t x = a[i], y = b[i];  \
+        (void)y;                      \
+        r[i] = int_norm(F, (expr));   \
+    }                                 \
     break
 
 static void int_binary(int code, IntFmt F, const uint64_t *a, const uint64_t *b, uint64_t *r,
@@ -50,24 +50,36 @@ static void int_binary(int code, IntFmt F, const uint64_t *a, const uint64_t *b,
     case OP_OR: LOOP2(x | y);
     case OP_XOR: LOOP2(x ^ y);
     case OP_IDIV:
-        if (s) { LOOP2(sdiv(x, y)); }
+        if (s) {
+            LOOP2(sdiv(x, y));
+        }
         LOOP2(y ? x / y : 0);
     case OP_REM:
-        if (s) { LOOP2(srem(x, y)); }
+        if (s) {
+            LOOP2(srem(x, y));
+        }
         LOOP2(y ? x % y : 0);
     /* the amount is the operand's value read as unsigned: negative amounts are >= w */
     case OP_SHL: LOOP2((y & F.mask) >= w ? 0 : x << (y & F.mask));
     case OP_SHR:
-        if (s) { LOOP2((y & F.mask) >= w ? (as_i64(x) < 0 ? ~UINT64_C(0) : 0) : sar(x, y & F.mask)); }
+        if (s) {
+            LOOP2((y & F.mask) >= w ? (as_i64(x) < 0 ? ~UINT64_C(0) : 0) : sar(x, y & F.mask));
+        }
         LOOP2((y & F.mask) >= w ? 0 : x >> (y & F.mask));
     case OP_MIN:
-        if (s) { LOOP2(as_i64(x) < as_i64(y) ? x : y); }
+        if (s) {
+            LOOP2(as_i64(x) < as_i64(y) ? x : y);
+        }
         LOOP2(x < y ? x : y);
     case OP_MAX:
-        if (s) { LOOP2(as_i64(x) > as_i64(y) ? x : y); }
+        if (s) {
+            LOOP2(as_i64(x) > as_i64(y) ? x : y);
+        }
         LOOP2(x > y ? x : y);
     case OP_UMULHI:
-        if (w == 64) { LOOP2(mulhi64(x, y)); }
+        if (w == 64) {
+            LOOP2(mulhi64(x, y));
+        }
         LOOP2(((x & F.mask) * (y & F.mask)) >> w);
     default: break;
     }
@@ -85,20 +97,18 @@ static void int_unary(int code, IntFmt F, const uint64_t *a, uint64_t *r, int64_
         for (int64_t i = 0; i < n; i++)
             r[i] = int_norm(F, (F.is_signed && as_i64(a[i]) < 0) ? 0 - a[i] : a[i]);
         break;
-    default: /* floor, ceil: integers are their own floor */
-        memcpy(r, a, 8 * (size_t)n);
-        break;
+    default: /* floor, ceil: integers are their own floor */ memcpy(r, a, 8 * (size_t)n); break;
     }
 }
 
 /* ---- floats ---- */
 
-#define FLOOP(expr)                                                                    \
-    for (int64_t i = 0; i < n; i++) {                                                  \
-        double x = a[i], y = b ? b[i] : 0;                                             \
-        (void)y;                                                                       \
-        r[i] = (expr);                                                                 \
-    }                                                                                  \
+#define FLOOP(expr)                        \
+    for (int64_t i = 0; i < n; i++) {      \
+        double x = a[i], y = b ? b[i] : 0; \
+        (void)y;                           \
+        r[i] = (expr);                     \
+    }                                      \
     break
 
 static void float_op(int code, const double *a, const double *b, double *r, int64_t n) {
@@ -106,7 +116,8 @@ static void float_op(int code, const double *a, const double *b, double *r, int6
     case OP_ADD: FLOOP(x + y);
     case OP_SUB: FLOOP(x - y);
     case OP_MUL: FLOOP(x * y);
-    case OP_DIV: case OP_DIV_RN: FLOOP(x / y);
+    case OP_DIV:
+    case OP_DIV_RN: FLOOP(x / y);
     case OP_REM: FLOOP(fmod(x, y));
     case OP_MIN: FLOOP(nr_fmin(x, y));
     case OP_MAX: FLOOP(nr_fmax(x, y));
@@ -151,7 +162,8 @@ static double math_fn(int fn, double x, double y) {
     case MATH_ATAN2: return atan2(x, y);
     case MATH_HYPOT: return hypot(x, y);
     case MATH_TRUNC: return trunc(x);
-    case MATH_RINT: case MATH_NEARBYINT: return nearbyint(x); /* to nearest even: the default mode */
+    case MATH_RINT:
+    case MATH_NEARBYINT: return nearbyint(x); /* to nearest even: the default mode */
     case MATH_ROUND: return round(x);
     case MATH_COPYSIGN: return copysign(x, y);
     default: return NAN;
@@ -204,21 +216,21 @@ static int arith(Ctx *c, const IrOp *op) {
 
 /* ---- cmp and select ---- */
 
-#define CLOOP(T, CONV, cmp)                                                           \
-    for (int64_t i = 0; i < n; i++) {                                                  \
-        T x = CONV(pa[i]), y = CONV(pb[i]);                                            \
-        r[i] = (cmp);                                                                  \
-    }                                                                                  \
+#define CLOOP(T, CONV, cmp)                 \
+    for (int64_t i = 0; i < n; i++) {       \
+        T x = CONV(pa[i]), y = CONV(pb[i]); \
+        r[i] = (cmp);                       \
+    }                                       \
     break
 
-#define CMP_ALL(T, CONV)                                                               \
-    switch (pred) {                                                                    \
-    case CMP_PRED_EQ: CLOOP(T, CONV, x == y);                                          \
-    case CMP_PRED_NE: CLOOP(T, CONV, x != y);                                          \
-    case CMP_PRED_LT: CLOOP(T, CONV, x < y);                                           \
-    case CMP_PRED_LE: CLOOP(T, CONV, x <= y);                                          \
-    case CMP_PRED_GT: CLOOP(T, CONV, x > y);                                           \
-    default: CLOOP(T, CONV, x >= y);                                                   \
+#define CMP_ALL(T, CONV)                      \
+    switch (pred) {                           \
+    case CMP_PRED_EQ: CLOOP(T, CONV, x == y); \
+    case CMP_PRED_NE: CLOOP(T, CONV, x != y); \
+    case CMP_PRED_LT: CLOOP(T, CONV, x < y);  \
+    case CMP_PRED_LE: CLOOP(T, CONV, x <= y); \
+    case CMP_PRED_GT: CLOOP(T, CONV, x > y);  \
+    default: CLOOP(T, CONV, x >= y);          \
     }
 
 #define SAME(x) (x)

@@ -27,7 +27,8 @@ static int by_base(const void *x, const void *y) {
 /* ---- where pointers come from ---- */
 
 static bool join(Ctx *c, ValId v, int32_t r) {
-    if (!v || c->f->vals[v].ty.dt != DT_PTR || !r || c->root[v] == r || c->root[v] == ROOT_MIXED) return false;
+    if (!v || c->f->vals[v].ty.dt != DT_PTR || !r || c->root[v] == r || c->root[v] == ROOT_MIXED)
+        return false;
     c->root[v] = c->root[v] ? ROOT_MIXED : r;
     return true;
 }
@@ -47,10 +48,15 @@ static bool trace_sweep(Ctx *c) {
         const IrOp *op = &f->ops[id];
         const int32_t *rt = c->root;
         switch (op->code) {
-        case OP_ADDPTR: case OP_SPLAT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS:
-        case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: case OP_CONVERT_LAYOUT:
-            changed |= join(c, op->results[0], rt[op->operands[0]]);
-            break;
+        case OP_ADDPTR:
+        case OP_SPLAT:
+        case OP_BROADCAST:
+        case OP_EXPAND_DIMS:
+        case OP_RESHAPE:
+        case OP_TRANS:
+        case OP_MULTIPLE_OF:
+        case OP_MAX_CONTIGUOUS:
+        case OP_CONVERT_LAYOUT: changed |= join(c, op->results[0], rt[op->operands[0]]); break;
         case OP_DESC_PART: /* the base of a descriptor parameter: that parameter's */
             if (op->attr[0] == 0) changed |= join(c, op->results[0], rt[op->operands[0]]);
             break;
@@ -97,8 +103,7 @@ static int trace_roots(Ctx *c) {
         if (ty_is_tdesc(c->f->vals[body->args[i]].ty)) c->root[body->args[i]] = (int32_t)i + 1;
     }
     /* monotone over a lattice of height 2 per value: ends after a few sweeps */
-    while (trace_sweep(c)) {
-    }
+    while (trace_sweep(c)) {}
     return 0;
 }
 
@@ -130,9 +135,10 @@ int interp_mem_init(Ctx *c, const InterpScalar *args) {
     c->param_buf = malloc(sizeof *c->param_buf * (body->nargs + 1));
     if (!c->param_buf || trace_roots(c)) goto oom;
     for (uint32_t i = 0; i < body->nargs; i++)
-        c->param_buf[i] = c->f->vals[body->args[i]].ty.dt == DT_PTR     ? param_buffer(c, args[i].u)
-                          : c->f->vals[body->args[i]].ty.dt == DT_TDESC ? param_buffer(c, (uint64_t)args[i].desc[0])
-                                                                        : -1;
+        c->param_buf[i] = c->f->vals[body->args[i]].ty.dt == DT_PTR ? param_buffer(c, args[i].u)
+                          : c->f->vals[body->args[i]].ty.dt == DT_TDESC
+                              ? param_buffer(c, (uint64_t)args[i].desc[0])
+                              : -1;
     return 0;
 oom:
     interp_msg(c, "interpreter out of memory in kernel '%s'", c->f->name);
@@ -194,10 +200,11 @@ static int report_oob(Ctx *c, const IrOp *op, uint64_t addr, int size, const cha
         const InterpBuffer *nb = &c->bufs[best];
         uint64_t near = nb->size > 65536 ? nb->size : 65536;
         if (bestd <= near && before)
-            return interp_fail(c, op, what, "%s%llu bytes before the start of a %llu-byte buffer", via,
-                               (unsigned long long)bestd, (unsigned long long)nb->size);
+            return interp_fail(c, op, what, "%s%llu bytes before the start of a %llu-byte buffer",
+                               via, (unsigned long long)bestd, (unsigned long long)nb->size);
         if (bestd <= near)
-            return interp_fail(c, op, what, "%s%llu bytes past the end of a %llu-byte buffer (offset %llu)", via,
+            return interp_fail(c, op, what,
+                               "%s%llu bytes past the end of a %llu-byte buffer (offset %llu)", via,
                                (unsigned long long)bestd, (unsigned long long)nb->size,
                                (unsigned long long)(addr - nb->base));
     }
@@ -223,17 +230,19 @@ static int report_param_oob(Ctx *c, const IrOp *op, int i, uint64_t addr, int si
         snprintf(via, sizeof via, "%s points into no registered buffer; ", name);
         return report_oob(c, op, addr, size, via);
     }
-    snprintf(what, sizeof what, "out-of-bounds %s of %d byte%s at 0x%llx", access_name(op->code), size,
-             size == 1 ? "" : "s", (unsigned long long)addr);
+    snprintf(what, sizeof what, "out-of-bounds %s of %d byte%s at 0x%llx", access_name(op->code),
+             size, size == 1 ? "" : "s", (unsigned long long)addr);
     const InterpBuffer *b = &c->bufs[c->param_buf[i]];
     bool before;
     uint64_t d = distance(b, addr, (uint64_t)size, &before);
     if (before)
-        return interp_fail(c, op, what, "%llu bytes before the start of the %llu-byte buffer %s points into",
+        return interp_fail(c, op, what,
+                           "%llu bytes before the start of the %llu-byte buffer %s points into",
                            (unsigned long long)d, (unsigned long long)b->size, name);
-    return interp_fail(c, op, what, "%llu bytes past the end of the %llu-byte buffer %s points into (offset %llu)",
-                       (unsigned long long)d, (unsigned long long)b->size, name,
-                       (unsigned long long)(addr - b->base));
+    return interp_fail(
+        c, op, what, "%llu bytes past the end of the %llu-byte buffer %s points into (offset %llu)",
+        (unsigned long long)d, (unsigned long long)b->size, name,
+        (unsigned long long)(addr - b->base));
 }
 
 /* Strict mode: every active lane in bounds and aligned, checked in lane order. */
@@ -241,38 +250,40 @@ static int check_lanes(Ctx *c, const IrOp *op, const uint64_t *p, const uint64_t
                        int64_t mstride, int64_t n, int size) {
     if (!c->opts->strict) return 0;
     int32_t root = c->root[op->operands[0]];
-    const InterpBuffer *own = root > 0 && c->param_buf[root - 1] >= 0 ? &c->bufs[c->param_buf[root - 1]] : NULL;
+    const InterpBuffer *own =
+        root > 0 && c->param_buf[root - 1] >= 0 ? &c->bufs[c->param_buf[root - 1]] : NULL;
     for (int64_t i = 0; i < n; i++) {
         if (mask && !(mask[i * mstride] & 1)) continue;
         if (root > 0 && !(own && inside(own, p[i], (uint64_t)size)))
             return report_param_oob(c, op, root - 1, p[i], size);
-        if (root <= 0 && !find_buffer(c, p[i], (uint64_t)size)) return report_oob(c, op, p[i], size, "");
+        if (root <= 0 && !find_buffer(c, p[i], (uint64_t)size))
+            return report_oob(c, op, p[i], size, "");
         if (p[i] & (uint64_t)(size - 1)) { /* sizes are powers of two */
             char what[96];
-            snprintf(what, sizeof what, "misaligned %s of %d bytes at 0x%llx", access_name(op->code),
-                     size, (unsigned long long)p[i]);
+            snprintf(what, sizeof what, "misaligned %s of %d bytes at 0x%llx",
+                     access_name(op->code), size, (unsigned long long)p[i]);
             return interp_fail(c, op, what, "the address is not a multiple of %d", size);
         }
     }
     return 0;
 }
 
-#define ACTIVE(i) (!mask || (mask[(i) * mstride] & 1))
+#define ACTIVE(i) (!mask || (mask[(i)*mstride] & 1))
 #define MEM(a) ((void *)(uintptr_t)(a))
 
 /* ---- load ---- */
 
-#define LD(CT, SET)                                                                    \
-    for (int64_t i = 0; i < n; i++) {                                                  \
-        if (!ACTIVE(i)) continue;                                                      \
-        CT v;                                                                          \
-        memcpy(&v, MEM(p[i]), sizeof v);                                               \
-        SET;                                                                           \
-    }                                                                                  \
+#define LD(CT, SET)                      \
+    for (int64_t i = 0; i < n; i++) {    \
+        if (!ACTIVE(i)) continue;        \
+        CT v;                            \
+        memcpy(&v, MEM(p[i]), sizeof v); \
+        SET;                             \
+    }                                    \
     break
 
-static void load_lanes(int pe, const uint64_t *p, const uint64_t *mask, int64_t mstride,
-                       int64_t n, void *r) {
+static void load_lanes(int pe, const uint64_t *p, const uint64_t *mask, int64_t mstride, int64_t n,
+                       void *r) {
     uint64_t *ur = r;
     double *fr = r;
     switch (pe) {
@@ -285,8 +296,11 @@ static void load_lanes(int pe, const uint64_t *p, const uint64_t *mask, int64_t 
     case DT_U32: LD(uint32_t, ur[i] = v);
     case DT_FP16: LD(uint16_t, fr[i] = fp16_to_double(v));
     case DT_BF16: LD(uint16_t, fr[i] = bf16_to_double(v));
-    case DT_FP8E4NV: case DT_FP8E5: case DT_FP8E4B15: case DT_FP8E4B8: case DT_FP8E5B16:
-        LD(uint8_t, fr[i] = fp8_to_double(fp8_format(pe), v));
+    case DT_FP8E4NV:
+    case DT_FP8E5:
+    case DT_FP8E4B15:
+    case DT_FP8E4B8:
+    case DT_FP8E5B16: LD(uint8_t, fr[i] = fp8_to_double(fp8_format(pe), v));
     case DT_FP32: LD(float, fr[i] = v);
     case DT_FP64: LD(double, fr[i] = v);
     default: LD(uint64_t, ur[i] = v); /* i64, u64, ptr */
@@ -319,26 +333,33 @@ static int do_load(Ctx *c, const IrOp *op) {
 
 /* ---- store ---- */
 
-#define ST(CT, EXPR)                                                                   \
-    for (int64_t i = 0; i < n; i++) {                                                  \
-        if (!ACTIVE(i)) continue;                                                      \
-        CT v = (CT)(EXPR);                                                             \
-        memcpy(MEM(p[i]), &v, sizeof v);                                               \
-    }                                                                                  \
+#define ST(CT, EXPR)                     \
+    for (int64_t i = 0; i < n; i++) {    \
+        if (!ACTIVE(i)) continue;        \
+        CT v = (CT)(EXPR);               \
+        memcpy(MEM(p[i]), &v, sizeof v); \
+    }                                    \
     break
 
-static void store_lanes(int pe, const uint64_t *p, const uint64_t *mask, int64_t mstride,
-                        int64_t n, const void *val, int64_t vs) {
+static void store_lanes(int pe, const uint64_t *p, const uint64_t *mask, int64_t mstride, int64_t n,
+                        const void *val, int64_t vs) {
     const uint64_t *u = val;
     const double *f = val;
     switch (pe) {
-    case DT_I1: case DT_I8: case DT_U8: ST(uint8_t, u[i * vs]); /* i1 is already 0 or 1 */
-    case DT_I16: case DT_U16: ST(uint16_t, u[i * vs]);
-    case DT_I32: case DT_U32: ST(uint32_t, u[i * vs]);
+    case DT_I1:
+    case DT_I8:
+    case DT_U8: ST(uint8_t, u[i * vs]); /* i1 is already 0 or 1 */
+    case DT_I16:
+    case DT_U16: ST(uint16_t, u[i * vs]);
+    case DT_I32:
+    case DT_U32: ST(uint32_t, u[i * vs]);
     case DT_FP16: ST(uint16_t, fp16_from_double(f[i * vs]));
     case DT_BF16: ST(uint16_t, bf16_from_double(f[i * vs]));
-    case DT_FP8E4NV: case DT_FP8E5: case DT_FP8E4B15: case DT_FP8E4B8: case DT_FP8E5B16:
-        ST(uint8_t, fp8_bits(fp8_format(pe), f[i * vs]));
+    case DT_FP8E4NV:
+    case DT_FP8E5:
+    case DT_FP8E4B15:
+    case DT_FP8E4B8:
+    case DT_FP8E5B16: ST(uint8_t, fp8_bits(fp8_format(pe), f[i * vs]));
     case DT_FP32: ST(float, f[i * vs]);
     case DT_FP64: ST(double, f[i * vs]);
     default: ST(uint64_t, u[i * vs]);
@@ -419,10 +440,8 @@ static int do_atomic(Ctx *c, const IrOp *op) {
         Elem old = read_elem(pe, p[i]), nv;
         if (cas) /* compares bit patterns, like the hardware */
             nv = elem_bits(pe, &old, 0) == elem_bits(pe, v1, i * s1) ? v2[i * s2] : old;
-        else if (dt_is_float(pe))
-            nv = rmw_float((int)op->attr[0], pe, old, v1[i * s1]);
-        else
-            nv = rmw_int((int)op->attr[0], pe, old, v1[i * s1]);
+        else if (dt_is_float(pe)) nv = rmw_float((int)op->attr[0], pe, old, v1[i * s1]);
+        else nv = rmw_int((int)op->attr[0], pe, old, v1[i * s1]);
         write_elem(pe, p[i], nv);
         r[i] = old;
     }

@@ -26,7 +26,8 @@ static int flip(Ctx *c, const IrOp *op) {
     Lines l = lines_of(opnd_ty(c, op, 0), (int)op->attr[0]);
     for (int64_t o = 0; o < l.outer; o++)
         for (int64_t k = 0; k < l.len; k++)
-            for (int64_t i = 0; i < l.inner; i++) r[(o * l.len + k) * l.inner + i] = x[(o * l.len + l.len - 1 - k) * l.inner + i];
+            for (int64_t i = 0; i < l.inner; i++)
+                r[(o * l.len + k) * l.inner + i] = x[(o * l.len + l.len - 1 - k) * l.inner + i];
     return 0;
 }
 
@@ -65,7 +66,8 @@ static int sort(Ctx *c, const IrOp *op) {
                 line[k] = (Keyed){sort_key(t.dt, x, at), x[at]};
             }
             qsort(line, (size_t)l.len, sizeof *line, cmp_keyed);
-            for (int64_t k = 0; k < l.len; k++) r[(o * l.len + k) * l.inner + i] = line[desc ? l.len - 1 - k : k].slot;
+            for (int64_t k = 0; k < l.len; k++)
+                r[(o * l.len + k) * l.inner + i] = line[desc ? l.len - 1 - k : k].slot;
         }
     free(line);
     return 0;
@@ -89,7 +91,8 @@ static int gather(Ctx *c, const IrOp *op) {
 }
 
 static int histogram(Ctx *c, const IrOp *op) {
-    const uint64_t *x = interp_val_in(c, op, 0), *m = op->nopnds > 1 ? interp_val_in(c, op, 1) : NULL;
+    const uint64_t *x = interp_val_in(c, op, 0),
+                   *m = op->nopnds > 1 ? interp_val_in(c, op, 1) : NULL;
     uint64_t *r = x && (m || op->nopnds == 1) ? interp_val_out(c, op, 0) : NULL;
     if (!r) return -1;
     int dt = opnd_ty(c, op, 0).dt;
@@ -97,7 +100,8 @@ static int histogram(Ctx *c, const IrOp *op) {
     memset(r, 0, sizeof(uint64_t) * (size_t)bins);
     for (int64_t k = 0; k < n; k++) {
         if (m && !(m[k] & 1)) continue;
-        if (dt_is_signed(dt) ? (as_i64(x[k]) < 0 || as_i64(x[k]) >= bins) : x[k] >= (uint64_t)bins) continue;
+        if (dt_is_signed(dt) ? (as_i64(x[k]) < 0 || as_i64(x[k]) >= bins) : x[k] >= (uint64_t)bins)
+            continue;
         r[x[k]] = int_norm(int_fmt(DT_I32), r[x[k]] + 1);
     }
     return 0;

@@ -14,10 +14,10 @@ enum { NONE = UINT32_MAX };
 typedef struct Plan {
     Ctx *c;
     const IrFunc *f;
-    uint32_t *pos;         /* per op: index in its region */
-    RegionId *def_region;  /* per value: the region defining it (0: none) */
-    OpId *def_op;          /* per value: its defining op (0: a region argument) */
-    uint32_t *last_pos;    /* per value: position of its last use in def_region */
+    uint32_t *pos;        /* per op: index in its region */
+    RegionId *def_region; /* per value: the region defining it (0: none) */
+    OpId *def_op;         /* per value: its defining op (0: a region argument) */
+    uint32_t *last_pos;   /* per value: position of its last use in def_region */
     bool *region_seen;
 } Plan;
 
@@ -40,9 +40,9 @@ static int bad(Plan *p, const IrOp *op, const char *fmt, ...) {
     return -1;
 }
 
-#define NEED(cond, ...)                                                                \
-    do {                                                                               \
-        if (!(cond)) return bad(p, op, __VA_ARGS__);                                   \
+#define NEED(cond, ...)                              \
+    do {                                             \
+        if (!(cond)) return bad(p, op, __VA_ARGS__); \
     } while (0)
 
 /* ---- the walk: which ops and values are reachable, and where they live ---- */
@@ -51,7 +51,8 @@ static int define(Plan *p, const IrOp *op, ValId v, RegionId r, OpId def) {
     NEED(v > 0 && v < p->f->nvals, "value id %u out of range", v);
     NEED(!p->def_region[v], "value %u defined twice", v);
     IrType t = p->f->vals[v].ty;
-    NEED((t.dt >= DT_I1 && t.dt <= DT_PTR) || (t.dt == DT_TDESC && !def), "value %u has no dtype", v);
+    NEED((t.dt >= DT_I1 && t.dt <= DT_PTR) || (t.dt == DT_TDESC && !def), "value %u has no dtype",
+         v);
     NEED(t.dt != DT_PTR || (t.pointee >= DT_I1 && t.pointee <= DT_PTR), "bad pointee");
     NEED(t.rank <= NR_MAX_RANK, "value %u has rank %d", v, t.rank);
     int64_t n = 1;
@@ -109,7 +110,8 @@ static const IrOp *terminator(Plan *p, RegionId r) {
 
 /* Region r must end in a terminator of kind code whose operands match the n values
  * (results of op from first) in element count; a yield of nothing may be left out. */
-static int check_term(Plan *p, const IrOp *op, RegionId r, int code, const ValId *vals, uint32_t n) {
+static int check_term(Plan *p, const IrOp *op, RegionId r, int code, const ValId *vals,
+                      uint32_t n) {
     const IrOp *t = terminator(p, r);
     if (!t && code == OP_YIELD && n == 0) return 0;
     NEED(t && t->code == code, "a region must end in '%s'", ir_op_info[code].name);
@@ -160,10 +162,12 @@ static int check_control(Plan *p, const IrOp *op) {
         }
         return 0;
     case OP_WHILE:
-        NEED(op->nregions == 2 && n == op->nopnds, "while needs two regions and one result per init");
+        NEED(op->nregions == 2 && n == op->nopnds,
+             "while needs two regions and one result per init");
         for (uint32_t i = 0; i < n; i++)
             NEED(onum(p, op, i) == rnum(p, op, i), "init %u has the wrong shape", i);
-        if (same_numel_args(p, op, op->region[0], 0, n) || same_numel_args(p, op, op->region[1], 0, n))
+        if (same_numel_args(p, op, op->region[0], 0, n) ||
+            same_numel_args(p, op, op->region[1], 0, n))
             return -1;
         if (check_term(p, op, op->region[0], OP_CONDITION, NULL, 0)) return -1;
         return check_term(p, op, op->region[1], OP_YIELD, op->results, n);
@@ -174,12 +178,25 @@ static int check_control(Plan *p, const IrOp *op) {
 /* Which dtypes an elementwise arithmetic op accepts: floats only, ints only, or both. */
 static char arith_class(int code) {
     switch (code) {
-    case OP_DIV: case OP_DIV_RN: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
-    case OP_RSQRT: case OP_SIN: case OP_COS: case OP_MATH:
-        return 'F';
-    case OP_IDIV: case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR:
-    case OP_UMULHI: case OP_NOT:
-        return 'I';
+    case OP_DIV:
+    case OP_DIV_RN:
+    case OP_EXP:
+    case OP_EXP2:
+    case OP_LOG:
+    case OP_LOG2:
+    case OP_SQRT:
+    case OP_RSQRT:
+    case OP_SIN:
+    case OP_COS:
+    case OP_MATH: return 'F';
+    case OP_IDIV:
+    case OP_AND:
+    case OP_OR:
+    case OP_XOR:
+    case OP_SHL:
+    case OP_SHR:
+    case OP_UMULHI:
+    case OP_NOT: return 'I';
     default: return 'A';
     }
 }
@@ -193,11 +210,13 @@ static int check_elementwise(Plan *p, const IrOp *op) {
     int rdt = rty(p, op, 0).dt;
     switch (op->code) {
     case OP_MATH:
-        NEED(op->attr[0] >= 0 && op->attr[0] < MATH_COUNT && op->nopnds == (uint32_t)ir_mathfn_info[op->attr[0]].nargs,
+        NEED(op->attr[0] >= 0 && op->attr[0] < MATH_COUNT &&
+                 op->nopnds == (uint32_t)ir_mathfn_info[op->attr[0]].nargs,
              "bad math function or operand count");
         break;
     case OP_CMP:
-        NEED(rdt == DT_I1 && oty(p, op, 0).dt == oty(p, op, 1).dt, "cmp needs equal dtypes and an i1 result");
+        NEED(rdt == DT_I1 && oty(p, op, 0).dt == oty(p, op, 1).dt,
+             "cmp needs equal dtypes and an i1 result");
         NEED(op->attr[0] >= CMP_PRED_EQ && op->attr[0] <= CMP_PRED_GE, "bad predicate");
         return 0;
     case OP_SELECT:
@@ -242,7 +261,8 @@ static int check_view(Plan *p, const IrOp *op) {
             int64_t k = op->attr[i];
             NEED(k >= 0 && k < r.rank && !used[k], "bad permutation");
             used[k] = true;
-            NEED(r.shape[i] == a.shape[k], "result dim %d is not operand dim %lld", i, (long long)k);
+            NEED(r.shape[i] == a.shape[k], "result dim %d is not operand dim %lld", i,
+                 (long long)k);
         }
         return 0;
     }
@@ -260,7 +280,8 @@ static int check_reduce(Plan *p, const IrOp *op) {
     if (kind == RED_ARGMAX || kind == RED_ARGMIN)
         NEED(dt_is_int(r.dt), "argmax/argmin give integers");
     else
-        NEED(dt_is_float(r.dt) == dt_is_float(a.dt) && r.dt != DT_PTR, "result dtype class differs");
+        NEED(dt_is_float(r.dt) == dt_is_float(a.dt) && r.dt != DT_PTR,
+             "result dtype class differs");
     return 0;
 }
 
@@ -269,7 +290,8 @@ static int check_reduce(Plan *p, const IrOp *op) {
  * yield of n scalars of those dtypes */
 static int check_combine(Plan *p, const IrOp *op) {
     uint32_t n = op->nopnds;
-    NEED(n >= 1 && n <= 16 && op->nres == n && op->nregions == 1, "scan/reduce_fn needs 1 to 16 operands and as many results");
+    NEED(n >= 1 && n <= 16 && op->nres == n && op->nregions == 1,
+         "scan/reduce_fn needs 1 to 16 operands and as many results");
     IrType a = oty(p, op, 0);
     int64_t axis = op->attr[0];
     NEED(a.rank >= 1 && axis >= 0 && axis < a.rank, "bad axis %lld", (long long)axis);
@@ -277,8 +299,10 @@ static int check_combine(Plan *p, const IrOp *op) {
     NEED(r->nargs == 2 * n, "the combine region needs %u arguments", 2 * n);
     for (uint32_t i = 0; i < n; i++) {
         IrType x = oty(p, op, i), y = rty(p, op, i);
-        NEED(ty_same_shape(x, a) && x.dt == y.dt && (dt_is_int(x.dt) || dt_is_float(x.dt)), "operand %u's type", i);
-        NEED(ty_numel(y) * (op->code == OP_REDUCE_FN ? a.shape[axis] : 1) == ty_numel(a), "result %u's shape", i);
+        NEED(ty_same_shape(x, a) && x.dt == y.dt && (dt_is_int(x.dt) || dt_is_float(x.dt)),
+             "operand %u's type", i);
+        NEED(ty_numel(y) * (op->code == OP_REDUCE_FN ? a.shape[axis] : 1) == ty_numel(a),
+             "result %u's shape", i);
         for (uint32_t k = 0; k < 2; k++) {
             IrType t = p->f->vals[r->args[i + k * n]].ty;
             NEED(ty_numel(t) == 1 && t.dt == x.dt, "combine argument %u's type", i + k * n);
@@ -298,31 +322,40 @@ static int check_perm(Plan *p, const IrOp *op) {
     IrType x = oty(p, op, 0), r = rty(p, op, 0);
     int64_t axis = op->attr[0];
     if (op->code == OP_HISTOGRAM) {
-        NEED(x.rank == 1 && dt_is_int(x.dt) && r.rank == 1 && r.dt == DT_I32, "histogram: a 1-D integer block to 1-D i32");
-        NEED(op->nopnds == 1 || (op->nopnds == 2 && onum(p, op, 1) == onum(p, op, 0) && oty(p, op, 1).dt == DT_I1),
+        NEED(x.rank == 1 && dt_is_int(x.dt) && r.rank == 1 && r.dt == DT_I32,
+             "histogram: a 1-D integer block to 1-D i32");
+        NEED(op->nopnds == 1 ||
+                 (op->nopnds == 2 && onum(p, op, 1) == onum(p, op, 0) && oty(p, op, 1).dt == DT_I1),
              "histogram's mask");
         return 0;
     }
-    NEED(x.rank >= 1 && axis >= 0 && axis < x.rank && (dt_is_int(x.dt) || dt_is_float(x.dt)), "bad axis or dtype");
+    NEED(x.rank >= 1 && axis >= 0 && axis < x.rank && (dt_is_int(x.dt) || dt_is_float(x.dt)),
+         "bad axis or dtype");
     if (op->code != OP_GATHER) {
         NEED(ty_equal(x, r), "result type");
         return 0;
     }
     IrType ix = oty(p, op, 1);
-    NEED(dt_is_int(ix.dt) && ix.rank == x.rank && ty_same_shape(ix, r) && r.dt == x.dt, "gather's index and result");
-    for (int d = 0; d < x.rank; d++) NEED(d == axis || ix.shape[d] == x.shape[d], "gather's index shape");
+    NEED(dt_is_int(ix.dt) && ix.rank == x.rank && ty_same_shape(ix, r) && r.dt == x.dt,
+         "gather's index and result");
+    for (int d = 0; d < x.rank; d++)
+        NEED(d == axis || ix.shape[d] == x.shape[d], "gather's index shape");
     return 0;
 }
 
 static int check_dot(Plan *p, const IrOp *op) {
     IrType a = oty(p, op, 0), b = oty(p, op, 1), acc = oty(p, op, 2), r = rty(p, op, 0);
     NEED((a.rank == 2 || a.rank == 3) && b.rank == a.rank && r.rank == a.rank &&
-             ty_same_shape(acc, r), "dot needs 2-D (or batched 3-D) blocks");
+             ty_same_shape(acc, r),
+         "dot needs 2-D (or batched 3-D) blocks");
     int k = a.rank - 2;
-    NEED(a.shape[k + 1] == b.shape[k] && r.shape[k] == a.shape[k] && r.shape[k + 1] == b.shape[k + 1] &&
-             (k == 0 || (a.shape[0] == b.shape[0] && r.shape[0] == a.shape[0])), "dot shapes do not match");
+    NEED(a.shape[k + 1] == b.shape[k] && r.shape[k] == a.shape[k] &&
+             r.shape[k + 1] == b.shape[k + 1] &&
+             (k == 0 || (a.shape[0] == b.shape[0] && r.shape[0] == a.shape[0])),
+         "dot shapes do not match");
     bool fl = dt_is_float(a.dt);
-    NEED(fl == dt_is_float(b.dt) && (fl || (dt_is_int(a.dt) && dt_is_int(b.dt))), "dot operand dtypes");
+    NEED(fl == dt_is_float(b.dt) && (fl || (dt_is_int(a.dt) && dt_is_int(b.dt))),
+         "dot operand dtypes");
     NEED(acc.dt == r.dt && dt_is_float(r.dt) == fl && r.dt != DT_PTR, "dot accumulator dtype");
     return 0;
 }
@@ -333,7 +366,8 @@ static int check_mem(Plan *p, const IrOp *op) {
     NEED(op->nopnds >= 1 && oty(p, op, 0).dt == DT_PTR, "needs a pointer operand");
     int pe = oty(p, op, 0).pointee;
     int64_t n = onum(p, op, 0);
-    if (op->nres) NEED(rty(p, op, 0).dt == pe && rnum(p, op, 0) == n, "result must match the pointers");
+    if (op->nres)
+        NEED(rty(p, op, 0).dt == pe && rnum(p, op, 0) == n, "result must match the pointers");
     for (uint32_t i = 1; i < op->nopnds; i++)
         NEED(onum(p, op, i) == n || onum(p, op, i) == 1, "operand %u has the wrong shape", i);
     uint32_t nvalues = 0; /* operands after the pointer that carry values, before a mask */
@@ -342,18 +376,26 @@ static int check_mem(Plan *p, const IrOp *op) {
         NEED(op->nopnds <= 3, "load takes 1-3 operands");
         if (op->nopnds == 3) NEED(oty(p, op, 2).dt == pe, "other must have the pointee dtype");
         break;
-    case OP_STORE: NEED(op->nopnds == 2 || op->nopnds == 3, "store takes 2-3 operands"); nvalues = 1; break;
+    case OP_STORE:
+        NEED(op->nopnds == 2 || op->nopnds == 3, "store takes 2-3 operands");
+        nvalues = 1;
+        break;
     case OP_ATOMIC_RMW:
         NEED(op->nopnds == 2 || op->nopnds == 3, "atomic_rmw takes 2-3 operands");
         NEED(op->attr[0] >= RMW_ADD && op->attr[0] <= RMW_XOR, "bad rmw kind");
         NEED(op->attr[0] < RMW_AND || dt_is_int(pe), "bitwise atomics need an integer pointee");
         nvalues = 1;
         break;
-    default: NEED(op->nopnds == 3, "atomic_cas takes 3 operands"); nvalues = 2; break;
+    default:
+        NEED(op->nopnds == 3, "atomic_cas takes 3 operands");
+        nvalues = 2;
+        break;
     }
-    for (uint32_t i = 1; i <= nvalues; i++) NEED(oty(p, op, i).dt == pe, "value dtype must be the pointee's");
+    for (uint32_t i = 1; i <= nvalues; i++)
+        NEED(oty(p, op, i).dt == pe, "value dtype must be the pointee's");
     uint32_t mask = 1 + nvalues;
-    if (op->code != OP_ATOMIC_CAS && op->nopnds > mask) NEED(oty(p, op, mask).dt == DT_I1, "mask must be i1");
+    if (op->code != OP_ATOMIC_CAS && op->nopnds > mask)
+        NEED(oty(p, op, mask).dt == DT_I1, "mask must be i1");
     return 0;
 }
 
@@ -363,7 +405,8 @@ static int check_op(Plan *p, OpId id) {
     if (op->code == OP_CALL) {
         p->c->failed = true;
         interp_msg(p->c, "kernel '%s'", p->f->name);
-        if (op->loc.src) interp_msg(p->c, " (%s:%d:%d)", op->loc.src->name, op->loc.line, op->loc.col);
+        if (op->loc.src)
+            interp_msg(p->c, " (%s:%d:%d)", op->loc.src->name, op->loc.line, op->loc.col);
         interp_msg(p->c, ": call to '@%s' must be inlined before the interpreter can run it",
                    op->sattr ? op->sattr : "?");
         return -1;
@@ -373,12 +416,15 @@ static int check_op(Plan *p, OpId id) {
     NEED(op->nregions == info->nregions || (op->code == OP_IF && op->nregions == 1),
          "has %u regions", op->nregions);
     if (op->code >= OP_ADD && op->code <= OP_ADDPTR) return check_elementwise(p, op);
-    NEED(!(info->flags & F_GPU), "'%s' exists only in the GPU back end; the interpreter runs the IR before it", info->name);
+    NEED(!(info->flags & F_GPU),
+         "'%s' exists only in the GPU back end; the interpreter runs the IR before it", info->name);
     if (op->code == OP_INLINE_ASM) { /* a user's PTX: no CPU runs it */
         p->c->failed = true;
         interp_msg(p->c, "kernel '%s'", p->f->name);
-        if (op->loc.src) interp_msg(p->c, " (%s:%d:%d)", op->loc.src->name, op->loc.line, op->loc.col);
-        interp_msg(p->c, ": tl.inline_asm_elementwise runs GPU assembly, which the CPU interpreter cannot run: launch "
+        if (op->loc.src)
+            interp_msg(p->c, " (%s:%d:%d)", op->loc.src->name, op->loc.line, op->loc.col);
+        interp_msg(p->c, ": tl.inline_asm_elementwise runs GPU assembly, which the CPU interpreter "
+                         "cannot run: launch "
                          "this kernel on a CUDA device");
         return -1;
     }
@@ -387,33 +433,55 @@ static int check_op(Plan *p, OpId id) {
         NEED(op->attr[0] >= -(INT64_C(1) << 40) && op->attr[0] <= (INT64_C(1) << 40) &&
                  op->attr[1] >= -(INT64_C(1) << 40) && op->attr[1] <= (INT64_C(1) << 40) &&
                  rty(p, op, 0).rank == 1 && rnum(p, op, 0) == op->attr[1] - op->attr[0] &&
-                 dt_is_int(rty(p, op, 0).dt), "arange must give end - start integers");
+                 dt_is_int(rty(p, op, 0).dt),
+             "arange must give end - start integers");
         return 0;
-    case OP_PROGRAM_ID: case OP_NUM_PROGRAMS:
-        NEED(op->attr[0] >= 0 && op->attr[0] <= 2 && dt_is_int(rty(p, op, 0).dt), "bad axis or dtype");
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS:
+        NEED(op->attr[0] >= 0 && op->attr[0] <= 2 && dt_is_int(rty(p, op, 0).dt),
+             "bad axis or dtype");
         return 0;
-    case OP_SPLAT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS:
-    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: case OP_CONVERT_LAYOUT:
-        return check_view(p, op);
+    case OP_SPLAT:
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS:
+    case OP_RESHAPE:
+    case OP_TRANS:
+    case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS:
+    case OP_CONVERT_LAYOUT: return check_view(p, op);
     case OP_BARRIER: return 0;
     case OP_REDUCE: return check_reduce(p, op);
-    case OP_SCAN: case OP_REDUCE_FN: return check_combine(p, op);
-    case OP_FLIP: case OP_SORT: case OP_GATHER: case OP_HISTOGRAM: return check_perm(p, op);
+    case OP_SCAN:
+    case OP_REDUCE_FN: return check_combine(p, op);
+    case OP_FLIP:
+    case OP_SORT:
+    case OP_GATHER:
+    case OP_HISTOGRAM: return check_perm(p, op);
     case OP_DOT: return check_dot(p, op);
-    case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: return check_mem(p, op);
-    case OP_DESC_LOAD: case OP_DESC_STORE:
+    case OP_LOAD:
+    case OP_STORE:
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: return check_mem(p, op);
+    case OP_DESC_LOAD:
+    case OP_DESC_STORE:
         NEED(false, "tensor-descriptor accesses must be expanded first (pass expand-descriptors)");
         return -1;
     case OP_DESC_PART: NEED(oty(p, op, 0).dt == DT_TDESC, "desc_part needs a descriptor"); return 0;
-    case OP_FOR: case OP_IF: case OP_WHILE: return check_control(p, op);
+    case OP_FOR:
+    case OP_IF:
+    case OP_WHILE: return check_control(p, op);
     case OP_ASSERT: NEED(oty(p, op, 0).dt == DT_I1, "assert needs an i1 condition"); return 0;
-    case OP_YIELD: case OP_CONDITION: case OP_RETURN: {
+    case OP_YIELD:
+    case OP_CONDITION:
+    case OP_RETURN: {
         const IrRegion *reg = &p->f->regions[p->c->op_region[id]];
         NEED(reg->ops[reg->nops - 1] == id, "a terminator must end its region");
         OpId parent = p->c->region_parent[p->c->op_region[id]];
         int want = !parent ? OP_RETURN
-                   : (p->f->ops[parent].code == OP_WHILE && p->f->ops[parent].region[0] == p->c->op_region[id])
-                       ? OP_CONDITION : OP_YIELD;
+                   : (p->f->ops[parent].code == OP_WHILE &&
+                      p->f->ops[parent].region[0] == p->c->op_region[id])
+                       ? OP_CONDITION
+                       : OP_YIELD;
         NEED(op->code == want, "'%s' cannot end this region", info->name);
         return 0;
     }
@@ -480,7 +548,8 @@ static int build_lists(Plan *p) {
         if (!p->def_region[v]) continue;
         OpId at = c->release_at[v];
         if (at) c->rel[c->rel_start[at] + fill[at]++] = v;
-        else c->entry_rel[c->entry_start[p->def_region[v]] + fill[f->nops + p->def_region[v]]++] = v;
+        else
+            c->entry_rel[c->entry_start[p->def_region[v]] + fill[f->nops + p->def_region[v]]++] = v;
     }
     free(fill);
     return 0;

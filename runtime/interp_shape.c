@@ -93,10 +93,8 @@ static int do_copy(Ctx *c, const IrOp *op) {
     const void *src = interp_val_in(c, op, 0);
     void *r = src ? interp_val_out(c, op, 0) : NULL;
     if (!r) return -1;
-    if (op->code == OP_SPLAT)
-        fill(c, op, r, src);
-    else
-        memcpy(r, src, 8 * (size_t)ty_numel(res_ty(c, op, 0)));
+    if (op->code == OP_SPLAT) fill(c, op, r, src);
+    else memcpy(r, src, 8 * (size_t)ty_numel(res_ty(c, op, 0)));
     return 0;
 }
 
@@ -107,12 +105,12 @@ typedef struct Red {
     int64_t outer, len, inner;
 } Red;
 
-#define FOR_SLICES(...)                                                                \
-    for (int64_t o = 0; o < R.outer; o++)                                              \
-        for (int64_t k = 1; k < R.len; k++)                                            \
-            for (int64_t i = 0; i < R.inner; i++) {                                    \
-                int64_t d = o * R.inner + i, s = (o * R.len + k) * R.inner + i;        \
-                __VA_ARGS__;                                                   \
+#define FOR_SLICES(...)                                                         \
+    for (int64_t o = 0; o < R.outer; o++)                                       \
+        for (int64_t k = 1; k < R.len; k++)                                     \
+            for (int64_t i = 0; i < R.inner; i++) {                             \
+                int64_t d = o * R.inner + i, s = (o * R.len + k) * R.inner + i; \
+                __VA_ARGS__;                                                    \
             }
 
 static void init_first(Red R, void *acc, const void *src) {
@@ -232,8 +230,11 @@ static int do_reduce(Ctx *c, const IrOp *op) {
 int interp_shape(Ctx *c, const IrOp *op) {
     switch (op->code) {
     case OP_CONST: return do_const(c, op);
-    case OP_ARANGE: case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: return do_index(c, op);
-    case OP_BROADCAST: case OP_TRANS: return do_gather(c, op);
+    case OP_ARANGE:
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS: return do_index(c, op);
+    case OP_BROADCAST:
+    case OP_TRANS: return do_gather(c, op);
     case OP_REDUCE: return do_reduce(c, op);
     default: return do_copy(c, op);
     }

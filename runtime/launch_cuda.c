@@ -30,7 +30,8 @@ void cuda_module_free(nr_module *m) {
     if (loaded && m->ctx && m->ctx->cuda) { /* kernels still running on any stream use the module */
         StrBuf err;
         sb_init(&err);
-        cuda_synchronize(m->ctx->cuda, &err); /* a failure is the kernel's, reported by the next call */
+        cuda_synchronize(m->ctx->cuda,
+                         &err); /* a failure is the kernel's, reported by the next call */
         sb_free(&err);
         /* a fault found here is described now, while its kernels still exist */
         if (cuda_fault(m->ctx->cuda, NULL) && !m->ctx->fault.len) {
@@ -58,8 +59,8 @@ void cuda_module_free(nr_module *m) {
 }
 
 /* The disk cache's key of a variant (runtime/cache_key.c decides what it covers). */
-static void variant_cache_key(const nr_kernel *k, const char *arch, const char *libdevice, const char *variant,
-                              StrBuf *build, StrBuf *text) {
+static void variant_cache_key(const nr_kernel *k, const char *arch, const char *libdevice,
+                              const char *variant, StrBuf *build, StrBuf *text) {
     const nr_module *m = k->mod;
     StrBuf ld;
     sb_init(&ld);
@@ -90,8 +91,8 @@ static void variant_cache_key(const nr_kernel *k, const char *arch, const char *
  * once). */
 enum { COMPILE_WAIT_MS = 300 * 1000 };
 
-static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, int stages, const char *key,
-                                 GpuVariant *out) {
+static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, int stages,
+                                 const char *key, GpuVariant *out) {
     nr_context *ctx = k->mod->ctx;
     const char *arch = cuda_arch_name(ctx->cuda);
     StrBuf build, text, err;
@@ -104,7 +105,8 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
     CacheKey ck = {sb_cstr(&build), sb_cstr(&text)};
     nr_status s = NR_OK;
     int hit = cuda_load_cached(ctx->cuda, k->f->name, &ck, &out->k, &err), lock = -1;
-    if (hit == 0 && (lock = cache_lock(&ck, COMPILE_WAIT_MS)) >= 0) /* another may have built it while we waited */
+    if (hit == 0 && (lock = cache_lock(&ck, COMPILE_WAIT_MS)) >=
+                        0) /* another may have built it while we waited */
         hit = cuda_load_cached(ctx->cuda, k->f->name, &ck, &out->k, &err);
     if (hit < 0) s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));
     if (hit == 0) {
@@ -116,8 +118,7 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
             ctx->stats.gpu_compiles++;
             if (cuda_load(ctx->cuda, r.ptx.data, k->f->name, &ck, r.shared_bytes, &out->k, &err))
                 s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));
-            else if (!out->k.from_cache)
-                ctx->stats.jit_compiles++;
+            else if (!out->k.from_cache) ctx->stats.jit_compiles++;
             sb_free(&r.ptx);
         } else {
             s = api_fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
@@ -141,7 +142,8 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
  * ("ddnno:4:3"). Built by hand, not with snprintf: it is on every launch's path. */
 static void variant_key(const uint8_t *facts, int np, int warps, int stages, char *key) {
     int n = 0;
-    for (int i = 0; i < np; i++) key[n++] = facts[i] == SPEC_ONE ? 'o' : facts[i] == SPEC_DIV16 ? 'd' : 'n';
+    for (int i = 0; i < np; i++)
+        key[n++] = facts[i] == SPEC_ONE ? 'o' : facts[i] == SPEC_DIV16 ? 'd' : 'n';
     key[n++] = ':';
     if (warps >= 10) key[n++] = (char)('0' + warps / 10);
     key[n++] = (char)('0' + warps % 10);
@@ -150,8 +152,8 @@ static void variant_key(const uint8_t *facts, int np, int warps, int stages, cha
     key[n] = 0;
 }
 
-static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, const VariantKey *ikey, const char *key,
-                             GpuVariant **out) {
+static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, const VariantKey *ikey,
+                             const char *key, GpuVariant **out) {
     nr_context *ctx = k->mod->ctx;
     GpuVariant nv;
     memset(&nv, 0, sizeof nv);
@@ -173,8 +175,8 @@ static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, const VariantKey
 }
 
 static bool same_key(const VariantKey *a, const VariantKey *b) {
-    return a->facts[0] == b->facts[0] && a->facts[1] == b->facts[1] && a->num_warps == b->num_warps &&
-           a->num_stages == b->num_stages;
+    return a->facts[0] == b->facts[0] && a->facts[1] == b->facts[1] &&
+           a->num_warps == b->num_warps && a->num_stages == b->num_stages;
 }
 
 /* The specialisation facts of the arguments (cuda_launch_kernel finds them while packing
@@ -185,8 +187,8 @@ static bool same_key(const VariantKey *a, const VariantKey *b) {
  * variant is looked up by the facts, warps and stages as integers, the last launch's
  * variant first; a new one is compiled (or loaded from the disk cache) under the same key
  * as text. */
-static nr_status launch_variant(nr_kernel *k, const unsigned grid[3], const VariantKey *key, const uint8_t *facts,
-                                void **params, void *stream) {
+static nr_status launch_variant(nr_kernel *k, const unsigned grid[3], const VariantKey *key,
+                                const uint8_t *facts, void **params, void *stream) {
     nr_context *ctx = k->mod->ctx;
     int warps = key->num_warps, stages = key->num_stages;
     GpuVariant *v = NULL;
@@ -196,11 +198,11 @@ static nr_status launch_variant(nr_kernel *k, const unsigned grid[3], const Vari
         if (same_key(&k->variants[i].ikey, key)) v = &k->variants[i];
     if (!v) { /* a variant's warps and stages were checked when it was made */
         if (!option_valid(OPT_NUM_WARPS, warps))
-            return api_fail(ctx, NR_ERR_INVALID_ARG, "num_warps must be %s, got %d", option_info(OPT_NUM_WARPS)->range,
-                            warps);
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "num_warps must be %s, got %d",
+                            option_info(OPT_NUM_WARPS)->range, warps);
         if (!option_valid(OPT_NUM_STAGES, stages))
-            return api_fail(ctx, NR_ERR_INVALID_ARG, "num_stages must be %s, got %d", option_info(OPT_NUM_STAGES)->range,
-                            stages);
+            return api_fail(ctx, NR_ERR_INVALID_ARG, "num_stages must be %s, got %d",
+                            option_info(OPT_NUM_STAGES)->range, stages);
         int np = k->nparams;
         char text[NR_MAX_LAUNCH_ARGS + 8];
         variant_key(facts, np, warps, stages, text);
@@ -217,7 +219,8 @@ static nr_status launch_variant(nr_kernel *k, const unsigned grid[3], const Vari
     nr_status s = NR_OK;
     if (cuda_launch(ctx->cuda, &v->k, grid, warps, params, stream, &err)) {
         /* an earlier kernel's fault shows at the next launch too */
-        if (!(s = fault_check(ctx))) s = api_fail(ctx, NR_ERR_LAUNCH, "kernel '%s': %s", k->f->name, sb_cstr(&err));
+        if (!(s = fault_check(ctx)))
+            s = api_fail(ctx, NR_ERR_LAUNCH, "kernel '%s': %s", k->f->name, sb_cstr(&err));
     } else {
         fault_note_launch(ctx, k);
     }
@@ -238,10 +241,12 @@ static uint8_t desc_fact(const nr_context *ctx, int arch, IrType t, const nr_ten
     if (d->shape[t.rank - 1] * esize % 16) return SPEC_NONE;
     for (int r = 0; r < t.rank; r++) {
         if (d->shape[r] < 1 || d->shape[r] > (INT64_C(1) << 32)) return SPEC_NONE;
-        if (r < t.rank - 1 && (d->strides[r] <= 0 || d->strides[r] >= (INT64_C(1) << 40) / esize || d->strides[r] * esize % 16))
+        if (r < t.rank - 1 && (d->strides[r] <= 0 || d->strides[r] >= (INT64_C(1) << 40) / esize ||
+                               d->strides[r] * esize % 16))
             return SPEC_NONE;
     }
-    if (d->padding == NR_PAD_NAN && (dt_is_fp8(t.pointee) || !dt_is_float(t.pointee))) return SPEC_NONE;
+    if (d->padding == NR_PAD_NAN && (dt_is_fp8(t.pointee) || !dt_is_float(t.pointee)))
+        return SPEC_NONE;
     if (arch == GPU_SM90A && !cuda_has_tma(ctx->cuda)) return SPEC_NONE;
     return SPEC_DIV16;
 }
@@ -265,7 +270,8 @@ enum { DESC_BLOB = 256, MAX_DESC_PARAMS = 8 };
 
 /* A descriptor argument's parameter bytes into blob (64-byte aligned, DESC_BLOB bytes):
  * its tensor map when the variant takes it by TMA (tma.h), then its parts. */
-static nr_status pack_desc(nr_kernel *k, int i, const nr_arg *a, unsigned char *blob, uint8_t *fact) {
+static nr_status pack_desc(nr_kernel *k, int i, const nr_arg *a, unsigned char *blob,
+                           uint8_t *fact) {
     nr_context *ctx = k->mod->ctx;
     IrType t = args_param_type(k, i);
     int64_t parts[2 + 2 * NR_MAX_RANK];
@@ -278,8 +284,16 @@ static nr_status pack_desc(nr_kernel *k, int i, const nr_arg *a, unsigned char *
         TmaPlan plan;
         gpu_tma_plan(t, &plan);
         const nr_tensor_desc *d = a->v.desc;
-        CudaTensorMap m = {t.rank, tensor_map_dtype(t.pointee), plan.swizzle == 128 ? 3 : plan.swizzle == 64 ? 2 : 1,
-                           d->padding == NR_PAD_NAN, d->base, {0}, {0}, {0}};
+        CudaTensorMap m = {t.rank,
+                           tensor_map_dtype(t.pointee),
+                           plan.swizzle == 128  ? 3
+                           : plan.swizzle == 64 ? 2
+                                                : 1,
+                           d->padding == NR_PAD_NAN,
+                           d->base,
+                           {0},
+                           {0},
+                           {0}};
         int esize = dt_bytes(t.pointee);
         for (int r = 0; r < t.rank; r++) { /* innermost first */
             m.dims[r] = (uint64_t)d->shape[t.rank - 1 - r];
@@ -289,8 +303,9 @@ static nr_status pack_desc(nr_kernel *k, int i, const nr_arg *a, unsigned char *
         StrBuf err;
         sb_init(&err);
         int rc = cuda_tensor_map_encode(ctx->cuda, blob, &m, &err);
-        if (rc) s = api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s'): %s", k->f->name, i,
-                             k->f->param_names[i] ? k->f->param_names[i] : "?", sb_cstr(&err));
+        if (rc)
+            s = api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s'): %s", k->f->name,
+                         i, k->f->param_names[i] ? k->f->param_names[i] : "?", sb_cstr(&err));
         sb_free(&err);
         if (s) return s;
     }
@@ -304,10 +319,11 @@ static nr_status pack_desc(nr_kernel *k, int i, const nr_arg *a, unsigned char *
  * pass over a table of the parameters made at the kernel's first launch; then the
  * variant of those facts, warps and stages is launched. No allocation, no formatting. */
 nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np,
-                            const nr_launch_options *opts) {
+                             const nr_launch_options *opts) {
     nr_context *ctx = k->mod->ctx;
     if (np > NR_MAX_LAUNCH_ARGS)
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' has more than %d parameters", k->f->name, NR_MAX_LAUNCH_ARGS);
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' has more than %d parameters",
+                        k->f->name, NR_MAX_LAUNCH_ARGS);
     if (!k->planned) {
         for (int i = 0; i < np; i++) {
             int dt = args_param_type(k, i).dt;
@@ -331,11 +347,14 @@ nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg 
         if (p.dt == DT_PTR && a->type == NR_TYPE_PTR) {
             slots[i] = u;
             fact = u % 16 == 0 && u ? SPEC_DIV16 : SPEC_NONE;
-        } else if (p.dt >= DT_I1 && p.dt <= DT_U64 && args_is_int_tag(a->type) && args_int_fits_fast(a, p.dt, p.bits)) {
-            uint64_t low = p.bits >= 64 ? u : u & ((UINT64_C(1) << p.bits) - 1); /* the parameter's bytes */
+        } else if (p.dt >= DT_I1 && p.dt <= DT_U64 && args_is_int_tag(a->type) &&
+                   args_int_fits_fast(a, p.dt, p.bits)) {
+            uint64_t low =
+                p.bits >= 64 ? u : u & ((UINT64_C(1) << p.bits) - 1); /* the parameter's bytes */
             slots[i] = low;
             /* 0 is no multiple of 16 here: the compiler takes a divisible value to be nonzero */
-            if (p.dt != DT_I1) fact = a->v.i == 1 ? SPEC_ONE : low % 16 == 0 && low ? SPEC_DIV16 : SPEC_NONE;
+            if (p.dt != DT_I1)
+                fact = a->v.i == 1 ? SPEC_ONE : low % 16 == 0 && low ? SPEC_DIV16 : SPEC_NONE;
         } else if (p.dt >= DT_FP16 && p.dt <= DT_FP64 && args_is_float_tag(a->type)) {
             double f = a->v.f;
             slots[i] = 0;
@@ -345,12 +364,14 @@ nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg 
             } else if (p.dt == DT_FP64) {
                 memcpy(&slots[i], &f, 8);
             } else {
-                uint16_t h = p.dt == DT_FP16 ? fp16_from_double(fp16_round(f)) : bf16_from_double(bf16_round(f));
+                uint16_t h = p.dt == DT_FP16 ? fp16_from_double(fp16_round(f))
+                                             : bf16_from_double(bf16_round(f));
                 memcpy(&slots[i], &h, 2);
             }
         } else if (p.dt == DT_TDESC && a->type == NR_TYPE_TENSOR_DESC) {
             if (ndesc == MAX_DESC_PARAMS)
-                return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': more than %d tensor descriptor parameters",
+                return api_fail(ctx, NR_ERR_INVALID_ARG,
+                                "kernel '%s': more than %d tensor descriptor parameters",
                                 k->f->name, MAX_DESC_PARAMS);
             nr_status s = pack_desc(k, i, a, descs[ndesc], &fact);
             if (s) return s;
@@ -361,7 +382,9 @@ nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg 
         } else {
             InterpScalar unused;
             nr_status s = args_convert(k, i, a, &unused); /* says what is wrong */
-            return s ? s : api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d cannot be passed", k->f->name, i);
+            return s ? s
+                     : api_fail(ctx, NR_ERR_INVALID_ARG,
+                                "kernel '%s': argument %d cannot be passed", k->f->name, i);
         }
         facts[i] = fact;
         key.facts[(unsigned)i >> 5] |= (uint64_t)fact << (((unsigned)i & 31) << 1);

@@ -19,7 +19,8 @@ nr_status nr_malloc(nr_context *ctx, size_t bytes, nr_devptr *out) {
         StrBuf err;
         sb_init(&err);
         uint64_t d = 0;
-        nr_status s = fault_cuda_call(ctx, cuda_malloc(ctx->cuda, bytes ? bytes : 1, &d, &err), &err, NR_ERR_OUT_OF_MEMORY);
+        nr_status s = fault_cuda_call(ctx, cuda_malloc(ctx->cuda, bytes ? bytes : 1, &d, &err),
+                                      &err, NR_ERR_OUT_OF_MEMORY);
         if (s) return s;
         p = (void *)(uintptr_t)d;
     } else {
@@ -48,7 +49,9 @@ nr_status nr_free(nr_context *ctx, nr_devptr p) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     if (!p) return NR_OK;
     int i = find_alloc(ctx, p);
-    if (i < 0) return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_free: 0x%llx was not allocated by nr_malloc", (unsigned long long)p);
+    if (i < 0)
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_free: 0x%llx was not allocated by nr_malloc",
+                        (unsigned long long)p);
     if (ctx->cuda) { /* after a fault the memory went with the context: only the record goes */
         StrBuf err;
         sb_init(&err);
@@ -64,10 +67,12 @@ nr_status nr_free(nr_context *ctx, nr_devptr p) {
 nr_status api_check_range(nr_context *ctx, nr_devptr p, size_t n, const char *what) {
     for (int i = 0; i < ctx->nallocs; i++) {
         nr_devptr b = (nr_devptr)(uintptr_t)ctx->allocs[i].ptr;
-        if (p >= b && p - b <= ctx->allocs[i].size && n <= ctx->allocs[i].size - (p - b)) return NR_OK;
+        if (p >= b && p - b <= ctx->allocs[i].size && n <= ctx->allocs[i].size - (p - b))
+            return NR_OK;
     }
-    return api_fail(ctx, NR_ERR_INVALID_ARG, "%s: [0x%llx, +%zu) is not inside memory from nr_malloc", what,
-                (unsigned long long)p, n);
+    return api_fail(ctx, NR_ERR_INVALID_ARG,
+                    "%s: [0x%llx, +%zu) is not inside memory from nr_malloc", what,
+                    (unsigned long long)p, n);
 }
 
 nr_status nr_memcpy_htod(nr_context *ctx, nr_devptr dst, const void *src, size_t bytes) {
@@ -79,7 +84,8 @@ nr_status nr_memcpy_htod(nr_context *ctx, nr_devptr dst, const void *src, size_t
         FAULT_GUARD(ctx);
         StrBuf err;
         sb_init(&err);
-        return fault_cuda_call(ctx, cuda_htod(ctx->cuda, dst, src, bytes, &err), &err, NR_ERR_DEVICE);
+        return fault_cuda_call(ctx, cuda_htod(ctx->cuda, dst, src, bytes, &err), &err,
+                               NR_ERR_DEVICE);
     }
     if (bytes) memcpy((void *)(uintptr_t)dst, src, bytes);
     return NR_OK;
@@ -94,7 +100,8 @@ nr_status nr_memcpy_dtoh(nr_context *ctx, void *dst, nr_devptr src, size_t bytes
         FAULT_GUARD(ctx);
         StrBuf err;
         sb_init(&err);
-        return fault_cuda_call(ctx, cuda_dtoh(ctx->cuda, dst, src, bytes, &err), &err, NR_ERR_DEVICE);
+        return fault_cuda_call(ctx, cuda_dtoh(ctx->cuda, dst, src, bytes, &err), &err,
+                               NR_ERR_DEVICE);
     }
     if (bytes) memcpy(dst, (const void *)(uintptr_t)src, bytes);
     return NR_OK;
@@ -108,7 +115,8 @@ nr_status nr_memset(nr_context *ctx, nr_devptr dst, int byte, size_t bytes) {
         FAULT_GUARD(ctx);
         StrBuf err;
         sb_init(&err);
-        return fault_cuda_call(ctx, cuda_memset(ctx->cuda, dst, byte, bytes, &err), &err, NR_ERR_DEVICE);
+        return fault_cuda_call(ctx, cuda_memset(ctx->cuda, dst, byte, bytes, &err), &err,
+                               NR_ERR_DEVICE);
     }
     if (bytes) memset((void *)(uintptr_t)dst, byte, bytes);
     return NR_OK;
@@ -118,10 +126,12 @@ nr_status nr_host_register(nr_context *ctx, void *ptr, size_t bytes) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     api_clear_error(ctx);
     if (ctx->kind != NR_DEVICE_CPU)
-        return api_fail(ctx, NR_ERR_UNSUPPORTED, "nr_host_register: only the CPU device runs kernels on host memory");
+        return api_fail(ctx, NR_ERR_UNSUPPORTED,
+                        "nr_host_register: only the CPU device runs kernels on host memory");
     if (!ptr) return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_host_register: NULL pointer");
     if ((uintptr_t)ptr + bytes < (uintptr_t)ptr)
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_host_register: [%p, +%zu) wraps around", ptr, bytes);
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_host_register: [%p, +%zu) wraps around", ptr,
+                        bytes);
     if (ctx->nhost == ctx->caphost) {
         int cap = ctx->caphost ? ctx->caphost * 2 : 8;
         Allocation *h = realloc(ctx->host, sizeof *h * (size_t)cap);
@@ -137,7 +147,8 @@ nr_status nr_host_unregister(nr_context *ctx, void *ptr) {
     api_clear_error(ctx);
     for (int i = ctx->nhost - 1; i >= 0; i--) /* the latest registration of ptr */
         if (ctx->host[i].ptr == ptr) {
-            memmove(&ctx->host[i], &ctx->host[i + 1], sizeof *ctx->host * (size_t)(ctx->nhost - i - 1));
+            memmove(&ctx->host[i], &ctx->host[i + 1],
+                    sizeof *ctx->host * (size_t)(ctx->nhost - i - 1));
             ctx->nhost--;
             return NR_OK;
         }

@@ -65,14 +65,14 @@ static nr_status take_options(nr_module *m, const nr_compile_options *opts) {
     nr_context *ctx = m->ctx;
     if (!opts) return NR_OK;
     if (opts->num_defines < 0 || (opts->num_defines && !opts->defines))
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "invalid compile options: %d defines at %p", opts->num_defines,
-                        (const void *)opts->defines);
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "invalid compile options: %d defines at %p",
+                        opts->num_defines, (const void *)opts->defines);
     for (OptionId id = OPT_NUM_WARPS; id <= OPT_NUM_STAGES; id++) {
         int v = id == OPT_NUM_WARPS ? opts->num_warps : opts->num_stages;
         if (v == 0 || option_valid(id, v)) continue;
         const OptionInfo *oi = option_info(id);
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "%s must be 0 (the default, %d) or %s, got %d", oi->name, oi->def,
-                        oi->range, v);
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "%s must be 0 (the default, %d) or %s, got %d",
+                        oi->name, oi->def, oi->range, v);
     }
     for (int i = 0; i < opts->num_defines; i++)
         if (!opts->defines[i].name || !opts->defines[i].value)
@@ -118,8 +118,8 @@ nr_status module_compile(nr_context *ctx, char *text, size_t len, const char *fi
     return NR_OK;
 }
 
-nr_status module_variant(const nr_module *base, const char *kernel, const nr_define *defines, int ndefines,
-                         int num_warps, int num_stages, nr_module **out) {
+nr_status module_variant(const nr_module *base, const char *kernel, const nr_define *defines,
+                         int ndefines, int num_warps, int num_stages, nr_module **out) {
     nr_context *ctx = base->ctx;
     nr_module *m = calloc(1, sizeof *m);
     if (!m) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
@@ -132,7 +132,8 @@ nr_status module_variant(const nr_module *base, const char *kernel, const nr_def
     if (s) return module_free(m), s;
     Diag diag;
     diag_init(&diag);
-    if (!driver_compile_variant(&base->prog, kernel, m->defines, m->ndefines, num_warps, num_stages, &diag, &m->prog)) {
+    if (!driver_compile_variant(&base->prog, kernel, m->defines, m->ndefines, num_warps, num_stages,
+                                &diag, &m->prog)) {
         api_fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
         diag_free(&diag);
         module_free(m);
@@ -190,7 +191,8 @@ nr_type nr_kernel_param_type(const nr_kernel *k, int i) {
 nr_type nr_kernel_param_pointee(const nr_kernel *k, int i) {
     if (!k || i < 0 || i >= nr_kernel_num_params(k)) return NR_TYPE_INVALID;
     IrType t = args_param_type(k, i);
-    return t.dt == DT_PTR || t.dt == DT_TDESC ? args_type_tag(ty_scalar(t.pointee)) : NR_TYPE_INVALID;
+    return t.dt == DT_PTR || t.dt == DT_TDESC ? args_type_tag(ty_scalar(t.pointee))
+                                              : NR_TYPE_INVALID;
 }
 
 int nr_kernel_param_block_shape(const nr_kernel *k, int i, int64_t shape[4]) {
@@ -200,4 +202,3 @@ int nr_kernel_param_block_shape(const nr_kernel *k, int i, int64_t shape[4]) {
     for (int d = 0; d < t.rank; d++) shape[d] = t.shape[d];
     return t.rank;
 }
-

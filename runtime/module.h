@@ -12,8 +12,8 @@ nr_status module_compile(nr_context *ctx, char *text, size_t len, const char *fi
 /* One tuned kernel of base compiled with these defines (the base's own, the config's and
  * the heuristics' values), warps and stages, from base's syntax tree: a module of its
  * own that shares base's source (base must outlive it). */
-nr_status module_variant(const nr_module *base, const char *kernel, const nr_define *defines, int ndefines,
-                         int num_warps, int num_stages, nr_module **out);
+nr_status module_variant(const nr_module *base, const char *kernel, const nr_define *defines,
+                         int ndefines, int num_warps, int num_stages, nr_module **out);
 /* Frees a module no context lists and whose tuned kernels are freed: its CUDA variants
  * (after the kernels in flight end), its program, its source. */
 void module_free(nr_module *m);

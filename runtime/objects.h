@@ -5,8 +5,8 @@
 #ifndef NEREID_OBJECTS_H
 #define NEREID_OBJECTS_H
 
-#include "driver/driver.h"
 #include "cuda.h"
+#include "driver/driver.h"
 #include "interp.h"
 #include "nereid.h"
 
@@ -17,9 +17,9 @@ typedef struct Allocation {
 
 struct nr_context {
     nr_device_kind kind;
-    CudaDevice *cuda; /* NR_DEVICE_CUDA */
+    CudaDevice *cuda;      /* NR_DEVICE_CUDA */
     const int *cuda_fault; /* cuda_fault_code(cuda): nonzero once the device met a kernel fault */
-    nr_module **mods; /* live modules: destroyed with the context if the caller did not */
+    nr_module **mods;      /* live modules: destroyed with the context if the caller did not */
     int nmods, capmods;
     StrBuf err;
     Allocation *allocs;
@@ -35,7 +35,7 @@ struct nr_context {
     bool recent_overflow; /* more kernels than `recent` holds */
     StrBuf fault;
     bool fault_reported;
-    Allocation *host;  /* nr_host_register's extents (CPU device): the caller's memory */
+    Allocation *host; /* nr_host_register's extents (CPU device): the caller's memory */
     int nhost, caphost;
 };
 
@@ -53,8 +53,8 @@ typedef struct VariantKey {
  * pipelining depth. */
 typedef struct GpuVariant {
     VariantKey ikey;                  /* what a launch looks it up by */
-    char key[NR_MAX_LAUNCH_ARGS + 8]; /* the same as text, for the disk cache's key: one fact letter per
-                                         parameter, then warps and stages ("ddnd:4:3") */
+    char key[NR_MAX_LAUNCH_ARGS + 8]; /* the same as text, for the disk cache's key: one fact letter
+                                         per parameter, then warps and stages ("ddnd:4:3") */
     int num_warps, num_stages;
     CudaKernel k;
 } GpuVariant;
@@ -71,7 +71,7 @@ typedef struct LaunchParam {
 struct nr_kernel {
     nr_module *mod;
     struct TunedKernel *tuned; /* @autotune / @heuristics: launches go through autotune.c */
-    int nparams;      /* the runtime parameters (the IR body's arguments) */
+    int nparams;               /* the runtime parameters (the IR body's arguments) */
     int num_warps, num_stages; /* the module's (its program's), for a launch that gives none */
     /* the CUDA launch path (launch_cuda.c): the parameters once `planned`, and the
      * variant the last launch used (a hint, checked first) */
@@ -79,16 +79,16 @@ struct nr_kernel {
     int last_variant;
     GpuVariant *variants;
     int nvariants, capvariants;
-    IrFunc *f;        /* a tuned kernel's: its signature only (runtime parameters) */
+    IrFunc *f; /* a tuned kernel's: its signature only (runtime parameters) */
     LaunchParam params[NR_MAX_LAUNCH_ARGS];
 };
 
 struct nr_module {
     nr_context *ctx;
     NrProgram prog;
-    Source *src;   /* kept: run-time errors quote source locations (a tuned kernel's
-                      variant: its base module's) */
-    char *text;    /* owned, but by a variant (base != NULL) */
+    Source *src;           /* kept: run-time errors quote source locations (a tuned kernel's
+                              variant: its base module's) */
+    char *text;            /* owned, but by a variant (base != NULL) */
     const nr_module *base; /* a tuned kernel's per-config module: the module it comes from */
     nr_kernel *kernels;
     int nkernels;
@@ -96,9 +96,9 @@ struct nr_module {
      * disk cache's key covers them (runtime/cache_key.c) */
     SemaDefine *defines;
     int ndefines;
-    char *only_kernel; /* NULL: every kernel */
-    int num_warps;     /* nr_compile_options.num_warps: 0 for the default */
-    int num_stages;    /* nr_compile_options.num_stages: 0 for the default */
+    char *only_kernel;       /* NULL: every kernel */
+    int num_warps;           /* nr_compile_options.num_warps: 0 for the default */
+    int num_stages;          /* nr_compile_options.num_stages: 0 for the default */
     struct TuneModule *tune; /* its tuned kernels (autotune.c); NULL if none */
 };
 

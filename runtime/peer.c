@@ -11,7 +11,9 @@
 #include "memory.h"
 #include "status.h"
 
-enum { STAGE_BYTES = 8 << 20 }; /* the host buffer of a staged copy: at most this, reused per chunk */
+enum {
+    STAGE_BYTES = 8 << 20
+}; /* the host buffer of a staged copy: at most this, reused per chunk */
 
 /* Give `to` the same last error as `from` (the status stays the caller's). */
 static void share_error(nr_context *to, const nr_context *from) {
@@ -28,7 +30,9 @@ static nr_status shared(nr_context *dst, nr_context *src, nr_context *on, nr_sta
 /* A kernel fault either device has met (the source's first): reported as the API reports
  * faults, on both contexts. */
 static nr_status fault_of(nr_context *dst, nr_context *src) {
-    nr_context *on = src->cuda && *src->cuda_fault ? src : dst->cuda && *dst->cuda_fault ? dst : NULL;
+    nr_context *on = src->cuda && *src->cuda_fault   ? src
+                     : dst->cuda && *dst->cuda_fault ? dst
+                                                     : NULL;
     return on ? shared(dst, src, on, fault_check(on)) : NR_OK;
 }
 
@@ -54,7 +58,8 @@ static nr_status path_of(nr_context *dst, nr_context *src, nr_copy_path *out) {
 
 /* Through a host buffer, chunk by chunk: device to host on the source, host to device on
  * the destination (each synchronous, on its device's default stream). */
-static int staged(nr_context *dst, nr_devptr d, nr_context *src, nr_devptr s, size_t n, StrBuf *err) {
+static int staged(nr_context *dst, nr_devptr d, nr_context *src, nr_devptr s, size_t n,
+                  StrBuf *err) {
     size_t chunk = n < STAGE_BYTES ? n : STAGE_BYTES;
     unsigned char *buf = malloc(chunk ? chunk : 1);
     if (!buf) {
@@ -64,17 +69,20 @@ static int staged(nr_context *dst, nr_devptr d, nr_context *src, nr_devptr s, si
     int rc = 0;
     for (size_t off = 0; off < n && !rc; off += chunk) {
         size_t len = n - off < chunk ? n - off : chunk;
-        rc = cuda_dtoh(src->cuda, buf, s + off, len, err) || cuda_htod(dst->cuda, d + off, buf, len, err);
+        rc = cuda_dtoh(src->cuda, buf, s + off, len, err) ||
+             cuda_htod(dst->cuda, d + off, buf, len, err);
     }
     free(buf);
     return rc;
 }
 
-static nr_status copy(nr_context *dst, nr_devptr d, nr_context *src, nr_devptr s, size_t n, void *stream, bool async) {
+static nr_status copy(nr_context *dst, nr_devptr d, nr_context *src, nr_devptr s, size_t n,
+                      void *stream, bool async) {
     const char *what = async ? "nr_memcpy_peer_async" : "nr_memcpy_peer";
     if (!dst || !src) {
         nr_context *one = dst ? dst : src;
-        return one ? api_fail(one, NR_ERR_INVALID_ARG, "%s: a NULL %s context", what, dst ? "source" : "destination")
+        return one ? api_fail(one, NR_ERR_INVALID_ARG, "%s: a NULL %s context", what,
+                              dst ? "source" : "destination")
                    : NR_ERR_INVALID_ARG;
     }
     api_clear_error(dst);
@@ -96,12 +104,16 @@ static nr_status copy(nr_context *dst, nr_devptr d, nr_context *src, nr_devptr s
             break;
         }
         /* one CUDA side: a stream given is that context's; its work comes first */
-        if (async && stream) rc = cuda_stream_synchronize(dst->cuda ? dst->cuda : src->cuda, stream, &err);
-        if (!rc) rc = dst->cuda ? cuda_htod(dst->cuda, d, (const void *)(uintptr_t)s, n, &err)
-                                : cuda_dtoh(src->cuda, (void *)(uintptr_t)d, s, n, &err);
+        if (async && stream)
+            rc = cuda_stream_synchronize(dst->cuda ? dst->cuda : src->cuda, stream, &err);
+        if (!rc)
+            rc = dst->cuda ? cuda_htod(dst->cuda, d, (const void *)(uintptr_t)s, n, &err)
+                           : cuda_dtoh(src->cuda, (void *)(uintptr_t)d, s, n, &err);
         break;
     case NR_COPY_DEVICE: rc = cuda_dtod(dst->cuda, d, s, n, stream, async, &err); break;
-    case NR_COPY_PEER: rc = cuda_copy_peer(dst->cuda, d, src->cuda, s, n, stream, async, &err); break;
+    case NR_COPY_PEER:
+        rc = cuda_copy_peer(dst->cuda, d, src->cuda, s, n, stream, async, &err);
+        break;
     case NR_COPY_STAGED:
         if (async && stream) rc = cuda_stream_synchronize(dst->cuda, stream, &err);
         if (!rc) rc = staged(dst, d, src, s, n, &err);
@@ -110,12 +122,13 @@ static nr_status copy(nr_context *dst, nr_devptr d, nr_context *src, nr_devptr s
     return result(dst, src, rc, &err, NR_ERR_DEVICE);
 }
 
-nr_status nr_memcpy_peer(nr_context *dst_ctx, nr_devptr dst, nr_context *src_ctx, nr_devptr src, size_t bytes) {
+nr_status nr_memcpy_peer(nr_context *dst_ctx, nr_devptr dst, nr_context *src_ctx, nr_devptr src,
+                         size_t bytes) {
     return copy(dst_ctx, dst, src_ctx, src, bytes, NULL, false);
 }
 
-nr_status nr_memcpy_peer_async(nr_context *dst_ctx, nr_devptr dst, nr_context *src_ctx, nr_devptr src, size_t bytes,
-                               void *stream) {
+nr_status nr_memcpy_peer_async(nr_context *dst_ctx, nr_devptr dst, nr_context *src_ctx,
+                               nr_devptr src, size_t bytes, void *stream) {
     return copy(dst_ctx, dst, src_ctx, src, bytes, stream, true);
 }
 

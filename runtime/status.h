@@ -6,7 +6,8 @@
 #include "objects.h"
 
 /* Sets ctx's last error to the message and returns s (ctx may be NULL: s alone). */
-nr_status api_fail(nr_context *ctx, nr_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+nr_status api_fail(nr_context *ctx, nr_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void api_clear_error(nr_context *ctx);
 
 #endif

@@ -44,10 +44,12 @@ static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 nr_status nr_tuner_create(nr_context *ctx, const nr_tune_options *o, nr_tuner **out) {
     if (!ctx) return NR_ERR_INVALID_ARG;
     if (!o || !out || o->num_configs < 1 || o->num_configs > TUNER_MAX_CONFIGS || !o->config_text)
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_tuner_create: options with 1 to %d configs and their texts",
+        return api_fail(ctx, NR_ERR_INVALID_ARG,
+                        "nr_tuner_create: options with 1 to %d configs and their texts",
                         TUNER_MAX_CONFIGS);
     if (o->warmup_ms < 0 || o->rep_ms < 0 || o->top_k < 0)
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_tuner_create: warmup, rep and top_k must not be negative");
+        return api_fail(ctx, NR_ERR_INVALID_ARG,
+                        "nr_tuner_create: warmup, rep and top_k must not be negative");
     nr_tuner *t = calloc(1, sizeof *t);
     if (!t) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
     t->ctx = ctx;
@@ -56,7 +58,8 @@ nr_status nr_tuner_create(nr_context *ctx, const nr_tune_options *o, nr_tuner **
     t->identity = dup_or_null(o->identity);
     t->config_text = calloc((size_t)o->num_configs, sizeof *t->config_text);
     bool ok = t->kernel && t->config_text && (!o->identity || t->identity);
-    for (int i = 0; ok && i < o->num_configs; i++) ok = (t->config_text[i] = strdup(o->config_text[i] ? o->config_text[i] : "")) != NULL;
+    for (int i = 0; ok && i < o->num_configs; i++)
+        ok = (t->config_text[i] = strdup(o->config_text[i] ? o->config_text[i] : "")) != NULL;
     if (!ok) {
         nr_tuner_destroy(t);
         return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
@@ -94,12 +97,16 @@ static nr_status prune(nr_tuner *t, const nr_tune_calls *c, int *cand, int *ncan
     if (c->prune) {
         nr_status s = c->prune(c->user, cand, ncand);
         if (s) return s;
-        if (*ncand < 1) return api_fail(t->ctx, NR_ERR_INVALID_ARG, "kernel '%s': early_config_prune left no config: it "
-                                        "must return at least one", t->kernel);
+        if (*ncand < 1)
+            return api_fail(t->ctx, NR_ERR_INVALID_ARG,
+                            "kernel '%s': early_config_prune left no config: it "
+                            "must return at least one",
+                            t->kernel);
         for (int i = 0; i < *ncand; i++)
             if (cand[i] < 0 || cand[i] >= t->nconfigs)
-                return api_fail(t->ctx, NR_ERR_INVALID_ARG, "kernel '%s': early_config_prune gave config %d of %d",
-                                t->kernel, cand[i], t->nconfigs);
+                return api_fail(t->ctx, NR_ERR_INVALID_ARG,
+                                "kernel '%s': early_config_prune gave config %d of %d", t->kernel,
+                                cand[i], t->nconfigs);
     }
     int keep = tuner_top_k(t->top_k, t->top_k_fraction, *ncand);
     if (!c->estimate || *ncand <= keep) return NR_OK;
@@ -128,7 +135,8 @@ typedef struct Buffer {
     bool zero;
 } Buffer;
 
-static nr_status buffer_op(nr_context *ctx, uint64_t p, const void *from, void *to, size_t n, bool zero) {
+static nr_status buffer_op(nr_context *ctx, uint64_t p, const void *from, void *to, size_t n,
+                           bool zero) {
     if (!ctx->cuda) {
         if (zero) memset((void *)(uintptr_t)p, 0, n);
         else if (from) memcpy((void *)(uintptr_t)p, from, n);
@@ -137,7 +145,7 @@ static nr_status buffer_op(nr_context *ctx, uint64_t p, const void *from, void *
     }
     StrBuf err;
     sb_init(&err);
-    int rc = zero ? cuda_memset(ctx->cuda, p, 0, n, &err)
+    int rc = zero   ? cuda_memset(ctx->cuda, p, 0, n, &err)
              : from ? cuda_htod(ctx->cuda, p, from, n, &err)
                     : cuda_dtoh(ctx->cuda, to, p, n, &err);
     nr_status s = rc ? api_fail(ctx, NR_ERR_DEVICE, "autotuning: %s", sb_cstr(&err)) : NR_OK;
@@ -158,7 +166,8 @@ static nr_status take_buffers(nr_tuner *t, const nr_tune_buffer *in, int n, Buff
         Buffer *b = &(*out)[i];
         *b = (Buffer){in[i].ptr, in[i].bytes, NULL, !in[i].restore};
         if (!in[i].restore || !in[i].bytes) continue;
-        if (!(b->saved = malloc(in[i].bytes))) return api_fail(t->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        if (!(b->saved = malloc(in[i].bytes)))
+            return api_fail(t->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
         nr_status s = buffer_op(t->ctx, b->ptr, NULL, b->saved, b->bytes, false);
         if (s) return s;
     }
@@ -264,7 +273,8 @@ static double time_config(Timing *T, int k) {
     if (est <= 0) est = 1e-3;
     int reps = (int)(t->rep_ms / est);
     reps = reps < 5 ? 5 : reps > MAX_REPS ? MAX_REPS : reps;
-    if (cpu && est * reps > 4 * t->rep_ms) reps = 1; /* the interpreter: slow launches, few of them */
+    if (cpu && est * reps > 4 * t->rep_ms)
+        reps = 1; /* the interpreter: slow launches, few of them */
     double times[MAX_REPS];
     int n = 0;
     if (alone) { /* each launch alone, between its preparation and clean-up */
@@ -302,9 +312,12 @@ static void disk_key(const nr_tuner *t, const char *key, StrBuf *build, StrBuf *
     sb_putn(text, build->data, build->len);
     sb_puts(text, "|autotune 2|");
     nr_context *ctx = t->ctx;
-    if (ctx->cuda) sb_printf(text, "cuda %s cc %d|", cuda_device_name(ctx->cuda), cuda_compute_capability(ctx->cuda));
+    if (ctx->cuda)
+        sb_printf(text, "cuda %s cc %d|", cuda_device_name(ctx->cuda),
+                  cuda_compute_capability(ctx->cuda));
     else sb_puts(text, "cpu|");
-    sb_printf(text, "%zu:%s|%zu:%s|%zu:", strlen(t->kernel), t->kernel, strlen(key), key, strlen(t->identity));
+    sb_printf(text, "%zu:%s|%zu:%s|%zu:", strlen(t->kernel), t->kernel, strlen(key), key,
+              strlen(t->identity));
     sb_puts(text, t->identity);
 }
 
@@ -345,15 +358,17 @@ static nr_status remember(nr_tuner *t, const char *key, int config) {
 }
 
 /* Times the candidates: the fastest into *chosen (its time into *best). */
-static nr_status time_candidates(nr_tuner *t, const char *key, const int *cand, int ncand, const nr_tune_buffer *bufs,
-                                 int nbufs, const nr_tune_calls *c, int *chosen, double *best, double *times) {
+static nr_status time_candidates(nr_tuner *t, const char *key, const int *cand, int ncand,
+                                 const nr_tune_buffer *bufs, int nbufs, const nr_tune_calls *c,
+                                 int *chosen, double *best, double *times) {
     bool print = print_wanted();
     Buffer *b = NULL;
     Timing T = {t, c, NULL, nbufs, NR_OK};
     nr_status s = take_buffers(t, bufs, nbufs, &b);
     T.bufs = b;
     if (print && !s) {
-        printf("nereid autotune: kernel %s, key (%s): timing %d of %d configs\n", t->kernel, key, ncand, t->nconfigs);
+        printf("nereid autotune: kernel %s, key (%s): timing %d of %d configs\n", t->kernel, key,
+               ncand, t->nconfigs);
         fflush(stdout);
     }
     StrBuf first_error;
@@ -365,7 +380,8 @@ static nr_status time_candidates(nr_tuner *t, const char *key, const int *cand, 
         const char *why = nr_last_error(t->ctx);
         if (isinf(ms) && !first_error.len) sb_puts(&first_error, *why ? why : "(no message)");
         if (print) {
-            if (isinf(ms)) printf("  %s: failed: %s\n", t->config_text[cand[i]], *why ? why : "(no message)");
+            if (isinf(ms))
+                printf("  %s: failed: %s\n", t->config_text[cand[i]], *why ? why : "(no message)");
             else printf("  %s: %.4f ms\n", t->config_text[cand[i]], ms);
             fflush(stdout);
         }
@@ -373,7 +389,8 @@ static nr_status time_candidates(nr_tuner *t, const char *key, const int *cand, 
     }
     if (!s) s = T.hard;
     if (!s && *chosen < 0)
-        s = api_fail(t->ctx, NR_ERR_LAUNCH, "kernel '%s': no config could run; the first failure: %s", t->kernel,
+        s = api_fail(t->ctx, NR_ERR_LAUNCH,
+                     "kernel '%s': no config could run; the first failure: %s", t->kernel,
                      sb_cstr(&first_error));
     sb_free(&first_error);
     if (!s) s = zero_buffers(t->ctx, b, nbufs); /* zeroed again for the real launch */
@@ -386,7 +403,8 @@ nr_status nr_tuner_choose(nr_tuner *t, const char *key, const nr_tune_buffer *bu
     if (!t) return NR_ERR_INVALID_ARG;
     nr_context *ctx = t->ctx;
     if (!key || !calls || !calls->launch || !chosen || num_bufs < 0 || (num_bufs && !bufs))
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_tuner_choose: a key, the calls with a launch, and chosen");
+        return api_fail(ctx, NR_ERR_INVALID_ARG,
+                        "nr_tuner_choose: a key, the calls with a launch, and chosen");
     for (int i = 0; times_ms && i < t->nconfigs; i++) times_ms[i] = INFINITY;
     if ((*chosen = remembered(t, key)) >= 0) return NR_OK;
     bool print = print_wanted();
@@ -398,8 +416,8 @@ nr_status nr_tuner_choose(nr_tuner *t, const char *key, const nr_tune_buffer *bu
         ck = (CacheKey){sb_cstr(&build), sb_cstr(&text)};
         *chosen = from_disk(t, &ck);
         if (*chosen >= 0 && print) {
-            printf("nereid autotune: kernel %s, key (%s): %s (chosen earlier, from the cache)\n", t->kernel, key,
-                   t->config_text[*chosen]);
+            printf("nereid autotune: kernel %s, key (%s): %s (chosen earlier, from the cache)\n",
+                   t->kernel, key, t->config_text[*chosen]);
             fflush(stdout);
         }
     }
@@ -409,10 +427,13 @@ nr_status nr_tuner_choose(nr_tuner *t, const char *key, const nr_tune_buffer *bu
         double best = INFINITY, start = clock_now_ms();
         s = prune(t, calls, cand, &ncand);
         if (!s && ncand == 1) *chosen = cand[0]; /* nothing to compare */
-        else if (!s) s = time_candidates(t, key, cand, ncand, bufs, num_bufs, calls, chosen, &best, times_ms);
+        else if (!s)
+            s = time_candidates(t, key, cand, ncand, bufs, num_bufs, calls, chosen, &best,
+                                times_ms);
         if (!s && t->identity) to_disk(t, &ck, *chosen, best);
         if (!s && print) {
-            printf("nereid autotune: kernel %s, key (%s): chose %s", t->kernel, key, t->config_text[*chosen]);
+            printf("nereid autotune: kernel %s, key (%s): chose %s", t->kernel, key,
+                   t->config_text[*chosen]);
             if (isfinite(best)) printf(" (%.4f ms)", best);
             printf(" after %.2f s\n", (clock_now_ms() - start) / 1000);
             fflush(stdout);

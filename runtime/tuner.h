@@ -7,5 +7,4 @@
 
 enum { TUNER_MAX_CONFIGS = 1024 };
 
-
 #endif

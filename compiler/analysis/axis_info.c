@@ -182,7 +182,8 @@ static Fact neutral(IrType t) {
     Fact x;
     memset(&x, 0, sizeof x);
     x.ai.rank = t.rank;
-    for (int d = 0; d < NR_MAX_RANK; d++) x.ai.contiguity[d] = x.ai.divisibility[d] = x.ai.constancy[d] = 1;
+    for (int d = 0; d < NR_MAX_RANK; d++)
+        x.ai.contiguity[d] = x.ai.divisibility[d] = x.ai.constancy[d] = 1;
     x.nonneg = is_unsigned(t.dt);
     return x;
 }
@@ -222,11 +223,12 @@ static Fact normalise(Fact x, IrType t) {
 
 static bool fact_equal(const Fact *a, const Fact *b) {
     for (int d = 0; d < NR_MAX_RANK; d++)
-        if (a->ai.contiguity[d] != b->ai.contiguity[d] || a->ai.divisibility[d] != b->ai.divisibility[d] ||
+        if (a->ai.contiguity[d] != b->ai.contiguity[d] ||
+            a->ai.divisibility[d] != b->ai.divisibility[d] ||
             a->ai.constancy[d] != b->ai.constancy[d])
             return false;
-    return a->ai.rank == b->ai.rank && a->nonneg == b->nonneg && a->nonzero == b->nonzero && a->has_const == b->has_const &&
-           (!a->has_const || a->cval == b->cval);
+    return a->ai.rank == b->ai.rank && a->nonneg == b->nonneg && a->nonzero == b->nonzero &&
+           a->has_const == b->has_const && (!a->has_const || a->cval == b->cval);
 }
 
 /* The divisibility of x's values at the starts of runs of c_res along d (u: bytes per
@@ -307,12 +309,14 @@ static Fact binary(const IrOp *op, IrType t, const Fact *l, const Fact *r) {
     int64_t rv = r->cval;
     uint64_t rmag = rc ? magnitude(rv, dt) : 0; /* |divisor| */
     /* a shift amount is read as unsigned at the operand's width */
-    uint64_t amt = rc ? (bits >= 64 ? (uint64_t)rv : (uint64_t)rv & (((uint64_t)1 << bits) - 1)) : 0;
+    uint64_t amt =
+        rc ? (bits >= 64 ? (uint64_t)rv : (uint64_t)rv & (((uint64_t)1 << bits) - 1)) : 0;
     /* x / 0, x % 0, x % +-1, x * 0 and shl by >= the width give 0 */
     if (rc && ((op->code == OP_IDIV && rv == 0) || (op->code == OP_REM && rmag <= 1) ||
                (op->code == OP_MUL && rv == 0) || (op->code == OP_SHL && amt >= (uint64_t)bits)))
         return const_fact(t, 0);
-    if (l->has_const && l->cval == 0 && (op->code == OP_MUL || op->code == OP_AND)) return const_fact(t, 0);
+    if (l->has_const && l->cval == 0 && (op->code == OP_MUL || op->code == OP_AND))
+        return const_fact(t, 0);
     for (int d = 0; d < ndims(t); d++) {
         int64_t cl = l->ai.contiguity[d], cr = r->ai.contiguity[d];
         int64_t kl = l->ai.constancy[d], kr = r->ai.constancy[d];
@@ -354,7 +358,8 @@ static Fact binary(const IrOp *op, IrType t, const Fact *l, const Fact *r) {
              * N is known nonzero, which the runtime's specialisation on multiples of 16
              * says; x % 0 = 0 would break the runs) */
             if (rc && l->nonneg) c = min64(cl, min64(Dl, pow2_div(rmag)));
-            else if (!rc && l->nonneg && r->nonzero) c = min64(min64(cl, kr), min64(Dl, elem_div(r, 1)));
+            else if (!rc && l->nonneg && r->nonzero)
+                c = min64(min64(cl, kr), min64(Dl, elem_div(r, 1)));
             D = min64(operand_div(l, d, c, 1), operand_div(r, d, c, 1)); /* x - q*v */
             break;
         case OP_AND: D = max64(elem_div(l, 1), elem_div(r, 1)); break;
@@ -374,7 +379,8 @@ static Fact binary(const IrOp *op, IrType t, const Fact *l, const Fact *r) {
             if (rc && amt == 0) {
                 c = cl, D = Dl;
             } else if (rc && amt < (uint64_t)bits) {
-                int64_t e = elem_div(l, 1), p = amt >= 30 ? AXIS_INFO_MAX_DIVISIBILITY : (int64_t)1 << amt;
+                int64_t e = elem_div(l, 1),
+                        p = amt >= 30 ? AXIS_INFO_MAX_DIVISIBILITY : (int64_t)1 << amt;
                 D = e > p ? e / p : 1;
                 /* floor division by 2^amt (either sign): aligned runs of min(c_l, D_l,
                  * 2^amt) consecutive values stay in one bucket */
@@ -393,11 +399,16 @@ static Fact binary(const IrOp *op, IrType t, const Fact *l, const Fact *r) {
         x.ai.divisibility[d] = D;
     }
     switch (op->code) {
-    case OP_ADD: case OP_MUL: case OP_OR: case OP_XOR: case OP_MIN: case OP_IDIV:
-        x.nonneg = l->nonneg && r->nonneg;
-        break;
-    case OP_REM: case OP_SHR: x.nonneg = l->nonneg; break;
-    case OP_AND: case OP_MAX: x.nonneg = l->nonneg || r->nonneg; break;
+    case OP_ADD:
+    case OP_MUL:
+    case OP_OR:
+    case OP_XOR:
+    case OP_MIN:
+    case OP_IDIV: x.nonneg = l->nonneg && r->nonneg; break;
+    case OP_REM:
+    case OP_SHR: x.nonneg = l->nonneg; break;
+    case OP_AND:
+    case OP_MAX: x.nonneg = l->nonneg || r->nonneg; break;
     default: break;
     }
     return x;
@@ -602,7 +613,8 @@ static Fact reshape(IrType t, IrType s, const Fact *a) {
              * cut to the result's size there (in row-major order the runs are aligned
              * stretches of the flattened index, so they stay inside result rows) */
             int j = 0;
-            for (; j < s.rank && j < t.rank && s.shape[s.rank - 1 - j] == t.shape[t.rank - 1 - j]; j++)
+            for (; j < s.rank && j < t.rank && s.shape[s.rank - 1 - j] == t.shape[t.rank - 1 - j];
+                 j++)
                 copy_dim(&x, t.rank - 1 - j, a, s.rank - 1 - j);
             if (j < s.rank && j < t.rank) {
                 int dl = t.rank - 1 - j, sl = s.rank - 1 - j;
@@ -638,10 +650,8 @@ static Fact hint(const IrOp *op, IrType t, const Fact *a) {
     for (int d = 0; d < ndims(t) && d < 4; d++) {
         if (op->attr[d] <= 0) continue;
         int64_t h = pow2_div((uint64_t)op->attr[d]);
-        if (op->code == OP_MULTIPLE_OF)
-            x.ai.divisibility[d] = max64(x.ai.divisibility[d], h);
-        else if (t.rank)
-            x.ai.contiguity[d] = max64(x.ai.contiguity[d], min64(h, dim_size(t, d)));
+        if (op->code == OP_MULTIPLE_OF) x.ai.divisibility[d] = max64(x.ai.divisibility[d], h);
+        else if (t.rank) x.ai.contiguity[d] = max64(x.ai.contiguity[d], min64(h, dim_size(t, d)));
     }
     return x;
 }
@@ -668,8 +678,8 @@ static ValId region_arg(const Analyzer *A, RegionId r, uint32_t i) {
 /* Loop-carried values: args[i] of region r0 (from index skip) start at inits[i] and meet
  * the yields of region ry (operand i) until nothing changes. Region r1 (while's body, or
  * 0) gets the same facts on its args. */
-static void loop_fixed_point(Analyzer *A, RegionId r0, RegionId r1, RegionId ry, uint32_t skip, const ValId *inits,
-                             uint32_t n, int depth) {
+static void loop_fixed_point(Analyzer *A, RegionId r0, RegionId r1, RegionId ry, uint32_t skip,
+                             const ValId *inits, uint32_t n, int depth) {
     for (uint32_t i = 0; i < n; i++) {
         ValId a = region_arg(A, r0, skip + i);
         if (a) set(A, a, get(A, inits[i]));
@@ -720,7 +730,8 @@ static void visit_for(Analyzer *A, const IrOp *op, int depth) {
     }
     ValId iv = region_arg(A, body, 0);
     if (iv) {
-        Fact lb = get(A, op->operands[0]), ub = get(A, op->operands[1]), st = get(A, op->operands[2]);
+        Fact lb = get(A, op->operands[0]), ub = get(A, op->operands[1]),
+             st = get(A, op->operands[2]);
         Fact x = neutral(vty(A, iv));
         x.ai.divisibility[0] = min64(lb.ai.divisibility[0], st.ai.divisibility[0]);
         /* step > 0: iv >= lb; step < 0: iv > ub; step 0: no iteration */
@@ -784,8 +795,11 @@ static void visit_assume(Analyzer *A, const IrOp *op) {
         if (!(xf.has_const && xf.cval == 0)) return;
         ValId t = x;
         x = z, z = t;
-        pred = pred == CMP_PRED_LE ? CMP_PRED_GE : pred == CMP_PRED_LT ? CMP_PRED_GT : pred == CMP_PRED_GE ? CMP_PRED_LE
-             : pred == CMP_PRED_GT ? CMP_PRED_LT : pred;
+        pred = pred == CMP_PRED_LE   ? CMP_PRED_GE
+               : pred == CMP_PRED_LT ? CMP_PRED_GT
+               : pred == CMP_PRED_GE ? CMP_PRED_LE
+               : pred == CMP_PRED_GT ? CMP_PRED_LT
+                                     : pred;
     }
     if (!tracked(vty(A, x))) return;
     Fact xf = get(A, x);
@@ -823,7 +837,8 @@ static void visit_op(Analyzer *A, OpId id, int depth) {
         }
     Fact o[3];
     IrType ot[3];
-    for (uint32_t i = 0; i < op->nopnds && i < 3; i++) o[i] = get(A, op->operands[i]), ot[i] = vty(A, op->operands[i]);
+    for (uint32_t i = 0; i < op->nopnds && i < 3; i++)
+        o[i] = get(A, op->operands[i]), ot[i] = vty(A, op->operands[i]);
     Fact x = neutral(t);
     switch (op->code) {
     case OP_CONST: x = const_fact(t, op->attr[0]); break;
@@ -834,18 +849,33 @@ static void visit_op(Analyzer *A, OpId id, int depth) {
         break;
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS: x.nonneg = true; break;
-    case OP_ADD: case OP_SUB: case OP_MUL: case OP_IDIV: case OP_REM: case OP_AND: case OP_OR:
-    case OP_XOR: case OP_SHL: case OP_SHR: case OP_MIN: case OP_MAX: case OP_UMULHI:
-        if (op->nopnds == 2 && ty_equal(ot[0], t) && ty_equal(ot[1], t)) x = binary(op, t, &o[0], &o[1]);
+    case OP_ADD:
+    case OP_SUB:
+    case OP_MUL:
+    case OP_IDIV:
+    case OP_REM:
+    case OP_AND:
+    case OP_OR:
+    case OP_XOR:
+    case OP_SHL:
+    case OP_SHR:
+    case OP_MIN:
+    case OP_MAX:
+    case OP_UMULHI:
+        if (op->nopnds == 2 && ty_equal(ot[0], t) && ty_equal(ot[1], t))
+            x = binary(op, t, &o[0], &o[1]);
         break;
-    case OP_NEG: case OP_NOT: case OP_ABS:
+    case OP_NEG:
+    case OP_NOT:
+    case OP_ABS:
         if (op->nopnds == 1 && ty_equal(ot[0], t)) x = unary(op, t, &o[0]);
         break;
     case OP_CMP:
         if (op->nopnds == 2 && ty_same_shape(ot[0], t)) x = compare(op, t, ot[0], &o[0], &o[1]);
         break;
     case OP_SELECT:
-        if (op->nopnds == 3 && ty_equal(ot[1], t) && ty_equal(ot[2], t)) x = select_fact(t, &o[0], &o[1], &o[2]);
+        if (op->nopnds == 3 && ty_equal(ot[1], t) && ty_equal(ot[2], t))
+            x = select_fact(t, &o[0], &o[1], &o[2]);
         break;
     case OP_CVT:
         if (op->nopnds == 1 && ty_same_shape(ot[0], t)) x = convert(t, ot[0], &o[0]);
@@ -854,7 +884,8 @@ static void visit_op(Analyzer *A, OpId id, int depth) {
         if (op->nopnds == 1 && ty_same_shape(ot[0], t)) x = bitcast(t, ot[0], &o[0]);
         break;
     case OP_ADDPTR:
-        if (op->nopnds == 2 && ty_same_shape(ot[0], t) && ty_same_shape(ot[1], t)) x = addptr(t, &o[0], &o[1]);
+        if (op->nopnds == 2 && ty_same_shape(ot[0], t) && ty_same_shape(ot[1], t))
+            x = addptr(t, &o[0], &o[1]);
         break;
     case OP_SPLAT:
         if (op->nopnds == 1 && ot[0].rank == 0) x = splat(t, &o[0], unit_of(t));
@@ -878,13 +909,16 @@ static void visit_op(Analyzer *A, OpId id, int depth) {
     case OP_CONVERT_LAYOUT: /* the same values, elsewhere */
         if (op->nopnds == 1 && ty_equal(ot[0], t)) x = o[0];
         break;
-    case OP_DESC_PART: { /* a descriptor parameter divisible by 16: base 16-byte aligned, strides 16-byte multiples */
+    case OP_DESC_PART: { /* a descriptor parameter divisible by 16: base 16-byte aligned, strides
+                            16-byte multiples */
         ValId d = op->operands[0];
         IrType dt = vty(A, d);
         int r = dt.rank, part = (int)op->attr[0];
-        bool div = A->pf && f->vals[d].is_arg && f->vals[d].def == f->body && A->pf[f->vals[d].index].divisibility >= 16;
+        bool div = A->pf && f->vals[d].is_arg && f->vals[d].def == f->body &&
+                   A->pf[f->vals[d].index].divisibility >= 16;
         if (div && part == 0) x.ai.divisibility[0] = 16, x.nonzero = true;
-        if (div && part > r && part < 2 * r) x.ai.divisibility[0] = 16 / dt_bytes(dt.pointee), x.nonneg = true;
+        if (div && part > r && part < 2 * r)
+            x.ai.divisibility[0] = 16 / dt_bytes(dt.pointee), x.nonneg = true;
         if (part >= 1 && part <= r) x.nonneg = true;
         break;
     }
@@ -916,7 +950,8 @@ AxisInfo *axis_info_analyze(const IrFunc *f, const ParamFact *facts, Arena *aren
             if (!valid_val(&A, p)) continue;
             Fact x = neutral(vty(&A, p));
             if (facts && tracked(vty(&A, p)) && facts[i].divisibility > 0)
-                for (int d = 0; d < ndims(vty(&A, p)); d++) x.ai.divisibility[d] = pow2_div((uint64_t)facts[i].divisibility);
+                for (int d = 0; d < ndims(vty(&A, p)); d++)
+                    x.ai.divisibility[d] = pow2_div((uint64_t)facts[i].divisibility);
             if (facts && tracked(vty(&A, p))) x.nonzero = facts[i].nonzero;
             set(&A, p, x);
         }
@@ -933,18 +968,26 @@ ParamFact *axis_info_param_facts(const IrFunc *f, int64_t divisibility, Arena *a
     for (uint32_t i = 0; i < n; i++) {
         ValId v = f->regions[f->body].args[i];
         IrType t = v < f->nvals ? f->vals[v].ty : ty_scalar(DT_VOID);
-        p[i].divisibility = (t.dt == DT_PTR || (dt_is_int(t.dt) && t.dt != DT_I1)) && divisibility > 0 ? divisibility : 1;
+        p[i].divisibility =
+            (t.dt == DT_PTR || (dt_is_int(t.dt) && t.dt != DT_I1)) && divisibility > 0
+                ? divisibility
+                : 1;
         p[i].nonzero = p[i].divisibility > 1;
     }
     return p;
 }
 
-int axis_info_vector_width(const AxisInfo *ptr_info, const AxisInfo *mask_info, int elem_bytes, int order_dim) {
-    if (!ptr_info || elem_bytes <= 0 || elem_bytes > 16 || order_dim < 0 || order_dim >= NR_MAX_RANK) return 1;
+int axis_info_vector_width(const AxisInfo *ptr_info, const AxisInfo *mask_info, int elem_bytes,
+                           int order_dim) {
+    if (!ptr_info || elem_bytes <= 0 || elem_bytes > 16 || order_dim < 0 ||
+        order_dim >= NR_MAX_RANK)
+        return 1;
     if (ptr_info->rank == 0 || order_dim >= ptr_info->rank) return 1;
-    int64_t w = min64(ptr_info->contiguity[order_dim], ptr_info->divisibility[order_dim] / elem_bytes);
+    int64_t w =
+        min64(ptr_info->contiguity[order_dim], ptr_info->divisibility[order_dim] / elem_bytes);
     w = min64(w, 16 / elem_bytes);
-    if (mask_info && mask_info->rank) w = min64(w, order_dim < mask_info->rank ? mask_info->constancy[order_dim] : 1);
+    if (mask_info && mask_info->rank)
+        w = min64(w, order_dim < mask_info->rank ? mask_info->constancy[order_dim] : 1);
     return (int)pow2_floor(w);
 }
 
@@ -960,7 +1003,8 @@ typedef struct Printer {
 
 static void put_list(StrBuf *out, const char *name, const int64_t *v, int rank) {
     sb_printf(out, "%s = [", name);
-    for (int d = 0; d < (rank ? rank : 1); d++) sb_printf(out, "%s%lld", d ? ", " : "", (long long)v[d]);
+    for (int d = 0; d < (rank ? rank : 1); d++)
+        sb_printf(out, "%s%lld", d ? ", " : "", (long long)v[d]);
     sb_puts(out, "]");
 }
 
@@ -989,7 +1033,8 @@ static void print_region(Printer *P, RegionId r, int depth) {
         if (o == 0 || o >= f->nops) continue;
         const IrOp *op = &f->ops[o];
         for (uint32_t j = 0; j < op->nres; j++) print_value(P, op->results[j]);
-        for (uint32_t j = 0; j < op->nregions && j < 2; j++) print_region(P, op->region[j], depth + 1);
+        for (uint32_t j = 0; j < op->nregions && j < 2; j++)
+            print_region(P, op->region[j], depth + 1);
     }
 }
 

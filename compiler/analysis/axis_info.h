@@ -46,6 +46,7 @@ ParamFact *axis_info_param_facts(const IrFunc *f, int64_t divisibility, Arena *a
  * (the fastest dim): min(contiguity, divisibility_bytes / elem_bytes, 16 / elem_bytes,
  * the mask's constancy when there is a mask), a power of two, at least 1. ptr_info is
  * the pointer block's facts; mask_info NULL when there is no mask. */
-int axis_info_vector_width(const AxisInfo *ptr_info, const AxisInfo *mask_info, int elem_bytes, int order_dim);
+int axis_info_vector_width(const AxisInfo *ptr_info, const AxisInfo *mask_info, int elem_bytes,
+                           int order_dim);
 
 #endif

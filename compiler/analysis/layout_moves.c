@@ -19,7 +19,9 @@ void moves_index_map(const IrFunc *f, const IrOp *op, uint32_t *map) {
         int32_t rc[LL_MAX_RANK], sc[LL_MAX_RANK] = {0};
         ll_coords(&r, 1u << i, rc);
         switch (op->code) {
-        case OP_RESHAPE: case OP_EXPAND_DIMS: case OP_CONVERT_LAYOUT: map[i] = 1u << i; continue;
+        case OP_RESHAPE:
+        case OP_EXPAND_DIMS:
+        case OP_CONVERT_LAYOUT: map[i] = 1u << i; continue;
         case OP_TRANS:
             for (int d = 0; d < rt.rank; d++) sc[op->attr[d]] = rc[d];
             break;
@@ -80,7 +82,8 @@ static uint32_t offset_of(const uint32_t *inv, uint32_t flat) {
     return o;
 }
 
-int moves_smem_run(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes, int max_bytes) {
+int moves_smem_run(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes,
+                   int max_bytes) {
     IrType tile = ty_block(ty_scalar(DT_I32), t.rank, t.shape);
     LinearLayout l, s;
     ir_layout_linear(m, layout, tile, &l);
@@ -98,8 +101,8 @@ int moves_smem_run(const IrModule *m, uint32_t layout, uint32_t shared, IrType t
     return 1 << k;
 }
 
-int moves_smem_vector(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes, int max_bytes,
-                      int *reg_bits) {
+int moves_smem_vector(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes,
+                      int max_bytes, int *reg_bits) {
     IrType tile = ty_block(ty_scalar(DT_I32), t.rank, t.shape);
     LinearLayout l, s;
     ir_layout_linear(m, layout, tile, &l);
@@ -154,16 +157,21 @@ int moves_scratch_bytes(const IrFunc *f, OpId id) {
         bool arg = op->attr[0] == RED_ARGMAX || op->attr[0] == RED_ARGMIN;
         return (int)(out * partials * 8 * (arg ? 2 : 1));
     }
-    case OP_SCAN: case OP_REDUCE_FN: { /* the operands' blocks, exchanged between warps */
+    case OP_SCAN:
+    case OP_REDUCE_FN: { /* the operands' blocks, exchanged between warps */
         IrType t = f->vals[op->operands[0]].ty;
-        if (!ir_layout_axis_warps(f->mod, f->vals[op->operands[0]].layout, t, (int)op->attr[0])) return 0;
+        if (!ir_layout_axis_warps(f->mod, f->vals[op->operands[0]].layout, t, (int)op->attr[0]))
+            return 0;
         int64_t bytes = 0;
-        for (uint32_t i = 0; i < op->nopnds; i++) bytes += (ty_numel(t) * slot_bytes(f->vals[op->operands[i]].ty) + 7) / 8 * 8;
+        for (uint32_t i = 0; i < op->nopnds; i++)
+            bytes += (ty_numel(t) * slot_bytes(f->vals[op->operands[i]].ty) + 7) / 8 * 8;
         return (int)bytes;
     }
-    case OP_FLIP: case OP_SORT: { /* the block, exchanged between warps */
+    case OP_FLIP:
+    case OP_SORT: { /* the block, exchanged between warps */
         IrType t = f->vals[op->operands[0]].ty;
-        if (!ir_layout_axis_warps(f->mod, f->vals[op->operands[0]].layout, t, (int)op->attr[0])) return 0;
+        if (!ir_layout_axis_warps(f->mod, f->vals[op->operands[0]].layout, t, (int)op->attr[0]))
+            return 0;
         return (int)((ty_numel(t) * slot_bytes(t) + 7) / 8 * 8);
     }
     case OP_GATHER: { /* the source block, looked up */
@@ -171,17 +179,24 @@ int moves_scratch_bytes(const IrFunc *f, OpId id) {
         return (int)((ty_numel(t) * slot_bytes(t) + 7) / 8 * 8);
     }
     case OP_HISTOGRAM: return (int)(ty_numel(f->vals[op->results[0]].ty) * 4); /* the counters */
-    case OP_CONVERT_LAYOUT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS: {
+    case OP_CONVERT_LAYOUT:
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS:
+    case OP_RESHAPE:
+    case OP_TRANS: {
         IrType t = f->vals[op->operands[0]].ty;
-        if (!t.rank || t.dt == DT_SMEM || moves_is_local(f, id)) return 0; /* a buffer's trans is a view */
+        if (!t.rank || t.dt == DT_SMEM || moves_is_local(f, id))
+            return 0; /* a buffer's trans is a view */
         return (int)(ty_numel(t) * slot_bytes(t));
     }
-    case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: { /* the owner's old value, to its copies */
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: { /* the owner's old value, to its copies */
         IrType t = f->vals[op->operands[0]].ty;
         if (!t.rank) return 8;
         LinearLayout l;
         ir_layout_linear(f->mod, f->vals[op->operands[0]].layout, t, &l);
-        bool copies = ll_zero_mask(&l, LL_REG) || ll_zero_mask(&l, LL_LANE) || ll_zero_mask(&l, LL_WARP);
+        bool copies =
+            ll_zero_mask(&l, LL_REG) || ll_zero_mask(&l, LL_LANE) || ll_zero_mask(&l, LL_WARP);
         return copies ? (int)(ty_numel(t) * 8) : 0;
     }
     default: return 0;

@@ -39,7 +39,8 @@ bool moves_convert_is_local(const IrModule *m, uint32_t from, uint32_t to, IrTyp
  * touches, every other register's offset a multiple of the run's length, so the run's
  * first offset is aligned to it. The pieces a cp.async moves (consecutive registers,
  * which the global side needs too): the pipeliner's check and the lowering's copies. */
-int moves_smem_run(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes, int max_bytes);
+int moves_smem_run(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes,
+                   int max_bytes);
 
 /* The same for a move between registers and a buffer alone (local_alloc, local_store,
  * local_load): the register bits (any of them, in reg_bits[0..k)) whose offsets are
@@ -48,9 +49,8 @@ int moves_smem_run(const IrModule *m, uint32_t layout, uint32_t shared, IrType t
  * make one aligned vector of 2^k elements. Returns k. A tile moved between a row-major
  * and a column-major buffer holds its vectors along one dim in consecutive registers and
  * along the other in strided ones. */
-int moves_smem_vector(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes, int max_bytes,
-                      int *reg_bits);
-
+int moves_smem_vector(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes,
+                      int max_bytes, int *reg_bits);
 
 /* The scratch an op needs in shared memory, in bytes (0: none). */
 int moves_scratch_bytes(const IrFunc *f, OpId op);

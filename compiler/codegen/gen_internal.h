@@ -20,12 +20,12 @@
 /* A layout applied to a block shape, as the lowering uses it. */
 typedef struct GenLayout {
     uint32_t id;
-    IrType t;                          /* the shape (dtype ignored) */
+    IrType t; /* the shape (dtype ignored) */
     LinearLayout ll;
-    LLVMValueRef thread[NR_MAX_RANK];  /* the lane and warp part of each coordinate (i32) */
-    bool xor_dim[NR_MAX_RANK];         /* the register part shares bits with it: XOR, not add */
-    LLVMValueRef owner;                /* i1: this thread holds the first copy; NULL: no copies */
-    uint32_t reg_copies;               /* register bits whose basis is 0 */
+    LLVMValueRef thread[NR_MAX_RANK]; /* the lane and warp part of each coordinate (i32) */
+    bool xor_dim[NR_MAX_RANK];        /* the register part shares bits with it: XOR, not add */
+    LLVMValueRef owner;               /* i1: this thread holds the first copy; NULL: no copies */
+    uint32_t reg_copies;              /* register bits whose basis is 0 */
     bool have_thread, have_owner;
 } GenLayout;
 
@@ -44,21 +44,27 @@ typedef struct Gen {
     LLVMBasicBlockRef prologue;
     LLVMValueRef tid, lane, warp, smem;
     LLVMValueRef **regs; /* by ValId */
-    struct GenDivGuard { LLVMValueRef b, zero, neg1, safe; } div; /* the current op's division guards (llvm_elem.c) */
-    uint8_t *deep;       /* by ValId: a top-level scalar's depth in non-affine operations (llvm_gen.c) */
-    LLVMValueRef *cut, *cut_of; /* by ValId: what its splats give a deep scalar, and of which value */
+    struct GenDivGuard {
+        LLVMValueRef b, zero, neg1, safe;
+    } div;         /* the current op's division guards (llvm_elem.c) */
+    uint8_t *deep; /* by ValId: a top-level scalar's depth in non-affine operations (llvm_gen.c) */
+    LLVMValueRef *cut,
+        *cut_of; /* by ValId: what its splats give a deep scalar, and of which value */
     int *nregs;
     GenLayout **layouts; /* the layouts used, with their shapes */
     uint32_t nlayouts, caplayouts;
-    ValId *wide_pairs;   /* operand pairs of 32-bit umulhi ops (2 per pair) */
+    ValId *wide_pairs; /* operand pairs of 32-bit umulhi ops (2 per pair) */
     int nwide;
-    struct { LLVMValueRef a, b, lohi; } wide[64]; /* wide products made in wide_block */
+    struct {
+        LLVMValueRef a, b, lohi;
+    } wide[64]; /* wide products made in wide_block */
     int nwidecache;
     LLVMBasicBlockRef wide_block;
     LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, ptr1, ptr3, vd;
 } Gen;
 
-_Noreturn void gen_error(Gen *g, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+_Noreturn void gen_error(Gen *g, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* types and constants (llvm_types.c) */
 /* tensor descriptors (llvm_tma.c): a descriptor parameter's attributes (its LLVM type is
@@ -67,8 +73,8 @@ _Noreturn void gen_error(Gen *g, Loc loc, const char *fmt, ...) __attribute__((f
 void gen_tdesc_param_attrs(Gen *g, uint32_t param, IrType t);
 void gen_grid_constants(Gen *g);
 void gen_tma(Gen *g, OpId id);
-LLVMTypeRef gen_type(Gen *g, int dt);            /* element type in registers (i1 for i1) */
-LLVMTypeRef gen_mem_type(Gen *g, int dt);        /* element type in memory (i8 for i1) */
+LLVMTypeRef gen_type(Gen *g, int dt);     /* element type in registers (i1 for i1) */
+LLVMTypeRef gen_mem_type(Gen *g, int dt); /* element type in memory (i8 for i1) */
 LLVMValueRef gen_const(Gen *g, IrType t, const IrOp *op);
 LLVMValueRef gen_i32(Gen *g, int64_t v);
 /* x + c and x * c on i32, without emitting the identities */
@@ -88,8 +94,8 @@ LLVMValueRef gen_to_mem(Gen *g, LLVMValueRef v, int dt);   /* i1 -> i8 */
 LLVMValueRef gen_from_mem(Gen *g, LLVMValueRef v, int dt); /* i8 -> i1 */
 /* Inline PTX: asm text, constraints, result type (void for none), operands; side_effects
  * keeps LLVM from moving or dropping it (memory, barriers, asynchronous work). */
-LLVMValueRef gen_asm(Gen *g, const char *text, const char *cons, LLVMTypeRef ret, LLVMValueRef *args, int n,
-                     bool side_effects);
+LLVMValueRef gen_asm(Gen *g, const char *text, const char *cons, LLVMTypeRef ret,
+                     LLVMValueRef *args, int n, bool side_effects);
 /* x (i32) through a register move LLVM cannot see into, for the thread part of a
  * shared-memory address: each access then stays (thread part) XOR/+ (constant), where
  * InstCombine would push every constant into the lane and warp terms and rebuild the whole
@@ -106,8 +112,8 @@ LLVMValueRef *gen_alloc_regs(Gen *g, int n);
 
 /* layouts and positions (llvm_layout.c) */
 const GenLayout *gen_layout_of(Gen *g, uint32_t layout, IrType t);
-const GenLayout *gen_layout(Gen *g, ValId v);  /* v's layout and shape (a block) */
-int gen_nregs(Gen *g, ValId v);                 /* 1 for a scalar or a buffer */
+const GenLayout *gen_layout(Gen *g, ValId v); /* v's layout and shape (a block) */
+int gen_nregs(Gen *g, ValId v);               /* 1 for a scalar or a buffer */
 /* The coordinates (i32) of the element in register r of block v. */
 void gen_elem_pos(Gen *g, ValId v, int r, LLVMValueRef *coord);
 void gen_layout_pos(Gen *g, const GenLayout *gl, int r, LLVMValueRef *coord);
@@ -116,17 +122,18 @@ void gen_layout_pos(Gen *g, const GenLayout *gl, int r, LLVMValueRef *coord);
  * thread 0. */
 LLVMValueRef gen_unique(Gen *g, ValId v, int r);
 LLVMValueRef gen_layout_unique(Gen *g, const GenLayout *gl, int r);
-LLVMValueRef gen_thread_bits(Gen *g, LLVMValueRef x, const uint32_t *basis, int nbits, int shift, int len, bool *xor_out);
+LLVMValueRef gen_thread_bits(Gen *g, LLVMValueRef x, const uint32_t *basis, int nbits, int shift,
+                             int len, bool *xor_out);
 LLVMValueRef gen_linear(Gen *g, const LLVMValueRef *coord, IrType t); /* row-major index */
 LLVMValueRef gen_smem_ptr(Gen *g, int byte_offset, LLVMValueRef index, int elem_bytes);
-LLVMValueRef gen_and(Gen *g, LLVMValueRef a, LLVMValueRef b);   /* NULL is true */
+LLVMValueRef gen_and(Gen *g, LLVMValueRef a, LLVMValueRef b); /* NULL is true */
 void gen_barrier(Gen *g);
 /* position builder in the prologue for values that must dominate everything */
 LLVMBasicBlockRef gen_enter_prologue(Gen *g);
 void gen_leave_prologue(Gen *g, LLVMBasicBlockRef saved);
 
 /* shared memory (llvm_smem.c) */
-void gen_local(Gen *g, OpId id);         /* local_alloc/view/store/load, async_*, fence_async */
+void gen_local(Gen *g, OpId id); /* local_alloc/view/store/load, async_*, fence_async */
 /* A shared layout's element offset of row-major index bits: inv[k] for bit k. */
 void gen_shared_inverse(Gen *g, uint32_t shared, IrType t, uint32_t *inv);
 /* The elements one cp.async of async_copy op moves: the run of consecutive registers
@@ -135,20 +142,20 @@ void gen_shared_inverse(Gen *g, uint32_t shared, IrType t, uint32_t *inv);
 int gen_async_copy_width(const IrFunc *f, const AxisInfo *info, const IrOp *op, int *layout_run);
 
 /* op lowering */
-void gen_elementwise(Gen *g, OpId id);                  /* llvm_elem.c */
-void gen_memory(Gen *g, OpId id);                       /* llvm_mem.c */
-void gen_shape(Gen *g, OpId id);                        /* llvm_shape.c */
-void gen_reduce(Gen *g, OpId id);                       /* llvm_reduce.c */
-void gen_scan(Gen *g, OpId id);                         /* llvm_scan.c: scan, reduce_fn */
-void gen_sort(Gen *g, OpId id);                         /* llvm_sort.c: sort, flip */
-void gen_gather(Gen *g, OpId id);                       /* llvm_gather.c: gather, histogram */
-void gen_inline_asm(Gen *g, OpId id);                   /* llvm_inline_asm.c */
+void gen_elementwise(Gen *g, OpId id); /* llvm_elem.c */
+void gen_memory(Gen *g, OpId id);      /* llvm_mem.c */
+void gen_shape(Gen *g, OpId id);       /* llvm_shape.c */
+void gen_reduce(Gen *g, OpId id);      /* llvm_reduce.c */
+void gen_scan(Gen *g, OpId id);        /* llvm_scan.c: scan, reduce_fn */
+void gen_sort(Gen *g, OpId id);        /* llvm_sort.c: sort, flip */
+void gen_gather(Gen *g, OpId id);      /* llvm_gather.c: gather, histogram */
+void gen_inline_asm(Gen *g, OpId id);  /* llvm_inline_asm.c */
 /* llvm_axis.c: an axis's index bits (digits) in a layout (ir_layout_axis_separable) */
 typedef struct GenDigits {
-    int n;                         /* log2 of the axis's length */
-    int kind[LL_MAX_BITS];         /* LL_REG, LL_LANE or LL_WARP: the input bit carrying digit k */
-    int bit[LL_MAX_BITS];          /* which bit of it */
-    uint32_t basis[LL_MAX_BITS];   /* digit k's step of the row-major index */
+    int n;                       /* log2 of the axis's length */
+    int kind[LL_MAX_BITS];       /* LL_REG, LL_LANE or LL_WARP: the input bit carrying digit k */
+    int bit[LL_MAX_BITS];        /* which bit of it */
+    uint32_t basis[LL_MAX_BITS]; /* digit k's step of the row-major index */
 } GenDigits;
 void gen_axis_digits(Gen *g, const IrOp *op, ValId x, int axis, GenDigits *d);
 /* i1: digit k of register r's element is set in this thread */
@@ -157,21 +164,21 @@ LLVMValueRef gen_digit_set(Gen *g, const GenDigits *d, int k, int r);
  * the element whose index is r's XOR flip (an XOR of digits' bases): in place, by a
  * shuffle, or through op's scratch (n blocks of dtypes dts, one after another) when a warp
  * digit is in flip. */
-void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t flip, int n, const int *dts,
-                 LLVMValueRef *const *vals, LLVMValueRef **out);
+void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t flip, int n,
+                 const int *dts, LLVMValueRef *const *vals, LLVMValueRef **out);
 /* llvm_reduce.c: x from the lane whose id differs by mask (shfl.sync.bfly; any scalar
  * type: 64 bits as two halves, narrower ones widened) */
 LLVMValueRef gen_shfl_xor(Gen *g, LLVMValueRef x, int mask);
 /* llvm_shape.c: stores val at ptr where cond holds (NULL: always) */
 void gen_store_if(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr, unsigned align);
-void gen_dot(Gen *g, OpId id);                          /* llvm_dot.c (CUDA cores) or llvm_mma.c */
-void gen_mma(Gen *g, OpId id);                          /* llvm_mma.c: mma.sync, wgmma, dot_wait */
+void gen_dot(Gen *g, OpId id); /* llvm_dot.c (CUDA cores) or llvm_mma.c */
+void gen_mma(Gen *g, OpId id); /* llvm_mma.c: mma.sync, wgmma, dot_wait */
 /* llvm_mma.c: after LLVM's passes, each wgmma.wait_group moves up past the pure
  * instructions before it (ptxas serialises wgmmas otherwise) */
 void gen_hoist_wgmma_waits(LLVMModuleRef M, LLVMBuilderRef B);
-void gen_region(Gen *g, RegionId r);                    /* llvm_gen.c */
-void gen_control(Gen *g, OpId id);                      /* llvm_control.c */
-void gen_debug(Gen *g, OpId id);                        /* llvm_debug.c: assert, print */
+void gen_region(Gen *g, RegionId r);                              /* llvm_gen.c */
+void gen_control(Gen *g, OpId id);                                /* llvm_control.c */
+void gen_debug(Gen *g, OpId id);                                  /* llvm_debug.c: assert, print */
 LLVMValueRef gen_sincos_f32(Gen *g, LLVMValueRef x, bool cosine); /* llvm_math.c */
 /* llvm_fp8.c: fp8 values are i8 registers. A cvt from or to an fp8 type of n registers at
  * once (pairs go through one instruction where the target has them); an fp8 constant. */

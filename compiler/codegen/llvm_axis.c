@@ -17,7 +17,9 @@ void gen_axis_digits(Gen *g, const IrOp *op, ValId x, int axis, GenDigits *d) {
     const GenLayout *xl = gen_layout(g, x);
     const LinearLayout *l = &xl->ll;
     if (!ir_layout_axis_separable(g->m, xl->id, ir_type(g->f, x), axis))
-        gen_error(g, op->loc, "internal error: '%s' over a layout that mixes the axis with other dims", ir_op_info[op->code].name);
+        gen_error(g, op->loc,
+                  "internal error: '%s' over a layout that mixes the axis with other dims",
+                  ir_op_info[op->code].name);
     int shift = ll_dim_shift(l, axis);
     d->n = l->log2shape[axis];
     for (int k = 0; k < d->n; k++) {
@@ -26,14 +28,16 @@ void gen_axis_digits(Gen *g, const IrOp *op, ValId x, int axis, GenDigits *d) {
         for (int in = 0; in < LL_NIN; in++)
             for (int i = 0; i < l->nbits[in]; i++)
                 if (l->basis[in][i] == d->basis[k]) d->kind[k] = in, d->bit[k] = i;
-        if (d->kind[k] < 0) gen_error(g, op->loc, "internal error: axis bit %d is in no register, lane or warp", k);
+        if (d->kind[k] < 0)
+            gen_error(g, op->loc, "internal error: axis bit %d is in no register, lane or warp", k);
     }
 }
 
 LLVMValueRef gen_digit_set(Gen *g, const GenDigits *d, int k, int r) {
     if (d->kind[k] == LL_REG) return LLVMConstInt(g->i1, (unsigned)(r >> d->bit[k]) & 1, 0);
     LLVMValueRef id = d->kind[k] == LL_LANE ? g->lane : g->warp;
-    return LLVMBuildICmp(g->B, LLVMIntNE, LLVMBuildAnd(g->B, id, gen_i32(g, 1 << d->bit[k]), ""), gen_i32(g, 0), "");
+    return LLVMBuildICmp(g->B, LLVMIntNE, LLVMBuildAnd(g->B, id, gen_i32(g, 1 << d->bit[k]), ""),
+                         gen_i32(g, 0), "");
 }
 
 /* The element index (row-major) of register r of x, as an i32. */
@@ -43,8 +47,8 @@ static LLVMValueRef elem_index(Gen *g, ValId x, int r) {
     return gen_linear(g, c, ir_type(g->f, x));
 }
 
-void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t flip, int n, const int *dts,
-                 LLVMValueRef *const *vals, LLVMValueRef **out) {
+void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t flip, int n,
+                 const int *dts, LLVMValueRef *const *vals, LLVMValueRef **out) {
     const GenLayout *xl = gen_layout(g, x);
     int nregs = 1 << xl->ll.nbits[LL_REG];
     uint32_t live = (uint32_t)(nregs - 1) & ~xl->reg_copies, rx = 0, lx = 0, wx = 0;
@@ -73,7 +77,9 @@ void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t f
         }
         return;
     }
-    if (!op->smem_size) gen_error(g, op->loc, "internal error: '%s' across warps without shared memory", ir_op_info[op->code].name);
+    if (!op->smem_size)
+        gen_error(g, op->loc, "internal error: '%s' across warps without shared memory",
+                  ir_op_info[op->code].name);
     int64_t numel = ty_numel(ir_type(g->f, x));
     int off[16], eb[16];
     if (n > 16) gen_error(g, op->loc, "internal error: an exchange of more than 16 blocks");
@@ -88,14 +94,16 @@ void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t f
         if (once && LLVMIsAConstantInt(once) && !LLVMConstIntGetZExtValue(once)) continue;
         LLVMValueRef idx = elem_index(g, x, r);
         for (int j = 0; j < n; j++)
-            gen_store_if(g, once, gen_to_mem(g, vals[j][r], dts[j]), gen_smem_ptr(g, off[j], idx, eb[j]), (unsigned)eb[j]);
+            gen_store_if(g, once, gen_to_mem(g, vals[j][r], dts[j]),
+                         gen_smem_ptr(g, off[j], idx, eb[j]), (unsigned)eb[j]);
     }
     gen_barrier(g);
     for (int r = 0; r < nregs; r++) {
         if ((uint32_t)r & ~live) continue;
         LLVMValueRef idx = LLVMBuildXor(g->B, elem_index(g, x, r), gen_i32(g, (int64_t)flip), "");
         for (int j = 0; j < n; j++) {
-            LLVMValueRef v = LLVMBuildLoad2(g->B, gen_mem_type(g, dts[j]), gen_smem_ptr(g, off[j], idx, eb[j]), "");
+            LLVMValueRef v = LLVMBuildLoad2(g->B, gen_mem_type(g, dts[j]),
+                                            gen_smem_ptr(g, off[j], idx, eb[j]), "");
             LLVMSetAlignment(v, (unsigned)eb[j]);
             out[j][r] = gen_from_mem(g, v, dts[j]);
         }

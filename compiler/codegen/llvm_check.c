@@ -37,7 +37,8 @@ typedef struct Check {
     bool ok;
 } Check;
 
-__attribute__((format(printf, 3, 4))) static void bad(Check *C, const IrOp *op, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static void bad(Check *C, const IrOp *op, const char *fmt,
+                                                      ...) {
     va_list ap;
     va_start(ap, fmt);
     diag_verror(C->diag, op->loc, fmt, ap);
@@ -47,7 +48,9 @@ __attribute__((format(printf, 3, 4))) static void bad(Check *C, const IrOp *op, 
 
 static const char *name(const IrOp *op) { return ir_op_info[op->code].name; }
 static IrType T(const Check *C, ValId v) { return C->f->vals[v].ty; }
-static const IrLayout *layout(const Check *C, ValId v) { return &C->m->layouts[C->f->vals[v].layout]; }
+static const IrLayout *layout(const Check *C, ValId v) {
+    return &C->m->layouts[C->f->vals[v].layout];
+}
 
 /* ---- shared memory ---- */
 
@@ -84,17 +87,25 @@ static void check_smem(Check *C, OpId id) {
     int align, need = moves_smem_bytes(C->f, id, &align);
     if (need <= 0) return;
     if (!op->smem_size)
-        bad(C, op, "'%s' needs %d bytes of shared memory and has none (smem = [offset, bytes]): gpu-alloc-shared "
-            "places it", name(op), need);
+        bad(C, op,
+            "'%s' needs %d bytes of shared memory and has none (smem = [offset, bytes]): "
+            "gpu-alloc-shared "
+            "places it",
+            name(op), need);
     else if (op->smem_size < need)
-        bad(C, op, "'%s' needs %d bytes of shared memory, and its smem gives %d: gpu-alloc-shared sizes it", name(op),
-            need, op->smem_size);
+        bad(C, op,
+            "'%s' needs %d bytes of shared memory, and its smem gives %d: gpu-alloc-shared sizes "
+            "it",
+            name(op), need, op->smem_size);
     else if (op->smem_offset % 16)
-        bad(C, op, "the shared memory of '%s' starts at %d, which is not a multiple of 16 bytes", name(op),
-            op->smem_offset);
+        bad(C, op, "the shared memory of '%s' starts at %d, which is not a multiple of 16 bytes",
+            name(op), op->smem_offset);
     else if (C->hw_swizzle[id] && op->smem_offset % align)
-        bad(C, op, "the buffer of '%s' is read through its swizzle by wgmma or TMA, so it must start at a multiple of %d "
-            "bytes, not at %d", name(op), align, op->smem_offset);
+        bad(C, op,
+            "the buffer of '%s' is read through its swizzle by wgmma or TMA, so it must start at a "
+            "multiple of %d "
+            "bytes, not at %d",
+            name(op), align, op->smem_offset);
 }
 
 /* ---- dots ---- */
@@ -112,20 +123,24 @@ static void check_tile(Check *C, const IrOp *op, const char *what, int tm, int t
     IrType a = T(C, op->operands[0]), r = T(C, op->results[0]);
     int M = r.shape[0], N = r.shape[1], K = a.shape[1];
     if (M < tm || N < tn || K < k)
-        bad(C, op, "'%s' of %dx%dx%d (MxNxK) is smaller than %s, %dx%dx%d", name(op), M, N, K, what, tm, tn, k);
+        bad(C, op, "'%s' of %dx%dx%d (MxNxK) is smaller than %s, %dx%dx%d", name(op), M, N, K, what,
+            tm, tn, k);
 }
 
 static void check_mma_sync(Check *C, const IrOp *op) {
     for (int i = 0; i < 2; i++)
         if (!in_dot_op(C, op->operands[i])) {
-            bad(C, op, "mma.sync takes A and B in registers, in the result's dot_op layouts, and operand #%d is %s: "
-                "gpu-lower-dot-operands puts it there", i,
-                T(C, op->operands[i]).dt == DT_SMEM ? "a buffer" : "in another layout");
+            bad(C, op,
+                "mma.sync takes A and B in registers, in the result's dot_op layouts, and operand "
+                "#%d is %s: "
+                "gpu-lower-dot-operands puts it there",
+                i, T(C, op->operands[i]).dt == DT_SMEM ? "a buffer" : "in another layout");
             return;
         }
     int dt = T(C, op->operands[0]).dt;
     if (dt_is_fp8(dt)) {
-        bad(C, op, "mma.sync has no %s form: gpu-lower-dot-operands widens fp8 operands to fp16", dt_name(dt));
+        bad(C, op, "mma.sync has no %s form: gpu-lower-dot-operands widens fp8 operands to fp16",
+            dt_name(dt));
         return;
     }
     check_tile(C, op, "one mma.sync instruction", 16, 8, 8 * layout(C, op->operands[0])->k_width);
@@ -139,23 +154,33 @@ static void check_wgmma_buffer(Check *C, const IrOp *op, int idx) {
     IrType t = T(C, x);
     const IrLayout *l = layout(C, x);
     if (!wgmma_buffer_ok(C->m, C->f->vals[x].layout, t))
-        bad(C, op, "wgmma reads operand #%d through a matrix descriptor, which needs a shared layout of rows of 32, 64 "
-            "or 128 bytes swizzled in 16-byte chunks (vec * element size = 16, per_phase * max_phase = 8): "
-            "gpu-lower-dot-operands makes one", idx);
+        bad(C, op,
+            "wgmma reads operand #%d through a matrix descriptor, which needs a shared layout of "
+            "rows of 32, 64 "
+            "or 128 bytes swizzled in 16-byte chunks (vec * element size = 16, per_phase * "
+            "max_phase = 8): "
+            "gpu-lower-dot-operands makes one",
+            idx);
     else if (dt_bits(t.pointee) != 16 && l->order[0] != (idx == 0 ? 1 : 0))
-        bad(C, op, "wgmma reads %s operands only with K contiguous, and operand #%d runs along %s: "
-            "gpu-lower-dot-operands stages it K-major", dt_name(t.pointee), idx, idx == 0 ? "M" : "N");
+        bad(C, op,
+            "wgmma reads %s operands only with K contiguous, and operand #%d runs along %s: "
+            "gpu-lower-dot-operands stages it K-major",
+            dt_name(t.pointee), idx, idx == 0 ? "M" : "N");
 }
 
 static void check_wgmma(Check *C, const IrOp *op, const IrLayout *r) {
     if (T(C, op->operands[1]).dt != DT_SMEM) {
-        bad(C, op, "wgmma reads B from shared memory, and operand #1 is in registers: gpu-lower-dot-operands puts it "
+        bad(C, op,
+            "wgmma reads B from shared memory, and operand #1 is in registers: "
+            "gpu-lower-dot-operands puts it "
             "there");
         return;
     }
     ValId a = op->operands[0];
     if (T(C, a).dt != DT_SMEM && !in_dot_op(C, a)) {
-        bad(C, op, "wgmma reads A from shared memory or from registers in the result's dot_op layout, and operand #0 "
+        bad(C, op,
+            "wgmma reads A from shared memory or from registers in the result's dot_op layout, and "
+            "operand #0 "
             "is in another layout: gpu-lower-dot-operands puts it there");
         return;
     }
@@ -170,27 +195,40 @@ static void check_dot(Check *C, const IrOp *op) {
     if (r->kind == LAYOUT_MMA) return check_mma_sync(C, op);
     for (int i = 0; i < 2; i++)
         if (T(C, op->operands[i]).dt != DT_SMEM) {
-            bad(C, op, "a dot on the CUDA cores (its result not in an mma layout) reads A and B from shared memory, "
-                "and operand #%d is in registers: gpu-lower-dot-operands puts it there", i);
+            bad(C, op,
+                "a dot on the CUDA cores (its result not in an mma layout) reads A and B from "
+                "shared memory, "
+                "and operand #%d is in registers: gpu-lower-dot-operands puts it there",
+                i);
             return;
         }
     int dt = elem_dt(T(C, op->operands[0]));
     if (dt_is_fp8(dt))
-        bad(C, op, "the CUDA cores have no %s dot: gpu-lower-dot-operands widens fp8 operands to fp16", dt_name(dt));
+        bad(C, op,
+            "the CUDA cores have no %s dot: gpu-lower-dot-operands widens fp8 operands to fp16",
+            dt_name(dt));
 }
 
 /* ---- cp.async ---- */
 
 static void check_async_copy(Check *C, const IrOp *op) {
-    int run, eb = dt_bytes(T(C, op->operands[1]).pointee), v = gen_async_copy_width(C->f, C->info, op, &run);
+    int run, eb = dt_bytes(T(C, op->operands[1]).pointee),
+             v = gen_async_copy_width(C->f, C->info, op, &run);
     if (v * eb >= 4) return;
     if (run * eb < 4)
-        bad(C, op, "'async_copy' of %d-byte pieces: a thread's runs of elements consecutive in its pointers' layout "
-            "and in the buffer are %d long, and cp.async copies 4, 8 or 16 bytes", run * eb, run);
+        bad(C, op,
+            "'async_copy' of %d-byte pieces: a thread's runs of elements consecutive in its "
+            "pointers' layout "
+            "and in the buffer are %d long, and cp.async copies 4, 8 or 16 bytes",
+            run * eb, run);
     else
-        bad(C, op, "'async_copy' of %d-byte pieces: the alignment facts prove its pointers contiguous and aligned over "
-            "only %d byte%s, and cp.async copies 4, 8 or 16 bytes (the facts start from the parameters' "
-            "divisibility: --param-divisibility=16 may prove more)", v * eb, v * eb, v * eb == 1 ? "" : "s");
+        bad(C, op,
+            "'async_copy' of %d-byte pieces: the alignment facts prove its pointers contiguous and "
+            "aligned over "
+            "only %d byte%s, and cp.async copies 4, 8 or 16 bytes (the facts start from the "
+            "parameters' "
+            "divisibility: --param-divisibility=16 may prove more)",
+            v * eb, v * eb, v * eb == 1 ? "" : "s");
 }
 
 /* ---- TMA ---- */
@@ -203,15 +241,20 @@ static void check_tma(Check *C, const IrOp *op) {
     char ts[96];
     ty_str(t, ts, sizeof ts);
     if (!gpu_tma_plan(t, &plan)) {
-        bad(C, op, "'%s': TMA cannot copy tiles of %s (rank 2 to 4, rows of at least 32 bytes, box dims up to 256): "
-            "gpu-lower-tma copies them with loads and stores", name(op), ts);
+        bad(C, op,
+            "'%s': TMA cannot copy tiles of %s (rank 2 to 4, rows of at least 32 bytes, box dims "
+            "up to 256): "
+            "gpu-lower-tma copies them with loads and stores",
+            name(op), ts);
         return;
     }
     IrLayout want = gpu_tma_shared_layout(t, &plan);
     if (!ir_layout_equal(layout(C, buf), &want))
-        bad(C, op, "'%s': the buffer's shared layout is not the one TMA copies tiles of %s through (vec=%d, "
-            "per_phase=%d, max_phase=%d, atom=%d, the last dim contiguous)", name(op), ts, want.vec, want.per_phase,
-            want.max_phase, want.atom);
+        bad(C, op,
+            "'%s': the buffer's shared layout is not the one TMA copies tiles of %s through "
+            "(vec=%d, "
+            "per_phase=%d, max_phase=%d, atom=%d, the last dim contiguous)",
+            name(op), ts, want.vec, want.per_phase, want.max_phase, want.atom);
 }
 
 /* ---- the walk ---- */
@@ -220,10 +263,14 @@ static void check_op(Check *C, OpId id) {
     const IrOp *op = &C->f->ops[id];
     check_smem(C, id);
     switch (op->code) {
-    case OP_DOT: case OP_DOT_ASYNC: check_dot(C, op); return;
+    case OP_DOT:
+    case OP_DOT_ASYNC: check_dot(C, op); return;
     case OP_ASYNC_COPY: check_async_copy(C, op); return;
-    case OP_TMA_LOAD: case OP_TMA_STORE: check_tma(C, op); return;
-    case OP_CALL: bad(C, op, "'call' reached the code generator: inline every call before the GPU passes"); return;
+    case OP_TMA_LOAD:
+    case OP_TMA_STORE: check_tma(C, op); return;
+    case OP_CALL:
+        bad(C, op, "'call' reached the code generator: inline every call before the GPU passes");
+        return;
     default: return;
     }
 }

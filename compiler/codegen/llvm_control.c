@@ -19,7 +19,8 @@ static LLVMValueRef **make_phis(Gen *g, const ValId *targets, uint32_t n) {
     return phis;
 }
 
-static void add_incoming(Gen *g, LLVMValueRef **phis, const ValId *from, uint32_t n, LLVMBasicBlockRef bb) {
+static void add_incoming(Gen *g, LLVMValueRef **phis, const ValId *from, uint32_t n,
+                         LLVMBasicBlockRef bb) {
     for (uint32_t i = 0; i < n; i++) {
         int k;
         LLVMValueRef *v = gen_vals(g, from[i], &k);
@@ -37,7 +38,8 @@ static void gen_for(Gen *g, OpId id) {
     RegionId body = op->region[0];
     IrRegion *reg = &g->f->regions[body];
     uint32_t nc = op->nopnds - 3;
-    LLVMValueRef lb = gen_vals(g, op->operands[0], NULL)[0], ub = gen_vals(g, op->operands[1], NULL)[0];
+    LLVMValueRef lb = gen_vals(g, op->operands[0], NULL)[0],
+                 ub = gen_vals(g, op->operands[1], NULL)[0];
     LLVMValueRef step = gen_vals(g, op->operands[2], NULL)[0];
     bool sgn = dt_is_signed(ir_type(g->f, op->operands[0]).dt);
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->B);
@@ -66,7 +68,8 @@ static void gen_for(Gen *g, OpId id) {
     add_incoming(g, phis + 1, y->operands, y->nopnds, end);
     LLVMBuildBr(g->B, head);
     LLVMPositionBuilderAtEnd(g->B, exit);
-    for (uint32_t i = 0; i < op->nres; i++) gen_set(g, op->results[i], phis[i + 1], nregs(g, op->results[i]));
+    for (uint32_t i = 0; i < op->nres; i++)
+        gen_set(g, op->results[i], phis[i + 1], nregs(g, op->results[i]));
 }
 
 static void gen_if(Gen *g, OpId id) {

@@ -50,7 +50,9 @@ static void gen_print(Gen *g, IrOp *op) {
         int n;
         LLVMValueRef *regs = gen_vals(g, v, &n);
         bool fl = dt_is_float(t.dt);
-        const char *fmt = fl ? "pid (%d, %d, %d) %s%f\n" : op->attr[0] ? "pid (%d, %d, %d) %s0x%llx\n" : "pid (%d, %d, %d) %s%lld\n";
+        const char *fmt = fl            ? "pid (%d, %d, %d) %s%f\n"
+                          : op->attr[0] ? "pid (%d, %d, %d) %s0x%llx\n"
+                                        : "pid (%d, %d, %d) %s%lld\n";
         LLVMValueRef fs = cstring(g, fmt), prefix = cstring(g, op->sattr ? op->sattr : "");
         LLVMTypeRef fields[5] = {g->i32, g->i32, g->i32, p0, fl ? g->f64 : g->i64};
         LLVMTypeRef st = LLVMStructTypeInContext(g->C, fields, 5, 0);
@@ -58,15 +60,18 @@ static void gen_print(Gen *g, IrOp *op) {
             LLVMBasicBlockRef saved = gen_enter_prologue(g);
             LLVMValueRef buf = LLVMBuildAlloca(g->B, st, "");
             gen_leave_prologue(g, saved);
-            LLVMValueRef vals[5] = {gen_intrinsic(g, "llvm.nvvm.read.ptx.sreg.ctaid.x", g->i32, NULL, 0),
-                                    gen_intrinsic(g, "llvm.nvvm.read.ptx.sreg.ctaid.y", g->i32, NULL, 0),
-                                    gen_intrinsic(g, "llvm.nvvm.read.ptx.sreg.ctaid.z", g->i32, NULL, 0), prefix,
-                                    fl ? LLVMBuildFPExt(g->B, regs[i], g->f64, "")
-                                       : (dt_is_signed(t.dt) ? LLVMBuildSExt(g->B, regs[i], g->i64, "") : LLVMBuildZExt(g->B, regs[i], g->i64, ""))};
+            LLVMValueRef vals[5] = {
+                gen_intrinsic(g, "llvm.nvvm.read.ptx.sreg.ctaid.x", g->i32, NULL, 0),
+                gen_intrinsic(g, "llvm.nvvm.read.ptx.sreg.ctaid.y", g->i32, NULL, 0),
+                gen_intrinsic(g, "llvm.nvvm.read.ptx.sreg.ctaid.z", g->i32, NULL, 0), prefix,
+                fl ? LLVMBuildFPExt(g->B, regs[i], g->f64, "")
+                   : (dt_is_signed(t.dt) ? LLVMBuildSExt(g->B, regs[i], g->i64, "")
+                                         : LLVMBuildZExt(g->B, regs[i], g->i64, ""))};
             if (!fl && t.dt == DT_I64) vals[4] = regs[i];
             if (!fl && t.dt == DT_PTR) vals[4] = LLVMBuildPtrToInt(g->B, regs[i], g->i64, "");
             if (fl && t.dt == DT_FP64) vals[4] = regs[i];
-            for (unsigned f = 0; f < 5; f++) LLVMBuildStore(g->B, vals[f], LLVMBuildStructGEP2(g->B, st, buf, f, ""));
+            for (unsigned f = 0; f < 5; f++)
+                LLVMBuildStore(g->B, vals[f], LLVMBuildStructGEP2(g->B, st, buf, f, ""));
             LLVMValueRef args[2] = {fs, LLVMBuildAddrSpaceCast(g->B, buf, p0, "")};
             LLVMValueRef once = gen_unique(g, v, i); /* a replicated element prints once */
             LLVMBasicBlockRef yes = NULL, done = NULL;

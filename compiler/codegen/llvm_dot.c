@@ -29,15 +29,15 @@ static LLVMValueRef widen(Gen *g, LLVMValueRef x, int dt) {
 
 /* One operand: the result dim it spans (0: A's rows, 1: B's columns), its buffer. */
 typedef struct Operand {
-    int rdim;                     /* the result dim */
-    int odim, kdim;               /* the operand's dims for it and for k */
-    uint32_t inv[LL_MAX_BITS];    /* its shared layout's inverse */
-    LinearLayout shape;           /* the operand's block shape (index <-> coordinates) */
-    LLVMValueRef thread;          /* the offset part of this thread's coordinate */
+    int rdim;                  /* the result dim */
+    int odim, kdim;            /* the operand's dims for it and for k */
+    uint32_t inv[LL_MAX_BITS]; /* its shared layout's inverse */
+    LinearLayout shape;        /* the operand's block shape (index <-> coordinates) */
+    LLVMValueRef thread;       /* the offset part of this thread's coordinate */
     bool xor_thread;
-    int ncoord;                   /* distinct register constants along rdim */
-    uint32_t coord[1 << 12];      /* their coordinate parts */
-    int run[1 << 12];             /* vector length starting at each (0: inside a run) */
+    int ncoord;              /* distinct register constants along rdim */
+    uint32_t coord[1 << 12]; /* their coordinate parts */
+    int run[1 << 12];        /* vector length starting at each (0: inside a run) */
 } Operand;
 
 static int cmp_u32(const void *a, const void *b) {
@@ -82,7 +82,8 @@ static void setup(Gen *g, Operand *o, ValId buf, const GenLayout *rl, int rdim) 
     qsort(cs, (size_t)n, sizeof *cs, cmp_u32);
     for (int r = 0; r < n; r++)
         if (!r || cs[r] != cs[r - 1]) {
-            if (o->ncoord == (int)(sizeof o->coord / sizeof o->coord[0])) NR_DIE("dot: too many rows per thread");
+            if (o->ncoord == (int)(sizeof o->coord / sizeof o->coord[0]))
+                NR_DIE("dot: too many rows per thread");
             o->coord[o->ncoord++] = cs[r];
             reg_bits |= coord_offset(o, cs[r]);
         }
@@ -91,9 +92,11 @@ static void setup(Gen *g, Operand *o, ValId buf, const GenLayout *rl, int rdim) 
     for (int i = 0; i < o->ncoord;) {
         int v = 1;
         uint32_t base = coord_offset(o, o->coord[i]);
-        while (v < 4 && i + 2 * v <= o->ncoord && !(base & (2 * v - 1)) && !(thread_bits & (2 * v - 1))) {
+        while (v < 4 && i + 2 * v <= o->ncoord && !(base & (2 * v - 1)) &&
+               !(thread_bits & (2 * v - 1))) {
             bool ok = true;
-            for (int k = 0; k < 2 * v && ok; k++) ok = coord_offset(o, o->coord[i + k]) == base + (uint32_t)k;
+            for (int k = 0; k < 2 * v && ok; k++)
+                ok = coord_offset(o, o->coord[i + k]) == base + (uint32_t)k;
             if (!ok) break;
             v *= 2;
         }
@@ -103,7 +106,8 @@ static void setup(Gen *g, Operand *o, ValId buf, const GenLayout *rl, int rdim) 
 }
 
 /* Loads the operand's elements at step k: vals[j] for coordinate j. */
-static void load_k(Gen *g, const Operand *o, LLVMValueRef base, int dt, LLVMValueRef k, LLVMValueRef *vals) {
+static void load_k(Gen *g, const Operand *o, LLVMValueRef base, int dt, LLVMValueRef k,
+                   LLVMValueRef *vals) {
     int eb = dt_bytes(dt), lk = o->shape.log2shape[o->kdim];
     uint32_t kb[LL_MAX_BITS];
     for (int j = 0; j < lk; j++) {
@@ -118,12 +122,16 @@ static void load_k(Gen *g, const Operand *o, LLVMValueRef base, int dt, LLVMValu
     for (int i = 0; i < o->ncoord; i += o->run[i]) {
         int v = o->run[i];
         uint32_t c = coord_offset(o, o->coord[i]);
-        LLVMValueRef off = o->xor_thread && c ? LLVMBuildXor(g->B, part, gen_i32(g, c), "") : gen_add_const(g, part, c);
+        LLVMValueRef off = o->xor_thread && c ? LLVMBuildXor(g->B, part, gen_i32(g, c), "")
+                                              : gen_add_const(g, part, c);
         off = gen_mul_const(g, off, eb);
         LLVMValueRef ptr = LLVMBuildGEP2(g->B, g->i8, base, &off, 1, "");
-        LLVMValueRef ld = LLVMBuildLoad2(g->B, v == 1 ? et : LLVMVectorType(et, (unsigned)v), ptr, "");
+        LLVMValueRef ld =
+            LLVMBuildLoad2(g->B, v == 1 ? et : LLVMVectorType(et, (unsigned)v), ptr, "");
         LLVMSetAlignment(ld, (unsigned)(eb * v));
-        for (int j = 0; j < v; j++) vals[i + j] = widen(g, v == 1 ? ld : LLVMBuildExtractElement(g->B, ld, gen_i32(g, j), ""), dt);
+        for (int j = 0; j < v; j++)
+            vals[i + j] =
+                widen(g, v == 1 ? ld : LLVMBuildExtractElement(g->B, ld, gen_i32(g, j), ""), dt);
     }
 }
 
@@ -142,7 +150,8 @@ static void fma_dot(Gen *g, OpId id) {
     ValId a = op->operands[0], b = op->operands[1], c = op->operands[2], r = op->results[0];
     IrType at = ir_type(g->f, a);
     if (at.dt != DT_SMEM || ir_type(g->f, b).dt != DT_SMEM)
-        gen_error(g, op->loc, "internal error: a CUDA-core dot needs its operands in shared memory");
+        gen_error(g, op->loc,
+                  "internal error: a CUDA-core dot needs its operands in shared memory");
     int dt = at.pointee, K = at.shape[1];
     bool fl = dt != DT_I8;
     const GenLayout *rl = gen_layout(g, r);
@@ -169,7 +178,8 @@ static void fma_dot(Gen *g, OpId id) {
     uint32_t mm = (1u << rl->ll.log2shape[0]) - 1, mn = (1u << rl->ll.log2shape[1]) - 1;
     for (int i = 0; i < n; i++) {
         uint32_t f = ll_apply_dim(&rl->ll, LL_REG, (uint32_t)i);
-        LLVMValueRef x = av[find_coord(oa, (f >> shm) & mm)], y = bv[find_coord(ob, (f >> shn) & mn)];
+        LLVMValueRef x = av[find_coord(oa, (f >> shm) & mm)],
+                     y = bv[find_coord(ob, (f >> shn) & mn)];
         next[i] = fl ? gen_intrinsic(g, "llvm.fma.f32", g->f32, (LLVMValueRef[]){x, y, phi[i]}, 3)
                      : LLVMBuildAdd(g->B, LLVMBuildMul(g->B, x, y, ""), phi[i], "");
     }

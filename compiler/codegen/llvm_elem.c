@@ -32,12 +32,14 @@ static LLVMValueRef int_div(Gen *g, int code, int dt, LLVMValueRef a, LLVMValueR
     g->div = d;
     LLVMValueRef zero = zero_of(b);
     if (sgn) {
-        LLVMValueRef q = code == OP_IDIV ? LLVMBuildSDiv(g->B, a, d.safe, "") : LLVMBuildSRem(g->B, a, d.safe, "");
+        LLVMValueRef q = code == OP_IDIV ? LLVMBuildSDiv(g->B, a, d.safe, "")
+                                         : LLVMBuildSRem(g->B, a, d.safe, "");
         LLVMValueRef alt = code == OP_IDIV ? LLVMBuildNeg(g->B, a, "") : zero;
         q = LLVMBuildSelect(g->B, d.neg1, alt, q, "");
         return LLVMBuildSelect(g->B, d.zero, zero, q, "");
     }
-    LLVMValueRef q = code == OP_IDIV ? LLVMBuildUDiv(g->B, a, d.safe, "") : LLVMBuildURem(g->B, a, d.safe, "");
+    LLVMValueRef q =
+        code == OP_IDIV ? LLVMBuildUDiv(g->B, a, d.safe, "") : LLVMBuildURem(g->B, a, d.safe, "");
     return LLVMBuildSelect(g->B, d.zero, zero, q, "");
 }
 
@@ -46,7 +48,8 @@ static LLVMValueRef shift(Gen *g, int code, int dt, LLVMValueRef a, LLVMValueRef
     LLVMTypeRef ty = LLVMTypeOf(a);
     LLVMValueRef big = LLVMBuildICmp(g->B, LLVMIntUGE, b, LLVMConstInt(ty, (unsigned)w, 0), "");
     LLVMValueRef amt = LLVMBuildSelect(g->B, big, zero_of(b), b, "");
-    if (code == OP_SHL) return LLVMBuildSelect(g->B, big, zero_of(a), LLVMBuildShl(g->B, a, amt, ""), "");
+    if (code == OP_SHL)
+        return LLVMBuildSelect(g->B, big, zero_of(a), LLVMBuildShl(g->B, a, amt, ""), "");
     if (dt_is_signed(dt)) {
         LLVMValueRef fill = LLVMBuildAShr(g->B, a, LLVMConstInt(ty, (unsigned)(w - 1), 0), "");
         return LLVMBuildSelect(g->B, big, fill, LLVMBuildAShr(g->B, a, amt, ""), "");
@@ -55,10 +58,19 @@ static LLVMValueRef shift(Gen *g, int code, int dt, LLVMValueRef a, LLVMValueRef
 }
 
 static LLVMValueRef minmax(Gen *g, bool is_max, int dt, LLVMValueRef a, LLVMValueRef b) {
-    if (dt_is_float(dt)) return gen_intrinsic(g, is_max ? (dt == DT_FP64 ? "llvm.maxnum.f64" : dt == DT_FP32 ? "llvm.maxnum.f32" : dt == DT_FP16 ? "llvm.maxnum.f16" : "llvm.maxnum.bf16")
-                                                         : (dt == DT_FP64 ? "llvm.minnum.f64" : dt == DT_FP32 ? "llvm.minnum.f32" : dt == DT_FP16 ? "llvm.minnum.f16" : "llvm.minnum.bf16"),
-                                              LLVMTypeOf(a), (LLVMValueRef[]){a, b}, 2);
-    LLVMIntPredicate p = dt_is_signed(dt) ? (is_max ? LLVMIntSGT : LLVMIntSLT) : (is_max ? LLVMIntUGT : LLVMIntULT);
+    if (dt_is_float(dt))
+        return gen_intrinsic(g,
+                             is_max ? (dt == DT_FP64   ? "llvm.maxnum.f64"
+                                       : dt == DT_FP32 ? "llvm.maxnum.f32"
+                                       : dt == DT_FP16 ? "llvm.maxnum.f16"
+                                                       : "llvm.maxnum.bf16")
+                                    : (dt == DT_FP64   ? "llvm.minnum.f64"
+                                       : dt == DT_FP32 ? "llvm.minnum.f32"
+                                       : dt == DT_FP16 ? "llvm.minnum.f16"
+                                                       : "llvm.minnum.bf16"),
+                             LLVMTypeOf(a), (LLVMValueRef[]){a, b}, 2);
+    LLVMIntPredicate p =
+        dt_is_signed(dt) ? (is_max ? LLVMIntSGT : LLVMIntSLT) : (is_max ? LLVMIntUGT : LLVMIntULT);
     return LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, p, a, b, ""), a, b, "");
 }
 
@@ -74,9 +86,10 @@ static LLVMValueRef wide_mul(Gen *g, LLVMValueRef a, LLVMValueRef b, unsigned ha
             return LLVMBuildExtractValue(g->B, g->wide[i].lohi, half, "");
     LLVMTypeRef params[2] = {g->i32, g->i32}, fields[2] = {g->i32, g->i32};
     LLVMTypeRef fty = LLVMFunctionType(LLVMStructTypeInContext(g->C, fields, 2, 0), params, 2, 0);
-    static const char text[] = "{ .reg .b64 t; mul.wide.u32 t, $2, $3; mov.b64 {$0, $1}, t; }", cons[] = "=r,=r,r,r";
-    LLVMValueRef asmv = LLVMGetInlineAsm(fty, (char *)text, sizeof text - 1, (char *)cons, sizeof cons - 1, 0, 0,
-                                         LLVMInlineAsmDialectATT, 0);
+    static const char text[] = "{ .reg .b64 t; mul.wide.u32 t, $2, $3; mov.b64 {$0, $1}, t; }",
+                      cons[] = "=r,=r,r,r";
+    LLVMValueRef asmv = LLVMGetInlineAsm(fty, (char *)text, sizeof text - 1, (char *)cons,
+                                         sizeof cons - 1, 0, 0, LLVMInlineAsmDialectATT, 0);
     LLVMValueRef lohi = LLVMBuildCall2(g->B, fty, asmv, (LLVMValueRef[]){a, b}, 2, "");
     int slot = g->nwidecache++ % 64; /* a ring: the paired mul comes soon after */
     g->wide[slot].a = a, g->wide[slot].b = b, g->wide[slot].lohi = lohi;
@@ -88,7 +101,9 @@ static bool pairs_with_umulhi(Gen *g, const IrOp *op) {
     if (op->code != OP_MUL || dt_bits(ir_type(g->f, op->results[0]).dt) != 32) return false;
     for (int i = 0; i < g->nwide; i++) {
         ValId x = g->wide_pairs[2 * i], y = g->wide_pairs[2 * i + 1];
-        if ((x == op->operands[0] && y == op->operands[1]) || (x == op->operands[1] && y == op->operands[0])) return true;
+        if ((x == op->operands[0] && y == op->operands[1]) ||
+            (x == op->operands[1] && y == op->operands[0]))
+            return true;
     }
     return false;
 }
@@ -96,27 +111,37 @@ static bool pairs_with_umulhi(Gen *g, const IrOp *op) {
 static LLVMValueRef umulhi(Gen *g, int dt, LLVMValueRef a, LLVMValueRef b) {
     if (dt_bits(dt) == 32) /* the high half of the wide product its paired mul shares */
         return wide_mul(g, a, b, 1);
-    if (dt_bits(dt) == 64) return gen_intrinsic(g, "llvm.nvvm.mulhi.ull", g->i64, (LLVMValueRef[]){a, b}, 2);
+    if (dt_bits(dt) == 64)
+        return gen_intrinsic(g, "llvm.nvvm.mulhi.ull", g->i64, (LLVMValueRef[]){a, b}, 2);
     LLVMTypeRef ty = LLVMTypeOf(a);
-    LLVMValueRef p = LLVMBuildMul(g->B, LLVMBuildZExt(g->B, a, g->i32, ""), LLVMBuildZExt(g->B, b, g->i32, ""), "");
+    LLVMValueRef p = LLVMBuildMul(g->B, LLVMBuildZExt(g->B, a, g->i32, ""),
+                                  LLVMBuildZExt(g->B, b, g->i32, ""), "");
     return LLVMBuildTrunc(g->B, LLVMBuildLShr(g->B, p, gen_i32(g, dt_bits(dt)), ""), ty, "");
 }
 
 /* fp32 math on the value of any float dtype (computed in fp32 and rounded back) */
 static LLVMValueRef math(Gen *g, int code, int dt, LLVMValueRef x, Loc loc) {
     if (code == OP_SQRT || code == OP_FLOOR || code == OP_CEIL || code == OP_ABS) {
-        const char *base = code == OP_SQRT ? "llvm.sqrt" : code == OP_FLOOR ? "llvm.floor" : code == OP_CEIL ? "llvm.ceil" : "llvm.fabs";
-        const char *sfx = dt == DT_FP64 ? ".f64" : dt == DT_FP32 ? ".f32" : dt == DT_FP16 ? ".f16" : ".bf16";
+        const char *base = code == OP_SQRT    ? "llvm.sqrt"
+                           : code == OP_FLOOR ? "llvm.floor"
+                           : code == OP_CEIL  ? "llvm.ceil"
+                                              : "llvm.fabs";
+        const char *sfx = dt == DT_FP64   ? ".f64"
+                          : dt == DT_FP32 ? ".f32"
+                          : dt == DT_FP16 ? ".f16"
+                                          : ".bf16";
         char name[32];
         snprintf(name, sizeof name, "%s%s", base, sfx);
         if (dt == DT_BF16 && code == OP_SQRT) {
             LLVMValueRef w = LLVMBuildFPExt(g->B, x, g->f32, "");
-            return LLVMBuildFPTrunc(g->B, gen_intrinsic(g, "llvm.sqrt.f32", g->f32, &w, 1), g->bf16, "");
+            return LLVMBuildFPTrunc(g->B, gen_intrinsic(g, "llvm.sqrt.f32", g->f32, &w, 1), g->bf16,
+                                    "");
         }
         return gen_intrinsic(g, name, LLVMTypeOf(x), &x, 1);
     }
     if (dt == DT_FP64)
-        gen_error(g, loc, "%s on fp64 is not supported by the GPU back end yet (fp32 approximations only)",
+        gen_error(g, loc,
+                  "%s on fp64 is not supported by the GPU back end yet (fp32 approximations only)",
                   ir_op_info[code].name);
     LLVMValueRef v = dt == DT_FP32 ? x : LLVMBuildFPExt(g->B, x, g->f32, "");
     LLVMValueRef r;
@@ -138,11 +163,14 @@ static LLVMValueRef math(Gen *g, int code, int dt, LLVMValueRef x, Loc loc) {
 
 static LLVMValueRef compare(Gen *g, int pred, int dt, LLVMValueRef a, LLVMValueRef b) {
     if (dt_is_float(dt)) {
-        static const LLVMRealPredicate fp[] = {LLVMRealOEQ, LLVMRealUNE, LLVMRealOLT, LLVMRealOLE, LLVMRealOGT, LLVMRealOGE};
+        static const LLVMRealPredicate fp[] = {LLVMRealOEQ, LLVMRealUNE, LLVMRealOLT,
+                                               LLVMRealOLE, LLVMRealOGT, LLVMRealOGE};
         return LLVMBuildFCmp(g->B, fp[pred], a, b, "");
     }
-    static const LLVMIntPredicate s[] = {LLVMIntEQ, LLVMIntNE, LLVMIntSLT, LLVMIntSLE, LLVMIntSGT, LLVMIntSGE};
-    static const LLVMIntPredicate u[] = {LLVMIntEQ, LLVMIntNE, LLVMIntULT, LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
+    static const LLVMIntPredicate s[] = {LLVMIntEQ,  LLVMIntNE,  LLVMIntSLT,
+                                         LLVMIntSLE, LLVMIntSGT, LLVMIntSGE};
+    static const LLVMIntPredicate u[] = {LLVMIntEQ,  LLVMIntNE,  LLVMIntULT,
+                                         LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
     if (dt == DT_PTR) {
         a = LLVMBuildPtrToInt(g->B, a, g->i64, "");
         b = LLVMBuildPtrToInt(g->B, b, g->i64, "");
@@ -155,7 +183,8 @@ static LLVMValueRef fp_to_int(Gen *g, LLVMValueRef x, int from, int to) {
     if (from != DT_FP32 && from != DT_FP64) x = LLVMBuildFPExt(g->B, x, g->f32, ""), from = DT_FP32;
     LLVMTypeRef ty = gen_type(g, to);
     char name[48];
-    snprintf(name, sizeof name, "llvm.fpto%si.sat.i%d.%s", dt_is_signed(to) ? "s" : "u", dt_bits(to), from == DT_FP64 ? "f64" : "f32");
+    snprintf(name, sizeof name, "llvm.fpto%si.sat.i%d.%s", dt_is_signed(to) ? "s" : "u",
+             dt_bits(to), from == DT_FP64 ? "f64" : "f32");
     return gen_intrinsic(g, name, ty, &x, 1);
 }
 
@@ -163,7 +192,8 @@ static LLVMValueRef convert(Gen *g, LLVMValueRef x, int from, int to) {
     if (from == to) return x;
     LLVMTypeRef ty = gen_type(g, to);
     if (to == DT_I1) {
-        if (dt_is_float(from)) return LLVMBuildFCmp(g->B, LLVMRealUNE, x, LLVMConstNull(LLVMTypeOf(x)), "");
+        if (dt_is_float(from))
+            return LLVMBuildFCmp(g->B, LLVMRealUNE, x, LLVMConstNull(LLVMTypeOf(x)), "");
         return LLVMBuildICmp(g->B, LLVMIntNE, x, LLVMConstNull(LLVMTypeOf(x)), "");
     }
     if (dt_is_int(from) && dt_is_int(to)) {
@@ -174,12 +204,14 @@ static LLVMValueRef convert(Gen *g, LLVMValueRef x, int from, int to) {
     }
     if (dt_is_int(from)) {
         /* straight to the target type: one rounding, as the interpreter does */
-        return dt_is_signed(from) ? LLVMBuildSIToFP(g->B, x, ty, "") : LLVMBuildUIToFP(g->B, x, ty, "");
+        return dt_is_signed(from) ? LLVMBuildSIToFP(g->B, x, ty, "")
+                                  : LLVMBuildUIToFP(g->B, x, ty, "");
     }
     if (dt_is_int(to)) return fp_to_int(g, x, from, to);
     if ((from == DT_FP16 && to == DT_BF16) || (from == DT_BF16 && to == DT_FP16))
         return LLVMBuildFPTrunc(g->B, LLVMBuildFPExt(g->B, x, g->f32, ""), ty, "");
-    return dt_bits(to) > dt_bits(from) ? LLVMBuildFPExt(g->B, x, ty, "") : LLVMBuildFPTrunc(g->B, x, ty, "");
+    return dt_bits(to) > dt_bits(from) ? LLVMBuildFPExt(g->B, x, ty, "")
+                                       : LLVMBuildFPTrunc(g->B, x, ty, "");
 }
 
 /* Triton's fp32 `/`: div.full.f32 (within 2 ulp, a few instructions instead of the
@@ -187,12 +219,13 @@ static LLVMValueRef convert(Gen *g, LLVMValueRef x, int from, int to) {
 static LLVMValueRef fast_div(Gen *g, int dt, LLVMValueRef x, LLVMValueRef y) {
     if (dt == DT_FP64) return LLVMBuildFDiv(g->B, x, y, "");
     LLVMTypeRef ty = LLVMTypeOf(x);
-    if (dt != DT_FP32) x = LLVMBuildFPExt(g->B, x, g->f32, ""), y = LLVMBuildFPExt(g->B, y, g->f32, "");
+    if (dt != DT_FP32)
+        x = LLVMBuildFPExt(g->B, x, g->f32, ""), y = LLVMBuildFPExt(g->B, y, g->f32, "");
     LLVMTypeRef params[2] = {g->f32, g->f32};
     LLVMTypeRef fty = LLVMFunctionType(g->f32, params, 2, 0);
     static const char text[] = "div.full.f32 $0, $1, $2;", cons[] = "=f,f,f";
-    LLVMValueRef asmv = LLVMGetInlineAsm(fty, (char *)text, sizeof text - 1, (char *)cons, sizeof cons - 1, 0, 0,
-                                         LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef asmv = LLVMGetInlineAsm(fty, (char *)text, sizeof text - 1, (char *)cons,
+                                         sizeof cons - 1, 0, 0, LLVMInlineAsmDialectATT, 0);
     LLVMValueRef r = LLVMBuildCall2(g->B, fty, asmv, (LLVMValueRef[]){x, y}, 2, "");
     return dt == DT_FP32 ? r : LLVMBuildFPTrunc(g->B, r, ty, "");
 }
@@ -212,8 +245,9 @@ static LLVMValueRef float_rem(Gen *g, int dt, LLVMValueRef x, LLVMValueRef y) {
     r = gen_intrinsic(g, "llvm.copysign.f64", g->f64, (LLVMValueRef[]){r, dx}, 2);
     LLVMValueRef ay = gen_intrinsic(g, "llvm.fabs.f64", g->f64, &dy, 1);
     LLVMValueRef yinf = LLVMBuildFCmp(g->B, LLVMRealOEQ, ay, LLVMConstReal(g->f64, 1.0 / 0.0), "");
-    LLVMValueRef xfin = LLVMBuildFCmp(g->B, LLVMRealOLT, gen_intrinsic(g, "llvm.fabs.f64", g->f64, &dx, 1),
-                                      LLVMConstReal(g->f64, 1.0 / 0.0), "");
+    LLVMValueRef xfin =
+        LLVMBuildFCmp(g->B, LLVMRealOLT, gen_intrinsic(g, "llvm.fabs.f64", g->f64, &dx, 1),
+                      LLVMConstReal(g->f64, 1.0 / 0.0), "");
     r = LLVMBuildSelect(g->B, LLVMBuildAnd(g->B, yinf, xfin, ""), dx, r, ""); /* fmod(x, inf) = x */
     return LLVMBuildFPTrunc(g->B, r, ty, "");
 }
@@ -232,32 +266,50 @@ static LLVMValueRef elem(Gen *g, const IrOp *op, int dt, int rdt, LLVMValueRef *
     case OP_AND: return LLVMBuildAnd(B, a[0], a[1], "");
     case OP_OR: return LLVMBuildOr(B, a[0], a[1], "");
     case OP_XOR: return LLVMBuildXor(B, a[0], a[1], "");
-    case OP_SHL: case OP_SHR: return shift(g, op->code, dt, a[0], a[1]);
-    case OP_MIN: case OP_MAX: return minmax(g, op->code == OP_MAX, dt, a[0], a[1]);
+    case OP_SHL:
+    case OP_SHR: return shift(g, op->code, dt, a[0], a[1]);
+    case OP_MIN:
+    case OP_MAX: return minmax(g, op->code == OP_MAX, dt, a[0], a[1]);
     case OP_UMULHI: return umulhi(g, dt, a[0], a[1]);
     case OP_FMA: {
-        const char *n = dt == DT_FP64 ? "llvm.fma.f64" : dt == DT_FP32 ? "llvm.fma.f32" : dt == DT_FP16 ? "llvm.fma.f16" : "llvm.fma.bf16";
+        const char *n = dt == DT_FP64   ? "llvm.fma.f64"
+                        : dt == DT_FP32 ? "llvm.fma.f32"
+                        : dt == DT_FP16 ? "llvm.fma.f16"
+                                        : "llvm.fma.bf16";
         return gen_intrinsic(g, n, LLVMTypeOf(a[0]), a, 3);
     }
     case OP_NEG: return fl ? LLVMBuildFNeg(B, a[0], "") : LLVMBuildNeg(B, a[0], "");
     case OP_NOT: return LLVMBuildNot(B, a[0], "");
     case OP_ABS:
-        if (!fl) return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, a[0], zero_of(a[0]), ""), LLVMBuildNeg(B, a[0], ""), a[0], "");
+        if (!fl)
+            return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, a[0], zero_of(a[0]), ""),
+                                   LLVMBuildNeg(B, a[0], ""), a[0], "");
         return math(g, OP_ABS, dt, a[0], op->loc);
-    case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT: case OP_RSQRT: case OP_SIN: case OP_COS:
-    case OP_FLOOR: case OP_CEIL: return math(g, op->code, dt, a[0], op->loc);
+    case OP_EXP:
+    case OP_EXP2:
+    case OP_LOG:
+    case OP_LOG2:
+    case OP_SQRT:
+    case OP_RSQRT:
+    case OP_SIN:
+    case OP_COS:
+    case OP_FLOOR:
+    case OP_CEIL: return math(g, op->code, dt, a[0], op->loc);
     case OP_MATH: return gen_mathfn(g, op, dt, a);
     case OP_CMP: return compare(g, (int)op->attr[0], dt, a[0], a[1]);
     case OP_SELECT: return LLVMBuildSelect(B, a[0], a[1], a[2], "");
     case OP_CVT: return convert(g, a[0], dt, rdt);
     case OP_BITCAST: return dt == DT_PTR ? a[0] : LLVMBuildBitCast(B, a[0], gen_type(g, rdt), "");
-    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: return a[0];
+    case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS: return a[0];
     default: gen_error(g, op->loc, "the GPU back end cannot lower '%s'", ir_op_info[op->code].name);
     }
 }
 
 static LLVMValueRef addptr(Gen *g, int pointee, LLVMValueRef p, LLVMValueRef off, int offdt) {
-    LLVMValueRef o = dt_bits(offdt) == 64 ? off : dt_is_signed(offdt) ? LLVMBuildSExt(g->B, off, g->i64, "") : LLVMBuildZExt(g->B, off, g->i64, "");
+    LLVMValueRef o = dt_bits(offdt) == 64  ? off
+                     : dt_is_signed(offdt) ? LLVMBuildSExt(g->B, off, g->i64, "")
+                                           : LLVMBuildZExt(g->B, off, g->i64, "");
     return LLVMBuildGEP2(g->B, gen_mem_type(g, pointee), p, &o, 1, "");
 }
 
@@ -267,9 +319,10 @@ static LLVMValueRef addptr(Gen *g, int pointee, LLVMValueRef p, LLVMValueRef off
  * query from the address arithmetic built on each register (a row's offset times a stride,
  * sign-extended into a pointer): an eighth of the unspecialised matmul's instruction
  * selection. ptxas propagates the move. */
-static bool quotient_cut(Gen *g, const IrOp *op, int dt, ValId r, LLVMValueRef divisor, LLVMValueRef q) {
-    return (op->code == OP_IDIV || (op->code == OP_REM && !dt_is_float(dt))) && ir_type(g->f, r).rank &&
-           !LLVMIsAConstantInt(divisor) && LLVMTypeOf(q) == g->i32;
+static bool quotient_cut(Gen *g, const IrOp *op, int dt, ValId r, LLVMValueRef divisor,
+                         LLVMValueRef q) {
+    return (op->code == OP_IDIV || (op->code == OP_REM && !dt_is_float(dt))) &&
+           ir_type(g->f, r).rank && !LLVMIsAConstantInt(divisor) && LLVMTypeOf(q) == g->i32;
 }
 
 void gen_elementwise(Gen *g, OpId id) {
@@ -282,7 +335,8 @@ void gen_elementwise(Gen *g, OpId id) {
     for (uint32_t k = 0; k < op->nopnds && k < 3; k++) in[k] = gen_vals(g, op->operands[k], &n);
     LLVMValueRef *out = gen_alloc_regs(g, n);
     g->div.b = NULL; /* guards are shared within one op only: it is in one basic block */
-    if (op->code == OP_CVT && (dt_is_fp8(dt) || dt_is_fp8(rdt))) { /* all registers at once: pairs */
+    if (op->code == OP_CVT &&
+        (dt_is_fp8(dt) || dt_is_fp8(rdt))) { /* all registers at once: pairs */
         gen_fp8_convert(g, in[0], out, n, dt, rdt);
         gen_set(g, r, out, n);
         return;
@@ -298,13 +352,13 @@ void gen_elementwise(Gen *g, OpId id) {
             out[i] = out[j];
             continue;
         }
-        LLVMValueRef a[3] = {in[0][i], op->nopnds > 1 ? in[1][i] : NULL, op->nopnds > 2 ? in[2][i] : NULL};
+        LLVMValueRef a[3] = {in[0][i], op->nopnds > 1 ? in[1][i] : NULL,
+                             op->nopnds > 2 ? in[2][i] : NULL};
         if (op->code == OP_ADDPTR)
-            out[i] = addptr(g, ir_type(g->f, op->operands[0]).pointee, a[0], a[1], ir_type(g->f, op->operands[1]).dt);
-        else if (pairs_with_umulhi(g, op))
-            out[i] = wide_mul(g, a[0], a[1], 0);
-        else
-            out[i] = elem(g, op, dt, rdt, a);
+            out[i] = addptr(g, ir_type(g->f, op->operands[0]).pointee, a[0], a[1],
+                            ir_type(g->f, op->operands[1]).dt);
+        else if (pairs_with_umulhi(g, op)) out[i] = wide_mul(g, a[0], a[1], 0);
+        else out[i] = elem(g, op, dt, rdt, a);
         if (quotient_cut(g, op, dt, r, a[1], out[i])) out[i] = gen_opaque(g, out[i]);
     }
     gen_set(g, r, out, n);

@@ -13,8 +13,8 @@
  * (subnormal range, where the scaling is exact), then saturates and places the sign;
  * widening moves the fields into a half (4-bit exponents) and scales by a power of two, or
  * builds the fp32 from them (E5M2 FNUZ). E5M2 is the top byte of a half on every target,
- * so it widens with a shift. fp64 sources use the integer sequence everywhere (rounding them to fp32 first
- * could round twice); fp16 and bf16 sources are widened to fp32 first (exact).
+ * so it widens with a shift. fp64 sources use the integer sequence everywhere (rounding them to
+ * fp32 first could round twice); fp16 and bf16 sources are widened to fp32 first (exact).
  *
  * The instructions were checked on an H100 (2026-11-26, a standalone CUDA probe): for every
  * one of the 2^32 fp32 inputs, both formats, both bytes of the pair, the narrowing equals
@@ -36,7 +36,10 @@ typedef struct Fp8Info {
 
 static Fp8Info info_of(int dt) {
     NrFp8Format f = (NrFp8Format)dt_fp8_format(dt);
-    return (Fp8Info){f, fp8_desc(f), dt == DT_FP8E4NV ? "e4m3x2" : dt == DT_FP8E5 ? "e5m2x2" : NULL};
+    return (Fp8Info){f, fp8_desc(f),
+                     dt == DT_FP8E4NV ? "e4m3x2"
+                     : dt == DT_FP8E5 ? "e5m2x2"
+                                      : NULL};
 }
 
 static bool has_fp8_cvt(Gen *g, Fp8Info F) {
@@ -46,7 +49,9 @@ static bool has_fp8_cvt(Gen *g, Fp8Info F) {
 static LLVMValueRef c8(Gen *g, unsigned v) { return LLVMConstInt(g->i8, v, 0); }
 
 /* an fp8 constant is its value converted (narrowed) to the type, as the interpreter does */
-LLVMValueRef gen_fp8_const(Gen *g, int dt, double v) { return c8(g, fp8_from_double(info_of(dt).f, v)); }
+LLVMValueRef gen_fp8_const(Gen *g, int dt, double v) {
+    return c8(g, fp8_from_double(info_of(dt).f, v));
+}
 
 /* ---- narrowing ---- */
 
@@ -91,8 +96,10 @@ static LLVMValueRef subnormal_code(Gen *g, LLVMValueRef a, const NrFp8Desc *D, b
     LLVMBuilderRef B = g->B;
     LLVMTypeRef ft = dbl ? g->f64 : g->f32;
     LLVMValueRef ax = LLVMBuildBitCast(B, a, ft, "");
-    LLVMValueRef units = LLVMBuildFMul(B, ax, LLVMConstReal(ft, ldexp(1.0, D->bias + D->mbits - 1)), "");
-    const char *rnd = D->ties_away ? (dbl ? "llvm.round.f64" : "llvm.round.f32") : (dbl ? "llvm.roundeven.f64" : "llvm.roundeven.f32");
+    LLVMValueRef units =
+        LLVMBuildFMul(B, ax, LLVMConstReal(ft, ldexp(1.0, D->bias + D->mbits - 1)), "");
+    const char *rnd = D->ties_away ? (dbl ? "llvm.round.f64" : "llvm.round.f32")
+                                   : (dbl ? "llvm.roundeven.f64" : "llvm.roundeven.f32");
     units = gen_intrinsic(g, rnd, ft, &units, 1);
     /* at most 2^mbits where this branch is taken; clamped so the conversion is defined
      * (and cheap) in every lane */
@@ -110,31 +117,40 @@ static LLVMValueRef narrow_soft(Gen *g, LLVMValueRef x, Fp8Info F) {
     int w = dbl ? 64 : 32;
     LLVMValueRef u = LLVMBuildBitCast(B, x, it, "");
     LLVMValueRef a = LLVMBuildAnd(B, u, LLVMConstInt(it, ~(1ull << (w - 1)), 0), "");
-    LLVMValueRef sign = LLVMBuildShl(B, LLVMBuildTrunc(B, LLVMBuildLShr(B, u, LLVMConstInt(it, (unsigned)(w - 1), 0), ""), g->i8, ""),
-                                     c8(g, 7), "");
+    LLVMValueRef sign = LLVMBuildShl(
+        B,
+        LLVMBuildTrunc(B, LLVMBuildLShr(B, u, LLVMConstInt(it, (unsigned)(w - 1), 0), ""), g->i8,
+                       ""),
+        c8(g, 7), "");
     /* bits of the saturation value and of the smallest normal, in the source format;
      * positive floats order as their bits, infinities above every finite value */
     LLVMValueRef satb = LLVMConstInt(it, float_bits(dbl, D->sat), 0);
     LLVMValueRef minb = LLVMConstInt(it, float_bits(dbl, ldexp(1.0, 1 - D->bias)), 0);
     LLVMValueRef infb = LLVMConstInt(it, float_bits(dbl, INFINITY), 0);
     LLVMValueRef normal = normal_code(g, a, D, dbl), sub = subnormal_code(g, a, D, dbl);
-    LLVMValueRef code = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, a, minb, ""), sub, normal, "");
-    code = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGE, a, satb, ""), c8(g, D->sat_code), code, "");
+    LLVMValueRef code =
+        LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, a, minb, ""), sub, normal, "");
+    code =
+        LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGE, a, satb, ""), c8(g, D->sat_code), code, "");
     if (fnuz) /* no -0: a zero keeps no sign */
-        sign = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, code, c8(g, 0), ""), c8(g, 0), sign, "");
+        sign =
+            LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, code, c8(g, 0), ""), c8(g, 0), sign, "");
     code = LLVMBuildOr(B, code, sign, "");
     /* NaN (and, in the FNUZ formats, infinities): the format's NaN byte */
-    return LLVMBuildSelect(B, LLVMBuildICmp(B, fnuz ? LLVMIntUGE : LLVMIntUGT, a, infb, ""), c8(g, D->nan_code), code, "");
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, fnuz ? LLVMIntUGE : LLVMIntUGT, a, infb, ""),
+                           c8(g, D->nan_code), code, "");
 }
 
 /* Two f32 values (lo: the first register) through one cvt.rn.satfinite.*x2.f32. */
-static void narrow_pair_hw(Gen *g, LLVMValueRef lo, LLVMValueRef hi, Fp8Info F, LLVMValueRef *out_lo, LLVMValueRef *out_hi) {
+static void narrow_pair_hw(Gen *g, LLVMValueRef lo, LLVMValueRef hi, Fp8Info F,
+                           LLVMValueRef *out_lo, LLVMValueRef *out_hi) {
     char text[64];
     snprintf(text, sizeof text, "cvt.rn.satfinite.%s.f32 $0, $1, $2;", F.ptx);
     LLVMValueRef args[2] = {hi, lo}; /* the first source goes to the upper byte */
     LLVMValueRef r = gen_asm(g, text, "=h,f,f", g->i16, args, 2, false);
     *out_lo = LLVMBuildTrunc(g->B, r, g->i8, "");
-    *out_hi = LLVMBuildTrunc(g->B, LLVMBuildLShr(g->B, r, LLVMConstInt(g->i16, 8, 0), ""), g->i8, "");
+    *out_hi =
+        LLVMBuildTrunc(g->B, LLVMBuildLShr(g->B, r, LLVMConstInt(g->i16, 8, 0), ""), g->i8, "");
 }
 
 static void narrow(Gen *g, LLVMValueRef *in, LLVMValueRef *out, int n, int from, int to) {
@@ -167,39 +183,51 @@ static LLVMValueRef fp8_to_f32_soft(Gen *g, LLVMValueRef b, Fp8Info F) {
     LLVMValueRef x, mag;
     if (D->mbits == 3) {
         mag = LLVMBuildZExt(B, LLVMBuildAnd(B, b, c8(g, 0x7F), ""), g->i16, "");
-        LLVMValueRef h = LLVMBuildBitCast(B, LLVMBuildShl(B, mag, LLVMConstInt(g->i16, 7, 0), ""), g->f16, "");
+        LLVMValueRef h =
+            LLVMBuildBitCast(B, LLVMBuildShl(B, mag, LLVMConstInt(g->i16, 7, 0), ""), g->f16, "");
         x = LLVMBuildFPExt(B, h, g->f32, "");
-        if (D->bias != 15) x = LLVMBuildFMul(B, x, LLVMConstReal(g->f32, ldexp(1.0, 15 - D->bias)), "");
+        if (D->bias != 15)
+            x = LLVMBuildFMul(B, x, LLVMConstReal(g->f32, ldexp(1.0, 15 - D->bias)), "");
     } else {
         mag = LLVMBuildZExt(B, LLVMBuildAnd(B, b, c8(g, 0x7F), ""), g->i32, "");
-        LLVMValueRef bits = LLVMBuildAdd(B, LLVMBuildShl(B, mag, gen_i32(g, 23 - D->mbits), ""), gen_i32(g, (int64_t)(127 - D->bias) << 23), "");
-        LLVMValueRef sub = LLVMBuildFMul(B, LLVMBuildUIToFP(B, mag, g->f32, ""), LLVMConstReal(g->f32, ldexp(1.0, 1 - D->bias - D->mbits)), "");
-        x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, mag, gen_i32(g, 1 << D->mbits), ""), sub,
-                            LLVMBuildBitCast(B, bits, g->f32, ""), "");
+        LLVMValueRef bits = LLVMBuildAdd(B, LLVMBuildShl(B, mag, gen_i32(g, 23 - D->mbits), ""),
+                                         gen_i32(g, (int64_t)(127 - D->bias) << 23), "");
+        LLVMValueRef sub =
+            LLVMBuildFMul(B, LLVMBuildUIToFP(B, mag, g->f32, ""),
+                          LLVMConstReal(g->f32, ldexp(1.0, 1 - D->bias - D->mbits)), "");
+        x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, mag, gen_i32(g, 1 << D->mbits), ""),
+                            sub, LLVMBuildBitCast(B, bits, g->f32, ""), "");
     }
     if (D->nans == NR_FP8_NAN_ALL_ONES) /* 0x7F, 0xFF */
-        x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, mag, LLVMConstInt(LLVMTypeOf(mag), 0x7F, 0), ""), LLVMConstReal(g->f32, NAN), x, "");
+        x = LLVMBuildSelect(
+            B, LLVMBuildICmp(B, LLVMIntEQ, mag, LLVMConstInt(LLVMTypeOf(mag), 0x7F, 0), ""),
+            LLVMConstReal(g->f32, NAN), x, "");
     LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, b, c8(g, 0), "");
     x = LLVMBuildSelect(B, neg, LLVMBuildFNeg(B, x, ""), x, "");
     if (D->nans == NR_FP8_NAN_80)
-        x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, b, c8(g, 0x80), ""), LLVMConstReal(g->f32, NAN), x, "");
+        x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, b, c8(g, 0x80), ""),
+                            LLVMConstReal(g->f32, NAN), x, "");
     return x;
 }
 
 /* E5M2 is the upper byte of a half */
 static LLVMValueRef e5m2_to_f16(Gen *g, LLVMValueRef b) {
-    LLVMValueRef h = LLVMBuildShl(g->B, LLVMBuildZExt(g->B, b, g->i16, ""), LLVMConstInt(g->i16, 8, 0), "");
+    LLVMValueRef h =
+        LLVMBuildShl(g->B, LLVMBuildZExt(g->B, b, g->i16, ""), LLVMConstInt(g->i16, 8, 0), "");
     return LLVMBuildBitCast(g->B, h, g->f16, "");
 }
 
 /* Two E4M3 bytes through one cvt.rn.f16x2.e4m3x2: two halves. */
-static void e4m3_pair_hw(Gen *g, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef *hlo, LLVMValueRef *hhi) {
+static void e4m3_pair_hw(Gen *g, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef *hlo,
+                         LLVMValueRef *hhi) {
     LLVMBuilderRef B = g->B;
-    LLVMValueRef packed = LLVMBuildOr(B, LLVMBuildZExt(B, lo, g->i16, ""),
-                                      LLVMBuildShl(B, LLVMBuildZExt(B, hi, g->i16, ""), LLVMConstInt(g->i16, 8, 0), ""), "");
+    LLVMValueRef packed = LLVMBuildOr(
+        B, LLVMBuildZExt(B, lo, g->i16, ""),
+        LLVMBuildShl(B, LLVMBuildZExt(B, hi, g->i16, ""), LLVMConstInt(g->i16, 8, 0), ""), "");
     LLVMValueRef r = gen_asm(g, "cvt.rn.f16x2.e4m3x2 $0, $1;", "=r,h", g->i32, &packed, 1, false);
     *hlo = LLVMBuildBitCast(B, LLVMBuildTrunc(B, r, g->i16, ""), g->f16, "");
-    *hhi = LLVMBuildBitCast(B, LLVMBuildTrunc(B, LLVMBuildLShr(B, r, gen_i32(g, 16), ""), g->i16, ""), g->f16, "");
+    *hhi = LLVMBuildBitCast(
+        B, LLVMBuildTrunc(B, LLVMBuildLShr(B, r, gen_i32(g, 16), ""), g->i16, ""), g->f16, "");
 }
 
 /* a half or an f32 holding an fp8 value exactly, to the float type `to` (exact) */

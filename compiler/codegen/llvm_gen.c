@@ -15,7 +15,9 @@
 
 #include "gen_internal.h"
 
-static LLVMValueRef sreg(Gen *g, const char *name) { return gen_intrinsic(g, name, g->i32, NULL, 0); }
+static LLVMValueRef sreg(Gen *g, const char *name) {
+    return gen_intrinsic(g, name, g->i32, NULL, 0);
+}
 
 /* ---- scalars that reach their splats through a cut ----
  *
@@ -36,8 +38,15 @@ static LLVMValueRef sreg(Gen *g, const char *name) { return gen_intrinsic(g, nam
  * known low bits and adds no depth (x + c, x * c, x << c, x / c, ...), else -1. */
 static int affine_operand(const IrFunc *f, const IrOp *op) {
     switch (op->code) {
-    case OP_ADD: case OP_SUB: case OP_MUL: case OP_SHL: case OP_SHR: case OP_AND: case OP_OR: case OP_XOR: case OP_IDIV:
-        break;
+    case OP_ADD:
+    case OP_SUB:
+    case OP_MUL:
+    case OP_SHL:
+    case OP_SHR:
+    case OP_AND:
+    case OP_OR:
+    case OP_XOR:
+    case OP_IDIV: break;
     default: return -1;
     }
     for (int k = 0; k < 2; k++) {
@@ -61,8 +70,10 @@ static void find_deep_scalars(Gen *g) {
         int k = affine_operand(f, op), d = 0;
         if (op->code == OP_CVT) d = g->deep[op->operands[0]];
         else if (k >= 0) d = g->deep[op->operands[k]];
-        else if (op->code != OP_CONST && op->code != OP_PROGRAM_ID && op->code != OP_NUM_PROGRAMS && op->code != OP_LOAD) {
-            for (uint32_t j = 0; j < op->nopnds; j++) d = d > g->deep[op->operands[j]] ? d : g->deep[op->operands[j]];
+        else if (op->code != OP_CONST && op->code != OP_PROGRAM_ID && op->code != OP_NUM_PROGRAMS &&
+                 op->code != OP_LOAD) {
+            for (uint32_t j = 0; j < op->nopnds; j++)
+                d = d > g->deep[op->operands[j]] ? d : g->deep[op->operands[j]];
             d = d + 1 < 2 ? d + 1 : 2;
         }
         g->deep[op->results[0]] = (uint8_t)d;
@@ -73,10 +84,10 @@ static void find_deep_scalars(Gen *g) {
 static LLVMValueRef cut_below_affine(Gen *g, LLVMValueRef s, int levels) {
     if (levels > 0 && LLVMIsABinaryOperator(s) && LLVMIsAConstantInt(LLVMGetOperand(s, 1))) {
         LLVMOpcode oc = LLVMGetInstructionOpcode(s);
-        if (oc == LLVMAdd || oc == LLVMSub || oc == LLVMMul || oc == LLVMShl || oc == LLVMOr || oc == LLVMAnd ||
-            oc == LLVMXor)
-            return LLVMBuildBinOp(g->B, oc, cut_below_affine(g, LLVMGetOperand(s, 0), levels - 1), LLVMGetOperand(s, 1),
-                                  "");
+        if (oc == LLVMAdd || oc == LLVMSub || oc == LLVMMul || oc == LLVMShl || oc == LLVMOr ||
+            oc == LLVMAnd || oc == LLVMXor)
+            return LLVMBuildBinOp(g->B, oc, cut_below_affine(g, LLVMGetOperand(s, 0), levels - 1),
+                                  LLVMGetOperand(s, 1), "");
     }
     return gen_opaque(g, s);
 }
@@ -84,7 +95,8 @@ static LLVMValueRef cut_below_affine(Gen *g, LLVMValueRef s, int levels) {
 /* The value a splat of scalar v gives its registers. */
 static LLVMValueRef splat_source(Gen *g, ValId v) {
     LLVMValueRef s = gen_vals(g, v, NULL)[0];
-    if (g->deep[v] < 2 || LLVMTypeOf(s) != g->i32 || !LLVMIsAInstruction(s) || LLVMIsAPHINode(s)) return s;
+    if (g->deep[v] < 2 || LLVMTypeOf(s) != g->i32 || !LLVMIsAInstruction(s) || LLVMIsAPHINode(s))
+        return s;
     if (g->cut_of[v] != s) { /* the first splat: the cut goes right after the definition */
         LLVMBasicBlockRef here = LLVMGetInsertBlock(g->B);
         LLVMValueRef next = LLVMGetNextInstruction(s);
@@ -122,11 +134,14 @@ static void gen_simple(Gen *g, OpId id) {
         break;
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS: {
-        static const char *const ids[] = {"llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nvvm.read.ptx.sreg.ctaid.y",
+        static const char *const ids[] = {"llvm.nvvm.read.ptx.sreg.ctaid.x",
+                                          "llvm.nvvm.read.ptx.sreg.ctaid.y",
                                           "llvm.nvvm.read.ptx.sreg.ctaid.z"};
-        static const char *const nids[] = {"llvm.nvvm.read.ptx.sreg.nctaid.x", "llvm.nvvm.read.ptx.sreg.nctaid.y",
+        static const char *const nids[] = {"llvm.nvvm.read.ptx.sreg.nctaid.x",
+                                           "llvm.nvvm.read.ptx.sreg.nctaid.y",
                                            "llvm.nvvm.read.ptx.sreg.nctaid.z"};
-        out[0] = sreg(g, (op->code == OP_PROGRAM_ID ? ids : nids)[op->attr[0] < 3 ? op->attr[0] : 0]);
+        out[0] =
+            sreg(g, (op->code == OP_PROGRAM_ID ? ids : nids)[op->attr[0] < 3 ? op->attr[0] : 0]);
         break;
     }
     default: NR_DIE("gen_simple: %s", ir_op_info[op->code].name);
@@ -139,27 +154,59 @@ static void gen_simple(Gen *g, OpId id) {
 static void gen_op(Gen *g, OpId id) {
     IrOp *op = &g->f->ops[id];
     switch (op->code) {
-    case OP_CONST: case OP_SPLAT: case OP_ARANGE: case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: gen_simple(g, id); return;
-    case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: gen_memory(g, id); return;
-    case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS: case OP_CONVERT_LAYOUT: gen_shape(g, id); return;
+    case OP_CONST:
+    case OP_SPLAT:
+    case OP_ARANGE:
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS: gen_simple(g, id); return;
+    case OP_LOAD:
+    case OP_STORE:
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: gen_memory(g, id); return;
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS:
+    case OP_RESHAPE:
+    case OP_TRANS:
+    case OP_CONVERT_LAYOUT: gen_shape(g, id); return;
     case OP_REDUCE: gen_reduce(g, id); return;
-    case OP_SCAN: case OP_REDUCE_FN: gen_scan(g, id); return;
-    case OP_SORT: case OP_FLIP: gen_sort(g, id); return;
-    case OP_GATHER: case OP_HISTOGRAM: gen_gather(g, id); return;
+    case OP_SCAN:
+    case OP_REDUCE_FN: gen_scan(g, id); return;
+    case OP_SORT:
+    case OP_FLIP: gen_sort(g, id); return;
+    case OP_GATHER:
+    case OP_HISTOGRAM: gen_gather(g, id); return;
     case OP_INLINE_ASM: gen_inline_asm(g, id); return;
     case OP_DOT: gen_dot(g, id); return;
-    case OP_DOT_ASYNC: case OP_DOT_WAIT: gen_mma(g, id); return;
-    case OP_LOCAL_ALLOC: case OP_LOCAL_VIEW: case OP_LOCAL_STORE: case OP_LOCAL_LOAD: case OP_ASYNC_COPY:
-    case OP_ASYNC_COMMIT: case OP_ASYNC_WAIT: case OP_FENCE_ASYNC: gen_local(g, id); return;
-    case OP_DESC_PART: case OP_MBARRIER_INIT: case OP_MBARRIER_EXPECT: case OP_MBARRIER_WAIT: case OP_MBARRIER_INVAL:
-    case OP_TMA_LOAD: case OP_TMA_STORE: case OP_TMA_STORE_WAIT: gen_tma(g, id); return;
-    case OP_FOR: case OP_IF: case OP_WHILE: gen_control(g, id); return;
+    case OP_DOT_ASYNC:
+    case OP_DOT_WAIT: gen_mma(g, id); return;
+    case OP_LOCAL_ALLOC:
+    case OP_LOCAL_VIEW:
+    case OP_LOCAL_STORE:
+    case OP_LOCAL_LOAD:
+    case OP_ASYNC_COPY:
+    case OP_ASYNC_COMMIT:
+    case OP_ASYNC_WAIT:
+    case OP_FENCE_ASYNC: gen_local(g, id); return;
+    case OP_DESC_PART:
+    case OP_MBARRIER_INIT:
+    case OP_MBARRIER_EXPECT:
+    case OP_MBARRIER_WAIT:
+    case OP_MBARRIER_INVAL:
+    case OP_TMA_LOAD:
+    case OP_TMA_STORE:
+    case OP_TMA_STORE_WAIT: gen_tma(g, id); return;
+    case OP_FOR:
+    case OP_IF:
+    case OP_WHILE: gen_control(g, id); return;
     case OP_RETURN: LLVMBuildRetVoid(g->B); return;
-    case OP_ASSERT: case OP_PRINT: gen_debug(g, id); return;
+    case OP_ASSERT:
+    case OP_PRINT: gen_debug(g, id); return;
     case OP_ASSUME: return;
     case OP_BARRIER: gen_barrier(g); return;
-    case OP_YIELD: case OP_CONDITION: return; /* read by the enclosing control op */
-    case OP_CALL: gen_error(g, op->loc, "internal error: a call reached the GPU back end uninlined");
+    case OP_YIELD:
+    case OP_CONDITION: return; /* read by the enclosing control op */
+    case OP_CALL:
+        gen_error(g, op->loc, "internal error: a call reached the GPU back end uninlined");
     default: gen_elementwise(g, id);
     }
 }
@@ -170,7 +217,8 @@ void gen_region(Gen *g, RegionId r) {
 
 static void init_types(Gen *g) {
     LLVMContextRef C = g->C;
-    g->i1 = LLVMInt1TypeInContext(C), g->i8 = LLVMInt8TypeInContext(C), g->i16 = LLVMInt16TypeInContext(C);
+    g->i1 = LLVMInt1TypeInContext(C), g->i8 = LLVMInt8TypeInContext(C),
+    g->i16 = LLVMInt16TypeInContext(C);
     g->i32 = LLVMInt32TypeInContext(C), g->i64 = LLVMInt64TypeInContext(C);
     g->f16 = LLVMHalfTypeInContext(C), g->bf16 = LLVMBFloatTypeInContext(C);
     g->f32 = LLVMFloatTypeInContext(C), g->f64 = LLVMDoubleTypeInContext(C);
@@ -179,9 +227,11 @@ static void init_types(Gen *g) {
 }
 
 static void annotate(Gen *g, const char *key, int value) {
-    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(g->fn), LLVMMDStringInContext2(g->C, key, strlen(key)),
+    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(g->fn),
+                             LLVMMDStringInContext2(g->C, key, strlen(key)),
                              LLVMValueAsMetadata(LLVMConstInt(g->i32, (unsigned)value, 0))};
-    LLVMAddNamedMetadataOperand(g->M, "nvvm.annotations", LLVMMetadataAsValue(g->C, LLVMMDNodeInContext2(g->C, md, 3)));
+    LLVMAddNamedMetadataOperand(g->M, "nvvm.annotations",
+                                LLVMMetadataAsValue(g->C, LLVMMDNodeInContext2(g->C, md, 3)));
 }
 
 /* The operand pairs of 32-bit umulhi: a mul of the same pair shares one wide multiply
@@ -191,7 +241,8 @@ static void find_wide_pairs(Gen *g, RegionId r) {
     for (uint32_t i = 0; i < f->regions[r].nops; i++) {
         IrOp *op = &f->ops[f->regions[r].ops[i]];
         if (op->code == OP_UMULHI && dt_bits(ir_type(f, op->results[0]).dt) == 32) {
-            g->wide_pairs = arena_grow(g->m->arena, g->wide_pairs, sizeof(ValId), (size_t)g->nwide * 2, (size_t)g->nwide * 2 + 2);
+            g->wide_pairs = arena_grow(g->m->arena, g->wide_pairs, sizeof(ValId),
+                                       (size_t)g->nwide * 2, (size_t)g->nwide * 2 + 2);
             g->wide_pairs[g->nwide * 2] = op->operands[0];
             g->wide_pairs[g->nwide * 2 + 1] = op->operands[1];
             g->nwide++;
@@ -211,7 +262,8 @@ static void build_function(Gen *g) {
     }
     g->fn = LLVMAddFunction(g->M, g->f->name, LLVMFunctionType(g->vd, params, body->nargs, 0));
     for (uint32_t i = 0; i < body->nargs; i++)
-        if (ir_type(g->f, body->args[i]).dt == DT_TDESC) gen_tdesc_param_attrs(g, i, ir_type(g->f, body->args[i]));
+        if (ir_type(g->f, body->args[i]).dt == DT_TDESC)
+            gen_tdesc_param_attrs(g, i, ir_type(g->f, body->args[i]));
     gen_grid_constants(g);
     LLVMSetFunctionCallConv(g->fn, 71 /* ptx_kernel */);
     annotate(g, "kernel", 1);
@@ -221,7 +273,8 @@ static void build_function(Gen *g) {
         r[0] = LLVMGetParam(g->fn, i);
         gen_set(g, body->args[i], r, 1);
     }
-    LLVMValueRef smem = LLVMAddGlobalInAddressSpace(g->M, LLVMArrayType2(g->i8, 0), "global_smem", 3);
+    LLVMValueRef smem =
+        LLVMAddGlobalInAddressSpace(g->M, LLVMArrayType2(g->i8, 0), "global_smem", 3);
     LLVMSetLinkage(smem, LLVMExternalLinkage);
     LLVMSetAlignment(smem, 16);
     g->smem = smem;
@@ -252,7 +305,8 @@ static void register_nvptx(void) {
      * reduction and no load-store vectorizer (12.11 of docs/architecture.md): the lowering
      * already steps pointers by constants and issues its accesses as vectors, and the two
      * passes cost compile time for no change in the PTX. */
-    const char *argv[] = {"nereid", "-nvptx-short-ptr", "-disable-lsr", "-disable-nvptx-load-store-vectorizer"};
+    const char *argv[] = {"nereid", "-nvptx-short-ptr", "-disable-lsr",
+                          "-disable-nvptx-load-store-vectorizer"};
     LLVMParseCommandLineOptions(4, argv, NULL);
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
@@ -274,8 +328,8 @@ static LLVMTargetMachineRef target_machine(const GpuTarget *t, StrBuf *err) {
     }
     /* codegen at O2, not O3: NVPTX's O3 only swaps its EarlyCSE runs for GVN, which
      * changes no instruction of any example's PTX and costs ~10% of emission time */
-    return LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", t->arch, "+ptx80", LLVMCodeGenLevelDefault,
-                                   LLVMRelocDefault, LLVMCodeModelDefault);
+    return LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", t->arch, "+ptx80",
+                                   LLVMCodeGenLevelDefault, LLVMRelocDefault, LLVMCodeModelDefault);
 }
 
 static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, double *times) {
@@ -299,7 +353,8 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
     }
     if (LLVMVerifyModule(g->M, LLVMReturnStatusAction, &msg)) {
         char *text = LLVMPrintModuleToString(g->M);
-        diag_error(g->diag, (Loc){0}, "internal error: invalid LLVM IR for '%s': %s\n%s", g->f->name, msg, text);
+        diag_error(g->diag, (Loc){0}, "internal error: invalid LLVM IR for '%s': %s\n%s",
+                   g->f->name, msg, text);
         LLVMDisposeMessage(text);
         LLVMDisposeMessage(msg);
         LLVMDisposeTargetMachine(tm);
@@ -314,7 +369,8 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
     LLVMDisposePassBuilderOptions(po);
     if (e) {
         char *m = LLVMGetErrorMessage(e);
-        if (t->pipeline) diag_error(g->diag, (Loc){0}, "invalid LLVM pipeline '%s': %s", t->pipeline, m);
+        if (t->pipeline)
+            diag_error(g->diag, (Loc){0}, "invalid LLVM pipeline '%s': %s", t->pipeline, m);
         else diag_error(g->diag, (Loc){0}, "internal error: LLVM passes failed: %s", m);
         LLVMDisposeErrorMessage(m);
         LLVMDisposeTargetMachine(tm);
@@ -346,13 +402,14 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
     return ok;
 }
 
-bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, Diag *diag,
-                     double *times) {
+bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf *llvm_ir,
+                     StrBuf *ptx, Diag *diag, double *times) {
     if (!llvm_gen_check(f, info, diag)) return false;
     double t0 = clock_now_ms();
     Gen *g = calloc(1, sizeof *g);
     if (!g) NR_DIE("out of memory");
-    g->f = f, g->m = f->mod, g->info = info, g->diag = diag, g->num_warps = t->num_warps, g->target = t;
+    g->f = f, g->m = f->mod, g->info = info, g->diag = diag, g->num_warps = t->num_warps,
+    g->target = t;
     g->C = LLVMContextCreate();
     g->M = LLVMModuleCreateWithNameInContext(f->name, g->C);
     g->B = LLVMCreateBuilderInContext(g->C);
@@ -375,4 +432,6 @@ bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf
     return ok;
 }
 
-void llvm_gen_version(unsigned *major, unsigned *minor, unsigned *patch) { LLVMGetVersion(major, minor, patch); }
+void llvm_gen_version(unsigned *major, unsigned *minor, unsigned *patch) {
+    LLVMGetVersion(major, minor, patch);
+}

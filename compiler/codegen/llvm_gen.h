@@ -12,15 +12,16 @@
  * code motion, not O3's unrolling and inlining (`--llvm-passes='default<O3>'` makes PTX
  * of about the same size for the examples, in several times the time). GVN and a second
  * instcombine, which this pipeline had before, change no byte of any example's PTX. */
-#define LLVM_GEN_PIPELINE "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm),early-cse)"
+#define LLVM_GEN_PIPELINE \
+    "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm),early-cse)"
 
 /* Lower f (layouts assigned, shared memory allocated, barriers placed) to LLVM IR and
  * PTX. llvm_ir (may be NULL) gets the textual LLVM IR after optimisation; ptx gets the
  * PTX. Errors (llvm_gen_check's, an unsupported op or type on the GPU) go to diag;
  * returns false then.
  * times_ms (may be NULL) gets [0] LLVM IR construction, [1] optimisation, [2] PTX. */
-bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx,
-                     Diag *diag, double *times_ms);
+bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf *llvm_ir,
+                     StrBuf *ptx, Diag *diag, double *times_ms);
 
 /* Does f have what the code generator needs beyond the verifier's rules: what the GPU
  * passes leave once they have all run (shared memory placed and sized, dot operands

@@ -20,9 +20,9 @@
 enum { MAXREG = 256 };
 
 typedef struct AsmReg {
-    LLVMTypeRef ty;  /* the register's LLVM type */
-    int first, n;    /* elements (pack-relative) it holds */
-    int bits;        /* element width */
+    LLVMTypeRef ty; /* the register's LLVM type */
+    int first, n;   /* elements (pack-relative) it holds */
+    int bits;       /* element width */
 } AsmReg;
 
 /* The constraint letter of each operand entry (clobbers skipped). */
@@ -43,7 +43,8 @@ static int constraint_letters(const char *c, size_t len, char *out, int max) {
 /* The registers one invocation gives an operand of dtype dt (the constraint letters from
  * letter[*k] on, advancing *k). */
 static int plan_regs(Gen *g, int dt, int pack, const char *letter, int *k, AsmReg *out) {
-    int w = dt_bits(dt), per = (w < 32 && pack > 1) ? (32 / w < pack ? 32 / w : pack) : 1, n = pack / per;
+    int w = dt_bits(dt), per = (w < 32 && pack > 1) ? (32 / w < pack ? 32 / w : pack) : 1,
+        n = pack / per;
     for (int i = 0; i < n; i++) {
         char l = letter[(*k)++];
         AsmReg r = {NULL, i * per, per, w};
@@ -58,7 +59,8 @@ static int plan_regs(Gen *g, int dt, int pack, const char *letter, int *k, AsmRe
 /* An element's bits as an integer of its width (pointers as i64). */
 static LLVMValueRef as_int(Gen *g, LLVMValueRef v, int dt) {
     if (dt == DT_PTR) return LLVMBuildPtrToInt(g->B, v, g->i64, "");
-    if (dt_is_float(dt)) return LLVMBuildBitCast(g->B, v, LLVMIntTypeInContext(g->C, (unsigned)dt_bits(dt)), "");
+    if (dt_is_float(dt))
+        return LLVMBuildBitCast(g->B, v, LLVMIntTypeInContext(g->C, (unsigned)dt_bits(dt)), "");
     return v;
 }
 
@@ -74,7 +76,10 @@ static LLVMValueRef pack_reg(Gen *g, const AsmReg *r, LLVMValueRef *vals, int dt
     LLVMValueRef acc = LLVMConstInt(r->ty, 0, 0);
     for (int i = 0; i < r->n; i++) {
         LLVMValueRef e = LLVMBuildZExt(g->B, as_int(g, vals[r->first + i], dt), r->ty, "");
-        acc = LLVMBuildOr(g->B, acc, LLVMBuildShl(g->B, e, LLVMConstInt(r->ty, (unsigned long long)(i * r->bits), 0), ""), "");
+        acc = LLVMBuildOr(
+            g->B, acc,
+            LLVMBuildShl(g->B, e, LLVMConstInt(r->ty, (unsigned long long)(i * r->bits), 0), ""),
+            "");
     }
     return acc;
 }
@@ -86,7 +91,8 @@ static void unpack_reg(Gen *g, const AsmReg *r, LLVMValueRef v, int dt, LLVMValu
     }
     LLVMTypeRef et = LLVMIntTypeInContext(g->C, (unsigned)r->bits);
     for (int i = 0; i < r->n; i++) {
-        LLVMValueRef e = LLVMBuildLShr(g->B, v, LLVMConstInt(r->ty, (unsigned long long)(i * r->bits), 0), "");
+        LLVMValueRef e =
+            LLVMBuildLShr(g->B, v, LLVMConstInt(r->ty, (unsigned long long)(i * r->bits), 0), "");
         vals[r->first + i] = from_int(g, LLVMBuildTrunc(g->B, e, et, ""), dt);
     }
 }
@@ -98,8 +104,11 @@ void gen_inline_asm(Gen *g, OpId id) {
     const char *text = nl + 1;
     int pack = (int)op->attr[1], n = gen_nregs(g, op->results[0]);
     if (n % pack)
-        gen_error(g, op->loc, "inline_asm_elementwise with pack=%d needs a multiple of %d elements in each thread; this "
-                  "block's layout gives %d (use a block of at least %d x 32 x num_warps elements, or a smaller pack)",
+        gen_error(g, op->loc,
+                  "inline_asm_elementwise with pack=%d needs a multiple of %d elements in each "
+                  "thread; this "
+                  "block's layout gives %d (use a block of at least %d x 32 x num_warps elements, "
+                  "or a smaller pack)",
                   pack, pack, n, pack);
     char letter[2 * MAXREG];
     int nletters = constraint_letters(op->sattr, clen, letter, 2 * MAXREG);
@@ -109,12 +118,19 @@ void gen_inline_asm(Gen *g, OpId id) {
     int first_reg[IR_ASM_MAX_ARGS + IR_ASM_MAX_RESULTS]; /* the verifier's bounds */
     for (int i = 0; i < nres + nin; i++) {
         int dt = ir_type(g->f, i < nres ? op->results[i] : op->operands[i - nres]).dt;
-        int per = (dt_bits(dt) < 32 && pack > 1) ? (32 / dt_bits(dt) < pack ? 32 / dt_bits(dt) : pack) : 1;
+        int per = (dt_bits(dt) < 32 && pack > 1)
+                      ? (32 / dt_bits(dt) < pack ? 32 / dt_bits(dt) : pack)
+                      : 1;
         if (ntot + pack / per > 2 * MAXREG)
-            gen_error(g, op->loc, "inline_asm_elementwise with pack=%d takes more than %d registers in one assembly "
-                      "statement, the most the GPU back end makes: use a smaller pack", pack, 2 * MAXREG);
+            gen_error(
+                g, op->loc,
+                "inline_asm_elementwise with pack=%d takes more than %d registers in one assembly "
+                "statement, the most the GPU back end makes: use a smaller pack",
+                pack, 2 * MAXREG);
         if (k + pack / per > nletters) /* the verifier counted them */
-            gen_error(g, op->loc, "internal error: the constraints of an inline assembly do not cover its operands");
+            gen_error(
+                g, op->loc,
+                "internal error: the constraints of an inline assembly do not cover its operands");
         first_reg[i] = ntot;
         ntot += plan_regs(g, dt, pack, letter, &k, regs + ntot);
         if (i == nres - 1) nout = ntot;
@@ -124,8 +140,8 @@ void gen_inline_asm(Gen *g, OpId id) {
     for (int i = nout; i < ntot; i++) ins[i - nout] = regs[i].ty;
     LLVMTypeRef ret = nout == 1 ? outs[0] : LLVMStructTypeInContext(g->C, outs, (unsigned)nout, 0);
     LLVMTypeRef fty = LLVMFunctionType(ret, ins, (unsigned)(ntot - nout), 0);
-    LLVMValueRef asmv = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)op->sattr, clen, !op->attr[0], 0,
-                                         LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef asmv = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)op->sattr, clen,
+                                         !op->attr[0], 0, LLVMInlineAsmDialectATT, 0);
     LLVMValueRef **res = arena_alloc(g->m->arena, sizeof(LLVMValueRef *) * (size_t)nres);
     for (int i = 0; i < nres; i++) res[i] = gen_alloc_regs(g, n);
     for (int base = 0; base < n; base += pack) {
@@ -134,7 +150,9 @@ void gen_inline_asm(Gen *g, OpId id) {
             int dt = ir_type(g->f, op->operands[i]).dt;
             LLVMValueRef *v = gen_vals(g, op->operands[i], NULL) + base;
             int nr = (i + 1 < nin ? first_reg[nres + i + 1] : ntot) - first_reg[nres + i];
-            for (int r = 0; r < nr; r++) args[first_reg[nres + i] + r - nout] = pack_reg(g, &regs[first_reg[nres + i] + r], v, dt);
+            for (int r = 0; r < nr; r++)
+                args[first_reg[nres + i] + r - nout] =
+                    pack_reg(g, &regs[first_reg[nres + i] + r], v, dt);
         }
         LLVMValueRef call = LLVMBuildCall2(g->B, fty, asmv, args, (unsigned)(ntot - nout), "");
         for (int i = 0; i < nres; i++) {
@@ -142,7 +160,8 @@ void gen_inline_asm(Gen *g, OpId id) {
             int nr = (i + 1 < nres ? first_reg[i + 1] : nout) - first_reg[i];
             for (int r = 0; r < nr; r++) {
                 int at = first_reg[i] + r;
-                LLVMValueRef v = nout == 1 ? call : LLVMBuildExtractValue(g->B, call, (unsigned)at, "");
+                LLVMValueRef v =
+                    nout == 1 ? call : LLVMBuildExtractValue(g->B, call, (unsigned)at, "");
                 unpack_reg(g, &regs[at], v, dt, res[i] + base);
             }
         }

@@ -40,7 +40,8 @@ LLVMValueRef gen_or_xor(Gen *g, LLVMValueRef a, LLVMValueRef b, bool x) {
 
 LLVMValueRef gen_xor_const(Gen *g, LLVMValueRef thread, uint32_t thread_bits, uint32_t c) {
     if (!c) return thread;
-    return c & thread_bits ? LLVMBuildXor(g->B, thread, gen_i32(g, c), "") : gen_add_const(g, thread, c);
+    return c & thread_bits ? LLVMBuildXor(g->B, thread, gen_i32(g, c), "")
+                           : gen_add_const(g, thread, c);
 }
 
 static LLVMValueRef add_vals(Gen *g, LLVMValueRef a, LLVMValueRef b) {
@@ -65,7 +66,8 @@ static int ctz32(uint32_t x) {
  * the bits of x contribute through their bases: runs of bits whose bases are consecutive
  * powers of two become one shift and mask. *xor_out is set when two contributions share
  * a bit (they combine by XOR); otherwise they are disjoint and OR is the sum. */
-LLVMValueRef gen_thread_bits(Gen *g, LLVMValueRef x, const uint32_t *basis, int nbits, int shift, int len, bool *xor_out) {
+LLVMValueRef gen_thread_bits(Gen *g, LLVMValueRef x, const uint32_t *basis, int nbits, int shift,
+                             int len, bool *xor_out) {
     uint32_t mask = len >= 32 ? ~0u : (1u << len) - 1, seen = 0;
     LLVMValueRef acc = NULL;
     for (int i = 0; i < nbits;) {
@@ -77,7 +79,8 @@ LLVMValueRef gen_thread_bits(Gen *g, LLVMValueRef x, const uint32_t *basis, int 
         LLVMValueRef term;
         uint32_t bits;
         if (b & (b - 1)) { /* a basis of several bits: bit i of x selects it */
-            LLVMValueRef bit = LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, x, gen_i32(g, i), ""), gen_i32(g, 1), "");
+            LLVMValueRef bit =
+                LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, x, gen_i32(g, i), ""), gen_i32(g, 1), "");
             term = LLVMBuildMul(g->B, bit, gen_i32(g, b), "");
             bits = b;
             i++;
@@ -117,9 +120,12 @@ static void make_thread_parts(Gen *g, GenLayout *gl) {
     for (int d = 0; d < l->rank; d++) {
         int shift = ll_dim_shift(l, d), len = l->log2shape[d];
         bool x = false;
-        LLVMValueRef lp = gen_thread_bits(g, g->lane, l->basis[LL_LANE], l->nbits[LL_LANE], shift, len, &x);
-        LLVMValueRef wp = gen_thread_bits(g, g->warp, l->basis[LL_WARP], l->nbits[LL_WARP], shift, len, &x);
-        uint32_t lb = dim_bits(l, LL_LANE, d), wb = dim_bits(l, LL_WARP, d), rb = dim_bits(l, LL_REG, d);
+        LLVMValueRef lp =
+            gen_thread_bits(g, g->lane, l->basis[LL_LANE], l->nbits[LL_LANE], shift, len, &x);
+        LLVMValueRef wp =
+            gen_thread_bits(g, g->warp, l->basis[LL_WARP], l->nbits[LL_WARP], shift, len, &x);
+        uint32_t lb = dim_bits(l, LL_LANE, d), wb = dim_bits(l, LL_WARP, d),
+                 rb = dim_bits(l, LL_REG, d);
         if (lb & wb) {
             gl->thread[d] = LLVMBuildXor(g->B, lp, wp, "");
             x = true;
@@ -138,9 +144,13 @@ static void make_owner(Gen *g, GenLayout *gl) {
     if (!zl && !zw) return;
     LLVMBasicBlockRef saved = gen_enter_prologue(g);
     LLVMValueRef ok = NULL;
-    if (zl) ok = LLVMBuildICmp(g->B, LLVMIntEQ, LLVMBuildAnd(g->B, g->lane, gen_i32(g, zl), ""), gen_i32(g, 0), "");
+    if (zl)
+        ok = LLVMBuildICmp(g->B, LLVMIntEQ, LLVMBuildAnd(g->B, g->lane, gen_i32(g, zl), ""),
+                           gen_i32(g, 0), "");
     if (zw)
-        ok = gen_and(g, ok, LLVMBuildICmp(g->B, LLVMIntEQ, LLVMBuildAnd(g->B, g->warp, gen_i32(g, zw), ""), gen_i32(g, 0), ""));
+        ok = gen_and(g, ok,
+                     LLVMBuildICmp(g->B, LLVMIntEQ, LLVMBuildAnd(g->B, g->warp, gen_i32(g, zw), ""),
+                                   gen_i32(g, 0), ""));
     gl->owner = ok;
     gen_leave_prologue(g, saved);
 }
@@ -182,7 +192,9 @@ void gen_layout_pos(Gen *g, const GenLayout *cgl, int r, LLVMValueRef *coord) {
                                           : gen_add_const(g, gl->thread[d], c[d]);
 }
 
-void gen_elem_pos(Gen *g, ValId v, int r, LLVMValueRef *coord) { gen_layout_pos(g, gen_layout(g, v), r, coord); }
+void gen_elem_pos(Gen *g, ValId v, int r, LLVMValueRef *coord) {
+    gen_layout_pos(g, gen_layout(g, v), r, coord);
+}
 
 LLVMValueRef gen_layout_unique(Gen *g, const GenLayout *cgl, int r) {
     GenLayout *gl = (GenLayout *)cgl;

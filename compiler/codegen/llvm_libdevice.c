@@ -70,7 +70,9 @@ bool gen_link_libdevice(Gen *g, LLVMTargetMachineRef tm) {
     LLVMMemoryBufferRef buf;
     char *msg = NULL;
     if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
-        diag_error(g->diag, g->f->loc, "cannot read CUDA's libdevice '%s': %s (NEREID_LIBDEVICE=none uses Nereid's own math routines)",
+        diag_error(g->diag, g->f->loc,
+                   "cannot read CUDA's libdevice '%s': %s (NEREID_LIBDEVICE=none uses Nereid's own "
+                   "math routines)",
                    path, msg ? msg : "?");
         LLVMDisposeMessage(msg);
         return false;
@@ -79,7 +81,8 @@ bool gen_link_libdevice(Gen *g, LLVMTargetMachineRef tm) {
     bool bad = LLVMParseBitcodeInContext2(g->C, buf, &lib);
     LLVMDisposeMemoryBuffer(buf);
     if (bad) {
-        diag_error(g->diag, g->f->loc, "CUDA's libdevice '%s' is not LLVM bitcode this LLVM can read", path);
+        diag_error(g->diag, g->f->loc,
+                   "CUDA's libdevice '%s' is not LLVM bitcode this LLVM can read", path);
         return false;
     }
     LLVMSetTarget(lib, LLVMGetTarget(g->M));

@@ -29,25 +29,45 @@
 #include "gen_internal.h"
 
 static LLVMValueRef cd(Gen *g, double v) { return LLVMConstReal(g->f64, v); }
-static LLVMValueRef add(Gen *g, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFAdd(g->B, a, b, ""); }
-static LLVMValueRef sub(Gen *g, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFSub(g->B, a, b, ""); }
-static LLVMValueRef mul(Gen *g, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFMul(g->B, a, b, ""); }
-static LLVMValueRef divd(Gen *g, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFDiv(g->B, a, b, ""); }
+static LLVMValueRef add(Gen *g, LLVMValueRef a, LLVMValueRef b) {
+    return LLVMBuildFAdd(g->B, a, b, "");
+}
+static LLVMValueRef sub(Gen *g, LLVMValueRef a, LLVMValueRef b) {
+    return LLVMBuildFSub(g->B, a, b, "");
+}
+static LLVMValueRef mul(Gen *g, LLVMValueRef a, LLVMValueRef b) {
+    return LLVMBuildFMul(g->B, a, b, "");
+}
+static LLVMValueRef divd(Gen *g, LLVMValueRef a, LLVMValueRef b) {
+    return LLVMBuildFDiv(g->B, a, b, "");
+}
 static LLVMValueRef fma3(Gen *g, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
     return gen_intrinsic(g, "llvm.fma.f64", g->f64, (LLVMValueRef[]){a, b, c}, 3);
 }
-static LLVMValueRef fn1(Gen *g, const char *name, LLVMValueRef x) { return gen_intrinsic(g, name, g->f64, &x, 1); }
+static LLVMValueRef fn1(Gen *g, const char *name, LLVMValueRef x) {
+    return gen_intrinsic(g, name, g->f64, &x, 1);
+}
 static LLVMValueRef fabs_(Gen *g, LLVMValueRef x) { return fn1(g, "llvm.fabs.f64", x); }
 static LLVMValueRef sqrt_(Gen *g, LLVMValueRef x) { return fn1(g, "llvm.sqrt.f64", x); }
 static LLVMValueRef copysign_(Gen *g, LLVMValueRef x, LLVMValueRef s) {
     return gen_intrinsic(g, "llvm.copysign.f64", g->f64, (LLVMValueRef[]){x, s}, 2);
 }
-static LLVMValueRef fcmp(Gen *g, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFCmp(g->B, p, a, b, ""); }
-static LLVMValueRef sel(Gen *g, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildSelect(g->B, c, a, b, ""); }
-static LLVMValueRef or_(Gen *g, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildOr(g->B, a, b, ""); }
-static LLVMValueRef and_(Gen *g, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildAnd(g->B, a, b, ""); }
+static LLVMValueRef fcmp(Gen *g, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b) {
+    return LLVMBuildFCmp(g->B, p, a, b, "");
+}
+static LLVMValueRef sel(Gen *g, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b) {
+    return LLVMBuildSelect(g->B, c, a, b, "");
+}
+static LLVMValueRef or_(Gen *g, LLVMValueRef a, LLVMValueRef b) {
+    return LLVMBuildOr(g->B, a, b, "");
+}
+static LLVMValueRef and_(Gen *g, LLVMValueRef a, LLVMValueRef b) {
+    return LLVMBuildAnd(g->B, a, b, "");
+}
 static LLVMValueRef is_nan(Gen *g, LLVMValueRef x) { return fcmp(g, LLVMRealUNO, x, x); }
-static LLVMValueRef is_inf(Gen *g, LLVMValueRef x) { return fcmp(g, LLVMRealOEQ, fabs_(g, x), cd(g, INFINITY)); }
+static LLVMValueRef is_inf(Gen *g, LLVMValueRef x) {
+    return fcmp(g, LLVMRealOEQ, fabs_(g, x), cd(g, INFINITY));
+}
 
 /* c[0] + z (c[1] + z (...)) */
 static LLVMValueRef horner(Gen *g, LLVMValueRef z, const double *c, int n) {
@@ -61,9 +81,11 @@ static LLVMValueRef horner(Gen *g, LLVMValueRef z, const double *c, int n) {
 /* ln x for a finite x > 0 (other inputs: the callers' selects) */
 static LLVMValueRef ln_core(Gen *g, LLVMValueRef x) {
     LLVMValueRef bits = LLVMBuildBitCast(g->B, x, g->i64, "");
-    LLVMValueRef e = LLVMBuildSub(g->B, LLVMBuildLShr(g->B, bits, gen_i64(g, 52), ""), gen_i64(g, 1023), "");
-    LLVMValueRef mb = LLVMBuildOr(g->B, LLVMBuildAnd(g->B, bits, gen_i64(g, (INT64_C(1) << 52) - 1), ""),
-                                  gen_i64(g, INT64_C(1023) << 52), "");
+    LLVMValueRef e =
+        LLVMBuildSub(g->B, LLVMBuildLShr(g->B, bits, gen_i64(g, 52), ""), gen_i64(g, 1023), "");
+    LLVMValueRef mb =
+        LLVMBuildOr(g->B, LLVMBuildAnd(g->B, bits, gen_i64(g, (INT64_C(1) << 52) - 1), ""),
+                    gen_i64(g, INT64_C(1023) << 52), "");
     LLVMValueRef m = LLVMBuildBitCast(g->B, mb, g->f64, "");
     LLVMValueRef big = fcmp(g, LLVMRealOGT, m, cd(g, 1.4142135623730951));
     m = sel(g, big, mul(g, m, cd(g, 0.5)), m);
@@ -79,7 +101,8 @@ static LLVMValueRef ln_core(Gen *g, LLVMValueRef x) {
 /* ln x for any x: -inf at 0, NaN below, inf at inf, NaN at NaN */
 static LLVMValueRef ln_full(Gen *g, LLVMValueRef x) {
     LLVMValueRef pos = fcmp(g, LLVMRealOGT, x, cd(g, 0.0));
-    LLVMValueRef safe = sel(g, and_(g, pos, fcmp(g, LLVMRealOLT, x, cd(g, INFINITY))), x, cd(g, 1.0));
+    LLVMValueRef safe =
+        sel(g, and_(g, pos, fcmp(g, LLVMRealOLT, x, cd(g, INFINITY))), x, cd(g, 1.0));
     LLVMValueRef r = ln_core(g, safe);
     r = sel(g, fcmp(g, LLVMRealOEQ, x, cd(g, INFINITY)), cd(g, INFINITY), r);
     r = sel(g, fcmp(g, LLVMRealOEQ, x, cd(g, 0.0)), cd(g, -INFINITY), r);
@@ -99,13 +122,20 @@ static LLVMValueRef exp2_core(Gen *g, LLVMValueRef t) {
     for (int i = 1; i < 14; i++) k[i] = k[i - 1] / i;
     LLVMValueRef p = horner(g, u, k, 14);
     LLVMValueRef ni = LLVMBuildFPToSI(g->B, n, g->i64, "");
-    LLVMValueRef n1 = LLVMBuildAShr(g->B, ni, gen_i64(g, 1), ""), n2 = LLVMBuildSub(g->B, ni, n1, "");
-    LLVMValueRef s1 = LLVMBuildBitCast(g->B, LLVMBuildShl(g->B, LLVMBuildAdd(g->B, n1, gen_i64(g, 1023), ""), gen_i64(g, 52), ""), g->f64, "");
-    LLVMValueRef s2 = LLVMBuildBitCast(g->B, LLVMBuildShl(g->B, LLVMBuildAdd(g->B, n2, gen_i64(g, 1023), ""), gen_i64(g, 52), ""), g->f64, "");
+    LLVMValueRef n1 = LLVMBuildAShr(g->B, ni, gen_i64(g, 1), ""),
+                 n2 = LLVMBuildSub(g->B, ni, n1, "");
+    LLVMValueRef s1 = LLVMBuildBitCast(
+        g->B, LLVMBuildShl(g->B, LLVMBuildAdd(g->B, n1, gen_i64(g, 1023), ""), gen_i64(g, 52), ""),
+        g->f64, "");
+    LLVMValueRef s2 = LLVMBuildBitCast(
+        g->B, LLVMBuildShl(g->B, LLVMBuildAdd(g->B, n2, gen_i64(g, 1023), ""), gen_i64(g, 52), ""),
+        g->f64, "");
     return sel(g, nan, t, mul(g, mul(g, p, s1), s2));
 }
 
-static LLVMValueRef exp_d(Gen *g, LLVMValueRef x) { return exp2_core(g, mul(g, x, cd(g, 1.4426950408889634))); }
+static LLVMValueRef exp_d(Gen *g, LLVMValueRef x) {
+    return exp2_core(g, mul(g, x, cd(g, 1.4426950408889634)));
+}
 
 /* atan u for u >= 0 (inf included); NaN passes through */
 static LLVMValueRef atan_core(Gen *g, LLVMValueRef u) {
@@ -126,7 +156,8 @@ static LLVMValueRef atan_core(Gen *g, LLVMValueRef u) {
 static LLVMValueRef erfc_tail(Gen *g, LLVMValueRef x) {
     LLVMValueRef f = x;
     for (int k = 30; k >= 1; k--) f = add(g, x, divd(g, cd(g, k / 2.0), f));
-    LLVMValueRef e = exp2_core(g, mul(g, LLVMBuildFNeg(g->B, mul(g, x, x), ""), cd(g, 1.4426950408889634)));
+    LLVMValueRef e =
+        exp2_core(g, mul(g, LLVMBuildFNeg(g->B, mul(g, x, x), ""), cd(g, 1.4426950408889634)));
     return divd(g, e, mul(g, f, cd(g, 1.7724538509055160)));
 }
 
@@ -177,7 +208,8 @@ static void sincos_d(Gen *g, LLVMValueRef x, LLVMValueRef *s, LLVMValueRef *c, L
     *s = mul(g, r, horner(g, z, sc, 11));
     *c = horner(g, z, cc, 12);
     LLVMValueRef q = LLVMBuildFPToSI(g->B, sel(g, is_nan(g, k), cd(g, 0.0), k), g->i64, "");
-    *odd = LLVMBuildICmp(g->B, LLVMIntNE, LLVMBuildAnd(g->B, q, gen_i64(g, 1), ""), gen_i64(g, 0), "");
+    *odd =
+        LLVMBuildICmp(g->B, LLVMIntNE, LLVMBuildAnd(g->B, q, gen_i64(g, 1), ""), gen_i64(g, 0), "");
 }
 
 /* ---- the functions, on fp64 operands holding fp32 values ---- */
@@ -186,21 +218,26 @@ static LLVMValueRef pow_d(Gen *g, LLVMValueRef x, LLVMValueRef y) {
     LLVMValueRef ax = fabs_(g, x);
     LLVMValueRef l2 = mul(g, ln_full(g, ax), cd(g, 1.4426950408889634));
     LLVMValueRef t = mul(g, y, l2);
-    t = sel(g, fcmp(g, LLVMRealOEQ, ax, cd(g, 1.0)), cd(g, 0.0), t); /* |x| = 1: 1 even for y = inf */
+    t = sel(g, fcmp(g, LLVMRealOEQ, ax, cd(g, 1.0)), cd(g, 0.0),
+            t); /* |x| = 1: 1 even for y = inf */
     LLVMValueRef r = exp2_core(g, t);
     /* a negative x (-0 and -inf included): an odd integer y keeps the sign, a
      * non-integer y gives NaN for a finite x */
     LLVMValueRef yint = fcmp(g, LLVMRealOEQ, fn1(g, "llvm.trunc.f64", y), y);
     LLVMValueRef half = mul(g, y, cd(g, 0.5));
     LLVMValueRef yodd = and_(g, yint, fcmp(g, LLVMRealONE, fn1(g, "llvm.trunc.f64", half), half));
-    LLVMValueRef xneg = LLVMBuildICmp(g->B, LLVMIntSLT, LLVMBuildBitCast(g->B, x, g->i64, ""), gen_i64(g, 0), "");
+    LLVMValueRef xneg =
+        LLVMBuildICmp(g->B, LLVMIntSLT, LLVMBuildBitCast(g->B, x, g->i64, ""), gen_i64(g, 0), "");
     r = sel(g, and_(g, xneg, yodd), LLVMBuildFNeg(g->B, r, ""), r);
-    LLVMValueRef fin_neg = and_(g, fcmp(g, LLVMRealOLT, x, cd(g, 0.0)), fcmp(g, LLVMRealOGT, x, cd(g, -INFINITY)));
-    LLVMValueRef bad = and_(g, fin_neg, and_(g, LLVMBuildNot(g->B, yint, ""), LLVMBuildNot(g->B, is_inf(g, y), "")));
+    LLVMValueRef fin_neg =
+        and_(g, fcmp(g, LLVMRealOLT, x, cd(g, 0.0)), fcmp(g, LLVMRealOGT, x, cd(g, -INFINITY)));
+    LLVMValueRef bad = and_(
+        g, fin_neg, and_(g, LLVMBuildNot(g->B, yint, ""), LLVMBuildNot(g->B, is_inf(g, y), "")));
     r = sel(g, bad, cd(g, NAN), r);
     r = sel(g, or_(g, is_nan(g, x), is_nan(g, y)), cd(g, NAN), r);
     /* pow(x, +-0) = 1 and pow(1, y) = 1, NaN included */
-    return sel(g, or_(g, fcmp(g, LLVMRealOEQ, y, cd(g, 0.0)), fcmp(g, LLVMRealOEQ, x, cd(g, 1.0))), cd(g, 1.0), r);
+    return sel(g, or_(g, fcmp(g, LLVMRealOEQ, y, cd(g, 0.0)), fcmp(g, LLVMRealOEQ, x, cd(g, 1.0))),
+               cd(g, 1.0), r);
 }
 
 static LLVMValueRef atan2_d(Gen *g, LLVMValueRef y, LLVMValueRef x) {
@@ -208,9 +245,11 @@ static LLVMValueRef atan2_d(Gen *g, LLVMValueRef y, LLVMValueRef x) {
     LLVMValueRef steep = fcmp(g, LLVMRealOGT, ay, ax);
     LLVMValueRef a = sel(g, steep, sub(g, cd(g, 1.5707963267948966), atan_core(g, divd(g, ax, ay))),
                          atan_core(g, divd(g, ay, ax)));
-    a = sel(g, and_(g, fcmp(g, LLVMRealOEQ, ax, cd(g, 0.0)), fcmp(g, LLVMRealOEQ, ay, cd(g, 0.0))), cd(g, 0.0), a);
+    a = sel(g, and_(g, fcmp(g, LLVMRealOEQ, ax, cd(g, 0.0)), fcmp(g, LLVMRealOEQ, ay, cd(g, 0.0))),
+            cd(g, 0.0), a);
     a = sel(g, and_(g, is_inf(g, x), is_inf(g, y)), cd(g, 0.78539816339744831), a);
-    LLVMValueRef xneg = LLVMBuildICmp(g->B, LLVMIntSLT, LLVMBuildBitCast(g->B, x, g->i64, ""), gen_i64(g, 0), "");
+    LLVMValueRef xneg =
+        LLVMBuildICmp(g->B, LLVMIntSLT, LLVMBuildBitCast(g->B, x, g->i64, ""), gen_i64(g, 0), "");
     a = sel(g, xneg, sub(g, cd(g, 3.1415926535897931), a), a);
     a = copysign_(g, a, y);
     return sel(g, or_(g, is_nan(g, x), is_nan(g, y)), cd(g, NAN), a);
@@ -218,7 +257,8 @@ static LLVMValueRef atan2_d(Gen *g, LLVMValueRef y, LLVMValueRef x) {
 
 static LLVMValueRef soft_d(Gen *g, int fn, LLVMValueRef x, LLVMValueRef y) {
     LLVMValueRef ax = fabs_(g, x);
-    LLVMValueRef small = fcmp(g, LLVMRealOLT, ax, cd(g, 1e-4)); /* where a short series replaces cancellation */
+    LLVMValueRef small =
+        fcmp(g, LLVMRealOLT, ax, cd(g, 1e-4)); /* where a short series replaces cancellation */
     LLVMValueRef x2 = mul(g, x, x);
     switch (fn) {
     case MATH_ERF: return erf_any(g, x, false);
@@ -228,20 +268,28 @@ static LLVMValueRef soft_d(Gen *g, int fn, LLVMValueRef x, LLVMValueRef y) {
         return sel(g, small, ser, sub(g, exp_d(g, x), cd(g, 1.0)));
     }
     case MATH_LOG1P: {
-        LLVMValueRef ser = mul(g, x, horner(g, x, (const double[]){1, -0.5, 1.0 / 3, -0.25, 0.2}, 5));
+        LLVMValueRef ser =
+            mul(g, x, horner(g, x, (const double[]){1, -0.5, 1.0 / 3, -0.25, 0.2}, 5));
         return sel(g, small, ser, ln_full(g, add(g, x, cd(g, 1.0))));
     }
     case MATH_TANH: {
-        LLVMValueRef ser = mul(g, x, horner(g, x2, (const double[]){1, -1.0 / 3, 2.0 / 15, -17.0 / 315}, 4));
-        LLVMValueRef e = sub(g, exp_d(g, mul(g, cd(g, 2.0), sel(g, fcmp(g, LLVMRealOLT, ax, cd(g, 20.0)), ax, cd(g, 20.0)))), cd(g, 1.0));
+        LLVMValueRef ser =
+            mul(g, x, horner(g, x2, (const double[]){1, -1.0 / 3, 2.0 / 15, -17.0 / 315}, 4));
+        LLVMValueRef e =
+            sub(g,
+                exp_d(g, mul(g, cd(g, 2.0),
+                             sel(g, fcmp(g, LLVMRealOLT, ax, cd(g, 20.0)), ax, cd(g, 20.0)))),
+                cd(g, 1.0));
         LLVMValueRef t = copysign_(g, divd(g, e, add(g, e, cd(g, 2.0))), x);
         return sel(g, is_nan(g, x), x, sel(g, small, ser, t));
     }
-    case MATH_SINH: case MATH_COSH: {
+    case MATH_SINH:
+    case MATH_COSH: {
         LLVMValueRef e = exp_d(g, ax), ie = divd(g, cd(g, 0.5), e);
         LLVMValueRef h = mul(g, e, cd(g, 0.5));
         if (fn == MATH_COSH) return sel(g, is_nan(g, x), x, add(g, h, ie));
-        LLVMValueRef ser = mul(g, x, horner(g, x2, (const double[]){1, 1.0 / 6, 1.0 / 120, 1.0 / 5040}, 4));
+        LLVMValueRef ser =
+            mul(g, x, horner(g, x2, (const double[]){1, 1.0 / 6, 1.0 / 120, 1.0 / 5040}, 4));
         return sel(g, is_nan(g, x), x, sel(g, small, ser, copysign_(g, sub(g, h, ie), x)));
     }
     case MATH_TAN: {
@@ -252,8 +300,10 @@ static LLVMValueRef soft_d(Gen *g, int fn, LLVMValueRef x, LLVMValueRef y) {
     }
     case MATH_ATAN: return sel(g, is_nan(g, x), x, copysign_(g, atan_core(g, ax), x));
     case MATH_ATAN2: return atan2_d(g, x, y);
-    case MATH_ASIN: return atan2_d(g, x, sqrt_(g, fma3(g, LLVMBuildFNeg(g->B, x, ""), x, cd(g, 1.0))));
-    case MATH_ACOS: return atan2_d(g, sqrt_(g, fma3(g, LLVMBuildFNeg(g->B, x, ""), x, cd(g, 1.0))), x);
+    case MATH_ASIN:
+        return atan2_d(g, x, sqrt_(g, fma3(g, LLVMBuildFNeg(g->B, x, ""), x, cd(g, 1.0))));
+    case MATH_ACOS:
+        return atan2_d(g, sqrt_(g, fma3(g, LLVMBuildFNeg(g->B, x, ""), x, cd(g, 1.0))), x);
     case MATH_ASINH: {
         LLVMValueRef ser = mul(g, x, horner(g, x2, (const double[]){1, -1.0 / 6, 3.0 / 40}, 3));
         LLVMValueRef l = ln_full(g, add(g, ax, sqrt_(g, add(g, x2, cd(g, 1.0)))));
@@ -265,7 +315,8 @@ static LLVMValueRef soft_d(Gen *g, int fn, LLVMValueRef x, LLVMValueRef y) {
     }
     case MATH_ATANH: {
         LLVMValueRef ser = mul(g, x, horner(g, x2, (const double[]){1, 1.0 / 3, 0.2}, 3));
-        LLVMValueRef l = mul(g, cd(g, 0.5), ln_full(g, divd(g, add(g, cd(g, 1.0), x), sub(g, cd(g, 1.0), x))));
+        LLVMValueRef l =
+            mul(g, cd(g, 0.5), ln_full(g, divd(g, add(g, cd(g, 1.0), x), sub(g, cd(g, 1.0), x))));
         return sel(g, small, ser, l);
     }
     case MATH_LOG10: return mul(g, ln_full(g, x), cd(g, 0.43429448190325182));
@@ -284,6 +335,7 @@ static LLVMValueRef soft_d(Gen *g, int fn, LLVMValueRef x, LLVMValueRef y) {
 }
 
 LLVMValueRef gen_math_soft_f32(Gen *g, int fn, LLVMValueRef x, LLVMValueRef y) {
-    LLVMValueRef dx = LLVMBuildFPExt(g->B, x, g->f64, ""), dy = y ? LLVMBuildFPExt(g->B, y, g->f64, "") : NULL;
+    LLVMValueRef dx = LLVMBuildFPExt(g->B, x, g->f64, ""),
+                 dy = y ? LLVMBuildFPExt(g->B, y, g->f64, "") : NULL;
     return LLVMBuildFPTrunc(g->B, soft_d(g, fn, dx, dy), g->f32, "");
 }

@@ -12,8 +12,10 @@
 #include "gen_internal.h"
 
 static LLVMValueRef exact(Gen *g, int fn, int dt, LLVMValueRef *x) {
-    static const char *const names[] = {[MATH_TRUNC] = "llvm.trunc", [MATH_RINT] = "llvm.rint",
-                                        [MATH_NEARBYINT] = "llvm.rint", [MATH_ROUND] = "llvm.round",
+    static const char *const names[] = {[MATH_TRUNC] = "llvm.trunc",
+                                        [MATH_RINT] = "llvm.rint",
+                                        [MATH_NEARBYINT] = "llvm.rint",
+                                        [MATH_ROUND] = "llvm.round",
                                         [MATH_COPYSIGN] = "llvm.copysign"};
     char name[32];
     snprintf(name, sizeof name, "%s.%s", names[fn], dt == DT_FP64 ? "f64" : "f32");
@@ -38,14 +40,14 @@ LLVMValueRef gen_mathfn(Gen *g, const IrOp *op, int dt, LLVMValueRef *a) {
     LLVMValueRef x[2];
     for (int i = 0; i < n; i++) x[i] = narrow ? LLVMBuildFPExt(g->B, a[i], g->f32, "") : a[i];
     LLVMValueRef r;
-    if (ir_mathfn_info[fn].exact)
-        r = exact(g, fn, cdt, x);
-    else if (g->target->libdevice)
-        r = libdevice_call(g, fn, cdt, x);
+    if (ir_mathfn_info[fn].exact) r = exact(g, fn, cdt, x);
+    else if (g->target->libdevice) r = libdevice_call(g, fn, cdt, x);
     else if (cdt == DT_FP64)
-        gen_error(g, op->loc, "%s on fp64 needs CUDA's libdevice on the GPU, and none was found (set NEREID_LIBDEVICE "
-                  "to libdevice.10.bc, or CUDA_HOME)", ir_mathfn_info[fn].name);
-    else
-        r = gen_math_soft_f32(g, fn, x[0], n > 1 ? x[1] : NULL);
+        gen_error(g, op->loc,
+                  "%s on fp64 needs CUDA's libdevice on the GPU, and none was found (set "
+                  "NEREID_LIBDEVICE "
+                  "to libdevice.10.bc, or CUDA_HOME)",
+                  ir_mathfn_info[fn].name);
+    else r = gen_math_soft_f32(g, fn, x[0], n > 1 ? x[1] : NULL);
     return narrow ? LLVMBuildFPTrunc(g->B, r, gen_type(g, dt), "") : r;
 }

@@ -30,8 +30,8 @@ static int vector_width(Gen *g, ValId ptr, ValId mask, int eb) {
     return v < 1 ? 1 : v;
 }
 
-static LLVMValueRef guarded(Gen *g, LLVMValueRef cond, LLVMTypeRef ty, LLVMValueRef ptr, unsigned align,
-                            LLVMValueRef other) {
+static LLVMValueRef guarded(Gen *g, LLVMValueRef cond, LLVMTypeRef ty, LLVMValueRef ptr,
+                            unsigned align, LLVMValueRef other) {
     if (!cond) {
         LLVMValueRef v = LLVMBuildLoad2(g->B, ty, ptr, "");
         LLVMSetAlignment(v, align);
@@ -57,10 +57,10 @@ static LLVMValueRef guarded(Gen *g, LLVMValueRef cond, LLVMTypeRef ty, LLVMValue
 
 /* A vector access of `bits` total bits moves as words: 1-4 x b32, or one b16 / b8. */
 typedef struct Words {
-    int n, bits;       /* word count and width (32, 16 or 8) */
-    LLVMTypeRef wty;   /* i32 or i16 (b8 travels in a 16-bit register) */
-    const char *cons;  /* "r" or "h" */
-    const char *sfx;   /* ".b32", ".b16", ".u8" */
+    int n, bits;      /* word count and width (32, 16 or 8) */
+    LLVMTypeRef wty;  /* i32 or i16 (b8 travels in a 16-bit register) */
+    const char *cons; /* "r" or "h" */
+    const char *sfx;  /* ".b32", ".b16", ".u8" */
 } Words;
 
 static Words words_of(Gen *g, int bits) {
@@ -97,11 +97,13 @@ static int type_bits(Gen *g, LLVMTypeRef ty) {
 }
 
 /* mov other into the outputs, then @p ld.global{.vN}.bW */
-static LLVMValueRef predicated_load(Gen *g, LLVMValueRef cond, LLVMTypeRef ty, LLVMValueRef ptr, LLVMValueRef other) {
+static LLVMValueRef predicated_load(Gen *g, LLVMValueRef cond, LLVMTypeRef ty, LLVMValueRef ptr,
+                                    LLVMValueRef other) {
     Words w = words_of(g, type_bits(g, ty));
     StrBuf a, c;
     sb_init(&a), sb_init(&c);
-    for (int i = 0; i < w.n; i++) sb_printf(&a, "mov%s $%d, $%d;\n\t", w.bits == 8 ? ".b16" : w.sfx, i, w.n + 2 + i);
+    for (int i = 0; i < w.n; i++)
+        sb_printf(&a, "mov%s $%d, $%d;\n\t", w.bits == 8 ? ".b16" : w.sfx, i, w.n + 2 + i);
     sb_printf(&a, "@$%d ld.global", w.n);
     if (w.n > 1) sb_printf(&a, ".v%d", w.n);
     sb_printf(&a, "%s ", w.sfx);
@@ -121,11 +123,13 @@ static LLVMValueRef predicated_load(Gen *g, LLVMValueRef cond, LLVMTypeRef ty, L
     for (int i = 0; i < w.n; i++) elts[i] = w.wty;
     LLVMTypeRef rty = w.n == 1 ? w.wty : LLVMStructTypeInContext(g->C, elts, (unsigned)w.n, 0);
     LLVMTypeRef fty = LLVMFunctionType(rty, argt, (unsigned)(2 + w.n), 0);
-    LLVMValueRef asmv = LLVMGetInlineAsm(fty, a.data, a.len, c.data, c.len, 1, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef asmv =
+        LLVMGetInlineAsm(fty, a.data, a.len, c.data, c.len, 1, 0, LLVMInlineAsmDialectATT, 0);
     LLVMValueRef r = LLVMBuildCall2(g->B, fty, asmv, args, (unsigned)(2 + w.n), "");
     sb_free(&a), sb_free(&c);
     LLVMValueRef wv[4];
-    for (int i = 0; i < w.n; i++) wv[i] = w.n == 1 ? r : LLVMBuildExtractValue(g->B, r, (unsigned)i, "");
+    for (int i = 0; i < w.n; i++)
+        wv[i] = w.n == 1 ? r : LLVMBuildExtractValue(g->B, r, (unsigned)i, "");
     return from_words(g, wv, w, ty);
 }
 
@@ -151,12 +155,14 @@ static void predicated_store(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMVa
     LLVMTypeRef argt[6];
     for (int i = 0; i < 2 + w.n; i++) argt[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef fty = LLVMFunctionType(g->vd, argt, (unsigned)(2 + w.n), 0);
-    LLVMValueRef asmv = LLVMGetInlineAsm(fty, a.data, a.len, c.data, c.len, 1, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef asmv =
+        LLVMGetInlineAsm(fty, a.data, a.len, c.data, c.len, 1, 0, LLVMInlineAsmDialectATT, 0);
     LLVMBuildCall2(g->B, fty, asmv, args, (unsigned)(2 + w.n), "");
     sb_free(&a), sb_free(&c);
 }
 
-static void guarded_store(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr, unsigned align) {
+static void guarded_store(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr,
+                          unsigned align) {
     LLVMBasicBlockRef st = NULL, join = NULL;
     if (cond) {
         st = LLVMAppendBasicBlockInContext(g->C, g->fn, "st");
@@ -172,28 +178,35 @@ static void guarded_store(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValue
     }
 }
 
-static bool never(LLVMValueRef c) { return c && LLVMIsAConstantInt(c) && !LLVMConstIntGetZExtValue(c); }
+static bool never(LLVMValueRef c) {
+    return c && LLVMIsAConstantInt(c) && !LLVMConstIntGetZExtValue(c);
+}
 
 static LLVMValueRef pack(Gen *g, LLVMValueRef *regs, int r, int v, int dt) {
     if (v == 1) return gen_to_mem(g, regs[r], dt);
     LLVMValueRef vec = LLVMGetUndef(LLVMVectorType(gen_mem_type(g, dt), (unsigned)v));
-    for (int k = 0; k < v; k++) vec = LLVMBuildInsertElement(g->B, vec, gen_to_mem(g, regs[r + k], dt), gen_i32(g, k), "");
+    for (int k = 0; k < v; k++)
+        vec = LLVMBuildInsertElement(g->B, vec, gen_to_mem(g, regs[r + k], dt), gen_i32(g, k), "");
     return vec;
 }
 
 static void gen_load(Gen *g, IrOp *op) {
-    ValId ptr = op->operands[0], mask = op->nopnds > 1 ? op->operands[1] : 0, oth = op->nopnds > 2 ? op->operands[2] : 0;
+    ValId ptr = op->operands[0], mask = op->nopnds > 1 ? op->operands[1] : 0,
+          oth = op->nopnds > 2 ? op->operands[2] : 0;
     int dt = ir_type(g->f, ptr).pointee, eb = dt_bytes(dt), n;
     int v = vector_width(g, ptr, mask, eb);
-    LLVMValueRef *P = gen_vals(g, ptr, &n), *M = mask ? gen_vals(g, mask, NULL) : NULL, *O = oth ? gen_vals(g, oth, NULL) : NULL;
+    LLVMValueRef *P = gen_vals(g, ptr, &n), *M = mask ? gen_vals(g, mask, NULL) : NULL,
+                 *O = oth ? gen_vals(g, oth, NULL) : NULL;
     LLVMValueRef *out = gen_alloc_regs(g, n);
     LLVMTypeRef et = gen_mem_type(g, dt), ty = v == 1 ? et : LLVMVectorType(et, (unsigned)v);
     for (int r = 0; r < n; r += v) {
         LLVMValueRef other = LLVMConstNull(ty);
         if (M && O) other = pack(g, O, r, v, dt);
-        LLVMValueRef x = M ? predicated_load(g, M[r], ty, P[r], other) : guarded(g, NULL, ty, P[r], (unsigned)(v * eb), other);
+        LLVMValueRef x = M ? predicated_load(g, M[r], ty, P[r], other)
+                           : guarded(g, NULL, ty, P[r], (unsigned)(v * eb), other);
         for (int k = 0; k < v; k++)
-            out[r + k] = gen_from_mem(g, v == 1 ? x : LLVMBuildExtractElement(g->B, x, gen_i32(g, k), ""), dt);
+            out[r + k] = gen_from_mem(
+                g, v == 1 ? x : LLVMBuildExtractElement(g->B, x, gen_i32(g, k), ""), dt);
     }
     gen_set(g, op->results[0], out, n);
 }
@@ -202,7 +215,8 @@ static void gen_store(Gen *g, IrOp *op) {
     ValId ptr = op->operands[0], val = op->operands[1], mask = op->nopnds > 2 ? op->operands[2] : 0;
     int dt = ir_type(g->f, ptr).pointee, eb = dt_bytes(dt), n;
     int v = vector_width(g, ptr, mask, eb);
-    LLVMValueRef *P = gen_vals(g, ptr, &n), *V = gen_vals(g, val, NULL), *M = mask ? gen_vals(g, mask, NULL) : NULL;
+    LLVMValueRef *P = gen_vals(g, ptr, &n), *V = gen_vals(g, val, NULL),
+                 *M = mask ? gen_vals(g, mask, NULL) : NULL;
     for (int r = 0; r < n; r += v) {
         LLVMValueRef once = gen_unique(g, ptr, r);
         if (never(once)) continue; /* a register that copies another */
@@ -217,8 +231,10 @@ static LLVMAtomicRMWBinOp rmw_op(int kind, int dt) {
     bool fl = dt_is_float(dt), sg = dt_is_signed(dt);
     switch (kind) {
     case RMW_ADD: return fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
-    case RMW_MAX: return fl ? LLVMAtomicRMWBinOpFMax : sg ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
-    case RMW_MIN: return fl ? LLVMAtomicRMWBinOpFMin : sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
+    case RMW_MAX:
+        return fl ? LLVMAtomicRMWBinOpFMax : sg ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
+    case RMW_MIN:
+        return fl ? LLVMAtomicRMWBinOpFMin : sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
     case RMW_XCHG: return LLVMAtomicRMWBinOpXchg;
     case RMW_AND: return LLVMAtomicRMWBinOpAnd;
     case RMW_OR: return LLVMAtomicRMWBinOpOr;
@@ -226,7 +242,8 @@ static LLVMAtomicRMWBinOp rmw_op(int kind, int dt) {
     }
 }
 
-static LLVMValueRef atomic_one(Gen *g, IrOp *op, int dt, LLVMValueRef cond, LLVMValueRef ptr, LLVMValueRef a, LLVMValueRef b) {
+static LLVMValueRef atomic_one(Gen *g, IrOp *op, int dt, LLVMValueRef cond, LLVMValueRef ptr,
+                               LLVMValueRef a, LLVMValueRef b) {
     LLVMTypeRef ty = gen_type(g, dt);
     LLVMBasicBlockRef cur = LLVMGetInsertBlock(g->B);
     LLVMBasicBlockRef doit = LLVMAppendBasicBlockInContext(g->C, g->fn, "atom");
@@ -235,10 +252,12 @@ static LLVMValueRef atomic_one(Gen *g, IrOp *op, int dt, LLVMValueRef cond, LLVM
     LLVMPositionBuilderAtEnd(g->B, doit);
     LLVMValueRef old;
     if (op->code == OP_ATOMIC_CAS) {
-        LLVMValueRef x = LLVMBuildAtomicCmpXchg(g->B, ptr, a, b, LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, 0);
+        LLVMValueRef x = LLVMBuildAtomicCmpXchg(g->B, ptr, a, b, LLVMAtomicOrderingMonotonic,
+                                                LLVMAtomicOrderingMonotonic, 0);
         old = LLVMBuildExtractValue(g->B, x, 0, "");
     } else {
-        old = LLVMBuildAtomicRMW(g->B, rmw_op((int)op->attr[0], dt), ptr, a, LLVMAtomicOrderingMonotonic, 0);
+        old = LLVMBuildAtomicRMW(g->B, rmw_op((int)op->attr[0], dt), ptr, a,
+                                 LLVMAtomicOrderingMonotonic, 0);
     }
     LLVMBuildBr(g->B, join);
     LLVMPositionBuilderAtEnd(g->B, join);
@@ -260,7 +279,8 @@ static void gen_atomic(Gen *g, IrOp *op) {
     for (int r = 0; r < n; r++) {
         LLVMValueRef once = gen_unique(g, ptr, r);
         out[r] = never(once) ? LLVMConstNull(gen_type(g, dt)) /* its owner's, below */
-                             : atomic_one(g, op, dt, gen_and(g, M ? M[r] : NULL, once), P[r], A[r], cas ? Bv[r] : NULL);
+                             : atomic_one(g, op, dt, gen_and(g, M ? M[r] : NULL, once), P[r], A[r],
+                                          cas ? Bv[r] : NULL);
     }
     if (op->smem_size) { /* the owner's old value to its duplicates (thread 0's for a scalar) */
         IrType t = ir_type(g->f, ptr);

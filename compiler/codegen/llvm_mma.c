@@ -59,7 +59,8 @@ static void mma_sync(Gen *g, OpId id) {
     const GenLayout *la = gen_layout(g, a), *lb = gen_layout(g, b), *lc = gen_layout(g, r);
     const IrLayout *mma = &g->m->layouts[g->f->vals[r].layout];
     int dt = at.dt, kw = g->m->layouts[g->f->vals[a].layout].k_width, ik = 8 * kw;
-    int tm = 16 * mma->wpc[0], tn = 8 * mma->wpc[1]; /* the CTA's tile of one instruction per warp */
+    int tm = 16 * mma->wpc[0],
+        tn = 8 * mma->wpc[1]; /* the CTA's tile of one instruction per warp */
     int M = rt.shape[0], N = rt.shape[1], K = at.shape[1];
     int nm = M / tm > 0 ? M / tm : 1, nn = N / tn > 0 ? N / tn : 1, nk = K / ik;
     bool fl = dt != DT_I8;
@@ -68,8 +69,10 @@ static void mma_sync(Gen *g, OpId id) {
     LLVMValueRef *out = gen_alloc_regs(g, n);
     memcpy(out, C, sizeof(LLVMValueRef) * (size_t)n);
     char text[256];
-    snprintf(text, sizeof text, "mma.sync.aligned.%s {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
-             mma_shape(dt));
+    snprintf(
+        text, sizeof text,
+        "mma.sync.aligned.%s {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
+        mma_shape(dt));
     const char *cons = fl ? "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3" : "=r,=r,=r,=r,r,r,r,r,r,r,0,1,2,3";
     LLVMTypeRef ct = fl ? g->f32 : g->i32;
     LLVMTypeRef four[4] = {ct, ct, ct, ct};
@@ -79,21 +82,26 @@ static void mma_sync(Gen *g, OpId id) {
             LLVMValueRef aw[4];
             for (int q = 0; q < 4; q++) {
                 LLVMValueRef e[4];
-                for (int i = 0; i < kw; i++) e[i] = A[reg_at(&la->ll, q * kw + i, mi * tm, ki * ik)];
+                for (int i = 0; i < kw; i++)
+                    e[i] = A[reg_at(&la->ll, q * kw + i, mi * tm, ki * ik)];
                 aw[q] = pack32(g, e, kw, dt);
             }
             for (int ni = 0; ni < nn; ni++) {
-                LLVMValueRef args[10]; /* the inputs: A's 4 words, B's 2, C's 4 (tied to the outputs) */
+                LLVMValueRef
+                    args[10]; /* the inputs: A's 4 words, B's 2, C's 4 (tied to the outputs) */
                 memcpy(args, aw, sizeof aw);
                 for (int q = 0; q < 2; q++) {
                     LLVMValueRef e[4];
-                    for (int i = 0; i < kw; i++) e[i] = Bv[reg_at(&lb->ll, q * kw + i, ki * ik, ni * tn)];
+                    for (int i = 0; i < kw; i++)
+                        e[i] = Bv[reg_at(&lb->ll, q * kw + i, ki * ik, ni * tn)];
                     args[4 + q] = pack32(g, e, kw, dt);
                 }
                 int ci[4];
-                for (int q = 0; q < 4; q++) ci[q] = reg_at(&lc->ll, q, mi * tm, ni * tn), args[6 + q] = out[ci[q]];
+                for (int q = 0; q < 4; q++)
+                    ci[q] = reg_at(&lc->ll, q, mi * tm, ni * tn), args[6 + q] = out[ci[q]];
                 LLVMValueRef res = gen_asm(g, text, cons, rty, args, 10, false);
-                for (int q = 0; q < 4; q++) out[ci[q]] = LLVMBuildExtractValue(g->B, res, (unsigned)q, "");
+                for (int q = 0; q < 4; q++)
+                    out[ci[q]] = LLVMBuildExtractValue(g->B, res, (unsigned)q, "");
             }
         }
     gen_set(g, r, out, n);
@@ -121,8 +129,8 @@ static int wgmma_k(int dt) { return dt == DT_FP32 ? 8 : dt_bits(dt) == 8 ? 32 : 
  * registers once: a statement of n outputs costs LLVM about as much as 40 ordinary
  * instructions, and so does each of the extractvalue sets that read them. */
 typedef struct WgmmaText {
-    StrBuf t, c;          /* the asm text and the constraints of the operands after the outputs */
-    LLVMValueRef *args;   /* those operands */
+    StrBuf t, c;        /* the asm text and the constraints of the operands after the outputs */
+    LLVMValueRef *args; /* those operands */
     int na, nout;
 } WgmmaText;
 
@@ -137,7 +145,8 @@ static void wgmma_one(WgmmaText *w, int dt, int instr_n, const int *regs, int n,
                       LLVMValueRef *areg, LLVMValueRef bdesc, bool trans_a, bool trans_b) {
     bool fl = dt != DT_I8, sixteen = dt_bits(dt) == 16;
     int o = w->nout + w->na; /* this instruction's first operand after the outputs */
-    sb_printf(&w->t, "\n\twgmma.mma_async.sync.aligned.m64n%dk%d.%s {", instr_n, wgmma_k(dt), wgmma_types(dt));
+    sb_printf(&w->t, "\n\twgmma.mma_async.sync.aligned.m64n%dk%d.%s {", instr_n, wgmma_k(dt),
+              wgmma_types(dt));
     for (int i = 0; i < n; i++) sb_printf(&w->t, i ? ", $%d" : "$%d", regs[i]);
     if (areg) {
         sb_printf(&w->t, "}, {$%d, $%d, $%d, $%d}, $%d", o, o + 1, o + 2, o + 3, o + 4);
@@ -169,8 +178,9 @@ static void wgmma_emit(Gen *g, WgmmaText *w, LLVMValueRef *acc, int n) {
     memcpy(args + w->na, acc, sizeof(LLVMValueRef) * (size_t)n);
     LLVMTypeRef *elts = arena_alloc(g->m->arena, sizeof(LLVMTypeRef) * (size_t)n);
     for (int i = 0; i < n; i++) elts[i] = LLVMTypeOf(acc[i]);
-    LLVMValueRef res = gen_asm(g, sb_cstr(&w->t), sb_cstr(&c), LLVMStructTypeInContext(g->C, elts, (unsigned)n, 0), args,
-                               w->na + n, true);
+    LLVMValueRef res =
+        gen_asm(g, sb_cstr(&w->t), sb_cstr(&c), LLVMStructTypeInContext(g->C, elts, (unsigned)n, 0),
+                args, w->na + n, true);
     for (int i = 0; i < n; i++) acc[i] = LLVMBuildExtractValue(g->B, res, (unsigned)i, "");
     sb_free(&c);
 }
@@ -226,7 +236,8 @@ static void wgmma(Gen *g, OpId id, bool async) {
             int kw = g->m->layouts[g->f->vals[a].layout].k_width;
             for (int q = 0; q < 4; q++) {
                 LLVMValueRef e[4];
-                for (int i = 0; i < kw; i++) e[i] = gen_vals(g, a, NULL)[reg_at(&la->ll, q * kw + i, mi * tm, ki * ik)];
+                for (int i = 0; i < kw; i++)
+                    e[i] = gen_vals(g, a, NULL)[reg_at(&la->ll, q * kw + i, mi * tm, ki * ik)];
                 apack[(mi * nk + ki) * 4 + q] = pack32(g, e, kw, dt);
             }
         }
@@ -238,11 +249,14 @@ static void wgmma(Gen *g, OpId id, bool async) {
         for (int ni = 0; ni < nn; ni++) {
             for (int j = 0; j < per; j++) regs[j] = reg_at(&lc->ll, j, mi * tm, ni * tn);
             for (int ki = 0; ki < nk; ki++) {
-                LLVMValueRef bdesc = wgmma_desc(g, &db, col0, bits_of_multiples(wn, in), ni * tn, ki * ik);
+                LLVMValueRef bdesc =
+                    wgmma_desc(g, &db, col0, bits_of_multiples(wn, in), ni * tn, ki * ik);
                 LLVMValueRef adesc = NULL;
-                if (!a_regs) adesc = wgmma_desc(g, &da, row0, bits_of_multiples(wm / 4, 64), mi * tm, ki * ik);
-                wgmma_one(&w, dt, in, regs, per, adesc, a_regs ? apack + (mi * nk + ki) * 4 : NULL, bdesc,
-                          !a_regs && da.mn_major, db.mn_major);
+                if (!a_regs)
+                    adesc =
+                        wgmma_desc(g, &da, row0, bits_of_multiples(wm / 4, 64), mi * tm, ki * ik);
+                wgmma_one(&w, dt, in, regs, per, adesc, a_regs ? apack + (mi * nk + ki) * 4 : NULL,
+                          bdesc, !a_regs && da.mn_major, db.mn_major);
             }
         }
     sb_puts(&w.t, "\n\twgmma.commit_group.sync.aligned;");
@@ -303,16 +317,46 @@ static bool is_wgmma_wait(LLVMValueRef in) {
 
 static bool wait_may_pass(LLVMValueRef prev, LLVMValueRef wait) {
     switch (LLVMGetInstructionOpcode(prev)) {
-    case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr: case LLVMAnd:
-    case LLVMOr: case LLVMXor: case LLVMUDiv: case LLVMSDiv: case LLVMURem: case LLVMSRem: case LLVMFAdd:
-    case LLVMFSub: case LLVMFMul: case LLVMFNeg: case LLVMICmp: case LLVMFCmp: case LLVMSelect:
-    case LLVMGetElementPtr: case LLVMZExt: case LLVMSExt: case LLVMTrunc: case LLVMBitCast: case LLVMPtrToInt:
-    case LLVMIntToPtr: case LLVMAddrSpaceCast: case LLVMExtractValue: case LLVMInsertValue:
-    case LLVMExtractElement: case LLVMInsertElement: case LLVMShuffleVector: case LLVMFPExt: case LLVMFPTrunc:
-    case LLVMSIToFP: case LLVMUIToFP: case LLVMFPToSI: case LLVMFPToUI:
-        break;
-    default:
-        return false; /* calls, memory, phis, terminators */
+    case LLVMAdd:
+    case LLVMSub:
+    case LLVMMul:
+    case LLVMShl:
+    case LLVMLShr:
+    case LLVMAShr:
+    case LLVMAnd:
+    case LLVMOr:
+    case LLVMXor:
+    case LLVMUDiv:
+    case LLVMSDiv:
+    case LLVMURem:
+    case LLVMSRem:
+    case LLVMFAdd:
+    case LLVMFSub:
+    case LLVMFMul:
+    case LLVMFNeg:
+    case LLVMICmp:
+    case LLVMFCmp:
+    case LLVMSelect:
+    case LLVMGetElementPtr:
+    case LLVMZExt:
+    case LLVMSExt:
+    case LLVMTrunc:
+    case LLVMBitCast:
+    case LLVMPtrToInt:
+    case LLVMIntToPtr:
+    case LLVMAddrSpaceCast:
+    case LLVMExtractValue:
+    case LLVMInsertValue:
+    case LLVMExtractElement:
+    case LLVMInsertElement:
+    case LLVMShuffleVector:
+    case LLVMFPExt:
+    case LLVMFPTrunc:
+    case LLVMSIToFP:
+    case LLVMUIToFP:
+    case LLVMFPToSI:
+    case LLVMFPToUI: break;
+    default: return false; /* calls, memory, phis, terminators */
     }
     int n = LLVMGetNumOperands(wait);
     for (int i = 0; i < n; i++)
@@ -323,7 +367,8 @@ static bool wait_may_pass(LLVMValueRef prev, LLVMValueRef wait) {
 void gen_hoist_wgmma_waits(LLVMModuleRef M, LLVMBuilderRef B) {
     for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn))
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-            for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in;
+                 in = LLVMGetNextInstruction(in)) {
                 if (!is_wgmma_wait(in)) continue;
                 LLVMValueRef to = NULL;
                 for (LLVMValueRef p = LLVMGetPreviousInstruction(in); p && wait_may_pass(p, in);

@@ -24,7 +24,8 @@ static bool is_arg(int kind) { return kind == RED_ARGMAX || kind == RED_ARGMIN; 
 /* a better than b for max-like (gt) or min-like (lt); NaN never wins */
 static LLVMValueRef better(Gen *g, bool mx, int dt, LLVMValueRef a, LLVMValueRef b) {
     if (dt_is_float(dt)) return LLVMBuildFCmp(g->B, mx ? LLVMRealOGT : LLVMRealOLT, a, b, "");
-    LLVMIntPredicate p = dt_is_signed(dt) ? (mx ? LLVMIntSGT : LLVMIntSLT) : (mx ? LLVMIntUGT : LLVMIntULT);
+    LLVMIntPredicate p =
+        dt_is_signed(dt) ? (mx ? LLVMIntSGT : LLVMIntSLT) : (mx ? LLVMIntUGT : LLVMIntULT);
     return LLVMBuildICmp(g->B, p, a, b, "");
 }
 
@@ -38,8 +39,10 @@ static Acc combine(Gen *g, int kind, int dt, Acc a, Acc b) {
     bool mx = kind == RED_MAX || kind == RED_ARGMAX;
     if (!is_arg(kind)) {
         if (fl) {
-            const char *n = dt == DT_FP64 ? (mx ? "llvm.maxnum.f64" : "llvm.minnum.f64") : dt == DT_FP32 ? (mx ? "llvm.maxnum.f32" : "llvm.minnum.f32")
-                          : dt == DT_FP16 ? (mx ? "llvm.maxnum.f16" : "llvm.minnum.f16") : (mx ? "llvm.maxnum.bf16" : "llvm.minnum.bf16");
+            const char *n = dt == DT_FP64   ? (mx ? "llvm.maxnum.f64" : "llvm.minnum.f64")
+                            : dt == DT_FP32 ? (mx ? "llvm.maxnum.f32" : "llvm.minnum.f32")
+                            : dt == DT_FP16 ? (mx ? "llvm.maxnum.f16" : "llvm.minnum.f16")
+                                            : (mx ? "llvm.maxnum.bf16" : "llvm.minnum.bf16");
             r.v = gen_intrinsic(g, n, LLVMTypeOf(a.v), (LLVMValueRef[]){a.v, b.v}, 2);
         } else {
             r.v = LLVMBuildSelect(g->B, better(g, mx, dt, b.v, a.v), b.v, a.v, "");
@@ -48,8 +51,10 @@ static Acc combine(Gen *g, int kind, int dt, Acc a, Acc b) {
     }
     /* b wins if strictly better, or equal with a smaller index, or a is NaN and b is not */
     LLVMValueRef wins = better(g, mx, dt, b.v, a.v);
-    LLVMValueRef eq = fl ? LLVMBuildFCmp(g->B, LLVMRealOEQ, a.v, b.v, "") : LLVMBuildICmp(g->B, LLVMIntEQ, a.v, b.v, "");
-    wins = LLVMBuildOr(g->B, wins, LLVMBuildAnd(g->B, eq, LLVMBuildICmp(g->B, LLVMIntSLT, b.i, a.i, ""), ""), "");
+    LLVMValueRef eq = fl ? LLVMBuildFCmp(g->B, LLVMRealOEQ, a.v, b.v, "")
+                         : LLVMBuildICmp(g->B, LLVMIntEQ, a.v, b.v, "");
+    wins = LLVMBuildOr(
+        g->B, wins, LLVMBuildAnd(g->B, eq, LLVMBuildICmp(g->B, LLVMIntSLT, b.i, a.i, ""), ""), "");
     if (fl) {
         LLVMValueRef anan = LLVMBuildFCmp(g->B, LLVMRealUNO, a.v, a.v, "");
         LLVMValueRef bnum = LLVMBuildFCmp(g->B, LLVMRealORD, b.v, b.v, "");
@@ -68,12 +73,17 @@ static LLVMValueRef shfl32(Gen *g, LLVMValueRef x, int mask) {
 LLVMValueRef gen_shfl_xor(Gen *g, LLVMValueRef x, int mask) {
     LLVMTypeRef ty = LLVMTypeOf(x);
     unsigned bits = LLVMGetTypeKind(ty) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(ty)
-                    : ty == g->f64 ? 64 : ty == g->f32 ? 32 : 16;
+                    : ty == g->f64                             ? 64
+                    : ty == g->f32                             ? 32
+                                                               : 16;
     LLVMTypeRef ity = LLVMIntTypeInContext(g->C, bits);
-    LLVMValueRef i = LLVMGetTypeKind(ty) == LLVMIntegerTypeKind ? x : LLVMBuildBitCast(g->B, x, ity, "");
+    LLVMValueRef i =
+        LLVMGetTypeKind(ty) == LLVMIntegerTypeKind ? x : LLVMBuildBitCast(g->B, x, ity, "");
     LLVMValueRef r;
     if (bits == 64) {
-        LLVMValueRef lo = LLVMBuildTrunc(g->B, i, g->i32, ""), hi = LLVMBuildTrunc(g->B, LLVMBuildLShr(g->B, i, gen_i64(g, 32), ""), g->i32, "");
+        LLVMValueRef lo = LLVMBuildTrunc(g->B, i, g->i32, ""),
+                     hi = LLVMBuildTrunc(g->B, LLVMBuildLShr(g->B, i, gen_i64(g, 32), ""), g->i32,
+                                         "");
         lo = LLVMBuildZExt(g->B, shfl32(g, lo, mask), g->i64, "");
         hi = LLVMBuildZExt(g->B, shfl32(g, hi, mask), g->i64, "");
         r = LLVMBuildOr(g->B, lo, LLVMBuildShl(g->B, hi, gen_i64(g, 32), ""), "");
@@ -98,7 +108,10 @@ static uint32_t axis_bits(Gen *g, const IrOp *op, const LinearLayout *l, int in,
     for (int i = 0; i < l->nbits[in]; i++) {
         uint32_t b = l->basis[in][i];
         if (!(b & amask)) continue;
-        if (b & ~amask) gen_error(g, op->loc, "internal error: a reduction over a layout whose threads mix the axis with other dims");
+        if (b & ~amask)
+            gen_error(g, op->loc,
+                      "internal error: a reduction over a layout whose threads mix the axis with "
+                      "other dims");
         m |= 1u << i;
     }
     return m;
@@ -109,7 +122,8 @@ static LLVMValueRef warp_slot(Gen *g, uint32_t wmask) {
     LLVMValueRef s = gen_i32(g, 0);
     for (int i = 0, j = 0; wmask >> i; i++) {
         if (!(wmask >> i & 1)) continue;
-        LLVMValueRef bit = LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, g->warp, gen_i32(g, i), ""), gen_i32(g, 1), "");
+        LLVMValueRef bit =
+            LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, g->warp, gen_i32(g, i), ""), gen_i32(g, 1), "");
         s = LLVMBuildOr(g->B, s, j ? LLVMBuildShl(g->B, bit, gen_i32(g, j), "") : bit, "");
         j++;
     }
@@ -117,7 +131,8 @@ static LLVMValueRef warp_slot(Gen *g, uint32_t wmask) {
 }
 
 /* 3. across warps, through shared memory: partial (output element, warp slot). */
-static void across_warps(Gen *g, const IrOp *op, Acc *acc, int nout, uint32_t wmask, int kind, int dt) {
+static void across_warps(Gen *g, const IrOp *op, Acc *acc, int nout, uint32_t wmask, int kind,
+                         int dt) {
     ValId res = op->results[0];
     IrType rt = ir_type(g->f, res);
     int npart = 1 << __builtin_popcount(wmask);
@@ -130,8 +145,10 @@ static void across_warps(Gen *g, const IrOp *op, Acc *acc, int nout, uint32_t wm
         if (rt.rank) gen_elem_pos(g, res, o, c);
         lin[o] = rt.rank ? gen_linear(g, c, rt) : gen_i32(g, 0);
         LLVMValueRef slot = LLVMBuildAdd(g->B, gen_mul_const(g, lin[o], npart), wc, "");
-        LLVMSetAlignment(LLVMBuildStore(g->B, acc[o].v, gen_smem_ptr(g, op->smem_offset, slot, 8)), 8);
-        if (acc[o].i) LLVMSetAlignment(LLVMBuildStore(g->B, acc[o].i, gen_smem_ptr(g, idx_off, slot, 8)), 8);
+        LLVMSetAlignment(LLVMBuildStore(g->B, acc[o].v, gen_smem_ptr(g, op->smem_offset, slot, 8)),
+                         8);
+        if (acc[o].i)
+            LLVMSetAlignment(LLVMBuildStore(g->B, acc[o].i, gen_smem_ptr(g, idx_off, slot, 8)), 8);
     }
     gen_barrier(g);
     LLVMTypeRef ty = gen_type(g, dt);
@@ -177,7 +194,9 @@ void gen_reduce(Gen *g, OpId id) {
         uint32_t key = rl ? expand(ll_apply_dim(&rl->ll, LL_REG, (uint32_t)o), shift, la) : 0;
         bool first = true;
         for (int r = 0; r < nregs; r++) {
-            if (((uint32_t)r & xl->reg_copies) || (ll_apply_dim(l, LL_REG, (uint32_t)r) & ~amask) != key) continue;
+            if (((uint32_t)r & xl->reg_copies) ||
+                (ll_apply_dim(l, LL_REG, (uint32_t)r) & ~amask) != key)
+                continue;
             Acc e = {in[r], NULL};
             if (is_arg(kind)) {
                 LLVMValueRef c[NR_MAX_RANK];
@@ -190,11 +209,13 @@ void gen_reduce(Gen *g, OpId id) {
         if (first) NR_DIE("gen_reduce: output register %d gathers nothing", o);
     }
     /* 2. across lanes: butterflies over the lane bits along the axis */
-    uint32_t lmask = axis_bits(g, op, l, LL_LANE, amask), wmask = axis_bits(g, op, l, LL_WARP, amask);
+    uint32_t lmask = axis_bits(g, op, l, LL_LANE, amask),
+             wmask = axis_bits(g, op, l, LL_WARP, amask);
     for (int b = 0; b < 5; b++) {
         if (!(lmask >> b & 1)) continue;
         for (int o = 0; o < nout; o++) {
-            Acc other = {gen_shfl_xor(g, acc[o].v, 1 << b), acc[o].i ? gen_shfl_xor(g, acc[o].i, 1 << b) : NULL};
+            Acc other = {gen_shfl_xor(g, acc[o].v, 1 << b),
+                         acc[o].i ? gen_shfl_xor(g, acc[o].i, 1 << b) : NULL};
             acc[o] = combine(g, kind, dt, acc[o], other);
         }
     }

@@ -31,7 +31,7 @@ enum { MAXN = 16 };
 typedef struct Scan {
     Gen *g;
     const IrOp *op;
-    int n;                        /* operands */
+    int n;                              /* operands */
     LLVMValueRef *sc[MAXN], *tot[MAXN]; /* per operand, per register */
     bool want_scan, reverse;
 } Scan;
@@ -98,11 +98,14 @@ static void meet_other(Scan *s, int r, LLVMValueRef *other, LLVMValueRef upper) 
 
 /* Row-major index of the operand with the axis's bits inserted (as zeros) into an index
  * of the result (as llvm_reduce.c) */
-static uint32_t expand(uint32_t f, int shift, int la) { return ((f >> shift) << (shift + la)) | (f & ((1u << shift) - 1)); }
+static uint32_t expand(uint32_t f, int shift, int la) {
+    return ((f >> shift) << (shift + la)) | (f & ((1u << shift) - 1));
+}
 
 void gen_scan(Gen *g, OpId id) {
     const IrOp *op = &g->f->ops[id];
-    Scan s = {g, op, (int)op->nopnds, {0}, {0}, op->code == OP_SCAN, op->code == OP_SCAN && op->attr[1]};
+    Scan s = {
+        g, op, (int)op->nopnds, {0}, {0}, op->code == OP_SCAN, op->code == OP_SCAN && op->attr[1]};
     if (s.n > MAXN) gen_error(g, op->loc, "internal error: a scan of more than %d blocks", MAXN);
     ValId x = op->operands[0];
     int axis = (int)op->attr[0];
@@ -157,7 +160,8 @@ void gen_scan(Gen *g, OpId id) {
         } else { /* a lane or a warp: the partner's totals, then each thread's role by its digit */
             LLVMValueRef *other[MAXN];
             int dts[MAXN];
-            for (int j = 0; j < s.n; j++) other[j] = gen_alloc_regs(g, nregs), dts[j] = ir_type(g->f, op->operands[j]).dt;
+            for (int j = 0; j < s.n; j++)
+                other[j] = gen_alloc_regs(g, nregs), dts[j] = ir_type(g->f, op->operands[j]).dt;
             gen_partner(g, op, x, &dg, dg.basis[d], s.n, dts, s.tot, other);
             LLVMValueRef upper = gen_digit_set(g, &dg, d, 0);
             for (int r = 0; r < nregs; r++) {
@@ -188,8 +192,13 @@ void gen_scan(Gen *g, OpId id) {
             uint32_t key = rl ? expand(ll_apply_dim(&rl->ll, LL_REG, (uint32_t)o), shift, la) : 0;
             int found = -1;
             for (int r = 0; r < nregs && found < 0; r++)
-                if (!((uint32_t)r & ~live) && (ll_apply_dim(l, LL_REG, (uint32_t)r) & ~amask) == key) found = r;
-            if (found < 0) gen_error(g, op->loc, "internal error: reduce_fn output register %d has no operand register", o);
+                if (!((uint32_t)r & ~live) &&
+                    (ll_apply_dim(l, LL_REG, (uint32_t)r) & ~amask) == key)
+                    found = r;
+            if (found < 0)
+                gen_error(g, op->loc,
+                          "internal error: reduce_fn output register %d has no operand register",
+                          o);
             out[o] = s.tot[j][found];
         }
         gen_set(g, op->results[j], out, nout);

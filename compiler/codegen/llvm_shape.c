@@ -17,7 +17,8 @@ static void local_remap(Gen *g, const IrOp *op, const uint32_t *map) {
     LLVMValueRef *out = gen_alloc_regs(g, n);
     for (int i = 0; i < n; i++) {
         uint32_t src;
-        if (!ll_solve(&s->ll, LL_REG, moves_apply(map, ll_apply_dim(&r->ll, LL_REG, (uint32_t)i)), &src))
+        if (!ll_solve(&s->ll, LL_REG, moves_apply(map, ll_apply_dim(&r->ll, LL_REG, (uint32_t)i)),
+                      &src))
             NR_DIE("local_remap: register %d has no source", i);
         out[i] = in[src];
     }
@@ -30,7 +31,8 @@ static void local_remap(Gen *g, const IrOp *op, const uint32_t *map) {
 static int run_bits(const LinearLayout *l, const uint32_t *map, int limit) {
     uint32_t thread = 0;
     for (int in = LL_LANE; in <= LL_WARP; in++)
-        for (int i = 0; i < l->nbits[in]; i++) thread |= map ? moves_apply(map, l->basis[in][i]) : l->basis[in][i];
+        for (int i = 0; i < l->nbits[in]; i++)
+            thread |= map ? moves_apply(map, l->basis[in][i]) : l->basis[in][i];
     int k = 0;
     while (k < l->nbits[LL_REG] && k < limit) {
         uint32_t b = l->basis[LL_REG][k];
@@ -76,9 +78,9 @@ void gen_store_if(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr,
  * byte is linear over GF(2), as the layouts are, so an element's byte offset is the XOR
  * of a thread part (lane and warp bits, made once per op) and a constant per register. */
 typedef struct Scratch {
-    int eb, row_shift;     /* log2 of the row's bytes when its chunks are swizzled, else -1 */
-    LLVMValueRef thread;   /* the lane and warp part of the byte offset */
-    uint32_t thread_bits;  /* every bit it may set */
+    int eb, row_shift;    /* log2 of the row's bytes when its chunks are swizzled, else -1 */
+    LLVMValueRef thread;  /* the lane and warp part of the byte offset */
+    uint32_t thread_bits; /* every bit it may set */
 } Scratch;
 
 static uint32_t scratch_const(const Scratch *sc, uint32_t index) {
@@ -90,7 +92,8 @@ static LLVMValueRef scratch_ir(Gen *g, const Scratch *sc, LLVMValueRef index) {
     LLVMValueRef b = gen_mul_const(g, index, sc->eb);
     if (sc->row_shift < 0) return b;
     LLVMValueRef row = LLVMBuildLShr(g->B, b, gen_i32(g, sc->row_shift), "");
-    LLVMValueRef phase = LLVMBuildShl(g->B, LLVMBuildAnd(g->B, row, gen_i32(g, 7), ""), gen_i32(g, 4), "");
+    LLVMValueRef phase =
+        LLVMBuildShl(g->B, LLVMBuildAnd(g->B, row, gen_i32(g, 7), ""), gen_i32(g, 4), "");
     return LLVMBuildXor(g->B, b, phase, "");
 }
 
@@ -108,15 +111,19 @@ static void scratch_thread(Gen *g, Scratch *sc, const LinearLayout *l, const uin
             used[k] |= basis[k][i];
             sc->thread_bits |= scratch_const(sc, basis[k][i]);
         }
-        part[k] = gen_thread_bits(g, in == LL_LANE ? g->lane : g->warp, basis[k], l->nbits[in], 0, 32, &x);
+        part[k] = gen_thread_bits(g, in == LL_LANE ? g->lane : g->warp, basis[k], l->nbits[in], 0,
+                                  32, &x);
     }
-    sc->thread = gen_opaque(g, scratch_ir(g, sc, gen_or_xor(g, part[0], part[1], used[0] & used[1])));
+    sc->thread =
+        gen_opaque(g, scratch_ir(g, sc, gen_or_xor(g, part[0], part[1], used[0] & used[1])));
 }
 
 /* The scratch address of the element whose row-major index (through map, if given) has
  * constant part `index` (the register's) on top of the thread part. */
 static LLVMValueRef scratch_ptr(Gen *g, const IrOp *op, const Scratch *sc, uint32_t index) {
-    LLVMValueRef off = gen_add_const(g, gen_xor_const(g, sc->thread, sc->thread_bits, scratch_const(sc, index)), op->smem_offset);
+    LLVMValueRef off =
+        gen_add_const(g, gen_xor_const(g, sc->thread, sc->thread_bits, scratch_const(sc, index)),
+                      op->smem_offset);
     return LLVMBuildGEP2(g->B, g->i8, g->smem, &off, 1, "");
 }
 
@@ -128,18 +135,25 @@ static void smem_remap(Gen *g, const IrOp *op, const uint32_t *map) {
     int vs = 1 << run_bits(&sl->ll, NULL, maxv), vr = 1 << run_bits(&rl->ll, map, maxv);
     int ns = 1 << sl->ll.nbits[LL_REG], nr = 1 << rl->ll.nbits[LL_REG];
     int row_bytes = st.shape[st.rank - 1] * eb; /* the operand's rows: both sides index them */
-    Scratch sc = {eb, row_bytes >= 128 && !(row_bytes & (row_bytes - 1)) ? __builtin_ctz((unsigned)row_bytes) : -1, NULL, 0};
+    Scratch sc = {eb,
+                  row_bytes >= 128 && !(row_bytes & (row_bytes - 1))
+                      ? __builtin_ctz((unsigned)row_bytes)
+                      : -1,
+                  NULL, 0};
     LLVMValueRef *in = gen_vals(g, s, NULL);
     scratch_thread(g, &sc, &sl->ll, NULL);
     for (int i = 0; i < ns; i += vs) {
         LLVMValueRef once = gen_layout_unique(g, sl, i);
-        if (once && LLVMIsAConstantInt(once) && !LLVMConstIntGetZExtValue(once)) continue; /* a copy */
+        if (once && LLVMIsAConstantInt(once) && !LLVMConstIntGetZExtValue(once))
+            continue; /* a copy */
         LLVMValueRef val;
         LLVMValueRef ptr = scratch_ptr(g, op, &sc, ll_apply_dim(&sl->ll, LL_REG, (uint32_t)i));
         if (vs == 1) val = gen_to_mem(g, in[i], dt);
         else {
             val = LLVMGetUndef(vec_type(g, dt, vs));
-            for (int k = 0; k < vs; k++) val = LLVMBuildInsertElement(g->B, val, gen_to_mem(g, in[i + k], dt), gen_i32(g, k), "");
+            for (int k = 0; k < vs; k++)
+                val = LLVMBuildInsertElement(g->B, val, gen_to_mem(g, in[i + k], dt), gen_i32(g, k),
+                                             "");
         }
         gen_store_if(g, once, val, ptr, (unsigned)(eb * vs));
     }
@@ -147,18 +161,21 @@ static void smem_remap(Gen *g, const IrOp *op, const uint32_t *map) {
     LLVMValueRef *out = gen_alloc_regs(g, nr);
     scratch_thread(g, &sc, &rl->ll, map);
     for (int i = 0; i < nr; i += vr) {
-        LLVMValueRef ptr = scratch_ptr(g, op, &sc, moves_apply(map, ll_apply_dim(&rl->ll, LL_REG, (uint32_t)i)));
+        LLVMValueRef ptr =
+            scratch_ptr(g, op, &sc, moves_apply(map, ll_apply_dim(&rl->ll, LL_REG, (uint32_t)i)));
         LLVMValueRef x = LLVMBuildLoad2(g->B, vec_type(g, dt, vr), ptr, "");
         LLVMSetAlignment(x, (unsigned)(eb * vr));
         for (int k = 0; k < vr; k++)
-            out[i + k] = gen_from_mem(g, vr == 1 ? x : LLVMBuildExtractElement(g->B, x, gen_i32(g, k), ""), dt);
+            out[i + k] = gen_from_mem(
+                g, vr == 1 ? x : LLVMBuildExtractElement(g->B, x, gen_i32(g, k), ""), dt);
     }
     gen_set(g, r, out, nr);
 }
 
 void gen_shape(Gen *g, OpId id) {
     IrOp *op = &g->f->ops[id];
-    if (ir_type(g->f, op->operands[0]).dt == DT_SMEM) { /* trans of a buffer: the same bytes, another layout */
+    if (ir_type(g->f, op->operands[0]).dt ==
+        DT_SMEM) { /* trans of a buffer: the same bytes, another layout */
         LLVMValueRef *r = gen_alloc_regs(g, 1);
         r[0] = gen_vals(g, op->operands[0], NULL)[0];
         gen_set(g, op->results[0], r, 1);
@@ -174,6 +191,8 @@ void gen_shape(Gen *g, OpId id) {
     uint32_t map[LL_MAX_BITS];
     moves_index_map(g->f, op, map);
     if (moves_is_local(g->f, id)) return local_remap(g, op, map);
-    if (!op->smem_size) gen_error(g, op->loc, "internal error: '%s' needs shared memory but none was allocated", ir_op_info[op->code].name);
+    if (!op->smem_size)
+        gen_error(g, op->loc, "internal error: '%s' needs shared memory but none was allocated",
+                  ir_op_info[op->code].name);
     smem_remap(g, op, map);
 }

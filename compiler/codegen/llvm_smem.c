@@ -40,11 +40,12 @@ static uint32_t offset_of(const uint32_t *inv, uint32_t flat) {
 typedef struct TileMap {
     const GenLayout *gl;
     uint32_t inv[LL_MAX_BITS];
-    uint32_t thread_bits; /* every bit the lane and warp part of the offset may set, in elements */
+    uint32_t thread_bits;  /* every bit the lane and warp part of the offset may set, in elements */
     LLVMValueRef thread_b; /* that part in bytes (made once, in the prologue): element sizes
                               are powers of two, so (t ^ c) * eb = t * eb ^ c * eb and a
                               register's address is one XOR (or add) away from it */
-    int vbits, vbit[LL_MAX_BITS]; /* local_alloc/load/store: a vector's register bits (moves_smem_vector) */
+    int vbits, vbit[LL_MAX_BITS]; /* local_alloc/load/store: a vector's register bits
+                                     (moves_smem_vector) */
     int eb;
 } TileMap;
 
@@ -55,7 +56,8 @@ static uint32_t or_offsets(const uint32_t *inv, const LinearLayout *l, int in) {
 }
 
 /* The offset part of x's bits through bases (each mapped by inv), in the prologue. */
-static LLVMValueRef thread_offset(Gen *g, LLVMValueRef x, const uint32_t *bases, int n, bool *xor_out) {
+static LLVMValueRef thread_offset(Gen *g, LLVMValueRef x, const uint32_t *bases, int n,
+                                  bool *xor_out) {
     LLVMBasicBlockRef saved = gen_enter_prologue(g);
     LLVMValueRef v = gen_thread_bits(g, x, bases, n, 0, LL_MAX_BITS, xor_out);
     gen_leave_prologue(g, saved);
@@ -97,11 +99,14 @@ static bool vec_start(const TileMap *tm, int r) {
 /* The address of register r's element in the tile at base. */
 static LLVMValueRef tile_ptr(Gen *g, const TileMap *tm, LLVMValueRef base, int r) {
     uint32_t c = offset_of(tm->inv, ll_apply_dim(&tm->gl->ll, LL_REG, (uint32_t)r));
-    LLVMValueRef off = gen_xor_const(g, tm->thread_b, tm->thread_bits * (uint32_t)tm->eb, c * (uint32_t)tm->eb);
+    LLVMValueRef off =
+        gen_xor_const(g, tm->thread_b, tm->thread_bits * (uint32_t)tm->eb, c * (uint32_t)tm->eb);
     return LLVMBuildGEP2(g->B, g->i8, base, &off, 1, "");
 }
 
-static bool never(LLVMValueRef c) { return c && LLVMIsAConstantInt(c) && !LLVMConstIntGetZExtValue(c); }
+static bool never(LLVMValueRef c) {
+    return c && LLVMIsAConstantInt(c) && !LLVMConstIntGetZExtValue(c);
+}
 
 static LLVMTypeRef vec_of(Gen *g, int dt, int n) {
     LLVMTypeRef et = gen_mem_type(g, dt);
@@ -127,7 +132,8 @@ static void gen_store_tile(Gen *g, ValId x, LLVMValueRef base, uint32_t shared) 
         if (v == 1) val = gen_to_mem(g, in[r], t.dt);
         else
             for (int k = 0; k < v; k++)
-                val = LLVMBuildInsertElement(g->B, val, gen_to_mem(g, in[vec_reg(&tm, r, k)], t.dt), gen_i32(g, k), "");
+                val = LLVMBuildInsertElement(g->B, val, gen_to_mem(g, in[vec_reg(&tm, r, k)], t.dt),
+                                             gen_i32(g, k), "");
         LLVMValueRef ptr = tile_ptr(g, &tm, base, r);
         LLVMBasicBlockRef st = NULL, join = NULL;
         if (once) {
@@ -148,9 +154,9 @@ static void gen_store_tile(Gen *g, ValId x, LLVMValueRef base, uint32_t shared) 
 
 typedef struct Ldm {
     bool trans;
-    int e_bits;   /* log2 of the elements in one 32-bit register */
-    int mats;     /* matrices per instruction: 1, 2 or 4 */
-    int span;     /* registers (elements) per instruction */
+    int e_bits;             /* log2 of the elements in one 32-bit register */
+    int mats;               /* matrices per instruction: 1, 2 or 4 */
+    int span;               /* registers (elements) per instruction */
     uint32_t lane_basis[5]; /* the offset of each lane-id bit's row address */
 } Ldm;
 
@@ -167,15 +173,17 @@ static bool ldmatrix_plan(const TileMap *tm, int eb, Ldm *p) {
     uint32_t o_reg[LL_MAX_BITS], o_lane[5], o_warp[LL_MAX_BITS];
     for (int i = 0; i < nr; i++) o_reg[i] = offset_of(tm->inv, l->basis[LL_REG][i]);
     for (int i = 0; i < 5; i++) o_lane[i] = offset_of(tm->inv, l->basis[LL_LANE][i]);
-    for (int i = 0; i < l->nbits[LL_WARP]; i++) o_warp[i] = offset_of(tm->inv, l->basis[LL_WARP][i]);
+    for (int i = 0; i < l->nbits[LL_WARP]; i++)
+        o_warp[i] = offset_of(tm->inv, l->basis[LL_WARP][i]);
     for (int i = 0; i < l->nbits[LL_WARP]; i++)
         if (!aligned(o_warp[i], row)) return false;
     bool plain = nr >= le && o_lane[0] == (uint32_t)E && o_lane[1] == (uint32_t)(2 * E);
     for (int i = 0; plain && i < le; i++) plain = o_reg[i] == 1u << i;
     for (int i = 2; plain && i < 5; i++) plain = aligned(o_lane[i], row) && o_lane[i];
     for (int i = le; plain && i < nr; i++) plain = aligned(o_reg[i], row);
-    bool trans = !plain && eb == 2 && nr >= 1 && o_lane[2] == 1 && o_lane[3] == 2 && o_lane[4] == 4 &&
-                 aligned(o_reg[0], 8) && aligned(o_lane[0], 8) && aligned(o_lane[1], 8) && o_reg[0] && o_lane[0] && o_lane[1];
+    bool trans = !plain && eb == 2 && nr >= 1 && o_lane[2] == 1 && o_lane[3] == 2 &&
+                 o_lane[4] == 4 && aligned(o_reg[0], 8) && aligned(o_lane[0], 8) &&
+                 aligned(o_lane[1], 8) && o_reg[0] && o_lane[0] && o_lane[1];
     for (int i = 1; trans && i < nr; i++) trans = aligned(o_reg[i], 8);
     if (!plain && !trans) return false;
     p->trans = trans;
@@ -190,7 +198,8 @@ static bool ldmatrix_plan(const TileMap *tm, int eb, Ldm *p) {
     return true;
 }
 
-static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrType t, LLVMValueRef base) {
+static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrType t,
+                                   LLVMValueRef base) {
     const LinearLayout *l = &tm->gl->ll;
     int n = 1 << l->nbits[LL_REG], eb = tm->eb, E = 1 << p->e_bits;
     uint32_t wo[LL_MAX_BITS];
@@ -199,26 +208,31 @@ static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrTy
     LLVMValueRef lp = thread_offset(g, g->lane, p->lane_basis, 5, &x);
     LLVMValueRef wp = thread_offset(g, g->warp, wo, l->nbits[LL_WARP], &x);
     LLVMBasicBlockRef saved = gen_enter_prologue(g);
-    LLVMValueRef th = gen_opaque(g, gen_mul_const(g, gen_or_xor(g, lp, wp, true), eb)); /* in bytes, as tile_ptr's */
+    LLVMValueRef th = gen_opaque(
+        g, gen_mul_const(g, gen_or_xor(g, lp, wp, true), eb)); /* in bytes, as tile_ptr's */
     gen_leave_prologue(g, saved);
     uint32_t tbits = 0;
     for (int i = 0; i < 5; i++) tbits |= p->lane_basis[i];
     for (int i = 0; i < l->nbits[LL_WARP]; i++) tbits |= wo[i];
     LLVMValueRef *out = gen_alloc_regs(g, n);
     char text[160], cons[64];
-    int pos = snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 {", p->mats, p->trans ? ".trans" : "");
-    for (int m = 0; m < p->mats; m++) pos += snprintf(text + pos, sizeof text - (size_t)pos, m ? ", $%d" : "$%d", m);
+    int pos = snprintf(text, sizeof text, "ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 {", p->mats,
+                       p->trans ? ".trans" : "");
+    for (int m = 0; m < p->mats; m++)
+        pos += snprintf(text + pos, sizeof text - (size_t)pos, m ? ", $%d" : "$%d", m);
     snprintf(text + pos, sizeof text - (size_t)pos, "}, [$%d];", p->mats);
     pos = 0;
     for (int m = 0; m < p->mats; m++) pos += snprintf(cons + pos, sizeof cons - (size_t)pos, "=r,");
     snprintf(cons + pos, sizeof cons - (size_t)pos, "r");
     LLVMTypeRef elts[4] = {g->i32, g->i32, g->i32, g->i32};
-    LLVMTypeRef rty = p->mats == 1 ? g->i32 : LLVMStructTypeInContext(g->C, elts, (unsigned)p->mats, 0);
+    LLVMTypeRef rty =
+        p->mats == 1 ? g->i32 : LLVMStructTypeInContext(g->C, elts, (unsigned)p->mats, 0);
     LLVMTypeRef et = gen_mem_type(g, t.dt), vt = LLVMVectorType(et, (unsigned)E);
     for (int r0 = 0; r0 < n; r0 += p->span) {
         uint32_t c = offset_of(tm->inv, ll_apply_dim(l, LL_REG, (uint32_t)r0));
         LLVMValueRef off = gen_xor_const(g, th, tbits * (uint32_t)eb, c * (uint32_t)eb);
-        LLVMValueRef addr = LLVMBuildPtrToInt(g->B, LLVMBuildGEP2(g->B, g->i8, base, &off, 1, ""), g->i32, "");
+        LLVMValueRef addr =
+            LLVMBuildPtrToInt(g->B, LLVMBuildGEP2(g->B, g->i8, base, &off, 1, ""), g->i32, "");
         LLVMValueRef res = gen_asm(g, text, cons, rty, &addr, 1, true);
         for (int m = 0; m < p->mats; m++) {
             LLVMValueRef w = p->mats == 1 ? res : LLVMBuildExtractValue(g->B, res, (unsigned)m, "");
@@ -227,13 +241,15 @@ static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrTy
                 continue;
             }
             LLVMValueRef v = LLVMBuildBitCast(g->B, w, vt, "");
-            for (int e = 0; e < E; e++) out[r0 + m * E + e] = LLVMBuildExtractElement(g->B, v, gen_i32(g, e), "");
+            for (int e = 0; e < E; e++)
+                out[r0 + m * E + e] = LLVMBuildExtractElement(g->B, v, gen_i32(g, e), "");
         }
     }
     return out;
 }
 
-static LLVMValueRef *gen_load_tile(Gen *g, IrType t, uint32_t dst_layout, LLVMValueRef base, uint32_t shared) {
+static LLVMValueRef *gen_load_tile(Gen *g, IrType t, uint32_t dst_layout, LLVMValueRef base,
+                                   uint32_t shared) {
     const GenLayout *gl = gen_layout_of(g, dst_layout, t);
     int eb = elem_bytes(t.dt), n = 1 << gl->ll.nbits[LL_REG];
     TileMap tm;
@@ -249,7 +265,8 @@ static LLVMValueRef *gen_load_tile(Gen *g, IrType t, uint32_t dst_layout, LLVMVa
         LLVMValueRef x = LLVMBuildLoad2(g->B, vec_of(g, t.dt, v), tile_ptr(g, &tm, base, r), "");
         LLVMSetAlignment(x, (unsigned)(eb * v));
         for (int k = 0; k < v; k++)
-            out[vec_reg(&tm, r, k)] = gen_from_mem(g, v == 1 ? x : LLVMBuildExtractElement(g->B, x, gen_i32(g, k), ""), t.dt);
+            out[vec_reg(&tm, r, k)] = gen_from_mem(
+                g, v == 1 ? x : LLVMBuildExtractElement(g->B, x, gen_i32(g, k), ""), t.dt);
     }
     return out;
 }
@@ -279,8 +296,12 @@ static void async_copy(Gen *g, const IrOp *op) {
     TileMap tm;
     tile_map(g, &tm, gl, g->f->vals[buf].layout, pt, eb);
     int v = gen_async_copy_width(g->f, g->info, op, &run);
-    if (v * eb < 4) gen_error(g, op->loc, "internal error: async_copy of %d-byte pieces (llvm_check.c lets none by)", v * eb);
-    LLVMValueRef *P = gen_vals(g, ptr, &n), *M = mask ? gen_vals(g, mask, NULL) : NULL, base = gen_vals(g, buf, NULL)[0];
+    if (v * eb < 4)
+        gen_error(g, op->loc,
+                  "internal error: async_copy of %d-byte pieces (llvm_check.c lets none by)",
+                  v * eb);
+    LLVMValueRef *P = gen_vals(g, ptr, &n), *M = mask ? gen_vals(g, mask, NULL) : NULL,
+                 base = gen_vals(g, buf, NULL)[0];
     int bytes = v * eb;
     char text[128];
     /* the shared address as one 32-bit base (this tile's slot plus the thread's offset)
@@ -296,13 +317,15 @@ static void async_copy(Gen *g, const IrOp *op) {
         LLVMValueRef dst = !((c ^ c0) & tm.thread_bits) && !(c0 & tm.thread_bits) && c >= c0
                                ? gen_add_const(g, tb, (int64_t)(c - c0) * eb)
                                : LLVMBuildPtrToInt(g->B, tile_ptr(g, &tm, base, r), g->i32, "");
-        LLVMValueRef size = M ? LLVMBuildSelect(g->B, M[r], gen_i32(g, bytes), gen_i32(g, 0), "") : gen_i32(g, bytes);
+        LLVMValueRef size = M ? LLVMBuildSelect(g->B, M[r], gen_i32(g, bytes), gen_i32(g, 0), "")
+                              : gen_i32(g, bytes);
         LLVMValueRef args[4];
         int na = 0;
         if (once) args[na++] = once;
         args[na++] = dst, args[na++] = P[r], args[na++] = size;
-        snprintf(text, sizeof text, "%scp.async.%s.shared.global [$%d], [$%d], %d, $%d;", once ? "@$0 " : "",
-                 bytes == 16 ? "cg" : "ca", once ? 1 : 0, once ? 2 : 1, bytes, once ? 3 : 2);
+        snprintf(text, sizeof text, "%scp.async.%s.shared.global [$%d], [$%d], %d, $%d;",
+                 once ? "@$0 " : "", bytes == 16 ? "cg" : "ca", once ? 1 : 0, once ? 2 : 1, bytes,
+                 once ? 3 : 2);
         gen_asm(g, text, once ? "b,r,l,r,~{memory}" : "r,l,r,~{memory}", g->vd, args, na, true);
     }
 }
@@ -331,25 +354,31 @@ void gen_local(Gen *g, OpId id) {
         return;
     }
     case OP_LOCAL_STORE:
-        gen_store_tile(g, op->operands[1], gen_vals(g, op->operands[0], NULL)[0], g->f->vals[op->operands[0]].layout);
+        gen_store_tile(g, op->operands[1], gen_vals(g, op->operands[0], NULL)[0],
+                       g->f->vals[op->operands[0]].layout);
         return;
     case OP_LOCAL_LOAD: {
         ValId r = op->results[0];
         IrType t = ir_type(g->f, r);
-        LLVMValueRef *out = gen_load_tile(g, t, g->f->vals[r].layout, gen_vals(g, op->operands[0], NULL)[0],
-                                          g->f->vals[op->operands[0]].layout);
+        LLVMValueRef *out =
+            gen_load_tile(g, t, g->f->vals[r].layout, gen_vals(g, op->operands[0], NULL)[0],
+                          g->f->vals[op->operands[0]].layout);
         gen_set(g, r, out, gen_nregs(g, r));
         return;
     }
     case OP_ASYNC_COPY: async_copy(g, op); return;
-    case OP_ASYNC_COMMIT: gen_asm(g, "cp.async.commit_group;", "~{memory}", g->vd, NULL, 0, true); return;
+    case OP_ASYNC_COMMIT:
+        gen_asm(g, "cp.async.commit_group;", "~{memory}", g->vd, NULL, 0, true);
+        return;
     case OP_ASYNC_WAIT: {
         char text[48];
         snprintf(text, sizeof text, "cp.async.wait_group %d;", (int)op->attr[0]);
         gen_asm(g, text, "~{memory}", g->vd, NULL, 0, true);
         return;
     }
-    case OP_FENCE_ASYNC: gen_asm(g, "fence.proxy.async.shared::cta;", "~{memory}", g->vd, NULL, 0, true); return;
+    case OP_FENCE_ASYNC:
+        gen_asm(g, "fence.proxy.async.shared::cta;", "~{memory}", g->vd, NULL, 0, true);
+        return;
     default: NR_DIE("gen_local: %s", ir_op_info[op->code].name);
     }
 }

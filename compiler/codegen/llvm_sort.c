@@ -30,7 +30,8 @@ static LLVMValueRef less(Gen *g, int dt, LLVMValueRef a, LLVMValueRef b) {
     for (int i = 0; i < 2; i++) {
         LLVMValueRef x = LLVMBuildBitCast(g->B, v[i], it, "");
         LLVMValueRef sign = LLVMConstInt(it, 1ull << (w - 1), 0);
-        LLVMValueRef m = LLVMBuildOr(g->B, LLVMBuildAShr(g->B, x, LLVMConstInt(it, (unsigned)(w - 1), 0), ""), sign, "");
+        LLVMValueRef m = LLVMBuildOr(
+            g->B, LLVMBuildAShr(g->B, x, LLVMConstInt(it, (unsigned)(w - 1), 0), ""), sign, "");
         k[i] = LLVMBuildXor(g->B, x, m, "");
     }
     return LLVMBuildICmp(g->B, LLVMIntULT, k[0], k[1], "");
@@ -56,12 +57,15 @@ void gen_sort(Gen *g, OpId id) {
                 gen_partner(g, op, x, &d, d.basis[j], 1, &dt, &cur, &other);
                 for (int r = 0; r < nregs; r++) {
                     if ((uint32_t)r & ~live) continue;
-                    LLVMValueRef up = k < d.n ? gen_digit_set(g, &d, k, r) : LLVMConstInt(g->i1, 0, 0);
-                    LLVMValueRef asc = LLVMBuildXor(g->B, LLVMBuildXor(g->B, up, desc, ""), LLVMConstInt(g->i1, 1, 0), "");
+                    LLVMValueRef up =
+                        k < d.n ? gen_digit_set(g, &d, k, r) : LLVMConstInt(g->i1, 0, 0);
+                    LLVMValueRef asc = LLVMBuildXor(g->B, LLVMBuildXor(g->B, up, desc, ""),
+                                                    LLVMConstInt(g->i1, 1, 0), "");
                     LLVMValueRef lower = LLVMBuildNot(g->B, gen_digit_set(g, &d, j, r), "");
                     LLVMValueRef take_min = LLVMBuildICmp(g->B, LLVMIntEQ, lower, asc, "");
                     LLVMValueRef lt = less(g, dt, other[r], cur[r]); /* the partner is smaller */
-                    LLVMValueRef take_other = LLVMBuildSelect(g->B, take_min, lt, less(g, dt, cur[r], other[r]), "");
+                    LLVMValueRef take_other =
+                        LLVMBuildSelect(g->B, take_min, lt, less(g, dt, cur[r], other[r]), "");
                     other[r] = LLVMBuildSelect(g->B, take_other, other[r], cur[r], "");
                 }
                 LLVMValueRef *t = cur;

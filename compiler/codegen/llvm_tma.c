@@ -21,9 +21,12 @@ static bool gen_tdesc_is_tma(Gen *g, uint32_t param) {
 void gen_tdesc_param_attrs(Gen *g, uint32_t param, IrType t) {
     bool tma = gen_tdesc_is_tma(g, param);
     LLVMTypeRef blob = LLVMArrayType2(g->i8, (uint64_t)gpu_tdesc_param_bytes(t, tma));
-    unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5), align = LLVMGetEnumAttributeKindForName("align", 5);
+    unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5),
+             align = LLVMGetEnumAttributeKindForName("align", 5);
     LLVMAddAttributeAtIndex(g->fn, param + 1, LLVMCreateTypeAttribute(g->C, byval, blob));
-    LLVMAddAttributeAtIndex(g->fn, param + 1, LLVMCreateEnumAttribute(g->C, align, (uint64_t)gpu_tdesc_param_align(tma)));
+    LLVMAddAttributeAtIndex(
+        g->fn, param + 1,
+        LLVMCreateEnumAttribute(g->C, align, (uint64_t)gpu_tdesc_param_align(tma)));
 }
 
 void gen_grid_constants(Gen *g) {
@@ -34,14 +37,17 @@ void gen_grid_constants(Gen *g) {
     for (uint32_t i = 0; i < g->f->regions[g->f->body].nargs && n < 64; i++)
         if (gen_tdesc_is_tma(g, i)) idx[n++] = LLVMValueAsMetadata(LLVMConstInt(g->i32, i + 1, 0));
     if (!n) return;
-    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(g->fn), LLVMMDStringInContext2(g->C, "grid_constant", 13),
+    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(g->fn),
+                             LLVMMDStringInContext2(g->C, "grid_constant", 13),
                              LLVMMDNodeInContext2(g->C, idx, n)};
-    LLVMAddNamedMetadataOperand(g->M, "nvvm.annotations", LLVMMetadataAsValue(g->C, LLVMMDNodeInContext2(g->C, md, 3)));
+    LLVMAddNamedMetadataOperand(g->M, "nvvm.annotations",
+                                LLVMMetadataAsValue(g->C, LLVMMDNodeInContext2(g->C, md, 3)));
 }
 
 static uint32_t param_index(Gen *g, ValId d) {
     if (!g->f->vals[d].is_arg || g->f->vals[d].def != g->f->body)
-        gen_error(g, g->f->loc, "internal error: a tensor descriptor that is not a kernel parameter");
+        gen_error(g, g->f->loc,
+                  "internal error: a tensor descriptor that is not a kernel parameter");
     return g->f->vals[d].index;
 }
 
@@ -64,18 +70,22 @@ static LLVMValueRef shared_addr(Gen *g, ValId buf) {
     return LLVMBuildPtrToInt(g->B, gen_vals(g, buf, NULL)[0], g->i32, "");
 }
 
-static LLVMValueRef leader(Gen *g) { return LLVMBuildICmp(g->B, LLVMIntEQ, g->tid, gen_i32(g, 0), ""); }
+static LLVMValueRef leader(Gen *g) {
+    return LLVMBuildICmp(g->B, LLVMIntEQ, g->tid, gen_i32(g, 0), "");
+}
 
 static void wait_phase(Gen *g, const IrOp *op) {
-    LLVMValueRef bar = shared_addr(g, op->operands[0]), phase = gen_vals(g, op->operands[1], NULL)[0];
+    LLVMValueRef bar = shared_addr(g, op->operands[0]),
+                 phase = gen_vals(g, op->operands[1], NULL)[0];
     LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(g->C, g->fn, "mbar_wait");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->C, g->fn, "mbar_done");
     LLVMBuildBr(g->B, loop);
     LLVMPositionBuilderAtEnd(g->B, loop);
-    LLVMValueRef ok = gen_asm(g,
-                              "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n\t"
-                              "selp.u32 $0, 1, 0, p;\n\t}",
-                              "=r,r,r,~{memory}", g->i32, (LLVMValueRef[]){bar, phase}, 2, true);
+    LLVMValueRef ok =
+        gen_asm(g,
+                "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n\t"
+                "selp.u32 $0, 1, 0, p;\n\t}",
+                "=r,r,r,~{memory}", g->i32, (LLVMValueRef[]){bar, phase}, 2, true);
     LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntNE, ok, gen_i32(g, 0), ""), done, loop);
     LLVMPositionBuilderAtEnd(g->B, done);
 }
@@ -83,7 +93,8 @@ static void wait_phase(Gen *g, const IrOp *op) {
 /* "[$k, {c_inner, ..., c_outer}]": the map operand and the coordinates, innermost first */
 static void coords_text(char *s, size_t size, int map, int first, int rank) {
     size_t n = (size_t)snprintf(s, size, "[$%d, {", map);
-    for (int k = 0; k < rank && n < size; k++) n += (size_t)snprintf(s + n, size - n, "%s$%d", k ? ", " : "", first + k);
+    for (int k = 0; k < rank && n < size; k++)
+        n += (size_t)snprintf(s + n, size - n, "%s$%d", k ? ", " : "", first + k);
     if (n < size) snprintf(s + n, size - n, "}]");
 }
 
@@ -93,7 +104,8 @@ static void copies(Gen *g, const IrOp *op, bool load) {
     IrType t = ir_type(g->f, d);
     int r = t.rank, first = load ? 3 : 2;
     TmaPlan plan;
-    if (!gpu_tma_plan(t, &plan)) gen_error(g, op->loc, "internal error: a TMA copy of a tile TMA cannot copy");
+    if (!gpu_tma_plan(t, &plan))
+        gen_error(g, op->loc, "internal error: a TMA copy of a tile TMA cannot copy");
     LLVMValueRef map = LLVMBuildPtrToInt(g->B, gen_vals(g, d, NULL)[0], g->i64, "");
     LLVMValueRef dst = shared_addr(g, buf), bar = load ? shared_addr(g, op->operands[1]) : NULL;
     LLVMValueRef pred = leader(g);
@@ -112,10 +124,14 @@ static void copies(Gen *g, const IrOp *op, bool load) {
         coords_text(co, sizeof co, 2, 3, r);
         if (load)
             snprintf(text, sizeof text,
-                     "@$0 cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$1], %s, [$%d];",
+                     "@$0 "
+                     "cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::"
+                     "bytes [$1], %s, [$%d];",
                      r, co, 3 + r);
         else
-            snprintf(text, sizeof text, "@$0 cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group %s, [$1];", r, co);
+            snprintf(text, sizeof text,
+                     "@$0 cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group %s, [$1];", r,
+                     co);
         size_t n = (size_t)snprintf(cons, sizeof cons, "b,r,l");
         for (int k = 0; k < r; k++) n += (size_t)snprintf(cons + n, sizeof cons - n, ",r");
         snprintf(cons + n, sizeof cons - n, "%s,~{memory}", load ? ",r" : "");
@@ -133,15 +149,19 @@ void gen_tma(Gen *g, OpId id) {
         /* the fence makes the initialised barrier visible to the asynchronous proxy (the
          * TMA unit completes its transactions on it) */
         snprintf(text, sizeof text,
-                 "@$0 mbarrier.init.shared::cta.b64 [$1], %d;\n\t@$0 fence.mbarrier_init.release.cluster;\n\t"
+                 "@$0 mbarrier.init.shared::cta.b64 [$1], %d;\n\t@$0 "
+                 "fence.mbarrier_init.release.cluster;\n\t"
                  "@$0 fence.proxy.async.shared::cta;",
                  (int)op->attr[0]);
-        gen_asm(g, text, "b,r,~{memory}", g->vd, (LLVMValueRef[]){leader(g), shared_addr(g, op->operands[0])}, 2, true);
+        gen_asm(g, text, "b,r,~{memory}", g->vd,
+                (LLVMValueRef[]){leader(g), shared_addr(g, op->operands[0])}, 2, true);
         return;
     }
     case OP_MBARRIER_EXPECT:
-        snprintf(text, sizeof text, "@$0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], %d;", (int)op->attr[0]);
-        gen_asm(g, text, "b,r,~{memory}", g->vd, (LLVMValueRef[]){leader(g), shared_addr(g, op->operands[0])}, 2, true);
+        snprintf(text, sizeof text, "@$0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], %d;",
+                 (int)op->attr[0]);
+        gen_asm(g, text, "b,r,~{memory}", g->vd,
+                (LLVMValueRef[]){leader(g), shared_addr(g, op->operands[0])}, 2, true);
         return;
     case OP_MBARRIER_WAIT: wait_phase(g, op); return;
     case OP_MBARRIER_INVAL:

@@ -16,16 +16,23 @@ _Noreturn void gen_error(Gen *g, Loc loc, const char *fmt, ...) {
 LLVMTypeRef gen_type(Gen *g, int dt) {
     switch (dt) {
     case DT_I1: return g->i1;
-    case DT_I8: case DT_U8: return g->i8;
-    case DT_I16: case DT_U16: return g->i16;
-    case DT_I32: case DT_U32: return g->i32;
-    case DT_I64: case DT_U64: return g->i64;
+    case DT_I8:
+    case DT_U8: return g->i8;
+    case DT_I16:
+    case DT_U16: return g->i16;
+    case DT_I32:
+    case DT_U32: return g->i32;
+    case DT_I64:
+    case DT_U64: return g->i64;
     case DT_FP16: return g->f16;
     case DT_BF16: return g->bf16;
     case DT_FP32: return g->f32;
     case DT_FP64: return g->f64;
-    case DT_FP8E4NV: case DT_FP8E5: case DT_FP8E4B15: case DT_FP8E4B8: case DT_FP8E5B16:
-        return g->i8; /* the byte; llvm_fp8.c converts */
+    case DT_FP8E4NV:
+    case DT_FP8E5:
+    case DT_FP8E4B15:
+    case DT_FP8E4B8:
+    case DT_FP8E5B16: return g->i8; /* the byte; llvm_fp8.c converts */
     case DT_PTR: return g->ptr1;
     default: NR_DIE("no LLVM type for dtype %d", dt);
     }
@@ -53,13 +60,13 @@ LLVMValueRef gen_intrinsic(Gen *g, const char *name, LLVMTypeRef ret, LLVMValueR
     return LLVMBuildCall2(g->B, fty, fn, args, (unsigned)n, "");
 }
 
-LLVMValueRef gen_asm(Gen *g, const char *text, const char *cons, LLVMTypeRef ret, LLVMValueRef *args, int n,
-                     bool side_effects) {
+LLVMValueRef gen_asm(Gen *g, const char *text, const char *cons, LLVMTypeRef ret,
+                     LLVMValueRef *args, int n, bool side_effects) {
     LLVMTypeRef *params = arena_alloc(g->m->arena, sizeof(LLVMTypeRef) * (size_t)(n ? n : 1));
     for (int i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, 0);
-    LLVMValueRef a = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons, strlen(cons), side_effects, 0,
-                                      LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef a = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons, strlen(cons),
+                                      side_effects, 0, LLVMInlineAsmDialectATT, 0);
     return LLVMBuildCall2(g->B, fty, a, args, (unsigned)n, "");
 }
 
@@ -71,7 +78,9 @@ LLVMValueRef gen_from_mem(Gen *g, LLVMValueRef v, int dt) {
     return dt == DT_I1 ? LLVMBuildICmp(g->B, LLVMIntNE, v, LLVMConstInt(g->i8, 0, 0), "") : v;
 }
 
-LLVMValueRef *gen_alloc_regs(Gen *g, int n) { return arena_alloc(g->m->arena, sizeof(LLVMValueRef) * (size_t)(n ? n : 1)); }
+LLVMValueRef *gen_alloc_regs(Gen *g, int n) {
+    return arena_alloc(g->m->arena, sizeof(LLVMValueRef) * (size_t)(n ? n : 1));
+}
 
 LLVMValueRef *gen_vals(Gen *g, ValId v, int *n) {
     if (!g->regs[v]) NR_DIE("value %u used before it was lowered", v);

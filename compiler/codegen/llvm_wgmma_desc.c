@@ -37,8 +37,12 @@ static uint32_t along(const WgmmaOperand *o, int d, int c) {
 
 /* The swizzle width W (bytes) of a canonical layout's rows, else 0. */
 static int canonical_width(const IrLayout *l, IrType t) {
-    int eb = dt_bytes(t.pointee), w = l->max_phase * 16, row = (l->atom ? l->atom : t.shape[l->order[0]]) * eb;
-    return l->vec * eb == 16 && l->per_phase * w == 128 && row == w && (w == 32 || w == 64 || w == 128) ? w : 0;
+    int eb = dt_bytes(t.pointee), w = l->max_phase * 16,
+        row = (l->atom ? l->atom : t.shape[l->order[0]]) * eb;
+    return l->vec * eb == 16 && l->per_phase * w == 128 && row == w &&
+                   (w == 32 || w == 64 || w == 128)
+               ? w
+               : 0;
 }
 
 bool wgmma_buffer_ok(const IrModule *m, uint32_t shared, IrType t) {
@@ -57,11 +61,14 @@ void wgmma_operand(Gen *g, WgmmaOperand *o, ValId buf, int idx) {
     o->kdim = idx == 0 ? 1 : 0, o->odim = 1 - o->kdim;
     o->mn_major = l->order[0] == o->odim;
     int w = canonical_width(l, t);
-    if (!w) NR_DIE("wgmma: shared layout #L%u is not a swizzled canonical layout", sl); /* llvm_check.c */
+    if (!w)
+        NR_DIE("wgmma: shared layout #L%u is not a swizzled canonical layout",
+               sl); /* llvm_check.c */
     uint64_t mode = w == 128 ? 1 : w == 64 ? 2 : 3;
     int rows = o->mn_major ? o->kdim : o->odim; /* the dim the W-byte rows are stacked along */
     uint64_t sbo = (uint64_t)along(o, rows, 8) * (uint64_t)o->eb, lbo = 16;
-    if (o->mn_major && t.shape[o->odim] * o->eb > w) lbo = (uint64_t)along(o, o->odim, w / o->eb) * (uint64_t)o->eb;
+    if (o->mn_major && t.shape[o->odim] * o->eb > w)
+        lbo = (uint64_t)along(o, o->odim, w / o->eb) * (uint64_t)o->eb;
     o->fixed = ((lbo >> 4) & 0x3fff) << 16 | ((sbo >> 4) & 0x3fff) << 32 | mode << 62;
 }
 
@@ -73,12 +80,16 @@ static LLVMValueRef desc_at(Gen *g, const WgmmaOperand *o, int k0, LLVMValueRef 
     LLVMValueRef off = gen_thread_bits(g, o0, ob, lo, 0, LL_MAX_BITS, &x);
     uint32_t kc = along(o, o->kdim, k0);
     if (kc) off = LLVMBuildXor(g->B, off, gen_i32(g, kc), "");
-    LLVMValueRef addr = LLVMBuildAdd(g->B, LLVMBuildPtrToInt(g->B, o->base, g->i32, ""), gen_mul_const(g, off, o->eb), "");
-    LLVMValueRef start = LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, addr, gen_i32(g, 4), ""), gen_i32(g, 0x3fff), "");
-    return LLVMBuildOr(g->B, LLVMBuildZExt(g->B, start, g->i64, ""), LLVMConstInt(g->i64, o->fixed, 0), "");
+    LLVMValueRef addr = LLVMBuildAdd(g->B, LLVMBuildPtrToInt(g->B, o->base, g->i32, ""),
+                                     gen_mul_const(g, off, o->eb), "");
+    LLVMValueRef start =
+        LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, addr, gen_i32(g, 4), ""), gen_i32(g, 0x3fff), "");
+    return LLVMBuildOr(g->B, LLVMBuildZExt(g->B, start, g->i64, ""),
+                       LLVMConstInt(g->i64, o->fixed, 0), "");
 }
 
-LLVMValueRef wgmma_desc(Gen *g, WgmmaOperand *o, LLVMValueRef o_wg, uint32_t wg_mask, int o_const, int k0) {
+LLVMValueRef wgmma_desc(Gen *g, WgmmaOperand *o, LLVMValueRef o_wg, uint32_t wg_mask, int o_const,
+                        int k0) {
     /* the offsets are XORs of per-bit offsets (a linear map); where the constant part's
      * bits and the warpgroup's can never meet, XOR is addition, and so is it for the
      * start address field: shared addresses are below 2^18, so (addr >> 4) fits its 14
@@ -89,7 +100,8 @@ LLVMValueRef wgmma_desc(Gen *g, WgmmaOperand *o, LLVMValueRef o_wg, uint32_t wg_
     uint32_t c = along(o, o->odim, o_const) ^ along(o, o->kdim, k0);
     uint64_t cb = (uint64_t)c * (uint64_t)o->eb;
     if ((c & wg_bits) || cb % 16)
-        return desc_at(g, o, k0, o_const ? LLVMBuildAdd(g->B, o_wg, gen_i32(g, o_const), "") : o_wg);
+        return desc_at(g, o, k0,
+                       o_const ? LLVMBuildAdd(g->B, o_wg, gen_i32(g, o_const), "") : o_wg);
     if (!o->desc0) o->desc0 = desc_at(g, o, 0, o_wg);
     return cb ? LLVMBuildAdd(g->B, o->desc0, LLVMConstInt(g->i64, cb >> 4, 0), "") : o->desc0;
 }

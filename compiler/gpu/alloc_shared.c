@@ -29,9 +29,9 @@ typedef struct Buf {
 
 typedef struct Alloc {
     IrFunc *f;
-    int *pos, *end;  /* per op: pre-order number, and the last number in its regions */
-    int *def_pos;    /* per value: its defining op's number (region args: the region op's) */
-    OpId *root;      /* per buffer value: its local_alloc */
+    int *pos, *end; /* per op: pre-order number, and the last number in its regions */
+    int *def_pos;   /* per value: its defining op's number (region args: the region op's) */
+    OpId *root;     /* per buffer value: its local_alloc */
     Buf *bufs;
     uint32_t nbufs, capbufs;
     int counter;
@@ -39,16 +39,19 @@ typedef struct Alloc {
 
 static void number(Alloc *A, RegionId r, OpId owner) {
     IrFunc *f = A->f;
-    for (uint32_t i = 0; i < f->regions[r].nargs; i++) A->def_pos[f->regions[r].args[i]] = owner ? A->pos[owner] : -1;
+    for (uint32_t i = 0; i < f->regions[r].nargs; i++)
+        A->def_pos[f->regions[r].args[i]] = owner ? A->pos[owner] : -1;
     for (uint32_t i = 0; i < f->regions[r].nops; i++) {
         OpId id = f->regions[r].ops[i];
         A->pos[id] = A->counter++;
-        for (uint32_t k = 0; k < f->ops[id].nres; k++) A->def_pos[f->ops[id].results[k]] = A->pos[id];
+        for (uint32_t k = 0; k < f->ops[id].nres; k++)
+            A->def_pos[f->ops[id].results[k]] = A->pos[id];
         for (int k = 0; k < f->ops[id].nregions; k++) number(A, f->ops[id].region[k], id);
         A->end[id] = A->counter - 1;
         const IrOp *op = &f->ops[id];
         if (op->code == OP_LOCAL_ALLOC) A->root[op->results[0]] = id;
-        if (op->code == OP_LOCAL_VIEW || (op->code == OP_TRANS && ir_type(f, op->operands[0]).dt == DT_SMEM))
+        if (op->code == OP_LOCAL_VIEW ||
+            (op->code == OP_TRANS && ir_type(f, op->operands[0]).dt == DT_SMEM))
             A->root[op->results[0]] = A->root[op->operands[0]];
     }
 }
@@ -67,7 +70,8 @@ static int use_end(Alloc *A, OpId u, ValId v) {
     for (RegionId r = f->ops[u].parent; r && f->regions[r].parent_op;) {
         OpId p = f->regions[r].parent_op;
         if (A->def_pos[v] >= A->pos[p]) break; /* v is defined inside p */
-        if (f->ops[p].code == OP_FOR || f->ops[p].code == OP_WHILE) e = A->end[p] > e ? A->end[p] : e;
+        if (f->ops[p].code == OP_FOR || f->ops[p].code == OP_WHILE)
+            e = A->end[p] > e ? A->end[p] : e;
         r = f->ops[p].parent;
     }
     return e;
@@ -97,7 +101,8 @@ static void collect(Alloc *A, RegionId r) {
 
 static int by_size(const void *a, const void *b) {
     const Buf *x = a, *y = b;
-    return x->size != y->size ? (y->size > x->size) - (y->size < x->size) : (x->start > y->start) - (x->start < y->start);
+    return x->size != y->size ? (y->size > x->size) - (y->size < x->size)
+                              : (x->start > y->start) - (x->start < y->start);
 }
 
 /* Lowest aligned offset where b fits beside every placed buffer live at the same time. */
@@ -119,8 +124,15 @@ static int first_fit(const Buf *bs, uint32_t placed, const Buf *b) {
 
 void gpu_alloc_shared(IrFunc *f) {
     Arena *a = f->mod->arena;
-    Alloc A = {f, arena_alloc(a, sizeof(int) * (f->nops + 1)), arena_alloc(a, sizeof(int) * (f->nops + 1)),
-               arena_alloc(a, sizeof(int) * (f->nvals + 1)), arena_alloc(a, sizeof(OpId) * (f->nvals + 1)), NULL, 0, 0, 0};
+    Alloc A = {f,
+               arena_alloc(a, sizeof(int) * (f->nops + 1)),
+               arena_alloc(a, sizeof(int) * (f->nops + 1)),
+               arena_alloc(a, sizeof(int) * (f->nvals + 1)),
+               arena_alloc(a, sizeof(OpId) * (f->nvals + 1)),
+               NULL,
+               0,
+               0,
+               0};
     number(&A, f->body, 0);
     collect(&A, f->body);
     if (A.nbufs) qsort(A.bufs, A.nbufs, sizeof(Buf), by_size);

@@ -47,14 +47,14 @@ typedef struct Ctx {
     IrModule *m;
     const AxisInfo *info;
     int num_warps, arch;
-    bool chained;      /* a dot's result feeds another dot's A */
-    uint32_t *dot_ls;  /* the layouts dot results took */
+    bool chained;     /* a dot's result feeds another dot's A */
+    uint32_t *dot_ls; /* the layouts dot results took */
     uint32_t ndot_ls, capdot_ls;
     ShapeVec *sv;
     uint32_t nsv, capsv;
-    uint32_t *pref; /* by ValId */
+    uint32_t *pref;   /* by ValId */
     uint32_t *dot_of; /* by ValId: the layout of the dot a value derives from (pref_from_dots) */
-    uint8_t *weak;    /* by ValId: pref is only the default a user with no wish of its own passed on */
+    uint8_t *weak; /* by ValId: pref is only the default a user with no wish of its own passed on */
     int8_t *mem_fast; /* by OpId: a memory op's fastest dim when not the last one, else -1 */
     uint32_t nmem_fast;
 } Ctx;
@@ -91,11 +91,11 @@ static uint32_t dot_layout(Ctx *c, OpId id) {
     IrType a = ir_type(c->f, op->operands[0]), t = ir_type(c->f, op->results[0]);
     IrLayout l;
     uint32_t id_l;
-    if (policy_mma(c->arch, a.dt, op->attr[0] == PREC_IEEE, t, a.shape[1], c->num_warps, c->chained, &l) ||
+    if (policy_mma(c->arch, a.dt, op->attr[0] == PREC_IEEE, t, a.shape[1], c->num_warps, c->chained,
+                   &l) ||
         policy_fma_tile(t, c->num_warps, &l))
         id_l = ir_layout_intern(c->m, &l);
-    else
-        id_l = default_layout(c, t);
+    else id_l = default_layout(c, t);
     for (uint32_t i = 0; i < c->ndot_ls; i++)
         if (c->dot_ls[i] == id_l) return id_l;
     VEC_PUSH(c->m->arena, c->dot_ls, c->ndot_ls, c->capdot_ls, id_l);
@@ -138,7 +138,8 @@ static uint32_t through_shape_op(Ctx *c, OpId id, uint32_t l, bool to_result) {
     for (int d = 0; d < to.rank; d++) shape[d] = to.shape[d];
     ll_init(&out, to.rank, shape);
     for (int in = 0; in < LL_NIN; in++)
-        for (int i = 0; i < src.nbits[in]; i++) ll_push(&out, in, moves_apply(to_result ? inv : map, src.basis[in][i]));
+        for (int i = 0; i < src.nbits[in]; i++)
+            ll_push(&out, in, moves_apply(to_result ? inv : map, src.basis[in][i]));
     return ir_layout_intern_linear(c->m, &out);
 }
 
@@ -181,7 +182,8 @@ static void walk_ops(IrFunc *f, RegionId r, void (*fn)(Ctx *, OpId), Ctx *c) {
 
 static void coalesce_op(Ctx *c, OpId id) {
     IrOp *op = &c->f->ops[id];
-    if (op->code == OP_DESC_LOAD || op->code == OP_DESC_STORE) { /* TMA tiles: 16-byte vectors from their buffers */
+    if (op->code == OP_DESC_LOAD ||
+        op->code == OP_DESC_STORE) { /* TMA tiles: 16-byte vectors from their buffers */
         IrType d = ir_type(c->f, op->operands[0]);
         IrType t = ty_block(ty_scalar(d.pointee), d.rank, d.shape);
         int64_t vec = 16 / dt_bytes(d.pointee), per_thread = ty_numel(t) / (32 * c->num_warps);
@@ -191,7 +193,9 @@ static void coalesce_op(Ctx *c, OpId id) {
         if (vec > *sv) *sv = (int)vec;
         return;
     }
-    if (op->code != OP_LOAD && op->code != OP_STORE && op->code != OP_ATOMIC_RMW && op->code != OP_ATOMIC_CAS) return;
+    if (op->code != OP_LOAD && op->code != OP_STORE && op->code != OP_ATOMIC_RMW &&
+        op->code != OP_ATOMIC_CAS)
+        return;
     ValId p = op->operands[0];
     IrType t = ir_type(c->f, p);
     if (!t.rank) return;
@@ -203,7 +207,8 @@ static void coalesce_op(Ctx *c, OpId id) {
     bool vector = op->code == OP_LOAD || op->code == OP_STORE;
     for (int d = 0; vector && d < t.rank - 1; d++)
         if (c->info[p].contiguity[d] > c->info[p].contiguity[fast]) fast = d;
-    int vec = vector ? axis_info_vector_width(&c->info[p], mask ? &c->info[mask] : NULL, eb, fast) : 1;
+    int vec =
+        vector ? axis_info_vector_width(&c->info[p], mask ? &c->info[mask] : NULL, eb, fast) : 1;
     if (fast != t.rank - 1 && vec == 1) fast = t.rank - 1; /* no vector along it: as before */
     int64_t per_thread = ty_numel(t) / (32 * c->num_warps);
     if (per_thread < 1) per_thread = 1;
@@ -234,8 +239,10 @@ static void pref_loop(Ctx *c, OpId id) {
     IrRegion *body = &c->f->regions[op->region[0]];
     for (uint32_t i = first; i < op->nopnds; i++) {
         uint32_t k = i - first;
-        if (k + skip < body->nargs && c->pref[body->args[k + skip]]) prefer(c, op->operands[i], c->pref[body->args[k + skip]]);
-        if (k < op->nres && c->pref[op->results[k]]) prefer(c, op->operands[i], c->pref[op->results[k]]);
+        if (k + skip < body->nargs && c->pref[body->args[k + skip]])
+            prefer(c, op->operands[i], c->pref[body->args[k + skip]]);
+        if (k < op->nres && c->pref[op->results[k]])
+            prefer(c, op->operands[i], c->pref[op->results[k]]);
     }
 }
 
@@ -269,7 +276,8 @@ static void pref_op(Ctx *c, OpId id) {
     if (op->code == OP_FOR || op->code == OP_WHILE) return pref_loop(c, id);
     uint32_t anchor = mem_layout(c, id);
     if (anchor) return; /* pref_anchor gave its operands their preference */
-    if (op->code == OP_STORE && is_block(c->f, op->operands[0])) { /* what is stored, where it is stored */
+    if (op->code == OP_STORE &&
+        is_block(c->f, op->operands[0])) { /* what is stored, where it is stored */
         uint32_t want = default_layout(c, ir_type(c->f, op->operands[0]));
         for (uint32_t i = 0; i < op->nopnds; i++) prefer(c, op->operands[i], want);
         return;
@@ -282,17 +290,20 @@ static void pref_op(Ctx *c, OpId id) {
     }
     if (op->code == OP_INLINE_ASM && op->nres > 1) { /* several results, one layout */
         uint32_t want = c->pref[op->results[0]];
-        for (uint32_t i = 0; want && i < op->nopnds; i++) prefer_as(c, op->operands[i], want, c->weak[op->results[0]]);
+        for (uint32_t i = 0; want && i < op->nopnds; i++)
+            prefer_as(c, op->operands[i], want, c->weak[op->results[0]]);
         return;
     }
-    if (op->code == OP_SCAN || op->code == OP_FLIP || op->code == OP_SORT || op->code == OP_GATHER) {
+    if (op->code == OP_SCAN || op->code == OP_FLIP || op->code == OP_SORT ||
+        op->code == OP_GATHER) {
         /* the operand (gather: the index) where the result is wanted */
         uint32_t want = c->pref[op->results[0]];
         if (op->code == OP_GATHER) {
             if (want) prefer_as(c, op->operands[1], want, c->weak[op->results[0]]);
             return;
         }
-        for (uint32_t i = 0; want && i < op->nopnds; i++) prefer_as(c, op->operands[i], want, c->weak[op->results[0]]);
+        for (uint32_t i = 0; want && i < op->nopnds; i++)
+            prefer_as(c, op->operands[i], want, c->weak[op->results[0]]);
         return;
     }
     if (op->nres != 1 || !is_block(c->f, op->results[0])) return;
@@ -304,15 +315,24 @@ static void pref_op(Ctx *c, OpId id) {
     }
     bool weak = !c->pref[r] || c->weak[r];
     uint32_t want = c->pref[r] ? c->pref[r] : default_layout(c, ir_type(c->f, r));
-    if (op->code == OP_LOAD) { /* a load that coalesces into vectors keeps its layout: users convert */
+    if (op->code ==
+        OP_LOAD) { /* a load that coalesces into vectors keeps its layout: users convert */
         IrType pt = ir_type(c->f, op->operands[0]);
         if (*shape_vec(c, pt, pt.rank - 1) > 1) want = default_layout(c, pt), weak = false;
     }
     switch (op->code) {
     case OP_BROADCAST: prefer_as(c, op->operands[0], want, weak); break;
-    case OP_EXPAND_DIMS: prefer_as(c, op->operands[0], slice_of(c, want, (int)op->attr[0]), weak); break;
-    case OP_LOAD: case OP_CVT: case OP_BITCAST: case OP_ADDPTR: case OP_SELECT: case OP_CMP:
-    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS:
+    case OP_EXPAND_DIMS:
+        prefer_as(c, op->operands[0], slice_of(c, want, (int)op->attr[0]), weak);
+        break;
+    case OP_LOAD:
+    case OP_CVT:
+    case OP_BITCAST:
+    case OP_ADDPTR:
+    case OP_SELECT:
+    case OP_CMP:
+    case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS:
         for (uint32_t i = 0; i < op->nopnds; i++) prefer_as(c, op->operands[i], want, weak);
         break;
     default:
@@ -346,7 +366,8 @@ static void pref_from_dots(Ctx *c, OpId id) {
         if (s && s->kind == LAYOUT_SLICE && s->dim == op->attr[0]) l = s->parent;
         break;
     }
-    case OP_BROADCAST: case OP_CONVERT_LAYOUT: l = c->dot_of[x]; break;
+    case OP_BROADCAST:
+    case OP_CONVERT_LAYOUT: l = c->dot_of[x]; break;
     default:
         if (!(ir_op_info[op->code].flags & F_ELEM)) return;
         for (uint32_t i = 0; i < op->nopnds && !l; i++) l = c->dot_of[op->operands[i]];
@@ -381,7 +402,9 @@ typedef struct OpList {
  * shared memory. REMAT_BUDGET bounds the ops cloned for one value. */
 enum { REMAT_BUDGET = 24 };
 
-static bool remat_leaf(int code) { return code == OP_ARANGE || code == OP_CONST || code == OP_SPLAT; }
+static bool remat_leaf(int code) {
+    return code == OP_ARANGE || code == OP_CONST || code == OP_SPLAT;
+}
 
 static bool remat_inner(const IrOp *op) {
     if (op->code == OP_BROADCAST || op->code == OP_EXPAND_DIMS || op->code == OP_MULTIPLE_OF ||
@@ -484,7 +507,9 @@ static void yield_to(Ctx *c, RegionId r, const ValId *targets, uint32_t skip) {
     OpList out = {0};
     for (uint32_t i = 0; i < f->ops[y].nopnds; i++) {
         ValId t = targets[i + skip];
-        if (is_block(f, t)) f->ops[y].operands[i] = convert(c, &out, f->ops[y].operands[i], f->vals[t].layout, f->ops[y].loc);
+        if (is_block(f, t))
+            f->ops[y].operands[i] =
+                convert(c, &out, f->ops[y].operands[i], f->vals[t].layout, f->ops[y].loc);
     }
     if (!out.n) return;
     OpId *ops = arena_alloc(c->m->arena, sizeof(OpId) * (reg->nops + out.n));
@@ -516,7 +541,8 @@ static void assign_control(Ctx *c, OpList *out, OpId id) {
             RegionId r = f->ops[id].region[k];
             uint32_t skip = (op->code == OP_FOR) ? argskip : 0;
             for (uint32_t i = skip; i < f->regions[r].nargs; i++)
-                set_layout(c, f->regions[r].args[i], f->vals[f->ops[id].operands[first + i - skip]].layout);
+                set_layout(c, f->regions[r].args[i],
+                           f->vals[f->ops[id].operands[first + i - skip]].layout);
         }
         for (uint32_t i = 0; i < f->ops[id].nres; i++)
             set_layout(c, f->ops[id].results[i], f->vals[f->ops[id].operands[first + i]].layout);
@@ -561,8 +587,9 @@ static void store_layout(Ctx *c, OpList *out, OpId id) {
     IrOp *op = &f->ops[id];
     ValId val = op->operands[1];
     uint32_t vl = is_block(f, val) ? f->vals[val].layout : 0, pl = f->vals[op->operands[0]].layout;
-    bool flip = vl && vl != pl && is_dot_layout(c, vl) && c->m->layouts[pl].kind == LAYOUT_BLOCKED &&
-                contig_along(c, vl, pl, ir_type(f, val)) >= contig_along(c, pl, pl, ir_type(f, val));
+    bool flip =
+        vl && vl != pl && is_dot_layout(c, vl) && c->m->layouts[pl].kind == LAYOUT_BLOCKED &&
+        contig_along(c, vl, pl, ir_type(f, val)) >= contig_along(c, pl, pl, ir_type(f, val));
     for (uint32_t i = 0; flip && i < op->nopnds; i++)
         if (i != 1 && remat_cost(c, op->operands[i], vl, REMAT_BUDGET) < 0) flip = false;
     if (!flip) {
@@ -621,8 +648,10 @@ static void assign_op(Ctx *c, OpList *out, OpId id) {
     int code = op->code;
     if (code == OP_FOR || code == OP_WHILE || code == OP_IF) return assign_control(c, out, id);
     if (code == OP_SCAN || code == OP_REDUCE_FN) return assign_combine(c, out, id);
-    if (code == OP_FLIP || code == OP_SORT || code == OP_GATHER || code == OP_HISTOGRAM) return assign_perm(c, out, id);
-    if (code == OP_INLINE_ASM && op->nres > 1 && is_block(f, op->results[0])) { /* elementwise, several results */
+    if (code == OP_FLIP || code == OP_SORT || code == OP_GATHER || code == OP_HISTOGRAM)
+        return assign_perm(c, out, id);
+    if (code == OP_INLINE_ASM && op->nres > 1 &&
+        is_block(f, op->results[0])) { /* elementwise, several results */
         uint32_t l = first_block_layout(c, id);
         if (!l) l = fresh_layout(c, op->results[0]);
         for (uint32_t i = 0; i < op->nres; i++) set_layout(c, f->ops[id].results[i], l);
@@ -641,7 +670,9 @@ static void assign_op(Ctx *c, OpList *out, OpId id) {
     if (op->nres != 1 || !is_block(f, op->results[0])) return;
     ValId r = op->results[0];
     switch (code) {
-    case OP_CONST: case OP_ARANGE: case OP_SPLAT: set_layout(c, r, fresh_layout(c, r)); return;
+    case OP_CONST:
+    case OP_ARANGE:
+    case OP_SPLAT: set_layout(c, r, fresh_layout(c, r)); return;
     case OP_BROADCAST: {
         uint32_t l = fresh_layout(c, r);
         set_layout(c, r, l);
@@ -654,14 +685,17 @@ static void assign_op(Ctx *c, OpList *out, OpId id) {
         require(c, out, id, 0, slice_of(c, l, (int)op->attr[0]));
         return;
     }
-    case OP_REDUCE: set_layout(c, r, slice_of(c, f->vals[op->operands[0]].layout, (int)op->attr[1])); return;
+    case OP_REDUCE:
+        set_layout(c, r, slice_of(c, f->vals[op->operands[0]].layout, (int)op->attr[1]));
+        return;
     case OP_DOT: {
         uint32_t l = dot_layout(c, id);
         set_layout(c, r, l);
         require(c, out, id, 2, l);
         return;
     }
-    case OP_TRANS: case OP_RESHAPE: {
+    case OP_TRANS:
+    case OP_RESHAPE: {
         /* where its user wants it, else where the operand's elements already are: a
          * renaming of indices, no data moves */
         uint32_t l = c->pref[r] ? c->pref[r] : 0;
@@ -671,10 +705,13 @@ static void assign_op(Ctx *c, OpList *out, OpId id) {
         set_layout(c, r, l ? l : fresh_layout(c, r));
         return;
     }
-    case OP_DESC_LOAD: /* a TMA tile (lower_tma.c): read from its buffer in whatever layout its users want */
+    case OP_DESC_LOAD: /* a TMA tile (lower_tma.c): read from its buffer in whatever layout its
+                          users want */
         set_layout(c, r, c->pref[r] ? c->pref[r] : default_layout(c, ir_type(f, r)));
         return;
-    case OP_LOAD: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: {
+    case OP_LOAD:
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: {
         uint32_t anchor = mem_layout(c, id), l = anchor ? anchor : f->vals[op->operands[0]].layout;
         set_layout(c, r, l);
         require(c, out, id, anchor ? 0 : 1, l);
@@ -711,7 +748,8 @@ static void chain_walk(Ctx *c, RegionId r, uint8_t *from_dot) {
     for (uint32_t i = 0; i < c->f->regions[r].nops; i++) {
         OpId op = c->f->regions[r].ops[i];
         mark_chain(c, op, from_dot);
-        for (int k = 0; k < c->f->ops[op].nregions; k++) chain_walk(c, c->f->ops[op].region[k], from_dot);
+        for (int k = 0; k < c->f->ops[op].nregions; k++)
+            chain_walk(c, c->f->ops[op].region[k], from_dot);
     }
 }
 

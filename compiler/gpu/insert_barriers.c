@@ -35,12 +35,12 @@
  * after read, write after write; a write also against A), and the barrier clears R and
  * W. A wgmma's reads in flight (F) are this warpgroup's to retire (dot_wait, placed by
  * the pipeliner) before it overwrites them; once retired they are R, so the barrier
- * that keeps another warpgroup's copy off them is placed as for any read. A wgmma that reads what G holds gets fence_async and a barrier. Stages of one
- * ring do not overlap when their indices provably differ. Before a loop holding a wgmma,
- * pending ordinary writes get their fence and barrier there, once, rather than in every
- * iteration. Stages of one ring do not overlap when their indices provably differ: both constants, or
- * (x + c1) % S and (x + c2) % S of one x with c1 != c2 (mod S), the form the pipeliner
- * writes.
+ * that keeps another warpgroup's copy off them is placed as for any read. A wgmma that reads what G
+ * holds gets fence_async and a barrier. Stages of one ring do not overlap when their indices
+ * provably differ. Before a loop holding a wgmma, pending ordinary writes get their fence and
+ * barrier there, once, rather than in every iteration. Stages of one ring do not overlap when their
+ * indices provably differ: both constants, or (x + c1) % S and (x + c2) % S of one x with c1 != c2
+ * (mod S), the form the pipeliner writes.
  *
  * Loops: the body starts from what is pending before the loop and from anything the
  * body leaves pending for its next iteration (every access the body makes, whole
@@ -56,9 +56,9 @@
 enum { MAX_ACC = 64 };
 
 typedef struct Access {
-    int lo, hi;     /* bytes [lo, hi) */
-    ValId base;     /* stage index: (base + off) % stages; base 0: the constant off */
-    int off, stages;/* stages 0: the whole range, no stage known */
+    int lo, hi;      /* bytes [lo, hi) */
+    ValId base;      /* stage index: (base + off) % stages; base 0: the constant off */
+    int off, stages; /* stages 0: the whole range, no stage known */
 } Access;
 
 typedef struct Set {
@@ -152,9 +152,11 @@ static Access access_of(const Ctx *c, ValId v) {
     const IrOp *alloc = &f->ops[c->root[v]];
     Access a = {alloc->smem_offset, alloc->smem_offset + alloc->smem_size, 0, 0, 0};
     const IrOp *d = def_op(f, v);
-    if (d && d->code == OP_TRANS) d = def_op(f, d->operands[0]); /* a transposed view: of the same bytes */
+    if (d && d->code == OP_TRANS)
+        d = def_op(f, d->operands[0]); /* a transposed view: of the same bytes */
     IrType whole = ir_type(f, alloc->results[0]);
-    if (d && d->code == OP_LOCAL_VIEW && whole.stages > 1) stage_of(f, d->operands[1], whole.stages, &a);
+    if (d && d->code == OP_LOCAL_VIEW && whole.stages > 1)
+        stage_of(f, d->operands[1], whole.stages, &a);
     return a;
 }
 
@@ -206,7 +208,9 @@ static void visit(Ctx *c, Out *out, OpId id, State *s, RegionId r) {
         merge(&s->R, &s->F);
         if (op->attr[0] == 0) clear(&s->F);
         return;
-    case OP_LOCAL_ALLOC: case OP_LOCAL_STORE: case OP_ASYNC_COPY: {
+    case OP_LOCAL_ALLOC:
+    case OP_LOCAL_STORE:
+    case OP_ASYNC_COPY: {
         if (code == OP_LOCAL_ALLOC && !op->nopnds) return; /* nothing written yet */
         Access a = access_of(c, code == OP_LOCAL_ALLOC ? op->results[0] : op->operands[0]);
         if (hits(&s->R, a) || hits(&s->W, a) || hits(&s->A, a)) barrier(c, out, s, loc, r);
@@ -220,9 +224,12 @@ static void visit(Ctx *c, Out *out, OpId id, State *s, RegionId r) {
         add(&s->R, a);
         return;
     }
-    case OP_MBARRIER_INIT: case OP_MBARRIER_INVAL: case OP_TMA_LOAD: { /* writes (a TMA copy's: asynchronous) */
+    case OP_MBARRIER_INIT:
+    case OP_MBARRIER_INVAL:
+    case OP_TMA_LOAD: { /* writes (a TMA copy's: asynchronous) */
         Access a = access_of(c, op->operands[code == OP_TMA_LOAD ? 2 : 0]);
-        if (hits(&s->R, a) || hits(&s->W, a) || hits(&s->A, a) || hits(&s->T, a)) barrier(c, out, s, loc, r);
+        if (hits(&s->R, a) || hits(&s->W, a) || hits(&s->A, a) || hits(&s->T, a))
+            barrier(c, out, s, loc, r);
         add(code == OP_TMA_LOAD ? &s->T : &s->W, a);
         return;
     }
@@ -244,7 +251,8 @@ static void visit(Ctx *c, Out *out, OpId id, State *s, RegionId r) {
         add(&s->R, a);
         return;
     }
-    case OP_DOT: case OP_DOT_ASYNC: {
+    case OP_DOT:
+    case OP_DOT_ASYNC: {
         bool async_proxy = is_wgmma(f, op), fence = false, bar = false;
         Access acc[2];
         int n = 0;
@@ -276,12 +284,14 @@ static void touched(Ctx *c, RegionId r, State *s) {
     IrFunc *f = c->f;
     for (uint32_t i = 0; i < f->regions[r].nops; i++) {
         const IrOp *op = &f->ops[f->regions[r].ops[i]];
-        for (uint32_t k = 0; k < op->nopnds && op->code != OP_LOCAL_VIEW && op->code != OP_TRANS; k++)
+        for (uint32_t k = 0; k < op->nopnds && op->code != OP_LOCAL_VIEW && op->code != OP_TRANS;
+             k++)
             if (ir_type(f, op->operands[k]).dt == DT_SMEM) {
                 Access a = whole(access_of(c, op->operands[k]));
                 if (op->code == OP_ASYNC_COPY) add(&s->A, a);
                 else if (op->code == OP_TMA_LOAD) add(&s->T, a);
-                else if (op->code == OP_MBARRIER_INIT || op->code == OP_MBARRIER_INVAL) add(&s->W, a);
+                else if (op->code == OP_MBARRIER_INIT || op->code == OP_MBARRIER_INVAL)
+                    add(&s->W, a);
                 else if (op->code == OP_LOCAL_STORE) add(&s->W, a), add(&s->G, a);
                 else if (op->code == OP_DOT_ASYNC) add(&s->F, a);
                 else add(&s->R, a);
@@ -346,8 +356,10 @@ static void place(Ctx *c, RegionId r, State *s) {
         OpId id = ops[i];
         bool loop = f->ops[id].code == OP_FOR || f->ops[id].code == OP_WHILE;
         bool wg = false;
-        for (int k = 0; loop && (s->G.n || s->G.all) && k < f->ops[id].nregions; k++) wg |= has_wgmma(c, f->ops[id].region[k]);
-        if (wg) { /* writes before a loop that wgmma reads in it (attention's q): fenced once, before it */
+        for (int k = 0; loop && (s->G.n || s->G.all) && k < f->ops[id].nregions; k++)
+            wg |= has_wgmma(c, f->ops[id].region[k]);
+        if (wg) { /* writes before a loop that wgmma reads in it (attention's q): fenced once,
+                     before it */
             Loc loc = f->ops[id].loc;
             emit(c, &out, OP_FENCE_ASYNC, loc, r);
             clear(&s->G);
@@ -366,7 +378,8 @@ static void roots(Ctx *c, RegionId r) {
     for (uint32_t i = 0; i < f->regions[r].nops; i++) {
         const IrOp *op = &f->ops[f->regions[r].ops[i]];
         if (op->code == OP_LOCAL_ALLOC) c->root[op->results[0]] = f->regions[r].ops[i];
-        if (op->code == OP_LOCAL_VIEW || (op->code == OP_TRANS && ir_type(f, op->operands[0]).dt == DT_SMEM))
+        if (op->code == OP_LOCAL_VIEW ||
+            (op->code == OP_TRANS && ir_type(f, op->operands[0]).dt == DT_SMEM))
             c->root[op->results[0]] = c->root[op->operands[0]];
         for (int k = 0; k < op->nregions; k++) roots(c, op->region[k]);
     }

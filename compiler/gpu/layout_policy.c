@@ -11,7 +11,9 @@ static int log2_floor(int64_t x) {
     return k;
 }
 
-IrLayout policy_default(IrType ty, int num_warps, int vec) { return policy_blocked(ty, num_warps, vec, ty.rank - 1); }
+IrLayout policy_default(IrType ty, int num_warps, int vec) {
+    return policy_blocked(ty, num_warps, vec, ty.rank - 1);
+}
 
 IrLayout policy_blocked(IrType ty, int num_warps, int vec, int fast) {
     IrLayout l;
@@ -75,7 +77,8 @@ bool policy_transpose_tile(IrType t, int num_warps, int from, IrLayout *out) {
     int vt = (int)(per / vf);
     if (vt > v) vt = v;
     if (vt > t.shape[to]) vt = t.shape[to];
-    if (per < 1 || vt < 1 || (int64_t)vf * vt * threads > (int64_t)t.shape[0] * t.shape[1]) return false;
+    if (per < 1 || vt < 1 || (int64_t)vf * vt * threads > (int64_t)t.shape[0] * t.shape[1])
+        return false;
     IrLayout l;
     memset(&l, 0, sizeof l);
     l.kind = LAYOUT_BLOCKED, l.rank = 2;
@@ -85,7 +88,8 @@ bool policy_transpose_tile(IrType t, int num_warps, int from, IrLayout *out) {
     l.tpw[from] = (uint8_t)lf, l.tpw[to] = (uint8_t)(32 / lf);
     int wt = clampi(t.shape[to] / (vt * l.tpw[to]), 1, num_warps); /* warps along `to` */
     l.wpc[to] = (uint8_t)wt, l.wpc[from] = (uint8_t)(num_warps / wt);
-    if (l.tpw[to] * vt > t.shape[to] || l.wpc[from] * lf * vf > t.shape[from]) return false; /* no duplicates */
+    if (l.tpw[to] * vt > t.shape[to] || l.wpc[from] * lf * vf > t.shape[from])
+        return false; /* no duplicates */
     *out = l;
     return true;
 }
@@ -96,7 +100,8 @@ static bool mma_input(int dt) {
     return dt == DT_FP16 || dt == DT_BF16 || dt == DT_FP32 || dt == DT_I8 || dt_is_fp8_ocp(dt);
 }
 
-bool policy_mma(int arch, int a_dt, bool ieee, IrType acc, int k, int num_warps, bool along_m, IrLayout *out) {
+bool policy_mma(int arch, int a_dt, bool ieee, IrType acc, int k, int num_warps, bool along_m,
+                IrLayout *out) {
     int M = acc.shape[0], N = acc.shape[1], kw = policy_k_width(a_dt);
     if (arch < GPU_SM80 || !mma_input(a_dt) || (a_dt == DT_FP32 && ieee)) return false;
     if (M < 16 || N < 16) return false; /* smaller than one mma.sync */
@@ -119,7 +124,8 @@ bool policy_mma(int arch, int a_dt, bool ieee, IrType acc, int k, int num_warps,
     /* warps along M, or spread over the tile as evenly as its 16x8 instructions allow */
     for (int w = 1; w < num_warps; w *= 2) {
         bool m_room = M >= 16 * l.wpc[0] * 2, n_room = N >= 8 * l.wpc[1] * 2;
-        if (along_m || (m_room && (!n_room || M / (16 * l.wpc[0]) >= N / (8 * l.wpc[1])))) l.wpc[0] *= 2;
+        if (along_m || (m_room && (!n_room || M / (16 * l.wpc[0]) >= N / (8 * l.wpc[1]))))
+            l.wpc[0] *= 2;
         else l.wpc[1] *= 2;
     }
     *out = l;

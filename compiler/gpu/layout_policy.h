@@ -25,7 +25,8 @@ bool policy_fma_tile(IrType shape, int num_warps, IrLayout *out);
  * whole rows (a dot whose result feeds another dot's A: its rows then stay in one warp,
  * so reductions over them and the change into the next dot's operand need no shared
  * memory). False: the CUDA cores. */
-bool policy_mma(int arch, int a_dt, bool ieee, IrType acc, int k, int num_warps, bool along_m, IrLayout *out);
+bool policy_mma(int arch, int a_dt, bool ieee, IrType acc, int k, int num_warps, bool along_m,
+                IrLayout *out);
 
 /* k_width of a dot operand of this dtype: the elements of k in one 32-bit register. */
 int policy_k_width(int dt);

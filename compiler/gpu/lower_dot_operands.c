@@ -47,7 +47,8 @@ typedef struct Lower {
 static ValId made_buffer(Lower *L, ValId x, uint32_t l) {
     for (uint32_t i = 0; i < L->out.n; i++) {
         const IrOp *op = &L->f->ops[L->out.v[i]];
-        if (op->code == OP_LOCAL_ALLOC && op->nopnds == 1 && op->operands[0] == x && L->f->vals[op->results[0]].layout == l)
+        if (op->code == OP_LOCAL_ALLOC && op->nopnds == 1 && op->operands[0] == x &&
+            L->f->vals[op->results[0]].layout == l)
             return op->results[0];
     }
     return 0;
@@ -63,7 +64,8 @@ static int fast_dim(const IrModule *m, uint32_t layout, IrType t) {
     return t.rank - 1;
 }
 
-static ValId emit(Lower *L, int code, Loc loc, const ValId *opnds, uint32_t n, IrType t, uint32_t layout) {
+static ValId emit(Lower *L, int code, Loc loc, const ValId *opnds, uint32_t n, IrType t,
+                  uint32_t layout) {
     OpId op = ir_op_new(L->f, code, loc, opnds, n, &t, 1);
     ValId r = L->f->ops[op].results[0];
     L->f->vals[r].layout = layout;
@@ -89,7 +91,8 @@ static ValId to_smem(Lower *L, ValId x, IrLayout sl, Loc loc) {
 static ValId staged_k_major(Lower *L, ValId x, int fast, int kdim, Loc loc) {
     IrType t = ir_type(L->f, x);
     IrLayout tl;
-    if (!policy_transpose_tile(t, L->m->gpu.num_warps, fast, &tl)) return to_smem(L, x, policy_shared(t, kdim), loc);
+    if (!policy_transpose_tile(t, L->m->gpu.num_warps, fast, &tl))
+        return to_smem(L, x, policy_shared(t, kdim), loc);
     ValId staged = to_smem(L, x, policy_shared(t, fast), loc);
     ValId r = emit(L, OP_LOCAL_LOAD, loc, &staged, 1, t, ir_layout_intern(L->m, &tl));
     return to_smem(L, r, policy_shared(t, kdim), loc);
@@ -98,14 +101,16 @@ static ValId staged_k_major(Lower *L, ValId x, int fast, int kdim, Loc loc) {
 static uint32_t dot_op(Lower *L, uint32_t parent, int idx, int dt) {
     IrLayout l;
     memset(&l, 0, sizeof l);
-    l.kind = LAYOUT_DOT_OP, l.rank = 2, l.op_idx = (uint8_t)idx, l.parent = parent, l.k_width = (uint8_t)policy_k_width(dt);
+    l.kind = LAYOUT_DOT_OP, l.rank = 2, l.op_idx = (uint8_t)idx, l.parent = parent,
+    l.k_width = (uint8_t)policy_k_width(dt);
     return ir_layout_intern(L->m, &l);
 }
 
 /* Operand i of a tensor-core dot: in registers (a dot_op conversion that stays in
  * registers) or a buffer; *load says whether mma.sync still has to read the buffer into
  * its dot_op layout. */
-static ValId mma_operand(Lower *L, ValId x, int i, uint32_t result_layout, Loc loc, uint32_t *load) {
+static ValId mma_operand(Lower *L, ValId x, int i, uint32_t result_layout, Loc loc,
+                         uint32_t *load) {
     IrType t = ir_type(L->f, x);
     bool regs_ok = L->m->layouts[result_layout].version == 2 || i == 0;
     /* (wgmma's B never goes to registers: its dot_op layout would be invalid, so it is
@@ -117,21 +122,25 @@ static ValId mma_operand(Lower *L, ValId x, int i, uint32_t result_layout, Loc l
         return emit(L, OP_CONVERT_LAYOUT, loc, &x, 1, t, want);
     if (rl->version == 2) *load = want;
     const IrOp *d = ir_def(L->f, x) ? &L->f->ops[ir_def(L->f, x)] : NULL;
-    if (d && d->code == OP_TRANS && t.rank == 2) { /* the operand before its transpose, then a view */
+    if (d && d->code == OP_TRANS &&
+        t.rank == 2) { /* the operand before its transpose, then a view */
         ValId y = d->operands[0];
         IrType yt = ir_type(L->f, y);
         int fy = fast_dim(L->m, L->f->vals[y].layout, yt);
-        if (rl->version == 3 && dt_bits(t.dt) != 16) fy = i == 0 ? 0 : 1; /* K contiguous once transposed */
+        if (rl->version == 3 && dt_bits(t.dt) != 16)
+            fy = i == 0 ? 0 : 1; /* K contiguous once transposed */
         IrLayout sy = policy_shared(yt, fy), sv = sy;
         sv.order[0] = (uint8_t)(1 - sy.order[0]), sv.order[1] = (uint8_t)(1 - sy.order[1]);
         ValId buf = to_smem(L, y, sy, loc);
-        ValId v = emit(L, OP_TRANS, loc, &buf, 1, ty_smem(t.dt, 2, t.shape, 1), ir_layout_intern(L->m, &sv));
+        ValId v = emit(L, OP_TRANS, loc, &buf, 1, ty_smem(t.dt, 2, t.shape, 1),
+                       ir_layout_intern(L->m, &sv));
         IrOp *tr = &L->f->ops[ir_def(L->f, v)];
         tr->attr[0] = 1, tr->attr[1] = 0;
         return v;
     }
     int fast = fast_dim(L->m, L->f->vals[x].layout, t), kdim = i == 0 ? 1 : 0;
-    if (rl->version == 3 && dt_bits(t.dt) != 16 && fast != kdim) return staged_k_major(L, x, fast, kdim, loc);
+    if (rl->version == 3 && dt_bits(t.dt) != 16 && fast != kdim)
+        return staged_k_major(L, x, fast, kdim, loc);
     return to_smem(L, x, policy_shared(t, fast), loc);
 }
 
@@ -147,7 +156,8 @@ static void lower_dot(Lower *L, OpId id) {
     for (int i = 0; i < 2; i++) {
         ValId x = L->f->ops[id].operands[i];
         IrType t = ir_type(L->f, x);
-        if (t.dt != DT_SMEM && dt_is_fp8(t.dt) && !wgmma) { /* only wgmma reads fp8: widen it, exactly */
+        if (t.dt != DT_SMEM && dt_is_fp8(t.dt) &&
+            !wgmma) { /* only wgmma reads fp8: widen it, exactly */
             IrType h = ty_with_elem(t, ty_scalar(DT_FP16));
             x = emit(L, OP_CVT, loc, &x, 1, h, L->f->vals[x].layout);
             t = h;
@@ -156,13 +166,15 @@ static void lower_dot(Lower *L, OpId id) {
             opnds[i] = x; /* already lowered */
             continue;
         }
-        if (L->m->layouts[rl].kind == LAYOUT_MMA) opnds[i] = mma_operand(L, x, i, rl, loc, &load[i]);
+        if (L->m->layouts[rl].kind == LAYOUT_MMA)
+            opnds[i] = mma_operand(L, x, i, rl, loc, &load[i]);
         else opnds[i] = to_smem(L, x, policy_shared_plain(2, i == 0 ? 0 : 1), loc);
     }
     for (int i = 0; i < 2; i++)
         if (load[i]) {
             IrType t = ir_type(L->f, opnds[i]);
-            opnds[i] = emit(L, OP_LOCAL_LOAD, loc, &opnds[i], 1, ty_block(ty_scalar(t.pointee), t.rank, t.shape), load[i]);
+            opnds[i] = emit(L, OP_LOCAL_LOAD, loc, &opnds[i], 1,
+                            ty_block(ty_scalar(t.pointee), t.rank, t.shape), load[i]);
         }
     L->f->ops[id].operands[0] = opnds[0];
     L->f->ops[id].operands[1] = opnds[1];
@@ -190,10 +202,14 @@ static void lower_region(Lower *L, RegionId r) {
  * whose only use is the K-major local_alloc that then follows it out. */
 static bool hoistable(const IrFunc *f, const IrOp *a, RegionId body, const uint32_t *uses) {
     if (a->code == OP_LOCAL_ALLOC && a->nopnds == 1) return !ir_defined_in(f, a->operands[0], body);
-    if (a->code != OP_LOCAL_LOAD || uses[a->results[0]] != 1 || ir_defined_in(f, a->operands[0], body)) return false;
-    if (f->mod->layouts[f->vals[a->results[0]].layout].kind != LAYOUT_BLOCKED) return false; /* an mma.sync operand stays */
+    if (a->code != OP_LOCAL_LOAD || uses[a->results[0]] != 1 ||
+        ir_defined_in(f, a->operands[0], body))
+        return false;
+    if (f->mod->layouts[f->vals[a->results[0]].layout].kind != LAYOUT_BLOCKED)
+        return false; /* an mma.sync operand stays */
     const IrOp *src = ir_def(f, a->operands[0]) ? &f->ops[ir_def(f, a->operands[0])] : NULL;
-    return src && src->code == OP_LOCAL_ALLOC && src->nopnds == 1; /* a buffer filled once, by its making */
+    return src && src->code == OP_LOCAL_ALLOC &&
+           src->nopnds == 1; /* a buffer filled once, by its making */
 }
 
 /* A loop's dot operand that does not change in the loop (attention's q) goes to shared
@@ -244,7 +260,9 @@ static void drop_dead_trans(IrFunc *f, RegionId r, const uint32_t *uses) {
     for (uint32_t i = 0; i < n; i++) {
         const IrOp *op = &f->ops[ops[i]];
         for (int k = 0; k < op->nregions; k++) drop_dead_trans(f, op->region[k], uses);
-        if (op->code == OP_TRANS && !uses[op->results[0]] && ir_type(f, op->operands[0]).dt != DT_SMEM) continue;
+        if (op->code == OP_TRANS && !uses[op->results[0]] &&
+            ir_type(f, op->operands[0]).dt != DT_SMEM)
+            continue;
         opvec_push(&out, ops[i]);
     }
     if (out.n != n) ir_region_set_ops(f, r, out.v, out.n);

@@ -27,8 +27,8 @@
 
 #include "compiler/ir/ir_layout.h"
 #include "compiler/passes/rewrite.h"
-#include "gpu_passes.h"
 #include "compiler/target/tma.h"
+#include "gpu_passes.h"
 
 typedef struct Lower {
     IrFunc *f;
@@ -36,7 +36,8 @@ typedef struct Lower {
     Loc loc;
 } Lower;
 
-static OpId put(Lower *L, int code, const ValId *opnds, uint32_t n, const IrType *ty, uint32_t nres) {
+static OpId put(Lower *L, int code, const ValId *opnds, uint32_t n, const IrType *ty,
+                uint32_t nres) {
     OpId op = ir_op_new(L->f, code, L->loc, opnds, n, ty, nres);
     opvec_push(L->out, op);
     return op;
@@ -104,7 +105,8 @@ static void lower_region(IrFunc *f, RegionId rg, OpVec *pairs) {
     Lower L = {f, &out, {0}};
     for (uint32_t i = 0; i < n; i++) {
         OpId id = ops[i];
-        for (uint32_t k = 0; k < f->ops[id].nregions; k++) lower_region(f, f->ops[id].region[k], pairs);
+        for (uint32_t k = 0; k < f->ops[id].nregions; k++)
+            lower_region(f, f->ops[id].region[k], pairs);
         int code = f->ops[id].code;
         L.loc = f->ops[id].loc;
         if (code == OP_DESC_LOAD) {

@@ -25,9 +25,10 @@
  * Each iteration waits until at most S-2 groups are in flight (so iteration it's copies
  * have landed), reads stage it % S where the load's buffer was read, and issues the
  * copies of iteration it + S-1 into stage (it + S-1) % S (read in the previous
- * iteration, which the barrier pass orders) and commits: at the head of the body, right after the wait, when every reader of the rings
- * is synchronous; after the last reader and its dot_wait when a dot_async of the previous
- * iteration may still read that stage. After the loop, a wait for every group.
+ * iteration, which the barrier pass orders) and commits: at the head of the body, right after the
+ * wait, when every reader of the rings is synchronous; after the last reader and its dot_wait when
+ * a dot_async of the previous iteration may still read that stage. After the loop, a wait for every
+ * group.
  *
  * A desc_load of a TMA descriptor that fills such a buffer, in the layout its TMA plan
  * writes (tma.h), is a candidate too: its ring gets a ring of S mbarriers initialised
@@ -50,8 +51,8 @@
 #include "compiler/analysis/layout_moves.h"
 #include "compiler/ir/ir_layout.h"
 #include "compiler/passes/rewrite.h"
-#include "gpu_passes.h"
 #include "compiler/target/tma.h"
+#include "gpu_passes.h"
 
 typedef struct Cand {
     OpId load, alloc;
@@ -66,11 +67,11 @@ typedef struct Pipe {
     const AxisInfo *info;
     int stages;         /* of the loop being pipelined */
     int default_stages; /* the kernel's num_stages */
-    uint32_t *uses;   /* per value */
-    uint8_t *s0;      /* per op: in stage 0 */
-    uint8_t *carried; /* per value (a body argument): a stage-0 carried value */
+    uint32_t *uses;     /* per value */
+    uint8_t *s0;        /* per op: in stage 0 */
+    uint8_t *carried;   /* per value (a body argument): a stage-0 carried value */
     OpVec out;
-    ValId *repl;      /* (old, new) pairs: old loop results and what replaces them */
+    ValId *repl; /* (old, new) pairs: old loop results and what replaces them */
     uint32_t nrepl, caprepl;
     uint32_t nops0, nvals0; /* the sizes of s0 and carried */
 } Pipe;
@@ -111,7 +112,9 @@ static bool uses_deep(const IrFunc *f, OpId id, ValId v) {
     return false;
 }
 
-static bool in_body(const IrFunc *f, OpId op, RegionId body) { return op && f->ops[op].parent == body; }
+static bool in_body(const IrFunc *f, OpId op, RegionId body) {
+    return op && f->ops[op].parent == body;
+}
 
 static const IrOp *def(const IrFunc *f, ValId v) {
     OpId d = ir_def(f, v);
@@ -166,9 +169,9 @@ static bool need(Pipe *P, RegionId body, ValId v, int depth) {
     IrFunc *f = P->f;
     if (depth > 10000) return false;
     if (f->vals[v].is_arg) {
-        if (f->vals[v].def != body) return true;          /* defined outside the loop */
+        if (f->vals[v].def != body) return true; /* defined outside the loop */
         uint32_t i = f->vals[v].index;
-        if (i == 0 || is_carried(P, v)) return true;      /* the induction variable */
+        if (i == 0 || is_carried(P, v)) return true; /* the induction variable */
         if (v >= P->nvals0) return false;
         P->carried[v] = 1;
         const IrRegion *r = &f->regions[body];
@@ -213,7 +216,8 @@ static bool leaks(Pipe *P, RegionId body, OpId id, OpId y) {
     const IrOp *op = &f->ops[id];
     for (uint32_t i = 0; i < op->nopnds; i++) {
         ValId v = op->operands[i];
-        if (id == y && f->vals[r->args[i + 1]].is_arg && is_carried(P, r->args[i + 1])) continue; /* its own slot */
+        if (id == y && f->vals[r->args[i + 1]].is_arg && is_carried(P, r->args[i + 1]))
+            continue; /* its own slot */
         if (f->vals[v].is_arg && f->vals[v].def == body && is_carried(P, v)) return true;
         OpId d = ir_def(f, v);
         if (in_body(f, d, body) && is_s0(P, d) && on_carried(P, body, v, 0)) return true;
@@ -244,7 +248,8 @@ static bool stages_separate(Pipe *P, OpId loop, RegionId body, const Cand *cands
 
 /* ---- building ---- */
 
-static ValId emit(Pipe *P, int code, Loc loc, const ValId *opnds, uint32_t n, IrType t, uint32_t layout) {
+static ValId emit(Pipe *P, int code, Loc loc, const ValId *opnds, uint32_t n, IrType t,
+                  uint32_t layout) {
     OpId op = ir_op_new(P->f, code, loc, opnds, n, &t, 1);
     ValId r = P->f->ops[op].results[0];
     P->f->vals[r].layout = layout;
@@ -284,7 +289,8 @@ static void clone_stage0(Pipe *P, RegionId body, ValId *map) {
         ValId opnds[8];
         uint32_t no = op->nopnds;
         if (no > 8) NR_DIE("pipeline: stage-0 op with %u operands", no);
-        for (uint32_t i = 0; i < no; i++) opnds[i] = map[op->operands[i]] ? map[op->operands[i]] : op->operands[i];
+        for (uint32_t i = 0; i < no; i++)
+            opnds[i] = map[op->operands[i]] ? map[op->operands[i]] : op->operands[i];
         IrType t = ir_type(f, op->results[0]);
         OpId c = ir_op_new(f, op->code, op->loc, opnds, no, &t, 1);
         memcpy(f->ops[c].attr, f->ops[id].attr, sizeof f->ops[c].attr);
@@ -320,7 +326,8 @@ static bool any_cp(const Cand *cands, int nc) {
 }
 
 /* A TMA candidate's copy of one iteration into stage `slot`:
- *   if valid { mbarrier_expect(bars[slot]) {bytes}; tma_load(d, bars[slot], ring[slot], offsets) } */
+ *   if valid { mbarrier_expect(bars[slot]) {bytes}; tma_load(d, bars[slot], ring[slot], offsets) }
+ */
 static void issue_tma(Pipe *P, const Cand *c, const ValId *map, ValId slot, ValId valid, Loc loc) {
     IrFunc *f = P->f;
     const IrOp *ld = &f->ops[c->load];
@@ -346,7 +353,8 @@ static void issue_tma(Pipe *P, const Cand *c, const ValId *map, ValId slot, ValI
 
 /* The copies of one iteration: stage-0 values from map, into stage `slot`, masked by
  * valid (an i1 scalar). */
-static void issue(Pipe *P, const Cand *cands, int nc, const ValId *map, ValId slot, ValId valid, Loc loc) {
+static void issue(Pipe *P, const Cand *cands, int nc, const ValId *map, ValId slot, ValId valid,
+                  Loc loc) {
     IrFunc *f = P->f;
     bool any_cp = false;
     for (int c = 0; c < nc; c++) {
@@ -356,7 +364,8 @@ static void issue(Pipe *P, const Cand *cands, int nc, const ValId *map, ValId sl
         }
         any_cp = true;
         const IrOp *ld = &f->ops[cands[c].load];
-        ValId ptr = mapped(map, ld->operands[0]), mask = ld->nopnds > 1 ? mapped(map, ld->operands[1]) : 0;
+        ValId ptr = mapped(map, ld->operands[0]),
+              mask = ld->nopnds > 1 ? mapped(map, ld->operands[1]) : 0;
         IrType pt = ir_type(f, ptr), mt = ty_with_elem(pt, ty_scalar(DT_I1));
         uint32_t pl = f->vals[ptr].layout;
         ValId v = emit(P, OP_SPLAT, loc, &valid, 1, mt, pl);
@@ -412,7 +421,8 @@ static void prologue(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t step
 /* Issues the copies of iteration it + S-1 into stage (it + S-1) % S, with the stage-0 ops
  * they need cloned for that iteration, and sets ny to the carried values' next values
  * (the stage-0 ones S-1 iterations ahead). */
-static void issue_ahead(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t step, ValId it, ValId S, ValId *ny) {
+static void issue_ahead(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t step, ValId it,
+                        ValId S, ValId *ny) {
     IrFunc *f = P->f;
     RegionId body = f->ops[loop].region[0];
     Loc loc = f->ops[loop].loc;
@@ -428,13 +438,15 @@ static void issue_ahead(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t s
     memset(map, 0, sizeof(ValId) * (f->nvals + 1));
     map[iv] = ahead;
     clone_stage0(P, body, map);
-    ValId wslot = binop(P, OP_REM, binop(P, OP_ADD, it, konst(P, i32, P->stages - 1, loc), loc), S, loc);
+    ValId wslot =
+        binop(P, OP_REM, binop(P, OP_ADD, it, konst(P, i32, P->stages - 1, loc), loc), S, loc);
     issue(P, cands, nc, map, wslot, valid_at(P, ahead, ub, loc), loc);
     const IrRegion *r = &f->regions[body];
     OpId y = r->ops[r->nops - 1];
     uint32_t ncar = r->nargs - 2; /* the carried values, the counter not counted */
     for (uint32_t i = 1; i <= ncar; i++)
-        ny[i - 1] = is_carried(P, r->args[i]) ? mapped(map, f->ops[y].operands[i - 1]) : f->ops[y].operands[i - 1];
+        ny[i - 1] = is_carried(P, r->args[i]) ? mapped(map, f->ops[y].operands[i - 1])
+                                              : f->ops[y].operands[i - 1];
     free(map);
 }
 
@@ -448,7 +460,8 @@ static void issue_ahead(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t s
  * iteration it's dot_wait {pending = 1}, so with dot_asyncs the copies follow the last
  * reader of the rings and its dot_wait. (The barrier pass orders the other threads' reads
  * of the stage before the copies.) */
-static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t step, ValId it, ValId *ny) {
+static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t step, ValId it,
+                         ValId *ny) {
     IrFunc *f = P->f;
     RegionId body = f->ops[loop].region[0];
     Loc loc = f->ops[loop].loc;
@@ -469,12 +482,17 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
     while (last + 1 < n && f->ops[ops[last + 1]].code == OP_DOT_WAIT) last++;
     ValId S = konst(P, i32, P->stages, loc);
     ValId rslot = binop(P, OP_REM, it, S, loc);
-    if (any_tma(cands, nc)) { /* iteration it's copies completed phase (it / S) % 2 of stage it % S's mbarrier */
+    if (any_tma(cands, nc)) { /* iteration it's copies completed phase (it / S) % 2 of stage it %
+                                 S's mbarrier */
         ValId phase = binop(P, OP_AND, binop(P, OP_IDIV, it, S, loc), konst(P, i32, 1, loc), loc);
         for (int c = 0; c < nc; c++)
-            if (cands[c].tma) emit0(P, OP_MBARRIER_WAIT, loc, (ValId[]){view_of(P, cands[c].bars, rslot, loc), phase}, 2, 0);
+            if (cands[c].tma)
+                emit0(P, OP_MBARRIER_WAIT, loc,
+                      (ValId[]){view_of(P, cands[c].bars, rslot, loc), phase}, 2, 0);
     }
-    for (int c = 0; c < nc; c++) replace_in(f, ops, n, f->ops[cands[c].alloc].results[0], view_of(P, cands[c].ring, rslot, loc));
+    for (int c = 0; c < nc; c++)
+        replace_in(f, ops, n, f->ops[cands[c].alloc].results[0],
+                   view_of(P, cands[c].ring, rslot, loc));
     if (!asyncs) issue_ahead(P, loop, cands, nc, step, it, S, ny);
     for (uint32_t k = 0; k + 1 < n; k++) {
         opvec_push(&P->out, ops[k]);
@@ -501,7 +519,8 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
 static bool stable_operand(Pipe *P, RegionId body, ValId v, const Cand *cands, int nc) {
     IrFunc *f = P->f;
     OpId d = ir_def(f, v);
-    if (d && f->ops[d].code == OP_TRANS) v = f->ops[d].operands[0], d = ir_def(f, v); /* a transposed view */
+    if (d && f->ops[d].code == OP_TRANS)
+        v = f->ops[d].operands[0], d = ir_def(f, v); /* a transposed view */
     if (!in_body(f, d, body)) return !f->vals[v].is_arg || f->vals[v].def != body;
     for (int c = 0; c < nc; c++)
         if (cands[c].alloc == d) return true; /* about to become a ring's stage */
@@ -514,10 +533,14 @@ static bool stable_operand(Pipe *P, RegionId body, ValId v, const Cand *cands, i
  * value that only it uses and whose next value is its result alone. */
 static bool async_shape(Pipe *P, RegionId body, const IrOp *op, OpId y) {
     IrFunc *f = P->f;
-    if (op->code != OP_DOT || ir_type(f, op->operands[0]).dt != DT_SMEM || ir_type(f, op->operands[1]).dt != DT_SMEM) return false;
+    if (op->code != OP_DOT || ir_type(f, op->operands[0]).dt != DT_SMEM ||
+        ir_type(f, op->operands[1]).dt != DT_SMEM)
+        return false;
     const IrLayout *l = &P->m->layouts[f->vals[op->results[0]].layout];
     ValId acc = op->operands[2], res = op->results[0];
-    if (l->kind != LAYOUT_MMA || l->version != 3 || !f->vals[acc].is_arg || f->vals[acc].def != body) return false;
+    if (l->kind != LAYOUT_MMA || l->version != 3 || !f->vals[acc].is_arg ||
+        f->vals[acc].def != body)
+        return false;
     uint32_t slot = f->vals[acc].index;
     return f->ops[y].operands[slot - 1] == res && P->uses[res] == 1 && P->uses[acc] == 1;
 }
@@ -530,7 +553,8 @@ static int async_wgmma(Pipe *P, RegionId body, const Cand *cands, int nc) {
     for (uint32_t k = 0; k + 1 < r->nops; k++) {
         IrOp *op = &f->ops[r->ops[k]];
         if (!async_shape(P, body, op, y)) continue;
-        if (!stable_operand(P, body, op->operands[0], cands, nc) || !stable_operand(P, body, op->operands[1], cands, nc))
+        if (!stable_operand(P, body, op->operands[0], cands, nc) ||
+            !stable_operand(P, body, op->operands[1], cands, nc))
             continue;
         op->code = OP_DOT_ASYNC;
         made++;
@@ -581,12 +605,14 @@ static void budget_walk(const Pipe *P, RegionId body, RegionId r, Budget *b) {
  * buffers: the rings, the buffers its body makes (each doubled one twice), the buffers
  * made before the loop that it uses, and the largest scratch of its ops (the
  * allocator's later choices can only share space among these). */
-static int64_t loop_smem_bytes(const Pipe *P, RegionId body, const Cand *cands, int nc, int stages, const OpId *doubled,
-                               int nd) {
+static int64_t loop_smem_bytes(const Pipe *P, RegionId body, const Cand *cands, int nc, int stages,
+                               const OpId *doubled, int nd) {
     const IrFunc *f = P->f;
     int64_t total = 0;
-    for (int c = 0; c < nc; c++) total += ir_smem_stage_bytes(P->m, f->vals[f->ops[cands[c].alloc].results[0]].layout,
-                                                              ir_type(f, f->ops[cands[c].alloc].results[0])) * stages;
+    for (int c = 0; c < nc; c++)
+        total += ir_smem_stage_bytes(P->m, f->vals[f->ops[cands[c].alloc].results[0]].layout,
+                                     ir_type(f, f->ops[cands[c].alloc].results[0])) *
+                 stages;
     const IrRegion *r = &f->regions[body];
     for (uint32_t k = 0; k < r->nops; k++) {
         const IrOp *op = &f->ops[r->ops[k]];
@@ -636,7 +662,8 @@ static void double_register_buffers(Pipe *P, RegionId body, ValId it, const Cand
     OpId *ops = ir_region_copy_ops(f, body, &n);
     OpId y = ops[n - 1], doubled[32];
     int nd = 0;
-    for (uint32_t k = 0; k + 1 < n && nd + 2 <= 32; k++) { /* which buffers: per dot, both operands at once */
+    for (uint32_t k = 0; k + 1 < n && nd + 2 <= 32;
+         k++) { /* which buffers: per dot, both operands at once */
         const IrOp *op = &f->ops[ops[k]];
         if (!async_shape(P, body, op, y)) continue;
         OpId rb[2];
@@ -649,7 +676,8 @@ static void double_register_buffers(Pipe *P, RegionId body, ValId it, const Cand
         int before_nd = nd;
         for (int i = 0; i < 2; i++)
             if (rb[i]) doubled[nd++] = rb[i];
-        if (loop_smem_bytes(P, body, cands, nc, P->stages, doubled, nd) > smem_limit(P->m)) nd = before_nd;
+        if (loop_smem_bytes(P, body, cands, nc, P->stages, doubled, nd) > smem_limit(P->m))
+            nd = before_nd;
     }
     OpVec saved = P->out, before = {0};
     memset(&P->out, 0, sizeof P->out);
@@ -770,7 +798,8 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
     IrFunc *f = P->f;
     RegionId body = f->ops[loop].region[0];
     int64_t step;
-    P->stages = f->ops[loop].attr[0] ? (int)f->ops[loop].attr[0] : P->default_stages; /* tl.range's, else the kernel's */
+    P->stages = f->ops[loop].attr[0] ? (int)f->ops[loop].attr[0]
+                                     : P->default_stages; /* tl.range's, else the kernel's */
     if (P->stages < 2 || !constant_step(f, f->ops[loop].operands[2], &step)) return false;
     Cand cands[16];
     int nc = 0;
@@ -783,7 +812,8 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
         if (op->code != OP_LOCAL_ALLOC || op->nopnds != 1) continue;
         OpId ld = ir_def(f, op->operands[0]);
         if (!in_body(f, ld, body) || P->uses[op->operands[0]] != 1) continue;
-        if (f->ops[ld].code == OP_DESC_LOAD) { /* a TMA descriptor's (the others are expanded by now) */
+        if (f->ops[ld].code ==
+            OP_DESC_LOAD) { /* a TMA descriptor's (the others are expanded by now) */
             const IrOp *l = &f->ops[ld];
             if (!tma_ring_ok(P, l, op->results[0])) continue;
             bool ok = true;
@@ -797,13 +827,16 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
         if (l->nopnds == 3 && !is_zero(f, l->operands[2])) continue;
         if (!copyable(P, l, op->results[0])) continue;
         bool ok = true;
-        for (uint32_t i = 0; i < l->nopnds && i < 2; i++) ok = ok && need(P, body, l->operands[i], 0);
+        for (uint32_t i = 0; i < l->nopnds && i < 2; i++)
+            ok = ok && need(P, body, l->operands[i], 0);
         if (!ok) return false;
         cands[nc++] = (Cand){ld, id, 0, false, 0};
     }
     if (!nc || !stages_separate(P, loop, body, cands, nc)) return false;
     /* fewer stages where the rings would not fit in shared memory (down to two) */
-    while (P->stages > 2 && loop_smem_bytes(P, body, cands, nc, P->stages, NULL, 0) > smem_limit(P->m)) P->stages--;
+    while (P->stages > 2 &&
+           loop_smem_bytes(P, body, cands, nc, P->stages, NULL, 0) > smem_limit(P->m))
+        P->stages--;
     Loc loc = f->ops[loop].loc;
     for (int c = 0; c < nc; c++) { /* the rings */
         ValId buf = f->ops[cands[c].alloc].results[0];
@@ -815,7 +848,9 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
         opvec_push(&P->out, a);
         if (cands[c].tma) cands[c].bars = mbarrier_ring(P, loc);
     }
-    if (any_tma(cands, nc)) emit0(P, OP_BARRIER, loc, NULL, 0, 0); /* the mbarriers initialised before any thread waits */
+    if (any_tma(cands, nc))
+        emit0(P, OP_BARRIER, loc, NULL, 0,
+              0); /* the mbarriers initialised before any thread waits */
     uint32_t ncar = f->ops[loop].nopnds - 3;
     ValId *inits = calloc(ncar + 1, sizeof(ValId)), *ny = calloc(ncar + 2, sizeof(ValId));
     if (!inits || !ny) NR_DIE("out of memory");
@@ -843,14 +878,17 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
             f->ops[w].attr[0] = 0;
             f->vals[f->ops[w].results[0]].layout = f->vals[res].layout;
             opvec_push(&P->out, w);
-            replace_later(P, f->ops[loop].results[i], f->ops[w].results[0]); /* over new_loop's pair */
+            replace_later(P, f->ops[loop].results[i],
+                          f->ops[w].results[0]); /* over new_loop's pair */
         }
     }
     if (any_cp(cands, nc)) emit0(P, OP_ASYNC_WAIT, loc, NULL, 0, 0);
     /* no TMA copy is in flight: each one issued was for an iteration that ran and waited */
     for (int c = 0; c < nc; c++)
         for (int s = 0; cands[c].tma && s < P->stages; s++)
-            emit0(P, OP_MBARRIER_INVAL, loc, (ValId[]){view_of(P, cands[c].bars, konst(P, ty_scalar(DT_I32), s, loc), loc)}, 1, 0);
+            emit0(P, OP_MBARRIER_INVAL, loc,
+                  (ValId[]){view_of(P, cands[c].bars, konst(P, ty_scalar(DT_I32), s, loc), loc)}, 1,
+                  0);
     free(inits);
     free(ny);
     return true;

@@ -20,8 +20,9 @@ int ir_op_from_name(const char *name) {
 }
 
 static const char *const dt_names[DT_COUNT] = {
-    "void", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-    "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16", "ptr", "smem", "tdesc",
+    "void",     "i1",      "i8",       "i16",  "i32",  "i64",   "u8",      "u16",
+    "u32",      "u64",     "fp16",     "bf16", "fp32", "fp64",  "fp8e4nv", "fp8e5",
+    "fp8e4b15", "fp8e4b8", "fp8e5b16", "ptr",  "smem", "tdesc",
 };
 
 const char *dt_name(int dt) { return dt >= 0 && dt < DT_COUNT ? dt_names[dt] : "?"; }
@@ -35,10 +36,24 @@ int dt_from_name(const char *name) {
 int dt_bits(int dt) {
     switch (dt) {
     case DT_I1: return 1;
-    case DT_I8: case DT_U8: case DT_FP8E4NV: case DT_FP8E5: case DT_FP8E4B15: case DT_FP8E4B8: case DT_FP8E5B16: return 8;
-    case DT_I16: case DT_U16: case DT_FP16: case DT_BF16: return 16;
-    case DT_I32: case DT_U32: case DT_FP32: return 32;
-    case DT_I64: case DT_U64: case DT_FP64: case DT_PTR: return 64;
+    case DT_I8:
+    case DT_U8:
+    case DT_FP8E4NV:
+    case DT_FP8E5:
+    case DT_FP8E4B15:
+    case DT_FP8E4B8:
+    case DT_FP8E5B16: return 8;
+    case DT_I16:
+    case DT_U16:
+    case DT_FP16:
+    case DT_BF16: return 16;
+    case DT_I32:
+    case DT_U32:
+    case DT_FP32: return 32;
+    case DT_I64:
+    case DT_U64:
+    case DT_FP64:
+    case DT_PTR: return 64;
     default: return 0;
     }
 }
@@ -49,7 +64,8 @@ bool dt_is_fp8(int dt) { return dt >= DT_FP8E4NV && dt <= DT_FP8E5B16; }
 bool dt_is_fp8_ocp(int dt) { return dt == DT_FP8E4NV || dt == DT_FP8E5; }
 int dt_fp8_format(int dt) { return dt - DT_FP8E4NV; }
 _Static_assert(DT_FP8E5 - DT_FP8E4NV == NR_FP8_E5M2 && DT_FP8E4B15 - DT_FP8E4NV == NR_FP8_E4M3B15 &&
-                   DT_FP8E4B8 - DT_FP8E4NV == NR_FP8_E4M3FNUZ && DT_FP8E5B16 - DT_FP8E4NV == NR_FP8_E5M2FNUZ,
+                   DT_FP8E4B8 - DT_FP8E4NV == NR_FP8_E4M3FNUZ &&
+                   DT_FP8E5B16 - DT_FP8E4NV == NR_FP8_E5M2FNUZ,
                "the fp8 dtypes are in NrFp8Format's order");
 bool dt_is_scalar(int dt) { return dt >= DT_I1 && dt < DT_PTR; }
 bool dt_is_int(int dt) { return dt >= DT_I1 && dt <= DT_U64; }
@@ -148,22 +164,23 @@ char *ty_str(IrType t, char *buf, size_t size) {
     char elem[32];
     if (t.dt == DT_SMEM) {
         size_t n = (size_t)snprintf(buf, size, "smem<");
-        for (int i = 0; i < t.rank && n < size; i++) n += (size_t)snprintf(buf + n, size - n, "%dx", t.shape[i]);
+        for (int i = 0; i < t.rank && n < size; i++)
+            n += (size_t)snprintf(buf + n, size - n, "%dx", t.shape[i]);
         if (n < size) n += (size_t)snprintf(buf + n, size - n, "%s", dt_name(t.pointee));
-        if (n < size && t.stages > 1) n += (size_t)snprintf(buf + n, size - n, ", stages=%d", t.stages);
+        if (n < size && t.stages > 1)
+            n += (size_t)snprintf(buf + n, size - n, ", stages=%d", t.stages);
         if (n < size) snprintf(buf + n, size - n, ">");
         return buf;
     }
     if (t.dt == DT_TDESC) {
         size_t n = (size_t)snprintf(buf, size, "tdesc<");
-        for (int i = 0; i < t.rank && n < size; i++) n += (size_t)snprintf(buf + n, size - n, "%dx", t.shape[i]);
+        for (int i = 0; i < t.rank && n < size; i++)
+            n += (size_t)snprintf(buf + n, size - n, "%dx", t.shape[i]);
         if (n < size) snprintf(buf + n, size - n, "%s>", dt_name(t.pointee));
         return buf;
     }
-    if (t.dt == DT_PTR)
-        snprintf(elem, sizeof elem, "ptr<%s>", dt_name(t.pointee));
-    else
-        snprintf(elem, sizeof elem, "%s", dt_name(t.dt));
+    if (t.dt == DT_PTR) snprintf(elem, sizeof elem, "ptr<%s>", dt_name(t.pointee));
+    else snprintf(elem, sizeof elem, "%s", dt_name(t.dt));
     if (t.rank == 0) {
         snprintf(buf, size, "%s", elem);
         return buf;
@@ -202,7 +219,9 @@ IrFunc *ir_func_new(IrModule *m, const char *name, bool is_kernel, Loc loc) {
     return f;
 }
 
-IrFunc *ir_module_find(const IrModule *m, const char *name) { return name ? namemap_get(&m->byname, name) : NULL; }
+IrFunc *ir_module_find(const IrModule *m, const char *name) {
+    return name ? namemap_get(&m->byname, name) : NULL;
+}
 
 void ir_module_drop_helpers(IrModule *m) {
     uint32_t j = 0;
@@ -231,7 +250,8 @@ static ValId new_value(IrFunc *f, IrType ty, uint32_t def, uint16_t index, bool 
 ValId ir_add_param(IrFunc *f, IrType ty, const char *name) {
     IrRegion *r = ir_region(f, f->body);
     ValId v = ir_region_add_arg(f, f->body, ty);
-    const char **names = arena_grow(f->mod->arena, f->param_names, sizeof *names, r->nargs - 1, r->nargs);
+    const char **names =
+        arena_grow(f->mod->arena, f->param_names, sizeof *names, r->nargs - 1, r->nargs);
     names[r->nargs - 1] = name ? arena_strdup(f->mod->arena, name) : NULL;
     f->param_names = names;
     return v;

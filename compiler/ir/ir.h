@@ -28,15 +28,29 @@ enum { NR_MAX_RANK = 4, NR_MAX_NUMEL = 1 << 20 };
 
 typedef enum {
     DT_VOID, /* only as "no type" */
-    DT_I1, DT_I8, DT_I16, DT_I32, DT_I64,
-    DT_U8, DT_U16, DT_U32, DT_U64,
-    DT_FP16, DT_BF16, DT_FP32, DT_FP64,
+    DT_I1,
+    DT_I8,
+    DT_I16,
+    DT_I32,
+    DT_I64,
+    DT_U8,
+    DT_U16,
+    DT_U32,
+    DT_U64,
+    DT_FP16,
+    DT_BF16,
+    DT_FP32,
+    DT_FP64,
     /* the fp8 types, in compiler/support/fp8.h's NrFp8Format order (dt_fp8_format): OCP E4M3FN
      * and E5M2, Triton's E4M3 with bias 15, AMD's E4M3 and E5M2 FNUZ. Memory, cvt, select,
      * shape ops and (the OCP two) dot only; arithmetic is done in fp32 (sema) */
-    DT_FP8E4NV, DT_FP8E5, DT_FP8E4B15, DT_FP8E4B8, DT_FP8E5B16,
+    DT_FP8E4NV,
+    DT_FP8E5,
+    DT_FP8E4B15,
+    DT_FP8E4B8,
+    DT_FP8E5B16,
     DT_PTR,
-    DT_SMEM, /* a shared-memory buffer (GPU back end) */
+    DT_SMEM,  /* a shared-memory buffer (GPU back end) */
     DT_TDESC, /* a tensor descriptor passed by the host (a parameter only): global memory
                  of rank `rank` read and written in tiles of `shape` elements of `pointee` */
     DT_COUNT
@@ -46,21 +60,22 @@ typedef struct IrType {
     uint8_t dt;      /* DType */
     uint8_t pointee; /* DType pointed to when dt == DT_PTR; the element DType when DT_SMEM */
     uint8_t rank;
-    uint8_t stages;  /* DT_SMEM: the number of tiles in the buffer (1 for one tile) */
+    uint8_t stages; /* DT_SMEM: the number of tiles in the buffer (1 for one tile) */
     int32_t shape[NR_MAX_RANK];
 } IrType;
 
-const char *dt_name(int dt);          /* "i32", "fp16", "ptr" */
-int dt_from_name(const char *name);   /* DT_VOID if unknown; accepts i1..u64, fp16.., bf16, fp8e4nv, ..., fp8e5b16 */
-int dt_bits(int dt);                  /* i1 -> 1, ptr -> 64 */
-int dt_bytes(int dt);                 /* i1 -> 1 */
-bool dt_is_float(int dt);             /* fp16 .. fp64 and the fp8 types */
-bool dt_is_fp8(int dt);               /* fp8e4nv, fp8e5, fp8e4b15, fp8e4b8, fp8e5b16 */
-bool dt_is_fp8_ocp(int dt);           /* fp8e4nv, fp8e5: the ones PTX converts and the tensor cores take */
-int dt_fp8_format(int dt);            /* an fp8 dtype's compiler/support/fp8.h NrFp8Format */
-bool dt_is_scalar(int dt);            /* i1 .. fp8e5b16: an element type (not ptr, not smem) */
-bool dt_is_int(int dt);               /* i1 and all signed/unsigned ints */
-bool dt_is_signed(int dt);            /* i8..i64 (not i1, not unsigned) */
+const char *dt_name(int dt);        /* "i32", "fp16", "ptr" */
+int dt_from_name(const char *name); /* DT_VOID if unknown; accepts i1..u64, fp16.., bf16, fp8e4nv,
+                                       ..., fp8e5b16 */
+int dt_bits(int dt);                /* i1 -> 1, ptr -> 64 */
+int dt_bytes(int dt);               /* i1 -> 1 */
+bool dt_is_float(int dt);           /* fp16 .. fp64 and the fp8 types */
+bool dt_is_fp8(int dt);             /* fp8e4nv, fp8e5, fp8e4b15, fp8e4b8, fp8e5b16 */
+bool dt_is_fp8_ocp(int dt); /* fp8e4nv, fp8e5: the ones PTX converts and the tensor cores take */
+int dt_fp8_format(int dt);  /* an fp8 dtype's compiler/support/fp8.h NrFp8Format */
+bool dt_is_scalar(int dt);  /* i1 .. fp8e5b16: an element type (not ptr, not smem) */
+bool dt_is_int(int dt);     /* i1 and all signed/unsigned ints */
+bool dt_is_signed(int dt);  /* i8..i64 (not i1, not unsigned) */
 
 IrType ty_scalar(int dt);
 IrType ty_ptr(int pointee);
@@ -71,8 +86,8 @@ bool ty_is_tdesc(IrType t);
 /* a value with elements spread over threads: rank > 0 and neither a buffer nor a descriptor */
 bool ty_is_block(IrType t);
 IrType ty_block(IrType elem, int rank, const int32_t *shape); /* rank 0 gives elem */
-IrType ty_elem(IrType t);             /* rank dropped */
-IrType ty_with_elem(IrType shape_of, IrType elem); /* shape of one, dtype of the other */
+IrType ty_elem(IrType t);                                     /* rank dropped */
+IrType ty_with_elem(IrType shape_of, IrType elem);            /* shape of one, dtype of the other */
 bool ty_equal(IrType a, IrType b);
 bool ty_same_shape(IrType a, IrType b);
 int64_t ty_numel(IrType t);
@@ -104,7 +119,14 @@ typedef struct OpInfo {
 extern const OpInfo ir_op_info[OP_COUNT]; /* constant table */
 int ir_op_from_name(const char *name);    /* -1 if unknown */
 
-typedef enum { CMP_PRED_EQ, CMP_PRED_NE, CMP_PRED_LT, CMP_PRED_LE, CMP_PRED_GT, CMP_PRED_GE } CmpPred;
+typedef enum {
+    CMP_PRED_EQ,
+    CMP_PRED_NE,
+    CMP_PRED_LT,
+    CMP_PRED_LE,
+    CMP_PRED_GT,
+    CMP_PRED_GE
+} CmpPred;
 typedef enum { RED_SUM, RED_MAX, RED_MIN, RED_ARGMAX, RED_ARGMIN } RedKind;
 typedef enum { RMW_ADD, RMW_MAX, RMW_MIN, RMW_XCHG, RMW_AND, RMW_OR, RMW_XOR } RmwKind;
 typedef enum { PREC_IEEE, PREC_TF32 } DotPrec;
@@ -123,8 +145,8 @@ extern const MathFnInfo ir_mathfn_info[MATH_COUNT]; /* constant table (ir_print.
 
 typedef struct IrValue {
     IrType ty;
-    uint32_t def;    /* defining op, or the region when is_arg */
-    uint16_t index;  /* result number, or argument number */
+    uint32_t def;   /* defining op, or the region when is_arg */
+    uint16_t index; /* result number, or argument number */
     bool is_arg;
     uint32_t layout; /* reserved for the GPU back end; 0 = none */
 } IrValue;
@@ -138,7 +160,7 @@ typedef struct IrOp {
     ValId *results;
     uint32_t nres;
     RegionId region[2];
-    RegionId parent;  /* the region whose op list holds this op */
+    RegionId parent; /* the region whose op list holds this op */
     int64_t attr[4];
     double fattr;
     const char *sattr;
@@ -152,7 +174,7 @@ typedef struct IrRegion {
     uint32_t nargs, capargs;
     OpId *ops;
     uint32_t nops, capops;
-    OpId parent_op;   /* 0 for a function body */
+    OpId parent_op; /* 0 for a function body */
 } IrRegion;
 
 typedef struct IrModule IrModule;
@@ -162,17 +184,17 @@ typedef struct IrFunc {
     const char *name;
     bool is_kernel;
     Loc loc;
-    IrValue *vals;     /* [0] unused */
+    IrValue *vals; /* [0] unused */
     uint32_t nvals, capvals;
-    IrOp *ops;         /* [0] unused */
+    IrOp *ops; /* [0] unused */
     uint32_t nops, capops;
     IrRegion *regions; /* [0] unused */
     uint32_t nregions, capregions;
-    RegionId body;     /* its args are the parameters */
+    RegionId body;            /* its args are the parameters */
     const char **param_names; /* one per body arg */
     IrType *result_types;
     uint32_t nresults;
-    uint32_t shared_bytes;    /* GPU: the shared memory the kernel needs (allocation pass) */
+    uint32_t shared_bytes; /* GPU: the shared memory the kernel needs (allocation pass) */
 } IrFunc;
 
 /* A layout (the GPU back end's): how a block's elements are spread over a CTA's threads
@@ -193,14 +215,14 @@ typedef struct IrLayout {
     uint8_t kind;
     uint8_t rank; /* rank of the blocks it describes */
     uint8_t spt[NR_MAX_RANK], tpw[NR_MAX_RANK], wpc[NR_MAX_RANK], order[NR_MAX_RANK];
-    uint8_t dim;      /* slice: the dim removed */
-    uint8_t version;  /* mma */
-    uint8_t op_idx;   /* dot_op */
-    uint8_t k_width;  /* dot_op: consecutive k elements in one 32-bit register */
+    uint8_t dim;                       /* slice: the dim removed */
+    uint8_t version;                   /* mma */
+    uint8_t op_idx;                    /* dot_op */
+    uint8_t k_width;                   /* dot_op: consecutive k elements in one 32-bit register */
     uint8_t vec, per_phase, max_phase; /* shared: the swizzle */
-    uint16_t instr_n; /* mma version 3: the N of one wgmma instruction */
-    uint16_t atom;    /* shared: elements of the contiguous dim per panel (0: whole rows) */
-    uint32_t parent;  /* slice, dot_op: the parent layout's id */
+    uint16_t instr_n;                  /* mma version 3: the N of one wgmma instruction */
+    uint16_t atom;   /* shared: elements of the contiguous dim per panel (0: whole rows) */
+    uint32_t parent; /* slice, dot_op: the parent layout's id */
     const struct LinearLayout *lin; /* linear: the map (the module's arena owns it) */
 } IrLayout;
 
@@ -215,7 +237,7 @@ struct IrModule {
     Arena *arena;
     IrFunc **funcs;
     uint32_t nfuncs, capfuncs;
-    NameMap byname; /* function name -> the first function of that name */
+    NameMap byname;    /* function name -> the first function of that name */
     IrLayout *layouts; /* [0] unused: id 0 is "no layout" */
     uint32_t nlayouts, caplayouts;
     IrGpuInfo gpu;
@@ -244,7 +266,9 @@ static inline IrRegion *ir_region(IrFunc *f, RegionId id) { return &f->regions[i
 static inline IrType ir_type(const IrFunc *f, ValId id) { return f->vals[id].ty; }
 static inline ValId ir_result(IrFunc *f, OpId op, uint32_t i) { return f->ops[op].results[i]; }
 /* The op defining v, or 0 for a region argument. */
-static inline OpId ir_def(const IrFunc *f, ValId v) { return f->vals[v].is_arg ? 0 : f->vals[v].def; }
+static inline OpId ir_def(const IrFunc *f, ValId v) {
+    return f->vals[v].is_arg ? 0 : f->vals[v].def;
+}
 
 /* Appends ops at the end of a region. */
 typedef struct IrBuilder {
@@ -268,14 +292,22 @@ OpId ir_clone_op(IrFunc *df, RegionId dst, IrFunc *sf, OpId op, ValId *map);
  * An op's attrs string from ir_ops.def, split into specs: where each attribute lives
  * (attr[slot], fattr or sattr) and how it is written. */
 typedef enum {
-    IR_ATTR_INT, IR_ATTR_FLOAT, IR_ATTR_STR, IR_ATTR_CMP, IR_ATTR_RED, IR_ATTR_RMW,
-    IR_ATTR_PREC, IR_ATTR_INTS, IR_ATTR_NUM, IR_ATTR_MATHFN
+    IR_ATTR_INT,
+    IR_ATTR_FLOAT,
+    IR_ATTR_STR,
+    IR_ATTR_CMP,
+    IR_ATTR_RED,
+    IR_ATTR_RMW,
+    IR_ATTR_PREC,
+    IR_ATTR_INTS,
+    IR_ATTR_NUM,
+    IR_ATTR_MATHFN
 } IrAttrKind;
 enum { IR_MAX_ATTRS = 4 };
 typedef struct IrAttrSpec {
     char name[24];
-    int kind; /* IrAttrKind */
-    int slot; /* attr[] index for int-like kinds (first index for ints) */
+    int kind;      /* IrAttrKind */
+    int slot;      /* attr[] index for int-like kinds (first index for ints) */
     bool optional; /* "name:kind?" in ir_ops.def: 0 when absent, and not printed when 0 */
 } IrAttrSpec;
 /* Fills out[] with the op's attributes; returns how many (0 for a bad code). */

@@ -20,18 +20,23 @@ bool ir_layout_equal(const IrLayout *a, const IrLayout *b) {
     switch (a->kind) {
     case LAYOUT_SLICE: return a->dim == b->dim && a->parent == b->parent;
     case LAYOUT_MMA:
-        return a->version == b->version && a->wpc[0] == b->wpc[0] && a->wpc[1] == b->wpc[1] && a->instr_n == b->instr_n;
-    case LAYOUT_DOT_OP: return a->op_idx == b->op_idx && a->parent == b->parent && a->k_width == b->k_width;
-    case LAYOUT_LINEAR: return a->lin == b->lin || (a->lin && b->lin && !memcmp(a->lin, b->lin, sizeof *a->lin));
+        return a->version == b->version && a->wpc[0] == b->wpc[0] && a->wpc[1] == b->wpc[1] &&
+               a->instr_n == b->instr_n;
+    case LAYOUT_DOT_OP:
+        return a->op_idx == b->op_idx && a->parent == b->parent && a->k_width == b->k_width;
+    case LAYOUT_LINEAR:
+        return a->lin == b->lin || (a->lin && b->lin && !memcmp(a->lin, b->lin, sizeof *a->lin));
     case LAYOUT_SHARED:
-        if (a->vec != b->vec || a->per_phase != b->per_phase || a->max_phase != b->max_phase || a->atom != b->atom)
+        if (a->vec != b->vec || a->per_phase != b->per_phase || a->max_phase != b->max_phase ||
+            a->atom != b->atom)
             return false;
         for (int i = 0; i < a->rank; i++)
             if (a->order[i] != b->order[i]) return false;
         return true;
     default:
         for (int i = 0; i < a->rank; i++)
-            if (a->spt[i] != b->spt[i] || a->tpw[i] != b->tpw[i] || a->wpc[i] != b->wpc[i] || a->order[i] != b->order[i])
+            if (a->spt[i] != b->spt[i] || a->tpw[i] != b->tpw[i] || a->wpc[i] != b->wpc[i] ||
+                a->order[i] != b->order[i])
                 return false;
         return true;
     }
@@ -44,7 +49,9 @@ static IrLayout canonical(const IrLayout *l) {
     c.kind = l->kind, c.rank = l->rank;
     switch (l->kind) {
     case LAYOUT_SLICE: c.dim = l->dim, c.parent = l->parent; break;
-    case LAYOUT_MMA: c.version = l->version, c.wpc[0] = l->wpc[0], c.wpc[1] = l->wpc[1], c.instr_n = l->instr_n; break;
+    case LAYOUT_MMA:
+        c.version = l->version, c.wpc[0] = l->wpc[0], c.wpc[1] = l->wpc[1], c.instr_n = l->instr_n;
+        break;
     case LAYOUT_DOT_OP: c.op_idx = l->op_idx, c.parent = l->parent, c.k_width = l->k_width; break;
     case LAYOUT_LINEAR: c.lin = l->lin; break;
     case LAYOUT_SHARED:
@@ -80,7 +87,9 @@ uint32_t ir_layout_add(IrModule *m, const IrLayout *l) {
     return m->nlayouts - 1;
 }
 
-bool ir_layout_is_distributed(int kind) { return (kind >= LAYOUT_BLOCKED && kind <= LAYOUT_DOT_OP) || kind == LAYOUT_LINEAR; }
+bool ir_layout_is_distributed(int kind) {
+    return (kind >= LAYOUT_BLOCKED && kind <= LAYOUT_DOT_OP) || kind == LAYOUT_LINEAR;
+}
 
 uint32_t ir_layout_intern_linear(IrModule *m, const LinearLayout *lin) {
     IrLayout l;
@@ -125,21 +134,25 @@ static bool check_blocked(const IrLayout *l, IrType t, int num_warps, StrBuf *wh
 static bool check_mma(const IrLayout *l, int num_warps, StrBuf *why) {
     if (l->rank != 2) return bad(why, "an mma layout is for 2-D blocks");
     if (!pow2(l->wpc[0]) || !pow2(l->wpc[1])) return bad(why, "wpc must be powers of two");
-    if (num_warps > 0 && l->wpc[0] * l->wpc[1] != num_warps) return bad(why, "wpc must multiply to the warp count");
+    if (num_warps > 0 && l->wpc[0] * l->wpc[1] != num_warps)
+        return bad(why, "wpc must multiply to the warp count");
     if (l->version == 2) {
         if (l->instr_n != 8) return bad(why, "mma version 2 has instr_n = 8 (mma.sync m16n8)");
         return true;
     }
     if (l->version != 3) return bad(why, "mma version must be 2 (mma.sync) or 3 (wgmma)");
-    if (l->wpc[0] % 4) return bad(why, "mma version 3 needs warps along M in groups of 4 (warpgroups)");
-    if (!pow2(l->instr_n) || l->instr_n < 8 || l->instr_n > 256) return bad(why, "instr_n must be a power of two from 8 to 256");
+    if (l->wpc[0] % 4)
+        return bad(why, "mma version 3 needs warps along M in groups of 4 (warpgroups)");
+    if (!pow2(l->instr_n) || l->instr_n < 8 || l->instr_n > 256)
+        return bad(why, "instr_n must be a power of two from 8 to 256");
     return true;
 }
 
 static bool check_shared(const IrLayout *l, IrType t, StrBuf *why) {
     if (l->rank < 1) return bad(why, "a shared layout needs rank >= 1");
     if (!is_perm(l->order, l->rank)) return bad(why, "order must be a permutation of the dims");
-    if (!pow2(l->vec) || !pow2(l->per_phase) || !pow2(l->max_phase)) return bad(why, "vec, per_phase and max_phase must be powers of two");
+    if (!pow2(l->vec) || !pow2(l->per_phase) || !pow2(l->max_phase))
+        return bad(why, "vec, per_phase and max_phase must be powers of two");
     if (l->atom && !pow2(l->atom)) return bad(why, "atom must be 0 or a power of two");
     if (t.rank != l->rank) return true; /* the caller reports the rank */
     int row = t.shape[l->order[0]];
@@ -154,12 +167,15 @@ static bool check_shared(const IrLayout *l, IrType t, StrBuf *why) {
  * bits then hold copies); its 32 lanes and warps must be the CTA's and cover the block. */
 static bool check_linear(const IrLayout *l, IrType t, int num_warps, StrBuf *why) {
     const LinearLayout *ll = l->lin;
-    if (!ll || ll->rank != t.rank) return bad(why, "a linear layout's shape must have the block's rank");
+    if (!ll || ll->rank != t.rank)
+        return bad(why, "a linear layout's shape must have the block's rank");
     for (int d = 0; d < t.rank; d++)
         if (!pow2(t.shape[d]) || t.shape[d] > ((int64_t)1 << ll->log2shape[d]))
-            return bad(why, "a linear layout serves blocks of its shape or smaller (powers of two)");
+            return bad(why,
+                       "a linear layout serves blocks of its shape or smaller (powers of two)");
     if (ll->nbits[LL_LANE] != 5) return bad(why, "a linear layout needs 5 lane bases (32 lanes)");
-    if (num_warps > 0 && (1 << ll->nbits[LL_WARP]) != num_warps) return bad(why, "the layout's warps are not the CTA's");
+    if (num_warps > 0 && (1 << ll->nbits[LL_WARP]) != num_warps)
+        return bad(why, "the layout's warps are not the CTA's");
     if (!ll_surjective(ll)) return bad(why, "a linear layout must hold every element of its shape");
     return true;
 }
@@ -179,7 +195,8 @@ bool ir_layout_check(const IrModule *m, uint32_t id, IrType t, int num_warps, St
             if (!valid_id(m, l->parent) || m->layouts[l->parent].kind != LAYOUT_MMA)
                 return bad(why, "a dot_op layout's parent must be an mma layout");
             if (l->op_idx > 1) return bad(why, "dot_op idx must be 0 (A) or 1 (B)");
-            if (l->k_width != 1 && l->k_width != 2 && l->k_width != 4) return bad(why, "k_width must be 1, 2 or 4");
+            if (l->k_width != 1 && l->k_width != 2 && l->k_width != 4)
+                return bad(why, "k_width must be 1, 2 or 4");
             if (m->layouts[l->parent].version == 3 && l->op_idx != 0)
                 return bad(why, "wgmma takes only A from registers (B from shared memory)");
             return check_mma(&m->layouts[l->parent], num_warps, why);
@@ -240,7 +257,8 @@ static void mma_lanes(LinearLayout *o, int fast, int fbase, int slow) {
 /* Warps of an mma layout: wm along M from bit mbase (the first two 16 rows apart for
  * version 3's warpgroups, which mbase = 4 gives), then wn along N from bit nbase. A dot
  * operand lacks one of the dims: its warps there hold copies (basis 0). */
-static void mma_warps(LinearLayout *o, const IrLayout *p, int mdim, int ndim, int mbase, int nbase) {
+static void mma_warps(LinearLayout *o, const IrLayout *p, int mdim, int ndim, int mbase,
+                      int nbase) {
     for (int i = 0; i < log2i(p->wpc[0]); i++) {
         if (mdim >= 0) ll_push_dim(o, LL_WARP, mdim, mbase + i);
         else ll_push(o, LL_WARP, 0);
@@ -265,8 +283,8 @@ static void mma_linear(const IrLayout *l, IrType t, LinearLayout *o) {
     ll_push_dim(o, LL_REG, 0, 3);
     push_range(o, LL_REG, 1, 3, li); /* version 3: the rest of the instruction's columns */
     mma_warps(o, l, 0, 1, 4, li);
-    push_range(o, LL_REG, 1, li + log2i(l->wpc[1]), ln);   /* repeats along N */
-    push_range(o, LL_REG, 0, 4 + log2i(l->wpc[0]), lm);    /* then along M */
+    push_range(o, LL_REG, 1, li + log2i(l->wpc[1]), ln); /* repeats along N */
+    push_range(o, LL_REG, 0, 4 + log2i(l->wpc[0]), lm);  /* then along M */
 }
 
 static void dot_op_linear(const IrLayout *l, const IrLayout *p, IrType t, LinearLayout *o) {
@@ -277,12 +295,12 @@ static void dot_op_linear(const IrLayout *l, const IrLayout *p, IrType t, Linear
     push_range(o, LL_REG, kdim, 0, lkw); /* k_width elements in one 32-bit register */
     mma_lanes(o, kdim, lkw, odim);
     if (l->op_idx == 0) ll_push_dim(o, LL_REG, odim, 3); /* A: rows 8-15 */
-    ll_push_dim(o, LL_REG, kdim, lkw + 2);                /* k + 4 * k_width */
+    ll_push_dim(o, LL_REG, kdim, lkw + 2);               /* k + 4 * k_width */
     if (l->op_idx == 0) mma_warps(o, p, 0, -1, 4, 0);
     else mma_warps(o, p, -1, 1, 4, 3);
     push_range(o, LL_REG, kdim, lkw + 3, lk); /* repeats along K */
     int obase = l->op_idx == 0 ? 4 + log2i(p->wpc[0]) : 3 + log2i(p->wpc[1]);
-    push_range(o, LL_REG, odim, obase, lo);    /* then along M (A) or N (B) */
+    push_range(o, LL_REG, odim, obase, lo); /* then along M (A) or N (B) */
 }
 
 static void shared_linear(const IrLayout *l, IrType t, LinearLayout *o) {
@@ -376,25 +394,33 @@ int64_t ir_smem_stage_bytes(const IrModule *m, uint32_t layout, IrType buf) {
 
 typedef struct Field {
     const char *name;
-    uint8_t type;   /* LayoutFieldType */
-    uint8_t bytes;  /* 1, 2 or 4: the width of the IrLayout field */
+    uint8_t type;  /* LayoutFieldType */
+    uint8_t bytes; /* 1, 2 or 4: the width of the IrLayout field */
     uint16_t offset;
     int64_t lo, hi; /* the range of each value */
     bool sets_rank; /* LF_INTS: its length is the layout's rank */
 } Field;
 
-#define F(n, ty, member, lo, hi, rk) {n, ty, sizeof(((IrLayout *)0)->member) / (ty == LF_INTS ? NR_MAX_RANK : 1), \
-                                       offsetof(IrLayout, member), lo, hi, rk}
-static const Field blocked_fields[] = {F("spt", LF_INTS, spt, 1, 128, true), F("tpw", LF_INTS, tpw, 1, 32, false),
-                                       F("wpc", LF_INTS, wpc, 1, 32, false), F("order", LF_INTS, order, 0, 3, false)};
-static const Field slice_fields[] = {F("dim", LF_INT, dim, 0, 3, false), F("parent", LF_REF, parent, 1, UINT32_MAX, false)};
-static const Field mma_fields[] = {F("version", LF_INT, version, 2, 3, false), F("wpc", LF_INTS, wpc, 1, 32, false),
+#define F(n, ty, member, lo, hi, rk)                                                \
+    {                                                                               \
+        n, ty, sizeof(((IrLayout *)0)->member) / (ty == LF_INTS ? NR_MAX_RANK : 1), \
+            offsetof(IrLayout, member), lo, hi, rk                                  \
+    }
+static const Field blocked_fields[] = {
+    F("spt", LF_INTS, spt, 1, 128, true), F("tpw", LF_INTS, tpw, 1, 32, false),
+    F("wpc", LF_INTS, wpc, 1, 32, false), F("order", LF_INTS, order, 0, 3, false)};
+static const Field slice_fields[] = {F("dim", LF_INT, dim, 0, 3, false),
+                                     F("parent", LF_REF, parent, 1, UINT32_MAX, false)};
+static const Field mma_fields[] = {F("version", LF_INT, version, 2, 3, false),
+                                   F("wpc", LF_INTS, wpc, 1, 32, false),
                                    F("instr_n", LF_INT, instr_n, 8, 256, false)};
-static const Field dot_op_fields[] = {F("idx", LF_INT, op_idx, 0, 1, false), F("parent", LF_REF, parent, 1, UINT32_MAX, false),
+static const Field dot_op_fields[] = {F("idx", LF_INT, op_idx, 0, 1, false),
+                                      F("parent", LF_REF, parent, 1, UINT32_MAX, false),
                                       F("k_width", LF_INT, k_width, 1, 4, false)};
-static const Field shared_fields[] = {F("vec", LF_INT, vec, 1, 128, false), F("per_phase", LF_INT, per_phase, 1, 128, false),
-                                      F("max_phase", LF_INT, max_phase, 1, 128, false), F("order", LF_INTS, order, 0, 3, true),
-                                      F("atom", LF_INT, atom, 0, 4096, false)};
+static const Field shared_fields[] = {
+    F("vec", LF_INT, vec, 1, 128, false), F("per_phase", LF_INT, per_phase, 1, 128, false),
+    F("max_phase", LF_INT, max_phase, 1, 128, false), F("order", LF_INTS, order, 0, 3, true),
+    F("atom", LF_INT, atom, 0, 4096, false)};
 #undef F
 
 typedef struct KindInfo {
@@ -404,13 +430,18 @@ typedef struct KindInfo {
 } KindInfo;
 
 static const KindInfo kinds[] = {
-    [LAYOUT_BLOCKED] = {"blocked", blocked_fields, 4}, [LAYOUT_SLICE] = {"slice", slice_fields, 2},
-    [LAYOUT_MMA] = {"mma", mma_fields, 3},             [LAYOUT_DOT_OP] = {"dot_op", dot_op_fields, 3},
-    [LAYOUT_SHARED] = {"shared", shared_fields, 5}, [LAYOUT_LINEAR] = {"linear", NULL, 0},
+    [LAYOUT_BLOCKED] = {"blocked", blocked_fields, 4},
+    [LAYOUT_SLICE] = {"slice", slice_fields, 2},
+    [LAYOUT_MMA] = {"mma", mma_fields, 3},
+    [LAYOUT_DOT_OP] = {"dot_op", dot_op_fields, 3},
+    [LAYOUT_SHARED] = {"shared", shared_fields, 5},
+    [LAYOUT_LINEAR] = {"linear", NULL, 0},
 };
 enum { NKINDS = (int)(sizeof kinds / sizeof kinds[0]) };
 
-static const KindInfo *kind_info(int kind) { return kind > 0 && kind < NKINDS ? &kinds[kind] : NULL; }
+static const KindInfo *kind_info(int kind) {
+    return kind > 0 && kind < NKINDS ? &kinds[kind] : NULL;
+}
 
 int ir_layout_kind_from_name(const char *name, size_t len) {
     for (int k = 1; k < NKINDS; k++)
@@ -419,7 +450,9 @@ int ir_layout_kind_from_name(const char *name, size_t len) {
 }
 
 int ir_layout_field_count(int kind) { return kind_info(kind) ? kind_info(kind)->nfields : 0; }
-const char *ir_layout_field_name(int kind, int field) { return kind_info(kind)->fields[field].name; }
+const char *ir_layout_field_name(int kind, int field) {
+    return kind_info(kind)->fields[field].name;
+}
 int ir_layout_field_type(int kind, int field) { return kind_info(kind)->fields[field].type; }
 
 static int64_t get(const IrLayout *l, const Field *f, int i) {
@@ -455,14 +488,17 @@ bool ir_layout_set_field(IrLayout *l, int field, const int64_t *v, int n, StrBuf
     if (f->type == LF_INTS) {
         if (n < 1 || n > NR_MAX_RANK) return bad(why, "a list of 1 to 4 values");
         if (f->sets_rank) l->rank = (uint8_t)n;
-        else if (l->kind == LAYOUT_MMA && n != 2) return bad(why, "two values (warps along M and N)");
-        else if (l->kind != LAYOUT_MMA && n != l->rank) return bad(why, "one value per dim (as many as the first list)");
+        else if (l->kind == LAYOUT_MMA && n != 2)
+            return bad(why, "two values (warps along M and N)");
+        else if (l->kind != LAYOUT_MMA && n != l->rank)
+            return bad(why, "one value per dim (as many as the first list)");
     } else if (n != 1) {
         return bad(why, "one value");
     }
     for (int i = 0; i < n; i++) {
         if (v[i] < f->lo || v[i] > f->hi) {
-            if (why) sb_printf(why, "a value from %lld to %lld", (long long)f->lo, (long long)f->hi);
+            if (why)
+                sb_printf(why, "a value from %lld to %lld", (long long)f->lo, (long long)f->hi);
             return false;
         }
         put(l, f, i, v[i]);
@@ -507,7 +543,8 @@ void ir_layout_print(StrBuf *out, const IrLayout *l) {
         else if (f->type == LF_INT) sb_printf(out, "%lld", (long long)get(l, f, 0));
         else {
             sb_putc(out, '[');
-            for (int j = 0; j < list_len(l); j++) sb_printf(out, j ? ", %lld" : "%lld", (long long)get(l, f, j));
+            for (int j = 0; j < list_len(l); j++)
+                sb_printf(out, j ? ", %lld" : "%lld", (long long)get(l, f, j));
             sb_putc(out, ']');
         }
     }

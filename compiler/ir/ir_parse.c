@@ -13,9 +13,9 @@
  * buffers are `smem<64x32xfp16, stages=3, #L2>`; tensor descriptors
  * `tdesc<64x64xfp16>`; an op's shared memory is `smem = [offset, bytes]` in its
  * attributes. Whether a layout suits its value is the verifier's to say. */
+#include "compiler/support/options.h"
 #include "ir.h"
 #include "ir_layout.h"
-#include "compiler/support/options.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,7 +25,18 @@
 
 enum { MAX_DEPTH = 64, MAX_DIM = 1 << 30, MAX_COUNT = 65535 };
 
-typedef enum { T_EOF, T_IDENT, T_VALUE, T_FUNC, T_NUMBER, T_STRING, T_PUNCT, T_ARROW, T_LAYOUT, T_ERROR } TokKind;
+typedef enum {
+    T_EOF,
+    T_IDENT,
+    T_VALUE,
+    T_FUNC,
+    T_NUMBER,
+    T_STRING,
+    T_PUNCT,
+    T_ARROW,
+    T_LAYOUT,
+    T_ERROR
+} TokKind;
 
 typedef struct Token {
     int kind;
@@ -62,7 +73,8 @@ typedef struct Parser {
 
 static Loc tok_loc(const Parser *P, Token t) { return (Loc){P->src, t.line, t.col}; }
 
-__attribute__((format(printf, 3, 4))) static bool fail_at(Parser *P, Loc loc, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static bool fail_at(Parser *P, Loc loc, const char *fmt,
+                                                          ...) {
     if (P->failed) return false;
     P->failed = true;
     va_list ap;
@@ -82,14 +94,14 @@ static bool is_name_char(char c) {
            c == '.' || c == '$';
 }
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-static bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static bool is_ident_start(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
 
 static void advance(Parser *P, size_t n) {
     for (size_t i = 0; i < n && P->p < P->end; i++, P->p++) {
-        if (*P->p == '\n')
-            P->line++, P->col = 1;
-        else
-            P->col++;
+        if (*P->p == '\n') P->line++, P->col = 1;
+        else P->col++;
     }
 }
 
@@ -98,12 +110,10 @@ static char peek(const Parser *P, size_t k) { return P->p + k < P->end ? P->p[k]
 static void skip_space(Parser *P) {
     for (;;) {
         char c = peek(P, 0);
-        if (P->p < P->end && (c == ' ' || c == '\t' || c == '\r' || c == '\n'))
-            advance(P, 1);
+        if (P->p < P->end && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) advance(P, 1);
         else if (c == '/' && peek(P, 1) == '/')
             while (P->p < P->end && *P->p != '\n') advance(P, 1);
-        else
-            return;
+        else return;
     }
 }
 
@@ -202,7 +212,9 @@ static void next(Parser *P) {
 
 /* ---- token helpers ---- */
 
-static bool is_punct(const Parser *P, char c) { return P->tok.kind == T_PUNCT && P->tok.punct == c; }
+static bool is_punct(const Parser *P, char c) {
+    return P->tok.kind == T_PUNCT && P->tok.punct == c;
+}
 
 static bool tok_is(const Token *t, const char *s) {
     return t->kind == T_IDENT && t->len == strlen(s) && !memcmp(t->start, s, t->len);
@@ -243,8 +255,9 @@ static const char *decode_string(Parser *P, Token t) {
         else if (c == 't') out[n++] = '\t';
         else if (c == 'r') out[n++] = '\r';
         else if (c == '"' || c == '\\') out[n++] = c;
-        else if (c == 'x' && i + 3 < t.len && strchr("0123456789abcdefABCDEF", t.start[i + 1]) && t.start[i + 1] &&
-                 strchr("0123456789abcdefABCDEF", t.start[i + 2]) && t.start[i + 2]) {
+        else if (c == 'x' && i + 3 < t.len && strchr("0123456789abcdefABCDEF", t.start[i + 1]) &&
+                 t.start[i + 1] && strchr("0123456789abcdefABCDEF", t.start[i + 2]) &&
+                 t.start[i + 2]) {
             char hex[3] = {t.start[i + 1], t.start[i + 2], 0};
             long v = strtol(hex, NULL, 16);
             if (!v) return fail_at(P, tok_loc(P, t), "string contains a NUL byte"), NULL;
@@ -292,7 +305,8 @@ static void names_grow(Parser *P) {
 static bool bind_name(Parser *P, Token t, ValId v) {
     if (2 * (P->nnames + 1) > P->capnames) names_grow(P);
     NameEntry *e = name_slot(P, t.start, t.len);
-    if (e->name) return fail_at(P, tok_loc(P, t), "redefinition of value '%%%.*s'", (int)t.len, t.start);
+    if (e->name)
+        return fail_at(P, tok_loc(P, t), "redefinition of value '%%%.*s'", (int)t.len, t.start);
     *e = (NameEntry){t.start, t.len, v};
     P->nnames++;
     return true;
@@ -323,7 +337,8 @@ static char tpeek(const TypeScan *T) { return T->s < T->P->end ? *T->s : 0; }
  * and a buffer's elements are numbers, never pointers). */
 static bool scan_dtype(TypeScan *T, int *dt, const char *what) {
     const char *b = T->s;
-    while (T->s < T->P->end && T->s - b < 8 && ((*T->s >= 'a' && *T->s <= 'z') || is_digit(*T->s))) T->s++;
+    while (T->s < T->P->end && T->s - b < 8 && ((*T->s >= 'a' && *T->s <= 'z') || is_digit(*T->s)))
+        T->s++;
     char name[9] = {0};
     memcpy(name, b, (size_t)(T->s - b));
     *dt = dt_from_name(name);
@@ -336,14 +351,20 @@ static bool scan_elem(TypeScan *T, IrType *out) {
     if (T->P->end - T->s >= 4 && !memcmp(T->s, "ptr<", 4)) {
         T->s += 4;
         int pointee;
-        if (!scan_dtype(T, &pointee, "expected a pointee type (i1, i8, ..., u64, fp16, bf16, fp32, fp64, fp8e4nv, fp8e5)")) return false;
+        if (!scan_dtype(T, &pointee,
+                        "expected a pointee type (i1, i8, ..., u64, fp16, bf16, fp32, fp64, "
+                        "fp8e4nv, fp8e5)"))
+            return false;
         if (tpeek(T) != '>') return type_fail(T, "expected '>' after the pointee type");
         T->s++;
         *out = ty_ptr(pointee);
         return true;
     }
     int dt;
-    if (!scan_dtype(T, &dt, "expected an element type (i1, i8, ..., u64, fp16, bf16, fp32, fp64, fp8e4nv, fp8e5 or ptr<...>)")) return false;
+    if (!scan_dtype(T, &dt,
+                    "expected an element type (i1, i8, ..., u64, fp16, bf16, fp32, fp64, fp8e4nv, "
+                    "fp8e5 or ptr<...>)"))
+        return false;
     *out = ty_scalar(dt);
     return true;
 }
@@ -385,12 +406,15 @@ static bool scan_uint(TypeScan *T, int64_t max, int64_t *out) {
 /* The rest of a block or buffer type after its element type: [, stages=N] [, #Ln] '>',
  * each at most once, in that order. */
 static bool scan_type_tail(TypeScan *T, bool smem, int *stages, uint32_t *layout) {
-    const char *close = smem ? "expected '>' to close the buffer type" : "expected '>' to close the block type";
+    const char *close =
+        smem ? "expected '>' to close the buffer type" : "expected '>' to close the block type";
     bool seen_stages = false;
     while (tpeek(T) == ',') {
         T->s++;
         while (tpeek(T) == ' ') T->s++;
-        if (*layout) return type_fail(T, smem ? "expected '>': the layout comes last in a buffer type" : close);
+        if (*layout)
+            return type_fail(T,
+                             smem ? "expected '>': the layout comes last in a buffer type" : close);
         int64_t v;
         const char *at = T->s;
         if (smem && !seen_stages && scan_literal(T, "stages=")) {
@@ -401,10 +425,12 @@ static bool scan_type_tail(TypeScan *T, bool smem, int *stages, uint32_t *layout
         } else if (scan_literal(T, "#L")) {
             if (!scan_uint(T, UINT32_MAX, &v)) return false;
             if (v < 1 || v >= T->P->m->nlayouts)
-                return T->s = at, type_fail(T, "no such layout (layouts are defined before the functions)");
+                return T->s = at,
+                       type_fail(T, "no such layout (layouts are defined before the functions)");
             *layout = (uint32_t)v;
         } else {
-            return type_fail(T, smem && !seen_stages ? "expected 'stages=N' or a layout '#Ln'" : "expected a layout '#Ln'");
+            return type_fail(T, smem && !seen_stages ? "expected 'stages=N' or a layout '#Ln'"
+                                                     : "expected a layout '#Ln'");
         }
     }
     if (tpeek(T) != '>') return type_fail(T, close);
@@ -434,7 +460,9 @@ static bool scan_smem(TypeScan *T, IrType *out, uint32_t *layout) {
         if (rank == NR_MAX_RANK) return type_fail(T, "buffers have at most 4 dimensions");
         if (!scan_dim(T, &shape[rank++])) return false;
     } while (is_digit(tpeek(T)));
-    if (!scan_dtype(T, &dt, "expected a buffer element type (i1, i8, ..., u64, fp16, bf16, fp32, fp64, fp8e4nv, fp8e5)") ||
+    if (!scan_dtype(T, &dt,
+                    "expected a buffer element type (i1, i8, ..., u64, fp16, bf16, fp32, fp64, "
+                    "fp8e4nv, fp8e5)") ||
         !scan_type_tail(T, true, &stages, layout))
         return false;
     *out = ty_smem(dt, rank, shape, stages);
@@ -449,7 +477,9 @@ static bool scan_tdesc(TypeScan *T, IrType *out) {
         if (rank == NR_MAX_RANK) return type_fail(T, "descriptors have at most 4 dimensions");
         if (!scan_dim(T, &shape[rank++])) return false;
     } while (is_digit(tpeek(T)));
-    if (!scan_dtype(T, &dt, "expected a descriptor element type (i8, ..., u64, fp16, bf16, fp32, fp64, fp8e4nv, fp8e5)"))
+    if (!scan_dtype(T, &dt,
+                    "expected a descriptor element type (i8, ..., u64, fp16, bf16, fp32, fp64, "
+                    "fp8e4nv, fp8e5)"))
         return false;
     if (tpeek(T) != '>') return type_fail(T, "expected '>' to close the descriptor type");
     T->s++;
@@ -488,7 +518,10 @@ static bool number_text(Parser *P, Token t, char *buf, size_t size) {
     return true;
 }
 
-static bool is_integral(Token t) { return !memchr(t.start, '.', t.len) && !memchr(t.start, 'e', t.len) && !memchr(t.start, 'E', t.len); }
+static bool is_integral(Token t) {
+    return !memchr(t.start, '.', t.len) && !memchr(t.start, 'e', t.len) &&
+           !memchr(t.start, 'E', t.len);
+}
 
 /* Any integer that fits 64 bits, signed or unsigned (u64 constants print unsigned). */
 static bool parse_int(Parser *P, int64_t *out) {
@@ -497,10 +530,8 @@ static bool parse_int(Parser *P, int64_t *out) {
     if (t.kind != T_NUMBER || !is_integral(t)) return FAIL(P, "expected an integer");
     if (!number_text(P, t, buf, sizeof buf)) return false;
     errno = 0;
-    if (buf[0] == '-')
-        *out = strtoll(buf, NULL, 10);
-    else
-        *out = (int64_t)strtoull(buf, NULL, 10);
+    if (buf[0] == '-') *out = strtoll(buf, NULL, 10);
+    else *out = (int64_t)strtoull(buf, NULL, 10);
     if (errno == ERANGE) return FAIL(P, "integer out of range");
     next(P);
     return true;
@@ -535,8 +566,8 @@ typedef struct Attrs {
     double fattr;
     const char *sattr;
     Token num_tok;
-    bool num_is_float;   /* the num was written as a float (or inf/nan) */
-    int64_t smem[2];     /* the GPU back end's shared memory: offset, bytes */
+    bool num_is_float; /* the num was written as a float (or inf/nan) */
+    int64_t smem[2];   /* the GPU back end's shared memory: offset, bytes */
 } Attrs;
 
 static bool parse_ints(Parser *P, const IrAttrSpec *a, int want, Attrs *A) {
@@ -551,8 +582,8 @@ static bool parse_ints(Parser *P, const IrAttrSpec *a, int want, Attrs *A) {
     }
     next(P);
     if (n != want)
-        return fail_at(P, tok_loc(P, open), "attribute '%s' needs %d value%s (the operand's rank)", a->name, want,
-                       want == 1 ? "" : "s");
+        return fail_at(P, tok_loc(P, open), "attribute '%s' needs %d value%s (the operand's rank)",
+                       a->name, want, want == 1 ? "" : "s");
     return true;
 }
 
@@ -565,7 +596,8 @@ static bool parse_num(Parser *P, Attrs *A) {
 
 static bool parse_enum(Parser *P, const IrAttrSpec *a, Attrs *A) {
     int v = P->tok.kind == T_IDENT ? ir_attr_enum_value(a->kind, P->tok.start, P->tok.len) : -1;
-    if (v < 0) return FAIL(P, "attribute '%s' must be one of %s", a->name, ir_attr_enum_list(a->kind));
+    if (v < 0)
+        return FAIL(P, "attribute '%s' must be one of %s", a->name, ir_attr_enum_list(a->kind));
     A->attr[a->slot] = v;
     next(P);
     return true;
@@ -597,7 +629,8 @@ static bool parse_smem_attr(Parser *P, Attrs *A, bool *seen) {
     if (*seen) return FAIL(P, "attribute 'smem' given twice");
     *seen = true;
     next(P);
-    if (!expect(P, '=') || !expect(P, '[') || !parse_int(P, &A->smem[0]) || !expect(P, ',') || !parse_int(P, &A->smem[1]))
+    if (!expect(P, '=') || !expect(P, '[') || !parse_int(P, &A->smem[0]) || !expect(P, ',') ||
+        !parse_int(P, &A->smem[1]))
         return false;
     if (A->smem[0] < 0 || A->smem[1] < 1 || A->smem[0] > INT32_MAX || A->smem[1] > INT32_MAX)
         return FAIL(P, "smem needs an offset >= 0 and a size >= 1");
@@ -611,7 +644,8 @@ static bool parse_attr_dict(Parser *P, int code, int operand_rank, Attrs *A) {
     int n = ir_attr_specs(code, specs);
     bool seen[IR_MAX_ATTRS] = {false}, seen_smem = false;
     Token open = P->tok;
-    if (!is_punct(P, '{')) return FAIL(P, "expected '{' and the attributes of '%s'", ir_op_info[code].name);
+    if (!is_punct(P, '{'))
+        return FAIL(P, "expected '{' and the attributes of '%s'", ir_op_info[code].name);
     next(P);
     for (int k = 0; !is_punct(P, '}'); k++) {
         if (k && !expect(P, ',')) return false;
@@ -622,7 +656,8 @@ static bool parse_attr_dict(Parser *P, int code, int operand_rank, Attrs *A) {
         }
         int i = name.kind == T_IDENT ? find_spec(specs, n, name) : -1;
         if (i < 0 && name.kind == T_IDENT)
-            return FAIL(P, "unknown attribute '%.*s' for op '%s'", (int)name.len, name.start, ir_op_info[code].name);
+            return FAIL(P, "unknown attribute '%.*s' for op '%s'", (int)name.len, name.start,
+                        ir_op_info[code].name);
         if (i < 0) return FAIL(P, "expected an attribute name");
         if (seen[i]) return FAIL(P, "attribute '%s' given twice", specs[i].name);
         seen[i] = true;
@@ -632,7 +667,8 @@ static bool parse_attr_dict(Parser *P, int code, int operand_rank, Attrs *A) {
     next(P);
     for (int i = 0; i < n; i++)
         if (!seen[i] && !specs[i].optional)
-            return fail_at(P, tok_loc(P, open), "op '%s' needs attribute '%s'", ir_op_info[code].name, specs[i].name);
+            return fail_at(P, tok_loc(P, open), "op '%s' needs attribute '%s'",
+                           ir_op_info[code].name, specs[i].name);
     return true;
 }
 
@@ -652,7 +688,9 @@ static bool brace_opens_attrs(const Parser *P) {
     while (s < e && (*s == ' ' || *s == '\t')) s++;
     if (s < e && *s == '}') return true;
     const char *id = s;
-    while (s < e && ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' || is_digit(*s))) s++;
+    while (s < e &&
+           ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' || is_digit(*s)))
+        s++;
     if (s == id) return false;
     while (s < e && (*s == ' ' || *s == '\t')) s++;
     return s < e && *s == '=';
@@ -670,7 +708,8 @@ static bool settle_num(Parser *P, Attrs *A, int dt) {
         return true;
     }
     if (A->num_is_float)
-        return fail_at(P, tok_loc(P, A->num_tok), "expected an integer value for a constant of type %s", dt_name(dt));
+        return fail_at(P, tok_loc(P, A->num_tok),
+                       "expected an integer value for a constant of type %s", dt_name(dt));
     return true;
 }
 
@@ -768,8 +807,9 @@ static bool parse_op(Parser *P, RegionId region) {
     Token types_at = P->tok;
     if (!parse_result_types(P, &o)) return false;
     if (o.ntys != o.nres)
-        return fail_at(P, tok_loc(P, o.ntys ? types_at : o.name), "%u result%s named but %u type%s given", o.nres,
-                       o.nres == 1 ? "" : "s", o.ntys, o.ntys == 1 ? "" : "s");
+        return fail_at(P, tok_loc(P, o.ntys ? types_at : o.name),
+                       "%u result%s named but %u type%s given", o.nres, o.nres == 1 ? "" : "s",
+                       o.ntys, o.ntys == 1 ? "" : "s");
     if (o.code == OP_CONST && !settle_num(P, &o.attrs, o.ntys ? o.tys[0].dt : DT_I64)) return false;
     OpId id = build_op(P, region, &o);
     if (!id) return false;
@@ -811,7 +851,9 @@ static bool parse_region_args(Parser *P, RegionId r) {
 }
 
 static bool parse_region(Parser *P, OpId op) {
-    if (!is_punct(P, '{')) return FAIL(P, "expected '{' to open a region of '%s'", ir_op_info[ir_op(P->f, op)->code].name);
+    if (!is_punct(P, '{'))
+        return FAIL(P, "expected '{' to open a region of '%s'",
+                    ir_op_info[ir_op(P->f, op)->code].name);
     if (P->depth >= MAX_DEPTH) return FAIL(P, "regions nested more than %d deep", MAX_DEPTH);
     next(P);
     RegionId r = ir_op_add_region(P->f, op);
@@ -826,8 +868,10 @@ static bool parse_region(Parser *P, OpId op) {
 
 static const char *parse_func_name(Parser *P) {
     if (P->tok.kind != T_FUNC) return FAIL(P, "expected a function name '@name'"), NULL;
-    const char *name = P->tok.quoted ? decode_string(P, P->tok) : arena_strndup(P->arena, P->tok.start, P->tok.len);
-    if (name && ir_module_find(P->m, name)) return FAIL(P, "redefinition of function '@%s'", name), NULL;
+    const char *name = P->tok.quoted ? decode_string(P, P->tok)
+                                     : arena_strndup(P->arena, P->tok.start, P->tok.len);
+    if (name && ir_module_find(P->m, name))
+        return FAIL(P, "redefinition of function '@%s'", name), NULL;
     next(P);
     return name;
 }
@@ -900,7 +944,8 @@ static bool parse_gpu_header(Parser *P) {
         if (tok_is(&name, "arch") && !seen_arch) {
             next(P);
             if (!expect(P, '=')) return false;
-            int a = P->tok.kind == T_IDENT ? ir_gpu_arch_from_name(P->tok.start, P->tok.len) : GPU_ARCH_NONE;
+            int a = P->tok.kind == T_IDENT ? ir_gpu_arch_from_name(P->tok.start, P->tok.len)
+                                           : GPU_ARCH_NONE;
             if (!a) return FAIL(P, "arch must be sm_80, sm_90 or sm_90a");
             P->m->gpu.arch = (uint8_t)a;
             seen_arch = true;
@@ -910,7 +955,8 @@ static bool parse_gpu_header(Parser *P) {
             next(P);
             if (!expect(P, '=') || !parse_int(P, &w)) return false;
             if (!option_valid(OPT_NUM_WARPS, w))
-                return fail_at(P, tok_loc(P, name), "num_warps must be %s", option_info(OPT_NUM_WARPS)->range);
+                return fail_at(P, tok_loc(P, name), "num_warps must be %s",
+                               option_info(OPT_NUM_WARPS)->range);
             P->m->gpu.num_warps = (uint8_t)w;
             seen_warps = true;
         } else {
@@ -918,7 +964,8 @@ static bool parse_gpu_header(Parser *P) {
         }
     }
     next(P);
-    if (!seen_arch || !seen_warps) return fail_at(P, tok_loc(P, start), "'gpu<...>' needs arch and num_warps");
+    if (!seen_arch || !seen_warps)
+        return fail_at(P, tok_loc(P, start), "'gpu<...>' needs arch and num_warps");
     return true;
 }
 
@@ -932,7 +979,8 @@ static bool parse_layout_value(Parser *P, int type, int64_t *v, int *n) {
         memcpy(buf, P->tok.start, P->tok.len);
         buf[P->tok.len] = 0;
         v[0] = strtoll(buf, NULL, 10);
-        if (v[0] < 1 || v[0] >= P->m->nlayouts) return FAIL(P, "no such layout (a layout names only earlier ones)");
+        if (v[0] < 1 || v[0] >= P->m->nlayouts)
+            return FAIL(P, "no such layout (a layout names only earlier ones)");
         *n = 1;
         next(P);
         return true;
@@ -962,8 +1010,10 @@ static bool parse_bases(Parser *P, LinearLayout *ll, int in) {
         while (!is_punct(P, ']')) {
             int64_t v;
             if (n && !expect(P, ',')) return false;
-            if (n == ll->rank || !parse_int(P, &v)) return n == ll->rank ? FAIL(P, "a basis has one coordinate per dim") : false;
-            if (v < 0 || v >= (1 << ll->log2shape[n])) return FAIL(P, "a coordinate must lie inside the shape");
+            if (n == ll->rank || !parse_int(P, &v))
+                return n == ll->rank ? FAIL(P, "a basis has one coordinate per dim") : false;
+            if (v < 0 || v >= (1 << ll->log2shape[n]))
+                return FAIL(P, "a coordinate must lie inside the shape");
             c[n++] = (int32_t)v;
         }
         if (n != ll->rank) return fail_at(P, tok_loc(P, at), "a basis has one coordinate per dim");
@@ -984,16 +1034,20 @@ static bool parse_linear_layout(Parser *P, IrLayout *l, LinearLayout *ll) {
     int32_t shape[NR_MAX_RANK];
     int bits = 0;
     for (int d = 0; d < n; d++) {
-        if (v[d] < 1 || v[d] > (1 << 20) || (v[d] & (v[d] - 1))) return FAIL(P, "a linear layout's dims are powers of two");
+        if (v[d] < 1 || v[d] > (1 << 20) || (v[d] & (v[d] - 1)))
+            return FAIL(P, "a linear layout's dims are powers of two");
         shape[d] = (int32_t)v[d];
         for (int64_t x = v[d]; x > 1; x >>= 1) bits++;
     }
-    if (bits > LL_MAX_BITS) return FAIL(P, "a linear layout's shape has at most 2^%d elements", LL_MAX_BITS);
+    if (bits > LL_MAX_BITS)
+        return FAIL(P, "a linear layout's shape has at most 2^%d elements", LL_MAX_BITS);
     ll_init(ll, n, shape);
     static const char *const names[LL_NIN] = {"reg", "lane", "warp"};
     for (int in = 0; in < LL_NIN; in++) {
         if (!expect(P, ',')) return false;
-        if (!tok_is(&P->tok, names[in])) return FAIL(P, "expected '%s=' (a linear layout gives shape, reg, lane, warp)", names[in]);
+        if (!tok_is(&P->tok, names[in]))
+            return FAIL(P, "expected '%s=' (a linear layout gives shape, reg, lane, warp)",
+                        names[in]);
         next(P);
         if (!expect(P, '=') || !parse_bases(P, ll, in)) return false;
     }
@@ -1010,14 +1064,17 @@ static bool parse_layout_def(Parser *P) {
     if (at.len < sizeof buf) memcpy(buf, at.start, at.len);
     uint32_t want = P->m->nlayouts ? P->m->nlayouts : 1;
     if (P->m->nfuncs) return FAIL(P, "layouts are defined before the functions");
-    if (strtoull(buf, NULL, 10) != want || at.len >= sizeof buf) return FAIL(P, "expected layout #L%u next (layouts are numbered in order)", want);
+    if (strtoull(buf, NULL, 10) != want || at.len >= sizeof buf)
+        return FAIL(P, "expected layout #L%u next (layouts are numbered in order)", want);
     next(P);
     if (!expect(P, '=')) return false;
     IrLayout l;
     memset(&l, 0, sizeof l);
     Token kt = P->tok;
-    l.kind = (uint8_t)(kt.kind == T_IDENT ? ir_layout_kind_from_name(kt.start, kt.len) : LAYOUT_NONE);
-    if (!l.kind) return FAIL(P, "expected a layout kind (blocked, slice, mma, dot_op, shared, linear)");
+    l.kind =
+        (uint8_t)(kt.kind == T_IDENT ? ir_layout_kind_from_name(kt.start, kt.len) : LAYOUT_NONE);
+    if (!l.kind)
+        return FAIL(P, "expected a layout kind (blocked, slice, mma, dot_op, shared, linear)");
     next(P);
     if (!expect(P, '<')) return false;
     if (l.kind == LAYOUT_LINEAR) {
@@ -1034,7 +1091,9 @@ static bool parse_layout_def(Parser *P) {
         int f = -1;
         for (int i = 0; i < nf && name.kind == T_IDENT; i++)
             if (tok_is(&name, ir_layout_field_name(l.kind, i))) f = i;
-        if (f < 0) return FAIL(P, "unknown field '%.*s' of a %.*s layout", (int)name.len, name.start, (int)kt.len, kt.start);
+        if (f < 0)
+            return FAIL(P, "unknown field '%.*s' of a %.*s layout", (int)name.len, name.start,
+                        (int)kt.len, kt.start);
         if (seen[f]) return FAIL(P, "field '%s' given twice", ir_layout_field_name(l.kind, f));
         seen[f] = true;
         next(P);
@@ -1046,14 +1105,18 @@ static bool parse_layout_def(Parser *P) {
         StrBuf why;
         sb_init(&why);
         bool ok = ir_layout_set_field(&l, f, v, n, &why);
-        if (!ok) fail_at(P, tok_loc(P, vt), "field '%s' takes %s", ir_layout_field_name(l.kind, f), sb_cstr(&why));
+        if (!ok)
+            fail_at(P, tok_loc(P, vt), "field '%s' takes %s", ir_layout_field_name(l.kind, f),
+                    sb_cstr(&why));
         sb_free(&why);
         if (!ok) return false;
     }
     for (int i = 0; i < nf; i++)
-        if (!seen[i]) return FAIL(P, "the layout needs field '%s'", ir_layout_field_name(l.kind, i));
+        if (!seen[i])
+            return FAIL(P, "the layout needs field '%s'", ir_layout_field_name(l.kind, i));
     next(P);
-    if (!ir_layout_derive_rank(P->m, &l)) return fail_at(P, tok_loc(P, kt), "a slice's parent must have rank >= 1");
+    if (!ir_layout_derive_rank(P->m, &l))
+        return fail_at(P, tok_loc(P, kt), "a slice's parent must have rank >= 1");
     ir_layout_add(P->m, &l);
     return true;
 }
@@ -1067,7 +1130,9 @@ IrModule *ir_parse_module(Arena *arena, Diag *diag, const Source *src) {
     P.m = ir_module_new(arena);
     next(&P);
     while (!P.failed && P.tok.kind != T_EOF) {
-        bool ok = tok_is(&P.tok, "gpu") ? parse_gpu_header(&P) : P.tok.kind == T_LAYOUT ? parse_layout_def(&P) : parse_func(&P);
+        bool ok = tok_is(&P.tok, "gpu")    ? parse_gpu_header(&P)
+                  : P.tok.kind == T_LAYOUT ? parse_layout_def(&P)
+                                           : parse_func(&P);
         if (!ok) break;
     }
     return P.failed ? NULL : P.m;

@@ -82,7 +82,8 @@ int ir_attr_enum_value(int kind, const char *name, size_t len) {
 const char *ir_attr_enum_list(int kind) { return enum_names(kind).list; }
 
 static int attr_kind(const char *s, size_t n) {
-    static const char *const kinds[] = {"int", "float", "str", "cmp", "red", "rmw", "prec", "ints", "num", "mathfn"};
+    static const char *const kinds[] = {"int", "float", "str",  "cmp", "red",
+                                        "rmw", "prec",  "ints", "num", "mathfn"};
     for (int i = 0; i < 10; i++)
         if (strlen(kinds[i]) == n && !memcmp(kinds[i], s, n)) return i;
     NR_DIE("ir_ops.def: unknown attribute kind '%.*s'", (int)n, s);
@@ -95,7 +96,8 @@ int ir_attr_specs(int code, IrAttrSpec out[IR_MAX_ATTRS]) {
     while (*p) {
         const char *colon = strchr(p, ':'), *end = strchr(p, ',');
         if (!end) end = p + strlen(p);
-        NR_ASSERT(colon && colon < end && n < IR_MAX_ATTRS && (size_t)(colon - p) < sizeof out[n].name);
+        NR_ASSERT(colon && colon < end && n < IR_MAX_ATTRS &&
+                  (size_t)(colon - p) < sizeof out[n].name);
         memcpy(out[n].name, p, (size_t)(colon - p));
         out[n].name[colon - p] = 0;
         out[n].optional = end[-1] == '?';
@@ -135,7 +137,8 @@ static void number_region(Printer *P, RegionId rid, int depth) {
         if (!valid_op(P->f, r->ops[i])) continue;
         const IrOp *op = &P->f->ops[r->ops[i]];
         for (uint32_t j = 0; j < op->nres; j++) number_value(P, op->results[j]);
-        for (uint32_t j = 0; j < op->nregions && j < 2; j++) number_region(P, op->region[j], depth + 1);
+        for (uint32_t j = 0; j < op->nregions && j < 2; j++)
+            number_region(P, op->region[j], depth + 1);
     }
 }
 
@@ -144,10 +147,8 @@ static void indent(Printer *P, int n) {
 }
 
 static void put_value(Printer *P, ValId v) {
-    if (v > 0 && v < P->f->nvals && P->num[v])
-        sb_printf(P->out, "%%%u", P->num[v] - 1);
-    else
-        sb_puts(P->out, "%?");
+    if (v > 0 && v < P->f->nvals && P->num[v]) sb_printf(P->out, "%%%u", P->num[v] - 1);
+    else sb_puts(P->out, "%?");
 }
 
 static void put_type(Printer *P, IrType t) {
@@ -184,22 +185,17 @@ static void put_string(StrBuf *out, const char *s) {
         case '\t': sb_puts(out, "\\t"); break;
         case '\r': sb_puts(out, "\\r"); break;
         default:
-            if (*p < 32 || *p >= 127)
-                sb_printf(out, "\\x%02x", *p);
-            else
-                sb_putc(out, (char)*p);
+            if (*p < 32 || *p >= 127) sb_printf(out, "\\x%02x", *p);
+            else sb_putc(out, (char)*p);
         }
     }
     sb_putc(out, '"');
 }
 
 static void put_float(StrBuf *out, double v) {
-    if (isnan(v))
-        sb_puts(out, "nan");
-    else if (isinf(v))
-        sb_puts(out, v < 0 ? "-inf" : "inf");
-    else
-        sb_printf(out, "%.17g", v);
+    if (isnan(v)) sb_puts(out, "nan");
+    else if (isinf(v)) sb_puts(out, v < 0 ? "-inf" : "inf");
+    else sb_printf(out, "%.17g", v);
 }
 
 /* The dtype deciding how a num attribute is written: the first result's. */
@@ -214,10 +210,8 @@ static int operand_rank(const IrFunc *f, const IrOp *op) {
 }
 
 static void put_int_attr(StrBuf *out, int64_t v, int dt) {
-    if (dt == DT_U64)
-        sb_printf(out, "%llu", (unsigned long long)v);
-    else
-        sb_printf(out, "%lld", (long long)v);
+    if (dt == DT_U64) sb_printf(out, "%llu", (unsigned long long)v);
+    else sb_printf(out, "%lld", (long long)v);
 }
 
 static void put_attr(Printer *P, const IrOp *op, const IrAttrSpec *a) {
@@ -236,18 +230,14 @@ static void put_attr(Printer *P, const IrOp *op, const IrAttrSpec *a) {
     }
     case IR_ATTR_NUM: {
         int dt = result_dtype(P->f, op);
-        if (dt_is_float(dt))
-            put_float(P->out, op->fattr);
-        else
-            put_int_attr(P->out, op->attr[a->slot], dt);
+        if (dt_is_float(dt)) put_float(P->out, op->fattr);
+        else put_int_attr(P->out, op->attr[a->slot], dt);
         break;
     }
     default: { /* enums; an out-of-range value prints as a number for the verifier to flag */
         const char *name = ir_attr_enum_name(a->kind, op->attr[a->slot]);
-        if (name)
-            sb_puts(P->out, name);
-        else
-            sb_printf(P->out, "%lld", (long long)op->attr[a->slot]);
+        if (name) sb_puts(P->out, name);
+        else sb_printf(P->out, "%lld", (long long)op->attr[a->slot]);
     }
     }
 }
@@ -297,10 +287,8 @@ static void print_op_head(Printer *P, const IrOp *op) {
         put_value(P, op->results[i]);
     }
     if (op->nres) sb_puts(P->out, " = ");
-    if (op->code < OP_COUNT)
-        sb_puts(P->out, ir_op_info[op->code].name);
-    else
-        sb_printf(P->out, "<bad op %u>", (unsigned)op->code);
+    if (op->code < OP_COUNT) sb_puts(P->out, ir_op_info[op->code].name);
+    else sb_printf(P->out, "<bad op %u>", (unsigned)op->code);
     for (uint32_t i = 0; i < op->nopnds; i++) {
         sb_puts(P->out, i ? ", " : " ");
         put_value(P, op->operands[i]);
@@ -343,10 +331,8 @@ static void put_func_name(StrBuf *out, const char *name) {
         plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
                 *p == '_' || *p == '.' || *p == '$';
     sb_putc(out, '@');
-    if (plain)
-        sb_puts(out, name);
-    else
-        put_string(out, name);
+    if (plain) sb_puts(out, name);
+    else put_string(out, name);
 }
 
 static void print_signature(Printer *P) {
@@ -394,7 +380,9 @@ void ir_print_func(StrBuf *out, const IrFunc *f) { print_func(out, f, 0); }
 
 static const char *const arch_names[] = {"none", "sm_80", "sm_90", "sm_90a"};
 
-const char *ir_gpu_arch_name(int arch) { return arch >= 0 && arch <= GPU_SM90A ? arch_names[arch] : "?"; }
+const char *ir_gpu_arch_name(int arch) {
+    return arch >= 0 && arch <= GPU_SM90A ? arch_names[arch] : "?";
+}
 
 int ir_gpu_arch_from_name(const char *name, size_t len) {
     for (int i = GPU_SM80; i <= GPU_SM90A; i++)
@@ -419,7 +407,8 @@ static void print_layouts(StrBuf *out, const IrModule *m, uint32_t base) {
 void ir_print_modules(StrBuf *out, const IrModule *const *ms, int n) {
     for (int k = 0; k < n; k++)
         if (ms[k]->gpu.arch || ms[k]->gpu.num_warps) {
-            sb_printf(out, "gpu<arch=%s, num_warps=%d>\n", ir_gpu_arch_name(ms[k]->gpu.arch), ms[k]->gpu.num_warps);
+            sb_printf(out, "gpu<arch=%s, num_warps=%d>\n", ir_gpu_arch_name(ms[k]->gpu.arch),
+                      ms[k]->gpu.num_warps);
             break;
         }
     uint32_t base = 0;

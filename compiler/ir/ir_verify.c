@@ -12,8 +12,8 @@
  * operands and results have the layouts its lowering needs.
  *
  * Messages: "verifier: @func: op 'name' (line:col): reason", one per line. */
-#include "ir.h"
 #include "compiler/support/options.h"
+#include "ir.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +34,7 @@ typedef struct Verifier {
 
 /* What the last op of a region must be. */
 typedef struct Expect {
-    int term;           /* OP_YIELD, OP_CONDITION or OP_RETURN */
+    int term;            /* OP_YIELD, OP_CONDITION or OP_RETURN */
     const IrType *types; /* operand types of a yield or return */
     uint32_t n;
 } Expect;
@@ -55,7 +55,8 @@ static void vreport(Verifier *V, OpId id, const char *fmt, va_list ap) {
 }
 
 /* An error about op id (0: about the function). */
-__attribute__((format(printf, 3, 4))) static bool op_error(Verifier *V, OpId id, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static bool op_error(Verifier *V, OpId id, const char *fmt,
+                                                           ...) {
     va_list ap;
     va_start(ap, fmt);
     vreport(V, id, fmt, ap);
@@ -79,9 +80,12 @@ static const char *type_problem(IrType t) {
     if (t.dt < DT_I1 || t.dt > DT_TDESC) return "unknown dtype";
     if (t.dt == DT_PTR && !dt_is_scalar(t.pointee)) return "bad pointee dtype";
     if (t.dt == DT_SMEM && !dt_is_scalar(t.pointee)) return "bad buffer element dtype";
-    if (t.dt == DT_SMEM && (t.rank < 1 || t.stages < 1)) return "a buffer needs a shape and at least one stage";
-    if (t.dt == DT_TDESC && (!dt_is_scalar(t.pointee) || t.pointee == DT_I1)) return "bad descriptor element dtype";
-    if (t.dt == DT_TDESC && (t.rank < 1 || t.stages)) return "a descriptor needs a tile shape (and no stages)";
+    if (t.dt == DT_SMEM && (t.rank < 1 || t.stages < 1))
+        return "a buffer needs a shape and at least one stage";
+    if (t.dt == DT_TDESC && (!dt_is_scalar(t.pointee) || t.pointee == DT_I1))
+        return "bad descriptor element dtype";
+    if (t.dt == DT_TDESC && (t.rank < 1 || t.stages))
+        return "a descriptor needs a tile shape (and no stages)";
     if (t.rank > NR_MAX_RANK) return "more than 4 dimensions";
     int64_t numel = 1;
     for (int i = 0; i < t.rank; i++) {
@@ -97,7 +101,9 @@ static IrType T(const Verifier *V, ValId v) { return V->f->vals[v].ty; }
 static bool valid_val(const Verifier *V, ValId v) { return v > 0 && v < V->f->nvals; }
 static bool valid_region(const IrFunc *f, RegionId r) { return r > 0 && r < f->nregions; }
 /* A value whose type the rules may look at (bad types were reported where defined). */
-static bool typed_val(const Verifier *V, ValId v) { return valid_val(V, v) && !type_problem(T(V, v)); }
+static bool typed_val(const Verifier *V, ValId v) {
+    return valid_val(V, v) && !type_problem(T(V, v));
+}
 static bool is_int(IrType t) { return dt_is_int(t.dt); }
 static bool is_float(IrType t) { return dt_is_float(t.dt); }
 static bool is_i1(IrType t) { return t.dt == DT_I1; }
@@ -129,7 +135,8 @@ static bool need(Verifier *V, OpId id, bool ok, const char *fmt, const char *arg
 static bool same_elem(IrType a, IrType b) { return ty_equal(ty_elem(a), ty_elem(b)); }
 
 /* Elementwise ops on one type: every operand and the result the same. */
-static void check_uniform(Verifier *V, OpId id, const IrOp *op, bool (*dt_ok)(IrType), const char *kinds) {
+static void check_uniform(Verifier *V, OpId id, const IrOp *op, bool (*dt_ok)(IrType),
+                          const char *kinds) {
     IrType r = T(V, op->results[0]);
     for (uint32_t i = 0; i < op->nopnds; i++)
         if (!same(V, id, T(V, op->operands[i]), r, "operand and result types differ")) return;
@@ -159,15 +166,21 @@ static void check_cast(Verifier *V, OpId id, const IrOp *op) {
         need(V, id, dt_bits(a.dt) == dt_bits(r.dt), "bit widths differ%s", "");
         return;
     }
-    if (!need(V, id, a.dt != DT_PTR && r.dt != DT_PTR, "cannot convert pointers (use bitcast)%s", "")) return;
+    if (!need(V, id, a.dt != DT_PTR && r.dt != DT_PTR, "cannot convert pointers (use bitcast)%s",
+              ""))
+        return;
     if (dt_is_fp8(a.dt) || dt_is_fp8(r.dt))
-        need(V, id, a.dt == r.dt || (is_float(a) && is_float(r) && !(dt_is_fp8(a.dt) && dt_is_fp8(r.dt))),
-             "fp8 converts only to and from fp16, bf16, fp32 and fp64 (integers and other fp8 types go through fp32)%s", "");
+        need(V, id,
+             a.dt == r.dt || (is_float(a) && is_float(r) && !(dt_is_fp8(a.dt) && dt_is_fp8(r.dt))),
+             "fp8 converts only to and from fp16, bf16, fp32 and fp64 (integers and other fp8 "
+             "types go through fp32)%s",
+             "");
 }
 
 static void check_addptr(Verifier *V, OpId id, const IrOp *op) {
     IrType p = T(V, op->operands[0]), o = T(V, op->operands[1]);
-    if (!need(V, id, p.dt == DT_PTR && is_int(o), "needs a pointer and an integer offset%s", "")) return;
+    if (!need(V, id, p.dt == DT_PTR && is_int(o), "needs a pointer and an integer offset%s", ""))
+        return;
     need(V, id, ty_same_shape(p, o), "pointer and offset shapes differ%s", "");
     same(V, id, T(V, op->results[0]), p, "result must have the pointer's type");
 }
@@ -193,12 +206,15 @@ static void check_expand_dims(Verifier *V, OpId id, const IrOp *op) {
     IrType a = T(V, op->operands[0]), r = T(V, op->results[0]);
     int64_t axis = op->attr[0];
     need(V, id, same_elem(a, r), "element types differ%s", "");
-    if (!need(V, id, axis >= 0 && axis <= a.rank && a.rank < NR_MAX_RANK, "axis out of range%s", "")) return;
+    if (!need(V, id, axis >= 0 && axis <= a.rank && a.rank < NR_MAX_RANK, "axis out of range%s",
+              ""))
+        return;
     IrType want = a;
     memmove(want.shape + axis + 1, want.shape + axis, sizeof(int32_t) * (size_t)(a.rank - axis));
     want.shape[axis] = 1;
     want.rank++;
-    need(V, id, ty_same_shape(want, r), "result must be the operand's shape with a 1 at axis%s", "");
+    need(V, id, ty_same_shape(want, r), "result must be the operand's shape with a 1 at axis%s",
+         "");
 }
 
 static void check_reshape(Verifier *V, OpId id, const IrOp *op) {
@@ -213,14 +229,17 @@ static bool is_buffer(IrType t) { return t.dt == DT_SMEM; }
 static IrType tile_of(IrType buf) { return ty_block(ty_scalar(buf.pointee), buf.rank, buf.shape); }
 
 static bool one_stage(Verifier *V, OpId id, IrType buf) {
-    if (!need(V, id, is_buffer(buf), "operand #0 must be a shared-memory buffer%s", "")) return false;
+    if (!need(V, id, is_buffer(buf), "operand #0 must be a shared-memory buffer%s", ""))
+        return false;
     return need(V, id, buf.stages == 1, "needs a one-stage buffer (a local_view of a ring)%s", "");
 }
 
 static void check_trans(Verifier *V, OpId id, const IrOp *op) {
     IrType a = T(V, op->operands[0]), r = T(V, op->results[0]);
     if (is_buffer(a) || is_buffer(r)) { /* a transposed view of one tile of a buffer */
-        if (!need(V, id, is_buffer(a) && is_buffer(r) && a.pointee == r.pointee && a.stages == 1 && r.stages == 1,
+        if (!need(V, id,
+                  is_buffer(a) && is_buffer(r) && a.pointee == r.pointee && a.stages == 1 &&
+                      r.stages == 1,
                   "a transposed buffer is one tile of the same element type%s", ""))
             return;
         a.dt = r.dt = a.pointee; /* the tile shapes checked below */
@@ -245,11 +264,13 @@ static void check_trans(Verifier *V, OpId id, const IrOp *op) {
 static void check_reduce(Verifier *V, OpId id, const IrOp *op) {
     IrType a = T(V, op->operands[0]), r = T(V, op->results[0]);
     int64_t kind = op->attr[0], axis = op->attr[1];
-    if (!need(V, id, ir_attr_enum_name(IR_ATTR_RED, kind) != NULL, "bad reduction kind%s", "")) return;
+    if (!need(V, id, ir_attr_enum_name(IR_ATTR_RED, kind) != NULL, "bad reduction kind%s", ""))
+        return;
     if (!need(V, id, a.rank > 0 && axis >= 0 && axis < a.rank, "axis out of range%s", "")) return;
     need(V, id, a.dt != DT_PTR, "cannot reduce pointers%s", "");
     IrType want = a;
-    memmove(want.shape + axis, want.shape + axis + 1, sizeof(int32_t) * (size_t)(a.rank - axis - 1));
+    memmove(want.shape + axis, want.shape + axis + 1,
+            sizeof(int32_t) * (size_t)(a.rank - axis - 1));
     want.rank--;
     if (kind == RED_ARGMAX || kind == RED_ARGMIN) want = ty_with_elem(want, ty_scalar(DT_I32));
     same(V, id, r, want, "result must be the operand without axis");
@@ -262,7 +283,8 @@ static void check_combine(Verifier *V, OpId id, const IrOp *op) {
     int64_t axis = op->attr[0];
     uint32_t n = op->nopnds;
     if (!need(V, id, a.rank > 0 && axis >= 0 && axis < a.rank, "axis out of range%s", "")) return;
-    if (op->code == OP_SCAN) need(V, id, op->attr[1] == 0 || op->attr[1] == 1, "reverse must be 0 or 1%s", "");
+    if (op->code == OP_SCAN)
+        need(V, id, op->attr[1] == 0 || op->attr[1] == 1, "reverse must be 0 or 1%s", "");
     if (op->nres != n) {
         op_error(V, id, "has %u operands but %u results", n, op->nres);
         return;
@@ -273,11 +295,13 @@ static void check_combine(Verifier *V, OpId id, const IrOp *op) {
         need(V, id, is_int(x) || is_float(x), "cannot combine %s", dt_name(x.dt));
         IrType want = x;
         if (op->code == OP_REDUCE_FN) {
-            memmove(want.shape + axis, want.shape + axis + 1, sizeof(int32_t) * (size_t)(x.rank - axis - 1));
+            memmove(want.shape + axis, want.shape + axis + 1,
+                    sizeof(int32_t) * (size_t)(x.rank - axis - 1));
             want.rank--;
         }
-        same(V, id, T(V, op->results[i]), want, op->code == OP_SCAN ? "result must have the operand's type"
-                                                                      : "result must be the operand without axis");
+        same(V, id, T(V, op->results[i]), want,
+             op->code == OP_SCAN ? "result must have the operand's type"
+                                 : "result must be the operand without axis");
     }
     if (!valid_region(V->f, op->region[0])) return;
     const IrRegion *r = &V->f->regions[op->region[0]];
@@ -287,7 +311,8 @@ static void check_combine(Verifier *V, OpId id, const IrOp *op) {
     }
     for (uint32_t i = 0; i < 2 * n; i++)
         if (typed_val(V, r->args[i]))
-            same(V, id, T(V, r->args[i]), ty_elem(T(V, op->operands[i % n])), "combine argument and operand element types differ");
+            same(V, id, T(V, r->args[i]), ty_elem(T(V, op->operands[i % n])),
+                 "combine argument and operand element types differ");
     for (uint32_t i = 0; i < r->nops; i++) {
         OpId k = r->ops[i];
         if (k == 0 || k >= V->f->nops) continue; /* reported by the walk */
@@ -295,7 +320,9 @@ static void check_combine(Verifier *V, OpId id, const IrOp *op) {
         bool ok = o->code == OP_YIELD || o->code == OP_CALL ||
                   (o->code < OP_COUNT && (ir_op_info[o->code].flags & F_PURE) && !o->nregions);
         if (!ok) {
-            op_error(V, id, "the combine region holds '%s': only pure ops without regions (and calls before inlining)",
+            op_error(V, id,
+                     "the combine region holds '%s': only pure ops without regions (and calls "
+                     "before inlining)",
                      o->code < OP_COUNT ? ir_op_info[o->code].name : "?");
             return;
         }
@@ -309,24 +336,30 @@ static void check_perm(Verifier *V, OpId id, const IrOp *op) {
     if (op->code == OP_HISTOGRAM) {
         need(V, id, x.rank == 1 && is_int(x), "histogram counts a 1-D integer block%s", "");
         need(V, id, r.rank == 1 && r.dt == DT_I32, "histogram gives a 1-D i32 block%s", "");
-        if (op->nopnds == 2) same(V, id, T(V, op->operands[1]), ty_with_elem(x, ty_scalar(DT_I1)), "the mask must be i1 of the input's shape");
+        if (op->nopnds == 2)
+            same(V, id, T(V, op->operands[1]), ty_with_elem(x, ty_scalar(DT_I1)),
+                 "the mask must be i1 of the input's shape");
         return;
     }
     if (!need(V, id, x.rank > 0 && axis >= 0 && axis < x.rank, "axis out of range%s", "")) return;
     need(V, id, is_int(x) || is_float(x), "needs integers or floats%s", "");
     if (op->code != OP_GATHER) {
         same(V, id, r, x, "result must have the operand's type");
-        if (op->code == OP_SORT) need(V, id, op->attr[1] == 0 || op->attr[1] == 1, "descending must be 0 or 1%s", "");
+        if (op->code == OP_SORT)
+            need(V, id, op->attr[1] == 0 || op->attr[1] == 1, "descending must be 0 or 1%s", "");
         return;
     }
     IrType ix = T(V, op->operands[1]);
-    if (!need(V, id, is_int(ix) && ix.rank == x.rank, "the index must be an integer block of the source's rank%s", "")) return;
+    if (!need(V, id, is_int(ix) && ix.rank == x.rank,
+              "the index must be an integer block of the source's rank%s", ""))
+        return;
     for (int d = 0; d < x.rank; d++)
         if (d != axis && ix.shape[d] != x.shape[d]) {
             op_error(V, id, "the index's dim %d differs from the source's", d);
             return;
         }
-    same(V, id, r, ty_with_elem(ix, ty_elem(x)), "result must have the index's shape and the source's dtype");
+    same(V, id, r, ty_with_elem(ix, ty_elem(x)),
+         "result must have the index's shape and the source's dtype");
 }
 
 /* inline_asm: operands and results of one shape, a pack that divides it, one constraint
@@ -334,28 +367,38 @@ static void check_perm(Verifier *V, OpId id, const IrOp *op) {
 static void check_inline_asm(Verifier *V, OpId id, const IrOp *op) {
     IrType a = T(V, op->operands[0]);
     for (uint32_t i = 0; i < op->nopnds; i++)
-        if (!need(V, id, ty_same_shape(T(V, op->operands[i]), a), "operands differ in shape%s", "")) return;
+        if (!need(V, id, ty_same_shape(T(V, op->operands[i]), a), "operands differ in shape%s", ""))
+            return;
     if (!need(V, id, op->nres >= 1, "needs a result%s", "")) return;
     for (uint32_t i = 0; i < op->nres; i++) {
         IrType r = T(V, op->results[i]);
-        need(V, id, ty_same_shape(r, a) && r.dt != DT_PTR && r.dt != DT_I1, "results must be numbers of the operands' shape%s", "");
+        need(V, id, ty_same_shape(r, a) && r.dt != DT_PTR && r.dt != DT_I1,
+             "results must be numbers of the operands' shape%s", "");
     }
     if (op->nopnds > IR_ASM_MAX_ARGS || op->nres > IR_ASM_MAX_RESULTS)
-        op_error(V, id, "takes at most %d operands and %d results", IR_ASM_MAX_ARGS, IR_ASM_MAX_RESULTS);
+        op_error(V, id, "takes at most %d operands and %d results", IR_ASM_MAX_ARGS,
+                 IR_ASM_MAX_RESULTS);
     int64_t p = op->attr[1];
-    bool pack_ok = need(V, id, p >= 1 && (p & (p - 1)) == 0 && p <= ty_numel(a), "pack must be a power of two up to the element count%s", "");
+    bool pack_ok = need(V, id, p >= 1 && (p & (p - 1)) == 0 && p <= ty_numel(a),
+                        "pack must be a power of two up to the element count%s", "");
     const char *nl = op->sattr ? strchr(op->sattr, '\n') : NULL;
-    if (!need(V, id, nl != NULL, "asm must be the constraints, a newline, then the assembly%s", "") || !pack_ok) return;
+    if (!need(V, id, nl != NULL, "asm must be the constraints, a newline, then the assembly%s",
+              "") ||
+        !pack_ok)
+        return;
     int64_t regs = 0; /* one constraint per register: the results', then the operands' */
     for (uint32_t i = 0; i < op->nres + op->nopnds; i++)
         regs += ir_asm_regs(T(V, i < op->nres ? op->results[i] : op->operands[i - op->nres]).dt, p);
     int got = ir_asm_operands(op->sattr, (size_t)(nl - op->sattr));
-    if (got != regs) op_error(V, id, "the constraints name %d operands, and with pack=%lld the op has %lld registers", got,
-                              (long long)p, (long long)regs);
+    if (got != regs)
+        op_error(V, id,
+                 "the constraints name %d operands, and with pack=%lld the op has %lld registers",
+                 got, (long long)p, (long long)regs);
 }
 
 static bool dot_input(IrType t) {
-    return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32 || t.dt == DT_I8 || dt_is_fp8_ocp(t.dt);
+    return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32 || t.dt == DT_I8 ||
+           dt_is_fp8_ocp(t.dt);
 }
 
 /* A dot operand in shared memory (the GPU back end's) reads as the block it holds. */
@@ -370,19 +413,26 @@ static void check_dot(Verifier *V, OpId id, const IrOp *op) {
             op_error(V, id, "a shared-memory operand must be one stage (a local_view of a ring)");
             return;
         }
-    IrType a = as_block(T(V, op->operands[0])), b = as_block(T(V, op->operands[1])), c = T(V, op->operands[2]);
-    if (!need(V, id, a.rank == 2 && b.rank == 2 && c.rank == 2, "needs rank-2 operands%s", "")) return;
-    need(V, id, a.dt == b.dt && dot_input(a), "inputs must be fp16, bf16, fp32, i8, fp8e4nv or fp8e5, both the same%s", "");
-    need(V, id, c.dt == (a.dt == DT_I8 ? DT_I32 : DT_FP32), "the accumulator must be fp32 (i32 for i8 inputs)%s", "");
+    IrType a = as_block(T(V, op->operands[0])), b = as_block(T(V, op->operands[1])),
+           c = T(V, op->operands[2]);
+    if (!need(V, id, a.rank == 2 && b.rank == 2 && c.rank == 2, "needs rank-2 operands%s", ""))
+        return;
+    need(V, id, a.dt == b.dt && dot_input(a),
+         "inputs must be fp16, bf16, fp32, i8, fp8e4nv or fp8e5, both the same%s", "");
+    need(V, id, c.dt == (a.dt == DT_I8 ? DT_I32 : DT_FP32),
+         "the accumulator must be fp32 (i32 for i8 inputs)%s", "");
     if (a.shape[1] != b.shape[0] || c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1])
-        op_error(V, id, "shapes %s x %s + %s do not match [M,K] x [K,N] + [M,N]", tn(a).s, tn(b).s, tn(c).s);
+        op_error(V, id, "shapes %s x %s + %s do not match [M,K] x [K,N] + [M,N]", tn(a).s, tn(b).s,
+                 tn(c).s);
     same(V, id, T(V, op->results[0]), c, "result must have the accumulator's type");
     need(V, id, ir_attr_enum_name(IR_ATTR_PREC, op->attr[0]) != NULL, "bad precision%s", "");
 }
 
 /* Operand i, when present, must be an i1 mask of the pointer's shape. */
 static void check_mask(Verifier *V, OpId id, const IrOp *op, uint32_t i, IrType p) {
-    if (i < op->nopnds) same(V, id, T(V, op->operands[i]), ty_with_elem(p, ty_scalar(DT_I1)), "mask must be i1 of the pointer's shape");
+    if (i < op->nopnds)
+        same(V, id, T(V, op->operands[i]), ty_with_elem(p, ty_scalar(DT_I1)),
+             "mask must be i1 of the pointer's shape");
 }
 
 static bool i32_scalar(Verifier *V, ValId v) { return ty_equal(T(V, v), ty_scalar(DT_I32)); }
@@ -396,32 +446,50 @@ static void check_desc(Verifier *V, OpId id, const IrOp *op) {
     uint32_t first = op->code == OP_TMA_LOAD ? 3 : op->code == OP_TMA_STORE ? 2 : 1;
     uint32_t noff = op->code == OP_DESC_PART ? 0 : (uint32_t)d.rank;
     uint32_t extra = op->code == OP_DESC_STORE ? 1 : 0;
-    if (op->code != OP_DESC_PART &&
-        !need(V, id, op->nopnds == first + noff + extra, "needs one offset per dim of the descriptor%s", ""))
+    if (op->code != OP_DESC_PART && !need(V, id, op->nopnds == first + noff + extra,
+                                          "needs one offset per dim of the descriptor%s", ""))
         return;
     for (uint32_t i = 0; i < noff; i++)
-        if (!need(V, id, i32_scalar(V, op->operands[first + i]), "offsets must be i32 scalars%s", "")) return;
+        if (!need(V, id, i32_scalar(V, op->operands[first + i]), "offsets must be i32 scalars%s",
+                  ""))
+            return;
     switch (op->code) {
-    case OP_DESC_LOAD: same(V, id, T(V, op->results[0]), tile, "result must be a block of the descriptor's tile"); break;
-    case OP_DESC_STORE: same(V, id, T(V, op->operands[first + noff]), tile, "stored value must be a block of the descriptor's tile"); break;
+    case OP_DESC_LOAD:
+        same(V, id, T(V, op->results[0]), tile, "result must be a block of the descriptor's tile");
+        break;
+    case OP_DESC_STORE:
+        same(V, id, T(V, op->operands[first + noff]), tile,
+             "stored value must be a block of the descriptor's tile");
+        break;
     case OP_DESC_PART: {
         int64_t part = op->attr[0];
-        if (!need(V, id, part >= 0 && part <= 2 * d.rank + 1, "part must be from 0 to 2 x rank + 1%s", "")) break;
+        if (!need(V, id, part >= 0 && part <= 2 * d.rank + 1,
+                  "part must be from 0 to 2 x rank + 1%s", ""))
+            break;
         same(V, id, T(V, op->results[0]), part ? ty_scalar(DT_I64) : ty_ptr(d.pointee),
              "result must be the base pointer (part 0) or an i64 (sizes, strides, padding)");
         break;
     }
     case OP_TMA_LOAD:
-        if (!need(V, id, is_buffer(T(V, op->operands[1])) && T(V, op->operands[1]).pointee == DT_I64, "operand #1 must be an mbarrier (an i64 buffer)%s", ""))
+        if (!need(V, id,
+                  is_buffer(T(V, op->operands[1])) && T(V, op->operands[1]).pointee == DT_I64,
+                  "operand #1 must be an mbarrier (an i64 buffer)%s", ""))
             break;
-        if (!need(V, id, is_buffer(T(V, op->operands[2])), "operand #2 must be a shared-memory buffer%s", "")) break;
-        if (one_stage(V, id, T(V, op->operands[1])) && need(V, id, T(V, op->operands[2]).stages == 1, "needs a one-stage buffer%s", ""))
-            same(V, id, tile_of(T(V, op->operands[2])), tile, "the buffer must hold the descriptor's tile");
+        if (!need(V, id, is_buffer(T(V, op->operands[2])),
+                  "operand #2 must be a shared-memory buffer%s", ""))
+            break;
+        if (one_stage(V, id, T(V, op->operands[1])) &&
+            need(V, id, T(V, op->operands[2]).stages == 1, "needs a one-stage buffer%s", ""))
+            same(V, id, tile_of(T(V, op->operands[2])), tile,
+                 "the buffer must hold the descriptor's tile");
         break;
     default: /* tma_store */
-        if (!need(V, id, is_buffer(T(V, op->operands[1])), "operand #1 must be a shared-memory buffer%s", "")) break;
+        if (!need(V, id, is_buffer(T(V, op->operands[1])),
+                  "operand #1 must be a shared-memory buffer%s", ""))
+            break;
         if (need(V, id, T(V, op->operands[1]).stages == 1, "needs a one-stage buffer%s", ""))
-            same(V, id, tile_of(T(V, op->operands[1])), tile, "the buffer must hold the descriptor's tile");
+            same(V, id, tile_of(T(V, op->operands[1])), tile,
+                 "the buffer must hold the descriptor's tile");
     }
 }
 
@@ -429,10 +497,16 @@ static void check_desc(Verifier *V, OpId id, const IrOp *op) {
 static void check_mbarrier(Verifier *V, OpId id, const IrOp *op) {
     IrType b = T(V, op->operands[0]);
     if (!one_stage(V, id, b)) return;
-    if (!need(V, id, b.pointee == DT_I64 && b.rank == 1 && b.shape[0] == 1, "an mbarrier is a buffer of one i64%s", "")) return;
-    if (op->code == OP_MBARRIER_INIT) need(V, id, op->attr[0] >= 1 && op->attr[0] <= 1024, "count must be from 1 to 1024%s", "");
-    if (op->code == OP_MBARRIER_EXPECT) need(V, id, op->attr[0] >= 0 && op->attr[0] < (1 << 20), "bytes must be from 0 to 2^20 - 1%s", "");
-    if (op->code == OP_MBARRIER_WAIT) need(V, id, i32_scalar(V, op->operands[1]), "the phase must be an i32 scalar%s", "");
+    if (!need(V, id, b.pointee == DT_I64 && b.rank == 1 && b.shape[0] == 1,
+              "an mbarrier is a buffer of one i64%s", ""))
+        return;
+    if (op->code == OP_MBARRIER_INIT)
+        need(V, id, op->attr[0] >= 1 && op->attr[0] <= 1024, "count must be from 1 to 1024%s", "");
+    if (op->code == OP_MBARRIER_EXPECT)
+        need(V, id, op->attr[0] >= 0 && op->attr[0] < (1 << 20),
+             "bytes must be from 0 to 2^20 - 1%s", "");
+    if (op->code == OP_MBARRIER_WAIT)
+        need(V, id, i32_scalar(V, op->operands[1]), "the phase must be an i32 scalar%s", "");
 }
 
 static void check_memory(Verifier *V, OpId id, const IrOp *op) {
@@ -443,7 +517,8 @@ static void check_memory(Verifier *V, OpId id, const IrOp *op) {
     case OP_LOAD:
         same(V, id, T(V, op->results[0]), v, "result must be the pointee type");
         check_mask(V, id, op, 1, p);
-        if (op->nopnds == 3) same(V, id, T(V, op->operands[2]), v, "other must be the pointee type");
+        if (op->nopnds == 3)
+            same(V, id, T(V, op->operands[2]), v, "other must be the pointee type");
         break;
     case OP_STORE:
         same(V, id, T(V, op->operands[1]), v, "stored value must be the pointee type");
@@ -462,7 +537,8 @@ static void check_memory(Verifier *V, OpId id, const IrOp *op) {
     }
 }
 
-static void check_region_args(Verifier *V, OpId id, RegionId r, const ValId *tys_of, uint32_t n, uint32_t skip) {
+static void check_region_args(Verifier *V, OpId id, RegionId r, const ValId *tys_of, uint32_t n,
+                              uint32_t skip) {
     if (!valid_region(V->f, r)) return; /* reported by the walk */
     const IrRegion *reg = &V->f->regions[r];
     if (reg->nargs != n + skip) {
@@ -471,24 +547,27 @@ static void check_region_args(Verifier *V, OpId id, RegionId r, const ValId *tys
     }
     for (uint32_t i = 0; i < n; i++) {
         ValId a = reg->args[i + skip];
-        if (typed_val(V, a))
-            same(V, id, T(V, a), T(V, tys_of[i]), "region argument type differs");
+        if (typed_val(V, a)) same(V, id, T(V, a), T(V, tys_of[i]), "region argument type differs");
     }
 }
 
 static void check_for(Verifier *V, OpId id, const IrOp *op) {
     IrType lb = T(V, op->operands[0]);
     uint32_t n = op->nopnds - 3;
-    if (!need(V, id, lb.rank == 0 && is_int(lb) && !is_i1(lb), "bounds must be integer scalars%s", "")) return;
+    if (!need(V, id, lb.rank == 0 && is_int(lb) && !is_i1(lb), "bounds must be integer scalars%s",
+              ""))
+        return;
     same(V, id, T(V, op->operands[1]), lb, "bounds differ in type");
     same(V, id, T(V, op->operands[2]), lb, "step and bounds differ in type");
-    need(V, id, op->attr[0] == 0 || option_valid(OPT_NUM_STAGES, op->attr[0]), "num_stages must be 0 (the kernel's) or %s",
-         option_info(OPT_NUM_STAGES)->range);
+    need(V, id, op->attr[0] == 0 || option_valid(OPT_NUM_STAGES, op->attr[0]),
+         "num_stages must be 0 (the kernel's) or %s", option_info(OPT_NUM_STAGES)->range);
     if (op->nres != n) {
         op_error(V, id, "has %u inits but %u results", n, op->nres);
         return;
     }
-    for (uint32_t i = 0; i < n; i++) same(V, id, T(V, op->results[i]), T(V, op->operands[3 + i]), "result and init types differ");
+    for (uint32_t i = 0; i < n; i++)
+        same(V, id, T(V, op->results[i]), T(V, op->operands[3 + i]),
+             "result and init types differ");
     if (!valid_region(V->f, op->region[0])) return;
     const IrRegion *body = &V->f->regions[op->region[0]];
     if (body->nargs != n + 1) {
@@ -511,8 +590,10 @@ static void check_while(Verifier *V, OpId id, const IrOp *op) {
         op_error(V, id, "has %u inits but %u results", op->nopnds, op->nres);
         return;
     }
-    for (uint32_t i = 0; i < op->nres; i++) same(V, id, T(V, op->results[i]), T(V, op->operands[i]), "result and init types differ");
-    for (int r = 0; r < 2; r++) check_region_args(V, id, op->region[r], op->operands, op->nopnds, 0);
+    for (uint32_t i = 0; i < op->nres; i++)
+        same(V, id, T(V, op->results[i]), T(V, op->operands[i]), "result and init types differ");
+    for (int r = 0; r < 2; r++)
+        check_region_args(V, id, op->region[r], op->operands, op->nopnds, 0);
 }
 
 static void check_call(Verifier *V, OpId id, const IrOp *op) {
@@ -525,18 +606,20 @@ static void check_call(Verifier *V, OpId id, const IrOp *op) {
     if (!valid_region(g, g->body)) return; /* reported with the callee */
     const IrRegion *params = &g->regions[g->body];
     if (params->nargs != op->nopnds || g->nresults != op->nres) {
-        op_error(V, id, "'@%s' takes %u arguments and gives %u results; called with %u and %u", g->name,
-                 params->nargs, g->nresults, op->nopnds, op->nres);
+        op_error(V, id, "'@%s' takes %u arguments and gives %u results; called with %u and %u",
+                 g->name, params->nargs, g->nresults, op->nopnds, op->nres);
         return;
     }
     for (uint32_t i = 0; i < op->nopnds; i++) {
         ValId p = params->args[i];
         if (p > 0 && p < g->nvals && !type_problem(g->vals[p].ty))
-            same(V, id, T(V, op->operands[i]), g->vals[p].ty, "argument type differs from the parameter's");
+            same(V, id, T(V, op->operands[i]), g->vals[p].ty,
+                 "argument type differs from the parameter's");
     }
     for (uint32_t i = 0; i < op->nres; i++)
         if (!type_problem(g->result_types[i]))
-            same(V, id, T(V, op->results[i]), g->result_types[i], "result type differs from the callee's");
+            same(V, id, T(V, op->results[i]), g->result_types[i],
+                 "result type differs from the callee's");
 }
 
 static void check_hint(Verifier *V, OpId id, const IrOp *op) {
@@ -552,15 +635,19 @@ static void check_hint(Verifier *V, OpId id, const IrOp *op) {
 static void check_misc(Verifier *V, OpId id, const IrOp *op) {
     switch (op->code) {
     case OP_CONVERT_LAYOUT:
-        same(V, id, T(V, op->results[0]), T(V, op->operands[0]), "convert_layout keeps the type (only the layout changes)");
+        same(V, id, T(V, op->results[0]), T(V, op->operands[0]),
+             "convert_layout keeps the type (only the layout changes)");
         break;
-    case OP_CONST: need(V, id, T(V, op->results[0]).dt != DT_PTR, "pointer constants are not supported%s", ""); break;
+    case OP_CONST:
+        need(V, id, T(V, op->results[0]).dt != DT_PTR, "pointer constants are not supported%s", "");
+        break;
     case OP_ARANGE: {
         IrType r = T(V, op->results[0]);
         int64_t s = op->attr[0], e = op->attr[1];
         need(V, id, r.rank == 1 && r.dt == DT_I32, "result must be a rank-1 i32 block%s", "");
         if (s < INT32_MIN || e > INT32_MAX || e <= s || (r.rank == 1 && r.shape[0] != e - s))
-            op_error(V, id, "range [%lld, %lld) does not match %s", (long long)s, (long long)e, tn(r).s);
+            op_error(V, id, "range [%lld, %lld) does not match %s", (long long)s, (long long)e,
+                     tn(r).s);
         break;
     }
     case OP_PROGRAM_ID:
@@ -569,14 +656,18 @@ static void check_misc(Verifier *V, OpId id, const IrOp *op) {
         need(V, id, op->attr[0] >= 0 && op->attr[0] <= 2, "axis must be 0, 1 or 2%s", "");
         break;
     case OP_ASSERT: need(V, id, is_i1(T(V, op->operands[0])), "condition must be i1%s", ""); break;
-    case OP_ASSUME: need(V, id, ty_equal(T(V, op->operands[0]), ty_scalar(DT_I1)), "condition must be an i1 scalar%s", ""); break;
-    case OP_PRINT: need(V, id, op->attr[0] == 0 || op->attr[0] == 1, "hex must be 0 or 1%s", ""); break;
+    case OP_ASSUME:
+        need(V, id, ty_equal(T(V, op->operands[0]), ty_scalar(DT_I1)),
+             "condition must be an i1 scalar%s", "");
+        break;
+    case OP_PRINT:
+        need(V, id, op->attr[0] == 0 || op->attr[0] == 1, "hex must be 0 or 1%s", "");
+        break;
     default: break;
     }
 }
 
 /* ---- the GPU back end's shared-memory ops ---- */
-
 
 static void check_local(Verifier *V, OpId id, const IrOp *op) {
     switch (op->code) {
@@ -585,14 +676,16 @@ static void check_local(Verifier *V, OpId id, const IrOp *op) {
         if (!need(V, id, is_buffer(r), "result must be a shared-memory buffer%s", "")) return;
         if (op->nopnds) {
             need(V, id, r.stages == 1, "an initialised buffer has one stage%s", "");
-            same(V, id, T(V, op->operands[0]), tile_of(r), "init must be a block of the buffer's tile");
+            same(V, id, T(V, op->operands[0]), tile_of(r),
+                 "init must be a block of the buffer's tile");
         }
         return;
     }
     case OP_LOCAL_VIEW: {
         IrType b = T(V, op->operands[0]), r = T(V, op->results[0]);
         if (!need(V, id, is_buffer(b), "operand #0 must be a shared-memory buffer%s", "")) return;
-        need(V, id, ty_equal(T(V, op->operands[1]), ty_scalar(DT_I32)), "the stage index must be an i32 scalar%s", "");
+        need(V, id, ty_equal(T(V, op->operands[1]), ty_scalar(DT_I32)),
+             "the stage index must be an i32 scalar%s", "");
         IrType want = b;
         want.stages = 1;
         same(V, id, r, want, "result must be one stage of the buffer");
@@ -600,25 +693,34 @@ static void check_local(Verifier *V, OpId id, const IrOp *op) {
     }
     case OP_LOCAL_STORE:
         if (one_stage(V, id, T(V, op->operands[0])))
-            same(V, id, T(V, op->operands[1]), tile_of(T(V, op->operands[0])), "value must be a block of the buffer's tile");
+            same(V, id, T(V, op->operands[1]), tile_of(T(V, op->operands[0])),
+                 "value must be a block of the buffer's tile");
         return;
     case OP_LOCAL_LOAD:
         if (one_stage(V, id, T(V, op->operands[0])))
-            same(V, id, T(V, op->results[0]), tile_of(T(V, op->operands[0])), "result must be a block of the buffer's tile");
+            same(V, id, T(V, op->results[0]), tile_of(T(V, op->operands[0])),
+                 "result must be a block of the buffer's tile");
         return;
     case OP_ASYNC_COPY: {
         IrType b = T(V, op->operands[0]), p = T(V, op->operands[1]);
         if (!one_stage(V, id, b)) return;
-        if (!need(V, id, p.dt == DT_PTR && p.rank > 0, "operand #1 must be a block of pointers%s", "")) return;
+        if (!need(V, id, p.dt == DT_PTR && p.rank > 0, "operand #1 must be a block of pointers%s",
+                  ""))
+            return;
         same(V, id, pointee_of(p), tile_of(b), "the pointers must point to the buffer's tile");
         check_mask(V, id, op, 2, p);
         return;
     }
-    case OP_ASYNC_WAIT: case OP_DOT_WAIT: case OP_TMA_STORE_WAIT:
+    case OP_ASYNC_WAIT:
+    case OP_DOT_WAIT:
+    case OP_TMA_STORE_WAIT:
         need(V, id, op->attr[0] >= 0 && op->attr[0] <= 64, "pending must be from 0 to 64%s", "");
         if (op->code == OP_DOT_WAIT) {
-            if (!need(V, id, op->nres == op->nopnds, "gives back each of its operands%s", "")) return;
-            for (uint32_t i = 0; i < op->nres; i++) same(V, id, T(V, op->results[i]), T(V, op->operands[i]), "result and operand types differ");
+            if (!need(V, id, op->nres == op->nopnds, "gives back each of its operands%s", ""))
+                return;
+            for (uint32_t i = 0; i < op->nres; i++)
+                same(V, id, T(V, op->results[i]), T(V, op->operands[i]),
+                     "result and operand types differ");
         }
         return;
     default: return; /* async_commit, fence_async */
@@ -627,36 +729,53 @@ static void check_local(Verifier *V, OpId id, const IrOp *op) {
 
 /* Buffers flow only into the ops made for them. */
 static bool takes_buffers(int code) {
-    return code == OP_LOCAL_VIEW || code == OP_TRANS || code == OP_LOCAL_STORE || code == OP_LOCAL_LOAD || code == OP_ASYNC_COPY ||
-           code == OP_DOT || code == OP_DOT_ASYNC || code == OP_TMA_LOAD || code == OP_TMA_STORE || code == OP_MBARRIER_INIT ||
-           code == OP_MBARRIER_EXPECT || code == OP_MBARRIER_WAIT || code == OP_MBARRIER_INVAL;
+    return code == OP_LOCAL_VIEW || code == OP_TRANS || code == OP_LOCAL_STORE ||
+           code == OP_LOCAL_LOAD || code == OP_ASYNC_COPY || code == OP_DOT ||
+           code == OP_DOT_ASYNC || code == OP_TMA_LOAD || code == OP_TMA_STORE ||
+           code == OP_MBARRIER_INIT || code == OP_MBARRIER_EXPECT || code == OP_MBARRIER_WAIT ||
+           code == OP_MBARRIER_INVAL;
 }
 
 /* Descriptors are parameters (of kernels, and of helpers before inlining), used only by
  * the ops that read them. */
 static bool takes_desc(int code) {
-    return code == OP_DESC_LOAD || code == OP_DESC_STORE || code == OP_DESC_PART || code == OP_TMA_LOAD || code == OP_TMA_STORE;
+    return code == OP_DESC_LOAD || code == OP_DESC_STORE || code == OP_DESC_PART ||
+           code == OP_TMA_LOAD || code == OP_TMA_STORE;
 }
 
 static bool check_desc_uses(Verifier *V, OpId id, const IrOp *op) {
     for (uint32_t i = 0; i < op->nopnds; i++)
-        if (T(V, op->operands[i]).dt == DT_TDESC && op->code != OP_CALL && (i != 0 || !takes_desc(op->code)))
-            return op_error(V, id, "operand #%u is a tensor descriptor, which only desc_load, desc_store, desc_part, "
-                                   "tma_load and tma_store take (as operand #0), and calls", i);
+        if (T(V, op->operands[i]).dt == DT_TDESC && op->code != OP_CALL &&
+            (i != 0 || !takes_desc(op->code)))
+            return op_error(
+                V, id,
+                "operand #%u is a tensor descriptor, which only desc_load, desc_store, desc_part, "
+                "tma_load and tma_store take (as operand #0), and calls",
+                i);
     for (uint32_t i = 0; i < op->nres; i++)
         if (T(V, op->results[i]).dt == DT_TDESC)
-            return op_error(V, id, "result #%u is a tensor descriptor: descriptors are kernel parameters only", i);
+            return op_error(
+                V, id, "result #%u is a tensor descriptor: descriptors are kernel parameters only",
+                i);
     return true;
 }
 
 static bool check_buffer_uses(Verifier *V, OpId id, const IrOp *op) {
     for (uint32_t i = 0; i < op->nopnds; i++)
         if (is_buffer(T(V, op->operands[i])) && !takes_buffers(op->code))
-            return op_error(V, id, "operand #%u is a shared-memory buffer, which only local_view, trans, local_store, "
-                                   "local_load, async_copy, dot, dot_async, the mbarrier ops, tma_load and tma_store take", i);
+            return op_error(
+                V, id,
+                "operand #%u is a shared-memory buffer, which only local_view, trans, local_store, "
+                "local_load, async_copy, dot, dot_async, the mbarrier ops, tma_load and tma_store "
+                "take",
+                i);
     for (uint32_t i = 0; i < op->nres; i++)
-        if (is_buffer(T(V, op->results[i])) && op->code != OP_LOCAL_ALLOC && op->code != OP_LOCAL_VIEW && op->code != OP_TRANS)
-            return op_error(V, id, "result #%u is a shared-memory buffer, which only local_alloc, local_view and trans make", i);
+        if (is_buffer(T(V, op->results[i])) && op->code != OP_LOCAL_ALLOC &&
+            op->code != OP_LOCAL_VIEW && op->code != OP_TRANS)
+            return op_error(V, id,
+                            "result #%u is a shared-memory buffer, which only local_alloc, "
+                            "local_view and trans make",
+                            i);
     return true;
 }
 
@@ -665,12 +784,32 @@ static bool check_buffer_uses(Verifier *V, OpId id, const IrOp *op) {
  * fp32 and converts back). A pointer to fp8 is an ordinary pointer. */
 static bool takes_fp8(int code) {
     switch (code) {
-    case OP_CONST: case OP_LOAD: case OP_STORE: case OP_CVT: case OP_BITCAST: case OP_SELECT: case OP_SPLAT:
-    case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS: case OP_CONVERT_LAYOUT: case OP_DOT:
-    case OP_DOT_ASYNC: case OP_DOT_WAIT: case OP_LOCAL_ALLOC: case OP_LOCAL_STORE: case OP_LOCAL_LOAD: case OP_FOR:
-    case OP_IF: case OP_WHILE: case OP_YIELD: case OP_CALL: case OP_RETURN: case OP_MULTIPLE_OF:
-    case OP_MAX_CONTIGUOUS:
-        return true;
+    case OP_CONST:
+    case OP_LOAD:
+    case OP_STORE:
+    case OP_CVT:
+    case OP_BITCAST:
+    case OP_SELECT:
+    case OP_SPLAT:
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS:
+    case OP_RESHAPE:
+    case OP_TRANS:
+    case OP_CONVERT_LAYOUT:
+    case OP_DOT:
+    case OP_DOT_ASYNC:
+    case OP_DOT_WAIT:
+    case OP_LOCAL_ALLOC:
+    case OP_LOCAL_STORE:
+    case OP_LOCAL_LOAD:
+    case OP_FOR:
+    case OP_IF:
+    case OP_WHILE:
+    case OP_YIELD:
+    case OP_CALL:
+    case OP_RETURN:
+    case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS: return true;
     default: return false;
     }
 }
@@ -679,35 +818,66 @@ static bool check_fp8_uses(Verifier *V, OpId id, const IrOp *op) {
     if (takes_fp8(op->code)) return true;
     for (uint32_t i = 0; i < op->nopnds; i++)
         if (dt_is_fp8(T(V, op->operands[i]).dt))
-            return op_error(V, id, "operand #%u is %s: fp8 values are only loaded, stored, converted, selected and moved "
-                                   "(compute in fp32)", i, dt_name(T(V, op->operands[i]).dt));
+            return op_error(V, id,
+                            "operand #%u is %s: fp8 values are only loaded, stored, converted, "
+                            "selected and moved "
+                            "(compute in fp32)",
+                            i, dt_name(T(V, op->operands[i]).dt));
     for (uint32_t i = 0; i < op->nres; i++)
         if (dt_is_fp8(T(V, op->results[i]).dt))
-            return op_error(V, id, "result #%u is %s: fp8 values are only loaded, stored, converted, selected and moved "
-                                   "(compute in fp32)", i, dt_name(T(V, op->results[i]).dt));
+            return op_error(V, id,
+                            "result #%u is %s: fp8 values are only loaded, stored, converted, "
+                            "selected and moved "
+                            "(compute in fp32)",
+                            i, dt_name(T(V, op->results[i]).dt));
     return true;
 }
 
 static void check_types(Verifier *V, OpId id, const IrOp *op) {
-    if (!check_buffer_uses(V, id, op) || !check_fp8_uses(V, id, op) || !check_desc_uses(V, id, op)) return;
+    if (!check_buffer_uses(V, id, op) || !check_fp8_uses(V, id, op) || !check_desc_uses(V, id, op))
+        return;
     switch (op->code) {
-    case OP_ADD: case OP_SUB: case OP_MUL: case OP_MIN: case OP_MAX: case OP_NEG: case OP_ABS:
-        check_uniform(V, id, op, arith_dt, "integer or float"); break;
+    case OP_ADD:
+    case OP_SUB:
+    case OP_MUL:
+    case OP_MIN:
+    case OP_MAX:
+    case OP_NEG:
+    case OP_ABS: check_uniform(V, id, op, arith_dt, "integer or float"); break;
     case OP_REM: check_uniform(V, id, op, arith_dt, "integer or float"); break;
-    case OP_IDIV: case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR: case OP_UMULHI: case OP_NOT:
-        check_uniform(V, id, op, is_int, "integer"); break;
-    case OP_DIV: case OP_DIV_RN: case OP_FMA: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
-    case OP_RSQRT: case OP_SIN: case OP_COS: case OP_FLOOR: case OP_CEIL:
-        check_uniform(V, id, op, is_float, "float"); break;
+    case OP_IDIV:
+    case OP_AND:
+    case OP_OR:
+    case OP_XOR:
+    case OP_SHL:
+    case OP_SHR:
+    case OP_UMULHI:
+    case OP_NOT: check_uniform(V, id, op, is_int, "integer"); break;
+    case OP_DIV:
+    case OP_DIV_RN:
+    case OP_FMA:
+    case OP_EXP:
+    case OP_EXP2:
+    case OP_LOG:
+    case OP_LOG2:
+    case OP_SQRT:
+    case OP_RSQRT:
+    case OP_SIN:
+    case OP_COS:
+    case OP_FLOOR:
+    case OP_CEIL: check_uniform(V, id, op, is_float, "float"); break;
     case OP_MATH:
-        if (!need(V, id, op->attr[0] >= 0 && op->attr[0] < MATH_COUNT, "bad math function%s", "")) break;
-        if (!need(V, id, op->nopnds == (uint32_t)ir_mathfn_info[op->attr[0]].nargs, "wrong operand count for %s",
-                  ir_mathfn_info[op->attr[0]].name)) break;
+        if (!need(V, id, op->attr[0] >= 0 && op->attr[0] < MATH_COUNT, "bad math function%s", ""))
+            break;
+        if (!need(V, id, op->nopnds == (uint32_t)ir_mathfn_info[op->attr[0]].nargs,
+                  "wrong operand count for %s", ir_mathfn_info[op->attr[0]].name))
+            break;
         check_uniform(V, id, op, is_float, "float");
         break;
     case OP_CMP: check_cmp(V, id, op); break;
     case OP_SELECT: check_select(V, id, op); break;
-    case OP_CVT: case OP_BITCAST: check_cast(V, id, op); break;
+    case OP_CVT:
+    case OP_BITCAST: check_cast(V, id, op); break;
     case OP_ADDPTR: check_addptr(V, id, op); break;
     case OP_SPLAT: check_splat(V, id, op); break;
     case OP_BROADCAST: check_broadcast(V, id, op); break;
@@ -715,22 +885,44 @@ static void check_types(Verifier *V, OpId id, const IrOp *op) {
     case OP_RESHAPE: check_reshape(V, id, op); break;
     case OP_TRANS: check_trans(V, id, op); break;
     case OP_REDUCE: check_reduce(V, id, op); break;
-    case OP_SCAN: case OP_REDUCE_FN: check_combine(V, id, op); break;
-    case OP_FLIP: case OP_SORT: case OP_GATHER: case OP_HISTOGRAM: check_perm(V, id, op); break;
+    case OP_SCAN:
+    case OP_REDUCE_FN: check_combine(V, id, op); break;
+    case OP_FLIP:
+    case OP_SORT:
+    case OP_GATHER:
+    case OP_HISTOGRAM: check_perm(V, id, op); break;
     case OP_INLINE_ASM: check_inline_asm(V, id, op); break;
-    case OP_DOT: case OP_DOT_ASYNC: check_dot(V, id, op); break;
-    case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: check_memory(V, id, op); break;
-    case OP_DESC_LOAD: case OP_DESC_STORE: case OP_DESC_PART: case OP_TMA_LOAD: case OP_TMA_STORE: check_desc(V, id, op); break;
-    case OP_MBARRIER_INIT: case OP_MBARRIER_EXPECT: case OP_MBARRIER_WAIT: case OP_MBARRIER_INVAL: check_mbarrier(V, id, op); break;
+    case OP_DOT:
+    case OP_DOT_ASYNC: check_dot(V, id, op); break;
+    case OP_LOAD:
+    case OP_STORE:
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: check_memory(V, id, op); break;
+    case OP_DESC_LOAD:
+    case OP_DESC_STORE:
+    case OP_DESC_PART:
+    case OP_TMA_LOAD:
+    case OP_TMA_STORE: check_desc(V, id, op); break;
+    case OP_MBARRIER_INIT:
+    case OP_MBARRIER_EXPECT:
+    case OP_MBARRIER_WAIT:
+    case OP_MBARRIER_INVAL: check_mbarrier(V, id, op); break;
     case OP_TMA_STORE_WAIT: check_local(V, id, op); break;
-    case OP_LOCAL_ALLOC: case OP_LOCAL_VIEW: case OP_LOCAL_STORE: case OP_LOCAL_LOAD: case OP_ASYNC_COPY:
-    case OP_ASYNC_COMMIT: case OP_ASYNC_WAIT: case OP_FENCE_ASYNC: case OP_DOT_WAIT:
-        check_local(V, id, op); break;
+    case OP_LOCAL_ALLOC:
+    case OP_LOCAL_VIEW:
+    case OP_LOCAL_STORE:
+    case OP_LOCAL_LOAD:
+    case OP_ASYNC_COPY:
+    case OP_ASYNC_COMMIT:
+    case OP_ASYNC_WAIT:
+    case OP_FENCE_ASYNC:
+    case OP_DOT_WAIT: check_local(V, id, op); break;
     case OP_FOR: check_for(V, id, op); break;
     case OP_IF: check_if(V, id, op); break;
     case OP_WHILE: check_while(V, id, op); break;
     case OP_CALL: check_call(V, id, op); break;
-    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: check_hint(V, id, op); break;
+    case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS: check_hint(V, id, op); break;
     default: check_misc(V, id, op);
     }
 }
@@ -743,10 +935,12 @@ static void operand_range(int code, uint32_t *lo, uint32_t *hi) {
     switch (code) {
     case OP_LOAD: *lo = 1, *hi = 3; break;
     case OP_MATH: *lo = 1, *hi = 2; break;
-    case OP_SCAN: case OP_REDUCE_FN: *lo = 1, *hi = 16; break;
+    case OP_SCAN:
+    case OP_REDUCE_FN: *lo = 1, *hi = 16; break;
     case OP_HISTOGRAM: *lo = 1, *hi = 2; break;
     case OP_INLINE_ASM: *lo = 1, *hi = 64; break;
-    case OP_STORE: case OP_ATOMIC_RMW: *lo = 2, *hi = 3; break;
+    case OP_STORE:
+    case OP_ATOMIC_RMW: *lo = 2, *hi = 3; break;
     case OP_LOCAL_ALLOC: *lo = 0, *hi = 1; break;
     case OP_ASYNC_COPY: *lo = 2, *hi = 3; break;
     case OP_DESC_LOAD: *lo = 2, *hi = 1 + NR_MAX_RANK; break;
@@ -766,14 +960,19 @@ static bool check_arity(Verifier *V, OpId id, const IrOp *op) {
     operand_range(op->code, &lo, &hi);
     bool ok = true;
     if (op->nopnds < lo || op->nopnds > hi) {
-        if (lo == hi) ok = op_error(V, id, "expects %u operand%s, got %u", lo, lo == 1 ? "" : "s", op->nopnds);
-        else if (hi == UINT32_MAX) ok = op_error(V, id, "expects at least %u operands, got %u", lo, op->nopnds);
+        if (lo == hi)
+            ok =
+                op_error(V, id, "expects %u operand%s, got %u", lo, lo == 1 ? "" : "s", op->nopnds);
+        else if (hi == UINT32_MAX)
+            ok = op_error(V, id, "expects at least %u operands, got %u", lo, op->nopnds);
         else ok = op_error(V, id, "expects %u to %u operands, got %u", lo, hi, op->nopnds);
     }
     if (info->nresults >= 0 && op->nres != (uint32_t)info->nresults)
-        ok = op_error(V, id, "expects %d result%s, got %u", info->nresults, info->nresults == 1 ? "" : "s", op->nres);
+        ok = op_error(V, id, "expects %d result%s, got %u", info->nresults,
+                      info->nresults == 1 ? "" : "s", op->nres);
     if (op->nregions != info->nregions)
-        ok = op_error(V, id, "expects %d region%s, got %u", info->nregions, info->nregions == 1 ? "" : "s", op->nregions);
+        ok = op_error(V, id, "expects %d region%s, got %u", info->nregions,
+                      info->nregions == 1 ? "" : "s", op->nregions);
     return ok;
 }
 
@@ -786,12 +985,10 @@ static bool check_operands(Verifier *V, OpId id, const IrOp *op) {
     bool ok = true;
     for (uint32_t i = 0; i < op->nopnds; i++) {
         ValId v = op->operands[i];
-        if (!valid_val(V, v))
-            ok = op_error(V, id, "operand #%u is not a value", i);
+        if (!valid_val(V, v)) ok = op_error(V, id, "operand #%u is not a value", i);
         else if (!V->visible[v])
             ok = op_error(V, id, "operand #%u is not defined before this use (SSA dominance)", i);
-        else if (type_problem(T(V, v)))
-            ok = false;
+        else if (type_problem(T(V, v))) ok = false;
     }
     return ok;
 }
@@ -800,10 +997,10 @@ static bool check_results(Verifier *V, OpId id, const IrOp *op) {
     bool ok = true;
     for (uint32_t i = 0; i < op->nres; i++) {
         ValId v = op->results[i];
-        if (!valid_val(V, v) || V->f->vals[v].is_arg || V->f->vals[v].def != id || V->f->vals[v].index != i)
+        if (!valid_val(V, v) || V->f->vals[v].is_arg || V->f->vals[v].def != id ||
+            V->f->vals[v].index != i)
             ok = op_error(V, id, "result #%u is not linked back to this op", i);
-        else if (type_problem(T(V, v)))
-            ok = false;
+        else if (type_problem(T(V, v))) ok = false;
     }
     return ok;
 }
@@ -816,7 +1013,8 @@ static void walk_regions(Verifier *V, OpId id, int depth) {
     uint32_t n = op->nres;
     IrType *tys = calloc(n ? n : 1, sizeof(IrType));
     if (!tys) NR_DIE("out of memory");
-    for (uint32_t i = 0; i < n; i++) tys[i] = valid_val(V, op->results[i]) ? T(V, op->results[i]) : ty_scalar(DT_VOID);
+    for (uint32_t i = 0; i < n; i++)
+        tys[i] = valid_val(V, op->results[i]) ? T(V, op->results[i]) : ty_scalar(DT_VOID);
     if (op->code == OP_SCAN || op->code == OP_REDUCE_FN) /* the combine yields scalars */
         for (uint32_t i = 0; i < n; i++) tys[i] = ty_elem(tys[i]);
     for (uint32_t r = 0; r < op->nregions && r < 2; r++) {
@@ -841,7 +1039,9 @@ static void verify_op(Verifier *V, OpId id, RegionId parent_region, int depth) {
         op_error(V, id, "unknown opcode %u", (unsigned)op->code);
         return;
     }
-    if (op->parent != parent_region) op_error(V, id, "its parent link names region %u, but it is in region %u", op->parent, parent_region);
+    if (op->parent != parent_region)
+        op_error(V, id, "its parent link names region %u, but it is in region %u", op->parent,
+                 parent_region);
     bool ok = check_operands(V, id, op);
     ok = check_results(V, id, op) && ok;
     ok = check_arity(V, id, op) && ok;
@@ -854,7 +1054,8 @@ static void verify_op(Verifier *V, OpId id, RegionId parent_region, int depth) {
 static void check_term_operands(Verifier *V, OpId id, const IrOp *op, const Expect *ex) {
     if (ex->term == OP_CONDITION) {
         if (op->nopnds == 1 && valid_val(V, op->operands[0]))
-            need(V, id, ty_equal(T(V, op->operands[0]), ty_scalar(DT_I1)), "condition must be an i1 scalar%s", "");
+            need(V, id, ty_equal(T(V, op->operands[0]), ty_scalar(DT_I1)),
+                 "condition must be an i1 scalar%s", "");
         return;
     }
     if (op->nopnds != ex->n) {
@@ -863,7 +1064,8 @@ static void check_term_operands(Verifier *V, OpId id, const IrOp *op, const Expe
     }
     for (uint32_t i = 0; i < op->nopnds; i++)
         if (typed_val(V, op->operands[i]) && !type_problem(ex->types[i]))
-            same(V, id, T(V, op->operands[i]), ex->types[i], "value type differs from the expected result type");
+            same(V, id, T(V, op->operands[i]), ex->types[i],
+                 "value type differs from the expected result type");
 }
 
 /* Exactly one terminator, last, of the kind the region needs. */
@@ -880,17 +1082,16 @@ static void check_terminator(Verifier *V, RegionId rid, OpId parent, const Expec
             return;
         }
     }
-    if (parent)
-        op_error(V, parent, "region must end in '%s'", ir_op_info[ex->term].name);
-    else
-        op_error(V, 0, "function body must end in 'return'");
+    if (parent) op_error(V, parent, "region must end in '%s'", ir_op_info[ex->term].name);
+    else op_error(V, 0, "function body must end in 'return'");
 }
 
 static void region_args(Verifier *V, RegionId rid, OpId parent) {
     const IrRegion *r = &V->f->regions[rid];
     for (uint32_t i = 0; i < r->nargs; i++) {
         ValId a = r->args[i];
-        if (!valid_val(V, a) || !V->f->vals[a].is_arg || V->f->vals[a].def != rid || V->f->vals[a].index != i) {
+        if (!valid_val(V, a) || !V->f->vals[a].is_arg || V->f->vals[a].def != rid ||
+            V->f->vals[a].index != i) {
             op_error(V, parent, "region argument #%u is not linked back to its region", i);
             continue;
         }
@@ -917,9 +1118,11 @@ static void verify_region(Verifier *V, RegionId rid, OpId parent, const Expect *
         return;
     }
     V->region_seen[rid] = 1;
-    if (V->f->regions[rid].parent_op != parent) op_error(V, parent, "region %u does not link back to its op", rid);
+    if (V->f->regions[rid].parent_op != parent)
+        op_error(V, parent, "region %u does not link back to its op", rid);
     region_args(V, rid, parent);
-    for (uint32_t i = 0; i < V->f->regions[rid].nops; i++) verify_op(V, V->f->regions[rid].ops[i], rid, depth);
+    for (uint32_t i = 0; i < V->f->regions[rid].nops; i++)
+        verify_op(V, V->f->regions[rid].ops[i], rid, depth);
     check_terminator(V, rid, parent, ex);
     end_scope(V, rid);
 }
@@ -930,18 +1133,27 @@ static void verify_signature(Verifier *V) {
     const IrFunc *f = V->f;
     if (f->is_kernel && f->nresults) op_error(V, 0, "a kernel cannot return values");
     const IrRegion *body = valid_region(f, f->body) ? &f->regions[f->body] : NULL;
-    for (uint32_t i = 0; body && i < body->nargs; i++) { /* buffers are made in the kernel, never passed */
+    for (uint32_t i = 0; body && i < body->nargs;
+         i++) { /* buffers are made in the kernel, never passed */
         if (!valid_val(V, body->args[i])) continue;
         IrType t = T(V, body->args[i]);
         if (is_buffer(t))
-            op_error(V, 0, "parameter #%u is a shared-memory buffer, which only local_alloc, local_view and trans make", i);
-        else if (f->is_kernel && ty_is_block(t)) /* a launch passes scalars: the front end makes blocks inside */
-            op_error(V, 0, "kernel parameter #%u is a block (%s): a kernel takes scalars, pointers and tensor "
-                     "descriptors, and makes its blocks (splat, arange, load)", i, tn(t).s);
+            op_error(V, 0,
+                     "parameter #%u is a shared-memory buffer, which only local_alloc, local_view "
+                     "and trans make",
+                     i);
+        else if (f->is_kernel &&
+                 ty_is_block(t)) /* a launch passes scalars: the front end makes blocks inside */
+            op_error(
+                V, 0,
+                "kernel parameter #%u is a block (%s): a kernel takes scalars, pointers and tensor "
+                "descriptors, and makes its blocks (splat, arange, load)",
+                i, tn(t).s);
     }
     for (uint32_t i = 0; i < f->nresults; i++) {
         const char *why = type_problem(f->result_types[i]);
-        if (why) op_error(V, 0, "result type #%u %s is invalid: %s", i, tn(f->result_types[i]).s, why);
+        if (why)
+            op_error(V, 0, "result type #%u %s is invalid: %s", i, tn(f->result_types[i]).s, why);
     }
 }
 
@@ -969,9 +1181,11 @@ bool ir_verify_module(const IrModule *m, StrBuf *err) {
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         verify_func(&V, m->funcs[i]);
         /* the module's name map holds the first function of each name */
-        if (ir_module_find(m, m->funcs[i]->name) != m->funcs[i]) op_error(&V, 0, "function defined twice");
+        if (ir_module_find(m, m->funcs[i]->name) != m->funcs[i])
+            op_error(&V, 0, "function defined twice");
     }
-    if (V.nerrors > MAX_ERRORS) sb_printf(err, "verifier: %d more errors\n", V.nerrors - MAX_ERRORS);
+    if (V.nerrors > MAX_ERRORS)
+        sb_printf(err, "verifier: %d more errors\n", V.nerrors - MAX_ERRORS);
     /* layouts are looked at only in IR whose types and scopes are sound */
     if (V.nerrors == 0 && (m->gpu.arch || m->gpu.num_warps)) return ir_verify_gpu(m, err);
     return V.nerrors == 0;

@@ -20,9 +20,9 @@
  * Layout changes (convert_layout, and broadcast, expand_dims, reshape and trans, which
  * may change layouts as they go) may join any two layouts: the lowering moves the data.
  * Which layouts, conversions and buffers make fast code is the passes' business. */
+#include "compiler/support/options.h"
 #include "ir.h"
 #include "ir_layout.h"
-#include "compiler/support/options.h"
 
 #include <stdarg.h>
 
@@ -35,7 +35,8 @@ typedef struct GpuVerifier {
     int nerrors;
 } GpuVerifier;
 
-__attribute__((format(printf, 3, 4))) static void fail(GpuVerifier *V, OpId id, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static void fail(GpuVerifier *V, OpId id, const char *fmt,
+                                                       ...) {
     if (V->nerrors++ >= MAX_ERRORS) return;
     sb_printf(V->err, "verifier: @%s: ", V->f ? V->f->name : "module");
     if (id) {
@@ -72,7 +73,8 @@ static void check_value(GpuVerifier *V, OpId id, ValId v, const char *what, uint
     IrType t = T(V, v);
     uint32_t l = L(V, v);
     if (!t.rank || t.dt == DT_TDESC) {
-        if (l) fail(V, id, "%s #%u is a %s with a layout", what, i, t.rank ? "descriptor" : "scalar");
+        if (l)
+            fail(V, id, "%s #%u is a %s with a layout", what, i, t.rank ? "descriptor" : "scalar");
         return;
     }
     if (!l || l >= V->m->nlayouts) {
@@ -81,15 +83,19 @@ static void check_value(GpuVerifier *V, OpId id, ValId v, const char *what, uint
     }
     bool buffer = t.dt == DT_SMEM;
     int kind = V->m->layouts[l].kind;
-    if (buffer && kind != LAYOUT_SHARED) fail(V, id, "%s #%u is a buffer without a shared layout", what, i);
-    if (!buffer && !ir_layout_is_distributed(kind)) fail(V, id, "%s #%u is a block without a distributed layout", what, i);
+    if (buffer && kind != LAYOUT_SHARED)
+        fail(V, id, "%s #%u is a buffer without a shared layout", what, i);
+    if (!buffer && !ir_layout_is_distributed(kind))
+        fail(V, id, "%s #%u is a block without a distributed layout", what, i);
     StrBuf why;
     sb_init(&why);
     if (!ir_layout_check(V->m, l, t, buffer ? 0 : V->m->gpu.num_warps, &why))
         fail(V, id, "%s #%u: layout #L%u does not suit it: %s", what, i, l, sb_cstr(&why));
     else if (mma_version(V->m, l) == 3 && V->m->gpu.arch != GPU_SM90A)
-        fail(V, id, "%s #%u: layout #L%u is wgmma's (mma version 3), which only sm_90a has, and the module is %s", what,
-             i, l, ir_gpu_arch_name(V->m->gpu.arch));
+        fail(V, id,
+             "%s #%u: layout #L%u is wgmma's (mma version 3), which only sm_90a has, and the "
+             "module is %s",
+             what, i, l, ir_gpu_arch_name(V->m->gpu.arch));
     sb_free(&why);
 }
 
@@ -116,8 +122,10 @@ static void check_reduce(GpuVerifier *V, OpId id, const IrOp *op) {
     const IrLayout *rl = &V->m->layouts[L(V, r)];
     if (rl->kind != LAYOUT_SLICE || rl->dim != op->attr[1] || rl->parent != L(V, op->operands[0]))
         fail(V, id, "the result's layout must be the slice of the operand's along the axis");
-    else if (!ir_layout_axis_threads_apart(V->m, L(V, op->operands[0]), T(V, op->operands[0]), (int)op->attr[1]))
-        fail(V, id, "the operand's layout has a lane or warp step along the axis and another dim at once");
+    else if (!ir_layout_axis_threads_apart(V->m, L(V, op->operands[0]), T(V, op->operands[0]),
+                                           (int)op->attr[1]))
+        fail(V, id,
+             "the operand's layout has a lane or warp step along the axis and another dim at once");
 }
 
 static int k_width_of(int dt) { return dt == DT_FP32 ? 1 : dt == DT_I8 ? 4 : 2; }
@@ -128,9 +136,12 @@ static void check_dot(GpuVerifier *V, OpId id, const IrOp *op) {
     const IrLayout *rl = &V->m->layouts[L(V, r)];
     if (op->code == OP_DOT_ASYNC && (rl->kind != LAYOUT_MMA || rl->version != 3))
         fail(V, id, "dot_async is wgmma: its result needs an mma version 3 layout");
-    int in_dt = T(V, op->operands[0]).dt == DT_SMEM ? T(V, op->operands[0]).pointee : T(V, op->operands[0]).dt;
+    int in_dt = T(V, op->operands[0]).dt == DT_SMEM ? T(V, op->operands[0]).pointee
+                                                    : T(V, op->operands[0]).dt;
     if (rl->kind == LAYOUT_MMA && in_dt == DT_FP32 && op->attr[0] == PREC_IEEE)
-        fail(V, id, "an fp32 dot with prec = ieee cannot take an mma layout: the tensor cores round fp32 to tf32");
+        fail(V, id,
+             "an fp32 dot with prec = ieee cannot take an mma layout: the tensor cores round fp32 "
+             "to tf32");
     for (int i = 0; i < 2; i++) {
         ValId x = op->operands[i];
         if (!is_block(V, x)) continue;
@@ -139,16 +150,18 @@ static void check_dot(GpuVerifier *V, OpId id, const IrOp *op) {
         if (rl->kind == LAYOUT_MMA && rl->version == 3 && i == 1)
             fail(V, id, "wgmma reads B from shared memory, not registers");
         if (xl->parent != L(V, r) || xl->op_idx != i)
-            fail(V, id, "operand #%d's dot_op layout must be operand %d of the result's layout", i, i);
+            fail(V, id, "operand #%d's dot_op layout must be operand %d of the result's layout", i,
+                 i);
         if (xl->k_width != k_width_of(T(V, x).dt))
-            fail(V, id, "operand #%d's k_width must be %d for %s (32 bits of k per register)", i, k_width_of(T(V, x).dt),
-                 dt_name(T(V, x).dt));
+            fail(V, id, "operand #%d's k_width must be %d for %s (32 bits of k per register)", i,
+                 k_width_of(T(V, x).dt), dt_name(T(V, x).dt));
     }
 }
 
 /* Values that flow into one another across control flow share a layout. */
 static void same_layout(GpuVerifier *V, OpId id, ValId a, ValId b, const char *what) {
-    if (is_block(V, a) && L(V, a) != L(V, b)) fail(V, id, "%s: #L%u vs #L%u", what, L(V, a), L(V, b));
+    if (is_block(V, a) && L(V, a) != L(V, b))
+        fail(V, id, "%s: #L%u vs #L%u", what, L(V, a), L(V, b));
 }
 
 static const IrOp *terminator(const GpuVerifier *V, RegionId r) {
@@ -161,20 +174,24 @@ static void check_control(GpuVerifier *V, OpId id, const IrOp *op) {
         for (int k = 0; k < op->nregions; k++) {
             const IrOp *y = terminator(V, op->region[k]);
             for (uint32_t i = 0; i < op->nres && i < y->nopnds; i++)
-                same_layout(V, id, op->results[i], y->operands[i], "an if's result and its yield differ in layout");
+                same_layout(V, id, op->results[i], y->operands[i],
+                            "an if's result and its yield differ in layout");
         }
         return;
     }
     uint32_t first = op->code == OP_FOR ? 3 : 0, skip = op->code == OP_FOR ? 1 : 0;
     for (uint32_t i = first; i < op->nopnds; i++) {
         uint32_t k = i - first;
-        same_layout(V, id, op->operands[i], op->results[k], "a loop's init and result differ in layout");
+        same_layout(V, id, op->operands[i], op->results[k],
+                    "a loop's init and result differ in layout");
         for (int r = 0; r < op->nregions; r++) {
             const IrRegion *reg = &V->f->regions[op->region[r]];
-            same_layout(V, id, op->operands[i], reg->args[k + skip], "a loop's init and region argument differ in layout");
+            same_layout(V, id, op->operands[i], reg->args[k + skip],
+                        "a loop's init and region argument differ in layout");
             const IrOp *y = terminator(V, op->region[r]);
             if (y->code == OP_YIELD && k < y->nopnds)
-                same_layout(V, id, op->operands[i], y->operands[k], "a loop's init and yield differ in layout");
+                same_layout(V, id, op->operands[i], y->operands[k],
+                            "a loop's init and yield differ in layout");
         }
     }
 }
@@ -183,7 +200,8 @@ static void check_control(GpuVerifier *V, OpId id, const IrOp *op) {
  * element to the offset the buffer's layout gives the element it transposes. */
 static bool same_bytes(GpuVerifier *V, const IrOp *op) {
     IrType a = ir_type(V->f, op->operands[0]), r = ir_type(V->f, op->results[0]);
-    IrType at = ty_block(ty_scalar(a.pointee), a.rank, a.shape), rt = ty_block(ty_scalar(r.pointee), r.rank, r.shape);
+    IrType at = ty_block(ty_scalar(a.pointee), a.rank, a.shape),
+           rt = ty_block(ty_scalar(r.pointee), r.rank, r.shape);
     if (!ir_layout_check(V->f->mod, L(V, op->operands[0]), at, 0, NULL) ||
         !ir_layout_check(V->f->mod, L(V, op->results[0]), rt, 0, NULL))
         return false;
@@ -206,9 +224,13 @@ static bool same_bytes(GpuVerifier *V, const IrOp *op) {
 static void check_combine(GpuVerifier *V, OpId id, const IrOp *op) {
     ValId x = op->operands[0];
     int axis = (int)op->attr[0];
-    for (uint32_t i = 1; i < op->nopnds; i++) same_layout(V, id, x, op->operands[i], "the operands of a scan or reduce_fn differ in layout");
+    for (uint32_t i = 1; i < op->nopnds; i++)
+        same_layout(V, id, x, op->operands[i],
+                    "the operands of a scan or reduce_fn differ in layout");
     if (!ir_layout_axis_separable(V->m, L(V, x), ir_type(V->f, x), axis))
-        fail(V, id, "the operand's layout mixes the axis with other dims (a scan needs each axis bit in one register, lane or warp bit)");
+        fail(V, id,
+             "the operand's layout mixes the axis with other dims (a scan needs each axis bit in "
+             "one register, lane or warp bit)");
     for (uint32_t i = 0; i < op->nres; i++) {
         ValId r = op->results[i];
         if (op->code == OP_SCAN) {
@@ -216,7 +238,8 @@ static void check_combine(GpuVerifier *V, OpId id, const IrOp *op) {
         } else if (is_block(V, r)) {
             const IrLayout *rl = &V->m->layouts[L(V, r)];
             if (rl->kind != LAYOUT_SLICE || rl->dim != axis || rl->parent != L(V, x))
-                fail(V, id, "the result's layout must be the slice of the operand's along the axis");
+                fail(V, id,
+                     "the result's layout must be the slice of the operand's along the axis");
         }
     }
 }
@@ -225,9 +248,13 @@ static void check_combine(GpuVerifier *V, OpId id, const IrOp *op) {
  * proxy fence are sm_90's instructions (mbarrier.inval is sm_80's too). */
 static bool needs_sm90(int code) {
     switch (code) {
-    case OP_TMA_LOAD: case OP_TMA_STORE: case OP_TMA_STORE_WAIT: case OP_MBARRIER_INIT: case OP_MBARRIER_EXPECT:
-    case OP_MBARRIER_WAIT: case OP_FENCE_ASYNC:
-        return true;
+    case OP_TMA_LOAD:
+    case OP_TMA_STORE:
+    case OP_TMA_STORE_WAIT:
+    case OP_MBARRIER_INIT:
+    case OP_MBARRIER_EXPECT:
+    case OP_MBARRIER_WAIT:
+    case OP_FENCE_ASYNC: return true;
     default: return false;
     }
 }
@@ -239,34 +266,52 @@ static void check_op(GpuVerifier *V, OpId id) {
         fail(V, id, "needs sm_90 or later, and the module is %s", ir_gpu_arch_name(V->m->gpu.arch));
     if (ir_op_info[op->code].flags & F_ELEM) return one_layout(V, id, 0);
     switch (op->code) {
-    case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS:
-        one_layout(V, id, 0);
-        return;
+    case OP_LOAD:
+    case OP_STORE:
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS:
+    case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS: one_layout(V, id, 0); return;
     case OP_ASYNC_COPY: one_layout(V, id, 1); return;
     case OP_REDUCE: check_reduce(V, id, op); return;
-    case OP_SCAN: case OP_REDUCE_FN: check_combine(V, id, op); return;
-    case OP_FLIP: case OP_SORT:
-        same_layout(V, id, op->operands[0], op->results[0], "a flip's or sort's result must have its operand's layout");
-        if (!ir_layout_axis_separable(V->m, L(V, op->operands[0]), ir_type(V->f, op->operands[0]), (int)op->attr[0]))
+    case OP_SCAN:
+    case OP_REDUCE_FN: check_combine(V, id, op); return;
+    case OP_FLIP:
+    case OP_SORT:
+        same_layout(V, id, op->operands[0], op->results[0],
+                    "a flip's or sort's result must have its operand's layout");
+        if (!ir_layout_axis_separable(V->m, L(V, op->operands[0]), ir_type(V->f, op->operands[0]),
+                                      (int)op->attr[0]))
             fail(V, id, "the operand's layout mixes the axis with other dims");
         return;
-    case OP_GATHER: same_layout(V, id, op->operands[1], op->results[0], "a gather's result must have its index's layout"); return;
-    case OP_HISTOGRAM:
-        if (op->nopnds > 1) same_layout(V, id, op->operands[0], op->operands[1], "a histogram's mask must have its input's layout");
+    case OP_GATHER:
+        same_layout(V, id, op->operands[1], op->results[0],
+                    "a gather's result must have its index's layout");
         return;
-    case OP_DOT: case OP_DOT_ASYNC: check_dot(V, id, op); return;
+    case OP_HISTOGRAM:
+        if (op->nopnds > 1)
+            same_layout(V, id, op->operands[0], op->operands[1],
+                        "a histogram's mask must have its input's layout");
+        return;
+    case OP_DOT:
+    case OP_DOT_ASYNC: check_dot(V, id, op); return;
     case OP_LOCAL_VIEW:
-        if (L(V, op->operands[0]) != L(V, op->results[0])) fail(V, id, "a view keeps its buffer's layout");
+        if (L(V, op->operands[0]) != L(V, op->results[0]))
+            fail(V, id, "a view keeps its buffer's layout");
         return;
     case OP_TRANS:
         if (ir_type(V->f, op->operands[0]).dt == DT_SMEM && !same_bytes(V, op))
-            fail(V, id, "a transposed buffer's layout must put every element where the buffer has it");
+            fail(V, id,
+                 "a transposed buffer's layout must put every element where the buffer has it");
         return;
     case OP_DOT_WAIT:
         for (uint32_t i = 0; i < op->nres && i < op->nopnds; i++)
-            same_layout(V, id, op->operands[i], op->results[i], "dot_wait gives back its operands in their layouts");
+            same_layout(V, id, op->operands[i], op->results[i],
+                        "dot_wait gives back its operands in their layouts");
         return;
-    case OP_FOR: case OP_WHILE: case OP_IF: check_control(V, id, op); return;
+    case OP_FOR:
+    case OP_WHILE:
+    case OP_IF: check_control(V, id, op); return;
     default: return;
     }
 }
@@ -274,7 +319,8 @@ static void check_op(GpuVerifier *V, OpId id) {
 static void walk(GpuVerifier *V, RegionId r) {
     const IrRegion *reg = &V->f->regions[r];
     for (uint32_t i = 0; i < reg->nargs; i++)
-        check_value(V, reg->parent_op, reg->args[i], reg->parent_op ? "region argument" : "parameter", i);
+        check_value(V, reg->parent_op, reg->args[i],
+                    reg->parent_op ? "region argument" : "parameter", i);
     for (uint32_t i = 0; i < reg->nops; i++) {
         OpId id = reg->ops[i];
         check_op(V, id);
@@ -285,7 +331,8 @@ static void walk(GpuVerifier *V, RegionId r) {
 bool ir_verify_gpu(const IrModule *m, StrBuf *err) {
     GpuVerifier V = {m, NULL, err, 0};
     int w = m->gpu.num_warps;
-    if (!m->gpu.arch || m->gpu.arch > GPU_SM90A) fail(&V, 0, "the gpu<> header needs an arch (sm_80, sm_90, sm_90a)");
+    if (!m->gpu.arch || m->gpu.arch > GPU_SM90A)
+        fail(&V, 0, "the gpu<> header needs an arch (sm_80, sm_90, sm_90a)");
     if (!option_valid(OPT_NUM_WARPS, w))
         fail(&V, 0, "the gpu<> header's num_warps must be %s", option_info(OPT_NUM_WARPS)->range);
     if (V.nerrors) return false;
@@ -293,6 +340,7 @@ bool ir_verify_gpu(const IrModule *m, StrBuf *err) {
         V.f = m->funcs[i];
         walk(&V, V.f->body);
     }
-    if (V.nerrors > MAX_ERRORS) sb_printf(err, "verifier: %d more errors\n", V.nerrors - MAX_ERRORS);
+    if (V.nerrors > MAX_ERRORS)
+        sb_printf(err, "verifier: %d more errors\n", V.nerrors - MAX_ERRORS);
     return V.nerrors == 0;
 }

@@ -46,7 +46,8 @@ uint32_t ll_flat(const LinearLayout *l, const int32_t *coord) {
 }
 
 void ll_coords(const LinearLayout *l, uint32_t flat, int32_t *coord) {
-    for (int d = 0; d < l->rank; d++) coord[d] = (int32_t)((flat >> ll_dim_shift(l, d)) & ((1u << l->log2shape[d]) - 1));
+    for (int d = 0; d < l->rank; d++)
+        coord[d] = (int32_t)((flat >> ll_dim_shift(l, d)) & ((1u << l->log2shape[d]) - 1));
 }
 
 uint32_t ll_apply_dim(const LinearLayout *l, int in, uint32_t x) {
@@ -83,8 +84,12 @@ bool ll_solve(const LinearLayout *l, int in, uint32_t flat, uint32_t *out) {
         n++;
         /* keep rows sorted by highest bit, descending, so the reduction above is exact */
         for (int j = n - 1; j > 0 && row[j] > row[j - 1]; j--) {
-            uint32_t t = row[j]; row[j] = row[j - 1]; row[j - 1] = t;
-            t = comb[j]; comb[j] = comb[j - 1]; comb[j - 1] = t;
+            uint32_t t = row[j];
+            row[j] = row[j - 1];
+            row[j - 1] = t;
+            t = comb[j];
+            comb[j] = comb[j - 1];
+            comb[j - 1] = t;
         }
     }
     uint32_t c = 0;
@@ -136,7 +141,9 @@ bool ll_invert_offset(const LinearLayout *l, uint32_t *offset_of_bit) {
 
 int ll_contig_bits(const LinearLayout *l, int in, int dim) {
     int shift = ll_dim_shift(l, dim), k = 0;
-    while (k < l->nbits[in] && k < l->log2shape[dim] && l->basis[in][k] == (uint32_t)1 << (shift + k)) k++;
+    while (k < l->nbits[in] && k < l->log2shape[dim] &&
+           l->basis[in][k] == (uint32_t)1 << (shift + k))
+        k++;
     return k;
 }
 

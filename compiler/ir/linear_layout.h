@@ -26,9 +26,9 @@ enum { LL_MAX_RANK = 4, LL_MAX_BITS = 24 };
 typedef enum { LL_REG = 0, LL_LANE = 1, LL_WARP = 2, LL_NIN = 3, LL_OFFSET = 0 } LinInDim;
 
 typedef struct LinearLayout {
-    uint8_t rank;                       /* output dims */
-    uint8_t log2shape[LL_MAX_RANK];     /* the block's dims, log2 */
-    uint8_t nbits[LL_NIN];              /* bits of each input dim (0 for unused dims) */
+    uint8_t rank;                   /* output dims */
+    uint8_t log2shape[LL_MAX_RANK]; /* the block's dims, log2 */
+    uint8_t nbits[LL_NIN];          /* bits of each input dim (0 for unused dims) */
     uint32_t basis[LL_NIN][LL_MAX_BITS];
 } LinearLayout;
 
@@ -41,7 +41,7 @@ void ll_push(LinearLayout *l, int in, uint32_t flat);
 void ll_push_dim(LinearLayout *l, int in, int dim, int bit);
 
 /* Row-major index <-> coordinates of the layout's block. */
-int ll_dim_shift(const LinearLayout *l, int dim);            /* lowest bit of dim in the index */
+int ll_dim_shift(const LinearLayout *l, int dim); /* lowest bit of dim in the index */
 uint32_t ll_flat(const LinearLayout *l, const int32_t *coord);
 void ll_coords(const LinearLayout *l, uint32_t flat, int32_t *coord);
 

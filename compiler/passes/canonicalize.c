@@ -42,10 +42,8 @@ static bool const_of(const IrFunc *f, ValId v, Num *out) {
     const IrOp *c = ir_const_def(f, v);
     int dt = ir_type(f, v).dt;
     if (!c || dt == DT_PTR) return false;
-    if (dt_is_float(dt))
-        out->f = fold_round(dt, c->fattr);
-    else
-        out->i = fold_wrap(dt, (uint64_t)c->attr[0]);
+    if (dt_is_float(dt)) out->f = fold_round(dt, c->fattr);
+    else out->i = fold_wrap(dt, (uint64_t)c->attr[0]);
     return true;
 }
 
@@ -62,7 +60,8 @@ static bool const_int_is(const IrFunc *f, ValId v, int64_t want) {
 /* Exactly +0.0 / -0.0 / 1.0 (the sign of zero matters for float identities). */
 static bool const_float_is(const IrFunc *f, ValId v, double want) {
     Num n;
-    return dt_is_float(ir_type(f, v).dt) && const_of(f, v, &n) && n.f == want && signbit(n.f) == signbit(want);
+    return dt_is_float(ir_type(f, v).dt) && const_of(f, v, &n) && n.f == want &&
+           signbit(n.f) == signbit(want);
 }
 
 /* Turns op into a const of its result type, in place: its result keeps its id. */
@@ -75,10 +74,8 @@ static void make_const(Canon *C, OpId id, Num v) {
     memset(op->attr, 0, sizeof op->attr);
     op->fattr = 0;
     op->sattr = NULL;
-    if (dt_is_float(dt))
-        op->fattr = fold_round(dt, v.f);
-    else
-        op->attr[0] = fold_wrap(dt, (uint64_t)v.i);
+    if (dt_is_float(dt)) op->fattr = fold_round(dt, v.f);
+    else op->attr[0] = fold_wrap(dt, (uint64_t)v.i);
     C->changed = true;
 }
 
@@ -90,8 +87,10 @@ static bool fold_reduce(const IrFunc *f, const IrOp *op, Num a, Num *out) {
     bool fl = dt_is_float(t.dt);
     if (fl && isnan(a.f)) return false;
     switch (kind) {
-    case RED_MAX: case RED_MIN: *out = a; return true;
-    case RED_ARGMAX: case RED_ARGMIN: out->i = 0; return true; /* the first of equal values */
+    case RED_MAX:
+    case RED_MIN: *out = a; return true;
+    case RED_ARGMAX:
+    case RED_ARGMIN: out->i = 0; return true; /* the first of equal values */
     case RED_SUM:
         if (fl) return false; /* a float sum's rounding depends on the summation order */
         out->i = fold_wrap(t.dt, (uint64_t)a.i * (uint64_t)n);
@@ -102,7 +101,8 @@ static bool fold_reduce(const IrFunc *f, const IrOp *op, Num a, Num *out) {
 
 /* Ops that only reshape a uniform constant keep its value. */
 static bool is_shape_op(int code) {
-    return code == OP_SPLAT || code == OP_BROADCAST || code == OP_EXPAND_DIMS || code == OP_RESHAPE || code == OP_TRANS;
+    return code == OP_SPLAT || code == OP_BROADCAST || code == OP_EXPAND_DIMS ||
+           code == OP_RESHAPE || code == OP_TRANS;
 }
 
 static bool try_fold(Canon *C, OpId id) {
@@ -134,13 +134,25 @@ static ValId int_identity(Canon *C, OpId id, ValId x, ValId y) {
     Num zero = {0}, ones = {fold_all_ones(dt)};
     bool y0 = const_int_is(f, y, 0), y1 = const_int_is(f, y, 1), yall = const_int_is(f, y, ones.i);
     switch (code) {
-    case OP_ADD: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR:
+    case OP_ADD:
+    case OP_OR:
+    case OP_XOR:
+    case OP_SHL:
+    case OP_SHR:
         if (y0) return x;
         break;
-    case OP_SUB: if (y0) return x; break;
-    case OP_MUL: if (y1) return x; break;
-    case OP_IDIV: if (y1) return x; break;
-    case OP_AND: if (yall) return x; break;
+    case OP_SUB:
+        if (y0) return x;
+        break;
+    case OP_MUL:
+        if (y1) return x;
+        break;
+    case OP_IDIV:
+        if (y1) return x;
+        break;
+    case OP_AND:
+        if (yall) return x;
+        break;
     default: break;
     }
     if ((code == OP_MUL || code == OP_AND) && y0) make_const(C, id, zero);
@@ -152,7 +164,8 @@ static ValId int_identity(Canon *C, OpId id, ValId x, ValId y) {
 static ValId float_identity(const IrFunc *f, int code, ValId x, ValId y) {
     if (code == OP_ADD && const_float_is(f, y, -0.0)) return x;
     if (code == OP_SUB && const_float_is(f, y, 0.0)) return x;
-    if ((code == OP_MUL || code == OP_DIV || code == OP_DIV_RN) && const_float_is(f, y, 1.0)) return x;
+    if ((code == OP_MUL || code == OP_DIV || code == OP_DIV_RN) && const_float_is(f, y, 1.0))
+        return x;
     return 0;
 }
 
@@ -168,7 +181,10 @@ static ValId same_type_identity(const IrFunc *f, const IrOp *op) {
     IrType t = ir_type(f, x);
     if (!ty_equal(t, ir_type(f, op->results[0]))) return 0;
     switch (op->code) {
-    case OP_CVT: case OP_BITCAST: case OP_BROADCAST: case OP_RESHAPE: return x;
+    case OP_CVT:
+    case OP_BITCAST:
+    case OP_BROADCAST:
+    case OP_RESHAPE: return x;
     case OP_TRANS: return is_identity_perm(op, t.rank) ? x : 0;
     default: return 0;
     }
@@ -185,7 +201,9 @@ static ValId identity(Canon *C, OpId id) {
     if (op->nopnds == 1) return same_type_identity(f, op);
     if (op->nopnds != 2 || !(ir_op_info[op->code].flags & F_ELEM) || op->code == OP_CMP) return 0;
     ValId x = op->operands[0], y = op->operands[1];
-    if (x == y && (op->code == OP_AND || op->code == OP_OR || op->code == OP_MIN || op->code == OP_MAX)) return x;
+    if (x == y &&
+        (op->code == OP_AND || op->code == OP_OR || op->code == OP_MIN || op->code == OP_MAX))
+        return x;
     if (dt_is_float(ir_type(f, x).dt)) return float_identity(f, op->code, x, y);
     return dt_is_int(ir_type(f, x).dt) ? int_identity(C, id, x, y) : 0;
 }
@@ -199,7 +217,8 @@ static void constants_right(Canon *C, OpId id) {
     ValId t = op->operands[0];
     op->operands[0] = op->operands[1];
     op->operands[1] = t;
-    static const int64_t mirror[] = {CMP_PRED_EQ, CMP_PRED_NE, CMP_PRED_GT, CMP_PRED_GE, CMP_PRED_LT, CMP_PRED_LE};
+    static const int64_t mirror[] = {CMP_PRED_EQ, CMP_PRED_NE, CMP_PRED_GT,
+                                     CMP_PRED_GE, CMP_PRED_LT, CMP_PRED_LE};
     if (op->code == OP_CMP) op->attr[0] = mirror[op->attr[0]];
     C->changed = true;
 }
@@ -207,7 +226,8 @@ static void constants_right(Canon *C, OpId id) {
 /* Simplifies a pure op; true if it is gone (its result now maps to another value). */
 static bool simplify(Canon *C, OpId id) {
     IrOp *op = ir_op(C->f, id);
-    if (!(ir_op_info[op->code].flags & F_PURE) || op->nres != 1 || op->code == OP_CONST) return false;
+    if (!(ir_op_info[op->code].flags & F_PURE) || op->nres != 1 || op->code == OP_CONST)
+        return false;
     if (op->code == OP_MULTIPLE_OF || op->code == OP_MAX_CONTIGUOUS) return false; /* hints stay */
     constants_right(C, id);
     if (try_fold(C, id)) return false;
@@ -235,7 +255,8 @@ static bool fold_if(Canon *C, OpVec *out, OpId id) {
     canon_list(C, out, ops, n - 1); /* the last op is the yield */
     OpId yield = ops[n - 1];
     ir_op_remap(f, yield, C->repl);
-    for (uint32_t i = 0; i < ir_op(f, id)->nres; i++) C->repl[ir_op(f, id)->results[i]] = ir_op(f, yield)->operands[i];
+    for (uint32_t i = 0; i < ir_op(f, id)->nres; i++)
+        C->repl[ir_op(f, id)->results[i]] = ir_op(f, yield)->operands[i];
     free(ops);
     C->changed = true;
     return true;
@@ -246,10 +267,12 @@ static bool fold_for(Canon *C, OpId id) {
     IrFunc *f = C->f;
     IrOp *op = ir_op(f, id);
     Num lb, ub, st;
-    if (!const_of(f, op->operands[0], &lb) || !const_of(f, op->operands[1], &ub) || !const_of(f, op->operands[2], &st))
+    if (!const_of(f, op->operands[0], &lb) || !const_of(f, op->operands[1], &ub) ||
+        !const_of(f, op->operands[2], &st))
         return false;
     bool sg = dt_is_signed(ir_type(f, op->operands[0]).dt);
-    bool none = st.i == 0 || (sg ? (st.i > 0 ? lb.i >= ub.i : lb.i <= ub.i) : (uint64_t)lb.i >= (uint64_t)ub.i);
+    bool none = st.i == 0 ||
+                (sg ? (st.i > 0 ? lb.i >= ub.i : lb.i <= ub.i) : (uint64_t)lb.i >= (uint64_t)ub.i);
     if (!none) return false;
     for (uint32_t i = 0; i < op->nres; i++) C->repl[op->results[i]] = op->operands[3 + i];
     C->changed = true;
@@ -266,7 +289,8 @@ static void forward_same_yield(Canon *C, OpId id) {
     if (!t->nops || !e->nops) return;
     IrOp *yt = ir_op(f, t->ops[t->nops - 1]), *ye = ir_op(f, e->ops[e->nops - 1]);
     for (uint32_t i = 0; i < op->nres && i < yt->nopnds && i < ye->nopnds; i++) {
-        ValId a = ir_repl_resolve(f, C->repl, yt->operands[i]), b = ir_repl_resolve(f, C->repl, ye->operands[i]);
+        ValId a = ir_repl_resolve(f, C->repl, yt->operands[i]),
+              b = ir_repl_resolve(f, C->repl, ye->operands[i]);
         if (a != b || C->repl[op->results[i]]) continue;
         C->repl[op->results[i]] = a;
         C->changed = true;
@@ -302,7 +326,8 @@ static void canon_list(Canon *C, OpVec *out, const OpId *ops, uint32_t n) {
         if (code == OP_IF) forward_same_yield(C, id);
         if (simplify(C, id)) continue;
         opvec_push(out, id);
-        for (uint32_t j = 0; j < ir_op(f, id)->nregions; j++) canon_region(C, ir_op(f, id)->region[j]);
+        for (uint32_t j = 0; j < ir_op(f, id)->nregions; j++)
+            canon_region(C, ir_op(f, id)->region[j]);
     }
 }
 

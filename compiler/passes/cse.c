@@ -70,7 +70,8 @@ static uint32_t hash_op(const IrFunc *f, const IrOp *op) {
 
 static bool same_op(const IrFunc *f, const IrOp *a, const IrOp *b) {
     if (a->code != b->code || a->nopnds != b->nopnds || a->nres != b->nres) return false;
-    if (memcmp(a->attr, b->attr, sizeof a->attr) || memcmp(&a->fattr, &b->fattr, sizeof a->fattr)) return false;
+    if (memcmp(a->attr, b->attr, sizeof a->attr) || memcmp(&a->fattr, &b->fattr, sizeof a->fattr))
+        return false;
     if (strcmp(a->sattr ? a->sattr : "", b->sattr ? b->sattr : "")) return false;
     for (uint32_t i = 0; i < a->nopnds; i++)
         if (operand(a, i) != operand(b, i)) return false;
@@ -86,7 +87,8 @@ static OpId find_or_add(Cse *C, OpId id) {
     const IrOp *op = ir_op(C->f, id);
     uint32_t h = hash_op(C->f, op);
     for (uint32_t e = C->heads[h & C->mask]; e; e = C->ents[e - 1].next)
-        if (C->ents[e - 1].hash == h && same_op(C->f, ir_op(C->f, C->ents[e - 1].op), op)) return C->ents[e - 1].op;
+        if (C->ents[e - 1].hash == h && same_op(C->f, ir_op(C->f, C->ents[e - 1].op), op))
+            return C->ents[e - 1].op;
     if (C->nents == C->capents) {
         C->capents = C->capents ? 2 * C->capents : 64;
         C->ents = realloc(C->ents, sizeof(Entry) * C->capents);
@@ -113,11 +115,13 @@ static void cse_region(Cse *C, RegionId r) {
         OpId id = ops[i], same;
         ir_op_remap(f, id, C->repl);
         if (mergeable(ir_op(f, id)) && (same = find_or_add(C, id))) {
-            for (uint32_t j = 0; j < ir_op(f, id)->nres; j++) C->repl[ir_op(f, id)->results[j]] = ir_op(f, same)->results[j];
+            for (uint32_t j = 0; j < ir_op(f, id)->nres; j++)
+                C->repl[ir_op(f, id)->results[j]] = ir_op(f, same)->results[j];
             continue;
         }
         opvec_push(&out, id);
-        for (uint32_t j = 0; j < ir_op(f, id)->nregions; j++) cse_region(C, ir_op(f, id)->region[j]);
+        for (uint32_t j = 0; j < ir_op(f, id)->nregions; j++)
+            cse_region(C, ir_op(f, id)->region[j]);
     }
     ir_region_set_ops(f, r, out.v, out.n);
     opvec_free(&out);

@@ -80,7 +80,8 @@ static bool results_unused(const Dce *D, const IrOp *op) {
 
 static bool dead_leaf(const Dce *D, const IrOp *op) {
     bool removable = (ir_op_info[op->code].flags & (F_PURE | F_RDONLY)) != 0;
-    bool pure_regions = op->code == OP_SCAN || op->code == OP_REDUCE_FN; /* combine regions compute only */
+    bool pure_regions =
+        op->code == OP_SCAN || op->code == OP_REDUCE_FN; /* combine regions compute only */
     return removable && (op->nregions == 0 || pure_regions) && results_unused(D, op);
 }
 
@@ -133,13 +134,15 @@ static bool dead_carried(Dce *D, RegionId body, uint32_t i, uint8_t *cone, uint3
     ok = ok && D->uses[arg] == inner[arg];
     for (uint32_t k = 0; k + 1 < reg->nops; k++) {
         IrOp *op = ir_op(f, reg->ops[k]);
-        for (uint32_t r = 0; ok && cone[reg->ops[k]] && r < op->nres; r++) ok = D->uses[op->results[r]] == inner[op->results[r]];
+        for (uint32_t r = 0; ok && cone[reg->ops[k]] && r < op->nres; r++)
+            ok = D->uses[op->results[r]] == inner[op->results[r]];
     }
     /* clear the scratch: every value counted is an operand of the cone or v */
     inner[v] = 0;
     for (uint32_t k = 0; k + 1 < reg->nops; k++)
         if (cone[reg->ops[k]])
-            for (uint32_t j = 0; j < ir_op(f, reg->ops[k])->nopnds; j++) inner[ir_op(f, reg->ops[k])->operands[j]] = 0;
+            for (uint32_t j = 0; j < ir_op(f, reg->ops[k])->nopnds; j++)
+                inner[ir_op(f, reg->ops[k])->operands[j]] = 0;
     return ok;
 }
 
@@ -198,7 +201,8 @@ static void dce_region(Dce *D, RegionId r) {
     OpVec keep = {0};
     for (uint32_t i = n; i-- > 0;) {
         OpId id = ops[i];
-        for (uint32_t j = 0; j < ir_op(f, id)->nregions; j++) dce_region(D, ir_op(f, id)->region[j]);
+        for (uint32_t j = 0; j < ir_op(f, id)->nregions; j++)
+            dce_region(D, ir_op(f, id)->region[j]);
         if (ir_op(f, id)->code == OP_IF) prune_if(D, id);
         if (ir_op(f, id)->code == OP_FOR) prune_for(D, id);
         if (dead_leaf(D, ir_op(f, id)) || dead_structured(D, ir_op(f, id))) {

@@ -52,7 +52,9 @@ static ValId constant(Expand *E, IrType ty, int64_t i, double x) {
     return r;
 }
 
-static ValId binary(Expand *E, int code, ValId a, ValId b) { return emit(E, code, (ValId[]){a, b}, 2, ir_type(E->f, a)); }
+static ValId binary(Expand *E, int code, ValId a, ValId b) {
+    return emit(E, code, (ValId[]){a, b}, 2, ir_type(E->f, a));
+}
 
 static ValId compare(Expand *E, CmpPred pred, ValId a, ValId b) {
     ValId r = emit(E, OP_CMP, (ValId[]){a, b}, 2, ty_with_elem(ir_type(E->f, a), ty_scalar(DT_I1)));
@@ -91,17 +93,20 @@ static void address(Expand *E, ValId d, const ValId *off, ValId *ptrs, ValId *ma
     IrType dt = ir_type(E->f, d);
     int r = dt.rank;
     IrType tile = ty_block(ty_scalar(dt.pointee), r, dt.shape);
-    IrType i64 = ty_scalar(DT_I64), full64 = ty_with_elem(tile, i64), full1 = ty_with_elem(tile, ty_scalar(DT_I1));
+    IrType i64 = ty_scalar(DT_I64), full64 = ty_with_elem(tile, i64),
+           full1 = ty_with_elem(tile, ty_scalar(DT_I1));
     ValId sum = 0, m = 0;
     for (int k = 0; k < r; k++) {
         ValId size = emit_attr(E, OP_DESC_PART, d, i64, 1 + k, 0);
         /* the last stride is 1 (the launch checks it): a constant, so the tile's rows
          * are seen to be contiguous */
-        ValId stride = k == r - 1 ? constant(E, i64, 1, 0) : emit_attr(E, OP_DESC_PART, d, i64, 1 + r + k, 0);
+        ValId stride =
+            k == r - 1 ? constant(E, i64, 1, 0) : emit_attr(E, OP_DESC_PART, d, i64, 1 + r + k, 0);
         ValId idx = index_along(E, off[k], dt.shape[k], r, k);
         IrType at = ir_type(E->f, idx);
         ValId wide = emit(E, OP_CVT, &idx, 1, ty_with_elem(at, i64));
-        ValId term = widen(E, binary(E, OP_MUL, wide, widen(E, stride, ty_with_elem(at, i64))), full64);
+        ValId term =
+            widen(E, binary(E, OP_MUL, wide, widen(E, stride, ty_with_elem(at, i64))), full64);
         sum = sum ? binary(E, OP_ADD, sum, term) : term;
         ValId lo = compare(E, CMP_PRED_GE, idx, widen(E, constant(E, ty_scalar(DT_I32), 0, 0), at));
         ValId hi = compare(E, CMP_PRED_LT, wide, widen(E, size, ty_with_elem(at, i64)));
@@ -109,8 +114,9 @@ static void address(Expand *E, ValId d, const ValId *off, ValId *ptrs, ValId *ma
         m = m ? binary(E, OP_AND, m, in) : in;
     }
     ValId base = emit_attr(E, OP_DESC_PART, d, ty_ptr(dt.pointee), 0, 0);
-    *ptrs = emit(E, OP_ADDPTR, (ValId[]){widen(E, base, ty_with_elem(tile, ty_ptr(dt.pointee))), sum}, 2,
-                 ty_with_elem(tile, ty_ptr(dt.pointee)));
+    *ptrs =
+        emit(E, OP_ADDPTR, (ValId[]){widen(E, base, ty_with_elem(tile, ty_ptr(dt.pointee))), sum},
+             2, ty_with_elem(tile, ty_ptr(dt.pointee)));
     *mask = m;
 }
 
@@ -180,7 +186,8 @@ static void expand_region(IrFunc *f, RegionId rg, const bool *keep, bool split, 
     Expand E = {f, &out, pairs, {0}};
     for (uint32_t i = 0; i < n; i++) {
         IrOp *op = ir_op(f, ops[i]);
-        for (uint32_t k = 0; k < op->nregions; k++) expand_region(f, op->region[k], keep, split, pairs);
+        for (uint32_t k = 0; k < op->nregions; k++)
+            expand_region(f, op->region[k], keep, split, pairs);
         op = ir_op(f, ops[i]);
         bool desc = op->code == OP_DESC_LOAD || op->code == OP_DESC_STORE;
         if (desc && split && op->code == OP_DESC_STORE && kept(f, op->operands[0], keep)) {

@@ -42,8 +42,7 @@ static bool int_div(int dt, int code, int64_t a, int64_t b, uint64_t *r) {
     } else if (dt_is_signed(dt)) {
         if (b == -1) /* INT64_MIN / -1 overflows in C; wrap-around gives -a and 0 */
             *r = code == OP_IDIV ? 0 - (uint64_t)a : 0;
-        else
-            *r = (uint64_t)(code == OP_IDIV ? a / b : a % b);
+        else *r = (uint64_t)(code == OP_IDIV ? a / b : a % b);
     } else {
         *r = code == OP_IDIV ? (uint64_t)a / (uint64_t)b : (uint64_t)a % (uint64_t)b;
     }
@@ -55,14 +54,10 @@ static bool int_shift(int dt, int code, int64_t a, int64_t b, uint64_t *r) {
     int w = dt_bits(dt);
     bool sg = dt_is_signed(dt);
     if (sg && b < 0) return false;
-    if ((uint64_t)b >= (uint64_t)w)
-        *r = code == OP_SHR && sg && a < 0 ? ~0ull : 0;
-    else if (code == OP_SHL)
-        *r = (uint64_t)a << b;
-    else if (sg)
-        *r = a < 0 ? ~(~(uint64_t)a >> b) : (uint64_t)a >> b;
-    else
-        *r = (uint64_t)a >> b;
+    if ((uint64_t)b >= (uint64_t)w) *r = code == OP_SHR && sg && a < 0 ? ~0ull : 0;
+    else if (code == OP_SHL) *r = (uint64_t)a << b;
+    else if (sg) *r = a < 0 ? ~(~(uint64_t)a >> b) : (uint64_t)a >> b;
+    else *r = (uint64_t)a >> b;
     return true;
 }
 
@@ -76,11 +71,13 @@ static bool int_binary(int code, int dt, int64_t a, int64_t b, uint64_t *r) {
     case OP_ADD: *r = ua + ub; return true;
     case OP_SUB: *r = ua - ub; return true;
     case OP_MUL: *r = ua * ub; return true;
-    case OP_IDIV: case OP_REM: return int_div(dt, code, a, b, r);
+    case OP_IDIV:
+    case OP_REM: return int_div(dt, code, a, b, r);
     case OP_AND: *r = ua & ub; return true;
     case OP_OR: *r = ua | ub; return true;
     case OP_XOR: *r = ua ^ ub; return true;
-    case OP_SHL: case OP_SHR: return int_shift(dt, code, a, b, r);
+    case OP_SHL:
+    case OP_SHR: return int_shift(dt, code, a, b, r);
     case OP_MIN: *r = int_less(dt, b, a) ? ub : ua; return true;
     case OP_MAX: *r = int_less(dt, a, b) ? ub : ua; return true;
     case OP_UMULHI: {
@@ -164,12 +161,9 @@ static double decode_fmt(uint64_t bits, FloatFmt F) {
     uint64_t exp = (bits >> (F.p - 1)) & ((1u << F.ebits) - 1);
     bool neg = (bits >> (F.ebits + F.p - 1)) & 1;
     double v;
-    if (exp == (1u << F.ebits) - 1)
-        v = mant ? NAN : INFINITY;
-    else if (exp == 0)
-        v = ldexp((double)mant, F.emin - (F.p - 1));
-    else
-        v = ldexp((double)(mant | 1ull << (F.p - 1)), (int)exp - F.emax - (F.p - 1));
+    if (exp == (1u << F.ebits) - 1) v = mant ? NAN : INFINITY;
+    else if (exp == 0) v = ldexp((double)mant, F.emin - (F.p - 1));
+    else v = ldexp((double)(mant | 1ull << (F.p - 1)), (int)exp - F.emax - (F.p - 1));
     return neg ? -v : v;
 }
 
@@ -200,11 +194,13 @@ static bool float_binary(int code, int dt, double a, double b, double *r) {
     case OP_ADD: *r = a + b; break;
     case OP_SUB: *r = a - b; break;
     case OP_MUL: *r = a * b; break;
-    case OP_DIV: case OP_DIV_RN: *r = a / b; break;
+    case OP_DIV:
+    case OP_DIV_RN: *r = a / b; break;
     case OP_REM: *r = fmod(a, b); break;
     case OP_MIN:
     case OP_MAX:
-        if (a == 0 && b == 0 && signbit(a) != signbit(b)) return false; /* fmin's sign of zero varies */
+        if (a == 0 && b == 0 && signbit(a) != signbit(b))
+            return false; /* fmin's sign of zero varies */
         *r = code == OP_MIN ? fmin(a, b) : fmax(a, b);
         break;
     default: return false;
@@ -228,12 +224,9 @@ static bool float_unary(int code, int dt, double a, double *r) {
 
 /* fma rounds once: fmaf for fp32, fma for fp64; fp16/bf16 would round twice. */
 static bool float_fma(int dt, const Num *a, double *r) {
-    if (dt == DT_FP32)
-        *r = fmaf((float)a[0].f, (float)a[1].f, (float)a[2].f);
-    else if (dt == DT_FP64)
-        *r = fma(a[0].f, a[1].f, a[2].f);
-    else
-        return false;
+    if (dt == DT_FP32) *r = fmaf((float)a[0].f, (float)a[1].f, (float)a[2].f);
+    else if (dt == DT_FP64) *r = fma(a[0].f, a[1].f, a[2].f);
+    else return false;
     return true;
 }
 
@@ -241,11 +234,13 @@ bool fold_arith(int code, int dt, const Num *a, Num *out) {
     int n = ir_op_info[code].nopnds;
     if (dt_is_float(dt)) {
         if (code == OP_FMA) return float_fma(dt, a, &out->f);
-        return n == 2 ? float_binary(code, dt, a[0].f, a[1].f, &out->f) : float_unary(code, dt, a[0].f, &out->f);
+        return n == 2 ? float_binary(code, dt, a[0].f, a[1].f, &out->f)
+                      : float_unary(code, dt, a[0].f, &out->f);
     }
     if (!dt_is_int(dt)) return false;
     uint64_t r;
-    bool ok = n == 2 ? int_binary(code, dt, a[0].i, a[1].i, &r) : n == 1 && int_unary(code, dt, a[0].i, &r);
+    bool ok = n == 2 ? int_binary(code, dt, a[0].i, a[1].i, &r)
+                     : n == 1 && int_unary(code, dt, a[0].i, &r);
     if (ok) out->i = fold_wrap(dt, r);
     return ok;
 }
@@ -255,7 +250,7 @@ bool fold_arith(int code, int dt, const Num *a, Num *out) {
 bool fold_cmp(int pred, int dt, Num a, Num b, Num *out) {
     bool lt, eq, gt;
     if (dt_is_float(dt)) { /* C's comparisons are ordered, and != is true on NaN */
-        lt = a.f < b.f, eq = a.f == b.f, gt = a.f > b.f;
+        lt = a.f<b.f, eq = a.f == b.f, gt = a.f> b.f;
     } else if (dt_is_int(dt)) {
         lt = int_less(dt, a.i, b.i), eq = a.i == b.i, gt = int_less(dt, b.i, a.i);
     } else {
@@ -312,7 +307,8 @@ bool fold_cvt(int from, int to, Num a, Num *out) {
     if ((!fi && !dt_is_int(from)) || (!fo && !dt_is_int(to))) return false;
     /* fp8 converts only to and from the other floats (integers and the other fp8 type go
      * through fp32 in the front end) */
-    if ((dt_is_fp8(from) || dt_is_fp8(to)) && (!fi || !fo || (dt_is_fp8(from) && dt_is_fp8(to)))) return false;
+    if ((dt_is_fp8(from) || dt_is_fp8(to)) && (!fi || !fo || (dt_is_fp8(from) && dt_is_fp8(to))))
+        return false;
     if (to == DT_I1) {
         if (fi && isnan(a.f)) return false; /* "NaN gives 0" and "x != 0" disagree */
         out->i = fi ? a.f != 0 : a.i != 0;

@@ -15,9 +15,9 @@ typedef union Num {
     double f;
 } Num;
 
-int64_t fold_wrap(int dt, uint64_t v);  /* an integer wrapped to dt's width */
-double fold_round(int dt, double x);    /* a double rounded to dt (a float type, fp8 included) */
-int64_t fold_all_ones(int dt);          /* -1 at dt's width */
+int64_t fold_wrap(int dt, uint64_t v); /* an integer wrapped to dt's width */
+double fold_round(int dt, double x);   /* a double rounded to dt (a float type, fp8 included) */
+int64_t fold_all_ones(int dt);         /* -1 at dt's width */
 
 /* Elementwise ops of one dtype (add ... fma, neg ... ceil): a[0..n-1] -> out. */
 bool fold_arith(int code, int dt, const Num *a, Num *out);

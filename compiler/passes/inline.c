@@ -95,12 +95,14 @@ static bool call_graph_acyclic(IrModule *m, const NameMap *idx, Diag *d) {
  * index, 0 for unknown. The call graph is acyclic (checked first). */
 static uint64_t inlined_size(IrModule *m, const NameMap *idx, int fi, uint64_t *memo);
 
-static uint64_t region_size(IrModule *m, const NameMap *idx, IrFunc *f, RegionId r, uint64_t *memo) {
+static uint64_t region_size(IrModule *m, const NameMap *idx, IrFunc *f, RegionId r,
+                            uint64_t *memo) {
     uint64_t n = 0;
     for (uint32_t i = 0; i < ir_region(f, r)->nops && n <= MAX_OPS; i++) {
         IrOp *op = ir_op(f, ir_region(f, r)->ops[i]);
         n += 1;
-        for (uint32_t j = 0; j < op->nregions; j++) n += region_size(m, idx, f, op->region[j], memo);
+        for (uint32_t j = 0; j < op->nregions; j++)
+            n += region_size(m, idx, f, op->region[j], memo);
         if (op->code == OP_CALL) n += inlined_size(m, idx, func_index(idx, op->sattr), memo);
     }
     return n;
@@ -122,8 +124,10 @@ static bool sizes_fit(IrModule *m, const NameMap *idx, Diag *d) {
     bool ok = true;
     for (uint32_t i = 0; ok && i < m->nfuncs; i++) {
         if (!m->funcs[i]->is_kernel || inlined_size(m, idx, (int)i, memo) <= MAX_OPS) continue;
-        diag_error(d, m->funcs[i]->loc, "'%s' is too large once its helper calls are inlined: more than %d IR operations",
-                   m->funcs[i]->name, MAX_OPS);
+        diag_error(
+            d, m->funcs[i]->loc,
+            "'%s' is too large once its helper calls are inlined: more than %d IR operations",
+            m->funcs[i]->name, MAX_OPS);
         ok = false;
     }
     free(memo);
@@ -151,7 +155,8 @@ static void inline_call(Inliner *I, RegionId r, OpId call) {
     uint32_t n = ir_region(g, g->body)->nops;
     for (uint32_t i = 0; i + 1 < n; i++) ir_clone_op(f, r, g, ir_region(g, g->body)->ops[i], map);
     IrOp *ret = ir_op(g, ir_region(g, g->body)->ops[n - 1]);
-    for (uint32_t i = 0; i < ir_op(f, call)->nres; i++) add_pair(I, ir_op(f, call)->results[i], map[ret->operands[i]]);
+    for (uint32_t i = 0; i < ir_op(f, call)->nres; i++)
+        add_pair(I, ir_op(f, call)->results[i], map[ret->operands[i]]);
     free(map);
     I->inlined++;
 }
@@ -169,7 +174,8 @@ static void inline_region(Inliner *I, RegionId r) {
             continue;
         }
         ir_region_append(f, r, id);
-        for (uint32_t j = 0; j < ir_op(f, id)->nregions; j++) inline_region(I, ir_op(f, id)->region[j]);
+        for (uint32_t j = 0; j < ir_op(f, id)->nregions; j++)
+            inline_region(I, ir_op(f, id)->region[j]);
     }
     free(ops);
 }
@@ -190,7 +196,8 @@ bool pass_inline(IrModule *m, Diag *d) {
     NameMap idx;
     namemap_init(&idx, m->arena);
     for (uint32_t i = 0; i < m->nfuncs; i++)
-        if (!namemap_get(&idx, m->funcs[i]->name)) namemap_put(&idx, m->funcs[i]->name, (void *)(intptr_t)(i + 1));
+        if (!namemap_get(&idx, m->funcs[i]->name))
+            namemap_put(&idx, m->funcs[i]->name, (void *)(intptr_t)(i + 1));
     if (!call_graph_acyclic(m, &idx, d) || !sizes_fit(m, &idx, d)) return false;
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         IrFunc *f = m->funcs[i];

@@ -45,12 +45,9 @@ static bool run_pass(PassRun *r, const char *name, bool (*run)(IrModule *, Diag 
 
 bool pass_run_pipeline(IrModule *m, const NrPassOptions *o, Diag *d, StrBuf *dump) {
     PassRun r = {m, o, d, dump};
-    return verify(&r, "before the passes")
-        && run_pass(&r, "inline", run_inline)
-        && run_pass(&r, "canonicalize", run_canonicalize)
-        && run_pass(&r, "combine-dot", run_combine_dot)
-        && run_pass(&r, "cse", run_cse)
-        && run_pass(&r, "dce", run_dce)
-        && run_pass(&r, "canonicalize", run_canonicalize)
-        && run_pass(&r, "dce", run_dce);
+    return verify(&r, "before the passes") && run_pass(&r, "inline", run_inline) &&
+           run_pass(&r, "canonicalize", run_canonicalize) &&
+           run_pass(&r, "combine-dot", run_combine_dot) && run_pass(&r, "cse", run_cse) &&
+           run_pass(&r, "dce", run_dce) && run_pass(&r, "canonicalize", run_canonicalize) &&
+           run_pass(&r, "dce", run_dce);
 }

@@ -39,14 +39,16 @@ ValId ir_repl_resolve(const IrFunc *f, const ValId *repl, ValId v) {
 
 void ir_op_remap(IrFunc *f, OpId op, const ValId *repl) {
     IrOp *o = ir_op(f, op);
-    for (uint32_t i = 0; i < o->nopnds; i++) o->operands[i] = ir_repl_resolve(f, repl, o->operands[i]);
+    for (uint32_t i = 0; i < o->nopnds; i++)
+        o->operands[i] = ir_repl_resolve(f, repl, o->operands[i]);
 }
 
 static void remap_region(IrFunc *f, RegionId r, const ValId *repl) {
     for (uint32_t i = 0; i < ir_region(f, r)->nops; i++) {
         OpId op = ir_region(f, r)->ops[i];
         ir_op_remap(f, op, repl);
-        for (uint32_t j = 0; j < ir_op(f, op)->nregions; j++) remap_region(f, ir_op(f, op)->region[j], repl);
+        for (uint32_t j = 0; j < ir_op(f, op)->nregions; j++)
+            remap_region(f, ir_op(f, op)->region[j], repl);
     }
 }
 

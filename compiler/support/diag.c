@@ -35,10 +35,8 @@ static void show_line(StrBuf *sb, Loc loc) {
 }
 
 static void vreport(Diag *d, Loc loc, const char *kind, const char *fmt, va_list ap) {
-    if (loc.src)
-        sb_printf(&d->out, "%s:%d:%d: %s: ", loc.src->name, loc.line, loc.col, kind);
-    else
-        sb_printf(&d->out, "nereid: %s: ", kind);
+    if (loc.src) sb_printf(&d->out, "%s:%d:%d: %s: ", loc.src->name, loc.line, loc.col, kind);
+    else sb_printf(&d->out, "nereid: %s: ", kind);
     sb_vprintf(&d->out, fmt, ap);
     sb_putc(&d->out, '\n');
     if (loc.src && loc.line > 0) show_line(&d->out, loc);

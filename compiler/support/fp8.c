@@ -18,7 +18,8 @@ static const NrFp8Desc descs[NR_FP8_FORMATS] = {
     [NR_FP8_E5M2] = {"fp8e5", 2, 15, NR_FP8_NAN_IEEE, false, 0x7B, 0x7B, 0x7F, 57344.0, 57344.0},
     [NR_FP8_E4M3B15] = {"fp8e4b15", 3, 15, NR_FP8_NAN_NONE, true, 0x7F, 0x7E, 0x7E, 1.875, 1.75},
     [NR_FP8_E4M3FNUZ] = {"fp8e4b8", 3, 8, NR_FP8_NAN_80, false, 0x7F, 0x7F, 0x80, 240.0, 240.0},
-    [NR_FP8_E5M2FNUZ] = {"fp8e5b16", 2, 16, NR_FP8_NAN_80, false, 0x7F, 0x7F, 0x80, 57344.0, 57344.0},
+    [NR_FP8_E5M2FNUZ] = {"fp8e5b16", 2, 16, NR_FP8_NAN_80, false, 0x7F, 0x7F, 0x80, 57344.0,
+                         57344.0},
 };
 
 const NrFp8Desc *fp8_desc(NrFp8Format f) { return &descs[f]; }
@@ -92,7 +93,8 @@ uint8_t fp8_bits(NrFp8Format f, double v) {
         uint8_t b = (uint8_t)(u & 0xFF);
         return fp8_is_nan_bits(f, b) ? b : F->nan_code;
     }
-    if (isinf(v) && F->nans == NR_FP8_NAN_IEEE) return (uint8_t)((v < 0 ? 0x80 : 0) | (0x7F >> F->mbits << F->mbits));
+    if (isinf(v) && F->nans == NR_FP8_NAN_IEEE)
+        return (uint8_t)((v < 0 ? 0x80 : 0) | (0x7F >> F->mbits << F->mbits));
     if (isinf(v) && F->nans == NR_FP8_NAN_80) return F->nan_code;
     return encode(F, v, F->max_code, F->max);
 }

@@ -47,14 +47,14 @@ typedef enum NrFp8Nans {
 } NrFp8Nans;
 
 typedef struct NrFp8Desc {
-    const char *name;  /* the dtype: "fp8e4nv", ... */
-    int mbits, bias;   /* fraction bits (the exponent has 7 - mbits), exponent bias */
+    const char *name; /* the dtype: "fp8e4nv", ... */
+    int mbits, bias;  /* fraction bits (the exponent has 7 - mbits), exponent bias */
     NrFp8Nans nans;
-    bool ties_away;    /* narrowing rounds ties away from zero (else to even) */
-    uint8_t max_code;  /* the largest finite value's byte */
-    uint8_t sat_code;  /* the byte narrowing saturates to (max_code but for fp8e4b15) */
-    uint8_t nan_code;  /* the byte a NaN narrows to */
-    double max, sat;   /* the values of max_code and sat_code */
+    bool ties_away;   /* narrowing rounds ties away from zero (else to even) */
+    uint8_t max_code; /* the largest finite value's byte */
+    uint8_t sat_code; /* the byte narrowing saturates to (max_code but for fp8e4b15) */
+    uint8_t nan_code; /* the byte a NaN narrows to */
+    double max, sat;  /* the values of max_code and sat_code */
 } NrFp8Desc;
 
 const NrFp8Desc *fp8_desc(NrFp8Format f);

@@ -3,7 +3,8 @@
 
 #include <string.h>
 
-#define RANGE_TEXT(lo, hi, pow2) ((pow2) ? "a power of two from " #lo " to " #hi : "from " #lo " to " #hi)
+#define RANGE_TEXT(lo, hi, pow2) \
+    ((pow2) ? "a power of two from " #lo " to " #hi : "from " #lo " to " #hi)
 
 static const OptionInfo table[OPT_COUNT] = {
 #define X(id, name, def, lo, hi, pow2) [id] = {name, def, lo, hi, pow2, RANGE_TEXT(lo, hi, pow2)},

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 
 /* X(ID, name, default, min, max, power of two) */
-#define NR_OPTIONS(X)                                                                                                  \
-    X(OPT_NUM_WARPS, "num_warps", 4, 1, 32, true)                                                                      \
+#define NR_OPTIONS(X)                             \
+    X(OPT_NUM_WARPS, "num_warps", 4, 1, 32, true) \
     X(OPT_NUM_STAGES, "num_stages", 3, 1, 8, false)
 
 typedef enum {

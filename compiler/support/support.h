@@ -15,7 +15,7 @@
 typedef struct Arena Arena;
 Arena *arena_new(void);
 void arena_free(Arena *a);
-void *arena_alloc(Arena *a, size_t size);           /* zeroed, 16-byte aligned */
+void *arena_alloc(Arena *a, size_t size); /* zeroed, 16-byte aligned */
 char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -23,14 +23,14 @@ char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf,
 void *arena_grow(Arena *a, void *old, size_t elem, size_t old_n, size_t new_cap);
 
 /* Push onto an arena-backed vector held as (ptr, n, cap) fields. */
-#define VEC_PUSH(arena, ptr, n, cap, val)                                              \
-    do {                                                                               \
-        if ((n) >= (cap)) {                                                            \
-            size_t nc_ = (cap) ? (size_t)(cap) * 2 : 8;                                \
-            (ptr) = arena_grow((arena), (ptr), sizeof(*(ptr)), (size_t)(n), nc_);      \
-            (cap) = nc_;                                                               \
-        }                                                                              \
-        (ptr)[(n)++] = (val);                                                          \
+#define VEC_PUSH(arena, ptr, n, cap, val)                                         \
+    do {                                                                          \
+        if ((n) >= (cap)) {                                                       \
+            size_t nc_ = (cap) ? (size_t)(cap)*2 : 8;                             \
+            (ptr) = arena_grow((arena), (ptr), sizeof(*(ptr)), (size_t)(n), nc_); \
+            (cap) = nc_;                                                          \
+        }                                                                         \
+        (ptr)[(n)++] = (val);                                                     \
     } while (0)
 
 /* ---- name -> pointer map in an arena (namemap.c); keys are not copied ---- */
@@ -73,7 +73,7 @@ typedef struct Loc {
 
 /* ---- diagnostics: collected into a buffer, printed or returned by the caller ---- */
 typedef struct Diag {
-    StrBuf out;  /* every message, formatted like clang */
+    StrBuf out; /* every message, formatted like clang */
     int nerrors;
     int nwarnings;
     int max_errors; /* stop recording after this many (0: 20) */
@@ -89,9 +89,9 @@ void diag_warning(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(
 _Noreturn void diag_die_at(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #define NR_DIE(...) diag_die_at(__FILE__, __LINE__, __VA_ARGS__)
-#define NR_ASSERT(c)                                                                   \
-    do {                                                                               \
-        if (!(c)) NR_DIE("assertion failed: %s", #c);                                  \
+#define NR_ASSERT(c)                                  \
+    do {                                              \
+        if (!(c)) NR_DIE("assertion failed: %s", #c); \
     } while (0)
 
 /* Milliseconds on a monotonic clock (stage timings). */

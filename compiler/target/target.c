@@ -7,4 +7,3 @@ int gpu_arch_of(const char *arch) {
     int a = ir_gpu_arch_from_name(arch, strlen(arch));
     return a ? a : GPU_SM80;
 }
-

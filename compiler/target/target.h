@@ -10,12 +10,12 @@
 #include "compiler/ir/ir.h"
 
 typedef struct GpuTarget {
-    const char *arch;  /* "sm_80", "sm_90", "sm_90a" */
+    const char *arch; /* "sm_80", "sm_90", "sm_90a" */
     int num_warps;
-    int num_stages;    /* software-pipelining depth (1: none) */
-    const char *pipeline; /* LLVM new-pass-manager pipeline; NULL: LLVM_GEN_PIPELINE */
-    const char *libdevice; /* CUDA's libdevice.10.bc for the math op's functions (erf, pow,
-                              ...); NULL: Nereid's own routines (gpu_libdevice_find) */
+    int num_stages;         /* software-pipelining depth (1: none) */
+    const char *pipeline;   /* LLVM new-pass-manager pipeline; NULL: LLVM_GEN_PIPELINE */
+    const char *libdevice;  /* CUDA's libdevice.10.bc for the math op's functions (erf, pow,
+                               ...); NULL: Nereid's own routines (gpu_libdevice_find) */
     const bool *tma_params; /* per parameter: a tensor descriptor taken by TMA (its parameter
                                holds the tensor map: compiler/target/tma.h); NULL: none */
     uint32_t nparams;       /* entries of tma_params */
@@ -37,7 +37,6 @@ typedef struct GpuSpec {
                              null / integer a nonzero multiple of 16), SPEC_ONE (integer
                              equal to 1), or SPEC_NONE */
 } GpuSpec;
-
 
 /* The GpuArch of "sm_80", "sm_90", "sm_90a" (sm_80 for anything else). */
 int gpu_arch_of(const char *arch);

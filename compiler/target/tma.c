@@ -64,6 +64,8 @@ uint32_t gpu_mbarrier_layout(IrModule *m) {
 
 enum { TMAP_BYTES = 128 };
 
-int gpu_tdesc_param_bytes(IrType desc, bool tma) { return (tma ? TMAP_BYTES : 0) + 8 * (2 + 2 * desc.rank); }
+int gpu_tdesc_param_bytes(IrType desc, bool tma) {
+    return (tma ? TMAP_BYTES : 0) + 8 * (2 + 2 * desc.rank);
+}
 int gpu_tdesc_param_align(bool tma) { return tma ? 64 : 8; }
 int gpu_tdesc_part_offset(bool tma, int part) { return (tma ? TMAP_BYTES : 0) + 8 * part; }

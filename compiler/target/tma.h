@@ -15,10 +15,10 @@
 #include "compiler/ir/ir.h"
 
 typedef struct TmaPlan {
-    int swizzle;               /* bytes: 32, 64 or 128 */
-    int32_t box[NR_MAX_RANK];  /* the box, in the tile's dim order (the last dim cut to a panel) */
-    int nboxes;                /* copies per tile, panel after panel along the last dim */
-    int box_bytes;             /* bytes of one box */
+    int swizzle;              /* bytes: 32, 64 or 128 */
+    int32_t box[NR_MAX_RANK]; /* the box, in the tile's dim order (the last dim cut to a panel) */
+    int nboxes;               /* copies per tile, panel after panel along the last dim */
+    int box_bytes;            /* bytes of one box */
 } TmaPlan;
 
 /* Can TMA copy tiles of this descriptor (false: the descriptor's accesses are expanded

@@ -39,36 +39,42 @@
 #include "_nereid.h"
 
 enum { P_TYPED, P_INFER, P_CONSTEXPR };
-enum { OPT_NONE, OPT_WARPS, OPT_STAGES }; /* keywords that are launch options: num_warps=, num_stages= */
+enum {
+    OPT_NONE,
+    OPT_WARPS,
+    OPT_STAGES
+}; /* keywords that are launch options: num_warps=, num_stages= */
 /* Key codes, what an inferred parameter's argument decides: its nr_type (a scalar),
  * CODE_PTR + pointee (an array or tensor), CODE_NONE (None), or for a tensor descriptor
  * CODE_DESC | pointee | rank << 6 | log2(block_shape[d]) << (9 + 5 d): the element type
  * and the block shape (powers of two of at most 2^20 elements), as Triton specialises on
  * "tensordesc<fp16[64, 64]>" (nereid/_jit.py's _type_text reads them back). */
 enum { MAX_PARAMS = 64, CODE_NONE = -2, CODE_PTR = 100, CODE_DESC = 1 << 30 };
-enum { DESC_RANK = 4, DESC_MAX_NUMEL = 1 << 20 }; /* nr_tensor_desc's dims; Triton's largest block */
+enum {
+    DESC_RANK = 4,
+    DESC_MAX_NUMEL = 1 << 20
+}; /* nr_tensor_desc's dims; Triton's largest block */
 
 /* One parameter, what a launch reads of it together. */
 typedef struct {
     int kind;              /* P_* */
     nr_type type, pointee; /* P_TYPED: its type (NR_TYPE_PTR and the pointee for a pointer) */
     int option;            /* OPT_WARPS, OPT_STAGES: its name is a launch option's too */
-    int last_code;         /* P_INFER: the key code of the last launch's argument (see last_kernel) */
-    PyObject *last_value;  /* P_CONSTEXPR: the last launch's value (a strong reference) */
+    int last_code; /* P_INFER: the key code of the last launch's argument (see last_kernel) */
+    PyObject *last_value; /* P_CONSTEXPR: the last launch's value (a strong reference) */
     /* the tensor type of the last launch's argument here, or NULL (an entry of the module
      * state's arg_types, which lives as long as the module): an argument of that type
      * again is read at once */
     struct ArgType *hint;
-    PyObject *name;        /* an item of `names` */
+    PyObject *name; /* an item of `names` */
 } Param;
 
 typedef struct {
-    PyObject_HEAD
-    PyObject *module;    /* the extension module: its state */
-    State *st;           /* the module's state (alive as long as `module`) */
-    PyObject *context;   /* ContextObject, from _resolve() at the first launch */
-    PyObject *name;      /* the kernel's name, for messages */
-    PyObject *names;     /* tuple of str: every parameter in order */
+    PyObject_HEAD PyObject *module; /* the extension module: its state */
+    State *st;                      /* the module's state (alive as long as `module`) */
+    PyObject *context;              /* ContextObject, from _resolve() at the first launch */
+    PyObject *name;                 /* the kernel's name, for messages */
+    PyObject *names;                /* tuple of str: every parameter in order */
     int nparams;
     Param p[MAX_PARAMS];
     PyObject *defaults;  /* dict: parameter name -> default value */
@@ -82,7 +88,7 @@ typedef struct {
     bool follow;
     PyObject *devices;
     PyObject *device_fn;
-    PyObject *last;      /* the last Launcher made: `k[grid]` with the same grid object reuses it */
+    PyObject *last; /* the last Launcher made: `k[grid]` with the same grid object reuses it */
     /* The last launch's kernel (a strong reference; NULL before the first launch or after
      * the context changed) and what chose it: each inferred parameter's key code and each
      * constexpr's value (strong references). A launch whose codes are the same and whose
@@ -105,8 +111,7 @@ typedef struct {
 } Grid;
 
 typedef struct {
-    PyObject_HEAD
-    PyObject *dispatcher;
+    PyObject_HEAD PyObject *dispatcher;
     PyObject *grid;
     Grid info; /* info.g is grid */
 } LauncherObject;
@@ -114,13 +119,13 @@ typedef struct {
 /* One runtime argument on its way to nr_launch. */
 typedef struct {
     nr_arg a;
-    int code;        /* the key code (P_INFER) */
-    Py_buffer view;  /* CPU: the array lent for the launch */
+    int code;       /* the key code (P_INFER) */
+    Py_buffer view; /* CPU: the array lent for the launch */
     bool has_view;
-    void *reg;       /* CPU: the extent to register with nr_host_register */
+    void *reg; /* CPU: the extent to register with nr_host_register */
     size_t reg_bytes;
-    void *copy;      /* CPU: a private copy of a read-only array */
-    PyObject *obj;   /* the argument (borrowed), for its extent when a tuner needs it */
+    void *copy;    /* CPU: a private copy of a read-only array */
+    PyObject *obj; /* the argument (borrowed), for its extent when a tuner needs it */
     /* a tensor descriptor (a.type NR_TYPE_TENSOR_DESC, a.v.desc = &desc): its block shape
      * (checked against the compiled kernel's parameter), its parameter, and its base (a
      * strong reference, NULL for other arguments: released after the launch; on the CPU
@@ -256,18 +261,21 @@ static PyObject *dispatcher_setup(PyObject *o, PyObject *args) {
     DispatcherObject *d = (DispatcherObject *)o;
     PyObject *name, *names, *kinds, *types, *defaults;
     int extra_kw;
-    if (!PyArg_ParseTuple(args, "UO!OOO!p", &name, &PyTuple_Type, &names, &kinds, &types, &PyDict_Type, &defaults,
-                          &extra_kw))
+    if (!PyArg_ParseTuple(args, "UO!OOO!p", &name, &PyTuple_Type, &names, &kinds, &types,
+                          &PyDict_Type, &defaults, &extra_kw))
         return NULL;
     Py_ssize_t n = PyTuple_Size(names);
-    if (n > MAX_PARAMS) return PyErr_Format(PyExc_TypeError, "a kernel takes at most %d parameters", MAX_PARAMS);
+    if (n > MAX_PARAMS)
+        return PyErr_Format(PyExc_TypeError, "a kernel takes at most %d parameters", MAX_PARAMS);
     if (PySequence_Size(kinds) != n || PySequence_Size(types) != n)
-        return PyErr_Format(PyExc_ValueError, "_setup: kinds and types must have one entry per parameter");
+        return PyErr_Format(PyExc_ValueError,
+                            "_setup: kinds and types must have one entry per parameter");
     Param ps[MAX_PARAMS]; /* the new signature, taken once whole */
     memset(ps, 0, sizeof ps);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *pname = PyTuple_GetItem(names, i);
-        if (!PyUnicode_Check(pname)) return PyErr_Format(PyExc_TypeError, "_setup: parameter names must be strings");
+        if (!PyUnicode_Check(pname))
+            return PyErr_Format(PyExc_TypeError, "_setup: parameter names must be strings");
         ps[i].name = pname;
         ps[i].option = !PyUnicode_Compare(pname, d->st->s_num_warps)    ? OPT_WARPS
                        : !PyUnicode_Compare(pname, d->st->s_num_stages) ? OPT_STAGES
@@ -324,14 +332,16 @@ static void grid_info(DispatcherObject *d, PyObject *g, Grid *info) {
     info->kind = PyCallable_Check(g) ? GRID_CALL : GRID_READ;
     if (info->kind == GRID_READ && (PyLong_CheckExact(g) || PyTuple_CheckExact(g))) {
         bool exact = true; /* ints, whose values cannot change */
-        for (Py_ssize_t i = 0; PyTuple_CheckExact(g) && i < PyTuple_Size(g); i++) exact &= PyLong_CheckExact(PyTuple_GetItem(g, i));
+        for (Py_ssize_t i = 0; PyTuple_CheckExact(g) && i < PyTuple_Size(g); i++)
+            exact &= PyLong_CheckExact(PyTuple_GetItem(g, i));
         if (exact && !read_dims(d, g, info->dims, &info->empty)) info->kind = GRID_FIXED;
         PyErr_Clear();
     }
 }
 
 static PyObject *launcher_make(DispatcherObject *d, PyObject *grid) {
-    LauncherObject *l = (LauncherObject *)PyType_GenericAlloc((PyTypeObject *)d->st->LauncherType, 0);
+    LauncherObject *l =
+        (LauncherObject *)PyType_GenericAlloc((PyTypeObject *)d->st->LauncherType, 0);
     if (!l) return NULL;
     l->dispatcher = Py_NewRef((PyObject *)d);
     l->grid = Py_NewRef(grid);
@@ -407,7 +417,9 @@ static int find_param(DispatcherObject *d, PyObject *key, int *opt) {
     *opt = key == st->s_num_warps ? OPT_WARPS : key == st->s_num_stages ? OPT_STAGES : OPT_NONE;
     if (*opt == OPT_NONE) {
         if (!PyUnicode_Check(key)) return -1;
-        *opt = !PyUnicode_Compare(key, st->s_num_warps) ? OPT_WARPS : !PyUnicode_Compare(key, st->s_num_stages) ? OPT_STAGES : OPT_NONE;
+        *opt = !PyUnicode_Compare(key, st->s_num_warps)    ? OPT_WARPS
+               : !PyUnicode_Compare(key, st->s_num_stages) ? OPT_STAGES
+                                                           : OPT_NONE;
     }
     for (int i = 0; i < d->nparams; i++) {
         int eq = PyObject_RichCompareBool(d->p[i].name, key, Py_EQ);
@@ -425,8 +437,8 @@ static int read_option(PyObject *v, const char *what, int *out) {
     int lo = 1, hi = 1, pow2 = 0;
     nr_option_info(what, NULL, &lo, &hi, &pow2);
     if (x < lo || x > hi || (pow2 && (x & (x - 1)))) {
-        PyErr_Format(PyExc_ValueError, "%s must be %sfrom %d to %d, got %ld", what, pow2 ? "a power of two " : "", lo,
-                     hi, x);
+        PyErr_Format(PyExc_ValueError, "%s must be %sfrom %d to %d, got %ld", what,
+                     pow2 ? "a power of two " : "", lo, hi, x);
         return -1;
     }
     *out = (int)x;
@@ -435,13 +447,13 @@ static int read_option(PyObject *v, const char *what, int *out) {
 
 /* vals[i]: the argument of parameter i (borrowed). extra: a new dict of unknown keywords
  * when the dispatcher takes them, else NULL. */
-static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject **vals, PyObject **extra, int *warps,
-                int *stages) {
+static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject **vals,
+                PyObject **extra, int *warps, int *stages) {
     Py_ssize_t n = PyTuple_Size(args);
     *extra = NULL;
     if (n > d->nparams) {
-        PyErr_Format(PyExc_TypeError, "%s() takes %d argument%s but %zd were given", kname(d), d->nparams,
-                     d->nparams == 1 ? "" : "s", n);
+        PyErr_Format(PyExc_TypeError, "%s() takes %d argument%s but %zd were given", kname(d),
+                     d->nparams, d->nparams == 1 ? "" : "s", n);
         return -1;
     }
     for (int i = 0; i < n; i++) vals[i] = PyTuple_GetItem(args, i);
@@ -459,13 +471,15 @@ static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject 
             }
             if (i >= 0) {
                 if (vals[i]) {
-                    PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", kname(d), param_name(d, i));
+                    PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'",
+                                 kname(d), param_name(d, i));
                     return -1;
                 }
                 vals[i] = value;
             } else if (opt == OPT_NONE) {
                 if (!d->extra_kw) {
-                    PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", kname(d), key);
+                    PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
+                                 kname(d), key);
                     return -1;
                 }
                 if (!*extra && !(*extra = PyDict_New())) return -1;
@@ -478,7 +492,8 @@ static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject 
         vals[i] = PyDict_GetItemWithError(d->defaults, d->p[i].name);
         if (!vals[i]) {
             if (!PyErr_Occurred())
-                PyErr_Format(PyExc_TypeError, "%s() missing argument '%s'", kname(d), param_name(d, i));
+                PyErr_Format(PyExc_TypeError, "%s() missing argument '%s'", kname(d),
+                             param_name(d, i));
             return -1;
         }
     }
@@ -515,18 +530,34 @@ static nr_type format_code(const char *fmt, Py_ssize_t itemsize) {
     case 'd': return NR_TYPE_FP64;
     case '?': return NR_TYPE_I1;
     case 'b': return NR_TYPE_I8;
-    case 'B': case 'c': return NR_TYPE_U8;
-    case 'h': case 'i': case 'l': case 'q': case 'n':
-        return itemsize == 2 ? NR_TYPE_I16 : itemsize == 4 ? NR_TYPE_I32 : itemsize == 8 ? NR_TYPE_I64 : NR_TYPE_INVALID;
-    case 'H': case 'I': case 'L': case 'Q': case 'N':
-        return itemsize == 2 ? NR_TYPE_U16 : itemsize == 4 ? NR_TYPE_U32 : itemsize == 8 ? NR_TYPE_U64 : NR_TYPE_INVALID;
+    case 'B':
+    case 'c': return NR_TYPE_U8;
+    case 'h':
+    case 'i':
+    case 'l':
+    case 'q':
+    case 'n':
+        return itemsize == 2   ? NR_TYPE_I16
+               : itemsize == 4 ? NR_TYPE_I32
+               : itemsize == 8 ? NR_TYPE_I64
+                               : NR_TYPE_INVALID;
+    case 'H':
+    case 'I':
+    case 'L':
+    case 'Q':
+    case 'N':
+        return itemsize == 2   ? NR_TYPE_U16
+               : itemsize == 4 ? NR_TYPE_U32
+               : itemsize == 8 ? NR_TYPE_U64
+                               : NR_TYPE_INVALID;
     }
     return NR_TYPE_INVALID;
 }
 
 static int ptr_type_error(DispatcherObject *d, int i, PyObject *obj, const char *why) {
     PyObject *tn = PyType_GetName(Py_TYPE(obj));
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' %s, got %U", kname(d), param_name(d, i), why, tn);
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' %s, got %U", kname(d), param_name(d, i), why,
+                 tn);
     Py_XDECREF(tn);
     return -1;
 }
@@ -541,7 +572,8 @@ static int cpu_buffer(DispatcherObject *d, int i, PyObject *obj, Slot *s, nr_typ
     s->has_view = true;
     *pointee = format_code(s->view.format, s->view.itemsize);
     if (*pointee == NR_TYPE_INVALID) {
-        PyErr_Format(PyExc_TypeError, "%s(): argument '%s': arrays of format '%s' are not supported", kname(d),
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): argument '%s': arrays of format '%s' are not supported", kname(d),
                      param_name(d, i), s->view.format ? s->view.format : "?");
         return -1;
     }
@@ -555,7 +587,8 @@ static int cpu_buffer(DispatcherObject *d, int i, PyObject *obj, Slot *s, nr_typ
         else if (stride < 0) lo += (len - 1) * stride;
         else hi += (len - 1) * stride;
     }
-    if (s->view.ndim == 0 || !s->view.shape) hi = (char *)s->view.buf + (s->view.len ? s->view.len : s->view.itemsize);
+    if (s->view.ndim == 0 || !s->view.shape)
+        hi = (char *)s->view.buf + (s->view.len ? s->view.len : s->view.itemsize);
     s->a = nr_arg_ptr((nr_devptr)(uintptr_t)s->view.buf);
     if (empty || !s->view.buf) return 0;
     s->reg = lo;
@@ -594,8 +627,9 @@ static int call_u64(PyObject *obj, PyObject *method, uint64_t *out) {
 /* A tensor's storage (a new reference): untyped_storage(), or storage() in a torch before
  * 2.0 (its TypedStorage has data_ptr() and nbytes() as well). */
 static PyObject *tensor_storage(State *st, PyObject *obj) {
-    return PyObject_CallMethodObjArgs(obj, PyObject_HasAttr(obj, st->s_untyped_storage) ? st->s_untyped_storage
-                                                                                       : st->s_storage, NULL);
+    return PyObject_CallMethodObjArgs(
+        obj, PyObject_HasAttr(obj, st->s_untyped_storage) ? st->s_untyped_storage : st->s_storage,
+        NULL);
 }
 
 /* A torch tensor in host memory on the CPU device: its storage is lent. */
@@ -614,23 +648,38 @@ static int cpu_tensor(State *st, PyObject *obj, Slot *s) {
 
 /* __cuda_array_interface__: {'data': (ptr, readonly), 'typestr': '<f4', ...} */
 static int cuda_array_interface(State *st, PyObject *cai, Slot *s, nr_type *pointee) {
-    if (!PyDict_Check(cai)) return PyErr_SetString(PyExc_TypeError, "__cuda_array_interface__ is not a dict"), -1;
-    PyObject *data = PyDict_GetItemWithError(cai, st->s_data), *ts = PyDict_GetItemWithError(cai, st->s_typestr);
+    if (!PyDict_Check(cai))
+        return PyErr_SetString(PyExc_TypeError, "__cuda_array_interface__ is not a dict"), -1;
+    PyObject *data = PyDict_GetItemWithError(cai, st->s_data),
+             *ts = PyDict_GetItemWithError(cai, st->s_typestr);
     PyObject *p = data && PyTuple_Check(data) ? PyTuple_GetItem(data, 0) : NULL;
     const char *t = ts && PyUnicode_Check(ts) ? PyUnicode_AsUTF8AndSize(ts, NULL) : NULL;
     if (!p || !t || strlen(t) < 3) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "malformed __cuda_array_interface__");
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "malformed __cuda_array_interface__");
         return -1;
     }
     uint64_t addr = as_u64(p);
     if (addr == (uint64_t)-1 && PyErr_Occurred()) return -1;
     int size = atoi(t + 2);
     char kind = t[1];
-    *pointee = t[0] == '>' ? NR_TYPE_INVALID
-               : kind == 'f' ? (size == 2 ? NR_TYPE_FP16 : size == 4 ? NR_TYPE_FP32 : size == 8 ? NR_TYPE_FP64 : NR_TYPE_INVALID)
-               : kind == 'i' ? (size == 1 ? NR_TYPE_I8 : size == 2 ? NR_TYPE_I16 : size == 4 ? NR_TYPE_I32 : size == 8 ? NR_TYPE_I64 : NR_TYPE_INVALID)
-               : kind == 'u' ? (size == 1 ? NR_TYPE_U8 : size == 2 ? NR_TYPE_U16 : size == 4 ? NR_TYPE_U32 : size == 8 ? NR_TYPE_U64 : NR_TYPE_INVALID)
-               : kind == 'b' && size == 1 ? NR_TYPE_I1 : NR_TYPE_INVALID;
+    *pointee = t[0] == '>'                ? NR_TYPE_INVALID
+               : kind == 'f'              ? (size == 2   ? NR_TYPE_FP16
+                                             : size == 4 ? NR_TYPE_FP32
+                                             : size == 8 ? NR_TYPE_FP64
+                                                         : NR_TYPE_INVALID)
+               : kind == 'i'              ? (size == 1   ? NR_TYPE_I8
+                                             : size == 2 ? NR_TYPE_I16
+                                             : size == 4 ? NR_TYPE_I32
+                                             : size == 8 ? NR_TYPE_I64
+                                                         : NR_TYPE_INVALID)
+               : kind == 'u'              ? (size == 1   ? NR_TYPE_U8
+                                             : size == 2 ? NR_TYPE_U16
+                                             : size == 4 ? NR_TYPE_U32
+                                             : size == 8 ? NR_TYPE_U64
+                                                         : NR_TYPE_INVALID)
+               : kind == 'b' && size == 1 ? NR_TYPE_I1
+                                          : NR_TYPE_INVALID;
     s->a = nr_arg_ptr(addr);
     return 0;
 }
@@ -650,12 +699,19 @@ static struct ArgType *arg_type(State *st, PyObject *obj) {
     struct ArgType *found = find_arg_type(st, obj);
     if (found) return found;
     if (st->narg_types == (int)(sizeof st->arg_types / sizeof st->arg_types[0])) return NULL;
-    struct ArgType t = {(PyObject *)tp, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NR_TYPE_INVALID};
-    /* looked up without raising where the attribute is missing (a failed lookup's exception is costly) */
-    t.is_cuda = PyObject_HasAttr((PyObject *)tp, st->s_is_cuda) ? PyObject_GetAttr((PyObject *)tp, st->s_is_cuda) : NULL;
-    t.dtype = t.is_cuda && PyObject_HasAttr((PyObject *)tp, st->s_dtype) ? PyObject_GetAttr((PyObject *)tp, st->s_dtype) : NULL;
-    t.data_ptr = t.dtype && PyObject_HasAttr((PyObject *)tp, st->s_data_ptr) ? PyObject_GetAttr((PyObject *)tp, st->s_data_ptr)
-                                                                              : NULL;
+    struct ArgType t = {(PyObject *)tp, false, NULL, NULL, NULL,
+                        NULL,           NULL,  NULL, NULL, NR_TYPE_INVALID};
+    /* looked up without raising where the attribute is missing (a failed lookup's exception is
+     * costly) */
+    t.is_cuda = PyObject_HasAttr((PyObject *)tp, st->s_is_cuda)
+                    ? PyObject_GetAttr((PyObject *)tp, st->s_is_cuda)
+                    : NULL;
+    t.dtype = t.is_cuda && PyObject_HasAttr((PyObject *)tp, st->s_dtype)
+                  ? PyObject_GetAttr((PyObject *)tp, st->s_dtype)
+                  : NULL;
+    t.data_ptr = t.dtype && PyObject_HasAttr((PyObject *)tp, st->s_data_ptr)
+                     ? PyObject_GetAttr((PyObject *)tp, st->s_data_ptr)
+                     : NULL;
     PyErr_Clear();
     if (t.data_ptr) {
         t.is_cuda_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(t.is_cuda), Py_tp_descr_get);
@@ -675,11 +731,13 @@ static struct ArgType *arg_type(State *st, PyObject *obj) {
     /* the lookups may have run Python code: the table is read again */
     for (int i = 0; i < st->narg_types; i++)
         if (st->arg_types[i].type == (PyObject *)tp) {
-            Py_XDECREF(t.is_cuda), Py_XDECREF(t.dtype), Py_XDECREF(t.data_ptr), Py_XDECREF(t.get_device);
+            Py_XDECREF(t.is_cuda), Py_XDECREF(t.dtype), Py_XDECREF(t.data_ptr),
+                Py_XDECREF(t.get_device);
             return &st->arg_types[i];
         }
     if (st->narg_types == (int)(sizeof st->arg_types / sizeof st->arg_types[0])) {
-        Py_XDECREF(t.is_cuda), Py_XDECREF(t.dtype), Py_XDECREF(t.data_ptr), Py_XDECREF(t.get_device);
+        Py_XDECREF(t.is_cuda), Py_XDECREF(t.dtype), Py_XDECREF(t.data_ptr),
+            Py_XDECREF(t.get_device);
         return NULL;
     }
     Py_INCREF((PyObject *)tp);
@@ -689,16 +747,17 @@ static struct ArgType *arg_type(State *st, PyObject *obj) {
 
 /* A tensor of a cached tensor type: no attribute lookups, and the dtype's code found by
  * identity when it is the type's last. */
-static inline int fast_tensor(DispatcherObject *d, State *st, struct ArgType *t, int cuda, int i, PyObject *obj, Slot *s,
-                              nr_type *pointee) {
+static inline int fast_tensor(DispatcherObject *d, State *st, struct ArgType *t, int cuda, int i,
+                              PyObject *obj, Slot *s, nr_type *pointee) {
     PyObject *is_cuda = t->is_cuda_get(t->is_cuda, obj, t->type);
     if (!is_cuda) return -1;
     int on_gpu = is_cuda == Py_True ? 1 : is_cuda == Py_False ? 0 : PyObject_IsTrue(is_cuda);
     Py_DECREF(is_cuda);
     if (on_gpu < 0) return -1;
     if (on_gpu != cuda)
-        return ptr_type_error(d, i, obj, cuda ? "must be on the GPU (this kernel runs on cuda)"
-                                              : "must be in host memory (this kernel runs on the CPU device)");
+        return ptr_type_error(d, i, obj,
+                              cuda ? "must be on the GPU (this kernel runs on cuda)"
+                                   : "must be in host memory (this kernel runs on the CPU device)");
     PyObject *dtype = t->dtype_get(t->dtype, obj, t->type);
     if (!dtype) return -1;
     if (dtype == t->last_dtype) {
@@ -723,7 +782,8 @@ static inline int fast_tensor(DispatcherObject *d, State *st, struct ArgType *t,
 }
 
 /* A pointer argument: its address (and on the CPU, the memory lent) and element type. */
-static int pointer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s, nr_type *pointee) {
+static int pointer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s,
+                       nr_type *pointee) {
     State *st = d->st;
     *pointee = NR_TYPE_INVALID;
     s->obj = obj;
@@ -733,14 +793,17 @@ static int pointer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot
     PyObject *is_cuda = NULL;
     int has_ptr = PyObject_HasAttr(obj, st->s_data_ptr);
     if (has_ptr) {
-        is_cuda = PyObject_HasAttr(obj, st->s_is_cuda) ? PyObject_GetAttr(obj, st->s_is_cuda) : NULL;
+        is_cuda =
+            PyObject_HasAttr(obj, st->s_is_cuda) ? PyObject_GetAttr(obj, st->s_is_cuda) : NULL;
         if (!is_cuda) PyErr_Clear();
         int on_gpu = is_cuda ? PyObject_IsTrue(is_cuda) : cuda;
         Py_XDECREF(is_cuda);
         if (on_gpu < 0) return -1;
         if (on_gpu != cuda)
-            return ptr_type_error(d, i, obj, cuda ? "must be on the GPU (this kernel runs on cuda)"
-                                                  : "must be in host memory (this kernel runs on the CPU device)");
+            return ptr_type_error(
+                d, i, obj,
+                cuda ? "must be on the GPU (this kernel runs on cuda)"
+                     : "must be in host memory (this kernel runs on the CPU device)");
         PyObject *dtype = PyObject_GetAttr(obj, st->s_dtype);
         if (!dtype) return -1;
         *pointee = dtype_code(st, dtype);
@@ -759,10 +822,14 @@ static int pointer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot
             return rc;
         }
         PyErr_Clear();
-        if (PyObject_CheckBuffer(obj)) return ptr_type_error(d, i, obj, "must be on the GPU: a host array cannot be passed to a kernel on cuda");
-        return ptr_type_error(d, i, obj, "must be a tensor (torch, or any object with __cuda_array_interface__)");
+        if (PyObject_CheckBuffer(obj))
+            return ptr_type_error(
+                d, i, obj, "must be on the GPU: a host array cannot be passed to a kernel on cuda");
+        return ptr_type_error(
+            d, i, obj, "must be a tensor (torch, or any object with __cuda_array_interface__)");
     }
-    return ptr_type_error(d, i, obj, "must be an array (NumPy, or any object with the buffer protocol)");
+    return ptr_type_error(d, i, obj,
+                          "must be an array (NumPy, or any object with the buffer protocol)");
 }
 
 /* ---- tensor descriptors ----
@@ -776,20 +843,23 @@ static int pointer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot
  * take the general path, never fast_launch. */
 
 /* Raise cls: "KERNEL(): argument 'NAME' (a tensor descriptor): " and the message. */
-static int desc_error(DispatcherObject *d, int i, PyObject *cls, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int desc_error(DispatcherObject *d, int i, PyObject *cls, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 static int desc_error(DispatcherObject *d, int i, PyObject *cls, const char *fmt, ...) {
     char msg[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    PyErr_Format(cls, "%s(): argument '%s' (a tensor descriptor): %s", kname(d), param_name(d, i), msg);
+    PyErr_Format(cls, "%s(): argument '%s' (a tensor descriptor): %s", kname(d), param_name(d, i),
+                 msg);
     return -1;
 }
 
 /* desc.NAME, a sequence of ints, into out (its first DESC_RANK items): its length, or -1
  * with an exception set. */
-static Py_ssize_t desc_ints(DispatcherObject *d, int i, PyObject *desc, PyObject *name, int64_t out[DESC_RANK]) {
+static Py_ssize_t desc_ints(DispatcherObject *d, int i, PyObject *desc, PyObject *name,
+                            int64_t out[DESC_RANK]) {
     PyObject *seq = PyObject_GetAttr(desc, name);
     const char *what = PyUnicode_AsUTF8AndSize(name, NULL);
     if (!seq) {
@@ -804,7 +874,8 @@ static Py_ssize_t desc_ints(DispatcherObject *d, int i, PyObject *desc, PyObject
         PyErr_Clear();
         PyObject *tn = PyType_GetName(Py_TYPE(seq));
         const char *tname = tn ? PyUnicode_AsUTF8AndSize(tn, NULL) : NULL;
-        desc_error(d, i, PyExc_TypeError, "its %s must be a sequence of ints, got %s", what, tname ? tname : "?");
+        desc_error(d, i, PyExc_TypeError, "its %s must be a sequence of ints, got %s", what,
+                   tname ? tname : "?");
         Py_XDECREF(tn);
     }
     for (Py_ssize_t k = 0; k < n && k < DESC_RANK; k++) {
@@ -836,12 +907,14 @@ static int desc_padding(DispatcherObject *d, int i, PyObject *desc) {
         PyErr_Clear();
         return NR_PAD_ZERO;
     }
-    int pad = !PyUnicode_Check(p)                             ? -1
+    int pad = !PyUnicode_Check(p)                            ? -1
               : !PyUnicode_CompareWithASCIIString(p, "zero") ? NR_PAD_ZERO
               : !PyUnicode_CompareWithASCIIString(p, "nan")  ? NR_PAD_NAN
-                                                              : -1;
+                                                             : -1;
     if (pad < 0)
-        PyErr_Format(PyExc_ValueError, "%s(): argument '%s' (a tensor descriptor): padding must be \"zero\" or \"nan\", got %R",
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): argument '%s' (a tensor descriptor): padding must be \"zero\" or "
+                     "\"nan\", got %R",
                      kname(d), param_name(d, i), p);
     Py_DECREF(p);
     return pad;
@@ -865,7 +938,8 @@ static int desc_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s
     s->param = i;
     /* block_shape first: what tells a descriptor (arrays have base, shape and strides too) */
     if (!PyObject_HasAttr(obj, st->s_block_shape))
-        return ptr_type_error(d, i, obj, "is a tensor descriptor (nereid.TensorDescriptor, or Triton's)");
+        return ptr_type_error(d, i, obj,
+                              "is a tensor descriptor (nereid.TensorDescriptor, or Triton's)");
     int64_t shape[DESC_RANK], strides[DESC_RANK];
     Py_ssize_t nb = desc_ints(d, i, obj, st->s_block_shape, s->block);
     Py_ssize_t rank = nb < 0 ? -1 : desc_ints(d, i, obj, st->s_shape, shape);
@@ -880,30 +954,43 @@ static int desc_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s
         return -1;
     }
     if (rank < 1 || rank > DESC_RANK)
-        return desc_error(d, i, PyExc_ValueError, "its rank is %zd (Nereid's descriptors have 1 to %d dims)", rank, DESC_RANK);
+        return desc_error(d, i, PyExc_ValueError,
+                          "its rank is %zd (Nereid's descriptors have 1 to %d dims)", rank,
+                          DESC_RANK);
     if (ns != rank || nb != rank)
-        return desc_error(d, i, PyExc_ValueError, "rank mismatch: its shape has %zd dims, its strides %zd, its block_shape %zd",
-                          rank, ns, nb);
+        return desc_error(
+            d, i, PyExc_ValueError,
+            "rank mismatch: its shape has %zd dims, its strides %zd, its block_shape %zd", rank, ns,
+            nb);
     if (strides[rank - 1] != 1)
-        return desc_error(d, i, PyExc_ValueError, "the last stride must be 1 (the last dim contiguous, as in Triton), got %lld",
-                          (long long)strides[rank - 1]);
+        return desc_error(
+            d, i, PyExc_ValueError,
+            "the last stride must be 1 (the last dim contiguous, as in Triton), got %lld",
+            (long long)strides[rank - 1]);
     int64_t numel = 1;
     for (int k = 0; k < rank; k++) {
         if (s->block[k] <= 0 || (s->block[k] & (s->block[k] - 1)))
-            return desc_error(d, i, PyExc_ValueError, "the block_shape's dims must be powers of two, got %lld",
+            return desc_error(d, i, PyExc_ValueError,
+                              "the block_shape's dims must be powers of two, got %lld",
                               (long long)s->block[k]);
         if ((numel *= s->block[k]) > DESC_MAX_NUMEL)
-            return desc_error(d, i, PyExc_ValueError, "the block_shape has more than 2^20 elements (%lld)", (long long)numel);
+            return desc_error(d, i, PyExc_ValueError,
+                              "the block_shape has more than 2^20 elements (%lld)",
+                              (long long)numel);
     }
     nr_type pointee;
     if (pointer_arg(d, cuda, i, s->base, s, &pointee)) return -1;
     /* NumPy has no fp8: on the CPU an array of bytes holds them (as for a pointer) */
-    if ((want == NR_TYPE_FP8E4NV || want == NR_TYPE_FP8E5) && !cuda && s->has_view && pointee == NR_TYPE_U8) pointee = want;
+    if ((want == NR_TYPE_FP8E4NV || want == NR_TYPE_FP8E5) && !cuda && s->has_view &&
+        pointee == NR_TYPE_U8)
+        pointee = want;
     if (pointee == NR_TYPE_INVALID || pointee == NR_TYPE_I1)
-        return desc_error(d, i, PyExc_TypeError, "its base's dtype (%s) is not one a descriptor takes",
+        return desc_error(d, i, PyExc_TypeError,
+                          "its base's dtype (%s) is not one a descriptor takes",
                           pointee == NR_TYPE_I1 ? "bool" : "unsupported");
     if (want != NR_TYPE_INVALID && pointee != want) {
-        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is a tensor descriptor of %s, got one of %s", kname(d),
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): argument '%s' is a tensor descriptor of %s, got one of %s", kname(d),
                      param_name(d, i), nrpy_type_name(want), nrpy_type_name(pointee));
         return -1;
     }
@@ -931,8 +1018,9 @@ static int check_block(DispatcherObject *d, KernelObject *k, int pi, const Slot 
     nr_type pointee = nr_kernel_param_pointee(k->k, pi);
     nrpy_desc_type_text(pointee, rank, want, wt, sizeof wt);
     nrpy_desc_type_text(pointee, s->desc.rank, s->block, got, sizeof got);
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is %s, got %s (its block_shape must be the parameter's)", kname(d),
-                 param_name(d, s->param), wt, got);
+    PyErr_Format(PyExc_TypeError,
+                 "%s(): argument '%s' is %s, got %s (its block_shape must be the parameter's)",
+                 kname(d), param_name(d, s->param), wt, got);
     return -1;
 }
 
@@ -947,11 +1035,19 @@ static bool int_in_range(nr_type t, PyObject *v, nr_arg *out) {
         out->type = t, out->v.u = u;
         return true;
     }
-    static const long long lo[] = {[NR_TYPE_I1] = 0, [NR_TYPE_I8] = -128, [NR_TYPE_I16] = -32768,
-                                   [NR_TYPE_I32] = -2147483648LL, [NR_TYPE_I64] = INT64_MIN};
-    static const long long hi[] = {[NR_TYPE_I1] = 1, [NR_TYPE_I8] = 127, [NR_TYPE_I16] = 32767,
-                                   [NR_TYPE_I32] = 2147483647LL, [NR_TYPE_I64] = INT64_MAX};
-    static const unsigned long long uhi[] = {[NR_TYPE_U8] = 255, [NR_TYPE_U16] = 65535, [NR_TYPE_U32] = 4294967295ULL,
+    static const long long lo[] = {[NR_TYPE_I1] = 0,
+                                   [NR_TYPE_I8] = -128,
+                                   [NR_TYPE_I16] = -32768,
+                                   [NR_TYPE_I32] = -2147483648LL,
+                                   [NR_TYPE_I64] = INT64_MIN};
+    static const long long hi[] = {[NR_TYPE_I1] = 1,
+                                   [NR_TYPE_I8] = 127,
+                                   [NR_TYPE_I16] = 32767,
+                                   [NR_TYPE_I32] = 2147483647LL,
+                                   [NR_TYPE_I64] = INT64_MAX};
+    static const unsigned long long uhi[] = {[NR_TYPE_U8] = 255,
+                                             [NR_TYPE_U16] = 65535,
+                                             [NR_TYPE_U32] = 4294967295ULL,
                                              [NR_TYPE_U64] = UINT64_MAX};
     if (t <= NR_TYPE_I64) {
         if (x < lo[t] || x > hi[t]) return false;
@@ -970,8 +1066,8 @@ static int scalar_arg(DispatcherObject *d, int i, nr_type t, PyObject *obj, Slot
         if (PyErr_Occurred()) return -1;
         if (PyFloat_Check(obj) || !PyIndex_Check(obj)) {
             PyObject *tn = PyType_GetName(Py_TYPE(obj));
-            PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is %s (an integer), got %U", kname(d), param_name(d, i),
-                         nrpy_type_name(t), tn);
+            PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is %s (an integer), got %U",
+                         kname(d), param_name(d, i), nrpy_type_name(t), tn);
             Py_XDECREF(tn);
             return -1;
         }
@@ -979,15 +1075,16 @@ static int scalar_arg(DispatcherObject *d, int i, nr_type t, PyObject *obj, Slot
         if (!v) return -1;
         bool ok = int_in_range(t, v, &s->a);
         if (!ok && !PyErr_Occurred())
-            PyErr_Format(PyExc_OverflowError, "%s(): argument '%s' (%s) out of range: %S", kname(d), param_name(d, i),
-                         nrpy_type_name(t), v);
+            PyErr_Format(PyExc_OverflowError, "%s(): argument '%s' (%s) out of range: %S", kname(d),
+                         param_name(d, i), nrpy_type_name(t), v);
         Py_DECREF(v);
         return ok ? 0 : -1;
     }
-    if (!PyFloat_Check(obj) && !PyLong_Check(obj) && PyObject_HasAttrString(obj, "__float__") == 0) {
+    if (!PyFloat_Check(obj) && !PyLong_Check(obj) &&
+        PyObject_HasAttrString(obj, "__float__") == 0) {
         PyObject *tn = PyType_GetName(Py_TYPE(obj));
-        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is %s (a float), got %U", kname(d), param_name(d, i),
-                     nrpy_type_name(t), tn);
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is %s (a float), got %U", kname(d),
+                     param_name(d, i), nrpy_type_name(t), tn);
         Py_XDECREF(tn);
         return -1;
     }
@@ -1014,15 +1111,17 @@ static int infer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *
         return 0;
     }
     /* an int; not a tensor (torch tensors have __index__, for their one-element case) */
-    if (PyLong_Check(obj) || (!PyFloat_Check(obj) && PyIndex_Check(obj) && !PyObject_CheckBuffer(obj) &&
-                              !PyObject_HasAttr(obj, d->st->s_data_ptr))) {
+    if (PyLong_Check(obj) ||
+        (!PyFloat_Check(obj) && PyIndex_Check(obj) && !PyObject_CheckBuffer(obj) &&
+         !PyObject_HasAttr(obj, d->st->s_data_ptr))) {
         PyObject *v = PyNumber_Index(obj);
         if (!v) return -1;
         nr_type order[] = {NR_TYPE_I32, NR_TYPE_I64, NR_TYPE_U64};
         bool ok = false;
         for (int k = 0; k < 3 && !ok; k++) ok = int_in_range(s->code = order[k], v, &s->a);
         if (!ok && !PyErr_Occurred())
-            PyErr_Format(PyExc_OverflowError, "%s(): argument '%s' does not fit in 64 bits: %S", kname(d), param_name(d, i), v);
+            PyErr_Format(PyExc_OverflowError, "%s(): argument '%s' does not fit in 64 bits: %S",
+                         kname(d), param_name(d, i), v);
         Py_DECREF(v);
         return ok ? 0 : -1;
     }
@@ -1051,8 +1150,9 @@ static int typed_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *
     bool fp8 = d->p[i].pointee >= NR_TYPE_FP8E4NV && d->p[i].pointee <= NR_TYPE_FP8E5B16;
     if (fp8 && !cuda && s->has_view && pointee == NR_TYPE_U8) pointee = d->p[i].pointee;
     if (pointee != d->p[i].pointee) {
-        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is *%s, got an array of %s", kname(d), param_name(d, i),
-                     nrpy_type_name(d->p[i].pointee), pointee == NR_TYPE_INVALID ? "an unsupported dtype" : nrpy_type_name(pointee));
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is *%s, got an array of %s", kname(d),
+                     param_name(d, i), nrpy_type_name(d->p[i].pointee),
+                     pointee == NR_TYPE_INVALID ? "an unsupported dtype" : nrpy_type_name(pointee));
         return -1;
     }
     return 0;
@@ -1072,9 +1172,11 @@ static void release_slots(Slot *slots, int n, bool cpu) {
 
 /* (codes of inferred parameters, (type, value) of constexprs, sorted (name, type, value)
  * of extra keywords) */
-static PyObject *make_key(DispatcherObject *d, PyObject **vals, const Slot *slots, const int *slot_of, PyObject *extra) {
+static PyObject *make_key(DispatcherObject *d, PyObject **vals, const Slot *slots,
+                          const int *slot_of, PyObject *extra) {
     int n = 0;
-    for (int i = 0; i < d->nparams; i++) n += d->p[i].kind == P_INFER ? 1 : d->p[i].kind == P_CONSTEXPR ? 2 : 0;
+    for (int i = 0; i < d->nparams; i++)
+        n += d->p[i].kind == P_INFER ? 1 : d->p[i].kind == P_CONSTEXPR ? 2 : 0;
     PyObject *items = NULL;
     if (extra) {
         items = PyDict_Items(extra);
@@ -1091,7 +1193,8 @@ static PyObject *make_key(DispatcherObject *d, PyObject **vals, const Slot *slot
     }
     int k = 0;
     for (int i = 0; i < d->nparams; i++) {
-        if (d->p[i].kind == P_INFER) PyTuple_SetItem(key, k++, PyLong_FromLong(slots[slot_of[i]].code));
+        if (d->p[i].kind == P_INFER)
+            PyTuple_SetItem(key, k++, PyLong_FromLong(slots[slot_of[i]].code));
         else if (d->p[i].kind == P_CONSTEXPR) {
             PyTuple_SetItem(key, k++, Py_NewRef((PyObject *)Py_TYPE(vals[i])));
             PyTuple_SetItem(key, k++, Py_NewRef(vals[i]));
@@ -1115,21 +1218,25 @@ static inline ContextObject *kernel_context(PyObject *k) {
 
 /* The compiled kernel for key in `cache` (the cache of context c): from the cache, or
  * from self._compile(key, c). Borrowed. */
-static KernelObject *kernel_for(DispatcherObject *d, ContextObject *c, PyObject *cache, PyObject *key) {
+static KernelObject *kernel_for(DispatcherObject *d, ContextObject *c, PyObject *cache,
+                                PyObject *key) {
     State *st = d->st;
     PyObject *k = PyDict_GetItemWithError(cache, key);
     if (k) return (KernelObject *)k;
     if (PyErr_Occurred()) {
         if (!PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s(): constexpr arguments must be hashable (ints, floats, strings, ...)", kname(d));
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): constexpr arguments must be hashable (ints, floats, strings, ...)",
+                     kname(d));
         return NULL;
     }
     k = PyObject_CallMethodObjArgs((PyObject *)d, st->s_compile, key, (PyObject *)c, NULL);
     if (!k) return NULL;
     if (!PyObject_TypeCheck(k, (PyTypeObject *)st->KernelType) || kernel_context(k) != c) {
         Py_DECREF(k);
-        PyErr_SetString(PyExc_TypeError, "_compile(key, context) must return a Kernel of that context");
+        PyErr_SetString(PyExc_TypeError,
+                        "_compile(key, context) must return a Kernel of that context");
         return NULL;
     }
     int rc = PyDict_SetItem(cache, key, k);
@@ -1140,8 +1247,9 @@ static KernelObject *kernel_for(DispatcherObject *d, ContextObject *c, PyObject 
 /* The kernel of this launch's key on context c (a new reference): the last launch's when
  * its key and context are the same (see DispatcherObject.last_kernel), else from c's
  * cache or _compile, which then becomes the last. */
-static KernelObject *launch_kernel(DispatcherObject *d, ContextObject *c, PyObject *cache, PyObject **vals,
-                                   const Slot *slots, const int *slot_of, PyObject *extra) {
+static KernelObject *launch_kernel(DispatcherObject *d, ContextObject *c, PyObject *cache,
+                                   PyObject **vals, const Slot *slots, const int *slot_of,
+                                   PyObject *extra) {
     if (d->last_kernel && !extra && kernel_context(d->last_kernel) == c) {
         bool same = true;
         for (int i = 0; i < d->nparams && same; i++)
@@ -1213,7 +1321,8 @@ static int current_stream(DispatcherObject *d, ContextObject *c, void **out) {
  * tensor argument, of type entry t; NULL: none), read with the type's get_device; else
  * torch's current device (torch._C._cuda_getDevice); else `fallback`. -1 with an
  * exception set on an error. */
-static long launch_device(DispatcherObject *d, PyObject *tensor, const struct ArgType *t, long fallback) {
+static long launch_device(DispatcherObject *d, PyObject *tensor, const struct ArgType *t,
+                          long fallback) {
     PyObject *r = NULL;
     if (tensor && t && t->get_device) {
         r = PyObject_CallFunctionObjArgs(t->get_device, tensor, NULL);
@@ -1240,7 +1349,8 @@ static int use_device(DispatcherObject *d, long index, ContextObject **c, PyObje
     PyObject *entry = PyDict_GetItemWithError(d->devices, key);
     if (entry) Py_INCREF(entry);
     else if (!PyErr_Occurred()) {
-        PyObject *ctx = PyObject_CallMethodObjArgs((PyObject *)d, d->st->s_resolve_device, key, NULL);
+        PyObject *ctx =
+            PyObject_CallMethodObjArgs((PyObject *)d, d->st->s_resolve_device, key, NULL);
         PyObject *fresh = ctx ? PyDict_New() : NULL;
         if (ctx && !PyObject_TypeCheck(ctx, (PyTypeObject *)d->st->ContextType))
             PyErr_SetString(PyExc_TypeError, "_resolve_device must return a Context");
@@ -1248,7 +1358,8 @@ static int use_device(DispatcherObject *d, long index, ContextObject **c, PyObje
             /* the call ran Python code: another launch may have made the entry meanwhile */
             entry = PyDict_GetItemWithError(d->devices, key);
             if (entry) Py_INCREF(entry);
-            else if (!PyErr_Occurred() && (entry = PyTuple_Pack(2, ctx, fresh)) && PyDict_SetItem(d->devices, key, entry))
+            else if (!PyErr_Occurred() && (entry = PyTuple_Pack(2, ctx, fresh)) &&
+                     PyDict_SetItem(d->devices, key, entry))
                 Py_CLEAR(entry);
         }
         Py_XDECREF(ctx);
@@ -1271,17 +1382,22 @@ static int use_device(DispatcherObject *d, long index, ContextObject **c, PyObje
 static int read_dims(DispatcherObject *d, PyObject *g, unsigned grid[3], bool *empty) {
     grid[0] = grid[1] = grid[2] = 1;
     *empty = false;
-    PyObject *seq = PyLong_Check(g) ? PyTuple_Pack(1, g) : (PyTuple_Check(g) || PyList_Check(g)) ? PySequence_Tuple(g) : NULL;
+    PyObject *seq = PyLong_Check(g)                         ? PyTuple_Pack(1, g)
+                    : (PyTuple_Check(g) || PyList_Check(g)) ? PySequence_Tuple(g)
+                                                            : NULL;
     if (!seq) {
         if (!PyErr_Occurred())
-            PyErr_Format(PyExc_TypeError, "%s[grid]: the grid must be a tuple of 1 to 3 ints or a callable returning one",
-                         kname(d));
+            PyErr_Format(
+                PyExc_TypeError,
+                "%s[grid]: the grid must be a tuple of 1 to 3 ints or a callable returning one",
+                kname(d));
         return -1;
     }
     Py_ssize_t n = PyTuple_Size(seq);
     int rc = 0;
     if (n < 1 || n > 3) {
-        PyErr_Format(PyExc_ValueError, "%s[grid]: the grid has %zd dimensions (1 to 3)", kname(d), n);
+        PyErr_Format(PyExc_ValueError, "%s[grid]: the grid has %zd dimensions (1 to 3)", kname(d),
+                     n);
         rc = -1;
     }
     for (Py_ssize_t i = 0; !rc && i < n; i++) {
@@ -1289,8 +1405,9 @@ static int read_dims(DispatcherObject *d, PyObject *g, unsigned grid[3], bool *e
         long long v = PyIndex_Check(item) ? PyLong_AsLongLong(item) : -2;
         if (v == -1 && PyErr_Occurred()) rc = -1;
         else if (v < 0 || v > 0x7fffffffLL) {
-            PyErr_Format(PyExc_ValueError, "%s[grid]: grid dimension %zd is %R (must be an int from 0 to 2**31-1)", kname(d),
-                         i, item);
+            PyErr_Format(PyExc_ValueError,
+                         "%s[grid]: grid dimension %zd is %R (must be an int from 0 to 2**31-1)",
+                         kname(d), i, item);
             rc = -1;
         } else {
             grid[i] = (unsigned)v;
@@ -1325,10 +1442,12 @@ typedef struct GridCall {
 static nr_status grid_callback(const nr_config *c, unsigned grid[3], void *user) {
     GridCall *gc = user;
     DispatcherObject *d = gc->d;
-    if (gc->failed || gc->empty) return NR_ERR_INVALID_ARG; /* a Python exception is pending: call no more Python */
+    if (gc->failed || gc->empty)
+        return NR_ERR_INVALID_ARG; /* a Python exception is pending: call no more Python */
     PyObject *meta = gc->extra ? PyDict_Copy(gc->extra) : PyDict_New();
     bool ok = meta != NULL;
-    for (int i = 0; ok && i < d->nparams; i++) ok = !PyDict_SetItem(meta, d->p[i].name, gc->vals[i]);
+    for (int i = 0; ok && i < d->nparams; i++)
+        ok = !PyDict_SetItem(meta, d->p[i].name, gc->vals[i]);
     for (int i = 0; ok && i < nr_config_num_values(c); i++) {
         PyObject *v = text_value(nr_config_value(c, i));
         ok = v && !PyDict_SetItemString(meta, nr_config_name(c, i), v);
@@ -1351,10 +1470,13 @@ static nr_status grid_callback(const nr_config *c, unsigned grid[3], void *user)
 static size_t extent_of(State *st, const Slot *s) {
     uint64_t p = s->a.v.u;
     if (s->reg) return (size_t)((uintptr_t)s->reg + s->reg_bytes - p);
-    if (!s->obj || !(PyObject_HasAttr(s->obj, st->s_untyped_storage) || PyObject_HasAttr(s->obj, st->s_storage))) return 0;
+    if (!s->obj || !(PyObject_HasAttr(s->obj, st->s_untyped_storage) ||
+                     PyObject_HasAttr(s->obj, st->s_storage)))
+        return 0;
     PyObject *storage = tensor_storage(st, s->obj);
     uint64_t base = 0, bytes = 0;
-    int rc = !storage || call_u64(storage, st->s_data_ptr, &base) || call_u64(storage, st->s_nbytes, &bytes);
+    int rc = !storage || call_u64(storage, st->s_data_ptr, &base) ||
+             call_u64(storage, st->s_nbytes, &bytes);
     Py_XDECREF(storage);
     if (rc) {
         PyErr_Clear();
@@ -1386,7 +1508,8 @@ static nr_type infer_int(PyObject *v, nr_arg *out) {
  * any error the general path reports: it reads the arguments again then, and raises);
  * FAST_ERROR with an exception set (one of a tensor's own reads failed, or nr_launch). */
 static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyObject *kwargs) {
-    if (!d->fast || !d->last_kernel || d->last_tuned || gi->kind != GRID_FIXED || gi->empty) return FAST_NO;
+    if (!d->fast || !d->last_kernel || d->last_tuned || gi->kind != GRID_FIXED || gi->empty)
+        return FAST_NO;
     ContextObject *c = kernel_context(d->last_kernel); /* the device the last launch ran on */
     if (c->kind != NR_DEVICE_CUDA) return FAST_NO;
     int np = d->nparams;
@@ -1414,7 +1537,8 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
         const Param *p = &d->p[i];
         PyObject *v = vals[i];
         hint[i] = p->hint;
-        code[i] = p->kind == P_TYPED ? (p->type == NR_TYPE_PTR ? CODE_PTR + p->pointee : p->type) : p->last_code;
+        code[i] = p->kind == P_TYPED ? (p->type == NR_TYPE_PTR ? CODE_PTR + p->pointee : p->type)
+                                     : p->last_code;
         if (!v && !(v = vals[i] = PyDict_GetItemWithError(d->defaults, p->name))) {
             PyErr_Clear();
             return FAST_NO;
@@ -1424,15 +1548,19 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
         else if (hint[i] && Py_TYPE(v) == (PyTypeObject *)hint[i]->type) ok = true;
         else {
             nr_type t = (nr_type)code[i];
-            ok = PyLong_CheckExact(v) ? t >= NR_TYPE_I1 && t <= NR_TYPE_U64 && (p->kind == P_TYPED || t != NR_TYPE_I1)
-                 : PyBool_Check(v)    ? t >= NR_TYPE_I1 && t <= NR_TYPE_U64 && (p->kind == P_TYPED || t == NR_TYPE_I1)
-                 : PyFloat_CheckExact(v) ? t >= NR_TYPE_FP16 && t <= NR_TYPE_FP64
-                 : v == Py_None && p->kind == P_INFER && code[i] == CODE_NONE;
+            ok = PyLong_CheckExact(v) ? t >= NR_TYPE_I1 && t <= NR_TYPE_U64 &&
+                                            (p->kind == P_TYPED || t != NR_TYPE_I1)
+                 : PyBool_Check(v) ? t >= NR_TYPE_I1 && t <= NR_TYPE_U64 &&
+                                         (p->kind == P_TYPED || t == NR_TYPE_I1)
+                 : PyFloat_CheckExact(v)
+                     ? t >= NR_TYPE_FP16 && t <= NR_TYPE_FP64
+                     : v == Py_None && p->kind == P_INFER && code[i] == CODE_NONE;
         }
         if (!ok) return FAST_NO;
     }
     State *st = d->st;
-    PyObject *kobj = Py_NewRef(d->last_kernel), *cobj = Py_NewRef((PyObject *)c); /* the reads may run Python */
+    PyObject *kobj = Py_NewRef(d->last_kernel),
+             *cobj = Py_NewRef((PyObject *)c); /* the reads may run Python */
     int rc = FAST_NO;
     bool device_known = !d->follow; /* a per-device launch must be on the last one's device */
     nr_arg a[MAX_PARAMS];
@@ -1483,7 +1611,7 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
                 goto out;
             }
             na++;
-        } else { /* a float */
+        } else {                           /* a float */
             a[na].type = (nr_type)code[i]; /* a typed parameter's, or fp32 */
             a[na++].v.f = PyFloat_AsDouble(v);
         }
@@ -1522,7 +1650,8 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     bool fast_kinds = true; /* every argument of a kind fast_launch reads */
     d->fast = false;
     ContextObject *c = NULL;
-    PyObject *cache = NULL; /* c's kernels; both held for the launch (Python code may change the dispatcher's) */
+    PyObject *cache =
+        NULL; /* c's kernels; both held for the launch (Python code may change the dispatcher's) */
     if (bind(d, args, kwargs, vals, &extra, &warps, &stages)) goto out;
     if (!(c = context_of(d))) goto out;
     Py_INCREF((PyObject *)c);
@@ -1537,7 +1666,9 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
         if (!cuda) s->has_view = false, s->reg_bytes = 0, s->copy = NULL;
         slot_of[i] = nslots++;
         struct ArgType *t = d->p[i].hint;
-        if (cuda && t && Py_TYPE(v) == (PyTypeObject *)t->type) { /* a tensor of the type the last launch had here */
+        if (cuda && t &&
+            Py_TYPE(v) ==
+                (PyTypeObject *)t->type) { /* a tensor of the type the last launch had here */
             nr_type pointee = NR_TYPE_INVALID;
             if (fast_tensor(d, st, t, cuda, i, v, s, &pointee)) goto out;
             if (d->p[i].kind == P_INFER && pointee != NR_TYPE_INVALID) {
@@ -1545,12 +1676,16 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
                 continue;
             }
             if (d->p[i].kind == P_TYPED && pointee == d->p[i].pointee) continue;
-        } else if (cuda && PyLong_CheckExact(v) && d->p[i].kind == P_TYPED && d->p[i].type >= NR_TYPE_I1 &&
+        } else if (cuda && PyLong_CheckExact(v) && d->p[i].kind == P_TYPED &&
+                   d->p[i].type >= NR_TYPE_I1 &&
                    d->p[i].type <= NR_TYPE_U64) { /* an int for an integer parameter */
             if (int_in_range(d->p[i].type, v, &s->a)) continue;
             if (PyErr_Occurred()) goto out;
-        } else if (cuda && PyLong_CheckExact(v) && d->p[i].kind == P_INFER) { /* i32, else i64, else u64 */
-            if (int_in_range(s->code = NR_TYPE_I32, v, &s->a) || int_in_range(s->code = NR_TYPE_I64, v, &s->a)) continue;
+        } else if (cuda && PyLong_CheckExact(v) &&
+                   d->p[i].kind == P_INFER) { /* i32, else i64, else u64 */
+            if (int_in_range(s->code = NR_TYPE_I32, v, &s->a) ||
+                int_in_range(s->code = NR_TYPE_I64, v, &s->a))
+                continue;
             if (PyErr_Occurred()) goto out;
         }
         /* anything else, and the errors of the above (the general path says what is wrong) */
@@ -1559,13 +1694,17 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
         if (rc) goto out;
         t = cuda ? find_arg_type(st, v) : NULL;
         d->p[i].hint = t && t->tensor ? t : NULL;
-        fast_kinds &= d->p[i].hint || PyLong_CheckExact(v) || PyBool_Check(v) || PyFloat_CheckExact(v) || v == Py_None;
+        fast_kinds &= d->p[i].hint || PyLong_CheckExact(v) || PyBool_Check(v) ||
+                      PyFloat_CheckExact(v) || v == Py_None;
     }
-    if (cuda && d->follow) { /* the device of the first tensor argument, else torch's current device */
+    if (cuda &&
+        d->follow) { /* the device of the first tensor argument, else torch's current device */
         PyObject *first = NULL;
         struct ArgType *first_t = NULL;
         for (int i = 0; i < d->nparams && !first; i++) {
-            PyObject *v = slot_of[i] >= 0 && slots[slot_of[i]].base ? slots[slot_of[i]].base : vals[i]; /* a descriptor's base */
+            PyObject *v = slot_of[i] >= 0 && slots[slot_of[i]].base
+                              ? slots[slot_of[i]].base
+                              : vals[i]; /* a descriptor's base */
             struct ArgType *t = slot_of[i] >= 0 ? find_arg_type(st, v) : NULL;
             if (t && t->tensor) first = v, first_t = t;
         }
@@ -1586,11 +1725,13 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     for (int i = 0; i < nslots; i++)
         if (slots[i].code != CODE_NONE) {
             /* a kernel the runtime tunes takes each config's block shape */
-            if (slots[i].base && !tuned && na < k->nparams && check_block(d, k, na, &slots[i])) goto out;
+            if (slots[i].base && !tuned && na < k->nparams && check_block(d, k, na, &slots[i]))
+                goto out;
             a[na++] = slots[i].a;
         }
     if (na != k->nparams) {
-        PyErr_Format(PyExc_RuntimeError, "%s(): the compiled kernel takes %d runtime arguments, the call gives %d",
+        PyErr_Format(PyExc_RuntimeError,
+                     "%s(): the compiled kernel takes %d runtime arguments, the call gives %d",
                      kname(d), k->nparams, na);
         goto out;
     }
@@ -1607,7 +1748,8 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     if (tuned) {
         int b = 0;
         for (int i = 0; i < nslots; i++)
-            if (slots[i].code != CODE_NONE) bytes[b++] = slots[i].a.type == NR_TYPE_PTR ? extent_of(st, &slots[i]) : 0;
+            if (slots[i].code != CODE_NONE)
+                bytes[b++] = slots[i].a.type == NR_TYPE_PTR ? extent_of(st, &slots[i]) : 0;
     }
     int registered = 0;
     nr_status s = NR_OK;
@@ -1617,8 +1759,9 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
             registered += !s;
         }
     GridCall gc = {d, gi->g, vals, extra, false, false};
-    if (!s) s = callable ? nr_launch_grid(k->k, grid_callback, &gc, a, na, tuned ? bytes : NULL, &lo)
-                         : nr_launch(k->k, grid, a, na, &lo);
+    if (!s)
+        s = callable ? nr_launch_grid(k->k, grid_callback, &gc, a, na, tuned ? bytes : NULL, &lo)
+                     : nr_launch(k->k, grid, a, na, &lo);
     if (gc.empty) s = NR_OK; /* the grid had a zero dimension: nothing ran */
     if (s && !gc.failed) nrpy_raise(st, c->ctx, s, NULL);
     for (int i = 0; i < nslots && registered; i++)
@@ -1648,7 +1791,8 @@ static PyObject *dispatcher_launch(PyObject *o, PyObject *args, PyObject *kwargs
 }
 
 static PyMethodDef dispatcher_methods[] = {
-    {"_setup", dispatcher_setup, METH_VARARGS, "_setup(name, names, kinds, types, defaults, extra_kw)"},
+    {"_setup", dispatcher_setup, METH_VARARGS,
+     "_setup(name, names, kinds, types, defaults, extra_kw)"},
     {"launch", (PyCFunction)(void (*)(void))dispatcher_launch, METH_VARARGS | METH_KEYWORDS,
      "launch(grid, *args, **kwargs): the same as self[grid](*args, **kwargs)"},
     {NULL, NULL, 0, NULL},
@@ -1656,10 +1800,14 @@ static PyMethodDef dispatcher_methods[] = {
 
 static PyGetSetDef dispatcher_getset[] = {
     {"_cache", dispatcher_get_cache, NULL, "compiled specialisations: key -> Kernel", NULL},
-    {"_context", dispatcher_get_context, dispatcher_set_context, "the Context launches run on (the last launch's)", NULL},
+    {"_context", dispatcher_get_context, dispatcher_set_context,
+     "the Context launches run on (the last launch's)", NULL},
     {"_per_device", dispatcher_get_per_device, dispatcher_set_per_device,
-     "whether launches on CUDA run on their first tensor argument's device (else torch's current device)", NULL},
-    {"_devices", dispatcher_get_devices, NULL, "per-device dispatch: {device index: (Context, cache)}", NULL},
+     "whether launches on CUDA run on their first tensor argument's device (else torch's current "
+     "device)",
+     NULL},
+    {"_devices", dispatcher_get_devices, NULL,
+     "per-device dispatch: {device index: (Context, cache)}", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -1671,12 +1819,14 @@ static PyType_Slot dispatcher_slots[] = {
     {Py_mp_subscript, dispatcher_subscript},
     {Py_tp_methods, dispatcher_methods},
     {Py_tp_getset, dispatcher_getset},
-    {Py_tp_doc, "a kernel as Python launches it: kernel[grid](*args, **kwargs) (subclassed by nereid)"},
+    {Py_tp_doc,
+     "a kernel as Python launches it: kernel[grid](*args, **kwargs) (subclassed by nereid)"},
     {0, NULL},
 };
 
 static PyType_Spec dispatcher_spec = {"nereid._nereid.Dispatcher", sizeof(DispatcherObject), 0,
-                                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, dispatcher_slots};
+                                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+                                      dispatcher_slots};
 
 /* ---- Launcher ---- */
 
@@ -1723,7 +1873,8 @@ static PyType_Spec launcher_spec = {"nereid._nereid.Launcher", sizeof(LauncherOb
 
 int nrpy_launch_init(PyObject *module, State *st) {
     st->DispatcherType = PyType_FromModuleAndSpec(module, &dispatcher_spec, NULL);
-    if (!st->DispatcherType || PyModule_AddObjectRef(module, "Dispatcher", st->DispatcherType)) return -1;
+    if (!st->DispatcherType || PyModule_AddObjectRef(module, "Dispatcher", st->DispatcherType))
+        return -1;
     st->LauncherType = PyType_FromModuleAndSpec(module, &launcher_spec, NULL);
     if (!st->LauncherType || PyModule_AddObjectRef(module, "Launcher", st->LauncherType)) return -1;
     return 0;

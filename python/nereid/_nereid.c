@@ -9,9 +9,9 @@
 
 State *nrpy_state(PyObject *module) { return (State *)PyModule_GetState(module); }
 
-static const char *const type_names[] = {"pointer", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-                                         "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "fp8e4b15",
-                                         "fp8e4b8", "fp8e5b16"};
+static const char *const type_names[] = {
+    "pointer", "i1",   "i8",   "i16",  "i32",     "i64",   "u8",       "u16",     "u32",     "u64",
+    "fp16",    "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16"};
 
 const char *nrpy_type_name(nr_type t) {
     return t >= 0 && (size_t)t < sizeof type_names / sizeof *type_names ? type_names[t] : "?";
@@ -26,22 +26,57 @@ void nrpy_desc_type_text(nr_type pointee, int rank, const int64_t *block, char *
 
 /* dtype names as torch, NumPy and Triton spell them */
 nr_type nrpy_dtype_from_name(const char *name) {
-    static const struct { const char *name; nr_type t; } names[] = {
-        {"float32", NR_TYPE_FP32}, {"float", NR_TYPE_FP32}, {"fp32", NR_TYPE_FP32},
-        {"float16", NR_TYPE_FP16}, {"half", NR_TYPE_FP16}, {"fp16", NR_TYPE_FP16},
-        {"bfloat16", NR_TYPE_BF16}, {"bf16", NR_TYPE_BF16},
-        {"float64", NR_TYPE_FP64}, {"double", NR_TYPE_FP64}, {"fp64", NR_TYPE_FP64},
-        {"int8", NR_TYPE_I8}, {"int16", NR_TYPE_I16}, {"short", NR_TYPE_I16}, {"int32", NR_TYPE_I32},
-        {"int", NR_TYPE_I32}, {"int64", NR_TYPE_I64}, {"long", NR_TYPE_I64},
-        {"uint8", NR_TYPE_U8}, {"uint16", NR_TYPE_U16}, {"uint32", NR_TYPE_U32}, {"uint64", NR_TYPE_U64},
-        {"bool", NR_TYPE_I1}, {"int1", NR_TYPE_I1},
-        {"i8", NR_TYPE_I8}, {"i16", NR_TYPE_I16}, {"i32", NR_TYPE_I32}, {"i64", NR_TYPE_I64}, {"i1", NR_TYPE_I1},
-        {"u8", NR_TYPE_U8}, {"u16", NR_TYPE_U16}, {"u32", NR_TYPE_U32}, {"u64", NR_TYPE_U64},
-        {"float8_e4m3fn", NR_TYPE_FP8E4NV}, {"float8e4nv", NR_TYPE_FP8E4NV}, {"fp8e4nv", NR_TYPE_FP8E4NV},
-        {"float8_e5m2", NR_TYPE_FP8E5}, {"float8e5", NR_TYPE_FP8E5}, {"fp8e5", NR_TYPE_FP8E5},
-        {"float8e4b15", NR_TYPE_FP8E4B15}, {"fp8e4b15", NR_TYPE_FP8E4B15},
-        {"float8_e4m3fnuz", NR_TYPE_FP8E4B8}, {"float8e4b8", NR_TYPE_FP8E4B8}, {"fp8e4b8", NR_TYPE_FP8E4B8},
-        {"float8_e5m2fnuz", NR_TYPE_FP8E5B16}, {"float8e5b16", NR_TYPE_FP8E5B16}, {"fp8e5b16", NR_TYPE_FP8E5B16},
+    static const struct {
+        const char *name;
+        nr_type t;
+    } names[] = {
+        {"float32", NR_TYPE_FP32},
+        {"float", NR_TYPE_FP32},
+        {"fp32", NR_TYPE_FP32},
+        {"float16", NR_TYPE_FP16},
+        {"half", NR_TYPE_FP16},
+        {"fp16", NR_TYPE_FP16},
+        {"bfloat16", NR_TYPE_BF16},
+        {"bf16", NR_TYPE_BF16},
+        {"float64", NR_TYPE_FP64},
+        {"double", NR_TYPE_FP64},
+        {"fp64", NR_TYPE_FP64},
+        {"int8", NR_TYPE_I8},
+        {"int16", NR_TYPE_I16},
+        {"short", NR_TYPE_I16},
+        {"int32", NR_TYPE_I32},
+        {"int", NR_TYPE_I32},
+        {"int64", NR_TYPE_I64},
+        {"long", NR_TYPE_I64},
+        {"uint8", NR_TYPE_U8},
+        {"uint16", NR_TYPE_U16},
+        {"uint32", NR_TYPE_U32},
+        {"uint64", NR_TYPE_U64},
+        {"bool", NR_TYPE_I1},
+        {"int1", NR_TYPE_I1},
+        {"i8", NR_TYPE_I8},
+        {"i16", NR_TYPE_I16},
+        {"i32", NR_TYPE_I32},
+        {"i64", NR_TYPE_I64},
+        {"i1", NR_TYPE_I1},
+        {"u8", NR_TYPE_U8},
+        {"u16", NR_TYPE_U16},
+        {"u32", NR_TYPE_U32},
+        {"u64", NR_TYPE_U64},
+        {"float8_e4m3fn", NR_TYPE_FP8E4NV},
+        {"float8e4nv", NR_TYPE_FP8E4NV},
+        {"fp8e4nv", NR_TYPE_FP8E4NV},
+        {"float8_e5m2", NR_TYPE_FP8E5},
+        {"float8e5", NR_TYPE_FP8E5},
+        {"fp8e5", NR_TYPE_FP8E5},
+        {"float8e4b15", NR_TYPE_FP8E4B15},
+        {"fp8e4b15", NR_TYPE_FP8E4B15},
+        {"float8_e4m3fnuz", NR_TYPE_FP8E4B8},
+        {"float8e4b8", NR_TYPE_FP8E4B8},
+        {"fp8e4b8", NR_TYPE_FP8E4B8},
+        {"float8_e5m2fnuz", NR_TYPE_FP8E5B16},
+        {"float8e5b16", NR_TYPE_FP8E5B16},
+        {"fp8e5b16", NR_TYPE_FP8E5B16},
     };
     if (!strncmp(name, "torch.", 6)) name += 6;
     else if (!strncmp(name, "tl.", 3)) name += 3;
@@ -76,14 +111,18 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     PyObject *module = PyType_GetModule(type);
     if (!module) return NULL;
     State *st = nrpy_state(module);
-    if (kind != NR_DEVICE_CPU && kind != NR_DEVICE_CUDA) return PyErr_Format(PyExc_ValueError, "unknown device kind %d", kind);
+    if (kind != NR_DEVICE_CPU && kind != NR_DEVICE_CUDA)
+        return PyErr_Format(PyExc_ValueError, "unknown device kind %d", kind);
     char why[512];
     nr_context *ctx = NULL;
     nr_status s = nr_context_create_ex((nr_device_kind)kind, index, &ctx, why, sizeof why);
     if (s) {
-        PyObject *cls = s == NR_ERR_OUT_OF_MEMORY ? PyExc_MemoryError : st->DeviceError ? st->DeviceError : PyExc_RuntimeError;
+        PyObject *cls = s == NR_ERR_OUT_OF_MEMORY ? PyExc_MemoryError
+                        : st->DeviceError         ? st->DeviceError
+                                                  : PyExc_RuntimeError;
         if (s == NR_ERR_INVALID_ARG) cls = PyExc_ValueError;
-        return PyErr_Format(cls, "cannot open %s device %d: %s", kind == NR_DEVICE_CUDA ? "cuda" : "cpu", index,
+        return PyErr_Format(cls, "cannot open %s device %d: %s",
+                            kind == NR_DEVICE_CUDA ? "cuda" : "cpu", index,
                             why[0] ? why : nr_status_string(s));
     }
     ContextObject *self = (ContextObject *)PyType_GenericAlloc(type, 0);
@@ -130,7 +169,8 @@ static int read_pairs(PyObject *seq, const char *what, nr_define **out, int *n, 
     for (Py_ssize_t i = 0; i < len; i++) {
         PyObject *pair = PyList_GetItem(fast, i);
         PyObject *name = NULL, *value = NULL;
-        if (PyTuple_Check(pair) && PyTuple_Size(pair) == 2) name = PyTuple_GetItem(pair, 0), value = PyTuple_GetItem(pair, 1);
+        if (PyTuple_Check(pair) && PyTuple_Size(pair) == 2)
+            name = PyTuple_GetItem(pair, 0), value = PyTuple_GetItem(pair, 1);
         if (!name || !value || !PyUnicode_Check(name) || !PyUnicode_Check(value)) {
             PyErr_Format(PyExc_TypeError, "%s must be (name, value) pairs of strings", what);
             goto fail;
@@ -166,13 +206,14 @@ static PyObject *module_wrap(State *st, PyObject *module, PyObject *context, nr_
 static PyObject *context_compile(PyObject *o, PyObject *args, PyObject *kwds) {
     ContextObject *self = (ContextObject *)o;
     State *st = nrpy_state(self->module);
-    static char *kwlist[] = {"source", "filename", "defines", "kernel", "num_warps", "num_stages", NULL};
+    static char *kwlist[] = {"source",    "filename",   "defines", "kernel",
+                             "num_warps", "num_stages", NULL};
     const char *src, *filename = "<source>", *kernel = NULL;
     Py_ssize_t srclen;
     PyObject *defines = NULL;
     int warps = 0, stages = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s#|sOzii", kwlist, &src, &srclen, &filename, &defines, &kernel, &warps,
-                                     &stages))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s#|sOzii", kwlist, &src, &srclen, &filename,
+                                     &defines, &kernel, &warps, &stages))
         return NULL;
     PyObject *keep = PyList_New(0);
     if (!keep) return NULL;
@@ -204,8 +245,9 @@ static PyObject *context_stats(PyObject *o, PyObject *unused) {
     ContextObject *self = (ContextObject *)o;
     nr_stats s;
     nr_context_stats(self->ctx, &s);
-    return Py_BuildValue("{sKsKsK}", "gpu_compiles", (unsigned long long)s.gpu_compiles, "jit_compiles",
-                         (unsigned long long)s.jit_compiles, "disk_cache_hits", (unsigned long long)s.disk_cache_hits);
+    return Py_BuildValue("{sKsKsK}", "gpu_compiles", (unsigned long long)s.gpu_compiles,
+                         "jit_compiles", (unsigned long long)s.jit_compiles, "disk_cache_hits",
+                         (unsigned long long)s.disk_cache_hits);
 }
 
 static PyObject *context_get_kind(PyObject *o, void *unused) {
@@ -225,7 +267,8 @@ static PyObject *context_get_index(PyObject *o, void *unused) {
 
 static PyMethodDef context_methods[] = {
     {"compile", (PyCFunction)(void (*)(void))context_compile, METH_VARARGS | METH_KEYWORDS,
-     "compile(source, filename='<source>', defines=(), kernel=None, num_warps=0, num_stages=0) -> Module"},
+     "compile(source, filename='<source>', defines=(), kernel=None, num_warps=0, num_stages=0) -> "
+     "Module"},
     {"synchronize", context_synchronize, METH_NOARGS, "wait for every launch on the device"},
     {"stats", context_stats, METH_NOARGS, "the context's compile counters (nr_context_stats)"},
     {NULL, NULL, 0, NULL},
@@ -243,11 +286,13 @@ static PyType_Slot context_slots[] = {
     {Py_tp_dealloc, context_dealloc},
     {Py_tp_methods, context_methods},
     {Py_tp_getset, context_getset},
-    {Py_tp_doc, "Context(kind=0, index=0): a Nereid context on the CPU interpreter (0) or CUDA device index (1)"},
+    {Py_tp_doc, "Context(kind=0, index=0): a Nereid context on the CPU interpreter (0) or CUDA "
+                "device index (1)"},
     {0, NULL},
 };
 
-static PyType_Spec context_spec = {"nereid._nereid.Context", sizeof(ContextObject), 0, Py_TPFLAGS_DEFAULT, context_slots};
+static PyType_Spec context_spec = {"nereid._nereid.Context", sizeof(ContextObject), 0,
+                                   Py_TPFLAGS_DEFAULT, context_slots};
 
 /* ---- Module ---- */
 
@@ -282,11 +327,13 @@ static PyObject *module_kernel(PyObject *o, PyObject *arg) {
     State *st = nrpy_state(self->module);
     const char *name = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, NULL) : NULL;
     if (!name) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "kernel(name): name must be a string");
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "kernel(name): name must be a string");
         return NULL;
     }
     nr_kernel *k;
-    if (nr_module_get_kernel(self->mod, name, &k)) return PyErr_Format(PyExc_KeyError, "no kernel named '%s'", name);
+    if (nr_module_get_kernel(self->mod, name, &k))
+        return PyErr_Format(PyExc_KeyError, "no kernel named '%s'", name);
     KernelObject *ko = (KernelObject *)PyType_GenericAlloc((PyTypeObject *)st->KernelType, 0);
     if (!ko) return NULL;
     ko->module = Py_NewRef(self->module);
@@ -310,7 +357,8 @@ static PyType_Slot module_slots[] = {
     {0, NULL},
 };
 
-static PyType_Spec module_spec = {"nereid._nereid.Module", sizeof(ModuleObject), 0, Py_TPFLAGS_DEFAULT, module_slots};
+static PyType_Spec module_spec = {"nereid._nereid.Module", sizeof(ModuleObject), 0,
+                                  Py_TPFLAGS_DEFAULT, module_slots};
 
 /* ---- Kernel ---- */
 
@@ -324,7 +372,8 @@ static void kernel_dealloc(PyObject *o) {
     Py_DECREF(tp);
 }
 
-/* params() -> [(name, type)], type as in signatures: "*fp32", "i32", "tensordesc<fp16[64, 64]>", ... */
+/* params() -> [(name, type)], type as in signatures: "*fp32", "i32", "tensordesc<fp16[64, 64]>",
+ * ... */
 static PyObject *kernel_params(PyObject *o, PyObject *unused) {
     (void)unused;
     KernelObject *self = (KernelObject *)o;
@@ -332,7 +381,8 @@ static PyObject *kernel_params(PyObject *o, PyObject *unused) {
     for (int i = 0; list && i < self->nparams; i++) {
         nr_type t = nr_kernel_param_type(self->k, i);
         char ty[96];
-        if (t == NR_TYPE_PTR) snprintf(ty, sizeof ty, "*%s", nrpy_type_name(nr_kernel_param_pointee(self->k, i)));
+        if (t == NR_TYPE_PTR)
+            snprintf(ty, sizeof ty, "*%s", nrpy_type_name(nr_kernel_param_pointee(self->k, i)));
         else if (t == NR_TYPE_TENSOR_DESC) {
             int64_t block[4];
             int rank = nr_kernel_param_block_shape(self->k, i, block);
@@ -377,7 +427,8 @@ static PyType_Slot kernel_slots[] = {
     {0, NULL},
 };
 
-static PyType_Spec kernel_spec = {"nereid._nereid.Kernel", sizeof(KernelObject), 0, Py_TPFLAGS_DEFAULT, kernel_slots};
+static PyType_Spec kernel_spec = {"nereid._nereid.Kernel", sizeof(KernelObject), 0,
+                                  Py_TPFLAGS_DEFAULT, kernel_slots};
 
 /* ---- the module ---- */
 
@@ -407,7 +458,8 @@ static PyObject *build_id(PyObject *module, PyObject *unused) {
 static PyObject *device_count(PyObject *module, PyObject *args) {
     int kind = NR_DEVICE_CUDA;
     if (!PyArg_ParseTuple(args, "|i", &kind)) return NULL;
-    if (kind != NR_DEVICE_CPU && kind != NR_DEVICE_CUDA) return PyErr_Format(PyExc_ValueError, "unknown device kind %d", kind);
+    if (kind != NR_DEVICE_CPU && kind != NR_DEVICE_CUDA)
+        return PyErr_Format(PyExc_ValueError, "unknown device kind %d", kind);
     char why[512];
     int n = 0;
     if (nr_device_count((nr_device_kind)kind, &n, why, sizeof why)) {
@@ -419,7 +471,8 @@ static PyObject *device_count(PyObject *module, PyObject *args) {
 
 static PyMethodDef module_functions[] = {
     {"build_id", build_id, METH_NOARGS, "a hash of the compiler's sources (nr_compiler_build)"},
-    {"device_count", device_count, METH_VARARGS, "device_count(kind=DEVICE_CUDA): how many devices (nr_device_count)"},
+    {"device_count", device_count, METH_VARARGS,
+     "device_count(kind=DEVICE_CUDA): how many devices (nr_device_count)"},
     {"_set_errors", set_errors, METH_VARARGS, NULL},
     {"version", version, METH_NOARGS, "the library's version"},
     {NULL, NULL, 0, NULL},
@@ -428,8 +481,10 @@ static PyMethodDef module_functions[] = {
 static int state_traverse(PyObject *m, visitproc visit, void *arg) {
     State *st = nrpy_state(m);
     if (!st) return 0;
-    PyObject **fields[] = {&st->ContextType, &st->ModuleType, &st->KernelType, &st->DispatcherType, &st->LauncherType,
-                           &st->TunerType, &st->Error, &st->CompileError, &st->LaunchError, &st->DeviceError, &st->dtype_codes};
+    PyObject **fields[] = {&st->ContextType,    &st->ModuleType,   &st->KernelType,
+                           &st->DispatcherType, &st->LauncherType, &st->TunerType,
+                           &st->Error,          &st->CompileError, &st->LaunchError,
+                           &st->DeviceError,    &st->dtype_codes};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_VISIT(*fields[i]);
     for (int i = 0; i < st->narg_types; i++) {
         Py_VISIT(st->arg_types[i].type);
@@ -445,13 +500,41 @@ static int state_traverse(PyObject *m, visitproc visit, void *arg) {
 static int state_clear(PyObject *m) {
     State *st = nrpy_state(m);
     if (!st) return 0;
-    PyObject **fields[] = {&st->ContextType, &st->ModuleType, &st->KernelType, &st->DispatcherType, &st->LauncherType,
-                           &st->TunerType, &st->Error, &st->CompileError, &st->LaunchError, &st->DeviceError, &st->dtype_codes,
-                           &st->s_data_ptr, &st->s_dtype, &st->s_is_cuda, &st->s_cai, &st->s_compile, &st->s_resolve,
-                           &st->s_untyped_storage, &st->s_nbytes, &st->s_num_warps, &st->s_num_stages, &st->s_torch,
-                           &st->s_torch_C, &st->s_get_stream, &st->s_typestr, &st->s_data, &st->s_get_device,
-                           &st->s_get_cur_device, &st->s_resolve_device, &st->s_storage, &st->s_base, &st->s_shape,
-                           &st->s_strides, &st->s_block_shape, &st->s_padding};
+    PyObject **fields[] = {&st->ContextType,
+                           &st->ModuleType,
+                           &st->KernelType,
+                           &st->DispatcherType,
+                           &st->LauncherType,
+                           &st->TunerType,
+                           &st->Error,
+                           &st->CompileError,
+                           &st->LaunchError,
+                           &st->DeviceError,
+                           &st->dtype_codes,
+                           &st->s_data_ptr,
+                           &st->s_dtype,
+                           &st->s_is_cuda,
+                           &st->s_cai,
+                           &st->s_compile,
+                           &st->s_resolve,
+                           &st->s_untyped_storage,
+                           &st->s_nbytes,
+                           &st->s_num_warps,
+                           &st->s_num_stages,
+                           &st->s_torch,
+                           &st->s_torch_C,
+                           &st->s_get_stream,
+                           &st->s_typestr,
+                           &st->s_data,
+                           &st->s_get_device,
+                           &st->s_get_cur_device,
+                           &st->s_resolve_device,
+                           &st->s_storage,
+                           &st->s_base,
+                           &st->s_shape,
+                           &st->s_strides,
+                           &st->s_block_shape,
+                           &st->s_padding};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_CLEAR(*fields[i]);
     for (int i = 0; i < st->narg_types; i++) {
         Py_CLEAR(st->arg_types[i].type);
@@ -476,15 +559,33 @@ static int add_type(PyObject *module, PyType_Spec *spec, PyObject *base, PyObjec
 
 static int exec_module(PyObject *module) {
     State *st = nrpy_state(module);
-    struct { PyObject **slot; const char *text; } names[] = {
-        {&st->s_data_ptr, "data_ptr"}, {&st->s_dtype, "dtype"}, {&st->s_is_cuda, "is_cuda"},
-        {&st->s_cai, "__cuda_array_interface__"}, {&st->s_compile, "_compile"}, {&st->s_resolve, "_resolve"},
-        {&st->s_untyped_storage, "untyped_storage"}, {&st->s_nbytes, "nbytes"}, {&st->s_num_warps, "num_warps"},
-        {&st->s_num_stages, "num_stages"}, {&st->s_torch, "torch"}, {&st->s_torch_C, "_C"},
-        {&st->s_get_stream, "_cuda_getCurrentRawStream"}, {&st->s_typestr, "typestr"}, {&st->s_data, "data"},
-        {&st->s_get_device, "get_device"}, {&st->s_get_cur_device, "_cuda_getDevice"},
-        {&st->s_resolve_device, "_resolve_device"}, {&st->s_storage, "storage"}, {&st->s_base, "base"},
-        {&st->s_shape, "shape"}, {&st->s_strides, "strides"}, {&st->s_block_shape, "block_shape"},
+    struct {
+        PyObject **slot;
+        const char *text;
+    } names[] = {
+        {&st->s_data_ptr, "data_ptr"},
+        {&st->s_dtype, "dtype"},
+        {&st->s_is_cuda, "is_cuda"},
+        {&st->s_cai, "__cuda_array_interface__"},
+        {&st->s_compile, "_compile"},
+        {&st->s_resolve, "_resolve"},
+        {&st->s_untyped_storage, "untyped_storage"},
+        {&st->s_nbytes, "nbytes"},
+        {&st->s_num_warps, "num_warps"},
+        {&st->s_num_stages, "num_stages"},
+        {&st->s_torch, "torch"},
+        {&st->s_torch_C, "_C"},
+        {&st->s_get_stream, "_cuda_getCurrentRawStream"},
+        {&st->s_typestr, "typestr"},
+        {&st->s_data, "data"},
+        {&st->s_get_device, "get_device"},
+        {&st->s_get_cur_device, "_cuda_getDevice"},
+        {&st->s_resolve_device, "_resolve_device"},
+        {&st->s_storage, "storage"},
+        {&st->s_base, "base"},
+        {&st->s_shape, "shape"},
+        {&st->s_strides, "strides"},
+        {&st->s_block_shape, "block_shape"},
         {&st->s_padding, "padding"},
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
@@ -493,7 +594,8 @@ static int exec_module(PyObject *module) {
     }
     st->dtype_codes = PyDict_New();
     if (!st->dtype_codes) return -1;
-    if (add_type(module, &context_spec, NULL, &st->ContextType) || add_type(module, &module_spec, NULL, &st->ModuleType) ||
+    if (add_type(module, &context_spec, NULL, &st->ContextType) ||
+        add_type(module, &module_spec, NULL, &st->ModuleType) ||
         add_type(module, &kernel_spec, NULL, &st->KernelType))
         return -1;
     if (nrpy_launch_init(module, st) || nrpy_tune_init(module, st)) return -1;
@@ -507,8 +609,15 @@ static PyModuleDef_Slot module_slots_def[] = {
 };
 
 static struct PyModuleDef nereid_module_def = {
-    PyModuleDef_HEAD_INIT, "nereid._nereid", "The Nereid C API for Python (the nereid package builds on it).",
-    sizeof(State), module_functions, module_slots_def, state_traverse, state_clear, state_free,
+    PyModuleDef_HEAD_INIT,
+    "nereid._nereid",
+    "The Nereid C API for Python (the nereid package builds on it).",
+    sizeof(State),
+    module_functions,
+    module_slots_def,
+    state_traverse,
+    state_clear,
+    state_free,
 };
 
 PyMODINIT_FUNC PyInit__nereid(void) { return PyModuleDef_Init(&nereid_module_def); }

@@ -20,11 +20,11 @@
 #include "nereid.h"
 
 /* Py_XSETREF is not in the limited API: replace *slot, releasing the old value after */
-#define NRPY_SETREF(slot, value)                                                       \
-    do {                                                                               \
-        PyObject *old_ = (PyObject *)(slot);                                           \
-        (slot) = (value);                                                              \
-        Py_XDECREF(old_);                                                              \
+#define NRPY_SETREF(slot, value)             \
+    do {                                     \
+        PyObject *old_ = (PyObject *)(slot); \
+        (slot) = (value);                    \
+        Py_XDECREF(old_);                    \
     } while (0)
 
 typedef struct State {
@@ -33,9 +33,9 @@ typedef struct State {
      * Python-level helpers (CompileError.errors) */
     PyObject *Error, *CompileError, *LaunchError, *DeviceError;
     /* interned attribute names */
-    PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_cai, *s_compile, *s_resolve, *s_untyped_storage, *s_nbytes,
-        *s_num_warps, *s_num_stages, *s_torch, *s_torch_C, *s_get_stream, *s_typestr, *s_data, *s_get_device,
-        *s_get_cur_device, *s_resolve_device, *s_storage;
+    PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_cai, *s_compile, *s_resolve, *s_untyped_storage,
+        *s_nbytes, *s_num_warps, *s_num_stages, *s_torch, *s_torch_C, *s_get_stream, *s_typestr,
+        *s_data, *s_get_device, *s_get_cur_device, *s_resolve_device, *s_storage;
     /* a tensor descriptor's attributes (nereid.TensorDescriptor, Triton's TensorDescriptor) */
     PyObject *s_base, *s_shape, *s_strides, *s_block_shape, *s_padding;
     PyObject *dtype_codes; /* dict: a dtype object (torch.float32, ...) -> its pointee nr_type */
@@ -61,8 +61,7 @@ State *nrpy_state(PyObject *module);
 
 /* Context: one nr_context */
 typedef struct {
-    PyObject_HEAD
-    PyObject *module;
+    PyObject_HEAD PyObject *module;
     nr_context *ctx;
     int kind, index;
     PyObject *index_obj; /* index as an int (torch's stream query takes it) */
@@ -70,16 +69,14 @@ typedef struct {
 
 /* Module: one nr_module, keeping its Context alive */
 typedef struct {
-    PyObject_HEAD
-    PyObject *module;
+    PyObject_HEAD PyObject *module;
     PyObject *context;
     nr_module *mod;
 } ModuleObject;
 
 /* Kernel: one nr_kernel of a Module, with its signature */
 typedef struct {
-    PyObject_HEAD
-    PyObject *module;
+    PyObject_HEAD PyObject *module;
     PyObject *owner; /* the Module */
     PyObject *name;
     nr_kernel *k;

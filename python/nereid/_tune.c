@@ -18,8 +18,7 @@
 #include <stdlib.h>
 
 typedef struct {
-    PyObject_HEAD
-    PyObject *context; /* keeps the nr_context alive */
+    PyObject_HEAD PyObject *context; /* keeps the nr_context alive */
     nr_tuner *tuner;
     int nconfigs;
 } TunerObject;
@@ -51,9 +50,15 @@ static nr_status call_index(Calls *c, PyObject *fn, int config) {
     return verdict(c, PyObject_CallFunction(fn, "i", config));
 }
 
-static nr_status on_launch(void *user, int config) { return call_index(user, ((Calls *)user)->launch, config); }
-static nr_status on_before(void *user, int config) { return call_index(user, ((Calls *)user)->before, config); }
-static nr_status on_after(void *user, int config) { return call_index(user, ((Calls *)user)->after, config); }
+static nr_status on_launch(void *user, int config) {
+    return call_index(user, ((Calls *)user)->launch, config);
+}
+static nr_status on_before(void *user, int config) {
+    return call_index(user, ((Calls *)user)->before, config);
+}
+static nr_status on_after(void *user, int config) {
+    return call_index(user, ((Calls *)user)->after, config);
+}
 
 static nr_status on_bench(void *user, int config, double *ms) {
     Calls *c = user;
@@ -107,14 +112,14 @@ static nr_status on_estimate(void *user, int config, double *est) {
 }
 
 static PyObject *tuner_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"context", "kernel", "configs", "identity", "warmup_ms", "rep_ms", "top_k", "top_k_fraction",
-                             NULL};
+    static char *kwlist[] = {"context", "kernel", "configs",        "identity", "warmup_ms",
+                             "rep_ms",  "top_k",  "top_k_fraction", NULL};
     PyObject *context, *configs, *identity;
     const char *kernel;
     double warmup = 0, rep = 0, top_k = 0;
     int fraction = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OsOO|dddp", kwlist, &context, &kernel, &configs, &identity, &warmup,
-                                     &rep, &top_k, &fraction))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OsOO|dddp", kwlist, &context, &kernel, &configs,
+                                     &identity, &warmup, &rep, &top_k, &fraction))
         return NULL;
     PyObject *module = PyType_GetModule(type);
     State *st = nrpy_state(module);
@@ -139,7 +144,9 @@ static PyObject *tuner_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     nr_status s = nr_tuner_create(ctx->ctx, &o, &t);
     free(texts);
     Py_DECREF(seq);
-    if (s) return PyErr_Format(st->Error ? st->Error : PyExc_RuntimeError, "%s", nr_last_error(ctx->ctx));
+    if (s)
+        return PyErr_Format(st->Error ? st->Error : PyExc_RuntimeError, "%s",
+                            nr_last_error(ctx->ctx));
     TunerObject *self = (TunerObject *)PyType_GenericAlloc(type, 0);
     if (!self) return nr_tuner_destroy(t), NULL;
     self->context = Py_NewRef(context);
@@ -171,7 +178,8 @@ static int read_buffers(PyObject *list, nr_tune_buffer *bufs, int *n) {
     for (Py_ssize_t i = 0; i < m; i++) {
         unsigned long long p, b;
         int restore;
-        if (!PyArg_ParseTuple(PyList_GetItem(seq, i), "KKp", &p, &b, &restore)) return Py_DECREF(seq), -1;
+        if (!PyArg_ParseTuple(PyList_GetItem(seq, i), "KKp", &p, &b, &restore))
+            return Py_DECREF(seq), -1;
         bufs[i] = (nr_tune_buffer){(nr_devptr)p, (size_t)b, restore};
     }
     *n = (int)m;
@@ -182,21 +190,28 @@ static int read_buffers(PyObject *list, nr_tune_buffer *bufs, int *n) {
 static PyObject *none_or(PyObject *o) { return o == Py_None ? NULL : o; }
 
 static PyObject *tuner_choose(PyObject *o, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"key", "buffers", "launch", "before", "after", "bench", "prune", "estimate", NULL};
+    static char *kwlist[] = {"key",   "buffers", "launch",   "before", "after",
+                             "bench", "prune",   "estimate", NULL};
     TunerObject *self = (TunerObject *)o;
     const char *key;
     PyObject *buffers;
     Calls c = {NULL, Py_None, Py_None, Py_None, Py_None, Py_None, false};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|OOOOO", kwlist, &key, &buffers, &c.launch, &c.before, &c.after,
-                                     &c.bench, &c.prune, &c.estimate))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|OOOOO", kwlist, &key, &buffers, &c.launch,
+                                     &c.before, &c.after, &c.bench, &c.prune, &c.estimate))
         return NULL;
     nr_tune_buffer bufs[64];
     int nbufs = 0;
     if (read_buffers(buffers, bufs, &nbufs)) return NULL;
     c.before = none_or(c.before), c.after = none_or(c.after), c.bench = none_or(c.bench);
     c.prune = none_or(c.prune), c.estimate = none_or(c.estimate);
-    nr_tune_calls calls = {&c, on_launch, c.before ? on_before : NULL, c.after ? on_after : NULL,
-                           c.bench ? on_bench : NULL, c.prune ? on_prune : NULL, c.estimate ? on_estimate : NULL, NULL};
+    nr_tune_calls calls = {&c,
+                           on_launch,
+                           c.before ? on_before : NULL,
+                           c.after ? on_after : NULL,
+                           c.bench ? on_bench : NULL,
+                           c.prune ? on_prune : NULL,
+                           c.estimate ? on_estimate : NULL,
+                           NULL};
     double *times = calloc((size_t)self->nconfigs, sizeof *times);
     if (!times) return PyErr_NoMemory();
     int chosen = -1;
@@ -209,7 +224,8 @@ static PyObject *tuner_choose(PyObject *o, PyObject *args, PyObject *kwds) {
                      nr_last_error(((ContextObject *)self->context)->ctx));
     } else {
         PyObject *t = PyList_New(self->nconfigs);
-        for (int i = 0; t && i < self->nconfigs; i++) PyList_SetItem(t, i, PyFloat_FromDouble(times[i]));
+        for (int i = 0; t && i < self->nconfigs; i++)
+            PyList_SetItem(t, i, PyFloat_FromDouble(times[i]));
         r = t ? Py_BuildValue("(iN)", chosen, t) : NULL;
     }
     free(times);
@@ -218,7 +234,8 @@ static PyObject *tuner_choose(PyObject *o, PyObject *args, PyObject *kwds) {
 
 static PyMethodDef tuner_methods[] = {
     {"choose", (PyCFunction)(void (*)(void))tuner_choose, METH_VARARGS | METH_KEYWORDS,
-     "choose(key, buffers, launch, before=None, after=None, bench=None, prune=None, estimate=None) -> (chosen, times)"},
+     "choose(key, buffers, launch, before=None, after=None, bench=None, prune=None, estimate=None) "
+     "-> (chosen, times)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -226,12 +243,14 @@ static PyType_Slot tuner_slots[] = {
     {Py_tp_new, tuner_new},
     {Py_tp_dealloc, tuner_dealloc},
     {Py_tp_methods, tuner_methods},
-    {Py_tp_doc, "Tuner(context, kernel, configs, identity, warmup_ms=0, rep_ms=0, top_k=0, top_k_fraction=False): "
+    {Py_tp_doc, "Tuner(context, kernel, configs, identity, warmup_ms=0, rep_ms=0, top_k=0, "
+                "top_k_fraction=False): "
                 "the C API's tuner (nr_tuner_create) over Python callables"},
     {0, NULL},
 };
 
-static PyType_Spec tuner_spec = {"nereid._nereid.Tuner", sizeof(TunerObject), 0, Py_TPFLAGS_DEFAULT, tuner_slots};
+static PyType_Spec tuner_spec = {"nereid._nereid.Tuner", sizeof(TunerObject), 0, Py_TPFLAGS_DEFAULT,
+                                 tuner_slots};
 
 /* option_info(name) -> (default, min, max, power_of_two): nr_option_info */
 static PyObject *option_info(PyObject *module, PyObject *arg) {
@@ -239,13 +258,15 @@ static PyObject *option_info(PyObject *module, PyObject *arg) {
     const char *name = PyUnicode_AsUTF8AndSize(arg, NULL);
     if (!name) return NULL;
     int def, lo, hi, pow2;
-    if (nr_option_info(name, &def, &lo, &hi, &pow2)) return PyErr_Format(PyExc_KeyError, "no option '%s'", name);
+    if (nr_option_info(name, &def, &lo, &hi, &pow2))
+        return PyErr_Format(PyExc_KeyError, "no option '%s'", name);
     return Py_BuildValue("(iiiO)", def, lo, hi, pow2 ? Py_True : Py_False);
 }
 
 static PyMethodDef tune_functions[] = {
-    {"option_info", option_info, METH_O, "option_info(name) -> (default, min, max, power_of_two) of a compile or "
-                                         "launch option (nr_option_info)"},
+    {"option_info", option_info, METH_O,
+     "option_info(name) -> (default, min, max, power_of_two) of a compile or "
+     "launch option (nr_option_info)"},
     {NULL, NULL, 0, NULL},
 };
 

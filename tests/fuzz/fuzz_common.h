@@ -27,7 +27,8 @@ typedef struct FuzzWord {
 /* Calls fn(word, next_word_or_empty, ctx) for every word of every line containing "RUN:";
  * at most max_words words in all (a mutated input may hold thousands). */
 static inline void fuzz_for_each_run_word(const char *text, size_t len, int max_words,
-                                          void (*fn)(FuzzWord w, FuzzWord next, void *ctx), void *ctx) {
+                                          void (*fn)(FuzzWord w, FuzzWord next, void *ctx),
+                                          void *ctx) {
     const char *end = text + len;
     int seen = 0;
     for (const char *line = text; line < end && seen < max_words;) {
@@ -60,7 +61,9 @@ static inline bool fuzz_word_prefix(FuzzWord w, const char *prefix) {
     return w.len >= n && !memcmp(w.start, prefix, n);
 }
 
-static inline bool fuzz_word_is(FuzzWord w, const char *s) { return w.len == strlen(s) && !memcmp(w.start, s, w.len); }
+static inline bool fuzz_word_is(FuzzWord w, const char *s) {
+    return w.len == strlen(s) && !memcmp(w.start, s, w.len);
+}
 
 /* A NUL-terminated arena copy of w without its first skip bytes. */
 static inline char *fuzz_word_str(Arena *a, FuzzWord w, size_t skip) {
@@ -82,7 +85,8 @@ static inline bool fuzz_env_flag(const char *name) {
 #define FUZZ_NO_COVERAGE
 #endif
 
-FUZZ_NO_COVERAGE static inline bool fuzz_starts_with(const char *p, const char *end, const char *s) {
+FUZZ_NO_COVERAGE static inline bool fuzz_starts_with(const char *p, const char *end,
+                                                     const char *s) {
     for (; *s; p++, s++)
         if (p >= end || *p != *s) return false;
     return true;
@@ -92,7 +96,8 @@ FUZZ_NO_COVERAGE static inline bool fuzz_starts_with(const char *p, const char *
  * neither "nereid: " nor the file name followed by ":LINE:COL: ") reports an internal
  * error. With unlocated set, true instead if an error has no location ("nereid: error:")
  * and is not about a command-line option (-D, -k), which have no place in the source. */
-FUZZ_NO_COVERAGE static inline bool fuzz_has_internal_error(const Diag *d, const char *src_name, bool unlocated) {
+FUZZ_NO_COVERAGE static inline bool fuzz_has_internal_error(const Diag *d, const char *src_name,
+                                                            bool unlocated) {
     const char *text = d->out.data ? d->out.data : "", *end = text + d->out.len;
     for (const char *line = text; line < end;) {
         const char *eol = line;
@@ -116,7 +121,8 @@ FUZZ_NO_COVERAGE static inline bool fuzz_has_internal_error(const Diag *d, const
             else p = NULL;
         }
         if (unlocated) {
-            if (no_loc && fuzz_starts_with(p, eol, "error: ") && !fuzz_starts_with(p, eol, "error: -D ") &&
+            if (no_loc && fuzz_starts_with(p, eol, "error: ") &&
+                !fuzz_starts_with(p, eol, "error: -D ") &&
                 !fuzz_starts_with(p, eol, "error: no kernel named "))
                 return true;
         } else if (p && fuzz_starts_with(p, eol, "error: internal error")) {
@@ -130,18 +136,23 @@ FUZZ_NO_COVERAGE static inline bool fuzz_has_internal_error(const Diag *d, const
 /* The promise: a failure comes with at least one error, no error is an internal one (a
  * verifier failure after a pass, invalid LLVM IR, ...: those are compiler bugs), and
  * every error has a source location (except those about -D and -k options). */
-static inline void fuzz_check_diag(const Diag *d, bool ok, const char *stage, const char *src_name) {
+static inline void fuzz_check_diag(const Diag *d, bool ok, const char *stage,
+                                   const char *src_name) {
     const char *text = d->out.data ? d->out.data : "";
     if (!ok && d->nerrors == 0) {
-        fprintf(stderr, "==fuzz== %s failed without reporting an error; diagnostics:\n%s\n", stage, text);
+        fprintf(stderr, "==fuzz== %s failed without reporting an error; diagnostics:\n%s\n", stage,
+                text);
         abort();
     }
-    if (fuzz_has_internal_error(d, src_name, false) && !fuzz_env_flag("NEREID_FUZZ_ALLOW_INTERNAL")) {
+    if (fuzz_has_internal_error(d, src_name, false) &&
+        !fuzz_env_flag("NEREID_FUZZ_ALLOW_INTERNAL")) {
         fprintf(stderr, "==fuzz== internal error reported by %s:\n%s\n", stage, text);
         abort();
     }
-    if (fuzz_has_internal_error(d, src_name, true) && !fuzz_env_flag("NEREID_FUZZ_ALLOW_UNLOCATED")) {
-        fprintf(stderr, "==fuzz== error without a source location reported by %s:\n%s\n", stage, text);
+    if (fuzz_has_internal_error(d, src_name, true) &&
+        !fuzz_env_flag("NEREID_FUZZ_ALLOW_UNLOCATED")) {
+        fprintf(stderr, "==fuzz== error without a source location reported by %s:\n%s\n", stage,
+                text);
         abort();
     }
 }

@@ -81,7 +81,8 @@ static void take_word(FuzzWord w, FuzzWord next, void *ctx) {
     } else if (fuzz_word_prefix(w, "--num-warps=")) {
         int n = atoi(fuzz_word_str(o->arena, w, 12));
         if (n > 0 && n <= 32 && !(n & (n - 1))) o->num_warps = n;
-    } else if (fuzz_word_is(w, "--arch=sm_80") || fuzz_word_is(w, "--arch=sm_90") || fuzz_word_is(w, "--arch=sm_90a")) {
+    } else if (fuzz_word_is(w, "--arch=sm_80") || fuzz_word_is(w, "--arch=sm_90") ||
+               fuzz_word_is(w, "--arch=sm_90a")) {
         o->arch = fuzz_word_str(o->arena, w, 7);
     } else if (fuzz_word_prefix(w, "--divisible=")) {
         o->divisible = fuzz_word_str(o->arena, w, 12);
@@ -95,9 +96,18 @@ static void take_word(FuzzWord w, FuzzWord next, void *ctx) {
 /* Meta-parameters of the examples and tests, given when a kernel has such a parameter
  * (the CLI rejects a -D that names no kernel parameter, so they cannot all go always). */
 static const SemaDefine default_defines[] = {
-    {"BLOCK_SIZE", "128"}, {"BLOCK", "16"},         {"BLOCK_SIZE_M", "64"}, {"BLOCK_SIZE_N", "64"},
-    {"BLOCK_SIZE_K", "32"}, {"GROUP_SIZE_M", "8"},  {"BLOCK_M", "64"},      {"BLOCK_N", "64"},
-    {"BLOCK_K", "32"},      {"num_stages", "1"},    {"ACTIVATION", "leaky_relu"}, {"ACT", "relu"},
+    {"BLOCK_SIZE", "128"},
+    {"BLOCK", "16"},
+    {"BLOCK_SIZE_M", "64"},
+    {"BLOCK_SIZE_N", "64"},
+    {"BLOCK_SIZE_K", "32"},
+    {"GROUP_SIZE_M", "8"},
+    {"BLOCK_M", "64"},
+    {"BLOCK_N", "64"},
+    {"BLOCK_K", "32"},
+    {"num_stages", "1"},
+    {"ACTIVATION", "leaky_relu"},
+    {"ACT", "relu"},
 };
 
 static bool has_define(const CompileOpts *o, const char *name) {
@@ -146,7 +156,8 @@ static bool in_list(const char *list, const char *name) {
 
 static void print_command(const CompileOpts *o) {
     fprintf(stderr, "==fuzz== nereid compile FILE.nr");
-    for (int i = 0; i < o->ndefines; i++) fprintf(stderr, " -D '%s=%s'", o->defines[i].name, o->defines[i].value);
+    for (int i = 0; i < o->ndefines; i++)
+        fprintf(stderr, " -D '%s=%s'", o->defines[i].name, o->defines[i].value);
     if (o->kernel) fprintf(stderr, " -k '%s'", o->kernel);
     if (o->num_warps) fprintf(stderr, " --num-warps=%d", o->num_warps);
     if (o->divisible) fprintf(stderr, " '--divisible=%s'", o->divisible);
@@ -220,7 +231,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!no_gpu) gpu_stage(&o, &prog, &diag);
         driver_program_free(&prog);
     }
-    if (verbose) fprintf(stderr, "==fuzz== %s\n%s", ok ? "front end: ok" : "front end: error", sb_cstr(&diag.out));
+    if (verbose)
+        fprintf(stderr, "==fuzz== %s\n%s", ok ? "front end: ok" : "front end: error",
+                sb_cstr(&diag.out));
     sb_free(&dump);
     diag_free(&diag);
     arena_free(o.arena);

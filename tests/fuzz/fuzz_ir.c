@@ -8,8 +8,8 @@
  * them (see fuzz_common.h): --passes=LIST (an invalid list is a usage error for the
  * CLI, so it falls back to the default here), --verify-only, --param-divisibility=N,
  * --emit=llvm|ptx. Without --passes the whole standard pipeline runs
- * (inline,canonicalize,combine-dot,cse,dce,canonicalize,dce), and the alignment analysis always runs
- * (divisibility 16 unless a RUN line gives one), so every pass sees every input; with
+ * (inline,canonicalize,combine-dot,cse,dce,canonicalize,dce), and the alignment analysis always
+ * runs (divisibility 16 unless a RUN line gives one), so every pass sees every input; with
  * --emit and without --passes, no pass runs (as in the CLI: the code generator takes the
  * module as it was read).
  *
@@ -42,7 +42,7 @@ typedef struct OptOpts {
     Arena *arena;
     const char *passes; /* NULL: none given */
     bool verify_only;
-    int emit;           /* 0, or 'l' (--emit=llvm) or 'p' (--emit=ptx) */
+    int emit; /* 0, or 'l' (--emit=llvm) or 'p' (--emit=ptx) */
     int64_t param_div;
 } OptOpts;
 
@@ -90,7 +90,8 @@ static void take_word(FuzzWord w, FuzzWord next, void *ctx) {
 
 /* --emit=llvm|ptx on GPU-stage IR: every kernel through the code generator. Its errors
  * must be ordinary ones: an internal error is a crash (fuzz_check_diag). */
-static void emit_code(const OptOpts *o, IrModule *m, Arena *arena, Diag *diag, const char *src_name) {
+static void emit_code(const OptOpts *o, IrModule *m, Arena *arena, Diag *diag,
+                      const char *src_name) {
     if (!o->emit || !m->gpu.arch) return;
     OptToolEmit e = {o->emit == 'l', 0, o->param_div, NULL};
     StrBuf out;
@@ -110,8 +111,8 @@ static void check_roundtrip(const StrBuf *printed) {
     StrBuf err;
     sb_init(&err);
     if (!m || !ir_verify_module(m, &err)) {
-        fprintf(stderr, "==fuzz== the printed module does not %s:\n%s%s\n--- printed:\n%s\n", m ? "verify" : "parse",
-                sb_cstr(&d.out), sb_cstr(&err), src.text);
+        fprintf(stderr, "==fuzz== the printed module does not %s:\n%s%s\n--- printed:\n%s\n",
+                m ? "verify" : "parse", sb_cstr(&d.out), sb_cstr(&err), src.text);
         abort();
     }
     sb_free(&err);
@@ -130,9 +131,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_for_each_run_word(text, size, 256, take_word, &o);
     if (!o.passes) o.passes = o.emit ? "none" : DEFAULT_PASSES;
     if (verbose)
-        fprintf(stderr, "==fuzz== nereid opt FILE.nrir '--passes=%s'%s --print-axis-info --param-divisibility=%lld%s\n",
+        fprintf(stderr,
+                "==fuzz== nereid opt FILE.nrir '--passes=%s'%s --print-axis-info "
+                "--param-divisibility=%lld%s\n",
                 o.passes, o.verify_only ? " --verify-only" : "", (long long)o.param_div,
-                o.emit ? (o.emit == 'l' ? " --emit=llvm --libdevice=none" : " --emit=ptx --libdevice=none") : "");
+                o.emit ? (o.emit == 'l' ? " --emit=llvm --libdevice=none"
+                                        : " --emit=ptx --libdevice=none")
+                       : "");
 
     Arena *arena = arena_new();
     Diag diag;

@@ -55,131 +55,127 @@ static CheckState st;
 #define CHECK(cond, ...) CHECK_AT(&st, cond, __VA_ARGS__)
 
 /* c[i] = a[i] + b[i] for i < n; one thread per element */
-static const char *vadd_ptx =
-    ".version 8.0\n"
-    ".target sm_80\n"
-    ".address_size 64\n"
-    "\n"
-    ".visible .entry vadd(\n"
-    "    .param .u64 pa,\n"
-    "    .param .u64 pb,\n"
-    "    .param .u64 pc,\n"
-    "    .param .u32 n)\n"
-    "{\n"
-    "    .reg .pred %p<2>;\n"
-    "    .reg .b32 %r<6>;\n"
-    "    .reg .f32 %f<4>;\n"
-    "    .reg .b64 %rd<10>;\n"
-    "    ld.param.u64 %rd1, [pa];\n"
-    "    ld.param.u64 %rd2, [pb];\n"
-    "    ld.param.u64 %rd3, [pc];\n"
-    "    ld.param.u32 %r1, [n];\n"
-    "    mov.u32 %r2, %ctaid.x;\n"
-    "    mov.u32 %r3, %ntid.x;\n"
-    "    mov.u32 %r4, %tid.x;\n"
-    "    mad.lo.s32 %r5, %r2, %r3, %r4;\n"
-    "    setp.ge.u32 %p1, %r5, %r1;\n"
-    "    @%p1 bra DONE;\n"
-    "    cvta.to.global.u64 %rd4, %rd1;\n"
-    "    cvta.to.global.u64 %rd5, %rd2;\n"
-    "    cvta.to.global.u64 %rd6, %rd3;\n"
-    "    mul.wide.u32 %rd7, %r5, 4;\n"
-    "    add.s64 %rd8, %rd4, %rd7;\n"
-    "    ld.global.f32 %f1, [%rd8];\n"
-    "    add.s64 %rd8, %rd5, %rd7;\n"
-    "    ld.global.f32 %f2, [%rd8];\n"
-    "    add.rn.f32 %f3, %f1, %f2;\n"
-    "    add.s64 %rd9, %rd6, %rd7;\n"
-    "    st.global.f32 [%rd9], %f3;\n"
-    "DONE:\n"
-    "    ret;\n"
-    "}\n";
+static const char *vadd_ptx = ".version 8.0\n"
+                              ".target sm_80\n"
+                              ".address_size 64\n"
+                              "\n"
+                              ".visible .entry vadd(\n"
+                              "    .param .u64 pa,\n"
+                              "    .param .u64 pb,\n"
+                              "    .param .u64 pc,\n"
+                              "    .param .u32 n)\n"
+                              "{\n"
+                              "    .reg .pred %p<2>;\n"
+                              "    .reg .b32 %r<6>;\n"
+                              "    .reg .f32 %f<4>;\n"
+                              "    .reg .b64 %rd<10>;\n"
+                              "    ld.param.u64 %rd1, [pa];\n"
+                              "    ld.param.u64 %rd2, [pb];\n"
+                              "    ld.param.u64 %rd3, [pc];\n"
+                              "    ld.param.u32 %r1, [n];\n"
+                              "    mov.u32 %r2, %ctaid.x;\n"
+                              "    mov.u32 %r3, %ntid.x;\n"
+                              "    mov.u32 %r4, %tid.x;\n"
+                              "    mad.lo.s32 %r5, %r2, %r3, %r4;\n"
+                              "    setp.ge.u32 %p1, %r5, %r1;\n"
+                              "    @%p1 bra DONE;\n"
+                              "    cvta.to.global.u64 %rd4, %rd1;\n"
+                              "    cvta.to.global.u64 %rd5, %rd2;\n"
+                              "    cvta.to.global.u64 %rd6, %rd3;\n"
+                              "    mul.wide.u32 %rd7, %r5, 4;\n"
+                              "    add.s64 %rd8, %rd4, %rd7;\n"
+                              "    ld.global.f32 %f1, [%rd8];\n"
+                              "    add.s64 %rd8, %rd5, %rd7;\n"
+                              "    ld.global.f32 %f2, [%rd8];\n"
+                              "    add.rn.f32 %f3, %f1, %f2;\n"
+                              "    add.s64 %rd9, %rd6, %rd7;\n"
+                              "    st.global.f32 [%rd9], %f3;\n"
+                              "DONE:\n"
+                              "    ret;\n"
+                              "}\n";
 
 /* the same kernel with a typo on line 30 ("add.rn.f33") */
-static const char *bad_ptx =
-    ".version 8.0\n"
-    ".target sm_80\n"
-    ".address_size 64\n"
-    "\n"
-    ".visible .entry vadd(\n"
-    "    .param .u64 pa,\n"
-    "    .param .u64 pb,\n"
-    "    .param .u64 pc,\n"
-    "    .param .u32 n)\n"
-    "{\n"
-    "    .reg .pred %p<2>;\n"
-    "    .reg .b32 %r<6>;\n"
-    "    .reg .f32 %f<4>;\n"
-    "    .reg .b64 %rd<10>;\n"
-    "    ld.param.u64 %rd1, [pa];\n"
-    "    ld.param.u64 %rd2, [pb];\n"
-    "    ld.param.u64 %rd3, [pc];\n"
-    "    ld.param.u32 %r1, [n];\n"
-    "    mov.u32 %r2, %ctaid.x;\n"
-    "    mov.u32 %r3, %ntid.x;\n"
-    "    mov.u32 %r4, %tid.x;\n"
-    "    mad.lo.s32 %r5, %r2, %r3, %r4;\n"
-    "    setp.ge.u32 %p1, %r5, %r1;\n"
-    "    @%p1 bra DONE;\n"
-    "    cvta.to.global.u64 %rd4, %rd1;\n"
-    "    cvta.to.global.u64 %rd5, %rd2;\n"
-    "    cvta.to.global.u64 %rd6, %rd3;\n"
-    "    mul.wide.u32 %rd7, %r5, 4;\n"
-    "    add.s64 %rd8, %rd4, %rd7;\n"
-    "    add.rn.f33 %f3, %f1, %f2;\n"
-    "    st.global.f32 [%rd8], %f3;\n"
-    "DONE:\n"
-    "    ret;\n"
-    "}\n";
+static const char *bad_ptx = ".version 8.0\n"
+                             ".target sm_80\n"
+                             ".address_size 64\n"
+                             "\n"
+                             ".visible .entry vadd(\n"
+                             "    .param .u64 pa,\n"
+                             "    .param .u64 pb,\n"
+                             "    .param .u64 pc,\n"
+                             "    .param .u32 n)\n"
+                             "{\n"
+                             "    .reg .pred %p<2>;\n"
+                             "    .reg .b32 %r<6>;\n"
+                             "    .reg .f32 %f<4>;\n"
+                             "    .reg .b64 %rd<10>;\n"
+                             "    ld.param.u64 %rd1, [pa];\n"
+                             "    ld.param.u64 %rd2, [pb];\n"
+                             "    ld.param.u64 %rd3, [pc];\n"
+                             "    ld.param.u32 %r1, [n];\n"
+                             "    mov.u32 %r2, %ctaid.x;\n"
+                             "    mov.u32 %r3, %ntid.x;\n"
+                             "    mov.u32 %r4, %tid.x;\n"
+                             "    mad.lo.s32 %r5, %r2, %r3, %r4;\n"
+                             "    setp.ge.u32 %p1, %r5, %r1;\n"
+                             "    @%p1 bra DONE;\n"
+                             "    cvta.to.global.u64 %rd4, %rd1;\n"
+                             "    cvta.to.global.u64 %rd5, %rd2;\n"
+                             "    cvta.to.global.u64 %rd6, %rd3;\n"
+                             "    mul.wide.u32 %rd7, %r5, 4;\n"
+                             "    add.s64 %rd8, %rd4, %rd7;\n"
+                             "    add.rn.f33 %f3, %f1, %f2;\n"
+                             "    st.global.f32 [%rd8], %f3;\n"
+                             "DONE:\n"
+                             "    ret;\n"
+                             "}\n";
 
 /* every thread t of the block writes 3*t+7 at the top of the dynamic shared memory
  * (byte nbytes - 4*(t+1)), then reads back thread ntid-1-t's value into out[t] */
-static const char *smem_ptx =
-    ".version 8.0\n"
-    ".target sm_80\n"
-    ".address_size 64\n"
-    "\n"
-    ".extern .shared .align 16 .b8 dsmem[];\n"
-    "\n"
-    ".visible .entry smem_mirror(\n"
-    "    .param .u64 pout,\n"
-    "    .param .u32 nbytes)\n"
-    "{\n"
-    "    .reg .b32 %r<12>;\n"
-    "    .reg .b64 %rd<5>;\n"
-    "    ld.param.u64 %rd1, [pout];\n"
-    "    ld.param.u32 %r1, [nbytes];\n"
-    "    mov.u32 %r2, %tid.x;\n"
-    "    add.u32 %r3, %r2, 1;\n"
-    "    shl.b32 %r3, %r3, 2;\n"
-    "    sub.u32 %r4, %r1, %r3;\n"
-    "    mov.u32 %r5, dsmem;\n"
-    "    add.u32 %r6, %r5, %r4;\n"
-    "    mad.lo.u32 %r7, %r2, 3, 7;\n"
-    "    st.shared.u32 [%r6], %r7;\n"
-    "    bar.sync 0;\n"
-    "    mov.u32 %r8, %ntid.x;\n"
-    "    sub.u32 %r9, %r8, %r2;\n"
-    "    shl.b32 %r9, %r9, 2;\n"
-    "    sub.u32 %r9, %r1, %r9;\n"
-    "    add.u32 %r9, %r5, %r9;\n"
-    "    ld.shared.u32 %r10, [%r9];\n"
-    "    cvta.to.global.u64 %rd2, %rd1;\n"
-    "    mul.wide.u32 %rd3, %r2, 4;\n"
-    "    add.s64 %rd4, %rd2, %rd3;\n"
-    "    st.global.u32 [%rd4], %r10;\n"
-    "    ret;\n"
-    "}\n";
+static const char *smem_ptx = ".version 8.0\n"
+                              ".target sm_80\n"
+                              ".address_size 64\n"
+                              "\n"
+                              ".extern .shared .align 16 .b8 dsmem[];\n"
+                              "\n"
+                              ".visible .entry smem_mirror(\n"
+                              "    .param .u64 pout,\n"
+                              "    .param .u32 nbytes)\n"
+                              "{\n"
+                              "    .reg .b32 %r<12>;\n"
+                              "    .reg .b64 %rd<5>;\n"
+                              "    ld.param.u64 %rd1, [pout];\n"
+                              "    ld.param.u32 %r1, [nbytes];\n"
+                              "    mov.u32 %r2, %tid.x;\n"
+                              "    add.u32 %r3, %r2, 1;\n"
+                              "    shl.b32 %r3, %r3, 2;\n"
+                              "    sub.u32 %r4, %r1, %r3;\n"
+                              "    mov.u32 %r5, dsmem;\n"
+                              "    add.u32 %r6, %r5, %r4;\n"
+                              "    mad.lo.u32 %r7, %r2, 3, 7;\n"
+                              "    st.shared.u32 [%r6], %r7;\n"
+                              "    bar.sync 0;\n"
+                              "    mov.u32 %r8, %ntid.x;\n"
+                              "    sub.u32 %r9, %r8, %r2;\n"
+                              "    shl.b32 %r9, %r9, 2;\n"
+                              "    sub.u32 %r9, %r1, %r9;\n"
+                              "    add.u32 %r9, %r5, %r9;\n"
+                              "    ld.shared.u32 %r10, [%r9];\n"
+                              "    cvta.to.global.u64 %rd2, %rd1;\n"
+                              "    mul.wide.u32 %rd3, %r2, 4;\n"
+                              "    add.s64 %rd4, %rd2, %rd3;\n"
+                              "    st.global.u32 [%rd4], %r10;\n"
+                              "    ret;\n"
+                              "}\n";
 
-static const char *nop_ptx =
-    ".version 8.0\n"
-    ".target sm_80\n"
-    ".address_size 64\n"
-    "\n"
-    ".visible .entry nop(.param .u64 p)\n"
-    "{\n"
-    "    ret;\n"
-    "}\n";
+static const char *nop_ptx = ".version 8.0\n"
+                             ".target sm_80\n"
+                             ".address_size 64\n"
+                             "\n"
+                             ".visible .entry nop(.param .u64 p)\n"
+                             "{\n"
+                             "    ret;\n"
+                             "}\n";
 
 static double now_s(void) {
     struct timespec ts;
@@ -190,7 +186,8 @@ static double now_s(void) {
 /* A disk-cache key for a test kernel: its name, extended with the device and driver
  * (the API's keys cover them too, runtime/cache_key.c), under a build of its own. */
 static CacheKey smoke_key(CudaDevice *d, const char *name, char text[256]) {
-    snprintf(text, 256, "%s|sm_%d|driver %d", name, cuda_compute_capability(d), cuda_driver_version(d));
+    snprintf(text, 256, "%s|sm_%d|driver %d", name, cuda_compute_capability(d),
+             cuda_driver_version(d));
     return (CacheKey){"cuda_smoke", text};
 }
 #define SMOKE_KEY(var, d, name) \
@@ -202,7 +199,12 @@ static CacheKey smoke_key(CudaDevice *d, const char *name, char text[256]) {
 static bool is_cubin_entry(const void *p, size_t n, unsigned shared) {
     const unsigned char *b = p;
     uint32_t s;
-    if (!p || n < 20 || memcmp(b, "NRCUBIN1", 8) || memcmp(b + 16, "\x7f" "ELF", 4)) return false;
+    if (!p || n < 20 || memcmp(b, "NRCUBIN1", 8) ||
+        memcmp(b + 16,
+               "\x7f"
+               "ELF",
+               4))
+        return false;
     memcpy(&s, b + 8, 4);
     return s == shared;
 }
@@ -243,8 +245,9 @@ static long run_vadd(CudaDevice *d, const CudaKernel *k, unsigned seed, StrBuf *
         a[i] = (float)((i * 7 + (int)seed) % 1000) * 0.25f;
         b[i] = (float)(i % 977) - 3.5f * (float)seed;
     }
-    if (cuda_malloc(d, bytes, &da, err) || cuda_malloc(d, bytes, &db, err) || cuda_malloc(d, bytes, &dc, err) ||
-        cuda_htod(d, da, a, bytes, err) || cuda_htod(d, db, b, bytes, err) || cuda_memset(d, dc, 0xff, bytes, err))
+    if (cuda_malloc(d, bytes, &da, err) || cuda_malloc(d, bytes, &db, err) ||
+        cuda_malloc(d, bytes, &dc, err) || cuda_htod(d, da, a, bytes, err) ||
+        cuda_htod(d, db, b, bytes, err) || cuda_memset(d, dc, 0xff, bytes, err))
         goto out;
     unsigned n = N;
     void *params[] = {&da, &db, &dc, &n};
@@ -317,8 +320,8 @@ int main(void) {
     }
     int cc = cuda_compute_capability(d);
     int drv = cuda_driver_version(d);
-    printf("device 0: %s, compute capability %d.%d, PTX target %s, CUDA driver %d.%d\n", cuda_device_name(d),
-           cc / 10, cc % 10, cuda_arch_name(d), drv / 1000, drv % 1000 / 10);
+    printf("device 0: %s, compute capability %d.%d, PTX target %s, CUDA driver %d.%d\n",
+           cuda_device_name(d), cc / 10, cc % 10, cuda_arch_name(d), drv / 1000, drv % 1000 / 10);
 
     char tmpl[] = "/tmp/nereid-cuda-smoke-XXXXXX";
     char *cache = mkdtemp(tmpl);
@@ -358,8 +361,9 @@ int main(void) {
     CHECK(rc == 0, "cuda_load (cached): %s", sb_cstr(&err));
     if (rc != 0) goto done;
     CHECK(k.from_cache, "second load did not come from the cache");
-    printf("load vadd: %.2f ms with PTX JIT (%zu-byte cubin), %.2f ms from the cache (%s)\n", t_jit * 1e3,
-           cubin_len, t_cached * 1e3, k.from_cache ? "cache hit, no JIT" : "CACHE MISS");
+    printf("load vadd: %.2f ms with PTX JIT (%zu-byte cubin), %.2f ms from the cache (%s)\n",
+           t_jit * 1e3, cubin_len, t_cached * 1e3,
+           k.from_cache ? "cache hit, no JIT" : "CACHE MISS");
 
     /* 2. 1<<20 floats */
     long bad = run_vadd(d, &k, 1, &err);
@@ -394,25 +398,30 @@ int main(void) {
             uint32_t out[T];
             unsigned grid[3] = {1, 1, 1};
             void *params[] = {&dout, &smem};
-            rc = cuda_malloc(d, sizeof out, &dout, &err) || cuda_launch(d, &k, grid, WARPS, params, NULL, &err) ||
-                 cuda_synchronize(d, &err) || cuda_dtoh(d, out, dout, sizeof out, &err);
+            rc = cuda_malloc(d, sizeof out, &dout, &err) ||
+                 cuda_launch(d, &k, grid, WARPS, params, NULL, &err) || cuda_synchronize(d, &err) ||
+                 cuda_dtoh(d, out, dout, sizeof out, &err);
             CHECK(rc == 0, "shared-memory kernel: %s", sb_cstr(&err));
             int wrong = 0;
-            for (int t = 0; rc == 0 && t < T; t++) wrong += out[t] != (uint32_t)(3 * (T - 1 - t) + 7);
+            for (int t = 0; rc == 0 && t < T; t++)
+                wrong += out[t] != (uint32_t)(3 * (T - 1 - t) + 7);
             CHECK(rc == 0 && wrong == 0, "shared-memory kernel: %d wrong values", wrong);
-            if (rc == 0 && wrong == 0) printf("kernel with %u bytes of dynamic shared memory: correct\n", smem);
+            if (rc == 0 && wrong == 0)
+                printf("kernel with %u bytes of dynamic shared memory: correct\n", smem);
             cuda_unload(d, &k);
             /* from the cache alone (no PTX): the entry carries the shared-memory size */
             int hit = cuda_load_cached(d, "smem_mirror", &skey, &k, &err);
-            CHECK(hit == 1 && k.from_cache && k.shared_bytes == smem, "cuda_load_cached: %d, %u bytes: %s", hit,
-                  k.shared_bytes, sb_cstr(&err));
+            CHECK(hit == 1 && k.from_cache && k.shared_bytes == smem,
+                  "cuda_load_cached: %d, %u bytes: %s", hit, k.shared_bytes, sb_cstr(&err));
             if (hit == 1) {
                 memset(out, 0, sizeof out);
-                rc = cuda_launch(d, &k, grid, WARPS, params, NULL, &err) || cuda_synchronize(d, &err) ||
-                     cuda_dtoh(d, out, dout, sizeof out, &err);
+                rc = cuda_launch(d, &k, grid, WARPS, params, NULL, &err) ||
+                     cuda_synchronize(d, &err) || cuda_dtoh(d, out, dout, sizeof out, &err);
                 wrong = 0;
-                for (int t = 0; rc == 0 && t < T; t++) wrong += out[t] != (uint32_t)(3 * (T - 1 - t) + 7);
-                CHECK(rc == 0 && wrong == 0, "shared-memory kernel from the cache alone: %d wrong: %s", wrong,
+                for (int t = 0; rc == 0 && t < T; t++)
+                    wrong += out[t] != (uint32_t)(3 * (T - 1 - t) + 7);
+                CHECK(rc == 0 && wrong == 0,
+                      "shared-memory kernel from the cache alone: %d wrong: %s", wrong,
                       sb_cstr(&err));
                 cuda_unload(d, &k);
             }
@@ -432,7 +441,8 @@ int main(void) {
         const char *m = sb_cstr(&e);
         CHECK(rc == -1, "cuda_load of bad PTX should fail");
         CHECK(bk.module == NULL && bk.function == NULL, "failed cuda_load left a kernel behind");
-        CHECK(strstr(m, "JIT error log") && strstr(m, "line 30"), "no JIT log (with the line) in: %s", m);
+        CHECK(strstr(m, "JIT error log") && strstr(m, "line 30"),
+              "no JIT log (with the line) in: %s", m);
         void *cached = cache_get(&bad_key, NULL);
         CHECK(!cached, "a failed build was cached");
         free(cached);
@@ -442,8 +452,8 @@ int main(void) {
         sb_init(&e);
         rc = cuda_load(d, vadd_ptx, "no_such_kernel", &key, 0, &bk, &e);
         m = sb_cstr(&e);
-        CHECK(rc == -1 && strstr(m, "no_such_kernel") && strstr(m, "CUDA_ERROR_NOT_FOUND"), "unknown kernel: '%s'",
-              m);
+        CHECK(rc == -1 && strstr(m, "no_such_kernel") && strstr(m, "CUDA_ERROR_NOT_FOUND"),
+              "unknown kernel: '%s'", m);
         printf("unknown kernel, the message:\n    %s\n", m);
         sb_free(&e);
 
@@ -452,7 +462,8 @@ int main(void) {
         rc = cuda_load(d, nop_ptx, "nop", NULL, 0, &bk, &e);
         CHECK(rc == 0, "cuda_load nop: %s", sb_cstr(&e));
         if (rc == 0) {
-            CHECK(cuda_launch(d, &bk, grid, 33, NULL, NULL, &e) == -1, "num_warps 33 should be refused");
+            CHECK(cuda_launch(d, &bk, grid, 33, NULL, NULL, &e) == -1,
+                  "num_warps 33 should be refused");
             cuda_unload(d, &bk);
         }
         printf("num_warps 33, the message:\n    %s\n", sb_cstr(&e));
@@ -465,7 +476,8 @@ int main(void) {
         sb_init(&ptx);
         sb_init(&e);
         sb_printf(&ptx,
-                  ".version 8.0\n.target %s\n.address_size 64\n\n.visible .entry nop_arch(.param .u64 p)\n{\n"
+                  ".version 8.0\n.target %s\n.address_size 64\n\n.visible .entry nop_arch(.param "
+                  ".u64 p)\n{\n"
                   "    ret;\n}\n",
                   cuda_arch_name(d));
         CudaKernel ak;
@@ -477,7 +489,8 @@ int main(void) {
         if (rc == 0) {
             rc = cuda_launch(d, &ak, grid, 4, params, NULL, &e) || cuda_synchronize(d, &e);
             CHECK(rc == 0, "launch of the .target %s kernel: %s", cuda_arch_name(d), sb_cstr(&e));
-            if (rc == 0) printf("PTX with .target %s: JIT-compiled and launched\n", cuda_arch_name(d));
+            if (rc == 0)
+                printf("PTX with .target %s: JIT-compiled and launched\n", cuda_arch_name(d));
             cuda_unload(d, &ak);
         }
         sb_free(&ptx);
@@ -498,11 +511,12 @@ int main(void) {
             }
         }
         for (int i = 0; i < 2; i++)
-            if (jobs[i].d && pthread_create(&th[i], NULL, thread_main, &jobs[i]) == 0) started |= 1 << i;
+            if (jobs[i].d && pthread_create(&th[i], NULL, thread_main, &jobs[i]) == 0)
+                started |= 1 << i;
         for (int i = 0; i < 2; i++) {
             if (started & (1 << i)) pthread_join(th[i], NULL);
-            CHECK((started & (1 << i)) && jobs[i].failures == 0, "thread %d: %d failures: %s", i, jobs[i].failures,
-                  sb_cstr(&jobs[i].err));
+            CHECK((started & (1 << i)) && jobs[i].failures == 0, "thread %d: %d failures: %s", i,
+                  jobs[i].failures, sb_cstr(&jobs[i].err));
             cuda_close(jobs[i].d);
             sb_free(&jobs[i].err);
         }
@@ -520,16 +534,19 @@ int main(void) {
             void *params[] = {&arg};
             unsigned grid[3] = {1, 1, 1};
             int fails = 0;
-            for (int i = 0; i < 20; i++) fails += cuda_launch(d, &nk, grid, 1, params, NULL, &err) != 0;
+            for (int i = 0; i < 20; i++)
+                fails += cuda_launch(d, &nk, grid, 1, params, NULL, &err) != 0;
             fails += cuda_synchronize(d, &err) != 0;
             enum { LAUNCHES = 1000 };
             t0 = now_s();
-            for (int i = 0; i < LAUNCHES; i++) fails += cuda_launch(d, &nk, grid, 1, params, NULL, &err) != 0;
+            for (int i = 0; i < LAUNCHES; i++)
+                fails += cuda_launch(d, &nk, grid, 1, params, NULL, &err) != 0;
             double t_launch = now_s() - t0;
             fails += cuda_synchronize(d, &err) != 0;
             double t_all = now_s() - t0;
             CHECK(fails == 0, "launch loop: %s", sb_cstr(&err));
-            printf("%d launches of an empty kernel: %.2f us per launch on the host, %.2f us including the final "
+            printf("%d launches of an empty kernel: %.2f us per launch on the host, %.2f us "
+                   "including the final "
                    "synchronize\n",
                    LAUNCHES, t_launch * 1e6 / LAUNCHES, t_all * 1e6 / LAUNCHES);
             cuda_unload(d, &nk);

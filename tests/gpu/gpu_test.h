@@ -67,7 +67,19 @@ const char *__lsan_default_suppressions(void) { return "leak:libcuda.so\n"; }
 /* ---- element types ---- */
 
 typedef enum GtType {
-    GT_F16, GT_BF16, GT_F32, GT_F64, GT_I1, GT_I8, GT_I16, GT_I32, GT_I64, GT_U8, GT_U16, GT_U32, GT_U64,
+    GT_F16,
+    GT_BF16,
+    GT_F32,
+    GT_F64,
+    GT_I1,
+    GT_I8,
+    GT_I16,
+    GT_I32,
+    GT_I64,
+    GT_U8,
+    GT_U16,
+    GT_U32,
+    GT_U64,
 } GtType;
 
 static inline size_t gt_size(GtType t) {
@@ -130,15 +142,27 @@ static inline float gt_bf2f(uint16_t h) {
 /* element i of a buffer of type t as a double (for error sizes), and as raw bits */
 static inline double gt_get(GtType t, const void *p, size_t i) {
     const unsigned char *b = (const unsigned char *)p + i * gt_size(t);
-    union { uint16_t h; float f; double d; int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint8_t u8;
-            uint16_t u16; uint32_t u32; uint64_t u64; } v;
+    union {
+        uint16_t h;
+        float f;
+        double d;
+        int8_t i8;
+        int16_t i16;
+        int32_t i32;
+        int64_t i64;
+        uint8_t u8;
+        uint16_t u16;
+        uint32_t u32;
+        uint64_t u64;
+    } v;
     memcpy(&v, b, gt_size(t));
     switch (t) {
     case GT_F16: return gt_h2f(v.h);
     case GT_BF16: return gt_bf2f(v.h);
     case GT_F32: return v.f;
     case GT_F64: return v.d;
-    case GT_I1: case GT_U8: return v.u8;
+    case GT_I1:
+    case GT_U8: return v.u8;
     case GT_I8: return v.i8;
     case GT_I16: return v.i16;
     case GT_I32: return v.i32;
@@ -158,19 +182,56 @@ static inline uint64_t gt_bits(GtType t, const void *p, size_t i) {
 static inline void gt_put(GtType t, void *p, size_t i, double x) {
     unsigned char *b = (unsigned char *)p + i * gt_size(t);
     switch (t) {
-    case GT_F16: { uint16_t h = gt_f2h((float)x); memcpy(b, &h, 2); return; }
-    case GT_BF16: { uint16_t h = gt_f2bf((float)x); memcpy(b, &h, 2); return; }
-    case GT_F32: { float f = (float)x; memcpy(b, &f, 4); return; }
+    case GT_F16: {
+        uint16_t h = gt_f2h((float)x);
+        memcpy(b, &h, 2);
+        return;
+    }
+    case GT_BF16: {
+        uint16_t h = gt_f2bf((float)x);
+        memcpy(b, &h, 2);
+        return;
+    }
+    case GT_F32: {
+        float f = (float)x;
+        memcpy(b, &f, 4);
+        return;
+    }
     case GT_F64: memcpy(b, &x, 8); return;
     case GT_I1: *b = x != 0; return;
-    case GT_I8: case GT_U8: { int64_t v = (int64_t)x; *b = (unsigned char)v; return; }
-    case GT_I16: case GT_U16: { uint16_t v = (uint16_t)(int64_t)x; memcpy(b, &v, 2); return; }
-    case GT_I32: case GT_U32: { uint32_t v = (uint32_t)(int64_t)x; memcpy(b, &v, 4); return; }
-    case GT_I64: { int64_t v = (int64_t)x; memcpy(b, &v, 8); return; }
-    case GT_U64: { uint64_t v = x < 0 ? (uint64_t)(int64_t)x : (uint64_t)x; memcpy(b, &v, 8); return; }
+    case GT_I8:
+    case GT_U8: {
+        int64_t v = (int64_t)x;
+        *b = (unsigned char)v;
+        return;
+    }
+    case GT_I16:
+    case GT_U16: {
+        uint16_t v = (uint16_t)(int64_t)x;
+        memcpy(b, &v, 2);
+        return;
+    }
+    case GT_I32:
+    case GT_U32: {
+        uint32_t v = (uint32_t)(int64_t)x;
+        memcpy(b, &v, 4);
+        return;
+    }
+    case GT_I64: {
+        int64_t v = (int64_t)x;
+        memcpy(b, &v, 8);
+        return;
+    }
+    case GT_U64: {
+        uint64_t v = x < 0 ? (uint64_t)(int64_t)x : (uint64_t)x;
+        memcpy(b, &v, 8);
+        return;
+    }
     }
 }
-static inline int gt_isnan_elem(GtType t, const void *p, size_t i) { return gt_is_float(t) && isnan(gt_get(t, p, i)); }
+static inline int gt_isnan_elem(GtType t, const void *p, size_t i) {
+    return gt_is_float(t) && isnan(gt_get(t, p, i));
+}
 
 /* ---- deterministic inputs (splitmix64) ---- */
 
@@ -241,8 +302,14 @@ typedef struct GtTol {
     double atol, rtol;
 } GtTol;
 
-static inline GtTol gt_exact(void) { GtTol t = {1, 0, 0}; return t; }
-static inline GtTol gt_tol(double atol, double rtol) { GtTol t = {0, atol, rtol}; return t; }
+static inline GtTol gt_exact(void) {
+    GtTol t = {1, 0, 0};
+    return t;
+}
+static inline GtTol gt_tol(double atol, double rtol) {
+    GtTol t = {0, atol, rtol};
+    return t;
+}
 
 /* ---- the state of a test program ---- */
 
@@ -251,7 +318,7 @@ typedef struct GtState {
     int cpu_vs_cpu, verbose;
     const char *dump_dir, *filter;
     int ncases_dumped;
-    char root[2048];    /* the repository root: where examples/ is */
+    char root[2048]; /* the repository root: where examples/ is */
     int passed, failed;
     const char *prog;
 } GtState;
@@ -259,7 +326,8 @@ typedef struct GtState {
 static GtState gt;
 
 static inline void gt_line(void) {
-    printf("%-60s %-26s %11s %11s %-9s %s\n", "kernel", "size", "max abs err", "max rel err", "bit-exact", "result");
+    printf("%-60s %-26s %11s %11s %-9s %s\n", "kernel", "size", "max abs err", "max rel err",
+           "bit-exact", "result");
 }
 
 /* Find the repository root: $NEREID_ROOT, the current directory, or two levels above
@@ -330,11 +398,16 @@ static inline void gt_init(int argc, char **argv, const char *name) {
         snprintf(path, sizeof path, "%s/compile.sh", gt.dump_dir);
         FILE *f = fopen(path, "w");
         if (f) {
-            fprintf(f, "#!/bin/sh\n# compile every kernel of %s to PTX: sh compile.sh [NEREID_BINARY]\n"
-                       "# (EMIT replaces the output options, e.g. EMIT='--emit=cubin --arch=sm_80 -o k.cubin';\n"
-                       "# STRICT=--strict-ptxas makes ptxas's performance advisories errors, except in the\n"
-                       "# cases that expect one)\n"
-                       "N=${1:-build/nereid}\nEMIT=${EMIT:---emit=ptx -o /dev/null}\nfail=0\n", name);
+            fprintf(
+                f,
+                "#!/bin/sh\n# compile every kernel of %s to PTX: sh compile.sh [NEREID_BINARY]\n"
+                "# (EMIT replaces the output options, e.g. EMIT='--emit=cubin --arch=sm_80 -o "
+                "k.cubin';\n"
+                "# STRICT=--strict-ptxas makes ptxas's performance advisories errors, except in "
+                "the\n"
+                "# cases that expect one)\n"
+                "N=${1:-build/nereid}\nEMIT=${EMIT:---emit=ptx -o /dev/null}\nfail=0\n",
+                name);
             fclose(f);
         }
     }
@@ -360,7 +433,8 @@ static inline int gt_finish(void) {
         snprintf(path, sizeof path, "%s/compile.sh", gt.dump_dir);
         FILE *f = fopen(path, "a");
         if (f) {
-            fprintf(f, "echo \"$fail of %d kernels failed to compile\"\nexit $fail\n", gt.ncases_dumped);
+            fprintf(f, "echo \"$fail of %d kernels failed to compile\"\nexit $fail\n",
+                    gt.ncases_dumped);
             fclose(f);
         }
     }
@@ -376,19 +450,19 @@ typedef struct GtBuf {
     char name[40];
     GtType t;
     size_t n;
-    void *init;         /* owned: uploaded to both devices */
+    void *init; /* owned: uploaded to both devices */
     int is_out, sort;
     GtTol tol;
-    double *elem_atol;  /* owned, or NULL: an absolute bound per element, added to tol's */
+    double *elem_atol; /* owned, or NULL: an absolute bound per element, added to tol's */
     nr_devptr d[2];
-    void *res[2];       /* downloaded outputs */
+    void *res[2]; /* downloaded outputs */
 } GtBuf;
 
 typedef struct GtArg {
-    int buf;            /* >= 0: that buffer's address + off elements; -1: val */
+    int buf; /* >= 0: that buffer's address + off elements; -1: val */
     long off;
     nr_arg val;
-    bool is_desc;       /* a tensor descriptor over buf (+ off): td with its base filled in */
+    bool is_desc; /* a tensor descriptor over buf (+ off): td with its base filled in */
     nr_tensor_desc td;
 } GtArg;
 
@@ -404,7 +478,8 @@ struct GtCase {
     char defname[GT_MAX_DEFS][48], defval[GT_MAX_DEFS][64];
     int ndefs;
     int num_warps, launch_warps, launches, num_stages;
-    bool ptxas_advisory_expected; /* --dump: compile.sh leaves out $STRICT (gt_ptxas_advisory_expected) */
+    bool ptxas_advisory_expected; /* --dump: compile.sh leaves out $STRICT
+                                     (gt_ptxas_advisory_expected) */
     unsigned grid[3];
     GtArg args[GT_MAX_ARGS];
     int nargs;
@@ -471,7 +546,8 @@ static inline void gt_source(GtCase *c, const char *text, const char *kernel, ..
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static inline void gt_define(GtCase *c, const char *name, const char *fmt, ...) {
+static inline void
+gt_define(GtCase *c, const char *name, const char *fmt, ...) {
     if (c->ndefs == GT_MAX_DEFS) abort();
     snprintf(c->defname[c->ndefs], sizeof c->defname[0], "%s", name);
     va_list ap;
@@ -491,7 +567,8 @@ static inline void gt_grid(GtCase *c, unsigned x, unsigned y, unsigned z) {
     c->grid[0] = x, c->grid[1] = y, c->grid[2] = z;
 }
 
-static inline int gt_buf_(GtCase *c, const char *name, GtType t, size_t n, const void *init, int is_out, GtTol tol) {
+static inline int gt_buf_(GtCase *c, const char *name, GtType t, size_t n, const void *init,
+                          int is_out, GtTol tol) {
     if (c->nbufs == GT_MAX_BUFS) abort();
     GtBuf *b = &c->bufs[c->nbufs];
     snprintf(b->name, sizeof b->name, "%s", name);
@@ -507,7 +584,8 @@ static inline int gt_in(GtCase *c, const char *name, GtType t, size_t n, const v
     return gt_buf_(c, name, t, n, data, 0, gt_exact());
 }
 /* an output compared with tol; init NULL: a byte pattern */
-static inline int gt_out(GtCase *c, const char *name, GtType t, size_t n, GtTol tol, const void *init) {
+static inline int gt_out(GtCase *c, const char *name, GtType t, size_t n, GtTol tol,
+                         const void *init) {
     return gt_buf_(c, name, t, n, init, 1, tol);
 }
 static inline void gt_sorted(GtCase *c, int buf) { c->bufs[buf].sort = 1; }
@@ -523,8 +601,9 @@ static inline void gt_sorted(GtCase *c, int buf) { c->bufs[buf].sort = 1; }
  * 10 mantissa bits (round to nearest: 2^-11 per input, 2^-10 per product). A and B are
  * read as type t from element (m, k) at a[m * sam + k * sak], (k, n) at b[k * sbk + n *
  * sbn]. */
-static inline void gt_dot_bound(GtCase *c, int out, GtType t, const void *a, long sam, long sak, const void *b, long sbk,
-                                long sbn, long M, long N, long K, long ldc, double input_rel) {
+static inline void gt_dot_bound(GtCase *c, int out, GtType t, const void *a, long sam, long sak,
+                                const void *b, long sbk, long sbn, long M, long N, long K, long ldc,
+                                double input_rel) {
     GtBuf *o = &c->bufs[out];
     o->elem_atol = calloc(o->n ? o->n : 1, sizeof(double));
     if (!o->elem_atol) abort();
@@ -532,7 +611,9 @@ static inline void gt_dot_bound(GtCase *c, int out, GtType t, const void *a, lon
     for (long m = 0; m < M; m++)
         for (long n = 0; n < N; n++) {
             double s = 0;
-            for (long k = 0; k < K; k++) s += fabs(gt_get(t, a, (size_t)(m * sam + k * sak)) * gt_get(t, b, (size_t)(k * sbk + n * sbn)));
+            for (long k = 0; k < K; k++)
+                s += fabs(gt_get(t, a, (size_t)(m * sam + k * sak)) *
+                          gt_get(t, b, (size_t)(k * sbk + n * sbn)));
             if ((size_t)(m * ldc + n) < o->n) o->elem_atol[m * ldc + n] = per * s;
         }
 }
@@ -545,8 +626,8 @@ static inline void gt_arg_buf_off(GtCase *c, int buf, long off) {
 static inline void gt_arg_buf(GtCase *c, int buf) { gt_arg_buf_off(c, buf, 0); }
 /* a tensor descriptor over buffer buf from element off: rank dims, shape and strides in
  * elements (the last stride 1), padding NR_PAD_ZERO or NR_PAD_NAN */
-static inline void gt_arg_desc(GtCase *c, int buf, long off, int rank, const int64_t *shape, const int64_t *strides,
-                               int padding) {
+static inline void gt_arg_desc(GtCase *c, int buf, long off, int rank, const int64_t *shape,
+                               const int64_t *strides, int padding) {
     gt_arg_buf_off(c, buf, off);
     GtArg *a = &c->args[c->nargs - 1];
     a->is_desc = true;
@@ -599,11 +680,14 @@ static inline GtCmp gt_compare(GtBuf *b) {
     if (b->sort) { /* order-free results (atomics' old values): compare as sorted integers */
         uint64_t *g = malloc(8 * (b->n ? b->n : 1)), *w = malloc(8 * (b->n ? b->n : 1));
         if (!g || !w) abort();
-        for (size_t i = 0; i < b->n; i++) g[i] = gt_bits(b->t, got, i), w[i] = gt_bits(b->t, want, i);
+        for (size_t i = 0; i < b->n; i++)
+            g[i] = gt_bits(b->t, got, i), w[i] = gt_bits(b->t, want, i);
         qsort(g, b->n, 8, gt_cmp_u64);
         qsort(w, b->n, 8, gt_cmp_u64);
-        for (size_t i = 0; i < b->n; i++) memcpy((char *)got + i * gt_size(b->t), &g[i], gt_size(b->t));
-        for (size_t i = 0; i < b->n; i++) memcpy((char *)want + i * gt_size(b->t), &w[i], gt_size(b->t));
+        for (size_t i = 0; i < b->n; i++)
+            memcpy((char *)got + i * gt_size(b->t), &g[i], gt_size(b->t));
+        for (size_t i = 0; i < b->n; i++)
+            memcpy((char *)want + i * gt_size(b->t), &w[i], gt_size(b->t));
         free(g), free(w);
     }
     r.bitexact = memcmp(got, want, b->n * gt_size(b->t)) == 0;
@@ -620,14 +704,20 @@ static inline GtCmp gt_compare(GtBuf *b) {
         } else {
             err = fabs(g - w);
             if (b->tol.exact) ok = gt_bits(b->t, got, i) == gt_bits(b->t, want, i);
-            else ok = err <= b->tol.atol + (b->elem_atol ? b->elem_atol[i] : 0) + b->tol.rtol * fabs(w);
+            else
+                ok = err <=
+                     b->tol.atol + (b->elem_atol ? b->elem_atol[i] : 0) + b->tol.rtol * fabs(w);
         }
         if (err > r.max_abs && !isinf(err)) r.max_abs = err;
         if (isinf(err)) r.max_abs = INFINITY;
-        if (w != 0 && isfinite(w) && isfinite(err) && err / fabs(w) > r.max_rel) r.max_rel = err / fabs(w);
+        if (w != 0 && isfinite(w) && isfinite(err) && err / fabs(w) > r.max_rel)
+            r.max_rel = err / fabs(w);
         if (!ok) r.bad++;
-        double tol = b->tol.exact ? 0 : b->tol.atol + (b->elem_atol ? b->elem_atol[i] : 0) + b->tol.rtol * fabs(w);
-        score = ok ? (tol > 0 ? err / tol : 0) : 1e300 * (isinf(err) ? 2 : 1) + (tol > 0 ? err / tol : err);
+        double tol = b->tol.exact ? 0
+                                  : b->tol.atol + (b->elem_atol ? b->elem_atol[i] : 0) +
+                                        b->tol.rtol * fabs(w);
+        score = ok ? (tol > 0 ? err / tol : 0)
+                   : 1e300 * (isinf(err) ? 2 : 1) + (tol > 0 ? err / tol : err);
         if (score > r.worst_score) r.worst_score = score, r.worst = (long)i, r.got = g, r.want = w;
     }
     return r;
@@ -637,22 +727,27 @@ static inline void gt_print_worst(const GtBuf *b, const GtCmp *r) {
     if (r->worst < 0) return;
     const void *got = b->res[1], *want = b->res[0];
     if (gt_is_float(b->t))
-        printf("    %s (%s): %ld of %zu wrong; worst [%ld]: gpu %.9g (0x%llx), cpu %.9g (0x%llx)%s\n", b->name,
-               gt_type_name(b->t), r->bad, b->n, r->worst, r->got, (unsigned long long)gt_bits(b->t, got, (size_t)r->worst),
-               r->want, (unsigned long long)gt_bits(b->t, want, (size_t)r->worst), b->sort ? " (sorted)" : "");
+        printf(
+            "    %s (%s): %ld of %zu wrong; worst [%ld]: gpu %.9g (0x%llx), cpu %.9g (0x%llx)%s\n",
+            b->name, gt_type_name(b->t), r->bad, b->n, r->worst, r->got,
+            (unsigned long long)gt_bits(b->t, got, (size_t)r->worst), r->want,
+            (unsigned long long)gt_bits(b->t, want, (size_t)r->worst), b->sort ? " (sorted)" : "");
     else
-        printf("    %s (%s): %ld of %zu wrong; worst [%ld]: gpu %lld (0x%llx), cpu %lld (0x%llx)%s\n", b->name,
-               gt_type_name(b->t), r->bad, b->n, r->worst, (long long)r->got,
-               (unsigned long long)gt_bits(b->t, got, (size_t)r->worst), (long long)r->want,
-               (unsigned long long)gt_bits(b->t, want, (size_t)r->worst), b->sort ? " (sorted)" : "");
+        printf(
+            "    %s (%s): %ld of %zu wrong; worst [%ld]: gpu %lld (0x%llx), cpu %lld (0x%llx)%s\n",
+            b->name, gt_type_name(b->t), r->bad, b->n, r->worst, (long long)r->got,
+            (unsigned long long)gt_bits(b->t, got, (size_t)r->worst), (long long)r->want,
+            (unsigned long long)gt_bits(b->t, want, (size_t)r->worst), b->sort ? " (sorted)" : "");
 }
 
-static inline void gt_row(const char *name, const char *size, double max_abs, double max_rel, int any_float,
-                          int bitexact, int ok) {
+static inline void gt_row(const char *name, const char *size, double max_abs, double max_rel,
+                          int any_float, int bitexact, int ok) {
     char a[32], r[32];
-    if (any_float) snprintf(a, sizeof a, "%11.3g", max_abs), snprintf(r, sizeof r, "%11.3g", max_rel);
+    if (any_float)
+        snprintf(a, sizeof a, "%11.3g", max_abs), snprintf(r, sizeof r, "%11.3g", max_rel);
     else snprintf(a, sizeof a, "%11.0f", max_abs), snprintf(r, sizeof r, "%11s", "-");
-    printf("%-60.60s %-26.26s %s %s %-9s %s\n", name, size, a, r, bitexact ? "yes" : "no", ok ? "PASS" : "FAIL");
+    printf("%-60.60s %-26.26s %s %s %-9s %s\n", name, size, a, r, bitexact ? "yes" : "no",
+           ok ? "PASS" : "FAIL");
     if (ok) gt.passed++;
     else gt.failed++;
 }
@@ -680,7 +775,11 @@ static inline void gt_dump(GtCase *c) {
     if (c->src) {
         char nm[128];
         size_t j = 0;
-        for (const char *p = c->name; *p && j < sizeof nm - 1; p++) nm[j++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') ? *p : '_');
+        for (const char *p = c->name; *p && j < sizeof nm - 1; p++)
+            nm[j++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+                                     (*p >= 'A' && *p <= 'Z')
+                                 ? *p
+                                 : '_');
         nm[j] = 0;
         snprintf(file, sizeof file, "%s/%03d_%s.nr", gt.dump_dir, k, nm);
         FILE *f = fopen(file, "w");
@@ -694,10 +793,11 @@ static inline void gt_dump(GtCase *c) {
     if (!f) return;
     fprintf(f, "\"$N\" compile '%s' -k %s", src_path, c->kernel);
     for (int i = 0; i < c->ndefs; i++) fprintf(f, " -D '%s=%s'", c->defname[i], c->defval[i]);
-    if (c->launch_warps || c->num_warps) fprintf(f, " --num-warps=%d", c->launch_warps ? c->launch_warps : c->num_warps);
+    if (c->launch_warps || c->num_warps)
+        fprintf(f, " --num-warps=%d", c->launch_warps ? c->launch_warps : c->num_warps);
     if (c->num_stages) fprintf(f, " --num-stages=%d", c->num_stages);
-    fprintf(f, "%s $EMIT || { echo 'FAILED: %s'; fail=$((fail+1)); }\n", c->ptxas_advisory_expected ? "" : " $STRICT",
-            c->name);
+    fprintf(f, "%s $EMIT || { echo 'FAILED: %s'; fail=$((fail+1)); }\n",
+            c->ptxas_advisory_expected ? "" : " $STRICT", c->name);
     fclose(f);
 }
 
@@ -711,7 +811,8 @@ static inline void gt_reopen_gpu(void) {
     nr_context_destroy(gt.dev[1]);
     gt.dev[1] = NULL;
     if (nr_context_create_ex(NR_DEVICE_CUDA, 0, &gt.dev[1], err, sizeof err) != NR_OK) {
-        printf("    the GPU context could not be recreated after that failure (%s): stopping\n", err);
+        printf("    the GPU context could not be recreated after that failure (%s): stopping\n",
+               err);
         nr_context_destroy(gt.dev[0]);
         printf("%s: %d passed, %d failed (stopped early)\n", gt.prog, gt.passed, gt.failed + 1);
         exit(1);
@@ -750,8 +851,9 @@ static inline int gt_run(GtCase *c) {
         nr_context *ctx = gt.dev[d];
         const char *where = d ? (gt.cpu_vs_cpu ? "cpu#2" : "gpu") : "cpu";
         char what[160];
-        nr_status s = c->src ? nr_compile_source(ctx, c->src, strlen(c->src), c->name, &opts, &mod[d])
-                             : nr_compile_file(ctx, c->path, &opts, &mod[d]);
+        nr_status s = c->src
+                          ? nr_compile_source(ctx, c->src, strlen(c->src), c->name, &opts, &mod[d])
+                          : nr_compile_file(ctx, c->path, &opts, &mod[d]);
         if (s) {
             snprintf(what, sizeof what, "compiling on the %s", where);
             gt_fail_row(c, what, s, nr_last_error(ctx));
@@ -767,7 +869,8 @@ static inline int gt_run(GtCase *c) {
         for (int b = 0; b < c->nbufs && ran; b++) {
             GtBuf *bf = &c->bufs[b];
             size_t bytes = bf->n * gt_size(bf->t);
-            if ((s = nr_malloc(ctx, bytes, &bf->d[d])) || (s = nr_memcpy_htod(ctx, bf->d[d], bf->init, bytes))) {
+            if ((s = nr_malloc(ctx, bytes, &bf->d[d])) ||
+                (s = nr_memcpy_htod(ctx, bf->d[d], bf->init, bytes))) {
                 snprintf(what, sizeof what, "allocating '%s' on the %s", bf->name, where);
                 gt_fail_row(c, what, s, nr_last_error(ctx));
                 ran = 0;
@@ -797,10 +900,10 @@ static inline int gt_run(GtCase *c) {
                 int good = s == NR_ERR_COMPILE && strstr(nr_last_error(ctx), c->expect_gpu_error);
                 gt_row(c->name, c->size, 0, 0, 0, good, good);
                 if (!good)
-                    printf("    expected the GPU to refuse it (compile error with '%s'), got %s: %s\n",
-                           c->expect_gpu_error, nr_status_string(s), nr_last_error(ctx));
-                else if (gt.verbose)
-                    printf("    refused as expected: %s\n", nr_last_error(ctx));
+                    printf(
+                        "    expected the GPU to refuse it (compile error with '%s'), got %s: %s\n",
+                        c->expect_gpu_error, nr_status_string(s), nr_last_error(ctx));
+                else if (gt.verbose) printf("    refused as expected: %s\n", nr_last_error(ctx));
                 ran = 0;
                 ok = good;
                 goto cleanup;
@@ -847,8 +950,8 @@ static inline int gt_run(GtCase *c) {
             if (c->rows_per_output) {
                 char nm[160];
                 snprintf(nm, sizeof nm, "%s: %s", c->name, bf->name);
-                gt_row(nm, c->size, cmps[b].max_abs, cmps[b].max_rel, gt_is_float(bf->t), cmps[b].bitexact,
-                       cmps[b].bad == 0);
+                gt_row(nm, c->size, cmps[b].max_abs, cmps[b].max_rel, gt_is_float(bf->t),
+                       cmps[b].bitexact, cmps[b].bad == 0);
                 if (cmps[b].bad || gt.verbose) gt_print_worst(bf, &cmps[b]);
                 ok &= cmps[b].bad == 0;
                 continue;
@@ -864,7 +967,8 @@ static inline int gt_run(GtCase *c) {
             ok = all.bad == 0 && extra;
             gt_row(c->name, c->size, all.max_abs, all.max_rel, any_float, all.bitexact, ok);
             for (int b = 0; b < c->nbufs; b++)
-                if (c->bufs[b].is_out && (cmps[b].bad || gt.verbose)) gt_print_worst(&c->bufs[b], &cmps[b]);
+                if (c->bufs[b].is_out && (cmps[b].bad || gt.verbose))
+                    gt_print_worst(&c->bufs[b], &cmps[b]);
         } else if (!extra) {
             gt_row(c->name, "(extra check)", 0, 0, 0, 0, 0);
             ok = 0;

@@ -102,7 +102,8 @@ static void check_call(nr_context *ctx, nr_status s, const char *what) {
 static double run(Results *out, long n_add, int warps, nr_stats *st) {
     static float x[N_ADD], y[N_ADD], sm_in[ROWS * COLS];
     GtRng r = {2718};
-    for (int i = 0; i < N_ADD; i++) x[i] = (float)gt_uniform(&r, -10, 10), y[i] = (float)gt_uniform(&r, -10, 10);
+    for (int i = 0; i < N_ADD; i++)
+        x[i] = (float)gt_uniform(&r, -10, 10), y[i] = (float)gt_uniform(&r, -10, 10);
     for (int i = 0; i < ROWS * COLS; i++) sm_in[i] = (float)gt_uniform(&r, -5, 5);
     memset(out, 0, sizeof *out);
     run_ok = 1;
@@ -134,8 +135,8 @@ static double run(Results *out, long n_add, int warps, nr_stats *st) {
     if (run_ok) {
         nr_arg a1[] = {nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_ptr(dz), nr_arg_i32((int32_t)n_add)};
         unsigned g1[3] = {(unsigned)gt_cdiv(n_add, 1024), 1, 1};
-        nr_arg a2[] = {nr_arg_ptr(dout), nr_arg_ptr(din), nr_arg_i32(COLS), nr_arg_i32(COLS), nr_arg_i32(ROWS),
-                       nr_arg_i32(COLS)};
+        nr_arg a2[] = {nr_arg_ptr(dout), nr_arg_ptr(din),  nr_arg_i32(COLS),
+                       nr_arg_i32(COLS), nr_arg_i32(ROWS), nr_arg_i32(COLS)};
         unsigned g2[3] = {ROWS, 1, 1};
         nr_launch_options lo = {warps, NULL, 0};
         check_call(ctx, nr_launch(add, g1, a1, 4, &lo), "launch add_kernel");
@@ -164,8 +165,8 @@ static int same_entries(const Snapshot *a, const Snapshot *b) {
     if (a->n != b->n) return 0;
     for (int i = 0; i < a->n; i++) {
         const Entry *e = find(b, a->e[i].name);
-        if (!e || e->ino != a->e[i].ino || e->size != a->e[i].size || e->mtime.tv_sec != a->e[i].mtime.tv_sec ||
-            e->mtime.tv_nsec != a->e[i].mtime.tv_nsec)
+        if (!e || e->ino != a->e[i].ino || e->size != a->e[i].size ||
+            e->mtime.tv_sec != a->e[i].mtime.tv_sec || e->mtime.tv_nsec != a->e[i].mtime.tv_nsec)
             return 0;
     }
     return 1;
@@ -211,14 +212,17 @@ int main(int argc, char **argv) {
     nr_stats st;
     double t1 = run(&r1, N_ADD, 0, &st);
     CHECK(st.gpu_compiles == 2 && st.jit_compiles == 2 && st.disk_cache_hits == 0,
-          "cold run: %llu compiles, %llu JITs, %llu cache hits; want 2, 2, 0", (unsigned long long)st.gpu_compiles,
-          (unsigned long long)st.jit_compiles, (unsigned long long)st.disk_cache_hits);
+          "cold run: %llu compiles, %llu JITs, %llu cache hits; want 2, 2, 0",
+          (unsigned long long)st.gpu_compiles, (unsigned long long)st.jit_compiles,
+          (unsigned long long)st.disk_cache_hits);
     Snapshot s1 = snapshot();
     int valid = 0;
     for (int i = 0; i < s1.n; i++) valid += s1.e[i].valid;
-    CHECK(s1.n >= 2, "after the first run the cache holds %d *.cubin entries, want one per kernel (2)", s1.n);
+    CHECK(s1.n >= 2,
+          "after the first run the cache holds %d *.cubin entries, want one per kernel (2)", s1.n);
     CHECK(valid == s1.n, "%d of %d entries do not start with NRCACHE1", s1.n - valid, s1.n);
-    printf("run 1 (cold cache): %.1f ms for compile + JIT + first launches; %d cache entries\n", t1, s1.n);
+    printf("run 1 (cold cache): %.1f ms for compile + JIT + first launches; %d cache entries\n", t1,
+           s1.n);
 
     /* 2. warm: the same results, nothing rewritten */
     double t2 = run(&r2, N_ADD, 0, &st);
@@ -228,36 +232,42 @@ int main(int argc, char **argv) {
           (unsigned long long)st.disk_cache_hits);
     Snapshot s2 = snapshot();
     CHECK(!memcmp(&r1, &r2, sizeof r1), "the second run's results differ from the first's");
-    CHECK(same_entries(&s1, &s2), "the second run changed the cache (%d -> %d entries, or rewritten): it JIT-compiled",
+    CHECK(same_entries(&s1, &s2),
+          "the second run changed the cache (%d -> %d entries, or rewritten): it JIT-compiled",
           s1.n, s2.n);
-    printf("run 2 (warm cache): %.1f ms (%.1fx faster); results %s; cache entries %s\n", t2, t2 > 0 ? t1 / t2 : 0.0,
-           memcmp(&r1, &r2, sizeof r1) ? "DIFFER" : "identical", same_entries(&s1, &s2) ? "untouched" : "CHANGED");
+    printf("run 2 (warm cache): %.1f ms (%.1fx faster); results %s; cache entries %s\n", t2,
+           t2 > 0 ? t1 / t2 : 0.0, memcmp(&r1, &r2, sizeof r1) ? "DIFFER" : "identical",
+           same_entries(&s1, &s2) ? "untouched" : "CHANGED");
 
     /* 3. corrupt entries are dropped and rebuilt */
     int corrupted = corrupt_all(&s2);
     CHECK(corrupted == s2.n, "corrupted %d of %d entries", corrupted, s2.n);
     double t3 = run(&r3, N_ADD, 0, &st);
     CHECK(st.gpu_compiles == 2 && st.jit_compiles == 2 && st.disk_cache_hits == 0,
-          "over corrupt entries: %llu compiles, %llu JITs, %llu hits; want 2, 2, 0", (unsigned long long)st.gpu_compiles,
-          (unsigned long long)st.jit_compiles, (unsigned long long)st.disk_cache_hits);
+          "over corrupt entries: %llu compiles, %llu JITs, %llu hits; want 2, 2, 0",
+          (unsigned long long)st.gpu_compiles, (unsigned long long)st.jit_compiles,
+          (unsigned long long)st.disk_cache_hits);
     Snapshot s3 = snapshot();
     CHECK(!memcmp(&r1, &r3, sizeof r1), "the run over corrupt entries gave other results");
     int rebuilt = 0;
     for (int i = 0; i < s2.n; i++) {
         const Entry *e = find(&s3, s2.e[i].name);
         /* a new file may reuse the unlinked one's inode number: a new mtime counts too */
-        rebuilt += e && e->valid && (e->ino != s2.e[i].ino || e->mtime.tv_sec != s2.e[i].mtime.tv_sec ||
-                                     e->mtime.tv_nsec != s2.e[i].mtime.tv_nsec);
+        rebuilt += e && e->valid &&
+                   (e->ino != s2.e[i].ino || e->mtime.tv_sec != s2.e[i].mtime.tv_sec ||
+                    e->mtime.tv_nsec != s2.e[i].mtime.tv_nsec);
     }
     CHECK(rebuilt == s2.n, "%d of %d corrupt entries were rebuilt", rebuilt, s2.n);
     printf("run 3 (corrupt entries): %.1f ms; %d of %d entries rebuilt\n", t3, rebuilt, s2.n);
 
     /* 4. other specialisations are other entries */
     (void)run(&r4, N_ADD - 8, 0, &st); /* n not divisible by 16 */
-    CHECK(st.gpu_compiles == 1 && st.disk_cache_hits == 1, "n %% 16 != 0: %llu compiles, %llu hits; want 1, 1",
-          (unsigned long long)st.gpu_compiles, (unsigned long long)st.disk_cache_hits);
+    CHECK(st.gpu_compiles == 1 && st.disk_cache_hits == 1,
+          "n %% 16 != 0: %llu compiles, %llu hits; want 1, 1", (unsigned long long)st.gpu_compiles,
+          (unsigned long long)st.disk_cache_hits);
     Snapshot s4 = snapshot();
-    CHECK(s4.n == s3.n + 1, "n %% 16 != 0 should add one entry (vector_add's): %d -> %d", s3.n, s4.n);
+    CHECK(s4.n == s3.n + 1, "n %% 16 != 0 should add one entry (vector_add's): %d -> %d", s3.n,
+          s4.n);
     (void)run(&r4, N_ADD, 8, &st); /* launched with 8 warps: both kernels again */
     Snapshot s5 = snapshot();
     CHECK(s5.n == s4.n + 2, "num_warps 8 at launch should add two entries: %d -> %d", s4.n, s5.n);

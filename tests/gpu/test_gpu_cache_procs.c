@@ -59,15 +59,18 @@ static bool run_kernel(nr_context *ctx, int block, int salt, int n, char *why, s
     unsigned grid[3] = {(unsigned)((n + block - 1) / block), 1, 1};
     nr_arg a[2];
     bool ok = nr_compile_source(ctx, src, strlen(src), "cache_procs.nr", &o, &m) == NR_OK &&
-              nr_module_get_kernel(m, "good", &k) == NR_OK && nr_malloc(ctx, sizeof(float) * (size_t)n, &d) == NR_OK &&
+              nr_module_get_kernel(m, "good", &k) == NR_OK &&
+              nr_malloc(ctx, sizeof(float) * (size_t)n, &d) == NR_OK &&
               nr_memcpy_htod(ctx, d, h, sizeof(float) * (size_t)n) == NR_OK;
     a[0] = nr_arg_ptr(d), a[1] = nr_arg_i32(n);
     ok = ok && nr_launch(k, grid, a, 2, NULL) == NR_OK && nr_synchronize(ctx) == NR_OK &&
          nr_memcpy_dtoh(ctx, r, d, sizeof(float) * (size_t)n) == NR_OK;
-    if (!ok) snprintf(why, whysize, "BLOCK=%d SALT=%d n=%d: %s", block, salt, n, nr_last_error(ctx));
+    if (!ok)
+        snprintf(why, whysize, "BLOCK=%d SALT=%d n=%d: %s", block, salt, n, nr_last_error(ctx));
     for (int i = 0; ok && i < n; i++)
         if (r[i] != 2 * h[i] + 1) {
-            snprintf(why, whysize, "BLOCK=%d SALT=%d n=%d: x[%d] = %g, want %g", block, salt, n, i, r[i], 2 * h[i] + 1);
+            snprintf(why, whysize, "BLOCK=%d SALT=%d n=%d: x[%d] = %g, want %g", block, salt, n, i,
+                     r[i], 2 * h[i] + 1);
             ok = false;
         }
     if (d) nr_free(ctx, d);
@@ -112,7 +115,8 @@ static int child(int p) {
         static const int blocks[3] = {64, 128, 256};
         for (int i = 0; i < 3; i++) { /* shared: the same entries in every process */
             int b = blocks[(i + p + r) % 3];
-            if (!run_kernel(ctx, b, 0, N, why, sizeof why) || !run_kernel(ctx, b, 0, N - 3, why, sizeof why))
+            if (!run_kernel(ctx, b, 0, N, why, sizeof why) ||
+                !run_kernel(ctx, b, 0, N - 3, why, sizeof why))
                 bad++, printf("process %d, round %d: %s\n", p, r, why);
         }
         if (!run_kernel(ctx, 128, 1000 + p, N, why, sizeof why)) /* its own */
@@ -123,8 +127,8 @@ static int child(int p) {
         nr_context_destroy(ctx);
         if (p < VANDALS) vandalise((unsigned)(p * 7 + r));
     }
-    printf("process %d: %llu variants compiled, %llu from the disk cache, %d failures\nhits %llu\n", p, compiles, hits,
-           bad, hits);
+    printf("process %d: %llu variants compiled, %llu from the disk cache, %d failures\nhits %llu\n",
+           p, compiles, hits, bad, hits);
     return bad ? 1 : 0;
 }
 
@@ -199,7 +203,8 @@ int main(void) {
     for (int p = 0; p < NPROCS; p++) {
         char buf[8192];
         ssize_t n, got = 0;
-        while (got < (ssize_t)sizeof buf - 1 && (n = read(pipes[p][0], buf + got, sizeof buf - 1 - (size_t)got)) > 0)
+        while (got < (ssize_t)sizeof buf - 1 &&
+               (n = read(pipes[p][0], buf + got, sizeof buf - 1 - (size_t)got)) > 0)
             got += n;
         buf[got > 0 ? got : 0] = 0;
         close(pipes[p][0]);
@@ -208,10 +213,11 @@ int main(void) {
         if (h) hits += strtoull(h + 6, NULL, 10);
         fputs(buf, stdout);
         if (WIFSIGNALED(status))
-            CHECK(0, "process %d died of signal %d (%s)", p, WTERMSIG(status), strsignal(WTERMSIG(status)));
+            CHECK(0, "process %d died of signal %d (%s)", p, WTERMSIG(status),
+                  strsignal(WTERMSIG(status)));
         else
-            CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "process %d failed (exit status %d)", p,
-                  WEXITSTATUS(status));
+            CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "process %d failed (exit status %d)", p, WEXITSTATUS(status));
     }
     CHECK(temporaries() == 0, "%d temporary files left in the cache", temporaries());
     CHECK(hits > 0, "no process found another's entries in the disk cache");

@@ -25,9 +25,11 @@ static const char K_MM[] =
     "\n"
     "\n"
     "@triton.jit\n"
-    "def mm(a_ptr: *@T@, b_ptr: *@T@, c_ptr: *@C@, M: i32, N: i32, K: i32, sam: i32, sak: i32, sbk: i32, sbn: i32,\n"
+    "def mm(a_ptr: *@T@, b_ptr: *@T@, c_ptr: *@C@, M: i32, N: i32, K: i32, sam: i32, sak: i32, "
+    "sbk: i32, sbn: i32,\n"
     "       BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, TRANS_B: tl.constexpr):\n"
-    "    # C[M, N] = A[M, K] x B[K, N]: A[m, k] at a_ptr + m * sam + k * sak, B[k, n] at b_ptr + k * sbk + n * sbn\n"
+    "    # C[M, N] = A[M, K] x B[K, N]: A[m, k] at a_ptr + m * sam + k * sak, B[k, n] at b_ptr + k "
+    "* sbk + n * sbn\n"
     "    # (with TRANS_B the B tile is loaded as [BN, BK] and transposed with tl.trans)\n"
     "    pid_m = tl.program_id(0)\n"
     "    pid_n = tl.program_id(1)\n"
@@ -37,17 +39,21 @@ static const char K_MM[] =
     "    acc = tl.zeros((BM, BN), dtype=@ACC@)\n"
     "    for k0 in range(0, K, BK):\n"
     "        ks = k0 + rk\n"
-    "        a = tl.load(a_ptr + rm[:, None] * sam + ks[None, :] * sak, mask=(rm[:, None] < M) & (ks[None, :] < K),\n"
+    "        a = tl.load(a_ptr + rm[:, None] * sam + ks[None, :] * sak, mask=(rm[:, None] < M) & "
+    "(ks[None, :] < K),\n"
     "                    other=0)\n"
     "        if TRANS_B:\n"
-    "            bt = tl.load(b_ptr + rn[:, None] * sbn + ks[None, :] * sbk, mask=(rn[:, None] < N) & (ks[None, :] < K),\n"
+    "            bt = tl.load(b_ptr + rn[:, None] * sbn + ks[None, :] * sbk, mask=(rn[:, None] < "
+    "N) & (ks[None, :] < K),\n"
     "                         other=0)\n"
     "            b = tl.trans(bt)\n"
     "        else:\n"
-    "            b = tl.load(b_ptr + ks[:, None] * sbk + rn[None, :] * sbn, mask=(ks[:, None] < K) & (rn[None, :] < N),\n"
+    "            b = tl.load(b_ptr + ks[:, None] * sbk + rn[None, :] * sbn, mask=(ks[:, None] < K) "
+    "& (rn[None, :] < N),\n"
     "                        other=0)\n"
     "        acc = tl.dot(a, b, acc@PREC@)\n"
-    "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
+    "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, "
+    ":] < N))\n";
 
 /* A pipelined K loop whose tiles need no masks (M, N multiples of the tile, K of BK): the
  * loads carry only the K-tail mask, constant over 16 elements when K is a multiple of
@@ -58,7 +64,8 @@ static const char K_MM_ALIGNED[] =
     "\n"
     "\n"
     "@triton.jit\n"
-    "def mm_aligned(a_ptr: *@T@, b_ptr: *@T@, c_ptr: *@C@, M: i32, N: i32, K: i32, sam: i32, sbk: i32,\n"
+    "def mm_aligned(a_ptr: *@T@, b_ptr: *@T@, c_ptr: *@C@, M: i32, N: i32, K: i32, sam: i32, sbk: "
+    "i32,\n"
     "               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
     "    pid_m = tl.program_id(0)\n"
     "    pid_n = tl.program_id(1)\n"
@@ -167,26 +174,35 @@ static bool big_acc(int bm, int bn, int warps) { return bm * bn / (warps * 32) >
 /* the bound's input rounding: tf32 keeps 10 mantissa bits of each input (mma.sync rounds
  * to nearest, wgmma's tensor cores truncate: either way each input moves by less than
  * 2^-10 of itself, so a product by less than 2^-9 of itself) */
-static double input_rel(GtType t, const char *prec) { return t == GT_F32 && strcmp(prec, "ieee") ? 0x1p-9 : 0; }
+static double input_rel(GtType t, const char *prec) {
+    return t == GT_F32 && strcmp(prec, "ieee") ? 0x1p-9 : 0;
+}
 
-static void set_out(GtCase *c, GtType t, const char *prec, size_t n, const void *a, long sam, long sak, const void *b,
-                    long sbk, long sbn, long M, long N, long K) {
-    int out = gt_out(c, "c", t == GT_I8 ? GT_I32 : GT_F32, n, t == GT_I8 ? gt_exact() : gt_tol(0, 0), NULL);
-    if (t != GT_I8) gt_dot_bound(c, out, t, a, sam, sak, b, sbk, sbn, M, N, K, N, input_rel(t, prec));
+static void set_out(GtCase *c, GtType t, const char *prec, size_t n, const void *a, long sam,
+                    long sak, const void *b, long sbk, long sbn, long M, long N, long K) {
+    int out = gt_out(c, "c", t == GT_I8 ? GT_I32 : GT_F32, n,
+                     t == GT_I8 ? gt_exact() : gt_tol(0, 0), NULL);
+    if (t != GT_I8)
+        gt_dot_bound(c, out, t, a, sam, sak, b, sbk, sbn, M, N, K, N, input_rel(t, prec));
     gt_arg_buf(c, out);
 }
 
 /* trans_a: A stored column-major (strides); trans_b: 1 B stored column-major (strides),
  * 2 B given as [N, K] and transposed with tl.trans */
-static void mm(GtType t, const char *prec, long M, long N, long K, int bm, int bn, int bk, int warps, int stages,
-               int trans_a, int trans_b) {
-    GtRng r = {9000 + (uint64_t)(M * 131 + N * 7 + K + bm + bn * 3 + bk * 5 + warps + stages * 11 + trans_a + trans_b * 2)};
+static void mm(GtType t, const char *prec, long M, long N, long K, int bm, int bn, int bk,
+               int warps, int stages, int trans_a, int trans_b) {
+    GtRng r = {9000 + (uint64_t)(M * 131 + N * 7 + K + bm + bn * 3 + bk * 5 + warps + stages * 11 +
+                                 trans_a + trans_b * 2)};
     void *a = operand(t, (size_t)(M * K), &r), *b = operand(t, (size_t)(K * N), &r);
     long sam = trans_a ? 1 : K, sak = trans_a ? M : 1;
-    long sbk = trans_b ? 1 : N, sbn = trans_b ? K : 1; /* column-major B, or [N, K] read through tl.trans */
+    long sbk = trans_b ? 1 : N,
+         sbn = trans_b ? K : 1; /* column-major B, or [N, K] read through tl.trans */
     char name[96], p[64] = "";
-    snprintf(name, sizeof name, "dot %s%s%s%s%s", gt_type_name(t), *prec ? " " : "", prec, trans_a ? " A^T" : "",
-             trans_b == 1 ? " B^T(strides)" : trans_b == 2 ? " B^T(tl.trans)" : "");
+    snprintf(name, sizeof name, "dot %s%s%s%s%s", gt_type_name(t), *prec ? " " : "", prec,
+             trans_a ? " A^T" : "",
+             trans_b == 1   ? " B^T(strides)"
+             : trans_b == 2 ? " B^T(tl.trans)"
+                            : "");
     if (*prec) snprintf(p, sizeof p, ", input_precision=\"%s\"", prec);
     GtCase *c = gt_case(name, "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K, bm, bn, bk, warps, stages);
     gt_source(c, K_MM, "mm", "T", gt_type_name(t), "PREC", p, "ACC", acc_of(t), "C", c_of(t), NULL);
@@ -207,14 +223,17 @@ static void mm(GtType t, const char *prec, long M, long N, long K, int bm, int b
     free(a), free(b);
 }
 
-static void mm_aligned(GtType t, const char *prec, long M, long N, long K, int bm, int bn, int bk, int warps, int stages) {
+static void mm_aligned(GtType t, const char *prec, long M, long N, long K, int bm, int bn, int bk,
+                       int warps, int stages) {
     GtRng r = {7000 + (uint64_t)(M + N * 3 + K * 5 + bm + bn + bk + warps * 7 + stages * 13)};
     void *a = operand(t, (size_t)(M * K), &r), *b = operand(t, (size_t)(K * N), &r);
     char name[96], p[64] = "";
-    snprintf(name, sizeof name, "dot %s%s%s, pipelined loads", gt_type_name(t), *prec ? " " : "", prec);
+    snprintf(name, sizeof name, "dot %s%s%s, pipelined loads", gt_type_name(t), *prec ? " " : "",
+             prec);
     if (*prec) snprintf(p, sizeof p, ", input_precision=\"%s\"", prec);
     GtCase *c = gt_case(name, "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K, bm, bn, bk, warps, stages);
-    gt_source(c, K_MM_ALIGNED, "mm_aligned", "T", gt_type_name(t), "PREC", p, "ACC", acc_of(t), "C", c_of(t), NULL);
+    gt_source(c, K_MM_ALIGNED, "mm_aligned", "T", gt_type_name(t), "PREC", p, "ACC", acc_of(t), "C",
+              c_of(t), NULL);
     gt_define(c, "BM", "%d", bm);
     gt_define(c, "BN", "%d", bn);
     gt_define(c, "BK", "%d", bk);
@@ -239,10 +258,12 @@ static void mm_inv_b(GtType t, int bm, int bn, int bk, int iters, int warps, int
     size_t eb = gt_size(t);
     char *brep = malloc((size_t)K * (size_t)bn * eb);
     if (!brep) abort();
-    for (int i = 0; i < iters; i++) memcpy(brep + (size_t)i * (size_t)bk * (size_t)bn * eb, b, (size_t)bk * (size_t)bn * eb);
+    for (int i = 0; i < iters; i++)
+        memcpy(brep + (size_t)i * (size_t)bk * (size_t)bn * eb, b, (size_t)bk * (size_t)bn * eb);
     char name[96];
     snprintf(name, sizeof name, "dot %s, B loaded before the loop", gt_type_name(t));
-    GtCase *c = gt_case(name, "%dx%dx%ld (%d x BK %d) w%d s%d", bm, bn, K, iters, bk, warps, stages);
+    GtCase *c =
+        gt_case(name, "%dx%dx%ld (%d x BK %d) w%d s%d", bm, bn, K, iters, bk, warps, stages);
     gt_source(c, K_INV_B, "mm_inv_b", "T", gt_type_name(t), NULL);
     gt_define(c, "BM", "%d", bm);
     gt_define(c, "BN", "%d", bn);
@@ -263,7 +284,8 @@ static void mm_inv_b(GtType t, int bm, int bn, int bk, int iters, int warps, int
 static void chain(GtType t, int bm, int bn, int d, int warps) {
     GtRng r = {5150 + (uint64_t)(bm + bn * 3 + d * 7 + warps)};
     long rows = 2L * bm;
-    void *q = operand(t, (size_t)(rows * d), &r), *k = operand(t, (size_t)(bn * d), &r), *v = operand(t, (size_t)(bn * d), &r);
+    void *q = operand(t, (size_t)(rows * d), &r), *k = operand(t, (size_t)(bn * d), &r),
+         *v = operand(t, (size_t)(bn * d), &r);
     char name[96];
     snprintf(name, sizeof name, "dot %s feeding a max and a second dot", gt_type_name(t));
     GtCase *c = gt_case(name, "%ldx%dx%d w%d", rows, bn, d, warps);
@@ -282,7 +304,8 @@ static void chain(GtType t, int bm, int bn, int d, int warps) {
     double ulp = t == GT_BF16 ? 0x1p-8 : 0x1p-11;
     gt_arg_buf(c, gt_out(c, "o", GT_F32, (size_t)(rows * d), gt_tol(2 * ulp * d * bn, 0), NULL));
     int mx = gt_out(c, "m", GT_F32, (size_t)rows, gt_tol(0, 0), NULL);
-    gt_dot_bound(c, mx, t, q, d, 1, k, 1, d, rows, 1, d, 1, 0); /* a max is one of the elements: their bound */
+    gt_dot_bound(c, mx, t, q, d, 1, k, 1, d, rows, 1, d, 1,
+                 0); /* a max is one of the elements: their bound */
     gt_arg_buf(c, mx);
     gt_grid(c, 2, 1, 1);
     gt_run(c);
@@ -295,19 +318,27 @@ static void chain(GtType t, int bm, int bn, int d, int warps) {
  * fp8e4b15 (bias 15, 3: exponents up to 0 only), fp8e4b8 (FNUZ: bias 8, 3), fp8e5b16
  * (FNUZ: bias 16, 2). The last three have no tensor-core instruction: the front end
  * widens them to fp16. */
-static const struct { const char *name; int mbits, bias, elo, ehi; } fp8_fmt[5] = {
-    {"fp8e4nv", 3, 7, -3, 4}, {"fp8e5", 2, 15, -3, 4}, {"fp8e4b15", 3, 15, -7, 1}, {"fp8e4b8", 3, 8, -3, 4},
-    {"fp8e5b16", 2, 16, -3, 4}};
+static const struct {
+    const char *name;
+    int mbits, bias, elo, ehi;
+} fp8_fmt[5] = {{"fp8e4nv", 3, 7, -3, 4},
+                {"fp8e5", 2, 15, -3, 4},
+                {"fp8e4b15", 3, 15, -7, 1},
+                {"fp8e4b8", 3, 8, -3, 4},
+                {"fp8e5b16", 2, 16, -3, 4}};
 
 static uint8_t fp8_random(int f, GtRng *r) {
     int mb = fp8_fmt[f].mbits;
-    int s = (int)gt_int(r, 0, 2), e = (int)gt_int(r, fp8_fmt[f].elo, fp8_fmt[f].ehi), m = (int)gt_int(r, 0, 1 << mb);
+    int s = (int)gt_int(r, 0, 2), e = (int)gt_int(r, fp8_fmt[f].elo, fp8_fmt[f].ehi),
+        m = (int)gt_int(r, 0, 1 << mb);
     return (uint8_t)(s << 7 | (e + fp8_fmt[f].bias) << mb | m);
 }
 
 static float fp8_value(int f, uint8_t b) {
-    int s = b >> 7, mb = fp8_fmt[f].mbits, e = (b & 0x7f) >> mb, m = b & ((1 << mb) - 1), bias = fp8_fmt[f].bias;
-    float v = e ? ldexpf(1.0f + (float)m / (float)(1 << mb), e - bias) : ldexpf((float)m / (float)(1 << mb), 1 - bias);
+    int s = b >> 7, mb = fp8_fmt[f].mbits, e = (b & 0x7f) >> mb, m = b & ((1 << mb) - 1),
+        bias = fp8_fmt[f].bias;
+    float v = e ? ldexpf(1.0f + (float)m / (float)(1 << mb), e - bias)
+                : ldexpf((float)m / (float)(1 << mb), 1 - bias);
     return s ? -v : v;
 }
 
@@ -315,10 +346,13 @@ static float fp8_value(int f, uint8_t b) {
  * memory with K contiguous; on sm_80, and the other three formats everywhere: widened to
  * fp16, exactly); B column-major (K contiguous, as torch._scaled_mm takes it) or row-major
  * (the operand is laid out K-major in shared memory on its way to wgmma). */
-static void mm_fp8(int f, long M, long N, long K, int bm, int bn, int bk, int warps, int stages, int b_kmajor) {
-    GtRng r = {8800 + (uint64_t)(M + N * 3 + K * 5 + bm + bn * 7 + bk + warps + stages * 11 + b_kmajor + (f == 0) * 13 + (f > 1) * f * 17)};
+static void mm_fp8(int f, long M, long N, long K, int bm, int bn, int bk, int warps, int stages,
+                   int b_kmajor) {
+    GtRng r = {8800 + (uint64_t)(M + N * 3 + K * 5 + bm + bn * 7 + bk + warps + stages * 11 +
+                                 b_kmajor + (f == 0) * 13 + (f > 1) * f * 17)};
     uint8_t *a = malloc((size_t)(M * K)), *b = malloc((size_t)(K * N));
-    float *av = malloc(sizeof(float) * (size_t)(M * K)), *bv = malloc(sizeof(float) * (size_t)(K * N));
+    float *av = malloc(sizeof(float) * (size_t)(M * K)),
+          *bv = malloc(sizeof(float) * (size_t)(K * N));
     if (!a || !b || !av || !bv) abort();
     for (long i = 0; i < M * K; i++) av[i] = fp8_value(f, a[i] = fp8_random(f, &r));
     for (long i = 0; i < K * N; i++) bv[i] = fp8_value(f, b[i] = fp8_random(f, &r));
@@ -326,7 +360,8 @@ static void mm_fp8(int f, long M, long N, long K, int bm, int bn, int bk, int wa
     char name[96];
     snprintf(name, sizeof name, "dot %s%s", fp8_fmt[f].name, b_kmajor ? " B^T(strides)" : "");
     GtCase *c = gt_case(name, "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K, bm, bn, bk, warps, stages);
-    gt_source(c, K_MM, "mm", "T", fp8_fmt[f].name, "PREC", "", "ACC", "tl.float32", "C", "fp32", NULL);
+    gt_source(c, K_MM, "mm", "T", fp8_fmt[f].name, "PREC", "", "ACC", "tl.float32", "C", "fp32",
+              NULL);
     gt_define(c, "BM", "%d", bm);
     gt_define(c, "BN", "%d", bn);
     gt_define(c, "BK", "%d", bk);
@@ -343,7 +378,8 @@ static void mm_fp8(int f, long M, long N, long K, int bm, int bn, int bk, int wa
      * step may lose up to 2^-12 of the partial sum, so K/32 + 1 such steps 2^-12 each of
      * sum |a b|. (On sm_80 the fp16 path is exact products in fp32: the bound holds there
      * a fortiori.) Measured on an H200: 5e-4 of the element at K = 96. */
-    gt_dot_bound(c, out, GT_F32, av, K, 1, bv, sbk, sbn, M, N, K, N, (double)(K / 32 + 1) * 0x1p-12);
+    gt_dot_bound(c, out, GT_F32, av, K, 1, bv, sbk, sbn, M, N, K, N,
+                 (double)(K / 32 + 1) * 0x1p-12);
     gt_arg_buf(c, out);
     long v[] = {M, N, K, K, 1, sbk, sbn};
     for (int i = 0; i < 7; i++) gt_arg(c, nr_arg_i32((int32_t)v[i]));
@@ -360,14 +396,18 @@ static void mm_fp8(int f, long M, long N, long K, int bm, int bn, int bk, int wa
  * programs each computing every programs-th tile, so the pipelined K loop sits inside
  * another loop, its ring refilled for each tile while the last tile's stores went out
  * through shared memory that aliases the ring. */
-static void matmul_example(long M, long N, long K, int bm, int bn, int bk, int warps, int stages, int programs) {
-    GtRng r = {4100 + (uint64_t)(M + N * 3 + K * 5 + bm * 7 + bn * 11 + bk * 13 + warps + stages * 17)};
+static void matmul_example(long M, long N, long K, int bm, int bn, int bk, int warps, int stages,
+                           int programs) {
+    GtRng r = {4100 +
+               (uint64_t)(M + N * 3 + K * 5 + bm * 7 + bn * 11 + bk * 13 + warps + stages * 17)};
     void *a = operand(GT_F16, (size_t)(M * K), &r), *b = operand(GT_F16, (size_t)(K * N), &r);
     const char *file = programs ? "bench/matmul_persistent.nr" : "examples/matmul.nr";
-    GtCase *c = programs ? gt_case("bench/matmul_persistent.nr", "%ldx%ldx%ld %dx%dx%d w%d s%d, %d programs", M, N,
-                                   K, bm, bn, bk, warps, stages, programs)
-                         : gt_case("examples/matmul.nr bench config", "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K, bm,
-                                   bn, bk, warps, stages);
+    GtCase *c =
+        programs
+            ? gt_case("bench/matmul_persistent.nr", "%ldx%ldx%ld %dx%dx%d w%d s%d, %d programs", M,
+                      N, K, bm, bn, bk, warps, stages, programs)
+            : gt_case("examples/matmul.nr bench config", "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K,
+                      bm, bn, bk, warps, stages);
     gt_file(c, file, "matmul_kernel");
     gt_define(c, "BLOCK_SIZE_M", "%d", bm);
     gt_define(c, "BLOCK_SIZE_N", "%d", bn);
@@ -396,7 +436,8 @@ static void matmul_example(long M, long N, long K, int bm, int bn, int bk, int w
 static void chain_drop(GtType t, int bm, int bn, int d, int warps) {
     GtRng r = {5250 + (uint64_t)(bm + bn * 3 + d * 7 + warps)};
     long rows = 2L * bm;
-    void *q = operand(t, (size_t)(rows * d), &r), *k = operand(t, (size_t)(bn * d), &r), *v = operand(t, (size_t)(bn * d), &r);
+    void *q = operand(t, (size_t)(rows * d), &r), *k = operand(t, (size_t)(bn * d), &r),
+         *v = operand(t, (size_t)(bn * d), &r);
     char name[96];
     snprintf(name, sizeof name, "dot %s, Philox mask, second dot", gt_type_name(t));
     GtCase *c = gt_case(name, "%ldx%dx%d w%d", rows, bn, d, warps);
@@ -424,9 +465,10 @@ int main(int argc, char **argv) {
     /* the benchmark's configurations on examples/matmul.nr: sizes that are multiples of 16
      * (the runtime specialises them: pipelined cp.async loads, as the benchmark runs) and
      * ragged ones (masks, a K tail) */
-    static const int bench_tiles[][5] = {{128, 256, 64, 8, 3}, {64, 256, 32, 4, 4}, {128, 128, 32, 4, 4},
-                                         {128, 64, 32, 4, 4}, {64, 128, 32, 4, 4}, {128, 32, 32, 4, 4},
-                                         {64, 32, 32, 2, 5}, {128, 128, 64, 8, 3}, {128, 128, 64, 4, 4}};
+    static const int bench_tiles[][5] = {
+        {128, 256, 64, 8, 3}, {64, 256, 32, 4, 4},  {128, 128, 32, 4, 4},
+        {128, 64, 32, 4, 4},  {64, 128, 32, 4, 4},  {128, 32, 32, 4, 4},
+        {64, 32, 32, 2, 5},   {128, 128, 64, 8, 3}, {128, 128, 64, 4, 4}};
     for (int i = 0; i < GT_COUNT(bench_tiles); i++) {
         const int *t = bench_tiles[i];
         matmul_example(384, 512, 320, t[0], t[1], t[2], t[3], t[4], 0);
@@ -474,9 +516,9 @@ int main(int argc, char **argv) {
     /* 32- and 8-bit B row-major on wgmma (which reads them K-major only): copied as they
      * lie, turned K-major through registers into a ring of two; the benchmark's tf32
      * tiles, and pipelined 8-bit tiles as large as shared memory allows */
-    static const int tf32_tiles[][5] = {{128, 256, 32, 8, 3}, {256, 128, 32, 8, 3}, {128, 128, 32, 8, 3},
-                                        {128, 128, 32, 4, 4}, {128, 64, 32, 4, 4},  {64, 128, 32, 4, 4},
-                                        {128, 128, 16, 8, 4}};
+    static const int tf32_tiles[][5] = {
+        {128, 256, 32, 8, 3}, {256, 128, 32, 8, 3}, {128, 128, 32, 8, 3}, {128, 128, 32, 4, 4},
+        {128, 64, 32, 4, 4},  {64, 128, 32, 4, 4},  {128, 128, 16, 8, 4}};
     for (int i = 0; i < GT_COUNT(tf32_tiles); i++) {
         const int *t = tf32_tiles[i];
         mm(GT_F32, "", 384, 512, 320, t[0], t[1], t[2], t[3], t[4], 0, 0);
@@ -490,13 +532,14 @@ int main(int argc, char **argv) {
     mm(GT_I8, "", 200, 136, 96, 64, 64, 32, 4, 1, 0, 0);
     mm_fp8(0, 256, 512, 384, 128, 256, 128, 8, 3, 0);
     /* tile sizes from 16 to 256, 1 to 8 warps */
-    int tiles[][3] = {{16, 16, 16}, {16, 128, 32}, {128, 16, 32}, {32, 64, 32}, {64, 64, 64},
+    int tiles[][3] = {{16, 16, 16},   {16, 128, 32},  {128, 16, 32},  {32, 64, 32},  {64, 64, 64},
                       {128, 128, 32}, {128, 256, 64}, {256, 128, 32}, {64, 256, 32}, {256, 64, 64}};
     int warps[] = {1, 2, 4, 8};
     for (int i = 0; i < GT_COUNT(tiles); i++)
         for (int w = 0; w < 4; w++) {
             int bm = tiles[i][0], bn = tiles[i][1], bk = tiles[i][2];
-            if ((long)bm * bn / (32 * warps[w]) > 256) continue; /* more accumulators than registers */
+            if ((long)bm * bn / (32 * warps[w]) > 256)
+                continue; /* more accumulators than registers */
             mm(GT_F16, "", bm + 37, bn + 21, 2 * bk + 16, bm, bn, bk, warps[w], 3, 0, 0);
         }
     /* num_stages 1 to 5 on pipelined loads, each type */
@@ -509,8 +552,9 @@ int main(int argc, char **argv) {
     mm_aligned(GT_F32, "", 128, 128, 128, 64, 64, 32, 4, 3);
     mm_aligned(GT_F32, "ieee", 128, 128, 64, 64, 64, 32, 4, 2);
     mm_aligned(GT_I8, "", 128, 128, 256, 64, 64, 64, 4, 3);
-    mm_aligned(GT_F16, "", 64, 64, 16, 64, 64, 32, 4, 3);  /* K shorter than one tile: one masked step */
-    mm_aligned(GT_F16, "", 64, 64, 0, 64, 64, 32, 4, 3);   /* K = 0: a zero-trip loop */
+    mm_aligned(GT_F16, "", 64, 64, 16, 64, 64, 32, 4,
+               3); /* K shorter than one tile: one masked step */
+    mm_aligned(GT_F16, "", 64, 64, 0, 64, 64, 32, 4, 3); /* K = 0: a zero-trip loop */
     /* a dot feeding a reduction and a second dot */
     chain(GT_F16, 64, 64, 64, 4);
     chain(GT_F16, 128, 64, 128, 8);

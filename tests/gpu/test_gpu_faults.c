@@ -41,8 +41,8 @@
 #include <unistd.h>
 
 #include "nereid.h"
-#include "runtime/objects.h"
 #include "runtime/cuda.h"
+#include "runtime/objects.h"
 #include "tests/unit/check.h"
 
 /* Under AddressSanitizer the CUDA driver needs the shadow gap left unprotected and leaks
@@ -55,33 +55,31 @@ const char *__lsan_default_suppressions(void) { return "leak:libcuda.so\n"; }
 static CheckState st;
 #define CHECK(cond, ...) CHECK_AT(&st, cond, __VA_ARGS__)
 
-static const char *src =
-    "@triton.jit\n"
-    "def good(x: *fp32, n: i32, BLOCK: tl.constexpr):\n"
-    "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-    "    m = o < n\n"
-    "    tl.store(x + o, tl.load(x + o, mask=m) * 2 + 1, mask=m)\n"
-    "@triton.jit\n"
-    "def oob_store(x: *fp32, far: i64, BLOCK: tl.constexpr):\n"
-    "    o = tl.arange(0, BLOCK)\n"
-    "    tl.store(x + far + o, o * 1.0)\n"
-    "@triton.jit\n"
-    "def assert_small(x: *i32, n: i32, BLOCK: tl.constexpr):\n"
-    "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-    "    v = tl.load(x + o, mask=o < n, other=0)\n"
-    "    tl.device_assert(v < 10, \"value too large\")\n"
-    "    tl.store(x + o, v + 1, mask=o < n)\n";
+static const char *src = "@triton.jit\n"
+                         "def good(x: *fp32, n: i32, BLOCK: tl.constexpr):\n"
+                         "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                         "    m = o < n\n"
+                         "    tl.store(x + o, tl.load(x + o, mask=m) * 2 + 1, mask=m)\n"
+                         "@triton.jit\n"
+                         "def oob_store(x: *fp32, far: i64, BLOCK: tl.constexpr):\n"
+                         "    o = tl.arange(0, BLOCK)\n"
+                         "    tl.store(x + far + o, o * 1.0)\n"
+                         "@triton.jit\n"
+                         "def assert_small(x: *i32, n: i32, BLOCK: tl.constexpr):\n"
+                         "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                         "    v = tl.load(x + o, mask=o < n, other=0)\n"
+                         "    tl.device_assert(v < 10, \"value too large\")\n"
+                         "    tl.store(x + o, v + 1, mask=o < n)\n";
 
 /* a kernel that executes PTX's trap instruction */
-static const char *trap_ptx =
-    ".version 8.0\n"
-    ".target sm_80\n"
-    ".address_size 64\n"
-    ".visible .entry trap_kernel(.param .u64 p)\n"
-    "{\n"
-    "    trap;\n"
-    "    ret;\n"
-    "}\n";
+static const char *trap_ptx = ".version 8.0\n"
+                              ".target sm_80\n"
+                              ".address_size 64\n"
+                              ".visible .entry trap_kernel(.param .u64 p)\n"
+                              "{\n"
+                              "    trap;\n"
+                              "    ret;\n"
+                              "}\n";
 
 enum { N = 1000, BLOCK = 128 };
 
@@ -99,7 +97,8 @@ static bool compile(nr_context *ctx, Mod *out) {
     nr_status s = nr_compile_source(ctx, src, strlen(src), "faults.nr", &o, &out->m);
     CHECK(s == NR_OK, "compile: %s", nr_last_error(ctx));
     if (s) return false;
-    return !nr_module_get_kernel(out->m, "good", &out->good) && !nr_module_get_kernel(out->m, "oob_store", &out->oob) &&
+    return !nr_module_get_kernel(out->m, "good", &out->good) &&
+           !nr_module_get_kernel(out->m, "oob_store", &out->oob) &&
            !nr_module_get_kernel(out->m, "assert_small", &out->asrt);
 }
 
@@ -116,7 +115,8 @@ static bool works(nr_context *ctx, const Mod *m, const char *what) {
          nr_memcpy_dtoh(ctx, r, d, sizeof r) == NR_OK;
     int wrong = 0;
     for (int i = 0; ok && i < N; i++) wrong += r[i] != 2.0f * (float)i + 1.0f;
-    CHECK(ok && wrong == 0, "%s: a kernel on a working context: %s (%d wrong)", what, nr_last_error(ctx), wrong);
+    CHECK(ok && wrong == 0, "%s: a kernel on a working context: %s (%d wrong)", what,
+          nr_last_error(ctx), wrong);
     if (d) nr_free(ctx, d);
     return ok && wrong == 0;
 }
@@ -155,11 +155,12 @@ static void later_calls_fail(nr_context *ctx, const Mod *m, nr_devptr old, const
     nr_module *mod = NULL;
     nr_arg a[2] = {nr_arg_ptr(old), nr_arg_i32(16)};
     unsigned grid[3] = {1, 1, 1};
-#define UNUSABLE(call)                                                                                            \
-    do {                                                                                                          \
-        nr_status s_ = (call);                                                                                    \
-        CHECK(s_ == NR_ERR_DEVICE && strstr(nr_last_error(ctx), "unusable"), "%s: after the fault, %s gave %s: %s", \
-              what, #call, nr_status_string(s_), nr_last_error(ctx));                                             \
+#define UNUSABLE(call)                                                                  \
+    do {                                                                                \
+        nr_status s_ = (call);                                                          \
+        CHECK(s_ == NR_ERR_DEVICE && strstr(nr_last_error(ctx), "unusable"),            \
+              "%s: after the fault, %s gave %s: %s", what, #call, nr_status_string(s_), \
+              nr_last_error(ctx));                                                      \
     } while (0)
     UNUSABLE(nr_launch(m->good, grid, a, 2, NULL));
     UNUSABLE(nr_synchronize(ctx));
@@ -182,11 +183,12 @@ typedef enum AfterFault { AFTER_EITHER, AFTER_WORKS, AFTER_REFUSED } AfterFault;
 /* nr_context_create_ex refused the device after a fault (status s, context c, reason why):
  * NR_ERR_DEVICE, nothing created, and a reason that says what happened and what helps. */
 static void check_refusal(const char *what, nr_status s, const nr_context *c, const char *why) {
-    CHECK(s == NR_ERR_DEVICE && !c, "%s: refused with %s (want NR_ERR_DEVICE and no context): %s", what,
-          nr_status_string(s), why);
-    CHECK(strstr(why, "is unusable in this process after an earlier kernel fault") && strstr(why, "new process") &&
-              strstr(why, "CUDA_ERROR_"),
-          "%s: the reason should say the device is unusable in this process after a kernel fault, name the "
+    CHECK(s == NR_ERR_DEVICE && !c, "%s: refused with %s (want NR_ERR_DEVICE and no context): %s",
+          what, nr_status_string(s), why);
+    CHECK(strstr(why, "is unusable in this process after an earlier kernel fault") &&
+              strstr(why, "new process") && strstr(why, "CUDA_ERROR_"),
+          "%s: the reason should say the device is unusable in this process after a kernel fault, "
+          "name the "
           "driver's error and say that a new process can use the device: %s",
           what, why);
 }
@@ -203,14 +205,16 @@ static void new_context_after_fault(const char *what, const char *when, AfterFau
     snprintf(label, sizeof label, "%s: %s", what, when);
     if (s == NR_OK) {
         printf("%s: created; it must work\n", when);
-        CHECK(after != AFTER_REFUSED, "%s: created, but this driver should refuse the device after a fault", label);
+        CHECK(after != AFTER_REFUSED,
+              "%s: created, but this driver should refuse the device after a fault", label);
         Mod m;
         if (compile(c, &m)) works(c, &m, label);
         nr_context_destroy(c);
         return;
     }
     printf("%s: refused: %s\n", when, why);
-    CHECK(after != AFTER_WORKS, "%s: refused, but this driver should give a fresh context: %s", label, why);
+    CHECK(after != AFTER_WORKS, "%s: refused, but this driver should give a fresh context: %s",
+          label, why);
     check_refusal(label, s, c, why);
 }
 
@@ -244,7 +248,8 @@ static void run_case(const Case *c) {
     int32_t h[N];
     for (int i = 0; i < N; i++) h[i] = i == 777 ? 12 : i % 10;
     nr_devptr buf = 0;
-    CHECK(nr_malloc(ctx, sizeof h, &buf) == NR_OK && nr_memcpy_htod(ctx, buf, h, sizeof h) == NR_OK, "set-up");
+    CHECK(nr_malloc(ctx, sizeof h, &buf) == NR_OK && nr_memcpy_htod(ctx, buf, h, sizeof h) == NR_OK,
+          "set-up");
     CudaKernel trap = {0};
     c->launch(ctx, &m, buf, &trap);
     nr_status s;
@@ -261,10 +266,14 @@ static void run_case(const Case *c) {
     char report[4096];
     snprintf(report, sizeof report, "%s", nr_last_error(ctx));
     printf("%s returned %s:\n%s\n", who, nr_status_string(s), report);
-    CHECK(s == NR_ERR_LAUNCH, "%s: %s returned %s, not NR_ERR_LAUNCH", what, who, nr_status_string(s));
-    for (const char *const *w = c->want; *w; w++) CHECK(strstr(report, *w), "%s: the report lacks '%s'", what, *w);
+    CHECK(s == NR_ERR_LAUNCH, "%s: %s returned %s, not NR_ERR_LAUNCH", what, who,
+          nr_status_string(s));
+    for (const char *const *w = c->want; *w; w++)
+        CHECK(strstr(report, *w), "%s: the report lacks '%s'", what, *w);
     CHECK(strstr(report, "unusable now") && strstr(report, "new process"),
-          "%s: the report should say the context is unusable now and that a new process may be needed", what);
+          "%s: the report should say the context is unusable now and that a new process may be "
+          "needed",
+          what);
     later_calls_fail(ctx, &m, buf, what);
     if (trap.module) cuda_unload(ctx->cuda, &trap);
 
@@ -277,14 +286,16 @@ static void launch_oob(nr_context *ctx, const Mod *m, nr_devptr buf, CudaKernel 
     (void)trap;
     nr_arg a[2] = {nr_arg_ptr(buf), nr_arg_i64((int64_t)1 << 40)};
     unsigned grid[3] = {1, 1, 1};
-    CHECK(nr_launch(m->oob, grid, a, 2, NULL) == NR_OK, "queueing oob_store: %s", nr_last_error(ctx));
+    CHECK(nr_launch(m->oob, grid, a, 2, NULL) == NR_OK, "queueing oob_store: %s",
+          nr_last_error(ctx));
 }
 
 static void launch_assert(nr_context *ctx, const Mod *m, nr_devptr buf, CudaKernel *trap) {
     (void)trap;
     nr_arg a[2] = {nr_arg_ptr(buf), nr_arg_i32(N)};
     unsigned grid[3] = {(N + BLOCK - 1) / BLOCK, 1, 1};
-    CHECK(nr_launch(m->asrt, grid, a, 2, NULL) == NR_OK, "queueing assert_small: %s", nr_last_error(ctx));
+    CHECK(nr_launch(m->asrt, grid, a, 2, NULL) == NR_OK, "queueing assert_small: %s",
+          nr_last_error(ctx));
 }
 
 static void launch_trap(nr_context *ctx, const Mod *m, nr_devptr buf, CudaKernel *trap) {
@@ -318,24 +329,28 @@ static void two_contexts(const Case *cs) {
         return;
     }
     Mod ma, mb;
-    if (compile(a, &ma) && compile(b, &mb) && works(a, &ma, "context a") && works(b, &mb, "context b")) {
+    if (compile(a, &ma) && compile(b, &mb) && works(a, &ma, "context a") &&
+        works(b, &mb, "context b")) {
         nr_devptr buf;
         nr_malloc(a, 4096, &buf);
         launch_oob(a, &ma, buf, NULL);
         nr_status sa = nr_synchronize(a);
-        CHECK(sa == NR_ERR_LAUNCH && strstr(nr_last_error(a), "oob_store"), "context a: %s: %s", nr_status_string(sa),
-              nr_last_error(a));
+        CHECK(sa == NR_ERR_LAUNCH && strstr(nr_last_error(a), "oob_store"), "context a: %s: %s",
+              nr_status_string(sa), nr_last_error(a));
         /* b has not met the fault yet: it still holds the poisoned primary context */
         nr_context *c = NULL;
         nr_status sc = nr_context_create_ex(NR_DEVICE_CUDA, 0, &c, why, sizeof why);
-        printf("a third context while context b holds the poisoned one: %s%s\n", sc ? "refused: " : "created",
-               sc ? why : "");
-        CHECK(sc != NR_OK, "%s: a third context while context b holds the poisoned primary context was created", what);
+        printf("a third context while context b holds the poisoned one: %s%s\n",
+               sc ? "refused: " : "created", sc ? why : "");
+        CHECK(sc != NR_OK,
+              "%s: a third context while context b holds the poisoned primary context was created",
+              what);
         if (sc == NR_OK) nr_context_destroy(c);
         else check_refusal("a third context while context b holds the poisoned one", sc, c, why);
         nr_status sb = nr_synchronize(b);
         CHECK(sb == NR_ERR_LAUNCH && strstr(nr_last_error(b), "CUDA_ERROR_ILLEGAL_ADDRESS"),
-              "context b (same device) should report the fault too: %s: %s", nr_status_string(sb), nr_last_error(b));
+              "context b (same device) should report the fault too: %s: %s", nr_status_string(sb),
+              nr_last_error(b));
         CHECK(nr_synchronize(b) == NR_ERR_DEVICE, "context b afterwards: %s", nr_last_error(b));
         /* both have let the driver's context go */
         new_context_after_fault(what, "a third context after both noticed the fault", cs->after);
@@ -449,7 +464,8 @@ static bool in_child(const char *name, Body body, const Case *c, Result *out) {
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         if (sig == SIGALRM)
-            CHECK(0, "%s: the case hung: the watchdog killed its process after %d s", name, (int)WATCHDOG_S);
+            CHECK(0, "%s: the case hung: the watchdog killed its process after %d s", name,
+                  (int)WATCHDOG_S);
         else
             CHECK(0, "%s: the case's process died of signal %d (%s)%s", name, sig, strsignal(sig),
                   whole ? " after sending its result" : "");
@@ -457,12 +473,15 @@ static bool in_child(const char *name, Body body, const Case *c, Result *out) {
     }
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     if (!whole) {
-        CHECK(0, "%s: the case's process exited with status %d without sending its result", name, code);
+        CHECK(0, "%s: the case's process exited with status %d without sending its result", name,
+              code);
         return false;
     }
     if (code != (out->failed ? 1 : 0)) {
-        CHECK(0, "%s: the case's process exited with status %d after %d failed checks (a sanitizer's report?)", name,
-              code, out->failed);
+        CHECK(0,
+              "%s: the case's process exited with status %d after %d failed checks (a sanitizer's "
+              "report?)",
+              name, code, out->failed);
         return false;
     }
     return true;
@@ -476,18 +495,23 @@ int main(void) {
         if (!strcmp(af, "works")) after = AFTER_WORKS;
         else if (!strcmp(af, "refused")) after = AFTER_REFUSED;
         else {
-            printf("test_gpu_faults: NEREID_TEST_AFTER_FAULT=%s: want 'works' or 'refused' (or unset: either)\n", af);
+            printf("test_gpu_faults: NEREID_TEST_AFTER_FAULT=%s: want 'works' or 'refused' (or "
+                   "unset: either)\n",
+                   af);
             return 1;
         }
     }
     cpu_assert_location(); /* the CPU interpreter only: no CUDA in this process */
 
     Result probe;
-    if (!in_child("probing for a CUDA device", probe_gpu, NULL, &probe)) return check_done("test_gpu_faults", &st);
+    if (!in_child("probing for a CUDA device", probe_gpu, NULL, &probe))
+        return check_done("test_gpu_faults", &st);
     if (!probe.have_gpu) {
         const char *req = getenv("NEREID_REQUIRE_GPU");
         if (req && *req && strcmp(req, "0")) {
-            printf("test_gpu_faults: FAILED: NEREID_REQUIRE_GPU is set and there is no CUDA device (%s)\n", probe.why);
+            printf("test_gpu_faults: FAILED: NEREID_REQUIRE_GPU is set and there is no CUDA device "
+                   "(%s)\n",
+                   probe.why);
             return 1;
         }
         if (st.failed) return check_done("test_gpu_faults", &st);
@@ -496,8 +520,8 @@ int main(void) {
     }
 
     char assert_text[256];
-    snprintf(assert_text, sizeof assert_text, "device_assert failed in kernel 'assert_small' at %s: value too large",
-             assert_where);
+    snprintf(assert_text, sizeof assert_text,
+             "device_assert failed in kernel 'assert_small' at %s: value too large", assert_where);
     static const char *const want_oob[] = {"oob_store", "CUDA_ERROR_ILLEGAL_ADDRESS", NULL};
     const char *const want_assert[] = {assert_text, "CUDA_ERROR_ASSERT", NULL};
     static const char *const want_trap[] = {"a kernel faulted", "CUDA_ERROR_", NULL};

@@ -55,23 +55,27 @@ typedef struct MockLaunch {
 } MockLaunch;
 static int (*last_launch)(MockLaunch *); /* cuMockLastLaunch: NULL on a real driver */
 
-static const char *src =
-    "@triton.jit\n"
-    "def record_args(out: *i64, a: i1, b: i8, c: i16, d: i32, e: i64, f: u8, g: u16, h: u32, i: u64,\n"
-    "                x: fp16, y: bf16, z: fp32, w: fp64):\n"
-    "    tl.store(out, e)\n"
-    "@triton.jit\n"
-    "def record_facts(p: *i8, n: i32, m: i64, u: u32, s: i16):\n"
-    "    tl.store(p, 1)\n";
+static const char *src = "@triton.jit\n"
+                         "def record_args(out: *i64, a: i1, b: i8, c: i16, d: i32, e: i64, f: u8, "
+                         "g: u16, h: u32, i: u64,\n"
+                         "                x: fp16, y: bf16, z: fp32, w: fp64):\n"
+                         "    tl.store(out, e)\n"
+                         "@triton.jit\n"
+                         "def record_facts(p: *i8, n: i32, m: i64, u: u32, s: i16):\n"
+                         "    tl.store(p, 1)\n";
 
 enum { NARGS = 14 };
 
 /* A launch of record_args with the defaults but argument `at`, which is `a`. */
-static nr_status launch_args(nr_kernel *k, nr_devptr out, int at, nr_arg a, const nr_launch_options *o) {
-    nr_arg args[NARGS] = {nr_arg_ptr(out), nr_arg_i1(1),      nr_arg_i8(-5),        nr_arg_i16(-300),
-                          nr_arg_i32(-7),  nr_arg_i64(-1234567890123LL), nr_arg_u8(200), nr_arg_u16(60000),
-                          nr_arg_u32(4000000000u), nr_arg_u64(UINT64_MAX - 5), nr_arg_f32(1.5f), nr_arg_f32(1.5f),
-                          nr_arg_f64(0.1), nr_arg_f64(0.1)};
+static nr_status launch_args(nr_kernel *k, nr_devptr out, int at, nr_arg a,
+                             const nr_launch_options *o) {
+    nr_arg args[NARGS] = {nr_arg_ptr(out),         nr_arg_i1(1),
+                          nr_arg_i8(-5),           nr_arg_i16(-300),
+                          nr_arg_i32(-7),          nr_arg_i64(-1234567890123LL),
+                          nr_arg_u8(200),          nr_arg_u16(60000),
+                          nr_arg_u32(4000000000u), nr_arg_u64(UINT64_MAX - 5),
+                          nr_arg_f32(1.5f),        nr_arg_f32(1.5f),
+                          nr_arg_f64(0.1),         nr_arg_f64(0.1)};
     if (at >= 0) args[at] = a;
     unsigned grid[3] = {3, 2, 1};
     return nr_launch(k, grid, args, NARGS, o);
@@ -94,25 +98,61 @@ typedef struct Side {
 
 /* Each argument taken or refused alike on CUDA and on the CPU, with the same message. */
 static void same_checks(const Side *g, const Side *c) {
-    struct { int at; nr_arg a; bool ok; } cases[] = {
-        {1, nr_arg_i1(0), true}, {1, nr_arg_i32(1), true}, {1, nr_arg_i32(2), false}, {1, nr_arg_i64(-1), false},
-        {1, nr_arg_u64(1), true}, {1, nr_arg_f32(1), false},
-        {2, nr_arg_i32(-128), true}, {2, nr_arg_i32(127), true}, {2, nr_arg_i32(128), false}, {2, nr_arg_i32(-129), false},
-        {2, nr_arg_u8(127), true}, {2, nr_arg_u8(128), false}, {2, nr_arg_u64(UINT64_MAX), false},
-        {3, nr_arg_i32(-32768), true}, {3, nr_arg_i32(32767), true}, {3, nr_arg_i32(32768), false},
+    struct {
+        int at;
+        nr_arg a;
+        bool ok;
+    } cases[] = {
+        {1, nr_arg_i1(0), true},
+        {1, nr_arg_i32(1), true},
+        {1, nr_arg_i32(2), false},
+        {1, nr_arg_i64(-1), false},
+        {1, nr_arg_u64(1), true},
+        {1, nr_arg_f32(1), false},
+        {2, nr_arg_i32(-128), true},
+        {2, nr_arg_i32(127), true},
+        {2, nr_arg_i32(128), false},
+        {2, nr_arg_i32(-129), false},
+        {2, nr_arg_u8(127), true},
+        {2, nr_arg_u8(128), false},
+        {2, nr_arg_u64(UINT64_MAX), false},
+        {3, nr_arg_i32(-32768), true},
+        {3, nr_arg_i32(32767), true},
+        {3, nr_arg_i32(32768), false},
         {3, nr_arg_u16(32768), false},
-        {4, nr_arg_i64(INT32_MIN), true}, {4, nr_arg_i64(INT32_MAX), true}, {4, nr_arg_i64((int64_t)INT32_MAX + 1), false},
-        {4, nr_arg_i64((int64_t)INT32_MIN - 1), false}, {4, nr_arg_u32(0x80000000u), false}, {4, nr_arg_ptr(16), false},
-        {5, nr_arg_i64(INT64_MIN), true}, {5, nr_arg_u64(INT64_MAX), true}, {5, nr_arg_u64((uint64_t)INT64_MAX + 1), false},
+        {4, nr_arg_i64(INT32_MIN), true},
+        {4, nr_arg_i64(INT32_MAX), true},
+        {4, nr_arg_i64((int64_t)INT32_MAX + 1), false},
+        {4, nr_arg_i64((int64_t)INT32_MIN - 1), false},
+        {4, nr_arg_u32(0x80000000u), false},
+        {4, nr_arg_ptr(16), false},
+        {5, nr_arg_i64(INT64_MIN), true},
+        {5, nr_arg_u64(INT64_MAX), true},
+        {5, nr_arg_u64((uint64_t)INT64_MAX + 1), false},
         {5, nr_arg_f64(1.0), false},
-        {6, nr_arg_i32(255), true}, {6, nr_arg_i32(256), false}, {6, nr_arg_i32(-1), false}, {6, nr_arg_i8(-1), false},
-        {7, nr_arg_i32(65535), true}, {7, nr_arg_i32(65536), false},
-        {8, nr_arg_i64(4294967295LL), true}, {8, nr_arg_u64(4294967296ULL), false}, {8, nr_arg_i64(-1), false},
-        {9, nr_arg_u64(UINT64_MAX), true}, {9, nr_arg_i64(INT64_MAX), true}, {9, nr_arg_i64(-1), false},
+        {6, nr_arg_i32(255), true},
+        {6, nr_arg_i32(256), false},
+        {6, nr_arg_i32(-1), false},
+        {6, nr_arg_i8(-1), false},
+        {7, nr_arg_i32(65535), true},
+        {7, nr_arg_i32(65536), false},
+        {8, nr_arg_i64(4294967295LL), true},
+        {8, nr_arg_u64(4294967296ULL), false},
+        {8, nr_arg_i64(-1), false},
+        {9, nr_arg_u64(UINT64_MAX), true},
+        {9, nr_arg_i64(INT64_MAX), true},
+        {9, nr_arg_i64(-1), false},
         {9, nr_arg_i64(INT64_MIN), false},
-        {10, nr_arg_f64(65504.0), true}, {10, nr_arg_i32(1), false}, {11, nr_arg_f32(-2.5f), true},
-        {11, nr_arg_ptr(0), false}, {12, nr_arg_f64(1e300), true}, {12, nr_arg_u8(3), false}, {13, nr_arg_f32(0.25f), true},
-        {0, nr_arg_i64(1 << 20), false}, {0, nr_arg_f64(0), false}, {0, tagged(NR_TYPE_INVALID, 0), false},
+        {10, nr_arg_f64(65504.0), true},
+        {10, nr_arg_i32(1), false},
+        {11, nr_arg_f32(-2.5f), true},
+        {11, nr_arg_ptr(0), false},
+        {12, nr_arg_f64(1e300), true},
+        {12, nr_arg_u8(3), false},
+        {13, nr_arg_f32(0.25f), true},
+        {0, nr_arg_i64(1 << 20), false},
+        {0, nr_arg_f64(0), false},
+        {0, tagged(NR_TYPE_INVALID, 0), false},
         {4, tagged((nr_type)99, 5), false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -121,24 +161,25 @@ static void same_checks(const Side *g, const Side *c) {
         snprintf(mg, sizeof mg, "%s", sg ? nr_last_error(g->ctx) : "");
         nr_status sc = launch_args(c->args, c->out, cases[i].at, cases[i].a, NULL);
         const char *mc = sc ? nr_last_error(c->ctx) : "";
-        CHECK(sg == sc && !strcmp(mg, mc), "case %zu (argument %d): CUDA %s '%s', CPU %s '%s'", i, cases[i].at,
-              nr_status_string(sg), mg, nr_status_string(sc), mc);
-        CHECK((sg == NR_OK) == cases[i].ok, "case %zu (argument %d): %s '%s', expected %s", i, cases[i].at,
-              nr_status_string(sg), mg, cases[i].ok ? "success" : "a refusal");
+        CHECK(sg == sc && !strcmp(mg, mc), "case %zu (argument %d): CUDA %s '%s', CPU %s '%s'", i,
+              cases[i].at, nr_status_string(sg), mg, nr_status_string(sc), mc);
+        CHECK((sg == NR_OK) == cases[i].ok, "case %zu (argument %d): %s '%s', expected %s", i,
+              cases[i].at, nr_status_string(sg), mg, cases[i].ok ? "success" : "a refusal");
         if (!cases[i].ok) CHECK(sg == NR_ERR_INVALID_ARG, "case %zu: %s", i, nr_status_string(sg));
     }
     /* the count, the grid */
     nr_arg one[1] = {nr_arg_ptr(g->out)};
     unsigned grid[3] = {1, 1, 1}, zero[3] = {0, 1, 1};
     nr_status s = nr_launch(g->args, grid, one, 1, NULL);
-    CHECK(s == NR_ERR_INVALID_ARG && strstr(nr_last_error(g->ctx), "takes 14 arguments, got 1"), "%s",
-          nr_last_error(g->ctx));
+    CHECK(s == NR_ERR_INVALID_ARG && strstr(nr_last_error(g->ctx), "takes 14 arguments, got 1"),
+          "%s", nr_last_error(g->ctx));
     s = launch_args(g->args, g->out, -1, nr_arg_i32(0), NULL);
     CHECK(s == NR_OK, "the defaults: %s", nr_last_error(g->ctx));
     nr_arg args[NARGS];
     memset(args, 0, sizeof args);
     s = nr_launch(g->args, zero, args, NARGS, NULL);
-    CHECK(s == NR_ERR_INVALID_ARG && strstr(nr_last_error(g->ctx), "grid dimension 0 is 0"), "%s", nr_last_error(g->ctx));
+    CHECK(s == NR_ERR_INVALID_ARG && strstr(nr_last_error(g->ctx), "grid dimension 0 is 0"), "%s",
+          nr_last_error(g->ctx));
 }
 
 static uint64_t bits_of_float(float f) {
@@ -162,19 +203,34 @@ static void values(const Side *g, void *stream) {
         int64_t e = 0;
         s = nr_synchronize(g->ctx);
         if (!s) s = nr_memcpy_dtoh(g->ctx, &e, g->out, sizeof e);
-        CHECK(s == NR_OK && e == -1234567890123LL, "e on the GPU: %lld (%s)", (long long)e, nr_last_error(g->ctx));
+        CHECK(s == NR_OK && e == -1234567890123LL, "e on the GPU: %lld (%s)", (long long)e,
+              nr_last_error(g->ctx));
         return;
     }
     MockLaunch l;
     last_launch(&l);
-    uint64_t want[NARGS] = {g->out, 1, 0xfb, 0xfed4, 0xfffffff9u, (uint64_t)-1234567890123LL, 200, 60000,
-                            4000000000u, UINT64_MAX - 5, 0x3e00, 0x3fc0, bits_of_float(0.1f), bits_of_double(0.1)};
-    CHECK(!strcmp(l.kernel, "record_args") && l.nparams == NARGS, "recorded %s with %d parameters", l.kernel, l.nparams);
+    uint64_t want[NARGS] = {g->out,
+                            1,
+                            0xfb,
+                            0xfed4,
+                            0xfffffff9u,
+                            (uint64_t)-1234567890123LL,
+                            200,
+                            60000,
+                            4000000000u,
+                            UINT64_MAX - 5,
+                            0x3e00,
+                            0x3fc0,
+                            bits_of_float(0.1f),
+                            bits_of_double(0.1)};
+    CHECK(!strcmp(l.kernel, "record_args") && l.nparams == NARGS, "recorded %s with %d parameters",
+          l.kernel, l.nparams);
     for (int i = 0; i < NARGS && i < l.nparams; i++)
-        CHECK(l.params[i] == want[i], "parameter %d received 0x%llx, expected 0x%llx", i, l.params[i],
-              (unsigned long long)want[i]);
-    CHECK(l.grid[0] == 3 && l.grid[1] == 2 && l.grid[2] == 1 && l.block[0] == 256 && l.block[1] == 1, "grid %ux%ux%u, block %u",
-          l.grid[0], l.grid[1], l.grid[2], l.block[0]);
+        CHECK(l.params[i] == want[i], "parameter %d received 0x%llx, expected 0x%llx", i,
+              l.params[i], (unsigned long long)want[i]);
+    CHECK(l.grid[0] == 3 && l.grid[1] == 2 && l.grid[2] == 1 && l.block[0] == 256 &&
+              l.block[1] == 1,
+          "grid %ux%ux%u, block %u", l.grid[0], l.grid[1], l.grid[2], l.block[0]);
     CHECK(l.stream == stream, "stream %p, expected %p", l.stream, stream);
 }
 
@@ -188,20 +244,30 @@ static unsigned long long variants(nr_context *ctx) {
 /* Facts, warps and stages decide the variant: each new combination makes one, and a launch
  * takes the one made for its combination (the function launched, on the stand-in driver). */
 static void facts(const Side *g) {
-    struct { uint64_t p; nr_arg n, m, u, s; int warps, stages; const char *key; } cases[] = {
+    struct {
+        uint64_t p;
+        nr_arg n, m, u, s;
+        int warps, stages;
+        const char *key;
+    } cases[] = {
         {0, nr_arg_i32(16), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 0, 0, "ddond"},
         {1, nr_arg_i32(16), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 0, 0, "ndond"},
-        {16, nr_arg_i32(32), nr_arg_i64(1), nr_arg_u32(9), nr_arg_i16(1), 0, 0, "ddond"},  /* the first's facts */
+        {16, nr_arg_i32(32), nr_arg_i64(1), nr_arg_u32(9), nr_arg_i16(1), 0, 0,
+         "ddond"}, /* the first's facts */
         {0, nr_arg_i32(1), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 0, 0, "doond"},
-        {0, nr_arg_i32(0), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 0, 0, "dnond"},  /* 0: no multiple */
+        {0, nr_arg_i32(0), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 0, 0,
+         "dnond"}, /* 0: no multiple */
         {0, nr_arg_i32(17), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 0, 0, "dnond"},
-        {0, nr_arg_i32(-16), nr_arg_i64(1 << 20), nr_arg_u32(0xfffffff0u), nr_arg_i16(-16), 0, 0, "ddddd"},
+        {0, nr_arg_i32(-16), nr_arg_i64(1 << 20), nr_arg_u32(0xfffffff0u), nr_arg_i16(-16), 0, 0,
+         "ddddd"},
         {0, nr_arg_i32(-1), nr_arg_i64(-1), nr_arg_u32(1), nr_arg_i16(16), 0, 0, "dnnod"},
-        {0, nr_arg_i64(16), nr_arg_u64(1), nr_arg_i32(16), nr_arg_i32(1), 0, 0, "dddod"}, /* other tags, same facts as below */
+        {0, nr_arg_i64(16), nr_arg_u64(1), nr_arg_i32(16), nr_arg_i32(1), 0, 0,
+         "dddod"}, /* other tags, same facts as below */
         {0, nr_arg_i32(48), nr_arg_i64(1), nr_arg_u32(32), nr_arg_i16(1), 0, 0, "dddod"},
         {0, nr_arg_i32(16), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 8, 0, "ddond:8"},
         {0, nr_arg_i32(16), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 8, 2, "ddond:8:2"},
-        {0, nr_arg_i32(16), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 4, 3, "ddond"},   /* the defaults, given */
+        {0, nr_arg_i32(16), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 4, 3,
+         "ddond"}, /* the defaults, given */
         {1, nr_arg_i32(16), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 0, 0, "ndond"},
         {0, nr_arg_i32(16), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 0, 0, "ddond"},
     };
@@ -211,7 +277,8 @@ static void facts(const Side *g) {
     int nseen = 0;
     for (int i = 0; i < NC; i++) {
         unsigned long long before = variants(g->ctx);
-        nr_arg a[5] = {nr_arg_ptr(g->out + cases[i].p), cases[i].n, cases[i].m, cases[i].u, cases[i].s};
+        nr_arg a[5] = {nr_arg_ptr(g->out + cases[i].p), cases[i].n, cases[i].m, cases[i].u,
+                       cases[i].s};
         nr_launch_options o = {cases[i].warps, NULL, cases[i].stages};
         unsigned grid[3] = {1, 1, 1};
         nr_status s = nr_launch(g->facts, grid, a, 5, &o);
@@ -219,22 +286,26 @@ static void facts(const Side *g) {
         int j = 0;
         while (j < nseen && strcmp(seen[j], cases[i].key)) j++;
         bool fresh = j == nseen;
-        CHECK(variants(g->ctx) - before == (fresh ? 1u : 0u), "facts case %d (%s): %llu variants made, expected %d", i,
-              cases[i].key, variants(g->ctx) - before, fresh);
+        CHECK(variants(g->ctx) - before == (fresh ? 1u : 0u),
+              "facts case %d (%s): %llu variants made, expected %d", i, cases[i].key,
+              variants(g->ctx) - before, fresh);
         MockLaunch l = {0};
         if (last_launch) last_launch(&l);
         if (fresh) seen[nseen] = cases[i].key, fn[nseen++] = l.function;
         else if (last_launch)
-            CHECK(l.function == fn[j], "facts case %d (%s): function %llu launched, expected %llu", i, cases[i].key,
-                  l.function, fn[j]);
+            CHECK(l.function == fn[j], "facts case %d (%s): function %llu launched, expected %llu",
+                  i, cases[i].key, l.function, fn[j]);
         if (last_launch)
-            CHECK(l.block[0] == 32u * (unsigned)(cases[i].warps ? cases[i].warps : 4), "facts case %d: block %u", i,
-                  l.block[0]);
+            CHECK(l.block[0] == 32u * (unsigned)(cases[i].warps ? cases[i].warps : 4),
+                  "facts case %d: block %u", i, l.block[0]);
     }
     /* bad options, refused before any variant is looked for */
     nr_arg a[5] = {nr_arg_ptr(g->out), nr_arg_i32(16), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1)};
     unsigned grid[3] = {1, 1, 1};
-    struct { int warps, stages; const char *msg; } bad[] = {
+    struct {
+        int warps, stages;
+        const char *msg;
+    } bad[] = {
         {3, 0, "num_warps must be a power of two from 1 to 32, got 3"},
         {64, 0, "num_warps must be a power of two from 1 to 32, got 64"},
         {0, 9, "num_stages must be 0 or from 1 to 8, got 9"},
@@ -244,7 +315,8 @@ static void facts(const Side *g) {
         nr_launch_options o = {bad[i].warps, NULL, bad[i].stages};
         unsigned long long before = variants(g->ctx);
         nr_status s = nr_launch(g->facts, grid, a, 5, &o);
-        CHECK(s == NR_ERR_INVALID_ARG && strstr(nr_last_error(g->ctx), bad[i].msg) && variants(g->ctx) == before,
+        CHECK(s == NR_ERR_INVALID_ARG && strstr(nr_last_error(g->ctx), bad[i].msg) &&
+                  variants(g->ctx) == before,
               "options %d/%d: %s", bad[i].warps, bad[i].stages, nr_last_error(g->ctx));
     }
 }
@@ -253,10 +325,15 @@ static void facts(const Side *g) {
 static void many(const Side *g) {
     nr_arg a[64];
     a[0] = nr_arg_ptr(g->out);
-    /* `same`: the earlier case whose variant this one takes (3 is neither 0, 1 nor 16: -1, a new one) */
-    struct { int at; int32_t v; int same; } cases[] = {
-        {-1, 0, -1}, {-1, 0, 0}, {63, 16, -1}, {33, 1, -1}, {63, 0, 0}, {32, 16, -1}, {-1, 0, 0},
-        {63, 1, -1}, {31, 16, -1}, {63, 16, 2}, {33, 1, 3},
+    /* `same`: the earlier case whose variant this one takes (3 is neither 0, 1 nor 16: -1, a new
+     * one) */
+    struct {
+        int at;
+        int32_t v;
+        int same;
+    } cases[] = {
+        {-1, 0, -1}, {-1, 0, 0},  {63, 16, -1}, {33, 1, -1}, {63, 0, 0}, {32, 16, -1},
+        {-1, 0, 0},  {63, 1, -1}, {31, 16, -1}, {63, 16, 2}, {33, 1, 3},
     };
     unsigned long long fn[16];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -266,14 +343,15 @@ static void many(const Side *g) {
         unsigned grid[3] = {1, 1, 1};
         nr_status s = nr_launch(g->many, grid, a, 64, NULL);
         CHECK(s == NR_OK, "64 parameters, case %zu: %s", i, nr_last_error(g->ctx));
-        CHECK(variants(g->ctx) - before == (cases[i].same < 0 ? 1u : 0u), "64 parameters, case %zu: %llu variants made",
-              i, variants(g->ctx) - before);
+        CHECK(variants(g->ctx) - before == (cases[i].same < 0 ? 1u : 0u),
+              "64 parameters, case %zu: %llu variants made", i, variants(g->ctx) - before);
         MockLaunch l = {0};
         if (last_launch) last_launch(&l);
         fn[i] = l.function;
         for (size_t j = 0; last_launch && j < i; j++)
             CHECK((fn[j] == l.function) == (cases[i].same >= 0 && fn[j] == fn[cases[i].same]),
-                  "64 parameters, case %zu: function %llu, case %zu's %llu", i, l.function, j, fn[j]);
+                  "64 parameters, case %zu: function %llu, case %zu's %llu", i, l.function, j,
+                  fn[j]);
     }
 }
 
@@ -282,11 +360,14 @@ static bool open_side(nr_device_kind kind, Side *s, char *why, size_t n) {
     if (nr_context_create_ex(kind, 0, &s->ctx, why, n)) return false;
     char many_src[8192];
     int len = snprintf(many_src, sizeof many_src, "%s@triton.jit\ndef record_many(out: *i32", src);
-    for (int i = 1; i < 64; i++) len += snprintf(many_src + len, sizeof many_src - (size_t)len, ", a%d: i32", i);
+    for (int i = 1; i < 64; i++)
+        len += snprintf(many_src + len, sizeof many_src - (size_t)len, ", a%d: i32", i);
     snprintf(many_src + len, sizeof many_src - (size_t)len, "):\n    tl.store(out, a63)\n");
-    nr_status st_ = nr_compile_source(s->ctx, many_src, strlen(many_src), "launch_args.nr", NULL, &s->m);
+    nr_status st_ =
+        nr_compile_source(s->ctx, many_src, strlen(many_src), "launch_args.nr", NULL, &s->m);
     CHECK(st_ == NR_OK, "compile: %s", nr_last_error(s->ctx));
-    if (st_ || nr_module_get_kernel(s->m, "record_args", &s->args) || nr_module_get_kernel(s->m, "record_facts", &s->facts) ||
+    if (st_ || nr_module_get_kernel(s->m, "record_args", &s->args) ||
+        nr_module_get_kernel(s->m, "record_facts", &s->facts) ||
         nr_module_get_kernel(s->m, "record_many", &s->many) || nr_malloc(s->ctx, 64, &s->out)) {
         snprintf(why, n, "setting up: %s", nr_last_error(s->ctx));
         return false;
@@ -313,7 +394,8 @@ int main(void) {
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     void *sym = lib ? dlsym(lib, "cuMockLastLaunch") : NULL;
     memcpy(&last_launch, &sym, sizeof sym);
-    printf("device: %s%s\n", nr_context_device_name(g.ctx), last_launch ? " (launches read back)" : "");
+    printf("device: %s%s\n", nr_context_device_name(g.ctx),
+           last_launch ? " (launches read back)" : "");
     if (!open_side(NR_DEVICE_CPU, &c, why, sizeof why)) {
         printf("test_gpu_launch_args: FAILED (the CPU context: %s)\n", why);
         return 1;

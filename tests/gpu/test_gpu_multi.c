@@ -51,21 +51,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nereid.h"
-#include "tests/unit/check.h"
 #include "gpu_test.h" /* its fp16 conversions, its generator, and the AddressSanitizer
                          options the CUDA driver needs */
+#include "nereid.h"
+#include "tests/unit/check.h"
 
 enum { MAX_DEV = 16, MAX_BUF = 4, MAX_ARG = 16, MAX_DEF = 6, NWORK = 5, ROUNDS = 3 };
 
 /* ---- the kernels and their inputs ---- */
 
-static const char GOOD_SRC[] =
-    "@triton.jit\n"
-    "def good(x: *fp32, n: i32, BLOCK: tl.constexpr):\n"
-    "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-    "    m = o < n\n"
-    "    tl.store(x + o, tl.load(x + o, mask=m) * 2 + 1, mask=m)\n";
+static const char GOOD_SRC[] = "@triton.jit\n"
+                               "def good(x: *fp32, n: i32, BLOCK: tl.constexpr):\n"
+                               "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                               "    m = o < n\n"
+                               "    tl.store(x + o, tl.load(x + o, mask=m) * 2 + 1, mask=m)\n";
 
 /* One kernel launch and its buffers: every buffer is uploaded from init before each
  * launch; the outputs are read back and compared. */
@@ -85,8 +84,8 @@ typedef struct Work {
     double atol, rtol; /* against the CPU: |gpu - cpu| <= atol + rtol * |cpu| */
 } Work;
 
-static Work works[NWORK]; /* made once by make_works, read-only after */
-static int nworks;        /* those that run: only `good` (two variants) on the stand-in driver */
+static Work works[NWORK];   /* made once by make_works, read-only after */
+static int nworks;          /* those that run: only `good` (two variants) on the stand-in driver */
 static int one_thread_work; /* the kernel the one-thread part queues on every device */
 static char root[2048] = ".";
 
@@ -101,7 +100,8 @@ static void *xcalloc(size_t n) {
 
 static int add_buf(Work *w, size_t bytes, void *init, bool out, bool half) {
     int b = w->nbufs++;
-    w->bytes[b] = bytes, w->init[b] = init ? init : xcalloc(bytes), w->out[b] = out, w->half[b] = half;
+    w->bytes[b] = bytes, w->init[b] = init ? init : xcalloc(bytes), w->out[b] = out,
+    w->half[b] = half;
     return b;
 }
 static void arg_buf(Work *w, int b) { w->argbuf[w->nargs++] = b; }
@@ -112,9 +112,13 @@ static void def(Work *w, const char *name, const char *value) {
 
 static void make_works(bool mock) {
     GtRng seed = {1234};
-    for (int i = 0; i < 2; i++) { /* good: x = 2x + 1, in place; two variants (BLOCK), compiled apart */
+    for (int i = 0; i < 2;
+         i++) { /* good: x = 2x + 1, in place; two variants (BLOCK), compiled apart */
         Work *w = &works[i];
-        *w = (Work){.name = i ? "good BLOCK=128" : "good", .src = GOOD_SRC, .kernel = "good", .grid = {i ? 40 : 20, 1, 1}};
+        *w = (Work){.name = i ? "good BLOCK=128" : "good",
+                    .src = GOOD_SRC,
+                    .kernel = "good",
+                    .grid = {i ? 40 : 20, 1, 1}};
         def(w, "BLOCK", i ? "128" : "256");
         float *x = xcalloc(sizeof(float) * 5000);
         for (int j = 0; j < 5000; j++) x[j] = (float)(j % 251) - 100.0f;
@@ -126,24 +130,32 @@ static void make_works(bool mock) {
     if (mock) return;
 
     Work *w = &works[2]; /* examples/vector_add.nr: z = x + y, exact */
-    *w = (Work){.name = "vector_add", .file = "vector_add.nr", .kernel = "add_kernel", .grid = {97, 1, 1}};
+    *w = (Work){
+        .name = "vector_add", .file = "vector_add.nr", .kernel = "add_kernel", .grid = {97, 1, 1}};
     def(w, "BLOCK_SIZE", "1024");
     enum { N = 98432 + 7 };
     float *a = xcalloc(sizeof(float) * N), *b = xcalloc(sizeof(float) * N);
-    for (int i = 0; i < N; i++) a[i] = rng_float(&seed, -100, 100), b[i] = rng_float(&seed, -100, 100);
+    for (int i = 0; i < N; i++)
+        a[i] = rng_float(&seed, -100, 100), b[i] = rng_float(&seed, -100, 100);
     arg_buf(w, add_buf(w, sizeof(float) * N, a, false, false));
     arg_buf(w, add_buf(w, sizeof(float) * N, b, false, false));
     arg_buf(w, add_buf(w, sizeof(float) * N, NULL, true, false));
     arg_val(w, nr_arg_i32(N));
 
-    w = &works[3]; /* examples/softmax.nr: rows of 781 in blocks of 1024, 32 programs striding over 100 rows */
-    *w = (Work){.name = "softmax", .file = "softmax.nr", .kernel = "softmax_kernel", .grid = {32, 1, 1},
-                .atol = 1e-6, .rtol = 1e-5};
+    w = &works[3]; /* examples/softmax.nr: rows of 781 in blocks of 1024, 32 programs striding over
+                      100 rows */
+    *w = (Work){.name = "softmax",
+                .file = "softmax.nr",
+                .kernel = "softmax_kernel",
+                .grid = {32, 1, 1},
+                .atol = 1e-6,
+                .rtol = 1e-5};
     def(w, "BLOCK_SIZE", "1024");
     def(w, "num_stages", "1");
     enum { ROWS = 100, COLS = 781, STRIDE = 800 };
     float *in = xcalloc(sizeof(float) * ROWS * STRIDE);
-    for (int i = 0; i < ROWS * STRIDE; i++) in[i] = i % STRIDE < COLS ? rng_float(&seed, -5, 5) : 1e30f;
+    for (int i = 0; i < ROWS * STRIDE; i++)
+        in[i] = i % STRIDE < COLS ? rng_float(&seed, -5, 5) : 1e30f;
     int out = add_buf(w, sizeof(float) * ROWS * COLS, NULL, true, false);
     arg_buf(w, out);
     arg_buf(w, add_buf(w, sizeof(float) * ROWS * STRIDE, in, false, false));
@@ -153,8 +165,12 @@ static void make_works(bool mock) {
     arg_val(w, nr_arg_i32(COLS));
 
     w = &works[4]; /* examples/matmul.nr: fp16 128x96x64, leaky_relu, tensor cores on the GPU */
-    *w = (Work){.name = "matmul", .file = "matmul.nr", .kernel = "matmul_kernel", .grid = {2 * 3, 1, 1},
-                .atol = 1e-2, .rtol = 1e-2};
+    *w = (Work){.name = "matmul",
+                .file = "matmul.nr",
+                .kernel = "matmul_kernel",
+                .grid = {2 * 3, 1, 1},
+                .atol = 1e-2,
+                .rtol = 1e-2};
     def(w, "BLOCK_SIZE_M", "64");
     def(w, "BLOCK_SIZE_N", "32");
     def(w, "BLOCK_SIZE_K", "32");
@@ -209,7 +225,9 @@ static bool load(const Work *w, nr_context *ctx, Loaded *l, char *why, size_t n)
                           : nr_compile_source(ctx, w->src, strlen(w->src), "multi.nr", &o, &l->mod);
     if (!s) s = nr_module_get_kernel(l->mod, w->kernel, &l->k);
     for (int b = 0; b < w->nbufs && !s; b++) s = nr_malloc(ctx, w->bytes[b], &l->d[b]);
-    if (s) return say(why, n, "%s: compiling or allocating: %s: %s", w->name, nr_status_string(s), nr_last_error(ctx));
+    if (s)
+        return say(why, n, "%s: compiling or allocating: %s: %s", w->name, nr_status_string(s),
+                   nr_last_error(ctx));
     return true;
 }
 
@@ -217,9 +235,11 @@ static bool load(const Work *w, nr_context *ctx, Loaded *l, char *why, size_t n)
 static bool run(const Work *w, Loaded *l, void *stream, void **res, char *why, size_t n) {
     nr_context *ctx = l->ctx;
     nr_status s = NR_OK;
-    for (int b = 0; b < w->nbufs && !s; b++) s = nr_memcpy_htod(ctx, l->d[b], w->init[b], w->bytes[b]);
+    for (int b = 0; b < w->nbufs && !s; b++)
+        s = nr_memcpy_htod(ctx, l->d[b], w->init[b], w->bytes[b]);
     nr_arg args[MAX_ARG];
-    for (int i = 0; i < w->nargs; i++) args[i] = w->argbuf[i] >= 0 ? nr_arg_ptr(l->d[w->argbuf[i]]) : w->argval[i];
+    for (int i = 0; i < w->nargs; i++)
+        args[i] = w->argbuf[i] >= 0 ? nr_arg_ptr(l->d[w->argbuf[i]]) : w->argval[i];
     nr_launch_options lo = {0, stream, 0};
     if (!s) s = nr_launch(l->k, w->grid, args, w->nargs, &lo);
     if (!s) s = stream ? nr_stream_synchronize(ctx, stream) : nr_synchronize(ctx);
@@ -244,21 +264,25 @@ static void free_res(const Work *w, void **res) {
 }
 
 /* got against want (the CPU's), within the kernel's tolerance; bitwise: bit for bit. */
-static bool compare(const Work *w, void *const *got, void *const *want, bool bitwise, char *why, size_t n) {
+static bool compare(const Work *w, void *const *got, void *const *want, bool bitwise, char *why,
+                    size_t n) {
     for (int b = 0; b < w->nbufs; b++) {
         if (!w->out[b]) continue;
         if (bitwise) {
             if (memcmp(got[b], want[b], w->bytes[b]))
-                return say(why, n, "%s: output %d differs bit for bit from another device's", w->name, b);
+                return say(why, n, "%s: output %d differs bit for bit from another device's",
+                           w->name, b);
             continue;
         }
         size_t count = w->bytes[b] / (w->half[b] ? 2 : 4);
         for (size_t i = 0; i < count; i++) {
             double g, c;
-            if (w->half[b]) g = gt_h2f(((uint16_t *)got[b])[i]), c = gt_h2f(((uint16_t *)want[b])[i]);
+            if (w->half[b])
+                g = gt_h2f(((uint16_t *)got[b])[i]), c = gt_h2f(((uint16_t *)want[b])[i]);
             else g = ((float *)got[b])[i], c = ((float *)want[b])[i];
             if (!(fabs(g - c) <= w->atol + w->rtol * fabs(c)))
-                return say(why, n, "%s: output %d element %zu: got %.9g, the CPU %.9g", w->name, b, i, g, c);
+                return say(why, n, "%s: output %d element %zu: got %.9g, the CPU %.9g", w->name, b,
+                           i, g, c);
         }
     }
     return true;
@@ -287,20 +311,33 @@ typedef struct Driver {
     int (*PrimaryCtxRelease)(int);
     int (*CtxGetCurrent)(void **);
     int (*CtxSetCurrent)(void *);
-    int (*MockStats)(long long *, int, int); /* the stand-in driver's counters; NULL on a real one */
+    int (*MockStats)(long long *, int,
+                     int); /* the stand-in driver's counters; NULL on a real one */
 } Driver;
 static Driver drv;
 
 /* the stand-in driver's counters (tests/mock/cuda_mock.c, ST_*) */
-enum { MS_PEER_COPIES, MS_PEER_DIRECT, MS_DTOD, MS_HTOD, MS_DTOH, MS_PEER_ENABLED, MS_MAX_INFLIGHT, MS_LAUNCHES,
-       MS_COUNT = MS_LAUNCHES + 8 };
+enum {
+    MS_PEER_COPIES,
+    MS_PEER_DIRECT,
+    MS_DTOD,
+    MS_HTOD,
+    MS_DTOH,
+    MS_PEER_ENABLED,
+    MS_MAX_INFLIGHT,
+    MS_LAUNCHES,
+    MS_COUNT = MS_LAUNCHES + 8
+};
 
 static bool find_driver(void) {
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD); /* the one Nereid loaded */
     if (!lib) return false;
-    void *p[6] = {dlsym(lib, "cuDeviceGet"), dlsym(lib, "cuDevicePrimaryCtxRetain"),
-                  dlsym(lib, "cuDevicePrimaryCtxRelease_v2"), dlsym(lib, "cuCtxGetCurrent"),
-                  dlsym(lib, "cuCtxSetCurrent"), dlsym(lib, "cuMockStats")};
+    void *p[6] = {dlsym(lib, "cuDeviceGet"),
+                  dlsym(lib, "cuDevicePrimaryCtxRetain"),
+                  dlsym(lib, "cuDevicePrimaryCtxRelease_v2"),
+                  dlsym(lib, "cuCtxGetCurrent"),
+                  dlsym(lib, "cuCtxSetCurrent"),
+                  dlsym(lib, "cuMockStats")};
     memcpy(&drv.DeviceGet, &p[0], sizeof p[0]);
     memcpy(&drv.PrimaryCtxRetain, &p[1], sizeof p[1]);
     memcpy(&drv.PrimaryCtxRelease, &p[2], sizeof p[2]);
@@ -324,15 +361,15 @@ static void mock_stats(long long *out) {
 /* ---- the work of one device: what a thread or a child process runs ---- */
 
 typedef struct Job {
-    int device;       /* its CUDA device */
-    int order;        /* the kernels start at this one (so that threads compile different ones at once) */
-    int foreign;      /* >= 0: hold this device's primary context current meanwhile (as PyTorch would) */
+    int device; /* its CUDA device */
+    int order;  /* the kernels start at this one (so that threads compile different ones at once) */
+    int foreign; /* >= 0: hold this device's primary context current meanwhile (as PyTorch would) */
     pthread_barrier_t *start;
     /* results */
     CheckState st;
     char why[1024];
     nr_stats stats;
-    char name[256];   /* the device's: devices of one name are of one kind (compute capability) */
+    char name[256]; /* the device's: devices of one name are of one kind (compute capability) */
     void *res[NWORK][MAX_BUF];
 } Job;
 
@@ -348,7 +385,8 @@ static void run_job(Job *j) {
     void *mine = NULL;
     if (j->foreign >= 0 && drv.PrimaryCtxRetain) {
         int dev;
-        if (drv.DeviceGet(&dev, j->foreign) == 0 && drv.PrimaryCtxRetain(&mine, dev) == 0) drv.CtxSetCurrent(mine);
+        if (drv.DeviceGet(&dev, j->foreign) == 0 && drv.PrimaryCtxRetain(&mine, dev) == 0)
+            drv.CtxSetCurrent(mine);
         else mine = NULL;
     } else if (drv.CtxSetCurrent) {
         drv.CtxSetCurrent(NULL); /* a thread with no current context must stay without */
@@ -419,7 +457,8 @@ static int nrows;
 static CheckState st;
 #define CHECK(cond, ...) CHECK_AT(&st, cond, __VA_ARGS__)
 
-static void row(const char *part, int ndev, bool ok, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void row(const char *part, int ndev, bool ok, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 static void row(const char *part, int ndev, bool ok, const char *fmt, ...) {
     if (nrows == (int)(sizeof rows / sizeof rows[0])) return;
     Row *r = &rows[nrows++];
@@ -453,14 +492,18 @@ static int kinds(Job *jobs, int n, int *first) {
 static bool cache_once(Job *jobs, int n, char *detail, size_t size) {
     int first[MAX_DEV];
     int nk = kinds(jobs, n, first);
-    unsigned long long compiled = 0, hits = 0, variants = jobs[0].stats.gpu_compiles + jobs[0].stats.disk_cache_hits;
+    unsigned long long compiled = 0, hits = 0,
+                       variants = jobs[0].stats.gpu_compiles + jobs[0].stats.disk_cache_hits;
     bool same = true;
     for (int i = 0; i < n; i++) {
         compiled += jobs[i].stats.gpu_compiles, hits += jobs[i].stats.disk_cache_hits;
         same &= jobs[i].stats.gpu_compiles + jobs[i].stats.disk_cache_hits == variants;
     }
-    bool ok = same && variants > 0 && compiled == variants * (unsigned)nk && hits == variants * (unsigned)(n - nk);
-    snprintf(detail, size, "%llu variants, %d kind%s of device: compiled %llu (want %llu), loaded %llu from the disk cache",
+    bool ok = same && variants > 0 && compiled == variants * (unsigned)nk &&
+              hits == variants * (unsigned)(n - nk);
+    snprintf(detail, size,
+             "%llu variants, %d kind%s of device: compiled %llu (want %llu), loaded %llu from the "
+             "disk cache",
              variants, nk, nk == 1 ? "" : "s", compiled, variants * (unsigned)nk, hits);
     return ok;
 }
@@ -472,7 +515,8 @@ static bool devices_agree(Job *jobs, int n, char *why, size_t size) {
     for (int i = 0; i < n; i++)
         for (int w = 0; w < nworks && first[i] != i; w++)
             if (jobs[i].res[w][0] || jobs[i].res[w][1] || jobs[i].res[w][2] || jobs[i].res[w][3])
-                if (!compare(&works[w], jobs[i].res[w], jobs[first[i]].res[w], true, why, size)) return false;
+                if (!compare(&works[w], jobs[i].res[w], jobs[first[i]].res[w], true, why, size))
+                    return false;
     return true;
 }
 
@@ -502,7 +546,10 @@ static void part_threads(int ndev) {
     long long before[MS_COUNT], after[MS_COUNT];
     mock_stats(before);
     for (int i = 0; i < n; i++) {
-        jobs[i] = (Job){.device = i % ndev, .order = i, .foreign = ndev >= 2 ? (i + 1) % ndev : -1, .start = &start};
+        jobs[i] = (Job){.device = i % ndev,
+                        .order = i,
+                        .foreign = ndev >= 2 ? (i + 1) % ndev : -1,
+                        .start = &start};
         if (pthread_create(&th[i], NULL, thread_main, &jobs[i])) {
             printf("pthread_create failed\n");
             exit(1);
@@ -517,13 +564,16 @@ static void part_threads(int ndev) {
     char detail[300], why[512] = "";
     bool once = cache_once(jobs, n, detail, sizeof detail);
     bool agree = devices_agree(jobs, n, why, sizeof why);
-    CHECK(once, "threads: the disk cache compiled a variant more than once per kind of device: %s", detail);
+    CHECK(once, "threads: the disk cache compiled a variant more than once per kind of device: %s",
+          detail);
     CHECK(agree, "threads: %s", why);
-    row("threads (one per device)", ndev, !failed && once && agree, "%d threads, %d kernels x %d rounds each, %d checks: %s",
-        n, nworks, ROUNDS, passed + failed, detail);
+    row("threads (one per device)", ndev, !failed && once && agree,
+        "%d threads, %d kernels x %d rounds each, %d checks: %s", n, nworks, ROUNDS,
+        passed + failed, detail);
     if (drv.MockStats)
         printf("threads: the stand-in driver saw at most %lld launches of `good` running at once\n",
-               after[MS_MAX_INFLIGHT] - before[MS_MAX_INFLIGHT] > 0 ? after[MS_MAX_INFLIGHT] : before[MS_MAX_INFLIGHT]);
+               after[MS_MAX_INFLIGHT] - before[MS_MAX_INFLIGHT] > 0 ? after[MS_MAX_INFLIGHT]
+                                                                    : before[MS_MAX_INFLIGHT]);
     for (int i = 0; i < n; i++) free_job(&jobs[i]);
     free(jobs);
 }
@@ -566,7 +616,9 @@ static void part_processes(int ndev, const char *self) {
     for (int p = 0; p < n; p++) {
         char buf[16384];
         ssize_t got = 0, r;
-        while (got < (ssize_t)sizeof buf - 1 && (r = read(pipes[p][0], buf + got, sizeof buf - 1 - (size_t)got)) > 0) got += r;
+        while (got < (ssize_t)sizeof buf - 1 &&
+               (r = read(pipes[p][0], buf + got, sizeof buf - 1 - (size_t)got)) > 0)
+            got += r;
         buf[got > 0 ? got : 0] = 0;
         close(pipes[p][0]);
         int status = 0;
@@ -586,7 +638,9 @@ static void part_processes(int ndev, const char *self) {
     }
     char detail[300];
     bool once = cache_once(jobs, n, detail, sizeof detail);
-    CHECK(once, "processes: the disk cache compiled a variant more than once per kind of device: %s", detail);
+    CHECK(once,
+          "processes: the disk cache compiled a variant more than once per kind of device: %s",
+          detail);
     row("processes (one per device)", ndev, !failed && once, "%d processes: %s", n, detail);
 }
 
@@ -600,20 +654,24 @@ static void part_one_thread(int ndev) {
     const Work *w = &works[one_thread_work];
     for (int d = 0; d < ndev && ok; d++) {
         char err[512];
-        ok = nr_context_create_ex(NR_DEVICE_CUDA, d, &ctx[d], err, sizeof err) == NR_OK || !say(why, sizeof why, "%s", err);
+        ok = nr_context_create_ex(NR_DEVICE_CUDA, d, &ctx[d], err, sizeof err) == NR_OK ||
+             !say(why, sizeof why, "%s", err);
         ok = ok && load(w, ctx[d], &l[d], why, sizeof why);
     }
     for (int r = 0; r < ROUNDS && ok; r++) {
         nr_arg args[MAX_ARG];
         for (int d = 0; d < ndev && ok; d++) { /* queued on every device */
-            for (int b = 0; b < w->nbufs && ok; b++) ok = nr_memcpy_htod(ctx[d], l[d].d[b], w->init[b], w->bytes[b]) == NR_OK;
-            for (int i = 0; i < w->nargs; i++) args[i] = w->argbuf[i] >= 0 ? nr_arg_ptr(l[d].d[w->argbuf[i]]) : w->argval[i];
+            for (int b = 0; b < w->nbufs && ok; b++)
+                ok = nr_memcpy_htod(ctx[d], l[d].d[b], w->init[b], w->bytes[b]) == NR_OK;
+            for (int i = 0; i < w->nargs; i++)
+                args[i] = w->argbuf[i] >= 0 ? nr_arg_ptr(l[d].d[w->argbuf[i]]) : w->argval[i];
             ok = ok && nr_launch(l[d].k, w->grid, args, w->nargs, NULL) == NR_OK;
             if (!ok) say(why, sizeof why, "device %d: %s", d, nr_last_error(ctx[d]));
         }
         for (int d = 0; d < ndev && ok; d++) { /* then waited for */
             void *got[MAX_BUF] = {0};
-            ok = nr_synchronize(ctx[d]) == NR_OK || !say(why, sizeof why, "device %d: %s", d, nr_last_error(ctx[d]));
+            ok = nr_synchronize(ctx[d]) == NR_OK ||
+                 !say(why, sizeof why, "device %d: %s", d, nr_last_error(ctx[d]));
             for (int b = 0; b < w->nbufs && ok; b++)
                 if (w->out[b]) {
                     got[b] = xcalloc(w->bytes[b]);
@@ -628,18 +686,22 @@ static void part_one_thread(int ndev) {
         nr_context_destroy(ctx[d]);
     }
     CHECK(ok, "one thread on every device: %s", why);
-    row("one thread, every device", ndev, ok, "%s: %d rounds of launches on %d devices before any wait", w->name,
-        ROUNDS, ndev);
+    row("one thread, every device", ndev, ok,
+        "%s: %d rounds of launches on %d devices before any wait", w->name, ROUNDS, ndev);
 }
 
 static const char *path_name(nr_copy_path p) {
-    return p == NR_COPY_HOST ? "host" : p == NR_COPY_DEVICE ? "device" : p == NR_COPY_PEER ? "peer" : "staged";
+    return p == NR_COPY_HOST     ? "host"
+           : p == NR_COPY_DEVICE ? "device"
+           : p == NR_COPY_PEER   ? "peer"
+                                 : "staged";
 }
 
 /* One copy of `bytes` bytes from memory of a to memory of b, both at offset `off` into
  * allocations of off + bytes, checked by reading the whole destination back (the bytes
  * before the offset must stay 0). */
-static bool copy_once(nr_context *b, nr_context *a, size_t bytes, size_t off, bool async, char *why, size_t n) {
+static bool copy_once(nr_context *b, nr_context *a, size_t bytes, size_t off, bool async, char *why,
+                      size_t n) {
     unsigned char *h = xcalloc(bytes + off), *back = xcalloc(bytes + off);
     for (size_t i = 0; i < bytes + off; i++) h[i] = (unsigned char)(i * 131 + bytes);
     nr_devptr src = 0, dst = 0;
@@ -653,15 +715,16 @@ static bool copy_once(nr_context *b, nr_context *a, size_t bytes, size_t off, bo
     if (ok) {
         s = async ? nr_memcpy_peer_async(b, dst + off, a, src + off, bytes, stream)
                   : nr_memcpy_peer(b, dst + off, a, src + off, bytes);
-        if (!s && async) s = nr_stream_synchronize(nr_context_device(b) == NR_DEVICE_CUDA ? b : a, stream);
+        if (!s && async)
+            s = nr_stream_synchronize(nr_context_device(b) == NR_DEVICE_CUDA ? b : a, stream);
         if (!s) s = nr_memcpy_dtoh(b, back, dst, bytes + off);
-        ok = !s || say(why, n, "%zu bytes at +%zu%s: %s: %s", bytes, off, async ? " (async)" : "", nr_status_string(s),
-                       nr_last_error(b));
+        ok = !s || say(why, n, "%zu bytes at +%zu%s: %s: %s", bytes, off, async ? " (async)" : "",
+                       nr_status_string(s), nr_last_error(b));
     }
     for (size_t i = 0; ok && i < bytes + off; i++)
         if (back[i] != (i < off ? 0 : h[i]))
-            ok = say(why, n, "%zu bytes at +%zu%s: byte %zu is %d, want %d", bytes, off, async ? " (async)" : "", i,
-                     back[i], i < off ? 0 : h[i]);
+            ok = say(why, n, "%zu bytes at +%zu%s: byte %zu is %d, want %d", bytes, off,
+                     async ? " (async)" : "", i, back[i], i < off ? 0 : h[i]);
     if (stream) nr_stream_destroy(nr_context_device(b) == NR_DEVICE_CUDA ? b : a, stream);
     if (src) nr_free(a, src);
     if (dst) nr_free(b, dst);
@@ -680,7 +743,8 @@ static bool copy_then_run(nr_context *b, nr_context *a, char *why, size_t n) {
     if (!s) s = nr_memcpy_htod(a, src, w->init[0], w->bytes[0]);
     if (!s) s = nr_memcpy_peer(b, l.d[0], a, src, w->bytes[0]);
     nr_arg args[MAX_ARG];
-    for (int i = 0; i < w->nargs; i++) args[i] = w->argbuf[i] >= 0 ? nr_arg_ptr(l.d[w->argbuf[i]]) : w->argval[i];
+    for (int i = 0; i < w->nargs; i++)
+        args[i] = w->argbuf[i] >= 0 ? nr_arg_ptr(l.d[w->argbuf[i]]) : w->argval[i];
     if (!s) s = nr_launch(l.k, w->grid, args, w->nargs, NULL);
     if (!s) s = nr_synchronize(b);
     void *got[MAX_BUF] = {0};
@@ -701,9 +765,11 @@ static void part_copies(int ndev, const char *expect) {
     char why[1024] = "", paths[1024] = "";
     bool ok = nr_context_create(NR_DEVICE_CPU, 0, &cpu) == NR_OK;
     for (int d = 0; d < ndev && ok; d++)
-        ok = nr_context_create(NR_DEVICE_CUDA, d, &ctx[d]) == NR_OK && nr_context_create(NR_DEVICE_CUDA, d, &twin[d]) == NR_OK;
+        ok = nr_context_create(NR_DEVICE_CUDA, d, &ctx[d]) == NR_OK &&
+             nr_context_create(NR_DEVICE_CUDA, d, &twin[d]) == NR_OK;
     CHECK(ok, "copies: creating the contexts");
-    static const size_t sizes[][2] = {{1, 0}, {1000, 3}, {4096, 64}, {(9u << 20) + 3, 5}}; /* past one staging chunk */
+    static const size_t sizes[][2] = {
+        {1, 0}, {1000, 3}, {4096, 64}, {(9u << 20) + 3, 5}}; /* past one staging chunk */
     int pairs = 0, peer = 0, staged = 0;
     for (int a = -1; a < ndev; a++)
         for (int b = -1; b < ndev; b++) {
@@ -718,28 +784,33 @@ static void part_copies(int ndev, const char *expect) {
                 if (expect && !strcmp(expect, "staged")) want = NR_COPY_STAGED;
                 peer += path == NR_COPY_PEER, staged += path == NR_COPY_STAGED;
                 size_t len = strlen(paths);
-                snprintf(paths + len, sizeof paths - len, "%s%d->%d %s", len ? ", " : "", a, b, path_name(path));
+                snprintf(paths + len, sizeof paths - len, "%s%d->%d %s", len ? ", " : "", a, b,
+                         path_name(path));
             }
-            CHECK(s == NR_OK && path == want, "copies %d -> %d: path %s (%s), want %s", a, b, path_name(path),
-                  nr_status_string(s), path_name(want));
+            CHECK(s == NR_OK && path == want, "copies %d -> %d: path %s (%s), want %s", a, b,
+                  path_name(path), nr_status_string(s), path_name(want));
             ok &= s == NR_OK && path == want;
             long long before[MS_COUNT], after[MS_COUNT];
             mock_stats(before);
             for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
                 for (int async = 0; async < 2; async++) {
-                    bool good = copy_once(dst, src, sizes[i][0], sizes[i][1], async, why, sizeof why);
+                    bool good =
+                        copy_once(dst, src, sizes[i][0], sizes[i][1], async, why, sizeof why);
                     CHECK(good, "copies %d -> %d (%s): %s", a, b, path_name(path), why);
                     ok &= good;
                 }
             mock_stats(after);
-            if (drv.MockStats && a >= 0 && b >= 0 && a != b) { /* the stand-in driver saw the path taken */
+            if (drv.MockStats && a >= 0 && b >= 0 &&
+                a != b) { /* the stand-in driver saw the path taken */
                 long long copies = after[MS_PEER_COPIES] - before[MS_PEER_COPIES];
                 long long direct = after[MS_PEER_DIRECT] - before[MS_PEER_DIRECT];
                 if (path == NR_COPY_PEER)
-                    CHECK(copies == 8 && direct == 8, "copies %d -> %d: %lld cuMemcpyPeer, %lld with peer access, want 8",
-                          a, b, copies, direct);
+                    CHECK(copies == 8 && direct == 8,
+                          "copies %d -> %d: %lld cuMemcpyPeer, %lld with peer access, want 8", a, b,
+                          copies, direct);
                 else
-                    CHECK(copies == 0, "copies %d -> %d: staged, yet %lld cuMemcpyPeer", a, b, copies);
+                    CHECK(copies == 0, "copies %d -> %d: staged, yet %lld cuMemcpyPeer", a, b,
+                          copies);
             }
             bool ran = copy_then_run(dst, src, why, sizeof why);
             CHECK(ran, "copies %d -> %d, then `good` on the destination: %s", a, b, why);
@@ -749,10 +820,16 @@ static void part_copies(int ndev, const char *expect) {
     for (int d = 0; d < ndev; d++) nr_context_destroy(ctx[d]), nr_context_destroy(twin[d]);
     nr_context_destroy(cpu);
     if (ndev >= 2)
-        row("copies between devices", ndev, ok, "%d ordered pairs (GPUs, one GPU twice, the CPU), 4 sizes x sync/async "
-            "each; between GPUs: %s", pairs, !peer ? "all staged" : !staged ? "all peer" : paths);
+        row("copies between devices", ndev, ok,
+            "%d ordered pairs (GPUs, one GPU twice, the CPU), 4 sizes x sync/async "
+            "each; between GPUs: %s",
+            pairs,
+            !peer     ? "all staged"
+            : !staged ? "all peer"
+                      : paths);
     else
-        row("copies (one device)", ndev, ok, "%d pairs: GPU 0 with itself (two contexts) and with the CPU", pairs);
+        row("copies (one device)", ndev, ok,
+            "%d pairs: GPU 0 with itself (two contexts) and with the CPU", pairs);
 }
 
 /* The repository root: $NEREID_ROOT, the current directory, or two levels above the
@@ -787,7 +864,8 @@ int main(int argc, char **argv) {
         }
     }
     if (!expect && getenv("NEREID_TEST_EXPECT_PATH") && *getenv("NEREID_TEST_EXPECT_PATH"))
-        expect = getenv("NEREID_TEST_EXPECT_PATH"); /* as --expect-path (tools/run-tests.sh sets it) */
+        expect =
+            getenv("NEREID_TEST_EXPECT_PATH"); /* as --expect-path (tools/run-tests.sh sets it) */
     find_root(argc > 0 ? argv[0] : "test_gpu_multi");
     setenv("CUDA_CACHE_DISABLE", "1", 1); /* the driver's own cache would hide compiles */
     int ndev = 0;
@@ -796,14 +874,17 @@ int main(int argc, char **argv) {
     if (s || ndev == 0) {
         const char *req = getenv("NEREID_REQUIRE_GPU");
         if (req && *req && strcmp(req, "0")) {
-            printf("test_gpu_multi: FAILED: NEREID_REQUIRE_GPU is set and there is no CUDA device (%s)\n", err);
+            printf("test_gpu_multi: FAILED: NEREID_REQUIRE_GPU is set and there is no CUDA device "
+                   "(%s)\n",
+                   err);
             return 1;
         }
         printf("SKIP: no CUDA device (%s)\n", *err ? err : "the driver found none");
         return 0;
     }
     if (ndev > MAX_DEV) ndev = MAX_DEV;
-    nr_context *probe = NULL; /* loads the driver, so that the test finds it; tells the stand-in apart */
+    nr_context *probe =
+        NULL; /* loads the driver, so that the test finds it; tells the stand-in apart */
     if (nr_context_create_ex(NR_DEVICE_CUDA, 0, &probe, err, sizeof err)) {
         printf("test_gpu_multi: FAILED: CUDA device 0: %s\n", err);
         return 1;
@@ -843,9 +924,12 @@ int main(int argc, char **argv) {
     free_works();
     printf("\n%-28s %-8s %-7s %s\n", "part", "devices", "result", "detail");
     for (int i = 0; i < nrows; i++)
-        printf("%-28s %-8s %-7s %s\n", rows[i].part, rows[i].devices, rows[i].result, rows[i].detail);
+        printf("%-28s %-8s %-7s %s\n", rows[i].part, rows[i].devices, rows[i].result,
+               rows[i].detail);
     if (ndev < 2)
-        printf("MULTI-DEVICE PARTS SKIPPED: only one CUDA device is visible, so no copies between two devices and no "
-               "two devices at once were tested (the threads and processes above shared device 0)\n");
+        printf(
+            "MULTI-DEVICE PARTS SKIPPED: only one CUDA device is visible, so no copies between two "
+            "devices and no "
+            "two devices at once were tested (the threads and processes above shared device 0)\n");
     return check_done("test_gpu_multi", &st);
 }

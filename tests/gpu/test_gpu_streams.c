@@ -38,44 +38,53 @@ static nr_kernel *compile_add(nr_context *ctx) {
 /* Lane i: x = i + j/N, y = 1; after the chain z = x + CHAIN * y. */
 static void upload(nr_context *ctx, Lane *l, int i, float *host) {
     for (int j = 0; j < N; j++) host[j] = (float)i + (float)j / N;
-    CHECK(nr_malloc(ctx, N * sizeof(float), &l->x) == NR_OK && nr_malloc(ctx, N * sizeof(float), &l->y) == NR_OK &&
+    CHECK(nr_malloc(ctx, N * sizeof(float), &l->x) == NR_OK &&
+              nr_malloc(ctx, N * sizeof(float), &l->y) == NR_OK &&
               nr_malloc(ctx, N * sizeof(float), &l->z) == NR_OK,
           "nr_malloc: %s", nr_last_error(ctx));
-    CHECK(nr_memcpy_htod(ctx, l->x, host, N * sizeof(float)) == NR_OK, "upload x: %s", nr_last_error(ctx));
+    CHECK(nr_memcpy_htod(ctx, l->x, host, N * sizeof(float)) == NR_OK, "upload x: %s",
+          nr_last_error(ctx));
     for (int j = 0; j < N; j++) host[j] = 1.0f;
-    CHECK(nr_memcpy_htod(ctx, l->y, host, N * sizeof(float)) == NR_OK, "upload y: %s", nr_last_error(ctx));
+    CHECK(nr_memcpy_htod(ctx, l->y, host, N * sizeof(float)) == NR_OK, "upload y: %s",
+          nr_last_error(ctx));
 }
 
 static void launch_chain(nr_context *ctx, nr_kernel *k, const Lane *l) {
     unsigned grid[3] = {N / 1024, 1, 1};
     nr_launch_options o = {0, l->stream, 0};
     for (int c = 0; c < CHAIN; c++) {
-        nr_arg a[] = {nr_arg_ptr(c ? l->z : l->x), nr_arg_ptr(l->y), nr_arg_ptr(l->z), nr_arg_i32(N)};
+        nr_arg a[] = {nr_arg_ptr(c ? l->z : l->x), nr_arg_ptr(l->y), nr_arg_ptr(l->z),
+                      nr_arg_i32(N)};
         nr_status s = nr_launch(k, grid, a, 4, &o);
         CHECK(s == NR_OK, "launch %d: %s", c, nr_last_error(ctx));
     }
 }
 
 static long wrong_sums(nr_context *ctx, const Lane *l, int i, float *host) {
-    CHECK(nr_memcpy_dtoh(ctx, host, l->z, N * sizeof(float)) == NR_OK, "download: %s", nr_last_error(ctx));
+    CHECK(nr_memcpy_dtoh(ctx, host, l->z, N * sizeof(float)) == NR_OK, "download: %s",
+          nr_last_error(ctx));
     long bad = 0;
     for (int j = 0; j < N; j++) bad += host[j] != ((float)i + (float)j / N) + (float)CHAIN;
     return bad;
 }
 
-static void run_lanes(nr_context *ctx, nr_kernel *k, Lane *lanes, float *host, int destroy_streams) {
+static void run_lanes(nr_context *ctx, nr_kernel *k, Lane *lanes, float *host,
+                      int destroy_streams) {
     for (int i = 0; i < STREAMS; i++) {
-        CHECK(nr_stream_create(ctx, &lanes[i].stream) == NR_OK && lanes[i].stream, "nr_stream_create: %s",
-              nr_last_error(ctx));
+        CHECK(nr_stream_create(ctx, &lanes[i].stream) == NR_OK && lanes[i].stream,
+              "nr_stream_create: %s", nr_last_error(ctx));
         upload(ctx, &lanes[i], i, host);
     }
     for (int i = 0; i < STREAMS; i++) launch_chain(ctx, k, &lanes[i]);
     for (int i = 0; i < STREAMS; i++) {
-        CHECK(nr_stream_synchronize(ctx, lanes[i].stream) == NR_OK, "nr_stream_synchronize: %s", nr_last_error(ctx));
+        CHECK(nr_stream_synchronize(ctx, lanes[i].stream) == NR_OK, "nr_stream_synchronize: %s",
+              nr_last_error(ctx));
         long bad = wrong_sums(ctx, &lanes[i], i, host);
-        CHECK(bad == 0, "stream %d: %ld of %d sums wrong (launches or copies out of order)", i, bad, N);
-        if (destroy_streams) CHECK(nr_stream_destroy(ctx, lanes[i].stream) == NR_OK, "nr_stream_destroy: %s",
-                                   nr_last_error(ctx));
+        CHECK(bad == 0, "stream %d: %ld of %d sums wrong (launches or copies out of order)", i, bad,
+              N);
+        if (destroy_streams)
+            CHECK(nr_stream_destroy(ctx, lanes[i].stream) == NR_OK, "nr_stream_destroy: %s",
+                  nr_last_error(ctx));
     }
 }
 
@@ -89,8 +98,10 @@ int main(int argc, char **argv) {
     Lane lanes[STREAMS];
     if (k) {
         run_lanes(ctx, k, lanes, host, 1);
-        CHECK(nr_stream_destroy(ctx, lanes[0].stream) == NR_ERR_INVALID_ARG, "a destroyed stream is refused");
-        CHECK(nr_stream_synchronize(ctx, NULL) == NR_OK, "the default stream: %s", nr_last_error(ctx));
+        CHECK(nr_stream_destroy(ctx, lanes[0].stream) == NR_ERR_INVALID_ARG,
+              "a destroyed stream is refused");
+        CHECK(nr_stream_synchronize(ctx, NULL) == NR_OK, "the default stream: %s",
+              nr_last_error(ctx));
         run_lanes(ctx, k, lanes, host, 0); /* left to nr_context_destroy */
     }
     nr_context_destroy(ctx);

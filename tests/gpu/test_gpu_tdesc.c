@@ -13,7 +13,8 @@
  * above the tensor, so the first reads padding and writes nothing there. */
 static const char *K_SCALE =
     "@triton.jit\n"
-    "def k(xd: \"tensordesc<@T@[BM, BN]>\", yd: \"tensordesc<@T@[BM, BN]>\", t: *@T@, BM: tl.constexpr, BN: tl.constexpr,\n"
+    "def k(xd: \"tensordesc<@T@[BM, BN]>\", yd: \"tensordesc<@T@[BM, BN]>\", t: *@T@, BM: "
+    "tl.constexpr, BN: tl.constexpr,\n"
     "      SHIFT: tl.constexpr):\n"
     "    pm = tl.program_id(0)\n"
     "    pn = tl.program_id(1)\n"
@@ -22,18 +23,21 @@ static const char *K_SCALE =
     "    tile = (pm * tl.num_programs(1) + pn) * BM * BN\n"
     "    tl.store(t + tile + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], v)\n";
 
-static void scale(GtType ty, int M, int N, int row_pad, long base_off, int BM, int BN, int warps, int shift, int padding) {
+static void scale(GtType ty, int M, int N, int row_pad, long base_off, int BM, int BN, int warps,
+                  int shift, int padding) {
     static int seed = 1;
     GtRng rng = {(uint64_t)seed++ * 7919};
     int sx = N + row_pad, gm = (int)gt_cdiv(M + shift, BM), gn = (int)gt_cdiv(N, BN);
-    size_t nx = (size_t)M * sx + (size_t)base_off, nt = (size_t)gm * gn * BM * BN, ny = (size_t)M * sx;
+    size_t nx = (size_t)M * sx + (size_t)base_off, nt = (size_t)gm * gn * BM * BN,
+           ny = (size_t)M * sx;
     GtCase *c = gt_case("", "%dx%d+%d @%ld", M, N, row_pad, base_off);
-    snprintf(c->name, sizeof c->name, "scale %s %dx%d w%d%s%s", gt_type_name(ty), BM, BN, warps, shift ? " shifted" : "",
-             padding ? " nan" : "");
+    snprintf(c->name, sizeof c->name, "scale %s %dx%d w%d%s%s", gt_type_name(ty), BM, BN, warps,
+             shift ? " shifted" : "", padding ? " nan" : "");
     gt_source(c, K_SCALE, "k", "T", gt_type_name(ty), NULL);
     gt_define(c, "BM", "%d", BM), gt_define(c, "BN", "%d", BN), gt_define(c, "SHIFT", "%d", shift);
     gt_warps(c, warps);
-    void *x = gt_is_float(ty) ? gt_fill_quarters(ty, nx, &rng, -8, 8) : gt_fill_int(ty, nx, &rng, -50, 50);
+    void *x = gt_is_float(ty) ? gt_fill_quarters(ty, nx, &rng, -8, 8)
+                              : gt_fill_int(ty, nx, &rng, -50, 50);
     int bx = gt_in(c, "x", ty, nx, x);
     /* y has x's row stride: the elements past its width (and a store that wrote them) show */
     void *y0 = gt_fill_int(ty, ny, &rng, -100, -90);
@@ -51,7 +55,8 @@ static void scale(GtType ty, int M, int N, int row_pad, long base_off, int BM, i
 /* 3-D fp16 (2 x BR x BC tiles) and 1-D fp32 with a negative offset, in one kernel */
 static const char *K_RANKS =
     "@triton.jit\n"
-    "def k(x: \"tensordesc<fp16[2, BR, BC]>\", y: \"tensordesc<fp16[2, BR, BC]>\", h: \"tensordesc<fp32[64]>\", o: *fp32,\n"
+    "def k(x: \"tensordesc<fp16[2, BR, BC]>\", y: \"tensordesc<fp16[2, BR, BC]>\", h: "
+    "\"tensordesc<fp32[64]>\", o: *fp32,\n"
     "      BR: tl.constexpr, BC: tl.constexpr):\n"
     "    pb = tl.program_id(0)\n"
     "    pr = tl.program_id(1)\n"
@@ -68,11 +73,13 @@ static void ranks(int B, int R, int C, int BR, int BC, int warps) {
     gt_define(c, "BR", "%d", BR), gt_define(c, "BC", "%d", BC);
     gt_warps(c, warps);
     size_t n = (size_t)B * R * C;
-    unsigned g0 = (unsigned)gt_cdiv(B, 2), g1 = (unsigned)gt_cdiv(R, BR), g2 = (unsigned)gt_cdiv(C, BC);
+    unsigned g0 = (unsigned)gt_cdiv(B, 2), g1 = (unsigned)gt_cdiv(R, BR),
+             g2 = (unsigned)gt_cdiv(C, BC);
     size_t nh = (size_t)g0 * g1 * g2 * 64 - 30;
     void *x = gt_fill_quarters(GT_F16, n, &rng, -4, 4), *h = gt_fill(GT_F32, nh, &rng, -1, 1);
     int bx = gt_in(c, "x", GT_F16, n, x), by = gt_out(c, "y", GT_F16, n, gt_exact(), NULL);
-    int bh = gt_in(c, "h", GT_F32, nh, h), bo = gt_out(c, "o", GT_F32, (size_t)g0 * g1 * g2 * 64, gt_exact(), NULL);
+    int bh = gt_in(c, "h", GT_F32, nh, h),
+        bo = gt_out(c, "o", GT_F32, (size_t)g0 * g1 * g2 * 64, gt_exact(), NULL);
     int64_t s3[3] = {B, R, C}, st3[3] = {(int64_t)R * C, C, 1}, s1[1] = {(int64_t)nh}, st1[1] = {1};
     gt_arg_desc(c, bx, 0, 3, s3, st3, NR_PAD_ZERO);
     gt_arg_desc(c, by, 0, 3, s3, st3, NR_PAD_ZERO);
@@ -84,15 +91,15 @@ static void ranks(int B, int R, int C, int BR, int BC, int warps) {
 }
 
 /* row sums of an M x N fp32 matrix, BN columns a load, in a loop (an mbarrier per load) */
-static const char *K_LOOP =
-    "@triton.jit\n"
-    "def k(x: \"tensordesc<fp32[BM, BN]>\", s: *fp32, M: i32, N: i32, BM: tl.constexpr, BN: tl.constexpr):\n"
-    "    pm = tl.program_id(0)\n"
-    "    acc = tl.zeros((BM, BN), tl.float32)\n"
-    "    for j in range(0, tl.cdiv(N, BN)):\n"
-    "        acc += x.load([pm * BM, j * BN])\n"
-    "    rows = pm * BM + tl.arange(0, BM)\n"
-    "    tl.store(s + rows, tl.sum(acc, axis=1), mask=rows < M)\n";
+static const char *K_LOOP = "@triton.jit\n"
+                            "def k(x: \"tensordesc<fp32[BM, BN]>\", s: *fp32, M: i32, N: i32, BM: "
+                            "tl.constexpr, BN: tl.constexpr):\n"
+                            "    pm = tl.program_id(0)\n"
+                            "    acc = tl.zeros((BM, BN), tl.float32)\n"
+                            "    for j in range(0, tl.cdiv(N, BN)):\n"
+                            "        acc += x.load([pm * BM, j * BN])\n"
+                            "    rows = pm * BM + tl.arange(0, BM)\n"
+                            "    tl.store(s + rows, tl.sum(acc, axis=1), mask=rows < M)\n";
 
 static void loop(int M, int N, int BM, int BN, int warps) {
     GtRng rng = {99};
@@ -101,7 +108,8 @@ static void loop(int M, int N, int BM, int BN, int warps) {
     gt_define(c, "BM", "%d", BM), gt_define(c, "BN", "%d", BN);
     gt_warps(c, warps);
     void *x = gt_fill_quarters(GT_F32, (size_t)M * N, &rng, -4, 4);
-    int bx = gt_in(c, "x", GT_F32, (size_t)M * N, x), bs = gt_out(c, "s", GT_F32, (size_t)M, gt_exact(), NULL);
+    int bx = gt_in(c, "x", GT_F32, (size_t)M * N, x),
+        bs = gt_out(c, "s", GT_F32, (size_t)M, gt_exact(), NULL);
     int64_t s[2] = {M, N}, st[2] = {N, 1};
     gt_arg_desc(c, bx, 0, 2, s, st, NR_PAD_ZERO);
     gt_arg_buf(c, bs), gt_arg(c, nr_arg_i32(M)), gt_arg(c, nr_arg_i32(N));
@@ -113,7 +121,8 @@ static void loop(int M, int N, int BM, int BN, int warps) {
 /* C = A @ B through descriptors: the tutorial's TMA matmul shape */
 static const char *K_MM =
     "@triton.jit\n"
-    "def k(a: \"tensordesc<@T@[BM, BK]>\", b: \"tensordesc<@T@[BK, BN]>\", c: \"tensordesc<@C@[BM, BN]>\", K: i32,\n"
+    "def k(a: \"tensordesc<@T@[BM, BK]>\", b: \"tensordesc<@T@[BK, BN]>\", c: \"tensordesc<@C@[BM, "
+    "BN]>\", K: i32,\n"
     "      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
     "    pm = tl.program_id(0)\n"
     "    pn = tl.program_id(1)\n"
@@ -132,10 +141,12 @@ static void matmul(GtType ty, int M, int N, int K, int BM, int BN, int BK, int w
     gt_define(c, "BM", "%d", BM), gt_define(c, "BN", "%d", BN), gt_define(c, "BK", "%d", BK);
     gt_warps(c, warps);
     /* small integers: every product and sum exact in fp32, in any order */
-    void *a = gt_fill_int(ty, (size_t)M * K, &rng, -3, 4), *b = gt_fill_int(ty, (size_t)K * N, &rng, -3, 4);
+    void *a = gt_fill_int(ty, (size_t)M * K, &rng, -3, 4),
+         *b = gt_fill_int(ty, (size_t)K * N, &rng, -3, 4);
     int ba = gt_in(c, "a", ty, (size_t)M * K, a), bb = gt_in(c, "b", ty, (size_t)K * N, b);
     int bc = gt_out(c, "c", ct, (size_t)M * N, gt_exact(), NULL);
-    int64_t sa[2] = {M, K}, sta[2] = {K, 1}, sb[2] = {K, N}, stb[2] = {N, 1}, sc[2] = {M, N}, stc[2] = {N, 1};
+    int64_t sa[2] = {M, K}, sta[2] = {K, 1}, sb[2] = {K, N}, stb[2] = {N, 1}, sc[2] = {M, N},
+            stc[2] = {N, 1};
     gt_arg_desc(c, ba, 0, 2, sa, sta, NR_PAD_ZERO);
     gt_arg_desc(c, bb, 0, 2, sb, stb, NR_PAD_ZERO);
     gt_arg_desc(c, bc, 0, 2, sc, stc, NR_PAD_ZERO);
@@ -148,14 +159,16 @@ static void matmul(GtType ty, int M, int N, int K, int BM, int BN, int BK, int w
 int main(int argc, char **argv) {
     gt_init(argc, argv, "test_gpu_tdesc");
     /* rows of 32 to 512 bytes (TMA: swizzle 32, 64, 128; 2 and 4 boxes), every width */
-    scale(GT_F16, 37, 45, 2, 0, 16, 16, 4, 0, NR_PAD_ZERO);   /* row stride 94 bytes, not 16-byte: ordinary */
-    scale(GT_F16, 37, 45, 3, 0, 16, 16, 4, 0, NR_PAD_ZERO);   /* row stride 96 bytes: TMA, 32-byte rows */
-    scale(GT_F16, 70, 100, 28, 0, 32, 32, 4, 3, NR_PAD_NAN);  /* 64-byte rows */
-    scale(GT_F16, 70, 200, 0, 0, 16, 64, 2, 5, NR_PAD_ZERO);  /* 128-byte rows */
-    scale(GT_F16, 33, 300, 4, 0, 8, 128, 8, 0, NR_PAD_NAN);   /* 256-byte rows: 2 boxes */
-    scale(GT_F16, 33, 300, 4, 3, 8, 128, 4, 0, NR_PAD_ZERO);  /* base misaligned: ordinary */
+    scale(GT_F16, 37, 45, 2, 0, 16, 16, 4, 0,
+          NR_PAD_ZERO); /* row stride 94 bytes, not 16-byte: ordinary */
+    scale(GT_F16, 37, 45, 3, 0, 16, 16, 4, 0,
+          NR_PAD_ZERO); /* row stride 96 bytes: TMA, 32-byte rows */
+    scale(GT_F16, 70, 100, 28, 0, 32, 32, 4, 3, NR_PAD_NAN); /* 64-byte rows */
+    scale(GT_F16, 70, 200, 0, 0, 16, 64, 2, 5, NR_PAD_ZERO); /* 128-byte rows */
+    scale(GT_F16, 33, 300, 4, 0, 8, 128, 8, 0, NR_PAD_NAN);  /* 256-byte rows: 2 boxes */
+    scale(GT_F16, 33, 300, 4, 3, 8, 128, 4, 0, NR_PAD_ZERO); /* base misaligned: ordinary */
     scale(GT_BF16, 50, 130, 6, 0, 32, 64, 4, 1, NR_PAD_NAN);
-    scale(GT_F32, 41, 77, 3, 0, 16, 128, 4, 0, NR_PAD_NAN);   /* 512-byte rows: 4 boxes */
+    scale(GT_F32, 41, 77, 3, 0, 16, 128, 4, 0, NR_PAD_NAN); /* 512-byte rows: 4 boxes */
     scale(GT_F32, 41, 77, 3, 0, 64, 8, 1, 2, NR_PAD_ZERO);
     scale(GT_F64, 20, 30, 2, 0, 8, 16, 2, 0, NR_PAD_NAN);
     scale(GT_I8, 90, 200, 8, 0, 32, 64, 4, 7, NR_PAD_ZERO);
@@ -163,7 +176,7 @@ int main(int argc, char **argv) {
     scale(GT_I16, 40, 100, 4, 0, 16, 32, 4, 0, NR_PAD_ZERO);
     scale(GT_I32, 40, 100, 4, 0, 16, 32, 8, 1, NR_PAD_ZERO);
     scale(GT_I64, 40, 50, 2, 0, 16, 16, 4, 0, NR_PAD_ZERO);
-    scale(GT_F16, 1, 1, 7, 0, 16, 64, 4, 0, NR_PAD_NAN);      /* one element */
+    scale(GT_F16, 1, 1, 7, 0, 16, 64, 4, 0, NR_PAD_NAN); /* one element */
     /* TMA stores too (y's rows of 400 bytes), at rows above the tensor (shifted) or not */
     scale(GT_F16, 70, 200, 0, 0, 16, 64, 4, 0, NR_PAD_ZERO);
     scale(GT_F16, 70, 200, 0, 0, 16, 64, 4, 5, NR_PAD_ZERO);

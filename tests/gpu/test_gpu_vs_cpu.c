@@ -56,8 +56,8 @@
  * with "test_gpu_vs_cpu: N passed, M failed" (exit 1 on failures). Without a CUDA device:
  * "SKIP: no CUDA device (...)", exit 0. Options: see gpu_test.h (--cpu-vs-cpu, --dump,
  * --filter, -v). Run from the repository root (or set NEREID_ROOT). */
-#include "gpu_test.h"
 #include "gpu_kernels.h"
+#include "gpu_test.h"
 #include "tests/unit/philox_ref.h"
 
 /* fp32 `/` on the GPU: Triton's div.full.f32, within 2 ulp (2 * 2^-23 relative) */
@@ -68,17 +68,19 @@
 static void vector_add(long n, int block, int warps, int launch_warps, int misalign) {
     GtRng r = {42 + (uint64_t)n};
     long pad = misalign ? 3 : 0;
-    float *x = gt_fill(GT_F32, (size_t)(n + pad), &r, -100, 100), *y = gt_fill(GT_F32, (size_t)(n + pad), &r, -100, 100);
+    float *x = gt_fill(GT_F32, (size_t)(n + pad), &r, -100, 100),
+          *y = gt_fill(GT_F32, (size_t)(n + pad), &r, -100, 100);
     char name[96];
-    snprintf(name, sizeof name, "vector_add B%d w%d%s%s", block, warps, launch_warps ? " launched w" : "",
-             misalign ? " misaligned" : "");
+    snprintf(name, sizeof name, "vector_add B%d w%d%s%s", block, warps,
+             launch_warps ? " launched w" : "", misalign ? " misaligned" : "");
     if (launch_warps) snprintf(name + strlen(name), sizeof name - strlen(name), "%d", launch_warps);
     GtCase *c = gt_case(name, "n=%ld", n);
     gt_file(c, "examples/vector_add.nr", "add_kernel");
     gt_define(c, "BLOCK_SIZE", "%d", block);
     gt_warps(c, warps);
     c->launch_warps = launch_warps;
-    int bx = gt_in(c, "x", GT_F32, (size_t)(n + pad), x), by = gt_in(c, "y", GT_F32, (size_t)(n + pad), y);
+    int bx = gt_in(c, "x", GT_F32, (size_t)(n + pad), x),
+        by = gt_in(c, "y", GT_F32, (size_t)(n + pad), y);
     int bz = gt_out(c, "z", GT_F32, (size_t)(n + pad), gt_exact(), NULL);
     /* misaligned: x, y, z start 1, 2 and 3 elements into their buffers (not 16-byte aligned) */
     gt_arg_buf_off(c, bx, misalign ? 1 : 0);
@@ -126,13 +128,16 @@ static void seeded_dropout(long n, float p, int32_t seed) {
 
 static void matrix_dropout(long rows, long cols, int layout) {
     /* layout 0: x column-major -> out padded rows; 1: x column stride 2 -> out column-major */
-    long xrs = layout ? 2 * cols + 1 : 1, xcs = layout ? 2 : rows, ors = layout ? 1 : cols + 3, ocs = layout ? rows : 1;
-    long nx = (rows - 1) * xrs + (cols - 1) * xcs + 1, nout = (rows - 1) * ors + (cols - 1) * ocs + 1;
+    long xrs = layout ? 2 * cols + 1 : 1, xcs = layout ? 2 : rows, ors = layout ? 1 : cols + 3,
+         ocs = layout ? rows : 1;
+    long nx = (rows - 1) * xrs + (cols - 1) * xcs + 1,
+         nout = (rows - 1) * ors + (cols - 1) * ocs + 1;
     GtRng r = {99 + (uint64_t)(rows * cols)};
     float *x = gt_fill(GT_F32, (size_t)nx, &r, 0.25, 2);
     int32_t *seeds = malloc(4 * (size_t)rows);
     for (long i = 0; i < rows; i++) seeds[i] = i % 3 == 0 ? 42 : (int32_t)(gt_u64(&r) >> 33);
-    GtCase *c = gt_case(layout ? "matrix_dropout (col stride 2 -> col-major)" : "matrix_dropout (col-major -> padded)",
+    GtCase *c = gt_case(layout ? "matrix_dropout (col stride 2 -> col-major)"
+                               : "matrix_dropout (col-major -> padded)",
                         "%ldx%ld", rows, cols);
     gt_file(c, "examples/matrix_dropout.nr", "_matrix_seeded_dropout");
     gt_define(c, "BLOCK_SIZE", "%d", 256);
@@ -172,7 +177,8 @@ static void layer_norm(long m, long n) {
     GtRng r = {31337 + (uint64_t)(m * n)};
     float *x = malloc(4 * (size_t)(m * stride)), *w = gt_fill(GT_F32, (size_t)n, &r, 0, 1);
     float *b = gt_fill(GT_F32, (size_t)n, &r, -0.5, 0.5);
-    for (long i = 0; i < m * stride; i++) x[i] = i % stride < n ? (float)(-2.3 + gt_uniform(&r, -0.85, 0.85)) : 1e30f;
+    for (long i = 0; i < m * stride; i++)
+        x[i] = i % stride < n ? (float)(-2.3 + gt_uniform(&r, -0.85, 0.85)) : 1e30f;
     GtCase *c = gt_case("layer_norm (_layer_norm_fwd_fused)", "%ldx%ld", m, n);
     gt_file(c, "examples/layer_norm.nr", "_layer_norm_fwd_fused");
     gt_define(c, "BLOCK_SIZE", "%d", 256);
@@ -192,10 +198,12 @@ static void layer_norm(long m, long n) {
 
 static void matmul(long m, long n, long k, int bm, int bn, int b_colmajor, const char *act) {
     GtRng r = {1234 + (uint64_t)(m * n * k)};
-    uint16_t *a = gt_fill(GT_F16, (size_t)(m * k), &r, -1, 1), *b = gt_fill(GT_F16, (size_t)(k * n), &r, -1, 1);
+    uint16_t *a = gt_fill(GT_F16, (size_t)(m * k), &r, -1, 1),
+             *b = gt_fill(GT_F16, (size_t)(k * n), &r, -1, 1);
     long sbk = b_colmajor ? 1 : n, sbn = b_colmajor ? k : 1;
-    GtCase *c = gt_case(*act ? "matmul fp16 (matmul_kernel) leaky_relu" : "matmul fp16 (matmul_kernel)",
-                        "%ldx%ldx%ld%s", m, n, k, b_colmajor ? " Bcol" : "");
+    GtCase *c =
+        gt_case(*act ? "matmul fp16 (matmul_kernel) leaky_relu" : "matmul fp16 (matmul_kernel)",
+                "%ldx%ldx%ld%s", m, n, k, b_colmajor ? " Bcol" : "");
     gt_file(c, "examples/matmul.nr", "matmul_kernel");
     gt_define(c, "BLOCK_SIZE_M", "%d", bm);
     gt_define(c, "BLOCK_SIZE_N", "%d", bn);
@@ -233,7 +241,8 @@ static int dropout4x_ref(GtCase *c) {
         philox_ref((uint64_t)(int64_t)d->seed, ctr);
         float want = philox_uniform(ctr[w]) > d->p ? d->x[e] / (1.0f - d->p) : 0.0f;
         if (memcmp(&want, &out[e], 4) && bad++ < 3)
-            printf("    dropout4x: [%ld] = %g, the C Philox reference says %g\n", e, (double)out[e], (double)want);
+            printf("    dropout4x: [%ld] = %g, the C Philox reference says %g\n", e, (double)out[e],
+                   (double)want);
     }
     if (bad) printf("    dropout4x: %ld elements differ from the C Philox reference\n", bad);
     return bad == 0;
@@ -243,7 +252,8 @@ static void dropout4x(long n, int block, float p, int32_t seed) {
     GtRng r = {77 + (uint64_t)n};
     float *x = gt_fill(GT_F32, (size_t)n, &r, 0.25, 2);
     D4 d = {n, block, p, seed, x};
-    GtCase *c = gt_case("dropout4x (bench/dropout4x.nr, tl.rand4x)", "n=%ld B%d s=%d", n, block, seed);
+    GtCase *c =
+        gt_case("dropout4x (bench/dropout4x.nr, tl.rand4x)", "n=%ld B%d s=%d", n, block, seed);
     gt_file(c, "bench/dropout4x.nr", "_seeded_dropout4x");
     gt_define(c, "BLOCK", "%d", block);
     gt_arg_buf(c, gt_in(c, "x", GT_F32, (size_t)n, x));
@@ -263,7 +273,9 @@ static void typed_binop(GtType t, long n, int block, int warps) {
     GtRng r = {11 + (uint64_t)t};
     void *x, *y;
     if (gt_is_float(t)) x = gt_fill(t, (size_t)n, &r, -4, 4), y = gt_fill(t, (size_t)n, &r, -4, 4);
-    else x = gt_fill_int(t, (size_t)n, &r, -100000, 100000), y = gt_fill_int(t, (size_t)n, &r, -100000, 100000);
+    else
+        x = gt_fill_int(t, (size_t)n, &r, -100000, 100000),
+        y = gt_fill_int(t, (size_t)n, &r, -100000, 100000);
     char name[64];
     snprintf(name, sizeof name, "elementwise %s: x+y, x*y-x", gt_type_name(t));
     GtCase *c = gt_case(name, "n=%ld B%d w%d", n, block, warps);
@@ -298,18 +310,22 @@ static void softmax_fp16(long rows, long cols, int warps) {
 }
 
 /* prec: "" (fp32: TF32 permitted), "ieee" */
-static void dot(GtType t, long m, long n, long k, int bm, int bn, int bk, int trans_b, int warps, const char *prec) {
+static void dot(GtType t, long m, long n, long k, int bm, int bn, int bk, int trans_b, int warps,
+                const char *prec) {
     GtRng r = {808 + (uint64_t)(m * n * k)};
     void *a, *b;
-    if (t == GT_I8) a = gt_fill_int(t, (size_t)(m * k), &r, -128, 128), b = gt_fill_int(t, (size_t)(k * n), &r, -128, 128);
+    if (t == GT_I8)
+        a = gt_fill_int(t, (size_t)(m * k), &r, -128, 128),
+        b = gt_fill_int(t, (size_t)(k * n), &r, -128, 128);
     else a = gt_fill(t, (size_t)(m * k), &r, -1, 1), b = gt_fill(t, (size_t)(k * n), &r, -1, 1);
     char name[96], p[64] = "";
-    snprintf(name, sizeof name, "tl.dot %s%s%s%s", gt_type_name(t), trans_b ? " trans(B)" : "", *prec ? " " : "", prec);
+    snprintf(name, sizeof name, "tl.dot %s%s%s%s", gt_type_name(t), trans_b ? " trans(B)" : "",
+             *prec ? " " : "", prec);
     if (*prec) snprintf(p, sizeof p, ", input_precision=\"%s\"", prec);
     GtCase *c = gt_case(name, "%ldx%ldx%ld %dx%dx%d w%d", m, n, k, bm, bn, bk, warps);
     int i8 = t == GT_I8; /* i8 x i8 accumulates exactly in i32 */
-    gt_source(c, K_DOT, "dot_kernel", "T", gt_type_name(t), "PREC", p, "ACC", i8 ? "tl.int32" : "tl.float32", "C",
-              i8 ? "i32" : "fp32", NULL);
+    gt_source(c, K_DOT, "dot_kernel", "T", gt_type_name(t), "PREC", p, "ACC",
+              i8 ? "tl.int32" : "tl.float32", "C", i8 ? "i32" : "fp32", NULL);
     gt_define(c, "BM", "%d", bm);
     gt_define(c, "BN", "%d", bn);
     gt_define(c, "BK", "%d", bk);
@@ -318,9 +334,11 @@ static void dot(GtType t, long m, long n, long k, int bm, int bn, int bk, int tr
     /* i8: exact; the others within the summation bound (tf32 adds its rounded inputs) */
     gt_arg_buf(c, gt_in(c, "a", t, (size_t)(m * k), a));
     gt_arg_buf(c, gt_in(c, "b", t, (size_t)(k * n), b)); /* [K, N], or [N, K] with TRANS_B */
-    int out = gt_out(c, "c", i8 ? GT_I32 : GT_F32, (size_t)(m * n), i8 ? gt_exact() : gt_tol(0, 0), NULL);
-    if (!i8) gt_dot_bound(c, out, t, a, k, 1, b, trans_b ? 1 : n, trans_b ? k : 1, m, n, k, n,
-                          t == GT_F32 && strcmp(prec, "ieee") ? 0x1p-10 : 0);
+    int out =
+        gt_out(c, "c", i8 ? GT_I32 : GT_F32, (size_t)(m * n), i8 ? gt_exact() : gt_tol(0, 0), NULL);
+    if (!i8)
+        gt_dot_bound(c, out, t, a, k, 1, b, trans_b ? 1 : n, trans_b ? k : 1, m, n, k, n,
+                     t == GT_F32 && strcmp(prec, "ieee") ? 0x1p-10 : 0);
     gt_arg_buf(c, out);
     gt_arg(c, nr_arg_i32((int32_t)m));
     gt_arg(c, nr_arg_i32((int32_t)n));
@@ -336,9 +354,11 @@ static void big_dot(GtType t) {
     GtRng r = {4242 + (uint64_t)t};
     void *a = gt_fill(t, B * B, &r, -1, 1), *b = gt_fill(t, B * B, &r, -1, 1);
     char name[96];
-    snprintf(name, sizeof name, "tl.dot %s, %d KB of shared memory", gt_type_name(t), (int)(2 * B * B * gt_size(t) / 1024));
+    snprintf(name, sizeof name, "tl.dot %s, %d KB of shared memory", gt_type_name(t),
+             (int)(2 * B * B * gt_size(t) / 1024));
     GtCase *c = gt_case(name, "%dx%dx%d w8", B, B, B);
-    gt_source(c, K_BIGDOT, "big_dot", "T", gt_type_name(t), "PREC", ", input_precision=\"ieee\"", NULL);
+    gt_source(c, K_BIGDOT, "big_dot", "T", gt_type_name(t), "PREC", ", input_precision=\"ieee\"",
+              NULL);
     gt_define(c, "B", "%d", B);
     gt_warps(c, 8);
     gt_arg_buf(c, gt_in(c, "a", t, B * B, a));
@@ -364,7 +384,9 @@ static void reduce2d(int data, int br, int bc, int rows, int cols, int warps) {
     }
     char name[96];
     snprintf(name, sizeof name, "reduce 2-D %s",
-             data == 0 ? "i32" : data == 1 ? "fp32 quarters" : "fp32+NaN");
+             data == 0   ? "i32"
+             : data == 1 ? "fp32 quarters"
+                         : "fp32+NaN");
     GtCase *c = gt_case(name, "%dx%d in %dx%d w%d", rows, cols, br, bc, warps);
     gt_source(c, K_REDUCE2D, "reduce2d", "T", gt_type_name(t), NULL);
     gt_define(c, "BR", "%d", br);
@@ -373,7 +395,8 @@ static void reduce2d(int data, int br, int bc, int rows, int cols, int warps) {
     gt_define(c, "HI", "%s", t == GT_I32 ? "2147483647" : "inf");
     gt_warps(c, warps);
     gt_arg_buf(c, gt_in(c, "x", t, n, x));
-    gt_arg_buf(c, gt_out(c, "sums", t, (size_t)(br + bc + 1), data == 2 ? gt_tol(5e-5, 1e-5) : gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "sums", t, (size_t)(br + bc + 1),
+                         data == 2 ? gt_tol(5e-5, 1e-5) : gt_exact(), NULL));
     gt_arg_buf(c, gt_out(c, "max/min", t, (size_t)(2 * (br + bc)), gt_exact(), NULL));
     gt_arg_buf(c, gt_out(c, "argmax/argmin", GT_I32, (size_t)(2 * (br + bc)), gt_exact(), NULL));
     gt_arg(c, nr_arg_i32(rows));
@@ -385,7 +408,8 @@ static void reduce2d(int data, int br, int bc, int rows, int cols, int warps) {
 /* one program per BLOCK elements, many warps: partials through shared memory */
 static void reduce1d(GtType t, int block, int warps, long n) {
     GtRng r = {900 + (uint64_t)(block + warps)};
-    void *x = t == GT_F32 ? gt_fill_quarters(t, (size_t)n, &r, -8, 8) : gt_fill(t, (size_t)n, &r, 0, 1);
+    void *x =
+        t == GT_F32 ? gt_fill_quarters(t, (size_t)n, &r, -8, 8) : gt_fill(t, (size_t)n, &r, 0, 1);
     long programs = gt_cdiv(n, block);
     char name[96];
     snprintf(name, sizeof name, "reduce 1-D %s%s", gt_type_name(t), t == GT_F32 ? " quarters" : "");
@@ -452,8 +476,8 @@ static void int_value(GtType t, void *p, size_t i, GtRng *r, int shift_amount) {
         switch (gt_int(r, 0, 10)) {
         case 0: v = 0; break;
         case 1: v = 1; break;
-        case 2: v = ~(uint64_t)0; break;                              /* -1 */
-        case 3: v = (uint64_t)1 << (bits - 1); break;                  /* INT_MIN / 2^(w-1) */
+        case 2: v = ~(uint64_t)0; break;              /* -1 */
+        case 3: v = (uint64_t)1 << (bits - 1); break; /* INT_MIN / 2^(w-1) */
         case 4: v = bits == 64 ? ~((uint64_t)1 << 63) : ((uint64_t)1 << (bits - 1)) - 1; break;
         case 5: v = (uint64_t)gt_int(r, -20, 20); break;
         default: break;
@@ -464,13 +488,15 @@ static void int_value(GtType t, void *p, size_t i, GtRng *r, int shift_amount) {
 
 static void int_ops(GtType t, long n, int block) {
     GtRng r = {123 + (uint64_t)t};
-    void *a = calloc((size_t)n, gt_size(t)), *b = calloc((size_t)n, gt_size(t)), *s = calloc((size_t)n, gt_size(t));
+    void *a = calloc((size_t)n, gt_size(t)), *b = calloc((size_t)n, gt_size(t)),
+         *s = calloc((size_t)n, gt_size(t));
     for (long i = 0; i < n; i++) {
         int_value(t, a, (size_t)i, &r, 0);
         int_value(t, b, (size_t)i, &r, 0);
         int_value(t, s, (size_t)i, &r, 1);
-        if (i % 7 == 0) memset((char *)b + (size_t)i * gt_size(t), 0, gt_size(t)); /* division by zero: 0 */
-        if (i % 11 == 0 && t != GT_U32 && t != GT_U64) { /* INT_MIN // -1 */
+        if (i % 7 == 0)
+            memset((char *)b + (size_t)i * gt_size(t), 0, gt_size(t)); /* division by zero: 0 */
+        if (i % 11 == 0 && t != GT_U32 && t != GT_U64) {               /* INT_MIN // -1 */
             int_value(t, a, (size_t)i, &r, 0);
             uint64_t mn = (uint64_t)1 << (gt_size(t) * 8 - 1), m1 = ~(uint64_t)0;
             memcpy((char *)a + (size_t)i * gt_size(t), &mn, gt_size(t));
@@ -479,7 +505,8 @@ static void int_ops(GtType t, long n, int block) {
     }
     int mulhi = gt_size(t) >= 4;
     char name[96];
-    snprintf(name, sizeof name, "int ops %s (// %% << >> bitwise min max abs%s)", gt_type_name(t), mulhi ? " umulhi" : "");
+    snprintf(name, sizeof name, "int ops %s (// %% << >> bitwise min max abs%s)", gt_type_name(t),
+             mulhi ? " umulhi" : "");
     GtCase *c = gt_case(name, "n=%ld B%d", n, block);
     gt_source(c, K_INT_OPS, "int_ops", "T", gt_type_name(t), NULL);
     gt_define(c, "BLOCK", "%d", block);
@@ -499,23 +526,42 @@ static void conversions(long n, int block) {
     float *f = malloc(4 * (size_t)n);
     int64_t *l = malloc(8 * (size_t)n);
     int32_t *ii = malloc(4 * (size_t)n);
-    static const float fs[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 0.5f, -0.5f, 1.5f, 2.5f, -2.5f, 255.5f,
-                               256.0f, 300.7f, -0.7f, -1.0f, 127.9f, -128.9f, -129.0f, 2147483520.0f, 3e9f,
-                               -3e9f, 4294967040.0f, 5e9f, 1e20f, -1e20f, 65504.0f, 65520.0f, 70000.0f,
-                               1e-6f, 6e-8f, 3e-8f, 1.00390625f, 1.01171875f, 3.3895314e38f, 1e-40f};
+    static const float fs[] = {
+        NAN,           INFINITY, -INFINITY, 0.0f,        -0.0f,         0.5f,          -0.5f,
+        1.5f,          2.5f,     -2.5f,     255.5f,      256.0f,        300.7f,        -0.7f,
+        -1.0f,         127.9f,   -128.9f,   -129.0f,     2147483520.0f, 3e9f,          -3e9f,
+        4294967040.0f, 5e9f,     1e20f,     -1e20f,      65504.0f,      65520.0f,      70000.0f,
+        1e-6f,         6e-8f,    3e-8f,     1.00390625f, 1.01171875f,   3.3895314e38f, 1e-40f};
     /* i64 values where rounding to bf16 through fp64 rounds twice: 2^62 + 2^54 + 1 lies
      * just above a bf16 midpoint, 2^62 + 2^54 on it */
-    static const int64_t ls[] = {0, 1, -1, INT64_MAX, INT64_MIN, (1LL << 62) + (1LL << 54) + 1, (1LL << 62) + (1LL << 54),
-                                 -((1LL << 62) + (1LL << 54) + 1), (1LL << 53) + 1, (1LL << 40) + (1LL << 32) + 1,
-                                 (1LL << 24) + 1, 16777217, 0x7fffff7fffffffffLL, 33554435};
+    static const int64_t ls[] = {0,
+                                 1,
+                                 -1,
+                                 INT64_MAX,
+                                 INT64_MIN,
+                                 (1LL << 62) + (1LL << 54) + 1,
+                                 (1LL << 62) + (1LL << 54),
+                                 -((1LL << 62) + (1LL << 54) + 1),
+                                 (1LL << 53) + 1,
+                                 (1LL << 40) + (1LL << 32) + 1,
+                                 (1LL << 24) + 1,
+                                 16777217,
+                                 0x7fffff7fffffffffLL,
+                                 33554435};
     /* i32 values rounding to bf16 twice through fp32 would go wrong: just above a midpoint */
-    static const int32_t is[] = {(1 << 30) + (1 << 22) + 1, -((1 << 30) + (1 << 22) + 1), (1 << 24) + 1, INT32_MAX,
-                                 INT32_MIN, (1 << 26) + (1 << 18) + 3};
+    static const int32_t is[] = {(1 << 30) + (1 << 22) + 1,
+                                 -((1 << 30) + (1 << 22) + 1),
+                                 (1 << 24) + 1,
+                                 INT32_MAX,
+                                 INT32_MIN,
+                                 (1 << 26) + (1 << 18) + 3};
     for (long i = 0; i < n; i++) {
         long k = i % 64;
-        f[i] = k < GT_COUNT(fs) ? fs[k] : (float)gt_uniform(&r, -70000, 70000) * (k % 2 ? 1.0f : 1e-3f);
+        f[i] = k < GT_COUNT(fs) ? fs[k]
+                                : (float)gt_uniform(&r, -70000, 70000) * (k % 2 ? 1.0f : 1e-3f);
         l[i] = k < GT_COUNT(ls) ? ls[k] : (int64_t)gt_u64(&r) >> (gt_int(&r, 0, 63));
-        ii[i] = k < 8 ? (int32_t)(k < 4 ? 65519 + k * 8 : 2049 + k) : (int32_t)(gt_u64(&r) >> (gt_int(&r, 32, 63)));
+        ii[i] = k < 8 ? (int32_t)(k < 4 ? 65519 + k * 8 : 2049 + k)
+                      : (int32_t)(gt_u64(&r) >> (gt_int(&r, 32, 63)));
         if (gt_int(&r, 0, 2)) ii[i] = -ii[i];
         if (k >= 8 && k < 8 + GT_COUNT(is)) ii[i] = is[k - 8];
     }
@@ -526,12 +572,16 @@ static void conversions(long n, int block) {
     gt_arg_buf(c, gt_in(c, "f", GT_F32, (size_t)n, f));
     gt_arg_buf(c, gt_in(c, "l", GT_I64, (size_t)n, l));
     gt_arg_buf(c, gt_in(c, "i", GT_I32, (size_t)n, ii));
-    static const struct { const char *name; GtType t; } outs[] = {
-        {"fp32->i32", GT_I32}, {"fp32->u8", GT_U8}, {"fp32->i8", GT_I8}, {"fp32->u32", GT_U32}, {"fp32->i64", GT_I64},
-        {"fp32->fp16", GT_F16}, {"fp32->bf16", GT_BF16}, {"i32->fp16", GT_F16}, {"i32->fp32", GT_F32},
-        {"i64->fp32", GT_F32}, {"i64->bf16", GT_BF16}, {"fp32->fp16->bf16", GT_BF16}, {"bitcast", GT_I32},
-        {"i32->bf16", GT_BF16}};
-    for (int k = 0; k < GT_COUNT(outs); k++) gt_arg_buf(c, gt_out(c, outs[k].name, outs[k].t, (size_t)n, gt_exact(), NULL));
+    static const struct {
+        const char *name;
+        GtType t;
+    } outs[] = {{"fp32->i32", GT_I32},   {"fp32->u8", GT_U8},    {"fp32->i8", GT_I8},
+                {"fp32->u32", GT_U32},   {"fp32->i64", GT_I64},  {"fp32->fp16", GT_F16},
+                {"fp32->bf16", GT_BF16}, {"i32->fp16", GT_F16},  {"i32->fp32", GT_F32},
+                {"i64->fp32", GT_F32},   {"i64->bf16", GT_BF16}, {"fp32->fp16->bf16", GT_BF16},
+                {"bitcast", GT_I32},     {"i32->bf16", GT_BF16}};
+    for (int k = 0; k < GT_COUNT(outs); k++)
+        gt_arg_buf(c, gt_out(c, outs[k].name, outs[k].t, (size_t)n, gt_exact(), NULL));
     gt_arg(c, nr_arg_i32((int32_t)n));
     gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
     gt_run(c);
@@ -540,11 +590,15 @@ static void conversions(long n, int block) {
 
 static void math(long n, int block) {
     GtRng r = {271828 + (uint64_t)n};
-    float *x = gt_fill(GT_F32, (size_t)n, &r, -20, 20), *y = gt_fill(GT_F32, (size_t)n, &r, 0.25, 8);
-    float *p = gt_fill(GT_F32, (size_t)n, &r, 1e-3, 1000), *a = gt_fill(GT_F32, (size_t)n, &r, -3.14159265, 3.14159265);
+    float *x = gt_fill(GT_F32, (size_t)n, &r, -20, 20),
+          *y = gt_fill(GT_F32, (size_t)n, &r, 0.25, 8);
+    float *p = gt_fill(GT_F32, (size_t)n, &r, 1e-3, 1000),
+          *a = gt_fill(GT_F32, (size_t)n, &r, -3.14159265, 3.14159265);
     float *wide = gt_fill(GT_F32, (size_t)n, &r, -100, 100);
-    static const float xs[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 2.5f, -2.5f, INFINITY, -INFINITY, NAN, 7.0f, 1e-30f};
-    static const float ps[] = {1.0f, 0.5f, 2.0f, 0.0f, INFINITY, 1e-30f, 1.0000001f, 0.99999994f, NAN, 1000.0f};
+    static const float xs[] = {0.0f,  -0.0f,    1.0f,      -1.0f, 0.5f, -0.5f, 2.5f,
+                               -2.5f, INFINITY, -INFINITY, NAN,   7.0f, 1e-30f};
+    static const float ps[] = {1.0f,   0.5f,       2.0f,        0.0f, INFINITY,
+                               1e-30f, 1.0000001f, 0.99999994f, NAN,  1000.0f};
     for (long i = 0; i < n; i++) {
         if (i % 50 < GT_COUNT(xs)) x[i] = xs[i % 50];
         if (i % 50 < GT_COUNT(ps)) p[i] = ps[i % 50];
@@ -560,17 +614,33 @@ static void math(long n, int block) {
     gt_arg_buf(c, gt_in(c, "pos", GT_F32, (size_t)n, p));
     gt_arg_buf(c, gt_in(c, "ang", GT_F32, (size_t)n, a));
     gt_arg_buf(c, gt_in(c, "wide", GT_F32, (size_t)n, wide));
-    static const struct { const char *name; double atol, rtol; int exact; } outs[] = {
-        {"exp [-20,20] (approx)", 0, 3e-6, 0}, {"exp2 [-20,20] (approx)", 0, 1e-6, 0},
-        {"log", 5e-7, 2e-6, 0}, {"log2", 5e-7, 2e-6, 0},
-        {"sin [-pi,pi]", 2e-6, 0, 0}, {"cos [-pi,pi]", 2e-6, 0, 0},
-        {"sqrt (IEEE)", 0, 0, 1}, {"rsqrt (approx)", 0, 3e-7, 0}, {"floor", 0, 0, 1}, {"ceil", 0, 0, 1},
-        {"abs", 0, 0, 1}, {"fma", 0, 0, 1}, {"x / y (div.full: 2 ulp)", 0, DIV_RTOL, 0},
-        {"x % y (fmod)", 0, 0, 1}, {"sigmoid (approx exp)", 0, 2e-6, 0}, {"exp fp16 (approx)", 0, 2e-3, 0},
-        {"tl.math.div_rn (IEEE)", 0, 0, 1}, {"sin [-100,100]", 2e-6, 0, 0}, {"cos [-100,100]", 2e-6, 0, 0}};
+    static const struct {
+        const char *name;
+        double atol, rtol;
+        int exact;
+    } outs[] = {{"exp [-20,20] (approx)", 0, 3e-6, 0},
+                {"exp2 [-20,20] (approx)", 0, 1e-6, 0},
+                {"log", 5e-7, 2e-6, 0},
+                {"log2", 5e-7, 2e-6, 0},
+                {"sin [-pi,pi]", 2e-6, 0, 0},
+                {"cos [-pi,pi]", 2e-6, 0, 0},
+                {"sqrt (IEEE)", 0, 0, 1},
+                {"rsqrt (approx)", 0, 3e-7, 0},
+                {"floor", 0, 0, 1},
+                {"ceil", 0, 0, 1},
+                {"abs", 0, 0, 1},
+                {"fma", 0, 0, 1},
+                {"x / y (div.full: 2 ulp)", 0, DIV_RTOL, 0},
+                {"x % y (fmod)", 0, 0, 1},
+                {"sigmoid (approx exp)", 0, 2e-6, 0},
+                {"exp fp16 (approx)", 0, 2e-3, 0},
+                {"tl.math.div_rn (IEEE)", 0, 0, 1},
+                {"sin [-100,100]", 2e-6, 0, 0},
+                {"cos [-100,100]", 2e-6, 0, 0}};
     for (int k = 0; k < GT_COUNT(outs); k++)
-        gt_arg_buf(c, gt_out(c, outs[k].name, strstr(outs[k].name, "fp16") ? GT_F16 : GT_F32, (size_t)n,
-                             outs[k].exact ? gt_exact() : gt_tol(outs[k].atol, outs[k].rtol), NULL));
+        gt_arg_buf(
+            c, gt_out(c, outs[k].name, strstr(outs[k].name, "fp16") ? GT_F16 : GT_F32, (size_t)n,
+                      outs[k].exact ? gt_exact() : gt_tol(outs[k].atol, outs[k].rtol), NULL));
     gt_arg(c, nr_arg_i32((int32_t)n));
     gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
     gt_run(c);
@@ -585,8 +655,8 @@ static void libdevice_math(long n, int block, int warps) {
     float *x = gt_fill(GT_F32, (size_t)n, &r, -4, 4), *y = gt_fill(GT_F32, (size_t)n, &r, -4, 4);
     float *p = gt_fill(GT_F32, (size_t)n, &r, 1e-3, 10);
     uint16_t *h = gt_fill(GT_F16, (size_t)n, &r, -3, 3);
-    static const float xs[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 2.5f, -2.5f, INFINITY, -INFINITY, NAN, 1e-30f, 1.5f,
-                               -3.5f};
+    static const float xs[] = {0.0f,  -0.0f,    1.0f,      -1.0f, 0.5f,   -0.5f, 2.5f,
+                               -2.5f, INFINITY, -INFINITY, NAN,   1e-30f, 1.5f,  -3.5f};
     for (long i = 0; i < n; i++) {
         if (i % 40 < GT_COUNT(xs)) x[i] = xs[i % 40];
         if (i % 53 == 7) y[i] = NAN;
@@ -600,11 +670,16 @@ static void libdevice_math(long n, int block, int warps) {
     gt_arg_buf(c, gt_in(c, "y", GT_F32, (size_t)n, y));
     gt_arg_buf(c, gt_in(c, "p", GT_F32, (size_t)n, p));
     gt_arg_buf(c, gt_in(c, "h", GT_F16, (size_t)n, h));
-    static const char *const names[] = {"erf", "erfc", "tanh", "sinh", "cosh", "tan", "asin", "acos", "atan", "asinh", "acosh", "atanh", "log10", "log1p", "expm1", "exp10", "cbrt", "pow", "atan2", "hypot", "trunc", "rint", "nearbyint", "round", "copysign"};
+    static const char *const names[] = {
+        "erf",   "erfc",  "tanh",  "sinh",  "cosh",      "tan",   "asin",    "acos", "atan",
+        "asinh", "acosh", "atanh", "log10", "log1p",     "expm1", "exp10",   "cbrt", "pow",
+        "atan2", "hypot", "trunc", "rint",  "nearbyint", "round", "copysign"};
     for (int k = 0; k < GT_COUNT(names); k++)
-        gt_arg_buf(c, gt_out(c, names[k], GT_F32, (size_t)n, k >= 20 ? gt_exact() : gt_tol(1e-37, 6e-7), NULL));
+        gt_arg_buf(c, gt_out(c, names[k], GT_F32, (size_t)n,
+                             k >= 20 ? gt_exact() : gt_tol(1e-37, 6e-7), NULL));
     static const char *const exact[] = {"clamp", "clamp ALL", "minimum ALL", "maximum ALL"};
-    for (int k = 0; k < GT_COUNT(exact); k++) gt_arg_buf(c, gt_out(c, exact[k], GT_F32, (size_t)n, gt_exact(), NULL));
+    for (int k = 0; k < GT_COUNT(exact); k++)
+        gt_arg_buf(c, gt_out(c, exact[k], GT_F32, (size_t)n, gt_exact(), NULL));
     gt_arg_buf(c, gt_out(c, "erf fp16", GT_F16, (size_t)n, gt_tol(1e-7, 1e-3), NULL));
     gt_arg_buf(c, gt_out(c, "pow fp16", GT_F16, (size_t)n, gt_tol(1e-7, 1e-3), NULL));
     gt_arg(c, nr_arg_i32((int32_t)n));
@@ -622,7 +697,8 @@ static void scans_case(int R, int C, int rows, int cols, int warps) {
     size_t n = (size_t)(rows * cols);
     int32_t *a = gt_fill_int(GT_I32, n, &r, -2, 3), *b = gt_fill_int(GT_I32, n, &r, -1000, 1000);
     float *f = gt_fill_quarters(GT_F32, n, &r, -4, 4);
-    GtCase *c = gt_case("scans: cumsum, associative_scan, reduce", "%dx%d in %dx%d w%d", rows, cols, R, C, warps);
+    GtCase *c = gt_case("scans: cumsum, associative_scan, reduce", "%dx%d in %dx%d w%d", rows, cols,
+                        R, C, warps);
     gt_source(c, K_SCANS, "scans", NULL);
     gt_define(c, "R", "%d", R);
     gt_define(c, "C", "%d", C);
@@ -630,9 +706,12 @@ static void scans_case(int R, int C, int rows, int cols, int warps) {
     gt_arg_buf(c, gt_in(c, "a", GT_I32, n, a));
     gt_arg_buf(c, gt_in(c, "b", GT_I32, n, b));
     gt_arg_buf(c, gt_in(c, "f", GT_F32, n, f));
-    gt_arg_buf(c, gt_out(c, "cumsum, reverse cumsum, recurrences", GT_I32, (size_t)(4 * R * C), gt_exact(), NULL));
-    gt_arg_buf(c, gt_out(c, "fp32 cumsum (exact), cumprod", GT_F32, (size_t)(2 * R * C), gt_tol(1e-30, 2e-6), NULL));
-    gt_arg_buf(c, gt_out(c, "reduce, xor_sum", GT_I32, (size_t)(2 * C + 2 * R + 2), gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "cumsum, reverse cumsum, recurrences", GT_I32, (size_t)(4 * R * C),
+                         gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "fp32 cumsum (exact), cumprod", GT_F32, (size_t)(2 * R * C),
+                         gt_tol(1e-30, 2e-6), NULL));
+    gt_arg_buf(c,
+               gt_out(c, "reduce, xor_sum", GT_I32, (size_t)(2 * C + 2 * R + 2), gt_exact(), NULL));
     gt_arg(c, nr_arg_i32(rows));
     gt_arg(c, nr_arg_i32(cols));
     gt_run(c);
@@ -673,7 +752,8 @@ static const char K_BLOCKPTR[] =
     "\n"
     "\n"
     "@triton.jit\n"
-    "def blockptr(x: *fp32, t: *fp32, tz: *fp32, y: *fp32, y2: *fp32, s: *fp32, cs: *fp32, M: i32, N: i32, sxm: i32, sxn: i32,\n"
+    "def blockptr(x: *fp32, t: *fp32, tz: *fp32, y: *fp32, y2: *fp32, s: *fp32, cs: *fp32, M: i32, "
+    "N: i32, sxm: i32, sxn: i32,\n"
     "             BM: tl.constexpr, BN: tl.constexpr):\n"
     "    pm = tl.program_id(0)\n"
     "    pn = tl.program_id(1)\n"
@@ -692,13 +772,15 @@ static const char K_BLOCKPTR[] =
     "    for _ in range(0, tl.cdiv(N, BN)):\n"
     "        racc += tl.load(rows, boundary_check=(0, 1))\n"
     "        rows = tl.advance(rows, (0, BN))\n"
-    "    tl.store(tl.make_block_ptr(s, (M,), (1,), (pm * BM,), (BM,), (0,)), tl.sum(racc, 1), boundary_check=(0,))\n"
+    "    tl.store(tl.make_block_ptr(s, (M,), (1,), (pm * BM,), (BM,), (0,)), tl.sum(racc, 1), "
+    "boundary_check=(0,))\n"
     "    cols = tl.make_block_ptr(x, (M, N), (sxm, sxn), (0, pn * BN), (BM, BN), (0, 1))\n"
     "    cacc = tl.zeros((BM, BN), tl.float32)\n"
     "    for _ in range(0, tl.cdiv(M, BM)):\n"
     "        cacc += tl.load(cols, boundary_check=(0, 1))\n"
     "        cols = tl.advance(cols, (BM, 0))\n"
-    "    tl.store(tl.make_block_ptr(cs, (N,), (1,), (pn * BN,), (BN,), (0,)), tl.sum(cacc, 0), boundary_check=(0,))\n";
+    "    tl.store(tl.make_block_ptr(cs, (N,), (1,), (pn * BN,), (BN,), (0,)), tl.sum(cacc, 0), "
+    "boundary_check=(0,))\n";
 
 static void blockptr_case(int M, int N, int BM, int BN, bool transposed, int warps) {
     GtRng r = {31337 + (uint64_t)(M * 1000 + N + warps)};
@@ -706,8 +788,8 @@ static void blockptr_case(int M, int N, int BM, int BN, bool transposed, int war
     int gm = (M + 3 + BM - 1) / BM, gn = (N + BN - 1) / BN;
     size_t nt = (size_t)(gm * gn * BM * BN);
     float *x = gt_fill_quarters(GT_F32, n, &r, -4, 4); /* sums of quarters: exact in any order */
-    GtCase *c = gt_case("block pointers, tensor descriptor stores", "%dx%d%s in %dx%d w%d", M, N, transposed ? " T" : "", BM,
-                        BN, warps);
+    GtCase *c = gt_case("block pointers, tensor descriptor stores", "%dx%d%s in %dx%d w%d", M, N,
+                        transposed ? " T" : "", BM, BN, warps);
     gt_source(c, K_BLOCKPTR, "blockptr", NULL);
     gt_define(c, "BM", "%d", BM);
     gt_define(c, "BN", "%d", BN);
@@ -737,16 +819,21 @@ static const char K_BLOCKPTR_DOT[] =
     "\n"
     "\n"
     "@triton.jit\n"
-    "def blockptr_dot(a_ptr: *@T@, b_ptr: *@T@, c_ptr: *fp32, M: i32, N: i32, K: i32, BM: tl.constexpr, BN: tl.constexpr,\n"
+    "def blockptr_dot(a_ptr: *@T@, b_ptr: *@T@, c_ptr: *fp32, M: i32, N: i32, K: i32, BM: "
+    "tl.constexpr, BN: tl.constexpr,\n"
     "                 BK: tl.constexpr):\n"
-    "    a = tl.make_block_ptr(a_ptr, (M, K), (K, 1), (tl.program_id(0) * BM, 0), (BM, BK), (1, 0))\n"
-    "    b = tl.make_block_ptr(b_ptr, (K, N), (1, K), (0, tl.program_id(1) * BN), (BK, BN), (0, 1))\n"
+    "    a = tl.make_block_ptr(a_ptr, (M, K), (K, 1), (tl.program_id(0) * BM, 0), (BM, BK), (1, "
+    "0))\n"
+    "    b = tl.make_block_ptr(b_ptr, (K, N), (1, K), (0, tl.program_id(1) * BN), (BK, BN), (0, "
+    "1))\n"
     "    acc = tl.zeros((BM, BN), tl.float32)\n"
     "    for k in range(0, K, BK):\n"
-    "        acc = tl.dot(tl.load(a, boundary_check=(0, 1)), tl.load(b, boundary_check=(0, 1)), acc)\n"
+    "        acc = tl.dot(tl.load(a, boundary_check=(0, 1)), tl.load(b, boundary_check=(0, 1)), "
+    "acc)\n"
     "        a = tl.advance(a, (0, BK))\n"
     "        b = tl.advance(b, (BK, 0))\n"
-    "    c = tl.make_block_ptr(c_ptr, (M, N), (N, 1), (tl.program_id(0) * BM, tl.program_id(1) * BN), (BM, BN), (1, 0))\n"
+    "    c = tl.make_block_ptr(c_ptr, (M, N), (N, 1), (tl.program_id(0) * BM, tl.program_id(1) * "
+    "BN), (BM, BN), (1, 0))\n"
     "    tl.store(c, acc, boundary_check=(0, 1))\n";
 
 static void blockptr_dot(GtType t, long m, long n, long k, int bm, int bn, int bk, int warps) {
@@ -802,13 +889,17 @@ static void atomic_old_values(int block) {
 static void atomics(long n, int block, int nslots) {
     GtRng r = {555 + (uint64_t)n};
     long programs = gt_cdiv(n, block), npad = programs * block;
-    int32_t *slot = gt_fill_int(GT_I32, (size_t)n, &r, 0, nslots), *v = gt_fill_int(GT_I32, (size_t)n, &r, -1000, 1000);
+    int32_t *slot = gt_fill_int(GT_I32, (size_t)n, &r, 0, nslots),
+            *v = gt_fill_int(GT_I32, (size_t)n, &r, -1000, 1000);
     float *f = gt_fill_int(GT_F32, (size_t)n, &r, -8, 8);
-    int32_t *uniq = gt_fill_int(GT_I32, (size_t)n, &r, -5, 5), *cas = gt_fill_int(GT_I32, (size_t)npad, &r, 0, 4);
-    int32_t *imax = malloc(4 * (size_t)nslots), *imin = malloc(4 * (size_t)nslots), *ones = malloc(4 * (size_t)nslots);
+    int32_t *uniq = gt_fill_int(GT_I32, (size_t)n, &r, -5, 5),
+            *cas = gt_fill_int(GT_I32, (size_t)npad, &r, 0, 4);
+    int32_t *imax = malloc(4 * (size_t)nslots), *imin = malloc(4 * (size_t)nslots),
+            *ones = malloc(4 * (size_t)nslots);
     float *fmax = malloc(4 * (size_t)nslots), *fmin = malloc(4 * (size_t)nslots);
     for (int i = 0; i < nslots; i++)
-        imax[i] = INT32_MIN, imin[i] = INT32_MAX, ones[i] = -1, fmax[i] = -INFINITY, fmin[i] = INFINITY;
+        imax[i] = INT32_MIN, imin[i] = INT32_MAX, ones[i] = -1, fmax[i] = -INFINITY,
+        fmin[i] = INFINITY;
     void *zero = calloc((size_t)npad, 8);
     GtCase *c = gt_case("atomics", "n=%ld slots=%d", n, nslots);
     gt_source(c, K_ATOMICS, "atomics", NULL);
@@ -840,7 +931,8 @@ static void atomics(long n, int block, int nslots) {
     gt_grid(c, (unsigned)programs, 1, 1);
     c->rows_per_output = 1;
     gt_run(c);
-    free(slot), free(v), free(f), free(uniq), free(cas), free(imax), free(imin), free(ones), free(fmax), free(fmin);
+    free(slot), free(v), free(f), free(uniq), free(cas), free(imax), free(imin), free(ones),
+        free(fmax), free(fmin);
     free(zero);
 }
 
@@ -852,7 +944,8 @@ static void control(long n, int block, int flag) {
     int32_t *iters = malloc(4 * (size_t)programs);
     static const int32_t its[] = {0, 1, 2, 5, MAXIT, 3, 7, 4};
     for (long i = 0; i < programs; i++) iters[i] = its[i % 8];
-    GtCase *c = gt_case(flag ? "control flow (for, while, if) flag=1" : "control flow (for, while, if) flag=0",
+    GtCase *c = gt_case(flag ? "control flow (for, while, if) flag=1"
+                             : "control flow (for, while, if) flag=0",
                         "n=%ld B%d", n, block);
     gt_source(c, K_CONTROL, "control", NULL);
     gt_define(c, "BLOCK", "%d", block);
@@ -870,7 +963,8 @@ static void control(long n, int block, int flag) {
 
 static void shapes(int bm, int bn, int warps) {
     GtRng r = {606 + (uint64_t)(bm * bn + warps)};
-    float *x = gt_fill_quarters(GT_F32, (size_t)(bm * bn), &r, -8, 8), *v = gt_fill_quarters(GT_F32, (size_t)(bm + bn), &r, -8, 8);
+    float *x = gt_fill_quarters(GT_F32, (size_t)(bm * bn), &r, -8, 8),
+          *v = gt_fill_quarters(GT_F32, (size_t)(bm + bn), &r, -8, 8);
     GtCase *c = gt_case("trans reshape broadcast expand_dims permute", "%dx%d w%d", bm, bn, warps);
     gt_source(c, K_SHAPES, "shapes", NULL);
     gt_define(c, "BM", "%d", bm);
@@ -879,7 +973,8 @@ static void shapes(int bm, int bn, int warps) {
     gt_arg_buf(c, gt_in(c, "x", GT_F32, (size_t)(bm * bn), x));
     gt_arg_buf(c, gt_in(c, "v", GT_F32, (size_t)(bm + bn), v));
     const char *outs[] = {"trans", "reshape", "broadcast", "permute", "x.T, keep_dims sum, ravel"};
-    for (int k = 0; k < 5; k++) gt_arg_buf(c, gt_out(c, outs[k], GT_F32, (size_t)(bm * bn), gt_exact(), NULL));
+    for (int k = 0; k < 5; k++)
+        gt_arg_buf(c, gt_out(c, outs[k], GT_F32, (size_t)(bm * bn), gt_exact(), NULL));
     gt_run(c);
     free(x), free(v);
 }
@@ -919,14 +1014,16 @@ static void layouts(int b, int warps) {
 }
 
 static void philox(long n, int block, int64_t seed, int seed64) {
-    GtCase *c = gt_case(seed64 ? "philox (i64 seed)" : "philox", "n=%ld s=%lld", n, (long long)seed);
+    GtCase *c =
+        gt_case(seed64 ? "philox (i64 seed)" : "philox", "n=%ld s=%lld", n, (long long)seed);
     gt_source(c, K_PHILOX, "philox", "T", seed64 ? "i64" : "i32", NULL);
     gt_define(c, "BLOCK", "%d", block);
     c->rows_per_output = 1;
     gt_arg_buf(c, gt_out(c, "randint4x", GT_U32, (size_t)(4 * n), gt_exact(), NULL));
     gt_arg_buf(c, gt_out(c, "rand", GT_F32, (size_t)n, gt_exact(), NULL));
     gt_arg_buf(c, gt_out(c, "rand4x", GT_F32, (size_t)n, gt_exact(), NULL));
-    gt_arg_buf(c, gt_out(c, "randn (approx log, sin, cos)", GT_F32, (size_t)n, gt_tol(1e-3, 1e-5), NULL));
+    gt_arg_buf(
+        c, gt_out(c, "randn (approx log, sin, cos)", GT_F32, (size_t)n, gt_tol(1e-3, 1e-5), NULL));
     gt_arg_buf(c, gt_out(c, "randint 7 rounds", GT_U32, (size_t)n, gt_exact(), NULL));
     gt_arg(c, nr_arg_i32((int32_t)n));
     gt_arg(c, seed64 ? nr_arg_i64(seed) : nr_arg_i32((int32_t)seed));
@@ -935,19 +1032,22 @@ static void philox(long n, int block, int64_t seed, int seed64) {
 }
 
 static void philox64(long n, int block, int64_t seed, int64_t base) {
-    GtCase *c = gt_case("philox, 64-bit offsets", "n=%ld s=%lld from %lld", n, (long long)seed, (long long)base);
+    GtCase *c = gt_case("philox, 64-bit offsets", "n=%ld s=%lld from %lld", n, (long long)seed,
+                        (long long)base);
     gt_source(c, K_PHILOX64, "philox64", NULL);
     gt_define(c, "BLOCK", "%d", block);
     c->rows_per_output = 1;
     gt_arg_buf(c, gt_out(c, "randint4x", GT_U32, (size_t)(4 * n), gt_exact(), NULL));
     gt_arg_buf(c, gt_out(c, "rand", GT_F32, (size_t)n, gt_exact(), NULL));
-    gt_arg_buf(c, gt_out(c, "randn (approx log, sin, cos)", GT_F32, (size_t)n, gt_tol(1e-3, 1e-5), NULL));
+    gt_arg_buf(
+        c, gt_out(c, "randn (approx log, sin, cos)", GT_F32, (size_t)n, gt_tol(1e-3, 1e-5), NULL));
     gt_arg(c, nr_arg_i32((int32_t)n));
     gt_arg(c, nr_arg_i64(seed));
     gt_arg(c, nr_arg_i64(base));
     gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
     gt_run(c);
-    c = gt_case("tl.philox, 64-bit counters", "n=%ld s=%lld from %lld", n, (long long)seed, (long long)base);
+    c = gt_case("tl.philox, 64-bit counters", "n=%ld s=%lld from %lld", n, (long long)seed,
+                (long long)base);
     gt_source(c, K_PHILOX64, "philox4x64", NULL);
     gt_define(c, "BLOCK", "%d", block);
     gt_arg_buf(c, gt_out(c, "words", GT_U64, (size_t)(4 * n), gt_exact(), NULL));
@@ -970,7 +1070,8 @@ static void grid3d(unsigned gx, unsigned gy, unsigned gz) {
 
 static void bytes_kernel(long n, int block) {
     GtRng r = {31 + (uint64_t)n};
-    uint8_t *flag = gt_fill_int(GT_I1, (size_t)n, &r, 0, 2), *u8 = gt_fill_int(GT_U8, (size_t)n, &r, 0, 256);
+    uint8_t *flag = gt_fill_int(GT_I1, (size_t)n, &r, 0, 2),
+            *u8 = gt_fill_int(GT_U8, (size_t)n, &r, 0, 256);
     int16_t *h = gt_fill_int(GT_I16, (size_t)n, &r, -32768, 32768);
     GtCase *c = gt_case("i1, u8, i16 memory", "n=%ld B%d", n, block);
     gt_source(c, K_BYTES, "bytes_kernel", NULL);
@@ -990,7 +1091,8 @@ static void bytes_kernel(long n, int block) {
 
 static void fp64_ops(long n, int block) {
     GtRng r = {64 + (uint64_t)n};
-    double *x = gt_fill(GT_F64, (size_t)n, &r, -1e3, 1e3), *y = gt_fill(GT_F64, (size_t)n, &r, 0.5, 100);
+    double *x = gt_fill(GT_F64, (size_t)n, &r, -1e3, 1e3),
+           *y = gt_fill(GT_F64, (size_t)n, &r, 0.5, 100);
     for (long i = 0; i < n; i++) x[i] += gt_uniform(&r, 0, 1) * 1e-9, y[i] *= (i % 2 ? 1 : -1);
     GtCase *c = gt_case("fp64 (* / + fma sqrt max floor, ->fp32)", "n=%ld", n);
     gt_source(c, K_FP64, "fp64_ops", NULL);
@@ -1013,13 +1115,16 @@ static void fp64_ops(long n, int block) {
 static const struct F8 {
     const char *name, *dtype;
     int mbits, bias, max;
-} f8[5] = {{"fp8e4nv", "tl.float8e4nv", 3, 7, 0x7e}, {"fp8e5", "tl.float8e5", 2, 15, 0x7b},
-           {"fp8e4b15", "tl.float8e4b15", 3, 15, 0x7f}, {"fp8e4b8", "tl.float8e4b8", 3, 8, 0x7f},
+} f8[5] = {{"fp8e4nv", "tl.float8e4nv", 3, 7, 0x7e},
+           {"fp8e5", "tl.float8e5", 2, 15, 0x7b},
+           {"fp8e4b15", "tl.float8e4b15", 3, 15, 0x7f},
+           {"fp8e4b8", "tl.float8e4b8", 3, 8, 0x7f},
            {"fp8e5b16", "tl.float8e5b16", 2, 16, 0x7f}};
 
 /* The value of fp8 byte b of format f from its fields. */
 static double f8_value(int f, int b) {
-    int mbits = f8[f].mbits, bias = f8[f].bias, e = (b & 0x7f) >> mbits, mant = b & ((1 << mbits) - 1);
+    int mbits = f8[f].mbits, bias = f8[f].bias, e = (b & 0x7f) >> mbits,
+        mant = b & ((1 << mbits) - 1);
     double v;
     if (f == 0 && (b & 0x7f) == 0x7f) return NAN;
     if (f >= 3 && b == 0x80) return NAN;
@@ -1041,8 +1146,9 @@ static void f8_narrow_inputs(int f, long n, float *x, uint16_t *h, uint16_t *bf,
         for (int j = 0; j < 4; j++) v[nv++] = xs[j], v[nv++] = -xs[j];
     }
     double top = f8_value(f, max);
-    double extra[] = {top, top * 1.03, top * 1.0714, top * 2, 1e30, INFINITY, -INFINITY, NAN, -NAN, 0.0, -0.0, 1e-30,
-                      -1e-30, -top * 1.5, 65504.0, 70000.0, 3e-8, -6e-8};
+    double extra[] = {top,       top * 1.03, top * 1.0714, top * 2, 1e30, INFINITY,
+                      -INFINITY, NAN,        -NAN,         0.0,     -0.0, 1e-30,
+                      -1e-30,    -top * 1.5, 65504.0,      70000.0, 3e-8, -6e-8};
     for (size_t j = 0; j < sizeof extra / sizeof *extra; j++) v[nv++] = extra[j];
     for (long i = 0; i < n; i++) {
         double a = v[i % nv];
@@ -1096,7 +1202,8 @@ static void fp8_arith(long n, int block, int warps) {
     uint8_t *x = malloc((size_t)n), *y = malloc((size_t)n), *z = malloc((size_t)n);
     int32_t *v = gt_fill_int(GT_I32, (size_t)n, &r, -600, 600);
     for (long i = 0; i < n; i++) {
-        x[i] = (uint8_t)gt_int(&r, 0, 256), y[i] = (uint8_t)gt_int(&r, 0, 256), z[i] = (uint8_t)gt_int(&r, 0, 256);
+        x[i] = (uint8_t)gt_int(&r, 0, 256), y[i] = (uint8_t)gt_int(&r, 0, 256),
+        z[i] = (uint8_t)gt_int(&r, 0, 256);
         /* no -0: the GPU leaves the sign of max(-0, +0) open */
         if (x[i] == 0x80) x[i] = 0;
         if (y[i] == 0x80) y[i] = 0;
@@ -1110,8 +1217,10 @@ static void fp8_arith(long n, int block, int warps) {
     gt_arg_buf(c, gt_in(c, "y", GT_U8, (size_t)n, y));
     gt_arg_buf(c, gt_in(c, "z", GT_U8, (size_t)n, z));
     gt_arg_buf(c, gt_in(c, "i", GT_I32, (size_t)n, v));
-    static const char *const outs[] = {"x + y", "x * y - y", "abs(-x)", "maximum", "where", "x + 1.3", "x + i32"};
-    for (int k = 0; k < 7; k++) gt_arg_buf(c, gt_out(c, outs[k], GT_U8, (size_t)n, gt_exact(), NULL));
+    static const char *const outs[] = {"x + y", "x * y - y", "abs(-x)", "maximum",
+                                       "where", "x + 1.3",   "x + i32"};
+    for (int k = 0; k < 7; k++)
+        gt_arg_buf(c, gt_out(c, outs[k], GT_U8, (size_t)n, gt_exact(), NULL));
     gt_arg_buf(c, gt_out(c, "e5: z * 2.5 + z", GT_U8, (size_t)n, gt_exact(), NULL));
     gt_arg_buf(c, gt_out(c, "e4 + e5 (fp16)", GT_F16, (size_t)n, gt_exact(), NULL));
     gt_arg_buf(c, gt_out(c, "e4 < e5", GT_I1, (size_t)n, gt_exact(), NULL));
@@ -1128,8 +1237,10 @@ static void fp8_arith_more(long n, int block, int warps) {
     GtRng r = {8181 + (uint64_t)n};
     uint8_t *x = malloc((size_t)n), *y = malloc((size_t)n), *z = malloc((size_t)n);
     for (long i = 0; i < n; i++) {
-        x[i] = (uint8_t)gt_int(&r, 0, 256), y[i] = (uint8_t)gt_int(&r, 0, 256), z[i] = (uint8_t)gt_int(&r, 0, 256);
-        if (x[i] == 0x80) x[i] = 0; /* no -0 (fp8e4b15 has one): the GPU leaves max(-0, +0)'s sign open */
+        x[i] = (uint8_t)gt_int(&r, 0, 256), y[i] = (uint8_t)gt_int(&r, 0, 256),
+        z[i] = (uint8_t)gt_int(&r, 0, 256);
+        if (x[i] == 0x80)
+            x[i] = 0; /* no -0 (fp8e4b15 has one): the GPU leaves max(-0, +0)'s sign open */
     }
     GtCase *c = gt_case("fp8 arithmetic (e4b15, e4b8, e5b16)", "n=%ld B%d w%d", n, block, warps);
     gt_source(c, K_FP8_ARITH_MORE, "fp8_arith_more", NULL);
@@ -1199,8 +1310,8 @@ int main(int argc, char **argv) {
     vector_add(10007, 128, 2, 0, 0);
     vector_add(98439, 4096, 16, 0, 0);
     vector_add(98439, 2048, 32, 0, 0);
-    vector_add(98439, 1024, 4, 8, 0);    /* num_warps given at launch */
-    vector_add(98439, 1024, 4, 0, 1);    /* pointers not 16-byte aligned */
+    vector_add(98439, 1024, 4, 8, 0); /* num_warps given at launch */
+    vector_add(98439, 1024, 4, 0, 1); /* pointers not 16-byte aligned */
     for (int p = 0; p < 2; p++) {
         dropout(10, p ? 0.3f : 0.5f);
         dropout(1003, p ? 0.3f : 0.5f);
@@ -1230,7 +1341,8 @@ int main(int argc, char **argv) {
     dropout4x(1001, 256, 0.5f, 42);
 
     /* fp16, bf16 and the other element types */
-    static const GtType binop_types[] = {GT_F16, GT_BF16, GT_F32, GT_F64, GT_I8, GT_I16, GT_I64, GT_U8};
+    static const GtType binop_types[] = {GT_F16, GT_BF16, GT_F32, GT_F64,
+                                         GT_I8,  GT_I16,  GT_I64, GT_U8};
     for (int i = 0; i < GT_COUNT(binop_types); i++) typed_binop(binop_types[i], 10007, 256, 4);
     softmax_fp16(129, 1000, 4);
     softmax_fp16(64, 3000, 8);
@@ -1253,12 +1365,14 @@ int main(int argc, char **argv) {
     big_dot(GT_F32);
 
     /* reductions */
-    static const int shapes2d[][4] = {{16, 128, 13, 100}, {64, 32, 50, 29}, {32, 64, 32, 64}, {128, 16, 100, 9}};
+    static const int shapes2d[][4] = {
+        {16, 128, 13, 100}, {64, 32, 50, 29}, {32, 64, 32, 64}, {128, 16, 100, 9}};
     static const int warps[] = {1, 4, 8};
     for (int data = 0; data < 2; data++)
         for (int s = 0; s < GT_COUNT(shapes2d); s++)
             for (int w = 0; w < GT_COUNT(warps); w++)
-                reduce2d(data, shapes2d[s][0], shapes2d[s][1], shapes2d[s][2], shapes2d[s][3], warps[w]);
+                reduce2d(data, shapes2d[s][0], shapes2d[s][1], shapes2d[s][2], shapes2d[s][3],
+                         warps[w]);
     reduce2d(2, 16, 128, 13, 100, 4);
     reduce2d(2, 64, 32, 50, 29, 8);
     reduce1d(GT_F32, 4096, 8, 3 * 4096 - 77);
@@ -1333,7 +1447,7 @@ int main(int argc, char **argv) {
     for (int f = 0; f < 5; f++) {
         fp8_conv(f, 4099, 256, 4, 0);
         fp8_conv(f, 1001, 1024, 8, 0);
-        fp8_conv(f, 77, 16, 1, 0);  /* a block smaller than the CTA: replicated lanes */
+        fp8_conv(f, 77, 16, 1, 0);    /* a block smaller than the CTA: replicated lanes */
         fp8_conv(f, 1000, 128, 2, 1); /* one byte off alignment: no vectors for the bytes */
         fp8_shapes(f, 64, 32, 4);
         fp8_shapes(f, 16, 128, 2);

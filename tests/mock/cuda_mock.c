@@ -65,9 +65,20 @@ typedef struct CUctx_st *CUcontext;
 typedef unsigned long long CUdeviceptr;
 
 enum {
-    OK = 0, INVALID_VALUE = 1, NOT_INITIALIZED = 3, INVALID_DEVICE = 101, INVALID_CONTEXT = 201, INVALID_IMAGE = 200,
-    PEER_ACCESS_UNSUPPORTED = 217, INVALID_HANDLE = 400, NOT_FOUND = 500, NOT_READY = 600, ILLEGAL_ADDRESS = 700,
-    PEER_ACCESS_ALREADY_ENABLED = 704, ASSERT = 710, LAUNCH_FAILED = 719,
+    OK = 0,
+    INVALID_VALUE = 1,
+    NOT_INITIALIZED = 3,
+    INVALID_DEVICE = 101,
+    INVALID_CONTEXT = 201,
+    INVALID_IMAGE = 200,
+    PEER_ACCESS_UNSUPPORTED = 217,
+    INVALID_HANDLE = 400,
+    NOT_FOUND = 500,
+    NOT_READY = 600,
+    ILLEGAL_ADDRESS = 700,
+    PEER_ACCESS_ALREADY_ENABLED = 704,
+    ASSERT = 710,
+    LAUNCH_FAILED = 719,
 };
 
 #define API __attribute__((visibility("default")))
@@ -85,17 +96,26 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct Dev {
     /* refs and sticky are written under mu with atomic stores, and read with atomic loads */
     int refs;        /* retains of the primary context */
-    CUresult sticky; /* a fault: every call on the context returns it (and every retain, unless it recovers) */
+    CUresult sticky; /* a fault: every call on the context returns it (and every retain, unless it
+                        recovers) */
     Alloc *allocs;   /* device memory of the context */
     int nallocs, capallocs;
-    unsigned peers;  /* devices whose memory this context may use (cuCtxEnablePeerAccess), a bit each */
+    unsigned
+        peers; /* devices whose memory this context may use (cuCtxEnablePeerAccess), a bit each */
 } devs[MAX_DEV];
-static char ctx_tokens[MAX_DEV]; /* &ctx_tokens[i]: device i's primary context's handle */
+static char ctx_tokens[MAX_DEV];   /* &ctx_tokens[i]: device i's primary context's handle */
 static _Thread_local int cur = -1; /* the calling thread's current context: its device, or -1 */
 
 /* What cuMockStats reports (under mu, but `inflight`, updated with atomics). */
 enum {
-    ST_PEER_COPIES, ST_PEER_DIRECT, ST_DTOD, ST_HTOD, ST_DTOH, ST_PEER_ENABLED, ST_MAX_INFLIGHT, ST_LAUNCHES,
+    ST_PEER_COPIES,
+    ST_PEER_DIRECT,
+    ST_DTOD,
+    ST_HTOD,
+    ST_DTOH,
+    ST_PEER_ENABLED,
+    ST_MAX_INFLIGHT,
+    ST_LAUNCHES,
     ST_COUNT = ST_LAUNCHES + MAX_DEV
 };
 static long long stats[ST_COUNT];
@@ -157,7 +177,8 @@ static int owner_locked(CUdeviceptr p, size_t n) {
     for (int d = 0; d < MAX_DEV; d++)
         for (int i = 0; i < devs[d].nallocs; i++) {
             uintptr_t b = (uintptr_t)devs[d].allocs[i].p;
-            if (p >= b && p - b <= devs[d].allocs[i].n && n <= devs[d].allocs[i].n - (p - b)) return d;
+            if (p >= b && p - b <= devs[d].allocs[i].n && n <= devs[d].allocs[i].n - (p - b))
+                return d;
         }
     return -1;
 }
@@ -198,7 +219,9 @@ static const char *name_of(CUresult r) {
     }
     return NULL;
 }
-API CUresult cuGetErrorName(CUresult r, const char **s) { return (*s = name_of(r)) ? OK : INVALID_VALUE; }
+API CUresult cuGetErrorName(CUresult r, const char **s) {
+    return (*s = name_of(r)) ? OK : INVALID_VALUE;
+}
 API CUresult cuGetErrorString(CUresult r, const char **s) {
     switch (r) {
     case ILLEGAL_ADDRESS: *s = "an illegal memory access was encountered"; return OK;
@@ -209,11 +232,14 @@ API CUresult cuGetErrorString(CUresult r, const char **s) {
 }
 
 API CUresult cuDeviceGetCount(int *n) { return *n = num_devices(), OK; }
-API CUresult cuDeviceGet(CUdevice *d, int i) { return i >= 0 && i < num_devices() ? (*d = i, OK) : INVALID_DEVICE; }
+API CUresult cuDeviceGet(CUdevice *d, int i) {
+    return i >= 0 && i < num_devices() ? (*d = i, OK) : INVALID_DEVICE;
+}
 API CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
     int cc = device_cc(d); /* devices of another kind have another name, as real ones do */
     if (cc == 90) snprintf(name, (size_t)len, "Mock GPU (tests/mock/cuda_mock.c)");
-    else snprintf(name, (size_t)len, "Mock GPU cc %d.%d (tests/mock/cuda_mock.c)", cc / 10, cc % 10);
+    else
+        snprintf(name, (size_t)len, "Mock GPU cc %d.%d (tests/mock/cuda_mock.c)", cc / 10, cc % 10);
     return OK;
 }
 API CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d) {
@@ -254,7 +280,8 @@ API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) {
         v->allocs = NULL, v->nallocs = v->capallocs = 0;
         v->peers = 0;
         for (int o = 0; o < MAX_DEV; o++) devs[o].peers &= ~(1u << d); /* its memory is gone */
-        if (recovers()) __atomic_store_n(&v->sticky, OK, __ATOMIC_RELEASE); /* else the fault stays */
+        if (recovers())
+            __atomic_store_n(&v->sticky, OK, __ATOMIC_RELEASE); /* else the fault stays */
     }
     pthread_mutex_unlock(&mu);
     return r;
@@ -410,7 +437,8 @@ API CUresult cuMemcpyPeer(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext 
     if (!r) memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n);
     return r;
 }
-API CUresult cuMemcpyPeerAsync(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, Stream *st) {
+API CUresult cuMemcpyPeerAsync(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n,
+                               Stream *st) {
     int keep = cur;
     cur = ctx_index(dc); /* a stream of either context's device */
     CUresult r = stream_ok(st);
@@ -438,8 +466,8 @@ API CUresult cuLinkCreate_v2(unsigned n, int *o, void **v, Link **l) {
     *l = calloc(1, sizeof **l);
     return *l ? OK : INVALID_VALUE;
 }
-API CUresult cuLinkAddData_v2(Link *l, int type, void *data, size_t size, const char *name, unsigned n, int *o,
-                              void **v) {
+API CUresult cuLinkAddData_v2(Link *l, int type, void *data, size_t size, const char *name,
+                              unsigned n, int *o, void **v) {
     (void)type, (void)size, (void)name, (void)n, (void)o, (void)v;
     free(l->ptx);
     l->ptx = malloc(strlen(CUBIN_MARK) + strlen(data) + 1);
@@ -466,10 +494,10 @@ typedef struct Module {
 enum { K_OTHER, K_GOOD, K_ASSERT_SMALL, K_OOB_STORE, K_TRAP, K_RECORD, MAX_PARAMS = 32 };
 typedef struct Function {
     char name[128];
-    unsigned long long serial;    /* which lookup made it (1, 2, ...): tells compiled variants apart */
-    int kind;                     /* K_*: what a launch does, decided once by name */
-    int dev;                      /* its module's context */
-    int nparams;                  /* K_RECORD: the .entry's parameters and their sizes */
+    unsigned long long serial; /* which lookup made it (1, 2, ...): tells compiled variants apart */
+    int kind;                  /* K_*: what a launch does, decided once by name */
+    int dev;                   /* its module's context */
+    int nparams;               /* K_RECORD: the .entry's parameters and their sizes */
     unsigned char size[MAX_PARAMS];
 } Function;
 
@@ -507,14 +535,17 @@ API CUresult cuMockStats(long long *out, int n, int reset) {
 }
 
 /* PTX text, which the driver JIT-compiles: comments and directives, a .version among them */
-static bool is_ptx(const char *image) { return (image[0] == '/' || image[0] == '.') && strstr(image, ".version "); }
+static bool is_ptx(const char *image) {
+    return (image[0] == '/' || image[0] == '.') && strstr(image, ".version ");
+}
 
 /* The sizes of the parameters of `.entry NAME(.param .u64 a, .param .align 2 .b8 h[2])`
  * (at entry): a type's bits / 8 (a predicate's: 1), times an array's length. */
 static int param_sizes(const char *entry, unsigned char *size) {
     const char *end = strchr(entry, ')');
     int n = 0;
-    for (const char *p = strstr(entry, ".param "); p && (!end || p < end) && n < MAX_PARAMS; p = strstr(p + 1, ".param ")) {
+    for (const char *p = strstr(entry, ".param "); p && (!end || p < end) && n < MAX_PARAMS;
+         p = strstr(p + 1, ".param ")) {
         const char *t = p + strlen(".param ");
         if (!strncmp(t, ".align ", 7)) { /* .align N */
             t += 7;
@@ -526,7 +557,8 @@ static int param_sizes(const char *entry, unsigned char *size) {
         int bits = atoi(t), bytes = bits >= 8 ? bits / 8 : 1;
         while (*t && *t != '[' && *t != ',' && *t != ')') t++;
         if (*t == '[') bytes *= atoi(t + 1);
-        size[n++] = (unsigned char)(bytes < 255 ? bytes : 255); /* a descriptor's struct: 48 to 208 bytes */
+        size[n++] =
+            (unsigned char)(bytes < 255 ? bytes : 255); /* a descriptor's struct: 48 to 208 bytes */
     }
     return n;
 }
@@ -555,19 +587,20 @@ API CUresult cuModuleGetFunction(Function **f, Module *m, const char *name) {
     snprintf(entry, sizeof entry, ".entry %s(", name);
     const char *at = strstr(m->text, entry);
     if (!at) return NOT_FOUND;
-    Function *fn = calloc(1, sizeof *fn); /* leaks one small struct per lookup, like nothing a test sees */
+    Function *fn =
+        calloc(1, sizeof *fn); /* leaks one small struct per lookup, like nothing a test sees */
     if (!fn) return INVALID_VALUE;
     snprintf(fn->name, sizeof fn->name, "%s", name);
     pthread_mutex_lock(&mu);
     fn->serial = ++functions;
     pthread_mutex_unlock(&mu);
     fn->dev = cur;
-    fn->kind = !strcmp(name, "good")               ? K_GOOD
-               : !strcmp(name, "assert_small")     ? K_ASSERT_SMALL
-               : !strcmp(name, "oob_store")        ? K_OOB_STORE
-               : !strcmp(name, "trap_kernel")      ? K_TRAP
-               : !strncmp(name, "record_", 7)      ? K_RECORD
-                                                   : K_OTHER;
+    fn->kind = !strcmp(name, "good")           ? K_GOOD
+               : !strcmp(name, "assert_small") ? K_ASSERT_SMALL
+               : !strcmp(name, "oob_store")    ? K_OOB_STORE
+               : !strcmp(name, "trap_kernel")  ? K_TRAP
+               : !strncmp(name, "record_", 7)  ? K_RECORD
+                                               : K_OTHER;
     if (fn->kind == K_RECORD) fn->nparams = param_sizes(at, fn->size);
     *f = fn;
     return OK;
@@ -578,21 +611,30 @@ API CUresult cuFuncSetAttribute(Function *f, int attr, int value) {
     return r ? r : f->dev != cur ? INVALID_HANDLE : OK;
 }
 
-API CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                            unsigned shared, Stream *s, void **params, void **extra) {
+API CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                            unsigned by, unsigned bz, unsigned shared, Stream *s, void **params,
+                            void **extra) {
     (void)extra;
     CUresult r = ctx_state();
     if (r) return r;
     int d = cur;
-    if (f->dev != d || stream_ok(s)) return INVALID_HANDLE; /* a function or stream of another context */
+    if (f->dev != d || stream_ok(s))
+        return INVALID_HANDLE; /* a function or stream of another context */
     switch (f->kind) {
     case K_OTHER: break; /* runs nothing */
     case K_RECORD: {
-        MockLaunch l = {.function = f->serial, .grid = {gx, gy, gz}, .block = {bx, by, bz}, .shared = shared,
-                        .stream = s, .nparams = f->nparams, .device = d};
+        MockLaunch l = {.function = f->serial,
+                        .grid = {gx, gy, gz},
+                        .block = {bx, by, bz},
+                        .shared = shared,
+                        .stream = s,
+                        .nparams = f->nparams,
+                        .device = d};
         snprintf(l.kernel, sizeof l.kernel, "%s", f->name);
-        /* little-endian; a parameter wider than 8 bytes (a tensor descriptor's struct) records its first 8 */
-        for (int i = 0; i < f->nparams; i++) memcpy(&l.params[i], params[i], f->size[i] < 8 ? f->size[i] : 8);
+        /* little-endian; a parameter wider than 8 bytes (a tensor descriptor's struct) records its
+         * first 8 */
+        for (int i = 0; i < f->nparams; i++)
+            memcpy(&l.params[i], params[i], f->size[i] < 8 ? f->size[i] : 8);
         pthread_mutex_lock(&mu);
         l.count = last_launch.count + 1;
         last_launch = l;
@@ -626,7 +668,8 @@ API CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz, 
         bool bad = false;
         for (int32_t i = 0; i < n; i++) bad |= x[i] >= 10;
         if (bad) {
-            printf("mock driver: assert_small: block: [6,0,0], thread: [9,0,0] Assertion `value too large` failed.\n");
+            printf("mock driver: assert_small: block: [6,0,0], thread: [9,0,0] Assertion `value "
+                   "too large` failed.\n");
             poison(d, ASSERT);
         } else {
             for (int32_t i = 0; i < n; i++) x[i] += 1;

@@ -10,15 +10,15 @@ typedef struct {
     int passed, failed;
 } CheckState;
 
-#define CHECK_AT(st, cond, ...)                                                        \
-    do {                                                                               \
-        if (cond) (st)->passed++;                                                      \
-        else {                                                                         \
-            (st)->failed++;                                                            \
-            printf("%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);           \
-            printf(__VA_ARGS__);                                                       \
-            printf("\n");                                                              \
-        }                                                                              \
+#define CHECK_AT(st, cond, ...)                                             \
+    do {                                                                    \
+        if (cond) (st)->passed++;                                           \
+        else {                                                              \
+            (st)->failed++;                                                 \
+            printf("%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+            printf(__VA_ARGS__);                                            \
+            printf("\n");                                                   \
+        }                                                                   \
     } while (0)
 
 static inline int check_done(const char *name, const CheckState *st) {

@@ -41,7 +41,8 @@ static inline nr_kernel *build_at(int line, const char *src, const char *defs) {
     nr_status s = nr_compile_source(ctx, src, strlen(src), "test.nr", &o, &m);
     if (s != NR_OK) {
         st.failed++;
-        printf("%s:%d: check failed: compile: %s\n%s\n", __FILE__, line, nr_status_string(s), nr_last_error(ctx));
+        printf("%s:%d: check failed: compile: %s\n%s\n", __FILE__, line, nr_status_string(s),
+               nr_last_error(ctx));
         return NULL;
     }
     st.passed++;
@@ -79,29 +80,33 @@ static inline void compile_error_at(int line, const char *src, const char *defs,
     if (ok) st.passed++;
     else {
         st.failed++;
-        printf("%s:%d: check failed: expected a compile error%s%s%s, got status %s: %s\n", __FILE__, line,
-               want ? " containing '" : "", want ? want : "", want ? "'" : "", nr_status_string(s), nr_last_error(ctx));
+        printf("%s:%d: check failed: expected a compile error%s%s%s, got status %s: %s\n", __FILE__,
+               line, want ? " containing '" : "", want ? want : "", want ? "'" : "",
+               nr_status_string(s), nr_last_error(ctx));
     }
 }
 #define COMPILE_ERROR(src, defs, want) compile_error_at(__LINE__, src, defs, want)
 
-static inline nr_status launch_at(int line, nr_kernel *k, unsigned g0, unsigned g1, unsigned g2, const nr_arg *args, int n,
-                           bool expect_ok) {
+static inline nr_status launch_at(int line, nr_kernel *k, unsigned g0, unsigned g1, unsigned g2,
+                                  const nr_arg *args, int n, bool expect_ok) {
     unsigned grid[3] = {g0, g1, g2};
     nr_status s = nr_launch(k, grid, args, n, NULL);
     if (expect_ok) {
         if (s == NR_OK) st.passed++;
         else {
             st.failed++;
-            printf("%s:%d: check failed: launch: %s: %s\n", __FILE__, line, nr_status_string(s), nr_last_error(ctx));
+            printf("%s:%d: check failed: launch: %s: %s\n", __FILE__, line, nr_status_string(s),
+                   nr_last_error(ctx));
         }
     }
     return s;
 }
-#define RUN(k, g0, g1, g2, ...)                                                                        \
-    launch_at(__LINE__, k, g0, g1, g2, (nr_arg[]){__VA_ARGS__}, (int)(sizeof((nr_arg[]){__VA_ARGS__}) / sizeof(nr_arg)), true)
-#define RUN_STATUS(k, g0, g1, g2, ...)                                                                 \
-    launch_at(__LINE__, k, g0, g1, g2, (nr_arg[]){__VA_ARGS__}, (int)(sizeof((nr_arg[]){__VA_ARGS__}) / sizeof(nr_arg)), false)
+#define RUN(k, g0, g1, g2, ...)                                 \
+    launch_at(__LINE__, k, g0, g1, g2, (nr_arg[]){__VA_ARGS__}, \
+              (int)(sizeof((nr_arg[]){__VA_ARGS__}) / sizeof(nr_arg)), true)
+#define RUN_STATUS(k, g0, g1, g2, ...)                          \
+    launch_at(__LINE__, k, g0, g1, g2, (nr_arg[]){__VA_ARGS__}, \
+              (int)(sizeof((nr_arg[]){__VA_ARGS__}) / sizeof(nr_arg)), false)
 
 static inline nr_devptr dev_from(const void *host, size_t bytes) {
     nr_devptr p = 0;
@@ -149,7 +154,8 @@ static inline uint16_t enc_fmt(double x, int mbits, int ebits) {
     frexp(x, &e);
     e -= 1;
     if (e < 1 - bias) return (uint16_t)(sign | (uint16_t)llrint(ldexp(x, mbits - (1 - bias))));
-    return (uint16_t)(sign | (uint16_t)((e + bias) << mbits) | (uint16_t)llrint((ldexp(x, -e) - 1) * (1 << mbits)));
+    return (uint16_t)(sign | (uint16_t)((e + bias) << mbits) |
+                      (uint16_t)llrint((ldexp(x, -e) - 1) * (1 << mbits)));
 }
 static inline double dec_fmt(uint16_t h, int mbits, int ebits) {
     int bias = (1 << (ebits - 1)) - 1;

@@ -14,7 +14,8 @@ static const char *add_src =
     "def add_kernel(x_ptr: *fp32, y_ptr: *fp32, out_ptr: *fp32, n: i32, BLOCK: tl.constexpr):\n"
     "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
     "    mask = offs < n\n"
-    "    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)\n"
+    "    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, "
+    "mask=mask), mask=mask)\n"
     "@triton.jit\n"
     "def scale(x_ptr: *fp32, s: fp32, n: i64, BLOCK: tl.constexpr = 32):\n"
     "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
@@ -33,7 +34,8 @@ static int vector_add(int n, int block, float bias) {
     if (nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m)) goto out;
     nr_kernel *k;
     if (nr_module_get_kernel(m, "add_kernel", &k)) goto out_m;
-    float *x = malloc(sizeof(float) * (size_t)n), *y = malloc(sizeof(float) * (size_t)n), *z = malloc(sizeof(float) * (size_t)n);
+    float *x = malloc(sizeof(float) * (size_t)n), *y = malloc(sizeof(float) * (size_t)n),
+          *z = malloc(sizeof(float) * (size_t)n);
     for (int i = 0; i < n; i++) x[i] = (float)i + bias, y[i] = 0.5f * (float)i;
     nr_devptr dx, dy, dz;
     nr_malloc(ctx, sizeof(float) * (size_t)n, &dx);
@@ -78,7 +80,8 @@ static void test_threads(CheckState *st) {
     pthread_create(&tb, NULL, thread_main, &b);
     pthread_join(ta, NULL);
     pthread_join(tb, NULL);
-    CHECK_AT(st, a.result == 0 && b.result == 0, "two contexts in two threads: %d and %d wrong", a.result, b.result);
+    CHECK_AT(st, a.result == 0 && b.result == 0, "two contexts in two threads: %d and %d wrong",
+             a.result, b.result);
 }
 
 static void test_errors(CheckState *st) {
@@ -88,7 +91,9 @@ static void test_errors(CheckState *st) {
     const char *bad = "@triton.jit\ndef k(x: *fp32):\n    y = undefined_thing + 1\n";
     nr_status s = nr_compile_source(ctx, bad, strlen(bad), "bad.nr", NULL, &m);
     CHECK_AT(st, s == NR_ERR_COMPILE && !m, "compile error status %d", s);
-    CHECK_AT(st, strstr(nr_last_error(ctx), "bad.nr:3:9: error: use of undefined name 'undefined_thing'") != NULL,
+    CHECK_AT(st,
+             strstr(nr_last_error(ctx),
+                    "bad.nr:3:9: error: use of undefined name 'undefined_thing'") != NULL,
              "diagnostic: %s", nr_last_error(ctx));
     s = nr_compile_file(ctx, "/nonexistent/k.nr", NULL, &m);
     CHECK_AT(st, s == NR_ERR_NOT_FOUND, "missing file status %d", s);
@@ -104,68 +109,90 @@ static void test_errors(CheckState *st) {
     nr_module_get_kernel(m, "add_kernel", &k);
     nr_module_get_kernel(m, "scale", &ks);
     CHECK_AT(st, nr_kernel_num_params(k) == 4, "params %d", nr_kernel_num_params(k));
-    CHECK_AT(st, !strcmp(nr_kernel_param_name(k, 3), "n") && nr_kernel_param_type(k, 3) == NR_TYPE_I32, "param 3");
+    CHECK_AT(st,
+             !strcmp(nr_kernel_param_name(k, 3), "n") && nr_kernel_param_type(k, 3) == NR_TYPE_I32,
+             "param 3");
     CHECK_AT(st, nr_kernel_param_type(k, 0) == NR_TYPE_PTR, "param 0 type");
     CHECK_AT(st, nr_kernel_param_type(ks, 2) == NR_TYPE_I64, "scale n is i64");
-    CHECK_AT(st, nr_kernel_param_type(k, 4) == NR_TYPE_INVALID && nr_kernel_param_type(k, -1) == NR_TYPE_INVALID &&
-                     !nr_kernel_param_name(k, 4), "no parameter 4");
-    CHECK_AT(st, nr_context_device(ctx) == NR_DEVICE_CPU && nr_context_device(NULL) == NR_DEVICE_CPU, "device kind");
+    CHECK_AT(st,
+             nr_kernel_param_type(k, 4) == NR_TYPE_INVALID &&
+                 nr_kernel_param_type(k, -1) == NR_TYPE_INVALID && !nr_kernel_param_name(k, 4),
+             "no parameter 4");
+    CHECK_AT(st,
+             nr_context_device(ctx) == NR_DEVICE_CPU && nr_context_device(NULL) == NR_DEVICE_CPU,
+             "device kind");
     nr_compile_options o3 = {&d, 1, NULL, 3, 0};
     nr_module *m3 = NULL;
     s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o3, &m3);
-    CHECK_AT(st, s == NR_ERR_INVALID_ARG && !m3 && strstr(nr_last_error(ctx), "num_warps must be"), "3 warps: %s",
-             nr_last_error(ctx));
+    CHECK_AT(st, s == NR_ERR_INVALID_ARG && !m3 && strstr(nr_last_error(ctx), "num_warps must be"),
+             "3 warps: %s", nr_last_error(ctx));
     nr_compile_options o9 = {&d, 1, NULL, 0, 9};
     s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o9, &m3);
-    CHECK_AT(st, s == NR_ERR_INVALID_ARG && !m3 && strstr(nr_last_error(ctx), "num_stages must be"), "9 stages: %s",
-             nr_last_error(ctx));
+    CHECK_AT(st, s == NR_ERR_INVALID_ARG && !m3 && strstr(nr_last_error(ctx), "num_stages must be"),
+             "9 stages: %s", nr_last_error(ctx));
     nr_devptr buf;
     nr_malloc(ctx, 100 * sizeof(float), &buf);
     unsigned grid[3] = {1, 1, 1};
     nr_arg args[4] = {nr_arg_ptr(buf), nr_arg_ptr(buf), nr_arg_ptr(buf), nr_arg_i32(100)};
     s = nr_launch(k, grid, args, 3, NULL);
-    CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "takes 4 arguments, got 3"), "count: %s", nr_last_error(ctx));
+    CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "takes 4 arguments, got 3"),
+             "count: %s", nr_last_error(ctx));
     args[3] = nr_arg_f32(1.0f);
     s = nr_launch(k, grid, args, 4, NULL);
-    CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "argument 3 ('n') is i32, got fp32"), "type: %s", nr_last_error(ctx));
+    CHECK_AT(st,
+             s == NR_ERR_INVALID_ARG &&
+                 strstr(nr_last_error(ctx), "argument 3 ('n') is i32, got fp32"),
+             "type: %s", nr_last_error(ctx));
     args[3] = nr_arg_i64(1LL << 40);
     s = nr_launch(k, grid, args, 4, NULL);
-    CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "does not fit"), "range: %s", nr_last_error(ctx));
+    CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "does not fit"), "range: %s",
+             nr_last_error(ctx));
     args[3] = nr_arg_i8(100); /* any integer tag whose value fits */
     CHECK_AT(st, nr_launch(k, grid, args, 4, NULL) == NR_OK, "i8 argument: %s", nr_last_error(ctx));
     args[3] = nr_arg_u16(40000);
-    CHECK_AT(st, nr_launch(k, grid, args, 4, NULL) == NR_OK, "u16 argument: %s", nr_last_error(ctx));
+    CHECK_AT(st, nr_launch(k, grid, args, 4, NULL) == NR_OK, "u16 argument: %s",
+             nr_last_error(ctx));
     args[3] = nr_arg_f16(1.0f);
     s = nr_launch(k, grid, args, 4, NULL);
-    CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "is i32, got fp16"), "fp16 for i32: %s",
-             nr_last_error(ctx));
+    CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "is i32, got fp16"),
+             "fp16 for i32: %s", nr_last_error(ctx));
     args[0] = nr_arg_i32(5);
     args[3] = nr_arg_i32(100);
     s = nr_launch(k, grid, args, 4, NULL);
-    CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "is a pointer"), "ptr: %s", nr_last_error(ctx));
+    CHECK_AT(st, s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "is a pointer"), "ptr: %s",
+             nr_last_error(ctx));
     /* 64 elements of a 100-float buffer are fine; n = 200 with two programs runs off the end */
     args[0] = nr_arg_ptr(buf);
     grid[0] = 2;
     args[3] = nr_arg_i32(200);
     s = nr_launch(k, grid, args, 4, NULL);
-    CHECK_AT(st, s == NR_ERR_LAUNCH && strstr(nr_last_error(ctx), "out-of-bounds"), "oob: %s", nr_last_error(ctx));
-    CHECK_AT(st, strstr(nr_last_error(ctx), "add.nr:") != NULL, "oob message names the source: %s", nr_last_error(ctx));
+    CHECK_AT(st, s == NR_ERR_LAUNCH && strstr(nr_last_error(ctx), "out-of-bounds"), "oob: %s",
+             nr_last_error(ctx));
+    CHECK_AT(st, strstr(nr_last_error(ctx), "add.nr:") != NULL, "oob message names the source: %s",
+             nr_last_error(ctx));
     args[3] = nr_arg_i32(100);
     s = nr_launch(k, grid, args, 4, NULL);
     CHECK_AT(st, s == NR_OK, "in bounds: %s", nr_last_error(ctx));
     nr_launch_options bad_stages = {0, NULL, -1};
-    CHECK_AT(st, nr_launch(k, grid, args, 4, &bad_stages) == NR_ERR_INVALID_ARG &&
-                     strstr(nr_last_error(ctx), "num_stages must be"), "launch with -1 stages: %s", nr_last_error(ctx));
+    CHECK_AT(st,
+             nr_launch(k, grid, args, 4, &bad_stages) == NR_ERR_INVALID_ARG &&
+                 strstr(nr_last_error(ctx), "num_stages must be"),
+             "launch with -1 stages: %s", nr_last_error(ctx));
     grid[0] = 0;
     CHECK_AT(st, nr_launch(k, grid, args, 4, NULL) == NR_ERR_INVALID_ARG, "zero grid");
     unsigned tall[3] = {1, 65536, 1}, deep[3] = {1, 1, 65536}, edge[3] = {1, 65535, 1};
-    CHECK_AT(st, nr_launch(k, tall, args, 4, NULL) == NR_ERR_INVALID_ARG, "grid y over CUDA's 65535");
-    CHECK_AT(st, strstr(nr_last_error(ctx), "must be 1 to 65535") != NULL, "grid message: %s", nr_last_error(ctx));
-    CHECK_AT(st, nr_launch(k, deep, args, 4, NULL) == NR_ERR_INVALID_ARG, "grid z over CUDA's 65535");
+    CHECK_AT(st, nr_launch(k, tall, args, 4, NULL) == NR_ERR_INVALID_ARG,
+             "grid y over CUDA's 65535");
+    CHECK_AT(st, strstr(nr_last_error(ctx), "must be 1 to 65535") != NULL, "grid message: %s",
+             nr_last_error(ctx));
+    CHECK_AT(st, nr_launch(k, deep, args, 4, NULL) == NR_ERR_INVALID_ARG,
+             "grid z over CUDA's 65535");
     args[3] = nr_arg_i32(0); /* every program masked off: the launch itself is what is tested */
-    CHECK_AT(st, nr_launch(k, edge, args, 4, NULL) == NR_OK, "grid y of 65535: %s", nr_last_error(ctx));
+    CHECK_AT(st, nr_launch(k, edge, args, 4, NULL) == NR_OK, "grid y of 65535: %s",
+             nr_last_error(ctx));
     args[3] = nr_arg_i32(100);
-    nr_arg sargs[3] = {nr_arg_ptr(buf), nr_arg_f32(2.0f), nr_arg_i32(100)}; /* i32 value for an i64 param */
+    nr_arg sargs[3] = {nr_arg_ptr(buf), nr_arg_f32(2.0f),
+                       nr_arg_i32(100)}; /* i32 value for an i64 param */
     grid[0] = 4;
     CHECK_AT(st, nr_launch(ks, grid, sargs, 3, NULL) == NR_OK, "scale: %s", nr_last_error(ctx));
     CHECK_AT(st, nr_free(ctx, buf) == NR_OK, "free");
@@ -182,12 +209,15 @@ static void test_defines(CheckState *st) {
     nr_module *m = NULL;
     nr_compile_options o = {NULL, 0, "add_kernel", 0, 0};
     nr_status s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m);
-    CHECK_AT(st, s == NR_ERR_COMPILE && strstr(nr_last_error(ctx), "has no value: give it with -D BLOCK=VALUE"),
+    CHECK_AT(st,
+             s == NR_ERR_COMPILE &&
+                 strstr(nr_last_error(ctx), "has no value: give it with -D BLOCK=VALUE"),
              "missing constexpr: %s", nr_last_error(ctx));
     nr_define d[] = {{"BLOCK", "100"}};
     o.defines = d, o.num_defines = 1;
     s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m);
-    CHECK_AT(st, s == NR_ERR_COMPILE && strstr(nr_last_error(ctx), "power of two"), "BLOCK=100: %s", nr_last_error(ctx));
+    CHECK_AT(st, s == NR_ERR_COMPILE && strstr(nr_last_error(ctx), "power of two"), "BLOCK=100: %s",
+             nr_last_error(ctx));
     nr_context_destroy(ctx);
 }
 
@@ -213,14 +243,17 @@ static void test_streams_and_stats(CheckState *st) {
     nr_context *ctx;
     nr_context_create(NR_DEVICE_CPU, 0, &ctx);
     void *a = NULL, *b = NULL;
-    CHECK_AT(st, nr_stream_create(ctx, &a) == NR_OK && nr_stream_create(ctx, &b) == NR_OK && a && b && a != b,
+    CHECK_AT(st,
+             nr_stream_create(ctx, &a) == NR_OK && nr_stream_create(ctx, &b) == NR_OK && a && b &&
+                 a != b,
              "two streams: %s", nr_last_error(ctx));
     nr_define d = {"BLOCK", "32"};
     nr_compile_options o = {&d, 1, "add_kernel", 0, 0};
     nr_module *m = NULL;
     nr_kernel *k = NULL;
-    CHECK_AT(st, nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m) == NR_OK &&
-                     nr_module_get_kernel(m, "add_kernel", &k) == NR_OK,
+    CHECK_AT(st,
+             nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m) == NR_OK &&
+                 nr_module_get_kernel(m, "add_kernel", &k) == NR_OK,
              "compile: %s", nr_last_error(ctx));
     nr_devptr x = 0, z = 0;
     float in[40], out[40];
@@ -231,21 +264,29 @@ static void test_streams_and_stats(CheckState *st) {
     nr_arg args[4] = {nr_arg_ptr(x), nr_arg_ptr(x), nr_arg_ptr(z), nr_arg_i32(40)};
     unsigned grid[3] = {2, 1, 1};
     nr_launch_options lo = {0, b, 0};
-    CHECK_AT(st, k && nr_launch(k, grid, args, 4, &lo) == NR_OK, "launch on a stream: %s", nr_last_error(ctx));
-    CHECK_AT(st, nr_stream_synchronize(ctx, b) == NR_OK && nr_stream_synchronize(ctx, NULL) == NR_OK, "synchronize");
+    CHECK_AT(st, k && nr_launch(k, grid, args, 4, &lo) == NR_OK, "launch on a stream: %s",
+             nr_last_error(ctx));
+    CHECK_AT(st,
+             nr_stream_synchronize(ctx, b) == NR_OK && nr_stream_synchronize(ctx, NULL) == NR_OK,
+             "synchronize");
     nr_memcpy_dtoh(ctx, out, z, sizeof out);
     CHECK_AT(st, out[39] == 78.0f && out[0] == 0.0f, "results: %g %g", out[0], out[39]);
     CHECK_AT(st, nr_stream_destroy(ctx, a) == NR_OK, "destroy: %s", nr_last_error(ctx));
-    CHECK_AT(st, nr_stream_destroy(ctx, a) == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "not a stream"),
+    CHECK_AT(st,
+             nr_stream_destroy(ctx, a) == NR_ERR_INVALID_ARG &&
+                 strstr(nr_last_error(ctx), "not a stream"),
              "a destroyed stream is refused: %s", nr_last_error(ctx));
     CHECK_AT(st, nr_stream_destroy(ctx, NULL) == NR_ERR_INVALID_ARG, "NULL is no stream of ours");
     CHECK_AT(st, nr_stream_create(ctx, NULL) == NR_ERR_INVALID_ARG, "NULL out");
     nr_stats stats;
     memset(&stats, 0xff, sizeof stats);
-    CHECK_AT(st, nr_context_stats(ctx, &stats) == NR_OK && stats.gpu_compiles == 0 && stats.jit_compiles == 0 &&
-                     stats.disk_cache_hits == 0,
+    CHECK_AT(st,
+             nr_context_stats(ctx, &stats) == NR_OK && stats.gpu_compiles == 0 &&
+                 stats.jit_compiles == 0 && stats.disk_cache_hits == 0,
              "the CPU compiles nothing for a GPU");
-    CHECK_AT(st, nr_context_stats(NULL, &stats) == NR_ERR_INVALID_ARG && nr_context_stats(ctx, NULL) == NR_ERR_INVALID_ARG,
+    CHECK_AT(st,
+             nr_context_stats(NULL, &stats) == NR_ERR_INVALID_ARG &&
+                 nr_context_stats(ctx, NULL) == NR_ERR_INVALID_ARG,
              "stats: NULL arguments");
     nr_context_destroy(ctx); /* b, the module and the buffers go with it */
 }
@@ -257,12 +298,17 @@ static void test_copies_between_contexts(CheckState *st) {
     nr_context_create(NR_DEVICE_CPU, 0, &b);
     int n = -1;
     char why[256];
-    CHECK_AT(st, nr_device_count(NR_DEVICE_CPU, &n, why, sizeof why) == NR_OK && n == 1, "one CPU device: %d", n);
-    CHECK_AT(st, nr_device_count(NR_DEVICE_CPU, NULL, NULL, 0) == NR_ERR_INVALID_ARG, "count: NULL out");
-    CHECK_AT(st, nr_device_count((nr_device_kind)7, &n, NULL, 0) == NR_ERR_INVALID_ARG, "count: a bad kind");
-    CHECK_AT(st, nr_context_device_index(a) == 0 && nr_context_device_index(NULL) == -1, "device index");
+    CHECK_AT(st, nr_device_count(NR_DEVICE_CPU, &n, why, sizeof why) == NR_OK && n == 1,
+             "one CPU device: %d", n);
+    CHECK_AT(st, nr_device_count(NR_DEVICE_CPU, NULL, NULL, 0) == NR_ERR_INVALID_ARG,
+             "count: NULL out");
+    CHECK_AT(st, nr_device_count((nr_device_kind)7, &n, NULL, 0) == NR_ERR_INVALID_ARG,
+             "count: a bad kind");
+    CHECK_AT(st, nr_context_device_index(a) == 0 && nr_context_device_index(NULL) == -1,
+             "device index");
     nr_copy_path path = NR_COPY_STAGED;
-    CHECK_AT(st, nr_memcpy_peer_path(b, a, &path) == NR_OK && path == NR_COPY_HOST, "CPU to CPU: a host copy");
+    CHECK_AT(st, nr_memcpy_peer_path(b, a, &path) == NR_OK && path == NR_COPY_HOST,
+             "CPU to CPU: a host copy");
     CHECK_AT(st, nr_memcpy_peer_path(b, a, NULL) == NR_ERR_INVALID_ARG, "path: NULL out");
     unsigned char in[100], out[100];
     for (int i = 0; i < 100; i++) in[i] = (unsigned char)(3 * i + 1);
@@ -276,17 +322,25 @@ static void test_copies_between_contexts(CheckState *st) {
     int bad = 0;
     for (int i = 0; i < 100; i++) bad += out[i] != (i >= 10 && i < 60 ? in[i + 10] : 0);
     CHECK_AT(st, bad == 0, "copied bytes: %d wrong", bad);
-    CHECK_AT(st, nr_memcpy_peer_async(b, y, a, x, 100, NULL) == NR_OK, "async copy: %s", nr_last_error(b));
+    CHECK_AT(st, nr_memcpy_peer_async(b, y, a, x, 100, NULL) == NR_OK, "async copy: %s",
+             nr_last_error(b));
     CHECK_AT(st, nr_memcpy_peer(b, y, a, x, 0) == NR_OK, "0 bytes");
     /* the ranges: each inside its own context's memory, the message in both contexts */
-    CHECK_AT(st, nr_memcpy_peer(b, y, a, x + 1, 100) == NR_ERR_INVALID_ARG && strstr(nr_last_error(b), "nr_memcpy_peer") &&
-                     !strcmp(nr_last_error(a), nr_last_error(b)),
+    CHECK_AT(st,
+             nr_memcpy_peer(b, y, a, x + 1, 100) == NR_ERR_INVALID_ARG &&
+                 strstr(nr_last_error(b), "nr_memcpy_peer") &&
+                 !strcmp(nr_last_error(a), nr_last_error(b)),
              "a source past its allocation: '%s' / '%s'", nr_last_error(a), nr_last_error(b));
-    CHECK_AT(st, nr_memcpy_peer(b, x, a, x, 10) == NR_ERR_INVALID_ARG, "a destination of the other context's memory");
-    CHECK_AT(st, nr_memcpy_peer(b, y, a, y, 10) == NR_ERR_INVALID_ARG, "a source of the other context's memory");
-    CHECK_AT(st, nr_memcpy_peer(b, y, a, x, 10) == NR_OK && !*nr_last_error(a) && !*nr_last_error(b),
+    CHECK_AT(st, nr_memcpy_peer(b, x, a, x, 10) == NR_ERR_INVALID_ARG,
+             "a destination of the other context's memory");
+    CHECK_AT(st, nr_memcpy_peer(b, y, a, y, 10) == NR_ERR_INVALID_ARG,
+             "a source of the other context's memory");
+    CHECK_AT(st,
+             nr_memcpy_peer(b, y, a, x, 10) == NR_OK && !*nr_last_error(a) && !*nr_last_error(b),
              "a good copy clears both errors");
-    CHECK_AT(st, nr_memcpy_peer(NULL, y, a, x, 10) == NR_ERR_INVALID_ARG && strstr(nr_last_error(a), "NULL"),
+    CHECK_AT(st,
+             nr_memcpy_peer(NULL, y, a, x, 10) == NR_ERR_INVALID_ARG &&
+                 strstr(nr_last_error(a), "NULL"),
              "a NULL destination context: '%s'", nr_last_error(a));
     CHECK_AT(st, nr_memcpy_peer(b, y, NULL, x, 10) == NR_ERR_INVALID_ARG, "a NULL source context");
     CHECK_AT(st, nr_memcpy_peer(NULL, y, NULL, x, 10) == NR_ERR_INVALID_ARG, "no context at all");

@@ -79,7 +79,8 @@ static ValId val_num(const IrFunc *f, uint32_t num) {
 
 /* The facts of %num as axis_info_print prints them, checked against want (the text
  * after "%N: "). */
-static void expect_at(int line, const IrFunc *f, const AxisInfo *info, uint32_t num, const char *want) {
+static void expect_at(int line, const IrFunc *f, const AxisInfo *info, uint32_t num,
+                      const char *want) {
     StrBuf out;
     sb_init(&out);
     axis_info_print(&out, f, info);
@@ -98,7 +99,8 @@ static void expect_at(int line, const IrFunc *f, const AxisInfo *info, uint32_t 
         memcpy(got, hit, n);
         got[n] = 0;
     }
-    CHECK_AT(&st, !strcmp(got, want), "line %d: %%%u: got \"%s\", want \"%s\"", line, num, got, want);
+    CHECK_AT(&st, !strcmp(got, want), "line %d: %%%u: got \"%s\", want \"%s\"", line, num, got,
+             want);
     sb_free(&out);
 }
 #define EXPECT(num, want) expect_at(__LINE__, p.f, info, num, want)
@@ -151,7 +153,9 @@ static void test_vector_add(void) {
     EXPECT(13, "(not printed)"); /* floats are not printed */
     /* floats are neutral in the table */
     const AxisInfo *fl = info_num(p.f, info, 13);
-    CHECK(fl && fl->rank == 1 && fl->contiguity[0] == 1 && fl->divisibility[0] == 1 && fl->constancy[0] == 1, "float");
+    CHECK(fl && fl->rank == 1 && fl->contiguity[0] == 1 && fl->divisibility[0] == 1 &&
+              fl->constancy[0] == 1,
+          "float");
     const AxisInfo *ptr = info_num(p.f, info, 12), *mask = info_num(p.f, info, 10);
     CHECK(axis_info_vector_width(ptr, NULL, 4, 0) == 4, "fp32, 16-byte aligned: 4");
     CHECK(axis_info_vector_width(ptr, mask, 4, 0) == 4, "fp32 masked (constancy 16): 4");
@@ -175,42 +179,42 @@ static void test_vector_add(void) {
 
     /* axis_info_param_facts: pointers and ints get the divisibility */
     ParamFact *pf = axis_info_param_facts(p.f, 16, p.arena);
-    CHECK(pf[0].divisibility == 16 && pf[1].divisibility == 16 && pf[2].divisibility == 16, "param facts");
+    CHECK(pf[0].divisibility == 16 && pf[1].divisibility == 16 && pf[2].divisibility == 16,
+          "param facts");
     info = axis_info_analyze(p.f, pf, p.arena);
     EXPECT(10, "contiguity = [1], divisibility = [1], constancy = [16]");
     parsed_free(&p);
 }
 
 /* a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] */
-static const char *ptr_2d =
-    "func kernel @mm(%0: ptr<fp16> \"a_ptr\", %1: i32 \"stride_am\") {\n"
-    "  %2 = program_id {axis = 0} : i32\n"
-    "  %3 = const {value = 64} : i32\n"
-    "  %4 = mul %2, %3 : i32\n"
-    "  %5 = splat %4 : <64xi32>\n"
-    "  %6 = arange {start = 0, end = 64} : <64xi32>\n"
-    "  %7 = add %5, %6 : <64xi32>\n"
-    "  %8 = arange {start = 0, end = 32} : <32xi32>\n"
-    "  %9 = expand_dims %7 {axis = 1} : <64x1xi32>\n"
-    "  %10 = broadcast %9 : <64x32xi32>\n"
-    "  %11 = splat %1 : <64x32xi32>\n"
-    "  %12 = mul %10, %11 : <64x32xi32>\n"
-    "  %13 = expand_dims %8 {axis = 0} : <1x32xi32>\n"
-    "  %14 = broadcast %13 : <64x32xi32>\n"
-    "  %15 = add %12, %14 : <64x32xi32>\n"
-    "  %16 = splat %0 : <64x32xptr<fp16>>\n"
-    "  %17 = addptr %16, %15 : <64x32xptr<fp16>>\n"
-    "  %18 = load %17 : <64x32xfp16>\n"
-    "  %19 = trans %17 {perm = [1, 0]} : <32x64xptr<fp16>>\n"
-    "  %20 = reshape %7 : <2x32xi32>\n"
-    "  %21 = reshape %11 : <2048xi32>\n"
-    "  %22 = reshape %7 : <64x1xi32>\n"
-    "  %23 = convert_layout %17 : <64x32xptr<fp16>>\n"
-    "  %24 = reshape %17 : <2x32x32xptr<fp16>>\n"
-    "  %25 = reshape %24 : <64x1x32xptr<fp16>>\n"
-    "  %26 = reshape %14 : <8x8x32xi32>\n"
-    "  return\n"
-    "}\n";
+static const char *ptr_2d = "func kernel @mm(%0: ptr<fp16> \"a_ptr\", %1: i32 \"stride_am\") {\n"
+                            "  %2 = program_id {axis = 0} : i32\n"
+                            "  %3 = const {value = 64} : i32\n"
+                            "  %4 = mul %2, %3 : i32\n"
+                            "  %5 = splat %4 : <64xi32>\n"
+                            "  %6 = arange {start = 0, end = 64} : <64xi32>\n"
+                            "  %7 = add %5, %6 : <64xi32>\n"
+                            "  %8 = arange {start = 0, end = 32} : <32xi32>\n"
+                            "  %9 = expand_dims %7 {axis = 1} : <64x1xi32>\n"
+                            "  %10 = broadcast %9 : <64x32xi32>\n"
+                            "  %11 = splat %1 : <64x32xi32>\n"
+                            "  %12 = mul %10, %11 : <64x32xi32>\n"
+                            "  %13 = expand_dims %8 {axis = 0} : <1x32xi32>\n"
+                            "  %14 = broadcast %13 : <64x32xi32>\n"
+                            "  %15 = add %12, %14 : <64x32xi32>\n"
+                            "  %16 = splat %0 : <64x32xptr<fp16>>\n"
+                            "  %17 = addptr %16, %15 : <64x32xptr<fp16>>\n"
+                            "  %18 = load %17 : <64x32xfp16>\n"
+                            "  %19 = trans %17 {perm = [1, 0]} : <32x64xptr<fp16>>\n"
+                            "  %20 = reshape %7 : <2x32xi32>\n"
+                            "  %21 = reshape %11 : <2048xi32>\n"
+                            "  %22 = reshape %7 : <64x1xi32>\n"
+                            "  %23 = convert_layout %17 : <64x32xptr<fp16>>\n"
+                            "  %24 = reshape %17 : <2x32x32xptr<fp16>>\n"
+                            "  %25 = reshape %24 : <64x1x32xptr<fp16>>\n"
+                            "  %26 = reshape %14 : <8x8x32xi32>\n"
+                            "  return\n"
+                            "}\n";
 
 static void test_ptr_2d(void) {
     Parsed p;
@@ -230,7 +234,9 @@ static void test_ptr_2d(void) {
     /* reshape: the last dim keeps runs cut to its size, starts at multiples of 32 */
     EXPECT(20, "contiguity = [1, 32], divisibility = [1, 32], constancy = [1, 1]");
     EXPECT(21, "contiguity = [1], divisibility = [16], constancy = [2048]");
-    EXPECT(22, "contiguity = [64, 1], divisibility = [64, 1], constancy = [1, 1]"); /* a dim of 1 added */
+    EXPECT(
+        22,
+        "contiguity = [64, 1], divisibility = [64, 1], constancy = [1, 1]"); /* a dim of 1 added */
     EXPECT(24, "contiguity = [1, 1, 32], divisibility = [2, 2, 16], constancy = [1, 1, 1]");
     EXPECT(25, "contiguity = [1, 1, 32], divisibility = [2, 2, 16], constancy = [1, 1, 1]");
     EXPECT(26, "contiguity = [1, 1, 32], divisibility = [1, 1, 1073741824], constancy = [1, 8, 1]");
@@ -247,27 +253,26 @@ static void test_ptr_2d(void) {
     parsed_free(&p);
 }
 
-static const char *hints =
-    "func kernel @hints(%0: ptr<fp32>, %1: i32, %2: ptr<i32>) {\n"
-    "  %3 = arange {start = 0, end = 256} : <256xi32>\n"
-    "  %4 = splat %1 : <256xi32>\n"
-    "  %5 = add %4, %3 : <256xi32>\n"
-    "  %6 = multiple_of %5 {values = [256]} : <256xi32>\n"
-    "  %7 = max_contiguous %6 {values = [256]} : <256xi32>\n"
-    "  %8 = splat %2 : <256xptr<i32>>\n"
-    "  %9 = addptr %8, %3 : <256xptr<i32>>\n"
-    "  %10 = load %9 : <256xi32>\n"
-    "  %11 = max_contiguous %10 {values = [64]} : <256xi32>\n"
-    "  %12 = multiple_of %11 {values = [48]} : <256xi32>\n"
-    "  %13 = splat %0 : <256xptr<fp32>>\n"
-    "  %14 = addptr %13, %12 : <256xptr<fp32>>\n"
-    "  %15 = max_contiguous %10 {values = [100000]} : <256xi32>\n"
-    "  %16 = multiple_of %0 {values = [64]} : ptr<fp32>\n"
-    "  %17 = multiple_of %4 {values = [4]} : <256xi32>\n"
-    "  %18 = expand_dims %12 {axis = 0} : <1x256xi32>\n"
-    "  %19 = multiple_of %18 {values = [8, 32]} : <1x256xi32>\n"
-    "  return\n"
-    "}\n";
+static const char *hints = "func kernel @hints(%0: ptr<fp32>, %1: i32, %2: ptr<i32>) {\n"
+                           "  %3 = arange {start = 0, end = 256} : <256xi32>\n"
+                           "  %4 = splat %1 : <256xi32>\n"
+                           "  %5 = add %4, %3 : <256xi32>\n"
+                           "  %6 = multiple_of %5 {values = [256]} : <256xi32>\n"
+                           "  %7 = max_contiguous %6 {values = [256]} : <256xi32>\n"
+                           "  %8 = splat %2 : <256xptr<i32>>\n"
+                           "  %9 = addptr %8, %3 : <256xptr<i32>>\n"
+                           "  %10 = load %9 : <256xi32>\n"
+                           "  %11 = max_contiguous %10 {values = [64]} : <256xi32>\n"
+                           "  %12 = multiple_of %11 {values = [48]} : <256xi32>\n"
+                           "  %13 = splat %0 : <256xptr<fp32>>\n"
+                           "  %14 = addptr %13, %12 : <256xptr<fp32>>\n"
+                           "  %15 = max_contiguous %10 {values = [100000]} : <256xi32>\n"
+                           "  %16 = multiple_of %0 {values = [64]} : ptr<fp32>\n"
+                           "  %17 = multiple_of %4 {values = [4]} : <256xi32>\n"
+                           "  %18 = expand_dims %12 {axis = 0} : <1x256xi32>\n"
+                           "  %19 = multiple_of %18 {values = [8, 32]} : <1x256xi32>\n"
+                           "  return\n"
+                           "}\n";
 
 static void test_hints(void) {
     Parsed p;
@@ -283,71 +288,72 @@ static void test_hints(void) {
     EXPECT(14, "contiguity = [64], divisibility = [16], constancy = [1]");
     EXPECT(15, "contiguity = [32], divisibility = [1], constancy = [1]"); /* 100000 = 32 * 3125 */
     EXPECT(16, "contiguity = [1], divisibility = [64], constancy = [1]");
-    EXPECT(17, "contiguity = [1], divisibility = [4], constancy = [256]"); /* a hint never lowers a fact */
+    EXPECT(
+        17,
+        "contiguity = [1], divisibility = [4], constancy = [256]"); /* a hint never lowers a fact */
     EXPECT(19, "contiguity = [1, 64], divisibility = [8, 32], constancy = [1, 1]");
     CHECK(axis_info_vector_width(info_num(p.f, info, 14), NULL, 4, 0) == 4, "hinted: 4");
     parsed_free(&p);
 }
 
-static const char *arith =
-    "func kernel @arith(%0: i32, %1: u32) {\n"
-    "  %2 = program_id {axis = 0} : i32\n"
-    "  %3 = const {value = 1024} : i32\n"
-    "  %4 = mul %2, %3 : i32\n"
-    "  %5 = splat %4 : <1024xi32>\n"
-    "  %6 = arange {start = 0, end = 1024} : <1024xi32>\n"
-    "  %7 = add %5, %6 : <1024xi32>\n"
-    "  %8 = const {value = 128} : <1024xi32>\n"
-    "  %9 = rem %7, %8 : <1024xi32>\n"
-    "  %10 = idiv %7, %8 : <1024xi32>\n"
-    "  %11 = splat %0 : <1024xi32>\n"
-    "  %12 = add %11, %6 : <1024xi32>\n"
-    "  %13 = rem %12, %8 : <1024xi32>\n"
-    "  %14 = idiv %12, %8 : <1024xi32>\n"
-    "  %15 = const {value = 48} : <1024xi32>\n"
-    "  %16 = rem %7, %15 : <1024xi32>\n"
-    "  %17 = idiv %7, %15 : <1024xi32>\n"
-    "  %18 = rem %7, %11 : <1024xi32>\n"
-    "  %19 = const {value = 2} : <1024xi32>\n"
-    "  %20 = shl %7, %19 : <1024xi32>\n"
-    "  %21 = shr %7, %19 : <1024xi32>\n"
-    "  %22 = shr %12, %19 : <1024xi32>\n"
-    "  %23 = sub %7, %5 : <1024xi32>\n"
-    "  %24 = sub %5, %7 : <1024xi32>\n"
-    "  %25 = const {value = 1} : <1024xi32>\n"
-    "  %26 = mul %7, %25 : <1024xi32>\n"
-    "  %27 = mul %7, %19 : <1024xi32>\n"
-    "  %28 = const {value = 0} : <1024xi32>\n"
-    "  %29 = add %7, %28 : <1024xi32>\n"
-    "  %30 = const {value = 3} : <1024xi32>\n"
-    "  %31 = add %7, %30 : <1024xi32>\n"
-    "  %32 = rem %31, %8 : <1024xi32>\n"
-    "  %33 = cvt %6 : <1024xu32>\n"
-    "  %34 = splat %1 : <1024xu32>\n"
-    "  %35 = add %34, %33 : <1024xu32>\n"
-    "  %36 = const {value = 16} : <1024xu32>\n"
-    "  %37 = rem %35, %36 : <1024xu32>\n"
-    "  %38 = cvt %7 : <1024xi8>\n"
-    "  %39 = cvt %12 : <1024xi8>\n"
-    "  %40 = cvt %12 : <1024xi64>\n"
-    "  %41 = cvt %12 : <1024xu64>\n"
-    "  %42 = cvt %7 : <1024xu64>\n"
-    "  %43 = bitcast %12 : <1024xu32>\n"
-    "  %44 = and %7, %27 : <1024xi32>\n"
-    "  %45 = min %7, %12 : <1024xi32>\n"
-    "  %46 = max %7, %5 : <1024xi32>\n"
-    "  %47 = neg %4 : i32\n"
-    "  %48 = const {value = -128} : <1024xi32>\n"
-    "  %49 = rem %7, %48 : <1024xi32>\n"
-    "  %50 = idiv %7, %48 : <1024xi32>\n"
-    "  %51 = rem %7, %25 : <1024xi32>\n"
-    "  %52 = idiv %7, %28 : <1024xi32>\n"
-    "  %53 = const {value = 40} : <1024xi32>\n"
-    "  %54 = shl %7, %53 : <1024xi32>\n"
-    "  %55 = bitcast %35 : <1024xi32>\n"
-    "  %56 = rem %55, %8 : <1024xi32>\n"
-    "  return\n"
-    "}\n";
+static const char *arith = "func kernel @arith(%0: i32, %1: u32) {\n"
+                           "  %2 = program_id {axis = 0} : i32\n"
+                           "  %3 = const {value = 1024} : i32\n"
+                           "  %4 = mul %2, %3 : i32\n"
+                           "  %5 = splat %4 : <1024xi32>\n"
+                           "  %6 = arange {start = 0, end = 1024} : <1024xi32>\n"
+                           "  %7 = add %5, %6 : <1024xi32>\n"
+                           "  %8 = const {value = 128} : <1024xi32>\n"
+                           "  %9 = rem %7, %8 : <1024xi32>\n"
+                           "  %10 = idiv %7, %8 : <1024xi32>\n"
+                           "  %11 = splat %0 : <1024xi32>\n"
+                           "  %12 = add %11, %6 : <1024xi32>\n"
+                           "  %13 = rem %12, %8 : <1024xi32>\n"
+                           "  %14 = idiv %12, %8 : <1024xi32>\n"
+                           "  %15 = const {value = 48} : <1024xi32>\n"
+                           "  %16 = rem %7, %15 : <1024xi32>\n"
+                           "  %17 = idiv %7, %15 : <1024xi32>\n"
+                           "  %18 = rem %7, %11 : <1024xi32>\n"
+                           "  %19 = const {value = 2} : <1024xi32>\n"
+                           "  %20 = shl %7, %19 : <1024xi32>\n"
+                           "  %21 = shr %7, %19 : <1024xi32>\n"
+                           "  %22 = shr %12, %19 : <1024xi32>\n"
+                           "  %23 = sub %7, %5 : <1024xi32>\n"
+                           "  %24 = sub %5, %7 : <1024xi32>\n"
+                           "  %25 = const {value = 1} : <1024xi32>\n"
+                           "  %26 = mul %7, %25 : <1024xi32>\n"
+                           "  %27 = mul %7, %19 : <1024xi32>\n"
+                           "  %28 = const {value = 0} : <1024xi32>\n"
+                           "  %29 = add %7, %28 : <1024xi32>\n"
+                           "  %30 = const {value = 3} : <1024xi32>\n"
+                           "  %31 = add %7, %30 : <1024xi32>\n"
+                           "  %32 = rem %31, %8 : <1024xi32>\n"
+                           "  %33 = cvt %6 : <1024xu32>\n"
+                           "  %34 = splat %1 : <1024xu32>\n"
+                           "  %35 = add %34, %33 : <1024xu32>\n"
+                           "  %36 = const {value = 16} : <1024xu32>\n"
+                           "  %37 = rem %35, %36 : <1024xu32>\n"
+                           "  %38 = cvt %7 : <1024xi8>\n"
+                           "  %39 = cvt %12 : <1024xi8>\n"
+                           "  %40 = cvt %12 : <1024xi64>\n"
+                           "  %41 = cvt %12 : <1024xu64>\n"
+                           "  %42 = cvt %7 : <1024xu64>\n"
+                           "  %43 = bitcast %12 : <1024xu32>\n"
+                           "  %44 = and %7, %27 : <1024xi32>\n"
+                           "  %45 = min %7, %12 : <1024xi32>\n"
+                           "  %46 = max %7, %5 : <1024xi32>\n"
+                           "  %47 = neg %4 : i32\n"
+                           "  %48 = const {value = -128} : <1024xi32>\n"
+                           "  %49 = rem %7, %48 : <1024xi32>\n"
+                           "  %50 = idiv %7, %48 : <1024xi32>\n"
+                           "  %51 = rem %7, %25 : <1024xi32>\n"
+                           "  %52 = idiv %7, %28 : <1024xi32>\n"
+                           "  %53 = const {value = 40} : <1024xi32>\n"
+                           "  %54 = shl %7, %53 : <1024xi32>\n"
+                           "  %55 = bitcast %35 : <1024xi32>\n"
+                           "  %56 = rem %55, %8 : <1024xi32>\n"
+                           "  return\n"
+                           "}\n";
 
 static void test_arith(void) {
     Parsed p;
@@ -355,14 +361,15 @@ static void test_arith(void) {
     ParamFact facts[2] = {{16, false}, {16, false}};
     AxisInfo *info = axis_info_analyze(p.f, facts, p.arena);
     EXPECT(7, "contiguity = [1024], divisibility = [1024], constancy = [1]");
-    EXPECT(9, "contiguity = [128], divisibility = [128], constancy = [1]");     /* x % 128 */
-    EXPECT(10, "contiguity = [1], divisibility = [1], constancy = [128]");      /* x / 128: pid * 8 + 0..7 */
+    EXPECT(9, "contiguity = [128], divisibility = [128], constancy = [1]"); /* x % 128 */
+    EXPECT(10,
+           "contiguity = [1], divisibility = [1], constancy = [128]"); /* x / 128: pid * 8 + 0..7 */
     EXPECT(12, "contiguity = [1024], divisibility = [16], constancy = [1]");
     /* n + arange may be negative: truncating % and / break the runs there */
     EXPECT(13, "contiguity = [1], divisibility = [1], constancy = [1]");
     EXPECT(14, "contiguity = [1], divisibility = [1], constancy = [1]");
-    EXPECT(16, "contiguity = [16], divisibility = [16], constancy = [1]");      /* % 48 */
-    EXPECT(17, "contiguity = [1], divisibility = [1], constancy = [16]");       /* / 48 */
+    EXPECT(16, "contiguity = [16], divisibility = [16], constancy = [1]"); /* % 48 */
+    EXPECT(17, "contiguity = [1], divisibility = [1], constancy = [16]");  /* / 48 */
     /* a divisor only known to be a multiple of 16 may be 0 at run time (x % 0 = 0) */
     EXPECT(18, "contiguity = [1], divisibility = [1], constancy = [1]");
     /* known nonzero as well (the runtime's specialisation), it keeps runs of 16 */
@@ -370,30 +377,30 @@ static void test_arith(void) {
     info = axis_info_analyze(p.f, nonzero, p.arena);
     EXPECT(18, "contiguity = [16], divisibility = [16], constancy = [1]");
     info = axis_info_analyze(p.f, facts, p.arena);
-    EXPECT(20, "contiguity = [1], divisibility = [4], constancy = [1]");        /* << 2 */
-    EXPECT(21, "contiguity = [1], divisibility = [1], constancy = [4]");        /* >> 2 */
-    EXPECT(22, "contiguity = [1], divisibility = [1], constancy = [4]");        /* any sign */
+    EXPECT(20, "contiguity = [1], divisibility = [4], constancy = [1]"); /* << 2 */
+    EXPECT(21, "contiguity = [1], divisibility = [1], constancy = [4]"); /* >> 2 */
+    EXPECT(22, "contiguity = [1], divisibility = [1], constancy = [4]"); /* any sign */
     EXPECT(23, "contiguity = [1024], divisibility = [1024], constancy = [1]");
-    EXPECT(24, "contiguity = [1], divisibility = [1], constancy = [1]");        /* decreasing */
-    EXPECT(26, "contiguity = [1024], divisibility = [1024], constancy = [1]");  /* * 1 */
-    EXPECT(27, "contiguity = [1], divisibility = [2], constancy = [1]");        /* * 2 */
-    EXPECT(29, "contiguity = [1024], divisibility = [1024], constancy = [1]");  /* + 0 */
-    EXPECT(31, "contiguity = [1024], divisibility = [1], constancy = [1]");     /* + 3 */
-    EXPECT(32, "contiguity = [1], divisibility = [1], constancy = [1]");        /* runs start at 3 */
+    EXPECT(24, "contiguity = [1], divisibility = [1], constancy = [1]");       /* decreasing */
+    EXPECT(26, "contiguity = [1024], divisibility = [1024], constancy = [1]"); /* * 1 */
+    EXPECT(27, "contiguity = [1], divisibility = [2], constancy = [1]");       /* * 2 */
+    EXPECT(29, "contiguity = [1024], divisibility = [1024], constancy = [1]"); /* + 0 */
+    EXPECT(31, "contiguity = [1024], divisibility = [1], constancy = [1]");    /* + 3 */
+    EXPECT(32, "contiguity = [1], divisibility = [1], constancy = [1]");       /* runs start at 3 */
     EXPECT(35, "contiguity = [1024], divisibility = [16], constancy = [1]");
-    EXPECT(37, "contiguity = [16], divisibility = [16], constancy = [1]");      /* unsigned % 16 */
-    EXPECT(38, "contiguity = [128], divisibility = [128], constancy = [1]");    /* i8 wraps at 128 */
+    EXPECT(37, "contiguity = [16], divisibility = [16], constancy = [1]");   /* unsigned % 16 */
+    EXPECT(38, "contiguity = [128], divisibility = [128], constancy = [1]"); /* i8 wraps at 128 */
     EXPECT(39, "contiguity = [16], divisibility = [16], constancy = [1]");
-    EXPECT(40, "contiguity = [1024], divisibility = [16], constancy = [1]");    /* sext keeps */
-    EXPECT(41, "contiguity = [16], divisibility = [16], constancy = [1]");      /* -1 -> 2^64-1 */
-    EXPECT(42, "contiguity = [1024], divisibility = [1024], constancy = [1]");  /* non-negative */
+    EXPECT(40, "contiguity = [1024], divisibility = [16], constancy = [1]");   /* sext keeps */
+    EXPECT(41, "contiguity = [16], divisibility = [16], constancy = [1]");     /* -1 -> 2^64-1 */
+    EXPECT(42, "contiguity = [1024], divisibility = [1024], constancy = [1]"); /* non-negative */
     EXPECT(43, "contiguity = [16], divisibility = [16], constancy = [1]");
     EXPECT(44, "contiguity = [1], divisibility = [2], constancy = [1]");
     EXPECT(45, "contiguity = [1024], divisibility = [16], constancy = [1]");
     EXPECT(46, "contiguity = [1], divisibility = [1], constancy = [1]");
     EXPECT(47, "contiguity = [1], divisibility = [1024], constancy = [1]");
-    EXPECT(49, "contiguity = [128], divisibility = [128], constancy = [1]");    /* % -128 */
-    EXPECT(50, "contiguity = [1], divisibility = [1], constancy = [128]");      /* / -128 */
+    EXPECT(49, "contiguity = [128], divisibility = [128], constancy = [1]");         /* % -128 */
+    EXPECT(50, "contiguity = [1], divisibility = [1], constancy = [128]");           /* / -128 */
     EXPECT(51, "contiguity = [1], divisibility = [1073741824], constancy = [1024]"); /* % 1 = 0 */
     EXPECT(52, "contiguity = [1], divisibility = [1073741824], constancy = [1024]"); /* / 0 = 0 */
     EXPECT(54, "contiguity = [1], divisibility = [1073741824], constancy = [1024]"); /* << 40 = 0 */
@@ -403,48 +410,48 @@ static void test_arith(void) {
     parsed_free(&p);
 }
 
-static const char *compares =
-    "func kernel @cmp(%0: i32, %1: ptr<fp32>) {\n"
-    "  %2 = arange {start = 0, end = 256} : <256xi32>\n"
-    "  %3 = splat %0 : <256xi32>\n"
-    "  %4 = cmp %2, %3 {pred = lt} : <256xi1>\n"
-    "  %5 = cmp %2, %3 {pred = ge} : <256xi1>\n"
-    "  %6 = cmp %2, %3 {pred = le} : <256xi1>\n"
-    "  %7 = cmp %3, %2 {pred = le} : <256xi1>\n"
-    "  %8 = cmp %3, %2 {pred = gt} : <256xi1>\n"
-    "  %9 = cmp %2, %3 {pred = eq} : <256xi1>\n"
-    "  %10 = cmp %3, %3 {pred = ne} : <256xi1>\n"
-    "  %11 = and %4, %7 : <256xi1>\n"
-    "  %12 = splat %1 : <256xptr<fp32>>\n"
-    "  %13 = addptr %12, %2 : <256xptr<fp32>>\n"
-    "  %14 = const {value = 64} : <256xi32>\n"
-    "  %15 = addptr %12, %14 : <256xptr<fp32>>\n"
-    "  %16 = select %4, %13, %15 : <256xptr<fp32>>\n"
-    "  %17 = const {value = 1} : <256xi1>\n"
-    "  %18 = select %17, %13, %15 : <256xptr<fp32>>\n"
-    "  %19 = const {value = 8} : <256xi32>\n"
-    "  %20 = cmp %2, %19 {pred = lt} : <256xi1>\n"
-    "  %21 = cvt %4 : <256xi32>\n"
-    "  %22 = cvt %2 : <256xi1>\n"
-    "  return\n"
-    "}\n";
+static const char *compares = "func kernel @cmp(%0: i32, %1: ptr<fp32>) {\n"
+                              "  %2 = arange {start = 0, end = 256} : <256xi32>\n"
+                              "  %3 = splat %0 : <256xi32>\n"
+                              "  %4 = cmp %2, %3 {pred = lt} : <256xi1>\n"
+                              "  %5 = cmp %2, %3 {pred = ge} : <256xi1>\n"
+                              "  %6 = cmp %2, %3 {pred = le} : <256xi1>\n"
+                              "  %7 = cmp %3, %2 {pred = le} : <256xi1>\n"
+                              "  %8 = cmp %3, %2 {pred = gt} : <256xi1>\n"
+                              "  %9 = cmp %2, %3 {pred = eq} : <256xi1>\n"
+                              "  %10 = cmp %3, %3 {pred = ne} : <256xi1>\n"
+                              "  %11 = and %4, %7 : <256xi1>\n"
+                              "  %12 = splat %1 : <256xptr<fp32>>\n"
+                              "  %13 = addptr %12, %2 : <256xptr<fp32>>\n"
+                              "  %14 = const {value = 64} : <256xi32>\n"
+                              "  %15 = addptr %12, %14 : <256xptr<fp32>>\n"
+                              "  %16 = select %4, %13, %15 : <256xptr<fp32>>\n"
+                              "  %17 = const {value = 1} : <256xi1>\n"
+                              "  %18 = select %17, %13, %15 : <256xptr<fp32>>\n"
+                              "  %19 = const {value = 8} : <256xi32>\n"
+                              "  %20 = cmp %2, %19 {pred = lt} : <256xi1>\n"
+                              "  %21 = cvt %4 : <256xi32>\n"
+                              "  %22 = cvt %2 : <256xi1>\n"
+                              "  return\n"
+                              "}\n";
 
 static void test_compares(void) {
     Parsed p;
     if (!parse(&p, compares)) return;
     ParamFact facts[2] = {{16, false}, {16, false}};
     AxisInfo *info = axis_info_analyze(p.f, facts, p.arena);
-    EXPECT(4, "contiguity = [1], divisibility = [1], constancy = [16]");  /* x < n */
-    EXPECT(5, "contiguity = [1], divisibility = [1], constancy = [16]");  /* x >= n */
-    EXPECT(6, "contiguity = [1], divisibility = [1], constancy = [1]");   /* x <= n flips at n */
-    EXPECT(7, "contiguity = [1], divisibility = [1], constancy = [16]");  /* n <= x */
-    EXPECT(8, "contiguity = [1], divisibility = [1], constancy = [16]");  /* n > x */
+    EXPECT(4, "contiguity = [1], divisibility = [1], constancy = [16]"); /* x < n */
+    EXPECT(5, "contiguity = [1], divisibility = [1], constancy = [16]"); /* x >= n */
+    EXPECT(6, "contiguity = [1], divisibility = [1], constancy = [1]");  /* x <= n flips at n */
+    EXPECT(7, "contiguity = [1], divisibility = [1], constancy = [16]"); /* n <= x */
+    EXPECT(8, "contiguity = [1], divisibility = [1], constancy = [16]"); /* n > x */
     EXPECT(9, "contiguity = [1], divisibility = [1], constancy = [1]");
     EXPECT(10, "contiguity = [1], divisibility = [1], constancy = [256]");
     EXPECT(11, "contiguity = [1], divisibility = [1], constancy = [16]");
     EXPECT(13, "contiguity = [256], divisibility = [16], constancy = [1]");
     EXPECT(15, "contiguity = [1], divisibility = [16], constancy = [256]");
-    EXPECT(16, "contiguity = [1], divisibility = [4], constancy = [1]"); /* x_ptr + i: 4-byte steps */
+    EXPECT(16,
+           "contiguity = [1], divisibility = [4], constancy = [1]"); /* x_ptr + i: 4-byte steps */
     EXPECT(18, "contiguity = [256], divisibility = [16], constancy = [1]");
     EXPECT(20, "contiguity = [1], divisibility = [1], constancy = [8]");
     EXPECT(21, "contiguity = [1], divisibility = [1], constancy = [16]");
@@ -517,13 +524,15 @@ static void test_control(void) {
     EXPECT(23, "contiguity = [1], divisibility = [32], constancy = [1]");
     EXPECT(25, "contiguity = [1], divisibility = [32], constancy = [1]");
     EXPECT(22, "contiguity = [1], divisibility = [32], constancy = [1]");
-    /* x / 2 + 32 from 0: 32, 48, 56, ...: divisibility sinks round by round to 8, then 
+    /* x / 2 + 32 from 0: 32, 48, 56, ...: divisibility sinks round by round to 8, then
      * the iteration limit sends it to neutral (any answer <= the truth is fine, but it
      * must not claim more than 8) */
     const AxisInfo *c = info_num(p.f, info, 29);
-    CHECK(c && c->divisibility[0] <= 8, "halving loop: %lld", c ? (long long)c->divisibility[0] : -1LL);
+    CHECK(c && c->divisibility[0] <= 8, "halving loop: %lld",
+          c ? (long long)c->divisibility[0] : -1LL);
     c = info_num(p.f, info, 27);
-    CHECK(c && c->divisibility[0] <= 8, "halving loop result: %lld", c ? (long long)c->divisibility[0] : -1LL);
+    CHECK(c && c->divisibility[0] <= 8, "halving loop result: %lld",
+          c ? (long long)c->divisibility[0] : -1LL);
     EXPECT(34, "contiguity = [1], divisibility = [32], constancy = [1]"); /* constant condition */
     parsed_free(&p);
 }
@@ -591,7 +600,7 @@ typedef struct Gen {
     Source src;
     ValId vals[MAXV];
     int nvals;
-    int depth; /* structured ops open around the builder */
+    int depth;                    /* structured ops open around the builder */
     ValId pint, puns, pf32, pf16; /* params */
 } Gen;
 
@@ -611,8 +620,12 @@ static bool ok_int(Gen *g, ValId v, const void *a) {
     (void)a;
     return is_intv(g, v) && T(g, v).dt != DT_I1;
 }
-static bool ok_same(Gen *g, ValId v, const void *a) { return ty_equal(T(g, v), *(const IrType *)a); }
-static bool ok_scalar_int(Gen *g, ValId v, const void *a) { return ok_int(g, v, a) && T(g, v).rank == 0; }
+static bool ok_same(Gen *g, ValId v, const void *a) {
+    return ty_equal(T(g, v), *(const IrType *)a);
+}
+static bool ok_scalar_int(Gen *g, ValId v, const void *a) {
+    return ok_int(g, v, a) && T(g, v).rank == 0;
+}
 static bool ok_block(Gen *g, ValId v, const void *a) { return ok_int(g, v, a) && T(g, v).rank > 0; }
 static bool ok_2d(Gen *g, ValId v, const void *a) {
     (void)a;
@@ -623,7 +636,8 @@ static bool ok_ptr_block(Gen *g, ValId v, const void *a) {
     return T(g, v).dt == DT_PTR && T(g, v).rank > 0;
 }
 static bool ok_offset(Gen *g, ValId v, const void *a) {
-    return ok_block(g, v, a) && (T(g, v).dt == DT_I32 || T(g, v).dt == DT_I64 || T(g, v).dt == DT_U32);
+    return ok_block(g, v, a) &&
+           (T(g, v).dt == DT_I32 || T(g, v).dt == DT_I64 || T(g, v).dt == DT_U32);
 }
 
 static void add(Gen *g, ValId v) {
@@ -631,8 +645,8 @@ static void add(Gen *g, ValId v) {
 }
 
 static int64_t interesting(void) {
-    static const int64_t pool[] = {0, 1, 2, 3, 4, 8, 16, 32, 48, 64, 128, 1024, -1, -2, -8, -16, -64, 5, 7, 24, 96, -3,
-                                   2147483648, 4294967280};
+    static const int64_t pool[] = {0,  1,  2,  3,   4,   8, 16, 32, 48, 64, 128,        1024,
+                                   -1, -2, -8, -16, -64, 5, 7,  24, 96, -3, 2147483648, 4294967280};
     return rn(3) ? pool[rn((int)(sizeof pool / sizeof pool[0]))] : (int64_t)rn(81) - 40;
 }
 
@@ -648,9 +662,10 @@ static IrType shape_like(IrType s, int dt) { return ty_with_elem(s, ty_scalar(dt
 
 /* reshape targets by element count: rank, then the dims */
 static const int32_t reshapes[][4] = {
-    {1, 16}, {2, 4, 4}, {2, 2, 8}, {2, 8, 2}, {3, 2, 2, 4}, {3, 4, 1, 4}, {2, 16, 1},
-    {1, 64}, {2, 4, 16}, {2, 16, 4}, {2, 8, 8}, {3, 2, 2, 16}, {3, 4, 4, 4}, {3, 2, 8, 4}, {3, 1, 4, 16}, {3, 4, 16, 1},
-    {1, 256}, {2, 4, 64}, {2, 64, 4}, {2, 16, 16}, {3, 4, 4, 16}, {3, 2, 2, 64}, {3, 8, 2, 16},
+    {1, 16},      {2, 4, 4},    {2, 2, 8},     {2, 8, 2},     {3, 2, 2, 4},  {3, 4, 1, 4},
+    {2, 16, 1},   {1, 64},      {2, 4, 16},    {2, 16, 4},    {2, 8, 8},     {3, 2, 2, 16},
+    {3, 4, 4, 4}, {3, 2, 8, 4}, {3, 1, 4, 16}, {3, 4, 16, 1}, {1, 256},      {2, 4, 64},
+    {2, 64, 4},   {2, 16, 16},  {3, 4, 4, 16}, {3, 2, 2, 64}, {3, 8, 2, 16},
 };
 
 static void gen_op(Gen *g);
@@ -695,7 +710,8 @@ static void gen_for(Gen *g) {
     static const int64_t steps[] = {1, 1, 2, 16, 32, 3, -1, -16};
     int64_t lb = lbs[rn(7)], step = steps[rn(8)], ub = lb + step * rn(7);
     IrType i32 = ty_scalar(DT_I32);
-    ValId ops[8] = {ir_const_int(&g->b, i32, lb), ir_const_int(&g->b, i32, ub), ir_const_int(&g->b, i32, step)};
+    ValId ops[8] = {ir_const_int(&g->b, i32, lb), ir_const_int(&g->b, i32, ub),
+                    ir_const_int(&g->b, i32, step)};
     IrType tys[4];
     uint32_t n = 1 + (uint32_t)rn(3);
     for (uint32_t i = 0; i < n; i++) {
@@ -741,7 +757,8 @@ static void gen_op(Gen *g) {
     case 1: { /* arange */
         static const int64_t starts[] = {0, 0, 16, 32, -16, 3, 48, 1024, 8, -5};
         int64_t s = starts[rn(10)];
-        OpId o = ir_build(b, OP_ARANGE, NULL, 0, (IrType[]){ty_block(ty_scalar(DT_I32), 1, (int32_t[]){16})}, 1);
+        OpId o = ir_build(b, OP_ARANGE, NULL, 0,
+                          (IrType[]){ty_block(ty_scalar(DT_I32), 1, (int32_t[]){16})}, 1);
         g->f->ops[o].attr[0] = s, g->f->ops[o].attr[1] = s + 16;
         add(g, ir_result(g->f, o, 0));
         break;
@@ -759,13 +776,19 @@ static void gen_op(Gen *g) {
     case 3: { /* splat a scalar to [16] or [4, 16] */
         ValId s = pick(g, ok_scalar_int, NULL);
         if (!s) break;
-        IrType t = rn(2) ? ty_block(T(g, s), 1, (int32_t[]){16}) : ty_block(T(g, s), 2, (int32_t[]){4, 16});
+        IrType t = rn(2) ? ty_block(T(g, s), 1, (int32_t[]){16})
+                         : ty_block(T(g, s), 2, (int32_t[]){4, 16});
         add(g, ir_build1(b, OP_SPLAT, &s, 1, t));
         break;
     }
-    case 4: case 5: case 6: case 7: case 8: { /* binary */
-        static const int codes[] = {OP_ADD, OP_ADD, OP_ADD, OP_SUB, OP_MUL, OP_MUL, OP_IDIV, OP_REM, OP_REM, OP_AND,
-                                    OP_OR, OP_XOR, OP_SHL, OP_SHR, OP_MIN, OP_MAX, OP_UMULHI};
+    case 4:
+    case 5:
+    case 6:
+    case 7:
+    case 8: { /* binary */
+        static const int codes[] = {OP_ADD,  OP_ADD, OP_ADD, OP_SUB, OP_MUL,   OP_MUL,
+                                    OP_IDIV, OP_REM, OP_REM, OP_AND, OP_OR,    OP_XOR,
+                                    OP_SHL,  OP_SHR, OP_MIN, OP_MAX, OP_UMULHI};
         int code = codes[rn((int)(sizeof codes / sizeof codes[0]))];
         ValId x = pick(g, ok_int, NULL);
         if (!x) break;
@@ -780,7 +803,8 @@ static void gen_op(Gen *g) {
                 y = gen_const(g, t);
             }
         }
-        if (rn(2) && code != OP_SHL && code != OP_SHR && code != OP_IDIV && code != OP_REM && code != OP_SUB) {
+        if (rn(2) && code != OP_SHL && code != OP_SHR && code != OP_IDIV && code != OP_REM &&
+            code != OP_SUB) {
             ValId tmp = x;
             x = y, y = tmp;
         }
@@ -812,7 +836,10 @@ static void gen_op(Gen *g) {
         static const int to[] = {DT_I8, DT_I16, DT_I32, DT_I64, DT_U32, DT_U8, DT_I1, DT_U16};
         int dt = to[rn(8)];
         if (rn(4) == 0) {
-            int same = t.dt == DT_I32 ? DT_U32 : t.dt == DT_U32 ? DT_I32 : t.dt == DT_I8 ? DT_U8 : 0;
+            int same = t.dt == DT_I32   ? DT_U32
+                       : t.dt == DT_U32 ? DT_I32
+                       : t.dt == DT_I8  ? DT_U8
+                                        : 0;
             if (same) add(g, ir_build1(b, OP_BITCAST, &x, 1, shape_like(t, same)));
             break;
         }
@@ -861,7 +888,8 @@ static void gen_op(Gen *g) {
         add(g, ir_build1(b, OP_RESHAPE, &x, 1, ty_block(ty_elem(t), s[0], s + 1)));
         break;
     }
-    case 14: case 15: { /* addptr: a pointer block plus offsets */
+    case 14:
+    case 15: { /* addptr: a pointer block plus offsets */
         ValId o = pick(g, ok_offset, NULL);
         if (!o) break;
         IrType ot = T(g, o);
@@ -889,7 +917,8 @@ static void gen_op(Gen *g) {
         add(g, m);
         IrType bt = ty_block(st, 1, (int32_t[]){16});
         ValId s = ir_build1(b, OP_SPLAT, &m, 1, bt);
-        OpId o = ir_build(b, OP_ARANGE, NULL, 0, (IrType[]){ty_block(ty_scalar(DT_I32), 1, (int32_t[]){16})}, 1);
+        OpId o = ir_build(b, OP_ARANGE, NULL, 0,
+                          (IrType[]){ty_block(ty_scalar(DT_I32), 1, (int32_t[]){16})}, 1);
         g->f->ops[o].attr[0] = 0, g->f->ops[o].attr[1] = 16;
         ValId r = ir_result(g->f, o, 0);
         if (st.dt != DT_I32) r = ir_build1(b, OP_CVT, &r, 1, bt);
@@ -913,7 +942,8 @@ static void gen_op(Gen *g) {
         case 2: { /* by a power of two */
             static const int codes[] = {OP_REM, OP_IDIV, OP_SHR};
             int code = codes[rn(3)];
-            ValId k = ir_const_int(b, bt, code == OP_SHR ? rn(5) : (1 << rn(6)) * (rn(4) ? 1 : 3) * (rn(4) ? 1 : -1));
+            ValId k = ir_const_int(
+                b, bt, code == OP_SHR ? rn(5) : (1 << rn(6)) * (rn(4) ? 1 : 3) * (rn(4) ? 1 : -1));
             add(g, ir_build1(b, code, (ValId[]){offs, k}, 2, bt));
             break;
         }
@@ -955,7 +985,8 @@ static void eval_op(IrFunc *f, const IrOp *op, EVal *ev, const Inputs *in) {
     IrType t = ir_type(f, r);
     int n = (int)ty_numel(t), dt = t.dt;
     EVal *o = &ev[r];
-    EVal *a = op->nopnds > 0 ? &ev[op->operands[0]] : NULL, *b = op->nopnds > 1 ? &ev[op->operands[1]] : NULL;
+    EVal *a = op->nopnds > 0 ? &ev[op->operands[0]] : NULL,
+         *b = op->nopnds > 1 ? &ev[op->operands[1]] : NULL;
     o->taint = (a && a->taint) || (b && b->taint) || (op->nopnds > 2 && ev[op->operands[2]].taint);
     IrType at = a ? ir_type(f, op->operands[0]) : t;
     int bits = dt_bits(dt);
@@ -1000,7 +1031,10 @@ static void eval_op(IrFunc *f, const IrOp *op, EVal *ev, const Inputs *in) {
         }
         case OP_NEG: ovf = __builtin_sub_overflow((int64_t)0, x, &z) || !fits(z, dt); break;
         case OP_NOT: z = norm(~x, dt); break;
-        case OP_ABS: ovf = __builtin_sub_overflow((int64_t)0, x, &z) || !fits(z, dt); if (x >= 0) z = x, ovf = false; break;
+        case OP_ABS:
+            ovf = __builtin_sub_overflow((int64_t)0, x, &z) || !fits(z, dt);
+            if (x >= 0) z = x, ovf = false;
+            break;
         case OP_CMP: {
             IrType ct = ir_type(f, op->operands[0]);
             bool lt = x < y, eq = x == y; /* normalised: u32 and smaller are non-negative */
@@ -1020,7 +1054,8 @@ static void eval_op(IrFunc *f, const IrOp *op, EVal *ev, const Inputs *in) {
         case OP_BITCAST: z = norm(x, dt); break;
         case OP_ADDPTR: {
             int64_t off;
-            ovf = __builtin_mul_overflow(y, (int64_t)dt_bytes(t.pointee), &off) || __builtin_add_overflow(x, off, &z);
+            ovf = __builtin_mul_overflow(y, (int64_t)dt_bytes(t.pointee), &off) ||
+                  __builtin_add_overflow(x, off, &z);
             break;
         }
         case OP_SPLAT: z = a->v[0]; break;
@@ -1052,7 +1087,8 @@ static void eval_op(IrFunc *f, const IrOp *op, EVal *ev, const Inputs *in) {
 }
 
 /* Checks every claimed fact of value v against its elements. */
-static bool check_facts(IrFunc *f, ValId v, const AxisInfo *ai, const EVal *e, char *why, size_t wn) {
+static bool check_facts(IrFunc *f, ValId v, const AxisInfo *ai, const EVal *e, char *why,
+                        size_t wn) {
     IrType t = ir_type(f, v);
     int64_t u = t.dt == DT_PTR ? dt_bytes(t.pointee) : 1;
     int n = (int)ty_numel(t);
@@ -1060,18 +1096,27 @@ static bool check_facts(IrFunc *f, ValId v, const AxisInfo *ai, const EVal *e, c
     for (int d = 0; d < (t.rank ? t.rank : 1); d++) {
         int64_t c = ai->contiguity[d], D = ai->divisibility[d], k = ai->constancy[d];
         int64_t size = t.rank ? t.shape[d] : 1;
-        if (c < 1 || k < 1 || D < 1 || (c & (c - 1)) || (k & (k - 1)) || (D & (D - 1)) || c > size || k > size)
-            return snprintf(why, wn, "bad fact dim %d: %lld %lld %lld", d, (long long)c, (long long)D, (long long)k), false;
+        if (c < 1 || k < 1 || D < 1 || (c & (c - 1)) || (k & (k - 1)) || (D & (D - 1)) ||
+            c > size || k > size)
+            return snprintf(why, wn, "bad fact dim %d: %lld %lld %lld", d, (long long)c,
+                            (long long)D, (long long)k),
+                   false;
         int64_t str[4] = {1, 1, 1, 1};
         if (t.rank) strides(t, str);
         for (int i = 0; i < n; i++) {
             int64_t id = t.rank ? (i / str[d]) % size : 0;
             if (id % c == 0 && ((uint64_t)e->v[i] & (uint64_t)(D - 1)))
-                return snprintf(why, wn, "dim %d: element %d = %lld not a multiple of %lld", d, i, (long long)e->v[i], (long long)D), false;
+                return snprintf(why, wn, "dim %d: element %d = %lld not a multiple of %lld", d, i,
+                                (long long)e->v[i], (long long)D),
+                       false;
             if (id + 1 < size && (id + 1) % c != 0 && e->v[i + str[d]] != e->v[i] + u)
-                return snprintf(why, wn, "dim %d: run of %lld broken at element %d", d, (long long)c, i), false;
+                return snprintf(why, wn, "dim %d: run of %lld broken at element %d", d,
+                                (long long)c, i),
+                       false;
             if (id + 1 < size && (id + 1) % k != 0 && e->v[i + str[d]] != e->v[i])
-                return snprintf(why, wn, "dim %d: constancy %lld broken at element %d", d, (long long)k, i), false;
+                return snprintf(why, wn, "dim %d: constancy %lld broken at element %d", d,
+                                (long long)k, i),
+                       false;
         }
     }
     return true;
@@ -1118,8 +1163,9 @@ static void check_value(ECtx *c, ValId v) {
     while (num < 4096 && val_num(c->f, num) != v) num++;
     sb_puts(&pr, "values:");
     for (int i = 0; i < (int)ty_numel(t); i++) sb_printf(&pr, " %lld", (long long)c->ev[v].v[i]);
-    CHECK(false, "%%%u: %s (pid %lld, n %lld, u %lld, facts %d/%d)\n%s", num, why, (long long)c->in->pid,
-          (long long)c->in->pint, (long long)c->in->puns, c->int16, c->ptr16, sb_cstr(&pr));
+    CHECK(false, "%%%u: %s (pid %lld, n %lld, u %lld, facts %d/%d)\n%s", num, why,
+          (long long)c->in->pid, (long long)c->in->pint, (long long)c->in->puns, c->int16, c->ptr16,
+          sb_cstr(&pr));
     sb_free(&pr);
 }
 
@@ -1133,7 +1179,8 @@ static void eval_region(ECtx *c, RegionId r, const IrOp **term) {
         if (op->code == OP_YIELD || op->code == OP_RETURN) {
             *term = op;
         } else if (op->code == OP_FOR) {
-            int64_t lb = c->ev[op->operands[0]].v[0], ub = c->ev[op->operands[1]].v[0], st = c->ev[op->operands[2]].v[0];
+            int64_t lb = c->ev[op->operands[0]].v[0], ub = c->ev[op->operands[1]].v[0],
+                    st = c->ev[op->operands[2]].v[0];
             const IrRegion *body = &f->regions[op->region[0]];
             uint32_t n = op->nopnds - 3;
             for (uint32_t j = 0; j < n; j++) c->ev[body->args[1 + j]] = c->ev[op->operands[3 + j]];
@@ -1165,7 +1212,9 @@ static void eval_region(ECtx *c, RegionId r, const IrOp **term) {
     }
 }
 
-static int64_t multiple(int64_t of, int64_t lo, int64_t hi) { return (lo + rn((int)((hi - lo) / of))) * of; }
+static int64_t multiple(int64_t of, int64_t lo, int64_t hi) {
+    return (lo + rn((int)((hi - lo) / of))) * of;
+}
 
 static void test_random(void) {
     int programs = 0, checked = 0, bad = 0;
@@ -1208,7 +1257,10 @@ static void test_random(void) {
         programs++;
         bool int16 = rn(2), ptr16 = rn(4) != 0;
         /* the runtime's specialisation: a multiple of 16 is nonzero too */
-        ParamFact facts[4] = {{int16 ? 16 : 1, int16}, {int16 ? 16 : 1, int16}, {ptr16 ? 16 : 4, false}, {ptr16 ? 16 : 2, false}};
+        ParamFact facts[4] = {{int16 ? 16 : 1, int16},
+                              {int16 ? 16 : 1, int16},
+                              {ptr16 ? 16 : 4, false},
+                              {ptr16 ? 16 : 2, false}};
         AxisInfo *info = axis_info_analyze(g.f, facts, g.arena);
         EVal *ev = calloc(g.f->nvals, sizeof(EVal));
         for (int run = 0; run < 4; run++) {
@@ -1220,7 +1272,8 @@ static void test_random(void) {
             if (int16 && !in.puns) in.puns = 16;
             in.pf32 = ptr16 ? multiple(16, 4096, 65536) : multiple(4, 4096, 65536);
             in.pf16 = ptr16 ? multiple(16, 4096, 65536) : multiple(2, 4096, 65536);
-            ev[g.pint].v[0] = in.pint, ev[g.puns].v[0] = in.puns, ev[g.pf32].v[0] = in.pf32, ev[g.pf16].v[0] = in.pf16;
+            ev[g.pint].v[0] = in.pint, ev[g.puns].v[0] = in.puns, ev[g.pf32].v[0] = in.pf32,
+            ev[g.pf16].v[0] = in.pf16;
             ECtx c = {g.f, ev, &in, info, 0, 0, int16, ptr16};
             const IrOp *term;
             eval_region(&c, g.f->body, &term);
@@ -1232,14 +1285,18 @@ static void test_random(void) {
         arena_free(g.arena);
     }
     CHECK(bad == 0, "random programs: %d failures", bad);
-    CHECK(programs > 2500 && checked > 100000, "random programs: %d programs, %d value checks", programs, checked);
+    CHECK(programs > 2500 && checked > 100000, "random programs: %d programs, %d value checks",
+          programs, checked);
     printf("random: %d programs, %d value checks\n", programs, checked);
     /* the interesting rules were exercised (counts of dims with a nontrivial fact) */
-    static const struct { int code, what; } need[] = {
-        {OP_REM, 0}, {OP_REM, 2}, {OP_IDIV, 1}, {OP_SHR, 1}, {OP_SHL, 2}, {OP_MUL, 2}, {OP_CMP, 1},
-        {OP_CVT, 0}, {OP_BITCAST, 0}, {OP_ADDPTR, 0}, {OP_ADDPTR, 2}, {OP_SELECT, 0}, {OP_MIN, 0}, {OP_MAX, 0},
-        {OP_SUB, 0}, {OP_RESHAPE, 0}, {OP_TRANS, 0}, {OP_BROADCAST, 1}, {OP_EXPAND_DIMS, 0}, {OP_AND, 2},
-        {OP_FOR, 0}, {OP_FOR, 2}, {OP_IF, 0}, {OP_COUNT, 0}, {OP_COUNT, 2},
+    static const struct {
+        int code, what;
+    } need[] = {
+        {OP_REM, 0},     {OP_REM, 2},    {OP_IDIV, 1},      {OP_SHR, 1},         {OP_SHL, 2},
+        {OP_MUL, 2},     {OP_CMP, 1},    {OP_CVT, 0},       {OP_BITCAST, 0},     {OP_ADDPTR, 0},
+        {OP_ADDPTR, 2},  {OP_SELECT, 0}, {OP_MIN, 0},       {OP_MAX, 0},         {OP_SUB, 0},
+        {OP_RESHAPE, 0}, {OP_TRANS, 0},  {OP_BROADCAST, 1}, {OP_EXPAND_DIMS, 0}, {OP_AND, 2},
+        {OP_FOR, 0},     {OP_FOR, 2},    {OP_IF, 0},        {OP_COUNT, 0},       {OP_COUNT, 2},
     };
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
         int code = need[i].code, what = need[i].what;
@@ -1249,7 +1306,8 @@ static void test_random(void) {
     if (getenv("AXIS_COVERAGE"))
         for (int i = 0; i <= OP_COUNT; i++)
             if (coverage[i][0] + coverage[i][1] + coverage[i][2])
-                printf("  %-16s c %7d  k %7d  D %7d\n", i == OP_COUNT ? "(args)" : ir_op_info[i].name, coverage[i][0],
+                printf("  %-16s c %7d  k %7d  D %7d\n",
+                       i == OP_COUNT ? "(args)" : ir_op_info[i].name, coverage[i][0],
                        coverage[i][1], coverage[i][2]);
 }
 

@@ -44,7 +44,8 @@ static int count_entries(const char *dir, int *tmp_out) {
     if (!dp) return -1;
     int n = 0, tmp = 0;
     for (struct dirent *e; (e = readdir(dp));) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".lock")) continue;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".lock"))
+            continue;
         n++;
         if (strstr(e->d_name, ".tmp")) tmp++;
     }
@@ -91,7 +92,8 @@ static bool get_equals_sized(const char *text, size_t size) {
     size_t len = 0;
     void *got = cache_get(K(text), &len);
     bool ok = got && len == size;
-    for (size_t i = 0; ok && i < size; i++) ok = ((unsigned char *)got)[i] == (unsigned char)(text[i % strlen(text)] + i);
+    for (size_t i = 0; ok && i < size; i++)
+        ok = ((unsigned char *)got)[i] == (unsigned char)(text[i % strlen(text)] + i);
     free(got);
     return ok;
 }
@@ -171,8 +173,8 @@ static void test_eviction(const char *root) {
     static const char *const invalid[] = {"", "abc", "12x", "-3", "99999999999999999999999"};
     for (size_t i = 0; i < sizeof invalid / sizeof *invalid; i++) {
         setenv("NEREID_CACHE_MAX_MB", invalid[i], 1);
-        CHECK(cache_max_bytes() == (uint64_t)CACHE_DEFAULT_MAX_MB << 20, "NEREID_CACHE_MAX_MB='%s' should give the default",
-              invalid[i]);
+        CHECK(cache_max_bytes() == (uint64_t)CACHE_DEFAULT_MAX_MB << 20,
+              "NEREID_CACHE_MAX_MB='%s' should give the default", invalid[i]);
     }
 
     /* no limit while filling: 4 entries of this build, 2 of another, 1 of the older
@@ -186,13 +188,14 @@ static void test_eviction(const char *root) {
         snprintf(text, sizeof text, "own-%d", i + 1);
         ok &= put_sized(BUILD, text, KB200, o[i]);
     }
-    ok &= put_sized("an older build", "other-1", KB200, x[0]) && put_sized("an older build", "other-2", KB200, x[1]);
+    ok &= put_sized("an older build", "other-1", KB200, x[0]) &&
+          put_sized("an older build", "other-2", KB200, x[1]);
     snprintf(old, sizeof old, "%s/0123456789abcdef.cubin", dir);
     snprintf(foreign1, sizeof foreign1, "%s/notes.txt", dir);
     snprintf(foreign2, sizeof foreign2, "%s/zz.cubin", dir);
     snprintf(foreign3, sizeof foreign3, "%s/.hidden", dir);
-    ok &= write_file(old, KB200) && write_file(foreign1, 300 * 1024) && write_file(foreign2, 300 * 1024) &&
-          write_file(foreign3, 10);
+    ok &= write_file(old, KB200) && write_file(foreign1, 300 * 1024) &&
+          write_file(foreign2, 300 * 1024) && write_file(foreign3, 10);
     CHECK(ok, "filling the cache");
     /* last uses: the other build's newest of all; own-1 the oldest */
     ok = set_used(x[0], 0) && set_used(x[1], 500) && set_used(old, 2000);
@@ -204,15 +207,16 @@ static void test_eviction(const char *root) {
     CHECK(got && len == KB200, "reading own-1");
     free(got);
     struct stat sb;
-    CHECK(stat(o[0], &sb) == 0 && time(NULL) - sb.st_atime < 60, "a read should mark the entry used (atime %lld)",
-          (long long)sb.st_atime);
+    CHECK(stat(o[0], &sb) == 0 && time(NULL) - sb.st_atime < 60,
+          "a read should mark the entry used (atime %lld)", (long long)sb.st_atime);
     /* every read marks it, not only the first (which a relatime mount marks by itself) */
     struct timespec a1 = sb.st_atim, pause = {0, 50 * 1000 * 1000};
     nanosleep(&pause, NULL);
     got = cache_get(K("own-1"), &len);
     free(got);
-    CHECK(stat(o[0], &sb) == 0 && (sb.st_atim.tv_sec > a1.tv_sec ||
-                                   (sb.st_atim.tv_sec == a1.tv_sec && sb.st_atim.tv_nsec > a1.tv_nsec)),
+    CHECK(stat(o[0], &sb) == 0 &&
+              (sb.st_atim.tv_sec > a1.tv_sec ||
+               (sb.st_atim.tv_sec == a1.tv_sec && sb.st_atim.tv_nsec > a1.tv_nsec)),
           "a second read should mark the entry used again");
 
     /* 1 MB: the fifth put (8 entries, 1.6 MB) evicts down to 0.9 MB: the other build's
@@ -222,8 +226,10 @@ static void test_eviction(const char *root) {
     CHECK(put_sized(BUILD, "own-5", KB200, o[4]), "put own-5");
     CHECK(!exists(x[0]) && !exists(x[1]) && !exists(old), "other builds' entries should go first");
     CHECK(!exists(o[1]), "the least recently used entry (own-2) should go");
-    CHECK(exists(o[0]) && exists(o[2]) && exists(o[3]) && exists(o[4]), "own-1, 3, 4, 5 should stay");
-    CHECK(exists(foreign1) && exists(foreign2) && exists(foreign3), "files that are not entries must stay");
+    CHECK(exists(o[0]) && exists(o[2]) && exists(o[3]) && exists(o[4]),
+          "own-1, 3, 4, 5 should stay");
+    CHECK(exists(foreign1) && exists(foreign2) && exists(foreign3),
+          "files that are not entries must stay");
     CHECK(get_equals_sized("own-5", KB200), "own-5 readable");
 
     /* temporaries: a stale one (2 hours) goes, a fresh one (a writer at work) stays */
@@ -231,8 +237,10 @@ static void test_eviction(const char *root) {
     const char *name = strrchr(o[0], '/') + 1;
     snprintf(stale, sizeof stale, "%s/.%s.tmp.abc123", dir, name);
     snprintf(fresh, sizeof fresh, "%s/.%s.tmp.def456", dir, name);
-    CHECK(write_file(stale, 100) && write_file(fresh, 100) && set_mtime(stale, 7200), "making temporaries");
-    CHECK(cache_evict(BUILD, UINT64_MAX, NULL) == 1, "cache_evict should remove the stale temporary only");
+    CHECK(write_file(stale, 100) && write_file(fresh, 100) && set_mtime(stale, 7200),
+          "making temporaries");
+    CHECK(cache_evict(BUILD, UINT64_MAX, NULL) == 1,
+          "cache_evict should remove the stale temporary only");
     CHECK(!exists(stale) && exists(fresh), "stale temporary removed, fresh one kept");
 
     /* one evicting process at a time: while another holds the lock, nothing is deleted */
@@ -240,7 +248,8 @@ static void test_eviction(const char *root) {
     snprintf(lockpath, sizeof lockpath, "%s/.lock", dir);
     int lk = open(lockpath, O_RDWR | O_CREAT, 0644);
     CHECK(lk >= 0 && flock(lk, LOCK_EX | LOCK_NB) == 0, "taking the eviction lock");
-    CHECK(cache_evict(BUILD, 1, NULL) == -1, "cache_evict while another holds the lock should do nothing");
+    CHECK(cache_evict(BUILD, 1, NULL) == -1,
+          "cache_evict while another holds the lock should do nothing");
     CHECK(exists(o[0]) && exists(o[4]), "nothing evicted under another's lock");
     if (lk >= 0) close(lk);
 
@@ -249,7 +258,8 @@ static void test_eviction(const char *root) {
     CHECK(put_sized(BUILD, "huge", 1200 * 1024, big), "put an entry over the limit");
     CHECK(exists(big) && !exists(o[0]) && !exists(o[2]) && !exists(o[3]) && !exists(o[4]),
           "a put over the limit keeps only the new entry");
-    CHECK(exists(foreign1) && exists(foreign2) && exists(fresh), "foreign files and fresh temporaries stay");
+    CHECK(exists(foreign1) && exists(foreign2) && exists(fresh),
+          "foreign files and fresh temporaries stay");
     unsetenv("NEREID_CACHE_MAX_MB");
 }
 
@@ -262,10 +272,12 @@ static void *lock_worker(void *arg) {
     for (int i = 0; i < 20; i++) {
         int l = cache_lock(K("locked"), 10000);
         if (l < 0) {
-            __atomic_add_fetch(&overlaps, 1000, __ATOMIC_SEQ_CST); /* no lock at all: a failure too */
+            __atomic_add_fetch(&overlaps, 1000,
+                               __ATOMIC_SEQ_CST); /* no lock at all: a failure too */
             continue;
         }
-        if (__atomic_add_fetch(&inside, 1, __ATOMIC_SEQ_CST) != 1) __atomic_add_fetch(&overlaps, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_add_fetch(&inside, 1, __ATOMIC_SEQ_CST) != 1)
+            __atomic_add_fetch(&overlaps, 1, __ATOMIC_SEQ_CST);
         struct timespec t = {0, 100000};
         nanosleep(&t, NULL);
         __atomic_sub_fetch(&inside, 1, __ATOMIC_SEQ_CST);
@@ -282,13 +294,16 @@ static void test_builder_lock(const char *root) {
     const char *slash = strrchr(path, '/');
     snprintf(lockpath, sizeof lockpath, "%s/.%s.lock", dir, slash ? slash + 1 : path);
     int l = cache_lock(K("x"), 1000);
-    CHECK(l >= 0 && exists(lockpath), "cache_lock: %d, lock file %s", l, exists(lockpath) ? "there" : "missing");
+    CHECK(l >= 0 && exists(lockpath), "cache_lock: %d, lock file %s", l,
+          exists(lockpath) ? "there" : "missing");
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int again = cache_lock(K("x"), 50); /* held (by this thread: another open file counts as another holder) */
+    int again = cache_lock(
+        K("x"), 50); /* held (by this thread: another open file counts as another holder) */
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
-    CHECK(again == -1 && ms >= 45, "a held lock: cache_lock gave %d after %.1f ms (want -1 after 50 ms)", again, ms);
+    CHECK(again == -1 && ms >= 45,
+          "a held lock: cache_lock gave %d after %.1f ms (want -1 after 50 ms)", again, ms);
     int other = cache_lock(K("y"), 50);
     CHECK(other >= 0, "another entry's lock is its own");
     cache_unlock(K("y"), other);
@@ -301,7 +316,8 @@ static void test_builder_lock(const char *root) {
     pthread_t th[4];
     for (int i = 0; i < 4; i++) pthread_create(&th[i], NULL, lock_worker, NULL);
     for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
-    CHECK(overlaps == 0, "four threads: the lock was held by two at once (or not had) %d times", overlaps);
+    CHECK(overlaps == 0, "four threads: the lock was held by two at once (or not had) %d times",
+          overlaps);
     int tmp = 0;
     CHECK(count_entries(dir, &tmp) == 0 && tmp == 0, "nothing left in the directory");
     remove_tree(dir);
@@ -324,7 +340,8 @@ int main(void) {
     CHECK(cache_dir(got_dir, sizeof got_dir), "cache_dir failed for %s", dir);
     CHECK(!strcmp(got_dir, dir), "cache_dir gave '%s'", got_dir);
     struct stat sb;
-    CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) && (sb.st_mode & 0777 & ~0755u) == 0 && (sb.st_mode & 0700) == 0700,
+    CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) && (sb.st_mode & 0777 & ~0755u) == 0 &&
+              (sb.st_mode & 0700) == 0700,
           "cache directory not created with mode 0755 (mode %o)", (unsigned)(sb.st_mode & 0777));
     char tiny[4];
     CHECK(!cache_dir(tiny, sizeof tiny), "cache_dir into a 4-byte buffer should fail");
@@ -348,14 +365,21 @@ int main(void) {
     CHECK(cache_path(K("kernel-a"), path_a, sizeof path_a), "cache_path");
     CHECK(exists(path_a), "entry file %s missing", path_a);
     const char *base = strrchr(path_a, '/');
-    CHECK(base && strlen(base + 1) == 8 + 1 + 16 + strlen(".cubin") && base[9] == '-' && !strcmp(base + 1 + 25, ".cubin"),
-          "entry name should be 8 hex digits (the build), '-', 16 hex digits (the key) + .cubin: %s", path_a);
+    CHECK(
+        base && strlen(base + 1) == 8 + 1 + 16 + strlen(".cubin") && base[9] == '-' &&
+            !strcmp(base + 1 + 25, ".cubin"),
+        "entry name should be 8 hex digits (the build), '-', 16 hex digits (the key) + .cubin: %s",
+        path_a);
     char path_other[4200];
     CHECK(cache_path(&(CacheKey){"another build", "kernel-a"}, path_other, sizeof path_other) &&
-              strcmp(strrchr(path_other, '/') + 9, base + 9) == 0 && strncmp(strrchr(path_other, '/'), base, 9) != 0,
-          "another build's entry of the same key text should differ in the build part only: %s", path_other);
-    CHECK(is_miss_build("another build", "kernel-a"), "the same text under another build should miss");
-    CHECK(file_size(path_a) == 48 + (long)strlen("kernel-a") + (long)sizeof a, "entry size %ld", file_size(path_a));
+              strcmp(strrchr(path_other, '/') + 9, base + 9) == 0 &&
+              strncmp(strrchr(path_other, '/'), base, 9) != 0,
+          "another build's entry of the same key text should differ in the build part only: %s",
+          path_other);
+    CHECK(is_miss_build("another build", "kernel-a"),
+          "the same text under another build should miss");
+    CHECK(file_size(path_a) == 48 + (long)strlen("kernel-a") + (long)sizeof a, "entry size %ld",
+          file_size(path_a));
 
     /* two keys */
     const char b[] = "kernel b: a different payload";
@@ -467,7 +491,9 @@ int main(void) {
     rmdir(path_g);
 
     /* cache_remove */
-    CHECK(cache_put(K("kernel-b"), b, sizeof b) && cache_remove(K("kernel-b")) && is_miss("kernel-b"), "cache_remove");
+    CHECK(cache_put(K("kernel-b"), b, sizeof b) && cache_remove(K("kernel-b")) &&
+              is_miss("kernel-b"),
+          "cache_remove");
     CHECK(!cache_remove(K("kernel-b")), "cache_remove of a missing entry");
 
     CHECK(count_entries(dir, &tmp) >= 0 && tmp == 0, "no temporaries left behind");
@@ -484,7 +510,8 @@ int main(void) {
     CHECK(!cache_dir(got_dir, sizeof got_dir), "cache_dir below a plain file should fail");
     CHECK(!cache_put(K("kernel-a"), a, sizeof a), "put without a cache directory should fail");
     CHECK(is_miss("kernel-a"), "get without a cache directory should miss");
-    CHECK(!cache_path(K("kernel-a"), path_a, sizeof path_a), "cache_path without a cache directory");
+    CHECK(!cache_path(K("kernel-a"), path_a, sizeof path_a),
+          "cache_path without a cache directory");
     CHECK(cache_lock(K("kernel-a"), 1000) == -1, "cache_lock without a cache directory");
 
     /* neither NEREID_CACHE_DIR nor HOME: no cache at all */
@@ -492,16 +519,19 @@ int main(void) {
     unsetenv("NEREID_CACHE_DIR");
     unsetenv("HOME");
     CHECK(!cache_dir(got_dir, sizeof got_dir), "no HOME: no cache directory");
-    CHECK(!cache_put(K("kernel-a"), a, sizeof a) && is_miss("kernel-a"), "no HOME: put fails, get misses");
+    CHECK(!cache_put(K("kernel-a"), a, sizeof a) && is_miss("kernel-a"),
+          "no HOME: put fails, get misses");
     /* HOME only: $HOME/.cache/nereid */
     char fake_home[4200], want[4300];
     snprintf(fake_home, sizeof fake_home, "%s/home", root);
     setenv("HOME", fake_home, 1);
     snprintf(want, sizeof want, "%s/.cache/nereid", fake_home);
-    CHECK(cache_dir(got_dir, sizeof got_dir) && !strcmp(got_dir, want), "HOME fallback gave '%s'", got_dir);
+    CHECK(cache_dir(got_dir, sizeof got_dir) && !strcmp(got_dir, want), "HOME fallback gave '%s'",
+          got_dir);
     CHECK(cache_put(K("h"), a, sizeof a) && get_equals("h", a, sizeof a), "cache under HOME");
     setenv("NEREID_CACHE_DIR", "", 1);
-    CHECK(cache_dir(got_dir, sizeof got_dir) && !strcmp(got_dir, want), "empty NEREID_CACHE_DIR falls back to HOME");
+    CHECK(cache_dir(got_dir, sizeof got_dir) && !strcmp(got_dir, want),
+          "empty NEREID_CACHE_DIR falls back to HOME");
     if (home) setenv("HOME", home, 1);
     else unsetenv("HOME");
     free(home);
@@ -517,7 +547,8 @@ int main(void) {
         CHECK(!cache_put(K("kernel-b"), b, sizeof b), "put into a read-only directory should fail");
         CHECK(is_miss("kernel-b"), "nothing stored in a read-only directory");
         CHECK(get_equals("kernel-a", a, sizeof a), "reading a read-only cache still works");
-        CHECK(count_entries(ro, &tmp) == 1 && tmp == 0, "no temporary left in the read-only directory");
+        CHECK(count_entries(ro, &tmp) == 1 && tmp == 0,
+              "no temporary left in the read-only directory");
     } else {
         printf("note: running as root, the read-only directory case is not checked\n");
     }

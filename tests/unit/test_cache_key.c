@@ -25,9 +25,19 @@ static const char source[] = "@triton.jit\ndef k(x: *fp32):\n    pass\n";
 static const SemaDefine defs2[] = {{"BLOCK", "128"}, {"ACT", "relu"}};
 
 static CacheKeyInput base(void) {
-    return (CacheKeyInput){.llvm_version = {19, 1, 7}, .arch = "sm_90a", .compute_capability = 90, .driver_version = 13000, .kernel = "k",
-                           .variant = "d:4", .num_warps = 0, .only_kernel = NULL, .defines = defs2, .ndefines = 2,
-                           .file = "k.nr", .source = source, .source_len = sizeof source - 1};
+    return (CacheKeyInput){.llvm_version = {19, 1, 7},
+                           .arch = "sm_90a",
+                           .compute_capability = 90,
+                           .driver_version = 13000,
+                           .kernel = "k",
+                           .variant = "d:4",
+                           .num_warps = 0,
+                           .only_kernel = NULL,
+                           .defines = defs2,
+                           .ndefines = 2,
+                           .file = "k.nr",
+                           .source = source,
+                           .source_len = sizeof source - 1};
 }
 
 /* Make in's key, check its build part, and check it differs from every key so far. */
@@ -35,12 +45,12 @@ static void add(Keys *ks, const char *what, CacheKeyInput in) {
     StrBuf build, text, want;
     sb_init(&build), sb_init(&text), sb_init(&want);
     cache_key_make(&in, &build, &text);
-    sb_printf(&want, "nereid %s build %s LLVM %u.%u.%u", NEREID_VERSION, driver_build_id, in.llvm_version[0],
-              in.llvm_version[1], in.llvm_version[2]);
-    CHECK(!strcmp(sb_cstr(&build), sb_cstr(&want)), "%s: build part '%s', want '%s'", what, sb_cstr(&build),
-          sb_cstr(&want));
-    CHECK(text.len > build.len && !memcmp(text.data, build.data, build.len), "%s: the text should start with the build",
-          what);
+    sb_printf(&want, "nereid %s build %s LLVM %u.%u.%u", NEREID_VERSION, driver_build_id,
+              in.llvm_version[0], in.llvm_version[1], in.llvm_version[2]);
+    CHECK(!strcmp(sb_cstr(&build), sb_cstr(&want)), "%s: build part '%s', want '%s'", what,
+          sb_cstr(&build), sb_cstr(&want));
+    CHECK(text.len > build.len && !memcmp(text.data, build.data, build.len),
+          "%s: the text should start with the build", what);
     for (int i = 0; i < ks->n; i++)
         CHECK(ks->len[i] != text.len || memcmp(ks->text[i], text.data, text.len),
               "'%s' and '%s' give the same key", ks->what[i], what);
@@ -54,7 +64,8 @@ static void add(Keys *ks, const char *what, CacheKeyInput in) {
     StrBuf b2, t2;
     sb_init(&b2), sb_init(&t2);
     cache_key_make(&in, &b2, &t2);
-    CHECK(t2.len == text.len && !memcmp(t2.data, text.data, text.len), "%s: not deterministic", what);
+    CHECK(t2.len == text.len && !memcmp(t2.data, text.data, text.len), "%s: not deterministic",
+          what);
     sb_free(&b2), sb_free(&t2), sb_free(&build), sb_free(&text), sb_free(&want);
 }
 
@@ -67,7 +78,8 @@ int main(void) {
     in = base(), in.arch = "sm_80", add(&ks, "arch", in);
     in = base(), in.compute_capability = 89, add(&ks, "compute capability", in);
     in = base(), in.driver_version = 12080, add(&ks, "driver", in);
-    in = base(), in.libdevice = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc:491504:1700000000", add(&ks, "libdevice", in);
+    in = base(), in.libdevice = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc:491504:1700000000",
+    add(&ks, "libdevice", in);
     in = base(), in.libdevice = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc:491504:1700000001",
     add(&ks, "libdevice's time", in);
     in = base(), in.kernel = "k2", add(&ks, "kernel", in);
@@ -85,7 +97,8 @@ int main(void) {
     in = base(), in.defines = value, add(&ks, "a define's value", in);
     in = base(), in.file = "other.nr", add(&ks, "file name", in);
     static const char source2[] = "@triton.jit\ndef k(x: *fp32):\n    pass \n";
-    in = base(), in.source = source2, in.source_len = sizeof source2 - 1, add(&ks, "source text", in);
+    in = base(), in.source = source2, in.source_len = sizeof source2 - 1,
+    add(&ks, "source text", in);
 
     /* strings that try to forge separators */
     static const SemaDefine one[] = {{"A", "1;-D1:B=1:2"}};
@@ -97,7 +110,8 @@ int main(void) {
     in = base(), in.defines = eq1, in.ndefines = 1, add(&ks, "'=' in a define's name", in);
     in = base(), in.defines = eq2, in.ndefines = 1, add(&ks, "'=' in a define's value", in);
     in = base(), in.kernel = "k|variant=3:d:4", add(&ks, "a kernel name holding a field", in);
-    in = base(), in.file = "k.nr|source=1:x", in.source_len = 0, add(&ks, "a file name holding the source field", in);
+    in = base(), in.file = "k.nr|source=1:x", in.source_len = 0,
+    add(&ks, "a file name holding the source field", in);
     in = base(), in.only_kernel = "*", add(&ks, "only_kernel '*'", in);
 
     /* the source's length, and NUL bytes in it (the key covers source_len bytes) */
@@ -113,7 +127,8 @@ int main(void) {
     sb_init(&b1), sb_init(&b2), sb_init(&t);
     in = base(), cache_key_make(&in, &b1, &t);
     in.llvm_version[0] = 20, cache_key_make(&in, &b2, &t);
-    CHECK(strcmp(sb_cstr(&b1), sb_cstr(&b2)) != 0, "the build identity should change with LLVM's version");
+    CHECK(strcmp(sb_cstr(&b1), sb_cstr(&b2)) != 0,
+          "the build identity should change with LLVM's version");
     sb_free(&b1), sb_free(&b2), sb_free(&t);
 
     for (int i = 0; i < ks.n; i++) free(ks.text[i]);

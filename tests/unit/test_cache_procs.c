@@ -30,9 +30,9 @@ static CheckState st;
 enum {
     NPROCS = 8,
     ROUNDS = 60,
-    NSHARED = 16,  /* keys every process uses */
-    NOWN = 4,      /* keys of one process alone */
-    VANDALS = 2,   /* processes 0 and 1 also damage entries */
+    NSHARED = 16, /* keys every process uses */
+    NOWN = 4,     /* keys of one process alone */
+    VANDALS = 2,  /* processes 0 and 1 also damage entries */
     MAX_PAYLOAD = 64 * 1024,
 };
 
@@ -83,9 +83,9 @@ static void vandalise(const CacheKey *key, uint64_t *x, Stats *s) {
         for (size_t i = 0; i < sizeof junk; i++) junk[i] = (unsigned char)next(x);
         off_t at = (off_t)(next(x) % (uint64_t)sb.st_size);
         switch (next(x) % 3) {
-        case 0: (void)!ftruncate(fd, at); break;                       /* cut short */
-        case 1: (void)!pwrite(fd, junk, sizeof junk, at); break;       /* bytes overwritten */
-        default: (void)!pwrite(fd, junk, sizeof junk, 0); break;       /* the header */
+        case 0: (void)!ftruncate(fd, at); break;                 /* cut short */
+        case 1: (void)!pwrite(fd, junk, sizeof junk, at); break; /* bytes overwritten */
+        default: (void)!pwrite(fd, junk, sizeof junk, 0); break; /* the header */
         }
         s->vandalised++;
     }
@@ -108,13 +108,15 @@ static int child(int p) {
                 s.hits++;
                 if (len != wlen || memcmp(got, want, wlen)) {
                     s.bad++;
-                    printf("process %d: read of '%s' returned %zu bytes, not its %zu-byte payload\n", p, text, len,
-                           wlen);
+                    printf(
+                        "process %d: read of '%s' returned %zu bytes, not its %zu-byte payload\n",
+                        p, text, len, wlen);
                 }
                 free(got);
             } else {
                 s.misses++;
-                cache_put(&key, want, wlen); /* the rebuild; may fail silently, like the runtime's */
+                cache_put(&key, want,
+                          wlen); /* the rebuild; may fail silently, like the runtime's */
             }
             if (p < VANDALS && next(&x) % 4 == 0) {
                 char vt[64];
@@ -123,8 +125,8 @@ static int child(int p) {
             }
         }
     }
-    printf("process %d: %ld hits, %ld misses (rebuilt), %ld entries vandalised, %ld bad reads\n", p, s.hits, s.misses,
-           s.vandalised, s.bad);
+    printf("process %d: %ld hits, %ld misses (rebuilt), %ld entries vandalised, %ld bad reads\n", p,
+           s.hits, s.misses, s.vandalised, s.bad);
     free(want);
     return s.bad > 100 ? 100 : (int)s.bad;
 }
@@ -183,16 +185,19 @@ int main(void) {
         int status = 0;
         CHECK(waitpid(pids[p], &status, 0) == pids[p], "waitpid");
         if (WIFSIGNALED(status))
-            CHECK(0, "process %d died of signal %d (%s)", p, WTERMSIG(status), strsignal(WTERMSIG(status)));
+            CHECK(0, "process %d died of signal %d (%s)", p, WTERMSIG(status),
+                  strsignal(WTERMSIG(status)));
         else
-            CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "process %d: %d bad reads (exit status %d)", p,
-                  WEXITSTATUS(status), WEXITSTATUS(status));
+            CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "process %d: %d bad reads (exit status %d)", p, WEXITSTATUS(status),
+                  WEXITSTATUS(status));
     }
 
     int entries, temps;
     uint64_t bytes;
     survey(dir, &entries, &bytes, &temps);
-    printf("afterwards: %d entries, %.2f MB, %d temporaries\n", entries, (double)bytes / (1 << 20), temps);
+    printf("afterwards: %d entries, %.2f MB, %d temporaries\n", entries, (double)bytes / (1 << 20),
+           temps);
     CHECK(temps == 0, "%d temporaries left behind", temps);
     /* every put evicts after itself, but one that finds another process evicting leaves
      * it to the next: the directory may end above the limit by what the last puts wrote */

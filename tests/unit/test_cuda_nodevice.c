@@ -22,7 +22,8 @@ static CheckState st;
 /* A sensible failure message: one or more lines, naming libcuda, the driver or a device. */
 static bool sensible(const char *msg) {
     return msg && strlen(msg) > 10 &&
-           (strstr(msg, "libcuda") || strstr(msg, "driver") || strstr(msg, "device") || strstr(msg, "CUDA_ERROR"));
+           (strstr(msg, "libcuda") || strstr(msg, "driver") || strstr(msg, "device") ||
+            strstr(msg, "CUDA_ERROR"));
 }
 
 int main(void) {
@@ -60,13 +61,14 @@ int main(void) {
         sb_init(&err2);
         CudaDevice *d2 = NULL;
         CHECK(cuda_open(0, &d2, &err2) == -1 && d2 == NULL, "second cuda_open should fail too");
-        CHECK(!strcmp(sb_cstr(&err), sb_cstr(&err2)), "second failure differs: '%s'", sb_cstr(&err2));
+        CHECK(!strcmp(sb_cstr(&err), sb_cstr(&err2)), "second failure differs: '%s'",
+              sb_cstr(&err2));
         sb_free(&err2);
     } else {
         CHECK(d != NULL, "cuda_open succeeded without a device");
         int cc = cuda_compute_capability(d);
-        printf("CUDA device 0: %s, compute capability %d.%d, PTX target %s, driver %d\n", cuda_device_name(d),
-               cc / 10, cc % 10, cuda_arch_name(d), cuda_driver_version(d));
+        printf("CUDA device 0: %s, compute capability %d.%d, PTX target %s, driver %d\n",
+               cuda_device_name(d), cc / 10, cc % 10, cuda_arch_name(d), cuda_driver_version(d));
         CHECK(cc >= 80, "cuda_open accepted compute capability %d", cc);
         CHECK(strlen(cuda_device_name(d)) > 0, "empty device name");
         CHECK(!strcmp(cuda_arch_name(d), cuda_arch_for_cc(cc)), "arch name %s", cuda_arch_name(d));
@@ -76,10 +78,10 @@ int main(void) {
         for (int i = 0; i < 256; i++) in[i] = (unsigned char)i;
         CHECK(cuda_malloc(d, sizeof in, &p, &err) == 0 && p != 0, "cuda_malloc: %s", sb_cstr(&err));
         CHECK(cuda_htod(d, p, in, sizeof in, &err) == 0, "cuda_htod: %s", sb_cstr(&err));
-        CHECK(cuda_dtoh(d, out, p, sizeof out, &err) == 0 && !memcmp(in, out, sizeof in), "round trip: %s",
-              sb_cstr(&err));
-        CHECK(cuda_memset(d, p, 0xab, sizeof in, &err) == 0 && cuda_dtoh(d, out, p, sizeof out, &err) == 0 &&
-                  out[0] == 0xab && out[255] == 0xab,
+        CHECK(cuda_dtoh(d, out, p, sizeof out, &err) == 0 && !memcmp(in, out, sizeof in),
+              "round trip: %s", sb_cstr(&err));
+        CHECK(cuda_memset(d, p, 0xab, sizeof in, &err) == 0 &&
+                  cuda_dtoh(d, out, p, sizeof out, &err) == 0 && out[0] == 0xab && out[255] == 0xab,
               "memset: %s", sb_cstr(&err));
         CHECK(cuda_free(d, p, &err) == 0, "cuda_free: %s", sb_cstr(&err));
         CHECK(cuda_synchronize(d, &err) == 0, "cuda_synchronize: %s", sb_cstr(&err));

@@ -14,16 +14,16 @@
 
 static int npass, nfail;
 
-#define CHECK(cond, ...)                                                               \
-    do {                                                                               \
-        if (cond) {                                                                    \
-            npass++;                                                                   \
-        } else {                                                                       \
-            nfail++;                                                                   \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
-            printf(__VA_ARGS__);                                                       \
-            printf("\n");                                                              \
-        }                                                                              \
+#define CHECK(cond, ...)                                \
+    do {                                                \
+        if (cond) {                                     \
+            npass++;                                    \
+        } else {                                        \
+            nfail++;                                    \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+            printf(__VA_ARGS__);                        \
+            printf("\n");                               \
+        }                                               \
     } while (0)
 
 /* ---- a small kernel-building kit over the builder API ---- */
@@ -78,7 +78,10 @@ static ValId op3(K *k, int code, IrType rt, ValId a, ValId b, ValId c) {
     return ir_build1(&k->b, code, (ValId[]){a, b, c}, 3, rt);
 }
 static ValId bin(K *k, int code, ValId a, ValId b) { return op2(k, code, TY(k, a), a, b); }
-static ValId attr1(K *k, ValId v, int64_t a0) { k->f->ops[DEF(k, v)].attr[0] = a0; return v; }
+static ValId attr1(K *k, ValId v, int64_t a0) {
+    k->f->ops[DEF(k, v)].attr[0] = a0;
+    return v;
+}
 
 static ValId cmp(K *k, int pred, ValId a, ValId b) {
     return attr1(k, op2(k, OP_CMP, ty_with_elem(TY(k, a), S(DT_I1)), a, b), pred);
@@ -107,7 +110,11 @@ static ValId addptr(K *k, ValId p, ValId off) {
 static ValId load(K *k, ValId p, ValId mask, ValId other) {
     IrType pt = TY(k, p);
     ValId ops[3] = {p, mask, other};
-    return ir_build1(&k->b, OP_LOAD, ops, other ? 3 : mask ? 2 : 1, ty_with_elem(pt, S(pt.pointee)));
+    return ir_build1(&k->b, OP_LOAD, ops,
+                     other  ? 3
+                     : mask ? 2
+                            : 1,
+                     ty_with_elem(pt, S(pt.pointee)));
 }
 
 static void store(K *k, ValId p, ValId v, ValId mask) {
@@ -207,9 +214,12 @@ static void pack(int dt, void *mem, int i, const void *vals) {
     double f = dt_is_float(dt) ? ((const double *)vals)[i] : 0;
     switch (dt) {
     case DT_I1: ((uint8_t *)mem)[i] = v != 0; break;
-    case DT_I8: case DT_U8: ((uint8_t *)mem)[i] = (uint8_t)v; break;
-    case DT_I16: case DT_U16: ((uint16_t *)mem)[i] = (uint16_t)v; break;
-    case DT_I32: case DT_U32: ((uint32_t *)mem)[i] = (uint32_t)v; break;
+    case DT_I8:
+    case DT_U8: ((uint8_t *)mem)[i] = (uint8_t)v; break;
+    case DT_I16:
+    case DT_U16: ((uint16_t *)mem)[i] = (uint16_t)v; break;
+    case DT_I32:
+    case DT_U32: ((uint32_t *)mem)[i] = (uint32_t)v; break;
     case DT_FP16: ((uint16_t *)mem)[i] = fp16_from_double(f); break;
     case DT_BF16: ((uint16_t *)mem)[i] = bf16_from_double(f); break;
     case DT_FP32: ((float *)mem)[i] = (float)f; break;
@@ -223,7 +233,8 @@ static void unpack(int dt, const void *mem, int i, void *out) {
     int64_t *o = out;
     double *f = out;
     switch (dt) {
-    case DT_I1: case DT_U8: *o = ((const uint8_t *)mem)[i]; break;
+    case DT_I1:
+    case DT_U8: *o = ((const uint8_t *)mem)[i]; break;
     case DT_I8: *o = ((const int8_t *)mem)[i]; break;
     case DT_I16: *o = ((const int16_t *)mem)[i]; break;
     case DT_U16: *o = ((const uint16_t *)mem)[i]; break;
@@ -258,8 +269,9 @@ static void t_ew(int line, int code, int64_t attr, int rdt, const void *expect, 
     ValId mask = cmp(k, CMP_PRED_LT, offs, splat(k, ci(k, S(DT_I32), n), TY(k, offs)));
     for (int j = 0; j < nin; j++) x[j] = load(k, addptr(k, ptrs[j], offs), mask, 0);
     IrType rt = B1(S(rdt), np);
-    ValId r = nin == 1 ? op1(k, code, rt, x[0]) : nin == 2 ? op2(k, code, rt, x[0], x[1])
-                                                          : op3(k, code, rt, x[0], x[1], x[2]);
+    ValId r = nin == 1   ? op1(k, code, rt, x[0])
+              : nin == 2 ? op2(k, code, rt, x[0], x[1])
+                         : op3(k, code, rt, x[0], x[1], x[2]);
     k->f->ops[DEF(k, r)].attr[0] = attr;
     store(k, addptr(k, out, offs), r, mask);
     unsigned char mem[5][EW_MAX * 8];
@@ -301,8 +313,9 @@ static void t_ew(int line, int code, int64_t attr, int rdt, const void *expect, 
     t_ew(__LINE__, code, 0, dt, E, NE(E), 2, (const int[]){dt, dt}, (const void *const[]){A, B})
 #define T1(code, dt, rdt, A, E) \
     t_ew(__LINE__, code, 0, rdt, E, NE(E), 1, (const int[]){dt}, (const void *const[]){A})
-#define TCMP(pred, dt, A, B, E) \
-    t_ew(__LINE__, OP_CMP, pred, DT_I1, E, NE(E), 2, (const int[]){dt, dt}, (const void *const[]){A, B})
+#define TCMP(pred, dt, A, B, E)                                             \
+    t_ew(__LINE__, OP_CMP, pred, DT_I1, E, NE(E), 2, (const int[]){dt, dt}, \
+         (const void *const[]){A, B})
 
 /* ==== tests ==== */
 
@@ -324,7 +337,8 @@ static void test_float16(void) {
     CHECK(fp16_from_double(ldexp(1023, -24)) == 0x03ff, "fp16 max subnormal");
     CHECK(fp16_from_double(ldexp(2047, -25)) == 0x0400, "fp16 rounds up into the normals");
     CHECK(fp16_from_double(ldexp(1, -14)) == 0x0400, "fp16 min normal");
-    CHECK(fp16_from_double(INFINITY) == 0x7c00 && fp16_from_double(-INFINITY) == 0xfc00, "fp16 inf");
+    CHECK(fp16_from_double(INFINITY) == 0x7c00 && fp16_from_double(-INFINITY) == 0xfc00,
+          "fp16 inf");
     uint16_t hn = fp16_from_double(NAN);
     CHECK((hn & 0x7c00) == 0x7c00 && (hn & 0x3ff), "fp16 NaN stays NaN: %04x", hn);
     CHECK(fp16_from_float(-2.0f) == 0xc000, "fp16(-2)");
@@ -342,7 +356,8 @@ static void test_float16(void) {
     CHECK(bf16_from_double(1.00390625) == 0x3f80, "bf16(1+2^-8) ties to 1.0");
     CHECK(bf16_from_double(1.01171875) == 0x3f82, "bf16(1+3*2^-8) ties to even up");
     CHECK(bf16_from_float(1.0f) == 0x3f80 && bf16_to_float(0x3f80) == 1.0f, "bf16(1)");
-    CHECK(bf16_from_double(3.4e38) == 0x7f80, "bf16 overflow -> inf: %04x", bf16_from_double(3.4e38));
+    CHECK(bf16_from_double(3.4e38) == 0x7f80, "bf16 overflow -> inf: %04x",
+          bf16_from_double(3.4e38));
     CHECK(bf16_from_double(ldexp(1, -133)) == 0x0001, "bf16 min subnormal");
     CHECK(bf16_from_double(ldexp(1, -134)) == 0x0000, "bf16 half min subnormal ties to 0");
     CHECK(bf16_to_double(0x0001) == ldexp(1, -133), "bf16 subnormal decode");
@@ -384,7 +399,8 @@ static void test_int_arith(void) {
     T2(OP_IDIV, DT_U32, I64(0xffffffff, 7, 9), I64(2, 0, 3), I64(0x7fffffff, 0, 3));
     T2(OP_REM, DT_U8, I64(255, 7, 200), I64(16, 0, 7), I64(15, 0, 4));
     T2(OP_IDIV, DT_U64, I64(-1, 10), I64(2, 3), I64(INT64_MAX, 3));
-    /* shifts: amounts >= width give 0 (-1 for negative signed shr); negative amounts count as huge */
+    /* shifts: amounts >= width give 0 (-1 for negative signed shr); negative amounts count as huge
+     */
     T2(OP_SHL, DT_I32, I64(1, 1, 1, 3, 1, -1), I64(31, 32, 40, 2, -1, 4),
        I64(INT32_MIN, 0, 0, 12, 0, -16));
     T2(OP_SHR, DT_I32, I64(-8, -8, 8, -1, INT32_MIN, 8), I64(1, 32, 32, 31, 31, -1),
@@ -457,7 +473,8 @@ static void test_float_arith(void) {
     /* fma: fp32 single rounding through fmaf */
     float fa = 1.0f + ldexpf(1, -12), fc = -(1.0f + ldexpf(1, -11));
     t_ew(__LINE__, OP_FMA, 0, DT_FP32, F64((double)fmaf(fa, fa, fc)), 1, 3,
-         (const int[]){DT_FP32, DT_FP32, DT_FP32}, (const void *const[]){F64(fa), F64(fa), F64(fc)});
+         (const int[]){DT_FP32, DT_FP32, DT_FP32},
+         (const void *const[]){F64(fa), F64(fa), F64(fc)});
     CHECK(fmaf(fa, fa, fc) == ldexpf(1, -24), "fmaf keeps the low product bits");
     t_ew(__LINE__, OP_FMA, 0, DT_FP16, F64(7), 1, 3, (const int[]){DT_FP16, DT_FP16, DT_FP16},
          (const void *const[]){F64(2), F64(3), F64(1)});
@@ -478,7 +495,8 @@ static void test_cmp_select(void) {
     TCMP(CMP_PRED_GE, DT_I8, I64(-128, 127), I64(127, -128), I64(0, 1));
     TCMP(CMP_PRED_GT, DT_U64, I64(-1, 0), I64(0, -1), I64(1, 0));
     TCMP(CMP_PRED_LE, DT_I64, I64(INT64_MIN, 3), I64(INT64_MAX, 3), I64(1, 1));
-    t_ew(__LINE__, OP_SELECT, 0, DT_FP32, F64(1.5, -2), 2, 3, (const int[]){DT_I1, DT_FP32, DT_FP32},
+    t_ew(__LINE__, OP_SELECT, 0, DT_FP32, F64(1.5, -2), 2, 3,
+         (const int[]){DT_I1, DT_FP32, DT_FP32},
          (const void *const[]){I64(1, 0), F64(1.5, 9), F64(7, -2)});
     t_ew(__LINE__, OP_SELECT, 0, DT_I8, I64(-1, 4), 2, 3, (const int[]){DT_I1, DT_I8, DT_I8},
          (const void *const[]){I64(0, 1), I64(3, 4), I64(-1, 5)});
@@ -489,8 +507,10 @@ static void test_cvt_bitcast(void) {
     T1(OP_CVT, DT_FP32, DT_I32, F64(3.7, -3.7, 1e10, -1e10, nan, inf, -inf, -0.5, 2147483520.0),
        I64(3, -3, INT32_MAX, INT32_MIN, 0, INT32_MAX, INT32_MIN, 0, 2147483520));
     T1(OP_CVT, DT_FP32, DT_U8, F64(-5, 300, 255.9, nan, 7.5), I64(0, 255, 255, 0, 7));
-    T1(OP_CVT, DT_FP64, DT_I64, F64(9.3e18, -9.3e18, 1e18, nan), I64(INT64_MAX, INT64_MIN, 1000000000000000000, 0));
-    T1(OP_CVT, DT_FP64, DT_U64, F64(1.9e19, -1, 1e19), I64(-1, 0, (int64_t)10000000000000000000ull));
+    T1(OP_CVT, DT_FP64, DT_I64, F64(9.3e18, -9.3e18, 1e18, nan),
+       I64(INT64_MAX, INT64_MIN, 1000000000000000000, 0));
+    T1(OP_CVT, DT_FP64, DT_U64, F64(1.9e19, -1, 1e19),
+       I64(-1, 0, (int64_t)10000000000000000000ull));
     T1(OP_CVT, DT_FP16, DT_I8, F64(-200, 127.5, -128.9), I64(-128, 127, -128));
     T1(OP_CVT, DT_FP32, DT_I1, F64(0.5, 0, -0.0, -2), I64(1, 0, 0, 1));
     T1(OP_CVT, DT_I32, DT_I8, I64(300, -129, 127), I64(44, 127, 127));
@@ -518,7 +538,8 @@ static void test_cvt_bitcast(void) {
     T1(OP_CVT, DT_FP64, DT_FP32, F64(0.1, 1e300), F64((double)0.1f, inf));
     T1(OP_BITCAST, DT_FP32, DT_I32, F64(1, -2), I64(0x3f800000, (int32_t)0xc0000000));
     T1(OP_BITCAST, DT_I32, DT_FP32, I64(0x3f800000, 0x7f800000), F64(1, inf));
-    T1(OP_BITCAST, DT_I16, DT_FP16, I64(0x3c00, (int16_t)0xc000, 0x0001), F64(1, -2, ldexp(1, -24)));
+    T1(OP_BITCAST, DT_I16, DT_FP16, I64(0x3c00, (int16_t)0xc000, 0x0001),
+       F64(1, -2, ldexp(1, -24)));
     T1(OP_BITCAST, DT_FP16, DT_I16, F64(-2, 65504), I64(-16384, 0x7bff));
     T1(OP_BITCAST, DT_BF16, DT_U16, F64(1), I64(0x3f80));
     T1(OP_BITCAST, DT_FP64, DT_U64, F64(-0.0), I64(INT64_MIN));
@@ -528,37 +549,41 @@ static void test_cvt_bitcast(void) {
 /* Every op on every dtype it takes, on extreme values: must run (the sanitizer build
  * checks for undefined behaviour); results are checked elsewhere. */
 static void test_sweep(void) {
-    static const int64_t iv[16] = {0, 1, -1, 2, INT64_MIN, INT64_MAX, INT32_MIN, INT32_MAX, 127, -128,
-                                   255, 65535, 63, 64, 0x5555555555555555, -2};
-    static const double fv[16] = {0.0, -0.0, 1.0, -1.0, NAN, INFINITY, -INFINITY, 1e30, -1e30, 0.5,
-                                  65504, 65520, 1e-40, -2.5, 3e38, 1e300};
+    static const int64_t iv[16] = {
+        0,   1,    -1,  2,     INT64_MIN, INT64_MAX, INT32_MIN,          INT32_MAX,
+        127, -128, 255, 65535, 63,        64,        0x5555555555555555, -2};
+    static const double fv[16] = {0.0,   -0.0, 1.0,   -1.0,  NAN,   INFINITY, -INFINITY, 1e30,
+                                  -1e30, 0.5,  65504, 65520, 1e-40, -2.5,     3e38,      1e300};
     int64_t iv2[16];
     double fv2[16];
     for (int i = 0; i < 16; i++) iv2[i] = iv[(i * 7 + 3) % 16], fv2[i] = fv[(i * 5 + 1) % 16];
     static const int ints[] = {DT_I1, DT_I8, DT_I16, DT_I32, DT_I64, DT_U8, DT_U16, DT_U32, DT_U64};
     static const int floats[] = {DT_FP16, DT_BF16, DT_FP32, DT_FP64};
-    static const int ibin[] = {OP_ADD, OP_SUB, OP_MUL, OP_IDIV, OP_REM, OP_AND, OP_OR, OP_XOR,
-                               OP_SHL, OP_SHR, OP_MIN, OP_MAX, OP_UMULHI};
+    static const int ibin[] = {OP_ADD, OP_SUB, OP_MUL, OP_IDIV, OP_REM, OP_AND,   OP_OR,
+                               OP_XOR, OP_SHL, OP_SHR, OP_MIN,  OP_MAX, OP_UMULHI};
     static const int fbin[] = {OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_REM, OP_MIN, OP_MAX};
-    static const int fun[] = {OP_NEG, OP_ABS, OP_EXP, OP_EXP2, OP_LOG, OP_LOG2, OP_SQRT, OP_RSQRT,
-                              OP_SIN, OP_COS, OP_FLOOR, OP_CEIL};
+    static const int fun[] = {OP_NEG,  OP_ABS,   OP_EXP, OP_EXP2, OP_LOG,   OP_LOG2,
+                              OP_SQRT, OP_RSQRT, OP_SIN, OP_COS,  OP_FLOOR, OP_CEIL};
     for (int d = 0; d < 9; d++) {
         int dt = ints[d];
         const void *const in2[2] = {iv, iv2};
-        for (int o = 0; o < 13; o++) t_ew(__LINE__, ibin[o], 0, dt, NULL, 16, 2, (const int[]){dt, dt}, in2);
+        for (int o = 0; o < 13; o++)
+            t_ew(__LINE__, ibin[o], 0, dt, NULL, 16, 2, (const int[]){dt, dt}, in2);
         for (int o = 0; o < 3; o++)
             t_ew(__LINE__, (int[]){OP_NEG, OP_NOT, OP_ABS}[o], 0, dt, NULL, 16, 1, &dt, in2);
-        for (int pred = 0; pred < 6; pred++) t_ew(__LINE__, OP_CMP, pred, DT_I1, NULL, 16, 2, (const int[]){dt, dt}, in2);
+        for (int pred = 0; pred < 6; pred++)
+            t_ew(__LINE__, OP_CMP, pred, DT_I1, NULL, 16, 2, (const int[]){dt, dt}, in2);
     }
     for (int d = 0; d < 4; d++) {
         int dt = floats[d];
         const void *const in2[3] = {fv, fv2, fv};
-        for (int o = 0; o < 7; o++) t_ew(__LINE__, fbin[o], 0, dt, NULL, 16, 2, (const int[]){dt, dt}, in2);
+        for (int o = 0; o < 7; o++)
+            t_ew(__LINE__, fbin[o], 0, dt, NULL, 16, 2, (const int[]){dt, dt}, in2);
         for (int o = 0; o < 12; o++) t_ew(__LINE__, fun[o], 0, dt, NULL, 16, 1, &dt, in2);
         t_ew(__LINE__, OP_FMA, 0, dt, NULL, 16, 3, (const int[]){dt, dt, dt}, in2);
     }
-    static const int all[] = {DT_I1, DT_I8, DT_I16, DT_I32, DT_I64, DT_U8, DT_U16, DT_U32, DT_U64,
-                              DT_FP16, DT_BF16, DT_FP32, DT_FP64};
+    static const int all[] = {DT_I1,  DT_I8,  DT_I16,  DT_I32,  DT_I64,  DT_U8,  DT_U16,
+                              DT_U32, DT_U64, DT_FP16, DT_BF16, DT_FP32, DT_FP64};
     for (int a = 0; a < 13; a++)
         for (int b = 0; b < 13; b++) {
             const void *const in1[1] = {dt_is_float(all[a]) ? (const void *)fv : iv};
@@ -625,13 +650,18 @@ static void test_grid(void) {
 }
 
 /* reductions of a 4x8 block along each axis, stored as 8 / 4 values */
-static void t_reduce2d(int line, int kind, int dt, int rdt, const double *in, int axis, const double *want) {
+static void t_reduce2d(int line, int kind, int dt, int rdt, const double *in, int axis,
+                       const double *want) {
     K *k = kb_new("red");
     ValId x = param(k, P(dt)), o = param(k, P(rdt));
     ValId r = arange(k, 0, 4), c = arange(k, 0, 8);
     IrType sh = B2(S(DT_I32), 4, 8);
-    ValId off = bin(k, OP_ADD, bcast(k, bin(k, OP_MUL, expand(k, r, 1), splat(k, ci(k, S(DT_I32), 8), B2(S(DT_I32), 4, 1))), sh),
-                    bcast(k, expand(k, c, 0), sh));
+    ValId off = bin(
+        k, OP_ADD,
+        bcast(k,
+              bin(k, OP_MUL, expand(k, r, 1), splat(k, ci(k, S(DT_I32), 8), B2(S(DT_I32), 4, 1))),
+              sh),
+        bcast(k, expand(k, c, 0), sh));
     ValId v = load(k, addptr(k, x, off), 0, 0);
     ValId red = reduce(k, v, kind, axis, rdt);
     store(k, addptr(k, o, axis == 0 ? c : r), red, 0);
@@ -647,9 +677,14 @@ static void t_reduce2d(int line, int kind, int dt, int rdt, const double *in, in
     for (int i = 0; i < (axis == 0 ? 8 : 4) && rc == 0; i++) {
         double got;
         if (dt_is_float(rdt)) unpack(rdt, out, i, &got);
-        else { int64_t g; unpack(rdt, out, i, &g); got = (double)g; }
-        CHECK(same_double(got, want[i]), "line %d: reduce kind %d axis %d [%d]: got %.17g want %.17g",
-              line, kind, axis, i, got, want[i]);
+        else {
+            int64_t g;
+            unpack(rdt, out, i, &g);
+            got = (double)g;
+        }
+        CHECK(same_double(got, want[i]),
+              "line %d: reduce kind %d axis %d [%d]: got %.17g want %.17g", line, kind, axis, i,
+              got, want[i]);
     }
     sb_free(&R.err);
     kb_free(k);
@@ -669,11 +704,11 @@ static void test_reduce(void) {
     /* ties: the first index wins; NaN is ignored by max/min/argmax */
     double t[32];
     for (int i = 0; i < 32; i++) t[i] = 1;
-    t[2] = t[5] = 7;        /* row 0: max at 2 and 5 */
-    t[8 + 0] = nan;         /* row 1: NaN first, then max 3 at 4 */
+    t[2] = t[5] = 7; /* row 0: max at 2 and 5 */
+    t[8 + 0] = nan;  /* row 1: NaN first, then max 3 at 4 */
     t[8 + 4] = 3;
     t[16 + 7] = -5, t[16 + 1] = -5; /* row 2: min at 1 and 7 */
-    t[24 + 3] = nan;        /* row 3: NaN inside */
+    t[24 + 3] = nan;                /* row 3: NaN inside */
     t_reduce2d(__LINE__, RED_ARGMAX, DT_FP32, DT_I32, t, 1, F64(2, 4, 0, 0));
     t_reduce2d(__LINE__, RED_ARGMIN, DT_FP32, DT_I32, t, 1, F64(0, 1, 1, 0));
     t_reduce2d(__LINE__, RED_MAX, DT_FP32, DT_FP32, t, 1, F64(7, 3, 1, 1));
@@ -682,7 +717,7 @@ static void test_reduce(void) {
     /* integers: wrap, signedness */
     double w[32];
     for (int i = 0; i < 32; i++) w[i] = i < 8 ? 100 : -1;
-    t_reduce2d(__LINE__, RED_SUM, DT_I8, DT_I8, w, 1, F64(32, -8, -8, -8));   /* 800 wraps to 32 */
+    t_reduce2d(__LINE__, RED_SUM, DT_I8, DT_I8, w, 1, F64(32, -8, -8, -8)); /* 800 wraps to 32 */
     t_reduce2d(__LINE__, RED_MAX, DT_I8, DT_I8, w, 0, F64(100, 100, 100, 100, 100, 100, 100, 100));
     t_reduce2d(__LINE__, RED_MAX, DT_U8, DT_U8, w, 0, F64(255, 255, 255, 255, 255, 255, 255, 255));
     t_reduce2d(__LINE__, RED_ARGMIN, DT_U8, DT_I32, w, 0, F64(0, 0, 0, 0, 0, 0, 0, 0));
@@ -694,7 +729,8 @@ static void test_reduce(void) {
     /* fp32 sum in index order: 2^24 + 1 + 1 ... stays 2^24 */
     double s[32];
     for (int i = 0; i < 32; i++) s[i] = (i % 8 == 0) ? ldexp(1, 24) : 1;
-    t_reduce2d(__LINE__, RED_SUM, DT_FP32, DT_FP32, s, 1, F64(ldexp(1, 24), ldexp(1, 24), ldexp(1, 24), ldexp(1, 24)));
+    t_reduce2d(__LINE__, RED_SUM, DT_FP32, DT_FP32, s, 1,
+               F64(ldexp(1, 24), ldexp(1, 24), ldexp(1, 24), ldexp(1, 24)));
 }
 
 /* reduce of a 3-D block along its middle axis, and of a 1-D block to a scalar */
@@ -703,10 +739,10 @@ static void test_reduce_3d(void) {
     ValId o = param(k, P(DT_I32)), o2 = param(k, P(DT_I32));
     ValId a = arange(k, 0, 16);
     IrType t3 = ty_block(S(DT_I32), 3, (int32_t[]){2, 4, 2});
-    ValId x = op1(k, OP_RESHAPE, t3, a);          /* x[i][j][l] = 8i + 2j + l */
-    ValId r = reduce(k, x, RED_SUM, 1, DT_I32);   /* [2, 2]: 32i + 4l + 12 */
+    ValId x = op1(k, OP_RESHAPE, t3, a);        /* x[i][j][l] = 8i + 2j + l */
+    ValId r = reduce(k, x, RED_SUM, 1, DT_I32); /* [2, 2]: 32i + 4l + 12 */
     store(k, addptr(k, o, arange(k, 0, 4)), op1(k, OP_RESHAPE, B1(S(DT_I32), 4), r), 0);
-    ValId s = reduce(k, a, RED_SUM, 0, DT_I32);   /* scalar 120 */
+    ValId s = reduce(k, a, RED_SUM, 0, DT_I32); /* scalar 120 */
     store(k, o2, s, 0);
     int32_t O[4] = {0}, O2 = 0;
     Run R = {0};
@@ -725,19 +761,21 @@ static void test_shapes(void) {
     ValId o1 = param(k, P(DT_I32)), o2 = param(k, P(DT_I32)), o3 = param(k, P(DT_I32)),
           o4 = param(k, P(DT_I32));
     ValId a = arange(k, 0, 32);
-    ValId m = op1(k, OP_RESHAPE, B2(S(DT_I32), 4, 8), a);           /* m[r][c] = 8r + c */
-    ValId t = op1(k, OP_TRANS, B2(S(DT_I32), 8, 4), m);             /* t[c][r] */
+    ValId m = op1(k, OP_RESHAPE, B2(S(DT_I32), 4, 8), a); /* m[r][c] = 8r + c */
+    ValId t = op1(k, OP_TRANS, B2(S(DT_I32), 8, 4), m);   /* t[c][r] */
     k->f->ops[DEF(k, t)].attr[0] = 1, k->f->ops[DEF(k, t)].attr[1] = 0;
     store(k, addptr(k, o1, a), op1(k, OP_RESHAPE, B1(S(DT_I32), 32), t), 0);
     /* 3-D trans with perm (2, 0, 1): [2,4,4] -> [4,2,4] */
     IrType t3 = ty_block(S(DT_I32), 3, (int32_t[]){2, 4, 4});
     ValId x3 = op1(k, OP_RESHAPE, t3, a);
     ValId p3 = op1(k, OP_TRANS, ty_block(S(DT_I32), 3, (int32_t[]){4, 2, 4}), x3);
-    k->f->ops[DEF(k, p3)].attr[0] = 2, k->f->ops[DEF(k, p3)].attr[1] = 0, k->f->ops[DEF(k, p3)].attr[2] = 1;
+    k->f->ops[DEF(k, p3)].attr[0] = 2, k->f->ops[DEF(k, p3)].attr[1] = 0,
+                     k->f->ops[DEF(k, p3)].attr[2] = 1;
     store(k, addptr(k, o2, a), op1(k, OP_RESHAPE, B1(S(DT_I32), 32), p3), 0);
     /* broadcast a row [1,8] and a column [4,1] to [4,8] and add */
     ValId row = expand(k, arange(k, 0, 8), 0), col = expand(k, arange(k, 100, 104), 1);
-    ValId sum = bin(k, OP_ADD, bcast(k, row, B2(S(DT_I32), 4, 8)), bcast(k, col, B2(S(DT_I32), 4, 8)));
+    ValId sum =
+        bin(k, OP_ADD, bcast(k, row, B2(S(DT_I32), 4, 8)), bcast(k, col, B2(S(DT_I32), 4, 8)));
     store(k, addptr(k, o3, a), op1(k, OP_RESHAPE, B1(S(DT_I32), 32), sum), 0);
     /* broadcast of lower rank ([8] -> [4, 8]) and a scalar splat */
     ValId b2 = bcast(k, arange(k, 0, 8), B2(S(DT_I32), 4, 8));
@@ -751,12 +789,14 @@ static void test_shapes(void) {
     int bad1 = 0, bad2 = 0, bad3 = 0, bad4 = 0;
     for (int c = 0; c < 8; c++)
         for (int r = 0; r < 4; r++) bad1 += O1[c * 4 + r] != 8 * r + c;
-    for (int i = 0; i < 4; i++)        /* p3[i][j][l] = x3[j][l][i] = 16j + 4l + i */
+    for (int i = 0; i < 4; i++) /* p3[i][j][l] = x3[j][l][i] = 16j + 4l + i */
         for (int j = 0; j < 2; j++)
             for (int l = 0; l < 4; l++) bad2 += O2[i * 8 + j * 4 + l] != 16 * j + 4 * l + i;
     for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 8; c++) bad3 += O3[r * 8 + c] != 100 + r + c, bad4 += O4[r * 8 + c] != 1000 + c;
-    CHECK(!bad1 && !bad2 && !bad3 && !bad4, "shapes: trans %d, trans3 %d, broadcast %d, %d", bad1, bad2, bad3, bad4);
+        for (int c = 0; c < 8; c++)
+            bad3 += O3[r * 8 + c] != 100 + r + c, bad4 += O4[r * 8 + c] != 1000 + c;
+    CHECK(!bad1 && !bad2 && !bad3 && !bad4, "shapes: trans %d, trans3 %d, broadcast %d, %d", bad1,
+          bad2, bad3, bad4);
     sb_free(&R.err);
     kb_free(k);
 }
@@ -815,8 +855,10 @@ static void t_dot(int dt, int M, int N_, int K_) {
     CHECK(run(k, &R, 1, 1, 1) == 0, "dot %s: %s", dt_name(dt), sb_cstr(&R.err));
     int bad = 0;
     for (int i = 0; i < M; i++)
-        for (int j = 0; j < N_; j++) bad += C[i * N_ + j] != ref_dot_elem(fa, fb, C0[i * N_ + j], K_, N_, i, j);
-    CHECK(bad == 0, "dot %s %dx%dx%d: %d elements differ from the reference", dt_name(dt), M, N_, K_, bad);
+        for (int j = 0; j < N_; j++)
+            bad += C[i * N_ + j] != ref_dot_elem(fa, fb, C0[i * N_ + j], K_, N_, i, j);
+    CHECK(bad == 0, "dot %s %dx%dx%d: %d elements differ from the reference", dt_name(dt), M, N_,
+          K_, bad);
     sb_free(&R.err);
     free(A), free(B), free(fa), free(fb), free(C), free(C0);
     kb_free(k);
@@ -826,7 +868,8 @@ static void test_dot_int8(void) {
     K *k = kb_new("dot8");
     ValId o = param(k, P(DT_I32));
     ValId a = op1(k, OP_RESHAPE, B2(S(DT_I32), 2, 4), arange(k, 0, 8));
-    ValId a8 = op1(k, OP_CVT, B2(S(DT_I8), 2, 4), bin(k, OP_MUL, a, splat(k, ci(k, S(DT_I32), 40), TY(k, a))));
+    ValId a8 = op1(k, OP_CVT, B2(S(DT_I8), 2, 4),
+                   bin(k, OP_MUL, a, splat(k, ci(k, S(DT_I32), 40), TY(k, a))));
     ValId b8 = splat(k, ci(k, S(DT_I8), -100), B2(S(DT_I8), 4, 2));
     ValId acc = splat(k, ci(k, S(DT_I32), 1), B2(S(DT_I32), 2, 2));
     ValId d = op3(k, OP_DOT, TY(k, acc), a8, b8, acc);
@@ -848,8 +891,10 @@ static K *matmul_kernel(int dt, int BM, int BN, int BK) {
     ValId pa = param(k, P(dt)), pb = param(k, P(dt)), pc = param(k, P(DT_FP32));
     ValId M = param(k, S(DT_I32)), N = param(k, S(DT_I32)), Kd = param(k, S(DT_I32));
     IrType i32 = S(DT_I32);
-    ValId rm = bin(k, OP_ADD, splat(k, bin(k, OP_MUL, pid(k, 0), ci(k, i32, BM)), B1(i32, BM)), arange(k, 0, BM));
-    ValId rn = bin(k, OP_ADD, splat(k, bin(k, OP_MUL, pid(k, 1), ci(k, i32, BN)), B1(i32, BN)), arange(k, 0, BN));
+    ValId rm = bin(k, OP_ADD, splat(k, bin(k, OP_MUL, pid(k, 0), ci(k, i32, BM)), B1(i32, BM)),
+                   arange(k, 0, BM));
+    ValId rn = bin(k, OP_ADD, splat(k, bin(k, OP_MUL, pid(k, 1), ci(k, i32, BN)), B1(i32, BN)),
+                   arange(k, 0, BN));
     ValId rk = arange(k, 0, BK);
     IrType sab = B2(i32, BM, BK), sbb = B2(i32, BK, BN), scc = B2(i32, BM, BN);
     ValId acc0 = splat(k, cf(k, S(DT_FP32), 0), B2(S(DT_FP32), BM, BN));
@@ -859,23 +904,37 @@ static K *matmul_kernel(int dt, int BM, int BN, int BK) {
     {
         ValId k0 = rarg(k, body, 0), acc = rarg(k, body, 1);
         ValId ka = bin(k, OP_ADD, splat(k, k0, B1(i32, BK)), rk);
-        ValId rme = expand(k, rm, 1), kae = expand(k, ka, 0), kbe = expand(k, ka, 1), rne = expand(k, rn, 0);
-        ValId aoff = bin(k, OP_ADD, bcast(k, bin(k, OP_MUL, rme, splat(k, Kd, TY(k, rme))), sab), bcast(k, kae, sab));
-        ValId amask = bin(k, OP_AND, bcast(k, cmp(k, CMP_PRED_LT, rme, splat(k, M, TY(k, rme))), ty_with_elem(sab, S(DT_I1))),
-                          bcast(k, cmp(k, CMP_PRED_LT, kae, splat(k, Kd, TY(k, kae))), ty_with_elem(sab, S(DT_I1))));
-        ValId boff = bin(k, OP_ADD, bcast(k, bin(k, OP_MUL, kbe, splat(k, N, TY(k, kbe))), sbb), bcast(k, rne, sbb));
-        ValId bmask = bin(k, OP_AND, bcast(k, cmp(k, CMP_PRED_LT, kbe, splat(k, Kd, TY(k, kbe))), ty_with_elem(sbb, S(DT_I1))),
-                          bcast(k, cmp(k, CMP_PRED_LT, rne, splat(k, N, TY(k, rne))), ty_with_elem(sbb, S(DT_I1))));
-        ValId a = load(k, addptr(k, pa, aoff), amask, splat(k, cf(k, S(dt), 0), ty_with_elem(sab, S(dt))));
-        ValId b = load(k, addptr(k, pb, boff), bmask, splat(k, cf(k, S(dt), 0), ty_with_elem(sbb, S(dt))));
+        ValId rme = expand(k, rm, 1), kae = expand(k, ka, 0), kbe = expand(k, ka, 1),
+              rne = expand(k, rn, 0);
+        ValId aoff = bin(k, OP_ADD, bcast(k, bin(k, OP_MUL, rme, splat(k, Kd, TY(k, rme))), sab),
+                         bcast(k, kae, sab));
+        ValId amask = bin(k, OP_AND,
+                          bcast(k, cmp(k, CMP_PRED_LT, rme, splat(k, M, TY(k, rme))),
+                                ty_with_elem(sab, S(DT_I1))),
+                          bcast(k, cmp(k, CMP_PRED_LT, kae, splat(k, Kd, TY(k, kae))),
+                                ty_with_elem(sab, S(DT_I1))));
+        ValId boff = bin(k, OP_ADD, bcast(k, bin(k, OP_MUL, kbe, splat(k, N, TY(k, kbe))), sbb),
+                         bcast(k, rne, sbb));
+        ValId bmask = bin(k, OP_AND,
+                          bcast(k, cmp(k, CMP_PRED_LT, kbe, splat(k, Kd, TY(k, kbe))),
+                                ty_with_elem(sbb, S(DT_I1))),
+                          bcast(k, cmp(k, CMP_PRED_LT, rne, splat(k, N, TY(k, rne))),
+                                ty_with_elem(sbb, S(DT_I1))));
+        ValId a = load(k, addptr(k, pa, aoff), amask,
+                       splat(k, cf(k, S(dt), 0), ty_with_elem(sab, S(dt))));
+        ValId b = load(k, addptr(k, pb, boff), bmask,
+                       splat(k, cf(k, S(dt), 0), ty_with_elem(sbb, S(dt))));
         ValId d = op3(k, OP_DOT, TY(k, acc), a, b, acc);
         pop_yield(k, OP_YIELD, &d, 1);
     }
     ValId acc = ir_result(k->f, loop, 0);
     ValId rme = expand(k, rm, 1), rne = expand(k, rn, 0);
-    ValId coff = bin(k, OP_ADD, bcast(k, bin(k, OP_MUL, rme, splat(k, N, TY(k, rme))), scc), bcast(k, rne, scc));
-    ValId cmask = bin(k, OP_AND, bcast(k, cmp(k, CMP_PRED_LT, rme, splat(k, M, TY(k, rme))), ty_with_elem(scc, S(DT_I1))),
-                      bcast(k, cmp(k, CMP_PRED_LT, rne, splat(k, N, TY(k, rne))), ty_with_elem(scc, S(DT_I1))));
+    ValId coff = bin(k, OP_ADD, bcast(k, bin(k, OP_MUL, rme, splat(k, N, TY(k, rme))), scc),
+                     bcast(k, rne, scc));
+    ValId cmask = bin(
+        k, OP_AND,
+        bcast(k, cmp(k, CMP_PRED_LT, rme, splat(k, M, TY(k, rme))), ty_with_elem(scc, S(DT_I1))),
+        bcast(k, cmp(k, CMP_PRED_LT, rne, splat(k, N, TY(k, rne))), ty_with_elem(scc, S(DT_I1))));
     store(k, addptr(k, pc, coff), acc, cmask);
     return k;
 }
@@ -885,8 +944,10 @@ static void test_matmul(void) {
     K *k = matmul_kernel(DT_FP16, 64, 64, 32);
     uint16_t *A = malloc(M * KK * 2), *B = malloc(KK * N * 2);
     float *C = malloc(M * N * 4), *fa = malloc(M * KK * 4), *fb = malloc(KK * N * 4);
-    for (int i = 0; i < M * KK; i++) A[i] = fp16_from_double((i % 13) / 8.0 - 0.7), fa[i] = fp16_to_float(A[i]);
-    for (int i = 0; i < KK * N; i++) B[i] = fp16_from_double((i % 11) / 5.0 - 1.1), fb[i] = fp16_to_float(B[i]);
+    for (int i = 0; i < M * KK; i++)
+        A[i] = fp16_from_double((i % 13) / 8.0 - 0.7), fa[i] = fp16_to_float(A[i]);
+    for (int i = 0; i < KK * N; i++)
+        B[i] = fp16_from_double((i % 11) / 5.0 - 1.1), fb[i] = fp16_to_float(B[i]);
     Run R = {0};
     arg_ptr(&R, A), arg_ptr(&R, B), arg_ptr(&R, C), arg_int(&R, M), arg_int(&R, N), arg_int(&R, KK);
     reg(&R, A, M * KK * 2), reg(&R, B, KK * N * 2), reg(&R, C, M * N * 4);
@@ -903,7 +964,8 @@ static void test_matmul(void) {
 /* ---- control flow ---- */
 
 /* sum of iv over range(lb, ub, step) and the trip count, both carried; dt the iv dtype */
-static void t_for(int line, int dt, int64_t lb, int64_t ub, int64_t step, int64_t want_sum, int64_t want_n) {
+static void t_for(int line, int dt, int64_t lb, int64_t ub, int64_t step, int64_t want_sum,
+                  int64_t want_n) {
     K *k = kb_new("loop");
     ValId o = param(k, P(DT_I64));
     IrType t = S(dt), i64 = S(DT_I64);
@@ -911,7 +973,8 @@ static void t_for(int line, int dt, int64_t lb, int64_t ub, int64_t step, int64_
     RegionId body;
     OpId loop = for_begin(k, ci(k, t, lb), ci(k, t, ub), ci(k, t, step), inits, 2, &body);
     ValId iv = op1(k, OP_CVT, i64, rarg(k, body, 0));
-    ValId ys[2] = {bin(k, OP_ADD, rarg(k, body, 1), iv), bin(k, OP_ADD, rarg(k, body, 2), ci(k, i64, 1))};
+    ValId ys[2] = {bin(k, OP_ADD, rarg(k, body, 1), iv),
+                   bin(k, OP_ADD, rarg(k, body, 2), ci(k, i64, 1))};
     pop_yield(k, OP_YIELD, ys, 2);
     store(k, o, ir_result(k->f, loop, 0), 0);
     store(k, addptr(k, o, ci(k, S(DT_I32), 1)), ir_result(k->f, loop, 1), 0);
@@ -995,7 +1058,8 @@ static void test_while(void) {
     /* a while that never runs its body */
     ValId init2 = ci(k, i32, 500);
     OpId w2 = ir_build(&k->b, OP_WHILE, &init2, 1, tys, 1);
-    RegionId b2 = region_with_args(k, w2, &init2, 1, NULL), a2 = region_with_args(k, w2, &init2, 1, NULL);
+    RegionId b2 = region_with_args(k, w2, &init2, 1, NULL),
+             a2 = region_with_args(k, w2, &init2, 1, NULL);
     push(k, b2);
     ValId c2 = cmp(k, CMP_PRED_LT, rarg(k, b2, 0), ci(k, i32, 100));
     pop_yield(k, OP_CONDITION, &c2, 1);
@@ -1038,7 +1102,8 @@ static void test_if(void) {
     Run R = {0};
     arg_ptr(&R, O), reg(&R, O, sizeof O);
     CHECK(run(k, &R, 4, 1, 1) == 0, "if: %s", sb_cstr(&R.err));
-    CHECK(O[0] == 0 && O[1] == -1 && O[2] == 20 && O[3] == -3 && O[4] == 0 && O[7] == 3 && O[6] == 0,
+    CHECK(O[0] == 0 && O[1] == -1 && O[2] == 20 && O[3] == -3 && O[4] == 0 && O[7] == 3 &&
+              O[6] == 0,
           "if: %d %d %d %d | %d %d %d %d", O[0], O[1], O[2], O[3], O[4], O[5], O[6], O[7]);
     sb_free(&R.err);
     kb_free(k);
@@ -1050,8 +1115,9 @@ static void test_if(void) {
 static K *copy_kernel(int pe) {
     K *k = kb_new("oob");
     ValId in = param(k, P(pe)), out = param(k, P(pe));
-    ValId offs = bin(k, OP_ADD, splat(k, bin(k, OP_MUL, pid(k, 0), ci(k, S(DT_I32), 16)), B1(S(DT_I32), 16)),
-                     arange(k, 0, 16));
+    ValId offs =
+        bin(k, OP_ADD, splat(k, bin(k, OP_MUL, pid(k, 0), ci(k, S(DT_I32), 16)), B1(S(DT_I32), 16)),
+            arange(k, 0, 16));
     at(k, 12, 9);
     ValId v = load(k, addptr(k, in, offs), 0, 0);
     at(k, 13, 5);
@@ -1069,7 +1135,9 @@ static void test_oob(void) {
     arg_ptr(&R, in), arg_ptr(&R, out), reg(&R, in, 63 * 4), reg(&R, out, 64 * 4);
     int rc = run(k, &R, 4, 1, 1);
     char want[200];
-    snprintf(want, sizeof want, "out-of-bounds load of 4 bytes at 0x%llx in kernel 'oob' (t.nr:12:9), program (3, 0, 0): 4 bytes past the end of the 252-byte buffer parameter 0 points into (offset 252)",
+    snprintf(want, sizeof want,
+             "out-of-bounds load of 4 bytes at 0x%llx in kernel 'oob' (t.nr:12:9), program (3, 0, "
+             "0): 4 bytes past the end of the 252-byte buffer parameter 0 points into (offset 252)",
              (unsigned long long)(uintptr_t)&in[63]);
     CHECK(rc == -1 && !strcmp(sb_cstr(&R.err), want), "oob load message: '%s'", sb_cstr(&R.err));
     int bad = 0;
@@ -1082,7 +1150,8 @@ static void test_oob(void) {
     R.nbufs = 0;
     reg(&R, in, 64 * 4), reg(&R, out, 63 * 4);
     rc = run(k, &R, 4, 1, 1);
-    CHECK(rc == -1 && has(&R.err, "out-of-bounds store of 4 bytes") && has(&R.err, "(t.nr:13:5), program (3, 0, 0)"),
+    CHECK(rc == -1 && has(&R.err, "out-of-bounds store of 4 bytes") &&
+              has(&R.err, "(t.nr:13:5), program (3, 0, 0)"),
           "oob store message: '%s'", sb_cstr(&R.err));
     bad = 0;
     for (int i = 48; i < 80; i++) bad += out[i] != -1;
@@ -1092,15 +1161,18 @@ static void test_oob(void) {
     R.nargs = 0, R.nbufs = 0;
     arg_ptr(&R, in - 2), arg_ptr(&R, out), reg(&R, in, 64 * 4), reg(&R, out, 80 * 4);
     rc = run(k, &R, 1, 1, 1);
-    CHECK(rc == -1 && has(&R.err, "program (0, 0, 0): parameter 0 points into no registered buffer; 8 bytes before "
-                                   "the start of a 256-byte buffer"),
+    CHECK(rc == -1 &&
+              has(&R.err,
+                  "program (0, 0, 0): parameter 0 points into no registered buffer; 8 bytes before "
+                  "the start of a 256-byte buffer"),
           "before start: '%s'", sb_cstr(&R.err));
     sb_free(&R.err);
     /* nowhere near any buffer; and no buffers registered at all */
     R.nargs = 0;
     arg_ptr(&R, (void *)(uintptr_t)64), arg_ptr(&R, out);
     rc = run(k, &R, 1, 1, 1);
-    CHECK(rc == -1 && has(&R.err, "not inside any registered buffer"), "wild: '%s'", sb_cstr(&R.err));
+    CHECK(rc == -1 && has(&R.err, "not inside any registered buffer"), "wild: '%s'",
+          sb_cstr(&R.err));
     sb_free(&R.err);
     R.nbufs = 0;
     rc = run(k, &R, 1, 1, 1);
@@ -1122,12 +1194,15 @@ static void test_oob(void) {
  * touch nothing (but need not be touched: an unused NULL is fine). */
 static void test_provenance(void) {
     K *k = kb_new("prov");
-    ValId x = param(k, P(DT_FP32)), y = param(k, P(DT_FP32)), d = param(k, S(DT_I64)), which = param(k, S(DT_I1));
+    ValId x = param(k, P(DT_FP32)), y = param(k, P(DT_FP32)), d = param(k, S(DT_I64)),
+          which = param(k, S(DT_I1));
     at(k, 5, 3);
     ValId offs = arange(k, 0, 4);
-    ValId far = bin(k, OP_ADD, op1(k, OP_CVT, B1(S(DT_I64), 4), offs), splat(k, d, B1(S(DT_I64), 4)));
+    ValId far =
+        bin(k, OP_ADD, op1(k, OP_CVT, B1(S(DT_I64), 4), offs), splat(k, d, B1(S(DT_I64), 4)));
     IrType cond_ty = B1(S(DT_I1), 4);
-    ValId px = op3(k, OP_SELECT, B1(P(DT_FP32), 4), splat(k, which, cond_ty), addptr(k, x, far), addptr(k, x, offs));
+    ValId px = op3(k, OP_SELECT, B1(P(DT_FP32), 4), splat(k, which, cond_ty), addptr(k, x, far),
+                   addptr(k, x, offs));
     /* a loop carrying the pointer block, advancing it by 0 (d = 0) or d elements */
     RegionId body;
     ValId init = px;
@@ -1138,18 +1213,22 @@ static void test_provenance(void) {
     at(k, 9, 5);
     store(k, ir_result(k->f, loop, 0), splat(k, cf(k, S(DT_FP32), 7), B1(S(DT_FP32), 4)), 0);
     /* either parameter: a select between x and y */
-    ValId pxy = op3(k, OP_SELECT, B1(P(DT_FP32), 4), splat(k, which, cond_ty), addptr(k, y, offs), addptr(k, x, offs));
+    ValId pxy = op3(k, OP_SELECT, B1(P(DT_FP32), 4), splat(k, which, cond_ty), addptr(k, y, offs),
+                    addptr(k, x, offs));
     at(k, 11, 5);
     store(k, pxy, splat(k, cf(k, S(DT_FP32), 8), B1(S(DT_FP32), 4)), 0);
     float *X = malloc(8 * 4), *Y = malloc(8 * 4);
     Run R = {0};
-    int64_t into_y = ((int64_t)(intptr_t)Y - (int64_t)(intptr_t)X) / 4; /* x + into_y is Y (both 4-aligned) */
+    int64_t into_y =
+        ((int64_t)(intptr_t)Y - (int64_t)(intptr_t)X) / 4; /* x + into_y is Y (both 4-aligned) */
     arg_ptr(&R, X), arg_ptr(&R, Y), arg_int(&R, 0), arg_int(&R, 0), reg(&R, X, 32), reg(&R, Y, 32);
-    CHECK(run(k, &R, 1, 1, 1) == 0 && X[0] == 8 && X[3] == 8, "provenance, in bounds: %s", sb_cstr(&R.err));
+    CHECK(run(k, &R, 1, 1, 1) == 0 && X[0] == 8 && X[3] == 8, "provenance, in bounds: %s",
+          sb_cstr(&R.err));
     sb_free(&R.err);
     R.args[2].i = into_y, R.args[3].u = 1; /* x's pointers now land in y */
     for (int i = 0; i < 8; i++) Y[i] = -1;
-    CHECK(run(k, &R, 1, 1, 1) == -1 && has(&R.err, "out-of-bounds store of 4 bytes") && has(&R.err, "(t.nr:9:5)") &&
+    CHECK(run(k, &R, 1, 1, 1) == -1 && has(&R.err, "out-of-bounds store of 4 bytes") &&
+              has(&R.err, "(t.nr:9:5)") &&
               has(&R.err, "of the 32-byte buffer parameter 0 points into"),
           "x's pointer into y: '%s'", sb_cstr(&R.err));
     CHECK(Y[0] == -1 && Y[3] == -1, "the out-of-bounds store wrote y");
@@ -1164,13 +1243,16 @@ static void test_provenance(void) {
     pop_yield(k3, OP_YIELD, &x3, 1);
     push(k3, el);
     pop_yield(k3, OP_YIELD, &y3, 1);
-    store(k3, addptr(k3, ir_result(k3->f, iff, 0), arange(k3, 0, 4)), splat(k3, cf(k3, S(DT_FP32), 5), B1(S(DT_FP32), 4)), 0);
+    store(k3, addptr(k3, ir_result(k3->f, iff, 0), arange(k3, 0, 4)),
+          splat(k3, cf(k3, S(DT_FP32), 5), B1(S(DT_FP32), 4)), 0);
     Run R3 = {0};
     arg_ptr(&R3, X), arg_ptr(&R3, Y), arg_int(&R3, 0), reg(&R3, X, 32), reg(&R3, Y, 32);
-    CHECK(run(k3, &R3, 1, 1, 1) == 0 && Y[0] == 5, "provenance through if, else branch: %s", sb_cstr(&R3.err));
+    CHECK(run(k3, &R3, 1, 1, 1) == 0 && Y[0] == 5, "provenance through if, else branch: %s",
+          sb_cstr(&R3.err));
     sb_free(&R3.err);
     R3.args[2].u = 1;
-    CHECK(run(k3, &R3, 1, 1, 1) == 0 && X[0] == 5, "provenance through if, then branch: %s", sb_cstr(&R3.err));
+    CHECK(run(k3, &R3, 1, 1, 1) == 0 && X[0] == 5, "provenance through if, then branch: %s",
+          sb_cstr(&R3.err));
     sb_free(&R3.err);
     kb_free(k3);
     /* an unused parameter may be NULL; a used one may not */
@@ -1178,13 +1260,15 @@ static void test_provenance(void) {
     ValId a = param(k2, P(DT_FP32));
     (void)param(k2, P(DT_FP32));
     at(k2, 3, 5);
-    store(k2, addptr(k2, a, arange(k2, 0, 4)), splat(k2, cf(k2, S(DT_FP32), 1), B1(S(DT_FP32), 4)), 0);
+    store(k2, addptr(k2, a, arange(k2, 0, 4)), splat(k2, cf(k2, S(DT_FP32), 1), B1(S(DT_FP32), 4)),
+          0);
     Run R2 = {0};
     arg_ptr(&R2, X), arg_ptr(&R2, NULL), reg(&R2, X, 32), reg(&R2, Y, 32);
     CHECK(run(k2, &R2, 1, 1, 1) == 0, "an unused NULL parameter: %s", sb_cstr(&R2.err));
     sb_free(&R2.err);
     R2.args[0].u = 0;
-    CHECK(run(k2, &R2, 1, 1, 1) == -1 && has(&R2.err, "parameter 0 points into no registered buffer; a null pointer"),
+    CHECK(run(k2, &R2, 1, 1, 1) == -1 &&
+              has(&R2.err, "parameter 0 points into no registered buffer; a null pointer"),
           "a NULL parameter used: '%s'", sb_cstr(&R2.err));
     sb_free(&R2.err);
     free(X), free(Y);
@@ -1195,9 +1279,11 @@ static void test_misaligned(void) {
     K *k = copy_kernel(DT_I32);
     int32_t buf[40] = {0}, out[16];
     Run R = {0};
-    arg_ptr(&R, (char *)buf + 2), arg_ptr(&R, out), reg(&R, buf, sizeof buf), reg(&R, out, sizeof out);
+    arg_ptr(&R, (char *)buf + 2), arg_ptr(&R, out), reg(&R, buf, sizeof buf),
+        reg(&R, out, sizeof out);
     int rc = run(k, &R, 1, 1, 1);
-    CHECK(rc == -1 && has(&R.err, "misaligned load of 4 bytes at 0x") && has(&R.err, "not a multiple of 4"),
+    CHECK(rc == -1 && has(&R.err, "misaligned load of 4 bytes at 0x") &&
+              has(&R.err, "not a multiple of 4"),
           "misaligned: '%s'", sb_cstr(&R.err));
     sb_free(&R.err);
     kb_free(k);
@@ -1217,8 +1303,12 @@ static void test_masked_null(void) {
     store(k, po, bin(k, OP_ADD, v, w), mask);
     ValId nullc = splat(k, ci(k, P(DT_I32), 0), B1(P(DT_I32), 8));
     ValId pc = op3(k, OP_SELECT, TY(k, nullc), mask, splat(k, cnt, B1(P(DT_I32), 8)), nullc);
-    ValId old = attr1(k, ir_build1(&k->b, OP_ATOMIC_RMW, (ValId[]){pc, splat(k, ci(k, S(DT_I32), 1), B1(S(DT_I32), 8)), mask}, 3,
-                                   B1(S(DT_I32), 8)), RMW_ADD);
+    ValId old =
+        attr1(k,
+              ir_build1(&k->b, OP_ATOMIC_RMW,
+                        (ValId[]){pc, splat(k, ci(k, S(DT_I32), 1), B1(S(DT_I32), 8)), mask}, 3,
+                        B1(S(DT_I32), 8)),
+              RMW_ADD);
     store(k, addptr(k, o, bin(k, OP_ADD, offs, splat(k, ci(k, S(DT_I32), 8), TY(k, offs)))),
           bin(k, OP_ADD, op1(k, OP_CVT, B1(S(DT_FP32), 8), old), v), 0);
     float X[5] = {1, 2, 3, 4, 5}, O[16];
@@ -1229,7 +1319,8 @@ static void test_masked_null(void) {
     CHECK(run(k, &R, 1, 1, 1) == 0, "masked null: %s", sb_cstr(&R.err));
     CHECK(O[0] == 2 && O[4] == 10 && C == 15, "masked null: %g %g %d", O[0], O[4], C);
     /* other (-7) in masked lanes of v, 0 in w; atomics give 0 on masked lanes */
-    CHECK(O[8] == 11 && O[12] == 19 && O[13] == -7 && O[15] == -7, "masked other: %g %g %g %g", O[8], O[12], O[13], O[15]);
+    CHECK(O[8] == 11 && O[12] == 19 && O[13] == -7 && O[15] == -7, "masked other: %g %g %g %g",
+          O[8], O[12], O[13], O[15]);
     sb_free(&R.err);
     R.lax = true; /* and in non-strict mode */
     CHECK(run(k, &R, 1, 1, 1) == 0 && C == 20, "masked null, lax: %s", sb_cstr(&R.err));
@@ -1248,7 +1339,8 @@ static void test_i1_memory(void) {
     uint8_t I[4] = {0, 1, 2, 255}, O[4] = {9, 9, 9, 9};
     int32_t O32[4];
     Run R = {0};
-    arg_ptr(&R, I), arg_ptr(&R, O), arg_ptr(&R, O32), reg(&R, I, 4), reg(&R, O, 4), reg(&R, O32, 16);
+    arg_ptr(&R, I), arg_ptr(&R, O), arg_ptr(&R, O32), reg(&R, I, 4), reg(&R, O, 4),
+        reg(&R, O32, 16);
     CHECK(run(k, &R, 1, 1, 1) == 0, "i1 memory: %s", sb_cstr(&R.err));
     CHECK(O[0] == 1 && O[1] == 0 && O[2] == 0 && O[3] == 0 && O32[2] == 1 && O32[3] == 1,
           "i1 memory: %d %d %d %d / %d", O[0], O[1], O[2], O[3], O32[3]);
@@ -1267,19 +1359,23 @@ static void test_atomics(void) {
     ValId offs = arange(k, 0, 64);
     ValId ones = splat(k, ci(k, i32, 1), b64);
     /* 64 lanes x 4 programs add 1 to one counter: the old values are 0..255 in order */
-    ValId old = attr1(k, op2(k, OP_ATOMIC_RMW, b64, splat(k, ctr, B1(P(DT_I32), 64)), ones), RMW_ADD);
+    ValId old =
+        attr1(k, op2(k, OP_ATOMIC_RMW, b64, splat(k, ctr, B1(P(DT_I32), 64)), ones), RMW_ADD);
     ValId base = splat(k, bin(k, OP_MUL, pid(k, 0), ci(k, i32, 64)), b64);
     store(k, addptr(k, olds, bin(k, OP_ADD, base, offs)), old, 0);
     /* float add of 0.5 per lane */
-    attr1(k, op2(k, OP_ATOMIC_RMW, B1(S(DT_FP32), 64), splat(k, fsum, B1(P(DT_FP32), 64)),
-                 splat(k, cf(k, S(DT_FP32), 0.5), B1(S(DT_FP32), 64))), RMW_ADD);
+    attr1(k,
+          op2(k, OP_ATOMIC_RMW, B1(S(DT_FP32), 64), splat(k, fsum, B1(P(DT_FP32), 64)),
+              splat(k, cf(k, S(DT_FP32), 0.5), B1(S(DT_FP32), 64))),
+          RMW_ADD);
     /* misc[0] max of lane ids - 30, misc[1] min, misc[2] xchg (last lane wins), misc[3] or of bits,
        misc[4] and, misc[5] xor */
     ValId v = bin(k, OP_SUB, offs, splat(k, ci(k, i32, 30), b64));
     int kinds[6] = {RMW_MAX, RMW_MIN, RMW_XCHG, RMW_OR, RMW_AND, RMW_XOR};
     for (int q = 0; q < 6; q++) {
         ValId p = splat(k, addptr(k, misc, ci(k, i32, q)), B1(P(DT_I32), 64));
-        ValId val = q >= 3 ? bin(k, OP_SHL, ones, bin(k, OP_REM, offs, splat(k, ci(k, i32, 31), b64))) : v;
+        ValId val =
+            q >= 3 ? bin(k, OP_SHL, ones, bin(k, OP_REM, offs, splat(k, ci(k, i32, 31), b64))) : v;
         if (q == 4) val = op1(k, OP_NOT, b64, val);
         attr1(k, op2(k, OP_ATOMIC_RMW, b64, p, val), kinds[q]);
     }
@@ -1295,9 +1391,10 @@ static void test_atomics(void) {
     uint16_t H = fp16_from_double(2048);
     uint32_t U = 5;
     Run R = {0};
-    arg_ptr(&R, &C), arg_ptr(&R, OLD), arg_ptr(&R, &F), arg_ptr(&R, MISC), arg_ptr(&R, &H), arg_ptr(&R, &CAS), arg_ptr(&R, &U);
-    reg(&R, &C, 4), reg(&R, OLD, sizeof OLD), reg(&R, &F, 4), reg(&R, MISC, sizeof MISC), reg(&R, &H, 2),
-        reg(&R, &CAS, 4), reg(&R, &U, 4);
+    arg_ptr(&R, &C), arg_ptr(&R, OLD), arg_ptr(&R, &F), arg_ptr(&R, MISC), arg_ptr(&R, &H),
+        arg_ptr(&R, &CAS), arg_ptr(&R, &U);
+    reg(&R, &C, 4), reg(&R, OLD, sizeof OLD), reg(&R, &F, 4), reg(&R, MISC, sizeof MISC),
+        reg(&R, &H, 2), reg(&R, &CAS, 4), reg(&R, &U, 4);
     CHECK(run(k, &R, 4, 1, 1) == 0, "atomics: %s", sb_cstr(&R.err));
     int bad = 0;
     for (int i = 0; i < 256; i++) bad += OLD[i] != i;
@@ -1305,7 +1402,8 @@ static void test_atomics(void) {
     CHECK(F == 128.0f, "atomic fadd: %g", F);
     unsigned all = 0;
     for (int i = 0; i < 64; i++) all |= 1u << (i % 31);
-    CHECK(MISC[0] == 33 && MISC[1] == -30 && MISC[2] == 33 && (unsigned)MISC[3] == all && MISC[4] == (int32_t)~all && MISC[5] == 0,
+    CHECK(MISC[0] == 33 && MISC[1] == -30 && MISC[2] == 33 && (unsigned)MISC[3] == all &&
+              MISC[4] == (int32_t)~all && MISC[5] == 0,
           "atomic misc: %d %d %d %x %x %x", MISC[0], MISC[1], MISC[2], MISC[3], MISC[4], MISC[5]);
     CHECK(fp16_to_double(H) == 2048, "atomic fp16 add: %g", fp16_to_double(H));
     CHECK(CAS == 64, "atomic cas chain: %d", CAS); /* program 0 takes it to 64; others fail */
@@ -1320,16 +1418,24 @@ static void test_assert(void) {
     K *k = kb_new("a");
     ValId x = param(k, P(DT_I32));
     ValId offs = arange(k, 0, 4);
-    ValId v = load(k, addptr(k, x, bin(k, OP_ADD, offs, splat(k, bin(k, OP_MUL, pid(k, 0), ci(k, S(DT_I32), 4)), TY(k, offs)))), 0, 0);
+    ValId v =
+        load(k,
+             addptr(k, x,
+                    bin(k, OP_ADD, offs,
+                        splat(k, bin(k, OP_MUL, pid(k, 0), ci(k, S(DT_I32), 4)), TY(k, offs)))),
+             0, 0);
     at(k, 7, 3);
-    OpId a = ir_build(&k->b, OP_ASSERT, (ValId[]){cmp(k, CMP_PRED_GT, v, splat(k, ci(k, S(DT_I32), 0), TY(k, v)))}, 1, NULL, 0);
+    OpId a = ir_build(&k->b, OP_ASSERT,
+                      (ValId[]){cmp(k, CMP_PRED_GT, v, splat(k, ci(k, S(DT_I32), 0), TY(k, v)))}, 1,
+                      NULL, 0);
     k->f->ops[a].sattr = "x must be positive";
     int32_t X[16];
     for (int i = 0; i < 16; i++) X[i] = i == 10 ? 0 : i + 1;
     Run R = {0};
     arg_ptr(&R, X), reg(&R, X, sizeof X);
     int rc = run(k, &R, 4, 1, 1);
-    CHECK(rc == -1 && !strcmp(sb_cstr(&R.err), "device_assert failed in kernel 'a' at t.nr:7:3, program (2, 0, 0): x must be positive"),
+    CHECK(rc == -1 && !strcmp(sb_cstr(&R.err), "device_assert failed in kernel 'a' at t.nr:7:3, "
+                                               "program (2, 0, 0): x must be positive"),
           "assert: '%s'", sb_cstr(&R.err));
     sb_free(&R.err);
     X[10] = 5;
@@ -1346,7 +1452,8 @@ static void test_print(void) {
     ValId blk = op1(k, OP_RESHAPE, B2(S(DT_I32), 2, 2), arange(k, 0, 4));
     OpId p2 = ir_build(&k->b, OP_PRINT, &blk, 1, NULL, 0);
     k->f->ops[p2].sattr = "b ";
-    OpId p3 = ir_build(&k->b, OP_PRINT, (ValId[]){ci(k, S(DT_I8), -1), cf(k, S(DT_FP16), 1)}, 2, NULL, 0);
+    OpId p3 =
+        ir_build(&k->b, OP_PRINT, (ValId[]){ci(k, S(DT_I8), -1), cf(k, S(DT_FP16), 1)}, 2, NULL, 0);
     k->f->ops[p3].attr[0] = 1;
     FILE *tf = tmpfile();
     Run R = {0};
@@ -1358,12 +1465,11 @@ static void test_print(void) {
     size_t n = fread(text, 1, sizeof text - 1, tf);
     text[n] = 0;
     fclose(tf);
-    const char *want =
-        "pid (0, 0, 0) x: -3 0.1\n"
-        "pid (0, 0, 0) idx (0, 0) b 0\npid (0, 0, 0) idx (0, 1) b 1\n"
-        "pid (0, 0, 0) idx (1, 0) b 2\npid (0, 0, 0) idx (1, 1) b 3\n"
-        "pid (0, 0, 0) 0xff 0x3c00\n"
-        "pid (1, 0, 0) x: -3 0.1\n";
+    const char *want = "pid (0, 0, 0) x: -3 0.1\n"
+                       "pid (0, 0, 0) idx (0, 0) b 0\npid (0, 0, 0) idx (0, 1) b 1\n"
+                       "pid (0, 0, 0) idx (1, 0) b 2\npid (0, 0, 0) idx (1, 1) b 3\n"
+                       "pid (0, 0, 0) 0xff 0x3c00\n"
+                       "pid (1, 0, 0) x: -3 0.1\n";
     CHECK(!strncmp(text, want, strlen(want)), "print output:\n%s", text);
     sb_free(&R.err);
     kb_free(k);
@@ -1377,7 +1483,8 @@ static void test_bad_ir(void) {
     OpId call = ir_build(&k->b, OP_CALL, NULL, 0, NULL, 0);
     k->f->ops[call].sattr = "helper";
     Run R = {0};
-    CHECK(run(k, &R, 1, 1, 1) == -1 && has(&R.err, "call to '@helper' must be inlined") && has(&R.err, "t.nr:3:4"),
+    CHECK(run(k, &R, 1, 1, 1) == -1 && has(&R.err, "call to '@helper' must be inlined") &&
+              has(&R.err, "t.nr:3:4"),
           "call: '%s'", sb_cstr(&R.err));
     sb_free(&R.err);
     kb_free(k);
@@ -1386,7 +1493,8 @@ static void test_bad_ir(void) {
     ValId a = ci(k, S(DT_I32), 1);
     ValId b = bin(k, OP_ADD, a, a);
     k->f->ops[DEF(k, b)].operands[1] = b;
-    CHECK(run(k, &R, 1, 1, 1) == -1 && has(&R.err, "before its definition"), "use before def: '%s'", sb_cstr(&R.err));
+    CHECK(run(k, &R, 1, 1, 1) == -1 && has(&R.err, "before its definition"), "use before def: '%s'",
+          sb_cstr(&R.err));
     sb_free(&R.err);
     kb_free(k);
     k = kb_new("s");
@@ -1396,7 +1504,8 @@ static void test_bad_ir(void) {
     ValId inner = ci(k, S(DT_I32), 5);
     pop_yield(k, OP_YIELD, NULL, 0);
     bin(k, OP_ADD, inner, z);
-    CHECK(run(k, &R, 1, 1, 1) == -1 && has(&R.err, "outside its scope"), "scope: '%s'", sb_cstr(&R.err));
+    CHECK(run(k, &R, 1, 1, 1) == -1 && has(&R.err, "outside its scope"), "scope: '%s'",
+          sb_cstr(&R.err));
     sb_free(&R.err);
     kb_free(k);
     /* shape mismatch in an elementwise op */
@@ -1410,13 +1519,15 @@ static void test_bad_ir(void) {
     ValId i0 = ci(k, S(DT_I32), 0);
     for_begin(k, i0, i0, i0, &i0, 1, &body);
     pop_yield(k, OP_YIELD, NULL, 0);
-    CHECK(run(k, &R, 1, 1, 1) == -1 && has(&R.err, "yield of 0 values where 1 are expected"), "yield: '%s'", sb_cstr(&R.err));
+    CHECK(run(k, &R, 1, 1, 1) == -1 && has(&R.err, "yield of 0 values where 1 are expected"),
+          "yield: '%s'", sb_cstr(&R.err));
     sb_free(&R.err);
     kb_free(k);
     /* float-only op on ints */
     k = kb_new("e");
     op1(k, OP_EXP, S(DT_I32), ci(k, S(DT_I32), 1));
-    CHECK(run(k, &R, 1, 1, 1) == -1 && has(&R.err, "needs a float dtype"), "exp int: '%s'", sb_cstr(&R.err));
+    CHECK(run(k, &R, 1, 1, 1) == -1 && has(&R.err, "needs a float dtype"), "exp int: '%s'",
+          sb_cstr(&R.err));
     sb_free(&R.err);
     kb_free(k);
 }
@@ -1428,8 +1539,10 @@ static void test_big_grid(void) {
     ValId o = param(k, P(DT_I64));
     RegionId body;
     ValId init = splat(k, ci(k, S(DT_I64), 0), B1(S(DT_I64), 256));
-    OpId l = for_begin(k, ci(k, S(DT_I32), 0), ci(k, S(DT_I32), 100), ci(k, S(DT_I32), 1), &init, 1, &body);
-    ValId nx = bin(k, OP_ADD, rarg(k, body, 1), op1(k, OP_CVT, B1(S(DT_I64), 256), arange(k, 0, 256)));
+    OpId l = for_begin(k, ci(k, S(DT_I32), 0), ci(k, S(DT_I32), 100), ci(k, S(DT_I32), 1), &init, 1,
+                       &body);
+    ValId nx =
+        bin(k, OP_ADD, rarg(k, body, 1), op1(k, OP_CVT, B1(S(DT_I64), 256), arange(k, 0, 256)));
     pop_yield(k, OP_YIELD, &nx, 1);
     ValId s = reduce(k, ir_result(k->f, l, 0), RED_SUM, 0, DT_I64);
     attr1(k, op2(k, OP_ATOMIC_RMW, S(DT_I64), o, s), RMW_ADD);
@@ -1459,7 +1572,8 @@ static void *thread_main(void *arg) {
         for (int i = 0; i < M && *ok; i++)
             for (int j = 0; j < N; j++) {
                 float want = 0;
-                for (int q = 0; q < KK; q++) want += (float)((i * KK + q) % 5) * (float)((q * N + j) % 3);
+                for (int q = 0; q < KK; q++)
+                    want += (float)((i * KK + q) % 5) * (float)((q * N + j) % 3);
                 if (C[i * N + j] != want) *ok = 0;
             }
         sb_free(&R.err);

@@ -14,10 +14,10 @@
 #include "lang_harness.h"
 
 enum { NFN = 25 };
-static const char *const fn_names[NFN] = {"erf",   "erfc",  "tanh",  "sinh",  "cosh",      "tan",   "asin",
-                                          "acos",  "atan",  "asinh", "acosh", "atanh",     "log10", "log1p",
-                                          "expm1", "exp10", "cbrt",  "pow",   "atan2",     "hypot", "trunc",
-                                          "rint",  "nearbyint", "round", "copysign"};
+static const char *const fn_names[NFN] = {
+    "erf",   "erfc",  "tanh",  "sinh",  "cosh",      "tan",   "asin",    "acos", "atan",
+    "asinh", "acosh", "atanh", "log10", "log1p",     "expm1", "exp10",   "cbrt", "pow",
+    "atan2", "hypot", "trunc", "rint",  "nearbyint", "round", "copysign"};
 static const bool two_args[NFN] = {[17] = true, [18] = true, [19] = true, [24] = true};
 
 static double ref_fn(int f, double x, double y) {
@@ -43,13 +43,16 @@ static double ref_fn(int f, double x, double y) {
     case 18: return atan2(x, y);
     case 19: return hypot(x, y);
     case 20: return trunc(x);
-    case 21: case 22: return nearbyint(x);
+    case 21:
+    case 22: return nearbyint(x);
     case 23: return round(x);
     default: return copysign(x, y);
     }
 }
 
-static bool same_or_nan(double a, double b) { return (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b)); }
+static bool same_or_nan(double a, double b) {
+    return (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b));
+}
 
 /* ---- the interpreter: every function, fp32 / fp64 / fp16 / bf16 ---- */
 
@@ -64,20 +67,23 @@ static char *kernel_text(const char *t) {
                      "    w = tl.load(y + i)\n",
                      t, t, t);
     for (int f = 0; f < NFN; f++)
-        n += snprintf(buf + n, sizeof buf - (size_t)n, "    tl.store(o + %d * 64 + i, libdevice.%s(v%s))\n", f,
-                      fn_names[f], two_args[f] ? ", w" : "");
+        n += snprintf(buf + n, sizeof buf - (size_t)n,
+                      "    tl.store(o + %d * 64 + i, libdevice.%s(v%s))\n", f, fn_names[f],
+                      two_args[f] ? ", w" : "");
     return buf;
 }
 
-static const double inputs[64] = {0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 0.1, -0.3, 0.99, -0.999, 1.5, 3.7,
-                                  -4.2, 10.0, -12.5, 30.0, 88.0, -100.0, 1e-5, -3e-7, 1e-20, 7.25, 0.75, 1.25,
-                                  2.5, -2.5, 5.5, -0.125, 0.0625, 64.0, INFINITY, -INFINITY, NAN, 1e30, -1e30,
-                                  0.3333, 0.6666, 2.71828, 3.14159, -3.14159, 1.5707, 0.7853, 9.0, 16.0, 17.5,
-                                  -1.0001, 1.0001, 0.00390625, 255.5, -255.5, 0.5000001, 2.4999, 2.5001, 6.0,
-                                  -6.0, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 12.8};
+static const double inputs[64] = {
+    0.0,     -0.0,     0.5,       -0.5,      1.0,    -1.0, 2.0,   -2.0,    0.1,    -0.3,
+    0.99,    -0.999,   1.5,       3.7,       -4.2,   10.0, -12.5, 30.0,    88.0,   -100.0,
+    1e-5,    -3e-7,    1e-20,     7.25,      0.75,   1.25, 2.5,   -2.5,    5.5,    -0.125,
+    0.0625,  64.0,     INFINITY,  -INFINITY, NAN,    1e30, -1e30, 0.3333,  0.6666, 2.71828,
+    3.14159, -3.14159, 1.5707,    0.7853,    9.0,    16.0, 17.5,  -1.0001, 1.0001, 0.00390625,
+    255.5,   -255.5,   0.5000001, 2.4999,    2.5001, 6.0,  -6.0,  0.2,     0.4,    0.8,
+    1.6,     3.2,      6.4,       12.8};
 
-static void run_typed(const char *t, int bytes, double (*round_to)(double), void (*put)(void *, int, double),
-                      double (*get)(const void *, int)) {
+static void run_typed(const char *t, int bytes, double (*round_to)(double),
+                      void (*put)(void *, int, double), double (*get)(const void *, int)) {
     nr_kernel *k = BUILD(kernel_text(t), NULL);
     if (!k) return;
     unsigned char x[64 * 8], y[64 * 8], o[NFN * 64 * 8];
@@ -97,9 +103,12 @@ static void run_typed(const char *t, int bytes, double (*round_to)(double), void
             double want = round_to(ref_fn(f, xv[i], yv[i])), got = get(o, f * 64 + i);
             if (!same_or_nan(got, want) && !bad++) first = i;
         }
-        CHECK(bad == 0, "%s %s: %d of 64 differ from the C library's (first: x = %g, y = %g: %.17g, want %.17g)", t,
-              fn_names[f], bad, first >= 0 ? xv[first] : 0, first >= 0 ? yv[first] : 0,
-              first >= 0 ? get(o, f * 64 + first) : 0, first >= 0 ? round_to(ref_fn(f, xv[first], yv[first])) : 0);
+        CHECK(bad == 0,
+              "%s %s: %d of 64 differ from the C library's (first: x = %g, y = %g: %.17g, want "
+              "%.17g)",
+              t, fn_names[f], bad, first >= 0 ? xv[first] : 0, first >= 0 ? yv[first] : 0,
+              first >= 0 ? get(o, f * 64 + first) : 0,
+              first >= 0 ? round_to(ref_fn(f, xv[first], yv[first])) : 0);
     }
     nr_free(ctx, dx), nr_free(ctx, dy), nr_free(ctx, dout);
 }
@@ -142,11 +151,15 @@ static void test_clamp(void) {
         double c = isnan(v) ? -1.0 : fmin(fmax(v, -1.0), 2.0);
         CHECK(same_or_nan(o[i], c), "clamp(%g) = %g, want %g", v, o[i], c);
         CHECK(same_or_nan(o[8 + i], isnan(v) ? NAN : c), "clamp ALL(%g) = %g", v, o[8 + i]);
-        CHECK(same_or_nan(o[16 + i], isnan(v) ? 0.5 : fmin(v, 0.5)), "minimum(%g, 0.5) = %g", v, o[16 + i]);
-        CHECK(same_or_nan(o[24 + i], isnan(v) ? NAN : fmin(v, 0.5)), "minimum ALL(%g, 0.5) = %g", v, o[24 + i]);
-        CHECK(same_or_nan(o[32 + i], isnan(v) ? NAN : fmax(v, 0.5)), "maximum ALL(0.5, %g) = %g", v, o[32 + i]);
+        CHECK(same_or_nan(o[16 + i], isnan(v) ? 0.5 : fmin(v, 0.5)), "minimum(%g, 0.5) = %g", v,
+              o[16 + i]);
+        CHECK(same_or_nan(o[24 + i], isnan(v) ? NAN : fmin(v, 0.5)), "minimum ALL(%g, 0.5) = %g", v,
+              o[24 + i]);
+        CHECK(same_or_nan(o[32 + i], isnan(v) ? NAN : fmax(v, 0.5)), "maximum ALL(0.5, %g) = %g", v,
+              o[32 + i]);
         double b = rbf(v);
-        CHECK(same_or_nan(o[40 + i], isnan(b) ? 0.0 : fmin(fmax(b, 0.0), 1.0)), "clamp(bf16 %g) = %g", b, o[40 + i]);
+        CHECK(same_or_nan(o[40 + i], isnan(b) ? 0.0 : fmin(fmax(b, 0.0), 1.0)),
+              "clamp(bf16 %g) = %g", b, o[40 + i]);
     }
     /* a NaN x keeps its payload where it propagates */
     uint32_t bits;
@@ -198,8 +211,11 @@ static int check_soft(const char *path) {
     for (int f = 0; f < NFN; f++) {
         double bound = f >= 20 ? 0 : 1.0;
         bool ok = n == 32768 && worst[f] <= bound;
-        printf("%-9s max %.3f ulp over %ld inputs (bound %g) %s", fn_names[f], worst[f], n, bound, ok ? "PASS" : "FAIL");
-        if (worst[f] > 0) printf("  worst at x = %.9g%s%.9g", worst_x[f], two_args[f] ? ", y = " : "", two_args[f] ? worst_y[f] : 0.0);
+        printf("%-9s max %.3f ulp over %ld inputs (bound %g) %s", fn_names[f], worst[f], n, bound,
+               ok ? "PASS" : "FAIL");
+        if (worst[f] > 0)
+            printf("  worst at x = %.9g%s%.9g", worst_x[f], two_args[f] ? ", y = " : "",
+                   two_args[f] ? worst_y[f] : 0.0);
         printf("\n");
         ok ? passed++ : failed++;
     }

@@ -8,7 +8,8 @@
 
 static const char *K_PERM =
     "@triton.jit\n"
-    "def k(x: *fp32, u: *u16, i: *i32, ix: *i32, o: *fp32, ou: *u16, oi: *i32, h: *i32, R: tl.constexpr, C: tl.constexpr):\n"
+    "def k(x: *fp32, u: *u16, i: *i32, ix: *i32, o: *fp32, ou: *u16, oi: *i32, h: *i32, R: "
+    "tl.constexpr, C: tl.constexpr):\n"
     "    r = tl.arange(0, R)[:, None]\n"
     "    c = tl.arange(0, C)[None, :]\n"
     "    at = r * C + c\n"
@@ -41,7 +42,9 @@ static int cmp_f(const void *a, const void *b) {
     uint32_t x = fkey(*(const float *)a), y = fkey(*(const float *)b);
     return x < y ? -1 : x > y;
 }
-static int cmp_u16(const void *a, const void *b) { return *(const uint16_t *)a - *(const uint16_t *)b; }
+static int cmp_u16(const void *a, const void *b) {
+    return *(const uint16_t *)a - *(const uint16_t *)b;
+}
 static int cmp_i32(const void *a, const void *b) {
     int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
     return x < y ? -1 : x > y;
@@ -56,20 +59,26 @@ static void test_perm(int R, int C) {
     int n = R * C;
     float *x = malloc(4 * (size_t)n), *o = malloc(16 * (size_t)n);
     uint16_t *u = malloc(2 * (size_t)n), *ou = malloc(2 * (size_t)n);
-    int32_t *z = malloc(4 * (size_t)n), *ix = malloc(8 * (size_t)n), *oi = malloc(20 * (size_t)n), h[24];
-    static const float specials[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1.5f, -1.5f, 1e-40f};
+    int32_t *z = malloc(4 * (size_t)n), *ix = malloc(8 * (size_t)n), *oi = malloc(20 * (size_t)n),
+            h[24];
+    static const float specials[] = {NAN,   -NAN, INFINITY, -INFINITY, 0.0f,
+                                     -0.0f, 1.5f, -1.5f,    1e-40f};
     for (int i = 0; i < n; i++) {
         x[i] = i % 5 == 0 ? specials[(i / 5) % 9] : (float)((i * 37) % 23 - 11) * 0.5f;
         u[i] = (uint16_t)(i * 40503u);
         z[i] = (i * 7919) % 31 - 15;
     }
-    for (int i = 0; i < 2 * n; i++) ix[i] = (i * 13) % (3 * R) - R; /* negative and past the end too */
-    nr_devptr dx = dev_from(x, 4 * (size_t)n), du = dev_from(u, 2 * (size_t)n), dz = dev_from(z, 4 * (size_t)n);
-    nr_devptr dix = dev_from(ix, 8 * (size_t)n), dout = dev_from(NULL, 16 * (size_t)n), dou = dev_from(NULL, 2 * (size_t)n);
+    for (int i = 0; i < 2 * n; i++)
+        ix[i] = (i * 13) % (3 * R) - R; /* negative and past the end too */
+    nr_devptr dx = dev_from(x, 4 * (size_t)n), du = dev_from(u, 2 * (size_t)n),
+              dz = dev_from(z, 4 * (size_t)n);
+    nr_devptr dix = dev_from(ix, 8 * (size_t)n), dout = dev_from(NULL, 16 * (size_t)n),
+              dou = dev_from(NULL, 2 * (size_t)n);
     nr_devptr doi = dev_from(NULL, 20 * (size_t)n), dh = dev_from(NULL, sizeof h);
-    RUN(k, 1, 1, 1, nr_arg_ptr(dx), nr_arg_ptr(du), nr_arg_ptr(dz), nr_arg_ptr(dix), nr_arg_ptr(dout), nr_arg_ptr(dou),
-        nr_arg_ptr(doi), nr_arg_ptr(dh));
-    dev_to(o, dout, 16 * (size_t)n), dev_to(ou, dou, 2 * (size_t)n), dev_to(oi, doi, 20 * (size_t)n), dev_to(h, dh, sizeof h);
+    RUN(k, 1, 1, 1, nr_arg_ptr(dx), nr_arg_ptr(du), nr_arg_ptr(dz), nr_arg_ptr(dix),
+        nr_arg_ptr(dout), nr_arg_ptr(dou), nr_arg_ptr(doi), nr_arg_ptr(dh));
+    dev_to(o, dout, 16 * (size_t)n), dev_to(ou, dou, 2 * (size_t)n),
+        dev_to(oi, doi, 20 * (size_t)n), dev_to(h, dh, sizeof h);
     int bad[9] = {0};
     float *line = malloc(4 * (size_t)(R > C ? R : C));
     uint16_t *lu = malloc(2 * (size_t)C);
@@ -84,13 +93,16 @@ static void test_perm(int R, int C) {
         qsort(line, (size_t)C, 4, cmp_f);
         memcpy(lu, u + r * C, 2 * (size_t)C);
         qsort(lu, (size_t)C, 2, cmp_u16);
-        for (int c = 0; c < C; c++) bad[2] += !same_bits(o[2 * n + r * C + c], line[c]), bad[4] += ou[r * C + c] != lu[c];
+        for (int c = 0; c < C; c++)
+            bad[2] += !same_bits(o[2 * n + r * C + c], line[c]), bad[4] += ou[r * C + c] != lu[c];
     }
     for (int c = 0; c < C; c++) { /* along dim 0: descending floats, ascending i32 */
         for (int r = 0; r < R; r++) line[r] = x[r * C + c], li[r] = z[r * C + c];
         qsort(line, (size_t)R, 4, cmp_f);
         qsort(li, (size_t)R, 4, cmp_i32);
-        for (int r = 0; r < R; r++) bad[3] += !same_bits(o[3 * n + r * C + c], line[R - 1 - r]), bad[5] += oi[r * C + c] != li[r];
+        for (int r = 0; r < R; r++)
+            bad[3] += !same_bits(o[3 * n + r * C + c], line[R - 1 - r]),
+                bad[5] += oi[r * C + c] != li[r];
     }
     for (int r = 0; r < R; r++) { /* topk: the C/2 largest of each row, largest first */
         memcpy(li, z + r * C, 4 * (size_t)C);
@@ -98,22 +110,32 @@ static void test_perm(int R, int C) {
         for (int c = 0; c < C / 2; c++) bad[6] += oi[n + r * (C / 2) + c] != li[C - 1 - c];
     }
     for (int r = 0; r < 2 * R; r++) /* gather along 0 with a longer index; along 1 */
-        for (int c = 0; c < C; c++) bad[7] += oi[2 * n + r * C + c] != z[(ix[r * C + c] & (R - 1)) * C + c];
+        for (int c = 0; c < C; c++)
+            bad[7] += oi[2 * n + r * C + c] != z[(ix[r * C + c] & (R - 1)) * C + c];
     for (int r = 0; r < R; r++)
-        for (int c = 0; c < C; c++) bad[7] += oi[4 * n + r * C + c] != z[r * C + (ix[r * C + c] & (C - 1))];
+        for (int c = 0; c < C; c++)
+            bad[7] += oi[4 * n + r * C + c] != z[r * C + (ix[r * C + c] & (C - 1))];
     int want[24] = {0};
     for (int i = 0; i < n; i++) {
         if (z[i] >= 0 && z[i] < 16) want[z[i]]++;
         if (z[i] >= 0 && z[i] < 8 && z[i] % 2 == 0) want[16 + z[i]]++;
     }
     for (int b = 0; b < 24; b++) bad[8] += h[b] != want[b];
-    static const char *const what[9] = {"flip dim 0", "flip dim -1 (None)", "sort floats (totalOrder)",
-                                        "sort floats dim 0 descending", "sort u16", "sort i32 dim 0", "topk",
-                                        "gather (indices mod the length)", "histogram"};
+    static const char *const what[9] = {"flip dim 0",
+                                        "flip dim -1 (None)",
+                                        "sort floats (totalOrder)",
+                                        "sort floats dim 0 descending",
+                                        "sort u16",
+                                        "sort i32 dim 0",
+                                        "topk",
+                                        "gather (indices mod the length)",
+                                        "histogram"};
     for (int j = 0; j < 9; j++) CHECK(bad[j] == 0, "%dx%d: %s: %d wrong", R, C, what[j], bad[j]);
-    nr_free(ctx, dx), nr_free(ctx, du), nr_free(ctx, dz), nr_free(ctx, dix), nr_free(ctx, dout), nr_free(ctx, dou);
+    nr_free(ctx, dx), nr_free(ctx, du), nr_free(ctx, dz), nr_free(ctx, dix), nr_free(ctx, dout),
+        nr_free(ctx, dou);
     nr_free(ctx, doi), nr_free(ctx, dh);
-    free(x), free(o), free(u), free(ou), free(z), free(ix), free(oi), free(line), free(lu), free(li);
+    free(x), free(o), free(u), free(ou), free(z), free(ix), free(oi), free(line), free(lu),
+        free(li);
 }
 
 int main(void) {

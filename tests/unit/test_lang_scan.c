@@ -60,8 +60,9 @@ static void test_cum2d(int R, int C) {
             bad[5] += p[n + r * C + c] != s;
         }
     }
-    static const char *const what[6] = {"cumsum axis 0", "cumsum axis 1", "cumsum reverse", "cumprod reverse axis 0",
-                                         "cumprod fp32 axis -1", "cumsum bf16 (fp32)"};
+    static const char *const what[6] = {"cumsum axis 0",        "cumsum axis 1",
+                                        "cumsum reverse",       "cumprod reverse axis 0",
+                                        "cumprod fp32 axis -1", "cumsum bf16 (fp32)"};
     for (int j = 0; j < 6; j++) CHECK(bad[j] == 0, "%dx%d %s: %d wrong", R, C, what[j], bad[j]);
     nr_free(ctx, dx), nr_free(ctx, df), nr_free(ctx, dout), nr_free(ctx, dp);
     free(x), free(o), free(f), free(p);
@@ -106,12 +107,16 @@ static void test_recurrence(int N) {
     snprintf(defs, sizeof defs, "N=%d", N);
     nr_kernel *k = BUILD(K_REC, defs);
     if (!k) return;
-    int32_t *a = malloc(4 * (size_t)N), *b = malloc(4 * (size_t)N), *o = malloc(4 * (size_t)(2 * N + 7));
+    int32_t *a = malloc(4 * (size_t)N), *b = malloc(4 * (size_t)N),
+            *o = malloc(4 * (size_t)(2 * N + 7));
     float *v = malloc(4 * (size_t)N), mv;
-    for (int i = 0; i < N; i++) a[i] = i % 3 - 1 + (i % 7 == 0) * 2, b[i] = (i * 31) % 17 - 8, v[i] = (float)((i * 13) % 9);
-    nr_devptr da = dev_from(a, 4 * (size_t)N), db = dev_from(b, 4 * (size_t)N), dv = dev_from(v, 4 * (size_t)N);
+    for (int i = 0; i < N; i++)
+        a[i] = i % 3 - 1 + (i % 7 == 0) * 2, b[i] = (i * 31) % 17 - 8, v[i] = (float)((i * 13) % 9);
+    nr_devptr da = dev_from(a, 4 * (size_t)N), db = dev_from(b, 4 * (size_t)N),
+              dv = dev_from(v, 4 * (size_t)N);
     nr_devptr dout = dev_from(NULL, 4 * (size_t)(2 * N + 7)), dw = dev_from(NULL, 4);
-    RUN(k, 1, 1, 1, nr_arg_ptr(da), nr_arg_ptr(db), nr_arg_ptr(dv), nr_arg_ptr(dout), nr_arg_ptr(dw));
+    RUN(k, 1, 1, 1, nr_arg_ptr(da), nr_arg_ptr(db), nr_arg_ptr(dv), nr_arg_ptr(dout),
+        nr_arg_ptr(dw));
     dev_to(o, dout, 4 * (size_t)(2 * N + 7)), dev_to(&mv, dw, 4);
     /* forward: h_k = a_k h_{k-1} + b_k from h = b_0; reverse: g_k = a_k g_{k+1} + b_k? no:
      * the reverse scan combines (acc, x) with acc from the later elements, so g_k is the
@@ -132,16 +137,18 @@ static void test_recurrence(int N) {
     }
     CHECK(bad_f == 0, "N=%d: forward recurrence scan: %d wrong", N, bad_f);
     CHECK(bad_r == 0, "N=%d: reverse recurrence scan: %d wrong", N, bad_r);
-    CHECK((uint32_t)o[2 * N] == A && (uint32_t)o[2 * N + 1] == Bc, "N=%d: reduce of the recurrence (%d, %d), want (%u, %u)",
-          N, o[2 * N], o[2 * N + 1], A, Bc);
+    CHECK((uint32_t)o[2 * N] == A && (uint32_t)o[2 * N + 1] == Bc,
+          "N=%d: reduce of the recurrence (%d, %d), want (%u, %u)", N, o[2 * N], o[2 * N + 1], A,
+          Bc);
     int best = 0;
     for (int i = 1; i < N; i++)
         if (v[i] > v[best]) best = i;
-    CHECK(o[2 * N + 2] == best && mv == v[best], "N=%d: argmax by tl.reduce: %d (%g), want %d", N, o[2 * N + 2], mv, best);
+    CHECK(o[2 * N + 2] == best && mv == v[best], "N=%d: argmax by tl.reduce: %d (%g), want %d", N,
+          o[2 * N + 2], mv, best);
     int32_t x = 0, or = 0;
     for (int i = 0; i < N; i++) x ^= b[i], or |= b[i];
-    CHECK(o[2 * N + 3] == x && o[2 * N + 4] == x && o[2 * N + 6] == x, "N=%d: xor_sum %d %d %d, want %d", N, o[2 * N + 3],
-          o[2 * N + 4], o[2 * N + 6], x);
+    CHECK(o[2 * N + 3] == x && o[2 * N + 4] == x && o[2 * N + 6] == x,
+          "N=%d: xor_sum %d %d %d, want %d", N, o[2 * N + 3], o[2 * N + 4], o[2 * N + 6], x);
     CHECK(o[2 * N + 5] == or, "N=%d: reduce_or %d, want %d", N, o[2 * N + 5], or);
     nr_free(ctx, da), nr_free(ctx, db), nr_free(ctx, dv), nr_free(ctx, dout), nr_free(ctx, dw);
     free(a), free(b), free(o), free(v);
@@ -149,15 +156,15 @@ static void test_recurrence(int N) {
 
 /* ---- 3-D: along the middle axis; small integers are summed in 32 bits ---- */
 
-static const char *K_3D =
-    "@triton.jit\n"
-    "def k(x: *i8, o: *i32, q: *i8):\n"
-    "    i = tl.arange(0, 4)[:, None, None] * 32 + tl.arange(0, 8)[None, :, None] * 4 + tl.arange(0, 4)[None, None, :]\n"
-    "    v = tl.load(x + i)\n"
-    "    c = tl.cumsum(v, 1)\n"
-    "    tl.static_assert(c.dtype == tl.int32)\n"
-    "    tl.store(o + i, c)\n"
-    "    tl.store(q + i, tl.cumsum(v, 1, dtype=tl.int8))\n";
+static const char *K_3D = "@triton.jit\n"
+                          "def k(x: *i8, o: *i32, q: *i8):\n"
+                          "    i = tl.arange(0, 4)[:, None, None] * 32 + tl.arange(0, 8)[None, :, "
+                          "None] * 4 + tl.arange(0, 4)[None, None, :]\n"
+                          "    v = tl.load(x + i)\n"
+                          "    c = tl.cumsum(v, 1)\n"
+                          "    tl.static_assert(c.dtype == tl.int32)\n"
+                          "    tl.store(o + i, c)\n"
+                          "    tl.store(q + i, tl.cumsum(v, 1, dtype=tl.int8))\n";
 
 static void test_3d(void) {
     nr_kernel *k = BUILD(K_3D, NULL);

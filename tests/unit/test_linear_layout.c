@@ -30,7 +30,8 @@ static IrType shape2(int r, int c) {
     return ty_block(ty_scalar(DT_FP32), 2, s);
 }
 
-static uint32_t coords_at(const LinearLayout *l, uint32_t reg, uint32_t lane, uint32_t warp, int32_t *c) {
+static uint32_t coords_at(const LinearLayout *l, uint32_t reg, uint32_t lane, uint32_t warp,
+                          int32_t *c) {
     uint32_t x[LL_NIN] = {reg, lane, warp};
     uint32_t f = ll_apply(l, x);
     ll_coords(l, f, c);
@@ -55,8 +56,8 @@ static void ref_blocked(const IrLayout *b, IrType t, int reg, int lane, int warp
         int d = b->order[k];
         int i = reg % n[d];
         reg /= n[d];
-        int64_t u = (int64_t)(i / e[d]) * b->spt[d] * b->tpw[d] * b->wpc[d] + wc[d] * b->spt[d] * b->tpw[d] +
-                    lc[d] * b->spt[d] + i % e[d];
+        int64_t u = (int64_t)(i / e[d]) * b->spt[d] * b->tpw[d] * b->wpc[d] +
+                    wc[d] * b->spt[d] * b->tpw[d] + lc[d] * b->spt[d] + i % e[d];
         out[d] = (int32_t)(u % t.shape[d]);
     }
 }
@@ -74,10 +75,14 @@ static IrLayout random_blocked(int rank, int warps) {
     IrLayout l;
     memset(&l, 0, sizeof l);
     l.kind = LAYOUT_BLOCKED, l.rank = (uint8_t)rank;
-    for (int i = 0; i < rank; i++) l.order[i] = (uint8_t)i, l.spt[i] = (uint8_t)(1 << (rand() % 4)), l.tpw[i] = 1, l.wpc[i] = 1;
+    for (int i = 0; i < rank; i++)
+        l.order[i] = (uint8_t)i, l.spt[i] = (uint8_t)(1 << (rand() % 4)), l.tpw[i] = 1,
+        l.wpc[i] = 1;
     for (int i = rank - 1; i > 0; i--) { /* shuffle the order */
         int j = rand() % (i + 1);
-        uint8_t t = l.order[i]; l.order[i] = l.order[j]; l.order[j] = t;
+        uint8_t t = l.order[i];
+        l.order[i] = l.order[j];
+        l.order[j] = t;
     }
     for (int lanes = 32; lanes > 1; lanes /= 2) l.tpw[rand() % rank] *= 2;
     for (int w = warps; w > 1; w /= 2) l.wpc[rand() % rank] *= 2;
@@ -95,7 +100,8 @@ static void test_blocked(void) {
         uint32_t id = ir_layout_intern(mod, &b);
         StrBuf why;
         sb_init(&why);
-        CHECK(ir_layout_check(mod, id, t, warps, &why), "random blocked layout rejected: %s", sb_cstr(&why));
+        CHECK(ir_layout_check(mod, id, t, warps, &why), "random blocked layout rejected: %s",
+              sb_cstr(&why));
         sb_free(&why);
         LinearLayout l;
         ir_layout_linear(mod, id, t, &l);
@@ -124,7 +130,8 @@ static void test_blocked(void) {
                 ps[d] = d == sd ? 1 : shape[d];
                 if (d != sd) ss[k++] = shape[d];
             }
-            IrType st_ = ty_block(ty_scalar(DT_FP32), rank - 1, ss), pt = ty_block(ty_scalar(DT_FP32), rank, ps);
+            IrType st_ = ty_block(ty_scalar(DT_FP32), rank - 1, ss),
+                   pt = ty_block(ty_scalar(DT_FP32), rank, ps);
             LinearLayout sl;
             ir_layout_linear(mod, sid, st_, &sl);
             if ((1 << sl.nbits[LL_REG]) != ref_nregs(&b, pt)) {
@@ -150,7 +157,8 @@ static void test_blocked(void) {
 static uint32_t mma_layout(int version, int wm, int wn, int instr_n) {
     IrLayout l;
     memset(&l, 0, sizeof l);
-    l.kind = LAYOUT_MMA, l.rank = 2, l.version = (uint8_t)version, l.wpc[0] = (uint8_t)wm, l.wpc[1] = (uint8_t)wn;
+    l.kind = LAYOUT_MMA, l.rank = 2, l.version = (uint8_t)version, l.wpc[0] = (uint8_t)wm,
+    l.wpc[1] = (uint8_t)wn;
     l.instr_n = (uint16_t)instr_n;
     return ir_layout_intern(mod, &l);
 }
@@ -158,7 +166,8 @@ static uint32_t mma_layout(int version, int wm, int wn, int instr_n) {
 static uint32_t dot_op_layout(uint32_t parent, int idx, int kw) {
     IrLayout l;
     memset(&l, 0, sizeof l);
-    l.kind = LAYOUT_DOT_OP, l.rank = 2, l.op_idx = (uint8_t)idx, l.parent = parent, l.k_width = (uint8_t)kw;
+    l.kind = LAYOUT_DOT_OP, l.rank = 2, l.op_idx = (uint8_t)idx, l.parent = parent,
+    l.k_width = (uint8_t)kw;
     return ir_layout_intern(mod, &l);
 }
 
@@ -169,7 +178,8 @@ static void ref_acc(int lane, int i, int *row, int *col) {
 }
 
 static void test_mma_v2_acc(void) {
-    int shapes[][2] = {{16, 8}, {64, 64}, {128, 128}, {32, 256}}, warps[][2] = {{1, 1}, {2, 2}, {4, 1}, {2, 4}, {1, 4}};
+    int shapes[][2] = {{16, 8}, {64, 64}, {128, 128}, {32, 256}},
+        warps[][2] = {{1, 1}, {2, 2}, {4, 1}, {2, 4}, {1, 4}};
     int bad = 0;
     for (int s = 0; s < 4; s++)
         for (int w = 0; w < 5; w++) {
@@ -177,7 +187,8 @@ static void test_mma_v2_acc(void) {
             if (M < 16 * wm || N < 8 * wn) continue;
             uint32_t id = mma_layout(2, wm, wn, 8);
             IrType t = shape2(M, N);
-            CHECK(ir_layout_check(mod, id, t, wm * wn, NULL), "mma v2 %dx%d warps %dx%d", M, N, wm, wn);
+            CHECK(ir_layout_check(mod, id, t, wm * wn, NULL), "mma v2 %dx%d warps %dx%d", M, N, wm,
+                  wn);
             LinearLayout l;
             ir_layout_linear(mod, id, t, &l);
             int rn = N / (8 * wn), rm = M / (16 * wm);
@@ -199,8 +210,8 @@ static void test_mma_v2_acc(void) {
 
 /* wgmma m64nNk16, f32 accumulator: thread t of the warpgroup, register i (0 .. N/2-1) */
 static void test_mma_v3_acc(void) {
-    int cfg[][5] = {{64, 64, 4, 1, 64}, {128, 128, 4, 1, 128}, {128, 256, 8, 1, 256}, {128, 128, 8, 1, 128},
-                    {256, 128, 8, 1, 128}, {64, 256, 4, 2, 128}};
+    int cfg[][5] = {{64, 64, 4, 1, 64},    {128, 128, 4, 1, 128}, {128, 256, 8, 1, 256},
+                    {128, 128, 8, 1, 128}, {256, 128, 8, 1, 128}, {64, 256, 4, 2, 128}};
     int bad = 0;
     for (int c = 0; c < 6; c++) {
         int M = cfg[c][0], N = cfg[c][1], wm = cfg[c][2], wn = cfg[c][3], in = cfg[c][4];
@@ -216,8 +227,10 @@ static void test_mma_v3_acc(void) {
                 for (int r = 0; r < per * rn * rm; r++) {
                     int i = r % per, rep = r / per;
                     int wg_m = (warp % wm) / 4, w4 = warp % 4, wg_n = warp / wm;
-                    int row = (rep / rn) * 16 * wm + wg_m * 64 + 16 * w4 + lane / 4 + 8 * ((i / 2) % 2);
-                    int col = (rep % rn) * in * wn + wg_n * in + 8 * (i / 4) + 2 * (lane % 4) + (i % 2);
+                    int row =
+                        (rep / rn) * 16 * wm + wg_m * 64 + 16 * w4 + lane / 4 + 8 * ((i / 2) % 2);
+                    int col =
+                        (rep % rn) * in * wn + wg_n * in + 8 * (i / 4) + 2 * (lane % 4) + (i % 2);
                     int32_t got[2];
                     coords_at(&l, (uint32_t)r, (uint32_t)lane, (uint32_t)warp, got);
                     bad += got[0] != row || got[1] != col;
@@ -256,7 +269,8 @@ static void test_dot_operands(void) {
             ir_layout_linear(mod, ida, shape2(M, KT), &la);
             ir_layout_linear(mod, idb, shape2(KT, N), &lb);
             int na = 4 * kw, nb = 2 * kw; /* elements of one instruction's fragment */
-            CHECK((1 << la.nbits[LL_REG]) == na * 4 && (1 << lb.nbits[LL_REG]) == nb * 4, "operand register counts (kw %d)", kw);
+            CHECK((1 << la.nbits[LL_REG]) == na * 4 && (1 << lb.nbits[LL_REG]) == nb * 4,
+                  "operand register counts (kw %d)", kw);
             for (int warp = 0; warp < wm * wn; warp++)
                 for (int lane = 0; lane < 32; lane++) {
                     for (int r = 0; r < na * 4; r++) { /* repeats: K first, then M */
@@ -277,8 +291,10 @@ static void test_dot_operands(void) {
                     }
                 }
             /* copies: A along the warps of N, B along the warps of M */
-            CHECK(ll_zero_mask(&la, LL_WARP) == (uint32_t)((wn - 1) << log2i(wm)), "A's warp copies (kw %d, %dx%d)", kw, wm, wn);
-            CHECK(ll_zero_mask(&lb, LL_WARP) == (uint32_t)(wm - 1), "B's warp copies (kw %d, %dx%d)", kw, wm, wn);
+            CHECK(ll_zero_mask(&la, LL_WARP) == (uint32_t)((wn - 1) << log2i(wm)),
+                  "A's warp copies (kw %d, %dx%d)", kw, wm, wn);
+            CHECK(ll_zero_mask(&lb, LL_WARP) == (uint32_t)(wm - 1),
+                  "B's warp copies (kw %d, %dx%d)", kw, wm, wn);
         }
     CHECK(bad == 0, "%d dot operand positions differ from the PTX fragments", bad);
 }
@@ -293,8 +309,10 @@ static void test_acc_to_operand(void) {
     ir_layout_linear(mod, a, shape2(64, 64), &op);
     ir_layout_linear(mod, q, shape2(64, 64), &acc3);
     ir_layout_linear(mod, a3, shape2(64, 64), &op3);
-    CHECK(ll_same_dim(&acc, &op, LL_LANE) && ll_same_dim(&acc, &op, LL_WARP), "mma v2 acc -> A: same lanes and warps");
-    CHECK(ll_same_dim(&acc3, &op3, LL_LANE) && ll_same_dim(&acc3, &op3, LL_WARP), "wgmma acc -> A: same lanes and warps");
+    CHECK(ll_same_dim(&acc, &op, LL_LANE) && ll_same_dim(&acc, &op, LL_WARP),
+          "mma v2 acc -> A: same lanes and warps");
+    CHECK(ll_same_dim(&acc3, &op3, LL_LANE) && ll_same_dim(&acc3, &op3, LL_WARP),
+          "wgmma acc -> A: same lanes and warps");
     int bad = 0;
     for (int r = 0; r < (1 << acc.nbits[LL_REG]); r++) {
         uint32_t x;
@@ -308,19 +326,20 @@ static void test_acc_to_operand(void) {
 static uint32_t shared_layout(int vec, int pp, int mp, int o0, int o1, int atom) {
     IrLayout l;
     memset(&l, 0, sizeof l);
-    l.kind = LAYOUT_SHARED, l.rank = 2, l.vec = (uint8_t)vec, l.per_phase = (uint8_t)pp, l.max_phase = (uint8_t)mp;
+    l.kind = LAYOUT_SHARED, l.rank = 2, l.vec = (uint8_t)vec, l.per_phase = (uint8_t)pp,
+    l.max_phase = (uint8_t)mp;
     l.order[0] = (uint8_t)o0, l.order[1] = (uint8_t)o1, l.atom = (uint16_t)atom;
     return ir_layout_intern(mod, &l);
 }
 
 static void test_shared(void) {
     /* vec, per_phase, max_phase, order[0], atom, rows, cols (of the block, dim 0 x dim 1) */
-    int cfg[][7] = {{8, 1, 8, 1, 0, 128, 64},  /* fp16 K-major, 128-byte rows, 128B swizzle */
-                    {8, 1, 8, 1, 64, 64, 128}, /* fp16 N-major B: 128-byte panels */
-                    {8, 2, 4, 1, 0, 64, 32},   /* 64B swizzle */
-                    {8, 4, 2, 1, 0, 64, 16},   /* 32B swizzle */
-                    {4, 1, 8, 1, 32, 32, 64},  /* fp32, 128-byte panels */
-                    {1, 1, 1, 0, 0, 32, 16},   /* plain, dim 0 contiguous */
+    int cfg[][7] = {{8, 1, 8, 1, 0, 128, 64},   /* fp16 K-major, 128-byte rows, 128B swizzle */
+                    {8, 1, 8, 1, 64, 64, 128},  /* fp16 N-major B: 128-byte panels */
+                    {8, 2, 4, 1, 0, 64, 32},    /* 64B swizzle */
+                    {8, 4, 2, 1, 0, 64, 16},    /* 32B swizzle */
+                    {4, 1, 8, 1, 32, 32, 64},   /* fp32, 128-byte panels */
+                    {1, 1, 1, 0, 0, 32, 16},    /* plain, dim 0 contiguous */
                     {8, 1, 8, 0, 64, 128, 64}}; /* dim 0 contiguous, panels */
     int bad = 0;
     for (int c = 0; c < 7; c++) {
@@ -340,7 +359,8 @@ static void test_shared(void) {
         for (int r = 0; r < R; r++)
             for (int col = 0; col < C; col++) {
                 int within = col % A;
-                int off = (col / A) * R * A + r * A + (((within / vec) ^ ((r / pp) % mp)) * vec) + within % vec;
+                int off = (col / A) * R * A + r * A + (((within / vec) ^ ((r / pp) % mp)) * vec) +
+                          within % vec;
                 int32_t coord[2];
                 coord[o0] = col, coord[1 - o0] = r;
                 uint32_t flat = ll_flat(&l, coord), o = 0;
@@ -362,23 +382,26 @@ static void test_helpers(void) {
     ll_init(&l, 2, s);
     ll_push_dim(&l, LL_REG, 1, 0);
     ll_push_dim(&l, LL_REG, 1, 1);
-    ll_push(&l, LL_REG, 0);            /* a copy */
+    ll_push(&l, LL_REG, 0); /* a copy */
     ll_push_dim(&l, LL_REG, 0, 0);
     ll_push_dim(&l, LL_LANE, 1, 2);
     ll_push_dim(&l, LL_LANE, 0, 1);
     ll_push_dim(&l, LL_LANE, 0, 2);
-    CHECK(ll_contig_bits(&l, LL_REG, 1) == 2 && ll_contig_bits(&l, LL_REG, 0) == 0, "contiguous bits");
+    CHECK(ll_contig_bits(&l, LL_REG, 1) == 2 && ll_contig_bits(&l, LL_REG, 0) == 0,
+          "contiguous bits");
     CHECK(ll_zero_mask(&l, LL_REG) == 4, "zero mask");
     CHECK(ll_surjective(&l), "covers the 8x8 block");
     uint32_t x;
     int32_t c[2] = {1, 3};
-    CHECK(ll_solve(&l, LL_REG, ll_flat(&l, c), &x) && x == 11, "solve finds register 11 (not the copy bit), got %u", x);
+    CHECK(ll_solve(&l, LL_REG, ll_flat(&l, c), &x) && x == 11,
+          "solve finds register 11 (not the copy bit), got %u", x);
     c[0] = 2;
     CHECK(!ll_solve(&l, LL_REG, ll_flat(&l, c), &x), "row 2 is no register's");
     StrBuf out;
     sb_init(&out);
     ll_print(&out, &l);
-    CHECK(!strcmp(sb_cstr(&out), "{register = [[0, 1], [0, 2], [0, 0], [1, 0]], lane = [[0, 4], [2, 0], [4, 0]], warp = []}"),
+    CHECK(!strcmp(sb_cstr(&out), "{register = [[0, 1], [0, 2], [0, 0], [1, 0]], lane = [[0, 4], "
+                                 "[2, 0], [4, 0]], warp = []}"),
           "printed %s", sb_cstr(&out));
     sb_free(&out);
 }
@@ -407,7 +430,8 @@ static void test_text(void) {
         ir_print_module(&out, m);
         CHECK(!strcmp(sb_cstr(&out), text), "round trip:\n%s", sb_cstr(&out));
         sb_free(&out);
-        CHECK(m->gpu.arch == GPU_SM90A && m->gpu.num_warps == 8 && m->layouts[2].rank == 1, "header and derived rank");
+        CHECK(m->gpu.arch == GPU_SM90A && m->gpu.num_warps == 8 && m->layouts[2].rank == 1,
+              "header and derived rank");
     }
     diag_free(&d);
     arena_free(a);

@@ -50,13 +50,13 @@ typedef struct Job {
     char log[512]; /* the first failure */
 } Job;
 
-#define JCHECK(j, cond, ...)                                                      \
-    do {                                                                          \
-        if (cond) (j)->st.passed++;                                               \
-        else {                                                                    \
-            if (!(j)->st.failed++)                                                \
-                snprintf((j)->log, sizeof (j)->log, "line %d: " #cond, __LINE__); \
-        }                                                                         \
+#define JCHECK(j, cond, ...)                                                     \
+    do {                                                                         \
+        if (cond) (j)->st.passed++;                                              \
+        else {                                                                   \
+            if (!(j)->st.failed++)                                               \
+                snprintf((j)->log, sizeof(j)->log, "line %d: " #cond, __LINE__); \
+        }                                                                        \
     } while (0)
 
 /* One round of work on a fresh CPU context. */
@@ -89,18 +89,25 @@ static void cpu_round(Job *j, int round) {
 
     /* a compile error: the diagnostic, located */
     nr_module *mb = NULL;
-    JCHECK(j, nr_compile_source(ctx, bad_src, strlen(bad_src), "bad.nr", NULL, &mb) == NR_ERR_COMPILE && !mb);
-    JCHECK(j, strstr(nr_last_error(ctx), "bad.nr:3:9: error: use of undefined name 'not_defined'") != NULL);
+    JCHECK(j, nr_compile_source(ctx, bad_src, strlen(bad_src), "bad.nr", NULL, &mb) ==
+                      NR_ERR_COMPILE &&
+                  !mb);
+    JCHECK(j, strstr(nr_last_error(ctx),
+                     "bad.nr:3:9: error: use of undefined name 'not_defined'") != NULL);
 
-    float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N), *z = malloc(sizeof(float) * N);
+    float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N),
+          *z = malloc(sizeof(float) * N);
     uint32_t *r = malloc(sizeof(uint32_t) * N), *r2 = malloc(sizeof(uint32_t) * N);
     nr_devptr dx = 0, dy = 0, dz = 0, dr = 0;
-    bool ok = x && y && z && r && r2 && axpy && row_max && noise && nr_malloc(ctx, sizeof(float) * N, &dx) == NR_OK &&
-              nr_malloc(ctx, sizeof(float) * N, &dy) == NR_OK && nr_malloc(ctx, sizeof(float) * N, &dz) == NR_OK &&
+    bool ok = x && y && z && r && r2 && axpy && row_max && noise &&
+              nr_malloc(ctx, sizeof(float) * N, &dx) == NR_OK &&
+              nr_malloc(ctx, sizeof(float) * N, &dy) == NR_OK &&
+              nr_malloc(ctx, sizeof(float) * N, &dz) == NR_OK &&
               nr_malloc(ctx, sizeof(uint32_t) * N, &dr) == NR_OK;
     JCHECK(j, ok);
     if (ok) {
-        for (int i = 0; i < N; i++) x[i] = (float)(i % 97) - 40.0f + (float)j->id, y[i] = 0.25f * (float)(i % 13);
+        for (int i = 0; i < N; i++)
+            x[i] = (float)(i % 97) - 40.0f + (float)j->id, y[i] = 0.25f * (float)(i % 13);
         JCHECK(j, nr_memcpy_htod(ctx, dx, x, sizeof(float) * N) == NR_OK);
         JCHECK(j, nr_memcpy_htod(ctx, dy, y, sizeof(float) * N) == NR_OK);
         /* axpy on a stream of the context */
@@ -108,10 +115,12 @@ static void cpu_round(Job *j, int round) {
         JCHECK(j, nr_stream_create(ctx, &stream) == NR_OK);
         nr_launch_options lo = {0, stream, 0};
         float a = 1.5f + (float)j->id;
-        nr_arg args[5] = {nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_ptr(dz), nr_arg_f32(a), nr_arg_i32(N)};
+        nr_arg args[5] = {nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_ptr(dz), nr_arg_f32(a),
+                          nr_arg_i32(N)};
         unsigned grid[3] = {(unsigned)((N + block - 1) / block), 1, 1};
         JCHECK(j, nr_launch(axpy, grid, args, 5, &lo) == NR_OK);
-        JCHECK(j, nr_stream_synchronize(ctx, stream) == NR_OK && nr_stream_destroy(ctx, stream) == NR_OK);
+        JCHECK(j, nr_stream_synchronize(ctx, stream) == NR_OK &&
+                      nr_stream_destroy(ctx, stream) == NR_OK);
         JCHECK(j, nr_memcpy_dtoh(ctx, z, dz, sizeof(float) * N) == NR_OK);
         int wrong = 0;
         for (int i = 0; i < N; i++) wrong += z[i] != a * x[i] + (y[i] + y[i]);
@@ -121,12 +130,14 @@ static void cpu_round(Job *j, int round) {
         int rows = N / block;
         nr_arg margs[3] = {nr_arg_ptr(dx), nr_arg_ptr(dz), nr_arg_i32(block)};
         unsigned mgrid[3] = {(unsigned)rows, 1, 1};
-        JCHECK(j, nr_launch(row_max, mgrid, margs, 3, NULL) == NR_OK && nr_synchronize(ctx) == NR_OK);
+        JCHECK(j,
+               nr_launch(row_max, mgrid, margs, 3, NULL) == NR_OK && nr_synchronize(ctx) == NR_OK);
         JCHECK(j, nr_memcpy_dtoh(ctx, z, dz, sizeof(float) * (size_t)rows) == NR_OK);
         wrong = 0;
         for (int i = 0; i < rows; i++) {
             float want = x[i * block];
-            for (int c = 1; c < block; c++) want = x[i * block + c] > want ? x[i * block + c] : want;
+            for (int c = 1; c < block; c++)
+                want = x[i * block + c] > want ? x[i * block + c] : want;
             wrong += z[i] != want;
         }
         JCHECK(j, wrong == 0);
@@ -146,7 +157,8 @@ static void cpu_round(Job *j, int round) {
 
         /* an out-of-bounds access: the launch fails with the kernel's name, the context
          * stays usable */
-        nr_arg oob[5] = {nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_ptr(dz), nr_arg_f32(1), nr_arg_i32(N + block)};
+        nr_arg oob[5] = {nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_ptr(dz), nr_arg_f32(1),
+                         nr_arg_i32(N + block)};
         unsigned ogrid[3] = {grid[0] + 1, 1, 1};
         JCHECK(j, nr_launch(axpy, ogrid, oob, 5, NULL) == NR_ERR_LAUNCH);
         JCHECK(j, strstr(nr_last_error(ctx), "axpy") != NULL);
@@ -194,7 +206,8 @@ static void *cache_thread(void *arg) {
     pthread_barrier_wait(j->start);
     for (int i = 0; want && i < 300; i++) {
         char text[32];
-        snprintf(text, sizeof text, "key-%d", (i * 7 + j->id) % 24); /* both threads use every key */
+        snprintf(text, sizeof text, "key-%d",
+                 (i * 7 + j->id) % 24); /* both threads use every key */
         CacheKey key = {"test_threads build", text};
         size_t wlen = payload(text, want), len = 0;
         unsigned char *got = cache_get(&key, &len);
@@ -237,11 +250,12 @@ int main(void) {
         st.passed += jobs[i].st.passed;
         st.failed += jobs[i].st.failed;
         if (jobs[i].st.failed)
-            printf("thread %d (%s): %d checks failed, the first at %s\n", i, i < NTHREADS ? "CPU context" : "disk cache",
-                   jobs[i].st.failed, jobs[i].log);
+            printf("thread %d (%s): %d checks failed, the first at %s\n", i,
+                   i < NTHREADS ? "CPU context" : "disk cache", jobs[i].st.failed, jobs[i].log);
     }
     pthread_barrier_destroy(&start);
-    printf("%d threads with their own CPU contexts, %d threads sharing a disk cache\n", NTHREADS, NCACHE);
+    printf("%d threads with their own CPU contexts, %d threads sharing a disk cache\n", NTHREADS,
+           NCACHE);
     remove_dir(dir);
     return check_done("test_threads", &st);
 }

@@ -22,16 +22,17 @@ static CheckState st;
 
 enum { N = 4 };
 static const char *texts[N] = {"B=16, num_warps=4, num_stages=3", "B=32, num_warps=4, num_stages=3",
-                               "B=64, num_warps=4, num_stages=3", "B=128, num_warps=4, num_stages=3"};
+                               "B=64, num_warps=4, num_stages=3",
+                               "B=128, num_warps=4, num_stages=3"};
 
 typedef struct Fake {
-    double cost_us[N];   /* how long a launch of each config takes (busy wait) */
-    bool fails[N];       /* this config cannot run */
-    bool device_error;   /* every launch is a device error */
+    double cost_us[N]; /* how long a launch of each config takes (busy wait) */
+    bool fails[N];     /* this config cannot run */
+    bool device_error; /* every launch is a device error */
     int launches[N], before[N], after[N];
-    int *buf;            /* a reset/restore buffer the launches write */
-    int seen_at_launch;  /* buf[0] at the last launch */
-    int keep;            /* prune: keep configs >= keep */
+    int *buf;           /* a reset/restore buffer the launches write */
+    int seen_at_launch; /* buf[0] at the last launch */
+    int keep;           /* prune: keep configs >= keep */
 } Fake;
 
 static void spin(double us) {
@@ -89,20 +90,25 @@ static void test_choose(nr_context *ctx, const char *id) {
     int chosen = -1;
     double times[N];
     nr_status s = nr_tuner_choose(t, "n=1024", NULL, 0, &calls, &chosen, times);
-    CHECK(s == NR_OK && chosen == 1, "the fastest is config 1, got %d (%s)", chosen, nr_last_error(ctx));
-    for (int i = 0; i < N; i++) CHECK(f.launches[i] > 1 && isfinite(times[i]), "config %d timed: %d launches", i, f.launches[i]);
-    CHECK(times[1] < times[0] && times[1] < times[3], "times: %g %g %g %g", times[0], times[1], times[2], times[3]);
+    CHECK(s == NR_OK && chosen == 1, "the fastest is config 1, got %d (%s)", chosen,
+          nr_last_error(ctx));
+    for (int i = 0; i < N; i++)
+        CHECK(f.launches[i] > 1 && isfinite(times[i]), "config %d timed: %d launches", i,
+              f.launches[i]);
+    CHECK(times[1] < times[0] && times[1] < times[3], "times: %g %g %g %g", times[0], times[1],
+          times[2], times[3]);
     int before = total(f.launches);
     s = nr_tuner_choose(t, "n=1024", NULL, 0, &calls, &chosen, times);
-    CHECK(s == NR_OK && chosen == 1 && total(f.launches) == before, "the same key again: from memory, no launch");
+    CHECK(s == NR_OK && chosen == 1 && total(f.launches) == before,
+          "the same key again: from memory, no launch");
     CHECK(isinf(times[0]), "nothing timed the second time");
     nr_tuner_destroy(t);
     /* a new tuner (a new process, as far as memory goes): from the disk, no launch */
     t = tuner(ctx, id, 0, 0);
     memset(f.launches, 0, sizeof f.launches);
     s = nr_tuner_choose(t, "n=1024", NULL, 0, &calls, &chosen, NULL);
-    CHECK(s == NR_OK && chosen == 1 && total(f.launches) == 0, "from the disk: chosen %d, %d launches", chosen,
-          total(f.launches));
+    CHECK(s == NR_OK && chosen == 1 && total(f.launches) == 0,
+          "from the disk: chosen %d, %d launches", chosen, total(f.launches));
     s = nr_tuner_choose(t, "n=2048", NULL, 0, &calls, &chosen, NULL); /* another key: timed */
     CHECK(s == NR_OK && total(f.launches) > 0, "another key is timed");
     nr_tuner_destroy(t);
@@ -130,8 +136,8 @@ static void test_failures(nr_context *ctx) {
     memset(&f, 0, sizeof f);
     f.device_error = true;
     s = nr_tuner_choose(t, "k3", NULL, 0, &calls, &chosen, NULL);
-    CHECK(s == NR_ERR_DEVICE && total(f.launches) == 1, "a device error stops at once: %d after %d launches", s,
-          total(f.launches));
+    CHECK(s == NR_ERR_DEVICE && total(f.launches) == 1,
+          "a device error stops at once: %d after %d launches", s, total(f.launches));
     nr_tuner_destroy(t);
 }
 
@@ -143,10 +149,12 @@ static void test_pruning(nr_context *ctx) {
     f.keep = 3;
     nr_tune_calls calls = {&f, launch, NULL, NULL, NULL, prune, NULL, NULL};
     nr_status s = nr_tuner_choose(t, "a", NULL, 0, &calls, &chosen, NULL);
-    CHECK(s == NR_OK && chosen == 3 && total(f.launches) == 0, "one left by pruning, untimed: %d", chosen);
+    CHECK(s == NR_OK && chosen == 3 && total(f.launches) == 0, "one left by pruning, untimed: %d",
+          chosen);
     f.keep = 9; /* none left */
     s = nr_tuner_choose(t, "b", NULL, 0, &calls, &chosen, NULL);
-    CHECK(s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "left no config"), "%s", nr_last_error(ctx));
+    CHECK(s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "left no config"), "%s",
+          nr_last_error(ctx));
     nr_tuner_destroy(t);
     /* perf_model, top_k 2 (an integer): the two the model likes, 3 and 2, are timed */
     t = tuner(ctx, NULL, 2, 0);
@@ -154,19 +162,22 @@ static void test_pruning(nr_context *ctx) {
     nr_tune_calls model = {&f, launch, NULL, NULL, NULL, NULL, estimate, NULL};
     s = nr_tuner_choose(t, "c", NULL, 0, &model, &chosen, NULL);
     CHECK(s == NR_OK && f.launches[0] == 0 && f.launches[1] == 0 && f.launches[2] && f.launches[3],
-          "top_k=2: configs 2 and 3 timed: %d %d %d %d", f.launches[0], f.launches[1], f.launches[2], f.launches[3]);
+          "top_k=2: configs 2 and 3 timed: %d %d %d %d", f.launches[0], f.launches[1],
+          f.launches[2], f.launches[3]);
     nr_tuner_destroy(t);
     /* top_k 0.25 as a fraction of 4: one config, untimed */
     t = tuner(ctx, NULL, 0.25, 1);
     memset(f.launches, 0, sizeof f.launches);
     s = nr_tuner_choose(t, "d", NULL, 0, &model, &chosen, NULL);
-    CHECK(s == NR_OK && chosen == 3 && total(f.launches) == 0, "top_k=0.25: config 3 untimed, got %d", chosen);
+    CHECK(s == NR_OK && chosen == 3 && total(f.launches) == 0,
+          "top_k=0.25: config 3 untimed, got %d", chosen);
     nr_tuner_destroy(t);
     /* Triton's default top_k (1.0, a fraction): every config timed */
     t = tuner(ctx, NULL, 0, 0);
     memset(f.launches, 0, sizeof f.launches);
     s = nr_tuner_choose(t, "e", NULL, 0, &model, &chosen, NULL);
-    CHECK(s == NR_OK && f.launches[0] && f.launches[1] && f.launches[2] && f.launches[3], "the default top_k keeps all");
+    CHECK(s == NR_OK && f.launches[0] && f.launches[1] && f.launches[2] && f.launches[3],
+          "the default top_k keeps all");
     nr_tuner_destroy(t);
 }
 
@@ -176,13 +187,15 @@ static void test_bench_and_hooks(nr_context *ctx) {
     nr_tune_calls with_bench = {&f, launch, NULL, NULL, bench, NULL, NULL, NULL};
     int chosen;
     nr_status s = nr_tuner_choose(t, "a", NULL, 0, &with_bench, &chosen, NULL);
-    CHECK(s == NR_OK && chosen == 1 && total(f.launches) == N, "the binding's bench decides: %d", chosen);
+    CHECK(s == NR_OK && chosen == 1 && total(f.launches) == N, "the binding's bench decides: %d",
+          chosen);
     memset(&f, 0, sizeof f);
     nr_tune_calls hooks = {&f, launch, before, after, NULL, NULL, NULL, NULL};
     s = nr_tuner_choose(t, "b", NULL, 0, &hooks, &chosen, NULL);
     for (int i = 0; i < N; i++)
         CHECK(f.before[i] == f.launches[i] && f.after[i] == f.launches[i] && f.launches[i] > 1,
-              "config %d: every launch between its hooks: %d %d %d", i, f.before[i], f.launches[i], f.after[i]);
+              "config %d: every launch between its hooks: %d %d %d", i, f.before[i], f.launches[i],
+              f.after[i]);
     nr_tuner_destroy(t);
 }
 
@@ -196,14 +209,16 @@ static void test_buffers(nr_context *ctx) {
     nr_tune_calls calls = {&f, launch, NULL, NULL, NULL, NULL, NULL, NULL};
     int chosen;
     nr_status s = nr_tuner_choose(t, "a", bufs, 1, &calls, &chosen, NULL);
-    CHECK(s == NR_OK && f.seen_at_launch == 0, "reset_to_zero: zeroed before each timed launch (saw %d)", f.seen_at_launch);
-    CHECK(zero[0] == 0 && zero[1] == 0, "and zeroed once more for the real launch: %d %d", zero[0], zero[1]);
+    CHECK(s == NR_OK && f.seen_at_launch == 0,
+          "reset_to_zero: zeroed before each timed launch (saw %d)", f.seen_at_launch);
+    CHECK(zero[0] == 0 && zero[1] == 0, "and zeroed once more for the real launch: %d %d", zero[0],
+          zero[1]);
     f.buf = keep;
     keep[0] = 40;
     bufs[0] = (nr_tune_buffer){(nr_devptr)(uintptr_t)keep, 4 * sizeof *keep, 1};
     s = nr_tuner_choose(t, "b", bufs, 1, &calls, &chosen, NULL);
-    CHECK(s == NR_OK && f.seen_at_launch == 40, "restore_value: every launch saw the value before timing (%d)",
-          f.seen_at_launch);
+    CHECK(s == NR_OK && f.seen_at_launch == 40,
+          "restore_value: every launch saw the value before timing (%d)", f.seen_at_launch);
     CHECK(keep[0] == 40 && keep[1] == 0, "restored after timing: %d %d", keep[0], keep[1]);
     free(zero);
     free(keep);
@@ -220,14 +235,19 @@ static void test_options(nr_context *ctx) {
     t = tuner(ctx, NULL, 0, 0);
     int chosen;
     nr_tune_calls nolaunch = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-    CHECK(nr_tuner_choose(t, "a", NULL, 0, &nolaunch, &chosen, NULL) == NR_ERR_INVALID_ARG, "no launch call");
+    CHECK(nr_tuner_choose(t, "a", NULL, 0, &nolaunch, &chosen, NULL) == NR_ERR_INVALID_ARG,
+          "no launch call");
     nr_tuner_destroy(t);
     nr_tuner_destroy(NULL);
     int def, lo, hi, pow2;
-    CHECK(nr_option_info("num_warps", &def, &lo, &hi, &pow2) == NR_OK && def == 4 && lo == 1 && hi == 32 && pow2,
+    CHECK(nr_option_info("num_warps", &def, &lo, &hi, &pow2) == NR_OK && def == 4 && lo == 1 &&
+              hi == 32 && pow2,
           "num_warps: %d %d %d %d", def, lo, hi, pow2);
-    CHECK(nr_option_info("num_stages", &def, &lo, &hi, &pow2) == NR_OK && def == 3 && hi == 8 && !pow2, "num_stages");
-    CHECK(nr_option_info("num_gpus", NULL, NULL, NULL, NULL) == NR_ERR_NOT_FOUND, "an unknown option");
+    CHECK(nr_option_info("num_stages", &def, &lo, &hi, &pow2) == NR_OK && def == 3 && hi == 8 &&
+              !pow2,
+          "num_stages");
+    CHECK(nr_option_info("num_gpus", NULL, NULL, NULL, NULL) == NR_ERR_NOT_FOUND,
+          "an unknown option");
 }
 
 int main(void) {

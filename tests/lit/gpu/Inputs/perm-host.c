@@ -6,16 +6,18 @@
 
 #include "cta_emu.h"
 
-__attribute__((weak)) void perm1d(float *, int32_t *, uint8_t *, int64_t *, float *, int32_t *, uint8_t *);
-__attribute__((weak)) void perm2d(float *, int32_t *, int32_t *, float *, int32_t *); /* one object holds one */
+__attribute__((weak)) void perm1d(float *, int32_t *, uint8_t *, int64_t *, float *, int32_t *,
+                                  uint8_t *);
+__attribute__((weak)) void perm2d(float *, int32_t *, int32_t *, float *,
+                                  int32_t *); /* one object holds one */
 
 static int bad;
-#define EXPECT(cond, ...)                                                                                              \
-    do {                                                                                                               \
-        if (!(cond) && bad++ < 10) {                                                                                   \
-            printf(__VA_ARGS__);                                                                                       \
-            printf("\n");                                                                                              \
-        }                                                                                                              \
+#define EXPECT(cond, ...)            \
+    do {                             \
+        if (!(cond) && bad++ < 10) { \
+            printf(__VA_ARGS__);     \
+            printf("\n");            \
+        }                            \
     } while (0)
 
 static uint32_t fkey(float f) {
@@ -31,7 +33,9 @@ static int cmp_i(const void *a, const void *b) {
     int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
     return x < y ? -1 : x > y;
 }
-static int cmp_u8(const void *a, const void *b) { return *(const uint8_t *)a - *(const uint8_t *)b; }
+static int cmp_u8(const void *a, const void *b) {
+    return *(const uint8_t *)a - *(const uint8_t *)b;
+}
 static bool same(float a, float b) { return !memcmp(&a, &b, 4); }
 
 static float *X, *O;
@@ -48,7 +52,8 @@ static float input(int i) {
 
 static void check1d(int B, int W) {
     int R = B < 2048 ? 2048 / B : 1, n = R * B;
-    X = malloc(4 * (size_t)B), Z = malloc(4 * (size_t)B), U = malloc((size_t)B), IX64 = malloc(8 * (size_t)B);
+    X = malloc(4 * (size_t)B), Z = malloc(4 * (size_t)B), U = malloc((size_t)B),
+    IX64 = malloc(8 * (size_t)B);
     O = calloc(3 * (size_t)n, 4), P = calloc(4 * (size_t)n, 4), Q = calloc((size_t)n, 1);
     for (int i = 0; i < B; i++) {
         X[i] = input(i), Z[i] = (i * 7919) % (B + 5) - 3, U[i] = (uint8_t)(i * 151);
@@ -66,22 +71,29 @@ static void check1d(int B, int W) {
         for (int i = 0; i < B; i++) {
             int at = r * B + i;
             EXPECT(same(O[at], xs[i]), "sort[%d]: %g, want %g", i, O[at], xs[i]);
-            EXPECT(same(O[n + at], xs[B - 1 - i]), "sort descending[%d]: %g, want %g", i, O[n + at], xs[B - 1 - i]);
-            EXPECT(same(O[2 * n + at], X[B - 1 - i]), "flip[%d]: %g, want %g", i, O[2 * n + at], X[B - 1 - i]);
-            EXPECT(P[at] == zs[B - 1 - i], "i32 sort descending[%d]: %d, want %d", i, P[at], zs[B - 1 - i]);
-            EXPECT(P[n + at] == Z[IX64[i] & (B - 1)], "gather[%d]: %d, want %d", i, P[n + at], Z[IX64[i] & (B - 1)]);
+            EXPECT(same(O[n + at], xs[B - 1 - i]), "sort descending[%d]: %g, want %g", i, O[n + at],
+                   xs[B - 1 - i]);
+            EXPECT(same(O[2 * n + at], X[B - 1 - i]), "flip[%d]: %g, want %g", i, O[2 * n + at],
+                   X[B - 1 - i]);
+            EXPECT(P[at] == zs[B - 1 - i], "i32 sort descending[%d]: %d, want %d", i, P[at],
+                   zs[B - 1 - i]);
+            EXPECT(P[n + at] == Z[IX64[i] & (B - 1)], "gather[%d]: %d, want %d", i, P[n + at],
+                   Z[IX64[i] & (B - 1)]);
             EXPECT(P[2 * n + at] == h[i], "histogram[%d]: %d, want %d", i, P[2 * n + at], h[i]);
             EXPECT(Q[at] == us[i], "u8 sort[%d]: %d, want %d", i, Q[at], us[i]);
         }
     for (int r = 0; r < R; r++)
         for (int i = 0; i < B / 2; i++)
-            EXPECT(P[3 * n + r * (B / 2) + i] == zs[B - 1 - i], "topk[%d]: %d, want %d", i, P[3 * n + r * (B / 2) + i], zs[B - 1 - i]);
+            EXPECT(P[3 * n + r * (B / 2) + i] == zs[B - 1 - i], "topk[%d]: %d, want %d", i,
+                   P[3 * n + r * (B / 2) + i], zs[B - 1 - i]);
 }
 
 static void check2d(int R, int C, int W) {
     int n = R * C;
-    X = malloc(4 * (size_t)n), Z = malloc(4 * (size_t)n), IX = malloc(4 * (size_t)n), O = calloc(4 * (size_t)n, 4), P = calloc(3 * (size_t)n, 4);
-    for (int i = 0; i < n; i++) X[i] = input(i), Z[i] = (i * 7919) % 1009 - 500, IX[i] = (i * 37) % 1000 - 300;
+    X = malloc(4 * (size_t)n), Z = malloc(4 * (size_t)n), IX = malloc(4 * (size_t)n),
+    O = calloc(4 * (size_t)n, 4), P = calloc(3 * (size_t)n, 4);
+    for (int i = 0; i < n; i++)
+        X[i] = input(i), Z[i] = (i * 7919) % 1009 - 500, IX[i] = (i * 37) % 1000 - 300;
     emu_launch(1, 1, 1, 32 * W, call2, NULL);
     float *line = malloc(4 * (size_t)(R > C ? R : C));
     int32_t *zl = malloc(4 * (size_t)R);
@@ -90,13 +102,16 @@ static void check2d(int R, int C, int W) {
         qsort(line, (size_t)R, 4, cmp_f), qsort(zl, (size_t)R, 4, cmp_i);
         for (int r = 0; r < R; r++) {
             EXPECT(same(O[r * C + c], line[r]), "sort axis 0 at (%d, %d)", r, c);
-            EXPECT(P[2 * n + r * C + c] == zl[R - 1 - r], "i32 sort axis 0 descending at (%d, %d)", r, c);
+            EXPECT(P[2 * n + r * C + c] == zl[R - 1 - r], "i32 sort axis 0 descending at (%d, %d)",
+                   r, c);
         }
     }
     for (int r = 0; r < R; r++) {
         memcpy(line, X + r * C, 4 * (size_t)C);
         qsort(line, (size_t)C, 4, cmp_f);
-        for (int c = 0; c < C; c++) EXPECT(same(O[n + r * C + c], line[C - 1 - c]), "sort axis 1 descending at (%d, %d)", r, c);
+        for (int c = 0; c < C; c++)
+            EXPECT(same(O[n + r * C + c], line[C - 1 - c]), "sort axis 1 descending at (%d, %d)", r,
+                   c);
     }
     for (int r = 0; r < R; r++)
         for (int c = 0; c < C; c++) {
@@ -110,7 +125,8 @@ static void check2d(int R, int C, int W) {
 
 int main(int argc, char **argv) {
     if (argc >= 4 && !strcmp(argv[1], "perm1d")) check1d(atoi(argv[2]), atoi(argv[3]));
-    else if (argc >= 5 && !strcmp(argv[1], "perm2d")) check2d(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+    else if (argc >= 5 && !strcmp(argv[1], "perm2d"))
+        check2d(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
     else return printf("usage: perm-host perm1d B WARPS | perm2d R C WARPS\n"), 2;
     printf("%s: %d wrong\n", argv[1], bad);
     return bad != 0;

@@ -6,16 +6,18 @@
 #include "cta_emu.h"
 
 typedef uint16_t half;
-__attribute__((weak)) void scan1d(int32_t *, int32_t *, float *, half *, int32_t *, int64_t *, float *, half *, int8_t *);
-__attribute__((weak)) void scan2d(int32_t *, int32_t *, int32_t *); /* one object holds one of them */
+__attribute__((weak)) void scan1d(int32_t *, int32_t *, float *, half *, int32_t *, int64_t *,
+                                  float *, half *, int8_t *);
+__attribute__((weak)) void scan2d(int32_t *, int32_t *,
+                                  int32_t *); /* one object holds one of them */
 
 static int bad;
-#define EXPECT(cond, ...)                                                                                              \
-    do {                                                                                                               \
-        if (!(cond) && bad++ < 10) {                                                                                   \
-            printf(__VA_ARGS__);                                                                                       \
-            printf("\n");                                                                                              \
-        }                                                                                                              \
+#define EXPECT(cond, ...)            \
+    do {                             \
+        if (!(cond) && bad++ < 10) { \
+            printf(__VA_ARGS__);     \
+            printf("\n");            \
+        }                            \
     } while (0)
 
 static float from_half(half h) {
@@ -41,8 +43,10 @@ static void call2(void *p) { (void)p, scan2d(A, Bv, O); }
 
 static void check1d(int B, int W) {
     int R = B < 2048 ? 2048 / B : 1, n = R * B;
-    A = calloc((size_t)B, 4), Bv = calloc((size_t)B, 4), F = calloc((size_t)B, 4), H = calloc((size_t)B, 2);
-    O = calloc((size_t)n * 5, 4), Q = calloc((size_t)n, 8), G = calloc((size_t)n, 4), E = calloc((size_t)n, 2), Cv = calloc((size_t)n, 1);
+    A = calloc((size_t)B, 4), Bv = calloc((size_t)B, 4), F = calloc((size_t)B, 4),
+    H = calloc((size_t)B, 2);
+    O = calloc((size_t)n * 5, 4), Q = calloc((size_t)n, 8), G = calloc((size_t)n, 4),
+    E = calloc((size_t)n, 2), Cv = calloc((size_t)n, 1);
     for (int i = 0; i < B; i++) {
         A[i] = i % 3 - 1 + (i % 7 == 0) * 2, Bv[i] = (i * 31) % 17 - 8 + (i % 97 == 3) * 100;
         F[i] = (float)((i * 5) % 9 - 4) * 0.25f, H[i] = to_half((float)((i * 3) % 5 - 2) * 0.25f);
@@ -57,14 +61,17 @@ static void check1d(int B, int W) {
     for (int i = 0; i < B; i++) {
         s += Bv[i], x ^= Bv[i], s64 += (int64_t)Bv[i] * 1000000007, sf += F[i];
         h = i ? (uint32_t)A[i] * h + (uint32_t)Bv[i] : (uint32_t)Bv[i];
-        fa = i ? fa * (uint32_t)A[i] : (uint32_t)A[i], fb = i ? fb * (uint32_t)A[i] + (uint32_t)Bv[i] : (uint32_t)Bv[i];
+        fa = i ? fa * (uint32_t)A[i] : (uint32_t)A[i],
+        fb = i ? fb * (uint32_t)A[i] + (uint32_t)Bv[i] : (uint32_t)Bv[i];
         if ((int8_t)Bv[i] > m8) m8 = (int8_t)Bv[i];
         if (Bv[i] > Bv[best]) best = i;
         for (int r = 0; r < R; r++) {
             int at = r * B + i;
             EXPECT(O[at] == s, "cumsum[%d] row %d: %d, want %d", i, r, O[at], s);
-            EXPECT((uint32_t)O[2 * n + at] == h, "recurrence[%d] row %d: %d, want %d", i, r, O[2 * n + at], (int)h);
-            EXPECT(Q[at] == s64, "i64 cumsum[%d]: %lld, want %lld", i, (long long)Q[at], (long long)s64);
+            EXPECT((uint32_t)O[2 * n + at] == h, "recurrence[%d] row %d: %d, want %d", i, r,
+                   O[2 * n + at], (int)h);
+            EXPECT(Q[at] == s64, "i64 cumsum[%d]: %lld, want %lld", i, (long long)Q[at],
+                   (long long)s64);
             EXPECT(G[at] == sf, "fp32 cumsum[%d]: %g, want %g", i, G[at], sf);
             EXPECT(Cv[at] == m8, "i8 running max[%d]: %d, want %d", i, Cv[at], m8);
         }
@@ -78,12 +85,16 @@ static void check1d(int B, int W) {
         for (int r = 0; r < R; r++) {
             int at = r * B + i;
             EXPECT(O[n + at] == rs, "reverse cumsum[%d]: %d, want %d", i, O[n + at], rs);
-            EXPECT((uint32_t)O[3 * n + at] == rh, "reverse recurrence[%d]: %d, want %d", i, O[3 * n + at], (int)rh);
-            EXPECT(from_half(E[at]) == re, "fp16 reverse cumsum[%d]: %g, want %g", i, from_half(E[at]), re);
+            EXPECT((uint32_t)O[3 * n + at] == rh, "reverse recurrence[%d]: %d, want %d", i,
+                   O[3 * n + at], (int)rh);
+            EXPECT(from_half(E[at]) == re, "fp16 reverse cumsum[%d]: %g, want %g", i,
+                   from_half(E[at]), re);
         }
     }
     uint32_t want = fa + 3 * fb + 5 * (uint32_t)best + 7 * (uint32_t)x;
-    for (int k = 0; k < n; k++) EXPECT((uint32_t)O[4 * n + k] == want, "reductions at %d: %u, want %u", k, (uint32_t)O[4 * n + k], want);
+    for (int k = 0; k < n; k++)
+        EXPECT((uint32_t)O[4 * n + k] == want, "reductions at %d: %u, want %u", k,
+               (uint32_t)O[4 * n + k], want);
 }
 
 static void check2d(int R, int C, int W) {
@@ -97,23 +108,33 @@ static void check2d(int R, int C, int W) {
             for (int i = 0; i <= r; i++) s0 += Bv[i * C + c];
             for (int j = c; j < C; j++) s1 += Bv[r * C + j];
             uint32_t h0 = 0, h1 = 0, r0 = 0, r1 = 0;
-            for (int i = R - 1; i >= r; i--) h0 = i == R - 1 ? (uint32_t)Bv[i * C + c] : h0 * (uint32_t)A[i * C + c] + (uint32_t)Bv[i * C + c];
-            for (int j = 0; j <= c; j++) h1 = j ? h1 * (uint32_t)A[r * C + j] + (uint32_t)Bv[r * C + j] : (uint32_t)Bv[r * C];
-            for (int i = 0; i < R; i++) r0 = i ? r0 * (uint32_t)A[i * C + c] + (uint32_t)Bv[i * C + c] : (uint32_t)Bv[c];
-            for (int j = 0; j < C; j++) r1 = j ? r1 * (uint32_t)A[r * C + j] + (uint32_t)Bv[r * C + j] : (uint32_t)Bv[r * C];
+            for (int i = R - 1; i >= r; i--)
+                h0 = i == R - 1 ? (uint32_t)Bv[i * C + c]
+                                : h0 * (uint32_t)A[i * C + c] + (uint32_t)Bv[i * C + c];
+            for (int j = 0; j <= c; j++)
+                h1 =
+                    j ? h1 * (uint32_t)A[r * C + j] + (uint32_t)Bv[r * C + j] : (uint32_t)Bv[r * C];
+            for (int i = 0; i < R; i++)
+                r0 = i ? r0 * (uint32_t)A[i * C + c] + (uint32_t)Bv[i * C + c] : (uint32_t)Bv[c];
+            for (int j = 0; j < C; j++)
+                r1 =
+                    j ? r1 * (uint32_t)A[r * C + j] + (uint32_t)Bv[r * C + j] : (uint32_t)Bv[r * C];
             int at = r * C + c;
             EXPECT(O[at] == s0, "cumsum axis 0 at (%d, %d): %d, want %d", r, c, O[at], s0);
-            EXPECT(O[n + at] == s1, "reverse cumsum axis 1 at (%d, %d): %d, want %d", r, c, O[n + at], s1);
+            EXPECT(O[n + at] == s1, "reverse cumsum axis 1 at (%d, %d): %d, want %d", r, c,
+                   O[n + at], s1);
             EXPECT((uint32_t)O[2 * n + at] == h0, "reverse recurrence axis 0 at (%d, %d)", r, c);
             EXPECT((uint32_t)O[3 * n + at] == h1, "recurrence axis 1 at (%d, %d)", r, c);
-            EXPECT((uint32_t)O[4 * n + at] == r0 + 3 * r1, "reduce along both axes at (%d, %d): %u, want %u", r, c,
-                   (uint32_t)O[4 * n + at], r0 + 3 * r1);
+            EXPECT((uint32_t)O[4 * n + at] == r0 + 3 * r1,
+                   "reduce along both axes at (%d, %d): %u, want %u", r, c, (uint32_t)O[4 * n + at],
+                   r0 + 3 * r1);
         }
 }
 
 int main(int argc, char **argv) {
     if (argc >= 4 && !strcmp(argv[1], "scan1d")) check1d(atoi(argv[2]), atoi(argv[3]));
-    else if (argc >= 5 && !strcmp(argv[1], "scan2d")) check2d(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+    else if (argc >= 5 && !strcmp(argv[1], "scan2d"))
+        check2d(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
     else return printf("usage: scan-host scan1d B WARPS | scan2d R C WARPS\n"), 2;
     printf("%s: %d wrong\n", argv[1], bad);
     return bad != 0;

@@ -223,7 +223,7 @@ clean:
 PYTHON    ?= $(shell command -v /usr/bin/python3 2>/dev/null || command -v python3)
 PY_INCLUDE := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
 PY_CSRCS  := $(wildcard python/nereid/*.c)
-PY_FILES  := $(wildcard python/nereid/*.py)
+PY_FILES  := $(wildcard python/nereid/*.py python/nereid/_site/*.py)
 PY_EXT    := $(BUILD)/python/nereid/_nereid.abi3.so
 PY_CFLAGS := -std=c11 -Wall -Wextra -Werror -g $(OPT) -fPIC -fvisibility=hidden -Iinclude -I$(PY_INCLUDE)
 ifeq ($(SHARED),1)

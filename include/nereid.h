@@ -337,6 +337,31 @@ NR_API nr_status nr_config_int(const nr_config *c, const char *name,
 NR_API int nr_config_num_warps(const nr_config *c); /* 0: the module's */
 NR_API int nr_config_num_stages(const nr_config *c);
 
+/* ---- what a launch ran: the variant, its resources and its code (tools, bindings) ---- */
+/* Compile (on CUDA: and load) the variant a launch of k with these arguments and options
+ * would run, without running it, and make it the last launch's for the calls below: the
+ * arguments are checked as nr_launch checks them. A tuned kernel is not prepared (its
+ * config comes from timing): NR_OK, nothing done. */
+NR_API nr_status nr_prepare(nr_kernel *k, const nr_arg *args, int num_args,
+                            const nr_launch_options *opts);
+typedef struct nr_kernel_info {
+    const char *name;          /* the kernel's */
+    const char *target;        /* "sm_80", "sm_90a", ...; "cpu" on the CPU device */
+    int num_warps, num_stages; /* the variant's */
+    unsigned shared_bytes;     /* shared memory per program */
+    int registers;             /* per thread, as the driver reports them (0: the CPU) */
+    int spill_bytes;           /* local memory per thread: spilled registers (0: the CPU) */
+} nr_kernel_info;
+/* The variant k's last successful launch ran (for a tuned kernel: the chosen config's);
+ * NR_ERR_NOT_FOUND before one. The strings live as long as the module. */
+NR_API nr_status nr_kernel_last_info(nr_kernel *k, nr_kernel_info *out);
+/* That variant's code as text into *out (malloc'd, NUL-terminated; the caller frees) and
+ * its length: "ptx", "llvm" (the optimised LLVM IR), "gpu-ir" (the IR after the GPU
+ * passes) on a CUDA context, and "ir" (the kernel after the front end's passes) on
+ * either. Compiled again when asked, with what the launch was compiled with: the same
+ * code. NR_ERR_NOT_FOUND before a launch or for another name. */
+NR_API nr_status nr_kernel_code(nr_kernel *k, const char *what, char **out, size_t *len);
+
 /* ---- the autotuner's rules, for bindings (docs/api.md#the-tuner) ----
  * What a tuned launch does to choose its config, over callbacks, so that a binding whose
  * kernels and hooks live elsewhere (the Python package's nereid.autotune) follows the

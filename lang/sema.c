@@ -69,7 +69,17 @@ static bool parse_sig_type(const char *s, IrType *out) {
                                                  {"float8e5", "fp8e5"},
                                                  {"float8e4b15", "fp8e4b15"},
                                                  {"float8e4b8", "fp8e4b8"},
-                                                 {"float8e5b16", "fp8e5b16"}};
+                                                 {"float8e5b16", "fp8e5b16"},
+                                                 /* Python's and C's names, as Triton reads them */
+                                                 {"bool", "i1"},
+                                                 {"int", "i32"},
+                                                 {"float", "fp32"},
+                                                 {"half", "fp16"},
+                                                 {"double", "fp64"},
+                                                 {"float8_e4m3fn", "fp8e4nv"},
+                                                 {"float8_e5m2", "fp8e5"},
+                                                 {"float8_e4m3fnuz", "fp8e4b8"},
+                                                 {"float8_e5m2fnuz", "fp8e5b16"}};
         const char *t = strncmp(s, "tl.", 3) ? s : s + 3;
         for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
             if (!strcmp(t, aliases[i][0])) dt = dt_from_name(aliases[i][1]);

@@ -65,7 +65,7 @@ setup(
     name="nereid",
     version=version(),
     description="Compile and launch Triton-syntax kernels from Python (the Nereid compiler)",
-    packages=["nereid"],
+    packages=["nereid", "nereid._site"],
     ext_modules=[Extension(
         "nereid._nereid",
         sources=["nereid/_nereid.c", "nereid/_launch.c", "nereid/_tune.c"],

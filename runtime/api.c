@@ -13,6 +13,7 @@
 #include "context.h"
 #include "fault.h"
 #include "launch.h"
+#include "launch_cuda.h"
 #include "module.h"
 #include "status.h"
 
@@ -125,4 +126,54 @@ nr_status nr_launch_grid(nr_kernel *k, nr_grid_fn grid, void *user, const nr_arg
         return api_fail(ctx, s, "kernel '%s': the grid function failed (%s)", k->f->name,
                         nr_status_string(s));
     return launch_plain(k, g, args, num_args, opts);
+}
+
+/* ---- what a launch ran ---- */
+
+nr_status nr_prepare(nr_kernel *k, const nr_arg *args, int num_args,
+                     const nr_launch_options *opts) {
+    if (!k) return NR_ERR_INVALID_ARG;
+    api_clear_error(k->mod->ctx);
+    if (k->tuned) return NR_OK;
+    return launch_prepare(k, args, num_args, opts);
+}
+
+nr_status nr_kernel_last_info(nr_kernel *k, nr_kernel_info *out) {
+    if (!k || !out) return NR_ERR_INVALID_ARG;
+    k = k->tuned ? tune_last_kernel(k) : k;
+    if (!k) return NR_ERR_NOT_FOUND;
+    if (k->mod->ctx->kind == NR_DEVICE_CUDA) return cuda_variant_info(k, out);
+    if (!k->launched)
+        return api_fail(k->mod->ctx, NR_ERR_NOT_FOUND, "kernel '%s' has not been launched",
+                        k->f->name);
+    *out = (nr_kernel_info){k->f->name, "cpu", k->num_warps, k->num_stages, 0, 0, 0};
+    return NR_OK;
+}
+
+nr_status nr_kernel_code(nr_kernel *k, const char *what, char **out, size_t *len) {
+    if (!k || !what || !out) return NR_ERR_INVALID_ARG;
+    *out = NULL;
+    k = k->tuned ? tune_last_kernel(k) : k;
+    if (!k) return NR_ERR_NOT_FOUND;
+    nr_context *ctx = k->mod->ctx;
+    StrBuf b;
+    sb_init(&b);
+    nr_status s = NR_OK;
+    if (!strcmp(what, "ir")) {
+        if (!k->launched)
+            s = api_fail(ctx, NR_ERR_NOT_FOUND, "kernel '%s' has not been launched", k->f->name);
+        else ir_print_func(&b, k->f);
+    } else if (ctx->kind == NR_DEVICE_CUDA) {
+        s = cuda_variant_code(k, what, &b);
+    } else {
+        s = api_fail(ctx, NR_ERR_NOT_FOUND, "no code named '%s' on the CPU device (ir)", what);
+    }
+    if (s) return sb_free(&b), s;
+    if (len) *len = b.len;
+    *out = malloc(b.len + 1);
+    if (!*out) return sb_free(&b), api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    memcpy(*out, b.data ? b.data : "", b.len);
+    (*out)[b.len] = 0;
+    sb_free(&b);
+    return NR_OK;
 }

@@ -42,8 +42,9 @@ typedef struct TunedKernel {
     const char **key_text; /* for -1: the constexpr's value (a define or its default) */
     Variant *variants;
     int nvariants, capvariants;
-    nr_tuner *tuner; /* @autotune with several configs */
-    nr_config *last;
+    nr_tuner *tuner;        /* @autotune with several configs */
+    int last;               /* the variant of the last launch (an index: the array grows); -1 */
+    nr_kernel *last_kernel; /* that variant's kernel */
 } TunedKernel;
 
 typedef struct TuneModule {
@@ -113,6 +114,7 @@ static nr_status prepare_kernel(nr_module *m, Arena *arena, const NrTunedKernel 
                                 TunedKernel *t) {
     const TuneDesc *d = tk->desc;
     t->mod = m;
+    t->last = -1;
     t->tk = tk;
     t->desc = tk->desc;
     t->nconfigs = d->nconfigs;
@@ -427,7 +429,7 @@ static nr_status launch_variant(const LaunchCall *lc, Variant *v) {
                             nr_status_string(s));
     } else memcpy(g, lc->grid, sizeof g);
     nr_launch_options lo = {v->cfg.num_warps, lc->o ? lc->o->stream : NULL, v->cfg.num_stages};
-    t->last = &v->cfg;
+    t->last = (int)(v - t->variants);
     return launch_plain(v->k, g, lc->args, lc->nargs, &lo);
 }
 
@@ -586,8 +588,12 @@ nr_status tune_launch(nr_kernel *k, const unsigned grid[3], nr_grid_fn grid_fn, 
     }
     Variant *v;
     nr_status s = variant_for(t, c, args, &v);
-    return s ? s : launch_variant(&lc, v);
+    if (!s) s = launch_variant(&lc, v);
+    if (!s) t->last_kernel = v->k;
+    return s;
 }
+
+nr_kernel *tune_last_kernel(const nr_kernel *k) { return k->tuned ? k->tuned->last_kernel : NULL; }
 
 /* ---- the public functions ---- */
 
@@ -600,7 +606,7 @@ const nr_config *nr_kernel_config(const nr_kernel *k, int i) {
 }
 
 const nr_config *nr_kernel_last_config(const nr_kernel *k) {
-    return k && k->tuned ? k->tuned->last : NULL;
+    return k && k->tuned && k->tuned->last >= 0 ? &k->tuned->variants[k->tuned->last].cfg : NULL;
 }
 
 int nr_config_num_values(const nr_config *c) { return c ? c->n : 0; }

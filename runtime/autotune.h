@@ -21,6 +21,8 @@ struct nr_config {
 nr_status tune_module_attach(nr_module *m, Diag *diag);
 void tune_module_free(nr_module *m);
 
+/* The variant's kernel the last launch of tuned kernel k ran; NULL before one. */
+nr_kernel *tune_last_kernel(const nr_kernel *k);
 /* A tuned kernel's launch: a fixed grid, or grid_fn. */
 nr_status tune_launch(nr_kernel *k, const unsigned grid[3], nr_grid_fn grid_fn, void *user,
                       const nr_arg *args, int num_args, const size_t *arg_bytes,

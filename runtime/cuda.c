@@ -82,6 +82,8 @@ typedef struct CuApi {
     CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
     CUresult (*MemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
     CUresult (*MemsetD8)(CUdeviceptr dst, unsigned char byte, size_t n);
+    /* optional: NULL where the driver (or a stand-in) lacks it, and then no resource report */
+    CUresult (*FuncGetAttribute)(int *value, int attrib, CUfunction f);
     /* optional (CUDA 12+): NULL where the driver lacks it, and then no TMA */
     CUresult (*TensorMapEncodeTiled)(void *map, int dtype, unsigned rank, void *addr,
                                      const uint64_t *dims, const uint64_t *strides,
@@ -321,6 +323,8 @@ static bool resolve_all(CudaDevice *d, StrBuf *err) {
              sb_cstr(&missing));
     void *tma = dlsym(d->lib, "cuTensorMapEncodeTiled");
     memcpy(&d->api.TensorMapEncodeTiled, &tma, sizeof tma);
+    void *attr = dlsym(d->lib, "cuFuncGetAttribute");
+    memcpy(&d->api.FuncGetAttribute, &attr, sizeof attr);
     sb_free(&missing);
     return ok;
 }
@@ -991,6 +995,28 @@ int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int 
                 "cuLaunchKernel (grid %ux%ux%u, %u threads per block, %u bytes of dynamic shared "
                 "memory)",
                 grid[0], grid[1], grid[2], block, k->shared_bytes);
+        return -1;
+    }
+    return 0;
+}
+
+int cuda_function_resources(CudaDevice *d, const CudaKernel *k, CudaResources *out, StrBuf *err) {
+    memset(out, 0, sizeof *out);
+    if (!d || !k || !k->function)
+        return errf(err, "cuda_function_resources: kernel not loaded"), -1;
+    if (!d->api.FuncGetAttribute) return errf(err, "the CUDA driver lacks cuFuncGetAttribute"), -1;
+    /* CU_FUNC_ATTRIBUTE_*: MAX_THREADS_PER_BLOCK 0, SHARED_SIZE_BYTES 1, LOCAL_SIZE_BYTES 3,
+     * NUM_REGS 4 */
+    enum { SHARED = 1, LOCAL = 3, REGS = 4 };
+    CtxScope sc;
+    if (enter_ctx(d, &sc, err)) return -1;
+    CUfunction f = (CUfunction)k->function;
+    CUresult r = d->api.FuncGetAttribute(&out->registers, REGS, f);
+    if (r == CUDA_SUCCESS) r = d->api.FuncGetAttribute(&out->local_bytes, LOCAL, f);
+    if (r == CUDA_SUCCESS) r = d->api.FuncGetAttribute(&out->static_shared_bytes, SHARED, f);
+    leave_ctx(d, &sc);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "cuFuncGetAttribute");
         return -1;
     }
     return 0;

@@ -117,6 +117,13 @@ bool cuda_has_tma(const CudaDevice *d);
 /* Encodes t into the 128 bytes at map (64-byte aligned); -1 with err on failure. */
 int cuda_tensor_map_encode(CudaDevice *d, void *map, const CudaTensorMap *t, StrBuf *err);
 
+/* What the loaded kernel uses per thread and block, as the driver reports it. */
+typedef struct CudaResources {
+    int registers;           /* per thread */
+    int local_bytes;         /* local memory per thread: the register spills (and local arrays) */
+    int static_shared_bytes; /* shared memory the code declares (Nereid's is dynamic) */
+} CudaResources;
+int cuda_function_resources(CudaDevice *d, const CudaKernel *k, CudaResources *out, StrBuf *err);
 int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int num_warps,
                 void **params, void *stream, StrBuf *err);
 

@@ -3,6 +3,7 @@
  * device's own path. */
 #include "launch.h"
 
+#include "args.h"
 #include "compiler/support/options.h"
 #include "fault.h"
 #include "launch_cpu.h"
@@ -29,9 +30,40 @@ nr_status launch_plain(nr_kernel *k, const unsigned grid[3], const nr_arg *args,
     if (num_args != np || (np && !args))
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' takes %d argument%s, got %d",
                         k->f->name, np, np == 1 ? "" : "s", num_args);
+    nr_status s;
     if (ctx->kind == NR_DEVICE_CUDA) { /* the hot path: no allocation */
         FAULT_GUARD(ctx);
-        return cuda_launch_kernel(k, grid, args, np, opts);
+        s = cuda_launch_kernel(k, grid, args, np, opts);
+    } else {
+        s = cpu_launch_kernel(k, grid, args, np);
     }
-    return cpu_launch_kernel(k, grid, args, np);
+    k->launched |= s == NR_OK;
+    return s;
+}
+
+nr_status launch_prepare(nr_kernel *k, const nr_arg *args, int num_args,
+                         const nr_launch_options *opts) {
+    nr_context *ctx = k->mod->ctx;
+    if (opts && opts->num_stages && !option_valid(OPT_NUM_STAGES, opts->num_stages))
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': num_stages must be 0 or %s, got %d",
+                        k->f->name, option_info(OPT_NUM_STAGES)->range, opts->num_stages);
+    int np = k->nparams;
+    if (num_args != np || (np && !args))
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' takes %d argument%s, got %d",
+                        k->f->name, np, np == 1 ? "" : "s", num_args);
+    nr_status s = NR_OK;
+    if (ctx->kind == NR_DEVICE_CUDA) {
+        FAULT_GUARD(ctx);
+        s = cuda_launch_kernel(k, NULL, args, np, opts);
+    } else {
+        for (int i = 0; i < np && !s; i++) {
+            InterpScalar v;
+            int64_t parts[2 + 2 * NR_MAX_RANK];
+            IrType t = args_param_type(k, i);
+            s = t.dt == DT_TDESC ? args_check_desc(k, i, &args[i], t, parts)
+                                 : args_convert(k, i, &args[i], &v);
+        }
+    }
+    k->launched |= s == NR_OK;
+    return s;
 }

@@ -8,4 +8,10 @@
 nr_status launch_plain(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
                        const nr_launch_options *opts);
 
+/* What a launch with these arguments would run, compiled (on CUDA: the variant loaded)
+ * and made the last launch's, without running it: Triton's warmup, and a launch whose
+ * grid has a zero dimension. */
+nr_status launch_prepare(nr_kernel *k, const nr_arg *args, int num_args,
+                         const nr_launch_options *opts);
+
 #endif

@@ -214,6 +214,7 @@ static nr_status launch_variant(nr_kernel *k, const unsigned grid[3], const Vari
         }
     }
     k->last_variant = (int)(v - k->variants);
+    if (!grid) return NR_OK; /* prepared: compiled and loaded, not run */
     StrBuf err;
     sb_init(&err);
     nr_status s = NR_OK;
@@ -391,4 +392,65 @@ nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg 
         params[i] = &slots[i];
     }
     return launch_variant(k, grid, &key, facts, params, opts ? opts->stream : NULL);
+}
+
+/* ---- what the last launch ran ---- */
+
+static const GpuVariant *last_variant(const nr_kernel *k) {
+    return k->launched && k->last_variant < k->nvariants ? &k->variants[k->last_variant] : NULL;
+}
+
+nr_status cuda_variant_info(nr_kernel *k, nr_kernel_info *out) {
+    nr_context *ctx = k->mod->ctx;
+    const GpuVariant *v = last_variant(k);
+    if (!v) return api_fail(ctx, NR_ERR_NOT_FOUND, "kernel '%s' has not been launched", k->f->name);
+    *out = (nr_kernel_info){
+        k->f->name, cuda_arch_name(ctx->cuda), v->num_warps, v->num_stages, v->k.shared_bytes, 0,
+        0};
+    CudaResources r;
+    StrBuf err;
+    sb_init(&err);
+    if (!cuda_function_resources(ctx->cuda, &v->k, &r, &err)) {
+        out->registers = r.registers;
+        out->spill_bytes = r.local_bytes;
+    }
+    sb_free(&err); /* a driver without the call: the counts stay 0 */
+    return NR_OK;
+}
+
+nr_status cuda_variant_code(nr_kernel *k, const char *what, StrBuf *out) {
+    nr_context *ctx = k->mod->ctx;
+    const GpuVariant *v = last_variant(k);
+    if (!v) return api_fail(ctx, NR_ERR_NOT_FOUND, "kernel '%s' has not been launched", k->f->name);
+    bool ptx = !strcmp(what, "ptx"), llvm = !strcmp(what, "llvm"), gpu_ir = !strcmp(what, "gpu-ir");
+    if (!ptx && !llvm && !gpu_ir)
+        return api_fail(ctx, NR_ERR_NOT_FOUND, "no code named '%s' (ptx, llvm, gpu-ir, ir)", what);
+    uint8_t facts[NR_MAX_LAUNCH_ARGS];
+    for (int i = 0; i < k->nparams; i++) /* the variant key's letters: "ddno:4:3" */
+        facts[i] = v->key[i] == 'o' ? SPEC_ONE : v->key[i] == 'd' ? SPEC_DIV16 : SPEC_NONE;
+    GpuSpec spec = {k->nparams, facts};
+    char ldbuf[4096];
+    GpuTarget t = {cuda_arch_name(ctx->cuda),
+                   v->num_warps,
+                   v->num_stages,
+                   NULL,
+                   gpu_libdevice_find(ldbuf, sizeof ldbuf),
+                   NULL,
+                   0};
+    GpuResult r;
+    Diag diag;
+    diag_init(&diag);
+    nr_status s = NR_OK;
+    if (!gpu_compile_kernel(k->f, &spec, &t, gpu_ir ? GPU_DUMP_FINAL : GPU_DUMP_NONE, NULL,
+                            llvm ? out : NULL, &r, &diag))
+        s = api_fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
+    else if (gpu_ir) {
+        ir_print_module(out, r.ir);
+        arena_free(r.ir->arena);
+    } else if (ptx) {
+        sb_putn(out, r.ptx.data, r.ptx.len);
+    }
+    if (!s) sb_free(&r.ptx);
+    diag_free(&diag);
+    return s;
 }

@@ -76,6 +76,7 @@ struct nr_kernel {
     /* the CUDA launch path (launch_cuda.c): the parameters once `planned`, and the
      * variant the last launch used (a hint, checked first) */
     bool planned;
+    bool launched; /* a launch succeeded (nr_kernel_last_info) */
     int last_variant;
     GpuVariant *variants;
     int nvariants, capvariants;

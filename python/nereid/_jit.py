@@ -39,13 +39,16 @@ _DESC = re.compile(r"^tensordesc<\s*(?P<dtype>[\w.]+)\s*\[(?P<dims>[\w\s,]*)\]\s
 _ALIASES = {"int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
             "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "fp16", "bfloat16": "bf16",
             "float32": "fp32", "float64": "fp64", "float8e4nv": "fp8e4nv", "float8e5": "fp8e5",
-            "float8e4b15": "fp8e4b15", "float8e4b8": "fp8e4b8", "float8e5b16": "fp8e5b16"}
-# Triton's launch and compile options, accepted by run() (which Triton's autotuner calls)
-_TRITON_OPTIONS = {"num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid", "launch_pdl",
-                   "num_buffers_warp_spec", "num_consumer_groups", "reg_dec_producer", "reg_inc_consumer",
-                   "debug", "sanitize_overflow", "arch", "supported_fp8_dtypes", "deprecated_fp8_dot_operand_dtypes",
-                   "default_dot_input_precision", "allowed_dot_input_precisions", "max_num_imprecise_acc_default",
-                   "extern_libs", "backend_name", "instrumentation_mode", "ir_override"}
+            "float8e4b15": "fp8e4b15", "float8e4b8": "fp8e4b8", "float8e5b16": "fp8e5b16",
+            # Python's and C's names, as Triton canonicalises them (triton/_utils.py)
+            "bool": "i1", "int": "i32", "float": "fp32", "half": "fp16", "double": "fp64", "u1": "i1",
+            "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5", "float8_e4m3fnuz": "fp8e4b8", "float8_e5m2fnuz": "fp8e5b16"}
+# Triton's compile options that only Triton's compiler reads (its target description and
+# library lists), dropped by run(); its launch options go to the launch, which takes them
+# or says why not (nereid/_launch.c, triton_option)
+_COMPILE_ONLY = {"arch", "supported_fp8_dtypes", "deprecated_fp8_dot_operand_dtypes", "default_dot_input_precision",
+                 "allowed_dot_input_precisions", "max_num_imprecise_acc_default", "extern_libs", "backend_name",
+                 "ir_override"}
 
 
 def _annotation_kind(ann):
@@ -74,6 +77,8 @@ def _annotation_kind(ann):
     if ann is language.constexpr or getattr(ann, "__name__", None) == "constexpr" or \
             type(ann).__name__ == "constexpr":
         return _CONSTEXPR, None
+    if ann in (int, float, bool):  # Python's types: Triton types the parameter i32, fp32, i1
+        return _annotation_kind(ann.__name__)
     name = getattr(ann, "name", None)  # nereid's or Triton's dtypes
     if isinstance(name, str):
         return _annotation_kind(name)
@@ -94,28 +99,43 @@ def _type_text(code):
 
 class _Source:
     """A function's source as the compiler sees it: its own lines at their line numbers in
-    its file (so diagnostics point there), decorators blanked out."""
+    its file (so diagnostics point there), decorators blanked out. `src` is the text from
+    its `def` on, as Triton's JITFunction.src has it; replace() takes a new one (Triton's
+    _unsafe_update_src), kept at the same line numbers."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, src=None):
         try:
             lines, first = inspect.getsourcelines(fn)
             self.filename = inspect.getsourcefile(fn) or "<unknown>"
         except (OSError, TypeError) as e:
-            raise TypeError(f"@nereid.jit needs the source of '{fn.__name__}': {e}") from None
+            if src is None:
+                raise TypeError(f"@nereid.jit needs the source of '{fn.__name__}': {e}") from None
+            lines, first, self.filename = [src], 1, "<string>"
         text = textwrap.dedent("".join(lines))
         body = text.splitlines(keepends=True)
+        self.def_line = 0
         for i, line in enumerate(body):  # decorators (which may span lines) go; the def stays
             if line.startswith(("def ", "async def ")):
                 body[:i] = ["\n"] * i
+                self.def_line = i
                 break
+        if src is not None:  # a new text from the def on, at the def's line
+            body = ["\n"] * self.def_line + textwrap.dedent(src).splitlines(keepends=True)
         self.first = first
         self.lines = body
+        self.name = fn.__name__
         tree = ast.parse("".join(body))
-        fdef = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+        fdef = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+        if fdef is None:
+            raise TypeError(f"kernel '{fn.__name__}': its source holds no function definition")
         if fdef.args.vararg or fdef.args.kwarg or fdef.args.kwonlyargs or fdef.args.posonlyargs:
             raise TypeError(f"kernel '{fn.__name__}': only plain parameters are allowed (no *args, **kwargs, "
                             "keyword-only or positional-only parameters)")
         self.arg_pos = [(a.arg, a.lineno - 1, a.end_col_offset, a.annotation is not None) for a in fdef.args.args]
+
+    @property
+    def src(self):
+        return "".join(self.lines[self.def_line:])
 
     def text(self, annotate=None):
         """The source with `: TYPE` added after the parameters named in annotate (a
@@ -199,6 +219,22 @@ class JITFunction(_nereid.Dispatcher):
             self._src = _Source(self.fn)
         return self._src
 
+    @property
+    def src(self):
+        """The kernel's source from its `def` on (Triton's JITFunction.src); read-only, as in
+        Triton: _unsafe_update_src replaces it."""
+        return self._own_source().src
+
+    @src.setter
+    def src(self, value):
+        raise AttributeError("Cannot set attribute 'src' directly. Use '_unsafe_update_src()' (as in Triton)")
+
+    def _unsafe_update_src(self, new_src):
+        """Compile this kernel from new_src from now on (Triton's way to patch a kernel's
+        text): the compiled specialisations are dropped."""
+        self._src = _Source(self.fn, new_src)
+        self._forget()
+
     def source(self, annotate=None):
         """(text, filename) compiled for this kernel: the function with the parameters in
         annotate typed, the @nereid.jit helpers it calls and its module's constants."""
@@ -239,8 +275,8 @@ class JITFunction(_nereid.Dispatcher):
         out, seen = [], set()
         for f in [self] + self._helpers():
             for name, v in f._globals_used(seen):
-                if isinstance(v, language.constexpr):
-                    v = v.value
+                if isinstance(v, language.constexpr) or (type(v).__name__ == "constexpr" and hasattr(v, "value")):
+                    v = v.value  # nereid's or Triton's tl.constexpr(...)
                 if isinstance(v, (bool, int, float)) and not isinstance(v, JITFunction):
                     out.append((name, v))
         return out
@@ -248,9 +284,11 @@ class JITFunction(_nereid.Dispatcher):
     # ---- Triton's interface ----
 
     def run(self, *args, grid, warmup=False, **kwargs):
-        """Launch as Triton's JITFunction.run does (Triton's autotuner calls it); warmup
-        compiles without launching. Triton-only options are accepted and ignored."""
-        kwargs = {k: v for k, v in kwargs.items() if k not in _TRITON_OPTIONS or k in self.arg_names}
+        """Launch as Triton's JITFunction.run does (Triton's autotuner calls it): returns the
+        compiled kernel (its asm, metadata, n_regs, n_spills); warmup compiles (on a GPU:
+        and loads) without launching. Triton's launch options are taken as a launch takes
+        them (docs/python.md)."""
+        kwargs = {k: v for k, v in kwargs.items() if k not in _COMPILE_ONLY or k in self.arg_names}
         if warmup:
             return self[(0,)](*args, **kwargs)
         return self[grid](*args, **kwargs)

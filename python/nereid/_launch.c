@@ -79,6 +79,8 @@ typedef struct {
     Param p[MAX_PARAMS];
     PyObject *defaults;  /* dict: parameter name -> default value */
     int extra_kw;        /* unknown keywords are constexpr values (compiled modules) */
+    PyObject *meta;      /* dict or NULL: what a callable grid's meta holds besides the
+                            arguments (a compiled module's constexprs, given at compile time) */
     PyObject *cache;     /* dict: key -> Kernel, the kernels compiled for `context` */
     PyObject *stream_fn; /* torch._C._cuda_getCurrentRawStream, once torch is loaded */
     /* per-device dispatch: `follow` (launches on CUDA run on their arguments' device), the
@@ -193,6 +195,7 @@ static int dispatcher_traverse(PyObject *o, visitproc visit, void *arg) {
     Py_VISIT(d->defaults);
     Py_VISIT(d->cache);
     Py_VISIT(d->devices);
+    Py_VISIT(d->meta);
     Py_VISIT(d->stream_fn);
     Py_VISIT(d->device_fn);
     Py_VISIT(d->last);
@@ -219,6 +222,7 @@ static int dispatcher_clear(PyObject *o) {
     Py_CLEAR(d->defaults);
     Py_CLEAR(d->cache);
     Py_CLEAR(d->devices);
+    Py_CLEAR(d->meta);
     Py_CLEAR(d->stream_fn);
     Py_CLEAR(d->device_fn);
     Py_CLEAR(d->names);
@@ -401,6 +405,23 @@ static int dispatcher_set_per_device(PyObject *o, PyObject *v, void *unused) {
     return 0;
 }
 
+static PyObject *dispatcher_get_meta(PyObject *o, void *unused) {
+    (void)unused;
+    DispatcherObject *d = (DispatcherObject *)o;
+    return d->meta ? Py_NewRef(d->meta) : Py_NewRef(Py_None);
+}
+
+static int dispatcher_set_meta(PyObject *o, PyObject *v, void *unused) {
+    (void)unused;
+    DispatcherObject *d = (DispatcherObject *)o;
+    if (v && v != Py_None && !PyDict_Check(v)) {
+        PyErr_SetString(PyExc_TypeError, "_meta must be a dict or None");
+        return -1;
+    }
+    NRPY_SETREF(d->meta, v && v != Py_None ? Py_NewRef(v) : NULL);
+    return 0;
+}
+
 static PyObject *dispatcher_get_devices(PyObject *o, void *unused) {
     (void)unused;
     return PyDict_Copy(((DispatcherObject *)o)->devices);
@@ -445,6 +466,57 @@ static int read_option(PyObject *v, const char *what, int *out) {
     return 0;
 }
 
+/* A keyword that is one of Triton's launch or compile options (and no parameter): 1 when it
+ * is accepted, 0 when it is no option, -1 (an exception set) when Nereid cannot do what it
+ * asks. Accepted: num_ctas=1, maxnreg=None, launch_cooperative_grid false, and the options
+ * that change nothing a program can observe here (docs/python.md lists each and why). */
+static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value) {
+    const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, NULL) : NULL;
+    if (!k) return PyErr_Clear(), 0;
+    static const char *const harmless[] = {"enable_fp_fusion",
+                                           "launch_pdl",
+                                           "debug",
+                                           "sanitize_overflow",
+                                           "num_buffers_warp_spec",
+                                           "num_consumer_groups",
+                                           "reg_dec_producer",
+                                           "reg_inc_consumer",
+                                           "instrumentation_mode"};
+    for (size_t i = 0; i < sizeof harmless / sizeof *harmless; i++)
+        if (!strcmp(k, harmless[i])) return 1;
+    if (!strcmp(k, "num_ctas")) {
+        long v = PyLong_AsLong(value);
+        if (v == 1) return 1;
+        if (!PyErr_Occurred())
+            PyErr_Format(
+                PyExc_ValueError,
+                "%s(): num_ctas=%ld: thread-block clusters (num_ctas > 1) are not supported by "
+                "Nereid; give num_ctas=1",
+                kname(d), v);
+        return -1;
+    }
+    if (!strcmp(k, "maxnreg")) {
+        if (value == Py_None) return 1;
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): maxnreg=%R: capping registers is not supported by Nereid yet; give "
+                     "maxnreg=None",
+                     kname(d), value);
+        return -1;
+    }
+    if (!strcmp(k, "launch_cooperative_grid")) {
+        int t = PyObject_IsTrue(value);
+        if (t == 0) return 1;
+        if (t > 0)
+            PyErr_Format(
+                PyExc_ValueError,
+                "%s(): launch_cooperative_grid=True: cooperative launches are not supported "
+                "by Nereid",
+                kname(d));
+        return -1;
+    }
+    return 0;
+}
+
 /* vals[i]: the argument of parameter i (borrowed). extra: a new dict of unknown keywords
  * when the dispatcher takes them, else NULL. */
 static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject **vals,
@@ -477,6 +549,9 @@ static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject 
                 }
                 vals[i] = value;
             } else if (opt == OPT_NONE) {
+                int t = triton_option(d, key, value);
+                if (t < 0) return -1;
+                if (t) continue;
                 if (!d->extra_kw) {
                     PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
                                  kname(d), key);
@@ -1444,8 +1519,8 @@ static nr_status grid_callback(const nr_config *c, unsigned grid[3], void *user)
     DispatcherObject *d = gc->d;
     if (gc->failed || gc->empty)
         return NR_ERR_INVALID_ARG; /* a Python exception is pending: call no more Python */
-    PyObject *meta = gc->extra ? PyDict_Copy(gc->extra) : PyDict_New();
-    bool ok = meta != NULL;
+    PyObject *meta = d->meta ? PyDict_Copy(d->meta) : PyDict_New();
+    bool ok = meta != NULL && (!gc->extra || !PyDict_Update(meta, gc->extra));
     for (int i = 0; ok && i < d->nparams; i++)
         ok = !PyDict_SetItem(meta, d->p[i].name, gc->vals[i]);
     for (int i = 0; ok && i < nr_config_num_values(c); i++) {
@@ -1507,7 +1582,8 @@ static nr_type infer_int(PyObject *v, nr_arg *out) {
  * when the general path must do it (another kind of argument, another dtype or width,
  * any error the general path reports: it reads the arguments again then, and raises);
  * FAST_ERROR with an exception set (one of a tensor's own reads failed, or nr_launch). */
-static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyObject *kwargs) {
+static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyObject *kwargs,
+                       PyObject **launched) {
     if (!d->fast || !d->last_kernel || d->last_tuned || gi->kind != GRID_FIXED || gi->empty)
         return FAST_NO;
     ContextObject *c = kernel_context(d->last_kernel); /* the device the last launch ran on */
@@ -1629,6 +1705,8 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
         nrpy_raise(st, c->ctx, s, NULL);
         goto error;
     }
+    st->launches++;
+    *launched = Py_NewRef(kobj); /* the compiled kernel, as Triton's launch returns it */
     rc = FAST_DONE;
     goto out;
 error:
@@ -1640,8 +1718,9 @@ out:
 }
 
 static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyObject *kwargs) {
-    int fast = fast_launch(d, gi, args, kwargs);
-    if (fast != FAST_NO) return fast == FAST_DONE ? Py_NewRef(Py_None) : NULL;
+    PyObject *launched = NULL;
+    int fast = fast_launch(d, gi, args, kwargs, &launched);
+    if (fast != FAST_NO) return fast == FAST_DONE ? launched : NULL;
     State *st = d->st;
     PyObject *vals[MAX_PARAMS], *extra = NULL, *result = NULL;
     KernelObject *k = NULL;
@@ -1738,11 +1817,13 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     unsigned grid[3] = {gi->dims[0], gi->dims[1], gi->dims[2]};
     bool empty = gi->empty, callable = gi->kind == GRID_CALL;
     if (gi->kind == GRID_READ && read_dims(d, gi->g, grid, &empty)) goto out;
-    if (empty) { /* nothing to run, as in Triton */
-        result = Py_NewRef(Py_None);
+    nr_launch_options lo = {warps, NULL, stages};
+    if (empty) { /* nothing to run, as in Triton: compiled (warmup), not launched */
+        nr_status ps = nr_prepare(k->k, a, na, &lo);
+        if (ps) nrpy_raise(st, c->ctx, ps, NULL);
+        else result = Py_NewRef((PyObject *)k);
         goto out;
     }
-    nr_launch_options lo = {warps, NULL, stages};
     if (cuda && current_stream(d, c, &lo.stream)) goto out;
     size_t bytes[MAX_PARAMS];
     if (tuned) {
@@ -1766,7 +1847,7 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     if (s && !gc.failed) nrpy_raise(st, c->ctx, s, NULL);
     for (int i = 0; i < nslots && registered; i++)
         if (slots[i].reg) nr_host_unregister(c->ctx, slots[i].reg), registered--;
-    if (!s) result = Py_NewRef(Py_None);
+    if (!s) result = Py_NewRef((PyObject *)k), st->launches += !gc.empty;
     d->fast = !s && cuda && fast_kinds;
 out:
     if (!cuda || ndesc) release_slots(slots, nslots, !cuda);
@@ -1790,7 +1871,28 @@ static PyObject *dispatcher_launch(PyObject *o, PyObject *args, PyObject *kwargs
     return r;
 }
 
+/* _forget(): drop every compiled kernel (the source changed) and the fast path's memory */
+static PyObject *dispatcher_forget(PyObject *o, PyObject *unused) {
+    (void)unused;
+    DispatcherObject *d = (DispatcherObject *)o;
+    if (d->cache) PyDict_Clear(d->cache);
+    if (d->devices) {
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(d->devices, &pos, &key, &value)) {
+            PyObject *cache =
+                PyTuple_Check(value) && PyTuple_Size(value) == 2 ? PyTuple_GetItem(value, 1) : NULL;
+            if (cache && PyDict_Check(cache)) PyDict_Clear(cache);
+        }
+    }
+    Py_CLEAR(d->last_kernel);
+    d->fast = false;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef dispatcher_methods[] = {
+    {"_forget", dispatcher_forget, METH_NOARGS,
+     "drop the compiled kernels (the kernel's source changed)"},
     {"_setup", dispatcher_setup, METH_VARARGS,
      "_setup(name, names, kinds, types, defaults, extra_kw)"},
     {"launch", (PyCFunction)(void (*)(void))dispatcher_launch, METH_VARARGS | METH_KEYWORDS,
@@ -1800,6 +1902,8 @@ static PyMethodDef dispatcher_methods[] = {
 
 static PyGetSetDef dispatcher_getset[] = {
     {"_cache", dispatcher_get_cache, NULL, "compiled specialisations: key -> Kernel", NULL},
+    {"_meta", dispatcher_get_meta, dispatcher_set_meta,
+     "what a callable grid's meta holds besides the arguments (a dict, or None)", NULL},
     {"_context", dispatcher_get_context, dispatcher_set_context,
      "the Context launches run on (the last launch's)", NULL},
     {"_per_device", dispatcher_get_per_device, dispatcher_set_per_device,

@@ -3,6 +3,7 @@
  * state. The launch path (binding arguments, NumPy arrays and torch tensors as pointer
  * arguments, the specialisation cache) is in _launch.c. nereid/__init__.py builds the
  * public API on top. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "_nereid.h"
@@ -408,14 +409,86 @@ static PyObject *kernel_get_module(PyObject *o, void *unused) {
     return Py_NewRef(((KernelObject *)o)->owner);
 }
 
+/* _info() -> dict of what its last launch ran (nr_kernel_last_info) */
+static PyObject *kernel_info(PyObject *o, PyObject *unused) {
+    (void)unused;
+    KernelObject *self = (KernelObject *)o;
+    nr_kernel_info in;
+    if (nr_kernel_last_info(self->k, &in))
+        return PyErr_Format(PyExc_RuntimeError, "%s has not been launched",
+                            PyUnicode_AsUTF8AndSize(self->name, NULL));
+    return Py_BuildValue("{s:s,s:s,s:i,s:i,s:I,s:i,s:i}", "name", in.name, "target", in.target,
+                         "num_warps", in.num_warps, "num_stages", in.num_stages, "shared",
+                         in.shared_bytes, "n_regs", in.registers, "n_spills", in.spill_bytes);
+}
+
+/* _code(what) -> the last launch's variant's code: "ptx", "llvm", "gpu-ir", "ir" */
+static PyObject *kernel_code(PyObject *o, PyObject *arg) {
+    KernelObject *self = (KernelObject *)o;
+    const char *what = PyUnicode_AsUTF8AndSize(arg, NULL);
+    if (!what) return NULL;
+    char *text = NULL;
+    size_t len = 0;
+    nr_status s = nr_kernel_code(self->k, what, &text, &len);
+    if (s == NR_ERR_NOT_FOUND) return PyErr_Format(PyExc_KeyError, "%s", what);
+    if (s) {
+        State *st = nrpy_state(self->module);
+        ModuleObject *m = (ModuleObject *)self->owner;
+        nrpy_raise(st, ((ContextObject *)m->context)->ctx, s, NULL);
+        return NULL;
+    }
+    PyObject *r = PyUnicode_FromStringAndSize(text, (Py_ssize_t)len);
+    free(text);
+    return r;
+}
+
+/* asm, metadata: views that Python makes (nereid/_runtime.py: _set_views) */
+static PyObject *kernel_view(PyObject *o, int which) {
+    State *st = nrpy_state(((KernelObject *)o)->module);
+    PyObject *make = which ? st->metadata_view : st->asm_view;
+    if (!make) return PyErr_Format(PyExc_AttributeError, "%s", which ? "metadata" : "asm");
+    return PyObject_CallFunctionObjArgs(make, o, NULL);
+}
+static PyObject *kernel_get_asm(PyObject *o, void *unused) {
+    return (void)unused, kernel_view(o, 0);
+}
+static PyObject *kernel_get_metadata(PyObject *o, void *unused) {
+    return (void)unused, kernel_view(o, 1);
+}
+
+static PyObject *kernel_get_count(PyObject *o, void *which) {
+    PyObject *info = kernel_info(o, NULL);
+    if (!info) return NULL;
+    PyObject *v = PyDict_GetItemString(info, which ? "n_spills" : "n_regs");
+    Py_XINCREF(v);
+    Py_DECREF(info);
+    return v;
+}
+
 static PyGetSetDef kernel_getset[] = {
     {"name", kernel_get_name, NULL, "the kernel's name", NULL},
+    {"asm", kernel_get_asm, NULL, "the last launch's code by name: 'ptx', 'llvm', 'gpu-ir', 'ir'",
+     NULL},
+    {"metadata", kernel_get_metadata, NULL,
+     "the last launch's num_warps, num_stages, shared, target", NULL},
+    {"n_regs", kernel_get_count, NULL, "registers per thread of the last launch's code", NULL},
+    {"n_spills", kernel_get_count, NULL,
+     "bytes of spilled registers per thread of the last launch's code", (void *)1},
     {"module", kernel_get_module, NULL, "the Module it belongs to", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
+static PyObject *kernel_init_handles(PyObject *o, PyObject *unused) {
+    (void)o, (void)unused;
+    Py_RETURN_NONE; /* Triton's CompiledKernel loads lazily; a launched kernel here is loaded */
+}
+
 static PyMethodDef kernel_methods[] = {
     {"params", kernel_params, METH_NOARGS, "the runtime parameters: [(name, type)]"},
+    {"_info", kernel_info, METH_NOARGS, "what the last launch ran: a dict"},
+    {"_code", kernel_code, METH_O,
+     "_code(what): the last launch's code ('ptx', 'llvm', 'gpu-ir', 'ir')"},
+    {"_init_handles", kernel_init_handles, METH_NOARGS, "Triton's: nothing to do"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -469,7 +542,25 @@ static PyObject *device_count(PyObject *module, PyObject *args) {
     return PyLong_FromLong(n);
 }
 
+/* _set_views(asm, metadata): the classes kernel.asm and kernel.metadata make */
+static PyObject *set_views(PyObject *module, PyObject *args) {
+    State *st = nrpy_state(module);
+    PyObject *a, *m;
+    if (!PyArg_ParseTuple(args, "OO", &a, &m)) return NULL;
+    NRPY_SETREF(st->asm_view, Py_NewRef(a));
+    NRPY_SETREF(st->metadata_view, Py_NewRef(m));
+    Py_RETURN_NONE;
+}
+
+/* launch_count() -> the kernels launched through the extension so far (test harnesses) */
+static PyObject *launch_count(PyObject *module, PyObject *unused) {
+    (void)unused;
+    return PyLong_FromUnsignedLongLong(nrpy_state(module)->launches);
+}
+
 static PyMethodDef module_functions[] = {
+    {"launch_count", launch_count, METH_NOARGS, "the kernels launched through nereid so far"},
+    {"_set_views", set_views, METH_VARARGS, NULL},
     {"build_id", build_id, METH_NOARGS, "a hash of the compiler's sources (nr_compiler_build)"},
     {"device_count", device_count, METH_VARARGS,
      "device_count(kind=DEVICE_CUDA): how many devices (nr_device_count)"},
@@ -481,10 +572,11 @@ static PyMethodDef module_functions[] = {
 static int state_traverse(PyObject *m, visitproc visit, void *arg) {
     State *st = nrpy_state(m);
     if (!st) return 0;
-    PyObject **fields[] = {&st->ContextType,    &st->ModuleType,   &st->KernelType,
-                           &st->DispatcherType, &st->LauncherType, &st->TunerType,
-                           &st->Error,          &st->CompileError, &st->LaunchError,
-                           &st->DeviceError,    &st->dtype_codes};
+    PyObject **fields[] = {&st->ContextType,    &st->ModuleType,    &st->KernelType,
+                           &st->DispatcherType, &st->LauncherType,  &st->TunerType,
+                           &st->asm_view,       &st->metadata_view, &st->Error,
+                           &st->CompileError,   &st->LaunchError,   &st->DeviceError,
+                           &st->dtype_codes};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_VISIT(*fields[i]);
     for (int i = 0; i < st->narg_types; i++) {
         Py_VISIT(st->arg_types[i].type);
@@ -500,41 +592,17 @@ static int state_traverse(PyObject *m, visitproc visit, void *arg) {
 static int state_clear(PyObject *m) {
     State *st = nrpy_state(m);
     if (!st) return 0;
-    PyObject **fields[] = {&st->ContextType,
-                           &st->ModuleType,
-                           &st->KernelType,
-                           &st->DispatcherType,
-                           &st->LauncherType,
-                           &st->TunerType,
-                           &st->Error,
-                           &st->CompileError,
-                           &st->LaunchError,
-                           &st->DeviceError,
-                           &st->dtype_codes,
-                           &st->s_data_ptr,
-                           &st->s_dtype,
-                           &st->s_is_cuda,
-                           &st->s_cai,
-                           &st->s_compile,
-                           &st->s_resolve,
-                           &st->s_untyped_storage,
-                           &st->s_nbytes,
-                           &st->s_num_warps,
-                           &st->s_num_stages,
-                           &st->s_torch,
-                           &st->s_torch_C,
-                           &st->s_get_stream,
-                           &st->s_typestr,
-                           &st->s_data,
-                           &st->s_get_device,
-                           &st->s_get_cur_device,
-                           &st->s_resolve_device,
-                           &st->s_storage,
-                           &st->s_base,
-                           &st->s_shape,
-                           &st->s_strides,
-                           &st->s_block_shape,
-                           &st->s_padding};
+    PyObject **fields[] = {
+        &st->ContextType,  &st->ModuleType,       &st->KernelType,       &st->DispatcherType,
+        &st->LauncherType, &st->TunerType,        &st->asm_view,         &st->metadata_view,
+        &st->Error,        &st->CompileError,     &st->LaunchError,      &st->DeviceError,
+        &st->dtype_codes,  &st->s_data_ptr,       &st->s_dtype,          &st->s_is_cuda,
+        &st->s_cai,        &st->s_compile,        &st->s_resolve,        &st->s_untyped_storage,
+        &st->s_nbytes,     &st->s_num_warps,      &st->s_num_stages,     &st->s_torch,
+        &st->s_torch_C,    &st->s_get_stream,     &st->s_typestr,        &st->s_data,
+        &st->s_get_device, &st->s_get_cur_device, &st->s_resolve_device, &st->s_storage,
+        &st->s_base,       &st->s_shape,          &st->s_strides,        &st->s_block_shape,
+        &st->s_padding};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_CLEAR(*fields[i]);
     for (int i = 0; i < st->narg_types; i++) {
         Py_CLEAR(st->arg_types[i].type);

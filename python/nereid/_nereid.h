@@ -32,6 +32,7 @@ typedef struct State {
     /* set by nereid/__init__.py (_set_errors): Python classes, so that they carry
      * Python-level helpers (CompileError.errors) */
     PyObject *Error, *CompileError, *LaunchError, *DeviceError;
+    PyObject *asm_view, *metadata_view; /* _set_views: what kernel.asm and kernel.metadata make */
     /* interned attribute names */
     PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_cai, *s_compile, *s_resolve, *s_untyped_storage,
         *s_nbytes, *s_num_warps, *s_num_stages, *s_torch, *s_torch_C, *s_get_stream, *s_typestr,
@@ -55,6 +56,7 @@ typedef struct State {
         nr_type last_code;
     } arg_types[8];
     int narg_types;
+    unsigned long long launches; /* kernels launched through this module (launch_count()) */
 } State;
 
 State *nrpy_state(PyObject *module);

@@ -1,5 +1,6 @@
 """Devices, contexts and nereid.compile: kernel files and source strings compiled through
 the C API, their kernels launched as `mod.KERNEL[grid](*args)`."""
+import collections.abc
 import os
 import threading
 
@@ -132,6 +133,7 @@ class CompiledKernel(_nereid.Dispatcher):
         self._setup(kernel.name, tuple(self.arg_names), [0] * len(params), [t for _, t in params], {}, True)
         self._context = module.context
         self._cache[()] = kernel
+        self._meta = dict(module.constexprs)  # a callable grid sees the compile's constexprs too
 
     def params(self):
         """[(name, type)] of the runtime parameters, in order."""
@@ -199,3 +201,48 @@ def compile(path_or_source, device=None, num_warps=None, num_stages=None, **cons
     else:
         raise TypeError(f"compile() takes a path or source text, got {type(path_or_source).__name__}")
     return CompiledModule(context(device), source, filename, constexprs, num_warps, num_stages)
+
+
+class KernelAsm(collections.abc.Mapping):
+    """kernel.asm: the code of the kernel's last launch by name, compiled again when read:
+    'ptx', 'llvm' (the optimised LLVM IR) and 'gpu-ir' (Nereid's IR after the GPU passes)
+    on a GPU, 'ir' (after the front end's passes) on either device. Triton's own stages
+    ('ttir', 'ttgir', 'llir', 'cubin') are not Nereid's: they are missing, not faked."""
+
+    def __init__(self, kernel):
+        self._kernel = kernel
+        self._texts = {}
+
+    def _names(self):
+        return ("ptx", "llvm", "gpu-ir", "ir") if self._kernel._info()["target"] != "cpu" else ("ir",)
+
+    def __getitem__(self, what):
+        if what not in self._texts:
+            if what not in self._names():
+                raise KeyError(what)
+            self._texts[what] = self._kernel._code(what)
+        return self._texts[what]
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __len__(self):
+        return len(self._names())
+
+
+class KernelMetadata:
+    """kernel.metadata: what the kernel's last launch ran (num_warps, num_stages, num_ctas,
+    shared bytes, name, target), as Triton's compiled kernel's metadata has them."""
+
+    def __init__(self, kernel):
+        info = kernel._info()
+        self.name, self.target = info["name"], info["target"]
+        self.num_warps, self.num_stages, self.num_ctas = info["num_warps"], info["num_stages"], 1
+        self.shared = info["shared"]
+
+    def __repr__(self):
+        return (f"KernelMetadata(name={self.name!r}, target={self.target!r}, num_warps={self.num_warps}, "
+                f"num_stages={self.num_stages}, shared={self.shared})")
+
+
+_nereid._set_views(KernelAsm, KernelMetadata)

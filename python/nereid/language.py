@@ -91,3 +91,22 @@ def _builtin(name):
 for _name in _BUILTINS:
     globals()[_name] = _builtin(_name)
 del _name
+
+
+class _Functions:
+    """A namespace of functions kernels call by name (`libdevice.erf`), for `from ...
+    import` and attribute lookups in Python; the compiler gives them their meaning."""
+
+    def __init__(self, name):
+        self.__name__ = name
+
+    def __getattr__(self, fn):
+        if fn.startswith("__"):
+            raise AttributeError(fn)
+        f = _builtin(f"{self.__name__}.{fn}")
+        setattr(self, fn, f)
+        return f
+
+
+libdevice = _Functions("libdevice")  # triton.language.extra.libdevice's functions
+math = _Functions("math")            # tl.math.*

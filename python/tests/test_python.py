@@ -904,6 +904,114 @@ class Autotuning(unittest.TestCase):
             k[(1,)](np.zeros(4, dtype=np.float32), 4, BLOCK_SIZE=16)
 
 
+class _Foreign:
+    class constexpr:
+        """Stands for triton.language.constexpr (another package's class of that name)."""
+
+        def __init__(self, value):
+            self.value = value
+
+
+LIMIT = _Foreign.constexpr(5)
+
+
+@nereid.jit(device=CPU)
+def _clip_to_limit(x_ptr, n: int, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(x_ptr + offs, tl.minimum(v, LIMIT), mask=offs < n)
+
+
+class TritonObjectModel(unittest.TestCase):
+    """What Triton's own code and tests touch on a kernel and on a launch's result."""
+
+    def kernel(self):
+        @nereid.jit(device=CPU)
+        def scale(x_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+        return scale
+
+    def test_src_and_update(self):
+        k = self.kernel()
+        self.assertTrue(k.src.startswith("def scale(x_ptr, n, BLOCK: tl.constexpr):"), k.src)
+        with self.assertRaises(AttributeError):
+            k.src = "x"
+        x = np.ones(8, dtype=np.float32)
+        k[(1,)](x, 8, BLOCK=8)
+        np.testing.assert_array_equal(x, 2)
+        k._unsafe_update_src(k.src.replace("* 2", "* 3"))  # Triton's tests patch kernels so
+        k[(1,)](x, 8, BLOCK=8)
+        np.testing.assert_array_equal(x, 6)
+        self.assertIn("* 3", k.src)
+        plain = nereid.JITFunction(k.fn)  # a JITFunction made from the function, as Triton's tests do
+        self.assertIn("* 2", plain.src)
+
+    def test_launch_returns_the_compiled_kernel(self):
+        k = self.kernel()
+        x = np.ones(8, dtype=np.float32)
+        h = k[(1,)](x, 8, BLOCK=8)
+        self.assertEqual(h.name, "scale")
+        self.assertIn("func kernel @scale", h.asm["ir"])
+        self.assertEqual(list(h.asm), ["ir"])  # the CPU device has no GPU code
+        with self.assertRaises(KeyError):
+            h.asm["ttgir"]  # Triton's stages are Triton's: missing, not faked
+        self.assertEqual((h.metadata.num_warps, h.metadata.num_stages, h.metadata.num_ctas), (4, 3, 1))
+        self.assertEqual((h.n_regs, h.n_spills), (0, 0))
+        h._init_handles()
+        self.assertIs(k[(1,)](x, 8, BLOCK=8), h)  # the same compiled kernel, as Triton's cache gives
+        w = k.warmup(x, 8, BLOCK=16, grid=(1,))  # compiles, does not run
+        np.testing.assert_array_equal(x, 4)
+        self.assertEqual(w.metadata.name, "scale")
+
+    def test_triton_launch_options(self):
+        k = self.kernel()
+        x = np.ones(8, dtype=np.float32)
+        k[(1,)](x, 8, BLOCK=8, num_ctas=1, maxnreg=None, enable_fp_fusion=False, launch_pdl=True, debug=False,
+                launch_cooperative_grid=False)
+        np.testing.assert_array_equal(x, 2)
+        with self.assertRaisesRegex(ValueError, "num_ctas=2"):
+            k[(1,)](x, 8, BLOCK=8, num_ctas=2)
+        with self.assertRaisesRegex(ValueError, "maxnreg=128"):
+            k[(1,)](x, 8, BLOCK=8, maxnreg=128)
+        with self.assertRaisesRegex(ValueError, "launch_cooperative_grid=True"):
+            k[(1,)](x, 8, BLOCK=8, launch_cooperative_grid=True)
+        with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'num_ctaz'"):
+            k[(1,)](x, 8, BLOCK=8, num_ctaz=1)
+        k.run(x, 8, BLOCK=8, grid=(1,), warmup=False, num_ctas=1)
+        np.testing.assert_array_equal(x, 4)
+
+    def test_python_annotations_and_foreign_constexprs(self):
+        x = np.arange(8, dtype=np.float32)
+        _clip_to_limit[(1,)](x, 8, BLOCK=8)  # n: int, and a constexpr of another class
+        np.testing.assert_array_equal(x, np.minimum(np.arange(8), 5))
+
+    def test_grid_meta_has_the_compile_constexprs(self):
+        mod = nereid.compile(tk.ADD_NR if hasattr(tk, "ADD_NR") else VECTOR_ADD_NR, device=CPU, BLOCK_SIZE=64)
+        seen = {}
+
+        def grid(meta):
+            seen.update(meta)
+            return (nereid.cdiv(meta["n_elements"], meta["BLOCK_SIZE"]),)
+        x, y = np.ones(100, dtype=np.float32), np.full(100, 2, dtype=np.float32)
+        out = np.zeros(100, dtype=np.float32)
+        mod.add_kernel[grid](x, y, out, 100)
+        self.assertEqual(seen["BLOCK_SIZE"], 64)
+        np.testing.assert_array_equal(out, 3)
+
+
+VECTOR_ADD_NR = """
+import triton
+import triton.language as tl
+@triton.jit
+def add_kernel(x_ptr: *fp32, y_ptr: *fp32, output_ptr: *fp32, n_elements: i32, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    tl.store(output_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+             mask=mask)
+"""
+
+
 BLOCK = tl.constexpr(16)
 SCALE = 3.0
 

@@ -355,6 +355,52 @@ static void many(const Side *g) {
     }
 }
 
+/* What the last launch ran (nr_kernel_last_info, nr_kernel_code) and nr_prepare: the
+ * variant of the last launch, its code compiled again, a prepared variant made the last. */
+static void last_launch_info(const Side *g, const Side *c) {
+    nr_kernel_info in;
+    char *code = NULL;
+    size_t len = 0;
+    nr_devptr out = g->out;
+    nr_arg a[5] = {nr_arg_ptr(out), nr_arg_i32(16), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1)};
+    nr_launch_options lo = {2, NULL, 1};
+    CHECK(nr_prepare(g->facts, a, 5, &lo) == NR_OK, "nr_prepare: %s", nr_last_error(g->ctx));
+    CHECK(nr_kernel_last_info(g->facts, &in) == NR_OK && in.num_warps == 2 && in.num_stages == 1 &&
+              !strncmp(in.target, "sm_", 3) && !strcmp(in.name, "record_facts"),
+          "the prepared variant: %s %d %d", in.target, in.num_warps, in.num_stages);
+    CHECK(nr_kernel_code(g->facts, "ptx", &code, &len) == NR_OK && code &&
+              strstr(code, ".entry record_facts") && strstr(code, ".maxntid 64, 1, 1") &&
+              len == strlen(code),
+          "its PTX: %s", code ? code : nr_last_error(g->ctx));
+    free(code), code = NULL;
+    CHECK(nr_kernel_code(g->facts, "gpu-ir", &code, &len) == NR_OK && strstr(code, "gpu<arch=sm_"),
+          "its GPU IR: %s", code ? code : nr_last_error(g->ctx));
+    free(code), code = NULL;
+    CHECK(nr_kernel_code(g->facts, "llvm", &code, &len) == NR_OK && strstr(code, "define"),
+          "its LLVM IR");
+    free(code), code = NULL;
+    CHECK(nr_kernel_code(g->facts, "ttgir", &code, &len) == NR_ERR_NOT_FOUND && !code,
+          "no such code");
+    unsigned grid[3] = {1, 1, 1};
+    CHECK(nr_launch(g->facts, grid, a, 5, NULL) == NR_OK, "launch: %s", nr_last_error(g->ctx));
+    CHECK(nr_kernel_last_info(g->facts, &in) == NR_OK && in.num_warps == 4 && in.num_stages == 3,
+          "the launched variant: %d %d", in.num_warps, in.num_stages);
+    CHECK(nr_kernel_last_info(g->many, &in) == NR_ERR_NOT_FOUND || in.num_warps > 0,
+          "before a launch");
+    /* the CPU device: the IR only */
+    nr_arg ac[5] = {nr_arg_ptr(c->out), nr_arg_i32(16), nr_arg_i64(1), nr_arg_u32(7),
+                    nr_arg_i16(1)};
+    CHECK(nr_kernel_last_info(c->facts, &in) == NR_ERR_NOT_FOUND, "the CPU kernel before a launch");
+    CHECK(nr_launch(c->facts, grid, ac, 5, NULL) == NR_OK, "CPU launch: %s", nr_last_error(c->ctx));
+    CHECK(nr_kernel_last_info(c->facts, &in) == NR_OK && !strcmp(in.target, "cpu"),
+          "the CPU's info");
+    CHECK(nr_kernel_code(c->facts, "ir", &code, &len) == NR_OK &&
+              strstr(code, "func kernel @record_facts"),
+          "CPU IR");
+    free(code), code = NULL;
+    CHECK(nr_kernel_code(c->facts, "ptx", &code, &len) == NR_ERR_NOT_FOUND, "no PTX on the CPU");
+}
+
 static bool open_side(nr_device_kind kind, Side *s, char *why, size_t n) {
     memset(s, 0, sizeof *s);
     if (nr_context_create_ex(kind, 0, &s->ctx, why, n)) return false;
@@ -407,6 +453,7 @@ int main(void) {
     values(&g, stream);
     facts(&g);
     many(&g);
+    last_launch_info(&g, &c);
     CHECK(nr_synchronize(g.ctx) == NR_OK, "synchronize: %s", nr_last_error(g.ctx));
     if (lib) dlclose(lib);
     nr_context_destroy(g.ctx);

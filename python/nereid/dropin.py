@@ -1,0 +1,180 @@
+"""nereid.dropin: Triton code runs through Nereid with no edit.
+
+    import nereid.dropin; nereid.dropin.install()   # a call, before the user's modules
+    python -m nereid.run script.py [args]           # a script (and its child processes)
+    NEREID_TRITON=1 python ...                      # with nereid/_site on PYTHONPATH
+    pytest -p nereid.pytest_plugin ...              # a test suite (and its xdist workers)
+
+install() makes `triton.jit`, `triton.autotune`, `triton.heuristics`, `triton.Config` and
+`triton.JITFunction` (and their homes in `triton.runtime`) Nereid's, so that a module that
+does `import triton` and decorates its kernels with `@triton.jit` after the call compiles
+them with Nereid. Where Triton is installed, the rest of it stays Triton's: its language
+module (whose dtypes, constexpr and helpers kernels name; Nereid's compiler reads the
+kernel's source and gives `tl.*` its own meaning), `triton.testing`, its tensor
+descriptors; Nereid's compile errors are then also instances of Triton's
+CompilationError. Where Triton is not installed, `triton`, `triton.language` (Nereid's
+`nereid.language`), `triton.language.extra.libdevice`, `triton.testing` and
+`triton.compiler.errors` are made from Nereid's own pieces, so the same code runs on the
+CPU interpreter.
+
+What it does not do: kernels decorated before install() stay Triton's (Triton's own
+library's helpers among them, which Nereid's kernels may still call: the compiler knows
+them by name); code that builds Triton's compiler objects itself (`triton.compile`, an
+ASTSource) still runs Triton. install() sets NEREID_TRITON=1 and puts nereid/_site on
+PYTHONPATH so that processes it starts install it too."""
+import os
+import sys
+import types
+
+_installed = False
+SITE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_site")
+
+
+def _child_processes():
+    """Children install it too: NEREID_TRITON=1 and the sitecustomize that reads it."""
+    os.environ["NEREID_TRITON"] = "1"
+    path = os.environ.get("PYTHONPATH", "")
+    parts = [p for p in path.split(os.pathsep) if p]
+    pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for p in (SITE_DIR, pkg_root):
+        if p not in parts:
+            parts.insert(0, p)
+    os.environ["PYTHONPATH"] = os.pathsep.join(parts)
+
+
+def _fake_triton():
+    """`triton` made of Nereid's pieces, for machines without Triton."""
+    import nereid
+    from nereid import language
+    from ._errors import CompileError
+
+    triton = types.ModuleType("triton")
+    triton.__path__ = []
+    triton.__nereid__ = True
+    triton.language = language
+    triton.cdiv = nereid.cdiv
+    triton.next_power_of_2 = nereid.next_power_of_2
+    triton.TritonError = nereid.Error
+    triton.CompilationError = CompileError
+    errors = types.ModuleType("triton.compiler.errors")
+    errors.CompilationError = CompileError
+    compiler = types.ModuleType("triton.compiler")
+    compiler.__path__ = []
+    compiler.errors = errors
+    compiler.CompilationError = CompileError
+    runtime = types.ModuleType("triton.runtime")
+    runtime.__path__ = []
+    jit_mod = types.ModuleType("triton.runtime.jit")
+    autotuner = types.ModuleType("triton.runtime.autotuner")
+    testing = types.ModuleType("triton.testing")
+    testing.do_bench = _do_bench
+    extra = types.ModuleType("triton.language.extra")
+    extra.__path__ = []
+    extra.libdevice = language.libdevice
+    language.extra = extra
+    triton.runtime, triton.compiler, triton.testing = runtime, compiler, testing
+    runtime.jit, runtime.autotuner = jit_mod, autotuner
+    mods = {"triton": triton, "triton.language": language, "triton.language.extra": extra,
+            "triton.language.extra.libdevice": language.libdevice, "triton.runtime": runtime,
+            "triton.runtime.jit": jit_mod, "triton.runtime.autotuner": autotuner, "triton.compiler": compiler,
+            "triton.compiler.errors": errors, "triton.testing": testing}
+    sys.modules.update(mods)
+    return triton
+
+
+def _do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
+    """triton.testing.do_bench without Triton: milliseconds of fn on the host's clock
+    around a synchronisation (the CPU interpreter, or a GPU through torch)."""
+    import statistics
+    import time
+    torch = sys.modules.get("torch")
+    sync = torch.cuda.synchronize if torch is not None and torch.cuda.is_available() else (lambda: None)
+    fn()
+    sync()
+    t0 = time.perf_counter()
+    fn()
+    sync()
+    est = max((time.perf_counter() - t0) * 1e3, 1e-3)
+    for _ in range(max(1, int(warmup / est))):
+        fn()
+    times = []
+    for _ in range(max(1, int(rep / est))):
+        sync()
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        times.append((time.perf_counter() - t0) * 1e3)
+    if quantiles is not None:
+        times.sort()
+        out = [times[min(len(times) - 1, int(q * len(times)))] for q in quantiles]
+        return out[0] if len(out) == 1 else out
+    return {"mean": statistics.fmean, "median": statistics.median, "min": min, "max": max,
+            "all": list}[return_mode](times)
+
+
+def _compile_error_class(triton):
+    """Nereid's CompileError, made an instance of Triton's CompilationError too (so that
+    `except triton.CompilationError` catches it) where Triton has that class."""
+    import nereid
+    from . import _errors
+    base = getattr(triton, "CompilationError", None)
+    if base is None or issubclass(_errors.CompileError, base):
+        return
+
+    class CompilationError(_errors.CompileError, base):
+        def __init__(self, diagnostics):
+            _errors.CompileError.__init__(self, diagnostics)
+
+        def __str__(self):
+            return self.diagnostics
+
+        def __reduce__(self):
+            return (type(self), (self.diagnostics,))
+
+    CompilationError.__name__ = "CompileError"
+    CompilationError.__qualname__ = "CompileError"
+    CompilationError.__module__ = "nereid"
+    _errors.CompileError = CompilationError
+    nereid.CompileError = CompilationError
+    nereid._nereid._set_errors(nereid.Error, CompilationError, nereid.LaunchError, nereid.DeviceError)
+
+
+def install():
+    """Make `triton`'s decorators Nereid's (see the module's text). Idempotent."""
+    global _installed
+    if _installed:
+        return sys.modules["triton"]
+    import nereid
+    _child_processes()
+    try:
+        import triton
+        real = not getattr(triton, "__nereid__", False)
+    except ImportError:
+        triton, real = _fake_triton(), False
+    names = {"jit": nereid.jit, "autotune": nereid.autotune, "heuristics": nereid.heuristics,
+             "Config": nereid.Config, "JITFunction": nereid.JITFunction}
+    homes = [triton]
+    for mod in ("triton.runtime", "triton.runtime.jit", "triton.runtime.autotuner"):
+        m = sys.modules.get(mod)
+        if m is None and real:
+            try:
+                __import__(mod)
+                m = sys.modules[mod]
+            except ImportError:
+                m = None
+        if m is not None:
+            homes.append(m)
+    for home in homes:
+        for name, value in names.items():
+            if home is triton or hasattr(home, name):
+                setattr(home, name, value)
+    if real:
+        _compile_error_class(triton)
+    triton.__nereid_dropin__ = True
+    _installed = True
+    return triton
+
+
+def installed():
+    """Whether install() has run in this process."""
+    return _installed

@@ -1,0 +1,205 @@
+"""nereid.dropin: code written for Triton (`import triton`, `@triton.jit`, `triton.autotune`)
+runs through Nereid unchanged, on the CPU interpreter here (Triton is not needed: where
+it is missing, `triton` is made of Nereid's pieces): through `python -m nereid.run`, in
+the child processes such a program starts (subprocess, multiprocessing's spawn), through
+NEREID_TRITON=1, and under pytest with `-p nereid.pytest_plugin`, whose report counts each
+test's Nereid and Triton launches."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+# A program in Triton's style (ours): kernels decorated with @triton.jit, a module constant
+# written as tl.constexpr, an autotuned kernel, a helper, launches on NumPy arrays.
+PROGRAM = '''
+import sys
+import numpy as np
+import triton
+import triton.language as tl
+
+SCALE = tl.constexpr(3)
+
+
+@triton.jit
+def twice(x):
+    return x * 2
+
+
+@triton.jit
+def axpy(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, twice(x) * SCALE + y, mask=mask)
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64}, num_warps=2)], key=["n"])
+@triton.jit
+def fill(out_ptr, n, value, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, value, mask=offs < n)
+
+
+def main():
+    import nereid
+    assert triton.jit is nereid.jit and triton.JITFunction is nereid.JITFunction, "not installed"
+    assert isinstance(axpy, triton.JITFunction)
+    n = 100
+    x = np.arange(n, dtype=np.float32)
+    y = np.ones(n, dtype=np.float32)
+    out = np.zeros(n, dtype=np.float32)
+    axpy[(triton.cdiv(n, 32),)](x, y, out, n, BLOCK=32)
+    np.testing.assert_array_equal(out, x * 6 + 1)
+    f = np.zeros(n, dtype=np.int32)
+    fill[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](f, n, 7)
+    assert (f == 7).all(), f
+    print("OK", triton.__name__)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+CHILD = '''
+import multiprocessing as mp
+import subprocess
+import sys
+
+
+def check(_):
+    import triton
+    import nereid
+    return triton.jit is nereid.jit
+
+
+if __name__ == "__main__":
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(1) as pool:
+        spawned = pool.map(check, [0])[0]
+    out = subprocess.run([sys.executable, "-c", "import triton, nereid; print(triton.jit is nereid.jit)"],
+                         capture_output=True, text=True)
+    print("spawn", spawned, "subprocess", out.stdout.strip(), out.stderr.strip())
+'''
+
+TEST_MODULE = '''
+import numpy as np
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def neg(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, -tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def test_neg():
+    x = np.arange(10, dtype=np.float32)
+    out = np.zeros_like(x)
+    neg[(1,)](x, out, 10, BLOCK=16)
+    np.testing.assert_array_equal(out, -x)
+
+
+def test_nothing_launched():
+    assert triton.cdiv(10, 4) == 3
+
+
+def test_fails():
+    assert False, "on purpose"
+'''
+
+
+def _env(**extra):
+    env = dict(os.environ)
+    env.pop("NEREID_TRITON", None)
+    env["NEREID_DEVICE"] = "cpu"
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    env.update(extra)
+    return env
+
+
+class DropIn(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="nereid-dropin-")
+
+    def tearDown(self):
+        import shutil
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def write(self, name, text):
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write(textwrap.dedent(text))
+        return path
+
+    def test_run_a_program(self):
+        script = self.write("prog.py", PROGRAM)
+        out = subprocess.run([sys.executable, "-m", "nereid.run", script], env=_env(), capture_output=True, text=True,
+                             timeout=300, cwd=self.dir)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("OK triton", out.stdout)
+
+    def test_environment_variable(self):
+        script = self.write("prog.py", PROGRAM)
+        from nereid import dropin
+        env = _env(NEREID_TRITON="1")
+        env["PYTHONPATH"] = os.pathsep.join([dropin.SITE_DIR, env["PYTHONPATH"]])
+        out = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True, timeout=300,
+                             cwd=self.dir)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("OK triton", out.stdout)
+
+    def test_without_the_switch_nothing_changes(self):
+        script = self.write("prog.py", PROGRAM)
+        out = subprocess.run([sys.executable, script], env=_env(), capture_output=True, text=True, timeout=300,
+                             cwd=self.dir)
+        self.assertNotEqual(out.returncode, 0)  # no Triton here, or Triton's own jit: not Nereid's
+
+    def test_child_processes(self):
+        script = self.write("child.py", CHILD)
+        out = subprocess.run([sys.executable, "-m", "nereid.run", script], env=_env(), capture_output=True, text=True,
+                             timeout=300, cwd=self.dir)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("spawn True subprocess True", out.stdout)
+
+    def test_install_in_process(self):
+        code = ("import nereid.dropin as d; t = d.install(); import triton, triton.language as tl\n"
+                "from triton.language.extra import libdevice\n"
+                "from triton.language.extra.libdevice import fast_dividef\n"
+                "import nereid\n"
+                "assert t is triton and d.installed() and triton.autotune is nereid.autotune\n"
+                "assert triton.Config is nereid.Config and triton.heuristics is nereid.heuristics\n"
+                "assert issubclass(nereid.CompileError, triton.CompilationError)\n"
+                "print('installed')\n")
+        out = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("installed", out.stdout)
+
+    def test_pytest_plugin(self):
+        try:
+            import pytest  # noqa: F401
+        except ImportError:
+            self.skipTest("pytest is not installed (make deps installs python3-pytest)")
+        mod = self.write("test_mod.py", TEST_MODULE)
+        report = os.path.join(self.dir, "report.json")
+        out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "nereid.pytest_plugin", mod,
+                              f"--nereid-report={report}", "-p", "no:cacheprovider"],
+                             env=_env(), capture_output=True, text=True, timeout=300, cwd=self.dir)
+        self.assertIn("1 failed, 2 passed", out.stdout, out.stdout + out.stderr)
+        with open(report) as f:
+            r = json.load(f)
+        by_name = {k.split("::")[-1]: v for k, v in r.items()}
+        self.assertEqual(by_name["test_neg"]["outcome"], "passed")
+        self.assertGreaterEqual(by_name["test_neg"]["nereid_launches"], 1)
+        self.assertEqual(by_name["test_neg"]["triton_launches"], 0)
+        self.assertEqual(by_name["test_nothing_launched"]["nereid_launches"], 0)
+        self.assertEqual(by_name["test_fails"]["outcome"], "failed")
+        self.assertIn("on purpose", by_name["test_fails"]["error"])
+
+
+if __name__ == "__main__":
+    unittest.main()

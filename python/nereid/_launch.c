@@ -637,6 +637,27 @@ static int ptr_type_error(DispatcherObject *d, int i, PyObject *obj, const char 
     return -1;
 }
 
+/* A tensor on the other device than the kernel's: 0 when it may go anyway (page-locked
+ * host memory, which a GPU reads through the unified address space, as Triton allows),
+ * else -1 with a ValueError (Triton's exception for it). */
+static int device_mismatch(DispatcherObject *d, int i, PyObject *obj, int cuda) {
+    if (cuda) {
+        PyObject *r = PyObject_CallMethod(obj, "is_pinned", NULL);
+        int pinned = r ? PyObject_IsTrue(r) : 0;
+        Py_XDECREF(r);
+        if (!r) PyErr_Clear();
+        if (pinned > 0) return 0;
+    }
+    PyObject *tn = PyType_GetName(Py_TYPE(obj));
+    PyErr_Format(PyExc_ValueError, "%s(): argument '%s' %s, got %U", kname(d), param_name(d, i),
+                 cuda
+                     ? "must be on the GPU or in page-locked host memory (this kernel runs on cuda)"
+                     : "must be in host memory (this kernel runs on the CPU device)",
+                 tn);
+    Py_XDECREF(tn);
+    return -1;
+}
+
 /* A CPU array through the buffer protocol: lent for the launch (a private copy when it
  * is read-only, since kernels may store through any pointer). */
 static int cpu_buffer(DispatcherObject *d, int i, PyObject *obj, Slot *s, nr_type *pointee) {
@@ -829,10 +850,7 @@ static inline int fast_tensor(DispatcherObject *d, State *st, struct ArgType *t,
     int on_gpu = is_cuda == Py_True ? 1 : is_cuda == Py_False ? 0 : PyObject_IsTrue(is_cuda);
     Py_DECREF(is_cuda);
     if (on_gpu < 0) return -1;
-    if (on_gpu != cuda)
-        return ptr_type_error(d, i, obj,
-                              cuda ? "must be on the GPU (this kernel runs on cuda)"
-                                   : "must be in host memory (this kernel runs on the CPU device)");
+    if (on_gpu != cuda && device_mismatch(d, i, obj, cuda)) return -1;
     PyObject *dtype = t->dtype_get(t->dtype, obj, t->type);
     if (!dtype) return -1;
     if (dtype == t->last_dtype) {
@@ -874,11 +892,7 @@ static int pointer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot
         int on_gpu = is_cuda ? PyObject_IsTrue(is_cuda) : cuda;
         Py_XDECREF(is_cuda);
         if (on_gpu < 0) return -1;
-        if (on_gpu != cuda)
-            return ptr_type_error(
-                d, i, obj,
-                cuda ? "must be on the GPU (this kernel runs on cuda)"
-                     : "must be in host memory (this kernel runs on the CPU device)");
+        if (on_gpu != cuda && device_mismatch(d, i, obj, cuda)) return -1;
         PyObject *dtype = PyObject_GetAttr(obj, st->s_dtype);
         if (!dtype) return -1;
         *pointee = dtype_code(st, dtype);

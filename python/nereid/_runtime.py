@@ -90,9 +90,32 @@ def synchronize(device=None):
     context(device).synchronize()
 
 
+_DTYPE_ATTRS = {"i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u1": "int1",
+                "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64", "fp16": "float16",
+                "bf16": "bfloat16", "fp32": "float32", "fp64": "float64", "fp8e4nv": "float8e4nv",
+                "fp8e5": "float8e5", "fp8e4b15": "float8e4b15", "fp8e4b8": "float8e4b8", "fp8e5b16": "float8e5b16",
+                "void": "void"}
+
+
+def _dtype_text(value):
+    """tl.float16 (Nereid's or Triton's dtype) as the compiler reads it: `tl.float16`; a
+    pointer type `tl.pointer_type(tl.int8)`; None if value is no dtype."""
+    elem = getattr(value, "element_ty", None)
+    if elem is not None and type(value).__name__ == "pointer_type" or (elem is not None and
+                                                                       str(getattr(value, "name", "")).startswith("*")):
+        inner = _dtype_text(elem)
+        return f"tl.pointer_type({inner})" if inner else None
+    name = getattr(value, "name", None)
+    if type(value).__name__ != "dtype" or not isinstance(name, str):
+        return None
+    attr = _DTYPE_ATTRS.get(name, name)
+    return f"tl.{attr}"
+
+
 def define_text(name, value):
-    """A constexpr value as the compiler reads it (-D NAME=TEXT)."""
-    if isinstance(value, language.constexpr):
+    """A constexpr value as the compiler reads it (-D NAME=TEXT): numbers, True/False/None,
+    quoted strings, dtypes (`tl.float16`), and tuples or lists of these (`(1, tl.int8)`)."""
+    if isinstance(value, language.constexpr) or (type(value).__name__ == "constexpr" and hasattr(value, "value")):
         value = value.value
     if isinstance(value, bool):
         return "True" if value else "False"
@@ -108,10 +131,16 @@ def define_text(name, value):
         if '"' not in value:
             return '"' + value + '"'
         raise TypeError(f"constexpr '{name}': a string holding both quote characters cannot be a compile-time value")
+    if isinstance(value, (tuple, list)):
+        items = [define_text(name, v) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    dt = _dtype_text(value)
+    if dt is not None:
+        return dt
     if hasattr(value, "__index__"):  # numpy integers
         return str(value.__index__())
     raise TypeError(f"constexpr '{name}': a {type(value).__name__} cannot be a compile-time value "
-                    "(use an int, float, bool, str or None)")
+                    "(use an int, float, bool, str, None, a dtype, or a tuple of these)")
 
 
 def _compile_text(ctx, source, filename, defines, kernel, num_warps, num_stages):

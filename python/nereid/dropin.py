@@ -118,12 +118,13 @@ def _compile_error_class(triton):
     import nereid
     from . import _errors
     base = getattr(triton, "CompilationError", None)
-    if base is None or issubclass(_errors.CompileError, base):
+    ours = _errors.CompileError
+    if base is None or issubclass(ours, base):
         return
 
-    class CompilationError(_errors.CompileError, base):
+    class CompilationError(ours, base):
         def __init__(self, diagnostics):
-            _errors.CompileError.__init__(self, diagnostics)
+            ours.__init__(self, diagnostics)
 
         def __str__(self):
             return self.diagnostics
@@ -166,7 +167,10 @@ def install():
             homes.append(m)
     for home in homes:
         for name, value in names.items():
-            if home is triton or hasattr(home, name):
+            current = getattr(home, name, None)
+            if isinstance(current, types.ModuleType):
+                continue  # triton.runtime.jit is also a submodule's name: never replace a module
+            if home is triton or current is not None:
                 setattr(home, name, value)
     if real:
         _compile_error_class(triton)

@@ -13,6 +13,7 @@ import json
 import os
 
 from . import dropin
+from ._launches import count_triton, launches
 
 dropin.install()
 
@@ -24,47 +25,12 @@ def pytest_addoption(parser):
                      help="write each test's outcome and kernel launches (Nereid's, Triton's) to this JSON file")
 
 
-def _launches():
-    from . import _nereid
-    triton_count = 0
-    try:
-        import triton.runtime.jit as tj
-        triton_count = getattr(tj, "_nereid_triton_launches", 0)
-    except ImportError:
-        pass
-    return _nereid.launch_count(), triton_count
-
-
-def _count_triton_launches():
-    """Counts launches of kernels Triton compiles (those decorated before the drop-in, or
-    made with Triton's own classes)."""
-    try:
-        import triton.runtime.jit as tj
-    except ImportError:
-        return
-    real = getattr(tj, "_nereid_real_JITFunction", None) or getattr(tj, "JITFunction", None)
-    if real is None or getattr(real, "__module__", "").startswith("nereid"):
-        return
-    tj._nereid_real_JITFunction = real
-    run = real.run
-    if getattr(run, "_nereid_counted", False):
-        return
-
-    def counted(self, *args, **kwargs):
-        if not kwargs.get("warmup", False):
-            tj._nereid_triton_launches = getattr(tj, "_nereid_triton_launches", 0) + 1
-        return run(self, *args, **kwargs)
-
-    counted._nereid_counted = True
-    real.run = counted
-
-
 def pytest_configure(config):
-    _count_triton_launches()
+    count_triton()
 
 
 def pytest_runtest_setup(item):
-    item._nereid_before = _launches()
+    item._nereid_before = launches()
 
 
 def pytest_runtest_logreport(report):
@@ -79,7 +45,7 @@ def pytest_runtest_teardown(item):
     before = getattr(item, "_nereid_before", None)
     if before is None:
         return
-    after = _launches()
+    after = launches()
     entry = _report.setdefault(item.nodeid, {})
     entry["nereid_launches"] = after[0] - before[0]
     entry["triton_launches"] = after[1] - before[1]

@@ -113,6 +113,33 @@ def test_fails():
 '''
 
 
+# A stand-in for an installed Triton, laid out as Triton 3.6 is where the drop-in touches it:
+# `triton.runtime.jit` is both a submodule and (in triton.runtime's namespace) the
+# submodule's name, beside the `jit` decorator it defines; Triton's own classes stay usable.
+FAKE_TRITON = {
+    "triton/__init__.py": "from .runtime import autotune, heuristics, Config, JITFunction\n"
+                          "from .runtime.jit import jit\n"
+                          "from .compiler.errors import CompilationError\n"
+                          "from . import language, testing\n"
+                          "def cdiv(a, b):\n    return -(-a // b)\n",
+    "triton/runtime/__init__.py": "from .jit import JITFunction, TensorWrapper\n"
+                                  "from .autotuner import autotune, heuristics, Config\n",
+    "triton/runtime/jit.py": "class JITFunction:\n    def __init__(self, fn):\n        self.fn = fn\n"
+                             "    def run(self, *a, **k):\n        raise RuntimeError('Triton ran')\n"
+                             "class TensorWrapper:\n    pass\n"
+                             "def jit(fn=None, **kw):\n    return JITFunction(fn) if fn else (lambda f: JITFunction(f))\n",
+    "triton/runtime/autotuner.py": "def autotune(*a, **k):\n    raise RuntimeError('Triton autotune')\n"
+                                   "def heuristics(*a, **k):\n    raise RuntimeError('Triton heuristics')\n"
+                                   "class Config:\n    pass\n",
+    "triton/compiler/__init__.py": "",
+    "triton/compiler/errors.py": "class CompilationError(Exception):\n"
+                                 "    def __init__(self, src, node, error_message):\n        super().__init__(error_message)\n",
+    "triton/language/__init__.py": "class constexpr:\n    def __init__(self, value):\n        self.value = value\n"
+                                   "float32 = 'fp32'\n",
+    "triton/testing.py": "def do_bench(fn, **kw):\n    fn()\n    return 1.0\n",
+}
+
+
 def _env(**extra):
     env = dict(os.environ)
     env.pop("NEREID_TRITON", None)
@@ -178,6 +205,31 @@ class DropIn(unittest.TestCase):
         out = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=120)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("installed", out.stdout)
+
+    def test_an_installed_triton(self):
+        site = os.path.join(self.dir, "site")
+        for name, text in FAKE_TRITON.items():
+            os.makedirs(os.path.dirname(os.path.join(site, name)), exist_ok=True)
+            with open(os.path.join(site, name), "w") as f:
+                f.write(text)
+        code = ("import nereid.dropin as d; d.install()\n"
+                "import triton, triton.runtime.jit as tj, nereid\n"
+                "assert triton.jit is nereid.jit and tj.jit is nereid.jit and triton.runtime.jit is tj\n"
+                "assert tj.TensorWrapper and triton.runtime.TensorWrapper  # Triton's own pieces stay\n"
+                "assert triton.autotune is nereid.autotune and triton.runtime.autotuner.Config is nereid.Config\n"
+                "e = nereid.CompileError('x.py:1:1: error: no')\n"
+                "assert isinstance(e, triton.CompilationError) and 'error: no' in str(e)\n"
+                "print('kept')\n")
+        env = _env()
+        env["PYTHONPATH"] = os.pathsep.join([site, env["PYTHONPATH"]])
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("kept", out.stdout)
+        script = self.write("prog.py", PROGRAM)  # Triton's language is Triton's here: the kernels still compile
+        out = subprocess.run([sys.executable, "-m", "nereid.run", script], env=env, capture_output=True, text=True,
+                             timeout=300, cwd=self.dir)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("OK triton", out.stdout)
 
     def test_pytest_plugin(self):
         try:

@@ -122,7 +122,7 @@ class Gpu(unittest.TestCase):
     def test_argument_errors(self):
         mod = nereid.compile(os.path.join(EXAMPLES, "vector_add.nr"), device="cuda", BLOCK_SIZE=128)
         x = torch.rand(16, device="cuda")
-        with self.assertRaisesRegex(TypeError, "argument 'x_ptr' must be on the GPU"):
+        with self.assertRaisesRegex(ValueError, "argument 'x_ptr' must be on the GPU"):
             mod.add_kernel[(1,)](torch.rand(16), x, x, 16)
         with self.assertRaisesRegex(TypeError, r"argument 'y_ptr' is \*fp32, got an array of fp16"):
             mod.add_kernel[(1,)](x, x.half(), x, 16)
@@ -264,7 +264,7 @@ class GpuTensorDescriptors(unittest.TestCase):
         torch.testing.assert_close(y, x + 1)
         with self.assertRaisesRegex(TypeError, r"is tensordesc<fp32\[8, 4\]>, got tensordesc<fp32\[4, 4\]>"):
             dk.tile_2d_typed[(2, 1)](TD.from_tensor(x, [4, 4]), TD.from_tensor(y, [8, 4]), BM=8, BN=4)
-        with self.assertRaisesRegex(TypeError, "argument 'x_desc' must be on the GPU"):
+        with self.assertRaisesRegex(ValueError, "argument 'x_desc' must be on the GPU"):
             dk.tile_2d_typed[(2, 1)](TD.from_tensor(x.cpu(), [8, 4]), TD.from_tensor(y, [8, 4]), BM=8, BN=4)
 
     def test_triton_tensor_descriptor(self):

@@ -191,7 +191,7 @@ class CompiledLaunch(unittest.TestCase):
             self.launch(x, y, 1, 2, 3.0, False, 0)
             with self.assertRaisesRegex(TypeError, r"argument 'y' is \*fp16, got an array of fp32"):
                 self.launch(x, Tensor(BASE), 1, 2, 3.0, False, 0)
-            with self.assertRaisesRegex(TypeError, r"argument 'x' must be on the GPU"):
+            with self.assertRaisesRegex(ValueError, r"argument 'x' must be on the GPU"):
                 self.launch(Tensor(BASE, is_cuda=False), y, 1, 2, 3.0, False, 0)
             with self.assertRaisesRegex(OverflowError, r"argument 'n' \(i32\) out of range"):
                 self.launch(x, y, 2 ** 31, 2, 3.0, False, 0)
@@ -304,7 +304,7 @@ class JitLaunch(unittest.TestCase):
 
     def test_jit_errors(self):
         record_jit[(1,)](Tensor(BASE), 5, None, BLOCK=64)
-        with self.assertRaisesRegex(TypeError, r"argument 'x' must be on the GPU"):
+        with self.assertRaisesRegex(ValueError, r"argument 'x' must be on the GPU"):
             record_jit[(1,)](Tensor(BASE, is_cuda=False), 5, None, BLOCK=64)
         with self.assertRaisesRegex(OverflowError, "does not fit in 64 bits"):
             record_jit[(1,)](Tensor(BASE), 2 ** 64, None, BLOCK=64)
@@ -353,7 +353,7 @@ class Descriptors(unittest.TestCase):
     def test_the_package_checks(self):
         y = desc(Tensor(BASE + 4096, DType("int32")), (8,), (1,), (8,))
         for _ in range(2):
-            with self.assertRaisesRegex(TypeError, "argument 'x' must be on the GPU"):
+            with self.assertRaisesRegex(ValueError, "argument 'x' must be on the GPU"):
                 self.k[(1,)](desc(Tensor(BASE, is_cuda=False)), y)
             with self.assertRaisesRegex(TypeError, "argument 'x' is a tensor descriptor of fp32, got one of fp16"):
                 self.k[(1,)](desc(Tensor(BASE, float16)), y)

@@ -380,7 +380,9 @@ class Errors(unittest.TestCase):
             nereid.compile(SCALE_SRC, device=3, BLOCK=1)
 
     def test_bad_constexpr_value(self):
-        with self.assertRaisesRegex(TypeError, "constexpr 'BLOCK'"):
+        with self.assertRaisesRegex(TypeError, "constexpr 'BLOCK': a object cannot be a compile-time value"):
+            nereid.compile(SCALE_SRC, device=CPU, BLOCK=object())
+        with self.assertRaises(nereid.CompileError):  # a tuple is a compile-time value, but no block size
             nereid.compile(SCALE_SRC, device=CPU, BLOCK=[64])
 
     def test_unknown_launch_keyword(self):

@@ -1,0 +1,62 @@
+"""The pytest plugin of tools/triton_suite.py (loaded with -p triton_suite_plugin, before
+nereid.pytest_plugin when Nereid runs): at most --suite-max-params parametrisations of each
+test function (the first ones, in collection order: the same selection in both runs), and
+--suite-report=FILE, each test's outcome, failure text and kernel launches through Nereid
+and through Triton (a file per pytest-xdist worker, FILE.gwN, merged by the harness)."""
+import json
+import os
+
+import pytest
+
+from nereid._launches import count_triton, launches
+
+count_triton()  # before the drop-in, if any, rebinds Triton's names: Triton's class is wrapped
+_report = {}
+
+
+def pytest_addoption(parser):
+    parser.addoption("--suite-report", default=None)
+    parser.addoption("--suite-max-params", type=int, default=0)
+
+
+def pytest_collection_modifyitems(config, items):
+    n = config.getoption("--suite-max-params")
+    if n <= 0:
+        return
+    seen, keep, drop = {}, [], []
+    for item in items:
+        fn = item.nodeid.split("[")[0]
+        seen[fn] = seen.get(fn, 0) + 1
+        (keep if seen[fn] <= n else drop).append(item)
+    items[:] = keep
+    config.hook.pytest_deselected(items=drop)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    before = launches()
+    yield
+    after = launches()
+    entry = _report.setdefault(item.nodeid, {})
+    entry["nereid_launches"] = after[0] - before[0]
+    entry["triton_launches"] = after[1] - before[1]
+
+
+def pytest_runtest_logreport(report):
+    entry = _report.setdefault(report.nodeid, {})
+    if report.when == "call" or report.outcome != "passed":
+        if entry.get("outcome") in (None, "passed"):
+            entry["outcome"] = report.outcome if report.when == "call" or report.outcome != "passed" else "passed"
+            if report.when != "call" and report.outcome == "failed":
+                entry["outcome"] = "error"
+        if report.outcome == "failed" and report.longrepr is not None:
+            entry["error"] = str(report.longrepr)[-3000:]
+
+
+def pytest_sessionfinish(session):
+    path = session.config.getoption("--suite-report")
+    if not path:
+        return
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    with open(f"{path}.{worker}" if worker else path, "w") as f:
+        json.dump(_report, f, indent=0, sort_keys=True)

@@ -121,9 +121,7 @@ class Autotuner:
         self.__name__ = getattr(fn, "__name__", "kernel")
         self.configs = list(configs) or [Config({})]
         self.keys = list(key)
-        unknown = [k for k in self.keys if k not in self.arg_names]
-        if unknown:
-            raise TypeError(f"autotune key names {unknown}, which are not parameters of {self.__name__}")
+        # a key that names no parameter is left out of the key, as Triton leaves it
         self.reset_to_zero = list(reset_to_zero or [])
         self.restore_value = list(restore_value or [])
         self.user_pre_hook, self.user_post_hook = pre_hook, post_hook

@@ -149,6 +149,30 @@ class _Source:
         return b"".join(lines).decode()
 
 
+class KernelParam:
+    """A kernel parameter as Triton's JITFunction.params holds it."""
+
+    def __init__(self, num, param, is_constexpr):
+        self.num, self._param, self.is_constexpr = num, param, is_constexpr
+        self.name = param.name
+        ann = param.annotation
+        self.annotation = "" if ann is inspect.Parameter.empty or ann is None else (
+            "constexpr" if is_constexpr else (ann if isinstance(ann, str) else getattr(ann, "__name__", str(ann))))
+        self.do_not_specialize = self.do_not_specialize_on_alignment = False
+        self.is_const = False
+
+    @property
+    def default(self):
+        return self._param.default
+
+    @property
+    def has_default(self):
+        return self._param.default is not inspect.Parameter.empty
+
+    def __repr__(self):
+        return f"KernelParam({self.num}, {self.name!r}{', constexpr' if self.is_constexpr else ''})"
+
+
 class JITFunction(_nereid.Dispatcher):
     """A kernel written in Python: `kernel[grid](*args, **constexprs)`."""
 
@@ -165,7 +189,9 @@ class JITFunction(_nereid.Dispatcher):
         self.num_stages = defaults["num_stages"] if num_stages is None else num_stages
         sig = inspect.signature(fn)
         self.arg_names = list(sig.parameters)
-        self.params = sig.parameters
+        self.params = [KernelParam(i, p, kind == _CONSTEXPR) for i, (p, kind) in
+                       enumerate(zip(sig.parameters.values(), (_annotation_kind(p.annotation)[0]
+                                                               for p in sig.parameters.values())))]
         kinds, types, defaults = [], [], {}
         for p in sig.parameters.values():
             kind, ty = _annotation_kind(p.annotation)

@@ -779,7 +779,7 @@ def compile_only(args):
                     fresh.run(*spec_args(s.args), grid=(1,), warmup=True, **s.kw)
                     times.append((time.perf_counter() - t0) * 1e3)
                 except Exception as e:
-                    err = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:150]}"
+                    err = f"{type(e).__name__}: {str(e).strip().splitlines()[0][-160:]}"
                     break
                 if ctx.stats()["gpu_compiles"] != before + 1:
                     err = "no compile happened (cache?)"
@@ -842,7 +842,8 @@ def compare(a, b, torch, tol=None):
             continue
         xf, yf = x.float(), y.float()
         rtol, atol = tol or _TOL.get(str(y.dtype).split(".")[-1], (0.25, 0.1))
-        scale = max(1.0, yf[torch.isfinite(yf)].abs().max().item() if yf.numel() else 1.0)
+        finite = yf[torch.isfinite(yf)]
+        scale = max(1.0, finite.abs().max().item() if finite.numel() else 1.0)
         try:
             torch.testing.assert_close(xf, yf, rtol=rtol, atol=atol * scale, equal_nan=True)
         except AssertionError as e:

@@ -209,7 +209,8 @@ static inline nr_arg nr_arg_tensor_desc(const nr_tensor_desc *d) {
 }
 
 /* A constexpr value given at compile time, as text: "128", "0.5", "True", "leaky_relu".
- * Integers, floats and booleans are recognised; anything else is a string. */
+ * Integers, floats, booleans, None, quoted strings and constant expressions ("(4, 8)",
+ * "tl.float16") are recognised; anything else is a string (docs/language.md, section 4). */
 typedef struct nr_define {
     const char *name;
     const char *value;

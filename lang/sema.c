@@ -124,6 +124,7 @@ static IrType param_type(Sema *S, const Param *p) {
     if (v && v->k == V_STR && sema_signature_type_of(p->annotation, v->s, &t)) return t;
     if (v && v->k == V_DTYPE && v->ty.dt != DT_PTR)
         return *p->annotation == '*' ? ty_ptr(v->ty.dt) : ty_scalar(v->ty.dt);
+    if (v && v->k == V_DTYPE && *p->annotation != '*') return v->ty; /* tl.pointer_type(...) */
     if (v)
         sema_error(S, p->ann_loc,
                    "parameter '%s': the constexpr '%s' does not name a type (give a dtype such as "
@@ -137,11 +138,72 @@ static IrType param_type(Sema *S, const Param *p) {
                p->annotation);
 }
 
-/* -D values: True/False/None, ints (decimal or 0x), floats; anything else is a string. */
-static Val parse_define(Sema *S, const char *text) {
+/* Is e a constant expression a define may hold: a number, True/False/None, a string, a
+ * tuple or list of such, tl.NAME (a dtype, ...), a call of tl.pointer_type or tl.constexpr
+ * on such, or (inside a tuple) inf and nan? */
+static bool tl_dotted(const Expr *e) {
+    if (e->kind == EX_NAME) return !strcmp(e->name, "tl") || !strcmp(e->name, "triton");
+    return e->kind == EX_ATTR && tl_dotted(e->lhs);
+}
+
+static bool define_expr_ok(const Expr *e) {
+    switch (e->kind) {
+    case EX_INT: return !e->is_big;
+    case EX_FLOAT:
+    case EX_STR:
+    case EX_TRUE:
+    case EX_FALSE:
+    case EX_NONE: return true;
+    case EX_NAME: return !strcmp(e->name, "inf") || !strcmp(e->name, "nan");
+    case EX_UNOP:
+        return (e->op == UN_NEG || e->op == UN_POS) &&
+               (e->lhs->kind == EX_INT || e->lhs->kind == EX_FLOAT ||
+                (e->lhs->kind == EX_NAME && define_expr_ok(e->lhs)));
+    case EX_TUPLE:
+    case EX_LIST:
+        for (int i = 0; i < e->nitems; i++)
+            if (!define_expr_ok(e->items[i])) return false;
+        return true;
+    case EX_ATTR: return tl_dotted(e);
+    case EX_CALL:
+        if (e->lhs->kind != EX_ATTR || !tl_dotted(e->lhs) ||
+            (strcmp(e->lhs->name, "pointer_type") && strcmp(e->lhs->name, "constexpr")))
+            return false;
+        for (int i = 0; i < e->nitems; i++)
+            if (!define_expr_ok(e->items[i])) return false;
+        for (int i = 0; i < e->nkw; i++)
+            if (!define_expr_ok(e->kwvalues[i])) return false;
+        return true;
+    default: return false;
+    }
+}
+
+/* The value of an expression define_expr_ok accepted (the language's own evaluation, but
+ * for inf and nan, which Python's repr writes for float('inf') and float('nan')). */
+static Val define_eval(Sema *S, const Expr *e) {
+    if (e->kind == EX_NAME) return sema_val_float(!strcmp(e->name, "inf") ? INFINITY : NAN);
+    if (e->kind == EX_UNOP && e->lhs->kind == EX_NAME) {
+        double f = define_eval(S, e->lhs).f;
+        return sema_val_float(e->op == UN_NEG ? -f : f);
+    }
+    if (e->kind == EX_TUPLE || e->kind == EX_LIST) {
+        Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(e->nitems + 1));
+        for (int i = 0; i < e->nitems; i++) items[i] = define_eval(S, e->items[i]);
+        return sema_val_tuple(S, items, e->nitems);
+    }
+    return sema_lower_expr(S, e);
+}
+
+/* -D NAME=TEXT: a quoted text is the string between the quotes (as the Python package
+ * quotes every str, whatever it holds); True/False/None, ints (decimal, 0x, a leading 0
+ * octal) and floats (inf, nan) as before; then the text as a constant expression of the
+ * language (tuples, tl.float16, tl.pointer_type(tl.int8), tl.constexpr(...), strings with
+ * escapes); anything else (leaky_relu, bf16) is a string. */
+static Val parse_define(Sema *S, const char *name, const char *text) {
     size_t n = strlen(text);
-    if (n >= 2 && (text[0] == '\'' || text[0] == '"') && text[n - 1] == text[0])
-        return sema_val_str(S, text + 1, n - 2); /* quoted: a string, even "1" or "nan" */
+    bool quoted = n >= 2 && (text[0] == '\'' || text[0] == '"') && text[n - 1] == text[0];
+    if (quoted && !memchr(text + 1, text[0], n - 2))
+        return sema_val_str(S, text + 1, n - 2); /* a string, even "1" or "nan" */
     if (!strcmp(text, "True")) return sema_val_bool(true);
     if (!strcmp(text, "False")) return sema_val_bool(false);
     if (!strcmp(text, "None")) return sema_val_none();
@@ -153,7 +215,28 @@ static Val parse_define(Sema *S, const char *text) {
     double d = strtod(text, &end);
     if (*text && !*end && !errno && strspn(text, "0123456789.eE+-infatyINFATY") == strlen(text))
         return sema_val_float(d);
-    return sema_val_str(S, text, strlen(text));
+    Source *src = arena_alloc(S->arena, sizeof *src);
+    src->name = arena_printf(S->arena, "-D %s", name);
+    src->text = arena_strdup(S->arena, text);
+    src->len = n;
+    Diag quiet;
+    diag_init(&quiet);
+    Module *m = lang_parse_module(S->arena, &quiet, src);
+    diag_free(&quiet);
+    if (m && m->nfuncs == 0 && m->nglobals == 1 && m->globals[0]->kind == ST_EXPR &&
+        define_expr_ok(m->globals[0]->value)) {
+        FnState *saved = S->fs, g;
+        memset(&g, 0, sizeof g);
+        g.env = sema_env_new(S);
+        g.scope = &S->user;
+        g.where = m->globals[0]->value->loc;
+        S->fs = &g;
+        Val v = define_eval(S, m->globals[0]->value);
+        S->fs = saved;
+        return v;
+    }
+    if (quoted) return sema_val_str(S, text + 1, n - 2);
+    return sema_val_str(S, text, n);
 }
 
 static const SemaDefine *find_define(const SemaOptions *o, const char *name) {
@@ -201,7 +284,7 @@ static void lower_kernel(Sema *S, const Func *fn) {
         if (!strcmp(p->annotation, "constexpr")) {
             const SemaDefine *d = find_define(S->opts, p->name);
             Val v;
-            if (d) v = parse_define(S, d->value);
+            if (d) v = parse_define(S, p->name, d->value);
             else if (p->default_value) {
                 FnState g = fs;
                 g.f = NULL;

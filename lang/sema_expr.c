@@ -102,6 +102,25 @@ static Val const_float_binop(Sema *S, int op, double a, double b, Loc loc) {
     }
 }
 
+/* Python's sequence repetition: (1,) * 3, [N] * k, "ab" * 2 (a count <= 0 gives an empty
+ * sequence) */
+static Val const_repeat(Sema *S, Val seq, int64_t times, Loc loc) {
+    int64_t n = seq.k == V_TUPLE ? seq.n : (int64_t)seq.slen;
+    if (times < 0 || n == 0) times = 0;
+    int64_t limit = seq.k == V_TUPLE ? SEMA_MAX_TUPLE : SEMA_MAX_STR;
+    if (times && n > limit / times)
+        sema_error(S, loc, "%s with more than %lld %s", seq.k == V_TUPLE ? "tuple" : "string",
+                   (long long)limit, seq.k == V_TUPLE ? "items" : "bytes");
+    if (seq.k == V_STR) {
+        char *s = arena_alloc(S->arena, (size_t)(n * times) + 1);
+        for (int64_t i = 0; i < times; i++) memcpy(s + i * n, seq.s, (size_t)n);
+        return sema_val_str(S, s, (size_t)(n * times));
+    }
+    Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(n * times + 1));
+    for (int64_t i = 0; i < times; i++) memcpy(items + i * n, seq.items, sizeof(Val) * (size_t)n);
+    return sema_val_tuple(S, items, (int)(n * times));
+}
+
 static Val const_binop(Sema *S, int op, Val a, Val b, Loc loc) {
     if (a.k == V_STR && b.k == V_STR && op == BIN_ADD) {
         if (a.slen + b.slen > SEMA_MAX_STR)
@@ -119,6 +138,10 @@ static Val const_binop(Sema *S, int op, Val a, Val b, Loc loc) {
         memcpy(items + a.n, b.items, sizeof(Val) * (size_t)b.n);
         return sema_val_tuple(S, items, a.n + b.n);
     }
+    if (op == BIN_MUL && ((a.k == V_TUPLE || a.k == V_STR) && (b.k == V_INT || b.k == V_BOOL)))
+        return const_repeat(S, a, b.i, loc);
+    if (op == BIN_MUL && ((b.k == V_TUPLE || b.k == V_STR) && (a.k == V_INT || a.k == V_BOOL)))
+        return const_repeat(S, b, a.i, loc);
     if (!num(a) || !num(b))
         sema_error(S, loc, "unsupported operand types for '%s': %s and %s", ast_binop_spelling(op),
                    sema_val_kind_name(S, a), sema_val_kind_name(S, b));
@@ -219,7 +242,9 @@ Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
                    a.tag == TAG_BLOCK_PTR && op == BIN_ADD
                        ? " (move a block pointer with tl.advance)"
                        : "");
-    if (sema_val_is_constexpr(a) && sema_val_is_constexpr(b)) return const_binop(S, op, a, b, loc);
+    if ((sema_val_is_constexpr(a) && sema_val_is_constexpr(b)) || a.k == V_TUPLE ||
+        b.k == V_TUPLE) /* tuples of blocks concatenate and repeat too */
+        return const_binop(S, op, a, b, loc);
     const char *sp = ast_binop_spelling(op);
     if (a.k == V_IR && a.ty.dt == DT_PTR && (op == BIN_ADD || op == BIN_SUB))
         return pointer_offset(S, a, b, op == BIN_SUB, loc);
@@ -433,15 +458,34 @@ static Val sema_unary_op(Sema *S, int op, Val a, Loc loc) {
 static Val subscript_tuple(Sema *S, Val t, const Expr *e) {
     if (e->nitems != 1) sema_error(S, e->loc, "a tuple takes one index");
     const Expr *ix = e->items[0];
-    if (ix->kind == EX_SLICE) {
-        Val lo = ix->lhs ? sema_lower_expr(S, ix->lhs) : sema_val_int(0);
-        Val hi = ix->rhs ? sema_lower_expr(S, ix->rhs) : sema_val_int(t.n);
-        if (lo.k != V_INT || hi.k != V_INT || ix->third)
-            sema_error(S, ix->loc, "tuple slices take constant bounds");
-        int64_t a = lo.i < 0 ? lo.i + t.n : lo.i, b = hi.i < 0 ? hi.i + t.n : hi.i;
-        if (a < 0) a = 0;
-        if (b > t.n) b = t.n;
-        return sema_val_tuple(S, t.items + a, b > a ? (int)(b - a) : 0);
+    if (ix->kind == EX_SLICE) { /* Python's slice: t[a:b:c], any of them left out or None */
+        const Expr *parts[3] = {ix->lhs, ix->rhs, ix->third};
+        Val pv[3];
+        for (int k = 0; k < 3; k++) {
+            pv[k] = parts[k] ? sema_lower_expr(S, parts[k]) : sema_val_none();
+            if (pv[k].k != V_INT && pv[k].k != V_NONE)
+                sema_error(S, parts[k]->loc, "tuple slices take constant integer bounds, got %s",
+                           sema_val_kind_name(S, pv[k]));
+        }
+        int64_t step = pv[2].k == V_INT ? pv[2].i : 1, n = t.n;
+        if (step == 0) sema_error(S, parts[2]->loc, "slice step cannot be zero");
+        int64_t bound[2];
+        for (int k = 0; k < 2; k++) {
+            if (pv[k].k == V_NONE) {
+                bound[k] = k == 0 ? (step > 0 ? 0 : n - 1) : (step > 0 ? n : -1);
+                continue;
+            }
+            int64_t x = pv[k].i < 0 ? pv[k].i + n : pv[k].i;
+            if (x < 0) x = step > 0 ? 0 : -1;
+            if (x > n) x = step > 0 ? n : n - 1;
+            if (x == n && step < 0) x = n - 1;
+            bound[k] = x;
+        }
+        Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(n + 1));
+        int m = 0;
+        for (int64_t i = bound[0]; step > 0 ? i < bound[1] : i > bound[1]; i += step)
+            items[m++] = t.items[i];
+        return sema_val_tuple(S, items, m);
     }
     Val i = sema_lower_expr(S, ix);
     if (i.k != V_INT)

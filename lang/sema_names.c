@@ -204,6 +204,26 @@ static Val block_attr(Sema *S, Val x, const char *name, Loc loc) {
     sema_error(S, loc, "a block has no attribute or method '%s'", name);
 }
 
+/* A compile-time number used as a tensor: Triton makes `acc = 0` a scalar tensor (its
+ * assignments call to_tensor), so `acc.to(tl.int64)`, `acc.dtype` and the block methods
+ * apply to it; here the number stays a constexpr until a method needs a scalar (the
+ * builtins take it as to_tensor types it). */
+static Val const_attr(Sema *S, Val c, const char *name, Loc loc) {
+    if (!strcmp(name, "dtype")) return sema_val_dtype(ty_scalar(sema_const_dtype(S, c, loc)));
+    if (!strcmp(name, "shape")) return sema_val_tuple(S, NULL, 0);
+    if (!strcmp(name, "numel")) return sema_val_int(1);
+    Val *self = arena_alloc(S->arena, sizeof(Val));
+    *self = c;
+    int id = sema_builtin_find(name);
+    if (id >= 0 && sema_builtin_is_method(id)) return builtin_val(id, self);
+    Val f;
+    if (sema_scope_lookup(S, &S->std, name, loc, &f) && f.k == V_FUNC) {
+        f.self = self;
+        return f;
+    }
+    sema_error(S, loc, "%s has no attribute '%s'", sema_val_kind_name(S, c), name);
+}
+
 /* A tensor descriptor's methods (load, store: bound builtins) and attributes: one made by
  * tl.make_tensor_descriptor (a tagged tuple) or one the host passed (a tdesc parameter,
  * whose sizes and strides desc_part reads). */
@@ -261,7 +281,7 @@ Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc) {
     case V_FLOAT:
     case V_BOOL:
         if (!strcmp(name, "value")) return base; /* tl.constexpr(...).value */
-        break;
+        return const_attr(S, base, name, loc);
     default: break;
     }
     sema_error(S, loc, "%s has no attribute '%s'", sema_val_kind_name(S, base), name);

@@ -82,9 +82,42 @@ static void test_defines(void) {
     }
 }
 
+/* ---- 2. methods of compile-time numbers ---- */
+
+static const char *K_CONST_TO =
+    "@triton.jit\n"
+    "def k(x: *i64, y: *fp32, n: i32):\n"
+    "    acc = 0\n"
+    "    acc = acc.to(tl.int64)\n"
+    "    for i in range(n):\n"
+    "        acc += 1 << 40\n"
+    "        acc += i\n"
+    "    tl.store(x, acc)\n"
+    "    tl.store(x + 1, (3.75).to(tl.int64))\n"
+    "    tl.store(x + 2, (1.0).to(tl.int32, bitcast=True).to(tl.int64))\n"
+    "    f = 2.0\n"
+    "    tl.store(y, f.exp() + (7).cdiv(2) + (0.0).sigmoid())\n";
+
+static void test_const_methods(void) {
+    nr_kernel *k = BUILD_D(K_CONST_TO, NULL, 0);
+    if (!k) return;
+    nr_devptr dx = dev_from(NULL, 3 * 8), dy = dev_from(NULL, 4);
+    RUN(k, 1, 1, 1, nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_i32(5));
+    int64_t x[3];
+    float y;
+    dev_to(x, dx, sizeof x), dev_to(&y, dy, 4);
+    CHECK(x[0] == 5 * (INT64_C(1) << 40) + 10, "acc.to(tl.int64) accumulates in i64: %lld",
+          (long long)x[0]);
+    CHECK(x[1] == 3 && x[2] == 0x3F800000, "(3.75).to(i64) %lld, bitcast %llx", (long long)x[1],
+          (long long)x[2]);
+    CHECK(fabsf(y - (expf(2.0f) + 4.0f + 0.5f)) < 1e-5f, "methods on constants: %g", y);
+    nr_free(ctx, dx), nr_free(ctx, dy);
+}
+
 int main(void) {
     if (nr_context_create(NR_DEVICE_CPU, 0, &ctx) != NR_OK) return 1;
     test_defines();
+    test_const_methods();
     for (int i = 0; i < nmods; i++) nr_module_destroy(mods[i]);
     nr_context_destroy(ctx);
     return check_done("test_lang_gaps", &st);

@@ -1439,6 +1439,38 @@ static Val b_join(Sema *S, BArgs *a) {
                              ty_with_elem(r, ty_elem(ir_type(sema_func(S), vx))), a->call, NULL));
 }
 
+/* tl.cat(input, other, can_reorder): Triton's concatenation of two 1-D blocks of one type
+ * (its verifier's SameTypeOperands), which Triton only implements with can_reorder=True
+ * (the result's order is then unspecified). Here the order is kept, input then other, as
+ * Triton's interpreter has it: join gives <N x 2>, its transpose <2 x N> holds input in
+ * row 0 and other in row 1, and the reshape to <2N> lays the rows end to end. */
+static Val b_cat(Sema *S, BArgs *a) {
+    bool reorder = false;
+    if (has(a, 2) && !sema_truthy_const(S, a->v[2], a->loc[2], &reorder))
+        sema_error(S, a->loc[2], "tl.cat: can_reorder must be a compile-time bool, got %s",
+                   sema_val_kind_name(S, a->v[2]));
+    if (!reorder)
+        sema_error(S, has(a, 2) ? a->loc[2] : a->call,
+                   "tl.cat: Triton's cat may reorder elements and needs can_reorder=True "
+                   "(\"current implementation of `cat` always may reorder elements\")");
+    for (int i = 0; i < 2; i++)
+        if (a->v[i].k != V_IR || a->v[i].ty.rank != 1 || ty_is_tdesc(a->v[i].ty))
+            sema_error(S, a->loc[i], "tl.cat: expected a 1-D block, got %s",
+                       sema_val_kind_name(S, a->v[i]));
+    if (!ty_equal(a->v[0].ty, a->v[1].ty))
+        sema_error(S, a->call,
+                   "tl.cat: both blocks must have one type (as in Triton), got %s and %s",
+                   sema_val_kind_name(S, a->v[0]), sema_val_kind_name(S, a->v[1]));
+    Val j = b_join(S, a);
+    IrType t = j.ty;
+    t.shape[0] = 2, t.shape[1] = a->v[0].ty.shape[0];
+    OpId op;
+    ValId v = build(S, OP_TRANS, &j.v, 1, t, a->call, &op);
+    sema_func(S)->ops[op].attr[0] = 1, sema_func(S)->ops[op].attr[1] = 0;
+    t.rank = 1, t.shape[0] = 2 * a->v[0].ty.shape[0];
+    return ir1(S, OP_RESHAPE, v, t, a->call);
+}
+
 /* tl.split(a): the two halves of a block whose last dim has size 2, as (a[..., 0],
  * a[..., 1]). Each is a sum over that dim of the block with the other half replaced by
  * an identity of addition (-0.0 for floats, which keeps every value bit for bit, 0 for
@@ -1840,6 +1872,7 @@ static const Builtin builtins[] = {
     {"join", "a,b", b_join, BF_METHOD},
     {"split", "a", b_split, BF_METHOD},
     {"interleave", "a,b", b_interleave, BF_METHOD},
+    {"cat", "input,other,can_reorder=", b_cat, 0},
     {"view", "input,*shape", b_reshape, BF_METHOD},
     {"broadcast_to", "input,*shape", b_broadcast_to, BF_METHOD},
     {"broadcast", "input,other", b_broadcast, 0},

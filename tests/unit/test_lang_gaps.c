@@ -114,10 +114,44 @@ static void test_const_methods(void) {
     nr_free(ctx, dx), nr_free(ctx, dy);
 }
 
+/* ---- 3. tl.cat ---- */
+
+static const char *K_CAT =
+    "@triton.jit\n"
+    "def k(X: *DT, Y: *DT, Z: *DT, N: tl.constexpr, DT: tl.constexpr):\n"
+    "    offs = tl.arange(0, N)\n"
+    "    z = tl.cat(tl.load(X + offs), tl.load(Y + offs), can_reorder=True)\n"
+    "    tl.store(Z + tl.arange(0, 2 * N), z)\n";
+
+static void test_cat(void) {
+    const char *dts[] = {"tl.int8", "tl.int32", "tl.int64", "tl.float32"};
+    const int sizes[] = {1, 8, 128};
+    for (int t = 0; t < 4; t++)
+        for (int si = 0; si < 3; si++) {
+            int n = sizes[si], esz = t == 0 ? 1 : t == 2 ? 8 : 4;
+            char nb[16];
+            snprintf(nb, sizeof nb, "%d", n);
+            nr_define d[] = {{"N", nb}, {"DT", dts[t]}};
+            nr_kernel *k = BUILD_D(K_CAT, d, 2);
+            if (!k) continue;
+            unsigned char x[128 * 8], y[128 * 8], z[256 * 8];
+            for (int i = 0; i < n * esz; i++)
+                x[i] = (unsigned char)(i * 7 + 1), y[i] = (unsigned char)(i * 5 + 3);
+            nr_devptr dx = dev_from(x, (size_t)(n * esz)), dy = dev_from(y, (size_t)(n * esz)),
+                      dz = dev_from(NULL, (size_t)(2 * n * esz));
+            RUN(k, 1, 1, 1, nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_ptr(dz));
+            dev_to(z, dz, (size_t)(2 * n * esz));
+            CHECK(!memcmp(z, x, (size_t)(n * esz)) && !memcmp(z + n * esz, y, (size_t)(n * esz)),
+                  "tl.cat of two <%dx%s>: not x then y", n, dts[t]);
+            nr_free(ctx, dx), nr_free(ctx, dy), nr_free(ctx, dz);
+        }
+}
+
 int main(void) {
     if (nr_context_create(NR_DEVICE_CPU, 0, &ctx) != NR_OK) return 1;
     test_defines();
     test_const_methods();
+    test_cat();
     for (int i = 0; i < nmods; i++) nr_module_destroy(mods[i]);
     nr_context_destroy(ctx);
     return check_done("test_lang_gaps", &st);

@@ -39,7 +39,7 @@ static bool read_tuned(const NrCompileOptions *o, Diag *diag, NrProgram *out, co
         ir_module_new(out->arena); /* the signatures: kept out of the IR that is lowered */
     for (int i = 0; i < ast->nfuncs; i++) {
         const Func *fn = ast->funcs[i];
-        if (!sema_is_kernel(fn) || !tune_func_is_tuned(fn) ||
+        if (!sema_is_kernel_named(fn, o->only_kernel) || !tune_func_is_tuned(fn) ||
             (o->only_kernel && strcmp(o->only_kernel, fn->name)))
             continue;
         NrTunedKernel t = {fn, NULL, NULL};

@@ -44,6 +44,14 @@ bool sema_is_kernel(const Func *f) {
     return runtime; /* only constexpr parameters (or none): a helper */
 }
 
+bool sema_is_kernel_named(const Func *f, const char *only) {
+    if (sema_is_kernel(f)) return true;
+    if (!only || strcmp(f->name, only)) return false;
+    for (int i = 0; i < f->nparams; i++)
+        if (!f->params[i].annotation) return false;
+    return true; /* named: a kernel without launch arguments, as Triton allows */
+}
+
 /* "*fp32" / "i32" / "fp16" ... */
 static bool parse_sig_type(const char *s, IrType *out) {
     bool ptr = *s == '*';
@@ -320,9 +328,9 @@ static void lower_kernel(Sema *S, const Func *fn) {
     S->fs = NULL;
 }
 
-static bool any_kernel_has_param(const Module *m, const char *name) {
+static bool any_kernel_has_param(const Module *m, const char *only, const char *name) {
     for (int i = 0; i < m->nfuncs; i++)
-        if (sema_is_kernel(m->funcs[i]))
+        if (sema_is_kernel_named(m->funcs[i], only))
             for (int j = 0; j < m->funcs[i]->nparams; j++)
                 if (!strcmp(m->funcs[i]->params[j].name, name)) return true;
     return false;
@@ -340,7 +348,7 @@ static void check_module(Sema *S, const Module *user) {
                 "only imports, constants and function definitions may appear at module level");
     }
     for (int i = 0; S->opts && i < S->opts->ndefines; i++)
-        if (!any_kernel_has_param(user, S->opts->defines[i].name))
+        if (!any_kernel_has_param(user, S->opts->only_kernel, S->opts->defines[i].name))
             sema_error(S, (Loc){0}, "-D %s: no kernel has a constexpr parameter named '%s'",
                        S->opts->defines[i].name, S->opts->defines[i].name);
 }
@@ -374,18 +382,13 @@ static void lower_all(Sema *S, const Module *user, IrModule *out) {
     for (int i = 0; i < user->nfuncs; i++) {
         const Func *fn = user->funcs[i];
         if (only && strcmp(fn->name, only)) continue;
-        if (!sema_is_kernel(fn)) {
-            if (only) {
-                for (int j = 0; j < fn->nparams; j++)
-                    if (!fn->params[j].annotation)
-                        sema_error(
-                            S, fn->params[j].loc,
-                            "'%s' is not a kernel: parameter '%s' has no type (e.g. '%s: *fp32')",
-                            fn->name, fn->params[j].name, fn->params[j].name);
-                sema_error(S, fn->loc,
-                           "'%s' is not a kernel: a kernel takes at least one runtime parameter",
-                           fn->name);
-            }
+        if (!sema_is_kernel_named(fn, only)) {
+            for (int j = 0; only && j < fn->nparams; j++)
+                if (!fn->params[j].annotation)
+                    sema_error(
+                        S, fn->params[j].loc,
+                        "'%s' is not a kernel: parameter '%s' has no type (e.g. '%s: *fp32')",
+                        fn->name, fn->params[j].name, fn->params[j].name);
             continue;
         }
         if (skipped(S->opts, fn->name)) {

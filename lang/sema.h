@@ -26,8 +26,12 @@ typedef struct SemaOptions {
 bool sema_lower(Arena *arena, Diag *diag, const Module *user, const Module *stdlib,
                 const SemaOptions *opts, IrModule *out);
 
-/* True if f is a kernel: every parameter carries a type or constexpr annotation. */
+/* True if f is a kernel: every parameter carries a type or constexpr annotation, and one
+ * at least is a run-time parameter. */
 bool sema_is_kernel(const Func *f);
+/* Also true for the function named `only` (SemaOptions.only_kernel) whose parameters are
+ * all tl.constexpr, or which has none: a kernel without launch arguments. */
+bool sema_is_kernel_named(const Func *f, const char *only);
 
 /* The type a runtime parameter's annotation names ("*fp32", "i32", "tl.float16"); false
  * if it names none. */

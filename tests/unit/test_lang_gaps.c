@@ -147,11 +147,51 @@ static void test_cat(void) {
         }
 }
 
+/* ---- 5. kernels without run-time parameters ---- */
+
+static const char *K_NO_ARGS = "@triton.jit\n"
+                               "def k0():\n"
+                               "    tl.device_assert(tl.program_id(0) < 4, 'pid')\n"
+                               "\n"
+                               "@triton.jit\n"
+                               "def k1(N: tl.constexpr = 2):\n"
+                               "    tl.device_assert(tl.program_id(0) < N, 'pid < N')\n";
+
+static void test_no_args(void) {
+    for (int i = 0; i < 3; i++) {
+        nr_define d[] = {{"N", "3"}};
+        nr_compile_options o = {d, i == 2, i ? "k1" : "k0", 0, 0};
+        nr_module *m = NULL;
+        nr_status s = nr_compile_source(ctx, K_NO_ARGS, strlen(K_NO_ARGS), "test.nr", &o, &m);
+        CHECK(s == NR_OK, "a kernel without run-time parameters (%d): %s", i, nr_last_error(ctx));
+        if (s != NR_OK) continue;
+        if (nmods < 256) mods[nmods++] = m;
+        nr_kernel *k = NULL;
+        if (nr_module_get_kernel(m, i ? "k1" : "k0", &k) != NR_OK) continue;
+        int limit = i == 0 ? 4 : i == 1 ? 2 : 3;
+        unsigned grid[3] = {(unsigned)limit, 1, 1};
+        CHECK(nr_launch(k, grid, NULL, 0, NULL) == NR_OK, "launch of %d programs: %s", limit,
+              nr_last_error(ctx));
+        grid[0] = (unsigned)limit + 1;
+        CHECK(nr_launch(k, grid, NULL, 0, NULL) == NR_ERR_LAUNCH &&
+                  strstr(nr_last_error(ctx), "device_assert failed"),
+              "launch of %d programs: the assertion must fail: %s", limit + 1, nr_last_error(ctx));
+    }
+    /* compiling the whole file: they are helpers, and there is no kernel */
+    nr_compile_options o = {NULL, 0, NULL, 0, 0};
+    nr_module *m = NULL;
+    nr_status s = nr_compile_source(ctx, K_NO_ARGS, strlen(K_NO_ARGS), "test.nr", &o, &m);
+    CHECK(s == NR_ERR_COMPILE && strstr(nr_last_error(ctx), "no kernels found"),
+          "the whole file: %s", nr_last_error(ctx));
+    if (s == NR_OK) nr_module_destroy(m);
+}
+
 int main(void) {
     if (nr_context_create(NR_DEVICE_CPU, 0, &ctx) != NR_OK) return 1;
     test_defines();
     test_const_methods();
     test_cat();
+    test_no_args();
     for (int i = 0; i < nmods; i++) nr_module_destroy(mods[i]);
     nr_context_destroy(ctx);
     return check_done("test_lang_gaps", &st);

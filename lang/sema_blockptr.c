@@ -126,12 +126,16 @@ Val sema_tensor_desc_make(Sema *S, const Val *args, const Loc *locs, Loc call) {
     int64_t bs[NR_MAX_RANK];
     int rank = const_ints(S, args[3], "block_shape", fn, locs[3], bs);
     sema_check_shape(S, locs[3], rank, bs);
+    /* Triton requires the last stride to be 1; its launch makes an integer argument equal to
+     * 1 the constant 1, so kernels pass it at run time. Here a run-time last stride is taken
+     * as it comes (the addresses multiply by it like by the others: right for any value),
+     * a compile-time one must be 1. */
     Val last = one(args[2], count(args[2]) - 1);
-    if (count(args[2]) == rank && !(last.k == V_INT && last.i == 1))
+    if (count(args[2]) == rank && (last.k == V_INT || last.k == V_BOOL) && last.i != 1)
         sema_error(S, locs[2],
-                   "%s: the last stride must be the compile-time 1 (as in Triton: the last dim is "
-                   "contiguous)",
-                   fn);
+                   "%s: the last stride must be 1 (as in Triton: the last dim is "
+                   "contiguous), got %lld",
+                   fn, (long long)last.i);
     int pad = 0;
     if (args[4].k == V_STR && !strcmp(args[4].s, "nan")) pad = 1;
     else if (args[4].k != V_NONE &&

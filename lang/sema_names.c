@@ -244,8 +244,7 @@ static Val desc_attr(Sema *S, Val d, const char *name, Loc loc) {
             items[i] = name[0] == 'b' ? sema_val_int(d.ty.shape[i])
                        : host ? sema_desc_part(S, d, 1 + (name[1] == 't' ? rank : 0) + i, loc)
                               : d.items[1 + (name[1] == 't' ? rank : 0) + i];
-        if (name[1] == 't')
-            items[rank - 1] = sema_val_int(1); /* checked at make_tensor_descriptor */
+        if (name[1] == 't' && host) items[rank - 1] = sema_val_int(1); /* the launch checks it */
         return sema_val_tuple(S, items, rank);
     }
     if (!strncmp(name, "atomic_", 7) || !strcmp(name, "gather") || !strcmp(name, "scatter"))

@@ -264,7 +264,8 @@ static void test_errors(void) {
                   NULL, "not of the block's shape");
     COMPILE_ERROR("@triton.jit\ndef k(x: *fp32):\n"
                   "    d = tl.make_tensor_descriptor(x, [4, 4], [1, 4], [4, 4])\n",
-                  NULL, "the last stride must be the compile-time 1");
+                  NULL,
+                  "the last stride must be 1 (as in Triton: the last dim is contiguous), got 4");
     COMPILE_ERROR("@triton.jit\ndef k(x: *fp32):\n"
                   "    tl.load(x + tl.arange(0, 4), boundary_check=(0,))\n",
                   NULL, "boundary_check applies to block pointers");

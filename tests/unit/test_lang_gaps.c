@@ -186,12 +186,61 @@ static void test_no_args(void) {
     if (s == NR_OK) nr_module_destroy(m);
 }
 
+/* ---- 8. device descriptors with a run-time last stride ---- */
+
+static const char *K_DESC_STRIDE =
+    "@triton.jit\n"
+    "def k(x: *fp32, y: *fp32, M: i32, N: i32, sm: i32, sn: i32, info: *i64):\n"
+    "    d = tl.make_tensor_descriptor(x, [M, N], [sm, sn], [4, 8])\n"
+    "    e = tl.make_tensor_descriptor(y, [M, N], [N, 1], [4, 8])\n"
+    "    pm = tl.program_id(0)\n"
+    "    pn = tl.program_id(1)\n"
+    "    v = d.load([pm * 4, pn * 8])\n"
+    "    e.store([pm * 4, pn * 8], v + 1.0)\n"
+    "    d.store([pm * 4, pn * 8], v * 2.0)\n"
+    "    tl.store(info, d.strides[1])\n";
+
+static void test_desc_stride(void) {
+    nr_kernel *k = BUILD_D(K_DESC_STRIDE, NULL, 0);
+    if (!k) return;
+    for (int sn = 1; sn <= 3; sn++) {
+        int M = 7, N = 13, sm = N * sn + 2, total = M * sm;
+        float *x = malloc(4 * (size_t)total), *y = malloc(4 * (size_t)M * N);
+        for (int i = 0; i < total; i++) x[i] = (float)i;
+        nr_devptr dx = dev_from(x, 4 * (size_t)total), dy = dev_from(NULL, 4 * (size_t)M * N),
+                  di = dev_from(NULL, 8);
+        RUN(k, 2, 2, 1, nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_i32(M), nr_arg_i32(N),
+            nr_arg_i32(sm), nr_arg_i32(sn), nr_arg_ptr(di));
+        float *x2 = malloc(4 * (size_t)total);
+        int64_t info = 0;
+        dev_to(x2, dx, 4 * (size_t)total), dev_to(y, dy, 4 * (size_t)M * N), dev_to(&info, di, 8);
+        int bad = 0;
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                int at = i * sm + j * sn;
+                bad += y[i * N + j] != (float)at + 1.0f;
+            }
+        for (int a = 0; a < total; a++) { /* the tile's elements doubled, the others kept */
+            int i = a / sm, r = a % sm;
+            bool in = r % sn == 0 && r / sn < N && i < M;
+            bad += x2[a] != (in ? 2.0f * (float)a : (float)a);
+        }
+        CHECK(bad == 0 && info == sn,
+              "make_tensor_descriptor with last stride %d at run time: %d "
+              "wrong, strides[1] %lld",
+              sn, bad, (long long)info);
+        nr_free(ctx, dx), nr_free(ctx, dy), nr_free(ctx, di);
+        free(x), free(x2), free(y);
+    }
+}
+
 int main(void) {
     if (nr_context_create(NR_DEVICE_CPU, 0, &ctx) != NR_OK) return 1;
     test_defines();
     test_const_methods();
     test_cat();
     test_no_args();
+    test_desc_stride();
     for (int i = 0; i < nmods; i++) nr_module_destroy(mods[i]);
     nr_context_destroy(ctx);
     return check_done("test_lang_gaps", &st);

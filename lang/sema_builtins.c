@@ -388,6 +388,23 @@ static Val b_desc_store(Sema *S, BArgs *a) {
     return sema_val_none();
 }
 
+static void atomic_order(Sema *S, BArgs *a, int i, OpId op) {
+    static const char *const what[2] = {"sem", "scope"};
+    static const char *const lists[2] = {"'acq_rel', 'acquire', 'release' or 'relaxed'",
+                                         "'gpu', 'cta' or 'sys'"};
+    IrOp *o = &sema_func(S)->ops[op];
+    int slot = ir_atomic_sem_slot(o->code);
+    for (int k = 0; k < 2; k++) {
+        if (!has(a, i + k) || a->v[i + k].k == V_NONE) continue;
+        const Val *v = &a->v[i + k];
+        int e = v->k == V_STR
+                    ? ir_attr_enum_value(k ? IR_ATTR_SCOPE : IR_ATTR_SEM, v->s, strlen(v->s))
+                    : -1;
+        if (e < 0) sema_error(S, a->loc[i + k], "%s: %s must be %s", a->name, what[k], lists[k]);
+        sema_func(S)->ops[op].attr[slot + k] = e;
+    }
+}
+
 static Val atomic(Sema *S, BArgs *a, int kind) {
     Val p = need_pointer(S, a, 0);
     IrType elem = ty_scalar(p.ty.pointee);
@@ -409,9 +426,12 @@ static Val atomic(Sema *S, BArgs *a, int kind) {
     OpId op;
     ValId r = build(S, OP_ATOMIC_RMW, ops, n, ty_with_elem(s, elem), a->call, &op);
     sema_func(S)->ops[op].attr[0] = kind;
+    atomic_order(S, a, 3, op);
     return sema_val_ir(S, r);
 }
 
+/* sem= and scope= (arguments i and i + 1) into the atomic's attrs: Triton's names, None or
+ * absent for its defaults (acq_rel, gpu). */
 static Val b_atomic(Sema *S, BArgs *a) {
     static const struct {
         const char *n;
@@ -435,7 +455,10 @@ static Val b_atomic_cas(Sema *S, BArgs *a) {
     ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call),
                     sema_emit_broadcast(S, cmp, s, a->call),
                     sema_emit_broadcast(S, val, s, a->call)};
-    return sema_val_ir(S, build(S, OP_ATOMIC_CAS, ops, 3, ty_with_elem(s, elem), a->call, NULL));
+    OpId op;
+    ValId r = build(S, OP_ATOMIC_CAS, ops, 3, ty_with_elem(s, elem), a->call, &op);
+    atomic_order(S, a, 3, op);
+    return sema_val_ir(S, r);
 }
 
 /* ---- elementwise ---- */

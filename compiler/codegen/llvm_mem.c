@@ -268,10 +268,36 @@ static LLVMValueRef atomic_one(Gen *g, IrOp *op, int dt, LLVMValueRef cond, LLVM
     return phi;
 }
 
+/* The memory semantics of an atomic (attrs sem, scope; Triton's default acq_rel at gpu
+ * scope): the atomics themselves are relaxed (LLVM 19's NVPTX drops stronger orderings),
+ * and a fence.acq_rel of the scope goes before them (release: this thread's earlier
+ * accesses happen before) and after them (acquire: its later accesses happen after).
+ * A scalar atomic is thread 0's: a CTA barrier before a release orders every thread's
+ * earlier writes before thread 0's fence (the lock released after a block store), and
+ * one after an acquire orders thread 0's fence before every thread's later reads (the
+ * barrier of the old value's broadcast does that where there is one). */
+static void atomic_fence(Gen *g, IrOp *op, bool after) {
+    static const char *const fence[3] = {"fence.acq_rel.gpu;", "fence.acq_rel.cta;",
+                                         "fence.acq_rel.sys;"};
+    int slot = ir_atomic_sem_slot(op->code);
+    int sem = (int)op->attr[slot], scope = (int)op->attr[slot + 1];
+    bool scalar = ir_type(g->f, op->operands[0]).rank == 0;
+    if (scope < 0 || scope > 2) scope = SCOPE_GPU;
+    if (!after && (sem == SEM_ACQ_REL || sem == SEM_RELEASE)) {
+        if (scalar) gen_barrier(g);
+        gen_asm(g, fence[scope], "~{memory}", g->vd, NULL, 0, true);
+    }
+    if (after && (sem == SEM_ACQ_REL || sem == SEM_ACQUIRE)) {
+        gen_asm(g, fence[scope], "~{memory}", g->vd, NULL, 0, true);
+        if (scalar && !op->smem_size) gen_barrier(g);
+    }
+}
+
 static void gen_atomic(Gen *g, IrOp *op) {
     ValId ptr = op->operands[0];
     int dt = ir_type(g->f, ptr).pointee, n;
     bool cas = op->code == OP_ATOMIC_CAS;
+    atomic_fence(g, op, false);
     LLVMValueRef *P = gen_vals(g, ptr, &n), *A = gen_vals(g, op->operands[1], NULL);
     LLVMValueRef *Bv = cas ? gen_vals(g, op->operands[2], NULL) : NULL;
     LLVMValueRef *M = !cas && op->nopnds > 2 ? gen_vals(g, op->operands[2], NULL) : NULL;
@@ -282,6 +308,7 @@ static void gen_atomic(Gen *g, IrOp *op) {
                              : atomic_one(g, op, dt, gen_and(g, M ? M[r] : NULL, once), P[r], A[r],
                                           cas ? Bv[r] : NULL);
     }
+    atomic_fence(g, op, true);
     if (op->smem_size) { /* the owner's old value to its duplicates (thread 0's for a scalar) */
         IrType t = ir_type(g->f, ptr);
         LLVMValueRef *slots = gen_alloc_regs(g, n);

@@ -301,7 +301,9 @@ typedef enum {
     IR_ATTR_PREC,
     IR_ATTR_INTS,
     IR_ATTR_NUM,
-    IR_ATTR_MATHFN
+    IR_ATTR_MATHFN,
+    IR_ATTR_SEM,  /* an atomic's memory semantics (MemSem) */
+    IR_ATTR_SCOPE /* an atomic's scope (MemScope) */
 } IrAttrKind;
 enum { IR_MAX_ATTRS = 4 };
 typedef struct IrAttrSpec {
@@ -312,8 +314,15 @@ typedef struct IrAttrSpec {
 } IrAttrSpec;
 /* Fills out[] with the op's attributes; returns how many (0 for a bad code). */
 int ir_attr_specs(int code, IrAttrSpec out[IR_MAX_ATTRS]);
-/* Enum kinds (cmp, red, rmw, prec, mathfn): name of a value (NULL if out of range), the value
- * of a name (-1 if unknown), and "a, b, c" for messages. */
+/* An atomic's memory semantics and scope (attrs sem and scope), Triton's: the default
+ * (0, not printed) is acq_rel at gpu scope, as tl.atomic_*'s. */
+typedef enum { SEM_ACQ_REL, SEM_ACQUIRE, SEM_RELEASE, SEM_RELAXED } MemSem;
+typedef enum { SCOPE_GPU, SCOPE_CTA, SCOPE_SYS } MemScope;
+/* Where an atomic op keeps them: attr[1], attr[2] of atomic_rmw (attr[0] is its kind),
+ * attr[0], attr[1] of atomic_cas. */
+static inline int ir_atomic_sem_slot(int code) { return code == OP_ATOMIC_CAS ? 0 : 1; }
+/* Enum kinds (cmp, red, rmw, prec, mathfn, sem, scope): name of a value (NULL if out of range), the
+ * value of a name (-1 if unknown), and "a, b, c" for messages. */
 const char *ir_attr_enum_name(int kind, int64_t v);
 int ir_attr_enum_value(int kind, const char *name, size_t len);
 const char *ir_attr_enum_list(int kind);

@@ -30,6 +30,8 @@ static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
 static const char *const red_names[] = {"sum", "max", "min", "argmax", "argmin"};
 static const char *const rmw_names[] = {"add", "max", "min", "xchg", "and", "or", "xor"};
 static const char *const prec_names[] = {"ieee", "tf32"};
+static const char *const sem_names[] = {"acq_rel", "acquire", "release", "relaxed"};
+static const char *const scope_names[] = {"gpu", "cta", "sys"};
 static const char *const mathfn_names[] = {
 #define MATHFN(e, name, nargs, exact) name,
 #include "ir_mathfn.def"
@@ -62,6 +64,8 @@ static EnumNames enum_names(int kind) {
     case IR_ATTR_RMW: e = (EnumNames){rmw_names, 7, "add, max, min, xchg, and, or, xor"}; break;
     case IR_ATTR_PREC: e = (EnumNames){prec_names, 2, "ieee, tf32"}; break;
     case IR_ATTR_MATHFN: e = (EnumNames){mathfn_names, MATH_COUNT, mathfn_list + 2}; break;
+    case IR_ATTR_SEM: e = (EnumNames){sem_names, 4, "acq_rel, acquire, release, relaxed"}; break;
+    case IR_ATTR_SCOPE: e = (EnumNames){scope_names, 3, "gpu, cta, sys"}; break;
     default: break;
     }
     return e;
@@ -82,9 +86,9 @@ int ir_attr_enum_value(int kind, const char *name, size_t len) {
 const char *ir_attr_enum_list(int kind) { return enum_names(kind).list; }
 
 static int attr_kind(const char *s, size_t n) {
-    static const char *const kinds[] = {"int", "float", "str",  "cmp", "red",
-                                        "rmw", "prec",  "ints", "num", "mathfn"};
-    for (int i = 0; i < 10; i++)
+    static const char *const kinds[] = {"int",  "float", "str", "cmp",    "red", "rmw",
+                                        "prec", "ints",  "num", "mathfn", "sem", "scope"};
+    for (int i = 0; i < 12; i++)
         if (strlen(kinds[i]) == n && !memcmp(kinds[i], s, n)) return i;
     NR_DIE("ir_ops.def: unknown attribute kind '%.*s'", (int)n, s);
 }

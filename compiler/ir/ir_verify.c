@@ -535,6 +535,12 @@ static void check_memory(Verifier *V, OpId id, const IrOp *op) {
         same(V, id, T(V, op->operands[2]), v, "value must be the pointee type");
         same(V, id, T(V, op->results[0]), v, "result must be the pointee type");
     }
+    if (op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS) {
+        int s = ir_atomic_sem_slot(op->code);
+        need(V, id, ir_attr_enum_name(IR_ATTR_SEM, op->attr[s]) != NULL, "bad memory semantics%s",
+             "");
+        need(V, id, ir_attr_enum_name(IR_ATTR_SCOPE, op->attr[s + 1]) != NULL, "bad scope%s", "");
+    }
 }
 
 static void check_region_args(Verifier *V, OpId id, RegionId r, const ValId *tys_of, uint32_t n,

@@ -105,7 +105,8 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
         pass_cse(m);
         pass_dce(m);
     }
-    if (after(&r, "specialise")) {
+    if (after(&r, "specialise")) gpu_speculate(f, axis_info_speculate(f, pf, arena), &go);
+    if (after(&r, "speculate")) {
         gpu_assign_layouts(f, axis_info_analyze(f, pf, arena), &go);
         pass_dce(m); /* what rematerialisation left unused */
     }

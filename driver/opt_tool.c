@@ -5,7 +5,7 @@
  * the front end.
  *
  *   nereid opt [FILE.nrir | -] [--passes=none|PASS,...] [--print-after-all] [--verify-only]
- *              [--print-axis-info] [--param-divisibility=N]
+ *              [--print-axis-info[=speculative]] [--param-divisibility=N]
  *              [--arch=sm_80|sm_90|sm_90a] [--num-warps=N] [--num-stages=N]
  *              [--emit=ir|llvm|ptx] [--libdevice=FILE|none] [--list-passes]
  *
@@ -19,9 +19,10 @@
  * gpu-assign-layouts earlier in the list), whose layouts already say everything the
  * target decided. A module of the wrong kind is an error (exit 1), not a pass run on IR
  * it does not expect. --num-stages is the pipelining depth. --print-axis-info prints the
- * alignment analysis of every function (after the passes); every pointer and integer
- * parameter is taken as divisible by N (default 1) there, in the GPU passes and in the
- * code generator.
+ * alignment analysis of every function (after the passes): the facts it proves, or with
+ * =speculative the facts the GPU passes and the code generator use, each with the roots
+ * it needs (axis_info.h); every pointer and integer parameter is taken as divisible by N
+ * (default 1) there, in the GPU passes and in the code generator.
  *
  * The module (or the code) goes to stdout; errors and --print-after-all dumps go to
  * stderr. Exit 0 on success, 1 on an error in the input or a failed pass, 2 on a usage
@@ -46,7 +47,7 @@ enum { EMIT_IR, EMIT_LLVM, EMIT_PTX };
 typedef struct OptArgs {
     const char *file; /* NULL or "-": stdin */
     const char *passes;
-    bool print_after_all, verify_only, axis_info, list_passes;
+    bool print_after_all, verify_only, axis_info, speculative, list_passes;
     int emit;              /* EMIT_IR, EMIT_LLVM, EMIT_PTX */
     const char *libdevice; /* --libdevice=FILE (NULL: none) */
     bool libdevice_set;
@@ -62,7 +63,7 @@ static int usage(const char *msg, const char *arg) {
     fprintf(stderr,
             "usage: nereid opt [FILE.nrir | -] [--passes=none|PASS,...] [--print-after-all] "
             "[--verify-only]\n"
-            "                  [--print-axis-info] [--param-divisibility=N] "
+            "                  [--print-axis-info[=speculative]] [--param-divisibility=N] "
             "[--arch=sm_80|sm_90|sm_90a]\n"
             "                  [--num-warps=N] [--num-stages=N] [--emit=ir|llvm|ptx] "
             "[--libdevice=FILE|none]\n"
@@ -105,6 +106,7 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
         else if (!strcmp(s, "--print-after-all")) a->print_after_all = true;
         else if (!strcmp(s, "--verify-only")) a->verify_only = true;
         else if (!strcmp(s, "--print-axis-info")) a->axis_info = true;
+        else if (!strcmp(s, "--print-axis-info=speculative")) a->axis_info = a->speculative = true;
         else if (!strncmp(s, "--arch=", 7)) {
             a->arch = ir_gpu_arch_from_name(s + 7, strlen(s + 7));
             if (!a->arch) return usage("--arch takes sm_80, sm_90 or sm_90a, got ", s + 7);
@@ -272,7 +274,10 @@ static int run(const OptArgs *a, const Source *src, Arena *arena, Diag *diag) {
     if (ok && a->axis_info) {
         for (uint32_t i = 0; i < m->nfuncs; i++) {
             ParamFact *pf = axis_info_param_facts(m->funcs[i], a->param_div, arena);
-            axis_info_print(&out, m->funcs[i], axis_info_analyze(m->funcs[i], pf, arena));
+            if (a->speculative)
+                axis_info_print_speculative(&out, m->funcs[i],
+                                            axis_info_speculate(m->funcs[i], pf, arena));
+            else axis_info_print(&out, m->funcs[i], axis_info_analyze(m->funcs[i], pf, arena));
         }
     }
     if (ok && a->emit != EMIT_IR) ok = emit_code(a, m, arena, diag, &out);

@@ -22,6 +22,10 @@ static AxisInfo *facts(IrFunc *f, const GpuOptions *o) {
     ParamFact *pf = axis_info_param_facts(f, o->param_div > 0 ? o->param_div : 1, f->mod->arena);
     return axis_info_analyze(f, pf, f->mod->arena);
 }
+static void run_speculate(IrFunc *f, const GpuOptions *o) {
+    ParamFact *pf = axis_info_param_facts(f, o->param_div > 0 ? o->param_div : 1, f->mod->arena);
+    gpu_speculate(f, axis_info_speculate(f, pf, f->mod->arena), o);
+}
 static void run_assign(IrFunc *f, const GpuOptions *o) { gpu_assign_layouts(f, facts(f, o), o); }
 static void run_lower(IrFunc *f, const GpuOptions *o) { (void)o, gpu_lower_dot_operands(f); }
 static void run_pipeline(IrFunc *f, const GpuOptions *o) { gpu_pipeline(f, facts(f, o), o); }
@@ -39,6 +43,9 @@ static const PassInfo registry[] = {
     {"dce", "remove unused pure ops, loads and loop results", run_dce, NULL, false},
     {"expand-descriptors", "tensor-descriptor loads and stores -> pointer blocks and masks",
      run_expand_desc, NULL, false},
+    {"gpu-speculate",
+     "version the ops whose accesses widen if some scalars are >= 0 (Triton takes it for granted)",
+     NULL, run_speculate, false},
     {"gpu-assign-layouts", "give every block a layout (coalescing, tensor-core layouts)", NULL,
      run_assign, false},
     {"gpu-lower-dot-operands", "put each dot's operands where its lowering reads them", NULL,

@@ -109,8 +109,9 @@
 enum { MAX_LOOP_ITERS = 8 };
 
 typedef struct Fact {
-    AxisInfo ai;
+    AxisInfo ai;    /* ai.spec: the roots c, D and k rely on (speculation only) */
     bool nonneg;    /* every element >= 0 (as an integer of its dtype) */
+    uint32_t nn;    /* the roots nonneg relies on (speculation only) */
     bool nonzero;   /* every element != 0 (a nonzero constant, a parameter so specialised,
                        and what shape ops make of them) */
     bool has_const; /* every element equals cval */
@@ -121,7 +122,8 @@ typedef struct Analyzer {
     const IrFunc *f;
     const ParamFact *pf; /* per parameter, or NULL */
     Fact *facts;
-    int64_t budget; /* op visits left before loops stop iterating */
+    int64_t budget;     /* op visits left before loops stop iterating */
+    AxisSpeculation *S; /* speculating: the roots so far; NULL: proven facts only */
 } Analyzer;
 
 /* ---- power-of-two arithmetic ---- */
@@ -213,6 +215,8 @@ static Fact normalise(Fact x, IrType t) {
         y.ai.divisibility[d] = pow2_floor(min64(x.ai.divisibility[d], AXIS_INFO_MAX_DIVISIBILITY));
     }
     y.nonneg = x.nonneg || is_unsigned(t.dt);
+    y.nn = y.nonneg && !is_unsigned(t.dt) ? x.nn : 0;
+    y.ai.spec = x.ai.spec;
     y.nonzero = x.nonzero;
     if (x.has_const && t.dt != DT_PTR) {
         y.has_const = true;
@@ -228,7 +232,8 @@ static bool fact_equal(const Fact *a, const Fact *b) {
             a->ai.constancy[d] != b->ai.constancy[d])
             return false;
     return a->ai.rank == b->ai.rank && a->nonneg == b->nonneg && a->nonzero == b->nonzero &&
-           a->has_const == b->has_const && (!a->has_const || a->cval == b->cval);
+           a->ai.spec == b->ai.spec && a->nn == b->nn && a->has_const == b->has_const &&
+           (!a->has_const || a->cval == b->cval);
 }
 
 /* The divisibility of x's values at the starts of runs of c_res along d (u: bytes per
@@ -260,6 +265,8 @@ static Fact meet(const Fact *a, const Fact *b, IrType t) {
         x.ai.divisibility[d] = min64(operand_div(a, d, c, u), operand_div(b, d, c, u));
     }
     x.nonneg = a->nonneg && b->nonneg;
+    x.nn = a->nn | b->nn;
+    x.ai.spec = a->ai.spec | b->ai.spec;
     if (a->has_const && b->has_const && a->cval == b->cval) x.has_const = true, x.cval = a->cval;
     return normalise(x, t);
 }
@@ -736,6 +743,8 @@ static void visit_for(Analyzer *A, const IrOp *op, int depth) {
         x.ai.divisibility[0] = min64(lb.ai.divisibility[0], st.ai.divisibility[0]);
         /* step > 0: iv >= lb; step < 0: iv > ub; step 0: no iteration */
         x.nonneg = lb.nonneg && (ub.nonneg || (st.has_const && st.cval > 0));
+        x.nn = lb.nn | (st.has_const && st.cval > 0 ? 0 : ub.nn);
+        x.ai.spec = lb.ai.spec | st.ai.spec;
         set(A, iv, x);
     }
     uint32_t n = op->nopnds - 3;
@@ -802,10 +811,68 @@ static void visit_assume(Analyzer *A, const IrOp *op) {
                                      : pred;
     }
     if (!tracked(vty(A, x))) return;
+    /* the promise holds where the assume runs; x has one fact, so only an assume in the
+     * region that defines x (on every path from x to its uses, loops aside, where x is
+     * redefined each iteration) may give it: one inside an if says nothing of x in the
+     * other branch */
+    const IrValue *xv = &f->vals[x];
+    RegionId home = xv->is_arg ? xv->def : f->ops[xv->def].parent;
+    if (op->parent != home) return;
     Fact xf = get(A, x);
-    if (pred == CMP_PRED_GE || pred == CMP_PRED_GT) xf.nonneg = true;
+    if (pred == CMP_PRED_GE || pred == CMP_PRED_GT) xf.nonneg = true, xf.nn = 0;
     if (pred == CMP_PRED_GT || pred == CMP_PRED_NE) xf.nonzero = true;
     set(A, x, xf);
+}
+
+/* ---- speculation ----
+ *
+ * With A->S set, a scalar signed integer of the kernel's top level (a parameter, or the
+ * result of an op in the body's region itself) that the rules cannot prove non-negative
+ * becomes a root, taken as >= 0 (up to AXIS_INFO_MAX_ROOTS of them, in program order).
+ * Every fact records the roots it relies on: nn for its sign, ai.spec for c, D and k;
+ * a result's c, D and k rely on its operands' (and on the lhs's sign for the rules that
+ * read it: rem, idiv, conversions of blocks), its sign on its operands' signs. By induction, a
+ * value's facts hold whenever the roots in its ai.spec are >= 0 at run time. A root
+ * dominates every use of a fact that relies on it: facts flow along def-use edges and
+ * into loops (a loop of the top level is after the roots its values use; a root is never
+ * inside a loop, so no fact carried from one iteration to the next relies on a root of
+ * another iteration), which is why roots are top-level values only: the code generator
+ * reads a root where an access needs it, and it is in scope there. */
+
+/* The roots op's result x relies on, from its operands o (the first n). */
+static void inherit(Fact *x, const IrOp *op, const Fact *o, uint32_t n) {
+    uint32_t spec = 0, nn = 0;
+    for (uint32_t i = 0; i < n; i++) spec |= o[i].ai.spec, nn |= o[i].nn;
+    switch (op->code) {
+    case OP_REM:
+    case OP_SHR: nn = n ? o[0].nn : 0; break; /* the sign is the lhs's */
+    case OP_AND:
+    case OP_MAX: /* non-negative because one side is */
+        if (n == 2) nn = o[0].nonneg ? o[0].nn : o[1].nn;
+        break;
+    default: break;
+    }
+    /* the lhs's sign, which the rules read for blocks only (a scalar's runs are 1) */
+    bool reads_sign =
+        x->ai.rank > 0 && n > 0 &&
+        (op->code == OP_REM || op->code == OP_IDIV || op->code == OP_CVT || op->code == OP_BITCAST);
+    if (reads_sign) x->ai.spec |= o[0].nn;
+    x->ai.spec |= spec;
+    x->nn = x->nonneg ? x->nn | nn : 0;
+}
+
+/* v (x its facts) as a root, if it can be one. */
+static void make_root(Analyzer *A, ValId v, Fact *x) {
+    IrType t = vty(A, v);
+    AxisSpeculation *S = A->S;
+    if (t.rank || !dt_is_int(t.dt) || !dt_is_signed(t.dt) || t.dt == DT_I1 ||
+        S->nroots >= AXIS_INFO_MAX_ROOTS)
+        return;
+    for (int i = 0; i < S->nroots; i++)
+        if (S->roots[i] == v) return;
+    x->nonneg = true;
+    x->nn = (uint32_t)1 << S->nroots;
+    S->roots[S->nroots++] = v;
 }
 
 static void visit_op(Analyzer *A, OpId id, int depth) {
@@ -840,6 +907,7 @@ static void visit_op(Analyzer *A, OpId id, int depth) {
     for (uint32_t i = 0; i < op->nopnds && i < 3; i++)
         o[i] = get(A, op->operands[i]), ot[i] = vty(A, op->operands[i]);
     Fact x = neutral(t);
+    bool known = true;
     switch (op->code) {
     case OP_CONST: x = const_fact(t, op->attr[0]); break;
     case OP_ARANGE:
@@ -922,7 +990,12 @@ static void visit_op(Analyzer *A, OpId id, int depth) {
         if (part >= 1 && part <= r) x.nonneg = true;
         break;
     }
-    default: break; /* load, atomics, reduce, dot, call, ...: neutral */
+    default: known = false; break; /* load, atomics, reduce, dot, call, ...: neutral */
+    }
+    if (A->S && known) inherit(&x, op, o, op->nopnds < 3 ? op->nopnds : 3);
+    if (A->S) {
+        x = normalise(x, t);
+        if (!x.nonneg && op->parent == f->body) make_root(A, res, &x);
     }
     set(A, res, x);
 }
@@ -937,9 +1010,10 @@ static void visit_region(Analyzer *A, RegionId r, int depth) {
     }
 }
 
-AxisInfo *axis_info_analyze(const IrFunc *f, const ParamFact *facts, Arena *arena) {
+static AxisInfo *analyze(const IrFunc *f, const ParamFact *facts, Arena *arena,
+                         AxisSpeculation *S) {
     AxisInfo *out = arena_alloc(arena, sizeof(AxisInfo) * (f->nvals ? f->nvals : 1));
-    Analyzer A = {f, facts, calloc(f->nvals ? f->nvals : 1, sizeof(Fact)), 0};
+    Analyzer A = {f, facts, calloc(f->nvals ? f->nvals : 1, sizeof(Fact)), 0, S};
     if (!A.facts) NR_DIE("out of memory");
     A.budget = 64 * ((int64_t)f->nops + 16);
     for (uint32_t v = 0; v < f->nvals; v++) A.facts[v] = neutral(f->vals[v].ty);
@@ -953,6 +1027,7 @@ AxisInfo *axis_info_analyze(const IrFunc *f, const ParamFact *facts, Arena *aren
                 for (int d = 0; d < ndims(vty(&A, p)); d++)
                     x.ai.divisibility[d] = pow2_div((uint64_t)facts[i].divisibility);
             if (facts && tracked(vty(&A, p))) x.nonzero = facts[i].nonzero;
+            if (S) make_root(&A, p, &x);
             set(&A, p, x);
         }
         visit_region(&A, f->body, 0);
@@ -960,6 +1035,27 @@ AxisInfo *axis_info_analyze(const IrFunc *f, const ParamFact *facts, Arena *aren
     for (uint32_t v = 0; v < f->nvals; v++) out[v] = A.facts[v].ai;
     free(A.facts);
     return out;
+}
+
+AxisInfo *axis_info_analyze(const IrFunc *f, const ParamFact *facts, Arena *arena) {
+    return analyze(f, facts, arena, NULL);
+}
+
+AxisSpeculation *axis_info_speculate(const IrFunc *f, const ParamFact *facts, Arena *arena) {
+    AxisSpeculation *s = arena_alloc(arena, sizeof *s);
+    memset(s, 0, sizeof *s);
+    s->proven = analyze(f, facts, arena, NULL);
+    s->info = analyze(f, facts, arena, s);
+    return s;
+}
+
+uint32_t axis_info_guard(const AxisSpeculation *s, ValId ptr, ValId mask, int elem_bytes,
+                         int order_dim, int max_width) {
+    const AxisInfo *ms = mask ? &s->info[mask] : NULL, *mp = mask ? &s->proven[mask] : NULL;
+    int fast = axis_info_vector_width(&s->info[ptr], ms, elem_bytes, order_dim);
+    int slow = axis_info_vector_width(&s->proven[ptr], mp, elem_bytes, order_dim);
+    if (max_width >= 1) fast = fast < max_width ? fast : max_width;
+    return fast > slow ? s->info[ptr].spec | (ms ? ms->spec : 0) : 0;
 }
 
 ParamFact *axis_info_param_facts(const IrFunc *f, int64_t divisibility, Arena *arena) {
@@ -997,7 +1093,8 @@ typedef struct Printer {
     StrBuf *out;
     const IrFunc *f;
     const AxisInfo *info;
-    uint8_t *seen; /* ir_print numbers a value once, skipping bad ids */
+    const AxisSpeculation *S; /* or NULL */
+    uint32_t *num;            /* by ValId: its number + 1 (ir_print numbers a value once) */
     uint32_t next;
 } Printer;
 
@@ -1009,9 +1106,9 @@ static void put_list(StrBuf *out, const char *name, const int64_t *v, int rank) 
 }
 
 static void print_value(Printer *P, ValId v) {
-    if (v == 0 || v >= P->f->nvals || P->seen[v]) return;
-    P->seen[v] = 1;
+    if (v == 0 || v >= P->f->nvals || P->num[v]) return;
     uint32_t n = P->next++;
+    P->num[v] = n + 1;
     if (!tracked(P->f->vals[v].ty)) return;
     const AxisInfo *a = &P->info[v];
     sb_printf(P->out, "%%%u: ", n);
@@ -1020,6 +1117,12 @@ static void print_value(Printer *P, ValId v) {
     put_list(P->out, "divisibility", a->divisibility, a->rank);
     sb_puts(P->out, ", ");
     put_list(P->out, "constancy", a->constancy, a->rank);
+    for (int i = 0, first = 1; P->S && i < P->S->nroots; i++)
+        if (a->spec >> i & 1) {
+            ValId r = P->S->roots[i];
+            sb_printf(P->out, "%s%%%u >= 0", first ? ", if " : ", ", P->num[r] ? P->num[r] - 1 : 0);
+            first = 0;
+        }
     sb_putc(P->out, '\n');
 }
 
@@ -1038,9 +1141,18 @@ static void print_region(Printer *P, RegionId r, int depth) {
     }
 }
 
-void axis_info_print(StrBuf *out, const IrFunc *f, const AxisInfo *info) {
-    Printer P = {out, f, info, calloc(f->nvals ? f->nvals : 1, 1), 0};
-    if (!P.seen) NR_DIE("out of memory");
+static void print_facts(StrBuf *out, const IrFunc *f, const AxisInfo *info,
+                        const AxisSpeculation *S) {
+    Printer P = {out, f, info, S, calloc(f->nvals ? f->nvals : 1, sizeof(uint32_t)), 0};
+    if (!P.num) NR_DIE("out of memory");
     print_region(&P, f->body, 0);
-    free(P.seen);
+    free(P.num);
+}
+
+void axis_info_print(StrBuf *out, const IrFunc *f, const AxisInfo *info) {
+    print_facts(out, f, info, NULL);
+}
+
+void axis_info_print_speculative(StrBuf *out, const IrFunc *f, const AxisSpeculation *s) {
+    print_facts(out, f, s->info, s);
 }

@@ -17,7 +17,8 @@ typedef struct AxisInfo {
     int64_t contiguity[NR_MAX_RANK];
     int64_t divisibility[NR_MAX_RANK];
     int64_t constancy[NR_MAX_RANK];
-    int rank; /* 0 for scalars: then index 0 holds the scalar's facts */
+    int rank;      /* 0 for scalars: then index 0 holds the scalar's facts */
+    uint32_t spec; /* speculative facts only: the roots (AxisSpeculation) they rely on */
 } AxisInfo;
 
 /* Facts about one kernel parameter (index in the body's args). divisibility is in
@@ -36,6 +37,36 @@ AxisInfo *axis_info_analyze(const IrFunc *f, const ParamFact *facts, Arena *aren
 /* Print "%N: contiguity = [..], divisibility = [..], constancy = [..]" for every integer
  * or pointer value of f, numbered as ir_print_func numbers them (for tests). */
 void axis_info_print(StrBuf *out, const IrFunc *f, const AxisInfo *info);
+
+/* Speculation (what Triton assumes without saying; see axis_info.c): facts that hold when
+ * some scalar integers of the kernel's top level, the roots, are not negative. Triton's
+ * analysis takes every index as non-negative; ours proves it where it can, and where it
+ * cannot (the grouped tile order of the matmul tutorial: pid_n is a quotient by
+ * min(num_pid_m - first_pid_m, GROUP_SIZE_M), which an oversized grid makes negative)
+ * it can speculate: info[v].spec names the roots v's facts need. gpu_speculate
+ * (compiler/gpu/speculate.c) uses it to version the code whose accesses it widens behind
+ * a check of those roots; everything else uses proven facts only. */
+#define AXIS_INFO_MAX_ROOTS 32
+typedef struct AxisSpeculation {
+    AxisInfo *info;   /* by ValId: the facts when the roots each names are >= 0 */
+    AxisInfo *proven; /* by ValId: the facts that hold whatever the roots are (spec 0) */
+    int nroots;
+    ValId roots[AXIS_INFO_MAX_ROOTS]; /* bit i of a spec: roots[i] >= 0 */
+} AxisSpeculation;
+
+/* Both analyses of f (in arena). */
+AxisSpeculation *axis_info_speculate(const IrFunc *f, const ParamFact *facts, Arena *arena);
+
+/* The roots an access (pointer ptr, mask or 0) needs for the vector width speculation
+ * gives it along order_dim: 0 when the proven width is as wide, or when the wider one
+ * exceeds max_width (the elements a thread can hold; < 1: no bound) and the proven
+ * width reaches it. */
+uint32_t axis_info_guard(const AxisSpeculation *s, ValId ptr, ValId mask, int elem_bytes,
+                         int order_dim, int max_width);
+
+/* The same for speculative facts: a fact that needs roots ends with
+ * ", if %A >= 0, %B >= 0" (the roots, numbered the same way). */
+void axis_info_print_speculative(StrBuf *out, const IrFunc *f, const AxisSpeculation *s);
 
 /* A ParamFact table for f (in arena): divisibility for every pointer and integer (not
  * i1) parameter, 1 for the others, and nonzero when divisibility > 1 (as the runtime

@@ -55,6 +55,55 @@ static const char K_MM[] =
     "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, "
     ":] < N))\n";
 
+/* The tile order and index forms of Triton's matmul tutorial before tl.assume (written
+ * here): grouped program order, offsets wrapped with `% M` and `% N`, the K tail masked
+ * against K - k * BK, pointers advanced in the loop. With ASSUME the same kernel states
+ * the signs (as examples/matmul.nr does); without, the compiler versions the loop on
+ * them (compiler/gpu/speculate.c). SHIFT rotates the column tiles: program column t
+ * computes tile ((t - SHIFT) mod tiles), through ((x % N) + N) % N, so with SHIFT > 0
+ * some programs take the version for negative indices and the others the fast one, and
+ * every tile of C is still written once. */
+static const char K_MM_TUTORIAL[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def mm_tutorial(a_ptr: *@T@, b_ptr: *@T@, c_ptr: *@T@, M: i32, N: i32, K: i32, sam: i32,\n"
+    "                sak: i32, sbk: i32, sbn: i32, scm: i32, scn: i32, shift: i32,\n"
+    "                BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr,\n"
+    "                ASSUME: tl.constexpr):\n"
+    "    pid = tl.program_id(axis=0)\n"
+    "    num_pid_m = tl.cdiv(M, BM)\n"
+    "    num_pid_n = tl.cdiv(N, BN)\n"
+    "    num_pid_in_group = GROUP * num_pid_n\n"
+    "    group_id = pid // num_pid_in_group\n"
+    "    first_pid_m = group_id * GROUP\n"
+    "    group_size_m = min(num_pid_m - first_pid_m, GROUP)\n"
+    "    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)\n"
+    "    pid_n = (pid % num_pid_in_group) // group_size_m\n"
+    "    if ASSUME:\n"
+    "        tl.assume(pid_m >= 0)\n"
+    "        tl.assume(pid_n >= 0)\n"
+    "        tl.assume(shift >= 0)\n"
+    "    offs_am = (pid_m * BM + tl.arange(0, BM)) % M\n"
+    "    offs_bn = ((((pid_n - shift) * BN + tl.arange(0, BN)) % N) + N) % N\n"
+    "    offs_k = tl.arange(0, BK)\n"
+    "    a_ptrs = a_ptr + (offs_am[:, None] * sam + offs_k[None, :] * sak)\n"
+    "    b_ptrs = b_ptr + (offs_k[:, None] * sbk + offs_bn[None, :] * sbn)\n"
+    "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+    "    for k in range(0, tl.cdiv(K, BK)):\n"
+    "        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)\n"
+    "        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=0.0)\n"
+    "        acc = tl.dot(a, b, acc)\n"
+    "        a_ptrs += BK * sak\n"
+    "        b_ptrs += BK * sbk\n"
+    "    c = acc.to(@T@)\n"
+    "    offs_cm = pid_m * BM + tl.arange(0, BM)\n"
+    "    c_ptrs = c_ptr + scm * offs_cm[:, None] + scn * offs_bn[None, :]\n"
+    "    c_mask = (offs_cm[:, None] < M) & (offs_bn[None, :] < N)\n"
+    "    tl.store(c_ptrs, c, mask=c_mask)\n";
+
 /* A pipelined K loop whose tiles need no masks (M, N multiples of the tile, K of BK): the
  * loads carry only the K-tail mask, constant over 16 elements when K is a multiple of
  * 16, so they become cp.async copies. */
@@ -433,6 +482,40 @@ static void matmul_example(long M, long N, long K, int bm, int bn, int bk, int w
     free(a), free(b);
 }
 
+/* K_MM_TUTORIAL on fp16 or bf16 at a benchmark configuration, with or without the
+ * assumptions; shift > 0 rotates the column tiles (N a multiple of bn then, so that the
+ * rotation is a permutation of whole tiles). */
+static void mm_tutorial(GtType t, long M, long N, long K, int bm, int bn, int bk, int warps,
+                        int stages, int assume, int shift) {
+    GtRng r = {6100 + (uint64_t)(M + N * 3 + K * 5 + bm * 7 + bn * 11 + bk * 13 + warps +
+                                 stages * 17 + assume * 19 + shift * 23)};
+    void *a = operand(t, (size_t)(M * K), &r), *b = operand(t, (size_t)(K * N), &r);
+    GtCase *c =
+        gt_case(assume ? "tutorial matmul form, tl.assume" : "tutorial matmul form, no assume",
+                "%s %ldx%ldx%ld %dx%dx%d w%d s%d shift %d", gt_type_name(t), M, N, K, bm, bn, bk,
+                warps, stages, shift);
+    gt_source(c, K_MM_TUTORIAL, "mm_tutorial", "T", gt_type_name(t), NULL);
+    gt_define(c, "BM", "%d", bm);
+    gt_define(c, "BN", "%d", bn);
+    gt_define(c, "BK", "%d", bk);
+    gt_define(c, "GROUP", "%d", 8);
+    gt_define(c, "ASSUME", "%s", assume ? "True" : "False");
+    gt_warps(c, warps);
+    gt_stages(c, stages);
+    if (big_acc(bm, bn, warps)) gt_ptxas_advisory_expected(c);
+    gt_arg_buf(c, gt_in(c, "a", t, (size_t)(M * K), a));
+    gt_arg_buf(c, gt_in(c, "b", t, (size_t)(K * N), b));
+    double ulp = t == GT_BF16 ? 0x1p-7 : 0x1p-10;
+    int out = gt_out(c, "c", t, (size_t)(M * N), gt_tol(0, ulp), NULL);
+    gt_dot_bound(c, out, t, a, K, 1, b, N, 1, M, N, K, N, 0);
+    gt_arg_buf(c, out);
+    long v[] = {M, N, K, K, 1, N, 1, N, 1, shift};
+    for (int i = 0; i < 10; i++) gt_arg(c, nr_arg_i32((int32_t)v[i]));
+    gt_grid(c, (unsigned)(gt_cdiv(M, bm) * gt_cdiv(N, bn)), 1, 1);
+    gt_run(c);
+    free(a), free(b);
+}
+
 static void chain_drop(GtType t, int bm, int bn, int d, int warps) {
     GtRng r = {5250 + (uint64_t)(bm + bn * 3 + d * 7 + warps)};
     long rows = 2L * bm;
@@ -473,6 +556,16 @@ int main(int argc, char **argv) {
         const int *t = bench_tiles[i];
         matmul_example(384, 512, 320, t[0], t[1], t[2], t[3], t[4], 0);
         matmul_example(301, 263, 197, t[0], t[1], t[2], t[3], t[4], 0);
+    }
+    /* Triton's tutorial matmul as written before tl.assume, with and without the
+     * assumptions, at the benchmark's two configurations; ragged sizes (wraps, the K
+     * tail, masked stores); rotated column tiles (both versions in one launch) */
+    for (int asm_ = 0; asm_ < 2; asm_++) {
+        mm_tutorial(GT_F16, 384, 512, 320, 128, 256, 64, 8, 3, asm_, 0);
+        mm_tutorial(GT_BF16, 384, 512, 320, 128, 128, 32, 4, 4, asm_, 0);
+        mm_tutorial(GT_F16, 301, 263, 197, 128, 128, 32, 4, 4, asm_, 0);
+        mm_tutorial(GT_F16, 384, 768, 320, 128, 256, 64, 8, 3, asm_, 2);
+        mm_tutorial(GT_BF16, 256, 512, 96, 128, 128, 32, 4, 4, asm_, 3);
     }
     /* bench/matmul_persistent.nr (bench/matmul_profile.py): 3 programs for 6 or 24 tiles,
      * 4 programs for 9 ragged ones (program 0 takes 3, the others 2), one program for all 20 */

@@ -9,11 +9,14 @@
         once under Nereid in one process (two module objects per source file), outputs
         compared, do_bench medians interleaved, registers and spills, compile times, launch
         counts; the markdown table with the geometric mean last, JSON under --out
-  compile-only [--only PATTERNS] [--runs N] [--specs FILE] [--out DIR]
+  compile-only [--only PATTERNS] [--runs N] [--specs FILE] [--out DIR] [--ptxas]
         any machine with build/ (no GPU, no torch, no Triton): each corpus kernel compiled by
         Nereid, source to PTX for sm_90a with the case's specialisation, through the same
         entry point a launch uses (JITFunction.warmup on the stand-in driver
-        tests/mock/cuda_mock.c), RUNS times in one process on a fresh disk cache; the table
+        tests/mock/cuda_mock.c), RUNS times in one process on a fresh disk cache; the table;
+        --ptxas adds what ptxas -v makes of each PTX (registers, spill bytes) and the PTX's
+        global loads by form (cp.async copies, vector and scalar ld.global), to see code
+        quality without a GPU
   list  the cases and their kernels
 
 Nothing here is copied from the corpus: cases name the authors' launchers and build inputs
@@ -29,11 +32,13 @@ import json
 import math
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import types
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -325,9 +330,10 @@ class K:
 
 
 class Case:
-    def __init__(self, name, src, file, shapes, setup, shape_from, specs=(), tol=None, needs=None):
+    def __init__(self, name, src, file, shapes, setup, shape_from, specs=(), tol=None, needs=None, ref=None):
         self.name, self.src, self.file, self.shapes, self.setup = name, src, file, shapes, setup
         self.shape_from, self.specs, self.tol, self.needs = shape_from, list(specs), tol, needs
+        self.ref = ref  # (torch, shape) -> a call of the library doing the same work (cuBLAS), timed alongside
 
 
 CASES = []
@@ -362,11 +368,20 @@ def _softmax(m, torch, mn):
     return (lambda: m.softmax(x)), None
 
 
-def _matmul(m, torch, mnk):
+def _matmul(m, torch, mnk, dtype="float16"):
     M, N, K_ = mnk
-    a = torch.randn((M, K_), device=CUDA, dtype=torch.float16)
-    b = torch.randn((K_, N), device=CUDA, dtype=torch.float16)
+    a = torch.randn((M, K_), device=CUDA, dtype=getattr(torch, dtype))
+    b = torch.randn((K_, N), device=CUDA, dtype=getattr(torch, dtype))
     return (lambda: m.matmul(a, b)), None
+
+
+def _matmul_ref(dtype="float16"):  # cuBLAS through torch on the same shapes and input type
+    def ref(torch, mnk):
+        M, N, K_ = mnk
+        a = torch.randn((M, K_), device=CUDA, dtype=getattr(torch, dtype))
+        b = torch.randn((K_, N), device=CUDA, dtype=getattr(torch, dtype))
+        return lambda: torch.matmul(a, b)
+    return ref
 
 
 def _matmul_fp8(m, torch, mnk):  # 03's benchmark with fp8_inputs: a and b.T in float8_e5m2
@@ -493,9 +508,10 @@ for rel in ("3.6", "3.0", "2.1"):
          "its benchmark: M 4096, N 256..12672",
          [K("softmax_kernel", "y:fp32 x:fp32 sx=8192 sy=8192 rows=4096 cols=8192", BLOCK_SIZE=8192, num_stages=4,
             num_warps=8)] if rel == "3.6" else [_old_softmax_spec(8192)])
-    case(f"{rel}/03 matmul fp16", src, TUT + "03-matrix-multiplication.py", MM_SHAPES, _matmul,
+    case(f"{rel}/03 matmul fp16", src, TUT + "03-matrix-multiplication.py",
+         MM_SHAPES + ([(8192, 8192, 8192)] if rel == "3.0" else []), _matmul,
          "its benchmark: M=N=K 256..4096, fp16",
-         [MM] if rel != "2.1" else [K(MM.kernel, MM.args, **dict(MM.kw, ACTIVATION=None))])
+         [MM] if rel != "2.1" else [K(MM.kernel, MM.args, **dict(MM.kw, ACTIVATION=None))], ref=_matmul_ref())
     case(f"{rel}/04 dropout", src, TUT + "04-low-memory-dropout.py", DROP_SHAPES, _dropout,
          "no benchmark in the tutorial: 2^24 elements (ours)", [DROP])
     case(f"{rel}/04 seeded dropout", src, TUT + "04-low-memory-dropout.py", DROP_SHAPES, _seeded_dropout,
@@ -508,6 +524,10 @@ for rel in ("3.6", "3.0", "2.1"):
          "its benchmark (mode backward): M 4096, N 1024..15872, fp16",
          [K("_layer_norm_bwd_dx_fused", dx_args, GROUP_SIZE_M=96, BLOCK_SIZE_N=8192, num_warps=8), LN_DWDB])
 
+# the tutorial as written before tl.assume (3.0), on bf16 inputs (its kernel stores fp16)
+case("3.0/03 matmul bf16", "triton-3.0", TUT + "03-matrix-multiplication.py", [(4096, 4096, 4096), (8192, 8192, 8192)],
+     lambda m, torch, mnk: _matmul(m, torch, mnk, "bfloat16"), "issue 23's target: bf16 4096^3, 8192^3 (ours)",
+     ref=_matmul_ref("bfloat16"))
 case("3.6/03 matmul fp8", "triton-3.6", TUT + "03-matrix-multiplication.py", MM_SHAPES[:1], _matmul_fp8,
      "its benchmark with fp8_inputs: M=N=K 256..4096")
 case("3.6/06 attention fwd", "triton-3.6", TUT + "06-fused-attention.py", [(4, 32, 4096, 64, True), (4, 32, 4096, 128, False)],
@@ -730,6 +750,32 @@ def _unwrap(obj):
     return obj
 
 
+def ptx_stats(ptx):
+    """ptxas -v's registers and spill bytes of one kernel's PTX for sm_90a, and the PTX's
+    global reads by form: cp.async copies, ld.global of vectors and of scalars."""
+    ptxas = os.environ.get("PTXAS") or shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    st = {"cp.async": len(re.findall(r"\bcp\.async\.c[ag]\.", ptx)),
+          "ld.v": len(re.findall(r"\bld\.global[\w.]*\.v[248]\.", ptx)),
+          "ld.s": len(re.findall(r"\bld\.global(?![\w.]*\.v[248]\.)[\w.]*\s", ptx))}
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "k.ptx")
+        with open(src, "w") as f:
+            f.write(ptx)
+        try:
+            r = subprocess.run([ptxas, "-v", "--gpu-name", "sm_90a", src, "-o", os.path.join(d, "k.cubin")],
+                               capture_output=True, text=True, timeout=300)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            st["ptxas"] = f"{type(e).__name__}"
+            return st
+    m = re.search(r"Used (\d+) registers", r.stderr)
+    sp = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", r.stderr)
+    st["regs"] = int(m.group(1)) if m else None
+    st["spills"] = int(sp.group(1)) + int(sp.group(2)) if sp else None
+    if r.returncode:
+        st["ptxas"] = r.stderr.strip().splitlines()[-1][-120:] if r.stderr.strip() else f"exit {r.returncode}"
+    return st
+
+
 def compile_only(args):
     mock = os.path.join(ROOT, "build", "mock", "libcuda.so.1")
     if not os.path.exists(mock):
@@ -769,14 +815,14 @@ def compile_only(args):
                 why = [w for _, w in getattr(mod, "__corpus_skipped__", []) if s.kernel in w][:1]
                 rows.append((c.name, s.kernel, "-", "-", f"not loaded {why}"))
                 continue
-            times, err = [], None
+            times, err, kernel = [], None, None
             for i in range(args.runs + 1):
                 os.environ["NEREID_CACHE_DIR"] = os.path.join(base, f"{len(results)}-{i}")
                 fresh = nereid.JITFunction(kern.fn)
                 before = ctx.stats()["gpu_compiles"]
                 try:
                     t0 = time.perf_counter()
-                    fresh.run(*spec_args(s.args), grid=(1,), warmup=True, **s.kw)
+                    kernel = fresh.run(*spec_args(s.args), grid=(1,), warmup=True, **s.kw)
                     times.append((time.perf_counter() - t0) * 1e3)
                 except Exception as e:
                     err = f"{type(e).__name__}: {str(e).strip().splitlines()[0][-160:]}"
@@ -789,9 +835,16 @@ def compile_only(args):
                 results.append({"case": c.name, "kernel": s.kernel, "error": err})
                 continue
             med = statistics.median(times[1:])
-            rows.append((c.name, s.kernel, f"{times[0]:.1f}", f"{med:.1f}", origin + (" > 10 ms" if med > 10 else "")))
-            results.append({"case": c.name, "kernel": s.kernel, "first_ms": times[0], "median_ms": med,
-                            "runs_ms": times[1:], "spec": {"args": s.args, "kw": s.kw}, "origin": origin})
+            note = origin + (" > 10 ms" if med > 10 else "")
+            res = {"case": c.name, "kernel": s.kernel, "first_ms": times[0], "median_ms": med,
+                   "runs_ms": times[1:], "spec": {"args": s.args, "kw": s.kw}, "origin": origin}
+            if args.ptxas:
+                st = ptx_stats(kernel.asm["ptx"])
+                res["ptx"] = st
+                note += (f"; regs {st.get('regs')}, spills {st.get('spills')} B, cp.async {st['cp.async']}, "
+                         f"ld.global v {st['ld.v']} / scalar {st['ld.s']}" + (f", ptxas: {st['ptxas']}" if "ptxas" in st else ""))
+            rows.append((c.name, s.kernel, f"{times[0]:.1f}", f"{med:.1f}", note))
+            results.append(res)
     print("\n| case | kernel | first ms | median ms | note |\n|---|---|---|---|---|")
     for r in rows:
         print("| " + " | ".join(r) + " |")
@@ -993,8 +1046,9 @@ def run(args):
                 mods[mode][c.name] = load(c.src, c.file, tag=mode[0] + "_")
             except BaseException as e:
                 mods[mode][c.name] = f"does not import: {type(e).__name__}: {str(e)[:200]}"
-    # the processes' one-time costs (Triton's driver helpers, LLVM's start) before any case
-    for mode in ("triton", "nereid"):
+        # the processes' one-time costs (Triton's driver helpers, LLVM's start) before any case;
+        # Triton's first compile imports the rest of Triton (its code generator, gluon) while
+        # triton.runtime.jit.JITFunction is still Triton's class, before the drop-in is installed
         m = mods[mode]["primer"]
         if not isinstance(m, str):
             with contextlib.suppress(Exception):
@@ -1036,6 +1090,7 @@ def run(args):
                     if isinstance(e, KeyboardInterrupt):
                         raise
                     r["error"] = f"{type(e).__name__}: {str(e).strip()[:300]}"
+                    r["traceback"] = traceback.format_exc()[-3000:]  # in corpus.json
                     continue
                 r["launches"] = {"nereid": n1 - n0, "triton": t1 - t0}
                 r["first_call_ms"], r["steady_ms"] = first, min(steady)
@@ -1064,11 +1119,18 @@ def run(args):
                     row["status"], row["why"] = "wrong result", bad
             if row["status"] == "ok":  # interleaved medians
                 t = {"triton": [], "nereid": []}
+                if c.ref:
+                    torch.manual_seed(0)
+                    calls["ref"], t["ref"] = (c.ref(torch, shape), None), []
                 for i in range(args.rounds):
-                    for mode in (("triton", "nereid") if i % 2 == 0 else ("nereid", "triton")):
+                    order = ("triton", "nereid", "ref") if i % 2 == 0 else ("ref", "nereid", "triton")
+                    for mode in (m for m in order if m in t):
                         fn, g2n = calls[mode]
                         t[mode].append(float(triton.testing.do_bench(fn, warmup=25, rep=100, grad_to_none=g2n,
                                                                      return_mode="median")))
+                if c.ref:
+                    row["ref_ms"] = statistics.median(t["ref"])
+                    row["ref_ratio"] = statistics.median(t["nereid"]) / row["ref_ms"]
                 row["triton"]["ms_rounds"], row["nereid"]["ms_rounds"] = t["triton"], t["nereid"]
                 row["triton"]["ms"], row["nereid"]["ms"] = statistics.median(t["triton"]), statistics.median(t["nereid"])
                 row["ratio"] = row["nereid"]["ms"] / row["triton"]["ms"]
@@ -1120,11 +1182,19 @@ def _line(row):
 def report(results):
     out = ["| kernel | shape | Nereid/Triton time | Triton ms | Nereid ms | regs/spills Triton | regs/spills Nereid "
            "| compile ms Triton | compile ms Nereid | note |", "|---|---|---|---|---|---|---|---|---|---|"]
+    refs = [r for r in results if r.get("ref_ms")]
     for row in results:
         t, n = row["triton"], row["nereid"]
         out.append(f"| {row['case']} | {row['shape']} | {_fmt(row.get('ratio'))} | {_fmt(t.get('ms'), 4)} | "
                    f"{_fmt(n.get('ms'), 4)} | {_rs(t)} | {_rs(n)} | {_cms(t)} | {_cms(n)} | "
                    f"{'' if row['status'] == 'ok' else row['status'] + ': '}{row['why'][:160].replace('|', '/')} |")
+    if refs:
+        out.append("")
+        out.append("| kernel | shape | library ms (cuBLAS) | Nereid/library time | Triton/library time |")
+        out.append("|---|---|---|---|---|")
+        for r in refs:
+            out.append(f"| {r['case']} | {r['shape']} | {_fmt(r['ref_ms'], 4)} | {_fmt(r['ref_ratio'])} | "
+                       f"{_fmt(r['triton']['ms'] / r['ref_ms'])} |")
     ratios = [r["ratio"] for r in results if r.get("ratio")]
     fails = collections_count(r["status"] for r in results)
     gm = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
@@ -1166,6 +1236,7 @@ def main():
     c.add_argument("--runs", type=int, default=5, help="compiles after the first, per kernel (default 5)")
     c.add_argument("--specs", default=SPECS, help="recorded launches (default bench/corpus-specs.json)")
     c.add_argument("--out")
+    c.add_argument("--ptxas", action="store_true", help="ptxas -v's registers and spills, the PTX's global loads by form")
     l_ = sub.add_parser("list", help="the cases")
     l_.add_argument("--only")
     l_.add_argument("--specs", default=SPECS)

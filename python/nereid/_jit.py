@@ -176,6 +176,12 @@ class KernelParam:
 class JITFunction(_nereid.Dispatcher):
     """A kernel written in Python: `kernel[grid](*args, **constexprs)`."""
 
+    def __class_getitem__(cls, item):
+        # Triton's JITFunction is generic (JITFunction[T]): annotations and Triton's own
+        # modules that subclass JITFunction[T] (imported lazily, after the drop-in has put
+        # this class in its place) subscript it
+        return cls
+
     def __init__(self, fn, device=None, num_warps=None, num_stages=None, **ignored):
         self.fn = fn
         self.__name__ = fn.__name__

@@ -246,6 +246,15 @@ Val sema_desc_part(Sema *S, Val d, int part, Loc loc) {
     return sema_val_ir(S, ir_result(sema_func(S), op, 0));
 }
 
+Val sema_host_desc_tuple(Sema *S, Val d, Loc loc) {
+    int r = d.ty.rank;
+    Val items[1 + 2 * NR_MAX_RANK];
+    for (int p = 0; p < 2 * r; p++) items[p] = sema_desc_part(S, d, p, loc);
+    items[2 * r] = sema_val_ir(S, sema_emit_const(S, ty_scalar(DT_I64), sema_val_int(1), loc));
+    return tagged(S, TAG_TENSOR_DESC, items, 1 + 2 * r,
+                  ty_block(ty_scalar(d.ty.pointee), r, d.ty.shape), 0);
+}
+
 /* desc_load (value 0) or desc_store of a host descriptor at `offsets`. */
 Val sema_host_desc_access(Sema *S, const char *fn, Val d, Val offsets, Loc off_loc, ValId value,
                           Loc call) {
@@ -286,7 +295,11 @@ bool sema_desc_param_type(Sema *S, const char *text, const char *param, Loc loc,
     memcpy(dtname, name, len);
     dtname[len] = 0;
     IrType elem;
-    if (!sema_signature_type(dtname, &elem) || elem.dt == DT_PTR || elem.dt == DT_I1) {
+    const Val *named = sema_env_lookup(S->fs->env, dtname); /* an element type constexpr */
+    bool ok = sema_signature_type(dtname, &elem);
+    if (!ok && named && named->k == V_DTYPE) elem = named->ty, ok = true;
+    if (!ok && named && named->k == V_STR) ok = sema_signature_type(named->s, &elem);
+    if (!ok || elem.dt == DT_PTR || elem.dt == DT_I1) {
         sema_check_dtype_name(S, strncmp(dtname, "tl.", 3) ? dtname : dtname + 3, loc);
         sema_error(S, loc,
                    "parameter '%s': '%s' is not an element type a tensor descriptor can hold",

@@ -227,14 +227,22 @@ static bool block_ptr_arg(Sema *S, BArgs *a) {
 }
 
 /* A value stored through a block pointer or a tensor descriptor: a scalar is broadcast,
- * a block must have the block's shape and element type (as in Triton). */
-static ValId block_value(Sema *S, Val v, IrType block, const char *fn, Loc loc) {
+ * a block must have the block's shape and, through a block pointer, its element type (as
+ * in Triton); a descriptor's store and atomics (convert) convert it to the element type,
+ * as Triton's descriptor_store does. */
+static ValId block_value(Sema *S, Val v, IrType block, const char *fn, Loc loc, bool convert) {
     int dt = block.dt;
     if (v.k == V_IR && v.ty.rank) {
         char buf[96];
         if (!ty_equal(ty_with_elem(v.ty, ty_scalar(dt)), block))
             sema_error(S, loc, "%s: the value is %s, not of the block's shape %s", fn,
                        sema_val_kind_name(S, v), ty_str(block, buf, sizeof buf));
+        if (v.ty.dt != dt && convert) {
+            if (v.ty.dt == DT_PTR || dt == DT_PTR)
+                sema_error(S, loc, "%s: cannot convert %s to %s", fn, sema_val_kind_name(S, v),
+                           ty_str(block, buf, sizeof buf));
+            return sema_emit_cast(S, v.v, ty_scalar(dt), false, loc);
+        }
         if (v.ty.dt != dt)
             sema_error(
                 S, loc,
@@ -310,7 +318,7 @@ static Val b_store(Sema *S, BArgs *a) {
                        "tl.store: a block pointer's store takes no 'mask': its bounds are checked "
                        "with boundary_check");
         Val bp = a->v[0];
-        ValId val = block_value(S, a->v[1], bp.ty, "tl.store", a->loc[1]);
+        ValId val = block_value(S, a->v[1], bp.ty, "tl.store", a->loc[1], false);
         ValId ptrs, mask;
         sema_block_ptr_address(S, "tl.store", bp, NULL, a->loc[0], a->v[3], a->loc[3], a->call,
                                &ptrs, &mask);
@@ -377,10 +385,10 @@ static Val b_desc_store(Sema *S, BArgs *a) {
     if (sema_is_host_desc(d)) {
         IrType tile = ty_block(ty_scalar(d.ty.pointee), d.ty.rank, d.ty.shape);
         return sema_host_desc_access(S, "desc.store", d, a->v[1], a->loc[1],
-                                     block_value(S, a->v[2], tile, "desc.store", a->loc[2]),
+                                     block_value(S, a->v[2], tile, "desc.store", a->loc[2], true),
                                      a->call);
     }
-    ValId val = block_value(S, a->v[2], d.ty, "desc.store", a->loc[2]);
+    ValId val = block_value(S, a->v[2], d.ty, "desc.store", a->loc[2], true);
     ValId ptrs, mask;
     sema_block_ptr_address(S, "desc.store", d, &a->v[1], a->loc[1], sema_val_none(), a->call,
                            a->call, &ptrs, &mask);
@@ -442,6 +450,49 @@ static Val b_atomic(Sema *S, BArgs *a) {
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (!strcmp(a->name, kinds[i].n)) return atomic(S, a, kinds[i].k);
     NR_DIE("unknown atomic %s", a->name);
+}
+
+/* desc.atomic_add(offsets, value), ..._min, _max, _and, _or, _xor: Triton's descriptor
+ * reductions, as the masked atomics on the tile's pointer block (out-of-bounds elements
+ * untouched), with Triton's element types (its sm_90 TMA set, but fp16 and bf16 min/max,
+ * which Nereid's atomics lack). A host descriptor's base, sizes and strides are read with
+ * desc_part. Returns nothing, as Triton's. */
+static Val b_desc_atomic(Sema *S, BArgs *a) {
+    static const struct {
+        const char *n;
+        int k;
+        const char *types;
+        int dts[6];
+    } kinds[] = {
+        {"desc.atomic_add",
+         RMW_ADD,
+         "u32, i32, u64, fp32, fp16 or bf16",
+         {DT_U32, DT_I32, DT_U64, DT_FP32, DT_FP16, DT_BF16}},
+        {"desc.atomic_min", RMW_MIN, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}},
+        {"desc.atomic_max", RMW_MAX, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}},
+        {"desc.atomic_and", RMW_AND, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}},
+        {"desc.atomic_or", RMW_OR, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}},
+        {"desc.atomic_xor", RMW_XOR, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}}};
+    size_t w = 0;
+    while (strcmp(kinds[w].n, a->name)) w++;
+    Val d = need_desc(S, a);
+    bool host = sema_is_host_desc(d);
+    IrType tile = host ? ty_block(ty_scalar(d.ty.pointee), d.ty.rank, d.ty.shape) : d.ty;
+    bool ok = false;
+    for (int i = 0; i < 6; i++) ok |= kinds[w].dts[i] == tile.dt && tile.dt != DT_VOID;
+    if (!ok)
+        sema_error(S, a->call, "%s: a descriptor's %s takes %s elements (as Triton's), got %s",
+                   a->name, a->name + 5, kinds[w].types, dt_name(tile.dt));
+    ValId val = block_value(S, a->v[2], tile, a->name, a->loc[2], true);
+    if (host) d = sema_host_desc_tuple(S, d, a->call);
+    ValId ptrs, mask;
+    sema_block_ptr_address(S, a->name, d, &a->v[1], a->loc[1], sema_val_none(), a->call, a->call,
+                           &ptrs, &mask);
+    ValId ops[3] = {ptrs, val, mask};
+    OpId op;
+    build(S, OP_ATOMIC_RMW, ops, mask ? 3 : 2, tile, a->call, &op);
+    sema_func(S)->ops[op].attr[0] = kinds[w].k;
+    return sema_val_none();
 }
 
 static Val b_atomic_cas(Sema *S, BArgs *a) {
@@ -1908,6 +1959,13 @@ static const Builtin builtins[] = {
     {"atomic_or", "pointer,val,mask=,sem=,scope=", b_atomic, 0},
     {"atomic_xor", "pointer,val,mask=,sem=,scope=", b_atomic, 0},
     {"atomic_cas", "pointer,cmp,val,sem=,scope=", b_atomic_cas, 0},
+    /* a tensor descriptor's atomics (desc.atomic_add(...)): not names a program can write */
+    {"desc.atomic_add", "desc,offsets,value", b_desc_atomic, 0},
+    {"desc.atomic_min", "desc,offsets,value", b_desc_atomic, 0},
+    {"desc.atomic_max", "desc,offsets,value", b_desc_atomic, 0},
+    {"desc.atomic_and", "desc,offsets,value", b_desc_atomic, 0},
+    {"desc.atomic_or", "desc,offsets,value", b_desc_atomic, 0},
+    {"desc.atomic_xor", "desc,offsets,value", b_desc_atomic, 0},
     {"to", "input,dtype,fp_downcast_rounding=,bitcast=", b_to, BF_METHOD},
     {"cast", "input,dtype,fp_downcast_rounding=,bitcast=", b_to, BF_METHOD},
     {"to_tensor", "x", b_to_tensor, 0},

@@ -222,6 +222,9 @@ Val sema_tensor_desc_make(Sema *S, const Val *args, const Loc *locs, Loc call);
  * a located error if it is a bad one). */
 static inline bool sema_is_host_desc(Val v) { return v.k == V_IR && ty_is_tdesc(v.ty); }
 Val sema_desc_part(Sema *S, Val d, int part, Loc loc);
+/* A host descriptor as the tagged tuple tl.make_tensor_descriptor makes: base, sizes and
+ * strides read with desc_part, the last stride the constant 1 (the launch checks it). */
+Val sema_host_desc_tuple(Sema *S, Val d, Loc loc);
 Val sema_host_desc_access(Sema *S, const char *fn, Val d, Val offsets, Loc off_loc, ValId value,
                           Loc call);
 bool sema_desc_param_type(Sema *S, const char *text, const char *param, Loc loc, IrType *out);

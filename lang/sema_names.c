@@ -247,11 +247,18 @@ static Val desc_attr(Sema *S, Val d, const char *name, Loc loc) {
         if (name[1] == 't' && host) items[rank - 1] = sema_val_int(1); /* the launch checks it */
         return sema_val_tuple(S, items, rank);
     }
-    if (!strncmp(name, "atomic_", 7) || !strcmp(name, "gather") || !strcmp(name, "scatter"))
+    int atom = sema_builtin_find(arena_printf(S->arena, "desc.%s", name));
+    if (!strncmp(name, "atomic_", 7) && atom >= 0) {
+        Val *self = arena_alloc(S->arena, sizeof(Val));
+        *self = d;
+        return builtin_val(atom, self);
+    }
+    if (!strcmp(name, "gather") || !strcmp(name, "scatter"))
         sema_error(S, loc, "a tensor descriptor's '%s' is not supported (yet): use load and store",
                    name);
     sema_error(S, loc,
-               "a tensor descriptor has no attribute '%s' (it has load, store, block_shape, dtype, "
+               "a tensor descriptor has no attribute '%s' (it has load, store, atomic_add, "
+               "atomic_min, atomic_max, atomic_and, atomic_or, atomic_xor, block_shape, dtype, "
                "shape, strides)",
                name);
 }

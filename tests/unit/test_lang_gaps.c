@@ -234,6 +234,134 @@ static void test_desc_stride(void) {
     }
 }
 
+/* ---- 9. descriptor atomics, desc.store converting ---- */
+
+static const char *K_DESC_ATOMIC =
+    "@triton.jit\n"
+    "def k(hd: \"tensordesc<DT[2, 16]>\", out: *DT, a: *DT, M: i32, N: i32, DT: tl.constexpr,\n"
+    "      KIND: tl.constexpr, HOST: tl.constexpr):\n"
+    "    mo = tl.program_id(0) * 2\n"
+    "    no = tl.program_id(1) * 16\n"
+    "    mi = mo + tl.arange(0, 2)[:, None]\n"
+    "    ni = no + tl.arange(0, 16)[None, :]\n"
+    "    v = tl.load(a + mi * N + ni, mask=(mi < M) & (ni < N), other=0)\n"
+    "    if HOST:\n"
+    "        d = hd\n"
+    "    else:\n"
+    "        d = tl.make_tensor_descriptor(out, [M, N], [N, 1], [2, 16])\n"
+    "    if KIND == 'add':\n"
+    "        d.atomic_add([mo, no], v)\n"
+    "    elif KIND == 'min':\n"
+    "        d.atomic_min([mo, no], v)\n"
+    "    elif KIND == 'max':\n"
+    "        d.atomic_max([mo, no], v)\n"
+    "    elif KIND == 'and':\n"
+    "        d.atomic_and([mo, no], v)\n"
+    "    elif KIND == 'or':\n"
+    "        d.atomic_or([mo, no], v)\n"
+    "    else:\n"
+    "        d.atomic_xor([mo, no], v)\n";
+
+static int64_t ref_op(const char *kind, int64_t x, int64_t y, bool is_unsigned) {
+    if (!strcmp(kind, "add")) return x + y;
+    if (!strcmp(kind, "min"))
+        return is_unsigned ? ((uint64_t)x < (uint64_t)y ? x : y) : (x < y ? x : y);
+    if (!strcmp(kind, "max"))
+        return is_unsigned ? ((uint64_t)x > (uint64_t)y ? x : y) : (x > y ? x : y);
+    if (!strcmp(kind, "and")) return x & y;
+    if (!strcmp(kind, "or")) return x | y;
+    return x ^ y;
+}
+
+static void test_desc_atomics(void) {
+    const char *kinds[] = {"add", "min", "max", "and", "or", "xor"};
+    const int M = 5, N = 20, pad = 3; /* the output's rows are N + pad apart (host) */
+    for (int kd = 0; kd < 6; kd++)
+        for (int t = 0; t < 3; t++) /* i32, u64, fp32 (add only) */
+            for (int host = 0; host < 2; host++) {
+                if (t == 2 && kd) continue;
+                const char *dt = t == 0 ? "i32" : t == 1 ? "u64" : "fp32";
+                char kq[16];
+                snprintf(kq, sizeof kq, "'%s'", kinds[kd]);
+                nr_define d[] = {{"DT", dt}, {"KIND", kq}, {"HOST", host ? "True" : "False"}};
+                nr_kernel *k = BUILD_D(K_DESC_ATOMIC, d, 3);
+                if (!k) continue;
+                int esz = t == 1 ? 8 : 4, ld = host ? N + pad : N, total = M * ld;
+                int64_t av[5 * 20], ov[5 * 23];
+                unsigned char abuf[5 * 20 * 8], obuf[5 * 23 * 8];
+                for (int i = 0; i < M * N; i++) av[i] = (i * 37 + 11) % 23 - (t == 0 ? 9 : 0);
+                for (int i = 0; i < total; i++) ov[i] = (i * 53 + 5) % 19 - (t == 0 ? 7 : 0);
+                for (int i = 0; i < M * N; i++) {
+                    if (t == 2) {
+                        float f = (float)av[i];
+                        memcpy(abuf + 4 * i, &f, 4);
+                    } else if (t == 0) {
+                        int32_t x = (int32_t)av[i];
+                        memcpy(abuf + 4 * i, &x, 4);
+                    } else memcpy(abuf + 8 * i, &av[i], 8);
+                }
+                for (int i = 0; i < total; i++) {
+                    if (t == 2) {
+                        float f = (float)ov[i];
+                        memcpy(obuf + 4 * i, &f, 4);
+                    } else if (t == 0) {
+                        int32_t x = (int32_t)ov[i];
+                        memcpy(obuf + 4 * i, &x, 4);
+                    } else memcpy(obuf + 8 * i, &ov[i], 8);
+                }
+                nr_devptr da = dev_from(abuf, (size_t)(M * N * esz)),
+                          dout = dev_from(obuf, (size_t)(total * esz));
+                nr_tensor_desc hd = {dout, 2, NR_PAD_ZERO, {M, N}, {ld, 1}};
+                RUN(k, 3, 2, 1, nr_arg_tensor_desc(&hd), nr_arg_ptr(dout), nr_arg_ptr(da),
+                    nr_arg_i32(M), nr_arg_i32(N));
+                dev_to(obuf, dout, (size_t)(total * esz));
+                int bad = 0;
+                for (int i = 0; i < M; i++)
+                    for (int j = 0; j < ld; j++) {
+                        int at = i * ld + j;
+                        int64_t want =
+                            j < N ? ref_op(kinds[kd], ov[at], av[i * N + j], t == 1) : ov[at];
+                        int64_t got;
+                        if (t == 2) {
+                            float f;
+                            memcpy(&f, obuf + 4 * at, 4);
+                            got = (int64_t)f;
+                        } else if (t == 0) {
+                            int32_t x;
+                            memcpy(&x, obuf + 4 * at, 4);
+                            got = x;
+                        } else memcpy(&got, obuf + 8 * at, 8);
+                        bad += got != want;
+                    }
+                CHECK(bad == 0, "desc.atomic_%s on %s (%s descriptor): %d wrong", kinds[kd], dt,
+                      host ? "host" : "device", bad);
+                nr_free(ctx, da), nr_free(ctx, dout);
+            }
+}
+
+static const char *K_DESC_STORE_CVT =
+    "@triton.jit\n"
+    "def k(hd: \"tensordesc<fp16[4, 8]>\", y: *i32):\n"
+    "    v = tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :]\n"
+    "    hd.store([0, 0], v)\n"
+    "    d = tl.make_tensor_descriptor(y, [4, 8], [8, 1], [4, 8])\n"
+    "    d.store([0, 0], v.to(tl.float32) * 1.5)\n";
+
+static void test_desc_store_convert(void) {
+    nr_kernel *k = BUILD_D(K_DESC_STORE_CVT, NULL, 0);
+    if (!k) return;
+    nr_devptr dh = dev_from(NULL, 32 * 2), dy = dev_from(NULL, 32 * 4);
+    nr_tensor_desc hd = {dh, 2, NR_PAD_ZERO, {4, 8}, {8, 1}};
+    RUN(k, 1, 1, 1, nr_arg_tensor_desc(&hd), nr_arg_ptr(dy));
+    uint16_t h[32];
+    int32_t y[32];
+    dev_to(h, dh, sizeof h), dev_to(y, dy, sizeof y);
+    int bad = 0;
+    for (int i = 0; i < 32; i++) bad += f16(h[i]) != i || y[i] != (int32_t)(i * 1.5);
+    CHECK(bad == 0, "desc.store converts the value to the element type: %d wrong", bad);
+    nr_free(ctx, dh), nr_free(ctx, dy);
+}
+
 int main(void) {
     if (nr_context_create(NR_DEVICE_CPU, 0, &ctx) != NR_OK) return 1;
     test_defines();
@@ -241,6 +369,8 @@ int main(void) {
     test_cat();
     test_no_args();
     test_desc_stride();
+    test_desc_atomics();
+    test_desc_store_convert();
     for (int i = 0; i < nmods; i++) nr_module_destroy(mods[i]);
     nr_context_destroy(ctx);
     return check_done("test_lang_gaps", &st);

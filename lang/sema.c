@@ -147,14 +147,19 @@ static IrType param_type(Sema *S, const Param *p) {
 }
 
 /* Is e a constant expression a define may hold: a number, True/False/None, a string, a
- * tuple or list of such, tl.NAME (a dtype, ...), a call of tl.pointer_type or tl.constexpr
- * on such, or (inside a tuple) inf and nan? */
+ * tuple or list of such, tl.NAME (a dtype, a builtin function, ...), the name of a function
+ * of the program (a function passed as a constexpr, as Triton passes JIT functions), a
+ * call of tl.pointer_type or tl.constexpr on such, or (inside a tuple) inf and nan? */
 static bool tl_dotted(const Expr *e) {
     if (e->kind == EX_NAME) return !strcmp(e->name, "tl") || !strcmp(e->name, "triton");
     return e->kind == EX_ATTR && tl_dotted(e->lhs);
 }
 
-static bool define_expr_ok(const Expr *e) {
+static bool is_inf_nan(const Expr *e) {
+    return e->kind == EX_NAME && (!strcmp(e->name, "inf") || !strcmp(e->name, "nan"));
+}
+
+static bool define_expr_ok(Sema *S, const Expr *e) {
     switch (e->kind) {
     case EX_INT: return !e->is_big;
     case EX_FLOAT:
@@ -162,15 +167,14 @@ static bool define_expr_ok(const Expr *e) {
     case EX_TRUE:
     case EX_FALSE:
     case EX_NONE: return true;
-    case EX_NAME: return !strcmp(e->name, "inf") || !strcmp(e->name, "nan");
+    case EX_NAME: return is_inf_nan(e) || namemap_get(&S->user.funcs, e->name);
     case EX_UNOP:
         return (e->op == UN_NEG || e->op == UN_POS) &&
-               (e->lhs->kind == EX_INT || e->lhs->kind == EX_FLOAT ||
-                (e->lhs->kind == EX_NAME && define_expr_ok(e->lhs)));
+               (e->lhs->kind == EX_INT || e->lhs->kind == EX_FLOAT || is_inf_nan(e->lhs));
     case EX_TUPLE:
     case EX_LIST:
         for (int i = 0; i < e->nitems; i++)
-            if (!define_expr_ok(e->items[i])) return false;
+            if (!define_expr_ok(S, e->items[i])) return false;
         return true;
     case EX_ATTR: return tl_dotted(e);
     case EX_CALL:
@@ -178,9 +182,9 @@ static bool define_expr_ok(const Expr *e) {
             (strcmp(e->lhs->name, "pointer_type") && strcmp(e->lhs->name, "constexpr")))
             return false;
         for (int i = 0; i < e->nitems; i++)
-            if (!define_expr_ok(e->items[i])) return false;
+            if (!define_expr_ok(S, e->items[i])) return false;
         for (int i = 0; i < e->nkw; i++)
-            if (!define_expr_ok(e->kwvalues[i])) return false;
+            if (!define_expr_ok(S, e->kwvalues[i])) return false;
         return true;
     default: return false;
     }
@@ -189,7 +193,7 @@ static bool define_expr_ok(const Expr *e) {
 /* The value of an expression define_expr_ok accepted (the language's own evaluation, but
  * for inf and nan, which Python's repr writes for float('inf') and float('nan')). */
 static Val define_eval(Sema *S, const Expr *e) {
-    if (e->kind == EX_NAME) return sema_val_float(!strcmp(e->name, "inf") ? INFINITY : NAN);
+    if (is_inf_nan(e)) return sema_val_float(!strcmp(e->name, "inf") ? INFINITY : NAN);
     if (e->kind == EX_UNOP && e->lhs->kind == EX_NAME) {
         double f = define_eval(S, e->lhs).f;
         return sema_val_float(e->op == UN_NEG ? -f : f);
@@ -206,7 +210,9 @@ static Val define_eval(Sema *S, const Expr *e) {
  * quotes every str, whatever it holds); True/False/None, ints (decimal, 0x, a leading 0
  * octal) and floats (inf, nan) as before; then the text as a constant expression of the
  * language (tuples, tl.float16, tl.pointer_type(tl.int8), tl.constexpr(...), strings with
- * escapes); anything else (leaky_relu, bf16) is a string. */
+ * escapes, a function of the program inside a tuple or tl.constexpr(NAME), as the Python
+ * package writes a function passed as a constexpr); anything else (leaky_relu, bf16) is a
+ * string, a function's bare name too (-D ACTIVATION=leaky_relu compared with a string). */
 static Val parse_define(Sema *S, const char *name, const char *text) {
     size_t n = strlen(text);
     bool quoted = n >= 2 && (text[0] == '\'' || text[0] == '"') && text[n - 1] == text[0];
@@ -232,7 +238,7 @@ static Val parse_define(Sema *S, const char *name, const char *text) {
     Module *m = lang_parse_module(S->arena, &quiet, src);
     diag_free(&quiet);
     if (m && m->nfuncs == 0 && m->nglobals == 1 && m->globals[0]->kind == ST_EXPR &&
-        define_expr_ok(m->globals[0]->value)) {
+        m->globals[0]->value->kind != EX_NAME && define_expr_ok(S, m->globals[0]->value)) {
         FnState *saved = S->fs, g;
         memset(&g, 0, sizeof g);
         g.env = sema_env_new(S);

@@ -230,7 +230,7 @@ class JITFunction(_nereid.Dispatcher):
         return _runtime.context((_nereid.DEVICE_CUDA, index))
 
     def _compile(self, key, context):
-        annotate, defines, k = {}, {}, 0
+        annotate, defines, k, passed = {}, {}, 0, []
         for name, kind in zip(self.arg_names, self.kinds):
             if kind == _INFER:
                 annotate[name] = _type_text(key[k])
@@ -238,9 +238,9 @@ class JITFunction(_nereid.Dispatcher):
                     defines[name] = None
                 k += 1
             elif kind == _CONSTEXPR:
-                defines[name] = key[k + 1]
+                defines[name] = _function_refs(key[k + 1], passed)
                 k += 2
-        source, filename = self.source(annotate)
+        source, filename = self.source(annotate, passed)
         mod = _runtime._compile_text(context, source, filename, defines, self.__name__, self.num_warps, self.num_stages)
         return mod.kernel(self.__name__)
 
@@ -267,13 +267,15 @@ class JITFunction(_nereid.Dispatcher):
         self._src = _Source(self.fn, new_src)
         self._forget()
 
-    def source(self, annotate=None):
+    def source(self, annotate=None, passed=()):
         """(text, filename) compiled for this kernel: the function with the parameters in
-        annotate typed, the @nereid.jit helpers it calls and its module's constants."""
+        annotate typed, the @nereid.jit helpers it calls, those passed as constexprs (and
+        theirs) and its module's constants."""
         own = self._own_source()
         lines = ["\n"] * (own.first - 1) + own.text(annotate).splitlines(keepends=True)
         tail, constants = [], []
-        for helper in self._helpers():
+        helpers = self._helpers(passed)
+        for helper in helpers:
             hs = helper._own_source()
             text = hs.text().splitlines(keepends=True)
             start = hs.first - 1
@@ -282,7 +284,7 @@ class JITFunction(_nereid.Dispatcher):
                 lines[start:start + len(text)] = text  # at its own line numbers
             else:
                 tail += ["\n"] + text
-        for name, value in self._constants():
+        for name, value in self._constants(helpers):
             constants.append(f"{name} = {value!r}\n")
         return "".join(lines + tail + constants), own.filename
 
@@ -293,8 +295,9 @@ class JITFunction(_nereid.Dispatcher):
                 seen.add(name)
                 yield name, g[name]
 
-    def _helpers(self):
-        out, todo, seen = [], [self], set()
+    def _helpers(self, passed=()):
+        out = [f for i, f in enumerate(passed) if f is not self and f not in passed[:i]]
+        todo, seen = [self] + out, set()
         while todo:
             f = todo.pop()
             for _, v in f._globals_used(seen):
@@ -303,9 +306,9 @@ class JITFunction(_nereid.Dispatcher):
                     todo.append(v)
         return out
 
-    def _constants(self):
+    def _constants(self, helpers):
         out, seen = [], set()
-        for f in [self] + self._helpers():
+        for f in [self] + helpers:
             for name, v in f._globals_used(seen):
                 if isinstance(v, language.constexpr) or (type(v).__name__ == "constexpr" and hasattr(v, "value")):
                     v = v.value  # nereid's or Triton's tl.constexpr(...)
@@ -334,6 +337,24 @@ class JITFunction(_nereid.Dispatcher):
 
     def __repr__(self):
         return f"JITFunction({self.__module__}:{self.__qualname__})"
+
+
+def _function_refs(value, passed):
+    """A constexpr's value with the functions in it (Triton passes @jit functions as
+    constexprs: `kernel[grid](x, fn=add)`) as references the compiler resolves by name:
+    @nereid.jit functions (appended to passed, compiled with the kernel) by theirs, the
+    language's own (tl.sigmoid, libdevice's) as tl.NAME."""
+    if isinstance(value, JITFunction):
+        passed.append(value)
+        return _runtime.FunctionRef(value.__name__)
+    if isinstance(value, (tuple, list)) and not isinstance(value, str):
+        return tuple(_function_refs(v, passed) for v in value)
+    module = getattr(value, "__module__", None) or ""
+    name = getattr(value, "__name__", None) or getattr(getattr(value, "fn", None), "__name__", None)
+    if callable(value) and not isinstance(value, type) and name and \
+            module.split(".")[:2] in (["triton", "language"], ["nereid", "language"]):
+        return _runtime.FunctionRef("tl." + name.split(".")[-1])
+    return value
 
 
 def jit(fn=None, *, device=None, num_warps=None, num_stages=None, **options):

@@ -112,11 +112,17 @@ def _dtype_text(value):
     return f"tl.{attr}"
 
 
+class FunctionRef(str):
+    """A function passed as a constexpr, by its name in the compiled source (or tl.NAME)."""
+
+
 def define_text(name, value):
     """A constexpr value as the compiler reads it (-D NAME=TEXT): numbers, True/False/None,
     quoted strings, dtypes (`tl.float16`), and tuples or lists of these (`(1, tl.int8)`)."""
     if isinstance(value, language.constexpr) or (type(value).__name__ == "constexpr" and hasattr(value, "value")):
         value = value.value
+    if isinstance(value, FunctionRef):  # a bare name would be a string: -D ACTIVATION=leaky_relu
+        return f"tl.constexpr({value})"
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, int):
@@ -140,7 +146,7 @@ def define_text(name, value):
     if hasattr(value, "__index__"):  # numpy integers
         return str(value.__index__())
     raise TypeError(f"constexpr '{name}': a {type(value).__name__} cannot be a compile-time value "
-                    "(use an int, float, bool, str, None, a dtype, or a tuple of these)")
+                    "(use an int, float, bool, str, None, a dtype, a @jit function, or a tuple of these)")
 
 
 def _compile_text(ctx, source, filename, defines, kernel, num_warps, num_stages):

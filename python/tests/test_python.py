@@ -1004,6 +1004,46 @@ class TritonObjectModel(unittest.TestCase):
         np.testing.assert_array_equal(out, 3)
 
 
+@nereid.jit
+def _plus_one(x):
+    return x + 1
+
+
+@nereid.jit
+def _halve(x):
+    return _plus_one(x) * 0.5 - 0.5  # calls a helper of its own
+
+
+@nereid.jit(device=CPU)
+def _apply(x_ptr, y_ptr, n, fn: tl.constexpr, FNS: tl.constexpr, DT: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = fn(tl.load(x_ptr + offs, mask=offs < n))
+    for i in tl.static_range(len(FNS)):
+        v = FNS[i](v)
+    tl.store(y_ptr + offs, v.to(DT).to(tl.float32), mask=offs < n)
+
+
+class FunctionsAsConstexprs(unittest.TestCase):
+    """Triton passes @jit functions as constexpr arguments (`fn: tl.constexpr` called in the
+    kernel), alone or in tuples, and the language's own (tl.sigmoid)."""
+
+    def test_functions(self):
+        x = np.arange(8, dtype=np.float32)
+        y = np.zeros(8, dtype=np.float32)
+        _apply[(1,)](x, y, 8, _plus_one, (), tl.float32, BLOCK=8)
+        np.testing.assert_array_equal(y, x + 1)
+        _apply[(1,)](x, y, 8, _halve, (_plus_one, _plus_one), tl.float32, BLOCK=8)
+        np.testing.assert_array_equal(y, x * 0.5 + 2)
+        _apply[(1,)](x, y, 8, _plus_one, (tl.sigmoid,), tl.float16, BLOCK=8)
+        want = (1 / (1 + np.exp(-(x + 1)))).astype(np.float16).astype(np.float32)
+        np.testing.assert_allclose(y, want, atol=1e-3)
+        self.assertEqual(len(_apply._cache), 3)  # one compile per function (tuple)
+
+    def test_not_a_function(self):
+        with self.assertRaisesRegex(TypeError, "constexpr 'fn': a object cannot be a compile-time value"):
+            _apply[(1,)](np.zeros(8, np.float32), np.zeros(8, np.float32), 8, object(), (), tl.float32, BLOCK=8)
+
+
 class LaunchFuzz(unittest.TestCase):
     """Arguments of every wrong kind, drawn at random, at every position of a launch: each
     launch either runs or raises a Python exception naming the parameter (never a crash, a

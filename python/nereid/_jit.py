@@ -242,7 +242,9 @@ class JITFunction(_nereid.Dispatcher):
                 k += 2
         source, filename = self.source(annotate, passed)
         mod = _runtime._compile_text(context, source, filename, defines, self.__name__, self.num_warps, self.num_stages)
-        return mod.kernel(self.__name__)
+        kernel = mod.kernel(self.__name__)
+        kernel._signature = (tuple(self.arg_names), tuple(k == _CONSTEXPR for k in self.kinds))
+        return kernel
 
     # ---- the source ----
 

@@ -369,6 +369,7 @@ static void kernel_dealloc(PyObject *o) {
     Py_XDECREF(self->owner);
     Py_XDECREF(self->name);
     Py_XDECREF(self->module);
+    Py_XDECREF(self->signature);
     PyObject_Free(o);
     Py_DECREF(tp);
 }
@@ -465,6 +466,34 @@ static PyObject *kernel_get_count(PyObject *o, void *which) {
     return v;
 }
 
+/* _signature: what the @jit function sets on the kernels it compiles (its parameters'
+ * names and which are constexprs), for kernel[grid](*all_args) as Triton's; None if unset */
+static PyObject *kernel_get_signature(PyObject *o, void *unused) {
+    (void)unused;
+    KernelObject *self = (KernelObject *)o;
+    return Py_NewRef(self->signature ? self->signature : Py_None);
+}
+static int kernel_set_signature(PyObject *o, PyObject *v, void *unused) {
+    (void)unused;
+    KernelObject *self = (KernelObject *)o;
+    Py_XINCREF(v);
+    NRPY_SETREF(self->signature, v);
+    return 0;
+}
+
+static PyObject *kernel_get_context(PyObject *o, void *unused) {
+    (void)unused;
+    return Py_NewRef(((ModuleObject *)((KernelObject *)o)->owner)->context);
+}
+
+/* kernel[grid]: a launcher of this compiled kernel (Triton's CompiledKernel[grid]), made by
+ * Python (nereid/_runtime.py: KernelLauncher) */
+static PyObject *kernel_subscript(PyObject *o, PyObject *grid) {
+    State *st = nrpy_state(((KernelObject *)o)->module);
+    if (!st->grid_view) return PyErr_Format(PyExc_TypeError, "a Kernel is not subscriptable");
+    return PyObject_CallFunctionObjArgs(st->grid_view, o, grid, NULL);
+}
+
 static PyGetSetDef kernel_getset[] = {
     {"name", kernel_get_name, NULL, "the kernel's name", NULL},
     {"asm", kernel_get_asm, NULL, "the last launch's code by name: 'ptx', 'llvm', 'gpu-ir', 'ir'",
@@ -475,6 +504,9 @@ static PyGetSetDef kernel_getset[] = {
     {"n_spills", kernel_get_count, NULL,
      "bytes of spilled registers per thread of the last launch's code", (void *)1},
     {"module", kernel_get_module, NULL, "the Module it belongs to", NULL},
+    {"context", kernel_get_context, NULL, "the Context its Module was compiled for", NULL},
+    {"_signature", kernel_get_signature, kernel_set_signature,
+     "the @jit function's (names, constexpr flags), for kernel[grid]", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -496,6 +528,7 @@ static PyType_Slot kernel_slots[] = {
     {Py_tp_dealloc, kernel_dealloc},
     {Py_tp_methods, kernel_methods},
     {Py_tp_getset, kernel_getset},
+    {Py_mp_subscript, kernel_subscript},
     {Py_tp_doc, "one kernel of a Module (Module.kernel)"},
     {0, NULL},
 };
@@ -542,13 +575,16 @@ static PyObject *device_count(PyObject *module, PyObject *args) {
     return PyLong_FromLong(n);
 }
 
-/* _set_views(asm, metadata): the classes kernel.asm and kernel.metadata make */
+/* _set_views(asm, metadata, grid=None): the classes kernel.asm, kernel.metadata and
+ * kernel[grid] make */
 static PyObject *set_views(PyObject *module, PyObject *args) {
     State *st = nrpy_state(module);
-    PyObject *a, *m;
-    if (!PyArg_ParseTuple(args, "OO", &a, &m)) return NULL;
+    PyObject *a, *m, *g = NULL;
+    if (!PyArg_ParseTuple(args, "OO|O", &a, &m, &g)) return NULL;
     NRPY_SETREF(st->asm_view, Py_NewRef(a));
     NRPY_SETREF(st->metadata_view, Py_NewRef(m));
+    Py_XINCREF(g);
+    NRPY_SETREF(st->grid_view, g);
     Py_RETURN_NONE;
 }
 
@@ -574,9 +610,9 @@ static int state_traverse(PyObject *m, visitproc visit, void *arg) {
     if (!st) return 0;
     PyObject **fields[] = {&st->ContextType,    &st->ModuleType,    &st->KernelType,
                            &st->DispatcherType, &st->LauncherType,  &st->TunerType,
-                           &st->asm_view,       &st->metadata_view, &st->Error,
-                           &st->CompileError,   &st->LaunchError,   &st->DeviceError,
-                           &st->dtype_codes};
+                           &st->asm_view,       &st->metadata_view, &st->grid_view,
+                           &st->Error,          &st->CompileError,  &st->LaunchError,
+                           &st->DeviceError,    &st->dtype_codes};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_VISIT(*fields[i]);
     for (int i = 0; i < st->narg_types; i++) {
         Py_VISIT(st->arg_types[i].type);
@@ -602,7 +638,7 @@ static int state_clear(PyObject *m) {
         &st->s_torch_C,    &st->s_get_stream,     &st->s_typestr,        &st->s_data,
         &st->s_get_device, &st->s_get_cur_device, &st->s_resolve_device, &st->s_storage,
         &st->s_base,       &st->s_shape,          &st->s_strides,        &st->s_block_shape,
-        &st->s_padding};
+        &st->s_padding,    &st->grid_view};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_CLEAR(*fields[i]);
     for (int i = 0; i < st->narg_types; i++) {
         Py_CLEAR(st->arg_types[i].type);

@@ -33,6 +33,7 @@ typedef struct State {
      * Python-level helpers (CompileError.errors) */
     PyObject *Error, *CompileError, *LaunchError, *DeviceError;
     PyObject *asm_view, *metadata_view; /* _set_views: what kernel.asm and kernel.metadata make */
+    PyObject *grid_view; /* _set_views: what kernel[grid] makes (a launcher of the kernel) */
     /* interned attribute names */
     PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_cai, *s_compile, *s_resolve, *s_untyped_storage,
         *s_nbytes, *s_num_warps, *s_num_stages, *s_torch, *s_torch_C, *s_get_stream, *s_typestr,
@@ -83,6 +84,7 @@ typedef struct {
     PyObject *name;
     nr_kernel *k;
     int nparams;
+    PyObject *signature; /* _signature: the @jit function's parameters (kernel[grid] reads it) */
 } KernelObject;
 
 /* Raise the exception class for status s with the context's last error. */

@@ -280,4 +280,43 @@ class KernelMetadata:
                 f"num_stages={self.num_stages}, shared={self.shared})")
 
 
-_nereid._set_views(KernelAsm, KernelMetadata)
+class KernelLauncher(_nereid.Dispatcher):
+    """kernel[grid], on a compiled kernel (what a launch or JITFunction.warmup returns), as
+    Triton's CompiledKernel[grid]: launches that kernel, with no new compile, on the grid,
+    taking the arguments of the @jit function's every parameter (its constexprs too, as
+    Triton's launcher takes them: they are ignored, the kernel keeps the values it was
+    compiled with) or of its run-time parameters only, positionally or by name; `stream`
+    is accepted and unused, as for any launch (the current stream)."""
+
+    def __init__(self, kernel, grid):
+        self._kernel, self._grid = kernel, grid
+        self.__name__ = kernel.name
+        runtime = kernel.params()
+        types = dict(runtime)
+        sig = kernel._signature
+        names = list(sig[0]) if sig else [n for n, _ in runtime]
+        self._all = len(names)
+        self._runtime_names = [n for n, _ in runtime]
+        kinds = [0 if n in types else 2 for n in names]
+        self._setup(kernel.name, tuple(names), kinds, [types.get(n) for n in names],
+                    {n: None for n, k in zip(names, kinds) if k}, False)
+        self._launch = self[grid]
+
+    def _resolve(self):
+        return self._kernel.context
+
+    def _compile(self, key, context=None):
+        return self._kernel
+
+    def __call__(self, *args, stream=None, **kwargs):
+        if len(args) == len(self._runtime_names) < self._all:  # the run-time arguments alone
+            kwargs.update(zip(self._runtime_names, args))
+            args = ()
+        bound = self._launch
+        return bound(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<nereid kernel {self.__name__}[{self._grid}] on {device_of(self._kernel.context)}>"
+
+
+_nereid._set_views(KernelAsm, KernelMetadata, KernelLauncher)

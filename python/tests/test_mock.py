@@ -313,6 +313,21 @@ class JitLaunch(unittest.TestCase):
         record_jit[(1,)](Tensor(BASE), 5, None, BLOCK=64)
         self.assertEqual(last_launch().params[1], 5)
 
+    def test_warmup_then_launch_the_compiled_kernel(self):
+        """Triton's softmax tutorial: kernel = fn.warmup(..., grid=(1,)), then
+        kernel[(n, 1, 1)](every argument): the warm kernel launches with no compile."""
+        compiled = len(record_jit._cache)
+        before = last_launch().count
+        kernel = record_jit.warmup(Tensor(BASE), 7, None, BLOCK=32, grid=(1,))
+        self.assertEqual(last_launch().count, before)  # compiled (and loaded), not run
+        kernel[(3, 1, 1)](Tensor(BASE + 256), 9, None, 32)
+        rec = last_launch()
+        self.assertEqual((rec.count, list(rec.grid), rec.params[1]), (before + 1, [3, 1, 1], 9))
+        kernel[(2,)](Tensor(BASE + 512), 11)  # the run-time arguments alone
+        rec = last_launch()
+        self.assertEqual((list(rec.grid), rec.params[0], rec.params[1]), ([2, 1, 1], BASE + 512, 11))
+        self.assertLessEqual(len(record_jit._cache), compiled + 1)
+
 
 DESC_SRC = """
 @triton.jit

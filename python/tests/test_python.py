@@ -1044,6 +1044,32 @@ class FunctionsAsConstexprs(unittest.TestCase):
             _apply[(1,)](np.zeros(8, np.float32), np.zeros(8, np.float32), 8, object(), (), tl.float32, BLOCK=8)
 
 
+class WarmKernel(unittest.TestCase):
+    """What JITFunction.warmup and a launch return is subscriptable as Triton's compiled
+    kernel: `kernel = fn.warmup(..., grid=(1,)); kernel[grid](*args)` (Triton's softmax
+    tutorial), with every argument (constexprs ignored) or the run-time ones only."""
+
+    def test_warmup_then_launch(self):
+        x = np.arange(8, dtype=np.float32)
+        y = np.zeros(8, dtype=np.float32)
+        kernel = _apply.warmup(x, y, 8, _plus_one, (), tl.float32, BLOCK=8, grid=(1,))
+        np.testing.assert_array_equal(y, 0)  # compiled, not run
+        kernel[(1, 1, 1)](x, y, 8, _plus_one, (), tl.float32, 8)
+        np.testing.assert_array_equal(y, x + 1)
+        y[:] = 0
+        kernel[(1,)](x, y, 4)  # the run-time arguments alone
+        np.testing.assert_array_equal(y, np.where(np.arange(8) < 4, x + 1, 0))
+        y[:] = 0
+        kernel[(1,)](x_ptr=x, y_ptr=y, n=8)
+        np.testing.assert_array_equal(y, x + 1)
+        h = _apply[(1,)](x, y, 8, _halve, (), tl.float32, BLOCK=8)
+        y[:] = 0
+        h[(1,)](x, y, 8)
+        np.testing.assert_array_equal(y, x * 0.5)
+        with self.assertRaisesRegex(TypeError, "argument 'y_ptr'"):
+            kernel[(1,)](x, 3, 8)
+
+
 class LaunchFuzz(unittest.TestCase):
     """Arguments of every wrong kind, drawn at random, at every position of a launch: each
     launch either runs or raises a Python exception naming the parameter (never a crash, a

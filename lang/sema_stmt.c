@@ -478,42 +478,62 @@ static RangeArgs range_args(Sema *S, const Expr *it) {
     if (strcmp(name, "range") && strcmp(name, "tl_range") && !is_static)
         sema_error(S, it->loc,
                    "for loops iterate over range(...), tl.range(...) or tl.static_range(...)");
-    if (it->nitems < 1 || it->nitems > 3)
-        sema_error(S, it->loc, "range() takes 1 to 3 arguments, got %d", it->nitems);
+    /* Triton's signatures: static_range(arg1, arg2=None, step=None); tl.range the same with
+     * its hints after (num_stages, ...); Python's range takes no keywords */
+    static const char *const bounds[] = {"arg1", "arg2", "step"};
     static const char *const hints[] = {
         "num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer",
-        "flatten",    "warp_specialize",    "unroll"};
+        "flatten",    "warp_specialize",    "disable_licm",
+        "unroll"};
+    const Expr *given[3] = {NULL, NULL, NULL};
+    if (it->nitems > 3)
+        sema_error(S, it->loc, "range() takes 1 to 3 arguments, got %d", it->nitems);
+    for (int i = 0; i < it->nitems; i++) given[i] = it->items[i];
     int num_stages = 0;
     for (int i = 0; i < it->nkw; i++) {
+        const char *kw = it->kwnames[i];
+        int b = -1;
+        for (int j = 0; j < 3 && strcmp(name, "range"); j++)
+            if (!strcmp(bounds[j], kw)) b = j;
+        if (b >= 0) {
+            if (given[b])
+                sema_error(S, it->kwvalues[i]->loc, "%s() got multiple values for argument '%s'",
+                           is_static ? "static_range" : "range", kw);
+            given[b] = it->kwvalues[i];
+            continue;
+        }
         bool ok = false;
-        for (size_t h = 0; h < sizeof hints / sizeof *hints; h++)
-            ok |= !strcmp(hints[h], it->kwnames[i]);
+        for (size_t h = 0; h < sizeof hints / sizeof *hints && !is_static; h++)
+            ok |= !strcmp(hints[h], kw);
         if (!ok || !strcmp(name, "range"))
-            sema_error(S, it->kwvalues[i]->loc, "unknown keyword argument '%s' for %s",
-                       it->kwnames[i], name);
+            sema_error(S, it->kwvalues[i]->loc, "unknown keyword argument '%s' for %s", kw, name);
         Val v =
             sema_lower_expr(S, it->kwvalues[i]); /* the others: evaluated for their errors; hints */
-        if (!strcmp(it->kwnames[i], "num_stages") && v.k != V_NONE) {
+        if (!strcmp(kw, "num_stages") && v.k != V_NONE) {
             if (v.k != V_INT || !option_valid(OPT_NUM_STAGES, v.i))
                 sema_error(S, it->kwvalues[i]->loc, "num_stages must be a compile-time integer %s",
                            option_info(OPT_NUM_STAGES)->range);
             num_stages = (int)v.i;
         }
     }
-    RangeArgs r = {sema_val_int(0), sema_val_int(0), sema_val_int(1), is_static, num_stages};
-    Val a[3] = {sema_val_int(0), sema_val_int(0), sema_val_int(0)};
-    for (int i = 0; i < it->nitems; i++) {
-        if (it->items[i]->kind == EX_STAR)
-            sema_error(S, it->items[i]->loc, "'*' is not supported in range()");
-        a[i] = sema_lower_expr(S, it->items[i]);
+    if (!given[0])
+        sema_error(S, it->loc, "%s() needs an end ('arg1')", is_static ? "static_range" : "range");
+    /* as Triton's: no (or a None) arg2 counts from 0 to arg1; no (or a None) step is 1 */
+    Val a[3] = {sema_val_none(), sema_val_none(), sema_val_none()};
+    for (int i = 0; i < 3; i++) {
+        const Expr *e = given[i];
+        if (!e) continue;
+        if (e->kind == EX_STAR) sema_error(S, e->loc, "'*' is not supported in range()");
+        a[i] = sema_lower_expr(S, e);
+        if (a[i].k == V_NONE && i) continue;
         IrType t = sema_type_of(a[i]);
         if (a[i].k == V_FLOAT || !dt_is_int(t.dt) || (a[i].k == V_IR && a[i].ty.rank))
-            sema_error(S, it->items[i]->loc, "range() bounds must be integer scalars, got %s",
+            sema_error(S, e->loc, "range() bounds must be integer scalars, got %s",
                        sema_val_kind_name(S, a[i]));
     }
-    if (it->nitems == 1) r.ub = a[0];
-    else r.lb = a[0], r.ub = a[1];
-    if (it->nitems == 3) r.step = a[2];
+    RangeArgs r = {sema_val_int(0), a[0], sema_val_int(1), is_static, num_stages};
+    if (a[1].k != V_NONE) r.lb = a[0], r.ub = a[1];
+    if (a[2].k != V_NONE) r.step = a[2];
     return r;
 }
 

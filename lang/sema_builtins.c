@@ -1863,6 +1863,63 @@ static Val b_py_len(Sema *S, BArgs *a) {
     sema_error(S, a->loc[0], "len() of %s", sema_val_kind_name(S, x));
 }
 
+/* isinstance(obj, classinfo) in a kernel, as Triton's code generator computes it: the
+ * compile-time values unwrapped from their constexprs (so isinstance(N, int) holds for an
+ * int constexpr and isinstance(N, tl.constexpr) never does), run-time values tl.tensor
+ * (block pointers too), descriptors made in the kernel or passed by the host
+ * tl.tensor_descriptor; classinfo a type or a tuple of them. A compile-time bool. */
+static bool builtin_is_py(int id);
+
+static bool instance_of(Sema *S, Val x, Val cls, Loc loc) {
+    if (cls.k == V_TUPLE && cls.tag == TAG_NONE) {
+        for (int i = 0; i < cls.n; i++)
+            if (instance_of(S, x, cls.items[i], loc)) return true;
+        return false;
+    }
+    const char *c = cls.k == V_BUILTIN ? sema_builtin_name(cls.builtin) : NULL;
+    bool py = cls.k == V_BUILTIN && builtin_is_py(cls.builtin);
+    static const char *const types[] = {"tensor",
+                                        "tensor_descriptor",
+                                        "tensor_descriptor_base",
+                                        "dtype",
+                                        "pointer_type",
+                                        "constexpr",
+                                        "tuple",
+                                        "int",
+                                        "float",
+                                        "bool",
+                                        "str"};
+    bool known = false;
+    for (size_t i = 0; c && i < sizeof types / sizeof *types; i++) known |= !strcmp(c, types[i]);
+    if (!known)
+        sema_error(S, loc,
+                   "isinstance() arg 2 must be a type or a tuple of types (tl.tensor, "
+                   "tl.tensor_descriptor, tl.dtype, tl.constexpr, int, float, bool, str, "
+                   "tuple), got %s",
+                   sema_val_kind_name(S, cls));
+    bool desc = sema_is_host_desc(x) || (x.k == V_TUPLE && x.tag == TAG_TENSOR_DESC);
+    if (!strcmp(c, "tensor")) return !desc && (x.k == V_IR || (x.k == V_TUPLE && x.tag));
+    if (!strncmp(c, "tensor_descriptor", 17)) return desc;
+    if (!strcmp(c, "dtype")) return x.k == V_DTYPE;
+    if (!strcmp(c, "pointer_type")) return x.k == V_DTYPE && x.ty.dt == DT_PTR;
+    if (!strcmp(c, "tuple")) return x.k == V_TUPLE && x.tag == TAG_NONE;
+    if (!strcmp(c, "int")) return py && (x.k == V_INT || x.k == V_BOOL); /* bool is an int */
+    if (!strcmp(c, "float")) return x.k == V_FLOAT;
+    if (!strcmp(c, "bool")) return x.k == V_BOOL;
+    if (!strcmp(c, "str")) return x.k == V_STR;
+    return false; /* tl.constexpr: Triton unwraps the value first */
+}
+
+static Val b_isinstance(Sema *S, BArgs *a) {
+    return sema_val_bool(instance_of(S, a->v[0], a->v[1], a->loc[1]));
+}
+
+/* tl.tensor, tl.tensor_descriptor, tl.dtype, tuple, str: classes for isinstance, not
+ * functions a kernel calls */
+static Val b_type_object(Sema *S, BArgs *a) {
+    sema_error(S, a->call, "'%s' is a type (for isinstance): a kernel cannot call it", a->name);
+}
+
 static Val b_range_outside_for(Sema *S, BArgs *a) {
     sema_error(S, a->call, "%s() can only be used as the iterable of a for loop", a->name);
 }
@@ -1988,6 +2045,14 @@ static const Builtin builtins[] = {
     {"int", "x", b_py_int, BF_PY},
     {"bool", "x", b_py_bool, BF_PY},
     {"len", "x", b_py_len, BF_PY},
+    {"isinstance", "obj,classinfo", b_isinstance, BF_PY},
+    {"tuple", "*args", b_type_object, BF_PY},
+    {"str", "*args", b_type_object, BF_PY},
+    {"tensor", "*args", b_type_object, 0},
+    {"tensor_descriptor", "*args", b_type_object, 0},
+    {"tensor_descriptor_base", "*args", b_type_object, 0},
+    {"dtype", "*args", b_type_object, 0},
+    {"tuple", "*args", b_type_object, 0},
     {"print", "*args", b_py_print, BF_PY},
     {"dtype predicate", "", b_dtype_method, 0},
     {"jit", "*args", b_jit, 0},
@@ -2007,6 +2072,7 @@ static int find(const char *name, bool py) {
 int sema_builtin_find(const char *name) { return find(name, false); }
 int sema_builtin_find_py(const char *name) { return find(name, true); }
 const char *sema_builtin_name(int id) { return builtins[id].name; }
+static bool builtin_is_py(int id) { return builtins[id].flags & BF_PY; }
 bool sema_builtin_is_method(int id) { return builtins[id].flags & BF_METHOD; }
 int sema_builtin_dtype_method(void) { return find("dtype predicate", false); }
 

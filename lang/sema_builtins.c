@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler/passes/rewrite.h"
 #include "sema_internal.h"
 
 enum { MAXP = 10 };
@@ -931,6 +932,92 @@ static OpId impure_op(Sema *S, IrFunc *f, RegionId r, IrFunc **where, int depth)
     return 0;
 }
 
+/* Is every op of region r (but its terminator) pure and without regions? */
+static bool region_is_flat(const IrFunc *f, RegionId r) {
+    for (uint32_t i = 0; i < f->regions[r].nops; i++) {
+        const IrOp *op = &f->ops[f->regions[r].ops[i]];
+        if (op->code == OP_YIELD) continue;
+        if (!(ir_op_info[op->code].flags & F_PURE) || op->nregions || op->code == OP_CALL)
+            return false;
+    }
+    return true;
+}
+
+typedef struct Flatten {
+    ValId *from, *to; /* an if's results and the selects that replace them */
+    int n, cap;
+} Flatten;
+
+/* Triton lowers any combine region; Nereid's reductions and scans take straight-line
+ * ones. An if (nested ones first) whose branches only compute (a combine function's
+ * `if a > b: r = a else: r = b`, or returns in both branches) becomes both branches'
+ * ops, then a select per result on the condition: the same values, as every pure op is
+ * defined on every input (integer division by zero included, section 14). Done in the
+ * region and, through calls, in the functions it calls. */
+static void flatten_ifs(IrFunc *f, RegionId r, Flatten *fl, IrModule *m, int depth) {
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(f, r, &n);
+    OpVec out = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        IrOp *op = &f->ops[ops[i]];
+        if (op->code == OP_CALL && depth < 64) {
+            IrFunc *g = ir_module_find(m, op->sattr);
+            if (g && g != f) {
+                Flatten inner = {0};
+                flatten_ifs(g, g->body, &inner, m, depth + 1);
+                if (inner.n) {
+                    ValId *repl = ir_repl_new(g);
+                    for (int k = 0; k < inner.n; k++) repl[inner.from[k]] = inner.to[k];
+                    ir_replace_all_uses(g, repl);
+                    free(repl);
+                }
+                free(inner.from), free(inner.to);
+            }
+        }
+        if (op->code == OP_IF && op->nregions == 2) {
+            RegionId rt = op->region[0], re = op->region[1];
+            flatten_ifs(f, rt, fl, m, depth);
+            flatten_ifs(f, re, fl, m, depth);
+            op = &f->ops[ops[i]];
+            if (region_is_flat(f, rt) && region_is_flat(f, re)) {
+                OpId yt = 0, ye = 0; /* ids: new ops move f->ops */
+                for (int b = 0; b < 2; b++) {
+                    RegionId br = b ? re : rt;
+                    for (uint32_t j = 0; j < f->regions[br].nops; j++) {
+                        OpId id = f->regions[br].ops[j];
+                        if (f->ops[id].code == OP_YIELD) *(b ? &ye : &yt) = id;
+                        else opvec_push(&out, id);
+                    }
+                }
+                uint32_t nres = f->ops[ops[i]].nres;
+                if (nres && (!yt || !ye || f->ops[yt].nopnds != nres || f->ops[ye].nopnds != nres))
+                    NR_DIE("flatten_ifs: an if's yields do not match its results");
+                for (uint32_t k = 0; k < nres; k++) {
+                    op = &f->ops[ops[i]];
+                    ValId sel[3] = {op->operands[0], f->ops[yt].operands[k],
+                                    f->ops[ye].operands[k]};
+                    ValId res = op->results[k];
+                    IrType ty = ir_type(f, res);
+                    OpId s = ir_op_new(f, OP_SELECT, op->loc, sel, 3, &ty, 1);
+                    opvec_push(&out, s);
+                    if (fl->n == fl->cap) {
+                        fl->cap = fl->cap ? 2 * fl->cap : 8;
+                        fl->from = realloc(fl->from, sizeof(ValId) * (size_t)fl->cap);
+                        fl->to = realloc(fl->to, sizeof(ValId) * (size_t)fl->cap);
+                        if (!fl->from || !fl->to) NR_DIE("out of memory");
+                    }
+                    fl->from[fl->n] = res, fl->to[fl->n] = f->ops[s].results[0], fl->n++;
+                }
+                continue;
+            }
+        }
+        opvec_push(&out, ops[i]);
+    }
+    ir_region_set_ops(f, r, out.v, out.n);
+    opvec_free(&out);
+    free(ops);
+}
+
 /* Builds a scan or reduce_fn of the n values ins along axis, its region calling the
  * combine on 2n scalar arguments; the op's results go to res. */
 static void combine_op(Sema *S, BArgs *a, int code, const ValId *ins, int n, int axis, bool reverse,
@@ -996,14 +1083,24 @@ static void combine_op(Sema *S, BArgs *a, int code, const ValId *ins, int n, int
     ir_build(sema_builder(S), OP_YIELD, outs, (uint32_t)n, NULL, 0);
     sema_builder(S)->loc = sl;
     sema_builder(S)->region = old;
+    Flatten fl = {0};
+    f = sema_func(S);
+    flatten_ifs(f, r, &fl, S->ir, 0);
+    if (fl.n) {
+        ValId *repl = ir_repl_new(f);
+        for (int k = 0; k < fl.n; k++) repl[fl.from[k]] = fl.to[k];
+        ir_replace_all_uses(f, repl);
+        free(repl);
+    }
+    free(fl.from), free(fl.to);
     IrFunc *where = NULL;
     OpId bad = impure_op(S, sema_func(S), r, &where, 0);
     if (bad)
         sema_error_from(S, where->ops[bad].loc, a->call,
                         arena_printf(S->arena, "in the combine function of this %s", a->name),
-                        "%s: a combine function may only compute on its arguments (use tl.where "
-                        "for choices; no loads, "
-                        "stores, atomics, prints, asserts or loops), got '%s'",
+                        "%s: a combine function may only compute on its arguments (choices with "
+                        "if/else or tl.where; no loads, stores, atomics, prints, asserts or "
+                        "loops), got '%s'",
                         a->name, ir_op_info[where->ops[bad].code].name);
     for (int i = 0; i < n; i++) res[i] = ir_result(sema_func(S), op, (uint32_t)i);
 }

@@ -362,6 +362,75 @@ static void test_desc_store_convert(void) {
     nr_free(ctx, dh), nr_free(ctx, dy);
 }
 
+/* ---- 10. combine functions with if/else ---- */
+
+static const char *K_COMBINE_IF =
+    "@triton.jit\n"
+    "def pick_max(a, ia, b, ib):\n"
+    "    if a > b:\n"
+    "        return a, ia\n"
+    "    elif a == b:\n"
+    "        if ia < ib:\n"
+    "            return a, ia\n"
+    "        else:\n"
+    "            return b, ib\n"
+    "    else:\n"
+    "        return b, ib\n"
+    "\n"
+    "@triton.jit\n"
+    "def capped_add(a, b):\n"
+    "    s = a + b\n"
+    "    if s > CAP:\n"
+    "        s = CAP\n"
+    "    return s\n"
+    "\n"
+    "CAP = 100\n"
+    "\n"
+    "@triton.jit\n"
+    "def k(x: *fp32, xi: *i32, out: *fp32, outi: *i32, sc: *i32, R: tl.constexpr):\n"
+    "    rows = tl.arange(0, 4)[:, None]\n"
+    "    cols = tl.arange(0, 32)[None, :]\n"
+    "    v = tl.load(x + rows * 32 + cols)\n"
+    "    m, im = tl.reduce((v, cols + rows * 0), 1, pick_max)\n"
+    "    tl.store(out + tl.arange(0, 4), m)\n"
+    "    tl.store(outi + tl.arange(0, 4), im)\n"
+    "    s = tl.associative_scan(tl.load(xi + rows * 32 + cols), 1, capped_add, reverse=R)\n"
+    "    tl.store(sc + rows * 32 + cols, s)\n";
+
+static void test_combine_if(void) {
+    for (int rev = 0; rev < 2; rev++) {
+        nr_define d[] = {{"R", rev ? "True" : "False"}};
+        nr_kernel *k = BUILD_D(K_COMBINE_IF, d, 1);
+        if (!k) continue;
+        float x[128];
+        int32_t xi[128], sc[128], outi[4];
+        float out[4];
+        for (int i = 0; i < 128; i++) x[i] = (float)((i * 37) % 11), xi[i] = (i * 13) % 9;
+        nr_devptr dx = dev_from(x, sizeof x), dxi = dev_from(xi, sizeof xi),
+                  dout = dev_from(NULL, sizeof out), douti = dev_from(NULL, sizeof outi),
+                  dsc = dev_from(NULL, sizeof sc);
+        RUN(k, 1, 1, 1, nr_arg_ptr(dx), nr_arg_ptr(dxi), nr_arg_ptr(dout), nr_arg_ptr(douti),
+            nr_arg_ptr(dsc));
+        dev_to(out, dout, sizeof out), dev_to(outi, douti, sizeof outi), dev_to(sc, dsc, sizeof sc);
+        int bad = 0;
+        for (int r = 0; r < 4; r++) {
+            int best = 0; /* the first index of the largest value, as the combine ties */
+            for (int c = 1; c < 32; c++)
+                if (x[r * 32 + c] > x[r * 32 + best]) best = c;
+            bad += out[r] != x[r * 32 + best] || outi[r] != best;
+            int acc = 0;
+            for (int c = 0; c < 32; c++) {
+                int cc = rev ? 31 - c : c;
+                acc = acc + xi[r * 32 + cc] > 100 ? 100 : acc + xi[r * 32 + cc];
+                bad += sc[r * 32 + cc] != acc;
+            }
+        }
+        CHECK(bad == 0, "combine functions with if/else (reverse=%d): %d wrong", rev, bad);
+        nr_free(ctx, dx), nr_free(ctx, dxi), nr_free(ctx, dout), nr_free(ctx, douti);
+        nr_free(ctx, dsc);
+    }
+}
+
 int main(void) {
     if (nr_context_create(NR_DEVICE_CPU, 0, &ctx) != NR_OK) return 1;
     test_defines();
@@ -371,6 +440,7 @@ int main(void) {
     test_desc_stride();
     test_desc_atomics();
     test_desc_store_convert();
+    test_combine_if();
     for (int i = 0; i < nmods; i++) nr_module_destroy(mods[i]);
     nr_context_destroy(ctx);
     return check_done("test_lang_gaps", &st);

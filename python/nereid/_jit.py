@@ -132,6 +132,9 @@ class _Source:
             raise TypeError(f"kernel '{fn.__name__}': only plain parameters are allowed (no *args, **kwargs, "
                             "keyword-only or positional-only parameters)")
         self.arg_pos = [(a.arg, a.lineno - 1, a.end_col_offset, a.annotation is not None) for a in fdef.args.args]
+        # the names the text reads (a text given to _unsafe_update_src may call helpers the
+        # function's own code does not name, as Triton's tests patch kernels)
+        self.names = [n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)]
 
     @property
     def src(self):
@@ -292,7 +295,7 @@ class JITFunction(_nereid.Dispatcher):
 
     def _globals_used(self, seen):
         g = self.fn.__globals__
-        for name in self.fn.__code__.co_names:
+        for name in dict.fromkeys(list(self.fn.__code__.co_names) + self._own_source().names):
             if name in g and name not in seen:
                 seen.add(name)
                 yield name, g[name]

@@ -1023,6 +1023,37 @@ def _apply(x_ptr, y_ptr, n, fn: tl.constexpr, FNS: tl.constexpr, DT: tl.constexp
     tl.store(y_ptr + offs, v.to(DT).to(tl.float32), mask=offs < n)
 
 
+@nereid.jit(noinline=True)
+def _noinline_sum(x, y, Z):
+    tl.store(Z, x + y)
+
+
+class PatchedHelpers(unittest.TestCase):
+    """A kernel whose text is replaced (Triton's tests patch kernels with
+    _unsafe_update_src) calls the module's helpers its new text names, though the
+    function's own code does not; a name defined nowhere is a located compile error."""
+
+    def kernel(self):
+        @nereid.jit(device=CPU)
+        def kernel(X, Y, Z):
+            GENERATE_TEST_HERE(tl.load(X), tl.load(Y), Z)  # noqa: F821
+        return kernel
+
+    def test_patched_call(self):
+        k = self.kernel()
+        k._unsafe_update_src(k.src.replace("GENERATE_TEST_HERE", "_noinline_sum"))
+        x, y, z = np.array([1.0], np.float32), np.array([2.0], np.float32), np.zeros(1, np.float32)
+        k[(1,)](x, y, z, num_warps=1)
+        np.testing.assert_array_equal(z, [3.0])
+
+    def test_undefined_name(self):
+        k = self.kernel()
+        k._unsafe_update_src(k.src.replace("GENERATE_TEST_HERE", "no_such_helper"))
+        with self.assertRaisesRegex(nereid.CompileError, r"test_python.py:\d+:\d+: error: use of undefined name "
+                                    "'no_such_helper'"):
+            k[(1,)](np.zeros(1, np.float32), np.zeros(1, np.float32), np.zeros(1, np.float32))
+
+
 class FunctionsAsConstexprs(unittest.TestCase):
     """Triton passes @jit functions as constexpr arguments (`fn: tl.constexpr` called in the
     kernel), alone or in tuples, and the language's own (tl.sigmoid)."""

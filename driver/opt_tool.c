@@ -33,6 +33,7 @@
 #include "compiler/analysis/axis_info.h"
 #include "compiler/codegen/llvm_gen.h"
 #include "compiler/support/options.h"
+#include "compiler/target/tma.h"
 #include "pass_registry.h"
 #include "ptx_module.h"
 
@@ -156,9 +157,15 @@ static bool run_passes(const OptArgs *a, IrModule *m, Diag *diag, StrBuf *dump) 
     return pass_run_list(m, a->passes, &go, diag, a->print_after_all ? dump : NULL);
 }
 
-/* Does an op of f copy through parameter i with TMA (tma_load, tma_store)? Such a
- * descriptor parameter holds a tensor map (compiler/target/tma.h). */
-static bool param_uses_tma(const IrFunc *f, ValId param) {
+/* Does parameter i hold a tensor map (compiler/target/tma.h)? Where an op copies through
+ * it with TMA (tma_load, tma_store), and, as the runtime passes it (by its type, the
+ * target and the fact: a 16-divisible descriptor, as --param-divisibility=16 says), even
+ * where every access through it was expanded into loads, stores or atomics. */
+static bool param_uses_tma(const IrFunc *f, ValId param, int param_div) {
+    IrType t = ir_type(f, param);
+    if (t.dt == DT_TDESC && gpu_tdesc_uses_tma(t, f->mod->gpu.arch,
+                                               param_div % 16 == 0 ? SPEC_DIV16 : SPEC_NONE))
+        return true;
     for (uint32_t i = 1; i < f->nops; i++) {
         const IrOp *op = &f->ops[i];
         if ((op->code == OP_TMA_LOAD || op->code == OP_TMA_STORE) && op->nopnds &&
@@ -173,7 +180,7 @@ static bool emit_kernel(IrFunc *f, const OptToolEmit *e, Arena *arena, Diag *dia
     const IrModule *m = f->mod;
     IrRegion *body = &f->regions[f->body];
     bool *tma = arena_alloc(arena, body->nargs + 1);
-    for (uint32_t p = 0; p < body->nargs; p++) tma[p] = param_uses_tma(f, body->args[p]);
+    for (uint32_t p = 0; p < body->nargs; p++) tma[p] = param_uses_tma(f, body->args[p], e->param_div);
     GpuTarget t = {ir_gpu_arch_name(m->gpu.arch),
                    m->gpu.num_warps,
                    option_or_default(OPT_NUM_STAGES, e->num_stages),

@@ -105,8 +105,7 @@ static void mark_cold(IrFunc *f, OpId id) {
 
 /* Versions op (at index k of the body's op list ops[0..n)) on roots; appends the new
  * ops of the body to out. Returns the if op. */
-static OpId version(Spec *P, const OpId *ops, uint32_t k, uint32_t roots, OpVec *out,
-                    ValId *repl) {
+static OpId version(Spec *P, const OpId *ops, uint32_t k, uint32_t roots, OpVec *out, ValId *repl) {
     IrFunc *f = P->f;
     RegionId top = f->body;
     OpId id = ops[k];

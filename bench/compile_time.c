@@ -2,8 +2,8 @@
  * process, as a program that embeds the JIT sees it.
  *
  *   build/bench/compile_time [RUNS [FILTER]]   (default 11; run from the repository root;
- *                                               FILTER: only the rows whose kernel name
- *                                               contains it)
+ *                                               FILTER: only the rows whose name (as
+ *                                               printed: file, kernel, defines) contains it)
  *
  * Each kernel is compiled RUNS times from its source text: the front end (parse with the
  * standard library, sema and lowering, the IR passes), then the GPU back end (the GPU
@@ -11,9 +11,12 @@
  * specialisation the CLI uses by default (pointers 16-byte aligned, no integer facts).
  * Printed per kernel: the first compile of the process ("first": it pays LLVM's one-time
  * costs, its code and tables touched for the first time; only the first kernel of the
- * list pays all of them) and the median of the other runs, stage by stage. bench/
+ * list pays all of them), the median of the other runs, stage by stage, and the fastest of
+ * them in all ("min": on a shared machine the least disturbed). Rows marked [no assume]
+ * compile the file without its tl.assume lines (Triton's tutorial matmul as written). bench/
  * compile_time.sh measures the `nereid compile` command instead (a fresh process each
  * time). Timings decide nothing: the exit status is 1 only if a kernel fails to compile. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,28 +32,45 @@ typedef struct Spec {
     const char *facts;   /* one letter per parameter as the runtime keys variants (d: 16-byte
                             aligned or divisible by 16, o: equal to 1, n: neither); NULL: the
                             CLI's default (pointers d, integers n) */
+    int stages;          /* num_stages (0: 3, the default) */
+    bool no_assume;      /* the source without its tl.assume lines: the kernel as Triton's
+                            tutorial wrote it before tl.assume (issue 23) */
 } Spec;
 
 static const Spec specs[] = {
-    {"examples/vector_add.nr", "add_kernel", 4, "BLOCK_SIZE=1024", NULL},
-    {"examples/dropout.nr", "_dropout", 4, "BLOCK_SIZE=1024", NULL},
-    {"examples/dropout.nr", "_seeded_dropout", 4, "BLOCK_SIZE=1024", NULL},
-    {"bench/dropout4x.nr", "_seeded_dropout4x", 4, "BLOCK=1024", NULL},
-    {"examples/matrix_dropout.nr", "_matrix_seeded_dropout", 4, "BLOCK_SIZE=256", NULL},
-    {"examples/softmax.nr", "softmax_kernel", 4, "BLOCK_SIZE=1024 num_stages=1", NULL},
-    {"examples/softmax.nr", "softmax_kernel", 16, "BLOCK_SIZE=16384 num_stages=1", NULL},
-    {"examples/layer_norm.nr", "_layer_norm_fwd_fused", 4, "BLOCK_SIZE=256", NULL},
+    {"examples/vector_add.nr", "add_kernel", 4, "BLOCK_SIZE=1024", NULL, 0, false},
+    {"examples/dropout.nr", "_dropout", 4, "BLOCK_SIZE=1024", NULL, 0, false},
+    {"examples/dropout.nr", "_seeded_dropout", 4, "BLOCK_SIZE=1024", NULL, 0, false},
+    {"bench/dropout4x.nr", "_seeded_dropout4x", 4, "BLOCK=1024", NULL, 0, false},
+    {"examples/matrix_dropout.nr", "_matrix_seeded_dropout", 4, "BLOCK_SIZE=256", NULL, 0, false},
+    {"examples/softmax.nr", "softmax_kernel", 4, "BLOCK_SIZE=1024 num_stages=1", NULL, 0, false},
+    {"examples/softmax.nr", "softmax_kernel", 16, "BLOCK_SIZE=16384 num_stages=1", NULL, 0, false},
+    {"examples/layer_norm.nr", "_layer_norm_fwd_fused", 4, "BLOCK_SIZE=256", NULL, 0, false},
     {"examples/matmul.nr", "matmul_kernel", 4,
-     "BLOCK_SIZE_M=64 BLOCK_SIZE_N=64 BLOCK_SIZE_K=32 GROUP_SIZE_M=8 ACTIVATION=leaky_relu", NULL},
+     "BLOCK_SIZE_M=64 BLOCK_SIZE_N=64 BLOCK_SIZE_K=32 GROUP_SIZE_M=8 ACTIVATION=leaky_relu", NULL,
+     0, false},
     /* the variant bench.py's 4096^3 launch compiles: sizes and row strides divisible by 16,
      * unit column strides folded */
     {"examples/matmul.nr", "matmul_kernel", 4,
      "BLOCK_SIZE_M=64 BLOCK_SIZE_N=64 BLOCK_SIZE_K=32 GROUP_SIZE_M=8 ACTIVATION=leaky_relu",
-     "dddddddododo"},
+     "dddddddododo", 0, false},
     /* the benchmark's best tile on the H200: wgmma m64n256k16 on two warpgroups, 3 stages */
     {"examples/matmul.nr", "matmul_kernel", 8,
-     "BLOCK_SIZE_M=128 BLOCK_SIZE_N=256 BLOCK_SIZE_K=64 GROUP_SIZE_M=8 ACTIVATION=",
-     "dddddddododo"},
+     "BLOCK_SIZE_M=128 BLOCK_SIZE_N=256 BLOCK_SIZE_K=64 GROUP_SIZE_M=8 ACTIVATION=", "dddddddododo",
+     0, false},
+    /* Triton's tutorial matmul as written (no tl.assume), its two H200 configurations */
+    {"examples/matmul.nr", "matmul_kernel", 8,
+     "BLOCK_SIZE_M=128 BLOCK_SIZE_N=256 BLOCK_SIZE_K=64 GROUP_SIZE_M=8 ACTIVATION=", "dddddddododo",
+     3, true},
+    {"examples/matmul.nr", "matmul_kernel", 4,
+     "BLOCK_SIZE_M=128 BLOCK_SIZE_N=128 BLOCK_SIZE_K=32 GROUP_SIZE_M=8 ACTIVATION=", "dddddddododo",
+     4, true},
+    /* the attention forward at Triton's tutorial tile (BLOCK_M 128, BLOCK_N 64, 8 warps):
+     * pointers and row strides divisible by 16, unit last strides */
+    {"examples/attention.nr", "_attn_fwd", 8, "HEAD_DIM=128 BLOCK_M=128 BLOCK_N=64 CAUSAL=False",
+     "ddddddddodddodddodddoddnnn", 3, false},
+    {"examples/attention.nr", "_attn_fwd", 8, "HEAD_DIM=64 BLOCK_M=128 BLOCK_N=64 CAUSAL=True",
+     "ddddddddodddodddodddoddnnn", 3, false},
 };
 
 enum { NSTAGES = 6 }; /* front, gpu passes, llvm ir, llvm opt, ptx, total */
@@ -92,8 +112,7 @@ static bool compile_once(const Source *src, const NrCompileOptions *o, const Spe
                                   : SPEC_NONE;
         }
         GpuSpec spec = {(int)np, facts};
-        GpuTarget target = {"sm_90a", s->warps, 3, NULL,
-                            NULL,     NULL,     0}; /* num_stages 3: the default */
+        GpuTarget target = {"sm_90a", s->warps, s->stages ? s->stages : 3, NULL, NULL, NULL, 0};
         GpuResult r;
         ok = gpu_compile_kernel(f, &spec, &target, GPU_DUMP_NONE, NULL, NULL, &r, &d);
         double t2 = clock_now_ms();
@@ -122,6 +141,29 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The row's name: the file, kernel and defines, and how it is launched. */
+static void row_name(const Spec *s, char *name, size_t n) {
+    snprintf(name, n, "%s%s%s %s %s", s->facts ? "[as launched] " : "",
+             s->no_assume ? "[no assume] " : "", strrchr(s->file, '/') + 1, s->kernel, s->defines);
+}
+
+/* Removes the lines that call tl.assume from text (in place); returns the new length. */
+static size_t strip_assume(char *text) {
+    char *out = text;
+    for (char *line = text; *line;) {
+        char *end = strchr(line, '\n');
+        end = end ? end + 1 : line + strlen(line);
+        char *a = strstr(line, "tl.assume(");
+        if (!a || a >= end) {
+            memmove(out, line, (size_t)(end - line));
+            out += end - line;
+        }
+        line = end;
+    }
+    *out = 0;
+    return (size_t)(out - text);
+}
+
 /* Compiles one spec runs times; prints its row. */
 static bool measure(const Spec *s, int runs) {
     size_t len;
@@ -130,6 +172,7 @@ static bool measure(const Spec *s, int runs) {
         fprintf(stderr, "compile_time: cannot read %s (run from the repository root)\n", s->file);
         return false;
     }
+    if (s->no_assume) len = strip_assume(text);
     char defs_text[256];
     snprintf(defs_text, sizeof defs_text, "%s", s->defines);
     SemaDefine defs[16];
@@ -143,8 +186,9 @@ static bool measure(const Spec *s, int runs) {
     NrCompileOptions o;
     memset(&o, 0, sizeof o);
     o.defines = defs, o.ndefines = nd, o.only_kernel = s->kernel, o.num_warps = s->warps;
+    o.num_stages = s->stages;
     o.stop_after = NR_STAGE_IR_OPT;
-    double *t = calloc((size_t)runs * NSTAGES, sizeof *t), first = 0, col[NSTAGES];
+    double *t = calloc((size_t)runs * NSTAGES, sizeof *t), first = 0, col[NSTAGES], least = 0;
     bool ok = true;
     for (int i = 0; i < runs && ok; i++) ok = compile_once(&src, &o, s, t + (size_t)i * NSTAGES);
     if (ok) {
@@ -154,12 +198,12 @@ static bool measure(const Spec *s, int runs) {
             for (int i = 1; i < runs; i++) v[i - 1] = t[(size_t)i * NSTAGES + k];
             col[k] = median(v, runs - 1);
         }
+        least = v[0]; /* sorted: the fastest of the other runs, in all */
         free(v);
-        char name[96];
-        snprintf(name, sizeof name, "%s%s %s %s", s->facts ? "[as launched] " : "",
-                 strrchr(s->file, '/') + 1, s->kernel, s->defines);
-        printf("%-60.60s %5d %8.2f | %7.2f %7.2f %7.2f %7.2f %7.2f %8.2f\n", name, s->warps, first,
-               col[0], col[1], col[2], col[3], col[4], col[5]);
+        char name[160];
+        row_name(s, name, sizeof name);
+        printf("%-60.60s %5d %8.2f | %7.2f %7.2f %7.2f %7.2f %7.2f %8.2f %8.2f\n", name, s->warps,
+               first, col[0], col[1], col[2], col[3], col[4], col[5], least);
     }
     free(t);
     free(text);
@@ -175,12 +219,15 @@ int main(int argc, char **argv) {
            "next %d: nereid %s "
            "(LLVM %u.%u.%u)\n",
            runs - 1, NEREID_VERSION, major, minor, patch);
-    printf("%-60s %5s %8s | %7s %7s %7s %7s %7s %8s\n", "kernel (file, defines)", "warps", "first",
-           "front", "gpu pass", "llvm ir", "llvmopt", "ptx", "total");
+    printf("%-60s %5s %8s | %7s %7s %7s %7s %7s %8s %8s\n", "kernel (file, defines)", "warps",
+           "first", "front", "gpu pass", "llvm ir", "llvmopt", "ptx", "total", "min");
     int fail = 0;
     const char *filter = argc > 2 ? argv[2] : NULL;
-    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
-        if (!filter || strstr(specs[i].kernel, filter)) fail |= !measure(&specs[i], runs);
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        char name[160];
+        row_name(&specs[i], name, sizeof name);
+        if (!filter || strstr(name, filter)) fail |= !measure(&specs[i], runs);
+    }
     printf("(ms; first = the process's first compile of that kernel, all stages; front = parse + "
            "sema + IR passes)\n");
     return fail;

@@ -333,6 +333,7 @@ static LLVMTargetMachineRef target_machine(const GpuTarget *t, StrBuf *err) {
 }
 
 static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, double *times) {
+    double t0 = clock_now_ms();
     StrBuf err;
     sb_init(&err);
     LLVMTargetMachineRef tm = target_machine(t, &err);
@@ -362,7 +363,6 @@ static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, d
         return false;
     }
     LLVMDisposeMessage(msg);
-    double t0 = clock_now_ms();
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     const char *pipeline = t->pipeline ? t->pipeline : LLVM_GEN_PIPELINE;
     LLVMErrorRef e = LLVMRunPasses(g->M, pipeline, tm, po);

@@ -19,7 +19,8 @@
  * PTX. llvm_ir (may be NULL) gets the textual LLVM IR after optimisation; ptx gets the
  * PTX. Errors (llvm_gen_check's, an unsupported op or type on the GPU) go to diag;
  * returns false then.
- * times_ms (may be NULL) gets [0] LLVM IR construction, [1] optimisation, [2] PTX. */
+ * times_ms (may be NULL) gets [0] LLVM IR construction, [1] optimisation (with what comes
+ * before LLVM's pipeline: the target machine, libdevice's linking, the verifier), [2] PTX. */
 bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf *llvm_ir,
                      StrBuf *ptx, Diag *diag, double *times_ms);
 

@@ -5,7 +5,8 @@
  * of libdevice's __nv_NAMEf / __nv_NAME when the GPU target names a libdevice file
  * (GpuTarget.libdevice); without one they lower to Nereid's own routines
  * (llvm_math_soft.c). Only a module that declares an __nv_ function pays for libdevice:
- * its bitcode is read and linked in (LLVMLinkModules2), every function and global it
+ * its bitcode is read lazily and the functions the kernel calls linked in (LLVMLinkModules2,
+ * with what they reach; gen_link_libdevice says how), every function and global it
  * brought is made internal to the module (the kernel stays the only external symbol, so
  * the PTX modules of several kernels can be merged), then nvvm-reflect folds its
  * __nvvm_reflect queries (no flush-to-zero: the module flag nvvm-reflect-ftz is 0),
@@ -77,14 +78,20 @@ bool gen_link_libdevice(Gen *g, LLVMTargetMachineRef tm) {
         LLVMDisposeMessage(msg);
         return false;
     }
+    /* read lazily: a function's body is parsed only when the linker moves it. libdevice's
+     * functions are external definitions, which LLVMLinkModules2 links all of (hundreds,
+     * each parsed, then inlined nowhere and dropped by globaldce: ~45 ms); as linkonce_odr
+     * they are linked only where the kernel declares them, with what they reach. */
     LLVMModuleRef lib;
-    bool bad = LLVMParseBitcodeInContext2(g->C, buf, &lib);
-    LLVMDisposeMemoryBuffer(buf);
-    if (bad) {
+    if (LLVMGetBitcodeModuleInContext2(g->C, buf, &lib)) { /* owns buf only on success */
+        LLVMDisposeMemoryBuffer(buf);
         diag_error(g->diag, g->f->loc,
                    "CUDA's libdevice '%s' is not LLVM bitcode this LLVM can read", path);
         return false;
     }
+    for (LLVMValueRef f = LLVMGetFirstFunction(lib); f; f = LLVMGetNextFunction(f))
+        if (!LLVMIsDeclaration(f) && LLVMGetLinkage(f) == LLVMExternalLinkage)
+            LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
     LLVMSetTarget(lib, LLVMGetTarget(g->M));
     LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(g->M));
     if (LLVMLinkModules2(g->M, lib)) { /* lib is gone either way */

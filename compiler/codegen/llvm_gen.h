@@ -11,9 +11,11 @@
  * CSE'd and vectorised, so LLVM needs cleanup (instcombine, CSE) and loop-invariant
  * code motion, not O3's unrolling and inlining (`--llvm-passes='default<O3>'` makes PTX
  * of about the same size for the examples, in several times the time). GVN and a second
- * instcombine, which this pipeline had before, change no byte of any example's PTX. */
+ * instcombine, which this pipeline had before, change no byte of any example's PTX; nor
+ * does a last early-cse ptxas's code (NVPTX's own IR passes run EarlyCSE three times:
+ * tools/sass-compare.py, the same registers, spills and instructions for every kernel). */
 #define LLVM_GEN_PIPELINE \
-    "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm),early-cse)"
+    "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm))"
 
 /* Lower f (layouts assigned, shared memory allocated, barriers placed) to LLVM IR and
  * PTX. llvm_ir (may be NULL) gets the textual LLVM IR after optimisation; ptx gets the

@@ -719,6 +719,13 @@ class StandIn:
         return 0
 
 
+def spec_kwargs(text):
+    """A recorded launch's run-time arguments by name (its constexprs come in K.kw): a
+    recorded launch names each parameter as the kernel does, so it replays by keyword."""
+    names = [tok.replace("=", ":").split(":", 1)[0] for tok in text.split()]
+    return dict(zip(names, spec_args(text)))
+
+
 def spec_args(text):
     out, ptr = [], 1 << 24
     dtypes = {}
@@ -822,7 +829,10 @@ def compile_only(args):
                 before = ctx.stats()["gpu_compiles"]
                 try:
                     t0 = time.perf_counter()
-                    kernel = fresh.run(*spec_args(s.args), grid=(1,), warmup=True, **s.kw)
+                    if origin == "recorded":  # by name: constexprs may sit between run-time parameters
+                        kernel = fresh.run(grid=(1,), warmup=True, **spec_kwargs(s.args), **s.kw)
+                    else:
+                        kernel = fresh.run(*spec_args(s.args), grid=(1,), warmup=True, **s.kw)
                     times.append((time.perf_counter() - t0) * 1e3)
                 except Exception as e:
                     err = f"{type(e).__name__}: {str(e).strip().splitlines()[0][-160:]}"
@@ -988,7 +998,7 @@ def _spec_of(jf, args, kwargs, torch):
     """A recorded Nereid launch as compile-only replays it (K's fields), or None."""
     names = list(jf.arg_names)
     bound = dict(zip(names, args))
-    kw = {}
+    kw = {n: v for n, v in bound.items() if jf.kinds[names.index(n)] == 2}  # constexprs passed by position
     for k, v in kwargs.items():
         if k in names and jf.kinds[names.index(k)] != 2:
             bound[k] = v

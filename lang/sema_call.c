@@ -69,14 +69,10 @@ static Val *bind_args(Sema *S, const Func *fn, ModScope *scope, CallArgs *a) {
                        fn->name);
         bound[i] = eval_default(S, fn, scope, i);
     }
-    for (int i = 0; i < n; i++) {
-        const char *ann = fn->params[i].annotation;
-        if (ann && !strcmp(ann, "constexpr") && !sema_val_is_constexpr(bound[i]))
-            sema_error(S, a->loc,
-                       "argument '%s' of '%s' must be a compile-time constant (it is "
-                       "tl.constexpr), got %s",
-                       fn->params[i].name, fn->name, sema_val_kind_name(S, bound[i]));
-    }
+    /* A helper's annotations are not checked, as in Triton's code generator (3.0 and 3.6
+     * alike): a call binds the values it is given, and a tensor passed to a parameter
+     * annotated tl.constexpr stays a run-time argument (Triton 3.0's tutorial 06 passes
+     * offs_m, a block, to '_attn_fwd_inner(..., offs_m: tl.constexpr, ...)'). */
     return bound;
 }
 

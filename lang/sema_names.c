@@ -181,6 +181,13 @@ static Val dtype_attr(Sema *S, Val d, const char *name, Loc loc) {
 
 static Val block_attr(Sema *S, Val x, const char *name, Loc loc) {
     if (!strcmp(name, "dtype")) return sema_val_dtype(ty_elem(x.ty));
+    if (!strcmp(name, "type")) { /* Triton's tensor.type: a scalar's is its dtype */
+        if (x.ty.rank)
+            sema_error(S, loc,
+                       "'type' of a block (Triton's block_type) is not supported: use '.dtype' "
+                       "for its element type and '.shape' for its shape");
+        return sema_val_dtype(ty_elem(x.ty));
+    }
     if (!strcmp(name, "shape")) {
         Val items[NR_MAX_RANK];
         for (int i = 0; i < x.ty.rank; i++) items[i] = sema_val_int(x.ty.shape[i]);

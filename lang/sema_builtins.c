@@ -1865,6 +1865,19 @@ static Val b_hint(Sema *S, BArgs *a) {
     ValId v = build(S, !strcmp(a->name, "multiple_of") ? OP_MULTIPLE_OF : OP_MAX_CONTIGUOUS, &x.v,
                     1, x.ty, a->call, &op);
     for (int i = 0; i < rank; i++) sema_func(S)->ops[op].attr[i] = vals[i];
+    /* Triton's hints mark the value itself (an attribute of the op that defines it), so
+     * `tl.multiple_of(offs, 16)` as a statement still tells the loads of offs: the
+     * variables holding x hold the hinted value from here on, where x was defined in this
+     * region (a value from an enclosing loop or branch stays as it is there) */
+    IrFunc *f = sema_func(S);
+    const IrValue *xv = &f->vals[x.v];
+    RegionId home = xv->is_arg ? xv->def : f->ops[xv->def].parent;
+    Env *e = S->fs ? S->fs->env : NULL;
+    if (e && home == S->fs->b.region) {
+        Val hv = sema_val_ir(S, v);
+        for (int i = 0; i < e->n; i++)
+            if (e->vals[i].k == V_IR && e->vals[i].v == x.v) e->vals[i] = hv;
+    }
     return sema_val_ir(S, v);
 }
 

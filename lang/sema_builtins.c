@@ -810,6 +810,29 @@ static ValId reduce_axis(Sema *S, ValId x, int kind, int axis, Loc loc) {
     return v;
 }
 
+/* The one element of a one-element block as a scalar (Triton's unsplat: tensor.item(), an
+ * `if` on a block of one element). */
+ValId sema_unsplat(Sema *S, ValId x, Loc loc) {
+    IrType t = ir_type(sema_func(S), x);
+    if (!t.rank) return x;
+    if (ty_numel(t) != 1)
+        sema_error(S, loc, "item(): the block must have one element, got %lld",
+                   (long long)ty_numel(t));
+    bool b = t.dt == DT_I1;
+    if (b) x = sema_emit_cast(S, x, ty_scalar(DT_I8), false, loc), t = ir_type(sema_func(S), x);
+    if (t.rank > 1) {
+        int32_t one = 1;
+        x = build(S, OP_RESHAPE, &x, 1, ty_block(ty_elem(t), 1, &one), loc, NULL);
+    }
+    ValId v = reduce_axis(S, x, RED_MAX, 0, loc);
+    return b ? sema_to_i1(S, sema_val_ir(S, v), loc) : v;
+}
+
+static Val b_item(Sema *S, BArgs *a) {
+    Val x = need_block(S, a, 0);
+    return sema_val_ir(S, sema_unsplat(S, x.v, a->call));
+}
+
 static ValId expand_at(Sema *S, ValId x, int axis, Loc loc) {
     IrType t = ir_type(sema_func(S), x), r = t;
     memmove(r.shape + axis + 1, r.shape + axis, sizeof(int32_t) * (size_t)(t.rank - axis));
@@ -2110,6 +2133,7 @@ static const Builtin builtins[] = {
     {"trans", "input,*dims", b_trans, BF_METHOD},
     {"permute", "input,*dims", b_trans, BF_METHOD},
     {"reshape", "input,*shape", b_reshape, BF_METHOD},
+    {"item", "input", b_item, BF_METHOD},
     {"join", "a,b", b_join, BF_METHOD},
     {"split", "a", b_split, BF_METHOD},
     {"interleave", "a,b", b_interleave, BF_METHOD},

@@ -187,6 +187,8 @@ static ValId scalar_condition(Sema *S, Val c, const char *what, Loc loc) {
     if (c.k != V_IR)
         sema_error(S, loc, "the condition of '%s' must be a scalar, got %s", what,
                    sema_val_kind_name(S, c));
+    if (c.ty.rank != 0 && ty_numel(c.ty) == 1) /* Triton unsplats a one-element condition */
+        c = sema_val_ir(S, sema_unsplat(S, c.v, loc));
     if (c.ty.rank != 0)
         sema_error(S, loc,
                    "the condition of '%s' must be a scalar, got %s (reduce it, or use tl.where)",

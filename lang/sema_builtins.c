@@ -1752,6 +1752,8 @@ static Val b_to(Sema *S, BArgs *a) {
     if (sema_val_is_const(x) && !bitcast && dt.dt != DT_PTR)
         return sema_val_ir(S, sema_emit_const(S, dt, x, a->loc[0]));
     x = need_block(S, a, 0);
+    if (x.ty.dt == DT_PTR || dt.dt == DT_PTR)
+        return sema_val_ir(S, sema_emit_ptr_cast(S, x.v, dt, a->call));
     return sema_val_ir(S, sema_emit_cast(S, x.v, dt, bitcast, a->call));
 }
 

@@ -163,6 +163,8 @@ ValId sema_to_ir(Sema *S, Val v, Loc loc);     /* materialise (constant -> const
 ValId sema_to_ir_dt(Sema *S, Val v, int dt, Loc loc); /* materialise, then cast to dt */
 ValId sema_emit_cast(Sema *S, ValId v, IrType elem, bool bitcast, Loc loc);
 ValId sema_unsplat(Sema *S, ValId x, Loc loc); /* a one-element block's element */
+/* the explicit cast (x.to, tl.cast) where a pointer is on either side: Triton's rules */
+ValId sema_emit_ptr_cast(Sema *S, ValId v, IrType elem, Loc loc);
 /* fp8 is a storage type: an op whose computation dtype is fp8 is built in fp32, between
  * widening its fp8 operands (sema_fp8_widen: other values pass through) and narrowing its
  * result back to dt (sema_fp8_narrow: no-op unless dt is an fp8 type). */

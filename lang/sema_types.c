@@ -147,6 +147,36 @@ ValId sema_emit_cast(Sema *S, ValId v, IrType elem, bool bitcast, Loc loc) {
     return build1(S, OP_CVT, v, dst, loc);
 }
 
+/* x.to(dtype) and tl.cast where a pointer is on either side, with Triton's rules
+ * (semantic.cast, 3.0 to 3.6; bitcast=True on a pointer is the same cast): a pointer to
+ * another pointer type, a pointer to a 64-bit integer (its address) or to i1 (address !=
+ * 0), and a 64-bit integer to a pointer (Triton's tt.int_to_ptr takes i64 only). The IR's
+ * bitcast is the reinterpretation between a pointer and a 64-bit integer. */
+ValId sema_emit_ptr_cast(Sema *S, ValId v, IrType elem, Loc loc) {
+    IrType t = ir_type(sema_func(S), v);
+    char a[64], b[64];
+    ty_str(ty_elem(t), a, sizeof a), ty_str(elem, b, sizeof b);
+    if (t.dt == DT_PTR && elem.dt == DT_PTR) return sema_emit_cast(S, v, elem, false, loc);
+    if (t.dt == DT_PTR) {
+        if (elem.dt == DT_I1) {
+            ValId i = build1(S, OP_BITCAST, v, ty_with_elem(t, ty_scalar(DT_I64)), loc);
+            return sema_to_i1(S, sema_val_ir(S, i), loc);
+        }
+        if (elem.dt != DT_I64 && elem.dt != DT_U64)
+            sema_error(S, loc,
+                       "cannot cast %s to %s: a pointer converts to a 64-bit integer (tl.int64, "
+                       "tl.uint64), to tl.int1 or to another pointer type, as in Triton",
+                       a, b);
+        return build1(S, OP_BITCAST, v, ty_with_elem(t, elem), loc);
+    }
+    if (t.dt != DT_I64 && t.dt != DT_U64)
+        sema_error(S, loc,
+                   "cannot cast %s to %s: only a 64-bit integer converts to a pointer, as in "
+                   "Triton (convert it to tl.int64 first)",
+                   a, b);
+    return build1(S, OP_BITCAST, v, ty_with_elem(t, elem), loc);
+}
+
 ValId sema_fp8_widen(Sema *S, ValId v, Loc loc) {
     IrType t = ir_type(sema_func(S), v);
     return dt_is_fp8(t.dt) ? build1(S, OP_CVT, v, ty_with_elem(t, ty_scalar(DT_FP32)), loc) : v;

@@ -1453,6 +1453,28 @@ static Val b_inline_asm(Sema *S, BArgs *a) {
     return sema_val_tuple(S, items, nres);
 }
 
+/* tl.extra.cuda.gdc_wait() and gdc_launch_dependents(): grid dependency control for
+ * programmatic dependent launch, as Triton 3.6 writes them (third_party/nvidia's gdc.py):
+ * one griddepcontrol instruction of inline assembly that is not pure, sm_90 and later. The
+ * assembly names a dummy argument (a call takes one at least) beside its dummy result. */
+static Val b_gdc(Sema *S, BArgs *a) {
+    const char *text = !strcmp(a->name, "gdc_wait") ? "griddepcontrol.wait; // $0 $1"
+                                                    : "griddepcontrol.launch_dependents; // $0 $1";
+    BArgs x;
+    memset(&x, 0, sizeof x);
+    x.v[0] = sema_val_str(S, text, strlen(text));
+    x.v[1] = sema_val_str(S, "=r,r", 4);
+    x.v[2] = sema_val_int(0);
+    x.v[3] = sema_val_dtype(ty_scalar(DT_I32));
+    x.v[4] = sema_val_bool(false);
+    x.v[5] = sema_val_int(1);
+    for (int i = 0; i < 6; i++) x.given[i] = true, x.loc[i] = a->call;
+    x.call = a->call;
+    x.name = "inline_asm_elementwise";
+    b_inline_asm(S, &x);
+    return sema_val_none();
+}
+
 /* ---- dot ---- */
 
 static Val b_dot(Sema *S, BArgs *a) {
@@ -2091,6 +2113,8 @@ static const Builtin builtins[] = {
     {"maximum", "x,y,propagate_nan=", b_minmax, 0},
     {"clamp", "x,min,max,propagate_nan=", b_clamp, 0},
     {"debug_barrier", "", b_debug_barrier, 0},
+    {"gdc_wait", "", b_gdc, 0},
+    {"gdc_launch_dependents", "", b_gdc, 0},
     {"umulhi", "x,y", b_umulhi, 0},
     {"div_rn", "x,y", b_div, 0},
     {"fdiv", "x,y,ieee_rounding=", b_div, 0},

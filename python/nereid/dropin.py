@@ -13,7 +13,7 @@ module (whose dtypes, constexpr and helpers kernels name; Nereid's compiler read
 kernel's source and gives `tl.*` its own meaning), `triton.testing`, its tensor
 descriptors; Nereid's compile errors are then also instances of Triton's
 CompilationError. Where Triton is not installed, `triton`, `triton.language` (Nereid's
-`nereid.language`), `triton.language.extra.libdevice`, `triton.testing` and
+`nereid.language`), `triton.language.extra.libdevice` and `.cuda`, `triton.testing` and
 `triton.compiler.errors` are made from Nereid's own pieces, so the same code runs on the
 CPU interpreter.
 
@@ -71,11 +71,13 @@ def _fake_triton():
     extra = types.ModuleType("triton.language.extra")
     extra.__path__ = []
     extra.libdevice = language.libdevice
+    extra.cuda = language.cuda
     language.extra = extra
     triton.runtime, triton.compiler, triton.testing = runtime, compiler, testing
     runtime.jit, runtime.autotuner = jit_mod, autotuner
     mods = {"triton": triton, "triton.language": language, "triton.language.extra": extra,
-            "triton.language.extra.libdevice": language.libdevice, "triton.runtime": runtime,
+            "triton.language.extra.libdevice": language.libdevice,
+            "triton.language.extra.cuda": language.cuda, "triton.runtime": runtime,
             "triton.runtime.jit": jit_mod, "triton.runtime.autotuner": autotuner, "triton.compiler": compiler,
             "triton.compiler.errors": errors, "triton.testing": testing}
     sys.modules.update(mods)

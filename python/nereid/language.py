@@ -110,3 +110,4 @@ class _Functions:
 
 libdevice = _Functions("libdevice")  # triton.language.extra.libdevice's functions
 math = _Functions("math")            # tl.math.*
+cuda = _Functions("cuda")            # triton.language.extra.cuda's (gdc_wait, gdc_launch_dependents)

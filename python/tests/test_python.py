@@ -1075,6 +1075,36 @@ class FunctionsAsConstexprs(unittest.TestCase):
             _apply[(1,)](np.zeros(8, np.float32), np.zeros(8, np.float32), 8, object(), (), tl.float32, BLOCK=8)
 
 
+@nereid.jit(device=CPU)
+def _pdl_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr, USE_GDC: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    if USE_GDC:
+        tl.extra.cuda.gdc_wait()
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    if USE_GDC:
+        tl.extra.cuda.gdc_launch_dependents()
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+class GridDependencyControl(unittest.TestCase):
+    """Triton 3.6's tutorial 11: tl.extra.cuda.gdc_wait()/gdc_launch_dependents() under
+    `if USE_GDC:`, launched with launch_pdl. Both are griddepcontrol PTX (inline assembly, as
+    in Triton): the interpreter runs the kernel without them and refuses it with them."""
+
+    def test_gdc(self):
+        from nereid.language import cuda
+        self.assertEqual(cuda.gdc_wait.__name__, "cuda.gdc_wait")  # importable, as Triton's
+        x, y = np.arange(100, dtype=np.float32), np.ones(100, dtype=np.float32)
+        out = np.zeros(100, dtype=np.float32)
+        _pdl_add[(4,)](x, y, out, 100, BLOCK=32, USE_GDC=False, launch_pdl=True)
+        np.testing.assert_array_equal(out, x + 1)
+        with self.assertRaisesRegex(nereid.Error, r"test_python.py:\d+:\d+\): tl.inline_asm_elementwise runs GPU "
+                                    "assembly, which the CPU interpreter cannot run"):
+            _pdl_add[(4,)](x, y, out, 100, BLOCK=32, USE_GDC=True, launch_pdl=True)
+
+
 class WarmKernel(unittest.TestCase):
     """What JITFunction.warmup and a launch return is subscriptable as Triton's compiled
     kernel: `kernel = fn.warmup(..., grid=(1,)); kernel[grid](*args)` (Triton's softmax

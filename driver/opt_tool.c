@@ -163,8 +163,8 @@ static bool run_passes(const OptArgs *a, IrModule *m, Diag *diag, StrBuf *dump) 
  * where every access through it was expanded into loads, stores or atomics. */
 static bool param_uses_tma(const IrFunc *f, ValId param, int param_div) {
     IrType t = ir_type(f, param);
-    if (t.dt == DT_TDESC && gpu_tdesc_uses_tma(t, f->mod->gpu.arch,
-                                               param_div % 16 == 0 ? SPEC_DIV16 : SPEC_NONE))
+    if (t.dt == DT_TDESC &&
+        gpu_tdesc_uses_tma(t, f->mod->gpu.arch, param_div % 16 == 0 ? SPEC_DIV16 : SPEC_NONE))
         return true;
     for (uint32_t i = 1; i < f->nops; i++) {
         const IrOp *op = &f->ops[i];
@@ -180,7 +180,8 @@ static bool emit_kernel(IrFunc *f, const OptToolEmit *e, Arena *arena, Diag *dia
     const IrModule *m = f->mod;
     IrRegion *body = &f->regions[f->body];
     bool *tma = arena_alloc(arena, body->nargs + 1);
-    for (uint32_t p = 0; p < body->nargs; p++) tma[p] = param_uses_tma(f, body->args[p], e->param_div);
+    for (uint32_t p = 0; p < body->nargs; p++)
+        tma[p] = param_uses_tma(f, body->args[p], e->param_div);
     GpuTarget t = {ir_gpu_arch_name(m->gpu.arch),
                    m->gpu.num_warps,
                    option_or_default(OPT_NUM_STAGES, e->num_stages),

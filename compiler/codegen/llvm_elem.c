@@ -299,7 +299,11 @@ static LLVMValueRef elem(Gen *g, const IrOp *op, int dt, int rdt, LLVMValueRef *
     case OP_CMP: return compare(g, (int)op->attr[0], dt, a[0], a[1]);
     case OP_SELECT: return LLVMBuildSelect(B, a[0], a[1], a[2], "");
     case OP_CVT: return convert(g, a[0], dt, rdt);
-    case OP_BITCAST: return dt == DT_PTR ? a[0] : LLVMBuildBitCast(B, a[0], gen_type(g, rdt), "");
+    case OP_BITCAST: /* pointers are opaque: between two pointer types nothing to do */
+        if (dt == DT_PTR && rdt == DT_PTR) return a[0];
+        if (rdt == DT_PTR) return LLVMBuildIntToPtr(B, a[0], gen_type(g, rdt), "");
+        if (dt == DT_PTR) return LLVMBuildPtrToInt(B, a[0], gen_type(g, rdt), "");
+        return LLVMBuildBitCast(B, a[0], gen_type(g, rdt), "");
     case OP_MULTIPLE_OF:
     case OP_MAX_CONTIGUOUS: return a[0];
     default: gen_error(g, op->loc, "the GPU back end cannot lower '%s'", ir_op_info[op->code].name);

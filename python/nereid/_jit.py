@@ -5,7 +5,9 @@ body). Parameters may carry types (`x_ptr: "*fp32"`, `n: tl.int32`), be constexp
 (`BLOCK: tl.constexpr`), or be left bare: a bare parameter takes its type from the launch
 argument, as Triton types them (a tensor or array: a pointer to its dtype; a bool: i1; an
 int: i32, or i64 when it does not fit; a float: fp32; None: a constexpr; a tensor
-descriptor: "tensordesc<DTYPE[BLOCK_SHAPE]>", its base's dtype and its block shape). A
+descriptor: "tensordesc<DTYPE[BLOCK_SHAPE]>", its base's dtype and its block shape; a @jit
+function, a tl.constexpr(...) object or a dtype: a constexpr of that value, as Triton's
+launcher makes them whatever the annotation). A
 descriptor parameter may also be typed so (`x_desc: "tensordesc<fp16[BM, BK]>"`, the
 dims ints or constexprs' names): its argument's block shape is then checked. Each new
 combination of inferred types and constexpr values compiles once and is cached; the
@@ -236,9 +238,13 @@ class JITFunction(_nereid.Dispatcher):
         annotate, defines, k, passed = {}, {}, 0, []
         for name, kind in zip(self.arg_names, self.kinds):
             if kind == _INFER:
-                annotate[name] = _type_text(key[k])
-                if key[k] == _CODE_NONE:
-                    defines[name] = None
+                if isinstance(key[k], tuple):  # (code, type, value): a constexpr value (a @jit function, ...)
+                    annotate[name] = "constexpr"
+                    defines[name] = _function_refs(key[k][2], passed)
+                else:
+                    annotate[name] = _type_text(key[k])
+                    if key[k] == _CODE_NONE:
+                        defines[name] = None
                 k += 1
             elif kind == _CONSTEXPR:
                 defines[name] = _function_refs(key[k + 1], passed)
@@ -348,7 +354,10 @@ def _function_refs(value, passed):
     """A constexpr's value with the functions in it (Triton passes @jit functions as
     constexprs: `kernel[grid](x, fn=add)`) as references the compiler resolves by name:
     @nereid.jit functions (appended to passed, compiled with the kernel) by theirs, the
-    language's own (tl.sigmoid, libdevice's) as tl.NAME."""
+    language's own (tl.sigmoid, libdevice's) as tl.NAME. A tl.constexpr(...) object is its
+    value."""
+    if isinstance(value, language.constexpr) or (type(value).__name__ == "constexpr" and hasattr(value, "value")):
+        value = value.value
     if isinstance(value, JITFunction):
         passed.append(value)
         return _runtime.FunctionRef(value.__name__)

@@ -45,11 +45,16 @@ enum {
     OPT_STAGES
 }; /* keywords that are launch options: num_warps=, num_stages= */
 /* Key codes, what an inferred parameter's argument decides: its nr_type (a scalar),
- * CODE_PTR + pointee (an array or tensor), CODE_NONE (None), or for a tensor descriptor
+ * CODE_PTR + pointee (an array or tensor), CODE_NONE (None), CODE_CONSTEXPR (a value
+ * Triton makes a constexpr whatever the annotation: a @jit function, a tl.constexpr(...)
+ * object, a dtype; the key then holds (CODE_CONSTEXPR, its type, it)), or for a tensor descriptor
  * CODE_DESC | pointee | rank << 6 | log2(block_shape[d]) << (9 + 5 d): the element type
  * and the block shape (powers of two of at most 2^20 elements), as Triton specialises on
  * "tensordesc<fp16[64, 64]>" (nereid/_jit.py's _type_text reads them back). */
-enum { MAX_PARAMS = 64, CODE_NONE = -2, CODE_PTR = 100, CODE_DESC = 1 << 30 };
+enum { MAX_PARAMS = 64, CODE_CONSTEXPR = -3, CODE_NONE = -2, CODE_PTR = 100, CODE_DESC = 1 << 30 };
+/* an inferred parameter's argument that the kernel takes at run time (not None, not a
+ * constexpr value) */
+static inline bool code_passed(int code) { return code != CODE_NONE && code != CODE_CONSTEXPR; }
 enum {
     DESC_RANK = 4,
     DESC_MAX_NUMEL = 1 << 20
@@ -61,7 +66,8 @@ typedef struct {
     nr_type type, pointee; /* P_TYPED: its type (NR_TYPE_PTR and the pointee for a pointer) */
     int option;            /* OPT_WARPS, OPT_STAGES: its name is a launch option's too */
     int last_code; /* P_INFER: the key code of the last launch's argument (see last_kernel) */
-    PyObject *last_value; /* P_CONSTEXPR: the last launch's value (a strong reference) */
+    PyObject *last_value; /* P_CONSTEXPR, and P_INFER given a constexpr value (CODE_CONSTEXPR):
+                             the last launch's value (a strong reference) */
     /* the tensor type of the last launch's argument here, or NULL (an entry of the module
      * state's arg_types, which lives as long as the module): an argument of that type
      * again is read at once */
@@ -1184,15 +1190,52 @@ static int scalar_arg(DispatcherObject *d, int i, nr_type t, PyObject *obj, Slot
     return 0;
 }
 
+/* A value Triton's launcher makes a constexpr whatever the parameter's annotation (Triton
+ * 3.x's specialisation: JITFunction objects, tl.constexpr(...) objects and dtypes): a
+ * @nereid.jit function (a Dispatcher) or Triton's, an object of a class named constexpr
+ * with a value, a dtype or pointer dtype (Nereid's or Triton's), or a function of
+ * nereid.language or triton.language (tl.sigmoid, which Triton's language defines with
+ * @jit). 1 yes, 0 no, -1 an error. */
+static int constexpr_value(State *st, PyObject *obj) {
+    if (PyObject_TypeCheck(obj, (PyTypeObject *)st->DispatcherType)) return 1;
+    PyObject *tn = PyType_GetName(Py_TYPE(obj));
+    if (!tn) return -1;
+    int yes = !PyUnicode_CompareWithASCIIString(tn, "JITFunction") ||
+              !PyUnicode_CompareWithASCIIString(tn, "dtype") ||
+              !PyUnicode_CompareWithASCIIString(tn, "pointer_type") ||
+              (!PyUnicode_CompareWithASCIIString(tn, "constexpr") &&
+               PyObject_HasAttrString(obj, "value"));
+    Py_DECREF(tn);
+    if (yes || !PyCallable_Check(obj) || PyType_Check(obj)) return yes;
+    PyObject *mod = PyObject_GetAttrString(obj, "__module__");
+    if (!mod) {
+        PyErr_Clear();
+        return 0;
+    }
+    const char *m = PyUnicode_Check(mod) ? PyUnicode_AsUTF8AndSize(mod, NULL) : NULL;
+    if (!m) PyErr_Clear();
+    yes = m && (!strncmp(m, "nereid.language", 15) || !strncmp(m, "triton.language", 15));
+    Py_DECREF(mod);
+    return yes;
+}
+
 /* A runtime argument whose type the value decides, as Triton types them: bool i1, int i32
  * (i64, u64 when it does not fit), float fp32, an array or tensor a pointer to its dtype,
- * None a constexpr (CODE_NONE). */
+ * None a constexpr (CODE_NONE), a value Triton makes a constexpr one (CODE_CONSTEXPR). */
 static int infer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s) {
     const struct ArgType *t = find_arg_type(d->st, obj);
     if (t && t->tensor) goto pointer; /* the usual case first */
     if (obj == Py_None) {
         s->code = CODE_NONE;
         return 0;
+    }
+    if (!PyLong_Check(obj) && !PyFloat_Check(obj)) {
+        int c = constexpr_value(d->st, obj);
+        if (c < 0) return -1;
+        if (c) {
+            s->code = CODE_CONSTEXPR;
+            return 0;
+        }
     }
     if (PyBool_Check(obj)) {
         s->code = NR_TYPE_I1;
@@ -1282,7 +1325,11 @@ static PyObject *make_key(DispatcherObject *d, PyObject **vals, const Slot *slot
     }
     int k = 0;
     for (int i = 0; i < d->nparams; i++) {
-        if (d->p[i].kind == P_INFER)
+        if (d->p[i].kind == P_INFER && slots[slot_of[i]].code == CODE_CONSTEXPR)
+            PyTuple_SetItem(
+                key, k++,
+                Py_BuildValue("(iOO)", CODE_CONSTEXPR, (PyObject *)Py_TYPE(vals[i]), vals[i]));
+        else if (d->p[i].kind == P_INFER)
             PyTuple_SetItem(key, k++, PyLong_FromLong(slots[slot_of[i]].code));
         else if (d->p[i].kind == P_CONSTEXPR) {
             PyTuple_SetItem(key, k++, Py_NewRef((PyObject *)Py_TYPE(vals[i])));
@@ -1342,7 +1389,9 @@ static KernelObject *launch_kernel(DispatcherObject *d, ContextObject *c, PyObje
     if (d->last_kernel && !extra && kernel_context(d->last_kernel) == c) {
         bool same = true;
         for (int i = 0; i < d->nparams && same; i++)
-            if (d->p[i].kind == P_INFER) same = slots[slot_of[i]].code == d->p[i].last_code;
+            if (d->p[i].kind == P_INFER)
+                same = slots[slot_of[i]].code == d->p[i].last_code &&
+                       (d->p[i].last_code != CODE_CONSTEXPR || vals[i] == d->p[i].last_value);
             else if (d->p[i].kind == P_CONSTEXPR) same = vals[i] == d->p[i].last_value;
         if (same) return (KernelObject *)Py_NewRef(d->last_kernel);
     }
@@ -1356,7 +1405,9 @@ static KernelObject *launch_kernel(DispatcherObject *d, ContextObject *c, PyObje
     int n = d->nparams;
     for (int i = 0; i < n; i++) {
         old[i] = d->p[i].last_value;
-        d->p[i].last_value = d->p[i].kind == P_CONSTEXPR ? Py_NewRef(vals[i]) : NULL;
+        bool keep = d->p[i].kind == P_CONSTEXPR ||
+                    (d->p[i].kind == P_INFER && slots[slot_of[i]].code == CODE_CONSTEXPR);
+        d->p[i].last_value = keep ? Py_NewRef(vals[i]) : NULL;
         d->p[i].last_code = d->p[i].kind == P_INFER ? slots[slot_of[i]].code : 0;
     }
     d->last_kernel = Py_NewRef((PyObject *)k);
@@ -1644,7 +1695,8 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
                                          (p->kind == P_TYPED || t == NR_TYPE_I1)
                  : PyFloat_CheckExact(v)
                      ? t >= NR_TYPE_FP16 && t <= NR_TYPE_FP64
-                     : v == Py_None && p->kind == P_INFER && code[i] == CODE_NONE;
+                     : p->kind == P_INFER && ((v == Py_None && code[i] == CODE_NONE) ||
+                                              (code[i] == CODE_CONSTEXPR && v == p->last_value));
         }
         if (!ok) return FAST_NO;
     }
@@ -1658,7 +1710,9 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
     for (int i = 0; i < np; i++) {
         const Param *p = &d->p[i];
         PyObject *v = vals[i];
-        if (p->kind == P_CONSTEXPR || v == Py_None) continue;
+        if (p->kind == P_CONSTEXPR || v == Py_None ||
+            (p->kind == P_INFER && code[i] == CODE_CONSTEXPR))
+            continue;
         struct ArgType *t = hint[i];
         if (t && Py_TYPE(v) == (PyTypeObject *)t->type) {
             PyObject *is_cuda = t->is_cuda_get(t->is_cuda, v, t->type);
@@ -1788,7 +1842,7 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
         t = cuda ? find_arg_type(st, v) : NULL;
         d->p[i].hint = t && t->tensor ? t : NULL;
         fast_kinds &= d->p[i].hint || PyLong_CheckExact(v) || PyBool_Check(v) ||
-                      PyFloat_CheckExact(v) || v == Py_None;
+                      PyFloat_CheckExact(v) || v == Py_None || s->code == CODE_CONSTEXPR;
     }
     if (cuda &&
         d->follow) { /* the device of the first tensor argument, else torch's current device */
@@ -1816,7 +1870,7 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     int na = 0;
     bool tuned = nr_kernel_num_configs(k->k) > 0;
     for (int i = 0; i < nslots; i++)
-        if (slots[i].code != CODE_NONE) {
+        if (code_passed(slots[i].code)) {
             /* a kernel the runtime tunes takes each config's block shape */
             if (slots[i].base && !tuned && na < k->nparams && check_block(d, k, na, &slots[i]))
                 goto out;
@@ -1843,7 +1897,7 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     if (tuned) {
         int b = 0;
         for (int i = 0; i < nslots; i++)
-            if (slots[i].code != CODE_NONE)
+            if (code_passed(slots[i].code))
                 bytes[b++] = slots[i].a.type == NR_TYPE_PTR ? extent_of(st, &slots[i]) : 0;
     }
     int registered = 0;

@@ -267,8 +267,37 @@ def record_scalars(x, flag, scale):
     tl.store(x, scale)
 
 
+@nereid.jit
+def _twice(v):
+    return v * 2
+
+
+@nereid.jit
+def _thrice(v):
+    return v * 3
+
+
+@nereid.jit(device="cuda")
+def record_fn(x, fn, n, SCALE):
+    tl.store(x, fn(n) * SCALE)
+
+
 @unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
 class JitLaunch(unittest.TestCase):
+    def test_constexpr_values_of_bare_parameters(self):
+        """A @jit function or a tl.constexpr(...) given to a bare parameter is a constexpr (as
+        Triton's launcher makes them): not passed to the driver, part of the key on the
+        general and the fast path alike."""
+        fn = {}
+        for f, n, scale in [(_twice, 5, 2), (_twice, 6, 2), (_thrice, 7, 2), (_thrice, 8, 2), (_twice, 9, 3),
+                            (_twice, 10, 3), (_thrice, 11, 2)]:
+            record_fn[(1,)](Tensor(BASE), f, n, tl.constexpr(scale))
+            rec = last_launch()
+            self.assertEqual(fn.setdefault((f.__name__, scale), rec.function), rec.function)
+            self.assertEqual((rec.nparams, rec.params[1]), (2, n))
+        self.assertEqual(len(set(fn.values())), 3)
+        self.assertEqual(len(record_fn._cache), 3)
+
     def test_the_key_decides_the_kernel(self):
         """Alternating keys: each launch gets its key's kernel, whether the last launch's
         kernel is reused (the same key) or looked up (another)."""

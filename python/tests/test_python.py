@@ -1023,6 +1023,13 @@ def _apply(x_ptr, y_ptr, n, fn: tl.constexpr, FNS: tl.constexpr, DT: tl.constexp
     tl.store(y_ptr + offs, v.to(DT).to(tl.float32), mask=offs < n)
 
 
+@nereid.jit(device=CPU)
+def _apply_bare(x_ptr, y_ptr, n, fn, SCALE, DT, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = fn(tl.load(x_ptr + offs, mask=offs < n)) * SCALE
+    tl.store(y_ptr + offs, v.to(DT).to(tl.float32), mask=offs < n)
+
+
 @nereid.jit(noinline=True)
 def _noinline_sum(x, y, Z):
     tl.store(Z, x + y)
@@ -1069,6 +1076,28 @@ class FunctionsAsConstexprs(unittest.TestCase):
         want = (1 / (1 + np.exp(-(x + 1)))).astype(np.float16).astype(np.float32)
         np.testing.assert_allclose(y, want, atol=1e-3)
         self.assertEqual(len(_apply._cache), 3)  # one compile per function (tuple)
+
+    def test_bare_parameters(self):
+        # Triton's launcher makes a @jit function, a tl.constexpr(...) object or a dtype a
+        # constexpr whatever the parameter's annotation: bare parameters take them too
+        x = np.arange(8, dtype=np.float32)
+        y = np.zeros(8, dtype=np.float32)
+        _apply_bare[(1,)](x, y, 8, _plus_one, tl.constexpr(3), tl.float32, BLOCK=8)
+        np.testing.assert_array_equal(y, (x + 1) * 3)
+        _apply_bare[(1,)](x, y, 8, _halve, tl.constexpr(2), tl.float16, BLOCK=8)
+        np.testing.assert_array_equal(y, x)
+        _apply_bare[(1,)](x, y, 8, fn=tl.sigmoid, SCALE=tl.constexpr(1.0), DT=tl.float32, BLOCK=8)
+        np.testing.assert_allclose(y, 1 / (1 + np.exp(-x)), rtol=1e-6)
+        self.assertEqual(len(_apply_bare._cache), 3)
+        _apply_bare[(1,)](x, y, 8, _plus_one, tl.constexpr(3), tl.float32, BLOCK=8)  # equal values: no compile
+        _apply_bare[(1,)](x, y, 8, _plus_one, tl.constexpr(3), tl.float32, BLOCK=8)
+        np.testing.assert_array_equal(y, (x + 1) * 3)
+        self.assertEqual(len(_apply_bare._cache), 3)
+        _apply_bare[(1,)](x, y, 8, _plus_one, 2, tl.float32, BLOCK=8)  # a plain int stays a run-time i32
+        np.testing.assert_array_equal(y, (x + 1) * 2)
+        self.assertEqual(len(_apply_bare._cache), 4)
+        _apply_bare[(1,)](x, y, 8, _halve, 2, tl.float32, BLOCK=8)  # the last launch's key, another function
+        np.testing.assert_array_equal(y, x)
 
     def test_not_a_function(self):
         with self.assertRaisesRegex(TypeError, "constexpr 'fn': a object cannot be a compile-time value"):

@@ -105,9 +105,13 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
         pass_cse(m);
         pass_dce(m);
     }
-    if (after(&r, "specialise")) gpu_speculate(f, axis_info_speculate(f, pf, arena), &go);
+    AxisInfo *facts = NULL; /* of f as it is, where known */
+    if (after(&r, "specialise")) {
+        AxisSpeculation *s = axis_info_speculate(f, pf, arena);
+        if (!gpu_speculate(f, s, &go)) facts = s->proven; /* nothing versioned: no new analysis */
+    }
     if (after(&r, "speculate")) {
-        gpu_assign_layouts(f, axis_info_analyze(f, pf, arena), &go);
+        gpu_assign_layouts(f, facts ? facts : axis_info_analyze(f, pf, arena), &go);
         pass_dce(m); /* what rematerialisation left unused */
     }
     if (after(&r, "assign-layouts")) gpu_lower_dot_operands(f);

@@ -24,7 +24,7 @@ static AxisInfo *facts(IrFunc *f, const GpuOptions *o) {
 }
 static void run_speculate(IrFunc *f, const GpuOptions *o) {
     ParamFact *pf = axis_info_param_facts(f, o->param_div > 0 ? o->param_div : 1, f->mod->arena);
-    gpu_speculate(f, axis_info_speculate(f, pf, f->mod->arena), o);
+    (void)gpu_speculate(f, axis_info_speculate(f, pf, f->mod->arena), o);
 }
 static void run_assign(IrFunc *f, const GpuOptions *o) { gpu_assign_layouts(f, facts(f, o), o); }
 static void run_lower(IrFunc *f, const GpuOptions *o) { (void)o, gpu_lower_dot_operands(f); }

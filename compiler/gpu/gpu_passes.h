@@ -13,8 +13,9 @@
 /* Versions each top-level op whose memory accesses are wider when some top-level
  * scalars are >= 0 than the proven facts allow (axis_info.h's speculation): if they are,
  * a copy in which assumes prove it; if not, the original (its loops not pipelined).
- * Only accesses whose threads would hold the wider vector (o->num_warps) count. */
-void gpu_speculate(IrFunc *f, const AxisSpeculation *s, const GpuOptions *o);
+ * Only accesses whose threads would hold the wider vector (o->num_warps) count. Returns
+ * whether it versioned anything (else f is unchanged and s->proven still describes it). */
+bool gpu_speculate(IrFunc *f, const AxisSpeculation *s, const GpuOptions *o);
 /* Gives every block value a distributed layout; memory ops get the widest vector access
  * the alignment facts prove (info from axis_info_analyze on f); a dot's result a
  * tensor-core layout where the target allows; inserts convert_layout where a value must

@@ -188,8 +188,8 @@ static OpId version(Spec *P, const OpId *ops, uint32_t k, uint32_t roots, OpVec 
     return iff;
 }
 
-void gpu_speculate(IrFunc *f, const AxisSpeculation *S, const GpuOptions *o) {
-    if (!S->nroots || !f->body) return;
+bool gpu_speculate(IrFunc *f, const AxisSpeculation *S, const GpuOptions *o) {
+    if (!S->nroots || !f->body) return false;
     int threads = 32 * (o && o->num_warps > 0 ? o->num_warps : 4);
     Spec P = {f, S, threads, f->nvals, calloc(f->nvals + 1, 1), calloc(f->nvals + 1, 1)};
     if (!P.dep || !P.need) NR_DIE("out of memory");
@@ -232,4 +232,5 @@ void gpu_speculate(IrFunc *f, const AxisSpeculation *S, const GpuOptions *o) {
     free(ops);
     free(P.dep);
     free(P.need);
+    return nv > 0;
 }

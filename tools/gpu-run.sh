@@ -34,6 +34,8 @@ if [ "$PART" != sanitizer ]; then
   run tl-parity env PYTHONUNBUFFERED=1 PYTHONPATH="$B/python" python3 tests/gpu/tl_parity.py --lib "$B/libnereid.so"
   # the Python package on torch tensors (its extension in $B/python, linked against $B/libnereid.so)
   run python-gpu env PYTHONPATH="$B/python" python3 python/tests/run.py test_gpu
+  # torch.compile with Nereid compiling Inductor's kernels (nereid.inductor), against eager torch
+  run python-inductor env PYTHONPATH="$B/python" python3 python/tests/run.py test_inductor
   # fused attention through the Python package against torch (examples/attention.nr); --quick
   # keeps its kernels' compiles inside the 300 s limit (the full list: run it by hand)
   run test-attention env PYTHONUNBUFFERED=1 PYTHONPATH="$B/python" python3 tests/gpu/test_attention.py --quick

@@ -27,6 +27,7 @@ import ast
 import inspect
 import re
 import textwrap
+import types
 
 from . import _nereid, _runtime, language
 
@@ -79,6 +80,9 @@ def _annotation_kind(ann):
     if ann is language.constexpr or getattr(ann, "__name__", None) == "constexpr" or \
             type(ann).__name__ == "constexpr":
         return _CONSTEXPR, None
+    if isinstance(ann, type) and ann.__name__ in ("tensor", "dtype") and \
+            ann.__module__.split(".")[0] in ("triton", "nereid"):
+        return _INFER, None  # `x: tl.tensor`, `DTYPE: tl.dtype`: typed by the argument, as Triton does
     if ann in (int, float, bool):  # Python's types: Triton types the parameter i32, fp32, i1
         return _annotation_kind(ann.__name__)
     name = getattr(ann, "name", None)  # nereid's or Triton's dtypes
@@ -137,15 +141,25 @@ class _Source:
         # the names the text reads (a text given to _unsafe_update_src may call helpers the
         # function's own code does not name, as Triton's tests patch kernels)
         self.names = [n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)]
+        # `name.attr` where name may be a module (helpers.fn, tl_math.exp, math.pi): the span
+        # (row, first column, end column, in bytes) that _module_spelling may replace
+        self.attrs = [(n.value.id, n.attr, n.lineno - 1, n.col_offset, n.end_col_offset) for n in ast.walk(fdef)
+                      if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.lineno == n.end_lineno]
 
     @property
     def src(self):
         return "".join(self.lines[self.def_line:])
 
-    def text(self, annotate=None):
+    def text(self, annotate=None, modules=()):
         """The source with `: TYPE` added after the parameters named in annotate (a
-        descriptor's type as a string, as Triton spells it: `: "tensordesc<fp16[64, 64]>"`)."""
+        descriptor's type as a string, as Triton spells it: `: "tensordesc<fp16[64, 64]>"`),
+        and each `name.attr` whose name is in modules (a module of the user's, not the
+        language) spelled `name_attr`, the name source() binds to what it is, padded to
+        the same width so that every column stays where it was."""
         lines = [l.encode() for l in self.lines]
+        for base, attr, row, c0, c1 in self.attrs:
+            if base in modules:
+                lines[row] = lines[row][:c0] + _module_spelling(base, attr).encode().ljust(c1 - c0) + lines[row][c1:]
         for name, row, col, has_ann in reversed(self.arg_pos):  # right to left keeps columns valid
             if annotate and name in annotate and not has_ann:
                 ty = annotate[name]
@@ -283,12 +297,12 @@ class JITFunction(_nereid.Dispatcher):
         annotate typed, the @nereid.jit helpers it calls, those passed as constexprs (and
         theirs) and its module's constants."""
         own = self._own_source()
-        lines = ["\n"] * (own.first - 1) + own.text(annotate).splitlines(keepends=True)
+        lines = ["\n"] * (own.first - 1) + own.text(annotate, self._module_bases()).splitlines(keepends=True)
         tail, constants = [], []
         helpers = self._helpers(passed)
         for helper in helpers:
             hs = helper._own_source()
-            text = hs.text().splitlines(keepends=True)
+            text = hs.text(None, helper._module_bases()).splitlines(keepends=True)
             start = hs.first - 1
             if hs.filename == own.filename and all(l.strip() == "" for l in lines[start:start + len(text)]):
                 lines += ["\n"] * max(0, start + len(text) - len(lines))
@@ -297,6 +311,7 @@ class JITFunction(_nereid.Dispatcher):
                 tail += ["\n"] + text
         for name, value in self._constants(helpers):
             constants.append(f"{name} = {value!r}\n")
+        constants += dict.fromkeys(self._module_lines(helpers))
         return "".join(lines + tail + constants), own.filename
 
     def _globals_used(self, seen):
@@ -311,11 +326,46 @@ class JITFunction(_nereid.Dispatcher):
         todo, seen = [self] + out, set()
         while todo:
             f = todo.pop()
-            for _, v in f._globals_used(seen):
-                if isinstance(v, JITFunction) and v is not self and v not in out:
+            refs = [v for _, v in f._globals_used(seen)] + [v for _, _, v in f._module_refs()]
+            for v in refs:
+                v = _as_jit(v)
+                if v is not None and v is not self and v not in out:
                     out.append(v)
                     todo.append(v)
         return out
+
+    def _module_refs(self):
+        """(name, attr, value) for each `name.attr` this function reads where name is a
+        global bound to a module of the user's (not the language's) and attr a @jit
+        function (Nereid's or Triton's) or a constant of it: `helpers.combine(a, b)`,
+        `triton_helpers.maximum(x, y)`, `consts.LOG2E`."""
+        g, local = self.fn.__globals__, set(self.fn.__code__.co_varnames)
+        out = []
+        for base, attr, *_ in self._own_source().attrs:
+            m = g.get(base)
+            if base in local or not isinstance(m, types.ModuleType) or _is_language_module(m):
+                continue
+            v = getattr(m, attr, None)
+            if _as_jit(v) is not None or _constant_value(v) is not None:
+                out.append((base, attr, v))
+        return out
+
+    def _module_bases(self):
+        return {base for base, _, _ in self._module_refs()}
+
+    def _module_lines(self, helpers):
+        """The module-level lines that bind what source() spelled `name_attr` (a helper's
+        name or a constant), and the user's names for the language's modules (`tl_math =
+        tl`, as Inductor's kernels import `triton.language.math as tl_math`)."""
+        for f in [self] + helpers:
+            for base, attr, v in f._module_refs():
+                j = _as_jit(v)
+                yield f"{_module_spelling(base, attr)} = {j.__name__ if j is not None else repr(_constant_value(v))}\n"
+            g = f.fn.__globals__
+            for name in dict.fromkeys(f._own_source().names + [a[0] for a in f._own_source().attrs]):
+                if name not in _LANGUAGE_NAMES and _is_language_module(g.get(name)) and \
+                        name not in f.fn.__code__.co_varnames:
+                    yield f"{name} = tl\n"
 
     def _constants(self, helpers):
         out, seen = [], set()
@@ -348,6 +398,55 @@ class JITFunction(_nereid.Dispatcher):
 
     def __repr__(self):
         return f"JITFunction({self.__module__}:{self.__qualname__})"
+
+
+# names the compiler gives the language's modules itself (tl, triton, tl.math, libdevice, ...)
+_LANGUAGE_NAMES = {"tl", "triton", "math", "extra", "libdevice", "core", "standard", "random", "language", "cuda"}
+
+
+def _module_spelling(base, attr):
+    """What `base.attr` (a module's member) is called in the compiled text: as wide as
+    `base.attr`, so that columns do not move."""
+    return f"{base}_{attr}"
+
+
+def _is_language_module(m):
+    """A module of the language (Triton's triton.language and its submodules, or the
+    namespaces nereid.language stands in for them with: tl.math, libdevice)."""
+    if isinstance(m, language._Functions):
+        return True
+    name = getattr(m, "__name__", "") or "" if isinstance(m, types.ModuleType) else ""
+    return any(name == p or name.startswith(p + ".") for p in ("triton.language", "nereid.language"))
+
+
+def _constant_value(v):
+    """A module constant's value when the compiler can take it (a number or a bool, or a
+    tl.constexpr of one), else None."""
+    if isinstance(v, language.constexpr) or (type(v).__name__ == "constexpr" and hasattr(v, "value")):
+        v = v.value
+    if isinstance(v, (bool, int, float)):
+        return v
+    return None
+
+
+def _as_jit(v):
+    """v as a Nereid @jit function: itself, or, for a function Triton's own @triton.jit
+    decorated (a library that imported Triton before the drop-in: Inductor's
+    triton_helpers, Triton's own helpers), Nereid's JITFunction of the same Python
+    function, made once and kept on it. None for anything else."""
+    if isinstance(v, JITFunction):
+        return v
+    fn = getattr(v, "fn", None)
+    if type(v).__name__ != "JITFunction" or not inspect.isfunction(fn):
+        return None
+    made = getattr(v, "_nereid_jit", None)
+    if made is None:
+        made = JITFunction(fn)
+        try:
+            v._nereid_jit = made
+        except AttributeError:
+            pass
+    return made
 
 
 def _function_refs(value, passed):

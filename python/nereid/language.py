@@ -33,6 +33,11 @@ class constexpr:
         return bool(self.value)
 
 
+class tensor:
+    """A block or scalar inside a kernel: Python only meets the name, in annotations
+    (`def combine(a: tl.tensor, b: tl.tensor)`) and isinstance tests the compiler reads."""
+
+
 class dtype:
     """A scalar type; `name` is its signature spelling ("fp32", "i32", ...)."""
 

@@ -8,6 +8,7 @@ descriptors (nereid.TensorDescriptor and Triton-style objects: desc_kernels.py).
 import importlib.util
 import os
 import sys
+import tempfile
 import types
 import unittest
 
@@ -177,6 +178,67 @@ def pick(o_ptr: *i32, S: tl.constexpr):
         self.assertIs(mod._dropout, mod.kernels["_dropout"])
         with self.assertRaisesRegex(AttributeError, "no kernel named 'nope'.*_dropout"):
             mod.nope
+
+
+# a module of helpers and constants that a kernel in another module reaches as
+# `ops.NAME` (as libraries and Inductor's kernels do: `triton_helpers.maximum(a, b)`)
+HELPER_MODULE = """
+import nereid
+import nereid.language as tl
+
+SHIFT = tl.constexpr(0.5)
+SCALE = 3
+
+
+@nereid.jit
+def clip(x, lo):
+    return tl.maximum(x, lo) * SCALE
+
+
+@nereid.jit
+def shifted_clip(x):
+    return clip(x - SHIFT, 0.0)
+"""
+
+KERNEL_MODULE = """
+import math
+import nereid
+import nereid.language as tl
+import nereid.language as tl_alias
+import ops_under_test as ops
+from nereid.language import math as tl_math
+
+
+@nereid.jit(device="cpu")
+def apply(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    m = i < n
+    x = tl.load(x_ptr + i, mask=m)
+    y = ops.shifted_clip(x) + ops.SHIFT * ops.SCALE + tl_math.exp(x * 0.0) * math.pi
+    tl.store(out_ptr + i, tl_alias.where(x > 0, y, ops.clip(x, -1.0)), mask=m)
+"""
+
+
+class ModuleMembers(unittest.TestCase):
+    def test_helpers_and_constants_reached_through_modules(self):
+        d = tempfile.mkdtemp(prefix="nereid-modules-")
+        for name, text in (("ops_under_test", HELPER_MODULE), ("kernel_under_test", KERNEL_MODULE)):
+            with open(os.path.join(d, name + ".py"), "w") as f:
+                f.write(text)
+        sys.path.insert(0, d)
+        try:
+            import kernel_under_test as k
+        finally:
+            sys.path.remove(d)
+        x = np.linspace(-2, 2, 37).astype(np.float32)
+        out = np.zeros_like(x)
+        k.apply[(1, )](x, out, x.size, BLOCK=64)
+        want = np.where(x > 0, np.maximum(x - 0.5, 0) * 3 + 1.5 + np.pi, np.maximum(x, -1.0) * 3)
+        np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
+        # a name the module does not have stays an error at its place
+        src = k.apply.source()[0]
+        self.assertIn("ops_shifted_clip(x)", src)
+        self.assertIn("ops_SHIFT", src)
 
 
 FP8_SRC = """

@@ -189,9 +189,24 @@ def one_run(args):
         times.append(time.perf_counter() - t)
         model.zero_grad(set_to_none=True)
     times.sort()
+    prof = None
+    if args.profile:  # the GPU time of each kernel over 3 steps, by name
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as p:
+            for _ in range(3):
+                step(compiled)
+                model.zero_grad(set_to_none=True)
+            torch.cuda.synchronize()
+        prof = {}
+        for e in p.key_averages():
+            t = getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0)
+            if t:
+                prof[e.key] = [e.count, t / 3.0]
     res = {"model": args.model, "backend": args.backend, "serial": args.serial, "cold_start_s": cold,
            "step_ms": times[len(times) // 2] * 1e3, "out_max_diff": out_diff, "out_ok": out_ok,
            "grad_cosine": cos}
+    if prof is not None:
+        res["profile_us_per_step"] = prof
     if clock is not None:
         res["compile_s"], res["kernels"], extra = clock.read()
         res.update({k: v for k, v in extra.items() if k not in ("compile_seconds", "kernels")})
@@ -225,6 +240,9 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--dump", default=None)
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--profile", action="store_true",
+                    help="also the GPU time of each kernel per step (torch.profiler), into coldstart.json, and the "
+                    "kernels whose time differs most between the compilers")
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
     ap.add_argument("--backend", help=argparse.SUPPRESS)
@@ -246,7 +264,8 @@ def main():
             env.update(TRITON_CACHE_DIR=os.path.join(tmp, "triton"), TORCHINDUCTOR_CACHE_DIR=os.path.join(
                 tmp, "inductor"), NEREID_CACHE_DIR=os.path.join(tmp, "nereid"))
             cmd = [sys.executable, os.path.abspath(__file__), "--one", "--model", model, "--backend", backend,
-                   "--steps", str(args.steps)] + (["--serial"] if serial else [])
+                   "--steps", str(args.steps)] + (["--serial"] if serial else []) + \
+                (["--profile"] if args.profile and serial else [])
             t = time.perf_counter()
             try:
                 p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
@@ -271,6 +290,16 @@ def main():
             shutil.rmtree(tmp, ignore_errors=True)
     with open(os.path.join(args.out, "coldstart.json"), "w") as f:
         json.dump(rows, f, indent=1)
+    for model in args.models.split(","):  # per kernel: where the step time goes apart
+        by = {r["backend"]: r.get("profile_us_per_step") for r in rows if r["model"] == model and r.get("serial")}
+        if by.get("triton") and by.get("nereid"):
+            names = set(by["triton"]) | set(by["nereid"])
+            diff = sorted(names, key=lambda n: -abs(by["nereid"].get(n, [0, 0])[1] - by["triton"].get(n, [0, 0])[1]))
+            print("%s: GPU us per step, Triton vs Nereid, the 15 kernels that differ most" % model)
+            for n in diff[:15]:
+                print("  %10.1f %10.1f  %s" % (by["triton"].get(n, [0, 0])[1], by["nereid"].get(n, [0, 0])[1], n[:100]))
+            print("  total %10.1f %10.1f" % (sum(v[1] for v in by["triton"].values()),
+                                              sum(v[1] for v in by["nereid"].values())))
     print("| model | compiler | Inductor workers | cold start s | kernel compile s | kernels | step ms | "
           "output ok (max diff) | gradients' cosine |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -54,6 +54,8 @@ typedef struct Ctx {
     uint32_t nsv, capsv;
     uint32_t *pref;   /* by ValId */
     uint32_t *dot_of; /* by ValId: the layout of the dot a value derives from (pref_from_dots) */
+    uint32_t
+        *load_of;  /* by ValId: the anchor layout of the load it derives from (pref_from_loads) */
     uint8_t *weak; /* by ValId: pref is only the default a user with no wish of its own passed on */
     int8_t *mem_fast; /* by OpId: a memory op's fastest dim when not the last one, else -1 */
     uint32_t nmem_fast;
@@ -378,6 +380,52 @@ static void pref_from_dots(Ctx *c, OpId id) {
         c->dot_of[r] = l;
         prefer(c, r, l);
     }
+}
+
+/* Before the backward walk, forward from each load whose addresses run along another dim
+ * than the last (an anchor, step 1): what is computed from the loaded values elementwise
+ * will sit in the load's layout, so the other operands of those ops prefer it, and so do
+ * the loop-carried values it is yielded as (their init and the loop's result). An
+ * accumulator summed over column-ordered loads (a reduction over rows, Inductor's OUTER
+ * reductions: `acc = tl.where(mask, acc + tl.load(p + x + N * r), acc)`) then starts and
+ * stays in the loads' layout, as Triton's layout-conversion removal leaves it, instead of
+ * moving through shared memory twice per iteration. Values with a preference of their own
+ * (a dot's, an anchor's operands) keep it. */
+static void pref_from_loads(Ctx *c, OpId id) {
+    IrFunc *f = c->f;
+    const IrOp *op = &f->ops[id];
+    if (op->code == OP_LOAD) {
+        uint32_t anchor = mem_layout(c, id);
+        if (anchor && op->nres == 1) c->load_of[op->results[0]] = anchor;
+        return;
+    }
+    if (op->code == OP_YIELD) {
+        const IrRegion *body = &f->regions[op->parent];
+        OpId loop = body->parent_op;
+        if (!loop || f->ops[loop].code != OP_FOR) return;
+        const IrOp *lp = &f->ops[loop];
+        for (uint32_t k = 0; k < op->nopnds; k++) {
+            uint32_t l = c->load_of[op->operands[k]];
+            if (!l || k + 1 >= body->nargs || 3 + k >= lp->nopnds) continue;
+            prefer(c, body->args[k + 1], l);
+            prefer(c, lp->operands[3 + k], l);
+            if (k < lp->nres) prefer(c, lp->results[k], l);
+        }
+        return;
+    }
+    if (op->nres != 1 || !is_block(f, op->results[0]) || !(ir_op_info[op->code].flags & F_ELEM))
+        return;
+    ValId r = op->results[0];
+    uint32_t l = 0;
+    for (uint32_t i = 0; i < op->nopnds && !l; i++)
+        if (is_block(f, op->operands[i]) &&
+            ty_same_shape(ir_type(f, op->operands[i]), ir_type(f, r)))
+            l = c->load_of[op->operands[i]];
+    if (!l) return;
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (!c->load_of[op->operands[i]]) prefer(c, op->operands[i], l);
+    c->load_of[r] = l;
+    prefer(c, r, l);
 }
 
 static void pref_region(Ctx *c, RegionId r) {
@@ -773,6 +821,8 @@ void gpu_assign_layouts(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
     c.weak = arena_alloc(c.m->arena, f->nvals + 1);
     walk_ops(f, f->body, pref_from_dots, &c);
     walk_ops(f, f->body, pref_anchor, &c);
+    c.load_of = arena_alloc(c.m->arena, sizeof(uint32_t) * (f->nvals + 1));
+    walk_ops(f, f->body, pref_from_loads, &c);
     walk_ops(f, f->body, pref_carried, &c);
     pref_region(&c, f->body);
     assign_region(&c, f->body);

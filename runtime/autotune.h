@@ -28,4 +28,11 @@ nr_status tune_launch(nr_kernel *k, const unsigned grid[3], nr_grid_fn grid_fn, 
                       const nr_arg *args, int num_args, const size_t *arg_bytes,
                       const nr_launch_options *o);
 
+/* Every config of tuned kernel k compiled for these arguments (and on CUDA, loaded), at
+ * once on several threads, without running any (nr_prepare_many). The arguments' count
+ * and kinds are checked; a config that fails to compile is not an error here (its
+ * launch reports it). */
+nr_status tune_prepare_all(nr_kernel *k, const nr_arg *args, int num_args,
+                           const nr_launch_options *o);
+
 #endif

@@ -21,6 +21,7 @@
 #include "cache.h"
 #include "cache_key.h"
 #include "compiler/codegen/llvm_gen.h"
+#include "compiler/support/options.h"
 #include "status.h"
 
 typedef struct Choice {
@@ -370,6 +371,17 @@ static nr_status time_candidates(nr_tuner *t, const char *key, const int *cand, 
         printf("nereid autotune: kernel %s, key (%s): timing %d of %d configs\n", t->kernel, key,
                ncand, t->nconfigs);
         fflush(stdout);
+    }
+    if (!s && c->compile) { /* every candidate compiled first, at once */
+        double t0 = clock_now_ms();
+        nr_status cs = c->compile(c->user, cand, ncand);
+        if (hard_status(cs)) s = cs;
+        api_clear_error(t->ctx);
+        if (print && !s) {
+            printf("  compiled %d configs in %.3f s (NEREID_COMPILE_THREADS: up to %d threads)\n",
+                   ncand, (clock_now_ms() - t0) / 1000, option_compile_threads(ncand));
+            fflush(stdout);
+        }
     }
     StrBuf first_error;
     sb_init(&first_error);

@@ -7,7 +7,11 @@
  * becomes an nr_kernel whose launches come here. A variant is the kernel compiled with one
  * config's constexprs (and the heuristics' values) from the module's syntax tree, as a
  * module of its own (module_variant: no parse); without heuristics every config is
- * compiled with the module, so a bad config is a compile error.
+ * compiled with the module, so a bad config is a compile error. Variants are built at
+ * once on several threads (build_variants: made ready and installed on the calling
+ * thread, built on the pool): every config when the module compiles, and before timing
+ * every candidate's variant and its code for the device (precompile, the tuner's compile
+ * call), so a cold start costs about one compile, not one per config.
  *
  * The lambdas of the decorators (heuristics, early_config_prune, perf_model) are values of
  * the front end's evaluator (lang/pyexpr.h), called here over the launch's arguments in a

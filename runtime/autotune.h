@@ -1,8 +1,9 @@
 /* autotune.h - tuned kernels in the C API (@triton.autotune, @triton.heuristics): the
  * runtime side of what the front end reads (lang/tune.h, NrProgram.tuned). Each tuned
  * kernel is an nr_kernel whose launches go through tune_launch, which compiles the kernel
- * once per config (and per heuristic values) from the module's syntax tree, chooses by
- * the tuner's rules (tuner.c) and keeps the choice in memory and on disk. */
+ * once per config (and per heuristic values) from the module's syntax tree, the configs
+ * at once on several threads before timing, chooses by the tuner's rules (tuner.c) and
+ * keeps the choice in memory and on disk. */
 #ifndef NEREID_AUTOTUNE_H
 #define NEREID_AUTOTUNE_H
 

@@ -5,10 +5,11 @@
  * A choice for a key comes from memory, else from the cache directory (under the build's
  * identity, the device, the caller's identity text and the key), else from timing.
  * Timing follows Triton's rules: the binding prunes (early_config_prune), a performance
- * model keeps top_k, a single survivor is taken untimed; each other config runs once
- * untimed (it compiles then), then `warmup` ms of launches estimate one, then `rep` ms of
- * timed launches give the median of batches (with buffers to zero or restore, or hooks,
- * each launch is timed alone, between them, untimed); a config that cannot run counts as
+ * model keeps top_k, a single survivor is taken untimed; the others are compiled at once
+ * (the binding's compile call, on several threads), then each runs once untimed (it
+ * compiles then, if the binding has no compile call), then `warmup` ms of launches estimate one,
+ * then `rep` ms of timed launches give the median of batches (with buffers to zero or restore, or
+ * hooks, each launch is timed alone, between them, untimed); a config that cannot run counts as
  * infinitely slow; the reset_to_zero buffers are zeroed once more before the real launch.
  * Timing uses the host's clock around a synchronisation of the device: the same on the
  * CPU interpreter and on a GPU, and through any binding. */

@@ -49,7 +49,8 @@ enum { NCONFIG = 8, DIM = 40 };
     "        y = tl.load(b + (k + rk)[:, None] * N + rn[None, :],\n"                              \
     "                    mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)\n"          \
     "        acc += tl.dot(x, y)\n"                                                               \
-    "    tl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < " \
+    "    tl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] " \
+    "< "                                                                                          \
     "N))\n"
 
 static const char *tuned_src =
@@ -100,8 +101,8 @@ static void tuned_on_cpu(int threads) {
     nr_devptr a, b, c;
     nr_malloc(ctx, sizeof ha, &a), nr_malloc(ctx, sizeof hb, &b), nr_malloc(ctx, sizeof hc, &c);
     nr_memcpy_htod(ctx, a, ha, sizeof ha), nr_memcpy_htod(ctx, b, hb, sizeof hb);
-    nr_arg args[] = {nr_arg_ptr(a),     nr_arg_ptr(b),     nr_arg_ptr(c),
-                     nr_arg_i32(DIM),   nr_arg_i32(DIM),   nr_arg_i32(DIM)};
+    nr_arg args[] = {nr_arg_ptr(a),   nr_arg_ptr(b),   nr_arg_ptr(c),
+                     nr_arg_i32(DIM), nr_arg_i32(DIM), nr_arg_i32(DIM)};
     nr_prepare_job job = {k, args, 6, NULL, NR_ERR_DEVICE};
     s = nr_prepare_many(&job, 1);
     CHECK(s == NR_OK && job.status == NR_OK, "every config prepared: %s", nr_last_error(ctx));
@@ -116,7 +117,8 @@ static void tuned_on_cpu(int threads) {
     for (int i = 0; i < DIM && i < rows; i++)
         for (int j = 0; j < DIM && j < cols; j++) {
             float want = 0;
-            for (int q = 0; q < DIM; q++) want += (float)((i * DIM + q) % 7 - 3) * ((q * DIM + j) % 5 - 2);
+            for (int q = 0; q < DIM; q++)
+                want += (float)((i * DIM + q) % 7 - 3) * ((q * DIM + j) % 5 - 2);
             bad += hc[i * DIM + j] != want;
         }
     CHECK(!bad, "%d threads: %d wrong elements (config BLOCK_M=%lld BLOCK_N=%lld)", threads, bad,
@@ -241,7 +243,10 @@ static void ptx_of_configs(PtxJobs *p, int threads) {
         config_of(i, &m, &n, &w);
         snprintf(vm, 8, "%d", m), snprintf(vn, 8, "%d", n);
         SemaDefine defs[] = {{"BLOCK_M", vm}, {"BLOCK_N", vn}, {"BLOCK_K", "16"}};
-        NrCompileOptions o = {.defines = defs, .ndefines = 3, .num_warps = w, .num_stages = 2,
+        NrCompileOptions o = {.defines = defs,
+                              .ndefines = 3,
+                              .num_warps = w,
+                              .num_stages = 2,
                               .stop_after = NR_STAGE_IR_OPT};
         Diag d;
         diag_init(&d);

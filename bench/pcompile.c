@@ -78,7 +78,8 @@ static int cold_start(const char *src, int threads, double *compile_ms, double *
     nr_context *ctx;
     char why[256];
     if (nr_context_create_ex(NR_DEVICE_CUDA, 0, &ctx, why, sizeof why)) {
-        fprintf(stderr, "pcompile: no CUDA context (%s): run with LD_LIBRARY_PATH=build/mock\n", why);
+        fprintf(stderr, "pcompile: no CUDA context (%s): run with LD_LIBRARY_PATH=build/mock\n",
+                why);
         return -1;
     }
     nr_compile_options o = {(nr_define[]){{"ACTIVATION", "''"}}, 1, NULL, 0, 0};
@@ -93,9 +94,9 @@ static int cold_start(const char *src, int threads, double *compile_ms, double *
     if (!s) s = nr_malloc(ctx, 256, &a);
     if (!s) s = nr_malloc(ctx, 256, &b);
     if (!s) s = nr_malloc(ctx, 256, &c);
-    nr_arg args[] = {nr_arg_ptr(a),  nr_arg_ptr(b),  nr_arg_ptr(c),  nr_arg_i32(M), nr_arg_i32(M),
-                     nr_arg_i32(M),  nr_arg_i32(M),  nr_arg_i32(1),  nr_arg_i32(M), nr_arg_i32(1),
-                     nr_arg_i32(M), nr_arg_i32(1)};
+    nr_arg args[] = {nr_arg_ptr(a), nr_arg_ptr(b), nr_arg_ptr(c), nr_arg_i32(M),
+                     nr_arg_i32(M), nr_arg_i32(M), nr_arg_i32(M), nr_arg_i32(1),
+                     nr_arg_i32(M), nr_arg_i32(1), nr_arg_i32(M), nr_arg_i32(1)};
     nr_prepare_job job = {k, args, 12, NULL, NR_OK};
     if (!s) s = nr_prepare_many(&job, 1);
     double t2 = now_ms();
@@ -134,7 +135,8 @@ int main(int argc, char **argv) {
     printf("tuned matmul, 8 configs, cold start (front ends + GPU back end to PTX + JIT), median "
            "of %d; %ld CPUs online\n",
            reps, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("%8s %12s %12s %12s %8s\n", "threads", "compile ms", "prepare ms", "total ms", "speedup");
+    printf("%8s %12s %12s %12s %8s\n", "threads", "compile ms", "prepare ms", "total ms",
+           "speedup");
     double base = 0;
     for (int i = 0; i < n; i++) {
         double c[64], p[64], tot[64];

@@ -10,7 +10,8 @@
  * compiles on a machine without a GPU; on a GPU the driver's JIT runs on the threads
  * too. Each run uses a fresh cache directory (nothing from the disk cache). Prints one
  * line per thread count: the median wall time of the compile, of the prepare and of both,
- * and the speedup over the first count. */
+ * the speedup over the first count, and the process's CPU time for both (CPU time above
+ * the wall time: the threads ran at once). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,11 +40,12 @@ static const char *CONFIGS = /* BLOCK_SIZE_M, N, K, GROUP_SIZE_M, num_stages, nu
     "'GROUP_SIZE_M': 8}, num_stages=5, num_warps=2),\n"
     "], key=['M', 'N', 'K'])\n";
 
-static double now_ms(void) {
+static double clock_ms(clockid_t id) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(id, &t);
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
+static double now_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
 
 /* examples/matmul.nr with the decorator in front of its @triton.jit (malloc'd) */
 static char *tuned_source(void) {
@@ -69,7 +71,8 @@ static int cmp(const void *a, const void *b) {
 }
 
 /* One cold start with `threads`: the compile's and the prepare's milliseconds. */
-static int cold_start(const char *src, int threads, double *compile_ms, double *prepare_ms) {
+static int cold_start(const char *src, int threads, double *compile_ms, double *prepare_ms,
+                      double *cpu_ms) {
     char v[16], dir[] = "/tmp/nereid-bench-pcompile-XXXXXX";
     snprintf(v, sizeof v, "%d", threads);
     setenv("NEREID_COMPILE_THREADS", v, 1);
@@ -83,7 +86,7 @@ static int cold_start(const char *src, int threads, double *compile_ms, double *
         return -1;
     }
     nr_compile_options o = {(nr_define[]){{"ACTIVATION", "''"}}, 1, NULL, 0, 0};
-    double t0 = now_ms();
+    double t0 = now_ms(), c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
     nr_module *mod;
     nr_kernel *k;
     nr_status s = nr_compile_source(ctx, src, strlen(src), "matmul.nr", &o, &mod);
@@ -100,6 +103,7 @@ static int cold_start(const char *src, int threads, double *compile_ms, double *
     nr_prepare_job job = {k, args, 12, NULL, NR_OK};
     if (!s) s = nr_prepare_many(&job, 1);
     double t2 = now_ms();
+    *cpu_ms = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
     nr_stats st;
     nr_context_stats(ctx, &st);
     if (s || st.gpu_compiles != 8) {
@@ -135,21 +139,21 @@ int main(int argc, char **argv) {
     printf("tuned matmul, 8 configs, cold start (front ends + GPU back end to PTX + JIT), median "
            "of %d; %ld CPUs online\n",
            reps, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("%8s %12s %12s %12s %8s\n", "threads", "compile ms", "prepare ms", "total ms",
-           "speedup");
+    printf("%8s %12s %12s %12s %8s %12s\n", "threads", "compile ms", "prepare ms", "total ms",
+           "speedup", "CPU ms");
     double base = 0;
     for (int i = 0; i < n; i++) {
-        double c[64], p[64], tot[64];
+        double c[64], p[64], tot[64], cpu[64];
         for (int r = 0; r < reps && r < 64; r++) {
-            if (cold_start(src, counts[i], &c[r], &p[r])) return 1;
+            if (cold_start(src, counts[i], &c[r], &p[r], &cpu[r])) return 1;
             tot[r] = c[r] + p[r];
         }
         int m = reps < 64 ? reps : 64;
         qsort(c, (size_t)m, sizeof *c, cmp), qsort(p, (size_t)m, sizeof *p, cmp);
-        qsort(tot, (size_t)m, sizeof *tot, cmp);
+        qsort(tot, (size_t)m, sizeof *tot, cmp), qsort(cpu, (size_t)m, sizeof *cpu, cmp);
         if (!i) base = tot[m / 2];
-        printf("%8d %12.1f %12.1f %12.1f %7.2fx\n", counts[i], c[m / 2], p[m / 2], tot[m / 2],
-               base / tot[m / 2]);
+        printf("%8d %12.1f %12.1f %12.1f %7.2fx %12.1f\n", counts[i], c[m / 2], p[m / 2],
+               tot[m / 2], base / tot[m / 2], cpu[m / 2]);
         fflush(stdout);
     }
     free(src);

@@ -190,9 +190,10 @@ demo: deps
 
 # The threaded tests, also built with ThreadSanitizer (build-tsan/: the library and these
 # programs only, not the whole suite).
-TSAN_TESTS := test_threads test_api
+TSAN_TESTS := test_threads test_api test_pcompile
 tsan:
-	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread" $(TSAN_TESTS:%=build-tsan/tests/%)
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread" $(TSAN_TESTS:%=build-tsan/tests/%) \
+	  build-tsan/mock/libcuda.so.1
 
 # the whole suite: normal build (with libnereid.so, for the check of its exports), then
 # again under ASan+UBSan, and the threaded tests under TSan; ends with "N passed, N

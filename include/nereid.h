@@ -345,6 +345,46 @@ NR_API int nr_config_num_stages(const nr_config *c);
  * config comes from timing): NR_OK, nothing done. */
 NR_API nr_status nr_prepare(nr_kernel *k, const nr_arg *args, int num_args,
                             const nr_launch_options *opts);
+/* Many compiles at once: an autotuned kernel's cold start costs about one compile, not
+ * one per config. The work runs on a pool of threads made for the call (the compiler is
+ * re-entrant: each compile has its own arenas, diagnostics, LLVM context and target
+ * machine); the call returns when all of it is done, and the context is used by the
+ * calling thread only, as for any call. The threads: NEREID_COMPILE_THREADS when set (a
+ * positive integer; 1 compiles one after another on the calling thread), else the online
+ * CPUs, never more than there are compiles.
+ *
+ * nr_prepare_many: nr_prepare of each job, whose kernels all belong to one context: on
+ * CUDA the variants' GPU back end (LLVM, PTX) and the driver's JIT run at once, and the
+ * modules are loaded by the calling thread; on the CPU device the arguments are checked
+ * (the front end, which compiled with the module, was the compile). A job whose kernel is
+ * tuned (@autotune, @heuristics) prepares every config of it for its arguments: the
+ * heuristics' values, the configs' front end and their GPU code, all at once (a config
+ * that fails is not an error here: its launch reports it). Each job's status comes back
+ * in it; the call returns NR_OK, or the first failing job's status with its message in
+ * nr_last_error. */
+typedef struct nr_prepare_job {
+    nr_kernel *kernel;
+    const nr_arg *args;
+    int num_args;
+    const nr_launch_options *opts; /* may be NULL */
+    nr_status status;              /* out */
+} nr_prepare_job;
+NR_API nr_status nr_prepare_many(nr_prepare_job *jobs, int num_jobs);
+
+/* nr_compile_many: nr_compile_source of each job on ctx, the front ends at once. Each
+ * job's module (NULL on failure) and status come back in it; the call returns NR_OK, or
+ * the first failing job's status with its diagnostics in nr_last_error (the others'
+ * messages are not kept: compile one alone to see them). */
+typedef struct nr_compile_job {
+    const char *source;
+    size_t length;
+    const char *filename;           /* may be NULL */
+    const nr_compile_options *opts; /* may be NULL */
+    nr_module *module;              /* out */
+    nr_status status;               /* out */
+} nr_compile_job;
+NR_API nr_status nr_compile_many(nr_context *ctx, nr_compile_job *jobs, int num_jobs);
+
 typedef struct nr_kernel_info {
     const char *name;          /* the kernel's */
     const char *target;        /* "sm_80", "sm_90a", ...; "cpu" on the CPU device */
@@ -411,6 +451,13 @@ typedef struct nr_tune_calls {
     nr_status (*estimate)(void *user, int config,
                           double *estimate); /* perf_model: lower is faster */
     void *stream;                            /* what timing waits on (NULL: the context) */
+    /* compile (and load) these configs, the candidates left by pruning, before any is
+     * timed: the binding's chance to compile them all at once, on several threads
+     * (nr_compile_many, nr_prepare_many). Called once per timing, with 2 or more configs;
+     * NR_ERR_DEVICE stops the tuning, any other status is ignored (a config that failed
+     * to compile fails again at its launch). Appended last: callers that fill the struct
+     * by position and stop before it leave it NULL. */
+    nr_status (*compile)(void *user, const int *configs, int num_configs);
 } nr_tune_calls;
 
 NR_API nr_status nr_tuner_create(nr_context *ctx, const nr_tune_options *opts, nr_tuner **out);

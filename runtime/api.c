@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "autotune.h"
+#include "compiler/support/options.h"
+#include "compiler/support/parallel.h"
 #include "context.h"
 #include "fault.h"
 #include "launch.h"
@@ -80,6 +82,83 @@ nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_op
     return compile_text(ctx, text, len, path, opts, out);
 }
 
+typedef struct CompileMany {
+    nr_context *ctx;
+    nr_compile_job *jobs;
+    char **texts; /* each job's copy of its source, taken over by module_build */
+    StrBuf *errs;
+} CompileMany;
+
+static void compile_one(void *user, int i) {
+    CompileMany *cm = user;
+    nr_compile_job *j = &cm->jobs[i];
+    if (j->status) return;
+    j->status = module_build(cm->ctx, cm->texts[i], j->length, j->filename, j->opts, &cm->errs[i],
+                             &j->module);
+    cm->texts[i] = NULL;
+}
+
+nr_status nr_compile_many(nr_context *ctx, nr_compile_job *jobs, int num_jobs) {
+    if (!ctx) return NR_ERR_INVALID_ARG;
+    api_clear_error(ctx);
+    if (num_jobs < 0 || (num_jobs && !jobs))
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "nr_compile_many: %d jobs at %p", num_jobs,
+                        (void *)jobs);
+    FAULT_GUARD(ctx);
+    if (!num_jobs) return NR_OK;
+    CompileMany cm = {ctx, jobs, calloc((size_t)num_jobs, sizeof(char *)),
+                      calloc((size_t)num_jobs, sizeof(StrBuf))};
+    if (!cm.texts || !cm.errs) {
+        free(cm.texts), free(cm.errs);
+        return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    int todo = 0;
+    for (int i = 0; i < num_jobs; i++) {
+        nr_compile_job *j = &jobs[i];
+        j->module = NULL, j->status = NR_OK;
+        sb_init(&cm.errs[i]);
+        if (!j->source) {
+            j->status = NR_ERR_INVALID_ARG;
+            sb_printf(&cm.errs[i], "nr_compile_many: job %d has no source", i);
+        } else if (!(cm.texts[i] = malloc(j->length + 1))) {
+            j->status = NR_ERR_OUT_OF_MEMORY;
+            sb_puts(&cm.errs[i], "out of memory");
+        } else {
+            memcpy(cm.texts[i], j->source, j->length);
+            cm.texts[i][j->length] = 0;
+            todo++;
+        }
+    }
+    parallel_for(num_jobs, todo > 1 ? option_compile_threads(todo) : 1, compile_one, &cm);
+    nr_status first = NR_OK;
+    StrBuf msg;
+    sb_init(&msg);
+    for (int i = 0; i < num_jobs; i++) { /* tuned kernels and the context's list, in order */
+        nr_compile_job *j = &jobs[i];
+        if (!j->status) {
+            Diag diag;
+            diag_init(&diag);
+            if ((j->status = tune_module_attach(j->module, &diag)))
+                sb_puts(&cm.errs[i], sb_cstr(&diag.out));
+            diag_free(&diag);
+            if (!j->status && (j->status = register_module(ctx, j->module)))
+                sb_puts(&cm.errs[i], nr_last_error(ctx));
+            if (j->status) {
+                tune_module_free(j->module);
+                module_free(j->module);
+                j->module = NULL;
+            }
+        }
+        if (j->status && !first) first = j->status, sb_puts(&msg, sb_cstr(&cm.errs[i]));
+        sb_free(&cm.errs[i]);
+    }
+    if (first) api_fail(ctx, first, "%s", sb_cstr(&msg));
+    else api_clear_error(ctx);
+    sb_free(&msg);
+    free(cm.texts), free(cm.errs);
+    return first;
+}
+
 void nr_module_destroy(nr_module *m) {
     if (!m) return;
     for (int i = 0; m->ctx && i < m->ctx->nmods; i++) /* the context no longer owns it */
@@ -136,6 +215,51 @@ nr_status nr_prepare(nr_kernel *k, const nr_arg *args, int num_args,
     api_clear_error(k->mod->ctx);
     if (k->tuned) return NR_OK;
     return launch_prepare(k, args, num_args, opts);
+}
+
+nr_status nr_prepare_many(nr_prepare_job *jobs, int num_jobs) {
+    if (num_jobs < 0 || (num_jobs && !jobs)) return NR_ERR_INVALID_ARG;
+    if (!num_jobs) return NR_OK;
+    for (int i = 0; i < num_jobs; i++)
+        if (!jobs[i].kernel) return NR_ERR_INVALID_ARG;
+    nr_context *ctx = jobs[0].kernel->mod->ctx;
+    api_clear_error(ctx);
+    for (int i = 0; i < num_jobs; i++)
+        if (jobs[i].kernel->mod->ctx != ctx)
+            return api_fail(ctx, NR_ERR_INVALID_ARG,
+                            "nr_prepare_many: job %d's kernel is of another context", i);
+    PrepareJob *pj = calloc((size_t)num_jobs, sizeof *pj);
+    int *of = calloc((size_t)num_jobs, sizeof *of);
+    if (!pj || !of) {
+        free(pj), free(of);
+        return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    int np = 0;
+    nr_status first = NR_OK;
+    StrBuf msg;
+    sb_init(&msg);
+    for (int i = 0; i < num_jobs; i++) { /* tuned kernels one by one, each at once */
+        nr_prepare_job *j = &jobs[i];
+        of[i] = -1;
+        if (!j->kernel->tuned) {
+            pj[of[i] = np++] =
+                (PrepareJob){j->kernel, j->args, j->num_args,
+                             j->opts ? *j->opts : (nr_launch_options){0, NULL, 0}, NR_OK};
+            continue;
+        }
+        j->status = tune_prepare_all(j->kernel, j->args, j->num_args, j->opts);
+        if (j->status && !first) first = j->status, sb_puts(&msg, nr_last_error(ctx));
+    }
+    if (np) { /* the others at once */
+        nr_status s = launch_prepare_many(pj, np);
+        for (int i = 0; i < num_jobs; i++)
+            if (of[i] >= 0) jobs[i].status = pj[of[i]].status;
+        if (s && !first) first = s, sb_puts(&msg, nr_last_error(ctx));
+    }
+    if (first) api_fail(ctx, first, "%s", sb_cstr(&msg));
+    sb_free(&msg);
+    free(pj), free(of);
+    return first;
 }
 
 nr_status nr_kernel_last_info(nr_kernel *k, nr_kernel_info *out) {

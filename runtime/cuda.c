@@ -917,17 +917,11 @@ int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key
     return rc;
 }
 
-/* cuda_load's work, with d's context current. */
-static int load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *cache_key,
-                unsigned shared_bytes, CudaKernel *out, StrBuf *err) {
-    if (check_shared(d, kernel_name, shared_bytes, err)) return -1;
-    if (cache_key) {
-        int hit = load_cached(d, kernel_name, cache_key, out, err);
-        if (hit) return hit > 0 ? 0 : -1;
-    }
-    void *bin = NULL;
-    size_t n = 0;
-    if (jit_ptx(d, ptx, kernel_name, &bin, &n, err)) return -1;
+/* A JIT-compiled cubin loaded, and kept in the disk cache under cache_key (may be NULL)
+ * once it loads; d's context current. */
+static int load_jitted(CudaDevice *d, const void *bin, size_t n, const char *kernel_name,
+                       const CacheKey *cache_key, unsigned shared_bytes, CudaKernel *out,
+                       StrBuf *err) {
     int rc =
         load_module(d, bin, n, kernel_name, shared_bytes, false, out, err) == CUDA_SUCCESS ? 0 : -1;
     if (rc == 0 && cache_key) { /* only a cubin that loads */
@@ -940,7 +934,53 @@ static int load(CudaDevice *d, const char *ptx, const char *kernel_name, const C
             free(blob);
         }
     }
+    return rc;
+}
+
+/* cuda_load's work, with d's context current. */
+static int load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *cache_key,
+                unsigned shared_bytes, CudaKernel *out, StrBuf *err) {
+    if (check_shared(d, kernel_name, shared_bytes, err)) return -1;
+    if (cache_key) {
+        int hit = load_cached(d, kernel_name, cache_key, out, err);
+        if (hit) return hit > 0 ? 0 : -1;
+    }
+    void *bin = NULL;
+    size_t n = 0;
+    if (jit_ptx(d, ptx, kernel_name, &bin, &n, err)) return -1;
+    int rc = load_jitted(d, bin, n, kernel_name, cache_key, shared_bytes, out, err);
     free(bin);
+    return rc;
+}
+
+int cuda_jit(const CudaDevice *d, const char *ptx, const char *kernel_name, unsigned shared_bytes,
+             void **cubin, size_t *size, int *fault, StrBuf *err) {
+    *cubin = NULL, *size = 0, *fault = 0;
+    /* a copy of d, so that nothing of d is written: a sticky error is noted in the copy
+     * (cu_fail) and handed back for cuda_note_fault */
+    CudaDevice local = *d;
+    if (check_shared(&local, kernel_name, shared_bytes, err)) return -1;
+    CtxScope sc;
+    if (enter_ctx(&local, &sc, err)) return -1;
+    int rc = jit_ptx(&local, ptx, kernel_name, cubin, size, err);
+    leave_ctx(&local, &sc);
+    if (local.fault && !d->fault) *fault = local.fault;
+    return rc;
+}
+
+void cuda_note_fault(CudaDevice *d, int fault, const char *what) {
+    if (!fault || d->fault) return;
+    d->fault = fault;
+    snprintf(d->fault_what, sizeof d->fault_what, "%s", what);
+}
+
+int cuda_load_cubin(CudaDevice *d, const void *cubin, size_t size, const char *kernel_name,
+                    const CacheKey *key, unsigned shared_bytes, CudaKernel *out, StrBuf *err) {
+    if (out) memset(out, 0, sizeof *out);
+    CtxScope sc;
+    if (enter_ctx(d, &sc, err)) return -1;
+    int rc = load_jitted(d, cubin, size, kernel_name, key, shared_bytes, out, err);
+    leave_ctx(d, &sc);
     return rc;
 }
 

@@ -99,6 +99,19 @@ int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const Cac
 int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out,
                      StrBuf *err);
 void cuda_unload(CudaDevice *d, CudaKernel *k);
+/* cuda_load in two halves, for compiles on several threads at once (launch_prepare_many).
+ * cuda_jit: PTX -> cubin (*cubin malloc'd: the caller frees it) by the driver's JIT, on
+ * any thread, several at once, while d's owner waits for them and uses d for nothing else:
+ * it makes d's context current on the calling thread for the call and writes nothing of
+ * d. The shared-memory check comes first. A kernel fault the call meets is not noted in d
+ * but returned in *fault (its CUresult, 0: none; err says what), for the owner to note
+ * with cuda_note_fault. cuda_load_cubin, on the owner's thread: the cubin loaded (the
+ * JIT's work already done) and kept in the disk cache under key (may be NULL). */
+int cuda_jit(const CudaDevice *d, const char *ptx, const char *kernel_name, unsigned shared_bytes,
+             void **cubin, size_t *size, int *fault, StrBuf *err);
+void cuda_note_fault(CudaDevice *d, int fault, const char *what);
+int cuda_load_cubin(CudaDevice *d, const void *cubin, size_t size, const char *kernel_name,
+                    const CacheKey *key, unsigned shared_bytes, CudaKernel *out, StrBuf *err);
 
 /* cuLaunchKernel with blockDim = (32 * num_warps, 1, 1) and the kernel's dynamic shared
  * memory; params as cuLaunchKernel takes them (an array of pointers to each argument). */

@@ -67,3 +67,19 @@ nr_status launch_prepare(nr_kernel *k, const nr_arg *args, int num_args,
     k->launched |= s == NR_OK;
     return s;
 }
+
+nr_status launch_prepare_many(PrepareJob *jobs, int n) {
+    if (n < 1) return NR_OK;
+    nr_context *ctx = jobs[0].k->mod->ctx;
+    if (ctx->kind != NR_DEVICE_CUDA) { /* the front end was the compile: checks only */
+        nr_status first = NR_OK;
+        for (int i = 0; i < n; i++)
+            if ((jobs[i].status =
+                     launch_prepare(jobs[i].k, jobs[i].args, jobs[i].nargs, &jobs[i].opts)) &&
+                !first)
+                first = jobs[i].status;
+        return first;
+    }
+    FAULT_GUARD(ctx);
+    return cuda_prepare_many(jobs, n);
+}

@@ -14,4 +14,10 @@ nr_status launch_plain(nr_kernel *k, const unsigned grid[3], const nr_arg *args,
 nr_status launch_prepare(nr_kernel *k, const nr_arg *args, int num_args,
                          const nr_launch_options *opts);
 
+/* launch_prepare of every job (kernels of one context), the compiles at once on up to
+ * option_compile_threads threads (on CUDA: the GPU back end and the driver's JIT; on the
+ * CPU device there is nothing left to compile). Returns NR_OK, or the first failing job's
+ * status with its message as the context's error. */
+nr_status launch_prepare_many(PrepareJob *jobs, int n);
+
 #endif

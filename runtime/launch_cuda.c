@@ -19,6 +19,7 @@
 #include "compiler/codegen/llvm_gen.h"
 #include "compiler/support/float16.h"
 #include "compiler/support/options.h"
+#include "compiler/support/parallel.h"
 #include "compiler/target/tma.h"
 #include "driver/gpu_compile.h"
 #include "fault.h"
@@ -42,10 +43,13 @@ void cuda_module_free(nr_module *m) {
     }
     if (m->ctx) { /* the module's kernels leave the recent list */
         nr_context *ctx = m->ctx;
+        /* read only when none is the module's: a module never launched (a failed build)
+         * may be freed on a compiling thread while others read the context */
         int n = 0;
-        for (int i = 0; i < ctx->nrecent; i++)
+        while (n < ctx->nrecent && ctx->recent[n]->mod != m) n++;
+        for (int i = n; i < ctx->nrecent; i++)
             if (ctx->recent[i]->mod != m) ctx->recent[n++] = ctx->recent[i];
-        ctx->nrecent = n;
+        if (n != ctx->nrecent) ctx->nrecent = n;
     }
     for (int i = 0; i < m->nkernels; i++) {
         nr_kernel *k = &m->kernels[i];
@@ -152,14 +156,9 @@ static void variant_key(const uint8_t *facts, int np, int warps, int stages, cha
     key[n] = 0;
 }
 
-static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, const VariantKey *ikey,
-                             const char *key, GpuVariant **out) {
+/* A loaded variant nv joins k's list (*out: its place); NR_ERR_OUT_OF_MEMORY unloads it. */
+static nr_status install_variant(nr_kernel *k, GpuVariant nv, GpuVariant **out) {
     nr_context *ctx = k->mod->ctx;
-    GpuVariant nv;
-    memset(&nv, 0, sizeof nv);
-    nr_status s = compile_variant(k, spec, ikey->num_warps, ikey->num_stages, key, &nv);
-    if (s) return s;
-    nv.ikey = *ikey;
     if (k->nvariants == k->capvariants) {
         int cap = k->capvariants ? k->capvariants * 2 : 4;
         GpuVariant *nvs = realloc(k->variants, sizeof *nvs * (size_t)cap);
@@ -172,6 +171,16 @@ static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, const VariantKey
     k->variants[k->nvariants] = nv;
     *out = &k->variants[k->nvariants++];
     return NR_OK;
+}
+
+static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, const VariantKey *ikey,
+                             const char *key, GpuVariant **out) {
+    GpuVariant nv;
+    memset(&nv, 0, sizeof nv);
+    nr_status s = compile_variant(k, spec, ikey->num_warps, ikey->num_stages, key, &nv);
+    if (s) return s;
+    nv.ikey = *ikey;
+    return install_variant(k, nv, out);
 }
 
 static bool same_key(const VariantKey *a, const VariantKey *b) {
@@ -319,8 +328,10 @@ static nr_status pack_desc(nr_kernel *k, int i, const nr_arg *a, unsigned char *
  * (launch_variant says which) and its bytes packed in the parameter's width, in one
  * pass over a table of the parameters made at the kernel's first launch; then the
  * variant of those facts, warps and stages is launched. No allocation, no formatting. */
-nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np,
-                             const nr_launch_options *opts) {
+static inline nr_status pack_args(nr_kernel *k, const nr_arg *args, int np,
+                                  const nr_launch_options *opts, VariantKey *keyp, uint8_t *facts,
+                                  uint64_t *slots, void **params,
+                                  unsigned char (*descs)[DESC_BLOB]) {
     nr_context *ctx = k->mod->ctx;
     if (np > NR_MAX_LAUNCH_ARGS)
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' has more than %d parameters",
@@ -335,10 +346,6 @@ nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg 
     VariantKey key = {{0, 0},
                       opts && opts->num_warps > 0 ? opts->num_warps : k->num_warps,
                       opts && opts->num_stages > 0 ? opts->num_stages : k->num_stages};
-    uint8_t facts[NR_MAX_LAUNCH_ARGS];
-    uint64_t slots[NR_MAX_LAUNCH_ARGS];
-    void *params[NR_MAX_LAUNCH_ARGS];
-    _Alignas(64) unsigned char descs[MAX_DESC_PARAMS][DESC_BLOB];
     int ndesc = 0;
     for (int i = 0; i < np; i++) {
         const nr_arg *a = &args[i];
@@ -391,7 +398,211 @@ nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg 
         key.facts[(unsigned)i >> 5] |= (uint64_t)fact << (((unsigned)i & 31) << 1);
         params[i] = &slots[i];
     }
-    return launch_variant(k, grid, &key, facts, params, opts ? opts->stream : NULL);
+    *keyp = key;
+    return NR_OK;
+}
+
+nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np,
+                             const nr_launch_options *opts) {
+    VariantKey key;
+    uint8_t facts[NR_MAX_LAUNCH_ARGS];
+    uint64_t slots[NR_MAX_LAUNCH_ARGS];
+    void *params[NR_MAX_LAUNCH_ARGS];
+    _Alignas(64) unsigned char descs[MAX_DESC_PARAMS][DESC_BLOB];
+    nr_status s = pack_args(k, args, np, opts, &key, facts, slots, params, descs);
+    return s ? s : launch_variant(k, grid, &key, facts, params, opts ? opts->stream : NULL);
+}
+
+/* ---- several variants compiled at once ---- */
+
+/* One variant to build for cuda_prepare_many: on the calling thread its key and the disk
+ * cache (a hit is loaded there and then), on a worker the GPU back end and the driver's
+ * JIT, on the calling thread again the load and the kernel's list. */
+typedef struct GpuJob {
+    nr_kernel *k;
+    VariantKey ikey;
+    uint8_t facts[NR_MAX_LAUNCH_ARGS];
+    char key[NR_MAX_LAUNCH_ARGS + 8];
+    StrBuf build, text; /* the disk cache's key */
+    int lock;           /* cache_lock's, held while the variant is built */
+    const char *arch, *libdevice;
+    bool queued; /* missed the cache: a worker builds it */
+    /* the worker's results */
+    bool compiled; /* the back end made PTX (whatever the JIT did with it) */
+    unsigned shared_bytes;
+    void *cubin;
+    size_t size;
+    int fault;
+    nr_status s;
+    StrBuf err;
+} GpuJob;
+
+static void gpu_job_build(void *user, int i) {
+    GpuJob *g = &((GpuJob *)user)[i];
+    if (!g->queued) return;
+    const nr_kernel *k = g->k;
+    GpuSpec spec = {k->nparams, g->facts};
+    GpuTarget t = {g->arch, g->ikey.num_warps, g->ikey.num_stages, NULL, g->libdevice, NULL, 0};
+    GpuResult r;
+    Diag diag;
+    diag_init(&diag);
+    if (gpu_compile_kernel(k->f, &spec, &t, GPU_DUMP_NONE, NULL, NULL, &r, &diag)) {
+        g->compiled = true;
+        g->shared_bytes = r.shared_bytes;
+        StrBuf err;
+        sb_init(&err);
+        if (cuda_jit(k->mod->ctx->cuda, r.ptx.data, k->f->name, r.shared_bytes, &g->cubin, &g->size,
+                     &g->fault, &err)) {
+            g->s = NR_ERR_DEVICE;
+            sb_printf(&g->err, "kernel '%s': %s", k->f->name, sb_cstr(&err));
+        }
+        sb_free(&err);
+        sb_free(&r.ptx);
+    } else {
+        g->s = NR_ERR_COMPILE;
+        sb_puts(&g->err, sb_cstr(&diag.out));
+    }
+    diag_free(&diag);
+}
+
+/* A job's new variant, from the cache (loaded) or from a worker (a cubin): in k's list. */
+static nr_status gpu_job_install(GpuJob *g, const CudaKernel *ck) {
+    GpuVariant nv;
+    memset(&nv, 0, sizeof nv);
+    nv.ikey = g->ikey;
+    snprintf(nv.key, sizeof nv.key, "%s", g->key);
+    nv.num_warps = g->ikey.num_warps;
+    nv.num_stages = g->ikey.num_stages;
+    nv.k = *ck;
+    GpuVariant *v;
+    nr_status s = install_variant(g->k, nv, &v);
+    if (!s) g->k->last_variant = (int)(v - g->k->variants);
+    return s;
+}
+
+nr_status cuda_prepare_many(PrepareJob *jobs, int n) {
+    nr_context *ctx = jobs[0].k->mod->ctx;
+    GpuJob *gj = calloc((size_t)n, sizeof *gj);
+    int *of = calloc((size_t)n, sizeof *of); /* each job's GpuJob, or -1 */
+    StrBuf *msg = calloc((size_t)n, sizeof *msg);
+    if (!gj || !of || !msg) {
+        free(gj), free(of), free(msg);
+        return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    char ldbuf[4096];
+    const char *arch = cuda_arch_name(ctx->cuda),
+               *libdevice = gpu_libdevice_find(ldbuf, sizeof ldbuf);
+    int ng = 0, queued = 0;
+    for (int j = 0; j < n; j++) { /* keys, variants already there, the disk cache */
+        PrepareJob *p = &jobs[j];
+        nr_kernel *k = p->k;
+        of[j] = -1;
+        p->status = NR_OK;
+        sb_init(&msg[j]);
+        VariantKey key;
+        uint8_t facts[NR_MAX_LAUNCH_ARGS];
+        uint64_t slots[NR_MAX_LAUNCH_ARGS];
+        void *params[NR_MAX_LAUNCH_ARGS];
+        _Alignas(64) unsigned char descs[MAX_DESC_PARAMS][DESC_BLOB];
+        nr_status s = NR_OK; /* what launch_prepare checks, then the arguments */
+        if (p->opts.num_stages && !option_valid(OPT_NUM_STAGES, p->opts.num_stages))
+            s = api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': num_stages must be 0 or %s, got %d",
+                         k->f->name, option_info(OPT_NUM_STAGES)->range, p->opts.num_stages);
+        else if (p->nargs != k->nparams || (k->nparams && !p->args))
+            s = api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' takes %d argument%s, got %d",
+                         k->f->name, k->nparams, k->nparams == 1 ? "" : "s", p->nargs);
+        if (!s) s = pack_args(k, p->args, p->nargs, &p->opts, &key, facts, slots, params, descs);
+        int found = -1;
+        for (int i = 0; !s && i < k->nvariants && found < 0; i++)
+            if (same_key(&k->variants[i].ikey, &key)) found = i;
+        if (found >= 0) {
+            k->last_variant = found;
+            continue;
+        }
+        for (int g = 0; !s && g < ng && of[j] < 0; g++)
+            if (gj[g].k == k && same_key(&gj[g].ikey, &key)) of[j] = g; /* the same variant */
+        if (!s && of[j] >= 0) continue;
+        if (!s && !option_valid(OPT_NUM_WARPS, key.num_warps))
+            s = api_fail(ctx, NR_ERR_INVALID_ARG, "num_warps must be %s, got %d",
+                         option_info(OPT_NUM_WARPS)->range, key.num_warps);
+        if (!s && !option_valid(OPT_NUM_STAGES, key.num_stages))
+            s = api_fail(ctx, NR_ERR_INVALID_ARG, "num_stages must be %s, got %d",
+                         option_info(OPT_NUM_STAGES)->range, key.num_stages);
+        if (s) {
+            p->status = s;
+            sb_puts(&msg[j], nr_last_error(ctx));
+            continue;
+        }
+        GpuJob *g = &gj[of[j] = ng++];
+        g->k = k, g->ikey = key, g->arch = arch, g->libdevice = libdevice, g->lock = -1;
+        memcpy(g->facts, facts, (size_t)k->nparams);
+        variant_key(facts, k->nparams, key.num_warps, key.num_stages, g->key);
+        sb_init(&g->build), sb_init(&g->text), sb_init(&g->err);
+        variant_cache_key(k, arch, libdevice, g->key, &g->build, &g->text);
+        CacheKey ck = {sb_cstr(&g->build), sb_cstr(&g->text)};
+        CudaKernel loaded;
+        int hit = cuda_load_cached(ctx->cuda, k->f->name, &ck, &loaded, &g->err);
+        if (hit == 0 && (g->lock = cache_lock(&ck, COMPILE_WAIT_MS)) >= 0)
+            hit = cuda_load_cached(ctx->cuda, k->f->name, &ck, &loaded, &g->err);
+        if (hit < 0) {
+            StrBuf e;
+            sb_init(&e);
+            sb_printf(&e, "kernel '%s': %s", k->f->name, sb_cstr(&g->err));
+            sb_free(&g->err);
+            g->err = e;
+            g->s = NR_ERR_DEVICE;
+        } else if (hit > 0) {
+            ctx->stats.disk_cache_hits++;
+            if ((g->s = gpu_job_install(g, &loaded))) sb_puts(&g->err, nr_last_error(ctx));
+        } else {
+            g->queued = true, queued++;
+        }
+    }
+    /* the GPU back end and the driver's JIT, at once */
+    parallel_for(ng, queued > 1 ? option_compile_threads(queued) : 1, gpu_job_build, gj);
+    for (int i = 0; i < ng; i++) { /* loaded and installed, in order */
+        GpuJob *g = &gj[i];
+        CacheKey ck = {sb_cstr(&g->build), sb_cstr(&g->text)};
+        if (g->queued) {
+            ctx->stats.gpu_compiles += g->compiled;
+            cuda_note_fault(ctx->cuda, g->fault, sb_cstr(&g->err));
+            if (!g->s) {
+                CudaKernel loaded;
+                StrBuf err;
+                sb_init(&err);
+                if (cuda_load_cubin(ctx->cuda, g->cubin, g->size, g->k->f->name, &ck,
+                                    g->shared_bytes, &loaded, &err)) {
+                    g->s = NR_ERR_DEVICE;
+                    sb_printf(&g->err, "kernel '%s': %s", g->k->f->name, sb_cstr(&err));
+                } else {
+                    ctx->stats.jit_compiles++;
+                    if ((g->s = gpu_job_install(g, &loaded))) sb_puts(&g->err, nr_last_error(ctx));
+                }
+                sb_free(&err);
+            }
+        }
+        cache_unlock(&ck, g->lock);
+        free(g->cubin);
+        sb_free(&g->build), sb_free(&g->text);
+    }
+    nr_status first = NR_OK;
+    int first_job = -1;
+    for (int j = 0; j < n; j++) {
+        if (of[j] >= 0 && !jobs[j].status) {
+            jobs[j].status = gj[of[j]].s;
+            if (gj[of[j]].s) sb_puts(&msg[j], sb_cstr(&gj[of[j]].err));
+        }
+        if (jobs[j].status && !first) first = jobs[j].status, first_job = j;
+        if (!jobs[j].status) jobs[j].k->launched = true;
+    }
+    if (first) {
+        nr_status f = fault_check(ctx); /* an earlier kernel's fault met while loading */
+        first = f ? f : api_fail(ctx, first, "%s", sb_cstr(&msg[first_job]));
+    }
+    for (int i = 0; i < ng; i++) sb_free(&gj[i].err);
+    for (int j = 0; j < n; j++) sb_free(&msg[j]);
+    free(gj), free(of), free(msg);
+    return first;
 }
 
 /* ---- what the last launch ran ---- */

@@ -12,6 +12,9 @@
  * compiled and loaded (it becomes the last launch's), not run. */
 nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np,
                              const nr_launch_options *opts);
+/* launch_prepare_many on CUDA (launch.h): jobs checked as launch_prepare checks them; the new
+ * variants' GPU back end and driver JIT on several threads at once, loaded on this one. */
+nr_status cuda_prepare_many(PrepareJob *jobs, int n);
 /* The variant k's last launch ran, with its resources; its code compiled again
  * ("ptx", "llvm", "gpu-ir") into out. NR_ERR_NOT_FOUND before a launch. */
 nr_status cuda_variant_info(nr_kernel *k, nr_kernel_info *out);

@@ -4,6 +4,7 @@
  * the context and tuning are the callers' (api.c, autotune.c). */
 #include "module.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,18 @@ static bool copy_options(nr_module *m, const nr_compile_options *opts) {
     return true;
 }
 
+/* A failure's status with its message in err (the context's error is set by the caller:
+ * the builders below may run on a thread of their own, and touch no context). */
+static nr_status fail(StrBuf *err, nr_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static nr_status fail(StrBuf *err, nr_status s, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(err, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
 static void free_options(nr_module *m) {
     for (int i = 0; i < m->ndefines; i++) {
         free((char *)m->defines[i].name);
@@ -43,11 +56,11 @@ static void free_options(nr_module *m) {
 /* The module's kernels from its program's IR; the interpreter runs tensor-descriptor
  * accesses as the loads and stores they stand for, a GPU keeps them for its back end
  * (TMA on sm_90a). Room is made for `extra` more (the tuned kernels). */
-static nr_status add_kernels(nr_module *m, int extra) {
+static nr_status add_kernels(nr_module *m, int extra, StrBuf *err) {
     IrModule *ir = m->prog.ir;
     if (m->ctx->kind != NR_DEVICE_CUDA) pass_expand_descriptors(ir);
     m->kernels = calloc(ir->nfuncs + (size_t)extra + 1, sizeof *m->kernels);
-    if (!m->kernels) return api_fail(m->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!m->kernels) return fail(err, NR_ERR_OUT_OF_MEMORY, "out of memory");
     for (uint32_t i = 0; i < ir->nfuncs; i++) {
         IrFunc *f = ir->funcs[i];
         if (f->is_kernel)
@@ -60,31 +73,31 @@ static nr_status add_kernels(nr_module *m, int extra) {
     return NR_OK;
 }
 
-/* The options checked and copied into the module (NR_OK, or the error set). */
-static nr_status take_options(nr_module *m, const nr_compile_options *opts) {
-    nr_context *ctx = m->ctx;
+/* The options checked and copied into the module (NR_OK, or the status with the message
+ * in err). */
+static nr_status take_options(nr_module *m, const nr_compile_options *opts, StrBuf *err) {
     if (!opts) return NR_OK;
     if (opts->num_defines < 0 || (opts->num_defines && !opts->defines))
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "invalid compile options: %d defines at %p",
-                        opts->num_defines, (const void *)opts->defines);
+        return fail(err, NR_ERR_INVALID_ARG, "invalid compile options: %d defines at %p",
+                    opts->num_defines, (const void *)opts->defines);
     for (OptionId id = OPT_NUM_WARPS; id <= OPT_NUM_STAGES; id++) {
         int v = id == OPT_NUM_WARPS ? opts->num_warps : opts->num_stages;
         if (v == 0 || option_valid(id, v)) continue;
         const OptionInfo *oi = option_info(id);
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "%s must be 0 (the default, %d) or %s, got %d",
-                        oi->name, oi->def, oi->range, v);
+        return fail(err, NR_ERR_INVALID_ARG, "%s must be 0 (the default, %d) or %s, got %d",
+                    oi->name, oi->def, oi->range, v);
     }
     for (int i = 0; i < opts->num_defines; i++)
         if (!opts->defines[i].name || !opts->defines[i].value)
-            return api_fail(ctx, NR_ERR_INVALID_ARG, "define %d has a NULL name or value", i);
-    if (!copy_options(m, opts)) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+            return fail(err, NR_ERR_INVALID_ARG, "define %d has a NULL name or value", i);
+    if (!copy_options(m, opts)) return fail(err, NR_ERR_OUT_OF_MEMORY, "out of memory");
     return NR_OK;
 }
 
-nr_status module_compile(nr_context *ctx, char *text, size_t len, const char *filename,
-                         const nr_compile_options *opts, nr_module **out) {
+nr_status module_build(nr_context *ctx, char *text, size_t len, const char *filename,
+                       const nr_compile_options *opts, StrBuf *err, nr_module **out) {
     nr_module *m = calloc(1, sizeof *m);
-    if (!m) return free(text), api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!m) return free(text), fail(err, NR_ERR_OUT_OF_MEMORY, "out of memory");
     m->ctx = ctx;
     m->text = text;
     m->src = calloc(1, sizeof *m->src);
@@ -92,10 +105,10 @@ nr_status module_compile(nr_context *ctx, char *text, size_t len, const char *fi
     if (!m->src || !name) {
         free(name);
         module_free(m);
-        return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        return fail(err, NR_ERR_OUT_OF_MEMORY, "out of memory");
     }
     *m->src = (Source){name, text, len};
-    nr_status s = take_options(m, opts);
+    nr_status s = take_options(m, opts, err);
     if (s) return module_free(m), s;
     NrCompileOptions o = {.defines = m->defines,
                           .ndefines = m->ndefines,
@@ -107,42 +120,63 @@ nr_status module_compile(nr_context *ctx, char *text, size_t len, const char *fi
     Diag diag;
     diag_init(&diag);
     if (!driver_compile(m->src, &o, &diag, NULL, &m->prog)) {
-        api_fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
+        fail(err, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
         diag_free(&diag);
         module_free(m);
         return NR_ERR_COMPILE;
     }
     diag_free(&diag);
-    if ((s = add_kernels(m, m->prog.ntuned))) return module_free(m), s;
+    if ((s = add_kernels(m, m->prog.ntuned, err))) return module_free(m), s;
+    *out = m;
+    return NR_OK;
+}
+
+nr_status module_compile(nr_context *ctx, char *text, size_t len, const char *filename,
+                         const nr_compile_options *opts, nr_module **out) {
+    StrBuf err;
+    sb_init(&err);
+    nr_status s = module_build(ctx, text, len, filename, opts, &err, out);
+    if (s) api_fail(ctx, s, "%s", sb_cstr(&err));
+    sb_free(&err);
+    return s;
+}
+
+nr_status module_variant_build(const nr_module *base, const char *kernel, const nr_define *defines,
+                               int ndefines, int num_warps, int num_stages, StrBuf *err,
+                               nr_module **out) {
+    nr_module *m = calloc(1, sizeof *m);
+    if (!m) return fail(err, NR_ERR_OUT_OF_MEMORY, "out of memory");
+    m->ctx = base->ctx;
+    m->base = base;
+    m->src = base->src;
+    m->text = base->text;
+    nr_compile_options opts = {defines, ndefines, kernel, num_warps, num_stages};
+    nr_status s = take_options(m, &opts, err);
+    if (s) return module_free(m), s;
+    Diag diag;
+    diag_init(&diag);
+    if (!driver_compile_variant(&base->prog, kernel, m->defines, m->ndefines, num_warps, num_stages,
+                                &diag, &m->prog)) {
+        fail(err, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
+        diag_free(&diag);
+        module_free(m);
+        return NR_ERR_COMPILE;
+    }
+    diag_free(&diag);
+    if ((s = add_kernels(m, 0, err))) return module_free(m), s;
     *out = m;
     return NR_OK;
 }
 
 nr_status module_variant(const nr_module *base, const char *kernel, const nr_define *defines,
                          int ndefines, int num_warps, int num_stages, nr_module **out) {
-    nr_context *ctx = base->ctx;
-    nr_module *m = calloc(1, sizeof *m);
-    if (!m) return api_fail(ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
-    m->ctx = ctx;
-    m->base = base;
-    m->src = base->src;
-    m->text = base->text;
-    nr_compile_options opts = {defines, ndefines, kernel, num_warps, num_stages};
-    nr_status s = take_options(m, &opts);
-    if (s) return module_free(m), s;
-    Diag diag;
-    diag_init(&diag);
-    if (!driver_compile_variant(&base->prog, kernel, m->defines, m->ndefines, num_warps, num_stages,
-                                &diag, &m->prog)) {
-        api_fail(ctx, NR_ERR_COMPILE, "%s", sb_cstr(&diag.out));
-        diag_free(&diag);
-        module_free(m);
-        return NR_ERR_COMPILE;
-    }
-    diag_free(&diag);
-    if ((s = add_kernels(m, 0))) return module_free(m), s;
-    *out = m;
-    return NR_OK;
+    StrBuf err;
+    sb_init(&err);
+    nr_status s =
+        module_variant_build(base, kernel, defines, ndefines, num_warps, num_stages, &err, out);
+    if (s) api_fail(base->ctx, s, "%s", sb_cstr(&err));
+    sb_free(&err);
+    return s;
 }
 
 void module_free(nr_module *m) {

@@ -84,6 +84,16 @@ struct nr_kernel {
     LaunchParam params[NR_MAX_LAUNCH_ARGS];
 };
 
+/* One launch_prepare of launch_prepare_many (launch.h): a kernel that is not tuned, its
+ * arguments and options; its status comes back in `status`. */
+typedef struct PrepareJob {
+    nr_kernel *k;
+    const nr_arg *args;
+    int nargs;
+    nr_launch_options opts;
+    nr_status status;
+} PrepareJob;
+
 struct nr_module {
     nr_context *ctx;
     NrProgram prog;

@@ -5,10 +5,11 @@
  * A choice for a key comes from memory, else from the cache directory (under the build's
  * identity, the device, the caller's identity text and the key), else from timing.
  * Timing follows Triton's rules: the binding prunes (early_config_prune), a performance
- * model keeps top_k, a single survivor is taken untimed; each other config runs once
- * untimed (it compiles then), then `warmup` ms of launches estimate one, then `rep` ms of
- * timed launches give the median of batches (with buffers to zero or restore, or hooks,
- * each launch is timed alone, between them, untimed); a config that cannot run counts as
+ * model keeps top_k, a single survivor is taken untimed; the others are compiled at once
+ * (the binding's compile call, on several threads), then each runs once untimed (it
+ * compiles then, if the binding has no compile call), then `warmup` ms of launches estimate one,
+ * then `rep` ms of timed launches give the median of batches (with buffers to zero or restore, or
+ * hooks, each launch is timed alone, between them, untimed); a config that cannot run counts as
  * infinitely slow; the reset_to_zero buffers are zeroed once more before the real launch.
  * Timing uses the host's clock around a synchronisation of the device: the same on the
  * CPU interpreter and on a GPU, and through any binding. */
@@ -21,6 +22,7 @@
 #include "cache.h"
 #include "cache_key.h"
 #include "compiler/codegen/llvm_gen.h"
+#include "compiler/support/options.h"
 #include "status.h"
 
 typedef struct Choice {
@@ -370,6 +372,17 @@ static nr_status time_candidates(nr_tuner *t, const char *key, const int *cand, 
         printf("nereid autotune: kernel %s, key (%s): timing %d of %d configs\n", t->kernel, key,
                ncand, t->nconfigs);
         fflush(stdout);
+    }
+    if (!s && c->compile) { /* every candidate compiled first, at once */
+        double t0 = clock_now_ms();
+        nr_status cs = c->compile(c->user, cand, ncand);
+        if (hard_status(cs)) s = cs;
+        api_clear_error(t->ctx);
+        if (print && !s) {
+            printf("  compiled %d configs in %.3f s (NEREID_COMPILE_THREADS: up to %d threads)\n",
+                   ncand, (clock_now_ms() - t0) / 1000, option_compile_threads(ncand));
+            fflush(stdout);
+        }
     }
     StrBuf first_error;
     sb_init(&first_error);

@@ -1,7 +1,9 @@
 /* options.c - the option table of options.h. */
 #include "options.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RANGE_TEXT(lo, hi, pow2) \
     ((pow2) ? "a power of two from " #lo " to " #hi : "from " #lo " to " #hi)
@@ -26,3 +28,16 @@ bool option_valid(OptionId id, long long v) {
 }
 
 int option_or_default(OptionId id, int v) { return v > 0 ? v : table[id].def; }
+
+int option_compile_threads(int jobs) {
+    const char *env = getenv("NEREID_COMPILE_THREADS");
+    long n = 0;
+    if (env && *env) {
+        char *end;
+        n = strtol(env, &end, 10);
+        if (*end || n < 1) n = 0; /* not a positive integer: the default */
+    }
+    if (n < 1) n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > jobs) n = jobs;
+    return n < 1 ? 1 : (int)n;
+}

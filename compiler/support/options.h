@@ -36,6 +36,12 @@ bool option_valid(OptionId id, long long v);
 /* v when positive, else the option's default. */
 int option_or_default(OptionId id, int v);
 
+/* How many threads compile `jobs` independent jobs at once (an autotuned kernel's configs,
+ * nr_compile_many, nr_prepare_many): NEREID_COMPILE_THREADS when it is a positive integer
+ * (1: one after another, on the calling thread), else the online CPUs; never more than
+ * `jobs`, never less than 1. The one reader of NEREID_COMPILE_THREADS. */
+int option_compile_threads(int jobs);
+
 /* The architecture `nereid compile --emit=ptx` and `nereid opt` compile for when none is
  * given, and the ones `--emit=c` builds. */
 #define NR_DEFAULT_ARCH "sm_90a"

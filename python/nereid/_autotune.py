@@ -3,7 +3,8 @@ and nereid.Config. They take Triton's arguments and follow its rules, which the 
 tuner implements once for every tuned kernel (nr_tuner_*, through _nereid.Tuner): at the
 first launch for each value of the key (the key arguments' values and the arrays'
 dtypes) the configs are pruned (early_config_prune, then perf_model keeping top_k), each
-survivor is compiled and timed on the real arguments (reset_to_zero and restore_value
+survivor is compiled (all of them at once, on several threads: _precompile) and timed on
+the real arguments (reset_to_zero and restore_value
 buffers zeroed and restored around each timed launch), and the fastest is used from then
 on; the choice is kept in the cache directory ($NEREID_CACHE_DIR, or ~/.cache/nereid)
 under the device, the compiler build, the kernel's source, the configs and the key, so a
@@ -17,8 +18,9 @@ source; the C runtime tunes those (runtime/autotune.c) through the same tuner.
 import math
 import time
 
-from . import _nereid
+from . import _nereid, _runtime
 from ._errors import Error
+from ._jit import _COMPILE_ONLY
 
 _DEFAULTS = {name: _nereid.option_info(name)[0] for name in ("num_warps", "num_stages")}
 
@@ -103,9 +105,14 @@ class Heuristics:
         self.__name__ = getattr(fn, "__name__", "kernel")
 
     def run(self, *args, **kwargs):
+        return self.fn.run(*args, **self._values(args, kwargs))
+
+    def _values(self, args, kwargs):
+        """kwargs with the heuristics' values added, as run passes them on."""
+        kwargs = dict(kwargs)
         for name, f in self.values.items():
             kwargs[name] = f({**dict(zip(self.arg_names, args)), **kwargs})
-        return self.fn.run(*args, **kwargs)
+        return kwargs
 
     def __getitem__(self, grid):
         return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
@@ -171,6 +178,61 @@ class Autotuner:
                                                       self.warmup_ms, self.rep_ms, float(top_k),
                                                       isinstance(top_k, float) and top_k <= 1.0)
         return t
+
+    # ---- compiling the configs at once ----
+
+    def _calls(self, indices, args, kwargs):
+        """The @jit function under this tuner and, per config, the (args, kwargs) its
+        launch reaches it with (heuristics applied); (None, None) for a kernel of another
+        kind (its configs compile one by one, at their launches)."""
+        calls, jit = [], None
+        for i in indices:
+            fn, kw = self.fn, {**kwargs, **self.configs[i].all_kwargs()}
+            while isinstance(fn, Heuristics):
+                fn, kw = fn.fn, fn._values(args, kw)
+            if not (hasattr(fn, "_compile_request") and hasattr(fn, "_key")) or (jit is not None and fn is not jit):
+                return None, None
+            jit = fn
+            calls.append((tuple(args), {k: v for k, v in kw.items() if k not in _COMPILE_ONLY or k in fn.arg_names}))
+        return jit, calls
+
+    def _precompile(self, indices, args, kwargs):
+        """Configs `indices` compiled for these arguments, all at once: the front ends of
+        the specialisations not compiled yet (Context.compile_many), then on CUDA their GPU
+        code (the dispatcher's _prepare_many), on several threads with the GIL released
+        (NEREID_COMPILE_THREADS). Nothing is raised for a config that fails: its launch
+        compiles it again and reports the error."""
+        jit, calls = self._calls(indices, args, kwargs)
+        if jit is None or len(calls) < 2:
+            return
+        todo, context = {}, None
+        for a, kw in calls:
+            try:
+                key, ctx = jit._key(*a, **kw)
+            except Exception:
+                continue  # its launch says what is wrong
+            context = ctx
+            if key not in jit._cache and key not in todo:
+                todo[key] = jit._compile_request(key)
+        if context is None:
+            return
+        if todo:
+            jobs = [(source, filename, [(k, _runtime.define_text(k, v)) for k, v in defines.items()], jit.__name__,
+                     jit.num_warps or 0, jit.num_stages or 0) for source, filename, defines in todo.values()]
+            cache = jit._cache
+            for key, mod in zip(todo, context.compile_many(jobs)):
+                if mod is not None:
+                    cache[key] = jit._kernel_of(mod)
+        if context.kind == "cuda":
+            jit._prepare_many(calls)
+
+    def precompile(self, *args, **kwargs):
+        """Compile every config (those prune_configs_by keeps) for these arguments, at once
+        on several threads, without launching: a later tuning finds them compiled. The
+        tuning itself does this for its candidates before timing them."""
+        nargs = dict(zip(self.arg_names, args))
+        kept = self.prune_configs(nargs, kwargs)
+        self._precompile([i for i, c in enumerate(self.configs) if c in kept], args, kwargs)
 
     def _tune(self, key, args, kwargs, grid, nargs):
         everything = {**nargs, **kwargs}
@@ -243,13 +305,19 @@ class Autotuner:
         def estimate(i):
             return self.perf_model(**nargs, **kwargs, **self.configs[i].all_kwargs())
 
+        def compile_all(indices):
+            try:
+                self._precompile(indices, args, kwargs)
+            except Exception:
+                pass  # the launches compile what is missing, one by one, and report failures
+
         hooks = bool(by_hand) or self.user_pre_hook or self.user_post_hook or any(c.pre_hook for c in self.configs)
         start = time.time()
         try:
             chosen, times = self._tuner(_base_jit(self.fn)._resolve()).choose(
                 repr(key), buffers, launch, before=before if hooks else None, after=after if hooks else None,
                 bench=bench if self.do_bench else None, prune=prune if self.early_config_prune else None,
-                estimate=estimate if self.perf_model else None)
+                estimate=estimate if self.perf_model else None, compile=compile_all)
         except Error as e:
             if failures and "no config could run" in str(e):
                 raise Error(f"autotuning {self.__name__}: no config could run; the first failure: {failures[0]}") from e
@@ -283,6 +351,10 @@ class Autotuner:
 
     def warmup(self, *args, grid=None, **kwargs):
         nargs = dict(zip(self.arg_names, args))
+        try:
+            self.precompile(*args, **kwargs)  # at once; the runs below find them compiled
+        except Exception:
+            pass
         return [self.fn.run(*args, grid=grid, warmup=True, **kwargs, **c.all_kwargs())
                 for c in self.prune_configs(nargs, kwargs)]
 

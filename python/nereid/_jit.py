@@ -249,6 +249,13 @@ class JITFunction(_nereid.Dispatcher):
         return _runtime.context((_nereid.DEVICE_CUDA, index))
 
     def _compile(self, key, context):
+        source, filename, defines = self._compile_request(key)
+        mod = _runtime._compile_text(context, source, filename, defines, self.__name__, self.num_warps, self.num_stages)
+        return self._kernel_of(mod)
+
+    def _compile_request(self, key):
+        """(source, filename, defines) of the specialisation for key: what _compile
+        compiles (nereid.autotune compiles several at once with Context.compile_many)."""
         annotate, defines, k, passed = {}, {}, 0, []
         for name, kind in zip(self.arg_names, self.kinds):
             if kind == _INFER:
@@ -264,7 +271,9 @@ class JITFunction(_nereid.Dispatcher):
                 defines[name] = _function_refs(key[k + 1], passed)
                 k += 2
         source, filename = self.source(annotate, passed)
-        mod = _runtime._compile_text(context, source, filename, defines, self.__name__, self.num_warps, self.num_stages)
+        return source, filename, defines
+
+    def _kernel_of(self, mod):
         kernel = mod.kernel(self.__name__)
         kernel._signature = (tuple(self.arg_names), tuple(k == _CONSTEXPR for k in self.kinds))
         return kernel

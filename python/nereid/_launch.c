@@ -1785,9 +1785,32 @@ out:
     return rc;
 }
 
+/* What a launch that runs nothing gives back (_key, _prepare_many): the key and context
+ * of a launch, without compiling (COLLECT_KEY); or the launch itself, its kernel compiled
+ * by the front end but not prepared, kept for nr_prepare_many (COLLECT_PREPARE: the
+ * arguments, a descriptor's struct, the options, the Kernel held in `kernels`). */
+enum { COLLECT_KEY = 1, COLLECT_PREPARE };
+typedef struct Collect {
+    int mode;
+    int n; /* jobs kept */
+    nr_prepare_job *jobs;
+    nr_arg (*args)[MAX_PARAMS];
+    nr_tensor_desc (*descs)[MAX_PARAMS];
+    nr_launch_options *opts;
+    PyObject *kernels; /* a list: the jobs' Kernels, alive while they are prepared */
+} Collect;
+
+static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject *args,
+                                   PyObject *kwargs, Collect *col);
+
 static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyObject *kwargs) {
+    return launch_or_collect(d, gi, args, kwargs, NULL);
+}
+
+static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject *args,
+                                   PyObject *kwargs, Collect *col) {
     PyObject *launched = NULL;
-    int fast = fast_launch(d, gi, args, kwargs, &launched);
+    int fast = col ? FAST_NO : fast_launch(d, gi, args, kwargs, &launched);
     if (fast != FAST_NO) return fast == FAST_DONE ? launched : NULL;
     State *st = d->st;
     PyObject *vals[MAX_PARAMS], *extra = NULL, *result = NULL;
@@ -1865,6 +1888,11 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
             NRPY_SETREF(cache, ncache);
         }
     }
+    if (col && col->mode == COLLECT_KEY) {
+        PyObject *key = make_key(d, vals, slots, slot_of, extra);
+        if (key) result = Py_BuildValue("(NO)", key, (PyObject *)c);
+        goto out;
+    }
     if (!(k = launch_kernel(d, c, cache, vals, slots, slot_of, extra))) goto out;
     nr_arg a[MAX_PARAMS];
     int na = 0;
@@ -1886,6 +1914,26 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     bool empty = gi->empty, callable = gi->kind == GRID_CALL;
     if (gi->kind == GRID_READ && read_dims(d, gi->g, grid, &empty)) goto out;
     nr_launch_options lo = {warps, NULL, stages};
+    if (col && c->kind == NR_DEVICE_CUDA) { /* kept for nr_prepare_many */
+        int j = col->n;
+        if (PyList_Append(col->kernels, (PyObject *)k)) goto out;
+        for (int i = 0; i < na; i++) {
+            col->args[j][i] = a[i];
+            if (a[i].type == NR_TYPE_TENSOR_DESC) { /* its struct lives in `slots` */
+                col->descs[j][i] = *a[i].v.desc;
+                col->args[j][i].v.desc = &col->descs[j][i];
+            }
+        }
+        col->opts[j] = lo;
+        col->jobs[j] = (nr_prepare_job){k->k, col->args[j], na, &col->opts[j], NR_OK};
+        col->n++;
+        result = Py_NewRef(Py_None);
+        goto out;
+    }
+    if (col) { /* the CPU device: the front end was the compile */
+        result = Py_NewRef(Py_None);
+        goto out;
+    }
     if (empty) { /* nothing to run, as in Triton: compiled (warmup), not launched */
         nr_status ps = nr_prepare(k->k, a, na, &lo);
         if (ps) nrpy_raise(st, c->ctx, ps, NULL);
@@ -1939,6 +1987,57 @@ static PyObject *dispatcher_launch(PyObject *o, PyObject *args, PyObject *kwargs
     return r;
 }
 
+/* _key(*args, **kwargs) -> (key, context): what a launch with these arguments would look
+ * its kernel up by in the context's cache (self._cache), and the context, without
+ * compiling anything (nereid.autotune's parallel compile fills the cache first) */
+static PyObject *dispatcher_key(PyObject *o, PyObject *args, PyObject *kwargs) {
+    Grid gi = {Py_None, GRID_FIXED, {1, 1, 1}, false};
+    Collect col = {COLLECT_KEY, 0, NULL, NULL, NULL, NULL, NULL};
+    return launch_or_collect((DispatcherObject *)o, &gi, args, kwargs, &col);
+}
+
+/* _prepare_many(calls): each (args, kwargs) of calls as a warmup launch would take it (its
+ * kernel from the cache, or compiled), then on CUDA all of them prepared at once with
+ * nr_prepare_many, the GIL released meanwhile. A launch that fails raises before anything
+ * is prepared; a variant that fails to compile does not raise (its launch reports it). */
+static PyObject *dispatcher_prepare_many(PyObject *o, PyObject *calls) {
+    DispatcherObject *d = (DispatcherObject *)o;
+    PyObject *list = PySequence_List(calls);
+    if (!list) return NULL;
+    Py_ssize_t n = PyList_Size(list);
+    Collect col = {COLLECT_PREPARE,
+                   0,
+                   PyMem_Calloc((size_t)n + 1, sizeof *col.jobs),
+                   PyMem_Calloc((size_t)n + 1, sizeof *col.args),
+                   PyMem_Calloc((size_t)n + 1, sizeof *col.descs),
+                   PyMem_Calloc((size_t)n + 1, sizeof *col.opts),
+                   PyList_New(0)};
+    PyObject *result = NULL;
+    if (!col.jobs || !col.args || !col.descs || !col.opts) PyErr_NoMemory();
+    for (Py_ssize_t i = 0; col.kernels && !PyErr_Occurred() && i < n; i++) {
+        PyObject *call = PyList_GetItem(list, i), *a = NULL, *kw = NULL;
+        if (!PyArg_ParseTuple(call, "OO", &a, &kw)) break;
+        if (!PyTuple_Check(a) || (kw != Py_None && !PyDict_Check(kw))) {
+            PyErr_SetString(PyExc_TypeError, "_prepare_many: calls are (args tuple, kwargs dict)");
+            break;
+        }
+        Grid gi = {Py_None, GRID_FIXED, {0, 1, 1}, true};
+        PyObject *r = launch_or_collect(d, &gi, a, kw == Py_None ? NULL : kw, &col);
+        Py_XDECREF(r);
+    }
+    if (col.kernels && !PyErr_Occurred()) {
+        if (col.n) {
+            Py_BEGIN_ALLOW_THREADS nr_prepare_many(col.jobs, col.n);
+            Py_END_ALLOW_THREADS
+        }
+        result = Py_NewRef(Py_None);
+    }
+    Py_XDECREF(col.kernels);
+    PyMem_Free(col.jobs), PyMem_Free(col.args), PyMem_Free(col.descs), PyMem_Free(col.opts);
+    Py_DECREF(list);
+    return result;
+}
+
 /* _forget(): drop every compiled kernel (the source changed) and the fast path's memory */
 static PyObject *dispatcher_forget(PyObject *o, PyObject *unused) {
     (void)unused;
@@ -1965,6 +2064,10 @@ static PyMethodDef dispatcher_methods[] = {
      "_setup(name, names, kinds, types, defaults, extra_kw)"},
     {"launch", (PyCFunction)(void (*)(void))dispatcher_launch, METH_VARARGS | METH_KEYWORDS,
      "launch(grid, *args, **kwargs): the same as self[grid](*args, **kwargs)"},
+    {"_key", (PyCFunction)(void (*)(void))dispatcher_key, METH_VARARGS | METH_KEYWORDS,
+     "_key(*args, **kwargs) -> (key, context): a launch's cache key, nothing compiled"},
+    {"_prepare_many", dispatcher_prepare_many, METH_O,
+     "_prepare_many([(args, kwargs), ...]): warmups, prepared at once (nr_prepare_many)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -233,6 +233,59 @@ static PyObject *context_compile(PyObject *o, PyObject *args, PyObject *kwds) {
     return module_wrap(st, self->module, o, mod);
 }
 
+/* compile_many([(source, filename, defines, kernel, num_warps, num_stages), ...]) ->
+ * [Module or None]: nr_compile_many, the front ends at once on several threads with the
+ * GIL released (no other thread may use this Context meanwhile); a job that fails gives
+ * None (compile it alone to see its error) */
+static PyObject *context_compile_many(PyObject *o, PyObject *jobs_in) {
+    ContextObject *self = (ContextObject *)o;
+    State *st = nrpy_state(self->module);
+    PyObject *list = PySequence_List(jobs_in), *keep = PyList_New(0), *result = NULL;
+    Py_ssize_t n = list ? PyList_Size(list) : 0;
+    nr_compile_job *jobs = PyMem_Calloc((size_t)n + 1, sizeof *jobs);
+    nr_compile_options *opts = PyMem_Calloc((size_t)n + 1, sizeof *opts);
+    if (!list || !keep || !jobs || !opts) {
+        if (list && keep) PyErr_NoMemory();
+        goto out;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *src, *defines = NULL;
+        const char *filename = "<source>", *kernel = NULL;
+        int warps = 0, stages = 0;
+        if (!PyArg_ParseTuple(PyList_GetItem(list, i), "U|sOzii", &src, &filename, &defines,
+                              &kernel, &warps, &stages))
+            goto out;
+        Py_ssize_t len;
+        const char *text = PyUnicode_AsUTF8AndSize(src, &len);
+        nr_define *defs;
+        int ndefs;
+        if (!text || PyList_Append(keep, PyList_GetItem(list, i)) ||
+            read_pairs(defines, "defines", &defs, &ndefs, keep))
+            goto out;
+        opts[i] = (nr_compile_options){defs, ndefs, kernel, warps, stages};
+        jobs[i] = (nr_compile_job){text, (size_t)len, filename, &opts[i], NULL, NR_OK};
+    }
+    Py_BEGIN_ALLOW_THREADS nr_compile_many(self->ctx, jobs, (int)n);
+    Py_END_ALLOW_THREADS result = PyList_New(n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *m = NULL;
+        if (result && jobs[i].module) {
+            m = module_wrap(st, self->module, o, jobs[i].module);
+            jobs[i].module = NULL; /* the Module's now, or destroyed */
+        }
+        if (result && !m && PyErr_Occurred()) Py_CLEAR(result);
+        if (result) PyList_SetItem(result, i, m ? m : Py_NewRef(Py_None));
+        else if (jobs[i].module) nr_module_destroy(jobs[i].module);
+    }
+out:
+    for (Py_ssize_t i = 0; opts && i < n; i++) PyMem_Free((void *)opts[i].defines);
+    PyMem_Free(jobs);
+    PyMem_Free(opts);
+    Py_XDECREF(keep);
+    Py_XDECREF(list);
+    return result;
+}
+
 static PyObject *context_synchronize(PyObject *o, PyObject *unused) {
     (void)unused;
     ContextObject *self = (ContextObject *)o;
@@ -270,6 +323,9 @@ static PyMethodDef context_methods[] = {
     {"compile", (PyCFunction)(void (*)(void))context_compile, METH_VARARGS | METH_KEYWORDS,
      "compile(source, filename='<source>', defines=(), kernel=None, num_warps=0, num_stages=0) -> "
      "Module"},
+    {"compile_many", context_compile_many, METH_O,
+     "compile_many([(source, filename, defines, kernel, num_warps, num_stages), ...]) -> "
+     "[Module or None]: compiled at once on several threads (NEREID_COMPILE_THREADS)"},
     {"synchronize", context_synchronize, METH_NOARGS, "wait for every launch on the device"},
     {"stats", context_stats, METH_NOARGS, "the context's compile counters (nr_context_stats)"},
     {NULL, NULL, 0, NULL},

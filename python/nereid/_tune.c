@@ -25,7 +25,7 @@ typedef struct {
 
 /* The Python side of one choose() call. */
 typedef struct Calls {
-    PyObject *launch, *before, *after, *bench, *prune, *estimate;
+    PyObject *launch, *before, *after, *bench, *prune, *estimate, *compile;
     bool raised; /* a callable raised: its exception is set, the tuning stops */
 } Calls;
 
@@ -111,6 +111,19 @@ static nr_status on_estimate(void *user, int config, double *est) {
     return NR_OK;
 }
 
+/* compile(indices): the candidates compiled before timing (nereid.autotune compiles them
+ * at once); its result is not looked at, an exception stops the tuning */
+static nr_status on_compile(void *user, const int *configs, int n) {
+    Calls *c = user;
+    PyObject *list = PyList_New(n);
+    for (int i = 0; list && i < n; i++) PyList_SetItem(list, i, PyLong_FromLong(configs[i]));
+    PyObject *r = list ? PyObject_CallFunctionObjArgs(c->compile, list, NULL) : NULL;
+    Py_XDECREF(list);
+    if (!r) return c->raised = true, NR_ERR_DEVICE;
+    Py_DECREF(r);
+    return NR_OK;
+}
+
 static PyObject *tuner_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"context", "kernel", "configs",        "identity", "warmup_ms",
                              "rep_ms",  "top_k",  "top_k_fraction", NULL};
@@ -190,20 +203,21 @@ static int read_buffers(PyObject *list, nr_tune_buffer *bufs, int *n) {
 static PyObject *none_or(PyObject *o) { return o == Py_None ? NULL : o; }
 
 static PyObject *tuner_choose(PyObject *o, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"key",   "buffers", "launch",   "before", "after",
-                             "bench", "prune",   "estimate", NULL};
+    static char *kwlist[] = {"key",   "buffers", "launch",   "before",  "after",
+                             "bench", "prune",   "estimate", "compile", NULL};
     TunerObject *self = (TunerObject *)o;
     const char *key;
     PyObject *buffers;
-    Calls c = {NULL, Py_None, Py_None, Py_None, Py_None, Py_None, false};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|OOOOO", kwlist, &key, &buffers, &c.launch,
-                                     &c.before, &c.after, &c.bench, &c.prune, &c.estimate))
+    Calls c = {NULL, Py_None, Py_None, Py_None, Py_None, Py_None, Py_None, false};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|OOOOOO", kwlist, &key, &buffers, &c.launch,
+                                     &c.before, &c.after, &c.bench, &c.prune, &c.estimate,
+                                     &c.compile))
         return NULL;
     nr_tune_buffer bufs[64];
     int nbufs = 0;
     if (read_buffers(buffers, bufs, &nbufs)) return NULL;
     c.before = none_or(c.before), c.after = none_or(c.after), c.bench = none_or(c.bench);
-    c.prune = none_or(c.prune), c.estimate = none_or(c.estimate);
+    c.prune = none_or(c.prune), c.estimate = none_or(c.estimate), c.compile = none_or(c.compile);
     nr_tune_calls calls = {&c,
                            on_launch,
                            c.before ? on_before : NULL,
@@ -211,7 +225,8 @@ static PyObject *tuner_choose(PyObject *o, PyObject *args, PyObject *kwds) {
                            c.bench ? on_bench : NULL,
                            c.prune ? on_prune : NULL,
                            c.estimate ? on_estimate : NULL,
-                           NULL};
+                           NULL,
+                           c.compile ? on_compile : NULL};
     double *times = calloc((size_t)self->nconfigs, sizeof *times);
     if (!times) return PyErr_NoMemory();
     int chosen = -1;

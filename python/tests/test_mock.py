@@ -283,6 +283,34 @@ def record_fn(x, fn, n, SCALE):
 
 
 @unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
+class ParallelAutotune(unittest.TestCase):
+    def test_configs_compiled_at_once_before_timing(self):
+        """nereid.autotune on CUDA: the configs' front ends (Context.compile_many) and GPU
+        code (_prepare_many: the back end and the driver's JIT at once) are compiled before
+        the timing, which then compiles nothing more."""
+        @nereid.autotune(configs=[nereid.Config({"B": b}, num_warps=w) for b in (64, 128) for w in (2, 4)],
+                         key=["n"])
+        @nereid.jit(device="cuda")
+        def scale(x, n, B: tl.constexpr):
+            o = tl.program_id(0) * B + tl.arange(0, B)
+            tl.store(x + o, tl.load(x + o, mask=o < n) * 2, mask=o < n)
+
+        ctx = nereid.context("cuda")
+        before = ctx.stats()
+        seen = []
+        real = scale._precompile
+
+        def spy(indices, args, kwargs):
+            seen.append(list(indices))
+            real(indices, args, kwargs)
+            seen.append(ctx.stats()["gpu_compiles"] - before["gpu_compiles"])
+        scale._precompile = spy
+        scale[lambda m: (nereid.cdiv(1000, m["B"]),)](Tensor(BASE), 1000)
+        self.assertEqual(seen, [[0, 1, 2, 3], 4])  # 4 variants compiled by the parallel step
+        self.assertEqual(ctx.stats()["gpu_compiles"] - before["gpu_compiles"], 4)  # and none after
+
+
+@unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
 class JitLaunch(unittest.TestCase):
     def test_constexpr_values_of_bare_parameters(self):
         """A @jit function or a tl.constexpr(...) given to a bare parameter is a constexpr (as

@@ -956,6 +956,86 @@ class Autotuning(unittest.TestCase):
         bump[grid](x, out, 40)
         self.assertEqual(len(calls), 1)
 
+    def _parallel_tuned(self, threads, bad=False):
+        """A matmul tuned over 8 configs on the interpreter with NEREID_COMPILE_THREADS set:
+        its chosen config's result, the configs compiled, and Context.compile_many's calls."""
+        import tempfile
+        os.environ["NEREID_COMPILE_THREADS"] = str(threads)
+        os.environ["NEREID_CACHE_DIR"] = tempfile.mkdtemp(dir=self.cache)  # no choice from an earlier run
+        configs = [nereid.Config({"BM": m, "BN": n, "BK": 16}, num_warps=w) for m in (16, 32) for n in (16, 32)
+                   for w in (2, 4)]
+        if bad:  # a config that does not compile (a block of 24) is slow forever, not an error
+            configs.append(nereid.Config({"BM": 24, "BN": 16, "BK": 16}))
+
+        @nereid.autotune(configs=configs, key=["M", "N", "K"])
+        @nereid.jit(device=CPU)
+        def mm(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+            rm = tl.program_id(0) * BM + tl.arange(0, BM)
+            rn = tl.program_id(1) * BN + tl.arange(0, BN)
+            rk = tl.arange(0, BK)
+            acc = tl.zeros((BM, BN), dtype=tl.float32)
+            for k in range(0, K, BK):
+                x = tl.load(a + rm[:, None] * K + (k + rk)[None, :], mask=(rm[:, None] < M) & ((k + rk)[None, :] < K),
+                            other=0.0)
+                y = tl.load(b + (k + rk)[:, None] * N + rn[None, :], mask=((k + rk)[:, None] < K) & (rn[None, :] < N),
+                            other=0.0)
+                acc += tl.dot(x, y)
+            tl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+        ctx = mm.fn._resolve()
+        calls, real = [], type(ctx).compile_many
+
+        class Spy:  # counts compile_many's calls on this context
+            def __init__(self, c):
+                self.c = c
+
+            def __getattr__(self, name):
+                return getattr(self.c, name)
+
+            def compile_many(self, jobs):
+                calls.append(len(jobs))
+                return real(self.c, jobs)
+        spy = Spy(ctx)
+        orig = mm.fn._key
+        mm.fn._key = lambda *a, **k: (orig(*a, **k)[0], spy)
+        rng = np.random.default_rng(0)
+        a = rng.integers(-3, 4, (24, 20)).astype(np.float16)
+        b = rng.integers(-3, 4, (20, 28)).astype(np.float16)
+        c = np.zeros((24, 28), dtype=np.float32)
+        mm[lambda m: (nereid.cdiv(24, m["BM"]), nereid.cdiv(28, m["BN"]))](a, b, c, 24, 28, 20)
+        np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+        compiled = len(mm.fn._cache)
+        return mm, compiled, calls
+
+    def test_autotune_compiles_configs_in_parallel(self):
+        old = os.environ.get("NEREID_COMPILE_THREADS")
+        try:
+            serial, n1, calls1 = self._parallel_tuned(1)
+            par, n4, calls4 = self._parallel_tuned(4)
+            # 8 configs, 4 specialisations (num_warps does not key the CPU's), each compiled once:
+            # all in one compile_many before the timing
+            self.assertEqual((n1, n4), (4, 4))
+            self.assertEqual(calls1, [4])
+            self.assertEqual(calls4, [4])
+            self.assertEqual(set(serial.configs_timings), set(par.configs_timings))  # every config timed
+            self.assertEqual(len(serial.configs_timings), 8)
+            bad, n, _ = self._parallel_tuned(4, bad=True)  # the failing config is left to its launch
+            self.assertEqual(len(bad.configs_timings), 8)
+            self.assertNotEqual(bad.best_config.kwargs["BM"], 24)
+        finally:
+            if old is None:
+                os.environ.pop("NEREID_COMPILE_THREADS", None)
+            else:
+                os.environ["NEREID_COMPILE_THREADS"] = old
+
+    def test_context_compile_many(self):
+        ctx = nereid.context(CPU)
+        src = "@triton.jit\ndef k(x: *fp32, B: tl.constexpr):\n    tl.store(x + tl.arange(0, B), 1.0)\n"
+        mods = ctx.compile_many([(src, "k.py", [("B", str(b))], "k", 0, 0) for b in (8, 16, 32)] +
+                                [("@triton.jit\ndef k(x: *fp32):\n    y = nope\n", "bad.py", [], None, 0, 0)])
+        self.assertEqual([m is None for m in mods], [False, False, False, True])
+        self.assertEqual(mods[0].kernel_names(), ["k"])
+
     def test_autotune_errors(self):
         t = nereid.autotune(configs=[nereid.Config({})], key=["nope"])(tk.add_kernel)
         self.assertEqual(t.keys, ["nope"])  # a key naming no parameter is left out of the key, as in Triton

@@ -85,7 +85,7 @@ prefixes=(
   ast_ lex_ parse_ lang_           # lang/ast.c, lang/parse.c (the lexer's helpers, the front end's entry)
   sema_       # lang/sema*.c
   py_ tune_   # lang/pyexpr.c (decorator arguments), lang/tune.c and runtime/autotune.c
-  arena_ clock_ diag_ file_ namemap_ option_ sb_  # compiler/support
+  arena_ clock_ diag_ file_ namemap_ option_ parallel_ sb_  # compiler/support
   fp16_ bf16_ fp8_                 # compiler/support/float16.c, fp8.c
   ir_ ty_ dt_                      # compiler/ir/*.c
   ll_                              # compiler/ir/linear_layout.c

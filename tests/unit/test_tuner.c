@@ -86,7 +86,7 @@ static int total(const int *a) { return a[0] + a[1] + a[2] + a[3]; }
 static void test_choose(nr_context *ctx, const char *id) {
     nr_tuner *t = tuner(ctx, id, 0, 0);
     Fake f = {.cost_us = {300, 40, 200, 500}};
-    nr_tune_calls calls = {&f, launch, NULL, NULL, NULL, NULL, NULL, NULL};
+    nr_tune_calls calls = {&f, launch, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     int chosen = -1;
     double times[N];
     nr_status s = nr_tuner_choose(t, "n=1024", NULL, 0, &calls, &chosen, times);
@@ -123,7 +123,7 @@ static void test_choose(nr_context *ctx, const char *id) {
 static void test_failures(nr_context *ctx) {
     nr_tuner *t = tuner(ctx, NULL, 0, 0);
     Fake f = {.cost_us = {10, 10, 10, 10}, .fails = {true, false, true, true}};
-    nr_tune_calls calls = {&f, launch, NULL, NULL, NULL, NULL, NULL, NULL};
+    nr_tune_calls calls = {&f, launch, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     int chosen = -1;
     double times[N];
     nr_status s = nr_tuner_choose(t, "k", NULL, 0, &calls, &chosen, times);
@@ -147,7 +147,7 @@ static void test_pruning(nr_context *ctx) {
     /* early_config_prune leaves one: taken untimed */
     nr_tuner *t = tuner(ctx, NULL, 0, 0);
     f.keep = 3;
-    nr_tune_calls calls = {&f, launch, NULL, NULL, NULL, prune, NULL, NULL};
+    nr_tune_calls calls = {&f, launch, NULL, NULL, NULL, prune, NULL, NULL, NULL};
     nr_status s = nr_tuner_choose(t, "a", NULL, 0, &calls, &chosen, NULL);
     CHECK(s == NR_OK && chosen == 3 && total(f.launches) == 0, "one left by pruning, untimed: %d",
           chosen);
@@ -159,7 +159,7 @@ static void test_pruning(nr_context *ctx) {
     /* perf_model, top_k 2 (an integer): the two the model likes, 3 and 2, are timed */
     t = tuner(ctx, NULL, 2, 0);
     memset(f.launches, 0, sizeof f.launches);
-    nr_tune_calls model = {&f, launch, NULL, NULL, NULL, NULL, estimate, NULL};
+    nr_tune_calls model = {&f, launch, NULL, NULL, NULL, NULL, estimate, NULL, NULL};
     s = nr_tuner_choose(t, "c", NULL, 0, &model, &chosen, NULL);
     CHECK(s == NR_OK && f.launches[0] == 0 && f.launches[1] == 0 && f.launches[2] && f.launches[3],
           "top_k=2: configs 2 and 3 timed: %d %d %d %d", f.launches[0], f.launches[1],
@@ -184,13 +184,13 @@ static void test_pruning(nr_context *ctx) {
 static void test_bench_and_hooks(nr_context *ctx) {
     nr_tuner *t = tuner(ctx, NULL, 0, 0);
     Fake f = {.cost_us = {10, 10, 10, 10}};
-    nr_tune_calls with_bench = {&f, launch, NULL, NULL, bench, NULL, NULL, NULL};
+    nr_tune_calls with_bench = {&f, launch, NULL, NULL, bench, NULL, NULL, NULL, NULL};
     int chosen;
     nr_status s = nr_tuner_choose(t, "a", NULL, 0, &with_bench, &chosen, NULL);
     CHECK(s == NR_OK && chosen == 1 && total(f.launches) == N, "the binding's bench decides: %d",
           chosen);
     memset(&f, 0, sizeof f);
-    nr_tune_calls hooks = {&f, launch, before, after, NULL, NULL, NULL, NULL};
+    nr_tune_calls hooks = {&f, launch, before, after, NULL, NULL, NULL, NULL, NULL};
     s = nr_tuner_choose(t, "b", NULL, 0, &hooks, &chosen, NULL);
     for (int i = 0; i < N; i++)
         CHECK(f.before[i] == f.launches[i] && f.after[i] == f.launches[i] && f.launches[i] > 1,
@@ -206,7 +206,7 @@ static void test_buffers(nr_context *ctx) {
     f.buf = zero;
     zero[0] = 7;
     nr_tune_buffer bufs[1] = {{(nr_devptr)(uintptr_t)zero, 4 * sizeof *zero, 0}};
-    nr_tune_calls calls = {&f, launch, NULL, NULL, NULL, NULL, NULL, NULL};
+    nr_tune_calls calls = {&f, launch, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     int chosen;
     nr_status s = nr_tuner_choose(t, "a", bufs, 1, &calls, &chosen, NULL);
     CHECK(s == NR_OK && f.seen_at_launch == 0,
@@ -234,7 +234,7 @@ static void test_options(nr_context *ctx) {
     CHECK(nr_tuner_create(NULL, &none, &t) == NR_ERR_INVALID_ARG, "no context");
     t = tuner(ctx, NULL, 0, 0);
     int chosen;
-    nr_tune_calls nolaunch = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    nr_tune_calls nolaunch = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     CHECK(nr_tuner_choose(t, "a", NULL, 0, &nolaunch, &chosen, NULL) == NR_ERR_INVALID_ARG,
           "no launch call");
     nr_tuner_destroy(t);

@@ -188,7 +188,7 @@ static bool same_key(const VariantKey *a, const VariantKey *b) {
  * variant first; a new one is compiled (or loaded from the disk cache) under the same key
  * as text. */
 static nr_status launch_variant(nr_kernel *k, const unsigned grid[3], const VariantKey *key,
-                                const uint8_t *facts, void **params, void *stream) {
+                                const uint8_t *facts, void **params, void *stream, bool coop) {
     nr_context *ctx = k->mod->ctx;
     int warps = key->num_warps, stages = key->num_stages;
     GpuVariant *v = NULL;
@@ -218,7 +218,8 @@ static nr_status launch_variant(nr_kernel *k, const unsigned grid[3], const Vari
     StrBuf err;
     sb_init(&err);
     nr_status s = NR_OK;
-    if (cuda_launch(ctx->cuda, &v->k, grid, warps, params, stream, &err)) {
+    if ((coop ? cuda_launch_cooperative : cuda_launch)(ctx->cuda, &v->k, grid, warps, params,
+                                                       stream, &err)) {
         /* an earlier kernel's fault shows at the next launch too */
         if (!(s = fault_check(ctx)))
             s = api_fail(ctx, NR_ERR_LAUNCH, "kernel '%s': %s", k->f->name, sb_cstr(&err));
@@ -320,7 +321,7 @@ static nr_status pack_desc(nr_kernel *k, int i, const nr_arg *a, unsigned char *
  * pass over a table of the parameters made at the kernel's first launch; then the
  * variant of those facts, warps and stages is launched. No allocation, no formatting. */
 nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np,
-                             const nr_launch_options *opts) {
+                             const nr_launch_options *opts, bool cooperative) {
     nr_context *ctx = k->mod->ctx;
     if (np > NR_MAX_LAUNCH_ARGS)
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' has more than %d parameters",
@@ -391,7 +392,7 @@ nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg 
         key.facts[(unsigned)i >> 5] |= (uint64_t)fact << (((unsigned)i & 31) << 1);
         params[i] = &slots[i];
     }
-    return launch_variant(k, grid, &key, facts, params, opts ? opts->stream : NULL);
+    return launch_variant(k, grid, &key, facts, params, opts ? opts->stream : NULL, cooperative);
 }
 
 /* ---- what the last launch ran ---- */

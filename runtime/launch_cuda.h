@@ -11,7 +11,7 @@
  * variant of those facts and options launched on opts' stream; grid NULL: the variant
  * compiled and loaded (it becomes the last launch's), not run. */
 nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np,
-                             const nr_launch_options *opts);
+                             const nr_launch_options *opts, bool cooperative);
 /* The variant k's last launch ran, with its resources; its code compiled again
  * ("ptx", "llvm", "gpu-ir") into out. NR_ERR_NOT_FOUND before a launch. */
 nr_status cuda_variant_info(nr_kernel *k, nr_kernel_info *out);

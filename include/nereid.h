@@ -288,6 +288,15 @@ NR_API int nr_kernel_param_block_shape(const nr_kernel *k, int i, int64_t shape[
  * given for any integer parameter of a width it fits). */
 NR_API nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
                            const nr_launch_options *opts);
+/* A cooperative launch (Triton's launch_cooperative_grid), otherwise as nr_launch: every
+ * program is resident at once, so programs may wait for one another (a grid barrier built
+ * from atomics). On CUDA through cuLaunchCooperativeKernel, after checking that the grid
+ * fits the device at once (NR_ERR_LAUNCH saying how many programs fit otherwise). The CPU
+ * interpreter runs programs one after another: in a launch of several programs, a while
+ * loop past 2^20 iterations fails the launch (NR_ERR_LAUNCH: a program waiting for one that
+ * has not run) instead of spinning for ever. A kernel the runtime tunes: NR_ERR_INVALID_ARG. */
+NR_API nr_status nr_launch_cooperative(nr_kernel *k, const unsigned grid[3], const nr_arg *args,
+                                       int num_args, const nr_launch_options *opts);
 NR_API nr_status nr_synchronize(nr_context *ctx);
 
 /* ---- streams ----

@@ -279,6 +279,85 @@ static void check_decorators(Sema *S, const Func *fn) {
     }
 }
 
+/* A runtime parameter's fp8 check: fp8 scalars do not travel as arguments. */
+static void check_param_type(Sema *S, const char *name, IrType t, Loc loc) {
+    if (dt_is_fp8(t.dt))
+        sema_error(S, loc,
+                   "parameter '%s': scalar %s parameters are not supported (fp8 values travel in "
+                   "memory: pass a pointer, '*%s')",
+                   name, dt_name(t.dt), dt_name(t.dt));
+}
+
+/* The end of one item of a tuple annotation starting at s: the ',' or ')' that closes it at
+ * depth 0 (brackets of a descriptor type, "tensordesc<fp16[64,64]>", nest), or NULL. */
+static const char *tuple_item_end(const char *s) {
+    int depth = 0;
+    for (; *s; s++) {
+        if (*s == '(' || *s == '[' || *s == '<') depth++;
+        else if ((*s == ')' || *s == ']' || *s == '>') && depth > 0) depth--;
+        else if (depth == 0 && (*s == ',' || *s == ')')) return s;
+    }
+    return NULL;
+}
+
+/* A tuple parameter (Triton's tuple arguments, which its launcher flattens): the annotation
+ * "(T0,T1,...)" gives each item's type, a signature type (a runtime parameter named
+ * "NAME.i.j" by its path, added in order: the launch passes the leaves depth first), a
+ * nested tuple, or "constexpr": then the item's value is the define of the parameter's
+ * name (a tuple of the same shape; the runtime items' places there are ignored). *s is at
+ * the '('; on return it is past the ')'. */
+static Val tuple_param(Sema *S, IrFunc *f, const Param *p, const char **s, const char *path,
+                       const Val *consts, int depth) {
+    if (depth > 32) sema_error(S, p->ann_loc, "parameter '%s': tuples nested too deeply", p->name);
+    const char *c = *s + 1; /* past '(' */
+    int n = 0, cap = 4;
+    Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)cap);
+    while (*c != ')') {
+        if (n == SEMA_MAX_TUPLE)
+            sema_error(S, p->ann_loc, "parameter '%s': tuple with more than %d items", p->name,
+                       SEMA_MAX_TUPLE);
+        if (n == cap) {
+            Val *grown = arena_alloc(S->arena, sizeof(Val) * (size_t)cap * 2);
+            memcpy(grown, items, sizeof(Val) * (size_t)cap);
+            items = grown, cap *= 2;
+        }
+        const char *leaf = arena_printf(S->arena, "%s.%d", path, n);
+        const Val *cv = consts && consts->k == V_TUPLE && n < consts->n ? &consts->items[n] : NULL;
+        const char *end = *c == '(' ? NULL : tuple_item_end(c);
+        bool nested = *c == '(';
+        if (nested) {
+            items[n] = tuple_param(S, f, p, &c, leaf, cv, depth + 1);
+            end = c;
+        } else if (end && end > c) {
+            const char *text = arena_printf(S->arena, "%.*s", (int)(end - c), c);
+            if (!strcmp(text, "constexpr")) {
+                if (!cv)
+                    sema_error(S, p->ann_loc,
+                               "parameter '%s': item %s is a constexpr with no value (give the "
+                               "tuple's constexpr items with -D %s=(...))",
+                               p->name, leaf, p->name);
+                items[n] = *cv;
+            } else {
+                Param item = *p;
+                item.name = leaf;
+                item.annotation = text;
+                IrType t = param_type(S, &item);
+                check_param_type(S, leaf, t, p->ann_loc);
+                items[n] = sema_val_ir(S, ir_add_param(f, t, leaf));
+            }
+        }
+        if (!end || (!nested && end == c) || (*end != ',' && *end != ')'))
+            sema_error(S, p->ann_loc,
+                       "parameter '%s': malformed tuple type '%s' (expected '(T0, T1, ...)', each "
+                       "item a type, a tuple or constexpr)",
+                       p->name, p->annotation);
+        c = *end == ',' ? end + 1 : end;
+        n++;
+    }
+    *s = c + 1;
+    return sema_val_tuple(S, items, n);
+}
+
 static void lower_kernel(Sema *S, const Func *fn) {
     check_decorators(S, fn);
     IrFunc *f = ir_func_new(S->ir, fn->name, true, fn->loc);
@@ -317,13 +396,19 @@ static void lower_kernel(Sema *S, const Func *fn) {
     for (int i = 0; i < fn->nparams; i++) {
         const Param *p = &fn->params[i];
         if (!strcmp(p->annotation, "constexpr")) continue;
+        if (p->annotation[0] == '(') { /* a tuple: its leaves are the parameters */
+            const SemaDefine *d = find_define(S->opts, p->name);
+            Val consts = d ? parse_define(S, p->name, d->value) : sema_val_none();
+            const char *s = p->annotation;
+            Val v = tuple_param(S, f, p, &s, p->name, d ? &consts : NULL, 0);
+            if (*s)
+                sema_error(S, p->ann_loc, "parameter '%s': malformed tuple type '%s'", p->name,
+                           p->annotation);
+            sema_env_set(S, fs.env, p->name, v);
+            continue;
+        }
         IrType t = param_type(S, p);
-        if (dt_is_fp8(t.dt))
-            sema_error(
-                S, p->ann_loc,
-                "parameter '%s': scalar %s parameters are not supported (fp8 values travel in "
-                "memory: pass a pointer, '*%s')",
-                p->name, dt_name(t.dt), dt_name(t.dt));
+        check_param_type(S, p->name, t, p->ann_loc);
         sema_env_set(S, fs.env, p->name, sema_val_ir(S, ir_add_param(f, t, p->name)));
     }
     Flow fl = sema_lower_seq(S, &fn->body, 0, NULL);

@@ -136,6 +136,12 @@ Val sema_tensor_desc_make(Sema *S, const Val *args, const Loc *locs, Loc call) {
                    "%s: the last stride must be 1 (as in Triton: the last dim is "
                    "contiguous), got %lld",
                    fn, (long long)last.i);
+    int64_t last_bytes = bs[rank - 1] * dt_bytes(base.ty.pointee);
+    if (last_bytes < 16) /* Triton's check, in its words (a TMA box row is 16 bytes or more) */
+        sema_error(S, locs[3],
+                   "%s: Descriptor block shape must have at least 16 bytes in the last dimension, "
+                   "but got %lld * %d = %lld bytes",
+                   fn, (long long)bs[rank - 1], dt_bytes(base.ty.pointee), (long long)last_bytes);
     int pad = 0;
     if (args[4].k == V_STR && !strcmp(args[4].s, "nan")) pad = 1;
     else if (args[4].k != V_NONE &&

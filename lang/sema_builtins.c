@@ -115,7 +115,8 @@ static ValId broadcast_to_shape_of(Sema *S, ValId v, IrType shape, Loc loc) {
 static Val b_program_id(Sema *S, BArgs *a) {
     int64_t axis = need_int(S, a, 0);
     if (axis < 0 || axis > 2)
-        sema_error(S, a->loc[0], "%s: axis must be 0, 1 or 2, got %lld", a->name, (long long)axis);
+        sema_error(S, a->loc[0], "%s axis must be 0, 1, or 2 but got %lld", a->name,
+                   (long long)axis); /* Triton's words */
     OpId op;
     build(S, !strcmp(a->name, "program_id") ? OP_PROGRAM_ID : OP_NUM_PROGRAMS, NULL, 0,
           ty_scalar(DT_I32), a->call, &op);
@@ -2071,10 +2072,23 @@ static Val b_isinstance(Sema *S, BArgs *a) {
     return sema_val_bool(instance_of(S, a->v[0], a->v[1], a->loc[1]));
 }
 
-/* tl.tensor, tl.tensor_descriptor, tl.dtype, tuple, str: classes for isinstance, not
- * functions a kernel calls */
+/* tl.tensor, tl.tensor_descriptor, tl.dtype, str: classes for isinstance, not functions a
+ * kernel calls */
 static Val b_type_object(Sema *S, BArgs *a) {
     sema_error(S, a->call, "'%s' is a type (for isinstance): a kernel cannot call it", a->name);
+}
+
+/* tuple(x), tl.tuple(x): a tuple of the items of x (a tuple or a list), as Triton's
+ * tl.tuple makes one; tuple() is empty. */
+static Val b_tuple(Sema *S, BArgs *a) {
+    Val t = a->v[0]; /* the arguments */
+    if (t.n == 0) return sema_val_tuple(S, NULL, 0);
+    if (t.n > 1) sema_error(S, a->call, "%s() takes at most 1 argument (%d given)", a->name, t.n);
+    Val x = t.items[0];
+    if (x.k != V_TUPLE || x.tag != TAG_NONE)
+        sema_error(S, a->call, "%s() of %s: give a tuple or a list", a->name,
+                   sema_val_kind_name(S, x));
+    return sema_val_tuple(S, x.items, x.n);
 }
 
 static Val b_range_outside_for(Sema *S, BArgs *a) {
@@ -2206,13 +2220,13 @@ static const Builtin builtins[] = {
     {"bool", "x", b_py_bool, BF_PY},
     {"len", "x", b_py_len, BF_PY},
     {"isinstance", "obj,classinfo", b_isinstance, BF_PY},
-    {"tuple", "*args", b_type_object, BF_PY},
+    {"tuple", "*args", b_tuple, BF_PY},
     {"str", "*args", b_type_object, BF_PY},
     {"tensor", "*args", b_type_object, 0},
     {"tensor_descriptor", "*args", b_type_object, 0},
     {"tensor_descriptor_base", "*args", b_type_object, 0},
     {"dtype", "*args", b_type_object, 0},
-    {"tuple", "*args", b_type_object, 0},
+    {"tuple", "*args", b_tuple, 0},
     {"print", "*args", b_py_print, BF_PY},
     {"dtype predicate", "", b_dtype_method, 0},
     {"jit", "*args", b_jit, 0},

@@ -187,6 +187,16 @@ nr_status nr_launch(nr_kernel *k, const unsigned grid[3], const nr_arg *args, in
     return launch_plain(k, grid, args, num_args, opts);
 }
 
+nr_status nr_launch_cooperative(nr_kernel *k, const unsigned grid[3], const nr_arg *args,
+                                int num_args, const nr_launch_options *opts) {
+    if (!k) return NR_ERR_INVALID_ARG;
+    api_clear_error(k->mod->ctx);
+    if (k->tuned)
+        return api_fail(k->mod->ctx, NR_ERR_INVALID_ARG,
+                        "kernel '%s': a tuned kernel cannot be launched cooperatively", k->f->name);
+    return launch_plain_ex(k, grid, args, num_args, opts, true);
+}
+
 nr_status nr_launch_grid(nr_kernel *k, nr_grid_fn grid, void *user, const nr_arg *args,
                          int num_args, const size_t *arg_bytes, const nr_launch_options *opts) {
     if (!k) return NR_ERR_INVALID_ARG;

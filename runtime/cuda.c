@@ -54,6 +54,7 @@ enum {
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
 };
 enum { CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
 
@@ -107,6 +108,13 @@ typedef struct CuApi {
     CUresult (*LaunchKernel)(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                              unsigned by, unsigned bz, unsigned shared, CUstream stream,
                              void **params, void **extra);
+    /* optional: NULL where the driver (or a stand-in) lacks them, and then no cooperative
+     * launch */
+    CUresult (*LaunchCooperativeKernel)(CUfunction fn, unsigned gx, unsigned gy, unsigned gz,
+                                        unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                                        CUstream stream, void **params);
+    CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *blocks, CUfunction fn, int threads,
+                                                          size_t shared);
 } CuApi;
 
 struct CudaDevice {
@@ -325,6 +333,10 @@ static bool resolve_all(CudaDevice *d, StrBuf *err) {
     memcpy(&d->api.TensorMapEncodeTiled, &tma, sizeof tma);
     void *attr = dlsym(d->lib, "cuFuncGetAttribute");
     memcpy(&d->api.FuncGetAttribute, &attr, sizeof attr);
+    void *coop = dlsym(d->lib, "cuLaunchCooperativeKernel");
+    memcpy(&d->api.LaunchCooperativeKernel, &coop, sizeof coop);
+    void *occ = dlsym(d->lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    memcpy(&d->api.OccupancyMaxActiveBlocksPerMultiprocessor, &occ, sizeof occ);
     sb_free(&missing);
     return ok;
 }
@@ -1034,6 +1046,62 @@ int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int 
         cu_fail(d, err, r,
                 "cuLaunchKernel (grid %ux%ux%u, %u threads per block, %u bytes of dynamic shared "
                 "memory)",
+                grid[0], grid[1], grid[2], block, k->shared_bytes);
+        return -1;
+    }
+    return 0;
+}
+
+int cuda_launch_cooperative(CudaDevice *d, const CudaKernel *k, const unsigned grid[3],
+                            int num_warps, void **params, void *stream, StrBuf *err) {
+    if (!d || !k || !k->function || !grid) {
+        errf(err, "cuda_launch_cooperative: %s",
+             !d      ? "no device"
+             : !grid ? "no grid"
+                     : "kernel not loaded");
+        return -1;
+    }
+    if (num_warps < 1 || num_warps > 32) {
+        errf(err, "cuda_launch_cooperative: num_warps = %d, must be 1..32", num_warps);
+        return -1;
+    }
+    if (!d->api.LaunchCooperativeKernel || !d->api.OccupancyMaxActiveBlocksPerMultiprocessor) {
+        errf(err, "a cooperative launch needs cuLaunchCooperativeKernel and "
+                  "cuOccupancyMaxActiveBlocksPerMultiprocessor, which the CUDA driver lacks");
+        return -1;
+    }
+    CtxScope sc;
+    if (enter_ctx(d, &sc, err)) return -1;
+    unsigned block = 32u * (unsigned)num_warps;
+    int sms = 0, per_sm = 0;
+    CUresult r = d->api.DeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->dev);
+    if (r == CUDA_SUCCESS)
+        r = d->api.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (CUfunction)k->function,
+                                                             (int)block, k->shared_bytes);
+    if (r != CUDA_SUCCESS) {
+        leave_ctx(d, &sc);
+        cu_fail(d, err, r, "the occupancy query of a cooperative launch");
+        return -1;
+    }
+    unsigned long long programs = (unsigned long long)grid[0] * grid[1] * grid[2];
+    unsigned long long resident =
+        (unsigned long long)(per_sm > 0 ? per_sm : 0) * (unsigned long long)(sms > 0 ? sms : 0);
+    if (programs > resident) {
+        leave_ctx(d, &sc);
+        errf(err,
+             "a cooperative launch needs all its programs resident at once: the grid has %llu "
+             "programs (%ux%ux%u), the device holds at most %llu of this kernel (%d per SM x %d "
+             "SMs, at %u threads and %u bytes of shared memory per program)",
+             programs, grid[0], grid[1], grid[2], resident, per_sm, sms, block, k->shared_bytes);
+        return -1;
+    }
+    r = d->api.LaunchCooperativeKernel((CUfunction)k->function, grid[0], grid[1], grid[2], block, 1,
+                                       1, k->shared_bytes, (CUstream)stream, params);
+    leave_ctx(d, &sc);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r,
+                "cuLaunchCooperativeKernel (grid %ux%ux%u, %u threads per block, %u bytes of "
+                "dynamic shared memory)",
                 grid[0], grid[1], grid[2], block, k->shared_bytes);
         return -1;
     }

@@ -139,5 +139,11 @@ typedef struct CudaResources {
 int cuda_function_resources(CudaDevice *d, const CudaKernel *k, CudaResources *out, StrBuf *err);
 int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int num_warps,
                 void **params, void *stream, StrBuf *err);
+/* The same as a cooperative launch (cuLaunchCooperativeKernel: its programs may wait for
+ * one another, grid.sync()-style): first checked to fit the device at once (the grid's
+ * programs at most cuOccupancyMaxActiveBlocksPerMultiprocessor x the SMs), err saying so
+ * otherwise; an error too where the driver lacks those calls. */
+int cuda_launch_cooperative(CudaDevice *d, const CudaKernel *k, const unsigned grid[3],
+                            int num_warps, void **params, void *stream, StrBuf *err);
 
 #endif

@@ -209,8 +209,17 @@ static int exec_while(Ctx *c, OpId id) {
     void **pend = c->pend + c->pend_start[id];
     uint32_t n = op->nopnds;
     if (copy_operands(c, op, 0, n, pend)) return -1;
+    uint64_t limit = c->opts ? c->opts->coop_spin_limit : 0, iters = 0;
+    if ((uint64_t)c->grid[0] * c->grid[1] * c->grid[2] < 2) limit = 0;
     for (;;) {
         bool go = false;
+        if (limit && ++iters > limit)
+            return interp_fail(c, op, "cooperative launch",
+                               "a while loop ran %llu iterations: the interpreter runs a "
+                               "cooperative grid's programs one after another, so a program "
+                               "waiting for another (a grid barrier) cannot finish here; run "
+                               "it on a GPU",
+                               (unsigned long long)limit);
         bind_all(c, before->args, pend, n);
         if (exec_region(c, op->region[0], pend, &go)) return -1;
         if (!go) break;

@@ -35,6 +35,12 @@ typedef struct InterpOptions {
      * memory it did not register). */
     bool strict;
     FILE *print_out; /* device_print output; NULL: stdout */
+    /* A cooperative launch (nr_launch_options.cooperative): its programs may wait for one
+     * another (a grid barrier built from atomics), which a run of one program after another
+     * cannot do. Nonzero: with more than one program, a while loop past this many
+     * iterations in one run fails the launch (a program waiting for one that has not run),
+     * instead of spinning for ever. */
+    uint64_t coop_spin_limit;
 } InterpOptions;
 
 /* Semantics ir_ops.def leaves open, as the interpreter (the reference) decides them:
@@ -53,7 +59,8 @@ typedef struct InterpOptions {
  *   lanes apply in order, programs one after another (z outer, then y, x inner).
  * - load/store/atomic masks and value operands may be scalars (numel 1) standing for
  *   every lane.
- * - assume is not checked. A while loop that never ends hangs the launch.
+ * - assume is not checked. A while loop that never ends hangs the launch, but in a
+ *   cooperative launch of several programs (InterpOptions.coop_spin_limit).
  * - Loop induction variables never wrap: a for loop stops when iv + step overflows.
  * Error messages (in err, one line, no trailing newline):
  *   out-of-bounds load of 4 bytes at 0x... in kernel 'k' (f.nr:12:9), program (3, 0, 0):

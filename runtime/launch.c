@@ -12,6 +12,11 @@
 
 nr_status launch_plain(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
                        const nr_launch_options *opts) {
+    return launch_plain_ex(k, grid, args, num_args, opts, false);
+}
+
+nr_status launch_plain_ex(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
+                          const nr_launch_options *opts, bool cooperative) {
     nr_context *ctx = k->mod->ctx;
     if (opts && opts->num_stages && !option_valid(OPT_NUM_STAGES, opts->num_stages))
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': num_stages must be 0 or %s, got %d",
@@ -33,9 +38,9 @@ nr_status launch_plain(nr_kernel *k, const unsigned grid[3], const nr_arg *args,
     nr_status s;
     if (ctx->kind == NR_DEVICE_CUDA) { /* the hot path: no allocation */
         FAULT_GUARD(ctx);
-        s = cuda_launch_kernel(k, grid, args, np, opts);
+        s = cuda_launch_kernel(k, grid, args, np, opts, cooperative);
     } else {
-        s = cpu_launch_kernel(k, grid, args, np);
+        s = cpu_launch_kernel(k, grid, args, np, cooperative);
     }
     k->launched |= s == NR_OK;
     return s;
@@ -54,7 +59,7 @@ nr_status launch_prepare(nr_kernel *k, const nr_arg *args, int num_args,
     nr_status s = NR_OK;
     if (ctx->kind == NR_DEVICE_CUDA) {
         FAULT_GUARD(ctx);
-        s = cuda_launch_kernel(k, NULL, args, np, opts);
+        s = cuda_launch_kernel(k, NULL, args, np, opts, false);
     } else {
         for (int i = 0; i < np && !s; i++) {
             InterpScalar v;

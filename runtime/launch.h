@@ -7,6 +7,9 @@
 
 nr_status launch_plain(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
                        const nr_launch_options *opts);
+/* The same, cooperative (nr_launch_cooperative) when asked. */
+nr_status launch_plain_ex(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
+                          const nr_launch_options *opts, bool cooperative);
 
 /* What a launch with these arguments would run, compiled (on CUDA: the variant loaded)
  * and made the last launch's, without running it: Triton's warmup, and a launch whose

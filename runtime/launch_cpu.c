@@ -8,7 +8,12 @@
 #include "args.h"
 #include "status.h"
 
-nr_status cpu_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np) {
+/* the while-loop iterations after which a cooperative launch's program is taken to wait
+ * for one that has not run (InterpOptions.coop_spin_limit) */
+enum { COOP_SPIN_LIMIT = 1 << 20 };
+
+nr_status cpu_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np,
+                            bool cooperative) {
     nr_context *ctx = k->mod->ctx;
     enum { PARTS = 2 + 2 * NR_MAX_RANK };
     InterpScalar *vals = calloc((size_t)(np ? np : 1), sizeof *vals);
@@ -31,7 +36,8 @@ nr_status cpu_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *
     for (int i = 0; i < ctx->nhost; i++)
         bufs[ctx->nallocs + i] =
             (InterpBuffer){(uint64_t)(uintptr_t)ctx->host[i].ptr, ctx->host[i].size};
-    InterpOptions io = {bufs, nbufs, true, NULL}; /* every access checked */
+    InterpOptions io = {bufs, nbufs, true, NULL, /* every access checked */
+                        cooperative ? COOP_SPIN_LIMIT : 0};
     StrBuf err;
     sb_init(&err);
     int rc = interp_run(k->f, vals, grid, &io, &err);

@@ -5,6 +5,7 @@
 #include "objects.h"
 
 /* Run k over the grid with np checked-count arguments, each checked and converted. */
-nr_status cpu_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np);
+nr_status cpu_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np,
+                            bool cooperative);
 
 #endif

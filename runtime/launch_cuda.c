@@ -197,7 +197,7 @@ static bool same_key(const VariantKey *a, const VariantKey *b) {
  * variant first; a new one is compiled (or loaded from the disk cache) under the same key
  * as text. */
 static nr_status launch_variant(nr_kernel *k, const unsigned grid[3], const VariantKey *key,
-                                const uint8_t *facts, void **params, void *stream) {
+                                const uint8_t *facts, void **params, void *stream, bool coop) {
     nr_context *ctx = k->mod->ctx;
     int warps = key->num_warps, stages = key->num_stages;
     GpuVariant *v = NULL;
@@ -227,7 +227,8 @@ static nr_status launch_variant(nr_kernel *k, const unsigned grid[3], const Vari
     StrBuf err;
     sb_init(&err);
     nr_status s = NR_OK;
-    if (cuda_launch(ctx->cuda, &v->k, grid, warps, params, stream, &err)) {
+    if ((coop ? cuda_launch_cooperative : cuda_launch)(ctx->cuda, &v->k, grid, warps, params,
+                                                       stream, &err)) {
         /* an earlier kernel's fault shows at the next launch too */
         if (!(s = fault_check(ctx)))
             s = api_fail(ctx, NR_ERR_LAUNCH, "kernel '%s': %s", k->f->name, sb_cstr(&err));
@@ -403,14 +404,15 @@ static inline nr_status pack_args(nr_kernel *k, const nr_arg *args, int np,
 }
 
 nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np,
-                             const nr_launch_options *opts) {
+                             const nr_launch_options *opts, bool cooperative) {
     VariantKey key;
     uint8_t facts[NR_MAX_LAUNCH_ARGS];
     uint64_t slots[NR_MAX_LAUNCH_ARGS];
     void *params[NR_MAX_LAUNCH_ARGS];
     _Alignas(64) unsigned char descs[MAX_DESC_PARAMS][DESC_BLOB];
     nr_status s = pack_args(k, args, np, opts, &key, facts, slots, params, descs);
-    return s ? s : launch_variant(k, grid, &key, facts, params, opts ? opts->stream : NULL);
+    return s ? s : launch_variant(k, grid, &key, facts, params, opts ? opts->stream : NULL,
+                                  cooperative);
 }
 
 /* ---- several variants compiled at once ---- */

@@ -11,7 +11,7 @@
  * variant of those facts and options launched on opts' stream; grid NULL: the variant
  * compiled and loaded (it becomes the last launch's), not run. */
 nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np,
-                             const nr_launch_options *opts);
+                             const nr_launch_options *opts, bool cooperative);
 /* launch_prepare_many on CUDA (launch.h): jobs checked as launch_prepare checks them; the new
  * variants' GPU back end and driver JIT on several threads at once, loaded on this one. */
 nr_status cuda_prepare_many(PrepareJob *jobs, int n);

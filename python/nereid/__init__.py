@@ -15,7 +15,7 @@ or NumPy arrays (the CPU interpreter).
 See docs/python.md.
 """
 from . import _nereid
-from ._errors import CompileError, DeviceError, Error, LaunchError
+from ._errors import CompileError, DeviceError, Error, LaunchError, OptionError
 from ._runtime import CompiledKernel, CompiledModule, compile, context, device_count, synchronize
 from ._jit import JITFunction, jit
 from ._autotune import Autotuner, Config, Heuristics, autotune, heuristics
@@ -23,7 +23,7 @@ from ._desc import TensorDescriptor
 from . import language
 
 __version__ = _nereid.version()
-_nereid._set_errors(Error, CompileError, LaunchError, DeviceError)
+_nereid._set_errors(Error, CompileError, LaunchError, DeviceError, OptionError)
 
 
 def cdiv(a, b):
@@ -39,4 +39,5 @@ def next_power_of_2(n):
 
 __all__ = ["compile", "jit", "JITFunction", "CompiledModule", "CompiledKernel", "context", "device_count", "synchronize",
            "autotune", "heuristics", "Config", "Autotuner", "Heuristics", "TensorDescriptor",
-           "cdiv", "next_power_of_2", "language", "Error", "CompileError", "LaunchError", "DeviceError"]
+           "cdiv", "next_power_of_2", "language", "Error", "CompileError", "LaunchError", "DeviceError",
+           "OptionError"]

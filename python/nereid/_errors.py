@@ -8,6 +8,10 @@ class Error(RuntimeError):
     """Base class of nereid's own errors."""
 
 
+class _Cause(Exception):
+    """A compile error's message, as a CompileError's __cause__."""
+
+
 class CompileError(Error):
     """The source has errors. `diagnostics` is the compiler's text (clang's format: file,
     line, column, message, the source line and a caret); `errors` lists the diagnostics
@@ -21,6 +25,15 @@ class CompileError(Error):
             m = _DIAG.match(line)
             if m:
                 self.errors.append((m["file"], int(m["line"]), int(m["col"]), m["severity"], m["message"]))
+        # as Triton's CompilationError, whose __cause__ is the front end's own exception:
+        # tests read the first error's message there
+        first = next((e[4] for e in self.errors if e[3] == "error"), None)
+        self.__cause__ = _Cause(first if first is not None else diagnostics)
+
+
+class OptionError(ValueError, AssertionError):
+    """A launch option out of its range (num_warps=3): a ValueError, and an AssertionError
+    as Triton raises it."""
 
 
 class LaunchError(Error):

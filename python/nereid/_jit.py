@@ -32,9 +32,11 @@ import types
 from . import _nereid, _runtime, language
 
 _TYPED, _INFER, _CONSTEXPR = 0, 1, 2
-# key codes (nereid/_launch.c): an nr_type, _CODE_PTR + pointee, _CODE_NONE, or for a tensor
-# descriptor _CODE_DESC | pointee | rank << 6 | log2(block dim d) << (9 + 5 d)
-_CODE_NONE, _CODE_PTR, _CODE_DESC = -2, 100, 1 << 30
+# key codes (nereid/_launch.c): an nr_type, _CODE_PTR + pointee, _CODE_NONE, for a tensor
+# descriptor _CODE_DESC | pointee | rank << 6 | log2(block dim d) << (9 + 5 d); entries
+# that are tuples: (_CODE_CONSTEXPR, type, value) and, for a tuple argument,
+# (_CODE_TUPLE, type, (its items' entries))
+_CODE_TUPLE, _CODE_NONE, _CODE_PTR, _CODE_DESC = -4, -2, 100, 1 << 30
 _TYPE_NAMES = ["ptr", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64",
                "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16"]
 _SIG_NAMES = set(_TYPE_NAMES[1:])
@@ -89,6 +91,27 @@ def _annotation_kind(ann):
     if isinstance(name, str):
         return _annotation_kind(name)
     raise TypeError(f"unknown parameter annotation {ann!r} (a type such as '*fp32', 'i32', or tl.constexpr)")
+
+
+def _tuple_type(entry, passed):
+    """(annotation, constexprs, runtime) of a tuple argument's key entry: its type as the
+    compiler reads a tuple parameter ("(*fp32,(i32,constexpr))"), the tuple of its constexpr
+    items' values in their places (None where the item is a run-time one) and whether any
+    item is a run-time one."""
+    texts, values, runtime = [], [], False
+    for e in entry[2]:
+        if isinstance(e, tuple) and e[0] == _CODE_TUPLE:
+            text, value, r = _tuple_type(e, passed)
+        elif isinstance(e, tuple):  # (code, type, value): a constexpr value
+            text, value, r = "constexpr", _function_refs(e[2], passed), False
+        elif e == _CODE_NONE:
+            text, value, r = "constexpr", None, False
+        else:
+            text, value, r = _type_text(e), None, True
+        texts.append(text)
+        values.append(value)
+        runtime |= r
+    return "(" + ",".join(texts) + ("," if len(texts) == 1 else "") + ")", tuple(values), runtime
 
 
 def _type_text(code):
@@ -163,7 +186,7 @@ class _Source:
         for name, row, col, has_ann in reversed(self.arg_pos):  # right to left keeps columns valid
             if annotate and name in annotate and not has_ann:
                 ty = annotate[name]
-                ty = f'"{ty}"' if ty.startswith("tensordesc<") else ty
+                ty = f'"{ty}"' if ty.startswith(("tensordesc<", "(")) else ty
                 lines[row] = lines[row][:col] + f": {ty}".encode() + lines[row][col:]
         return b"".join(lines).decode()
 
@@ -209,6 +232,7 @@ class JITFunction(_nereid.Dispatcher):
         self.__module__ = fn.__module__
         self.__wrapped__ = fn
         self.device = device
+        self.repr = ignored.get("repr")  # Triton's repr=: names the compiled kernels (run, warmup)
         defaults = {name: _nereid.option_info(name)[0] for name in ("num_warps", "num_stages")}
         self.num_warps = defaults["num_warps"] if num_warps is None else num_warps
         self.num_stages = defaults["num_stages"] if num_stages is None else num_stages
@@ -259,7 +283,12 @@ class JITFunction(_nereid.Dispatcher):
         annotate, defines, k, passed = {}, {}, 0, []
         for name, kind in zip(self.arg_names, self.kinds):
             if kind == _INFER:
-                if isinstance(key[k], tuple):  # (code, type, value): a constexpr value (a @jit function, ...)
+                if isinstance(key[k], tuple) and key[k][0] == _CODE_TUPLE:  # a tuple: its leaves are passed
+                    text, values, runtime = _tuple_type(key[k], passed)
+                    annotate[name] = text if runtime else "constexpr"
+                    if not runtime or "constexpr" in text:
+                        defines[name] = values
+                elif isinstance(key[k], tuple):  # (code, type, value): a constexpr value (a @jit function, ...)
                     annotate[name] = "constexpr"
                     defines[name] = _function_refs(key[k][2], passed)
                 else:
@@ -393,10 +422,13 @@ class JITFunction(_nereid.Dispatcher):
         compiled kernel (its asm, metadata, n_regs, n_spills); warmup compiles (on a GPU:
         and loads) without launching. Triton's launch options are taken as a launch takes
         them (docs/python.md)."""
+        if "arch" not in self.arg_names:
+            _check_arch(self.__name__, kwargs)
         kwargs = {k: v for k, v in kwargs.items() if k not in _COMPILE_ONLY or k in self.arg_names}
-        if warmup:
-            return self[(0,)](*args, **kwargs)
-        return self[grid](*args, **kwargs)
+        kernel = self[(0,)](*args, **kwargs) if warmup else self[grid](*args, **kwargs)
+        if self.repr is not None and kernel is not None:
+            kernel.name = self.repr(_Specialization(self, kernel, args, kwargs))
+        return kernel
 
     def warmup(self, *args, grid=None, **kwargs):
         """Compile for these arguments without launching."""
@@ -456,6 +488,43 @@ def _as_jit(v):
         except AttributeError:
             pass
     return made
+
+
+class _Specialization:
+    """What Triton's `repr=` function receives about a compiled kernel: `signature` (each
+    parameter's type: "i32", "*fp32", ..., "constexpr") and `constants` (the constexprs'
+    values, None arguments, and, as Triton's launcher specialises them, int arguments
+    equal to 1), keyed by parameter name."""
+
+    def __init__(self, fn, kernel, args, kwargs):
+        bound = dict(zip(fn.arg_names, args))
+        bound.update((k, v) for k, v in kwargs.items() if k in fn.arg_names)
+        for p in fn.params:
+            if p.name not in bound and p.has_default:
+                bound[p.name] = p.default
+        types = dict(kernel.params())
+        self.signature, self.constants = {}, {}
+        for name in fn.arg_names:
+            v = bound.get(name)
+            if name in types and not (isinstance(v, int) and not isinstance(v, bool) and v == 1):
+                self.signature[name] = types[name]
+            else:
+                self.signature[name] = "constexpr"
+                self.constants[name] = v.value if hasattr(v, "value") and type(v).__name__ == "constexpr" else v
+
+
+def _check_arch(name, kwargs):
+    """Triton's check of num_ctas against a target given as `arch=` (a compile-only option
+    Nereid otherwise drops): clusters need Hopper (sm90) or later; AMD targets have none."""
+    arch, num_ctas = kwargs.get("arch"), kwargs.get("num_ctas", 1)
+    if arch is None or num_ctas in (None, 1) or not isinstance(arch, (str, int)):
+        return
+    text = str(arch)
+    if text.startswith("gfx"):
+        raise ValueError(f"{name}(): num_ctas > 1 not supported for AMD GPUs ({text})")
+    digits = re.sub(r"\D", "", text)
+    if digits and int(digits) < 90:
+        raise ValueError(f"{name}(): num_ctas > 1 requires NVIDIA SM90+ (Hopper); the target is {text}")
 
 
 def _function_refs(value, passed):

@@ -51,10 +51,25 @@ enum {
  * CODE_DESC | pointee | rank << 6 | log2(block_shape[d]) << (9 + 5 d): the element type
  * and the block shape (powers of two of at most 2^20 elements), as Triton specialises on
  * "tensordesc<fp16[64, 64]>" (nereid/_jit.py's _type_text reads them back). */
-enum { MAX_PARAMS = 64, CODE_CONSTEXPR = -3, CODE_NONE = -2, CODE_PTR = 100, CODE_DESC = 1 << 30 };
+/* CODE_TUPLE: a tuple (namedtuples and torch.Size too) given an inferred parameter, which
+ * Triton's launcher flattens: its leaves (depth first) are the kernel's run-time
+ * arguments, each typed as a bare parameter's argument is; the key holds (CODE_TUPLE, its
+ * type, the items' key entries), the slots one entry per tuple and per leaf. */
+enum {
+    MAX_PARAMS = 64,
+    MAX_SLOTS = 256, /* run-time arguments, tuples' leaves included */
+    MAX_TUPLE_DEPTH = 32,
+    CODE_TUPLE = -4,
+    CODE_CONSTEXPR = -3,
+    CODE_NONE = -2,
+    CODE_PTR = 100,
+    CODE_DESC = 1 << 30
+};
 /* an inferred parameter's argument that the kernel takes at run time (not None, not a
- * constexpr value) */
-static inline bool code_passed(int code) { return code != CODE_NONE && code != CODE_CONSTEXPR; }
+ * constexpr value, not a tuple: its leaves are) */
+static inline bool code_passed(int code) {
+    return code != CODE_NONE && code != CODE_CONSTEXPR && code != CODE_TUPLE;
+}
 enum {
     DESC_RANK = 4,
     DESC_MAX_NUMEL = 1 << 20
@@ -457,26 +472,41 @@ static int find_param(DispatcherObject *d, PyObject *key, int *opt) {
 }
 
 /* num_warps=, num_stages=: a value the option takes (its range is the library's,
- * nr_option_info) */
-static int read_option(PyObject *v, const char *what, int *out) {
+ * nr_option_info); out of it, nereid.OptionError (a ValueError, and an AssertionError as
+ * Triton raises: "num_warps must be a power of 2") */
+static int read_option(State *st, PyObject *v, const char *what, int *out) {
+    if (!PyLong_Check(v) || PyBool_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int, got %R", what, (PyObject *)Py_TYPE(v));
+        return -1;
+    }
     long x = PyLong_AsLong(v);
     if (x == -1 && PyErr_Occurred()) return -1;
     int lo = 1, hi = 1, pow2 = 0;
     nr_option_info(what, NULL, &lo, &hi, &pow2);
     if (x < lo || x > hi || (pow2 && (x & (x - 1)))) {
-        PyErr_Format(PyExc_ValueError, "%s must be %sfrom %d to %d, got %ld", what,
-                     pow2 ? "a power of two " : "", lo, hi, x);
+        PyErr_Format(st->OptionError ? st->OptionError : PyExc_ValueError,
+                     "%s must be %sfrom %d to %d, got %ld", what, pow2 ? "a power of 2 " : "", lo,
+                     hi, x);
         return -1;
     }
     *out = (int)x;
     return 0;
 }
 
+/* What a launch's keywords ask besides the arguments. */
+typedef struct {
+    int warps, stages; /* num_warps=, num_stages= (0: the kernel's) */
+    int num_ctas;      /* num_ctas= (Triton's cluster size: each program runs as one CTA) */
+    bool coop;         /* launch_cooperative_grid=True */
+} LaunchOpts;
+
 /* A keyword that is one of Triton's launch or compile options (and no parameter): 1 when it
  * is accepted, 0 when it is no option, -1 (an exception set) when Nereid cannot do what it
- * asks. Accepted: num_ctas=1, maxnreg=None, launch_cooperative_grid false, and the options
- * that change nothing a program can observe here (docs/python.md lists each and why). */
-static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value) {
+ * asks. num_ctas (a positive int: results are those of one CTA per program, the cluster
+ * split is not made; pre-Hopper GPUs refuse it at the launch, as Triton does) and
+ * launch_cooperative_grid are read into o; maxnreg=None and the options that change
+ * nothing a program can observe here are accepted (docs/python.md lists each and why). */
+static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value, LaunchOpts *o) {
     const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, NULL) : NULL;
     if (!k) return PyErr_Clear(), 0;
     static const char *const harmless[] = {"enable_fp_fusion",
@@ -491,14 +521,16 @@ static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value) {
     for (size_t i = 0; i < sizeof harmless / sizeof *harmless; i++)
         if (!strcmp(k, harmless[i])) return 1;
     if (!strcmp(k, "num_ctas")) {
+        if (!PyLong_Check(value) || PyBool_Check(value)) {
+            PyErr_Format(PyExc_TypeError, "%s(): num_ctas must be an int, got %R", kname(d),
+                         (PyObject *)Py_TYPE(value));
+            return -1;
+        }
         long v = PyLong_AsLong(value);
-        if (v == 1) return 1;
+        if (v >= 1 && v <= 16) return o->num_ctas = (int)v, 1;
         if (!PyErr_Occurred())
-            PyErr_Format(
-                PyExc_ValueError,
-                "%s(): num_ctas=%ld: thread-block clusters (num_ctas > 1) are not supported by "
-                "Nereid; give num_ctas=1",
-                kname(d), v);
+            PyErr_Format(PyExc_ValueError, "%s(): num_ctas must be from 1 to 16, got %ld", kname(d),
+                         v);
         return -1;
     }
     if (!strcmp(k, "maxnreg")) {
@@ -511,14 +543,9 @@ static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value) {
     }
     if (!strcmp(k, "launch_cooperative_grid")) {
         int t = PyObject_IsTrue(value);
-        if (t == 0) return 1;
-        if (t > 0)
-            PyErr_Format(
-                PyExc_ValueError,
-                "%s(): launch_cooperative_grid=True: cooperative launches are not supported "
-                "by Nereid",
-                kname(d));
-        return -1;
+        if (t < 0) return -1;
+        o->coop = t;
+        return 1;
     }
     return 0;
 }
@@ -526,7 +553,7 @@ static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value) {
 /* vals[i]: the argument of parameter i (borrowed). extra: a new dict of unknown keywords
  * when the dispatcher takes them, else NULL. */
 static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject **vals,
-                PyObject **extra, int *warps, int *stages) {
+                PyObject **extra, LaunchOpts *o) {
     Py_ssize_t n = PyTuple_Size(args);
     *extra = NULL;
     if (n > d->nparams) {
@@ -543,9 +570,9 @@ static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject 
             int opt, i = find_param(d, key, &opt);
             if (i == -2) return -1;
             if (opt == OPT_WARPS) {
-                if (read_option(value, "num_warps", warps)) return -1;
+                if (read_option(d->st, value, "num_warps", &o->warps)) return -1;
             } else if (opt == OPT_STAGES) {
-                if (read_option(value, "num_stages", stages)) return -1;
+                if (read_option(d->st, value, "num_stages", &o->stages)) return -1;
             }
             if (i >= 0) {
                 if (vals[i]) {
@@ -555,7 +582,7 @@ static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject 
                 }
                 vals[i] = value;
             } else if (opt == OPT_NONE) {
-                int t = triton_option(d, key, value);
+                int t = triton_option(d, key, value, o);
                 if (t < 0) return -1;
                 if (t) continue;
                 if (!d->extra_kw) {
@@ -1290,6 +1317,44 @@ static int typed_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *
     return 0;
 }
 
+/* A slot made ready for an argument (what release_slots reads is set). */
+static void init_slot(Slot *s, PyObject *obj, int cuda) {
+    s->code = 0, s->reg = NULL, s->obj = obj, s->base = NULL;
+    if (!cuda) s->has_view = false, s->reg_bytes = 0, s->copy = NULL;
+}
+
+/* A tuple given parameter i: one slot for it (CODE_TUPLE), then its items', depth first: a
+ * nested tuple the same way, any other item read as a bare parameter's argument
+ * (infer_arg). *n counts the slots used (those to release, even on an error). */
+static int too_many(DispatcherObject *d, int i) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s(): argument '%s': too many run-time arguments (at most %d, tuples' items "
+                 "counted) or tuples nested deeper than %d",
+                 kname(d), param_name(d, i), MAX_SLOTS, MAX_TUPLE_DEPTH);
+    return -1;
+}
+
+static int tuple_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *slots, int *n,
+                     int *ndesc, int depth) {
+    if (*n >= MAX_SLOTS || depth > MAX_TUPLE_DEPTH) return too_many(d, i);
+    init_slot(&slots[*n], obj, cuda);
+    slots[(*n)++].code = CODE_TUPLE;
+    for (Py_ssize_t k = 0; k < PyTuple_Size(obj); k++) {
+        PyObject *item = PyTuple_GetItem(obj, k);
+        if (PyTuple_Check(item)) {
+            if (tuple_arg(d, cuda, i, item, slots, n, ndesc, depth + 1)) return -1;
+            continue;
+        }
+        if (*n >= MAX_SLOTS) return too_many(d, i);
+        Slot *s = &slots[(*n)++];
+        init_slot(s, item, cuda);
+        int rc = infer_arg(d, cuda, i, item, s);
+        *ndesc += s->base != NULL;
+        if (rc) return -1;
+    }
+    return 0;
+}
+
 /* What the slots hold for the launch: on the CPU the arrays lent (cpu), and descriptors'
  * bases. */
 static void release_slots(Slot *slots, int n, bool cpu) {
@@ -1301,6 +1366,24 @@ static void release_slots(Slot *slots, int n, bool cpu) {
 }
 
 /* ---- the key and the kernel ---- */
+
+/* The key entry of the argument obj read into slots[*at] (and, for a tuple, those after
+ * it): its code, (CODE_CONSTEXPR, type, value), or (CODE_TUPLE, type, (items' entries)).
+ * A new reference. */
+static PyObject *key_entry(PyObject *obj, const Slot *slots, int *at) {
+    const Slot *s = &slots[(*at)++];
+    if (s->code == CODE_CONSTEXPR)
+        return Py_BuildValue("(iOO)", CODE_CONSTEXPR, (PyObject *)Py_TYPE(obj), obj);
+    if (s->code != CODE_TUPLE) return PyLong_FromLong(s->code);
+    Py_ssize_t n = PyTuple_Size(obj);
+    PyObject *items = PyTuple_New(n);
+    for (Py_ssize_t k = 0; items && k < n; k++) {
+        PyObject *e = key_entry(PyTuple_GetItem(obj, k), slots, at);
+        if (!e) Py_CLEAR(items);
+        else PyTuple_SetItem(items, k, e);
+    }
+    return items ? Py_BuildValue("(iON)", CODE_TUPLE, (PyObject *)Py_TYPE(obj), items) : NULL;
+}
 
 /* (codes of inferred parameters, (type, value) of constexprs, sorted (name, type, value)
  * of extra keywords) */
@@ -1325,13 +1408,16 @@ static PyObject *make_key(DispatcherObject *d, PyObject **vals, const Slot *slot
     }
     int k = 0;
     for (int i = 0; i < d->nparams; i++) {
-        if (d->p[i].kind == P_INFER && slots[slot_of[i]].code == CODE_CONSTEXPR)
-            PyTuple_SetItem(
-                key, k++,
-                Py_BuildValue("(iOO)", CODE_CONSTEXPR, (PyObject *)Py_TYPE(vals[i]), vals[i]));
-        else if (d->p[i].kind == P_INFER)
-            PyTuple_SetItem(key, k++, PyLong_FromLong(slots[slot_of[i]].code));
-        else if (d->p[i].kind == P_CONSTEXPR) {
+        if (d->p[i].kind == P_INFER) {
+            int at = slot_of[i];
+            PyObject *e = key_entry(vals[i], slots, &at);
+            if (!e) {
+                Py_DECREF(key);
+                Py_XDECREF(items);
+                return NULL;
+            }
+            PyTuple_SetItem(key, k++, e);
+        } else if (d->p[i].kind == P_CONSTEXPR) {
             PyTuple_SetItem(key, k++, Py_NewRef((PyObject *)Py_TYPE(vals[i])));
             PyTuple_SetItem(key, k++, Py_NewRef(vals[i]));
         }
@@ -1391,6 +1477,7 @@ static KernelObject *launch_kernel(DispatcherObject *d, ContextObject *c, PyObje
         for (int i = 0; i < d->nparams && same; i++)
             if (d->p[i].kind == P_INFER)
                 same = slots[slot_of[i]].code == d->p[i].last_code &&
+                       d->p[i].last_code != CODE_TUPLE && /* the key says whether the same */
                        (d->p[i].last_code != CODE_CONSTEXPR || vals[i] == d->p[i].last_value);
             else if (d->p[i].kind == P_CONSTEXPR) same = vals[i] == d->p[i].last_value;
         if (same) return (KernelObject *)Py_NewRef(d->last_kernel);
@@ -1803,6 +1890,24 @@ typedef struct Collect {
 static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject *args,
                                    PyObject *kwargs, Collect *col);
 
+/* num_ctas > 1 on CUDA: Triton refuses it before Hopper ("num_ctas > 1 requires NVIDIA SM90+
+ * (Hopper)"), and so does this launch, reading the target the kernel is compiled for
+ * (compiled and loaded by nr_prepare, as the launch would). */
+static int check_clusters(DispatcherObject *d, ContextObject *c, KernelObject *k, const nr_arg *a,
+                          int na, const nr_launch_options *lo) {
+    nr_status ps = nr_prepare(k->k, a, na, lo);
+    if (ps) return nrpy_raise(d->st, c->ctx, ps, NULL), -1;
+    nr_kernel_info in;
+    if (nr_kernel_last_info(k->k, &in) == NR_OK && !strncmp(in.target, "sm_", 3) &&
+        atoi(in.target + 3) < 90) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): num_ctas > 1 requires NVIDIA SM90+ (Hopper); this GPU is %s", kname(d),
+                     in.target);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyObject *kwargs) {
     return launch_or_collect(d, gi, args, kwargs, NULL);
 }
@@ -1815,14 +1920,15 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
     State *st = d->st;
     PyObject *vals[MAX_PARAMS], *extra = NULL, *result = NULL;
     KernelObject *k = NULL;
-    Slot slots[MAX_PARAMS];
-    int slot_of[MAX_PARAMS], nslots = 0, warps = 0, stages = 0, cuda = 0, ndesc = 0;
+    Slot slots[MAX_SLOTS];
+    int slot_of[MAX_PARAMS], nslots = 0, cuda = 0, ndesc = 0;
+    LaunchOpts lop = {0, 0, 1, false};
     bool fast_kinds = true; /* every argument of a kind fast_launch reads */
     d->fast = false;
     ContextObject *c = NULL;
     PyObject *cache =
         NULL; /* c's kernels; both held for the launch (Python code may change the dispatcher's) */
-    if (bind(d, args, kwargs, vals, &extra, &warps, &stages)) goto out;
+    if (bind(d, args, kwargs, vals, &extra, &lop)) goto out;
     if (!(c = context_of(d))) goto out;
     Py_INCREF((PyObject *)c);
     cache = Py_NewRef(d->cache);
@@ -1832,9 +1938,19 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
         if (d->p[i].kind == P_CONSTEXPR) continue;
         Slot *s = &slots[nslots];
         PyObject *v = vals[i];
-        s->code = 0, s->reg = NULL, s->obj = v, s->base = NULL;
-        if (!cuda) s->has_view = false, s->reg_bytes = 0, s->copy = NULL;
-        slot_of[i] = nslots++;
+        slot_of[i] = nslots;
+        if (d->p[i].kind == P_INFER && PyTuple_Check(v)) { /* flattened: its leaves are passed */
+            d->p[i].hint = NULL;
+            fast_kinds = false;
+            if (tuple_arg(d, cuda, i, v, slots, &nslots, &ndesc, 0)) goto out;
+            continue;
+        }
+        if (nslots >= MAX_SLOTS) {
+            too_many(d, i);
+            goto out;
+        }
+        init_slot(s, v, cuda);
+        nslots++;
         struct ArgType *t = d->p[i].hint;
         if (cuda && t &&
             Py_TYPE(v) ==
@@ -1871,11 +1987,9 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
         d->follow) { /* the device of the first tensor argument, else torch's current device */
         PyObject *first = NULL;
         struct ArgType *first_t = NULL;
-        for (int i = 0; i < d->nparams && !first; i++) {
-            PyObject *v = slot_of[i] >= 0 && slots[slot_of[i]].base
-                              ? slots[slot_of[i]].base
-                              : vals[i]; /* a descriptor's base */
-            struct ArgType *t = slot_of[i] >= 0 ? find_arg_type(st, v) : NULL;
+        for (int j = 0; j < nslots && !first; j++) {                    /* tuples' leaves too */
+            PyObject *v = slots[j].base ? slots[j].base : slots[j].obj; /* a descriptor's base */
+            struct ArgType *t = slots[j].code != CODE_TUPLE ? find_arg_type(st, v) : NULL;
             if (t && t->tensor) first = v, first_t = t;
         }
         long dev = launch_device(d, first, first_t, c->index);
@@ -1894,7 +2008,7 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
         goto out;
     }
     if (!(k = launch_kernel(d, c, cache, vals, slots, slot_of, extra))) goto out;
-    nr_arg a[MAX_PARAMS];
+    nr_arg a[MAX_SLOTS];
     int na = 0;
     bool tuned = nr_kernel_num_configs(k->k) > 0;
     for (int i = 0; i < nslots; i++)
@@ -1913,7 +2027,9 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
     unsigned grid[3] = {gi->dims[0], gi->dims[1], gi->dims[2]};
     bool empty = gi->empty, callable = gi->kind == GRID_CALL;
     if (gi->kind == GRID_READ && read_dims(d, gi->g, grid, &empty)) goto out;
-    nr_launch_options lo = {warps, NULL, stages};
+    nr_launch_options lo = {lop.warps, NULL, lop.stages};
+    if (!col && lop.num_ctas > 1 && cuda && check_clusters(d, c, k, a, na, &lo)) goto out;
+    k->num_ctas = lop.num_ctas;
     if (col && c->kind == NR_DEVICE_CUDA) { /* kept for nr_prepare_many */
         int j = col->n;
         if (PyList_Append(col->kernels, (PyObject *)k)) goto out;
@@ -1941,7 +2057,7 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
         goto out;
     }
     if (cuda && current_stream(d, c, &lo.stream)) goto out;
-    size_t bytes[MAX_PARAMS];
+    size_t bytes[MAX_SLOTS];
     if (tuned) {
         int b = 0;
         for (int i = 0; i < nslots; i++)
@@ -1956,7 +2072,10 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
             registered += !s;
         }
     GridCall gc = {d, gi->g, vals, extra, false, false};
-    if (!s)
+    if (!s && lop.coop) { /* a callable grid evaluated here: the kernel is not tuned */
+        if (callable && grid_callback(NULL, grid, &gc)) s = NR_ERR_INVALID_ARG;
+        if (!s) s = nr_launch_cooperative(k->k, grid, a, na, &lo);
+    } else if (!s)
         s = callable ? nr_launch_grid(k->k, grid_callback, &gc, a, na, tuned ? bytes : NULL, &lo)
                      : nr_launch(k->k, grid, a, na, &lo);
     if (gc.empty) s = NR_OK; /* the grid had a zero dimension: nothing ran */
@@ -1964,7 +2083,7 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
     for (int i = 0; i < nslots && registered; i++)
         if (slots[i].reg) nr_host_unregister(c->ctx, slots[i].reg), registered--;
     if (!s) result = Py_NewRef((PyObject *)k), st->launches += !gc.empty;
-    d->fast = !s && cuda && fast_kinds;
+    d->fast = !s && cuda && fast_kinds && lop.num_ctas == 1 && !lop.coop;
 out:
     if (!cuda || ndesc) release_slots(slots, nslots, !cuda);
     Py_XDECREF((PyObject *)k);

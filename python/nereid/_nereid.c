@@ -461,6 +461,18 @@ static PyObject *kernel_get_name(PyObject *o, void *unused) {
     return Py_NewRef(((KernelObject *)o)->name);
 }
 
+/* kernel.name = text: the name Triton's `repr=` option gives a compiled kernel (messages
+ * use it too); nr_kernel keeps its own. */
+static int kernel_set_name(PyObject *o, PyObject *v, void *unused) {
+    (void)unused;
+    if (!v || !PyUnicode_Check(v)) {
+        PyErr_SetString(PyExc_TypeError, "a kernel's name is a str");
+        return -1;
+    }
+    NRPY_SETREF(((KernelObject *)o)->name, Py_NewRef(v));
+    return 0;
+}
+
 static PyObject *kernel_get_module(PyObject *o, void *unused) {
     (void)unused;
     return Py_NewRef(((KernelObject *)o)->owner);
@@ -474,9 +486,10 @@ static PyObject *kernel_info(PyObject *o, PyObject *unused) {
     if (nr_kernel_last_info(self->k, &in))
         return PyErr_Format(PyExc_RuntimeError, "%s has not been launched",
                             PyUnicode_AsUTF8AndSize(self->name, NULL));
-    return Py_BuildValue("{s:s,s:s,s:i,s:i,s:I,s:i,s:i}", "name", in.name, "target", in.target,
+    return Py_BuildValue("{s:s,s:s,s:i,s:i,s:I,s:i,s:i,s:i}", "name", in.name, "target", in.target,
                          "num_warps", in.num_warps, "num_stages", in.num_stages, "shared",
-                         in.shared_bytes, "n_regs", in.registers, "n_spills", in.spill_bytes);
+                         in.shared_bytes, "n_regs", in.registers, "n_spills", in.spill_bytes,
+                         "num_ctas", self->num_ctas > 0 ? self->num_ctas : 1);
 }
 
 /* _code(what) -> the last launch's variant's code: "ptx", "llvm", "gpu-ir", "ir" */
@@ -551,7 +564,7 @@ static PyObject *kernel_subscript(PyObject *o, PyObject *grid) {
 }
 
 static PyGetSetDef kernel_getset[] = {
-    {"name", kernel_get_name, NULL, "the kernel's name", NULL},
+    {"name", kernel_get_name, kernel_set_name, "the kernel's name", NULL},
     {"asm", kernel_get_asm, NULL, "the last launch's code by name: 'ptx', 'llvm', 'gpu-ir', 'ir'",
      NULL},
     {"metadata", kernel_get_metadata, NULL,
@@ -594,11 +607,13 @@ static PyType_Spec kernel_spec = {"nereid._nereid.Kernel", sizeof(KernelObject),
 
 /* ---- the module ---- */
 
-/* _set_errors(Error, CompileError, LaunchError, DeviceError): the exception classes */
+/* _set_errors(Error, CompileError, LaunchError, DeviceError, OptionError): the exception
+ * classes */
 static PyObject *set_errors(PyObject *module, PyObject *args) {
     State *st = nrpy_state(module);
-    PyObject *e, *c, *l, *d;
-    if (!PyArg_ParseTuple(args, "OOOO", &e, &c, &l, &d)) return NULL;
+    PyObject *e, *c, *l, *d, *o = NULL;
+    if (!PyArg_ParseTuple(args, "OOOO|O", &e, &c, &l, &d, &o)) return NULL;
+    if (o) NRPY_SETREF(st->OptionError, Py_NewRef(o));
     NRPY_SETREF(st->Error, Py_NewRef(e));
     NRPY_SETREF(st->CompileError, Py_NewRef(c));
     NRPY_SETREF(st->LaunchError, Py_NewRef(l));
@@ -668,7 +683,7 @@ static int state_traverse(PyObject *m, visitproc visit, void *arg) {
                            &st->DispatcherType, &st->LauncherType,  &st->TunerType,
                            &st->asm_view,       &st->metadata_view, &st->grid_view,
                            &st->Error,          &st->CompileError,  &st->LaunchError,
-                           &st->DeviceError,    &st->dtype_codes};
+                           &st->DeviceError,    &st->OptionError,   &st->dtype_codes};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_VISIT(*fields[i]);
     for (int i = 0; i < st->narg_types; i++) {
         Py_VISIT(st->arg_types[i].type);
@@ -694,7 +709,7 @@ static int state_clear(PyObject *m) {
         &st->s_torch_C,    &st->s_get_stream,     &st->s_typestr,        &st->s_data,
         &st->s_get_device, &st->s_get_cur_device, &st->s_resolve_device, &st->s_storage,
         &st->s_base,       &st->s_shape,          &st->s_strides,        &st->s_block_shape,
-        &st->s_padding,    &st->grid_view};
+        &st->s_padding,    &st->grid_view,        &st->OptionError};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_CLEAR(*fields[i]);
     for (int i = 0; i < st->narg_types; i++) {
         Py_CLEAR(st->arg_types[i].type);

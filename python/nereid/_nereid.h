@@ -32,6 +32,8 @@ typedef struct State {
     /* set by nereid/__init__.py (_set_errors): Python classes, so that they carry
      * Python-level helpers (CompileError.errors) */
     PyObject *Error, *CompileError, *LaunchError, *DeviceError;
+    PyObject *OptionError; /* a launch option out of its range (a ValueError and, as Triton
+                              raises it, an AssertionError) */
     PyObject *asm_view, *metadata_view; /* _set_views: what kernel.asm and kernel.metadata make */
     PyObject *grid_view; /* _set_views: what kernel[grid] makes (a launcher of the kernel) */
     /* interned attribute names */
@@ -85,6 +87,7 @@ typedef struct {
     nr_kernel *k;
     int nparams;
     PyObject *signature; /* _signature: the @jit function's parameters (kernel[grid] reads it) */
+    int num_ctas;        /* the last launch's num_ctas, as given (kernel.metadata.num_ctas) */
 } KernelObject;
 
 /* Raise the exception class for status s with the context's last error. */

@@ -272,7 +272,8 @@ class KernelMetadata:
     def __init__(self, kernel):
         info = kernel._info()
         self.name, self.target = info["name"], info["target"]
-        self.num_warps, self.num_stages, self.num_ctas = info["num_warps"], info["num_stages"], 1
+        self.num_warps, self.num_stages = info["num_warps"], info["num_stages"]
+        self.num_ctas = info.get("num_ctas", 1)  # as the launch gave it: each program runs as one CTA
         self.shared = info["shared"]
 
     def __repr__(self):

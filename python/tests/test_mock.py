@@ -51,7 +51,7 @@ class MockLaunch(ctypes.Structure):
     _fields_ = [("kernel", ctypes.c_char * 128), ("function", ctypes.c_ulonglong), ("grid", ctypes.c_uint * 3),
                 ("block", ctypes.c_uint * 3), ("shared", ctypes.c_uint), ("stream", ctypes.c_void_p),
                 ("nparams", ctypes.c_int), ("params", ctypes.c_ulonglong * 32), ("count", ctypes.c_longlong),
-                ("device", ctypes.c_int)]
+                ("device", ctypes.c_int), ("cooperative", ctypes.c_int)]
 
 
 def last_launch():
@@ -211,6 +211,37 @@ class CompiledLaunch(unittest.TestCase):
                 self.launch(bytearray(8), y, 1, 2, 3.0, False, 0)
         rec = self.launch(x, y, True, 2, 3, False, 0)  # a bool for an int, an int for a float: the general path
         self.assertEqual((rec.params[2], rec.params[4]), (1, f32_bits(3.0)))
+
+    def test_cooperative_launches_and_clusters(self):
+        """launch_cooperative_grid=True goes through cuLaunchCooperativeKernel once the grid is
+        known to fit the device at once (the stand-in: 4 SMs of 2048 threads, so 64 programs
+        of 4 warps); num_ctas runs each program as one CTA, kept in the metadata as given."""
+        x, y = Tensor(BASE), Tensor(BASE + 64, float16)
+        for grid in ((8,), lambda meta: (meta["n"],)):
+            rec = self.launch(x, y, 64, 2, 3.0, False, 0, grid=grid, launch_cooperative_grid=True)
+            self.assertEqual((rec.cooperative, rec.grid[0]), (1, 8 if isinstance(grid, tuple) else 64))
+        self.assertEqual(self.launch(x, y, 1, 2, 3.0, False, 0, launch_cooperative_grid=False).cooperative, 0)
+        with self.assertRaisesRegex(nereid.LaunchError, r"resident at once: the grid has 65 programs .* at most 64"):
+            self.launch(x, y, 1, 2, 3.0, False, 0, grid=(65,), launch_cooperative_grid=True)
+        rec = self.launch(x, y, 1, 2, 3.0, False, 0, grid=(16,), num_warps=8, launch_cooperative_grid=True)
+        self.assertEqual((rec.cooperative, rec.block[0]), (1, 256))
+        ran = self.k[(2,)](x, y, 1, 2, 3.0, False, 0, num_ctas=4)
+        self.assertEqual((ran.metadata.num_ctas, last_launch().grid[0]), (4, 2))
+        self.assertEqual(self.k[(2,)](x, y, 1, 2, 3.0, False, 0).metadata.num_ctas, 1)
+        with self.assertRaisesRegex(ValueError, "num_ctas must be from 1 to 16, got 0"):
+            self.launch(x, y, 1, 2, 3.0, False, 0, num_ctas=0)
+
+    def test_tuple_arguments(self):
+        """A tuple given a bare parameter: its leaves reach the driver in order, depth first
+        (None and constexpr leaves are not passed); on repeated launches too."""
+        for i in range(3):
+            t = (Tensor(BASE + 64 * i), (7 + i, None, Tensor(BASE + 4096, float16)), tl.constexpr(2))
+            record_tuple[(1,)](t, 5)
+            rec = last_launch()
+            self.assertEqual(rec.nparams, 4)
+            self.assertEqual(list(rec.params[:4]), [BASE + 64 * i, 7 + i, BASE + 4096, 5])
+        with self.assertRaisesRegex(TypeError, "'t'"):
+            record_tuple[(1,)]((Tensor(BASE), (1, None, "x"), tl.constexpr(2)), 5)
 
     def test_cuda_array_interface_and_mixed_types(self):
         y = Tensor(BASE + 64, float16)
@@ -441,6 +472,12 @@ class Descriptors(unittest.TestCase):
 @nereid.jit
 def record_any(x, n, BLOCK: tl.constexpr):
     tl.store(x + tl.arange(0, BLOCK), n)
+
+
+@nereid.jit
+def record_tuple(t, n):
+    tl.static_assert(t[1][1] is None and t[2] == 2)
+    tl.store(t[0], tl.load(t[2 - 1][2]).to(tl.float32) + t[1][0] + n)
 
 
 @nereid.jit(device="cuda:0")

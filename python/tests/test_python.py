@@ -419,7 +419,7 @@ class Errors(unittest.TestCase):
                 self.mod.scale[grid](self.x, self.out, 1.0, 64)
         with self.assertRaises(ZeroDivisionError):  # the grid's own exception comes through
             self.mod.scale[lambda m: (1 // 0,)](self.x, self.out, 1.0, 64)
-        with self.assertRaisesRegex(ValueError, "num_warps must be a power of two"):
+        with self.assertRaisesRegex(ValueError, "num_warps must be a power of 2"):
             self.mod.scale[(1,)](self.x, self.out, 1.0, 64, num_warps=3)
 
     def test_out_of_bounds_is_a_launch_error(self):
@@ -1116,16 +1116,16 @@ class TritonObjectModel(unittest.TestCase):
         k[(1,)](x, 8, BLOCK=8, num_ctas=1, maxnreg=None, enable_fp_fusion=False, launch_pdl=True, debug=False,
                 launch_cooperative_grid=False)
         np.testing.assert_array_equal(x, 2)
-        with self.assertRaisesRegex(ValueError, "num_ctas=2"):
-            k[(1,)](x, 8, BLOCK=8, num_ctas=2)
+        k[(1,)](x, 8, BLOCK=8, num_ctas=2, launch_cooperative_grid=True)  # one CTA per program, as results go
+        np.testing.assert_array_equal(x, 4)
+        with self.assertRaisesRegex(ValueError, "num_ctas must be from 1 to 16, got 0"):
+            k[(1,)](x, 8, BLOCK=8, num_ctas=0)
         with self.assertRaisesRegex(ValueError, "maxnreg=128"):
             k[(1,)](x, 8, BLOCK=8, maxnreg=128)
-        with self.assertRaisesRegex(ValueError, "launch_cooperative_grid=True"):
-            k[(1,)](x, 8, BLOCK=8, launch_cooperative_grid=True)
         with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'num_ctaz'"):
             k[(1,)](x, 8, BLOCK=8, num_ctaz=1)
         k.run(x, 8, BLOCK=8, grid=(1,), warmup=False, num_ctas=1)
-        np.testing.assert_array_equal(x, 4)
+        np.testing.assert_array_equal(x, 8)
 
     def test_python_annotations_and_foreign_constexprs(self):
         x = np.arange(8, dtype=np.float32)
@@ -1340,6 +1340,310 @@ class LaunchFuzz(unittest.TestCase):
                                 f"trial {trial}: {args}, BLOCK={block}: the message names no parameter: {text}")
         self.assertGreater(raised, 100)
         self.assertGreater(ran, 0)
+
+    def test_random_tuples_and_options(self):
+        """Tuples of the wrong arity, nesting or leaves, and Triton's launch options with
+        wrong values: each launch runs or raises naming the parameter or the option."""
+        import random
+
+        @nereid.jit(device=CPU)
+        def kt(ptrs, vals, n):
+            p0, p1 = ptrs
+            v0, v1 = vals
+            tl.store(p0, tl.load(p1) + v0 + v1 + n)
+
+        x = np.zeros(4, dtype=np.float32)
+        leaves = self.VALUES + [x, (x,), ((x, x),), (), (1, 2, 3)]
+        rng = random.Random(4321)
+        raised = ran = 0
+        for trial in range(300):
+            ptrs, vals = (x, x), (1, 2.5)
+            if rng.random() < 0.5:  # a tuple of another arity, or a wrong leaf
+                ptrs = tuple(rng.choice([x, x] + leaves) for _ in range(rng.choice([2, 1, 3])))
+            if rng.random() < 0.5:
+                vals = tuple(rng.choice([1, 2.5, True] + leaves) for _ in range(rng.choice([2, 0, 3])))
+            if rng.random() < 0.1:
+                vals = rng.choice(leaves)
+            opts = {}
+            for name, choices in (("num_ctas", [1, 2, 4, 0, -1, 17, 1.5, "2", None]),
+                                  ("launch_cooperative_grid", [True, False, 0, 1, None]),
+                                  ("num_warps", [1, 2, 4, 3, 0, 64, "4"])):
+                if rng.random() < 0.3:
+                    opts[name] = rng.choice(choices)
+            try:
+                kt[(rng.choice([1, 2]),)](ptrs, vals, rng.choice([1, 1, 2 ** 40, -1, 2 ** 70, None]), **opts)
+                ran += 1
+            except (TypeError, ValueError, OverflowError, nereid.Error) as e:
+                raised += 1
+                text = str(e)
+                self.assertTrue(isinstance(e, nereid.CompileError) or
+                                any(n in text for n in ["ptrs", "vals", "'n'", "num_ctas", "num_warps"]),
+                                f"trial {trial}: {ptrs}, {vals}, {opts}: the message names nothing: {text}")
+        self.assertGreater(raised, 100)
+        self.assertGreater(ran, 20)
+
+
+@nereid.jit
+def _tuple_store_all(Ptrs, values):
+    for i in tl.static_range(len(values)):
+        tl.store(Ptrs[i], values[i])
+
+
+@nereid.jit(device=CPU)
+def _tuple_index(_0, Ptrs, _1: tl.constexpr, values, _2, _3: tl.constexpr, _4):
+    _tuple_store_all(Ptrs, tl.tuple(values))
+
+
+@nereid.jit(device=CPU)
+def _tuple_unpack(XPtrs, YPtrs, values):
+    X0, X1 = XPtrs
+    x0, x1, _ = values
+    tl.static_assert(_ is None)
+    tl.store(X0, x0)
+    tl.store(X1, x1)
+    Y0, Y1, Y2 = YPtrs
+    Y = Y0, Y1, Y2
+    y = x0, 10, x1
+    for i in tl.static_range(3):
+        tl.store(Y[i], y[i])
+
+
+@nereid.jit
+def _tuple_nested_helper(Ptr, cst2: tl.constexpr, tuple1):
+    tl.static_assert(tuple1[1] is None)
+    tl.store(Ptr + 5, cst2)
+    tl.store(Ptr + 6, tuple1[0])
+    tl.store(Ptr + 7, tl.load(tuple1[2][0]))
+    tl.store(Ptr + 8, tuple1[2][1][0])
+    tl.store(Ptr + 9, tl.load(tuple1[2][1][2]))
+
+
+@nereid.jit(device=CPU)
+def _tuple_nested(Ptr, N1, tuple1, cst1: tl.constexpr, val1, tuple2):
+    tl.static_assert(N1 is None)
+    tl.static_assert(tuple1[1][1] is None)
+    tl.static_assert(tuple1[1][3] == 4)
+    tl.store(Ptr + 0, tl.load(tuple1[0]))
+    tl.store(Ptr + 1, tuple1[1][0])
+    tl.store(Ptr + 2, tl.load(tuple1[1][2]))
+    tl.store(Ptr + 3, cst1 + val1)
+    tl.store(Ptr + 4, tl.load(tuple2[0]))
+    _tuple_nested_helper(Ptr, 15, (-1, None, tuple1))
+
+
+@nereid.jit(device=CPU)
+def _tuple_strides(X, shape: tl.constexpr, strides, m_n):
+    Xs = X + tl.arange(0, shape[0])[:, None] * strides[0] + tl.arange(0, shape[1])[None, :] * strides[1]
+    data = tl.load(Xs)
+    for i in tl.range(0, m_n[1]):
+        data = m_n[0] * data
+    tl.store(Xs, data)
+
+
+@nereid.jit(device=CPU)
+def _tuple_constexpr_only(x, out):
+    for _ in range(1):  # a new scope: the tuple is copied into it
+        tl.static_assert(x[1][0] == 2)
+    tl.store(out, x[0][0] + x[1][0])
+
+
+@nereid.jit(device=CPU)
+def _tuple_language(ret_ptrs):
+    tl.store(ret_ptrs + 0, (1, 2) == (1, 2))
+    tl.store(ret_ptrs + 1, tl.tuple((1, 2)) == (1, 3))
+    t = tl.tuple((4, 5)) + (6, 7)
+    for i in tl.static_range(4):
+        tl.store(ret_ptrs + 2 + i, t[i])
+    tl.store(ret_ptrs + 6, len(tuple()))
+
+
+@nereid.jit(device=CPU)
+def _tuple_assign_item():
+    t = tl.tuple([5, 6, 7])
+    t[0] = 0
+
+
+class TritonErrorsAndOptions(unittest.TestCase):
+    """Errors raised where Triton raises, of the types its tests expect; num_ctas and
+    launch_cooperative_grid on the CPU device."""
+
+    def test_num_warps_power_of_2(self):
+        @nereid.jit(device=CPU)
+        def k(dst):
+            pass
+
+        dst = np.zeros(4, dtype=np.float32)
+        with self.assertRaisesRegex(AssertionError, "must be a power of 2") as cm:
+            k.warmup(dst=dst, grid=(1,), num_warps=3)
+        self.assertIsInstance(cm.exception, ValueError)
+        self.assertIsInstance(cm.exception, nereid.OptionError)
+        for w in (1, 2, 4):
+            k.warmup(dst=dst, grid=(1,), num_warps=w)
+
+    def test_compile_error_cause(self):
+        @nereid.jit(device=CPU)
+        def k(dst):
+            pid = tl.program_id(20)  # noqa: F841
+
+        with self.assertRaises(nereid.CompileError) as cm:
+            k[(1,)](np.zeros(4, dtype=np.float32))
+        self.assertIn("program_id axis must be 0, 1, or 2 but got 20", str(cm.exception.__cause__))
+
+    def test_descriptor_block_of_fewer_than_16_bytes(self):
+        @nereid.jit(device=CPU)
+        def load(ptr):
+            desc = tl.make_tensor_descriptor(ptr, [128, 128], [128, 1], [1, 2])
+            desc.load([0, 0])
+
+        @nereid.jit(device=CPU)
+        def store(ptr):
+            desc = tl.make_tensor_descriptor(ptr, [128, 128], [128, 1], [8, 4])
+            desc.store([0, 0], tl.zeros([8, 4], dtype=tl.int16))
+
+        for k, dt in ((load, np.int32), (store, np.int16)):
+            with self.assertRaises(nereid.CompileError) as cm:
+                k[(1,)](np.zeros((128, 128), dtype=dt))
+            self.assertIn("Descriptor block shape must have at least 16 bytes", str(cm.exception.__cause__))
+
+    def test_repr_names_the_compiled_kernel(self):
+        def name(spec):
+            cst = "_".join(k for k, v in spec.constants.items() if v == 1)
+            return f"kernel_{spec.signature['value1']}_{cst}"
+
+        @nereid.jit(device=CPU, repr=name)
+        def k(value1, is_one, X):
+            pass
+
+        x = np.zeros(1, dtype=np.float32)
+        for value, ty in ((-1, "i32"), (2 ** 31, "i64"), (2 ** 63, "u64")):
+            self.assertEqual(k.warmup(value, 1, x, grid=(1,)).name, f"kernel_{ty}_is_one")
+
+    def test_num_ctas_and_cooperative_launches(self):
+        @nereid.jit(device=CPU)
+        def k(ptrs, BLOCK_SIZE: tl.constexpr):
+            mask = tl.program_id(0) * BLOCK_SIZE < 512
+            tl.store(ptrs + tl.program_id(0), tl.num_programs(0) + tl.load(ptrs, mask=mask))
+
+        data = np.zeros(4, dtype=np.float32)
+        for num_ctas in (1, 2, 4):
+            for coop in (True, False):
+                data[:] = 0
+                ran = k[(2,)](data, BLOCK_SIZE=128, num_ctas=num_ctas, launch_cooperative_grid=coop)
+                self.assertEqual(ran.metadata.num_ctas, num_ctas)
+                self.assertEqual(data.tolist(), [2, 4, 0, 0])
+        with self.assertRaisesRegex(ValueError, r"num_ctas > 1 requires NVIDIA SM90\+ \(Hopper\)"):
+            k.warmup(data, BLOCK_SIZE=128, grid=(1,), num_ctas=2, arch="sm80")
+        with self.assertRaisesRegex(ValueError, "num_ctas > 1 not supported"):
+            k.warmup(data, BLOCK_SIZE=128, grid=(1,), num_ctas=2, arch="gfx942")
+        k.warmup(data, BLOCK_SIZE=128, grid=(1,), num_ctas=2, arch="sm90")
+
+    def test_a_grid_barrier_fails_instead_of_hanging(self):
+        @nereid.jit(device=CPU)
+        def barrier(count, out, N: tl.constexpr):
+            tl.atomic_add(count, 1)
+            while tl.atomic_add(count, 0) < N:
+                pass
+            tl.store(out + tl.program_id(0), 1)
+
+        count, out = np.zeros(1, dtype=np.int32), np.zeros(2, dtype=np.int32)
+        barrier[(1,)](count, out, N=1, launch_cooperative_grid=True)  # one program: nothing to wait for
+        self.assertEqual(out.tolist(), [1, 0])
+        count[:] = 0
+        with self.assertRaisesRegex(nereid.LaunchError, "cooperative launch.*program \\(0, 0, 0\\).*grid barrier"):
+            barrier[(2,)](count, out, N=2, launch_cooperative_grid=True)
+
+
+class TupleArguments(unittest.TestCase):
+    """Tuples (nested, named, torch.Size-like) given bare parameters, as Triton's launcher
+    flattens them: the leaves are the kernel's run-time arguments, typed as bare
+    parameters' are; None and tl.constexpr(...) leaves are constexprs in place; in the
+    kernel the parameter is a tuple (indexed, unpacked, len(), static loops, helpers)."""
+
+    def test_index_and_len(self):
+        for size in range(5):
+            vals = tuple(range(1, size + 1))
+            rets = tuple(np.zeros(1, dtype=np.float32) for _ in vals)
+            _tuple_index[(1,)](0, rets, 0, vals, 0, 0, 0)
+            self.assertEqual(vals, tuple(int(x[0]) for x in rets))
+
+    def test_unpack_and_assign(self):
+        x = tuple(np.zeros(1, dtype=np.float32) for _ in range(2))
+        y = tuple(np.zeros(1, dtype=np.float32) for _ in range(3))
+        _tuple_unpack[(1,)](x, y, (2.0, 3.0, None))
+        self.assertEqual([float(a[0]) for a in x + y], [2, 3, 2, 10, 3])
+
+    def test_nested_with_constexpr_leaves(self):
+        x0, x1, y0 = (np.array([v], dtype=np.int32) for v in (8, 12, 10))
+        z = np.zeros(10, dtype=np.int32)
+        _tuple_nested[(1,)](z, None, (x0, (1, None, x1, tl.constexpr(4))), 20, 1, (y0,))
+        self.assertEqual(z.tolist(), [8, 1, 12, 21, 10, 15, -1, 8, 1, 12])
+        with self.assertRaisesRegex(nereid.CompileError, "static_assert"):  # the leaf's value is in the key
+            _tuple_nested[(1,)](z, None, (x0, (1, None, x1, tl.constexpr(5))), 20, 1, (y0,))
+
+    def test_shape_and_strides(self):
+        x = np.arange(64, dtype=np.int64).reshape(8, 8)
+        expected = 8 * x
+        _tuple_strides[(1,)](x, x.shape, tuple(s // x.itemsize for s in x.strides), (2, 3))
+        np.testing.assert_array_equal(x, expected)
+
+    def test_all_constexpr_tuple(self):
+        out = np.zeros(1, dtype=np.int32)
+        _tuple_constexpr_only[(1,)](((1,), (tl.constexpr(2),)), out)
+        self.assertEqual(out[0], 3)
+
+    def test_namedtuple_and_subclasses(self):
+        import collections
+        Pair = collections.namedtuple("Pair", "ptr n")
+        out = np.zeros(1, dtype=np.int32)
+        _tuple_constexpr_only[(1,)](Pair((5,), (tl.constexpr(2),)), out)
+        self.assertEqual(out[0], 7)
+
+    def test_variants_and_errors(self):
+        x = tuple(np.zeros(1, dtype=np.float32) for _ in range(2))
+        y = tuple(np.zeros(1, dtype=np.float32) for _ in range(3))
+        before = len(_tuple_unpack._cache)
+        _tuple_unpack[(1,)](x, y, (2, 3, None))  # int leaves: another variant
+        _tuple_unpack[(1,)](x, y, (2, 3, None))
+        self.assertEqual(len(_tuple_unpack._cache), before + 1)
+        with self.assertRaises(nereid.CompileError):  # two pointers where three are unpacked
+            _tuple_unpack[(1,)](x, x, (2.0, 3.0, None))
+        with self.assertRaisesRegex(TypeError, "'XPtrs'"):
+            _tuple_unpack[(1,)]((x[0], "no"), y, (2.0, 3.0, None))
+        with self.assertRaisesRegex(OverflowError, "'values'"):
+            _tuple_unpack[(1,)](x, y, (2 ** 70, 3.0, None))
+        deep = (1,)
+        for _ in range(40):
+            deep = (deep,)
+        with self.assertRaisesRegex(ValueError, "'values'"):
+            _tuple_unpack[(1,)](x, y, deep)
+        with self.assertRaisesRegex(ValueError, "'values'"):
+            _tuple_unpack[(1,)](x, y, tuple(range(300)))
+
+    def test_tuples_in_the_language(self):
+        rets = np.zeros(7, dtype=np.int32)
+        _tuple_language[(1,)](rets)
+        self.assertEqual(rets.tolist(), [1, 0, 4, 5, 6, 7, 0])
+        with self.assertRaises(nereid.CompileError):
+            _tuple_assign_item[(1,)]()
+
+    def test_kernel_file_tuple_parameter(self):
+        src = """
+import triton.language as tl
+@triton.jit
+def k(a: "(*fp32, (i32, constexpr), constexpr)", out: *fp32):
+    tl.static_assert(a[1][1] == 4)
+    tl.static_assert(a[2] is None)
+    tl.store(out, tl.load(a[0]) + a[1][0] + a[1][1] + len(a))
+"""
+        mod = nereid.compile(src, device=CPU, a=(None, (None, 4), None))
+        self.assertEqual(mod.k.params(), [("a.0", "*fp32"), ("a.1.0", "i32"), ("out", "*fp32")])
+        x, o = np.array([1.5], dtype=np.float32), np.zeros(1, dtype=np.float32)
+        mod.k[(1,)](x, 10, o)
+        self.assertEqual(o[0], 18.5)
+        with self.assertRaisesRegex(nereid.CompileError, "item a.1.1 is a constexpr with no value"):
+            nereid.compile(src, device=CPU)
+        with self.assertRaisesRegex(nereid.CompileError, "malformed tuple type"):
+            nereid.compile(src.replace("constexpr)\"", "constexpr\""), device=CPU, a=(None, (None, 4), None))
 
 
 VECTOR_ADD_NR = """

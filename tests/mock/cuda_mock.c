@@ -79,11 +79,12 @@ enum {
     PEER_ACCESS_ALREADY_ENABLED = 704,
     ASSERT = 710,
     LAUNCH_FAILED = 719,
+    COOPERATIVE_LAUNCH_TOO_LARGE = 720,
 };
 
 #define API __attribute__((visibility("default")))
 
-enum { MAX_DEV = 8 };
+enum { MAX_DEV = 8, MOCK_SMS = 4 }; /* devices; each one's multiprocessors */
 
 /* One allocation of device memory. */
 typedef struct Alloc {
@@ -245,7 +246,12 @@ API CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
 API CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d) {
     if (d < 0 || d >= num_devices()) return INVALID_DEVICE;
     int cc = device_cc(d);
-    *v = attr == 75 ? cc / 10 : attr == 76 ? cc % 10 : attr == 97 ? 232448 : 0; /* 227 KB opt-in */
+    /* 227 KB opt-in; MOCK_SMS multiprocessors */
+    *v = attr == 75   ? cc / 10
+         : attr == 76 ? cc % 10
+         : attr == 97 ? 232448
+         : attr == 16 ? MOCK_SMS
+                      : 0;
     return OK;
 }
 API CUresult cuDeviceCanAccessPeer(int *can, CUdevice d, CUdevice peer) {
@@ -511,6 +517,7 @@ typedef struct MockLaunch {
     unsigned long long params[MAX_PARAMS]; /* each argument's bytes, zero-extended */
     long long count;                       /* launches recorded so far */
     int device;                            /* the device it ran on */
+    int cooperative;                       /* through cuLaunchCooperativeKernel */
 } MockLaunch;
 static MockLaunch last_launch;       /* under mu */
 static unsigned long long functions; /* cuModuleGetFunction's so far, under mu */
@@ -611,10 +618,8 @@ API CUresult cuFuncSetAttribute(Function *f, int attr, int value) {
     return r ? r : f->dev != cur ? INVALID_HANDLE : OK;
 }
 
-API CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                            unsigned by, unsigned bz, unsigned shared, Stream *s, void **params,
-                            void **extra) {
-    (void)extra;
+static CUresult launch(Function *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                       unsigned bz, unsigned shared, Stream *s, void **params, int cooperative) {
     CUresult r = ctx_state();
     if (r) return r;
     int d = cur;
@@ -629,7 +634,8 @@ API CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz, 
                         .shared = shared,
                         .stream = s,
                         .nparams = f->nparams,
-                        .device = d};
+                        .device = d,
+                        .cooperative = cooperative};
         snprintf(l.kernel, sizeof l.kernel, "%s", f->name);
         /* little-endian; a parameter wider than 8 bytes (a tensor descriptor's struct) records its
          * first 8 */
@@ -680,4 +686,30 @@ API CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz, 
     case K_TRAP: poison(d, LAUNCH_FAILED); break;
     }
     return OK; /* a fault shows at the next call, as on a GPU */
+}
+
+API CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                            unsigned by, unsigned bz, unsigned shared, Stream *s, void **params,
+                            void **extra) {
+    (void)extra;
+    return launch(f, gx, gy, gz, bx, by, bz, shared, s, params, 0);
+}
+
+/* A cooperative launch: as the driver, refused when the grid exceeds what fits at once
+ * (cuOccupancyMaxActiveBlocksPerMultiprocessor's count times the SMs). */
+API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, Function *f, int threads,
+                                                         size_t shared) {
+    (void)shared;
+    CUresult r = ctx_state();
+    if (r) return r;
+    if (f->dev != cur || threads < 1 || threads > 1024) return INVALID_HANDLE;
+    *blocks = 2048 / threads < 32 ? 2048 / threads : 32; /* 2048 threads per SM */
+    return OK;
+}
+API CUresult cuLaunchCooperativeKernel(Function *f, unsigned gx, unsigned gy, unsigned gz,
+                                       unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                                       Stream *s, void **params) {
+    unsigned long long fit = (unsigned long long)MOCK_SMS * (2048 / (bx ? bx : 1));
+    if ((unsigned long long)gx * gy * gz > fit) return COOPERATIVE_LAUNCH_TOO_LARGE;
+    return launch(f, gx, gy, gz, bx, by, bz, shared, s, params, 1);
 }

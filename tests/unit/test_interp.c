@@ -199,7 +199,7 @@ static void arg_int(Run *r, int64_t v) { r->args[r->nargs++].i = v; }
 static void arg_f(Run *r, double v) { r->args[r->nargs++].f = v; }
 
 static int run(K *k, Run *r, unsigned gx, unsigned gy, unsigned gz) {
-    InterpOptions o = {r->bufs, r->nbufs, !r->lax, r->print_out};
+    InterpOptions o = {r->bufs, r->nbufs, !r->lax, r->print_out, 0};
     sb_init(&r->err);
     unsigned grid[3] = {gx, gy, gz};
     return interp_run(k->f, r->args, grid, &o, &r->err);

@@ -411,8 +411,9 @@ nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg 
     void *params[NR_MAX_LAUNCH_ARGS];
     _Alignas(64) unsigned char descs[MAX_DESC_PARAMS][DESC_BLOB];
     nr_status s = pack_args(k, args, np, opts, &key, facts, slots, params, descs);
-    return s ? s : launch_variant(k, grid, &key, facts, params, opts ? opts->stream : NULL,
-                                  cooperative);
+    return s ? s
+             : launch_variant(k, grid, &key, facts, params, opts ? opts->stream : NULL,
+                              cooperative);
 }
 
 /* ---- several variants compiled at once ---- */

@@ -420,9 +420,12 @@ static Val atomic(Sema *S, BArgs *a, int kind) {
     if (dt_is_fp8(elem.dt))
         sema_error(S, a->call, "%s: atomics on %s are not supported (as in Triton)", a->name,
                    dt_name(elem.dt));
-    if (elem.dt == DT_I1 || dt_bits(elem.dt) < 16 ||
+    /* Triton's atom_red_typechecking: no integers narrower than 32 bits, fp16 and bf16
+     * for atomic_add only */
+    if ((dt_is_int(elem.dt) && dt_bits(elem.dt) < 32) ||
         ((elem.dt == DT_FP16 || elem.dt == DT_BF16) && kind != RMW_ADD))
-        sema_error(S, a->call, "%s: atomics on %s are not supported", a->name, dt_name(elem.dt));
+        sema_error(S, a->call, "%s: atomics on %s are not supported (as in Triton)", a->name,
+                   dt_name(elem.dt));
     if (dt_is_float(elem.dt) && kind >= RMW_AND)
         sema_error(S, a->call, "%s: bitwise atomics need integers", a->name);
     ValId val = sema_to_ir_dt(S, a->v[1], elem.dt, a->loc[1]);
@@ -499,8 +502,10 @@ static Val b_desc_atomic(Sema *S, BArgs *a) {
 static Val b_atomic_cas(Sema *S, BArgs *a) {
     Val p = need_pointer(S, a, 0);
     IrType elem = ty_scalar(p.ty.pointee);
-    if (!dt_is_int(elem.dt) || dt_bits(elem.dt) < 16)
-        sema_error(S, a->call, "tl.atomic_cas needs 16, 32 or 64-bit integers");
+    /* any 16, 32 or 64-bit element, compared bit for bit (Triton: atom.cas.b16/b32/b64) */
+    if (elem.dt == DT_I1 || dt_is_fp8(elem.dt) || dt_bits(elem.dt) < 16)
+        sema_error(S, a->call, "tl.atomic_cas needs 16, 32 or 64-bit elements, got %s",
+                   dt_name(elem.dt));
     ValId cmp = sema_to_ir_dt(S, a->v[1], elem.dt, a->loc[1]),
           val = sema_to_ir_dt(S, a->v[2], elem.dt, a->loc[2]);
     IrType s = shape3(S, p.v, cmp, val, a->call);

@@ -428,7 +428,14 @@ static nr_status launch_variant(const LaunchCall *lc, Variant *v) {
             return api_fail(t->mod->ctx, s, "kernel '%s': the grid function failed (%s)", kname(t),
                             nr_status_string(s));
     } else memcpy(g, lc->grid, sizeof g);
-    nr_launch_options lo = {v->cfg.num_warps, lc->o ? lc->o->stream : NULL, v->cfg.num_stages};
+    nr_launch_options lo = {.num_warps = v->cfg.num_warps,
+                            .stream = lc->o ? lc->o->stream : NULL,
+                            .num_stages = v->cfg.num_stages};
+    if (lc->o) {
+        lo.maxnreg = lc->o->maxnreg;
+        lo.enable_fp_fusion = lc->o->enable_fp_fusion;
+        lo.enable_reflect_ftz = lc->o->enable_reflect_ftz;
+    }
     t->last = (int)(v - t->variants);
     return launch_plain(v->k, g, lc->args, lc->nargs, &lo);
 }

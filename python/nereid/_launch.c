@@ -1766,7 +1766,7 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
         if (dev < 0) goto error;
         if (dev != c->index) goto out;
     }
-    nr_launch_options lo = {0, NULL, 0};
+    nr_launch_options lo = {0};
     if (current_stream(d, c, &lo.stream)) goto error;
     nr_status s = nr_launch(((KernelObject *)kobj)->k, gi->dims, a, na, &lo);
     if (s) {
@@ -1885,7 +1885,7 @@ static PyObject *launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyO
     unsigned grid[3] = {gi->dims[0], gi->dims[1], gi->dims[2]};
     bool empty = gi->empty, callable = gi->kind == GRID_CALL;
     if (gi->kind == GRID_READ && read_dims(d, gi->g, grid, &empty)) goto out;
-    nr_launch_options lo = {warps, NULL, stages};
+    nr_launch_options lo = {.num_warps = warps, .num_stages = stages};
     if (empty) { /* nothing to run, as in Triton: compiled (warmup), not launched */
         nr_status ps = nr_prepare(k->k, a, na, &lo);
         if (ps) nrpy_raise(st, c->ctx, ps, NULL);

@@ -112,7 +112,8 @@ static bool compile_once(const Source *src, const NrCompileOptions *o, const Spe
                                   : SPEC_NONE;
         }
         GpuSpec spec = {(int)np, facts};
-        GpuTarget target = {"sm_90a", s->warps, s->stages ? s->stages : 3, NULL, NULL, NULL, 0};
+        GpuTarget target = {"sm_90a", s->warps, s->stages ? s->stages : 3, NULL, NULL, NULL,
+                            0,        {0}};
         GpuResult r;
         ok = gpu_compile_kernel(f, &spec, &target, GPU_DUMP_NONE, NULL, NULL, &r, &d);
         double t2 = clock_now_ms();

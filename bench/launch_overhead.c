@@ -196,7 +196,8 @@ int main(int argc, char **argv) {
     char path[1400];
     snprintf(path, sizeof path, "%s/examples/vector_add.nr", root);
     nr_define defs[] = {{"BLOCK_SIZE", "128"}};
-    nr_compile_options opts = {defs, 1, "add_kernel", 4, 0};
+    nr_compile_options opts = {
+        .defines = defs, .num_defines = 1, .kernel = "add_kernel", .num_warps = 4};
     nr_module *mod = NULL;
     nr_kernel *k = NULL;
     if (nr_malloc(ctx, sizeof x, &dx) || nr_malloc(ctx, sizeof y, &dy) ||

@@ -85,7 +85,7 @@ static int cold_start(const char *src, int threads, double *compile_ms, double *
                 why);
         return -1;
     }
-    nr_compile_options o = {(nr_define[]){{"ACTIVATION", "''"}}, 1, NULL, 0, 0};
+    nr_compile_options o = {.defines = (nr_define[]){{"ACTIVATION", "''"}}, .num_defines = 1};
     double t0 = now_ms(), c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
     nr_module *mod;
     nr_kernel *k;

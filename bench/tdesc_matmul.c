@@ -44,7 +44,11 @@ static nr_kernel *build(nr_context *ctx, const char *file, const char *name, Con
     ex_define(&d, "BLOCK_SIZE_K", "%d", c.bk);
     ex_define(&d, "GROUP_SIZE_M", "%d", 8);
     if (strstr(file, "examples/")) ex_define(&d, "ACTIVATION", "%s", "");
-    nr_compile_options o = {d.d, d.n, name, c.warps, c.stages};
+    nr_compile_options o = {.defines = d.d,
+                            .num_defines = d.n,
+                            .kernel = name,
+                            .num_warps = c.warps,
+                            .num_stages = c.stages};
     nr_module *m = NULL;
     EX_CHECK(ctx, nr_compile_file(ctx, file, &o, &m));
     return ex_kernel(ctx, m, name);

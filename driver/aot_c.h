@@ -13,6 +13,7 @@
 #define NEREID_AOT_C_H
 
 #include "compiler/ir/ir.h"
+#include "compiler/target/target.h"
 
 typedef struct AotOptions {
     const char *const *archs; /* "sm_80", "sm_90", "sm_90a" */
@@ -24,6 +25,7 @@ typedef struct AotOptions {
     const char *one;       /* integer parameters specialised as equal to 1 (comma list) */
     const char *divisible; /* integer parameters specialised as divisible by 16 */
     bool ptx_only;         /* embed PTX even where ptxas is installed */
+    GpuCodeOptions code;   /* maxnreg, fp fusion, ftz (compiler/target/target.h) */
 } AotOptions;
 
 /* Compile the kernels of m (after the front end's passes) and write the two files.

@@ -29,14 +29,15 @@ static void print_usage(FILE *f) {
         "[--time]\n"
         "                      [--divisible=P,...] [--one=P,...] [--no-align] "
         "[--llvm-passes=PIPELINE]\n"
-        "                      [--libdevice=FILE|none]\n"
-        "                      [--strict-ptxas]\n"
+        "                      [--libdevice=FILE|none] [--maxnreg=N] [--enable-fp-fusion=0|1]\n"
+        "                      [--enable-reflect-ftz=0|1] [--strict-ptxas]\n"
         "       nereid compile FILE.nr --emit=c [--arch=%s] -o DIR/NAME [-k KERNEL] [-D ...]\n"
         "                      [--num-warps=N] [--num-stages=N] [--one=P,...] [--divisible=P,...] "
         "[--no-ptxas]\n"
         "       nereid opt FILE.nrir [--passes=none|PASS,...] [--print-after-all] [--verify-only]\n"
         "                  [--arch=sm_80|sm_90|sm_90a] [--num-warps=N] [--num-stages=N]\n"
-        "                  [--emit=llvm|ptx] [--list-passes]\n"
+        "                  [--emit=llvm|ptx] [--maxnreg=N] [--enable-fp-fusion=0|1]\n"
+        "                  [--enable-reflect-ftz=0|1] [--list-passes]\n"
         "       nereid --help | --version\n"
         "\n"
         "compile: parse, check and lower every kernel of FILE.nr (or only KERNEL) to IR and\n"
@@ -62,12 +63,19 @@ static void print_usage(FILE *f) {
         "functions (tl.erf, libdevice.pow, ...) call; none uses Nereid's own routines (default: "
         "as\n"
         "the runtime finds it: NEREID_LIBDEVICE, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda).\n"
+        "--maxnreg caps the registers of a thread (.maxnreg, %s; default: none). "
+        "--enable-fp-fusion=1\n"
+        "lets a float multiply and add become one fma (default 0: each rounded, as the "
+        "interpreter).\n"
+        "--enable-reflect-ftz=1 flushes denormals in tl.exp2 and libdevice's functions "
+        "(default 0).\n"
         "opt: reads textual IR (front-end or GPU-stage), verifies it, runs the passes named\n"
         "(none: no pass) and prints the result, or with --emit=llvm|ptx the LLVM IR or PTX of its\n"
         "kernels (GPU-stage IR whose GPU passes have run). --list-passes says what each does. The\n"
         "passes: ",
         NR_DEFAULT_AOT_ARCHS, option_info(OPT_NUM_WARPS)->range, option_info(OPT_NUM_WARPS)->def,
-        NR_DEFAULT_ARCH, option_info(OPT_NUM_STAGES)->range, option_info(OPT_NUM_STAGES)->def);
+        NR_DEFAULT_ARCH, option_info(OPT_NUM_STAGES)->range, option_info(OPT_NUM_STAGES)->def,
+        option_info(OPT_MAXNREG)->range);
     StrBuf passes;
     sb_init(&passes);
     pass_list_names(&passes, 88, 0);
@@ -97,10 +105,20 @@ static int option_arg(OptionId id, const char *v, int *out) {
     if (*end || end == v || !option_valid(id, n)) {
         char msg[160];
         snprintf(msg, sizeof msg, "--%s must be %s, got '%s'",
-                 id == OPT_NUM_WARPS ? "num-warps" : "num-stages", o->range, v);
+                 id == OPT_NUM_WARPS    ? "num-warps"
+                 : id == OPT_NUM_STAGES ? "num-stages"
+                                        : "maxnreg",
+                 o->range, v);
         return usage_error("%s", msg);
     }
     *out = (int)n;
+    return 0;
+}
+
+/* --enable-fp-fusion=0|1, --enable-reflect-ftz=0|1 */
+static int switch_arg(const char *name, const char *v, bool *out) {
+    if (strcmp(v, "0") && strcmp(v, "1")) return usage_error("%s must be 0 or 1", name);
+    *out = v[0] == '1';
     return 0;
 }
 
@@ -113,7 +131,8 @@ typedef struct CliArgs {
     NrCompileOptions o;
     GpuEmit gpu;
     const char *arch, *divisible, *one, *llvm_passes, *libdevice;
-    bool libdevice_set; /* --libdevice given (libdevice NULL: none) */
+    bool libdevice_set;  /* --libdevice given (libdevice NULL: none) */
+    GpuCodeOptions code; /* --maxnreg, --enable-fp-fusion, --enable-reflect-ftz */
     bool time, no_align, strict_ptxas;
     bool aot, no_ptxas;   /* --emit=c */
     const char *archs[8]; /* --arch=A,B,... (--emit=c) */
@@ -210,6 +229,12 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
             rc = option_arg(OPT_NUM_WARPS, s + 12, &a->o.num_warps);
         } else if (!strncmp(s, "--num-stages=", 13)) {
             rc = option_arg(OPT_NUM_STAGES, s + 13, &a->o.num_stages);
+        } else if (!strncmp(s, "--maxnreg=", 10)) {
+            rc = option_arg(OPT_MAXNREG, s + 10, &a->code.maxnreg);
+        } else if (!strncmp(s, "--enable-fp-fusion=", 19)) {
+            rc = switch_arg("--enable-fp-fusion", s + 19, &a->code.fp_fusion);
+        } else if (!strncmp(s, "--enable-reflect-ftz=", 21)) {
+            rc = switch_arg("--enable-reflect-ftz", s + 21, &a->code.reflect_ftz);
         } else if (s[0] == '-' && s[1]) return usage_error("unknown option '%s'", s);
         else if (a->file) return usage_error("more than one input file ('%s')", s);
         else a->file = s;
@@ -364,7 +389,8 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
                        a->llvm_passes,
                        a->libdevice_set ? a->libdevice : gpu_libdevice_find(ldbuf, sizeof ldbuf),
                        NULL,
-                       0};
+                       0,
+                       a->code};
         GpuResult r;
         StrBuf llvm;
         sb_init(&llvm);
@@ -397,8 +423,9 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
 
 /* --emit=c: the ahead-of-time C files (aot_c.h). */
 static int aot_stage(CliArgs *a, NrProgram *prog, Diag *diag) {
-    AotOptions o = {a->archs,        a->narchs,        a->out, a->file,      a->command,
-                    prog->num_warps, prog->num_stages, a->one, a->divisible, a->no_ptxas};
+    AotOptions o = {a->archs,     a->narchs,       a->out,           a->file,
+                    a->command,   prog->num_warps, prog->num_stages, a->one,
+                    a->divisible, a->no_ptxas,     a->code};
     return aot_emit_c(prog->ir, &o, diag);
 }
 

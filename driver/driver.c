@@ -94,7 +94,7 @@ bool driver_compile(const Source *src, const NrCompileOptions *o, Diag *diag, St
     out->ir = ir_module_new(arena);
     const char **skip = NULL;
     if (o->defer_tuned && !read_tuned(o, diag, out, &skip)) goto fail;
-    SemaOptions so = {o->defines, o->ndefines, o->only_kernel, skip, out->ntuned};
+    SemaOptions so = {o->defines, o->ndefines, o->only_kernel, skip, out->ntuned, out->num_warps};
     if (!lower(o, &so, diag, dump, out)) goto fail;
     return true;
 fail:
@@ -116,7 +116,7 @@ bool driver_compile_variant(const NrProgram *base, const char *kernel, const Sem
                           .ndefines = ndefines,
                           .only_kernel = kernel,
                           .stop_after = NR_STAGE_IR_OPT};
-    SemaOptions so = {defines, ndefines, kernel, NULL, 0};
+    SemaOptions so = {defines, ndefines, kernel, NULL, 0, out->num_warps};
     if (lower(&o, &so, diag, NULL, out)) return true;
     driver_program_free(out);
     return false;

@@ -1,6 +1,7 @@
 /* gpu_compile.c - the GPU pipeline for one kernel and one specialisation, as one list,
  * with the verifier (layouts and buffers included) after every pass:
- *   clone and specialise (parameters equal to 1 become constants); the accesses through
+ *   clone and specialise (parameters equal to 1 become constants); batched dots split
+ *   into 2-D ones (batched_dot.c); the accesses through
  *   tensor descriptors that do not go through TMA expanded (tma.h); canonicalize + cse +
  *   dce; alignment analysis seeded with the divisibility facts;
  *   assign-layouts (coalescing, tensor-core layouts for dots, conversions), then dce
@@ -99,7 +100,8 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
     Run r = {m, diag, what == GPU_DUMP_ALL ? dump : NULL, true};
     ParamFact *pf = param_facts(f, spec);
     bool *tma = NULL;
-    if (after(&r, "specialisation")) tma = expand_descriptors(f, spec, go.arch);
+    if (after(&r, "specialisation")) ir_split_batched_dots(f);
+    if (after(&r, "split-batched-dots")) tma = expand_descriptors(f, spec, go.arch);
     if (after(&r, "expand-descriptors")) {
         pass_canonicalize(m);
         pass_cse(m);

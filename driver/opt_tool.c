@@ -54,6 +54,7 @@ typedef struct OptArgs {
     bool libdevice_set;
     int64_t param_div;
     int arch, num_warps, num_stages; /* 0: from the file's gpu<> header or the default */
+    GpuCodeOptions code;             /* --maxnreg, --enable-fp-fusion, --enable-reflect-ftz */
 } OptArgs;
 
 static int usage(const char *msg, const char *arg) {
@@ -117,6 +118,15 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
         } else if (!strncmp(s, "--num-stages=", 13)) {
             int rc = option_arg(OPT_NUM_STAGES, "--num-stages", s + 13, &a->num_stages);
             if (rc) return rc;
+        } else if (!strncmp(s, "--maxnreg=", 10)) {
+            int rc = option_arg(OPT_MAXNREG, "--maxnreg", s + 10, &a->code.maxnreg);
+            if (rc) return rc;
+        } else if (!strncmp(s, "--enable-fp-fusion=", 19) ||
+                   !strncmp(s, "--enable-reflect-ftz=", 21)) {
+            const char *v = strchr(s, '=') + 1;
+            if (strcmp(v, "0") && strcmp(v, "1")) return usage("takes 0 or 1: ", s);
+            if (s[9] == 'f') a->code.fp_fusion = v[0] == '1';
+            else a->code.reflect_ftz = v[0] == '1';
         } else if (!strncmp(s, "--emit=", 7)) {
             const char *v = s + 7;
             a->emit = !strcmp(v, "ir")     ? EMIT_IR
@@ -188,7 +198,8 @@ static bool emit_kernel(IrFunc *f, const OptToolEmit *e, Arena *arena, Diag *dia
                    NULL,
                    e->libdevice,
                    tma,
-                   body->nargs};
+                   body->nargs,
+                   e->code};
     ParamFact *pf = axis_info_param_facts(f, e->param_div, arena);
     return llvm_gen_kernel(f, axis_info_analyze(f, pf, arena), &t, e->llvm ? code : NULL,
                            e->llvm ? NULL : code, diag, NULL);
@@ -235,7 +246,8 @@ bool opt_tool_emit_code(IrModule *m, const OptToolEmit *e, Arena *arena, Diag *d
 static bool emit_code(const OptArgs *a, IrModule *m, Arena *arena, Diag *diag, StrBuf *out) {
     char found[4096];
     OptToolEmit e = {a->emit == EMIT_LLVM, a->num_stages, a->param_div,
-                     a->libdevice_set ? a->libdevice : gpu_libdevice_find(found, sizeof found)};
+                     a->libdevice_set ? a->libdevice : gpu_libdevice_find(found, sizeof found),
+                     a->code};
     return opt_tool_emit_code(m, &e, arena, diag, out);
 }
 

@@ -4,6 +4,7 @@
 #define NEREID_OPT_TOOL_H
 
 #include "compiler/ir/ir.h"
+#include "compiler/target/target.h"
 
 /* `nereid opt ...` (argv[0] is "opt"; the options are opt_tool.c's). Exit status 0, 1 on
  * an error in the input, 2 on a usage error. */
@@ -15,6 +16,7 @@ typedef struct OptToolEmit {
     int num_stages;        /* 0: the default */
     int64_t param_div;     /* every pointer and integer parameter taken as divisible by it */
     const char *libdevice; /* CUDA's libdevice, NULL for none */
+    GpuCodeOptions code;   /* --maxnreg, --enable-fp-fusion, --enable-reflect-ftz */
 } OptToolEmit;
 
 /* --emit=llvm|ptx: each kernel of GPU-stage module m through the code generator, as the

@@ -12,6 +12,9 @@ static bool run_canonicalize(IrModule *m, Diag *d) { return (void)d, pass_canoni
 static bool run_combine_dot(IrModule *m, Diag *d) { return (void)d, pass_combine_dot(m), true; }
 static bool run_cse(IrModule *m, Diag *d) { return (void)d, pass_cse(m), true; }
 static bool run_dce(IrModule *m, Diag *d) { return (void)d, pass_dce(m), true; }
+static bool run_split_dots(IrModule *m, Diag *d) {
+    return (void)d, pass_split_batched_dots(m), true;
+}
 static bool run_expand_desc(IrModule *m, Diag *d) {
     return (void)d, pass_expand_descriptors(m), true;
 }
@@ -43,6 +46,8 @@ static const PassInfo registry[] = {
     {"dce", "remove unused pure ops, loads and loop results", run_dce, NULL, false},
     {"expand-descriptors", "tensor-descriptor loads and stores -> pointer blocks and masks",
      run_expand_desc, NULL, false},
+    {"split-batched-dots", "a dot with batch dims -> one 2-D dot per batch (the GPU's)",
+     run_split_dots, NULL, false},
     {"gpu-speculate",
      "version the ops whose accesses widen if some scalars are >= 0 (Triton takes it for granted)",
      NULL, run_speculate, false},

@@ -278,7 +278,7 @@ static nr_kernel *kernel_for(nr_context *ctx, const Case *c, const char *name, i
     ex_define(&defs, "BLOCK_N", "%d", bn);
     ex_define(&defs, "CAUSAL", "%s", c->causal ? "True" : "False");
     ex_define(&defs, "DROPOUT", "%s", c->p > 0 ? "True" : "False");
-    nr_compile_options opts = {defs.d, defs.n, name, 0, 0};
+    nr_compile_options opts = {.defines = defs.d, .num_defines = defs.n, .kernel = name};
     nr_module *m = NULL;
     nr_status st = nr_compile_file(ctx, path, &opts, &m);
     if (st != NR_OK) ex_fail(ctx, st, name);

@@ -191,7 +191,7 @@ static inline nr_module *ex_compile(nr_context *ctx, const char *file, const ex_
     const char *dir = getenv("NEREID_EXAMPLES");
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "examples", file);
-    nr_compile_options opts = {ds ? ds->d : NULL, ds ? ds->n : 0, NULL, 0, 0};
+    nr_compile_options opts = {.defines = ds ? ds->d : NULL, .num_defines = ds ? ds->n : 0};
     nr_module *m = NULL;
     nr_status s = nr_compile_file(ctx, path, &opts, &m);
     if (s != NR_OK) {

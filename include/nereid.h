@@ -223,12 +223,26 @@ typedef struct nr_compile_options {
     int num_warps;      /* 0: the default (4); else a power of two from 1 to 32 */
     int num_stages;     /* software-pipelining depth of loops feeding tl.dot (as Triton's
                            num_stages): 0: the default (3); else 1 (no pipelining) to 8 */
+    /* The GPU code generator's options, Triton's of the same names (the CPU interpreter
+     * ignores them); a launch may override each (nr_launch_options). */
+    int maxnreg;            /* the most registers a thread may use (PTX .maxnreg): 0: no
+                               limit (ptxas chooses); else 16 to 255 */
+    int enable_fp_fusion;   /* a float multiply and the add of its result may become one fma
+                               (rounded once): 0: the default (off: every op rounded, as the
+                               interpreter does); 1: on (Triton's default); -1: off */
+    int enable_reflect_ftz; /* tl.exp2 and CUDA libdevice's functions flush denormals to
+                               zero (libdevice's __CUDA_FTZ): 0: the default (off); 1: on;
+                               -1: off */
 } nr_compile_options;
 
 typedef struct nr_launch_options {
     int num_warps;  /* 0: the value compiled with */
     void *stream;   /* CUDA stream (CUstream); NULL: the default stream */
     int num_stages; /* 0: the value compiled with; else 1 to 8 */
+    /* as in nr_compile_options, 0 meaning the value compiled with: */
+    int maxnreg;            /* -1: no limit; else 16 to 255 */
+    int enable_fp_fusion;   /* 1: on; -1: off */
+    int enable_reflect_ftz; /* 1: on; -1: off */
 } nr_launch_options;
 
 /* ---- contexts ---- */

@@ -18,6 +18,8 @@ typedef struct SemaOptions {
     const char *only_kernel;         /* NULL: every kernel of the module */
     const char *const *skip_kernels; /* kernels not lowered here (autotuned ones: the runtime */
     int nskip_kernels;               /* lowers them once per config) */
+    int num_warps;                   /* the warps compiled for, which tl.extra.cuda's
+                                        num_threads() and num_warps() give (0: default) */
 } SemaOptions;
 
 /* Lower the kernels of `user` into `out` (kernels plus the helper specialisations they

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "compiler/passes/rewrite.h"
+#include "compiler/support/options.h"
 #include "sema_internal.h"
 
 enum { MAXP = 10 };
@@ -421,9 +422,12 @@ static Val atomic(Sema *S, BArgs *a, int kind) {
     if (dt_is_fp8(elem.dt))
         sema_error(S, a->call, "%s: atomics on %s are not supported (as in Triton)", a->name,
                    dt_name(elem.dt));
-    if (elem.dt == DT_I1 || dt_bits(elem.dt) < 16 ||
+    /* Triton's atom_red_typechecking: no integers narrower than 32 bits, fp16 and bf16
+     * for atomic_add only */
+    if ((dt_is_int(elem.dt) && dt_bits(elem.dt) < 32) ||
         ((elem.dt == DT_FP16 || elem.dt == DT_BF16) && kind != RMW_ADD))
-        sema_error(S, a->call, "%s: atomics on %s are not supported", a->name, dt_name(elem.dt));
+        sema_error(S, a->call, "%s: atomics on %s are not supported (as in Triton)", a->name,
+                   dt_name(elem.dt));
     if (dt_is_float(elem.dt) && kind >= RMW_AND)
         sema_error(S, a->call, "%s: bitwise atomics need integers", a->name);
     ValId val = sema_to_ir_dt(S, a->v[1], elem.dt, a->loc[1]);
@@ -500,8 +504,10 @@ static Val b_desc_atomic(Sema *S, BArgs *a) {
 static Val b_atomic_cas(Sema *S, BArgs *a) {
     Val p = need_pointer(S, a, 0);
     IrType elem = ty_scalar(p.ty.pointee);
-    if (!dt_is_int(elem.dt) || dt_bits(elem.dt) < 16)
-        sema_error(S, a->call, "tl.atomic_cas needs 16, 32 or 64-bit integers");
+    /* any 16, 32 or 64-bit element, compared bit for bit (Triton: atom.cas.b16/b32/b64) */
+    if (elem.dt == DT_I1 || dt_is_fp8(elem.dt) || dt_bits(elem.dt) < 16)
+        sema_error(S, a->call, "tl.atomic_cas needs 16, 32 or 64-bit elements, got %s",
+                   dt_name(elem.dt));
     ValId cmp = sema_to_ir_dt(S, a->v[1], elem.dt, a->loc[1]),
           val = sema_to_ir_dt(S, a->v[2], elem.dt, a->loc[2]);
     IrType s = shape3(S, p.v, cmp, val, a->call);
@@ -1476,13 +1482,36 @@ static Val b_gdc(Sema *S, BArgs *a) {
     return sema_val_none();
 }
 
+/* tl.extra.cuda.smid() and globaltimer(): the multiprocessor's index (i32) and the
+ * global nanosecond timer (i64), ops of their own (ir_ops.def says what the interpreter
+ * gives). num_threads() and num_warps(): constexprs of the warp count compiled for, as
+ * Triton's; the module records that it read it (a launch with another count is refused). */
+static Val b_cuda_sreg(Sema *S, BArgs *a) {
+    if (!strcmp(a->name, "smid") || !strcmp(a->name, "globaltimer")) {
+        bool smid = !strcmp(a->name, "smid");
+        return sema_val_ir(S, build(S, smid ? OP_SMID : OP_GLOBALTIMER, NULL, 0,
+                                    ty_scalar(smid ? DT_I32 : DT_I64), a->call, NULL));
+    }
+    int w = S->opts->num_warps > 0 ? S->opts->num_warps : option_info(OPT_NUM_WARPS)->def;
+    S->ir->warps_read = w;
+    return sema_val_int(!strcmp(a->name, "num_threads") ? 32 * w : w);
+}
+
 /* ---- dot ---- */
 
 static Val b_dot(Sema *S, BArgs *a) {
     Val x = need_block(S, a, 0), y = need_block(S, a, 1);
-    if (x.ty.rank != 2 || y.ty.rank != 2)
-        sema_error(S, a->call, "tl.dot multiplies two 2-D blocks, got %s and %s",
+    /* 2-D, or batched as Triton's: the leading dims equal, one product per batch */
+    if (x.ty.rank < 2 || x.ty.rank != y.ty.rank)
+        sema_error(S, a->call,
+                   "tl.dot multiplies two blocks of one rank, 2-D or with batch dims first, got "
+                   "%s and %s",
                    sema_val_kind_name(S, x), sema_val_kind_name(S, y));
+    int q = x.ty.rank - 2;
+    for (int d = 0; d < q; d++)
+        if (x.ty.shape[d] != y.ty.shape[d])
+            sema_error(S, a->call, "tl.dot: the batch dims differ (%s and %s)",
+                       sema_val_kind_name(S, x), sema_val_kind_name(S, y));
     if (x.ty.dt != y.ty.dt)
         sema_error(S, a->call, "tl.dot operands must have one dtype, got %s and %s",
                    dt_name(x.ty.dt), dt_name(y.ty.dt));
@@ -1497,7 +1526,7 @@ static Val b_dot(Sema *S, BArgs *a) {
         y.v = sema_emit_cast(S, y.v, ty_scalar(DT_FP16), false, a->call);
         dt = DT_FP16;
     }
-    int M = x.ty.shape[0], K = x.ty.shape[1], K2 = y.ty.shape[0], N = y.ty.shape[1];
+    int M = x.ty.shape[q], K = x.ty.shape[q + 1], K2 = y.ty.shape[q], N = y.ty.shape[q + 1];
     if (K != K2)
         sema_error(S, a->call, "tl.dot: inner dimensions differ (%dx%d @ %dx%d)", M, K, K2, N);
     if (M < 16 || N < 16 || K < 16)
@@ -1505,8 +1534,10 @@ static Val b_dot(Sema *S, BArgs *a) {
                    "tl.dot needs every dimension >= 16 (as in Triton), got %dx%d @ %dx%d", M, K, K2,
                    N);
     int accdt = dt == DT_I8 ? DT_I32 : DT_FP32;
-    int32_t s[2] = {M, N};
-    IrType accty = ty_block(ty_scalar(accdt), 2, s);
+    int32_t s[NR_MAX_RANK];
+    for (int d = 0; d < q; d++) s[d] = x.ty.shape[d];
+    s[q] = M, s[q + 1] = N;
+    IrType accty = ty_block(ty_scalar(accdt), q + 2, s);
     ValId acc;
     if (has(a, 2)) {
         Val c = need_block(S, a, 2);
@@ -1561,11 +1592,13 @@ static Val b_trans(Sema *S, BArgs *a) {
     int n = a->v[1].k == V_TUPLE && a->v[1].n == 0
                 ? 0
                 : int_list(S, a->v[1], a->loc[1], a->name, perm, NR_MAX_RANK);
-    if (n == 0) {
-        if (x.ty.rank != 2 || !strcmp(a->name, "permute"))
+    if (n == 0) { /* Triton 3.x: the last two dims swapped, a (batched) 2-D transpose */
+        if (x.ty.rank < 2 || !strcmp(a->name, "permute"))
             sema_error(S, a->call, "%s of a rank-%d block needs the permutation", a->name,
                        x.ty.rank);
-        perm[0] = 1, perm[1] = 0, n = 2;
+        n = x.ty.rank;
+        for (int i = 0; i < n; i++) perm[i] = i;
+        perm[n - 2] = n - 1, perm[n - 1] = n - 2;
     }
     if (n != x.ty.rank)
         sema_error(S, a->call, "%s: the permutation has %d entries for a rank-%d block", a->name, n,
@@ -2129,6 +2162,10 @@ static const Builtin builtins[] = {
     {"debug_barrier", "", b_debug_barrier, 0},
     {"gdc_wait", "", b_gdc, 0},
     {"gdc_launch_dependents", "", b_gdc, 0},
+    {"smid", "", b_cuda_sreg, 0},
+    {"globaltimer", "", b_cuda_sreg, 0},
+    {"num_threads", "", b_cuda_sreg, 0},
+    {"num_warps", "", b_cuda_sreg, 0},
     {"umulhi", "x,y", b_umulhi, 0},
     {"div_rn", "x,y", b_div, 0},
     {"fdiv", "x,y,ieee_rounding=", b_div, 0},

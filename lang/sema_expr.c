@@ -230,7 +230,9 @@ static Val bitwise(Sema *S, int code, Val a, Val b, const char *op, Loc loc) {
     if (!dt_is_int(ta.dt) || !dt_is_int(tb.dt))
         sema_error(S, loc, "'%s' needs integer or boolean operands, got %s and %s", op,
                    sema_val_kind_name(S, a), sema_val_kind_name(S, b));
-    int dt = sema_computation_dtype(S, ta, false, tb, false, false, loc);
+    /* Triton's bitwise_op_type_checking: a Python scalar is weak here too, so u16 & 0x8000
+     * stays u16 (and must fit it) */
+    int dt = sema_computation_dtype(S, ta, a.k != V_IR, tb, b.k != V_IR, false, loc);
     return emit_binary(S, code, a, b, dt, loc);
 }
 

@@ -252,9 +252,8 @@ nr_status nr_prepare_many(nr_prepare_job *jobs, int num_jobs) {
         nr_prepare_job *j = &jobs[i];
         of[i] = -1;
         if (!j->kernel->tuned) {
-            pj[of[i] = np++] =
-                (PrepareJob){j->kernel, j->args, j->num_args,
-                             j->opts ? *j->opts : (nr_launch_options){0, NULL, 0}, NR_OK};
+            pj[of[i] = np++] = (PrepareJob){j->kernel, j->args, j->num_args,
+                                            j->opts ? *j->opts : (nr_launch_options){0}, NR_OK};
             continue;
         }
         j->status = tune_prepare_all(j->kernel, j->args, j->num_args, j->opts);

@@ -523,11 +523,15 @@ static void precompile(TunedKernel *t, const int *configs, int n, const nr_arg *
         int v;
         if (variant_finish(&jobs[i], &v)) continue;
         const Variant *var = &t->variants[v];
-        pj[np++] = (PrepareJob){var->k,
-                                args,
-                                nargs,
-                                {var->cfg.num_warps, o ? o->stream : NULL, var->cfg.num_stages},
-                                NR_OK};
+        nr_launch_options lo = {.num_warps = var->cfg.num_warps,
+                                .stream = o ? o->stream : NULL,
+                                .num_stages = var->cfg.num_stages};
+        if (o) { /* the code generator's options, as the launch will give them */
+            lo.maxnreg = o->maxnreg;
+            lo.enable_fp_fusion = o->enable_fp_fusion;
+            lo.enable_reflect_ftz = o->enable_reflect_ftz;
+        }
+        pj[np++] = (PrepareJob){var->k, args, nargs, lo, NR_OK};
     }
     launch_prepare_many(pj, np);
     free(jobs), free(vi), free(pj);
@@ -554,7 +558,14 @@ static nr_status launch_variant(const LaunchCall *lc, Variant *v) {
             return api_fail(t->mod->ctx, s, "kernel '%s': the grid function failed (%s)", kname(t),
                             nr_status_string(s));
     } else memcpy(g, lc->grid, sizeof g);
-    nr_launch_options lo = {v->cfg.num_warps, lc->o ? lc->o->stream : NULL, v->cfg.num_stages};
+    nr_launch_options lo = {.num_warps = v->cfg.num_warps,
+                            .stream = lc->o ? lc->o->stream : NULL,
+                            .num_stages = v->cfg.num_stages};
+    if (lc->o) {
+        lo.maxnreg = lc->o->maxnreg;
+        lo.enable_fp_fusion = lc->o->enable_fp_fusion;
+        lo.enable_reflect_ftz = lc->o->enable_reflect_ftz;
+    }
     t->last = (int)(v - t->variants);
     return launch_plain(v->k, g, lc->args, lc->nargs, &lo);
 }

@@ -6,6 +6,7 @@
 #ifndef NEREID_CACHE_KEY_H
 #define NEREID_CACHE_KEY_H
 
+#include "compiler/target/target.h"
 #include "lang/sema.h"
 
 typedef struct CacheKeyInput {
@@ -21,6 +22,7 @@ typedef struct CacheKeyInput {
     /* the kernel and its variant */
     const char *kernel;  /* its name */
     const char *variant; /* one fact letter per parameter, warps and stages ("ddno:4:3") */
+    GpuCodeOptions code; /* the variant's maxnreg, fp fusion and ftz */
     /* the compile options (nr_compile_options) */
     int num_warps;           /* 0: the default */
     int num_stages;          /* 0: the default */

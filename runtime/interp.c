@@ -288,6 +288,13 @@ static int exec_op(Ctx *c, OpId id, void **outs, bool *cond) {
     case OP_MAX_CONTIGUOUS:
     case OP_CONVERT_LAYOUT: return interp_shape(c, op);
     case OP_BARRIER: return 0; /* programs run one at a time: nothing to wait for */
+    case OP_SMID:              /* one multiprocessor: 0 */
+    case OP_GLOBALTIMER: {     /* the host's monotonic clock, in nanoseconds */
+        uint64_t *r = interp_val_out(c, &c->f->ops[id], 0);
+        if (!r) return -1;
+        r[0] = c->f->ops[id].code == OP_SMID ? 0 : (uint64_t)(clock_now_ms() * 1e6);
+        return 0;
+    }
     case OP_DESC_PART: {
         const uint64_t *d = interp_val_in(c, &c->f->ops[id], 0);
         uint64_t *r = interp_val_out(c, &c->f->ops[id], 0);

@@ -63,7 +63,9 @@ static void dot_int(Dims D, const uint64_t *a, const uint64_t *b, const uint64_t
 int interp_dot(Ctx *c, const IrOp *op) {
     IrType at = opnd_ty(c, op, 0), bt = opnd_ty(c, op, 1), rt = res_ty(c, op, 0);
     int q = at.rank - 2;
-    Dims D = {q ? at.shape[0] : 1, at.shape[q], bt.shape[q + 1], at.shape[q + 1]};
+    int64_t nb = 1; /* the batch dims, row-major: one batch after another */
+    for (int d = 0; d < q; d++) nb *= at.shape[d];
+    Dims D = {nb, at.shape[q], bt.shape[q + 1], at.shape[q + 1]};
     const void *a = interp_val_in(c, op, 0), *b = interp_val_in(c, op, 1),
                *acc = interp_val_in(c, op, 2);
     void *r = a && b && acc ? interp_val_out(c, op, 0) : NULL;

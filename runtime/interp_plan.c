@@ -345,13 +345,14 @@ static int check_perm(Plan *p, const IrOp *op) {
 
 static int check_dot(Plan *p, const IrOp *op) {
     IrType a = oty(p, op, 0), b = oty(p, op, 1), acc = oty(p, op, 2), r = rty(p, op, 0);
-    NEED((a.rank == 2 || a.rank == 3) && b.rank == a.rank && r.rank == a.rank &&
+    NEED(a.rank >= 2 && a.rank <= 4 && b.rank == a.rank && r.rank == a.rank &&
              ty_same_shape(acc, r),
-         "dot needs 2-D (or batched 3-D) blocks");
+         "dot needs 2-D (or batched 3-D and 4-D) blocks");
     int k = a.rank - 2;
+    bool batches = true;
+    for (int d = 0; d < k; d++) batches &= a.shape[d] == b.shape[d] && r.shape[d] == a.shape[d];
     NEED(a.shape[k + 1] == b.shape[k] && r.shape[k] == a.shape[k] &&
-             r.shape[k + 1] == b.shape[k + 1] &&
-             (k == 0 || (a.shape[0] == b.shape[0] && r.shape[0] == a.shape[0])),
+             r.shape[k + 1] == b.shape[k + 1] && batches,
          "dot shapes do not match");
     bool fl = dt_is_float(a.dt);
     NEED(fl == dt_is_float(b.dt) && (fl || (dt_is_int(a.dt) && dt_is_int(b.dt))),
@@ -467,6 +468,10 @@ static int check_op(Plan *p, OpId id) {
         NEED(false, "tensor-descriptor accesses must be expanded first (pass expand-descriptors)");
         return -1;
     case OP_DESC_PART: NEED(oty(p, op, 0).dt == DT_TDESC, "desc_part needs a descriptor"); return 0;
+    case OP_SMID:
+    case OP_GLOBALTIMER:
+        NEED(rty(p, op, 0).rank == 0 && dt_is_int(rty(p, op, 0).dt), "needs an integer scalar");
+        return 0;
     case OP_FOR:
     case OP_IF:
     case OP_WHILE: return check_control(p, op);

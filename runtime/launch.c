@@ -10,6 +10,35 @@
 #include "launch_cuda.h"
 #include "status.h"
 
+/* The launch options every device checks: the pipelining depth and the code generator's
+ * options (which the interpreter ignores, but a launch that is wrong on a GPU is wrong on
+ * the CPU too). */
+static nr_status check_options(nr_kernel *k, const nr_launch_options *opts) {
+    nr_context *ctx = k->mod->ctx;
+    if (!opts) return NR_OK;
+    if (opts->num_stages && !option_valid(OPT_NUM_STAGES, opts->num_stages))
+        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': num_stages must be 0 or %s, got %d",
+                        k->f->name, option_info(OPT_NUM_STAGES)->range, opts->num_stages);
+    const IrModule *ir = k->mod->prog.ir;
+    if (opts->num_warps > 0 && ir && ir->warps_read && opts->num_warps != ir->warps_read)
+        return api_fail(ctx, NR_ERR_INVALID_ARG,
+                        "kernel '%s' was compiled for num_warps=%d, which it reads as a constant "
+                        "(tl.extra.cuda.num_threads() or num_warps()); launching it with "
+                        "num_warps=%d needs a module compiled with that count",
+                        k->f->name, ir->warps_read, opts->num_warps);
+    if (opts->maxnreg && opts->maxnreg != -1 && !option_valid(OPT_MAXNREG, opts->maxnreg))
+        return api_fail(ctx, NR_ERR_INVALID_ARG,
+                        "kernel '%s': maxnreg must be 0 (as compiled), -1 (no limit) or %s, got %d",
+                        k->f->name, option_info(OPT_MAXNREG)->range, opts->maxnreg);
+    if (opts->enable_fp_fusion < -1 || opts->enable_fp_fusion > 1 ||
+        opts->enable_reflect_ftz < -1 || opts->enable_reflect_ftz > 1)
+        return api_fail(ctx, NR_ERR_INVALID_ARG,
+                        "kernel '%s': enable_fp_fusion and enable_reflect_ftz must be 0 (as "
+                        "compiled), 1 (on) or -1 (off), got %d and %d",
+                        k->f->name, opts->enable_fp_fusion, opts->enable_reflect_ftz);
+    return NR_OK;
+}
+
 nr_status launch_plain(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
                        const nr_launch_options *opts) {
     return launch_plain_ex(k, grid, args, num_args, opts, false);
@@ -18,9 +47,8 @@ nr_status launch_plain(nr_kernel *k, const unsigned grid[3], const nr_arg *args,
 nr_status launch_plain_ex(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
                           const nr_launch_options *opts, bool cooperative) {
     nr_context *ctx = k->mod->ctx;
-    if (opts && opts->num_stages && !option_valid(OPT_NUM_STAGES, opts->num_stages))
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': num_stages must be 0 or %s, got %d",
-                        k->f->name, option_info(OPT_NUM_STAGES)->range, opts->num_stages);
+    nr_status s = check_options(k, opts);
+    if (s) return s;
     int np = k->nparams;
     if (!grid)
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': the grid must not be NULL",
@@ -35,7 +63,6 @@ nr_status launch_plain_ex(nr_kernel *k, const unsigned grid[3], const nr_arg *ar
     if (num_args != np || (np && !args))
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' takes %d argument%s, got %d",
                         k->f->name, np, np == 1 ? "" : "s", num_args);
-    nr_status s;
     if (ctx->kind == NR_DEVICE_CUDA) { /* the hot path: no allocation */
         FAULT_GUARD(ctx);
         s = cuda_launch_kernel(k, grid, args, np, opts, cooperative);
@@ -49,14 +76,12 @@ nr_status launch_plain_ex(nr_kernel *k, const unsigned grid[3], const nr_arg *ar
 nr_status launch_prepare(nr_kernel *k, const nr_arg *args, int num_args,
                          const nr_launch_options *opts) {
     nr_context *ctx = k->mod->ctx;
-    if (opts && opts->num_stages && !option_valid(OPT_NUM_STAGES, opts->num_stages))
-        return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': num_stages must be 0 or %s, got %d",
-                        k->f->name, option_info(OPT_NUM_STAGES)->range, opts->num_stages);
+    nr_status s = check_options(k, opts);
+    if (s) return s;
     int np = k->nparams;
     if (num_args != np || (np && !args))
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s' takes %d argument%s, got %d",
                         k->f->name, np, np == 1 ? "" : "s", num_args);
-    nr_status s = NR_OK;
     if (ctx->kind == NR_DEVICE_CUDA) {
         FAULT_GUARD(ctx);
         s = cuda_launch_kernel(k, NULL, args, np, opts, false);

@@ -64,7 +64,8 @@ void cuda_module_free(nr_module *m) {
 
 /* The disk cache's key of a variant (runtime/cache_key.c decides what it covers). */
 static void variant_cache_key(const nr_kernel *k, const char *arch, const char *libdevice,
-                              const char *variant, StrBuf *build, StrBuf *text) {
+                              const char *variant, GpuCodeOptions code, StrBuf *build,
+                              StrBuf *text) {
     const nr_module *m = k->mod;
     StrBuf ld;
     sb_init(&ld);
@@ -76,6 +77,7 @@ static void variant_cache_key(const nr_kernel *k, const char *arch, const char *
         .driver_version = cuda_driver_version(m->ctx->cuda),
         .kernel = k->f->name,
         .variant = variant,
+        .code = code,
         .num_warps = m->num_warps,
         .num_stages = m->num_stages,
         .only_kernel = m->only_kernel,
@@ -96,7 +98,7 @@ static void variant_cache_key(const nr_kernel *k, const char *arch, const char *
 enum { COMPILE_WAIT_MS = 300 * 1000 };
 
 static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, int stages,
-                                 const char *key, GpuVariant *out) {
+                                 GpuCodeOptions code, const char *key, GpuVariant *out) {
     nr_context *ctx = k->mod->ctx;
     const char *arch = cuda_arch_name(ctx->cuda);
     StrBuf build, text, err;
@@ -105,7 +107,7 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
     sb_init(&err);
     char ldbuf[4096];
     const char *libdevice = gpu_libdevice_find(ldbuf, sizeof ldbuf);
-    variant_cache_key(k, arch, libdevice, key, &build, &text);
+    variant_cache_key(k, arch, libdevice, key, code, &build, &text);
     CacheKey ck = {sb_cstr(&build), sb_cstr(&text)};
     nr_status s = NR_OK;
     int hit = cuda_load_cached(ctx->cuda, k->f->name, &ck, &out->k, &err), lock = -1;
@@ -114,7 +116,7 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
         hit = cuda_load_cached(ctx->cuda, k->f->name, &ck, &out->k, &err);
     if (hit < 0) s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));
     if (hit == 0) {
-        GpuTarget t = {arch, warps, stages, NULL, libdevice, NULL, 0};
+        GpuTarget t = {arch, warps, stages, NULL, libdevice, NULL, 0, code};
         GpuResult r;
         Diag diag;
         diag_init(&diag);
@@ -138,8 +140,29 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
         snprintf(out->key, sizeof out->key, "%s", key);
         out->num_warps = warps;
         out->num_stages = stages;
+        out->code = code;
     }
     return s;
+}
+
+/* The code generator's options of a launch: the launch's where it gives them, else the
+ * module's (nr_compile_options), else the defaults (options.h); and as the variant key's
+ * integer: maxnreg in the low 8 bits, fp fusion and ftz above. */
+static GpuCodeOptions code_options(const nr_kernel *k, const nr_launch_options *o) {
+    const nr_module *m = k->mod;
+    int reg = o && o->maxnreg ? o->maxnreg : m->maxnreg;
+    int fus = o && o->enable_fp_fusion ? o->enable_fp_fusion : m->fp_fusion;
+    int ftz = o && o->enable_reflect_ftz ? o->enable_reflect_ftz : m->reflect_ftz;
+    return (GpuCodeOptions){reg > 0 ? reg : 0, fus ? fus > 0 : NR_DEFAULT_FP_FUSION,
+                            ftz ? ftz > 0 : NR_DEFAULT_REFLECT_FTZ};
+}
+
+static int code_key(GpuCodeOptions c) {
+    return c.maxnreg | (int)c.fp_fusion << 8 | (int)c.reflect_ftz << 9;
+}
+
+static GpuCodeOptions code_of_key(int key) {
+    return (GpuCodeOptions){key & 255, (key >> 8) & 1, (key >> 9) & 1};
 }
 
 /* The variant key: a fact letter per parameter, the warp count and the stage count
@@ -177,7 +200,8 @@ static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, const VariantKey
                              const char *key, GpuVariant **out) {
     GpuVariant nv;
     memset(&nv, 0, sizeof nv);
-    nr_status s = compile_variant(k, spec, ikey->num_warps, ikey->num_stages, key, &nv);
+    nr_status s = compile_variant(k, spec, ikey->num_warps, ikey->num_stages,
+                                  code_of_key(ikey->code), key, &nv);
     if (s) return s;
     nv.ikey = *ikey;
     return install_variant(k, nv, out);
@@ -185,7 +209,7 @@ static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, const VariantKey
 
 static bool same_key(const VariantKey *a, const VariantKey *b) {
     return a->facts[0] == b->facts[0] && a->facts[1] == b->facts[1] &&
-           a->num_warps == b->num_warps && a->num_stages == b->num_stages;
+           a->num_warps == b->num_warps && a->num_stages == b->num_stages && a->code == b->code;
 }
 
 /* The specialisation facts of the arguments (cuda_launch_kernel finds them while packing
@@ -346,7 +370,8 @@ static inline nr_status pack_args(nr_kernel *k, const nr_arg *args, int np,
     }
     VariantKey key = {{0, 0},
                       opts && opts->num_warps > 0 ? opts->num_warps : k->num_warps,
-                      opts && opts->num_stages > 0 ? opts->num_stages : k->num_stages};
+                      opts && opts->num_stages > 0 ? opts->num_stages : k->num_stages,
+                      code_key(code_options(k, opts))};
     int ndesc = 0;
     for (int i = 0; i < np; i++) {
         const nr_arg *a = &args[i];
@@ -445,7 +470,8 @@ static void gpu_job_build(void *user, int i) {
     if (!g->queued) return;
     const nr_kernel *k = g->k;
     GpuSpec spec = {k->nparams, g->facts};
-    GpuTarget t = {g->arch, g->ikey.num_warps, g->ikey.num_stages, NULL, g->libdevice, NULL, 0};
+    GpuTarget t = {g->arch, g->ikey.num_warps,        g->ikey.num_stages, NULL, g->libdevice, NULL,
+                   0,       code_of_key(g->ikey.code)};
     GpuResult r;
     Diag diag;
     diag_init(&diag);
@@ -476,6 +502,7 @@ static nr_status gpu_job_install(GpuJob *g, const CudaKernel *ck) {
     snprintf(nv.key, sizeof nv.key, "%s", g->key);
     nv.num_warps = g->ikey.num_warps;
     nv.num_stages = g->ikey.num_stages;
+    nv.code = code_of_key(g->ikey.code);
     nv.k = *ck;
     GpuVariant *v;
     nr_status s = install_variant(g->k, nv, &v);
@@ -541,7 +568,7 @@ nr_status cuda_prepare_many(PrepareJob *jobs, int n) {
         memcpy(g->facts, facts, (size_t)k->nparams);
         variant_key(facts, k->nparams, key.num_warps, key.num_stages, g->key);
         sb_init(&g->build), sb_init(&g->text), sb_init(&g->err);
-        variant_cache_key(k, arch, libdevice, g->key, &g->build, &g->text);
+        variant_cache_key(k, arch, libdevice, g->key, code_of_key(key.code), &g->build, &g->text);
         CacheKey ck = {sb_cstr(&g->build), sb_cstr(&g->text)};
         CudaKernel loaded;
         int hit = cuda_load_cached(ctx->cuda, k->f->name, &ck, &loaded, &g->err);
@@ -650,7 +677,8 @@ nr_status cuda_variant_code(nr_kernel *k, const char *what, StrBuf *out) {
                    NULL,
                    gpu_libdevice_find(ldbuf, sizeof ldbuf),
                    NULL,
-                   0};
+                   0,
+                   v->code};
     GpuResult r;
     Diag diag;
     diag_init(&diag);

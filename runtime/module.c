@@ -19,6 +19,9 @@
 static bool copy_options(nr_module *m, const nr_compile_options *opts) {
     m->num_warps = opts->num_warps;
     m->num_stages = opts->num_stages;
+    m->maxnreg = opts->maxnreg;
+    m->fp_fusion = opts->enable_fp_fusion;
+    m->reflect_ftz = opts->enable_reflect_ftz;
     if (opts->kernel && !(m->only_kernel = strdup(opts->kernel))) return false;
     if (opts->num_defines == 0) return true;
     m->defines = calloc((size_t)opts->num_defines, sizeof *m->defines);
@@ -87,6 +90,15 @@ static nr_status take_options(nr_module *m, const nr_compile_options *opts, StrB
         return fail(err, NR_ERR_INVALID_ARG, "%s must be 0 (the default, %d) or %s, got %d",
                     oi->name, oi->def, oi->range, v);
     }
+    if (opts->maxnreg && !option_valid(OPT_MAXNREG, opts->maxnreg))
+        return fail(err, NR_ERR_INVALID_ARG, "maxnreg must be 0 (no limit) or %s, got %d",
+                    option_info(OPT_MAXNREG)->range, opts->maxnreg);
+    if (opts->enable_fp_fusion < -1 || opts->enable_fp_fusion > 1 ||
+        opts->enable_reflect_ftz < -1 || opts->enable_reflect_ftz > 1)
+        return fail(err, NR_ERR_INVALID_ARG,
+                    "enable_fp_fusion and enable_reflect_ftz must be 0 (the default), 1 (on) "
+                    "or -1 (off), got %d and %d",
+                    opts->enable_fp_fusion, opts->enable_reflect_ftz);
     for (int i = 0; i < opts->num_defines; i++)
         if (!opts->defines[i].name || !opts->defines[i].value)
             return fail(err, NR_ERR_INVALID_ARG, "define %d has a NULL name or value", i);
@@ -150,7 +162,14 @@ nr_status module_variant_build(const nr_module *base, const char *kernel, const 
     m->base = base;
     m->src = base->src;
     m->text = base->text;
-    nr_compile_options opts = {defines, ndefines, kernel, num_warps, num_stages};
+    nr_compile_options opts = {.defines = defines,
+                               .num_defines = ndefines,
+                               .kernel = kernel,
+                               .num_warps = num_warps,
+                               .num_stages = num_stages,
+                               .maxnreg = base->maxnreg,
+                               .enable_fp_fusion = base->fp_fusion,
+                               .enable_reflect_ftz = base->reflect_ftz};
     nr_status s = take_options(m, &opts, err);
     if (s) return module_free(m), s;
     Diag diag;

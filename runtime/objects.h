@@ -5,6 +5,7 @@
 #ifndef NEREID_OBJECTS_H
 #define NEREID_OBJECTS_H
 
+#include "compiler/target/target.h"
 #include "cuda.h"
 #include "driver/driver.h"
 #include "interp.h"
@@ -47,6 +48,7 @@ enum { NR_MAX_LAUNCH_ARGS = 64 }; /* the GPU back end's limit on kernel paramete
 typedef struct VariantKey {
     uint64_t facts[2];
     int num_warps, num_stages;
+    int code; /* the code generator's options (launch_cuda.c's code_key) */
 } VariantKey;
 
 /* One compiled GPU variant of a kernel: a specialisation, a warp count and a
@@ -56,6 +58,7 @@ typedef struct GpuVariant {
     char key[NR_MAX_LAUNCH_ARGS + 8]; /* the same as text, for the disk cache's key: one fact letter
                                          per parameter, then warps and stages ("ddnd:4:3") */
     int num_warps, num_stages;
+    GpuCodeOptions code;
     CudaKernel k;
 } GpuVariant;
 
@@ -107,10 +110,12 @@ struct nr_module {
      * disk cache's key covers them (runtime/cache_key.c) */
     SemaDefine *defines;
     int ndefines;
-    char *only_kernel;       /* NULL: every kernel */
-    int num_warps;           /* nr_compile_options.num_warps: 0 for the default */
-    int num_stages;          /* nr_compile_options.num_stages: 0 for the default */
-    struct TuneModule *tune; /* its tuned kernels (autotune.c); NULL if none */
+    char *only_kernel;                   /* NULL: every kernel */
+    int num_warps;                       /* nr_compile_options.num_warps: 0 for the default */
+    int num_stages;                      /* nr_compile_options.num_stages: 0 for the default */
+    int maxnreg, fp_fusion, reflect_ftz; /* nr_compile_options.maxnreg, enable_fp_fusion and
+                                            enable_reflect_ftz: 0 for the defaults */
+    struct TuneModule *tune;             /* its tuned kernels (autotune.c); NULL if none */
 };
 
 #endif

@@ -66,7 +66,8 @@ def check(nereid, words, tmp, idx):
         rc1, ptx1, err1 = run(base + facts + ["--emit=ptx"])
         if "__assertfail" in ptx1:
             continue  # a failed assert reports its source line, which the IR text does not carry
-        lib = [w for w in words if w.startswith("--libdevice=")]
+        lib = [w for w in words if w.startswith(("--libdevice=", "--maxnreg=", "--enable-fp-fusion=",
+                                                  "--enable-reflect-ftz="))]
         rc2, ptx2, err2 = run([nereid, "opt", nrir, "--emit=ptx", "--param-divisibility=" + ("16" if aligned else "1")] + lib)
         ptx1, ptx2 = STRING.sub(r"\1{...}", ptx1), STRING.sub(r"\1{...}", ptx2)
         if rc1 != 0 or rc2 != 0:

@@ -30,7 +30,7 @@ int main(void) {
     nr_module *mod;
     nr_kernel *k;
     nr_define d = {"BLOCK", "64"};
-    nr_compile_options o = {&d, 1, NULL, 0, 0};
+    nr_compile_options o = {.defines = &d, .num_defines = 1};
     if (nr_context_create(NR_DEVICE_CPU, 0, &ctx) || nr_compile_source(ctx, src, strlen(src), "add.nr", &o, &mod) ||
         nr_module_get_kernel(mod, "add", &k)) {
         printf("setup failed\n");

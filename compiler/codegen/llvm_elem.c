@@ -150,7 +150,12 @@ static LLVMValueRef math(Gen *g, int code, int dt, LLVMValueRef x, Loc loc) {
         v = LLVMBuildFMul(g->B, v, LLVMConstReal(g->f32, 1.4426950408889634), "");
         r = gen_intrinsic(g, "llvm.nvvm.ex2.approx.f", g->f32, &v, 1);
         break;
-    case OP_EXP2: r = gen_intrinsic(g, "llvm.nvvm.ex2.approx.f", g->f32, &v, 1); break;
+    case OP_EXP2: /* enable_reflect_ftz: libdevice's exp2f, which Triton calls, flushes */
+        r = gen_intrinsic(g,
+                          g->target->code.reflect_ftz ? "llvm.nvvm.ex2.approx.ftz.f"
+                                                      : "llvm.nvvm.ex2.approx.f",
+                          g->f32, &v, 1);
+        break;
     case OP_LOG: r = gen_log_f32(g, v, false); break;
     case OP_LOG2: r = gen_log_f32(g, v, true); break;
     case OP_RSQRT: r = gen_intrinsic(g, "llvm.nvvm.rsqrt.approx.f", g->f32, &v, 1); break;
@@ -252,13 +257,25 @@ static LLVMValueRef float_rem(Gen *g, int dt, LLVMValueRef x, LLVMValueRef y) {
     return LLVMBuildFPTrunc(g->B, r, ty, "");
 }
 
+/* A float add, subtract or multiply; with enable_fp_fusion, marked contractible, so that
+ * a multiply and the add of its result become one fma (NVPTX emits mul.rn and add.rn,
+ * which ptxas never fuses, for unmarked ones). */
+static LLVMValueRef fp_arith(Gen *g, LLVMValueRef r) {
+    if (g->target->code.fp_fusion && LLVMIsAInstruction(r) && LLVMCanValueUseFastMathFlags(r))
+        LLVMSetFastMathFlags(r, LLVMFastMathAllowContract);
+    return r;
+}
+
 static LLVMValueRef elem(Gen *g, const IrOp *op, int dt, int rdt, LLVMValueRef *a) {
     bool fl = dt_is_float(dt);
     LLVMBuilderRef B = g->B;
     switch (op->code) {
-    case OP_ADD: return fl ? LLVMBuildFAdd(B, a[0], a[1], "") : LLVMBuildAdd(B, a[0], a[1], "");
-    case OP_SUB: return fl ? LLVMBuildFSub(B, a[0], a[1], "") : LLVMBuildSub(B, a[0], a[1], "");
-    case OP_MUL: return fl ? LLVMBuildFMul(B, a[0], a[1], "") : LLVMBuildMul(B, a[0], a[1], "");
+    case OP_ADD:
+        return fl ? fp_arith(g, LLVMBuildFAdd(B, a[0], a[1], "")) : LLVMBuildAdd(B, a[0], a[1], "");
+    case OP_SUB:
+        return fl ? fp_arith(g, LLVMBuildFSub(B, a[0], a[1], "")) : LLVMBuildSub(B, a[0], a[1], "");
+    case OP_MUL:
+        return fl ? fp_arith(g, LLVMBuildFMul(B, a[0], a[1], "")) : LLVMBuildMul(B, a[0], a[1], "");
     case OP_DIV: return fast_div(g, dt, a[0], a[1]);
     case OP_DIV_RN: return LLVMBuildFDiv(B, a[0], a[1], "");
     case OP_IDIV: return int_div(g, OP_IDIV, dt, a[0], a[1]);

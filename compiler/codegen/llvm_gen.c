@@ -144,6 +144,10 @@ static void gen_simple(Gen *g, OpId id) {
             sreg(g, (op->code == OP_PROGRAM_ID ? ids : nids)[op->attr[0] < 3 ? op->attr[0] : 0]);
         break;
     }
+    case OP_SMID: out[0] = sreg(g, "llvm.nvvm.read.ptx.sreg.smid"); break;
+    case OP_GLOBALTIMER: /* 64 bits */
+        out[0] = gen_intrinsic(g, "llvm.nvvm.read.ptx.sreg.globaltimer", g->i64, NULL, 0);
+        break;
     default: NR_DIE("gen_simple: %s", ir_op_info[op->code].name);
     }
     if (r) gen_set(g, r, out, n);
@@ -158,7 +162,9 @@ static void gen_op(Gen *g, OpId id) {
     case OP_SPLAT:
     case OP_ARANGE:
     case OP_PROGRAM_ID:
-    case OP_NUM_PROGRAMS: gen_simple(g, id); return;
+    case OP_NUM_PROGRAMS:
+    case OP_SMID:
+    case OP_GLOBALTIMER: gen_simple(g, id); return;
     case OP_LOAD:
     case OP_STORE:
     case OP_ATOMIC_RMW:
@@ -268,6 +274,7 @@ static void build_function(Gen *g) {
     LLVMSetFunctionCallConv(g->fn, 71 /* ptx_kernel */);
     annotate(g, "kernel", 1);
     annotate(g, "maxntidx", 32 * g->num_warps);
+    if (g->target->code.maxnreg) annotate(g, "maxnreg", g->target->code.maxnreg);
     for (uint32_t i = 0; i < body->nargs; i++) {
         LLVMValueRef *r = gen_alloc_regs(g, 1);
         r[0] = LLVMGetParam(g->fn, i);

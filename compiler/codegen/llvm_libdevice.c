@@ -9,7 +9,8 @@
  * with what they reach; gen_link_libdevice says how), every function and global it
  * brought is made internal to the module (the kernel stays the only external symbol, so
  * the PTX modules of several kernels can be merged), then nvvm-reflect folds its
- * __nvvm_reflect queries (no flush-to-zero: the module flag nvvm-reflect-ftz is 0),
+ * __nvvm_reflect queries (no flush-to-zero: the module flag nvvm-reflect-ftz is 0, 1 with
+ * enable_reflect_ftz),
  * always-inline inlines the functions the kernel calls (libdevice marks them so) and
  * globaldce drops the rest before the ordinary pipeline runs. */
 #include <llvm-c/BitReader.h>
@@ -103,7 +104,7 @@ bool gen_link_libdevice(Gen *g, LLVMTargetMachineRef tm) {
     for (LLVMValueRef v = LLVMGetFirstGlobal(g->M); v; v = LLVMGetNextGlobal(v))
         if (v != g->smem && !LLVMIsDeclaration(v)) LLVMSetLinkage(v, LLVMInternalLinkage);
     LLVMAddModuleFlag(g->M, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
-                      LLVMValueAsMetadata(LLVMConstInt(g->i32, 0, 0)));
+                      LLVMValueAsMetadata(LLVMConstInt(g->i32, g->target->code.reflect_ftz, 0)));
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     LLVMErrorRef e = LLVMRunPasses(g->M, "function(nvvm-reflect),always-inline,globaldce", tm, po);
     LLVMDisposePassBuilderOptions(po);

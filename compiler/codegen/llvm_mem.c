@@ -252,9 +252,21 @@ static LLVMValueRef atomic_one(Gen *g, IrOp *op, int dt, LLVMValueRef cond, LLVM
     LLVMPositionBuilderAtEnd(g->B, doit);
     LLVMValueRef old;
     if (op->code == OP_ATOMIC_CAS) {
-        LLVMValueRef x = LLVMBuildAtomicCmpXchg(g->B, ptr, a, b, LLVMAtomicOrderingMonotonic,
-                                                LLVMAtomicOrderingMonotonic, 0);
-        old = LLVMBuildExtractValue(g->B, x, 0, "");
+        /* compares bit patterns (ir_ops.def): floats go through the integer of their width,
+         * and 16 bits through atom.cas.b16 (sm_70 and later), which LLVM 19 would widen into
+         * a 32-bit compare-and-swap loop */
+        LLVMTypeRef it = LLVMIntTypeInContext(g->C, (unsigned)dt_bits(dt));
+        LLVMValueRef ia = LLVMBuildBitCast(g->B, a, it, ""), ib = LLVMBuildBitCast(g->B, b, it, "");
+        if (dt_bits(dt) == 16) {
+            LLVMValueRef args[3] = {LLVMBuildPtrToInt(g->B, ptr, g->i64, ""), ia, ib};
+            old = gen_asm(g, "atom.global.cas.b16 $0, [$1], $2, $3;", "=h,l,h,h,~{memory}", it,
+                          args, 3, true);
+        } else {
+            LLVMValueRef x = LLVMBuildAtomicCmpXchg(g->B, ptr, ia, ib, LLVMAtomicOrderingMonotonic,
+                                                    LLVMAtomicOrderingMonotonic, 0);
+            old = LLVMBuildExtractValue(g->B, x, 0, "");
+        }
+        old = LLVMBuildBitCast(g->B, old, ty, "");
     } else {
         old = LLVMBuildAtomicRMW(g->B, rmw_op((int)op->attr[0], dt), ptr, a,
                                  LLVMAtomicOrderingMonotonic, 0);

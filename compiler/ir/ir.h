@@ -241,6 +241,9 @@ struct IrModule {
     IrLayout *layouts; /* [0] unused: id 0 is "no layout" */
     uint32_t nlayouts, caplayouts;
     IrGpuInfo gpu;
+    int warps_read; /* the warp count the front end gave a program (tl.extra.cuda.num_threads(),
+                       num_warps()): its kernels hold it as a constant, so they run with that
+                       count only; 0: none read */
 };
 
 IrModule *ir_module_new(Arena *arena);

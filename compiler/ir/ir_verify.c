@@ -415,15 +415,23 @@ static void check_dot(Verifier *V, OpId id, const IrOp *op) {
         }
     IrType a = as_block(T(V, op->operands[0])), b = as_block(T(V, op->operands[1])),
            c = T(V, op->operands[2]);
-    if (!need(V, id, a.rank == 2 && b.rank == 2 && c.rank == 2, "needs rank-2 operands%s", ""))
+    /* batch dims before M and N: front-end IR only (the GPU splits them first) */
+    bool gpu = T(V, op->operands[0]).dt == DT_SMEM || T(V, op->operands[1]).dt == DT_SMEM ||
+               op->code == OP_DOT_ASYNC;
+    if (!need(V, id, a.rank >= 2 && a.rank <= (gpu ? 2 : 4) && b.rank == a.rank && c.rank == a.rank,
+              "needs operands of one rank, 2 (or 3 and 4 with batch dims first)%s", ""))
         return;
     need(V, id, a.dt == b.dt && dot_input(a),
          "inputs must be fp16, bf16, fp32, i8, fp8e4nv or fp8e5, both the same%s", "");
     need(V, id, c.dt == (a.dt == DT_I8 ? DT_I32 : DT_FP32),
          "the accumulator must be fp32 (i32 for i8 inputs)%s", "");
-    if (a.shape[1] != b.shape[0] || c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1])
-        op_error(V, id, "shapes %s x %s + %s do not match [M,K] x [K,N] + [M,N]", tn(a).s, tn(b).s,
-                 tn(c).s);
+    int q = a.rank - 2;
+    bool batches = true;
+    for (int d = 0; d < q; d++) batches &= a.shape[d] == b.shape[d] && a.shape[d] == c.shape[d];
+    if (!batches || a.shape[q + 1] != b.shape[q] || c.shape[q] != a.shape[q] ||
+        c.shape[q + 1] != b.shape[q + 1])
+        op_error(V, id, "shapes %s x %s + %s do not match [M,K] x [K,N] + [M,N]%s", tn(a).s,
+                 tn(b).s, tn(c).s, q ? " (after equal batch dims)" : "");
     same(V, id, T(V, op->results[0]), c, "result must have the accumulator's type");
     need(V, id, ir_attr_enum_name(IR_ATTR_PREC, op->attr[0]) != NULL, "bad precision%s", "");
 }
@@ -660,6 +668,12 @@ static void check_misc(Verifier *V, OpId id, const IrOp *op) {
     case OP_NUM_PROGRAMS:
         need(V, id, ty_equal(T(V, op->results[0]), ty_scalar(DT_I32)), "result must be i32%s", "");
         need(V, id, op->attr[0] >= 0 && op->attr[0] <= 2, "axis must be 0, 1 or 2%s", "");
+        break;
+    case OP_SMID:
+    case OP_GLOBALTIMER:
+        need(V, id,
+             ty_equal(T(V, op->results[0]), ty_scalar(op->code == OP_SMID ? DT_I32 : DT_I64)),
+             "result must be an %s scalar", op->code == OP_SMID ? "i32" : "i64");
         break;
     case OP_ASSERT: need(V, id, is_i1(T(V, op->operands[0])), "condition must be i1%s", ""); break;
     case OP_ASSUME:

@@ -10,9 +10,10 @@
 #include <stdbool.h>
 
 /* X(ID, name, default, min, max, power of two) */
-#define NR_OPTIONS(X)                             \
-    X(OPT_NUM_WARPS, "num_warps", 4, 1, 32, true) \
-    X(OPT_NUM_STAGES, "num_stages", 3, 1, 8, false)
+#define NR_OPTIONS(X)                               \
+    X(OPT_NUM_WARPS, "num_warps", 4, 1, 32, true)   \
+    X(OPT_NUM_STAGES, "num_stages", 3, 1, 8, false) \
+    X(OPT_MAXNREG, "maxnreg", 0, 16, 255, false)
 
 typedef enum {
 #define X(id, name, def, lo, hi, pow2) id,
@@ -41,6 +42,13 @@ int option_or_default(OptionId id, int v);
  * (1: one after another, on the calling thread), else the online CPUs; never more than
  * `jobs`, never less than 1. The one reader of NEREID_COMPILE_THREADS. */
 int option_compile_threads(int jobs);
+
+/* maxnreg (Triton's): the most 32-bit registers a thread of the kernel may use, the PTX
+ * directive .maxnreg; its default 0 is no limit (ptxas chooses). The two switches of the
+ * code generator beside it, enable_fp_fusion and enable_reflect_ftz, take 0 (the default),
+ * 1 (on) or -1 (off) in the C API; these are their defaults. */
+#define NR_DEFAULT_FP_FUSION false
+#define NR_DEFAULT_REFLECT_FTZ false
 
 /* The architecture `nereid compile --emit=ptx` and `nereid opt` compile for when none is
  * given, and the ones `--emit=c` builds. */

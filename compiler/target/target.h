@@ -9,6 +9,19 @@
 
 #include "compiler/ir/ir.h"
 
+/* What the code generator takes beyond the warp count and the pipelining depth, Triton's
+ * compile options of the same names (a launch may override them; a variant's key and the
+ * disk cache's key carry them): maxnreg, the kernel's .maxnreg (0: none); fp_fusion
+ * (enable_fp_fusion), a float multiply and the add or subtract of its result may become
+ * one fma (rounded once: no longer the interpreter's value bit for bit); reflect_ftz
+ * (enable_reflect_ftz), tl.exp2 and CUDA libdevice's functions flush denormal inputs and
+ * results to zero (libdevice's __CUDA_FTZ is 1). Zero is the default of each. */
+typedef struct GpuCodeOptions {
+    int maxnreg;
+    bool fp_fusion;
+    bool reflect_ftz;
+} GpuCodeOptions;
+
 typedef struct GpuTarget {
     const char *arch; /* "sm_80", "sm_90", "sm_90a" */
     int num_warps;
@@ -19,6 +32,7 @@ typedef struct GpuTarget {
     const bool *tma_params; /* per parameter: a tensor descriptor taken by TMA (its parameter
                                holds the tensor map: compiler/target/tma.h); NULL: none */
     uint32_t nparams;       /* entries of tma_params */
+    GpuCodeOptions code;    /* zero: the defaults */
 } GpuTarget;
 
 typedef struct GpuOptions {

@@ -1853,7 +1853,7 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
         if (dev < 0) goto error;
         if (dev != c->index) goto out;
     }
-    nr_launch_options lo = {0, NULL, 0};
+    nr_launch_options lo = {0};
     if (current_stream(d, c, &lo.stream)) goto error;
     nr_status s = nr_launch(((KernelObject *)kobj)->k, gi->dims, a, na, &lo);
     if (s) {
@@ -2027,7 +2027,7 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
     unsigned grid[3] = {gi->dims[0], gi->dims[1], gi->dims[2]};
     bool empty = gi->empty, callable = gi->kind == GRID_CALL;
     if (gi->kind == GRID_READ && read_dims(d, gi->g, grid, &empty)) goto out;
-    nr_launch_options lo = {lop.warps, NULL, lop.stages};
+    nr_launch_options lo = {.num_warps = lop.warps, .num_stages = lop.stages};
     if (!col && lop.num_ctas > 1 && cuda && check_clusters(d, c, k, a, na, &lo)) goto out;
     k->num_ctas = lop.num_ctas;
     if (col && c->kind == NR_DEVICE_CUDA) { /* kept for nr_prepare_many */

@@ -224,7 +224,11 @@ static PyObject *context_compile(PyObject *o, PyObject *args, PyObject *kwds) {
         Py_DECREF(keep);
         return NULL;
     }
-    nr_compile_options opts = {defs, ndefs, kernel, warps, stages};
+    nr_compile_options opts = {.defines = defs,
+                               .num_defines = ndefs,
+                               .kernel = kernel,
+                               .num_warps = warps,
+                               .num_stages = stages};
     nr_module *mod = NULL;
     nr_status s = nr_compile_source(self->ctx, src, (size_t)srclen, filename, &opts, &mod);
     PyMem_Free(defs);

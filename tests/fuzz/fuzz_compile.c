@@ -186,7 +186,7 @@ static bool gpu_stage(const CompileOpts *o, NrProgram *prog, Diag *diag) {
             if (dt_is_int(t.dt) && in_list(o->one, name)) facts[p] = SPEC_ONE;
         }
         GpuSpec spec = {(int)body->nargs, facts};
-        GpuTarget t = {o->arch, prog->num_warps, prog->num_stages, NULL, NULL, NULL, 0};
+        GpuTarget t = {o->arch, prog->num_warps, prog->num_stages, NULL, NULL, NULL, 0, {0}};
         GpuResult r;
         bool ok = gpu_compile_kernel(f, &spec, &t, GPU_DUMP_NONE, NULL, NULL, &r, diag);
         free(facts);

@@ -93,7 +93,7 @@ static void take_word(FuzzWord w, FuzzWord next, void *ctx) {
 static void emit_code(const OptOpts *o, IrModule *m, Arena *arena, Diag *diag,
                       const char *src_name) {
     if (!o->emit || !m->gpu.arch) return;
-    OptToolEmit e = {o->emit == 'l', 0, o->param_div, NULL};
+    OptToolEmit e = {o->emit == 'l', 0, o->param_div, NULL, {0}};
     StrBuf out;
     sb_init(&out);
     bool ok = opt_tool_emit_code(m, &e, arena, diag, &out);

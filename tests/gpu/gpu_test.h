@@ -478,8 +478,9 @@ struct GtCase {
     char defname[GT_MAX_DEFS][48], defval[GT_MAX_DEFS][64];
     int ndefs;
     int num_warps, launch_warps, launches, num_stages;
-    bool ptxas_advisory_expected; /* --dump: compile.sh leaves out $STRICT
-                                     (gt_ptxas_advisory_expected) */
+    int maxnreg, fp_fusion, reflect_ftz; /* nr_compile_options' (0: the defaults) */
+    bool ptxas_advisory_expected;        /* --dump: compile.sh leaves out $STRICT
+                                            (gt_ptxas_advisory_expected) */
     unsigned grid[3];
     GtArg args[GT_MAX_ARGS];
     int nargs;
@@ -796,6 +797,9 @@ static inline void gt_dump(GtCase *c) {
     if (c->launch_warps || c->num_warps)
         fprintf(f, " --num-warps=%d", c->launch_warps ? c->launch_warps : c->num_warps);
     if (c->num_stages) fprintf(f, " --num-stages=%d", c->num_stages);
+    if (c->maxnreg) fprintf(f, " --maxnreg=%d", c->maxnreg);
+    if (c->fp_fusion) fprintf(f, " --enable-fp-fusion=%d", c->fp_fusion > 0);
+    if (c->reflect_ftz) fprintf(f, " --enable-reflect-ftz=%d", c->reflect_ftz > 0);
     fprintf(f, "%s $EMIT || { echo 'FAILED: %s'; fail=$((fail+1)); }\n",
             c->ptxas_advisory_expected ? "" : " $STRICT", c->name);
     fclose(f);
@@ -845,7 +849,14 @@ static inline int gt_run(GtCase *c) {
     if (gt.dump_dir) gt_dump(c);
     nr_define defs[GT_MAX_DEFS];
     for (int i = 0; i < c->ndefs; i++) defs[i].name = c->defname[i], defs[i].value = c->defval[i];
-    nr_compile_options opts = {defs, c->ndefs, c->kernel, c->num_warps, c->num_stages};
+    nr_compile_options opts = {.defines = defs,
+                               .num_defines = c->ndefs,
+                               .kernel = c->kernel,
+                               .num_warps = c->num_warps,
+                               .num_stages = c->num_stages,
+                               .maxnreg = c->maxnreg,
+                               .enable_fp_fusion = c->fp_fusion,
+                               .enable_reflect_ftz = c->reflect_ftz};
     int ran = 1;
     for (int d = 0; d < 2 && ran; d++) {
         nr_context *ctx = gt.dev[d];
@@ -892,7 +903,7 @@ static inline int gt_run(GtCase *c) {
                 args[i] = c->args[i].val;
             }
         }
-        nr_launch_options lo = {c->launch_warps, NULL, 0};
+        nr_launch_options lo = {.num_warps = c->launch_warps};
         for (int l = 0; l < c->launches && ran; l++) {
             s = nr_launch(k, c->grid, args, c->nargs, &lo);
             if (!s) s = nr_synchronize(ctx);

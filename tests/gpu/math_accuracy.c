@@ -156,7 +156,7 @@ int main(void) {
     }
     bool gpu = kind == NR_DEVICE_CUDA;
     nr_define d = {"BLOCK", "1024"};
-    nr_compile_options o = {&d, 1, NULL, 0, 0};
+    nr_compile_options o = {.defines = &d, .num_defines = 1};
     nr_module *mod;
     nr_kernel *k;
     if (nr_compile_source(ctx, src, strlen(src), "math.nr", &o, &mod) ||

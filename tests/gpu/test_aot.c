@@ -44,7 +44,7 @@ static float h2f(uint16_t h) {
 }
 
 static nr_module *jit_module(nr_context *ctx, const char *path, const nr_define *d, int nd) {
-    nr_compile_options o = {d, nd, NULL, 0, 0};
+    nr_compile_options o = {.defines = d, .num_defines = nd};
     nr_module *m = NULL;
     if (nr_compile_file(ctx, path, &o, &m)) printf("compile %s: %s\n", path, nr_last_error(ctx));
     return m;

@@ -125,7 +125,8 @@ static double run(Results *out, long n_add, int warps, nr_stats *st) {
     nr_module *m1 = NULL, *m2 = NULL;
     nr_kernel *add = NULL, *sm = NULL;
     nr_define d1[] = {{"BLOCK_SIZE", "1024"}}, d2[] = {{"BLOCK_SIZE", "1024"}, {"num_stages", "1"}};
-    nr_compile_options o1 = {d1, 1, NULL, 0, 0}, o2 = {d2, 2, NULL, 0, 0};
+    nr_compile_options o1 = {.defines = d1, .num_defines = 1, .num_stages = 0},
+                       o2 = {d2, .maxnreg = 2};
     snprintf(path, sizeof path, "%s/examples/vector_add.nr", gt.root);
     check_call(ctx, nr_compile_file(ctx, path, &o1, &m1), "compile vector_add.nr");
     snprintf(path, sizeof path, "%s/examples/softmax.nr", gt.root);
@@ -138,7 +139,7 @@ static double run(Results *out, long n_add, int warps, nr_stats *st) {
         nr_arg a2[] = {nr_arg_ptr(dout), nr_arg_ptr(din),  nr_arg_i32(COLS),
                        nr_arg_i32(COLS), nr_arg_i32(ROWS), nr_arg_i32(COLS)};
         unsigned g2[3] = {ROWS, 1, 1};
-        nr_launch_options lo = {warps, NULL, 0};
+        nr_launch_options lo = {.num_warps = warps};
         check_call(ctx, nr_launch(add, g1, a1, 4, &lo), "launch add_kernel");
         check_call(ctx, nr_launch(sm, g2, a2, 6, &lo), "launch softmax_kernel");
         check_call(ctx, nr_synchronize(ctx), "synchronize");

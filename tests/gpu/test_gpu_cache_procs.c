@@ -50,7 +50,7 @@ static bool run_kernel(nr_context *ctx, int block, int salt, int n, char *why, s
     snprintf(b, sizeof b, "%d", block);
     snprintf(s, sizeof s, "%d", salt);
     nr_define defs[2] = {{"BLOCK", b}, {"SALT", s}};
-    nr_compile_options o = {defs, 2, NULL, 0, 0};
+    nr_compile_options o = {.defines = defs, .num_defines = 2};
     nr_module *m = NULL;
     nr_kernel *k;
     static float h[N], r[N];

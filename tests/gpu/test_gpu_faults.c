@@ -92,7 +92,7 @@ typedef struct Mod {
 
 static bool compile(nr_context *ctx, Mod *out) {
     nr_define d = {"BLOCK", "128"};
-    nr_compile_options o = {&d, 1, NULL, 0, 0};
+    nr_compile_options o = {.defines = &d, .num_defines = 1};
     memset(out, 0, sizeof *out);
     nr_status s = nr_compile_source(ctx, src, strlen(src), "faults.nr", &o, &out->m);
     CHECK(s == NR_OK, "compile: %s", nr_last_error(ctx));

@@ -196,7 +196,7 @@ static uint64_t bits_of_double(double f) {
 
 /* What each parameter receives (read back from the stand-in driver; on a GPU, e). */
 static void values(const Side *g, void *stream) {
-    nr_launch_options o = {8, stream, 0};
+    nr_launch_options o = {.num_warps = 8, .stream = stream};
     nr_status s = launch_args(g->args, g->out, -1, nr_arg_i32(0), &o);
     CHECK(s == NR_OK, "launch: %s", nr_last_error(g->ctx));
     if (!last_launch) { /* a GPU: the kernel stored e */
@@ -279,7 +279,7 @@ static void facts(const Side *g) {
         unsigned long long before = variants(g->ctx);
         nr_arg a[5] = {nr_arg_ptr(g->out + cases[i].p), cases[i].n, cases[i].m, cases[i].u,
                        cases[i].s};
-        nr_launch_options o = {cases[i].warps, NULL, cases[i].stages};
+        nr_launch_options o = {.num_warps = cases[i].warps, .num_stages = cases[i].stages};
         unsigned grid[3] = {1, 1, 1};
         nr_status s = nr_launch(g->facts, grid, a, 5, &o);
         CHECK(s == NR_OK, "facts case %d: %s", i, nr_last_error(g->ctx));
@@ -312,7 +312,7 @@ static void facts(const Side *g) {
         {0, -1, "num_stages must be 0 or from 1 to 8, got -1"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        nr_launch_options o = {bad[i].warps, NULL, bad[i].stages};
+        nr_launch_options o = {.num_warps = bad[i].warps, .num_stages = bad[i].stages};
         unsigned long long before = variants(g->ctx);
         nr_status s = nr_launch(g->facts, grid, a, 5, &o);
         CHECK(s == NR_ERR_INVALID_ARG && strstr(nr_last_error(g->ctx), bad[i].msg) &&
@@ -363,7 +363,7 @@ static void last_launch_info(const Side *g, const Side *c) {
     size_t len = 0;
     nr_devptr out = g->out;
     nr_arg a[5] = {nr_arg_ptr(out), nr_arg_i32(16), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1)};
-    nr_launch_options lo = {2, NULL, 1};
+    nr_launch_options lo = {.num_warps = 2, .num_stages = 1};
     CHECK(nr_prepare(g->facts, a, 5, &lo) == NR_OK, "nr_prepare: %s", nr_last_error(g->ctx));
     CHECK(nr_kernel_last_info(g->facts, &in) == NR_OK && in.num_warps == 2 && in.num_stages == 1 &&
               !strncmp(in.target, "sm_", 3) && !strcmp(in.name, "record_facts"),

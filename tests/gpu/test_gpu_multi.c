@@ -218,7 +218,7 @@ static bool load(const Work *w, nr_context *ctx, Loaded *l, char *why, size_t n)
     l->ctx = ctx;
     nr_define defs[MAX_DEF];
     for (int i = 0; i < w->ndefs; i++) defs[i] = (nr_define){w->defname[i], w->defval[i]};
-    nr_compile_options o = {defs, w->ndefs, NULL, 0, 0};
+    nr_compile_options o = {.defines = defs, .num_defines = w->ndefs};
     char path[4200];
     snprintf(path, sizeof path, "%s/examples/%s", root, w->file ? w->file : "");
     nr_status s = w->file ? nr_compile_file(ctx, path, &o, &l->mod)
@@ -240,7 +240,7 @@ static bool run(const Work *w, Loaded *l, void *stream, void **res, char *why, s
     nr_arg args[MAX_ARG];
     for (int i = 0; i < w->nargs; i++)
         args[i] = w->argbuf[i] >= 0 ? nr_arg_ptr(l->d[w->argbuf[i]]) : w->argval[i];
-    nr_launch_options lo = {0, stream, 0};
+    nr_launch_options lo = {.stream = stream};
     if (!s) s = nr_launch(l->k, w->grid, args, w->nargs, &lo);
     if (!s) s = stream ? nr_stream_synchronize(ctx, stream) : nr_synchronize(ctx);
     for (int b = 0; b < w->nbufs && !s; b++) {

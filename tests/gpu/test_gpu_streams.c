@@ -26,7 +26,7 @@ static nr_kernel *compile_add(nr_context *ctx) {
     char path[2400];
     snprintf(path, sizeof path, "%s/examples/vector_add.nr", gt.root);
     nr_define d[] = {{"BLOCK_SIZE", "1024"}};
-    nr_compile_options o = {d, 1, NULL, 0, 0};
+    nr_compile_options o = {.defines = d, .num_defines = 1};
     nr_module *m = NULL;
     nr_kernel *k = NULL;
     nr_status s = nr_compile_file(ctx, path, &o, &m);
@@ -51,7 +51,7 @@ static void upload(nr_context *ctx, Lane *l, int i, float *host) {
 
 static void launch_chain(nr_context *ctx, nr_kernel *k, const Lane *l) {
     unsigned grid[3] = {N / 1024, 1, 1};
-    nr_launch_options o = {0, l->stream, 0};
+    nr_launch_options o = {.stream = l->stream};
     for (int c = 0; c < CHAIN; c++) {
         nr_arg a[] = {nr_arg_ptr(c ? l->z : l->x), nr_arg_ptr(l->y), nr_arg_ptr(l->z),
                       nr_arg_i32(N)};

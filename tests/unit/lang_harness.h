@@ -36,7 +36,7 @@ static inline nr_kernel *build_at(int line, const char *src, const char *defs) {
             d[n].name = t, d[n].value = eq + 1, n++;
         }
     }
-    nr_compile_options o = {d, n, NULL, 0, 0};
+    nr_compile_options o = {.defines = d, .num_defines = n};
     nr_module *m = NULL;
     nr_status s = nr_compile_source(ctx, src, strlen(src), "test.nr", &o, &m);
     if (s != NR_OK) {
@@ -72,7 +72,7 @@ static inline void compile_error_at(int line, const char *src, const char *defs,
             d[n].name = t, d[n].value = eq + 1, n++;
         }
     }
-    nr_compile_options o = {d, n, NULL, 0, 0};
+    nr_compile_options o = {.defines = d, .num_defines = n};
     nr_module *m = NULL;
     nr_status s = nr_compile_source(ctx, src, strlen(src), "test.nr", &o, &m);
     if (s == NR_OK) nr_module_destroy(m);

@@ -28,7 +28,7 @@ static int vector_add(int n, int block, float bias) {
     char b[16];
     snprintf(b, sizeof b, "%d", block);
     nr_define d = {"BLOCK", b};
-    nr_compile_options o = {&d, 1, "add_kernel", 0, 0};
+    nr_compile_options o = {.defines = &d, .num_defines = 1, .kernel = "add_kernel"};
     nr_module *m;
     int bad = -1;
     if (nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m)) goto out;
@@ -98,7 +98,7 @@ static void test_errors(CheckState *st) {
     s = nr_compile_file(ctx, "/nonexistent/k.nr", NULL, &m);
     CHECK_AT(st, s == NR_ERR_NOT_FOUND, "missing file status %d", s);
     nr_define d = {"BLOCK", "64"};
-    nr_compile_options o = {&d, 1, NULL, 0, 0};
+    nr_compile_options o = {.defines = &d, .num_defines = 1};
     s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m);
     CHECK_AT(st, s == NR_OK, "compile: %s", nr_last_error(ctx));
     if (s) return;
@@ -121,12 +121,12 @@ static void test_errors(CheckState *st) {
     CHECK_AT(st,
              nr_context_device(ctx) == NR_DEVICE_CPU && nr_context_device(NULL) == NR_DEVICE_CPU,
              "device kind");
-    nr_compile_options o3 = {&d, 1, NULL, 3, 0};
+    nr_compile_options o3 = {.defines = &d, .num_defines = 1, .num_warps = 3};
     nr_module *m3 = NULL;
     s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o3, &m3);
     CHECK_AT(st, s == NR_ERR_INVALID_ARG && !m3 && strstr(nr_last_error(ctx), "num_warps must be"),
              "3 warps: %s", nr_last_error(ctx));
-    nr_compile_options o9 = {&d, 1, NULL, 0, 9};
+    nr_compile_options o9 = {.defines = &d, .num_defines = 1, .num_stages = 9};
     s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o9, &m3);
     CHECK_AT(st, s == NR_ERR_INVALID_ARG && !m3 && strstr(nr_last_error(ctx), "num_stages must be"),
              "9 stages: %s", nr_last_error(ctx));
@@ -173,7 +173,7 @@ static void test_errors(CheckState *st) {
     args[3] = nr_arg_i32(100);
     s = nr_launch(k, grid, args, 4, NULL);
     CHECK_AT(st, s == NR_OK, "in bounds: %s", nr_last_error(ctx));
-    nr_launch_options bad_stages = {0, NULL, -1};
+    nr_launch_options bad_stages = {.num_stages = -1};
     CHECK_AT(st,
              nr_launch(k, grid, args, 4, &bad_stages) == NR_ERR_INVALID_ARG &&
                  strstr(nr_last_error(ctx), "num_stages must be"),
@@ -207,7 +207,7 @@ static void test_defines(CheckState *st) {
     nr_context *ctx;
     nr_context_create(NR_DEVICE_CPU, 0, &ctx);
     nr_module *m = NULL;
-    nr_compile_options o = {NULL, 0, "add_kernel", 0, 0};
+    nr_compile_options o = {.kernel = "add_kernel"};
     nr_status s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &o, &m);
     CHECK_AT(st,
              s == NR_ERR_COMPILE &&
@@ -226,7 +226,7 @@ static void test_context_owns_modules(CheckState *st) {
     nr_context *ctx;
     nr_context_create(NR_DEVICE_CPU, 0, &ctx);
     nr_define d = {"BLOCK", "32"};
-    nr_compile_options o = {&d, 1, NULL, 0, 0};
+    nr_compile_options o = {.defines = &d, .num_defines = 1};
     nr_module *a = NULL, *b = NULL;
     nr_status s1 = nr_compile_source(ctx, add_src, strlen(add_src), "a.nr", &o, &a);
     nr_status s2 = nr_compile_source(ctx, add_src, strlen(add_src), "b.nr", &o, &b);
@@ -248,7 +248,7 @@ static void test_streams_and_stats(CheckState *st) {
                  a != b,
              "two streams: %s", nr_last_error(ctx));
     nr_define d = {"BLOCK", "32"};
-    nr_compile_options o = {&d, 1, "add_kernel", 0, 0};
+    nr_compile_options o = {.defines = &d, .num_defines = 1, .kernel = "add_kernel"};
     nr_module *m = NULL;
     nr_kernel *k = NULL;
     CHECK_AT(st,
@@ -263,7 +263,7 @@ static void test_streams_and_stats(CheckState *st) {
     nr_memcpy_htod(ctx, x, in, sizeof in);
     nr_arg args[4] = {nr_arg_ptr(x), nr_arg_ptr(x), nr_arg_ptr(z), nr_arg_i32(40)};
     unsigned grid[3] = {2, 1, 1};
-    nr_launch_options lo = {0, b, 0};
+    nr_launch_options lo = {.stream = b};
     CHECK_AT(st, k && nr_launch(k, grid, args, 4, &lo) == NR_OK, "launch on a stream: %s",
              nr_last_error(ctx));
     CHECK_AT(st,

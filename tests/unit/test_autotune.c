@@ -24,7 +24,7 @@ static nr_status grid_by_block(const nr_config *c, unsigned grid[3], void *user)
 }
 
 static nr_module *compile(nr_context *ctx, const char *src, const nr_define *d, int nd) {
-    nr_compile_options o = {d, nd, NULL, 0, 0};
+    nr_compile_options o = {.defines = d, .num_defines = nd};
     nr_module *m = NULL;
     nr_status s = nr_compile_source(ctx, src, strlen(src), "tuned.nr", &o, &m);
     if (s) printf("compile: %s\n", nr_last_error(ctx));
@@ -305,7 +305,7 @@ static void test_errors(void) {
         nr_context *ctx;
         nr_context_create(NR_DEVICE_CPU, 0, &ctx);
         nr_define d = {cases[i].define ? cases[i].define : "", "3"};
-        nr_compile_options o = {&d, cases[i].define ? 1 : 0, NULL, 0, 0};
+        nr_compile_options o = {.defines = &d, .num_defines = cases[i].define ? 1 : 0};
         nr_module *m = NULL;
         nr_status s =
             nr_compile_source(ctx, cases[i].src, strlen(cases[i].src), "tuned.nr", &o, &m);

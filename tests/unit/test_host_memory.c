@@ -18,7 +18,7 @@ int main(void) {
     nr_context *ctx;
     if (nr_context_create(NR_DEVICE_CPU, 0, &ctx)) return 1;
     nr_define d = {"BLOCK", "16"};
-    nr_compile_options o = {&d, 1, NULL, 0, 0};
+    nr_compile_options o = {.defines = &d, .num_defines = 1};
     nr_module *m;
     nr_kernel *k;
     if (nr_compile_source(ctx, src, strlen(src), "scale.nr", &o, &m) ||

@@ -1097,7 +1097,7 @@ static void test_promotion_table(void) {
                  "    tl.static_assert(r.dtype == tl.%s, 'wrong dtype')\n",
                  params, cases[c].op, rhs, want);
         nr_module *m = NULL;
-        nr_compile_options o = {NULL, 0, NULL, 0, 0};
+        nr_compile_options o = {0};
         nr_status s = nr_compile_source(ctx, src, strlen(src), "test.nr", &o, &m);
         if (s == NR_OK) nr_module_destroy(m);
         CHECK(s == NR_OK, "%s block %s %s: want %s: %s", cases[c].a, cases[c].op, b, want,

@@ -437,7 +437,7 @@ static void test_minmax_types(void) {
                  "    tl.static_assert((%s).dtype == tl.%s, 'wrong dtype')\n",
                  cases[c].expr, cases[c].want);
         nr_module *m = NULL;
-        nr_compile_options o = {NULL, 0, NULL, 0, 0};
+        nr_compile_options o = {0};
         nr_status st2 = nr_compile_source(ctx, s2, strlen(s2), "test.nr", &o, &m);
         if (st2 == NR_OK) nr_module_destroy(m);
         CHECK(st2 == NR_OK, "%s should be %s: %s", cases[c].expr, cases[c].want,

@@ -742,7 +742,7 @@ static void test_more_control(void) {
  * Nereid may instead promote, but must never silently convert 2.5 to an integer. */
 static void check_no_truncation(int line, const char *src, int32_t n, float want) {
     nr_module *m = NULL;
-    nr_compile_options o = {NULL, 0, NULL, 0, 0};
+    nr_compile_options o = {0};
     nr_status s = nr_compile_source(ctx, src, strlen(src), "test.nr", &o, &m);
     if (s == NR_ERR_COMPILE) {
         st.passed++;

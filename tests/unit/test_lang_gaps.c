@@ -10,7 +10,7 @@
  * kernel kname (NULL and a failed check on an error). */
 static nr_kernel *build_named(int line, const char *src, const nr_define *d, int n,
                               const char *kname) {
-    nr_compile_options o = {d, n, NULL, 0, 0};
+    nr_compile_options o = {.defines = d, .num_defines = n};
     nr_module *m = NULL;
     nr_status s = nr_compile_source(ctx, src, strlen(src), "test.nr", &o, &m);
     if (s != NR_OK) {
@@ -160,7 +160,7 @@ static const char *K_NO_ARGS = "@triton.jit\n"
 static void test_no_args(void) {
     for (int i = 0; i < 3; i++) {
         nr_define d[] = {{"N", "3"}};
-        nr_compile_options o = {d, i == 2, i ? "k1" : "k0", 0, 0};
+        nr_compile_options o = {.defines = d, .num_defines = i == 2, .kernel = i ? "k1" : "k0"};
         nr_module *m = NULL;
         nr_status s = nr_compile_source(ctx, K_NO_ARGS, strlen(K_NO_ARGS), "test.nr", &o, &m);
         CHECK(s == NR_OK, "a kernel without run-time parameters (%d): %s", i, nr_last_error(ctx));
@@ -178,7 +178,7 @@ static void test_no_args(void) {
               "launch of %d programs: the assertion must fail: %s", limit + 1, nr_last_error(ctx));
     }
     /* compiling the whole file: they are helpers, and there is no kernel */
-    nr_compile_options o = {NULL, 0, NULL, 0, 0};
+    nr_compile_options o = {0};
     nr_module *m = NULL;
     nr_status s = nr_compile_source(ctx, K_NO_ARGS, strlen(K_NO_ARGS), "test.nr", &o, &m);
     CHECK(s == NR_ERR_COMPILE && strstr(nr_last_error(ctx), "no kernels found"),

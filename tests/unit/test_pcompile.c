@@ -139,7 +139,8 @@ static void ir_of_configs(nr_context *ctx, char **texts) {
         defs[i][0] = (nr_define){"BLOCK_M", vals[i][0]};
         defs[i][1] = (nr_define){"BLOCK_N", vals[i][1]};
         defs[i][2] = (nr_define){"BLOCK_K", "16"};
-        opts[i] = (nr_compile_options){defs[i], 3, "mm", w, 2};
+        opts[i] = (nr_compile_options){
+            .defines = defs[i], .num_defines = 3, .kernel = "mm", .num_warps = w, .num_stages = 2};
         jobs[i] = (nr_compile_job){plain_src, strlen(plain_src), "plain.py", &opts[i], NULL, -1};
     }
     nr_status s = nr_compile_many(ctx, jobs, NCONFIG);
@@ -175,8 +176,9 @@ static void compile_many_on_cpu(void) {
     nr_compile_job jobs[3] = {{plain_src, strlen(plain_src), "a.py", NULL, NULL, -1},
                               {bad, strlen(bad), "bad.py", NULL, NULL, -1},
                               {plain_src, strlen(plain_src), "c.py", NULL, NULL, -1}};
-    nr_compile_options o = {(nr_define[]){{"BLOCK_M", "16"}, {"BLOCK_N", "16"}, {"BLOCK_K", "16"}},
-                            3, NULL, 0, 0};
+    nr_compile_options o = {
+        .defines = (nr_define[]){{"BLOCK_M", "16"}, {"BLOCK_N", "16"}, {"BLOCK_K", "16"}},
+        .num_defines = 3};
     jobs[0].opts = jobs[2].opts = &o;
     nr_status s = nr_compile_many(ctx, jobs, 3);
     CHECK(s == NR_ERR_COMPILE && jobs[1].status == NR_ERR_COMPILE && !jobs[1].module,
@@ -225,7 +227,7 @@ static void ptx_one(void *user, int i) {
     GpuSpec spec = {6, facts};
     int m, n, w;
     config_of(i, &m, &n, &w);
-    GpuTarget t = {"sm_90a", w, 2, NULL, NULL, NULL, 0};
+    GpuTarget t = {.arch = "sm_90a", .num_warps = w, .num_stages = 2};
     GpuResult r;
     Diag d;
     diag_init(&d);

@@ -87,7 +87,7 @@ static void test_philox64(CheckState *st, nr_context *ctx) {
                  f[2] == 0x9cc7d7c69cd777b6ull && f[3] == 0xa09caebf594f0ba0ull,
              "Philox4x64 known answer (ones): %016llx", (unsigned long long)f[0]);
     nr_define defs[] = {{"BLOCK", "64"}};
-    nr_compile_options o = {defs, 1, NULL, 0, 0};
+    nr_compile_options o = {.defines = defs, .num_defines = 1};
     nr_module *m;
     nr_kernel *k;
     if (nr_compile_source(ctx, src64, strlen(src64), "rng64.nr", &o, &m) ||
@@ -148,7 +148,7 @@ int main(void) {
     Rig r;
     if (nr_context_create(NR_DEVICE_CPU, 0, &r.ctx)) return 1;
     nr_define defs[] = {{"BLOCK", "64"}};
-    nr_compile_options o = {defs, 1, NULL, 0, 0};
+    nr_compile_options o = {.defines = defs, .num_defines = 1};
     nr_module *m;
     if (nr_compile_source(r.ctx, src, strlen(src), "rng.nr", &o, &m)) {
         printf("compile failed:\n%s\n", nr_last_error(r.ctx));

@@ -68,7 +68,7 @@ static void cpu_round(Job *j, int round) {
     char b[16];
     snprintf(b, sizeof b, "%d", block);
     nr_define d = {"BLOCK", b};
-    nr_compile_options o = {&d, 1, NULL, 0, 0};
+    nr_compile_options o = {.defines = &d, .num_defines = 1};
     nr_module *m = NULL;
     JCHECK(j, nr_compile_source(ctx, src, strlen(src), "threads.nr", &o, &m) == NR_OK);
     nr_kernel *axpy = NULL, *row_max = NULL, *noise = NULL;
@@ -113,7 +113,7 @@ static void cpu_round(Job *j, int round) {
         /* axpy on a stream of the context */
         void *stream = NULL;
         JCHECK(j, nr_stream_create(ctx, &stream) == NR_OK);
-        nr_launch_options lo = {0, stream, 0};
+        nr_launch_options lo = {.stream = stream};
         float a = 1.5f + (float)j->id;
         nr_arg args[5] = {nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_ptr(dz), nr_arg_f32(a),
                           nr_arg_i32(N)};

@@ -1,0 +1,214 @@
+/* test_gpu_lang_ops.c - language operations on the GPU against the CPU interpreter:
+ * tl.atomic_cas on fp16, bf16, fp32, fp64 and i16 (bit patterns compared; the 16-bit ones
+ * through atom.cas.b16), tl.extra.cuda.smid/globaltimer/num_threads, the code generator's
+ * options (maxnreg, enable_fp_fusion, enable_reflect_ftz: within a rounding of the
+ * interpreter, which rounds every op and keeps denormals), and batched tl.dot (3-D and
+ * 4-D blocks, the leading dims batches). Prints the harness's table; without a CUDA device
+ * "SKIP: ...". Options: gpu_test.h. */
+#include "gpu_test.h"
+
+/* ---- atomic_cas: one CAS per element, from two programs, values 0 (swapped), -0.0 (not
+ * equal bit for bit), 1, NaN ---- */
+
+static const char *K_CAS = "@triton.jit\n"
+                           "def cas(x: *@T@, old: *@T@, BLOCK: tl.constexpr):\n"
+                           "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                           "    t1 = tl.full((BLOCK,), 0, tl.@T@)\n"
+                           "    t2 = tl.full((BLOCK,), 2, tl.@T@)\n"
+                           "    tl.store(old + offs, tl.atomic_cas(x + offs, t1, t2, sem=@SEM@))\n";
+
+static void cas_case(GtType t, int block, const char *sem) {
+    static const char *const tl_names[] = {"float16", "bfloat16", "float32", "float64",
+                                           "",        "",         "int16"};
+    int n = 2 * block;
+    void *x = calloc((size_t)n, gt_size(t));
+    for (int i = 0; i < n; i++) {
+        double v = i % 4 == 1 ? 1.0 : i % 8 == 2 ? -0.0 : i % 16 == 7 ? NAN : 0.0;
+        if (t == GT_I16 && isnan(v)) v = 3;
+        gt_put(t, x, (size_t)i, v);
+    }
+    GtCase *c = gt_case("atomic_cas", "%s BLOCK=%d sem=%s", gt_type_name(t), block, sem);
+    gt_source(c, K_CAS, "cas", "T", tl_names[t], "SEM", sem, NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_out(c, "x", t, (size_t)n, gt_exact(), x);
+    gt_out(c, "old", t, (size_t)n, gt_exact(), NULL);
+    gt_arg_all_bufs(c);
+    gt_grid(c, 2, 1, 1);
+    gt_run(c);
+    free(x);
+}
+
+/* ---- smid, globaltimer, num_threads: the GPU's own values checked apart ---- */
+
+static const char *K_SREG = "@triton.jit\n"
+                            "def sreg(out: *i32, sm: *i32, t: *i64):\n"
+                            "    NT: tl.constexpr = tl.extra.cuda.num_threads()\n"
+                            "    offs = tl.arange(0, NT)\n"
+                            "    start = tl.extra.cuda.globaltimer()\n"
+                            "    for i in range(200):\n"
+                            "        tl.store(out + offs, tl.load(out + offs) + 1)\n"
+                            "    end = tl.extra.cuda.globaltimer()\n"
+                            "    tl.store(sm + tl.program_id(0), tl.extra.cuda.smid())\n"
+                            "    tl.store(t + tl.program_id(0), (end - start >= 0).to(tl.int64))\n";
+
+static int sreg_check(GtCase *c) {
+    const int32_t *sm = gt_result(c, 1, 1);
+    int bad = 0;
+    for (size_t i = 0; i < c->bufs[1].n; i++) bad += sm[i] < 0 || sm[i] >= 1024;
+    if (bad) printf("    %d smid values outside [0, 1024)\n", bad);
+    return !bad;
+}
+
+static void sreg_case(int warps, int programs) {
+    GtCase *c = gt_case("smid, globaltimer, num_threads", "w%d x%d", warps, programs);
+    gt_source(c, K_SREG, "sreg", NULL);
+    gt_warps(c, warps);
+    gt_out(c, "out (num_threads elements)", GT_I32, (size_t)32 * warps, gt_exact(), NULL);
+    /* smid: 0 on the CPU, the multiprocessor on the GPU (sreg_check) */
+    gt_out(c, "smid", GT_I32, (size_t)programs, gt_tol(1e9, 0), NULL);
+    gt_out(c, "end >= start", GT_I64, (size_t)programs, gt_exact(), NULL);
+    gt_arg_all_bufs(c);
+    gt_grid(c, (unsigned)programs, 1, 1);
+    c->check = sreg_check;
+    gt_run(c);
+}
+
+/* ---- maxnreg, enable_fp_fusion, enable_reflect_ftz ---- */
+
+static const char *K_CODEGEN =
+    "@triton.jit\n"
+    "def codegen(x: *fp32, y: *fp32, e: *fp32, n: i32, BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    m = offs < n\n"
+    "    v = tl.load(x + offs, mask=m)\n"
+    "    tl.store(y + offs, v * 1.5 + 1.0 - v * v, mask=m)\n"
+    "    tl.store(e + offs, tl.math.exp2(v * 8.0), mask=m)\n";
+
+static void codegen_case(int maxnreg, int fusion, int ftz) {
+    enum { N = 4099 };
+    GtRng r = {4242u + (uint64_t)(maxnreg + 3 * fusion + 7 * ftz)};
+    float *x = gt_fill(GT_F32, N, &r, -15, 15);
+    GtCase *c = gt_case("codegen options", "maxnreg=%d fusion=%d ftz=%d", maxnreg, fusion, ftz);
+    gt_source(c, K_CODEGEN, "codegen", NULL);
+    gt_define(c, "BLOCK", "256");
+    c->maxnreg = maxnreg, c->fp_fusion = fusion, c->reflect_ftz = ftz;
+    gt_in(c, "x", GT_F32, N, x);
+    /* fused: one rounding fewer per multiply-add (a few ulp of the larger terms) */
+    gt_out(c, "x*1.5 + 1 - x*x", GT_F32, N, gt_tol(1e-4, 1e-6), NULL);
+    /* ex2.approx: 2 ulp; with ftz the results below 2^-126 (x * 8 < -126) are 0 */
+    gt_out(c, "exp2(8x)", GT_F32, N, gt_tol(ftz > 0 ? 1.2e-38 : 0, 1e-6), NULL);
+    gt_arg_all_bufs(c);
+    gt_arg(c, nr_arg_i32(N));
+    gt_grid(c, (unsigned)gt_cdiv(N, 256), 1, 1);
+    gt_run(c);
+    free(x);
+}
+
+/* ---- batched tl.dot: [B, M, K] x [B, K, N] (and [2, 2, M, K] x [2, 2, K, N]) ---- */
+
+static const char *K_DOT3 =
+    "@triton.jit\n"
+    "def dot3(q: *@T@, k: *@T@, o: *@O@, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,\n"
+    "         K: tl.constexpr, PREC: tl.constexpr):\n"
+    "    ob = tl.arange(0, B)[:, None, None]\n"
+    "    om = tl.arange(0, M)[None, :, None]\n"
+    "    on = tl.arange(0, N)[None, None, :]\n"
+    "    okr = tl.arange(0, K)[None, None, :]\n"
+    "    okc = tl.arange(0, K)[None, :, None]\n"
+    "    a = tl.load(q + ob * M * K + om * K + okr)\n"
+    "    b = tl.load(k + ob * K * N + okc * N + on)\n"
+    "    c = tl.dot(a, b, input_precision=PREC)\n"
+    "    tl.store(o + ob * M * N + om * N + on, c.to(tl.@OT@))\n";
+
+static void dot3_case(GtType t, int B, int M, int N, int K, int warps) {
+    static const char *const tl_names[] = {"float16", "bfloat16", "float32", "float64",
+                                           "",        "int8",     "",        "int32"};
+    GtType ot = t == GT_I8 ? GT_I32 : GT_F32;
+    GtRng r = {777u + (uint64_t)(B * 1000 + M + N + K + warps)};
+    void *a = t == GT_I8 ? gt_fill_int(t, (size_t)B * M * K, &r, -20, 20)
+                         : gt_fill(t, (size_t)B * M * K, &r, -1, 1);
+    void *b = t == GT_I8 ? gt_fill_int(t, (size_t)B * K * N, &r, -20, 20)
+                         : gt_fill(t, (size_t)B * K * N, &r, -1, 1);
+    GtCase *c = gt_case("batched dot", "%s %dx%dx%dx%d w%d", gt_type_name(t), B, M, N, K, warps);
+    gt_source(c, K_DOT3, "dot3", "T", gt_type_name(t), "O", gt_type_name(ot), "OT", tl_names[ot],
+              NULL);
+    gt_define(c, "B", "%d", B), gt_define(c, "M", "%d", M), gt_define(c, "N", "%d", N);
+    gt_define(c, "K", "%d", K), gt_define(c, "PREC", "'%s'", "ieee");
+    gt_warps(c, warps);
+    gt_in(c, "a", t, (size_t)B * M * K, a);
+    gt_in(c, "b", t, (size_t)B * K * N, b);
+    int out = gt_out(c, "c", ot, (size_t)B * M * N, t == GT_I8 ? gt_exact() : gt_tol(0, 0), NULL);
+    if (t != GT_I8) { /* gt_dot_bound's per-element bound, each batch its own product */
+        GtBuf *o = &c->bufs[out];
+        o->elem_atol = calloc(o->n, sizeof(double));
+        if (!o->elem_atol) abort();
+        double per = 4.0 * K * ldexp(1.0, -24);
+        for (size_t i = 0; i < (size_t)B; i++)
+            for (size_t m = 0; m < (size_t)M; m++)
+                for (size_t n = 0; n < (size_t)N; n++) {
+                    double sum = 0;
+                    for (size_t k = 0; k < (size_t)K; k++)
+                        sum += fabs(gt_get(t, a, (i * M + m) * K + k) *
+                                    gt_get(t, b, (i * K + k) * N + n));
+                    o->elem_atol[(i * M + m) * N + n] = per * sum;
+                }
+    }
+    gt_arg_all_bufs(c);
+    gt_run(c);
+    free(a), free(b);
+}
+
+static const char *K_DOT4 =
+    "@triton.jit\n"
+    "def dot4(x: *fp16, y: *fp16, z: *fp32, TA: tl.constexpr, TB: tl.constexpr):\n"
+    "    a = tl.load(x + tl.arange(0, 4096)).reshape([2, 2, 32, 32])\n"
+    "    b = tl.load(y + tl.arange(0, 4096)).reshape([2, 2, 32, 32])\n"
+    "    if TA:\n"
+    "        a = tl.permute(a, (0, 1, 3, 2))\n"
+    "    if TB:\n"
+    "        b = tl.permute(b, (0, 1, 3, 2))\n"
+    "    tl.store(z + tl.arange(0, 4096), tl.dot(a, b).reshape([4096]))\n";
+
+static void dot4_case(int ta, int tb, int warps) {
+    GtRng r = {99u + (uint64_t)(ta * 2 + tb)};
+    void *a = gt_fill_int(GT_F16, 4096, &r, -4, 5), *b = gt_fill_int(GT_F16, 4096, &r, -4, 5);
+    GtCase *c = gt_case("batched dot, 4-D", "2x2x32x32 ta=%d tb=%d w%d", ta, tb, warps);
+    gt_source(c, K_DOT4, "dot4", NULL);
+    gt_define(c, "TA", "%s", ta ? "True" : "False"),
+        gt_define(c, "TB", "%s", tb ? "True" : "False");
+    gt_warps(c, warps);
+    gt_in(c, "x", GT_F16, 4096, a);
+    gt_in(c, "y", GT_F16, 4096, b);
+    gt_out(c, "z", GT_F32, 4096, gt_exact(), NULL); /* small integers: exact sums */
+    gt_arg_all_bufs(c);
+    gt_run(c);
+    free(a), free(b);
+}
+
+int main(int argc, char **argv) {
+    gt_init(argc, argv, "test_gpu_lang_ops");
+    static const GtType cas_types[] = {GT_F16, GT_BF16, GT_F32, GT_F64, GT_I16};
+    for (int i = 0; i < GT_COUNT(cas_types); i++) {
+        cas_case(cas_types[i], 128, "None");
+        cas_case(cas_types[i], 4, "'relaxed'");
+    }
+    cas_case(GT_F16, 512, "'acquire'");
+    sreg_case(4, 300);
+    sreg_case(8, 7);
+    codegen_case(0, 0, 0);
+    codegen_case(40, 1, 0);
+    codegen_case(0, -1, 1);
+    codegen_case(128, 1, 1);
+    static const GtType dot_types[] = {GT_F16, GT_BF16, GT_F32, GT_I8};
+    for (int i = 0; i < GT_COUNT(dot_types); i++) {
+        dot3_case(dot_types[i], 2, 32, 32, 32, 4);
+        dot3_case(dot_types[i], 4, 16, 32, 64, 1);
+    }
+    dot3_case(GT_F16, 8, 32, 32, 64, 8);
+    dot3_case(GT_F16, 1, 64, 64, 64, 4);
+    dot3_case(GT_F32, 4, 64, 64, 32, 2);
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) dot4_case(ta, tb, 4);
+    printf("\n");
+    return gt_finish();
+}

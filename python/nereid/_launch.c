@@ -498,6 +498,9 @@ typedef struct {
     int warps, stages; /* num_warps=, num_stages= (0: the kernel's) */
     int num_ctas;      /* num_ctas= (Triton's cluster size: each program runs as one CTA) */
     bool coop;         /* launch_cooperative_grid=True */
+    int maxnreg;       /* maxnreg= (0: as compiled), nr_launch_options' */
+    int fp_fusion, reflect_ftz; /* enable_fp_fusion=, enable_reflect_ftz=: 1 on, -1 off, 0 as
+                                   compiled */
 } LaunchOpts;
 
 /* A keyword that is one of Triton's launch or compile options (and no parameter): 1 when it
@@ -509,8 +512,7 @@ typedef struct {
 static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value, LaunchOpts *o) {
     const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, NULL) : NULL;
     if (!k) return PyErr_Clear(), 0;
-    static const char *const harmless[] = {"enable_fp_fusion",
-                                           "launch_pdl",
+    static const char *const harmless[] = {"launch_pdl",
                                            "debug",
                                            "sanitize_overflow",
                                            "num_buffers_warp_spec",
@@ -533,13 +535,24 @@ static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value, La
                          v);
         return -1;
     }
-    if (!strcmp(k, "maxnreg")) {
+    if (!strcmp(k, "maxnreg")) { /* None: no cap; else the PTX's .maxnreg */
         if (value == Py_None) return 1;
-        PyErr_Format(PyExc_ValueError,
-                     "%s(): maxnreg=%R: capping registers is not supported by Nereid yet; give "
-                     "maxnreg=None",
-                     kname(d), value);
+        int lo = 16, hi = 255;
+        nr_option_info("maxnreg", NULL, &lo, &hi, NULL);
+        long v = PyLong_Check(value) && !PyBool_Check(value) ? PyLong_AsLong(value) : -1;
+        if (v >= lo && v <= hi) return o->maxnreg = (int)v, 1;
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s(): maxnreg must be None or an int from %d to %d, got %R",
+                     kname(d), lo, hi, value);
         return -1;
+    }
+    if (!strcmp(k, "enable_fp_fusion") || !strcmp(k, "enable_reflect_ftz")) {
+        if (value == Py_None) return 1;
+        int t = PyObject_IsTrue(value);
+        if (t < 0) return -1;
+        if (!strcmp(k, "enable_fp_fusion")) o->fp_fusion = t ? 1 : -1;
+        else o->reflect_ftz = t ? 1 : -1;
+        return 1;
     }
     if (!strcmp(k, "launch_cooperative_grid")) {
         int t = PyObject_IsTrue(value);
@@ -1922,7 +1935,7 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
     KernelObject *k = NULL;
     Slot slots[MAX_SLOTS];
     int slot_of[MAX_PARAMS], nslots = 0, cuda = 0, ndesc = 0;
-    LaunchOpts lop = {0, 0, 1, false};
+    LaunchOpts lop = {.num_ctas = 1};
     bool fast_kinds = true; /* every argument of a kind fast_launch reads */
     d->fast = false;
     ContextObject *c = NULL;
@@ -2027,7 +2040,11 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
     unsigned grid[3] = {gi->dims[0], gi->dims[1], gi->dims[2]};
     bool empty = gi->empty, callable = gi->kind == GRID_CALL;
     if (gi->kind == GRID_READ && read_dims(d, gi->g, grid, &empty)) goto out;
-    nr_launch_options lo = {.num_warps = lop.warps, .num_stages = lop.stages};
+    nr_launch_options lo = {.num_warps = lop.warps,
+                            .num_stages = lop.stages,
+                            .maxnreg = lop.maxnreg,
+                            .enable_fp_fusion = lop.fp_fusion,
+                            .enable_reflect_ftz = lop.reflect_ftz};
     if (!col && lop.num_ctas > 1 && cuda && check_clusters(d, c, k, a, na, &lo)) goto out;
     k->num_ctas = lop.num_ctas;
     if (col && c->kind == NR_DEVICE_CUDA) { /* kept for nr_prepare_many */

@@ -266,7 +266,11 @@ static PyObject *context_compile_many(PyObject *o, PyObject *jobs_in) {
         if (!text || PyList_Append(keep, PyList_GetItem(list, i)) ||
             read_pairs(defines, "defines", &defs, &ndefs, keep))
             goto out;
-        opts[i] = (nr_compile_options){defs, ndefs, kernel, warps, stages};
+        opts[i] = (nr_compile_options){.defines = defs,
+                                       .num_defines = ndefs,
+                                       .kernel = kernel,
+                                       .num_warps = warps,
+                                       .num_stages = stages};
         jobs[i] = (nr_compile_job){text, (size_t)len, filename, &opts[i], NULL, NR_OK};
     }
     Py_BEGIN_ALLOW_THREADS nr_compile_many(self->ctx, jobs, (int)n);

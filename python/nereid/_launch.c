@@ -512,14 +512,10 @@ typedef struct {
 static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value, LaunchOpts *o) {
     const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, NULL) : NULL;
     if (!k) return PyErr_Clear(), 0;
-    static const char *const harmless[] = {"launch_pdl",
-                                           "debug",
-                                           "sanitize_overflow",
-                                           "num_buffers_warp_spec",
-                                           "num_consumer_groups",
-                                           "reg_dec_producer",
-                                           "reg_inc_consumer",
-                                           "instrumentation_mode"};
+    static const char *const harmless[] = {"launch_pdl",          "debug",
+                                           "sanitize_overflow",   "num_buffers_warp_spec",
+                                           "num_consumer_groups", "reg_dec_producer",
+                                           "reg_inc_consumer",    "instrumentation_mode"};
     for (size_t i = 0; i < sizeof harmless / sizeof *harmless; i++)
         if (!strcmp(k, harmless[i])) return 1;
     if (!strcmp(k, "num_ctas")) {

@@ -1120,12 +1120,14 @@ class TritonObjectModel(unittest.TestCase):
         np.testing.assert_array_equal(x, 4)
         with self.assertRaisesRegex(ValueError, "num_ctas must be from 1 to 16, got 0"):
             k[(1,)](x, 8, BLOCK=8, num_ctas=0)
-        with self.assertRaisesRegex(ValueError, "maxnreg=128"):
-            k[(1,)](x, 8, BLOCK=8, maxnreg=128)
+        k[(1,)](x, 8, BLOCK=8, maxnreg=128, enable_fp_fusion=True, enable_reflect_ftz=True)  # honoured
+        np.testing.assert_array_equal(x, 8)
+        with self.assertRaisesRegex(ValueError, "maxnreg must be None or an int from 16 to 255, got 8"):
+            k[(1,)](x, 8, BLOCK=8, maxnreg=8)
         with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'num_ctaz'"):
             k[(1,)](x, 8, BLOCK=8, num_ctaz=1)
         k.run(x, 8, BLOCK=8, grid=(1,), warmup=False, num_ctas=1)
-        np.testing.assert_array_equal(x, 8)
+        np.testing.assert_array_equal(x, 16)
 
     def test_python_annotations_and_foreign_constexprs(self):
         x = np.arange(8, dtype=np.float32)

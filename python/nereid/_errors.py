@@ -11,7 +11,8 @@ class Error(RuntimeError):
 class CompileError(Error):
     """The source has errors. `diagnostics` is the compiler's text (clang's format: file,
     line, column, message, the source line and a caret); `errors` lists the diagnostics
-    as (file, line, column, severity, message) tuples."""
+    as (file, line, column, severity, message) tuples; `error_message` is the first error's
+    message (None if none parsed), also the text of `__cause__`, as Triton's errors carry it."""
 
     def __init__(self, diagnostics):
         super().__init__(diagnostics)
@@ -21,6 +22,12 @@ class CompileError(Error):
             m = _DIAG.match(line)
             if m:
                 self.errors.append((m["file"], int(m["line"]), int(m["col"]), m["severity"], m["message"]))
+        # Triton's CompilationError: `error_message` is the message, and `__cause__` the
+        # error it wraps (tests match its text): here the first error's message.
+        first = next((e[4] for e in self.errors if e[3] == "error"), None)
+        self.error_message = first
+        if first is not None:
+            self.__cause__ = Error(first)
 
 
 class LaunchError(Error):

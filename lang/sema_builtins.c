@@ -1918,6 +1918,208 @@ static Val b_expand_dims(Sema *S, BArgs *a) {
     return sema_val_ir(S, v);
 }
 
+/* ---- tl.map_elementwise ---- */
+
+/* The columns of x, a <M x p> block (p a power of two), as p blocks <M>: split into even
+ * and odd columns until one is left. */
+static void pack_columns(Sema *S, ValId x, int p, ValId *cols, Loc loc) {
+    IrType t = ir_type(sema_func(S), x);
+    if (p == 1) {
+        cols[0] = build(S, OP_RESHAPE, &x, 1, ty_block(ty_elem(t), 1, t.shape), loc, NULL);
+        return;
+    }
+    int32_t dims[3] = {t.shape[0], p / 2, 2};
+    Val y = sema_val_ir(S, build(S, OP_RESHAPE, &x, 1, ty_block(ty_elem(t), 3, dims), loc, NULL));
+    CallArgs ca = {.pos = &y, .npos = 1, .loc = loc};
+    Val halves = sema_call_builtin(S, sema_builtin_find("split"), NULL, &ca);
+    ValId even[MAX_COMBINE * 4], odd[MAX_COMBINE * 4];
+    pack_columns(S, halves.items[0].v, p / 2, even, loc);
+    pack_columns(S, halves.items[1].v, p / 2, odd, loc);
+    for (int k = 0; k < p / 2; k++) cols[2 * k] = even[k], cols[2 * k + 1] = odd[k];
+}
+
+/* The inverse: p blocks <M> as the columns of a <M x p> block. */
+static ValId pack_join(Sema *S, const ValId *cols, int p, Loc loc) {
+    IrType t = ir_type(sema_func(S), cols[0]);
+    if (p == 1) {
+        int32_t dims[2] = {t.shape[0], 1};
+        return build(S, OP_RESHAPE, cols, 1, ty_block(ty_elem(t), 2, dims), loc, NULL);
+    }
+    ValId even[MAX_COMBINE * 4], odd[MAX_COMBINE * 4];
+    for (int k = 0; k < p / 2; k++) even[k] = cols[2 * k], odd[k] = cols[2 * k + 1];
+    Val two[2] = {sema_val_ir(S, pack_join(S, even, p / 2, loc)),
+                  sema_val_ir(S, pack_join(S, odd, p / 2, loc))};
+    CallArgs ca = {.pos = two, .npos = 2, .loc = loc};
+    Val j = sema_call_builtin(S, sema_builtin_find("join"), NULL, &ca);
+    int32_t dims[2] = {t.shape[0], p};
+    return build(S, OP_RESHAPE, &j.v, 1, ty_block(ty_elem(t), 2, dims), loc, NULL);
+}
+
+/* tl.map_elementwise(scalar_fn, *args, pack=1): scalar_fn applied to each element of the
+ * args (broadcast to one shape), or to each group of `pack` consecutive elements (its
+ * parameters: pack elements of the first arg, then of the second, ...; its results: pack
+ * values of the first output, then of the second, ...). The function is lowered once on
+ * scalars, its helpers in place, in a region of its own; its run-time ifs become selects
+ * (both sides computed: the same values, as every such op is defined on every input), and
+ * its ops are then emitted again on blocks of the args' shape. A function that loads,
+ * stores, loops or prints is an error. */
+static Val b_map_elementwise(Sema *S, BArgs *a) {
+    Val fn = a->v[0], tup = a->v[1];
+    if (fn.k != V_FUNC)
+        sema_error(S, a->loc[0],
+                   "tl.map_elementwise: scalar_fn must be a @triton.jit function, got %s",
+                   sema_val_kind_name(S, fn));
+    int64_t pack = 1;
+    if (has(a, 2)) {
+        if (a->v[2].k != V_INT || a->v[2].i < 1 || a->v[2].i > 16 || (a->v[2].i & (a->v[2].i - 1)))
+            sema_error(S, a->loc[2], "tl.map_elementwise: pack must be 1, 2, 4, 8 or 16");
+        pack = a->v[2].i;
+    }
+    int n = tup.n;
+    if (n < 1 || n * pack > 2 * MAX_COMBINE)
+        sema_error(S, a->call, "tl.map_elementwise: takes 1 to %d tensors (times pack)",
+                   (int)(2 * MAX_COMBINE / pack));
+    ValId ins[2 * MAX_COMBINE];
+    IrType shape = ty_scalar(DT_I32);
+    for (int i = 0; i < n; i++) {
+        Val v = tup.items[i];
+        if (v.k != V_IR && !sema_val_is_const(v))
+            sema_error(S, a->call, "tl.map_elementwise: argument %d must be a tensor, got %s",
+                       i + 1, sema_val_kind_name(S, v));
+        ins[i] = sema_to_ir(S, v, a->call);
+        shape = i ? sema_broadcast_shape(S, shape, ir_type(sema_func(S), ins[i]), a->call)
+                  : ir_type(sema_func(S), ins[i]);
+    }
+    for (int i = 0; i < n; i++)
+        ins[i] = sema_emit_broadcast(
+            S, ins[i], ty_with_elem(shape, ty_elem(ir_type(sema_func(S), ins[i]))), a->call);
+    int64_t numel = ty_numel(shape);
+    if (numel % pack)
+        sema_error(S, a->call, "tl.map_elementwise: %lld elements do not split into packs of %lld",
+                   (long long)numel, (long long)pack);
+    /* the per-call operands: each arg's pack columns, as blocks <numel / pack> */
+    int m = (int)(n * pack);
+    ValId cols[2 * MAX_COMBINE];
+    int32_t rows = (int32_t)(numel / pack);
+    for (int i = 0; i < n; i++) {
+        IrType e = ty_elem(ir_type(sema_func(S), ins[i]));
+        if (pack == 1) { /* one column: the args themselves, flat */
+            cols[i] = shape.rank == 1
+                          ? ins[i]
+                          : build(S, OP_RESHAPE, &ins[i], 1, ty_block(e, 1, &rows), a->call, NULL);
+            continue;
+        }
+        int32_t dims[2] = {rows, (int32_t)pack};
+        ValId x2 = build(S, OP_RESHAPE, &ins[i], 1, ty_block(e, 2, dims), a->call, NULL);
+        pack_columns(S, x2, (int)pack, cols + i * pack, a->call);
+    }
+    /* the function on scalars, in a region of its own */
+    IrFunc *f = sema_func(S);
+    RegionId r = ir_region_new(f, 0);
+    Val args[2 * MAX_COMBINE];
+    for (int i = 0; i < m; i++)
+        args[i] = sema_val_ir(S, ir_region_add_arg(f, r, ty_elem(ir_type(f, cols[i]))));
+    RegionId old = sema_builder(S)->region;
+    sema_builder(S)->region = r;
+    S->inline_calls++;
+    CallArgs ca = {.pos = args, .npos = m, .loc = a->call};
+    Val ret = sema_call_value(S, fn, &ca);
+    S->inline_calls--;
+    int nret = ret.k == V_TUPLE ? ret.n : 1;
+    if (nret % pack || nret > 2 * MAX_COMBINE)
+        sema_error(
+            S, a->call,
+            "tl.map_elementwise: the function returns %d values: a multiple of pack (%lld) needed",
+            nret, (long long)pack);
+    ValId outs[2 * MAX_COMBINE];
+    for (int k = 0; k < nret; k++) {
+        Val v = ret.k == V_TUPLE ? ret.items[k] : ret;
+        if (v.k != V_IR && !sema_val_is_const(v))
+            sema_error(S, a->call, "tl.map_elementwise: the function must return scalars, got %s",
+                       sema_val_kind_name(S, v));
+        if (v.k == V_IR && v.ty.rank)
+            sema_error(S, a->call, "tl.map_elementwise: the function must return scalars, got %s",
+                       sema_val_kind_name(S, v));
+        outs[k] = sema_to_ir(S, v, a->call);
+    }
+    sema_builder(S)->region = old;
+    Flatten fl = {0};
+    f = sema_func(S);
+    flatten_ifs(f, r, &fl, S->ir, 0);
+    if (fl.n) { /* r hangs from no op: its uses are replaced here, nested ones resolved */
+        ValId *repl = ir_repl_new(f);
+        for (int k = 0; k < fl.n; k++) repl[fl.from[k]] = fl.to[k];
+        for (uint32_t i = 0; i < f->regions[r].nops; i++) {
+            IrOp *op = &f->ops[f->regions[r].ops[i]];
+            for (uint32_t j = 0; j < op->nopnds; j++)
+                for (int hop = 0; hop < fl.n && repl[op->operands[j]]; hop++)
+                    op->operands[j] = repl[op->operands[j]];
+        }
+        for (int k = 0; k < nret; k++)
+            for (int hop = 0; hop < fl.n && repl[outs[k]]; hop++) outs[k] = repl[outs[k]];
+        free(repl);
+    }
+    free(fl.from), free(fl.to);
+    for (uint32_t i = 0; i < f->regions[r].nops; i++) {
+        const IrOp *op = &f->ops[f->regions[r].ops[i]];
+        unsigned fl_ = ir_op_info[op->code].flags;
+        if (op->code != OP_CONST && !(op->code == OP_SELECT || (fl_ & F_ELEM && fl_ & F_PURE) ||
+                                      op->code == OP_CVT || op->code == OP_BITCAST))
+            sema_error_from(
+                S, op->loc, a->call, "in the function of this tl.map_elementwise",
+                "tl.map_elementwise: the function may only compute on its scalars "
+                "(if/else, arithmetic, math; no loads, stores, loops, prints or asserts), "
+                "got '%s'",
+                ir_op_info[op->code].name);
+    }
+    /* again, on blocks <rows> */
+    ValId *map = ir_repl_new(f);
+    for (int i = 0; i < m; i++) map[args[i].v] = cols[i];
+    uint32_t nops = f->regions[r].nops;
+    OpId *ops = ir_region_copy_ops(f, r, &nops);
+    for (uint32_t i = 0; i < nops; i++) {
+        f = sema_func(S);
+        OpId d = ir_clone_op(f, sema_builder(S)->region, f, ops[i], map);
+        f = sema_func(S);
+        for (uint32_t k = 0; k < f->ops[d].nres; k++) {
+            ValId v = f->ops[d].results[k];
+            f->vals[v].ty =
+                ty_with_elem(ty_block(ty_scalar(DT_I32), 1, &rows), ty_elem(f->vals[v].ty));
+        }
+        f->ops[d].loc = a->call;
+    }
+    free(ops);
+    ValId res[2 * MAX_COMBINE];
+    for (int k = 0; k < nret; k++) {
+        ValId v = map[outs[k]];
+        if (!v) { /* an argument or a value from outside: its block, or a broadcast */
+            v = sema_emit_broadcast(S, outs[k],
+                                    ty_with_elem(ty_block(ty_scalar(DT_I32), 1, &rows),
+                                                 ty_elem(ir_type(sema_func(S), outs[k]))),
+                                    a->call);
+        }
+        res[k] = v;
+    }
+    free(map);
+    int nout = nret / (int)pack;
+    Val items[2 * MAX_COMBINE];
+    for (int k = 0; k < nout; k++) {
+        ValId flat = res[k * pack];
+        IrType e = ty_elem(ir_type(sema_func(S), flat));
+        if (pack > 1) {
+            ValId x2 = pack_join(S, res + k * pack, (int)pack, a->call);
+            int32_t all = (int32_t)numel;
+            flat = build(S, OP_RESHAPE, &x2, 1, ty_block(e, 1, &all), a->call, NULL);
+        }
+        ValId out = flat;
+        if (shape.rank == 0) out = sema_unsplat(S, flat, a->call);
+        else if (shape.rank > 1)
+            out = build(S, OP_RESHAPE, &flat, 1, ty_with_elem(shape, e), a->call, NULL);
+        items[k] = sema_val_ir(S, out);
+    }
+    return nout == 1 ? items[0] : sema_val_tuple(S, items, nout);
+}
+
 /* ---- conversions ---- */
 
 static Val b_to(Sema *S, BArgs *a) {
@@ -2348,6 +2550,7 @@ static const Builtin builtins[] = {
     {"topk", "x,k,dim=", b_topk, BF_METHOD},
     {"gather", "src,index,axis", b_gather, BF_METHOD},
     {"histogram", "input,num_bins,mask=", b_histogram, BF_METHOD},
+    {"map_elementwise", "scalar_fn,*args,pack=", b_map_elementwise, 0},
     {"inline_asm_elementwise", "asm,constraints,args,dtype,is_pure,pack", b_inline_asm, 0},
     {"dot",
      "input,other,acc=,input_precision=,allow_tf32=,max_num_imprecise_acc=,out_dtype=", b_dot, 0},

@@ -83,7 +83,53 @@ def checked_sums(z_ptr, x_ptr, B0: tl.constexpr, B1: tl.constexpr, AXIS: tl.cons
     tl.store(z_ptr + 64 + offs, s)
 
 
+@nereid.jit(device=CPU)
+def three_way(x, y):
+    if x < y:
+        return -1
+    elif x == y:
+        return 0
+    else:
+        return 1
+
+
+@nereid.jit(device=CPU)
+def quot_rem(a, b):
+    return a // b, a % b
+
+
+@nereid.jit(device=CPU)
+def swap_pairs(a0, a1, b0, b1):
+    return a1 + b0 * 0, a0 + b1 * 0
+
+
+@nereid.jit(device=CPU)
+def mapped(x_ptr, y_ptr, z_ptr, q_ptr, r_ptr, w_ptr, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.store(z_ptr + offs, tl.map_elementwise(three_way, x, y))
+    q, r = tl.map_elementwise(quot_rem, x.to(tl.uint32), y.to(tl.uint32) | 1)
+    tl.store(q_ptr + offs, q)
+    tl.store(r_ptr + offs, r)
+    tl.store(w_ptr + offs, tl.map_elementwise(swap_pairs, x, y, pack=2))
+
+
 class TritonLanguage(unittest.TestCase):
+    def test_map_elementwise(self):
+        rs = np.random.RandomState(17)
+        x = rs.randint(-40, 40, 64).astype(np.int32)
+        y = rs.randint(-40, 40, 64).astype(np.int32)
+        y[:8] = x[:8]
+        z, w = np.zeros(64, np.int32), np.zeros(64, np.int32)
+        q, r = np.zeros(64, np.uint32), np.zeros(64, np.uint32)
+        mapped[(1,)](x, y, z, q, r, w, B=64)
+        np.testing.assert_array_equal(z, np.sign(x.astype(np.int64) - y))
+        a, b = x.astype(np.uint32), y.astype(np.uint32) | 1
+        np.testing.assert_array_equal(q, a // b)
+        np.testing.assert_array_equal(r, a % b)
+        np.testing.assert_array_equal(w, x.reshape(32, 2)[:, ::-1].reshape(64))
+
     def test_getattr_picks_function_and_enum(self):
         a = np.array([1.0, np.nan, 3.0, np.nan], np.float32)
         b = np.array([2.0, 0.5, np.nan, np.nan], np.float32)

@@ -556,6 +556,13 @@ Stmt *ast_st_assert(ParseCtx *c, Loc loc, Expr *cond, Expr *msg) {
     return s;
 }
 
+Stmt *ast_st_raise(ParseCtx *c, Loc loc, Expr *exc, Expr *cause) {
+    Stmt *s = new_stmt(c, ST_RAISE, loc);
+    s->value = exc;
+    s->cond = cause;
+    return s;
+}
+
 Stmt *ast_st_import(ParseCtx *c, Loc loc, NameVec *from, ExprVec *names) {
     Stmt *s = new_stmt(c, ST_IMPORT, loc);
     if (from) s->value = ast_ex_name(c, loc, join_dotted(c, from));
@@ -801,6 +808,7 @@ static const char *stmt_word(const Stmt *s) {
         [ST_IMPORT] = "import",
         [ST_GLOBAL] = "global",
         [ST_WITH] = "with",
+        [ST_RAISE] = "raise",
     };
     if (s->kind == ST_GLOBAL && s->op) return "nonlocal";
     return w[s->kind];

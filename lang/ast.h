@@ -122,6 +122,7 @@ typedef enum {
                   value: EX_NAME of the module for "from M import ...", else NULL */
     ST_GLOBAL, /* global/nonlocal (rejected): targets are EX_NAMEs; op 1 for nonlocal */
     ST_WITH,   /* with value [as targets[0]]: body (rejected; one item only) */
+    ST_RAISE,  /* raise [value [from cond]]: an error where sema reaches it */
 } StmtKind;
 
 typedef struct Block {

@@ -206,6 +206,7 @@ Stmt *ast_st_for(ParseCtx *c, Loc loc, Expr *target, Expr *iter, StmtVec *body, 
 Stmt *ast_st_with(ParseCtx *c, Loc loc, Expr *ctx_expr, Expr *target, StmtVec *body);
 Stmt *ast_st_return(ParseCtx *c, Loc loc, Expr *value);
 Stmt *ast_st_assert(ParseCtx *c, Loc loc, Expr *cond, Expr *msg);
+Stmt *ast_st_raise(ParseCtx *c, Loc loc, Expr *exc, Expr *cause);
 Stmt *ast_st_import(ParseCtx *c, Loc loc, NameVec *from, ExprVec *names);
 Stmt *ast_st_global(ParseCtx *c, Loc loc, bool nonlocal, ExprVec *names);
 Stmt *ast_st_def(ParseCtx *c, Func *f);

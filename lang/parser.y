@@ -62,11 +62,11 @@ void nrerror(Loc *lloc, ParseCtx *ctx, const char *msg);
 %token PASS "'pass'" AND "'and'" OR "'or'" NOT "'not'" IS "'is'"
 %token TRUE "'True'" FALSE "'False'" NONE "'None'"
 %token IMPORT "'import'" FROM "'from'" AS "'as'" ASSERT "'assert'"
-%token GLOBAL "'global'" NONLOCAL "'nonlocal'" WITH "'with'"
+%token GLOBAL "'global'" NONLOCAL "'nonlocal'" WITH "'with'" RAISE "'raise'"
 
 %type <stmts> stmt simple_stmt small_stmts suite stmts else_part
 %type <stmt> small_stmt expr_stmt compound_stmt if_stmt while_stmt for_stmt with_stmt
-%type <stmt> return_stmt import_stmt global_stmt assert_stmt
+%type <stmt> return_stmt import_stmt global_stmt assert_stmt raise_stmt
 %type <func> funcdef decorated
 %type <exprs> assign_chain exprlist for_list subscripts decorators import_names
 %type <exprs> import_list import_items name_list
@@ -119,6 +119,7 @@ small_stmt
     | import_stmt
     | global_stmt
     | assert_stmt
+    | raise_stmt
     ;
 
 expr_stmt
@@ -184,6 +185,12 @@ name_list
 assert_stmt
     : ASSERT test                               { $$ = ast_st_assert(ctx, @1, $2, NULL); }
     | ASSERT test ',' test                      { $$ = ast_st_assert(ctx, @1, $2, $4); }
+    ;
+
+raise_stmt
+    : RAISE                                     { $$ = ast_st_raise(ctx, @1, NULL, NULL); }
+    | RAISE test                                { $$ = ast_st_raise(ctx, @1, $2, NULL); }
+    | RAISE test FROM test                      { $$ = ast_st_raise(ctx, @1, $2, $4); }
     ;
 
 dotted

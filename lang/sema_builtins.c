@@ -94,6 +94,16 @@ static IrType shape_type(IrType elem, int rank, const int64_t *dims) {
     return ty_block(elem, rank, s);
 }
 
+/* An op of n operands and nres results, at loc, in the builder's region. */
+static OpId build_op(Sema *S, int code, const ValId *ops, int n, const IrType *tys, int nres,
+                     Loc loc) {
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = loc;
+    OpId op = ir_build(sema_builder(S), code, ops, (uint32_t)n, tys, (uint32_t)nres);
+    sema_builder(S)->loc = saved;
+    return op;
+}
+
 static ValId build(Sema *S, int code, const ValId *ops, int n, IrType ty, Loc loc, OpId *op_out) {
     Loc saved = sema_builder(S)->loc;
     sema_builder(S)->loc = loc;
@@ -1048,73 +1058,61 @@ static void flatten_ifs(IrFunc *f, RegionId r, Flatten *fl, IrModule *m, int dep
     free(ops);
 }
 
-/* Builds a scan or reduce_fn of the n values ins along axis, its region calling the
- * combine on 2n scalar arguments; the op's results go to res. */
-static void combine_op(Sema *S, BArgs *a, int code, const ValId *ins, int n, int axis, bool reverse,
-                       Combine cb, ValId *res) {
-    IrFunc *f = sema_func(S);
-    IrType tys[MAX_COMBINE];
-    for (int i = 0; i < n; i++) {
-        tys[i] = ir_type(f, ins[i]);
-        if (code == OP_REDUCE_FN) {
-            memmove(tys[i].shape + axis, tys[i].shape + axis + 1,
-                    sizeof(int32_t) * (size_t)(tys[i].rank - axis - 1));
-            tys[i].rank--;
-        }
-    }
-    Loc saved = sema_builder(S)->loc;
-    sema_builder(S)->loc = a->call;
-    OpId op = ir_build(sema_builder(S), code, ins, (uint32_t)n, tys, (uint32_t)n);
-    sema_builder(S)->loc = saved;
-    f = sema_func(S);
-    f->ops[op].attr[0] = axis;
-    if (code == OP_SCAN) f->ops[op].attr[1] = reverse;
-    RegionId r = ir_op_add_region(f, op);
-    Val args[2 * MAX_COMBINE];
-    for (int i = 0; i < 2 * n; i++)
-        args[i] = sema_val_ir(S, ir_region_add_arg(f, r, ty_elem(ir_type(f, ins[i % n]))));
-    RegionId old = sema_builder(S)->region;
-    sema_builder(S)->region = r;
-    ValId outs[MAX_COMBINE];
+/* The combine function applied to the 2n scalar args (in the builder's region): its n
+ * results, each of its input's dtype. */
+static void combine_body(Sema *S, BArgs *a, Combine cb, Val *args, int n, ValId *outs) {
     if (cb.code) {
         ValId ops[2] = {args[0].v, args[1].v};
         outs[0] = build(S, cb.code, ops, 2, args[0].ty, a->call, NULL);
-    } else {
-        CallArgs ca;
-        memset(&ca, 0, sizeof ca);
-        ca.pos = args, ca.npos = 2 * n, ca.loc = a->call;
-        Val ret = sema_call_value(S, cb.fn, &ca);
-        int nret = ret.k == V_TUPLE ? ret.n : 1;
-        if (nret != n)
-            sema_error(S, a->call, "%s: the combine function returns %d value%s for %d input%s",
-                       a->name, nret, nret == 1 ? "" : "s", n, n == 1 ? "" : "s");
-        for (int i = 0; i < n; i++) {
-            Val v = ret.k == V_TUPLE ? ret.items[i] : ret;
-            int dt = args[i].ty.dt;
-            if (sema_val_is_const(v)) {
-                outs[i] = sema_to_ir_dt(S, v, dt, a->call);
-            } else if (v.k != V_IR || v.ty.rank || v.ty.dt != dt) {
-                if (n == 1)
-                    sema_error(S, a->call,
-                               "%s: the combine function must return a %s scalar (the input's "
-                               "dtype), got %s",
-                               a->name, dt_name(dt), sema_val_kind_name(S, v));
+        return;
+    }
+    CallArgs ca;
+    memset(&ca, 0, sizeof ca);
+    ca.pos = args, ca.npos = 2 * n, ca.loc = a->call;
+    Val ret = sema_call_value(S, cb.fn, &ca);
+    int nret = ret.k == V_TUPLE ? ret.n : 1;
+    if (nret != n)
+        sema_error(S, a->call, "%s: the combine function returns %d value%s for %d input%s",
+                   a->name, nret, nret == 1 ? "" : "s", n, n == 1 ? "" : "s");
+    for (int i = 0; i < n; i++) {
+        Val v = ret.k == V_TUPLE ? ret.items[i] : ret;
+        int dt = args[i].ty.dt;
+        if (sema_val_is_const(v)) {
+            outs[i] = sema_to_ir_dt(S, v, dt, a->call);
+        } else if (v.k != V_IR || v.ty.rank || v.ty.dt != dt) {
+            if (n == 1)
                 sema_error(S, a->call,
-                           "%s: the combine function's result %d must be a %s scalar (input %d's "
+                           "%s: the combine function must return a %s scalar (the input's "
                            "dtype), got %s",
-                           a->name, i, dt_name(dt), i, sema_val_kind_name(S, v));
-            } else {
-                outs[i] = v.v;
-            }
+                           a->name, dt_name(dt), sema_val_kind_name(S, v));
+            sema_error(S, a->call,
+                       "%s: the combine function's result %d must be a %s scalar (input %d's "
+                       "dtype), got %s",
+                       a->name, i, dt_name(dt), i, sema_val_kind_name(S, v));
+        } else {
+            outs[i] = v.v;
         }
     }
-    Loc sl = sema_builder(S)->loc;
-    sema_builder(S)->loc = a->call;
-    ir_build(sema_builder(S), OP_YIELD, outs, (uint32_t)n, NULL, 0);
-    sema_builder(S)->loc = sl;
-    sema_builder(S)->region = old;
+}
+
+/* Does region r (its nested regions, the functions it calls) hold an assert? */
+static bool has_assert(Sema *S, IrFunc *f, RegionId r, int depth) {
+    for (uint32_t i = 0; i < f->regions[r].nops; i++) {
+        const IrOp *op = &f->ops[f->regions[r].ops[i]];
+        if (op->code == OP_ASSERT) return true;
+        for (int k = 0; k < op->nregions; k++)
+            if (has_assert(S, f, op->region[k], depth)) return true;
+        if (op->code == OP_CALL && depth < 64) {
+            IrFunc *g = ir_module_find(S->ir, op->sattr);
+            if (g && g != f && has_assert(S, g, g->body, depth + 1)) return true;
+        }
+    }
+    return false;
+}
+
+static void finish_combine_region(Sema *S, BArgs *a, RegionId r) {
     Flatten fl = {0};
-    f = sema_func(S);
+    IrFunc *f = sema_func(S);
     flatten_ifs(f, r, &fl, S->ir, 0);
     if (fl.n) {
         ValId *repl = ir_repl_new(f);
@@ -1129,9 +1127,136 @@ static void combine_op(Sema *S, BArgs *a, int code, const ValId *ins, int n, int
         sema_error_from(S, where->ops[bad].loc, a->call,
                         arena_printf(S->arena, "in the combine function of this %s", a->name),
                         "%s: a combine function may only compute on its arguments (choices with "
-                        "if/else or tl.where; no loads, stores, atomics, prints, asserts or "
+                        "if/else or tl.where, asserts; no loads, stores, atomics, prints or "
                         "loops), got '%s'",
                         a->name, ir_op_info[where->ops[bad].code].name);
+}
+
+/* The result types of a scan (the inputs') or reduce_fn (the inputs' without axis). */
+static IrType combine_type(IrType t, int code, int axis) {
+    if (code == OP_REDUCE_FN) {
+        memmove(t.shape + axis, t.shape + axis + 1, sizeof(int32_t) * (size_t)(t.rank - axis - 1));
+        t.rank--;
+    }
+    return t;
+}
+
+/* A combine function with asserts (Triton's side-effectful reductions: a
+ * tl.device_assert on each combine step). Its helpers are lowered in place so that every
+ * assert lands in the combine region, where it is collected instead of emitted; each
+ * assert j becomes one more i32 value the op carries, 1 at the start, the combine of two
+ * flags their AND where condition j holds on that step and 0 where it does not. After
+ * the op, each flag is asserted with its message: the assert fails exactly when some
+ * combine step's condition failed, on the steps the back end's order takes. */
+static void combine_op_asserting(Sema *S, BArgs *a, int code, const ValId *ins, int n, int axis,
+                                 bool reverse, Combine cb, ValId *res) {
+    IrFunc *f = sema_func(S);
+    RegionId r = ir_region_new(f, 0);
+    Val args[2 * MAX_COMBINE];
+    for (int i = 0; i < 2 * n; i++)
+        args[i] = sema_val_ir(S, ir_region_add_arg(f, r, ty_elem(ir_type(f, ins[i % n]))));
+    AssertSink sink = {.region = r};
+    AssertSink *outer = S->asserts;
+    RegionId old = sema_builder(S)->region;
+    sema_builder(S)->region = r;
+    S->asserts = &sink;
+    S->inline_calls++;
+    ValId outs[2 * MAX_COMBINE];
+    combine_body(S, a, cb, args, n, outs);
+    S->inline_calls--;
+    S->asserts = outer;
+    int k = sink.n;
+    if (n + k > MAX_COMBINE)
+        sema_error(S, a->call, "%s: at most %d inputs and asserts in a combine function", a->name,
+                   MAX_COMBINE);
+    f = sema_func(S);
+    IrType flag = ty_scalar(DT_I32);
+    for (int j = 0; j < 2 * k; j++) ir_region_add_arg(f, r, flag);
+    /* the args in the op's order: a_1..a_n, flag_a_1..k, b_1..b_n, flag_b_1..k */
+    ValId *ra = f->regions[r].args, perm[4 * MAX_COMBINE];
+    for (int i = 0; i < n; i++) perm[i] = ra[i], perm[n + k + i] = ra[n + i];
+    for (int j = 0; j < k; j++)
+        perm[n + j] = ra[2 * n + j], perm[2 * n + k + j] = ra[2 * n + k + j];
+    for (int i = 0; i < 2 * (n + k); i++) ra[i] = perm[i], f->vals[perm[i]].index = (uint16_t)i;
+    ValId zero = sema_emit_const(S, flag, sema_val_int(0), a->call);
+    for (int j = 0; j < k; j++) {
+        ValId both[2] = {ra[n + j], ra[2 * n + k + j]};
+        ValId sel[3] = {sink.conds[j], build(S, OP_AND, both, 2, flag, sink.locs[j], NULL), zero};
+        outs[n + j] = build(S, OP_SELECT, sel, 3, flag, sink.locs[j], NULL);
+    }
+    Loc sl = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    ir_build(sema_builder(S), OP_YIELD, outs, (uint32_t)(n + k), NULL, 0);
+    sema_builder(S)->loc = sl;
+    sema_builder(S)->region = old;
+    ValId all_ins[MAX_COMBINE];
+    IrType tys[MAX_COMBINE];
+    for (int i = 0; i < n; i++) all_ins[i] = ins[i];
+    IrType fshape = ty_with_elem(ir_type(sema_func(S), ins[0]), flag);
+    ValId ones =
+        sema_emit_broadcast(S, sema_emit_const(S, flag, sema_val_int(1), a->call), fshape, a->call);
+    for (int j = 0; j < k; j++) all_ins[n + j] = ones;
+    for (int i = 0; i < n + k; i++)
+        tys[i] = combine_type(ir_type(sema_func(S), all_ins[i]), code, axis);
+    OpId op = build_op(S, code, all_ins, n + k, tys, n + k, a->call);
+    f = sema_func(S);
+    f->ops[op].attr[0] = axis;
+    if (code == OP_SCAN) f->ops[op].attr[1] = reverse;
+    f->ops[op].region[f->ops[op].nregions++] = r;
+    f->regions[r].parent_op = op;
+    finish_combine_region(S, a, r);
+    for (int i = 0; i < n; i++) res[i] = ir_result(sema_func(S), op, (uint32_t)i);
+    for (int j = 0; j < k; j++) {
+        ValId fl = ir_result(sema_func(S), op, (uint32_t)(n + j));
+        IrType ft = ir_type(sema_func(S), fl);
+        ValId c[2] = {fl, sema_emit_broadcast(S, sema_emit_const(S, flag, sema_val_int(0), a->call),
+                                              ft, a->call)};
+        OpId cmp;
+        ValId ok = build(S, OP_CMP, c, 2, ty_with_elem(ft, ty_scalar(DT_I1)), sink.locs[j], &cmp);
+        sema_func(S)->ops[cmp].attr[0] = CMP_PRED_NE;
+        sema_emit_assert(S, ok, sink.msgs[j], sink.locs[j]);
+    }
+}
+
+/* Builds a scan or reduce_fn of the n values ins along axis, its region calling the
+ * combine on 2n scalar arguments; the op's results go to res. */
+static void combine_op(Sema *S, BArgs *a, int code, const ValId *ins, int n, int axis, bool reverse,
+                       Combine cb, ValId *res) {
+    IrFunc *f = sema_func(S);
+    IrType tys[MAX_COMBINE];
+    for (int i = 0; i < n; i++) tys[i] = combine_type(ir_type(f, ins[i]), code, axis);
+    OpId op = build_op(S, code, ins, n, tys, n, a->call);
+    f = sema_func(S);
+    f->ops[op].attr[0] = axis;
+    if (code == OP_SCAN) f->ops[op].attr[1] = reverse;
+    RegionId r = ir_op_add_region(f, op);
+    Val args[2 * MAX_COMBINE];
+    for (int i = 0; i < 2 * n; i++)
+        args[i] = sema_val_ir(S, ir_region_add_arg(f, r, ty_elem(ir_type(f, ins[i % n]))));
+    RegionId old = sema_builder(S)->region;
+    sema_builder(S)->region = r;
+    ValId outs[MAX_COMBINE];
+    combine_body(S, a, cb, args, n, outs);
+    Loc sl = sema_builder(S)->loc;
+    sema_builder(S)->loc = a->call;
+    ir_build(sema_builder(S), OP_YIELD, outs, (uint32_t)n, NULL, 0);
+    sema_builder(S)->loc = sl;
+    sema_builder(S)->region = old;
+    if (!cb.code && has_assert(S, sema_func(S), r, 0)) {
+        /* asserts: drop this op (nothing uses it yet) and build it again carrying them */
+        f = sema_func(S);
+        RegionId pr = f->ops[op].parent;
+        uint32_t nops;
+        OpId *ops = ir_region_copy_ops(f, pr, &nops);
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < nops; i++)
+            if (ops[i] != op) ops[m++] = ops[i];
+        ir_region_set_ops(f, pr, ops, m);
+        free(ops);
+        combine_op_asserting(S, a, code, ins, n, axis, reverse, cb, res);
+        return;
+    }
+    finish_combine_region(S, a, r);
     for (int i = 0; i < n; i++) res[i] = ir_result(sema_func(S), op, (uint32_t)i);
 }
 
@@ -1617,7 +1742,13 @@ static Val b_trans(Sema *S, BArgs *a) {
     return sema_val_ir(S, v);
 }
 
+/* tl.reshape(x, *shape, can_reorder=False); x.view(*shape). can_reorder lets Triton's
+ * compiler order the elements as it likes; Nereid keeps row-major order, one of the
+ * orders allowed. */
 static Val b_reshape(Sema *S, BArgs *a) {
+    if (has(a, 2) && a->v[2].k != V_BOOL)
+        sema_error(S, a->loc[2], "%s: can_reorder must be a compile-time bool, got %s", a->name,
+                   sema_val_kind_name(S, a->v[2]));
     Val x = need_block(S, a, 0);
     int64_t dims[NR_MAX_RANK];
     int rank = need_shape(S, a->v[1], a->loc[1], a->name, dims);
@@ -1756,13 +1887,13 @@ static Val b_split(Sema *S, BArgs *a) {
 }
 
 /* tl.interleave(a, b): join along the last dim, then that dim and the new one merged:
- * a[..., i] at 2i, b[..., i] at 2i + 1. */
+ * a[..., i] at 2i, b[..., i] at 2i + 1; two scalars give the block [a, b]. */
 static Val b_interleave(Sema *S, BArgs *a) {
     Val j = b_join(S, a);
+    if (j.ty.rank == 1) return j; /* two scalars: the join is [a, b] already */
     IrType r = j.ty;
     r.shape[r.rank - 2] *= 2;
     r.rank--;
-    if (r.rank == 0) sema_error(S, a->call, "tl.interleave needs blocks, not scalars");
     return ir1(S, OP_RESHAPE, j.v, r, a->call);
 }
 
@@ -1782,21 +1913,244 @@ static Val b_broadcast(Sema *S, BArgs *a) {
     return sema_val_tuple(S, items, 2);
 }
 
+/* tl.expand_dims(x, axis): axis an int or a tuple of them, each an index into the result
+ * (negative from its end), as Triton checks them: each in range, none repeated; the new
+ * dims are inserted in increasing order. A number is a scalar block first. */
 static Val b_expand_dims(Sema *S, BArgs *a) {
     Val x = need_block(S, a, 0);
-    int64_t axes[NR_MAX_RANK];
-    int n = int_list(S, a->v[1], a->loc[1], a->name, axes, NR_MAX_RANK);
-    ValId v = x.v;
-    int final_rank = x.ty.rank + n;
-    if (final_rank > NR_MAX_RANK)
-        sema_error(S, a->call, "blocks have at most %d dimensions", NR_MAX_RANK);
+    int64_t axes[64];
+    int n = int_list(S, a->v[1], a->loc[1], a->name, axes, 64);
+    int64_t nd = x.ty.rank + n;
     for (int i = 0; i < n; i++) {
-        int64_t ax = axes[i] < 0 ? axes[i] + final_rank : axes[i];
-        if (ax < 0 || ax > ir_type(sema_func(S), v).rank)
-            sema_error(S, a->loc[1], "expand_dims: axis %lld out of range", (long long)axes[i]);
-        v = expand_at(S, v, (int)ax, a->call);
+        if (axes[i] < -nd || axes[i] >= nd)
+            sema_error(S, a->loc[1], "invalid axis %lld. Expected %lld <= axis < %lld",
+                       (long long)axes[i], (long long)-nd, (long long)nd);
+        if (axes[i] < 0) axes[i] += nd;
     }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (axes[i] == axes[j]) {
+                StrBuf sb;
+                sb_init(&sb);
+                for (int k = 0; k < n; k++)
+                    sb_printf(&sb, "%s%lld", k ? ", " : "", (long long)axes[k]);
+                const char *list = arena_strdup(S->arena, sb.data);
+                sb_free(&sb);
+                sema_error(S, a->loc[1],
+                           "expand_dims received duplicate axes, normalized axes = [%s]", list);
+            }
+    if (nd > NR_MAX_RANK)
+        sema_error(S, a->call, "expand_dims: blocks have at most %d dimensions", NR_MAX_RANK);
+    for (int i = 1; i < n; i++) /* increasing order: each index is one of the result's */
+        for (int j = i; j > 0 && axes[j - 1] > axes[j]; j--) {
+            int64_t t = axes[j];
+            axes[j] = axes[j - 1], axes[j - 1] = t;
+        }
+    ValId v = x.v;
+    for (int i = 0; i < n; i++) v = expand_at(S, v, (int)axes[i], a->call);
     return sema_val_ir(S, v);
+}
+
+/* ---- tl.map_elementwise ---- */
+
+/* The columns of x, a <M x p> block (p a power of two), as p blocks <M>: split into even
+ * and odd columns until one is left. */
+static void pack_columns(Sema *S, ValId x, int p, ValId *cols, Loc loc) {
+    IrType t = ir_type(sema_func(S), x);
+    if (p == 1) {
+        cols[0] = build(S, OP_RESHAPE, &x, 1, ty_block(ty_elem(t), 1, t.shape), loc, NULL);
+        return;
+    }
+    int32_t dims[3] = {t.shape[0], p / 2, 2};
+    Val y = sema_val_ir(S, build(S, OP_RESHAPE, &x, 1, ty_block(ty_elem(t), 3, dims), loc, NULL));
+    CallArgs ca = {.pos = &y, .npos = 1, .loc = loc};
+    Val halves = sema_call_builtin(S, sema_builtin_find("split"), NULL, &ca);
+    ValId even[MAX_COMBINE * 4], odd[MAX_COMBINE * 4];
+    pack_columns(S, halves.items[0].v, p / 2, even, loc);
+    pack_columns(S, halves.items[1].v, p / 2, odd, loc);
+    for (int k = 0; k < p / 2; k++) cols[2 * k] = even[k], cols[2 * k + 1] = odd[k];
+}
+
+/* The inverse: p blocks <M> as the columns of a <M x p> block. */
+static ValId pack_join(Sema *S, const ValId *cols, int p, Loc loc) {
+    IrType t = ir_type(sema_func(S), cols[0]);
+    if (p == 1) {
+        int32_t dims[2] = {t.shape[0], 1};
+        return build(S, OP_RESHAPE, cols, 1, ty_block(ty_elem(t), 2, dims), loc, NULL);
+    }
+    ValId even[MAX_COMBINE * 4], odd[MAX_COMBINE * 4];
+    for (int k = 0; k < p / 2; k++) even[k] = cols[2 * k], odd[k] = cols[2 * k + 1];
+    Val two[2] = {sema_val_ir(S, pack_join(S, even, p / 2, loc)),
+                  sema_val_ir(S, pack_join(S, odd, p / 2, loc))};
+    CallArgs ca = {.pos = two, .npos = 2, .loc = loc};
+    Val j = sema_call_builtin(S, sema_builtin_find("join"), NULL, &ca);
+    int32_t dims[2] = {t.shape[0], p};
+    return build(S, OP_RESHAPE, &j.v, 1, ty_block(ty_elem(t), 2, dims), loc, NULL);
+}
+
+/* tl.map_elementwise(scalar_fn, *args, pack=1): scalar_fn applied to each element of the
+ * args (broadcast to one shape), or to each group of `pack` consecutive elements (its
+ * parameters: pack elements of the first arg, then of the second, ...; its results: pack
+ * values of the first output, then of the second, ...). The function is lowered once on
+ * scalars, its helpers in place, in a region of its own; its run-time ifs become selects
+ * (both sides computed: the same values, as every such op is defined on every input), and
+ * its ops are then emitted again on blocks of the args' shape. A function that loads,
+ * stores, loops or prints is an error. */
+static Val b_map_elementwise(Sema *S, BArgs *a) {
+    Val fn = a->v[0], tup = a->v[1];
+    if (fn.k != V_FUNC)
+        sema_error(S, a->loc[0],
+                   "tl.map_elementwise: scalar_fn must be a @triton.jit function, got %s",
+                   sema_val_kind_name(S, fn));
+    int64_t pack = 1;
+    if (has(a, 2)) {
+        if (a->v[2].k != V_INT || a->v[2].i < 1 || a->v[2].i > 16 || (a->v[2].i & (a->v[2].i - 1)))
+            sema_error(S, a->loc[2], "tl.map_elementwise: pack must be 1, 2, 4, 8 or 16");
+        pack = a->v[2].i;
+    }
+    int n = tup.n;
+    if (n < 1 || n * pack > 2 * MAX_COMBINE)
+        sema_error(S, a->call, "tl.map_elementwise: takes 1 to %d tensors (times pack)",
+                   (int)(2 * MAX_COMBINE / pack));
+    ValId ins[2 * MAX_COMBINE];
+    IrType shape = ty_scalar(DT_I32);
+    for (int i = 0; i < n; i++) {
+        Val v = tup.items[i];
+        if (v.k != V_IR && !sema_val_is_const(v))
+            sema_error(S, a->call, "tl.map_elementwise: argument %d must be a tensor, got %s",
+                       i + 1, sema_val_kind_name(S, v));
+        ins[i] = sema_to_ir(S, v, a->call);
+        shape = i ? sema_broadcast_shape(S, shape, ir_type(sema_func(S), ins[i]), a->call)
+                  : ir_type(sema_func(S), ins[i]);
+    }
+    for (int i = 0; i < n; i++)
+        ins[i] = sema_emit_broadcast(
+            S, ins[i], ty_with_elem(shape, ty_elem(ir_type(sema_func(S), ins[i]))), a->call);
+    int64_t numel = ty_numel(shape);
+    if (numel % pack)
+        sema_error(S, a->call, "tl.map_elementwise: %lld elements do not split into packs of %lld",
+                   (long long)numel, (long long)pack);
+    /* the per-call operands: each arg's pack columns, as blocks <numel / pack> */
+    int m = (int)(n * pack);
+    ValId cols[2 * MAX_COMBINE];
+    int32_t rows = (int32_t)(numel / pack);
+    for (int i = 0; i < n; i++) {
+        IrType e = ty_elem(ir_type(sema_func(S), ins[i]));
+        if (pack == 1) { /* one column: the args themselves, flat */
+            cols[i] = shape.rank == 1
+                          ? ins[i]
+                          : build(S, OP_RESHAPE, &ins[i], 1, ty_block(e, 1, &rows), a->call, NULL);
+            continue;
+        }
+        int32_t dims[2] = {rows, (int32_t)pack};
+        ValId x2 = build(S, OP_RESHAPE, &ins[i], 1, ty_block(e, 2, dims), a->call, NULL);
+        pack_columns(S, x2, (int)pack, cols + i * pack, a->call);
+    }
+    /* the function on scalars, in a region of its own */
+    IrFunc *f = sema_func(S);
+    RegionId r = ir_region_new(f, 0);
+    Val args[2 * MAX_COMBINE];
+    for (int i = 0; i < m; i++)
+        args[i] = sema_val_ir(S, ir_region_add_arg(f, r, ty_elem(ir_type(f, cols[i]))));
+    RegionId old = sema_builder(S)->region;
+    sema_builder(S)->region = r;
+    S->inline_calls++;
+    CallArgs ca = {.pos = args, .npos = m, .loc = a->call};
+    Val ret = sema_call_value(S, fn, &ca);
+    S->inline_calls--;
+    int nret = ret.k == V_TUPLE ? ret.n : 1;
+    if (nret % pack || nret > 2 * MAX_COMBINE)
+        sema_error(
+            S, a->call,
+            "tl.map_elementwise: the function returns %d values: a multiple of pack (%lld) needed",
+            nret, (long long)pack);
+    ValId outs[2 * MAX_COMBINE];
+    for (int k = 0; k < nret; k++) {
+        Val v = ret.k == V_TUPLE ? ret.items[k] : ret;
+        if (v.k != V_IR && !sema_val_is_const(v))
+            sema_error(S, a->call, "tl.map_elementwise: the function must return scalars, got %s",
+                       sema_val_kind_name(S, v));
+        if (v.k == V_IR && v.ty.rank)
+            sema_error(S, a->call, "tl.map_elementwise: the function must return scalars, got %s",
+                       sema_val_kind_name(S, v));
+        outs[k] = sema_to_ir(S, v, a->call);
+    }
+    sema_builder(S)->region = old;
+    Flatten fl = {0};
+    f = sema_func(S);
+    flatten_ifs(f, r, &fl, S->ir, 0);
+    if (fl.n) { /* r hangs from no op: its uses are replaced here, nested ones resolved */
+        ValId *repl = ir_repl_new(f);
+        for (int k = 0; k < fl.n; k++) repl[fl.from[k]] = fl.to[k];
+        for (uint32_t i = 0; i < f->regions[r].nops; i++) {
+            IrOp *op = &f->ops[f->regions[r].ops[i]];
+            for (uint32_t j = 0; j < op->nopnds; j++)
+                for (int hop = 0; hop < fl.n && repl[op->operands[j]]; hop++)
+                    op->operands[j] = repl[op->operands[j]];
+        }
+        for (int k = 0; k < nret; k++)
+            for (int hop = 0; hop < fl.n && repl[outs[k]]; hop++) outs[k] = repl[outs[k]];
+        free(repl);
+    }
+    free(fl.from), free(fl.to);
+    for (uint32_t i = 0; i < f->regions[r].nops; i++) {
+        const IrOp *op = &f->ops[f->regions[r].ops[i]];
+        unsigned fl_ = ir_op_info[op->code].flags;
+        if (op->code != OP_CONST && !(op->code == OP_SELECT || (fl_ & F_ELEM && fl_ & F_PURE) ||
+                                      op->code == OP_CVT || op->code == OP_BITCAST))
+            sema_error_from(
+                S, op->loc, a->call, "in the function of this tl.map_elementwise",
+                "tl.map_elementwise: the function may only compute on its scalars "
+                "(if/else, arithmetic, math; no loads, stores, loops, prints or asserts), "
+                "got '%s'",
+                ir_op_info[op->code].name);
+    }
+    /* again, on blocks <rows> */
+    ValId *map = ir_repl_new(f);
+    for (int i = 0; i < m; i++) map[args[i].v] = cols[i];
+    uint32_t nops = f->regions[r].nops;
+    OpId *ops = ir_region_copy_ops(f, r, &nops);
+    for (uint32_t i = 0; i < nops; i++) {
+        f = sema_func(S);
+        OpId d = ir_clone_op(f, sema_builder(S)->region, f, ops[i], map);
+        f = sema_func(S);
+        for (uint32_t k = 0; k < f->ops[d].nres; k++) {
+            ValId v = f->ops[d].results[k];
+            f->vals[v].ty =
+                ty_with_elem(ty_block(ty_scalar(DT_I32), 1, &rows), ty_elem(f->vals[v].ty));
+        }
+        f->ops[d].loc = a->call;
+    }
+    free(ops);
+    ValId res[2 * MAX_COMBINE];
+    for (int k = 0; k < nret; k++) {
+        ValId v = map[outs[k]];
+        if (!v) { /* an argument or a value from outside: its block, or a broadcast */
+            v = sema_emit_broadcast(S, outs[k],
+                                    ty_with_elem(ty_block(ty_scalar(DT_I32), 1, &rows),
+                                                 ty_elem(ir_type(sema_func(S), outs[k]))),
+                                    a->call);
+        }
+        res[k] = v;
+    }
+    free(map);
+    int nout = nret / (int)pack;
+    Val items[2 * MAX_COMBINE];
+    for (int k = 0; k < nout; k++) {
+        ValId flat = res[k * pack];
+        IrType e = ty_elem(ir_type(sema_func(S), flat));
+        if (pack > 1) {
+            ValId x2 = pack_join(S, res + k * pack, (int)pack, a->call);
+            int32_t all = (int32_t)numel;
+            flat = build(S, OP_RESHAPE, &x2, 1, ty_block(e, 1, &all), a->call, NULL);
+        }
+        ValId out = flat;
+        if (shape.rank == 0) out = sema_unsplat(S, flat, a->call);
+        else if (shape.rank > 1)
+            out = build(S, OP_RESHAPE, &flat, 1, ty_with_elem(shape, e), a->call, NULL);
+        items[k] = sema_val_ir(S, out);
+    }
+    return nout == 1 ? items[0] : sema_val_tuple(S, items, nout);
 }
 
 /* ---- conversions ---- */
@@ -1856,12 +2210,8 @@ static Val b_device_assert(Sema *S, BArgs *a) {
         ValId ops[2] = {sema_emit_broadcast(S, c, s, a->call), nm};
         c = build(S, OP_OR, ops, 2, ty_with_elem(s, ty_scalar(DT_I1)), a->call, NULL);
     }
-    Loc saved = sema_builder(S)->loc;
-    sema_builder(S)->loc = a->call;
-    OpId op = ir_build(sema_builder(S), OP_ASSERT, &c, 1, NULL, 0);
-    sema_builder(S)->loc = saved;
-    sema_func(S)->ops[op].sattr =
-        has(a, 1) && a->v[1].k == V_STR ? a->v[1].s : "device_assert failed";
+    sema_emit_assert(S, c, has(a, 1) && a->v[1].k == V_STR ? a->v[1].s : "device_assert failed",
+                     a->call);
     return sema_val_none();
 }
 
@@ -1887,6 +2237,11 @@ static void describe(Sema *S, StrBuf *sb, Val v) {
             describe(S, sb, v.items[i]);
         }
         sb_puts(sb, v.n == 1 ? ",)" : ")");
+        break;
+    case V_CTYPE:
+        sb_puts(sb, "constexpr_type[");
+        describe(S, sb, v.items[0]);
+        sb_putc(sb, ']');
         break;
     default: sb_puts(sb, sema_val_kind_name(S, v));
     }
@@ -1976,6 +2331,25 @@ static Val b_assume(Sema *S, BArgs *a) {
     return sema_val_none();
 }
 
+/* tl.condition(cond, disable_licm=False): a while loop's condition with a hint for the
+ * compiler (keep loop-invariant code inside the loop); the value is the condition. The hint
+ * is checked and ignored, as tl.range's disable_licm is: a performance hint only. */
+static Val b_condition(Sema *S, BArgs *a) {
+    if (has(a, 1) && a->v[1].k != V_BOOL)
+        sema_error(S, a->loc[1], "tl.condition: disable_licm must be a compile-time bool, got %s",
+                   sema_val_kind_name(S, a->v[1]));
+    return a->v[0];
+}
+
+/* constexpr_type(value): the type of a constexpr (triton.language.core's), for comparing
+ * with x.type */
+static Val b_constexpr_type(Sema *S, BArgs *a) {
+    if (!sema_val_is_constexpr(a->v[0]))
+        sema_error(S, a->loc[0], "constexpr_type needs a compile-time value, got %s",
+                   sema_val_kind_name(S, a->v[0]));
+    return sema_val_ctype(S, a->v[0]);
+}
+
 /* ---- Python builtins ---- */
 
 static Val b_py_minmax(Sema *S, BArgs *a) {
@@ -2052,6 +2426,28 @@ static Val b_py_len(Sema *S, BArgs *a) {
     if (x.k == V_STR) return sema_val_int((int64_t)x.slen);
     if (x.k == V_IR && x.ty.rank) return sema_val_int(x.ty.shape[0]);
     sema_error(S, a->loc[0], "len() of %s", sema_val_kind_name(S, x));
+}
+
+/* getattr(obj, name[, default]) and hasattr(obj, name) with a compile-time string name,
+ * as Python evaluates them on Triton's objects at compile time: getattr(tl, fn_name),
+ * getattr(tl.PropagateNan, mode), hasattr(x, "dtype"). */
+static const char *attr_name(Sema *S, BArgs *a) {
+    if (a->v[1].k != V_STR)
+        sema_error(S, a->loc[1], "%s(): attribute name must be a compile-time string, got %s",
+                   a->name, sema_val_kind_name(S, a->v[1]));
+    if (strlen(a->v[1].s) != a->v[1].slen)
+        sema_error(S, a->loc[1], "%s(): attribute name contains a NUL character", a->name);
+    return a->v[1].s;
+}
+
+static Val b_getattr(Sema *S, BArgs *a) {
+    const char *name = attr_name(S, a);
+    if (a->given[2] && !sema_has_attr(S, a->v[0], name, a->loc[1])) return a->v[2];
+    return sema_get_attr(S, a->v[0], name, a->loc[1]);
+}
+
+static Val b_hasattr(Sema *S, BArgs *a) {
+    return sema_val_bool(sema_has_attr(S, a->v[0], attr_name(S, a), a->loc[1]));
 }
 
 /* isinstance(obj, classinfo) in a kernel, as Triton's code generator computes it: the
@@ -2204,12 +2600,13 @@ static const Builtin builtins[] = {
     {"topk", "x,k,dim=", b_topk, BF_METHOD},
     {"gather", "src,index,axis", b_gather, BF_METHOD},
     {"histogram", "input,num_bins,mask=", b_histogram, BF_METHOD},
+    {"map_elementwise", "scalar_fn,*args,pack=", b_map_elementwise, 0},
     {"inline_asm_elementwise", "asm,constraints,args,dtype,is_pure,pack", b_inline_asm, 0},
     {"dot",
      "input,other,acc=,input_precision=,allow_tf32=,max_num_imprecise_acc=,out_dtype=", b_dot, 0},
     {"trans", "input,*dims", b_trans, BF_METHOD},
     {"permute", "input,*dims", b_trans, BF_METHOD},
-    {"reshape", "input,*shape", b_reshape, BF_METHOD},
+    {"reshape", "input,*shape,can_reorder=", b_reshape, BF_METHOD},
     {"item", "input", b_item, BF_METHOD},
     {"join", "a,b", b_join, BF_METHOD},
     {"split", "a", b_split, BF_METHOD},
@@ -2239,6 +2636,7 @@ static const Builtin builtins[] = {
     {"to_tensor", "x", b_to_tensor, 0},
     {"pointer_type", "element_ty,address_space=,const=", b_pointer_type, 0},
     {"constexpr", "value", b_identity, 0},
+    {"constexpr_type", "value", b_constexpr_type, 0},
     {"static_assert", "cond,msg=", b_static_assert, 0},
     {"device_assert", "cond,msg=,mask=", b_device_assert, 0},
     {"static_print", "*values", b_static_print, 0},
@@ -2246,6 +2644,7 @@ static const Builtin builtins[] = {
     {"multiple_of", "input,values", b_hint, BF_METHOD},
     {"max_contiguous", "input,values", b_hint, BF_METHOD},
     {"assume", "cond", b_assume, 0},
+    {"condition", "arg1,disable_licm=", b_condition, 0},
     {"range", "*args", b_range_outside_for, BF_PY},
     {"tl_range", "*args", b_range_outside_for, 0},
     {"static_range", "*args", b_range_outside_for, 0},
@@ -2257,6 +2656,8 @@ static const Builtin builtins[] = {
     {"bool", "x", b_py_bool, BF_PY},
     {"len", "x", b_py_len, BF_PY},
     {"isinstance", "obj,classinfo", b_isinstance, BF_PY},
+    {"getattr", "object,name,default=", b_getattr, BF_PY},
+    {"hasattr", "object,name", b_hasattr, BF_PY},
     {"tuple", "*args", b_tuple, BF_PY},
     {"str", "*args", b_type_object, BF_PY},
     {"tensor", "*args", b_type_object, 0},

@@ -200,7 +200,7 @@ static Val sema_call_user(Sema *S, const Func *fn, ModScope *scope, CallArgs *a)
     bool all_const = true;
     for (int i = 0; i < fn->nparams; i++) all_const &= sema_val_is_constexpr(bound[i]);
     Val result;
-    if (all_const) {
+    if (all_const || S->inline_calls) {
         result = eval_in_place(S, fn, scope, bound);
     } else {
         StrBuf sb;

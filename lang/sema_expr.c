@@ -410,7 +410,8 @@ bool sema_truthy_const(Sema *S, Val v, Loc loc, bool *out) {
     case V_DTYPE:
     case V_FUNC:
     case V_BUILTIN:
-    case V_MODULE: *out = true; return true;
+    case V_MODULE:
+    case V_CTYPE: *out = true; return true;
     default: return false;
     }
 }
@@ -499,22 +500,53 @@ static Val subscript_tuple(Sema *S, Val t, const Expr *e) {
     return t.items[k];
 }
 
+/* How an index that is not None or an empty slice prints in the error (Python's spelling). */
+static const char *index_text(Sema *S, Val v) {
+    switch (v.k) {
+    case V_NONE: return "None";
+    case V_INT: return arena_printf(S->arena, "%lld", (long long)v.i);
+    case V_BOOL: return v.i ? "True" : "False";
+    case V_FLOAT: return arena_printf(S->arena, "%g", v.f);
+    default: return sema_val_kind_name(S, v);
+    }
+}
+
+/* x[None, :, ...]: Triton's indexing of blocks. None (or a value that is None at compile
+ * time) inserts a dim of size 1 at its position; a slice whose start, stop and step are
+ * all left out or None keeps the dim; anything else is an error. */
 static Val subscript_block(Sema *S, Val x, const Expr *e) {
+    bool *is_none = arena_alloc(S->arena, sizeof(bool) * (size_t)e->nitems);
     int consumed = 0;
     for (int i = 0; i < e->nitems; i++) {
         const Expr *ix = e->items[i];
-        bool full = ix->kind == EX_SLICE && !ix->lhs && !ix->rhs && !ix->third;
-        if (!full && ix->kind != EX_NONE)
+        if (ix->kind == EX_SLICE) {
+            const Expr *parts[3] = {ix->lhs, ix->rhs, ix->third};
+            Val pv[3];
+            bool empty = true;
+            for (int k = 0; k < 3; k++) {
+                pv[k] = parts[k] ? sema_lower_expr(S, parts[k]) : sema_val_none();
+                empty &= pv[k].k == V_NONE;
+            }
+            if (!empty)
+                sema_error(S, ix->loc, "unsupported tensor index: slice(%s, %s, %s)",
+                           index_text(S, pv[0]), index_text(S, pv[1]), index_text(S, pv[2]));
+            consumed++;
+            continue;
+        }
+        Val v = ix->kind == EX_NONE ? sema_val_none() : sema_lower_expr(S, ix);
+        if (v.k != V_NONE)
             sema_error(S, ix->loc,
-                       "blocks can only be indexed with ':' and None (as in x[:, None])");
-        if (full) consumed++;
+                       "unsupported tensor index: %s (blocks are indexed with None and ':', as "
+                       "in x[:, None])",
+                       index_text(S, v));
+        is_none[i] = true;
     }
     if (consumed > x.ty.rank)
         sema_error(S, e->loc, "too many indices for a block of rank %d", x.ty.rank);
     ValId v = x.v;
     int axis = 0;
     for (int i = 0; i < e->nitems; i++) {
-        if (e->items[i]->kind != EX_NONE) {
+        if (!is_none[i]) {
             axis++;
             continue;
         }

@@ -27,6 +27,7 @@ typedef enum {
     V_BUILTIN, /* builtin index; self (bound method receiver) may be set */
     V_MODULE,  /* i: MOD_TRITON or MOD_TL */
     V_IR,      /* v, ty */
+    V_CTYPE,   /* items[0]: Triton's constexpr_type(value), the .type of a constexpr */
 } VKind;
 
 enum { MOD_TRITON, MOD_TL, MOD_PROPAGATE_NAN }; /* tl.PropagateNan: an enum of two ints */
@@ -59,6 +60,10 @@ struct Val {
     int builtin;
     Val *self;
     int tag; /* V_TUPLE: TAG_NONE, TAG_BLOCK_PTR or TAG_TENSOR_DESC */
+    /* V_INT, V_FLOAT, V_BOOL: bound to a name by a plain assignment (`x = 10`), where
+     * Triton's code generator makes a scalar tensor of it: its .type is a dtype, not a
+     * constexpr_type. Nereid keeps the constant (it folds the same either way). */
+    bool assigned;
 };
 
 /* Names visible in a function body. Copies are cheap (small arrays in the arena). */
@@ -118,7 +123,24 @@ typedef struct Sema {
     int depth, capstack;
     int name_counter;
     int64_t unrolled; /* static_range / tuple iterations so far (bounded) */
+    /* > 0: helper calls are lowered in place, not as calls (a combine function with
+     * asserts, a tl.map_elementwise function: their ops must land in one region) */
+    int inline_calls;
+    struct AssertSink *asserts; /* non-NULL: asserts are collected here, not emitted */
 } Sema;
+
+/* The asserts of a combine function (tl.reduce, tl.associative_scan): each one's i1
+ * condition, message and place, as lowered in `region`; the reduction carries them as
+ * flags and asserts them after it (sema_builtins.c). */
+typedef struct AssertSink {
+    RegionId region;
+    ValId *conds;
+    const char **msgs;
+    Loc *locs;
+    int n, cap;
+} AssertSink;
+/* Where an assert is lowered: emitted, or collected when S->asserts is set. */
+void sema_emit_assert(Sema *S, ValId cond, const char *msg, Loc loc);
 
 /* Bounds that keep hostile but well-formed programs from hanging the compiler. */
 enum {
@@ -145,6 +167,7 @@ Val sema_val_str(Sema *S, const char *s, size_t n);
 Val sema_val_dtype(IrType t);
 Val sema_val_ir(Sema *S, ValId v);
 Val sema_val_tuple(Sema *S, const Val *items, int n);
+Val sema_val_ctype(Sema *S, Val c);             /* constexpr_type(c) (sema_names.c) */
 bool sema_val_is_const(Val v);                  /* int, float, bool */
 bool sema_val_is_constexpr(Val v);              /* anything but V_IR or a tuple holding one */
 bool sema_val_same(Val a, Val b);               /* identical (same IR value or equal constants) */
@@ -195,7 +218,8 @@ int sema_dtype_from_name(const char *name); /* float32, fp32, int32, i32, ... ; 
 /* an error for Triton's fp8 types that Nereid lacks (float8e4b15, fp8e5b16, ...) */
 void sema_check_dtype_name(Sema *S, const char *name, Loc loc);
 Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc);
-bool sema_truthy_const(Sema *S, Val v, Loc loc, bool *out); /* false if not a constexpr */
+bool sema_has_attr(Sema *S, Val base, const char *name, Loc loc); /* hasattr(): never an error */
+bool sema_truthy_const(Sema *S, Val v, Loc loc, bool *out);       /* false if not a constexpr */
 
 /* ---- calls (sema_call.c) ---- */
 typedef struct CallArgs {

@@ -211,12 +211,24 @@ static Val block_attr(Sema *S, Val x, const char *name, Loc loc) {
     sema_error(S, loc, "a block has no attribute or method '%s'", name);
 }
 
+/* Triton's constexpr_type(value): the .type of a constexpr, equal to another when their
+ * values are equal. */
+Val sema_val_ctype(Sema *S, Val c) {
+    c.assigned = false;
+    Val t = sema_val_tuple(S, &c, 1);
+    t.k = V_CTYPE;
+    return t;
+}
+
 /* A compile-time number used as a tensor: Triton makes `acc = 0` a scalar tensor (its
  * assignments call to_tensor), so `acc.to(tl.int64)`, `acc.dtype` and the block methods
  * apply to it; here the number stays a constexpr until a method needs a scalar (the
  * builtins take it as to_tensor types it). */
 static Val const_attr(Sema *S, Val c, const char *name, Loc loc) {
     if (!strcmp(name, "dtype")) return sema_val_dtype(ty_scalar(sema_const_dtype(S, c, loc)));
+    if (!strcmp(name, "type")) /* a tensor's type is its dtype; a constexpr's, constexpr_type */
+        return c.assigned ? sema_val_dtype(ty_scalar(sema_const_dtype(S, c, loc)))
+                          : sema_val_ctype(S, c);
     if (!strcmp(name, "shape")) return sema_val_tuple(S, NULL, 0);
     if (!strcmp(name, "numel")) return sema_val_int(1);
     Val *self = arena_alloc(S->arena, sizeof(Val));
@@ -289,6 +301,15 @@ Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc) {
                                     : block_attr(S, base, name, loc);
     case V_TUPLE:
         if (base.tag == TAG_TENSOR_DESC) return desc_attr(S, base, name, loc);
+        if (!base.tag && !strcmp(name, "type") && sema_val_is_constexpr(base))
+            return sema_val_ctype(S, base);
+        break;
+    case V_STR:
+        if (!strcmp(name, "type")) return sema_val_ctype(S, base);
+        if (!strcmp(name, "value")) return base;
+        break;
+    case V_CTYPE:
+        if (!strcmp(name, "value")) return base.items[0];
         break;
     case V_INT:
     case V_FLOAT:
@@ -298,4 +319,31 @@ Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc) {
     default: break;
     }
     sema_error(S, loc, "%s has no attribute '%s'", sema_val_kind_name(S, base), name);
+}
+
+/* hasattr(obj, name) in a kernel: whether sema_get_attr finds the attribute. The lookup
+ * runs as it would for obj.name; its error, if any, is caught here and withdrawn (the
+ * message it wrote is cut from the diagnostics), and the lowering state it may have left
+ * mid-way (the current function, the call stack) is put back. */
+bool sema_has_attr(Sema *S, Val base, const char *name, Loc loc) {
+    jmp_buf saved;
+    memcpy(saved, S->fail, sizeof saved);
+    FnState *fs = S->fs;
+    int depth = S->depth;
+    size_t len = S->diag->out.len;
+    int nerrors = S->diag->nerrors;
+    volatile bool found = false;
+    if (!setjmp(S->fail)) {
+        (void)sema_get_attr(S, base, name, loc);
+        found = true;
+    }
+    memcpy(S->fail, saved, sizeof saved);
+    if (!found) {
+        S->fs = fs;
+        S->depth = depth;
+        S->diag->out.len = len;
+        if (S->diag->out.data) S->diag->out.data[len] = '\0';
+        S->diag->nerrors = nerrors;
+    }
+    return found;
 }

@@ -311,6 +311,26 @@ static void lower_if(Sema *S, const Stmt *st, Val c) {
 
 /* ---- if with return: the continuation goes into each branch ---- */
 
+/* A value of v's type and structure standing for Triton's ub.poison (the result of a
+ * helper on a path that returns nothing): zeros for run-time values, constexprs as they
+ * are. */
+static Val poison_like(Sema *S, Val v, Loc loc) {
+    if (v.k == V_TUPLE) {
+        Val t = v;
+        t.items = arena_alloc(S->arena, sizeof(Val) * (size_t)(v.n + 1));
+        for (int i = 0; i < v.n; i++) t.items[i] = poison_like(S, v.items[i], loc);
+        return t;
+    }
+    if (v.k != V_IR) return v;
+    IrType ty = ir_type(sema_func(S), v.v), e = ty_elem(ty);
+    ValId z;
+    if (e.dt == DT_PTR)
+        z = sema_emit_ptr_cast(S, sema_emit_const(S, ty_scalar(DT_I64), sema_val_int(0), loc), e,
+                               loc);
+    else z = sema_emit_const(S, e, sema_val_int(0), loc);
+    return sema_val_ir(S, sema_emit_broadcast(S, z, ty, loc));
+}
+
 static Flow lower_if_returning(Sema *S, const Stmt *st, Val c, const Cont *after) {
     ValId cond = scalar_condition(S, c, "if", st->cond->loc);
     Env *pre = S->fs->env;
@@ -326,6 +346,16 @@ static Flow lower_if_returning(Sema *S, const Stmt *st, Val c, const Cont *after
     S->fs->env = pre;
     Val vt = ft.returned ? ft.value : sema_val_none(),
         ve = fe.returned ? fe.value : sema_val_none();
+    /* A path that falls off the end of the function returns, as in Triton, a poison value
+     * of the type the other path returns (here: zeros; a constexpr, itself). */
+    if (!ft.returned && fe.returned && ve.k != V_NONE && carriable(ve)) {
+        set_region(S, rt);
+        vt = poison_like(S, ve, st->loc);
+    } else if (!fe.returned && ft.returned && vt.k != V_NONE && carriable(vt)) {
+        set_region(S, re);
+        ve = poison_like(S, vt, st->loc);
+    }
+    set_region(S, old);
     Flow out = {true, vt, st->loc};
     if (sema_val_same(vt, ve)) {
         emit_terminator(S, rt, OP_YIELD, NULL, 0, st->loc);
@@ -717,12 +747,54 @@ static void lower_assert(Sema *S, const Stmt *st) {
         if (!t) sema_error(S, st->loc, "%s", msg);
         return;
     }
-    ValId x = sema_to_i1(S, c, st->loc);
+    sema_emit_assert(S, sema_to_i1(S, c, st->loc), arena_strdup(S->arena, msg), st->loc);
+}
+
+void sema_emit_assert(Sema *S, ValId cond, const char *msg, Loc loc) {
+    AssertSink *k = S->asserts;
+    if (k) {
+        if (sema_builder(S)->region != k->region)
+            sema_error(S, loc,
+                       "an assert in a combine function must not be inside a run-time if or a "
+                       "loop (assert a condition that holds on the other paths too)");
+        if (k->n == k->cap) {
+            int cap = k->cap ? 2 * k->cap : 4;
+            k->conds = arena_grow(S->arena, k->conds, sizeof(ValId), (size_t)k->n, (size_t)cap);
+            k->msgs = arena_grow(S->arena, k->msgs, sizeof(char *), (size_t)k->n, (size_t)cap);
+            k->locs = arena_grow(S->arena, k->locs, sizeof(Loc), (size_t)k->n, (size_t)cap);
+            k->cap = cap;
+        }
+        k->conds[k->n] = cond, k->msgs[k->n] = msg, k->locs[k->n++] = loc;
+        return;
+    }
     Loc saved = sema_builder(S)->loc;
-    sema_builder(S)->loc = st->loc;
-    OpId op = ir_build(sema_builder(S), OP_ASSERT, &x, 1, NULL, 0);
+    sema_builder(S)->loc = loc;
+    OpId op = ir_build(sema_builder(S), OP_ASSERT, &cond, 1, NULL, 0);
     sema_builder(S)->loc = saved;
-    sema_func(S)->ops[op].sattr = arena_strdup(S->arena, msg);
+    sema_func(S)->ops[op].sattr = msg;
+}
+
+/* A 'raise' the lowering reaches. Triton compiles a raise only where it is never
+ * reached (a branch a compile-time condition leaves out, as in a helper that checks its
+ * constexpr arguments); one that is reached is a compile error there, naming the
+ * exception when it is written Name("message") or Name. */
+static _Noreturn void lower_raise(Sema *S, const Stmt *st) {
+    const Expr *e = st->value;
+    const Expr *callee = e && e->kind == EX_CALL ? e->lhs : e;
+    const char *what = callee && callee->kind == EX_NAME   ? callee->name
+                       : callee && callee->kind == EX_ATTR ? callee->name
+                                                           : NULL;
+    const char *msg = e && e->kind == EX_CALL && e->nitems >= 1 && e->items[0]->kind == EX_STR
+                          ? e->items[0]->sval
+                          : NULL;
+    if (what && msg)
+        sema_error(S, st->loc,
+                   "kernel raises %s: %s (a 'raise' compiles only where it is not reached)", what,
+                   msg);
+    if (what)
+        sema_error(S, st->loc, "kernel raises %s (a 'raise' compiles only where it is not reached)",
+                   what);
+    sema_error(S, st->loc, "'raise' is reached (a 'raise' compiles only where it is not reached)");
 }
 
 static void lower_stmt(Sema *S, const Stmt *st) {
@@ -730,6 +802,7 @@ static void lower_stmt(Sema *S, const Stmt *st) {
     case ST_EXPR: sema_lower_expr(S, st->value); return;
     case ST_ASSIGN: {
         Val v = sema_lower_expr(S, st->value);
+        if (sema_val_is_const(v)) v.assigned = true; /* a scalar tensor in Triton */
         for (int i = 0; i < st->ntargets; i++) assign(S, st->targets[i], v);
         return;
     }
@@ -738,7 +811,9 @@ static void lower_stmt(Sema *S, const Stmt *st) {
         if (t->kind != EX_NAME) assign(S, t, sema_val_none()); /* reports the error */
         Val cur = sema_lookup_name(S, t->name, t->loc);
         Val rhs = sema_lower_expr(S, st->value);
-        sema_env_set(S, S->fs->env, t->name, sema_binary_op(S, st->op, cur, rhs, st->loc));
+        Val v = sema_binary_op(S, st->op, cur, rhs, st->loc);
+        if (sema_val_is_const(v)) v.assigned = true;
+        sema_env_set(S, S->fs->env, t->name, v);
         return;
     }
     case ST_ANNASSIGN: {
@@ -748,6 +823,8 @@ static void lower_stmt(Sema *S, const Stmt *st) {
             sema_error(S, st->value->loc,
                        "a tl.constexpr value must be a compile-time constant, got %s",
                        sema_val_kind_name(S, v));
+        bool cx = st->annotation && !strcmp(st->annotation, "constexpr");
+        if (sema_val_is_const(v)) v.assigned = !cx;
         assign(S, st->targets[0], v);
         return;
     }
@@ -775,6 +852,7 @@ static void lower_stmt(Sema *S, const Stmt *st) {
     case ST_DEF: sema_error(S, st->loc, "nested function definitions are not supported");
     case ST_GLOBAL: sema_error(S, st->loc, "'global' and 'nonlocal' are not supported in kernels");
     case ST_WITH: sema_error(S, st->loc, "'with' is not supported in kernels");
+    case ST_RAISE: lower_raise(S, st);
     case ST_RETURN: NR_DIE("return handled by sema_lower_seq");
     }
 }
@@ -800,8 +878,12 @@ Flow sema_lower_seq(Sema *S, const Block *b, int i, const Cont *rest) {
             Val c = sema_lower_expr(S, st->cond);
             Cont after = {b, i, rest};
             bool t;
-            if (sema_truthy_const(S, c, st->cond->loc, &t))
+            /* `a = False; if a: return x`: Triton's a is a scalar tensor, so its if is a
+             * run-time one and the function returns x's type (poison where it falls off
+             * the end); a constexpr condition picks the branch at compile time. */
+            if (!(sema_val_is_const(c) && c.assigned) && sema_truthy_const(S, c, st->cond->loc, &t))
                 return sema_lower_seq(S, t ? &st->body : &st->orelse, 0, &after);
+            if (c.k != V_IR) c = sema_val_ir(S, sema_to_ir(S, c, st->cond->loc));
             return lower_if_returning(S, st, c, &after);
         }
         lower_stmt(S, st);

@@ -84,6 +84,7 @@ bool sema_val_same(Val a, Val b) {
     case V_FUNC: return a.fn == b.fn;
     case V_BUILTIN: return a.builtin == b.builtin && !a.self && !b.self;
     case V_IR: return a.v == b.v;
+    case V_CTYPE: return sema_val_same(a.items[0], b.items[0]);
     case V_TUPLE:
         if (a.n != b.n || a.tag != b.tag || (a.tag && (!ty_equal(a.ty, b.ty) || a.i != b.i)))
             return false;
@@ -113,6 +114,7 @@ const char *sema_val_kind_name(Sema *S, Val v) {
     case V_FUNC: return "a function";
     case V_BUILTIN: return "a builtin function";
     case V_MODULE: return "a module";
+    case V_CTYPE: return "a constexpr_type";
     case V_IR:
         ty_str(v.ty, buf, sizeof buf);
         return arena_printf(S->arena, "%s %s",
@@ -128,9 +130,13 @@ void sema_val_key(Sema *S, StrBuf *sb, Val v) {
     char buf[64];
     switch (v.k) {
     case V_IR: sb_printf(sb, "T%s;", ty_str(v.ty, buf, sizeof buf)); break;
-    case V_INT: sb_printf(sb, "I%" PRId64 ";", v.i); break;
-    case V_BOOL: sb_printf(sb, "B%d;", (int)v.i); break;
-    case V_FLOAT: sb_printf(sb, "F%a;", v.f); break;
+    case V_INT: sb_printf(sb, "I%" PRId64 "%s;", v.i, v.assigned ? "a" : ""); break;
+    case V_BOOL: sb_printf(sb, "B%d%s;", (int)v.i, v.assigned ? "a" : ""); break;
+    case V_FLOAT: sb_printf(sb, "F%a%s;", v.f, v.assigned ? "a" : ""); break;
+    case V_CTYPE:
+        sb_puts(sb, "Ct");
+        sema_val_key(S, sb, v.items[0]);
+        break;
     case V_STR:
         sb_printf(sb, "S%zu:", v.slen);
         sb_putn(sb, v.s, v.slen);

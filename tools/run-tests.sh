@@ -140,7 +140,7 @@ for spec in "$@"; do
     # interpreter against NumPy (python/tests/test_tl_parity.py), and the CUDA launch path
     # against the stand-in driver (python/tests/test_mock.py), with two stand-in devices.
     echo "== $tag: Python package (CPU device; CUDA on the mock driver)"
-    for pyrun in "python test_python" "python-dropin test_dropin" "python-tl-parity test_tl_parity" "python-mock test_mock"; do
+    for pyrun in "python test_python" "python-dropin test_dropin" "python-lang-triton test_lang_triton" "python-tl-parity test_tl_parity" "python-mock test_mock"; do
       read -r label module <<<"$pyrun"
       env=()
       if [ "$module" = test_mock ]; then

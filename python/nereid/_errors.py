@@ -15,7 +15,8 @@ class _Cause(Exception):
 class CompileError(Error):
     """The source has errors. `diagnostics` is the compiler's text (clang's format: file,
     line, column, message, the source line and a caret); `errors` lists the diagnostics
-    as (file, line, column, severity, message) tuples."""
+    as (file, line, column, severity, message) tuples; `error_message` is the first error's
+    message (None if none parsed), also the text of `__cause__`, as Triton's errors carry it."""
 
     def __init__(self, diagnostics):
         super().__init__(diagnostics)
@@ -25,9 +26,10 @@ class CompileError(Error):
             m = _DIAG.match(line)
             if m:
                 self.errors.append((m["file"], int(m["line"]), int(m["col"]), m["severity"], m["message"]))
-        # as Triton's CompilationError, whose __cause__ is the front end's own exception:
-        # tests read the first error's message there
+        # as Triton's CompilationError: `error_message` is the first error's message, and
+        # `__cause__` the front end's own exception (tests read the message there)
         first = next((e[4] for e in self.errors if e[3] == "error"), None)
+        self.error_message = first
         self.__cause__ = _Cause(first if first is not None else diagnostics)
 
 

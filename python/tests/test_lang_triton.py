@@ -1,0 +1,217 @@
+"""Kernels in Triton's style on the CPU interpreter, for language features Triton's own
+tests use: getattr/hasattr on compile-time names, raise in branches not taken, constexpr
+.type, expand_dims with several axes, interleave of scalars, indexing with None slices,
+poison returns, asserts inside combine functions and tl.map_elementwise. Our tests, our
+kernels; results checked against NumPy."""
+import unittest
+
+import numpy as np
+
+import nereid
+import nereid.language as tl
+
+CPU = "cpu"
+
+
+@nereid.jit(device=CPU)
+def pick_minmax(a, b, c, FN: tl.constexpr, NAN: tl.constexpr):
+    x = tl.load(a + tl.arange(0, 4))
+    y = tl.load(b + tl.arange(0, 4))
+    tl.store(c + tl.arange(0, 4), getattr(tl, FN)(x, y, propagate_nan=getattr(tl.PropagateNan, NAN)))
+
+
+@nereid.jit(device=CPU)
+def clamp_if_int32_ptr(x):
+    if (x is not None) and hasattr(x, "dtype") and isinstance(x.dtype, tl.pointer_type) and \
+            (x.dtype.element_ty == tl.int32) and (tl.load(x) > 42):
+        tl.store(x, 42)
+
+
+@nereid.jit(device=CPU)
+def transform(x_ptr, out_ptr, MODE: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    if MODE == "double":
+        y = x * 2
+    elif MODE == "negate":
+        y = -x
+    else:
+        raise ValueError("unknown MODE")
+    tl.store(out_ptr + tl.arange(0, 8), y)
+
+
+@nereid.jit(device=CPU)
+def interleave_scalars(x, y, z):
+    w = tl.interleave(x, y)
+    tl.static_assert(w.shape == [2])
+    tl.store(z + tl.arange(0, 2), w)
+
+
+@nereid.jit(device=CPU)
+def outer_sum(x_ptr, out_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    col = tl.expand_dims(x, (-1, 0))  # [1, N, 1]
+    tl.static_assert(col.shape == [1, N, 1])
+    m = x[:, None] + x[None, None:]
+    tl.store(out_ptr + tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, ::None], m + col.reshape(N, 1))
+
+
+@nereid.jit(device=CPU)
+def maybe(x, n):
+    if n > 0:
+        return x * 3
+
+
+@nereid.jit(device=CPU)
+def poison_user(x_ptr, out_ptr, n):
+    tl.store(out_ptr, maybe(tl.load(x_ptr), n))
+
+
+@nereid.jit(device=CPU)
+def checked_add(a, b):
+    r = a.to(tl.int64) + b.to(tl.int64)
+    tl.device_assert((r >= -2**31) & (r <= 2**31 - 1), "overflow in the sum")
+    return a + b
+
+
+@nereid.jit(device=CPU)
+def checked_sums(z_ptr, x_ptr, B0: tl.constexpr, B1: tl.constexpr, AXIS: tl.constexpr):
+    offs = tl.arange(0, B0)[:, None] * B1 + tl.arange(0, B1)[None, :]
+    v = tl.load(x_ptr + offs)
+    r = tl.reduce(v, AXIS, checked_add)
+    tl.store(z_ptr + tl.arange(0, B1 if AXIS == 0 else B0), r)
+    s = tl.associative_scan(v, AXIS, checked_add)
+    tl.store(z_ptr + 64 + offs, s)
+
+
+@nereid.jit(device=CPU)
+def three_way(x, y):
+    if x < y:
+        return -1
+    elif x == y:
+        return 0
+    else:
+        return 1
+
+
+@nereid.jit(device=CPU)
+def quot_rem(a, b):
+    return a // b, a % b
+
+
+@nereid.jit(device=CPU)
+def swap_pairs(a0, a1, b0, b1):
+    return a1 + b0 * 0, a0 + b1 * 0
+
+
+@nereid.jit(device=CPU)
+def mapped(x_ptr, y_ptr, z_ptr, q_ptr, r_ptr, w_ptr, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.store(z_ptr + offs, tl.map_elementwise(three_way, x, y))
+    q, r = tl.map_elementwise(quot_rem, x.to(tl.uint32), y.to(tl.uint32) | 1)
+    tl.store(q_ptr + offs, q)
+    tl.store(r_ptr + offs, r)
+    tl.store(w_ptr + offs, tl.map_elementwise(swap_pairs, x, y, pack=2))
+
+
+class TritonLanguage(unittest.TestCase):
+    def test_map_elementwise(self):
+        rs = np.random.RandomState(17)
+        x = rs.randint(-40, 40, 64).astype(np.int32)
+        y = rs.randint(-40, 40, 64).astype(np.int32)
+        y[:8] = x[:8]
+        z, w = np.zeros(64, np.int32), np.zeros(64, np.int32)
+        q, r = np.zeros(64, np.uint32), np.zeros(64, np.uint32)
+        mapped[(1,)](x, y, z, q, r, w, B=64)
+        np.testing.assert_array_equal(z, np.sign(x.astype(np.int64) - y))
+        a, b = x.astype(np.uint32), y.astype(np.uint32) | 1
+        np.testing.assert_array_equal(q, a // b)
+        np.testing.assert_array_equal(r, a % b)
+        np.testing.assert_array_equal(w, x.reshape(32, 2)[:, ::-1].reshape(64))
+
+    def test_getattr_picks_function_and_enum(self):
+        a = np.array([1.0, np.nan, 3.0, np.nan], np.float32)
+        b = np.array([2.0, 0.5, np.nan, np.nan], np.float32)
+        c = np.zeros(4, np.float32)
+        pick_minmax[(1,)](a, b, c, FN="maximum", NAN="ALL")
+        np.testing.assert_array_equal(c, np.maximum(a, b))
+        pick_minmax[(1,)](a, b, c, FN="minimum", NAN="NONE")
+        self.assertEqual(c[0], 1.0)
+        self.assertFalse(np.isnan(c[1]) and np.isnan(c[2]))
+
+    def test_hasattr_short_circuit(self):
+        clamp_if_int32_ptr[(1,)](None)
+        clamp_if_int32_ptr[(1,)](1)
+        for value, dtype, want in [(37.5, np.float32, 37.5), (84.0, np.float32, 84.0),
+                                   (100000, np.int32, 42), (7, np.int32, 7), (100000, np.int64, 100000)]:
+            x = np.full(1, value, dtype)
+            clamp_if_int32_ptr[(1,)](x)
+            self.assertEqual(x[0], want)
+
+    def test_raise_only_where_not_reached(self):
+        x = np.arange(8, dtype=np.float32)
+        out = np.zeros(8, np.float32)
+        transform[(1,)](x, out, MODE="double")
+        np.testing.assert_array_equal(out, x * 2)
+        transform[(1,)](x, out, MODE="negate")
+        np.testing.assert_array_equal(out, -x)
+        with self.assertRaises(nereid.CompileError) as cm:
+            transform[(1,)](x, out, MODE="square")
+        self.assertIn("unknown MODE", str(cm.exception))
+
+    def test_interleave_scalars(self):
+        z = np.zeros(2, np.float32)
+        interleave_scalars[(1,)](10.0, 20.0, z)
+        np.testing.assert_array_equal(z, [10.0, 20.0])
+
+    def test_expand_dims_and_none_slices(self):
+        x = np.arange(8, dtype=np.int32)
+        out = np.zeros(64, np.int32)
+        outer_sum[(1,)](x, out, N=8)
+        np.testing.assert_array_equal(out.reshape(8, 8), x[:, None] + x[None, :] + x[:, None])
+
+    def test_invalid_index_and_axis_messages(self):
+        @nereid.jit(device=CPU)
+        def bad_slice(dst):
+            dst[10:]
+
+        @nereid.jit(device=CPU)
+        def bad_axis(dst):
+            tl.expand_dims(tl.arange(0, 4), 2)
+
+        @nereid.jit(device=CPU)
+        def bad_pid(dst):
+            tl.program_id(7)
+
+        dst = np.zeros(4, np.float32)
+        for kernel, text in [(bad_slice, "unsupported tensor index"), (bad_axis, "invalid axis 2"),
+                             (bad_pid, "program_id axis must be 0, 1, or 2 but got 7")]:
+            with self.assertRaises(nereid.CompileError) as cm:
+                kernel[(1,)](dst)
+            self.assertIn(text, cm.exception.error_message)
+            self.assertIn(text, str(cm.exception.__cause__))
+
+    def test_poison_return(self):
+        x = np.array([5], np.int32)
+        out = np.zeros(1, np.int32)
+        poison_user[(1,)](x, out, 1)
+        self.assertEqual(out[0], 15)
+        poison_user[(1,)](x, out, 0)  # the value is undefined: any int32 will do
+
+    def test_asserts_in_combine_functions(self):
+        for axis in (0, 1):
+            x = np.random.RandomState(axis).randint(0, 10, (4, 16)).astype(np.int32)
+            z = np.zeros(128, np.int32)
+            checked_sums[(1,)](z, x, B0=4, B1=16, AXIS=axis)
+            red = x.sum(axis)
+            np.testing.assert_array_equal(z[:red.size], red)
+            np.testing.assert_array_equal(z[64:128].reshape(4, 16), np.cumsum(x, axis))
+        x = np.full((4, 16), 2**30, np.int32)
+        with self.assertRaises(nereid.LaunchError) as cm:
+            checked_sums[(1,)](np.zeros(128, np.int32), x, B0=4, B1=16, AXIS=1)
+        self.assertIn("overflow in the sum", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()

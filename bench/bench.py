@@ -93,11 +93,13 @@ class NrDefine(ctypes.Structure):
 
 class NrCompileOptions(ctypes.Structure):
     _fields_ = [("defines", ctypes.POINTER(NrDefine)), ("num_defines", ctypes.c_int),
-                ("kernel", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int)]
+                ("kernel", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int),
+                ("maxnreg", ctypes.c_int), ("enable_fp_fusion", ctypes.c_int), ("enable_reflect_ftz", ctypes.c_int)]
 
 
 class NrLaunchOptions(ctypes.Structure):
-    _fields_ = [("num_warps", ctypes.c_int), ("stream", ctypes.c_void_p), ("num_stages", ctypes.c_int)]
+    _fields_ = [("num_warps", ctypes.c_int), ("stream", ctypes.c_void_p), ("num_stages", ctypes.c_int),
+                ("maxnreg", ctypes.c_int), ("enable_fp_fusion", ctypes.c_int), ("enable_reflect_ftz", ctypes.c_int)]
 
 
 assert ctypes.sizeof(NrArg) == 16

@@ -126,7 +126,7 @@ static double run(Results *out, long n_add, int warps, nr_stats *st) {
     nr_kernel *add = NULL, *sm = NULL;
     nr_define d1[] = {{"BLOCK_SIZE", "1024"}}, d2[] = {{"BLOCK_SIZE", "1024"}, {"num_stages", "1"}};
     nr_compile_options o1 = {.defines = d1, .num_defines = 1, .num_stages = 0},
-                       o2 = {d2, .maxnreg = 2};
+                       o2 = {.defines = d2, .num_defines = 2};
     snprintf(path, sizeof path, "%s/examples/vector_add.nr", gt.root);
     check_call(ctx, nr_compile_file(ctx, path, &o1, &m1), "compile vector_add.nr");
     snprintf(path, sizeof path, "%s/examples/softmax.nr", gt.root);

@@ -45,8 +45,9 @@ static const char *K_SREG = "@triton.jit\n"
                             "    NT: tl.constexpr = tl.extra.cuda.num_threads()\n"
                             "    offs = tl.arange(0, NT)\n"
                             "    start = tl.extra.cuda.globaltimer()\n"
+                            "    mine = out + tl.program_id(0) * NT + offs\n"
                             "    for i in range(200):\n"
-                            "        tl.store(out + offs, tl.load(out + offs) + 1)\n"
+                            "        tl.store(mine, tl.load(mine) + 1)\n"
                             "    end = tl.extra.cuda.globaltimer()\n"
                             "    tl.store(sm + tl.program_id(0), tl.extra.cuda.smid())\n"
                             "    tl.store(t + tl.program_id(0), (end - start >= 0).to(tl.int64))\n";
@@ -63,7 +64,9 @@ static void sreg_case(int warps, int programs) {
     GtCase *c = gt_case("smid, globaltimer, num_threads", "w%d x%d", warps, programs);
     gt_source(c, K_SREG, "sreg", NULL);
     gt_warps(c, warps);
-    gt_out(c, "out (num_threads elements)", GT_I32, (size_t)32 * warps, gt_exact(), NULL);
+    /* each program its own num_threads elements (programs run at once on a GPU) */
+    gt_out(c, "out (num_threads elements a program)", GT_I32, (size_t)32 * warps * programs,
+           gt_exact(), NULL);
     /* smid: 0 on the CPU, the multiprocessor on the GPU (sreg_check) */
     gt_out(c, "smid", GT_I32, (size_t)programs, gt_tol(1e9, 0), NULL);
     gt_out(c, "end >= start", GT_I64, (size_t)programs, gt_exact(), NULL);

@@ -2158,6 +2158,20 @@ static Val b_map_elementwise(Sema *S, BArgs *a) {
 static Val b_to(Sema *S, BArgs *a) {
     IrType dt = need_dtype(S, a, 1);
     bool bitcast = has(a, 3) && a->v[3].k == V_BOOL && a->v[3].i;
+    /* fp_downcast_rounding: Nereid's casts round to nearest even (Triton's 'rtne', its
+     * default); 'rtz' (toward zero) is refused rather than computed differently */
+    if (has(a, 2) && a->v[2].k != V_NONE) {
+        if (a->v[2].k != V_STR)
+            sema_error(S, a->loc[2], "fp_downcast_rounding must be 'rtne' or 'rtz', got %s",
+                       sema_val_kind_name(S, a->v[2]));
+        if (!strcmp(a->v[2].s, "rtz"))
+            sema_error(S, a->loc[2],
+                       "fp_downcast_rounding='rtz' (round toward zero) is not supported by "
+                       "Nereid yet: its casts round to nearest even ('rtne')");
+        if (strcmp(a->v[2].s, "rtne"))
+            sema_error(S, a->loc[2], "fp_downcast_rounding must be 'rtne' or 'rtz', got '%s'",
+                       a->v[2].s);
+    }
     Val x = a->v[0];
     if (sema_val_is_const(x) && !bitcast && dt.dt != DT_PTR)
         return sema_val_ir(S, sema_emit_const(S, dt, x, a->loc[0]));

@@ -18,6 +18,10 @@
  *    expand_dims prefers the slice of its result's layout, and elementwise operands
  *    prefer their result's. So offs[:, None] * stride builds offs directly in the slice
  *    layout and nothing moves.
+ *    Before that walk, forward from loads whose addresses run along another dim than the
+ *    last: what is computed from them elementwise, and the loop-carried values it is
+ *    yielded as, prefer the loads' layout (an accumulator over column-ordered loads stays
+ *    there instead of moving through shared memory every iteration).
  * 3. Forward: values take their preference, or the default for their shape; elementwise
  *    results take their first block operand's layout; reductions give slice layouts;
  *    loop-carried values keep their initial layout (which prefers what the loop body

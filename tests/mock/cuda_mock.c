@@ -493,19 +493,22 @@ API CUresult cuLinkDestroy(Link *l) {
     return OK;
 }
 
+typedef struct Function Function;
 typedef struct Module {
     char *text;
-    int dev; /* the context it was loaded into */
+    int dev;       /* the context it was loaded into */
+    Function *fns; /* the functions looked up in it, freed with it */
 } Module;
 enum { K_OTHER, K_GOOD, K_ASSERT_SMALL, K_OOB_STORE, K_TRAP, K_RECORD, MAX_PARAMS = 32 };
-typedef struct Function {
+struct Function {
+    Function *next; /* the module's next function */
     char name[128];
     unsigned long long serial; /* which lookup made it (1, 2, ...): tells compiled variants apart */
     int kind;                  /* K_*: what a launch does, decided once by name */
     int dev;                   /* its module's context */
     int nparams;               /* K_RECORD: the .entry's parameters and their sizes */
     unsigned char size[MAX_PARAMS];
-} Function;
+};
 
 /* What the last launch of a "record_" kernel passed (cuMockLastLaunch). */
 typedef struct MockLaunch {
@@ -582,7 +585,10 @@ API CUresult cuModuleLoadData(Module **m, const void *image) {
 API CUresult cuModuleUnload(Module *m) {
     CUresult r = ctx_state();
     if (!r && m && m->dev != cur) return INVALID_HANDLE; /* kept: it belongs to another context */
-    if (m) free(m->text);
+    if (m) {
+        free(m->text);
+        for (Function *f = m->fns, *next; f; f = next) next = f->next, free(f);
+    }
     free(m);
     return r;
 }
@@ -594,9 +600,12 @@ API CUresult cuModuleGetFunction(Function **f, Module *m, const char *name) {
     snprintf(entry, sizeof entry, ".entry %s(", name);
     const char *at = strstr(m->text, entry);
     if (!at) return NOT_FOUND;
-    Function *fn =
-        calloc(1, sizeof *fn); /* leaks one small struct per lookup, like nothing a test sees */
+    Function *fn = calloc(1, sizeof *fn); /* freed with its module (cuModuleUnload) */
     if (!fn) return INVALID_VALUE;
+    pthread_mutex_lock(&mu);
+    fn->next = m->fns;
+    m->fns = fn;
+    pthread_mutex_unlock(&mu);
     snprintf(fn->name, sizeof fn->name, "%s", name);
     pthread_mutex_lock(&mu);
     fn->serial = ++functions;

@@ -558,6 +558,8 @@ static uint32_t axis_mask(const LinearLayout *l, int axis) {
 }
 
 bool ir_layout_axis_separable(const IrModule *m, uint32_t layout, IrType t, int axis) {
+    /* a layout that fails ir_layout_check has no linear form: its own check reports it */
+    if (!ir_layout_check(m, layout, t, 0, NULL)) return true;
     LinearLayout l;
     ir_layout_linear(m, layout, t, &l);
     uint32_t amask = axis_mask(&l, axis), seen = 0;
@@ -572,6 +574,8 @@ bool ir_layout_axis_separable(const IrModule *m, uint32_t layout, IrType t, int 
 }
 
 bool ir_layout_axis_threads_apart(const IrModule *m, uint32_t layout, IrType t, int axis) {
+    /* a layout that fails ir_layout_check has no linear form: its own check reports it */
+    if (!ir_layout_check(m, layout, t, 0, NULL)) return true;
     LinearLayout l;
     ir_layout_linear(m, layout, t, &l);
     uint32_t amask = axis_mask(&l, axis);

@@ -127,11 +127,5 @@ static void lower_region(IrFunc *f, RegionId rg, OpVec *pairs) {
 void gpu_lower_tma(IrFunc *f) {
     OpVec pairs = {0};
     lower_region(f, f->body, &pairs);
-    if (pairs.n) {
-        ValId *repl = ir_repl_new(f);
-        for (uint32_t i = 0; i < pairs.n; i += 2) repl[pairs.v[i]] = pairs.v[i + 1];
-        ir_replace_all_uses(f, repl);
-        free(repl);
-    }
-    opvec_free(&pairs);
+    ir_replace_pairs(f, &pairs);
 }

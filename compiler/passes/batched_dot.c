@@ -147,13 +147,7 @@ static void split_region(IrFunc *f, RegionId rg, OpVec *pairs) {
 void ir_split_batched_dots(IrFunc *f) {
     OpVec pairs = {0};
     split_region(f, f->body, &pairs);
-    if (pairs.n) {
-        ValId *repl = ir_repl_new(f);
-        for (uint32_t i = 0; i < pairs.n; i += 2) repl[pairs.v[i]] = pairs.v[i + 1];
-        ir_replace_all_uses(f, repl);
-        free(repl);
-    }
-    opvec_free(&pairs);
+    ir_replace_pairs(f, &pairs);
 }
 
 void pass_split_batched_dots(IrModule *m) {

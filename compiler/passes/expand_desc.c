@@ -221,13 +221,7 @@ static void expand_region(IrFunc *f, RegionId rg, const bool *keep, bool split, 
 void ir_expand_descriptors(IrFunc *f, const bool *keep, bool split_stores) {
     OpVec pairs = {0};
     expand_region(f, f->body, keep, split_stores && keep, &pairs);
-    if (pairs.n) {
-        ValId *repl = ir_repl_new(f); /* after the expansion: it covers the new values */
-        for (uint32_t i = 0; i < pairs.n; i += 2) repl[pairs.v[i]] = pairs.v[i + 1];
-        ir_replace_all_uses(f, repl);
-        free(repl);
-    }
-    opvec_free(&pairs);
+    ir_replace_pairs(f, &pairs);
 }
 
 void pass_expand_descriptors(IrModule *m) {

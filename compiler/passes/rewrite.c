@@ -54,6 +54,16 @@ static void remap_region(IrFunc *f, RegionId r, const ValId *repl) {
 
 void ir_replace_all_uses(IrFunc *f, const ValId *repl) { remap_region(f, f->body, repl); }
 
+void ir_replace_pairs(IrFunc *f, OpVec *pairs) {
+    if (pairs->n) {
+        ValId *repl = ir_repl_new(f);
+        for (uint32_t i = 0; i < pairs->n; i += 2) repl[pairs->v[i]] = pairs->v[i + 1];
+        ir_replace_all_uses(f, repl);
+        free(repl);
+    }
+    opvec_free(pairs);
+}
+
 void ir_region_set_ops(IrFunc *f, RegionId r, const OpId *ops, uint32_t n) {
     IrRegion *reg = ir_region(f, r);
     if (n > reg->capops) {

@@ -21,6 +21,10 @@ ValId ir_repl_resolve(const IrFunc *f, const ValId *repl, ValId v);
 /* Every operand of every op reachable from f's body goes through repl (which has an
  * entry for each of f's values; 0 means unchanged). */
 void ir_replace_all_uses(IrFunc *f, const ValId *repl);
+/* pairs holds (old value, new value) pairs, in that order: every use of each old value
+ * becomes a use of its new one (the map made after the rewrite, so it covers the new
+ * values); pairs is freed. */
+void ir_replace_pairs(IrFunc *f, OpVec *pairs);
 /* The operands of one op go through repl. */
 void ir_op_remap(IrFunc *f, OpId op, const ValId *repl);
 

@@ -757,7 +757,8 @@ static bool takes_buffers(int code) {
 }
 
 /* Descriptors are parameters (of kernels, and of helpers before inlining), used only by
- * the ops that read them. */
+ * the ops that read them; before inlining a helper may also return one it was given or
+ * made (Triton's tutorial attention passes `desc_or_ptr` through such a helper). */
 static bool takes_desc(int code) {
     return code == OP_DESC_LOAD || code == OP_DESC_STORE || code == OP_DESC_PART ||
            code == OP_TMA_LOAD || code == OP_TMA_STORE;
@@ -765,18 +766,19 @@ static bool takes_desc(int code) {
 
 static bool check_desc_uses(Verifier *V, OpId id, const IrOp *op) {
     for (uint32_t i = 0; i < op->nopnds; i++)
-        if (T(V, op->operands[i]).dt == DT_TDESC && op->code != OP_CALL &&
+        if (T(V, op->operands[i]).dt == DT_TDESC && op->code != OP_CALL && op->code != OP_RETURN &&
             (i != 0 || !takes_desc(op->code)))
             return op_error(
                 V, id,
                 "operand #%u is a tensor descriptor, which only desc_load, desc_store, desc_part, "
-                "tma_load and tma_store take (as operand #0), and calls",
+                "tma_load and tma_store take (as operand #0), calls and returns",
                 i);
     for (uint32_t i = 0; i < op->nres; i++)
-        if (T(V, op->results[i]).dt == DT_TDESC)
-            return op_error(
-                V, id, "result #%u is a tensor descriptor: descriptors are kernel parameters only",
-                i);
+        if (T(V, op->results[i]).dt == DT_TDESC && op->code != OP_CALL)
+            return op_error(V, id,
+                            "result #%u is a tensor descriptor: descriptors are parameters, or "
+                            "a helper's result before inlining",
+                            i);
     return true;
 }
 

@@ -107,6 +107,37 @@ def want_tile_2d(x, BM, BN, padding="zero", cols=None):
     return y, padded.reshape(gm, BM, gn, BN).transpose(0, 2, 1, 3)
 
 
+# A helper that returns the descriptor it was given, or makes one from a pointer (Triton's
+# tutorial attention takes `desc_or_ptr` so): the same kernel with host descriptors and
+# with plain pointers, y = x + 1 in [BM, BN] tiles of an (M, N) row-major matrix.
+@nereid.jit
+def _desc_or_make(desc_or_ptr, shape, strides, block_shape):
+    if isinstance(desc_or_ptr, tl.tensor_descriptor):
+        return desc_or_ptr
+    else:
+        return tl.make_tensor_descriptor(desc_or_ptr, shape, strides, block_shape)
+
+
+@nereid.jit
+def add_one_any(x, y, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    xd = _desc_or_make(x, [M, N], [N, 1], [BM, BN])
+    yd = _desc_or_make(y, [M, N], [N, 1], [BM, BN])
+    off_m = tl.program_id(0) * BM
+    off_n = tl.program_id(1) * BN
+    yd.store([off_m, off_n], xd.load([off_m, off_n]) + 1)
+
+
+def run_add_one_any(dev, x, BM, BN, host_desc):
+    M, N = x.shape
+    xd, yd = dev.put(x), dev.put(np.zeros_like(x))
+    if host_desc:
+        xa, ya = dev.TD.from_tensor(xd, [BM, BN]), dev.TD.from_tensor(yd, [BM, BN])
+    else:
+        xa, ya = xd, yd
+    add_one_any[(cdiv(M, BM), cdiv(N, BN))](xa, ya, M, N, BM=BM, BN=BN)
+    return dev.get(yd)
+
+
 def run_vec_1d(dev, x, B, padding="zero"):
     n = x.shape[0]
     xd, yd, info = dev.put(x), dev.put(np.zeros_like(x)), dev.put(np.zeros(3, dtype=np.int64))

@@ -230,6 +230,13 @@ class GpuTensorDescriptors(unittest.TestCase):
         self.assertEqual(int(y[:, 0].count_nonzero()), 0)
         self.assertEqual(int(t.isnan().sum()), 3 * 2 * 16 * 32 - 40 * 64)
 
+    def test_helper_returns_descriptor_or_makes_one(self):
+        # host descriptors passed through a helper, and descriptors the kernel makes
+        dev = TorchDevice()
+        x = np.arange(40 * 24, dtype=np.float32).reshape(40, 24)
+        for host in (True, False):
+            np.testing.assert_array_equal(dk.run_add_one_any(dev, x, 16, 8, host), x + 1, err_msg=str(host))
+
     def test_1d_and_3d(self):
         dev = TorchDevice()
         for n, B, dtype in ((100, 32, np.int32), (1000, 256, np.float16), (4096, 128, np.float32)):

@@ -661,6 +661,11 @@ class TensorDescriptors(unittest.TestCase):
             x = rng.integers(-100, 100, shape).astype(dtype)
             np.testing.assert_array_equal(dk.run_box_3d(self.dev, x, *box), x - dtype(1), err_msg=str(shape))
 
+
+    def test_helper_returns_descriptor_or_makes_one(self):
+        x = np.arange(40 * 24, dtype=np.float32).reshape(40, 24)
+        for host in (True, False):
+            np.testing.assert_array_equal(dk.run_add_one_any(self.dev, x, 16, 8, host), x + 1, err_msg=str(host))
     def test_matmul(self):
         rng = np.random.default_rng(4)
         cases = (((40, 33, 50), (16, 16, 16), np.float32), ((64, 64, 64), (32, 32, 32), np.float16),

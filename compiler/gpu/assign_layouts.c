@@ -25,8 +25,11 @@
  * 3. Forward: values take their preference, or the default for their shape; elementwise
  *    results take their first block operand's layout; reductions give slice layouts;
  *    loop-carried values keep their initial layout (which prefers what the loop body
- *    wants of them). A dot's result is an anchor, as loads and stores are: a tensor-core
- *    layout where the target and the dot allow one (layout_policy.h: wgmma's on sm_90a,
+ *    wants of them); an if's results take what their users want, else the layout its
+ *    then-branch yields them in, unless that is a constant and the else-branch's is not
+ *    (the branches' yielded values prefer the results' layouts, so such a constant is
+ *    made where the result sits). A dot's result is an anchor, as loads and stores are: a
+ * tensor-core layout where the target and the dot allow one (layout_policy.h: wgmma's on sm_90a,
  *    mma.sync's from sm_80), else per-thread tiles on the CUDA cores. When one dot's
  *    result feeds another's A (attention), every dot of the kernel puts its warps along
  *    M, so row reductions and the change into the next operand stay in registers. Where
@@ -406,6 +409,16 @@ static void pref_from_loads(Ctx *c, OpId id) {
     if (op->code == OP_YIELD) {
         const IrRegion *body = &f->regions[op->parent];
         OpId loop = body->parent_op;
+        if (loop && f->ops[loop].code == OP_IF) { /* a branch's result: the if's result */
+            const IrOp *ifop = &f->ops[loop];
+            for (uint32_t k = 0; k < op->nopnds && k < ifop->nres; k++) {
+                uint32_t l = c->load_of[op->operands[k]];
+                if (!l || c->load_of[ifop->results[k]]) continue;
+                c->load_of[ifop->results[k]] = l;
+                prefer(c, ifop->results[k], l);
+            }
+            return;
+        }
         if (!loop || f->ops[loop].code != OP_FOR) return;
         const IrOp *lp = &f->ops[loop];
         for (uint32_t k = 0; k < op->nopnds; k++) {
@@ -432,10 +445,29 @@ static void pref_from_loads(Ctx *c, OpId id) {
     prefer(c, r, l);
 }
 
+/* What an if's users want of its results, its branches' yielded values want (before the
+ * walk goes into the branches): a constant one branch yields is then made where the
+ * other branch's value is, instead of deciding the result's layout (Inductor's
+ * welford_reduce yields ones for the weight on the first iteration). */
+static void pref_if(Ctx *c, OpId id) {
+    IrFunc *f = c->f;
+    const IrOp *op = &f->ops[id];
+    for (int k = 0; k < op->nregions; k++) {
+        const IrRegion *reg = &f->regions[op->region[k]];
+        if (!reg->nops) continue;
+        const IrOp *y = &f->ops[reg->ops[reg->nops - 1]];
+        if (y->code != OP_YIELD) continue;
+        for (uint32_t i = 0; i < y->nopnds && i < op->nres; i++)
+            if (c->pref[op->results[i]])
+                prefer_as(c, y->operands[i], c->pref[op->results[i]], c->weak[op->results[i]]);
+    }
+}
+
 static void pref_region(Ctx *c, RegionId r) {
     IrFunc *f = c->f;
     for (uint32_t i = f->regions[r].nops; i-- > 0;) {
         OpId op = f->regions[r].ops[i];
+        if (f->ops[op].code == OP_IF) pref_if(c, op);
         for (int k = f->ops[op].nregions; k-- > 0;) pref_region(c, f->ops[op].region[k]);
         pref_op(c, op);
     }
@@ -574,6 +606,13 @@ static void yield_to(Ctx *c, RegionId r, const ValId *targets, uint32_t skip) {
     reg->capops = reg->nops;
 }
 
+/* A constant or a splat of a scalar: converting it remakes it in the new layout. */
+static bool made_anywhere(const IrFunc *f, ValId v) {
+    if (!v || f->vals[v].is_arg) return false;
+    int code = f->ops[f->vals[v].def].code;
+    return code == OP_CONST || code == OP_SPLAT;
+}
+
 static void assign_control(Ctx *c, OpList *out, OpId id) {
     IrFunc *f = c->f;
     IrOp *op = &f->ops[id];
@@ -606,16 +645,24 @@ static void assign_control(Ctx *c, OpList *out, OpId id) {
         }
         return;
     }
-    /* if: the then-branch's yields decide the results' layouts */
+    /* if: a result takes what its users want (a preference of their own), else the layout
+     * the then-branch yields it in, unless that is a constant or a splat (made again in
+     * any layout for free) and the else-branch's is not; each branch converts what it
+     * yields to that */
     RegionId rt = op->region[0], re = op->region[1];
     assign_region(c, rt);
-    IrRegion *t = &f->regions[rt];
-    OpId yt = t->ops[t->nops - 1];
-    for (uint32_t i = 0; i < f->ops[id].nres; i++) {
-        ValId v = f->ops[yt].operands[i];
-        set_layout(c, f->ops[id].results[i], is_block(f, v) ? f->vals[v].layout : 0);
-    }
     assign_region(c, re);
+    IrRegion *t = &f->regions[rt], *e = &f->regions[re];
+    const IrOp *yt = &f->ops[t->ops[t->nops - 1]], *ye = &f->ops[e->ops[e->nops - 1]];
+    for (uint32_t i = 0; i < f->ops[id].nres; i++) {
+        ValId v = yt->operands[i], r = f->ops[id].results[i];
+        ValId w = ye->code == OP_YIELD && i < ye->nopnds ? ye->operands[i] : 0;
+        uint32_t want = c->pref[r] && !c->weak[r] ? c->pref[r] : 0;
+        if (!want && is_block(f, w) && made_anywhere(f, v) && !made_anywhere(f, w))
+            want = f->vals[w].layout;
+        set_layout(c, r, !is_block(f, v) ? 0 : want ? want : f->vals[v].layout);
+    }
+    yield_to(c, rt, f->ops[id].results, 0);
     yield_to(c, re, f->ops[id].results, 0);
 }
 

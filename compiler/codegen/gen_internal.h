@@ -160,12 +160,12 @@ typedef struct GenDigits {
 void gen_axis_digits(Gen *g, const IrOp *op, ValId x, int axis, GenDigits *d);
 /* i1: digit k of register r's element is set in this thread */
 LLVMValueRef gen_digit_set(Gen *g, const GenDigits *d, int k, int r);
-/* For every register r of x's layout that is no copy, out[j][r] = the value vals[j] has at
- * the element whose index is r's XOR flip (an XOR of digits' bases): in place, by a
- * shuffle, or through op's scratch (n blocks of dtypes dts, one after another) when a warp
- * digit is in flip. */
+/* For every register r of x's layout that is no copy and has none of the register bits
+ * `skip`, out[j][r] = the value vals[j] has at the element whose index is r's XOR flip (an
+ * XOR of digits' bases): in place, by a shuffle, or through op's scratch (n blocks of
+ * dtypes dts, one after another) when a warp digit is in flip. */
 void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t flip, int n,
-                 const int *dts, LLVMValueRef *const *vals, LLVMValueRef **out);
+                 const int *dts, LLVMValueRef *const *vals, LLVMValueRef **out, uint32_t skip);
 /* llvm_reduce.c: x from the lane whose id differs by mask (shfl.sync.bfly; any scalar
  * type: 64 bits as two halves, narrower ones widened) */
 LLVMValueRef gen_shfl_xor(Gen *g, LLVMValueRef x, int mask);

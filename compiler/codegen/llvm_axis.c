@@ -48,10 +48,10 @@ static LLVMValueRef elem_index(Gen *g, ValId x, int r) {
 }
 
 void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t flip, int n,
-                 const int *dts, LLVMValueRef *const *vals, LLVMValueRef **out) {
+                 const int *dts, LLVMValueRef *const *vals, LLVMValueRef **out, uint32_t skip) {
     const GenLayout *xl = gen_layout(g, x);
     int nregs = 1 << xl->ll.nbits[LL_REG];
-    uint32_t live = (uint32_t)(nregs - 1) & ~xl->reg_copies, rx = 0, lx = 0, wx = 0;
+    uint32_t live = (uint32_t)(nregs - 1) & ~xl->reg_copies & ~skip, rx = 0, lx = 0, wx = 0;
     for (int k = 0; k < d->n; k++) {
         if (!(flip & d->basis[k])) continue;
         if (d->kind[k] == LL_REG) rx |= 1u << d->bit[k];

@@ -18,10 +18,13 @@
  * - a lane or a warp digit: the same register in the lane (shfl.sync.bfly) or warp
  *   (through the op's scratch in shared memory) whose id differs in that bit
  *   (gen_partner, llvm_axis.c); each thread then selects its role by its own bit.
- * Elements in other coordinates never meet. The combine keeps its operands' order
+ * Elements in other coordinates never meet. A scan's combine keeps its operands' order
  * (earlier elements first), so an associative combine need not commute; a float sum
- * rounds in this tree's order, not the interpreter's. reduce_fn keeps only the totals:
- * each output register takes the total of an operand register with its coordinates. The
+ * rounds in this tree's order, not the interpreter's. reduce_fn takes the register digits
+ * first (each thread's elements in order, in one sequential run), then the lane and warp
+ * digits, on one register per group: Triton's order for reductions, which takes the
+ * combine to commute as well (ir_ops.def), and keeps only the totals: each output
+ * register takes the total of an operand register with its coordinates. The
  * region is lowered afresh at every combine (its scalar ops, in order; values defined
  * outside it are read as they are). Register copies (basis 0) are computed once. */
 #include "gen_internal.h"
@@ -122,10 +125,19 @@ void gen_scan(Gen *g, OpId id) {
     GenDigits dg;
     gen_axis_digits(g, op, x, axis, &dg);
     int *kind = dg.kind, *bit = dg.bit;
-    /* the lowest digits in registers: a sequential scan over each group of registers */
-    int low = 0;
+    /* the lowest digits in registers: a sequential scan over each group of registers; a
+     * reduce_fn takes every register digit first, as Triton's reductions do (a thread's
+     * own elements, then lanes, then warps: the combine is taken to commute), so what
+     * crosses lanes and warps is one partial per thread */
+    int low = 0, regbit[32];
     uint32_t lowmask = 0;
-    while (low < la && kind[low] == LL_REG) lowmask |= 1u << bit[low], low++;
+    if (s.want_scan) {
+        while (low < la && kind[low] == LL_REG)
+            regbit[low] = bit[low], lowmask |= 1u << bit[low], low++;
+    } else {
+        for (int d = 0; d < la; d++)
+            if (kind[d] == LL_REG) regbit[low++] = bit[d], lowmask |= 1u << bit[d];
+    }
     if (low) {
         int len = 1 << low;
         for (int base = 0; base < nregs; base++) {
@@ -134,7 +146,7 @@ void gen_scan(Gen *g, OpId id) {
             for (int p = 0; p < len; p++) {
                 int q = s.reverse ? len - 1 - p : p, r = base;
                 for (int d = 0; d < low; d++)
-                    if (q >> d & 1) r |= 1 << bit[d];
+                    if (q >> d & 1) r |= 1 << regbit[d];
                 if (prev >= 0) {
                     LLVMValueRef a[MAXN], b[MAXN], t[MAXN];
                     get(s.sc, s.n, prev, a), get(s.sc, s.n, r, b);
@@ -148,12 +160,16 @@ void gen_scan(Gen *g, OpId id) {
             for (int p = 0; p < len; p++) {
                 int r = base;
                 for (int d = 0; d < low; d++)
-                    if (p >> d & 1) r |= 1 << bit[d];
+                    if (p >> d & 1) r |= 1 << regbit[d];
                 put(s.tot, s.n, r, t);
             }
         }
     }
-    for (int d = low; d < la; d++) {
+    /* a reduce_fn goes on with one register of each group (the group's total) */
+    uint32_t skip = s.want_scan ? 0 : lowmask;
+    live &= ~skip;
+    for (int d = s.want_scan ? low : 0; d < la; d++) {
+        if (!s.want_scan && kind[d] == LL_REG) continue; /* done above */
         if (kind[d] == LL_REG) {
             for (int r = 0; r < nregs; r++)
                 if (!((uint32_t)r & ~live) && !(r >> bit[d] & 1)) meet_regs(&s, r, r | 1 << bit[d]);
@@ -162,7 +178,7 @@ void gen_scan(Gen *g, OpId id) {
             int dts[MAXN];
             for (int j = 0; j < s.n; j++)
                 other[j] = gen_alloc_regs(g, nregs), dts[j] = ir_type(g->f, op->operands[j]).dt;
-            gen_partner(g, op, x, &dg, dg.basis[d], s.n, dts, s.tot, other);
+            gen_partner(g, op, x, &dg, dg.basis[d], s.n, dts, s.tot, other, skip);
             LLVMValueRef upper = gen_digit_set(g, &dg, d, 0);
             for (int r = 0; r < nregs; r++) {
                 if ((uint32_t)r & ~live) continue;

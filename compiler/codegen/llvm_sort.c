@@ -49,12 +49,12 @@ void gen_sort(Gen *g, OpId id) {
     if (op->code == OP_FLIP) {
         uint32_t all = 0;
         for (int k = 0; k < d.n; k++) all |= d.basis[k];
-        gen_partner(g, op, x, &d, all, 1, &dt, &cur, &other);
+        gen_partner(g, op, x, &d, all, 1, &dt, &cur, &other, 0);
     } else {
         LLVMValueRef desc = LLVMConstInt(g->i1, op->attr[1] != 0, 0);
         for (int k = 1; k <= d.n; k++)
             for (int j = k - 1; j >= 0; j--) {
-                gen_partner(g, op, x, &d, d.basis[j], 1, &dt, &cur, &other);
+                gen_partner(g, op, x, &d, d.basis[j], 1, &dt, &cur, &other, 0);
                 for (int r = 0; r < nregs; r++) {
                     if ((uint32_t)r & ~live) continue;
                     LLVMValueRef up =

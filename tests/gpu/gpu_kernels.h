@@ -735,7 +735,9 @@ static const char K_LIBDEVICE[] =
 /* Scans and reductions with a combine function along each axis of a 2-D block (masked
  * loads of a rows x cols corner), and of its flattening: cumsum, reverse cumsum, cumprod,
  * a tuple scan with a non-commutative combine (the recurrence h = a h + b), tl.reduce
- * with a (value, index) combine, xor_sum. */
+ * with a (value, index) combine and with a tuple combine (min, sum), xor_sum. A reduce's
+ * combine commutes, as Triton's tl.reduce takes it (ir_ops.def: a GPU combines a thread's
+ * own elements first); a scan's need not. */
 static const char K_SCANS[] =
     "import triton\n"
     "import triton.language as tl\n"
@@ -744,6 +746,11 @@ static const char K_SCANS[] =
     "@triton.jit\n"
     "def compose(a1, b1, a2, b2):\n"
     "    return a1 * a2, b1 * a2 + b2\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def min_sum(a1, b1, a2, b2):\n"
+    "    return tl.minimum(a1, a2), b1 + b2\n"
     "\n"
     "\n"
     "@triton.jit\n"
@@ -775,7 +782,7 @@ static const char K_SCANS[] =
     "    v0, i0 = tl.reduce((b, ri + ci * 0), 0, first_max)\n"
     "    tl.store(r + tl.arange(0, C), i0)\n"
     "    tl.store(r + C + tl.arange(0, C), v0)\n"
-    "    _, r1 = tl.reduce((a, b), 1, compose)\n"
+    "    _, r1 = tl.reduce((a, b), 1, min_sum)\n"
     "    tl.store(r + 2 * C + tl.arange(0, R), r1)\n"
     "    tl.store(r + 2 * C + R + tl.arange(0, R), tl.xor_sum(b, 1))\n"
     "    tl.store(r + 2 * C + 2 * R, tl.xor_sum(b))\n"

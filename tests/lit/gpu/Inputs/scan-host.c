@@ -61,8 +61,8 @@ static void check1d(int B, int W) {
     for (int i = 0; i < B; i++) {
         s += Bv[i], x ^= Bv[i], s64 += (int64_t)Bv[i] * 1000000007, sf += F[i];
         h = i ? (uint32_t)A[i] * h + (uint32_t)Bv[i] : (uint32_t)Bv[i];
-        fa = i ? fa * (uint32_t)A[i] : (uint32_t)A[i],
-        fb = i ? fb * (uint32_t)A[i] + (uint32_t)Bv[i] : (uint32_t)Bv[i];
+        fb = i ? fb * (uint32_t)A[i] + (uint32_t)Bv[i] * fa : (uint32_t)Bv[i],
+        fa = i ? fa * (uint32_t)A[i] : (uint32_t)A[i];
         if ((int8_t)Bv[i] > m8) m8 = (int8_t)Bv[i];
         if (Bv[i] > Bv[best]) best = i;
         for (int r = 0; r < R; r++) {
@@ -107,18 +107,19 @@ static void check2d(int R, int C, int W) {
             int32_t s0 = 0, s1 = 0;
             for (int i = 0; i <= r; i++) s0 += Bv[i * C + c];
             for (int j = c; j < C; j++) s1 += Bv[r * C + j];
-            uint32_t h0 = 0, h1 = 0, r0 = 0, r1 = 0;
+            uint32_t h0 = 0, h1 = 0, r0 = 0, r1 = 0, p0 = 1, p1 = 1; /* p: the products */
             for (int i = R - 1; i >= r; i--)
                 h0 = i == R - 1 ? (uint32_t)Bv[i * C + c]
                                 : h0 * (uint32_t)A[i * C + c] + (uint32_t)Bv[i * C + c];
             for (int j = 0; j <= c; j++)
                 h1 =
                     j ? h1 * (uint32_t)A[r * C + j] + (uint32_t)Bv[r * C + j] : (uint32_t)Bv[r * C];
-            for (int i = 0; i < R; i++)
-                r0 = i ? r0 * (uint32_t)A[i * C + c] + (uint32_t)Bv[i * C + c] : (uint32_t)Bv[c];
+            for (int i = 0; i < R; i++) /* the product rule's derivative part */
+                r0 = r0 * (uint32_t)A[i * C + c] + (uint32_t)Bv[i * C + c] * p0,
+                p0 *= (uint32_t)A[i * C + c];
             for (int j = 0; j < C; j++)
-                r1 =
-                    j ? r1 * (uint32_t)A[r * C + j] + (uint32_t)Bv[r * C + j] : (uint32_t)Bv[r * C];
+                r1 = r1 * (uint32_t)A[r * C + j] + (uint32_t)Bv[r * C + j] * p1,
+                p1 *= (uint32_t)A[r * C + j];
             int at = r * C + c;
             EXPECT(O[at] == s0, "cumsum axis 0 at (%d, %d): %d, want %d", r, c, O[at], s0);
             EXPECT(O[n + at] == s1, "reverse cumsum axis 1 at (%d, %d): %d, want %d", r, c,

@@ -2128,14 +2128,13 @@ static PyObject *dispatcher_key(PyObject *o, PyObject *args, PyObject *kwargs) {
     return launch_or_collect((DispatcherObject *)o, &gi, args, kwargs, &col);
 }
 
-/* _prepare_many(calls): each (args, kwargs) of calls as a warmup launch would take it (its
- * kernel from the cache, or compiled), then on CUDA all of them prepared at once with
- * nr_prepare_many, the GIL released meanwhile. A launch that fails raises before anything
- * is prepared; a variant that fails to compile does not raise (its launch reports it). */
-static PyObject *dispatcher_prepare_many(PyObject *o, PyObject *calls) {
-    DispatcherObject *d = (DispatcherObject *)o;
-    PyObject *list = PySequence_List(calls);
-    if (!list) return NULL;
+/* Each call of `list` ((args, kwargs) of dispatcher `d`, or (dispatcher, args, kwargs) when
+ * d is NULL) as a warmup launch would take it (its kernel from the cache, or compiled),
+ * then on CUDA all of them prepared at once with nr_prepare_many, the GIL released
+ * meanwhile. A launch that fails raises before anything is prepared; a variant that fails
+ * to compile does not raise (its launch reports it). The dispatchers' kernels must all
+ * belong to one context (nr_prepare_many's rule). */
+static PyObject *prepare_calls(DispatcherObject *d, PyObject *list, PyTypeObject *dtype) {
     Py_ssize_t n = PyList_Size(list);
     Collect col = {COLLECT_PREPARE,
                    0,
@@ -2147,14 +2146,22 @@ static PyObject *dispatcher_prepare_many(PyObject *o, PyObject *calls) {
     PyObject *result = NULL;
     if (!col.jobs || !col.args || !col.descs || !col.opts) PyErr_NoMemory();
     for (Py_ssize_t i = 0; col.kernels && !PyErr_Occurred() && i < n; i++) {
-        PyObject *call = PyList_GetItem(list, i), *a = NULL, *kw = NULL;
-        if (!PyArg_ParseTuple(call, "OO", &a, &kw)) break;
+        PyObject *call = PyList_GetItem(list, i), *a = NULL, *kw = NULL, *disp = NULL;
+        if (d ? !PyArg_ParseTuple(call, "OO", &a, &kw)
+              : !PyArg_ParseTuple(call, "OOO", &disp, &a, &kw))
+            break;
+        if (!d && !PyObject_TypeCheck(disp, dtype)) {
+            PyErr_SetString(PyExc_TypeError,
+                            "prepare_many: calls are (kernel, args tuple, kwargs dict)");
+            break;
+        }
         if (!PyTuple_Check(a) || (kw != Py_None && !PyDict_Check(kw))) {
             PyErr_SetString(PyExc_TypeError, "_prepare_many: calls are (args tuple, kwargs dict)");
             break;
         }
         Grid gi = {Py_None, GRID_FIXED, {0, 1, 1}, true};
-        PyObject *r = launch_or_collect(d, &gi, a, kw == Py_None ? NULL : kw, &col);
+        PyObject *r = launch_or_collect(d ? d : (DispatcherObject *)disp, &gi, a,
+                                        kw == Py_None ? NULL : kw, &col);
         Py_XDECREF(r);
     }
     if (col.kernels && !PyErr_Occurred()) {
@@ -2166,9 +2173,34 @@ static PyObject *dispatcher_prepare_many(PyObject *o, PyObject *calls) {
     }
     Py_XDECREF(col.kernels);
     PyMem_Free(col.jobs), PyMem_Free(col.args), PyMem_Free(col.descs), PyMem_Free(col.opts);
-    Py_DECREF(list);
     return result;
 }
+
+/* _prepare_many(calls): prepare_calls of this dispatcher's (args, kwargs) calls. */
+static PyObject *dispatcher_prepare_many(PyObject *o, PyObject *calls) {
+    PyObject *list = PySequence_List(calls);
+    if (!list) return NULL;
+    PyObject *r = prepare_calls((DispatcherObject *)o, list, NULL);
+    Py_DECREF(list);
+    return r;
+}
+
+/* prepare_many(calls): prepare_calls of (dispatcher, args, kwargs) calls of several kernels
+ * (nereid.inductor: every kernel a compiled graph holds, their GPU code made at once). */
+static PyObject *module_prepare_many(PyObject *module, PyObject *calls) {
+    State *st = PyModule_GetState(module);
+    PyObject *list = PySequence_List(calls);
+    if (!list) return NULL;
+    PyObject *r = prepare_calls(NULL, list, (PyTypeObject *)st->DispatcherType);
+    Py_DECREF(list);
+    return r;
+}
+
+static PyMethodDef launch_functions[] = {
+    {"prepare_many", module_prepare_many, METH_O,
+     "prepare_many([(kernel, args, kwargs), ...]): warmups of several kernels of one context, "
+     "their GPU code made at once (nr_prepare_many)"},
+    {NULL, NULL, 0, NULL}};
 
 /* _forget(): drop every compiled kernel (the source changed) and the fast path's memory */
 static PyObject *dispatcher_forget(PyObject *o, PyObject *unused) {
@@ -2284,5 +2316,5 @@ int nrpy_launch_init(PyObject *module, State *st) {
         return -1;
     st->LauncherType = PyType_FromModuleAndSpec(module, &launcher_spec, NULL);
     if (!st->LauncherType || PyModule_AddObjectRef(module, "Launcher", st->LauncherType)) return -1;
-    return 0;
+    return PyModule_AddFunctions(module, launch_functions);
 }

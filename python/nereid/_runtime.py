@@ -197,10 +197,11 @@ class CompiledKernel(_nereid.Dispatcher):
 class CompiledModule:
     """What nereid.compile returns: one attribute per kernel (`mod.add_kernel`)."""
 
-    def __init__(self, ctx, source, filename, constexprs, num_warps, num_stages):
+    def __init__(self, ctx, source, filename, constexprs, num_warps, num_stages, _module=None):
         self.context, self.source, self.filename = ctx, source, filename
         self.constexprs, self.num_warps, self.num_stages = dict(constexprs), num_warps, num_stages
-        self._module = _compile_text(ctx, source, filename, self.constexprs, None, num_warps, num_stages)
+        # _module: the module Context.compile_many made of the same (nereid.inductor's batches)
+        self._module = _module or _compile_text(ctx, source, filename, self.constexprs, None, num_warps, num_stages)
         self.kernels = {}
         for name in self._module.kernel_names():
             self.kernels[name] = CompiledKernel(self, self._module.kernel(name))

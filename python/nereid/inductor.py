@@ -15,10 +15,18 @@ triton_helpers and libdevice, its signature and constexpr values, as Inductor ha
 to Triton) and launched through Nereid on torch's current stream, which is the stream
 Inductor passes.
 
-The one place this touches Inductor's internals is CachingAutotuner._precompile_config
-(torch/_inductor/runtime/triton_heuristics.py), replaced by enable(); check_hook() fails
-loudly when a torch release moves what it relies on. Inductor's compile workers are not
-used (compile_threads = 1): Nereid compiles in the calling process in milliseconds.
+The places this touches Inductor's internals are CachingAutotuner._precompile_config
+(torch/_inductor/runtime/triton_heuristics.py), and AsyncCompile.triton and .wait
+(torch/_inductor/async_compile.py), replaced by enable(); check_hook() fails loudly when a
+torch release moves what it relies on. Inductor's compile workers are not used
+(compile_threads = 1): Nereid compiles in the calling process, and compiles a graph's
+kernels together: AsyncCompile.triton only loads each kernel and returns a future; when
+the graph's module waits for its kernels (or one of them is first used), the front ends of
+every configuration of every pending kernel run at once (Context.compile_many), then
+their GPU code (LLVM, PTX, the driver's JIT: prepare_many, for stand-in arguments of the
+kernels' signatures: 16-byte aligned tensors and integers divisible by 16 where Inductor
+says so), on NEREID_COMPILE_THREADS threads (default: every CPU) with the GIL released.
+enable(batch=False) compiles each kernel when Inductor loads it instead.
 
 A kernel Nereid cannot compile raises its CompileError, unless enable(fallback=True):
 then that configuration is compiled by Triton and stats()["fallbacks"] lists it (kernel
@@ -32,12 +40,17 @@ import warnings
 from . import _jit, _runtime, _nereid
 
 _state = {"enabled": False, "fallback": False, "kernels": 0, "compile_seconds": 0.0, "first_launch_seconds": 0.0,
-          "fallbacks": [], "original": None}
+          "fallbacks": [], "original": None, "batch": True, "async_original": None, "batches": 0,
+          "batched_configs": 0}
+_pending = []  # _Pending futures of the kernels loaded and not compiled yet
+_ready = {}  # (source, defines, warps, stages) -> CompiledModule, compiled by a batch
 _lock = threading.Lock()
 
 # what enable() relies on in torch._inductor.runtime.triton_heuristics
 _NEEDED = {"CachingAutotuner": ("_precompile_config", "_create_compile_meta", "fn", "device_props"),
            "CompileResult": ("_gen_launcher_code", "_get_arg_lists")}
+# and in torch._inductor.async_compile (the batches)
+_NEEDED_ASYNC = ("AsyncCompile.triton", "AsyncCompile.wait", "_load_triton_kernel_from_source")
 
 
 def check_hook():
@@ -62,44 +75,208 @@ def check_hook():
                 missing.append(f"{cls}.{a}")
     if not hasattr(th, "get_constexprs") and not hasattr(getattr(th, "triton_helpers", None), "get_constexprs"):
         missing.append("get_constexprs")
+    try:
+        import torch._inductor.async_compile as ac
+    except ImportError:
+        ac = None
+    for name in _NEEDED_ASYNC:
+        obj = ac
+        for part in name.split("."):
+            obj = getattr(obj, part, None)
+        if obj is None:
+            missing.append(name)
     if missing:
         raise RuntimeError("nereid.inductor: this torch's Inductor lacks " + ", ".join(missing) +
-                           " (torch._inductor.runtime.triton_heuristics); nereid.inductor needs updating for it")
+                           " (torch._inductor.runtime.triton_heuristics, torch._inductor.async_compile);"
+                           " nereid.inductor needs updating for it")
     return th
 
 
 def stats():
     """What Nereid did since enable(): kernels (configurations compiled), compile_seconds
-    (their front-end compiles plus their first launches, which make the GPU code),
-    fallbacks (kernel name, reason) when enable(fallback=True)."""
+    (their compiles plus their first launches, which make the GPU code of what a batch did
+    not prepare), fallbacks (kernel name, reason) when enable(fallback=True), batches and
+    batched_configs (the graphs' kernels compiled together), first_launch_seconds (the
+    first launches' part of compile_seconds)."""
     with _lock:
         return {"kernels": _state["kernels"], "compile_seconds": _state["compile_seconds"] +
-                _state["first_launch_seconds"], "fallbacks": list(_state["fallbacks"])}
+                _state["first_launch_seconds"], "fallbacks": list(_state["fallbacks"]),
+                "batches": _state["batches"], "batched_configs": _state["batched_configs"],
+                "first_launch_seconds": _state["first_launch_seconds"]}
 
 
-def enable(fallback=False):
+def enable(fallback=False, batch=True):
     """Make Inductor's Triton kernels compile and launch through Nereid from now on (in this
     process). fallback=True lets a configuration Nereid cannot compile go to Triton,
-    reported in stats() and by a warning."""
+    reported in stats() and by a warning. batch=False compiles each kernel alone when
+    Inductor loads it, instead of a graph's kernels together on several threads."""
     th = check_hook()
+    import torch._inductor.async_compile as ac
     import torch._inductor.config as icfg
     icfg.compile_threads = 1
     with _lock:
         _state["fallback"] = bool(fallback)
+        _state["batch"] = bool(batch)
         if _state["enabled"]:
             return
         _state["original"] = th.CachingAutotuner._precompile_config
         th.CachingAutotuner._precompile_config = _precompile_config
+        _state["async_original"] = (ac.AsyncCompile.triton, ac.AsyncCompile.wait)
+        ac.AsyncCompile.triton, ac.AsyncCompile.wait = _async_triton, _async_wait
         _state["enabled"] = True
 
 
 def disable():
     """Give the kernels compiled from now on back to Triton."""
+    import torch._inductor.async_compile as ac
     import torch._inductor.runtime.triton_heuristics as th
+    _flush()
     with _lock:
         if _state["enabled"]:
             th.CachingAutotuner._precompile_config = _state["original"]
+            ac.AsyncCompile.triton, ac.AsyncCompile.wait = _state["async_original"]
             _state["enabled"] = False
+
+
+def _codecache_future():
+    from torch._inductor.codecache import CodeCacheFuture
+    return CodeCacheFuture
+
+
+class _Pending:
+    """What AsyncCompile.triton gives back for a kernel that compiles with the next batch:
+    result() compiles the batch (if it has not run) and returns Inductor's own
+    CachingAutotuner, made as Inductor makes it; its attributes are that object's."""
+
+    def __init__(self, async_compile, args):
+        self.async_compile, self.args, self.kernel = async_compile, args, None
+
+    def result(self):
+        if self.kernel is None:
+            _flush()
+            self.kernel = _state["async_original"][0](self.async_compile, *self.args)
+        return self.kernel
+
+    def __getattr__(self, name):
+        if name in ("async_compile", "args", "kernel"):
+            raise AttributeError(name)
+        return getattr(self.result(), name)
+
+
+_pending_classes = {}
+
+
+def _pending_class():
+    base = _codecache_future()
+    cls = _pending_classes.get(base)
+    if cls is None:
+        cls = _pending_classes[base] = type("NereidPendingKernel", (_Pending, base), {})
+    return cls
+
+
+def _async_triton(self, kernel_name, source_code, device_str="cuda"):
+    """AsyncCompile.triton: the kernel is loaded (its module run, which makes its
+    CachingAutotuner) and compiled with the next batch."""
+    original = _state["async_original"][0]
+    if not _state["batch"] or device_str != "cuda" or os.environ.get("TRITON_INTERPRET", "0") == "1":
+        return original(self, kernel_name, source_code, device_str)
+    fut = _pending_class()(self, (kernel_name, source_code, device_str))
+    with _lock:
+        _pending.append(fut)
+    return fut
+
+
+def _async_wait(self, scope):
+    """AsyncCompile.wait: the pending kernels compiled together, each name of the scope
+    bound to its kernel, then Inductor's own wait."""
+    _flush()
+    for key, value in list(scope.items()):
+        if isinstance(value, _Pending):
+            scope[key] = value.result()
+    return _state["async_original"][1](self, scope)
+
+
+def _stand_in(sig_type, name, divisible, tensors, device):
+    """An argument of Inductor's signature type for a warmup that prepares the GPU code a
+    launch with such arguments needs (a pointer: a tensor 16-byte aligned or not; an
+    integer divisible by 16 or not, as Inductor's specialisation says)."""
+    import torch
+    if sig_type.startswith("*"):
+        dt = getattr(torch, _TORCH_DTYPES.get(sig_type[1:], "float32"))
+        t = tensors.get(dt)
+        if t is None:
+            t = tensors[dt] = torch.empty(64, dtype=dt, device=device)
+        return t if divisible else t[1:]
+    if sig_type in ("i1",):
+        return True
+    if sig_type.startswith("i") or sig_type.startswith("u"):
+        return 16 if divisible else 17
+    return 1.5
+
+
+_TORCH_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "fp64": "float64", "i8": "int8",
+                 "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "i1": "bool",
+                 "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}
+
+
+def _flush():
+    """Compile every pending kernel's configurations at once: the front ends
+    (Context.compile_many), then the GPU code for stand-in arguments (prepare_many)."""
+    with _lock:
+        todo = list(_pending)
+        _pending.clear()
+    todo = [p for p in todo if p.kernel is None]
+    if not todo:
+        return
+    t = time.perf_counter()
+    from torch._inductor.async_compile import _load_triton_kernel_from_source
+    jobs, keys, infos, ctx = [], [], [], None
+    for p in todo:
+        try:
+            autotuner = _load_triton_kernel_from_source(p.args[0], p.args[1])
+            if getattr(autotuner.device_props, "type", "cuda") != "cuda":
+                continue
+            for cfg in autotuner.configs:
+                req = _request(autotuner, cfg)
+                if req["key"] in _ready or req["key"] in keys:
+                    continue
+                ctx = ctx or req["ctx"]
+                if req["ctx"] is not ctx:
+                    continue  # another device: compiled alone when Inductor precompiles it
+                jobs.append((req["text"], req["filename"],
+                             [(k, _runtime.define_text(k, v)) for k, v in req["defines"].items()], None,
+                             req["num_warps"] or 0, req["num_stages"] or 0))
+                keys.append(req["key"])
+                infos.append(req)
+        except Exception:  # noqa: BLE001 - the kernel compiles alone later and reports its error there
+            continue
+    if not jobs:
+        return
+    calls, tensors = [], {}
+    for key, req, mod in zip(keys, infos, ctx.compile_many(jobs)):
+        if mod is None:
+            continue  # compiled alone later, which reports its error
+        cm = _runtime.CompiledModule(ctx, req["text"], req["filename"], req["defines"], req["num_warps"],
+                                     req["num_stages"], _module=mod)
+        _ready[key] = cm
+        try:
+            kernel = cm.kernels[req["name"]]
+            device = "cuda:%d" % ctx.index
+            args = tuple(_stand_in(req["sig"].get(n, "fp32"), n, n in req["divisible"], tensors, device)
+                         for n in kernel.arg_names)
+            kernel._key(*args)  # arguments it would refuse would stop the whole batch's preparing
+            calls.append((kernel, args, None))
+        except Exception:  # noqa: BLE001 - its first launch makes its GPU code
+            continue
+    if calls:
+        try:
+            _nereid.prepare_many(calls)
+        except Exception:  # noqa: BLE001 - each kernel's first launch makes its code and reports
+            pass
+    with _lock:
+        _state["batches"] += 1
+        _state["batched_configs"] += len(jobs)
+        _state["compile_seconds"] += time.perf_counter() - t
 
 
 def _precompile_config(self, cfg):
@@ -124,26 +301,47 @@ def _precompile_config(self, cfg):
     return result
 
 
-def _compile(autotuner, cfg):
-    import torch._inductor.runtime.triton_heuristics as th
-
+def _request(autotuner, cfg):
+    """What compiling one configuration of an Inductor kernel takes: the source with each
+    parameter typed as the signature says (a parameter the signature calls constexpr
+    becomes one, its value among the constants), the defines, warps and stages, and the
+    key of the compile."""
     meta = autotuner._create_compile_meta(cfg)
     fn = autotuner.fn
     jf = _jit._as_jit(fn)
     if jf is None:
         raise TypeError(f"nereid.inductor: {fn!r} is not a @triton.jit function")
     sig, constants = meta["signature"], dict(meta["constants"])
-    # the source with each parameter typed as the signature says (a parameter the signature
-    # calls constexpr becomes one, its value among the constants)
     text, filename = jf.source({k: v for k, v in sig.items()})
     index = getattr(autotuner.device_props, "index", None) or 0
     ctx = _runtime.context((_nereid.DEVICE_CUDA, index))
     defines = {k: v for k, v in constants.items() if k in sig or k in jf.arg_names}
-    module = _runtime.CompiledModule(ctx, text, filename, defines, meta["num_warps"], meta["num_stages"])
-    kernel = module.kernels[jf.__name__]
+    divisible = set()  # the parameters Inductor specialised as divisible by 16 (pointers: aligned)
+    spec = (meta.get("configs") or [{}])[0]
+    for where, facts in (spec.items() if isinstance(spec, dict) else ()):
+        i = where[0] if isinstance(where, tuple) else where
+        if isinstance(i, int) and i < len(fn.arg_names) and any(f and f[0] == "tt.divisibility" for f in facts):
+            divisible.add(fn.arg_names[i])
+    key = (text, repr(sorted((k, _runtime.define_text(k, v)) for k, v in defines.items())), meta["num_warps"],
+           meta["num_stages"], index)
+    return {"meta": meta, "fn": fn, "name": jf.__name__, "sig": sig, "constants": constants, "text": text,
+            "filename": filename, "ctx": ctx, "defines": defines, "num_warps": meta["num_warps"],
+            "num_stages": meta["num_stages"], "divisible": divisible, "key": key}
+
+
+def _compile(autotuner, cfg):
+    import torch._inductor.runtime.triton_heuristics as th
+
+    req = _request(autotuner, cfg)
+    module = _ready.pop(req["key"], None)
+    if module is None:
+        module = _runtime.CompiledModule(req["ctx"], req["text"], req["filename"], req["defines"],
+                                         req["num_warps"], req["num_stages"])
+    kernel = module.kernels[req["name"]]
+    fn, sig, constants = req["fn"], req["sig"], req["constants"]
     runtime = [i for i, name in enumerate(fn.arg_names)
                if sig.get(name, "constexpr") != "constexpr" and name not in constants]
-    return _result_class(th)(kernel, cfg, meta, autotuner.inductor_meta, fn, runtime)
+    return _result_class(th)(kernel, cfg, req["meta"], autotuner.inductor_meta, fn, runtime)
 
 
 _classes = {}

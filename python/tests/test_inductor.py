@@ -81,3 +81,18 @@ class CompiledByNereid(unittest.TestCase):
 
 if __name__ == "__main__":
     sys.exit(unittest.main())
+
+    def test_graph_compiled_in_one_batch(self):
+        # a graph of several kernels: their configurations compile together (one batch)
+        import nereid.inductor
+        before = nereid.inductor.stats()
+        x = torch.randn(513, 1031, device="cuda")
+
+        def f(a):
+            b = torch.relu(a) + 1
+            return b.sum(0), (b * a).amax(1), torch.softmax(a, -1)
+
+        self.check(f, x, rtol=1e-3, atol=1e-3)
+        s = nereid.inductor.stats()
+        self.assertGreater(s["batches"], before["batches"])
+        self.assertGreaterEqual(s["batched_configs"] - before["batched_configs"], 2)

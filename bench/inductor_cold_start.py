@@ -19,7 +19,8 @@ seconds spent compiling kernels and their number, the steady-state step time (me
 checked with the tolerances Inductor's own accuracy checker uses for the dtype.
 
 --dump DIR copies the Triton source of every kernel Inductor generated (one .py per
-kernel, from the cache) into DIR, for compiling them elsewhere.
+kernel, from the cache) into DIR/MODEL, and the PTX Triton made of each into
+DIR/MODEL-ptx, for compiling and comparing them elsewhere.
 """
 import argparse
 import json
@@ -232,6 +233,19 @@ def dump_kernels(cache, dest):
     return n
 
 
+def dump_ptx(cache, dest):
+    """The PTX Triton made of each kernel (its cache holds KERNEL.ptx), to compare with
+    Nereid's (tools/inductor_check.py --keep)."""
+    os.makedirs(dest, exist_ok=True)
+    n = 0
+    for root, _, files in os.walk(cache):
+        for f in files:
+            if f.endswith(".ptx"):
+                shutil.copy(os.path.join(root, f), os.path.join(dest, f))
+                n += 1
+    return n
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", default="gpt2,resnet50")
@@ -285,6 +299,7 @@ def main():
             res["process_s"] = wall
             if args.dump and backend == "triton" and serial:
                 res["dumped"] = dump_kernels(os.path.join(tmp, "inductor"), os.path.join(args.dump, model))
+                res["dumped_ptx"] = dump_ptx(os.path.join(tmp, "triton"), os.path.join(args.dump, model + "-ptx"))
             rows.append(res)
             print(json.dumps(res), flush=True)
             shutil.rmtree(tmp, ignore_errors=True)

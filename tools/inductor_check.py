@@ -10,6 +10,7 @@ Triton, at one configuration per kernel kind, with `nereid compile --emit=ptx` (
 with --ptxas).
 
     python3 tools/inductor_check.py --runtime DIR --kernels DIR [--ptxas] [-v] [--runs N]
+                                    [--emit gpu-ir] [--keep DIR]
 
 --runtime: a copy of torch/_inductor/runtime (triton_helpers.py is read from it).
 Prints one line per failing kernel and a summary; exits 1 if any failed. --runs N
@@ -200,7 +201,8 @@ def check(args):
     files = sorted(glob.glob(os.path.join(args.kernels, "**", "*.py"), recursive=True))
     nereid_bin = os.path.join(ROOT, args.build, "nereid")
     fails, n, times, compiled = [], 0, [], []
-    tmp = tempfile.mkdtemp(prefix="inductor-check-")
+    tmp = args.keep or tempfile.mkdtemp(prefix="inductor-check-")
+    os.makedirs(tmp, exist_ok=True)
     for path in files:
         RECORDED.clear()
         name = "k_" + os.path.basename(path)[:-3]
@@ -222,8 +224,8 @@ def check(args):
             src = os.path.join(tmp, jf.__name__ + ".py")
             with open(src, "w") as f:
                 f.write(text)
-            cmd = [nereid_bin, "compile", src, "-k", jf.__name__, "--arch=sm_90a", "--emit=ptx", "-o",
-                   src[:-3] + ".ptx", "--num-warps=%d" % (8 if kind != "pointwise" else 4)]
+            cmd = [nereid_bin, "compile", src, "-k", jf.__name__, "--arch=sm_90a", "--emit=" + args.emit, "-o",
+                   src[:-3] + "." + args.emit, "--num-warps=%d" % (8 if kind != "pointwise" else 4)]
             for k, v in blocks.items():
                 cmd += ["-D", "%s=%s" % (k, v)]
             ones = []
@@ -236,6 +238,7 @@ def check(args):
                     cmd += ["-D", "%s=%r" % (k, v)]
             if ones:
                 cmd.append("--one=" + ",".join(ones))
+            cmd += args.extra
             if divisible:
                 cmd.append("--divisible=" + ",".join(divisible))
             defines = dict(blocks)
@@ -246,7 +249,7 @@ def check(args):
             t = time.perf_counter()
             p = subprocess.run(cmd, capture_output=True, text=True)
             times.append(time.perf_counter() - t)
-            if p.returncode == 0 and args.ptxas:
+            if p.returncode == 0 and args.ptxas and args.emit == "ptx":
                 p = subprocess.run(["/usr/local/cuda/bin/ptxas", "-arch=sm_90a", src[:-3] + ".ptx", "-o", os.devnull],
                                    capture_output=True, text=True)
             if p.returncode != 0:
@@ -272,6 +275,9 @@ def main():
     ap.add_argument("--kernels", default=os.path.join(ROOT, "third_party/inductor/kernels"))
     ap.add_argument("--build", default="build")
     ap.add_argument("--ptxas", action="store_true")
+    ap.add_argument("--emit", default="ptx", help="what nereid compile emits (ptx, gpu-ir, ...)")
+    ap.add_argument("--keep", help="write each kernel's source and output into this folder")
+    ap.add_argument("--extra", action="append", default=[], help="one more argument for nereid compile")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--runs", type=int, default=0,
                     help="instead: time each kernel's compile inside one process (stand-in driver), N runs")

@@ -418,6 +418,10 @@ bool llvm_gen_kernel(IrFunc *f, const AxisInfo *info, const GpuTarget *t, StrBuf
     g->f = f, g->m = f->mod, g->info = info, g->diag = diag, g->num_warps = t->num_warps,
     g->target = t;
     g->C = LLVMContextCreate();
+    /* names of instructions, blocks and arguments matter only in the printed IR: without
+     * them LLVM neither hashes nor uniques a name per value, in our pipeline and in NVPTX's
+     * (PTX names registers and labels by number either way) */
+    if (!llvm_ir) LLVMContextSetDiscardValueNames(g->C, 1);
     g->M = LLVMModuleCreateWithNameInContext(f->name, g->C);
     g->B = LLVMCreateBuilderInContext(g->C);
     g->regs = arena_alloc(g->m->arena, sizeof(LLVMValueRef *) * (f->nvals + 1));

@@ -96,6 +96,9 @@ _Noreturn void diag_die_at(const char *file, int line, const char *fmt, ...)
 
 /* Milliseconds on a monotonic clock (stage timings). */
 double clock_now_ms(void);
+/* Milliseconds of CPU time the calling thread has used (what a compile costs when other
+ * processes share the CPUs and wall time stretches). */
+double clock_thread_cpu_ms(void);
 
 /* Read a whole file or stream into malloc'd memory; NULL on failure (errno set: EFBIG
  * beyond NR_MAX_FILE_BYTES, so that reading /dev/zero ends). */

@@ -9,13 +9,19 @@
 
 /* The default LLVM pipeline: the front end and the GPU passes have already folded,
  * CSE'd and vectorised, so LLVM needs cleanup (instcombine, CSE) and loop-invariant
- * code motion, not O3's unrolling and inlining (`--llvm-passes='default<O3>'` makes PTX
- * of about the same size for the examples, in several times the time). GVN and a second
- * instcombine, which this pipeline had before, change no byte of any example's PTX; nor
- * does a last early-cse ptxas's code (NVPTX's own IR passes run EarlyCSE three times:
- * tools/sass-compare.py, the same registers, spills and instructions for every kernel). */
-#define LLVM_GEN_PIPELINE \
-    "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm))"
+ * code motion, not O3's inlining or partial and runtime unrolling
+ * (`--llvm-passes='default<O3>'` makes PTX of about the same size for the examples, in
+ * several times the time). It does need what O3's loop work gives Triton's code on loops
+ * that hold a branch: loops rotated, then unrolled where the trip count is constant and
+ * the body small, and peeled where a condition holds on the first iteration only
+ * (Inductor's welford_reduce: `if roffset == 0`), which leaves the loop without a branch
+ * (ptxas then schedules its loads ahead) and often proves its mask true. GVN and a second
+ * early-cse change no byte of any example's PTX (NVPTX's own IR passes run EarlyCSE three
+ * times: tools/sass-compare.py, the same registers, spills and instructions). */
+#define LLVM_GEN_PIPELINE                                                                      \
+    "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm),"          \
+    "loop(loop-rotate),loop-unroll<O3;no-partial;no-runtime>,instcombine<no-verify-fixpoint>," \
+    "simplifycfg)"
 
 /* Lower f (layouts assigned, shared memory allocated, barriers placed) to LLVM IR and
  * PTX. llvm_ir (may be NULL) gets the textual LLVM IR after optimisation; ptx gets the

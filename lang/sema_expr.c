@@ -411,6 +411,7 @@ bool sema_truthy_const(Sema *S, Val v, Loc loc, bool *out) {
     case V_FUNC:
     case V_BUILTIN:
     case V_MODULE:
+    case V_NTCLASS:
     case V_CTYPE: *out = true; return true;
     default: return false;
     }
@@ -765,6 +766,9 @@ Val sema_lower_expr(Sema *S, const Expr *e) {
     case EX_TUPLE:
     case EX_LIST: return lower_seq_items(S, e);
     case EX_IFEXP: return lower_ifexp(S, e);
+    case EX_LISTCOMP: return sema_lower_listcomp(S, e);
+    case EX_COMPFOR:
+    case EX_COMPIF: break; /* parts of an EX_LISTCOMP */
     case EX_SLICE: sema_error(S, e->loc, "a slice is only allowed inside brackets");
     case EX_STAR: sema_error(S, e->loc, "'*' is only allowed in call arguments");
     }

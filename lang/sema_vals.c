@@ -85,6 +85,12 @@ bool sema_val_same(Val a, Val b) {
     case V_BUILTIN: return a.builtin == b.builtin && !a.self && !b.self;
     case V_IR: return a.v == b.v;
     case V_CTYPE: return sema_val_same(a.items[0], b.items[0]);
+    case V_NTCLASS:
+        if (a.n != b.n || strcmp(a.s, b.s)) return false;
+        for (int i = 0; i < a.n; i++)
+            if (strcmp(a.fields[i], b.fields[i]) || !sema_val_same(a.items[i], b.items[i]))
+                return false;
+        return true;
     case V_TUPLE:
         if (a.n != b.n || a.tag != b.tag || (a.tag && (!ty_equal(a.ty, b.ty) || a.i != b.i)))
             return false;
@@ -106,6 +112,7 @@ const char *sema_val_kind_name(Sema *S, Val v) {
     case V_STR: return "constexpr string";
     case V_DTYPE: return "a dtype";
     case V_TUPLE:
+        if (!v.tag && v.fields) return arena_printf(S->arena, "a namedtuple %s", v.s);
         if (!v.tag) return "a tuple";
         ty_str(v.ty, buf, sizeof buf);
         return arena_printf(S->arena, "%s of %s blocks",
@@ -115,6 +122,7 @@ const char *sema_val_kind_name(Sema *S, Val v) {
     case V_BUILTIN: return "a builtin function";
     case V_MODULE: return "a module";
     case V_CTYPE: return "a constexpr_type";
+    case V_NTCLASS: return arena_printf(S->arena, "the namedtuple class %s", v.s);
     case V_IR:
         ty_str(v.ty, buf, sizeof buf);
         return arena_printf(S->arena, "%s %s",
@@ -147,9 +155,21 @@ void sema_val_key(Sema *S, StrBuf *sb, Val v) {
     case V_FUNC: sb_printf(sb, "Fn%p;", (const void *)v.fn); break;
     case V_BUILTIN: sb_printf(sb, "Bi%d;", v.builtin); break;
     case V_MODULE: sb_printf(sb, "M%d;", (int)v.i); break;
+    case V_NTCLASS:
+        sb_printf(sb, "Nc%s", v.s);
+        for (int i = 0; i < v.n; i++) {
+            sb_printf(sb, ":%s=", v.fields[i]);
+            sema_val_key(S, sb, v.items[i]);
+        }
+        sb_putc(sb, ';');
+        break;
     case V_TUPLE:
         if (v.tag)
             sb_printf(sb, "G%d:%s:%lld", v.tag, ty_str(v.ty, buf, sizeof buf), (long long)v.i);
+        if (v.fields) { /* a namedtuple: its fields may be read by name */
+            sb_printf(sb, "Nt%s", v.s);
+            for (int i = 0; i < v.n; i++) sb_printf(sb, ":%s", v.fields[i]);
+        }
         sb_putc(sb, '(');
         for (int i = 0; i < v.n; i++) sema_val_key(S, sb, v.items[i]);
         sb_putc(sb, ')');

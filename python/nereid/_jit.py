@@ -93,9 +93,15 @@ def _annotation_kind(ann):
     raise TypeError(f"unknown parameter annotation {ann!r} (a type such as '*fp32', 'i32', or tl.constexpr)")
 
 
+def _is_namedtuple_class(v):
+    """A class made by collections.namedtuple or typing.NamedTuple."""
+    return isinstance(v, type) and issubclass(v, tuple) and isinstance(getattr(v, "_fields", None), tuple)
+
+
 def _tuple_type(entry, passed):
     """(annotation, constexprs, runtime) of a tuple argument's key entry: its type as the
-    compiler reads a tuple parameter ("(*fp32,(i32,constexpr))"), the tuple of its constexpr
+    compiler reads a tuple parameter ("(*fp32,(i32,constexpr))"; a namedtuple's names its
+    class and fields, "Tensor(ptr:*fp32,shape:(i32,i32))"), the tuple of its constexpr
     items' values in their places (None where the item is a run-time one) and whether any
     item is a run-time one."""
     texts, values, runtime = [], [], False
@@ -111,6 +117,10 @@ def _tuple_type(entry, passed):
         texts.append(text)
         values.append(value)
         runtime |= r
+    cls = entry[1]
+    if _is_namedtuple_class(cls) and len(cls._fields) == len(texts) and cls.__name__.isidentifier():
+        return (cls.__name__ + "(" + ",".join(f"{f}:{t}" for f, t in zip(cls._fields, texts)) + ")",
+                tuple(values), runtime)
     return "(" + ",".join(texts) + ("," if len(texts) == 1 else "") + ")", tuple(values), runtime
 
 
@@ -186,7 +196,7 @@ class _Source:
         for name, row, col, has_ann in reversed(self.arg_pos):  # right to left keeps columns valid
             if annotate and name in annotate and not has_ann:
                 ty = annotate[name]
-                ty = f'"{ty}"' if ty.startswith(("tensordesc<", "(")) else ty
+                ty = f'"{ty}"' if "<" in ty or "(" in ty else ty
                 lines[row] = lines[row][:col] + f": {ty}".encode() + lines[row][col:]
         return b"".join(lines).decode()
 
@@ -285,7 +295,8 @@ class JITFunction(_nereid.Dispatcher):
             if kind == _INFER:
                 if isinstance(key[k], tuple) and key[k][0] == _CODE_TUPLE:  # a tuple: its leaves are passed
                     text, values, runtime = _tuple_type(key[k], passed)
-                    annotate[name] = text if runtime else "constexpr"
+                    # a namedtuple's fields are in its type: it stays typed, constexpr or not
+                    annotate[name] = text if runtime or ":" in text else "constexpr"
                     if not runtime or "constexpr" in text:
                         defines[name] = values
                 elif isinstance(key[k], tuple):  # (code, type, value): a constexpr value (a @jit function, ...)
@@ -348,7 +359,10 @@ class JITFunction(_nereid.Dispatcher):
             else:
                 tail += ["\n"] + text
         for name, value in self._constants(helpers):
-            constants.append(f"{name} = {value!r}\n")
+            if _is_namedtuple_class(value):
+                constants.append(_namedtuple_line(name, value))
+            else:
+                constants.append(f"{name} = {value!r}\n")
         constants += dict.fromkeys(self._module_lines(helpers))
         return "".join(lines + tail + constants), own.filename
 
@@ -413,6 +427,8 @@ class JITFunction(_nereid.Dispatcher):
                     v = v.value  # nereid's or Triton's tl.constexpr(...)
                 if isinstance(v, (bool, int, float)) and not isinstance(v, JITFunction):
                     out.append((name, v))
+                elif _is_namedtuple_class(v):  # a kernel may build one: Point(x=a, y=b)
+                    out.append((name, v))
         return out
 
     # ---- Triton's interface ----
@@ -443,6 +459,29 @@ class JITFunction(_nereid.Dispatcher):
 
 # names the compiler gives the language's modules itself (tl, triton, tl.math, libdevice, ...)
 _LANGUAGE_NAMES = {"tl", "triton", "math", "extra", "libdevice", "core", "standard", "random", "language", "cuda"}
+
+
+def _literal(v):
+    """v, when the compiler reads it as a literal (None, a bool, int, float, str, or a tuple
+    of such)."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return True
+    return type(v) is tuple and all(_literal(x) for x in v)
+
+
+def _namedtuple_line(name, cls):
+    """The module line that gives the compiled text the namedtuple class cls as `name`:
+    `name = namedtuple("Cls", ("f0", "f1"), defaults=(...))` (the defaults that are
+    literals; a field whose default is not one must be given)."""
+    fields = tuple(cls._fields)
+    defaults = getattr(cls, "_field_defaults", {}) or {}
+    tail = []
+    for f in reversed(fields):
+        if f not in defaults or not _literal(defaults[f]):
+            break
+        tail.insert(0, defaults[f])
+    extra = f", defaults={tuple(tail)!r}" if tail else ""
+    return f"{name} = namedtuple({cls.__name__!r}, {fields!r}{extra})\n"
 
 
 def _module_spelling(base, attr):

@@ -1,8 +1,10 @@
 """Kernels in Triton's style on the CPU interpreter, for language features Triton's own
 tests use: getattr/hasattr on compile-time names, raise in branches not taken, constexpr
 .type, expand_dims with several axes, interleave of scalars, indexing with None slices,
-poison returns, asserts inside combine functions and tl.map_elementwise. Our tests, our
-kernels; results checked against NumPy."""
+poison returns, asserts inside combine functions and tl.map_elementwise, list
+comprehensions, namedtuples. Our tests, our kernels; results checked against NumPy."""
+import collections
+import typing
 import unittest
 
 import numpy as np
@@ -115,7 +117,89 @@ def mapped(x_ptr, y_ptr, z_ptr, q_ptr, r_ptr, w_ptr, B: tl.constexpr):
     tl.store(w_ptr + offs, tl.map_elementwise(swap_pairs, x, y, pack=2))
 
 
+@nereid.jit
+def bump_all(values):
+    return tl.tuple([v + 1 for v in values])
+
+
+@nereid.jit(device=CPU)
+def store_bumped(ptrs, values, N: tl.constexpr):
+    bumped = bump_all(values)
+    for i in tl.static_range(len(values)):
+        tl.store(ptrs[i], bumped[i])
+    squares = tuple([i * i for i in range(N) if i % 2 == 1])
+    rows = [tl.load(ptrs[0]) * j for j in tl.static_range(1, 3)]
+    tl.store(ptrs[0] + 1, rows[0] + rows[1] + len(squares) * 100 + squares[-1] * 1000)
+
+
+Span = collections.namedtuple("Span", ["start", "count"], defaults=(4,))
+
+
+class Strided(typing.NamedTuple):
+    ptr: typing.Any
+    shape: tuple
+    stride: tuple
+
+
+@nereid.jit
+def as_strided(ptr, shape, stride):
+    return Strided(shape=shape, ptr=ptr, stride=stride)
+
+
+@nereid.jit
+def in_bounds(t, BM: tl.constexpr, BN: tl.constexpr):
+    return (tl.arange(0, BM)[:, None] < t.shape[0]) & (tl.arange(0, BN)[None, :] < t.shape[1])
+
+
+@nereid.jit(device=CPU)
+def scale_into(op, src, dst, BM: tl.constexpr, BN: tl.constexpr):
+    s = as_strided(src.ptr, src.shape, src.stride)
+    rows, cols = tl.arange(0, BM)[:, None], tl.arange(0, BN)[None, :]
+    x = tl.load(s.ptr + rows * s.stride[0] + cols * s.stride[1], mask=in_bounds(s, BM, BN), other=0)
+    y = op.fn(x, *op.extra)
+    tl.store(dst.ptr + rows * dst.stride[0] + cols * dst.stride[1], y, mask=in_bounds(dst, BM, BN))
+
+
+@nereid.jit
+def times_loaded(x, p):
+    return x * tl.load(p)
+
+
+@nereid.jit(device=CPU)
+def fill_span(out, span, where):
+    offs = span.start + tl.arange(0, 8)
+    tl.store(out + offs, where.start * 10 + tl.full((8,), where.count, tl.int32), mask=offs < span.start + span.count)
+
+
 class TritonLanguage(unittest.TestCase):
+    def test_list_comprehensions(self):
+        for size in range(5):
+            vals = tuple(float(i + 1) for i in range(size))
+            outs = tuple(np.zeros(2, np.float32) for _ in range(max(size, 1)))
+            store_bumped[(1,)](outs if size else (outs[0],), vals if size else (0.0,), N=6)
+            for i, v in enumerate(vals):
+                self.assertEqual(outs[i][0], v + 1)
+            first = outs[0][0]
+            self.assertEqual(outs[0][1], first * 3 + 3 * 100 + 25 * 1000)
+
+    def test_namedtuple_arguments(self):
+        Op = collections.namedtuple("Op", "fn extra")
+        x = np.random.RandomState(3).randn(32, 32).astype(np.float32)
+        y = np.zeros((16, 16), np.float32)
+        a = np.array([5.25], np.float32)
+        st = lambda t: tuple(s // t.itemsize for s in t.strides)
+        scale_into[(1,)](Op(times_loaded, (a,)), Strided(x, x.shape, st(x)), Strided(y, y.shape, st(y)),
+                         BM=64, BN=64)
+        np.testing.assert_allclose(y, x[:16, :16] * a[0])
+
+    def test_namedtuple_fields_and_defaults(self):
+        out = np.zeros(16, np.int32)
+        fill_span[(1,)](out, Span(2, 3), Span(start=7))  # where: a namedtuple of run-time ints
+        np.testing.assert_array_equal(out, [0, 0] + [74] * 3 + [0] * 11)
+        out[:] = 0
+        fill_span[(1,)](out, Span(start=8), Span(1, 2))
+        np.testing.assert_array_equal(out, [0] * 8 + [12] * 4 + [0] * 4)
+
     def test_map_elementwise(self):
         rs = np.random.RandomState(17)
         x = rs.randint(-40, 40, 64).astype(np.int32)

@@ -2607,6 +2607,14 @@ static Val b_namedtuple(Sema *S, BArgs *a) {
     return sema_namedtuple_class(S, a->v[0].s, fields, n, nd ? d.items : NULL, nd);
 }
 
+/* divmod(a, b): (a // b, a % b), each as the operator computes it (Python's rounding for
+ * compile-time numbers, Triton's for run-time values) */
+static Val b_divmod(Sema *S, BArgs *a) {
+    Val qr[2] = {sema_binary_op(S, BIN_FLOORDIV, a->v[0], a->v[1], a->call),
+                 sema_binary_op(S, BIN_MOD, a->v[0], a->v[1], a->call)};
+    return sema_val_tuple(S, qr, 2);
+}
+
 static Val b_range_outside_for(Sema *S, BArgs *a) {
     sema_error(S, a->call, "%s() can only be used as the iterable of a for loop", a->name);
 }
@@ -2742,6 +2750,7 @@ static const Builtin builtins[] = {
     {"int", "x", b_py_int, BF_PY},
     {"bool", "x", b_py_bool, BF_PY},
     {"len", "x", b_py_len, BF_PY},
+    {"divmod", "a,b", b_divmod, BF_PY},
     {"isinstance", "obj,classinfo", b_isinstance, BF_PY},
     {"getattr", "object,name,default=", b_getattr, BF_PY},
     {"hasattr", "object,name", b_hasattr, BF_PY},

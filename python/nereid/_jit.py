@@ -366,9 +366,27 @@ class JITFunction(_nereid.Dispatcher):
         constants += dict.fromkeys(self._module_lines(helpers))
         return "".join(lines + tail + constants), own.filename
 
+    def _scope(self):
+        """The names the function reads from outside itself: its module's globals and, as
+        Triton's capture scope has them, the variables of the functions around it that it
+        closes over (a @jit helper, or a constant, defined in the function that defines
+        the kernel: Triton's tests define them so)."""
+        fn = self.fn
+        cells = getattr(fn, "__closure__", None)
+        if not cells:
+            return fn.__globals__
+        scope = dict(fn.__globals__)
+        for name, cell in zip(fn.__code__.co_freevars, cells):
+            try:
+                scope[name] = cell.cell_contents
+            except ValueError:  # a cell not bound yet
+                pass
+        return scope
+
     def _globals_used(self, seen):
-        g = self.fn.__globals__
-        for name in dict.fromkeys(list(self.fn.__code__.co_names) + self._own_source().names):
+        g = self._scope()
+        for name in dict.fromkeys(list(self.fn.__code__.co_names) + list(self.fn.__code__.co_freevars) +
+                                  self._own_source().names):
             if name in g and name not in seen:
                 seen.add(name)
                 yield name, g[name]
@@ -391,7 +409,7 @@ class JITFunction(_nereid.Dispatcher):
         global bound to a module of the user's (not the language's) and attr a @jit
         function (Nereid's or Triton's) or a constant of it: `helpers.combine(a, b)`,
         `triton_helpers.maximum(x, y)`, `consts.LOG2E`."""
-        g, local = self.fn.__globals__, set(self.fn.__code__.co_varnames)
+        g, local = self._scope(), set(self.fn.__code__.co_varnames)
         out = []
         for base, attr, *_ in self._own_source().attrs:
             m = g.get(base)
@@ -413,11 +431,15 @@ class JITFunction(_nereid.Dispatcher):
             for base, attr, v in f._module_refs():
                 j = _as_jit(v)
                 yield f"{_module_spelling(base, attr)} = {j.__name__ if j is not None else repr(_constant_value(v))}\n"
-            g = f.fn.__globals__
+            g = f._scope()
             for name in dict.fromkeys(f._own_source().names + [a[0] for a in f._own_source().attrs]):
-                if name not in _LANGUAGE_NAMES and _is_language_module(g.get(name)) and \
-                        name not in f.fn.__code__.co_varnames:
+                if name in f.fn.__code__.co_varnames:
+                    continue
+                if name not in _LANGUAGE_NAMES and _is_language_module(g.get(name)):
                     yield f"{name} = tl\n"
+                j = _as_jit(g.get(name))
+                if j is not None and j.__name__ != name:  # another name for a helper: `fn = helper`
+                    yield f"{name} = {j.__name__}\n"
 
     def _constants(self, helpers):
         out, seen = [], set()

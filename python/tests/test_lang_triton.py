@@ -4,6 +4,8 @@ tests use: getattr/hasattr on compile-time names, raise in branches not taken, c
 poison returns, asserts inside combine functions and tl.map_elementwise, list
 comprehensions, namedtuples. Our tests, our kernels; results checked against NumPy."""
 import collections
+import ctypes
+import ctypes.util
 import typing
 import unittest
 
@@ -11,6 +13,7 @@ import numpy as np
 
 import nereid
 import nereid.language as tl
+from nereid.language import libdevice
 
 CPU = "cpu"
 
@@ -171,6 +174,50 @@ def fill_span(out, span, where):
     tl.store(out + offs, where.start * 10 + tl.full((8,), where.count, tl.int32), mask=offs < span.start + span.count)
 
 
+@nereid.jit
+def sign_of(d):
+    return (d > 0).to(tl.int32) - (d < 0).to(tl.int32)
+
+
+@nereid.jit
+def compare_by_sign(x, y):  # the kernel names it only as the mapped function
+    return sign_of(x - y)
+
+
+pick_compare = compare_by_sign  # another name for a helper
+
+
+@nereid.jit
+def quot_rem_builtin(a, b):
+    return divmod(a, b)
+
+
+@nereid.jit(device=CPU)
+def mapped_through_names(x_ptr, y_ptr, z_ptr, q_ptr, r_ptr, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.store(z_ptr + offs, tl.map_elementwise(pick_compare, x, y))
+    q, r = tl.map_elementwise(quot_rem_builtin, x, y)
+    tl.store(q_ptr + offs, q)
+    tl.store(r_ptr + offs, r)
+    tl.static_assert(divmod(-7, 2) == (-4, 1))  # compile-time numbers: Python's rounding
+
+
+@nereid.jit(device=CPU)
+def apply_libdevice(in_p, out_p, fn: tl.constexpr, SIZE: tl.constexpr):
+    off = tl.arange(0, SIZE)
+    tl.store(out_p + off, getattr(libdevice, fn)(tl.load(in_p + off)))
+
+
+def _bessel_i(order, x):
+    """I0 or I1 by its integral over [0, pi] of exp(x cos t) cos(order t) / pi: the
+    trapezoid rule on a periodic integrand, exact to double precision here."""
+    t = np.linspace(0.0, np.pi, 4097)
+    f = np.exp(np.outer(x, np.cos(t))) * np.cos(order * t)
+    return (f[:, 1:-1].sum(axis=1) + 0.5 * (f[:, 0] + f[:, -1])) / 4096
+
+
 class TritonLanguage(unittest.TestCase):
     def test_list_comprehensions(self):
         for size in range(5):
@@ -199,6 +246,74 @@ class TritonLanguage(unittest.TestCase):
         out[:] = 0
         fill_span[(1,)](out, Span(start=8), Span(1, 2))
         np.testing.assert_array_equal(out, [0] * 8 + [12] * 4 + [0] * 4)
+
+    def test_map_elementwise_helpers_by_other_names(self):
+        rs = np.random.RandomState(5)
+        x = rs.randint(-50, 50, 64).astype(np.int32)
+        y = rs.randint(1, 9, 64).astype(np.int32)
+        z, q, r = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+        mapped_through_names[(1,)](x, y, z, q, r, B=64)
+        np.testing.assert_array_equal(z, np.sign(x - y))
+        np.testing.assert_array_equal(q, np.trunc(x / y).astype(np.int32))  # blocks: C's rounding, as Triton
+        np.testing.assert_array_equal(r, np.fmod(x, y))
+
+    def test_helpers_defined_in_a_function(self):
+        # as Triton's tests write them: the helper (named like Python's divmod) and the
+        # kernel are local to the test; the kernel closes over the helper
+        @nereid.jit
+        def divmod(a, b):
+            return a // b + 100, a % b
+
+        @nereid.jit
+        def compare(x, y):
+            if x < y:
+                return -1
+            elif x == y:
+                return 0
+            else:
+                return 1
+
+        SHIFT = 3
+
+        @nereid.jit(device=CPU)
+        def kernel(A, B, C, D, E, BLOCK: tl.constexpr):
+            a = tl.load(A + tl.arange(0, BLOCK))
+            b = tl.load(B + tl.arange(0, BLOCK))
+            c, d = tl.map_elementwise(divmod, a, b)
+            tl.store(C + tl.arange(0, BLOCK), c)
+            tl.store(D + tl.arange(0, BLOCK), d + SHIFT)
+            tl.store(E + tl.arange(0, BLOCK), tl.map_elementwise(compare, a, b))
+
+        rs = np.random.RandomState(9)
+        a = rs.randint(0, 1000, 128).astype(np.uint32)
+        b = rs.randint(1, 50, 128).astype(np.uint32)
+        b[:4] = a[:4]
+        c, d, e = np.zeros_like(a), np.zeros_like(a), np.zeros(128, np.int32)
+        kernel[(1,)](a, b, c, d, e, BLOCK=128)
+        np.testing.assert_array_equal(c, a // b + 100)
+        np.testing.assert_array_equal(d, a % b + 3)
+        np.testing.assert_array_equal(e, np.sign(a.astype(np.int64) - b))
+
+    def test_libdevice_bessel(self):
+        libm = ctypes.CDLL(ctypes.util.find_library("m"))
+        refs = {}
+        for name in ("j0", "j1", "y0", "y1"):
+            f = getattr(libm, name)
+            f.restype, f.argtypes = ctypes.c_double, [ctypes.c_double]
+            refs[name] = np.vectorize(f)
+        refs["cyl_bessel_i0"] = lambda x: _bessel_i(0, x)
+        refs["cyl_bessel_i1"] = lambda x: _bessel_i(1, x)
+        rs = np.random.RandomState(42)
+        for dtype in (np.float32, np.float64):
+            x = (rs.randn(128) * 4).astype(dtype)
+            x[:3] = [0.0, -0.0, 30.5]
+            for name, ref in refs.items():
+                y = np.zeros_like(x)
+                apply_libdevice[(1,)](x, y, fn=name, SIZE=128)
+                with np.errstate(all="ignore"):  # y0, y1 of 0 and of negative numbers
+                    want = ref(x.astype(np.float64)).astype(dtype)
+                np.testing.assert_allclose(y, want, rtol=1e-6 if dtype == np.float32 else 1e-12,
+                                           atol=1e-30, equal_nan=True, err_msg=f"{name} {dtype}")
 
     def test_map_elementwise(self):
         rs = np.random.RandomState(17)

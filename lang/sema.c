@@ -124,6 +124,18 @@ bool sema_signature_type_of(const char *annotation, const char *value, IrType *o
 
 /* A runtime parameter's type: its annotation, or the value of the constexpr parameter the
  * annotation names ("q: *DT" with DT: tl.constexpr set to "bf16" or tl.bfloat16). */
+/* Triton's signature spelling of a pointer the kernel may only read, "*kfp32" (what the
+ * Python package writes for a parameter annotated tl.const): true, with *p's annotation
+ * made the plain pointer type ("*fp32"). */
+static bool const_ptr_param(Sema *S, Param *p) {
+    IrType t;
+    if (strncmp(p->annotation, "*k", 2)) return false;
+    const char *plain = arena_printf(S->arena, "*%s", p->annotation + 2);
+    if (!parse_sig_type(plain, &t)) return false;
+    p->annotation = plain;
+    return true;
+}
+
 static IrType param_type(Sema *S, const Param *p) {
     IrType t;
     if (parse_sig_type(p->annotation, &t)) return t;
@@ -361,9 +373,11 @@ static Val tuple_param(Sema *S, IrFunc *f, const Param *p, const char **s, const
                 Param item = *p;
                 item.name = leaf;
                 item.annotation = text;
+                bool ro = const_ptr_param(S, &item);
                 IrType t = param_type(S, &item);
                 check_param_type(S, leaf, t, p->ann_loc);
                 items[n] = sema_val_ir(S, ir_add_param(f, t, leaf));
+                items[n].constptr = ro;
             }
         }
         if (!end || (!nested && end == c) || (*end != ',' && *end != ')'))
@@ -436,9 +450,13 @@ static void lower_kernel(Sema *S, const Func *fn) {
             sema_env_set(S, fs.env, p->name, v);
             continue;
         }
-        IrType t = param_type(S, p);
+        Param plain = *p;
+        bool ro = const_ptr_param(S, &plain);
+        IrType t = param_type(S, &plain);
         check_param_type(S, p->name, t, p->ann_loc);
-        sema_env_set(S, fs.env, p->name, sema_val_ir(S, ir_add_param(f, t, p->name)));
+        Val v = sema_val_ir(S, ir_add_param(f, t, p->name));
+        v.constptr = ro;
+        sema_env_set(S, fs.env, p->name, v);
     }
     Flow fl = sema_lower_seq(S, &fn->body, 0, NULL);
     if (fl.returned && fl.value.k != V_NONE)

@@ -326,6 +326,7 @@ static Val b_load(Sema *S, BArgs *a) {
 }
 
 static Val b_store(Sema *S, BArgs *a) {
+    sema_check_writable(S, a->v[0], a->loc[0]);
     if (block_ptr_arg(S, a)) {
         if (has(a, 2))
             sema_error(S, a->loc[2],
@@ -458,6 +459,7 @@ static Val atomic(Sema *S, BArgs *a, int kind) {
 /* sem= and scope= (arguments i and i + 1) into the atomic's attrs: Triton's names, None or
  * absent for its defaults (acq_rel, gpu). */
 static Val b_atomic(Sema *S, BArgs *a) {
+    sema_check_writable(S, a->v[0], a->loc[0]);
     static const struct {
         const char *n;
         int k;
@@ -513,6 +515,7 @@ static Val b_desc_atomic(Sema *S, BArgs *a) {
 }
 
 static Val b_atomic_cas(Sema *S, BArgs *a) {
+    sema_check_writable(S, a->v[0], a->loc[0]);
     Val p = need_pointer(S, a, 0);
     IrType elem = ty_scalar(p.ty.pointee);
     /* any 16, 32 or 64-bit element, compared bit for bit (Triton: atom.cas.b16/b32/b64) */
@@ -2880,5 +2883,8 @@ Val sema_call_builtin(Sema *S, int id, Val *self, CallArgs *ca) {
         else if (ps[j].optional) a.v[j] = sema_val_none(), a.loc[j] = ca->loc;
         else sema_error(S, ca->loc, "%s: missing argument '%s'", a.name, ps[j].name);
     }
-    return b->fn(S, &a);
+    Val r = b->fn(S, &a);
+    /* a pointer made from a const one (tl.broadcast_to, reshape, where, ...) is const;
+     * x.to(...) gives the type it names */
+    return b->fn == b_to ? r : sema_const_from(r, a.v, np);
 }

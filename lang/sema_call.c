@@ -129,7 +129,11 @@ static Val ret_template(Sema *S, Val v, int *next) {
 }
 
 static Val rebuild(Sema *S, Val tmpl, OpId call) {
-    if (tmpl.k == V_IR) return sema_val_ir(S, ir_result(sema_func(S), call, tmpl.v));
+    if (tmpl.k == V_IR) {
+        Val r = sema_val_ir(S, ir_result(sema_func(S), call, tmpl.v));
+        r.constptr = tmpl.constptr; /* a tl.const pointer returned stays one */
+        return r;
+    }
     if (tmpl.k != V_TUPLE) return tmpl;
     Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(tmpl.n + 1));
     for (int i = 0; i < tmpl.n; i++) items[i] = rebuild(S, tmpl.items[i], call);

@@ -65,6 +65,10 @@ struct Val {
     /* V_TUPLE: an instance of a namedtuple class (s: the class's name), V_NTCLASS: the class:
      * the n field names; NULL for a plain tuple. t.NAME reads the field. */
     const char **fields;
+    /* V_IR of pointer type: memory the kernel may only read (a parameter Triton's way
+     * annotated tl.const, signature "*kfp32", and the pointers made from it); a store
+     * through it is an error, and it differs in type from a writable pointer */
+    bool constptr;
     /* V_INT, V_FLOAT, V_BOOL: bound to a name by a plain assignment (`x = 10`), where
      * Triton's code generator makes a scalar tensor of it: its .type is a dtype, not a
      * constexpr_type. Nereid keeps the constant (it folds the same either way). */
@@ -210,7 +214,14 @@ IrFunc *sema_func(Sema *S);
 
 /* ---- expressions and operators (sema_expr.c) ---- */
 Val sema_lower_expr(Sema *S, const Expr *e);
-Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc);  /* BinOp */
+Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc); /* BinOp */
+/* r, marked constptr when it is a pointer made from a constptr among from[0..n) */
+Val sema_const_from(Val r, const Val *from, int n);
+/* tuples or values with pointers of the same types but different constness (a mismatch
+ * Triton's typing reports); *a_const, *b_const: the first such leaf's */
+bool sema_const_mismatch(Val a, Val b);
+/* The error a store through p (a pointer, a block pointer) gives when p is const */
+void sema_check_writable(Sema *S, Val p, Loc loc);
 Val sema_compare_op(Sema *S, int op, Val a, Val b, Loc loc); /* CmpOp */
 /* A Python int meeting an integer of type dt must fit it (else an error). */
 void sema_check_weak_range(Sema *S, Val c, int dt, Loc loc);

@@ -102,7 +102,11 @@ static void leaves(Sema *S, Val v, ValId **out, int *n, int *cap, Loc loc) {
 
 /* Rebuild v's shape over a list of IR values (region args or op results). */
 static Val over(Sema *S, Val shape, const ValId *vals, int *k) {
-    if (shape.k != V_TUPLE) return sema_val_ir(S, vals[(*k)++]);
+    if (shape.k != V_TUPLE) {
+        Val r = sema_val_ir(S, vals[(*k)++]);
+        r.constptr = shape.k == V_IR && shape.constptr; /* a tl.const pointer stays one */
+        return r;
+    }
     Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(shape.n + 1));
     for (int i = 0; i < shape.n; i++) items[i] = over(S, shape.items[i], vals, k);
     Val t = shape; /* a block pointer's compile-time parts come along */
@@ -233,6 +237,9 @@ static Join join_envs(Sema *S, Env *pre, Env *et, Env *ee, Loc loc) {
         else if (!carriable(*a) || !carriable(*b) || !same_structure(*a, *b))
             sema_error(S, loc, "'%s' is bound to %s in one branch and %s in the other", all.v[i],
                        sema_val_kind_name(S, *a), sema_val_kind_name(S, *b));
+        else if (sema_const_mismatch(*a, *b)) /* Triton's words */
+            sema_error(S, loc, "Mismatched type for %s between then block (%s) and else block (%s)",
+                       all.v[i], sema_val_kind_name(S, *a), sema_val_kind_name(S, *b));
         else join_add(S, &j, all.v[i], *a, *b);
     }
     return j;
@@ -369,6 +376,9 @@ static Flow lower_if_returning(Sema *S, const Stmt *st, Val c, const Cont *after
     if (!carriable(vt) || !carriable(ve) || !same_structure(vt, ve))
         sema_error(S, st->loc,
                    "the paths through this 'if' return different kinds of values (%s and %s)",
+                   sema_val_kind_name(S, vt), sema_val_kind_name(S, ve));
+    if (sema_const_mismatch(vt, ve))
+        sema_error(S, st->loc, "Return type mismatch: the paths through this 'if' return %s and %s",
                    sema_val_kind_name(S, vt), sema_val_kind_name(S, ve));
     ValId *yt = NULL, *ye = NULL;
     int nt = 0, ct = 0, ne = 0, ce = 0;

@@ -125,6 +125,8 @@ const char *sema_val_kind_name(Sema *S, Val v) {
     case V_NTCLASS: return arena_printf(S->arena, "the namedtuple class %s", v.s);
     case V_IR:
         ty_str(v.ty, buf, sizeof buf);
+        if (v.constptr)
+            return arena_printf(S->arena, "%s %s (const)", v.ty.rank ? "block" : "scalar", buf);
         return arena_printf(S->arena, "%s %s",
                             ty_is_tdesc(v.ty) ? "a tensor descriptor"
                             : v.ty.rank       ? "block"
@@ -137,7 +139,7 @@ const char *sema_val_kind_name(Sema *S, Val v) {
 void sema_val_key(Sema *S, StrBuf *sb, Val v) {
     char buf[64];
     switch (v.k) {
-    case V_IR: sb_printf(sb, "T%s;", ty_str(v.ty, buf, sizeof buf)); break;
+    case V_IR: sb_printf(sb, "T%s%s;", ty_str(v.ty, buf, sizeof buf), v.constptr ? "k" : ""); break;
     case V_INT: sb_printf(sb, "I%" PRId64 "%s;", v.i, v.assigned ? "a" : ""); break;
     case V_BOOL: sb_printf(sb, "B%d%s;", (int)v.i, v.assigned ? "a" : ""); break;
     case V_FLOAT: sb_printf(sb, "F%a%s;", v.f, v.assigned ? "a" : ""); break;

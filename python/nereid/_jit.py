@@ -56,10 +56,16 @@ _COMPILE_ONLY = {"arch", "supported_fp8_dtypes", "deprecated_fp8_dot_operand_dty
                  "ir_override"}
 
 
+def _is_const_annotation(ann):
+    """Triton's tl.const (a pointer the kernel only reads), Nereid's or Triton's."""
+    return isinstance(ann, type) and ann.__name__ == "const" and \
+        (ann.__module__ or "").split(".")[0] in ("triton", "nereid")
+
+
 def _annotation_kind(ann):
     """(kind, type) of an annotation: constexpr, a signature type, or none (inferred)."""
-    if ann is inspect.Parameter.empty or ann is None:
-        return _INFER, None
+    if ann is inspect.Parameter.empty or ann is None or _is_const_annotation(ann):
+        return _INFER, None  # tl.const: typed by the argument, a pointer made read-only
     if isinstance(ann, str):
         desc = _DESC.match(ann.strip())
         if desc:  # "tensordesc<fp16[64, 64]>": the dims may name constexprs, which the compiler resolves
@@ -171,6 +177,10 @@ class _Source:
             raise TypeError(f"kernel '{fn.__name__}': only plain parameters are allowed (no *args, **kwargs, "
                             "keyword-only or positional-only parameters)")
         self.arg_pos = [(a.arg, a.lineno - 1, a.end_col_offset, a.annotation is not None) for a in fdef.args.args]
+        # an annotation's span (row, first column, end column), where text() may replace it
+        self.ann_span = {a.arg: (a.annotation.lineno - 1, a.annotation.col_offset, a.annotation.end_col_offset)
+                         for a in fdef.args.args if a.annotation is not None and
+                         a.annotation.lineno == a.annotation.end_lineno}
         # the names the text reads (a text given to _unsafe_update_src may call helpers the
         # function's own code does not name, as Triton's tests patch kernels)
         self.names = [n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)]
@@ -198,6 +208,9 @@ class _Source:
                 ty = annotate[name]
                 ty = f'"{ty}"' if "<" in ty or "(" in ty else ty
                 lines[row] = lines[row][:col] + f": {ty}".encode() + lines[row][col:]
+            elif annotate and annotate.get(name, "").startswith("*k") and name in self.ann_span:
+                r, c0, c1 = self.ann_span[name]  # `p: tl.const` given a pointer: '"*kfp32"'
+                lines[r] = lines[r][:c0] + f'"{annotate[name]}"'.encode() + lines[r][c1:]
         return b"".join(lines).decode()
 
 
@@ -211,7 +224,7 @@ class KernelParam:
         self.annotation = "" if ann is inspect.Parameter.empty or ann is None else (
             "constexpr" if is_constexpr else (ann if isinstance(ann, str) else getattr(ann, "__name__", str(ann))))
         self.do_not_specialize = self.do_not_specialize_on_alignment = False
-        self.is_const = False
+        self.is_const = _is_const_annotation(ann)
 
     @property
     def default(self):
@@ -259,6 +272,7 @@ class JITFunction(_nereid.Dispatcher):
             if p.default is not inspect.Parameter.empty:
                 defaults[p.name] = p.default
         self.kinds = kinds
+        self._const = {p.name for p in sig.parameters.values() if _is_const_annotation(p.annotation)}
         self.constexprs = [n for n, k in zip(self.arg_names, kinds) if k == _CONSTEXPR]
         self._setup(fn.__name__, tuple(self.arg_names), kinds, types, defaults, False)
         self._src = None
@@ -304,6 +318,8 @@ class JITFunction(_nereid.Dispatcher):
                     defines[name] = _function_refs(key[k][2], passed)
                 else:
                     annotate[name] = _type_text(key[k])
+                    if name in self._const and annotate[name].startswith("*"):
+                        annotate[name] = "*k" + annotate[name][1:]  # Triton's read-only pointer
                     if key[k] == _CODE_NONE:
                         defines[name] = None
                 k += 1

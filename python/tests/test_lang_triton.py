@@ -218,6 +218,28 @@ def _bessel_i(order, x):
     return (f[:, 1:-1].sum(axis=1) + 0.5 * (f[:, 0] + f[:, -1])) / 4096
 
 
+@nereid.jit
+def choose(a, b, pick_b):
+    if pick_b:
+        return b
+    else:
+        return a
+
+
+@nereid.jit(device=CPU)
+def copy_through(src: tl.const, dst, alt: tl.const, PICK: tl.constexpr, n: tl.int32, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    val = tl.load(src + offs, mask=offs < n)
+    tl.store(choose(dst, alt, PICK) + offs, val, mask=offs < n)
+
+
+@nereid.jit(device=CPU)
+def store_either(src: tl.const, dst, pick, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    out = src if pick else dst
+    tl.store(out + offs, tl.load(src + offs))
+
+
 class TritonLanguage(unittest.TestCase):
     def test_list_comprehensions(self):
         for size in range(5):
@@ -314,6 +336,19 @@ class TritonLanguage(unittest.TestCase):
                     want = ref(x.astype(np.float64)).astype(dtype)
                 np.testing.assert_allclose(y, want, rtol=1e-6 if dtype == np.float32 else 1e-12,
                                            atol=1e-30, equal_nan=True, err_msg=f"{name} {dtype}")
+
+    def test_const_pointers(self):
+        x = np.arange(16, dtype=np.float32)
+        y = np.zeros(16, np.float32)
+        copy_through[(1,)](x, y, y, False, 16, B=16)  # loads through tl.const pointers
+        np.testing.assert_array_equal(y, x)
+        self.assertTrue(copy_through.params[0].is_const and not copy_through.params[1].is_const)
+        with self.assertRaises(nereid.CompileError) as cm:  # the helper returns alt, const
+            copy_through[(1,)](x, y, y, True, 16, B=16)
+        self.assertIn("Cannot store to a constant pointer", cm.exception.error_message)
+        with self.assertRaises(nereid.CompileError) as cm:  # a run-time choice of const or not
+            store_either[(1,)](x, y, 1, B=16)
+        self.assertIn("Ternary expression with dynamic condition has inconsistent type", cm.exception.error_message)
 
     def test_map_elementwise(self):
         rs = np.random.RandomState(17)

@@ -302,6 +302,35 @@ Expr *ast_ex_tuple(ParseCtx *c, Loc loc, ExprVec *items) {
 }
 Expr *ast_ex_list(ParseCtx *c, Loc loc, ExprVec *items) { return ex_items(c, EX_LIST, loc, items); }
 
+static void check_target(ParseCtx *c, const Expr *e, bool in_seq);
+static void check_value(ParseCtx *c, const Expr *e);
+
+/* [elt for ... in ... if ...]: the clauses in source order */
+Expr *ast_ex_listcomp(ParseCtx *c, Loc loc, Expr *elt, ExprVec *clauses) {
+    Expr *e = ex_items(c, EX_LISTCOMP, loc, clauses);
+    e->lhs = elt;
+    adopt(c, e, elt);
+    return e;
+}
+
+Expr *ast_ex_compfor(ParseCtx *c, Loc loc, Expr *target, Expr *iter) {
+    check_target(c, target, false);
+    check_value(c, iter);
+    Expr *e = ast_new_expr(c, EX_COMPFOR, loc);
+    e->lhs = target;
+    e->rhs = iter;
+    adopt(c, e, target);
+    adopt(c, e, iter);
+    return e;
+}
+
+Expr *ast_ex_compif(ParseCtx *c, Loc loc, Expr *cond) {
+    Expr *e = ast_new_expr(c, EX_COMPIF, loc);
+    e->lhs = cond;
+    adopt(c, e, cond);
+    return e;
+}
+
 /* "a" alone is a; "a," and "a, b" are tuples (also used for "(a)" and "(a, b)"). */
 Expr *ast_ex_seq(ParseCtx *c, Loc loc, ExprVec *items, bool trailing_comma) {
     if (items->n == 1 && !trailing_comma) return items->v[0];
@@ -377,6 +406,7 @@ static const char *expr_what(const Expr *e) {
     case EX_IFEXP: return "conditional expression";
     case EX_TUPLE: return "tuple";
     case EX_LIST: return "list";
+    case EX_LISTCOMP: return "list comprehension";
     case EX_STAR: return "starred";
     case EX_SLICE: return "slice";
     default: return "expression";
@@ -724,6 +754,9 @@ static void expr_head(StrBuf *sb, const Expr *e) {
     case EX_LIST: sb_puts(sb, "list"); break;
     case EX_IFEXP: sb_puts(sb, "ifexp"); break;
     case EX_STAR: sb_puts(sb, "star"); break;
+    case EX_LISTCOMP: sb_puts(sb, "listcomp"); break;
+    case EX_COMPFOR: sb_puts(sb, "for"); break;
+    case EX_COMPIF: sb_puts(sb, "if"); break;
     }
 }
 
@@ -766,6 +799,15 @@ static void print_expr(Printer *p, int ind, const char *role, const Expr *e) {
         print_expr(p, ind + 1, "cond", e->items[0]);
         print_expr(p, ind + 1, "else", e->rhs);
         break;
+    case EX_LISTCOMP:
+        print_expr(p, ind + 1, "elt", e->lhs);
+        print_exprs(p, ind + 1, e->items, e->nitems);
+        break;
+    case EX_COMPFOR:
+        print_expr(p, ind + 1, "target", e->lhs);
+        print_expr(p, ind + 1, "in", e->rhs);
+        break;
+    case EX_COMPIF: print_expr(p, ind + 1, NULL, e->lhs); break;
     default: break;
     }
 }

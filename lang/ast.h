@@ -10,7 +10,8 @@
  * EX_BINOP, EX_CMP, EX_BOOLOP: the (first) operator; EX_IFEXP: the 'if'; EX_ATTR: the
  * attribute name after the '.'; EX_SUBSCRIPT: the '['; EX_SLICE: its first ':'. EX_CALL
  * is at the start of the callee (the first token of the whole call). A parenthesised
- * tuple is at its '('. Func.loc and an ST_DEF's loc are the 'def' keyword (decorators come
+ * tuple is at its '(', a list comprehension at its '[', its clauses at their 'for' or
+ * 'if'. Func.loc and an ST_DEF's loc are the 'def' keyword (decorators come
  * before it). Param.loc is the name, Param.ann_loc the annotation's first token.
  *
  * Bounds the parser guarantees, so recursive walkers need no guards of their own: every
@@ -44,6 +45,9 @@ typedef enum {
     EX_LIST,      /* [a, b] */
     EX_IFEXP,     /* lhs if cond else rhs: items[0]=cond, lhs=then value, rhs=else value */
     EX_STAR,      /* *e in call arguments or assignment targets: lhs */
+    EX_LISTCOMP,  /* [lhs for ...]: items = the clauses in order, EX_COMPFOR and EX_COMPIF */
+    EX_COMPFOR,   /* a comprehension's 'for lhs in rhs' (lhs: a target, as a for loop's) */
+    EX_COMPIF,    /* a comprehension's 'if lhs' */
 } ExprKind;
 
 typedef enum {

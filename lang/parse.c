@@ -405,7 +405,8 @@ void parse_syntax_error(ParseCtx *c, Loc loc, const char *la_name, const char *c
     }
     if (la->kind == FOR && la->depth > 0) {
         parse_error(c, loc,
-                    "comprehensions and generator expressions are not supported in Nereid kernels");
+                    "generator expressions are not supported in kernels (nor in Triton's): use a "
+                    "list comprehension, [x for x in t]");
         return;
     }
     if (la->kind == '=' && !has_name(v, n, "'='")) {

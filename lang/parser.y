@@ -68,12 +68,12 @@ void nrerror(Loc *lloc, ParseCtx *ctx, const char *msg);
 %type <stmt> small_stmt expr_stmt compound_stmt if_stmt while_stmt for_stmt with_stmt
 %type <stmt> return_stmt import_stmt global_stmt assert_stmt raise_stmt
 %type <func> funcdef decorated
-%type <exprs> assign_chain exprlist for_list subscripts decorators import_names
+%type <exprs> assign_chain exprlist for_list comp_clauses subscripts decorators import_names
 %type <exprs> import_list import_items name_list
 %type <expr> testlist_star test or_test or_chain and_test and_chain not_test comparison
 %type <expr> cmp_chain bitor bitxor bitand shift arith term factor power primary atom
 %type <expr> star_or_test for_item for_targets subscript slice opt_test decorator
-%type <expr> import_name import_item
+%type <expr> import_name import_item comp_for
 %type <op> cmp_op
 %type <elifs> elifs
 %type <params> params param_list
@@ -443,6 +443,18 @@ atom
     | '[' ']'                                   { $$ = ast_ex_list(ctx, @1, NULL); }
     | '[' exprlist ']'                          { $$ = ast_ex_list(ctx, @1, $2); }
     | '[' exprlist ',' ']'                      { $$ = ast_ex_list(ctx, @1, $2); }
+    | '[' test comp_clauses ']'                 { $$ = ast_ex_listcomp(ctx, @1, $2, $3); }
+    ;
+
+/* a list comprehension's clauses: a 'for' first, then 'for's and 'if's */
+comp_clauses
+    : comp_for                                  { $$ = ast_ev_push(ctx, NULL, $1); }
+    | comp_clauses comp_for                     { $$ = ast_ev_push(ctx, $1, $2); }
+    | comp_clauses IF or_test                   { $$ = ast_ev_push(ctx, $1, ast_ex_compif(ctx, @2, $3)); }
+    ;
+
+comp_for
+    : FOR for_targets IN or_test                { $$ = ast_ex_compfor(ctx, @1, $2, $4); }
     ;
 
 arglist

@@ -1,6 +1,7 @@
 /* sema.c - the entry of semantic analysis: which functions are kernels, the values of
  * their constexpr parameters (from -D definitions or defaults), their runtime parameters
  * (Triton signature types), and the error exit shared by the sema_*.c files. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -123,6 +124,18 @@ bool sema_signature_type_of(const char *annotation, const char *value, IrType *o
 
 /* A runtime parameter's type: its annotation, or the value of the constexpr parameter the
  * annotation names ("q: *DT" with DT: tl.constexpr set to "bf16" or tl.bfloat16). */
+/* Triton's signature spelling of a pointer the kernel may only read, "*kfp32" (what the
+ * Python package writes for a parameter annotated tl.const): true, with *p's annotation
+ * made the plain pointer type ("*fp32"). */
+static bool const_ptr_param(Sema *S, Param *p) {
+    IrType t;
+    if (strncmp(p->annotation, "*k", 2)) return false;
+    const char *plain = arena_printf(S->arena, "*%s", p->annotation + 2);
+    if (!parse_sig_type(plain, &t)) return false;
+    p->annotation = plain;
+    return true;
+}
+
 static IrType param_type(Sema *S, const Param *p) {
     IrType t;
     if (parse_sig_type(p->annotation, &t)) return t;
@@ -300,6 +313,13 @@ static const char *tuple_item_end(const char *s) {
     return NULL;
 }
 
+/* The '(' of a tuple type at s ("(T0, T1)", or a namedtuple's "NAME(f0: T0, f1: T1)"), or
+ * NULL if s is not one. */
+static const char *tuple_type_open(const char *s) {
+    while (isalnum((unsigned char)*s) || *s == '_') s++;
+    return *s == '(' ? s : NULL;
+}
+
 /* A tuple parameter (Triton's tuple arguments, which its launcher flattens): the annotation
  * "(T0,T1,...)" gives each item's type, a signature type (a runtime parameter named
  * "NAME.i.j" by its path, added in order: the launch passes the leaves depth first), a
@@ -309,10 +329,22 @@ static const char *tuple_item_end(const char *s) {
 static Val tuple_param(Sema *S, IrFunc *f, const Param *p, const char **s, const char *path,
                        const Val *consts, int depth) {
     if (depth > 32) sema_error(S, p->ann_loc, "parameter '%s': tuples nested too deeply", p->name);
-    const char *c = *s + 1; /* past '(' */
-    int n = 0, cap = 4;
+    const char *cls = *s, *c = tuple_type_open(*s) + 1; /* past '(' */
+    int n = 0, cap = 4, nf = 0, capf = 0;
     Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)cap);
+    const char **fields = NULL; /* a namedtuple's: "NAME(f0: T0, f1: T1)" */
     while (*c != ')') {
+        const char *colon = c;
+        while (isalnum((unsigned char)*colon) || *colon == '_') colon++;
+        if (*colon == ':' && colon > c && !isdigit((unsigned char)*c)) {
+            VEC_PUSH(S->arena, fields, nf, capf, arena_strndup(S->arena, c, (size_t)(colon - c)));
+            c = colon + 1;
+        }
+        if (nf != (fields ? n + 1 : 0))
+            sema_error(S, p->ann_loc,
+                       "parameter '%s': malformed tuple type '%s' (a namedtuple names every "
+                       "item: 'NAME(f0: T0, f1: T1)')",
+                       p->name, p->annotation);
         if (n == SEMA_MAX_TUPLE)
             sema_error(S, p->ann_loc, "parameter '%s': tuple with more than %d items", p->name,
                        SEMA_MAX_TUPLE);
@@ -323,8 +355,8 @@ static Val tuple_param(Sema *S, IrFunc *f, const Param *p, const char **s, const
         }
         const char *leaf = arena_printf(S->arena, "%s.%d", path, n);
         const Val *cv = consts && consts->k == V_TUPLE && n < consts->n ? &consts->items[n] : NULL;
-        const char *end = *c == '(' ? NULL : tuple_item_end(c);
-        bool nested = *c == '(';
+        bool nested = tuple_type_open(c) != NULL;
+        const char *end = nested ? NULL : tuple_item_end(c);
         if (nested) {
             items[n] = tuple_param(S, f, p, &c, leaf, cv, depth + 1);
             end = c;
@@ -341,9 +373,11 @@ static Val tuple_param(Sema *S, IrFunc *f, const Param *p, const char **s, const
                 Param item = *p;
                 item.name = leaf;
                 item.annotation = text;
+                bool ro = const_ptr_param(S, &item);
                 IrType t = param_type(S, &item);
                 check_param_type(S, leaf, t, p->ann_loc);
                 items[n] = sema_val_ir(S, ir_add_param(f, t, leaf));
+                items[n].constptr = ro;
             }
         }
         if (!end || (!nested && end == c) || (*end != ',' && *end != ')'))
@@ -354,8 +388,17 @@ static Val tuple_param(Sema *S, IrFunc *f, const Param *p, const char **s, const
         c = *end == ',' ? end + 1 : end;
         n++;
     }
+    if (fields && nf != n)
+        sema_error(S, p->ann_loc, "parameter '%s': malformed tuple type '%s'", p->name,
+                   p->annotation);
     *s = c + 1;
-    return sema_val_tuple(S, items, n);
+    Val t = sema_val_tuple(S, items, n);
+    if (fields) {
+        size_t len = (size_t)(tuple_type_open(cls) - cls);
+        t.fields = fields;
+        t.s = len ? arena_strndup(S->arena, cls, len) : "namedtuple";
+    }
+    return t;
 }
 
 static void lower_kernel(Sema *S, const Func *fn) {
@@ -396,7 +439,7 @@ static void lower_kernel(Sema *S, const Func *fn) {
     for (int i = 0; i < fn->nparams; i++) {
         const Param *p = &fn->params[i];
         if (!strcmp(p->annotation, "constexpr")) continue;
-        if (p->annotation[0] == '(') { /* a tuple: its leaves are the parameters */
+        if (tuple_type_open(p->annotation)) { /* a tuple: its leaves are the parameters */
             const SemaDefine *d = find_define(S->opts, p->name);
             Val consts = d ? parse_define(S, p->name, d->value) : sema_val_none();
             const char *s = p->annotation;
@@ -407,9 +450,13 @@ static void lower_kernel(Sema *S, const Func *fn) {
             sema_env_set(S, fs.env, p->name, v);
             continue;
         }
-        IrType t = param_type(S, p);
+        Param plain = *p;
+        bool ro = const_ptr_param(S, &plain);
+        IrType t = param_type(S, &plain);
         check_param_type(S, p->name, t, p->ann_loc);
-        sema_env_set(S, fs.env, p->name, sema_val_ir(S, ir_add_param(f, t, p->name)));
+        Val v = sema_val_ir(S, ir_add_param(f, t, p->name));
+        v.constptr = ro;
+        sema_env_set(S, fs.env, p->name, v);
     }
     Flow fl = sema_lower_seq(S, &fn->body, 0, NULL);
     if (fl.returned && fl.value.k != V_NONE)

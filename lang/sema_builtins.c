@@ -3,6 +3,7 @@
  * Triton. A builtin checks its operands, applies Triton's typing and broadcasting, and
  * emits IR. Random numbers, cdiv and sigmoid are not here: they are written in the
  * language itself (lang/stdlib). */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,6 +326,7 @@ static Val b_load(Sema *S, BArgs *a) {
 }
 
 static Val b_store(Sema *S, BArgs *a) {
+    sema_check_writable(S, a->v[0], a->loc[0]);
     if (block_ptr_arg(S, a)) {
         if (has(a, 2))
             sema_error(S, a->loc[2],
@@ -457,6 +459,7 @@ static Val atomic(Sema *S, BArgs *a, int kind) {
 /* sem= and scope= (arguments i and i + 1) into the atomic's attrs: Triton's names, None or
  * absent for its defaults (acq_rel, gpu). */
 static Val b_atomic(Sema *S, BArgs *a) {
+    sema_check_writable(S, a->v[0], a->loc[0]);
     static const struct {
         const char *n;
         int k;
@@ -512,6 +515,7 @@ static Val b_desc_atomic(Sema *S, BArgs *a) {
 }
 
 static Val b_atomic_cas(Sema *S, BArgs *a) {
+    sema_check_writable(S, a->v[0], a->loc[0]);
     Val p = need_pointer(S, a, 0);
     IrType elem = ty_scalar(p.ty.pointee);
     /* any 16, 32 or 64-bit element, compared bit for bit (Triton: atom.cas.b16/b32/b64) */
@@ -2245,12 +2249,14 @@ static void describe(Sema *S, StrBuf *sb, Val v) {
             sb_puts(sb, sema_val_kind_name(S, v));
             break;
         }
+        if (v.fields) sb_puts(sb, v.s); /* Point(x=1, y=2), as Python prints it */
         sb_putc(sb, '(');
         for (int i = 0; i < v.n; i++) {
             if (i) sb_puts(sb, ", ");
+            if (v.fields) sb_printf(sb, "%s=", v.fields[i]);
             describe(S, sb, v.items[i]);
         }
-        sb_puts(sb, v.n == 1 ? ",)" : ")");
+        sb_puts(sb, v.n == 1 && !v.fields ? ",)" : ")");
         break;
     case V_CTYPE:
         sb_puts(sb, "constexpr_type[");
@@ -2477,6 +2483,12 @@ static bool instance_of(Sema *S, Val x, Val cls, Loc loc) {
             if (instance_of(S, x, cls.items[i], loc)) return true;
         return false;
     }
+    if (cls.k == V_NTCLASS) { /* an instance of that class: its name and fields */
+        if (x.k != V_TUPLE || !x.fields || x.n != cls.n || strcmp(x.s, cls.s)) return false;
+        for (int i = 0; i < cls.n; i++)
+            if (strcmp(x.fields[i], cls.fields[i])) return false;
+        return true;
+    }
     const char *c = cls.k == V_BUILTIN ? sema_builtin_name(cls.builtin) : NULL;
     bool py = cls.k == V_BUILTIN && builtin_is_py(cls.builtin);
     static const char *const types[] = {"tensor",
@@ -2485,6 +2497,9 @@ static bool instance_of(Sema *S, Val x, Val cls, Loc loc) {
                                         "dtype",
                                         "pointer_type",
                                         "constexpr",
+                                        "constexpr_type",
+                                        "base_value",
+                                        "base_type",
                                         "tuple",
                                         "int",
                                         "float",
@@ -2495,8 +2510,8 @@ static bool instance_of(Sema *S, Val x, Val cls, Loc loc) {
     if (!known)
         sema_error(S, loc,
                    "isinstance() arg 2 must be a type or a tuple of types (tl.tensor, "
-                   "tl.tensor_descriptor, tl.dtype, tl.constexpr, int, float, bool, str, "
-                   "tuple), got %s",
+                   "tl.tensor_descriptor, tl.dtype, tl.constexpr, tl.constexpr_type, int, float, "
+                   "bool, str, tuple, a namedtuple class), got %s",
                    sema_val_kind_name(S, cls));
     bool desc = sema_is_host_desc(x) || (x.k == V_TUPLE && x.tag == TAG_TENSOR_DESC);
     if (!strcmp(c, "tensor")) return !desc && (x.k == V_IR || (x.k == V_TUPLE && x.tag));
@@ -2508,6 +2523,11 @@ static bool instance_of(Sema *S, Val x, Val cls, Loc loc) {
     if (!strcmp(c, "float")) return x.k == V_FLOAT;
     if (!strcmp(c, "bool")) return x.k == V_BOOL;
     if (!strcmp(c, "str")) return x.k == V_STR;
+    /* the .type of a constexpr (N.type); Triton's base classes: of values (tensors, tuples,
+     * descriptors) and of types (dtypes, constexpr_type) */
+    if (!strcmp(c, "constexpr_type")) return x.k == V_CTYPE;
+    if (!strcmp(c, "base_value")) return x.k == V_IR || x.k == V_TUPLE;
+    if (!strcmp(c, "base_type")) return x.k == V_DTYPE || x.k == V_CTYPE;
     return false; /* tl.constexpr: Triton unwraps the value first */
 }
 
@@ -2532,6 +2552,70 @@ static Val b_tuple(Sema *S, BArgs *a) {
         sema_error(S, a->call, "%s() of %s: give a tuple or a list", a->name,
                    sema_val_kind_name(S, x));
     return sema_val_tuple(S, x.items, x.n);
+}
+
+/* collections.namedtuple(typename, field_names, *, rename=False, defaults=None,
+ * module=None): a class whose instances are tuples with named fields; field_names a tuple
+ * or list of strings, or one string of names split by commas or spaces. What the Python
+ * package writes for a namedtuple class (typing.NamedTuple's too) of the kernel's module. */
+static bool is_ident(const char *s, size_t n) {
+    if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
+    for (size_t i = 1; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_')) return false;
+    return true;
+}
+
+static Val b_namedtuple(Sema *S, BArgs *a) {
+    if (a->v[0].k != V_STR || !is_ident(a->v[0].s, a->v[0].slen))
+        sema_error(S, a->loc[0], "namedtuple(): the type name must be an identifier string");
+    Val fn = a->v[1];
+    const char **fields = NULL;
+    int n = 0, cap = 0;
+    if (fn.k == V_STR) {
+        for (const char *p = fn.s; *p;) {
+            while (*p == ',' || *p == ' ') p++;
+            size_t len = strcspn(p, ", ");
+            if (!len) break;
+            if (!is_ident(p, len))
+                sema_error(S, a->loc[1], "namedtuple(): field names must be identifiers");
+            VEC_PUSH(S->arena, fields, n, cap, arena_strndup(S->arena, p, len));
+            p += len;
+        }
+    } else if (fn.k == V_TUPLE && !fn.tag) {
+        for (int i = 0; i < fn.n; i++) {
+            Val f = fn.items[i];
+            if (f.k != V_STR || !is_ident(f.s, f.slen))
+                sema_error(S, a->loc[1], "namedtuple(): field names must be identifier strings");
+            VEC_PUSH(S->arena, fields, n, cap, f.s);
+        }
+    } else
+        sema_error(S, a->loc[1],
+                   "namedtuple(): field_names must be a string or a tuple of strings");
+    if (n > SEMA_MAX_TUPLE)
+        sema_error(S, a->loc[1], "namedtuple(): more than %d fields", SEMA_MAX_TUPLE);
+    for (int i = 0; i < n; i++) {
+        if (fields[i][0] == '_')
+            sema_error(S, a->loc[1],
+                       "namedtuple(): field names cannot start with an underscore: '%s'",
+                       fields[i]);
+        for (int j = 0; j < i; j++)
+            if (!strcmp(fields[i], fields[j]))
+                sema_error(S, a->loc[1], "namedtuple(): duplicate field name '%s'", fields[i]);
+    }
+    Val d = a->v[3];
+    if (d.k != V_NONE && (d.k != V_TUPLE || d.tag))
+        sema_error(S, a->loc[3], "namedtuple(): defaults must be a tuple");
+    int nd = d.k == V_TUPLE ? d.n : 0;
+    if (nd > n) sema_error(S, a->loc[3], "namedtuple(): got more default values than fields");
+    return sema_namedtuple_class(S, a->v[0].s, fields, n, nd ? d.items : NULL, nd);
+}
+
+/* divmod(a, b): (a // b, a % b), each as the operator computes it (Python's rounding for
+ * compile-time numbers, Triton's for run-time values) */
+static Val b_divmod(Sema *S, BArgs *a) {
+    Val qr[2] = {sema_binary_op(S, BIN_FLOORDIV, a->v[0], a->v[1], a->call),
+                 sema_binary_op(S, BIN_MOD, a->v[0], a->v[1], a->call)};
+    return sema_val_tuple(S, qr, 2);
 }
 
 static Val b_range_outside_for(Sema *S, BArgs *a) {
@@ -2669,15 +2753,19 @@ static const Builtin builtins[] = {
     {"int", "x", b_py_int, BF_PY},
     {"bool", "x", b_py_bool, BF_PY},
     {"len", "x", b_py_len, BF_PY},
+    {"divmod", "a,b", b_divmod, BF_PY},
     {"isinstance", "obj,classinfo", b_isinstance, BF_PY},
     {"getattr", "object,name,default=", b_getattr, BF_PY},
     {"hasattr", "object,name", b_hasattr, BF_PY},
     {"tuple", "*args", b_tuple, BF_PY},
+    {"namedtuple", "typename,field_names,rename=,defaults=,module=", b_namedtuple, BF_PY},
     {"str", "*args", b_type_object, BF_PY},
     {"tensor", "*args", b_type_object, 0},
     {"tensor_descriptor", "*args", b_type_object, 0},
     {"tensor_descriptor_base", "*args", b_type_object, 0},
     {"dtype", "*args", b_type_object, 0},
+    {"base_value", "*args", b_type_object, 0},
+    {"base_type", "*args", b_type_object, 0},
     {"tuple", "*args", b_tuple, 0},
     {"print", "*args", b_py_print, BF_PY},
     {"dtype predicate", "", b_dtype_method, 0},
@@ -2795,5 +2883,8 @@ Val sema_call_builtin(Sema *S, int id, Val *self, CallArgs *ca) {
         else if (ps[j].optional) a.v[j] = sema_val_none(), a.loc[j] = ca->loc;
         else sema_error(S, ca->loc, "%s: missing argument '%s'", a.name, ps[j].name);
     }
-    return b->fn(S, &a);
+    Val r = b->fn(S, &a);
+    /* a pointer made from a const one (tl.broadcast_to, reshape, where, ...) is const;
+     * x.to(...) gives the type it names */
+    return b->fn == b_to ? r : sema_const_from(r, a.v, np);
 }

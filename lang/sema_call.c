@@ -129,7 +129,11 @@ static Val ret_template(Sema *S, Val v, int *next) {
 }
 
 static Val rebuild(Sema *S, Val tmpl, OpId call) {
-    if (tmpl.k == V_IR) return sema_val_ir(S, ir_result(sema_func(S), call, tmpl.v));
+    if (tmpl.k == V_IR) {
+        Val r = sema_val_ir(S, ir_result(sema_func(S), call, tmpl.v));
+        r.constptr = tmpl.constptr; /* a tl.const pointer returned stays one */
+        return r;
+    }
     if (tmpl.k != V_TUPLE) return tmpl;
     Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(tmpl.n + 1));
     for (int i = 0; i < tmpl.n; i++) items[i] = rebuild(S, tmpl.items[i], call);
@@ -238,7 +242,59 @@ Val sema_call_value(Sema *S, Val callee, CallArgs *a) {
         }
         return sema_call_user(S, callee.fn, callee.fnmod, a);
     }
+    if (callee.k == V_NTCLASS) return sema_namedtuple_new(S, callee, a);
     if (callee.k == V_DTYPE)
         sema_error(S, a->loc, "a dtype is not callable: use x.to(dtype) to convert");
     sema_error(S, a->loc, "%s is not callable", sema_val_kind_name(S, callee));
+}
+
+/* ---- namedtuples ---- */
+
+Val sema_namedtuple_class(Sema *S, const char *name, const char **fields, int n,
+                          const Val *defaults, int ndefaults) {
+    Val c;
+    memset(&c, 0, sizeof c);
+    c.k = V_NTCLASS;
+    c.s = name;
+    c.n = n;
+    c.fields = fields;
+    c.items = arena_alloc(S->arena, sizeof(Val) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        int d = i - (n - ndefaults);
+        c.items[i] = d >= 0 ? defaults[d] : sema_val_none();
+        if (d < 0) c.items[i].k = V_UNDEF;
+    }
+    return c;
+}
+
+/* Point(1, y=2): the arguments bound to the fields as Python binds them to a function's
+ * parameters, a field not given taking its default */
+Val sema_namedtuple_new(Sema *S, Val cls, CallArgs *a) {
+    if (a->npos > cls.n)
+        sema_error(S, a->loc, "%s() takes %d positional arguments but %d were given", cls.s, cls.n,
+                   a->npos);
+    Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(cls.n + 1));
+    bool *given = arena_alloc(S->arena, (size_t)(cls.n + 1));
+    for (int i = 0; i < a->npos; i++) items[i] = a->pos[i], given[i] = true;
+    for (int k = 0; k < a->nkw; k++) {
+        int j = 0;
+        while (j < cls.n && strcmp(cls.fields[j], a->kwnames[k])) j++;
+        if (j == cls.n)
+            sema_error(S, a->kwlocs[k], "%s() got an unexpected keyword argument '%s'", cls.s,
+                       a->kwnames[k]);
+        if (given[j])
+            sema_error(S, a->kwlocs[k], "%s() got multiple values for argument '%s'", cls.s,
+                       a->kwnames[k]);
+        items[j] = a->kwvals[k], given[j] = true;
+    }
+    for (int j = 0; j < cls.n; j++) {
+        if (given[j]) continue;
+        if (cls.items[j].k == V_UNDEF)
+            sema_error(S, a->loc, "%s() missing required argument '%s'", cls.s, cls.fields[j]);
+        items[j] = cls.items[j];
+    }
+    Val t = sema_val_tuple(S, items, cls.n);
+    t.fields = cls.fields;
+    t.s = cls.s;
+    return t;
 }

@@ -236,7 +236,7 @@ static Val bitwise(Sema *S, int code, Val a, Val b, const char *op, Loc loc) {
     return emit_binary(S, code, a, b, dt, loc);
 }
 
-Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
+static Val binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
     if ((a.k == V_TUPLE && a.tag) || (b.k == V_TUPLE && b.tag) || sema_is_host_desc(a) ||
         sema_is_host_desc(b))
         sema_error(S, loc, "unsupported operand types for '%s': %s and %s%s",
@@ -411,6 +411,7 @@ bool sema_truthy_const(Sema *S, Val v, Loc loc, bool *out) {
     case V_FUNC:
     case V_BUILTIN:
     case V_MODULE:
+    case V_NTCLASS:
     case V_CTYPE: *out = true; return true;
     default: return false;
     }
@@ -570,7 +571,8 @@ static Val subscript_block(Sema *S, Val x, const Expr *e) {
 static Val lower_subscript(Sema *S, const Expr *e) {
     Val base = sema_lower_expr(S, e->lhs);
     if (base.k == V_TUPLE && !base.tag) return subscript_tuple(S, base, e);
-    if (base.k == V_IR) return subscript_block(S, base, e);
+    if (base.k == V_IR) /* p[:, None]: a pointer block keeps its const */
+        return sema_const_from(subscript_block(S, base, e), &base, 1);
     sema_error(S, e->loc, "%s cannot be indexed", sema_val_kind_name(S, base));
 }
 
@@ -659,6 +661,10 @@ static Val lower_ifexp(Sema *S, const Expr *e) {
     }
     IrType ta = sema_type_of(a), tb = sema_type_of(b);
     int dt;
+    if (sema_const_mismatch(a, b))
+        sema_error(S, e->loc,
+                   "Ternary expression with dynamic condition has inconsistent type: %s and %s",
+                   sema_val_kind_name(S, a), sema_val_kind_name(S, b));
     if (ta.dt == DT_PTR || tb.dt == DT_PTR) {
         if (ta.dt != tb.dt || ta.pointee != tb.pointee)
             sema_error(S, e->loc, "both sides must be pointers of one type");
@@ -679,7 +685,8 @@ static Val lower_ifexp(Sema *S, const Expr *e) {
     f = sema_func(S);
     f->ops[op].region[0] = rt, f->ops[op].region[1] = re, f->ops[op].nregions = 2;
     f->regions[rt].parent_op = op, f->regions[re].parent_op = op;
-    return sema_val_ir(S, ir_result(f, op, 0));
+    Val both[2] = {a, b};
+    return sema_const_from(sema_val_ir(S, ir_result(f, op, 0)), both, 2);
 }
 
 static Val lower_call(Sema *S, const Expr *e) {
@@ -730,6 +737,45 @@ static Val lower_call(Sema *S, const Expr *e) {
     return sema_call_value(S, callee, &a);
 }
 
+/* ---- const pointers (tl.const) ---- */
+
+static bool has_constptr(Val v) {
+    if (v.k == V_IR) return v.constptr;
+    if (v.k == V_TUPLE)
+        for (int i = 0; i < v.n; i++)
+            if (has_constptr(v.items[i])) return true;
+    return false;
+}
+
+Val sema_const_from(Val r, const Val *from, int n) {
+    if (r.k == V_IR && r.ty.dt == DT_PTR)
+        for (int i = 0; i < n; i++)
+            if (has_constptr(from[i])) r.constptr = true;
+    return r;
+}
+
+bool sema_const_mismatch(Val a, Val b) {
+    if (a.k == V_TUPLE && b.k == V_TUPLE && a.n == b.n) {
+        for (int i = 0; i < a.n; i++)
+            if (sema_const_mismatch(a.items[i], b.items[i])) return true;
+        return false;
+    }
+    return a.k == V_IR && b.k == V_IR && a.ty.dt == DT_PTR && b.ty.dt == DT_PTR &&
+           a.constptr != b.constptr;
+}
+
+void sema_check_writable(Sema *S, Val p, Loc loc) {
+    if (has_constptr(p.k == V_TUPLE && p.tag && p.n ? p.items[0] : p))
+        sema_error(S, loc,
+                   "Cannot store to a constant pointer (a parameter annotated tl.const, "
+                   "or a pointer made from one)");
+}
+
+Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
+    Val from[2] = {a, b};
+    return sema_const_from(binary_op(S, op, a, b, loc), from, 2);
+}
+
 static Val lower_seq_items(Sema *S, const Expr *e) {
     Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(e->nitems + 1));
     for (int i = 0; i < e->nitems; i++) {
@@ -765,6 +811,9 @@ Val sema_lower_expr(Sema *S, const Expr *e) {
     case EX_TUPLE:
     case EX_LIST: return lower_seq_items(S, e);
     case EX_IFEXP: return lower_ifexp(S, e);
+    case EX_LISTCOMP: return sema_lower_listcomp(S, e);
+    case EX_COMPFOR:
+    case EX_COMPIF: break; /* parts of an EX_LISTCOMP */
     case EX_SLICE: sema_error(S, e->loc, "a slice is only allowed inside brackets");
     case EX_STAR: sema_error(S, e->loc, "'*' is only allowed in call arguments");
     }

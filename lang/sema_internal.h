@@ -28,6 +28,8 @@ typedef enum {
     V_MODULE,  /* i: MOD_TRITON or MOD_TL */
     V_IR,      /* v, ty */
     V_CTYPE,   /* items[0]: Triton's constexpr_type(value), the .type of a constexpr */
+    V_NTCLASS, /* a namedtuple class (collections.namedtuple, typing.NamedTuple): s its name,
+                  fields[n] its field names, items[n] the defaults (V_UNDEF: none) */
 } VKind;
 
 enum { MOD_TRITON, MOD_TL, MOD_PROPAGATE_NAN }; /* tl.PropagateNan: an enum of two ints */
@@ -60,6 +62,13 @@ struct Val {
     int builtin;
     Val *self;
     int tag; /* V_TUPLE: TAG_NONE, TAG_BLOCK_PTR or TAG_TENSOR_DESC */
+    /* V_TUPLE: an instance of a namedtuple class (s: the class's name), V_NTCLASS: the class:
+     * the n field names; NULL for a plain tuple. t.NAME reads the field. */
+    const char **fields;
+    /* V_IR of pointer type: memory the kernel may only read (a parameter Triton's way
+     * annotated tl.const, signature "*kfp32", and the pointers made from it); a store
+     * through it is an error, and it differs in type from a writable pointer */
+    bool constptr;
     /* V_INT, V_FLOAT, V_BOOL: bound to a name by a plain assignment (`x = 10`), where
      * Triton's code generator makes a scalar tensor of it: its .type is a dtype, not a
      * constexpr_type. Nereid keeps the constant (it folds the same either way). */
@@ -205,7 +214,14 @@ IrFunc *sema_func(Sema *S);
 
 /* ---- expressions and operators (sema_expr.c) ---- */
 Val sema_lower_expr(Sema *S, const Expr *e);
-Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc);  /* BinOp */
+Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc); /* BinOp */
+/* r, marked constptr when it is a pointer made from a constptr among from[0..n) */
+Val sema_const_from(Val r, const Val *from, int n);
+/* tuples or values with pointers of the same types but different constness (a mismatch
+ * Triton's typing reports); *a_const, *b_const: the first such leaf's */
+bool sema_const_mismatch(Val a, Val b);
+/* The error a store through p (a pointer, a block pointer) gives when p is const */
+void sema_check_writable(Sema *S, Val p, Loc loc);
 Val sema_compare_op(Sema *S, int op, Val a, Val b, Loc loc); /* CmpOp */
 /* A Python int meeting an integer of type dt must fit it (else an error). */
 void sema_check_weak_range(Sema *S, Val c, int dt, Loc loc);
@@ -233,6 +249,11 @@ typedef struct CallArgs {
     Loc *poslocs;
 } CallArgs;
 Val sema_call_value(Sema *S, Val callee, CallArgs *a);
+/* cls(*args, **kwargs) of a namedtuple class: the tuple, its fields named */
+Val sema_namedtuple_new(Sema *S, Val cls, CallArgs *a);
+/* the namedtuple class named `name` with fields (and the defaults of the last ndefaults) */
+Val sema_namedtuple_class(Sema *S, const char *name, const char **fields, int n,
+                          const Val *defaults, int ndefaults);
 
 /* ---- block pointers and tensor descriptors (sema_blockptr.c) ---- */
 /* tl.make_block_ptr(base, shape, strides, offsets, block_shape, order); locs: the six
@@ -282,5 +303,6 @@ typedef struct Cont {
     const struct Cont *next;
 } Cont;
 Flow sema_lower_seq(Sema *S, const Block *b, int i, const Cont *rest);
+Val sema_lower_listcomp(Sema *S, const Expr *e); /* [x for x in t if c] */
 
 #endif

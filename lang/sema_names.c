@@ -282,6 +282,13 @@ static Val desc_attr(Sema *S, Val d, const char *name, Loc loc) {
                name);
 }
 
+/* a namedtuple's (or its class's) _fields: the field names, a tuple of strings */
+static Val fields_tuple(Sema *S, Val nt) {
+    Val *names = arena_alloc(S->arena, sizeof(Val) * (size_t)(nt.n + 1));
+    for (int i = 0; i < nt.n; i++) names[i] = sema_val_str(S, nt.fields[i], strlen(nt.fields[i]));
+    return sema_val_tuple(S, names, nt.n);
+}
+
 Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc) {
     Val v;
     switch (base.k) {
@@ -301,6 +308,11 @@ Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc) {
                                     : block_attr(S, base, name, loc);
     case V_TUPLE:
         if (base.tag == TAG_TENSOR_DESC) return desc_attr(S, base, name, loc);
+        if (base.fields) { /* a namedtuple's field */
+            for (int i = 0; i < base.n; i++)
+                if (!strcmp(base.fields[i], name)) return base.items[i];
+            if (!strcmp(name, "_fields")) return fields_tuple(S, base);
+        }
         if (!base.tag && !strcmp(name, "type") && sema_val_is_constexpr(base))
             return sema_val_ctype(S, base);
         break;
@@ -310,6 +322,9 @@ Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc) {
         break;
     case V_CTYPE:
         if (!strcmp(name, "value")) return base.items[0];
+        break;
+    case V_NTCLASS:
+        if (!strcmp(name, "_fields")) return fields_tuple(S, base);
         break;
     case V_INT:
     case V_FLOAT:

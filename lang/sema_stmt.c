@@ -102,7 +102,11 @@ static void leaves(Sema *S, Val v, ValId **out, int *n, int *cap, Loc loc) {
 
 /* Rebuild v's shape over a list of IR values (region args or op results). */
 static Val over(Sema *S, Val shape, const ValId *vals, int *k) {
-    if (shape.k != V_TUPLE) return sema_val_ir(S, vals[(*k)++]);
+    if (shape.k != V_TUPLE) {
+        Val r = sema_val_ir(S, vals[(*k)++]);
+        r.constptr = shape.k == V_IR && shape.constptr; /* a tl.const pointer stays one */
+        return r;
+    }
     Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)(shape.n + 1));
     for (int i = 0; i < shape.n; i++) items[i] = over(S, shape.items[i], vals, k);
     Val t = shape; /* a block pointer's compile-time parts come along */
@@ -233,6 +237,9 @@ static Join join_envs(Sema *S, Env *pre, Env *et, Env *ee, Loc loc) {
         else if (!carriable(*a) || !carriable(*b) || !same_structure(*a, *b))
             sema_error(S, loc, "'%s' is bound to %s in one branch and %s in the other", all.v[i],
                        sema_val_kind_name(S, *a), sema_val_kind_name(S, *b));
+        else if (sema_const_mismatch(*a, *b)) /* Triton's words */
+            sema_error(S, loc, "Mismatched type for %s between then block (%s) and else block (%s)",
+                       all.v[i], sema_val_kind_name(S, *a), sema_val_kind_name(S, *b));
         else join_add(S, &j, all.v[i], *a, *b);
     }
     return j;
@@ -369,6 +376,9 @@ static Flow lower_if_returning(Sema *S, const Stmt *st, Val c, const Cont *after
     if (!carriable(vt) || !carriable(ve) || !same_structure(vt, ve))
         sema_error(S, st->loc,
                    "the paths through this 'if' return different kinds of values (%s and %s)",
+                   sema_val_kind_name(S, vt), sema_val_kind_name(S, ve));
+    if (sema_const_mismatch(vt, ve))
+        sema_error(S, st->loc, "Return type mismatch: the paths through this 'if' return %s and %s",
                    sema_val_kind_name(S, vt), sema_val_kind_name(S, ve));
     ValId *yt = NULL, *ye = NULL;
     int nt = 0, ct = 0, ne = 0, ce = 0;
@@ -733,6 +743,88 @@ static void assign(Sema *S, const Expr *t, Val v) {
     case EX_ATTR: sema_error(S, t->loc, "cannot assign to an attribute");
     default: sema_error(S, t->loc, "cannot assign to this expression");
     }
+}
+
+/* ---- list comprehensions ---- */
+
+/* [elt for t in it if c ...], evaluated at compile time as Triton's code generator does: each
+ * iterable is a tuple (a list is one) or, beyond Triton, range(...) or tl.static_range(...)
+ * with compile-time bounds; each 'if' a compile-time condition. The element is lowered once
+ * per item, so it may emit ops (v + 1 on a block). The result is a tuple. The clauses'
+ * names are the comprehension's own, as in Python 3: they do not outlive it. */
+typedef struct CompOut {
+    Val *v;
+    int n, cap;
+} CompOut;
+
+static bool comp_range(Sema *S, const Expr *it, RangeArgs *r) {
+    if (it->kind != EX_CALL) return false;
+    Val callee = sema_lower_expr(S, it->lhs);
+    const char *name = callee.k == V_BUILTIN ? sema_builtin_name(callee.builtin) : "";
+    if (!strcmp(name, "tl_range"))
+        sema_error(S, it->loc,
+                   "tl.range() is a run-time loop: a list comprehension iterates over a tuple, "
+                   "range(...) or tl.static_range(...)");
+    if (strcmp(name, "range") && strcmp(name, "static_range")) return false;
+    *r = range_args(S, it);
+    if (r->lb.k != V_INT || r->ub.k != V_INT || r->step.k != V_INT)
+        sema_error(S, it->loc,
+                   "a list comprehension's range() bounds must be compile-time constants");
+    if (r->step.i == 0) sema_error(S, it->loc, "range() step must not be zero");
+    return true;
+}
+
+static void comp_clauses(Sema *S, const Expr *e, int k, CompOut *out) {
+    if (k == e->nitems) {
+        if (out->n >= SEMA_MAX_TUPLE)
+            sema_error(S, e->loc, "list comprehension with more than %d items", SEMA_MAX_TUPLE);
+        Val v = sema_lower_expr(S, e->lhs);
+        VEC_PUSH(S->arena, out->v, out->n, out->cap, v);
+        return;
+    }
+    const Expr *cl = e->items[k];
+    if (cl->kind == EX_COMPIF) {
+        Val c = sema_lower_expr(S, cl->lhs);
+        bool t;
+        if (!sema_truthy_const(S, c, cl->lhs->loc, &t))
+            sema_error(S, cl->lhs->loc,
+                       "a list comprehension's 'if' needs a compile-time condition, got %s",
+                       sema_val_kind_name(S, c));
+        if (t) comp_clauses(S, e, k + 1, out);
+        return;
+    }
+    RangeArgs r;
+    if (comp_range(S, cl->rhs, &r)) {
+        for (int64_t i = r.lb.i; r.step.i > 0 ? i < r.ub.i : i > r.ub.i; i += r.step.i) {
+            count_unrolled(S, cl->loc);
+            assign(S, cl->lhs, sema_val_int(i));
+            comp_clauses(S, e, k + 1, out);
+            if ((r.step.i > 0 && i > INT64_MAX - r.step.i) ||
+                (r.step.i < 0 && i < INT64_MIN - r.step.i))
+                break;
+        }
+        return;
+    }
+    Val t = sema_lower_expr(S, cl->rhs);
+    if (t.k != V_TUPLE || t.tag != TAG_NONE)
+        sema_error(S, cl->rhs->loc,
+                   "a list comprehension iterates over a tuple, range(...) or "
+                   "tl.static_range(...), not %s",
+                   sema_val_kind_name(S, t));
+    for (int i = 0; i < t.n; i++) {
+        count_unrolled(S, cl->loc);
+        assign(S, cl->lhs, t.items[i]);
+        comp_clauses(S, e, k + 1, out);
+    }
+}
+
+Val sema_lower_listcomp(Sema *S, const Expr *e) {
+    Env *pre = S->fs->env;
+    S->fs->env = sema_env_copy(S, pre);
+    CompOut out = {0};
+    comp_clauses(S, e, 0, &out);
+    S->fs->env = pre;
+    return sema_val_tuple(S, out.v, out.n);
 }
 
 static void lower_assert(Sema *S, const Stmt *st) {

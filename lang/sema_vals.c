@@ -85,6 +85,12 @@ bool sema_val_same(Val a, Val b) {
     case V_BUILTIN: return a.builtin == b.builtin && !a.self && !b.self;
     case V_IR: return a.v == b.v;
     case V_CTYPE: return sema_val_same(a.items[0], b.items[0]);
+    case V_NTCLASS:
+        if (a.n != b.n || strcmp(a.s, b.s)) return false;
+        for (int i = 0; i < a.n; i++)
+            if (strcmp(a.fields[i], b.fields[i]) || !sema_val_same(a.items[i], b.items[i]))
+                return false;
+        return true;
     case V_TUPLE:
         if (a.n != b.n || a.tag != b.tag || (a.tag && (!ty_equal(a.ty, b.ty) || a.i != b.i)))
             return false;
@@ -106,6 +112,7 @@ const char *sema_val_kind_name(Sema *S, Val v) {
     case V_STR: return "constexpr string";
     case V_DTYPE: return "a dtype";
     case V_TUPLE:
+        if (!v.tag && v.fields) return arena_printf(S->arena, "a namedtuple %s", v.s);
         if (!v.tag) return "a tuple";
         ty_str(v.ty, buf, sizeof buf);
         return arena_printf(S->arena, "%s of %s blocks",
@@ -115,8 +122,11 @@ const char *sema_val_kind_name(Sema *S, Val v) {
     case V_BUILTIN: return "a builtin function";
     case V_MODULE: return "a module";
     case V_CTYPE: return "a constexpr_type";
+    case V_NTCLASS: return arena_printf(S->arena, "the namedtuple class %s", v.s);
     case V_IR:
         ty_str(v.ty, buf, sizeof buf);
+        if (v.constptr)
+            return arena_printf(S->arena, "%s %s (const)", v.ty.rank ? "block" : "scalar", buf);
         return arena_printf(S->arena, "%s %s",
                             ty_is_tdesc(v.ty) ? "a tensor descriptor"
                             : v.ty.rank       ? "block"
@@ -129,7 +139,7 @@ const char *sema_val_kind_name(Sema *S, Val v) {
 void sema_val_key(Sema *S, StrBuf *sb, Val v) {
     char buf[64];
     switch (v.k) {
-    case V_IR: sb_printf(sb, "T%s;", ty_str(v.ty, buf, sizeof buf)); break;
+    case V_IR: sb_printf(sb, "T%s%s;", ty_str(v.ty, buf, sizeof buf), v.constptr ? "k" : ""); break;
     case V_INT: sb_printf(sb, "I%" PRId64 "%s;", v.i, v.assigned ? "a" : ""); break;
     case V_BOOL: sb_printf(sb, "B%d%s;", (int)v.i, v.assigned ? "a" : ""); break;
     case V_FLOAT: sb_printf(sb, "F%a%s;", v.f, v.assigned ? "a" : ""); break;
@@ -147,9 +157,21 @@ void sema_val_key(Sema *S, StrBuf *sb, Val v) {
     case V_FUNC: sb_printf(sb, "Fn%p;", (const void *)v.fn); break;
     case V_BUILTIN: sb_printf(sb, "Bi%d;", v.builtin); break;
     case V_MODULE: sb_printf(sb, "M%d;", (int)v.i); break;
+    case V_NTCLASS:
+        sb_printf(sb, "Nc%s", v.s);
+        for (int i = 0; i < v.n; i++) {
+            sb_printf(sb, ":%s=", v.fields[i]);
+            sema_val_key(S, sb, v.items[i]);
+        }
+        sb_putc(sb, ';');
+        break;
     case V_TUPLE:
         if (v.tag)
             sb_printf(sb, "G%d:%s:%lld", v.tag, ty_str(v.ty, buf, sizeof buf), (long long)v.i);
+        if (v.fields) { /* a namedtuple: its fields may be read by name */
+            sb_printf(sb, "Nt%s", v.s);
+            for (int i = 0; i < v.n; i++) sb_printf(sb, ":%s", v.fields[i]);
+        }
         sb_putc(sb, '(');
         for (int i = 0; i < v.n; i++) sema_val_key(S, sb, v.items[i]);
         sb_putc(sb, ')');

@@ -33,6 +33,12 @@ static LLVMValueRef libdevice_call(Gen *g, int fn, int dt, LLVMValueRef *x) {
     return LLVMBuildCall2(g->B, fty, f, x, (unsigned)n, "");
 }
 
+/* the functions llvm_math_soft.c has no routine for: libdevice's alone (the Bessel ones) */
+static bool libdevice_only(int fn) {
+    return fn == MATH_J0 || fn == MATH_J1 || fn == MATH_Y0 || fn == MATH_Y1 ||
+           fn == MATH_CYL_BESSEL_I0 || fn == MATH_CYL_BESSEL_I1;
+}
+
 LLVMValueRef gen_mathfn(Gen *g, const IrOp *op, int dt, LLVMValueRef *a) {
     int fn = (int)op->attr[0], n = ir_mathfn_info[fn].nargs;
     bool narrow = dt == DT_FP16 || dt == DT_BF16;
@@ -42,12 +48,12 @@ LLVMValueRef gen_mathfn(Gen *g, const IrOp *op, int dt, LLVMValueRef *a) {
     LLVMValueRef r;
     if (ir_mathfn_info[fn].exact) r = exact(g, fn, cdt, x);
     else if (g->target->libdevice) r = libdevice_call(g, fn, cdt, x);
-    else if (cdt == DT_FP64)
+    else if (cdt == DT_FP64 || libdevice_only(fn))
         gen_error(g, op->loc,
-                  "%s on fp64 needs CUDA's libdevice on the GPU, and none was found (set "
+                  "%s on %s needs CUDA's libdevice on the GPU, and none was found (set "
                   "NEREID_LIBDEVICE "
                   "to libdevice.10.bc, or CUDA_HOME)",
-                  ir_mathfn_info[fn].name);
+                  ir_mathfn_info[fn].name, dt_name(cdt));
     else r = gen_math_soft_f32(g, fn, x[0], n > 1 ? x[1] : NULL);
     return narrow ? LLVMBuildFPTrunc(g->B, r, gen_type(g, dt), "") : r;
 }

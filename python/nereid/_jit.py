@@ -56,10 +56,16 @@ _COMPILE_ONLY = {"arch", "supported_fp8_dtypes", "deprecated_fp8_dot_operand_dty
                  "ir_override"}
 
 
+def _is_const_annotation(ann):
+    """Triton's tl.const (a pointer the kernel only reads), Nereid's or Triton's."""
+    return isinstance(ann, type) and ann.__name__ == "const" and \
+        (ann.__module__ or "").split(".")[0] in ("triton", "nereid")
+
+
 def _annotation_kind(ann):
     """(kind, type) of an annotation: constexpr, a signature type, or none (inferred)."""
-    if ann is inspect.Parameter.empty or ann is None:
-        return _INFER, None
+    if ann is inspect.Parameter.empty or ann is None or _is_const_annotation(ann):
+        return _INFER, None  # tl.const: typed by the argument, a pointer made read-only
     if isinstance(ann, str):
         desc = _DESC.match(ann.strip())
         if desc:  # "tensordesc<fp16[64, 64]>": the dims may name constexprs, which the compiler resolves
@@ -93,9 +99,15 @@ def _annotation_kind(ann):
     raise TypeError(f"unknown parameter annotation {ann!r} (a type such as '*fp32', 'i32', or tl.constexpr)")
 
 
+def _is_namedtuple_class(v):
+    """A class made by collections.namedtuple or typing.NamedTuple."""
+    return isinstance(v, type) and issubclass(v, tuple) and isinstance(getattr(v, "_fields", None), tuple)
+
+
 def _tuple_type(entry, passed):
     """(annotation, constexprs, runtime) of a tuple argument's key entry: its type as the
-    compiler reads a tuple parameter ("(*fp32,(i32,constexpr))"), the tuple of its constexpr
+    compiler reads a tuple parameter ("(*fp32,(i32,constexpr))"; a namedtuple's names its
+    class and fields, "Tensor(ptr:*fp32,shape:(i32,i32))"), the tuple of its constexpr
     items' values in their places (None where the item is a run-time one) and whether any
     item is a run-time one."""
     texts, values, runtime = [], [], False
@@ -111,6 +123,10 @@ def _tuple_type(entry, passed):
         texts.append(text)
         values.append(value)
         runtime |= r
+    cls = entry[1]
+    if _is_namedtuple_class(cls) and len(cls._fields) == len(texts) and cls.__name__.isidentifier():
+        return (cls.__name__ + "(" + ",".join(f"{f}:{t}" for f, t in zip(cls._fields, texts)) + ")",
+                tuple(values), runtime)
     return "(" + ",".join(texts) + ("," if len(texts) == 1 else "") + ")", tuple(values), runtime
 
 
@@ -161,6 +177,10 @@ class _Source:
             raise TypeError(f"kernel '{fn.__name__}': only plain parameters are allowed (no *args, **kwargs, "
                             "keyword-only or positional-only parameters)")
         self.arg_pos = [(a.arg, a.lineno - 1, a.end_col_offset, a.annotation is not None) for a in fdef.args.args]
+        # an annotation's span (row, first column, end column), where text() may replace it
+        self.ann_span = {a.arg: (a.annotation.lineno - 1, a.annotation.col_offset, a.annotation.end_col_offset)
+                         for a in fdef.args.args if a.annotation is not None and
+                         a.annotation.lineno == a.annotation.end_lineno}
         # the names the text reads (a text given to _unsafe_update_src may call helpers the
         # function's own code does not name, as Triton's tests patch kernels)
         self.names = [n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)]
@@ -186,8 +206,11 @@ class _Source:
         for name, row, col, has_ann in reversed(self.arg_pos):  # right to left keeps columns valid
             if annotate and name in annotate and not has_ann:
                 ty = annotate[name]
-                ty = f'"{ty}"' if ty.startswith(("tensordesc<", "(")) else ty
+                ty = f'"{ty}"' if "<" in ty or "(" in ty else ty
                 lines[row] = lines[row][:col] + f": {ty}".encode() + lines[row][col:]
+            elif annotate and annotate.get(name, "").startswith("*k") and name in self.ann_span:
+                r, c0, c1 = self.ann_span[name]  # `p: tl.const` given a pointer: '"*kfp32"'
+                lines[r] = lines[r][:c0] + f'"{annotate[name]}"'.encode() + lines[r][c1:]
         return b"".join(lines).decode()
 
 
@@ -201,7 +224,7 @@ class KernelParam:
         self.annotation = "" if ann is inspect.Parameter.empty or ann is None else (
             "constexpr" if is_constexpr else (ann if isinstance(ann, str) else getattr(ann, "__name__", str(ann))))
         self.do_not_specialize = self.do_not_specialize_on_alignment = False
-        self.is_const = False
+        self.is_const = _is_const_annotation(ann)
 
     @property
     def default(self):
@@ -249,6 +272,7 @@ class JITFunction(_nereid.Dispatcher):
             if p.default is not inspect.Parameter.empty:
                 defaults[p.name] = p.default
         self.kinds = kinds
+        self._const = {p.name for p in sig.parameters.values() if _is_const_annotation(p.annotation)}
         self.constexprs = [n for n, k in zip(self.arg_names, kinds) if k == _CONSTEXPR]
         self._setup(fn.__name__, tuple(self.arg_names), kinds, types, defaults, False)
         self._src = None
@@ -285,7 +309,8 @@ class JITFunction(_nereid.Dispatcher):
             if kind == _INFER:
                 if isinstance(key[k], tuple) and key[k][0] == _CODE_TUPLE:  # a tuple: its leaves are passed
                     text, values, runtime = _tuple_type(key[k], passed)
-                    annotate[name] = text if runtime else "constexpr"
+                    # a namedtuple's fields are in its type: it stays typed, constexpr or not
+                    annotate[name] = text if runtime or ":" in text else "constexpr"
                     if not runtime or "constexpr" in text:
                         defines[name] = values
                 elif isinstance(key[k], tuple):  # (code, type, value): a constexpr value (a @jit function, ...)
@@ -293,6 +318,8 @@ class JITFunction(_nereid.Dispatcher):
                     defines[name] = _function_refs(key[k][2], passed)
                 else:
                     annotate[name] = _type_text(key[k])
+                    if name in self._const and annotate[name].startswith("*"):
+                        annotate[name] = "*k" + annotate[name][1:]  # Triton's read-only pointer
                     if key[k] == _CODE_NONE:
                         defines[name] = None
                 k += 1
@@ -348,13 +375,34 @@ class JITFunction(_nereid.Dispatcher):
             else:
                 tail += ["\n"] + text
         for name, value in self._constants(helpers):
-            constants.append(f"{name} = {value!r}\n")
+            if _is_namedtuple_class(value):
+                constants.append(_namedtuple_line(name, value))
+            else:
+                constants.append(f"{name} = {value!r}\n")
         constants += dict.fromkeys(self._module_lines(helpers))
         return "".join(lines + tail + constants), own.filename
 
+    def _scope(self):
+        """The names the function reads from outside itself: its module's globals and, as
+        Triton's capture scope has them, the variables of the functions around it that it
+        closes over (a @jit helper, or a constant, defined in the function that defines
+        the kernel: Triton's tests define them so)."""
+        fn = self.fn
+        cells = getattr(fn, "__closure__", None)
+        if not cells:
+            return fn.__globals__
+        scope = dict(fn.__globals__)
+        for name, cell in zip(fn.__code__.co_freevars, cells):
+            try:
+                scope[name] = cell.cell_contents
+            except ValueError:  # a cell not bound yet
+                pass
+        return scope
+
     def _globals_used(self, seen):
-        g = self.fn.__globals__
-        for name in dict.fromkeys(list(self.fn.__code__.co_names) + self._own_source().names):
+        g = self._scope()
+        for name in dict.fromkeys(list(self.fn.__code__.co_names) + list(self.fn.__code__.co_freevars) +
+                                  self._own_source().names):
             if name in g and name not in seen:
                 seen.add(name)
                 yield name, g[name]
@@ -377,7 +425,7 @@ class JITFunction(_nereid.Dispatcher):
         global bound to a module of the user's (not the language's) and attr a @jit
         function (Nereid's or Triton's) or a constant of it: `helpers.combine(a, b)`,
         `triton_helpers.maximum(x, y)`, `consts.LOG2E`."""
-        g, local = self.fn.__globals__, set(self.fn.__code__.co_varnames)
+        g, local = self._scope(), set(self.fn.__code__.co_varnames)
         out = []
         for base, attr, *_ in self._own_source().attrs:
             m = g.get(base)
@@ -399,11 +447,15 @@ class JITFunction(_nereid.Dispatcher):
             for base, attr, v in f._module_refs():
                 j = _as_jit(v)
                 yield f"{_module_spelling(base, attr)} = {j.__name__ if j is not None else repr(_constant_value(v))}\n"
-            g = f.fn.__globals__
+            g = f._scope()
             for name in dict.fromkeys(f._own_source().names + [a[0] for a in f._own_source().attrs]):
-                if name not in _LANGUAGE_NAMES and _is_language_module(g.get(name)) and \
-                        name not in f.fn.__code__.co_varnames:
+                if name in f.fn.__code__.co_varnames:
+                    continue
+                if name not in _LANGUAGE_NAMES and _is_language_module(g.get(name)):
                     yield f"{name} = tl\n"
+                j = _as_jit(g.get(name))
+                if j is not None and j.__name__ != name:  # another name for a helper: `fn = helper`
+                    yield f"{name} = {j.__name__}\n"
 
     def _constants(self, helpers):
         out, seen = [], set()
@@ -412,6 +464,8 @@ class JITFunction(_nereid.Dispatcher):
                 if isinstance(v, language.constexpr) or (type(v).__name__ == "constexpr" and hasattr(v, "value")):
                     v = v.value  # nereid's or Triton's tl.constexpr(...)
                 if isinstance(v, (bool, int, float)) and not isinstance(v, JITFunction):
+                    out.append((name, v))
+                elif _is_namedtuple_class(v):  # a kernel may build one: Point(x=a, y=b)
                     out.append((name, v))
         return out
 
@@ -443,6 +497,29 @@ class JITFunction(_nereid.Dispatcher):
 
 # names the compiler gives the language's modules itself (tl, triton, tl.math, libdevice, ...)
 _LANGUAGE_NAMES = {"tl", "triton", "math", "extra", "libdevice", "core", "standard", "random", "language", "cuda"}
+
+
+def _literal(v):
+    """v, when the compiler reads it as a literal (None, a bool, int, float, str, or a tuple
+    of such)."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return True
+    return type(v) is tuple and all(_literal(x) for x in v)
+
+
+def _namedtuple_line(name, cls):
+    """The module line that gives the compiled text the namedtuple class cls as `name`:
+    `name = namedtuple("Cls", ("f0", "f1"), defaults=(...))` (the defaults that are
+    literals; a field whose default is not one must be given)."""
+    fields = tuple(cls._fields)
+    defaults = getattr(cls, "_field_defaults", {}) or {}
+    tail = []
+    for f in reversed(fields):
+        if f not in defaults or not _literal(defaults[f]):
+            break
+        tail.insert(0, defaults[f])
+    extra = f", defaults={tuple(tail)!r}" if tail else ""
+    return f"{name} = namedtuple({cls.__name__!r}, {fields!r}{extra})\n"
 
 
 def _module_spelling(base, attr):

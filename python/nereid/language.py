@@ -33,6 +33,11 @@ class constexpr:
         return bool(self.value)
 
 
+class const:
+    """Triton's annotation of a pointer parameter the kernel only reads (`in_ptr:
+    tl.const`): a store through it is a compile error."""
+
+
 class tensor:
     """A block or scalar inside a kernel: Python only meets the name, in annotations
     (`def combine(a: tl.tensor, b: tl.tensor)`) and isinstance tests the compiler reads."""

@@ -1,14 +1,19 @@
 """Kernels in Triton's style on the CPU interpreter, for language features Triton's own
 tests use: getattr/hasattr on compile-time names, raise in branches not taken, constexpr
 .type, expand_dims with several axes, interleave of scalars, indexing with None slices,
-poison returns, asserts inside combine functions and tl.map_elementwise. Our tests, our
-kernels; results checked against NumPy."""
+poison returns, asserts inside combine functions and tl.map_elementwise, list
+comprehensions, namedtuples. Our tests, our kernels; results checked against NumPy."""
+import collections
+import ctypes
+import ctypes.util
+import typing
 import unittest
 
 import numpy as np
 
 import nereid
 import nereid.language as tl
+from nereid.language import libdevice
 
 CPU = "cpu"
 
@@ -115,7 +120,236 @@ def mapped(x_ptr, y_ptr, z_ptr, q_ptr, r_ptr, w_ptr, B: tl.constexpr):
     tl.store(w_ptr + offs, tl.map_elementwise(swap_pairs, x, y, pack=2))
 
 
+@nereid.jit
+def bump_all(values):
+    return tl.tuple([v + 1 for v in values])
+
+
+@nereid.jit(device=CPU)
+def store_bumped(ptrs, values, N: tl.constexpr):
+    bumped = bump_all(values)
+    for i in tl.static_range(len(values)):
+        tl.store(ptrs[i], bumped[i])
+    squares = tuple([i * i for i in range(N) if i % 2 == 1])
+    rows = [tl.load(ptrs[0]) * j for j in tl.static_range(1, 3)]
+    tl.store(ptrs[0] + 1, rows[0] + rows[1] + len(squares) * 100 + squares[-1] * 1000)
+
+
+Span = collections.namedtuple("Span", ["start", "count"], defaults=(4,))
+
+
+class Strided(typing.NamedTuple):
+    ptr: typing.Any
+    shape: tuple
+    stride: tuple
+
+
+@nereid.jit
+def as_strided(ptr, shape, stride):
+    return Strided(shape=shape, ptr=ptr, stride=stride)
+
+
+@nereid.jit
+def in_bounds(t, BM: tl.constexpr, BN: tl.constexpr):
+    return (tl.arange(0, BM)[:, None] < t.shape[0]) & (tl.arange(0, BN)[None, :] < t.shape[1])
+
+
+@nereid.jit(device=CPU)
+def scale_into(op, src, dst, BM: tl.constexpr, BN: tl.constexpr):
+    s = as_strided(src.ptr, src.shape, src.stride)
+    rows, cols = tl.arange(0, BM)[:, None], tl.arange(0, BN)[None, :]
+    x = tl.load(s.ptr + rows * s.stride[0] + cols * s.stride[1], mask=in_bounds(s, BM, BN), other=0)
+    y = op.fn(x, *op.extra)
+    tl.store(dst.ptr + rows * dst.stride[0] + cols * dst.stride[1], y, mask=in_bounds(dst, BM, BN))
+
+
+@nereid.jit
+def times_loaded(x, p):
+    return x * tl.load(p)
+
+
+@nereid.jit(device=CPU)
+def fill_span(out, span, where):
+    offs = span.start + tl.arange(0, 8)
+    tl.store(out + offs, where.start * 10 + tl.full((8,), where.count, tl.int32), mask=offs < span.start + span.count)
+
+
+@nereid.jit
+def sign_of(d):
+    return (d > 0).to(tl.int32) - (d < 0).to(tl.int32)
+
+
+@nereid.jit
+def compare_by_sign(x, y):  # the kernel names it only as the mapped function
+    return sign_of(x - y)
+
+
+pick_compare = compare_by_sign  # another name for a helper
+
+
+@nereid.jit
+def quot_rem_builtin(a, b):
+    return divmod(a, b)
+
+
+@nereid.jit(device=CPU)
+def mapped_through_names(x_ptr, y_ptr, z_ptr, q_ptr, r_ptr, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.store(z_ptr + offs, tl.map_elementwise(pick_compare, x, y))
+    q, r = tl.map_elementwise(quot_rem_builtin, x, y)
+    tl.store(q_ptr + offs, q)
+    tl.store(r_ptr + offs, r)
+    tl.static_assert(divmod(-7, 2) == (-4, 1))  # compile-time numbers: Python's rounding
+
+
+@nereid.jit(device=CPU)
+def apply_libdevice(in_p, out_p, fn: tl.constexpr, SIZE: tl.constexpr):
+    off = tl.arange(0, SIZE)
+    tl.store(out_p + off, getattr(libdevice, fn)(tl.load(in_p + off)))
+
+
+def _bessel_i(order, x):
+    """I0 or I1 by its integral over [0, pi] of exp(x cos t) cos(order t) / pi: the
+    trapezoid rule on a periodic integrand, exact to double precision here."""
+    t = np.linspace(0.0, np.pi, 4097)
+    f = np.exp(np.outer(x, np.cos(t))) * np.cos(order * t)
+    return (f[:, 1:-1].sum(axis=1) + 0.5 * (f[:, 0] + f[:, -1])) / 4096
+
+
+@nereid.jit
+def choose(a, b, pick_b):
+    if pick_b:
+        return b
+    else:
+        return a
+
+
+@nereid.jit(device=CPU)
+def copy_through(src: tl.const, dst, alt: tl.const, PICK: tl.constexpr, n: tl.int32, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    val = tl.load(src + offs, mask=offs < n)
+    tl.store(choose(dst, alt, PICK) + offs, val, mask=offs < n)
+
+
+@nereid.jit(device=CPU)
+def store_either(src: tl.const, dst, pick, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    out = src if pick else dst
+    tl.store(out + offs, tl.load(src + offs))
+
+
 class TritonLanguage(unittest.TestCase):
+    def test_list_comprehensions(self):
+        for size in range(5):
+            vals = tuple(float(i + 1) for i in range(size))
+            outs = tuple(np.zeros(2, np.float32) for _ in range(max(size, 1)))
+            store_bumped[(1,)](outs if size else (outs[0],), vals if size else (0.0,), N=6)
+            for i, v in enumerate(vals):
+                self.assertEqual(outs[i][0], v + 1)
+            first = outs[0][0]
+            self.assertEqual(outs[0][1], first * 3 + 3 * 100 + 25 * 1000)
+
+    def test_namedtuple_arguments(self):
+        Op = collections.namedtuple("Op", "fn extra")
+        x = np.random.RandomState(3).randn(32, 32).astype(np.float32)
+        y = np.zeros((16, 16), np.float32)
+        a = np.array([5.25], np.float32)
+        st = lambda t: tuple(s // t.itemsize for s in t.strides)
+        scale_into[(1,)](Op(times_loaded, (a,)), Strided(x, x.shape, st(x)), Strided(y, y.shape, st(y)),
+                         BM=64, BN=64)
+        np.testing.assert_allclose(y, x[:16, :16] * a[0])
+
+    def test_namedtuple_fields_and_defaults(self):
+        out = np.zeros(16, np.int32)
+        fill_span[(1,)](out, Span(2, 3), Span(start=7))  # where: a namedtuple of run-time ints
+        np.testing.assert_array_equal(out, [0, 0] + [74] * 3 + [0] * 11)
+        out[:] = 0
+        fill_span[(1,)](out, Span(start=8), Span(1, 2))
+        np.testing.assert_array_equal(out, [0] * 8 + [12] * 4 + [0] * 4)
+
+    def test_map_elementwise_helpers_by_other_names(self):
+        rs = np.random.RandomState(5)
+        x = rs.randint(-50, 50, 64).astype(np.int32)
+        y = rs.randint(1, 9, 64).astype(np.int32)
+        z, q, r = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+        mapped_through_names[(1,)](x, y, z, q, r, B=64)
+        np.testing.assert_array_equal(z, np.sign(x - y))
+        np.testing.assert_array_equal(q, np.trunc(x / y).astype(np.int32))  # blocks: C's rounding, as Triton
+        np.testing.assert_array_equal(r, np.fmod(x, y))
+
+    def test_helpers_defined_in_a_function(self):
+        # as Triton's tests write them: the helper (named like Python's divmod) and the
+        # kernel are local to the test; the kernel closes over the helper
+        @nereid.jit
+        def divmod(a, b):
+            return a // b + 100, a % b
+
+        @nereid.jit
+        def compare(x, y):
+            if x < y:
+                return -1
+            elif x == y:
+                return 0
+            else:
+                return 1
+
+        SHIFT = 3
+
+        @nereid.jit(device=CPU)
+        def kernel(A, B, C, D, E, BLOCK: tl.constexpr):
+            a = tl.load(A + tl.arange(0, BLOCK))
+            b = tl.load(B + tl.arange(0, BLOCK))
+            c, d = tl.map_elementwise(divmod, a, b)
+            tl.store(C + tl.arange(0, BLOCK), c)
+            tl.store(D + tl.arange(0, BLOCK), d + SHIFT)
+            tl.store(E + tl.arange(0, BLOCK), tl.map_elementwise(compare, a, b))
+
+        rs = np.random.RandomState(9)
+        a = rs.randint(0, 1000, 128).astype(np.uint32)
+        b = rs.randint(1, 50, 128).astype(np.uint32)
+        b[:4] = a[:4]
+        c, d, e = np.zeros_like(a), np.zeros_like(a), np.zeros(128, np.int32)
+        kernel[(1,)](a, b, c, d, e, BLOCK=128)
+        np.testing.assert_array_equal(c, a // b + 100)
+        np.testing.assert_array_equal(d, a % b + 3)
+        np.testing.assert_array_equal(e, np.sign(a.astype(np.int64) - b))
+
+    def test_libdevice_bessel(self):
+        libm = ctypes.CDLL(ctypes.util.find_library("m"))
+        refs = {}
+        for name in ("j0", "j1", "y0", "y1"):
+            f = getattr(libm, name)
+            f.restype, f.argtypes = ctypes.c_double, [ctypes.c_double]
+            refs[name] = np.vectorize(f)
+        refs["cyl_bessel_i0"] = lambda x: _bessel_i(0, x)
+        refs["cyl_bessel_i1"] = lambda x: _bessel_i(1, x)
+        rs = np.random.RandomState(42)
+        for dtype in (np.float32, np.float64):
+            x = (rs.randn(128) * 4).astype(dtype)
+            x[:3] = [0.0, -0.0, 30.5]
+            for name, ref in refs.items():
+                y = np.zeros_like(x)
+                apply_libdevice[(1,)](x, y, fn=name, SIZE=128)
+                with np.errstate(all="ignore"):  # y0, y1 of 0 and of negative numbers
+                    want = ref(x.astype(np.float64)).astype(dtype)
+                np.testing.assert_allclose(y, want, rtol=1e-6 if dtype == np.float32 else 1e-12,
+                                           atol=1e-30, equal_nan=True, err_msg=f"{name} {dtype}")
+
+    def test_const_pointers(self):
+        x = np.arange(16, dtype=np.float32)
+        y = np.zeros(16, np.float32)
+        copy_through[(1,)](x, y, y, False, 16, B=16)  # loads through tl.const pointers
+        np.testing.assert_array_equal(y, x)
+        self.assertTrue(copy_through.params[0].is_const and not copy_through.params[1].is_const)
+        with self.assertRaises(nereid.CompileError) as cm:  # the helper returns alt, const
+            copy_through[(1,)](x, y, y, True, 16, B=16)
+        self.assertIn("Cannot store to a constant pointer", cm.exception.error_message)
+        with self.assertRaises(nereid.CompileError) as cm:  # a run-time choice of const or not
+            store_either[(1,)](x, y, 1, B=16)
+        self.assertIn("Ternary expression with dynamic condition has inconsistent type", cm.exception.error_message)
+
     def test_map_elementwise(self):
         rs = np.random.RandomState(17)
         x = rs.randint(-40, 40, 64).astype(np.int32)

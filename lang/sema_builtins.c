@@ -2155,29 +2155,53 @@ static Val b_map_elementwise(Sema *S, BArgs *a) {
 
 /* ---- conversions ---- */
 
+/* fp_downcast_rounding (Triton's semantic.cast): None, 'rtne' (the default: every cast
+ * rounds to nearest even) or 'rtz' (toward zero), and only on a conversion from a float to
+ * a narrower one; 'rtz' is a cvt {rtz = 1}, which Triton's NVIDIA back end (and so Nereid)
+ * has for fp32, fp16, bf16 and fp8e5 results. Returns whether to round toward zero. */
+static bool cast_rounding(Sema *S, BArgs *a, int src, int dst) {
+    if (!has(a, 2) || a->v[2].k == V_NONE) return false;
+    if (a->v[2].k != V_STR)
+        sema_error(S, a->loc[2], "fp_downcast_rounding must be 'rtne' or 'rtz', got %s",
+                   sema_val_kind_name(S, a->v[2]));
+    bool rtz = !strcmp(a->v[2].s, "rtz");
+    if (!rtz && strcmp(a->v[2].s, "rtne"))
+        sema_error(S, a->loc[2], "fp_downcast_rounding must be 'rtne' or 'rtz', got '%s'",
+                   a->v[2].s);
+    if (src == dst) return false; /* Triton returns the operand before looking */
+    if (!dt_is_float(src) || !dt_is_float(dst) || dt_bits(dst) >= dt_bits(src))
+        sema_error(S, a->loc[2],
+                   "fp_downcast_rounding should be set only for truncating fp conversions; "
+                   "the source type is %s and the destination type is %s",
+                   dt_name(src), dt_name(dst));
+    if (rtz && dst != DT_FP32 && dst != DT_FP16 && dst != DT_BF16 && dst != DT_FP8E5)
+        sema_error(S, a->loc[2],
+                   "fp_downcast_rounding='rtz' to %s is not supported (as in Triton's NVIDIA "
+                   "back end, a conversion rounds toward zero only to fp32, fp16, bf16 and "
+                   "fp8e5)",
+                   dt_name(dst));
+    return rtz;
+}
+
 static Val b_to(Sema *S, BArgs *a) {
     IrType dt = need_dtype(S, a, 1);
     bool bitcast = has(a, 3) && a->v[3].k == V_BOOL && a->v[3].i;
-    /* fp_downcast_rounding: Nereid's casts round to nearest even (Triton's 'rtne', its
-     * default); 'rtz' (toward zero) is refused rather than computed differently */
-    if (has(a, 2) && a->v[2].k != V_NONE) {
-        if (a->v[2].k != V_STR)
-            sema_error(S, a->loc[2], "fp_downcast_rounding must be 'rtne' or 'rtz', got %s",
-                       sema_val_kind_name(S, a->v[2]));
-        if (!strcmp(a->v[2].s, "rtz"))
-            sema_error(S, a->loc[2],
-                       "fp_downcast_rounding='rtz' (round toward zero) is not supported by "
-                       "Nereid yet: its casts round to nearest even ('rtne')");
-        if (strcmp(a->v[2].s, "rtne"))
-            sema_error(S, a->loc[2], "fp_downcast_rounding must be 'rtne' or 'rtz', got '%s'",
-                       a->v[2].s);
-    }
     Val x = a->v[0];
-    if (sema_val_is_const(x) && !bitcast && dt.dt != DT_PTR)
-        return sema_val_ir(S, sema_emit_const(S, dt, x, a->loc[0]));
+    bool is_const = sema_val_is_const(x) && !bitcast && dt.dt != DT_PTR;
+    int src = x.k == V_IR            ? x.ty.dt
+              : sema_val_is_const(x) ? sema_const_dtype(S, x, a->loc[0])
+                                     : DT_PTR; /* need_block reports it */
+    bool rtz = !bitcast && src != DT_PTR && dt.dt != DT_PTR && cast_rounding(S, a, src, dt.dt);
+    if (is_const && !rtz) return sema_val_ir(S, sema_emit_const(S, dt, x, a->loc[0]));
     x = need_block(S, a, 0);
     if (x.ty.dt == DT_PTR || dt.dt == DT_PTR)
         return sema_val_ir(S, sema_emit_ptr_cast(S, x.v, dt, a->call));
+    if (rtz) {
+        OpId op;
+        ValId r = build(S, OP_CVT, &x.v, 1, ty_with_elem(x.ty, dt), a->call, &op);
+        sema_func(S)->ops[op].attr[0] = 1;
+        return sema_val_ir(S, r);
+    }
     return sema_val_ir(S, sema_emit_cast(S, x.v, dt, bitcast, a->call));
 }
 

@@ -1659,19 +1659,42 @@ static Val b_dot(Sema *S, BArgs *a) {
                    "tl.dot needs every dimension >= 16 (as in Triton), got %dx%d @ %dx%d", M, K, K2,
                    N);
     int accdt = dt == DT_I8 ? DT_I32 : DT_FP32;
+    /* out_dtype as Triton's semantic.dot takes it: i8 operands give i32 and fp32 or bf16
+     * ones fp32 whatever it says (but bf16, refused for floats); fp16 and fp8 operands give
+     * out_dtype, fp32 or fp16. An fp16 result is the fp32 product (an fp16 accumulator
+     * widened exactly) rounded to fp16 once: Triton's tensor cores accumulate in fp16, so
+     * they agree within fp16's rounding of the sum. */
+    int outdt = accdt;
+    if (has(a, 6) && a->v[6].k != V_NONE) {
+        if (a->v[6].k != V_DTYPE)
+            sema_error(S, a->loc[6], "tl.dot: out_dtype must be a dtype, got %s",
+                       sema_val_kind_name(S, a->v[6]));
+        int o = a->v[6].ty.dt;
+        if (dt != DT_I8 && o == DT_BF16)
+            sema_error(S, a->loc[6],
+                       "tl.dot: out_dtype=bfloat16 is unsupported. Please use "
+                       "out_dtype=float32/float16 and cast with `.to(tl.bfloat16)`");
+        if (dt == DT_FP16 || dt_is_fp8(dt)) {
+            if (o != DT_FP32 && o != DT_FP16)
+                sema_error(S, a->loc[6], "tl.dot: out_dtype must be fp32 or fp16 for %s operands",
+                           dt_name(x.ty.dt));
+            outdt = o;
+        }
+    }
     int32_t s[NR_MAX_RANK];
     for (int d = 0; d < q; d++) s[d] = x.ty.shape[d];
     s[q] = M, s[q + 1] = N;
     IrType accty = ty_block(ty_scalar(accdt), q + 2, s);
+    IrType outty = ty_block(ty_scalar(outdt), q + 2, s);
     ValId acc;
     if (has(a, 2)) {
         Val c = need_block(S, a, 2);
-        if (!ty_equal(c.ty, accty)) {
+        if (!ty_equal(c.ty, outty)) {
             char p[64], q[64];
             sema_error(S, a->loc[2], "tl.dot: the accumulator must be %s, got %s",
-                       ty_str(accty, p, sizeof p), ty_str(c.ty, q, sizeof q));
+                       ty_str(outty, p, sizeof p), ty_str(c.ty, q, sizeof q));
         }
-        acc = c.v;
+        acc = sema_emit_cast(S, c.v, ty_scalar(accdt), false, a->call);
     } else {
         acc = sema_emit_const(S, accty, sema_val_int(0), a->call);
     }
@@ -1686,13 +1709,11 @@ static Val b_dot(Sema *S, BArgs *a) {
     } else if (has(a, 4) && a->v[4].k == V_BOOL && !a->v[4].i) {
         prec = PREC_IEEE;
     }
-    if (has(a, 6) && !(a->v[6].k == V_DTYPE && a->v[6].ty.dt == accdt))
-        sema_error(S, a->loc[6], "tl.dot: out_dtype must be %s", dt_name(accdt));
     ValId ops[3] = {x.v, y.v, acc};
     OpId op;
     ValId r = build(S, OP_DOT, ops, 3, accty, a->call, &op);
     sema_func(S)->ops[op].attr[0] = prec;
-    return sema_val_ir(S, r);
+    return sema_val_ir(S, sema_emit_cast(S, r, ty_scalar(outdt), false, a->call));
 }
 
 /* ---- shapes ---- */

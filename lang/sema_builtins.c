@@ -470,9 +470,10 @@ static Val b_atomic(Sema *S, BArgs *a) {
 
 /* desc.atomic_add(offsets, value), ..._min, _max, _and, _or, _xor: Triton's descriptor
  * reductions, as the masked atomics on the tile's pointer block (out-of-bounds elements
- * untouched), with Triton's element types (its sm_90 TMA set, but fp16 and bf16 min/max,
- * which Nereid's atomics lack). A host descriptor's base, sizes and strides are read with
- * desc_part. Returns nothing, as Triton's. */
+ * untouched), with Triton's element types (its sm_90 set, what cp.reduce.async.bulk.tensor
+ * takes: fp16 and bf16 min/max included, which the GPU does as a compare-and-swap loop,
+ * PTX's scalar atom having no 16-bit float min/max). A host descriptor's base, sizes and
+ * strides are read with desc_part. Returns nothing, as Triton's. */
 static Val b_desc_atomic(Sema *S, BArgs *a) {
     static const struct {
         const char *n;
@@ -484,8 +485,14 @@ static Val b_desc_atomic(Sema *S, BArgs *a) {
          RMW_ADD,
          "u32, i32, u64, fp32, fp16 or bf16",
          {DT_U32, DT_I32, DT_U64, DT_FP32, DT_FP16, DT_BF16}},
-        {"desc.atomic_min", RMW_MIN, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}},
-        {"desc.atomic_max", RMW_MAX, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}},
+        {"desc.atomic_min",
+         RMW_MIN,
+         "u32, i32, u64, i64, fp16 or bf16",
+         {DT_U32, DT_I32, DT_U64, DT_I64, DT_FP16, DT_BF16}},
+        {"desc.atomic_max",
+         RMW_MAX,
+         "u32, i32, u64, i64, fp16 or bf16",
+         {DT_U32, DT_I32, DT_U64, DT_I64, DT_FP16, DT_BF16}},
         {"desc.atomic_and", RMW_AND, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}},
         {"desc.atomic_or", RMW_OR, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}},
         {"desc.atomic_xor", RMW_XOR, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}}};

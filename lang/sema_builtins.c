@@ -473,9 +473,10 @@ static Val b_atomic(Sema *S, BArgs *a) {
 
 /* desc.atomic_add(offsets, value), ..._min, _max, _and, _or, _xor: Triton's descriptor
  * reductions, as the masked atomics on the tile's pointer block (out-of-bounds elements
- * untouched), with Triton's element types (its sm_90 TMA set, but fp16 and bf16 min/max,
- * which Nereid's atomics lack). A host descriptor's base, sizes and strides are read with
- * desc_part. Returns nothing, as Triton's. */
+ * untouched), with Triton's element types (its sm_90 set, what cp.reduce.async.bulk.tensor
+ * takes: fp16 and bf16 min/max included, which the GPU does as a compare-and-swap loop,
+ * PTX's scalar atom having no 16-bit float min/max). A host descriptor's base, sizes and
+ * strides are read with desc_part. Returns nothing, as Triton's. */
 static Val b_desc_atomic(Sema *S, BArgs *a) {
     static const struct {
         const char *n;
@@ -487,8 +488,14 @@ static Val b_desc_atomic(Sema *S, BArgs *a) {
          RMW_ADD,
          "u32, i32, u64, fp32, fp16 or bf16",
          {DT_U32, DT_I32, DT_U64, DT_FP32, DT_FP16, DT_BF16}},
-        {"desc.atomic_min", RMW_MIN, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}},
-        {"desc.atomic_max", RMW_MAX, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}},
+        {"desc.atomic_min",
+         RMW_MIN,
+         "u32, i32, u64, i64, fp16 or bf16",
+         {DT_U32, DT_I32, DT_U64, DT_I64, DT_FP16, DT_BF16}},
+        {"desc.atomic_max",
+         RMW_MAX,
+         "u32, i32, u64, i64, fp16 or bf16",
+         {DT_U32, DT_I32, DT_U64, DT_I64, DT_FP16, DT_BF16}},
         {"desc.atomic_and", RMW_AND, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}},
         {"desc.atomic_or", RMW_OR, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}},
         {"desc.atomic_xor", RMW_XOR, "u32, i32, u64 or i64", {DT_U32, DT_I32, DT_U64, DT_I64}}};
@@ -1663,19 +1670,42 @@ static Val b_dot(Sema *S, BArgs *a) {
                    "tl.dot needs every dimension >= 16 (as in Triton), got %dx%d @ %dx%d", M, K, K2,
                    N);
     int accdt = dt == DT_I8 ? DT_I32 : DT_FP32;
+    /* out_dtype as Triton's semantic.dot takes it: i8 operands give i32 and fp32 or bf16
+     * ones fp32 whatever it says (but bf16, refused for floats); fp16 and fp8 operands give
+     * out_dtype, fp32 or fp16. An fp16 result is the fp32 product (an fp16 accumulator
+     * widened exactly) rounded to fp16 once: Triton's tensor cores accumulate in fp16, so
+     * they agree within fp16's rounding of the sum. */
+    int outdt = accdt;
+    if (has(a, 6) && a->v[6].k != V_NONE) {
+        if (a->v[6].k != V_DTYPE)
+            sema_error(S, a->loc[6], "tl.dot: out_dtype must be a dtype, got %s",
+                       sema_val_kind_name(S, a->v[6]));
+        int o = a->v[6].ty.dt;
+        if (dt != DT_I8 && o == DT_BF16)
+            sema_error(S, a->loc[6],
+                       "tl.dot: out_dtype=bfloat16 is unsupported. Please use "
+                       "out_dtype=float32/float16 and cast with `.to(tl.bfloat16)`");
+        if (dt == DT_FP16 || dt_is_fp8(dt)) {
+            if (o != DT_FP32 && o != DT_FP16)
+                sema_error(S, a->loc[6], "tl.dot: out_dtype must be fp32 or fp16 for %s operands",
+                           dt_name(x.ty.dt));
+            outdt = o;
+        }
+    }
     int32_t s[NR_MAX_RANK];
     for (int d = 0; d < q; d++) s[d] = x.ty.shape[d];
     s[q] = M, s[q + 1] = N;
     IrType accty = ty_block(ty_scalar(accdt), q + 2, s);
+    IrType outty = ty_block(ty_scalar(outdt), q + 2, s);
     ValId acc;
     if (has(a, 2)) {
         Val c = need_block(S, a, 2);
-        if (!ty_equal(c.ty, accty)) {
+        if (!ty_equal(c.ty, outty)) {
             char p[64], q[64];
             sema_error(S, a->loc[2], "tl.dot: the accumulator must be %s, got %s",
-                       ty_str(accty, p, sizeof p), ty_str(c.ty, q, sizeof q));
+                       ty_str(outty, p, sizeof p), ty_str(c.ty, q, sizeof q));
         }
-        acc = c.v;
+        acc = sema_emit_cast(S, c.v, ty_scalar(accdt), false, a->call);
     } else {
         acc = sema_emit_const(S, accty, sema_val_int(0), a->call);
     }
@@ -1690,13 +1720,11 @@ static Val b_dot(Sema *S, BArgs *a) {
     } else if (has(a, 4) && a->v[4].k == V_BOOL && !a->v[4].i) {
         prec = PREC_IEEE;
     }
-    if (has(a, 6) && !(a->v[6].k == V_DTYPE && a->v[6].ty.dt == accdt))
-        sema_error(S, a->loc[6], "tl.dot: out_dtype must be %s", dt_name(accdt));
     ValId ops[3] = {x.v, y.v, acc};
     OpId op;
     ValId r = build(S, OP_DOT, ops, 3, accty, a->call, &op);
     sema_func(S)->ops[op].attr[0] = prec;
-    return sema_val_ir(S, r);
+    return sema_val_ir(S, sema_emit_cast(S, r, ty_scalar(outdt), false, a->call));
 }
 
 /* ---- shapes ---- */
@@ -2159,29 +2187,53 @@ static Val b_map_elementwise(Sema *S, BArgs *a) {
 
 /* ---- conversions ---- */
 
+/* fp_downcast_rounding (Triton's semantic.cast): None, 'rtne' (the default: every cast
+ * rounds to nearest even) or 'rtz' (toward zero), and only on a conversion from a float to
+ * a narrower one; 'rtz' is a cvt {rtz = 1}, which Triton's NVIDIA back end (and so Nereid)
+ * has for fp32, fp16, bf16 and fp8e5 results. Returns whether to round toward zero. */
+static bool cast_rounding(Sema *S, BArgs *a, int src, int dst) {
+    if (!has(a, 2) || a->v[2].k == V_NONE) return false;
+    if (a->v[2].k != V_STR)
+        sema_error(S, a->loc[2], "fp_downcast_rounding must be 'rtne' or 'rtz', got %s",
+                   sema_val_kind_name(S, a->v[2]));
+    bool rtz = !strcmp(a->v[2].s, "rtz");
+    if (!rtz && strcmp(a->v[2].s, "rtne"))
+        sema_error(S, a->loc[2], "fp_downcast_rounding must be 'rtne' or 'rtz', got '%s'",
+                   a->v[2].s);
+    if (src == dst) return false; /* Triton returns the operand before looking */
+    if (!dt_is_float(src) || !dt_is_float(dst) || dt_bits(dst) >= dt_bits(src))
+        sema_error(S, a->loc[2],
+                   "fp_downcast_rounding should be set only for truncating fp conversions; "
+                   "the source type is %s and the destination type is %s",
+                   dt_name(src), dt_name(dst));
+    if (rtz && dst != DT_FP32 && dst != DT_FP16 && dst != DT_BF16 && dst != DT_FP8E5)
+        sema_error(S, a->loc[2],
+                   "fp_downcast_rounding='rtz' to %s is not supported (as in Triton's NVIDIA "
+                   "back end, a conversion rounds toward zero only to fp32, fp16, bf16 and "
+                   "fp8e5)",
+                   dt_name(dst));
+    return rtz;
+}
+
 static Val b_to(Sema *S, BArgs *a) {
     IrType dt = need_dtype(S, a, 1);
     bool bitcast = has(a, 3) && a->v[3].k == V_BOOL && a->v[3].i;
-    /* fp_downcast_rounding: Nereid's casts round to nearest even (Triton's 'rtne', its
-     * default); 'rtz' (toward zero) is refused rather than computed differently */
-    if (has(a, 2) && a->v[2].k != V_NONE) {
-        if (a->v[2].k != V_STR)
-            sema_error(S, a->loc[2], "fp_downcast_rounding must be 'rtne' or 'rtz', got %s",
-                       sema_val_kind_name(S, a->v[2]));
-        if (!strcmp(a->v[2].s, "rtz"))
-            sema_error(S, a->loc[2],
-                       "fp_downcast_rounding='rtz' (round toward zero) is not supported by "
-                       "Nereid yet: its casts round to nearest even ('rtne')");
-        if (strcmp(a->v[2].s, "rtne"))
-            sema_error(S, a->loc[2], "fp_downcast_rounding must be 'rtne' or 'rtz', got '%s'",
-                       a->v[2].s);
-    }
     Val x = a->v[0];
-    if (sema_val_is_const(x) && !bitcast && dt.dt != DT_PTR)
-        return sema_val_ir(S, sema_emit_const(S, dt, x, a->loc[0]));
+    bool is_const = sema_val_is_const(x) && !bitcast && dt.dt != DT_PTR;
+    int src = x.k == V_IR            ? x.ty.dt
+              : sema_val_is_const(x) ? sema_const_dtype(S, x, a->loc[0])
+                                     : DT_PTR; /* need_block reports it */
+    bool rtz = !bitcast && src != DT_PTR && dt.dt != DT_PTR && cast_rounding(S, a, src, dt.dt);
+    if (is_const && !rtz) return sema_val_ir(S, sema_emit_const(S, dt, x, a->loc[0]));
     x = need_block(S, a, 0);
     if (x.ty.dt == DT_PTR || dt.dt == DT_PTR)
         return sema_val_ir(S, sema_emit_ptr_cast(S, x.v, dt, a->call));
+    if (rtz) {
+        OpId op;
+        ValId r = build(S, OP_CVT, &x.v, 1, ty_with_elem(x.ty, dt), a->call, &op);
+        sema_func(S)->ops[op].attr[0] = 1;
+        return sema_val_ir(S, r);
+    }
     return sema_val_ir(S, sema_emit_cast(S, x.v, dt, bitcast, a->call));
 }
 

@@ -135,6 +135,36 @@ static inline double float_round(int dt, double x) {
     }
 }
 
+/* x rounded toward zero to dtype dt (cvt {rtz = 1}: fp32, fp16, bf16 or fp8e5), as PTX's
+ * cvt.rz does: the magnitude truncated to the dtype's precision (subnormals at its smallest
+ * exponent), a finite one above the largest finite value giving that value, infinities
+ * kept, every NaN the positive NaN with all fraction bits set (its fp32, fp16 and bf16
+ * encodings are 0x7FFFFFFF, 0x7FFF and 0x7FFF; fp8e5 narrows a NaN to 0x7F). */
+static inline double float_round_rz(int dt, double x) {
+    int fbits, emin;
+    double max;
+    switch (dt) {
+    case DT_FP32: fbits = 23, emin = -126, max = 0x1.fffffep127; break;
+    case DT_FP16: fbits = 10, emin = -14, max = 65504.0; break;
+    case DT_BF16: fbits = 7, emin = -126, max = 0x1.fep127; break;
+    case DT_FP8E5: fbits = 2, emin = -14, max = 57344.0; break;
+    default: return x;
+    }
+    if (x != x && dt == DT_FP8E5) return float_round(dt, x); /* the byte 0x7F */
+    if (x != x) {
+        uint64_t nan = UINT64_C(0x7FFFFFFFFFFFFFFF);
+        memcpy(&x, &nan, sizeof x);
+        return x;
+    }
+    double m = fabs(x);
+    if (m == 0 || isinf(m)) return x;
+    int e = ilogb(m);
+    int q = (e > emin ? e : emin) - fbits; /* the exponent of the last kept bit */
+    m = ldexp(trunc(ldexp(m, -q)), q);     /* exact: scaling by a power of two */
+    if (m > max) m = max;
+    return copysign(m, x);
+}
+
 static inline void round_array(int dt, double *x, int64_t n) {
     if (dt_is_fp8(dt)) {
         for (int64_t i = 0; i < n; i++) x[i] = fp8_round(fp8_format(dt), x[i]);

@@ -341,7 +341,9 @@ static int do_cvt(Ctx *c, const IrOp *op) {
     uint64_t *ur = r;
     bool sgn = dt_is_signed(sdt);
     if (dt_is_float(sdt)) {
-        if (dt_is_float(ddt))
+        if (dt_is_float(ddt) && op->attr[0]) /* {rtz = 1} */
+            for (int64_t i = 0; i < n; i++) fr[i] = float_round_rz(ddt, fa[i]);
+        else if (dt_is_float(ddt))
             for (int64_t i = 0; i < n; i++) fr[i] = float_round(ddt, fa[i]);
         else if (ddt == DT_I1)
             for (int64_t i = 0; i < n; i++) ur[i] = fa[i] != 0;

@@ -8,7 +8,11 @@
 #include "fault.h"
 #include "launch_cpu.h"
 #include "launch_cuda.h"
+#include "module.h"
 #include "status.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 /* The launch options every device checks: the pipelining depth and the code generator's
  * options (which the interpreter ignores, but a launch that is wrong on a GPU is wrong on
@@ -19,13 +23,6 @@ static nr_status check_options(nr_kernel *k, const nr_launch_options *opts) {
     if (opts->num_stages && !option_valid(OPT_NUM_STAGES, opts->num_stages))
         return api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': num_stages must be 0 or %s, got %d",
                         k->f->name, option_info(OPT_NUM_STAGES)->range, opts->num_stages);
-    const IrModule *ir = k->mod->prog.ir;
-    if (opts->num_warps > 0 && ir && ir->warps_read && opts->num_warps != ir->warps_read)
-        return api_fail(ctx, NR_ERR_INVALID_ARG,
-                        "kernel '%s' was compiled for num_warps=%d, which it reads as a constant "
-                        "(tl.extra.cuda.num_threads() or num_warps()); launching it with "
-                        "num_warps=%d needs a module compiled with that count",
-                        k->f->name, ir->warps_read, opts->num_warps);
     if (opts->maxnreg && opts->maxnreg != -1 && !option_valid(OPT_MAXNREG, opts->maxnreg))
         return api_fail(ctx, NR_ERR_INVALID_ARG,
                         "kernel '%s': maxnreg must be 0 (as compiled), -1 (no limit) or %s, got %d",
@@ -39,6 +36,42 @@ static nr_status check_options(nr_kernel *k, const nr_launch_options *opts) {
     return NR_OK;
 }
 
+/* A launch with num_warps= other than the count a program read as a constant
+ * (tl.extra.cuda.num_threads() or num_warps(), which the front end evaluates) runs the
+ * kernel compiled for that count, as Triton's num_warps is a compile option: a variant of
+ * its module built at the first such launch and kept with the module. Otherwise k. */
+static nr_status warps_variant(nr_kernel *k, const nr_launch_options *opts, nr_kernel **out) {
+    *out = k;
+    const IrModule *ir = k->mod->prog.ir;
+    if (!opts || opts->num_warps <= 0 || !ir || !ir->warps_read ||
+        opts->num_warps == ir->warps_read)
+        return NR_OK;
+    if (!option_valid(OPT_NUM_WARPS, opts->num_warps))
+        return api_fail(k->mod->ctx, NR_ERR_INVALID_ARG,
+                        "kernel '%s': num_warps must be %s, got %d", k->f->name,
+                        option_info(OPT_NUM_WARPS)->range, opts->num_warps);
+    nr_module *m = k->mod, *v = NULL;
+    for (int i = 0; i < m->nwarp_variants && !v; i++)
+        if (m->warp_variants[i]->num_warps == opts->num_warps) v = m->warp_variants[i];
+    if (!v) {
+        nr_module **grown =
+            realloc(m->warp_variants, sizeof *grown * (size_t)(m->nwarp_variants + 1));
+        if (!grown) return api_fail(m->ctx, NR_ERR_OUT_OF_MEMORY, "out of memory");
+        m->warp_variants = grown;
+        nr_define defs[64];
+        int nd = m->ndefines < 64 ? m->ndefines : 64;
+        for (int i = 0; i < nd; i++) defs[i] = (nr_define){m->defines[i].name, m->defines[i].value};
+        nr_status s = module_variant(m, k->f->name, defs, nd, opts->num_warps, m->num_stages, &v);
+        if (s) return s;
+        m->warp_variants[m->nwarp_variants++] = v;
+    }
+    for (int i = 0; i < v->nkernels; i++)
+        if (!strcmp(v->kernels[i].f->name, k->f->name)) *out = &v->kernels[i];
+    return *out != k ? NR_OK
+                     : api_fail(m->ctx, NR_ERR_NOT_FOUND, "no kernel named '%s' in the module",
+                                k->f->name);
+}
+
 nr_status launch_plain(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
                        const nr_launch_options *opts) {
     return launch_plain_ex(k, grid, args, num_args, opts, false);
@@ -47,7 +80,9 @@ nr_status launch_plain(nr_kernel *k, const unsigned grid[3], const nr_arg *args,
 nr_status launch_plain_ex(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int num_args,
                           const nr_launch_options *opts, bool cooperative) {
     nr_context *ctx = k->mod->ctx;
-    nr_status s = check_options(k, opts);
+    nr_status s = warps_variant(k, opts, &k);
+    if (s) return s;
+    s = check_options(k, opts);
     if (s) return s;
     int np = k->nparams;
     if (!grid)
@@ -76,7 +111,9 @@ nr_status launch_plain_ex(nr_kernel *k, const unsigned grid[3], const nr_arg *ar
 nr_status launch_prepare(nr_kernel *k, const nr_arg *args, int num_args,
                          const nr_launch_options *opts) {
     nr_context *ctx = k->mod->ctx;
-    nr_status s = check_options(k, opts);
+    nr_status s = warps_variant(k, opts, &k);
+    if (s) return s;
+    s = check_options(k, opts);
     if (s) return s;
     int np = k->nparams;
     if (num_args != np || (np && !args))

@@ -200,6 +200,8 @@ nr_status module_variant(const nr_module *base, const char *kernel, const nr_def
 
 void module_free(nr_module *m) {
     if (!m) return;
+    for (int i = 0; i < m->nwarp_variants; i++) module_free(m->warp_variants[i]);
+    free(m->warp_variants);
     cuda_module_free(m);
     free_options(m);
     driver_program_free(&m->prog);

@@ -116,6 +116,10 @@ struct nr_module {
     int maxnreg, fp_fusion, reflect_ftz; /* nr_compile_options.maxnreg, enable_fp_fusion and
                                             enable_reflect_ftz: 0 for the defaults */
     struct TuneModule *tune;             /* its tuned kernels (autotune.c); NULL if none */
+    /* variants compiled for another warp count, for launches with num_warps= other than the
+     * compiled one of a program that reads it (tl.extra.cuda.num_threads(); launch.c) */
+    nr_module **warp_variants;
+    int nwarp_variants;
 };
 
 #endif

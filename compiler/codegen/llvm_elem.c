@@ -4,6 +4,7 @@
  * exp/exp2/rsqrt through the fast PTX approximations (as Triton's tl.exp), sin/cos/log/
  * log2 accurate (llvm_math.c), sqrt and division correctly rounded. */
 #include <stdio.h>
+#include <string.h>
 
 #include "gen_internal.h"
 
@@ -219,6 +220,53 @@ static LLVMValueRef convert(Gen *g, LLVMValueRef x, int from, int to) {
                                        : LLVMBuildFPTrunc(g->B, x, ty, "");
 }
 
+/* One PTX instruction $0 <- $1 as inline assembly, marked memory(none) so that LLVM may
+ * merge two of one operand or drop an unused one. */
+static LLVMValueRef asm1(Gen *g, const char *text, const char *cons, LLVMTypeRef rty,
+                         LLVMValueRef x) {
+    LLVMTypeRef xty = LLVMTypeOf(x);
+    LLVMTypeRef fty = LLVMFunctionType(rty, &xty, 1, 0);
+    LLVMValueRef asmv = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons,
+                                         strlen(cons), 0, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef call = LLVMBuildCall2(g->B, fty, asmv, &x, 1, "");
+    LLVMContextRef C = LLVMGetTypeContext(rty);
+    static const char *const attrs[] = {"memory", "nounwind"};
+    for (int i = 0; i < 2; i++) {
+        unsigned kind = LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i]));
+        LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                                 LLVMCreateEnumAttribute(C, kind, 0)); /* memory: none */
+    }
+    return call;
+}
+
+/* cvt {rtz = 1}: a float to a narrower fp32, fp16, bf16 or fp8e5, rounded toward zero in
+ * one step (ir_ops.def). PTX's cvt.rz does fp64 -> fp32 and fp32 -> fp16 / bf16 (sm_80);
+ * the rest goes through them, which is still one rounding: each format's values are
+ * values of the wider one with the same smallest exponent or a smaller one, so truncating
+ * twice truncates once (bf16 -> fp8e5 widens to fp32 first, exactly). fp8e5 is the high
+ * byte of the fp16 (the same exponent; fp16's infinities stay infinities there), but for a
+ * NaN, which becomes 0x7F as the interpreter has it. */
+static LLVMValueRef convert_rz(Gen *g, LLVMValueRef x, int from, int to) {
+    if (from == DT_FP64) {
+        x = asm1(g, "cvt.rz.f32.f64 $0, $1;", "=f,d", g->f32, x);
+        from = DT_FP32;
+        if (to == DT_FP32) return x;
+    }
+    if (from == DT_BF16) x = LLVMBuildFPExt(g->B, x, g->f32, ""), from = DT_FP32;
+    if (to == DT_BF16) {
+        LLVMValueRef h = asm1(g, "cvt.rz.bf16.f32 $0, $1;", "=h,f", g->i16, x);
+        return LLVMBuildBitCast(g->B, h, g->bf16, "");
+    }
+    LLVMValueRef h = from == DT_FP16 ? LLVMBuildBitCast(g->B, x, g->i16, "")
+                                     : asm1(g, "cvt.rz.f16.f32 $0, $1;", "=h,f", g->i16, x);
+    if (to == DT_FP16) return LLVMBuildBitCast(g->B, h, g->f16, "");
+    if (to != DT_FP8E5) NR_DIE("cvt {rtz = 1} to dtype %d", to);
+    LLVMValueRef hi =
+        LLVMBuildTrunc(g->B, LLVMBuildLShr(g->B, h, LLVMConstInt(g->i16, 8, 0), ""), g->i8, "");
+    LLVMValueRef nan = LLVMBuildFCmp(g->B, LLVMRealUNO, x, x, "");
+    return LLVMBuildSelect(g->B, nan, LLVMConstInt(g->i8, 0x7F, 0), hi, "");
+}
+
 /* Triton's fp32 `/`: div.full.f32 (within 2 ulp, a few instructions instead of the
  * correctly rounded division's dozen); fp16/bf16 through it too; fp64 exact. */
 static LLVMValueRef fast_div(Gen *g, int dt, LLVMValueRef x, LLVMValueRef y) {
@@ -356,6 +404,11 @@ void gen_elementwise(Gen *g, OpId id) {
     for (uint32_t k = 0; k < op->nopnds && k < 3; k++) in[k] = gen_vals(g, op->operands[k], &n);
     LLVMValueRef *out = gen_alloc_regs(g, n);
     g->div.b = NULL; /* guards are shared within one op only: it is in one basic block */
+    if (op->code == OP_CVT && op->attr[0]) { /* {rtz = 1} */
+        for (int i = 0; i < n; i++) out[i] = convert_rz(g, in[0][i], dt, rdt);
+        gen_set(g, r, out, n);
+        return;
+    }
     if (op->code == OP_CVT &&
         (dt_is_fp8(dt) || dt_is_fp8(rdt))) { /* all registers at once: pairs */
         gen_fp8_convert(g, in[0], out, n, dt, rdt);

@@ -175,6 +175,11 @@ static void check_cast(Verifier *V, OpId id, const IrOp *op) {
              "fp8 converts only to and from fp16, bf16, fp32 and fp64 (integers and other fp8 "
              "types go through fp32)%s",
              "");
+    if (op->attr[0])
+        need(V, id,
+             op->attr[0] == 1 && is_float(a) && is_float(r) && dt_bits(r.dt) < dt_bits(a.dt) &&
+                 (r.dt == DT_FP32 || r.dt == DT_FP16 || r.dt == DT_BF16 || r.dt == DT_FP8E5),
+             "rtz rounds only a float to a narrower fp32, fp16, bf16 or fp8e5%s", "");
 }
 
 static void check_addptr(Verifier *V, OpId id, const IrOp *op) {

@@ -116,7 +116,7 @@ static bool try_fold(Canon *C, OpId id) {
     bool ok;
     if (is_shape_op(op->code)) r = a[0], ok = true;
     else if (op->code == OP_CMP) ok = fold_cmp((int)op->attr[0], od, a[0], a[1], &r);
-    else if (op->code == OP_CVT) ok = fold_cvt(od, rd, a[0], &r);
+    else if (op->code == OP_CVT) ok = !op->attr[0] && fold_cvt(od, rd, a[0], &r); /* not rtz */
     else if (op->code == OP_BITCAST) ok = fold_bitcast(od, rd, a[0], &r);
     else if (op->code == OP_REDUCE) ok = fold_reduce(f, op, a[0], &r);
     else if (op->code == OP_SELECT) r = a[0].i ? a[1] : a[2], ok = true;

@@ -3,7 +3,8 @@
  * through atom.cas.b16), tl.extra.cuda.smid/globaltimer/num_threads, the code generator's
  * options (maxnreg, enable_fp_fusion, enable_reflect_ftz: within a rounding of the
  * interpreter, which rounds every op and keeps denormals), and batched tl.dot (3-D and
- * 4-D blocks, the leading dims batches). Prints the harness's table; without a CUDA device
+ * 4-D blocks, the leading dims batches), and fp_downcast_rounding='rtz' casts bit for bit.
+ * Prints the harness's table; without a CUDA device
  * "SKIP: ...". Options: gpu_test.h. */
 #include "gpu_test.h"
 
@@ -188,6 +189,61 @@ static void dot4_case(int ta, int tb, int warps) {
     free(a), free(b);
 }
 
+/* ---- x.to(dtype, fp_downcast_rounding='rtz'): cvt.rz, bit for bit with the interpreter
+ * (which tests/unit/test_lang_rtz.c checks against a model of the bits) ---- */
+
+static const char *K_RTZ =
+    "@triton.jit\n"
+    "def rtz(x: *fp32, d: *fp64, hh: *fp16, h: *fp16, b: *bf16, e: *u8, f: *fp32, eh: *u8):\n"
+    "    o = tl.program_id(0) * 1024 + tl.arange(0, 1024)\n"
+    "    a = tl.load(x + o)\n"
+    "    tl.store(h + o, a.to(tl.float16, fp_downcast_rounding='rtz'))\n"
+    "    tl.store(b + o, a.to(tl.bfloat16, fp_downcast_rounding='rtz'))\n"
+    "    e8 = a.to(tl.float8e5, fp_downcast_rounding='rtz')\n"
+    "    tl.store(e + o, e8.to(tl.uint8, bitcast=True))\n"
+    "    tl.store(f + o, tl.load(d + o).to(tl.float32, fp_downcast_rounding='rtz'))\n"
+    "    h8 = tl.load(hh + o).to(tl.float8e5, fp_downcast_rounding='rtz')\n"
+    "    tl.store(eh + o, h8.to(tl.uint8, bitcast=True))\n";
+
+static void rtz_case(void) {
+    enum { N = 65536 };
+    uint32_t *x = malloc(N * 4);
+    uint16_t *hh = malloc(N * 2);
+    double *d = malloc(N * 8);
+    if (!x || !hh || !d) abort();
+    GtRng r = {4242u};
+    double *rd = gt_fill(GT_F64, N, &r, -1, 1);
+    for (uint32_t i = 0; i < N; i++) {
+        /* every fp16 pattern as fp32, 1 to 3 ulps of fp32 above it in magnitude, and every
+         * 8th a scattered pattern (subnormals, overflow, NaNs) */
+        float hf;
+        uint16_t h16b = (uint16_t)i;
+        uint32_t e = (h16b >> 10) & 31, m = h16b & 1023;
+        hf = e == 31 ? (m ? NAN : INFINITY) : (float)ldexp(e ? m + 1024 : m, (e ? (int)e : 1) - 25);
+        if (h16b & 0x8000) hf = -hf;
+        memcpy(&x[i], &hf, 4);
+        x[i] += i % 4;
+        if (i % 8 == 7) x[i] = i * 2654435761u;
+        hh[i] = (uint16_t)i;
+        d[i] = rd[i] * ldexp(1, (int)(i % 300) - 150);
+    }
+    d[0] = 1e300, d[1] = -1e300, d[2] = INFINITY, d[3] = NAN, d[4] = 0x1p-149 * 1.75;
+    GtCase *c = gt_case("rtz casts", "fp32, fp64, fp16 -> fp16, bf16, fp8e5, fp32");
+    gt_source(c, K_RTZ, "rtz", NULL);
+    gt_in(c, "x", GT_U32, N, x);
+    gt_in(c, "d", GT_F64, N, d);
+    gt_in(c, "hh", GT_U16, N, hh);
+    gt_out(c, "h", GT_F16, N, gt_exact(), NULL);
+    gt_out(c, "b", GT_BF16, N, gt_exact(), NULL);
+    gt_out(c, "e", GT_U8, N, gt_exact(), NULL);
+    gt_out(c, "f", GT_F32, N, gt_exact(), NULL);
+    gt_out(c, "eh", GT_U8, N, gt_exact(), NULL);
+    gt_arg_all_bufs(c);
+    gt_grid(c, N / 1024, 1, 1);
+    gt_run(c);
+    free(x), free(hh), free(d), free(rd);
+}
+
 int main(int argc, char **argv) {
     gt_init(argc, argv, "test_gpu_lang_ops");
     static const GtType cas_types[] = {GT_F16, GT_BF16, GT_F32, GT_F64, GT_I16};
@@ -212,6 +268,7 @@ int main(int argc, char **argv) {
     dot3_case(GT_F32, 4, 64, 64, 32, 2);
     for (int ta = 0; ta < 2; ta++)
         for (int tb = 0; tb < 2; tb++) dot4_case(ta, tb, 4);
+    rtz_case();
     printf("\n");
     return gt_finish();
 }

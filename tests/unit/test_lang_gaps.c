@@ -277,22 +277,27 @@ static void test_desc_atomics(void) {
     const char *kinds[] = {"add", "min", "max", "and", "or", "xor"};
     const int M = 5, N = 20, pad = 3; /* the output's rows are N + pad apart (host) */
     for (int kd = 0; kd < 6; kd++)
-        for (int t = 0; t < 3; t++) /* i32, u64, fp32 (add only) */
+        for (int t = 0; t < 5; t++) /* i32, u64, fp32 (add only), bf16, fp16 (min, max) */
             for (int host = 0; host < 2; host++) {
                 if (t == 2 && kd) continue;
-                const char *dt = t == 0 ? "i32" : t == 1 ? "u64" : "fp32";
+                if (t >= 3 && kd != 1 && kd != 2) continue;
+                const char *dt = (const char *[]){"i32", "u64", "fp32", "bf16", "fp16"}[t];
                 char kq[16];
                 snprintf(kq, sizeof kq, "'%s'", kinds[kd]);
                 nr_define d[] = {{"DT", dt}, {"KIND", kq}, {"HOST", host ? "True" : "False"}};
                 nr_kernel *k = BUILD_D(K_DESC_ATOMIC, d, 3);
                 if (!k) continue;
-                int esz = t == 1 ? 8 : 4, ld = host ? N + pad : N, total = M * ld;
+                int esz = t == 1 ? 8 : t >= 3 ? 2 : 4, ld = host ? N + pad : N, total = M * ld;
                 int64_t av[5 * 20], ov[5 * 23];
                 unsigned char abuf[5 * 20 * 8], obuf[5 * 23 * 8];
-                for (int i = 0; i < M * N; i++) av[i] = (i * 37 + 11) % 23 - (t == 0 ? 9 : 0);
-                for (int i = 0; i < total; i++) ov[i] = (i * 53 + 5) % 19 - (t == 0 ? 7 : 0);
+                bool sg = t == 0 || t >= 3;
+                for (int i = 0; i < M * N; i++) av[i] = (i * 37 + 11) % 23 - (sg ? 9 : 0);
+                for (int i = 0; i < total; i++) ov[i] = (i * 53 + 5) % 19 - (sg ? 7 : 0);
                 for (int i = 0; i < M * N; i++) {
-                    if (t == 2) {
+                    if (t >= 3) {
+                        uint16_t h = t == 3 ? hbf((double)av[i]) : h16((double)av[i]);
+                        memcpy(abuf + 2 * i, &h, 2);
+                    } else if (t == 2) {
                         float f = (float)av[i];
                         memcpy(abuf + 4 * i, &f, 4);
                     } else if (t == 0) {
@@ -301,7 +306,10 @@ static void test_desc_atomics(void) {
                     } else memcpy(abuf + 8 * i, &av[i], 8);
                 }
                 for (int i = 0; i < total; i++) {
-                    if (t == 2) {
+                    if (t >= 3) {
+                        uint16_t h = t == 3 ? hbf((double)ov[i]) : h16((double)ov[i]);
+                        memcpy(obuf + 2 * i, &h, 2);
+                    } else if (t == 2) {
                         float f = (float)ov[i];
                         memcpy(obuf + 4 * i, &f, 4);
                     } else if (t == 0) {
@@ -322,7 +330,11 @@ static void test_desc_atomics(void) {
                         int64_t want =
                             j < N ? ref_op(kinds[kd], ov[at], av[i * N + j], t == 1) : ov[at];
                         int64_t got;
-                        if (t == 2) {
+                        if (t >= 3) {
+                            uint16_t h;
+                            memcpy(&h, obuf + 2 * at, 2);
+                            got = (int64_t)(t == 3 ? fbf(h) : f16(h));
+                        } else if (t == 2) {
                             float f;
                             memcpy(&f, obuf + 4 * at, 4);
                             got = (int64_t)f;

@@ -300,17 +300,47 @@ static void test_cuda_extra(void) {
     CHECK(t[0] > 0 && t[1] >= t[0] && t[2] >= t[1] && t[3] >= t[2] && t[5] >= t[4],
           "globaltimer() never decreases: %lld %lld %lld %lld", (long long)t[0], (long long)t[1],
           (long long)t[2], (long long)t[3]);
-    /* the count is compiled in: another at the launch is refused, the same one is fine */
-    nr_launch_options lo = {.num_warps = 4};
+    /* Triton's num_warps is a compile option: a launch with another count runs the kernel
+     * compiled for it (Triton's test_num_threads), the same count the module's own */
     unsigned grid[3] = {1, 1, 1};
     nr_arg args[2] = {nr_arg_ptr(dout), nr_arg_ptr(dt)};
-    s = nr_launch(k, grid, args, 2, &lo);
-    CHECK(s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "compiled for num_warps=8"),
-          "launch with other warps: %s: %s", nr_status_string(s), nr_last_error(ctx));
-    lo.num_warps = 8;
-    CHECK(nr_launch(k, grid, args, 2, &lo) == NR_OK, "launch with the same warps: %s",
-          nr_last_error(ctx));
+    for (int w = 4; w <= 8; w *= 2)
+        for (int again = 0; again < 2; again++) {
+            nr_launch_options lo = {.num_warps = w};
+            nr_memset(ctx, dout, 0, sizeof out);
+            s = nr_launch(k, grid, args, 2, &lo);
+            CHECK(s == NR_OK, "launch with num_warps=%d: %s", w, nr_last_error(ctx));
+            dev_to(out, dout, sizeof out);
+            int n = 32 * w < 256 ? 32 * w : 256, wrong = 0;
+            for (int i = 0; i < n; i++) wrong += out[i] != 101;
+            for (int i = n + 1; i < 256; i++) wrong += out[i] != 0;
+            CHECK(!wrong && (n == 256 || out[n] == 5),
+                  "num_warps=%d at the launch: num_threads() is %d: %d wrong", w, 32 * w, wrong);
+        }
     nr_free(ctx, dout), nr_free(ctx, dt);
+}
+
+/* Triton's test_num_threads: compiled with the default count (4 warps), launched with
+ * num_warps=8, the kernel sees 256 threads */
+static void test_num_threads_launch(void) {
+    static const char *src = "@triton.jit\n"
+                             "def k(out: *i32):\n"
+                             "    num_threads: tl.constexpr = tl.extra.cuda.num_threads()\n"
+                             "    tl.store(out + tl.arange(0, num_threads), 1)\n";
+    nr_kernel *k = BUILD(src, NULL);
+    if (!k) return;
+    nr_devptr d = dev_from(NULL, 256 * 4);
+    nr_launch_options lo = {.num_warps = 8};
+    unsigned grid[3] = {1, 1, 1};
+    nr_arg args[1] = {nr_arg_ptr(d)};
+    nr_status s = nr_launch(k, grid, args, 1, &lo);
+    int32_t out[256];
+    dev_to(out, d, sizeof out);
+    int sum = 0;
+    for (int i = 0; i < 256; i++) sum += out[i];
+    CHECK(s == NR_OK && sum == 256, "num_warps=8 on a kernel compiled for 4: %s, sum %d",
+          nr_last_error(ctx), sum);
+    nr_free(ctx, d);
 }
 
 /* ---- 5. the GPU code generator's options through the C API: checked on every device ---- */
@@ -367,6 +397,7 @@ int main(void) {
     test_bitwise_weak();
     test_dot_scaled_e2m1();
     test_cuda_extra();
+    test_num_threads_launch();
     test_codegen_options();
     for (int i = 0; i < nmods; i++) nr_module_destroy(mods[i]);
     nr_context_destroy(ctx);

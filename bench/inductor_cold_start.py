@@ -208,6 +208,12 @@ def one_run(args):
            "grad_cosine": cos}
     if prof is not None:
         res["profile_us_per_step"] = prof
+    try:  # where Dynamo and Inductor spent the cold start, by phase (seconds)
+        from torch._dynamo.utils import compile_times
+        names, values = compile_times(repr="csv", aggregate=True)
+        res["phases_s"] = {n: float(v) for n, v in zip(names, values)}
+    except Exception as e:  # noqa: BLE001 - informative only
+        res["phases_s"] = {"error": str(e)}
     if clock is not None:
         res["compile_s"], res["kernels"], extra = clock.read()
         res.update({k: v for k, v in extra.items() if k not in ("compile_seconds", "kernels")})

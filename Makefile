@@ -105,8 +105,9 @@ gpu-build:
 	  $(EXAMPLE_SRCS:examples/%.c=$(GPU_BUILD)/examples/%) \
 	  $(filter-out $(GPU_TOOL_BINS),$(GPU_TEST_SRCS:tests/gpu/%.c=$(GPU_BUILD)/gpu-tests/%) \
 	    $(BENCH_SRCS:bench/%.c=$(GPU_BUILD)/bench/%)) $(if $(filter 1,$(GPU_TOOLS)),$(GPU_TOOL_BINS))
-	strip --strip-unneeded $(GPU_BUILD)/libnereid.so
 	@$(MAKE) --no-print-directory BUILD=$(GPU_BUILD) SHARED=1 python
+	@# stripped last: the python step may link the library again (a regenerated lexer)
+	strip --strip-unneeded $(GPU_BUILD)/libnereid.so
 	@# the PTX bench/launch_overhead launches bare, made here (the GPU machine has no CLI)
 	@$(MAKE) --no-print-directory $(BUILD)/nereid
 	for a in sm_80 sm_90 sm_90a; do $(BUILD)/nereid compile examples/vector_add.nr -k add_kernel -D BLOCK_SIZE=128 \

@@ -814,6 +814,8 @@ static bool takes_fp8(int code) {
     case OP_CONST:
     case OP_LOAD:
     case OP_STORE:
+    case OP_DESC_LOAD:
+    case OP_DESC_STORE:
     case OP_CVT:
     case OP_BITCAST:
     case OP_SELECT:

@@ -12,10 +12,12 @@
  * code motion, not O3's inlining or partial and runtime unrolling
  * (`--llvm-passes='default<O3>'` makes PTX of about the same size for the examples, in
  * several times the time). It does need what O3's loop work gives Triton's code on loops
- * that hold a branch: loops rotated, then unrolled where the trip count is constant and
- * the body small, and peeled where a condition holds on the first iteration only
- * (Inductor's welford_reduce: `if roffset == 0`), which leaves the loop without a branch
- * (ptxas then schedules its loads ahead) and often proves its mask true. GVN and a second
+ * that hold a branch: loops rotated, then, where the trip count is constant, unrolled
+ * whole when the body is small and peeled where a condition holds on the first iteration
+ * only (Inductor's welford_reduce: `if roffset == 0`), which leaves the loop without a
+ * branch (ptxas then schedules its loads ahead; tests/lit/codegen/llvm-loops.nrir).
+ * Not yet: indvars and correlated-propagation, which also prove Inductor's masks
+ * `r0_offset + arange(0, R) < r0_numel` true (as Triton's O3 does), not run on a GPU. GVN and a second
  * early-cse change no byte of any example's PTX (NVPTX's own IR passes run EarlyCSE three
  * times: tools/sass-compare.py, the same registers, spills and instructions). */
 #define LLVM_GEN_PIPELINE                                                                      \

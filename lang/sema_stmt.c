@@ -544,13 +544,23 @@ static RangeArgs range_args(Sema *S, const Expr *it) {
             given[b] = it->kwvalues[i];
             continue;
         }
+        bool is_py = !strcmp(name, "range");
         bool ok = false;
         for (size_t h = 0; h < sizeof hints / sizeof *hints && !is_static; h++)
             ok |= !strcmp(hints[h], kw);
-        if (!ok || !strcmp(name, "range"))
+        /* Python's range: Triton evaluates its keywords and ignores them (a loop over
+         * range(n, flatten=True) compiles as range(n)); the bounds' names stay errors, which
+         * Triton would ignore too, silently changing the loop */
+        if (is_py && (!strcmp(kw, "arg1") || !strcmp(kw, "arg2") || !strcmp(kw, "step")))
+            sema_error(S, it->kwvalues[i]->loc,
+                       "unknown keyword argument '%s' for range (Python's range takes its "
+                       "bounds by position; tl.range takes them by name too)",
+                       kw);
+        if (!ok && !is_py)
             sema_error(S, it->kwvalues[i]->loc, "unknown keyword argument '%s' for %s", kw, name);
         Val v =
             sema_lower_expr(S, it->kwvalues[i]); /* the others: evaluated for their errors; hints */
+        if (is_py) continue; /* not hints of this loop: Triton applies none of them */
         if (!strcmp(kw, "num_stages") && v.k != V_NONE) {
             if (v.k != V_INT || !option_valid(OPT_NUM_STAGES, v.i))
                 sema_error(S, it->kwvalues[i]->loc, "num_stages must be a compile-time integer %s",

@@ -363,6 +363,29 @@ class _Failed(Exception):
     """A config that cannot run, inside the user's do_bench."""
 
 
+class TritonAutotuner(Autotuner):
+    """triton.runtime.autotuner.Autotuner where Triton is not installed: Nereid's autotuner
+    made with Triton's constructor, (fn, arg_names, configs, key, reset_to_zero,
+    restore_value, pre_hook=None, post_hook=None, prune_configs_by=None, warmup=None,
+    rep=None, use_cuda_graph=False, do_bench=None, cache_results=False), for libraries that
+    subclass Triton's (flash-linear-attention's cached autotuner calls super().__init__
+    so and super().run). Triton's hook attributes are set as Triton sets them
+    (user_defined_pre_hook, pre_hook, ...); the tuning itself zeroes and restores the
+    reset_to_zero and restore_value arguments (None ones skipped) and calls the user's
+    hooks, not pre_hook and post_hook replaced after construction."""
+
+    def __init__(self, fn, arg_names, configs, key, reset_to_zero=None, restore_value=None, pre_hook=None,
+                 post_hook=None, prune_configs_by=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None,
+                 cache_results=False):
+        super().__init__(fn, configs, key, prune_configs_by, reset_to_zero, restore_value, pre_hook, post_hook,
+                         warmup, rep, use_cuda_graph, do_bench, cache_results)
+        self.user_defined_pre_hook = pre_hook is not None
+        self.user_defined_post_hook = post_hook is not None
+        self.pre_hook = pre_hook or (lambda kwargs, reset_only=False: None)
+        self.post_hook = post_hook or (lambda kwargs, exception: None)
+        self.restore_copies = {}
+
+
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,
              post_hook=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None, cache_results=True):
     """Decorator: tune a @nereid.jit kernel over configs (see the module's text)."""

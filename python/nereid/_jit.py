@@ -456,6 +456,9 @@ class JITFunction(_nereid.Dispatcher):
                 j = _as_jit(g.get(name))
                 if j is not None and j.__name__ != name:  # another name for a helper: `fn = helper`
                     yield f"{name} = {j.__name__}\n"
+                spelled = _language_function(g.get(name))
+                if spelled is not None and name not in _LANGUAGE_NAMES:  # `gather = tl.gather`
+                    yield f"{name} = {spelled}\n"
 
     def _constants(self, helpers):
         out, seen = [], set()
@@ -535,6 +538,26 @@ def _is_language_module(m):
         return True
     name = getattr(m, "__name__", "") or "" if isinstance(m, types.ModuleType) else ""
     return any(name == p or name.startswith(p + ".") for p in ("triton.language", "nereid.language"))
+
+
+def _language_function(v):
+    """How the compiled text names v when v is a function of the language bound to a name
+    of the user's module (`exp = tl.exp`, `tanh = libdevice.tanh`, as libraries pick
+    their helpers at import): `tl.exp`, `tl.extra.libdevice.tanh`; None for anything
+    else. Nereid's stand-ins carry their names; Triton's functions their modules."""
+    if not callable(v) or isinstance(v, type):
+        return None
+    mod = getattr(v, "__module__", "") or ""
+    name = getattr(v, "__name__", "") or ""
+    if mod == language.__name__ and getattr(v, "__qualname__", "") == name:
+        ns, _, fn = name.rpartition(".")
+        return {"": "tl.", "libdevice": "tl.extra.libdevice.", "math": "tl.math.",
+                "cuda": "tl.extra.cuda."}.get(ns, "tl." + ns + ".") + fn if fn.isidentifier() else None
+    if not (mod == "triton.language" or mod.startswith("triton.language.")) or not name.isidentifier():
+        return None
+    if "libdevice" in mod:
+        return "tl.extra.libdevice." + name
+    return ("tl.math." if mod == "triton.language.math" else "tl.") + name
 
 
 def _constant_value(v):

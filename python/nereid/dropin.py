@@ -51,6 +51,8 @@ def _fake_triton():
     triton = types.ModuleType("triton")
     triton.__path__ = []
     triton.__nereid__ = True
+    triton.__version__ = "3.6.0"  # the Triton whose language Nereid follows (libraries test it)
+    triton.set_allocator = _set_allocator
     triton.language = language
     triton.cdiv = nereid.cdiv
     triton.next_power_of_2 = nereid.next_power_of_2
@@ -66,6 +68,9 @@ def _fake_triton():
     runtime.__path__ = []
     jit_mod = types.ModuleType("triton.runtime.jit")
     autotuner = types.ModuleType("triton.runtime.autotuner")
+    from . import _autotune
+    autotuner_attrs = {"Autotuner": _autotune.TritonAutotuner, "Heuristics": _autotune.Heuristics,
+                       "Config": nereid.Config, "autotune": nereid.autotune, "heuristics": nereid.heuristics}
     testing = types.ModuleType("triton.testing")
     testing.do_bench = _do_bench
     extra = types.ModuleType("triton.language.extra")
@@ -73,6 +78,7 @@ def _fake_triton():
     extra.libdevice = language.libdevice
     extra.cuda = language.cuda
     language.extra = extra
+    autotuner.__dict__.update(autotuner_attrs)
     triton.runtime, triton.compiler, triton.testing = runtime, compiler, testing
     runtime.jit, runtime.autotuner = jit_mod, autotuner
     mods = {"triton": triton, "triton.language": language, "triton.language.extra": extra,
@@ -82,6 +88,13 @@ def _fake_triton():
             "triton.compiler.errors": errors, "triton.testing": testing}
     sys.modules.update(mods)
     return triton
+
+
+def _set_allocator(allocator):
+    """triton.set_allocator without Triton: Nereid's kernels ask for no global scratch
+    memory (a kernel's tl.make_tensor_descriptor becomes masked loads and stores, not a
+    tensor map written at run time), so the allocator is never called."""
+    del allocator
 
 
 def _do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):

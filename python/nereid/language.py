@@ -87,7 +87,12 @@ _BUILTINS = (
     "permute reshape view broadcast_to broadcast expand_dims atomic_add atomic_max atomic_min atomic_xchg "
     "atomic_and atomic_or atomic_xor atomic_cas cast static_assert device_assert static_print device_print "
     "multiple_of max_contiguous assume range static_range cdiv sigmoid softmax ravel swizzle2d rand randn "
-    "randint rand4x randn4x randint4x philox uint_to_uniform_float pair_uniform_to_normal").split()
+    "randint rand4x randn4x randint4x philox uint_to_uniform_float pair_uniform_to_normal "
+    # the rest of Triton's tl.* functions the compiler knows: a library may name them outside
+    # its kernels (flash-linear-attention's `gather = tl.gather` at module level)
+    "advance associative_scan cat clamp cumprod cumsum debug_barrier erf flip gather histogram "
+    "inline_asm_elementwise interleave join make_block_ptr make_tensor_descriptor load_tensor_descriptor "
+    "store_tensor_descriptor map_elementwise reduce sort split topk xor_sum").split()
 
 
 def _builtin(name):

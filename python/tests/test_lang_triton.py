@@ -240,7 +240,46 @@ def store_either(src: tl.const, dst, pick, B: tl.constexpr):
     tl.store(out + offs, tl.load(src + offs))
 
 
+@nereid.jit(device=CPU)
+def sum_segments(x_ptr, sizes_ptr, out_ptr, NSEG: tl.constexpr, B: tl.constexpr, FLATTEN: tl.constexpr):
+    # Python's range with tl.range's hints as keywords (Triton evaluates and ignores them)
+    start = 0
+    for s in range(NSEG, flatten=FLATTEN, num_stages=2):
+        size = tl.load(sizes_ptr + s)
+        offs = start + tl.arange(0, B)
+        x = tl.load(x_ptr + offs, mask=tl.arange(0, B) < size, other=0.0)
+        tl.store(out_ptr + s, tl.sum(x, axis=0))
+        start += size
+
+
+gather_fn = tl.gather  # language functions bound at module level, as libraries pick their helpers
+tanh_fn = libdevice.tanh
+exp_fn = tl.math.exp
+
+
+@nereid.jit(device=CPU)
+def gather_by_module_name(x_ptr, i_ptr, o_ptr, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    g = gather_fn(tl.load(x_ptr + offs), tl.load(i_ptr + offs), 0)
+    tl.store(o_ptr + offs, tanh_fn(g) + exp_fn(g))
+
+
 class TritonLanguage(unittest.TestCase):
+    def test_tl_functions_bound_at_module_level(self):
+        x = np.random.RandomState(2).randn(16).astype(np.float32)
+        idx = np.random.RandomState(3).randint(0, 16, 16).astype(np.int32)
+        out = np.zeros(16, np.float32)
+        gather_by_module_name[(1,)](x, idx, out, B=16)
+        np.testing.assert_allclose(out, np.tanh(x[idx]) + np.exp(x[idx]), rtol=1e-5, atol=1e-6)
+
+    def test_python_range_with_hint_keywords(self):
+        sizes = np.array([3, 0, 5, 8], np.int32)
+        x = np.random.RandomState(5).randn(int(sizes.sum())).astype(np.float32)
+        out = np.zeros(4, np.float32)
+        sum_segments[(1,)](x, sizes, out, NSEG=4, B=8, FLATTEN=True)
+        want = [x[a:a + n].sum() for a, n in zip(np.cumsum(sizes) - sizes, sizes)]
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)
+
     def test_list_comprehensions(self):
         for size in range(5):
             vals = tuple(float(i + 1) for i in range(size))

@@ -17,9 +17,10 @@
  * only (Inductor's welford_reduce: `if roffset == 0`), which leaves the loop without a
  * branch (ptxas then schedules its loads ahead; tests/lit/codegen/llvm-loops.nrir).
  * Not yet: indvars and correlated-propagation, which also prove Inductor's masks
- * `r0_offset + arange(0, R) < r0_numel` true (as Triton's O3 does), not run on a GPU. GVN and a second
- * early-cse change no byte of any example's PTX (NVPTX's own IR passes run EarlyCSE three
- * times: tools/sass-compare.py, the same registers, spills and instructions). */
+ * `r0_offset + arange(0, R) < r0_numel` true (as Triton's O3 does): not run on a GPU.
+ * GVN and a second early-cse change no byte of any example's PTX (NVPTX's own IR passes
+ * run EarlyCSE three times: tools/sass-compare.py, the same registers, spills and
+ * instructions). */
 #define LLVM_GEN_PIPELINE                                                                      \
     "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm),"          \
     "loop(loop-rotate),loop-unroll<O3;no-partial;no-runtime>,instcombine<no-verify-fixpoint>," \

@@ -466,7 +466,7 @@ class JITFunction(_nereid.Dispatcher):
             for name, v in f._globals_used(seen):
                 if isinstance(v, language.constexpr) or (type(v).__name__ == "constexpr" and hasattr(v, "value")):
                     v = v.value  # nereid's or Triton's tl.constexpr(...)
-                if isinstance(v, (bool, int, float)) and not isinstance(v, JITFunction):
+                if isinstance(v, (bool, int, float, str)) and not isinstance(v, JITFunction):
                     out.append((name, v))
                 elif _is_namedtuple_class(v):  # a kernel may build one: Point(x=a, y=b)
                     out.append((name, v))

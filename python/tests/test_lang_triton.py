@@ -264,6 +264,21 @@ def gather_by_module_name(x_ptr, i_ptr, o_ptr, B: tl.constexpr):
     tl.store(o_ptr + offs, tanh_fn(g) + exp_fn(g))
 
 
+# String constants at module level, as libraries write them (flash-linear-attention's
+# `..._PRECISION = tl.constexpr('tf32')`), and a plain annotated one.
+DOT_PRECISION = tl.constexpr("ieee")
+ROUNDING: tl.constexpr = "rtz"
+
+
+@nereid.jit(device=CPU)
+def dot_with_module_strings(a_ptr, b_ptr, c_ptr, B: tl.constexpr):
+    i = tl.arange(0, B)
+    a = tl.load(a_ptr + i[:, None] * B + i[None, :])
+    b = tl.load(b_ptr + i[:, None] * B + i[None, :])
+    c = tl.dot(a, b, input_precision=DOT_PRECISION)
+    tl.store(c_ptr + i[:, None] * B + i[None, :], c.to(tl.float16, fp_downcast_rounding=ROUNDING).to(tl.float32))
+
+
 class TritonLanguage(unittest.TestCase):
     def test_tl_functions_bound_at_module_level(self):
         x = np.random.RandomState(2).randn(16).astype(np.float32)
@@ -271,6 +286,16 @@ class TritonLanguage(unittest.TestCase):
         out = np.zeros(16, np.float32)
         gather_by_module_name[(1,)](x, idx, out, B=16)
         np.testing.assert_allclose(out, np.tanh(x[idx]) + np.exp(x[idx]), rtol=1e-5, atol=1e-6)
+
+    def test_string_constants_at_module_level(self):
+        rng = np.random.RandomState(7)
+        a, b = rng.rand(16, 16).astype(np.float32), rng.rand(16, 16).astype(np.float32)
+        c = np.zeros((16, 16), np.float32)
+        dot_with_module_strings[(1,)](a, b, c, B=16)
+        want = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+        # rounded toward zero to fp16: never above the value, within one fp16 step below
+        self.assertTrue(np.all(c <= want + 1e-6))
+        np.testing.assert_allclose(c, want, rtol=2 ** -9, atol=1e-6)
 
     def test_python_range_with_hint_keywords(self):
         sizes = np.array([3, 0, 5, 8], np.int32)

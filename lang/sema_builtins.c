@@ -2415,6 +2415,31 @@ static Val b_condition(Sema *S, BArgs *a) {
 
 /* constexpr_type(value): the type of a constexpr (triton.language.core's), for comparing
  * with x.type */
+/* Triton's triton.language.core.get_int_dtype(bitwidth, signed): the integer dtype of a
+ * width (1, 8, 16, 32 or 64), signed or not (i1 either way). */
+static Val b_get_int_dtype(Sema *S, BArgs *a) {
+    bool sign = true;
+    if (a->v[0].k != V_INT && a->v[0].k != V_BOOL)
+        sema_error(S, a->loc[0], "get_int_dtype's bitwidth must be a compile-time int, got %s",
+                   sema_val_kind_name(S, a->v[0]));
+    if (!sema_truthy_const(S, a->v[1], a->loc[1], &sign))
+        sema_error(S, a->loc[1], "get_int_dtype's signed must be a compile-time bool, got %s",
+                   sema_val_kind_name(S, a->v[1]));
+    int64_t bits = a->v[0].i;
+    int dt = bits == 1    ? DT_I1
+             : bits == 8  ? (sign ? DT_I8 : DT_U8)
+             : bits == 16 ? (sign ? DT_I16 : DT_U16)
+             : bits == 32 ? (sign ? DT_I32 : DT_U32)
+             : bits == 64 ? (sign ? DT_I64 : DT_U64)
+                          : -1;
+    if (dt < 0) {
+        sema_error(S, a->loc[0], "Unsupported bitwidth %lld and signedness %s", (long long)bits,
+                   sign ? "True" : "False");
+        return sema_val_none();
+    }
+    return sema_val_dtype(ty_scalar(dt));
+}
+
 static Val b_constexpr_type(Sema *S, BArgs *a) {
     if (!sema_val_is_constexpr(a->v[0]))
         sema_error(S, a->loc[0], "constexpr_type needs a compile-time value, got %s",
@@ -2787,6 +2812,7 @@ static const Builtin builtins[] = {
     {"pointer_type", "element_ty,address_space=,const=", b_pointer_type, 0},
     {"constexpr", "value", b_identity, 0},
     {"constexpr_type", "value", b_constexpr_type, 0},
+    {"get_int_dtype", "bitwidth,signed", b_get_int_dtype, 0},
     {"static_assert", "cond,msg=", b_static_assert, 0},
     {"device_assert", "cond,msg=,mask=", b_device_assert, 0},
     {"static_print", "*values", b_static_print, 0},

@@ -8,6 +8,7 @@ constants, so this module provides those names: `constexpr`, the dtypes (`tl.flo
 ...) and `pointer_type`. The builtins (`tl.program_id`, `tl.load`, ...) exist so that
 tools can resolve them; calling one from Python raises an error.
 """
+import sys as _sys
 
 
 class constexpr:
@@ -126,3 +127,19 @@ class _Functions:
 libdevice = _Functions("libdevice")  # triton.language.extra.libdevice's functions
 math = _Functions("math")            # tl.math.*
 cuda = _Functions("cuda")            # triton.language.extra.cuda's (gdc_wait, gdc_launch_dependents)
+
+
+def get_int_dtype(bitwidth, signed):
+    """Triton's triton.language.core.get_int_dtype: the integer dtype of that width."""
+    bits = bitwidth.value if isinstance(bitwidth, constexpr) else bitwidth
+    names = {1: "i1", 8: "i8", 16: "i16", 32: "i32", 64: "i64"}
+    if bits not in names:
+        raise TypeError(f"Unsupported bitwidth {bits} and signedness {signed}")
+    return dtype(names[bits] if signed or bits == 1 else "u" + names[bits][1:])
+
+
+CONSTEXPR_0 = constexpr(0)  # Triton's triton.language.core.CONSTEXPR_0 (a parameter default in its argsort)
+
+# triton.language.core: the language's names again (tl.core.X is tl.X), which libraries read
+# when their modules load (flash-linear-attention's argsort: `tl.core.CONSTEXPR_0` as a default)
+core = _sys.modules[__name__]

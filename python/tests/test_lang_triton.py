@@ -279,6 +279,18 @@ def dot_with_module_strings(a_ptr, b_ptr, c_ptr, B: tl.constexpr):
     tl.store(c_ptr + i[:, None] * B + i[None, :], c.to(tl.float16, fp_downcast_rounding=ROUNDING).to(tl.float32))
 
 
+# triton.language.core as libraries read it (flash-linear-attention's argsort, from
+# Triton's standard library: get_int_dtype for a bitcast, CONSTEXPR_0 as a default).
+@nereid.jit(device=CPU)
+def flip_bits(x_ptr, o_ptr, B: tl.constexpr, FLIP: tl.constexpr = tl.core.CONSTEXPR_0):
+    x = tl.load(x_ptr + tl.arange(0, B))
+    idtype = tl.core.get_int_dtype(bitwidth=x.dtype.primitive_bitwidth, signed=True)
+    ix = x.to(idtype, bitcast=True)
+    if FLIP:  # every bit but the sign
+        ix = ix ^ ((1 << (x.dtype.primitive_bitwidth - 1)) - 1)
+    tl.store(o_ptr + tl.arange(0, B), ix.to(x.dtype, bitcast=True))
+
+
 class TritonLanguage(unittest.TestCase):
     def test_tl_functions_bound_at_module_level(self):
         x = np.random.RandomState(2).randn(16).astype(np.float32)
@@ -296,6 +308,19 @@ class TritonLanguage(unittest.TestCase):
         # rounded toward zero to fp16: never above the value, within one fp16 step below
         self.assertTrue(np.all(c <= want + 1e-6))
         np.testing.assert_allclose(c, want, rtol=2 ** -9, atol=1e-6)
+
+    def test_language_core(self):
+        for dt in (np.float32, np.float16):
+            x = np.random.RandomState(4).randn(16).astype(dt)
+            out = np.zeros_like(x)
+            flip_bits[(1,)](x, out, B=16)
+            np.testing.assert_array_equal(out, x)
+            flip_bits[(1,)](x, out, B=16, FLIP=1)
+            it = {2: np.int16, 4: np.int32}[x.itemsize]
+            want = (x.view(it) ^ it(np.iinfo(it).max)).view(dt)
+            np.testing.assert_array_equal(out.view(it), want.view(it))
+        self.assertEqual(tl.core.get_int_dtype(16, False), tl.uint16)
+        self.assertEqual(tl.core.CONSTEXPR_0, 0)
 
     def test_python_range_with_hint_keywords(self):
         sizes = np.array([3, 0, 5, 8], np.int32)

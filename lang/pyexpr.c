@@ -2134,6 +2134,7 @@ static PyVal call_builtin(PyCtx *c, int b, int n, const PyVal *args, int nkw,
     case B_NEXT_POW2: {
         if (n != 1) py_error(c, where, "next_power_of_2() takes one int");
         int64_t x = want_int(c, args[0], where, "next_power_of_2()'s argument"), p = 1;
+        if (x <= 0) return py_int(0); /* Triton's bit trick gives 0 */
         while (p < x) {
             if (p > INT64_MAX / 2)
                 py_error(c, where, "next_power_of_2(%lld) does not fit in 64 bits", (long long)x);

@@ -2440,6 +2440,28 @@ static Val b_get_int_dtype(Sema *S, BArgs *a) {
     return sema_val_dtype(ty_scalar(dt));
 }
 
+/* triton.next_power_of_2(n) on a compile-time int, as Triton's (its bit trick: 0 gives 0,
+ * 1 gives 1, 5 gives 8), called in a kernel as Triton's code generator calls a Python
+ * function on constexprs (flash-linear-attention: `BK: tl.constexpr =
+ * triton.next_power_of_2(K)`). */
+static Val b_next_power_of_2(Sema *S, BArgs *a) {
+    if (a->v[0].k != V_INT && a->v[0].k != V_BOOL) {
+        sema_error(S, a->loc[0], "next_power_of_2 needs a compile-time int, got %s",
+                   sema_val_kind_name(S, a->v[0]));
+        return sema_val_none();
+    }
+    int64_t x = a->v[0].i, p = 1;
+    if (x <= 0) return sema_val_int(0); /* Triton's bit trick gives 0 */
+    while (p < x) {
+        if (p > INT64_MAX / 2) {
+            sema_error(S, a->loc[0], "next_power_of_2(%lld) does not fit in 64 bits", (long long)x);
+            return sema_val_none();
+        }
+        p <<= 1;
+    }
+    return sema_val_int(p);
+}
+
 static Val b_constexpr_type(Sema *S, BArgs *a) {
     if (!sema_val_is_constexpr(a->v[0]))
         sema_error(S, a->loc[0], "constexpr_type needs a compile-time value, got %s",
@@ -2813,6 +2835,7 @@ static const Builtin builtins[] = {
     {"constexpr", "value", b_identity, 0},
     {"constexpr_type", "value", b_constexpr_type, 0},
     {"get_int_dtype", "bitwidth,signed", b_get_int_dtype, 0},
+    {"next_power_of_2", "n", b_next_power_of_2, 0},
     {"static_assert", "cond,msg=", b_static_assert, 0},
     {"device_assert", "cond,msg=,mask=", b_device_assert, 0},
     {"static_print", "*values", b_static_print, 0},

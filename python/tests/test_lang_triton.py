@@ -291,6 +291,16 @@ def flip_bits(x_ptr, o_ptr, B: tl.constexpr, FLIP: tl.constexpr = tl.core.CONSTE
     tl.store(o_ptr + tl.arange(0, B), ix.to(x.dtype, bitcast=True))
 
 
+# A Python function of Triton's called on a constexpr, as Triton's code generator allows
+# (flash-linear-attention: `BK: tl.constexpr = triton.next_power_of_2(K)`).
+@nereid.jit(device=CPU)
+def sum_padded(x_ptr, o_ptr, K: tl.constexpr):
+    BK: tl.constexpr = triton.next_power_of_2(K)  # noqa: F821 - the compiler's name
+    offs = tl.arange(0, BK)
+    tl.store(o_ptr, tl.sum(tl.load(x_ptr + offs, mask=offs < K, other=0.0), 0))
+    tl.store(o_ptr + 1, BK)
+
+
 class TritonLanguage(unittest.TestCase):
     def test_tl_functions_bound_at_module_level(self):
         x = np.random.RandomState(2).randn(16).astype(np.float32)
@@ -321,6 +331,13 @@ class TritonLanguage(unittest.TestCase):
             np.testing.assert_array_equal(out.view(it), want.view(it))
         self.assertEqual(tl.core.get_int_dtype(16, False), tl.uint16)
         self.assertEqual(tl.core.CONSTEXPR_0, 0)
+
+    def test_next_power_of_2_in_a_kernel(self):
+        for k, bk in ((10, 16), (16, 16), (1, 1), (33, 64)):
+            x = np.arange(k, dtype=np.float32)
+            out = np.zeros(2, np.float32)
+            sum_padded[(1,)](x, out, K=k)
+            np.testing.assert_array_equal(out, [x.sum(), bk])
 
     def test_python_range_with_hint_keywords(self):
         sizes = np.array([3, 0, 5, 8], np.int32)

@@ -120,6 +120,17 @@ PyVal py_none(void) {
     v.k = PV_NONE;
     return v;
 }
+
+bool py_next_power_of_2(int64_t x, int64_t *out) {
+    int64_t p = 1;
+    if (x <= 0) return *out = 0, true; /* Triton's bit trick gives 0 */
+    while (p < x) {
+        if (p > INT64_MAX / 2) return false;
+        p <<= 1;
+    }
+    return *out = p, true;
+}
+
 PyVal py_int(int64_t i) {
     PyVal v = py_none();
     v.k = PV_INT;
@@ -2133,13 +2144,9 @@ static PyVal call_builtin(PyCtx *c, int b, int n, const PyVal *args, int nkw,
     }
     case B_NEXT_POW2: {
         if (n != 1) py_error(c, where, "next_power_of_2() takes one int");
-        int64_t x = want_int(c, args[0], where, "next_power_of_2()'s argument"), p = 1;
-        if (x <= 0) return py_int(0); /* Triton's bit trick gives 0 */
-        while (p < x) {
-            if (p > INT64_MAX / 2)
-                py_error(c, where, "next_power_of_2(%lld) does not fit in 64 bits", (long long)x);
-            p <<= 1;
-        }
+        int64_t x = want_int(c, args[0], where, "next_power_of_2()'s argument"), p;
+        if (!py_next_power_of_2(x, &p))
+            py_error(c, where, "next_power_of_2(%lld) does not fit in 64 bits", (long long)x);
         return py_int(p);
     }
     case B_CEIL:

@@ -122,6 +122,11 @@ Loc py_node_loc(const PyNode *n);
 _Noreturn void py_error(PyCtx *c, Loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Triton's next_power_of_2 (triton/runtime's bit trick): the smallest power of two >= x,
+ * 0 for x <= 0; false when it does not fit in 64 bits. The kernel's front end (sema)
+ * computes it here too. */
+bool py_next_power_of_2(int64_t x, int64_t *out);
+
 PyVal py_none(void);
 PyVal py_int(int64_t i);
 PyVal py_float(double f);

@@ -10,6 +10,7 @@
 
 #include "compiler/passes/rewrite.h"
 #include "compiler/support/options.h"
+#include "pyexpr.h"
 #include "sema_internal.h"
 
 enum { MAXP = 10 };
@@ -2450,14 +2451,11 @@ static Val b_next_power_of_2(Sema *S, BArgs *a) {
                    sema_val_kind_name(S, a->v[0]));
         return sema_val_none();
     }
-    int64_t x = a->v[0].i, p = 1;
-    if (x <= 0) return sema_val_int(0); /* Triton's bit trick gives 0 */
-    while (p < x) {
-        if (p > INT64_MAX / 2) {
-            sema_error(S, a->loc[0], "next_power_of_2(%lld) does not fit in 64 bits", (long long)x);
-            return sema_val_none();
-        }
-        p <<= 1;
+    int64_t p;
+    if (!py_next_power_of_2(a->v[0].i, &p)) {
+        sema_error(S, a->loc[0], "next_power_of_2(%lld) does not fit in 64 bits",
+                   (long long)a->v[0].i);
+        return sema_val_none();
     }
     return sema_val_int(p);
 }

@@ -196,27 +196,24 @@ def _async_wait(self, scope):
     return _state["async_original"][1](self, scope)
 
 
-def _stand_in(sig_type, name, divisible, tensors, device):
+def _stand_in(sig_type, divisible, tensors, device):
     """An argument of Inductor's signature type for a warmup that prepares the GPU code a
     launch with such arguments needs (a pointer: a tensor 16-byte aligned or not; an
     integer divisible by 16 or not, as Inductor's specialisation says)."""
     import torch
     if sig_type.startswith("*"):
-        dt = getattr(torch, _TORCH_DTYPES.get(sig_type[1:], "float32"))
+        # torch's dtype of that signature name: one of the names _jit reads as it
+        dt = next((getattr(torch, n) for n, s in _jit._ALIASES.items()
+                   if s == sig_type[1:] and isinstance(getattr(torch, n, None), torch.dtype)), torch.float32)
         t = tensors.get(dt)
         if t is None:
             t = tensors[dt] = torch.empty(64, dtype=dt, device=device)
         return t if divisible else t[1:]
-    if sig_type in ("i1",):
+    if sig_type == "i1":
         return True
     if sig_type.startswith("i") or sig_type.startswith("u"):
         return 16 if divisible else 17
     return 1.5
-
-
-_TORCH_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "fp64": "float64", "i8": "int8",
-                 "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "i1": "bool",
-                 "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}
 
 
 def _flush():
@@ -262,7 +259,7 @@ def _flush():
         try:
             kernel = cm.kernels[req["name"]]
             device = "cuda:%d" % ctx.index
-            args = tuple(_stand_in(req["sig"].get(n, "fp32"), n, n in req["divisible"], tensors, device)
+            args = tuple(_stand_in(req["sig"].get(n, "fp32"), n in req["divisible"], tensors, device)
                          for n in kernel.arg_names)
             kernel._key(*args)  # arguments it would refuse would stop the whole batch's preparing
             calls.append((kernel, args, None))

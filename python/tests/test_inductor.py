@@ -78,10 +78,6 @@ class CompiledByNereid(unittest.TestCase):
 
         self.check(f, x, w, rtol=1e-3, atol=1e-3)
 
-
-if __name__ == "__main__":
-    sys.exit(unittest.main())
-
     def test_graph_compiled_in_one_batch(self):
         # a graph of several kernels: their configurations compile together (one batch)
         import nereid.inductor
@@ -96,3 +92,7 @@ if __name__ == "__main__":
         s = nereid.inductor.stats()
         self.assertGreater(s["batches"], before["batches"])
         self.assertGreaterEqual(s["batched_configs"] - before["batched_configs"], 2)
+
+
+if __name__ == "__main__":
+    sys.exit(unittest.main())

@@ -9,6 +9,10 @@ shared/design/conformance.md says why each rule is there).
                                         pytest over the language tests; a JSON report per run
   tutorials --mode triton|nereid [--points N] [--out DIR]
                                         each tutorial as a program; outcome and do_bench times
+  fetch-lib NAME [--repo DIR]           a kernel library's sources and its op-level tests
+                                        (LIBRARIES below) into third_party/libsuite/ (git-ignored)
+  libtests NAME --mode triton|nereid [--files F,...] [--max-params N] [--workers N] [--out DIR]
+                                        pytest over the library's own tests, as for `tests`
   report [--out DIR]                    the table: per suite, passed under Triton, passed under
                                         Nereid, Nereid's failures by class; per tutorial,
                                         correct, and Nereid/Triton time
@@ -37,6 +41,25 @@ FETCHED = ["python/test/conftest.py", "python/test/unit/language", "python/tutor
 TUTORIALS = ["01-vector-add.py", "02-fused-softmax.py", "03-matrix-multiplication.py", "04-low-memory-dropout.py",
              "05-layer-norm.py", "06-fused-attention.py", "07-extern-functions.py", "08-grouped-gemm.py",
              "09-persistent-matmul.py", "11-programmatic-dependent-launch.py"]
+
+LIBSUITE = os.path.join(ROOT, "third_party", "libsuite")
+# Kernel libraries whose own tests run unchanged through both compilers. Each: where its
+# history is (GitHub's repository, and the mirror here), the commit, the paths taken, what
+# goes on PYTHONPATH (relative to the extracted tree), the folder of its op-level tests, and
+# the test files left out with the reason (they test another back end or no kernel of ours).
+LIBRARIES = {
+    "liger": {
+        "repo": "github.com/linkedin/Liger-Kernel",
+        "mirror": "/work/.mirror/linkedin+Liger-Kernel/repo",
+        "commit": "ead96b618e5c67bddc6a6e9bcb99bfe6b5ab661c",  # 2026-08-21, as third_party/corpus
+        "paths": ["src/liger_kernel", "test/__init__.py", "test/conftest.py", "test/utils.py",
+                  "test/transformers", "LICENSE"],
+        "pythonpath": [".", "src"],
+        "tests": "test/transformers",
+        # CuTe DSL and cuTile back ends; whole-model patching and trainer runs (no op-level kernel test)
+        "exclude": r"cutedsl|cutile|cute_|monkey_patch|trainer_integration|auto_model|test_transformers\.py",
+    },
+}
 
 
 def fetch(args):
@@ -68,20 +91,26 @@ def run_tests(args):
     base = suite_dir()
     lang = os.path.join(base, "python", "test", "unit", "language")
     files = [f for f in (args.files.split(",") if args.files else LANGUAGE)]
+    run_pytest(args, os.path.join(base, "python", "test"), [(f, [os.path.join(lang, f)]) for f in files], [])
+
+
+def run_pytest(args, rootdir, files, pythonpath):
+    """pytest over each (name, paths) of files from rootdir, one JSON report per name:
+    OUT/MODE-NAME.json (the plugin's outcomes and launch counts) and its log."""
     os.makedirs(args.out, exist_ok=True)
     env = dict(os.environ, PYTHONUNBUFFERED="1", MPLBACKEND="Agg")
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "tools")] + [p for p in env.get("PYTHONPATH", "").split(
-        os.pathsep) if p])
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "tools")] + pythonpath + [
+        p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     plugins = ["-p", "triton_suite_plugin"] + (["-p", "nereid.pytest_plugin"] if args.mode == "nereid" else [])
-    for f in files:
+    for f, paths in files:
         report = os.path.join(args.out, f"{args.mode}-{f}.json")
         cmd = [sys.executable, "-m", "pytest", "-q", "-rN", "--no-header", "-p", "no:cacheprovider", *plugins,
-               "--rootdir", os.path.join(base, "python", "test"), os.path.join(lang, f), f"--suite-report={report}",
+               "--rootdir", rootdir, *paths, f"--suite-report={report}",
                f"--suite-max-params={args.max_params}", f"--timeout={args.timeout}"]
         if args.workers > 1:
             cmd += ["-n", str(args.workers)]
         t0 = time.time()
-        r = subprocess.run(cmd, cwd=os.path.join(base, "python", "test"), env=env, capture_output=True, text=True)
+        r = subprocess.run(cmd, cwd=rootdir, env=env, capture_output=True, text=True)
         with open(os.path.join(args.out, f"{args.mode}-{f}.log"), "w") as log:
             log.write(r.stdout + r.stderr)
         merged = {}
@@ -95,6 +124,56 @@ def run_tests(args):
             json.dump(merged, fh, indent=0, sort_keys=True)
         tail = (r.stdout.strip().splitlines() or ["(no output)"])[-1]
         print(f"{args.mode:6} {f:28} {len(merged):5} tests  {time.time() - t0:6.0f} s  {tail[:90]}", flush=True)
+
+
+# ---- kernel libraries' own tests ----
+
+def lib_dir(name):
+    lib = LIBRARIES[name]
+    return os.path.join(LIBSUITE, name, lib["commit"][:12])
+
+
+def fetch_lib(args):
+    lib = LIBRARIES[args.name]
+    repo = args.repo or lib["mirror"]
+    if not os.path.isdir(repo):
+        sys.exit(f"no {args.name} repository at {repo}: `git clone --bare https://{lib['repo']}` and give it with "
+                 f"--repo")
+    dest = lib_dir(args.name)
+    os.makedirs(dest, exist_ok=True)
+    git = ["git", "-C", repo] if os.path.isdir(os.path.join(repo, ".git")) else ["git", "--git-dir", repo]
+    archive = subprocess.run(git + ["archive", lib["commit"]] + lib["paths"], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", dest], input=archive, check=True)
+    print(f"{args.name} ({lib['repo']} at {lib['commit'][:12]}, from {repo}): its sources and tests are in {dest} "
+          f"(git-ignored)")
+
+
+def lib_files(name):
+    lib = LIBRARIES[name]
+    tdir = os.path.join(lib_dir(name), lib["tests"])
+    if not os.path.isdir(tdir):
+        sys.exit(f"no fetched {name} in {lib_dir(name)}: run `python3 tools/triton_suite.py fetch-lib {name}` first")
+    return sorted(f for f in os.listdir(tdir) if re.fullmatch(r"test_.*\.py", f) and not re.search(lib["exclude"], f))
+
+
+def run_lib_tests(args):
+    lib = LIBRARIES[args.name]
+    base = lib_dir(args.name)
+    files = args.files.split(",") if args.files else lib_files(args.name)
+    # one pytest over every file (a library's tests are many small files: a session each would
+    # pay pytest-xdist's start, torch's import in every worker, many times over), its report
+    # then split per file as the language tests' are
+    name = f"{args.name}:all"
+    run_pytest(args, base, [(name, [os.path.join(base, lib["tests"], f) for f in files])],
+               [os.path.normpath(os.path.join(base, p)) for p in lib["pythonpath"]])
+    whole = os.path.join(args.out, f"{args.mode}-{name}.json")
+    with open(whole) as fh:
+        merged = json.load(fh)
+    for f in files:
+        part = {k: v for k, v in merged.items() if k.split("::")[0].endswith("/" + f) or k.split("::")[0] == f}
+        with open(os.path.join(args.out, f"{args.mode}-{args.name}:{f}.json"), "w") as fh:
+            json.dump(part, fh, indent=0, sort_keys=True)
+    os.rename(whole, os.path.join(args.out, f"{args.mode}-{name}.json.all"))
 
 
 # ---- the tutorials ----
@@ -212,7 +291,8 @@ def report(args):
     lines = []
     totals = collections.Counter()
     classes_all = collections.Counter()
-    for f in LANGUAGE:
+    libs = sorted(os.path.basename(p)[len("triton-"):-len(".json")] for p in glob.glob(os.path.join(out, "triton-*:*.json")))
+    for f in LANGUAGE + libs:
         tri, ner = os.path.join(out, f"triton-{f}.json"), os.path.join(out, f"nereid-{f}.json")
         if not (os.path.exists(tri) and os.path.exists(ner)):
             continue
@@ -297,6 +377,17 @@ def main():
     t.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     t.add_argument("--timeout", type=int, default=300)
     t.add_argument("--out", default="/tmp/triton-suite")
+    fl = sub.add_parser("fetch-lib")
+    fl.add_argument("name", choices=sorted(LIBRARIES))
+    fl.add_argument("--repo")
+    lt = sub.add_parser("libtests")
+    lt.add_argument("name", choices=sorted(LIBRARIES))
+    lt.add_argument("--mode", choices=["triton", "nereid"], required=True)
+    lt.add_argument("--files")
+    lt.add_argument("--max-params", type=int, default=0, help="at most this many parametrisations per test (0: all)")
+    lt.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    lt.add_argument("--timeout", type=int, default=300)
+    lt.add_argument("--out", default="/tmp/triton-suite")
     u = sub.add_parser("tutorials")
     u.add_argument("--mode", choices=["triton", "nereid"], required=True)
     u.add_argument("--points", type=int, default=1)
@@ -312,7 +403,7 @@ def main():
     r.add_argument("--out", default="/tmp/triton-suite")
     r.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
-    {"fetch": fetch, "tests": run_tests, "tutorials": run_tutorials, "tutorial": run_tutorial, "report": report}[
+    {"fetch": fetch, "tests": run_tests, "fetch-lib": fetch_lib, "libtests": run_lib_tests, "tutorials": run_tutorials, "tutorial": run_tutorial, "report": report}[
         args.cmd](args)
 
 

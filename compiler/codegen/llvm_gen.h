@@ -16,15 +16,18 @@
  * whole when the body is small and peeled where a condition holds on the first iteration
  * only (Inductor's welford_reduce: `if roffset == 0`), which leaves the loop without a
  * branch (ptxas then schedules its loads ahead; tests/lit/codegen/llvm-loops.nrir).
- * Not yet: indvars and correlated-propagation, which also prove Inductor's masks
- * `r0_offset + arange(0, R) < r0_numel` true (as Triton's O3 does): not run on a GPU.
+ * Rotated loops then get indvars (the induction variable's range) and
+ * correlated-propagation, which prove conditions from the dominating loop guard: in
+ * Inductor's reductions `r0_offset + arange(0, R) < r0_numel` on every iteration but the
+ * last is known true and its selects and masks go, as Triton's O3 removes them
+ * (tests/lit/codegen/llvm-loops.nrir).
  * GVN and a second early-cse change no byte of any example's PTX (NVPTX's own IR passes
  * run EarlyCSE three times: tools/sass-compare.py, the same registers, spills and
  * instructions). */
-#define LLVM_GEN_PIPELINE                                                                      \
-    "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm),"          \
-    "loop(loop-rotate),loop-unroll<O3;no-partial;no-runtime>,instcombine<no-verify-fixpoint>," \
-    "simplifycfg)"
+#define LLVM_GEN_PIPELINE                                                                     \
+    "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm),"         \
+    "loop(loop-rotate,indvars),loop-unroll<O3;no-partial;no-runtime>,correlated-propagation," \
+    "instcombine<no-verify-fixpoint>,simplifycfg)"
 
 /* Lower f (layouts assigned, shared memory allocated, barriers placed) to LLVM IR and
  * PTX. llvm_ir (may be NULL) gets the textual LLVM IR after optimisation; ptx gets the

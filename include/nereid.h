@@ -90,19 +90,19 @@ typedef enum nr_type {
 } nr_type;
 
 /* A tensor descriptor argument, Triton's host-side TensorDescriptor: an array of `rank`
- * dims (1 to 4, the parameter's rank) at `base` with `shape` and `strides` in elements
- * (the last stride must be 1), read and written in tiles of the parameter's block shape;
- * loads past its bounds give 0, or NaN with padding = NR_PAD_NAN (float types only). On
- * an sm_90 GPU, when base is 16-byte aligned and every stride but the last is a multiple
- * of 16 bytes, its tiles move by TMA (a tensor map made at the launch); otherwise by
+ * dims (1 to NR_TENSOR_DESC_MAX_RANK = 5, as Triton's, the parameter's rank) at `base` with `shape`
+ * and `strides` in elements (the last stride must be 1), read and written in tiles of the
+ * parameter's block shape; loads past its bounds give 0, or NaN with padding = NR_PAD_NAN (float
+ * types only). On an sm_90 GPU, when base is 16-byte aligned and every stride but the last is a
+ * multiple of 16 bytes, its tiles move by TMA (a tensor map made at the launch); otherwise by
  * ordinary loads and stores. The struct is read during nr_launch only. */
-enum { NR_PAD_ZERO = 0, NR_PAD_NAN = 1 };
+enum { NR_PAD_ZERO = 0, NR_PAD_NAN = 1, NR_TENSOR_DESC_MAX_RANK = 5 };
 typedef struct nr_tensor_desc {
     nr_devptr base;
     int rank;
     int padding;
-    int64_t shape[4];
-    int64_t strides[4];
+    int64_t shape[NR_TENSOR_DESC_MAX_RANK];
+    int64_t strides[NR_TENSOR_DESC_MAX_RANK];
 } nr_tensor_desc;
 
 /* One launch argument: its type tag and value. Use the nr_arg_* constructors. */
@@ -292,9 +292,10 @@ NR_API nr_type nr_kernel_param_type(const nr_kernel *k, int i);
 /* The element type of pointer or tensor-descriptor parameter i (NR_TYPE_FP32 for *fp32);
  * NR_TYPE_INVALID if parameter i is neither or does not exist. */
 NR_API nr_type nr_kernel_param_pointee(const nr_kernel *k, int i);
-/* A tensor-descriptor parameter's block shape into shape; its rank (0 if parameter i is
- * not a descriptor). */
-NR_API int nr_kernel_param_block_shape(const nr_kernel *k, int i, int64_t shape[4]);
+/* A tensor-descriptor parameter's block shape into shape (room for NR_TENSOR_DESC_MAX_RANK
+ * dims); its rank (0 if parameter i is not a descriptor). */
+NR_API int nr_kernel_param_block_shape(const nr_kernel *k, int i,
+                                       int64_t shape[NR_TENSOR_DESC_MAX_RANK]);
 
 /* ---- launching ---- */
 /* grid: 1-3 dims (missing dims are 1). args: one per runtime parameter, in order; the

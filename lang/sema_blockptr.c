@@ -125,6 +125,9 @@ Val sema_tensor_desc_make(Sema *S, const Val *args, const Loc *locs, Loc call) {
     Val base = need_base(S, args[0], fn, locs[0]);
     int64_t bs[NR_MAX_RANK];
     int rank = const_ints(S, args[3], "block_shape", fn, locs[3], bs);
+    if (rank > NR_MAX_DESC_RANK) /* Triton's limit, in its words (TMA's) */
+        sema_error(S, locs[3], "%s: Expected 1 <= ndim <= %d but got %d dimensions", fn,
+                   NR_MAX_DESC_RANK, rank);
     sema_check_shape(S, locs[3], rank, bs);
     /* Triton requires the last stride to be 1; its launch makes an integer argument equal to
      * 1 the constant 1, so kernels pass it at run time. Here a run-time last stride is taken
@@ -153,11 +156,11 @@ Val sema_tensor_desc_make(Sema *S, const Val *args, const Loc *locs, Loc call) {
     if (pad && !dt_is_float(base.ty.pointee))
         sema_error(S, locs[4], "%s: padding_option \"nan\" needs a float element type, got %s", fn,
                    dt_name(base.ty.pointee));
-    Val items[1 + 2 * NR_MAX_RANK];
+    Val items[1 + 2 * NR_MAX_DESC_RANK];
     items[0] = base;
     scalars(S, args[1], rank, DT_I64, "shape", fn, locs[1], items + 1);
     scalars(S, args[2], rank, DT_I64, "strides", fn, locs[2], items + 1 + rank);
-    int32_t s[NR_MAX_RANK];
+    int32_t s[NR_MAX_DESC_RANK];
     for (int i = 0; i < rank; i++) s[i] = (int32_t)bs[i];
     (void)call;
     return tagged(S, TAG_TENSOR_DESC, items, 1 + 2 * rank,
@@ -254,7 +257,7 @@ Val sema_desc_part(Sema *S, Val d, int part, Loc loc) {
 
 Val sema_host_desc_tuple(Sema *S, Val d, Loc loc) {
     int r = d.ty.rank;
-    Val items[1 + 2 * NR_MAX_RANK];
+    Val items[1 + 2 * NR_MAX_DESC_RANK];
     for (int p = 0; p < 2 * r; p++) items[p] = sema_desc_part(S, d, p, loc);
     items[2 * r] = sema_val_ir(S, sema_emit_const(S, ty_scalar(DT_I64), sema_val_int(1), loc));
     return tagged(S, TAG_TENSOR_DESC, items, 1 + 2 * r,
@@ -265,9 +268,9 @@ Val sema_host_desc_tuple(Sema *S, Val d, Loc loc) {
 Val sema_host_desc_access(Sema *S, const char *fn, Val d, Val offsets, Loc off_loc, ValId value,
                           Loc call) {
     int rank = d.ty.rank;
-    Val off[NR_MAX_RANK];
+    Val off[NR_MAX_DESC_RANK];
     scalars(S, offsets, rank, DT_I32, "offsets", fn, off_loc, off);
-    ValId ops[2 + NR_MAX_RANK];
+    ValId ops[2 + NR_MAX_DESC_RANK];
     int n = 0;
     ops[n++] = d.v;
     for (int i = 0; i < rank; i++) ops[n++] = off[i].v;
@@ -311,14 +314,14 @@ bool sema_desc_param_type(Sema *S, const char *text, const char *param, Loc loc,
                    "parameter '%s': '%s' is not an element type a tensor descriptor can hold",
                    param, dtname);
     }
-    int64_t dims[NR_MAX_RANK];
+    int64_t dims[NR_MAX_DESC_RANK];
     int rank = 0;
     s++; /* '[' */
     for (;;) {
         while (*s == ' ') s++;
-        if (rank == NR_MAX_RANK)
+        if (rank == NR_MAX_DESC_RANK)
             sema_error(S, loc, "parameter '%s': a tensor descriptor has at most %d dims", param,
-                       NR_MAX_RANK);
+                       NR_MAX_DESC_RANK);
         if (*s >= '0' && *s <= '9') {
             char *end;
             dims[rank++] = strtoll(s, &end, 10);
@@ -353,7 +356,7 @@ bool sema_desc_param_type(Sema *S, const char *text, const char *param, Loc loc,
     if (*s != '>' || s[1])
         sema_error(S, loc, "parameter '%s': expected '>' to end '%s'", param, text);
     sema_check_shape(S, loc, rank, dims);
-    int32_t shape[NR_MAX_RANK];
+    int32_t shape[NR_MAX_DESC_RANK];
     for (int i = 0; i < rank; i++) shape[i] = (int32_t)dims[i];
     *out = ty_tdesc(elem.dt, rank, shape);
     return true;

@@ -1733,8 +1733,9 @@ static Val b_dot(Sema *S, BArgs *a) {
 static int int_list(Sema *S, Val v, Loc loc, const char *what, int64_t *out, int max) {
     if (v.k == V_TUPLE && v.n == 1 && v.items[0].k == V_TUPLE) v = v.items[0];
     if (v.k == V_INT) return out[0] = v.i, 1;
-    if (v.k != V_TUPLE || v.n > max)
-        sema_error(S, loc, "%s: expected a tuple of constant ints", what);
+    if (v.k != V_TUPLE) sema_error(S, loc, "%s: expected a tuple of constant ints", what);
+    if (v.n > max)
+        sema_error(S, loc, "%s: expected at most %d constant ints, got %d", what, max, v.n);
     for (int i = 0; i < v.n; i++) {
         if (v.items[i].k != V_INT)
             sema_error(S, loc, "%s: expected constant ints, got %s", what,

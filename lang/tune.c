@@ -360,8 +360,9 @@ static bool desc_signature(const char *ann, IrType *out) {
     if (!sema_signature_type(name, &elem) || elem.dt == DT_PTR || elem.dt == DT_I1) return false;
     int rank = 1;
     for (const char *c = open; c < close; c++) rank += *c == ',';
-    if (rank > NR_MAX_RANK) return false;
-    int32_t ones[NR_MAX_RANK] = {1, 1, 1, 1};
+    if (rank > NR_MAX_DESC_RANK) return false;
+    int32_t ones[NR_MAX_DESC_RANK];
+    for (int d = 0; d < rank; d++) ones[d] = 1;
     *out = ty_tdesc(elem.dt, rank, ones);
     return true;
 }

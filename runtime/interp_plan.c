@@ -54,7 +54,8 @@ static int define(Plan *p, const IrOp *op, ValId v, RegionId r, OpId def) {
     NEED((t.dt >= DT_I1 && t.dt <= DT_PTR) || (t.dt == DT_TDESC && !def), "value %u has no dtype",
          v);
     NEED(t.dt != DT_PTR || (t.pointee >= DT_I1 && t.pointee <= DT_PTR), "bad pointee");
-    NEED(t.rank <= NR_MAX_RANK, "value %u has rank %d", v, t.rank);
+    NEED(t.rank <= (t.dt == DT_TDESC ? NR_MAX_DESC_RANK : NR_MAX_RANK), "value %u has rank %d", v,
+         t.rank);
     int64_t n = 1;
     for (int i = 0; i < t.rank; i++) {
         NEED(t.shape[i] >= 1 && t.shape[i] <= NR_MAX_NUMEL, "value %u has a bad shape", v);
@@ -345,9 +346,9 @@ static int check_perm(Plan *p, const IrOp *op) {
 
 static int check_dot(Plan *p, const IrOp *op) {
     IrType a = oty(p, op, 0), b = oty(p, op, 1), acc = oty(p, op, 2), r = rty(p, op, 0);
-    NEED(a.rank >= 2 && a.rank <= 4 && b.rank == a.rank && r.rank == a.rank &&
+    NEED(a.rank >= 2 && a.rank <= NR_MAX_RANK && b.rank == a.rank && r.rank == a.rank &&
              ty_same_shape(acc, r),
-         "dot needs 2-D (or batched 3-D and 4-D) blocks");
+         "dot needs 2-D (or batched) blocks");
     int k = a.rank - 2;
     bool batches = true;
     for (int d = 0; d < k; d++) batches &= a.shape[d] == b.shape[d] && r.shape[d] == a.shape[d];

@@ -44,20 +44,28 @@ static int do_index(Ctx *c, const IrOp *op) {
     return 0;
 }
 
-/* dst, row-major over shape (rank padded to 4), gets src[sum_d idx[d] * stride[d]]. */
-static void gather(char *dst, const char *src, const int32_t shape[4], const int64_t st[4]) {
-    int64_t k = 0;
-    for (int32_t a = 0; a < shape[0]; a++)
-        for (int32_t b = 0; b < shape[1]; b++)
-            for (int32_t c = 0; c < shape[2]; c++) {
-                const char *s = src + 8 * (a * st[0] + b * st[1] + c * st[2]);
-                if (st[3] == 1) {
-                    memcpy(dst + 8 * k, s, 8 * (size_t)shape[3]);
-                    k += shape[3];
-                    continue;
-                }
-                for (int32_t d = 0; d < shape[3]; d++) memcpy(dst + 8 * k++, s + 8 * d * st[3], 8);
-            }
+/* dst, row-major over shape (rank dims, at least 1), gets src[sum_d idx[d] * st[d]]: an
+ * odometer over the outer dims, the last dim copied in one memcpy when it is contiguous. */
+static void gather(char *dst, const char *src, int rank, const int32_t *shape, const int64_t *st) {
+    int32_t idx[NR_MAX_RANK] = {0};
+    int64_t off = 0, k = 0, n = shape[rank - 1], last = st[rank - 1];
+    for (;;) {
+        const char *s = src + 8 * off;
+        if (last == 1) {
+            memcpy(dst + 8 * k, s, 8 * (size_t)n);
+            k += n;
+        } else {
+            for (int64_t j = 0; j < n; j++) memcpy(dst + 8 * k++, s + 8 * j * last, 8);
+        }
+        int d = rank - 2;
+        for (; d >= 0; d--) { /* the next outer index: carry through the dims that wrap */
+            off += st[d];
+            if (++idx[d] < shape[d]) break;
+            off -= st[d] * shape[d];
+            idx[d] = 0;
+        }
+        if (d < 0) return;
+    }
 }
 
 static void row_major_strides(IrType t, int64_t st[NR_MAX_RANK]) {
@@ -65,26 +73,23 @@ static void row_major_strides(IrType t, int64_t st[NR_MAX_RANK]) {
     for (int i = t.rank - 1; i >= 0; i--) st[i] = s, s *= t.shape[i];
 }
 
-/* broadcast and trans: strided gathers; rank padded to 4 with leading dims of 1 */
+/* broadcast and trans: strided gathers */
 static int do_gather(Ctx *c, const IrOp *op) {
     IrType a = opnd_ty(c, op, 0), rt = res_ty(c, op, 0);
     const void *src = interp_val_in(c, op, 0);
     void *r = src ? interp_val_out(c, op, 0) : NULL;
     if (!r) return -1;
-    int64_t ast[NR_MAX_RANK], st[4] = {0, 0, 0, 0};
-    int32_t shape[4] = {1, 1, 1, 1};
+    int64_t ast[NR_MAX_RANK], st[NR_MAX_RANK];
     row_major_strides(a, ast);
-    int pad = 4 - rt.rank;
     for (int d = 0; d < rt.rank; d++) {
-        shape[pad + d] = rt.shape[d];
         if (op->code == OP_TRANS) {
-            st[pad + d] = ast[op->attr[d]];
+            st[d] = ast[op->attr[d]];
         } else { /* broadcast, right-aligned like NumPy; stretched dims read stride 0 */
             int j = d - (rt.rank - a.rank);
-            st[pad + d] = (j < 0 || a.shape[j] != rt.shape[d]) ? 0 : ast[j];
+            st[d] = (j < 0 || a.shape[j] != rt.shape[d]) ? 0 : ast[j];
         }
     }
-    gather(r, src, shape, st);
+    gather(r, src, rt.rank, rt.shape, st);
     return 0;
 }
 

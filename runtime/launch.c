@@ -125,7 +125,7 @@ nr_status launch_prepare(nr_kernel *k, const nr_arg *args, int num_args,
     } else {
         for (int i = 0; i < np && !s; i++) {
             InterpScalar v;
-            int64_t parts[2 + 2 * NR_MAX_RANK];
+            int64_t parts[2 + 2 * NR_MAX_DESC_RANK];
             IrType t = args_param_type(k, i);
             s = t.dt == DT_TDESC ? args_check_desc(k, i, &args[i], t, parts)
                                  : args_convert(k, i, &args[i], &v);

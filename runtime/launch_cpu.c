@@ -15,7 +15,7 @@ enum { COOP_SPIN_LIMIT = 1 << 20 };
 nr_status cpu_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg *args, int np,
                             bool cooperative) {
     nr_context *ctx = k->mod->ctx;
-    enum { PARTS = 2 + 2 * NR_MAX_RANK };
+    enum { PARTS = 2 + 2 * NR_MAX_DESC_RANK };
     InterpScalar *vals = calloc((size_t)(np ? np : 1), sizeof *vals);
     int64_t *parts = calloc((size_t)(np ? np : 1) * PARTS, sizeof *parts);
     if (!vals || !parts)

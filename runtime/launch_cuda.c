@@ -309,7 +309,7 @@ static nr_status pack_desc(nr_kernel *k, int i, const nr_arg *a, unsigned char *
                            uint8_t *fact) {
     nr_context *ctx = k->mod->ctx;
     IrType t = args_param_type(k, i);
-    int64_t parts[2 + 2 * NR_MAX_RANK];
+    int64_t parts[2 + 2 * NR_MAX_DESC_RANK];
     nr_status s = args_check_desc(k, i, a, t, parts);
     if (s) return s;
     int arch = gpu_arch_of(cuda_arch_name(ctx->cuda));

@@ -250,7 +250,9 @@ nr_type nr_kernel_param_pointee(const nr_kernel *k, int i) {
                                               : NR_TYPE_INVALID;
 }
 
-int nr_kernel_param_block_shape(const nr_kernel *k, int i, int64_t shape[4]) {
+_Static_assert((int)NR_TENSOR_DESC_MAX_RANK == (int)NR_MAX_DESC_RANK, "nereid.h's descriptor rank");
+
+int nr_kernel_param_block_shape(const nr_kernel *k, int i, int64_t shape[NR_TENSOR_DESC_MAX_RANK]) {
     if (!k || i < 0 || i >= nr_kernel_num_params(k) || !shape) return 0;
     IrType t = args_param_type(k, i);
     if (t.dt != DT_TDESC) return 0;

@@ -654,7 +654,7 @@ static Fact trans(IrType t, const IrOp *op, const Fact *a) {
 
 static Fact hint(const IrOp *op, IrType t, const Fact *a) {
     Fact x = *a;
-    for (int d = 0; d < ndims(t) && d < 4; d++) {
+    for (int d = 0; d < ndims(t) && d < IR_OP_NATTR; d++) {
         if (op->attr[d] <= 0) continue;
         int64_t h = pow2_div((uint64_t)op->attr[d]);
         if (op->code == OP_MULTIPLE_OF) x.ai.divisibility[d] = max64(x.ai.divisibility[d], h);

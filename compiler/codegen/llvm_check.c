@@ -242,7 +242,7 @@ static void check_tma(Check *C, const IrOp *op) {
     ty_str(t, ts, sizeof ts);
     if (!gpu_tma_plan(t, &plan)) {
         bad(C, op,
-            "'%s': TMA cannot copy tiles of %s (rank 2 to 4, rows of at least 32 bytes, box dims "
+            "'%s': TMA cannot copy tiles of %s (rank 2 to 5, rows of at least 32 bytes, box dims "
             "up to 256): "
             "gpu-lower-tma copies them with loads and stores",
             name(op), ts);

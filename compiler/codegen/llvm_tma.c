@@ -110,7 +110,7 @@ static void copies(Gen *g, const IrOp *op, bool load) {
     LLVMValueRef dst = shared_addr(g, buf), bar = load ? shared_addr(g, op->operands[1]) : NULL;
     LLVMValueRef pred = leader(g);
     for (int b = 0; b < plan.nboxes; b++) {
-        LLVMValueRef args[8];
+        LLVMValueRef args[4 + NR_MAX_DESC_RANK]; /* pred, dst, map, the coordinates, bar */
         int na = 0;
         args[na++] = pred;
         args[na++] = gen_add_const(g, dst, (int64_t)b * plan.box_bytes);

@@ -57,7 +57,7 @@ static ValId lower_load(Lower *L, OpId id) {
     ValId d = op->operands[0], res = op->results[0];
     IrType dt = ir_type(f, d);
     int r = dt.rank;
-    ValId opnds[3 + NR_MAX_RANK];
+    ValId opnds[3 + NR_MAX_DESC_RANK];
     for (int k = 0; k < r; k++) opnds[3 + k] = op->operands[1 + k];
     TmaPlan plan;
     gpu_tma_plan(dt, &plan);
@@ -86,7 +86,7 @@ static void lower_store(Lower *L, OpId id) {
     ValId d = op->operands[0];
     IrType dt = ir_type(f, d);
     int r = dt.rank;
-    ValId opnds[2 + NR_MAX_RANK];
+    ValId opnds[2 + NR_MAX_DESC_RANK];
     for (int k = 0; k < r; k++) opnds[2 + k] = op->operands[1 + k];
     ValId x = op->operands[1 + r];
     TmaPlan plan;

@@ -334,7 +334,7 @@ static void issue_tma(Pipe *P, const Cand *c, const ValId *map, ValId slot, ValI
     ValId d = ld->operands[0];
     IrType dt = ir_type(f, d);
     uint32_t noff = ld->nopnds - 1;
-    ValId opnds[3 + NR_MAX_RANK];
+    ValId opnds[3 + NR_MAX_DESC_RANK];
     opnds[0] = d;
     for (uint32_t i = 0; i < noff; i++) opnds[3 + i] = mapped(map, ld->operands[1 + i]);
     ValId view = view_of(P, c->ring, slot, loc), bar = view_of(P, c->bars, slot, loc);

@@ -8,7 +8,7 @@
  * Everything is allocated in the module's arena; passes edit in place and may leave
  * unreachable entries in the tables (regions' op lists are the truth).
  *
- * Types: a scalar dtype (or a pointer to one) and a static shape of rank 0-4 whose dims
+ * Types: a scalar dtype (or a pointer to one) and a static shape of rank 0-8 whose dims
  * are powers of two. Rank 0 is a scalar. The GPU back end adds one more: a buffer in
  * shared memory (smem<64x32xfp16, #L3>), a tile of elements laid out by a shared layout,
  * possibly a ring of `stages` such tiles.
@@ -24,7 +24,11 @@
 
 #include "compiler/support/support.h"
 
-enum { NR_MAX_RANK = 4, NR_MAX_NUMEL = 1 << 20 };
+/* NR_MAX_RANK: the most dims of a block or a shared-memory buffer (Triton has no such
+ * limit; its tests reshape through 5 and 6 dims). NR_MAX_DESC_RANK: the most dims of a
+ * tensor descriptor, Triton's limit and the tensor memory accelerator's
+ * (cuTensorMapEncodeTiled takes rank 1 to 5). */
+enum { NR_MAX_RANK = 8, NR_MAX_DESC_RANK = 5, NR_MAX_NUMEL = 1 << 20 };
 
 typedef enum {
     DT_VOID, /* only as "no type" */
@@ -151,6 +155,7 @@ typedef struct IrValue {
     uint32_t layout; /* reserved for the GPU back end; 0 = none */
 } IrValue;
 
+enum { IR_OP_NATTR = NR_MAX_RANK };
 typedef struct IrOp {
     uint16_t code;
     uint8_t nregions;
@@ -160,8 +165,8 @@ typedef struct IrOp {
     ValId *results;
     uint32_t nres;
     RegionId region[2];
-    RegionId parent; /* the region whose op list holds this op */
-    int64_t attr[4];
+    RegionId parent;           /* the region whose op list holds this op */
+    int64_t attr[IR_OP_NATTR]; /* int-like attributes; an ints list takes one per dim */
     double fattr;
     const char *sattr;
     int32_t smem_offset; /* GPU: the op's shared memory (bytes): the buffer a local_alloc */

@@ -408,8 +408,8 @@ typedef struct Field {
     }
 static const Field blocked_fields[] = {
     F("spt", LF_INTS, spt, 1, 128, true), F("tpw", LF_INTS, tpw, 1, 32, false),
-    F("wpc", LF_INTS, wpc, 1, 32, false), F("order", LF_INTS, order, 0, 3, false)};
-static const Field slice_fields[] = {F("dim", LF_INT, dim, 0, 3, false),
+    F("wpc", LF_INTS, wpc, 1, 32, false), F("order", LF_INTS, order, 0, NR_MAX_RANK - 1, false)};
+static const Field slice_fields[] = {F("dim", LF_INT, dim, 0, NR_MAX_RANK - 1, false),
                                      F("parent", LF_REF, parent, 1, UINT32_MAX, false)};
 static const Field mma_fields[] = {F("version", LF_INT, version, 2, 3, false),
                                    F("wpc", LF_INTS, wpc, 1, 32, false),
@@ -419,8 +419,8 @@ static const Field dot_op_fields[] = {F("idx", LF_INT, op_idx, 0, 1, false),
                                       F("k_width", LF_INT, k_width, 1, 4, false)};
 static const Field shared_fields[] = {
     F("vec", LF_INT, vec, 1, 128, false), F("per_phase", LF_INT, per_phase, 1, 128, false),
-    F("max_phase", LF_INT, max_phase, 1, 128, false), F("order", LF_INTS, order, 0, 3, true),
-    F("atom", LF_INT, atom, 0, 4096, false)};
+    F("max_phase", LF_INT, max_phase, 1, 128, false),
+    F("order", LF_INTS, order, 0, NR_MAX_RANK - 1, true), F("atom", LF_INT, atom, 0, 4096, false)};
 #undef F
 
 typedef struct KindInfo {
@@ -486,7 +486,10 @@ static int list_len(const IrLayout *l) { return l->kind == LAYOUT_MMA ? 2 : l->r
 bool ir_layout_set_field(IrLayout *l, int field, const int64_t *v, int n, StrBuf *why) {
     const Field *f = &kind_info(l->kind)->fields[field];
     if (f->type == LF_INTS) {
-        if (n < 1 || n > NR_MAX_RANK) return bad(why, "a list of 1 to 4 values");
+        if (n < 1 || n > NR_MAX_RANK) {
+            if (why) sb_printf(why, "a list of 1 to %d values", NR_MAX_RANK);
+            return false;
+        }
         if (f->sets_rank) l->rank = (uint8_t)n;
         else if (l->kind == LAYOUT_MMA && n != 2)
             return bad(why, "two values (warps along M and N)");

@@ -443,7 +443,7 @@ static bool scan_block(TypeScan *T, IrType *out, uint32_t *layout) {
     int rank = 0, stages = 1;
     T->s++; /* '<' */
     do {
-        if (rank == NR_MAX_RANK) return type_fail(T, "blocks have at most 4 dimensions");
+        if (rank == NR_MAX_RANK) return type_fail(T, "blocks have at most 8 dimensions");
         if (!scan_dim(T, &shape[rank++])) return false;
     } while (is_digit(tpeek(T)));
     IrType elem;
@@ -457,7 +457,7 @@ static bool scan_smem(TypeScan *T, IrType *out, uint32_t *layout) {
     int32_t shape[NR_MAX_RANK];
     int rank = 0, stages = 1, dt;
     do {
-        if (rank == NR_MAX_RANK) return type_fail(T, "buffers have at most 4 dimensions");
+        if (rank == NR_MAX_RANK) return type_fail(T, "buffers have at most 8 dimensions");
         if (!scan_dim(T, &shape[rank++])) return false;
     } while (is_digit(tpeek(T)));
     if (!scan_dtype(T, &dt,
@@ -471,10 +471,10 @@ static bool scan_smem(TypeScan *T, IrType *out, uint32_t *layout) {
 
 /* tdesc<64x64xfp16> */
 static bool scan_tdesc(TypeScan *T, IrType *out) {
-    int32_t shape[NR_MAX_RANK];
+    int32_t shape[NR_MAX_DESC_RANK];
     int rank = 0, dt;
     do {
-        if (rank == NR_MAX_RANK) return type_fail(T, "descriptors have at most 4 dimensions");
+        if (rank == NR_MAX_DESC_RANK) return type_fail(T, "descriptors have at most 5 dimensions");
         if (!scan_dim(T, &shape[rank++])) return false;
     } while (is_digit(tpeek(T)));
     if (!scan_dtype(T, &dt,
@@ -562,7 +562,7 @@ static bool parse_float(Parser *P, double *out) {
 
 /* What an attribute dict gave, before the result type decides how num reads. */
 typedef struct Attrs {
-    int64_t attr[4];
+    int64_t attr[IR_OP_NATTR];
     double fattr;
     const char *sattr;
     Token num_tok;
@@ -576,7 +576,8 @@ static bool parse_ints(Parser *P, const IrAttrSpec *a, int want, Attrs *A) {
     int n = 0;
     while (!is_punct(P, ']')) {
         if (n && !expect(P, ',')) return false;
-        if (a->slot + n >= 4) return FAIL(P, "too many values for attribute '%s'", a->name);
+        if (a->slot + n >= IR_OP_NATTR)
+            return FAIL(P, "too many values for attribute '%s'", a->name);
         if (!parse_int(P, &A->attr[a->slot + n])) return false;
         n++;
     }
@@ -989,7 +990,7 @@ static bool parse_layout_value(Parser *P, int type, int64_t *v, int *n) {
     if (!expect(P, '[')) return false;
     while (!is_punct(P, ']')) {
         if (*n && !expect(P, ',')) return false;
-        if (*n == NR_MAX_RANK) return FAIL(P, "at most 4 values");
+        if (*n == NR_MAX_RANK) return FAIL(P, "at most %d values", NR_MAX_RANK);
         if (!parse_int(P, &v[(*n)++])) return false;
     }
     next(P);

@@ -227,7 +227,7 @@ static void put_attr(Printer *P, const IrOp *op, const IrAttrSpec *a) {
     case IR_ATTR_INTS: {
         int n = ir_ints_len(operand_rank(P->f, op));
         sb_putc(P->out, '[');
-        for (int i = 0; i < n && a->slot + i < 4; i++)
+        for (int i = 0; i < n && a->slot + i < IR_OP_NATTR; i++)
             sb_printf(P->out, "%s%lld", i ? ", " : "", (long long)op->attr[a->slot + i]);
         sb_putc(P->out, ']');
         break;

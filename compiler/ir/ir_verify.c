@@ -86,7 +86,9 @@ static const char *type_problem(IrType t) {
         return "bad descriptor element dtype";
     if (t.dt == DT_TDESC && (t.rank < 1 || t.stages))
         return "a descriptor needs a tile shape (and no stages)";
-    if (t.rank > NR_MAX_RANK) return "more than 4 dimensions";
+    if (t.rank > NR_MAX_RANK) return "more than 8 dimensions";
+    if (t.dt == DT_TDESC && t.rank > NR_MAX_DESC_RANK)
+        return "a descriptor of more than 5 dimensions";
     int64_t numel = 1;
     for (int i = 0; i < t.rank; i++) {
         int32_t d = t.shape[i];
@@ -423,8 +425,10 @@ static void check_dot(Verifier *V, OpId id, const IrOp *op) {
     /* batch dims before M and N: front-end IR only (the GPU splits them first) */
     bool gpu = T(V, op->operands[0]).dt == DT_SMEM || T(V, op->operands[1]).dt == DT_SMEM ||
                op->code == OP_DOT_ASYNC;
-    if (!need(V, id, a.rank >= 2 && a.rank <= (gpu ? 2 : 4) && b.rank == a.rank && c.rank == a.rank,
-              "needs operands of one rank, 2 (or 3 and 4 with batch dims first)%s", ""))
+    if (!need(V, id,
+              a.rank >= 2 && a.rank <= (gpu ? 2 : NR_MAX_RANK) && b.rank == a.rank &&
+                  c.rank == a.rank,
+              "needs operands of one rank, 2 (or more with batch dims first)%s", ""))
         return;
     need(V, id, a.dt == b.dt && dot_input(a),
          "inputs must be fp16, bf16, fp32, i8, fp8e4nv or fp8e5, both the same%s", "");
@@ -972,10 +976,10 @@ static void operand_range(int code, uint32_t *lo, uint32_t *hi) {
     case OP_ATOMIC_RMW: *lo = 2, *hi = 3; break;
     case OP_LOCAL_ALLOC: *lo = 0, *hi = 1; break;
     case OP_ASYNC_COPY: *lo = 2, *hi = 3; break;
-    case OP_DESC_LOAD: *lo = 2, *hi = 1 + NR_MAX_RANK; break;
-    case OP_DESC_STORE: *lo = 3, *hi = 2 + NR_MAX_RANK; break;
-    case OP_TMA_LOAD: *lo = 4, *hi = 3 + NR_MAX_RANK; break;
-    case OP_TMA_STORE: *lo = 3, *hi = 2 + NR_MAX_RANK; break;
+    case OP_DESC_LOAD: *lo = 2, *hi = 1 + NR_MAX_DESC_RANK; break;
+    case OP_DESC_STORE: *lo = 3, *hi = 2 + NR_MAX_DESC_RANK; break;
+    case OP_TMA_LOAD: *lo = 4, *hi = 3 + NR_MAX_DESC_RANK; break;
+    case OP_TMA_STORE: *lo = 3, *hi = 2 + NR_MAX_DESC_RANK; break;
     case OP_DOT_WAIT: *lo = 1, *hi = UINT32_MAX; break;
     case OP_FOR: *lo = 3, *hi = UINT32_MAX; break;
     default:

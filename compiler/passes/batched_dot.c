@@ -1,4 +1,4 @@
-/* batched_dot.c - a batched dot (operands of rank 3 or 4: the leading dims are batches,
+/* batched_dot.c - a batched dot (operands of rank 3 and up: the leading dims are batches,
  * ir_ops.def) into one 2-D dot per batch, for the GPU back end, whose layouts and dot
  * lowerings are 2-D. The interpreter runs batched dots as they are.
  *

@@ -55,7 +55,7 @@ static uint32_t mix(uint32_t h, uint64_t v) {
 static uint32_t hash_op(const IrFunc *f, const IrOp *op) {
     uint32_t h = mix(op->code, op->nopnds);
     for (uint32_t i = 0; i < op->nopnds; i++) h = mix(h, operand(op, i));
-    for (int i = 0; i < 4; i++) h = mix(h, (uint64_t)op->attr[i]);
+    for (int i = 0; i < IR_OP_NATTR; i++) h = mix(h, (uint64_t)op->attr[i]);
     uint64_t fb;
     memcpy(&fb, &op->fattr, sizeof fb);
     h = mix(h, fb);

@@ -143,7 +143,7 @@ static bool kept(const IrFunc *f, ValId d, const bool *keep) {
 static void expand_store(Expand *E, OpId id) {
     IrFunc *f = E->f;
     const IrOp *op = ir_op(f, id);
-    ValId d = op->operands[0], off[NR_MAX_RANK], ptrs, mask;
+    ValId d = op->operands[0], off[NR_MAX_DESC_RANK], ptrs, mask;
     int r = ir_type(f, d).rank;
     for (int k = 0; k < r; k++) off[k] = op->operands[1 + k];
     ValId x = op->operands[1 + r];
@@ -159,7 +159,7 @@ static void split_store(Expand *E, OpId id) {
     const IrOp *op = ir_op(f, id);
     E->loc = op->loc;
     int r = ir_type(f, op->operands[0]).rank;
-    ValId offs[NR_MAX_RANK], cond = 0;
+    ValId offs[NR_MAX_DESC_RANK], cond = 0;
     for (int k = 0; k < r; k++) offs[k] = op->operands[1 + k];
     for (int k = 0; k < r; k++) {
         ValId neg = compare(E, CMP_PRED_LT, offs[k], constant(E, ty_scalar(DT_I32), 0, 0));
@@ -199,7 +199,7 @@ static void expand_region(IrFunc *f, RegionId rg, const bool *keep, bool split, 
             continue;
         }
         E.loc = op->loc;
-        ValId d = op->operands[0], off[NR_MAX_RANK], ptrs, mask;
+        ValId d = op->operands[0], off[NR_MAX_DESC_RANK], ptrs, mask;
         int r = ir_type(f, d).rank;
         for (int k = 0; k < r; k++) off[k] = op->operands[1 + k];
         ValId x = op->code == OP_DESC_STORE ? op->operands[1 + r] : 0;

@@ -28,7 +28,7 @@ void pass_dce(IrModule *m);
 void pass_expand_descriptors(IrModule *m);
 void ir_expand_descriptors(IrFunc *f, const bool *keep, bool split_stores);
 
-/* A dot with batch dims (rank 3 or 4) -> one 2-D dot per batch, the batches sliced and put
+/* A dot with batch dims (rank 3 and up) -> one 2-D dot per batch, the batches sliced and put
  * back with selects (batched_dot.c): what the GPU back end's 2-D dot lowerings take. */
 void pass_split_batched_dots(IrModule *m);
 void ir_split_batched_dots(IrFunc *f);

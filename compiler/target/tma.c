@@ -11,7 +11,7 @@ bool gpu_tma_plan(IrType desc, TmaPlan *out) {
     /* rank 2 and up: the swizzle XORs 16-byte chunks with smem address bits 7.. (the row
      * within a 1024-byte aligned tile), which a 1-D tile's boxes would meet at other
      * offsets than the shared layout's rows */
-    if (desc.dt != DT_TDESC || desc.rank < 2) return false;
+    if (desc.dt != DT_TDESC || desc.rank < 2 || desc.rank > NR_MAX_DESC_RANK) return false;
     int esize = dt_bytes(desc.pointee), r = desc.rank;
     int inner_bytes = desc.shape[r - 1] * esize;
     /* rows of at least 32 bytes: a swizzled layout (TMA wants 128-byte aligned buffers

@@ -15,14 +15,15 @@
 #include "compiler/ir/ir.h"
 
 typedef struct TmaPlan {
-    int swizzle;              /* bytes: 32, 64 or 128 */
-    int32_t box[NR_MAX_RANK]; /* the box, in the tile's dim order (the last dim cut to a panel) */
-    int nboxes;               /* copies per tile, panel after panel along the last dim */
-    int box_bytes;            /* bytes of one box */
+    int swizzle; /* bytes: 32, 64 or 128 */
+    int32_t
+        box[NR_MAX_DESC_RANK]; /* the box, in the tile's dim order (the last dim cut to a panel) */
+    int nboxes;                /* copies per tile, panel after panel along the last dim */
+    int box_bytes;             /* bytes of one box */
 } TmaPlan;
 
 /* Can TMA copy tiles of this descriptor (false: the descriptor's accesses are expanded
- * into ordinary loads and stores)? Rank 2 to 4, rows of at least 32 bytes (a multiple of
+ * into ordinary loads and stores)? Rank 2 to 5, rows of at least 32 bytes (a multiple of
  * 16), box dims up to 256, and, when a row takes several boxes, boxes of whole 1024-byte
  * swizzle periods. */
 bool gpu_tma_plan(IrType desc, TmaPlan *out);

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import operator
 from typing import Any, List
 
-MAX_RANK = 4          # nr_tensor_desc's dims
+MAX_RANK = 5          # nr_tensor_desc's dims (NR_TENSOR_DESC_MAX_RANK), Triton's limit
 MAX_NUMEL = 1 << 20   # the largest block, as in Triton
 
 

@@ -36,7 +36,7 @@ _TYPED, _INFER, _CONSTEXPR = 0, 1, 2
 # descriptor _CODE_DESC | pointee | rank << 6 | log2(block dim d) << (9 + 5 d); entries
 # that are tuples: (_CODE_CONSTEXPR, type, value) and, for a tuple argument,
 # (_CODE_TUPLE, type, (its items' entries))
-_CODE_TUPLE, _CODE_NONE, _CODE_PTR, _CODE_DESC = -4, -2, 100, 1 << 30
+_CODE_TUPLE, _CODE_NONE, _CODE_PTR, _CODE_DESC = -4, -2, 100, 1 << 40
 _TYPE_NAMES = ["ptr", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64",
                "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16"]
 _SIG_NAMES = set(_TYPE_NAMES[1:])

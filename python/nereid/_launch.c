@@ -62,16 +62,16 @@ enum {
     CODE_TUPLE = -4,
     CODE_CONSTEXPR = -3,
     CODE_NONE = -2,
-    CODE_PTR = 100,
-    CODE_DESC = 1 << 30
+    CODE_PTR = 100
 };
+#define CODE_DESC (1LL << 40)
 /* an inferred parameter's argument that the kernel takes at run time (not None, not a
  * constexpr value, not a tuple: its leaves are) */
-static inline bool code_passed(int code) {
+static inline bool code_passed(long long code) {
     return code != CODE_NONE && code != CODE_CONSTEXPR && code != CODE_TUPLE;
 }
 enum {
-    DESC_RANK = 4,
+    DESC_RANK = NR_TENSOR_DESC_MAX_RANK,
     DESC_MAX_NUMEL = 1 << 20
 }; /* nr_tensor_desc's dims; Triton's largest block */
 
@@ -80,9 +80,10 @@ typedef struct {
     int kind;              /* P_* */
     nr_type type, pointee; /* P_TYPED: its type (NR_TYPE_PTR and the pointee for a pointer) */
     int option;            /* OPT_WARPS, OPT_STAGES: its name is a launch option's too */
-    int last_code; /* P_INFER: the key code of the last launch's argument (see last_kernel) */
-    PyObject *last_value; /* P_CONSTEXPR, and P_INFER given a constexpr value (CODE_CONSTEXPR):
-                             the last launch's value (a strong reference) */
+    long long last_code;   /* P_INFER: the key code of the last launch's argument (see
+                              last_kernel) */
+    PyObject *last_value;  /* P_CONSTEXPR, and P_INFER given a constexpr value (CODE_CONSTEXPR):
+                              the last launch's value (a strong reference) */
     /* the tensor type of the last launch's argument here, or NULL (an entry of the module
      * state's arg_types, which lives as long as the module): an argument of that type
      * again is read at once */
@@ -142,7 +143,7 @@ typedef struct {
 /* One runtime argument on its way to nr_launch. */
 typedef struct {
     nr_arg a;
-    int code;       /* the key code (P_INFER) */
+    long long code; /* the key code (P_INFER) */
     Py_buffer view; /* CPU: the array lent for the launch */
     bool has_view;
     void *reg; /* CPU: the extent to register with nr_host_register */
@@ -1052,10 +1053,10 @@ static int desc_padding(DispatcherObject *d, int i, PyObject *desc) {
 }
 
 /* The key code of a descriptor of pointee's elements and this block shape (see CODE_DESC). */
-static int desc_code(nr_type pointee, int rank, const int64_t *block) {
-    int code = CODE_DESC | (int)pointee | rank << 6;
+static long long desc_code(nr_type pointee, int rank, const int64_t *block) {
+    long long code = CODE_DESC | (long long)pointee | (long long)rank << 6;
     for (int k = 0; k < rank; k++) {
-        int log = 0;
+        long long log = 0;
         while ((INT64_C(1) << log) < block[k]) log++;
         code |= log << (9 + 5 * k);
     }
@@ -1383,7 +1384,7 @@ static PyObject *key_entry(PyObject *obj, const Slot *slots, int *at) {
     const Slot *s = &slots[(*at)++];
     if (s->code == CODE_CONSTEXPR)
         return Py_BuildValue("(iOO)", CODE_CONSTEXPR, (PyObject *)Py_TYPE(obj), obj);
-    if (s->code != CODE_TUPLE) return PyLong_FromLong(s->code);
+    if (s->code != CODE_TUPLE) return PyLong_FromLongLong(s->code);
     Py_ssize_t n = PyTuple_Size(obj);
     PyObject *items = PyTuple_New(n);
     for (Py_ssize_t k = 0; items && k < n; k++) {
@@ -1769,7 +1770,7 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
      * the reads below compare with is taken now, with the kernel, since they may run Python
      * code that launches this kernel again */
     struct ArgType *hint[MAX_PARAMS];
-    int code[MAX_PARAMS];
+    long long code[MAX_PARAMS];
     for (int i = 0; i < np; i++) {
         const Param *p = &d->p[i];
         PyObject *v = vals[i];

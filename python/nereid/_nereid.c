@@ -450,7 +450,7 @@ static PyObject *kernel_params(PyObject *o, PyObject *unused) {
         if (t == NR_TYPE_PTR)
             snprintf(ty, sizeof ty, "*%s", nrpy_type_name(nr_kernel_param_pointee(self->k, i)));
         else if (t == NR_TYPE_TENSOR_DESC) {
-            int64_t block[4];
+            int64_t block[NR_TENSOR_DESC_MAX_RANK];
             int rank = nr_kernel_param_block_shape(self->k, i, block);
             nrpy_desc_type_text(nr_kernel_param_pointee(self->k, i), rank, block, ty, sizeof ty);
         } else snprintf(ty, sizeof ty, "%s", nrpy_type_name(t));

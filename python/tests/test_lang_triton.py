@@ -301,6 +301,85 @@ def sum_padded(x_ptr, o_ptr, K: tl.constexpr):
     tl.store(o_ptr + 1, BK)
 
 
+# Blocks of 5 to 8 dims (Nereid's NR_MAX_RANK is 8; Triton has no such limit, and its
+# tests reshape and permute through 5 and 6 dims): the forms of Triton's
+# test_chained_reductions, reshape round trips, expand_dims and broadcasts to rank 5,
+# batched dots with several batch dims, scans and sorts along an axis of a 5-D block.
+@nereid.jit(device=CPU)
+def sums_of_permuted(x, out, D0: tl.constexpr, D1: tl.constexpr, D2: tl.constexpr, D3: tl.constexpr,
+                     D4: tl.constexpr, PERM: tl.constexpr, AXES: tl.constexpr):
+    v = tl.load(x + tl.arange(0, D0 * D1 * D2 * D3 * D4).reshape(D0, D1, D2, D3, D4))
+    v = tl.permute(v, PERM)
+    r = tl.sum(tl.sum(tl.sum(v, AXES[0]), AXES[1]), AXES[2])
+    tl.store(out + tl.arange(0, r.shape[0] * r.shape[1]).reshape(r.shape), r)
+
+
+@nereid.jit(device=CPU)
+def reshape_through(x, out, N: tl.constexpr, SHAPE: tl.constexpr, PERM: tl.constexpr):
+    v = tl.load(x + tl.arange(0, N)).reshape(SHAPE)
+    w = tl.permute(v, PERM)
+    tl.store(out + tl.arange(0, N), w.reshape(N))
+    tl.store(out + N + tl.arange(0, N), tl.reshape(tl.reshape(v, (N,)), SHAPE).reshape(N))
+
+
+@nereid.jit(device=CPU)
+def spread5(x, out):
+    a = tl.load(x + tl.arange(0, 16)).reshape(2, 8)
+    b = a[None, :, None, :, None]
+    tl.static_assert(b.shape == [1, 2, 1, 8, 1])
+    c = tl.expand_dims(a, (0, 2, 4))
+    tl.static_assert(c.shape == [1, 2, 1, 8, 1])
+    d = tl.broadcast_to(b, (4, 2, 2, 8, 8)) + c * 1000 + tl.arange(0, 8)[None, None, None, None, :]
+    e = tl.expand_dims(tl.arange(0, 4), (1, 2, 3, 4))
+    tl.store(out + tl.arange(0, 1024).reshape(4, 2, 2, 8, 8), d + e * 100)
+    tl.store(out + 1024 + tl.arange(0, 512), tl.max(d, 2).reshape(512))
+
+
+@nereid.jit(device=CPU)
+def dot_nd(x, y, z, RANK: tl.constexpr, TA: tl.constexpr, TB: tl.constexpr):
+    shape: tl.constexpr = [2] * (RANK - 2) + [32, 32]
+    a = tl.load(x + tl.arange(0, 256 << RANK)).reshape(shape)
+    b = tl.load(y + tl.arange(0, 256 << RANK)).reshape(shape)
+    if TA:
+        a = tl.trans(a)
+    if TB:
+        b = tl.trans(b)
+    tl.store(z + tl.arange(0, 256 << RANK), tl.dot(a, b).reshape([256 << RANK]))
+
+
+@nereid.jit(device=CPU)
+def scan_sort5(x, out, AXIS: tl.constexpr):
+    v = tl.load(x + tl.arange(0, 1024)).reshape(2, 4, 8, 4, 4)
+    tl.store(out + tl.arange(0, 1024), tl.cumsum(v, AXIS).reshape(1024))
+    tl.store(out + 1024 + tl.arange(0, 1024), tl.sort(v, AXIS).reshape(1024))
+    tl.store(out + 2048 + tl.arange(0, 1024), tl.flip(v, AXIS).reshape(1024))
+
+
+@nereid.jit(device=CPU)
+def eight_dims(x, out, NINE: tl.constexpr):
+    v = tl.load(x + tl.arange(0, 256)).reshape(2, 2, 2, 2, 2, 2, 2, 2)
+    if NINE:
+        v = v[None, :, :, :, :, :, :, :, :]
+    tl.store(out + tl.arange(0, 256), tl.permute(v, (7, 6, 5, 4, 3, 2, 1, 0)).reshape(256))
+
+
+@nereid.jit(device=CPU)
+def block_ptr6(x, out, S0, S5):
+    p = tl.make_block_ptr(x, (S0, 2, 2, 2, 2, S5), (16 * S5, 8 * S5, 4 * S5, 2 * S5, S5, 1),
+                          (0, 0, 0, 0, 0, 0), (2, 2, 2, 2, 2, 8), (5, 4, 3, 2, 1, 0))
+    v = tl.load(p, boundary_check=(0, 5), padding_option="zero")
+    tl.store(out + tl.arange(0, 256), v.reshape(256))
+
+
+@nereid.jit(device=CPU)
+def desc5(x, out, BLOCK: tl.constexpr, RANK: tl.constexpr):
+    d = tl.make_tensor_descriptor(x, [2] * (RANK - 1) + [16], [2 ** (RANK - 1 - i) * 8 for i in range(RANK - 1)] + [1],
+                                  [2] * (RANK - 1) + [BLOCK])
+    o = tl.make_tensor_descriptor(out, [2] * (RANK - 1) + [16], [2 ** (RANK - 1 - i) * 8 for i in range(RANK - 1)] + [1],
+                                  [2] * (RANK - 1) + [BLOCK])
+    o.store([0] * RANK, d.load([0] * RANK) + 1)
+
+
 class TritonLanguage(unittest.TestCase):
     def test_tl_functions_bound_at_module_level(self):
         x = np.random.RandomState(2).randn(16).astype(np.float32)
@@ -551,6 +630,91 @@ class TritonLanguage(unittest.TestCase):
         with self.assertRaises(nereid.LaunchError) as cm:
             checked_sums[(1,)](np.zeros(128, np.int32), x, B0=4, B1=16, AXIS=1)
         self.assertIn("overflow in the sum", str(cm.exception))
+
+
+class BlocksOfHighRank(unittest.TestCase):
+    def test_chained_reductions(self):
+        # Triton's test_chained_reductions parametrisations: shape, permutation, the 3 axes
+        for shape, perm, axes in (((4, 32, 32, 4, 2), (2, 1, 0, 3, 4), (3, 1, 0)),
+                                  ((8, 2, 32, 4, 16), (4, 0, 1, 3, 2), (0, 2, 0))):
+            x = np.random.RandomState(sum(shape)).randint(-100, 100, shape).astype(np.int32)
+            want = np.transpose(x, perm)
+            for a in axes:
+                want = want.sum(a, dtype=np.int32)
+            out = np.zeros(want.shape, np.int32)
+            sums_of_permuted[(1,)](x, out, *shape, PERM=perm, AXES=axes)
+            np.testing.assert_array_equal(out, want)
+
+    def test_reshape_round_trips(self):
+        for shape, perm in (((2, 4, 2, 8, 4, 4), (5, 3, 0, 4, 1, 2)), ((8, 4, 2, 2, 4), (4, 2, 0, 3, 1)),
+                            ((2,) * 8, (1, 0, 3, 2, 5, 4, 7, 6)), ((4, 1, 2, 1, 8, 2), (0, 2, 4, 5, 1, 3))):
+            n = int(np.prod(shape))
+            x = np.random.RandomState(n).randint(-1000, 1000, n).astype(np.int32)
+            out = np.zeros(2 * n, np.int32)
+            reshape_through[(1,)](x, out, N=n, SHAPE=shape, PERM=perm)
+            np.testing.assert_array_equal(out[:n], np.transpose(x.reshape(shape), perm).ravel())
+            np.testing.assert_array_equal(out[n:], x)
+
+    def test_expand_dims_and_broadcast_to_rank_5(self):
+        x = np.arange(16, dtype=np.int32) * 3 - 20
+        out = np.zeros(1024 + 512, np.int32)
+        spread5[(1,)](x, out)
+        a = x.reshape(2, 8)[None, :, None, :, None]
+        d = np.broadcast_to(a, (4, 2, 2, 8, 8)) + a * 1000 + np.arange(8)
+        want = d + np.arange(4).reshape(4, 1, 1, 1, 1) * 100
+        np.testing.assert_array_equal(out[:1024].reshape(4, 2, 2, 8, 8), want)
+        np.testing.assert_array_equal(out[1024:], d.max(2).ravel())
+
+    def test_batched_dot_with_several_batch_dims(self):
+        # Triton's test_dot_multidim, ranks 5 and 6 (and 3 and 4 as before), small integers
+        # in fp32: exact sums
+        for rank in (3, 4, 5, 6):
+            for ta, tb in ((False, False), (True, False), (False, True)):
+                shape = (2,) * (rank - 2) + (32, 32)
+                rng = np.random.RandomState(rank * 4 + ta * 2 + tb)
+                a = rng.randint(-4, 5, shape).astype(np.float32)
+                b = rng.randint(-4, 5, shape).astype(np.float32)
+                c = np.zeros(shape, np.float32)
+                dot_nd[(1,)](a, b, c, RANK=rank, TA=ta, TB=tb)
+                want = np.matmul(np.swapaxes(a, -1, -2) if ta else a, np.swapaxes(b, -1, -2) if tb else b)
+                np.testing.assert_array_equal(c, want)
+
+    def test_scans_and_sorts_along_each_axis_of_a_5d_block(self):
+        x = np.random.RandomState(11).randint(-50, 50, 1024).astype(np.int32)
+        v = x.reshape(2, 4, 8, 4, 4)
+        for axis in range(5):
+            out = np.zeros(3072, np.int32)
+            scan_sort5[(1,)](x, out, AXIS=axis)
+            np.testing.assert_array_equal(out[:1024], np.cumsum(v, axis, dtype=np.int32).ravel())
+            np.testing.assert_array_equal(out[1024:2048], np.sort(v, axis).ravel())
+            np.testing.assert_array_equal(out[2048:], np.flip(v, axis).ravel())
+
+    def test_eight_dims_and_no_more(self):
+        x = np.arange(256, dtype=np.int32)
+        out = np.zeros(256, np.int32)
+        eight_dims[(1,)](x, out, NINE=False)
+        np.testing.assert_array_equal(out, np.transpose(x.reshape((2,) * 8)).ravel())
+        with self.assertRaises(nereid.CompileError) as cm:
+            eight_dims[(1,)](x, out, NINE=True)
+        self.assertIn("blocks have at most 8 dimensions", cm.exception.error_message)
+
+    def test_block_pointer_of_6_dims(self):
+        for s0, s5 in ((2, 8), (1, 5)):
+            x = np.arange(32 * 8, dtype=np.int32) + 1
+            out = np.zeros(256, np.int32)
+            block_ptr6[(1,)](x, out, s0, s5)
+            full = np.zeros((2, 2, 2, 2, 2, 8), np.int32)  # rows of s5 elements, zeros past the bounds
+            full[:s0, ..., :s5] = x[:16 * s5 * s0].reshape(s0, 2, 2, 2, 2, s5)
+            np.testing.assert_array_equal(out, full.ravel())
+
+    def test_tensor_descriptors_of_5_dims_and_no_more(self):
+        x = np.arange(256, dtype=np.int32)
+        out = np.zeros(256, np.int32)
+        desc5[(1,)](x, out, BLOCK=32, RANK=5)  # the block is wider than the tensor: clipped
+        np.testing.assert_array_equal(out, x + 1)
+        with self.assertRaises(nereid.CompileError) as cm:
+            desc5[(1,)](np.arange(512, dtype=np.int32), np.zeros(512, np.int32), BLOCK=16, RANK=6)
+        self.assertIn("Expected 1 <= ndim <= 5 but got 6 dimensions", cm.exception.error_message)
 
 
 if __name__ == "__main__":

@@ -702,7 +702,7 @@ class TensorDescriptors(unittest.TestCase):
         # the source compiled: the type as a string annotation, as Triton would write it
         text = scale.source({"x_desc": "tensordesc<fp32[2, 4]>"})[0]
         self.assertIn('def scale(x_desc: "tensordesc<fp32[2, 4]>", y_desc', text)
-        # every block of powers of two up to 2^20 elements, of 1 to 4 dims, has its own code
+        # every block of powers of two up to 2^20 elements, of 1 to 5 dims, has its own code
         for block in ([1, 1], [1, 1024], [1024, 1024]):
             d = self.TD(x, [4, 6], [6, 1], block)
             scale.warmup(d, d, grid=(1,))  # compiles, launches nothing
@@ -718,6 +718,20 @@ class TensorDescriptors(unittest.TestCase):
         copy4[(1,)](self.TD.from_tensor(x4, [2, 4, 4, 8]), self.TD.from_tensor(y4, [2, 4, 4, 8]))
         np.testing.assert_array_equal(y4, x4)
         self.assertEqual([_jit._type_text(k[0]) for k in copy4._cache], ["tensordesc<i32[2, 4, 4, 8]>"])
+
+        # rank 5, Triton's largest: blocks past the array's bounds read 0 and write nothing;
+        # a large last dim sets the key's high bits (past bit 31)
+        @nereid.jit(device=CPU)
+        def copy5(x_desc, y_desc):
+            y_desc.store([0, 0, 0, 0, 0], x_desc.load([0, 0, 0, 0, 0]) + 1)
+        x5 = np.arange(2 * 3 * 2 * 5 * 6, dtype=np.int32).reshape(2, 3, 2, 5, 6)
+        y5 = np.zeros_like(x5)
+        copy5[(1,)](self.TD.from_tensor(x5, [2, 4, 2, 8, 8]), self.TD.from_tensor(y5, [2, 4, 2, 8, 8]))
+        np.testing.assert_array_equal(y5, x5 + 1)
+        wide = self.TD(x5, [2, 3, 2, 5, 6], [180, 60, 30, 6, 1], [1, 1, 1, 1, 1024])
+        copy5.warmup(wide, wide, grid=(1,))
+        self.assertEqual(sorted(_jit._type_text(k[0]) for k in copy5._cache),
+                         ["tensordesc<i32[1, 1, 1, 1, 1024]>", "tensordesc<i32[2, 4, 2, 8, 8]>"])
 
     def test_typed_parameters(self):
         x = np.arange(32, dtype=np.float32).reshape(8, 4)
@@ -802,7 +816,7 @@ class TensorDescriptors(unittest.TestCase):
                              (desc(padding="inf"), ValueError, r"padding must be \"zero\" or \"nan\", got 'inf'"),
                              (desc(block_shape=[8, 6]), ValueError, "powers of two, got 6"),
                              (desc(block_shape=[2048, 1024]), ValueError, "more than 2\\^20 elements"),
-                             (desc(shape=[1] * 5, strides=[1] * 5, block_shape=[1] * 5), ValueError, "its rank is 5"),
+                             (desc(shape=[1] * 6, strides=[1] * 6, block_shape=[1] * 6), ValueError, "its rank is 6"),
                              (desc(shape=[8.0, 8]), TypeError, r"shape\[0\] is not an int"),
                              (desc(shape=8), TypeError, "its shape must be a sequence of ints, got int"),
                              (desc(base=x.astype(np.bool_)), TypeError, r"its base's dtype \(bool\)"),
@@ -832,8 +846,8 @@ class TensorDescriptors(unittest.TestCase):
                                 ((((6, 10), (1, 6), (2, 2))), ValueError, "the last stride must be 1"),
                                 (((6, 10), (10, 1), (2, 3)), ValueError, r"block_shape\[1\] is 3"),
                                 (((6, 10), (10, 1), (2, 2.0)), TypeError, r"block_shape\[1\] must be an int"),
-                                (((), (), ()), ValueError, "1 to 4 dims"),
-                                (((1,) * 5, (1,) * 5, (1,) * 5), ValueError, "1 to 4 dims"),
+                                (((), (), ()), ValueError, "1 to 5 dims"),
+                                (((1,) * 6, (1,) * 6, (1,) * 6), ValueError, "1 to 5 dims"),
                                 (((6, 10), (10, 1), (1024, 2048)), ValueError, "at most 2\\^20")):
             with self.assertRaisesRegex(err, text):
                 self.TD(x, *args)

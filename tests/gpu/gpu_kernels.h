@@ -815,4 +815,31 @@ static const char K_PERM[] =
     "    f = tl.reshape(z, (n,))\n"
     "    tl.store(h + tl.arange(0, 64), tl.histogram(f % 100, 64, mask=f > -50))\n";
 
+/* blocks of 5 and 6 dims (Nereid's limit is 8): Triton's test_chained_reductions (a 5-D
+ * load, masked here, a permute, three sums), a round trip through 6 dims, a cumsum along
+ * dim 3, and fp16 expand_dims and broadcasts to rank 5 */
+static const char K_RANK5[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def rank5(x_ptr: *fp32, h_ptr: *fp16, o_sum: *fp32, o_perm: *fp32, o_cs: *fp32, o_bc: *fp16,\n"
+    "          n: i32, D0: tl.constexpr, D1: tl.constexpr, D2: tl.constexpr, D3: tl.constexpr,\n"
+    "          D4: tl.constexpr, PERM: tl.constexpr, AXES: tl.constexpr, SIX: tl.constexpr,\n"
+    "          PERM6: tl.constexpr):\n"
+    "    N: tl.constexpr = D0 * D1 * D2 * D3 * D4\n"
+    "    idx = tl.arange(0, N).reshape(D0, D1, D2, D3, D4)\n"
+    "    v = tl.load(x_ptr + idx, mask=idx < n, other=0.0)\n"
+    "    r = tl.sum(tl.sum(tl.sum(tl.permute(v, PERM), AXES[0]), AXES[1]), AXES[2])\n"
+    "    tl.store(o_sum + tl.arange(0, r.shape[0] * r.shape[1]).reshape(r.shape), r)\n"
+    "    w = tl.permute(v.reshape(SIX), PERM6).reshape(N)\n"
+    "    i = tl.arange(0, N)\n"
+    "    tl.store(o_perm + i, w, mask=i < n)\n"
+    "    tl.store(o_cs + idx, tl.cumsum(v, 3), mask=idx < n)\n"
+    "    a = tl.load(h_ptr + tl.arange(0, 16)).reshape(2, 8)\n"
+    "    b = tl.broadcast_to(a[None, :, None, :, None], (4, 2, 2, 8, 8))\n"
+    "    b = b + tl.expand_dims(tl.arange(0, 8).to(tl.float16), (0, 1, 2, 3))\n"
+    "    tl.store(o_bc + tl.arange(0, 1024).reshape(4, 2, 2, 8, 8), b)\n";
+
 #endif

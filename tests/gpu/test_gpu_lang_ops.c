@@ -2,8 +2,8 @@
  * tl.atomic_cas on fp16, bf16, fp32, fp64 and i16 (bit patterns compared; the 16-bit ones
  * through atom.cas.b16), tl.extra.cuda.smid/globaltimer/num_threads, the code generator's
  * options (maxnreg, enable_fp_fusion, enable_reflect_ftz: within a rounding of the
- * interpreter, which rounds every op and keeps denormals), and batched tl.dot (3-D and
- * 4-D blocks, the leading dims batches), and fp_downcast_rounding='rtz' casts bit for bit.
+ * interpreter, which rounds every op and keeps denormals), and batched tl.dot (3-D to
+ * 6-D blocks, the leading dims batches), and fp_downcast_rounding='rtz' casts bit for bit.
  * Prints the harness's table; without a CUDA device
  * "SKIP: ...". Options: gpu_test.h. */
 #include "gpu_test.h"
@@ -162,28 +162,34 @@ static void dot3_case(GtType t, int B, int M, int N, int K, int warps) {
     free(a), free(b);
 }
 
-static const char *K_DOT4 =
+/* Triton's test_dot_multidim: [2] * (RANK - 2) + [32, 32] blocks, RANK from 3 to 6 */
+static const char *K_DOTN =
     "@triton.jit\n"
-    "def dot4(x: *fp16, y: *fp16, z: *fp32, TA: tl.constexpr, TB: tl.constexpr):\n"
-    "    a = tl.load(x + tl.arange(0, 4096)).reshape([2, 2, 32, 32])\n"
-    "    b = tl.load(y + tl.arange(0, 4096)).reshape([2, 2, 32, 32])\n"
+    "def dotn(x: *fp16, y: *fp16, z: *fp32, RANK: tl.constexpr, TA: tl.constexpr, TB: "
+    "tl.constexpr):\n"
+    "    shape: tl.constexpr = [2] * (RANK - 2) + [32, 32]\n"
+    "    a = tl.load(x + tl.arange(0, 256 << RANK)).reshape(shape)\n"
+    "    b = tl.load(y + tl.arange(0, 256 << RANK)).reshape(shape)\n"
     "    if TA:\n"
-    "        a = tl.permute(a, (0, 1, 3, 2))\n"
+    "        a = tl.trans(a)\n"
     "    if TB:\n"
-    "        b = tl.permute(b, (0, 1, 3, 2))\n"
-    "    tl.store(z + tl.arange(0, 4096), tl.dot(a, b).reshape([4096]))\n";
+    "        b = tl.trans(b)\n"
+    "    tl.store(z + tl.arange(0, 256 << RANK), tl.dot(a, b).reshape([256 << RANK]))\n";
 
-static void dot4_case(int ta, int tb, int warps) {
-    GtRng r = {99u + (uint64_t)(ta * 2 + tb)};
-    void *a = gt_fill_int(GT_F16, 4096, &r, -4, 5), *b = gt_fill_int(GT_F16, 4096, &r, -4, 5);
-    GtCase *c = gt_case("batched dot, 4-D", "2x2x32x32 ta=%d tb=%d w%d", ta, tb, warps);
-    gt_source(c, K_DOT4, "dot4", NULL);
+static void dotn_case(int rank, int ta, int tb, int warps) {
+    GtRng r = {99u + (uint64_t)(ta * 2 + tb + 4 * rank)};
+    size_t n = (size_t)256 << rank;
+    void *a = gt_fill_int(GT_F16, n, &r, -4, 5), *b = gt_fill_int(GT_F16, n, &r, -4, 5);
+    GtCase *c =
+        gt_case("batched dot, several batch dims", "rank %d ta=%d tb=%d w%d", rank, ta, tb, warps);
+    gt_source(c, K_DOTN, "dotn", NULL);
+    gt_define(c, "RANK", "%d", rank);
     gt_define(c, "TA", "%s", ta ? "True" : "False"),
         gt_define(c, "TB", "%s", tb ? "True" : "False");
     gt_warps(c, warps);
-    gt_in(c, "x", GT_F16, 4096, a);
-    gt_in(c, "y", GT_F16, 4096, b);
-    gt_out(c, "z", GT_F32, 4096, gt_exact(), NULL); /* small integers: exact sums */
+    gt_in(c, "x", GT_F16, n, a);
+    gt_in(c, "y", GT_F16, n, b);
+    gt_out(c, "z", GT_F32, n, gt_exact(), NULL); /* small integers: exact sums */
     gt_arg_all_bufs(c);
     gt_run(c);
     free(a), free(b);
@@ -267,7 +273,10 @@ int main(int argc, char **argv) {
     dot3_case(GT_F16, 1, 64, 64, 64, 4);
     dot3_case(GT_F32, 4, 64, 64, 32, 2);
     for (int ta = 0; ta < 2; ta++)
-        for (int tb = 0; tb < 2; tb++) dot4_case(ta, tb, 4);
+        for (int tb = 0; tb < 2; tb++) dotn_case(4, ta, tb, 4);
+    dotn_case(5, 0, 0, 4);
+    dotn_case(5, 1, 0, 8);
+    dotn_case(6, 0, 1, 4);
     rtz_case();
     printf("\n");
     return gt_finish();

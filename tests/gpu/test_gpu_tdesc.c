@@ -3,7 +3,7 @@
  * (tensor maps, mbarriers, swizzled buffers: one box, or several where a row is longer
  * than 128 bytes), the others (misaligned bases or row strides, 16-byte rows) through
  * ordinary loads and stores, as everywhere on sm_80. Every dtype width, tiles of 32 to
- * 512 bytes a row, ranks 1 to 3, odd sizes and negative offsets (zero and NaN padding,
+ * 512 bytes a row, ranks 1 to 3 and 5, odd sizes and negative offsets (zero and NaN padding,
  * stores clipped at the bounds), 1 to 8 warps, a load in a loop, a descriptor matmul
  * (tl.dot on TMA-loaded tiles), and descriptors beside plain pointers. Bit-exact. */
 #include "gpu_test.h"
@@ -88,6 +88,48 @@ static void ranks(int B, int R, int C, int BR, int BC, int warps) {
     gt_grid(c, g0, g1, g2);
     gt_run(c);
     free(x), free(h);
+}
+
+/* rank 5, Triton's (and TMA's) largest: fp16 tiles of 2 x 1 x 2 x BR x BC, rows shifted 3
+ * above the tensor (padding read, nothing written there), the loaded tile stored to o */
+static const char *K_RANK5 =
+    "@triton.jit\n"
+    "def k(x: \"tensordesc<fp16[2, 1, 2, BR, BC]>\", y: \"tensordesc<fp16[2, 1, 2, BR, BC]>\", "
+    "o: *fp16,\n"
+    "      NB: tl.constexpr, NC: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):\n"
+    "    p = tl.program_id(0)\n"
+    "    pr = tl.program_id(1)\n"
+    "    pq = tl.program_id(2)\n"
+    "    off = [p // (NB * NC) * 2, p // NC % NB, p % NC * 2, pr * BR - 3, pq * BC]\n"
+    "    v = x.load(off)\n"
+    "    y.store(off, v * 2.0 - 1.0)\n"
+    "    tile = ((p * tl.num_programs(1) + pr) * tl.num_programs(2) + pq) * (4 * BR * BC)\n"
+    "    tl.store(o + tile + tl.arange(0, 4 * BR * BC), v.reshape(4 * BR * BC))\n";
+
+static void rank5(int A, int B, int C, int R, int Q, int row_pad, int BR, int BC, int warps) {
+    GtRng rng = {5555u + (uint64_t)(Q + row_pad)};
+    GtCase *c = gt_case("rank 5 fp16", "%dx%dx%dx%dx%d+%d t%dx%d w%d", A, B, C, R, Q, row_pad, BR,
+                        BC, warps);
+    gt_source(c, K_RANK5, "k", NULL);
+    int na = (int)gt_cdiv(A, 2), nc = (int)gt_cdiv(C, 2);
+    gt_define(c, "NB", "%d", B), gt_define(c, "NC", "%d", nc);
+    gt_define(c, "BR", "%d", BR), gt_define(c, "BC", "%d", BC);
+    gt_warps(c, warps);
+    unsigned g0 = (unsigned)(na * B * nc), g1 = (unsigned)gt_cdiv(R + 3, BR),
+             g2 = (unsigned)gt_cdiv(Q, BC);
+    int64_t sq = Q + row_pad, st[5] = {(int64_t)B * C * R * sq, (int64_t)C * R * sq, R * sq, sq, 1};
+    int64_t shape[5] = {A, B, C, R, Q};
+    size_t n = (size_t)st[0] * A, nt = (size_t)g0 * g1 * g2 * 4 * BR * BC;
+    void *x = gt_fill_quarters(GT_F16, n, &rng, -4, 4);
+    void *y0 = gt_fill_int(GT_F16, n, &rng, -100, -90);
+    int bx = gt_in(c, "x", GT_F16, n, x), by = gt_out(c, "y", GT_F16, n, gt_exact(), y0);
+    int bo = gt_out(c, "tiles", GT_F16, nt, gt_exact(), NULL);
+    gt_arg_desc(c, bx, 0, 5, shape, st, NR_PAD_ZERO);
+    gt_arg_desc(c, by, 0, 5, shape, st, NR_PAD_ZERO);
+    gt_arg_buf(c, bo);
+    gt_grid(c, g0, g1, g2);
+    gt_run(c);
+    free(x), free(y0);
 }
 
 /* row sums of an M x N fp32 matrix, BN columns a load, in a loop (an mbarrier per load) */
@@ -190,6 +232,9 @@ int main(int argc, char **argv) {
     scale(GT_F16, 37, 72, 8, 0, 16, 64, 4, 0, NR_PAD_ZERO);
     ranks(5, 20, 70, 8, 32, 4);
     ranks(2, 16, 64, 16, 64, 8);
+    rank5(3, 2, 5, 20, 72, 0, 8, 32, 4);   /* TMA: 64-byte rows, one box */
+    rank5(2, 1, 3, 16, 128, 8, 8, 128, 8); /* TMA: 256-byte rows, two boxes */
+    rank5(3, 2, 5, 20, 70, 2, 16, 64, 2);  /* rows of 140 bytes: ordinary accesses */
     loop(100, 300, 32, 64, 4);
     loop(64, 64, 64, 32, 1);
     /* the loads in the K loop pipeline through rings of TMA buffers and mbarriers (1 stage:

@@ -49,7 +49,7 @@
  *
  * Sizes are not multiples of the block; layouts are exercised with num_warps 1 to 32,
  * blocks smaller than a CTA (replicated), misaligned pointers, launch-time num_warps,
- * 2-D and 3-D blocks. One kernel needs more than 48 KB of shared memory. fp64 exp must be
+ * 2-D to 6-D blocks. One kernel needs more than 48 KB of shared memory. fp64 exp must be
  * refused by the GPU back end with a clear message (fp8 tl.dot: test_gpu_dot).
  *
  * Prints a table (kernel, size, max abs err, max rel err, bit-exact?, PASS/FAIL) and ends
@@ -742,6 +742,34 @@ static void perm_case(int R, int C, int warps) {
     free(x), free(z), free(ix);
 }
 
+/* blocks of 5 and 6 dims: shape d (5 dims), its permute perm and the 3 summed axes, a
+ * 6-D shape of as many elements and its permute; n of the elements inside the mask.
+ * Quarters in [-8, 8]: the sums are exact in any order. */
+static void rank5_case(const int *d, const char *perm, const char *axes, const char *six,
+                       const char *perm6, long n, int warps) {
+    size_t N = (size_t)d[0] * d[1] * d[2] * d[3] * d[4];
+    GtRng r = {5150 + N + (uint64_t)warps};
+    float *x = gt_fill_quarters(GT_F32, N, &r, -8, 8);
+    void *h = gt_fill_quarters(GT_F16, 16, &r, -8, 8);
+    GtCase *c = gt_case("5-D and 6-D blocks (sums, permutes, cumsum)", "%dx%dx%dx%dx%d n=%ld w%d",
+                        d[0], d[1], d[2], d[3], d[4], n, warps);
+    gt_source(c, K_RANK5, "rank5", NULL);
+    static const char *const dn[5] = {"D0", "D1", "D2", "D3", "D4"};
+    for (int k = 0; k < 5; k++) gt_define(c, dn[k], "%d", d[k]);
+    gt_define(c, "PERM", "%s", perm), gt_define(c, "AXES", "%s", axes);
+    gt_define(c, "SIX", "%s", six), gt_define(c, "PERM6", "%s", perm6);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, N, x));
+    gt_arg_buf(c, gt_in(c, "h", GT_F16, 16, h));
+    gt_arg_buf(c, gt_out(c, "chained sums", GT_F32, 2048, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "6-D round trip", GT_F32, N, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "cumsum along dim 3", GT_F32, N, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "fp16 broadcast to rank 5", GT_F16, 1024, gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_run(c);
+    free(x), free(h);
+}
+
 /* Block pointers and tensor descriptors: lowered to masked loads and stores by the front
  * end, so these check the GPU on the pointer blocks and masks they become: tiles starting
  * above the tensor (negative offsets), NaN and zero padding, a transposed source, checked
@@ -1393,6 +1421,13 @@ int main(int argc, char **argv) {
     perm_case(128, 8, 8);
     perm_case(4, 8, 4); /* smaller than the CTA */
     perm_case(8, 256, 2);
+    /* Triton's test_chained_reductions shapes, and a small one in one warp */
+    rank5_case((int[]){4, 32, 32, 4, 2}, "(2, 1, 0, 3, 4)", "(3, 1, 0)", "(4, 8, 4, 32, 4, 2)",
+               "(5, 3, 1, 0, 4, 2)", 32768 - 1000, 4);
+    rank5_case((int[]){8, 2, 32, 4, 16}, "(4, 0, 1, 3, 2)", "(0, 2, 0)", "(8, 2, 4, 8, 4, 16)",
+               "(1, 0, 3, 2, 5, 4)", 32768, 8);
+    rank5_case((int[]){2, 2, 2, 4, 8}, "(4, 3, 2, 1, 0)", "(0, 0, 0)", "(2, 2, 2, 2, 2, 8)",
+               "(5, 4, 3, 2, 1, 0)", 250, 1);
     blockptr_case(37, 45, 16, 8, false, 1);
     blockptr_case(37, 45, 8, 16, true, 4);
     blockptr_case(100, 130, 32, 64, false, 8);

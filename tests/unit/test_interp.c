@@ -801,6 +801,53 @@ static void test_shapes(void) {
     kb_free(k);
 }
 
+/* Blocks of 5 to 8 dims: a trans by perm (the strided gather of interp_shape.c, its
+ * innermost dim contiguous or not) and x - sum(x, axis) broadcast back (reduce,
+ * expand_dims, broadcast), against plain C. */
+static void t_shapes_rank(int rank, const int32_t *shape, const int *perm, int axis) {
+    K *k = kb_new("shapes_rank");
+    ValId o1 = param(k, P(DT_I32)), o2 = param(k, P(DT_I32));
+    int n = 1, tshape[NR_MAX_RANK];
+    for (int d = 0; d < rank; d++) n *= shape[d], tshape[d] = shape[perm[d]];
+    IrType t = ty_block(S(DT_I32), rank, shape), tt = ty_block(S(DT_I32), rank, tshape);
+    ValId a = arange(k, 0, n), x = op1(k, OP_RESHAPE, t, a);
+    ValId tr = op1(k, OP_TRANS, tt, x);
+    for (int d = 0; d < rank; d++) k->f->ops[DEF(k, tr)].attr[d] = perm[d];
+    store(k, addptr(k, o1, a), op1(k, OP_RESHAPE, B1(S(DT_I32), n), tr), 0);
+    ValId back = bcast(k, expand(k, reduce(k, x, RED_SUM, axis, DT_I32), axis), t);
+    store(k, addptr(k, o2, a), op1(k, OP_RESHAPE, B1(S(DT_I32), n), bin(k, OP_SUB, x, back)), 0);
+    int32_t *O1 = calloc((size_t)n, 4), *O2 = calloc((size_t)n, 4);
+    Run R = {0};
+    arg_ptr(&R, O1), arg_ptr(&R, O2);
+    reg(&R, O1, (size_t)n * 4), reg(&R, O2, (size_t)n * 4);
+    CHECK(run(k, &R, 1, 1, 1) == 0, "rank %d shapes: %s", rank, sb_cstr(&R.err));
+    int bad1 = 0, bad2 = 0;
+    for (int f = 0; f < n; f++) {
+        int c[NR_MAX_RANK], src[NR_MAX_RANK], g = f, x0 = 0, stride = 1, sum = 0;
+        for (int d = rank - 1; d >= 0; d--) c[d] = g % tshape[d], g /= tshape[d];
+        for (int d = 0; d < rank; d++) src[perm[d]] = c[d];
+        for (int d = 0; d < rank; d++) x0 = x0 * shape[d] + src[d];
+        bad1 += O1[f] != x0; /* x holds its own row-major index */
+        for (int d = rank - 1; d > axis; d--) stride *= shape[d];
+        int base = f - (f / stride % shape[axis]) * stride; /* f with coordinate 0 on axis */
+        for (int i = 0; i < shape[axis]; i++) sum += base + i * stride;
+        bad2 += O2[f] != f - sum;
+    }
+    CHECK(!bad1 && !bad2, "rank %d: trans %d wrong, x - sum(x, %d) %d wrong", rank, bad1, axis,
+          bad2);
+    free(O1), free(O2);
+    sb_free(&R.err);
+    kb_free(k);
+}
+
+static void test_shapes_high_rank(void) {
+    t_shapes_rank(5, (int32_t[]){4, 32, 32, 4, 2}, (int[]){2, 1, 0, 3, 4}, 3);
+    t_shapes_rank(5, (int32_t[]){8, 2, 32, 4, 16}, (int[]){4, 0, 1, 3, 2}, 0);
+    t_shapes_rank(6, (int32_t[]){2, 4, 2, 8, 4, 4}, (int[]){5, 3, 0, 4, 1, 2}, 5);
+    t_shapes_rank(7, (int32_t[]){2, 1, 4, 2, 1, 8, 2}, (int[]){6, 5, 4, 3, 2, 1, 0}, 2);
+    t_shapes_rank(8, (int32_t[]){2, 2, 2, 2, 2, 2, 2, 2}, (int[]){1, 0, 3, 2, 5, 4, 7, 6}, 7);
+}
+
 /* ---- dot ---- */
 
 static float ref_dot_elem(const float *a, const float *b, float acc, int K_, int N_, int i, int j) {
@@ -1602,6 +1649,7 @@ int main(void) {
     test_reduce();
     test_reduce_3d();
     test_shapes();
+    test_shapes_high_rank();
     t_dot(DT_FP16, 32, 16, 64);
     t_dot(DT_BF16, 16, 32, 8);
     t_dot(DT_FP32, 8, 8, 128);

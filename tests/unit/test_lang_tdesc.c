@@ -128,7 +128,7 @@ static void test_errors(void) {
     if (k) {
         CHECK(nr_kernel_param_type(k, 0) == NR_TYPE_TENSOR_DESC, "param type tag");
         CHECK(nr_kernel_param_pointee(k, 0) == NR_TYPE_FP32, "param pointee");
-        int64_t shape[4];
+        int64_t shape[NR_TENSOR_DESC_MAX_RANK];
         CHECK(nr_kernel_param_block_shape(k, 0, shape) == 2 && shape[0] == 4 && shape[1] == 4,
               "block shape");
         CHECK(nr_kernel_param_block_shape(k, 2, shape) == 0, "a pointer has no block shape");

@@ -9,7 +9,12 @@
  *   aligned as its swizzle needs: ir_smem_stage_bytes). A buffer lives from its
  *   local_alloc to the last use of it or of a view of it; a use inside a loop that the
  *   buffer was made outside of keeps it alive to the loop's end (the next iteration
- *   comes back to it), so a loop-carried ring lives through its whole loop;
+ *   comes back to it), so a loop-carried ring lives through its whole loop; an
+ *   asynchronous use keeps it alive on to the op that retires it (a dot_async's wgmma
+ *   reads to dot_wait {pending = 0}, cp.async's writes to async_wait {pending = 0}, a TMA
+ *   store's reads to tma_store_wait {pending = 0}): the space is not handed on while the
+ *   tensor cores or the copy engine may still be reading or writing it. (The barrier pass
+ *   then orders the new owner's first access after every thread's wait.)
  * - scratch private to one op (analysis/layout_moves.h: reductions across warps, layout
  *   changes through shared memory, atomics with copies), live at that op only.
  * Ops are numbered in program order (pre-order, regions included). Buffers are placed
@@ -62,17 +67,56 @@ static Buf *find_buf(Alloc *A, OpId op) {
     return NULL;
 }
 
-/* The last program point a use at op u keeps value v alive to: u, or the end of the
- * outermost loop around u that v was defined before. */
+/* The op that retires what an asynchronous use of a buffer leaves in flight: a wgmma's
+ * reads (dot_async) end at dot_wait {pending = 0}, cp.async's writes at async_wait
+ * {pending = 0}, a TMA store's reads at tma_store_wait {pending = 0}; 0 for any other use,
+ * done when its op is. */
+static int retiring_code(int code) {
+    switch (code) {
+    case OP_DOT_ASYNC: return OP_DOT_WAIT;
+    case OP_ASYNC_COPY: return OP_ASYNC_WAIT;
+    case OP_TMA_STORE: return OP_TMA_STORE_WAIT;
+    default: return 0;
+    }
+}
+
+/* The number of the first op with code `code` and pending = 0 that runs after op x on
+ * every path: later in x's region, else after the op that holds the region (a loop's body
+ * ends and the loop goes on, or leaves; an if's branch joins), and so on out; the end of
+ * the function if none. */
+static int retired_at(Alloc *A, OpId x, int code) {
+    IrFunc *f = A->f;
+    for (;;) {
+        const IrRegion *r = &f->regions[f->ops[x].parent];
+        uint32_t i = 0;
+        while (i < r->nops && r->ops[i] != x) i++;
+        for (i++; i < r->nops; i++) {
+            const IrOp *w = &f->ops[r->ops[i]];
+            if (w->code == code && w->attr[0] == 0) return A->pos[r->ops[i]];
+        }
+        if (!r->parent_op) return A->counter - 1;
+        x = r->parent_op;
+    }
+}
+
+/* The last program point a use at op u keeps buffer value v alive to: u, or the end of the
+ * outermost loop around u that v was defined before (the next iteration comes back to
+ * it); for an asynchronous use, on to the op that retires it, after that point. */
 static int use_end(Alloc *A, OpId u, ValId v) {
     IrFunc *f = A->f;
     int e = A->pos[u];
+    OpId at = u; /* the op that ends at e */
     for (RegionId r = f->ops[u].parent; r && f->regions[r].parent_op;) {
         OpId p = f->regions[r].parent_op;
         if (A->def_pos[v] >= A->pos[p]) break; /* v is defined inside p */
-        if (f->ops[p].code == OP_FOR || f->ops[p].code == OP_WHILE)
-            e = A->end[p] > e ? A->end[p] : e;
+        if ((f->ops[p].code == OP_FOR || f->ops[p].code == OP_WHILE) && A->end[p] > e)
+            e = A->end[p], at = p;
         r = f->ops[p].parent;
+    }
+    int code = retiring_code(f->ops[u].code);
+    if (code) {
+        int w = retired_at(A, at, code);
+        if (w > e) e = w;
     }
     return e;
 }

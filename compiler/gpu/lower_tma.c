@@ -65,8 +65,12 @@ static ValId lower_load(Lower *L, OpId id) {
     ValId buf = alloc(L, ty_smem(dt.pointee, r, dt.shape, 1), ir_layout_intern(f->mod, &sl), 0);
     int32_t one = 1;
     ValId bar = alloc(L, ty_smem(DT_I64, 1, &one, 1), gpu_mbarrier_layout(f->mod), 0);
-    f->ops[put(L, OP_MBARRIER_INIT, &bar, 1, NULL, 0)].attr[0] = 1;
-    f->ops[put(L, OP_MBARRIER_EXPECT, &bar, 1, NULL, 0)].attr[0] = gpu_tma_tile_bytes(dt);
+    /* each op made first, then its attribute set: put() may move f->ops, which an
+     * f->ops[put(...)] may have read before the call */
+    OpId init = put(L, OP_MBARRIER_INIT, &bar, 1, NULL, 0);
+    f->ops[init].attr[0] = 1;
+    OpId expect = put(L, OP_MBARRIER_EXPECT, &bar, 1, NULL, 0);
+    f->ops[expect].attr[0] = gpu_tma_tile_bytes(dt);
     opnds[0] = d, opnds[1] = bar, opnds[2] = buf;
     put(L, OP_TMA_LOAD, opnds, 3 + (uint32_t)r, NULL, 0);
     IrType i32 = ty_scalar(DT_I32);

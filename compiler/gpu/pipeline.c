@@ -17,7 +17,9 @@
  *
  * With S = num_stages (the loop's own, from tl.range(..., num_stages=S), else the
  * kernel's; below 2 the loop is left alone; lowered, down to 2, while the loop's buffers
- * would not fit in the target's shared memory), each candidate gets a ring of S buffers.
+ * would not fit in the target's shared memory, and the loop left alone where two do not fit
+ * either: loop_smem_bytes counts what the later passes add too, lower-tma's buffers for the
+ * descriptor accesses left in the body), each candidate gets a ring of S buffers.
  * Before the loop, a prologue issues the copies of iterations 0 .. S-2 (each masked off where the
  * iteration does not exist, so short and zero-trip loops need no epilogue) into stages
  * 0 .. S-2, one commit group per iteration, advancing the stage-0 carried values. The
@@ -567,66 +569,128 @@ static int64_t buffer_bytes(const Pipe *P, ValId buf) {
     return ir_smem_stage_bytes(P->m, P->f->vals[buf].layout, t) * (t.stages ? t.stages : 1);
 }
 
+/* What lower_tma.c makes of a desc_load or desc_store the pipeline leaves: a buffer of the
+ * tile in the TMA plan's layout (1024-byte aligned when swizzled), and for a load a
+ * 16-byte mbarrier. */
+static int64_t tma_lowered_bytes(const Pipe *P, const IrOp *op) {
+    IrType d = ir_type(P->f, op->operands[0]);
+    TmaPlan plan;
+    if (!gpu_tma_plan(d, &plan)) return 0; /* not TMA's: expanded before this pass */
+    IrLayout sl = gpu_tma_shared_layout(d, &plan);
+    int64_t a = sl.max_phase > 1 ? 1024 : 16;
+    int64_t tile = (gpu_tma_tile_bytes(d) + a - 1) / a * a;
+    return tile + (op->code == OP_DESC_LOAD ? 16 : 0);
+}
+
+enum { BUDGET_BUFS = 64 };
+
+/* The loop's shared memory, gathered over its body's top-level ops 0 .. n-1 (an op in a
+ * nested region counts at the top-level op that holds it). */
 typedef struct Budget {
-    ValId seen[64]; /* buffers from outside the loop, counted once */
+    const Cand *cands;
+    int nc;
+    const OpId *doubled; /* one-stage buffers of the body that become rings of two */
+    int nd;
+    ValId seen[BUDGET_BUFS]; /* buffers from outside the loop, counted once */
     int nseen;
-    int64_t outside, scratch;
+    int64_t outside;           /* their bytes: live through the whole loop */
+    int64_t doubled_bytes;     /* the rings of two, made before the loop */
+    OpId own[BUDGET_BUFS];     /* the body's top-level buffers (local_alloc) ... */
+    int own_from[BUDGET_BUFS]; /* ... live from their op ... */
+    int own_to[BUDGET_BUFS];   /* ... to their last use */
+    int64_t own_bytes[BUDGET_BUFS];
+    int nown;
+    int64_t *at;      /* per top-level op: what lives at that op only (its nested buffers,
+                         lower-tma's buffers) ... */
+    int64_t *scratch; /* ... and the largest scratch of it or of an op nested in it */
 } Budget;
 
-/* The buffers made outside region r that its ops read or write (through views and
- * transposes, the buffer itself), and the largest scratch of any of its ops. */
-static void budget_walk(const Pipe *P, RegionId body, RegionId r, Budget *b) {
+static bool is_cand_op(const Budget *b, OpId id) {
+    for (int c = 0; c < b->nc; c++)
+        if (b->cands[c].alloc == id || b->cands[c].load == id) return true;
+    return false;
+}
+
+/* A use of buffer v (a view or transpose of one: the buffer itself) at top-level op k. */
+static void budget_use(const Pipe *P, RegionId body, ValId v, int k, Budget *b) {
     const IrFunc *f = P->f;
-    for (uint32_t k = 0; k < f->regions[r].nops; k++) {
-        OpId id = f->regions[r].ops[k];
-        const IrOp *op = &f->ops[id];
-        int64_t sc = moves_scratch_bytes(f, id);
-        if (sc > b->scratch) b->scratch = sc;
-        for (uint32_t i = 0; i < op->nopnds; i++) {
-            ValId v = op->operands[i];
-            if (ir_type(f, v).dt != DT_SMEM) continue;
-            for (int d = 0; d < 8; d++) { /* to the buffer a view or a transpose is of */
-                OpId dv = ir_def(f, v);
-                if (!dv || (f->ops[dv].code != OP_LOCAL_VIEW && f->ops[dv].code != OP_TRANS)) break;
-                v = f->ops[dv].operands[0];
-            }
-            if (ir_defined_in(f, v, body)) continue;
-            bool seen = false;
-            for (int j = 0; j < b->nseen; j++) seen |= b->seen[j] == v;
-            if (seen) continue;
-            if (b->nseen < 64) b->seen[b->nseen++] = v;
-            b->outside += buffer_bytes(P, v);
-        }
-        for (int j = 0; j < op->nregions; j++) budget_walk(P, body, op->region[j], b);
+    for (int d = 0; d < 8; d++) { /* to the buffer a view or a transpose is of */
+        OpId dv = ir_def(f, v);
+        if (!dv || (f->ops[dv].code != OP_LOCAL_VIEW && f->ops[dv].code != OP_TRANS)) break;
+        v = f->ops[dv].operands[0];
+    }
+    OpId d = ir_def(f, v);
+    for (int i = 0; i < b->nown; i++)
+        if (b->own[i] == d && k > b->own_to[i]) b->own_to[i] = k;
+    if (ir_defined_in(f, v, body)) return;
+    for (int j = 0; j < b->nseen; j++)
+        if (b->seen[j] == v) return;
+    if (b->nseen < BUDGET_BUFS) b->seen[b->nseen++] = v;
+    b->outside += buffer_bytes(P, v);
+}
+
+/* Op id at top-level op k (itself, or nested in it: its buffers, the largest scratch and
+ * lower-tma's buffers then all count at k). */
+static void budget_op(const Pipe *P, RegionId body, OpId id, int k, bool top, Budget *b) {
+    const IrFunc *f = P->f;
+    const IrOp *op = &f->ops[id];
+    int64_t sc = moves_scratch_bytes(f, id);
+    if (sc > b->scratch[k]) b->scratch[k] = sc;
+    if (op->code == OP_LOCAL_ALLOC && !is_cand_op(b, id)) {
+        int64_t bytes = buffer_bytes(P, op->results[0]);
+        bool dbl = false;
+        for (int d = 0; d < b->nd; d++) dbl |= b->doubled[d] == id;
+        if (dbl) b->doubled_bytes += 2 * bytes;
+        else if (top && b->nown < BUDGET_BUFS) {
+            b->own[b->nown] = id, b->own_from[b->nown] = k, b->own_to[b->nown] = k;
+            b->own_bytes[b->nown++] = bytes;
+        } else b->at[k] += bytes; /* nested (or past the table): for the whole top-level op */
+    }
+    if ((op->code == OP_DESC_LOAD || op->code == OP_DESC_STORE) && !is_cand_op(b, id))
+        b->at[k] += tma_lowered_bytes(P, op);
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (ir_type(f, op->operands[i]).dt == DT_SMEM) budget_use(P, body, op->operands[i], k, b);
+    for (int j = 0; j < op->nregions; j++) {
+        const IrRegion *r = &f->regions[op->region[j]];
+        for (uint32_t i = 0; i < r->nops; i++) budget_op(P, body, r->ops[i], k, false, b);
     }
 }
 
 /* The shared memory live while the loop runs, with its candidates' rings of `stages`
- * buffers: the rings, the buffers its body makes (each doubled one twice), the buffers
- * made before the loop that it uses, and the largest scratch of its ops (the
- * allocator's later choices can only share space among these). */
+ * buffers, as the allocator (alloc_shared.c) will see it once the later passes have run:
+ * live through the loop, the rings (and a TMA ring's mbarriers, 16 bytes a stage), the
+ * doubled buffers' rings of two and the buffers made before the loop that it uses; on top
+ * of those, the most that is live at any one top-level op of the body: the body's buffers
+ * from their local_alloc to their last use, and at that op alone its scratch, the buffers
+ * made in its regions and those lower-tma will make for the descriptor accesses left in
+ * it (a tile, and an mbarrier for a load). Sizes as the allocator rounds them. */
 static int64_t loop_smem_bytes(const Pipe *P, RegionId body, const Cand *cands, int nc, int stages,
                                const OpId *doubled, int nd) {
     const IrFunc *f = P->f;
     int64_t total = 0;
-    for (int c = 0; c < nc; c++)
-        total += ir_smem_stage_bytes(P->m, f->vals[f->ops[cands[c].alloc].results[0]].layout,
-                                     ir_type(f, f->ops[cands[c].alloc].results[0])) *
-                 stages;
-    const IrRegion *r = &f->regions[body];
-    for (uint32_t k = 0; k < r->nops; k++) {
-        const IrOp *op = &f->ops[r->ops[k]];
-        bool cand = false;
-        for (int c = 0; c < nc; c++) cand |= cands[c].alloc == r->ops[k];
-        if (op->code != OP_LOCAL_ALLOC || cand) continue;
-        int times = 1;
-        for (int d = 0; d < nd; d++) times += doubled[d] == r->ops[k];
-        total += buffer_bytes(P, op->results[0]) * times;
+    for (int c = 0; c < nc; c++) {
+        ValId buf = f->ops[cands[c].alloc].results[0];
+        total += ir_smem_stage_bytes(P->m, f->vals[buf].layout, ir_type(f, buf)) * stages;
+        if (cands[c].tma) total += 16 * (int64_t)stages;
     }
+    const IrRegion *r = &f->regions[body];
     Budget b;
     memset(&b, 0, sizeof b);
-    budget_walk(P, body, body, &b);
-    return total + b.outside + b.scratch;
+    b.cands = cands, b.nc = nc, b.doubled = doubled, b.nd = nd;
+    b.at = calloc(r->nops + 1, sizeof(int64_t));
+    b.scratch = calloc(r->nops + 1, sizeof(int64_t));
+    if (!b.at || !b.scratch) NR_DIE("out of memory");
+    for (uint32_t k = 0; k < r->nops; k++) budget_op(P, body, r->ops[k], (int)k, true, &b);
+    int64_t peak = 0;
+    for (uint32_t k = 0; k < r->nops; k++) {
+        int64_t live = b.at[k] + b.scratch[k];
+        for (int i = 0; i < b.nown; i++)
+            if (b.own_from[i] <= (int)k && (int)k <= b.own_to[i]) live += b.own_bytes[i];
+        if (live > peak) peak = live;
+    }
+    free(b.at);
+    free(b.scratch);
+    return total + b.outside + b.doubled_bytes + peak;
 }
 
 /* The most dynamic shared memory a program may take on the target: 227 KiB on sm_90,
@@ -833,10 +897,13 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
         cands[nc++] = (Cand){ld, id, 0, false, 0};
     }
     if (!nc || !stages_separate(P, loop, body, cands, nc)) return false;
-    /* fewer stages where the rings would not fit in shared memory (down to two) */
+    /* fewer stages where the rings would not fit in shared memory (down to two); none
+     * where two do not fit either: the loop as it is needs only its own buffers, one
+     * iteration's at a time */
     while (P->stages > 2 &&
            loop_smem_bytes(P, body, cands, nc, P->stages, NULL, 0) > smem_limit(P->m))
         P->stages--;
+    if (loop_smem_bytes(P, body, cands, nc, P->stages, NULL, 0) > smem_limit(P->m)) return false;
     Loc loc = f->ops[loop].loc;
     for (int c = 0; c < nc; c++) { /* the rings */
         ValId buf = f->ops[cands[c].alloc].results[0];

@@ -5,7 +5,9 @@
  * ordinary loads and stores, as everywhere on sm_80. Every dtype width, tiles of 32 to
  * 512 bytes a row, ranks 1 to 3 and 5, odd sizes and negative offsets (zero and NaN padding,
  * stores clipped at the bounds), 1 to 8 warps, a load in a loop, a descriptor matmul
- * (tl.dot on TMA-loaded tiles), and descriptors beside plain pointers. Bit-exact. */
+ * (tl.dot on TMA-loaded tiles), Liger's SwiGLU backward (a descriptor matmul whose
+ * epilogue loads and stores two more tiles, at sizes that fit in shared memory only with
+ * the epilogue reusing the loop's ring), and descriptors beside plain pointers. Bit-exact. */
 #include "gpu_test.h"
 
 /* y = x * 2 + 1 tile by tile (x read through xd, y written through yd); the tile as
@@ -198,6 +200,56 @@ static void matmul(GtType ty, int M, int N, int K, int BM, int BN, int BK, int w
     free(a), free(b);
 }
 
+/* Liger-Kernel's SwiGLU backward (dG, dU) in its shape: a K loop of TMA loads, a 3-D
+ * tile of o reshaped to 2-D and a tile of w, into a dot; after it two more loads (g, u)
+ * and two stores (dg, du) back over them. g and u are slices of one tensor agu [B, S, 3N]
+ * (the columns N.. and 2N.., rows 3N apart), as Liger's are, and dg, du write in place. */
+static const char *K_DGU =
+    "@triton.jit\n"
+    "def k(o: \"tensordesc<@T@[1, BM, BK]>\", w: \"tensordesc<@T@[BK, BN]>\",\n"
+    "      g: \"tensordesc<@T@[1, BM, BN]>\", u: \"tensordesc<@T@[1, BM, BN]>\",\n"
+    "      dg: \"tensordesc<@T@[1, BM, BN]>\", du: \"tensordesc<@T@[1, BM, BN]>\", K: i32,\n"
+    "      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+    "    m = tl.program_id(0) * BM\n"
+    "    n = tl.program_id(1) * BN\n"
+    "    b = tl.program_id(2)\n"
+    "    acc = tl.zeros((BM, BN), tl.float32)\n"
+    "    for kk in range(0, tl.cdiv(K, BK)):\n"
+    "        x = tl.reshape(o.load([b, m, kk * BK]), [BM, BK])\n"
+    "        acc = tl.dot(x, w.load([kk * BK, n]), acc)\n"
+    "    gv = tl.reshape(g.load([b, m, n]), [BM, BN]).to(tl.float32)\n"
+    "    uv = tl.reshape(u.load([b, m, n]), [BM, BN]).to(tl.float32)\n"
+    "    du.store([b, m, n], tl.reshape(acc * gv, [1, BM, BN]).to(tl.@T@))\n"
+    "    dg.store([b, m, n], tl.reshape(acc * uv + gv, [1, BM, BN]).to(tl.@T@))\n";
+
+static void dgu(GtType ty, int B, int S, int K, int N, int BM, int BN, int BK, int warps,
+                int stages) {
+    GtRng rng = {(uint64_t)(S * 131 + K)};
+    GtCase *c = gt_case("", "%dx%dx%dx%d t%dx%dx%d w%d s%d", B, S, K, N, BM, BN, BK, warps, stages);
+    snprintf(c->name, sizeof c->name, "swiglu dgu %s", gt_type_name(ty));
+    gt_source(c, K_DGU, "k", "T", gt_type_name(ty), NULL);
+    gt_define(c, "BM", "%d", BM), gt_define(c, "BN", "%d", BN), gt_define(c, "BK", "%d", BK);
+    gt_warps(c, warps), gt_stages(c, stages);
+    /* small integers: the dot (tf32 on the tensor cores for fp32) and the epilogue exact */
+    size_t no = (size_t)B * S * K, nw = (size_t)K * N, na = (size_t)B * S * 3 * N;
+    void *o = gt_fill_int(ty, no, &rng, -3, 4), *w = gt_fill_int(ty, nw, &rng, -3, 4),
+         *agu = gt_fill_int(ty, na, &rng, -4, 5);
+    int bo = gt_in(c, "o", ty, no, o), bw = gt_in(c, "w", ty, nw, w);
+    int ba = gt_out(c, "agu", ty, na, gt_exact(), agu);
+    int64_t so[3] = {B, S, K}, sto[3] = {(int64_t)S * K, K, 1}, sw[2] = {K, N}, stw[2] = {N, 1},
+            sg[3] = {B, S, N}, stg[3] = {(int64_t)S * 3 * N, 3 * N, 1};
+    gt_arg_desc(c, bo, 0, 3, so, sto, NR_PAD_ZERO);
+    gt_arg_desc(c, bw, 0, 2, sw, stw, NR_PAD_ZERO);
+    gt_arg_desc(c, ba, N, 3, sg, stg, NR_PAD_ZERO);     /* g */
+    gt_arg_desc(c, ba, 2 * N, 3, sg, stg, NR_PAD_ZERO); /* u */
+    gt_arg_desc(c, ba, N, 3, sg, stg, NR_PAD_ZERO);     /* dg over g */
+    gt_arg_desc(c, ba, 2 * N, 3, sg, stg, NR_PAD_ZERO); /* du over u */
+    gt_arg(c, nr_arg_i32(K));
+    gt_grid(c, (unsigned)gt_cdiv(S, BM), (unsigned)gt_cdiv(N, BN), (unsigned)B);
+    gt_run(c);
+    free(o), free(w), free(agu);
+}
+
 int main(int argc, char **argv) {
     gt_init(argc, argv, "test_gpu_tdesc");
     /* rows of 32 to 512 bytes (TMA: swizzle 32, 64, 128; 2 and 4 boxes), every width */
@@ -253,5 +305,20 @@ int main(int argc, char **argv) {
     matmul(GT_F32, 100, 64, 48, 32, 32, 16, 4, 3);
     matmul(GT_F32, 200, 130, 260, 64, 64, 32, 4, 3);
     matmul(GT_I8, 128, 128, 256, 64, 64, 64, 4, 3);
+    /* the SwiGLU backward, fp32 as Liger's test_mlp runs it first (6 x 42 tokens, 128 in,
+     * 432 out), at the tile sizes of Liger's autotuning list that once did not fit in
+     * shared memory (BM 128: 262208 bytes with BK 64, 262176 with BK 128; now 163888, the
+     * dot synchronous, and 131072, the loop not pipelined; the epilogue's tiles reuse the
+     * loop's space): these launch only if they fit in the H200's 232448 bytes. BM 64 with
+     * BK 128 fits with a ring of two stages, 3040 bytes under the limit. Then bf16 (the
+     * dot asynchronous, A's buffer a ring of two), and K tails with several row tiles. */
+    dgu(GT_F32, 6, 42, 128, 432, 128, 128, 64, 8, 3);
+    dgu(GT_F32, 6, 42, 128, 432, 128, 128, 64, 4, 3);
+    dgu(GT_F32, 6, 42, 128, 432, 128, 128, 128, 8, 3);
+    dgu(GT_F32, 6, 42, 128, 432, 128, 128, 128, 4, 2);
+    dgu(GT_F32, 6, 42, 128, 432, 64, 128, 128, 8, 3);
+    dgu(GT_F32, 2, 300, 200, 256, 128, 128, 64, 8, 3);
+    dgu(GT_BF16, 6, 42, 128, 432, 128, 128, 128, 8, 3);
+    dgu(GT_BF16, 2, 300, 200, 256, 128, 128, 64, 4, 3);
     return gt_finish();
 }

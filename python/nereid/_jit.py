@@ -4,7 +4,9 @@ The function's source is read with inspect and compiled by Nereid (Python never 
 body). Parameters may carry types (`x_ptr: "*fp32"`, `n: tl.int32`), be constexprs
 (`BLOCK: tl.constexpr`), or be left bare: a bare parameter takes its type from the launch
 argument, as Triton types them (a tensor or array: a pointer to its dtype; a bool: i1; an
-int: i32, or i64 when it does not fit; a float: fp32; None: a constexpr; a tensor
+int: i32, or i64 when it does not fit, and a constexpr when it is 1, as Triton's launcher
+specialises it, unless the parameter is in do_not_specialize; a float: fp32; None: a
+constexpr; a tuple: its items so, each int equal to 1 a constexpr; a tensor
 descriptor: "tensordesc<DTYPE[BLOCK_SHAPE]>", its base's dtype and its block shape; a @jit
 function, a tl.constexpr(...) object or a dtype: a constexpr of that value, as Triton's
 launcher makes them whatever the annotation). A
@@ -30,6 +32,7 @@ import textwrap
 import types
 
 from . import _nereid, _runtime, language
+from ._errors import CompileError
 
 _TYPED, _INFER, _CONSTEXPR = 0, 1, 2
 # key codes (nereid/_launch.c): an nr_type, _CODE_PTR + pointee, _CODE_NONE, for a tensor
@@ -177,6 +180,7 @@ class _Source:
             raise TypeError(f"kernel '{fn.__name__}': only plain parameters are allowed (no *args, **kwargs, "
                             "keyword-only or positional-only parameters)")
         self.arg_pos = [(a.arg, a.lineno - 1, a.end_col_offset, a.annotation is not None) for a in fdef.args.args]
+        self.arg_start = {a.arg: (a.lineno - 1, a.col_offset) for a in fdef.args.args}
         # an annotation's span (row, first column, end column), where text() may replace it
         self.ann_span = {a.arg: (a.annotation.lineno - 1, a.annotation.col_offset, a.annotation.end_col_offset)
                          for a in fdef.args.args if a.annotation is not None and
@@ -193,12 +197,14 @@ class _Source:
     def src(self):
         return "".join(self.lines[self.def_line:])
 
-    def text(self, annotate=None, modules=()):
+    def text(self, annotate=None, modules=(), retype=()):
         """The source with `: TYPE` added after the parameters named in annotate (a
         descriptor's type as a string, as Triton spells it: `: "tensordesc<fp16[64, 64]>"`),
-        and each `name.attr` whose name is in modules (a module of the user's, not the
-        language) spelled `name_attr`, the name source() binds to what it is, padded to
-        the same width so that every column stays where it was."""
+        the annotation of those named in retype too (annotations typed by the argument:
+        `n: tl.const` given an int is `n: "i32"`, or `n: "constexpr"` when it is 1), and each
+        `name.attr` whose name is in modules (a module of the user's, not the language)
+        spelled `name_attr`, the name source() binds to what it is, padded to the same width
+        so that every column stays where it was."""
         lines = [l.encode() for l in self.lines]
         for base, attr, row, c0, c1 in self.attrs:
             if base in modules:
@@ -208,7 +214,8 @@ class _Source:
                 ty = annotate[name]
                 ty = f'"{ty}"' if "<" in ty or "(" in ty else ty
                 lines[row] = lines[row][:col] + f": {ty}".encode() + lines[row][col:]
-            elif annotate and annotate.get(name, "").startswith("*k") and name in self.ann_span:
+            elif annotate and name in self.ann_span and (annotate.get(name, "").startswith("*k") or
+                                                         (name in retype and name in annotate)):
                 r, c0, c1 = self.ann_span[name]  # `p: tl.const` given a pointer: '"*kfp32"'
                 lines[r] = lines[r][:c0] + f'"{annotate[name]}"'.encode() + lines[r][c1:]
         return b"".join(lines).decode()
@@ -264,6 +271,15 @@ class JITFunction(_nereid.Dispatcher):
         self.params = [KernelParam(i, p, kind == _CONSTEXPR) for i, (p, kind) in
                        enumerate(zip(sig.parameters.values(), (_annotation_kind(p.annotation)[0]
                                                                for p in sig.parameters.values())))]
+        # Triton's do_not_specialize (names or positions): an int argument equal to 1 stays
+        # a run-time value there; elsewhere, a bare parameter's (and any tuple item's) is a
+        # constexpr, as Triton's launcher specialises it
+        self.do_not_specialize = ignored.get("do_not_specialize") or []
+        self.do_not_specialize_on_alignment = ignored.get("do_not_specialize_on_alignment") or []
+        for p in self.params:
+            p.do_not_specialize = p.num in self.do_not_specialize or p.name in self.do_not_specialize
+            p.do_not_specialize_on_alignment = p.num in self.do_not_specialize_on_alignment or \
+                p.name in self.do_not_specialize_on_alignment
         kinds, types, defaults = [], [], {}
         for p in sig.parameters.values():
             kind, ty = _annotation_kind(p.annotation)
@@ -274,7 +290,8 @@ class JITFunction(_nereid.Dispatcher):
         self.kinds = kinds
         self._const = {p.name for p in sig.parameters.values() if _is_const_annotation(p.annotation)}
         self.constexprs = [n for n, k in zip(self.arg_names, kinds) if k == _CONSTEXPR]
-        self._setup(fn.__name__, tuple(self.arg_names), kinds, types, defaults, False)
+        self._setup(fn.__name__, tuple(self.arg_names), kinds, types, defaults, False,
+                    [p.do_not_specialize for p in self.params])
         self._src = None
 
     @property
@@ -304,6 +321,7 @@ class JITFunction(_nereid.Dispatcher):
     def _compile_request(self, key):
         """(source, filename, defines) of the specialisation for key: what _compile
         compiles (nereid.autotune compiles several at once with Context.compile_many)."""
+        self._check_do_not_specialize()
         annotate, defines, k, passed = {}, {}, 0, []
         for name, kind in zip(self.arg_names, self.kinds):
             if kind == _INFER:
@@ -328,6 +346,18 @@ class JITFunction(_nereid.Dispatcher):
                 k += 2
         source, filename = self.source(annotate, passed)
         return source, filename, defines
+
+    def _check_do_not_specialize(self):
+        """Triton's compile error for a constexpr parameter listed in do_not_specialize (or
+        do_not_specialize_on_alignment), at the parameter."""
+        for p in self.params:
+            if p.is_constexpr and (p.do_not_specialize or p.do_not_specialize_on_alignment):
+                own = self._own_source()
+                row, col = own.arg_start[p.name]
+                line = own.lines[row].rstrip("\n")
+                raise CompileError(f"{own.filename}:{own.first + row}:{col + 1}: error: {p.name} marked "
+                                   "as constexpr and listed in do_not_specialize/do_not_specialize_on_alignment. "
+                                   f"Remove constexpr designation to skip specialization.\n{line}\n{' ' * col}^\n")
 
     def _kernel_of(self, mod):
         kernel = mod.kernel(self.__name__)
@@ -362,7 +392,8 @@ class JITFunction(_nereid.Dispatcher):
         annotate typed, the @nereid.jit helpers it calls, those passed as constexprs (and
         theirs) and its module's constants."""
         own = self._own_source()
-        lines = ["\n"] * (own.first - 1) + own.text(annotate, self._module_bases()).splitlines(keepends=True)
+        retype = {n for n, k in zip(self.arg_names, self.kinds) if k == _INFER}  # `n: tl.const`, `x: tl.tensor`
+        lines = ["\n"] * (own.first - 1) + own.text(annotate, self._module_bases(), retype).splitlines(keepends=True)
         tail, constants = [], []
         helpers = self._helpers(passed)
         for helper in helpers:
@@ -594,7 +625,7 @@ class _Specialization:
     """What Triton's `repr=` function receives about a compiled kernel: `signature` (each
     parameter's type: "i32", "*fp32", ..., "constexpr") and `constants` (the constexprs'
     values, None arguments, and, as Triton's launcher specialises them, int arguments
-    equal to 1), keyed by parameter name."""
+    equal to 1 of bare parameters not in do_not_specialize), keyed by parameter name."""
 
     def __init__(self, fn, kernel, args, kwargs):
         bound = dict(zip(fn.arg_names, args))
@@ -606,7 +637,7 @@ class _Specialization:
         self.signature, self.constants = {}, {}
         for name in fn.arg_names:
             v = bound.get(name)
-            if name in types and not (isinstance(v, int) and not isinstance(v, bool) and v == 1):
+            if name in types:  # a run-time parameter of the compiled kernel
                 self.signature[name] = types[name]
             else:
                 self.signature[name] = "constexpr"
@@ -650,7 +681,9 @@ def _function_refs(value, passed):
 
 def jit(fn=None, *, device=None, num_warps=None, num_stages=None, **options):
     """Decorator: `@nereid.jit` or `@nereid.jit(device="cpu", num_warps=8)`. Triton's
-    options (do_not_specialize, debug, noinline, ...) are accepted and ignored."""
+    do_not_specialize (names or positions of parameters whose int arguments equal to 1 stay
+    run-time values) is honoured; its other options (debug, noinline, ...) are accepted and
+    ignored."""
     def wrap(f):
         return JITFunction(f, device=device, num_warps=num_warps, num_stages=num_stages, **options)
     return wrap(fn) if fn is not None else wrap

@@ -47,7 +47,9 @@ enum {
 /* Key codes, what an inferred parameter's argument decides: its nr_type (a scalar),
  * CODE_PTR + pointee (an array or tensor), CODE_NONE (None), CODE_CONSTEXPR (a value
  * Triton makes a constexpr whatever the annotation: a @jit function, a tl.constexpr(...)
- * object, a dtype; the key then holds (CODE_CONSTEXPR, its type, it)), or for a tensor descriptor
+ * object, a dtype, and a Python int equal to 1 unless the parameter is in the kernel's
+ * do_not_specialize, as Triton 3.x's launcher specialises it, a tuple's items always; the
+ * key then holds (CODE_CONSTEXPR, its type, it)), or for a tensor descriptor
  * CODE_DESC | pointee | rank << 6 | log2(block_shape[d]) << (9 + 5 d): the element type
  * and the block shape (powers of two of at most 2^20 elements), as Triton specialises on
  * "tensordesc<fp16[64, 64]>" (nereid/_jit.py's _type_text reads them back). */
@@ -80,6 +82,8 @@ typedef struct {
     int kind;              /* P_* */
     nr_type type, pointee; /* P_TYPED: its type (NR_TYPE_PTR and the pointee for a pointer) */
     int option;            /* OPT_WARPS, OPT_STAGES: its name is a launch option's too */
+    bool one;              /* P_INFER: an int argument equal to 1 is a constexpr (Triton's
+                              specialisation; false for do_not_specialize parameters) */
     long long last_code;   /* P_INFER: the key code of the last launch's argument (see
                               last_kernel) */
     PyObject *last_value;  /* P_CONSTEXPR, and P_INFER given a constexpr value (CODE_CONSTEXPR):
@@ -279,23 +283,28 @@ static nr_type desc_pointee(const char *ts) {
     return t == NR_TYPE_I1 ? NR_TYPE_INVALID : t;
 }
 
-/* _setup(name, names, kinds, types, defaults, extra_kw): the signature.
+/* _setup(name, names, kinds, types, defaults, extra_kw[, keep]): the signature.
  * kinds: per parameter 0 typed, 1 inferred, 2 constexpr; types: per parameter a type
  * ("*fp32", "i32", "tensordesc<fp16[64, 64]>") for typed ones, else None; defaults: dict
- * name -> value. */
+ * name -> value; keep: per parameter true where an int argument equal to 1 stays a
+ * run-time value (Triton's do_not_specialize; by default none). */
 static PyObject *dispatcher_setup(PyObject *o, PyObject *args) {
     DispatcherObject *d = (DispatcherObject *)o;
-    PyObject *name, *names, *kinds, *types, *defaults;
+    PyObject *name, *names, *kinds, *types, *defaults, *keep = NULL;
     int extra_kw;
-    if (!PyArg_ParseTuple(args, "UO!OOO!p", &name, &PyTuple_Type, &names, &kinds, &types,
-                          &PyDict_Type, &defaults, &extra_kw))
+    if (!PyArg_ParseTuple(args, "UO!OOO!p|O", &name, &PyTuple_Type, &names, &kinds, &types,
+                          &PyDict_Type, &defaults, &extra_kw, &keep))
         return NULL;
     Py_ssize_t n = PyTuple_Size(names);
     if (n > MAX_PARAMS)
         return PyErr_Format(PyExc_TypeError, "a kernel takes at most %d parameters", MAX_PARAMS);
-    if (PySequence_Size(kinds) != n || PySequence_Size(types) != n)
-        return PyErr_Format(PyExc_ValueError,
-                            "_setup: kinds and types must have one entry per parameter");
+    if (PySequence_Size(kinds) != n || PySequence_Size(types) != n ||
+        (keep && keep != Py_None && PySequence_Size(keep) != n)) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError,
+                         "_setup: kinds, types and keep must have one entry per parameter");
+        return NULL;
+    }
     Param ps[MAX_PARAMS]; /* the new signature, taken once whole */
     memset(ps, 0, sizeof ps);
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -317,6 +326,17 @@ static PyObject *dispatcher_setup(PyObject *o, PyObject *args) {
         }
         ps[i].kind = (int)kind;
         ps[i].type = ps[i].pointee = NR_TYPE_INVALID;
+        ps[i].one = kind == P_INFER;
+        if (keep && keep != Py_None) {
+            PyObject *kp = PySequence_GetItem(keep, i);
+            int yes = kp ? PyObject_IsTrue(kp) : -1;
+            Py_XDECREF(kp);
+            if (yes < 0) {
+                Py_XDECREF(t);
+                return NULL;
+            }
+            ps[i].one &= !yes;
+        }
         if (kind == P_TYPED && !strncmp(ts, "tensordesc<", 11)) {
             ps[i].type = NR_TYPE_TENSOR_DESC;
             ps[i].pointee = desc_pointee(ts);
@@ -1256,10 +1276,21 @@ static int constexpr_value(State *st, PyObject *obj) {
     return yes;
 }
 
+/* Whether v, a Python int (not a bool), is 1: Triton's launcher makes such an argument a
+ * constexpr (its specialize_impl: `int` and its subclasses, not bool, not NumPy's ints,
+ * which Triton does not take). */
+static bool int_is_one(PyObject *v) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred()) PyErr_Clear();
+    return x == 1 && !overflow;
+}
+
 /* A runtime argument whose type the value decides, as Triton types them: bool i1, int i32
  * (i64, u64 when it does not fit), float fp32, an array or tensor a pointer to its dtype,
- * None a constexpr (CODE_NONE), a value Triton makes a constexpr one (CODE_CONSTEXPR). */
-static int infer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s) {
+ * None a constexpr (CODE_NONE), a value Triton makes a constexpr one (CODE_CONSTEXPR; with
+ * `one`, a Python int equal to 1 too). */
+static int infer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *s, bool one) {
     const struct ArgType *t = find_arg_type(d->st, obj);
     if (t && t->tensor) goto pointer; /* the usual case first */
     if (obj == Py_None) {
@@ -1277,6 +1308,10 @@ static int infer_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *
     if (PyBool_Check(obj)) {
         s->code = NR_TYPE_I1;
         s->a = nr_arg_i1(obj == Py_True);
+        return 0;
+    }
+    if (one && PyLong_Check(obj) && int_is_one(obj)) {
+        s->code = CODE_CONSTEXPR;
         return 0;
     }
     /* an int; not a tensor (torch tensors have __index__, for their one-element case) */
@@ -1358,7 +1393,7 @@ static int tuple_arg(DispatcherObject *d, int cuda, int i, PyObject *obj, Slot *
         if (*n >= MAX_SLOTS) return too_many(d, i);
         Slot *s = &slots[(*n)++];
         init_slot(s, item, cuda);
-        int rc = infer_arg(d, cuda, i, item, s);
+        int rc = infer_arg(d, cuda, i, item, s, true); /* Triton specialises items always */
         *ndesc += s->base != NULL;
         if (rc) return -1;
     }
@@ -1784,6 +1819,10 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
         bool ok;
         if (p->kind == P_CONSTEXPR) ok = v == p->last_value;
         else if (hint[i] && Py_TYPE(v) == (PyTypeObject *)hint[i]->type) ok = true;
+        else if (p->kind == P_INFER && code[i] == CODE_CONSTEXPR && PyLong_CheckExact(v))
+            /* the last launch's constexpr 1 (an int, to a parameter that makes it one): 1 again */
+            ok = p->one && (v == p->last_value || (PyLong_CheckExact(p->last_value) &&
+                                                   int_is_one(p->last_value) && int_is_one(v)));
         else {
             nr_type t = (nr_type)code[i];
             ok = PyLong_CheckExact(v) ? t >= NR_TYPE_I1 && t <= NR_TYPE_U64 &&
@@ -1851,6 +1890,8 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
                 if (PyErr_Occurred()) goto error;
                 goto out;
             }
+            if (p->kind == P_INFER && p->one && a[na].v.i == 1)
+                goto out; /* a constexpr 1 where the last launch had a run-time int */
             na++;
         } else {                           /* a float */
             a[na].type = (nr_type)code[i]; /* a typed parameter's, or fp32 */
@@ -1978,14 +2019,16 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
             if (int_in_range(d->p[i].type, v, &s->a)) continue;
             if (PyErr_Occurred()) goto out;
         } else if (cuda && PyLong_CheckExact(v) &&
-                   d->p[i].kind == P_INFER) { /* i32, else i64, else u64 */
-            if (int_in_range(s->code = NR_TYPE_I32, v, &s->a) ||
-                int_in_range(s->code = NR_TYPE_I64, v, &s->a))
+                   d->p[i].kind == P_INFER) { /* i32, else i64, else u64; 1 a constexpr */
+            if ((int_in_range(s->code = NR_TYPE_I32, v, &s->a) ||
+                 int_in_range(s->code = NR_TYPE_I64, v, &s->a)) &&
+                !(d->p[i].one && s->a.v.i == 1))
                 continue;
             if (PyErr_Occurred()) goto out;
         }
         /* anything else, and the errors of the above (the general path says what is wrong) */
-        int rc = (d->p[i].kind == P_TYPED ? typed_arg : infer_arg)(d, cuda, i, v, s);
+        int rc = d->p[i].kind == P_TYPED ? typed_arg(d, cuda, i, v, s)
+                                         : infer_arg(d, cuda, i, v, s, d->p[i].one);
         ndesc += s->base != NULL;
         if (rc) goto out;
         t = cuda ? find_arg_type(st, v) : NULL;

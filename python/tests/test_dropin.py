@@ -64,6 +64,51 @@ if __name__ == "__main__":
     main()
 '''
 
+# Triton's launch-time specialisation of ints equal to 1 through the drop-in (ours too): a
+# tuple's item 1 is a constexpr descriptor stride, a bare parameter's 1 a constexpr, a
+# do_not_specialize parameter's a run-time value, a bool never one.
+ONES = '''
+import numpy as np
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def power_tile(base, shape, strides, m_n, BLOCK: tl.constexpr):
+    tl.static_assert(isinstance(strides[1].type, tl.constexpr_type))
+    desc = tl.make_tensor_descriptor(base, shape=shape, strides=strides, block_shape=[BLOCK, BLOCK])
+    tile = desc.load([0, 0])
+    for _ in tl.range(0, m_n[1]):
+        tile = m_n[0] * tile
+    desc.store([0, 0], tile)
+
+
+@triton.jit(do_not_specialize=["kept"])
+def values(out, n, kept, flag, EXPECT_ONE: tl.constexpr):
+    tl.static_assert(isinstance(n.type, tl.constexpr_type) == EXPECT_ONE)
+    tl.static_assert(not isinstance(kept.type, tl.constexpr_type))
+    tl.static_assert(not isinstance(flag.type, tl.constexpr_type))
+    tl.store(out, n * 100 + kept * 10 + flag.to(tl.int32))
+
+
+def main():
+    import nereid
+    assert triton.jit is nereid.jit, "not installed"
+    x = np.arange(16, dtype=np.int64).reshape(4, 4)
+    want = x * 8
+    power_tile[(1,)](x, x.shape, (4, 1), (2, 3), 4)
+    np.testing.assert_array_equal(x, want)
+    out = np.zeros(1, np.int32)
+    for n, kept in ((1, 1), (2, 1), (1, 2)):
+        values[(1,)](out, n, kept, True, n == 1)
+        assert out[0] == n * 100 + kept * 10 + 1, (n, kept, out)
+    print("OK ones")
+
+
+if __name__ == "__main__":
+    main()
+'''
+
 CHILD = '''
 import multiprocessing as mp
 import subprocess
@@ -169,6 +214,13 @@ class DropIn(unittest.TestCase):
                              timeout=300, cwd=self.dir)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("OK triton", out.stdout)
+
+    def test_ints_equal_to_one(self):
+        script = self.write("ones.py", ONES)
+        out = subprocess.run([sys.executable, "-m", "nereid.run", script], env=_env(), capture_output=True, text=True,
+                             timeout=300, cwd=self.dir)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("OK ones", out.stdout)
 
     def test_environment_variable(self):
         script = self.write("prog.py", PROGRAM)

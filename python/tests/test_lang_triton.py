@@ -378,6 +378,59 @@ def desc5(x, out, BLOCK: tl.constexpr, RANK: tl.constexpr):
     o = tl.make_tensor_descriptor(out, [2] * (RANK - 1) + [16], [2 ** (RANK - 1 - i) * 8 for i in range(RANK - 1)] + [1],
                                   [2] * (RANK - 1) + [BLOCK])
     o.store([0] * RANK, d.load([0] * RANK) + 1)
+# Triton's launcher makes an int argument equal to 1 a constexpr (a bare parameter's, not in
+# do_not_specialize; a tuple's items always; never a bool, nor an annotated parameter's)
+@nereid.jit(device=CPU)
+def power_tile(base, shape, strides, m_n, BLOCK: tl.constexpr):
+    # strides[1] is 1: a constexpr, as a descriptor's last stride must be
+    tl.static_assert(isinstance(strides[1].type, tl.constexpr_type))
+    desc = tl.make_tensor_descriptor(base, shape=shape, strides=strides, block_shape=[BLOCK, BLOCK])
+    tile = desc.load([0, 0])
+    for _ in tl.range(0, m_n[1]):
+        tile = m_n[0] * tile
+    desc.store([0, 0], tile)
+
+
+@nereid.jit(device=CPU)
+def one_or_more(out, n, IS_ONE: tl.constexpr):
+    if IS_ONE:
+        tl.static_assert(isinstance(n.type, tl.constexpr_type))
+        tl.static_assert(n == 1)
+        tl.store(out + tl.arange(0, n), tl.full((n,), 7, tl.int32))  # a shape
+    else:
+        tl.static_assert(not isinstance(n.type, tl.constexpr_type))
+        tl.store(out, n * 10)
+    if n == 1:  # folded where n is the constexpr
+        tl.store(out + 1, 100)
+    else:
+        tl.store(out + 1, 200)
+    acc = 0
+    for i in tl.range(0, n):
+        acc += i + 1
+    tl.store(out + 2, acc)
+
+
+@nereid.jit(device=CPU, do_not_specialize=["n", 2])
+def kept_at_run_time(out, n, m, pair):
+    tl.static_assert(not isinstance(n.type, tl.constexpr_type))
+    tl.static_assert(not isinstance(m.type, tl.constexpr_type))
+    tl.static_assert(isinstance(pair[1].type, tl.constexpr_type))  # a tuple's items: always
+    tl.store(out, n * 1000 + m * 100 + pair[0] * 10 + pair[1])
+
+
+@nereid.jit(device=CPU)
+def not_specialised(out, flag, neg, typed: int, dt: tl.int32):
+    tl.static_assert(not isinstance(flag.type, tl.constexpr_type) and flag.dtype == tl.int1)
+    tl.static_assert(not isinstance(neg.type, tl.constexpr_type))
+    tl.static_assert(not isinstance(typed.type, tl.constexpr_type))
+    tl.static_assert(not isinstance(dt.type, tl.constexpr_type))
+    tl.store(out, flag.to(tl.int32) * 1000 + neg * 100 + typed * 10 + dt)
+
+
+@nereid.jit(device=CPU)
+def typed_by_the_argument(out, n: tl.const, t: tl.tensor, ONE: tl.constexpr):
+    tl.static_assert(isinstance(n.type, tl.constexpr_type) == ONE)  # tl.const does not stop it
+    tl.store(out, n * 10 + t)
 
 
 class TritonLanguage(unittest.TestCase):
@@ -532,7 +585,7 @@ class TritonLanguage(unittest.TestCase):
             copy_through[(1,)](x, y, y, True, 16, B=16)
         self.assertIn("Cannot store to a constant pointer", cm.exception.error_message)
         with self.assertRaises(nereid.CompileError) as cm:  # a run-time choice of const or not
-            store_either[(1,)](x, y, 1, B=16)
+            store_either[(1,)](x, y, 2, B=16)  # (1 would be a constexpr, as in Triton: src, stored to)
         self.assertIn("Ternary expression with dynamic condition has inconsistent type", cm.exception.error_message)
 
     def test_map_elementwise(self):
@@ -715,6 +768,76 @@ class BlocksOfHighRank(unittest.TestCase):
         with self.assertRaises(nereid.CompileError) as cm:
             desc5[(1,)](np.arange(512, dtype=np.int32), np.zeros(512, np.int32), BLOCK=16, RANK=6)
         self.assertIn("Expected 1 <= ndim <= 5 but got 6 dimensions", cm.exception.error_message)
+class IntsEqualToOne(unittest.TestCase):
+    """Triton's launch-time specialisation: an int argument equal to 1 is tl.constexpr(1)
+    in the kernel (its type tl.constexpr_type), its compile apart from other values'."""
+
+    def test_tuple_item_as_a_descriptor_stride(self):
+        for m_n in ((2, 3), (3, 1)):
+            x = np.arange(16, dtype=np.int64).reshape(4, 4)
+            want = x * m_n[0] ** m_n[1]
+            power_tile[(1,)](x, x.shape, (x.shape[1], 1), m_n, x.shape[0])
+            np.testing.assert_array_equal(x, want)
+
+    def test_static_assert_on_the_type_and_alternating_values(self):
+        out = np.zeros(4, np.int32)
+        for n in (1, 2, 1, 3, 1):
+            out[:] = 0
+            one_or_more[(1,)](out, n, n == 1)
+            want = [7, 100, 1] if n == 1 else [n * 10, 200, n * (n + 1) // 2]
+            self.assertEqual(out[:3].tolist(), want, n)
+        self.assertEqual(len(one_or_more._cache), 2)  # 1 compiles once; 2 and 3 share the i32 kernel
+        compiled = one_or_more.warmup(out, 1, True, grid=(1,))
+        self.assertEqual([n for n, _ in compiled.params()], ["out"])
+        out[:] = 0
+        compiled[(1,)](out, 5, True)  # the compiled kernel keeps its constexpr 1
+        self.assertEqual(out[:3].tolist(), [7, 100, 1])
+
+    def test_do_not_specialize_keeps_a_run_time_value(self):
+        out = np.zeros(1, np.int32)
+        for n, m in ((1, 1), (2, 3), (1, 1)):
+            kept_at_run_time[(1,)](out, n, m, (4, 1))
+            self.assertEqual(out[0], n * 1000 + m * 100 + 41)
+        self.assertEqual(len(kept_at_run_time._cache), 1)
+        compiled = kept_at_run_time.warmup(out, 1, 1, (1, 1), grid=(1,))
+        self.assertEqual([n for n, _ in compiled.params()], ["out", "n", "m"])
+        self.assertEqual([p.do_not_specialize for p in kept_at_run_time.params], [False, True, True, False])
+
+        @nereid.jit(device=CPU, do_not_specialize=["N"])
+        def constexpr_kept(N: tl.constexpr):
+            pass
+
+        with self.assertRaises(nereid.CompileError) as cm:  # as Triton refuses it
+            constexpr_kept[(1,)](5)
+        self.assertIn("N marked as constexpr and listed in do_not_specialize", cm.exception.error_message)
+
+    def test_bools_negatives_and_annotated_parameters_stay_run_time_values(self):
+        out = np.zeros(1, np.int32)
+        not_specialised[(1,)](out, True, -1, 1, 1)
+        self.assertEqual(out[0], 1000 - 100 + 10 + 1)
+        compiled = not_specialised.warmup(out, True, -1, 1, 1, grid=(1,))
+        self.assertEqual(compiled.params(), [("out", "*i32"), ("flag", "i1"), ("neg", "i32"), ("typed", "i32"),
+                                             ("dt", "i32")])
+
+    def test_parameters_typed_by_the_argument(self):
+        out = np.zeros(1, np.int32)
+        for n, t in ((1, 1), (2, 3), (1, 4)):
+            typed_by_the_argument[(1,)](out, n, t, n == 1)
+            self.assertEqual(out[0], n * 10 + t)
+
+    def test_repr_sees_the_constexprs(self):
+        seen = []
+
+        def name(spec):
+            seen.append((dict(spec.signature), dict(spec.constants)))
+            return "k"
+
+        @nereid.jit(device=CPU, repr=name, do_not_specialize=["kept"])
+        def k(x, one, kept, flag):
+            pass
+
+        k.warmup(np.zeros(1, np.float32), 1, 1, True, grid=(1,))
+        self.assertEqual(seen[-1], ({"x": "*fp32", "one": "constexpr", "kept": "i32", "flag": "i1"}, {"one": 1}))
 
 
 if __name__ == "__main__":

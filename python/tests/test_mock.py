@@ -298,6 +298,16 @@ def record_scalars(x, flag, scale):
     tl.store(x, scale)
 
 
+@nereid.jit(device="cuda", do_not_specialize=["kept"])
+def record_ones(x, n, kept, pair):
+    tl.store(x, n + kept + pair[0] + pair[1])
+
+
+@nereid.jit(device="cuda", do_not_specialize=[2])
+def record_ones_fast(x, n, kept):  # no tuple: its launches may take the fast path
+    tl.store(x, n + kept)
+
+
 @nereid.jit
 def _twice(v):
     return v * 2
@@ -357,6 +367,35 @@ class JitLaunch(unittest.TestCase):
         self.assertEqual(len(set(fn.values())), 3)
         self.assertEqual(len(record_fn._cache), 3)
 
+    def test_ints_equal_to_one(self):
+        """An int argument equal to 1 is a constexpr, as Triton's launcher specialises it
+        (a tuple's items too; not a do_not_specialize parameter's, not a bool): launches
+        alternating 1 and other values each get their own kernel, whether the last launch's
+        is reused (the fast path) or looked up, and never pass a constexpr's value."""
+        fn, fast = {}, {}
+        seq = [(2, 2, (3, 4)), (1, 1, (3, 4)), (1, 1, (3, 4)), (2, 1, (3, 4)), (2, 1, (3, 4)), (1, 2, (1, 4)),
+               (1, 2, (1, 4)), (5, 1, (3, 1)), (1, 1, (3, 4)), (True, 1, (3, 4)), (2, 2, (3, 4)), (1, True, (3, 4))]
+        for n, kept, pair in seq:
+            record_ones[(1,)](Tensor(BASE), n, kept, pair)
+            rec = last_launch()
+            one = n == 1 and not isinstance(n, bool)
+            # kept == 1 stays a run-time value, whose GPU code is a variant of its own (the
+            # runtime's specialisation fact, as for the C API's launches)
+            spec = (one, type(n).__name__, type(kept).__name__, kept == 1, pair[0] == 1, pair[1] == 1)
+            self.assertEqual(fn.setdefault(spec, rec.function), rec.function, spec)
+            passed = [int(v) for v, c in ((n, one), (kept, False), (pair[0], pair[0] == 1), (pair[1], pair[1] == 1))
+                      if not c]
+            self.assertEqual(list(rec.params[1:rec.nparams]), passed, (n, kept, pair))
+            record_ones_fast[(1,)](Tensor(BASE), n, kept)
+            rec = last_launch()
+            self.assertEqual(fast.setdefault(spec[:4], rec.function), rec.function, spec)
+            self.assertEqual(list(rec.params[1:rec.nparams]), passed[:2 - one], (n, kept))
+        self.assertEqual(len(set(fn.values())), len(fn))
+        self.assertEqual(len(record_ones._cache), len({k[:3] + k[4:] for k in fn}))  # front-end compiles
+        self.assertEqual(len(set(fast.values())), len(fast))
+        for k in (record_ones, record_ones_fast):
+            self.assertTrue(k.params[2].do_not_specialize and not k.params[1].do_not_specialize)
+
     def test_the_key_decides_the_kernel(self):
         """Alternating keys: each launch gets its key's kernel, whether the last launch's
         kernel is reused (the same key) or looked up (another)."""
@@ -378,17 +417,25 @@ class JitLaunch(unittest.TestCase):
 
     def test_inferred_scalars(self):
         """bools, ints and floats inferred as i1, i32/i64 and fp32, each launch after the first
-        on the fast path while the kinds stay; a change of kind changes the kernel."""
+        on the fast path while the kinds stay; a change of kind changes the kernel. An int
+        equal to 1 is a constexpr, as Triton's launcher specialises it (a bool True is not):
+        the kernel for it takes no flag."""
         fn = {}
-        for flag, scale in [(True, 1.5), (False, 2.5), (True, 0.1), (1, 1.5), (0, 2.5), (False, 3.0), (2 ** 40, 1.0)]:
+        for flag, scale in [(True, 1.5), (False, 2.5), (True, 0.1), (1, 1.5), (0, 2.5), (False, 3.0), (2 ** 40, 1.0),
+                            (1, 0.5), (1, 0.25), (17, 2.0), (1, 4.0)]:
             record_scalars[(1,)](Tensor(BASE), flag, scale)
             rec = last_launch()
-            kind = type(flag).__name__ + ("64" if flag >= 2 ** 31 else "")
-            fact = "" if isinstance(flag, bool) else "one" if flag == 1 else "div16" if flag % 16 == 0 and flag else "none"
+            one = flag == 1 and not isinstance(flag, bool)
+            kind = "one" if one else type(flag).__name__ + ("64" if flag >= 2 ** 31 else "")
+            fact = "" if isinstance(flag, bool) or one else "div16" if flag % 16 == 0 and flag else "none"
             self.assertEqual(fn.setdefault((kind, fact), rec.function), rec.function, (kind, fact))
-            self.assertEqual((rec.params[1], rec.params[2]), (int(flag), f32_bits(scale)))
+            if one:
+                self.assertEqual((rec.nparams, rec.params[1]), (2, f32_bits(scale)))
+            else:
+                self.assertEqual((rec.nparams, rec.params[1], rec.params[2]), (3, int(flag), f32_bits(scale)))
         self.assertEqual(len(set(fn.values())), len(fn))
-        self.assertEqual(len(record_scalars._cache), 3)  # i1, i32, i64: the facts are variants of one kernel
+        # i1, i32, i64 and the constexpr 1: the facts are variants of one kernel
+        self.assertEqual(len(record_scalars._cache), 4)
 
     def test_jit_errors(self):
         record_jit[(1,)](Tensor(BASE), 5, None, BLOCK=64)

@@ -23,7 +23,18 @@
  * The mbarrier ops: mbarrier_init and mbarrier_inval write the mbarrier (thread 0), a
  * wait reads it (every thread), so the barrier pass orders the initialisation before the
  * other threads' waits and their waits before the invalidation; mbarrier_expect and
- * tma_load come from the thread that initialised it. A tma_load writes its buffer as
+ * tma_load come from the thread that initialised it (the code generator predicates all
+ * four on one leader thread), so they are in program order with its init and inval and
+ * are recorded as nothing. In T a tma_load records only its tile buffer, not its
+ * mbarrier: the copy's complete_tx on the mbarrier has arrived once the phase it
+ * completes has been waited for, and each thread's own wait on it precedes the
+ * invalidation in program order, as the pipeliner and lower_tma wait for every copy they
+ * issue. What mbarrier.inval (and an init that reuses the object) needs (PTX ISA: no
+ * pending operations on the object, no thread still in mbarrier.try_wait on it) is then
+ * every other thread's last wait ordered before it: one barrier, which clears R, serves
+ * a whole run of inits or invals of distinct mbarriers. (Recording the mbarrier as a TMA
+ * write in flight, which no barrier clears, put a barrier before every one of them.)
+ * A tma_load writes its buffer as
  * cp.async does (a barrier first where other threads may still read it); a tma_store
  * reads its buffer through the async proxy, as a wgmma does (fence and barrier after
  * ordinary writes), and tma_store_wait (thread 0, before any later write) retires it.
@@ -288,8 +299,10 @@ static void touched(Ctx *c, RegionId r, State *s) {
              k++)
             if (ir_type(f, op->operands[k]).dt == DT_SMEM) {
                 Access a = whole(access_of(c, op->operands[k]));
+                if (op->code == OP_MBARRIER_EXPECT || (op->code == OP_TMA_LOAD && k == 1))
+                    continue; /* thread 0's arrivals on an mbarrier, as in visit: nothing */
                 if (op->code == OP_ASYNC_COPY) add(&s->A, a);
-                else if (op->code == OP_TMA_LOAD) add(&s->T, a);
+                else if (op->code == OP_TMA_LOAD) add(&s->T, a); /* its tile buffer */
                 else if (op->code == OP_MBARRIER_INIT || op->code == OP_MBARRIER_INVAL)
                     add(&s->W, a);
                 else if (op->code == OP_LOCAL_STORE) add(&s->W, a), add(&s->G, a);

@@ -249,6 +249,7 @@ static void check_tma(Check *C, const IrOp *op) {
         return;
     }
     IrLayout want = gpu_tma_shared_layout(t, &plan);
+    gpu_tma_buffer_layout(t, T(C, buf), &want); /* a buffer of the tile but for unit dims */
     if (!ir_layout_equal(layout(C, buf), &want))
         bad(C, op,
             "'%s': the buffer's shared layout is not the one TMA copies tiles of %s through "

@@ -33,9 +33,11 @@
  * group.
  *
  * A desc_load of a TMA descriptor that fills such a buffer, in the layout its TMA plan
- * writes (tma.h), is a candidate too: its ring gets a ring of S mbarriers initialised
- * before the loop; a copy is `if valid { mbarrier_expect; tma_load }` into stage s with
- * stage s's mbarrier, and an iteration waits on mbarrier it % S for phase (it / S) % 2
+ * writes (tma.h), is a candidate too, and so is one that a reshape which only drops or adds
+ * unit dims puts in the buffer (a [1, M, K] box lands as the [M, K] tile: the copies keep
+ * the descriptor's coordinates and write a ring of [M, K] stages); its ring gets a ring of S
+ * mbarriers initialised before the loop; a copy is `if valid { mbarrier_expect; tma_load }` into
+ * stage s with stage s's mbarrier, and an iteration waits on mbarrier it % S for phase (it / S) % 2
  * instead of async_wait. After the loop the mbarriers are invalidated.
  *
  * A wgmma dot (mma version 3, operands in shared memory that stay put into the next
@@ -59,8 +61,9 @@
 typedef struct Cand {
     OpId load, alloc;
     ValId ring;
-    bool tma;   /* a desc_load: TMA copies completing on a ring of mbarriers */
-    ValId bars; /* tma: the mbarriers, one per stage */
+    bool tma;      /* a desc_load: TMA copies completing on a ring of mbarriers */
+    ValId bars;    /* tma: the mbarriers, one per stage */
+    bool reshaped; /* tma: the load's tile reshaped (unit dims) before the buffer */
 } Cand;
 
 typedef struct Pipe {
@@ -152,9 +155,8 @@ static bool copyable(Pipe *P, const IrOp *ld, ValId buf) {
  * panel as wide as the row is the same as none)? */
 static bool tma_ring_ok(Pipe *P, const IrOp *ld, ValId buf) {
     IrType d = ir_type(P->f, ld->operands[0]);
-    TmaPlan plan;
-    if (!gpu_tma_plan(d, &plan)) return false;
-    IrLayout want = gpu_tma_shared_layout(d, &plan);
+    IrLayout want; /* the buffer's tile, or the tile but for unit dims (a reshaped load) */
+    if (!gpu_tma_buffer_layout(d, ir_type(P->f, buf), &want)) return false;
     const IrLayout *have = &P->m->layouts[P->f->vals[buf].layout];
     int row = d.shape[d.rank - 1];
     int atom_w = want.atom ? want.atom : row, atom_h = have->atom ? have->atom : row;
@@ -164,6 +166,24 @@ static bool tma_ring_ok(Pipe *P, const IrOp *ld, ValId buf) {
     for (int k = 0; k < want.rank; k++)
         if (have->order[k] != want.order[k]) return false;
     return true;
+}
+
+/* The desc_load that value v (a buffer's initial value, used only there) is, or that v
+ * reshapes only by dropping or adding unit dims (a [1, M, K] tile as [M, K]: its TMA box
+ * lands in shared memory as the [M, K] tile would), a load of the body used only there;
+ * 0 if neither. */
+static OpId desc_load_of(Pipe *P, RegionId body, ValId v) {
+    IrFunc *f = P->f;
+    OpId d = ir_def(f, v);
+    if (!in_body(f, d, body)) return 0;
+    if (f->ops[d].code == OP_DESC_LOAD) return d;
+    if (f->ops[d].code != OP_RESHAPE) return 0;
+    ValId x = f->ops[d].operands[0];
+    OpId ld = ir_def(f, x);
+    if (!in_body(f, ld, body) || f->ops[ld].code != OP_DESC_LOAD || P->uses[x] != 1 ||
+        !ty_same_but_unit_dims(ir_type(f, x), ir_type(f, v)))
+        return 0;
+    return ld;
 }
 
 /* Adds what value v needs to stage 0; false if it cannot be computed there. */
@@ -856,16 +876,12 @@ static bool constant_step(const IrFunc *f, ValId step, int64_t *out) {
     return true;
 }
 
-/* Pipelines loop `loop` of region parent (ops rebuilt into P->out, which holds the ops
- * of parent before it); false (nothing changed) if it does not qualify. */
-static bool pipeline_loop(Pipe *P, OpId loop) {
+/* The candidates of loop (at most 16), with their stage-0 ops marked; -1 if a load that
+ * fills a dot's buffer cannot be issued ahead (the loop does not qualify). Without
+ * reshaped, a desc_load reshaped before its buffer is left where it is. */
+static int candidates(Pipe *P, OpId loop, Cand *cands, bool reshaped) {
     IrFunc *f = P->f;
     RegionId body = f->ops[loop].region[0];
-    int64_t step;
-    P->stages = f->ops[loop].attr[0] ? (int)f->ops[loop].attr[0]
-                                     : P->default_stages; /* tl.range's, else the kernel's */
-    if (P->stages < 2 || !constant_step(f, f->ops[loop].operands[2], &step)) return false;
-    Cand cands[16];
     int nc = 0;
     memset(P->s0, 0, P->nops0 + 1);
     memset(P->carried, 0, P->nvals0 + 1);
@@ -876,14 +892,15 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
         if (op->code != OP_LOCAL_ALLOC || op->nopnds != 1) continue;
         OpId ld = ir_def(f, op->operands[0]);
         if (!in_body(f, ld, body) || P->uses[op->operands[0]] != 1) continue;
-        if (f->ops[ld].code ==
-            OP_DESC_LOAD) { /* a TMA descriptor's (the others are expanded by now) */
-            const IrOp *l = &f->ops[ld];
+        OpId dl = desc_load_of(P, body, op->operands[0]);
+        if (dl && dl != ld && !reshaped) continue;
+        if (dl) { /* a TMA descriptor's (the others are expanded by now) */
+            const IrOp *l = &f->ops[dl];
             if (!tma_ring_ok(P, l, op->results[0])) continue;
             bool ok = true;
             for (uint32_t i = 1; i < l->nopnds; i++) ok = ok && need(P, body, l->operands[i], 0);
-            if (!ok) return false;
-            cands[nc++] = (Cand){ld, id, 0, true, 0};
+            if (!ok) return -1;
+            cands[nc++] = (Cand){dl, id, 0, true, 0, dl != ld};
             continue;
         }
         if (f->ops[ld].code != OP_LOAD) continue;
@@ -893,17 +910,39 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
         bool ok = true;
         for (uint32_t i = 0; i < l->nopnds && i < 2; i++)
             ok = ok && need(P, body, l->operands[i], 0);
-        if (!ok) return false;
-        cands[nc++] = (Cand){ld, id, 0, false, 0};
+        if (!ok) return -1;
+        cands[nc++] = (Cand){ld, id, 0, false, 0, false};
     }
-    if (!nc || !stages_separate(P, loop, body, cands, nc)) return false;
-    /* fewer stages where the rings would not fit in shared memory (down to two); none
-     * where two do not fit either: the loop as it is needs only its own buffers, one
-     * iteration's at a time */
-    while (P->stages > 2 &&
-           loop_smem_bytes(P, body, cands, nc, P->stages, NULL, 0) > smem_limit(P->m))
-        P->stages--;
-    if (loop_smem_bytes(P, body, cands, nc, P->stages, NULL, 0) > smem_limit(P->m)) return false;
+    return nc;
+}
+
+/* Pipelines loop `loop` of region parent (ops rebuilt into P->out, which holds the ops
+ * of parent before it); false (nothing changed) if it does not qualify. */
+static bool pipeline_loop(Pipe *P, OpId loop) {
+    IrFunc *f = P->f;
+    RegionId body = f->ops[loop].region[0];
+    int64_t step;
+    int stages = f->ops[loop].attr[0] ? (int)f->ops[loop].attr[0]
+                                      : P->default_stages; /* tl.range's, else the kernel's */
+    if (stages < 2 || !constant_step(f, f->ops[loop].operands[2], &step)) return false;
+    Cand cands[16];
+    int nc = 0;
+    /* fewer stages where the rings would not fit in shared memory (down to two); where two
+     * do not fit either, the reshaped desc_loads left out of the rings (their tiles staged
+     * in the body one at a time); none where that does not fit: the loop as it is needs
+     * only its own buffers, one iteration's at a time */
+    for (int with_reshaped = 1; with_reshaped >= 0; with_reshaped--) {
+        nc = candidates(P, loop, cands, with_reshaped);
+        if (nc <= 0 || !stages_separate(P, loop, body, cands, nc)) return false;
+        P->stages = stages;
+        while (P->stages > 2 &&
+               loop_smem_bytes(P, body, cands, nc, P->stages, NULL, 0) > smem_limit(P->m))
+            P->stages--;
+        if (loop_smem_bytes(P, body, cands, nc, P->stages, NULL, 0) <= smem_limit(P->m)) break;
+        bool any = false;
+        for (int c = 0; c < nc; c++) any |= cands[c].reshaped;
+        if (!with_reshaped || !any) return false;
+    }
     Loc loc = f->ops[loop].loc;
     for (int c = 0; c < nc; c++) { /* the rings */
         ValId buf = f->ops[cands[c].alloc].results[0];

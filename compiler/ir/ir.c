@@ -126,6 +126,17 @@ bool ty_same_shape(IrType a, IrType b) {
     return true;
 }
 
+bool ty_same_but_unit_dims(IrType a, IrType b) {
+    if (!a.rank || !b.rank || a.shape[a.rank - 1] != b.shape[b.rank - 1]) return false;
+    int i = 0, j = 0;
+    for (;;) {
+        while (i < a.rank && a.shape[i] == 1) i++;
+        while (j < b.rank && b.shape[j] == 1) j++;
+        if (i == a.rank || j == b.rank) return i == a.rank && j == b.rank;
+        if (a.shape[i++] != b.shape[j++]) return false;
+    }
+}
+
 bool ty_equal(IrType a, IrType b) {
     if (a.dt != b.dt || !ty_same_shape(a, b)) return false;
     if (a.dt == DT_PTR) return a.pointee == b.pointee;

@@ -94,6 +94,9 @@ IrType ty_elem(IrType t);                                     /* rank dropped */
 IrType ty_with_elem(IrType shape_of, IrType elem);            /* shape of one, dtype of the other */
 bool ty_equal(IrType a, IrType b);
 bool ty_same_shape(IrType a, IrType b);
+/* the same dims but for unit ones, and the same last dim (a [1, M, K] tile and an [M, K]
+ * one: the same elements in the same row-major order) */
+bool ty_same_but_unit_dims(IrType a, IrType b);
 int64_t ty_numel(IrType t);
 bool ty_is_ptr(IrType t);
 /* "i32", "ptr<fp32>", "<128x64xfp16>", "<128xptr<fp32>>", "smem<64x32xfp16, stages=3>",

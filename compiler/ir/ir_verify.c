@@ -495,8 +495,11 @@ static void check_desc(Verifier *V, OpId id, const IrOp *op) {
         if (!need(V, id, is_buffer(T(V, op->operands[2])),
                   "operand #2 must be a shared-memory buffer%s", ""))
             break;
+        /* a buffer of the tile but for unit dims gets the same bytes (a [1, M, K] box lands
+         * as an [M, K] tile: the pipeliner's rings of reshaped loads) */
         if (one_stage(V, id, T(V, op->operands[1])) &&
-            need(V, id, T(V, op->operands[2]).stages == 1, "needs a one-stage buffer%s", ""))
+            need(V, id, T(V, op->operands[2]).stages == 1, "needs a one-stage buffer%s", "") &&
+            !ty_same_but_unit_dims(tile_of(T(V, op->operands[2])), tile))
             same(V, id, tile_of(T(V, op->operands[2])), tile,
                  "the buffer must hold the descriptor's tile");
         break;

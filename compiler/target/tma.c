@@ -51,6 +51,17 @@ IrLayout gpu_tma_shared_layout(IrType desc, const TmaPlan *p) {
     return l;
 }
 
+bool gpu_tma_buffer_layout(IrType desc, IrType buf, IrLayout *out) {
+    TmaPlan plan;
+    if (buf.rank < 2 || !ty_same_but_unit_dims(desc, buf) || !gpu_tma_plan(desc, &plan))
+        return false;
+    *out = gpu_tma_shared_layout(desc, &plan);
+    out->rank = (uint8_t)buf.rank;
+    memset(out->order, 0, sizeof out->order);
+    for (int k = 0; k < buf.rank; k++) out->order[k] = (uint8_t)(buf.rank - 1 - k);
+    return true;
+}
+
 int64_t gpu_tma_tile_bytes(IrType desc) { return ty_numel(desc) * dt_bytes(desc.pointee); }
 
 uint32_t gpu_mbarrier_layout(IrModule *m) {

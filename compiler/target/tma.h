@@ -32,6 +32,12 @@ bool gpu_tma_plan(IrType desc, TmaPlan *out);
 bool gpu_tdesc_uses_tma(IrType desc, int arch, int fact);
 /* The shared layout of a plan's buffers (the caller interns it). */
 IrLayout gpu_tma_shared_layout(IrType desc, const TmaPlan *p);
+/* The shared layout a buffer of type buf must have for TMA copies of desc's tiles to land
+ * in it or leave it: the plan's, at the buffer's rank, where the buffer holds the
+ * descriptor's tile but for unit dims (rank 2 or more: a [1, M, K] box lands as an [M, K]
+ * tile, byte for byte, and the swizzle follows the shared addresses); false where it does
+ * not, or TMA cannot copy the tile. */
+bool gpu_tma_buffer_layout(IrType desc, IrType buf, IrLayout *out);
 /* The bytes of one tile of the descriptor (what an mbarrier_expect of its copy counts). */
 int64_t gpu_tma_tile_bytes(IrType desc);
 /* The shared layout of an mbarrier buffer (smem<1xi64>, one per stage), interned in m. */

@@ -7,7 +7,8 @@
  * stores clipped at the bounds), 1 to 8 warps, a load in a loop, a descriptor matmul
  * (tl.dot on TMA-loaded tiles), Liger's SwiGLU backward (a descriptor matmul whose
  * epilogue loads and stores two more tiles, at sizes that fit in shared memory only with
- * the epilogue reusing the loop's ring), and descriptors beside plain pointers. Bit-exact. */
+ * the epilogue reusing the loop's ring; its 3-D tile reshaped to 2-D pipelined), and
+ * descriptors beside plain pointers. Bit-exact. */
 #include "gpu_test.h"
 
 /* y = x * 2 + 1 tile by tile (x read through xd, y written through yd); the tile as
@@ -320,5 +321,16 @@ int main(int argc, char **argv) {
     dgu(GT_F32, 2, 300, 200, 256, 128, 128, 64, 8, 3);
     dgu(GT_BF16, 6, 42, 128, 432, 128, 128, 128, 8, 3);
     dgu(GT_BF16, 2, 300, 200, 256, 128, 128, 64, 4, 3);
+    /* o's [1, BM, BK] tile, reshaped to [BM, BK] for the dot, pipelined: a ring of [BM,
+     * BK] stages that cp.async.bulk.tensor.3d fills ahead (the box keeps its 3-D
+     * coordinates); fp16 with 64-, 128- and 256-byte rows (two boxes), loops shorter than
+     * the pipeline (one and two iterations), K tails, 4 and 2 stages */
+    dgu(GT_F16, 3, 200, 200, 256, 128, 128, 64, 8, 3);
+    dgu(GT_F16, 2, 130, 96, 192, 64, 64, 32, 4, 4);
+    dgu(GT_F16, 2, 70, 296, 128, 64, 128, 128, 4, 3);
+    dgu(GT_F16, 2, 64, 64, 128, 64, 64, 64, 4, 3);
+    dgu(GT_F16, 2, 64, 104, 128, 64, 64, 64, 4, 4);
+    dgu(GT_BF16, 4, 100, 520, 200, 128, 64, 64, 8, 2);
+    dgu(GT_F32, 2, 100, 300, 128, 64, 64, 32, 4, 4);
     return gt_finish();
 }

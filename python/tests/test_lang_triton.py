@@ -768,6 +768,8 @@ class BlocksOfHighRank(unittest.TestCase):
         with self.assertRaises(nereid.CompileError) as cm:
             desc5[(1,)](np.arange(512, dtype=np.int32), np.zeros(512, np.int32), BLOCK=16, RANK=6)
         self.assertIn("Expected 1 <= ndim <= 5 but got 6 dimensions", cm.exception.error_message)
+
+
 class IntsEqualToOne(unittest.TestCase):
     """Triton's launch-time specialisation: an int argument equal to 1 is tl.constexpr(1)
     in the kernel (its type tl.constexpr_type), its compile apart from other values'."""

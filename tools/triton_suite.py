@@ -5,8 +5,10 @@ shared/design/conformance.md says why each rule is there).
 
   fetch [--repo DIR] [--commit SHA]     Triton's test files and tutorials into
                                         third_party/triton-suite/ (git-ignored)
-  tests --mode triton|nereid [--files F,...] [--max-params N] [--workers N] [--out DIR]
+  tests --mode triton|nereid [--files F,...] [--max-params N] [--workers N] [--deadline S] [--out DIR]
                                         pytest over the language tests; a JSON report per run
+                                        (--deadline: the session stopped after S seconds, the
+                                        tests finished by then reported, the others not reached)
   tutorials --mode triton|nereid [--points N] [--out DIR]
                                         each tutorial as a program; outcome and do_bench times
   fetch-lib NAME [--repo DIR]           a kernel library's sources and its op-level tests
@@ -27,6 +29,7 @@ import json
 import os
 import re
 import runpy
+import signal
 import subprocess
 import sys
 import time
@@ -110,19 +113,34 @@ def run_pytest(args, rootdir, files, pythonpath):
         if args.workers > 1:
             cmd += ["-n", str(args.workers)]
         t0 = time.time()
-        r = subprocess.run(cmd, cwd=rootdir, env=env, capture_output=True, text=True)
+        for stale in glob.glob(report + "*"):
+            os.remove(stale)
+        p = subprocess.Popen(cmd, cwd=rootdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             start_new_session=True)
+        try:
+            out, _ = p.communicate(timeout=args.deadline or None)
+        except subprocess.TimeoutExpired:  # the whole session, workers included; what finished still counts
+            os.killpg(p.pid, signal.SIGKILL)
+            out, _ = p.communicate()
+            out += f"\nstopped at the deadline ({args.deadline} s): tests not finished by then are not reported\n"
         with open(os.path.join(args.out, f"{args.mode}-{f}.log"), "w") as log:
-            log.write(r.stdout + r.stderr)
+            log.write(out)
         merged = {}
-        for part in sorted(glob.glob(report + "*")):  # the controller's, then each worker's
+        # each test's line as it finished, then the controller's and each worker's whole report
+        parts = sorted(glob.glob(report + ".*.jsonl")) + sorted(
+            q for q in glob.glob(report + "*") if not q.endswith(".jsonl"))
+        for part in parts:
             with open(part) as fh:
-                for k, v in json.load(fh).items():
+                items = [json.loads(line) for line in fh if line.strip()] if part.endswith(".jsonl") else [
+                    json.load(fh)]
+            for d in items:
+                for k, v in d.items():
                     merged.setdefault(k, {}).update(v)
             if part != report:
                 os.remove(part)
         with open(report, "w") as fh:
             json.dump(merged, fh, indent=0, sort_keys=True)
-        tail = (r.stdout.strip().splitlines() or ["(no output)"])[-1]
+        tail = (out.strip().splitlines() or ["(no output)"])[-1]
         print(f"{args.mode:6} {f:28} {len(merged):5} tests  {time.time() - t0:6.0f} s  {tail[:90]}", flush=True)
 
 
@@ -376,6 +394,7 @@ def main():
     t.add_argument("--max-params", type=int, default=0, help="at most this many parametrisations per test (0: all)")
     t.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     t.add_argument("--timeout", type=int, default=300)
+    t.add_argument("--deadline", type=int, default=0, help="stop each pytest session after this many seconds")
     t.add_argument("--out", default="/tmp/triton-suite")
     fl = sub.add_parser("fetch-lib")
     fl.add_argument("name", choices=sorted(LIBRARIES))
@@ -387,6 +406,7 @@ def main():
     lt.add_argument("--max-params", type=int, default=0, help="at most this many parametrisations per test (0: all)")
     lt.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     lt.add_argument("--timeout", type=int, default=300)
+    lt.add_argument("--deadline", type=int, default=0, help="stop the pytest session after this many seconds")
     lt.add_argument("--out", default="/tmp/triton-suite")
     u = sub.add_parser("tutorials")
     u.add_argument("--mode", choices=["triton", "nereid"], required=True)

@@ -2,7 +2,9 @@
 nereid.pytest_plugin when Nereid runs): at most --suite-max-params parametrisations of each
 test function (the first ones, in collection order: the same selection in both runs), and
 --suite-report=FILE, each test's outcome, failure text and kernel launches through Nereid
-and through Triton (a file per pytest-xdist worker, FILE.gwN, merged by the harness)."""
+and through Triton (a file per pytest-xdist worker, FILE.gwN, merged by the harness). Each
+test's entry is also appended to FILE.WORKER.jsonl as it finishes, so a run stopped at its
+deadline (a worker stuck in a long autotuning) still reports the tests it finished."""
 import json
 import os
 
@@ -40,6 +42,10 @@ def pytest_runtest_protocol(item, nextitem):
     entry = _report.setdefault(item.nodeid, {})
     entry["nereid_launches"] = after[0] - before[0]
     entry["triton_launches"] = after[1] - before[1]
+    path = item.config.getoption("--suite-report")
+    if path:
+        with open(f"{path}.{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.jsonl", "a") as f:
+            f.write(json.dumps({item.nodeid: entry}) + "\n")
 
 
 def pytest_runtest_logreport(report):

@@ -270,7 +270,8 @@ static ValId block_value(Sema *S, Val v, IrType block, const char *fn, Loc loc, 
     return sema_emit_broadcast(S, sema_to_ir_dt(S, v, dt, loc), block, loc);
 }
 
-static Val load_block(Sema *S, BArgs *a, ValId ptrs, ValId mask, IrType block, int pad_arg) {
+static Val load_block(Sema *S, BArgs *a, ValId ptrs, ValId mask, IrType block, int pad_arg,
+                      OpId *op_out) {
     ValId ops[3] = {ptrs, 0, 0};
     int n = 1;
     if (mask) {
@@ -278,15 +279,43 @@ static Val load_block(Sema *S, BArgs *a, ValId ptrs, ValId mask, IrType block, i
         Val pad = pad_arg >= 0 ? padding(S, a, pad_arg, block.dt) : sema_val_int(0);
         ops[n++] = sema_emit_const(S, block, pad, a->call);
     }
-    return sema_val_ir(S, build(S, OP_LOAD, ops, n, block, a->call, NULL));
+    return sema_val_ir(S, build(S, OP_LOAD, ops, n, block, a->call, op_out));
 }
 
-static void store_block(Sema *S, BArgs *a, ValId ptrs, ValId val, ValId mask) {
+static OpId store_block(Sema *S, BArgs *a, ValId ptrs, ValId val, ValId mask) {
     ValId ops[3] = {ptrs, val, mask};
     Loc saved = sema_builder(S)->loc;
     sema_builder(S)->loc = a->call;
-    ir_build(sema_builder(S), OP_STORE, ops, mask ? 3 : 2, NULL, 0);
+    OpId op = ir_build(sema_builder(S), OP_STORE, ops, mask ? 3 : 2, NULL, 0);
     sema_builder(S)->loc = saved;
+    return op;
+}
+
+/* cache_modifier= (argument i) and eviction_policy= (i + 1) of tl.load / tl.store: the
+ * strings Triton's semantic.py takes ("" or None: none), with its messages; on the op as
+ * attrs cache and evict (performance hints: ir_ops.def). */
+static void mem_hints(Sema *S, BArgs *a, int i, bool store, OpId op) {
+    static const char *const caches[2][5] = {{"", ".ca", ".cg", ".cv", NULL},
+                                             {"", ".wb", ".cg", ".cs", ".wt"}};
+    static const char *const evicts[3] = {"", "evict_first", "evict_last"};
+    for (int k = 0; k < 2; k++) {
+        if (!has(a, i + k) || a->v[i + k].k == V_NONE) continue;
+        const Val *v = &a->v[i + k];
+        const char *const *names = k ? evicts : caches[store];
+        int n = k ? 3 : store ? 5 : 4, e = -1;
+        for (int j = 0; v->k == V_STR && j < n; j++)
+            if (!strcmp(v->s, names[j])) e = j;
+        if (e < 0 && k)
+            sema_error(S, a->loc[i + k],
+                       "tl.%s: Eviction policy %s not supported (expected '', 'evict_first' or "
+                       "'evict_last')",
+                       store ? "store" : "load", v->k == V_STR ? v->s : sema_val_kind_name(S, *v));
+        if (e < 0)
+            sema_error(S, a->loc[i + k], "tl.%s: Cache modifier %s not supported (expected %s)",
+                       store ? "store" : "load", v->k == V_STR ? v->s : sema_val_kind_name(S, *v),
+                       store ? "'', '.wb', '.cg', '.cs' or '.wt'" : "'', '.ca', '.cg' or '.cv'");
+        sema_func(S)->ops[op].attr[k] = e;
+    }
 }
 
 static Val b_load(Sema *S, BArgs *a) {
@@ -302,7 +331,10 @@ static Val b_load(Sema *S, BArgs *a) {
         ValId ptrs, mask;
         sema_block_ptr_address(S, "tl.load", bp, NULL, a->loc[0], a->v[3], a->loc[3], a->call,
                                &ptrs, &mask);
-        return load_block(S, a, ptrs, mask, bp.ty, 4);
+        OpId op;
+        Val r = load_block(S, a, ptrs, mask, bp.ty, 4, &op);
+        mem_hints(S, a, 5, false, op);
+        return r;
     }
     Val p = need_pointer(S, a, 0);
     ValId mask = has(a, 1) ? need_mask(S, a, 1) : 0, other = 0;
@@ -323,7 +355,10 @@ static Val b_load(Sema *S, BArgs *a) {
     int n = 1;
     if (mask) ops[n++] = sema_emit_broadcast(S, mask, s, a->call);
     if (other) ops[n++] = sema_emit_broadcast(S, other, s, a->call);
-    return sema_val_ir(S, build(S, OP_LOAD, ops, n, ty_with_elem(s, elem), a->call, NULL));
+    OpId op;
+    Val r = sema_val_ir(S, build(S, OP_LOAD, ops, n, ty_with_elem(s, elem), a->call, &op));
+    mem_hints(S, a, 5, false, op);
+    return r;
 }
 
 static Val b_store(Sema *S, BArgs *a) {
@@ -338,7 +373,7 @@ static Val b_store(Sema *S, BArgs *a) {
         ValId ptrs, mask;
         sema_block_ptr_address(S, "tl.store", bp, NULL, a->loc[0], a->v[3], a->loc[3], a->call,
                                &ptrs, &mask);
-        store_block(S, a, ptrs, val, mask);
+        mem_hints(S, a, 4, true, store_block(S, a, ptrs, val, mask));
         return sema_val_none();
     }
     Val p = need_pointer(S, a, 0);
@@ -356,7 +391,7 @@ static Val b_store(Sema *S, BArgs *a) {
     ValId ops[3] = {sema_emit_broadcast(S, p.v, s, a->call),
                     sema_emit_broadcast(S, val, s, a->call), 0};
     if (mask) ops[2] = sema_emit_broadcast(S, mask, s, a->call);
-    store_block(S, a, ops[0], ops[1], ops[2]);
+    mem_hints(S, a, 4, true, store_block(S, a, ops[0], ops[1], ops[2]));
     return sema_val_none();
 }
 

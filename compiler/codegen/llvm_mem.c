@@ -10,6 +10,7 @@
  * and scalar ones are done by thread 0 (an atomic's old value then reaches the other
  * threads through shared memory). */
 #include <llvm-c/Target.h>
+#include <string.h>
 
 #include "gen_internal.h"
 
@@ -96,36 +97,83 @@ static int type_bits(Gen *g, LLVMTypeRef ty) {
     return (int)LLVMSizeOfTypeInBits(dl, ty);
 }
 
-/* mov other into the outputs, then @p ld.global{.vN}.bW */
+/* ---- cache modifiers and eviction policies (ir_ops.def): Triton's PTX ----
+ * A load's or store's attrs cache and evict become qualifiers of its ld.global / st.global,
+ * as Triton's LoadStoreOpToLLVM writes them: .ca / .cg for a load (.cv: none), .wb / .cg /
+ * .cs / .wt for a store, and for evict_first / evict_last .L1::evict_* and, on sm_80 and
+ * later, .L2::cache_hint with the policy createpolicy.fractional.L2::evict_*.b64 gives
+ * (fraction 1.0; one per op); beside a cache operator, only the L2 hint. An access with any
+ * of them is inline PTX, predicated or not. */
+typedef struct Hints {
+    const char *cache, *l1; /* qualifiers ("" for none) */
+    LLVMValueRef policy;    /* the L2 cache-hint policy (i64), or NULL */
+} Hints;
+
+static bool has_hints(const IrOp *op) { return op->attr[0] || op->attr[1]; }
+
+static Hints hints_of(Gen *g, const IrOp *op) {
+    static const char *const ld[4] = {"", ".ca", ".cg", ""};
+    static const char *const st[5] = {"", ".wb", ".cg", ".cs", ".wt"};
+    static const char *const l1[3] = {"", ".L1::evict_first", ".L1::evict_last"};
+    static const char *const policy[3] = {"",
+                                          "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;",
+                                          "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;"};
+    int c = (int)op->attr[0], e = (int)op->attr[1];
+    bool load = op->code == OP_LOAD;
+    if (c < 0 || c >= (load ? 4 : 5)) c = 0;
+    if (e < 0 || e > 2) e = 0;
+    /* PTX takes no .L1::evict_* beside a cache operator (ptxas: "cannot be combined"),
+     * where Triton writes both and fails: the cache operator and the L2 hint stay */
+    Hints h = {load ? ld[c] : st[c], l1[c ? 0 : e], NULL};
+    const char *arch = g->target->arch;
+    bool sm80 = arch && ir_gpu_arch_from_name(arch, strlen(arch)) >= GPU_SM80;
+    if (e && sm80) h.policy = gen_asm(g, policy[e], "=l", g->i64, NULL, 0, false);
+    return h;
+}
+
+/* [@p] ld.global{hints}{.vN}.bW: with a condition, other is moved into the outputs first */
 static LLVMValueRef predicated_load(Gen *g, LLVMValueRef cond, LLVMTypeRef ty, LLVMValueRef ptr,
-                                    LLVMValueRef other) {
+                                    LLVMValueRef other, const Hints *h) {
     Words w = words_of(g, type_bits(g, ty));
     StrBuf a, c;
     sb_init(&a), sb_init(&c);
-    for (int i = 0; i < w.n; i++)
-        sb_printf(&a, "mov%s $%d, $%d;\n\t", w.bits == 8 ? ".b16" : w.sfx, i, w.n + 2 + i);
-    sb_printf(&a, "@$%d ld.global", w.n);
+    LLVMValueRef args[3 + 4];
+    int na = 0, in = w.n; /* operand numbers: the outputs, then the inputs */
+    int pc = cond ? in + na++ : -1;
+    if (cond) args[pc - in] = cond;
+    int pp = in + na++;
+    args[pp - in] = ptr;
+    int po = in + na;
+    if (cond) to_words(g, other, w, args + na), na += w.n;
+    int pl = h && h->policy ? in + na++ : -1;
+    if (pl >= 0) args[pl - in] = h->policy;
+    if (cond)
+        for (int i = 0; i < w.n; i++)
+            sb_printf(&a, "mov%s $%d, $%d;\n\t", w.bits == 8 ? ".b16" : w.sfx, i, po + i);
+    if (cond) sb_printf(&a, "@$%d ", pc);
+    sb_puts(&a, "ld.global");
+    if (h) sb_printf(&a, "%s%s%s", h->cache, h->l1, h->policy ? ".L2::cache_hint" : "");
     if (w.n > 1) sb_printf(&a, ".v%d", w.n);
     sb_printf(&a, "%s ", w.sfx);
     if (w.n > 1) sb_putc(&a, '{');
     for (int i = 0; i < w.n; i++) sb_printf(&a, i ? ", $%d" : "$%d", i);
     if (w.n > 1) sb_putc(&a, '}');
-    sb_printf(&a, ", [$%d];", w.n + 1);
+    sb_printf(&a, ", [$%d]", pp);
+    if (pl >= 0) sb_printf(&a, ", $%d", pl);
+    sb_putc(&a, ';');
     for (int i = 0; i < w.n; i++) sb_printf(&c, "=%s,", w.cons);
-    sb_puts(&c, "b,l");
-    for (int i = 0; i < w.n; i++) sb_printf(&c, ",%s", w.cons);
-    LLVMValueRef args[2 + 4];
-    args[0] = cond;
-    args[1] = ptr;
-    to_words(g, other, w, args + 2);
-    LLVMTypeRef argt[6], elts[4];
-    for (int i = 0; i < 2 + w.n; i++) argt[i] = LLVMTypeOf(args[i]);
+    sb_puts(&c, cond ? "b,l" : "l");
+    if (cond)
+        for (int i = 0; i < w.n; i++) sb_printf(&c, ",%s", w.cons);
+    if (pl >= 0) sb_puts(&c, ",l");
+    LLVMTypeRef argt[7], elts[4];
+    for (int i = 0; i < na; i++) argt[i] = LLVMTypeOf(args[i]);
     for (int i = 0; i < w.n; i++) elts[i] = w.wty;
     LLVMTypeRef rty = w.n == 1 ? w.wty : LLVMStructTypeInContext(g->C, elts, (unsigned)w.n, 0);
-    LLVMTypeRef fty = LLVMFunctionType(rty, argt, (unsigned)(2 + w.n), 0);
+    LLVMTypeRef fty = LLVMFunctionType(rty, argt, (unsigned)na, 0);
     LLVMValueRef asmv =
         LLVMGetInlineAsm(fty, a.data, a.len, c.data, c.len, 1, 0, LLVMInlineAsmDialectATT, 0);
-    LLVMValueRef r = LLVMBuildCall2(g->B, fty, asmv, args, (unsigned)(2 + w.n), "");
+    LLVMValueRef r = LLVMBuildCall2(g->B, fty, asmv, args, (unsigned)na, "");
     sb_free(&a), sb_free(&c);
     LLVMValueRef wv[4];
     for (int i = 0; i < w.n; i++)
@@ -133,31 +181,42 @@ static LLVMValueRef predicated_load(Gen *g, LLVMValueRef cond, LLVMTypeRef ty, L
     return from_words(g, wv, w, ty);
 }
 
-/* @p st.global{.vN}.bW */
-static void predicated_store(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr) {
+/* [@p] st.global{hints}{.vN}.bW */
+static void predicated_store(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr,
+                             const Hints *h) {
     Words w = words_of(g, type_bits(g, LLVMTypeOf(val)));
     StrBuf a, c;
     sb_init(&a), sb_init(&c);
-    sb_printf(&a, "@$0 st.global");
+    LLVMValueRef args[3 + 4];
+    int na = 0;
+    int pc = cond ? na++ : -1;
+    if (cond) args[pc] = cond;
+    int pp = na++;
+    args[pp] = ptr;
+    int pv = na;
+    to_words(g, val, w, args + na), na += w.n;
+    int pl = h && h->policy ? na++ : -1;
+    if (pl >= 0) args[pl] = h->policy;
+    if (cond) sb_printf(&a, "@$%d ", pc);
+    sb_puts(&a, "st.global");
+    if (h) sb_printf(&a, "%s%s%s", h->cache, h->l1, h->policy ? ".L2::cache_hint" : "");
     if (w.n > 1) sb_printf(&a, ".v%d", w.n);
-    sb_printf(&a, "%s [$1], ", w.bits == 8 ? ".b8" : w.sfx);
+    sb_printf(&a, "%s [$%d], ", w.bits == 8 ? ".b8" : w.sfx, pp);
     if (w.n > 1) sb_putc(&a, '{');
-    for (int i = 0; i < w.n; i++) sb_printf(&a, i ? ", $%d" : "$%d", 2 + i);
+    for (int i = 0; i < w.n; i++) sb_printf(&a, i ? ", $%d" : "$%d", pv + i);
     if (w.n > 1) sb_putc(&a, '}');
+    if (pl >= 0) sb_printf(&a, ", $%d", pl);
     sb_putc(&a, ';');
-    sb_puts(&c, "b,l");
+    sb_puts(&c, cond ? "b,l" : "l");
     for (int i = 0; i < w.n; i++) sb_printf(&c, ",%s", w.cons);
+    if (pl >= 0) sb_puts(&c, ",l");
     sb_puts(&c, ",~{memory}");
-    LLVMValueRef args[6];
-    args[0] = cond;
-    args[1] = ptr;
-    to_words(g, val, w, args + 2);
-    LLVMTypeRef argt[6];
-    for (int i = 0; i < 2 + w.n; i++) argt[i] = LLVMTypeOf(args[i]);
-    LLVMTypeRef fty = LLVMFunctionType(g->vd, argt, (unsigned)(2 + w.n), 0);
+    LLVMTypeRef argt[7];
+    for (int i = 0; i < na; i++) argt[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(g->vd, argt, (unsigned)na, 0);
     LLVMValueRef asmv =
         LLVMGetInlineAsm(fty, a.data, a.len, c.data, c.len, 1, 0, LLVMInlineAsmDialectATT, 0);
-    LLVMBuildCall2(g->B, fty, asmv, args, (unsigned)(2 + w.n), "");
+    LLVMBuildCall2(g->B, fty, asmv, args, (unsigned)na, "");
     sb_free(&a), sb_free(&c);
 }
 
@@ -199,11 +258,13 @@ static void gen_load(Gen *g, IrOp *op) {
                  *O = oth ? gen_vals(g, oth, NULL) : NULL;
     LLVMValueRef *out = gen_alloc_regs(g, n);
     LLVMTypeRef et = gen_mem_type(g, dt), ty = v == 1 ? et : LLVMVectorType(et, (unsigned)v);
+    Hints h, *hp = NULL;
+    if (has_hints(op)) h = hints_of(g, op), hp = &h;
     for (int r = 0; r < n; r += v) {
         LLVMValueRef other = LLVMConstNull(ty);
         if (M && O) other = pack(g, O, r, v, dt);
-        LLVMValueRef x = M ? predicated_load(g, M[r], ty, P[r], other)
-                           : guarded(g, NULL, ty, P[r], (unsigned)(v * eb), other);
+        LLVMValueRef x = M || hp ? predicated_load(g, M ? M[r] : NULL, ty, P[r], other, hp)
+                                 : guarded(g, NULL, ty, P[r], (unsigned)(v * eb), other);
         for (int k = 0; k < v; k++)
             out[r + k] = gen_from_mem(
                 g, v == 1 ? x : LLVMBuildExtractElement(g->B, x, gen_i32(g, k), ""), dt);
@@ -217,12 +278,14 @@ static void gen_store(Gen *g, IrOp *op) {
     int v = vector_width(g, ptr, mask, eb);
     LLVMValueRef *P = gen_vals(g, ptr, &n), *V = gen_vals(g, val, NULL),
                  *M = mask ? gen_vals(g, mask, NULL) : NULL;
+    Hints h, *hp = NULL;
+    if (has_hints(op)) h = hints_of(g, op), hp = &h;
     for (int r = 0; r < n; r += v) {
         LLVMValueRef once = gen_unique(g, ptr, r);
         if (never(once)) continue; /* a register that copies another */
         LLVMValueRef cond = gen_and(g, M ? M[r] : NULL, once);
         LLVMValueRef val = pack(g, V, r, v, dt);
-        if (cond) predicated_store(g, cond, val, P[r]);
+        if (cond || hp) predicated_store(g, cond, val, P[r], hp);
         else guarded_store(g, NULL, val, P[r], (unsigned)(v * eb));
     }
 }

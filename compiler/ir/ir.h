@@ -313,8 +313,11 @@ typedef enum {
     IR_ATTR_INTS,
     IR_ATTR_NUM,
     IR_ATTR_MATHFN,
-    IR_ATTR_SEM,  /* an atomic's memory semantics (MemSem) */
-    IR_ATTR_SCOPE /* an atomic's scope (MemScope) */
+    IR_ATTR_SEM,     /* an atomic's memory semantics (MemSem) */
+    IR_ATTR_SCOPE,   /* an atomic's scope (MemScope) */
+    IR_ATTR_LDCACHE, /* a load's cache modifier (LoadCache) */
+    IR_ATTR_STCACHE, /* a store's cache modifier (StoreCache) */
+    IR_ATTR_EVICT    /* a load's or store's eviction policy (EvictPolicy) */
 } IrAttrKind;
 enum { IR_MAX_ATTRS = 4 };
 typedef struct IrAttrSpec {
@@ -332,8 +335,14 @@ typedef enum { SCOPE_GPU, SCOPE_CTA, SCOPE_SYS } MemScope;
 /* Where an atomic op keeps them: attr[1], attr[2] of atomic_rmw (attr[0] is its kind),
  * attr[0], attr[1] of atomic_cas. */
 static inline int ir_atomic_sem_slot(int code) { return code == OP_ATOMIC_CAS ? 0 : 1; }
-/* Enum kinds (cmp, red, rmw, prec, mathfn, sem, scope): name of a value (NULL if out of range), the
- * value of a name (-1 if unknown), and "a, b, c" for messages. */
+/* A load's and a store's cache modifier and eviction policy (attrs cache and evict, attr[0]
+ * and attr[1]), Triton's cache_modifier= and eviction_policy=: performance hints only (see
+ * ir_ops.def). 0, not printed, is none. */
+typedef enum { LDCACHE_NONE, LDCACHE_CA, LDCACHE_CG, LDCACHE_CV } LoadCache;
+typedef enum { STCACHE_NONE, STCACHE_WB, STCACHE_CG, STCACHE_CS, STCACHE_WT } StoreCache;
+typedef enum { EVICT_NORMAL, EVICT_FIRST, EVICT_LAST } EvictPolicy;
+/* Enum kinds (cmp, red, rmw, prec, mathfn, sem, scope, ldcache, stcache, evict): name of a value
+ * (NULL if out of range), the value of a name (-1 if unknown), and "a, b, c" for messages. */
 const char *ir_attr_enum_name(int kind, int64_t v);
 int ir_attr_enum_value(int kind, const char *name, size_t len);
 const char *ir_attr_enum_list(int kind);

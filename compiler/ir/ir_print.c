@@ -32,6 +32,9 @@ static const char *const rmw_names[] = {"add", "max", "min", "xchg", "and", "or"
 static const char *const prec_names[] = {"ieee", "tf32"};
 static const char *const sem_names[] = {"acq_rel", "acquire", "release", "relaxed"};
 static const char *const scope_names[] = {"gpu", "cta", "sys"};
+static const char *const ldcache_names[] = {"none", "ca", "cg", "cv"};
+static const char *const stcache_names[] = {"none", "wb", "cg", "cs", "wt"};
+static const char *const evict_names[] = {"evict_normal", "evict_first", "evict_last"};
 static const char *const mathfn_names[] = {
 #define MATHFN(e, name, nargs, exact) name,
 #include "ir_mathfn.def"
@@ -66,6 +69,11 @@ static EnumNames enum_names(int kind) {
     case IR_ATTR_MATHFN: e = (EnumNames){mathfn_names, MATH_COUNT, mathfn_list + 2}; break;
     case IR_ATTR_SEM: e = (EnumNames){sem_names, 4, "acq_rel, acquire, release, relaxed"}; break;
     case IR_ATTR_SCOPE: e = (EnumNames){scope_names, 3, "gpu, cta, sys"}; break;
+    case IR_ATTR_LDCACHE: e = (EnumNames){ldcache_names, 4, "none, ca, cg, cv"}; break;
+    case IR_ATTR_STCACHE: e = (EnumNames){stcache_names, 5, "none, wb, cg, cs, wt"}; break;
+    case IR_ATTR_EVICT:
+        e = (EnumNames){evict_names, 3, "evict_normal, evict_first, evict_last"};
+        break;
     default: break;
     }
     return e;
@@ -86,9 +94,10 @@ int ir_attr_enum_value(int kind, const char *name, size_t len) {
 const char *ir_attr_enum_list(int kind) { return enum_names(kind).list; }
 
 static int attr_kind(const char *s, size_t n) {
-    static const char *const kinds[] = {"int",  "float", "str", "cmp",    "red", "rmw",
-                                        "prec", "ints",  "num", "mathfn", "sem", "scope"};
-    for (int i = 0; i < 12; i++)
+    static const char *const kinds[] = {"int", "float", "str",     "cmp",     "red",
+                                        "rmw", "prec",  "ints",    "num",     "mathfn",
+                                        "sem", "scope", "ldcache", "stcache", "evict"};
+    for (int i = 0; i < (int)(sizeof kinds / sizeof *kinds); i++)
         if (strlen(kinds[i]) == n && !memcmp(kinds[i], s, n)) return i;
     NR_DIE("ir_ops.def: unknown attribute kind '%.*s'", (int)n, s);
 }

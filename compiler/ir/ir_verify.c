@@ -539,10 +539,18 @@ static void check_memory(Verifier *V, OpId id, const IrOp *op) {
         check_mask(V, id, op, 1, p);
         if (op->nopnds == 3)
             same(V, id, T(V, op->operands[2]), v, "other must be the pointee type");
+        need(V, id, ir_attr_enum_name(IR_ATTR_LDCACHE, op->attr[0]) != NULL, "bad cache modifier%s",
+             "");
+        need(V, id, ir_attr_enum_name(IR_ATTR_EVICT, op->attr[1]) != NULL, "bad eviction policy%s",
+             "");
         break;
     case OP_STORE:
         same(V, id, T(V, op->operands[1]), v, "stored value must be the pointee type");
         check_mask(V, id, op, 2, p);
+        need(V, id, ir_attr_enum_name(IR_ATTR_STCACHE, op->attr[0]) != NULL, "bad cache modifier%s",
+             "");
+        need(V, id, ir_attr_enum_name(IR_ATTR_EVICT, op->attr[1]) != NULL, "bad eviction policy%s",
+             "");
         break;
     case OP_ATOMIC_RMW:
         same(V, id, T(V, op->operands[1]), v, "value must be the pointee type");

@@ -433,6 +433,19 @@ def typed_by_the_argument(out, n: tl.const, t: tl.tensor, ONE: tl.constexpr):
     tl.store(out, n * 10 + t)
 
 
+@nereid.jit(device=CPU)
+def copy_with_hints(x, y, n, LC: tl.constexpr, SC: tl.constexpr, EV: tl.constexpr, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    a = tl.load(x + offs, cache_modifier=LC, eviction_policy=EV)
+    b = tl.load(x + offs, mask=offs < n, other=-1.0, cache_modifier=LC, eviction_policy=EV)
+    tl.store(y + offs, a, cache_modifier=SC, eviction_policy=EV)
+    tl.store(y + B + offs, b, mask=offs < n, cache_modifier=SC, eviction_policy=EV)
+    p = tl.make_block_ptr(x, (n, ), (1, ), (0, ), (B, ), (0, ))
+    q = tl.make_block_ptr(y + 2 * B, (n, ), (1, ), (0, ), (B, ), (0, ))
+    tl.store(q, tl.load(p, boundary_check=(0, ), cache_modifier=LC, eviction_policy=EV) + 1,
+             boundary_check=(0, ), cache_modifier=SC, eviction_policy=EV)
+
+
 class TritonLanguage(unittest.TestCase):
     def test_tl_functions_bound_at_module_level(self):
         x = np.random.RandomState(2).randn(16).astype(np.float32)
@@ -463,6 +476,23 @@ class TritonLanguage(unittest.TestCase):
             np.testing.assert_array_equal(out.view(it), want.view(it))
         self.assertEqual(tl.core.get_int_dtype(16, False), tl.uint16)
         self.assertEqual(tl.core.CONSTEXPR_0, 0)
+
+    def test_cache_modifier_and_eviction_policy(self):
+        # Triton's strings are performance hints: the values are those of plain accesses,
+        # and anything else is Triton's error
+        x = np.arange(16, dtype=np.float32)
+        for lc, sc, ev in (("", "", ""), (".ca", ".wb", "evict_first"), (".cg", ".cg", "evict_last"),
+                           (".cv", ".cs", ""), ("", ".wt", "evict_last"), (None, None, None)):
+            y = np.zeros(48, np.float32)
+            copy_with_hints[(1,)](x, y, 10, LC=lc, SC=sc, EV=ev, B=16)
+            want = np.concatenate([x, x[:10], np.zeros(6), x[:10] + 1, np.zeros(6)]).astype(np.float32)
+            np.testing.assert_array_equal(y, want)
+        for lc, sc, ev, msg in ((".wb", "", "", "tl.load: Cache modifier .wb not supported"),
+                                ("", ".ca", "", "tl.store: Cache modifier .ca not supported"),
+                                ("", "", "evict_normal", "tl.load: Eviction policy evict_normal not supported")):
+            with self.assertRaises(nereid.CompileError) as cm:
+                copy_with_hints[(1,)](x, np.zeros(48, np.float32), 10, LC=lc, SC=sc, EV=ev, B=16)
+            self.assertIn(msg, str(cm.exception))
 
     def test_next_power_of_2_in_a_kernel(self):
         for k, bk in ((10, 16), (16, 16), (1, 1), (33, 64)):

@@ -15,6 +15,16 @@
 
 unsigned char global_smem[1 << 18] __attribute__((aligned(1024)));
 
+/* The host programs' checks: EXPECT prints the first 10 failures, `bad` counts them all. */
+static int bad;
+#define EXPECT(cond, ...)            \
+    do {                             \
+        if (!(cond) && bad++ < 10) { \
+            printf(__VA_ARGS__);     \
+            printf("\n");            \
+        }                            \
+    } while (0)
+
 static int emu_threads, emu_ctaid[3], emu_nctaid[3];
 static __thread int emu_tid;
 static pthread_barrier_t emu_all, emu_warp[32];

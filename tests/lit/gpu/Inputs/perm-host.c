@@ -11,15 +11,6 @@ __attribute__((weak)) void perm1d(float *, int32_t *, uint8_t *, int64_t *, floa
 __attribute__((weak)) void perm2d(float *, int32_t *, int32_t *, float *,
                                   int32_t *); /* one object holds one */
 
-static int bad;
-#define EXPECT(cond, ...)            \
-    do {                             \
-        if (!(cond) && bad++ < 10) { \
-            printf(__VA_ARGS__);     \
-            printf("\n");            \
-        }                            \
-    } while (0)
-
 static uint32_t fkey(float f) {
     uint32_t b;
     memcpy(&b, &f, 4);

@@ -10,15 +10,6 @@ __attribute__((weak)) void shapes6(int32_t *, int32_t *);
 __attribute__((weak)) void expand5(int32_t *, int32_t *);
 __attribute__((weak)) void scan5(int32_t *, int32_t *);
 
-static int bad;
-#define EXPECT(cond, ...)            \
-    do {                             \
-        if (!(cond) && bad++ < 10) { \
-            printf(__VA_ARGS__);     \
-            printf("\n");            \
-        }                            \
-    } while (0)
-
 /* A row-major block of up to 8 dims. */
 typedef struct {
     int rank, shape[8];

@@ -11,15 +11,6 @@ __attribute__((weak)) void scan1d(int32_t *, int32_t *, float *, half *, int32_t
 __attribute__((weak)) void scan2d(int32_t *, int32_t *,
                                   int32_t *); /* one object holds one of them */
 
-static int bad;
-#define EXPECT(cond, ...)            \
-    do {                             \
-        if (!(cond) && bad++ < 10) { \
-            printf(__VA_ARGS__);     \
-            printf("\n");            \
-        }                            \
-    } while (0)
-
 static float from_half(half h) {
     int e = (h >> 10) & 31, m = h & 1023;
     float v = e ? ldexpf((float)(m | 1024), e - 25) : ldexpf((float)m, -24);

@@ -466,9 +466,11 @@ static void lower_kernel(Sema *S, const Func *fn) {
     S->fs = NULL;
 }
 
+/* Does a kernel (or the function -k names, kernel or not: lowering then says why it is not
+ * one) have a parameter `name`? */
 static bool any_kernel_has_param(const Module *m, const char *only, const char *name) {
     for (int i = 0; i < m->nfuncs; i++)
-        if (sema_is_kernel_named(m->funcs[i], only))
+        if (sema_is_kernel_named(m->funcs[i], only) || (only && !strcmp(m->funcs[i]->name, only)))
             for (int j = 0; j < m->funcs[i]->nparams; j++)
                 if (!strcmp(m->funcs[i]->params[j].name, name)) return true;
     return false;

@@ -1,7 +1,8 @@
 """geglu_compare.py - Liger-Kernel's GEGLU kernels (forward and backward) through Triton and
 through Nereid on the same bf16 tensors: how many outputs differ, by how many bf16 ulps, and which is closer to torch's
 own gelu(tanh) computed in fp64. On the GPU machine, after `python3 tools/triton_suite.py
-fetch-lib liger` here: `PYTHONPATH=build-gpu/python python3 tools/geglu_compare.py`
+fetch-lib liger` here: `PYTHONPATH=build-gpu/python python3 tools/geglu_compare.py
+[--dump DIR]` (DIR: each compiler's PTX of the backward kernel)
 (bench/RESULTS.md, session 24: why Liger's test_geglu bf16 case fails under Nereid)."""
 import os
 import sys
@@ -13,6 +14,7 @@ import nereid
 from liger_kernel.ops import geglu as G
 from liger_kernel.ops.utils import calculate_settings
 
+DUMP = sys.argv[sys.argv.index("--dump") + 1] if "--dump" in sys.argv else None  # --dump DIR
 torch.manual_seed(0)
 R, C = 4096, 4096
 for scale in (1.0, 45.0):
@@ -26,8 +28,11 @@ for scale in (1.0, 45.0):
         a, b, dc = a0.clone(), b0.clone(), dc0.clone()
         c = torch.empty_like(a)
         fwd[(R,)](a, b, c, c.stride(-2), n_cols=C, BLOCK_SIZE=BS, num_warps=nw)
-        bwd[(R,)](dc, a, b, dc.stride(-2), n_cols=C, BLOCK_SIZE=BS, num_warps=nw)
+        kb = bwd[(R,)](dc, a, b, dc.stride(-2), n_cols=C, BLOCK_SIZE=BS, num_warps=nw)
         torch.cuda.synchronize()
+        if DUMP and scale == 1.0:  # the backward's PTX from each compiler, to compare by hand
+            with open(os.path.join(DUMP, f"geglu_bwd.{name}.ptx"), "w") as f:
+                f.write(kb.asm["ptx"])
         out[name] = (c, a, b)
     # fp64 reference
     A, B, DC = a0.double(), b0.double(), dc0.double()

@@ -582,6 +582,30 @@ static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value, La
 
 /* vals[i]: the argument of parameter i (borrowed). extra: a new dict of unknown keywords
  * when the dispatcher takes them, else NULL. */
+/* The two code-generation switches a launch leaves unset take Triton's defaults here, not
+ * the C API's (which keep a GPU's results equal to the interpreter's): Triton 3.6 compiles
+ * with enable_fp_fusion and enable_reflect_ftz on, the former read from
+ * triton.knobs.language.default_fp_fusion when Triton is loaded (when a launch compiles, as
+ * Triton reads it). Nothing is imported: without Triton in sys.modules both are on. */
+static void triton_defaults(LaunchOpts *o) {
+    if (!o->reflect_ftz) o->reflect_ftz = 1;
+    if (o->fp_fusion) return;
+    int on = 1;
+    PyObject *tm = PyDict_GetItemString(PyImport_GetModuleDict(), "triton"); /* borrowed */
+    PyObject *knobs = tm ? PyObject_GetAttrString(tm, "knobs") : NULL;
+    PyObject *lang = knobs ? PyObject_GetAttrString(knobs, "language") : NULL;
+    PyObject *v = lang ? PyObject_GetAttrString(lang, "default_fp_fusion") : NULL;
+    if (v) {
+        int t = PyObject_IsTrue(v);
+        if (t >= 0) on = t;
+    }
+    PyErr_Clear(); /* no Triton, or one without the knob: its default */
+    Py_XDECREF(v);
+    Py_XDECREF(lang);
+    Py_XDECREF(knobs);
+    o->fp_fusion = on ? 1 : -1;
+}
+
 static int bind(DispatcherObject *d, PyObject *args, PyObject *kwargs, PyObject **vals,
                 PyObject **extra, LaunchOpts *o) {
     Py_ssize_t n = PyTuple_Size(args);
@@ -1980,6 +2004,7 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
     PyObject *cache =
         NULL; /* c's kernels; both held for the launch (Python code may change the dispatcher's) */
     if (bind(d, args, kwargs, vals, &extra, &lop)) goto out;
+    triton_defaults(&lop);
     if (!(c = context_of(d))) goto out;
     Py_INCREF((PyObject *)c);
     cache = Py_NewRef(d->cache);

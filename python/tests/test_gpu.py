@@ -106,6 +106,51 @@ class Gpu(unittest.TestCase):
             c16.stride(1), BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="")
         torch.testing.assert_close(c16, a16 @ b16, atol=1e-1, rtol=1e-2)
 
+
+    def test_triton_code_generation_defaults(self):
+        # Left unset, enable_fp_fusion and enable_reflect_ftz are Triton's defaults (on), the
+        # former read from triton.knobs.language.default_fp_fusion when Triton is loaded
+        import re
+        import types
+
+        def make():
+            @nereid.jit
+            def mul_add_exp2(data, BLOCK: tl.constexpr):
+                p = data + tl.arange(0, BLOCK)
+                x = tl.load(p)
+                tl.store(p, tl.exp2(x * 1.5 + 1.0))
+            return mul_add_exp2
+
+        def ptx(**opts):
+            x = torch.randn(128, device="cuda")
+            want = torch.exp2(x * 1.5 + 1.0)
+            h = make()[(1,)](x, BLOCK=128, **opts)
+            torch.testing.assert_close(x, want)
+            text = h.asm["ptx"]
+            return bool(re.search(r"fma\.rn\.(ftz\.)?f32", text)), "ex2.approx.ftz.f32" in text
+
+        real = sys.modules.get("triton")
+        knobs = getattr(getattr(real, "knobs", None), "language", None)
+        saved = getattr(knobs, "default_fp_fusion", None)
+        try:
+            if real is not None and knobs is not None:
+                knobs.default_fp_fusion = True
+            self.assertEqual(ptx(), (True, True))
+            self.assertEqual(ptx(enable_fp_fusion=False, enable_reflect_ftz=False), (False, False))
+            if knobs is not None:
+                knobs.default_fp_fusion = False
+            else:  # no Triton loaded: a stand-in carrying the knob
+                sys.modules["triton"] = types.SimpleNamespace(
+                    knobs=types.SimpleNamespace(language=types.SimpleNamespace(default_fp_fusion=False)))
+            self.assertEqual(ptx(), (False, True))
+            self.assertEqual(ptx(enable_fp_fusion=True), (True, True))
+        finally:
+            if knobs is not None:
+                knobs.default_fp_fusion = saved
+            elif real is None:
+                sys.modules.pop("triton", None)
+            else:
+                sys.modules["triton"] = real
     def test_cuda_array_interface(self):
         class Wrapped:  # what CuPy and Numba arrays expose
             def __init__(self, t):

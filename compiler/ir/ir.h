@@ -28,7 +28,7 @@
  * limit; its tests reshape through 5 and 6 dims). NR_MAX_DESC_RANK: the most dims of a
  * tensor descriptor, Triton's limit and the tensor memory accelerator's
  * (cuTensorMapEncodeTiled takes rank 1 to 5). */
-enum { NR_MAX_RANK = 8, NR_MAX_DESC_RANK = 5, NR_MAX_NUMEL = 1 << 20 };
+enum { NR_MAX_RANK = 16, NR_MAX_DESC_RANK = 5, NR_MAX_NUMEL = 1 << 20 };
 
 typedef enum {
     DT_VOID, /* only as "no type" */

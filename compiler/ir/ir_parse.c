@@ -331,6 +331,12 @@ static bool type_fail(TypeScan *T, const char *msg) {
     return fail_at(T->P, loc, "%s", msg);
 }
 
+/* A shape one dim past NR_MAX_RANK; what: "blocks" or "buffers". */
+static bool rank_fail(TypeScan *T, const char *what) {
+    Loc loc = {T->P->src, T->at.line, T->at.col + (int)(T->s - T->base)};
+    return fail_at(T->P, loc, "%s have at most %d dimensions", what, NR_MAX_RANK);
+}
+
 static char tpeek(const TypeScan *T) { return T->s < T->P->end ? *T->s : 0; }
 
 /* A number dtype; what names what is expected when there is none (a pointer's pointee
@@ -443,7 +449,7 @@ static bool scan_block(TypeScan *T, IrType *out, uint32_t *layout) {
     int rank = 0, stages = 1;
     T->s++; /* '<' */
     do {
-        if (rank == NR_MAX_RANK) return type_fail(T, "blocks have at most 8 dimensions");
+        if (rank == NR_MAX_RANK) return rank_fail(T, "blocks");
         if (!scan_dim(T, &shape[rank++])) return false;
     } while (is_digit(tpeek(T)));
     IrType elem;
@@ -457,7 +463,7 @@ static bool scan_smem(TypeScan *T, IrType *out, uint32_t *layout) {
     int32_t shape[NR_MAX_RANK];
     int rank = 0, stages = 1, dt;
     do {
-        if (rank == NR_MAX_RANK) return type_fail(T, "buffers have at most 8 dimensions");
+        if (rank == NR_MAX_RANK) return rank_fail(T, "buffers");
         if (!scan_dim(T, &shape[rank++])) return false;
     } while (is_digit(tpeek(T)));
     if (!scan_dtype(T, &dt,

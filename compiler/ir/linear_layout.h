@@ -20,7 +20,7 @@
 
 #include "compiler/support/support.h"
 
-enum { LL_MAX_RANK = 8, LL_MAX_BITS = 24 };
+enum { LL_MAX_RANK = 16, LL_MAX_BITS = 24 };
 
 /* Input dimensions: distributed layouts use REG, LANE and WARP; shared layouts OFFSET. */
 typedef enum { LL_REG = 0, LL_LANE = 1, LL_WARP = 2, LL_NIN = 3, LL_OFFSET = 0 } LinInDim;

@@ -301,7 +301,7 @@ def sum_padded(x_ptr, o_ptr, K: tl.constexpr):
     tl.store(o_ptr + 1, BK)
 
 
-# Blocks of 5 to 8 dims (Nereid's NR_MAX_RANK is 8; Triton has no such limit, and its
+# Blocks of 5 to 16 dims (Nereid's NR_MAX_RANK is 16; Triton has no such limit, and its
 # tests reshape and permute through 5 and 6 dims): the forms of Triton's
 # test_chained_reductions, reshape round trips, expand_dims and broadcasts to rank 5,
 # batched dots with several batch dims, scans and sorts along an axis of a 5-D block.
@@ -356,11 +356,20 @@ def scan_sort5(x, out, AXIS: tl.constexpr):
 
 
 @nereid.jit(device=CPU)
-def eight_dims(x, out, NINE: tl.constexpr):
-    v = tl.load(x + tl.arange(0, 256)).reshape(2, 2, 2, 2, 2, 2, 2, 2)
-    if NINE:
-        v = v[None, :, :, :, :, :, :, :, :]
-    tl.store(out + tl.arange(0, 256), tl.permute(v, (7, 6, 5, 4, 3, 2, 1, 0)).reshape(256))
+def sixteen_dims(x, out, SEVENTEEN: tl.constexpr):
+    v = tl.load(x + tl.arange(0, 65536)).reshape(2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2)
+    if SEVENTEEN:
+        v = v[None, :, :, :, :, :, :, :, :, :, :, :, :, :, :, :, :]
+    tl.store(out + tl.arange(0, 65536),
+             tl.permute(v, (15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)).reshape(65536))
+
+
+@nereid.jit(device=CPU)
+def nine_dims(x, out):  # Triton's test_reshape reshapes through 9 dims
+    v = tl.load(x + tl.arange(0, 512)).reshape(2, 1, 2, 2, 4, 1, 2, 2, 4)
+    w = tl.permute(v, (8, 0, 7, 1, 6, 2, 5, 3, 4))
+    tl.store(out + tl.arange(0, 512), w.reshape(512))
+    tl.store(out + 512 + tl.arange(0, 32), tl.sum(tl.sum(v, 8), 4).reshape(32))
 
 
 @nereid.jit(device=CPU)
@@ -772,14 +781,22 @@ class BlocksOfHighRank(unittest.TestCase):
             np.testing.assert_array_equal(out[1024:2048], np.sort(v, axis).ravel())
             np.testing.assert_array_equal(out[2048:], np.flip(v, axis).ravel())
 
-    def test_eight_dims_and_no_more(self):
-        x = np.arange(256, dtype=np.int32)
-        out = np.zeros(256, np.int32)
-        eight_dims[(1,)](x, out, NINE=False)
-        np.testing.assert_array_equal(out, np.transpose(x.reshape((2,) * 8)).ravel())
+    def test_sixteen_dims_and_no_more(self):
+        x = np.arange(65536, dtype=np.int32)
+        out = np.zeros(65536, np.int32)
+        sixteen_dims[(1,)](x, out, SEVENTEEN=False)
+        np.testing.assert_array_equal(out, np.transpose(x.reshape((2,) * 16)).ravel())
         with self.assertRaises(nereid.CompileError) as cm:
-            eight_dims[(1,)](x, out, NINE=True)
-        self.assertIn("blocks have at most 8 dimensions", cm.exception.error_message)
+            sixteen_dims[(1,)](x, out, SEVENTEEN=True)
+        self.assertIn("blocks have at most 16 dimensions", cm.exception.error_message)
+
+    def test_nine_dims(self):
+        x = np.arange(512, dtype=np.int32)
+        out = np.zeros(544, np.int32)
+        nine_dims[(1,)](x, out)
+        v = x.reshape(2, 1, 2, 2, 4, 1, 2, 2, 4)
+        np.testing.assert_array_equal(out[:512], np.transpose(v, (8, 0, 7, 1, 6, 2, 5, 3, 4)).ravel())
+        np.testing.assert_array_equal(out[512:], v.sum(8).sum(4).ravel())
 
     def test_block_pointer_of_6_dims(self):
         for s0, s5 in ((2, 8), (1, 5)):

@@ -815,9 +815,9 @@ static const char K_PERM[] =
     "    f = tl.reshape(z, (n,))\n"
     "    tl.store(h + tl.arange(0, 64), tl.histogram(f % 100, 64, mask=f > -50))\n";
 
-/* blocks of 5 and 6 dims (Nereid's limit is 8): Triton's test_chained_reductions (a 5-D
- * load, masked here, a permute, three sums), a round trip through 6 dims, a cumsum along
- * dim 3, and fp16 expand_dims and broadcasts to rank 5 */
+/* blocks of 5 dims and more (Nereid's limit is 16): Triton's test_chained_reductions (a 5-D
+ * load, masked here, a permute, three sums), a round trip through SIX's dims (6 to 16), a cumsum
+ * along dim 3, and fp16 expand_dims and broadcasts to rank 5 */
 static const char K_RANK5[] =
     "import triton\n"
     "import triton.language as tl\n"

@@ -742,8 +742,8 @@ static void perm_case(int R, int C, int warps) {
     free(x), free(z), free(ix);
 }
 
-/* blocks of 5 and 6 dims: shape d (5 dims), its permute perm and the 3 summed axes, a
- * 6-D shape of as many elements and its permute; n of the elements inside the mask.
+/* blocks of 5 dims and more: shape d (5 dims), its permute perm and the 3 summed axes, a
+ * shape of 6 to 16 dims of as many elements and its permute; n of the elements inside the mask.
  * Quarters in [-8, 8]: the sums are exact in any order. */
 static void rank5_case(const int *d, const char *perm, const char *axes, const char *six,
                        const char *perm6, long n, int warps) {
@@ -751,7 +751,7 @@ static void rank5_case(const int *d, const char *perm, const char *axes, const c
     GtRng r = {5150 + N + (uint64_t)warps};
     float *x = gt_fill_quarters(GT_F32, N, &r, -8, 8);
     void *h = gt_fill_quarters(GT_F16, 16, &r, -8, 8);
-    GtCase *c = gt_case("5-D and 6-D blocks (sums, permutes, cumsum)", "%dx%dx%dx%dx%d n=%ld w%d",
+    GtCase *c = gt_case("5-D to 16-D blocks (sums, permutes, cumsum)", "%dx%dx%dx%dx%d n=%ld w%d",
                         d[0], d[1], d[2], d[3], d[4], n, warps);
     gt_source(c, K_RANK5, "rank5", NULL);
     static const char *const dn[5] = {"D0", "D1", "D2", "D3", "D4"};
@@ -1428,6 +1428,12 @@ int main(int argc, char **argv) {
                "(1, 0, 3, 2, 5, 4)", 32768, 8);
     rank5_case((int[]){2, 2, 2, 4, 8}, "(4, 3, 2, 1, 0)", "(0, 0, 0)", "(2, 2, 2, 2, 2, 8)",
                "(5, 4, 3, 2, 1, 0)", 250, 1);
+    /* the round trip through 9 dims (Triton's test_reshape) and through 16 (Nereid's limit) */
+    rank5_case((int[]){4, 32, 32, 4, 2}, "(2, 1, 0, 3, 4)", "(3, 1, 0)",
+               "(2, 4, 2, 4, 2, 8, 4, 2, 4)", "(8, 0, 7, 1, 6, 2, 5, 3, 4)", 32768 - 77, 4);
+    rank5_case((int[]){4, 32, 32, 4, 2}, "(4, 3, 2, 1, 0)", "(0, 0, 0)",
+               "(2, 2, 2, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2, 2, 2, 2)",
+               "(15, 13, 14, 11, 12, 9, 10, 7, 8, 5, 6, 3, 4, 1, 2, 0)", 32768, 8);
     blockptr_case(37, 45, 16, 8, false, 1);
     blockptr_case(37, 45, 8, 16, true, 4);
     blockptr_case(100, 130, 32, 64, false, 8);

@@ -801,7 +801,7 @@ static void test_shapes(void) {
     kb_free(k);
 }
 
-/* Blocks of 5 to 8 dims: a trans by perm (the strided gather of interp_shape.c, its
+/* Blocks of 5 to 16 dims: a trans by perm (the strided gather of interp_shape.c, its
  * innermost dim contiguous or not) and x - sum(x, axis) broadcast back (reduce,
  * expand_dims, broadcast), against plain C. */
 static void t_shapes_rank(int rank, const int32_t *shape, const int *perm, int axis) {
@@ -846,6 +846,9 @@ static void test_shapes_high_rank(void) {
     t_shapes_rank(6, (int32_t[]){2, 4, 2, 8, 4, 4}, (int[]){5, 3, 0, 4, 1, 2}, 5);
     t_shapes_rank(7, (int32_t[]){2, 1, 4, 2, 1, 8, 2}, (int[]){6, 5, 4, 3, 2, 1, 0}, 2);
     t_shapes_rank(8, (int32_t[]){2, 2, 2, 2, 2, 2, 2, 2}, (int[]){1, 0, 3, 2, 5, 4, 7, 6}, 7);
+    t_shapes_rank(9, (int32_t[]){2, 1, 2, 2, 4, 1, 2, 1, 4}, (int[]){8, 0, 7, 1, 6, 2, 5, 3, 4}, 4);
+    t_shapes_rank(16, (int32_t[]){2, 2, 1, 2, 2, 2, 2, 2, 2, 2, 2, 1, 2, 2, 2, 2},
+                  (int[]){15, 13, 14, 11, 12, 9, 10, 7, 8, 5, 6, 3, 4, 1, 2, 0}, 10);
 }
 
 /* ---- dot ---- */

@@ -125,6 +125,7 @@ typedef struct {
     PyObject *last_kernel;
     bool last_tuned; /* last_kernel is tuned (its launches need the arguments' extents) */
     bool fast;       /* the last launch's arguments were all of kinds fast_launch reads */
+    bool launcher;   /* a compiled kernel's kernel[grid] (KernelLauncher): runs its switches */
 } DispatcherObject;
 
 /* The grid of a launch, as `k[grid]` gives it: a tuple of ints (or an int) is read once
@@ -1930,6 +1931,16 @@ static int fast_launch(DispatcherObject *d, const Grid *gi, PyObject *args, PyOb
     }
     nr_launch_options lo = {0};
     if (current_stream(d, c, &lo.stream)) goto error;
+    LaunchOpts dflt = {0}; /* a call without options: the switches resolved as a slow launch does */
+    if (d->launcher) {
+        dflt.fp_fusion = ((KernelObject *)kobj)->fp_fusion;
+        dflt.reflect_ftz = ((KernelObject *)kobj)->reflect_ftz;
+    } else {
+        triton_defaults(&dflt);
+    }
+    lo.enable_fp_fusion = dflt.fp_fusion, lo.enable_reflect_ftz = dflt.reflect_ftz;
+    ((KernelObject *)kobj)->fp_fusion = dflt.fp_fusion;
+    ((KernelObject *)kobj)->reflect_ftz = dflt.reflect_ftz;
     nr_status s = nr_launch(((KernelObject *)kobj)->k, gi->dims, a, na, &lo);
     if (s) {
         nrpy_raise(st, c->ctx, s, NULL);
@@ -2004,7 +2015,11 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
     PyObject *cache =
         NULL; /* c's kernels; both held for the launch (Python code may change the dispatcher's) */
     if (bind(d, args, kwargs, vals, &extra, &lop)) goto out;
-    triton_defaults(&lop);
+    /* a compiled kernel's launcher (kernel[grid]) runs what was compiled: the switches
+     * its last launch resolved, not the defaults */
+    d->launcher = st->grid_view && PyType_Check(st->grid_view) &&
+                  PyObject_TypeCheck((PyObject *)d, (PyTypeObject *)st->grid_view);
+    if (!d->launcher) triton_defaults(&lop);
     if (!(c = context_of(d))) goto out;
     Py_INCREF((PyObject *)c);
     cache = Py_NewRef(d->cache);
@@ -2086,6 +2101,11 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
         goto out;
     }
     if (!(k = launch_kernel(d, c, cache, vals, slots, slot_of, extra))) goto out;
+    if (d->launcher) {
+        if (!lop.fp_fusion) lop.fp_fusion = k->fp_fusion;
+        if (!lop.reflect_ftz) lop.reflect_ftz = k->reflect_ftz;
+    }
+    k->fp_fusion = lop.fp_fusion, k->reflect_ftz = lop.reflect_ftz;
     nr_arg a[MAX_SLOTS];
     int na = 0;
     bool tuned = nr_kernel_num_configs(k->k) > 0;

@@ -88,6 +88,8 @@ typedef struct {
     int nparams;
     PyObject *signature; /* _signature: the @jit function's parameters (kernel[grid] reads it) */
     int num_ctas;        /* the last launch's num_ctas, as given (kernel.metadata.num_ctas) */
+    int fp_fusion, reflect_ftz; /* the last launch's switches, as resolved (1 on, -1 off, 0
+                                   the module's): what kernel[grid] launches with */
 } KernelObject;
 
 /* Raise the exception class for status s with the context's last error. */

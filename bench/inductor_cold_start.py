@@ -203,11 +203,18 @@ def one_run(args):
             t = getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0)
             if t:
                 prof[e.key] = [e.count, t / 3.0]
+    chosen = None
+    if args.profile:
+        try:  # Inductor's internals: informative only, never the run's failure
+            chosen = chosen_configs()
+        except Exception as e:  # noqa: BLE001
+            chosen = {"error": repr(e)}
     res = {"model": args.model, "backend": args.backend, "serial": args.serial, "cold_start_s": cold,
            "step_ms": times[len(times) // 2] * 1e3, "out_max_diff": out_diff, "out_ok": out_ok,
            "grad_cosine": cos}
     if prof is not None:
         res["profile_us_per_step"] = prof
+        res["configs"] = chosen
     try:  # where Dynamo and Inductor spent the cold start, by phase (seconds)
         from torch._dynamo.utils import compile_times
         names, values = compile_times(repr="csv", aggregate=True)
@@ -218,6 +225,23 @@ def one_run(args):
         res["compile_s"], res["kernels"], extra = clock.read()
         res.update({k: v for k, v in extra.items() if k not in ("compile_seconds", "kernels")})
     print("RESULT " + json.dumps(res), flush=True)
+
+
+def chosen_configs():
+    """Each generated kernel's configuration as its autotuner chose it (Inductor's
+    CachingAutotuner keeps the winner as launchers[0]) and how many it chose from, by the
+    kernel's name."""
+    import gc
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+    out = {}
+    for o in gc.get_objects():
+        if isinstance(o, CachingAutotuner) and getattr(o, "launchers", None):
+            name = (getattr(o, "inductor_meta", None) or {}).get("kernel_name") or getattr(o.fn, "__name__", "?")
+            c = o.launchers[0].config
+            # configs: the candidates (None once Inductor has dropped them after choosing)
+            out[name] = "%s w%d s%d (of %s)" % (",".join("%s=%s" % kv for kv in c.kwargs.items()), c.num_warps,
+                                                c.num_stages, len(o.configs) if o.configs else "?")
+    return out
 
 
 def dump_kernels(cache, dest):
@@ -261,8 +285,8 @@ def main():
     ap.add_argument("--dump", default=None)
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--profile", action="store_true",
-                    help="also the GPU time of each kernel per step (torch.profiler), into coldstart.json, and the "
-                    "kernels whose time differs most between the compilers")
+                    help="also the GPU time of each kernel per step (torch.profiler) and each autotuner's pick, "
+                    "into coldstart.json, and the kernels whose time differs most between the compilers")
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
     ap.add_argument("--backend", help=argparse.SUPPRESS)
@@ -317,8 +341,12 @@ def main():
             names = set(by["triton"]) | set(by["nereid"])
             diff = sorted(names, key=lambda n: -abs(by["nereid"].get(n, [0, 0])[1] - by["triton"].get(n, [0, 0])[1]))
             print("%s: GPU us per step, Triton vs Nereid, the 15 kernels that differ most" % model)
+            cfg = {r["backend"]: r.get("configs") or {} for r in rows if r["model"] == model and r.get("serial")}
             for n in diff[:15]:
                 print("  %10.1f %10.1f  %s" % (by["triton"].get(n, [0, 0])[1], by["nereid"].get(n, [0, 0])[1], n[:100]))
+                if n in cfg.get("triton", {}) or n in cfg.get("nereid", {}):  # each autotuner's pick
+                    print("             triton: %s; nereid: %s" % (cfg.get("triton", {}).get(n, "-"),
+                                                                      cfg.get("nereid", {}).get(n, "-")))
             print("  total %10.1f %10.1f" % (sum(v[1] for v in by["triton"].values()),
                                               sum(v[1] for v in by["nereid"].values())))
     print("| model | compiler | Inductor workers | cold start s | kernel compile s | kernels | step ms | "

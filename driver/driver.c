@@ -10,13 +10,16 @@
 #include "compiler/passes/passes.h"
 #include "compiler/support/options.h"
 
-static Module *parse_stdlib(Arena *arena, Diag *diag) {
+const Module *driver_parse_stdlib(Arena *arena) {
     Source *src = arena_alloc(arena, sizeof *src);
     src->name = "<stdlib>";
     src->text = driver_stdlib_source;
     src->len = driver_stdlib_source_len;
-    Module *m = lang_parse_module(arena, diag, src);
-    if (!m) NR_DIE("the standard library does not parse:\n%s", sb_cstr(&diag->out));
+    Diag diag;
+    diag_init(&diag);
+    Module *m = lang_parse_module(arena, &diag, src);
+    if (!m) NR_DIE("the standard library does not parse:\n%s", sb_cstr(&diag.out));
+    diag_free(&diag);
     return m;
 }
 
@@ -90,7 +93,7 @@ bool driver_compile(const Source *src, const NrCompileOptions *o, Diag *diag, St
         return true;
     }
 
-    out->std = parse_stdlib(arena, diag);
+    out->std = o->stdlib ? o->stdlib : driver_parse_stdlib(arena);
     out->ir = ir_module_new(arena);
     const char **skip = NULL;
     if (o->defer_tuned && !read_tuned(o, diag, out, &skip)) goto fail;

@@ -24,6 +24,9 @@ typedef struct NrCompileOptions {
     bool print_after_all;    /* dump the IR after every pass into `dump` */
     NrStage stop_after;      /* NR_STAGE_IR_OPT for a full compile */
     bool emit;               /* print the stop_after stage's result into `dump` */
+    const Module *stdlib;    /* the standard library, parsed once (driver_parse_stdlib) by a
+                                caller that compiles often (the C API: once per context);
+                                NULL: parsed here, into the program's arena */
 } NrCompileOptions;
 
 /* A kernel with @autotune/@heuristics, as the front end hands it to the runtime: what
@@ -44,6 +47,9 @@ typedef struct NrProgram {
     int ntuned;
     double times_ms[3]; /* parse, sema (lowering), passes */
 } NrProgram;
+
+/* The standard library's AST, in arena (it cannot fail: it is part of the binary). */
+const Module *driver_parse_stdlib(Arena *arena);
 
 /* Compile src. Diagnostics go to diag; dumps (emit, print-after-all) to dump (may be
  * NULL). On success fills out (free with driver_program_free) and returns true. */

@@ -129,6 +129,7 @@ nr_status nr_compile_many(nr_context *ctx, nr_compile_job *jobs, int num_jobs) {
             todo++;
         }
     }
+    context_stdlib(ctx); /* before the threads: they only read it */
     parallel_for(num_jobs, todo > 1 ? option_compile_threads(todo) : 1, compile_one, &cm);
     nr_status first = NR_OK;
     StrBuf msg;

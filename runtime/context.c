@@ -68,7 +68,15 @@ void context_free(nr_context *ctx) {
     free(ctx->host);
     sb_free(&ctx->err);
     sb_free(&ctx->fault);
+    if (ctx->std_arena) arena_free(ctx->std_arena);
     free(ctx);
+}
+
+const Module *context_stdlib(nr_context *ctx) {
+    if (ctx->std) return ctx->std;
+    if (!ctx->std_arena) ctx->std_arena = arena_new();
+    if (ctx->std_arena) ctx->std = driver_parse_stdlib(ctx->std_arena);
+    return ctx->std;
 }
 
 nr_device_kind nr_context_device(const nr_context *ctx) { return ctx ? ctx->kind : NR_DEVICE_CPU; }

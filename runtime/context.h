@@ -9,5 +9,8 @@ void context_release_streams(nr_context *ctx);
 /* Frees a context whose modules are gone (nr_context_destroy releases the streams, whose
  * work may use the modules, then destroys the modules): its memory, its device. */
 void context_free(nr_context *ctx);
+/* The standard library's AST for ctx's compiles, parsed at the first call (not thread-safe:
+ * nr_compile_many calls it before its threads start). */
+const Module *context_stdlib(nr_context *ctx);
 
 #endif

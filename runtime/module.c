@@ -11,6 +11,7 @@
 #include "args.h"
 #include "compiler/passes/passes.h"
 #include "compiler/support/options.h"
+#include "context.h"
 #include "launch_cuda.h"
 #include "status.h"
 
@@ -128,7 +129,8 @@ nr_status module_build(nr_context *ctx, char *text, size_t len, const char *file
                           .defer_tuned = true,
                           .num_warps = m->num_warps,
                           .num_stages = m->num_stages,
-                          .stop_after = NR_STAGE_IR_OPT};
+                          .stop_after = NR_STAGE_IR_OPT,
+                          .stdlib = ctx->std};
     Diag diag;
     diag_init(&diag);
     if (!driver_compile(m->src, &o, &diag, NULL, &m->prog)) {
@@ -147,6 +149,7 @@ nr_status module_compile(nr_context *ctx, char *text, size_t len, const char *fi
                          const nr_compile_options *opts, nr_module **out) {
     StrBuf err;
     sb_init(&err);
+    context_stdlib(ctx);
     nr_status s = module_build(ctx, text, len, filename, opts, &err, out);
     if (s) api_fail(ctx, s, "%s", sb_cstr(&err));
     sb_free(&err);

@@ -38,6 +38,11 @@ struct nr_context {
     bool fault_reported;
     Allocation *host; /* nr_host_register's extents (CPU device): the caller's memory */
     int nhost, caphost;
+    /* the standard library's AST, parsed by the context's first compile (context_stdlib) and
+     * read by every module's front end after it (on several threads in nr_compile_many,
+     * which parses it first); in its own arena, freed with the context, after its modules */
+    Arena *std_arena;
+    const Module *std;
 };
 
 enum { NR_MAX_LAUNCH_ARGS = 64 }; /* the GPU back end's limit on kernel parameters */

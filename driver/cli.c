@@ -2,6 +2,7 @@
  * prints the requested stage; `nereid opt` runs passes on textual IR (for tests).
  * Exit status: 0 success, 1 compile error, 2 usage error. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ static void print_usage(FILE *f) {
         "[--time]\n"
         "                      [--divisible=P,...] [--one=P,...] [--no-align] "
         "[--llvm-passes=PIPELINE]\n"
+        "                      [--signature=TYPE,...]\n"
         "                      [--libdevice=FILE|none] [--maxnreg=N] [--enable-fp-fusion=0|1]\n"
         "                      [--enable-reflect-ftz=0|1] [--strict-ptxas]\n"
         "       nereid compile FILE.nr --emit=c [--arch=%s] -o DIR/NAME [-k KERNEL] [-D ...]\n"
@@ -58,6 +60,11 @@ static void print_usage(FILE *f) {
         "parameters named by --divisible as nonzero multiples of 16, those named by --one as "
         "equal\n"
         "to 1.\n"
+        "--signature lists the -k kernel's parameters as Triton spells them (\"*fp32:16, i32, "
+        "1024\":\n"
+        "a type, :16 divisible by 16, :1 equal to 1, constexpr or a constexpr's value), for a "
+        "file whose\n"
+        "parameters carry no types (man nereid).\n"
         "--time prints the time of each stage to standard error. --llvm-passes replaces the LLVM\n"
         "pipeline (e.g. 'default<O3>'). --libdevice names CUDA's libdevice.10.bc, which the math\n"
         "functions (tl.erf, libdevice.pow, ...) call; none uses Nereid's own routines (default: "
@@ -139,6 +146,11 @@ typedef struct CliArgs {
     int narchs;
     char arch_list[256], arch_text[256]; /* split in place; as given */
     char command[4096];                  /* the command line as given, for --emit=c's comments */
+    const char *signature;               /* --signature (apply_signature reads it) */
+    char sig_text[4096];                 /* its entries, split in place */
+    SemaDefine param_types[128];         /* what it makes of them, by parameter */
+    char divisible_all[4096], one_all[4096]; /* --divisible / --one and its :16 / :1 marks */
+    Arena *sig_arena;                        /* the parameters' names (its parse of the file) */
 } CliArgs;
 
 static int parse_emit(CliArgs *a, const char *v) {
@@ -211,6 +223,7 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
         else if (!strcmp(s, "--strict-ptxas")) a->strict_ptxas = true;
         else if (!strcmp(s, "--no-ptxas")) a->no_ptxas = true;
         else if (!strncmp(s, "--divisible=", 12)) a->divisible = s + 12;
+        else if (!strncmp(s, "--signature=", 12)) a->signature = s + 12;
         else if (!strncmp(s, "--one=", 6)) a->one = s + 6;
         else if (!strncmp(s, "--llvm-passes=", 14)) a->llvm_passes = s + 14;
         else if (!strncmp(s, "--libdevice=", 12)) {
@@ -438,6 +451,116 @@ static void print_times(const NrProgram *p, const double *gpu, double total) {
     fprintf(stderr, "; total %.2f\n", total);
 }
 
+/* The next entry of a --signature list from *p (commas inside <...> and [...] belong to the
+ * entry: "tensordesc<fp16[64, 64]>"), its spaces trimmed; NULL at the end. */
+static char *next_entry(char **p) {
+    char *s = *p;
+    if (!s) return NULL;
+    int depth = 0;
+    char *e = s;
+    for (; *e && (depth || *e != ','); e++)
+        depth += (*e == '<' || *e == '[') - (*e == '>' || *e == ']');
+    *p = *e ? e + 1 : NULL;
+    *e = 0;
+    while (*s == ' ') s++;
+    for (char *t = s + strlen(s); t > s && t[-1] == ' ';) *--t = 0;
+    return s;
+}
+
+/* A constexpr's value in a --signature entry, as triton.tools.compile tells them from
+ * types: a number, True, False, None, a quoted string, a tuple, or a tl. dtype. */
+static bool is_value(const char *e) {
+    char *end;
+    (void)strtod(e, &end);
+    if (end != e && !*end) return true;
+    return !strcmp(e, "True") || !strcmp(e, "False") || !strcmp(e, "None") || *e == '"' ||
+           *e == '\'' || *e == '(' || !strncmp(e, "tl.", 3);
+}
+
+static void append_name(char *list, size_t cap, const char *name) {
+    size_t n = strlen(list);
+    snprintf(list + n, cap - n, "%s%s", n ? "," : "", name);
+}
+
+/* --signature: Triton's positional spelling of a kernel's parameters (as triton.tools.compile
+ * takes it), so that a Triton file compiles unchanged: one entry per parameter of the -k
+ * kernel, in order: a signature type ("*fp32", "i32", "fp16", "tensordesc<fp16[64, 64]>"),
+ * "constexpr", or a constexpr's value ("1024", "True", "tl.float16": is_value); anything
+ * else is taken as a type, which sema checks at the parameter; ":16" after an integer
+ * type marks the parameter divisible by 16 (as --divisible; after a pointer type it is the
+ * default, 16-byte aligned), ":1" an integer equal to 1 (as --one). Each entry becomes the
+ * parameter's annotation, a value also a -D (unless one names the parameter). The
+ * parameters' names come from a parse of the file of its own; a file that does not parse is
+ * left to the compile to report. */
+/* An error in --signature: the message, exit status 2 (a usage error). */
+static int sig_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "nereid: --signature: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+static int apply_signature(CliArgs *a, const Source *src) {
+    if (!a->signature) return 0;
+    if (!a->kernel) return sig_error("needs -k KERNEL (it lists one kernel's parameters)");
+    a->sig_arena = arena_new();
+    Diag quiet;
+    diag_init(&quiet);
+    const Module *m = lang_parse_module(a->sig_arena, &quiet, src);
+    diag_free(&quiet);
+    if (!m) return 0;
+    const Func *fn = NULL;
+    for (int i = 0; i < m->nfuncs; i++)
+        if (!strcmp(m->funcs[i]->name, a->kernel)) fn = m->funcs[i];
+    if (!fn) return sig_error("no function '%s' in the file", a->kernel);
+    snprintf(a->sig_text, sizeof a->sig_text, "%s", a->signature);
+    snprintf(a->divisible_all, sizeof a->divisible_all, "%s", a->divisible ? a->divisible : "");
+    snprintf(a->one_all, sizeof a->one_all, "%s", a->one ? a->one : "");
+    char *p = a->sig_text, *e;
+    int n = 0, cap = (int)(sizeof a->param_types / sizeof *a->param_types);
+    while ((e = next_entry(&p))) {
+        if (n == fn->nparams || n == cap) {
+            n = -1;
+            break;
+        }
+        const char *name = fn->params[n].name;
+        if (!*e) return sig_error("entry %d (parameter '%s') is empty", n + 1, name);
+        char *colon = strrchr(e, ':');
+        const char *mark = NULL;
+        if (colon && !strpbrk(colon, ">]")) *colon = 0, mark = colon + 1;
+        IrType t = {0};
+        bool type = sema_signature_type(e, &t), desc = !strncmp(e, "tensordesc<", 11);
+        bool cx = !strcmp(e, "constexpr") || !strcmp(e, "tl.constexpr");
+        if (mark && strcmp(mark, "16") && strcmp(mark, "1"))
+            return sig_error("'%s:%s': a mark is :16 or :1", e, mark);
+        if (mark && (!type || (t.dt == DT_PTR ? !strcmp(mark, "1") : !dt_is_int(t.dt))))
+            return sig_error("'%s:%s' (parameter '%s'): :16 marks an integer or a "
+                             "pointer, :1 an integer",
+                             e, mark, name);
+        if (mark && t.dt != DT_PTR)
+            append_name(!strcmp(mark, "16") ? a->divisible_all : a->one_all,
+                        sizeof a->divisible_all, name);
+        bool value = !type && !desc && !cx && is_value(e); /* else a type sema checks */
+        a->param_types[n] = (SemaDefine){name, value ? "constexpr" : e};
+        bool given = false;
+        for (int k = 0; k < a->ndefines; k++) given |= !strcmp(a->defines[k].name, name);
+        if (value && !given) {
+            if (a->ndefines == 256) return sig_error("too many -D options");
+            a->defines[a->ndefines++] = (SemaDefine){name, e};
+        }
+        n++;
+    }
+    if (n != fn->nparams)
+        return sig_error("'%s' has %d parameters: give one entry for each", a->kernel, fn->nparams);
+    a->o.param_types = a->param_types, a->o.nparam_types = n;
+    a->o.defines = a->defines, a->o.ndefines = a->ndefines;
+    a->divisible = a->divisible_all, a->one = a->one_all;
+    return 0;
+}
+
 static int cmd_compile(int argc, char **argv) {
     CliArgs a;
     memset(&a, 0, sizeof a);
@@ -450,6 +573,11 @@ static int cmd_compile(int argc, char **argv) {
         return 1;
     }
     Source src = {a.file, text, len};
+    if ((rc = apply_signature(&a, &src))) {
+        free(text);
+        arena_free(a.sig_arena);
+        return rc;
+    }
     Diag diag;
     diag_init(&diag);
     StrBuf dump;

@@ -23,6 +23,21 @@ const Module *driver_parse_stdlib(Arena *arena) {
     return m;
 }
 
+/* o->param_types: the annotations of only_kernel's parameters named there replace the
+ * file's (a parameter without one takes its own position for the annotation's) */
+static void retype_params(Module *ast, const NrCompileOptions *o) {
+    for (int i = 0; o->nparam_types && o->only_kernel && i < ast->nfuncs; i++) {
+        Func *fn = ast->funcs[i];
+        if (strcmp(fn->name, o->only_kernel)) continue;
+        for (int j = 0; j < fn->nparams; j++)
+            for (int k = 0; k < o->nparam_types; k++)
+                if (!strcmp(fn->params[j].name, o->param_types[k].name)) {
+                    if (!fn->params[j].annotation) fn->params[j].ann_loc = fn->params[j].loc;
+                    fn->params[j].annotation = o->param_types[k].value;
+                }
+    }
+}
+
 static bool verify(IrModule *m, Diag *diag, const char *after) {
     StrBuf err;
     sb_init(&err);
@@ -87,6 +102,7 @@ bool driver_compile(const Source *src, const NrCompileOptions *o, Diag *diag, St
     Module *ast = lang_parse_module(arena, diag, src);
     out->times_ms[0] = clock_now_ms() - t0;
     if (!ast) goto fail;
+    retype_params(ast, o);
     out->ast = ast;
     if (o->stop_after == NR_STAGE_AST) {
         if (o->emit && dump) ast_print(dump, ast);

@@ -24,9 +24,13 @@ typedef struct NrCompileOptions {
     bool print_after_all;    /* dump the IR after every pass into `dump` */
     NrStage stop_after;      /* NR_STAGE_IR_OPT for a full compile */
     bool emit;               /* print the stop_after stage's result into `dump` */
-    const Module *stdlib;    /* the standard library, parsed once (driver_parse_stdlib) by a
-                                caller that compiles often (the C API: once per context);
-                                NULL: parsed here, into the program's arena */
+    const SemaDefine *param_types; /* only_kernel's parameters' annotations, by name, in place
+                                      of the file's (the CLI's --signature): "*fp32", "i32",
+                                      "constexpr", ... */
+    int nparam_types;
+    const Module *stdlib; /* the standard library, parsed once (driver_parse_stdlib) by a
+                             caller that compiles often (the C API: once per context);
+                             NULL: parsed here, into the program's arena */
 } NrCompileOptions;
 
 /* A kernel with @autotune/@heuristics, as the front end hands it to the runtime: what

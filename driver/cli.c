@@ -573,7 +573,12 @@ static int cmd_compile(int argc, char **argv) {
         return 1;
     }
     Source src = {a.file, text, len};
+    Arena *py = NULL; /* a .py file: its kernels (lang_py_kernels), the rest blanked */
+    size_t nlen = strlen(a.file);
+    if (nlen > 3 && !strcmp(a.file + nlen - 3, ".py"))
+        src = lang_py_kernels(py = arena_new(), &src);
     if ((rc = apply_signature(&a, &src))) {
+        arena_free(py);
         free(text);
         arena_free(a.sig_arena);
         return rc;
@@ -601,6 +606,8 @@ static int cmd_compile(int argc, char **argv) {
     }
     sb_free(&dump);
     diag_free(&diag);
+    arena_free(py);
+    arena_free(a.sig_arena);
     free(text);
     return rc;
 }

@@ -186,6 +186,11 @@ typedef struct Module {
  * input cannot exhaust the stack. */
 Module *lang_parse_module(Arena *arena, Diag *diag, const Source *src);
 
+/* A Python file's kernels (py_kernels.c): src with every top-level statement blanked but
+ * imports, assignments to a name that parse, docstrings and functions with a jit
+ * decorator; the same length, lines and columns. In arena. */
+Source lang_py_kernels(Arena *arena, const Source *src);
+
 /* Print the AST in a stable indented form (the CLI's --emit=ast). */
 void ast_print(StrBuf *out, const Module *m);
 

@@ -39,6 +39,7 @@ typedef struct CompileOpts {
     const char *kernel, *arch, *divisible, *one;
     int num_warps;
     bool no_align;
+    bool python;       /* --python: compile the input as a .py file (lang_py_kernels) */
     bool take_next_as; /* set by -D/-k: the next word is its value */
 } CompileOpts;
 
@@ -90,6 +91,8 @@ static void take_word(FuzzWord w, FuzzWord next, void *ctx) {
         o->one = fuzz_word_str(o->arena, w, 6);
     } else if (fuzz_word_is(w, "--no-align")) {
         o->no_align = true;
+    } else if (fuzz_word_is(w, "--python")) {
+        o->python = true;
     }
 }
 
@@ -190,7 +193,7 @@ static bool gpu_stage(const CompileOpts *o, NrProgram *prog, Diag *diag) {
         GpuResult r;
         bool ok = gpu_compile_kernel(f, &spec, &t, GPU_DUMP_NONE, NULL, NULL, &r, diag);
         free(facts);
-        fuzz_check_diag(diag, ok, "gpu_compile_kernel", "fuzz.nr");
+        fuzz_check_diag(diag, ok, "gpu_compile_kernel", o->python ? "fuzz.py" : "fuzz.nr");
         sb_free(&r.ptx);
         if (!ok) return false;
     }
@@ -212,6 +215,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     add_default_defines(&o, &src);
     if (verbose) print_command(&o);
 
+    /* a Python file's kernels: the same text but blanks, newlines where they were */
+    Source py = lang_py_kernels(o.arena, &src);
+    for (size_t i = 0; i < size; i++)
+        if ((py.text[i] != text[i] && py.text[i] != ' ') ||
+            ((py.text[i] == '\n') != (text[i] == '\n')))
+            NR_DIE("lang_py_kernels changed byte %zu: %d -> %d", i, text[i], py.text[i]);
+    if (py.len != size || py.text[size]) NR_DIE("lang_py_kernels: length %zu of %zu", py.len, size);
+    if (o.python) src = (Source){"fuzz.py", py.text, py.len};
+
     NrCompileOptions co;
     memset(&co, 0, sizeof co);
     co.defines = o.defines;
@@ -226,7 +238,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sb_init(&dump);
     NrProgram prog;
     bool ok = driver_compile(&src, &co, &diag, &dump, &prog);
-    fuzz_check_diag(&diag, ok, "driver_compile", "fuzz.nr");
+    fuzz_check_diag(&diag, ok, "driver_compile", src.name);
     if (ok) {
         if (!no_gpu) gpu_stage(&o, &prog, &diag);
         driver_program_free(&prog);

@@ -348,8 +348,78 @@ static void test_copies_between_contexts(CheckState *st) {
     nr_context_destroy(b);
 }
 
+/* nr_compile_file on a .py file reads its kernels only: the host code around them (a
+ * lambda, a dict, a class, the __main__ block), which the kernel language does not have, is
+ * blanked, and a diagnostic's line and column are the file's. */
+static void test_python_file(CheckState *st) {
+    static const char prog[] = "import torch\n"
+                               "import triton\n"
+                               "import triton.language as tl\n"
+                               "CONFIGS = {'small': 64}\n"
+                               "TWO: tl.constexpr = 2\n"
+                               "\n"
+                               "@triton.jit\n"
+                               "def twice(x: \"*fp32\", n: \"i32\", BLOCK: tl.constexpr):\n"
+                               "    o = tl.arange(0, BLOCK)\n"
+                               "    tl.store(x + o, tl.load(x + o, mask=o < n) * TWO, mask=o < n)\n"
+                               "\n"
+                               "class Model(torch.nn.Module):\n"
+                               "    def forward(self, x):\n"
+                               "        return {'y': x}\n"
+                               "\n"
+                               "def run(x):\n"
+                               "    grid = lambda meta: (1, )\n"
+                               "    twice[grid](x, x.numel(), BLOCK=64)\n"
+                               "\n"
+                               "if __name__ == '__main__':\n"
+                               "    run(torch.ones(8))\n";
+    char path[] = "/tmp/nereid-test-XXXXXX.py";
+    int fd = mkstemps(path, 3);
+    CHECK_AT(st, fd >= 0, "mkstemps");
+    if (fd < 0) return;
+    FILE *f = fdopen(fd, "w");
+    fputs(prog, f);
+    fclose(f);
+    nr_context *ctx;
+    nr_context_create(NR_DEVICE_CPU, 0, &ctx);
+    nr_define d = {"BLOCK", "64"};
+    nr_compile_options o = {.defines = &d, .num_defines = 1};
+    nr_module *m = NULL;
+    nr_status s = nr_compile_file(ctx, path, &o, &m);
+    CHECK_AT(st, s == NR_OK && nr_module_num_kernels(m) == 1, "compile: %s", nr_last_error(ctx));
+    nr_kernel *k = NULL;
+    if (!s && !nr_module_get_kernel(m, "twice", &k)) {
+        float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8];
+        nr_devptr dx;
+        nr_malloc(ctx, sizeof x, &dx);
+        nr_memcpy_htod(ctx, dx, x, sizeof x);
+        nr_arg args[2] = {nr_arg_ptr(dx), nr_arg_i32(8)};
+        unsigned grid[3] = {1, 1, 1};
+        CHECK_AT(st, nr_launch(k, grid, args, 2, NULL) == NR_OK, "launch: %s", nr_last_error(ctx));
+        nr_memcpy_dtoh(ctx, y, dx, sizeof y);
+        int bad = 0;
+        for (int i = 0; i < 8; i++) bad += y[i] != 2 * x[i];
+        CHECK_AT(st, bad == 0, "twice: %d wrong", bad);
+    }
+    /* an error in the kernel: at the file's own line and column */
+    f = fopen(path, "w");
+    fputs("import triton\nCONFIGS = {'a': 1}\n\n@triton.jit\ndef k(x: \"*fp32\"):\n"
+          "    tl.store(x, nothing)\n\ndef host():\n    return lambda v: v\n",
+          f);
+    fclose(f);
+    nr_module *m2 = NULL;
+    s = nr_compile_file(ctx, path, NULL, &m2);
+    CHECK_AT(st,
+             s == NR_ERR_COMPILE &&
+                 strstr(nr_last_error(ctx), ".py:6:17: error: use of undefined name 'nothing'"),
+             "diagnostic: %s", nr_last_error(ctx));
+    remove(path);
+    nr_context_destroy(ctx);
+}
+
 int main(void) {
     CheckState st = {0, 0};
+    test_python_file(&st);
     test_copies_between_contexts(&st);
     test_context_owns_modules(&st);
     test_errors(&st);

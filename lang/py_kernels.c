@@ -1,0 +1,175 @@
+/* py_kernels.c - what of a Python file the front end reads. A file of Triton kernels is
+ * usually a program as well (host functions, classes, benchmarks under `if __name__ ==
+ * "__main__"`), written in all of Python, of which Nereid's parser knows the kernel subset.
+ * lang_py_kernels keeps the top-level statements a Triton kernel can use: imports,
+ * assignments to a name that parse on their own (constants such as `LOG2E =
+ * tl.constexpr(...)`; Triton's kernels may read no other globals), module docstrings, and
+ * functions with a jit decorator (`@triton.jit`, `@jit`, `@triton.jit(...)`, with whatever
+ * other decorators they carry). Every other top-level statement is blanked, each of its
+ * characters but newlines made a space, so the parser reads the rest at its own lines and
+ * columns and its diagnostics point into the file as written.
+ *
+ * Statements are found as Python finds them: a line that starts at column 0 at bracket
+ * depth 0, outside strings (triple-quoted ones included) and after no backslash
+ * continuation, and is not blank or a comment, starts one; decorators join the def they
+ * decorate. */
+#include <string.h>
+
+#include "ast.h"
+
+typedef struct Stmt0 {
+    size_t begin, end; /* [begin, end): its lines, through the newline before the next one */
+} Stmt0;
+
+/* Where each top-level statement begins: out[i] (at most cap); returns the count. */
+static int split_statements(const char *s, size_t n, size_t *out, int cap) {
+    int count = 0, depth = 0;
+    char quote = 0;      /* the string being read: its quote character, or 0 */
+    bool triple = false; /* ... and whether it is triple-quoted */
+    bool cont = false;   /* the line before ended with a backslash outside a string */
+    for (size_t i = 0; i < n;) {
+        /* at the start of a physical line */
+        if (!quote && depth == 0 && !cont) {
+            size_t j = i;
+            while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\f')) j++;
+            bool blank = j == n || s[j] == '\n' || s[j] == '\r' || s[j] == '#';
+            if (j == i && !blank && count < cap) out[count++] = i;
+        }
+        cont = false;
+        for (; i < n && s[i] != '\n'; i++) {
+            char c = s[i];
+            if (quote) {
+                if (c == '\\') {
+                    i++; /* the escaped character, a newline included */
+                    if (i < n && s[i] == '\n') break;
+                } else if (c == quote &&
+                           (!triple || (i + 2 < n && s[i + 1] == quote && s[i + 2] == quote))) {
+                    if (triple) i += 2;
+                    quote = 0;
+                }
+                continue;
+            }
+            if (c == '#') {
+                while (i < n && s[i] != '\n') i++;
+                break;
+            }
+            if (c == '\'' || c == '"') {
+                quote = c;
+                triple = i + 2 < n && s[i + 1] == c && s[i + 2] == c;
+                if (triple) i += 2;
+            } else if (c == '(' || c == '[' || c == '{') {
+                depth++;
+            } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+                depth--;
+            } else if (c == '\\' && i + 1 < n && s[i + 1] == '\n') {
+                cont = true;
+            }
+        }
+        if (i < n) i++;                  /* the newline */
+        if (quote && !triple) quote = 0; /* an unterminated string ends with its line */
+    }
+    return count;
+}
+
+static bool starts_with_word(const char *s, size_t n, const char *w) {
+    size_t k = strlen(w);
+    return n > k && !strncmp(s, w, k) && (s[k] == ' ' || s[k] == '\t' || s[k] == '(');
+}
+
+/* A decorator's name (after '@', up to '(' or the end of the line) that is a jit: the
+ * last component `jit` (triton.jit, jit, nereid.jit, triton.language.core.jit). */
+static bool jit_decorator(const char *s, size_t n) {
+    size_t k = 1;
+    while (k < n && (s[k] == '_' || s[k] == '.' || (s[k] >= 'a' && s[k] <= 'z') ||
+                     (s[k] >= 'A' && s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9')))
+        k++;
+    return k >= 4 && !strncmp(s + k - 3, "jit", 3) && (k == 4 || s[k - 4] == '.');
+}
+
+/* A statement beginning with decorators: whether one is a jit, and where the rest
+ * (def, class, ...) begins. */
+static size_t skip_decorators(const char *s, size_t n, bool *jit) {
+    size_t i = 0;
+    *jit = false;
+    while (i < n && s[i] == '@') {
+        size_t line_end = i;
+        while (line_end < n && s[line_end] != '\n') line_end++;
+        *jit |= jit_decorator(s + i, line_end - i);
+        /* the decorator's own statement ran to the next column-0 line; find it */
+        size_t j = i;
+        int depth = 0;
+        for (; j < n; j++) {
+            if (s[j] == '(' || s[j] == '[' || s[j] == '{') depth++;
+            else if ((s[j] == ')' || s[j] == ']' || s[j] == '}') && depth > 0) depth--;
+            else if (s[j] == '\n' && depth == 0) break;
+        }
+        i = j < n ? j + 1 : n;
+        while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
+    }
+    return i;
+}
+
+/* An assignment to one name (`NAME = ...`, `NAME: T = ...`). */
+static bool name_assignment(const char *s, size_t n) {
+    size_t i = 0;
+    if (i < n && !(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z')))
+        return false;
+    while (i < n && (s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+                     (s[i] >= '0' && s[i] <= '9')))
+        i++;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    return i < n && (s[i] == ':' || (s[i] == '=' && (i + 1 >= n || s[i + 1] != '=')));
+}
+
+/* Does the statement parse on its own (into a scratch arena, its diagnostics dropped)? */
+static bool parses_alone(const char *s, size_t n) {
+    Arena *a = arena_new();
+    Diag quiet;
+    diag_init(&quiet);
+    char *text = arena_alloc(a, n + 2);
+    memcpy(text, s, n);
+    text[n] = '\n', text[n + 1] = 0;
+    Source src = {"<statement>", text, n + 1};
+    bool ok = lang_parse_module(a, &quiet, &src) != NULL;
+    diag_free(&quiet);
+    arena_free(a);
+    return ok;
+}
+
+static bool keep_statement(const char *s, size_t n) {
+    if (starts_with_word(s, n, "import") || starts_with_word(s, n, "from")) return true;
+    if (s[0] == '"' || s[0] == '\'') return true; /* a docstring */
+    if (s[0] == '@') {
+        bool jit;
+        size_t rest = skip_decorators(s, n, &jit);
+        return jit && starts_with_word(s + rest, n - rest, "def");
+    }
+    return name_assignment(s, n) && parses_alone(s, n);
+}
+
+Source lang_py_kernels(Arena *arena, const Source *src) {
+    enum { MAX_STATEMENTS = 1 << 14 };
+    size_t *starts = arena_alloc(arena, sizeof *starts * MAX_STATEMENTS);
+    int count = split_statements(src->text, src->len, starts, MAX_STATEMENTS);
+    char *text = arena_alloc(arena, src->len + 1);
+    memcpy(text, src->text, src->len);
+    text[src->len] = 0;
+    for (int k = 0; k < count; k++) {
+        size_t b = starts[k];
+        if (src->text[b] == '@') { /* decorators and the def after them: one statement */
+            int j = k;
+            while (j + 1 < count && src->text[starts[j]] == '@') j++;
+            size_t e = j + 1 < count ? starts[j + 1] : src->len;
+            if (!keep_statement(src->text + b, e - b))
+                for (size_t i = b; i < e; i++)
+                    if (text[i] != '\n') text[i] = ' ';
+            k = j;
+            continue;
+        }
+        size_t e = k + 1 < count ? starts[k + 1] : src->len;
+        if (!keep_statement(src->text + b, e - b))
+            for (size_t i = b; i < e; i++)
+                if (text[i] != '\n') text[i] = ' ';
+    }
+    return (Source){src->name, text, src->len};
+}

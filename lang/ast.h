@@ -188,7 +188,8 @@ Module *lang_parse_module(Arena *arena, Diag *diag, const Source *src);
 
 /* A Python file's kernels (py_kernels.c): src with every top-level statement blanked but
  * imports, assignments to a name that parse, docstrings and functions with a jit
- * decorator; the same length, lines and columns. In arena. */
+ * decorator, and the first imports of an if/try made of imports (moved to column 0); the
+ * same length and lines, the same columns but on those import lines. In arena. */
 Source lang_py_kernels(Arena *arena, const Source *src);
 
 /* Print the AST in a stable indented form (the CLI's --emit=ast). */

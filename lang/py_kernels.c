@@ -5,7 +5,9 @@
  * assignments to a name that parse on their own (constants such as `LOG2E =
  * tl.constexpr(...)`; Triton's kernels may read no other globals), module docstrings, and
  * functions with a jit decorator (`@triton.jit`, `@jit`, `@triton.jit(...)`, with whatever
- * other decorators they carry). Every other top-level statement is blanked, each of its
+ * other decorators they carry). A top-level if or try made only of imports (an import
+ * that depends on the version, as libraries write them) keeps its first imports, moved to
+ * column 0 on their own lines. Every other top-level statement is blanked, each of its
  * characters but newlines made a space, so the parser reads the rest at its own lines and
  * columns and its diagnostics point into the file as written.
  *
@@ -147,6 +149,59 @@ static bool keep_statement(const char *s, size_t n) {
     return name_assignment(s, n) && parses_alone(s, n);
 }
 
+/* A line's text without its indentation: [*b, *e), trailing spaces and comments dropped. */
+static void line_text(const char *s, size_t i, size_t end, size_t *b, size_t *e) {
+    while (i < end && (s[i] == ' ' || s[i] == '\t')) i++;
+    size_t j = i;
+    while (j < end && s[j] != '\n' && s[j] != '#') j++;
+    while (j > i && (s[j - 1] == ' ' || s[j - 1] == '\t' || s[j - 1] == '\r')) j--;
+    *b = i, *e = j;
+}
+
+static bool line_is(const char *s, size_t b, size_t e, const char *word) {
+    size_t k = strlen(word);
+    return e - b >= k && !strncmp(s + b, word, k) &&
+           (e - b == k || s[b + k] == ' ' || s[b + k] == ':' || s[b + k] == '(');
+}
+
+/* A top-level if or try whose every line is a clause header (if, elif, else, try,
+ * except, finally), an import or pass (an import that depends on the Triton version, as
+ * libraries write them): its first run of imports is kept, moved to column 0 (their
+ * indentation goes after them, so lines and lengths stay), the rest blanked. True when
+ * the block was of that form (text rewritten), false otherwise (text untouched). */
+static bool first_imports(const char *s, char *text, size_t begin, size_t end) {
+    for (size_t i = begin; i < end;) {
+        size_t b, e, nl = i;
+        while (nl < end && s[nl] != '\n') nl++;
+        line_text(s, i, nl, &b, &e);
+        bool header =
+            e > b && s[e - 1] == ':' &&
+            (line_is(s, b, e, "if") || line_is(s, b, e, "elif") || line_is(s, b, e, "else") ||
+             line_is(s, b, e, "try") || line_is(s, b, e, "except") || line_is(s, b, e, "finally"));
+        if (e > b && !header && !line_is(s, b, e, "import") && !line_is(s, b, e, "from") &&
+            !line_is(s, b, e, "pass"))
+            return false;
+        i = nl < end ? nl + 1 : end;
+    }
+    bool seen = false, done = false;
+    for (size_t i = begin; i < end;) {
+        size_t b, e, nl = i;
+        while (nl < end && s[nl] != '\n') nl++;
+        line_text(s, i, nl, &b, &e);
+        bool imp = e > b && (line_is(s, b, e, "import") || line_is(s, b, e, "from"));
+        if (imp && !done) { /* the text at column 0, the indentation after it */
+            seen = true;
+            memmove(text + i, s + b, e - b);
+            for (size_t k = i + (e - b); k < nl; k++) text[k] = ' ';
+        } else {
+            done |= seen && e > b;
+            for (size_t k = i; k < nl; k++) text[k] = ' ';
+        }
+        i = nl < end ? nl + 1 : end;
+    }
+    return true;
+}
+
 Source lang_py_kernels(Arena *arena, const Source *src) {
     enum { MAX_STATEMENTS = 1 << 14 };
     size_t *starts = arena_alloc(arena, sizeof *starts * MAX_STATEMENTS);
@@ -167,7 +222,7 @@ Source lang_py_kernels(Arena *arena, const Source *src) {
             continue;
         }
         size_t e = k + 1 < count ? starts[k + 1] : src->len;
-        if (!keep_statement(src->text + b, e - b))
+        if (!keep_statement(src->text + b, e - b) && !first_imports(src->text, text, b, e))
             for (size_t i = b; i < e; i++)
                 if (text[i] != '\n') text[i] = ' ';
     }

@@ -50,6 +50,12 @@ def broken_kernel(x_ptr, BLOCK: tl.constexpr):
     tl.store(x_ptr + tl.arange(0, BLOCK), undefined_name)
 
 
+@triton.jit
+def uses_tanh(x_ptr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(x_ptr + o, tanh(tl.load(x_ptr + o)))
+
+
 class Model(torch.nn.Module):
     def forward(self, x):
         return x * 2

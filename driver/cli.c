@@ -574,9 +574,7 @@ static int cmd_compile(int argc, char **argv) {
     }
     Source src = {a.file, text, len};
     Arena *py = NULL; /* a .py file: its kernels (lang_py_kernels), the rest blanked */
-    size_t nlen = strlen(a.file);
-    if (nlen > 3 && !strcmp(a.file + nlen - 3, ".py"))
-        src = lang_py_kernels(py = arena_new(), &src);
+    if (lang_is_python_path(a.file)) src = lang_py_kernels(py = arena_new(), &src);
     if ((rc = apply_signature(&a, &src))) {
         arena_free(py);
         free(text);

@@ -191,6 +191,9 @@ Module *lang_parse_module(Arena *arena, Diag *diag, const Source *src);
  * decorator, and the first imports of an if/try made of imports (moved to column 0); the
  * same length and lines, the same columns but on those import lines. In arena. */
 Source lang_py_kernels(Arena *arena, const Source *src);
+/* Is name a Python file's (".py"), which the CLI and nr_compile_file read through
+ * lang_py_kernels? */
+bool lang_is_python_path(const char *name);
 
 /* Print the AST in a stable indented form (the CLI's --emit=ast). */
 void ast_print(StrBuf *out, const Module *m);

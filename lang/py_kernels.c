@@ -73,9 +73,17 @@ static int split_statements(const char *s, size_t n, size_t *out, int cap) {
     return count;
 }
 
-static bool starts_with_word(const char *s, size_t n, const char *w) {
-    size_t k = strlen(w);
-    return n > k && !strncmp(s, w, k) && (s[k] == ' ' || s[k] == '\t' || s[k] == '(');
+/* Does s[b, e) begin with the keyword word (followed by its end, a space, ':' or '(')? */
+static bool line_is(const char *s, size_t b, size_t e, const char *word) {
+    size_t k = strlen(word);
+    return e - b >= k && !strncmp(s + b, word, k) &&
+           (e - b == k || s[b + k] == ' ' || s[b + k] == '\t' || s[b + k] == ':' ||
+            s[b + k] == '(');
+}
+
+bool lang_is_python_path(const char *name) {
+    size_t n = name ? strlen(name) : 0;
+    return n > 3 && !strcmp(name + n - 3, ".py");
 }
 
 /* A decorator's name (after '@', up to '(' or the end of the line) that is a jit: the
@@ -139,12 +147,12 @@ static bool parses_alone(const char *s, size_t n) {
 }
 
 static bool keep_statement(const char *s, size_t n) {
-    if (starts_with_word(s, n, "import") || starts_with_word(s, n, "from")) return true;
+    if (line_is(s, 0, n, "import") || line_is(s, 0, n, "from")) return true;
     if (s[0] == '"' || s[0] == '\'') return true; /* a docstring */
     if (s[0] == '@') {
         bool jit;
         size_t rest = skip_decorators(s, n, &jit);
-        return jit && starts_with_word(s + rest, n - rest, "def");
+        return jit && line_is(s, rest, n, "def");
     }
     return name_assignment(s, n) && parses_alone(s, n);
 }
@@ -156,12 +164,6 @@ static void line_text(const char *s, size_t i, size_t end, size_t *b, size_t *e)
     while (j < end && s[j] != '\n' && s[j] != '#') j++;
     while (j > i && (s[j - 1] == ' ' || s[j - 1] == '\t' || s[j - 1] == '\r')) j--;
     *b = i, *e = j;
-}
-
-static bool line_is(const char *s, size_t b, size_t e, const char *word) {
-    size_t k = strlen(word);
-    return e - b >= k && !strncmp(s + b, word, k) &&
-           (e - b == k || s[b + k] == ' ' || s[b + k] == ':' || s[b + k] == '(');
 }
 
 /* A top-level if or try whose every line is a clause header (if, elif, else, try,

@@ -79,8 +79,7 @@ nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_compile_op
     if (!text)
         return api_fail(ctx, errno == ENOENT ? NR_ERR_NOT_FOUND : NR_ERR_INVALID_ARG,
                         "cannot read '%s': %s", path, strerror(errno));
-    size_t n = strlen(path);
-    if (n > 3 && !strcmp(path + n - 3, ".py")) { /* a Python file: its kernels, the rest blanked */
+    if (lang_is_python_path(path)) { /* a Python file: its kernels, the rest blanked */
         Arena *a = arena_new();
         Source src = {path, text, len};
         memcpy(text, lang_py_kernels(a, &src).text, len);

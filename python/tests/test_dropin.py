@@ -208,17 +208,19 @@ class DropIn(unittest.TestCase):
             f.write(textwrap.dedent(text))
         return path
 
+    def run_program(self, name, text, env=None):
+        """`python -m nereid.run` on text written to name: the finished process."""
+        script = self.write(name, text)
+        return subprocess.run([sys.executable, "-m", "nereid.run", script], env=env or _env(), capture_output=True,
+                              text=True, timeout=300, cwd=self.dir)
+
     def test_run_a_program(self):
-        script = self.write("prog.py", PROGRAM)
-        out = subprocess.run([sys.executable, "-m", "nereid.run", script], env=_env(), capture_output=True, text=True,
-                             timeout=300, cwd=self.dir)
+        out = self.run_program("prog.py", PROGRAM)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("OK triton", out.stdout)
 
     def test_ints_equal_to_one(self):
-        script = self.write("ones.py", ONES)
-        out = subprocess.run([sys.executable, "-m", "nereid.run", script], env=_env(), capture_output=True, text=True,
-                             timeout=300, cwd=self.dir)
+        out = self.run_program("ones.py", ONES)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("OK ones", out.stdout)
 
@@ -239,9 +241,7 @@ class DropIn(unittest.TestCase):
         self.assertNotEqual(out.returncode, 0)  # no Triton here, or Triton's own jit: not Nereid's
 
     def test_child_processes(self):
-        script = self.write("child.py", CHILD)
-        out = subprocess.run([sys.executable, "-m", "nereid.run", script], env=_env(), capture_output=True, text=True,
-                             timeout=300, cwd=self.dir)
+        out = self.run_program("child.py", CHILD)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("spawn True subprocess True", out.stdout)
 
@@ -280,9 +280,7 @@ class DropIn(unittest.TestCase):
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("kept", out.stdout)
-        script = self.write("prog.py", PROGRAM)  # Triton's language is Triton's here: the kernels still compile
-        out = subprocess.run([sys.executable, "-m", "nereid.run", script], env=env, capture_output=True, text=True,
-                             timeout=300, cwd=self.dir)
+        out = self.run_program("prog.py", PROGRAM, env)  # Triton's language is Triton's here: they still compile
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("OK triton", out.stdout)
 

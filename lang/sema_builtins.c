@@ -1671,6 +1671,16 @@ static Val b_cuda_sreg(Sema *S, BArgs *a) {
 
 /* ---- dot ---- */
 
+/* tl.dot of fp32 blocks at tf32x3, bf16x3 or bf16x6: the standard library's _dot_split. */
+static Val dot_split(Sema *S, BArgs *a, Val x, Val y, ValId acc, const char *precision) {
+    Val f;
+    if (!sema_scope_lookup(S, &S->std, "_dot_split", a->call, &f) || f.k != V_FUNC)
+        sema_error(S, a->call, "internal error: the standard library has no _dot_split");
+    Val args[4] = {x, y, sema_val_ir(S, acc), sema_val_str(S, precision, strlen(precision))};
+    CallArgs c = {.pos = args, .npos = 4, .loc = a->call};
+    return sema_call_value(S, f, &c);
+}
+
 static Val b_dot(Sema *S, BArgs *a) {
     Val x = need_block(S, a, 0), y = need_block(S, a, 1);
     /* 2-D, or batched as Triton's: the leading dims equal, one product per batch */
@@ -1688,8 +1698,10 @@ static Val b_dot(Sema *S, BArgs *a) {
         sema_error(S, a->call, "tl.dot operands must have one dtype, got %s and %s",
                    dt_name(x.ty.dt), dt_name(y.ty.dt));
     int dt = x.ty.dt;
-    if (dt != DT_FP16 && dt != DT_BF16 && dt != DT_FP32 && dt != DT_I8 && !dt_is_fp8(dt))
-        sema_error(S, a->call, "tl.dot supports fp16, bf16, fp32, i8 and the fp8 types, got %s",
+    if (dt != DT_FP16 && dt != DT_BF16 && dt != DT_FP32 && dt != DT_FP64 && dt != DT_I8 &&
+        !dt_is_fp8(dt))
+        sema_error(S, a->call,
+                   "tl.dot supports fp16, bf16, fp32, fp64, i8 and the fp8 types, got %s",
                    dt_name(dt));
     if (dt_is_fp8(dt) && !dt_is_fp8_ocp(dt)) {
         /* no tensor core takes fp8e4b15 or the FNUZ formats: Triton widens fp8e4b15 (and,
@@ -1705,9 +1717,10 @@ static Val b_dot(Sema *S, BArgs *a) {
         sema_error(S, a->call,
                    "tl.dot needs every dimension >= 16 (as in Triton), got %dx%d @ %dx%d", M, K, K2,
                    N);
-    int accdt = dt == DT_I8 ? DT_I32 : DT_FP32;
-    /* out_dtype as Triton's semantic.dot takes it: i8 operands give i32 and fp32 or bf16
-     * ones fp32 whatever it says (but bf16, refused for floats); fp16 and fp8 operands give
+    int accdt = dt == DT_I8 ? DT_I32 : dt == DT_FP64 ? DT_FP64 : DT_FP32;
+    /* out_dtype as Triton's semantic.dot takes it: i8 operands give i32, fp32 or bf16 ones
+     * fp32 and fp64 ones fp64 whatever it says (but bf16, refused for floats); fp16 and fp8
+     * operands give
      * out_dtype, fp32 or fp16. An fp16 result is the fp32 product (an fp16 accumulator
      * widened exactly) rounded to fp16 once: Triton's tensor cores accumulate in fp16, so
      * they agree within fp16's rounding of the sum. */
@@ -1745,14 +1758,21 @@ static Val b_dot(Sema *S, BArgs *a) {
     } else {
         acc = sema_emit_const(S, accty, sema_val_int(0), a->call);
     }
-    int prec = dt == DT_FP32 ? PREC_TF32 : PREC_IEEE;
+    int prec = dt == DT_FP32 ? PREC_TF32 : PREC_IEEE; /* fp64: the CUDA cores, exactly */
     if (has(a, 3)) {
         if (a->v[3].k != V_STR) sema_error(S, a->loc[3], "tl.dot: input_precision is a string");
-        if (!strcmp(a->v[3].s, "ieee")) prec = PREC_IEEE;
-        else if (!strcmp(a->v[3].s, "tf32") || !strcmp(a->v[3].s, "tf32x3")) prec = PREC_TF32;
-        else
+        const char *p = a->v[3].s;
+        if (!strcmp(p, "ieee")) prec = PREC_IEEE;
+        else if (!strcmp(p, "tf32")) prec = PREC_TF32;
+        else if (!strcmp(p, "tf32x3") || !strcmp(p, "bf16x3") || !strcmp(p, "bf16x6")) {
+            /* fp32 as a sum of narrower parts through several dots (lang/stdlib/split_dot.nr,
+             * as Triton's F32DotTC); other operands have no lower precision to choose */
+            if (dt == DT_FP32) return dot_split(S, a, x, y, acc, p);
+        } else
             sema_error(S, a->loc[3],
-                       "tl.dot: input_precision must be \"ieee\", \"tf32\" or \"tf32x3\"");
+                       "tl.dot: input_precision must be \"ieee\", \"tf32\", \"tf32x3\", "
+                       "\"bf16x3\" or \"bf16x6\", got \"%s\"",
+                       p);
     } else if (has(a, 4) && a->v[4].k == V_BOOL && !a->v[4].i) {
         prec = PREC_IEEE;
     }

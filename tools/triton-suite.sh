@@ -8,7 +8,7 @@
 #                                                      and each library of LIBS (default: liger,
 #                                                      Liger-Kernel's sources and op-level tests)
 #                                                      into third_party/libsuite/
-#   bash tools/triton-suite.sh run [--max-params N] [--files a.py,b.py] [--deadline S] [--points N]
+#   bash tools/triton-suite.sh run [--max-params N] [--shard I/N] [--files a.py,b.py] [--deadline S] [--points N]
 #                                                      on the GPU machine: both runs, then the table
 #   bash tools/triton-suite.sh report                 the table again (TRITON_SUITE_OUT, default /tmp/triton-suite)
 #
@@ -30,7 +30,7 @@ case "$cmd" in
     tests=() tuts=()
     while [ $# -gt 0 ]; do
       case "$1" in
-        --max-params|--files|--workers|--deadline) tests+=("$1" "$2"); shift 2 ;;
+        --max-params|--shard|--files|--workers|--deadline) tests+=("$1" "$2"); shift 2 ;;
         --points|--only) tuts+=("$1" "$2"); shift 2 ;;
         *) echo "triton-suite.sh: unknown option $1" >&2; exit 2 ;;
       esac

@@ -5,7 +5,7 @@ shared/design/conformance.md says why each rule is there).
 
   fetch [--repo DIR] [--commit SHA]     Triton's test files and tutorials into
                                         third_party/triton-suite/ (git-ignored)
-  tests --mode triton|nereid [--files F,...] [--max-params N] [--workers N] [--deadline S] [--out DIR]
+  tests --mode triton|nereid [--files F,...] [--max-params N] [--shard I/N] [--workers N] [--deadline S] [--out DIR]
                                         pytest over the language tests; a JSON report per run
                                         (--deadline: the session stopped after S seconds, the
                                         tests finished by then reported, the others not reached)
@@ -109,7 +109,7 @@ def run_pytest(args, rootdir, files, pythonpath):
         report = os.path.join(args.out, f"{args.mode}-{f}.json")
         cmd = [sys.executable, "-m", "pytest", "-q", "-rN", "--no-header", "-p", "no:cacheprovider", *plugins,
                "--rootdir", rootdir, *paths, f"--suite-report={report}",
-               f"--suite-max-params={args.max_params}", f"--timeout={args.timeout}"]
+               f"--suite-max-params={args.max_params}", f"--suite-shard={args.shard}", f"--timeout={args.timeout}"]
         if args.workers > 1:
             cmd += ["-n", str(args.workers)]
         t0 = time.time()
@@ -382,6 +382,16 @@ def report(args):
         print("\n".join(tut))
 
 
+def shard_arg(text):
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--shard wants I/N, got {text!r}")
+    if not 0 <= i < n:
+        raise argparse.ArgumentTypeError(f"--shard {text}: I must be in 0..N-1")
+    return f"{i}/{n}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -393,6 +403,8 @@ def main():
         sp.add_argument("--files")
         sp.add_argument("--max-params", type=int, default=0,
                         help="at most this many parametrisations per test (0: all)")
+        sp.add_argument("--shard", default="0/1", type=shard_arg,
+                        help="I/N: of each test's parametrisations, those whose index is I modulo N")
         sp.add_argument("--workers", type=int, default=os.cpu_count() or 1)
         sp.add_argument("--timeout", type=int, default=300)
         sp.add_argument("--deadline", type=int, default=0, help="stop each pytest session after this many seconds")

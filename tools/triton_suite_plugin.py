@@ -1,6 +1,9 @@
 """The pytest plugin of tools/triton_suite.py (loaded with -p triton_suite_plugin, before
 nereid.pytest_plugin when Nereid runs): at most --suite-max-params parametrisations of each
-test function (the first ones, in collection order: the same selection in both runs), and
+test function (the first ones, in collection order: the same selection in both runs);
+--suite-shard=I/N, of each test function's parametrisations in collection order those whose
+index is I modulo N (a sample spread over all its parameters; shards 0..N-1 together are every
+parametrisation, so a whole suite can be run in parts that fit a session), and
 --suite-report=FILE, each test's outcome, failure text and kernel launches through Nereid
 and through Triton (a file per pytest-xdist worker, FILE.gwN, merged by the harness). Each
 test's entry is also appended to FILE.WORKER.jsonl as it finishes, so a run stopped at its
@@ -19,17 +22,21 @@ _report = {}
 def pytest_addoption(parser):
     parser.addoption("--suite-report", default=None)
     parser.addoption("--suite-max-params", type=int, default=0)
+    parser.addoption("--suite-shard", default="0/1")
 
 
 def pytest_collection_modifyitems(config, items):
     n = config.getoption("--suite-max-params")
-    if n <= 0:
+    shard, shards = (int(x) for x in config.getoption("--suite-shard").split("/"))
+    if n <= 0 and shards == 1:
         return
     seen, keep, drop = {}, [], []
     for item in items:
         fn = item.nodeid.split("[")[0]
-        seen[fn] = seen.get(fn, 0) + 1
-        (keep if seen[fn] <= n else drop).append(item)
+        index = seen.get(fn, 0)
+        seen[fn] = index + 1
+        chosen = index % shards == shard and (n <= 0 or index // shards < n)
+        (keep if chosen else drop).append(item)
     items[:] = keep
     config.hook.pytest_deselected(items=drop)
 

@@ -2,13 +2,13 @@
  *
  * A dot whose result is in an mma layout runs on the tensor cores (llvm_mma.c). Any other
  * reads A and B from shared memory (lower-dot-operands put them there) and each thread
- * accumulates the results it holds over k in a loop, in k order with fp32 FMAs (i32 for
- * i8): fp16/bf16 products are exact in fp32, so this matches the interpreter bit for bit
- * for those inputs. Where an element sits in a buffer is the buffer's shared layout read
- * through its linear map: the offset of A[m][k] is the XOR of a part from m (a thread
- * part plus a constant per register, from the result's layout) and a part from k (from
- * the loop counter), likewise for B[k][n]. Rows of A (columns of B) the thread needs at
- * consecutive offsets load as one vector. */
+ * accumulates the results it holds over k in a loop, in k order with fp32 FMAs (fp64 for
+ * fp64, i32 for i8): fp16/bf16 products are exact in fp32, so this matches the interpreter
+ * bit for bit for those inputs. Where an element sits in a buffer is the buffer's shared layout
+ * read through its linear map: the offset of A[m][k] is the XOR of a part from m (a thread part
+ * plus a constant per register, from the result's layout) and a part from k (from the loop
+ * counter), likewise for B[k][n]. Rows of A (columns of B) the thread needs at consecutive offsets
+ * load as one vector. */
 #include "gen_internal.h"
 
 #include <stdlib.h>
@@ -22,7 +22,7 @@ static uint32_t offset_of(const uint32_t *inv, uint32_t flat) {
 }
 
 static LLVMValueRef widen(Gen *g, LLVMValueRef x, int dt) {
-    if (dt == DT_FP32) return x;
+    if (dt == DT_FP32 || dt == DT_FP64) return x;
     if (dt == DT_I8) return LLVMBuildSExt(g->B, x, g->i32, "");
     return LLVMBuildFPExt(g->B, x, g->f32, "");
 }
@@ -75,7 +75,7 @@ static void setup(Gen *g, Operand *o, ValId buf, const GenLayout *rl, int rdim) 
     o->thread = LLVMBuildXor(g->B, lp, wp, "");
     gen_leave_prologue(g, saved);
     /* the distinct register coordinates, in order; runs of consecutive offsets */
-    int n = 1 << l->nbits[LL_REG];
+    int n = 1 << l->nbits[LL_REG], eb = dt_bytes(bt.pointee);
     uint32_t *cs = malloc(sizeof(uint32_t) * (size_t)n), reg_bits = 0;
     if (!cs) NR_DIE("out of memory");
     for (int r = 0; r < n; r++) cs[r] = (ll_apply_dim(l, LL_REG, (uint32_t)r) >> shift) & mask;
@@ -92,7 +92,7 @@ static void setup(Gen *g, Operand *o, ValId buf, const GenLayout *rl, int rdim) 
     for (int i = 0; i < o->ncoord;) {
         int v = 1;
         uint32_t base = coord_offset(o, o->coord[i]);
-        while (v < 4 && i + 2 * v <= o->ncoord && !(base & (2 * v - 1)) &&
+        while (v < 4 && 2 * v * eb <= 16 && i + 2 * v <= o->ncoord && !(base & (2 * v - 1)) &&
                !(thread_bits & (2 * v - 1))) {
             bool ok = true;
             for (int k = 0; k < 2 * v && ok; k++)
@@ -153,7 +153,7 @@ static void fma_dot(Gen *g, OpId id) {
         gen_error(g, op->loc,
                   "internal error: a CUDA-core dot needs its operands in shared memory");
     int dt = at.pointee, K = at.shape[1];
-    bool fl = dt != DT_I8;
+    bool fl = dt != DT_I8, f64 = dt == DT_FP64;
     const GenLayout *rl = gen_layout(g, r);
     Operand *oa = malloc(sizeof *oa), *ob = malloc(sizeof *ob);
     if (!oa || !ob) NR_DIE("out of memory");
@@ -162,7 +162,7 @@ static void fma_dot(Gen *g, OpId id) {
     LLVMValueRef abase = gen_vals(g, a, NULL)[0], bbase = gen_vals(g, b, NULL)[0];
     int n;
     LLVMValueRef *acc0 = gen_vals(g, c, &n);
-    LLVMTypeRef acct = fl ? g->f32 : g->i32;
+    LLVMTypeRef acct = f64 ? LLVMDoubleTypeInContext(g->C) : fl ? g->f32 : g->i32;
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->B);
     LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(g->C, g->fn, "dot.k");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->C, g->fn, "dot.done");
@@ -180,7 +180,8 @@ static void fma_dot(Gen *g, OpId id) {
         uint32_t f = ll_apply_dim(&rl->ll, LL_REG, (uint32_t)i);
         LLVMValueRef x = av[find_coord(oa, (f >> shm) & mm)],
                      y = bv[find_coord(ob, (f >> shn) & mn)];
-        next[i] = fl ? gen_intrinsic(g, "llvm.fma.f32", g->f32, (LLVMValueRef[]){x, y, phi[i]}, 3)
+        next[i] = fl ? gen_intrinsic(g, f64 ? "llvm.fma.f64" : "llvm.fma.f32", acct,
+                                     (LLVMValueRef[]){x, y, phi[i]}, 3)
                      : LLVMBuildAdd(g->B, LLVMBuildMul(g->B, x, y, ""), phi[i], "");
     }
     LLVMValueRef k1 = LLVMBuildAdd(g->B, k, gen_i32(g, 1), "");

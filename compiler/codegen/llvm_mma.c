@@ -46,7 +46,7 @@ static const char *mma_shape(int dt) {
     case DT_FP16: return "m16n8k16.row.col.f32.f16.f16.f32";
     case DT_BF16: return "m16n8k16.row.col.f32.bf16.bf16.f32";
     case DT_FP32: return "m16n8k8.row.col.f32.tf32.tf32.f32";
-    default: return "m16n8k32.row.col.s32.s8.s8.s32";
+    default: return "m16n8k32.row.col.satfinite.s32.s8.s8.s32"; /* Triton's, see ir_ops.def */
     }
 }
 

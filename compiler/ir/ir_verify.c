@@ -404,8 +404,8 @@ static void check_inline_asm(Verifier *V, OpId id, const IrOp *op) {
 }
 
 static bool dot_input(IrType t) {
-    return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32 || t.dt == DT_I8 ||
-           dt_is_fp8_ocp(t.dt);
+    return t.dt == DT_FP16 || t.dt == DT_BF16 || t.dt == DT_FP32 || t.dt == DT_FP64 ||
+           t.dt == DT_I8 || dt_is_fp8_ocp(t.dt);
 }
 
 /* A dot operand in shared memory (the GPU back end's) reads as the block it holds. */
@@ -431,9 +431,12 @@ static void check_dot(Verifier *V, OpId id, const IrOp *op) {
               "needs operands of one rank, 2 (or more with batch dims first)%s", ""))
         return;
     need(V, id, a.dt == b.dt && dot_input(a),
-         "inputs must be fp16, bf16, fp32, i8, fp8e4nv or fp8e5, both the same%s", "");
-    need(V, id, c.dt == (a.dt == DT_I8 ? DT_I32 : DT_FP32),
-         "the accumulator must be fp32 (i32 for i8 inputs)%s", "");
+         "inputs must be fp16, bf16, fp32, fp64, i8, fp8e4nv or fp8e5, both the same%s", "");
+    need(V, id,
+         c.dt == (a.dt == DT_I8     ? DT_I32
+                  : a.dt == DT_FP64 ? DT_FP64
+                                    : DT_FP32),
+         "the accumulator must be fp32 (i32 for i8 inputs, fp64 for fp64)%s", "");
     int q = a.rank - 2;
     bool batches = true;
     for (int d = 0; d < q; d++) batches &= a.shape[d] == b.shape[d] && a.shape[d] == c.shape[d];

@@ -348,6 +348,14 @@ def dot_nd(x, y, z, RANK: tl.constexpr, TA: tl.constexpr, TB: tl.constexpr):
 
 
 @nereid.jit(device=CPU)
+def dot_prec(x, y, z, N: tl.constexpr, P: tl.constexpr, OUT: tl.constexpr):
+    i = tl.arange(0, N)
+    idx = i[:, None] * N + i[None, :]
+    acc = tl.load(z + idx)
+    tl.store(z + idx, tl.dot(tl.load(x + idx), tl.load(y + idx), acc, input_precision=P, out_dtype=OUT))
+
+
+@nereid.jit(device=CPU)
 def scan_sort5(x, out, AXIS: tl.constexpr):
     v = tl.load(x + tl.arange(0, 1024)).reshape(2, 4, 8, 4, 4)
     tl.store(out + tl.arange(0, 1024), tl.cumsum(v, AXIS).reshape(1024))
@@ -815,6 +823,56 @@ class BlocksOfHighRank(unittest.TestCase):
         with self.assertRaises(nereid.CompileError) as cm:
             desc5[(1,)](np.arange(512, dtype=np.int32), np.zeros(512, np.int32), BLOCK=16, RANK=6)
         self.assertIn("Expected 1 <= ndim <= 5 but got 6 dimensions", cm.exception.error_message)
+
+
+class DotPrecisions(unittest.TestCase):
+    """tl.dot's input_precision as Triton 3.6 takes it: tf32x3, bf16x3 and bf16x6 split fp32
+    operands into narrower parts and sum 3 or 6 dots (near-fp32 accuracy, each its own);
+    fp64 operands give fp64 whatever out_dtype says."""
+
+    def run_dot(self, a, b, c, p, out=tl.float32):
+        z = c.copy()
+        dot_prec[(1,)](a, b, z, N=a.shape[0], P=p, OUT=out)
+        return z
+
+    def test_split_precisions_reach_their_accuracy(self):
+        rng = np.random.RandomState(5)
+        a, b, c = (rng.standard_normal((32, 32)).astype(np.float32) for _ in range(3))
+        exact = a.astype(np.float64) @ b.astype(np.float64) + c
+        scale = np.abs(a).astype(np.float64) @ np.abs(b) + np.abs(c)
+        err = {p: (np.abs(self.run_dot(a, b, c, p) - exact) / scale).max()
+               for p in ("tf32x3", "bf16x3", "bf16x6", "ieee")}
+        # bf16x3 drops the mid x mid term (about 2^-16 of a product); tf32x3 the small x
+        # small one (2^-22); bf16x6 keeps every term down to 2^-24; all sum 32 terms in fp32
+        self.assertLess(err["bf16x3"], 2.0**-14)
+        self.assertGreater(err["bf16x3"], 2.0**-20)
+        self.assertLess(err["tf32x3"], 2.0**-18)
+        self.assertLess(err["bf16x6"], 2.0**-18)
+        self.assertLess(err["ieee"], 2.0**-18)
+
+    def test_an_infinite_operand_gives_infinity_not_nan(self):
+        # its small parts are NaN (inf - inf): their dots' NaNs are zeroed before the big
+        # part's product, as Triton's F32DotTC does
+        a = np.ones((16, 16), np.float32)
+        b = np.full((16, 16), 0.5, np.float32)
+        a[3, 5] = np.inf
+        for p in ("tf32x3", "bf16x3", "bf16x6"):
+            z = self.run_dot(a, b, np.zeros((16, 16), np.float32), p)
+            self.assertTrue(np.isposinf(z[3]).all(), p)
+            np.testing.assert_array_equal(np.delete(z, 3, 0), 8.0)
+
+    def test_fp64_operands_give_fp64(self):
+        rng = np.random.RandomState(6)
+        a, b, c = (rng.standard_normal((16, 16)) for _ in range(3))
+        for out in (tl.float32, tl.float64):  # out_dtype does not change it, as in Triton
+            np.testing.assert_allclose(self.run_dot(a, b, c, "ieee", out), a @ b + c, rtol=1e-13, atol=1e-13)
+
+    def test_an_unknown_precision_is_named(self):
+        z = np.zeros((16, 16), np.float32)
+        with self.assertRaises(nereid.CompileError) as cm:
+            self.run_dot(z, z, z, "tf64")
+        self.assertIn('input_precision must be "ieee", "tf32", "tf32x3", "bf16x3" or "bf16x6", got "tf64"',
+                      cm.exception.error_message)
 
 
 class IntsEqualToOne(unittest.TestCase):

@@ -1,7 +1,8 @@
 /* test_gpu_dot.c - tl.dot on the tensor cores (and the CUDA cores), GPU against the CPU
  * interpreter (harness: gpu_test.h), over the matrix the tensor-core work must cover:
- * - every input type: fp16, bf16, fp32 with tf32 allowed (the default) and "ieee"
- *   (the CUDA cores), int8 with an int32 accumulator;
+ * - every input type: fp16, bf16, fp32 with tf32 allowed (the default), "ieee" (the CUDA
+ *   cores) and the split precisions "tf32x3", "bf16x3", "bf16x6" (3 or 6 tensor-core dots
+ *   of the operands' parts), fp64 (the CUDA cores), int8 with an int32 accumulator;
  * - tiles from 16 to 256 on a side, 1 to 8 warps, num_stages 1 to 5;
  * - operands transposed through strides (A stored column-major, B stored column-major)
  *   and through tl.trans;
@@ -209,8 +210,10 @@ static const char K_CHAIN_DROP[] =
     "    o = tl.dot(pr, v)\n"
     "    tl.store(o_ptr + rm[:, None] * D + rd[None, :], o)\n";
 
-static const char *acc_of(GtType t) { return t == GT_I8 ? "tl.int32" : "tl.float32"; }
-static const char *c_of(GtType t) { return t == GT_I8 ? "i32" : "fp32"; }
+static const char *acc_of(GtType t) {
+    return t == GT_I8 ? "tl.int32" : t == GT_F64 ? "tl.float64" : "tl.float32";
+}
+static const char *c_of(GtType t) { return t == GT_I8 ? "i32" : t == GT_F64 ? "fp64" : "fp32"; }
 
 static void *operand(GtType t, size_t n, GtRng *r) {
     return t == GT_I8 ? gt_fill_int(t, n, r, -128, 128) : gt_fill(t, n, r, -1, 1);
@@ -222,17 +225,31 @@ static bool big_acc(int bm, int bn, int warps) { return bm * bn / (warps * 32) >
 
 /* the bound's input rounding: tf32 keeps 10 mantissa bits of each input (mma.sync rounds
  * to nearest, wgmma's tensor cores truncate: either way each input moves by less than
- * 2^-10 of itself, so a product by less than 2^-9 of itself) */
-static double input_rel(GtType t, const char *prec) {
-    return t == GT_F32 && strcmp(prec, "ieee") ? 0x1p-9 : 0;
+ * 2^-10 of itself, so a product by less than 2^-9 of itself). The split precisions run
+ * the same parts' products on both sides (the interpreter's are exact) through 3 or 6
+ * chained dots, each adding K terms: 2 or 5 more sums of K; tf32x3's small parts lose
+ * up to 2^-10 of themselves in the tensor cores, and they are at most 2^-11 of the
+ * operand: 2^-21 a product, twice. A plain tf32 or bf16 dot (2^-9, 2^-7) fails these. */
+static double input_rel(GtType t, const char *prec, long K) {
+    if (t != GT_F32 || !strcmp(prec, "ieee")) return 0;
+    double sum = 4.0 * (double)K * 0x1p-24;
+    if (!strcmp(prec, "tf32x3")) return 2 * sum + 0x1p-20;
+    if (!strcmp(prec, "bf16x3")) return 2 * sum;
+    if (!strcmp(prec, "bf16x6")) return 5 * sum;
+    return 0x1p-9;
 }
 
 static void set_out(GtCase *c, GtType t, const char *prec, size_t n, const void *a, long sam,
                     long sak, const void *b, long sbk, long sbn, long M, long N, long K) {
-    int out = gt_out(c, "c", t == GT_I8 ? GT_I32 : GT_F32, n,
-                     t == GT_I8 ? gt_exact() : gt_tol(0, 0), NULL);
+    int out = gt_out(c, "c",
+                     t == GT_I8    ? GT_I32
+                     : t == GT_F64 ? GT_F64
+                                   : GT_F32,
+                     n, t == GT_I8 ? gt_exact() : gt_tol(0, 0), NULL);
     if (t != GT_I8)
-        gt_dot_bound(c, out, t, a, sam, sak, b, sbk, sbn, M, N, K, N, input_rel(t, prec));
+        gt_dot_bound(c, out, t, a, sam, sak, b, sbk, sbn, M, N, K, N, input_rel(t, prec, K));
+    if (t == GT_F64) /* fp64 sums: 2^-53 an add, not fp32's 2^-24 (fp32 math fails this) */
+        for (size_t i = 0; i < n; i++) c->bufs[out].elem_atol[i] *= 0x1p-29;
     gt_arg_buf(c, out);
 }
 
@@ -322,7 +339,7 @@ static void mm_inv_b(GtType t, int bm, int bn, int bk, int iters, int warps, int
     gt_arg_buf(c, gt_in(c, "a", t, (size_t)(bm * K), a));
     gt_arg_buf(c, gt_in(c, "b", t, (size_t)(bk * bn), b));
     int out = gt_out(c, "c", GT_F32, (size_t)(bm * bn), gt_tol(0, 0), NULL);
-    gt_dot_bound(c, out, t, a, K, 1, brep, bn, 1, bm, bn, K, bn, input_rel(t, ""));
+    gt_dot_bound(c, out, t, a, K, 1, brep, bn, 1, bm, bn, K, bn, input_rel(t, "", K));
     gt_arg_buf(c, out);
     gt_arg(c, nr_arg_i32(iters));
     gt_grid(c, 1, 1, 1);
@@ -586,6 +603,19 @@ int main(int argc, char **argv) {
     }
     mm(GT_F32, "ieee", 100, 72, 50, 32, 32, 16, 4, 3, 0, 0);
     mm(GT_F32, "ieee", 70, 33, 64, 64, 32, 16, 1, 1, 0, 2);
+    /* fp32 at the split precisions (Triton's F32DotTC: wgmma or mma.sync on the parts);
+     * fp64 on the CUDA cores */
+    static const char *const splits[] = {"tf32x3", "bf16x3", "bf16x6"};
+    for (int s = 0; s < GT_COUNT(splits); s++) {
+        mm(GT_F32, splits[s], 100, 72, 50, 32, 32, 16, 4, 3, 0, 0);
+        mm(GT_F32, splits[s], 130, 70, 97, 64, 32, 32, 8, 3, 0, 2);
+        mm(GT_F32, splits[s], 200, 136, 96, 64, 64, 32, 4, 3, 1, 1);
+        mm_aligned(GT_F32, splits[s], 128, 128, 128, 64, 64, 32, 4, 3);
+    }
+    mm(GT_F64, "", 100, 72, 50, 32, 32, 16, 4, 3, 0, 0);
+    mm(GT_F64, "", 37, 21, 40, 16, 16, 16, 1, 2, 0, 2);
+    mm(GT_F64, "", 130, 70, 97, 64, 32, 32, 8, 3, 1, 1);
+    mm_aligned(GT_F64, "", 128, 128, 64, 64, 64, 32, 4, 2);
     /* transposes through strides, 16-bit (wgmma reads them as they are) */
     for (int ta = 0; ta < 2; ta++)
         for (int tb = 0; tb < 3; tb++) {

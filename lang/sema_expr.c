@@ -512,12 +512,14 @@ static const char *index_text(Sema *S, Val v) {
     }
 }
 
-/* x[None, :, ...]: Triton's indexing of blocks. None (or a value that is None at compile
- * time) inserts a dim of size 1 at its position; a slice whose start, stop and step are
- * all left out or None keeps the dim; anything else is an error. */
+/* x[None, :, ...]: Triton's indexing of blocks (tensor.__getitem__). None (or a value
+ * that is None at compile time) inserts a dim of size 1 at its position in the list; a
+ * slice whose start, stop and step are all left out or None changes nothing; anything
+ * else is an error. As in Triton the slices are not counted against the rank, and a
+ * position past the last dim inserts at the end (Python's list.insert): a scalar
+ * pointer's p[None, None, :] is [1, 1], Triton's test_reduce writes it. */
 static Val subscript_block(Sema *S, Val x, const Expr *e) {
     bool *is_none = arena_alloc(S->arena, sizeof(bool) * (size_t)e->nitems);
-    int consumed = 0;
     for (int i = 0; i < e->nitems; i++) {
         const Expr *ix = e->items[i];
         if (ix->kind == EX_SLICE) {
@@ -531,7 +533,6 @@ static Val subscript_block(Sema *S, Val x, const Expr *e) {
             if (!empty)
                 sema_error(S, ix->loc, "unsupported tensor index: slice(%s, %s, %s)",
                            index_text(S, pv[0]), index_text(S, pv[1]), index_text(S, pv[2]));
-            consumed++;
             continue;
         }
         Val v = ix->kind == EX_NONE ? sema_val_none() : sema_lower_expr(S, ix);
@@ -542,8 +543,6 @@ static Val subscript_block(Sema *S, Val x, const Expr *e) {
                        index_text(S, v));
         is_none[i] = true;
     }
-    if (consumed > x.ty.rank)
-        sema_error(S, e->loc, "too many indices for a block of rank %d", x.ty.rank);
     ValId v = x.v;
     int axis = 0;
     for (int i = 0; i < e->nitems; i++) {
@@ -554,14 +553,15 @@ static Val subscript_block(Sema *S, Val x, const Expr *e) {
         IrType t = ir_type(sema_func(S), v), r = t;
         if (t.rank >= NR_MAX_RANK)
             sema_error(S, e->loc, "blocks have at most %d dimensions", NR_MAX_RANK);
-        memmove(r.shape + axis + 1, r.shape + axis, sizeof(int32_t) * (size_t)(t.rank - axis));
-        r.shape[axis] = 1;
+        int at = axis < t.rank ? axis : t.rank;
+        memmove(r.shape + at + 1, r.shape + at, sizeof(int32_t) * (size_t)(t.rank - at));
+        r.shape[at] = 1;
         r.rank++;
         Loc saved = sema_builder(S)->loc;
         sema_builder(S)->loc = e->items[i]->loc;
         OpId op = ir_build(sema_builder(S), OP_EXPAND_DIMS, &v, 1, &r, 1);
         sema_builder(S)->loc = saved;
-        sema_func(S)->ops[op].attr[0] = axis;
+        sema_func(S)->ops[op].attr[0] = at;
         v = ir_result(sema_func(S), op, 0);
         axis++;
     }

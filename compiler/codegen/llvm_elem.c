@@ -140,10 +140,19 @@ static LLVMValueRef math(Gen *g, int code, int dt, LLVMValueRef x, Loc loc) {
         }
         return gen_intrinsic(g, name, LLVMTypeOf(x), &x, 1);
     }
-    if (dt == DT_FP64)
-        gen_error(g, loc,
-                  "%s on fp64 is not supported by the GPU back end yet (fp32 approximations only)",
-                  ir_op_info[code].name);
+    if (dt == DT_FP64) { /* libdevice's fp64 routine, as Triton calls (__nv_sin, ...) */
+        if (!g->target->libdevice)
+            gen_error(g, loc,
+                      "%s on fp64 needs CUDA's libdevice on the GPU, and none was found (set "
+                      "NEREID_LIBDEVICE to libdevice.10.bc, or CUDA_HOME)",
+                      ir_op_info[code].name);
+        char name[32];
+        snprintf(name, sizeof name, "__nv_%s", ir_op_info[code].name);
+        LLVMTypeRef fty = LLVMFunctionType(LLVMTypeOf(x), (LLVMTypeRef[]){LLVMTypeOf(x)}, 1, 0);
+        LLVMValueRef f = LLVMGetNamedFunction(g->M, name);
+        if (!f) f = LLVMAddFunction(g->M, name, fty);
+        return LLVMBuildCall2(g->B, fty, f, &x, 1, "");
+    }
     LLVMValueRef v = dt == DT_FP32 ? x : LLVMBuildFPExt(g->B, x, g->f32, "");
     LLVMValueRef r;
     switch (code) {

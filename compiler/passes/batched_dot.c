@@ -67,7 +67,7 @@ static ValId slice(Split *S, ValId x3, int i) {
     int32_t s2[2] = {X, Y};
     IrType out = ty_block(ty_elem(t), 2, s2);
     if (nb == 1) return emit(S, OP_RESHAPE, &x3, 1, out);
-    int it = dt_bits(t.dt) == 8 ? DT_I8 : dt_bits(t.dt) == 16 ? DT_I16 : DT_I32;
+    int b = dt_bits(t.dt), it = b == 8 ? DT_I8 : b == 16 ? DT_I16 : b == 64 ? DT_I64 : DT_I32;
     ValId bits = t.dt == it ? x3 : emit(S, OP_BITCAST, &x3, 1, shape3(it, nb, X, Y));
     ValId zero = const_int(S, shape3(it, nb, X, Y), 0);
     ValId sel = emit(S, OP_SELECT, (ValId[]){batch_is(S, nb, X, Y, i), bits, zero}, 3,

@@ -356,6 +356,16 @@ def dot_prec(x, y, z, N: tl.constexpr, P: tl.constexpr, OUT: tl.constexpr):
 
 
 @nereid.jit(device=CPU)
+def index_like_triton(x, z):
+    # Triton's __getitem__: ':' is never counted against the rank and None past the last
+    # dim appends (its test_reduce stores a keep_dims sum through Z[None, None, :])
+    v = tl.load(x + tl.arange(0, 8)[:, None] * 4 + tl.arange(0, 4)[None, :])
+    tl.store(z[None, None, :], tl.sum(tl.sum(v, 1, keep_dims=True), 0, keep_dims=True))
+    r = tl.arange(0, 4)[:, :, None]
+    tl.store(z + 1 + r, r.to(tl.float32) + 0.5)
+
+
+@nereid.jit(device=CPU)
 def scan_sort5(x, out, AXIS: tl.constexpr):
     v = tl.load(x + tl.arange(0, 1024)).reshape(2, 4, 8, 4, 4)
     tl.store(out + tl.arange(0, 1024), tl.cumsum(v, AXIS).reshape(1024))
@@ -797,6 +807,11 @@ class BlocksOfHighRank(unittest.TestCase):
         with self.assertRaises(nereid.CompileError) as cm:
             sixteen_dims[(1,)](x, out, SEVENTEEN=True)
         self.assertIn("blocks have at most 16 dimensions", cm.exception.error_message)
+
+    def test_indices_as_triton_counts_them(self):
+        z = np.zeros(5, np.float32)
+        index_like_triton[(1,)](np.arange(32, dtype=np.float32), z)
+        np.testing.assert_array_equal(z, [496, 0.5, 1.5, 2.5, 3.5])
 
     def test_nine_dims(self):
         x = np.arange(512, dtype=np.int32)

@@ -664,14 +664,27 @@ static const char K_FP8_SHAPES[] =
     "    tl.store(o_t + rn[:, None] * BM + rm[None, :], tl.trans(x))\n"
     "    tl.store(o_f + rn[:, None] * BM + rm[None, :], tl.trans(x).to(tl.float32))\n";
 
-static const char K_FP64_EXP[] = "import triton\n"
-                                 "import triton.language as tl\n"
-                                 "\n"
-                                 "\n"
-                                 "@triton.jit\n"
-                                 "def fp64_exp(x_ptr: *fp64, o_ptr: *fp64, BLOCK: tl.constexpr):\n"
-                                 "    offs = tl.arange(0, BLOCK)\n"
-                                 "    tl.store(o_ptr + offs, tl.exp(tl.load(x_ptr + offs)))\n";
+/* fp64 exp, exp2, log, log2, rsqrt, sin, cos and erf: libdevice's fp64 routines on the GPU
+ * (__nv_exp, ...: Triton's), libm's on the interpreter. */
+static const char K_FP64_MATH[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def fp64_math(x_ptr: *fp64, o_ptr: *fp64, n: i32, BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    m = offs < n\n"
+    "    x = tl.load(x_ptr + offs, mask=m, other=1.0)\n"
+    "    a = tl.abs(x)\n"
+    "    tl.store(o_ptr + 0 * n + offs, tl.exp(x), mask=m)\n"
+    "    tl.store(o_ptr + 1 * n + offs, tl.exp2(x), mask=m)\n"
+    "    tl.store(o_ptr + 2 * n + offs, tl.log(a), mask=m)\n"
+    "    tl.store(o_ptr + 3 * n + offs, tl.log2(a), mask=m)\n"
+    "    tl.store(o_ptr + 4 * n + offs, tl.rsqrt(a), mask=m)\n"
+    "    tl.store(o_ptr + 5 * n + offs, tl.sin(x), mask=m)\n"
+    "    tl.store(o_ptr + 6 * n + offs, tl.cos(x), mask=m)\n"
+    "    tl.store(o_ptr + 7 * n + offs, tl.erf(x), mask=m)\n";
 
 /* The math functions of triton.language's libdevice (the IR's math op), tl.clamp and
  * minimum/maximum with PropagateNan.ALL, in a few warps and sizes; x in [-4, 4] with

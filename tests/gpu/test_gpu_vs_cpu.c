@@ -49,8 +49,8 @@
  *
  * Sizes are not multiples of the block; layouts are exercised with num_warps 1 to 32,
  * blocks smaller than a CTA (replicated), misaligned pointers, launch-time num_warps,
- * 2-D to 6-D blocks. One kernel needs more than 48 KB of shared memory. fp64 exp must be
- * refused by the GPU back end with a clear message (fp8 tl.dot: test_gpu_dot).
+ * 2-D to 6-D blocks. One kernel needs more than 48 KB of shared memory. fp64 math goes
+ * through libdevice (fp8 tl.dot: test_gpu_dot).
  *
  * Prints a table (kernel, size, max abs err, max rel err, bit-exact?, PASS/FAIL) and ends
  * with "test_gpu_vs_cpu: N passed, M failed" (exit 1 on failures). Without a CUDA device:
@@ -1311,15 +1311,28 @@ static void fp8_shapes(int f, int bm, int bn, int warps) {
     free(x);
 }
 
-static void fp64_exp_refused(void) {
-    double x[128] = {0};
-    GtCase *c = gt_case("fp64 exp: refused on the GPU", "(compile error)");
-    gt_source(c, K_FP64_EXP, "fp64_exp", NULL);
-    gt_define(c, "BLOCK", "%d", 128);
-    gt_arg_buf(c, gt_in(c, "x", GT_F64, 128, x));
-    gt_arg_buf(c, gt_out(c, "out", GT_F64, 128, gt_exact(), NULL));
-    c->expect_gpu_error = "fp64";
+/* fp64 math through libdevice (CUDA's fp64 bounds: 1-2 ulps) against libm on the
+ * interpreter: rtol 1e-15 (4.5 ulps); x in [-30, 30] with zeros, infinities, NaN, tiny and
+ * huge values (sin and cos of 1e300: the slow argument reduction). fp32 math would miss by
+ * 1e-8 and fail. */
+static void fp64_math(long n, int block, int warps) {
+    GtRng r = {6464 + (uint64_t)(n + block)};
+    double *x = gt_fill(GT_F64, (size_t)n, &r, -30, 30);
+    static const double xs[] = {0.0, -0.0,   1.0,   -1.0,   0.5,   INFINITY,
+                                NAN, 1e-310, 1e300, -1e300, 709.0, -745.0};
+    for (long i = 0; i < n; i++)
+        if (i % 50 < GT_COUNT(xs)) x[i] = xs[i % 50];
+    GtCase *c = gt_case("fp64 math (libdevice)", "n=%ld B%d w%d", n, block, warps);
+    gt_source(c, K_FP64_MATH, "fp64_math", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_warps(c, warps);
+    gt_arg_buf(c, gt_in(c, "x", GT_F64, (size_t)n, x));
+    gt_arg_buf(c, gt_out(c, "exp exp2 log log2 rsqrt sin cos erf", GT_F64, (size_t)(8 * n),
+                         gt_tol(1e-300, 1e-15), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_grid(c, (unsigned)gt_cdiv(n, block), 1, 1);
     gt_run(c);
+    free(x);
 }
 
 int main(int argc, char **argv) {
@@ -1481,7 +1494,8 @@ int main(int argc, char **argv) {
     grid3d(40000, 1, 1);
     bytes_kernel(1001, 256);
     fp64_ops(1000, 128);
-    fp64_exp_refused();
+    fp64_math(3001, 256, 4);
+    fp64_math(100, 128, 1);
 
     /* fp8 (run with NEREID_ARCH=sm_80 too: the integer sequences instead of the cvt
      * instructions) */

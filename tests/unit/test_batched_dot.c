@@ -3,7 +3,7 @@
  * interpreter as it is (a batched dot op) and again after ir_split_batched_dots (one 2-D
  * dot per batch, the batches sliced by bit-exact integer sums and put back by selects);
  * the outputs must be equal bit for bit (each batch's products are summed in the same
- * order either way). 3-D and 4-D blocks, fp16, bf16, fp32, i8 and fp8e5 inputs, a
+ * order either way). 3-D and 4-D blocks, fp16, bf16, fp32, fp64, i8 and fp8e5 inputs, a
  * constant and a loaded accumulator, one batch, transposed operands, NaN and -0.0
  * inputs. */
 #include "compiler/passes/passes.h"
@@ -81,7 +81,9 @@ static void run_case(const char *dt, const char *acct, int esize, const int *sa,
     diag_free(&diag);
     if (!ok) return;
     IrFunc *f = p.ir->funcs[0];
-    size_t bytes_a = (size_t)na * esize, bytes_b = (size_t)nb * esize, bytes_c = (size_t)nc * 4;
+    int csize = esize == 8 ? 8 : 4; /* fp64's accumulator is fp64 */
+    size_t bytes_a = (size_t)na * esize, bytes_b = (size_t)nb * esize,
+           bytes_c = (size_t)nc * (size_t)csize;
     unsigned char *x = malloc(bytes_a), *y = malloc(bytes_b);
     unsigned char *c = malloc(bytes_c), *z[2] = {calloc(1, bytes_c), calloc(1, bytes_c)};
     unsigned seed = 12345u + (unsigned)na + (unsigned)esize * 77u;
@@ -91,13 +93,20 @@ static void run_case(const char *dt, const char *acct, int esize, const int *sa,
         y[i] = (unsigned char)((seed = seed * 1103515245u + 12345u) >> 16);
     for (size_t i = 0; i < (size_t)nc; i++) {
         float v = (float)((int)((seed = seed * 1103515245u + 12345u) >> 20) % 17 - 8);
-        memcpy(c + 4 * i, &v, 4); /* an i32 accumulator reads the float's bits: any values */
+        double d = v;
+        if (csize == 8) memcpy(c + 8 * i, &d, 8);
+        else memcpy(c + 4 * i, &v, 4); /* an i32 accumulator reads the float's bits: any values */
     }
     /* floats from random bytes: keep them finite but for a few NaNs and -0.0 */
     if (!strcmp(dt, "tl.float32"))
         for (size_t i = 0; i < (size_t)na + nb; i++) {
             float *v = (float *)(i < (size_t)na ? x + 4 * i : y + 4 * (i - na));
             *v = i % 97 == 5 ? NAN : i % 89 == 3 ? -0.0f : (float)((int)(i * 7 % 13) - 6) * 0.25f;
+        }
+    if (!strcmp(dt, "tl.float64"))
+        for (size_t i = 0; i < (size_t)na + nb; i++) {
+            double *v = (double *)(i < (size_t)na ? x + 8 * i : y + 8 * (i - na));
+            *v = i % 97 == 5 ? NAN : i % 89 == 3 ? -0.0 : (double)((int)(i * 7 % 13) - 6) * 0.1;
         }
     if (!strcmp(dt, "tl.float16") || !strcmp(dt, "tl.bfloat16"))
         for (size_t i = 0; i < (size_t)na + nb; i++) {
@@ -141,11 +150,9 @@ int main(void) {
     static const struct {
         const char *dt, *acct;
         int esize;
-    } types[] = {{"tl.float16", "tl.float32", 2},
-                 {"tl.bfloat16", "tl.float32", 2},
-                 {"tl.float32", "tl.float32", 4},
-                 {"tl.int8", "tl.int32", 1},
-                 {"tl.float8e5", "tl.float32", 1}};
+    } types[] = {{"tl.float16", "tl.float32", 2}, {"tl.bfloat16", "tl.float32", 2},
+                 {"tl.float32", "tl.float32", 4}, {"tl.float64", "tl.float64", 8},
+                 {"tl.int8", "tl.int32", 1},      {"tl.float8e5", "tl.float32", 1}};
     for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
         run_case(types[t].dt, types[t].acct, types[t].esize, a3, b3, 3, false, false);
         run_case(types[t].dt, types[t].acct, types[t].esize, a3, b3, 3, false, true);
@@ -154,6 +161,7 @@ int main(void) {
     run_case("tl.float16", "tl.float32", 2, a3, b3t, 3, true, false);
     run_case("tl.float32", "tl.float32", 4, a4, b4, 4, false, true);
     run_case("tl.int8", "tl.int32", 1, a4, b4, 4, false, false);
+    run_case("tl.float64", "tl.float64", 8, a4, b4, 4, false, true);
     printf("test_batched_dot: %d passed, %d failed\n", npass, nfail);
     return nfail ? 1 : 0;
 }

@@ -305,6 +305,79 @@ static LLVMAtomicRMWBinOp rmw_op(int kind, int dt) {
     }
 }
 
+/* The PTX instruction that does atomic `op` on dt with its memory semantics, spelled as
+ * Triton spells it (rmw: atom.global.SCOPE.SEM.OP.TYPE; cas: atom.global.SEM.SCOPE.cas.TYPE),
+ * into buf; false where PTX has none (float min/max, 8- and 16-bit integers, bf16 add before
+ * sm_90, 16-bit exchange): those go through LLVM (a compare-and-swap loop) with fences. */
+static bool atom_ptx(Gen *g, const IrOp *op, int dt, char *buf, size_t n) {
+    static const char *const sems[] = {"acq_rel", "acquire", "release", "relaxed"};
+    static const char *const scopes[] = {"gpu", "cta", "sys"};
+    int slot = ir_atomic_sem_slot(op->code);
+    int sem = (int)op->attr[slot], scope = (int)op->attr[slot + 1], bits = dt_bits(dt);
+    if (sem < 0 || sem > SEM_RELAXED) sem = SEM_ACQ_REL;
+    if (scope < 0 || scope > SCOPE_SYS) scope = SCOPE_GPU;
+    bool fl = dt_is_float(dt),
+         sm90 = ir_gpu_arch_from_name(g->target->arch, strlen(g->target->arch)) >= GPU_SM90;
+    if (op->code == OP_ATOMIC_CAS) {
+        if (bits < 16) return false;
+        snprintf(buf, n, "atom.global.%s.%s.cas.b%d $0, [$1], $2, $3;", sems[sem], scopes[scope],
+                 bits);
+        return true;
+    }
+    const char *name, *ty;
+    char tyb[16];
+    switch ((int)op->attr[0]) {
+    case RMW_ADD:
+        if (fl && bits == 16 && (dt == DT_FP16 || sm90)) {
+            name = "add.noftz", ty = dt == DT_BF16 ? "bf16" : "f16";
+            break;
+        }
+        if (bits < 32 || (fl && dt != DT_FP32 && dt != DT_FP64)) return false;
+        name = "add", ty = fl ? (bits == 32 ? "f32" : "f64") : bits == 32 ? "u32" : "u64";
+        break;
+    case RMW_MAX:
+    case RMW_MIN:
+        if (fl || bits < 32) return false;
+        name = op->attr[0] == RMW_MAX ? "max" : "min";
+        snprintf(tyb, sizeof tyb, "%c%d", dt_is_signed(dt) ? 's' : 'u', bits), ty = tyb;
+        break;
+    default: /* and, or, xor, xchg: bits */
+        if (bits < 32) return false;
+        name = op->attr[0] == RMW_AND   ? "and"
+               : op->attr[0] == RMW_OR  ? "or"
+               : op->attr[0] == RMW_XOR ? "xor"
+                                        : "exch";
+        snprintf(tyb, sizeof tyb, "b%d", bits), ty = tyb;
+    }
+    snprintf(buf, n, "atom.global.%s.%s.%s.%s $0, [$1], $2;", scopes[scope], sems[sem], name, ty);
+    return true;
+}
+
+/* The inline-asm constraint letter of a dt register. */
+static char reg_letter(int dt) {
+    int bits = dt_bits(dt);
+    if (dt == DT_FP32) return 'f';
+    if (dt == DT_FP64) return 'd';
+    return bits == 64 ? 'l' : bits == 32 ? 'r' : 'h';
+}
+
+/* One native atom (atom_ptx's text), its operands and result in dt's registers (16-bit
+ * floats as their bits). */
+static LLVMValueRef atom_asm(Gen *g, const char *text, int dt, LLVMValueRef ptr, LLVMValueRef a,
+                             LLVMValueRef b) {
+    LLVMTypeRef ty = gen_type(g, dt);
+    bool half = dt_bits(dt) == 16;
+    LLVMTypeRef rt = half ? LLVMIntTypeInContext(g->C, 16) : ty;
+    char c = reg_letter(dt), cons[40];
+    LLVMValueRef args[3] = {LLVMBuildPtrToInt(g->B, ptr, g->i64, ""),
+                            half ? LLVMBuildBitCast(g->B, a, rt, "") : a,
+                            b && half ? LLVMBuildBitCast(g->B, b, rt, "") : b};
+    if (b) snprintf(cons, sizeof cons, "=%c,l,%c,%c,~{memory}", c, c, c);
+    else snprintf(cons, sizeof cons, "=%c,l,%c,~{memory}", c, c);
+    LLVMValueRef r = gen_asm(g, text, cons, rt, args, b ? 3 : 2, true);
+    return half ? LLVMBuildBitCast(g->B, r, ty, "") : r;
+}
+
 static LLVMValueRef atomic_one(Gen *g, IrOp *op, int dt, LLVMValueRef cond, LLVMValueRef ptr,
                                LLVMValueRef a, LLVMValueRef b) {
     LLVMTypeRef ty = gen_type(g, dt);
@@ -314,21 +387,16 @@ static LLVMValueRef atomic_one(Gen *g, IrOp *op, int dt, LLVMValueRef cond, LLVM
     LLVMBuildCondBr(g->B, cond ? cond : LLVMConstInt(g->i1, 1, 0), doit, join);
     LLVMPositionBuilderAtEnd(g->B, doit);
     LLVMValueRef old;
-    if (op->code == OP_ATOMIC_CAS) {
-        /* compares bit patterns (ir_ops.def): floats go through the integer of their width,
-         * and 16 bits through atom.cas.b16 (sm_70 and later), which LLVM 19 would widen into
-         * a 32-bit compare-and-swap loop */
+    char text[96];
+    if (atom_ptx(g, op, dt, text, sizeof text)) {
+        old = atom_asm(g, text, dt, ptr, a, b);
+    } else if (op->code == OP_ATOMIC_CAS) { /* not reached: atom_ptx takes 16 to 64 bits */
+        /* compares bit patterns (ir_ops.def): floats go through the integer of their width */
         LLVMTypeRef it = LLVMIntTypeInContext(g->C, (unsigned)dt_bits(dt));
         LLVMValueRef ia = LLVMBuildBitCast(g->B, a, it, ""), ib = LLVMBuildBitCast(g->B, b, it, "");
-        if (dt_bits(dt) == 16) {
-            LLVMValueRef args[3] = {LLVMBuildPtrToInt(g->B, ptr, g->i64, ""), ia, ib};
-            old = gen_asm(g, "atom.global.cas.b16 $0, [$1], $2, $3;", "=h,l,h,h,~{memory}", it,
-                          args, 3, true);
-        } else {
-            LLVMValueRef x = LLVMBuildAtomicCmpXchg(g->B, ptr, ia, ib, LLVMAtomicOrderingMonotonic,
-                                                    LLVMAtomicOrderingMonotonic, 0);
-            old = LLVMBuildExtractValue(g->B, x, 0, "");
-        }
+        LLVMValueRef x = LLVMBuildAtomicCmpXchg(g->B, ptr, ia, ib, LLVMAtomicOrderingMonotonic,
+                                                LLVMAtomicOrderingMonotonic, 0);
+        old = LLVMBuildExtractValue(g->B, x, 0, "");
         old = LLVMBuildBitCast(g->B, old, ty, "");
     } else {
         old = LLVMBuildAtomicRMW(g->B, rmw_op((int)op->attr[0], dt), ptr, a,
@@ -344,26 +412,29 @@ static LLVMValueRef atomic_one(Gen *g, IrOp *op, int dt, LLVMValueRef cond, LLVM
 }
 
 /* The memory semantics of an atomic (attrs sem, scope; Triton's default acq_rel at gpu
- * scope): the atomics themselves are relaxed (LLVM 19's NVPTX drops stronger orderings),
- * and a fence.acq_rel of the scope goes before them (release: this thread's earlier
- * accesses happen before) and after them (acquire: its later accesses happen after).
- * A scalar atomic is thread 0's: a CTA barrier before a release orders every thread's
- * earlier writes before thread 0's fence (the lock released after a block store), and
- * one after an acquire orders thread 0's fence before every thread's later reads (the
- * barrier of the old value's broadcast does that where there is one). */
+ * scope): where PTX has the instruction (atom_ptx) it carries them, as Triton's does;
+ * otherwise the atomics are relaxed (LLVM 19's NVPTX drops stronger orderings) and a
+ * fence.acq_rel of the scope goes before them (release: this thread's earlier accesses
+ * happen before) and after them (acquire: its later accesses happen after). A scalar
+ * atomic is thread 0's: a CTA barrier before a release orders every thread's earlier
+ * writes before thread 0's atomic (the lock released after a block store), and one after
+ * an acquire orders it before every thread's later reads (the barrier of the old value's
+ * broadcast does that where there is one). */
 static void atomic_fence(Gen *g, IrOp *op, bool after) {
     static const char *const fence[3] = {"fence.acq_rel.gpu;", "fence.acq_rel.cta;",
                                          "fence.acq_rel.sys;"};
     int slot = ir_atomic_sem_slot(op->code);
     int sem = (int)op->attr[slot], scope = (int)op->attr[slot + 1];
     bool scalar = ir_type(g->f, op->operands[0]).rank == 0;
+    char text[96];
+    bool native = atom_ptx(g, op, ir_type(g->f, op->operands[0]).pointee, text, sizeof text);
     if (scope < 0 || scope > 2) scope = SCOPE_GPU;
     if (!after && (sem == SEM_ACQ_REL || sem == SEM_RELEASE)) {
         if (scalar) gen_barrier(g);
-        gen_asm(g, fence[scope], "~{memory}", g->vd, NULL, 0, true);
+        if (!native) gen_asm(g, fence[scope], "~{memory}", g->vd, NULL, 0, true);
     }
     if (after && (sem == SEM_ACQ_REL || sem == SEM_ACQUIRE)) {
-        gen_asm(g, fence[scope], "~{memory}", g->vd, NULL, 0, true);
+        if (!native) gen_asm(g, fence[scope], "~{memory}", g->vd, NULL, 0, true);
         if (scalar && !op->smem_size) gen_barrier(g);
     }
 }

@@ -396,11 +396,22 @@ static Elem read_elem(int dt, uint64_t addr) {
 
 static void write_elem(int dt, uint64_t addr, Elem e) { store_lanes(dt, &addr, NULL, 0, 1, &e, 0); }
 
+/* fp32/fp64 atomic max (min), ir_ops.def: -0.0 below +0.0; a NaN value changes nothing; a
+ * NaN in memory stays when its sign bit is clear for max (set for min), else gives way. */
+static double atomic_minmax(bool max, double old, double v) {
+    if (v != v) return old;
+    if (old != old) return (signbit(old) != 0) == !max ? old : v;
+    bool above = v > old || (v == old && signbit(old) && !signbit(v));
+    bool below = v < old || (v == old && !signbit(old) && signbit(v));
+    return (max ? above : below) ? v : old;
+}
+
 static Elem rmw_float(int kind, int dt, Elem old, Elem v) {
     Elem r = v;
+    bool wide = dt == DT_FP32 || dt == DT_FP64; /* 16-bit: the GPU's compare-and-swap loop */
     if (kind == RMW_ADD) r.f = float_round(dt, old.f + v.f);
-    else if (kind == RMW_MAX) r.f = nr_fmax(old.f, v.f);
-    else if (kind == RMW_MIN) r.f = nr_fmin(old.f, v.f);
+    else if (kind == RMW_MAX) r.f = wide ? atomic_minmax(true, old.f, v.f) : nr_fmax(old.f, v.f);
+    else if (kind == RMW_MIN) r.f = wide ? atomic_minmax(false, old.f, v.f) : nr_fmin(old.f, v.f);
     return r;
 }
 

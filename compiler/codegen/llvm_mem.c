@@ -307,9 +307,12 @@ static LLVMAtomicRMWBinOp rmw_op(int kind, int dt) {
 
 /* The PTX instruction that does atomic `op` on dt with its memory semantics, spelled as
  * Triton spells it (rmw: atom.global.SCOPE.SEM.OP.TYPE; cas: atom.global.SEM.SCOPE.cas.TYPE),
- * into buf; false where PTX has none (float min/max, 8- and 16-bit integers, bf16 add before
- * sm_90, 16-bit exchange): those go through LLVM (a compare-and-swap loop) with fences. */
-static bool atom_ptx(Gen *g, const IrOp *op, int dt, char *buf, size_t n) {
+ * into buf; false where PTX has none (16-bit float min/max, 8- and 16-bit integers, bf16
+ * add before sm_90, 16-bit exchange): those go through LLVM (a compare-and-swap loop) with
+ * fences. fp32 and fp64 max (min) are two integer atomics on the bits, as Triton's: buf
+ * the signed max (min) for values whose sign bit is clear, buf2 (given) the unsigned min
+ * (max) for the others (float_minmax). */
+static bool atom_ptx(Gen *g, const IrOp *op, int dt, char *buf, size_t n, char *buf2) {
     static const char *const sems[] = {"acq_rel", "acquire", "release", "relaxed"};
     static const char *const scopes[] = {"gpu", "cta", "sys"};
     int slot = ir_atomic_sem_slot(op->code);
@@ -337,9 +340,14 @@ static bool atom_ptx(Gen *g, const IrOp *op, int dt, char *buf, size_t n) {
         break;
     case RMW_MAX:
     case RMW_MIN:
-        if (fl || bits < 32) return false;
+        if (bits < 32) return false;
         name = op->attr[0] == RMW_MAX ? "max" : "min";
-        snprintf(tyb, sizeof tyb, "%c%d", dt_is_signed(dt) ? 's' : 'u', bits), ty = tyb;
+        snprintf(tyb, sizeof tyb, "%c%d", !fl && !dt_is_signed(dt) ? 'u' : 's', bits), ty = tyb;
+        if (fl) {
+            if (!buf2) return true; /* asked only whether PTX has it */
+            snprintf(buf2, n, "atom.global.%s.%s.%s.u%d $0, [$1], $2;", scopes[scope], sems[sem],
+                     op->attr[0] == RMW_MAX ? "min" : "max", bits);
+        }
         break;
     default: /* and, or, xor, xchg: bits */
         if (bits < 32) return false;
@@ -351,6 +359,42 @@ static bool atom_ptx(Gen *g, const IrOp *op, int dt, char *buf, size_t n) {
     }
     snprintf(buf, n, "atom.global.%s.%s.%s.%s $0, [$1], $2;", scopes[scope], sems[sem], name, ty);
     return true;
+}
+
+static LLVMValueRef atom_asm(Gen *g, const char *text, int dt, LLVMValueRef ptr, LLVMValueRef a,
+                             LLVMValueRef b);
+
+/* fp32/fp64 atomic max (min) as two integer atomics on the bits (atom_ptx's buf and buf2):
+ * over values whose sign bit is clear the float order is the signed order of the bits,
+ * over those whose sign bit is set the reverse of the unsigned order, and a value of one
+ * sign against memory of the other compares the right way in both (-0.0 below +0.0). A
+ * NaN value leaves memory as it is (the extreme integer for the signed op); a NaN in
+ * memory, as in Triton, stays against every value when its sign bit is clear for max (set
+ * for min) and gives way otherwise (ir_ops.def). */
+static LLVMValueRef float_minmax(Gen *g, const IrOp *op, int dt, LLVMValueRef ptr, LLVMValueRef a,
+                                 const char *pos, const char *neg) {
+    int bits = dt_bits(dt), it = bits == 64 ? DT_I64 : DT_I32;
+    LLVMTypeRef ity = gen_type(g, it);
+    LLVMValueRef x = LLVMBuildBitCast(g->B, a, ity, "");
+    LLVMValueRef nan = LLVMBuildFCmp(g->B, LLVMRealUNO, a, a, "");
+    LLVMValueRef sign = LLVMBuildICmp(g->B, LLVMIntSLT, x, LLVMConstNull(ity), "");
+    unsigned long long lo = 1ull << (bits - 1), hi = lo - 1; /* INT_MIN, INT_MAX */
+    x = LLVMBuildSelect(g->B, nan, LLVMConstInt(ity, op->attr[0] == RMW_MAX ? lo : hi, 0), x, "");
+    sign = LLVMBuildAnd(g->B, sign, LLVMBuildNot(g->B, nan, ""), "");
+    LLVMBasicBlockRef bp = LLVMAppendBasicBlockInContext(g->C, g->fn, "atom.pos");
+    LLVMBasicBlockRef bn = LLVMAppendBasicBlockInContext(g->C, g->fn, "atom.neg");
+    LLVMBasicBlockRef bj = LLVMAppendBasicBlockInContext(g->C, g->fn, "atom.sign");
+    LLVMBuildCondBr(g->B, sign, bn, bp);
+    LLVMPositionBuilderAtEnd(g->B, bp);
+    LLVMValueRef op_ = atom_asm(g, pos, it, ptr, x, NULL);
+    LLVMBuildBr(g->B, bj);
+    LLVMPositionBuilderAtEnd(g->B, bn);
+    LLVMValueRef on = atom_asm(g, neg, it, ptr, x, NULL);
+    LLVMBuildBr(g->B, bj);
+    LLVMPositionBuilderAtEnd(g->B, bj);
+    LLVMValueRef phi = LLVMBuildPhi(g->B, ity, "");
+    LLVMAddIncoming(phi, (LLVMValueRef[]){op_, on}, (LLVMBasicBlockRef[]){bp, bn}, 2);
+    return LLVMBuildBitCast(g->B, phi, gen_type(g, dt), "");
 }
 
 /* The inline-asm constraint letter of a dt register. */
@@ -387,9 +431,10 @@ static LLVMValueRef atomic_one(Gen *g, IrOp *op, int dt, LLVMValueRef cond, LLVM
     LLVMBuildCondBr(g->B, cond ? cond : LLVMConstInt(g->i1, 1, 0), doit, join);
     LLVMPositionBuilderAtEnd(g->B, doit);
     LLVMValueRef old;
-    char text[96];
-    if (atom_ptx(g, op, dt, text, sizeof text)) {
-        old = atom_asm(g, text, dt, ptr, a, b);
+    char text[96], text2[96] = "";
+    if (atom_ptx(g, op, dt, text, sizeof text, text2)) {
+        old = text2[0] ? float_minmax(g, op, dt, ptr, a, text, text2)
+                       : atom_asm(g, text, dt, ptr, a, b);
     } else if (op->code == OP_ATOMIC_CAS) { /* not reached: atom_ptx takes 16 to 64 bits */
         /* compares bit patterns (ir_ops.def): floats go through the integer of their width */
         LLVMTypeRef it = LLVMIntTypeInContext(g->C, (unsigned)dt_bits(dt));
@@ -402,11 +447,12 @@ static LLVMValueRef atomic_one(Gen *g, IrOp *op, int dt, LLVMValueRef cond, LLVM
         old = LLVMBuildAtomicRMW(g->B, rmw_op((int)op->attr[0], dt), ptr, a,
                                  LLVMAtomicOrderingMonotonic, 0);
     }
+    LLVMBasicBlockRef done = LLVMGetInsertBlock(g->B); /* float_minmax branches */
     LLVMBuildBr(g->B, join);
     LLVMPositionBuilderAtEnd(g->B, join);
     LLVMValueRef phi = LLVMBuildPhi(g->B, ty, "");
     LLVMValueRef vals[2] = {old, LLVMConstNull(ty)};
-    LLVMBasicBlockRef bbs[2] = {doit, cur};
+    LLVMBasicBlockRef bbs[2] = {done, cur};
     LLVMAddIncoming(phi, vals, bbs, 2);
     return phi;
 }
@@ -427,7 +473,7 @@ static void atomic_fence(Gen *g, IrOp *op, bool after) {
     int sem = (int)op->attr[slot], scope = (int)op->attr[slot + 1];
     bool scalar = ir_type(g->f, op->operands[0]).rank == 0;
     char text[96];
-    bool native = atom_ptx(g, op, ir_type(g->f, op->operands[0]).pointee, text, sizeof text);
+    bool native = atom_ptx(g, op, ir_type(g->f, op->operands[0]).pointee, text, sizeof text, NULL);
     if (scope < 0 || scope > 2) scope = SCOPE_GPU;
     if (!after && (sem == SEM_ACQ_REL || sem == SEM_RELEASE)) {
         if (scalar) gen_barrier(g);

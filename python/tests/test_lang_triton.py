@@ -366,6 +366,15 @@ def index_like_triton(x, z):
 
 
 @nereid.jit(device=CPU)
+def float_atomic_minmax(mx, mn, v, old_mx, old_mn, N: tl.constexpr):
+    i = tl.arange(0, 16)
+    m = i < N
+    x = tl.load(v + i, mask=m)
+    tl.store(old_mx + i, tl.atomic_max(mx + i, x, mask=m), mask=m)
+    tl.store(old_mn + i, tl.atomic_min(mn + i, x, mask=m), mask=m)
+
+
+@nereid.jit(device=CPU)
 def scan_sort5(x, out, AXIS: tl.constexpr):
     v = tl.load(x + tl.arange(0, 1024)).reshape(2, 4, 8, 4, 4)
     tl.store(out + tl.arange(0, 1024), tl.cumsum(v, AXIS).reshape(1024))
@@ -838,6 +847,29 @@ class BlocksOfHighRank(unittest.TestCase):
         with self.assertRaises(nereid.CompileError) as cm:
             desc5[(1,)](np.arange(512, dtype=np.int32), np.zeros(512, np.int32), BLOCK=16, RANK=6)
         self.assertIn("Expected 1 <= ndim <= 5 but got 6 dimensions", cm.exception.error_message)
+
+
+class FloatAtomicMinMax(unittest.TestCase):
+    """fp32/fp64 atomic max and min as the GPU's integer atomics on the bits do them (and
+    Triton's): -0.0 below +0.0, a NaN value ignored, a NaN in memory kept by max when its
+    sign bit is clear (by min when set) and replaced otherwise."""
+
+    def test_signs_zeros_and_nans(self):
+        nan, neg_nan = np.float32(np.nan), -np.float32(np.nan)
+        mem = np.array([0.0, -0.0, -1.0, 2.0, nan, nan, neg_nan, neg_nan, 3.0, -3.0, 5.0, 0.0], np.float32)
+        val = np.array([-0.0, 0.0, -0.0, 1.0, 7.0, -7.0, 7.0, -7.0, nan, neg_nan, -np.inf, np.inf], np.float32)
+        for dt in (np.float32, np.float64):
+            mx, mn = mem.astype(dt), mem.astype(dt)
+            old_mx, old_mn = np.zeros_like(mx), np.zeros_like(mn)
+            float_atomic_minmax[(1,)](mx, mn, val.astype(dt), old_mx, old_mn, N=12)
+            np.testing.assert_array_equal(old_mx, mem.astype(dt))
+            np.testing.assert_array_equal(old_mn, mem.astype(dt))
+            want_mx = [0.0, 0.0, -0.0, 2.0, nan, nan, 7.0, -7.0, 3.0, -3.0, 5.0, np.inf]
+            want_mn = [-0.0, -0.0, -1.0, 1.0, 7.0, -7.0, neg_nan, neg_nan, 3.0, -3.0, -np.inf, 0.0]
+            np.testing.assert_array_equal(mx, np.array(want_mx, dt))
+            np.testing.assert_array_equal(mn, np.array(want_mn, dt))
+            self.assertEqual(list(np.signbit(mx[:3])), [False, False, True])
+            self.assertEqual(list(np.signbit(mn[:3])), [True, True, True])
 
 
 class DotPrecisions(unittest.TestCase):

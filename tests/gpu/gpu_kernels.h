@@ -317,6 +317,22 @@ static const char K_ATOMICS[] =
     "    t = tl.atomic_add(ticket, 1)\n"
     "    tl.store(tickets + pid, t)\n";
 
+/* Float atomic max and min, one address per lane: the old values and what memory holds
+ * after (signs, zeros, infinities, NaN values and NaN in memory: ir_ops.def's rules). */
+static const char K_ATOMIC_MINMAX[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def atomic_minmax(mx: *@T@, mn: *@T@, v_ptr: *@T@, old_mx: *@T@, old_mn: *@T@, n: i32,\n"
+    "                  BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    m = offs < n\n"
+    "    v = tl.load(v_ptr + offs, mask=m, other=0.0)\n"
+    "    tl.store(old_mx + offs, tl.atomic_max(mx + offs, v, mask=m), mask=m)\n"
+    "    tl.store(old_mn + offs, tl.atomic_min(mn + offs, v, mask=m, sem=\"relaxed\"), mask=m)\n";
+
 static const char K_CONTROL[] =
     "import triton\n"
     "import triton.language as tl\n"

@@ -914,6 +914,32 @@ static void atomic_old_values(int block) {
     free(x);
 }
 
+/* Float atomic max and min on every pair of special values (memory, value): -0.0 below
+ * +0.0, NaN values ignored, NaN in memory kept or replaced by its sign (ir_ops.def); the
+ * GPU's two integer atomics on the bits against the interpreter, bit for bit. */
+static void atomic_minmax(GtType t) {
+    static const double sp[] = {0.0, -0.0, 1.0, -1.0, 2.5, -2.5, INFINITY, -INFINITY, NAN, -NAN};
+    enum { S = 10, N = S * S };
+    double mem[N], val[N];
+    for (int i = 0; i < N; i++) mem[i] = sp[i / S], val[i] = sp[i % S];
+    size_t eb = gt_size(t);
+    char *m = malloc(N * eb), *v = malloc(N * eb);
+    if (!m || !v) abort();
+    for (int i = 0; i < N; i++) gt_put(t, m, (size_t)i, mem[i]), gt_put(t, v, (size_t)i, val[i]);
+    GtCase *c = gt_case("atomic max/min: signs, zeros, NaN", "%s, %d pairs", gt_type_name(t), N);
+    gt_source(c, K_ATOMIC_MINMAX, "atomic_minmax", "T", gt_type_name(t), NULL);
+    gt_define(c, "BLOCK", "%d", 64);
+    gt_arg_buf(c, gt_out(c, "max memory", t, N, gt_exact(), m));
+    gt_arg_buf(c, gt_out(c, "min memory", t, N, gt_exact(), m));
+    gt_arg_buf(c, gt_in(c, "v", t, N, v));
+    gt_arg_buf(c, gt_out(c, "max old", t, N, gt_exact(), NULL));
+    gt_arg_buf(c, gt_out(c, "min old", t, N, gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32(N));
+    gt_grid(c, (unsigned)gt_cdiv(N, 64), 1, 1);
+    gt_run(c);
+    free(m), free(v);
+}
+
 static void atomics(long n, int block, int nslots) {
     GtRng r = {555 + (uint64_t)n};
     long programs = gt_cdiv(n, block), npad = programs * block;
@@ -1467,6 +1493,8 @@ int main(int argc, char **argv) {
     libdevice_math(77, 128, 1);
     libdevice_math(2049, 512, 8);
     atomics(3001, 128, 37);
+    atomic_minmax(GT_F32);
+    atomic_minmax(GT_F64);
     atomic_old_values(32);
     atomic_old_values(16);
     atomics(20000, 1024, 64);

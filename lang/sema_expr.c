@@ -220,16 +220,19 @@ static Val true_div(Sema *S, Val a, Val b, Loc loc) { return sema_float_div(S, a
 
 static Val int_only(Sema *S, int code, Val a, Val b, int dt, const char *op, Loc loc) {
     if (!dt_is_int(dt))
-        sema_error(S, loc, "'%s' needs integer operands, got %s and %s", op,
-                   sema_val_kind_name(S, a), sema_val_kind_name(S, b));
+        sema_error(
+            S, loc,
+            "invalid operands of type %s and %s for '%s': it needs integers", /* Triton's words */
+            sema_val_kind_name(S, a), sema_val_kind_name(S, b), op);
     return emit_binary(S, code, a, b, dt, loc);
 }
 
 static Val bitwise(Sema *S, int code, Val a, Val b, const char *op, Loc loc) {
     IrType ta = sema_type_of(a), tb = sema_type_of(b);
     if (!dt_is_int(ta.dt) || !dt_is_int(tb.dt))
-        sema_error(S, loc, "'%s' needs integer or boolean operands, got %s and %s", op,
-                   sema_val_kind_name(S, a), sema_val_kind_name(S, b));
+        sema_error(S, loc,
+                   "invalid operands of type %s and %s for '%s': it needs integers or booleans",
+                   sema_val_kind_name(S, a), sema_val_kind_name(S, b), op);
     /* Triton's bitwise_op_type_checking: a Python scalar is weak here too, so u16 & 0x8000
      * stays u16 (and must fit it) */
     int dt = sema_computation_dtype(S, ta, a.k != V_IR, tb, b.k != V_IR, false, loc);
@@ -634,7 +637,9 @@ static ValId ifexp_side(Sema *S, RegionId r, Val v, int dt, IrType sh, Loc loc) 
 }
 
 /* `a if c else b`: a constant c picks a side now; a run-time c becomes an if op, so only
- * the side taken runs (a load on the other side never happens), as in Triton. */
+ * the side taken runs (a load on the other side never happens), as in Triton. Two sides
+ * that give None (calls made for their effect: `tl.store(p, x) if c else tl.store(q, y)`)
+ * make an if op with no result, and the expression is None. */
 static Val lower_ifexp(Sema *S, const Expr *e) {
     Val c = sema_lower_expr(S, e->items[0]);
     bool t;
@@ -651,6 +656,21 @@ static Val lower_ifexp(Sema *S, const Expr *e) {
     sema_builder(S)->region = re;
     Val b = sema_lower_expr(S, e->rhs);
     sema_builder(S)->region = old;
+    if (a.k == V_NONE && b.k == V_NONE) {
+        for (int i = 0; i < 2; i++) {
+            sema_builder(S)->region = i ? re : rt;
+            ir_build(sema_builder(S), OP_YIELD, NULL, 0, NULL, 0);
+        }
+        sema_builder(S)->region = old;
+        Loc saved = sema_builder(S)->loc;
+        sema_builder(S)->loc = e->loc;
+        OpId op = ir_build(sema_builder(S), OP_IF, &cond, 1, NULL, 0);
+        sema_builder(S)->loc = saved;
+        f = sema_func(S);
+        f->ops[op].region[0] = rt, f->ops[op].region[1] = re, f->ops[op].nregions = 2;
+        f->regions[rt].parent_op = op, f->regions[re].parent_op = op;
+        return sema_val_none();
+    }
     for (int i = 0; i < 2; i++) {
         Val v = i ? b : a;
         if (v.k != V_IR && !sema_val_is_const(v))

@@ -267,10 +267,10 @@ int sema_computation_dtype(Sema *S, IrType at, bool a_weak, IrType bt, bool b_we
     if (dt_is_fp8(a) && dt_is_fp8(b)) return a == b ? a : DT_FP16;
     if (dt_is_fp8(a) || dt_is_fp8(b)) return dt_is_fp8(a) ? a : b;
     if (div_or_mod && dt_is_signed(a) != dt_is_signed(b) && a != DT_I1 && b != DT_I1)
-        sema_error(
-            S, loc,
-            "cannot use /, // or %% with %s and %s: they differ in signedness; cast one of them",
-            dt_name(a), dt_name(b));
+        sema_error(S, loc,
+                   "Cannot use /, // or %% with %s and %s because they have different signedness "
+                   "(as in Triton): cast one of them",
+                   dt_name(a), dt_name(b));
     return integer_promote(a, b);
 }
 

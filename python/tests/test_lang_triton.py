@@ -375,6 +375,12 @@ def float_atomic_minmax(mx, mn, v, old_mx, old_mn, N: tl.constexpr):
 
 
 @nereid.jit(device=CPU)
+def store_one_side(x_true, x_false, ret):
+    pid = tl.program_id(0)
+    tl.store(ret + pid, tl.load(x_true + pid)) if pid % 2 == 0 else tl.store(ret + pid, tl.load(x_false + pid))
+
+
+@nereid.jit(device=CPU)
 def scan_sort5(x, out, AXIS: tl.constexpr):
     v = tl.load(x + tl.arange(0, 1024)).reshape(2, 4, 8, 4, 4)
     tl.store(out + tl.arange(0, 1024), tl.cumsum(v, AXIS).reshape(1024))
@@ -870,6 +876,16 @@ class FloatAtomicMinMax(unittest.TestCase):
             np.testing.assert_array_equal(mn, np.array(want_mn, dt))
             self.assertEqual(list(np.signbit(mx[:3])), [False, False, True])
             self.assertEqual(list(np.signbit(mn[:3])), [True, True, True])
+
+
+class ConditionalExpressions(unittest.TestCase):
+    def test_sides_called_for_their_effect(self):
+        # Triton's test_if (if_exp_dynamic_void): only the side taken stores
+        t = np.arange(6, dtype=np.float32) + 10
+        f = -np.arange(6, dtype=np.float32)
+        r = np.zeros(6, np.float32)
+        store_one_side[(6,)](t, f, r)
+        np.testing.assert_array_equal(r, [10, -1, 12, -3, 14, -5])
 
 
 class DotPrecisions(unittest.TestCase):

@@ -443,8 +443,11 @@ def main():
     nereid.dropin.install()
     os.environ.setdefault("UNSLOTH_ALLOW_CPU", "1")
     overrides = {k: v for k, v in _overrides().items() if v is not None}
-    sys.meta_path.insert(0, _StubFinder(STUBBED, overrides))
     root = os.path.abspath(args.root)
+    pkgs = [args.package] if args.package else [d for d in os.listdir(root)
+                                                 if os.path.isfile(os.path.join(root, d, "__init__.py"))]
+    # the packages checked are imported for real, even those another library's check stubs
+    sys.meta_path.insert(0, _StubFinder(STUBBED - set(pkgs), overrides))
     sys.path.insert(0, root)
     for name in filter(None, args.skip_init.split(",")):
         m = types.ModuleType(name)
@@ -452,8 +455,6 @@ def main():
         sys.modules[name] = m
         if "." in name:
             setattr(sys.modules[name.rsplit(".", 1)[0]], name.rsplit(".", 1)[1], m)
-    pkgs = [args.package] if args.package else [d for d in os.listdir(root)
-                                                 if os.path.isfile(os.path.join(root, d, "__init__.py"))]
     files = []
     for pkg in pkgs:
         files += sorted(glob.glob(os.path.join(root, pkg, args.modules), recursive=True))

@@ -2497,40 +2497,37 @@ static Val b_get_int_dtype(Sema *S, BArgs *a) {
     return sema_val_dtype(ty_scalar(dt));
 }
 
-/* triton.next_power_of_2(n) on a compile-time int, as Triton's (its bit trick: 0 gives 0,
- * 1 gives 1, 5 gives 8), called in a kernel as Triton's code generator calls a Python
- * function on constexprs (flash-linear-attention: `BK: tl.constexpr =
- * triton.next_power_of_2(K)`). */
-static Val b_next_power_of_2(Sema *S, BArgs *a) {
-    if (a->v[0].k != V_INT && a->v[0].k != V_BOOL) {
-        sema_error(S, a->loc[0], "next_power_of_2 needs a compile-time int, got %s",
+/* Argument 0 of a constexpr function called in a kernel (as Triton's code generator calls
+ * a Python function on constexprs): a compile-time int, or the error naming the function. */
+static int64_t const_int_arg(Sema *S, BArgs *a) {
+    if (a->v[0].k != V_INT && a->v[0].k != V_BOOL)
+        sema_error(S, a->loc[0], "%s needs a compile-time int, got %s", a->name,
                    sema_val_kind_name(S, a->v[0]));
-        return sema_val_none();
-    }
-    int64_t p;
-    if (!py_next_power_of_2(a->v[0].i, &p)) {
-        sema_error(S, a->loc[0], "next_power_of_2(%lld) does not fit in 64 bits",
-                   (long long)a->v[0].i);
-        return sema_val_none();
-    }
+    return a->v[0].i;
+}
+
+/* triton.next_power_of_2(n), as Triton's (its bit trick: 0 gives 0, 1 gives 1, 5 gives 8;
+ * flash-linear-attention: `BK: tl.constexpr = triton.next_power_of_2(K)`). */
+static Val b_next_power_of_2(Sema *S, BArgs *a) {
+    int64_t n = const_int_arg(S, a), p;
+    if (!py_next_power_of_2(n, &p))
+        sema_error(S, a->loc[0], "next_power_of_2(%lld) does not fit in 64 bits", (long long)n);
     return sema_val_int(p);
 }
 
-/* triton.language.standard's constexpr functions _log2(i) (floor of log2 for i > 1, else
- * 0: its halving loop) and _is_power_of_two(i), on compile-time ints (flash-linear-
- * attention's `n_dims: tl.constexpr = tl.standard._log2(x.shape[0])`). */
+/* triton.language.standard's constexpr functions _log2(i) (the floor of log2 for i > 1,
+ * else 0: its halving loop) and _is_power_of_two(i) (flash-linear-attention's
+ * `n_dims: tl.constexpr = tl.standard._log2(x.shape[0])`). */
 static Val b_log2_constexpr(Sema *S, BArgs *a) {
-    if (a->v[0].k != V_INT && a->v[0].k != V_BOOL) {
-        sema_error(S, a->loc[0], "%s needs a compile-time int, got %s", a->name,
-                   sema_val_kind_name(S, a->v[0]));
-        return sema_val_none();
-    }
-    int64_t i = a->v[0].i;
-    if (a->name[1] == 'i') /* _is_power_of_two */
-        return sema_val_bool(i != 0 && (i & (int64_t)((uint64_t)i - 1)) == 0);
+    int64_t i = const_int_arg(S, a);
     int log2 = 0;
     for (uint64_t n = i > 1 ? (uint64_t)i : 0; n > 1; n >>= 1) log2++;
     return sema_val_int(log2);
+}
+
+static Val b_is_power_of_two(Sema *S, BArgs *a) {
+    int64_t i = const_int_arg(S, a);
+    return sema_val_bool(i != 0 && (i & (int64_t)((uint64_t)i - 1)) == 0);
 }
 
 static Val b_constexpr_type(Sema *S, BArgs *a) {
@@ -2908,7 +2905,7 @@ static const Builtin builtins[] = {
     {"get_int_dtype", "bitwidth,signed", b_get_int_dtype, 0},
     {"next_power_of_2", "n", b_next_power_of_2, 0},
     {"_log2", "i", b_log2_constexpr, 0},
-    {"_is_power_of_two", "i", b_log2_constexpr, 0},
+    {"_is_power_of_two", "i", b_is_power_of_two, 0},
     {"static_assert", "cond,msg=", b_static_assert, 0},
     {"device_assert", "cond,msg=,mask=", b_device_assert, 0},
     {"static_print", "*values", b_static_print, 0},

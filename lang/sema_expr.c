@@ -636,6 +636,19 @@ static ValId ifexp_side(Sema *S, RegionId r, Val v, int dt, IrType sh, Loc loc) 
     return x;
 }
 
+/* The if op of a conditional expression: its then and else regions (ended by their yields)
+ * and one result of type *rty, or none (rty NULL). */
+static OpId build_if(Sema *S, ValId cond, RegionId rt, RegionId re, const IrType *rty, Loc loc) {
+    Loc saved = sema_builder(S)->loc;
+    sema_builder(S)->loc = loc;
+    OpId op = ir_build(sema_builder(S), OP_IF, &cond, 1, rty, rty ? 1 : 0);
+    sema_builder(S)->loc = saved;
+    IrFunc *f = sema_func(S);
+    f->ops[op].region[0] = rt, f->ops[op].region[1] = re, f->ops[op].nregions = 2;
+    f->regions[rt].parent_op = op, f->regions[re].parent_op = op;
+    return op;
+}
+
 /* `a if c else b`: a constant c picks a side now; a run-time c becomes an if op, so only
  * the side taken runs (a load on the other side never happens), as in Triton. Two sides
  * that give None (calls made for their effect: `tl.store(p, x) if c else tl.store(q, y)`)
@@ -662,13 +675,7 @@ static Val lower_ifexp(Sema *S, const Expr *e) {
             ir_build(sema_builder(S), OP_YIELD, NULL, 0, NULL, 0);
         }
         sema_builder(S)->region = old;
-        Loc saved = sema_builder(S)->loc;
-        sema_builder(S)->loc = e->loc;
-        OpId op = ir_build(sema_builder(S), OP_IF, &cond, 1, NULL, 0);
-        sema_builder(S)->loc = saved;
-        f = sema_func(S);
-        f->ops[op].region[0] = rt, f->ops[op].region[1] = re, f->ops[op].nregions = 2;
-        f->regions[rt].parent_op = op, f->regions[re].parent_op = op;
+        build_if(S, cond, rt, re, NULL, e->loc);
         return sema_val_none();
     }
     for (int i = 0; i < 2; i++) {
@@ -698,15 +705,9 @@ static Val lower_ifexp(Sema *S, const Expr *e) {
     IrType rty = dt == DT_PTR ? ty_with_elem(sh, ty_elem(ta)) : ty_with_elem(sh, ty_scalar(dt));
     ifexp_side(S, rt, a, dt, sh, e->lhs->loc);
     ifexp_side(S, re, b, dt, sh, e->rhs->loc);
-    Loc saved = sema_builder(S)->loc;
-    sema_builder(S)->loc = e->loc;
-    OpId op = ir_build(sema_builder(S), OP_IF, &cond, 1, &rty, 1);
-    sema_builder(S)->loc = saved;
-    f = sema_func(S);
-    f->ops[op].region[0] = rt, f->ops[op].region[1] = re, f->ops[op].nregions = 2;
-    f->regions[rt].parent_op = op, f->regions[re].parent_op = op;
+    OpId op = build_if(S, cond, rt, re, &rty, e->loc);
     Val both[2] = {a, b};
-    return sema_const_from(sema_val_ir(S, ir_result(f, op, 0)), both, 2);
+    return sema_const_from(sema_val_ir(S, ir_result(sema_func(S), op, 0)), both, 2);
 }
 
 static Val lower_call(Sema *S, const Expr *e) {

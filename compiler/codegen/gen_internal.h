@@ -192,5 +192,9 @@ LLVMValueRef gen_math_soft_f32(Gen *g, int fn, LLVMValueRef x, LLVMValueRef y);
 /* llvm_libdevice.c: links libdevice into the module if it calls an __nv_ function
  * (false, with a diagnostic, when that fails) */
 bool gen_link_libdevice(Gen *g, LLVMTargetMachineRef tm);
+/* a call of libdevice's function `name` (__nv_sin, __nv_powf, ...) taking n arguments of
+ * type ty and returning ty, declared in the module at its first use */
+LLVMValueRef gen_libdevice_call(Gen *g, const char *name, LLVMTypeRef ty, LLVMValueRef *args,
+                                int n);
 
 #endif

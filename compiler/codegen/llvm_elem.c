@@ -148,10 +148,7 @@ static LLVMValueRef math(Gen *g, int code, int dt, LLVMValueRef x, Loc loc) {
                       ir_op_info[code].name);
         char name[32];
         snprintf(name, sizeof name, "__nv_%s", ir_op_info[code].name);
-        LLVMTypeRef fty = LLVMFunctionType(LLVMTypeOf(x), (LLVMTypeRef[]){LLVMTypeOf(x)}, 1, 0);
-        LLVMValueRef f = LLVMGetNamedFunction(g->M, name);
-        if (!f) f = LLVMAddFunction(g->M, name, fty);
-        return LLVMBuildCall2(g->B, fty, f, &x, 1, "");
+        return gen_libdevice_call(g, name, LLVMTypeOf(x), &x, 1);
     }
     LLVMValueRef v = dt == DT_FP32 ? x : LLVMBuildFPExt(g->B, x, g->f32, "");
     LLVMValueRef r;

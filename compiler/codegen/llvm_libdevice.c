@@ -65,6 +65,15 @@ static bool wants_libdevice(LLVMModuleRef M) {
     return false;
 }
 
+LLVMValueRef gen_libdevice_call(Gen *g, const char *name, LLVMTypeRef ty, LLVMValueRef *args,
+                                int n) {
+    LLVMTypeRef params[2] = {ty, ty};
+    LLVMTypeRef fty = LLVMFunctionType(ty, params, (unsigned)n, 0);
+    LLVMValueRef f = LLVMGetNamedFunction(g->M, name);
+    if (!f) f = LLVMAddFunction(g->M, name, fty);
+    return LLVMBuildCall2(g->B, fty, f, args, (unsigned)n, "");
+}
+
 bool gen_link_libdevice(Gen *g, LLVMTargetMachineRef tm) {
     if (!wants_libdevice(g->M)) return true;
     const char *path = g->target->libdevice;

@@ -23,14 +23,9 @@ static LLVMValueRef exact(Gen *g, int fn, int dt, LLVMValueRef *x) {
 }
 
 static LLVMValueRef libdevice_call(Gen *g, int fn, int dt, LLVMValueRef *x) {
-    int n = ir_mathfn_info[fn].nargs;
     char name[48];
     snprintf(name, sizeof name, "__nv_%s%s", ir_mathfn_info[fn].name, dt == DT_FP64 ? "" : "f");
-    LLVMTypeRef ty = gen_type(g, dt), params[2] = {ty, ty};
-    LLVMTypeRef fty = LLVMFunctionType(ty, params, (unsigned)n, 0);
-    LLVMValueRef f = LLVMGetNamedFunction(g->M, name);
-    if (!f) f = LLVMAddFunction(g->M, name, fty);
-    return LLVMBuildCall2(g->B, fty, f, x, (unsigned)n, "");
+    return gen_libdevice_call(g, name, gen_type(g, dt), x, ir_mathfn_info[fn].nargs);
 }
 
 /* the functions llvm_math_soft.c has no routine for: libdevice's alone (the Bessel ones) */

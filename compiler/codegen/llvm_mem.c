@@ -435,14 +435,8 @@ static LLVMValueRef atomic_one(Gen *g, IrOp *op, int dt, LLVMValueRef cond, LLVM
     if (atom_ptx(g, op, dt, text, sizeof text, text2)) {
         old = text2[0] ? float_minmax(g, op, dt, ptr, a, text, text2)
                        : atom_asm(g, text, dt, ptr, a, b);
-    } else if (op->code == OP_ATOMIC_CAS) { /* not reached: atom_ptx takes 16 to 64 bits */
-        /* compares bit patterns (ir_ops.def): floats go through the integer of their width */
-        LLVMTypeRef it = LLVMIntTypeInContext(g->C, (unsigned)dt_bits(dt));
-        LLVMValueRef ia = LLVMBuildBitCast(g->B, a, it, ""), ib = LLVMBuildBitCast(g->B, b, it, "");
-        LLVMValueRef x = LLVMBuildAtomicCmpXchg(g->B, ptr, ia, ib, LLVMAtomicOrderingMonotonic,
-                                                LLVMAtomicOrderingMonotonic, 0);
-        old = LLVMBuildExtractValue(g->B, x, 0, "");
-        old = LLVMBuildBitCast(g->B, old, ty, "");
+    } else if (op->code == OP_ATOMIC_CAS) { /* sema takes 16 to 64 bits, atom_ptx all of them */
+        NR_DIE("atomic_cas of %d-bit elements", dt_bits(dt));
     } else {
         old = LLVMBuildAtomicRMW(g->B, rmw_op((int)op->attr[0], dt), ptr, a,
                                  LLVMAtomicOrderingMonotonic, 0);

@@ -221,7 +221,7 @@ def check(args):
             divisible = [list(sig)[i[0]] for i in (kw["triton_meta"].get("configs") or [{}])[0]]
             blocks = _blocks(kind, fn, kw)
             text, _ = jf.source(annotate)
-            src = os.path.join(tmp, jf.__name__ + ".py")
+            src = os.path.join(tmp, jf.__name__ + ".nr")  # Nereid's language, not a Python program
             with open(src, "w") as f:
                 f.write(text)
             cmd = [nereid_bin, "compile", src, "-k", jf.__name__, "--arch=sm_90a", "--emit=" + args.emit, "-o",

@@ -405,7 +405,9 @@ def compile_one(k, nereid_bin, tmp, annotate, defines, warps, emit):
         text, _ = k.jf.source(annotate)
     except Exception as e:  # noqa: BLE001
         return "source: %s: %s" % (type(e).__name__, e)
-    src = os.path.join(tmp, "%s__%s.py" % (k.module.__name__.replace(".", "_"), k.name))
+    # Nereid's language (typed parameters): .nr, not .py, which nereid compile reads as a
+    # Python program (its jit-decorated kernels only)
+    src = os.path.join(tmp, "%s__%s.nr" % (k.module.__name__.replace(".", "_"), k.name))
     with open(src, "w") as f:
         f.write(text)
     cmd = [nereid_bin, "compile", src, "-k", k.name, "--arch=sm_90a", "--emit=" + emit, "-o",

@@ -2517,6 +2517,23 @@ static Val b_next_power_of_2(Sema *S, BArgs *a) {
     return sema_val_int(p);
 }
 
+/* triton.language.standard's constexpr functions _log2(i) (floor of log2 for i > 1, else
+ * 0: its halving loop) and _is_power_of_two(i), on compile-time ints (flash-linear-
+ * attention's `n_dims: tl.constexpr = tl.standard._log2(x.shape[0])`). */
+static Val b_log2_constexpr(Sema *S, BArgs *a) {
+    if (a->v[0].k != V_INT && a->v[0].k != V_BOOL) {
+        sema_error(S, a->loc[0], "%s needs a compile-time int, got %s", a->name,
+                   sema_val_kind_name(S, a->v[0]));
+        return sema_val_none();
+    }
+    int64_t i = a->v[0].i;
+    if (a->name[1] == 'i') /* _is_power_of_two */
+        return sema_val_bool(i != 0 && (i & (int64_t)((uint64_t)i - 1)) == 0);
+    int log2 = 0;
+    for (uint64_t n = i > 1 ? (uint64_t)i : 0; n > 1; n >>= 1) log2++;
+    return sema_val_int(log2);
+}
+
 static Val b_constexpr_type(Sema *S, BArgs *a) {
     if (!sema_val_is_constexpr(a->v[0]))
         sema_error(S, a->loc[0], "constexpr_type needs a compile-time value, got %s",
@@ -2891,6 +2908,8 @@ static const Builtin builtins[] = {
     {"constexpr_type", "value", b_constexpr_type, 0},
     {"get_int_dtype", "bitwidth,signed", b_get_int_dtype, 0},
     {"next_power_of_2", "n", b_next_power_of_2, 0},
+    {"_log2", "i", b_log2_constexpr, 0},
+    {"_is_power_of_two", "i", b_log2_constexpr, 0},
     {"static_assert", "cond,msg=", b_static_assert, 0},
     {"device_assert", "cond,msg=,mask=", b_device_assert, 0},
     {"static_print", "*values", b_static_print, 0},

@@ -612,6 +612,14 @@ int main(int argc, char **argv) {
         mm(GT_F32, splits[s], 200, 136, 96, 64, 64, 32, 4, 3, 1, 1);
         mm_aligned(GT_F32, splits[s], 128, 128, 128, 64, 64, 32, 4, 3);
     }
+    /* tiles under 16 on a side (Triton allows M, N from 1): the CUDA cores, replicated
+     * layouts; test_dot's small dots (2x4x32 fp16, 1x2x32 fp8e5, one warp) and others */
+    mm(GT_F16, "", 2, 4, 32, 2, 4, 32, 1, 2, 0, 0);
+    mm(GT_F16, "", 5, 3, 40, 8, 4, 16, 4, 3, 0, 2);
+    mm(GT_BF16, "", 37, 6, 64, 64, 8, 32, 4, 3, 1, 0);
+    mm(GT_F32, "", 3, 70, 33, 4, 64, 16, 2, 2, 0, 0);
+    mm(GT_I8, "", 64, 2, 64, 64, 2, 32, 4, 3, 0, 0);
+    mm_fp8(1, 1, 2, 32, 1, 2, 32, 1, 2, 1);
     mm(GT_F64, "", 100, 72, 50, 32, 32, 16, 4, 3, 0, 0);
     mm(GT_F64, "", 37, 21, 40, 16, 16, 16, 1, 2, 0, 2);
     mm(GT_F64, "", 130, 70, 97, 64, 32, 32, 8, 3, 1, 1);

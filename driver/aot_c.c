@@ -23,7 +23,7 @@
 #include "nereid.h"
 #include "ptx_module.h"
 
-enum { MAX_VARIANTS = 4, MAX_PARAMS = 64, MAX_ARCHS = 8 };
+enum { MAX_VARIANTS = 4, MAX_PARAMS = 256, MAX_ARCHS = 8 };
 
 typedef struct AotKernel {
     const IrFunc *f;

@@ -208,8 +208,8 @@ static nr_status add_variant(nr_kernel *k, const GpuSpec *spec, const VariantKey
 }
 
 static bool same_key(const VariantKey *a, const VariantKey *b) {
-    return a->facts[0] == b->facts[0] && a->facts[1] == b->facts[1] &&
-           a->num_warps == b->num_warps && a->num_stages == b->num_stages && a->code == b->code;
+    return !memcmp(a->facts, b->facts, sizeof a->facts) && a->num_warps == b->num_warps &&
+           a->num_stages == b->num_stages && a->code == b->code;
 }
 
 /* The specialisation facts of the arguments (cuda_launch_kernel finds them while packing

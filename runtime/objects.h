@@ -45,13 +45,15 @@ struct nr_context {
     const Module *std;
 };
 
-enum { NR_MAX_LAUNCH_ARGS = 64 }; /* the GPU back end's limit on kernel parameters */
+/* the GPU back end's limit on kernel parameters (Triton has none; mamba's SSD kernels take
+ * more than 64; 256 of 8 bytes stay within CUDA's 4 KB of parameter space) */
+enum { NR_MAX_LAUNCH_ARGS = 256 };
 
 /* A variant's specialisation as the launch path compares it: each parameter's fact
  * (SPEC_NONE, SPEC_DIV16, SPEC_ONE) in two bits, parameter i at bit 2*(i%32) of facts[i/32],
  * with the warp count and the pipelining depth. */
 typedef struct VariantKey {
-    uint64_t facts[2];
+    uint64_t facts[NR_MAX_LAUNCH_ARGS / 32];
     int num_warps, num_stages;
     int code; /* the code generator's options (launch_cuda.c's code_key) */
 } VariantKey;

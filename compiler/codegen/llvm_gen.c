@@ -259,8 +259,10 @@ static void find_wide_pairs(Gen *g, RegionId r) {
 
 static void build_function(Gen *g) {
     IrRegion *body = &g->f->regions[g->f->body];
-    LLVMTypeRef params[64];
-    if (body->nargs > 64) gen_error(g, g->f->loc, "kernels take at most 64 parameters on the GPU");
+    enum { MAX_KERNEL_PARAMS = 256 }; /* the runtime's NR_MAX_LAUNCH_ARGS; CUDA's 4 KB */
+    LLVMTypeRef params[MAX_KERNEL_PARAMS];
+    if (body->nargs > MAX_KERNEL_PARAMS)
+        gen_error(g, g->f->loc, "kernels take at most %d parameters on the GPU", MAX_KERNEL_PARAMS);
     for (uint32_t i = 0; i < body->nargs; i++) {
         IrType t = ir_type(g->f, body->args[i]);
         /* a descriptor: a pointer to its byval struct (gen_tdesc_param_attrs) */

@@ -58,8 +58,8 @@ enum {
  * arguments, each typed as a bare parameter's argument is; the key holds (CODE_TUPLE, its
  * type, the items' key entries), the slots one entry per tuple and per leaf. */
 enum {
-    MAX_PARAMS = 64,
-    MAX_SLOTS = 256, /* run-time arguments, tuples' leaves included */
+    MAX_PARAMS = 256, /* the runtime's (NR_MAX_LAUNCH_ARGS) */
+    MAX_SLOTS = 256,  /* run-time arguments, tuples' leaves included */
     MAX_TUPLE_DEPTH = 32,
     CODE_TUPLE = -4,
     CODE_CONSTEXPR = -3,

@@ -16,7 +16,8 @@
  *     integer 1, a nonzero multiple of 16, or neither, in every integer width), warps and
  *     stages compiles one variant, a combination seen before none; on the stand-in driver
  *     the function launched is the one made for that combination, also when launches
- *     alternate between variants and on a kernel of 64 parameters (facts past the 32nd);
+ *     alternate between variants and on a kernel of 200 parameters (facts past the 32nd, the
+ *     64th and the 128th);
  *   - bad num_warps and num_stages are refused with their messages.
  * Without a GPU or the stand-in driver it prints "SKIP: ..." and exits 0 (NEREID_REQUIRE_GPU=1:
  * fails instead). tools/run-tests.sh runs it against the stand-in driver. Ends with
@@ -321,9 +322,11 @@ static void facts(const Side *g) {
     }
 }
 
-/* A kernel of 64 parameters: facts of the last ones (past the 32nd) decide variants too. */
+/* A kernel of MANY parameters (more than 64: mamba's SSD kernels have more; Triton has no
+ * limit): facts of the last ones (past the 32nd, 64th, 128th) decide variants too. */
+enum { MANY = 200 };
 static void many(const Side *g) {
-    nr_arg a[64];
+    nr_arg a[MANY];
     a[0] = nr_arg_ptr(g->out);
     /* `same`: the earlier case whose variant this one takes (3 is neither 0, 1 nor 16: -1, a new
      * one) */
@@ -332,25 +335,26 @@ static void many(const Side *g) {
         int32_t v;
         int same;
     } cases[] = {
-        {-1, 0, -1}, {-1, 0, 0},  {63, 16, -1}, {33, 1, -1}, {63, 0, 0}, {32, 16, -1},
-        {-1, 0, 0},  {63, 1, -1}, {31, 16, -1}, {63, 16, 2}, {33, 1, 3},
+        {-1, 0, -1},  {-1, 0, 0},  {63, 16, -1}, {33, 1, -1},   {63, 0, 0}, {32, 16, -1},
+        {-1, 0, 0},   {63, 1, -1}, {31, 16, -1}, {63, 16, 2},   {33, 1, 3}, {199, 16, -1},
+        {130, 1, -1}, {199, 0, 0}, {64, 16, -1}, {199, 16, 11},
     };
-    unsigned long long fn[16];
+    unsigned long long fn[32];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        for (int j = 1; j < 64; j++) a[j] = nr_arg_i32(3);
+        for (int j = 1; j < MANY; j++) a[j] = nr_arg_i32(3);
         if (cases[i].at > 0) a[cases[i].at] = nr_arg_i32(cases[i].v);
         unsigned long long before = variants(g->ctx);
         unsigned grid[3] = {1, 1, 1};
-        nr_status s = nr_launch(g->many, grid, a, 64, NULL);
-        CHECK(s == NR_OK, "64 parameters, case %zu: %s", i, nr_last_error(g->ctx));
+        nr_status s = nr_launch(g->many, grid, a, MANY, NULL);
+        CHECK(s == NR_OK, "%d parameters, case %zu: %s", MANY, i, nr_last_error(g->ctx));
         CHECK(variants(g->ctx) - before == (cases[i].same < 0 ? 1u : 0u),
-              "64 parameters, case %zu: %llu variants made", i, variants(g->ctx) - before);
+              "%d parameters, case %zu: %llu variants made", MANY, i, variants(g->ctx) - before);
         MockLaunch l = {0};
         if (last_launch) last_launch(&l);
         fn[i] = l.function;
         for (size_t j = 0; last_launch && j < i; j++)
             CHECK((fn[j] == l.function) == (cases[i].same >= 0 && fn[j] == fn[cases[i].same]),
-                  "64 parameters, case %zu: function %llu, case %zu's %llu", i, l.function, j,
+                  "%d parameters, case %zu: function %llu, case %zu's %llu", MANY, i, l.function, j,
                   fn[j]);
     }
 }
@@ -404,11 +408,12 @@ static void last_launch_info(const Side *g, const Side *c) {
 static bool open_side(nr_device_kind kind, Side *s, char *why, size_t n) {
     memset(s, 0, sizeof *s);
     if (nr_context_create_ex(kind, 0, &s->ctx, why, n)) return false;
-    char many_src[8192];
+    char many_src[16384];
     int len = snprintf(many_src, sizeof many_src, "%s@triton.jit\ndef record_many(out: *i32", src);
-    for (int i = 1; i < 64; i++)
+    for (int i = 1; i < MANY; i++)
         len += snprintf(many_src + len, sizeof many_src - (size_t)len, ", a%d: i32", i);
-    snprintf(many_src + len, sizeof many_src - (size_t)len, "):\n    tl.store(out, a63)\n");
+    snprintf(many_src + len, sizeof many_src - (size_t)len,
+             "):\n    tl.store(out, a63 + a64 + a130 + a199)\n");
     nr_status st_ =
         nr_compile_source(s->ctx, many_src, strlen(many_src), "launch_args.nr", NULL, &s->m);
     CHECK(st_ == NR_OK, "compile: %s", nr_last_error(s->ctx));

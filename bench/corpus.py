@@ -9,7 +9,7 @@
         once under Nereid in one process (two module objects per source file), outputs
         compared, do_bench medians interleaved, registers and spills, compile times, launch
         counts; the markdown table with the geometric mean last, JSON under --out
-  compile-only [--only PATTERNS] [--runs N] [--specs FILE] [--out DIR] [--ptxas]
+  compile-only [--only PATTERNS] [--runs N] [--specs FILE] [--out DIR] [--ptxas] [--save-ptx DIR]
         any machine with build/ (no GPU, no torch, no Triton): each corpus kernel compiled by
         Nereid, source to PTX for sm_90a with the case's specialisation, through the same
         entry point a launch uses (JITFunction.warmup on the stand-in driver
@@ -850,6 +850,11 @@ def compile_only(args):
             res = {"case": c.name, "kernel": s.kernel, "first_ms": times[0], "median_ms": med,
                    "runs_ms": times[1:], "cpu_ms": cpu, "cpu_runs_ms": cpus[1:],
                    "spec": {"args": s.args, "kw": s.kw}, "origin": origin}
+            if args.save_ptx:  # for loading elsewhere (the driver's own PTX compiler on a GPU machine)
+                os.makedirs(args.save_ptx, exist_ok=True)
+                stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{c.name}__{s.kernel}")
+                with open(os.path.join(args.save_ptx, stem + ".ptx"), "w") as f:
+                    f.write(kernel.asm["ptx"])
             if args.ptxas:
                 st = ptx_stats(kernel.asm["ptx"])
                 res["ptx"] = st
@@ -1250,6 +1255,7 @@ def main():
     c.add_argument("--runs", type=int, default=5, help="compiles after the first, per kernel (default 5)")
     c.add_argument("--specs", default=SPECS, help="recorded launches (default bench/corpus-specs.json)")
     c.add_argument("--out")
+    c.add_argument("--save-ptx", metavar="DIR", help="write each kernel's PTX to DIR/CASE__KERNEL.ptx")
     c.add_argument("--ptxas", action="store_true", help="ptxas -v's registers and spills, the PTX's global loads by form")
     l_ = sub.add_parser("list", help="the cases")
     l_.add_argument("--only")

@@ -31,7 +31,6 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
-typedef struct CUlinkState_st *CUlinkState;
 typedef unsigned long long CUdeviceptr;
 typedef int CUjit_option;
 typedef int CUjitInputType;
@@ -49,7 +48,6 @@ enum {
     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
     CU_JIT_LOG_VERBOSE = 12,
 };
-enum { CU_JIT_INPUT_PTX = 1 };
 enum {
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
@@ -96,12 +94,8 @@ typedef struct CuApi {
                            size_t bytes);
     CUresult (*MemcpyPeerAsync)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src,
                                 CUcontext src_ctx, size_t bytes, CUstream stream);
-    CUresult (*LinkCreate)(unsigned nopts, CUjit_option *opts, void **vals, CUlinkState *state);
-    CUresult (*LinkAddData)(CUlinkState state, CUjitInputType type, void *data, size_t size,
-                            const char *name, unsigned nopts, CUjit_option *opts, void **vals);
-    CUresult (*LinkComplete)(CUlinkState state, void **cubin, size_t *size);
-    CUresult (*LinkDestroy)(CUlinkState state);
-    CUresult (*ModuleLoadData)(CUmodule *mod, const void *image);
+    CUresult (*ModuleLoadDataEx)(CUmodule *mod, const void *image, unsigned nopts,
+                                 CUjit_option *opts, void **vals);
     CUresult (*ModuleUnload)(CUmodule mod);
     CUresult (*ModuleGetFunction)(CUfunction *fn, CUmodule mod, const char *name);
     CUresult (*FuncSetAttribute)(CUfunction fn, CUfunction_attribute attr, int value);
@@ -316,11 +310,7 @@ static bool resolve_all(CudaDevice *d, StrBuf *err) {
     RESOLVE(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
     RESOLVE(MemcpyPeer, "cuMemcpyPeer");
     RESOLVE(MemcpyPeerAsync, "cuMemcpyPeerAsync");
-    RESOLVE(LinkCreate, "cuLinkCreate_v2");
-    RESOLVE(LinkAddData, "cuLinkAddData_v2");
-    RESOLVE(LinkComplete, "cuLinkComplete");
-    RESOLVE(LinkDestroy, "cuLinkDestroy");
-    RESOLVE(ModuleLoadData, "cuModuleLoadData");
+    RESOLVE(ModuleLoadDataEx, "cuModuleLoadDataEx");
     RESOLVE(ModuleUnload, "cuModuleUnload");
     RESOLVE(ModuleGetFunction, "cuModuleGetFunction");
     RESOLVE(FuncSetAttribute, "cuFuncSetAttribute");
@@ -749,83 +739,51 @@ static void put_log(StrBuf *err, const char *heading, const char *log) {
 
 enum { JIT_LOG_SIZE = 1 << 20 };
 
-/* PTX -> cubin with the driver's linker (target: the current context's device). On
- * success *cubin is a malloc'd copy. */
-static int jit_ptx(CudaDevice *d, const char *ptx, const char *kernel_name, void **cubin,
-                   size_t *size, StrBuf *err) {
-    *cubin = NULL, *size = 0;
+/* A cache entry: this header (the kernel's launch metadata), then the kernel's PTX with
+ * its terminating NUL. (Entries of the older format, a cubin from the driver's linker
+ * under "NRCUBIN1", count as foreign: deleted and rebuilt.) */
+typedef struct CacheHeader {
+    char magic[8];         /* ENTRY_MAGIC */
+    uint32_t shared_bytes; /* dynamic shared memory the kernel needs */
+    uint32_t reserved;
+} CacheHeader;
+#define ENTRY_MAGIC "NRPTXIM1"
+
+/* Load a kernel's PTX as a module (the driver compiles it to machine code for the
+ * context's device, or takes that from its own JIT cache) and find the kernel; set the
+ * >48 KB shared-memory attribute. On a JIT failure err holds the driver's logs.
+ *
+ * Why cuModuleLoadDataEx and not the driver's linker (cuLink*, which hands back a cubin
+ * to keep): the linker compiles PTX as relocatable code, and on the H200 (driver 580) its
+ * code took 117 registers for Liger's SwiGLU where ptxas and this call take 36, 84 for
+ * Triton's seeded dropout against 46, 216 bytes of spills for tutorial 06's backward
+ * against 40 (bench/RESULTS.md, session 27): fewer blocks per SM, 1.2x the time. This
+ * call compiles the whole program, as ptxas (and so Triton) does. */
+static CUresult load_module(CudaDevice *d, const char *ptx, const char *kernel_name,
+                            unsigned shared_bytes, bool from_cache, CudaKernel *out, StrBuf *err) {
     char *info = calloc(1, JIT_LOG_SIZE), *elog = calloc(1, JIT_LOG_SIZE);
     if (!info || !elog) {
         free(info), free(elog);
         errf(err, "PTX JIT of kernel '%s': out of memory", kernel_name);
-        return -1;
+        return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
     }
     CUjit_option opts[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
                            CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
                            CU_JIT_LOG_VERBOSE};
     void *vals[] = {info, (void *)(uintptr_t)(JIT_LOG_SIZE - 1), elog,
                     (void *)(uintptr_t)(JIT_LOG_SIZE - 1), (void *)(uintptr_t)0};
-    CUlinkState ls = NULL;
-    const char *step = "cuLinkCreate";
-    CUresult r = d->api.LinkCreate((unsigned)(sizeof opts / sizeof opts[0]), opts, vals, &ls);
-    if (r == CUDA_SUCCESS) {
-        step = "cuLinkAddData(PTX)";
-        size_t name_len = strlen(kernel_name);
-        char *unit = malloc(name_len + 5);
-        if (unit) snprintf(unit, name_len + 5, "%s.ptx", kernel_name);
-        r = d->api.LinkAddData(ls, CU_JIT_INPUT_PTX, (void *)(uintptr_t)ptx, strlen(ptx) + 1,
-                               unit ? unit : "kernel.ptx", 0, NULL, NULL);
-        free(unit);
-    }
-    void *bin = NULL;
-    size_t n = 0;
-    if (r == CUDA_SUCCESS) {
-        step = "cuLinkComplete";
-        r = d->api.LinkComplete(ls, &bin, &n);
-    }
-    int rc = 0;
-    if (r == CUDA_SUCCESS) {
-        /* the cubin belongs to the link state: copy it before cuLinkDestroy */
-        *cubin = malloc(n ? n : 1);
-        if (*cubin) {
-            memcpy(*cubin, bin, n);
-            *size = n;
-        } else {
-            errf(err, "PTX JIT of kernel '%s': out of memory for a %zu-byte cubin", kernel_name, n);
-            rc = -1;
-        }
-    } else {
-        cu_fail(d, err, r, "PTX JIT compilation of kernel '%s' for sm_%d (%s)", kernel_name, d->cc,
-                step);
+    CUmodule mod = NULL;
+    CUresult r =
+        d->api.ModuleLoadDataEx(&mod, ptx, (unsigned)(sizeof opts / sizeof opts[0]), opts, vals);
+    if (r != CUDA_SUCCESS) {
+        cu_fail(d, err, r, "PTX JIT compilation of kernel '%s' for sm_%d (cuModuleLoadDataEx%s)",
+                kernel_name, d->cc, from_cache ? " of the disk cache's entry" : "");
         put_log(err, "JIT error log", elog);
         put_log(err, "JIT info log", info);
-        rc = -1;
     }
-    if (ls) d->api.LinkDestroy(ls);
     free(info);
     free(elog);
-    return rc;
-}
-
-/* A cache entry: this header (the kernel's launch metadata), then the cubin. */
-typedef struct CubinHeader {
-    char magic[8];         /* CUBIN_MAGIC */
-    uint32_t shared_bytes; /* dynamic shared memory the kernel needs */
-    uint32_t reserved;
-} CubinHeader;
-#define CUBIN_MAGIC "NRCUBIN1"
-
-/* Load a cubin image and find the kernel; set the >48 KB shared-memory attribute.
- * Returns the driver's result (CUDA_SUCCESS, or the failing call's, described in err). */
-static CUresult load_module(CudaDevice *d, const void *cubin, size_t n, const char *kernel_name,
-                            unsigned shared_bytes, bool from_cache, CudaKernel *out, StrBuf *err) {
-    CUmodule mod = NULL;
-    CUresult r = d->api.ModuleLoadData(&mod, cubin);
-    if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "cuModuleLoadData of the %zu-byte cubin %s for kernel '%s'", n,
-                from_cache ? "from the disk cache" : "JIT-compiled", kernel_name);
-        return r;
-    }
+    if (r != CUDA_SUCCESS) return r;
     CUfunction fn = NULL;
     r = d->api.ModuleGetFunction(&fn, mod, kernel_name);
     if (r != CUDA_SUCCESS) {
@@ -851,7 +809,7 @@ static CUresult load_module(CudaDevice *d, const void *cubin, size_t n, const ch
     return CUDA_SUCCESS;
 }
 
-/* Does a failed load of a cached cubin say the entry is bad (stale, foreign, damaged:
+/* Does a failed load of a cached entry say the entry is bad (stale, foreign, damaged:
  * delete it and rebuild), rather than the device (out of memory, a broken context: keep
  * the entry and report)? */
 static bool bad_image(CUresult r) {
@@ -888,16 +846,16 @@ static int load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *k
     unsigned char *blob = cache_get(key, &n);
     int rc = 0;
     bool bad = blob != NULL; /* until it loads */
-    CubinHeader h;
-    if (blob && n > sizeof h) {
+    CacheHeader h;
+    if (blob && n > sizeof h && blob[n - 1] == '\0') {
         memcpy(&h, blob, sizeof h);
-        if (!memcmp(h.magic, CUBIN_MAGIC, sizeof h.magic)) {
+        if (!memcmp(h.magic, ENTRY_MAGIC, sizeof h.magic)) {
             if (check_shared(d, kernel_name, h.shared_bytes, err)) {
                 rc = -1, bad = false; /* the device cannot run it: compiling again would not help */
             } else {
                 StrBuf lerr;
                 sb_init(&lerr);
-                CUresult r = load_module(d, blob + sizeof h, n - sizeof h, kernel_name,
+                CUresult r = load_module(d, (const char *)blob + sizeof h, kernel_name,
                                          h.shared_bytes, true, out, &lerr);
                 if (r == CUDA_SUCCESS) rc = 1, bad = false;
                 else if (!bad_image(r)) rc = -1, bad = false, sb_putn(err, lerr.data, lerr.len);
@@ -929,24 +887,16 @@ int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key
     return rc;
 }
 
-/* A JIT-compiled cubin loaded, and kept in the disk cache under cache_key (may be NULL)
- * once it loads; d's context current. */
-static int load_jitted(CudaDevice *d, const void *bin, size_t n, const char *kernel_name,
-                       const CacheKey *cache_key, unsigned shared_bytes, CudaKernel *out,
-                       StrBuf *err) {
-    int rc =
-        load_module(d, bin, n, kernel_name, shared_bytes, false, out, err) == CUDA_SUCCESS ? 0 : -1;
-    if (rc == 0 && cache_key) { /* only a cubin that loads */
-        unsigned char *blob = malloc(sizeof(CubinHeader) + n);
-        if (blob) {
-            CubinHeader h = {CUBIN_MAGIC, shared_bytes, 0};
-            memcpy(blob, &h, sizeof h);
-            memcpy(blob + sizeof h, bin, n);
-            cache_put(cache_key, blob, sizeof h + n);
-            free(blob);
-        }
-    }
-    return rc;
+void cuda_cache_keep(const CacheKey *key, const char *ptx, unsigned shared_bytes) {
+    if (!key || !ptx) return;
+    size_t n = strlen(ptx) + 1;
+    unsigned char *blob = malloc(sizeof(CacheHeader) + n);
+    if (!blob) return; /* the cache is an optimisation */
+    CacheHeader h = {ENTRY_MAGIC, shared_bytes, 0};
+    memcpy(blob, &h, sizeof h);
+    memcpy(blob + sizeof h, ptx, n);
+    cache_put(key, blob, sizeof h + n);
+    free(blob);
 }
 
 /* cuda_load's work, with d's context current. */
@@ -957,24 +907,24 @@ static int load(CudaDevice *d, const char *ptx, const char *kernel_name, const C
         int hit = load_cached(d, kernel_name, cache_key, out, err);
         if (hit) return hit > 0 ? 0 : -1;
     }
-    void *bin = NULL;
-    size_t n = 0;
-    if (jit_ptx(d, ptx, kernel_name, &bin, &n, err)) return -1;
-    int rc = load_jitted(d, bin, n, kernel_name, cache_key, shared_bytes, out, err);
-    free(bin);
-    return rc;
+    if (load_module(d, ptx, kernel_name, shared_bytes, false, out, err) != CUDA_SUCCESS) return -1;
+    cuda_cache_keep(cache_key, ptx, shared_bytes); /* only PTX that loads */
+    return 0;
 }
 
 int cuda_jit(const CudaDevice *d, const char *ptx, const char *kernel_name, unsigned shared_bytes,
-             void **cubin, size_t *size, int *fault, StrBuf *err) {
-    *cubin = NULL, *size = 0, *fault = 0;
+             CudaKernel *out, int *fault, StrBuf *err) {
+    memset(out, 0, sizeof *out);
+    *fault = 0;
     /* a copy of d, so that nothing of d is written: a sticky error is noted in the copy
      * (cu_fail) and handed back for cuda_note_fault */
     CudaDevice local = *d;
     if (check_shared(&local, kernel_name, shared_bytes, err)) return -1;
     CtxScope sc;
     if (enter_ctx(&local, &sc, err)) return -1;
-    int rc = jit_ptx(&local, ptx, kernel_name, cubin, size, err);
+    int rc = load_module(&local, ptx, kernel_name, shared_bytes, false, out, err) == CUDA_SUCCESS
+                 ? 0
+                 : -1;
     leave_ctx(&local, &sc);
     if (local.fault && !d->fault) *fault = local.fault;
     return rc;
@@ -984,16 +934,6 @@ void cuda_note_fault(CudaDevice *d, int fault, const char *what) {
     if (!fault || d->fault) return;
     d->fault = fault;
     snprintf(d->fault_what, sizeof d->fault_what, "%s", what);
-}
-
-int cuda_load_cubin(CudaDevice *d, const void *cubin, size_t size, const char *kernel_name,
-                    const CacheKey *key, unsigned shared_bytes, CudaKernel *out, StrBuf *err) {
-    if (out) memset(out, 0, sizeof *out);
-    CtxScope sc;
-    if (enter_ctx(d, &sc, err)) return -1;
-    int rc = load_jitted(d, cubin, size, kernel_name, key, shared_bytes, out, err);
-    leave_ctx(d, &sc);
-    return rc;
 }
 
 int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *cache_key,

@@ -1,7 +1,8 @@
 /* cuda.h - the CUDA device, through the driver API loaded with dlopen (libcuda.so.1), so
  * the library builds and its CPU tests run on machines without a driver. Modules are
- * built from PTX by the driver's linker (cuLink*) into a cubin, which is cached on disk
- * (runtime/cache.h) and loaded with cuModuleLoadData. Internal to the runtime: the C API
+ * loaded from PTX with cuModuleLoadDataEx (the driver compiles the whole program, as
+ * ptxas does; its own JIT cache keeps the machine code); the PTX is cached on disk
+ * (runtime/cache.h), so a hit skips Nereid's back end. Internal to the runtime: the C API
  * (runtime/api.c) sits on top. */
 #ifndef NEREID_CUDA_H
 #define NEREID_CUDA_H
@@ -18,7 +19,7 @@ typedef struct CudaKernel {
     void *module;          /* CUmodule */
     void *function;        /* CUfunction */
     unsigned shared_bytes; /* dynamic shared memory the kernel needs */
-    bool from_cache;       /* set by cuda_load: the cubin came from the disk cache, no JIT */
+    bool from_cache;       /* set by cuda_load: the PTX came from the disk cache, no compile */
 } CudaKernel;
 
 /* Open device `index`: dlopen libcuda.so.1, cuInit, retain the primary context. On
@@ -84,34 +85,32 @@ int cuda_stream_create(CudaDevice *d, void **out, StrBuf *err);
 int cuda_stream_destroy(CudaDevice *d, void *stream, StrBuf *err);
 int cuda_stream_synchronize(CudaDevice *d, void *stream, StrBuf *err);
 
-/* Build (or fetch from the disk cache under `key`) the cubin of `ptx`, load it and find
- * `kernel_name`. A kernel needing more than 48 KB of shared memory gets
- * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES set. On a JIT/link failure err holds
- * the driver's error log. key may be NULL (no caching); it must cover the device and
- * driver (runtime/cache_key.c). The entry is the cubin with the kernel's shared-memory
- * size. */
+/* Load `ptx` (or the entry the disk cache holds under `key`) and find `kernel_name`. A kernel
+ * needing more than 48 KB of shared memory gets CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+ * set. On a JIT failure err holds the driver's error log. key may be NULL (no caching); it must
+ * cover the device and driver (runtime/cache_key.c). The entry is the PTX with the kernel's
+ * shared-memory size, written once the PTX loads. */
 int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *key,
               unsigned shared_bytes, CudaKernel *out, StrBuf *err);
 /* Load `kernel_name` from the disk cache alone, with no PTX: 1 on a hit, 0 on a miss,
  * -1 on an error of the device (err says which; the entry is kept). An entry that is
- * corrupt, of another format, or whose cubin the driver calls invalid or not for this GPU
+ * corrupt, of another format, or whose PTX the driver calls invalid or not for this GPU
  * counts as a miss and is deleted (the caller compiles and cuda_load rebuilds it). */
 int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out,
                      StrBuf *err);
 void cuda_unload(CudaDevice *d, CudaKernel *k);
 /* cuda_load in two halves, for compiles on several threads at once (launch_prepare_many).
- * cuda_jit: PTX -> cubin (*cubin malloc'd: the caller frees it) by the driver's JIT, on
- * any thread, several at once, while d's owner waits for them and uses d for nothing else:
- * it makes d's context current on the calling thread for the call and writes nothing of
- * d. The shared-memory check comes first. A kernel fault the call meets is not noted in d
- * but returned in *fault (its CUresult, 0: none; err says what), for the owner to note
- * with cuda_note_fault. cuda_load_cubin, on the owner's thread: the cubin loaded (the
- * JIT's work already done) and kept in the disk cache under key (may be NULL). */
+ * cuda_jit: `ptx` loaded (the driver's JIT) into *out, on any thread, several at once,
+ * while d's owner waits for them and uses d for nothing else: it makes d's context
+ * current on the calling thread for the call and writes nothing of d. The shared-memory
+ * check comes first. A kernel fault the call meets is not noted in d but returned in
+ * *fault (its CUresult, 0: none; err says what), for the owner to note with
+ * cuda_note_fault. cuda_cache_keep, on the owner's thread: the PTX that loaded kept in
+ * the disk cache under key (NULL: nothing). */
 int cuda_jit(const CudaDevice *d, const char *ptx, const char *kernel_name, unsigned shared_bytes,
-             void **cubin, size_t *size, int *fault, StrBuf *err);
+             CudaKernel *out, int *fault, StrBuf *err);
 void cuda_note_fault(CudaDevice *d, int fault, const char *what);
-int cuda_load_cubin(CudaDevice *d, const void *cubin, size_t size, const char *kernel_name,
-                    const CacheKey *key, unsigned shared_bytes, CudaKernel *out, StrBuf *err);
+void cuda_cache_keep(const CacheKey *key, const char *ptx, unsigned shared_bytes);
 
 /* cuLaunchKernel with blockDim = (32 * num_warps, 1, 1) and the kernel's dynamic shared
  * memory; params as cuLaunchKernel takes them (an array of pointers to each argument). */

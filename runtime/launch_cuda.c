@@ -458,8 +458,8 @@ typedef struct GpuJob {
     /* the worker's results */
     bool compiled; /* the back end made PTX (whatever the JIT did with it) */
     unsigned shared_bytes;
-    void *cubin;
-    size_t size;
+    CudaKernel loaded; /* the driver's module, loaded by the worker */
+    StrBuf ptx;        /* what it loaded, for the disk cache */
     int fault;
     nr_status s;
     StrBuf err;
@@ -480,13 +480,13 @@ static void gpu_job_build(void *user, int i) {
         g->shared_bytes = r.shared_bytes;
         StrBuf err;
         sb_init(&err);
-        if (cuda_jit(k->mod->ctx->cuda, r.ptx.data, k->f->name, r.shared_bytes, &g->cubin, &g->size,
+        if (cuda_jit(k->mod->ctx->cuda, r.ptx.data, k->f->name, r.shared_bytes, &g->loaded,
                      &g->fault, &err)) {
             g->s = NR_ERR_DEVICE;
             sb_printf(&g->err, "kernel '%s': %s", k->f->name, sb_cstr(&err));
         }
         sb_free(&err);
-        sb_free(&r.ptx);
+        g->ptx = r.ptx; /* the job owns it now */
     } else {
         g->s = NR_ERR_COMPILE;
         sb_puts(&g->err, sb_cstr(&diag.out));
@@ -494,7 +494,7 @@ static void gpu_job_build(void *user, int i) {
     diag_free(&diag);
 }
 
-/* A job's new variant, from the cache (loaded) or from a worker (a cubin): in k's list. */
+/* A job's new variant, from the cache or from a worker (loaded either way): in k's list. */
 static nr_status gpu_job_install(GpuJob *g, const CudaKernel *ck) {
     GpuVariant nv;
     memset(&nv, 0, sizeof nv);
@@ -567,7 +567,7 @@ nr_status cuda_prepare_many(PrepareJob *jobs, int n) {
         g->k = k, g->ikey = key, g->arch = arch, g->libdevice = libdevice, g->lock = -1;
         memcpy(g->facts, facts, (size_t)k->nparams);
         variant_key(facts, k->nparams, key.num_warps, key.num_stages, g->key);
-        sb_init(&g->build), sb_init(&g->text), sb_init(&g->err);
+        sb_init(&g->build), sb_init(&g->text), sb_init(&g->err), sb_init(&g->ptx);
         variant_cache_key(k, arch, libdevice, g->key, code_of_key(key.code), &g->build, &g->text);
         CacheKey ck = {sb_cstr(&g->build), sb_cstr(&g->text)};
         CudaKernel loaded;
@@ -597,22 +597,16 @@ nr_status cuda_prepare_many(PrepareJob *jobs, int n) {
             ctx->stats.gpu_compiles += g->compiled;
             cuda_note_fault(ctx->cuda, g->fault, sb_cstr(&g->err));
             if (!g->s) {
-                CudaKernel loaded;
-                StrBuf err;
-                sb_init(&err);
-                if (cuda_load_cubin(ctx->cuda, g->cubin, g->size, g->k->f->name, &ck,
-                                    g->shared_bytes, &loaded, &err)) {
-                    g->s = NR_ERR_DEVICE;
-                    sb_printf(&g->err, "kernel '%s': %s", g->k->f->name, sb_cstr(&err));
-                } else {
-                    ctx->stats.jit_compiles++;
-                    if ((g->s = gpu_job_install(g, &loaded))) sb_puts(&g->err, nr_last_error(ctx));
+                cuda_cache_keep(&ck, sb_cstr(&g->ptx), g->shared_bytes);
+                ctx->stats.jit_compiles++;
+                if ((g->s = gpu_job_install(g, &g->loaded))) {
+                    sb_puts(&g->err, nr_last_error(ctx));
+                    cuda_unload(ctx->cuda, &g->loaded);
                 }
-                sb_free(&err);
             }
         }
         cache_unlock(&ck, g->lock);
-        free(g->cubin);
+        sb_free(&g->ptx);
         sb_free(&g->build), sb_free(&g->text);
     }
     nr_status first = NR_OK;

@@ -1,5 +1,5 @@
 /* cuda_smoke.c - a standalone smoke test of the CUDA runtime (runtime/cuda.c) and the
- * cubin cache (runtime/cache.c) on a real GPU, with hand-written PTX (no compiler involved).
+ * kernel cache (runtime/cache.c) on a real GPU, with hand-written PTX (no compiler involved).
  *
  * Build and run from the repository root, after `make build/libnereid.a`:
  *
@@ -18,10 +18,10 @@
  *
  * It opens device 0, then:
  *   1. JIT-compiles a PTX vector add (.target sm_80) through cuda_load with a cache key,
- *      checks the cubin was written to the cache, loads it again (now from the cache: no
- *      JIT), prints both load times;
+ *      checks the PTX was written to the cache, loads it again (now from the cache: no
+ *      compile), prints both load times;
  *   2. runs it on 1<<20 floats and checks every element;
- *   3. a bogus cubin stored under the key is dropped and rebuilt from the PTX;
+ *   3. a bogus entry stored under the key is dropped and rebuilt from the PTX;
  *   4. a kernel with 96 KB of dynamic shared memory (> 48 KB: needs the opt-in attribute),
  *      then again from the cache alone (cuda_load_cached: no PTX; the entry carries the size);
  *   5. a PTX syntax error: cuda_load fails and the message carries the JIT's error log;
@@ -194,16 +194,13 @@ static CacheKey smoke_key(CudaDevice *d, const char *name, char text[256]) {
     char var##_text[256];       \
     CacheKey var = smoke_key(d, name, var##_text)
 
-/* A cache entry as cuda_load writes it: "NRCUBIN1", the shared-memory size (4 bytes),
- * 4 reserved bytes, then the ELF cubin. */
-static bool is_cubin_entry(const void *p, size_t n, unsigned shared) {
+/* A cache entry as cuda_load writes it: "NRPTXIM1", the shared-memory size (4 bytes),
+ * 4 reserved bytes, then the kernel's PTX and its NUL. */
+static bool is_ptx_entry(const void *p, size_t n, unsigned shared) {
     const unsigned char *b = p;
     uint32_t s;
-    if (!p || n < 20 || memcmp(b, "NRCUBIN1", 8) ||
-        memcmp(b + 16,
-               "\x7f"
-               "ELF",
-               4))
+    if (!p || n < 20 || memcmp(b, "NRPTXIM1", 8) || b[n - 1] != '\0' ||
+        !strstr((const char *)b + 16, ".entry "))
         return false;
     memcpy(&s, b + 8, 4);
     return s == shared;
@@ -348,9 +345,9 @@ int main(void) {
     if (rc != 0) goto done;
     CHECK(!k.from_cache, "first load claims to come from the cache");
     CHECK(file_exists(entry), "no cache entry %s after the first load", entry);
-    size_t cubin_len = 0;
-    void *cubin = cache_get(&key, &cubin_len);
-    CHECK(is_cubin_entry(cubin, cubin_len, 0), "cached payload is not the header and an ELF cubin");
+    size_t entry_len = 0;
+    void *cubin = cache_get(&key, &entry_len);
+    CHECK(is_ptx_entry(cubin, entry_len, 0), "cached payload is not the header and the PTX");
     free(cubin);
     cuda_unload(d, &k);
     CHECK(k.module == NULL && k.function == NULL, "cuda_unload should clear the kernel");
@@ -361,8 +358,8 @@ int main(void) {
     CHECK(rc == 0, "cuda_load (cached): %s", sb_cstr(&err));
     if (rc != 0) goto done;
     CHECK(k.from_cache, "second load did not come from the cache");
-    printf("load vadd: %.2f ms with PTX JIT (%zu-byte cubin), %.2f ms from the cache (%s)\n",
-           t_jit * 1e3, cubin_len, t_cached * 1e3,
+    printf("load vadd: %.2f ms with PTX JIT (%zu-byte entry), %.2f ms from the cache (%s)\n",
+           t_jit * 1e3, entry_len, t_cached * 1e3,
            k.from_cache ? "cache hit, no JIT" : "CACHE MISS");
 
     /* 2. 1<<20 floats */
@@ -371,18 +368,18 @@ int main(void) {
     if (bad == 0) printf("vadd on %d floats: all correct\n", N);
     cuda_unload(d, &k);
 
-    /* 3. a bogus cubin under the key: dropped, rebuilt from the PTX, replaced */
-    CHECK(cache_put(&key, "this is not a cubin", 19), "cache_put of a bogus cubin");
+    /* 3. a bogus entry under the key: dropped, rebuilt from the PTX, replaced */
+    CHECK(cache_put(&key, "this is not a cubin", 19), "cache_put of a bogus entry");
     rc = cuda_load(d, vadd_ptx, "vadd", &key, 0, &k, &err);
-    CHECK(rc == 0, "cuda_load over a bogus cached cubin: %s", sb_cstr(&err));
+    CHECK(rc == 0, "cuda_load over a bogus cached entry: %s", sb_cstr(&err));
     if (rc == 0) {
-        CHECK(!k.from_cache, "a bogus cached cubin was reported as loaded from the cache");
-        cubin = cache_get(&key, &cubin_len);
-        CHECK(is_cubin_entry(cubin, cubin_len, 0), "bogus entry not replaced by a cubin");
+        CHECK(!k.from_cache, "a bogus cached entry was reported as loaded from the cache");
+        cubin = cache_get(&key, &entry_len);
+        CHECK(is_ptx_entry(cubin, entry_len, 0), "bogus entry not replaced by the PTX");
         free(cubin);
         CHECK(run_vadd(d, &k, 2, &err) == 0, "vadd after the rebuild: %s", sb_cstr(&err));
         cuda_unload(d, &k);
-        printf("bogus cached cubin: dropped and rebuilt from the PTX\n");
+        printf("bogus cached entry: dropped and rebuilt from the PTX\n");
     }
 
     /* 4. 96 KB of dynamic shared memory */

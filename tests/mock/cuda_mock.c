@@ -45,7 +45,7 @@
  * cuMockStats counts the copies of each kind, the launches per device and the most
  * launches in flight at once across threads, for the tests to see which path ran.
  *
- * Two more things for the launch path's tests and benchmarks: cuModuleLoadData takes PTX
+ * Two more things for the launch path's tests and benchmarks: cuModuleLoadData(Ex) takes PTX
  * text, as the real driver does (JIT-compiling it; here, keeping the text), and each
  * launch of a kernel whose name starts with "record_" is recorded (grid, block, dynamic
  * shared memory, stream, the device, and the arguments' values, their sizes read from
@@ -459,40 +459,7 @@ API CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char b, size_t n) {
     return r;
 }
 
-/* "JIT": the cubin is a marker and the PTX text; a module keeps the text and finds its
- * entries by name */
-#define CUBIN_MARK "\177ELF-mock-cubin\n"
-typedef struct Link {
-    char *ptx;
-} Link;
-API CUresult cuLinkCreate_v2(unsigned n, int *o, void **v, Link **l) {
-    (void)n, (void)o, (void)v;
-    CUresult r = ctx_state();
-    if (r) return r;
-    *l = calloc(1, sizeof **l);
-    return *l ? OK : INVALID_VALUE;
-}
-API CUresult cuLinkAddData_v2(Link *l, int type, void *data, size_t size, const char *name,
-                              unsigned n, int *o, void **v) {
-    (void)type, (void)size, (void)name, (void)n, (void)o, (void)v;
-    free(l->ptx);
-    l->ptx = malloc(strlen(CUBIN_MARK) + strlen(data) + 1);
-    if (!l->ptx) return INVALID_VALUE;
-    strcpy(l->ptx, CUBIN_MARK);
-    strcat(l->ptx, data);
-    return OK;
-}
-API CUresult cuLinkComplete(Link *l, void **cubin, size_t *size) {
-    if (!l->ptx) return INVALID_VALUE;
-    *cubin = l->ptx, *size = strlen(l->ptx) + 1;
-    return OK;
-}
-API CUresult cuLinkDestroy(Link *l) {
-    if (l) free(l->ptx);
-    free(l);
-    return OK;
-}
-
+/* "JIT": a module keeps the PTX text and finds its entries by name */
 typedef struct Function Function;
 typedef struct Module {
     char *text;
@@ -576,11 +543,16 @@ static int param_sizes(const char *entry, unsigned char *size) {
 API CUresult cuModuleLoadData(Module **m, const void *image) {
     CUresult r = ctx_state();
     if (r) return r;
-    if (strncmp(image, CUBIN_MARK, strlen(CUBIN_MARK)) && !is_ptx(image)) return INVALID_IMAGE;
+    if (!is_ptx(image)) return INVALID_IMAGE;
     *m = calloc(1, sizeof **m);
     if (!*m || !((*m)->text = strdup(image))) return free(*m), INVALID_VALUE;
     (*m)->dev = cur;
     return OK;
+}
+/* the runtime's load: the JIT options (log buffers) taken and left empty */
+API CUresult cuModuleLoadDataEx(Module **m, const void *image, unsigned n, int *o, void **v) {
+    (void)n, (void)o, (void)v;
+    return cuModuleLoadData(m, image);
 }
 API CUresult cuModuleUnload(Module *m) {
     CUresult r = ctx_state();

@@ -288,7 +288,7 @@ static char *read_all(const char *path, size_t *len) {
     return b.data ? b.data : calloc(1, 1);
 }
 
-/* How many kernel entries (a cubin: "NRCUBIN1") of cache directory a are in b, the same
+/* How many kernel entries (PTX: "NRPTXIM1") of cache directory a are in b, the same
  * name and bytes; *total: how many a has. */
 static int same_entries(const char *a, const char *b, int *total) {
     struct dirent **names;
@@ -300,7 +300,7 @@ static int same_entries(const char *a, const char *b, int *total) {
         snprintf(pb, sizeof pb, "%s/%s", b, names[i]->d_name);
         size_t la = 0, lb = 0;
         char *da = names[i]->d_name[0] == '.' ? NULL : read_all(pa, &la);
-        if (da && memmem(da, la, "NRCUBIN1", 8)) {
+        if (da && memmem(da, la, "NRPTXIM1", 8)) {
             char *db = read_all(pb, &lb);
             ++*total;
             same += db && la == lb && !memcmp(da, db, la);

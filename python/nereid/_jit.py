@@ -87,7 +87,9 @@ def _annotation_kind(ann):
         base = _ALIASES.get(base, base)
         if base in _SIG_NAMES:
             return _TYPED, ("*" if ptr else "") + base
-        raise TypeError(f"unknown parameter annotation {ann!r} (a type such as '*fp32', 'i32', or tl.constexpr)")
+        # "tl.tensor", "torch.Tensor", "Optional[int]": typed by the argument (Triton ignores
+        # the annotations it does not know: test_annotations.py's test_unknown_annotation)
+        return _INFER, None
     if ann is language.constexpr or getattr(ann, "__name__", None) == "constexpr" or \
             type(ann).__name__ == "constexpr":
         return _CONSTEXPR, None
@@ -99,7 +101,9 @@ def _annotation_kind(ann):
     name = getattr(ann, "name", None)  # nereid's or Triton's dtypes
     if isinstance(name, str):
         return _annotation_kind(name)
-    raise TypeError(f"unknown parameter annotation {ann!r} (a type such as '*fp32', 'i32', or tl.constexpr)")
+    # anything else (torch.Tensor, np.ndarray, Optional[int], a class of the user's): no
+    # type, as Triton ignores annotations it does not know (test_unknown_annotation)
+    return _INFER, None
 
 
 def _is_namedtuple_class(v):
@@ -288,6 +292,7 @@ class JITFunction(_nereid.Dispatcher):
             if p.default is not inspect.Parameter.empty:
                 defaults[p.name] = p.default
         self.kinds = kinds
+        self._types = types
         self._const = {p.name for p in sig.parameters.values() if _is_const_annotation(p.annotation)}
         self.constexprs = [n for n, k in zip(self.arg_names, kinds) if k == _CONSTEXPR]
         self._setup(fn.__name__, tuple(self.arg_names), kinds, types, defaults, False,
@@ -323,8 +328,10 @@ class JITFunction(_nereid.Dispatcher):
         compiles (nereid.autotune compiles several at once with Context.compile_many)."""
         self._check_do_not_specialize()
         annotate, defines, k, passed = {}, {}, 0, []
-        for name, kind in zip(self.arg_names, self.kinds):
-            if kind == _INFER:
+        for name, kind, ty in zip(self.arg_names, self.kinds, self._types):
+            if kind == _TYPED:  # typed by its annotation: in the text already, or only in
+                annotate[name] = ty  # __annotations__ (a decorator's), and then added there
+            elif kind == _INFER:
                 if isinstance(key[k], tuple) and key[k][0] == _CODE_TUPLE:  # a tuple: its leaves are passed
                     text, values, runtime = _tuple_type(key[k], passed)
                     # a namedtuple's fields are in its type: it stays typed, constexpr or not
@@ -487,8 +494,8 @@ class JITFunction(_nereid.Dispatcher):
                 j = _as_jit(g.get(name))
                 if j is not None and j.__name__ != name:  # another name for a helper: `fn = helper`
                     yield f"{name} = {j.__name__}\n"
-                spelled = _language_function(g.get(name))
-                if spelled is not None and name not in _LANGUAGE_NAMES:  # `gather = tl.gather`
+                spelled = _language_function(g.get(name)) or _dtype_spelling(g.get(name))
+                if spelled is not None and name not in _LANGUAGE_NAMES:  # `gather = tl.gather`, `DT = tl.float16`
                     yield f"{name} = {spelled}\n"
 
     def _constants(self, helpers):
@@ -589,6 +596,23 @@ def _language_function(v):
     if "libdevice" in mod:
         return "tl.extra.libdevice." + name
     return ("tl.math." if mod == "triton.language.math" else "tl.") + name
+
+
+# the language's name of each dtype (tl.float16 for "fp16"), from the canonical names
+_DTYPE_ATTRS = {v: k for k, v in _ALIASES.items() if k.startswith(("int", "uint", "float", "bfloat")) and
+                k not in ("int", "float") and "_" not in k}
+
+
+def _dtype_spelling(v):
+    """`tl.float16` for a dtype (Nereid's or Triton's) bound to a global or a variable the
+    kernel closes over (Triton lets kernels read those: `DTYPE = tl.float16` at module
+    level, a test's `dtype` parameter); None for anything else."""
+    if isinstance(v, type) or type(v).__name__ != "dtype" or \
+            (type(v).__module__ or "").split(".")[0] not in ("nereid", "triton"):
+        return None
+    name = getattr(v, "name", None)
+    attr = _DTYPE_ATTRS.get(_ALIASES.get(name, name)) if isinstance(name, str) else None
+    return f"tl.{attr}" if attr else None
 
 
 def _constant_value(v):

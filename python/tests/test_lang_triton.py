@@ -1010,5 +1010,83 @@ class IntsEqualToOne(unittest.TestCase):
         self.assertEqual(seen[-1], ({"x": "*fp32", "one": "constexpr", "kept": "i32", "flag": "i1"}, {"one": 1}))
 
 
+def with_annotations(**types):
+    """Sets the function's annotations, as a decorator of the user's may (Triton's
+    test_annotations.py types its kernels so): the source carries none."""
+    def set_them(fn):
+        fn.__annotations__ = dict(types)
+        return fn
+    return set_them
+
+
+@nereid.jit(device=CPU)
+@with_annotations(v="tl.uint8")
+def store_u8(X, v):
+    tl.static_assert(v.dtype == tl.uint8)
+    tl.store(X + tl.arange(0, 2), tl.full((2, ), v, tl.uint8).to(tl.float32))
+
+
+@nereid.jit(device=CPU)
+@with_annotations(val=tl.float16)
+def store_f16(ptr, val):
+    tl.static_assert(val.dtype == tl.float16)
+    tl.store(ptr, val)
+
+
+HALF = tl.float16  # a dtype global, read by the kernel below as Triton lets kernels read it
+
+
+@nereid.jit(device=CPU)
+def cast_to_global_dtype(x_ptr, y_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(y_ptr + tl.arange(0, N), x.to(HALF).to(tl.float32))
+
+
+@nereid.jit(device=CPU)
+def unknown_annotations(X: np.ndarray, n: typing.Optional[int], Y: "torch.Tensor", BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(Y + offs, tl.load(X + offs, mask=offs < n, other=0.0) * 2, mask=offs < n)
+
+
+class Annotations(unittest.TestCase):
+    """Annotations as Triton reads them (test_annotations.py): the function's
+    __annotations__ type the parameters; ones that name no type Triton knows are ignored."""
+
+    def test_annotations_set_by_a_decorator(self):
+        x = np.zeros(2, np.float32)
+        store_u8[(1, )](x, 300 % 256)
+        np.testing.assert_array_equal(x, [44, 44])
+        p = np.zeros(1, np.float32)
+        store_f16[(1, )](p, 1.0 + 2.0**-11)  # rounded to fp16 on the way in: to even, 1.0
+        self.assertEqual(p[0], 1.0)
+
+    def test_unknown_annotations_are_ignored(self):
+        x = np.arange(8, dtype=np.float32)
+        y = np.full(8, -1, np.float32)
+        unknown_annotations[(1, )](x, 5, y, BLOCK=8)
+        np.testing.assert_array_equal(y, [0, 2, 4, 6, 8, -1, -1, -1])
+
+    def test_dtypes_read_from_outside(self):
+        x = np.array([1 + 2.0**-12, 65504.0, -3.25, 0.1], np.float32)
+        y = np.zeros(4, np.float32)
+        cast_to_global_dtype[(1, )](x, y, N=4)
+        np.testing.assert_array_equal(y, x.astype(np.float16).astype(np.float32))
+        for dtype, np_dtype in ((tl.bfloat16, None), (tl.float16, np.float16), (tl.float32, np.float32)):
+
+            @nereid.jit(device=CPU)
+            def cast_to_closed_over_dtype(x_ptr, y_ptr, N: tl.constexpr):
+                v = tl.load(x_ptr + tl.arange(0, N)).to(dtype)
+                tl.static_assert(v.dtype == dtype)
+                tl.store(y_ptr + tl.arange(0, N), v.to(tl.float32))
+
+            cast_to_closed_over_dtype[(1, )](x, y, N=4)
+            if np_dtype is not None:
+                np.testing.assert_array_equal(y, x.astype(np_dtype).astype(np.float32))
+            else:  # bf16: x's top 16 bits, rounded to nearest even
+                b = x.view(np.uint32).astype(np.uint64)
+                r = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16 << 16).astype(np.uint32).view(np.float32)
+                np.testing.assert_array_equal(y, r)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -15,6 +15,7 @@ heuristics and pruning callables, do_bench, and the key's values.
 Kernel files compiled with nereid.compile carry their @triton.autotune decorators in the
 source; the C runtime tunes those (runtime/autotune.c) through the same tuner.
 """
+import inspect
 import math
 import time
 
@@ -94,9 +95,21 @@ def _restore(dst, src):
 _CANNOT_RUN = (Error, ValueError, TypeError, OverflowError)
 
 
+def _base_fn(fn):
+    """The Python function under any stack of autotune/heuristics/jit wrappers (Triton's
+    Autotuner.base_fn and Heuristics.base_fn)."""
+    while not inspect.isfunction(fn) and hasattr(fn, "fn"):
+        fn = fn.fn
+    return fn
+
+
 class Heuristics:
     """@nereid.heuristics(values={'NAME': lambda args: ...}): constexprs computed from the
     launch arguments (args holds every argument by name, and the config's values)."""
+
+    @property
+    def base_fn(self):
+        return _base_fn(self.fn)
 
     def __init__(self, fn, values):
         self.fn = fn
@@ -120,6 +133,10 @@ class Heuristics:
 
 class Autotuner:
     """@nereid.autotune(configs=[...], key=[...], ...)."""
+
+    @property
+    def base_fn(self):
+        return _base_fn(self.fn)
 
     def __init__(self, fn, configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,
                  post_hook=None, warmup=25, rep=100, use_cuda_graph=False, do_bench=None, cache_results=True):

@@ -6,6 +6,7 @@ descriptors (nereid.TensorDescriptor and Triton-style objects: desc_kernels.py).
     PYTHONPATH=build/python python3 python/tests/run.py
 """
 import importlib.util
+import inspect
 import os
 import sys
 import tempfile
@@ -964,6 +965,9 @@ class Autotuning(unittest.TestCase):
         self.assertEqual(out[0], 40 * 39 // 2)  # zeroed before the real launch
         self.assertEqual(set(calls), {8, 32})  # BLOCK=64 > n was pruned
         self.assertIn(bump.best_config.kwargs["BLOCK"], (8, 32))
+        # Triton's base_fn: the Python function under the decorators
+        self.assertEqual(bump.base_fn.__name__, "bump")
+        self.assertTrue(inspect.isfunction(bump.base_fn) and inspect.isfunction(bump.fn.base_fn))
         self.assertEqual(len(bump.cache), 1)
         n_files = len([f for f in os.listdir(self.cache) if not f.startswith(".")])  # not the eviction's .lock
         self.assertEqual(n_files, 1)  # the choice, in the disk cache the C API's tuned kernels use

@@ -154,6 +154,34 @@ Expr *ast_ex_str(ParseCtx *c, Loc loc, const char *s, size_t n) {
     return e;
 }
 
+void ast_fparts_add(ParseCtx *c, FParts *f, Expr *e, int conv) {
+    bool flat = conv == 0 && e->kind == EX_FSTRING; /* a field's own f-string stays whole */
+    int k = flat ? e->nitems : 1;
+    if (f->n + k > f->cap) {
+        int cap = (f->n + k) * 2;
+        Expr **parts = arena_alloc(c->arena, sizeof *parts * (size_t)cap);
+        int *convs = arena_alloc(c->arena, sizeof *convs * (size_t)cap);
+        if (f->n) {
+            memcpy(parts, f->parts, sizeof *parts * (size_t)f->n);
+            memcpy(convs, f->convs, sizeof *convs * (size_t)f->n);
+        }
+        f->parts = parts, f->convs = convs, f->cap = cap;
+    }
+    for (int i = 0; i < k; i++) {
+        f->parts[f->n] = flat ? e->items[i] : e;
+        f->convs[f->n++] = flat ? e->ops[i] : conv;
+    }
+}
+
+Expr *ast_ex_fstring(ParseCtx *c, Loc loc, const FParts *f) {
+    Expr *e = ast_new_expr(c, EX_FSTRING, loc);
+    e->items = f->parts;
+    e->ops = f->convs;
+    e->nitems = f->n;
+    adopt_all(c, e, e->items, e->nitems);
+    return e;
+}
+
 Expr *ast_ex_binop(ParseCtx *c, Loc loc, int op, Expr *l, Expr *r) {
     Expr *e = ast_new_expr(c, EX_BINOP, loc);
     e->op = op;
@@ -398,7 +426,8 @@ static const char *expr_what(const Expr *e) {
     case EX_CALL: return "function call";
     case EX_INT:
     case EX_FLOAT:
-    case EX_STR: return "literal";
+    case EX_STR:
+    case EX_FSTRING: return "literal";
     case EX_TRUE: return "True";
     case EX_FALSE: return "False";
     case EX_NONE: return "None";
@@ -757,6 +786,11 @@ static void expr_head(StrBuf *sb, const Expr *e) {
     case EX_LISTCOMP: sb_puts(sb, "listcomp"); break;
     case EX_COMPFOR: sb_puts(sb, "for"); break;
     case EX_COMPIF: sb_puts(sb, "if"); break;
+    case EX_FSTRING:
+        sb_puts(sb, "fstring");
+        for (int i = 0; i < e->nitems; i++)
+            if (e->ops[i]) sb_printf(sb, " !%c", e->ops[i]);
+        break;
     }
 }
 
@@ -775,6 +809,7 @@ static void print_expr(Printer *p, int ind, const char *role, const Expr *e) {
     case EX_CMP:
     case EX_BOOLOP:
     case EX_TUPLE:
+    case EX_FSTRING:
     case EX_LIST: print_exprs(p, ind + 1, e->items, e->nitems); break;
     case EX_CALL:
         print_expr(p, ind + 1, NULL, e->lhs);

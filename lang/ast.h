@@ -48,6 +48,9 @@ typedef enum {
     EX_LISTCOMP,  /* [lhs for ...]: items = the clauses in order, EX_COMPFOR and EX_COMPIF */
     EX_COMPFOR,   /* a comprehension's 'for lhs in rhs' (lhs: a target, as a for loop's) */
     EX_COMPIF,    /* a comprehension's 'if lhs' */
+    EX_FSTRING,   /* f"...": items = the parts in order, ops[i] = 0 for a literal part
+                     (items[i] an EX_STR), else the replacement field's conversion ('s',
+                     'r', 'a'; 'n' for none): items[i] is its expression */
 } ExprKind;
 
 typedef enum {
@@ -97,7 +100,7 @@ struct Expr {
     Expr *lhs, *rhs, *third;
     Expr **items; /* EX_CMP, EX_BOOLOP, EX_CALL args, EX_SUBSCRIPT, EX_TUPLE, EX_LIST, EX_IFEXP */
     int nitems;
-    int *ops;             /* EX_CMP: nitems-1 CmpOps */
+    int *ops;             /* EX_CMP: nitems-1 CmpOps; EX_FSTRING: nitems conversions */
     const char **kwnames; /* EX_CALL */
     Expr **kwvalues;
     int nkw;

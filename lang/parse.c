@@ -246,18 +246,162 @@ static int decode_escape(EscCtx *x, const char **pp, const char *end, char *out,
     return 0; /* the character itself is copied as ordinary text */
 }
 
+/* ---- f-strings ---- */
+
+/* Move every location of e's tree from the scratch source of an f-string's field (line 1
+ * holding "_=(" and the field) to the field's place in the file: at `at` (line 1 of the
+ * scratch), at the same line and column further down. */
+static void relocate(Expr *e, Loc at) {
+    if (!e) return;
+    if (e->loc.src) {
+        Loc l = {at.src, at.line + e->loc.line - 1,
+                 e->loc.line == 1 ? at.col + e->loc.col - 4 : e->loc.col};
+        if (l.col < 1) l.col = 1;
+        e->loc = l;
+    }
+    relocate(e->lhs, at);
+    relocate(e->rhs, at);
+    relocate(e->third, at);
+    for (int i = 0; i < e->nitems; i++) relocate(e->items[i], at);
+    for (int i = 0; i < e->nkw; i++) relocate(e->kwvalues[i], at);
+}
+
+/* The expression of a replacement field, [s, e) of the token, parsed on its own (the
+ * scanner and parser are reentrant) from "_=(FIELD)" and moved to where it stands. */
+static Expr *fstring_field(ParseCtx *c, Loc tok_loc, const char *tok, const char *s,
+                           const char *e) {
+    Loc at = lex_loc_advance(tok_loc, tok, (size_t)(s - tok));
+    size_t n = (size_t)(e - s);
+    char *text = arena_alloc(c->arena, n + 6);
+    memcpy(text, "_=(", 3);
+    memcpy(text + 3, s, n);
+    memcpy(text + 3 + n, ")\n", 3);
+    Source *src = arena_alloc(c->arena, sizeof *src);
+    *src = (Source){c->src ? c->src->name : "<f-string>", text, n + 5};
+    Diag quiet;
+    diag_init(&quiet);
+    Module *m = lang_parse_module(c->arena, &quiet, src);
+    diag_free(&quiet);
+    Stmt *st = m && m->nglobals == 1 && m->nfuncs == 0 ? m->globals[0] : NULL;
+    if (!st || st->kind != ST_ASSIGN || st->ntargets != 1 || !st->value) {
+        lex_error(c, at, "f-string: invalid expression '%.*s'", (int)(n > 60 ? 60 : n), s);
+        return NULL;
+    }
+    relocate(st->value, at);
+    return st->value;
+}
+
+/* Where the replacement field opened at p ends: its '}' at bracket depth 0 (strings in
+ * it skipped), with *conv and *spec set to its '!' and ':' (NULL: none); NULL if the
+ * token ends first. */
+static const char *field_end(const char *p, const char *end, const char **conv, const char **spec) {
+    int depth = 0;
+    *conv = *spec = NULL;
+    for (; p < end; p++) {
+        char ch = *p;
+        if (*spec) { /* a format spec: nested fields only */
+            if (ch == '{') depth++;
+            else if (ch == '}' && depth-- == 0) return p;
+            continue;
+        }
+        if (ch == '\'' || ch == '"') {
+            const char *q = memchr(p + 1, ch, (size_t)(end - p - 1));
+            if (!q) return NULL;
+            p = q;
+        } else if (ch == '(' || ch == '[' || ch == '{') {
+            depth++;
+        } else if (ch == ')' || ch == ']' || ch == '}') {
+            if (depth == 0) return ch == '}' ? p : NULL;
+            depth--;
+        } else if (depth == 0 && ch == '!' && p + 1 < end && p[1] != '=' && !*conv) {
+            *conv = p;
+        } else if (depth == 0 && ch == ':') {
+            *spec = p;
+        }
+    }
+    return NULL;
+}
+
+/* f"...": literal parts (escapes decoded unless raw; {{ and }} are braces) and
+ * replacement fields {expr}, {expr!r}, {expr=}, {expr:spec}. As in Triton's code
+ * generator, each field's value must be known at compile time and is formatted with str()
+ * (repr() for !r and !a, and after "expr="); a format spec is read and ignored. */
+static int lex_fstring(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len, int qi,
+                       bool raw) {
+    char q = text[qi];
+    int ql = len - qi >= 6 && text[qi + 1] == q && text[qi + 2] == q ? 3 : 1;
+    const char *p = text + qi + ql, *end = text + len - ql;
+    FParts parts = {0};
+    char *out = arena_alloc(c->arena, (size_t)(end - p) + 1);
+    size_t on = 0;
+    EscCtx x = {c, loc, text};
+    while (p < end) {
+        if (*p == '{' && p + 1 < end && p[1] == '{') {
+            out[on++] = '{', p += 2;
+        } else if (*p == '}') {
+            if (p + 1 < end && p[1] == '}') {
+                out[on++] = '}', p += 2;
+                continue;
+            }
+            return lex_error(c, lex_loc_advance(loc, text, (size_t)(p - text)),
+                             "f-string: single '}' is not allowed");
+        } else if (*p == '{') {
+            const char *conv, *spec, *close = field_end(p + 1, end, &conv, &spec);
+            Loc at = lex_loc_advance(loc, text, (size_t)(p - text));
+            if (!close) return lex_error(c, at, "f-string: expecting '}'");
+            const char *es = p + 1, *ee = conv ? conv : spec ? spec : close;
+            while (es < ee && isspace((unsigned char)*es)) es++;
+            const char *te = ee;
+            while (te > es && isspace((unsigned char)te[-1])) te--;
+            int cv = 'n';
+            if (conv) {
+                cv = conv + 1 < close ? conv[1] : 0;
+                if ((cv != 's' && cv != 'r' && cv != 'a') || conv + 2 != (spec ? spec : close))
+                    return lex_error(c, lex_loc_advance(loc, text, (size_t)(conv - text)),
+                                     "f-string: invalid conversion character: expected 's', "
+                                     "'r', or 'a'");
+            }
+            /* {expr=}: the text up to and with '=' (and the spaces after it), then repr */
+            if (te > es && te[-1] == '=' &&
+                !(te - es >= 2 && strchr("=!<>", te[-2]) && te[-2] != '\0')) {
+                memcpy(out + on, p + 1, (size_t)(ee - (p + 1)));
+                on += (size_t)(ee - (p + 1));
+                te--;
+                while (te > es && isspace((unsigned char)te[-1])) te--;
+                if (!conv && !spec) cv = 'r';
+            }
+            if (te == es) return lex_error(c, at, "f-string: empty expression not allowed");
+            if (on) ast_fparts_add(c, &parts, ast_ex_str(c, loc, out, on), 0);
+            on = 0;
+            Expr *field = fstring_field(c, loc, text, es, te);
+            if (!field) return NRerror;
+            ast_fparts_add(c, &parts, field, cv);
+            p = close + 1;
+        } else if (*p != '\\' || raw) {
+            out[on++] = *p++;
+        } else {
+            p++;
+            if (decode_escape(&x, &p, end, out, &on)) return NRerror;
+        }
+    }
+    if (on) ast_fparts_add(c, &parts, ast_ex_str(c, loc, out, on), 0);
+    val->expr = ast_ex_fstring(c, loc, &parts);
+    return c->failed ? NRerror : STRING;
+}
+
 int lex_string_literal(ParseCtx *c, SemVal *val, Loc loc, const char *text, int len) {
     if (c->lenient) return STRING; /* f-strings, bytes in a decorator's arguments: dropped unread */
     int i = 0;
-    bool raw = false;
+    bool raw = false, fmt = false;
     for (; text[i] != '\'' && text[i] != '"'; i++) {
         char p = (char)tolower((unsigned char)text[i]);
         if (p == 'r') raw = true;
-        if (p == 'f') return lex_error(c, loc, "f-strings are not supported in Nereid kernels");
+        if (p == 'f') fmt = true;
         if (p == 'b')
             return lex_error(c, loc, "bytes literals are not supported in Nereid kernels");
     }
     if (lex_check_utf8(c, loc, text, len, "string literal")) return NRerror;
+    if (fmt) return lex_fstring(c, val, loc, text, len, i, raw);
     char q = text[i];
     int ql = len - i >= 6 && text[i + 1] == q && text[i + 2] == q ? 3 : 1;
     const char *p = text + i + ql, *end = text + len - ql;

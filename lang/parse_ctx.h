@@ -162,6 +162,18 @@ Expr *ast_new_expr(ParseCtx *c, ExprKind kind, Loc loc);
 Expr *ast_ex_name(ParseCtx *c, Loc loc, const char *name);
 Expr *ast_ex_const(ParseCtx *c, Loc loc, ExprKind kind);
 Expr *ast_ex_str(ParseCtx *c, Loc loc, const char *s, size_t n);
+/* An f-string's parts as they are gathered: literal EX_STRs (conv 0) and replacement
+ * fields' expressions (conv their conversion), in the arena. */
+typedef struct FParts {
+    Expr **parts;
+    int *convs;
+    int n, cap;
+} FParts;
+/* Append e: with conv 0 (joining adjacent literals) an f-string's parts, or a plain
+ * literal as one part; else the replacement field e, whole, with conversion conv. */
+void ast_fparts_add(ParseCtx *c, FParts *f, Expr *e, int conv);
+/* The f-string of f's parts. */
+Expr *ast_ex_fstring(ParseCtx *c, Loc loc, const FParts *f);
 Expr *ast_ex_binop(ParseCtx *c, Loc loc, int op, Expr *l, Expr *r);
 Expr *ast_ex_unop(ParseCtx *c, Loc loc, int op, Expr *e);
 Expr *ast_ex_cmp(ParseCtx *c, Loc loc, Expr *l, int op, Expr *r);

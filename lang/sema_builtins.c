@@ -2343,37 +2343,25 @@ static Val b_device_assert(Sema *S, BArgs *a) {
     return sema_val_none();
 }
 
-static void describe(Sema *S, StrBuf *sb, Val v) {
-    switch (v.k) {
-    case V_STR: sb_putn(sb, v.s, v.slen); break;
-    case V_INT: sb_printf(sb, "%lld", (long long)v.i); break;
-    case V_FLOAT: sb_printf(sb, "%g", v.f); break;
-    case V_BOOL: sb_puts(sb, v.i ? "True" : "False"); break;
-    case V_DTYPE: {
-        char buf[64];
-        sb_puts(sb, ty_str(v.ty, buf, sizeof buf));
-        break;
-    }
-    case V_TUPLE:
-        if (v.tag) {
-            sb_puts(sb, sema_val_kind_name(S, v));
-            break;
-        }
+/* A value as static_print shows it: Python's str() (repr() inside a tuple) where it is
+ * known at compile time, else what it is ("fp32 block <128xf32>"), a tuple's items each
+ * so. */
+static void describe(Sema *S, StrBuf *sb, Val v, bool repr) {
+    if (v.k == V_TUPLE && !v.tag) {
         if (v.fields) sb_puts(sb, v.s); /* Point(x=1, y=2), as Python prints it */
         sb_putc(sb, '(');
         for (int i = 0; i < v.n; i++) {
             if (i) sb_puts(sb, ", ");
             if (v.fields) sb_printf(sb, "%s=", v.fields[i]);
-            describe(S, sb, v.items[i]);
+            describe(S, sb, v.items[i], true);
         }
         sb_puts(sb, v.n == 1 && !v.fields ? ",)" : ")");
-        break;
-    case V_CTYPE:
-        sb_puts(sb, "constexpr_type[");
-        describe(S, sb, v.items[0]);
-        sb_putc(sb, ']');
-        break;
-    default: sb_puts(sb, sema_val_kind_name(S, v));
+        return;
+    }
+    size_t mark = sb->len;
+    if (!sema_val_format(S, sb, v, repr)) {
+        sb->len = mark;
+        sb_puts(sb, sema_val_kind_name(S, v));
     }
 }
 
@@ -2383,7 +2371,7 @@ static Val b_static_print(Sema *S, BArgs *a) {
     Val t = a->v[0];
     for (int i = 0; i < t.n; i++) {
         if (i) sb_putc(&sb, ' ');
-        describe(S, &sb, t.items[i]);
+        describe(S, &sb, t.items[i], false);
     }
     diag_note(S->diag, a->call, "static_print: %s", sb_cstr(&sb));
     sb_free(&sb);

@@ -807,6 +807,34 @@ static Val lower_seq_items(Sema *S, const Expr *e) {
     return sema_val_tuple(S, items, e->nitems);
 }
 
+/* f"...": each replacement field's value, known at compile time, formatted as Triton's
+ * code generator formats it (str(), repr() for !r and !a); the result is a string. */
+static Val lower_fstring(Sema *S, const Expr *e) {
+    StrBuf sb;
+    sb_init(&sb);
+    for (int i = 0; i < e->nitems; i++) {
+        const Expr *x = e->items[i];
+        if (!e->ops[i]) {
+            sb_putn(&sb, x->sval, x->slen);
+            continue;
+        }
+        Val v = sema_lower_expr(S, x);
+        size_t mark = sb.len;
+        if (!sema_val_format(S, &sb, v, e->ops[i] == 'r' || e->ops[i] == 'a')) {
+            sb.len = mark;
+            const char *what = sema_val_kind_name(S, v);
+            sb_free(&sb);
+            sema_error(S, x->loc,
+                       "Cannot evaluate f-string containing non-constexpr conversion values, "
+                       "found %s (as in Triton: only values known at compile time)",
+                       what);
+        }
+    }
+    Val r = sema_val_str(S, sb.len ? sb.data : "", sb.len);
+    sb_free(&sb);
+    return r;
+}
+
 Val sema_lower_expr(Sema *S, const Expr *e) {
     switch (e->kind) {
     case EX_NAME: return sema_lookup_name(S, e->name, e->loc);
@@ -833,6 +861,7 @@ Val sema_lower_expr(Sema *S, const Expr *e) {
     case EX_LIST: return lower_seq_items(S, e);
     case EX_IFEXP: return lower_ifexp(S, e);
     case EX_LISTCOMP: return sema_lower_listcomp(S, e);
+    case EX_FSTRING: return lower_fstring(S, e);
     case EX_COMPFOR:
     case EX_COMPIF: break; /* parts of an EX_LISTCOMP */
     case EX_SLICE: sema_error(S, e->loc, "a slice is only allowed inside brackets");

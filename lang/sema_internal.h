@@ -181,7 +181,12 @@ bool sema_val_is_const(Val v);                  /* int, float, bool */
 bool sema_val_is_constexpr(Val v);              /* anything but V_IR or a tuple holding one */
 bool sema_val_same(Val a, Val b);               /* identical (same IR value or equal constants) */
 const char *sema_val_kind_name(Sema *S, Val v); /* "i32 block <128xi32>", "constexpr int" */
-void sema_val_key(Sema *S, StrBuf *sb, Val v);  /* a specialisation key fragment */
+/* Append v as Python's str() (repr() when repr) prints it, for f-strings and
+ * static_print: None, bools, ints, floats (shortest round trip), strings, dtypes, tuples
+ * and namedtuples of those. false (sb then holds a partial text) for a value that is not
+ * known at compile time (a block, a function, ...). */
+bool sema_val_format(Sema *S, StrBuf *sb, Val v, bool repr);
+void sema_val_key(Sema *S, StrBuf *sb, Val v); /* a specialisation key fragment */
 
 Env *sema_env_new(Sema *S);
 Env *sema_env_copy(Sema *S, const Env *e);

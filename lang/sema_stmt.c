@@ -889,6 +889,8 @@ static _Noreturn void lower_raise(Sema *S, const Stmt *st) {
     const char *msg = e && e->kind == EX_CALL && e->nitems >= 1 && e->items[0]->kind == EX_STR
                           ? e->items[0]->sval
                           : NULL;
+    if (!msg && e && e->kind == EX_CALL && e->nitems >= 1 && e->items[0]->kind == EX_FSTRING)
+        msg = sema_lower_expr(S, e->items[0]).s; /* its fields are known at compile time */
     if (what && msg)
         sema_error(S, st->loc,
                    "kernel raises %s: %s (a 'raise' compiles only where it is not reached)", what,

@@ -1048,6 +1048,26 @@ def unknown_annotations(X: np.ndarray, n: typing.Optional[int], Y: "torch.Tensor
     tl.store(Y + offs, tl.load(X + offs, mask=offs < n, other=0.0) * 2, mask=offs < n)
 
 
+@nereid.jit(device=CPU)
+def even_blocks(x_ptr, y_ptr, N: tl.constexpr, SCALE: tl.constexpr):
+    tl.static_assert(N % 2 == 0, f"N must be even, got {N} (scale {SCALE!r})")
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.device_assert(x == x, f"{N=}: a NaN")
+    tl.store(y_ptr + tl.arange(0, N), x * SCALE)
+
+
+class FStrings(unittest.TestCase):
+    """f-strings in kernels as Triton takes them: fields known at compile time."""
+
+    def test_fstring_messages(self):
+        x = np.arange(4, dtype=np.float32)
+        y = np.zeros(4, np.float32)
+        even_blocks[(1, )](x, y, N=4, SCALE=0.5)
+        np.testing.assert_array_equal(y, x * 0.5)
+        with self.assertRaisesRegex(nereid.CompileError, r"N must be even, got 3 \(scale 0\.5\)"):
+            even_blocks[(1, )](x, y, N=3, SCALE=0.5)
+
+
 class Annotations(unittest.TestCase):
     """Annotations as Triton reads them (test_annotations.py): the function's
     __annotations__ type the parameters; ones that name no type Triton knows are ignored."""

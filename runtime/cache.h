@@ -1,4 +1,4 @@
-/* cache.h - the on-disk cache of compiled kernels (cubins), shared by every process that
+/* cache.h - the on-disk cache of compiled kernels (their PTX), shared by every process that
  * uses one directory: $NEREID_CACHE_DIR, or ~/.cache/nereid.
  *
  * An entry is named by a CacheKey: the identity of the compiler build that made it and

@@ -1,5 +1,5 @@
 /* cache_key.h - the disk cache's key of a compiled GPU kernel variant: the one place that
- * decides what a cached cubin depends on. Everything that changes the binary is in it,
+ * decides what a cached kernel depends on. Everything that changes the binary is in it,
  * none of it computed (so the key is known before any compiling, and a hit skips the
  * whole back end), and every string is length-prefixed (no two inputs give one key,
  * whatever the strings contain). */
@@ -16,7 +16,7 @@ typedef struct CacheKeyInput {
     /* the target */
     const char *arch;       /* the PTX target: "sm_80", "sm_90a" */
     int compute_capability; /* the device's, major*10 + minor: the driver JIT-compiles for it */
-    int driver_version;     /* cuDriverGetVersion's: the driver's JIT made the cubin */
+    int driver_version;     /* cuDriverGetVersion's: the driver's JIT compiles the PTX */
     const char *libdevice;  /* the CUDA libdevice the math functions link (gpu_libdevice_id:
                                path, size, time), or "none"; NULL is "none" */
     /* the kernel and its variant */

@@ -17,7 +17,7 @@ See docs/python.md.
 from . import _nereid
 from ._errors import CompileError, DeviceError, Error, LaunchError, OptionError
 from ._runtime import CompiledKernel, CompiledModule, compile, context, device_count, synchronize
-from ._jit import JITFunction, jit
+from ._jit import ConstexprFunction, JITFunction, constexpr_function, jit
 from ._autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from ._desc import TensorDescriptor
 from . import language
@@ -40,4 +40,4 @@ def next_power_of_2(n):
 __all__ = ["compile", "jit", "JITFunction", "CompiledModule", "CompiledKernel", "context", "device_count", "synchronize",
            "autotune", "heuristics", "Config", "Autotuner", "Heuristics", "TensorDescriptor",
            "cdiv", "next_power_of_2", "language", "Error", "CompileError", "LaunchError", "DeviceError",
-           "OptionError"]
+           "OptionError", "constexpr_function", "ConstexprFunction"]

@@ -628,12 +628,13 @@ def _constant_value(v):
 def _as_jit(v):
     """v as a Nereid @jit function: itself, or, for a function Triton's own @triton.jit
     decorated (a library that imported Triton before the drop-in: Inductor's
-    triton_helpers, Triton's own helpers), Nereid's JITFunction of the same Python
-    function, made once and kept on it. None for anything else."""
+    triton_helpers, Triton's own helpers) or a constexpr function (Triton's or Nereid's),
+    Nereid's JITFunction of the same Python function, made once and kept on it. None for
+    anything else."""
     if isinstance(v, JITFunction):
         return v
-    fn = getattr(v, "fn", None)
-    if type(v).__name__ != "JITFunction" or not inspect.isfunction(fn):
+    fn = getattr(v, "fn", None)  # Triton's JITFunction; its ConstexprFunction and ours
+    if type(v).__name__ not in ("JITFunction", "ConstexprFunction") or not inspect.isfunction(fn):
         return None
     made = getattr(v, "_nereid_jit", None)
     if made is None:
@@ -701,6 +702,36 @@ def _function_refs(value, passed):
             module.split(".")[:2] in (["triton", "language"], ["nereid", "language"]):
         return _runtime.FunctionRef("tl." + name.split(".")[-1])
     return value
+
+
+class ConstexprFunction:
+    """@nereid.constexpr_function (Triton's @triton.constexpr_function): a function of
+    compile-time values. From Python it is the function (constexpr arguments unwrapped);
+    called in a kernel, Nereid compiles its body with the kernel and every value it
+    computes must be known at compile time (its arguments constexprs): the body may use
+    what a kernel's compile-time code may (arithmetic, comparisons, if/else, min/max,
+    tuples, dtypes, helpers of the same kind), not arbitrary Python."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self.__wrapped__ = fn
+
+    def __call__(self, *args, **kwargs):
+        unwrap = lambda v: v.value if type(v).__name__ == "constexpr" and hasattr(v, "value") else v
+        return self.fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
+
+    def __repr__(self):
+        return f"ConstexprFunction({self.__module__}:{self.__qualname__})"
+
+
+def constexpr_function(fn):
+    """Decorator: a function of compile-time values, callable from kernels and from Python
+    (Triton's @triton.constexpr_function)."""
+    return ConstexprFunction(fn)
 
 
 def jit(fn=None, *, device=None, num_warps=None, num_stages=None, **options):

@@ -169,6 +169,8 @@ def install():
         triton, real = _fake_triton(), False
     names = {"jit": nereid.jit, "autotune": nereid.autotune, "heuristics": nereid.heuristics,
              "Config": nereid.Config, "JITFunction": nereid.JITFunction}
+    if not real:  # Triton's own constexpr functions are taken as they are (_jit._as_jit)
+        names["constexpr_function"] = nereid.constexpr_function
     homes = [triton]
     for mod in ("triton.runtime", "triton.runtime.jit", "triton.runtime.autotuner"):
         m = sys.modules.get(mod)

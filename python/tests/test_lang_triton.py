@@ -1056,6 +1056,38 @@ def even_blocks(x_ptr, y_ptr, N: tl.constexpr, SCALE: tl.constexpr):
     tl.store(y_ptr + tl.arange(0, N), x * SCALE)
 
 
+@nereid.constexpr_function
+def block_for(n, cap=64):
+    return min(cap, 64 if n >= 1024 else 16)
+
+
+@nereid.constexpr_function
+def doubled_block(n):
+    return 2 * block_for(n)
+
+
+@nereid.jit(device=CPU)
+def fill_blocks(o_ptr, N: tl.constexpr):
+    B: tl.constexpr = block_for(N, cap=32)
+    D: tl.constexpr = doubled_block(N)
+    tl.static_assert(D == 2 * block_for(N))
+    tl.store(o_ptr + tl.arange(0, B), tl.zeros([B], tl.float32) + D)
+
+
+class ConstexprFunctions(unittest.TestCase):
+    """Triton's @triton.constexpr_function: from kernels (constexpr results) and Python."""
+
+    def test_constexpr_function(self):
+        o = np.zeros(64, np.float32)
+        fill_blocks[(1, )](o, N=4096)
+        np.testing.assert_array_equal(o[:32], np.full(32, 128.0))
+        np.testing.assert_array_equal(o[32:], 0)
+        fill_blocks[(1, )](o, N=8)
+        np.testing.assert_array_equal(o[:16], np.full(16, 32.0))
+        self.assertEqual(block_for(4096), 64)
+        self.assertEqual(doubled_block(tl.constexpr(8)), 32)
+
+
 class FStrings(unittest.TestCase):
     """f-strings in kernels as Triton takes them: fields known at compile time."""
 

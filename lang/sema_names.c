@@ -308,6 +308,11 @@ Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc) {
                                     : block_attr(S, base, name, loc);
     case V_TUPLE:
         if (base.tag == TAG_TENSOR_DESC) return desc_attr(S, base, name, loc);
+        /* a block pointer's dtype and type: Triton's are a pointer to its block type, whose
+         * element_ty users cast to (`b.to(p.dtype.element_ty)`); here the pointer to its
+         * elements, which casts alike */
+        if (base.tag == TAG_BLOCK_PTR && (!strcmp(name, "dtype") || !strcmp(name, "type")))
+            return sema_val_dtype(ty_elem(base.items[0].ty));
         if (base.fields) { /* a namedtuple's field */
             for (int i = 0; i < base.n; i++)
                 if (!strcmp(base.fields[i], name)) return base.items[i];

@@ -1088,6 +1088,60 @@ class ConstexprFunctions(unittest.TestCase):
         self.assertEqual(doubled_block(tl.constexpr(8)), 32)
 
 
+@nereid.jit(device=CPU)
+def libdevice_bits(x_ptr, n_ptr, y_ptr, o_f, o_i, o_l, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    n = tl.load(n_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.store(o_f + offs, libdevice.ldexp(x, n))
+    tl.store(o_f + N + offs, libdevice.nextafter(x, y))
+    tl.store(o_i + offs, libdevice.isinf(x))
+    tl.store(o_i + N + offs, libdevice.isnan(x))
+    tl.store(o_i + 2 * N + offs, libdevice.signbit(x))
+    tl.store(o_i + 3 * N + offs, libdevice.finitef(x))
+    tl.store(o_i + 4 * N + offs, libdevice.ilogb(x))
+    tl.store(o_l + offs, libdevice.llrint(tl.where(tl.abs(x) < 1e9, x, 0.0)))
+
+
+class LibdeviceBits(unittest.TestCase):
+    """libdevice's classification, exponent and rounding functions (Inductor's kernels call
+    them: frexp is ilogb and ldexp): fp32 and fp64, specials and subnormals, against NumPy."""
+
+    def test_against_numpy(self):
+        for dt in (np.float32, np.float64):
+            rng = np.random.RandomState(0)
+            N = 256
+            fi = np.finfo(dt)
+            specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, fi.tiny, -fi.tiny, fi.tiny * fi.eps,
+                                 -fi.tiny * fi.eps, fi.max, -fi.max, 1.0, -1.0, 2.5, -2.5, 0.5], dt)
+            rest = N - len(specials)
+            x = np.concatenate([specials, (rng.randn(rest) * np.exp(rng.uniform(-80, 80, rest))).astype(dt)])
+            x[100:140] = (rng.randn(40) * fi.tiny * rng.uniform(0, 1, 40)).astype(dt)  # subnormals
+            lim = 300 if dt == np.float32 else 2200
+            n = rng.randint(-lim, lim, N).astype(np.int32)
+            n[:16] = [0, 5, 3, -3, 1, 100, -100, 30, -30, -1, 1, 127, -150, 200, -200, -1]
+            y = np.concatenate([np.array([1.0, -1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, np.inf, 0.0, 1.0, -np.inf,
+                                          2.5, 0.0, np.nan], dt), rng.randn(N - 16).astype(dt) * 1e3])
+            o_f = np.zeros(2 * N, dt)
+            o_i = np.zeros(5 * N, np.int32)
+            o_l = np.zeros(N, np.int64)
+            libdevice_bits[(1, )](x, n, y, o_f, o_i, o_l, N=N)
+            with np.errstate(all="ignore"):
+                ldexp, nxt = np.ldexp(x, n), np.nextafter(x, y)
+                fin = np.isfinite(x) & (x != 0)
+                ilogb = np.where(fin, np.frexp(x)[1] - 1, np.where(np.isinf(x), 2**31 - 1, -2**31))
+            for got, want in ((o_f[:N], ldexp), (o_f[N:], nxt)):
+                np.testing.assert_array_equal(got, want)
+                np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+            np.testing.assert_array_equal(o_i[:N], np.isinf(x))
+            np.testing.assert_array_equal(o_i[N:2 * N], np.isnan(x))
+            np.testing.assert_array_equal(o_i[2 * N:3 * N], np.signbit(x))
+            np.testing.assert_array_equal(o_i[3 * N:4 * N], np.isfinite(x))
+            np.testing.assert_array_equal(o_i[4 * N:], ilogb)
+            np.testing.assert_array_equal(o_l, np.rint(np.where(np.abs(x) < 1e9, x, 0)).astype(np.int64))
+
+
 class FStrings(unittest.TestCase):
     """f-strings in kernels as Triton takes them: fields known at compile time."""
 

@@ -1104,6 +1104,17 @@ def libdevice_bits(x_ptr, n_ptr, y_ptr, o_f, o_i, o_l, N: tl.constexpr):
     tl.store(o_l + offs, libdevice.llrint(tl.where(tl.abs(x) < 1e9, x, 0.0)))
 
 
+@nereid.jit(device=CPU)
+def libdevice_c(x_ptr, y_ptr, o, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.store(o + offs, libdevice.fmod(x, y))
+    tl.store(o + N + offs, libdevice.fmax(x, y))
+    tl.store(o + 2 * N + offs, libdevice.fmin(x, y))
+    tl.store(o + 3 * N + offs, libdevice.fdim(x, y))
+
+
 class LibdeviceBits(unittest.TestCase):
     """libdevice's classification, exponent and rounding functions (Inductor's kernels call
     them: frexp is ilogb and ldexp): fp32 and fp64, specials and subnormals, against NumPy."""
@@ -1140,6 +1151,21 @@ class LibdeviceBits(unittest.TestCase):
             np.testing.assert_array_equal(o_i[3 * N:4 * N], np.isfinite(x))
             np.testing.assert_array_equal(o_i[4 * N:], ilogb)
             np.testing.assert_array_equal(o_l, np.rint(np.where(np.abs(x) < 1e9, x, 0)).astype(np.int64))
+
+    def test_c_functions(self):
+        for dt in (np.float32, np.float64):
+            rng = np.random.RandomState(1)
+            N = 64
+            x, y = (rng.randn(N) * 1e3).astype(dt), (rng.randn(N) * 7).astype(dt)
+            x[:8] = [np.nan, 1.0, np.inf, -0.0, 5.5, -5.5, 1e30, 3.0]
+            y[:8] = [1.0, np.nan, 2.0, 3.0, np.inf, 2.0, 3.0, 0.0]
+            o = np.zeros(4 * N, dt)
+            libdevice_c[(1, )](x, y, o, N=N)
+            with np.errstate(all="ignore"):
+                want = [np.fmod(x, y), np.fmax(x, y), np.fmin(x, y),
+                        np.where(np.isnan(x) | np.isnan(y), x + y, np.where(x > y, x - y, 0))]
+            for i, w in enumerate(want):
+                np.testing.assert_array_equal(o[i * N:(i + 1) * N], w)
 
 
 class FStrings(unittest.TestCase):

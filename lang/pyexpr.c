@@ -257,7 +257,7 @@ static bool py_equal(PyVal a, PyVal b) {
 
 /* As Python's repr: the shortest digits that read back, in fixed notation for exponents
  * from -4 to 15, else d.ddde+XX. */
-static void print_float(StrBuf *out, double f) {
+void py_print_float(StrBuf *out, double f) {
     if (isinf(f)) {
         sb_puts(out, f < 0 ? "-inf" : "inf");
         return;
@@ -300,28 +300,33 @@ static void print_float(StrBuf *out, double f) {
     }
 }
 
+void py_print_str(StrBuf *out, const char *s, size_t n, bool repr) {
+    if (!repr) {
+        sb_putn(out, s, n);
+        return;
+    }
+    /* single quotes, unless the text has one and no double quote (as Python) */
+    char q = memchr(s, '\'', n) && !memchr(s, '"', n) ? '"' : '\'';
+    sb_putc(out, q);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '\\' || ch == (unsigned char)q) sb_printf(out, "\\%c", ch);
+        else if (ch == '\n') sb_puts(out, "\\n");
+        else if (ch == '\t') sb_puts(out, "\\t");
+        else if (ch == '\r') sb_puts(out, "\\r");
+        else if (ch < 0x20 || ch == 0x7f) sb_printf(out, "\\x%02x", ch);
+        else sb_putc(out, (char)ch);
+    }
+    sb_putc(out, q);
+}
+
 void py_print(StrBuf *out, PyVal v, bool repr) {
     switch (v.k) {
     case PV_NONE: sb_puts(out, "None"); break;
     case PV_BOOL: sb_puts(out, v.u.b ? "True" : "False"); break;
     case PV_INT: sb_printf(out, "%lld", (long long)v.u.i); break;
-    case PV_FLOAT: print_float(out, v.u.f); break;
-    case PV_STR:
-        if (!repr) {
-            sb_putn(out, v.u.str.s, v.u.str.n);
-            break;
-        }
-        sb_putc(out, '\'');
-        for (size_t i = 0; i < v.u.str.n; i++) {
-            char ch = v.u.str.s[i];
-            if (ch == '\\' || ch == '\'') sb_putc(out, '\\'), sb_putc(out, ch);
-            else if (ch == '\n') sb_puts(out, "\\n");
-            else if (ch == '\t') sb_puts(out, "\\t");
-            else if ((unsigned char)ch < 32) sb_printf(out, "\\x%02x", (unsigned char)ch);
-            else sb_putc(out, ch);
-        }
-        sb_putc(out, '\'');
-        break;
+    case PV_FLOAT: py_print_float(out, v.u.f); break;
+    case PV_STR: py_print_str(out, v.u.str.s, v.u.str.n, repr); break;
     case PV_LIST:
     case PV_TUPLE:
         sb_putc(out, v.k == PV_LIST ? '[' : '(');

@@ -138,5 +138,9 @@ const char *py_kind_name(PyVal v);
 /* The value as text: repr() for strings in containers, str() at the top ("128",
  * "leaky_relu", "True", "0.5", "[1, 2]"). */
 void py_print(StrBuf *out, PyVal v, bool repr);
+/* A float as Python's repr() writes it (the shortest digits that read back), and a str as
+ * str() (the text) or repr() (quoted as Python quotes it); for sema's f-strings too. */
+void py_print_float(StrBuf *out, double f);
+void py_print_str(StrBuf *out, const char *s, size_t n, bool repr);
 
 #endif

@@ -2343,35 +2343,13 @@ static Val b_device_assert(Sema *S, BArgs *a) {
     return sema_val_none();
 }
 
-/* A value as static_print shows it: Python's str() (repr() inside a tuple) where it is
- * known at compile time, else what it is ("fp32 block <128xf32>"), a tuple's items each
- * so. */
-static void describe(Sema *S, StrBuf *sb, Val v, bool repr) {
-    if (v.k == V_TUPLE && !v.tag) {
-        if (v.fields) sb_puts(sb, v.s); /* Point(x=1, y=2), as Python prints it */
-        sb_putc(sb, '(');
-        for (int i = 0; i < v.n; i++) {
-            if (i) sb_puts(sb, ", ");
-            if (v.fields) sb_printf(sb, "%s=", v.fields[i]);
-            describe(S, sb, v.items[i], true);
-        }
-        sb_puts(sb, v.n == 1 && !v.fields ? ",)" : ")");
-        return;
-    }
-    size_t mark = sb->len;
-    if (!sema_val_format(S, sb, v, repr)) {
-        sb->len = mark;
-        sb_puts(sb, sema_val_kind_name(S, v));
-    }
-}
-
 static Val b_static_print(Sema *S, BArgs *a) {
     StrBuf sb;
     sb_init(&sb);
     Val t = a->v[0];
     for (int i = 0; i < t.n; i++) {
         if (i) sb_putc(&sb, ' ');
-        describe(S, &sb, t.items[i], false);
+        sema_val_format(S, &sb, t.items[i], false, true); /* blocks: what they are */
     }
     diag_note(S->diag, a->call, "static_print: %s", sb_cstr(&sb));
     sb_free(&sb);

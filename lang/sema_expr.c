@@ -820,7 +820,7 @@ static Val lower_fstring(Sema *S, const Expr *e) {
         }
         Val v = sema_lower_expr(S, x);
         size_t mark = sb.len;
-        if (!sema_val_format(S, &sb, v, e->ops[i] == 'r' || e->ops[i] == 'a')) {
+        if (!sema_val_format(S, &sb, v, e->ops[i] == 'r' || e->ops[i] == 'a', false)) {
             sb.len = mark;
             const char *what = sema_val_kind_name(S, v);
             sb_free(&sb);

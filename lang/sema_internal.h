@@ -183,9 +183,10 @@ bool sema_val_same(Val a, Val b);               /* identical (same IR value or e
 const char *sema_val_kind_name(Sema *S, Val v); /* "i32 block <128xi32>", "constexpr int" */
 /* Append v as Python's str() (repr() when repr) prints it, for f-strings and
  * static_print: None, bools, ints, floats (shortest round trip), strings, dtypes, tuples
- * and namedtuples of those. false (sb then holds a partial text) for a value that is not
- * known at compile time (a block, a function, ...). */
-bool sema_val_format(Sema *S, StrBuf *sb, Val v, bool repr);
+ * and namedtuples of those. A value not known at compile time (a block, a function, ...):
+ * with any, what it is ("fp32 block <128xf32>", static_print's way); else false (sb then
+ * holds a partial text). */
+bool sema_val_format(Sema *S, StrBuf *sb, Val v, bool repr, bool any);
 void sema_val_key(Sema *S, StrBuf *sb, Val v); /* a specialisation key fragment */
 
 Env *sema_env_new(Sema *S);

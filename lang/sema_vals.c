@@ -1,10 +1,9 @@
 /* sema_vals.c - compile-time values and the environment of names. */
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "pyexpr.h"
 #include "sema_internal.h"
 
 static Val blank(VKind k) {
@@ -223,98 +222,37 @@ void sema_env_set(Sema *S, Env *e, const char *name, Val v) {
 
 /* ---- values as Python prints them ---- */
 
-/* repr(f) of a Python float: the fewest digits that read back as f, fixed notation for
- * decimal exponents -4 to 15 (with ".0" when integral), else d.ddde+XX. */
-static void put_py_float(StrBuf *sb, double f) {
-    if (isnan(f)) {
-        sb_puts(sb, "nan");
-        return;
-    }
-    if (isinf(f)) {
-        sb_puts(sb, f < 0 ? "-inf" : "inf");
-        return;
-    }
-    char buf[64];
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, sizeof buf, "%.*e", p - 1, f);
-        if (strtod(buf, NULL) == f) break;
-    }
-    const char *q = buf;
-    if (*q == '-') sb_putc(sb, *q++);
-    char digits[32];
-    int nd = 0;
-    for (; *q && *q != 'e'; q++)
-        if (*q >= '0' && *q <= '9') digits[nd++] = *q;
-    int exp10 = *q == 'e' ? atoi(q + 1) : 0;
-    while (nd > 1 && digits[nd - 1] == '0') nd--;
-    if (exp10 < -4 || exp10 >= 16) {
-        sb_putc(sb, digits[0]);
-        if (nd > 1) {
-            sb_putc(sb, '.');
-            sb_putn(sb, digits + 1, (size_t)nd - 1);
-        }
-        sb_printf(sb, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
-    } else if (exp10 < 0) {
-        sb_puts(sb, "0.");
-        for (int i = 0; i < -exp10 - 1; i++) sb_putc(sb, '0');
-        sb_putn(sb, digits, (size_t)nd);
-    } else {
-        for (int i = 0; i <= exp10; i++) sb_putc(sb, i < nd ? digits[i] : '0');
-        sb_putc(sb, '.');
-        if (nd > exp10 + 1) sb_putn(sb, digits + exp10 + 1, (size_t)(nd - exp10 - 1));
-        else sb_putc(sb, '0');
-    }
-}
-
-/* repr(s) of a Python str: single quotes unless the text has one and no double quote. */
-static void put_py_repr_str(StrBuf *sb, const char *s, size_t n) {
-    char q = memchr(s, '\'', n) && !memchr(s, '"', n) ? '"' : '\'';
-    sb_putc(sb, q);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch == '\\' || ch == (unsigned char)q) sb_printf(sb, "\\%c", ch);
-        else if (ch == '\n') sb_puts(sb, "\\n");
-        else if (ch == '\t') sb_puts(sb, "\\t");
-        else if (ch == '\r') sb_puts(sb, "\\r");
-        else if (ch < 0x20 || ch == 0x7f) sb_printf(sb, "\\x%02x", ch);
-        else sb_putc(sb, (char)ch);
-    }
-    sb_putc(sb, q);
-}
-
-bool sema_val_format(Sema *S, StrBuf *sb, Val v, bool repr) {
+bool sema_val_format(Sema *S, StrBuf *sb, Val v, bool repr, bool any) {
     switch (v.k) {
     case V_NONE: sb_puts(sb, "None"); return true;
-    case V_STR:
-        if (repr) put_py_repr_str(sb, v.s, v.slen);
-        else sb_putn(sb, v.s, v.slen);
-        return true;
+    case V_STR: py_print_str(sb, v.s, v.slen, repr); return true;
     case V_INT: sb_printf(sb, "%" PRId64, v.i); return true;
-    case V_FLOAT: put_py_float(sb, v.f); return true;
+    case V_FLOAT: py_print_float(sb, v.f); return true;
     case V_BOOL: sb_puts(sb, v.i ? "True" : "False"); return true;
     case V_DTYPE: {
         char buf[64];
         sb_puts(sb, ty_str(v.ty, buf, sizeof buf));
         return true;
     }
-    case V_TUPLE: {
-        if (v.tag) return false;        /* a block pointer or a descriptor */
+    case V_TUPLE:
+        if (v.tag) break;               /* a block pointer or a descriptor */
         if (v.fields) sb_puts(sb, v.s); /* Point(x=1, y=2), as Python prints it */
         sb_putc(sb, '(');
         bool ok = true;
         for (int i = 0; i < v.n; i++) {
             if (i) sb_puts(sb, ", ");
             if (v.fields) sb_printf(sb, "%s=", v.fields[i]);
-            ok &= sema_val_format(S, sb, v.items[i], true); /* items print as their repr */
+            ok &= sema_val_format(S, sb, v.items[i], true, any); /* items print as their repr */
         }
         sb_puts(sb, v.n == 1 && !v.fields ? ",)" : ")");
         return ok;
-    }
     case V_CTYPE:
         sb_puts(sb, "constexpr_type[");
-        sema_val_format(S, sb, v.items[0], repr);
+        sema_val_format(S, sb, v.items[0], repr, true);
         sb_putc(sb, ']');
         return true;
-    default: return false;
+    default: break;
     }
+    if (any) sb_puts(sb, sema_val_kind_name(S, v));
+    return any;
 }

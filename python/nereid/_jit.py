@@ -225,6 +225,16 @@ class _Source:
         return b"".join(lines).decode()
 
 
+def _take_names(obj, fn):
+    """obj wraps the Python function fn (a kernel, a constexpr function): fn and its names."""
+    obj.fn = fn
+    obj.__name__ = fn.__name__
+    obj.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+    obj.__doc__ = fn.__doc__
+    obj.__module__ = fn.__module__
+    obj.__wrapped__ = fn
+
+
 class KernelParam:
     """A kernel parameter as Triton's JITFunction.params holds it."""
 
@@ -259,12 +269,7 @@ class JITFunction(_nereid.Dispatcher):
         return cls
 
     def __init__(self, fn, device=None, num_warps=None, num_stages=None, **ignored):
-        self.fn = fn
-        self.__name__ = fn.__name__
-        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
-        self.__doc__ = fn.__doc__
-        self.__module__ = fn.__module__
-        self.__wrapped__ = fn
+        _take_names(self, fn)
         self.device = device
         self.repr = ignored.get("repr")  # Triton's repr=: names the compiled kernels (run, warmup)
         defaults = {name: _nereid.option_info(name)[0] for name in ("num_warps", "num_stages")}
@@ -713,12 +718,7 @@ class ConstexprFunction:
     tuples, dtypes, helpers of the same kind), not arbitrary Python."""
 
     def __init__(self, fn):
-        self.fn = fn
-        self.__name__ = fn.__name__
-        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
-        self.__doc__ = fn.__doc__
-        self.__module__ = fn.__module__
-        self.__wrapped__ = fn
+        _take_names(self, fn)
 
     def __call__(self, *args, **kwargs):
         unwrap = lambda v: v.value if type(v).__name__ == "constexpr" and hasattr(v, "value") else v

@@ -40,11 +40,56 @@ LLVMValueRef gen_digit_set(Gen *g, const GenDigits *d, int k, int r) {
                          gen_i32(g, 0), "");
 }
 
-/* The element index (row-major) of register r of x, as an i32. */
-static LLVMValueRef elem_index(Gen *g, ValId x, int r) {
-    LLVMValueRef c[NR_MAX_RANK];
-    gen_elem_pos(g, x, r, c);
-    return gen_linear(g, c, ir_type(g->f, x));
+/* The bits of c (a constant) or id (an i32) that are set in keep, packed down to the low
+ * end. */
+static uint32_t compact_bits_const(uint32_t c, uint32_t keep) {
+    uint32_t v = 0;
+    for (int i = 0, k = 0; i < 32; i++)
+        if (keep >> i & 1) v |= (c >> i & 1u) << k++;
+    return v;
+}
+
+static LLVMValueRef compact_bits(Gen *g, LLVMValueRef id, uint32_t keep) {
+    if (!(keep & (keep + 1))) return LLVMBuildAnd(g->B, id, gen_i32(g, keep), ""); /* low run */
+    LLVMValueRef v = gen_i32(g, 0);
+    for (int i = 0, k = 0; i < 32; i++) {
+        if (!(keep >> i & 1)) continue;
+        LLVMValueRef bit =
+            LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, id, gen_i32(g, i), ""), gen_i32(g, 1), "");
+        v = LLVMBuildOr(g->B, v, k ? LLVMBuildShl(g->B, bit, gen_i32(g, k), "") : bit, "");
+        k++;
+    }
+    return v;
+}
+
+static uint32_t held_bits(const LinearLayout *l, int in) {
+    uint32_t m = 0;
+    for (int i = 0; i < l->nbits[in]; i++)
+        if (l->basis[in][i]) m |= 1u << i;
+    return m;
+}
+
+/* The scratch word of the element that register r ^ rx of the thread whose lane and warp
+ * ids are this thread's XOR lx and wx holds: the holder's lane bits lowest, then its warp
+ * bits, then its register bits, the bits whose basis is 0 (copies) left out, so the words
+ * are the block's elements once each. Any thread finds its partner's element by the XOR
+ * (the layout is linear), and for one register the lanes of a warp touch consecutive
+ * words: no bank conflicts, where the element's row-major index put lanes a row apart
+ * when they ran along another dim than the last (a [64, 8] Welford over 4 warps: 16-way
+ * conflicts). */
+static LLVMValueRef exchange_word(Gen *g, const GenLayout *xl, int r, uint32_t rx, uint32_t lx,
+                                  uint32_t wx) {
+    const LinearLayout *l = &xl->ll;
+    uint32_t lk = held_bits(l, LL_LANE), wk = held_bits(l, LL_WARP), rk = held_bits(l, LL_REG);
+    int nl = __builtin_popcount(lk), nw = __builtin_popcount(wk);
+    LLVMValueRef lane = lx ? LLVMBuildXor(g->B, g->lane, gen_i32(g, lx), "") : g->lane;
+    LLVMValueRef warp = wx ? LLVMBuildXor(g->B, g->warp, gen_i32(g, wx), "") : g->warp;
+    LLVMValueRef w = compact_bits(g, lane, lk);
+    if (wk)
+        w = LLVMBuildOr(g->B, w, LLVMBuildShl(g->B, compact_bits(g, warp, wk), gen_i32(g, nl), ""),
+                        "");
+    uint32_t rr = compact_bits_const((uint32_t)r ^ rx, rk);
+    return rr ? LLVMBuildOr(g->B, w, gen_i32(g, (int64_t)rr << (nl + nw)), "") : w;
 }
 
 void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t flip, int n,
@@ -88,11 +133,17 @@ void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t f
         off[j] = o;
         o += (int)((numel * eb[j] + 7) / 8 * 8);
     }
+    uint32_t lk = held_bits(&xl->ll, LL_LANE), wk = held_bits(&xl->ll, LL_WARP),
+             rk = held_bits(&xl->ll, LL_REG);
+    if ((wx & ~wk) || (lx & ~lk) || (rx & ~rk) ||
+        (int64_t)1 << (__builtin_popcount(lk) + __builtin_popcount(wk) + __builtin_popcount(rk)) >
+            numel)
+        gen_error(g, op->loc, "internal error: an exchange over a layout that is not one-to-one");
     for (int r = 0; r < nregs; r++) {
         if ((uint32_t)r & ~live) continue;
         LLVMValueRef once = gen_layout_unique(g, xl, r);
         if (once && LLVMIsAConstantInt(once) && !LLVMConstIntGetZExtValue(once)) continue;
-        LLVMValueRef idx = elem_index(g, x, r);
+        LLVMValueRef idx = exchange_word(g, xl, r, 0, 0, 0);
         for (int j = 0; j < n; j++)
             gen_store_if(g, once, gen_to_mem(g, vals[j][r], dts[j]),
                          gen_smem_ptr(g, off[j], idx, eb[j]), (unsigned)eb[j]);
@@ -100,7 +151,7 @@ void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t f
     gen_barrier(g);
     for (int r = 0; r < nregs; r++) {
         if ((uint32_t)r & ~live) continue;
-        LLVMValueRef idx = LLVMBuildXor(g->B, elem_index(g, x, r), gen_i32(g, (int64_t)flip), "");
+        LLVMValueRef idx = exchange_word(g, xl, r, rx, lx, wx);
         for (int j = 0; j < n; j++) {
             LLVMValueRef v = LLVMBuildLoad2(g->B, gen_mem_type(g, dts[j]),
                                             gen_smem_ptr(g, off[j], idx, eb[j]), "");

@@ -3,6 +3,7 @@
  * float-to-int), comparisons, selects, conversions, pointer offsets, and math in fp32:
  * exp/exp2/rsqrt through the fast PTX approximations (as Triton's tl.exp), sin/cos/log/
  * log2 accurate (llvm_math.c), sqrt and division correctly rounded. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -289,26 +290,85 @@ static LLVMValueRef fast_div(Gen *g, int dt, LLVMValueRef x, LLVMValueRef y) {
     return dt == DT_FP32 ? r : LLVMBuildFPTrunc(g->B, r, ty, "");
 }
 
-/* C fmod. NVPTX's frem (x - y * trunc(x / y) in the operands' precision) loses the
- * remainder once x / y is large; for fp32 and narrower the same formula in fp64 is exact
- * while |x / y| < 2^24: trunc(x / y) is then the true quotient, q * y needs 48 bits and the
- * difference is the exact remainder, which fits the original type. */
+/* floor(log2 v) of a positive finite fp64 v, subnormals included */
+static LLVMValueRef f64_exponent(Gen *g, LLVMValueRef v) {
+    LLVMBuilderRef B = g->B;
+    LLVMValueRef bits = LLVMBuildBitCast(B, v, g->i64, "");
+    LLVMValueRef field = LLVMBuildLShr(B, bits, gen_i64(g, 52), "");
+    LLVMValueRef normal = LLVMBuildSub(B, field, gen_i64(g, 1023), "");
+    LLVMValueRef clz = gen_intrinsic(g, "llvm.ctlz.i64", g->i64,
+                                     (LLVMValueRef[]){bits, LLVMConstInt(g->i1, 0, 0)}, 2);
+    LLVMValueRef sub = LLVMBuildSub(B, gen_i64(g, 63 - 1074), clz, ""); /* m 2^-1074 */
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, field, gen_i64(g, 0), ""), sub, normal,
+                           "");
+}
+
+/* 2^k as an fp64, -1022 <= k <= 1023 */
+static LLVMValueRef f64_pow2(Gen *g, LLVMValueRef k) {
+    LLVMValueRef field = LLVMBuildAdd(g->B, k, gen_i64(g, 1023), "");
+    return LLVMBuildBitCast(g->B, LLVMBuildShl(g->B, field, gen_i64(g, 52), ""), g->f64, "");
+}
+
+/* C's fmod, exact on every input, as the interpreter computes it. NVPTX's frem (x - y *
+ * trunc(x / y) in the operands' precision) loses the remainder once x / y is large, and
+ * libdevice's fmod is exact, so Triton's libdevice.fmod is. fp32 and narrower are taken in
+ * fp64 (exactly). The remainder r = |x| is reduced by d = |y| 2^e, e chosen so that
+ * r / d < 2^53: n = trunc(r / d) computed in fp64 is then the true quotient or one more
+ * (rounding to nearest never falls below the integer floor(r / d), which is representable),
+ * r - n d by one fma is exact (the true remainder, or it minus d: both multiples of d's
+ * last unit, under d in magnitude), and adding d back where it went negative is exact.
+ * Since d is a multiple of |y|, r mod |y| never changes; each round takes 51 bits off
+ * the exponent difference (fp32: at most 6 rounds, one while |x / y| < 2^51; fp64: at most
+ * 42). The sign of x survives a zero remainder (-4 % 2 is -0); fmod(x, +-inf) is x; an
+ * infinite or NaN x, a NaN or zero y give NaN. */
 static LLVMValueRef float_rem(Gen *g, int dt, LLVMValueRef x, LLVMValueRef y) {
-    if (dt == DT_FP64) return LLVMBuildFRem(g->B, x, y, "");
+    LLVMBuilderRef B = g->B;
     LLVMTypeRef ty = LLVMTypeOf(x);
-    LLVMValueRef dx = LLVMBuildFPExt(g->B, x, g->f64, ""), dy = LLVMBuildFPExt(g->B, y, g->f64, "");
-    LLVMValueRef q = LLVMBuildFDiv(g->B, dx, dy, "");
-    q = gen_intrinsic(g, "llvm.trunc.f64", g->f64, &q, 1);
-    LLVMValueRef r = LLVMBuildFSub(g->B, dx, LLVMBuildFMul(g->B, q, dy, ""), "");
-    /* the sign of x survives a zero remainder (-4 % 2 is -0) */
-    r = gen_intrinsic(g, "llvm.copysign.f64", g->f64, (LLVMValueRef[]){r, dx}, 2);
+    LLVMValueRef dx = x, dy = y;
+    if (dt != DT_FP64) dx = LLVMBuildFPExt(B, x, g->f64, ""), dy = LLVMBuildFPExt(B, y, g->f64, "");
+    LLVMValueRef ax = gen_intrinsic(g, "llvm.fabs.f64", g->f64, &dx, 1);
     LLVMValueRef ay = gen_intrinsic(g, "llvm.fabs.f64", g->f64, &dy, 1);
-    LLVMValueRef yinf = LLVMBuildFCmp(g->B, LLVMRealOEQ, ay, LLVMConstReal(g->f64, 1.0 / 0.0), "");
-    LLVMValueRef xfin =
-        LLVMBuildFCmp(g->B, LLVMRealOLT, gen_intrinsic(g, "llvm.fabs.f64", g->f64, &dx, 1),
-                      LLVMConstReal(g->f64, 1.0 / 0.0), "");
-    r = LLVMBuildSelect(g->B, LLVMBuildAnd(g->B, yinf, xfin, ""), dx, r, ""); /* fmod(x, inf) = x */
-    return LLVMBuildFPTrunc(g->B, r, ty, "");
+    LLVMValueRef inf = LLVMConstReal(g->f64, 1.0 / 0.0), zero = LLVMConstReal(g->f64, 0.0);
+    /* NaN x or y, infinite x, zero y: NaN (the unordered compares are true for NaNs) */
+    LLVMValueRef bad = LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealUGE, ax, inf, ""),
+                                   LLVMBuildFCmp(B, LLVMRealUEQ, ay, zero, ""), "");
+    LLVMValueRef r0 = LLVMBuildSelect(B, bad, zero, ax, "");
+    LLVMBasicBlockRef entry = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(g->C, g->fn, "fmod.head");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->C, g->fn, "fmod.round");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->C, g->fn, "fmod.done");
+    LLVMBuildBr(B, head);
+    LLVMPositionBuilderAtEnd(B, head);
+    LLVMValueRef r = LLVMBuildPhi(B, g->f64, "fmod.r");
+    /* y infinite: r < ay at once, x stays */
+    LLVMBuildCondBr(B, LLVMBuildFCmp(B, LLVMRealOGE, r, ay, ""), body, done);
+    LLVMPositionBuilderAtEnd(B, body);
+    LLVMValueRef e = LLVMBuildSub(B, LLVMBuildSub(B, f64_exponent(g, r), f64_exponent(g, ay), ""),
+                                  gen_i64(g, 51), "");
+    e = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, e, gen_i64(g, 0), ""), e, gen_i64(g, 0),
+                        "");
+    /* d = ay 2^e in three exact steps (e <= 2097 - 51; d <= r, so none overflows) */
+    LLVMValueRef d = ay, left = e;
+    for (int i = 0; i < 3; i++) {
+        LLVMValueRef k =
+            LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, left, gen_i64(g, 1000), ""),
+                            gen_i64(g, 1000), left, "");
+        d = LLVMBuildFMul(B, d, f64_pow2(g, k), "");
+        left = LLVMBuildSub(B, left, k, "");
+    }
+    LLVMValueRef q = LLVMBuildFDiv(B, r, d, "");
+    q = gen_intrinsic(g, "llvm.trunc.f64", g->f64, &q, 1);
+    LLVMValueRef nq = LLVMBuildFNeg(B, q, "");
+    LLVMValueRef rn = gen_intrinsic(g, "llvm.fma.f64", g->f64, (LLVMValueRef[]){nq, d, r}, 3);
+    LLVMValueRef neg = LLVMBuildFCmp(B, LLVMRealOLT, rn, zero, "");
+    rn = LLVMBuildSelect(B, neg, LLVMBuildFAdd(B, rn, d, ""), rn, "");
+    LLVMBasicBlockRef body_end = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, head);
+    LLVMAddIncoming(r, (LLVMValueRef[]){r0, rn}, (LLVMBasicBlockRef[]){entry, body_end}, 2);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMValueRef res = gen_intrinsic(g, "llvm.copysign.f64", g->f64, (LLVMValueRef[]){r, dx}, 2);
+    res = LLVMBuildSelect(B, bad, LLVMConstReal(g->f64, NAN), res, "");
+    return dt == DT_FP64 ? res : LLVMBuildFPTrunc(B, res, ty, "");
 }
 
 /* A float add, subtract or multiply; with enable_fp_fusion, marked contractible, so that

@@ -263,8 +263,11 @@ static void gen_load(Gen *g, IrOp *op) {
     for (int r = 0; r < n; r += v) {
         LLVMValueRef other = LLVMConstNull(ty);
         if (M && O) other = pack(g, O, r, v, dt);
-        LLVMValueRef x = M || hp ? predicated_load(g, M ? M[r] : NULL, ty, P[r], other, hp)
-                                 : guarded(g, NULL, ty, P[r], (unsigned)(v * eb), other);
+        /* NVPTX splits a <4 x bfloat> load into two ld.b32 (LLVM folds a <4 x i16> load
+         * and bitcast back into it): those are one ld.v2.b32 in inline PTX, as Triton's */
+        bool split = v == 4 && dt == DT_BF16;
+        LLVMValueRef x = M || hp || split ? predicated_load(g, M ? M[r] : NULL, ty, P[r], other, hp)
+                                          : guarded(g, NULL, ty, P[r], (unsigned)(v * eb), other);
         for (int k = 0; k < v; k++)
             out[r + k] = gen_from_mem(
                 g, v == 1 ? x : LLVMBuildExtractElement(g->B, x, gen_i32(g, k), ""), dt);

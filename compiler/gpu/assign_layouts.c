@@ -8,7 +8,8 @@
  *    dim its addresses run (the most contiguous one; the last dim on a tie) and give the
  *    widest vector a thread can access along it (axis_info_vector_width); each pair of
  *    block shape and fastest dim gets the widest vector any of its memory ops allows
- *    (bounded so no thread sits idle), and the blocked layout of that shape with that dim
+ *    (bounded so no thread sits idle, and by 16 bytes of its vector stores: cap_vectors),
+ *    and the blocked layout of that shape with that dim
  *    fastest puts that many consecutive elements in a thread. Accesses along the last dim
  *    use the shape's default layout; the others (a column-major tile: B stored K-major,
  *    a transposed view) are anchors of a layout of their own, which their pointers,
@@ -47,6 +48,7 @@ typedef struct ShapeVec {
     IrType shape;
     int fast; /* the dim along which consecutive elements sit in a thread */
     int vec;
+    int store_cap; /* the fewest elements in 16 bytes of its vector stores (0: none) */
 } ShapeVec;
 
 typedef struct Ctx {
@@ -70,13 +72,15 @@ typedef struct Ctx {
 
 static bool is_block(const IrFunc *f, ValId v) { return v && ty_is_block(f->vals[v].ty); }
 
-static int *shape_vec(Ctx *c, IrType t, int fast) {
+static ShapeVec *shape_entry(Ctx *c, IrType t, int fast) {
     for (uint32_t i = 0; i < c->nsv; i++)
-        if (c->sv[i].fast == fast && ty_same_shape(c->sv[i].shape, t)) return &c->sv[i].vec;
-    ShapeVec s = {t, fast, 1};
+        if (c->sv[i].fast == fast && ty_same_shape(c->sv[i].shape, t)) return &c->sv[i];
+    ShapeVec s = {t, fast, 1, 0};
     VEC_PUSH(c->m->arena, c->sv, c->nsv, c->capsv, s);
-    return &c->sv[c->nsv - 1].vec;
+    return &c->sv[c->nsv - 1];
 }
+
+static int *shape_vec(Ctx *c, IrType t, int fast) { return &shape_entry(c, t, fast)->vec; }
 
 static uint32_t default_layout(Ctx *c, IrType t) {
     IrLayout l = policy_default(t, c->num_warps, *shape_vec(c, t, t.rank - 1));
@@ -223,9 +227,23 @@ static void coalesce_op(Ctx *c, OpId id) {
     if (per_thread < 1) per_thread = 1;
     if (vec > per_thread) vec = (int)per_thread;
     if (vec > t.shape[fast]) vec = t.shape[fast];
-    int *sv = shape_vec(c, t, fast);
-    if (vec > *sv) *sv = vec;
+    ShapeVec *sv = shape_entry(c, t, fast);
+    if (vec > sv->vec) sv->vec = vec;
+    if (op->code == OP_STORE && vec > 1 && (!sv->store_cap || 16 / eb < sv->store_cap))
+        sv->store_cap = 16 / eb;
     c->mem_fast[id] = (int8_t)(fast == t.rank - 1 ? -1 : fast);
+}
+
+/* A thread's run of elements is no longer than 16 bytes of any vector store of the shape:
+ * a bf16 load and an fp32 store of one tile get 4 elements a thread (8-byte loads, 16-byte
+ * stores), not 8. With 8, each lane's 32 bytes are two 16-byte stores, and each store
+ * instruction of a warp writes half of 32 sectors: twice the sectors L2 takes (measured:
+ * an fp32 copy of bf16 1.7x slower than Triton's). Loads keep full sectors either way (the
+ * second half comes from L1), so only stores bound it. */
+static void cap_vectors(Ctx *c) {
+    for (uint32_t i = 0; i < c->nsv; i++)
+        if (c->sv[i].store_cap && c->sv[i].vec > c->sv[i].store_cap)
+            c->sv[i].vec = c->sv[i].store_cap;
 }
 
 /* ---- 2. preferences (backwards) ---- */
@@ -868,6 +886,7 @@ void gpu_assign_layouts(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
     memset(c.mem_fast, -1, c.nmem_fast);
     chain_walk(&c, f->body, arena_alloc(c.m->arena, f->nvals + 1));
     walk_ops(f, f->body, coalesce_op, &c);
+    cap_vectors(&c);
     c.dot_of = arena_alloc(c.m->arena, sizeof(uint32_t) * (f->nvals + 1));
     c.weak = arena_alloc(c.m->arena, f->nvals + 1);
     walk_ops(f, f->body, pref_from_dots, &c);

@@ -426,6 +426,66 @@ def libdevice_cases():
     return cases
 
 
+def _bits_inputs(dt, n):
+    """x: specials, subnormals, halves and values over the whole exponent range; z: a second
+    operand with zeros, infinities and NaNs; k: exponents that overflow and underflow."""
+    rng = _rng("ldbits" + np.dtype(dt).name)
+    fi = np.finfo(dt)
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, fi.tiny, -fi.tiny, fi.tiny * fi.eps, -fi.tiny * fi.eps,
+                fi.max, -fi.max, 1.0, -1.0, 2.5, -2.5, 0.5, -0.5, 1.5, 3.5, -3.5]
+    x = (rng.standard_normal(n) * np.exp(rng.uniform(-80, 80, n))).astype(dt)
+    x[:len(specials)] = specials
+    x[100:140] = (rng.standard_normal(40) * fi.tiny * rng.uniform(0, 1, 40)).astype(dt)  # subnormals
+    x[140:200] = np.round(rng.uniform(-50, 50, 60)) + 0.5  # ties for the roundings
+    zs = [1.0, -1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, np.inf, 0.0, 1.0, -np.inf, 2.5, 0.0, np.nan, 3.0, -0.0]
+    z = (rng.standard_normal(n) * 7).astype(dt)
+    z[:len(zs)] = zs
+    lim = 300 if dt == np.float32 else 2200
+    k = rng.integers(-lim, lim, n).astype(np.int32)
+    k[:16] = [0, 5, 3, -3, 1, 100, -100, 30, -30, -1, 1, 127, -150, 200, -200, -1]
+    return x, z, k
+
+
+def libdevice_bits_cases():
+    """libdevice's bit-level functions (Nereid writes them in the language,
+    lang/stdlib/libdevice.nr; Triton calls libdevice's): results bit for bit alike, NaNs
+    anywhere alike, against NumPy. Triton flushes fp32 subnormals in ilogb, ldexp,
+    nextafter and fmod (libdevice under its default enable_reflect_ftz); Nereid does not,
+    so those four differ from Triton's and match NumPy's (TRITON-OFF)."""
+    cases = []
+    n, B = 1000, 256
+    grid = (math.ceil(n / B),)
+    for dt in (np.float32, np.float64):
+        x, z, k = _bits_inputs(dt, n)
+        small = np.where(np.abs(x) < 1e9, x, 0).astype(dt)  # llrint/llround: in int64's range
+        with np.errstate(all="ignore"):
+            fin = np.isfinite(x) & (x != 0)
+            ilogb = np.where(fin, np.frexp(x)[1] - 1, np.where(np.isinf(x), 2**31 - 1, -2**31)).astype(np.int32)
+            ints = {"isinf": (x, np.isinf(x)), "isnan": (x, np.isnan(x)), "signbit": (x, np.signbit(x)),
+                    "ilogb": (x, ilogb)}
+            s64 = small.astype(np.float64)  # exact: the half added below must not round
+            longs = {"llrint": (small, np.rint(s64)),
+                     "llround": (small, np.copysign(np.floor(np.abs(s64) + 0.5), s64))}
+            floats = {"ldexp": np.ldexp(x, k), "nextafter": np.nextafter(x, z), "fmod": np.fmod(x, z),
+                      "fdim": np.where(np.isnan(x) | np.isnan(z), np.nan, np.where(x > z, x - z, 0)).astype(dt)}
+        name = "fp32" if dt == np.float32 else "fp64"
+        for fn, (xin, want) in ints.items():
+            cases.append(Case("libdevice.%s %s [%d]" % (fn, name, n), "libdevice_bits", grid,
+                              [In(xin), In(z), In(k), Out("y", sent(n, np.int32), want.astype(np.int32), Exact()), n],
+                              dict(FN=fn, BLOCK=B)))
+        for fn, (xin, want) in longs.items():
+            cases.append(Case("libdevice.%s %s [%d]" % (fn, name, n), "libdevice_bits", grid,
+                              [In(xin), In(z), In(k), Out("y", sent(n, np.int64), want.astype(np.int64), Exact()), n],
+                              dict(FN=fn, BLOCK=B)))
+        # NaN payloads are the implementation's (NumPy's and libdevice's differ): Ulps(0) is
+        # equality with NaNs in the same places
+        for fn, want in floats.items():
+            cases.append(Case("libdevice.%s %s [%d]" % (fn, name, n), "libdevice_bits", grid,
+                              [In(x), In(z), In(k), Out("y", sent(n, dt), want.astype(dt), Ulps(0)), n],
+                              dict(FN=fn, BLOCK=B)))
+    return cases
+
+
 def _dot_bound(a, b):
     # gt_dot_bound of tests/gpu/gpu_test.h: any summation order of the K exact products
     # (fp16 inputs) in fp32 is within 2 K u sum|a b| of the exact sum (the tensor cores
@@ -969,7 +1029,7 @@ def barrier_cases():
 
 def all_cases():
     out = []
-    for f in (gelu_cases, libdevice_cases, scan_cases, recurrence_cases, reduce_cases, sort_cases, clamp_cases,
+    for f in (gelu_cases, libdevice_cases, libdevice_bits_cases, scan_cases, recurrence_cases, reduce_cases, sort_cases, clamp_cases,
               quant_cases, gather_cases, histogram_cases, asm_cases, block_ptr_cases, tensor_desc_cases, host_desc_cases,
               fp8_cases, barrier_cases):
         out += f()

@@ -122,6 +122,40 @@ def libdevice_binary(x_ptr, z_ptr, y_ptr, n, FN: tl.constexpr, BLOCK: tl.constex
     tl.store(y_ptr + offs, y, mask=mask)
 
 
+# ---- libdevice's bit-level and C functions: classification, exponent, rounding to
+# integers, scaling, neighbours, remainders (Inductor's frexp helper is ilogb + ldexp).
+# Triton 3.6's libdevice has no fmax or fmin (Nereid's has: test_lang_triton), and naming
+# one anywhere in a kernel fails every launch of it under Triton ---
+@triton.jit
+def libdevice_bits(x_ptr, z_ptr, k_ptr, y_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    z = tl.load(z_ptr + offs, mask=mask, other=1.0)
+    k = tl.load(k_ptr + offs, mask=mask, other=0)
+    if FN == "isinf":
+        y = libdevice.isinf(x)
+    elif FN == "isnan":
+        y = libdevice.isnan(x)
+    elif FN == "signbit":
+        y = libdevice.signbit(x)
+    elif FN == "ilogb":
+        y = libdevice.ilogb(x)
+    elif FN == "llrint":
+        y = libdevice.llrint(x)
+    elif FN == "llround":
+        y = libdevice.llround(x)
+    elif FN == "ldexp":
+        y = libdevice.ldexp(x, k)
+    elif FN == "nextafter":
+        y = libdevice.nextafter(x, z)
+    elif FN == "fmod":
+        y = libdevice.fmod(x, z)
+    else:
+        y = libdevice.fdim(x, z)
+    tl.store(y_ptr + offs, y, mask=mask)
+
+
 # ---- scans: cumsum / cumprod over a [M, N] tile along AXIS, one tile per program -----
 @triton.jit
 def scan_tile(x_ptr, y_ptr, M, N, stride_b, stride_m,

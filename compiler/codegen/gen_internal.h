@@ -44,6 +44,7 @@ typedef struct Gen {
     LLVMBasicBlockRef prologue;
     LLVMValueRef tid, lane, warp, smem;
     LLVMValueRef **regs; /* by ValId */
+    uint32_t *ubits; /* by ValId: register bits its registers are equal across (llvm_uniform.c) */
     struct GenDivGuard {
         LLVMValueRef b, zero, neg1, safe;
     } div;         /* the current op's division guards (llvm_elem.c) */
@@ -143,13 +144,17 @@ int gen_async_copy_width(const IrFunc *f, const AxisInfo *info, const IrOp *op, 
 
 /* op lowering */
 void gen_elementwise(Gen *g, OpId id); /* llvm_elem.c */
-void gen_memory(Gen *g, OpId id);      /* llvm_mem.c */
-void gen_shape(Gen *g, OpId id);       /* llvm_shape.c */
-void gen_reduce(Gen *g, OpId id);      /* llvm_reduce.c */
-void gen_scan(Gen *g, OpId id);        /* llvm_scan.c: scan, reduce_fn */
-void gen_sort(Gen *g, OpId id);        /* llvm_sort.c: sort, flip */
-void gen_gather(Gen *g, OpId id);      /* llvm_gather.c: gather, histogram */
-void gen_inline_asm(Gen *g, OpId id);  /* llvm_inline_asm.c */
+/* llvm_uniform.c: which registers of each block value hold equal values, before any code
+ * is made (gen_uniform_analyze), and the answer for one value (0: none known). */
+void gen_uniform_analyze(Gen *g);
+uint32_t gen_uniform_bits(Gen *g, ValId v);
+void gen_memory(Gen *g, OpId id);     /* llvm_mem.c */
+void gen_shape(Gen *g, OpId id);      /* llvm_shape.c */
+void gen_reduce(Gen *g, OpId id);     /* llvm_reduce.c */
+void gen_scan(Gen *g, OpId id);       /* llvm_scan.c: scan, reduce_fn */
+void gen_sort(Gen *g, OpId id);       /* llvm_sort.c: sort, flip */
+void gen_gather(Gen *g, OpId id);     /* llvm_gather.c: gather, histogram */
+void gen_inline_asm(Gen *g, OpId id); /* llvm_inline_asm.c */
 /* llvm_axis.c: an axis's index bits (digits) in a layout (ir_layout_axis_separable) */
 typedef struct GenDigits {
     int n;                       /* log2 of the axis's length */

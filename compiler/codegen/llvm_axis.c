@@ -92,6 +92,13 @@ static LLVMValueRef exchange_word(Gen *g, const GenLayout *xl, int r, uint32_t r
     return rr ? LLVMBuildOr(g->B, w, gen_i32(g, (int64_t)rr << (nl + nw)), "") : w;
 }
 
+/* The first live register holding the same LLVM value as register r. */
+static int first_holder(LLVMValueRef *const v, uint32_t live, int r) {
+    for (int q = 0; q < r; q++)
+        if (!((uint32_t)q & ~live) && v[q] == v[r]) return q;
+    return r;
+}
+
 void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t flip, int n,
                  const int *dts, LLVMValueRef *const *vals, LLVMValueRef **out, uint32_t skip) {
     const GenLayout *xl = gen_layout(g, x);
@@ -139,20 +146,32 @@ void gen_partner(Gen *g, const IrOp *op, ValId x, const GenDigits *d, uint32_t f
         (int64_t)1 << (__builtin_popcount(lk) + __builtin_popcount(wk) + __builtin_popcount(rk)) >
             numel)
         gen_error(g, op->loc, "internal error: an exchange over a layout that is not one-to-one");
+    /* registers holding the same value (the same LLVM value here, so in every thread:
+     * llvm_uniform.c) go through the scratch once, at the first one's word */
     for (int r = 0; r < nregs; r++) {
         if ((uint32_t)r & ~live) continue;
         LLVMValueRef once = gen_layout_unique(g, xl, r);
         if (once && LLVMIsAConstantInt(once) && !LLVMConstIntGetZExtValue(once)) continue;
         LLVMValueRef idx = exchange_word(g, xl, r, 0, 0, 0);
         for (int j = 0; j < n; j++)
-            gen_store_if(g, once, gen_to_mem(g, vals[j][r], dts[j]),
-                         gen_smem_ptr(g, off[j], idx, eb[j]), (unsigned)eb[j]);
+            if (first_holder(vals[j], live, r) == r)
+                gen_store_if(g, once, gen_to_mem(g, vals[j][r], dts[j]),
+                             gen_smem_ptr(g, off[j], idx, eb[j]), (unsigned)eb[j]);
     }
     gen_barrier(g);
     for (int r = 0; r < nregs; r++) {
         if ((uint32_t)r & ~live) continue;
-        LLVMValueRef idx = exchange_word(g, xl, r, rx, lx, wx);
         for (int j = 0; j < n; j++) {
+            int c = first_holder(vals[j], live, (int)((uint32_t)r ^ rx)); /* the partner's */
+            int q = 0; /* a register of this thread already holding the partner's c */
+            while (q < r && (((uint32_t)q & ~live) ||
+                             first_holder(vals[j], live, (int)((uint32_t)q ^ rx)) != c))
+                q++;
+            if (q < r) {
+                out[j][r] = out[j][q];
+                continue;
+            }
+            LLVMValueRef idx = exchange_word(g, xl, (int)((uint32_t)c ^ rx), rx, lx, wx);
             LLVMValueRef v = LLVMBuildLoad2(g->B, gen_mem_type(g, dts[j]),
                                             gen_smem_ptr(g, off[j], idx, eb[j]), "");
             LLVMSetAlignment(v, (unsigned)eb[j]);

@@ -13,7 +13,11 @@ static LLVMValueRef **make_phis(Gen *g, const ValId *targets, uint32_t n) {
         int k = nregs(g, targets[i]);
         phis[i] = gen_alloc_regs(g, k);
         LLVMTypeRef ty = gen_type(g, ir_type(g->f, targets[i]).dt);
-        for (int j = 0; j < k; j++) phis[i][j] = LLVMBuildPhi(g->B, ty, "");
+        /* registers that hold equal values (a loop's carried value: llvm_uniform.c) share
+         * the phi of the register without those bits */
+        uint32_t same = gen_uniform_bits(g, targets[i]);
+        for (int j = 0; j < k; j++)
+            phis[i][j] = j & (int)same ? phis[i][j & ~(int)same] : LLVMBuildPhi(g->B, ty, "");
         gen_set(g, targets[i], phis[i], k);
     }
     return phis;
@@ -24,7 +28,11 @@ static void add_incoming(Gen *g, LLVMValueRef **phis, const ValId *from, uint32_
     for (uint32_t i = 0; i < n; i++) {
         int k;
         LLVMValueRef *v = gen_vals(g, from[i], &k);
-        for (int j = 0; j < k; j++) LLVMAddIncoming(phis[i][j], &v[j], &bb, 1);
+        for (int j = 0; j < k; j++) {
+            bool shared = false; /* a phi shared by equal registers gets one incoming */
+            for (int q = 0; q < j && !shared; q++) shared = phis[i][q] == phis[i][j];
+            if (!shared) LLVMAddIncoming(phis[i][j], &v[j], &bb, 1);
+        }
     }
 }
 

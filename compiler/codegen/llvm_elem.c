@@ -460,32 +460,6 @@ static bool quotient_cut(Gen *g, const IrOp *op, int dt, ValId r, LLVMValueRef d
            ir_type(g->f, r).rank && !LLVMIsAConstantInt(divisor) && LLVMTypeOf(q) == g->i32;
 }
 
-/* The register bits of r's layout along which r's value is constant (axis info): a bit
- * whose basis is coordinate bit k of a dim d along which equal values run in aligned
- * blocks of more than 2^k. Registers differing only in those bits hold equal values:
- * `xindex < xnumel` with 4 consecutive x a thread and xnumel a multiple of 4 is one
- * comparison, not four, and so is everything the mask selects between equal values
- * (the Welford weights of Inductor's reductions, their divisions) once LLVM merges the
- * identical chains. Integer and boolean results only (the analysis tracks those). */
-static uint32_t constant_reg_bits(Gen *g, ValId r) {
-    IrType t = ir_type(g->f, r);
-    if (!t.rank || !g->info || dt_is_float(t.dt)) return 0;
-    const AxisInfo *ai = &g->info[r];
-    if (ai->rank != t.rank) return 0;
-    const LinearLayout *l = &gen_layout(g, r)->ll;
-    uint32_t m = 0;
-    for (int i = 0; i < l->nbits[LL_REG]; i++) {
-        uint32_t b = l->basis[LL_REG][i];
-        if (!b || (b & (b - 1))) continue;
-        for (int d = 0; d < t.rank; d++) {
-            int sh = ll_dim_shift(l, d), k = __builtin_ctz(b) - sh;
-            if (k < 0 || k >= l->log2shape[d]) continue;
-            if (ai->constancy[d] > ((int64_t)1 << k)) m |= 1u << i;
-        }
-    }
-    return m;
-}
-
 void gen_elementwise(Gen *g, OpId id) {
     IrOp *op = &g->f->ops[id];
     ValId r = op->results[0];
@@ -511,9 +485,9 @@ void gen_elementwise(Gen *g, OpId id) {
      * the register without them: where its operands are that register's own values too,
      * so is its result (the copies a broadcast block keeps in an mma layout) */
     uint32_t copies = ir_type(g->f, r).rank ? gen_layout(g, r)->reg_copies : 0;
-    uint32_t same = constant_reg_bits(g, r) & ~copies;
+    uint32_t same = gen_uniform_bits(g, r) & ~copies;
     for (int i = 0; i < n; i++) {
-        if (i & (int)same) { /* equal to the register without those bits (axis info) */
+        if (i & (int)same) { /* equal to the register without those bits (llvm_uniform.c) */
             out[i] = out[i & ~(int)same];
             continue;
         }

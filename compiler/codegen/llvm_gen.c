@@ -303,6 +303,7 @@ static void build_function(Gen *g) {
     find_deep_scalars(g);
     LLVMBasicBlockRef body_bb = LLVMAppendBasicBlockInContext(g->C, g->fn, "body");
     LLVMPositionBuilderAtEnd(g->B, body_bb);
+    gen_uniform_analyze(g);
     gen_region(g, g->f->body);
     LLVMPositionBuilderAtEnd(g->B, g->prologue);
     LLVMBuildBr(g->B, body_bb);

@@ -27,9 +27,11 @@
  * register takes the total of an operand register with its coordinates. The
  * region is lowered afresh at every combine (its scalar ops, in order; values defined
  * outside it are read as they are). Register copies (basis 0) are computed once. */
+#include <string.h>
+
 #include "gen_internal.h"
 
-enum { MAXN = 16 };
+enum { MAXN = 16, MEMO = 32 };
 
 typedef struct Scan {
     Gen *g;
@@ -37,9 +39,40 @@ typedef struct Scan {
     int n;                              /* operands */
     LLVMValueRef *sc[MAXN], *tot[MAXN]; /* per operand, per register */
     bool want_scan, reverse;
+    /* reduce_fn: recent combines and selects, so that registers holding equal values
+     * (llvm_uniform.c) combine into one value, which the next exchange then moves once */
+    uint32_t deps[MAXN]; /* by output: the region arguments (a_0.., b_0..) it reads */
+    struct Memo {
+        LLVMValueRef in[2 * MAXN], out[MAXN];
+    } memo[MEMO];
+    int nmemo;
+    struct SelMemo {
+        LLVMValueRef c, x, y, r;
+    } sel[MEMO * 2];
+    int nsel;
 } Scan;
 
-/* out = combine(a, b) (n values each), the region lowered once more */
+/* Which of the combine region's 2n arguments each of its n results reads (an op with
+ * regions of its own reads them all). */
+static void combine_deps(Scan *s) {
+    Gen *g = s->g;
+    const IrRegion *r = &g->f->regions[s->op->region[0]];
+    uint32_t all = s->n >= 16 ? 0xffffffffu : (1u << (2 * s->n)) - 1;
+    uint32_t *m = arena_alloc(g->m->arena, sizeof(uint32_t) * (g->f->nvals ? g->f->nvals : 1));
+    memset(m, 0, sizeof(uint32_t) * (g->f->nvals ? g->f->nvals : 1));
+    for (uint32_t j = 0; j < r->nargs && j < 32; j++) m[r->args[j]] = 1u << j;
+    for (uint32_t i = 0; i + 1 < r->nops; i++) {
+        const IrOp *op = &g->f->ops[r->ops[i]];
+        uint32_t d = op->nregions ? all : 0;
+        for (uint32_t k = 0; k < op->nopnds; k++) d |= m[op->operands[k]];
+        for (uint32_t k = 0; k < op->nres; k++) m[op->results[k]] = d;
+    }
+    const IrOp *y = &g->f->ops[r->ops[r->nops - 1]];
+    for (int j = 0; j < s->n; j++) s->deps[j] = j < (int)y->nopnds ? m[y->operands[j]] : all;
+}
+
+/* out = combine(a, b) (n values each), the region lowered once more; in a reduce_fn, a
+ * result whose arguments are those of a recent combine is that combine's */
 static void combine(Scan *s, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *out) {
     Gen *g = s->g;
     const IrRegion *r = &g->f->regions[s->op->region[0]];
@@ -51,6 +84,33 @@ static void combine(Scan *s, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *out
     gen_region(g, s->op->region[0]);
     const IrOp *y = &g->f->ops[r->ops[r->nops - 1]];
     for (int j = 0; j < s->n; j++) out[j] = gen_vals(g, y->operands[j], NULL)[0];
+    if (s->want_scan) return;
+    struct Memo *e = &s->memo[s->nmemo++ % MEMO];
+    int have = s->nmemo - 1 < MEMO ? s->nmemo - 1 : MEMO - 1;
+    for (int j = 0; j < s->n; j++) {
+        for (int q = 1; q <= have; q++) {
+            const struct Memo *p = &s->memo[(s->nmemo - 1 - q + MEMO * 4) % MEMO];
+            bool same = true;
+            for (int k = 0; k < 2 * s->n && same; k++)
+                if (s->deps[j] >> k & 1) same = p->in[k] == (k < s->n ? a[k] : b[k - s->n]);
+            if (same) {
+                out[j] = p->out[j];
+                break;
+            }
+        }
+    }
+    for (int k = 0; k < 2 * s->n; k++) e->in[k] = k < s->n ? a[k] : b[k - s->n];
+    for (int j = 0; j < s->n; j++) e->out[j] = out[j];
+}
+
+/* select(c, x, y), the same value for the same operands in a reduce_fn */
+static LLVMValueRef select_of(Scan *s, LLVMValueRef c, LLVMValueRef x, LLVMValueRef y) {
+    if (!s->want_scan)
+        for (int q = 0; q < s->nsel && q < MEMO * 2; q++)
+            if (s->sel[q].c == c && s->sel[q].x == x && s->sel[q].y == y) return s->sel[q].r;
+    LLVMValueRef r = LLVMBuildSelect(s->g->B, c, x, y, "");
+    if (!s->want_scan) s->sel[s->nsel++ % (MEMO * 2)] = (struct SelMemo){c, x, y, r};
+    return r;
 }
 
 static void get(LLVMValueRef **arr, int n, int r, LLVMValueRef *v) {
@@ -92,8 +152,8 @@ static void meet_other(Scan *s, int r, LLVMValueRef *other, LLVMValueRef upper) 
         put(s->sc, s->n, r, x);
     }
     for (int j = 0; j < s->n; j++) {
-        a[j] = LLVMBuildSelect(g->B, second, other[j], mine[j], "");
-        b[j] = LLVMBuildSelect(g->B, second, mine[j], other[j], "");
+        a[j] = select_of(s, second, other[j], mine[j]);
+        b[j] = select_of(s, second, mine[j], other[j]);
     }
     combine(s, a, b, t);
     put(s->tot, s->n, r, t);
@@ -107,9 +167,13 @@ static uint32_t expand(uint32_t f, int shift, int la) {
 
 void gen_scan(Gen *g, OpId id) {
     const IrOp *op = &g->f->ops[id];
-    Scan s = {
-        g, op, (int)op->nopnds, {0}, {0}, op->code == OP_SCAN, op->code == OP_SCAN && op->attr[1]};
+    Scan s = {.g = g,
+              .op = op,
+              .n = (int)op->nopnds,
+              .want_scan = op->code == OP_SCAN,
+              .reverse = op->code == OP_SCAN && op->attr[1]};
     if (s.n > MAXN) gen_error(g, op->loc, "internal error: a scan of more than %d blocks", MAXN);
+    if (!s.want_scan) combine_deps(&s);
     ValId x = op->operands[0];
     int axis = (int)op->attr[0];
     const GenLayout *xl = gen_layout(g, x);

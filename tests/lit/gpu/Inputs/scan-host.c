@@ -90,7 +90,7 @@ static void check1d(int B, int W) {
 
 static void check2d(int R, int C, int W) {
     int n = R * C;
-    A = calloc((size_t)n, 4), Bv = calloc((size_t)n, 4), O = calloc((size_t)n * 5, 4);
+    A = calloc((size_t)n, 4), Bv = calloc((size_t)n, 4), O = calloc((size_t)n * 6, 4);
     for (int i = 0; i < n; i++) A[i] = (i * 7) % 5 - 2, Bv[i] = (i * 13) % 23 - 11;
     emu_launch(1, 1, 1, 32 * W, call2, NULL);
     for (int r = 0; r < R; r++)
@@ -120,6 +120,12 @@ static void check2d(int R, int C, int W) {
             EXPECT((uint32_t)O[4 * n + at] == r0 + 3 * r1,
                    "reduce along both axes at (%d, %d): %u, want %u", r, c, (uint32_t)O[4 * n + at],
                    r0 + 3 * r1);
+            int32_t c0 = 0, c1 = 0; /* with a = 1 the product rule's sums */
+            for (int i = 0; i < R; i++) c0 += Bv[i * C + c];
+            for (int j = 0; j < C; j++) c1 += Bv[r * C + j];
+            int32_t u = c0 + 3 * c1 + 5 * 6 * Bv[at];
+            EXPECT(O[5 * n + at] == u, "equal registers at (%d, %d): %d, want %d", r, c,
+                   O[5 * n + at], u);
         }
 }
 

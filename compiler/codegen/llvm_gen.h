@@ -23,15 +23,11 @@
  * (tests/lit/codegen/llvm-loops.nrir).
  * GVN and a second early-cse change no byte of any example's PTX (NVPTX's own IR passes
  * run EarlyCSE three times: tools/sass-compare.py, the same registers, spills and
- * instructions). NewGVN at the end merges congruent loop-carried chains that GVN and
- * EarlyCSE cannot (each phi's value depends on itself): a thread's 4 Welford weights in
- * Inductor's reductions, equal once the mask they are selected by is one value
- * (llvm_elem.c constant_reg_bits), become one chain, and their divisions share one
- * divisor (about 0.5 ms of compile time on that kernel). */
+ * instructions). */
 #define LLVM_GEN_PIPELINE                                                                     \
     "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm),"         \
     "loop(loop-rotate,indvars),loop-unroll<O3;no-partial;no-runtime>,correlated-propagation," \
-    "instcombine<no-verify-fixpoint>,simplifycfg,newgvn,instcombine<no-verify-fixpoint>)"
+    "instcombine<no-verify-fixpoint>,simplifycfg)"
 
 /* Lower f (layouts assigned, shared memory allocated, barriers placed) to LLVM IR and
  * PTX. llvm_ir (may be NULL) gets the textual LLVM IR after optimisation; ptx gets the

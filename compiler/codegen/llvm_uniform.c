@@ -3,17 +3,17 @@
  * any LLVM IR is made, so that each such register is computed (and carried around a loop)
  * once and the others reuse it.
  *
- * Equal registers come from three places: a constant or a splat (every register); an
- * integer or boolean result the alignment analysis proves constant along a register bit
- * (a bit whose basis is coordinate bit k of a dim d along which equal values run in
- * aligned blocks longer than 2^k: `xindex < xnumel` with 4 consecutive x a thread and
- * xnumel a multiple of 4); and a pure elementwise op (not inline asm) whose block operands,
- * in its own layout, are equal across the bit. An if's result keeps the bits both
- * branches' values have; a loop-carried value the bits its initial value and the value
- * yielded for it both have (a fixed point, from the initial value's bits down). So in Inductor's Welford reductions a thread's 4 weights, selected
- * by one mask from equal values, are one loop-carried chain, their divisions share one
- * divisor, and the reduction's shuffles of them are one shuffle (gen_partner shares
- * shuffles of the same value), as in Triton's code. Everything else: no bits. */
+ * Equal registers come from: a constant or a splat (every register); an integer or
+ * boolean result the alignment analysis proves constant along a register bit (a bit whose
+ * basis is coordinate bit k of a dim d along which equal values run in aligned blocks
+ * longer than 2^k: `xindex < xnumel` with 4 consecutive x a thread and xnumel a multiple
+ * of 4); a pure elementwise op (not inline asm) whose block operands, in its own layout,
+ * are equal across the bit. An if's result keeps the bits both branches' values have; a
+ * loop-carried value the bits its initial value and the value yielded for it both have (a
+ * fixed point, from the initial value's bits down). So in Inductor's Welford reductions a
+ * thread's 4 weights, selected by one mask from equal values, are one loop-carried chain,
+ * their divisions share one divisor, and the reduction moves them once (gen_partner),
+ * as in Triton's code. Everything else: no bits. */
 #include <string.h>
 
 #include "gen_internal.h"
@@ -64,7 +64,8 @@ static void analyze_for(Gen *g, const IrOp *op) {
             if (u != g->ubits[a]) g->ubits[a] = u, changed = true;
         }
         if (!changed) break;
-        if (round == 33) gen_error(g, op->loc, "internal error: register uniformity did not settle");
+        if (round == 33)
+            gen_error(g, op->loc, "internal error: register uniformity did not settle");
     }
     for (uint32_t i = 0; i < op->nres && i + 1 < reg->nargs; i++)
         g->ubits[op->results[i]] = g->ubits[reg->args[i + 1]];

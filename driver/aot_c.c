@@ -22,6 +22,7 @@
 #include "gpu_compile.h"
 #include "nereid.h"
 #include "ptx_module.h"
+#include "ptxas.h"
 
 enum { MAX_VARIANTS = 4, MAX_PARAMS = 256, MAX_ARCHS = 8 };
 
@@ -93,49 +94,17 @@ static void make_variants(const AotOptions *o, AotKernel *k) {
 
 /* ---- compiling ---- */
 
-static const char *ptxas_path(void) {
-    if (access("/usr/local/cuda/bin/ptxas", X_OK) == 0) return "/usr/local/cuda/bin/ptxas";
-    const char *path = getenv("PATH");
-    static const char none[] = "";
-    if (!path) return none;
-    char buf[4096];
-    for (const char *p = path; *p;) {
-        const char *e = strchr(p, ':');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        snprintf(buf, sizeof buf, "%.*s/ptxas", (int)len, p);
-        if (len && access(buf, X_OK) == 0) return "ptxas";
-        p += len + (e ? 1 : 0);
-    }
-    return none;
-}
-
-static unsigned char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    unsigned char *data = (unsigned char *)file_read_stream(f, len);
-    fclose(f);
-    return data;
-}
-
-/* ptxas: PTX -> cubin bytes; NULL (with a message on stderr) on failure. */
+/* ptxas: PTX -> cubin bytes; NULL (with ptxas's output on stderr) on failure. */
 static unsigned char *assemble(const char *ptxas, const char *arch, const StrBuf *ptx,
                                size_t *len) {
-    char in[] = "/tmp/nereid-aot-XXXXXX.ptx", out[] = "/tmp/nereid-aot-XXXXXX.cubin";
-    int fd = mkstemps(in, 4);
-    if (fd < 0) return NULL;
-    bool ok = write(fd, ptx->data, ptx->len) == (ssize_t)ptx->len;
-    close(fd);
-    int fo = ok ? mkstemps(out, 6) : -1;
-    if (fo >= 0) close(fo);
     unsigned char *data = NULL;
-    if (fo >= 0) {
-        char cmd[8192];
-        snprintf(cmd, sizeof cmd, "'%s' -arch=%s -o '%s' '%s'", ptxas, arch, out, in);
-        if (system(cmd) == 0) data = slurp(out, len);
-        else fprintf(stderr, "nereid: ptxas failed for %s\n", arch);
-        unlink(out);
+    StrBuf log;
+    sb_init(&log);
+    if (ptxas_run(ptxas, arch, NULL, ptx->data, ptx->len, &data, len, &log)) {
+        fputs(sb_cstr(&log), stderr);
+        fprintf(stderr, "nereid: ptxas failed for %s\n", arch);
     }
-    unlink(in);
+    sb_free(&log);
     return data;
 }
 
@@ -174,8 +143,9 @@ static int compile_image(Aot *A, AotImage *im, Diag *diag) {
         rc = 1;
     }
     if (!rc) {
-        const char *ptxas = o->ptx_only ? "" : ptxas_path();
-        if (ptxas[0]) {
+        char pbuf[4096];
+        const char *ptxas = o->ptx_only ? NULL : ptxas_find(pbuf, sizeof pbuf);
+        if (ptxas) {
             im->data = assemble(ptxas, im->arch, &module, &im->len);
             im->cubin = true;
             if (!im->data) rc = 1;

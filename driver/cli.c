@@ -19,6 +19,7 @@
 #include "opt_tool.h"
 #include "pass_registry.h"
 #include "ptx_module.h"
+#include "ptxas.h"
 
 /* The usage text: the defaults come from options.h, the passes from the registry. */
 static void print_usage(FILE *f) {
@@ -308,44 +309,51 @@ static void fill_spec(const CliArgs *a, IrFunc *f, uint8_t *facts) {
     }
 }
 
-/* ptxas from PATH or the CUDA toolkit turns PTX into a cubin. Its advisories (-v's
- * "Potential Performance Loss" lines: wgmmas serialised, waits it had to insert) are
- * warnings, errors with --strict-ptxas; its other -v output is dropped. */
+/* ptxas (driver/ptxas.h finds it) turns PTX into a cubin written to `out`. Its advisories
+ * (-v's "Potential Performance Loss" lines: wgmmas serialised, waits it had to insert)
+ * are warnings, errors with --strict-ptxas; its other -v output is dropped. */
 static int run_ptxas(const char *arch, StrBuf *ptx, const char *out, bool strict) {
-    char tmpl[] = "/tmp/nereid-XXXXXX.ptx";
-    int fd = mkstemps(tmpl, 4);
-    if (fd < 0 || write(fd, ptx->data, ptx->len) != (ssize_t)ptx->len) {
-        if (fd >= 0) close(fd), unlink(tmpl);
-        fprintf(stderr, "nereid: cannot write a temporary PTX file\n");
+    char pbuf[4096];
+    const char *ptxas = ptxas_find(pbuf, sizeof pbuf);
+    if (!ptxas) {
+        fprintf(stderr, "nereid: no ptxas (install the CUDA toolkit, or set NEREID_PTXAS)\n");
         return 1;
     }
-    close(fd);
-    const char *ptxas =
-        access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : "ptxas";
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' -v -arch=%s -o '%s' '%s' 2>&1", ptxas, arch, out, tmpl);
-    FILE *p = popen(cmd, "r");
+    static const char *const verbose[] = {"-v", NULL};
+    unsigned char *cubin = NULL;
+    size_t n = 0;
+    StrBuf log;
+    sb_init(&log);
+    int rc = ptxas_run(ptxas, arch, verbose, ptx->data, ptx->len, &cubin, &n, &log);
     int advisories = 0;
     StrBuf rest;
     sb_init(&rest);
-    if (p) {
-        char line[2048];
-        while (fgets(line, sizeof line, p)) {
-            if (strstr(line, "Potential Performance Loss")) {
-                fprintf(stderr, "nereid: %s: ptxas: %s", strict ? "error" : "warning", line);
-                advisories++;
-            } else if (!strstr(line, "ptxas info")) {
-                sb_puts(&rest, line);
-            }
+    for (const char *line = sb_cstr(&log); *line;) {
+        const char *e = strchr(line, '\n');
+        int len = e ? (int)(e - line + 1) : (int)strlen(line);
+        const char *adv = strstr(line, "Potential Performance Loss");
+        if (adv && adv < line + len) {
+            fprintf(stderr, "nereid: %s: ptxas: %.*s", strict ? "error" : "warning", len, line);
+            advisories++;
+        } else if (strncmp(line, "ptxas info", 10) && strncmp(line, "ptxas         .", 16)) {
+            sb_putn(&rest, line, (size_t)len);
         }
+        line += len;
     }
-    int rc = p ? pclose(p) : -1;
-    unlink(tmpl);
-    if (rc) {
+    if (!rc) {
+        FILE *f = fopen(out, "wb");
+        if (!f || fwrite(cubin, 1, n, f) != n) {
+            fprintf(stderr, "nereid: cannot write %s\n", out);
+            rc = 1;
+        }
+        if (f && fclose(f)) rc = 1;
+    } else {
         fputs(sb_cstr(&rest), stderr);
-        fprintf(stderr, "nereid: ptxas failed (is the CUDA toolkit installed?)\n");
+        fprintf(stderr, "nereid: ptxas failed\n");
     }
+    free(cubin);
     sb_free(&rest);
+    sb_free(&log);
     return rc || (strict && advisories) ? 1 : 0;
 }
 

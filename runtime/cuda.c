@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "driver/ptxas.h"
 
 /* ---- the driver API, declared by hand (values from the CUDA 13 cuda.h) ---- */
 typedef int CUresult; /* an enum: int-sized in the ABI */
@@ -40,6 +41,7 @@ typedef int CUfunction_attribute;
 enum {
     CUDA_SUCCESS = 0,
     CUDA_ERROR_NO_DEVICE = 100,
+    NOT_TRIED = -1, /* ours: no call made yet */
 };
 enum {
     CU_JIT_INFO_LOG_BUFFER = 3,
@@ -123,7 +125,10 @@ struct CudaDevice {
     int driver_version;
     int max_shared_optin; /* bytes of shared memory a block may opt in to */
     const char *arch;     /* the PTX target kernels are compiled for */
-    bool no_peer;         /* NEREID_PEER_ACCESS=0: never enable peer access (copies are staged) */
+    /* ptxas (driver/ptxas.h; "" none: the driver's JIT compiles) and its -arch: the
+     * device's own compute capability, or the PTX target where that is sm_90a */
+    char ptxas[4096], ptxas_arch[16];
+    bool no_peer; /* NEREID_PEER_ACCESS=0: never enable peer access (copies are staged) */
     /* peer access from this context to device i's (bit i, ordinals below 64): asked
      * (cuDeviceCanAccessPeer), possible, enabled (cuCtxEnablePeerAccess) */
     uint64_t peer_asked, peer_can, peer_on;
@@ -455,6 +460,9 @@ int cuda_open(int index, CudaDevice **out, StrBuf *err) {
     d->arch = arch_override(d, err, &bad_arch);
     if (bad_arch) goto fail;
     if (!d->arch) d->arch = cuda_arch_for_cc(d->cc);
+    if (!ptxas_find(d->ptxas, sizeof d->ptxas)) d->ptxas[0] = '\0';
+    if (!strcmp(d->arch, "sm_90a")) snprintf(d->ptxas_arch, sizeof d->ptxas_arch, "sm_90a");
+    else snprintf(d->ptxas_arch, sizeof d->ptxas_arch, "sm_%d", d->cc);
     const char *peer = getenv("NEREID_PEER_ACCESS");
     d->no_peer = peer && !strcmp(peer, "0");
     if (d->api.DeviceGetAttribute(&d->max_shared_optin,
@@ -739,28 +747,33 @@ static void put_log(StrBuf *err, const char *heading, const char *log) {
 
 enum { JIT_LOG_SIZE = 1 << 20 };
 
-/* A cache entry: this header (the kernel's launch metadata), then the kernel's PTX with
- * its terminating NUL. (Entries of the older format, a cubin from the driver's linker
- * under "NRCUBIN1", count as foreign: deleted and rebuilt.) */
+/* A cache entry: this header (the kernel's launch metadata), then ptxas's cubin
+ * (cubin_bytes of it, none when the driver's JIT compiled the PTX), then the kernel's PTX
+ * with its terminating NUL. (Entries of older formats, "NRPTXIM1" with the PTX alone and
+ * "NRCUBIN1" with a cubin from the driver's linker, count as foreign: deleted and
+ * rebuilt.) */
 typedef struct CacheHeader {
     char magic[8];         /* ENTRY_MAGIC */
     uint32_t shared_bytes; /* dynamic shared memory the kernel needs */
+    uint32_t cubin_bytes;  /* 0: no cubin */
+    uint32_t cubin_cc;     /* the compute capability the cubin is for */
     uint32_t reserved;
 } CacheHeader;
-#define ENTRY_MAGIC "NRPTXIM1"
+#define ENTRY_MAGIC "NRPTXCB2"
 
-/* Load a kernel's PTX as a module (the driver compiles it to machine code for the
- * context's device, or takes that from its own JIT cache) and find the kernel; set the
- * >48 KB shared-memory attribute. On a JIT failure err holds the driver's logs.
- *
- * Why cuModuleLoadDataEx and not the driver's linker (cuLink*, which hands back a cubin
- * to keep): the linker compiles PTX as relocatable code, and on the H200 (driver 580) its
- * code took 117 registers for Liger's SwiGLU where ptxas and this call take 36, 84 for
- * Triton's seeded dropout against 46, 216 bytes of spills for tutorial 06's backward
- * against 40 (bench/RESULTS.md, session 27): fewer blocks per SM, 1.2x the time. This
- * call compiles the whole program, as ptxas (and so Triton) does. */
-static CUresult load_module(CudaDevice *d, const char *ptx, const char *kernel_name,
-                            unsigned shared_bytes, bool from_cache, CudaKernel *out, StrBuf *err) {
+void cuda_image_free(CudaImage *im) {
+    if (!im) return;
+    free(im->cubin);
+    memset(im, 0, sizeof *im);
+}
+
+/* Load a module from `image` (PTX, or a cubin for the context's device) and find the
+ * kernel; set the >48 KB shared-memory attribute. Given PTX, the driver compiles it (or
+ * takes the machine code from its own JIT cache); on a failure err holds the driver's
+ * logs. */
+static CUresult load_module(CudaDevice *d, const void *image, bool is_cubin,
+                            const char *kernel_name, unsigned shared_bytes, bool from_cache,
+                            CudaKernel *out, StrBuf *err) {
     char *info = calloc(1, JIT_LOG_SIZE), *elog = calloc(1, JIT_LOG_SIZE);
     if (!info || !elog) {
         free(info), free(elog);
@@ -774,10 +787,16 @@ static CUresult load_module(CudaDevice *d, const char *ptx, const char *kernel_n
                     (void *)(uintptr_t)(JIT_LOG_SIZE - 1), (void *)(uintptr_t)0};
     CUmodule mod = NULL;
     CUresult r =
-        d->api.ModuleLoadDataEx(&mod, ptx, (unsigned)(sizeof opts / sizeof opts[0]), opts, vals);
+        d->api.ModuleLoadDataEx(&mod, image, (unsigned)(sizeof opts / sizeof opts[0]), opts, vals);
     if (r != CUDA_SUCCESS) {
-        cu_fail(d, err, r, "PTX JIT compilation of kernel '%s' for sm_%d (cuModuleLoadDataEx%s)",
-                kernel_name, d->cc, from_cache ? " of the disk cache's entry" : "");
+        if (is_cubin)
+            cu_fail(d, err, r,
+                    "loading ptxas's cubin of kernel '%s' for sm_%d (cuModuleLoadDataEx%s)",
+                    kernel_name, d->cc, from_cache ? " of the disk cache's entry" : "");
+        else
+            cu_fail(d, err, r,
+                    "PTX JIT compilation of kernel '%s' for sm_%d (cuModuleLoadDataEx%s)",
+                    kernel_name, d->cc, from_cache ? " of the disk cache's entry" : "");
         put_log(err, "JIT error log", elog);
         put_log(err, "JIT info log", info);
     }
@@ -826,6 +845,47 @@ static bool bad_image(CUresult r) {
            r == UNSUPPORTED_PTX_VERSION || r == INVALID_SOURCE || r == NOT_FOUND;
 }
 
+/* Compile `ptx` to machine code and load it: by ptxas for the device's own compute
+ * capability (its cubin in *image when image is not NULL), else (no ptxas, ptxas failed,
+ * or the driver refused its cubin) by the driver's JIT. Why not the driver's linker or
+ * nvJitLink, which hand back a cubin too: they compile PTX as relocatable code, and on the
+ * H200 (driver 580) the linker's code took 117 registers for Liger's SwiGLU where ptxas
+ * and cuModuleLoadDataEx take 36, 216 bytes of spills for tutorial 06's backward against
+ * 40 (bench/RESULTS.md, session 27): fewer blocks per SM, 1.2x the time. */
+static CUresult load_ptx(CudaDevice *d, const char *ptx, const char *kernel_name,
+                         unsigned shared_bytes, bool from_cache, CudaKernel *out, CudaImage *image,
+                         StrBuf *err) {
+    if (image) memset(image, 0, sizeof *image);
+    StrBuf plog;
+    sb_init(&plog);
+    CUresult r = NOT_TRIED; /* not tried yet */
+    if (d->ptxas[0]) {
+        CudaImage im = {NULL, 0, d->cc};
+        if (!ptxas_run(d->ptxas, d->ptxas_arch, NULL, ptx, strlen(ptx), &im.cubin, &im.len,
+                       &plog)) {
+            StrBuf lerr;
+            sb_init(&lerr);
+            r = load_module(d, im.cubin, true, kernel_name, shared_bytes, from_cache, out, &lerr);
+            if (r == CUDA_SUCCESS && image) *image = im, im.cubin = NULL;
+            else if (r != CUDA_SUCCESS && !bad_image(r)) sb_putn(err, lerr.data, lerr.len);
+            else if (r != CUDA_SUCCESS) sb_putn(&plog, lerr.data, lerr.len);
+            sb_free(&lerr);
+            if (r != CUDA_SUCCESS && !bad_image(r)) { /* the device, not the cubin */
+                cuda_image_free(&im);
+                sb_free(&plog);
+                return r;
+            }
+        }
+        cuda_image_free(&im);
+    }
+    if (r != CUDA_SUCCESS) {
+        r = load_module(d, ptx, false, kernel_name, shared_bytes, from_cache, out, err);
+        if (r != CUDA_SUCCESS && d->ptxas[0]) put_log(err, "ptxas", sb_cstr(&plog));
+    }
+    sb_free(&plog);
+    return r;
+}
+
 static int check_shared(CudaDevice *d, const char *kernel_name, unsigned shared_bytes,
                         StrBuf *err) {
     if (shared_bytes > 48 * 1024 && d->max_shared_optin > 0 &&
@@ -849,14 +909,22 @@ static int load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *k
     CacheHeader h;
     if (blob && n > sizeof h && blob[n - 1] == '\0') {
         memcpy(&h, blob, sizeof h);
-        if (!memcmp(h.magic, ENTRY_MAGIC, sizeof h.magic)) {
+        if (!memcmp(h.magic, ENTRY_MAGIC, sizeof h.magic) && h.cubin_bytes < n - sizeof h) {
+            const unsigned char *cubin = blob + sizeof h;
+            const char *ptx = (const char *)cubin + h.cubin_bytes;
             if (check_shared(d, kernel_name, h.shared_bytes, err)) {
                 rc = -1, bad = false; /* the device cannot run it: compiling again would not help */
             } else {
                 StrBuf lerr;
                 sb_init(&lerr);
-                CUresult r = load_module(d, (const char *)blob + sizeof h, kernel_name,
-                                         h.shared_bytes, true, out, &lerr);
+                CUresult r = NOT_TRIED;
+                if (h.cubin_bytes && (int)h.cubin_cc == d->cc)
+                    r = load_module(d, cubin, true, kernel_name, h.shared_bytes, true, out, &lerr);
+                if (r != CUDA_SUCCESS && (r == (CUresult)NOT_TRIED || bad_image(r))) {
+                    sb_free(&lerr); /* a cubin for another GPU, or none: the PTX */
+                    sb_init(&lerr);
+                    r = load_ptx(d, ptx, kernel_name, h.shared_bytes, true, out, NULL, &lerr);
+                }
                 if (r == CUDA_SUCCESS) rc = 1, bad = false;
                 else if (!bad_image(r)) rc = -1, bad = false, sb_putn(err, lerr.data, lerr.len);
                 sb_free(&lerr);
@@ -887,15 +955,18 @@ int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key
     return rc;
 }
 
-void cuda_cache_keep(const CacheKey *key, const char *ptx, unsigned shared_bytes) {
+void cuda_cache_keep(const CacheKey *key, const char *ptx, const CudaImage *image,
+                     unsigned shared_bytes) {
     if (!key || !ptx) return;
-    size_t n = strlen(ptx) + 1;
-    unsigned char *blob = malloc(sizeof(CacheHeader) + n);
+    size_t n = strlen(ptx) + 1, nc = image && image->cubin ? image->len : 0;
+    if (nc > UINT32_MAX) nc = 0;
+    unsigned char *blob = malloc(sizeof(CacheHeader) + nc + n);
     if (!blob) return; /* the cache is an optimisation */
-    CacheHeader h = {ENTRY_MAGIC, shared_bytes, 0};
+    CacheHeader h = {ENTRY_MAGIC, shared_bytes, (uint32_t)nc, nc ? (uint32_t)image->cc : 0, 0};
     memcpy(blob, &h, sizeof h);
-    memcpy(blob + sizeof h, ptx, n);
-    cache_put(key, blob, sizeof h + n);
+    if (nc) memcpy(blob + sizeof h, image->cubin, nc);
+    memcpy(blob + sizeof h + nc, ptx, n);
+    cache_put(key, blob, sizeof h + nc + n);
     free(blob);
 }
 
@@ -907,14 +978,18 @@ static int load(CudaDevice *d, const char *ptx, const char *kernel_name, const C
         int hit = load_cached(d, kernel_name, cache_key, out, err);
         if (hit) return hit > 0 ? 0 : -1;
     }
-    if (load_module(d, ptx, kernel_name, shared_bytes, false, out, err) != CUDA_SUCCESS) return -1;
-    cuda_cache_keep(cache_key, ptx, shared_bytes); /* only PTX that loads */
+    CudaImage im;
+    if (load_ptx(d, ptx, kernel_name, shared_bytes, false, out, &im, err) != CUDA_SUCCESS)
+        return -1;
+    cuda_cache_keep(cache_key, ptx, &im, shared_bytes); /* only code that loads */
+    cuda_image_free(&im);
     return 0;
 }
 
 int cuda_jit(const CudaDevice *d, const char *ptx, const char *kernel_name, unsigned shared_bytes,
-             CudaKernel *out, int *fault, StrBuf *err) {
+             CudaKernel *out, CudaImage *image, int *fault, StrBuf *err) {
     memset(out, 0, sizeof *out);
+    if (image) memset(image, 0, sizeof *image);
     *fault = 0;
     /* a copy of d, so that nothing of d is written: a sticky error is noted in the copy
      * (cu_fail) and handed back for cuda_note_fault */
@@ -922,9 +997,10 @@ int cuda_jit(const CudaDevice *d, const char *ptx, const char *kernel_name, unsi
     if (check_shared(&local, kernel_name, shared_bytes, err)) return -1;
     CtxScope sc;
     if (enter_ctx(&local, &sc, err)) return -1;
-    int rc = load_module(&local, ptx, kernel_name, shared_bytes, false, out, err) == CUDA_SUCCESS
-                 ? 0
-                 : -1;
+    int rc =
+        load_ptx(&local, ptx, kernel_name, shared_bytes, false, out, image, err) == CUDA_SUCCESS
+            ? 0
+            : -1;
     leave_ctx(&local, &sc);
     if (local.fault && !d->fault) *fault = local.fault;
     return rc;

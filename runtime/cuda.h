@@ -1,8 +1,10 @@
 /* cuda.h - the CUDA device, through the driver API loaded with dlopen (libcuda.so.1), so
- * the library builds and its CPU tests run on machines without a driver. Modules are
- * loaded from PTX with cuModuleLoadDataEx (the driver compiles the whole program, as
- * ptxas does; its own JIT cache keeps the machine code); the PTX is cached on disk
- * (runtime/cache.h), so a hit skips Nereid's back end. Internal to the runtime: the C API
+ * the library builds and its CPU tests run on machines without a driver. A kernel's PTX
+ * becomes machine code through ptxas when one is installed (driver/ptxas.h: a child
+ * process each, so compiles on several threads run in parallel), else through the
+ * driver's own JIT (cuModuleLoadDataEx on the PTX, serial within a process); either
+ * compiles the whole program. The PTX and the cubin are cached on disk
+ * (runtime/cache.h), so a hit compiles nothing. Internal to the runtime: the C API
  * (runtime/api.c) sits on top. */
 #ifndef NEREID_CUDA_H
 #define NEREID_CUDA_H
@@ -21,6 +23,15 @@ typedef struct CudaKernel {
     unsigned shared_bytes; /* dynamic shared memory the kernel needs */
     bool from_cache;       /* set by cuda_load: the PTX came from the disk cache, no compile */
 } CudaKernel;
+
+/* The machine code ptxas made of a kernel's PTX, for the disk cache: a cubin for compute
+ * capability cc (cc/10 . cc%10). cubin NULL: the driver's JIT compiled the PTX. */
+typedef struct CudaImage {
+    unsigned char *cubin; /* malloc'd; cuda_image_free */
+    size_t len;
+    int cc;
+} CudaImage;
+void cuda_image_free(CudaImage *im);
 
 /* Open device `index`: dlopen libcuda.so.1, cuInit, retain the primary context. On
  * failure returns -1 with a clear message in err ("no CUDA driver (libcuda.so.1 not
@@ -87,30 +98,37 @@ int cuda_stream_synchronize(CudaDevice *d, void *stream, StrBuf *err);
 
 /* Load `ptx` (or the entry the disk cache holds under `key`) and find `kernel_name`. A kernel
  * needing more than 48 KB of shared memory gets CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
- * set. On a JIT failure err holds the driver's error log. key may be NULL (no caching); it must
- * cover the device and driver (runtime/cache_key.c). The entry is the PTX with the kernel's
- * shared-memory size, written once the PTX loads. */
+ * set. The PTX is compiled by ptxas, found when the device was opened (NEREID_PTXAS and the
+ * other places driver/ptxas.h names), for the device's own compute capability (sm_90a for
+ * sm_90a PTX); when there is none, it fails, or the driver refuses its cubin, by the
+ * driver's JIT. On a failure err holds the driver's error log (and ptxas's). key may be NULL
+ * (no caching); it must cover the device and driver (runtime/cache_key.c). The entry is
+ * the PTX and ptxas's cubin with the kernel's shared-memory size, written once it loads. */
 int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *key,
               unsigned shared_bytes, CudaKernel *out, StrBuf *err);
 /* Load `kernel_name` from the disk cache alone, with no PTX: 1 on a hit, 0 on a miss,
- * -1 on an error of the device (err says which; the entry is kept). An entry that is
- * corrupt, of another format, or whose PTX the driver calls invalid or not for this GPU
- * counts as a miss and is deleted (the caller compiles and cuda_load rebuilds it). */
+ * -1 on an error of the device (err says which; the entry is kept). An entry's cubin is
+ * loaded when it was made for this device's compute capability, else its PTX is compiled
+ * as cuda_load does. An entry that is corrupt, of another format, or whose PTX the driver
+ * calls invalid or not for this GPU counts as a miss and is deleted (the caller compiles
+ * and cuda_load rebuilds it). */
 int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key, CudaKernel *out,
                      StrBuf *err);
 void cuda_unload(CudaDevice *d, CudaKernel *k);
 /* cuda_load in two halves, for compiles on several threads at once (launch_prepare_many).
- * cuda_jit: `ptx` loaded (the driver's JIT) into *out, on any thread, several at once,
+ * cuda_jit: `ptx` compiled (as cuda_load does) and loaded into *out, its cubin (if ptxas
+ * made one) in *image, on any thread, several at once,
  * while d's owner waits for them and uses d for nothing else: it makes d's context
  * current on the calling thread for the call and writes nothing of d. The shared-memory
  * check comes first. A kernel fault the call meets is not noted in d but returned in
  * *fault (its CUresult, 0: none; err says what), for the owner to note with
- * cuda_note_fault. cuda_cache_keep, on the owner's thread: the PTX that loaded kept in
- * the disk cache under key (NULL: nothing). */
+ * cuda_note_fault. cuda_cache_keep, on the owner's thread: the PTX that loaded and its
+ * image (may be NULL or empty) kept in the disk cache under key (NULL: nothing). */
 int cuda_jit(const CudaDevice *d, const char *ptx, const char *kernel_name, unsigned shared_bytes,
-             CudaKernel *out, int *fault, StrBuf *err);
+             CudaKernel *out, CudaImage *image, int *fault, StrBuf *err);
 void cuda_note_fault(CudaDevice *d, int fault, const char *what);
-void cuda_cache_keep(const CacheKey *key, const char *ptx, unsigned shared_bytes);
+void cuda_cache_keep(const CacheKey *key, const char *ptx, const CudaImage *image,
+                     unsigned shared_bytes);
 
 /* cuLaunchKernel with blockDim = (32 * num_warps, 1, 1) and the kernel's dynamic shared
  * memory; params as cuLaunchKernel takes them (an array of pointers to each argument). */

@@ -444,8 +444,9 @@ nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg 
 /* ---- several variants compiled at once ---- */
 
 /* One variant to build for cuda_prepare_many: on the calling thread its key and the disk
- * cache (a hit is loaded there and then), on a worker the GPU back end and the driver's
- * JIT, on the calling thread again the load and the kernel's list. */
+ * cache (a hit is loaded there and then), on a worker the GPU back end, ptxas (or the
+ * driver's JIT) and the load, on the calling thread again the disk cache's entry and the
+ * kernel's list. */
 typedef struct GpuJob {
     nr_kernel *k;
     VariantKey ikey;
@@ -460,6 +461,7 @@ typedef struct GpuJob {
     unsigned shared_bytes;
     CudaKernel loaded; /* the driver's module, loaded by the worker */
     StrBuf ptx;        /* what it loaded, for the disk cache */
+    CudaImage image;   /* and ptxas's cubin of it */
     int fault;
     nr_status s;
     StrBuf err;
@@ -481,7 +483,7 @@ static void gpu_job_build(void *user, int i) {
         StrBuf err;
         sb_init(&err);
         if (cuda_jit(k->mod->ctx->cuda, r.ptx.data, k->f->name, r.shared_bytes, &g->loaded,
-                     &g->fault, &err)) {
+                     &g->image, &g->fault, &err)) {
             g->s = NR_ERR_DEVICE;
             sb_printf(&g->err, "kernel '%s': %s", k->f->name, sb_cstr(&err));
         }
@@ -588,7 +590,7 @@ nr_status cuda_prepare_many(PrepareJob *jobs, int n) {
             g->queued = true, queued++;
         }
     }
-    /* the GPU back end and the driver's JIT, at once */
+    /* the GPU back end and ptxas (or the driver's JIT), at once */
     parallel_for(ng, queued > 1 ? option_compile_threads(queued) : 1, gpu_job_build, gj);
     for (int i = 0; i < ng; i++) { /* loaded and installed, in order */
         GpuJob *g = &gj[i];
@@ -597,7 +599,7 @@ nr_status cuda_prepare_many(PrepareJob *jobs, int n) {
             ctx->stats.gpu_compiles += g->compiled;
             cuda_note_fault(ctx->cuda, g->fault, sb_cstr(&g->err));
             if (!g->s) {
-                cuda_cache_keep(&ck, sb_cstr(&g->ptx), g->shared_bytes);
+                cuda_cache_keep(&ck, sb_cstr(&g->ptx), &g->image, g->shared_bytes);
                 ctx->stats.jit_compiles++;
                 if ((g->s = gpu_job_install(g, &g->loaded))) {
                     sb_puts(&g->err, nr_last_error(ctx));
@@ -607,6 +609,7 @@ nr_status cuda_prepare_many(PrepareJob *jobs, int n) {
         }
         cache_unlock(&ck, g->lock);
         sb_free(&g->ptx);
+        cuda_image_free(&g->image);
         sb_free(&g->build), sb_free(&g->text);
     }
     nr_status first = NR_OK;

@@ -68,14 +68,22 @@ for spec in "$@"; do
   # it as a driver that recovers (CUDA_MOCK_RECOVER=1: a new context must work). The
   # several-devices test runs with one device (its single-device parts), two with peer
   # access and two without (copies staged through host memory), and three of two kinds
-  # (each kind compiles once)
+  # (each kind compiles once). Kernels are compiled by the stand-in ptxas beside the mock
+  # (tests/mock/ptxas: the mock loads its "cubins" on their architecture only); the disk
+  # cache's test runs again with the driver's JIT alone (NEREID_PTXAS=none), with a ptxas
+  # that fails and one that writes what no driver loads (both: the driver's JIT instead),
+  # and the launch test with a failing ptxas
   if [ "$programs_only" = 0 ] && [ -f "$build/mock/libcuda.so.1" ]; then
     echo "== $tag: GPU tests against a mock CUDA driver (faults, the disk cache, launch arguments, several devices)"
     mock_path="$build/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     for run in "test_gpu_faults -mock-driver CUDA_MOCK_RECOVER=0 NEREID_TEST_AFTER_FAULT=refused" \
                "test_gpu_faults -mock-driver-recovering CUDA_MOCK_RECOVER=1 NEREID_TEST_AFTER_FAULT=works" \
-               "test_gpu_cache_procs -mock-driver" \
+               "test_gpu_cache_procs -mock-driver NEREID_TEST_EXPECT_LOADS=cubin" \
+               "test_gpu_cache_procs -mock-driver-jit NEREID_PTXAS=none NEREID_TEST_EXPECT_LOADS=ptx" \
+               "test_gpu_cache_procs -mock-ptxas-fails CUDA_MOCK_PTXAS=fail NEREID_TEST_EXPECT_LOADS=ptx" \
+               "test_gpu_cache_procs -mock-ptxas-garbage CUDA_MOCK_PTXAS=garbage NEREID_TEST_EXPECT_LOADS=ptx" \
                "test_gpu_launch_args -mock-driver" \
+               "test_gpu_launch_args -mock-ptxas-fails CUDA_MOCK_PTXAS=fail" \
                "test_gpu_multi -mock-1-device CUDA_MOCK_DEVICES=1" \
                "test_gpu_multi -mock-2-devices-peer CUDA_MOCK_DEVICES=2 NEREID_TEST_EXPECT_PATH=peer" \
                "test_gpu_multi -mock-2-devices-staged CUDA_MOCK_DEVICES=2 CUDA_MOCK_NO_PEER=1 NEREID_TEST_EXPECT_PATH=staged" \
@@ -85,7 +93,7 @@ for spec in "$@"; do
       cdir=$(mktemp -d)
       # shellcheck disable=SC2086 # $vars: NAME=VALUE words for env
       run_prog "$tag/gpu/$t$suffix" env LD_LIBRARY_PATH="$mock_path" NEREID_REQUIRE_GPU=1 NEREID_CACHE_DIR="$cdir" \
-        $vars "$build/gpu-tests/$t"
+        NEREID_PTXAS="$PWD/tests/mock/ptxas" $vars "$build/gpu-tests/$t"
       rm -rf "$cdir"
     done
   fi
@@ -147,7 +155,8 @@ for spec in "$@"; do
         [ -f "$build/mock/libcuda.so.1" ] || continue
         cdir=$(mktemp -d)
         # two stand-in devices: the per-device dispatch's tests run too
-        env=(LD_LIBRARY_PATH="$build/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" NEREID_CACHE_DIR="$cdir" CUDA_MOCK_DEVICES=2)
+        env=(LD_LIBRARY_PATH="$build/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" NEREID_CACHE_DIR="$cdir" CUDA_MOCK_DEVICES=2
+          NEREID_PTXAS="$PWD/tests/mock/ptxas")
       fi
       log=$(mktemp)
       env "${env[@]}" PYTHONPATH="$build/python" "$PY" python/tests/run.py "$module" >"$log" 2>&1

@@ -57,12 +57,40 @@ def _default_device():
     return _parse_device(_default[0])
 
 
+def _ptxas_from_triton():
+    """Where no ptxas is where the library looks (NEREID_PTXAS, TRITON_PTXAS_PATH, the CUDA
+    toolkit, PATH: driver/ptxas.h), the one Triton's wheel bundles, named in NEREID_PTXAS
+    for the CUDA contexts to compile with (without it the driver's PTX JIT compiles, one
+    kernel at a time in a process). Triton is found, not imported."""
+    if "NEREID_PTXAS" in os.environ:
+        return
+    import shutil
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    found = [os.environ.get("TRITON_PTXAS_PATH")] + [r and os.path.join(r, "bin", "ptxas") for r in roots]
+    if any(p and os.path.isfile(p) and os.access(p, os.X_OK) for p in found) or shutil.which("ptxas"):
+        return
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec("triton")
+    except (ImportError, ValueError):
+        return
+    if spec is None or not spec.submodule_search_locations:
+        return
+    for root in spec.submodule_search_locations:
+        p = os.path.join(root, "backends", "nvidia", "bin", "ptxas")
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            os.environ["NEREID_PTXAS"] = p
+            return
+
+
 def context(device=None):
     """The context of a device (one per device, shared by every kernel on it)."""
     kind, index = device if isinstance(device, tuple) else _parse_device(device)
     with _lock:
         ctx = _contexts.get((kind, index))
         if ctx is None:
+            if kind == _nereid.DEVICE_CUDA:
+                _ptxas_from_triton()
             try:
                 ctx = _nereid.Context(kind, index)
             except DeviceError:

@@ -11,8 +11,14 @@
  * with the driver initialised): without one, "SKIP: no CUDA device (...)" and exit 0
  * (NEREID_REQUIRE_GPU=1: fails instead). `make test` also runs it against the stand-in
  * driver tests/mock/cuda_mock.c, which "runs" the kernel named good. Ends with
- * "test_gpu_cache_procs: N passed, M failed". */
+ * "test_gpu_cache_procs: N passed, M failed".
+ *
+ * On the mock, NEREID_TEST_EXPECT_LOADS says how kernels must have been loaded in every
+ * process (its cuMockStats counts them): "cubin" (from ptxas's cubins, compiled or from
+ * the cache, never the driver's JIT) or "ptx" (the driver's JIT alone: no ptxas, or one
+ * that fails or writes what the driver refuses). */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -43,6 +49,28 @@ static const char *src =
     "    tl.store(x + o, tl.load(x + o, mask=m) * 2 + 1 + SALT * 0.0, mask=m)\n";
 
 static char cache_dir[256];
+
+/* On the mock: "" when this process's loads are as NEREID_TEST_EXPECT_LOADS says, else why
+ * not. Elsewhere (a real driver, no expectation): "". */
+static const char *loads_as_expected(char *why, size_t n) {
+    const char *want = getenv("NEREID_TEST_EXPECT_LOADS");
+    void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    int (*stats)(long long *, int, int) = NULL;
+    if (lib) *(void **)&stats = dlsym(lib, "cuMockStats");
+    why[0] = '\0';
+    if (want && *want && stats) {
+        enum { PTX_LOADS = 7 + 8, CUBIN_LOADS, COUNT }; /* cuda_mock.c: ST_LAUNCHES + MAX_DEV */
+        long long c[COUNT] = {0};
+        stats(c, COUNT, 0);
+        bool ok = !strcmp(want, "cubin") ? c[CUBIN_LOADS] > 0 && c[PTX_LOADS] == 0
+                                         : c[PTX_LOADS] > 0 && c[CUBIN_LOADS] == 0;
+        if (!ok)
+            snprintf(why, n, "expected %s loads; the mock loaded %lld from PTX, %lld cubins", want,
+                     c[PTX_LOADS], c[CUBIN_LOADS]);
+    }
+    if (lib) dlclose(lib);
+    return why;
+}
 
 /* Compile `good` with BLOCK and SALT, run it on n floats, check x = 2x + 1. */
 static bool run_kernel(nr_context *ctx, int block, int salt, int n, char *why, size_t whysize) {
@@ -127,6 +155,8 @@ static int child(int p) {
         nr_context_destroy(ctx);
         if (p < VANDALS) vandalise((unsigned)(p * 7 + r));
     }
+    char why[256];
+    if (*loads_as_expected(why, sizeof why)) bad++, printf("process %d: %s\n", p, why);
     printf("process %d: %llu variants compiled, %llu from the disk cache, %d failures\nhits %llu\n",
            p, compiles, hits, bad, hits);
     return bad ? 1 : 0;

@@ -46,7 +46,10 @@
  * launches in flight at once across threads, for the tests to see which path ran.
  *
  * Two more things for the launch path's tests and benchmarks: cuModuleLoadData(Ex) takes PTX
- * text, as the real driver does (JIT-compiling it; here, keeping the text), and each
+ * text, as the real driver does (JIT-compiling it; here, keeping the text), or a "cubin"
+ * of the stand-in ptxas tests/mock/ptxas ("NRMOCKCUBIN ARCH", a newline, the PTX: refused
+ * with CUDA_ERROR_NO_BINARY_FOR_GPU unless ARCH is the device's sm_XY, or sm_90a on a
+ * 9.0 device; cuMockStats counts both kinds of load), and each
  * launch of a kernel whose name starts with "record_" is recorded (grid, block, dynamic
  * shared memory, stream, the device, and the arguments' values, their sizes read from
  * the .entry's .param list) for cuMockLastLaunch below, which python/tests/test_mock.py
@@ -71,6 +74,7 @@ enum {
     INVALID_DEVICE = 101,
     INVALID_CONTEXT = 201,
     INVALID_IMAGE = 200,
+    NO_BINARY_FOR_GPU = 209,
     PEER_ACCESS_UNSUPPORTED = 217,
     INVALID_HANDLE = 400,
     NOT_FOUND = 500,
@@ -117,7 +121,9 @@ enum {
     ST_PEER_ENABLED,
     ST_MAX_INFLIGHT,
     ST_LAUNCHES,
-    ST_COUNT = ST_LAUNCHES + MAX_DEV
+    ST_PTX_LOADS = ST_LAUNCHES + MAX_DEV, /* modules loaded from PTX (the "JIT") */
+    ST_CUBIN_LOADS,                       /* and from the stand-in ptxas's cubins */
+    ST_COUNT
 };
 static long long stats[ST_COUNT];
 static int inflight; /* launches of `good` running now, in all threads */
@@ -543,10 +549,28 @@ static int param_sizes(const char *entry, unsigned char *size) {
 API CUresult cuModuleLoadData(Module **m, const void *image) {
     CUresult r = ctx_state();
     if (r) return r;
-    if (!is_ptx(image)) return INVALID_IMAGE;
+    const char *text = image;
+    static const char cubin[] = "NRMOCKCUBIN ";
+    bool is_cubin = !strncmp(text, cubin, sizeof cubin - 1);
+    if (is_cubin) { /* the stand-in ptxas's: for this device's compute capability only */
+        const char *arch = text + sizeof cubin - 1, *nl = strchr(arch, '\n');
+        char own[16];
+        int cc = device_cc(cur);
+        snprintf(own, sizeof own, "sm_%d", cc);
+        size_t n = nl ? (size_t)(nl - arch) : 0;
+        bool fits = (n == strlen(own) && !strncmp(arch, own, n)) ||
+                    (cc == 90 && n == 6 && !strncmp(arch, "sm_90a", 6));
+        if (!nl) return INVALID_IMAGE;
+        if (!fits) return NO_BINARY_FOR_GPU;
+        text = nl + 1;
+    }
+    if (!is_ptx(text)) return INVALID_IMAGE;
     *m = calloc(1, sizeof **m);
-    if (!*m || !((*m)->text = strdup(image))) return free(*m), INVALID_VALUE;
+    if (!*m || !((*m)->text = strdup(text))) return free(*m), INVALID_VALUE;
     (*m)->dev = cur;
+    pthread_mutex_lock(&mu);
+    stats[is_cubin ? ST_CUBIN_LOADS : ST_PTX_LOADS]++;
+    pthread_mutex_unlock(&mu);
     return OK;
 }
 /* the runtime's load: the JIT options (log buffers) taken and left empty */

@@ -378,8 +378,9 @@ NR_API nr_status nr_prepare(nr_kernel *k, const nr_arg *args, int num_args,
  * CPUs, never more than there are compiles.
  *
  * nr_prepare_many: nr_prepare of each job, whose kernels all belong to one context: on
- * CUDA the variants' GPU back end (LLVM, PTX) and the driver's JIT run at once, and the
- * modules are loaded by the calling thread; on the CPU device the arguments are checked
+ * CUDA the variants' GPU back end (LLVM, PTX), ptxas (a process each; else the driver's
+ * JIT) and the modules' loads run at once, and the calling thread adds them to the
+ * kernels; on the CPU device the arguments are checked
  * (the front end, which compiled with the module, was the compile). A job whose kernel is
  * tuned (@autotune, @heuristics) prepares every config of it for its arguments: the
  * heuristics' values, the configs' front end and their GPU code, all at once (a config
@@ -501,7 +502,7 @@ NR_API nr_status nr_option_info(const char *name, int *default_value, int *min, 
 /* ---- what the context has done, for people tuning start-up ---- */
 typedef struct nr_stats {
     uint64_t gpu_compiles;    /* kernel variants compiled to PTX (the whole back end ran) */
-    uint64_t jit_compiles;    /* PTX compiled to a cubin by the driver */
+    uint64_t jit_compiles;    /* PTX compiled to machine code (ptxas, else the driver) */
     uint64_t disk_cache_hits; /* variants loaded from the disk cache: nothing compiled */
 } nr_stats;
 NR_API nr_status nr_context_stats(const nr_context *ctx, nr_stats *out);

@@ -17,9 +17,10 @@
  * Under ASan add -fsanitize=address,undefined: the hooks below set the options CUDA needs.
  *
  * It opens device 0, then:
- *   1. JIT-compiles a PTX vector add (.target sm_80) through cuda_load with a cache key,
- *      checks the PTX was written to the cache, loads it again (now from the cache: no
- *      compile), prints both load times;
+ *   1. compiles a PTX vector add (.target sm_80) through cuda_load with a cache key (by
+ *      ptxas where it is installed, else the driver's JIT), checks the PTX and ptxas's
+ *      cubin were written to the cache, loads it again (now from the cache: no compile),
+ *      prints both load times;
  *   2. runs it on 1<<20 floats and checks every element;
  *   3. a bogus entry stored under the key is dropped and rebuilt from the PTX;
  *   4. a kernel with 96 KB of dynamic shared memory (> 48 KB: needs the opt-in attribute),
@@ -39,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "driver/ptxas.h"
 #include "runtime/cache.h"
 #include "runtime/cuda.h"
 #include "tests/unit/check.h"
@@ -194,16 +196,22 @@ static CacheKey smoke_key(CudaDevice *d, const char *name, char text[256]) {
     char var##_text[256];       \
     CacheKey var = smoke_key(d, name, var##_text)
 
-/* A cache entry as cuda_load writes it: "NRPTXIM1", the shared-memory size (4 bytes),
- * 4 reserved bytes, then the kernel's PTX and its NUL. */
-static bool is_ptx_entry(const void *p, size_t n, unsigned shared) {
+/* A cache entry as cuda_load writes it: "NRPTXCB2", the shared-memory size, the cubin's
+ * size and compute capability, 4 reserved bytes (4 each), then the cubin (an ELF file,
+ * ptxas's, for this device: there must be one where ptxas is installed, none where not),
+ * then the kernel's PTX and its NUL. */
+static bool is_ptx_entry(const CudaDevice *d, const void *p, size_t n, unsigned shared) {
     const unsigned char *b = p;
-    uint32_t s;
-    if (!p || n < 20 || memcmp(b, "NRPTXIM1", 8) || b[n - 1] != '\0' ||
-        !strstr((const char *)b + 16, ".entry "))
+    uint32_t s, nc, cc;
+    if (!p || n < 26 || memcmp(b, "NRPTXCB2", 8) || b[n - 1] != '\0') return false;
+    memcpy(&s, b + 8, 4), memcpy(&nc, b + 12, 4), memcpy(&cc, b + 16, 4);
+    char buf[4096];
+    bool ptxas = ptxas_find(buf, sizeof buf) != NULL;
+    if (nc >= n - 24 ||
+        (ptxas ? nc < 4 || memcmp(b + 24, "\177ELF", 4) || (int)cc != cuda_compute_capability(d)
+               : nc != 0))
         return false;
-    memcpy(&s, b + 8, 4);
-    return s == shared;
+    return s == shared && strstr((const char *)b + 24 + nc, ".entry ");
 }
 
 static bool file_exists(const char *path) {
@@ -347,7 +355,8 @@ int main(void) {
     CHECK(file_exists(entry), "no cache entry %s after the first load", entry);
     size_t entry_len = 0;
     void *cubin = cache_get(&key, &entry_len);
-    CHECK(is_ptx_entry(cubin, entry_len, 0), "cached payload is not the header and the PTX");
+    CHECK(is_ptx_entry(d, cubin, entry_len, 0),
+          "cached payload is not the header, ptxas's cubin and the PTX");
     free(cubin);
     cuda_unload(d, &k);
     CHECK(k.module == NULL && k.function == NULL, "cuda_unload should clear the kernel");
@@ -358,7 +367,8 @@ int main(void) {
     CHECK(rc == 0, "cuda_load (cached): %s", sb_cstr(&err));
     if (rc != 0) goto done;
     CHECK(k.from_cache, "second load did not come from the cache");
-    printf("load vadd: %.2f ms with PTX JIT (%zu-byte entry), %.2f ms from the cache (%s)\n",
+    printf("load vadd: %.2f ms compiled (ptxas or the JIT; %zu-byte entry), %.2f ms from the cache "
+           "(%s)\n",
            t_jit * 1e3, entry_len, t_cached * 1e3,
            k.from_cache ? "cache hit, no JIT" : "CACHE MISS");
 
@@ -375,7 +385,7 @@ int main(void) {
     if (rc == 0) {
         CHECK(!k.from_cache, "a bogus cached entry was reported as loaded from the cache");
         cubin = cache_get(&key, &entry_len);
-        CHECK(is_ptx_entry(cubin, entry_len, 0), "bogus entry not replaced by the PTX");
+        CHECK(is_ptx_entry(d, cubin, entry_len, 0), "bogus entry not replaced by the PTX");
         free(cubin);
         CHECK(run_vadd(d, &k, 2, &err) == 0, "vadd after the rebuild: %s", sb_cstr(&err));
         cuda_unload(d, &k);

@@ -93,8 +93,9 @@ prefixes=(
   pass_ fold_ opvec_               # compiler/passes
   gpu_ layout_ policy_             # compiler/gpu, compiler/target
   gen_ llvm_gen_ wgmma_            # compiler/codegen
-  driver_ opt_tool_ ptx_ aot_      # driver/: the pipeline, the standard library and build id embedded
-                                   # by tools/, nereid opt, PTX merging, the AOT writer
+  driver_ opt_tool_ ptx_ ptxas_ aot_  # driver/: the pipeline, the standard library and build id
+                                   # embedded by tools/, nereid opt, PTX merging, running ptxas,
+                                   # the AOT writer
   api_ args_ cache_ context_ cpu_ cuda_ fault_ interp_ launch_ memory_ module_ tuner_  # runtime
 )
 exact=(nrparse nrlex nrerror) # bison's functions (lang/parser.y: api.prefix {nr})

@@ -13,9 +13,10 @@
  *     target machine per compile);
  *   - a CUDA context on the stand-in driver (tests/mock/cuda_mock.c, when it is built
  *     next to this program: the test runs itself again with it on LD_LIBRARY_PATH):
- *     nr_prepare_many of the tuned kernel compiles its 8 variants (GPU back end and
- *     driver JIT at once) and the disk cache they leave holds the same entries (the same
- *     PTX) as a serial run's; a tuned launch then compiles nothing more. */
+ *     nr_prepare_many of the tuned kernel compiles its 8 variants (GPU back end and the
+ *     stand-in ptxas tests/mock/ptxas at once) and the disk cache they leave holds the
+ *     same entries (the same PTX and cubins) as a serial run's; a tuned launch then
+ *     compiles nothing more. */
 #include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -288,8 +289,8 @@ static char *read_all(const char *path, size_t *len) {
     return b.data ? b.data : calloc(1, 1);
 }
 
-/* How many kernel entries (PTX: "NRPTXIM1") of cache directory a are in b, the same
- * name and bytes; *total: how many a has. */
+/* How many kernel entries ("NRPTXCB2", holding a cubin of the stand-in ptxas) of cache
+ * directory a are in b, the same name and bytes; *total: how many a has. */
 static int same_entries(const char *a, const char *b, int *total) {
     struct dirent **names;
     int n = scandir(a, &names, NULL, alphasort), same = 0;
@@ -300,7 +301,7 @@ static int same_entries(const char *a, const char *b, int *total) {
         snprintf(pb, sizeof pb, "%s/%s", b, names[i]->d_name);
         size_t la = 0, lb = 0;
         char *da = names[i]->d_name[0] == '.' ? NULL : read_all(pa, &la);
-        if (da && memmem(da, la, "NRPTXIM1", 8)) {
+        if (da && memmem(da, la, "NRPTXCB2", 8) && memmem(da, la, "NRMOCKCUBIN sm_90a", 18)) {
             char *db = read_all(pb, &lb);
             ++*total;
             same += db && la == lb && !memcmp(da, db, la);
@@ -388,6 +389,9 @@ int main(int argc, char **argv) {
         if (access(mock, R_OK) == 0) {
             snprintf(mock, sizeof mock, "%s/../mock", self);
             setenv("LD_LIBRARY_PATH", mock, 1);
+            char ptxas[1100]; /* the stand-in ptxas beside the mock's source: build/tests/../.. */
+            snprintf(ptxas, sizeof ptxas, "%s/../../tests/mock/ptxas", self);
+            setenv("NEREID_PTXAS", access(ptxas, X_OK) == 0 ? ptxas : "none", 1);
             char run[1200];
             snprintf(run, sizeof run, "%s/test_pcompile --mock", self);
             int rc = system(run);

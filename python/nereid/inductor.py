@@ -335,10 +335,33 @@ def _compile(autotuner, cfg):
         module = _runtime.CompiledModule(req["ctx"], req["text"], req["filename"], req["defines"],
                                          req["num_warps"], req["num_stages"])
     kernel = module.kernels[req["name"]]
+    _prepare_stand_in(kernel, req)
     fn, sig, constants = req["fn"], req["sig"], req["constants"]
     runtime = [i for i, name in enumerate(fn.arg_names)
                if sig.get(name, "constexpr") != "constexpr" and name not in constants]
     return _result_class(th)(kernel, cfg, req["meta"], autotuner.inductor_meta, fn, runtime)
+
+
+def _prepare_stand_in(kernel, req):
+    """The configuration's GPU code for stand-in arguments of its signature (as _flush does
+    for a batch's), unless it has some already: so its registers and spills are known when
+    Inductor reads them (launcher.n_spills, right after precompiling, to skip benchmarking
+    fusions whose kernels spill), as Triton's are after its compile. A failure here is left
+    to the first launch, which reports it."""
+    try:
+        kernel.n_regs
+        return
+    except Exception:  # noqa: BLE001 - no GPU code yet
+        pass
+    tensors = {}
+    device = "cuda:%d" % req["ctx"].index
+    try:
+        args = tuple(_stand_in(req["sig"].get(n, "fp32"), n in req["divisible"], tensors, device)
+                     for n in kernel.arg_names)
+        kernel._key(*args)
+        _nereid.prepare_many([(kernel, args, None)])
+    except Exception:  # noqa: BLE001 - the first launch makes the code and reports
+        pass
 
 
 _classes = {}
@@ -393,9 +416,10 @@ def _result_class(th):
             scope = {"runner": runner, "grid_meta": self.config.kwargs, "math": math, "torch": torch}
             launcher = self._gen_launcher_code(scope, def_args, runner_args)
             launcher.config = self.config
-            launcher.n_regs = None  # known after the first launch (info.n_regs)
-            launcher.n_spills = None
-            launcher.shared = 0
+            info.refresh()  # prepared for stand-in arguments (_prepare_stand_in, _flush)
+            launcher.n_regs = info.n_regs if info.n_regs is not None else 0
+            launcher.n_spills = info.n_spills if info.n_spills is not None else 0
+            launcher.shared = info.shared or 0
             launcher.cache_hash = info.hash
             launcher.store_cubin = False
             launcher.fn = self.fn
@@ -408,7 +432,8 @@ def _result_class(th):
 
 class _KernelInfo:
     """What Inductor reads of a compiled kernel (CompileResult.kernel): its hash, name,
-    warps and, once it ran, registers and spills."""
+    warps and, once its GPU code exists (prepared for stand-in arguments, or launched),
+    registers and spills."""
 
     def __init__(self, kernel, meta):
         self._kernel = kernel

@@ -2,7 +2,8 @@
 machine) every test is skipped, saying so; with torch, the hook's presence is checked
 (this fails loudly when a torch release moves what nereid.inductor replaces); with a GPU,
 compiled functions (pointwise, reductions, a persistent reduction, a softmax, a layer
-norm's backward) are compared with eager PyTorch, with no fallback to Triton."""
+norm's backward, Inductor's matmul templates under max-autotune) are compared with eager
+PyTorch, with no fallback to Triton."""
 import os
 import sys
 import tempfile
@@ -92,6 +93,30 @@ class CompiledByNereid(unittest.TestCase):
         s = nereid.inductor.stats()
         self.assertGreater(s["batches"], before["batches"])
         self.assertGreaterEqual(s["batched_configs"] - before["batched_configs"], 2)
+
+    def test_max_autotune_matmul_templates(self):
+        # mode="max-autotune-no-cudagraphs" with Triton's templates alone: Inductor writes
+        # its matmul template (triton_tem_..., a tl.dot loop with the epilogue fused) in
+        # several configurations, benchmarks them and keeps one: every one through Nereid
+        import nereid.inductor
+        import torch._inductor.config as icfg
+        from torch._inductor.utils import run_and_get_code
+        torch._dynamo.reset()
+        before = nereid.inductor.stats()["kernels"]
+        a = torch.randn(512, 384, device="cuda", dtype=torch.float16)
+        b = torch.randn(384, 640, device="cuda", dtype=torch.float16)
+        bias = torch.randn(640, device="cuda", dtype=torch.float16)
+
+        def f(x, y, z):
+            return torch.relu(x @ y + z)
+
+        with icfg.patch(max_autotune_gemm_backends="TRITON", autotune_in_subproc=False):
+            got, code = run_and_get_code(torch.compile(f, mode="max-autotune-no-cudagraphs"), a, b, bias)
+        torch.testing.assert_close(got, f(a, b, bias), rtol=2e-2, atol=2e-2)
+        self.assertTrue(any("triton_tem_" in c for c in code), "no matmul template in the generated code")
+        s = nereid.inductor.stats()
+        self.assertGreater(s["kernels"] - before, 1, "the template's configurations did not go through Nereid")
+        self.assertEqual(s["fallbacks"], [])
 
 
 if __name__ == "__main__":

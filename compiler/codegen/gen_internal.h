@@ -62,6 +62,7 @@ typedef struct Gen {
     int nwidecache;
     LLVMBasicBlockRef wide_block;
     LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, ptr1, ptr3, vd;
+    bool ptx81; /* an instruction of PTX ISA 8.1 was emitted (llvm_mem.c's vector atomics) */
 } Gen;
 
 _Noreturn void gen_error(Gen *g, Loc loc, const char *fmt, ...)

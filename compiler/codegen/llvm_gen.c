@@ -324,7 +324,7 @@ static void register_nvptx(void) {
     LLVMInitializeNVPTXAsmPrinter();
 }
 
-static LLVMTargetMachineRef target_machine(const GpuTarget *t, StrBuf *err) {
+static LLVMTargetMachineRef target_machine(const GpuTarget *t, bool ptx81, StrBuf *err) {
     /* LLVM's target registry is process-wide: register once, even when contexts on
      * several threads compile at the same time (the only static state in Nereid) */
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -337,16 +337,19 @@ static LLVMTargetMachineRef target_machine(const GpuTarget *t, StrBuf *err) {
         return NULL;
     }
     /* codegen at O2, not O3: NVPTX's O3 only swaps its EarlyCSE runs for GVN, which
-     * changes no instruction of any example's PTX and costs ~10% of emission time */
-    return LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", t->arch, "+ptx80",
-                                   LLVMCodeGenLevelDefault, LLVMRelocDefault, LLVMCodeModelDefault);
+     * changes no instruction of any example's PTX and costs ~10% of emission time. PTX
+     * ISA 8.0, or 8.1 for a kernel that uses its instructions (vector atomics), so that
+     * every other kernel still loads where the driver knows 8.0 only */
+    return LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", t->arch,
+                                   ptx81 ? "+ptx81" : "+ptx80", LLVMCodeGenLevelDefault,
+                                   LLVMRelocDefault, LLVMCodeModelDefault);
 }
 
 static bool emit_ptx(Gen *g, const GpuTarget *t, StrBuf *llvm_ir, StrBuf *ptx, double *times) {
     double t0 = clock_now_ms();
     StrBuf err;
     sb_init(&err);
-    LLVMTargetMachineRef tm = target_machine(t, &err);
+    LLVMTargetMachineRef tm = target_machine(t, g->ptx81, &err);
     if (!tm) {
         diag_error(g->diag, (Loc){0}, "cannot create the NVPTX target: %s", sb_cstr(&err));
         sb_free(&err);

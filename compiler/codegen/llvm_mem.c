@@ -482,6 +482,62 @@ static void atomic_fence(Gen *g, IrOp *op, bool after) {
     }
 }
 
+/* How many consecutive fp32 adds of an atomic go as one vector atom: PTX ISA 8.1 has
+ * atom.add.v2.f32 and .v4.f32 on sm_90 (Triton uses them), for a run whose addresses the
+ * alignment facts prove contiguous and aligned under one mask value (as a vector store's).
+ * 1: one element at a time. */
+static int atom_vector_width(Gen *g, const IrOp *op, ValId ptr, ValId mask, int dt) {
+    if (op->code != OP_ATOMIC_RMW || op->attr[0] != RMW_ADD || dt != DT_FP32 ||
+        ir_gpu_arch_from_name(g->target->arch, strlen(g->target->arch)) < GPU_SM90)
+        return 1;
+    int v = vector_width(g, ptr, mask, 4);
+    return v >= 4 ? 4 : v >= 2 ? 2 : 1;
+}
+
+/* [@p] atom.global.SCOPE.SEM.add.vV.f32 of v registers from r: their old values in out
+ * (0.0 where cond is false, as atomic_one's). */
+static void atom_vector(Gen *g, const IrOp *op, LLVMValueRef cond, LLVMValueRef ptr,
+                        LLVMValueRef *vals, int v, LLVMValueRef *out) {
+    static const char *const sems[] = {"acq_rel", "acquire", "release", "relaxed"};
+    static const char *const scopes[] = {"gpu", "cta", "sys"};
+    int slot = ir_atomic_sem_slot(op->code);
+    int sem = (int)op->attr[slot], scope = (int)op->attr[slot + 1];
+    if (sem < 0 || sem > SEM_RELAXED) sem = SEM_ACQ_REL;
+    if (scope < 0 || scope > SCOPE_SYS) scope = SCOPE_GPU;
+    StrBuf a, c;
+    sb_init(&a), sb_init(&c);
+    LLVMValueRef args[2 + 4];
+    int na = 0, pc = cond ? v + na++ : -1;
+    if (cond) args[0] = cond;
+    int pp = v + na;
+    args[na++] = LLVMBuildPtrToInt(g->B, ptr, g->i64, "");
+    int pv = v + na;
+    for (int k = 0; k < v; k++) args[na++] = vals[k];
+    if (cond)
+        for (int k = 0; k < v; k++) sb_printf(&a, "mov.b32 $%d, 0;\n\t", k);
+    if (cond) sb_printf(&a, "@$%d ", pc);
+    sb_printf(&a, "atom.global.%s.%s.add.v%d.f32 {", scopes[scope], sems[sem], v);
+    for (int k = 0; k < v; k++) sb_printf(&a, k ? ", $%d" : "$%d", k);
+    sb_printf(&a, "}, [$%d], {", pp);
+    for (int k = 0; k < v; k++) sb_printf(&a, k ? ", $%d" : "$%d", pv + k);
+    sb_puts(&a, "};");
+    for (int k = 0; k < v; k++) sb_puts(&c, "=f,");
+    sb_puts(&c, cond ? "b,l" : "l");
+    for (int k = 0; k < v; k++) sb_puts(&c, ",f");
+    sb_puts(&c, ",~{memory}");
+    LLVMTypeRef argt[6], elts[4];
+    for (int i = 0; i < na; i++) argt[i] = LLVMTypeOf(args[i]);
+    for (int k = 0; k < v; k++) elts[k] = g->f32;
+    LLVMTypeRef rty = LLVMStructTypeInContext(g->C, elts, (unsigned)v, 0);
+    LLVMTypeRef fty = LLVMFunctionType(rty, argt, (unsigned)na, 0);
+    LLVMValueRef asmv =
+        LLVMGetInlineAsm(fty, a.data, a.len, c.data, c.len, 1, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef r = LLVMBuildCall2(g->B, fty, asmv, args, (unsigned)na, "");
+    sb_free(&a), sb_free(&c);
+    for (int k = 0; k < v; k++) out[k] = LLVMBuildExtractValue(g->B, r, (unsigned)k, "");
+    g->ptx81 = true;
+}
+
 static void gen_atomic(Gen *g, IrOp *op) {
     ValId ptr = op->operands[0];
     int dt = ir_type(g->f, ptr).pointee, n;
@@ -489,13 +545,20 @@ static void gen_atomic(Gen *g, IrOp *op) {
     atomic_fence(g, op, false);
     LLVMValueRef *P = gen_vals(g, ptr, &n), *A = gen_vals(g, op->operands[1], NULL);
     LLVMValueRef *Bv = cas ? gen_vals(g, op->operands[2], NULL) : NULL;
-    LLVMValueRef *M = !cas && op->nopnds > 2 ? gen_vals(g, op->operands[2], NULL) : NULL;
+    ValId mask = !cas && op->nopnds > 2 ? op->operands[2] : 0;
+    LLVMValueRef *M = mask ? gen_vals(g, mask, NULL) : NULL;
     LLVMValueRef *out = gen_alloc_regs(g, n);
-    for (int r = 0; r < n; r++) {
+    int v = atom_vector_width(g, op, ptr, mask, dt);
+    for (int r = 0; r < n; r += v) {
         LLVMValueRef once = gen_unique(g, ptr, r);
-        out[r] = never(once) ? LLVMConstNull(gen_type(g, dt)) /* its owner's, below */
-                             : atomic_one(g, op, dt, gen_and(g, M ? M[r] : NULL, once), P[r], A[r],
-                                          cas ? Bv[r] : NULL);
+        if (never(once)) { /* its owner's, below */
+            for (int k = 0; k < v; k++) out[r + k] = LLVMConstNull(gen_type(g, dt));
+        } else if (v > 1) {
+            atom_vector(g, op, gen_and(g, M ? M[r] : NULL, once), P[r], A + r, v, out + r);
+        } else {
+            out[r] = atomic_one(g, op, dt, gen_and(g, M ? M[r] : NULL, once), P[r], A[r],
+                                cas ? Bv[r] : NULL);
+        }
     }
     atomic_fence(g, op, true);
     if (op->smem_size) { /* the owner's old value to its duplicates (thread 0's for a scalar) */

@@ -914,6 +914,47 @@ static void atomic_old_values(int block) {
     free(x);
 }
 
+/* fp32 atomic adds of contiguous rows, as an embedding's backward does (out[idx[row], :]
+ * += x[row, :]): on sm_90 four elements an instruction (atom.add.v4.f32) where the rows
+ * let a thread's run be aligned and under one mask value (n divisible by 16), one at a
+ * time otherwise, and replicated elements (a 32-wide block on 128 threads) added once.
+ * The values are small integers, so every order of the adds gives the same sums; a
+ * second atomic on distinct addresses checks the old values it returns. */
+static const char *K_SCATTER_ADD =
+    "@triton.jit\n"
+    "def scatter_add(out_ptr: *fp32, acc_ptr: *fp32, prev_ptr: *fp32, x_ptr: *fp32,\n"
+    "                idx_ptr: *i32, n: i32, BLOCK: tl.constexpr):\n"
+    "    row = tl.program_id(0)\n"
+    "    o = tl.arange(0, BLOCK)\n"
+    "    m = o < n\n"
+    "    j = tl.load(idx_ptr + row)\n"
+    "    v = tl.load(x_ptr + row * n + o, mask=m, other=0.0)\n"
+    "    tl.atomic_add(out_ptr + j * n + o, v, mask=m, sem='relaxed')\n"
+    "    prev = tl.atomic_add(acc_ptr + row * n + o, v, mask=m)\n"
+    "    tl.store(prev_ptr + row * n + o, prev, mask=m)\n";
+
+static void scatter_add(int rows, int n, int nslots, int block) {
+    GtRng r = {991 + (uint64_t)n};
+    size_t len = (size_t)rows * (size_t)n;
+    int32_t *idx = gt_fill_int(GT_I32, (size_t)rows, &r, 0, nslots);
+    float *x = gt_fill_int(GT_F32, len, &r, -8, 8), *acc = gt_fill_int(GT_F32, len, &r, -99, 99);
+    void *zero = calloc((size_t)nslots * (size_t)n, 4);
+    if (!zero) abort();
+    GtCase *c = gt_case("fp32 atomic add of rows (vector atomics on sm_90)",
+                        "rows=%d n=%d BLOCK=%d", rows, n, block);
+    gt_source(c, K_SCATTER_ADD, "scatter_add", NULL);
+    gt_define(c, "BLOCK", "%d", block);
+    gt_arg_buf(c, gt_out(c, "out", GT_F32, (size_t)nslots * (size_t)n, gt_exact(), zero));
+    gt_arg_buf(c, gt_out(c, "acc", GT_F32, len, gt_exact(), acc));
+    gt_arg_buf(c, gt_out(c, "old values", GT_F32, len, gt_exact(), NULL));
+    gt_arg_buf(c, gt_in(c, "x", GT_F32, len, x));
+    gt_arg_buf(c, gt_in(c, "idx", GT_I32, (size_t)rows, idx));
+    gt_arg(c, nr_arg_i32(n));
+    gt_grid(c, (unsigned)rows, 1, 1);
+    gt_run(c);
+    free(idx), free(x), free(acc), free(zero);
+}
+
 /* Float atomic max and min on every pair of special values (memory, value): -0.0 below
  * +0.0, NaN values ignored, NaN in memory kept or replaced by its sign (ir_ops.def); the
  * GPU's two integer atomics on the bits against the interpreter, bit for bit. */
@@ -1497,6 +1538,9 @@ int main(int argc, char **argv) {
     atomic_minmax(GT_F64);
     atomic_old_values(32);
     atomic_old_values(16);
+    scatter_add(300, 768, 37, 1024);
+    scatter_add(100, 770, 13, 1024);
+    scatter_add(64, 32, 5, 32);
     atomics(20000, 1024, 64);
     control(1000, 128, 1);
     control(1000, 128, 0);

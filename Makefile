@@ -194,7 +194,7 @@ demo: deps
 
 # The threaded tests, also built with ThreadSanitizer (build-tsan/: the library and these
 # programs only, not the whole suite).
-TSAN_TESTS := test_threads test_api test_pcompile
+TSAN_TESTS := test_threads test_api test_pcompile test_ptxas
 tsan:
 	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread" $(TSAN_TESTS:%=build-tsan/tests/%) \
 	  build-tsan/mock/libcuda.so.1

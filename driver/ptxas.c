@@ -3,12 +3,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -52,6 +54,42 @@ const char *ptxas_find(char *buf, size_t n) {
         s += len + (e ? 1 : 0);
     }
     return NULL;
+}
+
+/* How long ptxas may run: NEREID_PTXAS_TIMEOUT seconds when that is a positive number,
+ * else 600 (Triton's largest kernels take ptxas two minutes and more). */
+static double time_limit(void) {
+    const char *e = getenv("NEREID_PTXAS_TIMEOUT");
+    char *end = NULL;
+    double v = e && *e ? strtod(e, &end) : 0;
+    return end && *end == '\0' && v > 0 ? v : 600;
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Wait for pid until it ends (its status in *status; returns pid), waitpid fails (-1),
+ * or `limit` seconds pass (it is killed: returns 0). Polls, from 0.1 ms between looks up
+ * to 1 ms, so that a compile of a few milliseconds is not made to wait longer. */
+static pid_t wait_limited(pid_t pid, int *status, double limit) {
+    double start = now_s();
+    long nap_ns = 100000;
+    for (;;) {
+        pid_t w = waitpid(pid, status, WNOHANG);
+        if (w == pid) return pid;
+        if (w < 0 && errno != EINTR) return -1;
+        if (now_s() - start >= limit) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
+            return 0;
+        }
+        struct timespec nap = {0, nap_ns};
+        nanosleep(&nap, NULL);
+        if (nap_ns < 1000000) nap_ns *= 2;
+    }
 }
 
 static bool write_all(const char *path, const char *data, size_t len) {
@@ -118,14 +156,21 @@ int ptxas_run(const char *ptxas, const char *arch, const char *const *extra, con
         goto done;
     }
     int status = 0;
-    pid_t w;
-    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {}
+    double limit = time_limit();
+    pid_t w = wait_limited(pid, &status, limit);
+    int wait_errno = errno;
     size_t loglen = 0;
     char *text = read_all(logf, &loglen);
     if (log && text) sb_putn(log, text, loglen);
     free(text);
     if (w < 0) {
-        if (log) sb_printf(log, "ptxas: waiting for %s: %s\n", ptxas, strerror(errno));
+        if (log) sb_printf(log, "ptxas: waiting for %s: %s\n", ptxas, strerror(wait_errno));
+    } else if (w == 0) {
+        if (log)
+            sb_printf(
+                log,
+                "ptxas: %s -arch=%s did not finish within %g s (NEREID_PTXAS_TIMEOUT): killed\n",
+                ptxas, arch, limit);
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         *cubin = (unsigned char *)read_all(out, cubin_len);
         if (*cubin && *cubin_len) rc = 0;

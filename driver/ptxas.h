@@ -25,8 +25,9 @@ const char *ptxas_find(char *buf, size_t n);
  * folder (under $TMPDIR, else /tmp). On success returns 0 and *cubin (malloc'd, the
  * caller frees it) of *cubin_len bytes. Returns -1 when ptxas could not be run or failed,
  * *cubin NULL. Either way `log` (may be NULL) gets what ptxas printed, and on failure a
- * line saying what failed. `extra` is NULL or a NULL-terminated list of options. Safe
- * to call from several threads at once. */
+ * line saying what failed. A ptxas still running after NEREID_PTXAS_TIMEOUT seconds
+ * (default 600) is killed, and that is a failure. `extra` is NULL or a NULL-terminated
+ * list of options. Safe to call from several threads at once. */
 int ptxas_run(const char *ptxas, const char *arch, const char *const *extra, const char *ptx,
               size_t len, unsigned char **cubin, size_t *cubin_len, StrBuf *log);
 

@@ -6,8 +6,9 @@
  *     toolkit's and PATH's (PATH checked only where /usr/local/cuda has no ptxas);
  *   - ptxas_run: the cubin is what ptxas wrote (for the stand-in: its header, then the
  *     PTX, byte for byte) and the log what it printed; a ptxas that fails, writes no cubin,
- *     dies of a signal or cannot be run, and a temporary folder that cannot be made, each
- *     give -1, no cubin and a log line saying which;
+ *     dies of a signal, hangs (killed after NEREID_PTXAS_TIMEOUT seconds) or cannot be
+ *     run, and a temporary folder that cannot be made, each give -1, no cubin and a log
+ *     line saying which;
  *   - 8 threads running it 12 times each at once: every cubin right, and no temporary
  *     folder left behind.
  * Ends with "test_ptxas: N passed, M failed". */
@@ -15,6 +16,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "driver/ptxas.h"
@@ -94,6 +96,14 @@ static void running(void) {
     run_mode("fail", -1, "mock failure");
     run_mode("empty", -1, "wrote no cubin");
     run_mode("signal", -1, "killed by signal 9");
+    setenv("NEREID_PTXAS_TIMEOUT", "0.5", 1);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run_mode("hang", -1, "did not finish within 0.5 s");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    CHECK(took < 10, "a hung ptxas was given up on after %.1f s (limit 0.5 s)", took);
+    unsetenv("NEREID_PTXAS_TIMEOUT");
     /* extra options go before -arch, and -v is harmless to the stand-in */
     static const char *const verbose[] = {"-v", NULL};
     unsigned char *c = NULL;

@@ -308,6 +308,17 @@ static LLVMAtomicRMWBinOp rmw_op(int kind, int dt) {
     }
 }
 
+/* An atomic's memory semantics and scope as PTX spells them (Triton's default, acq_rel at
+ * gpu scope, for attributes out of range). */
+static void atom_sem_scope(const IrOp *op, const char **sem, const char **scope) {
+    static const char *const sems[] = {"acq_rel", "acquire", "release", "relaxed"};
+    static const char *const scopes[] = {"gpu", "cta", "sys"};
+    int slot = ir_atomic_sem_slot(op->code);
+    int se = (int)op->attr[slot], sc = (int)op->attr[slot + 1];
+    *sem = sems[se < 0 || se > SEM_RELAXED ? SEM_ACQ_REL : se];
+    *scope = scopes[sc < 0 || sc > SCOPE_SYS ? SCOPE_GPU : sc];
+}
+
 /* The PTX instruction that does atomic `op` on dt with its memory semantics, spelled as
  * Triton spells it (rmw: atom.global.SCOPE.SEM.OP.TYPE; cas: atom.global.SEM.SCOPE.cas.TYPE),
  * into buf; false where PTX has none (16-bit float min/max, 8- and 16-bit integers, bf16
@@ -316,18 +327,14 @@ static LLVMAtomicRMWBinOp rmw_op(int kind, int dt) {
  * the signed max (min) for values whose sign bit is clear, buf2 (given) the unsigned min
  * (max) for the others (float_minmax). */
 static bool atom_ptx(Gen *g, const IrOp *op, int dt, char *buf, size_t n, char *buf2) {
-    static const char *const sems[] = {"acq_rel", "acquire", "release", "relaxed"};
-    static const char *const scopes[] = {"gpu", "cta", "sys"};
-    int slot = ir_atomic_sem_slot(op->code);
-    int sem = (int)op->attr[slot], scope = (int)op->attr[slot + 1], bits = dt_bits(dt);
-    if (sem < 0 || sem > SEM_RELAXED) sem = SEM_ACQ_REL;
-    if (scope < 0 || scope > SCOPE_SYS) scope = SCOPE_GPU;
+    const char *sem, *scope;
+    atom_sem_scope(op, &sem, &scope);
+    int bits = dt_bits(dt);
     bool fl = dt_is_float(dt),
          sm90 = ir_gpu_arch_from_name(g->target->arch, strlen(g->target->arch)) >= GPU_SM90;
     if (op->code == OP_ATOMIC_CAS) {
         if (bits < 16) return false;
-        snprintf(buf, n, "atom.global.%s.%s.cas.b%d $0, [$1], $2, $3;", sems[sem], scopes[scope],
-                 bits);
+        snprintf(buf, n, "atom.global.%s.%s.cas.b%d $0, [$1], $2, $3;", sem, scope, bits);
         return true;
     }
     const char *name, *ty;
@@ -348,7 +355,7 @@ static bool atom_ptx(Gen *g, const IrOp *op, int dt, char *buf, size_t n, char *
         snprintf(tyb, sizeof tyb, "%c%d", !fl && !dt_is_signed(dt) ? 'u' : 's', bits), ty = tyb;
         if (fl) {
             if (!buf2) return true; /* asked only whether PTX has it */
-            snprintf(buf2, n, "atom.global.%s.%s.%s.u%d $0, [$1], $2;", scopes[scope], sems[sem],
+            snprintf(buf2, n, "atom.global.%s.%s.%s.u%d $0, [$1], $2;", scope, sem,
                      op->attr[0] == RMW_MAX ? "min" : "max", bits);
         }
         break;
@@ -360,7 +367,7 @@ static bool atom_ptx(Gen *g, const IrOp *op, int dt, char *buf, size_t n, char *
                                         : "exch";
         snprintf(tyb, sizeof tyb, "b%d", bits), ty = tyb;
     }
-    snprintf(buf, n, "atom.global.%s.%s.%s.%s $0, [$1], $2;", scopes[scope], sems[sem], name, ty);
+    snprintf(buf, n, "atom.global.%s.%s.%s.%s $0, [$1], $2;", scope, sem, name, ty);
     return true;
 }
 
@@ -498,12 +505,8 @@ static int atom_vector_width(Gen *g, const IrOp *op, ValId ptr, ValId mask, int 
  * (0.0 where cond is false, as atomic_one's). */
 static void atom_vector(Gen *g, const IrOp *op, LLVMValueRef cond, LLVMValueRef ptr,
                         LLVMValueRef *vals, int v, LLVMValueRef *out) {
-    static const char *const sems[] = {"acq_rel", "acquire", "release", "relaxed"};
-    static const char *const scopes[] = {"gpu", "cta", "sys"};
-    int slot = ir_atomic_sem_slot(op->code);
-    int sem = (int)op->attr[slot], scope = (int)op->attr[slot + 1];
-    if (sem < 0 || sem > SEM_RELAXED) sem = SEM_ACQ_REL;
-    if (scope < 0 || scope > SCOPE_SYS) scope = SCOPE_GPU;
+    const char *sem, *scope;
+    atom_sem_scope(op, &sem, &scope);
     StrBuf a, c;
     sb_init(&a), sb_init(&c);
     LLVMValueRef args[2 + 4];
@@ -516,7 +519,7 @@ static void atom_vector(Gen *g, const IrOp *op, LLVMValueRef cond, LLVMValueRef 
     if (cond)
         for (int k = 0; k < v; k++) sb_printf(&a, "mov.b32 $%d, 0;\n\t", k);
     if (cond) sb_printf(&a, "@$%d ", pc);
-    sb_printf(&a, "atom.global.%s.%s.add.v%d.f32 {", scopes[scope], sems[sem], v);
+    sb_printf(&a, "atom.global.%s.%s.add.v%d.f32 {", scope, sem, v);
     for (int k = 0; k < v; k++) sb_printf(&a, k ? ", $%d" : "$%d", k);
     sb_printf(&a, "}, [$%d], {", pp);
     for (int k = 0; k < v; k++) sb_printf(&a, k ? ", $%d" : "$%d", pv + k);

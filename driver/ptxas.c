@@ -8,48 +8,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 extern char **environ;
 
-static bool executable(const char *path) {
-    struct stat st;
-    return path && *path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
-}
-
-/* root/bin/ptxas into buf when it is executable */
-static const char *under(const char *root, char *buf, size_t n) {
-    if (!root || !*root) return NULL;
-    snprintf(buf, n, "%s/bin/ptxas", root);
-    return executable(buf) ? buf : NULL;
-}
-
 const char *ptxas_find(char *buf, size_t n) {
     const char *env = getenv("NEREID_PTXAS");
     if (env) {
-        if (!*env || !strcmp(env, "none") || !executable(env)) return NULL;
+        if (!*env || !strcmp(env, "none") || !file_usable(env, true)) return NULL;
         snprintf(buf, n, "%s", env);
         return buf;
     }
     env = getenv("TRITON_PTXAS_PATH");
-    if (executable(env)) {
+    if (file_usable(env, true)) {
         snprintf(buf, n, "%s", env);
         return buf;
     }
-    const char *p = under(getenv("CUDA_HOME"), buf, n);
-    if (!p) p = under(getenv("CUDA_PATH"), buf, n);
-    if (!p) p = under("/usr/local/cuda", buf, n);
-    if (p) return p;
+    if (file_in_cuda_toolkit("bin/ptxas", true, buf, n)) return buf;
     const char *path = getenv("PATH");
     for (const char *s = path ? path : ""; *s;) {
         const char *e = strchr(s, ':');
         size_t len = e ? (size_t)(e - s) : strlen(s);
         if (len) {
             snprintf(buf, n, "%.*s/ptxas", (int)len, s);
-            if (executable(buf)) return buf;
+            if (file_usable(buf, true)) return buf;
         }
         s += len + (e ? 1 : 0);
     }

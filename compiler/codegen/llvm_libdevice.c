@@ -24,25 +24,14 @@
 
 #include "gen_internal.h"
 
-static bool readable(const char *path) { return path && *path && access(path, R_OK) == 0; }
-
-static const char *under(const char *root, char *buf, size_t n) {
-    if (!root || !*root) return NULL;
-    snprintf(buf, n, "%s/nvvm/libdevice/libdevice.10.bc", root);
-    return readable(buf) ? buf : NULL;
-}
-
 const char *gpu_libdevice_find(char *buf, size_t n) {
     const char *env = getenv("NEREID_LIBDEVICE");
     if (env) { /* a file, or "none" (or empty): Nereid's own routines */
-        if (!*env || !strcmp(env, "none") || !readable(env)) return NULL;
+        if (!*env || !strcmp(env, "none") || !file_usable(env, false)) return NULL;
         snprintf(buf, n, "%s", env);
         return buf;
     }
-    const char *p = under(getenv("CUDA_HOME"), buf, n);
-    if (!p) p = under(getenv("CUDA_PATH"), buf, n);
-    if (!p) p = under("/usr/local/cuda", buf, n);
-    return p;
+    return file_in_cuda_toolkit("nvvm/libdevice/libdevice.10.bc", false, buf, n);
 }
 
 void gpu_libdevice_id(const char *path, StrBuf *out) {

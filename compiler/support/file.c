@@ -1,10 +1,13 @@
 /* file.c - reading a whole source file or stream into memory (the CLI, `nereid opt`, and
- * nr_compile_file), with a size limit so that /dev/zero or a runaway pipe ends. */
+ * nr_compile_file), with a size limit so that /dev/zero or a runaway pipe ends; finding
+ * the CUDA toolkit's files. */
 #include "support.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 char *file_read_stream(FILE *f, size_t *len_out) {
     errno = 0;
@@ -39,4 +42,21 @@ char *file_read(const char *path, size_t *len_out) {
     fclose(f);
     errno = e;
     return text;
+}
+
+bool file_usable(const char *path, bool exec) {
+    if (!path || !*path) return false;
+    if (!exec) return access(path, R_OK) == 0;
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+const char *file_in_cuda_toolkit(const char *rel, bool exec, char *buf, size_t n) {
+    const char *roots[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
+    for (int i = 0; i < 3; i++) {
+        if (!roots[i] || !*roots[i]) continue;
+        snprintf(buf, n, "%s/%s", roots[i], rel);
+        if (file_usable(buf, exec)) return buf;
+    }
+    return NULL;
 }

@@ -105,5 +105,13 @@ double clock_thread_cpu_ms(void);
 enum { NR_MAX_FILE_BYTES = 64 << 20 };
 char *file_read(const char *path, size_t *len_out);
 char *file_read_stream(FILE *f, size_t *len_out);
+/* Is path (non-empty) a file this process may read, or with exec a regular file it may
+ * execute? */
+bool file_usable(const char *path, bool exec);
+/* The CUDA toolkit's file rel ("bin/ptxas", "nvvm/libdevice/libdevice.10.bc") into buf (n
+ * bytes): under $CUDA_HOME, then $CUDA_PATH, then /usr/local/cuda, the first that
+ * file_usable accepts; NULL when none does. The one owner of where the toolkit is looked
+ * for (libdevice, ptxas). */
+const char *file_in_cuda_toolkit(const char *rel, bool exec, char *buf, size_t n);
 
 #endif

@@ -7,7 +7,8 @@
  * boolean result the alignment analysis proves constant along a register bit (a bit whose
  * basis is coordinate bit k of a dim d along which equal values run in aligned blocks
  * longer than 2^k: `xindex < xnumel` with 4 consecutive x a thread and xnumel a multiple
- * of 4); a pure elementwise op (not inline asm) whose block operands, in its own layout,
+ * of 4), whatever op made it (a broadcast too); a pure elementwise op (not inline asm)
+ * whose block operands, in its own layout,
  * are equal across the bit. An if's result keeps the bits both branches' values have; a
  * loop-carried value the bits its initial value and the value yielded for it both have (a
  * fixed point, from the initial value's bits down). So in Inductor's Welford reductions a
@@ -94,7 +95,13 @@ static void analyze_op(Gen *g, const IrOp *op) {
     default: break;
     }
     for (int k = 0; k < op->nregions; k++) analyze_region(g, op->region[k]);
-    if (!(ir_op_info[op->code].flags & F_ELEM) || op->nres != 1 || !is_block(g, r)) return;
+    if (op->nres != 1 || !is_block(g, r)) return;
+    if (!(ir_op_info[op->code].flags & F_ELEM)) { /* a broadcast, a reshape, a load, ...: */
+        /* an integer or boolean result the alignment analysis proves constant (Inductor's
+         * r0_mask, a [1, R] comparison broadcast over the x a thread holds) */
+        g->ubits[r] = constant_bits(g, r) & ~gen_layout(g, r)->reg_copies;
+        return;
+    }
     uint32_t m = all_bits(g, r);
     for (uint32_t k = 0; k < op->nopnds; k++) {
         ValId v = op->operands[k];

@@ -788,6 +788,7 @@ def compile_only(args):
     if not os.path.exists(mock):
         sys.exit(f"compile-only: no stand-in driver at {mock}: `make` builds it")
     os.environ.setdefault("CUDA_MOCK_CC", "90")  # a Hopper: sm_90a, the H200's target
+    os.environ.setdefault("NEREID_PTXAS", "none")  # source to PTX: no ptxas child (--ptxas runs it apart)
     import ctypes
     ctypes.CDLL(mock, mode=ctypes.RTLD_GLOBAL)  # the driver the runtime dlopens (libcuda.so.1) is this one
     try:

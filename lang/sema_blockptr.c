@@ -5,13 +5,17 @@
  * stores.
  *
  * A block pointer is a tagged tuple (sema_internal.h): its run-time parts are items (the
- * base pointer, the shape and strides as i64, the offsets as i32, as Triton converts
- * them), so loops carry them and helpers take them as any tuple; the block shape and order
- * are in the Val. Loading or storing through it addresses
+ * base pointer, the shape, strides and offsets as i64), so loops carry them and helpers
+ * take them as any tuple; the block shape and order are in the Val. Offsets are given as
+ * i32 (make_block_ptr's and advance's, as Triton requires) and kept as i64, as Triton's
+ * rewrite of block pointers keeps them: advancing in a loop never wraps at 2^31, and a
+ * loop's offset is an i64 induction variable that LLVM strength-reduces (an i32 one
+ * widened after the add is not, and every row's address was a 64-bit multiply again in
+ * each iteration). Loading or storing through it addresses
  *   base + sum over d of (offsets[d] + arange(0, block_shape[d])) * strides[d]
  * (in i64, each term expanded along its dim), and boundary_check's dims d add
  *   0 <= offsets[d] + arange(0, block_shape[d]) < shape[d]
- * to the mask. A tensor descriptor has no offsets of its own: each load or store gives
+ * (in i64) to the mask. A tensor descriptor has no offsets of its own: each load or store gives
  * them, and every dim is checked (what TMA does in hardware: out of bounds, loads read the
  * padding and stores write nothing). `order` is checked and otherwise unused: layout
  * assignment finds the contiguous dim from the addresses. */
@@ -41,6 +45,13 @@ static void scalars(Sema *S, Val v, int rank, int dt, const char *what, const ch
                        what, sema_val_kind_name(S, x));
         out[i] = sema_val_ir(S, sema_to_ir_dt(S, x, dt, loc));
     }
+}
+
+/* Each offset of a tuple as i32 (Triton's rule for block pointers' offsets), widened to i64. */
+static void offsets_i64(Sema *S, Val v, int rank, const char *fn, Loc loc, Val *out) {
+    scalars(S, v, rank, DT_I32, "offsets", fn, loc, out);
+    for (int i = 0; i < rank; i++)
+        out[i] = sema_val_ir(S, sema_emit_cast(S, out[i].v, ty_scalar(DT_I64), false, loc));
 }
 
 /* Compile-time ints of a tuple (or one int). */
@@ -92,7 +103,7 @@ Val sema_block_ptr_make(Sema *S, const Val *args, const Loc *locs, Loc call) {
     items[0] = base;
     scalars(S, args[1], rank, DT_I64, "shape", fn, locs[1], items + 1);
     scalars(S, args[2], rank, DT_I64, "strides", fn, locs[2], items + 1 + rank);
-    scalars(S, args[3], rank, DT_I32, "offsets", fn, locs[3], items + 1 + 2 * rank);
+    offsets_i64(S, args[3], rank, fn, locs[3], items + 1 + 2 * rank);
     int32_t s[NR_MAX_RANK];
     for (int i = 0; i < rank; i++) s[i] = (int32_t)bs[i];
     int64_t packed = 0;
@@ -108,7 +119,7 @@ Val sema_block_ptr_advance(Sema *S, Val bp, Val offsets, Loc bp_loc, Loc off_loc
                    sema_val_kind_name(S, bp));
     int rank = bp.ty.rank;
     Val add[NR_MAX_RANK];
-    scalars(S, offsets, rank, DT_I32, "offsets", "advance", off_loc, add);
+    offsets_i64(S, offsets, rank, "advance", off_loc, add);
     Val *items = arena_alloc(S->arena, sizeof(Val) * (size_t)bp.n);
     memcpy(items, bp.items, sizeof(Val) * (size_t)bp.n);
     for (int i = 0; i < rank; i++) {
@@ -217,12 +228,28 @@ void sema_block_ptr_address(Sema *S, const char *fn, Val bp, const Val *offsets,
     if (offsets) scalars(S, *offsets, rank, DT_I32, "offsets", fn, off_loc, off);
     else
         for (int d = 0; d < rank; d++) off[d] = bp.items[1 + 2 * rank + d];
-    Val addr = sema_val_none(), m = sema_val_none();
+    /* A block pointer's (offsets[d] + arange) * strides[d] is computed as offsets[d] *
+     * strides[d] (a scalar, added to the base) plus arange * strides[d] (a block that does
+     * not change as the offsets advance): the same i64 sum, but a loop that advances the
+     * block pointer recomputes one scalar product per dim, not one 64-bit product per row
+     * (LLVM's loop strength reduction is off, llvm_gen.c). A descriptor's offsets are given
+     * at each access (i32, as Triton's): (offsets[d] + arange) in i32, widened, times the
+     * stride, which keeps the per-row values out of registers across its loops. */
+    Val base = bp.items[0], addr = sema_val_none(), m = sema_val_none();
     for (int d = 0; d < rank; d++) {
-        Val idx =
-            sema_binary_op(S, BIN_ADD, index_along(S, bp.ty.shape[d], rank, d, call), off[d], call);
-        Val wide = sema_val_ir(S, sema_emit_cast(S, idx.v, ty_scalar(DT_I64), false, call));
-        Val term = sema_binary_op(S, BIN_MUL, wide, bp.items[1 + rank + d], call);
+        Val along = index_along(S, bp.ty.shape[d], rank, d, call);
+        Val stride = bp.items[1 + rank + d], idx, wide, term;
+        if (offsets) {
+            idx = sema_binary_op(S, BIN_ADD, along, off[d], call);
+            wide = sema_val_ir(S, sema_emit_cast(S, idx.v, ty_scalar(DT_I64), false, call));
+            term = sema_binary_op(S, BIN_MUL, wide, stride, call);
+        } else {
+            along = sema_val_ir(S, sema_emit_cast(S, along.v, ty_scalar(DT_I64), false, call));
+            idx = wide = sema_binary_op(S, BIN_ADD, along, off[d], call);
+            term = sema_binary_op(S, BIN_MUL, along, stride, call);
+            base = sema_binary_op(S, BIN_ADD, base,
+                                  sema_binary_op(S, BIN_MUL, off[d], stride, call), call);
+        }
         addr = d ? sema_binary_op(S, BIN_ADD, addr, term, call) : term;
         if (!checked[d]) continue;
         Val in = sema_binary_op(S, BIN_AND, sema_compare_op(S, CMP_GE, idx, sema_val_int(0), call),
@@ -231,7 +258,7 @@ void sema_block_ptr_address(Sema *S, const char *fn, Val bp, const Val *offsets,
     }
     IrType full = ty_with_elem(bp.ty, ty_scalar(DT_I64));
     ValId a = sema_emit_broadcast(S, addr.v, full, call);
-    *ptrs = sema_binary_op(S, BIN_ADD, bp.items[0], sema_val_ir(S, a), call).v;
+    *ptrs = sema_binary_op(S, BIN_ADD, base, sema_val_ir(S, a), call).v;
     *mask = m.k == V_NONE
                 ? 0
                 : sema_emit_broadcast(S, m.v, ty_with_elem(bp.ty, ty_scalar(DT_I1)), call);

@@ -299,6 +299,24 @@ static ValId binop(Pipe *P, int code, ValId a, ValId b, Loc loc) {
     return emit(P, code, loc, o, 2, t, P->f->vals[a].layout);
 }
 
+/* x % n and (x / n) % 2 of an iteration counter x (it counts from 0, so x >= 0): a mask
+ * and a shift where n is a power of two, without the signed remainder's and quotient's
+ * fix-ups for a negative x (five instructions each, in every iteration). */
+static ValId ring_slot(Pipe *P, ValId x, int n, Loc loc) {
+    IrType i32 = ty_scalar(DT_I32);
+    if ((n & (n - 1)) == 0) return binop(P, OP_AND, x, konst(P, i32, n - 1, loc), loc);
+    return binop(P, OP_REM, x, konst(P, i32, n, loc), loc);
+}
+
+static ValId ring_phase(Pipe *P, ValId x, int n, Loc loc) {
+    IrType i32 = ty_scalar(DT_I32);
+    int log = 0;
+    while ((1 << log) < n) log++;
+    ValId q = (1 << log) == n ? binop(P, OP_SHR, x, konst(P, i32, log, loc), loc)
+                              : binop(P, OP_IDIV, x, konst(P, i32, n, loc), loc);
+    return binop(P, OP_AND, q, konst(P, i32, 1, loc), loc);
+}
+
 /* Clones the stage-0 ops (in body order) with map; returns nothing, map grows. */
 static void clone_stage0(Pipe *P, RegionId body, ValId *map) {
     IrFunc *f = P->f;
@@ -444,7 +462,7 @@ static void prologue(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t step
  * they need cloned for that iteration, and sets ny to the carried values' next values
  * (the stage-0 ones S-1 iterations ahead). */
 static void issue_ahead(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t step, ValId it,
-                        ValId S, ValId *ny) {
+                        ValId *ny) {
     IrFunc *f = P->f;
     RegionId body = f->ops[loop].region[0];
     Loc loc = f->ops[loop].loc;
@@ -461,7 +479,7 @@ static void issue_ahead(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t s
     map[iv] = ahead;
     clone_stage0(P, body, map);
     ValId wslot =
-        binop(P, OP_REM, binop(P, OP_ADD, it, konst(P, i32, P->stages - 1, loc), loc), S, loc);
+        ring_slot(P, binop(P, OP_ADD, it, konst(P, i32, P->stages - 1, loc), loc), P->stages, loc);
     issue(P, cands, nc, map, wslot, valid_at(P, ahead, ub, loc), loc);
     const IrRegion *r = &f->regions[body];
     OpId y = r->ops[r->nops - 1];
@@ -502,11 +520,10 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
         for (int c = 0; c < nc; c++)
             if (uses_deep(f, ops[k], f->ops[cands[c].alloc].results[0])) last = k;
     while (last + 1 < n && f->ops[ops[last + 1]].code == OP_DOT_WAIT) last++;
-    ValId S = konst(P, i32, P->stages, loc);
-    ValId rslot = binop(P, OP_REM, it, S, loc);
+    ValId rslot = ring_slot(P, it, P->stages, loc);
     if (any_tma(cands, nc)) { /* iteration it's copies completed phase (it / S) % 2 of stage it %
                                  S's mbarrier */
-        ValId phase = binop(P, OP_AND, binop(P, OP_IDIV, it, S, loc), konst(P, i32, 1, loc), loc);
+        ValId phase = ring_phase(P, it, P->stages, loc);
         for (int c = 0; c < nc; c++)
             if (cands[c].tma)
                 emit0(P, OP_MBARRIER_WAIT, loc,
@@ -515,10 +532,10 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
     for (int c = 0; c < nc; c++)
         replace_in(f, ops, n, f->ops[cands[c].alloc].results[0],
                    view_of(P, cands[c].ring, rslot, loc));
-    if (!asyncs) issue_ahead(P, loop, cands, nc, step, it, S, ny);
+    if (!asyncs) issue_ahead(P, loop, cands, nc, step, it, ny);
     for (uint32_t k = 0; k + 1 < n; k++) {
         opvec_push(&P->out, ops[k]);
-        if (asyncs && k == last) issue_ahead(P, loop, cands, nc, step, it, S, ny);
+        if (asyncs && k == last) issue_ahead(P, loop, cands, nc, step, it, ny);
     }
     const IrRegion *r = &f->regions[body];
     OpId y = r->ops[r->nops - 1];
@@ -780,7 +797,7 @@ static void double_register_buffers(Pipe *P, RegionId body, ValId it, const Cand
         ValId ring = f->ops[a].results[0];
         f->vals[ring].layout = f->vals[buf].layout;
         opvec_push(&before, a);
-        ValId slot = binop(P, OP_REM, it, konst(P, ty_scalar(DT_I32), 2, loc), loc);
+        ValId slot = ring_slot(P, it, 2, loc);
         ValId view = view_of(P, ring, slot, loc);
         ValId st[2] = {view, f->ops[ops[k]].operands[0]};
         emit0(P, OP_LOCAL_STORE, f->ops[ops[k]].loc, st, 2, 0);

@@ -35,9 +35,10 @@
  *    result feeds another's A (attention), every dot of the kernel puts its warps along
  *    M, so row reductions and the change into the next operand stay in registers. Where
  *    an operand's layout differs from what its user needs, a convert_layout is inserted
- *    before the user. The dot's operands keep the layouts they come in; the
- *    lower-dot-operands pass gives them theirs.
- * Sets the module's gpu<> facts (target, warps). */
+ *    before the user, or, for a value made outside the loops around the user, once
+ *    before those loops (not out of an if's branch). The dot's operands keep the layouts they come
+ * in; the lower-dot-operands pass gives them theirs. Sets the module's gpu<> facts (target, warps).
+ */
 #include <string.h>
 
 #include "compiler/analysis/layout_moves.h"
@@ -68,6 +69,11 @@ typedef struct Ctx {
     uint8_t *weak; /* by ValId: pref is only the default a user with no wish of its own passed on */
     int8_t *mem_fast; /* by OpId: a memory op's fastest dim when not the last one, else -1 */
     uint32_t nmem_fast;
+    struct Frame *frames; /* the regions being assigned, outermost first (step 3) */
+    int depth, capframes;
+    bool no_hoist; /* conversions for a yield: made in the region, never hoisted */
+    struct Hoisted *hoisted;
+    uint32_t nhoisted, caphoisted;
 } Ctx;
 
 static bool is_block(const IrFunc *f, ValId v) { return v && ty_is_block(f->vals[v].ty); }
@@ -498,6 +504,21 @@ typedef struct OpList {
     uint32_t n, cap;
 } OpList;
 
+/* A region being assigned and the ops it is getting (the ops of an enclosing region come
+ * before the op whose regions are being assigned, so what is appended there runs first). */
+typedef struct Frame {
+    RegionId r;
+    OpList *out;
+} Frame;
+
+/* A conversion made in an enclosing region, for the later users of the same value in the
+ * same layout while that region is being assigned. */
+typedef struct Hoisted {
+    ValId v, r;
+    uint32_t layout;
+    int depth;
+} Hoisted;
+
 /* Rematerialisation, as Triton's layout-conversion removal does: a value built only
  * from scalars by arange, const, splat and cheap shape and elementwise ops (offsets,
  * pointer blocks, masks) is recomputed in the wanted layout instead of moved through
@@ -559,14 +580,48 @@ static ValId remat(Ctx *c, OpList *out, ValId v, uint32_t layout) {
     return r;
 }
 
+static bool loop_body(const IrFunc *f, RegionId r) {
+    OpId p = f->regions[r].parent_op;
+    return p && (f->ops[p].code == OP_FOR || f->ops[p].code == OP_WHILE);
+}
+
+/* The frame a conversion of v is made in: out of each loop body around the use that v is
+ * defined outside of (it is the same in every iteration, and a conversion through shared
+ * memory costs two barriers: Inductor's OUTER reductions subtract a per-column mean,
+ * loaded before the loop in the load's own layout, in every iteration), but not out of an
+ * if's branch (that would run it where no user does). -1: the current frame. */
+static int hoist_frame(Ctx *c, ValId v) {
+    if (c->no_hoist || c->depth < 2) return -1;
+    const IrFunc *f = c->f;
+    RegionId d = f->vals[v].is_arg ? f->vals[v].def : f->ops[f->vals[v].def].parent;
+    int t = c->depth - 1;
+    while (t > 0 && c->frames[t].r != d && loop_body(f, c->frames[t].r)) t--;
+    if (t == c->depth - 1) return -1;
+    for (int k = 0; k <= t; k++)
+        if (c->frames[k].r == d) return t; /* v is made there or outside it */
+    return -1;                             /* a value just made here: its region is not set yet */
+}
+
 static ValId convert(Ctx *c, OpList *out, ValId v, uint32_t layout, Loc loc) {
     if (!is_block(c->f, v) || c->f->vals[v].layout == layout) return v;
     if (remat_cost(c, v, layout, REMAT_BUDGET) >= 0) return remat(c, out, v, layout);
+    int h = hoist_frame(c, v);
+    if (h >= 0) {
+        for (uint32_t i = 0; i < c->nhoisted; i++)
+            if (c->hoisted[i].v == v && c->hoisted[i].layout == layout && c->hoisted[i].depth <= h)
+                return c->hoisted[i].r;
+        out = c->frames[h].out;
+    }
     IrType t = ir_type(c->f, v);
     OpId cv = ir_op_new(c->f, OP_CONVERT_LAYOUT, loc, &v, 1, &t, 1);
     ValId r = c->f->ops[cv].results[0];
     c->f->vals[r].layout = layout;
     VEC_PUSH(c->m->arena, out->v, out->n, out->cap, cv);
+    if (h >= 0) {
+        c->f->ops[cv].parent = c->frames[h].r;
+        Hoisted e = {v, r, layout, h};
+        VEC_PUSH(c->m->arena, c->hoisted, c->nhoisted, c->caphoisted, e);
+    }
     return r;
 }
 
@@ -607,12 +662,14 @@ static void yield_to(Ctx *c, RegionId r, const ValId *targets, uint32_t skip) {
     IrRegion *reg = &f->regions[r];
     OpId y = reg->ops[reg->nops - 1];
     OpList out = {0};
+    c->no_hoist = true; /* the frames are the region's parent's: its own is done */
     for (uint32_t i = 0; i < f->ops[y].nopnds; i++) {
         ValId t = targets[i + skip];
         if (is_block(f, t))
             f->ops[y].operands[i] =
                 convert(c, &out, f->ops[y].operands[i], f->vals[t].layout, f->ops[y].loc);
     }
+    c->no_hoist = false;
     if (!out.n) return;
     OpId *ops = arena_alloc(c->m->arena, sizeof(OpId) * (reg->nops + out.n));
     memcpy(ops, reg->ops, sizeof(OpId) * (reg->nops - 1));
@@ -846,6 +903,8 @@ static void assign_op(Ctx *c, OpList *out, OpId id) {
 static void assign_region(Ctx *c, RegionId r) {
     IrFunc *f = c->f;
     OpList out = {0};
+    Frame fr = {r, &out};
+    VEC_PUSH(c->m->arena, c->frames, c->depth, c->capframes, fr);
     for (uint32_t i = 0; i < f->regions[r].nargs; i++) {
         ValId a = f->regions[r].args[i];
         if (r == f->body && is_block(f, a)) set_layout(c, a, fresh_layout(c, a));
@@ -859,6 +918,8 @@ static void assign_region(Ctx *c, RegionId r) {
     f->regions[r].ops = out.v;
     f->regions[r].nops = out.n;
     f->regions[r].capops = out.cap;
+    c->depth--;
+    while (c->nhoisted && c->hoisted[c->nhoisted - 1].depth >= c->depth) c->nhoisted--;
 }
 
 static void chain_walk(Ctx *c, RegionId r, uint8_t *from_dot) {

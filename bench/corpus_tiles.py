@@ -1,0 +1,81 @@
+"""The tutorial matmuls of the corpus at each tile configuration of their autotuners, through
+Triton and through Nereid on the same tensors: where the autotuners' picks hide a gap.
+
+    python3 bench/corpus_tiles.py bp|mm [--n 4096] [--only 64x256x32w4s4]
+
+bp: Triton 3.0's tutorial 08 (block pointers, `tl.advance`); mm: its tutorial 03 (the
+matmul as written before `tl.assume`). Each configuration: one launch of each checked
+against torch (max |err| of the fp16 outputs), then three interleaved rounds of
+`triton.testing.do_bench` per compiler; the medians, their ratio and each kernel's
+registers. The sources are the corpus's (bench/corpus.py; `tools/fetch-corpus.sh` fetches
+them), unchanged; the GPU machine only."""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages): the tutorials' autotuning lists
+# (3.0's 03 and 08 share theirs) and the 8-warp tiles of later releases
+CONFIGS = [(128, 256, 64, 4, 4), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+           (64, 128, 32, 4, 4), (128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3)]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("which", choices=("bp", "mm"))
+    ap.add_argument("--n", type=int, default=4096, help="M = N = K (default 4096)")
+    ap.add_argument("--only", help="one configuration, as BMxBNxBKwWsS (64x256x32w4s4)")
+    args = ap.parse_args()
+    import torch
+    import triton
+    import triton.testing
+    import corpus
+    import nereid
+    n = args.n
+    a = torch.randn(n, n, device="cuda", dtype=torch.float16)
+    b = torch.randn(n, n, device="cuda", dtype=torch.float16)
+    ref = (a @ b).float()
+    if args.which == "bp":
+        mod = corpus.load("triton-3.0", "python/tutorials/08-experimental-block-pointer.py", static=True)
+        tj, extra = mod.matmul_kernel_with_block_pointers.fn, {}
+    else:
+        mod = corpus.load("triton-3.0", "python/tutorials/03-matrix-multiplication.py", static=True)
+        tj, extra = mod.matmul_kernel.fn, {"ACTIVATION": ""}
+    nj = nereid.JITFunction(tj.fn)  # the same Python function, compiled by Nereid
+    rows = []
+    for bm, bn, bk, w, s in CONFIGS:
+        name = f"{bm}x{bn}x{bk}w{w}s{s}"
+        if args.only and args.only != name:
+            continue
+        c = torch.empty(n, n, device="cuda", dtype=torch.float16)
+        grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
+        kw = dict(BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, num_warps=w, num_stages=s,
+                  **extra)
+        call = (a, b, c, n, n, n, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
+        check, times = {}, {"triton": [], "nereid": []}
+        for who, j in (("triton", tj), ("nereid", nj)):
+            try:
+                k = j[grid](*call, **kw)
+                torch.cuda.synchronize()
+                check[who] = (f"{(c.float() - ref).abs().max().item():.3g}", getattr(k, "n_regs", "?"))
+            except Exception as e:  # a tile one compiler cannot run: reported, not timed
+                check[who] = (f"{type(e).__name__}: {str(e)[:80]}", "-")
+        for _ in range(3):
+            for who, j in (("triton", tj), ("nereid", nj)):
+                if check[who][1] != "-":
+                    times[who].append(triton.testing.do_bench(lambda: j[grid](*call, **kw), warmup=50, rep=200))
+        med = {who: sorted(t)[1] if len(t) == 3 else None for who, t in times.items()}
+        ratio = f"{med['nereid'] / med['triton']:.3f}" if med["nereid"] and med["triton"] else "-"
+        fmt = lambda x: f"{x:.4f}" if x else "-"
+        rows.append((f"{bm}x{bn}x{bk} w{w} s{s}", fmt(med["triton"]), fmt(med["nereid"]), ratio,
+                     f"{check['triton'][1]} / {check['nereid'][1]}", f"{check['triton'][0]} / {check['nereid'][0]}"))
+        print(rows[-1], flush=True)
+    print(f"\n{args.which} {n}^3 fp16: | config | Triton ms | Nereid ms | Nereid/Triton | registers Triton / Nereid | "
+          "max err Triton / Nereid |\n|---|---|---|---|---|---|")
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+
+
+if __name__ == "__main__":
+    main()

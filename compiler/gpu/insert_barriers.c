@@ -51,7 +51,7 @@
  * provably differ. Before a loop holding a wgmma, pending ordinary writes get their fence and
  * barrier there, once, rather than in every iteration. Stages of one ring do not overlap when their
  * indices provably differ: both constants, or (x + c1) % S and (x + c2) % S of one x with c1 != c2
- * (mod S), the form the pipeliner writes.
+ * (mod S), or the same with & (S-1) for a power-of-two S, the form the pipeliner writes.
  *
  * Loops: the body starts from what is pending before the loop and from anything the
  * body leaves pending for its next iteration (every access the body makes, whole
@@ -136,19 +136,23 @@ static bool const_of(const IrFunc *f, ValId v, int64_t *c) {
     return true;
 }
 
-/* idx as (base + off) % stages: a constant, x % S, or (x + c) % S. */
+/* idx as (base + off) % stages: a constant, x % S, or (x + c) % S; with a power-of-two S,
+ * x & (S-1) or (x + c) & (S-1) (the pipeliner's: equal to the remainder mod S for any x in
+ * two's complement, so two of one x with c1 != c2 mod S differ). */
 static void stage_of(const IrFunc *f, ValId idx, int stages, Access *a) {
     int64_t c, s;
     a->stages = stages;
     if (const_of(f, idx, &c)) {
-        a->base = 0, a->off = (int)(c % stages);
+        a->base = 0, a->off = (int)(((c % stages) + stages) % stages);
         return;
     }
     const IrOp *d = def_op(f, idx);
-    if (d && d->code == OP_REM && const_of(f, d->operands[1], &s) && s == stages) {
+    bool mask = d && d->code == OP_AND && (stages & (stages - 1)) == 0 &&
+                const_of(f, d->operands[1], &s) && s == stages - 1;
+    if (mask || (d && d->code == OP_REM && const_of(f, d->operands[1], &s) && s == stages)) {
         const IrOp *add_op = def_op(f, d->operands[0]);
         if (add_op && add_op->code == OP_ADD && const_of(f, add_op->operands[1], &c)) {
-            a->base = add_op->operands[0], a->off = (int)(c % stages);
+            a->base = add_op->operands[0], a->off = (int)(((c % stages) + stages) % stages);
             return;
         }
         a->base = d->operands[0], a->off = 0;

@@ -47,9 +47,25 @@ static void scalars(Sema *S, Val v, int rank, int dt, const char *what, const ch
     }
 }
 
-/* Each offset of a tuple as i32 (Triton's rule for block pointers' offsets), widened to i64. */
-static void offsets_i64(Sema *S, Val v, int rank, const char *fn, Loc loc, Val *out) {
+/* Each offset of a tuple as i32: compile-time ints, or run-time scalars that are i32, as
+ * Triton requires of block pointers' and descriptors' offsets (a wider one would be
+ * truncated: Triton refuses it, and so does this). */
+static void offsets_i32(Sema *S, Val v, int rank, const char *fn, Loc loc, Val *out) {
+    for (int i = 0; i < count(v) && !(v.k == V_TUPLE && v.tag); i++) {
+        Val x = one(v, i);
+        if (x.k == V_IR && x.ty.rank == 0 && dt_is_int(x.ty.dt) && x.ty.dt != DT_I1 &&
+            x.ty.dt != DT_I32)
+            sema_error(S, loc,
+                       "%s: offsets must be 32-bit integers (as in Triton), got %s: add "
+                       ".to(tl.int32), or index with pointers for 64-bit offsets",
+                       fn, dt_name(x.ty.dt));
+    }
     scalars(S, v, rank, DT_I32, "offsets", fn, loc, out);
+}
+
+/* Each offset of a tuple as i32 (offsets_i32), widened to i64. */
+static void offsets_i64(Sema *S, Val v, int rank, const char *fn, Loc loc, Val *out) {
+    offsets_i32(S, v, rank, fn, loc, out);
     for (int i = 0; i < rank; i++)
         out[i] = sema_val_ir(S, sema_emit_cast(S, out[i].v, ty_scalar(DT_I64), false, loc));
 }
@@ -225,7 +241,7 @@ void sema_block_ptr_address(Sema *S, const char *fn, Val bp, const Val *offsets,
         }
     }
     Val off[NR_MAX_RANK];
-    if (offsets) scalars(S, *offsets, rank, DT_I32, "offsets", fn, off_loc, off);
+    if (offsets) offsets_i32(S, *offsets, rank, fn, off_loc, off);
     else
         for (int d = 0; d < rank; d++) off[d] = bp.items[1 + 2 * rank + d];
     /* A block pointer's (offsets[d] + arange) * strides[d] is computed as offsets[d] *
@@ -296,7 +312,7 @@ Val sema_host_desc_access(Sema *S, const char *fn, Val d, Val offsets, Loc off_l
                           Loc call) {
     int rank = d.ty.rank;
     Val off[NR_MAX_DESC_RANK];
-    scalars(S, offsets, rank, DT_I32, "offsets", fn, off_loc, off);
+    offsets_i32(S, offsets, rank, fn, off_loc, off);
     ValId ops[2 + NR_MAX_DESC_RANK];
     int n = 0;
     ops[n++] = d.v;

@@ -784,6 +784,8 @@ def ptx_stats(ptx):
 
 
 def compile_only(args):
+    if args.runs < 1:  # the median is of the compiles after the first
+        sys.exit(f"compile-only: --runs must be at least 1, got {args.runs}")
     mock = os.path.join(ROOT, "build", "mock", "libcuda.so.1")
     if not os.path.exists(mock):
         sys.exit(f"compile-only: no stand-in driver at {mock}: `make` builds it")

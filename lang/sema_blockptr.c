@@ -7,13 +7,12 @@
  * A block pointer is a tagged tuple (sema_internal.h): its run-time parts are items (the
  * base pointer, the shape, strides and offsets as i64), so loops carry them and helpers
  * take them as any tuple; the block shape and order are in the Val. Offsets are given as
- * i32 (make_block_ptr's and advance's, as Triton requires) and kept as i64, as Triton's
- * rewrite of block pointers keeps them: advancing in a loop never wraps at 2^31, and a
- * loop's offset is an i64 induction variable that LLVM strength-reduces (an i32 one
- * widened after the add is not, and every row's address was a 64-bit multiply again in
- * each iteration). Loading or storing through it addresses
+ * i32 (make_block_ptr's and advance's, as Triton requires; a wider one is an error) and
+ * kept as i64, as Triton's rewrite of block pointers keeps them: advancing in a loop never
+ * wraps at 2^31. Loading or storing through it addresses
  *   base + sum over d of (offsets[d] + arange(0, block_shape[d])) * strides[d]
- * (in i64, each term expanded along its dim), and boundary_check's dims d add
+ * (in i64, each term expanded along its dim; computed as a scalar base plus a block that
+ * does not change as the offsets advance, sema_block_ptr_address), and boundary_check's dims d add
  *   0 <= offsets[d] + arange(0, block_shape[d]) < shape[d]
  * (in i64) to the mask. A tensor descriptor has no offsets of its own: each load or store gives
  * them, and every dim is checked (what TMA does in hardware: out of bounds, loads read the
@@ -51,7 +50,7 @@ static void scalars(Sema *S, Val v, int rank, int dt, const char *what, const ch
  * Triton requires of block pointers' and descriptors' offsets (a wider one would be
  * truncated: Triton refuses it, and so does this). */
 static void offsets_i32(Sema *S, Val v, int rank, const char *fn, Loc loc, Val *out) {
-    for (int i = 0; i < count(v) && !(v.k == V_TUPLE && v.tag); i++) {
+    for (int i = 0; !(v.k == V_TUPLE && v.tag) && i < count(v); i++) { /* scalars() refuses tags */
         Val x = one(v, i);
         if (x.k == V_IR && x.ty.rank == 0 && dt_is_int(x.ty.dt) && x.ty.dt != DT_I1 &&
             x.ty.dt != DT_I32)

@@ -310,10 +310,8 @@ static ValId ring_slot(Pipe *P, ValId x, int n, Loc loc) {
 
 static ValId ring_phase(Pipe *P, ValId x, int n, Loc loc) {
     IrType i32 = ty_scalar(DT_I32);
-    int log = 0;
-    while ((1 << log) < n) log++;
-    ValId q = (1 << log) == n ? binop(P, OP_SHR, x, konst(P, i32, log, loc), loc)
-                              : binop(P, OP_IDIV, x, konst(P, i32, n, loc), loc);
+    ValId q = (n & (n - 1)) == 0 ? binop(P, OP_SHR, x, konst(P, i32, __builtin_ctz(n), loc), loc)
+                                 : binop(P, OP_IDIV, x, konst(P, i32, n, loc), loc);
     return binop(P, OP_AND, q, konst(P, i32, 1, loc), loc);
 }
 

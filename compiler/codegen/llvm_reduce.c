@@ -158,6 +158,17 @@ static void load_run(Gen *g, int off, LLVMValueRef slot, LLVMTypeRef ty, int n, 
         out[k] = n > 1 ? LLVMBuildExtractElement(g->B, x, gen_i32(g, k), "") : x;
 }
 
+/* A run of vec registers starts at a multiple of vec along the last dim: no basis but
+ * the run's own registers (the first `contig`) has a bit below vec there. (The layouts
+ * the compiler builds have one bit a basis; a hand-written linear layout may not.) */
+static bool runs_aligned(const LinearLayout *l, int last, int contig, int vec) {
+    int shift = ll_dim_shift(l, last);
+    for (int in = 0; in < LL_NIN; in++)
+        for (int i = in == LL_REG ? contig : 0; i < l->nbits[in]; i++)
+            if ((l->basis[in][i] >> shift) & (uint32_t)(vec - 1)) return false;
+    return true;
+}
+
 static void across_warps(Gen *g, const IrOp *op, Acc *acc, int nout, uint32_t wmask, int kind,
                          int dt) {
     ValId res = op->results[0];
@@ -174,9 +185,12 @@ static void across_warps(Gen *g, const IrOp *op, Acc *acc, int nout, uint32_t wm
      * and the runs aligned (each row's start is a multiple of nres, a power of two) */
     int vec = 1;
     if (rt.rank) {
-        vec = 1 << ll_contig_bits(&gen_layout(g, res)->ll, LL_REG, rt.rank - 1);
+        const LinearLayout *rll = &gen_layout(g, res)->ll;
+        int contig = ll_contig_bits(rll, LL_REG, rt.rank - 1);
+        vec = 1 << contig;
         while (vec > 1 && (vec > nout || vec * eb > 16 || op->smem_offset % (vec * eb) ||
-                           (is_arg(kind) && idx_off % (vec * 4))))
+                           (is_arg(kind) && idx_off % (vec * 4)) ||
+                           !runs_aligned(rll, rt.rank - 1, contig, vec)))
             vec >>= 1;
     }
     LLVMValueRef *lin = gen_alloc_regs(g, nout);

@@ -375,7 +375,8 @@ static void pref_op(Ctx *c, OpId id) {
 }
 
 /* Before the backward walk, forward from each dot: a value computed from a dot's result
- * (elementwise, reduced, expanded, broadcast) will sit in the dot's layout (or its
+ * (elementwise, reduced, expanded, broadcast, or yielded by an if's branch: the
+ * accumulator of a loop speculate.c versioned) will sit in the dot's layout (or its
  * slice), so the other operands of the ops that make it prefer that layout: a mask or a
  * scale combined with attention's scores is then computed where the scores are, and a
  * long computation behind it (dropout's random numbers, through join and reshape) starts
@@ -385,6 +386,19 @@ static void pref_from_dots(Ctx *c, OpId id) {
     const IrOp *op = &f->ops[id];
     if (op->code == OP_DOT) {
         c->dot_of[op->results[0]] = dot_layout(c, id);
+        return;
+    }
+    if (op->code == OP_YIELD) { /* what an if's branch or a loop yields from a dot: the if's or
+                                   the loop's result (an accumulator) is in the dot's layout */
+        OpId p = f->regions[op->parent].parent_op;
+        if (!p || (f->ops[p].code != OP_IF && f->ops[p].code != OP_FOR)) return;
+        const IrOp *pop = &f->ops[p];
+        for (uint32_t k = 0; k < op->nopnds && k < pop->nres; k++) {
+            uint32_t l = c->dot_of[op->operands[k]];
+            if (!l || c->dot_of[pop->results[k]]) continue;
+            c->dot_of[pop->results[k]] = l;
+            prefer(c, pop->results[k], l);
+        }
         return;
     }
     if (op->nres != 1 || !is_block(f, op->results[0])) return;

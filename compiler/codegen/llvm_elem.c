@@ -475,6 +475,25 @@ void gen_elementwise(Gen *g, OpId id) {
         gen_set(g, r, out, n);
         return;
     }
+    if (op->code == OP_CVT && dt == DT_FP32 && (rdt == DT_FP16 || rdt == DT_BF16) && n >= 2 &&
+        ir_gpu_arch_from_name(g->target->arch, strlen(g->target->arch)) >= GPU_SM80) {
+        /* two at a time, as cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32 (sm_80): the same
+         * round-to-nearest-even as two scalar conversions, one instruction for a pair (an
+         * epilogue's or an Inductor kernel's store of 16-bit values: LLVM 19 does not pair
+         * the scalar ones). The intrinsic's first operand goes to the upper half. */
+        const char *name = rdt == DT_FP16 ? "llvm.nvvm.ff2f16x2.rn" : "llvm.nvvm.ff2bf16x2.rn";
+        LLVMTypeRef vt = LLVMVectorType(gen_type(g, rdt), 2);
+        int i = 0;
+        for (; i + 1 < n; i += 2) {
+            LLVMValueRef pair =
+                gen_intrinsic(g, name, vt, (LLVMValueRef[]){in[0][i + 1], in[0][i]}, 2);
+            out[i] = LLVMBuildExtractElement(g->B, pair, gen_i32(g, 0), "");
+            out[i + 1] = LLVMBuildExtractElement(g->B, pair, gen_i32(g, 1), "");
+        }
+        for (; i < n; i++) out[i] = convert(g, in[0][i], dt, rdt);
+        gen_set(g, r, out, n);
+        return;
+    }
     if (op->code == OP_CVT &&
         (dt_is_fp8(dt) || dt_is_fp8(rdt))) { /* all registers at once: pairs */
         gen_fp8_convert(g, in[0], out, n, dt, rdt);

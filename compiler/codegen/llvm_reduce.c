@@ -135,7 +135,40 @@ static LLVMValueRef warp_slot(Gen *g, uint32_t wmask) {
  * output elements sit as the result's row-major index: the lanes of a warp, holding
  * neighbouring outputs, touch neighbouring words. (Slot-minor rows put a warp's lanes
  * npart words apart each: a [64, 8] column sum over 4 warps read its partials with 16-way
- * bank conflicts, measured at 1.7x Triton's time.) */
+ * bank conflicts, measured at 1.7x Triton's time.) A thread's outputs that are consecutive
+ * along the result's last dim (its registers' first bases) are written and read as one
+ * vector of up to 16 bytes: a [64, 8] sum over 4 warps with 4 outputs a thread reads its 16
+ * partials with 4 loads from one address, not 16 loads from 16 addresses kept live from
+ * one reduction to the next (Inductor's backward batch norms reduce two sums in a row). */
+static void store_run(Gen *g, int off, LLVMValueRef slot, LLVMValueRef *v, int n, int eb) {
+    LLVMValueRef x = v[0];
+    if (n > 1) {
+        x = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(v[0]), (unsigned)n));
+        for (int k = 0; k < n; k++) x = LLVMBuildInsertElement(g->B, x, v[k], gen_i32(g, k), "");
+    }
+    LLVMSetAlignment(LLVMBuildStore(g->B, x, gen_smem_ptr(g, off, slot, eb)), (unsigned)(n * eb));
+}
+
+static void load_run(Gen *g, int off, LLVMValueRef slot, LLVMTypeRef ty, int n, int eb,
+                     LLVMValueRef *out) {
+    LLVMTypeRef t = n > 1 ? LLVMVectorType(ty, (unsigned)n) : ty;
+    LLVMValueRef x = LLVMBuildLoad2(g->B, t, gen_smem_ptr(g, off, slot, eb), "");
+    LLVMSetAlignment(x, (unsigned)(n * eb));
+    for (int k = 0; k < n; k++)
+        out[k] = n > 1 ? LLVMBuildExtractElement(g->B, x, gen_i32(g, k), "") : x;
+}
+
+/* A run of vec registers starts at a multiple of vec along the last dim: no basis but
+ * the run's own registers (the first `contig`) has a bit below vec there. (The layouts
+ * the compiler builds have one bit a basis; a hand-written linear layout may not.) */
+static bool runs_aligned(const LinearLayout *l, int last, int contig, int vec) {
+    int shift = ll_dim_shift(l, last);
+    for (int in = 0; in < LL_NIN; in++)
+        for (int i = in == LL_REG ? contig : 0; i < l->nbits[in]; i++)
+            if ((l->basis[in][i] >> shift) & (uint32_t)(vec - 1)) return false;
+    return true;
+}
+
 static void across_warps(Gen *g, const IrOp *op, Acc *acc, int nout, uint32_t wmask, int kind,
                          int dt) {
     ValId res = op->results[0];
@@ -147,33 +180,45 @@ static void across_warps(Gen *g, const IrOp *op, Acc *acc, int nout, uint32_t wm
     LLVMValueRef row = gen_mul_const(g, warp_slot(g, wmask), nres);
     /* the scratch holds 8 bytes a partial (moves_scratch_bytes): indices after the values */
     int idx_off = op->smem_offset + (int)(nres * npart * 8);
+    /* outputs o .. o+vec-1 (o a multiple of vec) are consecutive in the row-major index: the
+     * result's first register bases step along its last dim; vec * eb bytes at most 16,
+     * and the runs aligned (each row's start is a multiple of nres, a power of two) */
+    int vec = 1;
+    if (rt.rank) {
+        const LinearLayout *rll = &gen_layout(g, res)->ll;
+        int contig = ll_contig_bits(rll, LL_REG, rt.rank - 1);
+        vec = 1 << contig;
+        while (vec > 1 && (vec > nout || vec * eb > 16 || op->smem_offset % (vec * eb) ||
+                           (is_arg(kind) && idx_off % (vec * 4)) ||
+                           !runs_aligned(rll, rt.rank - 1, contig, vec)))
+            vec >>= 1;
+    }
     LLVMValueRef *lin = gen_alloc_regs(g, nout);
-    for (int o = 0; o < nout; o++) {
+    for (int o = 0; o < nout; o += vec) {
         LLVMValueRef c[NR_MAX_RANK];
         if (rt.rank) gen_elem_pos(g, res, o, c);
         lin[o] = rt.rank ? gen_linear(g, c, rt) : gen_i32(g, 0);
         LLVMValueRef slot = LLVMBuildAdd(g->B, row, lin[o], "");
-        LLVMSetAlignment(LLVMBuildStore(g->B, acc[o].v, gen_smem_ptr(g, op->smem_offset, slot, eb)),
-                         (unsigned)eb);
-        if (acc[o].i)
-            LLVMSetAlignment(LLVMBuildStore(g->B, acc[o].i, gen_smem_ptr(g, idx_off, slot, 4)), 4);
+        LLVMValueRef v[4], ix[4];
+        for (int k = 0; k < vec; k++) v[k] = acc[o + k].v, ix[k] = acc[o + k].i;
+        store_run(g, op->smem_offset, slot, v, vec, eb);
+        if (acc[o].i) store_run(g, idx_off, slot, ix, vec, 4);
     }
     gen_barrier(g);
     LLVMTypeRef ty = gen_type(g, dt);
-    for (int o = 0; o < nout; o++) {
-        Acc a = {NULL, NULL};
+    for (int o = 0; o < nout; o += vec) {
+        Acc a[4];
         for (int w = 0; w < npart; w++) {
             LLVMValueRef slot = gen_add_const(g, lin[o], (int)(w * nres));
-            Acc e = {LLVMBuildLoad2(g->B, ty, gen_smem_ptr(g, op->smem_offset, slot, eb), ""),
-                     NULL};
-            LLVMSetAlignment(e.v, (unsigned)eb);
-            if (is_arg(kind)) {
-                e.i = LLVMBuildLoad2(g->B, g->i32, gen_smem_ptr(g, idx_off, slot, 4), "");
-                LLVMSetAlignment(e.i, 4);
+            LLVMValueRef v[4], ix[4] = {NULL, NULL, NULL, NULL};
+            load_run(g, op->smem_offset, slot, ty, vec, eb, v);
+            if (is_arg(kind)) load_run(g, idx_off, slot, g->i32, vec, 4, ix);
+            for (int k = 0; k < vec; k++) {
+                Acc e = {v[k], ix[k]};
+                a[k] = w == 0 ? e : combine(g, kind, dt, a[k], e);
             }
-            a = w == 0 ? e : combine(g, kind, dt, a, e);
         }
-        acc[o] = a;
+        for (int k = 0; k < vec; k++) acc[o + k] = a[k];
     }
 }
 

@@ -375,16 +375,72 @@ static void pref_op(Ctx *c, OpId id) {
 }
 
 /* Before the backward walk, forward from each dot: a value computed from a dot's result
- * (elementwise, reduced, expanded, broadcast) will sit in the dot's layout (or its
- * slice), so the other operands of the ops that make it prefer that layout: a mask or a
- * scale combined with attention's scores is then computed where the scores are, and a
- * long computation behind it (dropout's random numbers, through join and reshape) starts
- * there, instead of moving through shared memory at the end. */
+ * (elementwise, reduced, expanded, broadcast; an if's result that every branch yields
+ * from a dot of one layout, a loop's that it carries from a constant or a dot's value
+ * with no access of a layout of its own taking it: the accumulator of a loop speculate.c
+ * versioned) will sit in the dot's layout (or its slice), so the other operands of the ops that
+ * make it prefer that layout: a mask or a scale combined with attention's scores is then computed
+ * where the scores are, and a long computation behind it (dropout's random numbers, through join
+ * and reshape) starts there, instead of moving through shared memory at the end. */
+/* The layout a dot gives what region r yields as its k-th value, or 0. */
+static uint32_t yielded_dot(const Ctx *c, RegionId r, uint32_t k) {
+    const IrRegion *reg = &c->f->regions[r];
+    if (!reg->nops) return 0;
+    const IrOp *y = &c->f->ops[reg->ops[reg->nops - 1]];
+    return y->code == OP_YIELD && k < y->nopnds ? c->dot_of[y->operands[k]] : 0;
+}
+
+/* v is an operand of a memory access in region r (or nested in it) with a layout of its
+ * own: it will sit in that layout (pref_anchor), not in a dot's. */
+static bool used_by_anchor(Ctx *c, RegionId r, ValId v) {
+    const IrRegion *reg = &c->f->regions[r];
+    for (uint32_t i = 0; i < reg->nops; i++) {
+        OpId id = reg->ops[i];
+        const IrOp *op = &c->f->ops[id];
+        for (uint32_t j = 0; j < op->nopnds; j++)
+            if (op->operands[j] == v && mem_layout(c, id)) return true;
+        for (int k = 0; k < op->nregions; k++)
+            if (used_by_anchor(c, op->region[k], v)) return true;
+    }
+    return false;
+}
+
+static bool made_anywhere(const IrFunc *f, ValId v);
+
 static void pref_from_dots(Ctx *c, OpId id) {
     IrFunc *f = c->f;
     const IrOp *op = &f->ops[id];
     if (op->code == OP_DOT) {
         c->dot_of[op->results[0]] = dot_layout(c, id);
+        return;
+    }
+    if (op->code == OP_YIELD) { /* an accumulator a loop or an if yields from a dot */
+        OpId p = f->regions[op->parent].parent_op;
+        if (!p || (f->ops[p].code != OP_IF && f->ops[p].code != OP_FOR)) return;
+        const IrOp *pop = &f->ops[p];
+        if (pop->code == OP_IF && op->parent != pop->region[pop->nregions - 1])
+            return; /* the last branch's yield decides, all branches seen */
+        for (uint32_t k = 0; k < op->nopnds && k < pop->nres; k++) {
+            uint32_t l = c->dot_of[op->operands[k]];
+            if (!l || c->dot_of[pop->results[k]]) continue;
+            if (pop->code == OP_IF) { /* every branch yields it from a dot of that layout */
+                bool all = true;
+                for (int b = 0; b < pop->nregions; b++)
+                    all &= yielded_dot(c, pop->region[b], k) == l;
+                if (!all) continue;
+            } else { /* the loop carries it in the dot's layout: it starts as a constant or
+                        a dot's value, and no access with a layout of its own takes it */
+                ValId init = pop->operands[3 + k];
+                ValId arg = k + 1 < f->regions[pop->region[0]].nargs
+                                ? f->regions[pop->region[0]].args[k + 1]
+                                : 0;
+                if (!arg || !(made_anywhere(f, init) || c->dot_of[init] == l) ||
+                    used_by_anchor(c, pop->region[0], arg))
+                    continue;
+            }
+            c->dot_of[pop->results[k]] = l;
+            prefer(c, pop->results[k], l);
+        }
         return;
     }
     if (op->nres != 1 || !is_block(f, op->results[0])) return;

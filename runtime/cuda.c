@@ -32,6 +32,7 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
 typedef int CUjit_option;
 typedef int CUjitInputType;
@@ -92,6 +93,13 @@ typedef struct CuApi {
                                      int interleave, int swizzle, int l2_promotion, int oob_fill);
     CUresult (*MemcpyDtoD)(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
     CUresult (*MemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
+    /* optional (the autotuner's device-side timing; NULL: it times with the host's clock) */
+    CUresult (*EventCreate)(CUevent *ev, unsigned flags);
+    CUresult (*EventRecord)(CUevent ev, CUstream stream);
+    CUresult (*EventElapsedTime)(float *ms, CUevent start, CUevent end);
+    CUresult (*EventSynchronize)(CUevent ev);
+    CUresult (*EventDestroy)(CUevent ev);
+    CUresult (*MemsetD32Async)(CUdeviceptr dst, unsigned value, size_t n, CUstream stream);
     CUresult (*MemcpyPeer)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx,
                            size_t bytes);
     CUresult (*MemcpyPeerAsync)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src,
@@ -332,6 +340,22 @@ static bool resolve_all(CudaDevice *d, StrBuf *err) {
     memcpy(&d->api.LaunchCooperativeKernel, &coop, sizeof coop);
     void *occ = dlsym(d->lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     memcpy(&d->api.OccupancyMaxActiveBlocksPerMultiprocessor, &occ, sizeof occ);
+    struct {
+        const char *name;
+        void *field;
+        size_t size;
+    } timing[] = {
+        {"cuEventCreate", &d->api.EventCreate, sizeof d->api.EventCreate},
+        {"cuEventRecord", &d->api.EventRecord, sizeof d->api.EventRecord},
+        {"cuEventElapsedTime", &d->api.EventElapsedTime, sizeof d->api.EventElapsedTime},
+        {"cuEventSynchronize", &d->api.EventSynchronize, sizeof d->api.EventSynchronize},
+        {"cuEventDestroy_v2", &d->api.EventDestroy, sizeof d->api.EventDestroy},
+        {"cuMemsetD32Async", &d->api.MemsetD32Async, sizeof d->api.MemsetD32Async},
+    };
+    for (size_t i = 0; i < sizeof timing / sizeof timing[0]; i++) {
+        void *f = dlsym(d->lib, timing[i].name);
+        memcpy(timing[i].field, &f, timing[i].size);
+    }
     sb_free(&missing);
     return ok;
 }
@@ -1147,6 +1171,53 @@ int cuda_function_resources(CudaDevice *d, const CudaKernel *k, CudaResources *o
 }
 
 /* ---- tensor maps (TMA) ---- */
+
+/* ---- device-side timing (the autotuner) ---- */
+
+bool cuda_has_events(const CudaDevice *d) {
+    return d && d->api.EventCreate && d->api.EventRecord && d->api.EventElapsedTime &&
+           d->api.EventSynchronize && d->api.EventDestroy && d->api.MemsetD32Async;
+}
+
+int cuda_event_create(CudaDevice *d, void **out, StrBuf *err) {
+    *out = NULL;
+    if (!cuda_has_events(d)) return errf(err, "this driver has no events"), -1;
+    CUevent ev = NULL;
+    ON_CTX(d, err, d->api.EventCreate(&ev, 0), "cuEventCreate on CUDA device %d", d->ordinal);
+    *out = ev;
+    return 0;
+}
+
+void cuda_event_destroy(CudaDevice *d, void *ev) {
+    if (!ev || !cuda_has_events(d)) return;
+    CtxScope sc;
+    if (enter_ctx(d, &sc, NULL)) return;
+    d->api.EventDestroy((CUevent)ev);
+    leave_ctx(d, &sc);
+}
+
+int cuda_event_record(CudaDevice *d, void *ev, void *stream, StrBuf *err) {
+    ON_CTX(d, err, d->api.EventRecord((CUevent)ev, (CUstream)stream),
+           "cuEventRecord on CUDA device %d", d->ordinal);
+    return 0;
+}
+
+int cuda_event_elapsed(CudaDevice *d, void *start, void *end, float *ms, StrBuf *err) {
+    ON_CTX(d, err, d->api.EventSynchronize((CUevent)end),
+           "cuEventSynchronize (an earlier launch on the stream, on CUDA device %d)", d->ordinal);
+    ON_CTX(d, err, d->api.EventElapsedTime(ms, (CUevent)start, (CUevent)end),
+           "cuEventElapsedTime on CUDA device %d", d->ordinal);
+    return 0;
+}
+
+int cuda_memset32_async(CudaDevice *d, uint64_t dst, unsigned value, size_t words, void *stream,
+                        StrBuf *err) {
+    if (words == 0) return 0;
+    ON_CTX(d, err, d->api.MemsetD32Async((CUdeviceptr)dst, value, words, (CUstream)stream),
+           "cuMemsetD32Async of %zu words at 0x%llx on CUDA device %d", words,
+           (unsigned long long)dst, d->ordinal);
+    return 0;
+}
 
 bool cuda_has_tma(const CudaDevice *d) {
     return d && d->api.TensorMapEncodeTiled && cuda_compute_capability(d) >= 90;

@@ -91,6 +91,18 @@ int cuda_peer_access(CudaDevice *a, CudaDevice *b, StrBuf *err);
 int cuda_copy_peer(CudaDevice *dst_d, uint64_t dst, CudaDevice *src_d, uint64_t src, size_t bytes,
                    void *stream, bool async, StrBuf *err);
 int cuda_synchronize(CudaDevice *d, StrBuf *err);
+
+/* Device-side timing, for the autotuner: events recorded on a stream and the milliseconds
+ * between two (cuda_event_elapsed waits for the later one), and a memset ordered on a
+ * stream (its flush of the L2 cache between timed launches). cuda_has_events: false where
+ * the driver lacks them (a stand-in driver); the caller times with the host's clock then. */
+bool cuda_has_events(const CudaDevice *d);
+int cuda_event_create(CudaDevice *d, void **out, StrBuf *err);
+void cuda_event_destroy(CudaDevice *d, void *ev);
+int cuda_event_record(CudaDevice *d, void *ev, void *stream, StrBuf *err);
+int cuda_event_elapsed(CudaDevice *d, void *start, void *end, float *ms, StrBuf *err);
+int cuda_memset32_async(CudaDevice *d, uint64_t dst, unsigned value, size_t words, void *stream,
+                        StrBuf *err);
 /* Streams (CUstream), blocking with respect to the default stream. */
 int cuda_stream_create(CudaDevice *d, void **out, StrBuf *err);
 int cuda_stream_destroy(CudaDevice *d, void *stream, StrBuf *err);

@@ -11,8 +11,10 @@
  * then `rep` ms of timed launches give the median of batches (with buffers to zero or restore, or
  * hooks, each launch is timed alone, between them, untimed); a config that cannot run counts as
  * infinitely slow; the reset_to_zero buffers are zeroed once more before the real launch.
- * Timing uses the host's clock around a synchronisation of the device: the same on the
- * CPU interpreter and on a GPU, and through any binding. */
+ * On a GPU whose driver has events, as Triton's do_bench: each timed launch follows a
+ * flush of the L2 cache and is timed by two events on the stream (run_on_device), the
+ * median of `rep` ms of them; elsewhere (the CPU interpreter, a stand-in driver) the
+ * host's clock around a synchronisation of the device. */
 #include "tuner.h"
 
 #include <math.h>
@@ -202,7 +204,15 @@ typedef struct Timing {
     const Buffer *bufs;
     int nbufs;
     nr_status hard; /* a failure that stops the tuning (buffers, a device error) */
+    /* device-side timing (a CUDA driver with events): two events around each timed launch
+     * and the buffer whose clearing flushes the L2 cache before it (0: none could be had) */
+    void *ev[2];
+    uint64_t flush;
 } Timing;
+
+/* Triton's do_bench clears a buffer of this size before each timed run: more than any
+ * GPU's L2 cache, so no run finds the previous one's data there */
+enum { FLUSH_BYTES = 256 << 20 };
 
 static bool hard_status(nr_status s) { return s == NR_ERR_DEVICE; }
 
@@ -226,6 +236,40 @@ static bool run_once(Timing *T, int k, double *ms) {
     s = c->launch(c->user, k);
     if (!s) s = sync(T);
     if (ms) *ms = clock_now_ms() - t0;
+    nr_status after = c->after ? c->after(c->user, k) : NR_OK;
+    nr_status restored = restore_buffers(ctx, T->bufs, T->nbufs);
+    if (hard_status(s)) T->hard = s;
+    else if (after) T->hard = after;
+    else if (restored) T->hard = restored;
+    return !s && !T->hard;
+}
+
+/* As run_once, timed on the device: the L2 flush, then the launch between two events on
+ * the stream, so the host's launch overhead and the flush stay out of *ms. The flush, queued
+ * first, keeps the device busy while the host queues the launch: a kernel of a few
+ * microseconds is timed alone, not at the rate the host launches it. */
+static bool run_on_device(Timing *T, int k, double *ms) {
+    nr_context *ctx = T->t->ctx;
+    const nr_tune_calls *c = T->c;
+    nr_status s = zero_buffers(ctx, T->bufs, T->nbufs);
+    if (!s && c->before) s = c->before(c->user, k);
+    if (s) return T->hard = s, false;
+    StrBuf err;
+    sb_init(&err);
+    int rc = T->flush
+                 ? cuda_memset32_async(ctx->cuda, T->flush, 0, FLUSH_BYTES / 4, c->stream, &err)
+                 : 0;
+    if (!rc) rc = cuda_event_record(ctx->cuda, T->ev[0], c->stream, &err);
+    if (rc) s = api_fail(ctx, NR_ERR_DEVICE, "autotuning: %s", sb_cstr(&err));
+    if (!s) s = c->launch(c->user, k);
+    float dt = 0;
+    if (!s) {
+        rc = cuda_event_record(ctx->cuda, T->ev[1], c->stream, &err);
+        if (!rc) rc = cuda_event_elapsed(ctx->cuda, T->ev[0], T->ev[1], &dt, &err);
+        if (rc) s = api_fail(ctx, NR_ERR_DEVICE, "autotuning: %s", sb_cstr(&err));
+    }
+    sb_free(&err);
+    *ms = dt;
     nr_status after = c->after ? c->after(c->user, k) : NR_OK;
     nr_status restored = restore_buffers(ctx, T->bufs, T->nbufs);
     if (hard_status(s)) T->hard = s;
@@ -271,6 +315,19 @@ static double time_config(Timing *T, int k) {
         double spent = clock_now_ms() - t0;
         est = spent / runs;
         if (spent >= t->warmup_ms || runs >= 1000 || (cpu && spent >= 1)) break;
+    }
+    if (T->ev[0]) { /* on the device: `rep` ms of flushed, event-timed launches */
+        double w0 = clock_now_ms(), times[MAX_REPS];
+        int n = 0;
+        for (int reps = 5; n < reps; n++) {
+            if (!run_on_device(T, k, &times[n])) return INFINITY;
+            if (n == 2) { /* three runs estimate one's cost, the flush and the waits included */
+                double per = (clock_now_ms() - w0) / 3;
+                reps = per > 0 ? (int)(t->rep_ms / per) : MAX_REPS;
+                reps = reps < 5 ? 5 : reps > MAX_REPS ? MAX_REPS : reps;
+            }
+        }
+        return median(times, n);
     }
     if (est <= 0) est = 1e-3;
     int reps = (int)(t->rep_ms / est);
@@ -365,9 +422,22 @@ static nr_status time_candidates(nr_tuner *t, const char *key, const int *cand, 
                                  int *chosen, double *best, double *times) {
     bool print = print_wanted();
     Buffer *b = NULL;
-    Timing T = {t, c, NULL, nbufs, NR_OK};
+    Timing T = {t, c, NULL, nbufs, NR_OK, {NULL, NULL}, 0};
     nr_status s = take_buffers(t, bufs, nbufs, &b);
     T.bufs = b;
+    CudaDevice *dev = t->ctx->cuda;
+    if (!s && !c->bench && cuda_has_events(dev)) { /* else the host's clock */
+        StrBuf err;
+        sb_init(&err);
+        if (cuda_event_create(dev, &T.ev[0], &err) || cuda_event_create(dev, &T.ev[1], &err)) {
+            cuda_event_destroy(dev, T.ev[0]);
+            T.ev[0] = T.ev[1] = NULL;
+        } else if (cuda_malloc(dev, FLUSH_BYTES, &T.flush, &err)) {
+            T.flush = 0; /* no memory for it: timed without the flush */
+        }
+        sb_free(&err);
+        api_clear_error(t->ctx);
+    }
     if (print && !s) {
         printf("nereid autotune: kernel %s, key (%s): timing %d of %d configs\n", t->kernel, key,
                ncand, t->nconfigs);
@@ -408,6 +478,14 @@ static nr_status time_candidates(nr_tuner *t, const char *key, const int *cand, 
     sb_free(&first_error);
     if (!s) s = zero_buffers(t->ctx, b, nbufs); /* zeroed again for the real launch */
     free_buffers(b, nbufs);
+    if (T.ev[0]) {
+        StrBuf err;
+        sb_init(&err);
+        if (T.flush) cuda_free(dev, T.flush, &err);
+        sb_free(&err);
+        cuda_event_destroy(dev, T.ev[0]);
+        cuda_event_destroy(dev, T.ev[1]);
+    }
     return s;
 }
 

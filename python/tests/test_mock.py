@@ -350,6 +350,29 @@ class ParallelAutotune(unittest.TestCase):
         self.assertEqual(seen, [[0, 1, 2, 3], 4])  # 4 variants compiled by the parallel step
         self.assertEqual(ctx.stats()["gpu_compiles"] - before["gpu_compiles"], 4)  # and none after
 
+    def test_timing_on_the_device(self):
+        """On a driver with events the configs are timed on the device, as Triton's do_bench:
+        each timed launch after an L2 flush (a 256 MiB memset on the stream), between two
+        events. The stand-in's launches cost the host the same whatever the grid, and its
+        device clock a microsecond a program: the host's clock could not tell the configs
+        apart, the events pick the one with the smallest grid."""
+        @nereid.autotune(configs=[nereid.Config({"B": b}) for b in (32, 256, 64)], key=["n"])
+        @nereid.jit(device="cuda")
+        def scale(x, n, B: tl.constexpr):
+            o = tl.program_id(0) * B + tl.arange(0, B)
+            tl.store(x + o, tl.load(x + o, mask=o < n) * 2, mask=o < n)
+
+        lib = ctypes.CDLL("libcuda.so.1")
+        stats = (ctypes.c_longlong * 19)()  # ... events recorded [17], bytes cleared by cuMemsetD32Async [18]
+        lib.cuMockStats(stats, 19, 1)
+        scale[lambda m: (nereid.cdiv(8192, m["B"]),)](Tensor(BASE), 8192)
+        lib.cuMockStats(stats, 19, 0)
+        self.assertEqual(scale.best_config.kwargs, {"B": 256})
+        timings = {c.kwargs["B"]: round(t, 6) for c, t in scale.configs_timings.items()}
+        self.assertEqual(timings, {32: 0.256, 256: 0.032, 64: 0.128})  # ms: a microsecond a program
+        self.assertGreaterEqual(stats[17], 2 * 5 * 3)  # events: two a timed launch, five or more a config
+        self.assertGreaterEqual(stats[18], 5 * 3 * (256 << 20))  # a flush before each
+
 
 @unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
 class JitLaunch(unittest.TestCase):

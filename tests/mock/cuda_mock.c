@@ -25,6 +25,11 @@
  * about a function call: bench/launch_overhead_mock.py times Nereid's own launch path on
  * it).
  *
+ * For the autotuner's device-side timing: events (cuEventCreate, Record, Synchronize,
+ * ElapsedTime, Destroy) read each device's clock, which every launch advances by a
+ * microsecond a program, and cuMemsetD32Async (its L2 flush); cuMockStats counts the
+ * events recorded and the bytes so cleared.
+ *
  * Several devices (tests/gpu/test_gpu_multi.c, python/tests/test_mock.py): with
  * CUDA_MOCK_DEVICES=N (1 to 8; default 1) it has N devices, each with its own primary
  * context, memory, faults and compute capability (CUDA_MOCK_CC=90,80,...: device i's
@@ -123,10 +128,15 @@ enum {
     ST_LAUNCHES,
     ST_PTX_LOADS = ST_LAUNCHES + MAX_DEV, /* modules loaded from PTX (the "JIT") */
     ST_CUBIN_LOADS,                       /* and from the stand-in ptxas's cubins */
+    ST_EVENTS_RECORDED,                   /* cuEventRecord's */
+    ST_MEMSET32_BYTES,                    /* bytes cleared by cuMemsetD32Async */
     ST_COUNT
 };
 static long long stats[ST_COUNT];
 static int inflight; /* launches of `good` running now, in all threads */
+/* Each device's clock for events, in microseconds: a launch advances it by one a program,
+ * so device-side timing (the autotuner's) sees a bigger grid take longer */
+static double dev_clock_us[MAX_DEV];
 
 /* CUDA_MOCK_DEVICES: 1 to MAX_DEV, read once */
 static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
@@ -465,6 +475,64 @@ API CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char b, size_t n) {
     return r;
 }
 
+/* Stream-ordered, as the device runs everything at once here */
+API CUresult cuMemsetD32Async(CUdeviceptr d, unsigned v, size_t n, Stream *st) {
+    CUresult r = ctx_state();
+    if (!r) r = stream_ok(st);
+    if (!r && !reachable(cur, d, 4 * n)) r = INVALID_VALUE;
+    if (r) return r;
+    if (v == 0) memset((void *)(uintptr_t)d, 0, 4 * n);
+    else
+        for (size_t i = 0; i < n; i++) memcpy((char *)(uintptr_t)d + 4 * i, &v, 4);
+    pthread_mutex_lock(&mu);
+    stats[ST_MEMSET32_BYTES] += (long long)(4 * n);
+    pthread_mutex_unlock(&mu);
+    return OK;
+}
+
+/* Events: a record takes its device's clock (dev_clock_us) */
+typedef struct Event {
+    int dev;
+    int recorded;
+    double us;
+} Event;
+API CUresult cuEventCreate(Event **out, unsigned flags) {
+    (void)flags;
+    CUresult r = ctx_state();
+    if (r) return r;
+    Event *e = calloc(1, sizeof *e);
+    if (!e) return INVALID_VALUE;
+    e->dev = cur;
+    *out = e;
+    return OK;
+}
+API CUresult cuEventDestroy_v2(Event *e) {
+    free(e);
+    return OK;
+}
+API CUresult cuEventRecord(Event *e, Stream *st) {
+    CUresult r = ctx_state();
+    if (!r) r = stream_ok(st);
+    if (r) return r;
+    if (!e || e->dev != cur) return INVALID_HANDLE;
+    pthread_mutex_lock(&mu);
+    e->us = dev_clock_us[cur], e->recorded = 1;
+    stats[ST_EVENTS_RECORDED]++;
+    pthread_mutex_unlock(&mu);
+    return OK;
+}
+API CUresult cuEventSynchronize(Event *e) {
+    CUresult r = ctx_state();
+    return r ? r : !e || e->dev != cur ? INVALID_HANDLE : OK;
+}
+API CUresult cuEventElapsedTime(float *ms, Event *a, Event *b) {
+    CUresult r = ctx_state();
+    if (r) return r;
+    if (!a || !b || a->dev != b->dev || !a->recorded || !b->recorded) return INVALID_HANDLE;
+    *ms = (float)((b->us - a->us) / 1000);
+    return OK;
+}
+
 /* "JIT": a module keeps the PTX text and finds its entries by name */
 typedef struct Function Function;
 typedef struct Module {
@@ -508,7 +576,8 @@ API CUresult cuMockLastLaunch(MockLaunch *out) {
 /* The counters (ST_* above, in this order): copies through cuMemcpyPeer(Async), those of
  * them between contexts with peer access enabled, cuMemcpyDtoD(Async), HtoD, DtoH, peer
  * accesses enabled, the most launches of `good` running at once, then launches per device
- * (MAX_DEV of them). n: how many the caller's array holds. reset: zero them after. */
+ * (MAX_DEV of them), modules loaded from PTX and from cubins, events recorded, bytes
+ * cleared by cuMemsetD32Async. n: how many the caller's array holds. reset: zero them after. */
 API CUresult cuMockStats(long long *out, int n, int reset) {
     pthread_mutex_lock(&mu);
     for (int i = 0; i < n && i < ST_COUNT; i++) out[i] = stats[i];
@@ -630,6 +699,9 @@ static CUresult launch(Function *f, unsigned gx, unsigned gy, unsigned gz, unsig
     int d = cur;
     if (f->dev != d || stream_ok(s))
         return INVALID_HANDLE; /* a function or stream of another context */
+    pthread_mutex_lock(&mu);
+    dev_clock_us[d] += (double)gx * gy * gz;
+    pthread_mutex_unlock(&mu);
     switch (f->kind) {
     case K_OTHER: break; /* runs nothing */
     case K_RECORD: {

@@ -967,7 +967,8 @@ def _regs(kind, r):
     try:
         if kind == "triton":
             r._init_handles()
-        return int(r.n_regs), int(r.n_spills)
+            return int(r.n_regs), int(r.n_spills)
+        return int(r._info()["registers"]), int(r.n_spills)  # ptxas's count, as Triton's n_regs
     except Exception:
         return None
 

@@ -494,10 +494,16 @@ static PyObject *kernel_info(PyObject *o, PyObject *unused) {
     if (nr_kernel_last_info(self->k, &in))
         return PyErr_Format(PyExc_RuntimeError, "%s has not been launched",
                             PyUnicode_AsUTF8AndSize(self->name, NULL));
-    return Py_BuildValue("{s:s,s:s,s:i,s:i,s:I,s:i,s:i,s:i}", "name", in.name, "target", in.target,
-                         "num_warps", in.num_warps, "num_stages", in.num_stages, "shared",
-                         in.shared_bytes, "n_regs", in.registers, "n_spills", in.spill_bytes,
-                         "num_ctas", self->num_ctas > 0 ? self->num_ctas : 1);
+    /* n_regs: the registers the SM allocates a thread, ptxas's count rounded up to the
+     * allocation unit (256 a warp, 8 a thread, since sm_50), the figure occupancy depends
+     * on: Triton's tutorials divide the register file by it to size persistent grids, and
+     * the exact count (registers) can put one block more per SM than fit */
+    int alloc = (in.registers + 7) / 8 * 8;
+    return Py_BuildValue("{s:s,s:s,s:i,s:i,s:I,s:i,s:i,s:i,s:i}", "name", in.name, "target",
+                         in.target, "num_warps", in.num_warps, "num_stages", in.num_stages,
+                         "shared", in.shared_bytes, "n_regs", alloc, "registers", in.registers,
+                         "n_spills", in.spill_bytes, "num_ctas",
+                         self->num_ctas > 0 ? self->num_ctas : 1);
 }
 
 /* _code(what) -> the last launch's variant's code: "ptx", "llvm", "gpu-ir", "ir" */

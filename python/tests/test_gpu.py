@@ -88,6 +88,13 @@ class Gpu(unittest.TestCase):
         tk.softmax_kernel[(64, 1, 1)](b, a, a.stride(0), b.stride(0), a.shape[0], a.shape[1], BLOCK_SIZE=1024,
                                       num_stages=2, num_warps=8)
         torch.testing.assert_close(b, torch.softmax(a, dim=1))
+        # n_regs is what the SM allocates a thread (ptxas's count rounded up to 8), so the
+        # tutorial's occupancy arithmetic (register file // (n_regs * 32 * num_warps))
+        # promises no more resident programs than the registers hold
+        h = tk.softmax_kernel.warmup(b, a, a.stride(0), b.stride(0), a.shape[0], a.shape[1], BLOCK_SIZE=1024,
+                                     num_stages=2, num_warps=8, grid=(1,))
+        exact = h._info()["registers"]
+        self.assertTrue(0 < exact <= h.n_regs < exact + 8 and h.n_regs % 8 == 0, (exact, h.n_regs))
 
         p = 0.5
         xd = torch.randn(size=(1000,), device="cuda")

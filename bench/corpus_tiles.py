@@ -1,10 +1,11 @@
 """The tutorial matmuls of the corpus at each tile configuration of their autotuners, through
 Triton and through Nereid on the same tensors: where the autotuners' picks hide a gap.
 
-    python3 bench/corpus_tiles.py bp|mm [--n 4096] [--only 64x256x32w4s4]
+    python3 bench/corpus_tiles.py bp|mm|mm36 [--n 4096] [--only 64x256x32w4s4]
 
 bp: Triton 3.0's tutorial 08 (block pointers, `tl.advance`); mm: its tutorial 03 (the
-matmul as written before `tl.assume`). Each configuration: one launch of each checked
+matmul as written before `tl.assume`); mm36: 3.6's tutorial 03 at its fp16 configurations
+(the 2-warp tiles its autotuner picks for small matrices included). Each configuration: one launch of each checked
 against torch (max |err| of the fp16 outputs), then three interleaved rounds of
 `triton.testing.do_bench` per compiler; the medians, their ratio and each kernel's
 registers. The sources are the corpus's (bench/corpus.py; `tools/fetch-corpus.sh` fetches
@@ -19,11 +20,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # (3.0's 03 and 08 share theirs) and the 8-warp tiles of later releases
 CONFIGS = [(128, 256, 64, 4, 4), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
            (64, 128, 32, 4, 4), (128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3)]
+# 3.6's tutorial 03: its autotuning list's tiles for 16-bit inputs
+CONFIGS_36 = [(128, 256, 64, 8, 3), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+              (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 2, 5), (32, 64, 32, 2, 5)]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("which", choices=("bp", "mm"))
+    ap.add_argument("which", choices=("bp", "mm", "mm36"))
     ap.add_argument("--n", type=int, default=4096, help="M = N = K (default 4096)")
     ap.add_argument("--only", help="one configuration, as BMxBNxBKwWsS (64x256x32w4s4)")
     args = ap.parse_args()
@@ -40,11 +44,12 @@ def main():
         mod = corpus.load("triton-3.0", "python/tutorials/08-experimental-block-pointer.py", static=True)
         tj, extra = mod.matmul_kernel_with_block_pointers.fn, {}
     else:
-        mod = corpus.load("triton-3.0", "python/tutorials/03-matrix-multiplication.py", static=True)
+        rel = "triton-3.6" if args.which == "mm36" else "triton-3.0"
+        mod = corpus.load(rel, "python/tutorials/03-matrix-multiplication.py", static=True)
         tj, extra = mod.matmul_kernel.fn, {"ACTIVATION": ""}
     nj = nereid.JITFunction(tj.fn)  # the same Python function, compiled by Nereid
     rows = []
-    for bm, bn, bk, w, s in CONFIGS:
+    for bm, bn, bk, w, s in (CONFIGS_36 if args.which == "mm36" else CONFIGS):
         name = f"{bm}x{bn}x{bk}w{w}s{s}"
         if args.only and args.only != name:
             continue
@@ -58,7 +63,8 @@ def main():
             try:
                 k = j[grid](*call, **kw)
                 torch.cuda.synchronize()
-                check[who] = (f"{(c.float() - ref).abs().max().item():.3g}", getattr(k, "n_regs", "?"))
+                regs = k._info()["registers"] if who == "nereid" else getattr(k, "n_regs", "?")  # ptxas's counts
+                check[who] = (f"{(c.float() - ref).abs().max().item():.3g}", regs)
             except Exception as e:  # a tile one compiler cannot run: reported, not timed
                 check[who] = (f"{type(e).__name__}: {str(e)[:80]}", "-")
         for _ in range(3):

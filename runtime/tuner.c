@@ -222,26 +222,36 @@ static nr_status sync(const Timing *T) {
     return T->c->stream ? nr_stream_synchronize(ctx, T->c->stream) : nr_synchronize(ctx);
 }
 
-/* One launch of config k between its untimed preparation and clean-up; *ms its time
- * when ms is not NULL (the launch waited for). false: it failed (T->hard when that stops
- * the tuning). */
-static bool run_once(Timing *T, int k, double *ms) {
-    nr_context *ctx = T->t->ctx;
+/* Before a timed launch of config k: the buffers zeroed, the hook called. */
+static nr_status prepare_run(Timing *T, int k) {
+    nr_status s = zero_buffers(T->t->ctx, T->bufs, T->nbufs);
+    if (!s && T->c->before) s = T->c->before(T->c->user, k);
+    return s;
+}
+
+/* After a launch whose status is s: the hook and the restored buffers; whether it ran. */
+static bool finish_run(Timing *T, int k, nr_status s) {
     const nr_tune_calls *c = T->c;
-    nr_status s = zero_buffers(ctx, T->bufs, T->nbufs);
-    if (!s && c->before) s = c->before(c->user, k);
-    if (!s && ms) s = sync(T);
-    if (s) return T->hard = s, false;
-    double t0 = clock_now_ms();
-    s = c->launch(c->user, k);
-    if (!s) s = sync(T);
-    if (ms) *ms = clock_now_ms() - t0;
     nr_status after = c->after ? c->after(c->user, k) : NR_OK;
-    nr_status restored = restore_buffers(ctx, T->bufs, T->nbufs);
+    nr_status restored = restore_buffers(T->t->ctx, T->bufs, T->nbufs);
     if (hard_status(s)) T->hard = s;
     else if (after) T->hard = after;
     else if (restored) T->hard = restored;
     return !s && !T->hard;
+}
+
+/* One launch of config k between its untimed preparation and clean-up; *ms its time
+ * when ms is not NULL (the launch waited for). false: it failed (T->hard when that stops
+ * the tuning). */
+static bool run_once(Timing *T, int k, double *ms) {
+    nr_status s = prepare_run(T, k);
+    if (!s && ms) s = sync(T);
+    if (s) return T->hard = s, false;
+    double t0 = clock_now_ms();
+    s = T->c->launch(T->c->user, k);
+    if (!s) s = sync(T);
+    if (ms) *ms = clock_now_ms() - t0;
+    return finish_run(T, k, s);
 }
 
 /* As run_once, timed on the device: the L2 flush, then the launch between two events on
@@ -251,8 +261,7 @@ static bool run_once(Timing *T, int k, double *ms) {
 static bool run_on_device(Timing *T, int k, double *ms) {
     nr_context *ctx = T->t->ctx;
     const nr_tune_calls *c = T->c;
-    nr_status s = zero_buffers(ctx, T->bufs, T->nbufs);
-    if (!s && c->before) s = c->before(c->user, k);
+    nr_status s = prepare_run(T, k);
     if (s) return T->hard = s, false;
     StrBuf err;
     sb_init(&err);
@@ -270,12 +279,7 @@ static bool run_on_device(Timing *T, int k, double *ms) {
     }
     sb_free(&err);
     *ms = dt;
-    nr_status after = c->after ? c->after(c->user, k) : NR_OK;
-    nr_status restored = restore_buffers(ctx, T->bufs, T->nbufs);
-    if (hard_status(s)) T->hard = s;
-    else if (after) T->hard = after;
-    else if (restored) T->hard = restored;
-    return !s && !T->hard;
+    return finish_run(T, k, s);
 }
 
 static double median(double *x, int n) {

@@ -1,14 +1,15 @@
 """The tutorial matmuls of the corpus at each tile configuration of their autotuners, through
 Triton and through Nereid on the same tensors: where the autotuners' picks hide a gap.
 
-    python3 bench/corpus_tiles.py bp|mm|mm36 [--n 4096] [--only 64x256x32w4s4]
+    python3 bench/corpus_tiles.py bp|mm|mm36 [--n 4096] [--dtype fp16|bf16] [--only 64x256x32w4s4]
 
 bp: Triton 3.0's tutorial 08 (block pointers, `tl.advance`); mm: its tutorial 03 (the
 matmul as written before `tl.assume`); mm36: 3.6's tutorial 03 at its fp16 configurations
 (the 2-warp tiles its autotuner picks for small matrices included). Each configuration: one launch of each checked
 against torch (max |err| of the fp16 outputs), then three interleaved rounds of
-`triton.testing.do_bench` per compiler; the medians, their ratio and each kernel's
-registers. The sources are the corpus's (bench/corpus.py; `tools/fetch-corpus.sh` fetches
+`triton.testing.do_bench` per compiler and for cuBLAS (`torch.matmul` on the same
+tensors); the medians, the ratios (Nereid's time over Triton's; cuBLAS's time over
+Nereid's, the fraction of cuBLAS's speed) and each kernel's registers. The sources are the corpus's (bench/corpus.py; `tools/fetch-corpus.sh` fetches
 them), unchanged; the GPU machine only."""
 import argparse
 import os
@@ -30,6 +31,7 @@ def main():
     ap.add_argument("which", choices=("bp", "mm", "mm36"))
     ap.add_argument("--n", type=int, default=4096, help="M = N = K (default 4096)")
     ap.add_argument("--only", help="one configuration, as BMxBNxBKwWsS (64x256x32w4s4)")
+    ap.add_argument("--dtype", choices=("fp16", "bf16"), default="fp16", help="A, B and C (default fp16)")
     args = ap.parse_args()
     import torch
     import triton
@@ -37,8 +39,9 @@ def main():
     import corpus
     import nereid
     n = args.n
-    a = torch.randn(n, n, device="cuda", dtype=torch.float16)
-    b = torch.randn(n, n, device="cuda", dtype=torch.float16)
+    dt = torch.float16 if args.dtype == "fp16" else torch.bfloat16
+    a = torch.randn(n, n, device="cuda", dtype=dt)
+    b = torch.randn(n, n, device="cuda", dtype=dt)
     ref = (a @ b).float()
     if args.which == "bp":
         mod = corpus.load("triton-3.0", "python/tutorials/08-experimental-block-pointer.py", static=True)
@@ -53,32 +56,38 @@ def main():
         name = f"{bm}x{bn}x{bk}w{w}s{s}"
         if args.only and args.only != name:
             continue
-        c = torch.empty(n, n, device="cuda", dtype=torch.float16)
+        c = torch.empty(n, n, device="cuda", dtype=dt)
         grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
         kw = dict(BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, num_warps=w, num_stages=s,
                   **extra)
         call = (a, b, c, n, n, n, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
-        check, times = {}, {"triton": [], "nereid": []}
+        check, times = {}, {"triton": [], "nereid": [], "cublas": []}
         for who, j in (("triton", tj), ("nereid", nj)):
             try:
                 k = j[grid](*call, **kw)
                 torch.cuda.synchronize()
                 regs = k._info()["registers"] if who == "nereid" else getattr(k, "n_regs", "?")  # ptxas's counts
-                check[who] = (f"{(c.float() - ref).abs().max().item():.3g}", regs)
+                err = (c.float() - ref).abs().max().item()
+                if dt == torch.bfloat16:  # 3.0's tutorial stores fp16 whatever C's type: its bits, read so
+                    err = min(err, (c.view(torch.float16).float() - ref).abs().max().item())
+                check[who] = (f"{err:.3g}", regs)
             except Exception as e:  # a tile one compiler cannot run: reported, not timed
                 check[who] = (f"{type(e).__name__}: {str(e)[:80]}", "-")
         for _ in range(3):
             for who, j in (("triton", tj), ("nereid", nj)):
                 if check[who][1] != "-":
                     times[who].append(triton.testing.do_bench(lambda: j[grid](*call, **kw), warmup=50, rep=200))
+            times["cublas"].append(triton.testing.do_bench(lambda: torch.matmul(a, b, out=c), warmup=50, rep=200))
         med = {who: sorted(t)[1] if len(t) == 3 else None for who, t in times.items()}
         ratio = f"{med['nereid'] / med['triton']:.3f}" if med["nereid"] and med["triton"] else "-"
+        of_cublas = f"{med['cublas'] / med['nereid']:.3f}" if med["nereid"] else "-"
         fmt = lambda x: f"{x:.4f}" if x else "-"
-        rows.append((f"{bm}x{bn}x{bk} w{w} s{s}", fmt(med["triton"]), fmt(med["nereid"]), ratio,
-                     f"{check['triton'][1]} / {check['nereid'][1]}", f"{check['triton'][0]} / {check['nereid'][0]}"))
+        rows.append((f"{bm}x{bn}x{bk} w{w} s{s}", fmt(med["triton"]), fmt(med["nereid"]), fmt(med["cublas"]), ratio,
+                     of_cublas, f"{check['triton'][1]} / {check['nereid'][1]}",
+                     f"{check['triton'][0]} / {check['nereid'][0]}"))
         print(rows[-1], flush=True)
-    print(f"\n{args.which} {n}^3 fp16: | config | Triton ms | Nereid ms | Nereid/Triton | registers Triton / Nereid | "
-          "max err Triton / Nereid |\n|---|---|---|---|---|---|")
+    print(f"\n{args.which} {n}^3 {args.dtype}: | config | Triton ms | Nereid ms | cuBLAS ms | Nereid/Triton time | "
+          "Nereid/cuBLAS speed | registers Triton / Nereid | max err Triton / Nereid |\n|---|---|---|---|---|---|---|---|")
     for r in rows:
         print("| " + " | ".join(r) + " |")
 

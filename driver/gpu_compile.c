@@ -87,6 +87,21 @@ static ParamFact *param_facts(IrFunc *f, const GpuSpec *spec) {
     return pf;
 }
 
+/* What the kernel and its guard share: the specialised clone (in r->m), its batched dots
+ * split, its descriptors that do not go through TMA expanded (*tma: the ones that do),
+ * canonicalize, cse, dce. */
+static IrFunc *front(Run *r, const IrFunc *kernel, const GpuSpec *spec, int arch, bool **tma) {
+    IrFunc *f = specialised_clone(r->m, kernel, spec);
+    if (after(r, "specialisation")) ir_split_batched_dots(f);
+    if (after(r, "split-batched-dots")) *tma = expand_descriptors(f, spec, arch);
+    if (after(r, "expand-descriptors")) {
+        pass_canonicalize(r->m);
+        pass_cse(r->m);
+        pass_dce(r->m);
+    }
+    return f;
+}
+
 bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, GpuDump what,
                         StrBuf *dump, StrBuf *llvm_ir, GpuResult *out, Diag *diag) {
     memset(out, 0, sizeof *out);
@@ -94,23 +109,22 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
     double t0 = clock_now_ms();
     Arena *arena = arena_new();
     IrModule *m = ir_module_new(arena);
-    IrFunc *f = specialised_clone(m, kernel, spec);
     GpuOptions go = {gpu_arch_of(t->arch), option_or_default(OPT_NUM_WARPS, t->num_warps),
                      option_or_default(OPT_NUM_STAGES, t->num_stages), 1};
     Run r = {m, diag, what == GPU_DUMP_ALL ? dump : NULL, true};
-    ParamFact *pf = param_facts(f, spec);
     bool *tma = NULL;
-    if (after(&r, "specialisation")) ir_split_batched_dots(f);
-    if (after(&r, "split-batched-dots")) tma = expand_descriptors(f, spec, go.arch);
-    if (after(&r, "expand-descriptors")) {
-        pass_canonicalize(m);
-        pass_cse(m);
-        pass_dce(m);
-    }
+    IrFunc *f = front(&r, kernel, spec, go.arch, &tma);
+    ParamFact *pf = param_facts(f, spec);
     AxisInfo *facts = NULL; /* of f as it is, where known */
     if (after(&r, "specialise")) {
         AxisSpeculation *s = axis_info_speculate(f, pf, arena);
-        if (!gpu_speculate(f, s, &go)) facts = s->proven; /* nothing versioned: no new analysis */
+        if (spec && spec->speculate == GPU_SPECULATE_ASSUME) {
+            uint32_t roots = gpu_speculate_roots(f, s, &go);
+            if (roots) gpu_speculate_assume(f, s, roots);
+            else facts = s->proven;
+        } else if (!gpu_speculate(f, s, &go)) {
+            facts = s->proven; /* nothing versioned: no new analysis */
+        }
     }
     if (after(&r, "speculate")) {
         gpu_assign_layouts(f, facts ? facts : axis_info_analyze(f, pf, arena), &go);
@@ -143,4 +157,28 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
     arena_free(arena);
     if (!ok) sb_free(&out->ptx);
     return ok;
+}
+
+int gpu_speculation_guard(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t,
+                          GpuGuard *out, Diag *diag) {
+    memset(out, 0, sizeof *out);
+    Arena *arena = arena_new();
+    IrModule *m = ir_module_new(arena);
+    GpuOptions go = {gpu_arch_of(t->arch), option_or_default(OPT_NUM_WARPS, t->num_warps),
+                     option_or_default(OPT_NUM_STAGES, t->num_stages), 1};
+    Run r = {m, diag, NULL, true};
+    bool *tma = NULL;
+    IrFunc *f = front(&r, kernel, spec, go.arch, &tma);
+    int kind = -1;
+    if (r.ok) {
+        AxisSpeculation *s = axis_info_speculate(f, param_facts(f, spec), arena);
+        uint32_t roots = gpu_speculate_roots(f, s, &go);
+        kind = !roots                               ? GPU_GUARD_NONE
+               : !gpu_speculate_guard(f, s, roots) ? GPU_GUARD_OPAQUE
+               : after(&r, "speculation-guard")    ? GPU_GUARD_HOST
+                                                   : -1;
+    }
+    if (kind == GPU_GUARD_HOST) *out = (GpuGuard){m, f};
+    else arena_free(arena);
+    return kind;
 }

@@ -29,4 +29,22 @@ typedef enum { GPU_DUMP_NONE, GPU_DUMP_ALL, GPU_DUMP_FINAL } GpuDump;
 bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, GpuDump what,
                         StrBuf *dump, StrBuf *llvm_ir, GpuResult *out, Diag *diag);
 
+/* The check a launcher makes before it runs the kernel compiled under spec with
+ * spec->speculate == GPU_SPECULATE_ASSUME (compiler/gpu/speculate.c): the guard, a
+ * kernel of the same parameters that the CPU interpreter runs over the launch's grid,
+ * failing exactly when some program's roots are negative. Returns
+ *   GPU_GUARD_NONE: the kernel speculates nothing (both modes compile the same code);
+ *   GPU_GUARD_HOST: out->ir (an arena of its own: arena_free(out->ir->arena)) holds the
+ *     guard kernel out->f;
+ *   GPU_GUARD_OPAQUE: its roots need what the host cannot compute (memory, floats): the
+ *     kernel must check them itself (GPU_SPECULATE_VERSION);
+ *   -1: the front end's passes failed (diag says why). */
+enum { GPU_GUARD_NONE, GPU_GUARD_HOST, GPU_GUARD_OPAQUE };
+typedef struct GpuGuard {
+    IrModule *ir;
+    IrFunc *f;
+} GpuGuard;
+int gpu_speculation_guard(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t,
+                          GpuGuard *out, Diag *diag);
+
 #endif

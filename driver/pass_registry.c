@@ -29,6 +29,16 @@ static void run_speculate(IrFunc *f, const GpuOptions *o) {
     ParamFact *pf = axis_info_param_facts(f, o->param_div > 0 ? o->param_div : 1, f->mod->arena);
     (void)gpu_speculate(f, axis_info_speculate(f, pf, f->mod->arena), o);
 }
+static void run_speculate_assume(IrFunc *f, const GpuOptions *o) {
+    ParamFact *pf = axis_info_param_facts(f, o->param_div > 0 ? o->param_div : 1, f->mod->arena);
+    AxisSpeculation *s = axis_info_speculate(f, pf, f->mod->arena);
+    gpu_speculate_assume(f, s, gpu_speculate_roots(f, s, o));
+}
+static void run_speculate_guard(IrFunc *f, const GpuOptions *o) {
+    ParamFact *pf = axis_info_param_facts(f, o->param_div > 0 ? o->param_div : 1, f->mod->arena);
+    AxisSpeculation *s = axis_info_speculate(f, pf, f->mod->arena);
+    (void)gpu_speculate_guard(f, s, gpu_speculate_roots(f, s, o));
+}
 static void run_assign(IrFunc *f, const GpuOptions *o) { gpu_assign_layouts(f, facts(f, o), o); }
 static void run_lower(IrFunc *f, const GpuOptions *o) { (void)o, gpu_lower_dot_operands(f); }
 static void run_pipeline(IrFunc *f, const GpuOptions *o) { gpu_pipeline(f, facts(f, o), o); }
@@ -51,6 +61,12 @@ static const PassInfo registry[] = {
     {"gpu-speculate",
      "version the ops whose accesses widen if some scalars are >= 0 (Triton takes it for granted)",
      NULL, run_speculate, false},
+    {"gpu-speculate-assume",
+     "take the scalars gpu-speculate would check as >= 0 everywhere (a launcher checked them)",
+     NULL, run_speculate_assume, false},
+    {"gpu-speculate-guard",
+     "reduce a kernel to the check of those scalars (assert >= 0) the launcher runs on the host",
+     NULL, run_speculate_guard, false},
     {"gpu-assign-layouts", "give every block a layout (coalescing, tensor-core layouts)", NULL,
      run_assign, false},
     {"gpu-lower-dot-operands", "put each dot's operands where its lowering reads them", NULL,

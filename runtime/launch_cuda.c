@@ -23,7 +23,91 @@
 #include "compiler/target/tma.h"
 #include "driver/gpu_compile.h"
 #include "fault.h"
+#include "interp.h"
 #include "status.h"
+
+static void guard_free(SpecGuard *g) {
+    if (!g) return;
+    arena_free(g->ir->arena);
+    free(g);
+}
+
+/* The guard of a variant about to be made (gpu_speculation_guard): its kind, and in *out
+ * (malloc'd) the guard the host runs when the kind is GPU_GUARD_HOST, with the parameters
+ * it reads. A guard reading more than GUARD_MAX_PARAMS of them counts as opaque. */
+static int variant_guard(const nr_kernel *k, const GpuSpec *spec, const GpuTarget *t,
+                         SpecGuard **out) {
+    *out = NULL;
+    GpuGuard gg;
+    Diag diag;
+    diag_init(&diag);
+    int kind = gpu_speculation_guard(k->f, spec, t, &gg, &diag);
+    diag_free(&diag); /* a failure shows again in the kernel's own compile */
+    if (kind != GPU_GUARD_HOST) return kind < 0 ? GPU_GUARD_OPAQUE : kind;
+    SpecGuard *g = calloc(1, sizeof *g);
+    const IrRegion *body = &gg.f->regions[gg.f->body];
+    bool fits = g != NULL;
+    for (uint32_t i = 0; fits && i < body->nops; i++) {
+        const IrOp *op = &gg.f->ops[body->ops[i]];
+        for (uint32_t j = 0; fits && j < op->nopnds; j++) {
+            ValId v = op->operands[j];
+            if (!gg.f->vals[v].is_arg) continue;
+            uint32_t a = 0;
+            while (a < body->nargs && body->args[a] != v) a++;
+            bool seen = false;
+            for (int r = 0; r < g->nread; r++) seen |= g->read[r] == a;
+            if (!seen && (fits = g->nread < GUARD_MAX_PARAMS)) g->read[g->nread++] = (uint16_t)a;
+        }
+    }
+    if (!fits) {
+        free(g);
+        arena_free(gg.ir->arena);
+        return GPU_GUARD_OPAQUE;
+    }
+    g->ir = gg.ir, g->f = gg.f;
+    *out = g;
+    return GPU_GUARD_HOST;
+}
+
+/* Programs past which the host does not run a guard: such a launch runs the kernel that
+ * checks its indices itself. */
+enum { GUARD_MAX_PROGRAMS = 1 << 17 };
+
+/* Does the guard let this launch run the assuming kernel? Its verdict for the grid and
+ * the values it reads, from the last ones or from the interpreter running the guard over
+ * the grid (it stops at the first program with a negative root). params: the packed
+ * arguments (the guard reads integers and pointers only, each a uint64_t slot). */
+static bool guard_allows(nr_kernel *k, SpecGuard *g, const unsigned grid[3], const nr_arg *args,
+                         void **params) {
+    uint64_t vals[GUARD_MAX_PARAMS];
+    for (int r = 0; r < g->nread; r++) vals[r] = *(const uint64_t *)params[g->read[r]];
+    for (int i = 0; i < GUARD_VERDICTS; i++) {
+        const GuardVerdict *e = &g->verdicts[(g->next + GUARD_VERDICTS - 1 - i) % GUARD_VERDICTS];
+        if (e->valid && !memcmp(e->grid, grid, sizeof e->grid) &&
+            !memcmp(e->vals, vals, sizeof(uint64_t) * (size_t)g->nread))
+            return e->ok;
+    }
+    bool ok = (uint64_t)grid[0] * grid[1] * grid[2] <= GUARD_MAX_PROGRAMS;
+    int np = k->nparams;
+    InterpScalar *iv = calloc((size_t)(np ? np : 1), sizeof *iv);
+    static const int64_t no_desc[2 + 2 * NR_MAX_DESC_RANK];
+    ok = ok && iv;
+    for (int i = 0; ok && i < np; i++) iv[i].desc = no_desc; /* the parameters it does not read */
+    for (int r = 0; ok && r < g->nread; r++) ok = !args_convert(k, g->read[r], &args[g->read[r]], &iv[g->read[r]]);
+    if (ok) {
+        InterpOptions io = {NULL, 0, false, NULL, 0};
+        StrBuf err;
+        sb_init(&err);
+        ok = interp_run(g->f, iv, grid, &io, &err) == 0;
+        sb_free(&err);
+    }
+    free(iv);
+    GuardVerdict *e = &g->verdicts[g->next];
+    g->next = (g->next + 1) % GUARD_VERDICTS;
+    *e = (GuardVerdict){true, ok, {grid[0], grid[1], grid[2]}, {0}};
+    memcpy(e->vals, vals, sizeof(uint64_t) * (size_t)g->nread);
+    return ok;
+}
 
 void cuda_module_free(nr_module *m) {
     bool loaded = false;
@@ -54,7 +138,10 @@ void cuda_module_free(nr_module *m) {
     for (int i = 0; i < m->nkernels; i++) {
         nr_kernel *k = &m->kernels[i];
         for (int j = 0; j < k->nvariants; j++) {
-            if (m->ctx && m->ctx->cuda) cuda_unload(m->ctx->cuda, &k->variants[j].k);
+            GpuVariant *v = &k->variants[j];
+            if (m->ctx && m->ctx->cuda) cuda_unload(m->ctx->cuda, &v->k);
+            if (m->ctx && m->ctx->cuda && v->has_full) cuda_unload(m->ctx->cuda, &v->full);
+            guard_free(v->guard);
         }
         free(k->variants);
         k->variants = NULL;
@@ -220,8 +307,48 @@ static bool same_key(const VariantKey *a, const VariantKey *b) {
  * variant is looked up by the facts, warps and stages as integers, the last launch's
  * variant first; a new one is compiled (or loaded from the disk cache) under the same key
  * as text. */
+/* The target a variant of warps, stages and code options is compiled for. */
+static GpuTarget variant_target(const nr_context *ctx, int warps, int stages, GpuCodeOptions code,
+                                const char *libdevice) {
+    return (GpuTarget){cuda_arch_name(ctx->cuda), warps, stages, NULL, libdevice, NULL, 0, code};
+}
+
+/* The speculative indices' facts of a variant about to be made: *guard and ":a" after
+ * its key text when the host checks them (spec->speculate becomes ASSUME). */
+static void plan_speculation(const nr_kernel *k, GpuSpec *spec, int warps, int stages,
+                             GpuCodeOptions code, char *text, SpecGuard **guard) {
+    char ldbuf[4096];
+    GpuTarget t = variant_target(k->mod->ctx, warps, stages, code,
+                                 gpu_libdevice_find(ldbuf, sizeof ldbuf));
+    if (variant_guard(k, spec, &t, guard) == GPU_GUARD_HOST) {
+        spec->speculate = GPU_SPECULATE_ASSUME;
+        strcat(text, ":a");
+    }
+}
+
+/* The kernel of v that checks its indices itself, for a launch its guard refuses:
+ * compiled (or loaded from the disk cache) at the first such launch. */
+static nr_status full_kernel(nr_kernel *k, GpuVariant *v) {
+    if (v->has_full) return NR_OK;
+    uint8_t facts[NR_MAX_LAUNCH_ARGS];
+    for (int i = 0; i < k->nparams; i++) /* the key's letters: "ddno:4:3:a" */
+        facts[i] = v->key[i] == 'o' ? SPEC_ONE : v->key[i] == 'd' ? SPEC_DIV16 : SPEC_NONE;
+    GpuSpec spec = {k->nparams, facts, GPU_SPECULATE_VERSION};
+    char text[sizeof v->key];
+    snprintf(text, sizeof text, "%s", v->key);
+    char *a = strstr(text, ":a");
+    if (a) *a = 0;
+    GpuVariant full;
+    memset(&full, 0, sizeof full);
+    nr_status s = compile_variant(k, &spec, v->num_warps, v->num_stages, v->code, text, &full);
+    if (s) return s;
+    v->full = full.k, v->has_full = true;
+    return NR_OK;
+}
+
 static nr_status launch_variant(nr_kernel *k, const unsigned grid[3], const VariantKey *key,
-                                const uint8_t *facts, void **params, void *stream, bool coop) {
+                                const uint8_t *facts, const nr_arg *args, void **params,
+                                void *stream, bool coop) {
     nr_context *ctx = k->mod->ctx;
     int warps = key->num_warps, stages = key->num_stages;
     GpuVariant *v = NULL;
@@ -237,21 +364,35 @@ static nr_status launch_variant(nr_kernel *k, const unsigned grid[3], const Vari
             return api_fail(ctx, NR_ERR_INVALID_ARG, "num_stages must be %s, got %d",
                             option_info(OPT_NUM_STAGES)->range, stages);
         int np = k->nparams;
-        char text[NR_MAX_LAUNCH_ARGS + 8];
+        char text[NR_MAX_LAUNCH_ARGS + 12];
         variant_key(facts, np, warps, stages, text);
-        GpuSpec spec = {np, facts};
+        GpuSpec spec = {np, facts, GPU_SPECULATE_VERSION};
+        SpecGuard *guard;
+        plan_speculation(k, &spec, warps, stages, code_of_key(key->code), text, &guard);
         nr_status s = add_variant(k, &spec, key, text, &v);
         if (s) {
+            guard_free(guard);
             nr_status f = fault_check(ctx); /* an earlier kernel's fault met while loading */
             return f ? f : s;
         }
+        v->guard = guard;
     }
     k->last_variant = (int)(v - k->variants);
     if (!grid) return NR_OK; /* prepared: compiled and loaded, not run */
+    const CudaKernel *run = &v->k;
+    v->ran_full = v->guard && !guard_allows(k, v->guard, grid, args, params);
+    if (v->ran_full) {
+        nr_status s = full_kernel(k, v);
+        if (s) {
+            nr_status f = fault_check(ctx);
+            return f ? f : s;
+        }
+        run = &v->full;
+    }
     StrBuf err;
     sb_init(&err);
     nr_status s = NR_OK;
-    if ((coop ? cuda_launch_cooperative : cuda_launch)(ctx->cuda, &v->k, grid, warps, params,
+    if ((coop ? cuda_launch_cooperative : cuda_launch)(ctx->cuda, run, grid, warps, params,
                                                        stream, &err)) {
         /* an earlier kernel's fault shows at the next launch too */
         if (!(s = fault_check(ctx)))
@@ -437,7 +578,7 @@ nr_status cuda_launch_kernel(nr_kernel *k, const unsigned grid[3], const nr_arg 
     _Alignas(64) unsigned char descs[MAX_DESC_PARAMS][DESC_BLOB];
     nr_status s = pack_args(k, args, np, opts, &key, facts, slots, params, descs);
     return s ? s
-             : launch_variant(k, grid, &key, facts, params, opts ? opts->stream : NULL,
+             : launch_variant(k, grid, &key, facts, args, params, opts ? opts->stream : NULL,
                               cooperative);
 }
 
@@ -451,7 +592,9 @@ typedef struct GpuJob {
     nr_kernel *k;
     VariantKey ikey;
     uint8_t facts[NR_MAX_LAUNCH_ARGS];
-    char key[NR_MAX_LAUNCH_ARGS + 8];
+    char key[NR_MAX_LAUNCH_ARGS + 12];
+    int speculate;     /* GPU_SPECULATE_*: ASSUME with a guard */
+    SpecGuard *guard;  /* the installed variant's, once installed */
     StrBuf build, text; /* the disk cache's key */
     int lock;           /* cache_lock's, held while the variant is built */
     const char *arch, *libdevice;
@@ -471,7 +614,7 @@ static void gpu_job_build(void *user, int i) {
     GpuJob *g = &((GpuJob *)user)[i];
     if (!g->queued) return;
     const nr_kernel *k = g->k;
-    GpuSpec spec = {k->nparams, g->facts};
+    GpuSpec spec = {k->nparams, g->facts, g->speculate};
     GpuTarget t = {g->arch, g->ikey.num_warps,        g->ikey.num_stages, NULL, g->libdevice, NULL,
                    0,       code_of_key(g->ikey.code)};
     GpuResult r;
@@ -509,6 +652,7 @@ static nr_status gpu_job_install(GpuJob *g, const CudaKernel *ck) {
     GpuVariant *v;
     nr_status s = install_variant(g->k, nv, &v);
     if (!s) g->k->last_variant = (int)(v - g->k->variants);
+    if (!s) v->guard = g->guard, g->guard = NULL;
     return s;
 }
 
@@ -569,6 +713,10 @@ nr_status cuda_prepare_many(PrepareJob *jobs, int n) {
         g->k = k, g->ikey = key, g->arch = arch, g->libdevice = libdevice, g->lock = -1;
         memcpy(g->facts, facts, (size_t)k->nparams);
         variant_key(facts, k->nparams, key.num_warps, key.num_stages, g->key);
+        GpuSpec spec = {k->nparams, facts, GPU_SPECULATE_VERSION};
+        plan_speculation(k, &spec, key.num_warps, key.num_stages, code_of_key(key.code), g->key,
+                         &g->guard);
+        g->speculate = spec.speculate;
         sb_init(&g->build), sb_init(&g->text), sb_init(&g->err), sb_init(&g->ptx);
         variant_cache_key(k, arch, libdevice, g->key, code_of_key(key.code), &g->build, &g->text);
         CacheKey ck = {sb_cstr(&g->build), sb_cstr(&g->text)};
@@ -626,7 +774,7 @@ nr_status cuda_prepare_many(PrepareJob *jobs, int n) {
         nr_status f = fault_check(ctx); /* an earlier kernel's fault met while loading */
         first = f ? f : api_fail(ctx, first, "%s", sb_cstr(&msg[first_job]));
     }
-    for (int i = 0; i < ng; i++) sb_free(&gj[i].err);
+    for (int i = 0; i < ng; i++) sb_free(&gj[i].err), guard_free(gj[i].guard);
     for (int j = 0; j < n; j++) sb_free(&msg[j]);
     free(gj), free(of), free(msg);
     return first;
@@ -642,13 +790,14 @@ nr_status cuda_variant_info(nr_kernel *k, nr_kernel_info *out) {
     nr_context *ctx = k->mod->ctx;
     const GpuVariant *v = last_variant(k);
     if (!v) return api_fail(ctx, NR_ERR_NOT_FOUND, "kernel '%s' has not been launched", k->f->name);
+    const CudaKernel *ran = v->ran_full ? &v->full : &v->k;
     *out = (nr_kernel_info){
-        k->f->name, cuda_arch_name(ctx->cuda), v->num_warps, v->num_stages, v->k.shared_bytes, 0,
+        k->f->name, cuda_arch_name(ctx->cuda), v->num_warps, v->num_stages, ran->shared_bytes, 0,
         0};
     CudaResources r;
     StrBuf err;
     sb_init(&err);
-    if (!cuda_function_resources(ctx->cuda, &v->k, &r, &err)) {
+    if (!cuda_function_resources(ctx->cuda, ran, &r, &err)) {
         out->registers = r.registers;
         out->spill_bytes = r.local_bytes;
     }
@@ -666,7 +815,8 @@ nr_status cuda_variant_code(nr_kernel *k, const char *what, StrBuf *out) {
     uint8_t facts[NR_MAX_LAUNCH_ARGS];
     for (int i = 0; i < k->nparams; i++) /* the variant key's letters: "ddno:4:3" */
         facts[i] = v->key[i] == 'o' ? SPEC_ONE : v->key[i] == 'd' ? SPEC_DIV16 : SPEC_NONE;
-    GpuSpec spec = {k->nparams, facts};
+    GpuSpec spec = {k->nparams, facts,
+                    v->guard && !v->ran_full ? GPU_SPECULATE_ASSUME : GPU_SPECULATE_VERSION};
     char ldbuf[4096];
     GpuTarget t = {cuda_arch_name(ctx->cuda),
                    v->num_warps,

@@ -58,15 +58,41 @@ typedef struct VariantKey {
     int code; /* the code generator's options (launch_cuda.c's code_key) */
 } VariantKey;
 
+/* The host's check of a variant whose kernel takes its speculated indices as >= 0
+ * (driver/gpu_compile.h's guard, run by the interpreter over a launch's grid), with its
+ * last verdicts: one per grid and values of the parameters the guard reads. */
+enum { GUARD_MAX_PARAMS = 16, GUARD_VERDICTS = 8 };
+typedef struct GuardVerdict {
+    bool valid, ok; /* ok: every program's roots >= 0, the assuming kernel may run */
+    unsigned grid[3];
+    uint64_t vals[GUARD_MAX_PARAMS]; /* the parameters' packed bits */
+} GuardVerdict;
+typedef struct SpecGuard {
+    IrModule *ir; /* the guard kernel's, in an arena of its own */
+    IrFunc *f;
+    int nread;
+    uint16_t read[GUARD_MAX_PARAMS]; /* the parameters it reads */
+    int next;                        /* the verdict to replace next */
+    GuardVerdict verdicts[GUARD_VERDICTS];
+} SpecGuard;
+
 /* One compiled GPU variant of a kernel: a specialisation, a warp count and a
  * pipelining depth. */
 typedef struct GpuVariant {
-    VariantKey ikey;                  /* what a launch looks it up by */
-    char key[NR_MAX_LAUNCH_ARGS + 8]; /* the same as text, for the disk cache's key: one fact letter
-                                         per parameter, then warps and stages ("ddnd:4:3") */
+    VariantKey ikey;                   /* what a launch looks it up by */
+    char key[NR_MAX_LAUNCH_ARGS + 12]; /* the same as text, for the disk cache's key: one fact
+                                          letter per parameter, then warps and stages
+                                          ("ddnd:4:3"), then ":a" when k assumes its guard */
     int num_warps, num_stages;
     GpuCodeOptions code;
     CudaKernel k;
+    /* With a guard, k assumes it holds (GPU_SPECULATE_ASSUME); a launch it refuses runs
+     * full, the kernel that checks its indices itself (GPU_SPECULATE_VERSION), compiled or
+     * loaded at the first such launch. */
+    SpecGuard *guard;
+    CudaKernel full;
+    bool has_full;
+    bool ran_full; /* the last launch ran full (what asm and the resources describe) */
 } GpuVariant;
 
 /* One parameter as the CUDA launch path checks and packs it (made at the kernel's first

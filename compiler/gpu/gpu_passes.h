@@ -16,6 +16,21 @@
  * Only accesses whose threads would hold the wider vector (o->num_warps) count. Returns
  * whether it versioned anything (else f is unchanged and s->proven still describes it). */
 bool gpu_speculate(IrFunc *f, const AxisSpeculation *s, const GpuOptions *o);
+/* The roots (bits of s->roots) gpu_speculate would version some op of f on: those a
+ * launcher must check for every program before it runs the kernel made with
+ * gpu_speculate_assume. 0: nothing would be versioned. */
+uint32_t gpu_speculate_roots(IrFunc *f, const AxisSpeculation *s, const GpuOptions *o);
+/* Instead of versioning: every use of each root in `roots` reads it promised >= 0
+ * (multiple_of {1} and an assume right after its definition), so the whole kernel gets
+ * the speculative facts. Only for a launch whose every program has those roots >= 0
+ * (the launcher checks them on the host: runtime/launch_cuda.c). */
+void gpu_speculate_assume(IrFunc *f, const AxisSpeculation *s, uint32_t roots);
+/* Makes kernel f its own guard: only the top-level ops that compute the roots in `roots`
+ * stay, then assert(every one >= 0). Run by the CPU interpreter over a launch's grid, it
+ * fails exactly when some program has a negative root. False (f unchanged) when a root
+ * needs what the host cannot compute as the GPU does: memory, a descriptor, a region, a
+ * float or a block. */
+bool gpu_speculate_guard(IrFunc *f, const AxisSpeculation *s, uint32_t roots);
 /* Gives every block value a distributed layout; memory ops get the widest vector access
  * the alignment facts prove (info from axis_info_analyze on f); a dot's result a
  * tensor-core layout where the target allows; inserts convert_layout where a value must

@@ -234,3 +234,125 @@ bool gpu_speculate(IrFunc *f, const AxisSpeculation *S, const GpuOptions *o) {
     free(P.need);
     return nv > 0;
 }
+
+uint32_t gpu_speculate_roots(IrFunc *f, const AxisSpeculation *S, const GpuOptions *o) {
+    if (!S->nroots || !f->body) return 0;
+    int threads = 32 * (o && o->num_warps > 0 ? o->num_warps : 4);
+    Spec P = {f, S, threads, f->nvals, NULL, NULL};
+    const IrRegion *body = &f->regions[f->body];
+    uint32_t roots = 0;
+    for (uint32_t k = 0; k < body->nops; k++)
+        if (f->ops[body->ops[k]].code != OP_RETURN) roots |= roots_of(&P, body->ops[k]);
+    return roots;
+}
+
+/* The promise of root r, built at the end of the body: r' = multiple_of r {1};
+ * assume(r' >= 0). Returns r'. */
+static ValId promise(IrFunc *f, ValId r, Loc loc) {
+    IrBuilder b = {f, f->body, loc};
+    IrType rt = ir_type(f, r);
+    OpId h = ir_build(&b, OP_MULTIPLE_OF, &r, 1, &rt, 1);
+    f->ops[h].attr[0] = 1;
+    ValId r2 = f->ops[h].results[0];
+    ValId z = ir_const_int(&b, rt, 0);
+    OpId c = ir_build(&b, OP_CMP, (ValId[]){r2, z}, 2, (IrType[]){ty_scalar(DT_I1)}, 1);
+    f->ops[c].attr[0] = CMP_PRED_GE;
+    ir_build(&b, OP_ASSUME, &f->ops[c].results[0], 1, NULL, 0);
+    return r2;
+}
+
+void gpu_speculate_assume(IrFunc *f, const AxisSpeculation *S, uint32_t roots) {
+    if (!roots || !f->body) return;
+    uint32_t n, nvals0 = f->nvals;
+    OpId *ops = ir_region_copy_ops(f, f->body, &n);
+    ValId *repl = ir_repl_new(f);
+    OpId hints[AXIS_INFO_MAX_ROOTS];
+    int nh = 0;
+    OpVec out = {0};
+    Loc loc = n ? f->ops[ops[0]].loc : f->loc;
+    /* each root's promise right after its definition (a parameter's first) */
+    for (uint32_t k = 0; k <= n; k++) {
+        if (k) opvec_push(&out, ops[k - 1]);
+        for (int i = 0; i < S->nroots; i++) {
+            ValId r = S->roots[i];
+            if (!(roots >> i & 1) || repl[r]) continue;
+            bool arg = f->vals[r].is_arg && f->vals[r].def == f->body;
+            bool here = k ? !f->vals[r].is_arg && ir_def(f, r) == ops[k - 1] : arg;
+            if (!here) continue;
+            IrRegion *body = &f->regions[f->body];
+            uint32_t before = body->nops;
+            repl[r] = promise(f, r, k ? f->ops[ops[k - 1]].loc : loc);
+            hints[nh++] = ir_def(f, repl[r]);
+            body = &f->regions[f->body];
+            for (uint32_t j = before; j < body->nops; j++) opvec_push(&out, body->ops[j]);
+            body->nops = before;
+        }
+    }
+    ir_region_set_ops(f, f->body, out.v, out.n);
+    ValId *all = ir_repl_new(f); /* covers the promises' values too */
+    memcpy(all, repl, sizeof(ValId) * nvals0);
+    ir_replace_all_uses(f, all);
+    free(all);
+    for (int i = 0; i < nh; i++) { /* each hint reads its root, not itself */
+        IrOp *h = &f->ops[hints[i]];
+        for (int j = 0; j < S->nroots; j++)
+            if (repl[S->roots[j]] == h->results[0]) h->operands[0] = S->roots[j];
+    }
+    opvec_free(&out);
+    free(repl);
+    free(ops);
+}
+
+/* Marks the slice of v: the top-level ops it is computed by, each pure, with no
+ * regions, of integer scalars (which the host computes exactly as the GPU does), and the
+ * parameters they read (integers or pointers). False if v needs anything else. */
+static bool slice(const IrFunc *f, ValId v, uint8_t *in) {
+    const IrValue *val = &f->vals[v];
+    IrType t = val->ty;
+    if (t.rank || !(dt_is_int(t.dt) || (val->is_arg && t.dt == DT_PTR))) return false;
+    if (val->is_arg) return val->def == f->body;
+    OpId d = val->def;
+    if (in[d]) return true;
+    const IrOp *op = &f->ops[d];
+    if (op->parent != f->body || !(ir_op_info[op->code].flags & F_PURE) || op->nregions ||
+        op->nres != 1)
+        return false;
+    in[d] = 1;
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (!slice(f, op->operands[i], in)) return false;
+    return true;
+}
+
+bool gpu_speculate_guard(IrFunc *f, const AxisSpeculation *S, uint32_t roots) {
+    if (!roots || !f->body) return false;
+    uint8_t *in = calloc(f->nops + 1, 1);
+    if (!in) NR_DIE("out of memory");
+    bool ok = true;
+    for (int i = 0; i < S->nroots && ok; i++)
+        if (roots >> i & 1) ok = slice(f, S->roots[i], in);
+    if (!ok) return free(in), false;
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(f, f->body, &n);
+    Loc loc = n ? f->ops[ops[n - 1]].loc : f->loc;
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (in[ops[k]]) ops[m++] = ops[k];
+    ir_region_set_ops(f, f->body, ops, m);
+    free(ops);
+    free(in);
+    IrBuilder b = {f, f->body, loc};
+    ValId g = 0;
+    for (int i = 0; i < S->nroots; i++) {
+        if (!(roots >> i & 1)) continue;
+        ValId r = S->roots[i];
+        ValId z = ir_const_int(&b, ir_type(f, r), 0);
+        OpId c = ir_build(&b, OP_CMP, (ValId[]){r, z}, 2, (IrType[]){ty_scalar(DT_I1)}, 1);
+        f->ops[c].attr[0] = CMP_PRED_GE;
+        ValId cv = f->ops[c].results[0];
+        g = g ? ir_build1(&b, OP_AND, (ValId[]){g, cv}, 2, ty_scalar(DT_I1)) : cv;
+    }
+    OpId a = ir_build(&b, OP_ASSERT, &g, 1, NULL, 0);
+    f->ops[a].sattr = "a speculated index is negative";
+    ir_build(&b, OP_RETURN, NULL, 0, NULL, 0);
+    return true;
+}

@@ -45,11 +45,18 @@ typedef struct GpuOptions {
 
 enum { SPEC_NONE = 0, SPEC_DIV16 = 1, SPEC_ONE = 2 };
 
+/* What the kernel does with the signs Triton takes for granted (compiler/gpu/speculate.c):
+ * VERSION checks them in the kernel (a fast copy and a cold one); ASSUME takes them as
+ * given, for a launch whose every program the launcher checked first
+ * (driver/gpu_compile.h's guard). */
+enum { GPU_SPECULATE_VERSION = 0, GPU_SPECULATE_ASSUME = 1 };
+
 typedef struct GpuSpec {
     int nparams;
     const uint8_t *facts; /* per parameter: SPEC_DIV16 (pointer 16-byte aligned and not
                              null / integer a nonzero multiple of 16), SPEC_ONE (integer
                              equal to 1), or SPEC_NONE */
+    int speculate;        /* GPU_SPECULATE_* (0: VERSION) */
 } GpuSpec;
 
 /* The GpuArch of "sm_80", "sm_90", "sm_90a" (sm_80 for anything else). */

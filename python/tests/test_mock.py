@@ -374,6 +374,60 @@ class ParallelAutotune(unittest.TestCase):
         self.assertGreaterEqual(stats[18], 5 * 3 * (256 << 20))  # a flush before each
 
 
+@nereid.jit(device="cuda")
+def record_grouped(x, n, num_pid_m, BLOCK: tl.constexpr):
+    """The matmul tutorial's grouped order, cut down: pm is a quotient by
+    min(num_pid_m - first, 8), negative for the programs past the tiles."""
+    pid = tl.program_id(0)
+    first = (pid // 8) * 8
+    size = min(num_pid_m - first, 8)
+    pm = pid // size
+    o = (pm * BLOCK + tl.arange(0, BLOCK)) % n
+    tl.store(x + o, tl.load(x + o) + 1)
+
+
+@nereid.jit(device="cuda")
+def record_loaded(x, sizes, n, BLOCK: tl.constexpr):
+    """The same with the divisor read from memory, which the host cannot check."""
+    pm = tl.program_id(0) // tl.load(sizes)
+    o = (pm * BLOCK + tl.arange(0, BLOCK)) % n
+    tl.store(x + o, tl.load(x + o) + 1)
+
+
+@unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
+class SpeculationAtLaunch(unittest.TestCase):
+    def test_the_guard_picks_the_kernel(self):
+        """A kernel whose accesses are wider when some indices are >= 0 (Triton takes them so)
+        is compiled with them assumed, and the host checks them for every program of each
+        new grid and arguments (the guard, on the interpreter): a grid past the tiles, where
+        some are negative, runs the kernel that checks them itself, compiled at its first
+        such launch; a grid that covers the tiles runs the first again, compiling nothing."""
+        ctx = nereid.context("cuda")
+        x = Tensor(BASE)
+        fns, compiles = [], []
+        for grid in (16, 16, 40, 40, 17, 16):  # 16 tiles; at 40, programs 24.. divide by -8
+            before = ctx.stats()["gpu_compiles"]
+            record_grouped[(grid,)](x, 1024, 16, BLOCK=64, num_warps=1)
+            compiles.append(ctx.stats()["gpu_compiles"] - before)
+            fns.append(last_launch().function)
+        self.assertEqual(compiles, [1, 0, 1, 0, 0, 0])
+        self.assertEqual([f == fns[0] for f in fns], [True, True, False, False, True, True])
+        ran = record_grouped[(40,)](x, 1024, 16, BLOCK=64, num_warps=1)
+        self.assertNotEqual(ran.asm["gpu-ir"].count(" if "), 0)  # the run's code: it checks in the kernel
+        ran = record_grouped[(16,)](x, 1024, 16, BLOCK=64, num_warps=1)
+        self.assertEqual(ran.asm["gpu-ir"].count(" if "), 0)
+        self.assertIn("assume", ran.asm["gpu-ir"])
+
+    def test_what_the_host_cannot_check_stays_in_the_kernel(self):
+        ctx = nereid.context("cuda")
+        before = ctx.stats()["gpu_compiles"]
+        for grid in (16, 40):
+            record_loaded[(grid,)](Tensor(BASE), Tensor(BASE + 4096, int64), 1024, BLOCK=64, num_warps=1)
+        self.assertEqual(ctx.stats()["gpu_compiles"] - before, 1)
+        ran = record_loaded[(16,)](Tensor(BASE), Tensor(BASE + 4096, int64), 1024, BLOCK=64, num_warps=1)
+        self.assertNotEqual(ran.asm["gpu-ir"].count(" if "), 0)
+
+
 @unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
 class JitLaunch(unittest.TestCase):
     def test_constexpr_values_of_bare_parameters(self):

@@ -188,7 +188,7 @@ static bool gpu_stage(const CompileOpts *o, NrProgram *prog, Diag *diag) {
             if (dt_is_int(t.dt) && in_list(o->divisible, name)) facts[p] = SPEC_DIV16;
             if (dt_is_int(t.dt) && in_list(o->one, name)) facts[p] = SPEC_ONE;
         }
-        GpuSpec spec = {(int)body->nargs, facts};
+        GpuSpec spec = {(int)body->nargs, facts, GPU_SPECULATE_VERSION};
         GpuTarget t = {o->arch, prog->num_warps, prog->num_stages, NULL, NULL, NULL, 0, {0}};
         GpuResult r;
         bool ok = gpu_compile_kernel(f, &spec, &t, GPU_DUMP_NONE, NULL, NULL, &r, diag);

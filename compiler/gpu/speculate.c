@@ -32,7 +32,14 @@
  * the programs whose roots are negative: correct and compact (not pipelined), never
  * expected to run in a launch whose grid covers the output exactly. Where the roots
  * are provably non-negative nothing is versioned; where Triton's assumption is wrong
- * the program is still right. */
+ * the program is still right.
+ *
+ * The cold copy costs registers (ptxas allocates for the whole kernel), so a JIT launch
+ * checks the roots on the host instead (runtime/launch_cuda.c): gpu_speculate_guard
+ * reduces a copy of the kernel to the roots' computation and an assert on their signs,
+ * which the interpreter runs over the launch's grid, and gpu_speculate_assume makes the
+ * kernel for the launches it lets through: every root promised >= 0 once, for the whole
+ * kernel (same contract: requires the speculative facts; breaks nothing). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -173,7 +173,7 @@ int gpu_speculation_guard(const IrFunc *kernel, const GpuSpec *spec, const GpuTa
     if (r.ok) {
         AxisSpeculation *s = axis_info_speculate(f, param_facts(f, spec), arena);
         uint32_t roots = gpu_speculate_roots(f, s, &go);
-        kind = !roots                               ? GPU_GUARD_NONE
+        kind = !roots                              ? GPU_GUARD_NONE
                : !gpu_speculate_guard(f, s, roots) ? GPU_GUARD_OPAQUE
                : after(&r, "speculation-guard")    ? GPU_GUARD_HOST
                                                    : -1;

@@ -93,7 +93,8 @@ static bool guard_allows(nr_kernel *k, SpecGuard *g, const unsigned grid[3], con
     static const int64_t no_desc[2 + 2 * NR_MAX_DESC_RANK];
     ok = ok && iv;
     for (int i = 0; ok && i < np; i++) iv[i].desc = no_desc; /* the parameters it does not read */
-    for (int r = 0; ok && r < g->nread; r++) ok = !args_convert(k, g->read[r], &args[g->read[r]], &iv[g->read[r]]);
+    for (int r = 0; ok && r < g->nread; r++)
+        ok = !args_convert(k, g->read[r], &args[g->read[r]], &iv[g->read[r]]);
     if (ok) {
         InterpOptions io = {NULL, 0, false, NULL, 0};
         StrBuf err;
@@ -318,8 +319,8 @@ static GpuTarget variant_target(const nr_context *ctx, int warps, int stages, Gp
 static void plan_speculation(const nr_kernel *k, GpuSpec *spec, int warps, int stages,
                              GpuCodeOptions code, char *text, SpecGuard **guard) {
     char ldbuf[4096];
-    GpuTarget t = variant_target(k->mod->ctx, warps, stages, code,
-                                 gpu_libdevice_find(ldbuf, sizeof ldbuf));
+    GpuTarget t =
+        variant_target(k->mod->ctx, warps, stages, code, gpu_libdevice_find(ldbuf, sizeof ldbuf));
     if (variant_guard(k, spec, &t, guard) == GPU_GUARD_HOST) {
         spec->speculate = GPU_SPECULATE_ASSUME;
         strcat(text, ":a");
@@ -392,8 +393,8 @@ static nr_status launch_variant(nr_kernel *k, const unsigned grid[3], const Vari
     StrBuf err;
     sb_init(&err);
     nr_status s = NR_OK;
-    if ((coop ? cuda_launch_cooperative : cuda_launch)(ctx->cuda, run, grid, warps, params,
-                                                       stream, &err)) {
+    if ((coop ? cuda_launch_cooperative : cuda_launch)(ctx->cuda, run, grid, warps, params, stream,
+                                                       &err)) {
         /* an earlier kernel's fault shows at the next launch too */
         if (!(s = fault_check(ctx)))
             s = api_fail(ctx, NR_ERR_LAUNCH, "kernel '%s': %s", k->f->name, sb_cstr(&err));
@@ -593,8 +594,8 @@ typedef struct GpuJob {
     VariantKey ikey;
     uint8_t facts[NR_MAX_LAUNCH_ARGS];
     char key[NR_MAX_LAUNCH_ARGS + 12];
-    int speculate;     /* GPU_SPECULATE_*: ASSUME with a guard */
-    SpecGuard *guard;  /* the installed variant's, once installed */
+    int speculate;      /* GPU_SPECULATE_*: ASSUME with a guard */
+    SpecGuard *guard;   /* the installed variant's, once installed */
     StrBuf build, text; /* the disk cache's key */
     int lock;           /* cache_lock's, held while the variant is built */
     const char *arch, *libdevice;

@@ -16,7 +16,10 @@
  * after the loop. Everything else is the last stage.
  *
  * With S = num_stages (the loop's own, from tl.range(..., num_stages=S), else the
- * kernel's; below 2 the loop is left alone; lowered, down to 2, while the loop's buffers
+ * kernel's; below 2 the loop is left alone; lowered to T + 1 (at least 2) where the bounds
+ * differ by a constant and the loop runs T times (attention's diagonal block:
+ * range(m * 128, (m + 1) * 128, 64)), as deeper stages would only hold copies masked off;
+ * lowered, down to 2, while the loop's buffers
  * would not fit in the target's shared memory, and the loop left alone where two do not fit
  * either: loop_smem_bytes counts what the later passes add too, lower-tma's buffers for the
  * descriptor accesses left in the body), each candidate gets a ring of S buffers.
@@ -891,6 +894,49 @@ static bool constant_step(const IrFunc *f, ValId step, int64_t *out) {
     return true;
 }
 
+/* v as cst + coef * sym (sym 0: a constant), through constants, add, sub, mul by a
+ * constant and the hints; any other value is a symbol of its own. Only compares loop
+ * bounds: the wrap of the arithmetic does not matter here. */
+typedef struct Linear {
+    int64_t cst, coef;
+    ValId sym;
+} Linear;
+
+static Linear linear(const IrFunc *f, ValId v, int depth) {
+    Linear own = {0, 1, v};
+    const IrOp *d = def(f, v);
+    if (!d || depth > 16 || ir_type(f, v).rank) return own;
+    if (d->code == OP_CONST && dt_is_int(ir_type(f, v).dt)) return (Linear){d->attr[0], 0, 0};
+    if (d->code == OP_MULTIPLE_OF || d->code == OP_MAX_CONTIGUOUS)
+        return linear(f, d->operands[0], depth + 1);
+    if (d->code != OP_ADD && d->code != OP_SUB && d->code != OP_MUL) return own;
+    Linear a = linear(f, d->operands[0], depth + 1), b = linear(f, d->operands[1], depth + 1);
+    if (d->code == OP_MUL) {
+        if (b.sym) {
+            Linear t = a;
+            a = b, b = t;
+        }
+        if (b.sym) return own; /* neither is a constant */
+        return (Linear){(int64_t)((uint64_t)a.cst * (uint64_t)b.cst),
+                        (int64_t)((uint64_t)a.coef * (uint64_t)b.cst), a.coef && b.cst ? a.sym : 0};
+    }
+    int64_t sign = d->code == OP_SUB ? -1 : 1;
+    if (a.sym && b.sym && a.sym != b.sym) return own;
+    Linear r = {(int64_t)((uint64_t)a.cst + (uint64_t)(sign * b.cst)), 0, a.sym ? a.sym : b.sym};
+    r.coef = (int64_t)((uint64_t)(a.sym ? a.coef : 0) + (uint64_t)(sign * (b.sym ? b.coef : 0)));
+    if (!r.coef) r.sym = 0;
+    return r;
+}
+
+/* The trip count of a loop from lo to hi by step (> 0) when hi - lo is a compile-time
+ * constant (`range(x * 128, (x + 1) * 128, 64)`: 2), else -1. */
+static int64_t constant_trips(const IrFunc *f, ValId lo, ValId hi, int64_t step) {
+    Linear a = linear(f, lo, 0), b = linear(f, hi, 0);
+    if (a.sym != b.sym || a.coef != b.coef) return -1;
+    int64_t span = b.cst - a.cst;
+    return span <= 0 ? 0 : span / step + (span % step != 0);
+}
+
 /* The candidates of loop (at most 16), with their stage-0 ops marked; -1 if a load that
  * fills a dot's buffer cannot be issued ahead (the loop does not qualify). Without
  * reshaped, a desc_load reshaped before its buffer is left where it is. */
@@ -940,6 +986,9 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
     int stages = f->ops[loop].attr[0] ? (int)f->ops[loop].attr[0]
                                       : P->default_stages; /* tl.range's, else the kernel's */
     if (stages < 2 || !constant_step(f, f->ops[loop].operands[2], &step)) return false;
+    /* a ring deeper than the loop's iterations plus one only fills with copies masked off */
+    int64_t trips = constant_trips(f, f->ops[loop].operands[0], f->ops[loop].operands[1], step);
+    if (trips >= 0 && stages > trips + 1) stages = trips + 1 < 2 ? 2 : (int)trips + 1;
     Cand cands[16];
     int nc = 0;
     /* fewer stages where the rings would not fit in shared memory (down to two); where two

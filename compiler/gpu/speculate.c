@@ -313,7 +313,7 @@ void gpu_speculate_assume(IrFunc *f, const AxisSpeculation *S, uint32_t roots) {
 /* Marks the slice of v: the top-level ops it is computed by, each pure, with no
  * regions, of integer scalars (which the host computes exactly as the GPU does), and the
  * parameters they read (integers or pointers). False if v needs anything else. */
-static bool slice(const IrFunc *f, ValId v, uint8_t *in) {
+static bool slice(const IrFunc *f, ValId v, uint8_t *in, int depth) {
     const IrValue *val = &f->vals[v];
     IrType t = val->ty;
     if (t.rank || !(dt_is_int(t.dt) || (val->is_arg && t.dt == DT_PTR))) return false;
@@ -321,22 +321,22 @@ static bool slice(const IrFunc *f, ValId v, uint8_t *in) {
     OpId d = val->def;
     if (in[d]) return true;
     const IrOp *op = &f->ops[d];
-    if (op->parent != f->body || !(ir_op_info[op->code].flags & F_PURE) || op->nregions ||
-        op->nres != 1)
+    if (depth > 256 || op->parent != f->body || !(ir_op_info[op->code].flags & F_PURE) ||
+        op->nregions || op->nres != 1)
         return false;
     in[d] = 1;
     for (uint32_t i = 0; i < op->nopnds; i++)
-        if (!slice(f, op->operands[i], in)) return false;
+        if (!slice(f, op->operands[i], in, depth + 1)) return false;
     return true;
 }
 
 bool gpu_speculate_guard(IrFunc *f, const AxisSpeculation *S, uint32_t roots) {
-    if (!roots || !f->body) return false;
+    if (!roots || !f->body || !f->is_kernel || f->nresults) return false; /* a launch's kernel */
     uint8_t *in = calloc(f->nops + 1, 1);
     if (!in) NR_DIE("out of memory");
     bool ok = true;
     for (int i = 0; i < S->nroots && ok; i++)
-        if (roots >> i & 1) ok = slice(f, S->roots[i], in);
+        if (roots >> i & 1) ok = slice(f, S->roots[i], in, 0);
     if (!ok) return free(in), false;
     uint32_t n;
     OpId *ops = ir_region_copy_ops(f, f->body, &n);

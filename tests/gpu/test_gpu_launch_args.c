@@ -18,7 +18,11 @@
  *     the function launched is the one made for that combination, also when launches
  *     alternate between variants and on a kernel of 200 parameters (facts past the 32nd, the
  *     64th and the 128th);
- *   - bad num_warps and num_stages are refused with their messages.
+ *   - bad num_warps and num_stages are refused with their messages;
+ *   - speculation checked at launch: a grouped tile order compiles once for the grids whose
+ *     programs' indices are all >= 0, once more (the kernel that checks them itself) at the
+ *     first grid with a negative one or past 2^17 programs, then nothing; on a GPU every
+ *     launch writes what it should.
  * Without a GPU or the stand-in driver it prints "SKIP: ..." and exits 0 (NEREID_REQUIRE_GPU=1:
  * fails instead). tools/run-tests.sh runs it against the stand-in driver. Ends with
  * "test_gpu_launch_args: N passed, M failed". */
@@ -405,6 +409,75 @@ static void last_launch_info(const Side *g, const Side *c) {
     CHECK(nr_kernel_code(c->facts, "ptx", &code, &len) == NR_ERR_NOT_FOUND, "no PTX on the CPU");
 }
 
+/* The matmul tutorial's grouped order, cut down: pm divides by min(num_pid_m - first, 8),
+ * negative for the programs past num_pid_m's groups; its offsets are wrapped into [0, n)
+ * whatever their sign, so every program writes x[o] = o inside the buffer. */
+static const char *grouped_src = "@triton.jit\n"
+                                 "def record_grouped(x: *i32, n: i32, num_pid_m: i32):\n"
+                                 "    pid = tl.program_id(0)\n"
+                                 "    first = (pid // 8) * 8\n"
+                                 "    size = min(num_pid_m - first, 8)\n"
+                                 "    pm = pid // size\n"
+                                 "    o = (((pm * 64 + tl.arange(0, 64)) % n) + n) % n\n"
+                                 "    tl.store(x + o, o)\n";
+
+/* Speculation checked at launch (runtime/launch_cuda.c): the kernel is compiled with its
+ * roots assumed >= 0, and the host checks them for each new grid (the guard, on the
+ * interpreter); a grid with a negative root runs a second kernel that checks them
+ * itself, compiled at its first such launch; a grid past 2^17 programs is not checked and
+ * runs that one too. On the stand-in driver: the compiles and the function launched; on
+ * a GPU: what the programs wrote. */
+static void speculation_at_launch(const Side *g) {
+    nr_module *m = NULL;
+    nr_kernel *k = NULL;
+    nr_devptr x = 0;
+    enum { N = 1024 };
+    if (nr_compile_source(g->ctx, grouped_src, strlen(grouped_src), "grouped.nr", NULL, &m) ||
+        nr_module_get_kernel(m, "record_grouped", &k) || nr_malloc(g->ctx, N * 4, &x)) {
+        CHECK(false, "grouped: %s", nr_last_error(g->ctx));
+        if (m) nr_module_destroy(m);
+        return;
+    }
+    nr_launch_options lo = {.num_warps = 1}; /* two elements a thread: a vector to gain */
+    struct {
+        unsigned grid;
+        unsigned long long compiles;
+        int same; /* the earlier case whose function this one runs */
+    } cases[] = {{16, 1, -1}, {16, 0, 0}, {40, 1, -1}, {40, 0, 2},     {17, 0, 0},
+                 {16, 0, 0},  {24, 0, 0}, {25, 0, 2},  {131073, 0, 2}, {16, 0, 0}};
+    unsigned long long fn[16];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        nr_arg a[3] = {nr_arg_ptr(x), nr_arg_i32(N),
+                       nr_arg_i32(cases[i].grid >= 131073 ? 16384 : 16)};
+        unsigned grid[3] = {cases[i].grid, 1, 1};
+        unsigned long long before = variants(g->ctx);
+        nr_status s = nr_launch(k, grid, a, 3, &lo);
+        CHECK(s == NR_OK, "grouped, grid %u: %s", grid[0], nr_last_error(g->ctx));
+        CHECK(variants(g->ctx) - before == cases[i].compiles, "grouped, grid %u: %llu compiles",
+              grid[0], variants(g->ctx) - before);
+        MockLaunch l = {0};
+        if (last_launch) last_launch(&l);
+        fn[i] = l.function;
+        if (last_launch && cases[i].same >= 0)
+            CHECK(fn[i] == fn[cases[i].same], "grouped, grid %u: function %llu, case %d's %llu",
+                  grid[0], fn[i], cases[i].same, fn[cases[i].same]);
+        if (last_launch && cases[i].same < 0 && i)
+            CHECK(fn[i] != fn[0], "grouped, grid %u: a new function", grid[0]);
+        if (!last_launch) { /* a GPU: x[o] = o where the programs wrote */
+            int32_t h[N];
+            CHECK(nr_synchronize(g->ctx) == NR_OK &&
+                      nr_memcpy_dtoh(g->ctx, h, x, sizeof h) == NR_OK,
+                  "grouped: %s", nr_last_error(g->ctx));
+            int bad = -1;
+            for (int j = 0; j < 128 && bad < 0; j++)
+                if (h[j] != j) bad = j;
+            CHECK(bad < 0, "grouped, grid %u: x[%d] = %d", grid[0], bad, bad < 0 ? 0 : h[bad]);
+        }
+    }
+    nr_free(g->ctx, x);
+    nr_module_destroy(m);
+}
+
 static bool open_side(nr_device_kind kind, Side *s, char *why, size_t n) {
     memset(s, 0, sizeof *s);
     if (nr_context_create_ex(kind, 0, &s->ctx, why, n)) return false;
@@ -459,6 +532,7 @@ int main(void) {
     facts(&g);
     many(&g);
     last_launch_info(&g, &c);
+    speculation_at_launch(&g);
     CHECK(nr_synchronize(g.ctx) == NR_OK, "synchronize: %s", nr_last_error(g.ctx));
     if (lib) dlclose(lib);
     nr_context_destroy(g.ctx);

@@ -2,7 +2,9 @@
  * source file. It is compiled like `nereid compile FILE.nr --emit=ptx --arch=sm_90a`:
  * parse (with the standard library), sema and lowering, verification, the optimisation
  * passes, then, when that succeeds, every kernel through the GPU back end (the GPU passes,
- * LLVM IR, the LLVM pipeline and PTX emission).
+ * LLVM IR, the LLVM pipeline and PTX emission), and what the CUDA runtime adds at a
+ * launch: the speculation guard and, where the host checks it, the guard run by the
+ * interpreter over four programs and the kernel compiled with its roots assumed.
  *
  * Options. Flags on the input's "RUN:" lines are honoured as the CLI would take them:
  * -D NAME=VALUE (or -DNAME=VALUE), -k KERNEL, --num-warps=N, --arch=sm_80|sm_90|sm_90a,
@@ -29,6 +31,7 @@
 #include "driver/driver.h"
 #include "driver/gpu_compile.h"
 #include "fuzz_common.h"
+#include "runtime/interp.h"
 
 enum { MAX_DEFINES = 64 };
 
@@ -169,6 +172,43 @@ static void print_command(const CompileOpts *o) {
     fprintf(stderr, " %s--arch=%s\n", no_gpu ? "--emit=ir-opt # " : "--emit=ptx ", o->arch);
 }
 
+/* What the CUDA runtime does at a variant's first launch (runtime/launch_cuda.c): the
+ * speculation guard; where the host can check it, the kernel compiled with the roots
+ * assumed, and the guard run by the interpreter over a few programs (all arguments 0). */
+static bool speculation_at_launch(const CompileOpts *o, IrFunc *f, GpuSpec *spec,
+                                  const GpuTarget *t, Diag *diag) {
+    GpuGuard g;
+    int kind = gpu_speculation_guard(f, spec, t, &g, diag);
+    fuzz_check_diag(diag, kind >= 0, "gpu_speculation_guard", o->python ? "fuzz.py" : "fuzz.nr");
+    if (verbose)
+        fprintf(stderr, "==fuzz== speculation guard of '%s': %s\n", f->name,
+                kind == GPU_GUARD_HOST     ? "checked on the host"
+                : kind == GPU_GUARD_OPAQUE ? "in the kernel"
+                : kind == GPU_GUARD_NONE   ? "none"
+                                           : "failed");
+    if (kind != GPU_GUARD_HOST) return kind >= 0;
+    uint32_t np = g.f->regions[g.f->body].nargs;
+    InterpScalar *args = calloc(np + 1, sizeof *args);
+    static const int64_t no_desc[2 + 2 * NR_MAX_DESC_RANK];
+    for (uint32_t i = 0; args && i < np; i++)
+        if (ir_type(g.f, g.f->regions[g.f->body].args[i]).dt == DT_TDESC) args[i].desc = no_desc;
+    StrBuf err;
+    sb_init(&err);
+    InterpOptions io = {NULL, 0, false, NULL, 0};
+    unsigned grid[3] = {4, 1, 1};
+    if (args) (void)interp_run(g.f, args, grid, &io, &err); /* a negative root fails it: fine */
+    sb_free(&err);
+    free(args);
+    arena_free(g.ir->arena);
+    spec->speculate = GPU_SPECULATE_ASSUME;
+    GpuResult r;
+    bool ok = gpu_compile_kernel(f, spec, t, GPU_DUMP_NONE, NULL, NULL, &r, diag);
+    spec->speculate = GPU_SPECULATE_VERSION;
+    fuzz_check_diag(diag, ok, "gpu_compile_kernel (assumed)", o->python ? "fuzz.py" : "fuzz.nr");
+    sb_free(&r.ptx);
+    return ok;
+}
+
 /* Every kernel through the GPU back end, as the CLI's gpu_stage does for --emit=ptx. */
 static bool gpu_stage(const CompileOpts *o, NrProgram *prog, Diag *diag) {
     IrModule *m = prog->ir;
@@ -192,9 +232,10 @@ static bool gpu_stage(const CompileOpts *o, NrProgram *prog, Diag *diag) {
         GpuTarget t = {o->arch, prog->num_warps, prog->num_stages, NULL, NULL, NULL, 0, {0}};
         GpuResult r;
         bool ok = gpu_compile_kernel(f, &spec, &t, GPU_DUMP_NONE, NULL, NULL, &r, diag);
-        free(facts);
         fuzz_check_diag(diag, ok, "gpu_compile_kernel", o->python ? "fuzz.py" : "fuzz.nr");
         sb_free(&r.ptx);
+        if (ok) ok = speculation_at_launch(o, f, &spec, &t, diag);
+        free(facts);
         if (!ok) return false;
     }
     return true;

@@ -504,6 +504,9 @@ typedef struct nr_stats {
     uint64_t gpu_compiles;    /* kernel variants compiled to PTX (the whole back end ran) */
     uint64_t jit_compiles;    /* PTX compiled to machine code (ptxas, else the driver) */
     uint64_t disk_cache_hits; /* variants loaded from the disk cache: nothing compiled */
+    uint64_t guard_checks;    /* grids whose speculated indices the host checked: a kernel's
+                                 guard run by the interpreter over a new grid and arguments
+                                 (docs/api.md, "On CUDA") */
 } nr_stats;
 NR_API nr_status nr_context_stats(const nr_context *ctx, nr_stats *out);
 

@@ -69,27 +69,36 @@ static int variant_guard(const nr_kernel *k, const GpuSpec *spec, const GpuTarge
     return GPU_GUARD_HOST;
 }
 
-/* Programs past which the host does not run a guard: such a launch runs the kernel that
- * checks its indices itself. */
-enum { GUARD_MAX_PROGRAMS = 1 << 17 };
+/* Programs past which the host does not run a guard (one grid), and past which it runs no
+ * more of a variant's (all its grids): such launches run the kernel that checks its
+ * indices itself. About a microsecond a program: a grid of 2^17 costs ~0.1 s once, and a
+ * variant launched over ever new grids (a growing sequence length) pays ~1 s in all, not
+ * a check per launch. */
+enum { GUARD_MAX_PROGRAMS = 1 << 17, GUARD_BUDGET_PROGRAMS = 1 << 20 };
+
+static unsigned guard_slot(const unsigned grid[3], const uint64_t *vals, int n) {
+    uint64_t h = ((uint64_t)grid[0] << 32 | grid[1]) * 0x9E3779B97F4A7C15u ^ grid[2];
+    for (int i = 0; i < n; i++) h = (h ^ vals[i]) * 0x100000001B3u + (h >> 29);
+    h ^= h >> 31;
+    return (unsigned)(h % GUARD_VERDICTS);
+}
 
 /* Does the guard let this launch run the assuming kernel? Its verdict for the grid and
- * the values it reads, from the last ones or from the interpreter running the guard over
- * the grid (it stops at the first program with a negative root). params: the packed
+ * the values it reads, from the table or from the interpreter running the guard over the
+ * grid (it stops at the first program with a negative root). params: the packed
  * arguments (the guard reads integers and pointers only, each a uint64_t slot). */
 static bool guard_allows(nr_kernel *k, SpecGuard *g, const unsigned grid[3], const nr_arg *args,
                          void **params) {
     uint64_t vals[GUARD_MAX_PARAMS];
     for (int r = 0; r < g->nread; r++) vals[r] = *(const uint64_t *)params[g->read[r]];
-    for (int i = 0; i < GUARD_VERDICTS; i++) {
-        const GuardVerdict *e = &g->verdicts[(g->next + GUARD_VERDICTS - 1 - i) % GUARD_VERDICTS];
-        if (e->valid && !memcmp(e->grid, grid, sizeof e->grid) &&
-            !memcmp(e->vals, vals, sizeof(uint64_t) * (size_t)g->nread))
-            return e->ok;
-    }
-    bool ok = (uint64_t)grid[0] * grid[1] * grid[2] <= GUARD_MAX_PROGRAMS;
+    GuardVerdict *e = &g->verdicts[guard_slot(grid, vals, g->nread)];
+    if (e->valid && !memcmp(e->grid, grid, sizeof e->grid) &&
+        !memcmp(e->vals, vals, sizeof(uint64_t) * (size_t)g->nread))
+        return e->ok;
+    uint64_t n = (uint64_t)grid[0] * grid[1] * grid[2];
+    bool ok = n <= GUARD_MAX_PROGRAMS && g->programs + n <= GUARD_BUDGET_PROGRAMS;
     int np = k->nparams;
-    InterpScalar *iv = calloc((size_t)(np ? np : 1), sizeof *iv);
+    InterpScalar *iv = ok ? calloc((size_t)(np ? np : 1), sizeof *iv) : NULL;
     static const int64_t no_desc[2 + 2 * NR_MAX_DESC_RANK];
     ok = ok && iv;
     for (int i = 0; ok && i < np; i++) iv[i].desc = no_desc; /* the parameters it does not read */
@@ -101,10 +110,10 @@ static bool guard_allows(nr_kernel *k, SpecGuard *g, const unsigned grid[3], con
         sb_init(&err);
         ok = interp_run(g->f, iv, grid, &io, &err) == 0;
         sb_free(&err);
+        g->programs += n;
+        k->mod->ctx->stats.guard_checks++;
     }
     free(iv);
-    GuardVerdict *e = &g->verdicts[g->next];
-    g->next = (g->next + 1) % GUARD_VERDICTS;
     *e = (GuardVerdict){true, ok, {grid[0], grid[1], grid[2]}, {0}};
     memcpy(e->vals, vals, sizeof(uint64_t) * (size_t)g->nread);
     return ok;

@@ -60,8 +60,9 @@ typedef struct VariantKey {
 
 /* The host's check of a variant whose kernel takes its speculated indices as >= 0
  * (driver/gpu_compile.h's guard, run by the interpreter over a launch's grid), with its
- * last verdicts: one per grid and values of the parameters the guard reads. */
-enum { GUARD_MAX_PARAMS = 16, GUARD_VERDICTS = 8 };
+ * verdicts: a table indexed by a hash of the grid and the values of the parameters the
+ * guard reads (a verdict replaces the one of its slot). */
+enum { GUARD_MAX_PARAMS = 16, GUARD_VERDICTS = 64 };
 typedef struct GuardVerdict {
     bool valid, ok; /* ok: every program's roots >= 0, the assuming kernel may run */
     unsigned grid[3];
@@ -72,7 +73,7 @@ typedef struct SpecGuard {
     IrFunc *f;
     int nread;
     uint16_t read[GUARD_MAX_PARAMS]; /* the parameters it reads */
-    int next;                        /* the verdict to replace next */
+    uint64_t programs;               /* run by the interpreter so far (launch_cuda.c's budget) */
     GuardVerdict verdicts[GUARD_VERDICTS];
 } SpecGuard;
 

@@ -307,9 +307,10 @@ static PyObject *context_stats(PyObject *o, PyObject *unused) {
     ContextObject *self = (ContextObject *)o;
     nr_stats s;
     nr_context_stats(self->ctx, &s);
-    return Py_BuildValue("{sKsKsK}", "gpu_compiles", (unsigned long long)s.gpu_compiles,
+    return Py_BuildValue("{sKsKsKsK}", "gpu_compiles", (unsigned long long)s.gpu_compiles,
                          "jit_compiles", (unsigned long long)s.jit_compiles, "disk_cache_hits",
-                         (unsigned long long)s.disk_cache_hits);
+                         (unsigned long long)s.disk_cache_hits, "guard_checks",
+                         (unsigned long long)s.guard_checks);
 }
 
 static PyObject *context_get_kind(PyObject *o, void *unused) {

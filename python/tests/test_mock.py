@@ -404,14 +404,38 @@ class SpeculationAtLaunch(unittest.TestCase):
         such launch; a grid that covers the tiles runs the first again, compiling nothing."""
         ctx = nereid.context("cuda")
         x = Tensor(BASE)
-        fns, compiles = [], []
+        fns, compiles, checks = [], [], []
         for grid in (16, 16, 40, 40, 17, 16):  # 16 tiles; at 40, programs 24.. divide by -8
-            before = ctx.stats()["gpu_compiles"]
+            before = ctx.stats()
             record_grouped[(grid,)](x, 1024, 16, BLOCK=64, num_warps=1)
-            compiles.append(ctx.stats()["gpu_compiles"] - before)
+            compiles.append(ctx.stats()["gpu_compiles"] - before["gpu_compiles"])
+            checks.append(ctx.stats()["guard_checks"] - before["guard_checks"])
             fns.append(last_launch().function)
         self.assertEqual(compiles, [1, 0, 1, 0, 0, 0])
+        self.assertEqual(checks, [1, 0, 1, 0, 1, 0])  # a grid seen before: its verdict kept
         self.assertEqual([f == fns[0] for f in fns], [True, True, False, False, True, True])
+        fast, full = fns[0], fns[2]
+        # many grids: each checked once while the table holds it; up to 24 programs every index
+        # is >= 0, from 25 not
+        def sweep():
+            before = ctx.stats()["guard_checks"]
+            for grid in range(1, 41):
+                record_grouped[(grid,)](x, 1024, 16, BLOCK=64, num_warps=1)
+                self.assertEqual(last_launch().function, fast if grid <= 24 else full, grid)
+            return ctx.stats()["guard_checks"] - before
+        self.assertLessEqual(sweep(), 40)
+        self.assertLess(sweep(), 20)  # a table of 64 verdicts: most of the 40 kept
+        # a variant's checks cover at most 2^20 programs in all: past that, a new grid runs the
+        # kernel that checks its indices itself, unchecked (grids of 2^17 - 1 programs whose
+        # indices are all >= 0: each checked in full)
+        before = ctx.stats()["guard_checks"]
+        for i in range(9):
+            record_grouped[((1 << 17) - 1 - i,)](x, 1024, 1 << 20, BLOCK=64, num_warps=1)
+        checked = ctx.stats()["guard_checks"] - before
+        self.assertIn(checked, (7, 8))  # 8 x (2^17 - 1) is 2^20 - 8: the programs checked above decide
+        self.assertEqual(last_launch().function, full)  # the ninth: not checked, every index >= 0
+        record_grouped[(16,)](x, 1024, 16, BLOCK=64, num_warps=1)  # a verdict kept from before
+        self.assertEqual(last_launch().function, fast)
         ran = record_grouped[(40,)](x, 1024, 16, BLOCK=64, num_warps=1)
         self.assertNotEqual(ran.asm["gpu-ir"].count(" if "), 0)  # the run's code: it checks in the kernel
         ran = record_grouped[(16,)](x, 1024, 16, BLOCK=64, num_warps=1)

@@ -110,6 +110,36 @@ static void mark_cold(IrFunc *f, OpId id) {
     }
 }
 
+/* r >= 0 for every root in `roots`, and-ed, built by b. */
+static ValId all_nonnegative(IrBuilder *b, const AxisSpeculation *S, uint32_t roots) {
+    IrFunc *f = b->f;
+    ValId g = 0;
+    for (int i = 0; i < S->nroots; i++) {
+        if (!(roots >> i & 1)) continue;
+        ValId r = S->roots[i];
+        ValId z = ir_const_int(b, ir_type(f, r), 0);
+        OpId c = ir_build(b, OP_CMP, (ValId[]){r, z}, 2, (IrType[]){ty_scalar(DT_I1)}, 1);
+        f->ops[c].attr[0] = CMP_PRED_GE;
+        ValId cv = f->ops[c].results[0];
+        g = g ? ir_build1(b, OP_AND, (ValId[]){g, cv}, 2, ty_scalar(DT_I1)) : cv;
+    }
+    return g;
+}
+
+/* The promise of root r, built by b: r' = multiple_of r {1}; assume(r' >= 0). Returns r'. */
+static ValId promise(IrBuilder *b, ValId r) {
+    IrFunc *f = b->f;
+    IrType rt = ir_type(f, r);
+    OpId h = ir_build(b, OP_MULTIPLE_OF, &r, 1, &rt, 1);
+    f->ops[h].attr[0] = 1;
+    ValId r2 = f->ops[h].results[0];
+    ValId z = ir_const_int(b, rt, 0);
+    OpId c = ir_build(b, OP_CMP, (ValId[]){r2, z}, 2, (IrType[]){ty_scalar(DT_I1)}, 1);
+    f->ops[c].attr[0] = CMP_PRED_GE;
+    ir_build(b, OP_ASSUME, &f->ops[c].results[0], 1, NULL, 0);
+    return r2;
+}
+
 /* Versions op (at index k of the body's op list ops[0..n)) on roots; appends the new
  * ops of the body to out. Returns the if op. */
 static OpId version(Spec *P, const OpId *ops, uint32_t k, uint32_t roots, OpVec *out, ValId *repl) {
@@ -120,18 +150,9 @@ static OpId version(Spec *P, const OpId *ops, uint32_t k, uint32_t roots, OpVec 
     const AxisSpeculation *S = P->S;
     /* the guard, before op */
     IrBuilder b = {f, top, loc};
-    ValId g = 0;
     IrRegion *body = &f->regions[top];
     uint32_t before = body->nops; /* ir_build appends to the body: moved to out below */
-    for (int i = 0; i < S->nroots; i++) {
-        if (!(roots >> i & 1)) continue;
-        ValId r = S->roots[i];
-        ValId z = ir_const_int(&b, ir_type(f, r), 0);
-        OpId c = ir_build(&b, OP_CMP, (ValId[]){r, z}, 2, (IrType[]){ty_scalar(DT_I1)}, 1);
-        f->ops[c].attr[0] = CMP_PRED_GE;
-        ValId cv = f->ops[c].results[0];
-        g = g ? ir_build1(&b, OP_AND, (ValId[]){g, cv}, 2, ty_scalar(DT_I1)) : cv;
-    }
+    ValId g = all_nonnegative(&b, S, roots);
     body = &f->regions[top];
     for (uint32_t i = before; i < body->nops; i++) opvec_push(out, body->ops[i]);
     body->nops = before;
@@ -153,15 +174,7 @@ static OpId version(Spec *P, const OpId *ops, uint32_t k, uint32_t roots, OpVec 
     for (int i = 0; i < S->nroots; i++) {
         if (!(roots >> i & 1)) continue;
         ValId r = S->roots[i];
-        IrType rt = ir_type(f, r);
-        OpId h = ir_build(&tb, OP_MULTIPLE_OF, &r, 1, &rt, 1);
-        f->ops[h].attr[0] = 1;
-        ValId r2 = f->ops[h].results[0];
-        ValId z = ir_const_int(&tb, rt, 0);
-        OpId c = ir_build(&tb, OP_CMP, (ValId[]){r2, z}, 2, (IrType[]){ty_scalar(DT_I1)}, 1);
-        f->ops[c].attr[0] = CMP_PRED_GE;
-        ir_build(&tb, OP_ASSUME, &f->ops[c].results[0], 1, NULL, 0);
-        map[r] = r2;
+        map[r] = promise(&tb, r);
         P->dep[r] = 1;
     }
     memset(P->need, 0, P->nvals0);
@@ -253,21 +266,6 @@ uint32_t gpu_speculate_roots(IrFunc *f, const AxisSpeculation *S, const GpuOptio
     return roots;
 }
 
-/* The promise of root r, built at the end of the body: r' = multiple_of r {1};
- * assume(r' >= 0). Returns r'. */
-static ValId promise(IrFunc *f, ValId r, Loc loc) {
-    IrBuilder b = {f, f->body, loc};
-    IrType rt = ir_type(f, r);
-    OpId h = ir_build(&b, OP_MULTIPLE_OF, &r, 1, &rt, 1);
-    f->ops[h].attr[0] = 1;
-    ValId r2 = f->ops[h].results[0];
-    ValId z = ir_const_int(&b, rt, 0);
-    OpId c = ir_build(&b, OP_CMP, (ValId[]){r2, z}, 2, (IrType[]){ty_scalar(DT_I1)}, 1);
-    f->ops[c].attr[0] = CMP_PRED_GE;
-    ir_build(&b, OP_ASSUME, &f->ops[c].results[0], 1, NULL, 0);
-    return r2;
-}
-
 void gpu_speculate_assume(IrFunc *f, const AxisSpeculation *S, uint32_t roots) {
     if (!roots || !f->body) return;
     uint32_t n, nvals0 = f->nvals;
@@ -288,7 +286,8 @@ void gpu_speculate_assume(IrFunc *f, const AxisSpeculation *S, uint32_t roots) {
             if (!here) continue;
             IrRegion *body = &f->regions[f->body];
             uint32_t before = body->nops;
-            repl[r] = promise(f, r, k ? f->ops[ops[k - 1]].loc : loc);
+            IrBuilder b = {f, f->body, k ? f->ops[ops[k - 1]].loc : loc};
+            repl[r] = promise(&b, r);
             hints[nh++] = ir_def(f, repl[r]);
             body = &f->regions[f->body];
             for (uint32_t j = before; j < body->nops; j++) opvec_push(&out, body->ops[j]);
@@ -348,16 +347,7 @@ bool gpu_speculate_guard(IrFunc *f, const AxisSpeculation *S, uint32_t roots) {
     free(ops);
     free(in);
     IrBuilder b = {f, f->body, loc};
-    ValId g = 0;
-    for (int i = 0; i < S->nroots; i++) {
-        if (!(roots >> i & 1)) continue;
-        ValId r = S->roots[i];
-        ValId z = ir_const_int(&b, ir_type(f, r), 0);
-        OpId c = ir_build(&b, OP_CMP, (ValId[]){r, z}, 2, (IrType[]){ty_scalar(DT_I1)}, 1);
-        f->ops[c].attr[0] = CMP_PRED_GE;
-        ValId cv = f->ops[c].results[0];
-        g = g ? ir_build1(&b, OP_AND, (ValId[]){g, cv}, 2, ty_scalar(DT_I1)) : cv;
-    }
+    ValId g = all_nonnegative(&b, S, roots);
     OpId a = ir_build(&b, OP_ASSERT, &g, 1, NULL, 0);
     f->ops[a].sattr = "a speculated index is negative";
     ir_build(&b, OP_RETURN, NULL, 0, NULL, 0);

@@ -336,13 +336,18 @@ static void plan_speculation(const nr_kernel *k, GpuSpec *spec, int warps, int s
     }
 }
 
+/* A variant's specialisation facts, from its key's letters ("ddno:4:3:a"). */
+static void facts_of_key(const GpuVariant *v, int np, uint8_t *facts) {
+    for (int i = 0; i < np; i++)
+        facts[i] = v->key[i] == 'o' ? SPEC_ONE : v->key[i] == 'd' ? SPEC_DIV16 : SPEC_NONE;
+}
+
 /* The kernel of v that checks its indices itself, for a launch its guard refuses:
  * compiled (or loaded from the disk cache) at the first such launch. */
 static nr_status full_kernel(nr_kernel *k, GpuVariant *v) {
     if (v->has_full) return NR_OK;
     uint8_t facts[NR_MAX_LAUNCH_ARGS];
-    for (int i = 0; i < k->nparams; i++) /* the key's letters: "ddno:4:3:a" */
-        facts[i] = v->key[i] == 'o' ? SPEC_ONE : v->key[i] == 'd' ? SPEC_DIV16 : SPEC_NONE;
+    facts_of_key(v, k->nparams, facts);
     GpuSpec spec = {k->nparams, facts, GPU_SPECULATE_VERSION};
     char text[sizeof v->key];
     snprintf(text, sizeof text, "%s", v->key);
@@ -823,8 +828,7 @@ nr_status cuda_variant_code(nr_kernel *k, const char *what, StrBuf *out) {
     if (!ptx && !llvm && !gpu_ir)
         return api_fail(ctx, NR_ERR_NOT_FOUND, "no code named '%s' (ptx, llvm, gpu-ir, ir)", what);
     uint8_t facts[NR_MAX_LAUNCH_ARGS];
-    for (int i = 0; i < k->nparams; i++) /* the variant key's letters: "ddno:4:3" */
-        facts[i] = v->key[i] == 'o' ? SPEC_ONE : v->key[i] == 'd' ? SPEC_DIV16 : SPEC_NONE;
+    facts_of_key(v, k->nparams, facts);
     GpuSpec spec = {k->nparams, facts,
                     v->guard && !v->ran_full ? GPU_SPECULATE_ASSUME : GPU_SPECULATE_VERSION};
     char ldbuf[4096];

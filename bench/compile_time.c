@@ -115,7 +115,7 @@ static bool compile_once(const Source *src, const NrCompileOptions *o, const Spe
                        : ptr      ? SPEC_DIV16
                                   : SPEC_NONE;
         }
-        GpuSpec spec = {(int)np, facts, GPU_SPECULATE_VERSION};
+        GpuSpec spec = {(int)np, facts, GPU_SPECULATE_VERSION, false};
         GpuTarget target = {"sm_90a", s->warps, s->stages ? s->stages : 3, NULL, NULL, NULL,
                             0,        {0}};
         GpuResult r;

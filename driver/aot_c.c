@@ -121,7 +121,7 @@ static int compile_image(Aot *A, AotImage *im, Diag *diag) {
         AotKernel *K = &A->kernels[k];
         for (int v = 0; v < K->nvariants && !rc; v++) {
             int e = K->first_entry + v;
-            GpuSpec spec = {K->nparams, K->facts[v], GPU_SPECULATE_VERSION};
+            GpuSpec spec = {K->nparams, K->facts[v], GPU_SPECULATE_VERSION, false};
             GpuTarget t = {im->arch, o->num_warps, o->num_stages, NULL, libdevice, NULL,
                            0,        o->code};
             if (!gpu_compile_kernel(K->f, &spec, &t, GPU_DUMP_NONE, NULL, NULL, &res[e], diag)) {

@@ -402,7 +402,7 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
             break;
         }
         fill_spec(a, f, facts);
-        GpuSpec spec = {(int)f->regions[f->body].nargs, facts, GPU_SPECULATE_VERSION};
+        GpuSpec spec = {(int)f->regions[f->body].nargs, facts, GPU_SPECULATE_VERSION, false};
         char ldbuf[4096];
         GpuTarget t = {a->arch,
                        prog->num_warps,

@@ -3,7 +3,9 @@
  *   clone and specialise (parameters equal to 1 become constants); batched dots split
  *   into 2-D ones (batched_dot.c); the accesses through
  *   tensor descriptors that do not go through TMA expanded (tma.h); canonicalize + cse +
- *   dce; alignment analysis seeded with the divisibility facts;
+ *   dce; for a launcher that builds them (GpuSpec.tma_pointers), pointer loads feeding dots
+ *   in pipelined loops through tensor maps (tma_pointers.c: new parameters), cse + dce;
+ *   alignment analysis seeded with the divisibility facts;
  *   assign-layouts (coalescing, tensor-core layouts for dots, conversions), then dce
  *   (values recomputed in other layouts leave their originals unused);
  *   lower-dot-operands (dot_op layouts and shared-memory operands);
@@ -89,15 +91,30 @@ static ParamFact *param_facts(IrFunc *f, const GpuSpec *spec) {
 
 /* What the kernel and its guard share: the specialised clone (in r->m), its batched dots
  * split, its descriptors that do not go through TMA expanded (*tma: the ones that do),
- * canonicalize, cse, dce. */
-static IrFunc *front(Run *r, const IrFunc *kernel, const GpuSpec *spec, int arch, bool **tma) {
+ * canonicalize, cse, dce; with spec->tma_pointers, the pointer loads a tensor map can
+ * take through one (new parameters, *plan; their entries of *tma true), cse, dce. */
+static IrFunc *front(Run *r, const IrFunc *kernel, const GpuSpec *spec, const GpuOptions *go,
+                     bool **tma, TmaPtrPlan *plan) {
     IrFunc *f = specialised_clone(r->m, kernel, spec);
+    memset(plan, 0, sizeof *plan);
     if (after(r, "specialisation")) ir_split_batched_dots(f);
-    if (after(r, "split-batched-dots")) *tma = expand_descriptors(f, spec, arch);
+    if (after(r, "split-batched-dots")) *tma = expand_descriptors(f, spec, go->arch);
     if (after(r, "expand-descriptors")) {
         pass_canonicalize(r->m);
         pass_cse(r->m);
         pass_dce(r->m);
+    }
+    if (r->ok && spec && spec->tma_pointers) {
+        uint32_t n = f->regions[f->body].nargs;
+        if (gpu_tma_pointers(f, param_facts(f, spec), go, plan) && after(r, "tma-pointers")) {
+            uint32_t m = f->regions[f->body].nargs;
+            bool *keep = arena_alloc(r->m->arena, m + 1);
+            memcpy(keep, *tma, n);
+            for (uint32_t i = n; i < m; i++) keep[i] = true;
+            *tma = keep;
+            pass_cse(r->m);
+            pass_dce(r->m);
+        }
     }
     return f;
 }
@@ -113,7 +130,8 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
                      option_or_default(OPT_NUM_STAGES, t->num_stages), 1};
     Run r = {m, diag, what == GPU_DUMP_ALL ? dump : NULL, true};
     bool *tma = NULL;
-    IrFunc *f = front(&r, kernel, spec, go.arch, &tma);
+    TmaPtrPlan plan;
+    IrFunc *f = front(&r, kernel, spec, &go, &tma, &plan);
     ParamFact *pf = param_facts(f, spec);
     AxisInfo *facts = NULL; /* of f as it is, where known */
     if (after(&r, "specialise")) {
@@ -168,7 +186,7 @@ int gpu_speculation_guard(const IrFunc *kernel, const GpuSpec *spec, const GpuTa
                      option_or_default(OPT_NUM_STAGES, t->num_stages), 1};
     Run r = {m, diag, NULL, true};
     bool *tma = NULL;
-    IrFunc *f = front(&r, kernel, spec, go.arch, &tma);
+    IrFunc *f = front(&r, kernel, spec, &go, &tma, &out->tma);
     int kind = -1;
     if (r.ok) {
         AxisSpeculation *s = axis_info_speculate(f, param_facts(f, spec), arena);
@@ -178,7 +196,7 @@ int gpu_speculation_guard(const IrFunc *kernel, const GpuSpec *spec, const GpuTa
                : after(&r, "speculation-guard")    ? GPU_GUARD_HOST
                                                    : -1;
     }
-    if (kind == GPU_GUARD_HOST) *out = (GpuGuard){m, f};
+    if (kind == GPU_GUARD_HOST) out->ir = m, out->f = f;
     else arena_free(arena);
     return kind;
 }

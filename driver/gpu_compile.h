@@ -8,6 +8,7 @@
 #include "compiler/codegen/llvm_gen.h"
 #include "compiler/ir/ir.h"
 #include "compiler/target/target.h"
+#include "compiler/target/tma.h"
 
 typedef struct GpuResult {
     StrBuf ptx;
@@ -43,6 +44,7 @@ enum { GPU_GUARD_NONE, GPU_GUARD_HOST, GPU_GUARD_OPAQUE };
 typedef struct GpuGuard {
     IrModule *ir;
     IrFunc *f;
+    TmaPtrPlan tma; /* with spec->tma_pointers, whatever the kind: the maps the kernel takes */
 } GpuGuard;
 int gpu_speculation_guard(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t,
                           GpuGuard *out, Diag *diag);

@@ -39,6 +39,11 @@ static void run_speculate_guard(IrFunc *f, const GpuOptions *o) {
     AxisSpeculation *s = axis_info_speculate(f, pf, f->mod->arena);
     (void)gpu_speculate_guard(f, s, gpu_speculate_roots(f, s, o));
 }
+static void run_tma_pointers(IrFunc *f, const GpuOptions *o) {
+    TmaPtrPlan plan;
+    ParamFact *pf = axis_info_param_facts(f, o->param_div > 0 ? o->param_div : 1, f->mod->arena);
+    (void)gpu_tma_pointers(f, pf, o, &plan);
+}
 static void run_assign(IrFunc *f, const GpuOptions *o) { gpu_assign_layouts(f, facts(f, o), o); }
 static void run_lower(IrFunc *f, const GpuOptions *o) { (void)o, gpu_lower_dot_operands(f); }
 static void run_pipeline(IrFunc *f, const GpuOptions *o) { gpu_pipeline(f, facts(f, o), o); }
@@ -67,6 +72,10 @@ static const PassInfo registry[] = {
     {"gpu-speculate-guard",
      "reduce a kernel to the check of those scalars (assert >= 0) the launcher runs on the host",
      NULL, run_speculate_guard, false},
+    {"gpu-tma-pointers",
+     "pointer loads feeding dots in pipelined loops -> desc_loads of tensor maps the launcher "
+     "builds (new parameters)",
+     NULL, run_tma_pointers, false},
     {"gpu-assign-layouts", "give every block a layout (coalescing, tensor-core layouts)", NULL,
      run_assign, false},
     {"gpu-lower-dot-operands", "put each dot's operands where its lowering reads them", NULL,

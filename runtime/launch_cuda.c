@@ -26,6 +26,113 @@
 #include "interp.h"
 #include "status.h"
 
+/* CUtensorMapDataType of an element type (integers and fp8 by their width). */
+static int tensor_map_dtype(int dt) {
+    switch (dt) {
+    case DT_FP16: return 6;
+    case DT_BF16: return 9;
+    case DT_FP32: return 7;
+    case DT_FP64: return 8;
+    case DT_I32: return 3;
+    case DT_U32: return 2;
+    case DT_I64: return 5;
+    case DT_U64: return 4;
+    default: return dt_bytes(dt) == 2 ? 1 : 0; /* UINT16, UINT8 */
+    }
+}
+
+enum { DESC_BLOB = 256, MAX_DESC_PARAMS = 8 };
+
+/* The tensor maps of a variant whose kernel takes its pointer loads through TMA
+ * (compiler/gpu/tma_pointers.c): the plan, and each map's parameter bytes with the values
+ * they were encoded from (encoded again only when those change). */
+typedef struct TmaMaps {
+    _Alignas(64) unsigned char blob[TMA_PTR_MAX_MAPS][DESC_BLOB];
+    TmaPtrPlan plan;
+    int64_t last[TMA_PTR_MAX_MAPS][1 + 2 * NR_MAX_DESC_RANK];
+    bool encoded[TMA_PTR_MAX_MAPS];
+} TmaMaps;
+
+/* Integer argument p as the kernel reads it (its packed slot, sign-extended where signed). */
+static int64_t int_arg(const nr_kernel *k, void **params, int p) {
+    uint64_t u = *(const uint64_t *)params[p];
+    int bits = k->params[p].bits, dt = k->params[p].dt;
+    if (bits < 64) {
+        u &= (UINT64_C(1) << bits) - 1;
+        if (dt_is_signed(dt) && (u >> (bits - 1)) & 1) u |= ~((UINT64_C(1) << bits) - 1);
+    }
+    return (int64_t)u;
+}
+
+static bool arg_value(const nr_kernel *k, void **params, TmaArgValue v, int64_t *out) {
+    if (v.param < 0) return *out = v.add, true;
+    int64_t a = int_arg(k, params, v.param);
+    if (a > INT64_C(1) << 40 || a < -(INT64_C(1) << 40)) return false; /* no product overflows */
+    *out = a * v.mul + v.add;
+    return true;
+}
+
+/* The tensor maps of this launch, from its packed arguments, into params after the user's;
+ * false where the arguments do not fit them (a checked parameter negative, a stride not a
+ * positive multiple of 16 bytes below 2^40 bytes, a size outside 1 .. 2^32): the launch
+ * then runs the kernel without them. */
+static bool tma_maps_fill(nr_kernel *k, TmaMaps *tm, void **params) {
+    const TmaPtrPlan *p = &tm->plan;
+    for (int i = 0; i < p->nnonneg; i++)
+        if (int_arg(k, params, p->nonneg[i]) < 0) return false;
+    for (int j = 0; j < p->nmaps; j++) {
+        const TmaPtrMap *m = &p->maps[j];
+        IrType t = m->type;
+        int r = t.rank, esize = dt_bytes(t.pointee);
+        int64_t v[1 + 2 * NR_MAX_DESC_RANK];
+        v[0] = (int64_t) * (const uint64_t *)params[m->base];
+        if (!v[0] || v[0] % 16) return false;
+        for (int d = 0; d < r; d++) {
+            int64_t size, stride;
+            if (!arg_value(k, params, m->size[d], &size) ||
+                !arg_value(k, params, m->stride[d], &stride))
+                return false;
+            if (size < 1 || size > (INT64_C(1) << 32)) return false;
+            if (d < r - 1 &&
+                (stride <= 0 || stride >= (INT64_C(1) << 40) / esize || stride * esize % 16))
+                return false;
+            v[1 + d] = size, v[1 + r + d] = stride;
+        }
+        if (!tm->encoded[j] || memcmp(tm->last[j], v, sizeof(int64_t) * (size_t)(1 + 2 * r))) {
+            TmaPlan plan;
+            gpu_tma_plan(t, &plan);
+            CudaTensorMap cm = {r,
+                                tensor_map_dtype(t.pointee),
+                                plan.swizzle == 128  ? 3
+                                : plan.swizzle == 64 ? 2
+                                                     : 1,
+                                false,
+                                (uint64_t)v[0],
+                                {0},
+                                {0},
+                                {0}};
+            for (int d = 0; d < r; d++) { /* innermost first */
+                cm.dims[d] = (uint64_t)v[1 + r - 1 - d];
+                cm.box[d] = (unsigned)plan.box[r - 1 - d];
+                if (d) cm.strides[d - 1] = (uint64_t)v[1 + r + r - 1 - d] * (uint64_t)esize;
+            }
+            StrBuf err;
+            sb_init(&err);
+            int rc = cuda_tensor_map_encode(k->mod->ctx->cuda, tm->blob[j], &cm, &err);
+            sb_free(&err);
+            tm->encoded[j] = rc == 0;
+            if (rc) return false;
+            memcpy(tm->last[j], v, sizeof(int64_t) * (size_t)(1 + 2 * r));
+            int64_t parts[2 + 2 * NR_MAX_DESC_RANK] = {0}; /* base, sizes, strides, padding */
+            memcpy(parts, v, sizeof(int64_t) * (size_t)(1 + 2 * r));
+            memcpy(tm->blob[j] + gpu_tdesc_part_offset(true, 0), parts,
+                   sizeof(int64_t) * (size_t)(2 + 2 * r));
+        }
+        params[m->param] = tm->blob[j];
+    }
+    return true;
+}
+
 static void guard_free(SpecGuard *g) {
     if (!g) return;
     arena_free(g->ir->arena);
@@ -34,15 +141,17 @@ static void guard_free(SpecGuard *g) {
 
 /* The guard of a variant about to be made (gpu_speculation_guard): its kind, and in *out
  * (malloc'd) the guard the host runs when the kind is GPU_GUARD_HOST, with the parameters
- * it reads. A guard reading more than GUARD_MAX_PARAMS of them counts as opaque. */
+ * it reads. A guard reading more than GUARD_MAX_PARAMS of them counts as opaque. *plan:
+ * the tensor maps the kernel takes (with spec->tma_pointers). */
 static int variant_guard(const nr_kernel *k, const GpuSpec *spec, const GpuTarget *t,
-                         SpecGuard **out) {
+                         SpecGuard **out, TmaPtrPlan *plan) {
     *out = NULL;
     GpuGuard gg;
     Diag diag;
     diag_init(&diag);
     int kind = gpu_speculation_guard(k->f, spec, t, &gg, &diag);
     diag_free(&diag); /* a failure shows again in the kernel's own compile */
+    *plan = gg.tma;
     if (kind != GPU_GUARD_HOST) return kind < 0 ? GPU_GUARD_OPAQUE : kind;
     SpecGuard *g = calloc(1, sizeof *g);
     const IrRegion *body = &gg.f->regions[gg.f->body];
@@ -97,7 +206,7 @@ static bool guard_allows(nr_kernel *k, SpecGuard *g, const unsigned grid[3], con
         return e->ok;
     uint64_t n = (uint64_t)grid[0] * grid[1] * grid[2];
     bool ok = n <= GUARD_MAX_PROGRAMS && g->programs + n <= GUARD_BUDGET_PROGRAMS;
-    int np = k->nparams;
+    int np = (int)g->f->regions[g->f->body].nargs; /* the user's, then any tensor maps' */
     InterpScalar *iv = ok ? calloc((size_t)(np ? np : 1), sizeof *iv) : NULL;
     static const int64_t no_desc[2 + 2 * NR_MAX_DESC_RANK];
     ok = ok && iv;
@@ -152,6 +261,7 @@ void cuda_module_free(nr_module *m) {
             if (m->ctx && m->ctx->cuda) cuda_unload(m->ctx->cuda, &v->k);
             if (m->ctx && m->ctx->cuda && v->has_full) cuda_unload(m->ctx->cuda, &v->full);
             guard_free(v->guard);
+            free(v->tma);
         }
         free(k->variants);
         k->variants = NULL;
@@ -324,15 +434,39 @@ static GpuTarget variant_target(const nr_context *ctx, int warps, int stages, Gp
 }
 
 /* The speculative indices' facts of a variant about to be made: *guard and ":a" after
- * its key text when the host checks them (spec->speculate becomes ASSUME). */
+ * its key text when the host checks them (spec->speculate becomes ASSUME); and its
+ * tensor maps for pointer loads: *maps (malloc'd) and ":t" when it takes any
+ * (spec->tma_pointers stays true). */
 static void plan_speculation(const nr_kernel *k, GpuSpec *spec, int warps, int stages,
-                             GpuCodeOptions code, char *text, SpecGuard **guard) {
+                             GpuCodeOptions code, char *text, SpecGuard **guard, TmaMaps **maps) {
+    nr_context *ctx = k->mod->ctx;
     char ldbuf[4096];
-    GpuTarget t =
-        variant_target(k->mod->ctx, warps, stages, code, gpu_libdevice_find(ldbuf, sizeof ldbuf));
-    if (variant_guard(k, spec, &t, guard) == GPU_GUARD_HOST) {
+    GpuTarget t = variant_target(ctx, warps, stages, code, gpu_libdevice_find(ldbuf, sizeof ldbuf));
+    *maps = NULL;
+    spec->tma_pointers =
+        option_tma_pointers() && gpu_arch_of(t.arch) == GPU_SM90A && cuda_has_tma(ctx->cuda);
+    TmaPtrPlan plan;
+    if (variant_guard(k, spec, &t, guard, &plan) == GPU_GUARD_HOST) {
         spec->speculate = GPU_SPECULATE_ASSUME;
         strcat(text, ":a");
+    }
+    if (spec->tma_pointers && plan.nmaps && k->nparams + plan.nmaps <= NR_MAX_LAUNCH_ARGS &&
+        (*maps = aligned_alloc(64, (sizeof(TmaMaps) + 63) / 64 * 64))) {
+        memset(*maps, 0, sizeof **maps);
+        (*maps)->plan = plan;
+        strcat(text, ":t");
+    } else if (spec->tma_pointers) {
+        spec->tma_pointers = false;
+        if (plan.nmaps) { /* the guard was made for the kernel with maps: make it again */
+            guard_free(*guard);
+            spec->speculate = GPU_SPECULATE_VERSION;
+            char *a = strstr(text, ":a");
+            if (a) *a = 0;
+            if (variant_guard(k, spec, &t, guard, &plan) == GPU_GUARD_HOST) {
+                spec->speculate = GPU_SPECULATE_ASSUME;
+                strcat(text, ":a");
+            }
+        }
     }
 }
 
@@ -342,17 +476,19 @@ static void facts_of_key(const GpuVariant *v, int np, uint8_t *facts) {
         facts[i] = v->key[i] == 'o' ? SPEC_ONE : v->key[i] == 'd' ? SPEC_DIV16 : SPEC_NONE;
 }
 
-/* The kernel of v that checks its indices itself, for a launch its guard refuses:
- * compiled (or loaded from the disk cache) at the first such launch. */
+/* The kernel of v that checks its indices itself and reads through pointers only, for a
+ * launch its guard refuses or whose arguments its tensor maps do not fit: compiled (or
+ * loaded from the disk cache) at the first such launch. */
 static nr_status full_kernel(nr_kernel *k, GpuVariant *v) {
     if (v->has_full) return NR_OK;
     uint8_t facts[NR_MAX_LAUNCH_ARGS];
     facts_of_key(v, k->nparams, facts);
-    GpuSpec spec = {k->nparams, facts, GPU_SPECULATE_VERSION};
+    GpuSpec spec = {k->nparams, facts, GPU_SPECULATE_VERSION, false};
     char text[sizeof v->key];
     snprintf(text, sizeof text, "%s", v->key);
-    char *a = strstr(text, ":a");
+    char *a = strstr(text, ":a"), *tm = strstr(text, ":t");
     if (a) *a = 0;
+    if (tm) *tm = 0;
     GpuVariant full;
     memset(&full, 0, sizeof full);
     nr_status s = compile_variant(k, &spec, v->num_warps, v->num_stages, v->code, text, &full);
@@ -381,21 +517,25 @@ static nr_status launch_variant(nr_kernel *k, const unsigned grid[3], const Vari
         int np = k->nparams;
         char text[NR_MAX_LAUNCH_ARGS + 12];
         variant_key(facts, np, warps, stages, text);
-        GpuSpec spec = {np, facts, GPU_SPECULATE_VERSION};
+        GpuSpec spec = {np, facts, GPU_SPECULATE_VERSION, false};
         SpecGuard *guard;
-        plan_speculation(k, &spec, warps, stages, code_of_key(key->code), text, &guard);
+        TmaMaps *maps;
+        plan_speculation(k, &spec, warps, stages, code_of_key(key->code), text, &guard, &maps);
         nr_status s = add_variant(k, &spec, key, text, &v);
         if (s) {
             guard_free(guard);
+            free(maps);
             nr_status f = fault_check(ctx); /* an earlier kernel's fault met while loading */
             return f ? f : s;
         }
         v->guard = guard;
+        v->tma = maps;
     }
     k->last_variant = (int)(v - k->variants);
     if (!grid) return NR_OK; /* prepared: compiled and loaded, not run */
     const CudaKernel *run = &v->k;
-    v->ran_full = v->guard && !guard_allows(k, v->guard, grid, args, params);
+    v->ran_full = (v->guard && !guard_allows(k, v->guard, grid, args, params)) ||
+                  (v->tma && !tma_maps_fill(k, v->tma, params));
     if (v->ran_full) {
         nr_status s = full_kernel(k, v);
         if (s) {
@@ -441,23 +581,6 @@ static uint8_t desc_fact(const nr_context *ctx, int arch, IrType t, const nr_ten
     if (arch == GPU_SM90A && !cuda_has_tma(ctx->cuda)) return SPEC_NONE;
     return SPEC_DIV16;
 }
-
-/* CUtensorMapDataType of an element type (integers and fp8 by their width). */
-static int tensor_map_dtype(int dt) {
-    switch (dt) {
-    case DT_FP16: return 6;
-    case DT_BF16: return 9;
-    case DT_FP32: return 7;
-    case DT_FP64: return 8;
-    case DT_I32: return 3;
-    case DT_U32: return 2;
-    case DT_I64: return 5;
-    case DT_U64: return 4;
-    default: return dt_bytes(dt) == 2 ? 1 : 0; /* UINT16, UINT8 */
-    }
-}
-
-enum { DESC_BLOB = 256, MAX_DESC_PARAMS = 8 };
 
 /* A descriptor argument's parameter bytes into blob (64-byte aligned, DESC_BLOB bytes):
  * its tensor map when the variant takes it by TMA (tma.h), then its parts. */
@@ -610,6 +733,7 @@ typedef struct GpuJob {
     char key[NR_MAX_LAUNCH_ARGS + 12];
     int speculate;      /* GPU_SPECULATE_*: ASSUME with a guard */
     SpecGuard *guard;   /* the installed variant's, once installed */
+    TmaMaps *maps;      /* likewise (the kernel takes tensor maps for pointer loads) */
     StrBuf build, text; /* the disk cache's key */
     int lock;           /* cache_lock's, held while the variant is built */
     const char *arch, *libdevice;
@@ -629,7 +753,7 @@ static void gpu_job_build(void *user, int i) {
     GpuJob *g = &((GpuJob *)user)[i];
     if (!g->queued) return;
     const nr_kernel *k = g->k;
-    GpuSpec spec = {k->nparams, g->facts, g->speculate};
+    GpuSpec spec = {k->nparams, g->facts, g->speculate, g->maps != NULL};
     GpuTarget t = {g->arch, g->ikey.num_warps,        g->ikey.num_stages, NULL, g->libdevice, NULL,
                    0,       code_of_key(g->ikey.code)};
     GpuResult r;
@@ -667,7 +791,7 @@ static nr_status gpu_job_install(GpuJob *g, const CudaKernel *ck) {
     GpuVariant *v;
     nr_status s = install_variant(g->k, nv, &v);
     if (!s) g->k->last_variant = (int)(v - g->k->variants);
-    if (!s) v->guard = g->guard, g->guard = NULL;
+    if (!s) v->guard = g->guard, g->guard = NULL, v->tma = g->maps, g->maps = NULL;
     return s;
 }
 
@@ -728,9 +852,9 @@ nr_status cuda_prepare_many(PrepareJob *jobs, int n) {
         g->k = k, g->ikey = key, g->arch = arch, g->libdevice = libdevice, g->lock = -1;
         memcpy(g->facts, facts, (size_t)k->nparams);
         variant_key(facts, k->nparams, key.num_warps, key.num_stages, g->key);
-        GpuSpec spec = {k->nparams, facts, GPU_SPECULATE_VERSION};
+        GpuSpec spec = {k->nparams, facts, GPU_SPECULATE_VERSION, false};
         plan_speculation(k, &spec, key.num_warps, key.num_stages, code_of_key(key.code), g->key,
-                         &g->guard);
+                         &g->guard, &g->maps);
         g->speculate = spec.speculate;
         sb_init(&g->build), sb_init(&g->text), sb_init(&g->err), sb_init(&g->ptx);
         variant_cache_key(k, arch, libdevice, g->key, code_of_key(key.code), &g->build, &g->text);
@@ -789,7 +913,7 @@ nr_status cuda_prepare_many(PrepareJob *jobs, int n) {
         nr_status f = fault_check(ctx); /* an earlier kernel's fault met while loading */
         first = f ? f : api_fail(ctx, first, "%s", sb_cstr(&msg[first_job]));
     }
-    for (int i = 0; i < ng; i++) sb_free(&gj[i].err), guard_free(gj[i].guard);
+    for (int i = 0; i < ng; i++) sb_free(&gj[i].err), guard_free(gj[i].guard), free(gj[i].maps);
     for (int j = 0; j < n; j++) sb_free(&msg[j]);
     free(gj), free(of), free(msg);
     return first;
@@ -830,7 +954,8 @@ nr_status cuda_variant_code(nr_kernel *k, const char *what, StrBuf *out) {
     uint8_t facts[NR_MAX_LAUNCH_ARGS];
     facts_of_key(v, k->nparams, facts);
     GpuSpec spec = {k->nparams, facts,
-                    v->guard && !v->ran_full ? GPU_SPECULATE_ASSUME : GPU_SPECULATE_VERSION};
+                    v->guard && !v->ran_full ? GPU_SPECULATE_ASSUME : GPU_SPECULATE_VERSION,
+                    v->tma && !v->ran_full};
     char ldbuf[4096];
     GpuTarget t = {cuda_arch_name(ctx->cuda),
                    v->num_warps,

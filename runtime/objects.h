@@ -94,6 +94,10 @@ typedef struct GpuVariant {
     CudaKernel full;
     bool has_full;
     bool ran_full; /* the last launch ran full (what asm and the resources describe) */
+    /* With tensor maps for its pointer loads (compiler/gpu/tma_pointers.c: parameters after
+     * the user's, built at each launch from the arguments), k takes them; a launch whose
+     * arguments do not fit them runs full too (compiled without them). */
+    struct TmaMaps *tma;
 } GpuVariant;
 
 /* One parameter as the CUDA launch path checks and packs it (made at the kernel's first

@@ -9,7 +9,13 @@
 #include "compiler/analysis/axis_info.h"
 #include "compiler/ir/ir.h"
 #include "compiler/target/target.h"
+#include "compiler/target/tma.h"
 
+/* Pointer loads feeding dots in pipelined loops whose addresses a tensor map can describe
+ * become desc_loads of new tdesc parameters (sm_90a; tma_pointers.c); *plan says how the
+ * launcher builds each from the arguments. facts: one per parameter. Returns whether it
+ * changed f. */
+bool gpu_tma_pointers(IrFunc *f, const ParamFact *facts, const GpuOptions *o, TmaPtrPlan *plan);
 /* Versions each top-level op whose memory accesses are wider when some top-level
  * scalars are >= 0 than the proven facts allow (axis_info.h's speculation): if they are,
  * a copy in which assumes prove it; if not, the original (its loops not pipelined).

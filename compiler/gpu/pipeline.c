@@ -39,8 +39,9 @@
  * writes (tma.h), is a candidate too, and so is one that a reshape which only drops or adds
  * unit dims puts in the buffer (a [1, M, K] box lands as the [M, K] tile: the copies keep
  * the descriptor's coordinates and write a ring of [M, K] stages); its ring gets a ring of S
- * mbarriers initialised before the loop; a copy is `if valid { mbarrier_expect; tma_load }` into
- * stage s with stage s's mbarrier, and an iteration waits on mbarrier it % S for phase (it / S) % 2
+ * mbarriers initialised before the loop; an iteration's copies are `if valid {
+ * mbarrier_expect; tma_load; ... }` (one `if` for all its TMA candidates) into stage s with
+ * stage s's mbarrier, and an iteration waits on mbarrier it % S for phase (it / S) % 2
  * instead of async_wait. After the loop the mbarriers are invalidated.
  *
  * A wgmma dot (mma version 3, operands in shared memory that stay put into the next
@@ -366,10 +367,10 @@ static bool any_cp(const Cand *cands, int nc) {
     return false;
 }
 
-/* A TMA candidate's copy of one iteration into stage `slot`:
- *   if valid { mbarrier_expect(bars[slot]) {bytes}; tma_load(d, bars[slot], ring[slot], offsets) }
- */
-static void issue_tma(Pipe *P, const Cand *c, const ValId *map, ValId slot, ValId valid, Loc loc) {
+/* A TMA candidate's copy of one iteration into stage `slot`, its two ops appended to then
+ * (issue puts them under one `if valid`):
+ *   mbarrier_expect(bars[slot]) {bytes}; tma_load(d, bars[slot], ring[slot], offsets) */
+static void issue_tma(Pipe *P, const Cand *c, const ValId *map, ValId slot, Loc loc, OpVec *then) {
     IrFunc *f = P->f;
     const IrOp *ld = &f->ops[c->load];
     ValId d = ld->operands[0];
@@ -382,25 +383,21 @@ static void issue_tma(Pipe *P, const Cand *c, const ValId *map, ValId slot, ValI
     opnds[1] = bar, opnds[2] = view;
     OpId expect = ir_op_new(f, OP_MBARRIER_EXPECT, loc, &bar, 1, NULL, 0);
     f->ops[expect].attr[0] = gpu_tma_tile_bytes(dt);
-    OpId copy = ir_op_new(f, OP_TMA_LOAD, loc, opnds, 3 + noff, NULL, 0);
-    OpId iff = ir_op_new(f, OP_IF, loc, &valid, 1, NULL, 0);
-    RegionId then_r = ir_op_add_region(f, iff), else_r = ir_op_add_region(f, iff);
-    OpId then_ops[3] = {expect, copy, ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0)};
-    OpId else_ops[1] = {ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0)};
-    ir_region_set_ops(f, then_r, then_ops, 3);
-    ir_region_set_ops(f, else_r, else_ops, 1);
-    opvec_push(&P->out, iff);
+    opvec_push(then, expect);
+    opvec_push(then, ir_op_new(f, OP_TMA_LOAD, loc, opnds, 3 + noff, NULL, 0));
 }
 
 /* The copies of one iteration: stage-0 values from map, into stage `slot`, masked by
- * valid (an i1 scalar). */
+ * valid (an i1 scalar). The TMA copies go under one `if valid` (one barrier before them
+ * all where the stage they overwrite was read), after the cp.async ones. */
 static void issue(Pipe *P, const Cand *cands, int nc, const ValId *map, ValId slot, ValId valid,
                   Loc loc) {
     IrFunc *f = P->f;
     bool any_cp = false;
+    OpVec then = {0};
     for (int c = 0; c < nc; c++) {
         if (cands[c].tma) {
-            issue_tma(P, &cands[c], map, slot, valid, loc);
+            issue_tma(P, &cands[c], map, slot, loc, &then);
             continue;
         }
         any_cp = true;
@@ -415,6 +412,16 @@ static void issue(Pipe *P, const Cand *cands, int nc, const ValId *map, ValId sl
         emit0(P, OP_ASYNC_COPY, loc, co, 3, 0);
     }
     if (any_cp) emit0(P, OP_ASYNC_COMMIT, loc, NULL, 0, 0);
+    if (then.n) {
+        opvec_push(&then, ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0));
+        OpId iff = ir_op_new(f, OP_IF, loc, &valid, 1, NULL, 0);
+        RegionId then_r = ir_op_add_region(f, iff), else_r = ir_op_add_region(f, iff);
+        OpId else_ops[1] = {ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0)};
+        ir_region_set_ops(f, then_r, then.v, then.n);
+        ir_region_set_ops(f, else_r, else_ops, 1);
+        opvec_push(&P->out, iff);
+    }
+    opvec_free(&then);
 }
 
 /* iv + d * step, and whether it is below ub (step > 0) */

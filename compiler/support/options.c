@@ -41,3 +41,8 @@ int option_compile_threads(int jobs) {
     if (n > jobs) n = jobs;
     return n < 1 ? 1 : (int)n;
 }
+
+bool option_tma_pointers(void) {
+    const char *env = getenv("NEREID_TMA_POINTERS");
+    return !(env && !strcmp(env, "0"));
+}

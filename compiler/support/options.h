@@ -43,6 +43,11 @@ int option_or_default(OptionId id, int v);
  * `jobs`, never less than 1. The one reader of NEREID_COMPILE_THREADS. */
 int option_compile_threads(int jobs);
 
+/* Do launches on sm_90a take the pointer loads that feed dots in pipelined loops through
+ * tensor maps built from the arguments (compiler/gpu/tma_pointers.c)? Yes unless
+ * NEREID_TMA_POINTERS is 0 (for comparing the two). The one reader of NEREID_TMA_POINTERS. */
+bool option_tma_pointers(void);
+
 /* maxnreg (Triton's): the most 32-bit registers a thread of the kernel may use, the PTX
  * directive .maxnreg; its default 0 is no limit (ptxas chooses). The two switches of the
  * code generator beside it, enable_fp_fusion and enable_reflect_ftz, take 0 (the default),

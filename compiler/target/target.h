@@ -57,6 +57,8 @@ typedef struct GpuSpec {
                              null / integer a nonzero multiple of 16), SPEC_ONE (integer
                              equal to 1), or SPEC_NONE */
     int speculate;        /* GPU_SPECULATE_* (0: VERSION) */
+    bool tma_pointers;    /* pointer loads through tensor maps the launcher builds
+                             (compiler/gpu/tma_pointers.c: new parameters; a launcher only) */
 } GpuSpec;
 
 /* The GpuArch of "sm_80", "sm_90", "sm_90a" (sm_80 for anything else). */

@@ -47,4 +47,27 @@ int gpu_tdesc_param_bytes(IrType desc, bool tma);
 int gpu_tdesc_param_align(bool tma);
 int gpu_tdesc_part_offset(bool tma, int part);
 
+/* Tensor maps for pointer loads (compiler/gpu/tma_pointers.c): the pass appends a tdesc
+ * parameter per map to the kernel, and the launcher fills it from the other arguments.
+ * A value of the arguments: arg(param) * mul + add, or the constant add where param < 0
+ * (integer parameters; a size without a bound is TMA_PTR_UNBOUNDED). */
+typedef struct TmaArgValue {
+    int16_t param;
+    int64_t mul, add;
+} TmaArgValue;
+typedef struct TmaPtrMap {
+    uint16_t param; /* the appended tdesc parameter */
+    uint16_t base;  /* the pointer parameter: the map's base */
+    IrType type;    /* the tdesc's type: element, rank, tile (unit dims first) */
+    TmaArgValue size[NR_MAX_DESC_RANK], stride[NR_MAX_DESC_RANK]; /* in elements; last stride 1 */
+} TmaPtrMap;
+enum { TMA_PTR_MAX_MAPS = 8, TMA_PTR_MAX_CHECKS = 8 };
+#define TMA_PTR_UNBOUNDED ((int64_t)INT32_MAX)
+typedef struct TmaPtrPlan {
+    int nmaps;
+    TmaPtrMap maps[TMA_PTR_MAX_MAPS];
+    int nnonneg;
+    uint16_t nonneg[TMA_PTR_MAX_CHECKS]; /* integer parameters the coordinates need >= 0 */
+} TmaPtrPlan;
+
 #endif

@@ -245,6 +245,76 @@ class Gpu(unittest.TestCase):
         torch.testing.assert_close(out, x + y)
 
 
+@unittest.skipUnless(HAVE_GPU, "no CUDA GPU with torch")
+class GpuTmaPointerLoads(unittest.TestCase):
+    """Pointer loads feeding dots in pipelined loops, through tensor maps built from the
+    arguments on sm_90a (tma_pointer_kernels.py), against torch: masked edges zero-filled
+    by TMA as the masks would, a batch offset as a dim of the map, carried pointer blocks;
+    arguments a map cannot take (a row offset below the base, a stride not a multiple of 16
+    bytes) run the kernel without maps, correct too."""
+
+    @classmethod
+    def setUpClass(cls):
+        import tma_pointer_kernels
+        cls.tk = tma_pointer_kernels
+        for k in (tma_pointer_kernels.bmm_masked, tma_pointer_kernels.matmul_carried):
+            k.device = "cuda"
+        cls.hopper = torch.cuda.get_device_capability() == (9, 0)
+
+    def test_bmm_masked_edges(self):
+        torch.manual_seed(0)
+        # edges past the tiles on every dim (K not a multiple of BK), exact tiles, and a K whose
+        # rows are no multiple of 16 bytes (B's map only)
+        for Z, M, N, K, BK, dt in ((3, 200, 144, 208, 32, torch.float16), (2, 64, 64, 64, 64, torch.bfloat16),
+                                   (2, 130, 80, 96, 64, torch.float16), (1, 33, 48, 40, 16, torch.float16),
+                                   (2, 40, 24, 40, 16, torch.float16)):
+            a = torch.randn(Z, M, K, device="cuda", dtype=dt)
+            b = torch.randn(Z, K, N, device="cuda", dtype=dt)
+            c = torch.empty(Z, M, N, device="cuda", dtype=torch.float32)
+            grid = (nereid.cdiv(M, 64), nereid.cdiv(N, 64), Z)
+            ran = self.tk.bmm_masked[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                            c.stride(0), c.stride(1), BM=64, BN=64, BK=BK, num_warps=4,
+                                            num_stages=3)
+            want = torch.bmm(a.float(), b.float())
+            torch.testing.assert_close(c, want, rtol=1e-3, atol=1e-2, msg=f"Z={Z} M={M} N={N} K={K}")
+            # a map for a tile whose strides the launch specialised as multiples of 16
+            a_fits = K % 16 == 0 and M * K % 16 == 0
+            b_fits = N % 16 == 0 and K * N % 16 == 0
+            self.assertEqual(self.tk.tma(ran), self.hopper and (a_fits or b_fits), f"Z={Z} M={M} N={N} K={K}")
+
+    def test_carried_pointers_and_a_row_offset(self):
+        torch.manual_seed(1)
+        M, N, K = 256, 128, 256
+        full = torch.randn(M + 64, K, device="cuda", dtype=torch.float16)
+        b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+        for a, row0, want_rows in ((full, 64, full[64:]), (full[64:], -64, full), (full, 0, full)):
+            c = torch.empty(M, N, device="cuda", dtype=torch.float32)
+            ran = self.tk.matmul_carried[(M // 64, N // 64)](a, b, c, K, a.stride(0), b.stride(0), c.stride(0),
+                                                            row0, BM=64, BN=64, BK=32, num_warps=4,
+                                                            num_stages=3)
+            torch.testing.assert_close(c, want_rows[:M].float() @ b.float(), rtol=1e-3, atol=1e-2)
+            # row0 = -64: rows before the map's base, which TMA would read as zeros
+            self.assertEqual(self.tk.tma(ran), self.hopper and row0 >= 0, f"row0={row0}")
+
+    def test_attention_forward(self):
+        """examples/attention.nr's forward: K and V tiles through maps with the batch and
+        head as dims of their own (test_attention.py checks every case against torch)."""
+        if not self.hopper:
+            self.skipTest("tensor maps for pointer loads are sm_90a's")
+        mod = nereid.compile(os.path.join(EXAMPLES, "attention.nr"), device="cuda", DT="bf16", HEAD_DIM=64,
+                             CAUSAL=False, DROPOUT=False)
+        Z, H, T, D = 2, 3, 384, 64
+        q, k, v = (torch.randn(Z, H, T, D, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+        o = torch.empty_like(q)
+        lse = torch.empty(Z, H, T, device="cuda", dtype=torch.float32)
+        ran = mod._attn_fwd[(nereid.cdiv(T, 128), Z * H)](q, k, v, o, lse, *q.stride(), *k.stride(), *v.stride(),
+                                                          *o.stride(), H, T, 0.125, 0.0, 0, BLOCK_M=128, BLOCK_N=64,
+                                                          num_warps=8, num_stages=3)
+        want = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), scale=0.125)
+        torch.testing.assert_close(o.float(), want, rtol=2e-2, atol=2e-2)
+        self.assertTrue(self.tk.tma(ran))
+
+
 class TorchDevice:
     """desc_kernels.py's device: NumPy arrays in and out, torch tensors on the GPU."""
     TD = nereid.TensorDescriptor

@@ -452,6 +452,62 @@ class SpeculationAtLaunch(unittest.TestCase):
         self.assertNotEqual(ran.asm["gpu-ir"].count(" if "), 0)
 
 
+@nereid.jit(device="cuda")
+def record_tma_matmul(a, b, c, K, stride_am, stride_bk, stride_cm, row0,
+                      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """A matmul whose A and B tiles, carried pointer blocks advanced each iteration, a
+    tensor map can describe: A from row row0 (a parameter the launcher checks >= 0)."""
+    rm = row0 + tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a + rm[:, None] * stride_am + rk[None, :]
+    b_ptrs = b + rk[:, None] * stride_bk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    cm = tl.program_id(0) * BM + tl.arange(0, BM)
+    tl.store(c + cm[:, None] * stride_cm + rn[None, :], acc)
+
+
+@unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
+class TmaPointerLoads(unittest.TestCase):
+    def test_maps_built_from_the_arguments(self):
+        """On sm_90a the A and B loads become TMA copies through two tensor maps the launcher
+        builds from a, b and the strides: two parameters after the user's eight (the stand-in
+        driver's map starts with its base address). Arguments a map cannot take (a negative
+        stride, row0 < 0) run the kernel compiled without maps, and the next launch that fits
+        runs the first again."""
+        a, b, c = Tensor(BASE, float16), Tensor(BASE + (1 << 20), float16), Tensor(BASE + (2 << 20))
+        grid = (2, 2)
+        runs = []
+        for stride_bk, row0 in ((128, 64), (-128, 64), (128, 64), (128, -64), (128, 64)):  # one variant's facts
+            ran = record_tma_matmul[grid](a, b, c, 256, 256, stride_bk, 128, row0, BM=64, BN=64, BK=32,
+                                         num_warps=4, num_stages=3)
+            rec = last_launch()
+            runs.append((rec.function, rec.nparams, "tdesc" in ran.asm["gpu-ir"]))
+            if rec.nparams == 10:
+                self.assertEqual(rec.params[8], BASE)  # the maps' bases: a, then b
+                self.assertEqual(rec.params[9], BASE + (1 << 20))
+        fast, full = runs[0][0], runs[1][0]
+        self.assertNotEqual(fast, full)
+        self.assertEqual(runs, [(fast, 10, True), (full, 8, False), (fast, 10, True), (full, 8, False),
+                                (fast, 10, True)])
+
+    def test_switch_and_other_targets(self):
+        """NEREID_TMA_POINTERS=0 (read when a variant is made) leaves the loads alone."""
+        a, b, c = Tensor(BASE, float16), Tensor(BASE + (1 << 20), float16), Tensor(BASE + (2 << 20))
+        os.environ["NEREID_TMA_POINTERS"] = "0"
+        try:
+            ran = record_tma_matmul[(1, 1)](a, b, c, 256, 256, 128, 128, 0, BM=64, BN=64, BK=32,
+                                            num_warps=8, num_stages=2)
+        finally:
+            del os.environ["NEREID_TMA_POINTERS"]
+        self.assertEqual(last_launch().nparams, 8)
+        self.assertNotIn("tdesc", ran.asm["gpu-ir"])
+
+
 @unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
 class JitLaunch(unittest.TestCase):
     def test_constexpr_values_of_bare_parameters(self):

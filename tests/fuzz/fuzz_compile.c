@@ -173,39 +173,52 @@ static void print_command(const CompileOpts *o) {
 }
 
 /* What the CUDA runtime does at a variant's first launch (runtime/launch_cuda.c): the
- * speculation guard; where the host can check it, the kernel compiled with the roots
- * assumed, and the guard run by the interpreter over a few programs (all arguments 0). */
+ * speculation guard and the tensor maps for pointer loads (asked for on every target: the
+ * pass itself takes sm_90a only); where the host can check the guard, the kernel compiled
+ * with the roots assumed, and the guard run by the interpreter over a few programs (all
+ * arguments 0); where there are maps, the kernel compiled with them. */
 static bool speculation_at_launch(const CompileOpts *o, IrFunc *f, GpuSpec *spec,
                                   const GpuTarget *t, Diag *diag) {
     GpuGuard g;
+    spec->tma_pointers = true;
     int kind = gpu_speculation_guard(f, spec, t, &g, diag);
     fuzz_check_diag(diag, kind >= 0, "gpu_speculation_guard", o->python ? "fuzz.py" : "fuzz.nr");
     if (verbose)
-        fprintf(stderr, "==fuzz== speculation guard of '%s': %s\n", f->name,
+        fprintf(stderr, "==fuzz== speculation guard of '%s': %s; %d tensor maps\n", f->name,
                 kind == GPU_GUARD_HOST     ? "checked on the host"
                 : kind == GPU_GUARD_OPAQUE ? "in the kernel"
                 : kind == GPU_GUARD_NONE   ? "none"
-                                           : "failed");
-    if (kind != GPU_GUARD_HOST) return kind >= 0;
-    uint32_t np = g.f->regions[g.f->body].nargs;
-    InterpScalar *args = calloc(np + 1, sizeof *args);
-    static const int64_t no_desc[2 + 2 * NR_MAX_DESC_RANK];
-    for (uint32_t i = 0; args && i < np; i++)
-        if (ir_type(g.f, g.f->regions[g.f->body].args[i]).dt == DT_TDESC) args[i].desc = no_desc;
-    StrBuf err;
-    sb_init(&err);
-    InterpOptions io = {NULL, 0, false, NULL, 0};
-    unsigned grid[3] = {4, 1, 1};
-    if (args) (void)interp_run(g.f, args, grid, &io, &err); /* a negative root fails it: fine */
-    sb_free(&err);
-    free(args);
-    arena_free(g.ir->arena);
-    spec->speculate = GPU_SPECULATE_ASSUME;
-    GpuResult r;
-    bool ok = gpu_compile_kernel(f, spec, t, GPU_DUMP_NONE, NULL, NULL, &r, diag);
+                                           : "failed",
+                g.tma.nmaps);
+    bool maps = g.tma.nmaps > 0;
+    if (kind == GPU_GUARD_HOST) {
+        uint32_t np = g.f->regions[g.f->body].nargs;
+        InterpScalar *args = calloc(np + 1, sizeof *args);
+        static const int64_t no_desc[2 + 2 * NR_MAX_DESC_RANK];
+        for (uint32_t i = 0; args && i < np; i++)
+            if (ir_type(g.f, g.f->regions[g.f->body].args[i]).dt == DT_TDESC)
+                args[i].desc = no_desc;
+        StrBuf err;
+        sb_init(&err);
+        InterpOptions io = {NULL, 0, false, NULL, 0};
+        unsigned grid[3] = {4, 1, 1};
+        if (args) (void)interp_run(g.f, args, grid, &io, &err); /* a negative root fails it: fine */
+        sb_free(&err);
+        free(args);
+        arena_free(g.ir->arena);
+        spec->speculate = GPU_SPECULATE_ASSUME;
+    }
+    bool ok = kind >= 0;
+    if (ok && (kind == GPU_GUARD_HOST || maps)) {
+        spec->tma_pointers = maps;
+        GpuResult r;
+        ok = gpu_compile_kernel(f, spec, t, GPU_DUMP_NONE, NULL, NULL, &r, diag);
+        fuzz_check_diag(diag, ok, "gpu_compile_kernel (as launched)",
+                        o->python ? "fuzz.py" : "fuzz.nr");
+        sb_free(&r.ptx);
+    }
     spec->speculate = GPU_SPECULATE_VERSION;
-    fuzz_check_diag(diag, ok, "gpu_compile_kernel (assumed)", o->python ? "fuzz.py" : "fuzz.nr");
-    sb_free(&r.ptx);
+    spec->tma_pointers = false;
     return ok;
 }
 
@@ -228,7 +241,7 @@ static bool gpu_stage(const CompileOpts *o, NrProgram *prog, Diag *diag) {
             if (dt_is_int(t.dt) && in_list(o->divisible, name)) facts[p] = SPEC_DIV16;
             if (dt_is_int(t.dt) && in_list(o->one, name)) facts[p] = SPEC_ONE;
         }
-        GpuSpec spec = {(int)body->nargs, facts, GPU_SPECULATE_VERSION};
+        GpuSpec spec = {(int)body->nargs, facts, GPU_SPECULATE_VERSION, false};
         GpuTarget t = {o->arch, prog->num_warps, prog->num_stages, NULL, NULL, NULL, 0, {0}};
         GpuResult r;
         bool ok = gpu_compile_kernel(f, &spec, &t, GPU_DUMP_NONE, NULL, NULL, &r, diag);

@@ -647,6 +647,35 @@ API CUresult cuModuleLoadDataEx(Module **m, const void *image, unsigned n, int *
     (void)n, (void)o, (void)v;
     return cuModuleLoadData(m, image);
 }
+/* Tensor maps: the driver's checks of cuTensorMapEncodeTiled's arguments (a 64-byte
+ * aligned map, rank 1 to 5, a 16-byte aligned address, sizes 1 to 2^32, strides multiples
+ * of 16 below 2^40, boxes 1 to 256, element strides 1 to 8), then its own encoding: the
+ * address in the first 8 bytes (what a recorded launch shows of the parameter), the sizes
+ * and the strides after it. */
+API CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *addr,
+                                    const uint64_t *dims, const uint64_t *strides,
+                                    const unsigned *box, const unsigned *elem_strides,
+                                    int interleave, int swizzle, int l2, int oob) {
+    (void)interleave, (void)l2, (void)oob;
+    if (!map || (uintptr_t)map % 64 || rank < 1 || rank > 5 || (uintptr_t)addr % 16 || dtype < 0 ||
+        dtype > 12 || swizzle < 0 || swizzle > 3)
+        return INVALID_VALUE;
+    for (unsigned i = 0; i < rank; i++) {
+        if (dims[i] < 1 || dims[i] > (UINT64_C(1) << 32) || box[i] < 1 || box[i] > 256 ||
+            elem_strides[i] < 1 || elem_strides[i] > 8)
+            return INVALID_VALUE;
+        if (i + 1 < rank && (strides[i] % 16 || strides[i] >= (UINT64_C(1) << 40)))
+            return INVALID_VALUE;
+    }
+    unsigned char *m = map;
+    memset(m, 0, 128);
+    uint64_t a = (uint64_t)(uintptr_t)addr;
+    memcpy(m, &a, 8);
+    memcpy(m + 8, dims, 8 * rank);
+    if (rank > 1) memcpy(m + 48, strides, 8 * (rank - 1));
+    return OK;
+}
+
 API CUresult cuModuleUnload(Module *m) {
     CUresult r = ctx_state();
     if (!r && m && m->dev != cur) return INVALID_HANDLE; /* kept: it belongs to another context */

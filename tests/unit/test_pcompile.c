@@ -225,7 +225,7 @@ static void ptx_one(void *user, int i) {
     for (uint32_t j = 0; j < p->prog[i].ir->nfuncs; j++)
         if (p->prog[i].ir->funcs[j]->is_kernel) f = p->prog[i].ir->funcs[j];
     uint8_t facts[6] = {SPEC_DIV16, SPEC_DIV16, SPEC_DIV16, SPEC_NONE, SPEC_NONE, SPEC_NONE};
-    GpuSpec spec = {6, facts, GPU_SPECULATE_VERSION};
+    GpuSpec spec = {6, facts, GPU_SPECULATE_VERSION, false};
     int m, n, w;
     config_of(i, &m, &n, &w);
     GpuTarget t = {.arch = "sm_90a", .num_warps = w, .num_stages = 2};

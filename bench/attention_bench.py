@@ -58,11 +58,13 @@ def tilings(D, quick):
     # three forward tilings and two backward pairs: each is compiled once per (head_dim,
     # causal, dropout), which is most of the run's time
     # (two warpgroups of 128-row tiles: no register spills in ptxas's report on sm_90a)
+    # (the first forward is examples/attention.py's default: the fastest of these on the H200,
+    # bench/RESULTS.md, session 33)
     if D <= 64:
-        fwd = [Blocks(128, 64, 8, 3), Blocks(128, 128, 8, 3), Blocks(64, 64, 4, 3)]
+        fwd = [Blocks(128, 64, 4, 3), Blocks(128, 64, 8, 3), Blocks(128, 128, 8, 3), Blocks(64, 64, 4, 3)]
         bwd = [(Blocks(64, 128, 8, 3), Blocks(128, 64, 8, 3)), (Blocks(32, 64, 4, 3), Blocks(64, 64, 4, 3))]
     else:
-        fwd = [Blocks(128, 64, 8, 2), Blocks(64, 64, 4, 2), Blocks(128, 128, 8, 2)]
+        fwd = [Blocks(128, 128, 8, 2), Blocks(128, 64, 8, 2), Blocks(64, 64, 4, 2)]
         bwd = [(Blocks(32, 128, 8, 2), Blocks(128, 64, 8, 2)), (Blocks(32, 64, 4, 2), Blocks(64, 64, 4, 2))]
     return (fwd[:1], bwd[:1]) if quick else (fwd, bwd)
 

@@ -49,9 +49,9 @@ def default_config(head_dim, device="cuda"):
         b = Blocks(16, 64, 4, 1)
         return Config(b, b, b)
     if head_dim <= 64:
-        return Config(Blocks(128, 64, 8, 3), Blocks(64, 128, 8, 3), Blocks(128, 64, 8, 3))
+        return Config(Blocks(128, 64, 4, 3), Blocks(64, 128, 8, 3), Blocks(128, 64, 8, 3))
     if head_dim <= 128:
-        return Config(Blocks(128, 64, 8, 2), Blocks(32, 128, 8, 2), Blocks(128, 64, 8, 2))
+        return Config(Blocks(128, 128, 8, 2), Blocks(32, 128, 8, 2), Blocks(128, 64, 8, 2))
     return Config(Blocks(32, 64, 4, 1), Blocks(16, 64, 4, 1), Blocks(32, 64, 4, 1))
 
 

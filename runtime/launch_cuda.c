@@ -66,10 +66,8 @@ static int64_t int_arg(const nr_kernel *k, void **params, int p) {
 
 static bool arg_value(const nr_kernel *k, void **params, TmaArgValue v, int64_t *out) {
     if (v.param < 0) return *out = v.add, true;
-    int64_t a = int_arg(k, params, v.param);
-    if (a > INT64_C(1) << 40 || a < -(INT64_C(1) << 40)) return false; /* no product overflows */
-    *out = a * v.mul + v.add;
-    return true;
+    int64_t a = int_arg(k, params, v.param), prod;
+    return !__builtin_mul_overflow(a, v.mul, &prod) && !__builtin_add_overflow(prod, v.add, out);
 }
 
 /* The tensor maps of this launch, from its packed arguments, into params after the user's;

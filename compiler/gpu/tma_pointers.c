@@ -9,7 +9,8 @@
  *            The replaced loads and their pointer blocks are left for dce.
  *
  * A candidate is a load of a 2-D tile directly in a for loop's body (a loop the pipeline
- * will make a ring of: num_stages >= 2) whose value only feeds dots (directly or through
+ * will make a ring of: num_stages >= 2, which no write of the kernel may precede: TMA reads
+ * through the asynchronous proxy, see run_region) whose value only feeds dots (directly or through
  * trans), with no `other` but zeros, whose pointers are, as polynomials over the kernel's
  * scalars (a monomial: an integer times at most two scalars),
  *     P + s(0, 0) + i * r + j          (element [i, j])
@@ -19,11 +20,16 @@
  * integer parameter as a factor: its stride; at most three such dims) and the column's
  * coordinate (the rest). A pointer block carried by the loop and advanced each iteration
  * by a scalar is its initial value plus the advance times (iv - lb) / step, which needs
- * the advance's coordinates to be constant multiples of the step. Each coordinate must be
- * linear in 32-bit scalars and provably non-negative (a parameter it needs non-negative is
- * one the launcher checks). The mask may be absent or a conjunction of `index < bound` per
- * dim whose bound, taken at the tile's coordinate, is a constant or an integer parameter
- * plus a constant: that dim's size; a dim without one is unbounded (TMA_PTR_UNBOUNDED).
+ * the advance's coordinates to be constant multiples of the step. The forms look through
+ * widening conversions between signed integers only, and refuse a 64-bit product by a
+ * constant (a coordinate is 32 bits: z.to(tl.int64) * BATCH could pass 2^31 where the kernel
+ * computed it exactly). Each coordinate must be linear in 32-bit scalars, its coefficients
+ * and constant below 2^31, and provably non-negative (a parameter it needs non-negative is
+ * one the launcher checks). The mask may be absent or a conjunction of signed `index <
+ * bound` per dim whose bound, taken at the tile's coordinate, is a constant or an integer
+ * parameter plus a constant: that dim's size; a dim without one is unbounded
+ * (TMA_PTR_UNBOUNDED). A 32-bit offset of the kernel's that wraps (past 2^31 elements) is
+ * the one difference left: the pointers read wrapped memory, the map the unwrapped element.
  *
  * The load becomes desc_load(map, coordinates) (reshaped when the map has more than two
  * dims), the map a new parameter whose plan the launcher evaluates: base = P, sizes and
@@ -68,7 +74,7 @@ static bool poly_add_mono(Poly *p, int64_t k, ValId a, ValId b) {
     if (k == 0) return true;
     for (int i = 0; i < p->n; i++)
         if (p->m[i].a == a && p->m[i].b == b) {
-            p->m[i].k += k;
+            if (__builtin_add_overflow(p->m[i].k, k, &p->m[i].k)) return false;
             if (p->m[i].k == 0) p->m[i] = p->m[--p->n];
             return true;
         }
@@ -78,8 +84,12 @@ static bool poly_add_mono(Poly *p, int64_t k, ValId a, ValId b) {
 }
 
 static bool poly_add(Poly *p, const Poly *q, int64_t scale) {
-    for (int i = 0; i < q->n; i++)
-        if (!poly_add_mono(p, q->m[i].k * scale, q->m[i].a, q->m[i].b)) return false;
+    for (int i = 0; i < q->n; i++) {
+        int64_t k;
+        if (__builtin_mul_overflow(q->m[i].k, scale, &k) ||
+            !poly_add_mono(p, k, q->m[i].a, q->m[i].b))
+            return false;
+    }
     return true;
 }
 
@@ -95,18 +105,34 @@ static bool poly_mul(Poly *out, const Poly *p, const Poly *q) {
             int n = 0;
             for (int t = 0; t < 4; t++)
                 if (f[t]) g[n++] = f[t];
-            if (!poly_add_mono(out, x->k * y->k, g[0], g[1])) return false;
+            int64_t k;
+            if (__builtin_mul_overflow(x->k, y->k, &k) || !poly_add_mono(out, k, g[0], g[1]))
+                return false;
         }
     return true;
 }
 
 static bool poly_is_const(const Poly *p, int64_t *c) {
     *c = 0;
-    for (int i = 0; i < p->n; i++) {
-        if (p->m[i].a) return false;
-        *c += p->m[i].k;
-    }
+    for (int i = 0; i < p->n; i++)
+        if (p->m[i].a || __builtin_add_overflow(*c, p->m[i].k, c)) return false;
     return true;
+}
+
+/* A conversion the forms look through: from a signed integer to a signed integer at least
+ * as wide (the value unchanged). */
+static bool widening(IrType from, IrType to) {
+    return dt_is_int(from.dt) && dt_is_signed(from.dt) && dt_is_int(to.dt) && dt_is_signed(to.dt) &&
+           dt_bits(to.dt) >= dt_bits(from.dt);
+}
+
+/* A 64-bit product by a constant other than 0 and +-1 (z.to(tl.int64) * BATCH): its value
+ * may pass 2^31 where the kernel computed it exactly, and a coordinate is 32 bits: refused. */
+static bool wide_scaling(IrType t, const Poly *a, const Poly *b) {
+    int64_t c;
+    if (dt_bits(t.dt) <= 32) return false;
+    return (poly_is_const(a, &c) && c != 0 && c != 1 && c != -1) ||
+           (poly_is_const(b, &c) && c != 0 && c != 1 && c != -1);
 }
 
 /* ---- the analysis ---- */
@@ -154,18 +180,16 @@ static bool scalar_form(Tp *T, ValId v, Form *out, int depth) {
                 goto atom;
             if (op->code == OP_MUL) {
                 Poly prod;
-                if (!poly_mul(&prod, &a.s, &b.s)) goto atom;
+                if (wide_scaling(ir_type(f, v), &a.s, &b.s) || !poly_mul(&prod, &a.s, &b.s))
+                    goto atom;
                 out->s = prod;
                 return true;
             }
             *out = a;
             return poly_add(&out->s, &b.s, op->code == OP_SUB ? -1 : 1);
         }
-        if (op->code == OP_CVT) {
-            IrType from = ir_type(f, op->operands[0]), to = ir_type(f, v);
-            if (dt_is_int(from.dt) && dt_is_signed(from.dt) && dt_bits(to.dt) >= dt_bits(from.dt))
-                return form_of(T, op->operands[0], out, depth + 1);
-        }
+        if (op->code == OP_CVT && widening(ir_type(f, op->operands[0]), ir_type(f, v)))
+            return form_of(T, op->operands[0], out, depth + 1);
     }
 atom:
     memset(out, 0, sizeof *out);
@@ -224,12 +248,9 @@ static bool form_of(Tp *T, ValId v, Form *out, int depth) {
         for (int d = 0; d < a.rank; d++) out->ax[d < axis ? d : d + 1] = a.ax[d];
         return true;
     }
-    case OP_CVT: {
-        IrType from = ir_type(f, op->operands[0]);
-        if (!dt_is_int(from.dt) || !dt_is_signed(from.dt) || dt_bits(t.dt) < dt_bits(from.dt))
-            return false;
-        return form_of(T, op->operands[0], out, depth + 1);
-    }
+    case OP_CVT:
+        return widening(ir_type(f, op->operands[0]), t) &&
+               form_of(T, op->operands[0], out, depth + 1);
     case OP_ADD:
     case OP_SUB:
     case OP_ADDPTR: {
@@ -249,7 +270,7 @@ static bool form_of(Tp *T, ValId v, Form *out, int depth) {
             !form_of(T, op->operands[1], &b, depth + 1) || a.base || b.base)
             return false;
         bool ai = a.ax[0].n || a.ax[1].n, bi = b.ax[0].n || b.ax[1].n;
-        if (ai && bi) return false;
+        if ((ai && bi) || (!ai && !bi && wide_scaling(t, &a.s, &b.s))) return false;
         if (ai) { /* keep the indexed one in b */
             Form x = a;
             a = b, b = x;
@@ -301,7 +322,9 @@ static bool nonneg(Tp *T, ValId v, int depth) {
         return nonneg(T, op->operands[0], depth + 1) && nonneg(T, op->operands[1], depth + 1);
     case OP_AND:
         return nonneg(T, op->operands[0], depth + 1) || nonneg(T, op->operands[1], depth + 1);
-    case OP_CVT: return dt_is_signed(ir_type(f, op->operands[0]).dt) && nonneg(T, op->operands[0], depth + 1);
+    case OP_CVT:
+        return widening(ir_type(f, op->operands[0]), ir_type(f, v)) &&
+               nonneg(T, op->operands[0], depth + 1);
     default: return false;
     }
 }
@@ -310,7 +333,7 @@ static bool nonneg(Tp *T, ValId v, int depth) {
 static bool coordinate_ok(Tp *T, const Poly *p) {
     for (int i = 0; i < p->n; i++) {
         const Mono *m = &p->m[i];
-        if (m->b || m->k < 0) return false;
+        if (m->b || m->k < 0 || m->k > INT32_MAX) return false;
         if (m->a && (ir_type(T->f, m->a).dt != DT_I32 || !nonneg(T, m->a, 0))) return false;
     }
     return true;
@@ -323,9 +346,9 @@ static bool stride_param(const Tp *T, ValId a) {
 }
 
 typedef struct Map {
-    int ndims;                          /* 2 + extra */
-    ValId stride[NR_MAX_DESC_RANK];     /* outermost first; 0: a constant stride */
-    int64_t kstride[NR_MAX_DESC_RANK];  /* the stride's constant factor */
+    int ndims;                         /* 2 + extra */
+    ValId stride[NR_MAX_DESC_RANK];    /* outermost first; 0: a constant stride */
+    int64_t kstride[NR_MAX_DESC_RANK]; /* the stride's constant factor */
     Poly coord[NR_MAX_DESC_RANK];
 } Map;
 
@@ -434,7 +457,8 @@ static bool mask_bounds(Tp *T, ValId mask, const Map *M, Poly *size, bool *bound
     IrFunc *f = T->f;
     if (depth > 8 || f->vals[mask].is_arg) return false;
     const IrOp *op = &f->ops[ir_def(f, mask)];
-    if (op->code == OP_BROADCAST) return mask_bounds(T, op->operands[0], M, size, bounded, depth + 1);
+    if (op->code == OP_BROADCAST)
+        return mask_bounds(T, op->operands[0], M, size, bounded, depth + 1);
     if (op->code == OP_AND)
         return mask_bounds(T, op->operands[0], M, size, bounded, depth + 1) &&
                mask_bounds(T, op->operands[1], M, size, bounded, depth + 1);
@@ -447,6 +471,8 @@ static bool mask_bounds(Tp *T, ValId mask, const Map *M, Poly *size, bool *bound
         pred = pred == CMP_PRED_GT ? CMP_PRED_LT : CMP_PRED_LE;
     }
     if (pred != CMP_PRED_LT && pred != CMP_PRED_LE) return false;
+    if (!dt_is_signed(ir_type(f, x).dt))
+        return false; /* unsigned: (i - 4).to(u32) < n is a range */
     Form fx, fb;
     if (!form_of(T, x, &fx, 0) || !form_of(T, b, &fb, 0) || fx.base || fb.base || fb.ax[0].n ||
         fb.ax[1].n)
@@ -481,11 +507,9 @@ static bool feeds_dots(IrFunc *f, ValId v, RegionId body, int depth) {
         for (uint32_t j = 0; j < op->nopnds; j++) {
             if (op->operands[j] != v) continue;
             if (op->code == OP_DOT && j < 2) any = true;
-            else if (op->code == OP_TRANS && depth == 0 &&
-                     feeds_dots(f, op->results[0], body, 1))
+            else if (op->code == OP_TRANS && depth == 0 && feeds_dots(f, op->results[0], body, 1))
                 any = true;
-            else
-                return false;
+            else return false;
         }
     }
     return any;
@@ -608,9 +632,9 @@ static ValId rewrite_load(Tp *T, Emit *E, OpId ld, int base, const Map *M, const
     pm->type = dt;
     for (int k = 0; k < r; k++) {
         pm->size[k] = arg_value(T, &size[k], bounded[k]);
-        pm->stride[k] = (TmaArgValue){M->stride[k] ? (int16_t)param_index(T, M->stride[k]) : -1,
-                                      M->stride[k] ? M->kstride[k] : 0,
-                                      M->stride[k] ? 0 : M->kstride[k]};
+        pm->stride[k] =
+            (TmaArgValue){M->stride[k] ? (int16_t)param_index(T, M->stride[k]) : -1,
+                          M->stride[k] ? M->kstride[k] : 0, M->stride[k] ? 0 : M->kstride[k]};
     }
     ValId o[1 + NR_MAX_DESC_RANK];
     o[0] = d;
@@ -645,13 +669,13 @@ static void run_loop(Tp *T, OpId loop) {
             Form F;
             ValId ptrs = op->operands[0];
             const IrValue *pv = &f->vals[ptrs];
-            if (pv->is_arg && pv->def == body)
-                ptrs = f->ops[loop].operands[3 + pv->index - 1];
+            if (pv->is_arg && pv->def == body) ptrs = f->ops[loop].operands[3 + pv->index - 1];
             bool ok = form_of(T, ptrs, &F, 0) && F.base;
             int merged = T->plan->nnonneg;
             for (int c = 0; ok && c < T->nnonneg; c++) {
                 bool seen = false;
-                for (int e = 0; e < T->plan->nnonneg; e++) seen |= T->plan->nonneg[e] == T->nonneg[c];
+                for (int e = 0; e < T->plan->nnonneg; e++)
+                    seen |= T->plan->nonneg[e] == T->nonneg[c];
                 if (!seen) ok = merged < TMA_PTR_MAX_CHECKS;
                 if (ok && !seen) T->plan->nonneg[merged++] = T->nonneg[c];
             }

@@ -471,6 +471,24 @@ def record_tma_matmul(a, b, c, K, stride_am, stride_bk, stride_cm, row0,
     tl.store(c + cm[:, None] * stride_cm + rn[None, :], acc)
 
 
+@nereid.jit(device="cuda")
+def record_tma_masked(a, b, c, M, K, stride_az, stride_am, stride_bk,
+                      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """A batched matmul whose A rows and K edge are masked: A's map has the batch as a dim
+    of its own (stride_az) and the sizes M and K."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_base = a + tl.program_id(1).to(tl.int64) * stride_az
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        x = tl.load(a_base + rm[:, None] * stride_am + (k + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+        y = tl.load(b + (k + rk)[:, None] * stride_bk + rn[None, :], mask=(k + rk)[:, None] < K, other=0.0)
+        acc = tl.dot(x, y, acc)
+    tl.store(c + rm[:, None] * BN + rn[None, :], acc, mask=rm[:, None] < M)
+
+
 @unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
 class TmaPointerLoads(unittest.TestCase):
     def test_maps_built_from_the_arguments(self):
@@ -494,6 +512,19 @@ class TmaPointerLoads(unittest.TestCase):
         self.assertNotEqual(fast, full)
         self.assertEqual(runs, [(fast, 10, True), (full, 8, False), (fast, 10, True), (full, 8, False),
                                 (fast, 10, True)])
+
+    def test_sizes_and_strides_checked_at_launch(self):
+        """The maps' sizes come from the masks' bounds (M, K) and their strides from the
+        arguments, checked at each launch: a size below 1 (M = -16: every row masked) or a
+        negative stride runs the kernel without maps, though the variant's facts are the
+        same (-16 and -4096 are divisible by 16, as the launch's facts go)."""
+        a, b, c = Tensor(BASE, float16), Tensor(BASE + (1 << 20), float16), Tensor(BASE + (2 << 20))
+        ran = []
+        for M, stride_az in ((64, 4096), (-16, 4096), (64, 4096), (64, -4096), (48, 4096)):
+            r = record_tma_masked[(2, 3)](a, b, c, M, 256, stride_az, 256, 64, BM=64, BN=64, BK=32, num_warps=4,
+                                          num_stages=3)
+            ran.append((last_launch().nparams, "tdesc" in r.asm["gpu-ir"]))
+        self.assertEqual(ran, [(10, True), (8, False), (10, True), (8, False), (10, True)])
 
     def test_switch_and_other_targets(self):
         """NEREID_TMA_POINTERS=0 (read when a variant is made) leaves the loads alone."""

@@ -43,6 +43,32 @@ static int tensor_map_dtype(int dt) {
 
 enum { DESC_BLOB = 256, MAX_DESC_PARAMS = 8 };
 
+/* The tensor map of a TMA descriptor of type t (its plan's box and swizzle) over the array
+ * at base with these sizes and strides (elements, outermost first), into map: a user's
+ * descriptor (pack_desc) or one built from the arguments (tma_maps_fill). */
+static int encode_map(nr_context *ctx, IrType t, uint64_t base, const int64_t *shape,
+                      const int64_t *strides, bool nan_fill, void *map, StrBuf *err) {
+    TmaPlan plan;
+    gpu_tma_plan(t, &plan);
+    CudaTensorMap m = {t.rank,
+                       tensor_map_dtype(t.pointee),
+                       plan.swizzle == 128  ? 3
+                       : plan.swizzle == 64 ? 2
+                                            : 1,
+                       nan_fill,
+                       base,
+                       {0},
+                       {0},
+                       {0}};
+    uint64_t esize = (uint64_t)dt_bytes(t.pointee);
+    for (int r = 0; r < t.rank; r++) { /* innermost first */
+        m.dims[r] = (uint64_t)shape[t.rank - 1 - r];
+        m.box[r] = (unsigned)plan.box[t.rank - 1 - r];
+        if (r) m.strides[r - 1] = (uint64_t)strides[t.rank - 1 - r] * esize;
+    }
+    return cuda_tensor_map_encode(ctx->cuda, map, &m, err);
+}
+
 /* The tensor maps of a variant whose kernel takes its pointer loads through TMA
  * (compiler/gpu/tma_pointers.c): the plan, and each map's parameter bytes with the values
  * they were encoded from (encoded again only when those change). */
@@ -97,26 +123,10 @@ static bool tma_maps_fill(nr_kernel *k, TmaMaps *tm, void **params) {
             v[1 + d] = size, v[1 + r + d] = stride;
         }
         if (!tm->encoded[j] || memcmp(tm->last[j], v, sizeof(int64_t) * (size_t)(1 + 2 * r))) {
-            TmaPlan plan;
-            gpu_tma_plan(t, &plan);
-            CudaTensorMap cm = {r,
-                                tensor_map_dtype(t.pointee),
-                                plan.swizzle == 128  ? 3
-                                : plan.swizzle == 64 ? 2
-                                                     : 1,
-                                false,
-                                (uint64_t)v[0],
-                                {0},
-                                {0},
-                                {0}};
-            for (int d = 0; d < r; d++) { /* innermost first */
-                cm.dims[d] = (uint64_t)v[1 + r - 1 - d];
-                cm.box[d] = (unsigned)plan.box[r - 1 - d];
-                if (d) cm.strides[d - 1] = (uint64_t)v[1 + r + r - 1 - d] * (uint64_t)esize;
-            }
             StrBuf err;
             sb_init(&err);
-            int rc = cuda_tensor_map_encode(k->mod->ctx->cuda, tm->blob[j], &cm, &err);
+            int rc = encode_map(k->mod->ctx, t, (uint64_t)v[0], v + 1, v + 1 + r, false,
+                                tm->blob[j], &err);
             sb_free(&err);
             tm->encoded[j] = rc == 0;
             if (rc) return false;
@@ -593,28 +603,11 @@ static nr_status pack_desc(nr_kernel *k, int i, const nr_arg *a, unsigned char *
     *fact = desc_fact(ctx, arch, t, a->v.desc);
     bool tma = gpu_tdesc_uses_tma(t, arch, *fact);
     if (tma) {
-        TmaPlan plan;
-        gpu_tma_plan(t, &plan);
         const nr_tensor_desc *d = a->v.desc;
-        CudaTensorMap m = {t.rank,
-                           tensor_map_dtype(t.pointee),
-                           plan.swizzle == 128  ? 3
-                           : plan.swizzle == 64 ? 2
-                                                : 1,
-                           d->padding == NR_PAD_NAN,
-                           d->base,
-                           {0},
-                           {0},
-                           {0}};
-        int esize = dt_bytes(t.pointee);
-        for (int r = 0; r < t.rank; r++) { /* innermost first */
-            m.dims[r] = (uint64_t)d->shape[t.rank - 1 - r];
-            m.box[r] = (unsigned)plan.box[t.rank - 1 - r];
-            if (r) m.strides[r - 1] = (uint64_t)d->strides[t.rank - 1 - r] * (uint64_t)esize;
-        }
         StrBuf err;
         sb_init(&err);
-        int rc = cuda_tensor_map_encode(ctx->cuda, blob, &m, &err);
+        int rc =
+            encode_map(ctx, t, d->base, d->shape, d->strides, d->padding == NR_PAD_NAN, blob, &err);
         if (rc)
             s = api_fail(ctx, NR_ERR_INVALID_ARG, "kernel '%s': argument %d ('%s'): %s", k->f->name,
                          i, k->f->param_names[i] ? k->f->param_names[i] : "?", sb_cstr(&err));

@@ -552,9 +552,7 @@ typedef struct Emit {
 } Emit;
 
 static ValId emit(Emit *E, int code, const ValId *o, uint32_t n, IrType ty) {
-    OpId op = ir_op_new(E->f, code, E->loc, o, n, &ty, 1);
-    opvec_push(E->out, op);
-    return ir_result(E->f, op, 0);
+    return opvec_emit(E->out, E->f, code, E->loc, o, n, ty);
 }
 
 static ValId emit_i32(Emit *E, int64_t v) {

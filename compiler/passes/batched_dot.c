@@ -27,9 +27,7 @@ typedef struct Split {
 } Split;
 
 static ValId emit(Split *S, int code, const ValId *opnds, uint32_t n, IrType ty) {
-    OpId op = ir_op_new(S->f, code, S->loc, opnds, n, &ty, 1);
-    opvec_push(S->out, op);
-    return ir_result(S->f, op, 0);
+    return opvec_emit(S->out, S->f, code, S->loc, opnds, n, ty);
 }
 
 static ValId emit1(Split *S, int code, ValId x, IrType ty, int64_t a0, int64_t a1) {

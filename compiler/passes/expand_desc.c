@@ -32,9 +32,7 @@ typedef struct Expand {
 } Expand;
 
 static ValId emit(Expand *E, int code, const ValId *opnds, uint32_t n, IrType ty) {
-    OpId op = ir_op_new(E->f, code, E->loc, opnds, n, &ty, 1);
-    opvec_push(E->out, op);
-    return ir_result(E->f, op, 0);
+    return opvec_emit(E->out, E->f, code, E->loc, opnds, n, ty);
 }
 
 static ValId emit_attr(Expand *E, int code, ValId x, IrType ty, int64_t a0, int64_t a1) {

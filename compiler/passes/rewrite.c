@@ -19,6 +19,13 @@ void opvec_push(OpVec *l, OpId op) {
     l->v[l->n++] = op;
 }
 
+ValId opvec_emit(OpVec *l, IrFunc *f, int code, Loc loc, const ValId *opnds, uint32_t n,
+                 IrType ty) {
+    OpId op = ir_op_new(f, code, loc, opnds, n, &ty, 1);
+    opvec_push(l, op);
+    return ir_result(f, op, 0);
+}
+
 void opvec_free(OpVec *l) {
     free(l->v);
     memset(l, 0, sizeof *l);

@@ -13,6 +13,8 @@ typedef struct OpVec {
 } OpVec;
 void opvec_push(OpVec *l, OpId op);
 void opvec_free(OpVec *l);
+/* A new op of f with one result of type ty, appended to l; its result. */
+ValId opvec_emit(OpVec *l, IrFunc *f, int code, Loc loc, const ValId *opnds, uint32_t n, IrType ty);
 
 /* A zeroed map ValId -> ValId with an entry for every value f has now (free() it). */
 ValId *ir_repl_new(const IrFunc *f);

@@ -29,15 +29,17 @@
  *    wants of them); an if's results take what their users want, else the layout its
  *    then-branch yields them in, unless that is a constant and the else-branch's is not
  *    (the branches' yielded values prefer the results' layouts, so such a constant is
- *    made where the result sits). A dot's result is an anchor, as loads and stores are: a
- * tensor-core layout where the target and the dot allow one (layout_policy.h: wgmma's on sm_90a,
- *    mma.sync's from sm_80), else per-thread tiles on the CUDA cores. When one dot's
- *    result feeds another's A (attention), every dot of the kernel puts its warps along
- *    M, so row reductions and the change into the next operand stay in registers. Where
- *    an operand's layout differs from what its user needs, a convert_layout is inserted
- *    before the user, or, for a value made outside the loops around the user, once
- *    before those loops (not out of an if's branch). The dot's operands keep the layouts they come
- * in; the lower-dot-operands pass gives them theirs. Sets the module's gpu<> facts (target, warps).
+ *    made where the result sits); an if's result a loop yields as a carried value, which
+ *    the walk passes before the carried value's users, prefers that value's layout
+ *    afterwards (pref_yielded_ifs), its branches walked again. A dot's result is an anchor, as
+ * loads and stores are: a tensor-core layout where the target and the dot allow one
+ * (layout_policy.h: wgmma's on sm_90a, mma.sync's from sm_80), else per-thread tiles on the CUDA
+ * cores. When one dot's result feeds another's A (attention), every dot of the kernel puts its
+ * warps along M, so row reductions and the change into the next operand stay in registers. Where an
+ * operand's layout differs from what its user needs, a convert_layout is inserted before the user,
+ * or, for a value made outside the loops around the user, once before those loops (not out of an
+ * if's branch). The dot's operands keep the layouts they come in; the lower-dot-operands pass gives
+ * them theirs. Sets the module's gpu<> facts (target, warps).
  */
 #include <string.h>
 
@@ -553,6 +555,28 @@ static void pref_region(Ctx *c, RegionId r) {
     }
 }
 
+/* After the walk: a loop-carried value whose next value an if of the body gives (a
+ * flattened loop's prologue values, computed again at each row's end) wants the layout
+ * its users gave the carried value, which the walk learned only after passing the if
+ * (the users come first in the body): the if's result prefers it, and the walk goes into
+ * the if's branches again, so the value is made there in that layout instead of moving
+ * through shared memory every iteration. */
+static void pref_yielded_ifs(Ctx *c, OpId id) {
+    IrFunc *f = c->f;
+    if (f->ops[id].code != OP_FOR) return;
+    const IrRegion *body = &f->regions[f->ops[id].region[0]];
+    OpId y = body->ops[body->nops - 1];
+    for (uint32_t k = 0; k < f->ops[y].nopnds && k + 1 < body->nargs; k++) {
+        ValId v = f->ops[y].operands[k];
+        uint32_t l = c->pref[body->args[k + 1]];
+        OpId d = ir_def(f, v);
+        if (!l || !d || f->ops[d].code != OP_IF || !is_block(f, v) || c->pref[v]) continue;
+        prefer(c, v, l);
+        pref_if(c, d);
+        for (int j = f->ops[d].nregions; j-- > 0;) pref_region(c, f->ops[d].region[j]);
+    }
+}
+
 /* ---- 3. forward assignment with conversions ---- */
 
 typedef struct OpList {
@@ -1012,5 +1036,6 @@ void gpu_assign_layouts(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
     walk_ops(f, f->body, pref_from_loads, &c);
     walk_ops(f, f->body, pref_carried, &c);
     pref_region(&c, f->body);
+    walk_ops(f, f->body, pref_yielded_ifs, &c);
     assign_region(&c, f->body);
 }

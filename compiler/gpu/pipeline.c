@@ -11,9 +11,11 @@
  * layout_moves.h's run of consecutive buffer offsets, and what the alignment facts
  * prove). What the load's pointers and mask need forms stage 0: pure ops of the body
  * computed from the induction variable, from values defined before the loop, and from
- * carried values that only stage 0 uses and whose next value stage 0 computes (the
- * pointer blocks a matmul advances by BLOCK_K each iteration), none of them wanted
- * after the loop. Everything else is the last stage.
+ * carried values whose next value stage 0 computes (the pointer blocks a matmul advances
+ * by BLOCK_K each iteration, a flattened loop's counters). Everything else is the last
+ * stage. Where the last stage, or the code after the loop, reads a stage-0 carried value
+ * (directly or through stage 0), the loop also carries it at the current iteration
+ * (current_copies) and those readers take that copy.
  *
  * With S = num_stages (the loop's own, from tl.range(..., num_stages=S), else the
  * kernel's; below 2 the loop is left alone; lowered to T + 1 (at least 2) where the bounds
@@ -48,11 +50,13 @@
  * iteration: ring stages or buffers made before the loop) that accumulates into a
  * carried value becomes dot_async followed by dot_wait {pending = 1}: iteration it's
  * tensor-core work overlaps iteration it+1's, and dot_wait {pending = 0} after the loop
- * gives the result. (The barrier pass keeps the stage an in-flight wgmma reads from
- * being overwritten by another warpgroup's copy.) A one-stage buffer such a dot reads
- * that the body fills from registers (a tile turned K-major for wgmma, or any block the
- * body computes) becomes a ring of two written by local_store, where shared memory
- * allows, so that the dot qualifies. */
+ * gives the result. Its result may also be read in the regions of one if of the body (a
+ * flattened loop's epilogue): those regions wait for it (pending = 0) and the if hands the
+ * loop the waited value (wait_in_if). (The barrier pass keeps the stage an in-flight wgmma reads
+ * from being overwritten by another warpgroup's copy.) A one-stage buffer such a dot reads that the
+ * body fills from registers (a tile turned K-major for wgmma, or any block the body computes)
+ * becomes a ring of two written by local_store, where shared memory allows, so that the dot
+ * qualifies. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +87,12 @@ typedef struct Pipe {
     ValId *repl; /* (old, new) pairs: old loop results and what replaces them */
     uint32_t nrepl, caprepl;
     uint32_t nops0, nvals0; /* the sizes of s0 and carried */
+    uint32_t ncar;          /* the loop's carried values (its body's args: iv, these, it, ...) */
+    uint32_t ncur;          /* current copies of them (current_copies), after it */
+    ValId *cur_next;        /* their next values */
+    uint32_t *cur_of;       /* the carried slot (from 0) each copies */
+    uint8_t *async_slot;    /* per carried slot: a dot_async chain's (waited after the loop) */
+    uint8_t *dep;           /* per op of f (nops0): a stage-0 op computed from a carried value */
 } Pipe;
 
 /* Stage-0 membership and carried marks exist for the ops and values f had when the pass
@@ -190,6 +200,24 @@ static OpId desc_load_of(Pipe *P, RegionId body, ValId v) {
     return ld;
 }
 
+/* Are the ops of op id's regions all pure (an if of arithmetic: a flattened loop's
+ * prologue, which stage 0 computes like any pure op)? */
+static bool pure_regions(const IrFunc *f, OpId id) {
+    for (int j = 0; j < f->ops[id].nregions; j++) {
+        const IrRegion *r = &f->regions[f->ops[id].region[j]];
+        for (uint32_t k = 0; k < r->nops; k++) {
+            OpId o = r->ops[k];
+            if (f->ops[o].code == OP_YIELD) continue;
+            if (!(ir_op_info[f->ops[o].code].flags & F_PURE) && f->ops[o].code != OP_IF)
+                return false;
+            if (f->ops[o].nregions && !pure_regions(f, o)) return false;
+        }
+    }
+    return true;
+}
+
+static bool need_captures(Pipe *P, RegionId body, OpId id, RegionId r, int depth);
+
 /* Adds what value v needs to stage 0; false if it cannot be computed there. */
 static bool need(Pipe *P, RegionId body, ValId v, int depth) {
     IrFunc *f = P->f;
@@ -213,22 +241,71 @@ static bool need(Pipe *P, RegionId body, ValId v, int depth) {
     }
     if (is_s0(P, d)) return true;
     const IrOp *op = &f->ops[d];
-    if (!(ir_op_info[op->code].flags & F_PURE) || op->nregions || d >= P->nops0) return false;
+    bool pure_if = op->code == OP_IF && pure_regions(f, d);
+    if ((!(ir_op_info[op->code].flags & F_PURE) || op->nregions) && !pure_if) return false;
+    if (d >= P->nops0) return false;
     P->s0[d] = 1;
     for (uint32_t i = 0; i < op->nopnds; i++)
         if (!need(P, body, op->operands[i], depth + 1)) return false;
+    for (int j = 0; j < op->nregions; j++)
+        if (!need_captures(P, body, d, op->region[j], depth + 1)) return false;
     return true;
 }
 
+/* What the regions of op id (a pure if in stage 0) read from outside it, added to stage 0. */
+static bool need_captures(Pipe *P, RegionId body, OpId id, RegionId r, int depth) {
+    IrFunc *f = P->f;
+    const IrRegion *rg = &f->regions[r];
+    for (uint32_t k = 0; k < rg->nops; k++) {
+        OpId o = rg->ops[k];
+        for (uint32_t i = 0; i < f->ops[o].nopnds; i++) {
+            ValId v = f->ops[o].operands[i];
+            bool inside = false;
+            for (int j = 0; j < f->ops[id].nregions && !inside; j++)
+                inside = ir_defined_in(f, v, f->ops[id].region[j]);
+            if (!inside && !need(P, body, v, depth + 1)) return false;
+        }
+        for (int j = 0; j < f->ops[o].nregions; j++)
+            if (!need_captures(P, body, id, f->ops[o].region[j], depth + 1)) return false;
+    }
+    return true;
+}
+
+/* Does op id, or an op nested in it, read a stage-0 carried value or a stage-0 value
+ * computed from one (dep marks those of the ops before it)? */
+static bool reads_carried(Pipe *P, RegionId body, OpId id) {
+    IrFunc *f = P->f;
+    const IrOp *op = &f->ops[id];
+    for (uint32_t i = 0; i < op->nopnds; i++) {
+        ValId v = op->operands[i];
+        OpId d = ir_def(f, v);
+        if ((f->vals[v].is_arg && f->vals[v].def == body && is_carried(P, v)) ||
+            (in_body(f, d, body) && d < P->nops0 && P->dep[d]))
+            return true;
+    }
+    for (int j = 0; j < op->nregions; j++) {
+        const IrRegion *r = &f->regions[op->region[j]];
+        for (uint32_t k = 0; k < r->nops; k++)
+            if (reads_carried(P, body, r->ops[k])) return true;
+    }
+    return false;
+}
+
+/* P->dep for the stage-0 ops of body (in body order: what they read is marked first). */
+static void mark_dep(Pipe *P, RegionId body) {
+    IrFunc *f = P->f;
+    memset(P->dep, 0, P->nops0 + 1);
+    const IrRegion *r = &f->regions[body];
+    for (uint32_t k = 0; k < r->nops; k++)
+        if (is_s0(P, r->ops[k])) P->dep[r->ops[k]] = reads_carried(P, body, r->ops[k]);
+}
+
 /* Does value v (in the body) depend on a stage-0 carried value? */
-static bool on_carried(Pipe *P, RegionId body, ValId v, int depth) {
+static bool on_carried(Pipe *P, RegionId body, ValId v) {
     IrFunc *f = P->f;
     if (f->vals[v].is_arg) return f->vals[v].def == body && is_carried(P, v);
     OpId d = ir_def(f, v);
-    if (!in_body(f, d, body) || depth > 10000) return false;
-    for (uint32_t i = 0; i < f->ops[d].nopnds; i++)
-        if (on_carried(P, body, f->ops[d].operands[i], depth + 1)) return true;
-    return false;
+    return in_body(f, d, body) && d < P->nops0 && P->dep[d];
 }
 
 /* Stage 0's values must not leak into the last stage in their advanced form: a carried
@@ -246,7 +323,7 @@ static bool leaks(Pipe *P, RegionId body, OpId id, OpId y) {
             continue; /* its own slot */
         if (f->vals[v].is_arg && f->vals[v].def == body && is_carried(P, v)) return true;
         OpId d = ir_def(f, v);
-        if (in_body(f, d, body) && is_s0(P, d) && on_carried(P, body, v, 0)) return true;
+        if (in_body(f, d, body) && is_s0(P, d) && on_carried(P, body, v)) return true;
     }
     for (int j = 0; j < op->nregions; j++) {
         const IrRegion *nr = &f->regions[op->region[j]];
@@ -256,20 +333,22 @@ static bool leaks(Pipe *P, RegionId body, OpId id, OpId y) {
     return false;
 }
 
-static bool stages_separate(Pipe *P, OpId loop, RegionId body, const Cand *cands, int nc) {
+/* Does the last stage (or the code after the loop) read a stage-0 carried value, directly or
+ * through stage 0? Then it needs current_copies. */
+static bool stages_mixed(Pipe *P, OpId loop, RegionId body, const Cand *cands, int nc) {
     IrFunc *f = P->f;
     const IrRegion *r = &f->regions[body];
     OpId y = r->ops[r->nops - 1];
     for (uint32_t i = 1; i < r->nargs; i++)
-        if (is_carried(P, r->args[i]) && P->uses[f->ops[loop].results[i - 1]]) return false;
+        if (is_carried(P, r->args[i]) && P->uses[f->ops[loop].results[i - 1]]) return true;
     for (uint32_t k = 0; k < r->nops; k++) {
         OpId id = r->ops[k];
         bool cand = false;
         for (int c = 0; c < nc; c++) cand |= cands[c].load == id;
         if (is_s0(P, id) || cand) continue;
-        if (leaks(P, body, id, y)) return false;
+        if (leaks(P, body, id, y)) return true;
     }
-    return true;
+    return false;
 }
 
 /* ---- building ---- */
@@ -319,29 +398,45 @@ static ValId ring_phase(Pipe *P, ValId x, int n, Loc loc) {
     return binop(P, OP_AND, q, konst(P, i32, 1, loc), loc);
 }
 
+/* A copy of stage-0 op id with its operands through map (map gets its result). */
+static OpId clone_s0(Pipe *P, OpId id, ValId *map) {
+    IrFunc *f = P->f;
+    if (f->ops[id].nregions) { /* a pure if: copied whole, its values keeping their layouts */
+        uint32_t nv = f->nvals + 1;
+        ValId *full = malloc(sizeof(ValId) * nv);
+        if (!full) NR_DIE("out of memory");
+        for (uint32_t v = 0; v < nv; v++) full[v] = v < P->nvals0 && map[v] ? map[v] : v;
+        OpId c = ir_clone_op(f, ir_region_new(f, 0), f, id, full);
+        for (uint32_t v = 0; v < nv; v++)
+            if (full[v] != v && (v >= P->nvals0 || !map[v] || map[v] != full[v]))
+                f->vals[full[v]].layout = f->vals[v].layout;
+        for (uint32_t i = 0; i < f->ops[id].nres; i++)
+            map[f->ops[id].results[i]] = full[f->ops[id].results[i]];
+        free(full);
+        return c;
+    }
+    const IrOp *op = &f->ops[id];
+    ValId opnds[8];
+    uint32_t no = op->nopnds;
+    if (no > 8) NR_DIE("pipeline: stage-0 op with %u operands", no);
+    for (uint32_t i = 0; i < no; i++)
+        opnds[i] = map[op->operands[i]] ? map[op->operands[i]] : op->operands[i];
+    IrType t = ir_type(f, op->results[0]);
+    OpId c = ir_op_new(f, op->code, op->loc, opnds, no, &t, 1);
+    memcpy(f->ops[c].attr, f->ops[id].attr, sizeof f->ops[c].attr);
+    f->ops[c].fattr = f->ops[id].fattr, f->ops[c].sattr = f->ops[id].sattr;
+    ValId r = f->ops[c].results[0];
+    f->vals[r].layout = f->vals[f->ops[id].results[0]].layout;
+    map[f->ops[id].results[0]] = r;
+    return c;
+}
+
 /* Clones the stage-0 ops (in body order) with map; returns nothing, map grows. */
 static void clone_stage0(Pipe *P, RegionId body, ValId *map) {
-    IrFunc *f = P->f;
-    uint32_t n = f->regions[body].nops;
-    OpId *ops = ir_region_copy_ops(f, body, &n);
-    for (uint32_t k = 0; k < n; k++) {
-        OpId id = ops[k];
-        if (!is_s0(P, id)) continue;
-        const IrOp *op = &f->ops[id];
-        ValId opnds[8];
-        uint32_t no = op->nopnds;
-        if (no > 8) NR_DIE("pipeline: stage-0 op with %u operands", no);
-        for (uint32_t i = 0; i < no; i++)
-            opnds[i] = map[op->operands[i]] ? map[op->operands[i]] : op->operands[i];
-        IrType t = ir_type(f, op->results[0]);
-        OpId c = ir_op_new(f, op->code, op->loc, opnds, no, &t, 1);
-        memcpy(f->ops[c].attr, f->ops[id].attr, sizeof f->ops[c].attr);
-        f->ops[c].fattr = f->ops[id].fattr, f->ops[c].sattr = f->ops[id].sattr;
-        ValId r = f->ops[c].results[0];
-        f->vals[r].layout = f->vals[f->ops[id].results[0]].layout;
-        map[f->ops[id].results[0]] = r;
-        opvec_push(&P->out, c);
-    }
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(P->f, body, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (is_s0(P, ops[k])) opvec_push(&P->out, clone_s0(P, ops[k], map));
     free(ops);
 }
 
@@ -491,7 +586,7 @@ static void issue_ahead(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t s
     issue(P, cands, nc, map, wslot, valid_at(P, ahead, ub, loc), loc);
     const IrRegion *r = &f->regions[body];
     OpId y = r->ops[r->nops - 1];
-    uint32_t ncar = r->nargs - 2; /* the carried values, the counter not counted */
+    uint32_t ncar = P->ncar;
     for (uint32_t i = 1; i <= ncar; i++)
         ny[i - 1] = is_carried(P, r->args[i]) ? mapped(map, f->ops[y].operands[i - 1])
                                               : f->ops[y].operands[i - 1];
@@ -547,9 +642,10 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
     }
     const IrRegion *r = &f->regions[body];
     OpId y = r->ops[r->nops - 1];
-    uint32_t ncar = r->nargs - 2;
+    uint32_t ncar = P->ncar;
     ny[ncar] = binop(P, OP_ADD, it, konst(P, i32, 1, loc), loc);
-    ir_op_set_operands(f, y, ny, ncar + 1);
+    for (uint32_t q = 0; q < P->ncur; q++) ny[ncar + 1 + q] = P->cur_next[q];
+    ir_op_set_operands(f, y, ny, ncar + 1 + P->ncur);
     opvec_push(&P->out, y);
     ir_region_set_ops(f, body, P->out.v, P->out.n);
     opvec_free(&P->out);
@@ -574,6 +670,43 @@ static bool stable_operand(Pipe *P, RegionId body, ValId v, const Cand *cands, i
     return f->ops[d].code == OP_LOCAL_VIEW && ir_type(f, f->ops[d].operands[0]).stages > 1;
 }
 
+/* Uses of v by op id and the ops nested in it. */
+static uint32_t deep_uses(const IrFunc *f, OpId id, ValId v) {
+    const IrOp *op = &f->ops[id];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < op->nopnds; i++) n += op->operands[i] == v;
+    for (int j = 0; j < op->nregions; j++) {
+        const IrRegion *r = &f->regions[op->region[j]];
+        for (uint32_t k = 0; k < r->nops; k++) n += deep_uses(f, r->ops[k], v);
+    }
+    return n;
+}
+
+static uint32_t deep_uses_list(const IrFunc *f, const OpId *ops, uint32_t n, ValId v) {
+    uint32_t c = 0;
+    for (uint32_t k = 0; k < n; k++) c += deep_uses(f, ops[k], v);
+    return c;
+}
+
+/* The one if of the body whose regions use v (count: those uses), 0 if none or several. */
+static OpId reader_if(Pipe *P, RegionId body, ValId v, uint32_t *count) {
+    const IrFunc *f = P->f;
+    const IrRegion *r = &f->regions[body];
+    OpId found = 0;
+    int n = 0;
+    *count = 0;
+    for (uint32_t k = 0; k + 1 < r->nops; k++) {
+        const IrOp *op = &f->ops[r->ops[k]];
+        if (op->code != OP_IF) continue;
+        uint32_t u = deep_uses(f, r->ops[k], v);
+        if (!u || u != deep_uses(f, r->ops[k], v) - 0) continue;
+        for (uint32_t i = 0; i < op->nopnds; i++)
+            if (op->operands[i] == v) return *count = 0, 0; /* as its condition: not a region's */
+        found = r->ops[k], n++, *count += u;
+    }
+    return n == 1 ? found : 0;
+}
+
 /* Could op (of body, whose yield is y) become a dot_async, its operands allowing? A wgmma
  * dot with both operands in shared memory (A in registers would have to stay untouched
  * until the wait, which values in registers cannot promise) accumulating into a carried
@@ -589,7 +722,12 @@ static bool async_shape(Pipe *P, RegionId body, const IrOp *op, OpId y) {
         f->vals[acc].def != body)
         return false;
     uint32_t slot = f->vals[acc].index;
-    return f->ops[y].operands[slot - 1] == res && P->uses[res] == 1 && P->uses[acc] == 1;
+    if (f->ops[y].operands[slot - 1] != res || P->uses[acc] != 1) return false;
+    /* besides the yield, only the regions of one if of the body may read it (a flattened
+     * loop's epilogue, at the end of a row): wait_after_async waits there */
+    uint32_t in_if = 0;
+    OpId x = reader_if(P, body, res, &in_if);
+    return P->uses[res] == 1 + in_if && (x || !in_if);
 }
 
 static int async_wgmma(Pipe *P, RegionId body, const Cand *cands, int nc) {
@@ -823,8 +961,70 @@ static void double_register_buffers(Pipe *P, RegionId body, ValId it, const Cand
     free(ops);
 }
 
+/* If x of the body reads res (a dot_async's result) in its regions: each region that does
+ * waits for it first (dot_wait {pending = 0} on wr, res's dot_wait {pending = 1}) and reads
+ * that, and x, rebuilt with one more result, passes the loop the value its region had: the
+ * waited one, or wr. So the registers go to the next iteration's wgmma from the wait
+ * without a copy of registers a wgmma may still write. Returns the new if (x's old results
+ * go to its results when the pass ends). */
+static OpId wait_in_if(Pipe *P, RegionId body, OpId x, ValId res, ValId wr) {
+    IrFunc *f = P->f;
+    uint32_t nres = f->ops[x].nres;
+    IrType *tys = calloc(nres + 1, sizeof(IrType));
+    if (!tys) NR_DIE("out of memory");
+    for (uint32_t i = 0; i < nres; i++) tys[i] = ir_type(f, f->ops[x].results[i]);
+    tys[nres] = ir_type(f, wr);
+    ValId cond = f->ops[x].operands[0];
+    OpId nx = ir_op_new(f, OP_IF, f->ops[x].loc, &cond, 1, tys, nres + 1);
+    free(tys);
+    for (int j = 0; j < f->ops[x].nregions; j++) {
+        RegionId rg = f->ops[x].region[j];
+        f->ops[nx].region[j] = rg;
+        f->regions[rg].parent_op = nx;
+        uint32_t n;
+        OpId *ops = ir_region_copy_ops(f, rg, &n);
+        ValId give = wr;
+        OpVec all = {0};
+        if (deep_uses_list(f, ops, n, res)) {
+            IrType t = ir_type(f, wr);
+            OpId w0 = ir_op_new(f, OP_DOT_WAIT, f->ops[x].loc, &wr, 1, &t, 1);
+            f->ops[w0].attr[0] = 0;
+            give = f->ops[w0].results[0];
+            f->vals[give].layout = f->vals[wr].layout;
+            replace_in(f, ops, n, res, give);
+            opvec_push(&all, w0);
+        }
+        for (uint32_t k = 0; k < n; k++) opvec_push(&all, ops[k]);
+        OpId yy = ops[n - 1];
+        uint32_t ny = f->ops[yy].nopnds;
+        ValId *yo = calloc(ny + 1, sizeof(ValId));
+        if (!yo) NR_DIE("out of memory");
+        memcpy(yo, f->ops[yy].operands, sizeof(ValId) * ny);
+        yo[ny] = give;
+        ir_op_set_operands(f, yy, yo, ny + 1);
+        free(yo);
+        ir_region_set_ops(f, rg, all.v, all.n);
+        opvec_free(&all);
+        free(ops);
+    }
+    f->ops[nx].nregions = f->ops[x].nregions;
+    f->ops[x].nregions = 0;
+    for (uint32_t i = 0; i < nres; i++) {
+        ValId nr = f->ops[nx].results[i];
+        f->vals[nr].layout = f->vals[f->ops[x].results[i]].layout;
+        replace_later(P, f->ops[x].results[i], nr);
+    }
+    ValId last = f->ops[nx].results[nres];
+    f->vals[last].layout = f->vals[wr].layout;
+    const IrRegion *r = &f->regions[body];
+    OpId y = r->ops[r->nops - 1];
+    for (uint32_t i = 0; i < f->ops[y].nopnds; i++)
+        if (f->ops[y].operands[i] == wr) f->ops[y].operands[i] = last;
+    return nx;
+}
+
 /* After async_wgmma: a dot_wait {pending = 1} after each dot_async, on its way to the
- * yield. */
+ * yield (through the if that waits for it in its regions, wait_in_if). */
 static void wait_after_async(Pipe *P, RegionId body) {
     IrFunc *f = P->f;
     uint32_t n;
@@ -843,7 +1043,16 @@ static void wait_after_async(Pipe *P, RegionId body) {
         f->vals[wr].layout = f->vals[res].layout;
         opvec_push(&P->out, w);
         for (uint32_t i = 0; i < f->ops[y].nopnds; i++)
-            if (f->ops[y].operands[i] == res) f->ops[y].operands[i] = wr;
+            if (f->ops[y].operands[i] == res) {
+                f->ops[y].operands[i] = wr;
+                if (i < P->ncar) P->async_slot[i] = 1;
+            }
+        uint32_t count;
+        OpId x = reader_if(P, body, res, &count);
+        if (!x) continue;
+        OpId nx = wait_in_if(P, body, x, res, wr);
+        for (uint32_t j = k + 1; j < n; j++)
+            if (ops[j] == x) ops[j] = nx;
     }
     ir_region_set_ops(f, body, P->out.v, P->out.n);
     opvec_free(&P->out);
@@ -867,24 +1076,91 @@ static ValId mbarrier_ring(Pipe *P, Loc loc) {
     return ring;
 }
 
+/* Operands of op id and of the ops nested in it that map sends elsewhere go there. */
+static void remap_deep(IrFunc *f, OpId id, const ValId *map, uint32_t nmap) {
+    IrOp *op = &f->ops[id];
+    for (uint32_t i = 0; i < op->nopnds; i++)
+        if (op->operands[i] < nmap && map[op->operands[i]]) op->operands[i] = map[op->operands[i]];
+    for (int j = 0; j < f->ops[id].nregions; j++) {
+        const IrRegion *r = &f->regions[f->ops[id].region[j]];
+        for (uint32_t k = 0; k < r->nops; k++) remap_deep(f, r->ops[k], map, nmap);
+    }
+}
+
+/* The last stage reads some stage-0 carried value (directly, or through a stage-0 op), or
+ * the code after the loop does, while the loop will carry those values S-1 iterations
+ * ahead: each stage-0 carried value gets a second slot (after the counter) that follows it
+ * at the current iteration, from its own initial value, each stage-0 op computed from
+ * carried values runs again on those slots right after itself (their next values among
+ * them), and the last stage reads these. (Slots nothing reads are left for dce.) Their
+ * initial values go to cur_init; the loop's results for them replace the old loop's.
+ * Called with the body's args [iv, carried..., it]. */
+static void current_copies(Pipe *P, RegionId body, const Cand *cands, int nc, ValId *cur_init,
+                           const ValId *orig_init) {
+    IrFunc *f = P->f;
+    uint32_t nmap = f->nvals + 1;
+    ValId *map = calloc(nmap, sizeof(ValId));
+    P->cur_next = calloc(P->ncar + 1, sizeof(ValId));
+    uint32_t *slot = calloc(P->ncar + 1, sizeof(uint32_t));
+    if (!map || !P->cur_next || !slot) NR_DIE("out of memory");
+    P->ncur = 0;
+    for (uint32_t i = 1; i <= P->ncar; i++) {
+        ValId a = f->regions[body].args[i];
+        if (!is_carried(P, a)) continue;
+        ValId c = ir_region_add_arg(f, body, ir_type(f, a));
+        f->vals[c].layout = f->vals[a].layout;
+        map[a] = c;
+        cur_init[P->ncur] = orig_init[i - 1];
+        slot[P->ncur++] = i;
+    }
+    /* the stage-0 ops computed from carried values (P->dep), each computed again right
+     * after itself from the current slots */
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(f, body, &n);
+    OpId y = ops[n - 1];
+    OpVec all = {0};
+    for (uint32_t k = 0; k < n; k++) {
+        OpId id = ops[k];
+        opvec_push(&all, id);
+        if (is_s0(P, id) && P->dep[id]) opvec_push(&all, clone_s0(P, id, map));
+    }
+    for (uint32_t q = 0; q < P->ncur; q++) {
+        ValId nx = f->ops[y].operands[slot[q] - 1];
+        P->cur_next[q] = nx < nmap && map[nx] ? map[nx] : nx;
+    }
+    /* the last stage reads them */
+    for (uint32_t k = 0; k < n; k++) {
+        OpId id = ops[k];
+        bool cand = false;
+        for (int c = 0; c < nc; c++) cand |= cands[c].load == id;
+        if (!is_s0(P, id) && !cand && id != y) remap_deep(f, id, map, nmap);
+    }
+    ir_region_set_ops(f, body, all.v, all.n);
+    for (uint32_t q = 0; q < P->ncur; q++) slot[q]--;
+    P->cur_of = slot;
+    opvec_free(&all);
+    free(ops);
+    free(map);
+}
+
 /* Rebuilds the loop with the counter carried; the old op's results go to the new one's. */
 static OpId new_loop(Pipe *P, OpId loop, const ValId *inits) {
     IrFunc *f = P->f;
-    uint32_t nc = f->ops[loop].nopnds - 3;
-    ValId *opnds = calloc(nc + 4, sizeof(ValId));
-    IrType *tys = calloc(nc + 2, sizeof(IrType));
+    uint32_t nc = f->ops[loop].nopnds - 3, ni = nc + 1 + P->ncur;
+    ValId *opnds = calloc(ni + 3, sizeof(ValId));
+    IrType *tys = calloc(ni + 1, sizeof(IrType));
     if (!opnds || !tys) NR_DIE("out of memory");
     for (int i = 0; i < 3; i++) opnds[i] = f->ops[loop].operands[i];
-    for (uint32_t i = 0; i < nc + 1; i++) {
+    for (uint32_t i = 0; i < ni; i++) {
         opnds[3 + i] = inits[i];
         tys[i] = ir_type(f, inits[i]);
     }
-    OpId nl = ir_op_new(f, OP_FOR, f->ops[loop].loc, opnds, nc + 4, tys, nc + 1);
+    OpId nl = ir_op_new(f, OP_FOR, f->ops[loop].loc, opnds, ni + 3, tys, ni);
     f->ops[nl].attr[0] = f->ops[loop].attr[0];
     RegionId body = f->ops[loop].region[0];
     f->ops[nl].region[0] = body, f->ops[nl].nregions = 1;
     f->regions[body].parent_op = nl;
-    for (uint32_t i = 0; i < nc + 1; i++) {
+    for (uint32_t i = 0; i < ni; i++) {
         ValId nr = f->ops[nl].results[i];
         f->vals[nr].layout = f->vals[inits[i]].layout;
         if (i < nc) replace_later(P, f->ops[loop].results[i], nr);
@@ -1004,7 +1280,8 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
      * only its own buffers, one iteration's at a time */
     for (int with_reshaped = 1; with_reshaped >= 0; with_reshaped--) {
         nc = candidates(P, loop, cands, with_reshaped);
-        if (nc <= 0 || !stages_separate(P, loop, body, cands, nc)) return false;
+        if (nc <= 0) return false;
+        mark_dep(P, body);
         P->stages = stages;
         while (P->stages > 2 &&
                loop_smem_bytes(P, body, cands, nc, P->stages, NULL, 0) > smem_limit(P->m))
@@ -1029,27 +1306,35 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
         emit0(P, OP_BARRIER, loc, NULL, 0,
               0); /* the mbarriers initialised before any thread waits */
     uint32_t ncar = f->ops[loop].nopnds - 3;
-    ValId *inits = calloc(ncar + 1, sizeof(ValId)), *ny = calloc(ncar + 2, sizeof(ValId));
-    if (!inits || !ny) NR_DIE("out of memory");
-    for (uint32_t i = 0; i < ncar; i++) inits[i] = f->ops[loop].operands[3 + i];
+    bool mixed = stages_mixed(P, loop, body, cands, nc);
+    ValId *inits = calloc(2 * ncar + 1, sizeof(ValId)), *ny = calloc(2 * ncar + 2, sizeof(ValId));
+    ValId *orig = calloc(ncar + 1, sizeof(ValId));
+    if (!inits || !ny || !orig) NR_DIE("out of memory");
+    for (uint32_t i = 0; i < ncar; i++) inits[i] = orig[i] = f->ops[loop].operands[3 + i];
+    P->ncar = ncar, P->ncur = 0;
     prologue(P, loop, cands, nc, step, inits);
     inits[ncar] = konst(P, ty_scalar(DT_I32), 0, loc);
     ValId it = ir_region_add_arg(f, body, ty_scalar(DT_I32));
+    if (mixed) current_copies(P, body, cands, nc, inits + ncar + 1, orig);
+    free(orig);
     double_register_buffers(P, body, it, cands, nc);
+    P->async_slot = calloc(ncar + 1, 1);
+    if (!P->async_slot) NR_DIE("out of memory");
     int asyncs = async_wgmma(P, body, cands, nc);
     if (asyncs) wait_after_async(P, body);
     rebuild_body(P, loop, cands, nc, step, it, ny);
     OpId nl = new_loop(P, loop, inits);
     opvec_push(&P->out, nl);
+    for (uint32_t q = 0; q < P->ncur; q++) /* over new_loop's pair: the current values */
+        replace_later(P, f->ops[loop].results[P->cur_of[q]], f->ops[nl].results[ncar + 1 + q]);
+    free(P->cur_next), free(P->cur_of);
+    P->cur_next = NULL, P->cur_of = NULL, P->ncur = 0;
     /* after the loop: the dot_async chains' results, then the copies still in flight (the
      * tensor-core waits first: ptxas wants them at the head of the loop's exit block) */
     if (asyncs) {
         for (uint32_t i = 0; i < ncar; i++) {
             ValId res = f->ops[nl].results[i];
-            const IrRegion *b = &f->regions[body];
-            ValId yv = f->ops[b->ops[b->nops - 1]].operands[i];
-            const IrOp *d = def(f, yv);
-            if (!d || d->code != OP_DOT_WAIT) continue;
+            if (!P->async_slot[i]) continue;
             IrType t = ir_type(f, res);
             OpId w = ir_op_new(f, OP_DOT_WAIT, loc, &res, 1, &t, 1);
             f->ops[w].attr[0] = 0;
@@ -1067,6 +1352,8 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
                   (ValId[]){view_of(P, cands[c].bars, konst(P, ty_scalar(DT_I32), s, loc), loc)}, 1,
                   0);
     free(inits);
+    free(P->async_slot);
+    P->async_slot = NULL;
     free(ny);
     return true;
 }
@@ -1102,8 +1389,9 @@ void gpu_pipeline(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
     /* per op and value of f as it is: the pass only asks about those (new ones are never
      * candidates, stage-0 ops or carried values) */
     P.s0 = calloc((size_t)f->nops + 1, 1);
+    P.dep = calloc((size_t)f->nops + 1, 1);
     P.carried = calloc((size_t)f->nvals + 1, 1);
-    if (!P.s0 || !P.carried) NR_DIE("out of memory");
+    if (!P.s0 || !P.dep || !P.carried) NR_DIE("out of memory");
     P.nops0 = f->nops, P.nvals0 = f->nvals;
     walk(&P, f->body);
     ValId *repl = ir_repl_new(f); /* now that every value exists */
@@ -1111,6 +1399,7 @@ void gpu_pipeline(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
     ir_replace_all_uses(f, repl);
     free(P.uses);
     free(P.s0);
+    free(P.dep);
     free(P.carried);
     free(repl);
 }

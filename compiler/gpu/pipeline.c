@@ -699,7 +699,7 @@ static OpId reader_if(Pipe *P, RegionId body, ValId v, uint32_t *count) {
         const IrOp *op = &f->ops[r->ops[k]];
         if (op->code != OP_IF) continue;
         uint32_t u = deep_uses(f, r->ops[k], v);
-        if (!u || u != deep_uses(f, r->ops[k], v) - 0) continue;
+        if (!u) continue;
         for (uint32_t i = 0; i < op->nopnds; i++)
             if (op->operands[i] == v) return *count = 0, 0; /* as its condition: not a region's */
         found = r->ops[k], n++, *count += u;
@@ -1053,6 +1053,11 @@ static void wait_after_async(Pipe *P, RegionId body) {
         OpId nx = wait_in_if(P, body, x, res, wr);
         for (uint32_t j = k + 1; j < n; j++)
             if (ops[j] == x) ops[j] = nx;
+        /* and in the body's own list, where reader_if looks for the next dot's reader (two
+         * accumulators an if reads: the second waits in the rebuilt if) */
+        IrRegion *br = &f->regions[body];
+        for (uint32_t j = 0; j < br->nops; j++)
+            if (br->ops[j] == x) br->ops[j] = nx;
     }
     ir_region_set_ops(f, body, P->out.v, P->out.n);
     opvec_free(&P->out);
@@ -1128,12 +1133,18 @@ static void current_copies(Pipe *P, RegionId body, const Cand *cands, int nc, Va
         ValId nx = f->ops[y].operands[slot[q] - 1];
         P->cur_next[q] = nx < nmap && map[nx] ? map[nx] : nx;
     }
-    /* the last stage reads them */
+    /* the last stage reads them, and so do the yield's slots of values that are not
+     * stage 0's (a pointer of the previous iteration kept in a slot of its own) */
     for (uint32_t k = 0; k < n; k++) {
         OpId id = ops[k];
         bool cand = false;
         for (int c = 0; c < nc; c++) cand |= cands[c].load == id;
         if (!is_s0(P, id) && !cand && id != y) remap_deep(f, id, map, nmap);
+    }
+    for (uint32_t i = 0; i < f->ops[y].nopnds && i + 1 < f->regions[body].nargs; i++) {
+        ValId v = f->ops[y].operands[i];
+        if (!is_carried(P, f->regions[body].args[i + 1]) && v < nmap && map[v])
+            f->ops[y].operands[i] = map[v];
     }
     ir_region_set_ops(f, body, all.v, all.n);
     for (uint32_t q = 0; q < P->ncur; q++) slot[q]--;

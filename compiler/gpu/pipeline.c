@@ -118,17 +118,16 @@ static void replace_in(IrFunc *f, const OpId *ops, uint32_t n, ValId from, ValId
     }
 }
 
-/* Does op id, or an op nested in its regions, use v? */
-static bool uses_deep(const IrFunc *f, OpId id, ValId v) {
+/* Uses of v by op id and the ops nested in it. */
+static uint32_t deep_uses(const IrFunc *f, OpId id, ValId v) {
     const IrOp *op = &f->ops[id];
-    for (uint32_t i = 0; i < op->nopnds; i++)
-        if (op->operands[i] == v) return true;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < op->nopnds; i++) n += op->operands[i] == v;
     for (int j = 0; j < op->nregions; j++) {
         const IrRegion *r = &f->regions[op->region[j]];
-        for (uint32_t k = 0; k < r->nops; k++)
-            if (uses_deep(f, r->ops[k], v)) return true;
+        for (uint32_t k = 0; k < r->nops; k++) n += deep_uses(f, r->ops[k], v);
     }
-    return false;
+    return n;
 }
 
 static bool in_body(const IrFunc *f, OpId op, RegionId body) {
@@ -621,7 +620,7 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
     uint32_t last = 0;
     for (uint32_t k = 0; k < n; k++)
         for (int c = 0; c < nc; c++)
-            if (uses_deep(f, ops[k], f->ops[cands[c].alloc].results[0])) last = k;
+            if (deep_uses(f, ops[k], f->ops[cands[c].alloc].results[0])) last = k;
     while (last + 1 < n && f->ops[ops[last + 1]].code == OP_DOT_WAIT) last++;
     ValId rslot = ring_slot(P, it, P->stages, loc);
     if (any_tma(cands, nc)) { /* iteration it's copies completed phase (it / S) % 2 of stage it %
@@ -668,18 +667,6 @@ static bool stable_operand(Pipe *P, RegionId body, ValId v, const Cand *cands, i
     for (int c = 0; c < nc; c++)
         if (cands[c].alloc == d) return true; /* about to become a ring's stage */
     return f->ops[d].code == OP_LOCAL_VIEW && ir_type(f, f->ops[d].operands[0]).stages > 1;
-}
-
-/* Uses of v by op id and the ops nested in it. */
-static uint32_t deep_uses(const IrFunc *f, OpId id, ValId v) {
-    const IrOp *op = &f->ops[id];
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < op->nopnds; i++) n += op->operands[i] == v;
-    for (int j = 0; j < op->nregions; j++) {
-        const IrRegion *r = &f->regions[op->region[j]];
-        for (uint32_t k = 0; k < r->nops; k++) n += deep_uses(f, r->ops[k], v);
-    }
-    return n;
 }
 
 static uint32_t deep_uses_list(const IrFunc *f, const OpId *ops, uint32_t n, ValId v) {

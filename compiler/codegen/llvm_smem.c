@@ -376,8 +376,9 @@ void gen_local(Gen *g, OpId id) {
         gen_asm(g, text, "~{memory}", g->vd, NULL, 0, true);
         return;
     }
-    case OP_FENCE_ASYNC:
-        gen_asm(g, "fence.proxy.async.shared::cta;", "~{memory}", g->vd, NULL, 0, true);
+    case OP_FENCE_ASYNC: /* {global = 1}: every state space */
+        gen_asm(g, op->attr[0] ? "fence.proxy.async;" : "fence.proxy.async.shared::cta;",
+                "~{memory}", g->vd, NULL, 0, true);
         return;
     default: NR_DIE("gen_local: %s", ir_op_info[op->code].name);
     }

@@ -6,11 +6,12 @@
  * Maintains: verification; the program's meaning, given the launch's checks (below).
  * Breaks:    the signature: it appends one tdesc parameter per tensor map, which the
  *            caller's launcher fills from the plan (compiler/target/tma.h, TmaPtrPlan).
- *            The replaced loads and their pointer blocks are left for dce.
+ *            The replaced loads and their pointer blocks are left for dce. Adds a proxy
+ *            fence and a barrier before a loop that the kernel's writes may precede.
  *
  * A candidate is a load of a 2-D tile directly in a for loop's body (a loop the pipeline
- * will make a ring of: num_stages >= 2, which no write of the kernel may precede: TMA reads
- * through the asynchronous proxy, see run_region) whose value only feeds dots (directly or through
+ * will make a ring of: num_stages >= 2, that does not write: TMA reads through the
+ * asynchronous proxy, see run_region) whose value only feeds dots (directly or through
  * trans), with no `other` but zeros, whose pointers are, as polynomials over the kernel's
  * scalars (a monomial: an integer times at most two scalars),
  *     P + s(0, 0) + i * r + j          (element [i, j])
@@ -28,7 +29,9 @@
  * one the launcher checks). The mask may be absent or a conjunction of signed `index <
  * bound` per dim whose bound, taken at the tile's coordinate, is a constant or an integer
  * parameter plus a constant: that dim's size; a dim without one is unbounded
- * (TMA_PTR_UNBOUNDED). A 32-bit offset of the kernel's that wraps (past 2^31 elements) is
+ * (TMA_PTR_UNBOUNDED). A conjunct `index >= 0` exactly at TMA's lower edge (an expanded
+ * tensor descriptor's) lifts its dim's non-negativity requirement: TMA zero-fills negative
+ * coordinates as the mask would. A 32-bit offset of the kernel's that wraps (past 2^31 elements) is
  * the one difference left: the pointers read wrapped memory, the map the unwrapped element.
  *
  * The load becomes desc_load(map, coordinates) (reshaped when the map has more than two
@@ -329,12 +332,14 @@ static bool nonneg(Tp *T, ValId v, int depth) {
     }
 }
 
-/* A coordinate: linear in 32-bit scalars, non-negative. */
-static bool coordinate_ok(Tp *T, const Poly *p) {
+/* A coordinate: linear in 32-bit scalars, non-negative; or, where the mask zeroes the
+ * elements whose index is negative (`lower`: TMA fills those with zeros too), any sign. */
+static bool coordinate_ok(Tp *T, const Poly *p, bool lower) {
     for (int i = 0; i < p->n; i++) {
         const Mono *m = &p->m[i];
-        if (m->b || m->k < 0 || m->k > INT32_MAX) return false;
-        if (m->a && (ir_type(T->f, m->a).dt != DT_I32 || !nonneg(T, m->a, 0))) return false;
+        if (m->b || m->k < (lower ? -INT32_MAX : 0) || m->k > INT32_MAX) return false;
+        if (m->a && (ir_type(T->f, m->a).dt != DT_I32 || (!lower && !nonneg(T, m->a, 0))))
+            return false;
     }
     return true;
 }
@@ -451,17 +456,29 @@ static bool pointer_map(Tp *T, OpId loop, ValId ptrs, int esize, Map *M) {
     return true;
 }
 
+/* Is `L <= s + i` (or `L < s + i`: le false) along the map's dim td exactly TMA's own lower
+ * bound, `coord + i >= 0`: L - s + coord == 0 (L + 1 - s + coord where strict)? A tensor
+ * descriptor's load, expanded, checks `index >= 0` on every dim. */
+static bool tma_lower_bound(const Form *fl, const Form *fi, const Poly *coord, bool le) {
+    Poly d = fl->s;
+    int64_t c;
+    return poly_add(&d, &fi->s, -1) && poly_add(&d, coord, 1) &&
+           (le || poly_add_mono(&d, 1, 0, 0)) && poly_is_const(&d, &c) && c == 0;
+}
+
 /* The mask's bounds: size[d] (a polynomial: a constant, or a parameter plus a constant)
- * per dim of the tile, or none (unbounded). */
-static bool mask_bounds(Tp *T, ValId mask, const Map *M, Poly *size, bool *bounded, int depth) {
+ * per dim of the tile, or none (unbounded); lower[d] where the mask also zeroes the
+ * elements of negative index, as TMA does. */
+static bool mask_bounds(Tp *T, ValId mask, const Map *M, Poly *size, bool *bounded, bool *lower,
+                        int depth) {
     IrFunc *f = T->f;
     if (depth > 8 || f->vals[mask].is_arg) return false;
     const IrOp *op = &f->ops[ir_def(f, mask)];
     if (op->code == OP_BROADCAST)
-        return mask_bounds(T, op->operands[0], M, size, bounded, depth + 1);
+        return mask_bounds(T, op->operands[0], M, size, bounded, lower, depth + 1);
     if (op->code == OP_AND)
-        return mask_bounds(T, op->operands[0], M, size, bounded, depth + 1) &&
-               mask_bounds(T, op->operands[1], M, size, bounded, depth + 1);
+        return mask_bounds(T, op->operands[0], M, size, bounded, lower, depth + 1) &&
+               mask_bounds(T, op->operands[1], M, size, bounded, lower, depth + 1);
     if (op->code != OP_CMP) return false;
     int pred = (int)op->attr[0];
     ValId x = op->operands[0], b = op->operands[1];
@@ -474,9 +491,18 @@ static bool mask_bounds(Tp *T, ValId mask, const Map *M, Poly *size, bool *bound
     if (!dt_is_signed(ir_type(f, x).dt))
         return false; /* unsigned: (i - 4).to(u32) < n is a range */
     Form fx, fb;
-    if (!form_of(T, x, &fx, 0) || !form_of(T, b, &fb, 0) || fx.base || fb.base || fb.ax[0].n ||
-        fb.ax[1].n)
-        return false;
+    if (!form_of(T, x, &fx, 0) || !form_of(T, b, &fb, 0) || fx.base || fb.base) return false;
+    if (!fx.ax[0].n && !fx.ax[1].n) { /* L <= index: a lower bound */
+        int d = fb.ax[0].n ? 0 : 1;
+        int64_t one;
+        if (fb.ax[1 - d].n || !poly_is_const(&fb.ax[d], &one) || one != 1) return false;
+        int td = M->ndims - 2 + d;
+        if (lower[td] || !tma_lower_bound(&fx, &fb, &M->coord[td], pred == CMP_PRED_LE))
+            return false;
+        lower[td] = true;
+        return true;
+    }
+    if (fb.ax[0].n || fb.ax[1].n) return false;
     int d = fx.ax[0].n ? 0 : 1;
     int64_t one;
     if (fx.ax[1 - d].n || !poly_is_const(&fx.ax[d], &one) || one != 1) return false;
@@ -592,6 +618,7 @@ static TmaArgValue arg_value(Tp *T, const Poly *p, bool bounded) {
 
 /* The map of one candidate, or false. */
 static bool plan_load(Tp *T, OpId loop, OpId ld, Map *M, Poly *size, bool *bounded) {
+    bool lower[NR_MAX_DESC_RANK] = {0};
     IrFunc *f = T->f;
     const IrOp *op = &f->ops[ld];
     IrType t = ir_type(f, op->results[0]);
@@ -601,11 +628,12 @@ static bool plan_load(Tp *T, OpId loop, OpId ld, Map *M, Poly *size, bool *bound
     if (!pointer_map(T, loop, op->operands[0], dt_bytes(t.dt), M)) return false;
     for (int d = 0; d < M->ndims; d++) box[d] = d < M->ndims - 2 ? 1 : t.shape[d - (M->ndims - 2)];
     if (!gpu_tma_plan(ty_tdesc(t.dt, M->ndims, box), &plan)) return false;
-    for (int d = 0; d < M->ndims; d++)
-        if (!coordinate_ok(T, &M->coord[d])) return false;
     memset(bounded, 0, sizeof(bool) * NR_MAX_DESC_RANK);
-    if (op->nopnds >= 2 && op->operands[1] && !mask_bounds(T, op->operands[1], M, size, bounded, 0))
+    if (op->nopnds >= 2 && op->operands[1] &&
+        !mask_bounds(T, op->operands[1], M, size, bounded, lower, 0))
         return false;
+    for (int d = 0; d < M->ndims; d++)
+        if (!coordinate_ok(T, &M->coord[d], lower[d])) return false;
     return op->nopnds < 3 || zero_other(f, op->operands[2]);
 }
 
@@ -647,7 +675,8 @@ static ValId rewrite_load(Tp *T, Emit *E, OpId ld, int base, const Map *M, const
 
 static void run_region(Tp *T, RegionId rid, bool unsafe);
 
-static void run_loop(Tp *T, OpId loop) {
+/* Loop `loop`'s candidates rewritten; whether any was. */
+static bool run_loop(Tp *T, OpId loop) {
     IrFunc *f = T->f;
     RegionId body = f->ops[loop].region[0];
     OpVec out = {0}, pairs = {0};
@@ -694,6 +723,7 @@ static void run_loop(Tp *T, OpId loop) {
     opvec_free(&out);
     if (changed) ir_replace_pairs(f, &pairs);
     else opvec_free(&pairs);
+    return changed;
 }
 
 /* Does op write global memory (a store, an atomic, a descriptor store, inline assembly not
@@ -713,24 +743,39 @@ static bool writes(const IrFunc *f, OpId id) {
 }
 
 /* The loops of region rid, in program order. TMA reads through the asynchronous proxy, which
- * the kernel's own earlier stores (the generic proxy) do not reach without a proxy fence: a
- * loop that a write of the kernel may precede (before it in program order, in its body, or
- * in an enclosing loop's body: `unsafe`) keeps its loads. */
+ * the kernel's own earlier stores (the generic proxy) do not reach without a proxy fence. A
+ * loop that writes in its own body keeps its loads (its copies run ahead of its stores). One
+ * that a write of the kernel may precede (before it in program order, or in an enclosing
+ * loop's body: `unsafe`; the epilogue of a persistent kernel's previous tile) gets, before it,
+ * `fence_async {global = 1}` in every thread and then a barrier, so that every thread's
+ * earlier writes are ordered before the copies the loop's ring issues after it. */
 static void run_region(Tp *T, RegionId rid, bool unsafe) {
     IrFunc *f = T->f;
     uint32_t n;
     OpId *ops = ir_region_copy_ops(f, rid, &n);
+    OpVec out = {0};
+    bool fenced = false;
     for (uint32_t i = 0; i < n; i++) {
         const IrOp *op = &f->ops[ops[i]];
         bool loop = op->code == OP_FOR || op->code == OP_WHILE, w = writes(f, ops[i]);
-        if (op->code == OP_FOR && !unsafe && !T->wrote && !w) {
+        Loc loc = op->loc;
+        if (op->code == OP_FOR && !w) {
             int stages = op->attr[0] > 0 ? (int)op->attr[0] : T->num_stages;
-            if (stages >= 2) run_loop(T, ops[i]);
+            if (stages >= 2 && run_loop(T, ops[i]) && (unsafe || T->wrote)) {
+                OpId fence = ir_op_new(f, OP_FENCE_ASYNC, loc, NULL, 0, NULL, 0);
+                f->ops[fence].attr[0] = 1;
+                opvec_push(&out, fence);
+                opvec_push(&out, ir_op_new(f, OP_BARRIER, loc, NULL, 0, NULL, 0));
+                fenced = true;
+            }
         }
+        opvec_push(&out, ops[i]);
         for (int k = 0; k < f->ops[ops[i]].nregions; k++)
             run_region(T, f->ops[ops[i]].region[k], unsafe || (loop && w));
         T->wrote |= w;
     }
+    if (fenced) ir_region_set_ops(f, rid, out.v, out.n);
+    opvec_free(&out);
     free(ops);
 }
 

@@ -257,7 +257,8 @@ class GpuTmaPointerLoads(unittest.TestCase):
     def setUpClass(cls):
         import tma_pointer_kernels
         cls.tk = tma_pointer_kernels
-        for k in (tma_pointer_kernels.bmm_masked, tma_pointer_kernels.matmul_carried):
+        for k in (tma_pointer_kernels.bmm_masked, tma_pointer_kernels.matmul_carried,
+                  tma_pointer_kernels.chained, tma_pointer_kernels.persistent_described):
             k.device = "cuda"
         cls.hopper = torch.cuda.get_device_capability() == (9, 0)
 
@@ -295,6 +296,42 @@ class GpuTmaPointerLoads(unittest.TestCase):
             torch.testing.assert_close(c, want_rows[:M].float() @ b.float(), rtol=1e-3, atol=1e-2)
             # row0 = -64: rows before the map's base, which TMA would read as zeros
             self.assertEqual(self.tk.tma(ran), self.hopper and row0 >= 0, f"row0={row0}")
+
+    def test_loads_after_the_kernels_own_stores(self):
+        """A loop whose loads read what the kernel stored just before (chained: each step's
+        A rows are the previous step's product) takes its maps after a proxy fence."""
+        torch.manual_seed(2)
+        BM, BK = 64, 32
+        K = 2 * BK
+        for steps in (1, 3):
+            a = (torch.randn((steps + 1) * BM, K, device="cuda") / 8).half()
+            b = (torch.randn(K, K, device="cuda") / 8).half()
+            want = a.clone()
+            for j in range(steps):
+                want[(j + 1) * BM:(j + 2) * BM] = (want[j * BM:(j + 1) * BM].float() @ b.float()).half()
+            ran = self.tk.chained[(1,)](a, b, K, a.stride(0), b.stride(0), STEPS=steps, BM=BM, BK=BK,
+                                        num_warps=4, num_stages=3)
+            torch.testing.assert_close(a.float(), want.float(), rtol=2e-2, atol=2e-3, msg=f"steps={steps}")
+            self.assertEqual(self.tk.tma(ran), self.hopper)
+
+    def test_persistent_device_descriptors(self):
+        """Tensor descriptors made in the kernel, tiles visited by a stride, each tile's store
+        before the next tile's loads; A's rows from ROW0 = -8 (zeros before row 0, through
+        the descriptors' own bounds checks) and edges past M, N and K; K = 136 (a stride not
+        specialised as a multiple of 16) runs without maps."""
+        torch.manual_seed(3)
+        for M, N, K, row0 in ((512, 384, 256, 0), (300, 200, 144, -8), (256, 256, 136, 0)):
+            a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+            b = torch.randn(N, K, device="cuda", dtype=torch.float16)
+            c = torch.empty(M, N, device="cuda", dtype=torch.float16)
+            ran = self.tk.persistent_described[(5,)](a, b, c, M, N, K, ROW0=row0, BM=128, BN=128, BK=64,
+                                                      PROGRAMS=5, num_warps=8, num_stages=3)
+            shifted = torch.zeros_like(a)
+            shifted[-row0:] = a[:M + row0] if row0 else a
+            want = shifted.float() @ b.float().T
+            torch.testing.assert_close(c.float(), want, rtol=1e-2, atol=5e-2, msg=f"M={M} N={N} K={K}")
+            # maps where the launch specialised K (the rows' stride) as a multiple of 16
+            self.assertEqual(self.tk.tma(ran), self.hopper and K % 16 == 0, f"M={M} N={N} K={K}")
 
     def test_attention_forward(self):
         """examples/attention.nr's forward: K and V tiles through maps with the batch and

@@ -48,6 +48,45 @@ def matmul_carried(a, b, c, K, stride_am, stride_bk, stride_cm, row0,
     tl.store(c + cm[:, None] * stride_cm + rn[None, :], acc)
 
 
+@nereid.jit
+def chained(a, b, K, stride_am, stride_bk, STEPS: tl.constexpr, BM: tl.constexpr, BK: tl.constexpr):
+    """a[(j + 1) * BM:][:BM] = a[j * BM:][:BM] @ b for j < STEPS, in order: each step's loads
+    (tensor maps) read the rows the step before stored (a fence orders the stores before
+    them). K == BN: b is K x K."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BK * 2)
+    rk = tl.arange(0, BK)
+    for j in range(0, STEPS):
+        acc = tl.zeros((BM, BK * 2), dtype=tl.float32)
+        for k in range(0, K, BK):
+            x = tl.load(a + (j * BM + rm)[:, None] * stride_am + (k + rk)[None, :])
+            y = tl.load(b + (k + rk)[:, None] * stride_bk + rn[None, :])
+            acc = tl.dot(x, y, acc)
+        tl.store(a + ((j + 1) * BM + rm)[:, None] * stride_am + rn[None, :], acc.to(tl.float16))
+
+
+@nereid.jit
+def persistent_described(a_ptr, b_ptr, c_ptr, M, N, K, ROW0: tl.constexpr, BM: tl.constexpr,
+                         BN: tl.constexpr, BK: tl.constexpr, PROGRAMS: tl.constexpr):
+    """c = a @ b.T through tensor descriptors made in the kernel, tiles visited by a stride
+    (Triton 3.6's persistent tutorial): the descriptors' bounds checks zero what lies past
+    either end, so A's tile rows may start before row 0 (ROW0 < 0: the first rows read as
+    zeros, as TMA reads them) and each tile's store precedes the next tile's loads."""
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    tiles_n = tl.cdiv(N, BN)
+    for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS):
+        pm = tile // tiles_n
+        pn = tile % tiles_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(tl.cdiv(K, BK)):
+            x = a_desc.load([pm * BM + ROW0, k * BK])
+            y = b_desc.load([pn * BN, k * BK])
+            acc = tl.dot(x, y.T, acc)
+        c_desc.store([pm * BM, pn * BN], acc.to(tl.float16))
+
+
 def tma(ran):
     """Did this launch run the kernel whose loads go through tensor maps?"""
     return "tdesc" in ran.asm["gpu-ir"]

@@ -1038,6 +1038,35 @@ def _spec_of(jf, args, kwargs, torch):
     return {"kernel": _kernel_name(jf), "args": " ".join(parts), "kw": kw}
 
 
+def _profile(fn, n, torch):
+    """Where the host's time of n calls of fn goes: wall time per call with and without a
+    synchronize after each, then cProfile's top functions by own time."""
+    import cProfile
+    import io
+    import pstats
+    torch.cuda.synchronize()
+    w0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    host = (time.perf_counter() - w0) / n * 1e6
+    torch.cuda.synchronize()
+    w0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+        torch.cuda.synchronize()
+    synced = (time.perf_counter() - w0) / n * 1e6
+    pr = cProfile.Profile()
+    pr.enable()
+    for _ in range(n):
+        fn()
+    pr.disable()
+    torch.cuda.synchronize()
+    out = io.StringIO()
+    pstats.Stats(pr, stream=out).sort_stats("tottime").print_stats(14)
+    body = "\n".join(l for l in out.getvalue().splitlines() if l.strip())
+    return f"us a call: {host:.1f} unsynchronised, {synced:.1f} synchronised each\n{body}"
+
+
 def _fmt(x, nd=3):
     return "-" if x is None else (f"{x:.{nd}f}" if isinstance(x, float) else str(x))
 
@@ -1157,6 +1186,11 @@ def run(args):
                 row["triton"]["ms_rounds"], row["nereid"]["ms_rounds"] = t["triton"], t["nereid"]
                 row["triton"]["ms"], row["nereid"]["ms"] = statistics.median(t["triton"]), statistics.median(t["nereid"])
                 row["ratio"] = row["nereid"]["ms"] / row["triton"]["ms"]
+                if args.profile:
+                    for mode in ("triton", "nereid"):
+                        row[mode]["profile"] = _profile(calls[mode][0], args.profile, torch)
+                        print(f"--- {c.name} {shape_text(shape)} {mode}: host profile of "
+                              f"{args.profile} calls\n{row[mode]['profile']}", flush=True)
             for mode in ("triton", "nereid"):  # compile time of each kernel, from nothing, no tuning
                 for name, k in row[mode].get("kernels", {}).items():
                     kind, jf, grid, a, kw = k.pop("_last")
@@ -1253,6 +1287,8 @@ def main():
     r.add_argument("--only", help="case name substrings, comma-separated")
     r.add_argument("--rounds", type=int, default=5, help="interleaved do_bench rounds per row (default 5)")
     r.add_argument("--out", default=os.environ.get("OUT") or "/tmp/corpus", help="folder for corpus.json, corpus.md")
+    r.add_argument("--profile", type=int, default=0, metavar="N",
+                   help="after timing, profile N host calls of each compiler's case (cProfile, in the log)")
     r.add_argument("--write-specs", help="write the Nereid launches as compile-only specs (bench/corpus-specs.json)")
     c = sub.add_parser("compile-only", help="here: Nereid's source-to-PTX time per corpus kernel")
     c.add_argument("--only")

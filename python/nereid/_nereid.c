@@ -428,14 +428,34 @@ static PyType_Spec module_spec = {"nereid._nereid.Module", sizeof(ModuleObject),
 
 /* ---- Kernel ---- */
 
+/* A kernel's launchers refer to it: the collector breaks that cycle through kernel_clear. */
+static int kernel_traverse(PyObject *o, visitproc visit, void *arg) {
+    KernelObject *self = (KernelObject *)o;
+    Py_VISIT(Py_TYPE(o));
+    Py_VISIT(self->owner);
+    Py_VISIT(self->name);
+    Py_VISIT(self->module);
+    Py_VISIT(self->signature);
+    Py_VISIT(self->launchers);
+    return 0;
+}
+
+static int kernel_clear(PyObject *o) {
+    KernelObject *self = (KernelObject *)o;
+    Py_CLEAR(self->launchers);
+    Py_CLEAR(self->signature);
+    return 0;
+}
+
 static void kernel_dealloc(PyObject *o) {
     KernelObject *self = (KernelObject *)o;
     PyTypeObject *tp = Py_TYPE(o);
+    PyObject_GC_UnTrack(o);
+    kernel_clear(o);
     Py_XDECREF(self->owner);
     Py_XDECREF(self->name);
     Py_XDECREF(self->module);
-    Py_XDECREF(self->signature);
-    PyObject_Free(o);
+    PyObject_GC_Del(o);
     Py_DECREF(tp);
 }
 
@@ -572,10 +592,30 @@ static PyObject *kernel_get_context(PyObject *o, void *unused) {
 
 /* kernel[grid]: a launcher of this compiled kernel (Triton's CompiledKernel[grid]), made by
  * Python (nereid/_runtime.py: KernelLauncher) */
+enum { KERNEL_LAUNCHERS = 8 }; /* grids whose launchers a kernel keeps */
+
+/* kernel[grid]: a launcher of this compiled kernel (Triton's CompiledKernel[grid]), made by
+ * Python (nereid/_runtime.py: KernelLauncher) once per grid: code that compiles with
+ * warmup() and launches the result on each call (Triton's softmax tutorial) makes it again
+ * at every call otherwise. A launcher reads the kernel's switches when it launches, so a
+ * kept one launches as a new one would. */
 static PyObject *kernel_subscript(PyObject *o, PyObject *grid) {
-    State *st = nrpy_state(((KernelObject *)o)->module);
+    KernelObject *self = (KernelObject *)o;
+    State *st = nrpy_state(self->module);
     if (!st->grid_view) return PyErr_Format(PyExc_TypeError, "a Kernel is not subscriptable");
-    return PyObject_CallFunctionObjArgs(st->grid_view, o, grid, NULL);
+    bool hashable = PyObject_Hash(grid) != -1;
+    if (!hashable) PyErr_Clear(); /* a list: made each time */
+    if (hashable && self->launchers) {
+        PyObject *l = PyDict_GetItemWithError(self->launchers, grid);
+        if (l) return Py_NewRef(l);
+        if (PyErr_Occurred()) return NULL;
+    }
+    PyObject *l = PyObject_CallFunctionObjArgs(st->grid_view, o, grid, NULL);
+    if (!l || !hashable) return l;
+    if (!self->launchers && !(self->launchers = PyDict_New())) return Py_DECREF(l), NULL;
+    if (PyDict_Size(self->launchers) >= KERNEL_LAUNCHERS) PyDict_Clear(self->launchers);
+    if (PyDict_SetItem(self->launchers, grid, l)) return Py_DECREF(l), NULL;
+    return l;
 }
 
 static PyGetSetDef kernel_getset[] = {
@@ -610,6 +650,8 @@ static PyMethodDef kernel_methods[] = {
 
 static PyType_Slot kernel_slots[] = {
     {Py_tp_dealloc, kernel_dealloc},
+    {Py_tp_traverse, kernel_traverse},
+    {Py_tp_clear, kernel_clear},
     {Py_tp_methods, kernel_methods},
     {Py_tp_getset, kernel_getset},
     {Py_mp_subscript, kernel_subscript},
@@ -618,7 +660,7 @@ static PyType_Slot kernel_slots[] = {
 };
 
 static PyType_Spec kernel_spec = {"nereid._nereid.Kernel", sizeof(KernelObject), 0,
-                                  Py_TPFLAGS_DEFAULT, kernel_slots};
+                                  Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, kernel_slots};
 
 /* ---- the module ---- */
 

@@ -87,6 +87,7 @@ typedef struct {
     nr_kernel *k;
     int nparams;
     PyObject *signature; /* _signature: the @jit function's parameters (kernel[grid] reads it) */
+    PyObject *launchers; /* kernel[grid]'s launchers by grid (a few: NULL until the first) */
     int num_ctas;        /* the last launch's num_ctas, as given (kernel.metadata.num_ctas) */
     int fp_fusion, reflect_ftz; /* the last launch's switches, as resolved (1 on, -1 off, 0
                                    the module's): what kernel[grid] launches with */

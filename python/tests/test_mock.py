@@ -650,6 +650,17 @@ class JitLaunch(unittest.TestCase):
         rec = last_launch()
         self.assertEqual((list(rec.grid), rec.params[0], rec.params[1]), ([2, 1, 1], BASE + 512, 11))
         self.assertLessEqual(len(record_jit._cache), compiled + 1)
+        # a grid's launcher is made once and kept (the tutorial asks for it at every call),
+        # a few grids at a time; a list grid (not hashable) gets a new one each time
+        self.assertIs(kernel[(3, 1, 1)], kernel[(3, 1, 1)])
+        self.assertIsNot(kernel[(3, 1, 1)], kernel[(4, 1, 1)])
+        for n in range(1, 12):
+            kernel[(n,)](Tensor(BASE), n)
+            self.assertEqual((list(last_launch().grid), last_launch().params[1]), ([n, 1, 1], n))
+        kernel[(3, 1, 1)](Tensor(BASE + 256), 13, None, 32)
+        self.assertEqual((list(last_launch().grid), last_launch().params[1]), ([3, 1, 1], 13))
+        kernel[[5, 2]](Tensor(BASE), 4)
+        self.assertEqual(list(last_launch().grid), [5, 2, 1])
 
 
 DESC_SRC = """

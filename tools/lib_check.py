@@ -216,8 +216,8 @@ def pointer_params(fn_node, params, helper_ptrs):
         elif isinstance(node, ast.Assign):
             for t in node.targets:
                 assigns.append((t, node.value))
-        elif isinstance(node, ast.AugAssign):
-            assigns.append((node.target, node.value))
+        elif isinstance(node, ast.AugAssign) and not isinstance(node.op, (ast.Add, ast.Sub)):
+            assigns.append((node.target, node.value))  # p += offs: offs is no pointer
     # x_ptrs = x + offs ... tl.load(x_ptrs): x is a pointer too (right operands of a + of
     # two names are kept only when the left is not a parameter)
     changed = True

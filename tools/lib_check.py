@@ -19,12 +19,14 @@ line per kernel that fails (import failures too) and a summary."""
 import argparse
 import ast
 import concurrent.futures
+import contextlib
 import glob
 import importlib
 import importlib.abc
 import importlib.machinery
 import inspect
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -174,7 +176,15 @@ def _base_names(node):
     if isinstance(node, ast.Name):
         return {node.id}
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
-        return _base_names(node.left) | (_base_names(node.right) if isinstance(node.op, ast.Add) else set())
+        left = _base_names(node.left)
+        first = node.left
+        while isinstance(first, ast.BinOp) and isinstance(first.op, (ast.Add, ast.Sub)):
+            first = first.left
+        if first is not node.left and isinstance(first, ast.Name):  # p + a + b: p is the base
+            return {first.id}
+        if left and isinstance(node.left, ast.BinOp):  # (p[...] + a) + b: not b
+            return left
+        return left | (_base_names(node.right) if isinstance(node.op, ast.Add) else set())
     if isinstance(node, ast.Subscript):
         return _base_names(node.value)
     if isinstance(node, ast.IfExp):
@@ -238,6 +248,11 @@ def pointer_params(fn_node, params, helper_ptrs):
 # --- constexpr guesses ---------------------------------------------------------------------
 
 
+# pointer parameters whose elements are integers by their names (a loss's targets, a
+# gather's indices, varlen offsets)
+_INT_PTR = re.compile(r"(?i)(target|label|idx|index|indices|_ids|^ids|offsets|cu_seqlen|seqlens|counts?$)")
+
+
 def guess_constexpr(name):
     u = name.upper()
     if u.startswith(("USE_", "IS_", "HAS_", "STORE_", "SAVE_", "OUTPUT_", "RETURN_", "REVERSE", "HEAD_FIRST",
@@ -259,6 +274,8 @@ def guess_constexpr(name):
         return 2
     if u in ("DTYPE", "OUT_DTYPE"):
         return None
+    if u.endswith("_DTYPE"):  # mamba's dot_dtype: a dtype
+        return types.SimpleNamespace(name="float16")
     return 16
 
 
@@ -333,7 +350,7 @@ class _Tensor:
         return _Any
 
 
-def plan(k, helper_ptrs, ptr_type):
+def plan(k, helper_ptrs, ptr_type, lib_src=""):
     fn_node = ast.parse(textwrap.dedent(inspect.getsource(k.jf.fn))).body[0]
     sig = inspect.signature(k.jf.fn)
     from nereid import _jit
@@ -347,7 +364,9 @@ def plan(k, helper_ptrs, ptr_type):
     ptrs = set(pointer_params(fn_node, params + list(consts), helper_ptrs))
     annotate, defines = {}, {}
     for p in params:
-        if p in ptrs:
+        if p in ptrs and _INT_PTR.search(p):  # labels, indices, offsets: integers loaded
+            annotate[p] = "*i64"
+        elif p in ptrs:
             annotate[p] = "*" + ptr_type
         elif p.lower() in _FLOAT_NAMES or p.lower().endswith(("_scale", "eps")):
             annotate[p] = "fp32"
@@ -372,6 +391,23 @@ def plan(k, helper_ptrs, ptr_type):
                 del pending[name]
             except Exception:  # noqa: BLE001 - guessed below
                 pass
+    try:  # a constexpr compared with literals: the first literal the library compares it with
+        module_src = inspect.getsource(k.module) + lib_src
+    except (OSError, TypeError):
+        module_src = lib_src
+    for name in consts:
+        if name not in defines:
+            m = re.search(r"\b%s\s*==\s*(['\"])([^'\"]+)\1" % re.escape(name), module_src)
+            # integers only where it selects among several (p == 1 / p == 2: a norm's order),
+            # not `K % BK == 0`
+            ints = sorted({int(v) for before, v in re.findall(r"(\S?)\s*\b%s\s*==\s*(\d+)\b" % re.escape(name),
+                                                              module_src) if before != "%"})
+            if m:
+                defines[name] = m.group(2)
+                k.guessed.append(name)
+            elif len(ints) >= 2 and guess_constexpr(name) == 16:  # not a block size
+                defines[name] = ints[0]
+                k.guessed.append(name)
     for name in consts:
         if name not in defines:
             g = guess_constexpr(name)
@@ -469,6 +505,10 @@ def main():
         except Exception as e:  # noqa: BLE001 - reported
             import_fails.append((rel, "%s: %s" % (type(e).__name__, str(e)[:200])))
     helper_ptrs = helper_pointer_positions(mods)
+    lib_src = ""
+    for mod in mods:
+        with contextlib.suppress(OSError, TypeError):
+            lib_src += "\n" + inspect.getsource(mod)
     kernels = []
     for m in mods:
         kernels += collect(m)
@@ -479,7 +519,7 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(args.j) as ex:
         for k in kernels:
             try:
-                annotate, defines, warps = plan(k, helper_ptrs, args.ptr_type)
+                annotate, defines, warps = plan(k, helper_ptrs, args.ptr_type, lib_src)
             except Exception as e:  # noqa: BLE001
                 jobs.append((k, None, "plan: %s: %s" % (type(e).__name__, e)))
                 continue

@@ -29,10 +29,11 @@
  * one the launcher checks). The mask may be absent or a conjunction of signed `index <
  * bound` per dim whose bound, taken at the tile's coordinate, is a constant or an integer
  * parameter plus a constant: that dim's size; a dim without one is unbounded
- * (TMA_PTR_UNBOUNDED). A conjunct `index >= 0` exactly at TMA's lower edge (an expanded
- * tensor descriptor's) lifts its dim's non-negativity requirement: TMA zero-fills negative
- * coordinates as the mask would. A 32-bit offset of the kernel's that wraps (past 2^31 elements) is
- * the one difference left: the pointers read wrapped memory, the map the unwrapped element.
+ * (TMA_PTR_UNBOUNDED). A conjunct `index >= 0` on a 32-bit index exactly at TMA's lower edge
+ * (an expanded tensor descriptor's) lifts its dim's non-negativity requirement: TMA
+ * zero-fills negative coordinates as the mask would. A 32-bit offset of the kernel's that wraps
+ * (past 2^31 elements) is the one difference left: the pointers read wrapped memory, the map the
+ * unwrapped element.
  *
  * The load becomes desc_load(map, coordinates) (reshaped when the map has more than two
  * dims), the map a new parameter whose plan the launcher evaluates: base = P, sizes and
@@ -148,7 +149,7 @@ typedef struct Tp {
     uint16_t nonneg[TMA_PTR_MAX_CHECKS]; /* this candidate's checks, merged on success */
     int nnonneg;
     int num_stages; /* the kernel's */
-    bool wrote;     /* a write of global memory seen so far, in program order */
+    int wrote;      /* the writes of global memory seen so far, in program order (writes()) */
 } Tp;
 
 static int param_index(const Tp *T, ValId v) {
@@ -493,6 +494,9 @@ static bool mask_bounds(Tp *T, ValId mask, const Map *M, Poly *size, bool *bound
     Form fx, fb;
     if (!form_of(T, x, &fx, 0) || !form_of(T, b, &fb, 0) || fx.base || fb.base) return false;
     if (!fx.ax[0].n && !fx.ax[1].n) { /* L <= index: a lower bound */
+        /* compared in 32 bits, as the map's coordinate is computed: a 64-bit index (from
+         * x.to(tl.int64) - y) can be negative where the 32-bit coordinate wraps to a row */
+        if (ir_type(f, b).dt != DT_I32) return false;
         int d = fb.ax[0].n ? 0 : 1;
         int64_t one;
         if (fb.ax[1 - d].n || !poly_is_const(&fb.ax[d], &one) || one != 1) return false;
@@ -673,7 +677,7 @@ static ValId rewrite_load(Tp *T, Emit *E, OpId ld, int base, const Map *M, const
     return x;
 }
 
-static void run_region(Tp *T, RegionId rid, bool unsafe);
+static void run_region(Tp *T, RegionId rid, int unsafe);
 
 /* Loop `loop`'s candidates rewritten; whether any was. */
 static bool run_loop(Tp *T, OpId loop) {
@@ -726,20 +730,23 @@ static bool run_loop(Tp *T, OpId loop) {
     return changed;
 }
 
-/* Does op write global memory (a store, an atomic, a descriptor store, inline assembly not
- * marked pure), itself or anywhere in its regions? */
-static bool writes(const IrFunc *f, OpId id) {
+/* Does op write global memory, itself or anywhere in its regions: 0 no; 1 through the
+ * generic proxy (a store, an atomic, inline assembly not marked pure); 2 through a tensor
+ * map too (a descriptor store left by expand-descriptors is a TMA store, whose global
+ * writes a proxy fence does not wait for: they complete asynchronously)? */
+static int writes(const IrFunc *f, OpId id) {
     const IrOp *op = &f->ops[id];
-    if (op->code == OP_STORE || op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS ||
-        op->code == OP_DESC_STORE || op->code == OP_CALL ||
-        (op->code == OP_INLINE_ASM && !op->attr[0]))
-        return true;
-    for (int k = 0; k < op->nregions; k++) {
+    if (op->code == OP_DESC_STORE) return 2;
+    int w = op->code == OP_STORE || op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS ||
+            op->code == OP_CALL || (op->code == OP_INLINE_ASM && !op->attr[0]);
+    for (int k = 0; k < op->nregions && w < 2; k++) {
         const IrRegion *r = &f->regions[op->region[k]];
-        for (uint32_t i = 0; i < r->nops; i++)
-            if (writes(f, r->ops[i])) return true;
+        for (uint32_t i = 0; i < r->nops && w < 2; i++) {
+            int x = writes(f, r->ops[i]);
+            if (x > w) w = x;
+        }
     }
-    return false;
+    return w;
 }
 
 /* The loops of region rid, in program order. TMA reads through the asynchronous proxy, which
@@ -748,8 +755,10 @@ static bool writes(const IrFunc *f, OpId id) {
  * that a write of the kernel may precede (before it in program order, or in an enclosing
  * loop's body: `unsafe`; the epilogue of a persistent kernel's previous tile) gets, before it,
  * `fence_async {global = 1}` in every thread and then a barrier, so that every thread's
- * earlier writes are ordered before the copies the loop's ring issues after it. */
-static void run_region(Tp *T, RegionId rid, bool unsafe) {
+ * earlier writes are ordered before the copies the loop's ring issues after it; unless one
+ * of those writes is a TMA store (writes() 2), which the fence does not wait for: then the
+ * loop keeps its loads. `unsafe` is the enclosing loops' writes. */
+static void run_region(Tp *T, RegionId rid, int unsafe) {
     IrFunc *f = T->f;
     uint32_t n;
     OpId *ops = ir_region_copy_ops(f, rid, &n);
@@ -757,9 +766,10 @@ static void run_region(Tp *T, RegionId rid, bool unsafe) {
     bool fenced = false;
     for (uint32_t i = 0; i < n; i++) {
         const IrOp *op = &f->ops[ops[i]];
-        bool loop = op->code == OP_FOR || op->code == OP_WHILE, w = writes(f, ops[i]);
+        bool loop = op->code == OP_FOR || op->code == OP_WHILE;
+        int w = writes(f, ops[i]);
         Loc loc = op->loc;
-        if (op->code == OP_FOR && !w) {
+        if (op->code == OP_FOR && !w && unsafe < 2 && T->wrote < 2) {
             int stages = op->attr[0] > 0 ? (int)op->attr[0] : T->num_stages;
             if (stages >= 2 && run_loop(T, ops[i]) && (unsafe || T->wrote)) {
                 OpId fence = ir_op_new(f, OP_FENCE_ASYNC, loc, NULL, 0, NULL, 0);
@@ -771,8 +781,8 @@ static void run_region(Tp *T, RegionId rid, bool unsafe) {
         }
         opvec_push(&out, ops[i]);
         for (int k = 0; k < f->ops[ops[i]].nregions; k++)
-            run_region(T, f->ops[ops[i]].region[k], unsafe || (loop && w));
-        T->wrote |= w;
+            run_region(T, f->ops[ops[i]].region[k], loop && w > unsafe ? w : unsafe);
+        if (w > T->wrote) T->wrote = w;
     }
     if (fenced) ir_region_set_ops(f, rid, out.v, out.n);
     opvec_free(&out);
@@ -782,7 +792,7 @@ static void run_region(Tp *T, RegionId rid, bool unsafe) {
 bool gpu_tma_pointers(IrFunc *f, const ParamFact *facts, const GpuOptions *o, TmaPtrPlan *plan) {
     memset(plan, 0, sizeof *plan);
     if (o->arch != GPU_SM90A) return false;
-    Tp T = {f, facts, f->regions[f->body].nargs, plan, {0}, 0, o->num_stages, false};
-    run_region(&T, f->body, false);
+    Tp T = {f, facts, f->regions[f->body].nargs, plan, {0}, 0, o->num_stages, 0};
+    run_region(&T, f->body, 0);
     return plan->nmaps > 0;
 }

@@ -498,7 +498,11 @@ static int kernel_set_name(PyObject *o, PyObject *v, void *unused) {
         PyErr_SetString(PyExc_TypeError, "a kernel's name is a str");
         return -1;
     }
-    NRPY_SETREF(((KernelObject *)o)->name, Py_NewRef(v));
+    KernelObject *self = (KernelObject *)o;
+    int same = PyUnicode_Compare(self->name, v) == 0;
+    if (!same && PyErr_Occurred()) return -1;
+    if (!same) Py_CLEAR(self->launchers); /* they carry the name */
+    NRPY_SETREF(self->name, Py_NewRef(v));
     return 0;
 }
 
@@ -582,6 +586,7 @@ static int kernel_set_signature(PyObject *o, PyObject *v, void *unused) {
     KernelObject *self = (KernelObject *)o;
     Py_XINCREF(v);
     NRPY_SETREF(self->signature, v);
+    Py_CLEAR(self->launchers); /* made from the old one */
     return 0;
 }
 
@@ -590,28 +595,35 @@ static PyObject *kernel_get_context(PyObject *o, void *unused) {
     return Py_NewRef(((ModuleObject *)((KernelObject *)o)->owner)->context);
 }
 
-/* kernel[grid]: a launcher of this compiled kernel (Triton's CompiledKernel[grid]), made by
- * Python (nereid/_runtime.py: KernelLauncher) */
 enum { KERNEL_LAUNCHERS = 8 }; /* grids whose launchers a kernel keeps */
+
+/* A grid whose launcher is kept: a tuple of one to three ints (exactly ints: (4.0,) equals
+ * (4,) as a key but is not a grid, and a callable would keep what it captured alive). */
+static bool keyable_grid(PyObject *grid) {
+    if (!PyTuple_Check(grid) || PyTuple_Size(grid) < 1 || PyTuple_Size(grid) > 3) return false;
+    for (Py_ssize_t i = 0; i < PyTuple_Size(grid); i++)
+        if (!PyLong_CheckExact(PyTuple_GetItem(grid, i))) return false;
+    return true;
+}
 
 /* kernel[grid]: a launcher of this compiled kernel (Triton's CompiledKernel[grid]), made by
  * Python (nereid/_runtime.py: KernelLauncher) once per grid: code that compiles with
  * warmup() and launches the result on each call (Triton's softmax tutorial) makes it again
- * at every call otherwise. A launcher reads the kernel's switches when it launches, so a
- * kept one launches as a new one would. */
+ * at every call otherwise. A launcher reads the kernel's switches when it launches, and the
+ * kept ones go when what they were made from changes (_signature, the name), so a kept one
+ * launches as a new one would. */
 static PyObject *kernel_subscript(PyObject *o, PyObject *grid) {
     KernelObject *self = (KernelObject *)o;
     State *st = nrpy_state(self->module);
     if (!st->grid_view) return PyErr_Format(PyExc_TypeError, "a Kernel is not subscriptable");
-    bool hashable = PyObject_Hash(grid) != -1;
-    if (!hashable) PyErr_Clear(); /* a list: made each time */
-    if (hashable && self->launchers) {
+    bool keyable = keyable_grid(grid);
+    if (keyable && self->launchers) {
         PyObject *l = PyDict_GetItemWithError(self->launchers, grid);
         if (l) return Py_NewRef(l);
         if (PyErr_Occurred()) return NULL;
     }
     PyObject *l = PyObject_CallFunctionObjArgs(st->grid_view, o, grid, NULL);
-    if (!l || !hashable) return l;
+    if (!l || !keyable) return l;
     if (!self->launchers && !(self->launchers = PyDict_New())) return Py_DECREF(l), NULL;
     if (PyDict_Size(self->launchers) >= KERNEL_LAUNCHERS) PyDict_Clear(self->launchers);
     if (PyDict_SetItem(self->launchers, grid, l)) return Py_DECREF(l), NULL;

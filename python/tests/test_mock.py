@@ -661,6 +661,21 @@ class JitLaunch(unittest.TestCase):
         self.assertEqual((list(last_launch().grid), last_launch().params[1]), ([3, 1, 1], 13))
         kernel[[5, 2]](Tensor(BASE), 4)
         self.assertEqual(list(last_launch().grid), [5, 2, 1])
+        # a key only for a tuple of ints: (4.0,) equals (4,) but is refused as a grid
+        kernel[(4,)](Tensor(BASE), 4)
+        with self.assertRaises(Exception):
+            kernel[(4.0,)](Tensor(BASE), 4)
+        kernel[(4,)](Tensor(BASE), 5)
+        self.assertEqual((list(last_launch().grid), last_launch().params[1]), ([4, 1, 1], 5))
+        # kept launchers go with what they were made from: the name, the signature
+        kept, name = kernel[(6,)], kernel.name
+        kernel.name = "renamed"
+        self.assertIsNot(kernel[(6,)], kept)
+        self.assertIn("renamed", repr(kernel[(6,)]))
+        kept = kernel[(6,)]
+        kernel._signature = kernel._signature
+        self.assertIsNot(kernel[(6,)], kept)
+        kernel.name = name
 
 
 DESC_SRC = """

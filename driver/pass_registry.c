@@ -12,6 +12,7 @@ static bool run_canonicalize(IrModule *m, Diag *d) { return (void)d, pass_canoni
 static bool run_combine_dot(IrModule *m, Diag *d) { return (void)d, pass_combine_dot(m), true; }
 static bool run_cse(IrModule *m, Diag *d) { return (void)d, pass_cse(m), true; }
 static bool run_dce(IrModule *m, Diag *d) { return (void)d, pass_dce(m), true; }
+static bool run_flatten(IrModule *m, Diag *d) { return (void)d, pass_flatten_loops(m), true; }
 static bool run_split_dots(IrModule *m, Diag *d) {
     return (void)d, pass_split_batched_dots(m), true;
 }
@@ -58,6 +59,8 @@ static const PassInfo registry[] = {
      NULL, false},
     {"combine-dot", "add(x, dot(a, b, 0)) -> dot(a, b, x)", run_combine_dot, NULL, false},
     {"cse", "scoped common-subexpression elimination of pure ops", run_cse, NULL, false},
+    {"flatten-loops", "a tl.range(..., flatten=True) loop and its one inner loop -> one loop",
+     run_flatten, NULL, false},
     {"dce", "remove unused pure ops, loads and loop results", run_dce, NULL, false},
     {"expand-descriptors", "tensor-descriptor loads and stores -> pointer blocks and masks",
      run_expand_desc, NULL, false},

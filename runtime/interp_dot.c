@@ -68,13 +68,27 @@ int interp_dot(Ctx *c, const IrOp *op) {
     Dims D = {nb, at.shape[q], bt.shape[q + 1], at.shape[q + 1]};
     const void *a = interp_val_in(c, op, 0), *b = interp_val_in(c, op, 1),
                *acc = interp_val_in(c, op, 2);
-    void *r = a && b && acc ? interp_val_out(c, op, 0) : NULL;
-    if (!r) return -1;
     int64_t nr = D.batch * D.m * D.n;
+    uint64_t *zeros = NULL; /* use_acc false: acc counts as zeros (0 and 0.0 alike) */
+    if (op->nopnds == 4) {
+        const uint64_t *use = interp_val_in(c, op, 3);
+        if (!use) return -1;
+        if (!(use[0] & 1)) {
+            if (!(zeros = interp_pool_get(c, nr))) return -1;
+            memset(zeros, 0, sizeof(uint64_t) * (size_t)nr);
+            acc = zeros;
+        }
+    }
+    void *r = a && b && acc ? interp_val_out(c, op, 0) : NULL;
+    if (!r) {
+        interp_pool_put(c, zeros);
+        return -1;
+    }
     if (!dt_is_float(rt.dt)) {
         dot_int(D, a, b, acc, r);
         IntFmt F = int_fmt(rt.dt);
         for (int64_t i = 0; i < nr; i++) ((uint64_t *)r)[i] = int_norm(F, ((uint64_t *)r)[i]);
+        interp_pool_put(c, zeros);
         return 0;
     }
     if (at.dt == DT_FP64 || bt.dt == DT_FP64 || rt.dt == DT_FP64) {
@@ -88,8 +102,12 @@ int interp_dot(Ctx *c, const IrOp *op) {
         interp_pool_put(c, fa);
         interp_pool_put(c, fb);
         interp_pool_put(c, row);
-        if (!row) return -1;
+        if (!row) {
+            interp_pool_put(c, zeros);
+            return -1;
+        }
     }
+    interp_pool_put(c, zeros);
     round_array(rt.dt, r, nr);
     return 0;
 }

@@ -359,6 +359,8 @@ static int check_dot(Plan *p, const IrOp *op) {
     NEED(fl == dt_is_float(b.dt) && (fl || (dt_is_int(a.dt) && dt_is_int(b.dt))),
          "dot operand dtypes");
     NEED(acc.dt == r.dt && dt_is_float(r.dt) == fl && r.dt != DT_PTR, "dot accumulator dtype");
+    NEED(op->nopnds == 3 || (oty(p, op, 3).rank == 0 && oty(p, op, 3).dt == DT_I1),
+         "dot use_acc must be an i1 scalar");
     return 0;
 }
 

@@ -178,6 +178,9 @@ LLVMValueRef gen_shfl_xor(Gen *g, LLVMValueRef x, int mask);
 /* llvm_shape.c: stores val at ptr where cond holds (NULL: always) */
 void gen_store_if(Gen *g, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef ptr, unsigned align);
 void gen_dot(Gen *g, OpId id); /* llvm_dot.c (CUDA cores) or llvm_mma.c */
+/* The registers of a dot's accumulator (operand 2), zeros where its use_acc operand (a 4th,
+ * when present) is false; *n gets their count. */
+LLVMValueRef *gen_dot_acc(Gen *g, const IrOp *op, int *n);
 void gen_mma(Gen *g, OpId id); /* llvm_mma.c: mma.sync, wgmma, dot_wait */
 /* llvm_mma.c: after LLVM's passes, each wgmma.wait_group moves up past the pure
  * instructions before it (ptxas serialises wgmmas otherwise) */

@@ -145,9 +145,21 @@ static int find_coord(const Operand *o, uint32_t c) {
     return lo;
 }
 
+LLVMValueRef *gen_dot_acc(Gen *g, const IrOp *op, int *n) {
+    int cnt;
+    LLVMValueRef *c = gen_vals(g, op->operands[2], &cnt);
+    if (n) *n = cnt;
+    if (op->nopnds < 4) return c;
+    LLVMValueRef use = gen_vals(g, op->operands[3], NULL)[0];
+    LLVMValueRef *r = gen_alloc_regs(g, cnt);
+    for (int i = 0; i < cnt; i++)
+        r[i] = LLVMBuildSelect(g->B, use, c[i], LLVMConstNull(LLVMTypeOf(c[i])), "");
+    return r;
+}
+
 static void fma_dot(Gen *g, OpId id) {
     IrOp *op = &g->f->ops[id];
-    ValId a = op->operands[0], b = op->operands[1], c = op->operands[2], r = op->results[0];
+    ValId a = op->operands[0], b = op->operands[1], r = op->results[0];
     IrType at = ir_type(g->f, a);
     if (at.dt != DT_SMEM || ir_type(g->f, b).dt != DT_SMEM)
         gen_error(g, op->loc,
@@ -161,7 +173,7 @@ static void fma_dot(Gen *g, OpId id) {
     setup(g, ob, b, rl, 1);
     LLVMValueRef abase = gen_vals(g, a, NULL)[0], bbase = gen_vals(g, b, NULL)[0];
     int n;
-    LLVMValueRef *acc0 = gen_vals(g, c, &n);
+    LLVMValueRef *acc0 = gen_dot_acc(g, op, &n);
     LLVMTypeRef acct = f64 ? LLVMDoubleTypeInContext(g->C) : fl ? g->f32 : g->i32;
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->B);
     LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(g->C, g->fn, "dot.k");

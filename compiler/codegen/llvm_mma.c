@@ -52,7 +52,7 @@ static const char *mma_shape(int dt) {
 
 static void mma_sync(Gen *g, OpId id) {
     IrOp *op = &g->f->ops[id];
-    ValId a = op->operands[0], b = op->operands[1], c = op->operands[2], r = op->results[0];
+    ValId a = op->operands[0], b = op->operands[1], r = op->results[0];
     IrType at = ir_type(g->f, a), rt = ir_type(g->f, r);
     if (at.dt == DT_SMEM || ir_type(g->f, b).dt == DT_SMEM)
         gen_error(g, op->loc, "internal error: mma.sync takes its operands in registers");
@@ -64,7 +64,8 @@ static void mma_sync(Gen *g, OpId id) {
     int M = rt.shape[0], N = rt.shape[1], K = at.shape[1];
     int nm = M / tm > 0 ? M / tm : 1, nn = N / tn > 0 ? N / tn : 1, nk = K / ik;
     bool fl = dt != DT_I8;
-    LLVMValueRef *A = gen_vals(g, a, NULL), *Bv = gen_vals(g, b, NULL), *C = gen_vals(g, c, NULL);
+    LLVMValueRef *A = gen_vals(g, a, NULL), *Bv = gen_vals(g, b, NULL),
+                 *C = gen_dot_acc(g, op, NULL);
     int n = gen_nregs(g, r);
     LLVMValueRef *out = gen_alloc_regs(g, n);
     memcpy(out, C, sizeof(LLVMValueRef) * (size_t)n);
@@ -142,7 +143,8 @@ static void wgmma_text_op(WgmmaText *w, LLVMValueRef v, const char *cons) {
 /* One wgmma instruction on the output registers regs[0..n): A from the descriptor adesc
  * (or the k_width-packed registers areg), B from the descriptor bdesc. */
 static void wgmma_one(WgmmaText *w, int dt, int instr_n, const int *regs, int n, LLVMValueRef adesc,
-                      LLVMValueRef *areg, LLVMValueRef bdesc, bool trans_a, bool trans_b) {
+                      LLVMValueRef *areg, LLVMValueRef bdesc, bool trans_a, bool trans_b,
+                      const char *scale_d) {
     bool fl = dt != DT_I8, sixteen = dt_bits(dt) == 16;
     int o = w->nout + w->na; /* this instruction's first operand after the outputs */
     sb_printf(&w->t, "\n\twgmma.mma_async.sync.aligned.m64n%dk%d.%s {", instr_n, wgmma_k(dt),
@@ -156,12 +158,13 @@ static void wgmma_one(WgmmaText *w, int dt, int instr_n, const int *regs, int n,
         wgmma_text_op(w, adesc, "l");
     }
     wgmma_text_op(w, bdesc, "l");
-    /* scale-d = 1 (D = A*B + D), scales of A and B 1, and for 16-bit inputs whether
-     * each operand is transposed (A from registers has no transpose) */
-    if (!fl) sb_puts(&w->t, ", 1;");
-    else if (!sixteen) sb_puts(&w->t, ", 1, 1, 1;");
-    else if (areg) sb_printf(&w->t, ", 1, 1, 1, %d;", trans_b);
-    else sb_printf(&w->t, ", 1, 1, 1, %d, %d;", trans_a, trans_b);
+    /* scale-d (1: D = A*B + D; the use_acc predicate: D = A*B where it is false), scales of
+     * A and B 1, and for 16-bit inputs whether each operand is transposed (A from
+     * registers has no transpose) */
+    if (!fl) sb_printf(&w->t, ", %s;", scale_d);
+    else if (!sixteen) sb_printf(&w->t, ", %s, 1, 1;", scale_d);
+    else if (areg) sb_printf(&w->t, ", %s, 1, 1, %d;", scale_d, trans_b);
+    else sb_printf(&w->t, ", %s, 1, 1, %d, %d;", scale_d, trans_a, trans_b);
 }
 
 /* The statement of w on the accumulator registers acc[0..n), which it updates. */
@@ -241,8 +244,14 @@ static void wgmma(Gen *g, OpId id, bool async) {
                 apack[(mi * nk + ki) * 4 + q] = pack32(g, e, kw, dt);
             }
         }
-    WgmmaText w = {.nout = n, .args = gen_alloc_regs(g, nm * nn * nk * (a_regs ? 5 : 2))};
+    WgmmaText w = {.nout = n, .args = gen_alloc_regs(g, nm * nn * nk * (a_regs ? 5 : 2) + 1)};
     sb_init(&w.t), sb_init(&w.c);
+    bool use_acc = op->nopnds == 4; /* the first k step of each tile scales D by it */
+    if (use_acc) {
+        LLVMValueRef u = gen_vals(g, op->operands[3], NULL)[0];
+        sb_printf(&w.t, "{\n\t.reg .pred nr_use_acc;\n\tsetp.ne.b32 nr_use_acc, $%d, 0;\n\t", n);
+        wgmma_text_op(&w, LLVMBuildZExt(g->B, u, g->i32, ""), "r");
+    }
     sb_puts(&w.t, "wgmma.fence.sync.aligned;");
     int *regs = arena_alloc(g->m->arena, sizeof(int) * (size_t)per);
     for (int mi = 0; mi < nm; mi++)
@@ -256,11 +265,13 @@ static void wgmma(Gen *g, OpId id, bool async) {
                     adesc =
                         wgmma_desc(g, &da, row0, bits_of_multiples(wm / 4, 64), mi * tm, ki * ik);
                 wgmma_one(&w, dt, in, regs, per, adesc, a_regs ? apack + (mi * nk + ki) * 4 : NULL,
-                          bdesc, !a_regs && da.mn_major, db.mn_major);
+                          bdesc, !a_regs && da.mn_major, db.mn_major,
+                          use_acc && !ki ? "nr_use_acc" : "1");
             }
         }
     sb_puts(&w.t, "\n\twgmma.commit_group.sync.aligned;");
     if (!async) sb_puts(&w.t, "\n\twgmma.wait_group.sync.aligned 0;");
+    if (use_acc) sb_puts(&w.t, "\n\t}");
     wgmma_emit(g, &w, out, n);
     sb_free(&w.t), sb_free(&w.c);
     gen_set(g, r, out, n);

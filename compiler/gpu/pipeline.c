@@ -12,8 +12,8 @@
  * prove). What the load's pointers and mask need forms stage 0: pure ops of the body
  * computed from the induction variable, from values defined before the loop, and from
  * carried values whose next value stage 0 computes (the pointer blocks a matmul advances
- * by BLOCK_K each iteration, counters advanced by selects). Everything else is the last
- * stage. Where the last stage, or the code after the loop, reads a stage-0 carried value
+ * by BLOCK_K each iteration, counters advanced by selects: a flattened loop's). Everything else is
+ * the last stage. Where the last stage, or the code after the loop, reads a stage-0 carried value
  * (directly or through stage 0), the loop also carries it at the current iteration
  * (current_copies) and those readers take that copy.
  *
@@ -51,12 +51,12 @@
  * carried value becomes dot_async followed by dot_wait {pending = 1}: iteration it's
  * tensor-core work overlaps iteration it+1's, and dot_wait {pending = 0} after the loop
  * gives the result. Its result may also be read in the regions of one if of the body (a
- * store of the accumulator every few iterations): those regions wait for it (pending = 0)
- * and the if hands the loop the waited value (wait_in_if). (The barrier pass keeps the stage an
- * in-flight wgmma reads from being overwritten by another warpgroup's copy.) A one-stage buffer
- * such a dot reads that the body fills from registers (a tile turned K-major for wgmma, or any
- * block the body computes) becomes a ring of two written by local_store, where shared memory
- * allows, so that the dot qualifies. */
+ * store of the accumulator every few iterations, a flattened loop's epilogue): those regions wait
+ * for it (pending = 0) and the if hands the loop the waited value (wait_in_if). (The barrier pass
+ * keeps the stage an in-flight wgmma reads from being overwritten by another warpgroup's copy.) A
+ * one-stage buffer such a dot reads that the body fills from registers (a tile turned K-major for
+ * wgmma, or any block the body computes) becomes a ring of two written by local_store, where shared
+ * memory allows, so that the dot qualifies. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -711,7 +711,7 @@ static bool async_shape(Pipe *P, RegionId body, const IrOp *op, OpId y) {
     uint32_t slot = f->vals[acc].index;
     if (f->ops[y].operands[slot - 1] != res || P->uses[acc] != 1) return false;
     /* besides the yield, only the regions of one if of the body may read it (a store every
-     * few iterations): wait_after_async waits there */
+     * few iterations, a flattened loop's epilogue): wait_after_async waits there */
     uint32_t in_if = 0;
     OpId x = reader_if(P, body, res, &in_if);
     return P->uses[res] == 1 + in_if && (x || !in_if);

@@ -446,6 +446,8 @@ static void check_dot(Verifier *V, OpId id, const IrOp *op) {
                  tn(b).s, tn(c).s, q ? " (after equal batch dims)" : "");
     same(V, id, T(V, op->results[0]), c, "result must have the accumulator's type");
     need(V, id, ir_attr_enum_name(IR_ATTR_PREC, op->attr[0]) != NULL, "bad precision%s", "");
+    if (op->nopnds == 4)
+        same(V, id, T(V, op->operands[3]), ty_scalar(DT_I1), "use_acc must be an i1 scalar");
 }
 
 /* Operand i, when present, must be an i1 mask of the pointer's shape. */
@@ -995,6 +997,8 @@ static void operand_range(int code, uint32_t *lo, uint32_t *hi) {
     case OP_TMA_LOAD: *lo = 4, *hi = 3 + NR_MAX_DESC_RANK; break;
     case OP_TMA_STORE: *lo = 3, *hi = 2 + NR_MAX_DESC_RANK; break;
     case OP_DOT_WAIT: *lo = 1, *hi = UINT32_MAX; break;
+    case OP_DOT:
+    case OP_DOT_ASYNC: *lo = 3, *hi = 4; break;
     case OP_FOR: *lo = 3, *hi = UINT32_MAX; break;
     default:
         if (n < 0) *lo = 0, *hi = UINT32_MAX;

@@ -90,6 +90,7 @@ static ValId split_dot(Split *S, OpId id) {
     int32_t M = rt.shape[rt.rank - 2], N = rt.shape[rt.rank - 1];
     int prec = (int)op->attr[0];
     ValId a = op->operands[0], b = op->operands[1], acc = op->operands[2];
+    ValId use = op->nopnds == 4 ? op->operands[3] : 0; /* use_acc, kept on each batch's dot */
     const IrOp *cacc = ir_const_def(f, acc);
     int64_t cint = cacc ? cacc->attr[0] : 0;
     double cfl = cacc ? cacc->fattr : 0;
@@ -107,7 +108,7 @@ static ValId split_dot(Split *S, OpId id) {
         } else {
             ci = slice(S, acc3, i);
         }
-        ValId di = emit(S, OP_DOT, (ValId[]){ai, bi, ci}, 3, t2);
+        ValId di = emit(S, OP_DOT, (ValId[]){ai, bi, ci, use}, use ? 4 : 3, t2);
         ir_op(f, ir_def(f, di))->attr[0] = prec;
         int32_t s3[3] = {1, M, N};
         ValId wide = emit1(S, OP_EXPAND_DIMS, di, ty_block(ty_elem(rt), 3, s3), 0, 0);

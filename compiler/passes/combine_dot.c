@@ -32,7 +32,7 @@ static bool is_zero(const IrFunc *f, ValId v) {
 /* The dot defining v, if it may be folded into its one user. */
 static OpId foldable_dot(IrFunc *f, const uint32_t *uses, ValId v) {
     OpId d = ir_def(f, v);
-    if (!d || ir_op(f, d)->code != OP_DOT || uses[v] != 1) return 0;
+    if (!d || ir_op(f, d)->code != OP_DOT || ir_op(f, d)->nopnds != 3 || uses[v] != 1) return 0;
     return is_zero(f, ir_op(f, d)->operands[2]) ? d : 0;
 }
 

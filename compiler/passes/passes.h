@@ -15,6 +15,9 @@ bool pass_inline(IrModule *m, Diag *d);
 void pass_canonicalize(IrModule *m);
 /* add(x, dot(a, b, 0)) -> dot(a, b, x): `acc += tl.dot(a, b)` accumulates in the dot. */
 void pass_combine_dot(IrModule *m);
+/* tl.range(..., flatten=True): a loop holding one inner loop becomes one loop over both
+ * (flatten_loops.c). */
+void pass_flatten_loops(IrModule *m);
 /* Scoped common-subexpression elimination of pure ops. */
 void pass_cse(IrModule *m);
 /* Removes unused pure ops and loads, unused if/for results, and empty if/for ops. */
@@ -37,7 +40,8 @@ typedef struct NrPassOptions {
     bool print_after_all; /* append the module to dump after every pass */
 } NrPassOptions;
 
-/* The standard pipeline: inline, canonicalize, combine-dot, cse, dce, canonicalize, dce, verifying
+/* The standard pipeline: inline, canonicalize, combine-dot, cse, flatten-loops, dce,
+ * canonicalize, dce, verifying
  * the input and the result of every pass (a failure is an internal error reported to
  * d). dump may be NULL when print_after_all is off. */
 bool pass_run_pipeline(IrModule *m, const NrPassOptions *o, Diag *d, StrBuf *dump);

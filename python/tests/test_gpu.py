@@ -246,6 +246,56 @@ class Gpu(unittest.TestCase):
 
 
 @unittest.skipUnless(HAVE_GPU, "no CUDA GPU with torch")
+class GpuFlattenedLoops(unittest.TestCase):
+    """tl.range(..., flatten=True) loop nests (flatten_kernels.py) on the GPU against torch:
+    a persistent matmul pipelined as one loop over (tile, k), its next tile's copies in
+    flight during this tile's store, with and without the contiguity hints, at tiles and
+    stage counts users pick; sizes off the tiles, K = 0 (the nest without its inner loop),
+    more programs than tiles; and a nest with a negative outer step and inner loops that
+    start where the outer iteration says."""
+
+    @classmethod
+    def setUpClass(cls):
+        import flatten_kernels
+        cls.fk = flatten_kernels
+        for k in (flatten_kernels.persistent_matmul, flatten_kernels.shifted_sums):
+            k.device = "cuda"
+
+    def test_persistent_matmul(self):
+        torch.manual_seed(0)
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
+        cases = ((1024, 1024, 512, 128, 128, 64, 8, 3, sms), (1000, 520, 200, 128, 128, 64, 8, 3, sms),
+                 (512, 768, 256, 128, 256, 64, 8, 3, sms), (300, 200, 96, 64, 64, 32, 4, 4, 7),
+                 (256, 256, 0, 128, 128, 64, 8, 3, sms), (64, 64, 64, 64, 64, 64, 4, 2, 40))
+        for M, N, K, BM, BN, BK, warps, stages, progs in cases:
+            a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+            b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+            want = (a.float() @ b.float()).half()
+            for hints in (True, False):
+                c = torch.full((M, N), -1.0, device="cuda", dtype=torch.float16)
+                count = torch.zeros(progs, device="cuda", dtype=torch.int32)
+                self.fk.persistent_matmul[(progs,)](
+                    a, b, c, count, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                    c.stride(0), c.stride(1), progs, BM=BM, BN=BN, BK=BK, HINTS=hints, FLATTEN=True,
+                    num_warps=warps, num_stages=stages)
+                msg = f"M={M} N={N} K={K} tile {BM}x{BN}x{BK} hints={hints}"
+                torch.testing.assert_close(c, want, rtol=1e-2, atol=1e-1, msg=msg)
+                tiles = nereid.cdiv(M, BM) * nereid.cdiv(N, BN)
+                want_count = [len(range(p, tiles, progs)) for p in range(progs)]
+                self.assertEqual(count.tolist(), want_count, msg)
+
+    def test_negative_step_and_shifted_starts(self):
+        torch.manual_seed(1)
+        rows, cols, block = 37, 512, 32
+        x = torch.randn(rows, cols, device="cuda", dtype=torch.float32)
+        out = torch.zeros(rows, block, device="cuda", dtype=torch.float32)
+        self.fk.shifted_sums[(1,)](x, out, rows, cols, 1, BLOCK=block, FLATTEN=True)
+        want = torch.stack([0.5 * r + sum(x[r, c * block:(c + 1) * block] for c in range(1, cols // block, 2))
+                            for r in range(rows)])
+        torch.testing.assert_close(out, want, rtol=1e-5, atol=1e-5)
+
+
+@unittest.skipUnless(HAVE_GPU, "no CUDA GPU with torch")
 class GpuTmaPointerLoads(unittest.TestCase):
     """Pointer loads feeding dots in pipelined loops, through tensor maps built from the
     arguments on sm_90a (tma_pointer_kernels.py), against torch: masked edges zero-filled

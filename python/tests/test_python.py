@@ -558,6 +558,64 @@ class Jit(unittest.TestCase):
         lr = np.where(ref >= 0, ref, 0.01 * ref)
         np.testing.assert_allclose(matmul(a, b, "leaky_relu").astype(np.float32), lr, atol=2e-2, rtol=1e-2)
 
+    def test_flattened_loop_nests(self):
+        # tl.range(..., flatten=True) fuses the nest (flatten-loops): the interpreter's
+        # values must be the unfused nest's, bit for bit, whatever the trip counts (the
+        # inner loop running no iteration included) and the outer step
+        import flatten_kernels as fk
+        rng = np.random.default_rng(3)
+        for M, N, K, progs, step in [(40, 24, 40, 3, 3), (32, 32, 0, 2, 2), (17, 45, 9, 4, 5),
+                                     (16, 16, 64, 1, 1), (20, 20, 20, 2, 7)]:
+            a = (rng.random((M, K)) - 0.5).astype(np.float16)
+            b = (rng.random((K, N)) - 0.5).astype(np.float16)
+            got = []
+            for flat in (False, True):
+                c = np.full((M, N), -1, np.float16)
+                count = np.zeros(progs, np.int32)
+                fk.persistent_matmul[(progs,)](
+                    a, b, c, count, M, N, K, max(K, 1), 1, N, 1, N, 1, step,
+                    BM=16, BN=16, BK=16, HINTS=True, FLATTEN=flat)
+                got.append((c, count))
+            np.testing.assert_array_equal(got[0][0], got[1][0], err_msg=f"{M} {N} {K} {step}")
+            np.testing.assert_array_equal(got[0][1], got[1][1])
+            tiles = ((M + 15) // 16) * ((N + 15) // 16)
+            covered = set()
+            for p in range(progs):
+                covered |= set(range(p, tiles, step))
+                self.assertEqual(got[1][1][p], len(range(p, tiles, step)))
+            if len(covered) == tiles:
+                ref = a.astype(np.float32) @ b.astype(np.float32)
+                np.testing.assert_allclose(got[1][0].astype(np.float32), ref, atol=2e-2, rtol=1e-2)
+        x = rng.random((5, 64)).astype(np.float32)
+        outs = []
+        for flat in (False, True):
+            out = np.zeros((5, 8), np.float32)
+            fk.shifted_sums[(1,)](x, out, 5, 64, 1, BLOCK=8, FLATTEN=flat)
+            outs.append(out)
+        np.testing.assert_array_equal(outs[0], outs[1])
+        ref = np.stack([np.float32(0.5) * r + sum(x[r, c * 8:c * 8 + 8] for c in range(1, 8, 2))
+                        for r in range(5)])
+        np.testing.assert_allclose(outs[1], ref, rtol=1e-6)
+        y = rng.random((4 * 3 * 8,)).astype(np.float32)
+        for kern, want_rows in ((fk.advancing_pointers, 4), (fk.nested_nests, 4)):
+            got = []
+            for flat in (False, True):
+                out = np.zeros((want_rows, 8), np.float32)
+                kern[(1,)](y, out, 4, 3, BLOCK=8, FLATTEN=flat)
+                got.append(out)
+            np.testing.assert_array_equal(got[0], got[1], err_msg=kern.__name__)
+        np.testing.assert_allclose(got[1][0], (y.reshape(4, 3, 8).sum(1) * 2).sum(0) + y[:24].reshape(3, 8).sum(0),
+                                   rtol=1e-5)
+        za = np.zeros((16, 16), np.float16)
+        zb = np.full((16, 16), -1, np.float16)
+        signs = []
+        for flat in (False, True):
+            out = np.zeros((2, 16, 16), np.float32)
+            fk.negative_zero_start[(1,)](za, zb, out, 2, 1, FLATTEN=flat)
+            signs.append(np.signbit(out))
+        self.assertTrue(signs[0].all())
+        np.testing.assert_array_equal(signs[0], signs[1])
+
     def test_module_constants_and_typed_parameters(self):
         @nereid.jit(device=CPU)
         def fill(out: "*fp32", n: tl.int32, value):

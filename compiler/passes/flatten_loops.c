@@ -153,16 +153,33 @@ static OpId yield(IrFunc *f, RegionId r, const ValId *v, uint32_t n, Loc loc) {
 
 /* The nest of loop (its body holding inner at index at), fused, appended to out; false
  * (nothing changed) if it does not qualify. Replacements go to pairs. */
+/* gpu-tma-pointers' fence before a loop whose tensor-map copies the kernel's writes may
+ * precede: fence_async {global = 1}, then a barrier. */
+static bool tma_fence(const IrFunc *f, const OpId *ops, uint32_t k) {
+    const IrOp *op = &f->ops[ops[k]];
+    return (op->code == OP_FENCE_ASYNC && op->attr[0]) ||
+           (op->code == OP_BARRIER && k && f->ops[ops[k - 1]].code == OP_FENCE_ASYNC &&
+            f->ops[ops[k - 1]].attr[0]);
+}
+
+static void emit_tma_fence(IrFunc *f, RegionId r, Loc loc) {
+    OpId fence = ir_op_new(f, OP_FENCE_ASYNC, loc, NULL, 0, NULL, 0);
+    f->ops[fence].attr[0] = 1;
+    ir_region_append(f, r, fence);
+    ir_region_append(f, r, ir_op_new(f, OP_BARRIER, loc, NULL, 0, NULL, 0));
+}
+
 static bool flatten(Flat *F, OpId loop, OpVec *out, OpVec *pairs) {
     IrFunc *f = F->f;
     RegionId body = f->ops[loop].region[0];
     uint32_t n;
     OpId *ops = ir_region_copy_ops(f, body, &n);
     int at = -1;
-    bool ok = ir_type(f, f->ops[loop].operands[0]).dt == DT_I32;
+    bool ok = ir_type(f, f->ops[loop].operands[0]).dt == DT_I32, fenced = false;
     for (uint32_t k = 0; k + 1 < n && ok; k++) {
         const IrOp *op = &f->ops[ops[k]];
         if (op->code == OP_FOR) ok = at < 0, at = (int)k;
+        else if (at < 0 && tma_fence(f, ops, k)) fenced = true;
         else if (at < 0) ok = (ir_op_info[op->code].flags & F_PURE) && !op->nregions;
     }
     OpId inner = at >= 0 ? ops[at] : 0;
@@ -174,6 +191,10 @@ static bool flatten(Flat *F, OpId loop, OpVec *out, OpVec *pairs) {
         free(ops), free(hoist);
         return false;
     }
+    /* the fence moves before the fused loop (the writes before the nest), and one more ends
+     * each row's epilogue (its stores, before the copies issued after it) */
+    for (uint32_t k = 0; k < (uint32_t)at; k++)
+        if (tma_fence(f, ops, k)) hoist[ops[k]] = 1;
     F->loc = f->ops[loop].loc;
     F->nmap = f->nvals + 1;
     F->map = calloc(F->nmap, sizeof(ValId));
@@ -412,6 +433,7 @@ static bool flatten(Flat *F, OpId loop, OpVec *out, OpVec *pairs) {
     clone_ops(F, et, ops, (uint32_t)at, hoist);
     for (uint32_t i = 0; i < na; i++) F->map[f->ops[inner].results[i]] = anext[i];
     clone_ops(F, et, ops + at + 1, n - at - 2, NULL);
+    if (fenced) emit_tma_fence(f, et, F->loc);
     ValId *ey = calloc(no + 1, sizeof(ValId));
     if (!ey) NR_DIE("out of memory");
     for (uint32_t i = 0; i < no; i++) ey[i] = F->map[f->ops[Y].operands[i]];

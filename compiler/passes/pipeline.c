@@ -19,7 +19,6 @@ static bool run_canonicalize(IrModule *m, Diag *d) { return (void)d, pass_canoni
 static bool run_combine_dot(IrModule *m, Diag *d) { return (void)d, pass_combine_dot(m), true; }
 static bool run_cse(IrModule *m, Diag *d) { return (void)d, pass_cse(m), true; }
 static bool run_dce(IrModule *m, Diag *d) { return (void)d, pass_dce(m), true; }
-static bool run_flatten(IrModule *m, Diag *d) { return (void)d, pass_flatten_loops(m), true; }
 
 static bool verify(PassRun *r, const char *when) {
     StrBuf err;
@@ -49,6 +48,6 @@ bool pass_run_pipeline(IrModule *m, const NrPassOptions *o, Diag *d, StrBuf *dum
     return verify(&r, "before the passes") && run_pass(&r, "inline", run_inline) &&
            run_pass(&r, "canonicalize", run_canonicalize) &&
            run_pass(&r, "combine-dot", run_combine_dot) && run_pass(&r, "cse", run_cse) &&
-           run_pass(&r, "flatten-loops", run_flatten) && run_pass(&r, "dce", run_dce) &&
-           run_pass(&r, "canonicalize", run_canonicalize) && run_pass(&r, "dce", run_dce);
+           run_pass(&r, "dce", run_dce) && run_pass(&r, "canonicalize", run_canonicalize) &&
+           run_pass(&r, "dce", run_dce);
 }

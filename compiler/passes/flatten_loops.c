@@ -3,7 +3,8 @@
  * pipeliner sees one loop: it then issues the next outer iteration's first copies while
  * this one's epilogue runs (a persistent matmul's next tile loads under this tile's store).
  *
- * requires:  a verified module, calls inlined.
+ * requires:  a verified module, calls inlined. The GPU pipeline runs it after
+ *            gpu-tma-pointers (driver/gpu_compile.c), whose maps need the nest's form.
  * maintains: verification; the program's meaning under ir_ops.def.
  * breaks:    nothing; the old nest is left unused (dce removes it).
  *
@@ -11,8 +12,10 @@
  * level, both loops count in i32, the inner loop's bounds and step are computed before the
  * outer loop or by pure scalar ops of the body from such values (those ops move before the
  * loop), and every op of the body before the inner loop is pure and has no regions (the
- * prologue P: it is computed again, below). Other loops keep their shape, the hint
- * ignored, as Triton ignores it where it cannot fuse.
+ * prologue P: it is computed again, below), but for gpu-tma-pointers' fence right before
+ * the inner loop (fence_async {global = 1}, barrier), which moves before the fused loop,
+ * one more ending each row's epilogue. Other loops keep their shape, the hint ignored, as
+ * Triton ignores it where it cannot fuse.
  *
  *   for i in range(lbi, ubi, si) carrying o:
  *       P(i); r = for j in range(lbj, ubj, sj) carrying a from a0: S(i, j, a); E(i, r) -> o

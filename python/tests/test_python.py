@@ -559,9 +559,11 @@ class Jit(unittest.TestCase):
         np.testing.assert_allclose(matmul(a, b, "leaky_relu").astype(np.float32), lr, atol=2e-2, rtol=1e-2)
 
     def test_flattened_loop_nests(self):
-        # tl.range(..., flatten=True) fuses the nest (flatten-loops): the interpreter's
-        # values must be the unfused nest's, bit for bit, whatever the trip counts (the
-        # inner loop running no iteration included) and the outer step
+        # tl.range(..., flatten=True) is accepted from Python with every trip count (the
+        # inner loop running no iteration included) and outer step, and changes no value:
+        # the interpreter runs the nest either way (the fusion is the GPU pipeline's:
+        # tests/unit/test_flatten_loops.c runs the interpreter on the fused loop, bit for
+        # bit against the nest; test_gpu's GpuFlattenedLoops the GPU's code against torch)
         import flatten_kernels as fk
         rng = np.random.default_rng(3)
         for M, N, K, progs, step in [(40, 24, 40, 3, 3), (32, 32, 0, 2, 2), (17, 45, 9, 4, 5),

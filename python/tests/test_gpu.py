@@ -296,6 +296,43 @@ class GpuFlattenedLoops(unittest.TestCase):
 
 
 @unittest.skipUnless(HAVE_GPU, "no CUDA GPU with torch")
+class GpuCrossEntropy(unittest.TestCase):
+    """examples/cross_entropy.py against torch.nn.functional.cross_entropy on the logits
+    in float32: loss and gradient through autograd, each reduction, float32, float16 and
+    bfloat16 logits, a language model's vocabulary (50304 columns, several blocks a row)
+    and a short row, rows strided and ignored."""
+
+    def test_against_torch(self):
+        sys.path.insert(0, EXAMPLES)
+        try:
+            import cross_entropy
+        finally:
+            sys.path.remove(EXAMPLES)
+        torch.manual_seed(0)
+        for dt, N, V in ((torch.bfloat16, 257, 50304), (torch.float16, 64, 1000), (torch.float32, 33, 5000)):
+            for reduction in ("mean", "sum", "none"):
+                base = torch.randn(N, V + 8, device="cuda", dtype=torch.float32) * 3
+                base[:, V - 1] += 8.0  # the maximum in the last block
+                x = base[:, :V].to(dt)  # rows strided when V + 8 is not the stride of a copy
+                if dt == torch.float32:
+                    x = base[:, :V]
+                t = torch.randint(0, V, (N,), device="cuda")
+                t[::7] = -100
+                msg = f"{dt} N={N} V={V} {reduction}"
+                a = x.detach().requires_grad_(True)  # float32: strided rows as they are
+                got = cross_entropy.cross_entropy(a, t, reduction=reduction)
+                b = x.detach().clone().requires_grad_(True)
+                want = torch.nn.functional.cross_entropy(b.float(), t, reduction=reduction)
+                torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4, msg=msg)
+                w = torch.rand_like(want) if reduction == "none" else torch.tensor(0.7, device="cuda")
+                (got * w).sum().backward()
+                (want * w).sum().backward()
+                tol = 1e-6 if dt == torch.float32 else 1e-2 * float(b.grad.float().abs().max())
+                self.assertEqual(a.grad.dtype, dt, msg)
+                torch.testing.assert_close(a.grad.float(), b.grad.float(), rtol=1e-2, atol=tol, msg=msg)
+
+
+@unittest.skipUnless(HAVE_GPU, "no CUDA GPU with torch")
 class GpuTmaPointerLoads(unittest.TestCase):
     """Pointer loads feeding dots in pipelined loops, through tensor maps built from the
     arguments on sm_90a (tma_pointer_kernels.py), against torch: masked edges zero-filled

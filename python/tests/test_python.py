@@ -1731,6 +1731,71 @@ def k(a: "(*fp32, (i32, constexpr), constexpr)", out: *fp32):
             nereid.compile(src.replace("constexpr)\"", "constexpr\""), device=CPU, a=(None, (None, 4), None))
 
 
+
+class CrossEntropyKernels(unittest.TestCase):
+    """examples/cross_entropy.py's two kernels on the interpreter against NumPy in float64:
+    rows longer and shorter than a block, float32 and float16 logits with a row stride
+    above their length, an ignored row, a target outside the row (NaN, no read past it),
+    a row of -inf but one column, a row whose maximum is in its last block, and the
+    gradient with one factor for every row and a factor per row."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, EXAMPLES)
+        try:
+            import cross_entropy
+        finally:
+            sys.path.remove(EXAMPLES)
+        cls.ce = cross_entropy
+        for k in (cross_entropy._ce_forward, cross_entropy._ce_backward):
+            k.device = CPU
+
+    def run_case(self, dt, N, V, stride, per_row):
+        rng = np.random.default_rng(V)
+        buf = (rng.standard_normal((N, stride)) * 4).astype(dt)
+        x = buf[:, :V]
+        x[2, :] = -np.inf
+        x[2, 3] = 1.0
+        x[0, V - 1] = 30.0  # the maximum in the row's last block: the running sum is rescaled
+        t = rng.integers(0, V, N).astype(np.int64)
+        t[1], t[3] = -100, V  # ignored; out of the row
+        ce = self.ce
+        loss, lse = np.zeros(N, np.float32), np.zeros(N, np.float32)
+        ce._ce_forward[(N,)](buf, stride, t, loss, lse, V, -100, BLOCK=ce._block(V))
+        xf = x.astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mx = xf.max(1)
+            want_lse = np.log(np.exp(xf - mx[:, None]).sum(1)) + mx
+            tc = np.clip(t, 0, V - 1)
+            want = np.where(t == -100, 0.0, want_lse - xf[np.arange(N), tc])
+        want[3] = np.nan
+        np.testing.assert_allclose(lse, want_lse, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(loss, want, rtol=1e-5, atol=1e-5)  # NaN where want is NaN
+        g = (rng.random(N) + 0.5).astype(np.float32) if per_row else np.full(1, 0.25, np.float32)
+        grad = np.full((N, V + 3), 7.0, dtype=dt)  # the three columns past V stay untouched
+        ce._ce_backward[(N,)](buf, stride, grad, V + 3, t, lse, g, 1 if per_row else 0, V, -100,
+                              BLOCK=ce._block(V))
+        p = np.exp(xf - want_lse[:, None])
+        p[np.arange(N), tc] -= 1.0
+        gw = g.astype(np.float64) if per_row else np.full(N, 0.25)
+        want_grad = p * gw[:, None]
+        want_grad[1] = 0.0
+        ok = np.arange(N) != 3  # the out-of-row target's gradient is not defined
+        tol = 2e-5 if dt == np.float32 else 1e-3
+        np.testing.assert_allclose(grad[ok, :V].astype(np.float64), want_grad[ok], rtol=tol, atol=tol)
+        self.assertTrue((grad[:, V:] == 7.0).all())
+
+    def test_rows(self):
+        for dt, N, V, stride, per_row in ((np.float32, 6, 1000, 1008, False), (np.float16, 5, 300, 320, True),
+                                          (np.float32, 4, 5000, 5000, True), (np.float32, 4, 7, 9, False)):
+            with self.subTest(dtype=dt.__name__, V=V):
+                self.run_case(dt, N, V, stride, per_row)
+
+    def test_reduction_checked(self):
+        with self.assertRaisesRegex(ValueError, "reduction must be"):
+            self.ce.cross_entropy(None, None, reduction="avg")
+
+
 VECTOR_ADD_NR = """
 import triton
 import triton.language as tl

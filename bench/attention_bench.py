@@ -48,24 +48,32 @@ DROPOUTS = (0.0, 0.1)
 DEVICE = "cuda"  # "cpu" for --selftest-cpu
 
 
-def tilings(D, quick):
-    """(forward tilings, backward (dkdv, dq) tilings) to try; every block_n a multiple of
-    64 so that the same tilings serve dropout."""
+def tilings(D, quick, dropout=False):
+    """(forward tilings, backward (dkdv, dq, fused) tilings) to try, the backward's first
+    examples/attention.py's default for this head_dim and dropout; every block_n a multiple
+    of 64 so that the same tilings serve dropout. fused: the one-kernel backward at the
+    dkdv tile (dq unused)."""
     from attention import Blocks
     if DEVICE == "cpu":
         b = Blocks(16, 64, 4, 1)
-        return [b], [(b, b)]
+        return [b], [(b, b, False)]
     # three forward tilings and two backward pairs: each is compiled once per (head_dim,
     # causal, dropout), which is most of the run's time
     # (two warpgroups of 128-row tiles: no register spills in ptxas's report on sm_90a)
     # (the first forward is examples/attention.py's default: the fastest of these on the H200,
     # bench/RESULTS.md, session 33)
+    import attention
     if D <= 64:
         fwd = [Blocks(128, 64, 4, 3), Blocks(128, 64, 8, 3), Blocks(128, 128, 8, 3), Blocks(64, 64, 4, 3)]
-        bwd = [(Blocks(64, 128, 8, 3), Blocks(128, 64, 8, 3)), (Blocks(32, 64, 4, 3), Blocks(64, 64, 4, 3))]
+        bwd = [(Blocks(64, 128, 8, 3), Blocks(128, 64, 8, 3), False),
+               (Blocks(32, 64, 4, 3), Blocks(64, 64, 4, 3), False), (Blocks(64, 64, 4, 2), Blocks(128, 64, 8, 3), True)]
     else:
         fwd = [Blocks(128, 128, 8, 2), Blocks(128, 64, 8, 2), Blocks(64, 64, 4, 2)]
-        bwd = [(Blocks(32, 128, 8, 2), Blocks(128, 64, 8, 2)), (Blocks(32, 64, 4, 2), Blocks(64, 64, 4, 2))]
+        bwd = [(Blocks(32, 128, 8, 2), Blocks(128, 64, 8, 2), False),
+               (Blocks(32, 64, 4, 2), Blocks(64, 64, 4, 2), False), (Blocks(64, 64, 4, 2), Blocks(128, 64, 8, 2), True)]
+    base = attention.default_config(D, "cuda", dropout)
+    first = (base.dkdv, base.dq, base.fused)
+    bwd = [first] + [b for b in bwd if b != first]
     return (fwd[:1], bwd[:1]) if quick else (fwd, bwd)
 
 
@@ -165,7 +173,7 @@ def bench_group(torch, A, timer, shape, causal, p, quick, rows, log):
     q, k, v, do = (torch.randn((B, H, T, D), generator=gen, device=DEVICE).to(torch.bfloat16) for _ in range(4))
     for t in (q, k, v):
         t.requires_grad_(True)
-    fwd_tilings, bwd_tilings = tilings(D, quick)
+    fwd_tilings, bwd_tilings = tilings(D, quick, p > 0)
     tag = "B=%d H=%d T=%d D=%d %s p=%.1f" % (B, H, T, D, "causal" if causal else "full", p)
     entry = {"B": B, "H": H, "T": T, "D": D, "causal": causal, "dropout": p, "tilings": []}
     # Nereid's forward tilings, then the backward's with the best forward
@@ -181,13 +189,15 @@ def bench_group(torch, A, timer, shape, causal, p, quick, rows, log):
             best_f, best_f_ms = f, ms
     best_b, best_b_ms = None, None
     if best_f is not None:
-        for kv, dq in bwd_tilings:
-            cfg = A.Config(best_f, kv, dq)
+        for kv, dq, fused in bwd_tilings:
+            cfg = A.Config(best_f, kv, dq, fused)
             ms = timer.ms(nereid_fn(A, q, k, v, causal, p, "fwd+bwd", do, cfg), grad_to_none=[q, k, v])
-            entry["tilings"].append({"mode": "fwd+bwd", "fwd": list(best_f), "dkdv": list(kv), "dq": list(dq), "ms": ms})
-            log("    nereid fwd+bwd dkdv %s dq %s %s" % (tuple(kv), tuple(dq), "%.3f ms" % ms if ms else "n/a"))
+            entry["tilings"].append({"mode": "fwd+bwd", "fwd": list(best_f), "dkdv": list(kv), "dq": list(dq),
+                                     "fused": fused, "ms": ms})
+            log("    nereid fwd+bwd dkdv %s %s %s" % (tuple(kv), "one kernel" if fused else "dq %s" % (tuple(dq),),
+                                                    "%.3f ms" % ms if ms else "n/a"))
             if ms is not None and (best_b_ms is None or ms < best_b_ms):
-                best_b, best_b_ms = (kv, dq), ms
+                best_b, best_b_ms = (kv, dq, fused), ms
     # correctness at p = 0: Nereid's o against flash's
     err = None
     if p == 0.0 and best_f is not None:
@@ -200,7 +210,8 @@ def bench_group(torch, A, timer, shape, causal, p, quick, rows, log):
         row = {"work": "%s %s" % (tag, mode), "B": B, "H": H, "T": T, "D": D, "causal": causal, "dropout": p,
                "mode": mode, "nereid_ms": nms, "max_err_vs_flash": err,
                "nereid_config": (list(best_f) if mode == "fwd" else
-                                 ({"fwd": list(best_f), "dkdv": list(best_b[0]), "dq": list(best_b[1])}
+                                 ({"fwd": list(best_f), "dkdv": list(best_b[0]), "dq": list(best_b[1]),
+                                   "fused": best_b[2]}
                                   if best_b else None))}
         for name, backend in (("flash", flash), ("cudnn", cudnn)):
             fn = sdpa_fn(torch, backend, q, k, v, causal, p, mode, do)

@@ -17,9 +17,9 @@ import attention_bench  # noqa: E402
 _quick = attention_bench.tilings
 
 
-def tilings(D, quick):
+def tilings(D, quick, dropout=False):
     from attention import Blocks  # on the path once attention_bench imported nereid
-    _, bwd = _quick(D, True)
+    _, bwd = _quick(D, True, dropout)
     if D <= 64:
         fwd = [Blocks(128, 64, 8, 3), Blocks(128, 64, 8, 4), Blocks(128, 64, 4, 3), Blocks(128, 128, 8, 3),
                Blocks(64, 64, 4, 3)]

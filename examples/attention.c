@@ -5,11 +5,13 @@
  * Each case runs the five kernels as a training step would: _attn_fwd, then
  * _attn_bwd_preprocess (delta = rowsum(do * o)), _attn_bwd_dkdv and _attn_bwd_dq, and
  * for dropout cases _attn_mask, the debug kernel that writes the keep mask the others
- * draw. The cases cover T in {1, 17, 100, 130} (ragged last blocks of rows and columns),
- * head_dim 16, 32 and 64, causal and not, dropout 0 and 0.3, fp16 and bf16, several
- * block sizes (BLOCK_M above, equal to and below BLOCK_N, which moves the causal
- * diagonal through the blocks differently), 32 and 64-bit seeds, and (batch, seq, heads,
- * dim) tensors passed as strided views.
+ * draw; then the one-kernel backward _attn_bwd_fused (dk, dv, and dq summed by atomics
+ * into an fp32 accumulator), whose dq, dk and dv are checked the same way (column "1k":
+ * the worst of the three). The cases cover T in {1, 17, 100, 130} (ragged last blocks
+ * of rows and columns), head_dim 16, 32 and 64, causal and not, dropout 0 and 0.3, fp16 and bf16,
+ * several block sizes (BLOCK_M above, equal to and below BLOCK_N, which moves the causal diagonal
+ * through the blocks differently), 32 and 64-bit seeds, and (batch, seq, heads, dim) tensors passed
+ * as strided views.
  *
  * The mask. The reference computes it from the definition in attention.nr with
  * tests/unit/philox_ref.h, the project's plain-C Philox4x32-10 (shared/design/philox.md),
@@ -299,7 +301,7 @@ static void push_scalars(nr_arg *a, int *n, const Case *c, float scale, int with
     }
 }
 
-enum { Q, K, V, O, DO, DQ, DK, DV, NT };
+enum { Q, K, V, O, DO, DQ, DK, DV, DK2, DV2, DQ2, NT }; /* DK2..DQ2: the one-kernel backward's */
 
 /* One case: returns 1 if every check passed. */
 static int run_case(nr_context *ctx, const Case *c, ex_rng *rng, int quiet) {
@@ -332,6 +334,7 @@ static int run_case(nr_context *ctx, const Case *c, ex_rng *rng, int quiet) {
     nr_kernel *kp = kernel_for(ctx, c, "_attn_bwd_preprocess", c->fwd_bm, c->fwd_bn, mods, &nmods);
     nr_kernel *kkv = kernel_for(ctx, c, "_attn_bwd_dkdv", c->kv_bm, c->kv_bn, mods, &nmods);
     nr_kernel *kq = kernel_for(ctx, c, "_attn_bwd_dq", c->dq_bm, c->dq_bn, mods, &nmods);
+    nr_kernel *kfu = kernel_for(ctx, c, "_attn_bwd_fused", c->kv_bm, c->kv_bn, mods, &nmods);
 
     nr_arg a[48];
     int na = 0;
@@ -364,10 +367,30 @@ static int run_case(nr_context *ctx, const Case *c, ex_rng *rng, int quiet) {
     for (int i = 0; i < 5; i++) push_strides(a, &na, st);
     push_scalars(a, &na, c, scale, 1);
     ms_bwd += ex_launch(ctx, kq, (unsigned)ex_cdiv(T, c->dq_bm), bh, a, na);
+    /* the one-kernel backward: dk and dv again, dq summed into a zeroed fp32 accumulator
+     * ([B * H, T, D] contiguous) by atomics, rounded here as attention.py rounds it */
+    float *dqacc = ex_xmalloc(sizeof(float) * (size_t)n);
+    memset(dqacc, 0, sizeof(float) * (size_t)n);
+    nr_devptr ddqacc = ex_upload(ctx, dqacc, sizeof(float) * (size_t)n);
+    na = 0;
+    a[na++] = nr_arg_ptr(dev[Q]), a[na++] = nr_arg_ptr(dev[K]), a[na++] = nr_arg_ptr(dev[V]),
+    a[na++] = nr_arg_ptr(dev[DO]);
+    a[na++] = nr_arg_ptr(dev[DK2]), a[na++] = nr_arg_ptr(dev[DV2]), a[na++] = nr_arg_ptr(dlse),
+    a[na++] = nr_arg_ptr(ddelta), a[na++] = nr_arg_ptr(ddqacc);
+    for (int i = 0; i < 6; i++) push_strides(a, &na, st);
+    push_scalars(a, &na, c, scale, 1);
+    double ms_fused = ex_launch(ctx, kfu, (unsigned)ex_cdiv(T, c->kv_bn), bh, a, na);
+    ex_download(ctx, dqacc, ddqacc, sizeof(float) * (size_t)n);
+    for (long i = 0; i < n; i++) {
+        long d = i % D, t = i / D % T, h = i / D / T % H, b = i / D / T / H;
+        bits[DQ2][b * st.z + h * st.h + t * st.m + d * st.k] = from_float(dqacc[i], c->bf16);
+    }
+    free(dqacc);
+    ex_free(ctx, ddqacc);
 
     float *lse = ex_xmalloc(sizeof(float) * (size_t)rows);
     for (int i = O; i < NT; i++)
-        if (i != DO) ex_download(ctx, bits[i], dev[i], tbytes);
+        if (i != DO && i != DQ2) ex_download(ctx, bits[i], dev[i], tbytes);
     ex_download(ctx, lse, dlse, sizeof(float) * (size_t)rows);
 
     /* the debug kernel's mask against the C mask, bit for bit */
@@ -414,14 +437,18 @@ static int run_case(nr_context *ctx, const Case *c, ex_rng *rng, int quiet) {
     double eq = check(c, "dq", bits[DQ], NULL, r.dq, r.tdq, &ok);
     double ek = check(c, "dk", bits[DK], NULL, r.dk, r.tdk, &ok);
     double ev = check(c, "dv", bits[DV], NULL, r.dv, r.tdv, &ok);
+    double eq2 = check(c, "dq (one kernel)", bits[DQ2], NULL, r.dq, r.tdq, &ok);
+    double ek2 = check(c, "dk (one kernel)", bits[DK2], NULL, r.dk, r.tdk, &ok);
+    double ev2 = check(c, "dv (one kernel)", bits[DV2], NULL, r.dv, r.tdv, &ok);
+    double e1 = fmax(eq2, fmax(ek2, ev2));
     if (!quiet) {
         char blocks[64];
         snprintf(blocks, sizeof blocks, "%dx%d %dx%d %dx%d", c->fwd_bm, c->fwd_bn, c->kv_bm,
                  c->kv_bn, c->dq_bm, c->dq_bn);
-        printf("%ldx%ldx%3ldx%2ld %-3s %4.2f %-4s %-4s %-18s %7.1f %7.1f  %5.2f %5.2f %5.2f %5.2f "
-               "%5.2f %5s  %s\n",
+        printf("%ldx%ldx%3ldx%2ld %-3s %4.2f %-4s %-4s %-18s %7.1f %7.1f %7.1f  %5.2f %5.2f %5.2f "
+               "%5.2f %5.2f %5.2f %5s  %s\n",
                B, H, T, D, c->causal ? "yes" : "no", c->p, c->bf16 ? "bf16" : "fp16",
-               c->bthd ? "bthd" : "bhtd", blocks, ms_fwd, ms_bwd, eo, el, eq, ek, ev,
+               c->bthd ? "bthd" : "bhtd", blocks, ms_fwd, ms_bwd, ms_fused, eo, el, eq, ek, ev, e1,
                c->p > 0 ? (mask_bad ? "WRONG" : "exact") : "-", ok ? "ok" : "FAILED");
     }
 
@@ -443,9 +470,9 @@ int main(int argc, char **argv) {
     if (!a.quiet) {
         printf("fused attention, forward and backward, dropout drawn in the kernels, on %s\n", dev);
         printf("errors are shown as max |got - ref| / tolerance (<= 1 passes; see attention.c)\n");
-        printf("%-14s %-3s %4s %-4s %-4s %-18s %7s %7s  %5s %5s %5s %5s %5s %5s  %s\n", "BxHxTxD",
-               "cau", "p", "type", "view", "blocks fwd kv dq", "fwd ms", "bwd ms", "o", "lse", "dq",
-               "dk", "dv", "mask", "result");
+        printf("%-14s %-3s %4s %-4s %-4s %-18s %7s %7s %7s  %5s %5s %5s %5s %5s %5s %5s  %s\n",
+               "BxHxTxD", "cau", "p", "type", "view", "blocks fwd kv dq", "fwd ms", "bwd ms",
+               "1k ms", "o", "lse", "dq", "dk", "dv", "1k", "mask", "result");
     }
     ex_rng rng = {9};
     for (int i = 0; i < EX_COUNT(cases); i++) ok &= run_case(ctx, &cases[i], &rng, a.quiet);

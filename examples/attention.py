@@ -35,19 +35,28 @@ SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "attention.nr"
 # time) and the launch options.
 Blocks = namedtuple("Blocks", "block_m block_n num_warps num_stages")
 # The three main kernels' tiles. _attn_bwd_preprocess takes fwd.block_m rows per program.
-# With dropout every block_n must be a multiple of 64 (the mask's layout).
-Config = namedtuple("Config", "fwd dkdv dq")
+# With dropout every block_n must be a multiple of 64 (the mask's layout). fused: the
+# backward in one kernel (_attn_bwd_fused at the dkdv tile: dq summed by fp32 atomics into
+# an accumulator, then rounded; dq's summation order is then not fixed), dq unused.
+Config = namedtuple("Config", "fwd dkdv dq fused", defaults=(False,))
 
 _DT = {torch.float16: "fp16", torch.bfloat16: "bf16"}
 
 
-def default_config(head_dim, device="cuda"):
+def default_config(head_dim, device="cuda", dropout=False, deterministic=False):
     """Moderate tiles for every head_dim: they compile quickly and fit the registers;
     bench/attention_bench.py searches larger ones for speed. On the CPU interpreter, small
-    tiles (fewer padded elements to compute)."""
+    tiles (fewer padded elements to compute). With dropout at head_dim <= 64 the backward
+    is one kernel (Config.fused) unless deterministic (forward and backward pass
+    torch.are_deterministic_algorithms_enabled()): its second kernel would draw every mask
+    again, and (8, 12, 1024, 64) causal took 0.247 ms that way against 0.281 in two
+    (bench/RESULTS.md, session 36; without dropout two kernels were faster, 0.208 against
+    0.230)."""
     if str(device).startswith("cpu"):
         b = Blocks(16, 64, 4, 1)
         return Config(b, b, b)
+    if head_dim <= 64 and dropout and not deterministic:
+        return Config(Blocks(128, 64, 4, 3), Blocks(64, 64, 4, 2), Blocks(128, 64, 8, 3), True)
     if head_dim <= 64:
         return Config(Blocks(128, 64, 4, 3), Blocks(64, 128, 8, 3), Blocks(128, 64, 8, 3))
     if head_dim <= 128:
@@ -102,7 +111,7 @@ def forward(q, k, v, causal=False, sm_scale=None, dropout_p=0.0, seed=0, config=
     sm_scale = 1.0 / math.sqrt(D) if sm_scale is None else float(sm_scale)
     if not 0.0 <= dropout_p < 1.0:
         raise ValueError(f"dropout_p must be in [0, 1), got {dropout_p}")
-    cfg = config or default_config(D, q.device)
+    cfg = config or default_config(D, q.device, dropout_p > 0, torch.are_deterministic_algorithms_enabled())
     mod = _module(q.device, _DT[q.dtype], D, causal, dropout_p > 0)
     o = torch.empty_like(q)
     lse = torch.empty((B, H, T), device=q.device, dtype=torch.float32)
@@ -120,7 +129,7 @@ def backward(q, k, v, o, lse, do, causal=False, sm_scale=None, dropout_p=0.0, se
     if do.shape != q.shape or do.dtype != q.dtype or o.shape != q.shape:
         raise ValueError("o and do must be shaped and typed as q")
     sm_scale = 1.0 / math.sqrt(D) if sm_scale is None else float(sm_scale)
-    cfg = config or default_config(D, q.device)
+    cfg = config or default_config(D, q.device, dropout_p > 0, torch.are_deterministic_algorithms_enabled())
     mod = _module(q.device, _DT[q.dtype], D, causal, dropout_p > 0)
     delta = torch.empty((B, H, T), device=q.device, dtype=torch.float32)
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
@@ -130,6 +139,13 @@ def backward(q, k, v, o, lse, do, causal=False, sm_scale=None, dropout_p=0.0, se
     _launch(mod._attn_bwd_preprocess, (nereid.cdiv(T, pre.block_m), B * H),
             (o, do, delta, *o.stride(), *do.stride(), H, T), pre, with_n=False)
     kv = cfg.dkdv
+    if cfg.fused:
+        dq_acc = torch.zeros((B * H, T, D), device=q.device, dtype=torch.float32)
+        _launch(mod._attn_bwd_fused, (nereid.cdiv(T, kv.block_n), B * H),
+                (q, k, v, do, dk, dv, lse, delta, dq_acc, *q.stride(), *k.stride(), *v.stride(), *do.stride(),
+                 *dk.stride(), *dv.stride(), H, T, sm_scale, p, s), kv)
+        dq.copy_(dq_acc.view(B, H, T, D))
+        return dq, dk, dv
     _launch(mod._attn_bwd_dkdv, (nereid.cdiv(T, kv.block_n), B * H),
             (q, k, v, do, dk, dv, lse, delta, *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(),
              *dv.stride(), H, T, sm_scale, p, s), kv)

@@ -18,8 +18,11 @@ What is checked:
   applies the mask _attn_mask writes as the kernels apply theirs: P * keep / (1 - p).
 - The mask itself: for one case, element by element against the definition computed here
   in Python (Philox4x32-10 written out), independently of the kernels.
-- The same seed twice gives bit-identical o, dq, dk, dv; another seed another mask; the
-  share of kept elements is within 4 standard deviations of 1 - p.
+- The same seed twice gives bit-identical o, dq, dk, dv under
+  torch.use_deterministic_algorithms (by default, with dropout at head_dim <= 64, the
+  backward is one kernel summing dq by atomics in any order: o bit-identical, dq, dk, dv
+  within 4 ulp of their largest element); another seed another mask; the share of kept elements is within 4
+  standard deviations of 1 - p.
 
 Tolerances, per element, from the magnitudes of what the kernels sum (the bound of a sum
 of rounded terms), with u the unit roundoff of the input type (2^-11 fp16, 2^-8 bf16):
@@ -221,11 +224,25 @@ def check_dropout_properties(torch, A, res, device, gen, T, D, dtype):
     q, k, v, do = make_qkv(torch, B, H, T, D, dtype, device, False, gen)
     seed = 0x123456789ABCDEF
     runs = []
-    for s in (seed, seed, seed + 1):
-        o, lse = A.forward(q, k, v, False, None, p, s)
-        runs.append((o,) + A.backward(q, k, v, o, lse, do, False, None, p, s))
+    # bit for bit only where asked: at head_dim <= 64 the default backward with dropout
+    # sums dq by atomics (examples/attention.py's default_config)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        for s in (seed, seed, seed + 1):
+            o, lse = A.forward(q, k, v, False, None, p, s)
+            runs.append((o,) + A.backward(q, k, v, o, lse, do, False, None, p, s))
+    finally:
+        torch.use_deterministic_algorithms(False)
     same = all(torch.equal(a, b) for a, b in zip(runs[0], runs[1]))
-    res.record(same, "same seed twice: o, dq, dk, dv bit-identical (T=%d, D=%d)" % (T, D))
+    res.record(same, "same seed twice, deterministic algorithms: o, dq, dk, dv bit-identical (T=%d, D=%d)" % (T, D))
+    o, lse = A.forward(q, k, v, False, None, p, seed)
+    fast = (o,) + A.backward(q, k, v, o, lse, do, False, None, p, seed)
+    ulp = 2.0 ** -8 if q.dtype == torch.bfloat16 else 2.0 ** -11
+    close = all(float((a.float() - b.float()).abs().max()) <= 4 * ulp * float(b.float().abs().max())
+                for a, b in zip(fast[1:], runs[0][1:]))
+    res.record(torch.equal(fast[0], runs[0][0]) and close,
+               "same seed, default algorithms (maybe another backward): o bit-identical, dq, dk, dv within 4 ulp "
+               "of their largest element (T=%d, D=%d)" % (T, D))
     m1 = A.dropout_mask(B, H, T, p, seed, device)
     m2 = A.dropout_mask(B, H, T, p, seed + 1, device)
     differ = float((m1 != m2).float().mean())

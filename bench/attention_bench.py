@@ -229,7 +229,8 @@ def bench_group(torch, A, timer, shape, causal, p, quick, rows, log):
         log("  %-44s nereid %s  flash %s  cudnn %s" % (row["work"], fmt(row["nereid_tflops"]), fmt(row["flash_tflops"]),
                                                        fmt(row["cudnn_tflops"])))
     entry["best"] = {"fwd": list(best_f) if best_f else None,
-                     "bwd": [list(best_b[0]), list(best_b[1])] if best_b else None}
+                     "bwd": [list(best_b[0]), list(best_b[1])] if best_b else None,
+                     "bwd_fused": best_b[2] if best_b else None}
     return entry
 
 

@@ -58,20 +58,25 @@ typedef struct Case {
     int fwd_bm, fwd_bn; /* BLOCK_M, BLOCK_N of each kernel; BLOCK_N % 64 == 0 with dropout */
     int kv_bm, kv_bn;
     int dq_bm, dq_bn;
+    int low; /* q in [-4.5, -3.5], k in [1, 2]: every score far below 0 (lse too) */
 } Case;
 
 static const Case cases[] = {
     /* B  H    T   D  causal  p     bf16 bthd scale  seed                    fwd      dkdv     dq */
-    {2, 3, 1, 16, 0, 0.0f, 0, 0, 0.0f, 0, 16, 16, 16, 16, 16, 16},
-    {2, 3, 17, 32, 1, 0.3f, 1, 0, 0.0f, 12345, 16, 64, 16, 64, 16, 64},
-    {2, 3, 100, 64, 0, 0.3f, 0, 1, 0.0f, 0x0123456789abcdefull, 32, 64, 16, 64, 32, 64},
-    {2, 3, 130, 16, 1, 0.0f, 1, 0, 0.5f, 0, 64, 32, 16, 32, 32, 16},
-    {2, 3, 130, 32, 1, 0.3f, 0, 0, 0.5f, 7, 16, 64, 32, 64, 64, 64},
-    {2, 3, 100, 16, 1, 0.3f, 1, 1, 0.0f, 0xfedcba9876543210ull, 128, 64, 64, 64, 16, 128},
-    {2, 3, 17, 64, 0, 0.0f, 1, 0, 0.0f, 0, 16, 32, 32, 16, 16, 32},
-    {2, 3, 1, 32, 1, 0.3f, 0, 0, 0.0f, 42, 16, 64, 16, 64, 16, 64},
-    {2, 3, 130, 64, 1, 0.3f, 1, 1, 0.0f, 0xffffffffull, 64, 128, 32, 128, 64, 64},
-    {2, 3, 100, 32, 0, 0.0f, 0, 1, 0.3f, 0, 32, 32, 32, 32, 32, 32},
+    {2, 3, 1, 16, 0, 0.0f, 0, 0, 0.0f, 0, 16, 16, 16, 16, 16, 16, 0},
+    {2, 3, 17, 32, 1, 0.3f, 1, 0, 0.0f, 12345, 16, 64, 16, 64, 16, 64, 0},
+    {2, 3, 100, 64, 0, 0.3f, 0, 1, 0.0f, 0x0123456789abcdefull, 32, 64, 16, 64, 32, 64, 0},
+    {2, 3, 130, 16, 1, 0.0f, 1, 0, 0.5f, 0, 64, 32, 16, 32, 32, 16, 0},
+    {2, 3, 130, 32, 1, 0.3f, 0, 0, 0.5f, 7, 16, 64, 32, 64, 64, 64, 0},
+    {2, 3, 100, 16, 1, 0.3f, 1, 1, 0.0f, 0xfedcba9876543210ull, 128, 64, 64, 64, 16, 128, 0},
+    {2, 3, 17, 64, 0, 0.0f, 1, 0, 0.0f, 0, 16, 32, 32, 16, 16, 32, 0},
+    {2, 3, 1, 32, 1, 0.3f, 0, 0, 0.0f, 42, 16, 64, 16, 64, 16, 64, 0},
+    {2, 3, 130, 64, 1, 0.3f, 1, 1, 0.0f, 0xffffffffull, 64, 128, 32, 128, 64, 64, 0},
+    {2, 3, 100, 32, 0, 0.0f, 0, 1, 0.3f, 0, 32, 32, 32, 32, 32, 32, 0},
+    /* scores far below 0 and T off the key blocks, not causal: a zero key past T gets
+     * P = exp(-lse), huge, whose dS must not reach dq (inf * 0) */
+    {2, 3, 17, 16, 0, 0.0f, 0, 0, 0.0f, 0, 16, 64, 16, 64, 16, 64, 1},
+    {2, 3, 100, 64, 0, 0.3f, 0, 1, 0.0f, 99, 32, 64, 64, 64, 32, 64, 1},
 };
 
 /* ---- the mask, as attention.nr defines it ---- */
@@ -315,9 +320,9 @@ static int run_case(nr_context *ctx, const Case *c, ex_rng *rng, int quiet) {
     float *vals[4];
     for (int i = 0; i < NT; i++) bits[i] = ex_xmalloc(tbytes);
     for (int i = 0; i < 4; i++) vals[i] = ex_xmalloc(sizeof(float) * (size_t)n);
-    make_input(c, rng, -2.0f, 2.0f, bits[Q],
-               vals[0]); /* scores sm_scale * q.k spread over ~[-5, 5] */
-    make_input(c, rng, -2.0f, 2.0f, bits[K], vals[1]);
+    /* scores sm_scale * q.k spread over ~[-5, 5], or all far below 0 */
+    make_input(c, rng, c->low ? -4.5f : -2.0f, c->low ? -3.5f : 2.0f, bits[Q], vals[0]);
+    make_input(c, rng, c->low ? 1.0f : -2.0f, 2.0f, bits[K], vals[1]);
     make_input(c, rng, -1.0f, 1.0f, bits[V], vals[2]);
     make_input(c, rng, -1.0f, 1.0f, bits[DO], vals[3]);
 

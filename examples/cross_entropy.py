@@ -8,8 +8,9 @@ and its backward.
     loss = cross_entropy.cross_entropy(logits, targets)       # differentiable, torch tensors
     loss = cross_entropy.cross_entropy(logits, targets, ignore_index=-100, reduction="sum")
 
-logits: (N, V) float32, float16 or bfloat16, rows of any stride (elements contiguous);
-targets: (N,) integers, a class in [0, V) or ignore_index. The result is torch's
+logits: (N, V) float32, float16 or bfloat16, rows of any stride (elements contiguous, or
+copied so); targets: (N,) integers of any width and stride, a class in [0, V) or
+ignore_index. The result is torch's
 F.cross_entropy(logits.float(), targets, ignore_index=..., reduction=...): "mean" (over
 the rows not ignored), "sum" or "none"; the gradient has the logits' dtype.
 
@@ -97,6 +98,7 @@ def forward(logits, targets, ignore_index=-100):
                          f"{tuple(targets.shape)}")
     if logits.stride(1) != 1:
         logits = logits.contiguous()
+    targets = targets.contiguous()  # the kernels read targets[row] at targets_ptr + row
     N, V = logits.shape
     loss = torch.empty(N, device=logits.device, dtype=torch.float32)
     lse = torch.empty(N, device=logits.device, dtype=torch.float32)
@@ -112,6 +114,7 @@ def backward(logits, targets, lse, g, ignore_index=-100):
     import torch
     if logits.stride(1) != 1:
         logits = logits.contiguous()
+    targets = targets.contiguous()
     N, V = logits.shape
     grad = torch.empty_like(logits, memory_format=torch.contiguous_format)
     if N:
@@ -127,6 +130,7 @@ def _function():
     class CrossEntropyFunction(torch.autograd.Function):
         @staticmethod
         def forward(ctx, logits, targets, ignore_index, reduction):
+            targets = targets.contiguous()
             loss, lse = forward(logits, targets, ignore_index)
             ctx.save_for_backward(logits, targets, lse)
             ctx.ignore_index, ctx.reduction = ignore_index, reduction

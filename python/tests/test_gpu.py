@@ -299,8 +299,11 @@ class GpuFlattenedLoops(unittest.TestCase):
 class GpuCrossEntropy(unittest.TestCase):
     """examples/cross_entropy.py against torch.nn.functional.cross_entropy on the logits
     in float32: loss and gradient through autograd, each reduction, float32, float16 and
-    bfloat16 logits, a language model's vocabulary (50304 columns, several blocks a row)
-    and a short row, rows strided and ignored."""
+    bfloat16 logits with strided rows, a language model's vocabulary (50304 columns,
+    several blocks a row, the maximum in the last) and a short row, ignored rows (with
+    ignore_index -100 and with one inside the classes), int64, int32 and strided targets.
+    The gradients within 2 units in the last place of their type (ex2.approx against
+    torch's expf)."""
 
     def test_against_torch(self):
         sys.path.insert(0, EXAMPLES)
@@ -309,27 +312,34 @@ class GpuCrossEntropy(unittest.TestCase):
         finally:
             sys.path.remove(EXAMPLES)
         torch.manual_seed(0)
-        for dt, N, V in ((torch.bfloat16, 257, 50304), (torch.float16, 64, 1000), (torch.float32, 33, 5000)):
+        tol = {torch.float32: (1e-5, 1e-9), torch.float16: (2.0 ** -9, 1e-7), torch.bfloat16: (2.0 ** -6, 1e-30)}
+        cases = ((torch.bfloat16, 257, 50304, -100, torch.int64), (torch.float16, 64, 1000, 5, torch.int32),
+                 (torch.float32, 33, 5000, -100, "strided"))
+        for dt, N, V, ignore, tkind in cases:
             for reduction in ("mean", "sum", "none"):
                 base = torch.randn(N, V + 8, device="cuda", dtype=torch.float32) * 3
                 base[:, V - 1] += 8.0  # the maximum in the last block
-                x = base[:, :V].to(dt)  # rows strided when V + 8 is not the stride of a copy
-                if dt == torch.float32:
-                    x = base[:, :V]
+                x = base.to(dt)[:, :V]  # rows strided: V + 8 elements apart
                 t = torch.randint(0, V, (N,), device="cuda")
-                t[::7] = -100
-                msg = f"{dt} N={N} V={V} {reduction}"
-                a = x.detach().requires_grad_(True)  # float32: strided rows as they are
-                got = cross_entropy.cross_entropy(a, t, reduction=reduction)
+                t[::7] = -100 if ignore == -100 else ignore
+                t[3] = ignore if ignore != -100 else t[3]
+                if tkind == "strided":
+                    targets = torch.stack([t, torch.zeros_like(t)], 1)[:, 0]
+                else:
+                    targets = t.to(tkind)
+                msg = f"{dt} N={N} V={V} ignore_index={ignore} targets {tkind} {reduction}"
+                a = x.detach().requires_grad_(True)
+                got = cross_entropy.cross_entropy(a, targets, ignore_index=ignore, reduction=reduction)
                 b = x.detach().clone().requires_grad_(True)
-                want = torch.nn.functional.cross_entropy(b.float(), t, reduction=reduction)
-                torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4, msg=msg)
+                want = torch.nn.functional.cross_entropy(b.float(), t, ignore_index=ignore, reduction=reduction)
+                torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5, msg=msg)
                 w = torch.rand_like(want) if reduction == "none" else torch.tensor(0.7, device="cuda")
                 (got * w).sum().backward()
                 (want * w).sum().backward()
-                tol = 1e-6 if dt == torch.float32 else 1e-2 * float(b.grad.float().abs().max())
                 self.assertEqual(a.grad.dtype, dt, msg)
-                torch.testing.assert_close(a.grad.float(), b.grad.float(), rtol=1e-2, atol=tol, msg=msg)
+                rtol, atol = tol[dt]
+                torch.testing.assert_close(a.grad.float(), b.grad.float(), rtol=rtol, atol=atol, msg=msg)
+                self.assertTrue(bool((a.grad[t == ignore] == 0).all()), msg)
 
 
 @unittest.skipUnless(HAVE_GPU, "no CUDA GPU with torch")

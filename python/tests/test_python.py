@@ -1736,8 +1736,9 @@ class CrossEntropyKernels(unittest.TestCase):
     """examples/cross_entropy.py's two kernels on the interpreter against NumPy in float64:
     rows longer and shorter than a block, float32 and float16 logits with a row stride
     above their length, an ignored row, a target outside the row (NaN, no read past it),
-    a row of -inf but one column, a row whose maximum is in its last block, and the
-    gradient with one factor for every row and a factor per row."""
+    a row of -inf but its next-to-last column (whole blocks of -inf first where the row
+    is longer than a block), a row whose maximum is in its last block, NaN past each row's
+    end, and the gradient with one factor for every row and a factor per row."""
 
     @classmethod
     def setUpClass(cls):
@@ -1747,15 +1748,23 @@ class CrossEntropyKernels(unittest.TestCase):
         finally:
             sys.path.remove(EXAMPLES)
         cls.ce = cross_entropy
-        for k in (cross_entropy._ce_forward, cross_entropy._ce_backward):
+        cls.kernels = (cross_entropy._ce_forward, cross_entropy._ce_backward)
+        cls.devices = [k.device for k in cls.kernels]
+        for k in cls.kernels:
             k.device = CPU
+
+    @classmethod
+    def tearDownClass(cls):  # the module is shared: test_gpu runs the same kernels on CUDA tensors
+        for k, d in zip(cls.kernels, cls.devices):
+            k.device = d
 
     def run_case(self, dt, N, V, stride, per_row):
         rng = np.random.default_rng(V)
         buf = (rng.standard_normal((N, stride)) * 4).astype(dt)
+        buf[:, V:] = np.nan  # a read past a row's end would show
         x = buf[:, :V]
         x[2, :] = -np.inf
-        x[2, 3] = 1.0
+        x[2, V - 2] = 1.0  # past the first block where the row is longer: blocks of -inf before it
         x[0, V - 1] = 30.0  # the maximum in the row's last block: the running sum is rescaled
         t = rng.integers(0, V, N).astype(np.int64)
         t[1], t[3] = -100, V  # ignored; out of the row

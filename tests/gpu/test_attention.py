@@ -226,13 +226,14 @@ def check_dropout_properties(torch, A, res, device, gen, T, D, dtype):
     runs = []
     # bit for bit only where asked: at head_dim <= 64 the default backward with dropout
     # sums dq by atomics (examples/attention.py's default_config)
+    was = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled())
     torch.use_deterministic_algorithms(True, warn_only=True)
     try:
         for s in (seed, seed, seed + 1):
             o, lse = A.forward(q, k, v, False, None, p, s)
             runs.append((o,) + A.backward(q, k, v, o, lse, do, False, None, p, s))
     finally:
-        torch.use_deterministic_algorithms(False)
+        torch.use_deterministic_algorithms(was[0], warn_only=was[1])
     same = all(torch.equal(a, b) for a, b in zip(runs[0], runs[1]))
     res.record(same, "same seed twice, deterministic algorithms: o, dq, dk, dv bit-identical (T=%d, D=%d)" % (T, D))
     o, lse = A.forward(q, k, v, False, None, p, seed)

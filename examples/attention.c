@@ -272,6 +272,8 @@ static double check(const Case *c, const char *what, const uint16_t *bits, const
 
 /* ---- running the kernels ---- */
 
+enum { MAX_MODULES = 8 }; /* kernel_for's modules of one case: six kernels now */
+
 /* attention.nr compiled for one kernel with its constexprs */
 static nr_kernel *kernel_for(nr_context *ctx, const Case *c, const char *name, int bm, int bn,
                              nr_module **mods, int *nmods) {
@@ -289,6 +291,10 @@ static nr_kernel *kernel_for(nr_context *ctx, const Case *c, const char *name, i
     nr_module *m = NULL;
     nr_status st = nr_compile_file(ctx, path, &opts, &m);
     if (st != NR_OK) ex_fail(ctx, st, name);
+    if (*nmods >= MAX_MODULES) {
+        fprintf(stderr, "attention: more than %d modules in a case\n", MAX_MODULES);
+        exit(1);
+    }
     mods[(*nmods)++] = m;
     return ex_kernel(ctx, m, name);
 }
@@ -333,7 +339,7 @@ static int run_case(nr_context *ctx, const Case *c, ex_rng *rng, int quiet) {
     nr_devptr dlse = ex_alloc(ctx, sizeof(float) * (size_t)rows),
               ddelta = ex_alloc(ctx, sizeof(float) * (size_t)rows);
 
-    nr_module *mods[5];
+    nr_module *mods[MAX_MODULES];
     int nmods = 0;
     nr_kernel *kf = kernel_for(ctx, c, "_attn_fwd", c->fwd_bm, c->fwd_bn, mods, &nmods);
     nr_kernel *kp = kernel_for(ctx, c, "_attn_bwd_preprocess", c->fwd_bm, c->fwd_bn, mods, &nmods);

@@ -64,11 +64,24 @@ BACKENDS = ("nereid", "nereid+ce", "sdpa", "flash", "cudnn")
 
 def sdpa_context(backend):
     """The context manager selecting torch's SDPA backend (None: torch's own choice)."""
-    if backend in ("sdpa", "nereid"):
+    if backend == "sdpa":
         return None
     from torch.nn.attention import SDPBackend, sdpa_kernel
     return sdpa_kernel({"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
                         "math": SDPBackend.MATH}[backend])
+
+
+def attend(backend, q, k, v, p):
+    """Causal attention of (B, H, T, D) q, k, v with dropout p through one backend:
+    Nereid's (examples/attention.py) or torch SDPA's (its own choice, flash or cuDNN)."""
+    if backend.startswith("nereid"):
+        import attention  # examples/attention.py
+        return attention.attention(q, k, v, causal=True, dropout_p=p)
+    ctx = sdpa_context(backend)
+    if ctx is None:
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=p)
+    with ctx:
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=p)
 
 
 class SelfAttention(nn.Module if torch else object):
@@ -86,20 +99,14 @@ class SelfAttention(nn.Module if torch else object):
         q, k, v = (t.view(B, T, self.heads, C // self.heads).transpose(1, 2) for t in (q, k, v))
         p = self.dropout if self.training else 0.0
         if self.backend.startswith("nereid"):
-            import attention  # examples/attention.py
             dt = torch.bfloat16 if x.is_cuda else torch.float16
-            y = attention.attention(q.to(dt), k.to(dt), v.to(dt), causal=True, dropout_p=p).to(q.dtype)
+            y = attend(self.backend, q.to(dt), k.to(dt), v.to(dt), p).to(q.dtype)
         elif self.backend == "plain":  # the CPU self-test's stand-in for SDPA
             s = (q.float() @ k.float().transpose(-2, -1)) / math.sqrt(q.shape[-1])
             s = s.masked_fill(torch.ones(T, T, dtype=torch.bool, device=q.device).triu(1), float("-inf"))
             y = (F.dropout(torch.softmax(s, dim=-1), p, self.training) @ v.float()).to(q.dtype)
         else:
-            ctx = sdpa_context(self.backend)
-            if ctx is None:
-                y = F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=p)
-            else:
-                with ctx:
-                    y = F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=p)
+            y = attend(self.backend, q, k, v, p)
         y = y.transpose(1, 2).reshape(B, T, C)
         return self.drop(self.proj(y))
 
@@ -341,17 +348,7 @@ def attention_alone(args, dev):
                 continue
 
             def fwd_bwd():
-                if be == "nereid":
-                    import attention
-                    o = attention.attention(q, k, v, causal=True, dropout_p=p)
-                else:
-                    ctx = sdpa_context(be)
-                    if ctx is None:
-                        o = F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=p)
-                    else:
-                        with ctx:
-                            o = F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=p)
-                o.backward(do)
+                attend(be, q, k, v, p).backward(do)
             try:
                 row[be] = triton.testing.do_bench(fwd_bwd, grad_to_none=[q, k, v])
             except Exception as e:

@@ -14,19 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int npass, nfail;
-
-#define CHECK(cond, ...)                                \
-    do {                                                \
-        if (cond) {                                     \
-            npass++;                                    \
-        } else {                                        \
-            nfail++;                                    \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                        \
-            printf("\n");                               \
-        }                                               \
-    } while (0)
+#include "check.h"
 
 static const char *SRC =
     "@triton.jit\n"
@@ -165,7 +153,25 @@ static Case scalars(const char *kernel, unsigned grid, int nbufs, int n, const i
     return c;
 }
 
+#define CHECK(...) CHECK_AT(st, __VA_ARGS__)
+
+/* Case c's kernel f run on the interpreter over copy `which` of its buffers (0: the nest
+ * as written, 1: fused); `what` names the run in a failure. */
+static void run_case(CheckState *st, IrFunc *f, const Case *c, int which, const char *name,
+                     const char *what) {
+    InterpScalar args[12];
+    memcpy(args, c->args, sizeof args);
+    for (int b = 0; b < c->nbufs; b++) args[b].u = (uint64_t)(uintptr_t)c->buf[b][which];
+    StrBuf err;
+    sb_init(&err);
+    InterpOptions io = {.buffers = NULL};
+    unsigned grid[3] = {c->grid, 1, 1};
+    CHECK(f && interp_run(f, args, grid, &io, &err) == 0, "%s (%s): %s", name, what, sb_cstr(&err));
+    sb_free(&err);
+}
+
 int main(void) {
+    CheckState checks = {0, 0}, *st = &checks;
     Source src = {"flatten.nr", SRC, strlen(SRC)};
     NrCompileOptions o = {.stop_after = NR_STAGE_IR_OPT};
     Diag diag;
@@ -236,19 +242,8 @@ int main(void) {
         cs[nc++] = c;
     }
     /* the nests as written */
-    for (int i = 0; i < nc; i++) {
-        IrFunc *f = find(p.ir, cs[i].kernel);
-        InterpScalar args[12];
-        memcpy(args, cs[i].args, sizeof args);
-        for (int b = 0; b < cs[i].nbufs; b++) args[b].u = (uint64_t)(uintptr_t)cs[i].buf[b][0];
-        StrBuf err;
-        sb_init(&err);
-        InterpOptions io = {.buffers = NULL};
-        unsigned grid[3] = {cs[i].grid, 1, 1};
-        CHECK(f && interp_run(f, args, grid, &io, &err) == 0, "%s (nest): %s", names[i],
-              sb_cstr(&err));
-        sb_free(&err);
-    }
+    for (int i = 0; i < nc; i++)
+        run_case(st, find(p.ir, cs[i].kernel), &cs[i], 0, names[i], "nest");
     StrBuf before, after, err;
     sb_init(&before), sb_init(&after), sb_init(&err);
     ir_print_module(&before, p.ir);
@@ -259,16 +254,7 @@ int main(void) {
     CHECK(strcmp(sb_cstr(&before), sb_cstr(&after)) != 0, "flatten-loops changed nothing");
     sb_free(&before), sb_free(&after), sb_free(&err);
     for (int i = 0; valid && i < nc; i++) {
-        IrFunc *f = find(p.ir, cs[i].kernel);
-        InterpScalar args[12];
-        memcpy(args, cs[i].args, sizeof args);
-        for (int b = 0; b < cs[i].nbufs; b++) args[b].u = (uint64_t)(uintptr_t)cs[i].buf[b][1];
-        StrBuf e2;
-        sb_init(&e2);
-        InterpOptions io = {.buffers = NULL};
-        unsigned grid[3] = {cs[i].grid, 1, 1};
-        CHECK(interp_run(f, args, grid, &io, &e2) == 0, "%s (fused): %s", names[i], sb_cstr(&e2));
-        sb_free(&e2);
+        run_case(st, find(p.ir, cs[i].kernel), &cs[i], 1, names[i], "fused");
         for (int b = 0; b < cs[i].nbufs; b++)
             if (cs[i].out[b])
                 CHECK(!memcmp(cs[i].buf[b][0], cs[i].buf[b][1], cs[i].bytes[b]),
@@ -276,6 +262,5 @@ int main(void) {
     }
     for (int i = 0; i < nc; i++) release(&cs[i]);
     driver_program_free(&p);
-    printf("test_flatten_loops: %d passed, %d failed\n", npass, nfail);
-    return nfail != 0;
+    return check_done("test_flatten_loops", st);
 }

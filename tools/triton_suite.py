@@ -5,7 +5,7 @@ shared/design/conformance.md says why each rule is there).
 
   fetch [--repo DIR] [--commit SHA]     Triton's test files and tutorials into
                                         third_party/triton-suite/ (git-ignored)
-  tests --mode triton|nereid [--files F,...] [--max-params N] [--shard I/N] [--workers N] [--deadline S] [--out DIR]
+  tests --mode triton|nereid [--files F,...] [--max-params N] [--shard I[-J]/N] [--workers N] [--deadline S] [--out DIR]
                                         pytest over the language tests; a JSON report per run
                                         (--deadline: the session stopped after S seconds, the
                                         tests finished by then reported, the others not reached)
@@ -383,13 +383,13 @@ def report(args):
 
 
 def shard_arg(text):
-    try:
-        i, n = (int(x) for x in text.split("/"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--shard wants I/N, got {text!r}")
-    if not 0 <= i < n:
-        raise argparse.ArgumentTypeError(f"--shard {text}: I must be in 0..N-1")
-    return f"{i}/{n}"
+    m = re.fullmatch(r"(\d+)(?:-(\d+))?/(\d+)", text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"--shard wants I/N or I-J/N, got {text!r}")
+    i, j, n = int(m[1]), int(m[2] or m[1]), int(m[3])
+    if not 0 <= i <= j < n:
+        raise argparse.ArgumentTypeError(f"--shard {text}: want 0 <= I <= J < N")
+    return f"{i}/{n}" if i == j else f"{i}-{j}/{n}"
 
 
 def main():

@@ -3,7 +3,8 @@ nereid.pytest_plugin when Nereid runs): at most --suite-max-params parametrisati
 test function (the first ones, in collection order: the same selection in both runs);
 --suite-shard=I/N, of each test function's parametrisations in collection order those whose
 index is I modulo N (a sample spread over all its parameters; shards 0..N-1 together are every
-parametrisation, so a whole suite can be run in parts that fit a session), and
+parametrisation, so a whole suite can be run in parts that fit a session; I-J/N takes shards I
+to J together, in one session), and
 --suite-report=FILE, each test's outcome, failure text and kernel launches through Nereid
 and through Triton (a file per pytest-xdist worker, FILE.gwN, merged by the harness). Each
 test's entry is also appended to FILE.WORKER.jsonl as it finishes, so a run stopped at its
@@ -27,7 +28,9 @@ def pytest_addoption(parser):
 
 def pytest_collection_modifyitems(config, items):
     n = config.getoption("--suite-max-params")
-    shard, shards = (int(x) for x in config.getoption("--suite-shard").split("/"))
+    which, shards = config.getoption("--suite-shard").split("/")
+    first, _, last = which.partition("-")
+    first, last, shards = int(first), int(last or first), int(shards)
     if n <= 0 and shards == 1:
         return
     seen, keep, drop = {}, [], []
@@ -35,7 +38,7 @@ def pytest_collection_modifyitems(config, items):
         fn = item.nodeid.split("[")[0]
         index = seen.get(fn, 0)
         seen[fn] = index + 1
-        chosen = index % shards == shard and (n <= 0 or index // shards < n)
+        chosen = first <= index % shards <= last and (n <= 0 or index // shards < n)
         (keep if chosen else drop).append(item)
     items[:] = keep
     config.hook.pytest_deselected(items=drop)

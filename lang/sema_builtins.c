@@ -64,7 +64,7 @@ static IrType need_dtype(Sema *S, BArgs *a, int i) {
     if (v.k != V_DTYPE)
         sema_error(S, a->loc[i], "%s: expected a dtype such as tl.float32, got %s", a->name,
                    sema_val_kind_name(S, v));
-    return v.ty;
+    return ty_elem(v.ty); /* a block_type (x.type) names its element type, as Triton's .scalar */
 }
 
 /* A shape: an int, or a tuple/list of ints (varargs arrive as a tuple). */
@@ -381,7 +381,11 @@ static Val b_store(Sema *S, BArgs *a) {
     Val v = a->v[1];
     if (v.k != V_IR && !sema_val_is_const(v))
         sema_error(S, a->loc[1], "tl.store: cannot store %s", sema_val_kind_name(S, v));
-    ValId val = sema_to_ir_dt(S, v, elem.dt, a->loc[1]);
+    /* as Triton's store, the value is cast to the element type: a block of pointers stored
+     * into 64-bit integers is their addresses (semantic.cast's ptr_to_int) */
+    ValId val = v.k == V_IR && v.ty.dt == DT_PTR && elem.dt != DT_PTR
+                    ? sema_emit_ptr_cast(S, v.v, elem, a->loc[1])
+                    : sema_to_ir_dt(S, v, elem.dt, a->loc[1]);
     ValId mask = has(a, 2) ? need_mask(S, a, 2) : 0;
     if (has(a, 3) && !(a->v[3].k == V_TUPLE && a->v[3].n == 0))
         sema_error(S, a->loc[3],
@@ -690,6 +694,25 @@ static Val strong_minmax(Sema *S, BArgs *a, bool is_max, Val x, Val y, bool prop
                     ty_with_elem(s, ty_scalar(dt_is_fp8(dt) ? DT_FP32 : dt)), a->call, NULL);
     r = keep_nan(S, ops[0], keep_nan(S, ops[1], r, a->call), a->call);
     return sema_val_ir(S, sema_fp8_narrow(S, r, dt, a->call));
+}
+
+/* tl.add / tl.sub / tl.mul(x, y, sanitize_overflow=True): x + y, x - y, x * y. Triton checks
+ * integer overflow of these only in debug mode, and sanitize_overflow=False exempts the one
+ * call; Nereid has no overflow checks, so the flag changes nothing. */
+static Val b_arith(Sema *S, BArgs *a) {
+    int op = !strcmp(a->name, "add") ? BIN_ADD : !strcmp(a->name, "sub") ? BIN_SUB : BIN_MUL;
+    return sema_binary_op(S, op, a->v[0], a->v[1], a->call);
+}
+
+/* x.logical_and(y), x.logical_or(y): Triton's tensor methods (both taken as int1, then & or
+ * |); here any number converts as a condition does (x != 0) */
+static Val b_logical(Sema *S, BArgs *a) {
+    if (!sema_val_is_const(a->v[0]) && a->v[0].k != V_IR)
+        sema_error(S, a->loc[0], "%s: expected a block or a number, got %s", a->name,
+                   sema_val_kind_name(S, a->v[0]));
+    ValId x = sema_to_i1(S, a->v[0], a->loc[0]), y = sema_to_i1(S, a->v[1], a->loc[1]);
+    return sema_binary_op(S, !strcmp(a->name, "logical_and") ? BIN_AND : BIN_OR, sema_val_ir(S, x),
+                          sema_val_ir(S, y), a->call);
 }
 
 static Val b_minmax(Sema *S, BArgs *a) {
@@ -1742,6 +1765,27 @@ static Val b_dot(Sema *S, BArgs *a) {
             outdt = o;
         }
     }
+    /* max_num_imprecise_acc, as Triton's semantic.dot and its Hopper lowering take it: for
+     * fp8 operands at most K. On sm_90a's fp8 wgmma, whose accumulator keeps fewer bits than
+     * fp32, at most that many products along K (one instruction's 32 at least) are summed
+     * there from zero before an fp32 add into the result: the IR's `imprecise`. Without it
+     * (Triton's default on Hopper: no limit), for an fp16 result and for other operands,
+     * nothing changes. */
+    int64_t imprecise = 0;
+    if (has(a, 5) && a->v[5].k != V_NONE) {
+        if (a->v[5].k != V_INT)
+            sema_error(S, a->loc[5],
+                       "tl.dot: max_num_imprecise_acc must be a compile-time int, got %s",
+                       sema_val_kind_name(S, a->v[5]));
+        int64_t v = a->v[5].i;
+        if (v < 0)
+            sema_error(S, a->loc[5], "tl.dot: max_num_imprecise_acc must be >= 0, got %lld",
+                       (long long)v);
+        if (dt_is_fp8(x.ty.dt) && v > K)
+            sema_error(S, a->loc[5], "max_num_imprecise_acc (%lld) must be <= K (%d)", (long long)v,
+                       K);
+        if (dt_is_fp8_ocp(x.ty.dt) && outdt == DT_FP32) imprecise = v > 1 ? v : 1;
+    }
     int32_t s[NR_MAX_RANK];
     for (int d = 0; d < q; d++) s[d] = x.ty.shape[d];
     s[q] = M, s[q + 1] = N;
@@ -1781,6 +1825,7 @@ static Val b_dot(Sema *S, BArgs *a) {
     OpId op;
     ValId r = build(S, OP_DOT, ops, 3, accty, a->call, &op);
     sema_func(S)->ops[op].attr[0] = prec;
+    sema_func(S)->ops[op].attr[1] = imprecise;
     return sema_val_ir(S, sema_emit_cast(S, r, ty_scalar(outdt), false, a->call));
 }
 
@@ -2394,8 +2439,10 @@ static Val b_hint(Sema *S, BArgs *a) {
     for (int i = 0; i < rank; i++)
         if (vals[i] <= 0) sema_error(S, a->loc[1], "%s: values must be positive", a->name);
     OpId op;
-    ValId v = build(S, !strcmp(a->name, "multiple_of") ? OP_MULTIPLE_OF : OP_MAX_CONTIGUOUS, &x.v,
-                    1, x.ty, a->call, &op);
+    int code = !strcmp(a->name, "multiple_of")      ? OP_MULTIPLE_OF
+               : !strcmp(a->name, "max_contiguous") ? OP_MAX_CONTIGUOUS
+                                                    : OP_MAX_CONSTANCY;
+    ValId v = build(S, code, &x.v, 1, x.ty, a->call, &op);
     for (int i = 0; i < rank; i++) sema_func(S)->ops[op].attr[i] = vals[i];
     /* Triton's hints mark the value itself (an attribute of the op that defines it), so
      * `tl.multiple_of(offs, 16)` as a statement still tells the loads of offs: the
@@ -2784,6 +2831,11 @@ static const Builtin builtins[] = {
     {"load_tensor_descriptor", "desc,offsets", b_desc_load, 0},
     {"store_tensor_descriptor", "desc,offsets,value", b_desc_store, 0},
     {"where", "condition,x,y", b_where, 0},
+    {"logical_and", "input,other", b_logical, BF_METHOD},
+    {"logical_or", "input,other", b_logical, BF_METHOD},
+    {"add", "x,y,sanitize_overflow=", b_arith, 0},
+    {"sub", "x,y,sanitize_overflow=", b_arith, 0},
+    {"mul", "x,y,sanitize_overflow=", b_arith, 0},
     {"minimum", "x,y,propagate_nan=", b_minmax, 0},
     {"maximum", "x,y,propagate_nan=", b_minmax, 0},
     {"clamp", "x,min,max,propagate_nan=", b_clamp, 0},
@@ -2879,6 +2931,7 @@ static const Builtin builtins[] = {
     {"device_print", "prefix,*args,hex=", b_device_print, 0},
     {"multiple_of", "input,values", b_hint, BF_METHOD},
     {"max_contiguous", "input,values", b_hint, BF_METHOD},
+    {"max_constancy", "input,values", b_hint, BF_METHOD},
     {"assume", "cond", b_assume, 0},
     {"condition", "arg1,disable_licm=", b_condition, 0},
     {"range", "*args", b_range_outside_for, BF_PY},
@@ -2953,6 +3006,9 @@ static int parse_params(const char *spec, Spec1 *out) {
 
 static Val dtype_predicate(Sema *S, Val self, const char *m, Loc loc) {
     int dt = self.ty.dt;
+    if (!strcmp(m, "is_block")) return sema_val_bool(self.ty.rank > 0);
+    if (self.ty.rank) /* Triton's block_type answers its dtype predicates by its own name: no */
+        return sema_val_bool(false);
     static const struct {
         const char *n;
         int dt;

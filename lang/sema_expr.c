@@ -239,6 +239,26 @@ static Val bitwise(Sema *S, int code, Val a, Val b, const char *op, Loc loc) {
     return emit_binary(S, code, a, b, dt, loc);
 }
 
+/* x >> y as Triton's tensor.__rshift__ / __rrshift__: the operands take the usual
+ * arithmetic conversions (int8 >> uint16 computes in u16, x sign-extended), but whether the
+ * shift is arithmetic follows the block operand's own signedness (x's, or y's when x is a
+ * constant), not the common type's: a signed x shifts its sign in even when the result is
+ * unsigned. */
+static Val right_shift(Sema *S, Val a, Val b, Loc loc) {
+    IrType ta = sema_type_of(a), tb = sema_type_of(b);
+    bool wa = a.k != V_IR, wb = b.k != V_IR;
+    int dt = sema_computation_dtype(S, ta, wa, tb, wb, false, loc);
+    int own = (!wa || wb) ? ta.dt : tb.dt;
+    static const int flip[][2] = {
+        {DT_I8, DT_U8}, {DT_I16, DT_U16}, {DT_I32, DT_U32}, {DT_I64, DT_U64}};
+    int sdt = dt;
+    if (dt_is_int(own) && own != DT_I1 && dt_is_signed(own) != dt_is_signed(dt))
+        for (size_t i = 0; i < sizeof flip / sizeof *flip; i++)
+            if (flip[i][0] == dt || flip[i][1] == dt) sdt = flip[i][dt == flip[i][0]];
+    Val r = int_only(S, OP_SHR, a, b, sdt, ">>", loc);
+    return sdt == dt ? r : sema_val_ir(S, sema_to_ir_dt(S, r, dt, loc));
+}
+
 static Val binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
     if ((a.k == V_TUPLE && a.tag) || (b.k == V_TUPLE && b.tag) || sema_is_host_desc(a) ||
         sema_is_host_desc(b))
@@ -292,9 +312,7 @@ static Val binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
     case BIN_LSHIFT:
         return int_only(S, OP_SHL, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc),
                         "<<", loc);
-    case BIN_RSHIFT:
-        return int_only(S, OP_SHR, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc),
-                        ">>", loc);
+    case BIN_RSHIFT: return right_shift(S, a, b, loc);
     case BIN_MATMUL: {
         Val args[2] = {a, b};
         CallArgs ca = {.pos = args, .npos = 2, .loc = loc};

@@ -140,6 +140,8 @@ static bool tl_member(Sema *S, const char *name, Loc loc, Val *out) {
     if (id >= 0) return *out = builtin_val(id, NULL), true;
     int dt = sema_dtype_from_name(name);
     if (dt != DT_VOID) return *out = sema_val_dtype(ty_scalar(dt)), true;
+    if (!strcmp(name, "pi32_t")) return *out = sema_val_dtype(ty_ptr(DT_I32)), true;
+    if (!strcmp(name, "TRITON_MAX_TENSOR_NUMEL")) return *out = sema_val_int(NR_MAX_NUMEL), true;
     sema_check_dtype_name(S, name, loc);
     if (sema_scope_lookup(S, &S->std, name, loc, out) && out->k == V_FUNC) return true;
     return false;
@@ -162,7 +164,19 @@ Val sema_lookup_name(Sema *S, const char *name, Loc loc) {
     sema_error(S, loc, "use of undefined name '%s'", name);
 }
 
+/* A dtype's attributes. A dtype of rank > 0 is Triton's block_type, the .type of a block:
+ * .scalar and .element_ty are its element dtype, .shape and .numel its shape; a dtype's own
+ * .scalar is itself, and .value is the dtype (Triton wraps dtype arguments in constexprs). */
 static Val dtype_attr(Sema *S, Val d, const char *name, Loc loc) {
+    if (!strcmp(name, "value")) return d;
+    if (!strcmp(name, "scalar") || (d.ty.rank && !strcmp(name, "element_ty")))
+        return sema_val_dtype(ty_elem(d.ty));
+    if (d.ty.rank && (!strcmp(name, "shape") || !strcmp(name, "numel"))) {
+        Val items[NR_MAX_RANK];
+        for (int i = 0; i < d.ty.rank; i++) items[i] = sema_val_int(d.ty.shape[i]);
+        return !strcmp(name, "numel") ? sema_val_int(ty_numel(d.ty))
+                                      : sema_val_tuple(S, items, d.ty.rank);
+    }
     if (!strcmp(name, "element_ty")) {
         if (d.ty.dt != DT_PTR)
             sema_error(S, loc, "'element_ty' is only defined for pointer dtypes");
@@ -181,13 +195,9 @@ static Val dtype_attr(Sema *S, Val d, const char *name, Loc loc) {
 
 static Val block_attr(Sema *S, Val x, const char *name, Loc loc) {
     if (!strcmp(name, "dtype")) return sema_val_dtype(ty_elem(x.ty));
-    if (!strcmp(name, "type")) { /* Triton's tensor.type: a scalar's is its dtype */
-        if (x.ty.rank)
-            sema_error(S, loc,
-                       "'type' of a block (Triton's block_type) is not supported: use '.dtype' "
-                       "for its element type and '.shape' for its shape");
-        return sema_val_dtype(ty_elem(x.ty));
-    }
+    if (!strcmp(name, "type")) /* Triton's tensor.type: a scalar's is its dtype, a block's
+                                  its block_type (a dtype of the block's shape here) */
+        return sema_val_dtype(ty_with_elem(x.ty, ty_elem(x.ty)));
     if (!strcmp(name, "shape")) {
         Val items[NR_MAX_RANK];
         for (int i = 0; i < x.ty.rank; i++) items[i] = sema_val_int(x.ty.shape[i]);
@@ -313,6 +323,11 @@ Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc) {
          * elements, which casts alike */
         if (base.tag == TAG_BLOCK_PTR && (!strcmp(name, "dtype") || !strcmp(name, "type")))
             return sema_val_dtype(ty_elem(base.items[0].ty));
+        if (base.tag == TAG_BLOCK_PTR && !strcmp(name, "advance")) { /* Triton's method */
+            Val *self = arena_alloc(S->arena, sizeof(Val));
+            *self = base;
+            return builtin_val(sema_builtin_find("advance"), self);
+        }
         if (base.fields) { /* a namedtuple's field */
             for (int i = 0; i < base.n; i++)
                 if (!strcmp(base.fields[i], name)) return base.items[i];

@@ -197,7 +197,8 @@ static ValId scalar_condition(Sema *S, Val c, const char *what, Loc loc) {
         sema_error(S, loc,
                    "the condition of '%s' must be a scalar, got %s (reduce it, or use tl.where)",
                    what, sema_val_kind_name(S, c));
-    if (c.ty.dt == DT_PTR) sema_error(S, loc, "the condition of '%s' cannot be a pointer", what);
+    if (c.ty.dt == DT_PTR) /* Triton casts the condition to int1: a pointer is != 0 */
+        return sema_emit_ptr_cast(S, c.v, ty_scalar(DT_I1), loc);
     return sema_to_i1(S, c, loc);
 }
 
@@ -931,10 +932,9 @@ static void lower_stmt(Sema *S, const Stmt *st) {
     case ST_ANNASSIGN: {
         if (!st->value) sema_error(S, st->loc, "an annotated name needs a value");
         Val v = sema_lower_expr(S, st->value);
-        if (st->annotation && !strcmp(st->annotation, "constexpr") && !sema_val_is_constexpr(v))
-            sema_error(S, st->value->loc,
-                       "a tl.constexpr value must be a compile-time constant, got %s",
-                       sema_val_kind_name(S, v));
+        /* `x: tl.constexpr = e` with a run-time e binds it as it is, as Triton does (its
+         * constexpr wrapper unwraps again in arithmetic); a use that needs a compile-time
+         * value reports it there */
         bool cx = st->annotation && !strcmp(st->annotation, "constexpr");
         if (sema_val_is_const(v)) v.assigned = !cx;
         assign(S, st->targets[0], v);

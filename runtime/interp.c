@@ -286,6 +286,7 @@ static int exec_op(Ctx *c, OpId id, void **outs, bool *cond) {
     case OP_REDUCE:
     case OP_MULTIPLE_OF:
     case OP_MAX_CONTIGUOUS:
+    case OP_MAX_CONSTANCY:
     case OP_CONVERT_LAYOUT: return interp_shape(c, op);
     case OP_BARRIER: return 0; /* programs run one at a time: nothing to wait for */
     case OP_SMID:              /* one multiprocessor: 0 */

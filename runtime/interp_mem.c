@@ -56,6 +56,7 @@ static bool trace_sweep(Ctx *c) {
         case OP_TRANS:
         case OP_MULTIPLE_OF:
         case OP_MAX_CONTIGUOUS:
+        case OP_MAX_CONSTANCY:
         case OP_CONVERT_LAYOUT: changed |= join(c, op->results[0], rt[op->operands[0]]); break;
         case OP_DESC_PART: /* the base of a descriptor parameter: that parameter's */
             if (op->attr[0] == 0) changed |= join(c, op->results[0], rt[op->operands[0]]);

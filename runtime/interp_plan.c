@@ -452,6 +452,7 @@ static int check_op(Plan *p, OpId id) {
     case OP_TRANS:
     case OP_MULTIPLE_OF:
     case OP_MAX_CONTIGUOUS:
+    case OP_MAX_CONSTANCY:
     case OP_CONVERT_LAYOUT: return check_view(p, op);
     case OP_BARRIER: return 0;
     case OP_REDUCE: return check_reduce(p, op);

@@ -658,6 +658,8 @@ static Fact hint(const IrOp *op, IrType t, const Fact *a) {
         if (op->attr[d] <= 0) continue;
         int64_t h = pow2_div((uint64_t)op->attr[d]);
         if (op->code == OP_MULTIPLE_OF) x.ai.divisibility[d] = max64(x.ai.divisibility[d], h);
+        else if (op->code == OP_MAX_CONSTANCY && t.rank)
+            x.ai.constancy[d] = max64(x.ai.constancy[d], min64(h, dim_size(t, d)));
         else if (t.rank) x.ai.contiguity[d] = max64(x.ai.contiguity[d], min64(h, dim_size(t, d)));
     }
     return x;
@@ -972,6 +974,7 @@ static void visit_op(Analyzer *A, OpId id, int depth) {
         break;
     case OP_MULTIPLE_OF:
     case OP_MAX_CONTIGUOUS:
+    case OP_MAX_CONSTANCY:
         if (op->nopnds == 1 && ty_equal(ot[0], t)) x = hint(op, t, &o[0]);
         break;
     case OP_CONVERT_LAYOUT: /* the same values, elsewhere */

@@ -436,7 +436,8 @@ static LLVMValueRef elem(Gen *g, const IrOp *op, int dt, int rdt, LLVMValueRef *
         if (dt == DT_PTR) return LLVMBuildPtrToInt(B, a[0], gen_type(g, rdt), "");
         return LLVMBuildBitCast(B, a[0], gen_type(g, rdt), "");
     case OP_MULTIPLE_OF:
-    case OP_MAX_CONTIGUOUS: return a[0];
+    case OP_MAX_CONTIGUOUS:
+    case OP_MAX_CONSTANCY: return a[0];
     default: gen_error(g, op->loc, "the GPU back end cannot lower '%s'", ir_op_info[op->code].name);
     }
 }

@@ -205,6 +205,66 @@ static uint32_t bits_of_multiples(int n, int step) {
     return m;
 }
 
+/* A wgmma dot's shape: the instruction's n, the tiles along M and N and k steps, each
+ * tile's size, the accumulator registers per instruction, where A is, this warpgroup's
+ * first row and column, the warps along M and N. */
+typedef struct WgmmaTile {
+    int dt, in, nm, nn, nk, tm, tn, per;
+    bool a_regs;
+    LLVMValueRef row0, col0;
+    int wm, wn;
+} WgmmaTile;
+
+/* The dot with at most `chunk` k steps summed in the tensor cores at a time (fp8 with
+ * imprecise set, as Triton's partial accumulators on Hopper): for each chunk, every (m, n)
+ * tile's instructions over the chunk's k steps into registers starting at zero, waited
+ * for, then added to the result in fp32. Synchronous: each add needs its chunk done. A
+ * false use_acc zeroes the result first. */
+static void wgmma_chunks(Gen *g, const IrOp *op, const WgmmaTile *t, const GenLayout *lc,
+                         WgmmaOperand *da, WgmmaOperand *db, LLVMValueRef *apack, LLVMValueRef *out,
+                         int n, int chunk) {
+    if (op->nopnds == 4) {
+        LLVMValueRef u = gen_vals(g, op->operands[3], NULL)[0], zero = LLVMConstReal(g->f32, 0);
+        for (int i = 0; i < n; i++) out[i] = LLVMBuildSelect(g->B, u, out[i], zero, "");
+    }
+    int ik = wgmma_k(t->dt);
+    int *regs = arena_alloc(g->m->arena, sizeof(int) * (size_t)t->per);
+    LLVMValueRef *part = gen_alloc_regs(g, n);
+    for (int k0 = 0; k0 < t->nk; k0 += chunk) {
+        int k1 = k0 + chunk < t->nk ? k0 + chunk : t->nk;
+        for (int i = 0; i < n; i++) part[i] = LLVMConstReal(g->f32, 0);
+        WgmmaText w = {.nout = n,
+                       .args =
+                           gen_alloc_regs(g, t->nm * t->nn * (k1 - k0) * (t->a_regs ? 5 : 2) + 1)};
+        sb_init(&w.t), sb_init(&w.c);
+        sb_puts(&w.t, "wgmma.fence.sync.aligned;");
+        for (int mi = 0; mi < t->nm; mi++)
+            for (int ni = 0; ni < t->nn; ni++) {
+                for (int j = 0; j < t->per; j++)
+                    regs[j] = reg_at(&lc->ll, j, mi * t->tm, ni * t->tn);
+                for (int ki = k0; ki < k1; ki++) {
+                    LLVMValueRef bdesc = wgmma_desc(g, db, t->col0, bits_of_multiples(t->wn, t->in),
+                                                    ni * t->tn, ki * ik);
+                    LLVMValueRef adesc =
+                        t->a_regs ? NULL
+                                  : wgmma_desc(g, da, t->row0, bits_of_multiples(t->wm / 4, 64),
+                                               mi * t->tm, ki * ik);
+                    wgmma_one(&w, t->dt, t->in, regs, t->per, adesc,
+                              t->a_regs ? apack + (mi * t->nk + ki) * 4 : NULL, bdesc,
+                              !t->a_regs && da->mn_major, db->mn_major, "1");
+                }
+            }
+        sb_puts(&w.t, "\n\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;");
+        wgmma_emit(g, &w, part, n);
+        sb_free(&w.t), sb_free(&w.c);
+        for (int i = 0; i < n; i++) {
+            out[i] = LLVMBuildFAdd(g->B, out[i], part[i], "");
+            if (g->target->code.fp_fusion) /* as every float add of the kernel (llvm_elem.c) */
+                LLVMSetFastMathFlags(out[i], LLVMFastMathAllowContract);
+        }
+    }
+}
+
 static void wgmma(Gen *g, OpId id, bool async) {
     IrOp *op = &g->f->ops[id];
     ValId a = op->operands[0], b = op->operands[1], c = op->operands[2], r = op->results[0];
@@ -244,6 +304,19 @@ static void wgmma(Gen *g, OpId id, bool async) {
                 apack[(mi * nk + ki) * 4 + q] = pack32(g, e, kw, dt);
             }
         }
+    /* imprecise (fp8, Triton's max_num_imprecise_acc): the k steps in chunks of `chunk`
+     * instructions, each summed from zero in registers of its own and added to the result
+     * in fp32 once it is waited for */
+    int chunk = dt_is_fp8(dt) && op->attr[1] > 0 && LLVMTypeOf(out[0]) == g->f32
+                    ? (int)((op->attr[1] + ik - 1) / ik)
+                    : 0;
+    if (chunk) {
+        wgmma_chunks(g, op,
+                     &(WgmmaTile){dt, in, nm, nn, nk, tm, tn, per, a_regs, row0, col0, wm, wn}, lc,
+                     &da, &db, apack, out, n, chunk);
+        gen_set(g, r, out, n);
+        return;
+    }
     WgmmaText w = {.nout = n, .args = gen_alloc_regs(g, nm * nn * nk * (a_regs ? 5 : 2) + 1)};
     sb_init(&w.t), sb_init(&w.c);
     bool use_acc = op->nopnds == 4; /* the first k step of each tile scales D by it */

@@ -368,6 +368,7 @@ static void pref_op(Ctx *c, OpId id) {
     case OP_CMP:
     case OP_MULTIPLE_OF:
     case OP_MAX_CONTIGUOUS:
+    case OP_MAX_CONSTANCY:
         for (uint32_t i = 0; i < op->nopnds; i++) prefer_as(c, op->operands[i], want, weak);
         break;
     default:
@@ -611,7 +612,7 @@ static bool remat_leaf(int code) {
 
 static bool remat_inner(const IrOp *op) {
     if (op->code == OP_BROADCAST || op->code == OP_EXPAND_DIMS || op->code == OP_MULTIPLE_OF ||
-        op->code == OP_MAX_CONTIGUOUS)
+        op->code == OP_MAX_CONTIGUOUS || op->code == OP_MAX_CONSTANCY)
         return true;
     if (op->code == OP_INLINE_ASM) return false; /* a user's assembly runs once, where it is */
     return (ir_op_info[op->code].flags & F_ELEM) != 0;

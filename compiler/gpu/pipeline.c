@@ -1188,7 +1188,7 @@ static Linear linear(const IrFunc *f, ValId v, int depth) {
     const IrOp *d = def(f, v);
     if (!d || depth > 16 || ir_type(f, v).rank) return own;
     if (d->code == OP_CONST && dt_is_int(ir_type(f, v).dt)) return (Linear){d->attr[0], 0, 0};
-    if (d->code == OP_MULTIPLE_OF || d->code == OP_MAX_CONTIGUOUS)
+    if (d->code == OP_MULTIPLE_OF || d->code == OP_MAX_CONTIGUOUS || d->code == OP_MAX_CONSTANCY)
         return linear(f, d->operands[0], depth + 1);
     if (d->code != OP_ADD && d->code != OP_SUB && d->code != OP_MUL) return own;
     Linear a = linear(f, d->operands[0], depth + 1), b = linear(f, d->operands[1], depth + 1);

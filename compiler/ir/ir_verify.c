@@ -858,7 +858,8 @@ static bool takes_fp8(int code) {
     case OP_CALL:
     case OP_RETURN:
     case OP_MULTIPLE_OF:
-    case OP_MAX_CONTIGUOUS: return true;
+    case OP_MAX_CONTIGUOUS:
+    case OP_MAX_CONSTANCY: return true;
     default: return false;
     }
 }
@@ -971,7 +972,8 @@ static void check_types(Verifier *V, OpId id, const IrOp *op) {
     case OP_WHILE: check_while(V, id, op); break;
     case OP_CALL: check_call(V, id, op); break;
     case OP_MULTIPLE_OF:
-    case OP_MAX_CONTIGUOUS: check_hint(V, id, op); break;
+    case OP_MAX_CONTIGUOUS:
+    case OP_MAX_CONSTANCY: check_hint(V, id, op); break;
     default: check_misc(V, id, op);
     }
 }

@@ -271,7 +271,8 @@ static void check_op(GpuVerifier *V, OpId id) {
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS:
     case OP_MULTIPLE_OF:
-    case OP_MAX_CONTIGUOUS: one_layout(V, id, 0); return;
+    case OP_MAX_CONTIGUOUS:
+    case OP_MAX_CONSTANCY: one_layout(V, id, 0); return;
     case OP_ASYNC_COPY: one_layout(V, id, 1); return;
     case OP_REDUCE: check_reduce(V, id, op); return;
     case OP_SCAN:

@@ -89,6 +89,7 @@ static ValId split_dot(Split *S, OpId id) {
     for (int d = 0; d < rt.rank - 2; d++) nb *= rt.shape[d];
     int32_t M = rt.shape[rt.rank - 2], N = rt.shape[rt.rank - 1];
     int prec = (int)op->attr[0];
+    int64_t imprecise = op->attr[1];
     ValId a = op->operands[0], b = op->operands[1], acc = op->operands[2];
     ValId use = op->nopnds == 4 ? op->operands[3] : 0; /* use_acc, kept on each batch's dot */
     const IrOp *cacc = ir_const_def(f, acc);
@@ -110,6 +111,7 @@ static ValId split_dot(Split *S, OpId id) {
         }
         ValId di = emit(S, OP_DOT, (ValId[]){ai, bi, ci, use}, use ? 4 : 3, t2);
         ir_op(f, ir_def(f, di))->attr[0] = prec;
+        ir_op(f, ir_def(f, di))->attr[1] = imprecise;
         int32_t s3[3] = {1, M, N};
         ValId wide = emit1(S, OP_EXPAND_DIMS, di, ty_block(ty_elem(rt), 3, s3), 0, 0);
         if (nb > 1) wide = emit(S, OP_BROADCAST, &wide, 1, t3);

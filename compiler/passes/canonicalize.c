@@ -228,7 +228,8 @@ static bool simplify(Canon *C, OpId id) {
     IrOp *op = ir_op(C->f, id);
     if (!(ir_op_info[op->code].flags & F_PURE) || op->nres != 1 || op->code == OP_CONST)
         return false;
-    if (op->code == OP_MULTIPLE_OF || op->code == OP_MAX_CONTIGUOUS) return false; /* hints stay */
+    if (op->code == OP_MULTIPLE_OF || op->code == OP_MAX_CONTIGUOUS || op->code == OP_MAX_CONSTANCY)
+        return false; /* hints stay */
     constants_right(C, id);
     if (try_fold(C, id)) return false;
     ValId x = identity(C, id);

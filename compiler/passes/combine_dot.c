@@ -45,12 +45,13 @@ static bool combine_op(IrFunc *f, uint32_t *uses, OpId id) {
         if (!d || !ty_equal(ir_type(f, x), ir_type(f, dv))) continue;
         const IrOp *dot = ir_op(f, d);
         ValId opnds[3] = {dot->operands[0], dot->operands[1], x};
-        int64_t prec = dot->attr[0];
+        int64_t prec = dot->attr[0], imprecise = dot->attr[1];
         uses[dv]--; /* (the old dot's own operand uses stay counted until DCE: harmless) */
         ir_op_set_operands(f, id, opnds, 3);
         op = ir_op(f, id);
         op->code = OP_DOT;
         op->attr[0] = prec;
+        op->attr[1] = imprecise;
         return true;
     }
     return false;

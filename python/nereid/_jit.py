@@ -639,7 +639,9 @@ def _as_jit(v):
     if isinstance(v, JITFunction):
         return v
     fn = getattr(v, "fn", None)  # Triton's JITFunction; its ConstexprFunction and ours
-    if type(v).__name__ not in ("JITFunction", "ConstexprFunction") or not inspect.isfunction(fn):
+    if type(v).__name__ == "constexpr" and inspect.isfunction(getattr(v, "value", None)):
+        fn = v.value  # a plain function decorated @tl.constexpr: Triton calls it at compile time
+    elif type(v).__name__ not in ("JITFunction", "ConstexprFunction") or not inspect.isfunction(fn):
         return None
     made = getattr(v, "_nereid_jit", None)
     if made is None:

@@ -155,6 +155,23 @@ def _compile_error_class(triton):
     nereid._nereid._set_errors(nereid.Error, CompilationError, nereid.LaunchError, nereid.DeviceError)
 
 
+def _jit_class_admitting(original):
+    """A subclass of Nereid's JITFunction (what `triton.JITFunction` names after install())
+    of which Nereid's JITFunctions and Triton's own are instances (and their classes
+    subclasses), so that Triton's isinstance checks of its own helpers still hold."""
+    import nereid
+
+    class _Meta(type(nereid.JITFunction)):
+        def __instancecheck__(cls, obj):
+            return isinstance(obj, (nereid.JITFunction, original)) or type.__instancecheck__(cls, obj)
+
+        def __subclasscheck__(cls, sub):
+            return issubclass(sub, (nereid.JITFunction, original)) or type.__subclasscheck__(cls, sub)
+
+    return _Meta("JITFunction", (nereid.JITFunction, ), {"__module__": "triton.runtime.jit",
+                                                         "__doc__": nereid.JITFunction.__doc__})
+
+
 def install():
     """Make `triton`'s decorators Nereid's (see the module's text). Idempotent."""
     global _installed
@@ -167,8 +184,15 @@ def install():
         real = not getattr(triton, "__nereid__", False)
     except ImportError:
         triton, real = _fake_triton(), False
+    jit_class = nereid.JITFunction
+    if real:  # Triton's own JITFunctions (its library's helpers, made before this call) stay
+        # instances of the name: Triton's modules imported later check them with isinstance
+        # (triton.experimental.gluon wraps triton.language.standard's helpers so)
+        original = getattr(sys.modules.get("triton.runtime.jit"), "JITFunction", None)
+        if isinstance(original, type) and original is not nereid.JITFunction:
+            jit_class = _jit_class_admitting(original)
     names = {"jit": nereid.jit, "autotune": nereid.autotune, "heuristics": nereid.heuristics,
-             "Config": nereid.Config, "JITFunction": nereid.JITFunction}
+             "Config": nereid.Config, "JITFunction": jit_class}
     if not real:  # Triton's own constexpr functions are taken as they are (_jit._as_jit)
         names["constexpr_function"] = nereid.constexpr_function
     homes = [triton]

@@ -46,7 +46,7 @@ def fill(out_ptr, n, value, BLOCK: tl.constexpr):
 
 def main():
     import nereid
-    assert triton.jit is nereid.jit and triton.JITFunction is nereid.JITFunction, "not installed"
+    assert triton.jit is nereid.jit and issubclass(triton.JITFunction, nereid.JITFunction), "not installed"
     assert isinstance(axpy, triton.JITFunction)
     n = 100
     x = np.arange(n, dtype=np.float32)
@@ -264,8 +264,12 @@ class DropIn(unittest.TestCase):
             os.makedirs(os.path.dirname(os.path.join(site, name)), exist_ok=True)
             with open(os.path.join(site, name), "w") as f:
                 f.write(text)
-        code = ("import nereid.dropin as d; d.install()\n"
+        code = ("import triton.runtime.jit as before\n"
+                "helper = before.jit(lambda x: x)  # Triton's own helper, decorated before install\n"
+                "import nereid.dropin as d; d.install()\n"
                 "import triton, triton.runtime.jit as tj, nereid\n"
+                "assert isinstance(helper, tj.JITFunction)  # Triton's isinstance checks of its own helpers hold\n"
+                "assert isinstance(nereid.jit(lambda x: x), tj.JITFunction) and not isinstance(3, tj.JITFunction)\n"
                 "assert triton.jit is nereid.jit and tj.jit is nereid.jit and triton.runtime.jit is tj\n"
                 "assert tj.TensorWrapper and triton.runtime.TensorWrapper  # Triton's own pieces stay\n"
                 "import typing; T = typing.TypeVar('T')\n"

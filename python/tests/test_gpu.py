@@ -295,6 +295,56 @@ class GpuFlattenedLoops(unittest.TestCase):
         torch.testing.assert_close(out, want, rtol=1e-5, atol=1e-5)
 
 
+@nereid.jit
+def fp8_dot_loop(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                 START: tl.constexpr, IMPRECISE: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.full((BM, BN), START, tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
+        acc = tl.dot(a, b, acc, max_num_imprecise_acc=IMPRECISE)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+@unittest.skipUnless(HAVE_GPU, "no CUDA GPU with torch")
+class GpuFp8ImpreciseAcc(unittest.TestCase):
+    """tl.dot(..., max_num_imprecise_acc=n) on fp8 operands: on sm_90a at most n products
+    are summed in wgmma's accumulator (from zero) before an fp32 add, as Triton's partial
+    accumulators; sums that the fp32 add keeps exact must come out exact."""
+
+    def test_partial_sums_added_in_fp32(self):
+        if not hasattr(torch, "float8_e4m3fn"):
+            self.skipTest("torch without float8_e4m3fn")
+        for BM, BN, BK, warps, imprecise in ((64, 64, 64, 4, 32), (128, 256, 128, 8, 64), (64, 128, 128, 4, 128)):
+            K = 4 * BK
+            a = torch.ones(BM, K, device="cuda").to(torch.float8_e4m3fn)
+            b = torch.ones(K, BN, device="cuda").to(torch.float8_e4m3fn)
+            c = torch.zeros(BM, BN, device="cuda")
+            # 16384 + K ones: each partial sum (at most K) and each fp32 add of it is exact
+            fp8_dot_loop[(1,)](a, b, c, K, BM=BM, BN=BN, BK=BK, START=16384.0, IMPRECISE=imprecise,
+                               num_warps=warps)
+            self.assertTrue(bool((c == 16384.0 + K).all()),
+                            f"{BM}x{BN}x{BK} imprecise={imprecise}: {c.unique()[:4].tolist()}")
+
+    def test_random_operands_against_fp32(self):
+        if not hasattr(torch, "float8_e4m3fn"):
+            self.skipTest("torch without float8_e4m3fn")
+        torch.manual_seed(2)
+        for BM, BN, BK, warps, imprecise in ((64, 64, 64, 4, 32), (128, 256, 128, 8, 96), (64, 64, 64, 4, None)):
+            K = 3 * BK
+            a = torch.randn(BM, K, device="cuda").to(torch.float8_e4m3fn)
+            b = torch.randn(K, BN, device="cuda").to(torch.float8_e4m3fn)
+            c = torch.zeros(BM, BN, device="cuda")
+            fp8_dot_loop[(1,)](a, b, c, K, BM=BM, BN=BN, BK=BK, START=0.5, IMPRECISE=imprecise, num_warps=warps)
+            want = a.float() @ b.float() + 0.5
+            # Triton's own tolerance for fp8 dots (test_dot_max_num_imprecise_acc): wgmma's fp8
+            # accumulator keeps fewer bits than fp32 within each partial sum
+            torch.testing.assert_close(c, want, rtol=1e-2, atol=1e-2, msg=f"{BM}x{BN}x{BK} imprecise={imprecise}")
+
+
 @unittest.skipUnless(HAVE_GPU, "no CUDA GPU with torch")
 class GpuCrossEntropy(unittest.TestCase):
     """examples/cross_entropy.py against torch.nn.functional.cross_entropy on the logits

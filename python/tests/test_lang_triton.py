@@ -2,7 +2,8 @@
 tests use: getattr/hasattr on compile-time names, raise in branches not taken, constexpr
 .type, expand_dims with several axes, interleave of scalars, indexing with None slices,
 poison returns, asserts inside combine functions and tl.map_elementwise, list
-comprehensions, namedtuples. Our tests, our kernels; results checked against NumPy."""
+comprehensions, namedtuples, right shifts of mixed signedness, pointers selected and stored
+as integers, tl.add/sub/mul and tl.max_constancy. Our tests, our kernels; results checked against NumPy."""
 import collections
 import ctypes
 import ctypes.util
@@ -1218,6 +1219,405 @@ class Annotations(unittest.TestCase):
                 b = x.view(np.uint32).astype(np.uint64)
                 r = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16 << 16).astype(np.uint32).view(np.float32)
                 np.testing.assert_array_equal(y, r)
+
+
+@nereid.jit(device=CPU)
+def shift_right(x_ptr, y_ptr, z_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(z_ptr + o, tl.load(x_ptr + o) >> tl.load(y_ptr + o))
+
+
+@nereid.jit(device=CPU)
+def shift_constant_by_block(y_ptr, z_ptr, C: tl.constexpr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(z_ptr + o, C >> tl.load(y_ptr + o))
+
+
+@nereid.jit(device=CPU)
+def select_pointers(cond_ptr, a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask).to(tl.pi32_t)
+    b = tl.load(b_ptr + offs, mask=mask).to(tl.pointer_type(tl.int32))
+    tl.store(out_ptr + offs, tl.where(tl.load(cond_ptr + offs, mask=mask), a, b), mask=mask)
+
+
+@nereid.jit(device=CPU)
+def named_arithmetic(x_ptr, y_ptr, z_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(x_ptr + o)
+    y = tl.load(y_ptr + o)
+    runs = tl.max_constancy(o // 4, 4)
+    r = tl.add(x, y) - tl.mul(x, 3, sanitize_overflow=False) + tl.sub(y, 1) + runs
+    tl.store(z_ptr + o, r + (tl.TRITON_MAX_TENSOR_NUMEL >> 10))
+
+
+def triton_promoted(dx, dy):
+    """The common type of two integer dtypes as Triton's integer_promote_impl (C's usual
+    arithmetic conversions)."""
+    sx, sy = dx.kind == "i", dy.kind == "i"
+    if sx == sy:
+        return dx if dx.itemsize > dy.itemsize else dy
+    if not sx:
+        return dx if dx.itemsize >= dy.itemsize else dy
+    return dy if dy.itemsize >= dx.itemsize else dx
+
+
+class SignednessAndPointers(unittest.TestCase):
+    """x >> y as Triton's tensor.__rshift__: the operands take the common type, but a signed
+    x shifts its sign in even when that type is unsigned (int8 >> uint16 is an arithmetic
+    shift of x sign-extended to 16 bits, the result uint16; Triton's test_shift_op)."""
+
+    def test_right_shift_follows_the_left_operands_signedness(self):
+        rs = np.random.RandomState(3)
+        names = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+        for nx in names:
+            for ny in names:
+                dx, dy = np.dtype(nx), np.dtype(ny)
+                rt = triton_promoted(dx, dy)
+                bits = rt.itemsize * 8
+                x = (rs.randint(0, 2**62, 32, dtype=np.int64).astype(np.uint64) * np.uint64(5)).astype(dx)
+                x[:4] = np.array([-1, -2, 1, 0]).astype(dx)  # sign bits set where x is signed
+                y = rs.randint(0, min(bits, np.iinfo(dy).max + 1), 32).astype(dy)
+                z = np.zeros(32, rt)
+                shift_right[(1, )](x, y, z, N=32)
+                calc = np.dtype(("int" if dx.kind == "i" else "uint") + str(bits))
+                want = (x.astype(calc) >> y.astype(calc)).astype(rt)
+                np.testing.assert_array_equal(z, want, err_msg=f"{nx} >> {ny}")
+
+    def test_a_constant_shifted_by_a_block_takes_the_blocks_signedness(self):
+        y = np.arange(8, dtype=np.int32)
+        z = np.zeros(8, np.int32)
+        shift_constant_by_block[(1, )](y, z, C=-64, N=8)  # arithmetic: the block is signed
+        np.testing.assert_array_equal(z, np.int32(-64) >> y)
+        y = np.arange(8, dtype=np.uint16)
+        z = np.zeros(8, np.uint16)
+        shift_constant_by_block[(1, )](y, z, C=0xFFC0, N=8)  # logical: the block is unsigned
+        np.testing.assert_array_equal(z, np.uint16(0xFFC0) >> y)
+
+    def test_pointers_selected_and_stored_as_addresses(self):
+        rs = np.random.RandomState(4)
+        n = 100
+        cond = rs.rand(n) < 0.5
+        a = rs.randint(-2**62, 2**62, n, dtype=np.int64)
+        b = rs.randint(-2**62, 2**62, n, dtype=np.int64)
+        out = np.zeros(n, np.int64)
+        select_pointers[(2, )](cond, a, b, out, n, BLOCK=64)
+        np.testing.assert_array_equal(out, np.where(cond, a, b))
+
+    def test_storing_pointers_into_narrow_integers_is_refused(self):
+
+        @nereid.jit(device=CPU)
+        def store_ptr_as_i32(a_ptr, out_ptr):
+            tl.store(out_ptr, tl.load(a_ptr).to(tl.pi32_t))
+
+        with self.assertRaisesRegex(nereid.CompileError, "64-bit integer"):
+            store_ptr_as_i32[(1, )](np.zeros(1, np.int64), np.zeros(1, np.int32))
+
+    def test_max_num_imprecise_acc_is_checked_as_triton_does(self):
+
+        @nereid.jit(device=CPU)
+        def fp8_dot(a_ptr: "*fp8e4nv", b_ptr: "*fp8e4nv", c_ptr, IMPRECISE: tl.constexpr):
+            r = tl.arange(0, 32)
+            a = tl.load(a_ptr + r[:, None] * 32 + r[None, :])
+            b = tl.load(b_ptr + r[:, None] * 32 + r[None, :])
+            tl.store(c_ptr + r[:, None] * 32 + r[None, :], tl.dot(a, b, max_num_imprecise_acc=IMPRECISE))
+
+        a = np.full((32, 32), 0x38, np.uint8)  # 1.0 in fp8e4nv (uint8 arrays hold fp8 bytes)
+        c = np.zeros((32, 32), np.float32)
+        for imprecise in (None, 0, 32):  # at most K: the same sums on the interpreter
+            fp8_dot[(1, )](a, a, c, IMPRECISE=imprecise)
+            np.testing.assert_array_equal(c, 32.0)
+        with self.assertRaisesRegex(nereid.CompileError, r"max_num_imprecise_acc \(64\) must be <= K \(32\)"):
+            fp8_dot[(1, )](a, a, c, IMPRECISE=64)
+
+    def test_named_arithmetic_and_constancy_hint(self):
+        rs = np.random.RandomState(5)
+        x = rs.randint(-1000, 1000, 64).astype(np.int32)
+        y = rs.randint(-1000, 1000, 64).astype(np.int32)
+        z = np.zeros(64, np.int32)
+        named_arithmetic[(1, )](x, y, z, N=64)
+        np.testing.assert_array_equal(z, x + y - 3 * x + y - 1 + np.arange(64) // 4 + 1024)
+
+
+@nereid.jit(device=CPU)
+def libdevice_int_bits(x_ptr, y_ptr, o_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(x_ptr + o)
+    y = tl.load(y_ptr + o)
+    tl.store(o_ptr + 0 * N + o, libdevice.popc(x).to(x.dtype))
+    tl.store(o_ptr + 1 * N + o, libdevice.clz(x).to(x.dtype))
+    tl.store(o_ptr + 2 * N + o, libdevice.brev(x))
+    tl.store(o_ptr + 3 * N + o, libdevice.ffs(x).to(x.dtype))
+    tl.store(o_ptr + 4 * N + o, libdevice.mulhi(x, y))
+    tl.store(o_ptr + 5 * N + o, libdevice.hadd(x, y))
+    tl.store(o_ptr + 6 * N + o, libdevice.rhadd(x, y))
+
+
+@nereid.jit(device=CPU)
+def libdevice_i32_misc(x_ptr, y_ptr, s_ptr, o_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(x_ptr + o)
+    y = tl.load(y_ptr + o)
+    s = tl.load(s_ptr + o)
+    tl.store(o_ptr + 0 * N + o, libdevice.mul24(x, y))
+    tl.store(o_ptr + 1 * N + o, libdevice.sad(x, y, s.to(tl.uint32, bitcast=True)))
+    tl.store(o_ptr + 2 * N + o, libdevice.byte_perm(x, y, s))
+    tl.store(o_ptr + 3 * N + o, libdevice.float_as_int(libdevice.int_as_float(x)))
+    tl.store(o_ptr + 4 * N + o, libdevice.double2hiint(libdevice.hiloint2double(x, y)))
+    tl.store(o_ptr + 5 * N + o, libdevice.double2loint(libdevice.hiloint2double(x, y)))
+
+
+@nereid.jit(device=CPU)
+def libdevice_float_misc(x_ptr, y_ptr, o_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(x_ptr + o)
+    y = tl.load(y_ptr + o)
+    tl.store(o_ptr + 0 * N + o, libdevice.saturatef(x))
+    tl.store(o_ptr + 1 * N + o, libdevice.sinpi(x))
+    tl.store(o_ptr + 2 * N + o, libdevice.cospi(x))
+    tl.store(o_ptr + 3 * N + o, libdevice.normcdf(x))
+    tl.store(o_ptr + 4 * N + o, libdevice.logb(x))
+    tl.store(o_ptr + 5 * N + o, libdevice.norm3d(x, y, x))
+    tl.store(o_ptr + 6 * N + o, libdevice.rcbrt(y))
+    tl.store(o_ptr + 7 * N + o, libdevice.fast_expf(x * 0.01) + libdevice.fast_dividef(x, y))
+    tl.store(o_ptr + 8 * N + o, libdevice.scalbn(x, 3))
+
+
+class LibdeviceIntegerAndComposed(unittest.TestCase):
+    """Triton's libdevice functions written in the language (lang/stdlib/libdevice.nr): the
+    integer bit functions on 32- and 64-bit operands, signed and not, against Python's
+    integers; 32-bit mul24, sad, byte_perm and the bit reinterpretations; the composed float
+    functions (saturatef, sinpi, cospi, normcdf, logb, norm3d, rcbrt, the fast forms,
+    scalbn) against NumPy and math."""
+
+    def test_integer_bit_functions(self):
+        rs = np.random.RandomState(6)
+        N = 64
+        for name in ("int32", "uint32", "int64", "uint64"):
+            dt = np.dtype(name)
+            bits = dt.itemsize * 8
+            u = np.dtype(f"uint{bits}")
+            x = (rs.randint(0, 2**62, N, dtype=np.int64).astype(np.uint64) * np.uint64(3)).astype(u)
+            x[:6] = np.array([0, 1, 2**(bits - 1), 2**bits - 1, 6, 2**(bits - 2)], dtype=object).astype(u)
+            y = (rs.randint(0, 2**62, N, dtype=np.int64).astype(np.uint64) * np.uint64(7)).astype(u)
+            x, y = x.view(dt), y.view(dt)
+            out = np.zeros(7 * N, dt)
+            libdevice_int_bits[(1, )](x, y, out, N=N)
+            ux, sx, sy = [int(v) for v in x.view(u)], [int(v) for v in x], [int(v) for v in y]
+            want = [[bin(v).count("1") for v in ux], [bits - v.bit_length() for v in ux],
+                    [int(format(v, f"0{bits}b")[::-1], 2) for v in ux], [(v & -v).bit_length() for v in ux],
+                    [(a * b) >> bits for a, b in zip(sx, sy)], [(a + b) >> 1 for a, b in zip(sx, sy)],
+                    [(a + b + 1) >> 1 for a, b in zip(sx, sy)]]
+            got = out.view(u)
+            for k, w in enumerate(want):
+                self.assertEqual([int(v) for v in got[k * N:(k + 1) * N]], [v % (1 << bits) for v in w],
+                                 f"{name}: function {k}")
+
+    def test_32_bit_misc(self):
+        rs = np.random.RandomState(7)
+        N = 64
+        x = rs.randint(-2**31, 2**31, N, dtype=np.int64).astype(np.int32)
+        y = rs.randint(-2**31, 2**31, N, dtype=np.int64).astype(np.int32)
+        s = rs.randint(-2**31, 2**31, N, dtype=np.int64).astype(np.int32)
+        out = np.zeros(6 * N, np.int32)
+        libdevice_i32_misc[(1, )](x, y, s, out, N=N)
+        wrap = lambda v: (v + 2**31) % 2**32 - 2**31
+        sext24 = lambda v: ((v & 0xFFFFFF) ^ 0x800000) - 0x800000
+        for i in range(N):
+            a, b, c = int(x[i]), int(y[i]), int(s[i])
+            self.assertEqual(out[i], wrap(sext24(a) * sext24(b)))
+            self.assertEqual(out[N + i], wrap(abs(a - b) + (c & 0xFFFFFFFF)))
+            both = (a & 0xFFFFFFFF) | ((b & 0xFFFFFFFF) << 32)
+            perm = sum(((both >> (8 * ((c >> (4 * j)) & 7))) & 0xFF) << (8 * j) for j in range(4))
+            self.assertEqual(out[2 * N + i], wrap(perm))
+        np.testing.assert_array_equal(out[3 * N:4 * N], x)
+        np.testing.assert_array_equal(out[4 * N:5 * N], x)
+        np.testing.assert_array_equal(out[5 * N:], y)
+
+    def test_composed_float_functions(self):
+        import math
+        rs = np.random.RandomState(8)
+        N = 64
+        x = (rs.randn(N) * 4).astype(np.float32)
+        x[:10] = [0.0, -0.0, 1.0, -2.0, 0.5, -1.5, 2.5, np.nan, np.inf, 3.0]
+        y = (rs.rand(N) * 8 + 0.5).astype(np.float32)
+        out = np.zeros(9 * N, np.float32)
+        libdevice_float_misc[(1, )](x, y, out, N=N)
+        r = lambda k: out[k * N:(k + 1) * N]
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(r(0), np.where(x > 0, np.minimum(x, 1), 0).astype(np.float32))
+            sp, cp = np.sin(np.pi * x.astype(np.float64)), np.cos(np.pi * x.astype(np.float64))
+            sp[(x == np.round(x)) & np.isfinite(x)] = 0.0
+            cp[np.abs(x - np.round(x)) == 0.5] = 0.0
+            np.testing.assert_allclose(r(1), sp, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(r(2), cp, rtol=1e-5, atol=1e-6)
+            self.assertTrue(np.signbit(r(1)[1]) and not np.signbit(r(1)[0]))
+            self.assertEqual(r(1)[3], 0.0)
+            self.assertTrue(np.isnan(r(1)[7]) and np.isnan(r(1)[8]))
+            np.testing.assert_allclose(r(3), [0.5 * math.erfc(-float(v) / math.sqrt(2)) if v == v else np.nan for v in x],
+                                       rtol=1e-5, atol=1e-7)
+            logb = np.where(x == 0, -np.inf, np.where(np.isinf(x), np.inf, np.floor(np.log2(np.abs(x)))))
+            np.testing.assert_array_equal(r(4)[~np.isnan(x)], logb[~np.isnan(x)])
+            self.assertTrue(np.isnan(r(4)[7]))
+            np.testing.assert_allclose(r(5), np.sqrt(2 * x.astype(np.float64)**2 + y.astype(np.float64)**2), rtol=1e-6)
+            np.testing.assert_allclose(r(6), 1 / np.cbrt(y.astype(np.float64)), rtol=1e-6)
+            np.testing.assert_allclose(r(7), np.exp(x * np.float32(0.01)) + x / y, rtol=1e-5)
+            np.testing.assert_array_equal(r(8), x * 8)
+
+
+@tl.constexpr
+def accum_type(dt: tl.dtype) -> tl.dtype:  # a plain function made a constexpr (FlagGems' cumsum)
+    if dt.is_fp16() or dt.is_bf16():
+        return tl.float32
+    return dt
+
+
+@nereid.jit(device=CPU)
+def _div_by_type(x, y):
+    if x.type.scalar.is_int() and y.type.scalar.is_int():
+        return x // y
+    else:
+        return tl.math.floor(x / y)
+
+
+@nereid.jit(device=CPU)
+def _lowest(dtype):
+    if dtype.value == tl.int32:
+        return -2**31
+    return float("-inf")
+
+
+@nereid.jit(device=CPU)
+def library_idioms(x_ptr, w_ptr, out_ptr, n, BLOCK: tl.constexpr, SCALE: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    acc_t: tl.constexpr = accum_type(x.dtype)
+    y = x.to(acc_t)
+    if w_ptr:  # a pointer is true when it is not null (Triton casts it to int1)
+        y = y * tl.load(w_ptr + offs, mask=mask, other=0)
+    half: tl.constexpr = n // 2  # a run-time value under a constexpr annotation, as Triton allows
+    tl.static_assert(y.type.is_block() and y.type.shape == [BLOCK] and y.type.scalar == acc_t)
+    q = _div_by_type(y, tl.full([BLOCK], 2.0, acc_t)) + _div_by_type(offs, tl.full([BLOCK], 2, tl.int32)).to(acc_t)
+    keep = (offs >= 0).logical_and(offs < half).logical_or(offs == BLOCK - 1)
+    q = tl.where(keep, q, _lowest(tl.int32))
+    blk = tl.make_block_ptr(out_ptr, (n, ), (1, ), (0, ), (BLOCK, ), (0, ))
+    tl.store(blk, q * SCALE, boundary_check=(0, ))
+    blk = blk.advance([BLOCK])
+    tl.store(blk, q, boundary_check=(0, ))
+
+
+class LibraryIdioms(unittest.TestCase):
+    """What a library of kernels (FlagGems) writes and Triton accepts: a plain function
+    decorated @tl.constexpr called on dtypes, `if ptr:`, a constexpr-annotated run-time value,
+    `x.type.scalar` and block types, `dtype.value`, the logical_and/logical_or methods, and a
+    block pointer's advance method."""
+
+    def test_idioms_against_numpy(self):
+        n = 40
+        x = np.arange(n, dtype=np.float16)
+        w = np.full(n, 3.0, np.float32)
+        out = np.full(2 * 64, -7.0, np.float32)
+        library_idioms[(1, )](x, w, out, n, BLOCK=64, SCALE=2)
+        offs = np.arange(64)
+        y = np.where(offs < n, offs * 3.0, 0.0)
+        q = np.floor(y / 2.0) + offs // 2
+        keep = (offs < n // 2) | (offs == 63)
+        q = np.where(keep, q, -2.0**31).astype(np.float32)
+        np.testing.assert_array_equal(out[:n], (q * 2)[:n])
+        np.testing.assert_array_equal(out[n:], -7.0)  # the advanced block pointer starts past n
+        out = np.full(2 * 64, -7.0, np.float32)
+        library_idioms[(1, )](x, None, out, n, BLOCK=64, SCALE=1)  # `if w_ptr:` on None: not taken
+        q1 = np.where(keep, np.floor(np.where(offs < n, offs, 0) / 2.0) + offs // 2, -2.0**31)
+        np.testing.assert_array_equal(out[:n], q1[:n])
+
+
+@nereid.jit(device=CPU)
+def libdevice_rounding_modes(x_ptr, y_ptr, i_ptr, d_ptr, o_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(x_ptr + o)
+    y = tl.load(y_ptr + o)
+    i = tl.load(i_ptr + o)
+    d = tl.load(d_ptr + o)
+    fns = (libdevice.add_rz, libdevice.add_rd, libdevice.add_ru, libdevice.sub_rz, libdevice.mul_rz,
+           libdevice.mul_rd, libdevice.mul_ru, libdevice.div_rz, libdevice.div_rd, libdevice.div_ru)
+    for k in tl.static_range(len(fns)):
+        tl.store(o_ptr + k * N + o, fns[k](x, y))
+    tl.store(o_ptr + 10 * N + o, libdevice.sqrt_rd(tl.abs(x)))
+    tl.store(o_ptr + 11 * N + o, libdevice.sqrt_ru(tl.abs(x)))
+    tl.store(o_ptr + 12 * N + o, libdevice.rcp_rz(y))
+    tl.store(o_ptr + 13 * N + o, libdevice.ll2float_rd(i))
+    tl.store(o_ptr + 14 * N + o, libdevice.ll2float_ru(i))
+    tl.store(o_ptr + 15 * N + o, libdevice.double2float_rz(d))
+    tl.store(o_ptr + 16 * N + o, libdevice.double2float_ru(d))
+    tl.store(o_ptr + 17 * N + o, libdevice.float2int_rd(x).to(tl.float32))
+    tl.store(o_ptr + 18 * N + o, libdevice.float2int_ru(x).to(tl.float32))
+    tl.store(o_ptr + 19 * N + o, libdevice.mul_rn(x, y) + libdevice.add_rn(x, y))
+
+
+class LibdeviceRoundingModes(unittest.TestCase):
+    """libdevice's arithmetic and conversions with a rounding mode (lang/stdlib/libdevice.nr:
+    the nearest result stepped by the exact error's sign) against exact rational arithmetic
+    rounded in each mode: sums, differences, products and quotients across magnitudes (ties
+    and exact cases among them), overflow to the largest finite value toward zero, square
+    roots, reciprocals, int64 and fp64 to fp32, fp32 to int32."""
+
+    @staticmethod
+    def rounded(q, mode):
+        """The fp32 value of the rational q rounded toward zero, down or up."""
+        from fractions import Fraction
+        inf, big = np.float32(np.inf), np.float32(3.4028235e38)
+        if q > Fraction(float(big)):
+            lo, hi = big, inf
+        elif q < -Fraction(float(big)):
+            lo, hi = -inf, -big
+        else:
+            lo = np.float32(float(q))
+            while Fraction(float(lo)) > q:
+                lo = np.nextafter(lo, -inf)
+            while lo != big and Fraction(float(np.nextafter(lo, inf))) <= q:
+                lo = np.nextafter(lo, inf)
+            hi = lo if Fraction(float(lo)) == q else np.nextafter(lo, inf)
+        return lo if mode == "rd" or (mode == "rz" and q > 0) else hi
+
+    def test_against_exact_arithmetic(self):
+        from fractions import Fraction
+        rs = np.random.RandomState(9)
+        N = 128
+        x = (rs.randn(N) * np.exp2(rs.randint(-30, 30, N))).astype(np.float32)
+        y = (rs.randn(N) * np.exp2(rs.randint(-30, 30, N))).astype(np.float32)
+        x[:8] = [1.0, 3.0e38, -3.0e38, 1.0, 2.0**-20, 7.0, -1.0, 0.1]
+        y[:8] = [2.0**-24, 3.0e38, -3.0e38, 3.0, -1.0, 2.0, 3.0, 0.2]
+        i = rs.randint(-2**62, 2**62, N, dtype=np.int64)
+        i[:3] = [2**63 - 1, -2**63, 2**24 + 1]
+        d = rs.randn(N) * np.exp2(rs.randint(-60, 60, N))
+        d[:2] = [3.5e38, -1e-50]
+        out = np.zeros(20 * N, np.float32)
+        libdevice_rounding_modes[(1, )](x, y, i, d, out, N=N)
+        F = lambda v: Fraction(float(v))
+        ops = [(lambda a, b: F(a) + F(b), m) for m in ("rz", "rd", "ru")] + [(lambda a, b: F(a) - F(b), "rz")] + \
+              [(lambda a, b: F(a) * F(b), m) for m in ("rz", "rd", "ru")] + \
+              [(lambda a, b: F(a) / F(b), m) for m in ("rz", "rd", "ru")]
+        for k, (op, mode) in enumerate(ops):
+            want = [self.rounded(op(a, b), mode) for a, b in zip(x, y)]
+            np.testing.assert_array_equal(out[k * N:(k + 1) * N], np.array(want, np.float32), f"op {k} {mode}")
+        for k, mode in ((10, "rd"), (11, "ru")):
+            got = out[k * N:(k + 1) * N]
+            for a, g in zip(np.abs(x), got):
+                below = F(g) ** 2 <= F(a) if mode == "rd" else F(g) ** 2 >= F(a)
+                step = np.nextafter(g, np.float32(np.inf if mode == "rd" else -np.inf))
+                beyond = F(step) ** 2 <= F(a) if mode == "rd" else F(step) ** 2 >= F(a)
+                self.assertTrue(below and not beyond, f"sqrt_{mode}({a}) = {g}")
+        np.testing.assert_array_equal(out[12 * N:13 * N], [self.rounded(1 / F(b), "rz") for b in y])
+        np.testing.assert_array_equal(out[13 * N:14 * N], [self.rounded(Fraction(int(v)), "rd") for v in i])
+        np.testing.assert_array_equal(out[14 * N:15 * N], [self.rounded(Fraction(int(v)), "ru") for v in i])
+        np.testing.assert_array_equal(out[15 * N:16 * N], [self.rounded(F(v), "rz") for v in d])
+        np.testing.assert_array_equal(out[16 * N:17 * N], [self.rounded(F(v), "ru") for v in d])
+        np.testing.assert_array_equal(out[17 * N:18 * N], np.floor(x).clip(-2**31, 2**31 - 1).astype(np.int32).astype(np.float32))
+        np.testing.assert_array_equal(out[18 * N:19 * N], np.ceil(x).clip(-2**31, 2**31 - 1).astype(np.int32).astype(np.float32))
+        with np.errstate(over="ignore"):
+            np.testing.assert_array_equal(out[19 * N:], (x * y) + (x + y))
 
 
 if __name__ == "__main__":

@@ -584,7 +584,7 @@ static Val b_atomic_cas(Sema *S, BArgs *a) {
 /* ---- elementwise ---- */
 
 static int promote2(Sema *S, Val x, Val y, bool div, Loc loc) {
-    return sema_computation_dtype(S, sema_type_of(x), x.k != V_IR, sema_type_of(y), y.k != V_IR,
+    return sema_computation_dtype(S, sema_type_of(x), sema_weak(x), sema_type_of(y), sema_weak(y),
                                   div, loc);
 }
 

@@ -156,7 +156,7 @@ static Val const_binop(Sema *S, int op, Val a, Val b, Loc loc) {
 
 /* A Python int meeting an integer block of a narrower type must fit it (Triton). */
 void sema_check_weak_range(Sema *S, Val c, int dt, Loc loc) {
-    if (c.k != V_INT || !dt_is_int(dt) || dt == DT_I1 || dt_bits(dt) >= 64) return;
+    if (c.k != V_INT || c.assigned || !dt_is_int(dt) || dt == DT_I1 || dt_bits(dt) >= 64) return;
     int bits = dt_bits(dt);
     int64_t lo = dt_is_signed(dt) ? -(INT64_C(1) << (bits - 1)) : 0;
     int64_t hi = dt_is_signed(dt) ? (INT64_C(1) << (bits - 1)) - 1 : (INT64_C(1) << bits) - 1;
@@ -210,7 +210,7 @@ static Val pointer_offset(Sema *S, Val p, Val off, bool negate, Loc loc) {
 }
 
 Val sema_float_div(Sema *S, Val a, Val b, bool exact, Loc loc) {
-    int dt = sema_computation_dtype(S, sema_type_of(a), a.k != V_IR, sema_type_of(b), b.k != V_IR,
+    int dt = sema_computation_dtype(S, sema_type_of(a), sema_weak(a), sema_type_of(b), sema_weak(b),
                                     true, loc);
     if (dt_is_int(dt)) dt = DT_FP32; /* int / int is a float division, as in Triton */
     return emit_binary(S, exact ? OP_DIV_RN : OP_DIV, a, b, dt, loc);
@@ -235,7 +235,7 @@ static Val bitwise(Sema *S, int code, Val a, Val b, const char *op, Loc loc) {
                    sema_val_kind_name(S, a), sema_val_kind_name(S, b), op);
     /* Triton's bitwise_op_type_checking: a Python scalar is weak here too, so u16 & 0x8000
      * stays u16 (and must fit it) */
-    int dt = sema_computation_dtype(S, ta, a.k != V_IR, tb, b.k != V_IR, false, loc);
+    int dt = sema_computation_dtype(S, ta, sema_weak(a), tb, sema_weak(b), false, loc);
     return emit_binary(S, code, a, b, dt, loc);
 }
 
@@ -246,7 +246,7 @@ static Val bitwise(Sema *S, int code, Val a, Val b, const char *op, Loc loc) {
  * unsigned. */
 static Val right_shift(Sema *S, Val a, Val b, Loc loc) {
     IrType ta = sema_type_of(a), tb = sema_type_of(b);
-    bool wa = a.k != V_IR, wb = b.k != V_IR;
+    bool wa = sema_weak(a), wb = sema_weak(b);
     int dt = sema_computation_dtype(S, ta, wa, tb, wb, false, loc);
     int own = (!wa || wb) ? ta.dt : tb.dt;
     static const int flip[][2] = {
@@ -279,7 +279,7 @@ static Val binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
     need_number(S, b, sp, loc);
     if (sema_type_of(a).dt == DT_PTR || sema_type_of(b).dt == DT_PTR)
         sema_error(S, loc, "unsupported pointer operation '%s'", sp);
-    bool wa = a.k != V_IR, wb = b.k != V_IR;
+    bool wa = sema_weak(a), wb = sema_weak(b);
     IrType ta = sema_type_of(a), tb = sema_type_of(b);
     if ((wa && a.k == V_INT && a.i < 0) || (wb && b.k == V_INT && b.i < 0)) {
         int dt = sema_computation_dtype(S, ta, wa, tb, wb, false, loc);
@@ -394,7 +394,7 @@ Val sema_compare_op(Sema *S, int op, Val a, Val b, Loc loc) {
                        sema_val_kind_name(S, ta.dt == DT_PTR ? b : a));
         dt = DT_PTR;
     } else {
-        dt = sema_computation_dtype(S, ta, a.k != V_IR, tb, b.k != V_IR, false, loc);
+        dt = sema_computation_dtype(S, ta, sema_weak(a), tb, sema_weak(b), false, loc);
     }
     sema_check_weak_range(S, a, dt, loc);
     sema_check_weak_range(S, b, dt, loc);
@@ -715,7 +715,7 @@ static Val lower_ifexp(Sema *S, const Expr *e) {
             sema_error(S, e->loc, "both sides must be pointers of one type");
         dt = DT_PTR;
     } else {
-        dt = sema_computation_dtype(S, ta, a.k != V_IR, tb, b.k != V_IR, false, e->loc);
+        dt = sema_computation_dtype(S, ta, sema_weak(a), tb, sema_weak(b), false, e->loc);
         sema_check_weak_range(S, a, dt, e->lhs->loc);
         sema_check_weak_range(S, b, dt, e->rhs->loc);
     }

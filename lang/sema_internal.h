@@ -176,8 +176,12 @@ Val sema_val_str(Sema *S, const char *s, size_t n);
 Val sema_val_dtype(IrType t);
 Val sema_val_ir(Sema *S, ValId v);
 Val sema_val_tuple(Sema *S, const Val *items, int n);
-Val sema_val_ctype(Sema *S, Val c);             /* constexpr_type(c) (sema_names.c) */
-bool sema_val_is_const(Val v);                  /* int, float, bool */
+Val sema_val_ctype(Sema *S, Val c); /* constexpr_type(c) (sema_names.c) */
+bool sema_val_is_const(Val v);      /* int, float, bool */
+/* A weak operand of the typing rules (docs/language.md section 6): a compile-time number,
+ * but not one bound to a name by a plain assignment, which Triton makes a scalar tensor of
+ * its to_tensor type */
+static inline bool sema_weak(Val v) { return v.k != V_IR && !v.assigned; }
 bool sema_val_is_constexpr(Val v);              /* anything but V_IR or a tuple holding one */
 bool sema_val_same(Val a, Val b);               /* identical (same IR value or equal constants) */
 const char *sema_val_kind_name(Sema *S, Val v); /* "i32 block <128xi32>", "constexpr int" */

@@ -1620,5 +1620,37 @@ class LibdeviceRoundingModes(unittest.TestCase):
             np.testing.assert_array_equal(out[19 * N:], (x * y) + (x + y))
 
 
+@nereid.jit(device=CPU)
+def assigned_numbers(x_ptr, h_ptr, o_ptr, p_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(x_ptr + o)
+    h = tl.load(h_ptr + o)
+    scale = 2
+    eps = 1e-3
+    weak: tl.constexpr = 2
+    y = x * scale  # a scalar tensor in Triton: i8 * i32 is i32
+    z = h + eps  # fp16 + fp32 is fp32
+    w = x * weak  # a constexpr stays weak: i8
+    tl.static_assert(y.dtype == tl.int32 and z.dtype == tl.float32 and w.dtype == tl.int8)
+    c = 300
+    tl.static_assert((x + c).dtype == tl.int32)  # no range check: 300 is an int32 tensor
+    tl.store(o_ptr + o, y + (x + c))
+    tl.store(p_ptr + o, z)
+
+
+class AssignedNumbers(unittest.TestCase):
+    """A number bound by a plain assignment types as Triton's scalar tensor (its to_tensor
+    dtype), not as a weak constant; an annotated constexpr stays weak."""
+
+    def test_typing_and_values(self):
+        x = np.array([100, -128, 127, 5] * 4, np.int8)
+        h = np.full(16, 1.0, np.float16)
+        o = np.zeros(16, np.int32)
+        p = np.zeros(16, np.float32)
+        assigned_numbers[(1, )](x, h, o, p, N=16)
+        np.testing.assert_array_equal(o, x.astype(np.int32) * 2 + x.astype(np.int32) + 300)  # no i8 wrap
+        np.testing.assert_array_equal(p, np.float32(1.0) + np.float32(1e-3))  # in fp32, not fp16
+
+
 if __name__ == "__main__":
     unittest.main()

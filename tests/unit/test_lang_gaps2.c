@@ -42,12 +42,24 @@ static void test_helper_constexpr_block(void) {
     CHECK(bad == 0, "block through a tl.constexpr parameter: %d wrong", bad);
     CHECK(x[16] == 3.0f, "base.to(base.type): %g", x[16]);
     nr_free(ctx, dx), nr_free(ctx, dout);
-    /* a block has no scalar type: a located error, not a crash */
-    COMPILE_ERROR("@triton.jit\n"
-                  "def k(x: *fp32):\n"
-                  "    v = tl.load(x + tl.arange(0, 4))\n"
-                  "    tl.store(x + tl.arange(0, 4), v.to(v.type))\n",
-                  NULL, "test.nr:4:42: error: 'type' of a block (Triton's block_type)");
+    /* a block's .type is Triton's block_type: .scalar and .shape read it, .to() takes its
+     * element type (Triton's cast reads .scalar), and its dtype predicates are false */
+    nr_kernel *k2 =
+        BUILD("@triton.jit\n"
+              "def k(x: *fp32):\n"
+              "    v = tl.load(x + tl.arange(0, 4))\n"
+              "    tl.static_assert(v.type.scalar == tl.float32 and v.type.shape == [4])\n"
+              "    tl.static_assert(v.type.is_block() and not v.type.is_floating())\n"
+              "    tl.store(x + tl.arange(0, 4), v.to(v.type) * 2)\n",
+              NULL);
+    if (!k2) return;
+    float h[4] = {1, 2, 3, 4.5f};
+    nr_devptr dh = dev_from(h, sizeof h);
+    RUN(k2, 1, 1, 1, nr_arg_ptr(dh));
+    dev_to(h, dh, sizeof h);
+    CHECK(h[0] == 2 && h[1] == 4 && h[2] == 6 && h[3] == 9, "v.to(v.type) * 2: %g %g %g %g", h[0],
+          h[1], h[2], h[3]);
+    nr_free(ctx, dh);
 }
 
 /* ---- 2. integers and pointers: .to() with Triton's cast rules ---- */

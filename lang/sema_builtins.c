@@ -2698,7 +2698,7 @@ static bool instance_of(Sema *S, Val x, Val cls, Loc loc) {
     if (!strcmp(c, "tensor")) return !desc && (x.k == V_IR || (x.k == V_TUPLE && x.tag));
     if (!strncmp(c, "tensor_descriptor", 17)) return desc;
     if (!strcmp(c, "dtype")) return x.k == V_DTYPE;
-    if (!strcmp(c, "pointer_type")) return x.k == V_DTYPE && x.ty.dt == DT_PTR;
+    if (!strcmp(c, "pointer_type")) return x.k == V_DTYPE && x.ty.dt == DT_PTR && !x.ty.rank;
     if (!strcmp(c, "tuple")) return x.k == V_TUPLE && x.tag == TAG_NONE;
     if (!strcmp(c, "int")) return py && (x.k == V_INT || x.k == V_BOOL); /* bool is an int */
     if (!strcmp(c, "float")) return x.k == V_FLOAT;

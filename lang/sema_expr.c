@@ -267,6 +267,14 @@ static Val binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
                    a.tag == TAG_BLOCK_PTR && op == BIN_ADD
                        ? " (move a block pointer with tl.advance)"
                        : "");
+    /* numbers bound by plain assignments are Triton's scalar tensors: arithmetic of two
+     * compile-time numbers where one is such is a tensor operation of their to_tensor
+     * types (it wraps, divides toward zero and rounds as those do), not Python's */
+    if (sema_val_is_const(a) && sema_val_is_const(b) && (a.assigned || b.assigned) &&
+        op != BIN_MATMUL) {
+        if (a.assigned) a = sema_val_ir(S, sema_to_ir(S, a, loc));
+        if (b.assigned) b = sema_val_ir(S, sema_to_ir(S, b, loc));
+    }
     if ((sema_val_is_constexpr(a) && sema_val_is_constexpr(b)) || a.k == V_TUPLE ||
         b.k == V_TUPLE) /* tuples of blocks concatenate and repeat too */
         return const_binop(S, op, a, b, loc);
@@ -458,6 +466,8 @@ static Val sema_unary_op(Sema *S, int op, Val a, Loc loc) {
             sema_error(S, loc, "'not' needs a condition, got %s", sema_val_kind_name(S, a));
         return sema_val_ir(S, emit_unary(S, OP_NOT, sema_to_i1(S, a, loc), loc));
     }
+    if (sema_val_is_const(a) && a.assigned && op != UN_POS) /* Triton's scalar tensor */
+        a = sema_val_ir(S, sema_to_ir(S, a, loc));
     if (sema_val_is_const(a)) {
         if (op == UN_POS) return a;
         if (op == UN_NEG) {
@@ -679,7 +689,9 @@ static Val lower_ifexp(Sema *S, const Expr *e) {
         sema_error(S, e->items[0]->loc,
                    "the condition of a conditional expression must be a scalar, got %s",
                    sema_val_kind_name(S, c));
-    ValId cond = sema_to_i1(S, c, e->loc);
+    ValId cond = c.ty.dt == DT_PTR /* Triton casts it to int1: a pointer is != 0 */
+                     ? sema_emit_ptr_cast(S, c.v, ty_scalar(DT_I1), e->loc)
+                     : sema_to_i1(S, c, e->loc);
     IrFunc *f = sema_func(S);
     RegionId rt = ir_region_new(f, 0), re = ir_region_new(f, 0), old = sema_builder(S)->region;
     sema_builder(S)->region = rt;

@@ -182,8 +182,9 @@ bool sema_val_is_const(Val v);      /* int, float, bool */
  * but not one bound to a name by a plain assignment, which Triton makes a scalar tensor of
  * its to_tensor type */
 static inline bool sema_weak(Val v) { return v.k != V_IR && !v.assigned; }
-bool sema_val_is_constexpr(Val v);              /* anything but V_IR or a tuple holding one */
-bool sema_val_same(Val a, Val b);               /* identical (same IR value or equal constants) */
+int sema_float_dtype(double f);    /* Triton's to_tensor_type of a float: fp32 or fp64 */
+bool sema_val_is_constexpr(Val v); /* anything but V_IR or a tuple holding one */
+bool sema_val_same(Val a, Val b);  /* identical (same IR value or equal constants) */
 const char *sema_val_kind_name(Sema *S, Val v); /* "i32 block <128xi32>", "constexpr int" */
 /* Append v as Python's str() (repr() when repr) prints it, for f-strings and
  * static_print: None, bools, ints, floats (shortest round trip), strings, dtypes, tuples

@@ -910,12 +910,21 @@ static _Noreturn void lower_raise(Sema *S, const Stmt *st) {
     sema_error(S, st->loc, "'raise' is reached (a 'raise' compiles only where it is not reached)");
 }
 
+/* A number bound by a plain assignment: Triton's code generator makes it a scalar tensor of
+ * its to_tensor type; Nereid marks it (Val.assigned) and keeps the constant. (Triton does
+ * the same to the numbers inside an assigned tuple, `a, b = 100, 200`; Nereid leaves those
+ * compile-time numbers, as its standard library and users' unpacked constants expect.) */
+static Val mark_assigned(Sema *S, Val v) {
+    (void)S;
+    if (sema_val_is_const(v)) v.assigned = true;
+    return v;
+}
+
 static void lower_stmt(Sema *S, const Stmt *st) {
     switch (st->kind) {
     case ST_EXPR: sema_lower_expr(S, st->value); return;
     case ST_ASSIGN: {
-        Val v = sema_lower_expr(S, st->value);
-        if (sema_val_is_const(v)) v.assigned = true; /* a scalar tensor in Triton */
+        Val v = mark_assigned(S, sema_lower_expr(S, st->value)); /* scalar tensors in Triton */
         for (int i = 0; i < st->ntargets; i++) assign(S, st->targets[i], v);
         return;
     }

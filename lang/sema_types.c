@@ -42,6 +42,14 @@ void sema_check_shape(Sema *S, Loc loc, int rank, const int64_t *dims) {
 
 /* Triton's to_tensor: bool -> i1; ints -> i32, u32, i64 or u64 by range; floats -> fp32
  * (fp64 when out of fp32's range). */
+/* Triton's to_tensor_type of a float: fp32 for 0, infinities, NaN and magnitudes in fp32's
+ * normal range [2^-126, the largest fp32]; fp64 otherwise */
+int sema_float_dtype(double f) {
+    double a = fabs(f);
+    bool fp32 = isinf(a) || a == 0 || f != f || (a >= 0x1p-126 && a <= 3.4028234663852886e38);
+    return fp32 ? DT_FP32 : DT_FP64;
+}
+
 int sema_const_dtype(Sema *S, Val v, Loc loc) {
     switch (v.k) {
     case V_BOOL: return DT_I1;
@@ -49,7 +57,7 @@ int sema_const_dtype(Sema *S, Val v, Loc loc) {
         if (v.i >= INT32_MIN && v.i <= INT32_MAX) return DT_I32;
         if (v.i >= 0 && v.i <= (int64_t)UINT32_MAX) return DT_U32;
         return DT_I64;
-    case V_FLOAT: return (isfinite(v.f) && fabs(v.f) > 3.4028234663852886e38) ? DT_FP64 : DT_FP32;
+    case V_FLOAT: return sema_float_dtype(v.f);
     default: sema_error(S, loc, "expected a number or a block, got %s", sema_val_kind_name(S, v));
     }
 }
@@ -62,7 +70,7 @@ IrType sema_type_of(Val v) {
         if (v.i >= 0 && v.i <= (int64_t)UINT32_MAX) return ty_scalar(DT_U32);
         return ty_scalar(DT_I64);
     }
-    if (v.k == V_FLOAT) return ty_scalar(DT_FP32);
+    if (v.k == V_FLOAT) return ty_scalar(sema_float_dtype(v.f));
     return ty_scalar(DT_VOID);
 }
 
@@ -106,7 +114,10 @@ ValId sema_to_ir(Sema *S, Val v, Loc loc) {
 }
 
 ValId sema_to_ir_dt(Sema *S, Val v, int dt, Loc loc) {
-    if (v.k != V_IR && sema_val_is_const(v)) return sema_emit_const(S, ty_scalar(dt), v, loc);
+    /* a weak number becomes dt's constant directly; one bound by a plain assignment is
+     * Triton's scalar tensor of its to_tensor type, converted (0.1 as fp32, then widened) */
+    if (v.k != V_IR && sema_val_is_const(v) && !v.assigned)
+        return sema_emit_const(S, ty_scalar(dt), v, loc);
     ValId x = sema_to_ir(S, v, loc);
     return sema_emit_cast(S, x, ty_scalar(dt), false, loc);
 }

@@ -81,6 +81,8 @@ float16, bfloat16, float32, float64 = (dtype(n) for n in ("fp16", "bf16", "fp32"
 float8e4nv, float8e5 = dtype("fp8e4nv"), dtype("fp8e5")  # OCP FP8 E4M3FN and E5M2 (pointees only)
 # Triton's E4M3 with bias 15; AMD's E4M3 and E5M2 FNUZ (torch.float8_e4m3fnuz, float8_e5m2fnuz)
 float8e4b15, float8e4b8, float8e5b16 = dtype("fp8e4b15"), dtype("fp8e4b8"), dtype("fp8e5b16")
+TRITON_MAX_TENSOR_NUMEL = 1048576  # Triton's limit on a block's elements (Nereid's too)
+pi32_t = pointer_type(int32)  # Triton's tl.pi32_t
 
 _BUILTINS = (
     "program_id num_programs arange zeros full zeros_like load store where minimum maximum umulhi div_rn "
@@ -93,7 +95,8 @@ _BUILTINS = (
     # its kernels (flash-linear-attention's `gather = tl.gather` at module level)
     "advance associative_scan cat clamp cumprod cumsum debug_barrier erf flip gather histogram "
     "inline_asm_elementwise interleave join make_block_ptr make_tensor_descriptor load_tensor_descriptor "
-    "store_tensor_descriptor map_elementwise reduce sort split topk xor_sum").split()
+    "store_tensor_descriptor map_elementwise reduce sort split topk xor_sum "
+    "max_constancy add sub mul logical_and logical_or").split()
 
 
 def _builtin(name):

@@ -1503,6 +1503,7 @@ def library_idioms(x_ptr, w_ptr, out_ptr, n, BLOCK: tl.constexpr, SCALE: tl.cons
     keep = (offs >= 0).logical_and(offs < half).logical_or(offs == BLOCK - 1)
     q = tl.where(keep, q, _lowest(tl.int32))
     blk = tl.make_block_ptr(out_ptr, (n, ), (1, ), (0, ), (BLOCK, ), (0, ))
+    q = q * (1.0 if w_ptr else 2.0)  # a pointer as a conditional expression's condition
     tl.store(blk, q * SCALE, boundary_check=(0, ))
     blk = blk.advance([BLOCK])
     tl.store(blk, q, boundary_check=(0, ))
@@ -1530,7 +1531,7 @@ class LibraryIdioms(unittest.TestCase):
         out = np.full(2 * 64, -7.0, np.float32)
         library_idioms[(1, )](x, None, out, n, BLOCK=64, SCALE=1)  # `if w_ptr:` on None: not taken
         q1 = np.where(keep, np.floor(np.where(offs < n, offs, 0) / 2.0) + offs // 2, -2.0**31)
-        np.testing.assert_array_equal(out[:n], q1[:n])
+        np.testing.assert_array_equal(out[:n], 2 * q1[:n])
 
 
 @nereid.jit(device=CPU)
@@ -1634,7 +1635,11 @@ def assigned_numbers(x_ptr, h_ptr, o_ptr, p_ptr, N: tl.constexpr):
     tl.static_assert(y.dtype == tl.int32 and z.dtype == tl.float32 and w.dtype == tl.int8)
     c = 300
     tl.static_assert((x + c).dtype == tl.int32)  # no range check: 300 is an int32 tensor
-    tl.store(o_ptr + o, y + (x + c))
+    s = 100
+    neg = x * -s  # -s, s + 0: tensor operations on an assigned number, i32 as in Triton
+    tl.static_assert(neg.dtype == tl.int32 and (x * (s + 0)).dtype == tl.int32)
+    a = -7
+    tl.store(o_ptr + o, y + (x + c) + neg + (a // 2))  # a // 2: integer division toward zero, -3
     tl.store(p_ptr + o, z)
 
 
@@ -1648,8 +1653,82 @@ class AssignedNumbers(unittest.TestCase):
         o = np.zeros(16, np.int32)
         p = np.zeros(16, np.float32)
         assigned_numbers[(1, )](x, h, o, p, N=16)
-        np.testing.assert_array_equal(o, x.astype(np.int32) * 2 + x.astype(np.int32) + 300)  # no i8 wrap
+        xi = x.astype(np.int32)
+        np.testing.assert_array_equal(o, xi * 2 + xi + 300 - 100 * xi - 3)  # no i8 wrap
         np.testing.assert_array_equal(p, np.float32(1.0) + np.float32(1e-3))  # in fp32, not fp16
+
+
+@nereid.jit(device=CPU)
+def assigned_floats(x_ptr, o_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(x_ptr + o)
+    c = 0.1  # an fp32 scalar tensor in Triton: 0.1f, widened exactly against fp64
+    big = 1e300  # fp64 (outside fp32's range)
+    small = 1e-300
+    tl.store(o_ptr + o, x * c)
+    tl.store(o_ptr + N + o, x.to(tl.float32) * big * small)
+
+
+class AssignedFloats(unittest.TestCase):
+    """Assigned floats take Triton's to_tensor type: fp32 values rounded to fp32 (0.1f times an
+    fp64 block), fp64 for magnitudes outside fp32's normal range."""
+
+    def test_rounding_and_type(self):
+        x = np.array([1.0, 3.0, -2.0, 0.5], np.float64)
+        out = np.zeros(8, np.float64)
+        assigned_floats[(1, )](x, out, N=4)
+        np.testing.assert_array_equal(out[:4], x * np.float64(np.float32(0.1)))
+        np.testing.assert_array_equal(out[4:], x * 1e300 * 1e-300)
+
+
+@nereid.jit(device=CPU)
+def libdevice_mode_edges(x_ptr, y_ptr, d_ptr, o_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(x_ptr + o)
+    y = tl.load(y_ptr + o)
+    d = tl.load(d_ptr + o)
+    tl.store(o_ptr + o, libdevice.add_rd(x, y))
+    tl.store(o_ptr + N + o, libdevice.mul_rd(x, y))
+    tl.store(o_ptr + 2 * N + o, libdevice.sqrt_ru(tl.abs(x)))
+    tl.store(o_ptr + 3 * N + o, libdevice.double2float_ru(d))
+    tl.store(o_ptr + 4 * N + o, libdevice.sinpi(x))
+
+
+class LibdeviceModeEdges(unittest.TestCase):
+    """The rounding-mode functions where an error term underflows or cancels: a zero sum
+    rounded down is -0 (unless both are +0), products and square roots near fp32's smallest
+    normal, fp64 to fp32 with an error below fp32's range; sinpi near the integers and
+    half-integers, to the correctly rounded value."""
+
+    def test_edges(self):
+        from fractions import Fraction
+        N = 8
+        x = np.array([1.0, -0.0, 0.0, 2.0**-63 * 1.5, 3.0e-38, 1.0 - 2.0**-24, 1.001, 0.5 + 2.0**-24], np.float32)
+        y = np.array([-1.0, 0.0, 0.0, 2.0**-63 * 1.25, 1.0 / 3.0, 1.0, 1.0, 1.0], np.float32)
+        d = np.array([2.0**-120 * (1 + 2.0**-40), -2.0**-120 * (1 + 2.0**-40), 1.0, 1e-46, 3.0, 0.1, -0.1, 2.0],
+                     np.float64)
+        out = np.zeros(5 * N, np.float32)
+        libdevice_mode_edges[(1, )](x, y, d, out, N=N)
+        r = lambda k: out[k * N:(k + 1) * N]
+        self.assertTrue(np.signbit(r(0)[0]) and np.signbit(r(0)[1]) and not np.signbit(r(0)[2]))
+        for a, b, got in zip(x, y, r(1)):  # mul_rd: the largest fp32 not above the product
+            p = Fraction(float(a)) * Fraction(float(b))
+            self.assertLessEqual(Fraction(float(got)), p)
+            self.assertGreater(Fraction(float(np.nextafter(got, np.float32(np.inf)))), p)
+        for a, got in zip(np.abs(x), r(2)):  # sqrt_ru: the smallest fp32 whose square is not below
+            if a == 0:
+                self.assertEqual(got, 0.0)
+                continue
+            self.assertGreaterEqual(Fraction(float(got))**2, Fraction(float(a)))
+            self.assertLess(Fraction(float(np.nextafter(got, np.float32(-np.inf))))**2, Fraction(float(a)))
+        for v, got in zip(d, r(3)):  # double2float_ru
+            self.assertGreaterEqual(Fraction(float(got)), Fraction(float(v)))
+            self.assertLess(Fraction(float(np.nextafter(got, np.float32(-np.inf)))), Fraction(float(v)))
+        want = np.sin(np.pi * (x.astype(np.float64) - 2 * np.rint(x.astype(np.float64) / 2)))
+        want = np.array([np.float32(w) for w in want])
+        want[[1, 2]] = [-0.0, 0.0]
+        ulp = np.abs(r(4).astype(np.float64) - want) / np.spacing(np.abs(want)).astype(np.float64)
+        self.assertLessEqual(float(ulp[5:].max()), 1.0, f"sinpi: {r(4)} against {want}")
 
 
 if __name__ == "__main__":

@@ -2676,6 +2676,7 @@ static bool instance_of(Sema *S, Val x, Val cls, Loc loc) {
                                         "tensor_descriptor",
                                         "tensor_descriptor_base",
                                         "dtype",
+                                        "block_type",
                                         "pointer_type",
                                         "constexpr",
                                         "constexpr_type",
@@ -2699,6 +2700,7 @@ static bool instance_of(Sema *S, Val x, Val cls, Loc loc) {
     if (!strncmp(c, "tensor_descriptor", 17)) return desc;
     if (!strcmp(c, "dtype")) return x.k == V_DTYPE;
     if (!strcmp(c, "pointer_type")) return x.k == V_DTYPE && x.ty.dt == DT_PTR && !x.ty.rank;
+    if (!strcmp(c, "block_type")) return x.k == V_DTYPE && x.ty.rank > 0; /* a block's .type */
     if (!strcmp(c, "tuple")) return x.k == V_TUPLE && x.tag == TAG_NONE;
     if (!strcmp(c, "int")) return py && (x.k == V_INT || x.k == V_BOOL); /* bool is an int */
     if (!strcmp(c, "float")) return x.k == V_FLOAT;
@@ -2955,6 +2957,7 @@ static const Builtin builtins[] = {
     {"tensor_descriptor", "*args", b_type_object, 0},
     {"tensor_descriptor_base", "*args", b_type_object, 0},
     {"dtype", "*args", b_type_object, 0},
+    {"block_type", "*args", b_type_object, 0},
     {"base_value", "*args", b_type_object, 0},
     {"base_type", "*args", b_type_object, 0},
     {"tuple", "*args", b_tuple, 0},

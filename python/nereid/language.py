@@ -71,6 +71,16 @@ class pointer_type(dtype):
         return f"pointer_type({self.element_ty!r})"
 
 
+class block_type(dtype):
+    """The type of a block (Triton's tensor.type for a block): element_ty and shape. For
+    isinstance in kernels; the compiler gives it its meaning there."""
+
+    def __init__(self, element_ty, shape):
+        super().__init__(f"<{list(shape)}, {element_ty.name}>")
+        self.element_ty, self.shape = element_ty, list(shape)
+        self.scalar = element_ty
+
+
 _LONG = {"i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
          "u16": "uint16", "u32": "uint32", "u64": "uint64", "fp16": "float16", "bf16": "bfloat16",
          "fp32": "float32", "fp64": "float64", "fp8e4nv": "float8e4nv", "fp8e5": "float8e5",

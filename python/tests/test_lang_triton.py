@@ -1499,6 +1499,8 @@ def library_idioms(x_ptr, w_ptr, out_ptr, n, BLOCK: tl.constexpr, SCALE: tl.cons
         y = y * tl.load(w_ptr + offs, mask=mask, other=0)
     half: tl.constexpr = n // 2  # a run-time value under a constexpr annotation, as Triton allows
     tl.static_assert(y.type.is_block() and y.type.shape == [BLOCK] and y.type.scalar == acc_t)
+    tl.static_assert(isinstance(y.type, tl.block_type) and isinstance(y.type, tl.dtype))
+    tl.static_assert(not isinstance((x_ptr + offs).type, tl.pointer_type) and not isinstance(x.dtype, tl.block_type))
     q = _div_by_type(y, tl.full([BLOCK], 2.0, acc_t)) + _div_by_type(offs, tl.full([BLOCK], 2, tl.int32)).to(acc_t)
     keep = (offs >= 0).logical_and(offs < half).logical_or(offs == BLOCK - 1)
     q = tl.where(keep, q, _lowest(tl.int32))

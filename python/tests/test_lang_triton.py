@@ -1733,5 +1733,34 @@ class LibdeviceModeEdges(unittest.TestCase):
         self.assertLessEqual(float(ulp[5:].max()), 1.0, f"sinpi: {r(4)} against {want}")
 
 
+@nereid.jit(device=CPU)
+def libdevice_fp64_small(x_ptr, y_ptr, o_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(x_ptr + o)
+    y = tl.load(y_ptr + o)
+    tl.store(o_ptr + o, libdevice.div_ru(x, y))
+    tl.store(o_ptr + N + o, libdevice.sqrt_rd(x))
+
+
+class LibdeviceFp64NearTheSmallestNormal(unittest.TestCase):
+    """fp64 quotients and square roots with a directed rounding where the residual would fall
+    below fp64's range (dividends and radicands just above 2^-1022)."""
+
+    def test_against_exact(self):
+        from fractions import Fraction
+        rs = np.random.RandomState(10)
+        N = 64
+        x = 2.0**-1022 * (1 + rs.rand(N) * 15)
+        y = 1 + rs.rand(N)
+        out = np.zeros(2 * N, np.float64)
+        libdevice_fp64_small[(1, )](x, y, out, N=N)
+        for a, b, q, s in zip(x, y, out[:N], out[N:]):
+            exact = Fraction(float(a)) / Fraction(float(b))
+            self.assertGreaterEqual(Fraction(float(q)), exact)
+            self.assertLess(Fraction(float(np.nextafter(q, -np.inf))), exact)
+            self.assertLessEqual(Fraction(float(s))**2, Fraction(float(a)))
+            self.assertGreater(Fraction(float(np.nextafter(s, np.inf)))**2, Fraction(float(a)))
+
+
 if __name__ == "__main__":
     unittest.main()

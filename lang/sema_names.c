@@ -164,6 +164,13 @@ Val sema_lookup_name(Sema *S, const char *name, Loc loc) {
     sema_error(S, loc, "use of undefined name '%s'", name);
 }
 
+/* A type's shape as a tuple of ints (a block's .shape, a block type's). */
+static Val shape_tuple(Sema *S, IrType t) {
+    Val items[NR_MAX_RANK];
+    for (int i = 0; i < t.rank; i++) items[i] = sema_val_int(t.shape[i]);
+    return sema_val_tuple(S, items, t.rank);
+}
+
 /* A dtype's attributes. A dtype of rank > 0 is Triton's block_type, the .type of a block:
  * .scalar and .element_ty are its element dtype, .shape and .numel its shape; a dtype's own
  * .scalar is itself, and .value is the dtype (Triton wraps dtype arguments in constexprs). */
@@ -171,12 +178,8 @@ static Val dtype_attr(Sema *S, Val d, const char *name, Loc loc) {
     if (!strcmp(name, "value")) return d;
     if (!strcmp(name, "scalar") || (d.ty.rank && !strcmp(name, "element_ty")))
         return sema_val_dtype(ty_elem(d.ty));
-    if (d.ty.rank && (!strcmp(name, "shape") || !strcmp(name, "numel"))) {
-        Val items[NR_MAX_RANK];
-        for (int i = 0; i < d.ty.rank; i++) items[i] = sema_val_int(d.ty.shape[i]);
-        return !strcmp(name, "numel") ? sema_val_int(ty_numel(d.ty))
-                                      : sema_val_tuple(S, items, d.ty.rank);
-    }
+    if (d.ty.rank && !strcmp(name, "shape")) return shape_tuple(S, d.ty);
+    if (d.ty.rank && !strcmp(name, "numel")) return sema_val_int(ty_numel(d.ty));
     if (!strcmp(name, "element_ty")) {
         if (d.ty.dt != DT_PTR)
             sema_error(S, loc, "'element_ty' is only defined for pointer dtypes");
@@ -198,11 +201,7 @@ static Val block_attr(Sema *S, Val x, const char *name, Loc loc) {
     if (!strcmp(name, "type")) /* Triton's tensor.type: a scalar's is its dtype, a block's
                                   its block_type (a dtype of the block's shape here) */
         return sema_val_dtype(ty_with_elem(x.ty, ty_elem(x.ty)));
-    if (!strcmp(name, "shape")) {
-        Val items[NR_MAX_RANK];
-        for (int i = 0; i < x.ty.rank; i++) items[i] = sema_val_int(x.ty.shape[i]);
-        return sema_val_tuple(S, items, x.ty.rank);
-    }
+    if (!strcmp(name, "shape")) return shape_tuple(S, x.ty);
     if (!strcmp(name, "numel")) return sema_val_int(ty_numel(x.ty));
     if (!strcmp(name, "T")) {
         CallArgs a = {.pos = &x, .npos = 1, .loc = loc};

@@ -215,6 +215,31 @@ typedef struct WgmmaTile {
     int wm, wn;
 } WgmmaTile;
 
+/* Appends to w the instructions of k steps k0..k1 of every (m, n) tile: the first step of
+ * each tile scales the accumulator by first_scale ("1", or a predicate's name), the others
+ * by 1. */
+static void wgmma_steps(Gen *g, WgmmaText *w, const WgmmaTile *t, const GenLayout *lc,
+                        WgmmaOperand *da, WgmmaOperand *db, LLVMValueRef *apack, int k0, int k1,
+                        const char *first_scale) {
+    int ik = wgmma_k(t->dt);
+    int *regs = arena_alloc(g->m->arena, sizeof(int) * (size_t)t->per);
+    for (int mi = 0; mi < t->nm; mi++)
+        for (int ni = 0; ni < t->nn; ni++) {
+            for (int j = 0; j < t->per; j++) regs[j] = reg_at(&lc->ll, j, mi * t->tm, ni * t->tn);
+            for (int ki = k0; ki < k1; ki++) {
+                LLVMValueRef bdesc = wgmma_desc(g, db, t->col0, bits_of_multiples(t->wn, t->in),
+                                                ni * t->tn, ki * ik);
+                LLVMValueRef adesc =
+                    t->a_regs ? NULL
+                              : wgmma_desc(g, da, t->row0, bits_of_multiples(t->wm / 4, 64),
+                                           mi * t->tm, ki * ik);
+                wgmma_one(w, t->dt, t->in, regs, t->per, adesc,
+                          t->a_regs ? apack + (mi * t->nk + ki) * 4 : NULL, bdesc,
+                          !t->a_regs && da->mn_major, db->mn_major, ki == k0 ? first_scale : "1");
+            }
+        }
+}
+
 /* The dot with at most `chunk` k steps summed in the tensor cores at a time (fp8 with
  * imprecise set, as Triton's partial accumulators on Hopper): for each chunk, every (m, n)
  * tile's instructions over the chunk's k steps into registers starting at zero, waited
@@ -227,8 +252,6 @@ static void wgmma_chunks(Gen *g, const IrOp *op, const WgmmaTile *t, const GenLa
         LLVMValueRef u = gen_vals(g, op->operands[3], NULL)[0], zero = LLVMConstReal(g->f32, 0);
         for (int i = 0; i < n; i++) out[i] = LLVMBuildSelect(g->B, u, out[i], zero, "");
     }
-    int ik = wgmma_k(t->dt);
-    int *regs = arena_alloc(g->m->arena, sizeof(int) * (size_t)t->per);
     LLVMValueRef *part = gen_alloc_regs(g, n);
     for (int k0 = 0; k0 < t->nk; k0 += chunk) {
         int k1 = k0 + chunk < t->nk ? k0 + chunk : t->nk;
@@ -238,22 +261,7 @@ static void wgmma_chunks(Gen *g, const IrOp *op, const WgmmaTile *t, const GenLa
                            gen_alloc_regs(g, t->nm * t->nn * (k1 - k0) * (t->a_regs ? 5 : 2) + 1)};
         sb_init(&w.t), sb_init(&w.c);
         sb_puts(&w.t, "wgmma.fence.sync.aligned;");
-        for (int mi = 0; mi < t->nm; mi++)
-            for (int ni = 0; ni < t->nn; ni++) {
-                for (int j = 0; j < t->per; j++)
-                    regs[j] = reg_at(&lc->ll, j, mi * t->tm, ni * t->tn);
-                for (int ki = k0; ki < k1; ki++) {
-                    LLVMValueRef bdesc = wgmma_desc(g, db, t->col0, bits_of_multiples(t->wn, t->in),
-                                                    ni * t->tn, ki * ik);
-                    LLVMValueRef adesc =
-                        t->a_regs ? NULL
-                                  : wgmma_desc(g, da, t->row0, bits_of_multiples(t->wm / 4, 64),
-                                               mi * t->tm, ki * ik);
-                    wgmma_one(&w, t->dt, t->in, regs, t->per, adesc,
-                              t->a_regs ? apack + (mi * t->nk + ki) * 4 : NULL, bdesc,
-                              !t->a_regs && da->mn_major, db->mn_major, "1");
-                }
-            }
+        wgmma_steps(g, &w, t, lc, da, db, apack, k0, k1, "1");
         sb_puts(&w.t, "\n\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;");
         wgmma_emit(g, &w, part, n);
         sb_free(&w.t), sb_free(&w.c);
@@ -310,10 +318,9 @@ static void wgmma(Gen *g, OpId id, bool async) {
     int chunk = dt_is_fp8(dt) && op->attr[1] > 0 && LLVMTypeOf(out[0]) == g->f32
                     ? (int)((op->attr[1] + ik - 1) / ik)
                     : 0;
+    WgmmaTile t = {dt, in, nm, nn, nk, tm, tn, per, a_regs, row0, col0, wm, wn};
     if (chunk) {
-        wgmma_chunks(g, op,
-                     &(WgmmaTile){dt, in, nm, nn, nk, tm, tn, per, a_regs, row0, col0, wm, wn}, lc,
-                     &da, &db, apack, out, n, chunk);
+        wgmma_chunks(g, op, &t, lc, &da, &db, apack, out, n, chunk);
         gen_set(g, r, out, n);
         return;
     }
@@ -326,22 +333,7 @@ static void wgmma(Gen *g, OpId id, bool async) {
         wgmma_text_op(&w, LLVMBuildZExt(g->B, u, g->i32, ""), "r");
     }
     sb_puts(&w.t, "wgmma.fence.sync.aligned;");
-    int *regs = arena_alloc(g->m->arena, sizeof(int) * (size_t)per);
-    for (int mi = 0; mi < nm; mi++)
-        for (int ni = 0; ni < nn; ni++) {
-            for (int j = 0; j < per; j++) regs[j] = reg_at(&lc->ll, j, mi * tm, ni * tn);
-            for (int ki = 0; ki < nk; ki++) {
-                LLVMValueRef bdesc =
-                    wgmma_desc(g, &db, col0, bits_of_multiples(wn, in), ni * tn, ki * ik);
-                LLVMValueRef adesc = NULL;
-                if (!a_regs)
-                    adesc =
-                        wgmma_desc(g, &da, row0, bits_of_multiples(wm / 4, 64), mi * tm, ki * ik);
-                wgmma_one(&w, dt, in, regs, per, adesc, a_regs ? apack + (mi * nk + ki) * 4 : NULL,
-                          bdesc, !a_regs && da.mn_major, db.mn_major,
-                          use_acc && !ki ? "nr_use_acc" : "1");
-            }
-        }
+    wgmma_steps(g, &w, &t, lc, &da, &db, apack, 0, nk, use_acc ? "nr_use_acc" : "1");
     sb_puts(&w.t, "\n\twgmma.commit_group.sync.aligned;");
     if (!async) sb_puts(&w.t, "\n\twgmma.wait_group.sync.aligned 0;");
     if (use_acc) sb_puts(&w.t, "\n\t}");

@@ -6,8 +6,8 @@
 #   bash tools/triton-suite.sh fetch [--repo DIR]     here: extract the files at Triton 3.6.0's
 #                                                      commit (from TRITON_REPO, or the mirror),
 #                                                      and each library of LIBS (default: liger,
-#                                                      Liger-Kernel's sources and op-level tests)
-#                                                      into third_party/libsuite/
+#                                                      Liger-Kernel's sources and op-level tests;
+#                                                      also flaggems, attorch) into third_party/libsuite/
 #   bash tools/triton-suite.sh run [--max-params N] [--shard I/N] [--files a.py,b.py] [--deadline S] [--points N]
 #                                                      on the GPU machine: both runs, then the table
 #   bash tools/triton-suite.sh report                 the table again (TRITON_SUITE_OUT, default /tmp/triton-suite)

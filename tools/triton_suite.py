@@ -31,6 +31,7 @@ import re
 import runpy
 import signal
 import subprocess
+import threading
 import sys
 import time
 
@@ -61,6 +62,29 @@ LIBRARIES = {
         "tests": "test/transformers",
         # CuTe DSL and cuTile back ends; whole-model patching and trainer runs (no op-level kernel test)
         "exclude": r"cutedsl|cutile|cute_|monkey_patch|trainer_integration|auto_model|test_transformers\.py",
+    },
+    "attorch": {
+        "repo": "github.com/BobMcDear/attorch",
+        "mirror": "/work/.mirror/BobMcDear+attorch/repo",
+        "commit": "67c2772baf33913ef51c2d1064f746ca17b63749",
+        "paths": ["attorch", "tests", "LICENSE"],
+        "pythonpath": ["."],
+        "tests": "tests",
+        "pytest_args": ["--subset"],  # its own small set of shapes
+        "exclude": r"^$",
+    },
+    "flaggems": {
+        "repo": "github.com/FlagOpen/FlagGems",
+        "mirror": "/work/.mirror/FlagOpen+FlagGems/repo",
+        "commit": "532ff438c70343d7aec9becdabb76a71225a0553",  # as session 37's front-end run (bench/RESULTS.md)
+        "paths": ["src/flag_gems", "tests", "pytest.ini", "LICENSE"],
+        "pythonpath": ["src", "."],
+        "tests": "tests",
+        # its op tests take `--mode quick` (FlagGems' own reduced shapes: run_lib_tests passes it)
+        "pytest_args": ["--mode", "quick"],
+        "xdist": False,  # its conftest's report hooks assume one process
+        "process_env": {"FLAGGEMS_CACHE_DIR": "{out}/flaggems-cache/{mode}-{part}"},
+        "exclude": r"^$",
     },
 }
 
@@ -97,9 +121,10 @@ def run_tests(args):
     run_pytest(args, os.path.join(base, "python", "test"), [(f, [os.path.join(lang, f)]) for f in files], [])
 
 
-def run_pytest(args, rootdir, files, pythonpath):
+def run_pytest(args, rootdir, files, pythonpath, extra=(), xdist=True, process_env=None):
     """pytest over each (name, paths) of files from rootdir, one JSON report per name:
     OUT/MODE-NAME.json (the plugin's outcomes and launch counts) and its log."""
+    process_env = process_env or {}
     os.makedirs(args.out, exist_ok=True)
     env = dict(os.environ, PYTHONUNBUFFERED="1", MPLBACKEND="Agg")
     env["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "tools")] + pythonpath + [
@@ -109,20 +134,42 @@ def run_pytest(args, rootdir, files, pythonpath):
         report = os.path.join(args.out, f"{args.mode}-{f}.json")
         cmd = [sys.executable, "-m", "pytest", "-q", "-rN", "--no-header", "-p", "no:cacheprovider", *plugins,
                "--rootdir", rootdir, *paths, f"--suite-report={report}",
-               f"--suite-max-params={args.max_params}", f"--suite-shard={args.shard}", f"--timeout={args.timeout}"]
-        if args.workers > 1:
-            cmd += ["-n", str(args.workers)]
+               f"--suite-max-params={args.max_params}", f"--suite-shard={args.shard}", f"--timeout={args.timeout}",
+               *extra]
+        # workers: pytest-xdist's, or (xdist=False: a conftest that cannot run under xdist)
+        # as many pytest processes, each with its part of the tests (--suite-split)
+        split = not xdist and args.workers > 1
+        cmds = [cmd + ([f"--suite-split={k}/{args.workers}", f"--suite-report={report}.p{k}"] if split else [])
+                for k in range(args.workers if split else 1)]
+        if args.workers > 1 and xdist:
+            cmds[0] += ["-n", str(args.workers)]
         t0 = time.time()
         for stale in glob.glob(report + "*"):
             os.remove(stale)
-        p = subprocess.Popen(cmd, cwd=rootdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             start_new_session=True)
-        try:
-            out, _ = p.communicate(timeout=args.deadline or None)
-        except subprocess.TimeoutExpired:  # the whole session, workers included; what finished still counts
-            os.killpg(p.pid, signal.SIGKILL)
-            out, _ = p.communicate()
-            out += f"\nstopped at the deadline ({args.deadline} s): tests not finished by then are not reported\n"
+        # each process's own environment (process_env: a library's caches, which its
+        # processes would otherwise share: FlagGems' sqlite tuning cache locks)
+        envs = [dict(env, **{k: v.format(part=i, out=os.path.abspath(args.out), mode=args.mode)
+                             for k, v in process_env.items()}) for i in range(len(cmds))]
+        procs = [subprocess.Popen(c, cwd=rootdir, env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                  start_new_session=True) for c, e in zip(cmds, envs)]
+        outs = [None] * len(procs)
+
+        def drain(k):
+            outs[k] = procs[k].communicate()[0]
+        threads = [threading.Thread(target=drain, args=(k,)) for k in range(len(procs))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=max(1, args.deadline - (time.time() - t0)) if args.deadline else None)
+        out = ""
+        if any(t.is_alive() for t in threads):  # the whole session, workers included; what finished still counts
+            for p in procs:
+                if p.poll() is None:
+                    os.killpg(p.pid, signal.SIGKILL)
+            for t in threads:
+                t.join()
+            out = f"\nstopped at the deadline ({args.deadline} s): tests not finished by then are not reported\n"
+        out = "".join(f"==== pytest process {k}\n{o}" if len(outs) > 1 else o for k, o in enumerate(outs)) + out
         with open(os.path.join(args.out, f"{args.mode}-{f}.log"), "w") as log:
             log.write(out)
         merged = {}
@@ -183,7 +230,8 @@ def run_lib_tests(args):
     # then split per file as the language tests' are
     name = f"{args.name}:all"
     run_pytest(args, base, [(name, [os.path.join(base, lib["tests"], f) for f in files])],
-               [os.path.normpath(os.path.join(base, p)) for p in lib["pythonpath"]])
+               [os.path.normpath(os.path.join(base, p)) for p in lib["pythonpath"]], lib.get("pytest_args", ()),
+               lib.get("xdist", True), lib.get("process_env"))
     whole = os.path.join(args.out, f"{args.mode}-{name}.json")
     with open(whole) as fh:
         merged = json.load(fh)

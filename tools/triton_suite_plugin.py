@@ -4,7 +4,8 @@ test function (the first ones, in collection order: the same selection in both r
 --suite-shard=I/N, of each test function's parametrisations in collection order those whose
 index is I modulo N (a sample spread over all its parameters; shards 0..N-1 together are every
 parametrisation, so a whole suite can be run in parts that fit a session; I-J/N takes shards I
-to J together, in one session), and
+to J together, in one session), --suite-split=K/P, of the tests so chosen every P-th from the
+K-th (P pytest processes side by side, where a suite's conftest cannot run under xdist), and
 --suite-report=FILE, each test's outcome, failure text and kernel launches through Nereid
 and through Triton (a file per pytest-xdist worker, FILE.gwN, merged by the harness). Each
 test's entry is also appended to FILE.WORKER.jsonl as it finishes, so a run stopped at its
@@ -24,6 +25,7 @@ def pytest_addoption(parser):
     parser.addoption("--suite-report", default=None)
     parser.addoption("--suite-max-params", type=int, default=0)
     parser.addoption("--suite-shard", default="0/1")
+    parser.addoption("--suite-split", default="0/1")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -31,14 +33,19 @@ def pytest_collection_modifyitems(config, items):
     which, shards = config.getoption("--suite-shard").split("/")
     first, _, last = which.partition("-")
     first, last, shards = int(first), int(last or first), int(shards)
-    if n <= 0 and shards == 1:
+    part, parts = map(int, config.getoption("--suite-split").split("/"))
+    if n <= 0 and shards == 1 and parts == 1:
         return
-    seen, keep, drop = {}, [], []
+    seen, keep, drop, nchosen = {}, [], [], 0
     for item in items:
         fn = item.nodeid.split("[")[0]
         index = seen.get(fn, 0)
         seen[fn] = index + 1
         chosen = first <= index % shards <= last and (n <= 0 or index // shards < n)
+        # --suite-split=K/P: of the tests chosen, every P-th from the K-th (one of P pytest
+        # processes run side by side, for suites whose conftest cannot run under xdist)
+        if chosen and parts > 1:
+            chosen, nchosen = nchosen % parts == part, nchosen + 1
         (keep if chosen else drop).append(item)
     items[:] = keep
     config.hook.pytest_deselected(items=drop)

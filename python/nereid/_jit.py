@@ -26,8 +26,10 @@ of one kind, so a second GPU compiles nothing). `device="cuda:N"` pins it to dev
 `device="cpu"` to the interpreter.
 """
 import ast
+import hashlib
 import inspect
 import re
+import sys
 import textwrap
 import types
 
@@ -276,6 +278,7 @@ class JITFunction(_nereid.Dispatcher):
         self.num_warps = defaults["num_warps"] if num_warps is None else num_warps
         self.num_stages = defaults["num_stages"] if num_stages is None else num_stages
         sig = inspect.signature(fn)
+        self.signature = sig  # Triton's JITFunction.signature (libraries read its parameters)
         self.arg_names = list(sig.parameters)
         self.params = [KernelParam(i, p, kind == _CONSTEXPR) for i, (p, kind) in
                        enumerate(zip(sig.parameters.values(), (_annotation_kind(p.annotation)[0]
@@ -300,6 +303,7 @@ class JITFunction(_nereid.Dispatcher):
         self._types = types
         self._const = {p.name for p in sig.parameters.values() if _is_const_annotation(p.annotation)}
         self.constexprs = [n for n, k in zip(self.arg_names, kinds) if k == _CONSTEXPR]
+        self._constexpr_fn = False  # made of a constexpr function (_as_jit, _python_helper)
         self._setup(fn.__name__, tuple(self.arg_names), kinds, types, defaults, False,
                     [p.do_not_specialize for p in self.params])
         self._src = None
@@ -393,6 +397,22 @@ class JITFunction(_nereid.Dispatcher):
     def src(self, value):
         raise AttributeError("Cannot set attribute 'src' directly. Use '_unsafe_update_src()' (as in Triton)")
 
+    @property
+    def cache_key(self):
+        """A hash of what this kernel compiles from (Triton's JITFunction.cache_key, which
+        libraries use to name their tuning caches): its text with its helpers' and its
+        module's constants, and Nereid's version. Read again after _unsafe_update_src."""
+        try:
+            text = self.source()[0]
+        except Exception:  # a helper that does not resolve yet: the kernel's own text
+            text = self.src
+        return hashlib.sha256(f"{_nereid.version()}\0{text}".encode()).hexdigest()
+
+    @property
+    def __globals__(self):
+        """The Python function's globals (Triton's JITFunction.__globals__)."""
+        return self.fn.__globals__
+
     def _unsafe_update_src(self, new_src):
         """Compile this kernel from new_src from now on (Triton's way to patch a kernel's
         text): the compiled specialisations are dropped."""
@@ -457,7 +477,7 @@ class JITFunction(_nereid.Dispatcher):
             f = todo.pop()
             refs = [v for _, v in f._globals_used(seen)] + [v for _, _, v in f._module_refs()]
             for v in refs:
-                v = _as_jit(v)
+                v = _as_jit(v) or (_python_helper(v) if f._constexpr_fn else None)
                 if v is not None and v is not self and v not in out:
                     out.append(v)
                     todo.append(v)
@@ -580,7 +600,18 @@ def _is_language_module(m):
     if isinstance(m, language._Functions):
         return True
     name = getattr(m, "__name__", "") or "" if isinstance(m, types.ModuleType) else ""
-    return any(name == p or name.startswith(p + ".") for p in ("triton.language", "nereid.language"))
+    # `triton` itself: kernels call triton.cdiv and triton.next_power_of_2 (Triton's
+    # constexpr functions, which the compiler knows by name)
+    return name == "triton" or any(name == p or name.startswith(p + ".") for p in ("triton.language", "nereid.language"))
+
+
+def _triton_own_constexpr_function(v):
+    """One of Triton's own constexpr functions (triton.cdiv, triton.next_power_of_2,
+    triton.language.standard's _log2 and _is_power_of_two): the compiler knows them by
+    name, their Python bodies are not kernel code."""
+    mod = getattr(v, "__module__", "") or ""
+    return type(v).__name__ == "ConstexprFunction" and not isinstance(v, ConstexprFunction) and (
+        mod == "triton" or mod.startswith("triton.language"))
 
 
 def _language_function(v):
@@ -596,6 +627,8 @@ def _language_function(v):
         ns, _, fn = name.rpartition(".")
         return {"": "tl.", "libdevice": "tl.extra.libdevice.", "math": "tl.math.",
                 "cuda": "tl.extra.cuda."}.get(ns, "tl." + ns + ".") + fn if fn.isidentifier() else None
+    if mod == "triton" and _triton_own_constexpr_function(v) and name.isidentifier():
+        return "triton." + name  # `from triton import next_power_of_2`
     if not (mod == "triton.language" or mod.startswith("triton.language.")) or not name.isidentifier():
         return None
     if "libdevice" in mod:
@@ -638,6 +671,8 @@ def _as_jit(v):
     anything else."""
     if isinstance(v, JITFunction):
         return v
+    if _triton_own_constexpr_function(v):
+        return None
     fn = getattr(v, "fn", None)  # Triton's JITFunction; its ConstexprFunction and ours
     if type(v).__name__ == "constexpr" and inspect.isfunction(getattr(v, "value", None)):
         fn = v.value  # a plain function decorated @tl.constexpr: Triton calls it at compile time
@@ -646,6 +681,29 @@ def _as_jit(v):
     made = getattr(v, "_nereid_jit", None)
     if made is None:
         made = JITFunction(fn)
+        made._constexpr_fn = type(v).__name__ != "JITFunction"
+        try:
+            v._nereid_jit = made
+        except AttributeError:
+            pass
+    return made
+
+
+def _python_helper(v):
+    """A plain Python function that a constexpr function calls (FlagGems' `@tl.constexpr`
+    helpers call `unwrap_if_constexpr`): Triton runs a constexpr function's body as
+    Python, so its callees are Python too; Nereid compiles them with the kernel as
+    constexpr functions (their values must be known at compile time). None for anything
+    else: a lambda, a builtin, a function of Triton, Nereid or the standard library."""
+    if not inspect.isfunction(v) or v.__name__ == "<lambda>":
+        return None
+    mod = (getattr(v, "__module__", "") or "").split(".")[0]
+    if mod in ("triton", "nereid", "torch", "numpy", "builtins") or mod in sys.stdlib_module_names:
+        return None
+    made = getattr(v, "_nereid_jit", None)
+    if made is None:
+        made = JITFunction(v)
+        made._constexpr_fn = True
         try:
             v._nereid_jit = made
         except AttributeError:

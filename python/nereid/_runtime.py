@@ -315,7 +315,9 @@ class KernelLauncher(_nereid.Dispatcher):
     Triton's CompiledKernel[grid]: launches that kernel, with no new compile, on the grid,
     taking the arguments of the @jit function's every parameter (its constexprs too, as
     Triton's launcher takes them: they are ignored, the kernel keeps the values it was
-    compiled with) or of its run-time parameters only, positionally or by name; `stream`
+    compiled with) or of its run-time parameters only (the @jit function's parameters that
+    are not constexprs, as Triton's launcher takes them, or the compiled kernel's, which
+    lack the integers a launch specialised), positionally or by name; `stream`
     is accepted and unused, as for any launch (the current stream)."""
 
     def __init__(self, kernel, grid):
@@ -327,6 +329,10 @@ class KernelLauncher(_nereid.Dispatcher):
         names = list(sig[0]) if sig else [n for n, _ in runtime]
         self._all = len(names)
         self._runtime_names = [n for n, _ in runtime]
+        # the @jit function's parameters that are not constexprs: Triton's launcher takes
+        # those (a library that keeps compiled kernels passes them), an int among them that
+        # the launch specialised (equal to 1) included
+        self._declared = [n for n, c in zip(sig[0], sig[1]) if not c] if sig else self._runtime_names
         kinds = [0 if n in types else 2 for n in names]
         self._setup(kernel.name, tuple(names), kinds, [types.get(n) for n in names],
                     {n: None for n, k in zip(names, kinds) if k}, False)
@@ -341,6 +347,9 @@ class KernelLauncher(_nereid.Dispatcher):
     def __call__(self, *args, stream=None, **kwargs):
         if len(args) == len(self._runtime_names) < self._all:  # the run-time arguments alone
             kwargs.update(zip(self._runtime_names, args))
+            args = ()
+        elif len(args) == len(self._declared) < self._all:  # the non-constexpr parameters
+            kwargs.update(zip(self._declared, args))
             args = ()
         bound = self._launch
         return bound(*args, **kwargs)

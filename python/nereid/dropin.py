@@ -8,7 +8,9 @@
 install() makes `triton.jit`, `triton.autotune`, `triton.heuristics`, `triton.Config` and
 `triton.JITFunction` (and their homes in `triton.runtime`) Nereid's, so that a module that
 does `import triton` and decorates its kernels with `@triton.jit` after the call compiles
-them with Nereid. Where Triton is installed, the rest of it stays Triton's: its language
+them with Nereid. Where Triton is installed, `triton.runtime.Autotuner` and `Heuristics`
+stay Triton's classes (a library's tuner derived from them tunes Nereid's kernels with
+Triton's logic), but Nereid's autotuned and heuristic kernels are instances of them. Where Triton is installed, the rest of it stays Triton's: its language
 module (whose dtypes, constexpr and helpers kernels name; Nereid's compiler reads the
 kernel's source and gives `tl.*` its own meaning), `triton.testing`, its tensor
 descriptors; Nereid's compile errors are then also instances of Triton's
@@ -155,21 +157,48 @@ def _compile_error_class(triton):
     nereid._nereid._set_errors(nereid.Error, CompilationError, nereid.LaunchError, nereid.DeviceError)
 
 
+def _class_admitting(base, admitted, name, module):
+    """A subclass of base, named name, of which instances of every class in admitted are
+    instances too (and those classes subclasses): what a Triton name comes to mean after
+    install() where both Triton's objects and Nereid's must pass isinstance checks.
+    Classes derived from it by a library are ordinary classes (they admit nothing)."""
+
+    class _Meta(type(base)):
+        def __instancecheck__(cls, obj):
+            if cls is made and isinstance(obj, admitted):
+                return True
+            return type(base).__instancecheck__(cls, obj)
+
+        def __subclasscheck__(cls, sub):
+            if cls is made and issubclass(sub, admitted):
+                return True
+            return type(base).__subclasscheck__(cls, sub)
+
+    made = _Meta(name, (base, ), {"__module__": module, "__doc__": base.__doc__})
+    return made
+
+
 def _jit_class_admitting(original):
     """A subclass of Nereid's JITFunction (what `triton.JITFunction` names after install())
     of which Nereid's JITFunctions and Triton's own are instances (and their classes
     subclasses), so that Triton's isinstance checks of its own helpers still hold."""
     import nereid
+    return _class_admitting(nereid.JITFunction, (nereid.JITFunction, original), "JITFunction", "triton.runtime.jit")
 
-    class _Meta(type(nereid.JITFunction)):
-        def __instancecheck__(cls, obj):
-            return isinstance(obj, (nereid.JITFunction, original)) or type.__instancecheck__(cls, obj)
 
-        def __subclasscheck__(cls, sub):
-            return issubclass(sub, (nereid.JITFunction, original)) or type.__subclasscheck__(cls, sub)
-
-    return _Meta("JITFunction", (nereid.JITFunction, ), {"__module__": "triton.runtime.jit",
-                                                         "__doc__": nereid.JITFunction.__doc__})
+def _tuner_classes_admitting():
+    """`triton.runtime.Autotuner` and `Heuristics` where Triton is installed: subclasses of
+    Triton's (a library's tuner derived from them, FlagGems' LibTuner, runs Triton's
+    tuning around Nereid's kernels) of which Nereid's autotuned and heuristic kernels are
+    instances too (libraries walk a kernel's wrappers with isinstance)."""
+    from . import _autotune
+    names = {}
+    auto = sys.modules.get("triton.runtime.autotuner")
+    for name, ours in (("Autotuner", _autotune.Autotuner), ("Heuristics", _autotune.Heuristics)):
+        original = getattr(auto, name, None)
+        if isinstance(original, type) and not issubclass(ours, original):
+            names[name] = _class_admitting(original, (ours, original), name, "triton.runtime.autotuner")
+    return names
 
 
 def install():
@@ -196,6 +225,12 @@ def install():
     if not real:  # Triton's own constexpr functions are taken as they are (_jit._as_jit)
         names["constexpr_function"] = nereid.constexpr_function
     homes = [triton]
+    if real:
+        try:
+            __import__("triton.runtime.autotuner")
+        except ImportError:
+            pass
+        names.update(_tuner_classes_admitting())
     for mod in ("triton.runtime", "triton.runtime.jit", "triton.runtime.autotuner"):
         m = sys.modules.get(mod)
         if m is None and real:
@@ -211,7 +246,7 @@ def install():
             current = getattr(home, name, None)
             if isinstance(current, types.ModuleType):
                 continue  # triton.runtime.jit is also a submodule's name: never replace a module
-            if home is triton or current is not None:
+            if (home is triton and name not in ("Autotuner", "Heuristics")) or current is not None:
                 setattr(home, name, value)
     if real:
         _compile_error_class(triton)

@@ -1535,6 +1535,111 @@ class LibraryIdioms(unittest.TestCase):
         q1 = np.where(keep, np.floor(np.where(offs < n, offs, 0) / 2.0) + offs // 2, -2.0**31)
         np.testing.assert_array_equal(out[:n], 2 * q1[:n])
 
+    def test_constexpr_function_calling_plain_python(self):
+        # FlagGems' sort: a @tl.constexpr function whose body (Python, in Triton) calls a plain
+        # Python function; both are compiled with the kernel as constexpr functions
+        out = np.zeros(2, np.int32)
+        narrowed[(1, )](out)
+        np.testing.assert_array_equal(out, [70000 % 65536, 70000 - 65536])
+
+    def test_tritons_own_constexpr_functions_by_name(self):
+        # Triton's constexpr functions (triton.language.standard._log2, triton.next_power_of_2)
+        # are the compiler's: their Python bodies (assignments, a while loop) are not compiled
+        out = np.zeros(8, np.int32)
+        log2_by_name[(1, )](out)
+        np.testing.assert_array_equal(out, [0, 1, 2, 3, 8 + 4, 0, 0, 0])
+
+    def test_triton_jitfunction_attributes(self):
+        # what libraries read of Triton's JITFunction: signature, cache_key, __globals__
+        self.assertEqual(list(narrowed.signature.parameters), ["out_ptr"])
+        self.assertIs(narrowed.__globals__, globals())
+        key = narrowed.cache_key
+        self.assertEqual(len(key), 64)
+        self.assertEqual(key, narrowed.cache_key)
+        self.assertNotEqual(key, log2_by_name.cache_key)
+
+    def test_compiled_kernel_takes_the_non_constexpr_parameters(self):
+        # FlagGems' LibEntry keeps the kernel a launch returned and launches it again with
+        # the @jit function's non-constexpr parameters only, an int the first launch
+        # specialised (equal to 1) among them
+        x = np.arange(8, dtype=np.float32)
+        out = np.zeros(8, np.float32)
+        kernel = scaled_copy.run(x, out, 1, 8, grid=(1, ), BLOCK=8)
+        np.testing.assert_array_equal(out, x)
+        out[:] = 0
+        kernel[(1, )](x, out, 1, 8)
+        np.testing.assert_array_equal(out, x)
+
+    def test_classes_admitting_nereids(self):
+        from nereid import dropin
+
+        class Original:
+            pass
+
+        class Ours:
+            pass
+
+        Admitting = dropin._class_admitting(Original, (Ours, Original), "Autotuner", "triton.runtime.autotuner")
+        self.assertIsInstance(Ours(), Admitting)
+        self.assertIsInstance(Original(), Admitting)
+        self.assertTrue(issubclass(Ours, Admitting))
+
+        class LibraryTuner(Admitting):  # a library's subclass admits nothing
+            pass
+
+        self.assertNotIsInstance(Ours(), LibraryTuner)
+        self.assertIsInstance(LibraryTuner(), Admitting)
+        self.assertIsInstance(LibraryTuner(), Original)
+
+
+def unwrap_if_constexpr(o):
+    return o.value if isinstance(o, tl.constexpr) else o
+
+
+@tl.constexpr
+def narrow_int(num_bits: tl.constexpr, signed: tl.constexpr) -> tl.dtype:
+    num_bits = unwrap_if_constexpr(num_bits)
+    return tl.core.get_int_dtype(num_bits, unwrap_if_constexpr(signed))
+
+
+@nereid.jit(device=CPU)
+def narrowed(out_ptr):
+    u: tl.constexpr = narrow_int(16, False)
+    s: tl.constexpr = narrow_int(16, True)
+    v = tl.full((), 70000, tl.int32)
+    tl.store(out_ptr, v.to(u).to(tl.int32))
+    tl.store(out_ptr + 1, (v - 65536).to(s).to(tl.int32))
+
+
+class _TritonsConstexprFunction:
+    """Stands in for Triton's ConstexprFunction (the class name and module are what the
+    drop-in looks at): its Python body is not what the kernel gets."""
+
+    def __init__(self, name, module):
+        self.__name__, self.__qualname__, self.__module__ = name, name, module
+        self.fn = lambda *a: (_ for _ in ()).throw(AssertionError("Python body called"))
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+
+_TritonsConstexprFunction.__name__ = "ConstexprFunction"
+_log2 = _TritonsConstexprFunction("_log2", "triton.language.standard")
+
+
+@nereid.jit(device=CPU)
+def log2_by_name(out_ptr):
+    n: tl.constexpr = _log2(8)
+    for i in tl.static_range(0, n + 1):
+        tl.store(out_ptr + i, i)
+    tl.store(out_ptr + 4, tl.next_power_of_2(5) + _log2(16))
+
+
+@nereid.jit(device=CPU)
+def scaled_copy(x_ptr, out_ptr, scale, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * scale, mask=o < n)
+
 
 @nereid.jit(device=CPU)
 def libdevice_rounding_modes(x_ptr, y_ptr, i_ptr, d_ptr, o_ptr, N: tl.constexpr):

@@ -5,7 +5,8 @@
  * assignments to a name that parse on their own (constants such as `LOG2E =
  * tl.constexpr(...)`; Triton's kernels may read no other globals), module docstrings, and
  * functions with a jit decorator (`@triton.jit`, `@jit`, `@triton.jit(...)`, with whatever
- * other decorators they carry). A top-level if or try made only of imports (an import
+ * other decorators they carry), and the constexpr functions they call (decorated
+ * `@triton.constexpr_function` or `@tl.constexpr`). A top-level if or try made only of imports (an import
  * that depends on the version, as libraries write them) keeps its first imports, moved to
  * column 0 on their own lines. Every other top-level statement is blanked, each of its
  * characters but newlines made a space, so the parser reads the rest at its own lines and
@@ -86,25 +87,37 @@ bool lang_is_python_path(const char *name) {
     return n > 3 && !strcmp(name + n - 3, ".py");
 }
 
-/* A decorator's name (after '@', up to '(' or the end of the line) that is a jit: the
- * last component `jit` (triton.jit, jit, nereid.jit, triton.language.core.jit). */
-static bool jit_decorator(const char *s, size_t n) {
+/* Does the decorator's dotted name s[1, k) end with the component c? */
+static bool last_component(const char *s, size_t k, const char *c) {
+    size_t m = strlen(c);
+    return k >= m + 1 && !strncmp(s + k - m, c, m) && (k == m + 1 || s[k - m - 1] == '.');
+}
+
+/* What a decorator's name (after '@', up to '(' or the end of the line) makes of the
+ * function: 1 a jit (the last component `jit`: triton.jit, jit, nereid.jit,
+ * triton.language.core.jit), 2 a constexpr function (`constexpr_function`:
+ * triton.constexpr_function, which Triton calls on compile-time values; or `constexpr`:
+ * a plain function decorated `@tl.constexpr`, called so too), 0 anything else. */
+static int jit_decorator(const char *s, size_t n) {
     size_t k = 1;
     while (k < n && (s[k] == '_' || s[k] == '.' || (s[k] >= 'a' && s[k] <= 'z') ||
                      (s[k] >= 'A' && s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9')))
         k++;
-    return k >= 4 && !strncmp(s + k - 3, "jit", 3) && (k == 4 || s[k - 4] == '.');
+    if (last_component(s, k, "jit")) return 1;
+    return last_component(s, k, "constexpr_function") || last_component(s, k, "constexpr") ? 2
+                                                                                            : 0;
 }
 
-/* A statement beginning with decorators: whether one is a jit, and where the rest
- * (def, class, ...) begins. */
-static size_t skip_decorators(const char *s, size_t n, bool *jit) {
+/* A statement beginning with decorators: the strongest jit_decorator of them (a jit over a
+ * constexpr function), and where the rest (def, class, ...) begins. */
+static size_t skip_decorators(const char *s, size_t n, int *jit) {
     size_t i = 0;
-    *jit = false;
+    *jit = 0;
     while (i < n && s[i] == '@') {
         size_t line_end = i;
         while (line_end < n && s[line_end] != '\n') line_end++;
-        *jit |= jit_decorator(s + i, line_end - i);
+        int kind = jit_decorator(s + i, line_end - i);
+        if (kind == 1 || (kind == 2 && !*jit)) *jit = kind;
         /* the decorator's own statement ran to the next column-0 line; find it */
         size_t j = i;
         int depth = 0;
@@ -150,9 +163,13 @@ static bool keep_statement(const char *s, size_t n) {
     if (line_is(s, 0, n, "import") || line_is(s, 0, n, "from")) return true;
     if (s[0] == '"' || s[0] == '\'') return true; /* a docstring */
     if (s[0] == '@') {
-        bool jit;
+        int jit;
         size_t rest = skip_decorators(s, n, &jit);
-        return jit && line_is(s, rest, n, "def");
+        if (!jit || !line_is(s, rest, n, "def")) return false;
+        /* a constexpr function is Python (Triton runs it so): kept where the kernel
+         * grammar reads it, else blanked, so that a dict or an f-string in one that no
+         * kernel calls does not stop the file */
+        return jit == 1 || parses_alone(s, n);
     }
     return name_assignment(s, n) && parses_alone(s, n);
 }

@@ -6,11 +6,11 @@
  * tl.constexpr(...)`; Triton's kernels may read no other globals), module docstrings, and
  * functions with a jit decorator (`@triton.jit`, `@jit`, `@triton.jit(...)`, with whatever
  * other decorators they carry), and the constexpr functions they call (decorated
- * `@triton.constexpr_function` or `@tl.constexpr`). A top-level if or try made only of imports (an import
- * that depends on the version, as libraries write them) keeps its first imports, moved to
- * column 0 on their own lines. Every other top-level statement is blanked, each of its
- * characters but newlines made a space, so the parser reads the rest at its own lines and
- * columns and its diagnostics point into the file as written.
+ * `@triton.constexpr_function` or `@tl.constexpr`) where they parse. A top-level if or
+ * try made only of imports (an import that depends on the version, as libraries write
+ * them) keeps its first imports, moved to column 0 on their own lines. Every other top-level
+ * statement is blanked, each of its characters but newlines made a space, so the parser reads the
+ * rest at its own lines and columns and its diagnostics point into the file as written.
  *
  * Statements are found as Python finds them: a line that starts at column 0 at bracket
  * depth 0, outside strings (triple-quoted ones included) and after no backslash
@@ -104,8 +104,7 @@ static int jit_decorator(const char *s, size_t n) {
                      (s[k] >= 'A' && s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9')))
         k++;
     if (last_component(s, k, "jit")) return 1;
-    return last_component(s, k, "constexpr_function") || last_component(s, k, "constexpr") ? 2
-                                                                                            : 0;
+    return last_component(s, k, "constexpr_function") || last_component(s, k, "constexpr") ? 2 : 0;
 }
 
 /* A statement beginning with decorators: the strongest jit_decorator of them (a jit over a

@@ -113,7 +113,9 @@ bool driver_compile(const Source *src, const NrCompileOptions *o, Diag *diag, St
     out->ir = ir_module_new(arena);
     const char **skip = NULL;
     if (o->defer_tuned && !read_tuned(o, diag, out, &skip)) goto fail;
-    SemaOptions so = {o->defines, o->ndefines, o->only_kernel, skip, out->ntuned, out->num_warps};
+    out->constexpr_call = o->constexpr_call, out->constexpr_user = o->constexpr_user;
+    SemaOptions so = {o->defines,  o->ndefines,    o->only_kernel,    skip,
+                      out->ntuned, out->num_warps, o->constexpr_call, o->constexpr_user};
     if (!lower(o, &so, diag, dump, out)) goto fail;
     return true;
 fail:
@@ -135,7 +137,15 @@ bool driver_compile_variant(const NrProgram *base, const char *kernel, const Sem
                           .ndefines = ndefines,
                           .only_kernel = kernel,
                           .stop_after = NR_STAGE_IR_OPT};
-    SemaOptions so = {defines, ndefines, kernel, NULL, 0, out->num_warps};
+    out->constexpr_call = base->constexpr_call, out->constexpr_user = base->constexpr_user;
+    SemaOptions so = {defines,
+                      ndefines,
+                      kernel,
+                      NULL,
+                      0,
+                      out->num_warps,
+                      base->constexpr_call,
+                      base->constexpr_user};
     if (lower(&o, &so, diag, NULL, out)) return true;
     driver_program_free(out);
     return false;

@@ -31,6 +31,9 @@ typedef struct NrCompileOptions {
     const Module *stdlib; /* the standard library, parsed once (driver_parse_stdlib) by a
                              caller that compiles often (the C API: once per context);
                              NULL: parsed here, into the program's arena */
+    SemaConstexprCall constexpr_call; /* the host's constexpr functions (SemaOptions); NULL:
+                                         none */
+    void *constexpr_user;
 } NrCompileOptions;
 
 /* A kernel with @autotune/@heuristics, as the front end hands it to the runtime: what
@@ -49,7 +52,9 @@ typedef struct NrProgram {
     int num_warps, num_stages;
     NrTunedKernel *tuned; /* defer_tuned: the tuned kernels (none of them in ir) */
     int ntuned;
-    double times_ms[3]; /* parse, sema (lowering), passes */
+    double times_ms[3];               /* parse, sema (lowering), passes */
+    SemaConstexprCall constexpr_call; /* as compiled with: its variants use them too */
+    void *constexpr_user;
 } NrProgram;
 
 /* The standard library's AST, in arena (it cannot fail: it is part of the binary). */

@@ -216,6 +216,22 @@ typedef struct nr_define {
     const char *value;
 } nr_define;
 
+/* A constexpr function the host evaluates (nr_compile_options.constexpr_call): Triton runs
+ * a function decorated @triton.constexpr_function (or @constexpr_function) in Python when
+ * a kernel calls it, and so can an embedding that has the function. The compiler calls
+ * this for such a call whose arguments are all compile-time values (numbers, booleans,
+ * None, strings, dtypes and tuples of these), with the function's name and the arguments
+ * (positional, every parameter bound, defaults included) as the text of a Python argument
+ * list: "16, 'fp16', tl.float16, (4, 8), float('inf')". It writes the result, as an
+ * nr_define value's text ("32", "tl.bfloat16", "(1, 2)", "'e4m3'"), NUL-terminated into
+ * result (result_size bytes) and returns 0; returns 1 to decline (the function's body is
+ * then compiled with the kernel, as without a callback); returns -1 on an error (the
+ * function raised), with its message in result: the call is a compile error. nr_compile_many
+ * may call it from several threads at once; the module's later compiles (a tuned kernel's
+ * configs) call it too, so `user` must live as long as the module. */
+typedef int (*nr_constexpr_call)(void *user, const char *function, const char *args, char *result,
+                                 size_t result_size);
+
 typedef struct nr_compile_options {
     const nr_define *defines;
     int num_defines;
@@ -233,6 +249,8 @@ typedef struct nr_compile_options {
     int enable_reflect_ftz; /* tl.exp2 and CUDA libdevice's functions flush denormals to
                                zero (libdevice's __CUDA_FTZ): 0: the default (off); 1: on;
                                -1: off */
+    nr_constexpr_call constexpr_call; /* NULL: constexpr functions' bodies are compiled */
+    void *constexpr_user;             /* constexpr_call's first argument */
 } nr_compile_options;
 
 typedef struct nr_launch_options {

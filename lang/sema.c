@@ -226,7 +226,7 @@ static Val define_eval(Sema *S, const Expr *e) {
  * escapes, a function of the program inside a tuple or tl.constexpr(NAME), as the Python
  * package writes a function passed as a constexpr); anything else (leaky_relu, bf16) is a
  * string, a function's bare name too (-D ACTIVATION=leaky_relu compared with a string). */
-static Val parse_define(Sema *S, const char *name, const char *text) {
+Val sema_parse_define(Sema *S, const char *name, const char *text) {
     size_t n = strlen(text);
     bool quoted = n >= 2 && (text[0] == '\'' || text[0] == '"') && text[n - 1] == text[0];
     if (quoted && !memchr(text + 1, text[0], n - 2))
@@ -420,7 +420,7 @@ static void lower_kernel(Sema *S, const Func *fn) {
         if (!strcmp(p->annotation, "constexpr")) {
             const SemaDefine *d = find_define(S->opts, p->name);
             Val v;
-            if (d) v = parse_define(S, p->name, d->value);
+            if (d) v = sema_parse_define(S, p->name, d->value);
             else if (p->default_value) {
                 FnState g = fs;
                 g.f = NULL;
@@ -441,7 +441,7 @@ static void lower_kernel(Sema *S, const Func *fn) {
         if (!strcmp(p->annotation, "constexpr")) continue;
         if (tuple_type_open(p->annotation)) { /* a tuple: its leaves are the parameters */
             const SemaDefine *d = find_define(S->opts, p->name);
-            Val consts = d ? parse_define(S, p->name, d->value) : sema_val_none();
+            Val consts = d ? sema_parse_define(S, p->name, d->value) : sema_val_none();
             const char *s = p->annotation;
             Val v = tuple_param(S, f, p, &s, p->name, d ? &consts : NULL, 0);
             if (*s)

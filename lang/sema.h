@@ -12,14 +12,24 @@ typedef struct SemaDefine {
     const char *value; /* text: int, float, True/False/None, anything else a string */
 } SemaDefine;
 
+/* A constexpr function evaluated by the host (nr_compile_options.constexpr_call, the
+ * public API's nr_constexpr_call): the function's name, its arguments as the text of a
+ * Python argument list; the result as a define's text into result. Returns 0 (result
+ * written), 1 (not taken: the body is compiled instead) or -1 (an error, its message in
+ * result). */
+typedef int (*SemaConstexprCall)(void *user, const char *function, const char *args, char *result,
+                                 size_t result_size);
+
 typedef struct SemaOptions {
     const SemaDefine *defines;
     int ndefines;
-    const char *only_kernel;         /* NULL: every kernel of the module */
-    const char *const *skip_kernels; /* kernels not lowered here (autotuned ones: the runtime */
-    int nskip_kernels;               /* lowers them once per config) */
-    int num_warps;                   /* the warps compiled for, which tl.extra.cuda's
-                                        num_threads() and num_warps() give (0: default) */
+    const char *only_kernel;          /* NULL: every kernel of the module */
+    const char *const *skip_kernels;  /* kernels not lowered here (autotuned ones: the runtime */
+    int nskip_kernels;                /* lowers them once per config) */
+    int num_warps;                    /* the warps compiled for, which tl.extra.cuda's
+                                         num_threads() and num_warps() give (0: default) */
+    SemaConstexprCall constexpr_call; /* NULL: constexpr functions' bodies are compiled */
+    void *constexpr_user;
 } SemaOptions;
 
 /* Lower the kernels of `user` into `out` (kernels plus the helper specialisations they

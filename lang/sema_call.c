@@ -6,7 +6,12 @@
  * Otherwise the helper is specialised for the argument types and constexpr values: the
  * IR values among the arguments become parameters of a new IR function (one per
  * distinct key, reused by later calls) and the call becomes a call op, which the
- * inlining pass removes. Recursion is detected on the stack of calls in progress. */
+ * inlining pass removes. Recursion is detected on the stack of calls in progress.
+ * A function decorated @constexpr_function whose arguments are all compile-time values is
+ * evaluated by the host where the compile options give a callback (Python runs it, as
+ * Triton does: call_on_host); otherwise its body is compiled as any helper's. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sema_internal.h"
@@ -195,11 +200,129 @@ static Spec *specialise(Sema *S, const Func *fn, ModScope *scope, Val *bound, co
     return &S->specs[S->nspecs - 1];
 }
 
+/* ---- constexpr functions the host evaluates (SemaOptions.constexpr_call) ---- */
+
+/* Is fn decorated @constexpr_function (triton.constexpr_function, ...)? */
+static bool host_constexpr_function(const Func *fn) {
+    for (int i = 0; i < fn->ndecorators; i++) {
+        const Expr *d = fn->decorators[i];
+        if (d->kind == EX_CALL) d = d->lhs;
+        if ((d->kind == EX_NAME || d->kind == EX_ATTR) && !strcmp(d->name, "constexpr_function"))
+            return true;
+    }
+    return false;
+}
+
+/* Triton's name of a scalar dtype (float16 for fp16), or NULL. */
+static const char *triton_dtype_name(int dt) {
+    switch (dt) {
+    case DT_I1: return "int1";
+    case DT_I8: return "int8";
+    case DT_I16: return "int16";
+    case DT_I32: return "int32";
+    case DT_I64: return "int64";
+    case DT_U8: return "uint8";
+    case DT_U16: return "uint16";
+    case DT_U32: return "uint32";
+    case DT_U64: return "uint64";
+    case DT_FP16: return "float16";
+    case DT_BF16: return "bfloat16";
+    case DT_FP32: return "float32";
+    case DT_FP64: return "float64";
+    case DT_FP8E4NV: return "float8e4nv";
+    case DT_FP8E5: return "float8e5";
+    case DT_FP8E4B15: return "float8e4b15";
+    case DT_FP8E4B8: return "float8e4b8";
+    case DT_FP8E5B16: return "float8e5b16";
+    default: return NULL;
+    }
+}
+
+/* v as Python source text into sb (what the host's eval reads back as the same value):
+ * numbers, booleans, None, strings, dtypes (scalar or pointer) and plain tuples of
+ * these. False for anything else (a block, a function, a namedtuple, ...). */
+static bool python_text(StrBuf *sb, Val v, int depth) {
+    if (depth > 16) return false;
+    switch (v.k) {
+    case V_NONE: sb_puts(sb, "None"); return true;
+    case V_BOOL: sb_puts(sb, v.i ? "True" : "False"); return true;
+    case V_INT: sb_printf(sb, "%lld", (long long)v.i); return true;
+    case V_FLOAT:
+        if (isnan(v.f)) sb_puts(sb, "float('nan')");
+        else if (isinf(v.f)) sb_puts(sb, v.f > 0 ? "float('inf')" : "-float('inf')");
+        else {
+            char buf[40];
+            snprintf(buf, sizeof buf, "%.17g", v.f);
+            sb_puts(sb, buf);
+            if (!strpbrk(buf, ".e")) sb_puts(sb, ".0"); /* a float stays a float */
+        }
+        return true;
+    case V_STR:
+        sb_putc(sb, '\'');
+        for (size_t i = 0; i < v.slen; i++) {
+            unsigned char c = (unsigned char)v.s[i];
+            if (c == '\\' || c == '\'') sb_printf(sb, "\\%c", c);
+            else if (c < 0x20 || c == 0x7f) sb_printf(sb, "\\x%02x", c);
+            else sb_putc(sb, (char)c);
+        }
+        sb_putc(sb, '\'');
+        return true;
+    case V_DTYPE: {
+        if (v.ty.rank) return false; /* a block type */
+        bool ptr = v.ty.dt == DT_PTR;
+        const char *name = triton_dtype_name(ptr ? v.ty.pointee : v.ty.dt);
+        if (!name) return false;
+        sb_printf(sb, ptr ? "tl.pointer_type(tl.%s)" : "tl.%s", name);
+        return true;
+    }
+    case V_TUPLE:
+        if (v.tag != TAG_NONE || v.fields) return false;
+        sb_putc(sb, '(');
+        for (int i = 0; i < v.n; i++) {
+            if (!python_text(sb, v.items[i], depth + 1)) return false;
+            sb_puts(sb, i + 1 < v.n || v.n == 1 ? ", " : "");
+        }
+        sb_putc(sb, ')');
+        return true;
+    default: return false;
+    }
+}
+
+enum { HOST_RESULT_SIZE = 1 << 16 };
+
+/* fn called with `bound`, evaluated by the host: true with *out set; false where the
+ * host is not asked (no callback, an argument it cannot be given) or declines. */
+static bool call_on_host(Sema *S, const Func *fn, const Val *bound, Loc loc, Val *out) {
+    if (!S->opts || !S->opts->constexpr_call || !host_constexpr_function(fn)) return false;
+    StrBuf args;
+    sb_init(&args);
+    bool ok = true;
+    for (int i = 0; i < fn->nparams && ok; i++) {
+        if (i) sb_puts(&args, ", ");
+        ok = python_text(&args, bound[i], 0);
+    }
+    char *result = ok ? arena_alloc(S->arena, HOST_RESULT_SIZE) : NULL;
+    int rc = ok ? S->opts->constexpr_call(S->opts->constexpr_user, fn->name, sb_cstr(&args), result,
+                                          HOST_RESULT_SIZE)
+                : 1;
+    sb_free(&args);
+    if (rc == 1) return false;
+    if (rc != 0) {
+        result[HOST_RESULT_SIZE - 1] = 0;
+        sema_error(S, loc, "constexpr function '%s' raised: %s", fn->name, result);
+    }
+    result[HOST_RESULT_SIZE - 1] = 0;
+    *out = sema_parse_define(S, fn->name, result);
+    return true;
+}
+
 static Val sema_call_user(Sema *S, const Func *fn, ModScope *scope, CallArgs *a) {
     for (int i = 0; i < fn->body.n; i++)
         if (fn->body.stmts[i]->kind == ST_DEF)
             sema_error(S, fn->body.stmts[i]->loc, "nested function definitions are not supported");
     Val *bound = bind_args(S, fn, scope, a);
+    Val host;
+    if (call_on_host(S, fn, bound, a->loc, &host)) return host;
     push_frame(S, fn, a->loc);
     bool all_const = true;
     for (int i = 0; i < fn->nparams; i++) all_const &= sema_val_is_constexpr(bound[i]);

@@ -160,6 +160,10 @@ enum {
 };
 
 /* ---- errors (sema.c) ---- */
+/* A constexpr value given as text (-D NAME=TEXT, a define's value; a host constexpr
+ * function's result): sema.c's rules. */
+Val sema_parse_define(Sema *S, const char *name, const char *text);
+
 _Noreturn void sema_error(Sema *S, Loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* An error at loc in code reached from `from` (a note saying from_what there comes first

@@ -23,6 +23,8 @@ static bool copy_options(nr_module *m, const nr_compile_options *opts) {
     m->maxnreg = opts->maxnreg;
     m->fp_fusion = opts->enable_fp_fusion;
     m->reflect_ftz = opts->enable_reflect_ftz;
+    m->constexpr_call = opts->constexpr_call;
+    m->constexpr_user = opts->constexpr_user;
     if (opts->kernel && !(m->only_kernel = strdup(opts->kernel))) return false;
     if (opts->num_defines == 0) return true;
     m->defines = calloc((size_t)opts->num_defines, sizeof *m->defines);
@@ -130,7 +132,9 @@ nr_status module_build(nr_context *ctx, char *text, size_t len, const char *file
                           .num_warps = m->num_warps,
                           .num_stages = m->num_stages,
                           .stop_after = NR_STAGE_IR_OPT,
-                          .stdlib = ctx->std};
+                          .stdlib = ctx->std,
+                          .constexpr_call = m->constexpr_call,
+                          .constexpr_user = m->constexpr_user};
     Diag diag;
     diag_init(&diag);
     if (!driver_compile(m->src, &o, &diag, NULL, &m->prog)) {
@@ -172,7 +176,9 @@ nr_status module_variant_build(const nr_module *base, const char *kernel, const 
                                .num_stages = num_stages,
                                .maxnreg = base->maxnreg,
                                .enable_fp_fusion = base->fp_fusion,
-                               .enable_reflect_ftz = base->reflect_ftz};
+                               .enable_reflect_ftz = base->reflect_ftz,
+                               .constexpr_call = base->constexpr_call,
+                               .constexpr_user = base->constexpr_user};
     nr_status s = take_options(m, &opts, err);
     if (s) return module_free(m), s;
     Diag diag;

@@ -153,7 +153,9 @@ struct nr_module {
     int num_stages;                      /* nr_compile_options.num_stages: 0 for the default */
     int maxnreg, fp_fusion, reflect_ftz; /* nr_compile_options.maxnreg, enable_fp_fusion and
                                             enable_reflect_ftz: 0 for the defaults */
-    struct TuneModule *tune;             /* its tuned kernels (autotune.c); NULL if none */
+    nr_constexpr_call constexpr_call;    /* nr_compile_options.constexpr_call and its user */
+    void *constexpr_user;
+    struct TuneModule *tune; /* its tuned kernels (autotune.c); NULL if none */
     /* variants compiled for another warp count, for launches with num_warps= other than the
      * compiled one of a program that reads it (tl.extra.cuda.num_threads(); launch.c) */
     nr_module **warp_variants;

@@ -304,6 +304,8 @@ class JITFunction(_nereid.Dispatcher):
         self._const = {p.name for p in sig.parameters.values() if _is_const_annotation(p.annotation)}
         self.constexprs = [n for n, k in zip(self.arg_names, kinds) if k == _CONSTEXPR]
         self._constexpr_fn = False  # made of a constexpr function (_as_jit, _python_helper)
+        self._host_callable = None  # a constexpr function's Python callable: calls of it run it
+        self._constexpr_functions = {}  # by name, the host callables source() last emitted
         self._setup(fn.__name__, tuple(self.arg_names), kinds, types, defaults, False,
                     [p.do_not_specialize for p in self.params])
         self._src = None
@@ -329,7 +331,8 @@ class JITFunction(_nereid.Dispatcher):
 
     def _compile(self, key, context):
         source, filename, defines = self._compile_request(key)
-        mod = _runtime._compile_text(context, source, filename, defines, self.__name__, self.num_warps, self.num_stages)
+        mod = _runtime._compile_text(context, source, filename, defines, self.__name__, self.num_warps, self.num_stages,
+                                     self._constexpr_functions)
         return self._kernel_of(mod)
 
     def _compile_request(self, key):
@@ -428,15 +431,31 @@ class JITFunction(_nereid.Dispatcher):
         lines = ["\n"] * (own.first - 1) + own.text(annotate, self._module_bases(), retype).splitlines(keepends=True)
         tail, constants = [], []
         helpers = self._helpers(passed)
+        host = {}
         for helper in helpers:
             hs = helper._own_source()
             text = hs.text(None, helper._module_bases()).splitlines(keepends=True)
             start = hs.first - 1
-            if hs.filename == own.filename and all(l.strip() == "" for l in lines[start:start + len(text)]):
+            # a constexpr function runs in Python when a kernel calls it with compile-time
+            # values, as in Triton (the compiler calls back: _host_constexpr_call); the
+            # decorator marks it, on its own decorator's line
+            deco = "@triton.constexpr_function\n" if helper._host_callable is not None else None
+            stubbed = False
+            if deco is not None and not _kernel_grammar_reads("".join(text)):
+                stub = _stub_body(text, helper.__name__)  # Python the compiler cannot parse
+                if stub is not None:
+                    text, stubbed = stub, True
+            if hs.filename == own.filename and all(l.strip() == "" for l in lines[start:start + len(text)]) and (
+                    deco is None or (start > 0 and start - 1 < len(lines) and lines[start - 1].strip() == "")):
                 lines += ["\n"] * max(0, start + len(text) - len(lines))
                 lines[start:start + len(text)] = text  # at its own line numbers
+                if deco is not None:
+                    lines[start - 1] = deco
             else:
-                tail += ["\n"] + text
+                tail += [deco or "\n"] + text
+            if deco is not None:
+                host[helper.__name__] = _HostFunction(helper._host_callable, stubbed)
+        self._constexpr_functions = host
         for name, value in self._constants(helpers):
             if _is_namedtuple_class(value):
                 constants.append(_namedtuple_line(name, value))
@@ -682,11 +701,79 @@ def _as_jit(v):
     if made is None:
         made = JITFunction(fn)
         made._constexpr_fn = type(v).__name__ != "JITFunction"
+        if made._constexpr_fn:  # Triton's ConstexprFunction and ours unwrap constexprs when called
+            made._host_callable = fn if type(v).__name__ == "constexpr" else v
         try:
             v._nereid_jit = made
         except AttributeError:
             pass
     return made
+
+
+class _HostFunction:
+    """A constexpr function as the compiler's callback runs it: the Python callable, and
+    whether the compiled text holds a stub in place of its body (Python the kernel
+    grammar does not read: a dict, an f-string, ...)."""
+
+    def __init__(self, fn, stubbed):
+        self.fn, self.stubbed = fn, stubbed
+        self.__name__ = getattr(fn, "__name__", "constexpr_function")
+
+
+def _host_constexpr_call(host, args):
+    """A constexpr function called in a kernel, run here as Triton runs it (the compiler
+    calls this through Context.compile's constexpr_functions): args is the text of the
+    call's arguments, Python literals and `tl.` dtypes (Triton's language module where it
+    is loaded, so that the function compares them with its own); returns the result as a
+    define's text. Where the function raises or its result is no compile-time value, None
+    (the compiler then compiles its body, where a `raise` the call reaches is the compile
+    error, at its place), or, for a stubbed body, the exception (the compiler reports it)."""
+    lang = sys.modules.get("triton.language") or language
+    try:
+        values = eval(f"({args},)" if args else "()", {"__builtins__": {"float": float}, "tl": lang})
+        result = host.fn(*values)
+        return _runtime.define_text(host.__name__, result)
+    except Exception:  # noqa: BLE001 - what Nereid's stand-ins lack, or the function's own error
+        if host.stubbed:
+            raise
+        return None
+
+
+# what the kernel grammar does not read (Python a constexpr function may hold)
+_NOT_KERNEL_SYNTAX = tuple(getattr(ast, n) for n in (
+    "Dict", "Set", "DictComp", "SetComp", "JoinedStr", "Lambda", "Try", "TryStar", "With", "AsyncWith",
+    "ClassDef", "Global", "Nonlocal", "Yield", "YieldFrom", "Await", "NamedExpr", "AsyncFunctionDef")
+    if hasattr(ast, n))
+
+
+def _kernel_grammar_reads(text):
+    """Whether a function's text (from its def) is free of the Python constructs Nereid's
+    parser rejects (a nested def too)."""
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except SyntaxError:
+        return False
+    fdefs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    return len(fdefs) <= 1 and not any(isinstance(n, _NOT_KERNEL_SYNTAX) for n in ast.walk(tree))
+
+
+def _stub_body(lines, name):
+    """lines (a function's, from its def) with the body made one `raise` at the body's
+    first line and blank lines after (the def keeps its lines and columns); None where the
+    body starts on the def's own line."""
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:
+        return None
+    fdef = tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
+    first = fdef.body[0].lineno - 1 if fdef is not None else 0
+    if first <= 0 or first >= len(lines):
+        return None
+    indent = re.match(r"[ \t]*", lines[first]).group(0)
+    why = (f"constexpr function '{name}' runs in Python (its body is Python Nereid's compiler does not read), "
+           "and this call could not run it there: an argument or its result is not a number, a string, a dtype, "
+           "None or a tuple of these")
+    return lines[:first] + [f"{indent}raise NotImplementedError({why!r})\n"] + ["\n"] * (len(lines) - first - 1)
 
 
 def _python_helper(v):

@@ -191,7 +191,8 @@ fail:
     return -1;
 }
 
-static PyObject *module_wrap(State *st, PyObject *module, PyObject *context, nr_module *mod) {
+static PyObject *module_wrap(State *st, PyObject *module, PyObject *context, nr_module *mod,
+                             PyObject *constexpr_functions) {
     ModuleObject *m = (ModuleObject *)PyType_GenericAlloc((PyTypeObject *)st->ModuleType, 0);
     if (!m) {
         nr_module_destroy(mod);
@@ -200,21 +201,83 @@ static PyObject *module_wrap(State *st, PyObject *module, PyObject *context, nr_
     m->module = Py_NewRef(module);
     m->context = Py_NewRef(context);
     m->mod = mod;
+    m->constexpr_functions = Py_XNewRef(constexpr_functions);
     return (PyObject *)m;
 }
 
-/* compile(source, filename, defines, kernel, num_warps, num_stages) -> Module */
+/* nr_constexpr_call for Python: user is a dict of the module's constexpr functions by
+ * name; nereid._jit._host_constexpr_call(function, args) runs one and gives the result's
+ * text (None: declined). Takes the GIL: nr_compile_many calls it from its threads. */
+static int py_constexpr_call(void *user, const char *function, const char *args, char *result,
+                             size_t result_size) {
+    PyGILState_STATE gil = PyGILState_Ensure();
+    int rc = 1;
+    PyObject *fn = PyDict_GetItemString((PyObject *)user, function); /* borrowed */
+    PyObject *jit = fn ? PyImport_ImportModule("nereid._jit") : NULL;
+    PyObject *r = jit ? PyObject_CallMethod(jit, "_host_constexpr_call", "Os", fn, args) : NULL;
+    if (r && PyUnicode_Check(r)) {
+        Py_ssize_t n;
+        const char *text = PyUnicode_AsUTF8AndSize(r, &n);
+        if (text && (size_t)n < result_size) {
+            memcpy(result, text, (size_t)n + 1);
+            rc = 0;
+        } else if (text) {
+            snprintf(result, result_size, "its result's text is longer than %zu bytes",
+                     result_size - 1);
+            rc = -1;
+        }
+    }
+    if (PyErr_Occurred()) { /* the function raised: its exception is the message */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyObject *s = value ? PyObject_Str(value) : NULL;
+        PyObject *tn = type ? PyObject_GetAttrString(type, "__name__") : NULL;
+        const char *msg = s ? PyUnicode_AsUTF8AndSize(s, NULL) : NULL;
+        const char *tname = tn && PyUnicode_Check(tn) ? PyUnicode_AsUTF8AndSize(tn, NULL) : NULL;
+        PyErr_Clear(); /* a failure of the two above: the message says less */
+        snprintf(result, result_size, "%s: %s", tname ? tname : "error", msg ? msg : "?");
+        Py_XDECREF(tn);
+        Py_XDECREF(s);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        PyErr_Clear();
+        rc = -1;
+    }
+    Py_XDECREF(r);
+    Py_XDECREF(jit);
+    PyGILState_Release(gil);
+    return rc;
+}
+
+/* A dict of constexpr functions (compile's constexpr_functions), or NULL for None or an
+ * empty one; -1 with a TypeError for anything else. */
+static int constexpr_functions_arg(PyObject *o, PyObject **out) {
+    *out = NULL;
+    if (!o || o == Py_None) return 0;
+    if (!PyDict_Check(o)) {
+        PyErr_SetString(PyExc_TypeError, "constexpr_functions must be a dict of functions by name");
+        return -1;
+    }
+    if (PyDict_Size(o)) *out = o;
+    return 0;
+}
+
+/* compile(source, filename, defines, kernel, num_warps, num_stages, constexpr_functions)
+ * -> Module */
 static PyObject *context_compile(PyObject *o, PyObject *args, PyObject *kwds) {
     ContextObject *self = (ContextObject *)o;
     State *st = nrpy_state(self->module);
-    static char *kwlist[] = {"source",    "filename",   "defines", "kernel",
-                             "num_warps", "num_stages", NULL};
+    static char *kwlist[] = {
+        "source", "filename", "defines", "kernel", "num_warps", "num_stages", "constexpr_functions",
+        NULL};
     const char *src, *filename = "<source>", *kernel = NULL;
     Py_ssize_t srclen;
-    PyObject *defines = NULL;
+    PyObject *defines = NULL, *cfns_arg = NULL, *cfns;
     int warps = 0, stages = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s#|sOzii", kwlist, &src, &srclen, &filename,
-                                     &defines, &kernel, &warps, &stages))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s#|sOziiO", kwlist, &src, &srclen, &filename,
+                                     &defines, &kernel, &warps, &stages, &cfns_arg) ||
+        constexpr_functions_arg(cfns_arg, &cfns))
         return NULL;
     PyObject *keep = PyList_New(0);
     if (!keep) return NULL;
@@ -228,16 +291,19 @@ static PyObject *context_compile(PyObject *o, PyObject *args, PyObject *kwds) {
                                .num_defines = ndefs,
                                .kernel = kernel,
                                .num_warps = warps,
-                               .num_stages = stages};
+                               .num_stages = stages,
+                               .constexpr_call = cfns ? py_constexpr_call : NULL,
+                               .constexpr_user = cfns};
     nr_module *mod = NULL;
     nr_status s = nr_compile_source(self->ctx, src, (size_t)srclen, filename, &opts, &mod);
     PyMem_Free(defs);
     Py_DECREF(keep);
     if (s) return nrpy_raise(st, self->ctx, s, NULL);
-    return module_wrap(st, self->module, o, mod);
+    return module_wrap(st, self->module, o, mod, cfns);
 }
 
-/* compile_many([(source, filename, defines, kernel, num_warps, num_stages), ...]) ->
+/* compile_many([(source, filename, defines, kernel, num_warps, num_stages[,
+ * constexpr_functions]), ...]) ->
  * [Module or None]: nr_compile_many, the front ends at once on several threads with the
  * GIL released (no other thread may use this Context meanwhile); a job that fails gives
  * None (compile it alone to see its error) */
@@ -248,16 +314,18 @@ static PyObject *context_compile_many(PyObject *o, PyObject *jobs_in) {
     Py_ssize_t n = list ? PyList_Size(list) : 0;
     nr_compile_job *jobs = PyMem_Calloc((size_t)n + 1, sizeof *jobs);
     nr_compile_options *opts = PyMem_Calloc((size_t)n + 1, sizeof *opts);
-    if (!list || !keep || !jobs || !opts) {
+    PyObject **cfns = PyMem_Calloc((size_t)n + 1, sizeof *cfns); /* borrowed from the jobs */
+    if (!list || !keep || !jobs || !opts || !cfns) {
         if (list && keep) PyErr_NoMemory();
         goto out;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *src, *defines = NULL;
+        PyObject *src, *defines = NULL, *cfns_arg = NULL;
         const char *filename = "<source>", *kernel = NULL;
         int warps = 0, stages = 0;
-        if (!PyArg_ParseTuple(PyList_GetItem(list, i), "U|sOzii", &src, &filename, &defines,
-                              &kernel, &warps, &stages))
+        if (!PyArg_ParseTuple(PyList_GetItem(list, i), "U|sOziiO", &src, &filename, &defines,
+                              &kernel, &warps, &stages, &cfns_arg) ||
+            constexpr_functions_arg(cfns_arg, &cfns[i]))
             goto out;
         Py_ssize_t len;
         const char *text = PyUnicode_AsUTF8AndSize(src, &len);
@@ -270,7 +338,9 @@ static PyObject *context_compile_many(PyObject *o, PyObject *jobs_in) {
                                        .num_defines = ndefs,
                                        .kernel = kernel,
                                        .num_warps = warps,
-                                       .num_stages = stages};
+                                       .num_stages = stages,
+                                       .constexpr_call = cfns[i] ? py_constexpr_call : NULL,
+                                       .constexpr_user = cfns[i]};
         jobs[i] = (nr_compile_job){text, (size_t)len, filename, &opts[i], NULL, NR_OK};
     }
     Py_BEGIN_ALLOW_THREADS nr_compile_many(self->ctx, jobs, (int)n);
@@ -278,7 +348,7 @@ static PyObject *context_compile_many(PyObject *o, PyObject *jobs_in) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *m = NULL;
         if (result && jobs[i].module) {
-            m = module_wrap(st, self->module, o, jobs[i].module);
+            m = module_wrap(st, self->module, o, jobs[i].module, cfns[i]);
             jobs[i].module = NULL; /* the Module's now, or destroyed */
         }
         if (result && !m && PyErr_Occurred()) Py_CLEAR(result);
@@ -287,6 +357,7 @@ static PyObject *context_compile_many(PyObject *o, PyObject *jobs_in) {
     }
 out:
     for (Py_ssize_t i = 0; opts && i < n; i++) PyMem_Free((void *)opts[i].defines);
+    PyMem_Free(cfns);
     PyMem_Free(jobs);
     PyMem_Free(opts);
     Py_XDECREF(keep);
@@ -330,10 +401,12 @@ static PyObject *context_get_index(PyObject *o, void *unused) {
 
 static PyMethodDef context_methods[] = {
     {"compile", (PyCFunction)(void (*)(void))context_compile, METH_VARARGS | METH_KEYWORDS,
-     "compile(source, filename='<source>', defines=(), kernel=None, num_warps=0, num_stages=0) -> "
-     "Module"},
+     "compile(source, filename='<source>', defines=(), kernel=None, num_warps=0, num_stages=0, "
+     "constexpr_functions=None) -> Module (constexpr_functions: the Python functions, by name, "
+     "that calls of functions decorated @constexpr_function run)"},
     {"compile_many", context_compile_many, METH_O,
-     "compile_many([(source, filename, defines, kernel, num_warps, num_stages), ...]) -> "
+     "compile_many([(source, filename, defines, kernel, num_warps, num_stages[, "
+     "constexpr_functions]), ...]) -> "
      "[Module or None]: compiled at once on several threads (NEREID_COMPILE_THREADS)"},
     {"synchronize", context_synchronize, METH_NOARGS, "wait for every launch on the device"},
     {"stats", context_stats, METH_NOARGS, "the context's compile counters (nr_context_stats)"},
@@ -366,6 +439,7 @@ static void module_dealloc(PyObject *o) {
     ModuleObject *self = (ModuleObject *)o;
     PyTypeObject *tp = Py_TYPE(o);
     nr_module_destroy(self->mod);
+    Py_XDECREF(self->constexpr_functions);
     Py_XDECREF(self->context);
     Py_XDECREF(self->module);
     PyObject_Free(o);

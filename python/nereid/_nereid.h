@@ -77,6 +77,8 @@ typedef struct {
     PyObject_HEAD PyObject *module;
     PyObject *context;
     nr_module *mod;
+    PyObject *constexpr_functions; /* the dict the module's compiles call (NULL: none): kept
+                                      while the module lives (its later variants call it) */
 } ModuleObject;
 
 /* Kernel: one nr_kernel of a Module, with its signature */

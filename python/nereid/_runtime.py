@@ -177,9 +177,9 @@ def define_text(name, value):
                     "(use an int, float, bool, str, None, a dtype, a @jit function, or a tuple of these)")
 
 
-def _compile_text(ctx, source, filename, defines, kernel, num_warps, num_stages):
+def _compile_text(ctx, source, filename, defines, kernel, num_warps, num_stages, constexpr_functions=None):
     pairs = [(k, define_text(k, v)) for k, v in defines.items()]
-    return ctx.compile(source, filename, pairs, kernel, num_warps or 0, num_stages or 0)
+    return ctx.compile(source, filename, pairs, kernel, num_warps or 0, num_stages or 0, constexpr_functions or None)
 
 
 class CompiledKernel(_nereid.Dispatcher):

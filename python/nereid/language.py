@@ -59,6 +59,57 @@ class dtype:
     def __hash__(self):
         return hash(("dtype", self.name))
 
+    # Triton's dtype predicates and sizes, for Python that reads them (a constexpr function
+    # run on the host: `if dt.is_fp16(): ...`)
+    def is_fp8(self):
+        return self.name.startswith("fp8")
+
+    def is_fp16(self):
+        return self.name == "fp16"
+
+    def is_bf16(self):
+        return self.name == "bf16"
+
+    def is_fp32(self):
+        return self.name == "fp32"
+
+    def is_fp64(self):
+        return self.name == "fp64"
+
+    def is_floating(self):
+        return self.name.startswith(("fp", "bf"))
+
+    def is_int_signed(self):
+        return self.name in ("i8", "i16", "i32", "i64")
+
+    def is_int_unsigned(self):
+        return self.name in ("u8", "u16", "u32", "u64")
+
+    def is_int(self):
+        return self.name == "i1" or self.is_int_signed() or self.is_int_unsigned()
+
+    def is_bool(self):
+        return self.name == "i1"
+
+    def is_ptr(self):
+        return False
+
+    def is_block(self):
+        return False
+
+    @property
+    def primitive_bitwidth(self):
+        n = self.name
+        return 1 if n == "i1" else 8 if n.startswith("fp8") else int("".join(c for c in n if c.isdigit()) or 64)
+
+    @property
+    def int_bitwidth(self):
+        return self.primitive_bitwidth
+
+    @property
+    def scalar(self):
+        return self
+
 
 class pointer_type(dtype):
     """A pointer to element_ty: the type of a pointer parameter (`*fp32`)."""
@@ -66,6 +117,15 @@ class pointer_type(dtype):
     def __init__(self, element_ty):
         super().__init__("*" + element_ty.name)
         self.element_ty = element_ty
+
+    def is_ptr(self):
+        return True
+
+    def is_floating(self):
+        return False
+
+    def is_int(self):
+        return False
 
     def __repr__(self):
         return f"pointer_type({self.element_ty!r})"

@@ -7,6 +7,7 @@ as integers, tl.add/sub/mul and tl.max_constancy. Our tests, our kernels; result
 import collections
 import ctypes
 import ctypes.util
+import math
 import typing
 import unittest
 
@@ -1865,6 +1866,108 @@ class LibdeviceFp64NearTheSmallestNormal(unittest.TestCase):
             self.assertLess(Fraction(float(np.nextafter(q, -np.inf))), exact)
             self.assertLessEqual(Fraction(float(s))**2, Fraction(float(a)))
             self.assertGreater(Fraction(float(np.nextafter(s, np.inf)))**2, Fraction(float(a)))
+
+
+HOST_CALLS = []
+
+
+@nereid.constexpr_function
+def format_code(dtype, bits=64):
+    # Python the kernel grammar does not read (a dict, an f-string, str methods, math):
+    # it runs on the host, as Triton runs it
+    HOST_CALLS.append(dtype)
+    mapping = {tl.float16: "fp16", tl.bfloat16: "bf16", tl.float32: "fp32"}
+    s = f"{mapping[dtype]}x{int(math.log2(bits))}"
+    return len(s.split("x")[0]) * 10 + int(s[-1])
+
+
+@nereid.constexpr_function
+def halvings(i):
+    # a loop over reassigned names: Python's semantics (no scalar tensors), and results of
+    # every kind a define carries
+    n, k = i, 0
+    while n > 1:
+        n >>= 1
+        k += 1
+    return k, float("inf"), "it's", None, tl.int16, (2.5, )
+
+
+@nereid.constexpr_function
+def element_bits(x):
+    # given a block, the host cannot run it: the body is compiled (its .dtype is known)
+    return x.dtype.primitive_bitwidth
+
+
+@nereid.constexpr_function
+def strict_format(dtype):
+    names = {tl.float16: "fp16"}
+    return names[dtype]
+
+
+@nereid.jit(device=CPU)
+def host_constexprs(out_ptr, DT: tl.constexpr):
+    tl.store(out_ptr, format_code(DT))
+    h: tl.constexpr = halvings(1000)
+    tl.store(out_ptr + 1, h[0])
+    tl.store(out_ptr + 2, tl.full((), 70000, tl.int32).to(h[4]).to(tl.int32))
+    tl.static_assert(h[2] == "it's" and h[3] is None and h[1] > 1e308 and h[5][0] == 2.5)
+    tl.store(out_ptr + 3, element_bits(tl.load(out_ptr + tl.arange(0, 2))))
+
+
+@nereid.jit(device=CPU)
+def host_constexpr_raises(out_ptr, DT: tl.constexpr):
+    tl.store(out_ptr, len(strict_format(DT)))
+
+
+@nereid.jit(device=CPU)
+def host_constexpr_given_a_block(out_ptr):
+    tl.store(out_ptr, len(strict_format(tl.load(out_ptr))))
+
+
+@nereid.autotune(configs=[nereid.Config({"B": 2}), nereid.Config({"B": 4})], key=["n"])
+@nereid.jit(device=CPU)
+def host_constexprs_tuned(out_ptr, n, DT: tl.constexpr, B: tl.constexpr):
+    o = tl.arange(0, B)
+    tl.store(out_ptr + o, tl.full((B, ), format_code(DT, bits=B * 16), tl.int32), mask=o < n)
+
+
+class HostConstexprFunctions(unittest.TestCase):
+    """Constexpr functions run in Python when a kernel calls them with compile-time values
+    (Context.compile's constexpr_functions; the C API's nr_compile_options.constexpr_call),
+    as Triton runs them: any Python, results of any constexpr kind."""
+
+    def test_python_runs_them(self):
+        HOST_CALLS.clear()
+        out = np.zeros(4, np.int32)
+        host_constexprs[(1, )](out, tl.bfloat16)
+        np.testing.assert_array_equal(out[:3], [46, 9, 70000 % 65536])
+        self.assertEqual(out[3], 32)  # element_bits of an int32 block, compiled
+        self.assertEqual(HOST_CALLS, [tl.bfloat16])
+        out[:] = 0
+        host_constexprs[(1, )](out, tl.float32)
+        self.assertEqual(out[0], 46)
+        self.assertEqual(HOST_CALLS, [tl.bfloat16, tl.float32])
+
+    def test_its_exception_is_the_compile_error(self):
+        out = np.zeros(1, np.int32)
+        host_constexpr_raises[(1, )](out, tl.float16)
+        self.assertEqual(out[0], 4)
+        with self.assertRaises(nereid.CompileError) as e:
+            host_constexpr_raises[(1, )](out, tl.int8)
+        self.assertIn("constexpr function 'strict_format' raised: KeyError", str(e.exception))
+        # its body (a dict) is Python the compiler does not read: given a block, which the host
+        # cannot be given, the call is an error that says so
+        with self.assertRaises(nereid.CompileError) as e:
+            host_constexpr_given_a_block[(1, )](out)
+        self.assertIn("constexpr function 'strict_format' runs in Python", str(e.exception))
+
+    def test_configs_compiled_at_once(self):
+        # the autotuner's configs go through Context.compile_many, each with the functions
+        out = np.zeros(8, np.int32)
+        host_constexprs_tuned[(1, )](out, 2, tl.float16)
+        b = host_constexprs_tuned.best_config.kwargs["B"]
+        np.testing.assert_array_equal(out[:2], 40 + (5 if b == 2 else 6))
+        np.testing.assert_array_equal(out[2:], 0)
 
 
 if __name__ == "__main__":

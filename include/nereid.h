@@ -227,8 +227,9 @@ typedef struct nr_define {
  * result (result_size bytes) and returns 0; returns 1 to decline (the function's body is
  * then compiled with the kernel, as without a callback); returns -1 on an error (the
  * function raised), with its message in result: the call is a compile error. nr_compile_many
- * may call it from several threads at once; the module's later compiles (a tuned kernel's
- * configs) call it too, so `user` must live as long as the module. */
+ * may call it from several threads at once (one per job); a module's own compiles call it
+ * on the calling thread (a tuned kernel's configs are then compiled one at a time, at
+ * compile and at launch), so `user` must live as long as the module. */
 typedef int (*nr_constexpr_call)(void *user, const char *function, const char *args, char *result,
                                  size_t result_size);
 

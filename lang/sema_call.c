@@ -12,6 +12,7 @@
  * Triton does: call_on_host); otherwise its body is compiled as any helper's. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sema_internal.h"
@@ -301,17 +302,20 @@ static bool call_on_host(Sema *S, const Func *fn, const Val *bound, Loc loc, Val
         if (i) sb_puts(&args, ", ");
         ok = python_text(&args, bound[i], 0);
     }
-    char *result = ok ? arena_alloc(S->arena, HOST_RESULT_SIZE) : NULL;
-    int rc = ok ? S->opts->constexpr_call(S->opts->constexpr_user, fn->name, sb_cstr(&args), result,
+    char *buf = ok ? calloc(1, HOST_RESULT_SIZE) : NULL;
+    if (ok && !buf) NR_DIE("out of memory");
+    int rc = ok ? S->opts->constexpr_call(S->opts->constexpr_user, fn->name, sb_cstr(&args), buf,
                                           HOST_RESULT_SIZE)
                 : 1;
     sb_free(&args);
-    if (rc == 1) return false;
-    if (rc != 0) {
-        result[HOST_RESULT_SIZE - 1] = 0;
-        sema_error(S, loc, "constexpr function '%s' raised: %s", fn->name, result);
+    if (rc == 1) {
+        free(buf);
+        return false;
     }
-    result[HOST_RESULT_SIZE - 1] = 0;
+    buf[HOST_RESULT_SIZE - 1] = 0;
+    const char *result = arena_strdup(S->arena, buf); /* the buffer goes before a longjmp */
+    free(buf);
+    if (rc != 0) sema_error(S, loc, "constexpr function '%s' raised: %s", fn->name, result);
     *out = sema_parse_define(S, fn->name, result);
     return true;
 }

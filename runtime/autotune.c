@@ -298,11 +298,15 @@ static nr_status variant_finish(VariantJob *j, int *out) {
     return s;
 }
 
-/* The jobs' variants built, on up to option_compile_threads threads. */
+/* The jobs' variants built, on up to option_compile_threads threads; on the calling thread
+ * alone where the module has a host constexpr callback (nr_compile_options.constexpr_call):
+ * the host may hold a lock of its own (Python's GIL) while it compiles or launches, which a
+ * callback on another thread would wait for. */
 static void build_variants(VariantJob *jobs, int n) {
     int todo = 0;
     for (int i = 0; i < n; i++) todo += variant_needs_build(&jobs[i]);
-    parallel_for(n, todo > 1 ? option_compile_threads(todo) : 1, variant_build, jobs);
+    bool host = n > 0 && jobs[0].t->mod->constexpr_call;
+    parallel_for(n, todo > 1 && !host ? option_compile_threads(todo) : 1, variant_build, jobs);
 }
 
 /* Every config of t compiled (at once, on several threads): the first that fails (in the

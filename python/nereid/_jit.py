@@ -445,9 +445,10 @@ class JITFunction(_nereid.Dispatcher):
                 stub = _stub_body(text, helper.__name__)  # Python the compiler cannot parse
                 if stub is not None:
                     text, stubbed = stub, True
-            if hs.filename == own.filename and all(l.strip() == "" for l in lines[start:start + len(text)]) and (
-                    deco is None or (start > 0 and start - 1 < len(lines) and lines[start - 1].strip() == "")):
+            if hs.filename == own.filename:  # (blank lines past the end are harmless)
                 lines += ["\n"] * max(0, start + len(text) - len(lines))
+            if hs.filename == own.filename and all(l.strip() == "" for l in lines[start:start + len(text)]) and (
+                    deco is None or (start > 0 and lines[start - 1].strip() == "")):
                 lines[start:start + len(text)] = text  # at its own line numbers
                 if deco is not None:
                     lines[start - 1] = deco
@@ -720,6 +721,24 @@ class _HostFunction:
         self.__name__ = getattr(fn, "__name__", "constexpr_function")
 
 
+def _language_of(fn):
+    """The language module a constexpr function's own module works with (its dtypes are
+    the ones it compares): Triton's triton.language where it imports that, Nereid's where it
+    imports nereid.language; else Triton's once the drop-in is installed, else Nereid's."""
+    f = getattr(fn, "fn", fn)
+    found = set()
+    for v in (getattr(f, "__globals__", None) or {}).values():
+        if isinstance(v, types.ModuleType) and v.__name__ in ("triton.language", "nereid.language", "triton"):
+            found.add("nereid" if v.__name__ == "nereid.language" else "triton")
+    triton_language = sys.modules.get("triton.language")
+    if found == {"nereid"} or triton_language is None:
+        return language
+    if found == {"triton"}:
+        return triton_language
+    from . import dropin
+    return triton_language if dropin.installed() else language
+
+
 def _host_constexpr_call(host, args):
     """A constexpr function called in a kernel, run here as Triton runs it (the compiler
     calls this through Context.compile's constexpr_functions): args is the text of the
@@ -728,52 +747,73 @@ def _host_constexpr_call(host, args):
     define's text. Where the function raises or its result is no compile-time value, None
     (the compiler then compiles its body, where a `raise` the call reaches is the compile
     error, at its place), or, for a stubbed body, the exception (the compiler reports it)."""
-    lang = sys.modules.get("triton.language") or language
+    lang = _language_of(host.fn)
     try:
         values = eval(f"({args},)" if args else "()", {"__builtins__": {"float": float}, "tl": lang})
         result = host.fn(*values)
-        return _runtime.define_text(host.__name__, result)
     except Exception:  # noqa: BLE001 - what Nereid's stand-ins lack, or the function's own error
         if host.stubbed:
             raise
         return None
+    try:
+        _check_ints(result)
+        return _runtime.define_text(host.__name__, result)
+    except TypeError as e:  # the function ran: a result the compiler cannot take is an error
+        raise TypeError(f"its result {result!r} is not a compile-time value Nereid takes: {e}") from None
+
+
+def _check_ints(v):
+    """TypeError for an int outside 64 bits, signed (a constexpr int's range), in v."""
+    if isinstance(v, (tuple, list)):
+        for x in v:
+            _check_ints(x)
+    elif isinstance(v, int) and not isinstance(v, bool) and not -2**63 <= v < 2**63:
+        raise TypeError(f"{v} does not fit in a signed 64-bit int")
 
 
 # what the kernel grammar does not read (Python a constexpr function may hold)
 _NOT_KERNEL_SYNTAX = tuple(getattr(ast, n) for n in (
-    "Dict", "Set", "DictComp", "SetComp", "JoinedStr", "Lambda", "Try", "TryStar", "With", "AsyncWith",
-    "ClassDef", "Global", "Nonlocal", "Yield", "YieldFrom", "Await", "NamedExpr", "AsyncFunctionDef")
-    if hasattr(ast, n))
+    "Dict", "Set", "DictComp", "SetComp", "GeneratorExp", "JoinedStr", "Lambda", "Try", "TryStar", "With",
+    "AsyncWith", "ClassDef", "Global", "Nonlocal", "Yield", "YieldFrom", "Await", "NamedExpr", "AsyncFunctionDef",
+    "Delete", "Match", "AsyncFor") if hasattr(ast, n))
 
 
 def _kernel_grammar_reads(text):
     """Whether a function's text (from its def) is free of the Python constructs Nereid's
-    parser rejects (a nested def too)."""
+    front end rejects: those above, a nested def, bytes literals, `else` on a loop."""
     try:
         tree = ast.parse(textwrap.dedent(text))
     except SyntaxError:
         return False
-    fdefs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
-    return len(fdefs) <= 1 and not any(isinstance(n, _NOT_KERNEL_SYNTAX) for n in ast.walk(tree))
+    nodes = list(ast.walk(tree))
+    return sum(isinstance(n, ast.FunctionDef) for n in nodes) <= 1 and not any(
+        isinstance(n, _NOT_KERNEL_SYNTAX) or (isinstance(n, ast.Constant) and isinstance(n.value, bytes)) or
+        (isinstance(n, (ast.For, ast.While)) and n.orelse) for n in nodes)
 
 
 def _stub_body(lines, name):
     """lines (a function's, from its def) with the body made one `raise` at the body's
-    first line and blank lines after (the def keeps its lines and columns); None where the
-    body starts on the def's own line."""
+    first line and blank lines after (the def keeps its lines and columns; a body on the
+    def's own line keeps its column there); None where the text does not parse."""
+    text = "".join(lines)
     try:
-        tree = ast.parse(textwrap.dedent("".join(lines)))
+        tree = ast.parse(textwrap.dedent(text))
     except SyntaxError:
         return None
     fdef = tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
-    first = fdef.body[0].lineno - 1 if fdef is not None else 0
-    if first <= 0 or first >= len(lines):
+    if fdef is None:
         return None
-    indent = re.match(r"[ \t]*", lines[first]).group(0)
+    first = fdef.body[0].lineno - 1  # the lines' index: the text starts at the def's line
+    if first < 0 or first >= len(lines):
+        return None
     why = (f"constexpr function '{name}' runs in Python (its body is Python Nereid's compiler does not read), "
            "and this call could not run it there: an argument or its result is not a number, a string, a dtype, "
            "None or a tuple of these")
-    return lines[:first] + [f"{indent}raise NotImplementedError({why!r})\n"] + ["\n"] * (len(lines) - first - 1)
+    # the body's hash, so that the compiled text (the caches' key) changes with the body
+    stub = f"raise NotImplementedError({why!r})  # body {hashlib.sha256(text.encode()).hexdigest()[:16]}\n"
+    line, dedented = lines[first], textwrap.dedent(text).splitlines()[first]
+    col = (len(line) - len(line.lstrip())) - (len(dedented) - len(dedented.lstrip())) + fdef.body[0].col_offset
+    return lines[:first] + [line[:col] + stub] + ["\n"] * (len(lines) - first - 1)
 
 
 def _python_helper(v):

@@ -435,14 +435,33 @@ static PyType_Spec context_spec = {"nereid._nereid.Context", sizeof(ContextObjec
 
 /* ---- Module ---- */
 
+/* A module's constexpr functions reach its kernels (a function's globals hold the @jit
+ * function, whose cache holds the Kernel objects, which hold the Module): the collector
+ * breaks that cycle through module_clear. Only an unreachable module is cleared, so no
+ * compile of it calls the functions after. */
+static int module_traverse(PyObject *o, visitproc visit, void *arg) {
+    ModuleObject *self = (ModuleObject *)o;
+    Py_VISIT(Py_TYPE(o));
+    Py_VISIT(self->module);
+    Py_VISIT(self->context);
+    Py_VISIT(self->constexpr_functions);
+    return 0;
+}
+
+static int module_clear(PyObject *o) {
+    Py_CLEAR(((ModuleObject *)o)->constexpr_functions);
+    return 0;
+}
+
 static void module_dealloc(PyObject *o) {
     ModuleObject *self = (ModuleObject *)o;
     PyTypeObject *tp = Py_TYPE(o);
+    PyObject_GC_UnTrack(o);
     nr_module_destroy(self->mod);
-    Py_XDECREF(self->constexpr_functions);
+    module_clear(o);
     Py_XDECREF(self->context);
     Py_XDECREF(self->module);
-    PyObject_Free(o);
+    PyObject_GC_Del(o);
     Py_DECREF(tp);
 }
 
@@ -492,13 +511,15 @@ static PyMethodDef module_methods[] = {
 
 static PyType_Slot module_slots[] = {
     {Py_tp_dealloc, module_dealloc},
+    {Py_tp_traverse, module_traverse},
+    {Py_tp_clear, module_clear},
     {Py_tp_methods, module_methods},
     {Py_tp_doc, "a compiled module (Context.compile)"},
     {0, NULL},
 };
 
 static PyType_Spec module_spec = {"nereid._nereid.Module", sizeof(ModuleObject), 0,
-                                  Py_TPFLAGS_DEFAULT, module_slots};
+                                  Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, module_slots};
 
 /* ---- Kernel ---- */
 

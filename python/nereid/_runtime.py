@@ -144,9 +144,24 @@ class FunctionRef(str):
     """A function passed as a constexpr, by its name in the compiled source (or tl.NAME)."""
 
 
-def define_text(name, value):
+def _string_literal(value):
+    """value as a string literal of the language (Python's escapes), single-quoted."""
+    out = []
+    for c in value:
+        if c in "\\'":
+            out.append("\\" + c)
+        elif ord(c) < 0x20 or ord(c) == 0x7f:
+            out.append("\\x%02x" % ord(c))
+        else:
+            out.append(c)
+    return "'" + "".join(out) + "'"
+
+
+def define_text(name, value, nested=False):
     """A constexpr value as the compiler reads it (-D NAME=TEXT): numbers, True/False/None,
-    quoted strings, dtypes (`tl.float16`), and tuples or lists of these (`(1, tl.int8)`)."""
+    quoted strings, dtypes (`tl.float16`), and tuples or lists of these (`(1, tl.int8)`).
+    A string on its own is taken between its quotes as it is; one inside a tuple, or one
+    holding both quote characters, is a literal with Python's escapes."""
     if isinstance(value, language.constexpr) or (type(value).__name__ == "constexpr" and hasattr(value, "value")):
         value = value.value
     if isinstance(value, FunctionRef):  # a bare name would be a string: -D ACTIVATION=leaky_relu
@@ -160,13 +175,17 @@ def define_text(name, value):
     if value is None:
         return "None"
     if isinstance(value, str):  # quoted, so that "1", "nan" or "None" stay strings
+        if "\0" in value:
+            raise TypeError(f"constexpr '{name}': a string holding a NUL cannot be a compile-time value")
+        if nested:
+            return _string_literal(value)
         if "'" not in value:
             return "'" + value + "'"
         if '"' not in value:
             return '"' + value + '"'
-        raise TypeError(f"constexpr '{name}': a string holding both quote characters cannot be a compile-time value")
+        return _string_literal(value)  # read as a literal (it holds its own quote)
     if isinstance(value, (tuple, list)):
-        items = [define_text(name, v) for v in value]
+        items = [define_text(name, v, True) for v in value]
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     dt = _dtype_text(value)
     if dt is not None:
@@ -345,11 +364,11 @@ class KernelLauncher(_nereid.Dispatcher):
         return self._kernel
 
     def __call__(self, *args, stream=None, **kwargs):
-        if len(args) == len(self._runtime_names) < self._all:  # the run-time arguments alone
-            kwargs.update(zip(self._runtime_names, args))
-            args = ()
-        elif len(args) == len(self._declared) < self._all:  # the non-constexpr parameters
+        if len(args) == len(self._declared) < self._all:  # the non-constexpr parameters (Triton's)
             kwargs.update(zip(self._declared, args))
+            args = ()
+        elif len(args) == len(self._runtime_names) < self._all:  # the compiled kernel's run-time ones
+            kwargs.update(zip(self._runtime_names, args))
             args = ()
         bound = self._launch
         return bound(*args, **kwargs)

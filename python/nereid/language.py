@@ -121,6 +121,10 @@ class pointer_type(dtype):
     def is_ptr(self):
         return True
 
+    @property
+    def primitive_bitwidth(self):
+        return 64
+
     def is_floating(self):
         return False
 

@@ -8,6 +8,8 @@ import collections
 import ctypes
 import ctypes.util
 import math
+import os
+import tempfile
 import typing
 import unittest
 
@@ -1924,6 +1926,91 @@ def host_constexpr_given_a_block(out_ptr):
     tl.store(out_ptr, len(strict_format(tl.load(out_ptr))))
 
 
+HOST_MODULE = """import nereid
+import nereid.language as tl
+
+
+@nereid.constexpr_function
+def f(n):
+    {body}
+
+
+@nereid.jit(device='cpu')
+def k(o):
+    tl.store(o, f({arg}))
+"""
+
+def _host_module(text, folder):
+    """The names of a module made of text, written into folder (kernels read their source
+    when they compile: the file must outlive the launches)."""
+    import importlib.util
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".py", dir=folder, delete=False) as f:
+        f.write(text)
+    spec = importlib.util.spec_from_file_location(os.path.basename(f.name)[:-3], f.name)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return vars(mod)
+
+
+TUNED_HOST_SOURCE = """import triton
+import triton.language as tl
+
+
+@triton.constexpr_function
+def twice(x):
+    return x * 2
+
+
+@triton.autotune(configs=[CONFIGS], key=['n'])
+@triton.jit
+def k(out_ptr: '*i32', n: 'i32', B: tl.constexpr):
+    o = tl.arange(0, B)
+    tl.store(out_ptr + o, tl.full((B, ), twice(B), tl.int32), mask=o < n)
+"""
+
+TUNED_HOST_PROGRAM = f"""
+import threading
+from nereid import _runtime
+from nereid._jit import _HostFunction
+src = {TUNED_HOST_SOURCE!r}.replace("CONFIGS", ", ".join("triton.Config({{'B': %d}})" % 2**i for i in range(1, 9)))
+seen = set()
+
+
+def twice(x):
+    seen.add(threading.current_thread().name)
+    return x * 2
+
+
+ctx = _runtime.context("cpu")
+for i in range(10):
+    ctx.compile(src + "\\n" * i, "k.py", [], None, 0, 0, {{"twice": _HostFunction(twice, False)}})
+print(sorted(seen))
+"""
+
+
+@nereid.constexpr_function
+def quoted_strings():
+    return ("a'b\"c", "x\ny", 7)
+
+
+@nereid.constexpr_function
+def too_big():
+    return 2**64
+
+
+@nereid.jit(device=CPU)
+def host_strings(out_ptr):
+    s: tl.constexpr = quoted_strings()
+    tl.static_assert(s[0] == "a'b\"c" and s[1] == "x\ny" and s[2] == 7)
+    tl.store(out_ptr, 1)
+
+
+@nereid.jit(device=CPU)
+def host_too_big(out_ptr):
+    tl.store(out_ptr, too_big())
+
+
 @nereid.autotune(configs=[nereid.Config({"B": 2}), nereid.Config({"B": 4})], key=["n"])
 @nereid.jit(device=CPU)
 def host_constexprs_tuned(out_ptr, n, DT: tl.constexpr, B: tl.constexpr):
@@ -1960,6 +2047,56 @@ class HostConstexprFunctions(unittest.TestCase):
         with self.assertRaises(nereid.CompileError) as e:
             host_constexpr_given_a_block[(1, )](out)
         self.assertIn("constexpr function 'strict_format' runs in Python", str(e.exception))
+
+    def test_strings_and_errors_of_results(self):
+        out = np.zeros(1, np.int32)
+        host_strings[(1, )](out)
+        self.assertEqual(out[0], 1)
+        with self.assertRaises(nereid.CompileError) as e:
+            host_too_big[(1, )](out)
+        self.assertIn("does not fit in a signed 64-bit int", str(e.exception))
+
+    def test_a_stubbed_body_changes_the_text(self):
+        # the body the compiler does not read is a hash in the compiled text: the caches' key
+        # (the text) changes when it does
+        keys = []
+        with tempfile.TemporaryDirectory() as folder:
+            for mapping in ("{1: 2}", "{1: 3}"):
+                ns = _host_module(HOST_MODULE.format(body=f"return {mapping}[n]", arg=1), folder)
+                out = np.zeros(1, np.int32)
+                ns["k"][(1, )](out)
+                keys.append((out[0], ns["k"].cache_key))
+        self.assertEqual([k[0] for k in keys], [2, 3])
+        self.assertNotEqual(keys[0][1], keys[1][1])
+
+    def test_no_cycle_outlives_the_collector(self):
+        # the Module keeps the functions, whose globals reach the kernel that keeps the Module
+        import gc
+        from nereid import _nereid
+
+        def modules():
+            gc.collect()
+            return sum(1 for o in gc.get_objects() if type(o) is _nereid.Module)
+
+        before = modules()
+        with tempfile.TemporaryDirectory() as folder:
+            for i in range(3):
+                ns = _host_module(HOST_MODULE.format(body="return n + 1", arg=i), folder)
+                ns["k"][(1, )](np.zeros(1, np.int32))
+                del ns
+        self.assertEqual(modules(), before)
+
+    def test_tuned_configs_call_back_on_the_calling_thread(self):
+        # Context.compile of a text with @triton.autotune: the configs compile one at a time
+        # when there are constexpr functions (a worker thread would wait for the GIL the caller
+        # holds); in a child process, so that a hang is a failure, not a stuck suite
+        import subprocess
+        import sys
+        env = dict(os.environ, NEREID_COMPILE_THREADS="8")
+        r = subprocess.run([sys.executable, "-c", TUNED_HOST_PROGRAM], capture_output=True, text=True, timeout=120,
+                           env=env)
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        self.assertEqual(r.stdout.strip(), "['MainThread']")
 
     def test_configs_compiled_at_once(self):
         # the autotuner's configs go through Context.compile_many, each with the functions

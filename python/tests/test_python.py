@@ -75,15 +75,19 @@ def pick(o_ptr: *i32, S: tl.constexpr):
         tl.store(o_ptr, 3)
     elif S == "True":
         tl.store(o_ptr, 4)
+    elif S == "a'b\\"c\\n":
+        tl.store(o_ptr, 6)
     else:
         tl.store(o_ptr, 5)
 """
-        for text, want in (("nan", 1), ("1", 2), ("None", 3), ("True", 4), ("x'y", 5), ('x"y', 5)):
+        # a string holding both quote characters goes as a literal with escapes
+        for text, want in (("nan", 1), ("1", 2), ("None", 3), ("True", 4), ("x'y", 5), ('x"y', 5),
+                           ("a'b\"c\n", 6), ("a'b\"c", 5)):
             out = np.zeros(1, dtype=np.int32)
             nereid.compile(src, device=CPU, S=text).pick[(1,)](out)
             self.assertEqual(out[0], want, text)
         with self.assertRaises(TypeError):
-            nereid.compile(src, device=CPU, S="a'b\"c")
+            nereid.compile(src, device=CPU, S="a\0b")
 
     def test_grid_callable_sees_arguments_and_constexprs(self):
         mod = nereid.compile(SCALE_SRC, device=CPU, BLOCK=64)

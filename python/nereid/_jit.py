@@ -441,7 +441,9 @@ class JITFunction(_nereid.Dispatcher):
             # decorator marks it, on its own decorator's line
             deco = "@triton.constexpr_function\n" if helper._host_callable is not None else None
             stubbed = False
-            if deco is not None and not _kernel_grammar_reads("".join(text)):
+            # a constexpr function's text, or that of a Python function one calls (needed only
+            # where the body is compiled), that the compiler cannot read: a stub
+            if helper._constexpr_fn and not _kernel_grammar_reads("".join(text)):
                 stub = _stub_body(text, helper.__name__)  # Python the compiler cannot parse
                 if stub is not None:
                     text, stubbed = stub, True

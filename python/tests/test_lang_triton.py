@@ -1994,6 +1994,20 @@ def quoted_strings():
     return ("a'b\"c", "x\ny", 7)
 
 
+def lookup_code(n):  # Python (a dict) that a constexpr function calls
+    return {16: 1, 32: 2}[n]
+
+
+@nereid.constexpr_function
+def code_of(n):
+    return lookup_code(n) * 10
+
+
+@nereid.jit(device=CPU)
+def host_calls_python(out_ptr, N: tl.constexpr):
+    tl.store(out_ptr, code_of(N))
+
+
 @nereid.constexpr_function
 def too_big():
     return 2**64
@@ -2055,6 +2069,11 @@ class HostConstexprFunctions(unittest.TestCase):
         with self.assertRaises(nereid.CompileError) as e:
             host_too_big[(1, )](out)
         self.assertIn("does not fit in a signed 64-bit int", str(e.exception))
+
+    def test_the_python_it_calls(self):
+        out = np.zeros(1, np.int32)
+        host_calls_python[(1, )](out, 32)
+        self.assertEqual(out[0], 20)
 
     def test_a_stubbed_body_changes_the_text(self):
         # the body the compiler does not read is a hash in the compiled text: the caches' key

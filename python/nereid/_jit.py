@@ -627,13 +627,21 @@ def _is_language_module(m):
     return name == "triton" or any(name == p or name.startswith(p + ".") for p in ("triton.language", "nereid.language"))
 
 
+# Triton's own constexpr functions the compiler knows by name (builtins of the same name):
+# they are spelled so, not run in Python (where the C API and `nereid compile` get them too)
+_TRITON_CONSTEXPR_BUILTINS = {("triton", "cdiv"), ("triton", "next_power_of_2"),
+                              ("triton.language.standard", "_log2"),
+                              ("triton.language.standard", "_is_power_of_two")}
+
+
 def _triton_own_constexpr_function(v):
-    """One of Triton's own constexpr functions (triton.cdiv, triton.next_power_of_2,
-    triton.language.standard's _log2 and _is_power_of_two): the compiler knows them by
-    name, their Python bodies are not kernel code."""
+    """One of Triton's own constexpr functions the compiler knows by name (triton.cdiv,
+    triton.next_power_of_2, triton.language.standard's _log2 and _is_power_of_two): their
+    Python bodies are not kernel code. Triton's others (triton.language.target_info's
+    is_cuda, cuda_capability_geq, ...) run in Python as a user's do."""
     mod = getattr(v, "__module__", "") or ""
-    return type(v).__name__ == "ConstexprFunction" and not isinstance(v, ConstexprFunction) and (
-        mod == "triton" or mod.startswith("triton.language"))
+    return type(v).__name__ == "ConstexprFunction" and not isinstance(v, ConstexprFunction) and \
+        (mod, getattr(v, "__name__", "")) in _TRITON_CONSTEXPR_BUILTINS
 
 
 def _language_function(v):
@@ -643,6 +651,8 @@ def _language_function(v):
     else. Nereid's stand-ins carry their names; Triton's functions their modules."""
     if not callable(v) or isinstance(v, type):
         return None
+    if type(v).__name__ == "ConstexprFunction" and not _triton_own_constexpr_function(v):
+        return None  # run in Python (_as_jit), not a builtin of the compiler
     mod = getattr(v, "__module__", "") or ""
     name = getattr(v, "__name__", "") or ""
     if mod == language.__name__ and getattr(v, "__qualname__", "") == name:

@@ -1550,7 +1550,7 @@ class LibraryIdioms(unittest.TestCase):
         # are the compiler's: their Python bodies (assignments, a while loop) are not compiled
         out = np.zeros(8, np.int32)
         log2_by_name[(1, )](out)
-        np.testing.assert_array_equal(out, [0, 1, 2, 3, 8 + 4, 0, 0, 0])
+        np.testing.assert_array_equal(out, [0, 1, 2, 3, 8 + 4, 1, 0, 0])
 
     def test_triton_jitfunction_attributes(self):
         # what libraries read of Triton's JITFunction: signature, cache_key, __globals__
@@ -1630,12 +1630,23 @@ _TritonsConstexprFunction.__name__ = "ConstexprFunction"
 _log2 = _TritonsConstexprFunction("_log2", "triton.language.standard")
 
 
+def _capability_geq(major, minor=0):  # stands in for triton.language.target_info's
+    return major * 10 + minor <= 90
+
+
+# another of Triton's constexpr functions, which the compiler does not know: run in Python
+cuda_capability_geq = _TritonsConstexprFunction("cuda_capability_geq", "triton.language.target_info")
+cuda_capability_geq.fn = _capability_geq
+
+
 @nereid.jit(device=CPU)
 def log2_by_name(out_ptr):
     n: tl.constexpr = _log2(8)
     for i in tl.static_range(0, n + 1):
         tl.store(out_ptr + i, i)
     tl.store(out_ptr + 4, tl.next_power_of_2(5) + _log2(16))
+    if cuda_capability_geq(9, 0) and not cuda_capability_geq(10):
+        tl.store(out_ptr + 5, 1)
 
 
 @nereid.jit(device=CPU)

@@ -214,31 +214,6 @@ static bool host_constexpr_function(const Func *fn) {
     return false;
 }
 
-/* Triton's name of a scalar dtype (float16 for fp16), or NULL. */
-static const char *triton_dtype_name(int dt) {
-    switch (dt) {
-    case DT_I1: return "int1";
-    case DT_I8: return "int8";
-    case DT_I16: return "int16";
-    case DT_I32: return "int32";
-    case DT_I64: return "int64";
-    case DT_U8: return "uint8";
-    case DT_U16: return "uint16";
-    case DT_U32: return "uint32";
-    case DT_U64: return "uint64";
-    case DT_FP16: return "float16";
-    case DT_BF16: return "bfloat16";
-    case DT_FP32: return "float32";
-    case DT_FP64: return "float64";
-    case DT_FP8E4NV: return "float8e4nv";
-    case DT_FP8E5: return "float8e5";
-    case DT_FP8E4B15: return "float8e4b15";
-    case DT_FP8E4B8: return "float8e4b8";
-    case DT_FP8E5B16: return "float8e5b16";
-    default: return NULL;
-    }
-}
-
 /* v as Python source text into sb (what the host's eval reads back as the same value):
  * numbers, booleans, None, strings, dtypes (scalar or pointer) and plain tuples of
  * these. False for anything else (a block, a function, a namedtuple, ...). */
@@ -271,7 +246,7 @@ static bool python_text(StrBuf *sb, Val v, int depth) {
     case V_DTYPE: {
         if (v.ty.rank) return false; /* a block type */
         bool ptr = v.ty.dt == DT_PTR;
-        const char *name = triton_dtype_name(ptr ? v.ty.pointee : v.ty.dt);
+        const char *name = sema_dtype_triton_name(ptr ? v.ty.pointee : v.ty.dt);
         if (!name) return false;
         sb_printf(sb, ptr ? "tl.pointer_type(tl.%s)" : "tl.%s", name);
         return true;

@@ -246,6 +246,7 @@ Val sema_lookup_name(Sema *S, const char *name, Loc loc);
 bool sema_scope_lookup(Sema *S, ModScope *sc, const char *name, Loc loc, Val *out);
 void sema_scope_init(Sema *S, ModScope *sc, const Module *m);
 int sema_dtype_from_name(const char *name); /* float32, fp32, int32, i32, ... ; DT_VOID if none */
+const char *sema_dtype_triton_name(int dt); /* float16 for fp16 (tl.NAME); NULL if none */
 /* an error for Triton's fp8 types that Nereid lacks (float8e4b15, fp8e5b16, ...) */
 void sema_check_dtype_name(Sema *S, const char *name, Loc loc);
 Val sema_get_attr(Sema *S, Val base, const char *name, Loc loc);

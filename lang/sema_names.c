@@ -47,6 +47,12 @@ void sema_check_dtype_name(Sema *S, const char *name, Loc loc) {
                    strncmp(name, "fp8", 3) ? "tl." : "", name);
 }
 
+const char *sema_dtype_triton_name(int dt) {
+    for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
+        if (dtype_names[i].dt == dt) return dtype_names[i].name; /* the first: Triton's */
+    return NULL;
+}
+
 int sema_dtype_from_name(const char *name) {
     for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
         if (!strcmp(dtype_names[i].name, name)) return dtype_names[i].dt;

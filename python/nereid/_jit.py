@@ -710,14 +710,22 @@ def _as_jit(v):
         fn = v.value  # a plain function decorated @tl.constexpr: Triton calls it at compile time
     elif type(v).__name__ not in ("JITFunction", "ConstexprFunction") or not inspect.isfunction(fn):
         return None
-    made = getattr(v, "_nereid_jit", None)
+    constexpr_fn = type(v).__name__ != "JITFunction"
+    # Triton's ConstexprFunction and ours unwrap constexprs when called; a @tl.constexpr's
+    # function is called as it is
+    host = (fn if type(v).__name__ == "constexpr" else v) if constexpr_fn else None
+    return _kept_jit(v, fn, constexpr_fn, host)
+
+
+def _kept_jit(owner, fn, constexpr_fn, host_callable):
+    """Nereid's JITFunction of the Python function fn, made once and kept on owner (the
+    object a module names: Triton's JITFunction, a constexpr function, fn itself)."""
+    made = getattr(owner, "_nereid_jit", None)
     if made is None:
         made = JITFunction(fn)
-        made._constexpr_fn = type(v).__name__ != "JITFunction"
-        if made._constexpr_fn:  # Triton's ConstexprFunction and ours unwrap constexprs when called
-            made._host_callable = fn if type(v).__name__ == "constexpr" else v
+        made._constexpr_fn, made._host_callable = constexpr_fn, host_callable
         try:
-            v._nereid_jit = made
+            owner._nereid_jit = made
         except AttributeError:
             pass
     return made
@@ -839,15 +847,7 @@ def _python_helper(v):
     mod = (getattr(v, "__module__", "") or "").split(".")[0]
     if mod in ("triton", "nereid", "torch", "numpy", "builtins") or mod in sys.stdlib_module_names:
         return None
-    made = getattr(v, "_nereid_jit", None)
-    if made is None:
-        made = JITFunction(v)
-        made._constexpr_fn = True
-        try:
-            v._nereid_jit = made
-        except AttributeError:
-            pass
-    return made
+    return _kept_jit(v, v, True, None)
 
 
 class _Specialization:

@@ -39,6 +39,14 @@ static nr_kernel *build_host(Host *h, const char *src) {
     return k;
 }
 
+/* k launched once on one 4-byte output, which comes back in *out */
+static void run_one(nr_kernel *k, void *out) {
+    nr_devptr d = dev_from(NULL, 4);
+    RUN(k, 1, 1, 1, nr_arg_ptr(d));
+    dev_to(out, d, 4);
+    nr_free(ctx, d);
+}
+
 static const char *K_ARGS =
     "@triton.constexpr_function\n"
     "def pick(a, b, c, d, e, f, g=(1, (2.5, None)), h=(7,)):\n"
@@ -60,12 +68,9 @@ static void test_arguments_and_result(void) {
     const char *want = "16, -2.0, 'it\\'s a \\\\ \\x0a', True, tl.float16, "
                        "tl.pointer_type(tl.int8), (1, (2.5, None)), (7, )";
     CHECK(!strcmp(h.last_args, want), "arguments: got <%s>, want <%s>", h.last_args, want);
-    nr_devptr dx = dev_from(NULL, 4);
-    RUN(k, 1, 1, 1, nr_arg_ptr(dx));
     int32_t x = 0;
-    dev_to(&x, dx, 4);
+    run_one(k, &x);
     CHECK(x == 42, "the host's (40, 2): %d", x);
-    nr_free(ctx, dx);
     /* floats that print as integers stay floats; inf and nan */
     Host f = {.reply = "tl.bfloat16"};
     nr_kernel *k2 = build_host(&f, "@triton.constexpr_function\n"
@@ -79,12 +84,9 @@ static void test_arguments_and_result(void) {
                                    "tl.float32))\n");
     if (!k2) return;
     CHECK(!strcmp(f.last_args, "3.0, float('inf'), -float('inf')"), "floats: <%s>", f.last_args);
-    nr_devptr dy = dev_from(NULL, 4);
-    RUN(k2, 1, 1, 1, nr_arg_ptr(dy));
     float y = 0;
-    dev_to(&y, dy, 4);
+    run_one(k2, &y);
     CHECK(y == 1.0f, "the host's tl.bfloat16 (1.00390625 rounds to 1 in bf16): %g", y);
-    nr_free(ctx, dy);
 }
 
 static const char *K_DECLINE = "@triton.constexpr_function\n"
@@ -123,12 +125,9 @@ static void test_decline_and_fallback(void) {
     /* without a callback, the body (whose loop the compiler runs at compile time) */
     nr_kernel *k2 = BUILD(K_DECLINE, "N=100");
     if (!k2) return;
-    nr_devptr dy = dev_from(NULL, 4);
-    RUN(k2, 1, 1, 1, nr_arg_ptr(dy));
     int32_t y = 0;
-    dev_to(&y, dy, 4);
+    run_one(k2, &y);
     CHECK(y == 128, "no callback: the body: %d", y);
-    nr_free(ctx, dy);
     /* a function without the decorator is never the host's */
     Host none = {.reply = "0"};
     nr_kernel *k3 = build_host(&none, "def plain(n):\n"

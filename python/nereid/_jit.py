@@ -28,6 +28,7 @@ of one kind, so a second GPU compiles nothing). `device="cuda:N"` pins it to dev
 import ast
 import hashlib
 import inspect
+import linecache
 import re
 import sys
 import textwrap
@@ -157,10 +158,10 @@ class _Source:
     its `def` on, as Triton's JITFunction.src has it; replace() takes a new one (Triton's
     _unsafe_update_src), kept at the same line numbers."""
 
-    def __init__(self, fn, src=None):
+    def __init__(self, fn, src=None, guess=True):
+        lines_guessed = False
         try:
-            lines, first = inspect.getsourcelines(fn)
-            self.filename = inspect.getsourcefile(fn) or "<unknown>"
+            lines, first, self.filename, lines_guessed = _source_lines(fn, guess)
         except (OSError, TypeError) as e:
             if src is None:
                 raise TypeError(f"@nereid.jit needs the source of '{fn.__name__}': {e}") from None
@@ -178,8 +179,16 @@ class _Source:
         self.first = first
         self.lines = body
         self.name = fn.__name__
-        tree = ast.parse("".join(body))
-        fdef = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+        try:
+            tree = ast.parse("".join(body))
+            fdef = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+        except SyntaxError:
+            if not lines_guessed:
+                raise
+            fdef = None
+        if lines_guessed and (fdef is None or fdef.name != fn.__name__):  # inspect's block, as before
+            self.__init__(fn, src, guess=False)
+            return
         if fdef is None:
             raise TypeError(f"kernel '{fn.__name__}': its source holds no function definition")
         if fdef.args.vararg or fdef.args.kwarg or fdef.args.kwonlyargs or fdef.args.posonlyargs:
@@ -193,11 +202,9 @@ class _Source:
                          a.annotation.lineno == a.annotation.end_lineno}
         # the names the text reads (a text given to _unsafe_update_src may call helpers the
         # function's own code does not name, as Triton's tests patch kernels)
-        self.names = [n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)]
-        # `name.attr` where name may be a module (helpers.fn, tl_math.exp, math.pi): the span
-        # (row, first column, end column, in bytes) that _module_spelling may replace
-        self.attrs = [(n.value.id, n.attr, n.lineno - 1, n.col_offset, n.end_col_offset) for n in ast.walk(fdef)
-                      if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.lineno == n.end_lineno]
+        # and `name.attr` where name may be a module (helpers.fn, tl_math.exp, math.pi): the
+        # span (row, first column, end column, in bytes) that _module_spelling may replace
+        self.names, self.attrs = _names_and_attrs(fdef)
 
     @property
     def src(self):
@@ -225,6 +232,54 @@ class _Source:
                 r, c0, c1 = self.ann_span[name]  # `p: tl.const` given a pointer: '"*kfp32"'
                 lines[r] = lines[r][:c0] + f'"{annotate[name]}"'.encode() + lines[r][c1:]
         return b"".join(lines).decode()
+
+
+def _source_lines(fn, guess=True):
+    """(lines, first line number, file name, guessed) of fn's definition, decorators
+    included, as inspect.getsourcelines gives them. inspect finds the block's end by
+    tokenizing it in Python (most of a small kernel's Python-side compile time); where the
+    code objects' positions give it (the last line any instruction spans), the lines up to
+    there are taken instead and `guessed` is True: the caller parses them and, where they
+    are not the whole def (a closing bracket alone on the last line), asks inspect."""
+    code = getattr(fn, "__code__", None)
+    filename = inspect.getsourcefile(fn)
+    if guess and code is not None and filename and hasattr(code, "co_positions"):
+        lines = linecache.getlines(filename, fn.__globals__)
+        first, last, todo = code.co_firstlineno, 0, [code]
+        while todo:
+            c = todo.pop()
+            for _, end, _, _ in c.co_positions():
+                if end is not None and end > last:
+                    last = end
+            todo += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+        if 0 < first <= last <= len(lines):
+            return lines[first - 1:last], first, filename, True
+    lines, first = inspect.getsourcelines(fn)
+    return lines, first, filename or "<unknown>", False
+
+
+def _names_and_attrs(fdef):
+    """The names fdef reads ([id of each ast.Name]) and its one-line `name.attr` reads
+    ([(name, attr, row, first column, end column)]), in ast.walk's order: one walk, without
+    ast.walk's generators."""
+    names, attrs, todo, i = [], [], [fdef], 0
+    Name, Attribute, AST = ast.Name, ast.Attribute, ast.AST
+    while i < len(todo):
+        n = todo[i]
+        i += 1
+        t = type(n)
+        if t is Name:
+            names.append(n.id)
+            continue
+        if t is Attribute and type(n.value) is Name and n.lineno == n.end_lineno:
+            attrs.append((n.value.id, n.attr, n.lineno - 1, n.col_offset, n.end_col_offset))
+        for f in t._fields:
+            v = getattr(n, f, None)
+            if type(v) is list:
+                todo += [x for x in v if isinstance(x, AST)]
+            elif isinstance(v, AST):
+                todo.append(v)
+    return names, attrs
 
 
 def _take_names(obj, fn):

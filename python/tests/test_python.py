@@ -10,6 +10,7 @@ import inspect
 import os
 import sys
 import tempfile
+import textwrap
 import types
 import unittest
 
@@ -472,6 +473,59 @@ class Jit(unittest.TestCase):
             np.testing.assert_array_equal(self.add(x, y), x + y, err_msg=str(dtype))
         keys = [k[:3] for k in tk.add_kernel._cache if k[-1] == 1024]
         self.assertEqual(len(set(keys)), len(keys))  # one specialisation per dtype
+
+    def test_source_lines_as_inspect_reads_them(self):
+        # the kernel's lines come from its code objects' positions (inspect tokenizes the
+        # block in Python); where those stop short of the def (a bracket alone on the last
+        # line) inspect's block is taken: either way the kernel compiles and runs as written
+        from nereid import _jit
+
+        @nereid.jit(
+            device=CPU,
+        )
+        def bracket_last(out, n: tl.constexpr):
+            tl.store(out + tl.arange(0, n), (
+                tl.arange(0, n) * 2
+            )
+            )
+
+        @nereid.jit(device=CPU)
+        def else_pass_last(out, n: tl.constexpr):
+            x = tl.arange(0, n)
+            if n > 2:
+                tl.store(out + x, x + 1)
+            else:
+                pass
+            # a comment after the last statement
+
+        def plain(a):
+            return [a,
+                    a]
+
+        def paren_last(a):  # the positions stop at `x`: its bracket is left open there
+            x = a
+            (
+                x
+            )
+
+        for fn in (bracket_last.fn, else_pass_last.fn, plain, paren_last):
+            lines, first, filename, guessed = _jit._source_lines(fn)
+            want, want_first = inspect.getsourcelines(fn)
+            self.assertEqual(first, want_first)
+            self.assertEqual(filename, inspect.getsourcefile(fn))
+            self.assertEqual(lines, want[:len(lines)])  # a prefix of inspect's block
+            own = _jit._Source(fn)
+            self.assertIn(own.src.rstrip().splitlines()[-1].strip(), "".join(want))
+        self.assertTrue(_jit._source_lines(else_pass_last.fn)[3])  # positions suffice there
+        self.assertEqual(len(_jit._source_lines(paren_last)[0]), 4)  # they stop at `x`
+        self.assertEqual(_jit._Source(paren_last).src, textwrap.dedent(inspect.getsource(paren_last)))
+        src = _jit._Source(bracket_last.fn).src
+        self.assertEqual(src.rstrip().splitlines()[-2:], ["    )", "    )"])
+        compile(src, "<src>", "exec")  # the whole def, brackets closed
+        for k in (bracket_last, else_pass_last):
+            out = np.zeros(4, dtype=np.int32)
+            k[(1,)](out, n=4)
+            np.testing.assert_array_equal(out, np.arange(4) * 2 if k is bracket_last else np.arange(4) + 1)
 
     def test_large_int_becomes_i64(self):
         @nereid.jit(device=CPU)

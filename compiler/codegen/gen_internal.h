@@ -131,6 +131,9 @@ LLVMValueRef gen_smem_ptr(Gen *g, int byte_offset, LLVMValueRef index, int elem_
 LLVMValueRef gen_and(Gen *g, LLVMValueRef a, LLVMValueRef b); /* NULL is true */
 void gen_barrier(Gen *g);
 /* position builder in the prologue for values that must dominate everything */
+/* The warp index (tid.x / 32) broadcast from lane 0 at the builder's position: ptxas knows
+ * it (and what derives from it) is uniform across the warp there. */
+LLVMValueRef gen_uniform_warp(Gen *g);
 LLVMBasicBlockRef gen_enter_prologue(Gen *g);
 void gen_leave_prologue(Gen *g, LLVMBasicBlockRef saved);
 

@@ -295,9 +295,7 @@ static void build_function(Gen *g) {
      * uniform across the warp, so what derives from it (shared-memory bases, wgmma
      * descriptors) lives in uniform registers instead of being moved there (R2UR) before
      * every wgmma */
-    LLVMValueRef w = LLVMBuildLShr(g->B, g->tid, gen_i32(g, 5), "");
-    g->warp = gen_intrinsic(g, "llvm.nvvm.shfl.sync.idx.i32", g->i32,
-                            (LLVMValueRef[]){gen_i32(g, -1), w, gen_i32(g, 0), gen_i32(g, 31)}, 4);
+    g->warp = gen_uniform_warp(g);
     LLVMSetValueName2(g->warp, "warp", 4);
     find_wide_pairs(g, g->f->body);
     find_deep_scalars(g);
@@ -307,6 +305,12 @@ static void build_function(Gen *g) {
     gen_region(g, g->f->body);
     LLVMPositionBuilderAtEnd(g->B, g->prologue);
     LLVMBuildBr(g->B, body_bb);
+}
+
+LLVMValueRef gen_uniform_warp(Gen *g) {
+    LLVMValueRef w = LLVMBuildLShr(g->B, g->tid, gen_i32(g, 5), "");
+    return gen_intrinsic(g, "llvm.nvvm.shfl.sync.idx.i32", g->i32,
+                         (LLVMValueRef[]){gen_i32(g, -1), w, gen_i32(g, 0), gen_i32(g, 31)}, 4);
 }
 
 static void register_nvptx(void) {

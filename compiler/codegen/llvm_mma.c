@@ -288,13 +288,15 @@ static void wgmma(Gen *g, OpId id, bool async) {
     int n = gen_nregs(g, r);
     LLVMValueRef *out = gen_alloc_regs(g, n), *C = gen_vals(g, c, NULL);
     memcpy(out, C, sizeof(LLVMValueRef) * (size_t)n);
-    /* this warp's warpgroup: its first row (along M) and column (along N) in the tile */
-    LLVMBasicBlockRef saved = gen_enter_prologue(g);
-    LLVMValueRef wg = LLVMBuildLShr(g->B, g->warp, gen_i32(g, 2), "");
+    /* this warp's warpgroup: its first row (along M) and column (along N) in the tile, from
+     * the warp index broadcast here, not the prologue's: ptxas then computes the descriptors
+     * (which need uniform registers) in uniform registers. From the prologue's index, live
+     * across the loop, it computed them in vector registers and moved each one over (R2UR:
+     * eight in the tutorial's persistent matmul loop, one left), as Triton's code shows */
+    LLVMValueRef wg = LLVMBuildLShr(g->B, gen_uniform_warp(g), gen_i32(g, 2), "");
     LLVMValueRef wg_m = LLVMBuildAnd(g->B, wg, gen_i32(g, wm / 4 - 1), "");
     LLVMValueRef wg_n = LLVMBuildLShr(g->B, wg, gen_i32(g, __builtin_ctz((unsigned)(wm / 4))), "");
     LLVMValueRef row0 = gen_mul_const(g, wg_m, 64), col0 = gen_mul_const(g, wg_n, in);
-    gen_leave_prologue(g, saved);
     WgmmaOperand da, db;
     if (!a_regs) wgmma_operand(g, &da, a, 0);
     wgmma_operand(g, &db, b, 1);

@@ -51,7 +51,9 @@
  * provably differ. Before a loop holding a wgmma, pending ordinary writes get their fence and
  * barrier there, once, rather than in every iteration. Stages of one ring do not overlap when their
  * indices provably differ: both constants, or (x + c1) % S and (x + c2) % S of one x with c1 != c2
- * (mod S), or the same with & (S-1) for a power-of-two S, the form the pipeliner writes.
+ * (mod S), or the same with & (S-1) for a power-of-two S, or a stage x against x == 0 ? S-1 : x - 1
+ * (the forms the pipeliner writes: masks of its count for a power-of-two S, else the stage it
+ * carries and the one before it).
  *
  * Loops: the body starts from what is pending before the loop and from anything the
  * body leaves pending for its next iteration (every access the body makes, whole
@@ -136,9 +138,25 @@ static bool const_of(const IrFunc *f, ValId v, int64_t *c) {
     return true;
 }
 
+/* The stage before x, x == 0 ? S-1 : x - 1 (the pipeliner's refill of a ring of S that is no
+ * power of two, from the carried stage x it reads): (x + S-1) % S for x in [0, S), which a
+ * stage index is (local_view's). Returns x, or 0 where sel is not that form. */
+static ValId stage_before(const IrFunc *f, const IrOp *sel, int stages) {
+    int64_t z, last, one;
+    const IrOp *c = def_op(f, sel->operands[0]), *prev = def_op(f, sel->operands[2]);
+    if (!c || c->code != OP_CMP || c->attr[0] != CMP_PRED_EQ || !const_of(f, c->operands[1], &z) ||
+        z != 0 || !const_of(f, sel->operands[1], &last) || last != stages - 1 || !prev ||
+        prev->code != OP_SUB || prev->operands[0] != c->operands[0] ||
+        !const_of(f, prev->operands[1], &one) || one != 1)
+        return 0;
+    return c->operands[0];
+}
+
 /* idx as (base + off) % stages: a constant, x % S, or (x + c) % S; with a power-of-two S,
  * x & (S-1) or (x + c) & (S-1) (the pipeliner's: equal to the remainder mod S for any x in
- * two's complement, so two of one x with c1 != c2 mod S differ). */
+ * two's complement, so two of one x with c1 != c2 mod S differ); where S is no power of two,
+ * the pipeliner's carried stage x (any other value: x itself, a stage index being in
+ * [0, S)) and stage_before's form of it. */
 static void stage_of(const IrFunc *f, ValId idx, int stages, Access *a) {
     int64_t c, s;
     a->stages = stages;
@@ -147,6 +165,11 @@ static void stage_of(const IrFunc *f, ValId idx, int stages, Access *a) {
         return;
     }
     const IrOp *d = def_op(f, idx);
+    ValId x = d && d->code == OP_SELECT ? stage_before(f, d, stages) : 0;
+    if (x) {
+        a->base = x, a->off = stages - 1;
+        return;
+    }
     bool mask = d && d->code == OP_AND && (stages & (stages - 1)) == 0 &&
                 const_of(f, d->operands[1], &s) && s == stages - 1;
     if (mask || (d && d->code == OP_REM && const_of(f, d->operands[1], &s) && s == stages)) {
@@ -158,7 +181,7 @@ static void stage_of(const IrFunc *f, ValId idx, int stages, Access *a) {
         a->base = d->operands[0], a->off = 0;
         return;
     }
-    a->stages = 0; /* unknown: the whole buffer */
+    a->base = idx, a->off = 0; /* x: stage x (two different values may be one stage) */
 }
 
 /* The access to buffer value v (a local_alloc's result or a view of one). */

@@ -32,10 +32,11 @@
  * Each iteration waits until at most S-2 groups are in flight (so iteration it's copies
  * have landed), reads stage it % S where the load's buffer was read, and issues the
  * copies of iteration it + S-1 into stage (it + S-1) % S (read in the previous
- * iteration, which the barrier pass orders) and commits: at the head of the body, right after the
- * wait, when every reader of the rings is synchronous; after the last reader and its dot_wait when
- * a dot_async of the previous iteration may still read that stage. After the loop, a wait for every
- * group.
+ * iteration, which the barrier pass orders) and commits (where S is no power of two, the
+ * loop carries the stage it reads instead of dividing it by S: stage_counters): at the head of the
+ * body, right after the wait, when every reader of the rings is synchronous; after the last reader
+ * and its dot_wait when a dot_async of the previous iteration may still read that stage. After the
+ * loop, a wait for every group.
  *
  * A desc_load of a TMA descriptor that fills such a buffer, in the layout its TMA plan
  * writes (tma.h), is a candidate too, and so is one that a reshape which only drops or adds
@@ -93,6 +94,8 @@ typedef struct Pipe {
     uint32_t *cur_of;       /* the carried slot (from 0) each copies */
     uint8_t *async_slot;    /* per carried slot: a dot_async chain's (waited after the loop) */
     uint8_t *dep;           /* per op of f (nops0): a stage-0 op computed from a carried value */
+    ValId rs, ph;    /* where S is no power of two: the stage it reads, its mbarriers' phase */
+    uint32_t nextra; /* the carried values after the current copies: rs, ph (0 to 2) */
 } Pipe;
 
 /* Stage-0 membership and carried marks exist for the ops and values f had when the pass
@@ -383,7 +386,8 @@ static ValId binop(Pipe *P, int code, ValId a, ValId b, Loc loc) {
 
 /* x % n and (x / n) % 2 of an iteration counter x (it counts from 0, so x >= 0): a mask
  * and a shift where n is a power of two, without the signed remainder's and quotient's
- * fix-ups for a negative x (five instructions each, in every iteration). */
+ * fix-ups for a negative x (five instructions each, in every iteration). The loop's own
+ * stage and phase, where n is no power of two, are carried instead (stage_counters). */
 static ValId ring_slot(Pipe *P, ValId x, int n, Loc loc) {
     IrType i32 = ty_scalar(DT_I32);
     if ((n & (n - 1)) == 0) return binop(P, OP_AND, x, konst(P, i32, n - 1, loc), loc);
@@ -518,6 +522,17 @@ static void issue(Pipe *P, const Cand *cands, int nc, const ValId *map, ValId sl
     opvec_free(&then);
 }
 
+static ValId compare(Pipe *P, int pred, ValId a, ValId b, Loc loc) {
+    ValId o[2] = {a, b};
+    ValId r = emit(P, OP_CMP, loc, o, 2, ty_scalar(DT_I1), 0);
+    P->f->ops[ir_def(P->f, r)].attr[0] = pred;
+    return r;
+}
+
+static ValId choose(Pipe *P, ValId c, ValId a, ValId b, Loc loc) {
+    return emit(P, OP_SELECT, loc, (ValId[]){c, a, b}, 3, ir_type(P->f, a), P->f->vals[a].layout);
+}
+
 /* iv + d * step, and whether it is below ub (step > 0) */
 static ValId valid_at(Pipe *P, ValId iv, ValId ub, Loc loc) {
     IrType b1 = ty_scalar(DT_I1);
@@ -580,8 +595,14 @@ static void issue_ahead(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t s
     memset(map, 0, sizeof(ValId) * (f->nvals + 1));
     map[iv] = ahead;
     clone_stage0(P, body, map);
-    ValId wslot =
-        ring_slot(P, binop(P, OP_ADD, it, konst(P, i32, P->stages - 1, loc), loc), P->stages, loc);
+    ValId wslot;
+    if (P->rs) { /* (it + S-1) % S: the stage before rs, S-1 for stage 0 */
+        ValId first = compare(P, CMP_PRED_EQ, P->rs, konst(P, i32, 0, loc), loc);
+        ValId last = konst(P, i32, P->stages - 1, loc);
+        wslot = choose(P, first, last, binop(P, OP_SUB, P->rs, konst(P, i32, 1, loc), loc), loc);
+    } else
+        wslot = ring_slot(P, binop(P, OP_ADD, it, konst(P, i32, P->stages - 1, loc), loc),
+                          P->stages, loc);
     issue(P, cands, nc, map, wslot, valid_at(P, ahead, ub, loc), loc);
     const IrRegion *r = &f->regions[body];
     OpId y = r->ops[r->nops - 1];
@@ -622,10 +643,10 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
         for (int c = 0; c < nc; c++)
             if (deep_uses(f, ops[k], f->ops[cands[c].alloc].results[0])) last = k;
     while (last + 1 < n && f->ops[ops[last + 1]].code == OP_DOT_WAIT) last++;
-    ValId rslot = ring_slot(P, it, P->stages, loc);
+    ValId rslot = P->rs ? P->rs : ring_slot(P, it, P->stages, loc);
     if (any_tma(cands, nc)) { /* iteration it's copies completed phase (it / S) % 2 of stage it %
                                  S's mbarrier */
-        ValId phase = ring_phase(P, it, P->stages, loc);
+        ValId phase = P->ph ? P->ph : ring_phase(P, it, P->stages, loc);
         for (int c = 0; c < nc; c++)
             if (cands[c].tma)
                 emit0(P, OP_MBARRIER_WAIT, loc,
@@ -643,8 +664,17 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
     OpId y = r->ops[r->nops - 1];
     uint32_t ncar = P->ncar;
     ny[ncar] = binop(P, OP_ADD, it, konst(P, i32, 1, loc), loc);
-    for (uint32_t q = 0; q < P->ncur; q++) ny[ncar + 1 + q] = P->cur_next[q];
-    ir_op_set_operands(f, y, ny, ncar + 1 + P->ncur);
+    uint32_t e = ncar + 1;
+    if (P->rs) { /* the next stage: rs + 1, or 0 past S-1, where the phase flips */
+        ValId r1 = binop(P, OP_ADD, P->rs, konst(P, i32, 1, loc), loc);
+        ValId wrap = compare(P, CMP_PRED_EQ, r1, konst(P, i32, P->stages, loc), loc);
+        ny[e++] = choose(P, wrap, konst(P, i32, 0, loc), r1, loc);
+        if (P->ph)
+            ny[e++] =
+                choose(P, wrap, binop(P, OP_XOR, P->ph, konst(P, i32, 1, loc), loc), P->ph, loc);
+    }
+    for (uint32_t q = 0; q < P->ncur; q++) ny[e++] = P->cur_next[q];
+    ir_op_set_operands(f, y, ny, e);
     opvec_push(&P->out, y);
     ir_region_set_ops(f, body, P->out.v, P->out.n);
     opvec_free(&P->out);
@@ -1086,7 +1116,7 @@ static void remap_deep(IrFunc *f, OpId id, const ValId *map, uint32_t nmap) {
  * carried values runs again on those slots right after itself (their next values among
  * them), and the last stage reads these. (Slots nothing reads are left for dce.) Their
  * initial values go to cur_init; the loop's results for them replace the old loop's.
- * Called with the body's args [iv, carried..., it]. */
+ * Called with the body's args [iv, carried..., it, stage_counters' rs and ph]. */
 static void current_copies(Pipe *P, RegionId body, const Cand *cands, int nc, ValId *cur_init,
                            const ValId *orig_init) {
     IrFunc *f = P->f;
@@ -1141,10 +1171,31 @@ static void current_copies(Pipe *P, RegionId body, const Cand *cands, int nc, Va
     free(map);
 }
 
+/* Where S is no power of two, the loop carries the stage it reads (rs: it % S, from 0) and,
+ * with TMA rings, that stage's mbarrier phase (ph: (it / S) % 2), advanced by an add, a
+ * compare and a select in each iteration instead of divisions by S (a multiply-high and
+ * four fix-ups each, twice an iteration with the stage the copies ahead write). Called with
+ * the body's args [iv, carried..., it]: they follow it (before current_copies' slots); their
+ * initial values go to init. */
+static void stage_counters(Pipe *P, RegionId body, const Cand *cands, int nc, ValId *init,
+                           Loc loc) {
+    IrFunc *f = P->f;
+    IrType i32 = ty_scalar(DT_I32);
+    P->rs = P->ph = 0, P->nextra = 0;
+    if (!(P->stages & (P->stages - 1))) return;
+    ValId z = konst(P, i32, 0, loc);
+    init[P->nextra++] = z;
+    P->rs = ir_region_add_arg(f, body, i32);
+    if (any_tma(cands, nc)) {
+        init[P->nextra++] = z;
+        P->ph = ir_region_add_arg(f, body, i32);
+    }
+}
+
 /* Rebuilds the loop with the counter carried; the old op's results go to the new one's. */
 static OpId new_loop(Pipe *P, OpId loop, const ValId *inits) {
     IrFunc *f = P->f;
-    uint32_t nc = f->ops[loop].nopnds - 3, ni = nc + 1 + P->ncur;
+    uint32_t nc = f->ops[loop].nopnds - 3, ni = nc + 1 + P->ncur + P->nextra;
     ValId *opnds = calloc(ni + 3, sizeof(ValId));
     IrType *tys = calloc(ni + 1, sizeof(IrType));
     if (!opnds || !tys) NR_DIE("out of memory");
@@ -1305,7 +1356,7 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
               0); /* the mbarriers initialised before any thread waits */
     uint32_t ncar = f->ops[loop].nopnds - 3;
     bool mixed = stages_mixed(P, loop, body, cands, nc);
-    ValId *inits = calloc(2 * ncar + 1, sizeof(ValId)), *ny = calloc(2 * ncar + 2, sizeof(ValId));
+    ValId *inits = calloc(2 * ncar + 3, sizeof(ValId)), *ny = calloc(2 * ncar + 4, sizeof(ValId));
     ValId *orig = calloc(ncar + 1, sizeof(ValId));
     if (!inits || !ny || !orig) NR_DIE("out of memory");
     for (uint32_t i = 0; i < ncar; i++) inits[i] = orig[i] = f->ops[loop].operands[3 + i];
@@ -1313,7 +1364,8 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
     prologue(P, loop, cands, nc, step, inits);
     inits[ncar] = konst(P, ty_scalar(DT_I32), 0, loc);
     ValId it = ir_region_add_arg(f, body, ty_scalar(DT_I32));
-    if (mixed) current_copies(P, body, cands, nc, inits + ncar + 1, orig);
+    stage_counters(P, body, cands, nc, inits + ncar + 1, loc);
+    if (mixed) current_copies(P, body, cands, nc, inits + ncar + 1 + P->nextra, orig);
     free(orig);
     double_register_buffers(P, body, it, cands, nc);
     P->async_slot = calloc(ncar + 1, 1);
@@ -1324,7 +1376,8 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
     OpId nl = new_loop(P, loop, inits);
     opvec_push(&P->out, nl);
     for (uint32_t q = 0; q < P->ncur; q++) /* over new_loop's pair: the current values */
-        replace_later(P, f->ops[loop].results[P->cur_of[q]], f->ops[nl].results[ncar + 1 + q]);
+        replace_later(P, f->ops[loop].results[P->cur_of[q]],
+                      f->ops[nl].results[ncar + 1 + P->nextra + q]);
     free(P->cur_next), free(P->cur_of);
     P->cur_next = NULL, P->cur_of = NULL, P->ncur = 0;
     /* after the loop: the dot_async chains' results, then the copies still in flight (the
@@ -1352,6 +1405,7 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
     free(inits);
     free(P->async_slot);
     P->async_slot = NULL;
+    P->rs = P->ph = 0, P->nextra = 0;
     free(ny);
     return true;
 }

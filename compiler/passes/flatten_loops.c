@@ -32,7 +32,10 @@
  *       p = if kS was a row's last: P(iS) (the new iS, the new o) else: p
  *   else:
  *     for i in range(lbi, ubi, si) carrying o: P(i); E(i, a0)   (no inner iteration)
- * The two counter pairs hold equal values; they are apart so that the pipeliner, which
+ * t counts in i64 (len_i * inner may pass 2^31), the k counters in i32 (a row's at most 2^32 - 1
+ * iterations, compared for equality only: 64-bit counters cost two instructions for each add,
+ * compare and select in every iteration). The two counter pairs hold equal values; they are
+ * apart so that the pipeliner, which
  * computes what the body's loads need S-1 iterations ahead, leaves the accumulator's and
  * the epilogue's side at the current iteration. P runs once a row on the loads' side (in
  * an if of pure ops, which the pipeliner computes ahead like any stage-0 op) instead of
@@ -62,11 +65,15 @@ static ValId em(Flat *F, OpVec *to, int code, const ValId *o, uint32_t n, IrType
     return opvec_emit(to, F->f, code, F->loc, o, n, t);
 }
 
-static ValId k64(Flat *F, OpVec *to, int64_t v) {
-    ValId r = em(F, to, OP_CONST, NULL, 0, ty_scalar(DT_I64));
+static ValId konst(Flat *F, OpVec *to, int dt, int64_t v) {
+    ValId r = em(F, to, OP_CONST, NULL, 0, ty_scalar(dt));
     F->f->ops[ir_def(F->f, r)].attr[0] = v;
     return r;
 }
+
+static ValId k64(Flat *F, OpVec *to, int64_t v) { return konst(F, to, DT_I64, v); }
+
+static ValId k32(Flat *F, OpVec *to, int32_t v) { return konst(F, to, DT_I32, v); }
 
 static ValId bin(Flat *F, OpVec *to, int code, ValId a, ValId b) {
     return em(F, to, code, (ValId[]){a, b}, 2, ir_type(F->f, a));
@@ -223,7 +230,10 @@ static bool flatten(Flat *F, OpId loop, OpVec *out, OpVec *pairs) {
     ValId wraps =
         bin(F, out, OP_OR, cmp(F, out, CMP_PRED_NE, hi, zero), cmp(F, out, CMP_PRED_LT, lo, zero));
     ValId total = sel(F, out, wraps, k64(F, out, INT64_MAX), lo);
-    ValId last_k = bin(F, out, OP_SUB, rowlen, one);
+    /* a row's last k, in i32 as the k counters: a row has at most 2^32 - 1 iterations (an i32
+     * loop's), so k's values in a row are distinct modulo 2^32 and k == last_k compares them
+     * exactly (the row's j, lbj + k * sj in i32, is the inner loop's own value) */
+    ValId last_k = cvt(F, out, bin(F, out, OP_SUB, rowlen, one), DT_I32);
     ValId has_inner = cmp(F, out, CMP_PRED_GT, len_j, zero);
 
     IrType *rtys = calloc(no + 1, sizeof(IrType));
@@ -327,7 +337,7 @@ static bool flatten(Flat *F, OpId loop, OpVec *out, OpVec *pairs) {
     if (!inits || !ctys) NR_DIE("out of memory");
     OpVec pre = {0};
     inits[0] = k64(F, &pre, 0), inits[1] = total, inits[2] = k64(F, &pre, 1);
-    inits[3] = inits[0], inits[4] = lbi, inits[5] = inits[0], inits[6] = lbi;
+    inits[3] = k32(F, &pre, 0), inits[4] = lbi, inits[5] = inits[3], inits[6] = lbi;
     for (uint32_t i = 0; i < no; i++) inits[7 + i] = o0[i];
     append(f, then_r, &pre);
     const IrRegion *b0 = &f->regions[body];
@@ -352,9 +362,9 @@ static bool flatten(Flat *F, OpId loop, OpVec *out, OpVec *pairs) {
     f->ops[fl].attr[0] = f->ops[inner].attr[0] ? f->ops[inner].attr[0] : f->ops[loop].attr[0];
     RegionId fb = ir_op_add_region(f, fl);
     ir_region_add_arg(f, fb, ty_scalar(DT_I64));
-    ValId kS = ir_region_add_arg(f, fb, ty_scalar(DT_I64));
+    ValId kS = ir_region_add_arg(f, fb, ty_scalar(DT_I32));
     ValId iS = ir_region_add_arg(f, fb, ty_scalar(DT_I32));
-    ValId kE = ir_region_add_arg(f, fb, ty_scalar(DT_I64));
+    ValId kE = ir_region_add_arg(f, fb, ty_scalar(DT_I32));
     ValId iE = ir_region_add_arg(f, fb, ty_scalar(DT_I32));
     ValId *o = calloc(no + 1, sizeof(ValId)), *a = calloc(na + 1, sizeof(ValId));
     if (!o || !a) NR_DIE("out of memory");
@@ -371,7 +381,7 @@ static bool flatten(Flat *F, OpId loop, OpVec *out, OpVec *pairs) {
 
     /* the accumulator's side: P at iE, the rows' first values */
     OpVec cur = {0};
-    ValId firstE = cmp(F, &cur, CMP_PRED_EQ, kE, k64(F, &cur, 0));
+    ValId firstE = cmp(F, &cur, CMP_PRED_EQ, kE, k32(F, &cur, 0));
     append(f, fb, &cur);
     reset(F);
     F->map[iarg] = iE;
@@ -395,7 +405,7 @@ static bool flatten(Flat *F, OpId loop, OpVec *out, OpVec *pairs) {
     }
     free(uses);
     append(f, fb, &cur);
-    ValId not_first = cmp(F, &cur, CMP_PRED_NE, kE, k64(F, &cur, 0));
+    ValId not_first = cmp(F, &cur, CMP_PRED_NE, kE, k32(F, &cur, 0));
     append(f, fb, &cur);
 
     /* the loads' side: the carried prologue values, j, then S */
@@ -407,8 +417,7 @@ static bool flatten(Flat *F, OpId loop, OpVec *out, OpVec *pairs) {
             if (!rowdep[f->ops[pops[k]].results[r]])
                 F->map[f->ops[pops[k]].results[r]] = first[f->ops[pops[k]].results[r]];
     for (uint32_t q = 0; q < np; q++) F->map[pv[q]] = pc[q];
-    ValId kt = cvt(F, &cur, kS, DT_I32);
-    ValId j = bin(F, &cur, OP_ADD, lbj, bin(F, &cur, OP_MUL, kt, sj));
+    ValId j = bin(F, &cur, OP_ADD, lbj, bin(F, &cur, OP_MUL, kS, sj));
     append(f, fb, &cur);
     F->map[jarg] = j;
     for (uint32_t i = 0; i < na; i++) F->map[aarg[i]] = ain[i];
@@ -447,7 +456,7 @@ static bool flatten(Flat *F, OpId loop, OpVec *out, OpVec *pairs) {
     /* the counters, and the loads' prologue values of the next row at a row's end (after
      * the epilogue, whose outer carried values it may read) */
     ValId eol_s = cmp(F, &cur, CMP_PRED_EQ, kS, last_k);
-    ValId k0 = k64(F, &cur, 0), k1 = k64(F, &cur, 1);
+    ValId k0 = k32(F, &cur, 0), k1 = k32(F, &cur, 1);
     ValId *fy = calloc(nc + 1, sizeof(ValId));
     if (!fy) NR_DIE("out of memory");
     fy[0] = sel(F, &cur, eol_s, k0, bin(F, &cur, OP_ADD, kS, k1));

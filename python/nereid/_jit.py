@@ -237,13 +237,18 @@ class _Source:
 def _source_lines(fn, guess=True):
     """(lines, first line number, file name, guessed) of fn's definition, decorators
     included, as inspect.getsourcelines gives them. inspect finds the block's end by
-    tokenizing it in Python (most of a small kernel's Python-side compile time); where the
-    code objects' positions give it (the last line any instruction spans), the lines up to
-    there are taken instead and `guessed` is True: the caller parses them and, where they
-    are not the whole def (a closing bracket alone on the last line), asks inspect."""
+    tokenizing it in Python (most of a small kernel's Python-side compile time); here the
+    code objects' positions give a line the block reaches (the last line any instruction
+    spans), and the block runs on over the lines indented deeper than its def (statements
+    without instructions: an assert under python -O, a global, code after a return),
+    comments and blank lines among them; `guessed` is then True, and the caller parses the
+    lines and, where they are not the whole def (a bracket alone on a line of its own, a
+    string's lines at column 0), asks inspect."""
+    fn = inspect.unwrap(fn) if hasattr(fn, "__wrapped__") else fn  # as inspect does
     code = getattr(fn, "__code__", None)
     filename = inspect.getsourcefile(fn)
     if guess and code is not None and filename and hasattr(code, "co_positions"):
+        linecache.checkcache(filename)  # a file edited since its import is read again, as inspect does
         lines = linecache.getlines(filename, fn.__globals__)
         first, last, todo = code.co_firstlineno, 0, [code]
         while todo:
@@ -253,7 +258,19 @@ def _source_lines(fn, guess=True):
                     last = end
             todo += [k for k in c.co_consts if isinstance(k, types.CodeType)]
         if 0 < first <= last <= len(lines):
-            return lines[first - 1:last], first, filename, True
+            d = first - 1  # the def's line, after the decorators
+            while d < last and not lines[d].lstrip().startswith(("def ", "async def ")):
+                d += 1
+            depth = len(lines[d]) - len(lines[d].lstrip())
+            end = last
+            for i in range(last, len(lines)):
+                text = lines[i].strip()
+                deeper = len(lines[i]) - len(lines[i].lstrip()) > depth
+                if text and not deeper and not text.startswith("#"):
+                    break  # the next statement at the def's depth or above
+                if text and deeper:
+                    end = i + 1
+            return lines[first - 1:end], first, filename, True
     lines, first = inspect.getsourcelines(fn)
     return lines, first, filename or "<unknown>", False
 

@@ -502,13 +502,8 @@ class Jit(unittest.TestCase):
             return [a,
                     a]
 
-        def paren_last(a):  # the positions stop at `x`: its bracket is left open there
-            x = a
-            (
-                x
-            )
 
-        for fn in (bracket_last.fn, else_pass_last.fn, plain, paren_last):
+        for fn in (bracket_last.fn, else_pass_last.fn, plain):
             lines, first, filename, guessed = _jit._source_lines(fn)
             want, want_first = inspect.getsourcelines(fn)
             self.assertEqual(first, want_first)
@@ -517,8 +512,17 @@ class Jit(unittest.TestCase):
             own = _jit._Source(fn)
             self.assertIn(own.src.rstrip().splitlines()[-1].strip(), "".join(want))
         self.assertTrue(_jit._source_lines(else_pass_last.fn)[3])  # positions suffice there
-        self.assertEqual(len(_jit._source_lines(paren_last)[0]), 4)  # they stop at `x`
-        self.assertEqual(_jit._Source(paren_last).src, textwrap.dedent(inspect.getsource(paren_last)))
+        # a bracket at column 0 after the last instruction ends the guess inside the bracket
+        # (a bare annotation compiles to nothing): inspect's block then
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "bracket_mod.py")
+            with open(path, "w") as f:
+                f.write("def annotated(a):\n    x = a\n    b: (int\n)\n")
+            spec = importlib.util.spec_from_file_location("bracket_mod", path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            self.assertEqual(len(_jit._source_lines(mod.annotated)[0]), 3)  # it stops at `b: (int`
+            self.assertEqual(_jit._Source(mod.annotated).src, inspect.getsource(mod.annotated))
         src = _jit._Source(bracket_last.fn).src
         self.assertEqual(src.rstrip().splitlines()[-2:], ["    )", "    )"])
         compile(src, "<src>", "exec")  # the whole def, brackets closed
@@ -526,6 +530,52 @@ class Jit(unittest.TestCase):
             out = np.zeros(4, dtype=np.int32)
             k[(1,)](out, n=4)
             np.testing.assert_array_equal(out, np.arange(4) * 2 if k is bracket_last else np.arange(4) + 1)
+
+        # statements without instructions after the last one that has some (code after a
+        # return, a global, an annotation, a comment) are the def's too, as inspect reads it
+        def after_return(a):
+            return a
+            helper_after_return(a)  # noqa: F821
+            b: int  # noqa: F842
+            # the end
+
+        self.assertEqual(_jit._Source(after_return).src, textwrap.dedent(inspect.getsource(after_return)))
+        self.assertIn("helper_after_return", _jit._Source(after_return).names)
+
+        # a wrapper (functools.wraps) is unwrapped, as inspect does: the kernel's own lines
+        import functools
+
+        def traced(f):
+            @functools.wraps(f)
+            def plain(*args, **kwargs):  # the wrapped function's name
+                return f(*args, **kwargs)
+            return plain
+
+        @traced
+        def plain(a):
+            return a + 1
+        self.assertEqual(_jit._Source(plain).src, "def plain(a):\n    return a + 1\n")  # from its def
+
+    def test_assert_compiled_under_python_O(self):
+        # python -O drops an assert's instructions: the kernel's text still holds it (the
+        # lines run on over everything indented deeper than the def), so it is compiled
+        import subprocess
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "k.py")
+            with open(path, "w") as f:
+                f.write("import numpy as np\nimport nereid\nimport nereid.language as tl\n\n"
+                        "@nereid.jit(device='cpu')\n"
+                        "def k(out, BLOCK: tl.constexpr):\n"
+                        "    tl.store(out + tl.arange(0, BLOCK), tl.arange(0, BLOCK))\n"
+                        "    assert BLOCK <= 4, 'BLOCK too large'\n\n"
+                        "try:\n"
+                        "    k[(1,)](np.zeros(8, np.int32), BLOCK=8)\n"
+                        "    print('compiled')\n"
+                        "except nereid.CompileError as e:\n"
+                        "    print('error:', str(e).splitlines()[0])\n")
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+            r = subprocess.run([sys.executable, "-O", path], capture_output=True, text=True, env=env, timeout=120)
+            self.assertIn("BLOCK too large", r.stdout, r.stdout + r.stderr)
 
     def test_large_int_becomes_i64(self):
         @nereid.jit(device=CPU)

@@ -15,9 +15,10 @@ module (whose dtypes, constexpr and helpers kernels name; Nereid's compiler read
 kernel's source and gives `tl.*` its own meaning), `triton.testing`, its tensor
 descriptors; Nereid's compile errors are then also instances of Triton's
 CompilationError. Where Triton is not installed, `triton`, `triton.language` (Nereid's
-`nereid.language`), `triton.language.extra.libdevice` and `.cuda`, `triton.testing` and
-`triton.compiler.errors` are made from Nereid's own pieces, so the same code runs on the
-CPU interpreter.
+`nereid.language`), `triton.language.extra.libdevice` and `.cuda`,
+`triton.language.target_info` (nereid/_target_info.py: the default device's target),
+`triton.testing` and `triton.compiler.errors` are made from Nereid's own pieces, so the
+same code runs on the CPU interpreter.
 
 What it does not do: kernels decorated before install() stay Triton's (Triton's own
 library's helpers among them, which Nereid's kernels may still call: the compiler knows
@@ -75,6 +76,8 @@ def _fake_triton():
                        "Config": nereid.Config, "autotune": nereid.autotune, "heuristics": nereid.heuristics}
     testing = types.ModuleType("triton.testing")
     testing.do_bench = _do_bench
+    from . import _target_info
+    language.target_info = _target_info
     extra = types.ModuleType("triton.language.extra")
     extra.__path__ = []
     extra.libdevice = language.libdevice
@@ -85,7 +88,8 @@ def _fake_triton():
     runtime.jit, runtime.autotuner = jit_mod, autotuner
     mods = {"triton": triton, "triton.language": language, "triton.language.extra": extra,
             "triton.language.extra.libdevice": language.libdevice,
-            "triton.language.extra.cuda": language.cuda, "triton.runtime": runtime,
+            "triton.language.extra.cuda": language.cuda, "triton.language.target_info": _target_info,
+            "triton.runtime": runtime,
             "triton.runtime.jit": jit_mod, "triton.runtime.autotuner": autotuner, "triton.compiler": compiler,
             "triton.compiler.errors": errors, "triton.testing": testing}
     sys.modules.update(mods)

@@ -194,6 +194,45 @@ def _env(**extra):
     return env
 
 
+# A library's checks of its target, as OpenAI's triton_kernels writes them (ours).
+TARGET_INFO = """
+import numpy as np
+import triton
+import triton.language as tl
+from triton.language.target_info import cuda_capability_geq, is_cuda
+import triton.language.target_info as ti
+
+
+@triton.jit
+def k(out):
+    if cuda_capability_geq(9, 0):
+        tl.store(out, 1)
+    else:
+        tl.store(out, 2)
+
+
+@triton.constexpr_function
+def backend():
+    t = tl.target_info.current_target()
+    return "none" if t is None else t.backend
+
+
+@triton.jit
+def k2(out):
+    if backend() == "none":
+        tl.store(out, 7)
+    else:
+        tl.store(out, 8)
+
+
+o = np.zeros(1, np.int32)
+k[(1,)](o)
+o2 = np.zeros(1, np.int32)
+k2[(1,)](o2)
+print("target_info", o[0], o2[0], is_cuda(), ti.current_target())
+"""
+
+
 class DropIn(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="nereid-dropin-")
@@ -287,6 +326,14 @@ class DropIn(unittest.TestCase):
         out = self.run_program("prog.py", PROGRAM, env)  # Triton's language is Triton's here: they still compile
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("OK triton", out.stdout)
+
+    def test_target_info(self):
+        # triton.language.target_info without Triton: the interpreter's target is none (as
+        # Triton's without a driver), so a library's capability checks, in a kernel (run in
+        # Python by the compiler's call) and in host code, take their portable paths
+        out = self.run_program("target.py", TARGET_INFO, _env(NEREID_DEVICE="cpu"))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("target_info 2 7 False None", out.stdout)
 
     def test_pytest_plugin(self):
         try:

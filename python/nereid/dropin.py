@@ -17,8 +17,9 @@ descriptors; Nereid's compile errors are then also instances of Triton's
 CompilationError. Where Triton is not installed, `triton`, `triton.language` (Nereid's
 `nereid.language`), `triton.language.extra.libdevice` and `.cuda`,
 `triton.language.target_info` (nereid/_target_info.py: the default device's target),
-`triton.testing` and `triton.compiler.errors` are made from Nereid's own pieces, so the
-same code runs on the CPU interpreter.
+`triton.tools.tensor_descriptor` (its TensorDescriptor: Nereid's), `triton.testing` and
+`triton.compiler.errors` are made from Nereid's own pieces, so the same code runs on the
+CPU interpreter.
 
 What it does not do: kernels decorated before install() stay Triton's (Triton's own
 library's helpers among them, which Nereid's kernels may still call: the compiler knows
@@ -78,17 +79,23 @@ def _fake_triton():
     testing.do_bench = _do_bench
     from . import _target_info
     language.target_info = _target_info
+    tools = types.ModuleType("triton.tools")
+    tools.__path__ = []
+    tensor_descriptor = types.ModuleType("triton.tools.tensor_descriptor")
+    tensor_descriptor.TensorDescriptor = nereid.TensorDescriptor
+    tools.tensor_descriptor = tensor_descriptor
     extra = types.ModuleType("triton.language.extra")
     extra.__path__ = []
     extra.libdevice = language.libdevice
     extra.cuda = language.cuda
     language.extra = extra
     autotuner.__dict__.update(autotuner_attrs)
-    triton.runtime, triton.compiler, triton.testing = runtime, compiler, testing
+    triton.runtime, triton.compiler, triton.testing, triton.tools = runtime, compiler, testing, tools
     runtime.jit, runtime.autotuner = jit_mod, autotuner
     mods = {"triton": triton, "triton.language": language, "triton.language.extra": extra,
             "triton.language.extra.libdevice": language.libdevice,
             "triton.language.extra.cuda": language.cuda, "triton.language.target_info": _target_info,
+            "triton.tools": tools, "triton.tools.tensor_descriptor": tensor_descriptor,
             "triton.runtime": runtime,
             "triton.runtime.jit": jit_mod, "triton.runtime.autotuner": autotuner, "triton.compiler": compiler,
             "triton.compiler.errors": errors, "triton.testing": testing}

@@ -201,6 +201,7 @@ import triton
 import triton.language as tl
 from triton.language.target_info import cuda_capability_geq, is_cuda
 import triton.language.target_info as ti
+from triton.tools.tensor_descriptor import TensorDescriptor
 
 
 @triton.jit
@@ -229,7 +230,9 @@ o = np.zeros(1, np.int32)
 k[(1,)](o)
 o2 = np.zeros(1, np.int32)
 k2[(1,)](o2)
-print("target_info", o[0], o2[0], is_cuda(), ti.current_target())
+x = np.arange(64, dtype=np.float32).reshape(8, 8)
+desc = TensorDescriptor.from_tensor(x, [4, 4])
+print("target_info", o[0], o2[0], is_cuda(), ti.current_target(), desc.block_shape)
 """
 
 
@@ -333,7 +336,7 @@ class DropIn(unittest.TestCase):
         # Python by the compiler's call) and in host code, take their portable paths
         out = self.run_program("target.py", TARGET_INFO, _env(NEREID_DEVICE="cpu"))
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("target_info 2 7 False None", out.stdout)
+        self.assertIn("target_info 2 7 False None [4, 4]", out.stdout)
 
     def test_pytest_plugin(self):
         try:

@@ -18,7 +18,11 @@ installed): from sm_70 on, every instruction is 16 bytes, the low 12 bits the op
 offset in 4-byte units in bits 16-23 and 34-81, from the next instruction. A backward
 branch closes a loop (its target to itself); "loop" counts the instructions inside any
 loop, "inner" those inside innermost loops, which is where a kernel's time goes (a
-matmul's or attention's K loop).
+matmul's or attention's K loop); "r2ur" counts the R2UR instructions inside loops (0x2ca on
+sm_90: a value moved from a vector register to a uniform one, which a wgmma's descriptor
+or a TMA copy's operands must be in: where ptxas loses track of a value's uniformity, e.g.
+one derived from a warp index live across the loop, each use inside the loop pays one;
+counted against cuobjdump -sass on ptxas 13.0's sm_90a cubins).
 
 Printed: every kernel whose counts differ, a line per kernel and architecture with the
 before and after values, the ones that rose marked; then totals. Exit status 1 if any
@@ -38,8 +42,8 @@ import subprocess
 import sys
 import tempfile
 
-NOP, BRA = 0x918, 0x947
-FIELDS = ("regs", "spill_st", "spill_ld", "stack", "total", "loop", "inner")
+NOP, BRA, R2UR = 0x918, 0x947, 0x2CA
+FIELDS = ("regs", "spill_st", "spill_ld", "stack", "total", "loop", "inner", "r2ur")
 
 
 def text_sections(path):
@@ -73,7 +77,8 @@ def branch_target(i, lo, hi, arch):
 
 
 def code_stats(ins, arch):
-    """total, loop and inner instruction counts of one kernel's instructions."""
+    """total, loop and inner instruction counts of one kernel's instructions, and its R2URs
+    inside loops."""
     n = len(ins)
     while n and ins[n - 1][0] & 0xFFF == NOP:
         n -= 1
@@ -98,7 +103,8 @@ def code_stats(ins, arch):
         if not any((a, b) != (t, i) and t <= a and b <= i for a, b in loops):
             for j in range(t, i + 1):
                 inner[j] = True
-    return {"total": n, "loop": sum(in_loop), "inner": sum(inner)}
+    r2ur = sum(1 for j in range(n) if in_loop[j] and ins[j][0] & 0xFFF == R2UR) if arch.startswith("sm_9") else 0
+    return {"total": n, "loop": sum(in_loop), "inner": sum(inner), "r2ur": r2ur}
 
 
 def assemble(ptxas, path, arch):

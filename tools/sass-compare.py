@@ -168,7 +168,10 @@ def main():
     digest = {}
     for d, n in items:
         with open(os.path.join(d, n + ".ptx"), "rb") as f:
-            digest[(d, n)] = hashlib.sha256(f.read() + before[n].encode()).hexdigest()[:24]
+            # the fields' names in the key: results cached by a version that counted fewer
+            # are made again, not compared as zeros
+            digest[(d, n)] = hashlib.sha256(f.read() + before[n].encode() +
+                                            ",".join(FIELDS).encode()).hexdigest()[:24]
     unique = {}
     for it in items:
         unique.setdefault(digest[it], it)

@@ -95,7 +95,7 @@ typedef struct Pipe {
     uint8_t *async_slot;    /* per carried slot: a dot_async chain's (waited after the loop) */
     uint8_t *dep;           /* per op of f (nops0): a stage-0 op computed from a carried value */
     ValId rs, ph;    /* where S is no power of two: the stage it reads, its mbarriers' phase */
-    uint32_t nextra; /* the carried values after the current copies: rs, ph (0 to 2) */
+    uint32_t nextra; /* the carried values between it and the current copies: rs, ph (0-2) */
 } Pipe;
 
 /* Stage-0 membership and carried marks exist for the ops and values f had when the pass
@@ -535,11 +535,7 @@ static ValId choose(Pipe *P, ValId c, ValId a, ValId b, Loc loc) {
 
 /* iv + d * step, and whether it is below ub (step > 0) */
 static ValId valid_at(Pipe *P, ValId iv, ValId ub, Loc loc) {
-    IrType b1 = ty_scalar(DT_I1);
-    ValId o[2] = {iv, ub};
-    ValId r = emit(P, OP_CMP, loc, o, 2, b1, 0);
-    P->f->ops[ir_def(P->f, r)].attr[0] = CMP_PRED_LT;
-    return r;
+    return compare(P, CMP_PRED_LT, iv, ub, loc);
 }
 
 /* ---- the transformation ---- */

@@ -292,7 +292,7 @@ static void wgmma(Gen *g, OpId id, bool async) {
      * the warp index broadcast here, not the prologue's: ptxas then computes the descriptors
      * (which need uniform registers) in uniform registers. From the prologue's index, live
      * across the loop, it computed them in vector registers and moved each one over (R2UR:
-     * eight in the tutorial's persistent matmul loop, one left), as Triton's code shows */
+     * six in the tutorial's persistent matmul loop, one left), as Triton's code shows */
     LLVMValueRef wg = LLVMBuildLShr(g->B, gen_uniform_warp(g), gen_i32(g, 2), "");
     LLVMValueRef wg_m = LLVMBuildAnd(g->B, wg, gen_i32(g, wm / 4 - 1), "");
     LLVMValueRef wg_n = LLVMBuildLShr(g->B, wg, gen_i32(g, __builtin_ctz((unsigned)(wm / 4))), "");

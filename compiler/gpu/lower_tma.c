@@ -17,8 +17,15 @@
  *   x = local_load(buf) (the desc_load's layout); mbarrier_inval(bar)
  * and desc_store(d, o, x) becomes
  *   buf = local_alloc(x); tma_store(d, buf, o); tma_store_wait {pending = 0}
- * (the barrier pass puts the proxy fence and the barrier between the buffer's writes and
- * the copy, and orders the mbarrier's initialisation before the other threads' waits).
+ * except in a loop (for, while: the innermost around it), where the copy runs on while the
+ * loop does (a persistent kernel's tile store under the next tile's K loop, as Triton's
+ * pipeliner makes it): one buffer per stored tile type, made before the loop, and
+ *   tma_store_wait {pending = 0}; local_store(buf, x); tma_store(d, buf, o)
+ * (the wait retires the previous copy out of buf, and any other), with one more wait after
+ * the loop. (The barrier pass puts the proxy fence and the barrier between the buffer's
+ * writes and the copy, a barrier between thread 0's wait and the other threads' writes,
+ * and orders the mbarrier's initialisation before the other threads' waits; the allocator
+ * keeps buf from its local_alloc to the wait after the loop.)
  * Each access makes and retires its own mbarrier, so every wait is on phase 0; loads that
  * feed dots in loops would be pipelined instead (not done yet: with TMA they stay one
  * copy at a time). */
@@ -30,10 +37,20 @@
 #include "compiler/target/tma.h"
 #include "gpu_passes.h"
 
+enum { LOOP_BUFS = 8 };
+
+/* The buffers of the desc_stores of one loop's regions (nested loops have their own). */
+typedef struct LoopBufs {
+    ValId buf[LOOP_BUFS];
+    OpId alloc[LOOP_BUFS];
+    int n;
+} LoopBufs;
+
 typedef struct Lower {
     IrFunc *f;
     OpVec *out;
     Loc loc;
+    LoopBufs *loop; /* the innermost loop around the ops being lowered; NULL outside loops */
 } Lower;
 
 static OpId put(Lower *L, int code, const ValId *opnds, uint32_t n, const IrType *ty,
@@ -96,22 +113,51 @@ static void lower_store(Lower *L, OpId id) {
     TmaPlan plan;
     gpu_tma_plan(dt, &plan);
     IrLayout sl = gpu_tma_shared_layout(dt, &plan);
-    ValId buf = alloc(L, ty_smem(dt.pointee, r, dt.shape, 1), ir_layout_intern(f->mod, &sl), x);
-    opnds[0] = d, opnds[1] = buf;
+    IrType bt = ty_smem(dt.pointee, r, dt.shape, 1);
+    uint32_t layout = ir_layout_intern(f->mod, &sl);
+    LoopBufs *lb = L->loop;
+    int k = 0;
+    while (lb && k < lb->n &&
+           !(ty_equal(ir_type(f, lb->buf[k]), bt) && f->vals[lb->buf[k]].layout == layout))
+        k++;
+    if (!lb || (k == lb->n && lb->n == LOOP_BUFS)) { /* outside a loop: copied, then waited for */
+        ValId buf = alloc(L, bt, layout, x);
+        opnds[0] = d, opnds[1] = buf;
+        put(L, OP_TMA_STORE, opnds, 2 + (uint32_t)r, NULL, 0);
+        put(L, OP_TMA_STORE_WAIT, NULL, 0, NULL, 0); /* attr[0] = 0: every copy has read it */
+        return;
+    }
+    if (k == lb->n) { /* the loop's buffer for this tile type, made before it */
+        OpId a = ir_op_new(f, OP_LOCAL_ALLOC, L->loc, NULL, 0, &bt, 1);
+        lb->alloc[k] = a, lb->buf[k] = f->ops[a].results[0], lb->n++;
+        f->vals[lb->buf[k]].layout = layout;
+    }
+    put(L, OP_TMA_STORE_WAIT, NULL, 0, NULL, 0); /* the previous copy out of it has read it */
+    put(L, OP_LOCAL_STORE, (ValId[]){lb->buf[k], x}, 2, NULL, 0);
+    opnds[0] = d, opnds[1] = lb->buf[k];
     put(L, OP_TMA_STORE, opnds, 2 + (uint32_t)r, NULL, 0);
-    put(L, OP_TMA_STORE_WAIT, NULL, 0, NULL, 0); /* attr[0] = 0: every copy has read its buffer */
 }
 
-static void lower_region(IrFunc *f, RegionId rg, OpVec *pairs) {
+static void lower_region(IrFunc *f, RegionId rg, LoopBufs *loop, OpVec *pairs) {
     uint32_t n;
     OpId *ops = ir_region_copy_ops(f, rg, &n);
     OpVec out = {0};
-    Lower L = {f, &out, {0}};
+    Lower L = {f, &out, {0}, loop};
     for (uint32_t i = 0; i < n; i++) {
         OpId id = ops[i];
-        for (uint32_t k = 0; k < f->ops[id].nregions; k++)
-            lower_region(f, f->ops[id].region[k], pairs);
         int code = f->ops[id].code;
+        if (code == OP_FOR || code == OP_WHILE) { /* its stores' buffers: before it, waited after */
+            LoopBufs lb = {{0}, {0}, 0};
+            for (uint32_t k = 0; k < f->ops[id].nregions; k++)
+                lower_region(f, f->ops[id].region[k], &lb, pairs);
+            for (int b = 0; b < lb.n; b++) opvec_push(&out, lb.alloc[b]);
+            opvec_push(&out, id);
+            if (lb.n) /* attr[0] = 0: every copy has read its buffer */
+                opvec_push(&out, ir_op_new(f, OP_TMA_STORE_WAIT, f->ops[id].loc, NULL, 0, NULL, 0));
+            continue;
+        }
+        for (uint32_t k = 0; k < f->ops[id].nregions; k++)
+            lower_region(f, f->ops[id].region[k], loop, pairs);
         L.loc = f->ops[id].loc;
         if (code == OP_DESC_LOAD) {
             ValId res = f->ops[id].results[0];
@@ -130,6 +176,6 @@ static void lower_region(IrFunc *f, RegionId rg, OpVec *pairs) {
 
 void gpu_lower_tma(IrFunc *f) {
     OpVec pairs = {0};
-    lower_region(f, f->body, &pairs);
+    lower_region(f, f->body, NULL, &pairs);
     ir_replace_pairs(f, &pairs);
 }

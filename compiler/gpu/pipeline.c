@@ -789,7 +789,11 @@ typedef struct Budget {
     int nd;
     ValId seen[BUDGET_BUFS]; /* buffers from outside the loop, counted once */
     int nseen;
-    int64_t outside;           /* their bytes: live through the whole loop */
+    int64_t outside;            /* their bytes: live through the whole loop */
+    IrType stores[BUDGET_BUFS]; /* the descriptors of the body's desc_stores (not in a nested
+                                   loop): lower-tma's buffer for each tile type, made before
+                                   the loop (its copy runs on under the next iterations) */
+    int nstores;
     int64_t doubled_bytes;     /* the rings of two, made before the loop */
     OpId own[BUDGET_BUFS];     /* the body's top-level buffers (local_alloc) ... */
     int own_from[BUDGET_BUFS]; /* ... live from their op ... */
@@ -826,8 +830,10 @@ static void budget_use(const Pipe *P, RegionId body, ValId v, int k, Budget *b) 
 }
 
 /* Op id at top-level op k (itself, or nested in it: its buffers, the largest scratch and
- * lower-tma's buffers then all count at k). */
-static void budget_op(const Pipe *P, RegionId body, OpId id, int k, bool top, Budget *b) {
+ * lower-tma's buffers then all count at k, but a desc_store's outside a nested loop, which
+ * lives through the loop). in_loop: id is in a loop nested in the body. */
+static void budget_op(const Pipe *P, RegionId body, OpId id, int k, bool top, bool in_loop,
+                      Budget *b) {
     const IrFunc *f = P->f;
     const IrOp *op = &f->ops[id];
     int64_t sc = moves_scratch_bytes(f, id);
@@ -842,20 +848,31 @@ static void budget_op(const Pipe *P, RegionId body, OpId id, int k, bool top, Bu
             b->own_bytes[b->nown++] = bytes;
         } else b->at[k] += bytes; /* nested (or past the table): for the whole top-level op */
     }
-    if ((op->code == OP_DESC_LOAD || op->code == OP_DESC_STORE) && !is_cand_op(b, id))
+    if (op->code == OP_DESC_STORE && !in_loop && tma_lowered_bytes(P, op)) {
+        IrType d = ir_type(f, op->operands[0]);
+        int j = 0;
+        while (j < b->nstores && !ty_equal(b->stores[j], d)) j++;
+        if (j == b->nstores) { /* a tile type not seen yet (past the table: counted anyway) */
+            if (j < BUDGET_BUFS) b->stores[b->nstores++] = d;
+            b->outside += tma_lowered_bytes(P, op);
+        }
+    } else if ((op->code == OP_DESC_LOAD || op->code == OP_DESC_STORE) && !is_cand_op(b, id))
         b->at[k] += tma_lowered_bytes(P, op);
     for (uint32_t i = 0; i < op->nopnds; i++)
         if (ir_type(f, op->operands[i]).dt == DT_SMEM) budget_use(P, body, op->operands[i], k, b);
     for (int j = 0; j < op->nregions; j++) {
         const IrRegion *r = &f->regions[op->region[j]];
-        for (uint32_t i = 0; i < r->nops; i++) budget_op(P, body, r->ops[i], k, false, b);
+        for (uint32_t i = 0; i < r->nops; i++)
+            budget_op(P, body, r->ops[i], k, false,
+                      in_loop || op->code == OP_FOR || op->code == OP_WHILE, b);
     }
 }
 
 /* The shared memory live while the loop runs, with its candidates' rings of `stages`
  * buffers, as the allocator (alloc_shared.c) will see it once the later passes have run:
  * live through the loop, the rings (and a TMA ring's mbarriers, 16 bytes a stage), the
- * doubled buffers' rings of two and the buffers made before the loop that it uses; on top
+ * doubled buffers' rings of two, the buffers made before the loop that it uses and
+ * lower-tma's buffer for each tile type its desc_stores write (lower_tma.c); on top
  * of those, the most that is live at any one top-level op of the body: the body's buffers
  * from their local_alloc to their last use, and at that op alone its scratch, the buffers
  * made in its regions and those lower-tma will make for the descriptor accesses left in
@@ -876,7 +893,7 @@ static int64_t loop_smem_bytes(const Pipe *P, RegionId body, const Cand *cands, 
     b.at = calloc(r->nops + 1, sizeof(int64_t));
     b.scratch = calloc(r->nops + 1, sizeof(int64_t));
     if (!b.at || !b.scratch) NR_DIE("out of memory");
-    for (uint32_t k = 0; k < r->nops; k++) budget_op(P, body, r->ops[k], (int)k, true, &b);
+    for (uint32_t k = 0; k < r->nops; k++) budget_op(P, body, r->ops[k], (int)k, true, false, &b);
     int64_t peak = 0;
     for (uint32_t k = 0; k < r->nops; k++) {
         int64_t live = b.at[k] + b.scratch[k];

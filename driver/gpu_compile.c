@@ -151,7 +151,10 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
             facts = s->proven; /* nothing versioned: no new analysis */
         }
     }
-    if (after(&r, "speculate")) {
+    if (after(&r, "speculate") &&
+        gpu_transpose_dots(f, facts ? facts : axis_info_analyze(f, pf, arena), &go))
+        facts = NULL; /* new values */
+    if (after(&r, "transpose-dots")) {
         gpu_assign_layouts(f, facts ? facts : axis_info_analyze(f, pf, arena), &go);
         pass_dce(m); /* what rematerialisation left unused */
     }

@@ -45,6 +45,9 @@ static void run_tma_pointers(IrFunc *f, const GpuOptions *o) {
     ParamFact *pf = axis_info_param_facts(f, o->param_div > 0 ? o->param_div : 1, f->mod->arena);
     (void)gpu_tma_pointers(f, pf, o, &plan);
 }
+static void run_transpose_dots(IrFunc *f, const GpuOptions *o) {
+    (void)gpu_transpose_dots(f, facts(f, o), o);
+}
 static void run_assign(IrFunc *f, const GpuOptions *o) { gpu_assign_layouts(f, facts(f, o), o); }
 static void run_lower(IrFunc *f, const GpuOptions *o) { (void)o, gpu_lower_dot_operands(f); }
 static void run_pipeline(IrFunc *f, const GpuOptions *o) { gpu_pipeline(f, facts(f, o), o); }
@@ -79,6 +82,9 @@ static const PassInfo registry[] = {
      "pointer loads feeding dots in pipelined loops -> desc_loads of tensor maps the launcher "
      "builds (new parameters)",
      NULL, run_tma_pointers, false},
+    {"gpu-transpose-dots",
+     "tf32 dots whose B runs along N -> the transposed product (B through registers, sm_90a)", NULL,
+     run_transpose_dots, false},
     {"gpu-assign-layouts", "give every block a layout (coalescing, tensor-core layouts)", NULL,
      run_assign, false},
     {"gpu-lower-dot-operands", "put each dot's operands where its lowering reads them", NULL,

@@ -37,6 +37,10 @@ void gpu_speculate_assume(IrFunc *f, const AxisSpeculation *s, uint32_t roots);
  * needs what the host cannot compute as the GPU does: memory, a descriptor, a region, a
  * float or a block. */
 bool gpu_speculate_guard(IrFunc *f, const AxisSpeculation *s, uint32_t roots);
+/* tf32 dots whose B runs along N (and A along K) compute the transposed product, so that
+ * B reaches wgmma through registers instead of being restaged K-major (sm_90a;
+ * transpose_dots.c). info: the alignment facts of f. Returns whether it changed f. */
+bool gpu_transpose_dots(IrFunc *f, const AxisInfo *info, const GpuOptions *o);
 /* Gives every block value a distributed layout; memory ops get the widest vector access
  * the alignment facts prove (info from axis_info_analyze on f); a dot's result a
  * tensor-core layout where the target allows; inserts convert_layout where a value must

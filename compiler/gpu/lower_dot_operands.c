@@ -16,7 +16,9 @@
  * - mma version 3 (wgmma): B from shared memory; A too, or from registers when it
  *   converts there in registers. wgmma's descriptors name 16-bit tiles either way round;
  *   8-bit (i8, fp8) and tf32 tiles must have K contiguous, so such a tile that runs along
- *   M or N is staged: copied as it lies, then moved K-major through registers.
+ *   M or N is staged: copied as it lies, then moved K-major through registers. But a tf32
+ *   A that is a trans of a tile running along M (transpose_dots.c's B^T) is read from its
+ *   buffer as it lies straight into A's registers: no second buffer.
  * An operand that is a trans of a block goes to shared memory as it is, and the dot reads a
  * transposed view of the buffer (the same bytes, the shared layout's order swapped): no
  * data moves for the transpose, and a loaded tile still fills its buffer directly, so the
@@ -127,7 +129,10 @@ static ValId mma_operand(Lower *L, ValId x, int i, uint32_t result_layout, Loc l
         ValId y = d->operands[0];
         IrType yt = ir_type(L->f, y);
         int fy = fast_dim(L->m, L->f->vals[y].layout, yt);
-        if (rl->version == 3 && dt_bits(t.dt) != 16)
+        bool a_regs = false;
+        if (rl->version == 3 && t.dt == DT_FP32 && i == 0 && fy == 1)
+            a_regs = true; /* tf32 A along M: from the buffer as it lies into registers */
+        else if (rl->version == 3 && dt_bits(t.dt) != 16)
             fy = i == 0 ? 0 : 1; /* K contiguous once transposed */
         IrLayout sy = policy_shared(yt, fy), sv = sy;
         sv.order[0] = (uint8_t)(1 - sy.order[0]), sv.order[1] = (uint8_t)(1 - sy.order[1]);
@@ -136,6 +141,7 @@ static ValId mma_operand(Lower *L, ValId x, int i, uint32_t result_layout, Loc l
                        ir_layout_intern(L->m, &sv));
         IrOp *tr = &L->f->ops[ir_def(L->f, v)];
         tr->attr[0] = 1, tr->attr[1] = 0;
+        if (a_regs) *load = want;
         return v;
     }
     int fast = fast_dim(L->m, L->f->vals[x].layout, t), kdim = i == 0 ? 1 : 0;

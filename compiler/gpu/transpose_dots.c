@@ -65,8 +65,7 @@ static int memory_fast_dim(const Swap *S, ValId v) {
     return ai->contiguity[fast] > 1 ? fast : -1;
 }
 
-/* After result dim i of a trans with perm p comes operand dim p[i]; for a 2-D block the
- * only non-identity perm is [1, 0], its own inverse. */
+/* x's 2-D swap (perm [1, 0], its own inverse), appended to out. */
 static ValId emit_trans(Swap *S, OpVec *out, ValId x, Loc loc) {
     IrType t = ir_type(S->f, x);
     IrType r = t;

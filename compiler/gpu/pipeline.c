@@ -57,7 +57,10 @@
  * keeps the stage an in-flight wgmma reads from being overwritten by another warpgroup's copy.) A
  * one-stage buffer such a dot reads that the body fills from registers (a tile turned K-major for
  * wgmma, or any block the body computes) becomes a ring of two written by local_store, where shared
- * memory allows, so that the dot qualifies. */
+ * memory allows, so that the dot qualifies. A register A that the body loads from a ring
+ * (transpose_dots.c's B^T; cp.async rings only) qualifies too: its load, and the wait for
+ * its stage's copies, move one iteration ahead and the dot's wait becomes pending 0 after
+ * them (load_a_ahead), as a wgmma's A registers must stay unwritten until it retires. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -635,9 +638,19 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
     /* the last op that reads a ring, itself or in its regions (a dot_wait right after
      * it counts with it) */
     uint32_t last = 0;
-    for (uint32_t k = 0; k < n; k++)
-        for (int c = 0; c < nc; c++)
-            if (deep_uses(f, ops[k], f->ops[cands[c].alloc].results[0])) last = k;
+    /* through views of the rings too (a dot_async reading a trans of a ring's buffer) */
+    OpVec views = {0};
+    for (int c = 0; c < nc; c++) opvec_push(&views, f->ops[cands[c].alloc].results[0]);
+    for (uint32_t k = 0; k < n; k++) {
+        bool reads = false;
+        for (uint32_t v = 0; v < views.n && !reads; v++) reads = deep_uses(f, ops[k], views.v[v]);
+        if (!reads) continue;
+        last = k;
+        int code = f->ops[ops[k]].code;
+        if ((code == OP_TRANS || code == OP_LOCAL_VIEW) && f->ops[ops[k]].nres == 1)
+            opvec_push(&views, f->ops[ops[k]].results[0]);
+    }
+    opvec_free(&views);
     while (last + 1 < n && f->ops[ops[last + 1]].code == OP_DOT_WAIT) last++;
     ValId rslot = P->rs ? P->rs : ring_slot(P, it, P->stages, loc);
     if (any_tma(cands, nc)) { /* iteration it's copies completed phase (it / S) % 2 of stage it %
@@ -720,14 +733,24 @@ static OpId reader_if(Pipe *P, RegionId body, ValId v, uint32_t *count) {
     return n == 1 ? found : 0;
 }
 
+/* A tf32 A that the body reads from a buffer into registers (transpose_dots.c's B^T): its
+ * dot can be asynchronous once its load is rotated to the iteration before
+ * (load_a_ahead), which writes the next registers only after the wait that retires the
+ * wgmma reading the current ones. */
+static bool register_a(const IrFunc *f, RegionId body, ValId a) {
+    OpId d = ir_def(f, a);
+    return d && f->ops[d].parent == body && f->ops[d].code == OP_LOCAL_LOAD &&
+           ir_type(f, a).dt == DT_FP32;
+}
+
 /* Could op (of body, whose yield is y) become a dot_async, its operands allowing? A wgmma
- * dot with both operands in shared memory (A in registers would have to stay untouched
- * until the wait, which values in registers cannot promise) accumulating into a carried
- * value that only it uses and whose next value is its result alone. */
+ * dot with both operands in shared memory, or a register A that register_a allows,
+ * accumulating into a carried value that only it uses and whose next value is its result
+ * alone. */
 static bool async_shape(Pipe *P, RegionId body, const IrOp *op, OpId y) {
     IrFunc *f = P->f;
-    if (op->code != OP_DOT || ir_type(f, op->operands[0]).dt != DT_SMEM ||
-        ir_type(f, op->operands[1]).dt != DT_SMEM)
+    if (op->code != OP_DOT || ir_type(f, op->operands[1]).dt != DT_SMEM ||
+        (ir_type(f, op->operands[0]).dt != DT_SMEM && !register_a(f, body, op->operands[0])))
         return false;
     const IrLayout *l = &P->m->layouts[f->vals[op->results[0]].layout];
     ValId acc = op->operands[2], res = op->results[0];
@@ -751,7 +774,12 @@ static int async_wgmma(Pipe *P, RegionId body, const Cand *cands, int nc) {
     for (uint32_t k = 0; k + 1 < r->nops; k++) {
         IrOp *op = &f->ops[r->ops[k]];
         if (!async_shape(P, body, op, y)) continue;
-        if (!stable_operand(P, body, op->operands[0], cands, nc) ||
+        ValId a = op->operands[0];
+        if (ir_type(f, a).dt != DT_SMEM) { /* its buffer; load_a_ahead waits with async_wait */
+            if (any_tma(cands, nc)) continue;
+            a = f->ops[ir_def(f, a)].operands[0];
+        }
+        if (!stable_operand(P, body, a, cands, nc) ||
             !stable_operand(P, body, op->operands[1], cands, nc))
             continue;
         op->code = OP_DOT_ASYNC;
@@ -1232,6 +1260,169 @@ static OpId new_loop(Pipe *P, OpId loop, const ValId *inits) {
     return nl;
 }
 
+/* Loop `loop` carrying one more value: init before it, next at the end of each iteration.
+ * The new loop takes the old one's place in P->out (the caller pushes it); the old one's
+ * results are replaced by its first ones. */
+static OpId append_carried(Pipe *P, OpId loop, ValId init, ValId next, ValId *arg) {
+    IrFunc *f = P->f;
+    uint32_t n = f->ops[loop].nres, no = f->ops[loop].nopnds;
+    ValId *opnds = calloc(no + 1, sizeof(ValId));
+    IrType *tys = calloc(n + 1, sizeof(IrType));
+    if (!opnds || !tys) NR_DIE("out of memory");
+    memcpy(opnds, f->ops[loop].operands, no * sizeof(ValId));
+    opnds[no] = init;
+    for (uint32_t i = 0; i < n; i++) tys[i] = ir_type(f, f->ops[loop].results[i]);
+    tys[n] = ir_type(f, init);
+    OpId nl = ir_op_new(f, OP_FOR, f->ops[loop].loc, opnds, no + 1, tys, n + 1);
+    f->ops[nl].attr[0] = f->ops[loop].attr[0];
+    RegionId body = f->ops[loop].region[0];
+    f->ops[nl].region[0] = body, f->ops[nl].nregions = 1;
+    f->ops[loop].nregions = 0;
+    f->regions[body].parent_op = nl;
+    *arg = ir_region_add_arg(f, body, ir_type(f, init));
+    f->vals[*arg].layout = f->vals[init].layout;
+    for (uint32_t i = 0; i <= n; i++) {
+        ValId nr = f->ops[nl].results[i];
+        f->vals[nr].layout = i < n ? f->vals[f->ops[loop].results[i]].layout : f->vals[init].layout;
+        if (i < n) replace_later(P, f->ops[loop].results[i], nr);
+    }
+    const IrRegion *rb = &f->regions[body];
+    OpId y = rb->ops[rb->nops - 1];
+    uint32_t ny = f->ops[y].nopnds;
+    ValId *yo = calloc(ny + 1, sizeof(ValId));
+    if (!yo) NR_DIE("out of memory");
+    memcpy(yo, f->ops[y].operands, ny * sizeof(ValId));
+    yo[ny] = next;
+    ir_op_set_operands(f, y, yo, ny + 1);
+    free(yo), free(opnds), free(tys);
+    return nl;
+}
+
+/* Is op id (of body) computed by pure ops alone from the body's arguments and values made
+ * before the loop? Marks them in slice (by op index k of ops). */
+static bool pure_slice(const IrFunc *f, RegionId body, const OpId *ops, uint32_t n, ValId v,
+                       uint8_t *slice) {
+    OpId d = ir_def(f, v);
+    if (!in_body(f, d, body)) return true; /* an argument, or made before the loop */
+    uint32_t k = 0;
+    while (k < n && ops[k] != d) k++;
+    if (k == n) return false;
+    if (slice[k]) return true;
+    if (!(ir_op_info[f->ops[d].code].flags & F_PURE) || f->ops[d].nregions || f->ops[d].nres != 1)
+        return false;
+    slice[k] = 1;
+    for (uint32_t i = 0; i < f->ops[d].nopnds; i++)
+        if (!pure_slice(f, body, ops, n, f->ops[d].operands[i], slice)) return false;
+    return true;
+}
+
+/* Clones, into P->out, the ops of ops marked in slice (in order) and then op last, with the
+ * body's arguments through map; returns last's copy's result. */
+static ValId clone_slice(Pipe *P, const OpId *ops, uint32_t n, const uint8_t *slice, OpId last,
+                         ValId *map) {
+    IrFunc *f = P->f;
+    for (uint32_t k = 0; k < n; k++)
+        if (slice[k]) opvec_push(&P->out, clone_s0(P, ops[k], map));
+    OpId c = clone_s0(P, last, map);
+    opvec_push(&P->out, c);
+    return f->ops[c].results[0];
+}
+
+/* A dot_async whose A the body loads from a ring into registers (register_a; B^T of
+ * transpose_dots.c's product). PTX leaves undefined a wgmma whose A registers anything
+ * writes before the wait that retires it (PTX ISA, wgmma.mma_async), and in a loop the
+ * next iteration's load writes the same registers: carrying them to a later wait (copies
+ * at the back edge) does not keep the load from rewriting the ones the wgmma reads, which
+ * the GPU showed (a wrong result at full speed, right when serialised). So the head of the
+ * body is rotated: the wait for a stage's copies and A's load move from the head of
+ * iteration it + 1 to the end of iteration it (copies of both before the loop for
+ * iteration 0), into registers the loop carries to the next iteration, where the dot
+ * reads them; its own dot_wait moves to the end, after that load, with pending 0. The
+ * wgmma of iteration it then runs under the prefetch's issue, the wait for the next
+ * stage's copies, the barrier and the next A's load; nothing but the back edge lies
+ * between its wait and the next wgmma. The body must begin with the copies' async_wait
+ * (cp.async rings) and read A's stage through pure ops of its arguments; otherwise the
+ * dot is made synchronous again (its wait pending 0, right after it). Returns the loop (a
+ * new one carrying A where rotated). */
+static OpId load_a_ahead(Pipe *P, OpId nl, int64_t step, Loc loc) {
+    IrFunc *f = P->f;
+    RegionId body = f->ops[nl].region[0];
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(f, body, &n);
+    uint32_t kd = n, kw = n, kl = n, nregs = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (f->ops[ops[k]].code == OP_DOT_ASYNC &&
+            ir_type(f, f->ops[ops[k]].operands[0]).dt != DT_SMEM)
+            nregs++, kd = k;
+    if (!nregs) {
+        free(ops);
+        return nl;
+    }
+    ValId res = kd < n ? f->ops[ops[kd]].results[0] : 0;
+    for (uint32_t k = kd + 1; k < n && kw == n; k++)
+        if (f->ops[ops[k]].code == OP_DOT_WAIT && f->ops[ops[k]].operands[0] == res) kw = k;
+    ValId a = f->ops[ops[kd]].operands[0];
+    for (uint32_t k = 0; k < kd; k++)
+        if (ops[k] == ir_def(f, a)) kl = k;
+    bool ok = nregs == 1 && kw < n && kl < n && f->ops[ops[0]].code == OP_ASYNC_WAIT;
+    for (uint32_t k = 0; k < n && ok; k++) ok = f->ops[ops[k]].code != OP_MBARRIER_WAIT;
+    uint8_t *slice = calloc(n + 1, 1);
+    if (!slice) NR_DIE("out of memory");
+    ok = ok && pure_slice(f, body, ops, n, f->ops[ops[kl]].operands[0], slice);
+    if (!ok) { /* every such dot synchronous: its wait right after it, pending 0 */
+        for (uint32_t k = 0; k < n; k++) {
+            if (f->ops[ops[k]].code != OP_DOT_ASYNC ||
+                ir_type(f, f->ops[ops[k]].operands[0]).dt == DT_SMEM)
+                continue;
+            for (uint32_t w = k + 1; w < n; w++)
+                if (f->ops[ops[w]].code == OP_DOT_WAIT &&
+                    f->ops[ops[w]].operands[0] == f->ops[ops[k]].results[0])
+                    f->ops[ops[w]].attr[0] = 0;
+        }
+        free(slice), free(ops);
+        return nl;
+    }
+    const IrRegion *r = &f->regions[body];
+    OpId y = ops[n - 1];
+    ValId *map = calloc(f->nvals + 64, sizeof(ValId));
+    if (!map) NR_DIE("out of memory");
+    /* before the loop: iteration 0's wait and A */
+    emit0(P, OP_ASYNC_WAIT, loc, NULL, 0, f->ops[ops[0]].attr[0]);
+    map[r->args[0]] = f->ops[nl].operands[0];
+    for (uint32_t i = 1; i < r->nargs; i++) map[r->args[i]] = f->ops[nl].operands[3 + i - 1];
+    ValId a0 = clone_slice(P, ops, n, slice, ops[kl], map);
+    /* the body: its ops but the wait at its head, A's load and the dot's wait; then the
+     * next iteration's wait and A, the dot's wait (pending 0), the yield */
+    OpVec saved = P->out;
+    memset(&P->out, 0, sizeof P->out);
+    for (uint32_t k = 1; k + 1 < n; k++)
+        if (k != kl && k != kw) opvec_push(&P->out, ops[k]);
+    emit0(P, OP_ASYNC_WAIT, loc, NULL, 0, f->ops[ops[0]].attr[0]);
+    ValId *m2 = realloc(map, sizeof(ValId) * (f->nvals + 64));
+    if (!m2) NR_DIE("out of memory");
+    map = m2;
+    memset(map, 0, sizeof(ValId) * (f->nvals + 64));
+    r = &f->regions[body];
+    IrType ivt = ir_type(f, r->args[0]);
+    map[r->args[0]] = binop(P, OP_ADD, r->args[0], konst(P, ivt, step, loc), loc);
+    for (uint32_t i = 1; i < r->nargs; i++) map[r->args[i]] = f->ops[y].operands[i - 1];
+    ValId anext = clone_slice(P, ops, n, slice, ops[kl], map);
+    f->ops[ops[kw]].attr[0] = 0;
+    opvec_push(&P->out, ops[kw]);
+    opvec_push(&P->out, y);
+    ir_region_set_ops(f, body, P->out.v, P->out.n);
+    opvec_free(&P->out);
+    P->out = saved;
+    free(map), free(slice);
+    ValId cur;
+    nl = append_carried(P, nl, a0, anext, &cur);
+    uint32_t nb;
+    OpId *bops = ir_region_copy_ops(f, body, &nb);
+    replace_in(f, bops, nb, a, cur);
+    free(bops), free(ops);
+    return nl;
+}
+
 static bool constant_step(const IrFunc *f, ValId step, int64_t *out) {
     const IrOp *d = def(f, step);
     if (!d || d->code != OP_CONST || d->attr[0] <= 0) return false;
@@ -1387,6 +1578,7 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
     if (asyncs) wait_after_async(P, body);
     rebuild_body(P, loop, cands, nc, step, it, ny);
     OpId nl = new_loop(P, loop, inits);
+    if (asyncs) nl = load_a_ahead(P, nl, step, loc);
     opvec_push(&P->out, nl);
     for (uint32_t q = 0; q < P->ncur; q++) /* over new_loop's pair: the current values */
         replace_later(P, f->ops[loop].results[P->cur_of[q]],

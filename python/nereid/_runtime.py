@@ -345,16 +345,21 @@ class KernelLauncher(_nereid.Dispatcher):
         runtime = kernel.params()
         types = dict(runtime)
         sig = kernel._signature
-        names = list(sig[0]) if sig else [n for n, _ in runtime]
-        self._all = len(names)
+        self._names = list(sig[0]) if sig else [n for n, _ in runtime]
+        self._all = len(self._names)
         self._runtime_names = [n for n, _ in runtime]
+        self._runtime = set(self._runtime_names)
         # the @jit function's parameters that are not constexprs: Triton's launcher takes
         # those (a library that keeps compiled kernels passes them), an int among them that
         # the launch specialised (equal to 1) included
         self._declared = [n for n, c in zip(sig[0], sig[1]) if not c] if sig else self._runtime_names
-        kinds = [0 if n in types else 2 for n in names]
+        # a tuple parameter is its leaves' run-time parameters (`pair.0`, `pair.1.0`, ...)
+        self._tuples = {n for n in self._names if n not in types and any(r.startswith(n + ".") for r in self._runtime_names)}
+        ignored = [n for n in self._names if n not in types and n not in self._tuples]
+        names = self._runtime_names + ignored
+        kinds = [0] * len(self._runtime_names) + [2] * len(ignored)
         self._setup(kernel.name, tuple(names), kinds, [types.get(n) for n in names],
-                    {n: None for n, k in zip(names, kinds) if k}, False)
+                    {n: None for n in ignored}, False)
         self._launch = self[grid]
 
     def _resolve(self):
@@ -363,15 +368,44 @@ class KernelLauncher(_nereid.Dispatcher):
     def _compile(self, key, context=None):
         return self._kernel
 
+    def _leaves(self, name, value, out):
+        """A tuple argument's elements under their run-time parameters' names (`name.i`),
+        those the compile specialised away (constexpr elements) left out."""
+        if not isinstance(value, (tuple, list)):
+            raise TypeError(f"{self.__name__}(): parameter '{name}' is a tuple in the compiled kernel, got {type(value).__name__}")
+        for i, e in enumerate(value):
+            n = f"{name}.{i}"
+            if n in self._runtime:
+                out[n] = e
+            elif any(r.startswith(n + ".") for r in self._runtime_names):
+                self._leaves(n, e, out)
+        top = {int(r[len(name) + 1:].split(".")[0]) for r in self._runtime_names if r.startswith(name + ".")}
+        if top and max(top) >= len(value):
+            raise TypeError(f"{self.__name__}(): parameter '{name}' has {len(value)} elements, fewer than the compiled kernel's")
+
     def __call__(self, *args, stream=None, **kwargs):
-        if len(args) == len(self._declared) < self._all:  # the non-constexpr parameters (Triton's)
-            kwargs.update(zip(self._declared, args))
-            args = ()
-        elif len(args) == len(self._runtime_names) < self._all:  # the compiled kernel's run-time ones
-            kwargs.update(zip(self._runtime_names, args))
-            args = ()
-        bound = self._launch
-        return bound(*args, **kwargs)
+        # every parameter, the non-constexpr ones (Triton's launcher's), or the compiled
+        # kernel's run-time ones (a tuple's elements one by one): the first list as long as
+        # the arguments whose tuple parameters they give tuples
+        order = self._names
+        for o in (self._names, self._declared, self._runtime_names):
+            if len(o) == len(args) and all(isinstance(a, (tuple, list)) for n, a in zip(o, args) if n in self._tuples):
+                order = o
+                break
+        if len(args) > len(order):
+            raise TypeError(f"{self.__name__}() takes {len(order)} positional arguments but {len(args)} were given")
+        given = dict(zip(order, args))
+        for n, v in kwargs.items():
+            if n in given:
+                raise TypeError(f"{self.__name__}() got multiple values for argument '{n}'")
+            given[n] = v
+        out = {}
+        for n, v in given.items():
+            if n in self._tuples:
+                self._leaves(n, v, out)
+            else:
+                out[n] = v
+        return self._launch(**out)
 
     def __repr__(self):
         return f"<nereid kernel {self.__name__}[{self._grid}] on {device_of(self._kernel.context)}>"

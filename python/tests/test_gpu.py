@@ -56,6 +56,24 @@ class Gpu(unittest.TestCase):
             mod.add_kernel[(nereid.cdiv(n, 1024),)](x, y, out, n)
             torch.testing.assert_close(out, x + y, rtol=0, atol=0)
 
+    def test_compiled_kernel_tuple_parameter(self):
+        """A compiled kernel taking a tuple, launched again through its launcher (the
+        tuple, or its elements one by one) on torch tensors."""
+
+        @nereid.jit(device="cuda")
+        def lin(x_ptr, pair, N: tl.constexpr):
+            offs = tl.arange(0, N)
+            a, (b, c) = pair
+            tl.store(x_ptr + offs, offs * a + b * c)
+
+        x = torch.zeros(64, dtype=torch.int32, device="cuda")
+        k = lin.warmup(x, (2, (3, 4)), N=64, grid=(1,))
+        ref = torch.arange(64, dtype=torch.int32, device="cuda")
+        k[(1,)](x, (5, (1, 2)))
+        torch.testing.assert_close(x, ref * 5 + 2, rtol=0, atol=0)
+        k[(1,)](x, 3, 2, 2)
+        torch.testing.assert_close(x, ref * 3 + 4, rtol=0, atol=0)
+
     def test_current_stream_and_graph_capture(self):
         mod = nereid.compile(os.path.join(EXAMPLES, "vector_add.nr"), device="cuda", BLOCK_SIZE=256)
         n = 1 << 16

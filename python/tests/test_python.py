@@ -1495,6 +1495,42 @@ class WarmKernel(unittest.TestCase):
             kernel[(1,)](x, 3, 8)
 
 
+    def test_tuple_parameter(self):
+        """A tuple parameter is its elements in the compiled kernel (run-time parameters
+        `pair.0`, `pair.1.0`, ...): its launcher takes the tuple, as the @jit function does,
+        or the elements where it takes the run-time arguments alone; a constexpr element is
+        the compiled value, and a tuple of the wrong shape is an error naming the parameter."""
+
+        @nereid.jit(device=CPU)
+        def lin(x_ptr, pair, N: tl.constexpr):
+            offs = tl.arange(0, N)
+            a, (b, c) = pair
+            tl.store(x_ptr + offs, offs * a + b * c)
+
+        x = np.zeros(8, dtype=np.int32)
+        k = lin.warmup(x, (2, (3, 4)), N=8, grid=(1,))
+        np.testing.assert_array_equal(x, 0)  # compiled, not run
+        self.assertEqual([n for n, _ in k.params()], ["x_ptr", "pair.0", "pair.1.0", "pair.1.1"])
+        k[(1,)](x, (5, (1, 2)))  # the non-constexpr parameters
+        np.testing.assert_array_equal(x, np.arange(8) * 5 + 2)
+        k[(1,)](x, (1, (0, 7)), 8)  # every parameter
+        np.testing.assert_array_equal(x, np.arange(8) + 0)
+        k[(1,)](x, [3, [2, 2]], N=8)  # a list as a tuple, by name
+        np.testing.assert_array_equal(x, np.arange(8) * 3 + 4)
+        k[(1,)](x, 2, 1, 1)  # the compiled kernel's run-time parameters
+        np.testing.assert_array_equal(x, np.arange(8) * 2 + 1)
+        with self.assertRaisesRegex(TypeError, "parameter 'pair' is a tuple"):
+            k[(1,)](x, 5)
+        with self.assertRaisesRegex(TypeError, "parameter 'pair.1' has 1 elements"):
+            k[(1,)](x, (1, (2,)))
+        with self.assertRaisesRegex(TypeError, "multiple values for argument 'pair'"):
+            k[(1,)](x, (1, (2, 3)), pair=(1, (2, 3)))
+        # an element given as a constexpr at the compile stays the compiled value
+        k1 = lin.warmup(x, (1, (3, 4)), N=8, grid=(1,))
+        k1[(1,)](x, (1, (1, 1)))
+        np.testing.assert_array_equal(x, np.arange(8) + 1)
+
+
 class LaunchFuzz(unittest.TestCase):
     """Arguments of every wrong kind, drawn at random, at every position of a launch: each
     launch either runs or raises a Python exception naming the parameter (never a crash, a

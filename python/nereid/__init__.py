@@ -21,6 +21,9 @@ from ._jit import ConstexprFunction, JITFunction, constexpr_function, jit
 from ._autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from ._desc import TensorDescriptor
 from . import language
+from . import _target_info
+
+language.target_info = _target_info  # triton.language.target_info's (kernels call it as tl.target_info.X())
 
 __version__ = _nereid.version()
 _nereid._set_errors(Error, CompileError, LaunchError, DeviceError, OptionError)

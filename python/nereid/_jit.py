@@ -215,12 +215,12 @@ class _Source:
         descriptor's type as a string, as Triton spells it: `: "tensordesc<fp16[64, 64]>"`),
         the annotation of those named in retype too (annotations typed by the argument:
         `n: tl.const` given an int is `n: "i32"`, or `n: "constexpr"` when it is 1), and each
-        `name.attr` whose name is in modules (a module of the user's, not the language)
+        `name.attr` (or `name.sub.attr`) in modules ((name, attr) pairs: _module_refs')
         spelled `name_attr`, the name source() binds to what it is, padded to the same width
         so that every column stays where it was."""
         lines = [l.encode() for l in self.lines]
         for base, attr, row, c0, c1 in self.attrs:
-            if base in modules:
+            if (base, attr) in modules:
                 lines[row] = lines[row][:c0] + _module_spelling(base, attr).encode().ljust(c1 - c0) + lines[row][c1:]
         for name, row, col, has_ann in reversed(self.arg_pos):  # right to left keeps columns valid
             if annotate and name in annotate and not has_ann:
@@ -276,9 +276,9 @@ def _source_lines(fn, guess=True):
 
 
 def _names_and_attrs(fdef):
-    """The names fdef reads ([id of each ast.Name]) and its one-line `name.attr` reads
-    ([(name, attr, row, first column, end column)]), in ast.walk's order: one walk, without
-    ast.walk's generators."""
+    """The names fdef reads ([id of each ast.Name]) and its one-line `name.attr` and
+    `name.sub.attr` reads ([(name, attr or "sub.attr", row, first column, end column)]), in
+    ast.walk's order: one walk, without ast.walk's generators."""
     names, attrs, todo, i = [], [], [fdef], 0
     Name, Attribute, AST = ast.Name, ast.Attribute, ast.AST
     while i < len(todo):
@@ -290,6 +290,10 @@ def _names_and_attrs(fdef):
             continue
         if t is Attribute and type(n.value) is Name and n.lineno == n.end_lineno:
             attrs.append((n.value.id, n.attr, n.lineno - 1, n.col_offset, n.end_col_offset))
+        elif (t is Attribute and type(n.value) is Attribute and type(n.value.value) is Name and
+              n.lineno == n.end_lineno):  # `name.sub.attr`: tl.target_info.is_cuda, helpers.sub.fn
+            attrs.append((n.value.value.id, n.value.attr + "." + n.attr, n.lineno - 1, n.col_offset,
+                          n.end_col_offset))
         for f in t._fields:
             v = getattr(n, f, None)
             if type(v) is list:
@@ -581,20 +585,29 @@ class JITFunction(_nereid.Dispatcher):
         """(name, attr, value) for each `name.attr` this function reads where name is a
         global bound to a module of the user's (not the language's) and attr a @jit
         function (Nereid's or Triton's) or a constant of it: `helpers.combine(a, b)`,
-        `triton_helpers.maximum(x, y)`, `consts.LOG2E`."""
+        `triton_helpers.maximum(x, y)`, `consts.LOG2E`; and each `name.sub.attr` of such a
+        module, or of the language's, that is a @jit or constexpr function the compiler does
+        not know as the language's own (`tl.target_info.cuda_capability_geq(9, 0)`, as
+        Triton's own kernel libraries spell it: run in Python, as when imported by name)."""
         g, local = self._scope(), set(self.fn.__code__.co_varnames)
         out = []
         for base, attr, *_ in self._own_source().attrs:
             m = g.get(base)
-            if base in local or not isinstance(m, types.ModuleType) or _is_language_module(m):
+            chain = "." in attr
+            if base in local or not isinstance(m, (types.ModuleType, language._Functions)) or \
+                    (_is_language_module(m) and not chain):
                 continue
-            v = getattr(m, attr, None)
-            if _as_jit(v) is not None or _constant_value(v) is not None:
+            v = m
+            for a in attr.split("."):
+                v = getattr(v, a, None)
+            if chain and _is_language_module(m) and (_as_jit(v) is None or _language_function(v) is not None):
+                continue
+            if _as_jit(v) is not None or (not chain and _constant_value(v) is not None):
                 out.append((base, attr, v))
         return out
 
     def _module_bases(self):
-        return {base for base, _, _ in self._module_refs()}
+        return {(base, attr) for base, attr, _ in self._module_refs()}
 
     def _module_lines(self, helpers):
         """The module-level lines that bind what source() spelled `name_attr` (a helper's
@@ -685,7 +698,7 @@ def _namedtuple_line(name, cls):
 def _module_spelling(base, attr):
     """What `base.attr` (a module's member) is called in the compiled text: as wide as
     `base.attr`, so that columns do not move."""
-    return f"{base}_{attr}"
+    return f"{base}_{attr.replace('.', '_')}"
 
 
 def _is_language_module(m):

@@ -226,13 +226,23 @@ def k2(out):
         tl.store(out, 8)
 
 
+@triton.jit
+def k3(out):  # spelled as triton_kernels spells it
+    if tl.target_info.is_cuda() or tl.target_info.cuda_capability_geq(8, 0):
+        tl.store(out, 5)
+    else:
+        tl.store(out, 6)
+
+
 o = np.zeros(1, np.int32)
 k[(1,)](o)
 o2 = np.zeros(1, np.int32)
 k2[(1,)](o2)
+o3 = np.zeros(1, np.int32)
+k3[(1,)](o3)
 x = np.arange(64, dtype=np.float32).reshape(8, 8)
 desc = TensorDescriptor.from_tensor(x, [4, 4])
-print("target_info", o[0], o2[0], is_cuda(), ti.current_target(), desc.block_shape)
+print("target_info", o[0], o2[0], o3[0], is_cuda(), ti.current_target(), desc.block_shape)
 """
 
 
@@ -336,7 +346,7 @@ class DropIn(unittest.TestCase):
         # Python by the compiler's call) and in host code, take their portable paths
         out = self.run_program("target.py", TARGET_INFO, _env(NEREID_DEVICE="cpu"))
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("target_info 2 7 False None [4, 4]", out.stdout)
+        self.assertIn("target_info 2 7 6 False None [4, 4]", out.stdout)
 
     def test_pytest_plugin(self):
         try:

@@ -10,6 +10,7 @@ import ctypes.util
 import math
 import os
 import tempfile
+import types
 import typing
 import unittest
 
@@ -1552,6 +1553,16 @@ class LibraryIdioms(unittest.TestCase):
         log2_by_name[(1, )](out)
         np.testing.assert_array_equal(out, [0, 1, 2, 3, 8 + 4, 1, 0, 0])
 
+    def test_target_info_as_an_attribute_chain(self):
+        # triton_kernels and other libraries call triton.language.target_info's constexpr
+        # functions as `tl.target_info.is_cuda()` in their kernels; the CPU interpreter has
+        # no target (both False, as Triton's without a driver); a user module's submodule's
+        # function spelled `mod.sub.fn` likewise (here a stand-in for Triton's capability test
+        # answering for sm_90, and a @jit helper)
+        out = np.zeros(4, np.int32)
+        target_queries[(1, )](out)
+        np.testing.assert_array_equal(out, [3, 0, 1, 21])
+
     def test_triton_jitfunction_attributes(self):
         # what libraries read of Triton's JITFunction: signature, cache_key, __globals__
         self.assertEqual(list(narrowed.signature.parameters), ["out_ptr"])
@@ -1647,6 +1658,30 @@ def log2_by_name(out_ptr):
     tl.store(out_ptr + 4, tl.next_power_of_2(5) + _log2(16))
     if cuda_capability_geq(9, 0) and not cuda_capability_geq(10):
         tl.store(out_ptr + 5, 1)
+
+
+@nereid.jit(device=CPU)
+def _triple(x):
+    return x * 3
+
+
+user_helpers = types.ModuleType("user_helpers")
+user_helpers.sub = types.ModuleType("user_helpers.sub")
+user_helpers.sub.geq = cuda_capability_geq
+user_helpers.sub.triple = _triple
+
+
+@nereid.jit(device=CPU)
+def target_queries(out_ptr):
+    v = 1
+    if not tl.target_info.is_cuda():
+        v = 3
+    tl.store(out_ptr, v)
+    if tl.target_info.cuda_capability_geq(8, 0):
+        tl.store(out_ptr + 1, 1)
+    if user_helpers.sub.geq(9, 0) and not user_helpers.sub.geq(10):
+        tl.store(out_ptr + 2, 1)
+    tl.store(out_ptr + 3, user_helpers.sub.triple(7))
 
 
 @nereid.jit(device=CPU)

@@ -73,6 +73,16 @@ LIBRARIES = {
         "pytest_args": ["--subset"],  # its own small set of shapes
         "exclude": r"^$",
     },
+    "triton_kernels": {  # Triton's own library of kernels (MoE matmul, routing, top-k, swiglu, ...)
+        "repo": "github.com/triton-lang/triton",
+        "mirror": "/work/.mirror/torch-spyre+triton/repo",
+        "commit": "004d7f5f58c2299a714e20c214893d4907dc8509",  # Triton 3.6.0's, as the language tests
+        "paths": ["python/triton_kernels/triton_kernels", "python/triton_kernels/tests", "LICENSE"],
+        "pythonpath": ["python/triton_kernels"],
+        "tests": "python/triton_kernels/tests",
+        # several GPUs; another back end's layouts
+        "exclude": r"test_distributed",
+    },
     "flaggems": {
         "repo": "github.com/FlagOpen/FlagGems",
         "mirror": "/work/.mirror/FlagOpen+FlagGems/repo",

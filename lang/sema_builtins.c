@@ -2718,10 +2718,29 @@ static Val b_isinstance(Sema *S, BArgs *a) {
     return sema_val_bool(instance_of(S, a->v[0], a->v[1], a->loc[1]));
 }
 
-/* tl.tensor, tl.tensor_descriptor, tl.dtype, str: classes for isinstance, not functions a
- * kernel calls */
+/* tl.tensor, tl.tensor_descriptor, str: classes for isinstance, not functions a kernel
+ * calls */
 static Val b_type_object(Sema *S, BArgs *a) {
     sema_error(S, a->call, "'%s' is a type (for isinstance): a kernel cannot call it", a->name);
+}
+
+/* tl.dtype(name): the dtype of that name, a compile-time string ("uint16", "fp32", ...:
+ * triton_kernels' top-k makes its unsigned type so, tl.dtype(f"uint{bits}")); the class
+ * for isinstance otherwise. */
+static Val b_dtype(Sema *S, BArgs *a) {
+    Val t = a->v[0]; /* the arguments */
+    if (t.n != 1 || t.items[0].k != V_STR)
+        sema_error(S, a->call,
+                   "tl.dtype() takes one dtype name, a compile-time string such as \"uint16\" "
+                   "(as Triton's), got %s",
+                   t.n == 1 ? sema_val_kind_name(S, t.items[0]) : "another number of arguments");
+    const char *name = t.items[0].s;
+    int dt = sema_dtype_from_name(name);
+    if (dt == DT_VOID) {
+        sema_check_dtype_name(S, name, a->call);
+        sema_error(S, a->call, "tl.dtype(): no dtype is named '%s'", name);
+    }
+    return sema_val_dtype(ty_scalar(dt));
 }
 
 /* tuple(x), tl.tuple(x): a tuple of the items of x (a tuple or a list), as Triton's
@@ -2956,7 +2975,7 @@ static const Builtin builtins[] = {
     {"tensor", "*args", b_type_object, 0},
     {"tensor_descriptor", "*args", b_type_object, 0},
     {"tensor_descriptor_base", "*args", b_type_object, 0},
-    {"dtype", "*args", b_type_object, 0},
+    {"dtype", "*args", b_dtype, 0},
     {"block_type", "*args", b_type_object, 0},
     {"base_value", "*args", b_type_object, 0},
     {"base_type", "*args", b_type_object, 0},

@@ -28,6 +28,8 @@ of one kind, so a second GPU compiles nothing). `device="cuda:N"` pins it to dev
 import ast
 import hashlib
 import inspect
+import itertools
+import keyword
 import linecache
 import re
 import sys
@@ -204,24 +206,34 @@ class _Source:
         # function's own code does not name, as Triton's tests patch kernels)
         # and `name.attr` where name may be a module (helpers.fn, tl_math.exp, math.pi): the
         # span (row, first column, end column, in bytes) that _module_spelling may replace
-        self.names, self.attrs = _names_and_attrs(fdef)
+        self.names, self.attrs, self.spans, self.stored = _names_and_attrs(fdef)
+        self.def_span = (fdef.lineno - 1, fdef.col_offset + len("def "))  # where its name is
 
     @property
     def src(self):
         return "".join(self.lines[self.def_line:])
 
-    def text(self, annotate=None, modules=(), retype=()):
+    def text(self, annotate=None, modules=(), retype=(), renames=None, def_name=None):
         """The source with `: TYPE` added after the parameters named in annotate (a
         descriptor's type as a string, as Triton spells it: `: "tensordesc<fp16[64, 64]>"`),
         the annotation of those named in retype too (annotations typed by the argument:
         `n: tl.const` given an int is `n: "i32"`, or `n: "constexpr"` when it is 1), and each
         `name.attr` (or `name.sub.attr`) in modules ((name, attr) pairs: _module_refs')
         spelled `name_attr`, the name source() binds to what it is, padded to the same width
-        so that every column stays where it was."""
+        so that every column stays where it was. renames: the names of globals this text reads
+        that the compiled text calls otherwise (a helper or constant whose name another
+        module's uses too), each as wide as the name; def_name: the function's own, so."""
         lines = [l.encode() for l in self.lines]
         for base, attr, row, c0, c1 in self.attrs:
             if (base, attr) in modules:
                 lines[row] = lines[row][:c0] + _module_spelling(base, attr).encode().ljust(c1 - c0) + lines[row][c1:]
+        for name, row, c0, c1 in self.spans if renames else ():
+            if name in renames and name not in self.stored and lines[row][c0:c1] == name.encode():
+                lines[row] = lines[row][:c0] + renames[name].encode() + lines[row][c1:]
+        if def_name is not None and def_name != self.name:
+            row, c0 = self.def_span
+            if lines[row][c0:c0 + len(self.name)] == self.name.encode():
+                lines[row] = lines[row][:c0] + def_name.encode() + lines[row][c0 + len(self.name):]
         for name, row, col, has_ann in reversed(self.arg_pos):  # right to left keeps columns valid
             if annotate and name in annotate and not has_ann:
                 ty = annotate[name]
@@ -278,15 +290,21 @@ def _source_lines(fn, guess=True):
 def _names_and_attrs(fdef):
     """The names fdef reads ([id of each ast.Name]) and its one-line `name.attr` and
     `name.sub.attr` reads ([(name, attr or "sub.attr", row, first column, end column)]), in
-    ast.walk's order: one walk, without ast.walk's generators."""
-    names, attrs, todo, i = [], [], [fdef], 0
-    Name, Attribute, AST = ast.Name, ast.Attribute, ast.AST
+    ast.walk's order: one walk, without ast.walk's generators; and each name's span
+    ([(id, row, first column, end column)]) and the names it binds (parameters, assignment
+    and loop targets: its locals)."""
+    names, attrs, spans, todo, i = [], [], [], [fdef], 0
+    stored = {a.arg for a in fdef.args.args}
+    Name, Attribute, AST, Store = ast.Name, ast.Attribute, ast.AST, ast.Store
     while i < len(todo):
         n = todo[i]
         i += 1
         t = type(n)
         if t is Name:
             names.append(n.id)
+            spans.append((n.id, n.lineno - 1, n.col_offset, n.end_col_offset))
+            if type(n.ctx) is Store:
+                stored.add(n.id)
             continue
         if t is Attribute and type(n.value) is Name and n.lineno == n.end_lineno:
             attrs.append((n.value.id, n.attr, n.lineno - 1, n.col_offset, n.end_col_offset))
@@ -300,7 +318,7 @@ def _names_and_attrs(fdef):
                 todo += [x for x in v if isinstance(x, AST)]
             elif isinstance(v, AST):
                 todo.append(v)
-    return names, attrs
+    return names, attrs, spans, stored
 
 
 def _take_names(obj, fn):
@@ -346,10 +364,17 @@ class JITFunction(_nereid.Dispatcher):
         # this class in its place) subscript it
         return cls
 
-    def __init__(self, fn, device=None, num_warps=None, num_stages=None, **ignored):
+    def __init__(self, fn, version=None, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,
+                 noinline=None, repr=None, launch_metadata=None, device=None, num_warps=None, num_stages=None,
+                 **options):
+        # Triton's parameters first, by their names (a library that rebuilds a kernel reads
+        # them back from inspect.signature(JITFunction.__init__) and getattr, as
+        # triton_kernels' specialize does), then Nereid's
         _take_names(self, fn)
         self.device = device
-        self.repr = ignored.get("repr")  # Triton's repr=: names the compiled kernels (run, warmup)
+        self.version, self.debug, self.noinline, self.launch_metadata = version, debug, noinline, launch_metadata
+        self._repr = repr  # Triton's repr=: names the compiled kernels (run, warmup)
+        self.repr = (lambda _: fn.__name__) if repr is None else repr
         defaults = {name: _nereid.option_info(name)[0] for name in ("num_warps", "num_stages")}
         self.num_warps = defaults["num_warps"] if num_warps is None else num_warps
         self.num_stages = defaults["num_stages"] if num_stages is None else num_stages
@@ -362,8 +387,8 @@ class JITFunction(_nereid.Dispatcher):
         # Triton's do_not_specialize (names or positions): an int argument equal to 1 stays
         # a run-time value there; elsewhere, a bare parameter's (and any tuple item's) is a
         # constexpr, as Triton's launcher specialises it
-        self.do_not_specialize = ignored.get("do_not_specialize") or []
-        self.do_not_specialize_on_alignment = ignored.get("do_not_specialize_on_alignment") or []
+        self.do_not_specialize = do_not_specialize or []
+        self.do_not_specialize_on_alignment = do_not_specialize_on_alignment or []
         for p in self.params:
             p.do_not_specialize = p.num in self.do_not_specialize or p.name in self.do_not_specialize
             p.do_not_specialize_on_alignment = p.num in self.do_not_specialize_on_alignment or \
@@ -492,6 +517,38 @@ class JITFunction(_nereid.Dispatcher):
         """The Python function's globals (Triton's JITFunction.__globals__)."""
         return self.fn.__globals__
 
+    def get_capture_scope(self):
+        """The names the kernel sees: the function's globals and the values of its closure's
+        cells, as Triton's JITFunction.get_capture_scope (triton_kernels' specialize builds
+        kernels from it)."""
+        return self._scope()
+
+    @property
+    def raw_src(self):
+        """The function's source lines, decorators included (Triton's raw_src); a library
+        may set it (a kernel it rebuilt reporting the original's)."""
+        if "_raw_src" not in self.__dict__:
+            try:
+                self._raw_src, self._starting_line = inspect.getsourcelines(self.fn)
+            except (OSError, TypeError):
+                self._raw_src, self._starting_line = [], 0
+        return self._raw_src
+
+    @raw_src.setter
+    def raw_src(self, value):
+        self._raw_src = value
+
+    @property
+    def starting_line_number(self):
+        """The line of the function's first source line in its file (Triton's)."""
+        if "_starting_line" not in self.__dict__:
+            self.raw_src
+        return self._starting_line
+
+    @starting_line_number.setter
+    def starting_line_number(self, value):
+        self._starting_line = value
+
     def _unsafe_update_src(self, new_src):
         """Compile this kernel from new_src from now on (Triton's way to patch a kernel's
         text): the compiled specialisations are dropped."""
@@ -504,13 +561,16 @@ class JITFunction(_nereid.Dispatcher):
         theirs) and its module's constants."""
         own = self._own_source()
         retype = {n for n, k in zip(self.arg_names, self.kinds) if k == _INFER}  # `n: tl.const`, `x: tl.tensor`
-        lines = ["\n"] * (own.first - 1) + own.text(annotate, self._module_bases(), retype).splitlines(keepends=True)
-        tail, constants = [], []
         helpers = self._helpers(passed)
+        compiled, renames, module_lines = self._layout(helpers)
+        lines = ["\n"] * (own.first - 1) + own.text(annotate, self._module_bases(), retype,
+                                                      renames[id(self)]).splitlines(keepends=True)
+        tail = []
         host = {}
         for helper in helpers:
             hs = helper._own_source()
-            text = hs.text(None, helper._module_bases()).splitlines(keepends=True)
+            text = hs.text(None, helper._module_bases(), renames=renames[id(helper)],
+                           def_name=compiled[id(helper)]).splitlines(keepends=True)
             start = hs.first - 1
             # a constexpr function runs in Python when a kernel calls it with compile-time
             # values, as in Triton (the compiler calls back: _host_constexpr_call); the
@@ -533,15 +593,9 @@ class JITFunction(_nereid.Dispatcher):
             else:
                 tail += [deco or "\n"] + text
             if deco is not None:
-                host[helper.__name__] = _HostFunction(helper._host_callable, stubbed)
+                host[compiled[id(helper)]] = _HostFunction(helper._host_callable, stubbed)
         self._constexpr_functions = host
-        for name, value in self._constants(helpers):
-            if _is_namedtuple_class(value):
-                constants.append(_namedtuple_line(name, value))
-            else:
-                constants.append(f"{name} = {value!r}\n")
-        constants += dict.fromkeys(self._module_lines(helpers))
-        return "".join(lines + tail + constants), own.filename
+        return "".join(lines + tail + module_lines), own.filename
 
     def _scope(self):
         """The names the function reads from outside itself: its module's globals and, as
@@ -570,10 +624,12 @@ class JITFunction(_nereid.Dispatcher):
 
     def _helpers(self, passed=()):
         out = [f for i, f in enumerate(passed) if f is not self and f not in passed[:i]]
-        todo, seen = [self] + out, set()
+        todo = [self] + out
         while todo:
             f = todo.pop()
-            refs = [v for _, v in f._globals_used(seen)] + [v for _, _, v in f._module_refs()]
+            # each function's names in its own scope: another module's helper of the same
+            # name is another helper (_layout names it apart)
+            refs = [v for _, v in f._globals_used(set())] + [v for _, _, v in f._module_refs()]
             for v in refs:
                 v = _as_jit(v) or (_python_helper(v) if f._constexpr_fn else None)
                 if v is not None and v is not self and v not in out:
@@ -609,38 +665,77 @@ class JITFunction(_nereid.Dispatcher):
     def _module_bases(self):
         return {(base, attr) for base, attr, _ in self._module_refs()}
 
-    def _module_lines(self, helpers):
-        """The module-level lines that bind what source() spelled `name_attr` (a helper's
-        name or a constant), and the user's names for the language's modules (`tl_math =
-        tl`, as Inductor's kernels import `triton.language.math as tl_math`)."""
-        for f in [self] + helpers:
+    def _layout(self, helpers):
+        """How the compiled text, one module, holds what each function's own module (or
+        closure) gives it: (each function's name there by id, per function id the names its
+        text reads that are spelled otherwise there, the module-level lines). A helper, a
+        constant, a namedtuple class, another name for a helper or for the language's
+        modules, functions and dtypes keeps its name unless a different one of another
+        module has taken it (triton_kernels' two `clip`s with different parameters, a
+        `BLOCK` of 64 in one module and 128 in another: under one name, one of them would be
+        called or read where the other is meant); then it takes a name of the same width
+        that no text uses, and the texts that mean it are spelled so (columns unmoved)."""
+        funcs = [self] + helpers
+        used = set(_LANGUAGE_NAMES) | set(keyword.kwlist)
+        for f in funcs:
+            src = f._own_source()
+            used |= set(src.names) | {a[0] for a in src.attrs} | {f.__name__}
+            used |= {_module_spelling(b, a) for b, a, _ in f._module_refs()}
+        owner, by_key, lines = {}, {}, []
+        compiled, renames = {}, {}
+
+        def claim(name, key, line=None):
+            got = by_key.get((name, key))
+            if got is not None:
+                return got
+            n = name
+            if n in owner and owner[n] != key:
+                n = _same_width_name(name, used)
+                if n is None:
+                    raise TypeError(f"kernel '{self.__name__}': two different globals named '{name}' that no "
+                                    "other name of the same width can tell apart")
+            if n not in owner:
+                owner[n] = key
+                used.add(n)
+                if line is not None:
+                    lines.append(line(n))
+            by_key[(name, key)] = n
+            return n
+
+        for f in funcs:
+            compiled[id(f)] = claim(f.__name__, ("fn", id(f)))
+        for f in funcs:
+            r = {}
+            g, src = f._scope(), f._own_source()
             for base, attr, v in f._module_refs():
                 j = _as_jit(v)
-                yield f"{_module_spelling(base, attr)} = {j.__name__ if j is not None else repr(_constant_value(v))}\n"
-            g = f._scope()
-            for name in dict.fromkeys(f._own_source().names + [a[0] for a in f._own_source().attrs]):
-                if name in f.fn.__code__.co_varnames:
+                value = compiled.get(id(j), j.__name__) if j is not None else repr(_constant_value(v))
+                lines.append(f"{_module_spelling(base, attr)} = {value}\n")
+            for name in dict.fromkeys(src.names + [a[0] for a in src.attrs]):
+                if name in src.stored or name not in g:
                     continue
-                if name not in _LANGUAGE_NAMES and _is_language_module(g.get(name)):
-                    yield f"{name} = tl\n"
-                j = _as_jit(g.get(name))
-                if j is not None and j.__name__ != name:  # another name for a helper: `fn = helper`
-                    yield f"{name} = {j.__name__}\n"
-                spelled = _language_function(g.get(name)) or _dtype_spelling(g.get(name))
-                if spelled is not None and name not in _LANGUAGE_NAMES:  # `gather = tl.gather`, `DT = tl.float16`
-                    yield f"{name} = {spelled}\n"
-
-    def _constants(self, helpers):
-        out, seen = [], set()
-        for f in [self] + helpers:
-            for name, v in f._globals_used(seen):
-                if isinstance(v, language.constexpr) or (type(v).__name__ == "constexpr" and hasattr(v, "value")):
-                    v = v.value  # nereid's or Triton's tl.constexpr(...)
-                if isinstance(v, (bool, int, float, str)) and not isinstance(v, JITFunction):
-                    out.append((name, v))
-                elif _is_namedtuple_class(v):  # a kernel may build one: Point(x=a, y=b)
-                    out.append((name, v))
-        return out
+                v = g[name]
+                target = None
+                j = _as_jit(v) or (_python_helper(v) if f._constexpr_fn else None)
+                if name not in _LANGUAGE_NAMES and _is_language_module(v):
+                    target = claim(name, ("tl",), lambda n: f"{n} = tl\n")
+                elif j is not None and id(j) in compiled:
+                    c = compiled[id(j)]
+                    target = c if name == j.__name__ else claim(name, ("alias", id(j)), lambda n, c=c: f"{n} = {c}\n")
+                elif name not in _LANGUAGE_NAMES and (_language_function(v) or _dtype_spelling(v)) is not None:
+                    spelled = _language_function(v) or _dtype_spelling(v)  # `gather = tl.gather`, `DT = tl.float16`
+                    target = claim(name, ("spelled", spelled), lambda n, sp=spelled: f"{n} = {sp}\n")
+                else:
+                    cv = v.value if isinstance(v, language.constexpr) or (
+                        type(v).__name__ == "constexpr" and hasattr(v, "value")) else v  # tl.constexpr(...)
+                    if isinstance(cv, (bool, int, float, str)) and not isinstance(cv, JITFunction):
+                        target = claim(name, ("const", type(cv).__name__, repr(cv)), lambda n, cv=cv: f"{n} = {cv!r}\n")
+                    elif _is_namedtuple_class(cv):  # a kernel may build one: Point(x=a, y=b)
+                        target = claim(name, ("namedtuple", id(cv)), lambda n, cv=cv: _namedtuple_line(n, cv))
+                if target is not None and target != name:
+                    r[name] = target
+            renames[id(f)] = r
+        return compiled, renames, list(dict.fromkeys(lines))
 
     # ---- Triton's interface ----
 
@@ -653,8 +748,8 @@ class JITFunction(_nereid.Dispatcher):
             _check_arch(self.__name__, kwargs)
         kwargs = {k: v for k, v in kwargs.items() if k not in _COMPILE_ONLY or k in self.arg_names}
         kernel = self[(0,)](*args, **kwargs) if warmup else self[grid](*args, **kwargs)
-        if self.repr is not None and kernel is not None:
-            kernel.name = self.repr(_Specialization(self, kernel, args, kwargs))
+        if self._repr is not None and kernel is not None:
+            kernel.name = self._repr(_Specialization(self, kernel, args, kwargs))
         return kernel
 
     def warmup(self, *args, grid=None, **kwargs):
@@ -693,6 +788,18 @@ def _namedtuple_line(name, cls):
         tail.insert(0, defaults[f])
     extra = f", defaults={tuple(tail)!r}" if tail else ""
     return f"{name} = namedtuple({cls.__name__!r}, {fields!r}{extra})\n"
+
+
+def _same_width_name(name, used):
+    """An identifier as wide as name that is not in used (nor a keyword): name with its last
+    characters changed (`clip` -> `cli0`), None if there is none."""
+    alphabet = "0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    for k in range(1, len(name) + 1):
+        for combo in itertools.product(alphabet, repeat=k):
+            cand = name[:len(name) - k] + "".join(combo)
+            if not cand[0].isdigit() and cand not in used and not keyword.iskeyword(cand):
+                return cand
+    return None
 
 
 def _module_spelling(base, attr):

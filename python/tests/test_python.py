@@ -1469,6 +1469,86 @@ class GridDependencyControl(unittest.TestCase):
             _pdl_add[(4,)](x, y, out, 100, BLOCK=32, USE_GDC=True, launch_pdl=True)
 
 
+class SameNamesInModules(unittest.TestCase):
+    """Helpers and constants of the same name in different modules (triton_kernels has two
+    `clip`s with different parameters): each function calls and reads its own module's, as
+    in Python, though the compiled text is one module."""
+
+    MOD_A = """
+import nereid
+import nereid.language as tl
+
+K = 2
+LIMIT = tl.constexpr(100.0)
+
+
+@nereid.jit
+def scale(x):
+    return x * K
+
+
+@nereid.jit
+def a_apply(x):
+    return tl.minimum(scale(x), LIMIT)
+"""
+    MOD_B = """
+import nereid
+import nereid.language as tl
+
+K = 3
+LIMIT = 1000.0
+
+
+@nereid.jit
+def scale(x, extra: tl.constexpr = 0):
+    return x * K + extra
+
+
+@nereid.jit
+def b_apply(x):
+    return tl.minimum(scale(x, extra=1), LIMIT)
+"""
+    MOD_MAIN = """
+import nereid
+import nereid.language as tl
+from same_a import a_apply, scale
+from same_b import b_apply
+import same_b
+
+K = 5
+
+
+@nereid.jit(device="cpu")
+def k(out, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = offs.to(tl.float32)
+    tl.store(out + offs, a_apply(x) * 100 + b_apply(x) + scale(x) * 10000 + same_b.scale(x) * 1e6 + K * 1e8)
+"""
+
+    def test_each_function_its_own_modules_names(self):
+        import importlib
+        import shutil
+        d = tempfile.mkdtemp(prefix="nereid-same-")
+        try:
+            for name, text in (("same_a", self.MOD_A), ("same_b", self.MOD_B), ("same_main", self.MOD_MAIN)):
+                with open(os.path.join(d, name + ".py"), "w") as f:
+                    f.write(text)
+            sys.path.insert(0, d)
+            try:
+                main = importlib.import_module("same_main")
+            finally:
+                sys.path.remove(d)
+            out = np.zeros(8, np.float32)
+            main.k[(1,)](out, N=8)
+            x = np.arange(8, dtype=np.float64)
+            want = np.minimum(2 * x, 100) * 100 + np.minimum(3 * x + 1, 1000) + 2 * x * 10000 + 3 * x * 1e6 + 5e8
+            np.testing.assert_allclose(out, want.astype(np.float32), rtol=1e-6)
+        finally:
+            for name in ("same_a", "same_b", "same_main"):
+                sys.modules.pop(name, None)
+            shutil.rmtree(d, ignore_errors=True)
+
+
 class WarmKernel(unittest.TestCase):
     """What JITFunction.warmup and a launch return is subscriptable as Triton's compiled
     kernel: `kernel = fn.warmup(..., grid=(1,)); kernel[grid](*args)` (Triton's softmax

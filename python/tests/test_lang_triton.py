@@ -1563,6 +1563,36 @@ class LibraryIdioms(unittest.TestCase):
         target_queries[(1, )](out)
         np.testing.assert_array_equal(out, [3, 0, 1, 21])
 
+    def test_kernel_rebuilt_from_its_constructor_and_scope(self):
+        # a library that rebuilds a kernel from another's text (triton_kernels' specialize):
+        # the constructor's parameters read back by name from the kernel, its capture scope
+        # as the new function's globals, a placeholder function given the new text
+        import inspect
+        params = list(inspect.signature(nereid.JITFunction.__init__).parameters.values())[2:]
+        attrs = {p.name: getattr(scaled_copy, p.name, p.default) for p in params}
+        self.assertEqual(attrs["repr"](None), "scaled_copy")
+        scope = scaled_copy.get_capture_scope()
+        self.assertIs(scope["_triple"], _triple)
+
+        def placeholder():
+            pass
+
+        f = types.FunctionType(placeholder.__code__, dict(scope))
+        P = inspect.Parameter
+        f.__signature__ = inspect.Signature([P("out_ptr", P.POSITIONAL_OR_KEYWORD),
+                                             P("BLOCK", P.POSITIONAL_OR_KEYWORD, annotation=tl.constexpr)])
+        f.__name__ = "tripled"
+        k = nereid.JITFunction(f, **attrs)
+        k._unsafe_update_src("def tripled(out_ptr, BLOCK: tl.constexpr):\n"
+                             "    o = tl.arange(0, BLOCK)\n"
+                             "    tl.store(out_ptr + o, _triple(o))\n")
+        k.raw_src = list(scaled_copy.raw_src)
+        k.starting_line_number = scaled_copy.starting_line_number
+        self.assertEqual(k.raw_src[1].strip(), "def scaled_copy(x_ptr, out_ptr, scale, n, BLOCK: tl.constexpr):")
+        out = np.zeros(8, np.int32)
+        k[(1, )](out, BLOCK=8)
+        np.testing.assert_array_equal(out, np.arange(8) * 3)
+
     def test_triton_jitfunction_attributes(self):
         # what libraries read of Triton's JITFunction: signature, cache_key, __globals__
         self.assertEqual(list(narrowed.signature.parameters), ["out_ptr"])

@@ -208,6 +208,7 @@ class _Source:
         # span (row, first column, end column, in bytes) that _module_spelling may replace
         self.names, self.attrs, self.spans, self.stored = _names_and_attrs(fdef)
         self.def_span = (fdef.lineno - 1, fdef.col_offset + len("def "))  # where its name is
+        self.def_name = fdef.name  # the text's (a library may rename the function after: cacheable)
 
     @property
     def src(self):
@@ -222,7 +223,9 @@ class _Source:
         spelled `name_attr`, the name source() binds to what it is, padded to the same width
         so that every column stays where it was. renames: the names of globals this text reads
         that the compiled text calls otherwise (a helper or constant whose name another
-        module's uses too), each as wide as the name; def_name: the function's own, so."""
+        module's uses too), each as wide as the name; def_name: the function's own in the
+        compiled text (its __name__, which a library may have changed after the def, or a
+        name given it apart)."""
         lines = [l.encode() for l in self.lines]
         for base, attr, row, c0, c1 in self.attrs:
             if (base, attr) in modules:
@@ -230,10 +233,6 @@ class _Source:
         for name, row, c0, c1 in self.spans if renames else ():
             if name in renames and name not in self.stored and lines[row][c0:c1] == name.encode():
                 lines[row] = lines[row][:c0] + renames[name].encode() + lines[row][c1:]
-        if def_name is not None and def_name != self.name:
-            row, c0 = self.def_span
-            if lines[row][c0:c0 + len(self.name)] == self.name.encode():
-                lines[row] = lines[row][:c0] + def_name.encode() + lines[row][c0 + len(self.name):]
         for name, row, col, has_ann in reversed(self.arg_pos):  # right to left keeps columns valid
             if annotate and name in annotate and not has_ann:
                 ty = annotate[name]
@@ -243,6 +242,10 @@ class _Source:
                                                          (name in retype and name in annotate)):
                 r, c0, c1 = self.ann_span[name]  # `p: tl.const` given a pointer: '"*kfp32"'
                 lines[r] = lines[r][:c0] + f'"{annotate[name]}"'.encode() + lines[r][c1:]
+        if def_name is not None and def_name != self.def_name:  # last: columns left of it unmoved
+            row, c0 = self.def_span
+            if lines[row][c0:c0 + len(self.def_name)] == self.def_name.encode():
+                lines[row] = lines[row][:c0] + def_name.encode() + lines[row][c0 + len(self.def_name):]
         return b"".join(lines).decode()
 
 
@@ -563,8 +566,8 @@ class JITFunction(_nereid.Dispatcher):
         retype = {n for n, k in zip(self.arg_names, self.kinds) if k == _INFER}  # `n: tl.const`, `x: tl.tensor`
         helpers = self._helpers(passed)
         compiled, renames, module_lines = self._layout(helpers)
-        lines = ["\n"] * (own.first - 1) + own.text(annotate, self._module_bases(), retype,
-                                                      renames[id(self)]).splitlines(keepends=True)
+        lines = ["\n"] * (own.first - 1) + own.text(annotate, self._module_bases(), retype, renames[id(self)],
+                                                      compiled[id(self)]).splitlines(keepends=True)
         tail = []
         host = {}
         for helper in helpers:

@@ -537,7 +537,8 @@ static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value, La
     static const char *const harmless[] = {"launch_pdl",          "debug",
                                            "sanitize_overflow",   "num_buffers_warp_spec",
                                            "num_consumer_groups", "reg_dec_producer",
-                                           "reg_inc_consumer",    "instrumentation_mode"};
+                                           "reg_inc_consumer",    "instrumentation_mode",
+                                           "arch"}; /* arch: the launch's device's, always */
     for (size_t i = 0; i < sizeof harmless / sizeof *harmless; i++)
         if (!strcmp(k, harmless[i])) return 1;
     if (!strcmp(k, "num_ctas")) {

@@ -1593,6 +1593,28 @@ class LibraryIdioms(unittest.TestCase):
         k[(1, )](out, BLOCK=8)
         np.testing.assert_array_equal(out, np.arange(8) * 3)
 
+    def test_kernel_renamed_after_its_def(self):
+        # triton_kernels' @cacheable: a function returning a kernel, the kernel then given
+        # the function's name (fn.__name__ and __name__); its text's def keeps the old one
+        def cacheable(f):
+            g = f()
+            g.fn.__name__ = f.__name__
+            g.__name__ = f.__name__
+            return g
+
+        @cacheable
+        def doubled_renamed():
+            @nereid.jit(device=CPU)
+            def inner(x_ptr, N: tl.constexpr):
+                o = tl.arange(0, N)
+                tl.store(x_ptr + o, o * 2)
+            return inner
+
+        x = np.zeros(8, np.int32)
+        k = doubled_renamed.run(x, N=8, grid=(1, ))
+        np.testing.assert_array_equal(x, np.arange(8) * 2)
+        self.assertEqual(k.name, "doubled_renamed")
+
     def test_triton_jitfunction_attributes(self):
         # what libraries read of Triton's JITFunction: signature, cache_key, __globals__
         self.assertEqual(list(narrowed.signature.parameters), ["out_ptr"])

@@ -1305,9 +1305,9 @@ class TritonObjectModel(unittest.TestCase):
         k = self.kernel()
         x = np.ones(8, dtype=np.float32)
         k[(1,)](x, 8, BLOCK=8, num_ctas=1, maxnreg=None, enable_fp_fusion=False, launch_pdl=True, debug=False,
-                launch_cooperative_grid=False)
+                launch_cooperative_grid=False, arch=None)
         np.testing.assert_array_equal(x, 2)
-        k[(1,)](x, 8, BLOCK=8, num_ctas=2, launch_cooperative_grid=True)  # one CTA per program, as results go
+        k[(1,)](x, 8, BLOCK=8, num_ctas=2, launch_cooperative_grid=True, arch="sm90")  # one CTA per program
         np.testing.assert_array_equal(x, 4)
         with self.assertRaisesRegex(ValueError, "num_ctas must be from 1 to 16, got 0"):
             k[(1,)](x, 8, BLOCK=8, num_ctas=0)

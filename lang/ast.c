@@ -406,6 +406,12 @@ Ann ast_ann_dotted(ParseCtx *c, Loc loc, NameVec *dotted) {
     return (Ann){normalise_ann(c, s, strlen(s)), loc};
 }
 
+/* A | B (PEP 604: `x: tl.tensor | tl.tensor_descriptor`): its text, which types nothing
+ * (a helper's parameter takes what it is given); `constexpr | ...` stays a union too. */
+Ann ast_ann_union(ParseCtx *c, Ann a, NameVec *dotted) {
+    return (Ann){arena_printf(c->arena, "%s|%s", a.text, join_dotted(c, dotted)), a.loc};
+}
+
 Ann ast_ann_string(ParseCtx *c, Loc loc, Expr *s) {
     return (Ann){normalise_ann(c, s->sval, s->slen), loc};
 }

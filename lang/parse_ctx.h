@@ -208,6 +208,7 @@ Arg ast_arg_kw(Loc loc, const char *name, Expr *value);
 Ann ast_ann_star(ParseCtx *c, Loc loc, NameVec *dotted);
 Ann ast_ann_dotted(ParseCtx *c, Loc loc, NameVec *dotted);
 Ann ast_ann_string(ParseCtx *c, Loc loc, Expr *s);
+Ann ast_ann_union(ParseCtx *c, Ann a, NameVec *dotted);
 Param ast_param(Loc loc, const char *name, const Ann *ann, Expr *def);
 
 Stmt *ast_st_simple(ParseCtx *c, Loc loc, StmtKind kind);

@@ -202,6 +202,8 @@ annotation
     : '*' dotted                                { $$ = ast_ann_star(ctx, @1, $2); }
     | dotted                                    { $$ = ast_ann_dotted(ctx, @1, $1); }
     | STRING                                    { $$ = ast_ann_string(ctx, @1, $1); }
+    | annotation '|' dotted                     { $$ = ast_ann_union(ctx, $1, $3); }
+    | annotation '|' NONE                       { $$ = ast_ann_union(ctx, $1, ast_nv_push(ctx, NULL, "None")); }
     ;
 
 compound_stmt

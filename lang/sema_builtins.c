@@ -1034,6 +1034,7 @@ static OpId impure_op(Sema *S, IrFunc *f, RegionId r, IrFunc **where, int depth)
             if (bad) return bad;
             continue;
         }
+        if (op->code == OP_INLINE_ASM && op->attr[0]) continue; /* is_pure=True: an op */
         if (!(ir_op_info[op->code].flags & F_PURE) || op->nregions) {
             *where = f;
             return id;
@@ -1197,8 +1198,8 @@ static void finish_combine_region(Sema *S, BArgs *a, RegionId r) {
         sema_error_from(S, where->ops[bad].loc, a->call,
                         arena_printf(S->arena, "in the combine function of this %s", a->name),
                         "%s: a combine function may only compute on its arguments (choices with "
-                        "if/else or tl.where, asserts; no loads, stores, atomics, prints or "
-                        "loops), got '%s'",
+                        "if/else or tl.where, asserts, pure inline assembly; no loads, stores, "
+                        "atomics, prints or loops), got '%s'",
                         a->name, ir_op_info[where->ops[bad].code].name);
 }
 

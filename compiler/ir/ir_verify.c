@@ -325,11 +325,12 @@ static void check_combine(Verifier *V, OpId id, const IrOp *op) {
         if (k == 0 || k >= V->f->nops) continue; /* reported by the walk */
         const IrOp *o = &V->f->ops[k];
         bool ok = o->code == OP_YIELD || o->code == OP_CALL ||
+                  (o->code == OP_INLINE_ASM && o->attr[0]) || /* pure inline assembly */
                   (o->code < OP_COUNT && (ir_op_info[o->code].flags & F_PURE) && !o->nregions);
         if (!ok) {
             op_error(V, id,
-                     "the combine region holds '%s': only pure ops without regions (and calls "
-                     "before inlining)",
+                     "the combine region holds '%s': only pure ops without regions (pure "
+                     "inline_asm among them; and calls before inlining)",
                      o->code < OP_COUNT ? ir_op_info[o->code].name : "?");
             return;
         }

@@ -715,7 +715,10 @@ class JITFunction(_nereid.Dispatcher):
                 value = compiled.get(id(j), j.__name__) if j is not None else repr(_constant_value(v))
                 lines.append(f"{_module_spelling(base, attr)} = {value}\n")
             for name in dict.fromkeys(src.names + [a[0] for a in src.attrs]):
-                if name in src.stored or name not in g:
+                # a name the function also assigns (or a parameter) is bound too, as before:
+                # Triton reads the global until the assignment (`BLOCK = BLOCK * 2`); text()
+                # leaves such names as they are
+                if name not in g:
                     continue
                 v = g[name]
                 target = None

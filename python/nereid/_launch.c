@@ -123,9 +123,9 @@ typedef struct {
      * constexprs are the same objects (with no extra keywords) has the same key, so it
      * takes the kernel without building the key and looking it up in `cache`. */
     PyObject *last_kernel;
-    bool last_tuned;  /* last_kernel is tuned (its launches need the arguments' extents) */
-    bool fast;        /* the last launch's arguments were all of kinds fast_launch reads */
-    bool launcher;    /* a compiled kernel's kernel[grid] (KernelLauncher): runs its switches */
+    bool last_tuned; /* last_kernel is tuned (its launches need the arguments' extents) */
+    bool fast;       /* the last launch's arguments were all of kinds fast_launch reads */
+    bool launcher;   /* a compiled kernel's kernel[grid] (KernelLauncher): runs its switches */
 } DispatcherObject;
 
 /* The grid of a launch, as `k[grid]` gives it: a tuple of ints (or an int) is read once

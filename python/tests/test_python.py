@@ -1549,6 +1549,23 @@ def k(out, N: tl.constexpr):
             shutil.rmtree(d, ignore_errors=True)
 
 
+_SHADOWED = 4
+
+
+@nereid.jit(device=CPU)
+def _reads_then_assigns_a_global(x_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    _SHADOWED = _SHADOWED * 2  # noqa: F823 (Triton reads the global until the assignment)
+    tl.store(x_ptr + o, o * _SHADOWED)
+
+
+class GlobalAssignedInKernel(unittest.TestCase):
+    def test_global_read_before_a_local_of_its_name(self):
+        x = np.zeros(8, np.int32)
+        _reads_then_assigns_a_global[(1,)](x, N=8)
+        np.testing.assert_array_equal(x, np.arange(8) * 8)
+
+
 class WarmKernel(unittest.TestCase):
     """What JITFunction.warmup and a launch return is subscriptable as Triton's compiled
     kernel: `kernel = fn.warmup(..., grid=(1,)); kernel[grid](*args)` (Triton's softmax

@@ -355,11 +355,13 @@ class KernelLauncher(_nereid.Dispatcher):
         self._declared = [n for n, c in zip(sig[0], sig[1]) if not c] if sig else self._runtime_names
         # a tuple parameter is its leaves' run-time parameters (`pair.0`, `pair.1.0`, ...)
         self._tuples = {n for n in self._names if n not in types and any(r.startswith(n + ".") for r in self._runtime_names)}
-        ignored = [n for n in self._names if n not in types and n not in self._tuples]
-        names = self._runtime_names + ignored
-        kinds = [0] * len(self._runtime_names) + [2] * len(ignored)
+        # without tuples the launcher binds the @jit function's parameters in their order
+        # (positional arguments go straight through); with them, the run-time leaves by name
+        names = self._names if not self._tuples else self._runtime_names + [
+            n for n in self._names if n not in types and n not in self._tuples]
+        kinds = [0 if n in types else 2 for n in names]
         self._setup(kernel.name, tuple(names), kinds, [types.get(n) for n in names],
-                    {n: None for n in ignored}, False)
+                    {n: None for n, k in zip(names, kinds) if k}, False)
         self._launch = self[grid]
 
     def _resolve(self):
@@ -384,6 +386,14 @@ class KernelLauncher(_nereid.Dispatcher):
             raise TypeError(f"{self.__name__}(): parameter '{name}' has {len(value)} elements, fewer than the compiled kernel's")
 
     def __call__(self, *args, stream=None, **kwargs):
+        if not self._tuples:  # the common case: positional arguments bound as they come
+            if len(args) == len(self._declared) < self._all:  # the non-constexpr parameters (Triton's)
+                kwargs.update(zip(self._declared, args))
+                args = ()
+            elif len(args) == len(self._runtime_names) < self._all:  # the compiled kernel's run-time ones
+                kwargs.update(zip(self._runtime_names, args))
+                args = ()
+            return self._launch(*args, **kwargs)
         # every parameter, the non-constexpr ones (Triton's launcher's), or the compiled
         # kernel's run-time ones (a tuple's elements one by one): the first list as long as
         # the arguments whose tuple parameters they give tuples

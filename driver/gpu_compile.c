@@ -126,38 +126,6 @@ static IrFunc *front(Run *r, const IrFunc *kernel, const GpuSpec *spec, const Gp
     return f;
 }
 
-/* Triton's inline_asm_elementwise with pack > 1 hands the assembly `pack` elements of a
- * thread at a time, in the order of its registers: a property of the operand's layout.
- * Triton's trans only relabels its operand's layout, so a register's elements stay
- * consecutive along the tile as it was loaded; Nereid lays a trans out for its consumers,
- * where they may be consecutive along another dimension, and the assembly would group
- * other elements than under Triton (triton_kernels' mxfp4 unpacking gave wrong values so,
- * docs/gpu.md). Until the layouts follow Triton's there, such an operand (a trans, or a
- * conversion of one) is an error at the assembly. False if there is none. */
-static bool packed_asm_on_trans(Run *r, const IrFunc *f, RegionId reg) {
-    const IrRegion *rg = &f->regions[reg];
-    for (uint32_t i = 0; i < rg->nops; i++) {
-        const IrOp *op = &f->ops[rg->ops[i]];
-        for (int k = 0; k < op->nregions; k++)
-            if (packed_asm_on_trans(r, f, op->region[k])) return true;
-        if (op->code != OP_INLINE_ASM || op->attr[1] <= 1) continue;
-        for (uint32_t j = 0; j < op->nopnds; j++) {
-            OpId d = ir_def(f, op->operands[j]);
-            while (d && f->ops[d].code == OP_CVT && f->ops[d].nopnds == 1)
-                d = ir_def(f, f->ops[d].operands[0]); /* a conversion keeps the layout */
-            if (!d || f->ops[d].code != OP_TRANS || ir_type(f, op->operands[j]).rank < 2) continue;
-            diag_error(r->diag, op->loc,
-                       "inline_asm_elementwise with pack=%d on a transposed block (the trans at "
-                       "line %d) is not supported: the assembly takes each thread's elements in "
-                       "the order of its registers, which Nereid does not lay out as Triton does "
-                       "after a trans (pack=1, or the assembly before the trans, is)",
-                       (int)op->attr[1], f->ops[d].loc.line);
-            return true;
-        }
-    }
-    return false;
-}
-
 bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarget *t, GpuDump what,
                         StrBuf *dump, StrBuf *llvm_ir, GpuResult *out, Diag *diag) {
     memset(out, 0, sizeof *out);
@@ -171,7 +139,6 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
     bool *tma = NULL;
     TmaPtrPlan plan;
     IrFunc *f = front(&r, kernel, spec, &go, &tma, &plan);
-    if (r.ok && packed_asm_on_trans(&r, f, f->body)) r.ok = false;
     ParamFact *pf = param_facts(f, spec);
     AxisInfo *facts = NULL; /* of f as it is, where known */
     if (after(&r, "specialise")) {

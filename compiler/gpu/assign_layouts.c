@@ -323,6 +323,11 @@ static void pref_op(Ctx *c, OpId id) {
         prefer(c, op->operands[2], l);
         return;
     }
+    /* an assembly with pack > 1 takes a thread's elements in the order of its registers:
+     * its operands stay where their producers put them, a trans's where its operand's
+     * elements already are (a relabelling, as Triton's), not where the assembly's users
+     * would have its results; the results take the operand's layout */
+    if (op->code == OP_INLINE_ASM && op->attr[1] > 1) return;
     if (op->code == OP_INLINE_ASM && op->nres > 1) { /* several results, one layout */
         uint32_t want = c->pref[op->results[0]];
         for (uint32_t i = 0; want && i < op->nopnds; i++)

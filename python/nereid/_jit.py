@@ -435,7 +435,10 @@ class JITFunction(_nereid.Dispatcher):
 
     def _compile(self, key, context):
         source, filename, defines = self._compile_request(key)
-        mod = _runtime._compile_text(context, source, filename, defines, self.__name__, self.num_warps, self.num_stages,
+        # the launch's num_warps= where it gives one: tl.extra.cuda.num_warps() is that count
+        # in the kernel (Triton's num_warps is a compile option)
+        warps = self._launch_num_warps or self.num_warps
+        mod = _runtime._compile_text(context, source, filename, defines, self.__name__, warps, self.num_stages,
                                      self._constexpr_functions)
         return self._kernel_of(mod)
 

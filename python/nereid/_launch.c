@@ -123,9 +123,11 @@ typedef struct {
      * constexprs are the same objects (with no extra keywords) has the same key, so it
      * takes the kernel without building the key and looking it up in `cache`. */
     PyObject *last_kernel;
-    bool last_tuned; /* last_kernel is tuned (its launches need the arguments' extents) */
-    bool fast;       /* the last launch's arguments were all of kinds fast_launch reads */
-    bool launcher;   /* a compiled kernel's kernel[grid] (KernelLauncher): runs its switches */
+    bool last_tuned;  /* last_kernel is tuned (its launches need the arguments' extents) */
+    bool fast;        /* the last launch's arguments were all of kinds fast_launch reads */
+    bool launcher;    /* a compiled kernel's kernel[grid] (KernelLauncher): runs its switches */
+    int launch_warps; /* the launch being bound's num_warps= (0: none), for _compile: the
+                         front end evaluates tl.extra.cuda.num_warps() with it */
 } DispatcherObject;
 
 /* The grid of a launch, as `k[grid]` gives it: a tuple of ints (or an int) is read once
@@ -2020,6 +2022,7 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
     PyObject *cache =
         NULL; /* c's kernels; both held for the launch (Python code may change the dispatcher's) */
     if (bind(d, args, kwargs, vals, &extra, &lop)) goto out;
+    d->launch_warps = lop.warps;
     /* a compiled kernel's launcher (kernel[grid]) runs what was compiled: the switches
      * its last launch resolved, not the defaults */
     d->launcher = st->grid_view && PyType_Check(st->grid_view) &&
@@ -2329,7 +2332,16 @@ static PyMethodDef dispatcher_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyObject *dispatcher_get_launch_warps(PyObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLong(((DispatcherObject *)self)->launch_warps);
+}
+
 static PyGetSetDef dispatcher_getset[] = {
+    {"_launch_num_warps", dispatcher_get_launch_warps, NULL,
+     "the num_warps= of the launch that is compiling (0: none given): a kernel that reads "
+     "tl.extra.cuda.num_warps() is compiled for it",
+     NULL},
     {"_cache", dispatcher_get_cache, NULL, "compiled specialisations: key -> Kernel", NULL},
     {"_meta", dispatcher_get_meta, dispatcher_set_meta,
      "what a callable grid's meta holds besides the arguments (a dict, or None)", NULL},

@@ -1301,6 +1301,22 @@ class TritonObjectModel(unittest.TestCase):
         np.testing.assert_array_equal(x, 4)
         self.assertEqual(w.metadata.name, "scale")
 
+    def test_num_warps_read_in_the_kernel_is_the_launchs(self):
+        # tl.extra.cuda.num_warps() is the count the launch gives (Triton's num_warps is a
+        # compile option): triton_kernels' matmul static_asserts it
+        @nereid.jit(device=CPU)
+        def warps_of(x_ptr, N: tl.constexpr, WANT: tl.constexpr):
+            n_warps: tl.constexpr = tl.extra.cuda.num_warps()
+            tl.static_assert(n_warps == WANT)
+            o = tl.arange(0, N)
+            tl.store(x_ptr + o, o * 0 + n_warps)
+
+        x = np.zeros(8, np.int32)
+        warps_of[(1,)](x, N=8, WANT=8, num_warps=8)
+        np.testing.assert_array_equal(x, 8)
+        warps_of[(1,)](x, N=16 // 2, WANT=2, num_warps=2)
+        np.testing.assert_array_equal(x, 2)
+
     def test_triton_launch_options(self):
         k = self.kernel()
         x = np.ones(8, dtype=np.float32)

@@ -825,6 +825,19 @@ def asm_cases():
     cases.append(Case("inline_asm bytes pack=4 [%d]" % nb, "asm_packed_bytes", (math.ceil(nb / Bb),),
                       [In(xb), Out("y", sent(nb, np.uint8), ((xb & 0x1F) << 3).astype(np.uint8), Exact()), nb],
                       dict(BLOCK=Bb), warps=(4, 1, 8), cpu_refused=ASM_REFUSED))
+    # pack=4 on a 2-D uint8 block, as loaded and transposed (triton_kernels' mxfp4 unpacking
+    # transposes before its packed assembly): each thread's registers run along the loaded
+    # rows in runs of at least 4 (16-byte loads), so a group is 4 consecutive bytes of a
+    # row of x, before and after the transposition
+    R, C = 32, 64
+    xg = rng.integers(0, 256, (R, C)).astype(np.uint8)
+    first = xg[:, (np.arange(C) // 4) * 4]
+    for trans in (False, True):
+        want = np.ascontiguousarray(first.T) if trans else first
+        cases.append(Case("inline_asm pack=4 groups, %s [%dx%d]" % ("transposed" if trans else "as loaded", R, C),
+                          "asm_group_first_byte", (1,),
+                          [In(xg), Out("y", sent(want.shape, np.uint8), want, Exact()), R, C],
+                          dict(TRANS=trans, BR=R, BC=C), warps=(4, 1, 8), cpu_refused=ASM_REFUSED))
     xf = f32(np.concatenate([rng.uniform(-1000, 1000, n - 100), np.arange(-50, 50) + 0.5]))
     cases.append(Case("inline_asm cvt.rni.s32.f32 pack=1 [%d]" % n, "asm_cvt_rni", grid,
                       [In(xf), Out("y", sent(n, np.int32), np.rint(xf).astype(np.int32), Exact()), n], dict(BLOCK=B),

@@ -425,6 +425,24 @@ def asm_packed_bytes(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def asm_group_first_byte(x_ptr, out_ptr, R, C, TRANS: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
+    # x: [R, C] uint8, row-major, one block. pack=4 hands the assembly four bytes of a thread's
+    # registers; prmt copies the first of them into all four, so the result shows which
+    # elements a group holds. With TRANS the groups are those of the transposed block: the
+    # transposition relabels the loaded registers, it does not regroup them.
+    rr = tl.arange(0, BR)
+    rc = tl.arange(0, BC)
+    x = tl.load(x_ptr + rr[:, None] * C + rc[None, :], mask=(rr[:, None] < R) & (rc[None, :] < C), other=0)
+    if TRANS:
+        xt = tl.trans(x)
+        y = tl.inline_asm_elementwise("prmt.b32 $0, $1, 0, 0;", "=r,r", [xt], dtype=tl.uint8, is_pure=True, pack=4)
+        tl.store(out_ptr + rc[:, None] * R + rr[None, :], y, mask=(rc[:, None] < C) & (rr[None, :] < R))
+    else:
+        y = tl.inline_asm_elementwise("prmt.b32 $0, $1, 0, 0;", "=r,r", [x], dtype=tl.uint8, is_pure=True, pack=4)
+        tl.store(out_ptr + rr[:, None] * C + rc[None, :], y, mask=(rr[:, None] < R) & (rc[None, :] < C))
+
+
+@triton.jit
 def asm_cvt_rni(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)

@@ -29,7 +29,7 @@ static void print_usage(FILE *f) {
         "                      [-o OUT] [--print-after-all] [--num-warps=N] [--num-stages=N]\n"
         "                      [--emit=gpu-ir|llvm|ptx|cubin] [--arch=sm_80|sm_90|sm_90a] "
         "[--time]\n"
-        "                      [--divisible=P,...] [--one=P,...] [--no-align] "
+        "                      [--divisible=P,...] [--one=P,...] [--zero=P,...] [--no-align] "
         "[--llvm-passes=PIPELINE]\n"
         "                      [--signature=TYPE,...]\n"
         "                      [--libdevice=FILE|none] [--maxnreg=N] [--enable-fp-fusion=0|1]\n"
@@ -60,7 +60,8 @@ static void print_usage(FILE *f) {
         "pointer parameters are taken as 16-byte aligned (--no-align: unknown), the integer\n"
         "parameters named by --divisible as nonzero multiples of 16, those named by --one as "
         "equal\n"
-        "to 1.\n"
+        "to 1, those named by --zero (integers or pointers) as 0, which is a multiple of 16 but no\n"
+        "nonzero divisor.\n"
         "--signature lists the -k kernel's parameters as Triton spells them (\"*fp32:16, i32, "
         "1024\":\n"
         "a type, :16 divisible by 16, :1 equal to 1, constexpr or a constexpr's value), for a "
@@ -138,7 +139,7 @@ typedef struct CliArgs {
     int ndefines;
     NrCompileOptions o;
     GpuEmit gpu;
-    const char *arch, *divisible, *one, *llvm_passes, *libdevice;
+    const char *arch, *divisible, *one, *zero, *llvm_passes, *libdevice;
     bool libdevice_set;  /* --libdevice given (libdevice NULL: none) */
     GpuCodeOptions code; /* --maxnreg, --enable-fp-fusion, --enable-reflect-ftz */
     bool time, no_align, strict_ptxas;
@@ -226,6 +227,7 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
         else if (!strncmp(s, "--divisible=", 12)) a->divisible = s + 12;
         else if (!strncmp(s, "--signature=", 12)) a->signature = s + 12;
         else if (!strncmp(s, "--one=", 6)) a->one = s + 6;
+        else if (!strncmp(s, "--zero=", 7)) a->zero = s + 7;
         else if (!strncmp(s, "--llvm-passes=", 14)) a->llvm_passes = s + 14;
         else if (!strncmp(s, "--libdevice=", 12)) {
             a->libdevice_set = true;
@@ -260,6 +262,9 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
     if (a->gpu == GPU_CUBIN && !a->out) return usage_error("--emit=cubin needs -o FILE%s", "");
     if (a->aot && (!a->out || !strcmp(a->out, "-")))
         return usage_error("--emit=c needs -o DIR/NAME (writes NAME.h and NAME.c)%s", "");
+    if (a->aot && a->zero)
+        return usage_error("--zero names the arguments of one launch; --emit=c's launchers "
+                           "choose their variants at run time%s", "");
     if (a->aot && !a->narchs) parse_arch_list(a, NR_DEFAULT_AOT_ARCHS);
     if (!a->aot && a->narchs > 1)
         return usage_error("several architectures ('%s') need --emit=c", a->arch_text);
@@ -306,6 +311,7 @@ static void fill_spec(const CliArgs *a, IrFunc *f, uint8_t *facts) {
             facts[i] = SPEC_DIV16; /* descriptors: TMA-ready */
         if (dt_is_int(t.dt) && in_list(a->divisible, name)) facts[i] = SPEC_DIV16;
         if (dt_is_int(t.dt) && in_list(a->one, name)) facts[i] = SPEC_ONE;
+        if ((dt_is_int(t.dt) || t.dt == DT_PTR) && in_list(a->zero, name)) facts[i] = SPEC_ZERO;
     }
 }
 

@@ -84,8 +84,9 @@ static ParamFact *param_facts(IrFunc *f, const GpuSpec *spec) {
     ParamFact *pf = arena_alloc(f->mod->arena, sizeof(ParamFact) * (body->nargs + 1));
     for (uint32_t i = 0; i < body->nargs; i++) {
         pf[i].divisibility = 1;
-        if (spec && (int)i < spec->nparams && spec->facts[i] == SPEC_DIV16)
-            pf[i].divisibility = 16, pf[i].nonzero = true;
+        int fact = spec && (int)i < spec->nparams ? spec->facts[i] : SPEC_NONE;
+        if (fact == SPEC_DIV16 || fact == SPEC_ZERO)
+            pf[i].divisibility = 16, pf[i].nonzero = fact == SPEC_DIV16;
     }
     return pf;
 }

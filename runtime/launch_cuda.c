@@ -385,7 +385,10 @@ static GpuCodeOptions code_of_key(int key) {
 static void variant_key(const uint8_t *facts, int np, int warps, int stages, char *key) {
     int n = 0;
     for (int i = 0; i < np; i++)
-        key[n++] = facts[i] == SPEC_ONE ? 'o' : facts[i] == SPEC_DIV16 ? 'd' : 'n';
+        key[n++] = facts[i] == SPEC_ONE     ? 'o'
+                   : facts[i] == SPEC_DIV16 ? 'd'
+                   : facts[i] == SPEC_ZERO  ? 'z'
+                                            : 'n';
     key[n++] = ':';
     if (warps >= 10) key[n++] = (char)('0' + warps / 10);
     key[n++] = (char)('0' + warps % 10);
@@ -429,9 +432,11 @@ static bool same_key(const VariantKey *a, const VariantKey *b) {
 
 /* The specialisation facts of the arguments (cuda_launch_kernel finds them while packing
  * them): a
- * pointer 16-byte aligned and not null, an integer a nonzero multiple of 16 (0 is none
- * here: the compiler takes a divisible value to be nonzero too, so x % n keeps x's runs,
- * and a zero pointer or size is worth a variant of its own), an integer equal to 1. The
+ * pointer 16-byte aligned and not null, an integer a nonzero multiple of 16, an integer
+ * equal to 1, and 0 (an integer or a null pointer; Triton's launcher counts it among the
+ * multiples of 16, and so does the compiler here, but it is no nonzero divisor: x % n
+ * keeps x's runs only for the nonzero ones, and a zero size is worth a variant of its
+ * own). The
  * variant is looked up by the facts, warps and stages as integers, the last launch's
  * variant first; a new one is compiled (or loaded from the disk cache) under the same key
  * as text. */
@@ -481,7 +486,10 @@ static void plan_speculation(const nr_kernel *k, GpuSpec *spec, int warps, int s
 /* A variant's specialisation facts, from its key's letters ("ddno:4:3:a"). */
 static void facts_of_key(const GpuVariant *v, int np, uint8_t *facts) {
     for (int i = 0; i < np; i++)
-        facts[i] = v->key[i] == 'o' ? SPEC_ONE : v->key[i] == 'd' ? SPEC_DIV16 : SPEC_NONE;
+        facts[i] = v->key[i] == 'o'   ? SPEC_ONE
+                   : v->key[i] == 'd' ? SPEC_DIV16
+                   : v->key[i] == 'z' ? SPEC_ZERO
+                                      : SPEC_NONE;
 }
 
 /* The kernel of v that checks its indices itself and reads through pointers only, for a
@@ -650,15 +658,19 @@ static inline nr_status pack_args(nr_kernel *k, const nr_arg *args, int np,
         uint8_t fact = SPEC_NONE;
         if (p.dt == DT_PTR && a->type == NR_TYPE_PTR) {
             slots[i] = u;
-            fact = u % 16 == 0 && u ? SPEC_DIV16 : SPEC_NONE;
+            fact = !u ? SPEC_ZERO : u % 16 == 0 ? SPEC_DIV16 : SPEC_NONE;
         } else if (p.dt >= DT_I1 && p.dt <= DT_U64 && args_is_int_tag(a->type) &&
                    args_int_fits_fast(a, p.dt, p.bits)) {
             uint64_t low =
                 p.bits >= 64 ? u : u & ((UINT64_C(1) << p.bits) - 1); /* the parameter's bytes */
             slots[i] = low;
-            /* 0 is no multiple of 16 here: the compiler takes a divisible value to be nonzero */
+            /* 0 a fact of its own: a multiple of 16 as Triton's launcher counts it (a zero
+             * stride keeps the other terms' alignment), but not nonzero as a divisor */
             if (p.dt != DT_I1)
-                fact = a->v.i == 1 ? SPEC_ONE : low % 16 == 0 && low ? SPEC_DIV16 : SPEC_NONE;
+                fact = a->v.i == 1 ? SPEC_ONE
+                       : !low      ? SPEC_ZERO
+                       : low % 16 == 0 ? SPEC_DIV16
+                                       : SPEC_NONE;
         } else if (p.dt >= DT_FP16 && p.dt <= DT_FP64 && args_is_float_tag(a->type)) {
             double f = a->v.f;
             slots[i] = 0;

@@ -345,10 +345,12 @@ static bool coordinate_ok(Tp *T, const Poly *p, bool lower) {
     return true;
 }
 
-/* A stride atom: an integer parameter whose fact makes it a multiple of 16 elements. */
+/* A stride atom: an integer parameter whose fact makes it a nonzero multiple of 16 elements
+ * (a tensor map's strides are positive). */
 static bool stride_param(const Tp *T, ValId a) {
     int p = param_index(T, a);
-    return p >= 0 && dt_is_int(ir_type(T->f, a).dt) && T->facts && T->facts[p].divisibility >= 16;
+    return p >= 0 && dt_is_int(ir_type(T->f, a).dt) && T->facts &&
+           T->facts[p].divisibility >= 16 && T->facts[p].nonzero;
 }
 
 typedef struct Map {

@@ -43,7 +43,10 @@ typedef struct GpuOptions {
                        divisible by this (the real pipeline has the launch's facts) */
 } GpuOptions;
 
-enum { SPEC_NONE = 0, SPEC_DIV16 = 1, SPEC_ONE = 2 };
+/* A parameter's specialisation fact at a launch. SPEC_ZERO is an argument equal to 0 (an
+ * integer, or a null pointer): Triton's launcher counts 0 among the multiples of 16, so it
+ * is divisible by 16 for alignment and vector widths, but not nonzero (x % n keeps no runs). */
+enum { SPEC_NONE = 0, SPEC_DIV16 = 1, SPEC_ONE = 2, SPEC_ZERO = 3 };
 
 /* What the kernel does with the signs Triton takes for granted (compiler/gpu/speculate.c):
  * VERSION checks them in the kernel (a fast copy and a cold one); ASSUME takes them as

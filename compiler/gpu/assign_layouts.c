@@ -230,7 +230,6 @@ static void coalesce_op(Ctx *c, OpId id) {
         if (c->info[p].contiguity[d] > c->info[p].contiguity[fast]) fast = d;
     int vec =
         vector ? axis_info_vector_width(&c->info[p], mask ? &c->info[mask] : NULL, eb, fast) : 1;
-    if (fast != t.rank - 1 && vec == 1) fast = t.rank - 1; /* no vector along it: as before */
     int64_t per_thread = ty_numel(t) / (32 * c->num_warps);
     if (per_thread < 1) per_thread = 1;
     if (vec > per_thread) vec = (int)per_thread;

@@ -13,7 +13,7 @@
  *     driver (tests/mock/cuda_mock.c records each launch of a "record_" kernel); on a GPU
  *     the kernel stores one argument, which is checked;
  *   - the variants: each new combination of facts (a pointer 16-byte aligned or not, an
- *     integer 1, a nonzero multiple of 16, or neither, in every integer width), warps and
+ *     integer 1, a nonzero multiple of 16, 0, or none of these, in every integer width), warps and
  *     stages compiles one variant, a combination seen before none; on the stand-in driver
  *     the function launched is the one made for that combination, also when launches
  *     alternate between variants and on a kernel of 200 parameters (facts past the 32nd, the
@@ -261,7 +261,7 @@ static void facts(const Side *g) {
          "ddond"}, /* the first's facts */
         {0, nr_arg_i32(1), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 0, 0, "doond"},
         {0, nr_arg_i32(0), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 0, 0,
-         "dnond"}, /* 0: no multiple */
+         "dzond"}, /* 0: a multiple of 16 (Triton's "D"), but not nonzero: a fact of its own */
         {0, nr_arg_i32(17), nr_arg_i64(1), nr_arg_u32(7), nr_arg_i16(1), 0, 0, "dnond"},
         {0, nr_arg_i32(-16), nr_arg_i64(1 << 20), nr_arg_u32(0xfffffff0u), nr_arg_i16(-16), 0, 0,
          "ddddd"},
@@ -332,16 +332,16 @@ enum { MANY = 200 };
 static void many(const Side *g) {
     nr_arg a[MANY];
     a[0] = nr_arg_ptr(g->out);
-    /* `same`: the earlier case whose variant this one takes (3 is neither 0, 1 nor 16: -1, a new
-     * one) */
+    /* `same`: the earlier case whose variant this one takes (-1: a new one; 3 is neither 0, 1
+     * nor 16, and 0 is a fact of its own) */
     struct {
         int at;
         int32_t v;
         int same;
     } cases[] = {
-        {-1, 0, -1},  {-1, 0, 0},  {63, 16, -1}, {33, 1, -1},   {63, 0, 0}, {32, 16, -1},
+        {-1, 0, -1},  {-1, 0, 0},  {63, 16, -1}, {33, 1, -1},   {63, 0, -1}, {32, 16, -1},
         {-1, 0, 0},   {63, 1, -1}, {31, 16, -1}, {63, 16, 2},   {33, 1, 3}, {199, 16, -1},
-        {130, 1, -1}, {199, 0, 0}, {64, 16, -1}, {199, 16, 11},
+        {130, 1, -1}, {199, 0, -1}, {64, 16, -1}, {199, 16, 11},
     };
     unsigned long long fn[32];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

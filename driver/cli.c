@@ -60,7 +60,8 @@ static void print_usage(FILE *f) {
         "pointer parameters are taken as 16-byte aligned (--no-align: unknown), the integer\n"
         "parameters named by --divisible as nonzero multiples of 16, those named by --one as "
         "equal\n"
-        "to 1, those named by --zero (integers or pointers) as 0, which is a multiple of 16 but no\n"
+        "to 1, those named by --zero (integers or pointers) as 0, which is a multiple of 16 but "
+        "no\n"
         "nonzero divisor.\n"
         "--signature lists the -k kernel's parameters as Triton spells them (\"*fp32:16, i32, "
         "1024\":\n"
@@ -264,7 +265,8 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
         return usage_error("--emit=c needs -o DIR/NAME (writes NAME.h and NAME.c)%s", "");
     if (a->aot && a->zero)
         return usage_error("--zero names the arguments of one launch; --emit=c's launchers "
-                           "choose their variants at run time%s", "");
+                           "choose their variants at run time%s",
+                           "");
     if (a->aot && !a->narchs) parse_arch_list(a, NR_DEFAULT_AOT_ARCHS);
     if (!a->aot && a->narchs > 1)
         return usage_error("several architectures ('%s') need --emit=c", a->arch_text);

@@ -667,8 +667,8 @@ static inline nr_status pack_args(nr_kernel *k, const nr_arg *args, int np,
             /* 0 a fact of its own: a multiple of 16 as Triton's launcher counts it (a zero
              * stride keeps the other terms' alignment), but not nonzero as a divisor */
             if (p.dt != DT_I1)
-                fact = a->v.i == 1 ? SPEC_ONE
-                       : !low      ? SPEC_ZERO
+                fact = a->v.i == 1     ? SPEC_ONE
+                       : !low          ? SPEC_ZERO
                        : low % 16 == 0 ? SPEC_DIV16
                                        : SPEC_NONE;
         } else if (p.dt >= DT_FP16 && p.dt <= DT_FP64 && args_is_float_tag(a->type)) {

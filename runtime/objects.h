@@ -50,8 +50,8 @@ struct nr_context {
 enum { NR_MAX_LAUNCH_ARGS = 256 };
 
 /* A variant's specialisation as the launch path compares it: each parameter's fact
- * (SPEC_NONE, SPEC_DIV16, SPEC_ONE, SPEC_ZERO) in two bits, parameter i at bit 2*(i%32) of facts[i/32],
- * with the warp count and the pipelining depth. */
+ * (SPEC_NONE, SPEC_DIV16, SPEC_ONE, SPEC_ZERO) in two bits, parameter i at bit 2*(i%32) of
+ * facts[i/32], with the warp count and the pipelining depth. */
 typedef struct VariantKey {
     uint64_t facts[NR_MAX_LAUNCH_ARGS / 32];
     int num_warps, num_stages;

@@ -32,7 +32,7 @@ snap = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(snap)
 ROOT = snap.ROOT
 
-FACT_OPTS = ("--divisible=", "--one=", "--no-align")
+FACT_OPTS = ("--divisible=", "--one=", "--zero=", "--no-align")
 # the bytes of string constants (a failed device_assert's message names its source file:
 # the .nr file on one side, the .nrir file on the other) are left out of the comparison
 STRING = re.compile(r"^(\.global \.align 1 \.b8 __unnamed_\d+)\[\d+\] = \{[0-9, ]*\}", re.M)

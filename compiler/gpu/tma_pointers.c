@@ -349,8 +349,8 @@ static bool coordinate_ok(Tp *T, const Poly *p, bool lower) {
  * (a tensor map's strides are positive). */
 static bool stride_param(const Tp *T, ValId a) {
     int p = param_index(T, a);
-    return p >= 0 && dt_is_int(ir_type(T->f, a).dt) && T->facts &&
-           T->facts[p].divisibility >= 16 && T->facts[p].nonzero;
+    return p >= 0 && dt_is_int(ir_type(T->f, a).dt) && T->facts && T->facts[p].divisibility >= 16 &&
+           T->facts[p].nonzero;
 }
 
 typedef struct Map {

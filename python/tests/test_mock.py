@@ -607,7 +607,8 @@ class JitLaunch(unittest.TestCase):
         """bools, ints and floats inferred as i1, i32/i64 and fp32, each launch after the first
         on the fast path while the kinds stay; a change of kind changes the kernel. An int
         equal to 1 is a constexpr, as Triton's launcher specialises it (a bool True is not):
-        the kernel for it takes no flag."""
+        the kernel for it takes no flag; 0 is a variant of its own (divisible by 16, not
+        nonzero)."""
         fn = {}
         for flag, scale in [(True, 1.5), (False, 2.5), (True, 0.1), (1, 1.5), (0, 2.5), (False, 3.0), (2 ** 40, 1.0),
                             (1, 0.5), (1, 0.25), (17, 2.0), (1, 4.0)]:
@@ -615,7 +616,7 @@ class JitLaunch(unittest.TestCase):
             rec = last_launch()
             one = flag == 1 and not isinstance(flag, bool)
             kind = "one" if one else type(flag).__name__ + ("64" if flag >= 2 ** 31 else "")
-            fact = "" if isinstance(flag, bool) or one else "div16" if flag % 16 == 0 and flag else "none"
+            fact = "" if isinstance(flag, bool) or one else "zero" if flag == 0 else "div16" if flag % 16 == 0 else "none"
             self.assertEqual(fn.setdefault((kind, fact), rec.function), rec.function, (kind, fact))
             if one:
                 self.assertEqual((rec.nparams, rec.params[1]), (2, f32_bits(scale)))

@@ -647,10 +647,13 @@ class JITFunction(_nereid.Dispatcher):
         """(name, attr, value) for each `name.attr` this function reads where name is a
         global bound to a module of the user's (not the language's) and attr a @jit
         function (Nereid's or Triton's) or a constant of it: `helpers.combine(a, b)`,
-        `triton_helpers.maximum(x, y)`, `consts.LOG2E`; and each `name.sub.attr` of such a
-        module, or of the language's, that is a @jit or constexpr function the compiler does
-        not know as the language's own (`tl.target_info.cuda_capability_geq(9, 0)`, as
-        Triton's own kernel libraries spell it: run in Python, as when imported by name)."""
+        `triton_helpers.maximum(x, y)`, `consts.LOG2E`; each `name.sub.attr` of such a module
+        that is a constant, read in Python as Triton's code generator reads it
+        (`tl.constexpr(torch.version.hip is not None)`, torchao's float8 kernels); and each
+        `name.sub.attr` of such a module, or of the language's, that is a @jit or constexpr
+        function the compiler does not know as the language's own
+        (`tl.target_info.cuda_capability_geq(9, 0)`, as Triton's own kernel libraries spell
+        it: run in Python, as when imported by name)."""
         g, local = self._scope(), set(self.fn.__code__.co_varnames)
         out = []
         for base, attr, *_ in self._own_source().attrs:
@@ -660,11 +663,14 @@ class JITFunction(_nereid.Dispatcher):
                     (_is_language_module(m) and not chain):
                 continue
             v = m
-            for a in attr.split("."):
-                v = getattr(v, a, None)
+            try:
+                for a in attr.split("."):
+                    v = getattr(v, a)
+            except Exception:  # no such member (a compile error names it), or one that raises
+                continue
             if chain and _is_language_module(m) and (_as_jit(v) is None or _language_function(v) is not None):
                 continue
-            if _as_jit(v) is not None or (not chain and _constant_value(v) is not None):
+            if _as_jit(v) is not None or (not _is_language_module(m) and _constant_text(v) is not None):
                 out.append((base, attr, v))
         return out
 
@@ -715,7 +721,7 @@ class JITFunction(_nereid.Dispatcher):
             g, src = f._scope(), f._own_source()
             for base, attr, v in f._module_refs():
                 j = _as_jit(v)
-                value = compiled.get(id(j), j.__name__) if j is not None else repr(_constant_value(v))
+                value = compiled.get(id(j), j.__name__) if j is not None else _constant_text(v)
                 lines.append(f"{_module_spelling(base, attr)} = {value}\n")
             for name in dict.fromkeys(src.names + [a[0] for a in src.attrs]):
                 # a name the function also assigns (or a parameter) is bound too, as before:
@@ -886,13 +892,13 @@ def _dtype_spelling(v):
     return f"tl.{attr}" if attr else None
 
 
-def _constant_value(v):
-    """A module constant's value when the compiler can take it (a number or a bool, or a
-    tl.constexpr of one), else None."""
+def _constant_text(v):
+    """A module constant as the compiled text spells it, when the compiler can take it (a
+    number, a bool, a string or None, or a tl.constexpr of one), else None."""
     if isinstance(v, language.constexpr) or (type(v).__name__ == "constexpr" and hasattr(v, "value")):
         v = v.value
-    if isinstance(v, (bool, int, float)):
-        return v
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return repr(v)
     return None
 
 

@@ -17,6 +17,8 @@ descriptors; Nereid's compile errors are then also instances of Triton's
 CompilationError. Where Triton is not installed, `triton`, `triton.language` (Nereid's
 `nereid.language`), `triton.language.extra.libdevice` and `.cuda`,
 `triton.language.target_info` (nereid/_target_info.py: the default device's target),
+`triton.runtime.driver` (nereid/_driver.py: `driver.active`'s target, device, stream and
+device properties, the CPU interpreter's when it runs the kernels),
 `triton.tools.tensor_descriptor` (its TensorDescriptor: Nereid's), `triton.testing` and
 `triton.compiler.errors` are made from Nereid's own pieces, so the same code runs on the
 CPU interpreter.
@@ -70,6 +72,10 @@ def _fake_triton():
     compiler.CompilationError = CompileError
     runtime = types.ModuleType("triton.runtime")
     runtime.__path__ = []
+    from . import _driver
+    driver_mod = types.ModuleType("triton.runtime.driver")
+    driver_mod.driver = _driver.driver
+    runtime.driver = _driver.driver  # Triton's runtime/__init__ names the object, not the module
     jit_mod = types.ModuleType("triton.runtime.jit")
     autotuner = types.ModuleType("triton.runtime.autotuner")
     from . import _autotune
@@ -96,7 +102,7 @@ def _fake_triton():
             "triton.language.extra.libdevice": language.libdevice,
             "triton.language.extra.cuda": language.cuda, "triton.language.target_info": _target_info,
             "triton.tools": tools, "triton.tools.tensor_descriptor": tensor_descriptor,
-            "triton.runtime": runtime,
+            "triton.runtime": runtime, "triton.runtime.driver": driver_mod,
             "triton.runtime.jit": jit_mod, "triton.runtime.autotuner": autotuner, "triton.compiler": compiler,
             "triton.compiler.errors": errors, "triton.testing": testing}
     sys.modules.update(mods)

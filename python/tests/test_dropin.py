@@ -246,6 +246,34 @@ print("target_info", o[0], o2[0], o3[0], is_cuda(), ti.current_target(), desc.bl
 """
 
 
+# A library's host code sizing its work from the driver, as persistent kernels and
+# tuning-config filters write it (ours): triton.runtime.driver.active.
+DRIVER = """
+import numpy as np
+import triton
+import triton.language as tl
+from triton.runtime import driver
+
+
+@triton.jit
+def count(out, n, NUM_SMS: tl.constexpr):
+    pid = tl.program_id(0)
+    for i in range(pid, n, NUM_SMS):
+        tl.atomic_add(out, 1)
+
+
+dev = driver.active.get_current_device()
+props = driver.active.utils.get_device_properties(dev)
+sms = props["multiprocessor_count"]
+configs = [s for s in (65536, 131072, 262144) if s <= props["max_shared_mem"]]
+o = np.zeros(1, np.int32)
+count[(sms,)](o, 100, NUM_SMS=sms)
+target = triton.runtime.driver.active.get_current_target()
+print("driver", target.backend, target.warp_size, dev, driver.active.get_current_stream(), sms >= 1, configs,
+      props["warpSize"], o[0])
+"""
+
+
 class DropIn(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="nereid-dropin-")
@@ -347,6 +375,14 @@ class DropIn(unittest.TestCase):
         out = self.run_program("target.py", TARGET_INFO, _env(NEREID_DEVICE="cpu"))
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("target_info 2 7 6 False None [4, 4]", out.stdout)
+
+    def test_driver(self):
+        # triton.runtime.driver without Triton: the CPU interpreter's target ("cpu", as
+        # Triton's CPU back end), device 0, stream 0, a multiprocessor per CPU and Hopper's
+        # per-block limits (so configurations written for it run on the interpreter)
+        out = self.run_program("driver.py", DRIVER, _env(NEREID_DEVICE="cpu"))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("driver cpu 32 0 0 True [65536, 131072] 32 100", out.stdout)
 
     def test_pytest_plugin(self):
         try:

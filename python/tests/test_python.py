@@ -246,6 +246,56 @@ class ModuleMembers(unittest.TestCase):
         self.assertIn("ops_shifted_clip(x)", src)
         self.assertIn("ops_SHIFT", src)
 
+    def test_constants_reached_through_attribute_chains(self):
+        """`mod.sub.NAME` read in Python at compile time, as Triton's code generator reads a
+        module's members: None, strings, numbers (torchao's float8 kernels branch on
+        `tl.constexpr(torch.version.hip is not None)`); a member that is not there stays an
+        error at its place."""
+        version = types.ModuleType("version_under_test")
+        version.hip, version.cuda, version.major = None, "12.4", 12
+        fake = types.ModuleType("torch_like_under_test")
+        fake.version, fake.MODE = version, "fast"
+        d = tempfile.mkdtemp(prefix="nereid-chains-")
+        with open(os.path.join(d, "chains_under_test.py"), "w") as f:
+            f.write(CHAIN_KERNEL)
+        sys.path.insert(0, d)
+        sys.modules["torch_like_under_test"] = fake
+        try:
+            import chains_under_test as k
+        finally:
+            sys.path.remove(d)
+            del sys.modules["torch_like_under_test"]
+        x = np.arange(10, dtype=np.float32)
+        out = np.zeros_like(x)
+        k.chains[(1, )](x, out, x.size, BLOCK=16)
+        np.testing.assert_array_equal(out, x * 2 + 1 + 12)
+        with self.assertRaisesRegex(nereid.CompileError, "undefined name 'torch'"):
+            k.missing[(1, )](out, BLOCK=16)
+
+CHAIN_KERNEL = """
+import nereid
+import nereid.language as tl
+import torch_like_under_test as torch
+
+
+@nereid.jit(device="cpu")
+def chains(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + i, mask=i < n)
+    if tl.constexpr(torch.version.hip is not None):
+        y = x * 3
+    else:
+        y = x * 2
+    if torch.MODE == "fast" and torch.version.cuda == "12.4":
+        y = y + 1
+    tl.store(out_ptr + i, y + torch.version.major, mask=i < n)
+
+
+@nereid.jit(device="cpu")
+def missing(out_ptr, BLOCK: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, BLOCK), torch.version.rocm + 1.0)
+"""
+
 
 FP8_SRC = """
 @triton.jit

@@ -100,6 +100,7 @@ def _fake_triton():
     runtime.jit, runtime.autotuner = jit_mod, autotuner
     mods = {"triton": triton, "triton.language": language, "triton.language.extra": extra,
             "triton.language.extra.libdevice": language.libdevice,
+            "triton.language.core": language.core, "triton.language.standard": language.standard,
             "triton.language.extra.cuda": language.cuda, "triton.language.target_info": _target_info,
             "triton.tools": tools, "triton.tools.tensor_descriptor": tensor_descriptor,
             "triton.runtime": runtime, "triton.runtime.driver": driver_mod,

@@ -9,6 +9,7 @@ constants, so this module provides those names: `constexpr`, the dtypes (`tl.flo
 tools can resolve them; calling one from Python raises an error.
 """
 import sys as _sys
+import types as _types
 
 
 class constexpr:
@@ -220,3 +221,21 @@ CONSTEXPR_0 = constexpr(0)  # Triton's triton.language.core.CONSTEXPR_0 (a param
 # triton.language.core: the language's names again (tl.core.X is tl.X), which libraries read
 # when their modules load (flash-linear-attention's argsort: `tl.core.CONSTEXPR_0` as a default)
 core = _sys.modules[__name__]
+
+
+class _StandardModule(_types.ModuleType):
+    """triton.language.standard: the language's names again (`from triton.language.standard
+    import sum, zeros_like`, as lightllm's grouped top-k imports them), with its private
+    constexpr functions the compiler knows (`_log2`, `_is_power_of_two`)."""
+
+    def __getattr__(self, name):
+        if name in ("_log2", "_is_power_of_two"):
+            f = _builtin("standard." + name)
+            setattr(self, name, f)
+            return f
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(core, name)
+
+
+standard = _StandardModule(__name__ + ".standard")

@@ -247,12 +247,14 @@ print("target_info", o[0], o2[0], o3[0], is_cuda(), ti.current_target(), desc.bl
 
 
 # A library's host code sizing its work from the driver, as persistent kernels and
-# tuning-config filters write it (ours): triton.runtime.driver.active.
+# tuning-config filters write it (ours): triton.runtime.driver.active; and names imported
+# from triton.language.standard.
 DRIVER = """
 import numpy as np
 import triton
 import triton.language as tl
 from triton.runtime import driver
+from triton.language.standard import _log2, sum, zeros_like
 
 
 @triton.jit
@@ -262,6 +264,13 @@ def count(out, n, NUM_SMS: tl.constexpr):
         tl.atomic_add(out, 1)
 
 
+@triton.jit
+def total(x_ptr, out_ptr, N: tl.constexpr):  # triton.language.standard's names, as lightllm imports them
+    x = tl.load(x_ptr + tl.arange(0, N))
+    L: tl.constexpr = _log2(N)
+    tl.store(out_ptr + tl.arange(0, N), zeros_like(x) + sum(x, 0) + L)
+
+
 dev = driver.active.get_current_device()
 props = driver.active.utils.get_device_properties(dev)
 sms = props["multiprocessor_count"]
@@ -269,8 +278,11 @@ configs = [s for s in (65536, 131072, 262144) if s <= props["max_shared_mem"]]
 o = np.zeros(1, np.int32)
 count[(sms,)](o, 100, NUM_SMS=sms)
 target = triton.runtime.driver.active.get_current_target()
+x = np.arange(16, dtype=np.float32)
+t = np.zeros_like(x)
+total[(1,)](x, t, N=16)
 print("driver", target.backend, target.warp_size, dev, driver.active.get_current_stream(), sms >= 1, configs,
-      props["warpSize"], o[0])
+      props["warpSize"], o[0], t[0])
 """
 
 
@@ -382,7 +394,7 @@ class DropIn(unittest.TestCase):
         # per-block limits (so configurations written for it run on the interpreter)
         out = self.run_program("driver.py", DRIVER, _env(NEREID_DEVICE="cpu"))
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("driver cpu 32 0 0 True [65536, 131072] 32 100", out.stdout)
+        self.assertIn("driver cpu 32 0 0 True [65536, 131072] 32 100 124.0", out.stdout)
 
     def test_pytest_plugin(self):
         try:

@@ -39,7 +39,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STUBBED = {"torch", "einops", "transformers", "packaging", "accelerate", "peft", "bitsandbytes", "xformers",
            "flash_attn", "causal_conv1d", "mamba_ssm", "tilelang", "cuda", "safetensors", "trl", "datasets",
            "huggingface_hub", "unsloth_zoo", "psutil", "numpy", "triton_kernels", "deep_gemm", "torchao",
-           "vllm", "tqdm", "sentencepiece", "tokenizers", "pydantic"}
+           "vllm", "tqdm", "sentencepiece", "tokenizers", "pydantic", "requests", "frozendict", "hqq", "zmq",
+           "rpyc", "fastapi", "uvloop", "aiohttp", "setproctitle", "ujson", "orjson", "sgl_kernel", "easydict",
+           "pybase64", "prometheus_client", "psutil", "nvtx", "msgpack", "safetensors"}
 
 
 class _AnyMeta(type):

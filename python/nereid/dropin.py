@@ -19,7 +19,7 @@ CompilationError. Where Triton is not installed, `triton`, `triton.language` (Ne
 `triton.language.target_info` (nereid/_target_info.py: the default device's target),
 `triton.runtime.driver` (nereid/_driver.py: `driver.active`'s target, device, stream and
 device properties, the CPU interpreter's when it runs the kernels),
-`triton.tools.tensor_descriptor` (its TensorDescriptor: Nereid's), `triton.testing` and
+`triton.tools.tensor_descriptor` (its TensorDescriptor: Nereid's), `triton.testing` (do_bench, Benchmark, perf_report: nereid/_testing.py) and
 `triton.compiler.errors` are made from Nereid's own pieces, so the same code runs on the
 CPU interpreter.
 
@@ -83,6 +83,8 @@ def _fake_triton():
                        "Config": nereid.Config, "autotune": nereid.autotune, "heuristics": nereid.heuristics}
     testing = types.ModuleType("triton.testing")
     testing.do_bench = _do_bench
+    from . import _testing
+    testing.Benchmark, testing.Mark, testing.perf_report = _testing.Benchmark, _testing.Mark, _testing.perf_report
     from . import _target_info
     language.target_info = _target_info
     tools = types.ModuleType("triton.tools")

@@ -248,8 +248,8 @@ print("target_info", o[0], o2[0], o3[0], is_cuda(), ti.current_target(), desc.bl
 
 
 # A library's host code sizing its work from the driver, as persistent kernels and
-# tuning-config filters write it (ours): triton.runtime.driver.active; and names imported
-# from triton.language.standard.
+# tuning-config filters write it (ours): triton.runtime.driver.active; names imported
+# from triton.language.standard; triton.testing's perf_report sweep.
 DRIVER = """
 import numpy as np
 import triton
@@ -282,6 +282,16 @@ target = triton.runtime.driver.active.get_current_target()
 x = np.arange(16, dtype=np.float32)
 t = np.zeros_like(x)
 total[(1,)](x, t, N=16)
+
+
+@triton.testing.perf_report(triton.testing.Benchmark(
+    x_names=["n"], x_vals=[2, 3], line_arg="provider", line_vals=["a", "b"], line_names=["A", "B"],
+    plot_name="sweep", args={"k": 10}))
+def sweep(n, provider, k):  # the tutorials' benchmark sweep, with values instead of timings
+    return (n * k, n, n * k * 2) if provider == "a" else n + k
+
+
+sweep.run(print_data=True, show_plots=True)
 print("driver", target.backend, target.warp_size, dev, driver.active.get_current_stream(dev), sms >= 1, configs,
       props["warpSize"], o[0], t[0])
 """
@@ -411,6 +421,12 @@ class DropIn(unittest.TestCase):
         out = self.run_program("driver.py", DRIVER, _env(NEREID_DEVICE="cpu"))
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("driver cpu 32 0 0 True [65536, 131072] 32 100 124.0", out.stdout)
+        # triton.testing.perf_report's sweep: every x value against every line value
+        self.assertIn("sweep:", out.stdout)
+        rows = [line.split() for line in out.stdout.splitlines()]
+        self.assertIn(["n", "A", "A-min", "A-max", "B"], rows)
+        self.assertIn(["2", "20", "2", "40", "12"], rows)
+        self.assertIn(["3", "30", "3", "60", "13"], rows)
 
     def test_pytest_plugin(self):
         try:

@@ -6,7 +6,9 @@ imported under nereid.dropin, with permissive stand-ins for torch and the librar
 missing imports; each kernel (a @triton.jit function that calls tl.program_id, or one under
 @triton.autotune / @triton.heuristics) is then compiled with `nereid compile --emit=ptx
 --arch=sm_90a` for a plausible signature: pointer parameters (those the kernel loads
-through, stores through or makes block pointers of) as *fp32 or *bf16, float-named scalars
+through, stores through or makes block pointers of) as *fp32 or *bf16 (as *i64 where the
+name says indices or offsets, or where the loaded value is used as an integer: a range
+bound, an operand of //, %, shifts or bitwise operators, a pointer offset), float-named scalars
 as fp32, other scalars as i32, constexprs from the autotune configs' first, the
 heuristics, the defaults, or a guess by name (recorded: a failure of a kernel with guessed
 constexprs may be the guess's).
@@ -247,6 +249,52 @@ def pointer_params(fn_node, params, helper_ptrs):
     return [p for p in params if p in seeds]
 
 
+def integer_loaded(fn_node, ptrs):
+    """The pointer parameters whose loaded values the kernel uses as integers: a name
+    assigned from tl.load(p ...) (or from such a name) that reaches a range bound, an
+    integer-only operator (//, %, <<, >>, &, |, ^), a pointer offset (added to an expression
+    that names a pointer or a stride) or a comparison with an integer load (lightllm's
+    `cur_batch_seq_len = tl.load(B_Seqlen + cur_batch)`, `tl.load(Req_to_tokens + ...)`)."""
+    names = {}  # local name -> the pointer parameters its value was loaded through
+
+    def loaded_from(v):
+        out = set()
+        for node in ast.walk(v):
+            if isinstance(node, ast.Call) and _call_name(node) == "load" and node.args:
+                out |= _base_names(node.args[0]) & set(ptrs)
+            if isinstance(node, ast.Name) and node.id in names:
+                out |= names[node.id]
+        return out
+
+    for _ in range(3):
+        for node in ast.walk(fn_node):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                names.setdefault(node.targets[0].id, set()).update(loaded_from(node.value))
+
+    def mentions(tree, pred):
+        return any(isinstance(n, ast.Name) and pred(n.id) for n in ast.walk(tree))
+
+    out = set()
+    int_ops = (ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor)
+    for node in ast.walk(fn_node):
+        hits = []
+        if isinstance(node, ast.Call) and _call_name(node) in ("range", "static_range"):
+            hits = [a for a in node.args]
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, int_ops):
+            hits = [node.left, node.right]
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)):
+            for a, b in ((node.left, node.right), (node.right, node.left)):
+                if mentions(b, lambda n: n in ptrs or "stride" in n.lower()):
+                    hits.append(a)
+        for h in hits:
+            for n in ast.walk(h):
+                if isinstance(n, ast.Name) and n.id in names:
+                    out |= names[n.id]
+                elif isinstance(n, ast.Call) and _call_name(n) == "load" and n.args:
+                    out |= _base_names(n.args[0]) & set(ptrs)
+    return out
+
+
 # --- constexpr guesses ---------------------------------------------------------------------
 
 
@@ -364,9 +412,10 @@ def plan(k, helper_ptrs, ptr_type, lib_src=""):
         else:
             params.append(p.name)
     ptrs = set(pointer_params(fn_node, params + list(consts), helper_ptrs))
+    int_loaded = integer_loaded(fn_node, ptrs)
     annotate, defines = {}, {}
     for p in params:
-        if p in ptrs and _INT_PTR.search(p):  # labels, indices, offsets: integers loaded
+        if p in ptrs and (_INT_PTR.search(p) or p in int_loaded):  # labels, indices, offsets: integers loaded
             annotate[p] = "*i64"
         elif p in ptrs:
             annotate[p] = "*" + ptr_type

@@ -150,7 +150,9 @@ def _identity_deco(*args, **kwargs):
 def _overrides():
     """What the stand-ins must answer precisely (the libraries branch on these)."""
     return {
-        "torch": {"__version__": "2.9.0", "float32": "float32", "bfloat16": "bfloat16", "float16": "float16"},
+        "torch": {"__version__": "2.9.0", "float32": "float32", "bfloat16": "bfloat16", "float16": "float16",
+                  # torchao's kernels branch on tl.constexpr(torch.version.hip is not None)
+                  "version": types.SimpleNamespace(hip=None, cuda="12.8", __version__="2.9.0")},
         "fla.utils": {"IS_NVIDIA": True, "IS_AMD": False, "IS_INTEL": False, "IS_NPU": False,
                       "IS_NVIDIA_HOPPER": True, "IS_NVIDIA_BLACKWELL": False, "IS_GATHER_SUPPORTED": True,
                       "IS_TMA_SUPPORTED": False, "IS_TF32_SUPPORTED": True, "USE_CUDA_GRAPH": False,

@@ -20,26 +20,28 @@ _CPU_PROPERTIES = {"max_shared_mem": 232448, "max_num_regs": 65536, "warpSize": 
                    "mem_clock_rate": 0, "mem_bus_width": 0}
 
 
-def _torch_cuda():
+def _on_cuda():
+    from . import _nereid, _runtime
+    return _runtime._default_device()[0] == _nereid.DEVICE_CUDA
+
+
+def _cuda_torch():
+    """torch, where Nereid runs kernels on a CUDA device and torch has a working CUDA;
+    else None (the CPU interpreter's answers)."""
     torch = sys.modules.get("torch")
     try:
-        if torch is not None and torch.cuda.is_available():
+        if torch is not None and _on_cuda() and torch.cuda.is_available():
             return torch
     except Exception:  # a torch stand-in, or one without a working CUDA
         pass
     return None
 
 
-def _on_cuda():
-    from . import _nereid, _runtime
-    return _runtime._default_device()[0] == _nereid.DEVICE_CUDA
-
-
 class _Utils:
     """driver.active.utils: the device's properties as Triton's CUDA utils give them."""
 
     def get_device_properties(self, device=0):
-        torch = _torch_cuda() if _on_cuda() else None
+        torch = _cuda_torch()
         if torch is None:
             return dict(_CPU_PROPERTIES, multiprocessor_count=os.cpu_count() or 1)
         p = torch.cuda.get_device_properties(device)
@@ -70,17 +72,17 @@ class _ActiveDriver:
         return torch.device("cuda", self.get_current_device()) if _on_cuda() else torch.device("cpu")
 
     def get_current_device(self):
-        torch = _torch_cuda() if _on_cuda() else None
+        torch = _cuda_torch()
         return torch.cuda.current_device() if torch is not None else self._device
 
     def set_current_device(self, device):
-        torch = _torch_cuda() if _on_cuda() else None
+        torch = _cuda_torch()
         if torch is not None:
             torch.cuda.set_device(device)
         self._device = device
 
     def get_current_stream(self, device=None):
-        torch = _torch_cuda() if _on_cuda() else None
+        torch = _cuda_torch()
         if torch is None:
             return 0
         return torch.cuda.current_stream(device).cuda_stream

@@ -55,10 +55,12 @@
  * (the forms the pipeliner writes: masks of its count for a power-of-two S, else the stage it
  * carries and the one before it).
  *
- * Loops: the body starts from what is pending before the loop and from anything the
- * body leaves pending for its next iteration (every access the body makes, whole
- * buffers, as the stage arithmetic of one iteration says nothing about the next); after
- * an if, the union of both branches. */
+ * Loops: a for loop's body starts from what is pending before the loop and from what
+ * the body leaves pending at its end for the next iteration, found by running the body
+ * without placing anything until that state settles (loop_entry; whole buffers, as the
+ * stage arithmetic of one iteration says nothing about the next); a while loop's (or a
+ * for loop's that does not settle) from every access its regions make. After an if, the
+ * union of both branches. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +89,7 @@ typedef struct State {
 typedef struct Ctx {
     IrFunc *f;
     OpId *root; /* per buffer value: its local_alloc */
+    bool dry;   /* only computing what stays pending: no op is placed */
 } Ctx;
 
 static void add(Set *s, Access x) {
@@ -211,6 +214,7 @@ typedef struct Out {
 } Out;
 
 static void emit(Ctx *c, Out *out, int code, Loc loc, RegionId r) {
+    if (c->dry) return;
     OpId op = ir_op_new(c->f, code, loc, NULL, 0, NULL, 0);
     c->f->ops[op].parent = r;
     VEC_PUSH(c->f->mod->arena, out->v, out->n, out->cap, op);
@@ -353,6 +357,56 @@ static void merge_state(State *into, const State *from) {
     merge(&into->G, &from->G), merge(&into->F, &from->F), merge(&into->T, &from->T);
 }
 
+static void whole_set(Set *s) {
+    Set w = {.all = s->all};
+    for (int i = 0; i < s->n; i++) add(&w, whole(s->a[i]));
+    *s = w;
+}
+
+static bool same_set(const Set *a, const Set *b) {
+    if (a->all != b->all || a->n != b->n) return false;
+    for (int i = 0; i < a->n; i++) {
+        bool found = false;
+        for (int j = 0; j < b->n && !found; j++)
+            found = !memcmp(&a->a[i], &b->a[j], sizeof a->a[i]);
+        if (!found) return false;
+    }
+    return true;
+}
+
+static bool same_state(const State *a, const State *b) {
+    return same_set(&a->R, &b->R) && same_set(&a->W, &b->W) && same_set(&a->A, &b->A) &&
+           same_set(&a->G, &b->G) && same_set(&a->F, &b->F) && same_set(&a->T, &b->T);
+}
+
+/* What is pending at the head of a for loop's body (region r): what is pending before the
+ * loop and what an iteration leaves pending at its end, found by running the body (placing
+ * nothing) from that state until it no longer grows. The end's accesses count as whole
+ * buffers: a stage's index is a value of the iteration that made it. Tighter than every
+ * access of the body (touched): what the body itself orders before its end (copies waited
+ * for and a barrier passed, a wgmma retired) is not pending at the next head. False if it
+ * does not settle in a few rounds (then touched's state is used). */
+static bool loop_entry(Ctx *c, RegionId r, const State *before, State *entry) {
+    bool dry = c->dry;
+    *entry = *before;
+    c->dry = true;
+    for (int round = 0; round < 8; round++) {
+        State end = *entry;
+        place(c, r, &end);
+        whole_set(&end.R), whole_set(&end.W), whole_set(&end.A);
+        whole_set(&end.G), whole_set(&end.F), whole_set(&end.T);
+        State next = *before;
+        merge_state(&next, &end);
+        if (same_state(&next, entry)) {
+            c->dry = dry;
+            return true;
+        }
+        *entry = next;
+    }
+    c->dry = dry;
+    return false;
+}
+
 static void visit_control(Ctx *c, OpId id, State *s) {
     IrFunc *f = c->f;
     const IrOp *op = &f->ops[id];
@@ -364,8 +418,10 @@ static void visit_control(Ctx *c, OpId id, State *s) {
         *s = a;
         return;
     }
-    State body = *s; /* for, while: what the previous iteration may leave pending too */
-    for (int k = 0; k < op->nregions; k++) touched(c, op->region[k], &body);
+    /* for, while: what the previous iteration may leave pending too */
+    State body = *s;
+    if (!(op->code == OP_FOR && loop_entry(c, op->region[0], s, &body)))
+        for (int k = 0; k < op->nregions; k++) touched(c, op->region[k], &body);
     State after = body;
     for (int k = 0; k < f->ops[id].nregions; k++) {
         State in = body;
@@ -409,7 +465,7 @@ static void place(Ctx *c, RegionId r, State *s) {
         if (f->ops[id].nregions) visit_control(c, id, s);
         VEC_PUSH(f->mod->arena, out.v, out.n, out.cap, id);
     }
-    ir_region_set_ops(f, r, out.v, out.n);
+    if (!c->dry) ir_region_set_ops(f, r, out.v, out.n);
     free(ops);
 }
 
@@ -426,7 +482,7 @@ static void roots(Ctx *c, RegionId r) {
 }
 
 void gpu_insert_barriers(IrFunc *f) {
-    Ctx c = {f, arena_alloc(f->mod->arena, sizeof(OpId) * (f->nvals + 1))};
+    Ctx c = {f, arena_alloc(f->mod->arena, sizeof(OpId) * (f->nvals + 1)), false};
     roots(&c, f->body);
     State s;
     memset(&s, 0, sizeof s);

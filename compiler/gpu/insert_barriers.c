@@ -8,7 +8,13 @@
  * (a byte range, and for a stage of a ring, which stage):
  *   R  reads and W writes by this thread not yet ordered by a barrier before other
  *      threads' accesses;
- *   A  cp.async writes in flight (async_copy), which become W at an async_wait;
+ *   A  cp.async writes in flight (async_copy), each with the number of commit groups
+ *      made since it was issued (0: not yet in a group); async_wait {pending = n}
+ *      retires the copies of every group but the n newest (PTX's cp.async.wait_group),
+ *      which become W, and leaves the others in flight. A wait that retired every copy
+ *      would let a barrier between two waits order copies that land only at the second
+ *      (the rotated tf32 loop: the head's barrier, then the wait that retires the copy
+ *      of the stage the end of the body loads; a race on the GPU);
  *   G  writes by ordinary stores (local_alloc of a value, local_store) not yet fenced
  *      for the async proxy (the tensor cores' wgmma reads through it), cleared by
  *      fence_async. cp.async's writes are not in G: once cp.async.wait_group has retired
@@ -74,6 +80,7 @@ typedef struct Access {
     int lo, hi;      /* bytes [lo, hi) */
     ValId base;      /* stage index: (base + off) % stages; base 0: the constant off */
     int off, stages; /* stages 0: the whole range, no stage known */
+    int age;         /* in A: commit groups made since the copy was issued (capped) */
 } Access;
 
 typedef struct Set {
@@ -108,6 +115,39 @@ static void merge(Set *into, const Set *from) {
 }
 
 static void clear(Set *s) { memset(s, 0, sizeof *s); }
+
+/* A copy's age stops here: past any wait's pending count (at most the pipelining depth). */
+enum { AGE_MAX = 16 };
+
+/* async_commit: every copy in flight is one group older. */
+static void age_copies(Set *s) {
+    Set aged = {.all = s->all};
+    for (int i = 0; i < s->n; i++) {
+        Access a = s->a[i];
+        if (a.age < AGE_MAX) a.age++;
+        add(&aged, a);
+    }
+    *s = aged;
+}
+
+/* async_wait {pending = n}: the copies of the groups older than the n newest land (into
+ * W, ordinary writes a barrier then orders); the others stay in flight. A set that
+ * overflowed (all) retires into W whole and stays whole. */
+static void retire_copies(State *st, int pending) {
+    Set left = {.all = false};
+    if (st->A.all) st->W.all = true;
+    for (int i = 0; i < st->A.n; i++) {
+        Access a = st->A.a[i];
+        if (a.age > pending) {
+            a.age = 0;
+            add(&st->W, a);
+        } else {
+            add(&left, a);
+        }
+    }
+    left.all = st->A.all;
+    st->A = left;
+}
 
 /* Stages of one ring (or of two rings with the same place and shape: the same bytes)
  * whose indices provably differ do not overlap. Two rings that share a start but not a
@@ -191,7 +231,7 @@ static void stage_of(const IrFunc *f, ValId idx, int stages, Access *a) {
 static Access access_of(const Ctx *c, ValId v) {
     const IrFunc *f = c->f;
     const IrOp *alloc = &f->ops[c->root[v]];
-    Access a = {alloc->smem_offset, alloc->smem_offset + alloc->smem_size, 0, 0, 0};
+    Access a = {alloc->smem_offset, alloc->smem_offset + alloc->smem_size, 0, 0, 0, 0};
     const IrOp *d = def_op(f, v);
     if (d && d->code == OP_TRANS)
         d = def_op(f, d->operands[0]); /* a transposed view: of the same bytes */
@@ -243,8 +283,9 @@ static void visit(Ctx *c, Out *out, OpId id, State *s, RegionId r) {
     switch (code) {
     case OP_BARRIER: clear(&s->R), clear(&s->W); return;
     case OP_FENCE_ASYNC: clear(&s->G); return;
+    case OP_ASYNC_COMMIT: age_copies(&s->A); return;
     case OP_ASYNC_WAIT: /* landed copies: ordinary writes, which a barrier orders */
-        merge(&s->W, &s->A), clear(&s->A);
+        retire_copies(s, (int)op->attr[0]);
         return;
     case OP_DOT_WAIT:
         merge(&s->R, &s->F);
@@ -255,7 +296,10 @@ static void visit(Ctx *c, Out *out, OpId id, State *s, RegionId r) {
     case OP_ASYNC_COPY: {
         if (code == OP_LOCAL_ALLOC && !op->nopnds) return; /* nothing written yet */
         Access a = access_of(c, code == OP_LOCAL_ALLOC ? op->results[0] : op->operands[0]);
-        if (hits(&s->R, a) || hits(&s->W, a) || hits(&s->A, a)) barrier(c, out, s, loc, r);
+        /* another copy in flight is no race a barrier orders (the pipeliner never writes
+         * a stage still being copied); an ordinary write over one waits at a barrier */
+        if (hits(&s->R, a) || hits(&s->W, a) || (code != OP_ASYNC_COPY && hits(&s->A, a)))
+            barrier(c, out, s, loc, r);
         if (code == OP_ASYNC_COPY) add(&s->A, a);
         else add(&s->W, a), add(&s->G, a);
         return;
@@ -314,7 +358,7 @@ static void visit(Ctx *c, Out *out, OpId id, State *s, RegionId r) {
     }
     default:
         if (op->smem_size) { /* scratch: written, synchronised inside the op, read */
-            Access a = {op->smem_offset, op->smem_offset + op->smem_size, 0, 0, 0};
+            Access a = {op->smem_offset, op->smem_offset + op->smem_size, 0, 0, 0, 0};
             if (hits(&s->R, a) || hits(&s->W, a)) barrier(c, out, s, loc, r);
             add(&s->R, a);
         }
@@ -332,7 +376,8 @@ static void touched(Ctx *c, RegionId r, State *s) {
                 Access a = whole(access_of(c, op->operands[k]));
                 if (op->code == OP_MBARRIER_EXPECT || (op->code == OP_TMA_LOAD && k == 1))
                     continue; /* thread 0's arrivals on an mbarrier, as in visit: nothing */
-                if (op->code == OP_ASYNC_COPY) add(&s->A, a);
+                if (op->code == OP_ASYNC_COPY) /* of any group: the first wait retires it */
+                    a.age = AGE_MAX, add(&s->A, a);
                 else if (op->code == OP_TMA_LOAD) add(&s->T, a); /* its tile buffer */
                 else if (op->code == OP_MBARRIER_INIT || op->code == OP_MBARRIER_INVAL)
                     add(&s->W, a);
@@ -345,7 +390,7 @@ static void touched(Ctx *c, RegionId r, State *s) {
             add(&s->W, a), add(&s->G, a);
         }
         if (op->smem_size && op->code != OP_LOCAL_ALLOC) {
-            Access a = {op->smem_offset, op->smem_offset + op->smem_size, 0, 0, 0};
+            Access a = {op->smem_offset, op->smem_offset + op->smem_size, 0, 0, 0, 0};
             add(&s->R, a);
         }
         for (int k = 0; k < op->nregions; k++) touched(c, op->region[k], s);

@@ -131,6 +131,33 @@ int moves_smem_vector(const IrModule *m, uint32_t layout, uint32_t shared, IrTyp
     }
 }
 
+int moves_smem_wavefronts(const IrModule *m, uint32_t layout, const IrLayout *shared, IrType t,
+                          int elem_bytes) {
+    IrType tile = ty_block(ty_scalar(DT_I32), t.rank, t.shape);
+    LinearLayout l, s;
+    ir_layout_linear(m, layout, tile, &l);
+    ir_layout_linear_shared(shared, tile, &s);
+    uint32_t inv[LL_MAX_BITS];
+    if (!ll_invert_offset(&s, inv) || l.nbits[LL_REG] > 12) return -1;
+    int total = 0;
+    for (uint32_t r = 0; r < 1u << l.nbits[LL_REG]; r++) {
+        uint32_t words[32];
+        int nw = 0, per_bank[32] = {0}, most = 0;
+        for (uint32_t lane = 0; lane < 1u << l.nbits[LL_LANE] && lane < 32; lane++) {
+            uint32_t x[LL_NIN] = {r, lane, 0};
+            uint32_t word =
+                (uint32_t)((uint64_t)offset_of(inv, ll_apply(&l, x)) * (uint32_t)elem_bytes / 4);
+            bool seen = false;
+            for (int i = 0; i < nw && !seen; i++) seen = words[i] == word;
+            if (seen) continue; /* one word read by several lanes: one broadcast */
+            words[nw++] = word;
+            if (++per_bank[word % 32] > most) most = per_bank[word % 32];
+        }
+        total += most;
+    }
+    return total;
+}
+
 static int moves_reduce_partials(const IrFunc *f, OpId id) {
     const IrOp *op = &f->ops[id];
     IrType t = f->vals[op->operands[0]].ty;

@@ -52,6 +52,17 @@ int moves_smem_run(const IrModule *m, uint32_t layout, uint32_t shared, IrType t
 int moves_smem_vector(const IrModule *m, uint32_t layout, uint32_t shared, IrType t, int elem_bytes,
                       int max_bytes, int *reg_bits);
 
+/* Shared-memory wavefronts of moving a block in `layout` to or from a buffer laid out by
+ * `shared` one element per access (each register of each thread its own ld/st.shared of
+ * elem_bytes <= 4): per register, over one warp's lanes, the most distinct 4-byte words
+ * that fall in one of the 32 banks (lanes reading one word share it), summed over the
+ * registers. The number of registers is the minimum; above it, bank conflicts. Warps
+ * other than the first differ from it by a fixed offset (a linear layout XORs their
+ * bases in), which permutes the banks alike. -1 if the buffer's layout does not invert or
+ * the block has more than 4096 registers a thread. */
+int moves_smem_wavefronts(const IrModule *m, uint32_t layout, const IrLayout *shared, IrType t,
+                          int elem_bytes);
+
 /* The scratch an op needs in shared memory, in bytes (0: none). */
 int moves_scratch_bytes(const IrFunc *f, OpId op);
 /* All the shared memory an op needs, in bytes (0: none), and the alignment of its start

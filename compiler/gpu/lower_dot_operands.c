@@ -108,6 +108,43 @@ static uint32_t dot_op(Lower *L, uint32_t parent, int idx, int dt) {
     return ir_layout_intern(L->m, &l);
 }
 
+/* The shared layout of a 2-D buffer seen through its transpose (the same bytes). */
+static IrLayout transposed(IrLayout l) {
+    l.order[0] = (uint8_t)(1 - l.order[0]), l.order[1] = (uint8_t)(1 - l.order[1]);
+    return l;
+}
+
+/* Is y a tile TMA copies (a desc_load, or one reshaped by unit dims)? Its buffer then has
+ * TMA's own layout. */
+static bool tma_filled(const IrFunc *f, ValId y) {
+    const IrOp *d = ir_def(f, y) ? &f->ops[ir_def(f, y)] : NULL;
+    if (d && d->code == OP_RESHAPE)
+        d = ir_def(f, d->operands[0]) ? &f->ops[ir_def(f, d->operands[0])] : NULL;
+    return d && d->code == OP_DESC_LOAD;
+}
+
+/* The swizzle of the buffer whose transpose a tf32 wgmma's A registers read element by
+ * element (transpose_dots.c's B^T: lanes of a warp read 8 rows of the view, 4 of its
+ * columns, which are 4 rows of the buffer). The standard 128-byte swizzle (16-byte
+ * chunks XORed by the row) leaves two lanes in each bank; among the swizzles that keep
+ * 16-byte runs whole (cp.async fills the buffer) over 128-byte rows, the one with the
+ * fewest wavefronts for this read (moves_smem_wavefronts), the standard one on a tie:
+ * for fp32, 32-byte chunks XORed by the row modulo 4 put the 32 lanes in 32 banks. */
+static IrLayout a_regs_swizzle(Lower *L, IrLayout std, IrType view, uint32_t regs) {
+    int eb = dt_bytes(view.dt);
+    if (std.max_phase <= 1 || std.per_phase != 1) return std; /* rows under 128 bytes */
+    IrLayout best = std, c = std;
+    IrLayout tv = transposed(std);
+    int best_w = moves_smem_wavefronts(L->m, regs, &tv, view, eb);
+    for (int vec = 2 * std.vec; vec * eb < 128 && best_w > 0; vec *= 2) {
+        c.vec = (uint8_t)vec, c.max_phase = (uint8_t)(128 / (vec * eb));
+        tv = transposed(c);
+        int w = moves_smem_wavefronts(L->m, regs, &tv, view, eb);
+        if (w >= 0 && w < best_w) best = c, best_w = w;
+    }
+    return best;
+}
+
 /* Operand i of a tensor-core dot: in registers (a dot_op conversion that stays in
  * registers) or a buffer; *load says whether mma.sync still has to read the buffer into
  * its dot_op layout. */
@@ -134,8 +171,9 @@ static ValId mma_operand(Lower *L, ValId x, int i, uint32_t result_layout, Loc l
             a_regs = true; /* tf32 A along M: from the buffer as it lies into registers */
         else if (rl->version == 3 && dt_bits(t.dt) != 16)
             fy = i == 0 ? 0 : 1; /* K contiguous once transposed */
-        IrLayout sy = policy_shared(yt, fy), sv = sy;
-        sv.order[0] = (uint8_t)(1 - sy.order[0]), sv.order[1] = (uint8_t)(1 - sy.order[1]);
+        IrLayout sy = policy_shared(yt, fy), sv;
+        if (a_regs && !tma_filled(L->f, y)) sy = a_regs_swizzle(L, sy, t, want);
+        sv = transposed(sy);
         ValId buf = to_smem(L, y, sy, loc);
         ValId v = emit(L, OP_TRANS, loc, &buf, 1, ty_smem(t.dt, 2, t.shape, 1),
                        ir_layout_intern(L->m, &sv));

@@ -324,6 +324,11 @@ static void shared_linear(const IrLayout *l, IrType t, LinearLayout *o) {
     push_range(o, LL_OFFSET, c, lpanel, lc); /* the panels */
 }
 
+void ir_layout_linear_shared(const IrLayout *l, IrType t, LinearLayout *out) {
+    NR_ASSERT(l->kind == LAYOUT_SHARED && t.rank);
+    shared_linear(l, t, out);
+}
+
 /* A linear layout's map for blocks of t (its shape, or smaller): each basis keeps the
  * coordinate bits inside t, so bits beyond a smaller dim become copies. */
 static void linear_linear(const LinearLayout *l, IrType t, LinearLayout *o) {

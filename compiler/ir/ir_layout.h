@@ -73,6 +73,8 @@ bool ir_layout_axis_threads_apart(const IrModule *m, uint32_t layout, IrType t, 
 /* The linear map of layout `id` for blocks of t's shape (rank 0: an empty map). The
  * layout must pass ir_layout_check. */
 void ir_layout_linear(const IrModule *m, uint32_t id, IrType t, LinearLayout *out);
+/* The same for a shared layout not (or not yet) in the module's table. */
+void ir_layout_linear_shared(const IrLayout *l, IrType t, LinearLayout *out);
 
 /* A shared-memory buffer's tiles: each starts at a multiple of the alignment its swizzle
  * needs (1024 bytes when swizzled, the period of the hardware's 128-byte swizzle, which

@@ -10,6 +10,8 @@
  * and the GF(2) helpers (solve, surjectivity, contiguity, offsets of a shared layout). */
 #include "compiler/ir/ir_layout.h"
 
+#include "compiler/analysis/layout_moves.h"
+
 #include <stdlib.h>
 
 #include "check.h"
@@ -374,6 +376,31 @@ static void test_shared(void) {
     CHECK(bad == 0, "%d shared offsets differ from the swizzle formula", bad);
 }
 
+/* moves_smem_wavefronts on the read gpu-lower-dot-operands weighs swizzles for: B^T of a
+ * tf32 wgmma (a 128x32 view, N x K, of a 32x128 fp32 buffer with N contiguous, 128-byte
+ * panels) into A's registers (dot_op idx 0, k_width 1) of the 128x256 accumulator on 8
+ * warps, 16 registers a thread. A warp's load of one register reads rows n0..n0+7 of the
+ * view at columns k0..k0+3 (lane / 4, lane % 4), 4 rows of the buffer 128 bytes apart:
+ * - unswizzled, all four rows put their 8 words in the same 8 banks: 4 wavefronts;
+ * - 16-byte chunks XORed by the row (mod 8): the chunks (n / 4) ^ k of 2 x 4 (n, k)
+ *   pairs take 4 values: 2 wavefronts;
+ * - 32-byte chunks XORed by the row (mod 4): (n / 8) ^ k takes 4 values with 8 words
+ *   each: 1 wavefront. */
+static void test_wavefronts(void) {
+    uint32_t acc = mma_layout(3, 8, 1, 256), a = dot_op_layout(acc, 0, 1);
+    int32_t shape[2] = {128, 32};
+    IrType view = ty_block(ty_scalar(DT_FP32), 2, shape);
+    int want[3][5] = {{1, 1, 1, 32, 64}, {4, 1, 8, 32, 32}, {8, 1, 4, 32, 16}};
+    for (int c = 0; c < 3; c++) {
+        IrLayout l =
+            mod->layouts[shared_layout(want[c][0], want[c][1], want[c][2], 0, 1, want[c][3])];
+        int got = moves_smem_wavefronts(mod, a, &l, view, 4);
+        CHECK(got == want[c][4],
+              "wavefronts of B^T's read, swizzle vec=%d max_phase=%d: %d, want %d", want[c][0],
+              want[c][2], got, want[c][4]);
+    }
+}
+
 /* ---- helpers ---- */
 
 static void test_helpers(void) {
@@ -447,6 +474,7 @@ int main(void) {
     test_dot_operands();
     test_acc_to_operand();
     test_shared();
+    test_wavefronts();
     test_helpers();
     test_text();
     arena_free(a);

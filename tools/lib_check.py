@@ -43,7 +43,7 @@ STUBBED = {"torch", "einops", "transformers", "packaging", "accelerate", "peft",
            "huggingface_hub", "unsloth_zoo", "psutil", "numpy", "triton_kernels", "deep_gemm", "torchao",
            "vllm", "tqdm", "sentencepiece", "tokenizers", "pydantic", "requests", "frozendict", "hqq", "zmq",
            "rpyc", "fastapi", "uvloop", "aiohttp", "setproctitle", "ujson", "orjson", "sgl_kernel", "easydict",
-           "pybase64", "prometheus_client", "psutil", "nvtx", "msgpack", "safetensors"}
+           "pybase64", "prometheus_client", "psutil", "nvtx", "msgpack", "safetensors", "typing_extensions"}
 
 
 class _AnyMeta(type):

@@ -15,9 +15,13 @@ import sys
 
 from . import _target_info
 
-# What the CPU interpreter reports: Hopper's per-block limits (it has none of its own).
-_CPU_PROPERTIES = {"max_shared_mem": 232448, "max_num_regs": 65536, "warpSize": 32, "sm_clock_rate": 0,
-                   "mem_clock_rate": 0, "mem_bus_width": 0}
+# What the CPU interpreter reports: Hopper's per-block limits (it has none of its own), and
+# an H100 SXM's clocks (kHz) and memory bus (bits), so that a library's performance model
+# (triton.testing.get_dram_gbps, get_max_tensorcore_tflops) ranks configurations as there.
+_CPU_PROPERTIES = {"max_shared_mem": 232448, "max_num_regs": 65536, "warpSize": 32, "sm_clock_rate": 1980000,
+                   "mem_clock_rate": 2619000, "mem_bus_width": 5120}
+# ... and the compute capability it answers to (an sm_90 GPU's, as the limits above)
+CPU_CAPABILITY = (9, 0)
 
 
 def _on_cuda():

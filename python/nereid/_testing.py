@@ -1,12 +1,22 @@
-"""triton.testing's benchmark decorator where Triton is not installed (nereid.dropin's
-stand-in): `@triton.testing.perf_report(triton.testing.Benchmark(...))` over a function of
-the x and line arguments, and the decorated object's `run(print_data=, save_path=, ...)`,
-as Triton's tutorials and libraries' benchmark scripts write them. It calls the function
-for every x value and line value, as Triton's Mark.run does, and prints (print_data) or
-saves (save_path: NAME.csv) the table; it draws no plot (show_plots is accepted and
-ignored: Triton's draws with matplotlib)."""
+"""triton.testing's benchmark decorator and device figures where Triton is not installed
+(nereid.dropin's stand-in): `@triton.testing.perf_report(triton.testing.Benchmark(...))`
+over a function of the x and line arguments, and the decorated object's
+`run(print_data=, save_path=, ...)`, as Triton's tutorials and libraries' benchmark scripts
+write them. It calls the function for every x value and line value, as Triton's Mark.run
+does, and prints (print_data) or saves (save_path: NAME.csv) the table; it draws no plot
+(show_plots is accepted and ignored: Triton's draws with matplotlib).
+
+get_dram_gbps, get_max_tensorcore_tflops and get_max_simd_tflops give the peak figures
+libraries' matmul performance models divide by (Triton's formulas: the memory clock times
+the bus width, double data rate; four sub-cores per multiprocessor times the clock times
+the operations a sub-core does per cycle for the type), from driver.active's properties:
+the GPU's through torch, or on the CPU interpreter the sm_90 GPU it answers as
+(nereid._driver). nvsmi queries nvidia-smi, as Triton's does."""
 import csv
 import os
+import subprocess
+
+from . import _driver
 
 
 class Benchmark:
@@ -77,3 +87,73 @@ class Mark:
 def perf_report(benchmarks):
     """Triton's decorator: the function becomes a Mark whose run() sweeps the benchmarks."""
     return lambda fn: Mark(fn, benchmarks)
+
+
+def nvsmi(attrs):
+    """nvidia-smi's integer values of attrs (e.g. ["clocks.max.sm"]) for GPU 0."""
+    out = subprocess.check_output(["nvidia-smi", "-i", "0", "--query-gpu=" + ",".join(attrs),
+                                   "--format=csv,noheader,nounits"], text=True)
+    return [int(v) for v in out.strip().split(",")]
+
+
+def _device(device):
+    return _driver.driver.active.get_current_device() if device is None else device
+
+
+def _capability_major(device):
+    torch = _driver._cuda_torch()
+    return torch.cuda.get_device_capability(device)[0] if torch is not None else _driver.CPU_CAPABILITY[0]
+
+
+def _type_name(dtype):
+    """A torch or Triton dtype as one spelling: 'float32', 'bfloat16', 'int8', 'float8e4nv', ..."""
+    name = getattr(dtype, "name", None) if not type(dtype).__module__.startswith("torch") else None
+    text = name or str(dtype).replace("torch.", "")
+    short = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "fp64": "float64", "i8": "int8",
+             "i16": "int16", "i32": "int32", "fp8e4nv": "float8e4nv", "fp8e5": "float8e5",
+             "fp8e4b15": "float8e4b15", "float8_e4m3fn": "float8e4nv", "float8_e5m2": "float8e5"}
+    return short.get(text, text)
+
+
+def get_dram_gbps(device=None):
+    """The device's DRAM bandwidth in GB/s: memory clock (kHz) x bus width (bits) x 2 / 8."""
+    p = _driver.driver.active.utils.get_device_properties(_device(device))
+    return p["mem_clock_rate"] * p["mem_bus_width"] * 2 / 1e6 / 8
+
+
+def _peak_tflops(per_sub_core, clock_rate, device):
+    sms = _driver.driver.active.utils.get_device_properties(_device(device))["multiprocessor_count"]
+    return sms * 4 * clock_rate * per_sub_core * 1e-9
+
+
+def get_max_tensorcore_tflops(dtype, clock_rate, device=None):
+    """Peak tensor-core TFLOP/s at clock_rate (kHz): before sm_80 fp16 only (256 operations
+    per sub-core and cycle), from sm_80 on 256 for 32-bit types (tf32), 512 for 16-bit ones,
+    1024 for 8-bit ones (int8 and the fp8 types)."""
+    t = _type_name(dtype)
+    if _capability_major(_device(device)) < 8:
+        if t != "float16":
+            raise RuntimeError("dtype not supported")
+        ops = 256
+    elif t in ("float32", "int32"):
+        ops = 256
+    elif t in ("float16", "bfloat16", "int16"):
+        ops = 512
+    elif t in ("int8", "float8e4nv", "float8e4b15", "float8e5"):
+        ops = 1024
+    else:
+        raise RuntimeError("dtype not supported")
+    return _peak_tflops(ops, clock_rate, device)
+
+
+def get_max_simd_tflops(dtype, clock_rate, device=None):
+    """Peak CUDA-core TFLOP/s at clock_rate (kHz): 32 fp32 operations per sub-core and
+    cycle, 64 for fp16 (and from sm_80 bf16)."""
+    t = _type_name(dtype)
+    if t == "float32":
+        ops = 32
+    elif t == "float16" or (t == "bfloat16" and _capability_major(_device(device)) >= 8):
+        ops = 64
+    else:
+        raise RuntimeError("dtype not supported")
+    return _peak_tflops(ops, clock_rate, device)

@@ -85,6 +85,8 @@ def _fake_triton():
     testing.do_bench = _do_bench
     from . import _testing
     testing.Benchmark, testing.Mark, testing.perf_report = _testing.Benchmark, _testing.Mark, _testing.perf_report
+    for name in ("nvsmi", "get_dram_gbps", "get_max_tensorcore_tflops", "get_max_simd_tflops"):
+        setattr(testing, name, getattr(_testing, name))
     from . import _target_info
     language.target_info = _target_info
     tools = types.ModuleType("triton.tools")
@@ -108,8 +110,33 @@ def _fake_triton():
             "triton.runtime": runtime, "triton.runtime.driver": driver_mod,
             "triton.runtime.jit": jit_mod, "triton.runtime.autotuner": autotuner, "triton.compiler": compiler,
             "triton.compiler.errors": errors, "triton.testing": testing}
+    # importlib.util.find_spec on a module in sys.modules reads its __spec__, and libraries
+    # load what it finds again (xformers: module_from_spec, then the loader's exec_module,
+    # for triton.language.extra.libdevice): every stand-in has a spec whose loader does that
+    import importlib.machinery
+    for name, mod in mods.items():
+        if getattr(mod, "__spec__", None) is None:
+            mod.__spec__ = importlib.machinery.ModuleSpec(name, _StandInLoader(mod), is_package=hasattr(mod, "__path__"))
     sys.modules.update(mods)
     return triton
+
+
+class _StandInLoader:
+    """The loader of a stand-in module's spec: a module made from the spec again
+    (importlib.util.module_from_spec) reads the stand-in's names, those it computes on
+    demand too (libdevice's functions)."""
+
+    def __init__(self, standin):
+        self._standin = standin
+
+    def create_module(self, spec):
+        return None  # the default: a plain module, filled by exec_module
+
+    def exec_module(self, module):
+        standin = self._standin
+        module.__dict__.update({k: v for k, v in vars(standin).items()
+                                if k not in ("__name__", "__spec__", "__loader__")})
+        module.__getattr__ = lambda name: getattr(standin, name)  # PEP 562
 
 
 def _set_allocator(allocator):

@@ -292,6 +292,31 @@ def sweep(n, provider, k):  # the tutorials' benchmark sweep, with values instea
 
 
 sweep.run(print_data=True, show_plots=True)
+# what libraries probe and their matmul performance models divide by (xformers' tiled
+# matmul): per multiprocessor, the peaks of the sm_90 GPU the interpreter answers as
+import importlib.util
+from triton.testing import get_dram_gbps, get_max_tensorcore_tflops, get_max_simd_tflops
+clock = props["sm_clock_rate"]
+peaks = [get_max_tensorcore_tflops(d, clock) / sms for d in (tl.float16, tl.float32, tl.int8)]
+try:
+    get_max_tensorcore_tflops(tl.float64, clock)
+except RuntimeError as e:
+    refused = str(e)
+spec = importlib.util.find_spec("triton.language.extra.libdevice")
+again = importlib.util.module_from_spec(spec)  # loaded again from its spec, as xformers imports it
+spec.loader.exec_module(again)
+
+
+@triton.jit
+def rsqrt_kernel(x_ptr, y_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(y_ptr + offs, again.rsqrt(tl.load(x_ptr + offs)))
+
+
+r = np.zeros(4, np.float32)
+rsqrt_kernel[(1,)](np.array([1, 4, 16, 64], np.float32), r, N=4)
+print("peaks", list(r), round(get_dram_gbps(), 2),
+      [round(p, 5) for p in peaks], round(get_max_simd_tflops(tl.float32, clock) / sms, 5), refused)
 print("driver", target.backend, target.warp_size, dev, driver.active.get_current_stream(dev), sms >= 1, configs,
       props["warpSize"], o[0], t[0])
 """
@@ -421,6 +446,11 @@ class DropIn(unittest.TestCase):
         out = self.run_program("driver.py", DRIVER, _env(NEREID_DEVICE="cpu"))
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("driver cpu 32 0 0 True [65536, 131072] 32 100 124.0", out.stdout)
+        # libdevice found by find_spec and loaded again from its spec; the peak figures (an H100 SXM's clocks and bus:
+        # 2619 MHz x 5120 bits x 2 / 8 = 3352.32 GB/s; 4 sub-cores x 1980 MHz x 512, 256,
+        # 1024 tensor-core and 32 fp32 operations a cycle, per multiprocessor)
+        self.assertIn("peaks [1.0, 0.5, 0.25, 0.125] 3352.32 [4.05504, 2.02752, 8.11008] 0.25344 dtype not supported",
+                      out.stdout)
         # triton.testing.perf_report's sweep: every x value against every line value
         self.assertIn("sweep:", out.stdout)
         rows = [line.split() for line in out.stdout.splitlines()]

@@ -302,6 +302,10 @@ NR_API nr_status nr_compile_file(nr_context *ctx, const char *path, const nr_com
 NR_API void nr_module_destroy(nr_module *mod);
 NR_API int nr_module_num_kernels(const nr_module *mod);
 NR_API const char *nr_module_kernel_name(const nr_module *mod, int i);
+/* The warnings and notes of the module's compile that did not stop it (tl.static_print's
+ * values, a warning's location and source line), as nereid compile prints them; "" if none.
+ * Owned by the module. */
+NR_API const char *nr_module_diagnostics(const nr_module *mod);
 NR_API nr_status nr_module_get_kernel(nr_module *mod, const char *name, nr_kernel **out);
 
 /* The kernel's runtime parameters (constexpr parameters are compiled in, not passed). */

@@ -552,13 +552,18 @@ static RangeArgs range_args(Sema *S, const Expr *it) {
         for (size_t h = 0; h < sizeof hints / sizeof *hints && !is_static; h++)
             ok |= !strcmp(hints[h], kw);
         /* Python's range: Triton evaluates its keywords and ignores them (a loop over
-         * range(n, flatten=True) compiles as range(n)); the bounds' names stay errors, which
-         * Triton would ignore too, silently changing the loop */
+         * range(n, flatten=True) compiles as range(n)), its bounds' names too: the loop
+         * is the one its positional bounds make, as under Triton (lightllm's copy loops
+         * written range(start, end, step=n) step by 1 there), with a warning */
         if (is_py && (!strcmp(kw, "arg1") || !strcmp(kw, "arg2") || !strcmp(kw, "step")))
-            sema_error(S, it->kwvalues[i]->loc,
-                       "unknown keyword argument '%s' for range (Python's range takes its "
-                       "bounds by position; tl.range takes them by name too)",
-                       kw);
+            diag_warning(S->diag, it->kwvalues[i]->loc,
+                         "range() ignores the keyword argument '%s', as Triton does: the loop "
+                         "is range(%s) (Python's range takes its bounds by position; "
+                         "tl.range takes them by name too)",
+                         kw,
+                         it->nitems == 1   ? "end"
+                         : it->nitems == 2 ? "start, end"
+                                           : "start, end, step");
         if (!ok && !is_py)
             sema_error(S, it->kwvalues[i]->loc, "unknown keyword argument '%s' for %s", kw, name);
         Val v =

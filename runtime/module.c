@@ -109,6 +109,14 @@ static nr_status take_options(nr_module *m, const nr_compile_options *opts, StrB
     return NR_OK;
 }
 
+/* A successful compile's warnings and notes (tl.static_print's), kept with the module for
+ * nr_module_diagnostics; frees the Diag. (Out of memory: the text is dropped, not the
+ * module.) */
+static void keep_diagnostics(nr_module *m, Diag *diag) {
+    if (diag->out.len) m->diagnostics = strdup(sb_cstr(&diag->out));
+    diag_free(diag);
+}
+
 nr_status module_build(nr_context *ctx, char *text, size_t len, const char *filename,
                        const nr_compile_options *opts, StrBuf *err, nr_module **out) {
     nr_module *m = calloc(1, sizeof *m);
@@ -143,7 +151,7 @@ nr_status module_build(nr_context *ctx, char *text, size_t len, const char *file
         module_free(m);
         return NR_ERR_COMPILE;
     }
-    diag_free(&diag);
+    keep_diagnostics(m, &diag);
     if ((s = add_kernels(m, m->prog.ntuned, err))) return module_free(m), s;
     *out = m;
     return NR_OK;
@@ -190,7 +198,7 @@ nr_status module_variant_build(const nr_module *base, const char *kernel, const 
         module_free(m);
         return NR_ERR_COMPILE;
     }
-    diag_free(&diag);
+    keep_diagnostics(m, &diag);
     if ((s = add_kernels(m, 0, err))) return module_free(m), s;
     *out = m;
     return NR_OK;
@@ -220,7 +228,12 @@ void module_free(nr_module *m) {
         free(m->text);
     }
     free(m->kernels);
+    free(m->diagnostics);
     free(m);
+}
+
+const char *nr_module_diagnostics(const nr_module *m) {
+    return m && m->diagnostics ? m->diagnostics : "";
 }
 
 int nr_module_num_kernels(const nr_module *m) { return m ? m->nkernels : 0; }

@@ -160,6 +160,8 @@ struct nr_module {
      * compiled one of a program that reads it (tl.extra.cuda.num_threads(); launch.c) */
     nr_module **warp_variants;
     int nwarp_variants;
+    char *diagnostics; /* the warnings and notes (tl.static_print) of its compile, owned; NULL: none
+                        */
 };
 
 #endif

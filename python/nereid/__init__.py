@@ -15,7 +15,7 @@ or NumPy arrays (the CPU interpreter).
 See docs/python.md.
 """
 from . import _nereid
-from ._errors import CompileError, DeviceError, Error, LaunchError, OptionError
+from ._errors import CompileError, CompileWarning, DeviceError, Error, LaunchError, OptionError
 from ._runtime import CompiledKernel, CompiledModule, compile, context, device_count, synchronize
 from ._jit import ConstexprFunction, JITFunction, constexpr_function, jit
 from ._autotune import Autotuner, Config, Heuristics, autotune, heuristics
@@ -43,4 +43,4 @@ def next_power_of_2(n):
 __all__ = ["compile", "jit", "JITFunction", "CompiledModule", "CompiledKernel", "context", "device_count", "synchronize",
            "autotune", "heuristics", "Config", "Autotuner", "Heuristics", "TensorDescriptor",
            "cdiv", "next_power_of_2", "language", "Error", "CompileError", "LaunchError", "DeviceError",
-           "OptionError", "constexpr_function", "ConstexprFunction"]
+           "CompileWarning", "OptionError", "constexpr_function", "ConstexprFunction"]

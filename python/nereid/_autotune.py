@@ -240,6 +240,7 @@ class Autotuner:
             cache = jit._cache
             for key, mod in zip(todo, context.compile_many(jobs)):
                 if mod is not None:
+                    _runtime.report_diagnostics(mod)
                     cache[key] = jit._kernel_of(mod)
         if context.kind == "cuda":
             jit._prepare_many(calls)

@@ -33,6 +33,11 @@ class CompileError(Error):
         self.__cause__ = _Cause(first if first is not None else diagnostics)
 
 
+class CompileWarning(UserWarning):
+    """A warning of a compile that went on (its text: the located diagnostic, the source
+    line and a caret)."""
+
+
 class OptionError(ValueError, AssertionError):
     """A launch option out of its range (num_warps=3): a ValueError, and an AssertionError
     as Triton raises it."""

@@ -503,6 +503,18 @@ static PyObject *module_kernel(PyObject *o, PyObject *arg) {
     return (PyObject *)ko;
 }
 
+static PyObject *module_diagnostics(PyObject *o, void *unused) {
+    (void)unused;
+    return PyUnicode_FromString(nr_module_diagnostics(((ModuleObject *)o)->mod));
+}
+
+static PyGetSetDef module_getset[] = {
+    {"diagnostics", module_diagnostics, NULL,
+     "the warnings and notes (tl.static_print's) of its compile, as nereid compile prints them",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyMethodDef module_methods[] = {
     {"kernel_names", module_kernel_names, METH_NOARGS, "the names of the module's kernels"},
     {"kernel", module_kernel, METH_O, "kernel(name) -> Kernel"},
@@ -514,6 +526,7 @@ static PyType_Slot module_slots[] = {
     {Py_tp_traverse, module_traverse},
     {Py_tp_clear, module_clear},
     {Py_tp_methods, module_methods},
+    {Py_tp_getset, module_getset},
     {Py_tp_doc, "a compiled module (Context.compile)"},
     {0, NULL},
 };

@@ -3,10 +3,11 @@ the C API, their kernels launched as `mod.KERNEL[grid](*args)`."""
 import collections.abc
 import os
 import threading
+import warnings
 
 from . import _nereid
 from . import language
-from ._errors import CompileError, DeviceError
+from ._errors import _DIAG, CompileError, CompileWarning, DeviceError
 
 _lock = threading.RLock()
 _contexts = {}
@@ -198,7 +199,28 @@ def define_text(name, value, nested=False):
 
 def _compile_text(ctx, source, filename, defines, kernel, num_warps, num_stages, constexpr_functions=None):
     pairs = [(k, define_text(k, v)) for k, v in defines.items()]
-    return ctx.compile(source, filename, pairs, kernel, num_warps or 0, num_stages or 0, constexpr_functions or None)
+    mod = ctx.compile(source, filename, pairs, kernel, num_warps or 0, num_stages or 0, constexpr_functions or None)
+    report_diagnostics(mod)
+    return mod
+
+
+def report_diagnostics(mod):
+    """What a compile that went on reported, shown where Triton's compile shows it: each
+    tl.static_print's values on standard output (Triton prints them with print() as it
+    compiles), each warning, with its source line, as a CompileWarning. None (a job of
+    Context.compile_many that failed) reports nothing."""
+    lines = mod.diagnostics.splitlines() if mod is not None else []
+    i = 0
+    while i < len(lines):
+        j = i + 1  # the diagnostic's source line and caret follow it
+        while j < len(lines) and not (_DIAG.match(lines[j]) or lines[j].startswith("nereid: ")):
+            j += 1
+        m = _DIAG.match(lines[i])
+        if m and m["severity"] == "note" and m["message"].startswith("static_print: "):
+            print(m["message"][len("static_print: "):], flush=True)
+        elif (m and m["severity"] == "warning") or lines[i].startswith("nereid: warning: "):
+            warnings.warn("\n".join(lines[i:j]), CompileWarning, stacklevel=2)
+        i = j
 
 
 class CompiledKernel(_nereid.Dispatcher):

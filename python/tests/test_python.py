@@ -436,6 +436,31 @@ class Errors(unittest.TestCase):
         self.assertIn("    tl.store(x, y)\n                ^", e.diagnostics)
         self.assertIsInstance(e, nereid.Error)
 
+    def test_static_print_and_warnings_reach_python(self):
+        # a compile that goes on shows what it reported where Triton's shows it: each
+        # tl.static_print's values on standard output as it compiles, a warning (Python's
+        # range ignoring its step keyword, as Triton's does) as a CompileWarning
+        import contextlib
+        import io
+        import warnings
+        src = ("@triton.jit\ndef k(x: *fp32, N: tl.constexpr):\n"
+               "    tl.static_print('N is', N, N * 2)\n"
+               "    for i in range(0, N, step=2):\n"
+               "        tl.store(x + i, 1.0)\n")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            mod = nereid.compile(src, device=CPU, N=4)
+        self.assertEqual(out.getvalue(), "N is 4 8\n")
+        self.assertEqual(len(caught), 1)
+        self.assertIs(caught[0].category, nereid.CompileWarning)
+        text = str(caught[0].message)
+        self.assertIn("<source>:4:31: warning: range() ignores the keyword argument 'step'", text)
+        self.assertIn("    for i in range(0, N, step=2):\n" + " " * 30 + "^", text)
+        x = np.zeros(4, np.float32)
+        mod.k[(1,)](x)
+        self.assertEqual(list(x), [1.0, 1.0, 1.0, 1.0])  # the loop steps by 1, as under Triton
+
     def test_compile_error_in_file_names_file(self):
         with self.assertRaises(nereid.CompileError) as cm:
             nereid.compile(os.path.join(EXAMPLES, "vector_add.nr"), device=CPU)  # no BLOCK_SIZE

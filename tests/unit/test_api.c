@@ -221,6 +221,34 @@ static void test_defines(CheckState *st) {
     nr_context_destroy(ctx);
 }
 
+/* A compile that goes on keeps what it reported (tl.static_print's notes, warnings) with the
+ * module; a clean one has none. */
+static void test_diagnostics(CheckState *st) {
+    nr_context *ctx;
+    nr_context_create(NR_DEVICE_CPU, 0, &ctx);
+    static const char *src = "import triton.language as tl\n"
+                             "@triton.jit\n"
+                             "def k(x: *fp32, N: tl.constexpr):\n"
+                             "    tl.static_print('N is', N)\n"
+                             "    tl.store(x, 1.0)\n";
+    nr_define d = {"N", "8"};
+    nr_compile_options o = {.defines = &d, .num_defines = 1};
+    nr_module *m = NULL, *clean = NULL;
+    nr_status s = nr_compile_source(ctx, src, strlen(src), "p.nr", &o, &m);
+    const char *text = nr_module_diagnostics(m);
+    CHECK_AT(st, s == NR_OK && strstr(text, "p.nr:4:5: note: static_print: N is 8\n"),
+             "static_print kept: %s", text);
+    nr_define b = {"BLOCK", "32"};
+    nr_compile_options ob = {.defines = &b, .num_defines = 1};
+    s = nr_compile_source(ctx, add_src, strlen(add_src), "add.nr", &ob, &clean);
+    CHECK_AT(st, s == NR_OK && !strcmp(nr_module_diagnostics(clean), ""), "none: '%s'",
+             nr_module_diagnostics(clean));
+    CHECK_AT(st, !strcmp(nr_module_diagnostics(NULL), ""), "NULL module: ''");
+    nr_module_destroy(m);
+    nr_module_destroy(clean);
+    nr_context_destroy(ctx);
+}
+
 /* A context destroyed with modules still alive frees them (ASan would see a leak). */
 static void test_context_owns_modules(CheckState *st) {
     nr_context *ctx;
@@ -424,6 +452,7 @@ int main(void) {
     test_context_owns_modules(&st);
     test_errors(&st);
     test_defines(&st);
+    test_diagnostics(&st);
     CHECK_AT(&st, vector_add(1000, 256, 0.25f) == 0, "vector add");
     test_threads(&st);
     test_streams_and_stats(&st);

@@ -361,9 +361,11 @@ static double time_config(Timing *T, int k) {
 
 /* ---- choices ---- */
 
+/* NEREID_PRINT_AUTOTUNING=1, or Triton's TRITON_PRINT_AUTOTUNING=1 (its users' switch for
+ * the same report) */
 static bool print_wanted(void) {
-    const char *e = getenv("NEREID_PRINT_AUTOTUNING");
-    return e && !strcmp(e, "1");
+    const char *e = getenv("NEREID_PRINT_AUTOTUNING"), *t = getenv("TRITON_PRINT_AUTOTUNING");
+    return (e && !strcmp(e, "1")) || (t && !strcmp(t, "1"));
 }
 
 /* The disk cache's key of a choice: the build's identity (as for compiled kernels, so

@@ -89,6 +89,8 @@ def _fake_triton():
         setattr(testing, name, getattr(_testing, name))
     from . import _target_info
     language.target_info = _target_info
+    from . import _knobs
+    triton.knobs = _knobs
     tools = types.ModuleType("triton.tools")
     tools.__path__ = []
     tensor_descriptor = types.ModuleType("triton.tools.tensor_descriptor")
@@ -109,7 +111,7 @@ def _fake_triton():
             "triton.tools": tools, "triton.tools.tensor_descriptor": tensor_descriptor,
             "triton.runtime": runtime, "triton.runtime.driver": driver_mod,
             "triton.runtime.jit": jit_mod, "triton.runtime.autotuner": autotuner, "triton.compiler": compiler,
-            "triton.compiler.errors": errors, "triton.testing": testing}
+            "triton.compiler.errors": errors, "triton.testing": testing, "triton.knobs": _knobs}
     # importlib.util.find_spec on a module in sys.modules reads its __spec__, and libraries
     # load what it finds again (xformers: module_from_spec, then the loader's exec_module,
     # for triton.language.extra.libdevice): every stand-in has a spec whose loader does that

@@ -317,6 +317,18 @@ r = np.zeros(4, np.float32)
 rsqrt_kernel[(1,)](np.array([1, 4, 16, 64], np.float32), r, N=4)
 print("peaks", list(r), round(get_dram_gbps(), 2),
       [round(p, 5) for p in peaks], round(get_max_simd_tflops(tl.float32, clock) / sms, 5), refused)
+# triton.knobs: Triton's namespaces, backed by the environment as there
+import os
+triton.knobs.autotuning.cache = False
+assert os.environ.get("TRITON_PRINT_AUTOTUNING") is None and triton.knobs.autotuning.print is False
+with triton.knobs.autotuning.scope():
+    triton.knobs.autotuning.print = True
+    inside = os.environ["TRITON_PRINT_AUTOTUNING"]
+seen = []
+triton.knobs.runtime.launch_enter_hook.add(seen.append)
+triton.knobs.runtime.launch_enter_hook("x")
+print("knobs", inside, os.environ.get("TRITON_PRINT_AUTOTUNING"), triton.knobs.autotuning.print,
+      triton.knobs.compilation.always_compile, triton.knobs.language.default_fp_fusion, seen)
 print("driver", target.backend, target.warp_size, dev, driver.active.get_current_stream(dev), sms >= 1, configs,
       props["warpSize"], o[0], t[0])
 """
@@ -449,6 +461,7 @@ class DropIn(unittest.TestCase):
         # libdevice found by find_spec and loaded again from its spec; the peak figures (an H100 SXM's clocks and bus:
         # 2619 MHz x 5120 bits x 2 / 8 = 3352.32 GB/s; 4 sub-cores x 1980 MHz x 512, 256,
         # 1024 tensor-core and 32 fp32 operations a cycle, per multiprocessor)
+        self.assertIn("knobs 1 None False False True ['x']", out.stdout)
         self.assertIn("peaks [1.0, 0.5, 0.25, 0.125] 3352.32 [4.05504, 2.02752, 8.11008] 0.25344 dtype not supported",
                       out.stdout)
         # triton.testing.perf_report's sweep: every x value against every line value

@@ -1175,11 +1175,19 @@ class Autotuning(unittest.TestCase):
                 "x = np.ones(50, dtype=np.float32); t = np.zeros(1, dtype=np.float32)\n"
                 "mod.tuned_sum[lambda m: (nereid.cdiv(50, m['BLOCK']),)](x, t, 50)\n"
                 "assert t[0] == 50, t\n")
-        env = dict(os.environ, NEREID_PRINT_AUTOTUNING="1", PYTHONPATH=os.pathsep.join(sys.path))
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-        self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("nereid autotune: kernel tuned_sum, key (n=50): timing 3 of 3 configs", out.stdout)
-        self.assertIn("chose BLOCK=", out.stdout)
+        for switch, value in (("NEREID_PRINT_AUTOTUNING", "1"), ("TRITON_PRINT_AUTOTUNING", "1"),
+                              ("TRITON_PRINT_AUTOTUNING", "0")):  # Nereid's switch, or Triton's
+            env = {k: v for k, v in os.environ.items() if not k.endswith("_PRINT_AUTOTUNING")}
+            env.update({switch: value, "PYTHONPATH": os.pathsep.join(sys.path),
+                        "NEREID_CACHE_DIR": tempfile.mkdtemp(dir=self.cache)})  # each run tunes
+            out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                 timeout=120)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            if value == "1":
+                self.assertIn("nereid autotune: kernel tuned_sum, key (n=50): timing 3 of 3 configs", out.stdout)
+                self.assertIn("chose BLOCK=", out.stdout)
+            else:
+                self.assertNotIn("nereid autotune", out.stdout)
 
     def test_autotune_decorator_on_jit(self):
         calls = []

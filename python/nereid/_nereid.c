@@ -505,7 +505,9 @@ static PyObject *module_kernel(PyObject *o, PyObject *arg) {
 
 static PyObject *module_diagnostics(PyObject *o, void *unused) {
     (void)unused;
-    return PyUnicode_FromString(nr_module_diagnostics(((ModuleObject *)o)->mod));
+    const char *text = nr_module_diagnostics(((ModuleObject *)o)->mod);
+    /* quoted source and printed strings: any bytes a string constant can make */
+    return PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
 }
 
 static PyGetSetDef module_getset[] = {

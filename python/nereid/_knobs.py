@@ -12,8 +12,13 @@ What Nereid reads of them: `autotuning.print`, whose variable TRITON_PRINT_AUTOT
 prints each tuning's timings and choice (as NEREID_PRINT_AUTOTUNING=1). The others change
 nothing in Nereid: its kernels compile and run the same with any of them (Triton's cache
 folders, compiler paths and IR dumps, the hooks into its compiler and launcher)."""
+import collections
 import contextlib
+import functools
 import os
+import re
+import shutil
+import subprocess
 
 
 def _to_env(value):
@@ -42,7 +47,13 @@ class _Knob:
         if obj is None:
             return self
         if self.name in obj.__dict__:
-            return obj.__dict__[self.name]
+            return self.transform(obj.__dict__[self.name])
+        return self.get()
+
+    def transform(self, value):
+        return value
+
+    def get(self):
         text = os.environ.get(self.key)
         if text is None:
             return self.default() if callable(self.default) else self.default
@@ -66,6 +77,43 @@ class _Knob:
 
     def __delete__(self, obj):
         obj.__dict__.pop(self.name, None)
+
+
+NvidiaTool = collections.namedtuple("NvidiaTool", "path version")
+
+
+@functools.lru_cache(maxsize=None)
+def _tool_at(path):
+    """The tool at path with the version its --version reports ("release X.Y"), or None."""
+    try:
+        out = subprocess.check_output([path, "--version"], stderr=subprocess.STDOUT, timeout=30).decode()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"release (\d+\.\d+)", out)
+    return NvidiaTool(path, m.group(1)) if m else None
+
+
+class _ToolKnob(_Knob):
+    """One of CUDA's tools (ptxas, cuobjdump, nvdisasm): an NvidiaTool (path, version) from
+    TRITON_<TOOL>_PATH, or an assigned path, else the CUDA toolkit's (CUDA_HOME, CUDA_PATH,
+    /usr/local/cuda, then PATH); Triton's own bundled copy does not exist here."""
+
+    def __init__(self, binary):
+        super().__init__(f"TRITON_{binary.upper()}_PATH")
+        self.binary = binary
+
+    def get(self):
+        return self.transform(os.environ.get(self.key))
+
+    def transform(self, path):
+        roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+        paths = ([path] if path else []) + [os.path.join(r, "bin", self.binary) for r in roots if r]
+        paths.append(shutil.which(self.binary))
+        for p in paths:
+            tool = _tool_at(p) if p else None
+            if tool:
+                return tool
+        raise RuntimeError(f"Cannot find {self.binary}")
 
 
 class HookChain:
@@ -190,10 +238,10 @@ class language_knobs(base_knobs):
 
 
 class nvidia_knobs(base_knobs):
-    cuobjdump = _Knob("TRITON_CUOBJDUMP_PATH")
-    nvdisasm = _Knob("TRITON_NVDISASM_PATH")
-    ptxas = _Knob("TRITON_PTXAS_PATH")
-    ptxas_blackwell = _Knob("TRITON_PTXAS_BLACKWELL_PATH")
+    cuobjdump = _ToolKnob("cuobjdump")
+    nvdisasm = _ToolKnob("nvdisasm")
+    ptxas = _ToolKnob("ptxas")
+    ptxas_blackwell = _ToolKnob("ptxas-blackwell")
     dump_nvptx = _Knob("NVPTX_ENABLE_DUMP", False, "bool")
     disable_ptxas_opt = _Knob("DISABLE_PTXAS_OPT", False, "bool")
     ptxas_options = _Knob("PTXAS_OPTIONS")

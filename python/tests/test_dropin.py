@@ -327,8 +327,15 @@ with triton.knobs.autotuning.scope():
 seen = []
 triton.knobs.runtime.launch_enter_hook.add(seen.append)
 triton.knobs.runtime.launch_enter_hook("x")
+import tempfile
+fake = os.path.join(tempfile.mkdtemp(), "ptxas")  # a CUDA tool by TRITON_PTXAS_PATH, its version read
+with open(fake, "w") as f:
+    f.write("#!/bin/sh\necho 'Cuda compilation tools, release 9.9, V9.9.1'\n")
+os.chmod(fake, 0o755)
+os.environ["TRITON_PTXAS_PATH"] = fake
 print("knobs", inside, os.environ.get("TRITON_PRINT_AUTOTUNING"), triton.knobs.autotuning.print,
-      triton.knobs.compilation.always_compile, triton.knobs.language.default_fp_fusion, seen)
+      triton.knobs.compilation.always_compile, triton.knobs.language.default_fp_fusion, seen,
+      triton.knobs.nvidia.ptxas.version, triton.knobs.nvidia.ptxas.path == fake)
 print("driver", target.backend, target.warp_size, dev, driver.active.get_current_stream(dev), sms >= 1, configs,
       props["warpSize"], o[0], t[0])
 """
@@ -461,7 +468,7 @@ class DropIn(unittest.TestCase):
         # libdevice found by find_spec and loaded again from its spec; the peak figures (an H100 SXM's clocks and bus:
         # 2619 MHz x 5120 bits x 2 / 8 = 3352.32 GB/s; 4 sub-cores x 1980 MHz x 512, 256,
         # 1024 tensor-core and 32 fp32 operations a cycle, per multiprocessor)
-        self.assertIn("knobs 1 None False False True ['x']", out.stdout)
+        self.assertIn("knobs 1 None False False True ['x'] 9.9 True", out.stdout)
         self.assertIn("peaks [1.0, 0.5, 0.25, 0.125] 3352.32 [4.05504, 2.02752, 8.11008] 0.25344 dtype not supported",
                       out.stdout)
         # triton.testing.perf_report's sweep: every x value against every line value

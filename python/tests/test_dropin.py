@@ -330,7 +330,7 @@ triton.knobs.runtime.launch_enter_hook("x")
 import tempfile
 fake = os.path.join(tempfile.mkdtemp(), "ptxas")  # a CUDA tool by TRITON_PTXAS_PATH, its version read
 with open(fake, "w") as f:
-    f.write("#!/bin/sh\necho 'Cuda compilation tools, release 9.9, V9.9.1'\n")
+    f.write("#!/bin/sh\\necho 'Cuda compilation tools, release 9.9, V9.9.1'\\n")
 os.chmod(fake, 0o755)
 os.environ["TRITON_PTXAS_PATH"] = fake
 print("knobs", inside, os.environ.get("TRITON_PRINT_AUTOTUNING"), triton.knobs.autotuning.print,

@@ -157,3 +157,32 @@ def get_max_simd_tflops(dtype, clock_rate, device=None):
     else:
         raise RuntimeError("dtype not supported")
     return _peak_tflops(ops, clock_rate, device)
+
+
+def _as_numpy(v):
+    """A torch tensor (bf16 widened to fp32, as Triton's), a NumPy array, a list or a number
+    as a NumPy array."""
+    import numpy as np
+    if type(v).__module__.startswith("torch"):
+        if str(getattr(v, "dtype", "")) == "torch.bfloat16":
+            v = v.float()
+        v = v.detach().cpu().numpy()
+    return np.asarray(v)
+
+
+def assert_close(x, y, atol=None, rtol=None, err_msg=""):
+    """Triton's check: |x - y| <= atol + rtol * |y| elementwise, NaNs equal where both are;
+    atol 1e-2 and rtol 0 by default, either a function of x's dtype too. Takes torch tensors
+    (without torch: NumPy arrays, lists, numbers)."""
+    import numpy as np
+    dtype = getattr(x, "dtype", None)
+    atol = 1e-2 if atol is None else atol
+    rtol = 0.0 if rtol is None else rtol
+    atol = atol(dtype) if callable(atol) else atol
+    rtol = rtol(dtype) if callable(rtol) else rtol
+    a, b = _as_numpy(x), _as_numpy(y)
+    if a.size > 1 or b.size > 1:
+        np.testing.assert_allclose(a, b, atol=atol, rtol=rtol, equal_nan=True)
+        return
+    if not np.allclose(a, b, atol=atol, rtol=rtol):
+        raise AssertionError(f"{err_msg} {a} is not close to {b} (atol={atol}, rtol={rtol})")

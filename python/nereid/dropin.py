@@ -83,9 +83,10 @@ def _fake_triton():
                        "Config": nereid.Config, "autotune": nereid.autotune, "heuristics": nereid.heuristics}
     testing = types.ModuleType("triton.testing")
     testing.do_bench = _do_bench
+    testing.do_bench_cudagraph = _do_bench_cudagraph
     from . import _testing
     testing.Benchmark, testing.Mark, testing.perf_report = _testing.Benchmark, _testing.Mark, _testing.perf_report
-    for name in ("nvsmi", "get_dram_gbps", "get_max_tensorcore_tflops", "get_max_simd_tflops"):
+    for name in ("nvsmi", "get_dram_gbps", "get_max_tensorcore_tflops", "get_max_simd_tflops", "assert_close"):
         setattr(testing, name, getattr(_testing, name))
     from . import _target_info
     language.target_info = _target_info
@@ -146,6 +147,12 @@ def _set_allocator(allocator):
     memory (a kernel's tl.make_tensor_descriptor becomes masked loads and stores, not a
     tensor map written at run time), so the allocator is never called."""
     del allocator
+
+
+def _do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean"):
+    """triton.testing.do_bench_cudagraph without Triton: do_bench's timing (no CUDA graph is
+    captured: the stand-in runs where Triton is absent, mostly on the interpreter)."""
+    return _do_bench(fn, rep=rep, grad_to_none=grad_to_none, quantiles=quantiles, return_mode=return_mode)
 
 
 def _do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):

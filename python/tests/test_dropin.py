@@ -333,6 +333,14 @@ with open(fake, "w") as f:
     f.write("#!/bin/sh\\necho 'Cuda compilation tools, release 9.9, V9.9.1'\\n")
 os.chmod(fake, 0o755)
 os.environ["TRITON_PTXAS_PATH"] = fake
+try:  # triton.testing.assert_close: Triton's check, on NumPy arrays here
+    triton.testing.assert_close(np.array([1.0, 2.0]), np.array([1.0, 2.005]))
+    triton.testing.assert_close(np.array([1.0, 2.0]), np.array([1.0, 2.5]), atol=lambda dt: 0.1)
+    closeness = "no error"
+except AssertionError:
+    closeness = "second refused"
+ms = triton.testing.do_bench_cudagraph(lambda: None, rep=1)
+print("close", closeness, ms >= 0)
 print("knobs", inside, os.environ.get("TRITON_PRINT_AUTOTUNING"), triton.knobs.autotuning.print,
       triton.knobs.compilation.always_compile, triton.knobs.language.default_fp_fusion, seen,
       triton.knobs.nvidia.ptxas.version, triton.knobs.nvidia.ptxas.path == fake)
@@ -469,6 +477,7 @@ class DropIn(unittest.TestCase):
         # 2619 MHz x 5120 bits x 2 / 8 = 3352.32 GB/s; 4 sub-cores x 1980 MHz x 512, 256,
         # 1024 tensor-core and 32 fp32 operations a cycle, per multiprocessor)
         self.assertIn("knobs 1 None False False True ['x'] 9.9 True", out.stdout)
+        self.assertIn("close second refused True", out.stdout)
         self.assertIn("peaks [1.0, 0.5, 0.25, 0.125] 3352.32 [4.05504, 2.02752, 8.11008] 0.25344 dtype not supported",
                       out.stdout)
         # triton.testing.perf_report's sweep: every x value against every line value

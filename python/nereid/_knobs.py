@@ -21,6 +21,11 @@ import shutil
 import subprocess
 
 
+def _true_text(text):
+    """An environment variable's text as a bool, as Triton reads its switches."""
+    return text.strip().lower() in ("1", "true", "on", "yes")
+
+
 def _to_env(value):
     """The environment's text for an assigned value: (text,) or (None,) to unset; None: not
     reflected (another type)."""
@@ -58,7 +63,7 @@ class _Knob:
         if text is None:
             return self.default() if callable(self.default) else self.default
         if self.kind == "bool":
-            return text.strip().lower() in ("1", "true", "on", "yes")
+            return _true_text(text)
         if self.kind == "int":
             try:
                 return int(text)
@@ -226,7 +231,7 @@ class runtime_knobs(base_knobs):
     override_arch = _Knob("TRITON_OVERRIDE_ARCH")
 
     def __init__(self):
-        self.debug = os.environ.get("TRITON_DEBUG", "").strip().lower() in ("1", "true", "on", "yes")
+        self.debug = _true_text(os.environ.get("TRITON_DEBUG", ""))
         self.launch_enter_hook, self.launch_exit_hook = HookChain(), HookChain(reversed=True)
         self.kernel_load_start_hook, self.kernel_load_end_hook = HookChain(), HookChain(reversed=True)
         self.jit_cache_hook = self.jit_post_compile_hook = self.add_stages_inspection_hook = None
@@ -276,5 +281,5 @@ nvidia, amd, proton = nvidia_knobs(), amd_knobs(), proton_knobs()
 
 def refresh_knobs():
     """Triton's: the two knobs read once from the environment are read again."""
-    runtime.debug = os.environ.get("TRITON_DEBUG", "").strip().lower() in ("1", "true", "on", "yes")
+    runtime.debug = _true_text(os.environ.get("TRITON_DEBUG", ""))
     compilation.instrumentation_mode = os.environ.get("TRITON_INSTRUMENTATION_MODE", "")

@@ -16,7 +16,7 @@ import csv
 import os
 import subprocess
 
-from . import _driver
+from . import _driver, _jit
 
 
 class Benchmark:
@@ -106,13 +106,11 @@ def _capability_major(device):
 
 
 def _type_name(dtype):
-    """A torch or Triton dtype as one spelling: 'float32', 'bfloat16', 'int8', 'float8e4nv', ..."""
+    """A torch or Triton dtype in Nereid's spelling ('fp32', 'bf16', 'i8', 'fp8e4nv', ...),
+    through the JIT's table of Triton's and torch's names."""
     name = getattr(dtype, "name", None) if not type(dtype).__module__.startswith("torch") else None
     text = name or str(dtype).replace("torch.", "")
-    short = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "fp64": "float64", "i8": "int8",
-             "i16": "int16", "i32": "int32", "fp8e4nv": "float8e4nv", "fp8e5": "float8e5",
-             "fp8e4b15": "float8e4b15", "float8_e4m3fn": "float8e4nv", "float8_e5m2": "float8e5"}
-    return short.get(text, text)
+    return _jit._ALIASES.get(text, text)
 
 
 def get_dram_gbps(device=None):
@@ -132,14 +130,14 @@ def get_max_tensorcore_tflops(dtype, clock_rate, device=None):
     1024 for 8-bit ones (int8 and the fp8 types)."""
     t = _type_name(dtype)
     if _capability_major(_device(device)) < 8:
-        if t != "float16":
+        if t != "fp16":
             raise RuntimeError("dtype not supported")
         ops = 256
-    elif t in ("float32", "int32"):
+    elif t in ("fp32", "i32"):
         ops = 256
-    elif t in ("float16", "bfloat16", "int16"):
+    elif t in ("fp16", "bf16", "i16"):
         ops = 512
-    elif t in ("int8", "float8e4nv", "float8e4b15", "float8e5"):
+    elif t in ("i8", "fp8e4nv", "fp8e4b15", "fp8e5"):
         ops = 1024
     else:
         raise RuntimeError("dtype not supported")
@@ -150,9 +148,9 @@ def get_max_simd_tflops(dtype, clock_rate, device=None):
     """Peak CUDA-core TFLOP/s at clock_rate (kHz): 32 fp32 operations per sub-core and
     cycle, 64 for fp16 (and from sm_80 bf16)."""
     t = _type_name(dtype)
-    if t == "float32":
+    if t == "fp32":
         ops = 32
-    elif t == "float16" or (t == "bfloat16" and _capability_major(_device(device)) >= 8):
+    elif t == "fp16" or (t == "bf16" and _capability_major(_device(device)) >= 8):
         ops = 64
     else:
         raise RuntimeError("dtype not supported")

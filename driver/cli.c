@@ -33,7 +33,7 @@ static void print_usage(FILE *f) {
         "[--llvm-passes=PIPELINE]\n"
         "                      [--signature=TYPE,...]\n"
         "                      [--libdevice=FILE|none] [--maxnreg=N] [--enable-fp-fusion=0|1]\n"
-        "                      [--enable-reflect-ftz=0|1] [--strict-ptxas]\n"
+        "                      [--enable-reflect-ftz=0|1] [--debug=0|1] [--strict-ptxas]\n"
         "       nereid compile FILE.nr --emit=c [--arch=%s] -o DIR/NAME [-k KERNEL] [-D ...]\n"
         "                      [--num-warps=N] [--num-stages=N] [--one=P,...] [--divisible=P,...] "
         "[--no-ptxas]\n"
@@ -79,6 +79,10 @@ static void print_usage(FILE *f) {
         "interpreter).\n"
         "--enable-reflect-ftz=1 flushes denormals in tl.exp2 and libdevice's functions "
         "(default 0).\n"
+        "--debug=1 is Triton's debug=True: the asserts and a device_assert on every integer\n"
+        "+, - and * narrower than 64 bits whose result overflows; --debug=0 is Triton's default:\n"
+        "tl.device_assert and assert statements left out (default: the asserts, no overflow "
+        "checks).\n"
         "opt: reads textual IR (front-end or GPU-stage), verifies it, runs the passes named\n"
         "(none: no pass) and prints the result, or with --emit=llvm|ptx the LLVM IR or PTX of its\n"
         "kernels (GPU-stage IR whose GPU passes have run). --list-passes says what each does. The\n"
@@ -252,6 +256,10 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
             rc = switch_arg("--enable-fp-fusion", s + 19, &a->code.fp_fusion);
         } else if (!strncmp(s, "--enable-reflect-ftz=", 21)) {
             rc = switch_arg("--enable-reflect-ftz", s + 21, &a->code.reflect_ftz);
+        } else if (!strncmp(s, "--debug=", 8)) {
+            bool on = false;
+            rc = switch_arg("--debug", s + 8, &on);
+            a->o.debug = on ? 1 : -1;
         } else if (s[0] == '-' && s[1]) return usage_error("unknown option '%s'", s);
         else if (a->file) return usage_error("more than one input file ('%s')", s);
         else a->file = s;

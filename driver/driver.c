@@ -114,8 +114,9 @@ bool driver_compile(const Source *src, const NrCompileOptions *o, Diag *diag, St
     const char **skip = NULL;
     if (o->defer_tuned && !read_tuned(o, diag, out, &skip)) goto fail;
     out->constexpr_call = o->constexpr_call, out->constexpr_user = o->constexpr_user;
-    SemaOptions so = {o->defines,  o->ndefines,    o->only_kernel,    skip,
-                      out->ntuned, out->num_warps, o->constexpr_call, o->constexpr_user};
+    out->debug = o->debug;
+    SemaOptions so = {o->defines,     o->ndefines,       o->only_kernel,    skip,    out->ntuned,
+                      out->num_warps, o->constexpr_call, o->constexpr_user, o->debug};
     if (!lower(o, &so, diag, dump, out)) goto fail;
     return true;
 fail:
@@ -138,6 +139,7 @@ bool driver_compile_variant(const NrProgram *base, const char *kernel, const Sem
                           .only_kernel = kernel,
                           .stop_after = NR_STAGE_IR_OPT};
     out->constexpr_call = base->constexpr_call, out->constexpr_user = base->constexpr_user;
+    out->debug = base->debug;
     SemaOptions so = {defines,
                       ndefines,
                       kernel,
@@ -145,7 +147,8 @@ bool driver_compile_variant(const NrProgram *base, const char *kernel, const Sem
                       0,
                       out->num_warps,
                       base->constexpr_call,
-                      base->constexpr_user};
+                      base->constexpr_user,
+                      base->debug};
     if (lower(&o, &so, diag, NULL, out)) return true;
     driver_program_free(out);
     return false;

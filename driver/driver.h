@@ -34,6 +34,7 @@ typedef struct NrCompileOptions {
     SemaConstexprCall constexpr_call; /* the host's constexpr functions (SemaOptions); NULL:
                                          none */
     void *constexpr_user;
+    int debug; /* run-time checks (SemaOptions.debug, nr_compile_options.debug) */
 } NrCompileOptions;
 
 /* A kernel with @autotune/@heuristics, as the front end hands it to the runtime: what
@@ -55,6 +56,7 @@ typedef struct NrProgram {
     double times_ms[3];               /* parse, sema (lowering), passes */
     SemaConstexprCall constexpr_call; /* as compiled with: its variants use them too */
     void *constexpr_user;
+    int debug; /* as compiled with (NrCompileOptions.debug): its variants too */
 } NrProgram;
 
 /* The standard library's AST, in arena (it cannot fail: it is part of the binary). */

@@ -252,6 +252,14 @@ typedef struct nr_compile_options {
                                -1: off */
     nr_constexpr_call constexpr_call; /* NULL: constexpr functions' bodies are compiled */
     void *constexpr_user;             /* constexpr_call's first argument */
+    /* Run-time checks, as Triton's debug option: 0 (the default): tl.device_assert and
+     * assert statements are compiled, nothing else; 1 (Triton's debug=True): those and a
+     * check of every signed or unsigned integer +, - and * narrower than 64 bits (the
+     * operators, unary minus and tl.add/sub/mul without sanitize_overflow=False) that fails
+     * as a device_assert where the exact result does not fit the type; -1 (Triton without
+     * debug): asserts are left out (an assert whose condition is a compile-time False
+     * too). tl.static_assert is checked at compile time in every mode. */
+    int debug;
 } nr_compile_options;
 
 typedef struct nr_launch_options {

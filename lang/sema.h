@@ -30,6 +30,8 @@ typedef struct SemaOptions {
                                          num_threads() and num_warps() give (0: default) */
     SemaConstexprCall constexpr_call; /* NULL: constexpr functions' bodies are compiled */
     void *constexpr_user;
+    int debug; /* run-time checks (nr_compile_options.debug): 0 asserts, 1 asserts and
+                  integer overflow checks, -1 none */
 } SemaOptions;
 
 /* Lower the kernels of `user` into `out` (kernels plus the helper specialisations they

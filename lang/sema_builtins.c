@@ -696,12 +696,17 @@ static Val strong_minmax(Sema *S, BArgs *a, bool is_max, Val x, Val y, bool prop
     return sema_val_ir(S, sema_fp8_narrow(S, r, dt, a->call));
 }
 
-/* tl.add / tl.sub / tl.mul(x, y, sanitize_overflow=True): x + y, x - y, x * y. Triton checks
- * integer overflow of these only in debug mode, and sanitize_overflow=False exempts the one
- * call; Nereid has no overflow checks, so the flag changes nothing. */
+/* tl.add / tl.sub / tl.mul(x, y, sanitize_overflow=True): x + y, x - y, x * y, their integer
+ * overflow checked in debug mode as the operators' is; sanitize_overflow=False (a
+ * compile-time value) exempts the one call. */
 static Val b_arith(Sema *S, BArgs *a) {
     int op = !strcmp(a->name, "add") ? BIN_ADD : !strcmp(a->name, "sub") ? BIN_SUB : BIN_MUL;
-    return sema_binary_op(S, op, a->v[0], a->v[1], a->call);
+    bool check = true;
+    if (has(a, 2) && !sema_truthy_const(S, a->v[2], a->loc[2], &check))
+        sema_error(S, a->loc[2], "sanitize_overflow must be a compile-time bool, got %s",
+                   sema_val_kind_name(S, a->v[2]));
+    return check ? sema_user_binary_op(S, op, a->v[0], a->v[1], a->call)
+                 : sema_binary_op(S, op, a->v[0], a->v[1], a->call);
 }
 
 /* x.logical_and(y), x.logical_or(y): Triton's tensor methods (both taken as int1, then & or

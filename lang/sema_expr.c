@@ -259,7 +259,40 @@ static Val right_shift(Sema *S, Val a, Val b, Loc loc) {
     return sdt == dt ? r : sema_val_ir(S, sema_to_ir_dt(S, r, dt, loc));
 }
 
-static Val binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
+/* Triton's debug mode (SemaOptions.debug 1): an integer +, - or * narrower than 64 bits
+ * is also computed exactly, in 64 bits, from both operands taken to the common type, and a
+ * device_assert fails where that result leaves the type's range, signed or unsigned (as
+ * Triton's binary_op_sanitize_overflow_impl; `code` is OP_ADD, OP_SUB or OP_MUL). Only the
+ * user's code is checked: the standard library's arithmetic stands for what Triton does in
+ * its C++ passes or in libdevice (block pointers' addresses, libdevice's bit tricks) or
+ * wraps on purpose (Philox, as Triton's random.py exempts it). */
+static void check_overflow(Sema *S, int code, Val a, Val b, int dt, Loc loc) {
+    if (S->opts->debug <= 0 || !S->fs || !S->fs->f || S->fs->scope == &S->std) return;
+    if (!dt_is_int(dt) || dt == DT_I1 || dt_bits(dt) >= 64) return;
+    int bits = dt_bits(dt);
+    Val x =
+        sema_val_ir(S, sema_to_ir_dt(S, sema_val_ir(S, sema_to_ir_dt(S, a, dt, loc)), DT_I64, loc));
+    Val y =
+        sema_val_ir(S, sema_to_ir_dt(S, sema_val_ir(S, sema_to_ir_dt(S, b, dt, loc)), DT_I64, loc));
+    Val exact = emit_binary(S, code, x, y, DT_I64, loc);
+    int64_t lo = dt_is_signed(dt) ? -((int64_t)1 << (bits - 1)) : 0;
+    int64_t hi = dt_is_signed(dt) ? ((int64_t)1 << (bits - 1)) - 1 : ((int64_t)1 << bits) - 1;
+    Val ge = sema_compare_op(S, CMP_GE, exact, sema_val_int(lo), loc);
+    Val le = sema_compare_op(S, CMP_LE, exact, sema_val_int(hi), loc);
+    Val in = emit_binary(S, OP_AND, ge, le, DT_I1, loc);
+    const char *name = code == OP_ADD ? "add" : code == OP_SUB ? "sub" : "mul";
+    char msg[64];
+    snprintf(msg, sizeof msg, "int%d overflow detected for operation %s", bits, name);
+    sema_emit_assert(S, sema_to_i1(S, in, loc), arena_strdup(S->arena, msg), loc);
+}
+
+/* An integer +, - or * of the user's (binary_op with sanitize): checked in debug mode. */
+static Val arith(Sema *S, int code, Val a, Val b, int dt, bool sanitize, Loc loc) {
+    if (sanitize) check_overflow(S, code, a, b, dt, loc);
+    return emit_binary(S, code, a, b, dt, loc);
+}
+
+static Val binary_op(Sema *S, int op, Val a, Val b, bool sanitize, Loc loc) {
     if ((a.k == V_TUPLE && a.tag) || (b.k == V_TUPLE && b.tag) || sema_is_host_desc(a) ||
         sema_is_host_desc(b))
         sema_error(S, loc, "unsupported operand types for '%s': %s and %s%s",
@@ -299,14 +332,13 @@ static Val binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
     }
     switch (op) {
     case BIN_ADD:
-        return emit_binary(S, OP_ADD, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc),
-                           loc);
     case BIN_SUB:
-        return emit_binary(S, OP_SUB, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc),
-                           loc);
     case BIN_MUL:
-        return emit_binary(S, OP_MUL, a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc),
-                           loc);
+        return arith(S,
+                     op == BIN_ADD   ? OP_ADD
+                     : op == BIN_SUB ? OP_SUB
+                                     : OP_MUL,
+                     a, b, sema_computation_dtype(S, ta, wa, tb, wb, false, loc), sanitize, loc);
     case BIN_DIV: return true_div(S, a, b, loc);
     case BIN_FLOORDIV:
         return int_only(S, OP_IDIV, a, b, sema_computation_dtype(S, ta, wa, tb, wb, true, loc),
@@ -482,7 +514,10 @@ static Val sema_unary_op(Sema *S, int op, Val a, Loc loc) {
         sema_error(S, loc, "bad operand for unary operator: %s", sema_val_kind_name(S, a));
     if (a.ty.dt == DT_PTR) sema_error(S, loc, "bad operand for unary operator: a pointer");
     if (op == UN_POS) return a;
-    if (op == UN_NEG) return sema_val_ir(S, emit_unary(S, OP_NEG, a.v, loc));
+    if (op == UN_NEG) { /* Triton's minus is 0 - x: checked as a subtraction in debug mode */
+        check_overflow(S, OP_SUB, sema_val_int(0), a, a.ty.dt, loc);
+        return sema_val_ir(S, emit_unary(S, OP_NEG, a.v, loc));
+    }
     if (!dt_is_int(a.ty.dt))
         sema_error(S, loc, "'~' needs an integer, got %s", sema_val_kind_name(S, a));
     return sema_val_ir(S, emit_unary(S, OP_NOT, a.v, loc));
@@ -824,7 +859,12 @@ void sema_check_writable(Sema *S, Val p, Loc loc) {
 
 Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
     Val from[2] = {a, b};
-    return sema_const_from(binary_op(S, op, a, b, loc), from, 2);
+    return sema_const_from(binary_op(S, op, a, b, false, loc), from, 2);
+}
+
+Val sema_user_binary_op(Sema *S, int op, Val a, Val b, Loc loc) {
+    Val from[2] = {a, b};
+    return sema_const_from(binary_op(S, op, a, b, true, loc), from, 2);
 }
 
 static Val lower_seq_items(Sema *S, const Expr *e) {
@@ -879,7 +919,7 @@ Val sema_lower_expr(Sema *S, const Expr *e) {
     case EX_BINOP: {
         Val a = sema_lower_expr(S, e->lhs);
         Val b = sema_lower_expr(S, e->rhs);
-        return sema_binary_op(S, e->op, a, b, e->loc);
+        return sema_user_binary_op(S, e->op, a, b, e->loc);
     }
     case EX_UNOP: return sema_unary_op(S, e->op, sema_lower_expr(S, e->lhs), e->loc);
     case EX_CMP: return lower_cmp_chain(S, e);

@@ -230,6 +230,9 @@ IrFunc *sema_func(Sema *S);
 /* ---- expressions and operators (sema_expr.c) ---- */
 Val sema_lower_expr(Sema *S, const Expr *e);
 Val sema_binary_op(Sema *S, int op, Val a, Val b, Loc loc); /* BinOp */
+/* The same, as the user's operator or tl.add/sub/mul: an integer +, - or * is checked for
+ * overflow in debug mode (SemaOptions.debug 1), as Triton's sanitize_overflow. */
+Val sema_user_binary_op(Sema *S, int op, Val a, Val b, Loc loc);
 /* r, marked constptr when it is a pointer made from a constptr among from[0..n) */
 Val sema_const_from(Val r, const Val *from, int n);
 /* tuples or values with pointers of the same types but different constness (a mismatch

@@ -859,6 +859,7 @@ static void lower_assert(Sema *S, const Stmt *st) {
         if (m.k == V_STR) msg = m.s;
     }
     bool t;
+    if (S->opts->debug < 0) return; /* Triton without debug: no assert, even a false one */
     if (sema_truthy_const(S, c, st->loc, &t)) {
         if (!t) sema_error(S, st->loc, "%s", msg);
         return;
@@ -867,6 +868,7 @@ static void lower_assert(Sema *S, const Stmt *st) {
 }
 
 void sema_emit_assert(Sema *S, ValId cond, const char *msg, Loc loc) {
+    if (S->opts->debug < 0) return; /* Triton without debug compiles no device_assert */
     AssertSink *k = S->asserts;
     if (k) {
         if (sema_builder(S)->region != k->region)
@@ -938,7 +940,7 @@ static void lower_stmt(Sema *S, const Stmt *st) {
         if (t->kind != EX_NAME) assign(S, t, sema_val_none()); /* reports the error */
         Val cur = sema_lookup_name(S, t->name, t->loc);
         Val rhs = sema_lower_expr(S, st->value);
-        Val v = sema_binary_op(S, st->op, cur, rhs, st->loc);
+        Val v = sema_user_binary_op(S, st->op, cur, rhs, st->loc);
         if (sema_val_is_const(v)) v.assigned = true;
         sema_env_set(S, S->fs->env, t->name, v);
         return;

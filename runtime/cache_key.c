@@ -36,7 +36,7 @@ void cache_key_make(const CacheKeyInput *in, StrBuf *build, StrBuf *text) {
     put_str(text, in->variant);
     sb_printf(text, "|maxnreg=%d|fp_fusion=%d|reflect_ftz=%d", in->code.maxnreg,
               (int)in->code.fp_fusion, (int)in->code.reflect_ftz);
-    sb_printf(text, "|warps=%d|stages=%d|only=", in->num_warps, in->num_stages);
+    sb_printf(text, "|warps=%d|stages=%d|debug=%d|only=", in->num_warps, in->num_stages, in->debug);
     if (in->only_kernel) put_str(text, in->only_kernel);
     else sb_putc(text, '*'); /* not LENGTH:..., so no kernel name gives it */
     sb_printf(text, "|defines=%d|", in->ndefines);

@@ -27,6 +27,7 @@ typedef struct CacheKeyInput {
     int num_warps;           /* 0: the default */
     int num_stages;          /* 0: the default */
     const char *only_kernel; /* NULL: every kernel */
+    int debug;               /* nr_compile_options.debug: which run-time checks */
     const SemaDefine *defines;
     int ndefines;
     /* the source */

@@ -296,6 +296,7 @@ static void variant_cache_key(const nr_kernel *k, const char *arch, const char *
         .num_warps = m->num_warps,
         .num_stages = m->num_stages,
         .only_kernel = m->only_kernel,
+        .debug = m->debug,
         .defines = m->defines,
         .ndefines = m->ndefines,
         .file = m->src->name,

@@ -23,6 +23,7 @@ static bool copy_options(nr_module *m, const nr_compile_options *opts) {
     m->maxnreg = opts->maxnreg;
     m->fp_fusion = opts->enable_fp_fusion;
     m->reflect_ftz = opts->enable_reflect_ftz;
+    m->debug = opts->debug;
     m->constexpr_call = opts->constexpr_call;
     m->constexpr_user = opts->constexpr_user;
     if (opts->kernel && !(m->only_kernel = strdup(opts->kernel))) return false;
@@ -102,6 +103,11 @@ static nr_status take_options(nr_module *m, const nr_compile_options *opts, StrB
                     "enable_fp_fusion and enable_reflect_ftz must be 0 (the default), 1 (on) "
                     "or -1 (off), got %d and %d",
                     opts->enable_fp_fusion, opts->enable_reflect_ftz);
+    if (opts->debug < -1 || opts->debug > 1)
+        return fail(err, NR_ERR_INVALID_ARG,
+                    "debug must be 0 (asserts only), 1 (asserts and integer overflow checks) or "
+                    "-1 (no run-time checks), got %d",
+                    opts->debug);
     for (int i = 0; i < opts->num_defines; i++)
         if (!opts->defines[i].name || !opts->defines[i].value)
             return fail(err, NR_ERR_INVALID_ARG, "define %d has a NULL name or value", i);
@@ -141,6 +147,7 @@ nr_status module_build(nr_context *ctx, char *text, size_t len, const char *file
                           .num_stages = m->num_stages,
                           .stop_after = NR_STAGE_IR_OPT,
                           .stdlib = ctx->std,
+                          .debug = m->debug,
                           .constexpr_call = m->constexpr_call,
                           .constexpr_user = m->constexpr_user};
     Diag diag;
@@ -185,6 +192,7 @@ nr_status module_variant_build(const nr_module *base, const char *kernel, const 
                                .maxnreg = base->maxnreg,
                                .enable_fp_fusion = base->fp_fusion,
                                .enable_reflect_ftz = base->reflect_ftz,
+                               .debug = base->debug,
                                .constexpr_call = base->constexpr_call,
                                .constexpr_user = base->constexpr_user};
     nr_status s = take_options(m, &opts, err);

@@ -153,6 +153,7 @@ struct nr_module {
     int num_stages;                      /* nr_compile_options.num_stages: 0 for the default */
     int maxnreg, fp_fusion, reflect_ftz; /* nr_compile_options.maxnreg, enable_fp_fusion and
                                             enable_reflect_ftz: 0 for the defaults */
+    int debug;                           /* nr_compile_options.debug */
     nr_constexpr_call constexpr_call;    /* nr_compile_options.constexpr_call and its user */
     void *constexpr_user;
     struct TuneModule *tune; /* its tuned kernels (autotune.c); NULL if none */

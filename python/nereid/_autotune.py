@@ -235,8 +235,8 @@ class Autotuner:
             return
         if todo:
             jobs = [(source, filename, [(k, _runtime.define_text(k, v)) for k, v in defines.items()], jit.__name__,
-                     jit.num_warps or 0, jit.num_stages or 0, jit._constexpr_functions or None)
-                    for source, filename, defines in todo.values()]
+                     jit.num_warps or 0, jit.num_stages or 0, jit._constexpr_functions or None, jit._debug_option(key))
+                    for key, (source, filename, defines) in todo.items()]
             cache = jit._cache
             for key, mod in zip(todo, context.compile_many(jobs)):
                 if mod is not None:

@@ -439,8 +439,21 @@ class JITFunction(_nereid.Dispatcher):
         # in the kernel (Triton's num_warps is a compile option)
         warps = self._launch_num_warps or self.num_warps
         mod = _runtime._compile_text(context, source, filename, defines, self.__name__, warps, self.num_stages,
-                                     self._constexpr_functions)
+                                     self._constexpr_functions, self._debug_option(key))
         return self._kernel_of(mod)
+
+    def _debug_option(self, key):
+        """The compile's run-time checks (nr_compile_options.debug) for the specialisation
+        `key`, resolved as Triton resolves its debug option: the launch's debug= (the key's
+        last item, where the launch gave one), else the jit's debug=, either one or-ed with
+        TRITON_DEBUG (triton.knobs.runtime.debug). 1: device_assert and integer overflow
+        checks; -1: no assert is compiled (Triton's default)."""
+        last = key[-1] if type(key) is tuple and key else None
+        if type(last) is tuple and len(last) == 2 and last[0] is _nereid._DEBUG_KEY:
+            on = last[1]
+        else:
+            on = bool(self.debug)
+        return 1 if on or _debug_knob() else -1
 
     def _compile_request(self, key):
         """(source, filename, defines) of the specialisation for key: what _compile
@@ -1138,6 +1151,16 @@ def constexpr_function(fn):
     """Decorator: a function of compile-time values, callable from kernels and from Python
     (Triton's @triton.constexpr_function)."""
     return ConstexprFunction(fn)
+
+
+def _debug_knob():
+    """triton.knobs.runtime.debug (TRITON_DEBUG, read when the knobs were made or
+    refreshed): Triton's where Triton is loaded, else the stand-in's."""
+    rt = getattr(getattr(sys.modules.get("triton"), "knobs", None), "runtime", None)
+    if rt is None or not hasattr(rt, "debug"):
+        from . import _knobs
+        rt = _knobs.runtime
+    return bool(rt.debug)
 
 
 def jit(fn=None, *, device=None, num_warps=None, num_stages=None, **options):

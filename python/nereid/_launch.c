@@ -128,6 +128,8 @@ typedef struct {
     bool launcher;    /* a compiled kernel's kernel[grid] (KernelLauncher): runs its switches */
     int launch_warps; /* the launch being bound's num_warps= (0: none), for _compile: the
                          front end evaluates tl.extra.cuda.num_warps() with it */
+    int launch_debug; /* its debug= (1 True, -1 False, 0 none): make_key keys it */
+    int last_debug;   /* last_kernel's launch's debug= */
 } DispatcherObject;
 
 /* The grid of a launch, as `k[grid]` gives it: a tuple of ints (or an int) is read once
@@ -525,6 +527,7 @@ typedef struct {
     int maxnreg;       /* maxnreg= (0: as compiled), nr_launch_options' */
     int fp_fusion, reflect_ftz; /* enable_fp_fusion=, enable_reflect_ftz=: 1 on, -1 off, 0 as
                                    compiled */
+    int debug;                  /* debug=: 1 True, -1 False, 0 not given (or None) */
 } LaunchOpts;
 
 /* A keyword that is one of Triton's launch or compile options (and no parameter): 1 when it
@@ -537,7 +540,6 @@ static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value, La
     const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, NULL) : NULL;
     if (!k) return PyErr_Clear(), 0;
     static const char *const harmless[] = {"launch_pdl",
-                                           "debug",
                                            "sanitize_overflow",
                                            "num_buffers_warp_spec",
                                            "num_consumer_groups",
@@ -577,6 +579,13 @@ static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value, La
         if (t < 0) return -1;
         if (!strcmp(k, "enable_fp_fusion")) o->fp_fusion = t ? 1 : -1;
         else o->reflect_ftz = t ? 1 : -1;
+        return 1;
+    }
+    if (!strcmp(k, "debug")) { /* a compile option: part of the specialisation's key */
+        if (value == Py_None) return 1;
+        int t = PyObject_IsTrue(value);
+        if (t < 0) return -1;
+        o->debug = t ? 1 : -1;
         return 1;
     }
     if (!strcmp(k, "launch_cooperative_grid")) {
@@ -1478,12 +1487,22 @@ static PyObject *make_key(DispatcherObject *d, PyObject **vals, const Slot *slot
         }
         n += 3 * (int)PyList_Size(items);
     }
+    if (d->launch_debug) n++;
     PyObject *key = PyTuple_New(n);
     if (!key) {
         Py_XDECREF(items);
         return NULL;
     }
     int k = 0;
+    if (d->launch_debug) { /* last: (_DEBUG_KEY, the launch's debug=) */
+        PyObject *e = PyTuple_Pack(2, d->st->debug_key, d->launch_debug > 0 ? Py_True : Py_False);
+        if (!e) {
+            Py_DECREF(key);
+            Py_XDECREF(items);
+            return NULL;
+        }
+        PyTuple_SetItem(key, n - 1, e);
+    }
     for (int i = 0; i < d->nparams; i++) {
         if (d->p[i].kind == P_INFER) {
             int at = slot_of[i];
@@ -1550,7 +1569,7 @@ static KernelObject *launch_kernel(DispatcherObject *d, ContextObject *c, PyObje
                                    PyObject **vals, const Slot *slots, const int *slot_of,
                                    PyObject *extra) {
     if (d->last_kernel && !extra && kernel_context(d->last_kernel) == c) {
-        bool same = true;
+        bool same = d->launch_debug == d->last_debug;
         for (int i = 0; i < d->nparams && same; i++)
             if (d->p[i].kind == P_INFER)
                 same = slots[slot_of[i]].code == d->p[i].last_code &&
@@ -1575,6 +1594,7 @@ static KernelObject *launch_kernel(DispatcherObject *d, ContextObject *c, PyObje
         d->p[i].last_code = d->p[i].kind == P_INFER ? slots[slot_of[i]].code : 0;
     }
     d->last_kernel = Py_NewRef((PyObject *)k);
+    d->last_debug = d->launch_debug;
     d->last_tuned = nr_kernel_num_configs(k->k) > 0;
     for (int i = 0; i < n; i++) Py_XDECREF(old[i]); /* once the new entry is whole */
     Py_XDECREF(old_kernel);
@@ -2023,6 +2043,7 @@ static PyObject *launch_or_collect(DispatcherObject *d, const Grid *gi, PyObject
         NULL; /* c's kernels; both held for the launch (Python code may change the dispatcher's) */
     if (bind(d, args, kwargs, vals, &extra, &lop)) goto out;
     d->launch_warps = lop.warps;
+    d->launch_debug = lop.debug;
     /* a compiled kernel's launcher (kernel[grid]) runs what was compiled: the switches
      * its last launch resolved, not the defaults */
     d->launcher = st->grid_view && PyType_Check(st->grid_view) &&

@@ -270,13 +270,13 @@ static PyObject *context_compile(PyObject *o, PyObject *args, PyObject *kwds) {
     State *st = nrpy_state(self->module);
     static char *kwlist[] = {
         "source", "filename", "defines", "kernel", "num_warps", "num_stages", "constexpr_functions",
-        NULL};
+        "debug",  NULL};
     const char *src, *filename = "<source>", *kernel = NULL;
     Py_ssize_t srclen;
     PyObject *defines = NULL, *cfns_arg = NULL, *cfns;
-    int warps = 0, stages = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s#|sOziiO", kwlist, &src, &srclen, &filename,
-                                     &defines, &kernel, &warps, &stages, &cfns_arg) ||
+    int warps = 0, stages = 0, debug = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s#|sOziiOi", kwlist, &src, &srclen, &filename,
+                                     &defines, &kernel, &warps, &stages, &cfns_arg, &debug) ||
         constexpr_functions_arg(cfns_arg, &cfns))
         return NULL;
     PyObject *keep = PyList_New(0);
@@ -293,7 +293,8 @@ static PyObject *context_compile(PyObject *o, PyObject *args, PyObject *kwds) {
                                .num_warps = warps,
                                .num_stages = stages,
                                .constexpr_call = cfns ? py_constexpr_call : NULL,
-                               .constexpr_user = cfns};
+                               .constexpr_user = cfns,
+                               .debug = debug};
     nr_module *mod = NULL;
     nr_status s = nr_compile_source(self->ctx, src, (size_t)srclen, filename, &opts, &mod);
     PyMem_Free(defs);
@@ -303,7 +304,7 @@ static PyObject *context_compile(PyObject *o, PyObject *args, PyObject *kwds) {
 }
 
 /* compile_many([(source, filename, defines, kernel, num_warps, num_stages[,
- * constexpr_functions]), ...]) ->
+ * constexpr_functions[, debug]]), ...]) ->
  * [Module or None]: nr_compile_many, the front ends at once on several threads with the
  * GIL released (no other thread may use this Context meanwhile); a job that fails gives
  * None (compile it alone to see its error) */
@@ -322,9 +323,9 @@ static PyObject *context_compile_many(PyObject *o, PyObject *jobs_in) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *src, *defines = NULL, *cfns_arg = NULL;
         const char *filename = "<source>", *kernel = NULL;
-        int warps = 0, stages = 0;
-        if (!PyArg_ParseTuple(PyList_GetItem(list, i), "U|sOziiO", &src, &filename, &defines,
-                              &kernel, &warps, &stages, &cfns_arg) ||
+        int warps = 0, stages = 0, debug = 0;
+        if (!PyArg_ParseTuple(PyList_GetItem(list, i), "U|sOziiOi", &src, &filename, &defines,
+                              &kernel, &warps, &stages, &cfns_arg, &debug) ||
             constexpr_functions_arg(cfns_arg, &cfns[i]))
             goto out;
         Py_ssize_t len;
@@ -340,7 +341,8 @@ static PyObject *context_compile_many(PyObject *o, PyObject *jobs_in) {
                                        .num_warps = warps,
                                        .num_stages = stages,
                                        .constexpr_call = cfns[i] ? py_constexpr_call : NULL,
-                                       .constexpr_user = cfns[i]};
+                                       .constexpr_user = cfns[i],
+                                       .debug = debug};
         jobs[i] = (nr_compile_job){text, (size_t)len, filename, &opts[i], NULL, NR_OK};
     }
     Py_BEGIN_ALLOW_THREADS nr_compile_many(self->ctx, jobs, (int)n);
@@ -858,11 +860,11 @@ static PyMethodDef module_functions[] = {
 static int state_traverse(PyObject *m, visitproc visit, void *arg) {
     State *st = nrpy_state(m);
     if (!st) return 0;
-    PyObject **fields[] = {&st->ContextType,    &st->ModuleType,    &st->KernelType,
-                           &st->DispatcherType, &st->LauncherType,  &st->TunerType,
-                           &st->asm_view,       &st->metadata_view, &st->grid_view,
-                           &st->Error,          &st->CompileError,  &st->LaunchError,
-                           &st->DeviceError,    &st->OptionError,   &st->dtype_codes};
+    PyObject **fields[] = {
+        &st->ContextType,  &st->ModuleType,  &st->KernelType,   &st->DispatcherType,
+        &st->LauncherType, &st->TunerType,   &st->asm_view,     &st->metadata_view,
+        &st->grid_view,    &st->Error,       &st->CompileError, &st->LaunchError,
+        &st->DeviceError,  &st->OptionError, &st->dtype_codes,  &st->debug_key};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_VISIT(*fields[i]);
     for (int i = 0; i < st->narg_types; i++) {
         Py_VISIT(st->arg_types[i].type);
@@ -888,7 +890,7 @@ static int state_clear(PyObject *m) {
         &st->s_torch_C,    &st->s_get_stream,     &st->s_typestr,        &st->s_data,
         &st->s_get_device, &st->s_get_cur_device, &st->s_resolve_device, &st->s_storage,
         &st->s_base,       &st->s_shape,          &st->s_strides,        &st->s_block_shape,
-        &st->s_padding,    &st->grid_view,        &st->OptionError};
+        &st->s_padding,    &st->grid_view,        &st->OptionError,      &st->debug_key};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) Py_CLEAR(*fields[i]);
     for (int i = 0; i < st->narg_types; i++) {
         Py_CLEAR(st->arg_types[i].type);
@@ -948,6 +950,8 @@ static int exec_module(PyObject *module) {
     }
     st->dtype_codes = PyDict_New();
     if (!st->dtype_codes) return -1;
+    st->debug_key = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
+    if (!st->debug_key || PyModule_AddObjectRef(module, "_DEBUG_KEY", st->debug_key)) return -1;
     if (add_type(module, &context_spec, NULL, &st->ContextType) ||
         add_type(module, &module_spec, NULL, &st->ModuleType) ||
         add_type(module, &kernel_spec, NULL, &st->KernelType))

@@ -36,6 +36,8 @@ typedef struct State {
                               raises it, an AssertionError) */
     PyObject *asm_view, *metadata_view; /* _set_views: what kernel.asm and kernel.metadata make */
     PyObject *grid_view; /* _set_views: what kernel[grid] makes (a launcher of the kernel) */
+    PyObject *debug_key; /* _DEBUG_KEY: a specialisation key's last item is (it, bool) when its
+                            launch gave debug= (the JIT compiles it with that debug option) */
     /* interned attribute names */
     PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_cai, *s_compile, *s_resolve, *s_untyped_storage,
         *s_nbytes, *s_num_warps, *s_num_stages, *s_torch, *s_torch_C, *s_get_stream, *s_typestr,

@@ -197,9 +197,10 @@ def define_text(name, value, nested=False):
                     "(use an int, float, bool, str, None, a dtype, a @jit function, or a tuple of these)")
 
 
-def _compile_text(ctx, source, filename, defines, kernel, num_warps, num_stages, constexpr_functions=None):
+def _compile_text(ctx, source, filename, defines, kernel, num_warps, num_stages, constexpr_functions=None, debug=0):
     pairs = [(k, define_text(k, v)) for k, v in defines.items()]
-    mod = ctx.compile(source, filename, pairs, kernel, num_warps or 0, num_stages or 0, constexpr_functions or None)
+    mod = ctx.compile(source, filename, pairs, kernel, num_warps or 0, num_stages or 0, constexpr_functions or None,
+                      debug)
     report_diagnostics(mod)
     return mod
 

@@ -533,6 +533,140 @@ class Errors(unittest.TestCase):
             self.mod.scale[(1,)](self.x, self.out, 1.0, 64, BLOK=3)
 
 
+class DebugOption(unittest.TestCase):
+    """Triton's debug option through the JIT: jit(debug=), a launch's debug= and
+    TRITON_DEBUG (triton.knobs.runtime.debug) decide whether device_assert and assert
+    statements are compiled and whether integer +, - and * narrower than 64 bits are checked
+    for overflow; without any of them neither is (Triton's default)."""
+
+    def setUp(self):
+        from nereid import _knobs
+        self.knobs = _knobs
+        self.saved = os.environ.get("TRITON_DEBUG")
+
+    def tearDown(self):
+        if self.saved is None:
+            os.environ.pop("TRITON_DEBUG", None)
+        else:
+            os.environ["TRITON_DEBUG"] = self.saved
+        self.knobs.refresh_knobs()
+
+    def test_device_assert_follows_debug(self):
+        for jit_flag in (True, False):
+            for env in (True, False):
+                os.environ["TRITON_DEBUG"] = str(int(env))
+                self.knobs.refresh_knobs()
+                for opt in (True, False, None):
+                    for mask in (True, False, None):
+                        @nereid.jit(device=CPU, debug=jit_flag)
+                        def k(COND: tl.constexpr, MASK: tl.constexpr):
+                            tl.device_assert(COND, "the test's assert", mask=MASK)
+                        kw = {} if opt is None else {"debug": opt}
+                        on = env or (opt if opt is not None else jit_flag)
+                        what = f"jit {jit_flag}, TRITON_DEBUG {env}, launch {opt}, mask {mask}"
+                        k[(1,)](True, mask, **kw)  # a true condition never fails
+                        if on and mask is not False:
+                            with self.assertRaises(nereid.LaunchError, msg=what) as cm:
+                                k[(1,)](False, mask, **kw)
+                            self.assertIn("the test's assert", str(cm.exception))
+                        else:
+                            k[(1,)](False, mask, **kw)
+
+    def test_launch_debug_is_its_own_specialisation(self):
+        @nereid.jit(device=CPU)
+        def k(x):
+            a = tl.load(x)
+            assert a > 0, "not positive"
+        x = np.array([-1], np.int32)
+        k[(1,)](x)  # compiled without asserts
+        with self.assertRaises(nereid.LaunchError):
+            k[(1,)](x, debug=True)
+        k[(1,)](x, debug=False)
+        k[(1,)](x)
+
+    def test_compile_time_false_assert(self):
+        @nereid.jit(device=CPU)
+        def k(out, BLOCK: tl.constexpr):
+            assert BLOCK <= 4, "BLOCK too large"
+            tl.store(out + tl.arange(0, BLOCK), 1)
+        out = np.zeros(8, np.int32)
+        k[(1,)](out, BLOCK=8)  # Triton drops the assert without debug
+        self.assertEqual(out.sum(), 8)
+        with self.assertRaisesRegex(nereid.CompileError, "BLOCK too large"):
+            k[(1,)](out, BLOCK=8, debug=True)
+
+    def test_integer_overflow_checks(self):
+        def kernels():
+            @nereid.jit(device=CPU)
+            def add(X, Y, Z):
+                tl.store(Z, tl.load(X) + tl.load(Y))
+
+            @nereid.jit(device=CPU)
+            def sub(X, Y, Z):
+                tl.store(Z, tl.load(X) - tl.load(Y))
+
+            @nereid.jit(device=CPU)
+            def mul(X, Y, Z):
+                tl.store(Z, tl.load(X) * tl.load(Y))
+            return {"add": (add, np.add), "sub": (sub, np.subtract), "mul": (mul, np.multiply)}
+        # (op, x, y, dtype, overflows): the limits from both sides, in and out of range
+        cases = [("add", 2**31 - 1, 1, np.int32, True), ("add", -2**31, -1, np.int32, True),
+                 ("add", -2**31, 5, np.int32, False), ("add", 2**15 - 1, 1, np.int16, True),
+                 ("add", 2**32 - 1, 1, np.uint32, True), ("add", 2**32 - 2, 1, np.uint32, False),
+                 ("sub", -2**31, 1, np.int32, True), ("sub", 2**31 - 1, -1, np.int32, True),
+                 ("sub", -2**31, -1, np.int32, False), ("sub", 0, 1, np.uint8, True),
+                 ("mul", 2**30, 2, np.int32, True), ("mul", -2**30, 2, np.int32, False),
+                 ("mul", -2**30, -4, np.int32, True), ("mul", 300, 300, np.int16, True),
+                 ("mul", 2**40, 2**22, np.int64, False)]  # 64 bits: never checked
+        for op, xv, yv, dt, overflows in cases:
+            for debug in (False, True):
+                fn, ref = kernels()[op]
+                x, y, z = np.array([xv], dt), np.array([yv], dt), np.zeros(1, dt)
+                what = f"{op}({xv}, {yv}) in {np.dtype(dt).name}, debug {debug}"
+                if overflows and debug:
+                    bits = np.dtype(dt).itemsize * 8
+                    with self.assertRaisesRegex(nereid.LaunchError,
+                                                f"int{bits} overflow detected for operation {op}", msg=what):
+                        fn[(1,)](x, y, z, debug=debug)
+                else:
+                    fn[(1,)](x, y, z, debug=debug)
+                    with np.errstate(over="ignore"):
+                        self.assertEqual(z[0], ref(x, y)[0], what)
+
+    def test_sanitize_overflow_false_and_unary_minus(self):
+        @nereid.jit(device=CPU, debug=True)
+        def k(X, Z):
+            x = tl.load(X)
+            tl.store(Z, tl.add(x, 1, sanitize_overflow=False))
+            tl.store(Z + 1, tl.mul(x, 2, sanitize_overflow=False))
+
+        @nereid.jit(device=CPU, debug=True)
+        def neg(X, Z):
+            tl.store(Z, -tl.load(X))
+        x, z = np.array([2**31 - 1], np.int32), np.zeros(2, np.int32)
+        k[(1,)](x, z)
+        self.assertEqual(list(z), [-2**31, -2])
+        neg[(1,)](x, z)
+        self.assertEqual(z[0], -(2**31 - 1))
+        with self.assertRaisesRegex(nereid.LaunchError, "int32 overflow detected for operation sub"):
+            neg[(1,)](np.array([-2**31], np.int32), z)
+
+    def test_combine_function_checked_under_debug(self):
+        # Triton's side-effectful reductions: a combine's + is checked too
+        @nereid.jit
+        def add_fn(a, b):
+            return a + b
+
+        @nereid.jit(device=CPU, debug=True)
+        def total(X, Z, BLOCK: tl.constexpr):
+            tl.store(Z, tl.reduce(tl.load(X + tl.arange(0, BLOCK)), 0, add_fn))
+        z = np.zeros(1, np.int32)
+        total[(1,)](np.full(16, 3, np.int32), z, BLOCK=16)
+        self.assertEqual(z[0], 48)
+        with self.assertRaisesRegex(nereid.LaunchError, "int32 overflow detected for operation add"):
+            total[(1,)](np.full(16, 2**29, np.int32), z, BLOCK=16)
+
+
 class Jit(unittest.TestCase):
     def add(self, x, y):  # the tutorial's host function, NumPy for torch
         output = np.empty_like(x)
@@ -634,12 +768,13 @@ class Jit(unittest.TestCase):
     def test_assert_compiled_under_python_O(self):
         # python -O drops an assert's instructions: the kernel's text still holds it (the
         # lines run on over everything indented deeper than the def), so it is compiled
+        # (with debug=True: Triton compiles no assert without it)
         import subprocess
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "k.py")
             with open(path, "w") as f:
                 f.write("import numpy as np\nimport nereid\nimport nereid.language as tl\n\n"
-                        "@nereid.jit(device='cpu')\n"
+                        "@nereid.jit(device='cpu', debug=True)\n"
                         "def k(out, BLOCK: tl.constexpr):\n"
                         "    tl.store(out + tl.arange(0, BLOCK), tl.arange(0, BLOCK))\n"
                         "    assert BLOCK <= 4, 'BLOCK too large'\n\n"

@@ -91,6 +91,8 @@ int main(void) {
     in = base(), in.code.maxnreg = 42, add(&ks, "maxnreg", in);
     in = base(), in.code.fp_fusion = true, add(&ks, "enable_fp_fusion", in);
     in = base(), in.code.reflect_ftz = true, add(&ks, "enable_reflect_ftz", in);
+    in = base(), in.debug = 1, add(&ks, "debug on", in);
+    in = base(), in.debug = -1, add(&ks, "debug off", in);
     in = base(), in.only_kernel = "k", add(&ks, "only_kernel", in);
     in = base(), in.ndefines = 1, add(&ks, "one define fewer", in);
     in = base(), in.ndefines = 0, add(&ks, "no defines", in);

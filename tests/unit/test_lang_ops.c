@@ -3,7 +3,8 @@
  * scalars (weak, Triton's typing: u16 & 0x8000 stays u16), tl.dot_scaled with an e2m1
  * operand against bf16, e4m3 and e5m2 ones and the bit-level e2m1 decoding Triton's tests
  * use as their reference, tl.extra.cuda.smid/globaltimer/num_threads/num_warps, and
- * batched (3-D and 4-D) tl.dot. */
+ * batched (3-D and 4-D) tl.dot, and nr_compile_options.debug's checks (asserts, integer
+ * overflow). */
 #include "lang_harness.h"
 
 /* ---- 1. atomic_cas on fp16, bf16, fp32 and fp64: the compare is on bit patterns ---- */
@@ -391,6 +392,62 @@ static void test_codegen_options(void) {
     nr_free(ctx, dx);
 }
 
+/* ---- 6. nr_compile_options.debug: which run-time checks a compile makes ---- */
+
+static nr_status run_checked(int debug, int32_t x, int32_t y, int32_t *sum) {
+    static const char *src = "@triton.jit\n"
+                             "def k(x: *i32, y: *i32, out: *i32):\n"
+                             "    a = tl.load(x)\n"
+                             "    tl.device_assert(a != 7, 'not seven')\n"
+                             "    tl.store(out, a + tl.load(y))\n";
+    nr_module *m = NULL;
+    nr_compile_options o = {.debug = debug};
+    nr_status s = nr_compile_source(ctx, src, strlen(src), "t.nr", &o, &m);
+    if (s) return s;
+    mods[nmods++] = m;
+    nr_kernel *k = NULL;
+    nr_module_get_kernel(m, "k", &k);
+    nr_devptr dx = dev_from(&x, 4), dy = dev_from(&y, 4), dz = dev_from(NULL, 4);
+    unsigned grid[3] = {1, 1, 1};
+    nr_arg args[3] = {nr_arg_ptr(dx), nr_arg_ptr(dy), nr_arg_ptr(dz)};
+    s = nr_launch(k, grid, args, 3, NULL);
+    if (!s) dev_to(sum, dz, 4);
+    nr_free(ctx, dx), nr_free(ctx, dy), nr_free(ctx, dz);
+    return s;
+}
+
+static void test_debug_option(void) {
+    int32_t sum = 0;
+    nr_module *m = NULL;
+    nr_compile_options o = {.debug = 2};
+    nr_status s = nr_compile_source(ctx, "", 0, "t.nr", &o, &m);
+    CHECK(s == NR_ERR_INVALID_ARG && strstr(nr_last_error(ctx), "debug must be 0"),
+          "compile with debug=2: %s: %s", nr_status_string(s), nr_last_error(ctx));
+    /* 0: the assert, no overflow check (the sum wraps) */
+    s = run_checked(0, 7, 1, &sum);
+    CHECK(s == NR_ERR_LAUNCH && strstr(nr_last_error(ctx), "not seven"),
+          "debug=0, a failing assert: %s: %s", nr_status_string(s), nr_last_error(ctx));
+    s = run_checked(0, INT32_MAX, 1, &sum);
+    CHECK(s == NR_OK && sum == INT32_MIN, "debug=0, an overflowing sum: %s, %d", nr_last_error(ctx),
+          sum);
+    /* -1: nothing checked */
+    s = run_checked(-1, 7, 1, &sum);
+    CHECK(s == NR_OK && sum == 8, "debug=-1, the assert left out: %s, %d", nr_last_error(ctx), sum);
+    /* 1: the assert and the overflow */
+    s = run_checked(1, INT32_MAX, 1, &sum);
+    CHECK(s == NR_ERR_LAUNCH &&
+              strstr(nr_last_error(ctx), "int32 overflow detected for operation add"),
+          "debug=1, an overflowing sum: %s: %s", nr_status_string(s), nr_last_error(ctx));
+    s = run_checked(1, INT32_MIN, -1, &sum);
+    CHECK(s == NR_ERR_LAUNCH, "debug=1, INT32_MIN + -1: %s", nr_status_string(s));
+    s = run_checked(1, INT32_MAX, -1, &sum);
+    CHECK(s == NR_OK && sum == INT32_MAX - 1, "debug=1, a sum that fits: %s, %d",
+          nr_last_error(ctx), sum);
+    s = run_checked(1, 7, 0, &sum);
+    CHECK(s == NR_ERR_LAUNCH && strstr(nr_last_error(ctx), "not seven"),
+          "debug=1, a failing assert: %s: %s", nr_status_string(s), nr_last_error(ctx));
+}
+
 int main(void) {
     if (nr_context_create(NR_DEVICE_CPU, 0, &ctx) != NR_OK) return 1;
     test_cas_floats();
@@ -399,6 +456,7 @@ int main(void) {
     test_cuda_extra();
     test_num_threads_launch();
     test_codegen_options();
+    test_debug_option();
     for (int i = 0; i < nmods; i++) nr_module_destroy(mods[i]);
     nr_context_destroy(ctx);
     return check_done("test_lang_ops", &st);

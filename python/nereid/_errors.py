@@ -16,7 +16,15 @@ class CompileError(Error):
     """The source has errors. `diagnostics` is the compiler's text (clang's format: file,
     line, column, message, the source line and a caret); `errors` lists the diagnostics
     as (file, line, column, severity, message) tuples; `error_message` is the first error's
-    message (None if none parsed), also the text of `__cause__`, as Triton's errors carry it."""
+    message (None if none parsed), also the text of `__cause__`, as Triton's errors carry it.
+    One whose first error is a failed tl.static_assert is made a CompileTimeAssertionFailure
+    (Triton's class of that name catches it too where the drop-in has made it one)."""
+
+    def __new__(cls, diagnostics="", *rest):
+        static = _STATIC.get(cls)
+        if static is not None and _first_error(diagnostics).startswith("static_assert failed"):
+            cls = static
+        return super().__new__(cls, diagnostics, *rest)
 
     def __init__(self, diagnostics):
         super().__init__(diagnostics)
@@ -31,6 +39,22 @@ class CompileError(Error):
         first = next((e[4] for e in self.errors if e[3] == "error"), None)
         self.error_message = first
         self.__cause__ = _Cause(first if first is not None else diagnostics)
+
+
+def _first_error(diagnostics):
+    for line in str(diagnostics).splitlines():
+        m = _DIAG.match(line)
+        if m and m["severity"] == "error":
+            return m["message"]
+    return ""
+
+
+class CompileTimeAssertionFailure(CompileError):
+    """A tl.static_assert failed (Triton's triton.compiler.errors.CompileTimeAssertionFailure)."""
+
+
+# the CompileError class a raise names -> the subclass a static_assert's failure becomes
+_STATIC = {CompileError: CompileTimeAssertionFailure}
 
 
 class CompileWarning(UserWarning):

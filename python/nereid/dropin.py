@@ -66,6 +66,8 @@ def _fake_triton():
     triton.CompilationError = CompileError
     errors = types.ModuleType("triton.compiler.errors")
     errors.CompilationError = CompileError
+    from ._errors import CompileTimeAssertionFailure
+    errors.CompileTimeAssertionFailure = CompileTimeAssertionFailure
     compiler = types.ModuleType("triton.compiler")
     compiler.__path__ = []
     compiler.errors = errors
@@ -208,6 +210,15 @@ def _compile_error_class(triton):
     CompilationError.__name__ = "CompileError"
     CompilationError.__qualname__ = "CompileError"
     CompilationError.__module__ = "nereid"
+    triton_static = getattr(getattr(getattr(triton, "compiler", None), "errors", None),
+                            "CompileTimeAssertionFailure", None)
+    static_bases = (CompilationError, ) + ((triton_static, ) if isinstance(triton_static, type) else ())
+
+    class CompileTimeAssertionFailure(*static_bases):  # a failed tl.static_assert, Triton's class too
+        pass
+
+    CompileTimeAssertionFailure.__module__ = "nereid"
+    _errors._STATIC[CompilationError] = CompileTimeAssertionFailure
     _errors.CompileError = CompilationError
     nereid.CompileError = CompilationError
     nereid._nereid._set_errors(nereid.Error, CompilationError, nereid.LaunchError, nereid.DeviceError)

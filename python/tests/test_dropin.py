@@ -179,7 +179,8 @@ FAKE_TRITON = {
                                    "class Config:\n    pass\n",
     "triton/compiler/__init__.py": "",
     "triton/compiler/errors.py": "class CompilationError(Exception):\n"
-                                 "    def __init__(self, src, node, error_message):\n        super().__init__(error_message)\n",
+                                 "    def __init__(self, src, node, error_message):\n        super().__init__(error_message)\n"
+                                 "class CompileTimeAssertionFailure(CompilationError):\n    pass\n",
     "triton/language/__init__.py": "class constexpr:\n    def __init__(self, value):\n        self.value = value\n"
                                    "float32 = 'fp32'\n",
     "triton/testing.py": "def do_bench(fn, **kw):\n    fn()\n    return 1.0\n",
@@ -420,6 +421,8 @@ class DropIn(unittest.TestCase):
                 "assert t is triton and d.installed() and triton.autotune is nereid.autotune\n"
                 "assert triton.Config is nereid.Config and triton.heuristics is nereid.heuristics\n"
                 "assert issubclass(nereid.CompileError, triton.CompilationError)\n"
+                "e = nereid.CompileError('x.py:2:5: error: static_assert failed: small')\n"
+                "assert isinstance(e, triton.compiler.errors.CompileTimeAssertionFailure)\n"
                 "print('installed')\n")
         out = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=120)
         self.assertEqual(out.returncode, 0, out.stderr)
@@ -445,6 +448,9 @@ class DropIn(unittest.TestCase):
                 "assert triton.autotune is nereid.autotune and triton.runtime.autotuner.Config is nereid.Config\n"
                 "e = nereid.CompileError('x.py:1:1: error: no')\n"
                 "assert isinstance(e, triton.CompilationError) and 'error: no' in str(e)\n"
+                "from triton.compiler.errors import CompileTimeAssertionFailure as F\n"
+                "e = nereid.CompileError('x.py:2:5: error: static_assert failed: small')\n"
+                "assert isinstance(e, F) and isinstance(e, nereid.CompileError) and not isinstance(nereid.CompileError('x.py:1:1: error: no'), F)\n"
                 "print('kept')\n")
         env = _env()
         env["PYTHONPATH"] = os.pathsep.join([site, env["PYTHONPATH"]])

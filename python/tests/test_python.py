@@ -572,6 +572,18 @@ class DebugOption(unittest.TestCase):
                         else:
                             k[(1,)](False, mask, **kw)
 
+    def test_static_assert_is_checked_in_every_mode(self):
+        from nereid._errors import CompileTimeAssertionFailure
+        for debug in (None, True, False):
+            @nereid.jit(device=CPU, debug=debug)
+            def k(COND: tl.constexpr):
+                tl.static_assert(COND, "the condition")
+            k[(1,)](True)
+            with self.assertRaises(CompileTimeAssertionFailure) as cm:  # Triton's class of that name
+                k[(1,)](False)
+            self.assertIsInstance(cm.exception, nereid.CompileError)
+            self.assertIn("the condition", cm.exception.error_message)
+
     def test_launch_debug_is_its_own_specialisation(self):
         @nereid.jit(device=CPU)
         def k(x):

@@ -444,16 +444,17 @@ class JITFunction(_nereid.Dispatcher):
 
     def _debug_option(self, key):
         """The compile's run-time checks (nr_compile_options.debug) for the specialisation
-        `key`, resolved as Triton resolves its debug option: the launch's debug= (the key's
-        last item, where the launch gave one), else the jit's debug=, either one or-ed with
-        TRITON_DEBUG (triton.knobs.runtime.debug). 1: device_assert and integer overflow
-        checks; -1: no assert is compiled (Triton's default)."""
+        `key`, resolved as Triton resolves its debug option: the launch's debug= (carried
+        in the key's last item, with sanitize_overflow=, where the launch gave either), else
+        the jit's debug=, either one or-ed with TRITON_DEBUG (triton.knobs.runtime.debug).
+        1: device_assert and integer overflow checks; 0: the asserts alone (debug with
+        sanitize_overflow=False, as Inductor compiles); -1: no assert (Triton's default)."""
         last = key[-1] if type(key) is tuple and key else None
-        if type(last) is tuple and len(last) == 2 and last[0] is _nereid._DEBUG_KEY:
-            on = last[1]
-        else:
-            on = bool(self.debug)
-        return 1 if on or _debug_knob() else -1
+        flags = last[1] if type(last) is tuple and len(last) == 2 and last[0] is _nereid._DEBUG_KEY else 0
+        on = True if flags & 1 else False if flags & 2 else bool(self.debug)
+        if not (on or _debug_knob()):
+            return -1
+        return 0 if flags & 4 else 1
 
     def _compile_request(self, key):
         """(source, filename, defines) of the specialisation for key: what _compile

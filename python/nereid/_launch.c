@@ -128,7 +128,7 @@ typedef struct {
     bool launcher;    /* a compiled kernel's kernel[grid] (KernelLauncher): runs its switches */
     int launch_warps; /* the launch being bound's num_warps= (0: none), for _compile: the
                          front end evaluates tl.extra.cuda.num_warps() with it */
-    int launch_debug; /* its debug= (1 True, -1 False, 0 none): make_key keys it */
+    int launch_debug; /* its debug= and sanitize_overflow= (DEBUG_*): make_key keys them */
     int last_debug;   /* last_kernel's launch's debug= */
 } DispatcherObject;
 
@@ -519,6 +519,10 @@ static int read_option(State *st, PyObject *v, const char *what, int *out) {
     return 0;
 }
 
+/* A launch's debug= and sanitize_overflow=, compile options of Triton's: the specialisation's
+ * key carries them (make_key), and the JIT reads them back from it (_debug_option). */
+enum { DEBUG_ON = 1, DEBUG_OFF = 2, DEBUG_NO_OVERFLOW = 4 };
+
 /* What a launch's keywords ask besides the arguments. */
 typedef struct {
     int warps, stages; /* num_warps=, num_stages= (0: the kernel's) */
@@ -527,7 +531,7 @@ typedef struct {
     int maxnreg;       /* maxnreg= (0: as compiled), nr_launch_options' */
     int fp_fusion, reflect_ftz; /* enable_fp_fusion=, enable_reflect_ftz=: 1 on, -1 off, 0 as
                                    compiled */
-    int debug;                  /* debug=: 1 True, -1 False, 0 not given (or None) */
+    int debug; /* DEBUG_* flags: debug=True / False given, sanitize_overflow=False given */
 } LaunchOpts;
 
 /* A keyword that is one of Triton's launch or compile options (and no parameter): 1 when it
@@ -540,7 +544,6 @@ static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value, La
     const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, NULL) : NULL;
     if (!k) return PyErr_Clear(), 0;
     static const char *const harmless[] = {"launch_pdl",
-                                           "sanitize_overflow",
                                            "num_buffers_warp_spec",
                                            "num_consumer_groups",
                                            "reg_dec_producer",
@@ -581,11 +584,12 @@ static int triton_option(DispatcherObject *d, PyObject *key, PyObject *value, La
         else o->reflect_ftz = t ? 1 : -1;
         return 1;
     }
-    if (!strcmp(k, "debug")) { /* a compile option: part of the specialisation's key */
+    if (!strcmp(k, "debug") || !strcmp(k, "sanitize_overflow")) { /* compile options */
         if (value == Py_None) return 1;
         int t = PyObject_IsTrue(value);
         if (t < 0) return -1;
-        o->debug = t ? 1 : -1;
+        if (k[0] == 'd') o->debug = (o->debug & DEBUG_NO_OVERFLOW) | (t ? DEBUG_ON : DEBUG_OFF);
+        else o->debug = (o->debug & ~DEBUG_NO_OVERFLOW) | (t ? 0 : DEBUG_NO_OVERFLOW);
         return 1;
     }
     if (!strcmp(k, "launch_cooperative_grid")) {
@@ -1494,8 +1498,10 @@ static PyObject *make_key(DispatcherObject *d, PyObject **vals, const Slot *slot
         return NULL;
     }
     int k = 0;
-    if (d->launch_debug) { /* last: (_DEBUG_KEY, the launch's debug=) */
-        PyObject *e = PyTuple_Pack(2, d->st->debug_key, d->launch_debug > 0 ? Py_True : Py_False);
+    if (d->launch_debug) { /* last: (_DEBUG_KEY, the DEBUG_* flags) */
+        PyObject *flags = PyLong_FromLong(d->launch_debug);
+        PyObject *e = flags ? PyTuple_Pack(2, d->st->debug_key, flags) : NULL;
+        Py_XDECREF(flags);
         if (!e) {
             Py_DECREF(key);
             Py_XDECREF(items);

@@ -645,6 +645,21 @@ class DebugOption(unittest.TestCase):
                     with np.errstate(over="ignore"):
                         self.assertEqual(z[0], ref(x, y)[0], what)
 
+    def test_launch_sanitize_overflow_false(self):
+        @nereid.jit(device=CPU)
+        def k(X, Z):
+            x = tl.load(X)
+            tl.device_assert(x != 0, "zero")
+            tl.store(Z, x + 1)
+        x, z = np.array([2**31 - 1], np.int32), np.zeros(1, np.int32)
+        k[(1,)](x, z, debug=True, sanitize_overflow=False)  # asserts without overflow checks
+        self.assertEqual(z[0], -2**31)
+        with self.assertRaisesRegex(nereid.LaunchError, "zero"):
+            k[(1,)](np.zeros(1, np.int32), z, debug=True, sanitize_overflow=False)
+        with self.assertRaisesRegex(nereid.LaunchError, "overflow detected"):
+            k[(1,)](x, z, debug=True)
+        k[(1,)](x, z, sanitize_overflow=False)  # no debug: nothing checked
+
     def test_sanitize_overflow_false_and_unary_minus(self):
         @nereid.jit(device=CPU, debug=True)
         def k(X, Z):

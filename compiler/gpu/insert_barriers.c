@@ -9,12 +9,19 @@
  *   R  reads and W writes by this thread not yet ordered by a barrier before other
  *      threads' accesses;
  *   A  cp.async writes in flight (async_copy), each with the number of commit groups
- *      made since it was issued (0: not yet in a group); async_wait {pending = n}
+ *      made since it was issued (0: not yet in a group), its age; async_wait {pending = n}
  *      retires the copies of every group but the n newest (PTX's cp.async.wait_group),
  *      which become W, and leaves the others in flight. A wait that retired every copy
  *      would let a barrier between two waits order copies that land only at the second
  *      (the rotated tf32 loop: the head's barrier, then the wait that retires the copy
- *      of the stage the end of the body loads; a race on the GPU);
+ *      of the stage the end of the body loads; a race on the GPU). An age is either
+ *      known or only a least one (at_least: a copy issued before the head of a loop whose
+ *      iterations the pass does not follow, see Loops; and an age that reached AGE_MAX,
+ *      more groups than any wait leaves in flight). A copy of at least k groups lands surely
+ *      at a wait with pending < k; at one with pending >= k it may land there or only
+ *      at a later wait, so it goes into W (a barrier orders it before reads) and stays in
+ *      A, at least k still. A copy not yet in a group is not waited for even by
+ *      pending = 0, so one of at least 0 groups stays in A there too;
  *   G  writes by ordinary stores (local_alloc of a value, local_store) not yet fenced
  *      for the async proxy (the tensor cores' wgmma reads through it), cleared by
  *      fence_async. cp.async's writes are not in G: once cp.async.wait_group has retired
@@ -64,9 +71,11 @@
  * Loops: a for loop's body starts from what is pending before the loop and from what
  * the body leaves pending at its end for the next iteration, found by running the body
  * without placing anything until that state settles (loop_entry; whole buffers, as the
- * stage arithmetic of one iteration says nothing about the next); a while loop's (or a
- * for loop's that does not settle) from every access its regions make. After an if, the
- * union of both branches. */
+ * stage arithmetic of one iteration says nothing about the next; the copies' ages it
+ * finds are known ones, each age an iteration can meet being in the settled state); a
+ * while loop's (or a for loop's that does not settle) from every access its regions make,
+ * where each copy in flight, the body's (at least 0 groups) and those before the loop (at
+ * least their age there), has an age not known. After an if, the union of both branches. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +90,7 @@ typedef struct Access {
     ValId base;      /* stage index: (base + off) % stages; base 0: the constant off */
     int off, stages; /* stages 0: the whole range, no stage known */
     int age;         /* in A: commit groups made since the copy was issued (capped) */
+    int at_least;    /* in A: 1 where age is only a least value (the copy's count not known) */
 } Access;
 
 typedef struct Set {
@@ -99,9 +109,25 @@ typedef struct Ctx {
     bool dry;   /* only computing what stays pending: no op is placed */
 } Ctx;
 
+/* Do x and y name one copy's bytes (they may differ in age)? */
+static bool same_place(Access x, Access y) {
+    x.age = y.age, x.at_least = y.at_least;
+    return !memcmp(&x, &y, sizeof x);
+}
+
+/* Adds x to s. A copy of at least k groups covers those of the same bytes of k or more
+ * (known or at least), which are dropped, keeping sets (and loop_entry's rounds) small. */
 static void add(Set *s, Access x) {
-    for (int i = 0; i < s->n; i++)
-        if (!memcmp(&s->a[i], &x, sizeof x)) return;
+    for (int i = 0; i < s->n; i++) {
+        Access y = s->a[i];
+        if (!memcmp(&y, &x, sizeof x) || (y.at_least && y.age <= x.age && same_place(x, y))) return;
+    }
+    if (x.at_least) {
+        int k = 0;
+        for (int i = 0; i < s->n; i++)
+            if (!same_place(x, s->a[i]) || s->a[i].age < x.age) s->a[k++] = s->a[i];
+        s->n = k;
+    }
     if (s->n == MAX_ACC) {
         s->all = true;
         return;
@@ -116,37 +142,52 @@ static void merge(Set *into, const Set *from) {
 
 static void clear(Set *s) { memset(s, 0, sizeof *s); }
 
-/* A copy's age stops here: past any wait's pending count (at most the pipelining depth). */
-enum { AGE_MAX = 16 };
+/* A copy's age stops here, as "AGE_MAX or more" (at_least): past the most groups a wait can
+ * leave in flight (the verifier's bound on pending is 64), so such a copy lands at any wait. */
+enum { AGE_MAX = 65 };
 
-/* async_commit: every copy in flight is one group older. */
+/* async_commit: every copy in flight is one group older (a least age too). */
 static void age_copies(Set *s) {
     Set aged = {.all = s->all};
     for (int i = 0; i < s->n; i++) {
         Access a = s->a[i];
         if (a.age < AGE_MAX) a.age++;
+        if (a.age == AGE_MAX) a.at_least = 1;
         add(&aged, a);
     }
     *s = aged;
 }
 
 /* async_wait {pending = n}: the copies of the groups older than the n newest land (into
- * W, ordinary writes a barrier then orders); the others stay in flight. A set that
- * overflowed (all) retires into W whole and stays whole. */
+ * W, ordinary writes a barrier then orders); the others stay in flight. A copy of at least
+ * k groups lands surely where k > n; where k <= n it may land here or only at a later wait,
+ * so it goes into W and stays in flight (at least k still). A set that overflowed (all)
+ * retires into W whole and stays whole. */
 static void retire_copies(State *st, int pending) {
     Set left = {.all = false};
     if (st->A.all) st->W.all = true;
     for (int i = 0; i < st->A.n; i++) {
         Access a = st->A.a[i];
-        if (a.age > pending) {
-            a.age = 0;
+        if (a.age <= pending) add(&left, a);
+        if (a.age > pending || a.at_least) {
+            a.age = 0, a.at_least = 0;
             add(&st->W, a);
-        } else {
-            add(&left, a);
         }
     }
     left.all = st->A.all;
     st->A = left;
+}
+
+/* Copies in flight at the head of a loop whose iterations the pass does not follow: each
+ * is at least as old as it is now, its count in a later iteration not known. */
+static void ages_unknown(Set *s) {
+    Set u = {.all = s->all};
+    for (int i = 0; i < s->n; i++) {
+        Access a = s->a[i];
+        a.at_least = 1;
+        add(&u, a);
+    }
+    *s = u;
 }
 
 /* Stages of one ring (or of two rings with the same place and shape: the same bytes)
@@ -231,7 +272,7 @@ static void stage_of(const IrFunc *f, ValId idx, int stages, Access *a) {
 static Access access_of(const Ctx *c, ValId v) {
     const IrFunc *f = c->f;
     const IrOp *alloc = &f->ops[c->root[v]];
-    Access a = {alloc->smem_offset, alloc->smem_offset + alloc->smem_size, 0, 0, 0, 0};
+    Access a = {alloc->smem_offset, alloc->smem_offset + alloc->smem_size, 0, 0, 0, 0, 0};
     const IrOp *d = def_op(f, v);
     if (d && d->code == OP_TRANS)
         d = def_op(f, d->operands[0]); /* a transposed view: of the same bytes */
@@ -358,7 +399,7 @@ static void visit(Ctx *c, Out *out, OpId id, State *s, RegionId r) {
     }
     default:
         if (op->smem_size) { /* scratch: written, synchronised inside the op, read */
-            Access a = {op->smem_offset, op->smem_offset + op->smem_size, 0, 0, 0, 0};
+            Access a = {op->smem_offset, op->smem_offset + op->smem_size, 0, 0, 0, 0, 0};
             if (hits(&s->R, a) || hits(&s->W, a)) barrier(c, out, s, loc, r);
             add(&s->R, a);
         }
@@ -376,8 +417,8 @@ static void touched(Ctx *c, RegionId r, State *s) {
                 Access a = whole(access_of(c, op->operands[k]));
                 if (op->code == OP_MBARRIER_EXPECT || (op->code == OP_TMA_LOAD && k == 1))
                     continue; /* thread 0's arrivals on an mbarrier, as in visit: nothing */
-                if (op->code == OP_ASYNC_COPY) /* of any group: the first wait retires it */
-                    a.age = AGE_MAX, add(&s->A, a);
+                if (op->code == OP_ASYNC_COPY) /* of an earlier iteration: any age, 0 or more */
+                    a.at_least = 1, add(&s->A, a);
                 else if (op->code == OP_TMA_LOAD) add(&s->T, a); /* its tile buffer */
                 else if (op->code == OP_MBARRIER_INIT || op->code == OP_MBARRIER_INVAL)
                     add(&s->W, a);
@@ -390,7 +431,7 @@ static void touched(Ctx *c, RegionId r, State *s) {
             add(&s->W, a), add(&s->G, a);
         }
         if (op->smem_size && op->code != OP_LOCAL_ALLOC) {
-            Access a = {op->smem_offset, op->smem_offset + op->smem_size, 0, 0, 0, 0};
+            Access a = {op->smem_offset, op->smem_offset + op->smem_size, 0, 0, 0, 0, 0};
             add(&s->R, a);
         }
         for (int k = 0; k < op->nregions; k++) touched(c, op->region[k], s);
@@ -465,8 +506,10 @@ static void visit_control(Ctx *c, OpId id, State *s) {
     }
     /* for, while: what the previous iteration may leave pending too */
     State body = *s;
-    if (!(op->code == OP_FOR && loop_entry(c, op->region[0], s, &body)))
+    if (!(op->code == OP_FOR && loop_entry(c, op->region[0], s, &body))) {
+        ages_unknown(&body.A); /* copies in flight before: older in a later iteration */
         for (int k = 0; k < op->nregions; k++) touched(c, op->region[k], &body);
+    }
     State after = body;
     for (int k = 0; k < f->ops[id].nregions; k++) {
         State in = body;

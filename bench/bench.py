@@ -95,7 +95,7 @@ class NrCompileOptions(ctypes.Structure):
     _fields_ = [("defines", ctypes.POINTER(NrDefine)), ("num_defines", ctypes.c_int),
                 ("kernel", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int),
                 ("maxnreg", ctypes.c_int), ("enable_fp_fusion", ctypes.c_int), ("enable_reflect_ftz", ctypes.c_int),
-                ("constexpr_call", ctypes.c_void_p), ("constexpr_user", ctypes.c_void_p)]
+                ("constexpr_call", ctypes.c_void_p), ("constexpr_user", ctypes.c_void_p), ("debug", ctypes.c_int)]
 
 
 class NrLaunchOptions(ctypes.Structure):

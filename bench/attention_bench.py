@@ -57,20 +57,24 @@ def tilings(D, quick, dropout=False):
     if DEVICE == "cpu":
         b = Blocks(16, 64, 4, 1)
         return [b], [(b, b, False)]
-    # three forward tilings and two backward pairs: each is compiled once per (head_dim,
-    # causal, dropout), which is most of the run's time
+    # three or four forward tilings and three or four backward ones: each is compiled once
+    # per (head_dim, causal, dropout), which is most of the run's time (the backward's
+    # alternatives: bench/RESULTS.md, sessions 45 and 46)
     # (two warpgroups of 128-row tiles: no register spills in ptxas's report on sm_90a)
     # (the first forward is examples/attention.py's default: the fastest of these on the H200,
     # bench/RESULTS.md, session 33)
     import attention
     if D <= 64:
         fwd = [Blocks(128, 64, 4, 3), Blocks(128, 64, 8, 3), Blocks(128, 128, 8, 3), Blocks(64, 64, 4, 3)]
-        bwd = [(Blocks(64, 128, 8, 3), Blocks(128, 64, 8, 3), False),
-               (Blocks(32, 64, 4, 3), Blocks(64, 64, 4, 3), False), (Blocks(64, 64, 4, 2), Blocks(128, 64, 8, 3), True)]
+        bwd = [(Blocks(64, 128, 8, 3), Blocks(64, 64, 4, 3), False),
+               (Blocks(64, 128, 8, 3), Blocks(128, 64, 8, 3), False),
+               (Blocks(64, 128, 8, 3), Blocks(128, 128, 8, 2), False),
+               (Blocks(64, 64, 4, 2), Blocks(128, 64, 8, 3), True)]
     else:
         fwd = [Blocks(128, 128, 8, 2), Blocks(128, 64, 8, 2), Blocks(64, 64, 4, 2)]
-        bwd = [(Blocks(32, 128, 8, 2), Blocks(128, 64, 8, 2), False),
-               (Blocks(32, 64, 4, 2), Blocks(64, 64, 4, 2), False), (Blocks(64, 64, 4, 2), Blocks(128, 64, 8, 2), True)]
+        bwd = [(Blocks(64, 64, 4, 2), Blocks(128, 64, 8, 2), False),
+               (Blocks(64, 128, 8, 2), Blocks(128, 64, 8, 2), False),
+               (Blocks(32, 128, 8, 2), Blocks(128, 64, 8, 2), False)]
     base = attention.default_config(D, "cuda", dropout)
     first = (base.dkdv, base.dq, base.fused)
     bwd = [first] + [b for b in bwd if b != first]

@@ -51,16 +51,20 @@ def default_config(head_dim, device="cuda", dropout=False, deterministic=False):
     torch.are_deterministic_algorithms_enabled()): its second kernel would draw every mask
     again, and (8, 12, 1024, 64) causal took 0.247 ms that way against 0.281 in two
     (bench/RESULTS.md, session 36; without dropout two kernels were faster, 0.208 against
-    0.230)."""
+    0.230). The backward's tiles without dropout: each timed alone against cuDNN's on the
+    H200 (bench/RESULTS.md, session 45): at head_dim 64 a 64x64 dQ tile (2.34 ms against
+    2.69 with 128x64 at (8, 16, 4096, 64) causal), at 128 a 64x64 dK/dV tile with four
+    warps (3.98 ms against 5.41 with 32x128 at (4, 32, 4096, 128) causal; 5.81 against
+    9.98 with dropout)."""
     if str(device).startswith("cpu"):
         b = Blocks(16, 64, 4, 1)
         return Config(b, b, b)
     if head_dim <= 64 and dropout and not deterministic:
         return Config(Blocks(128, 64, 4, 3), Blocks(64, 64, 4, 2), Blocks(128, 64, 8, 3), True)
     if head_dim <= 64:
-        return Config(Blocks(128, 64, 4, 3), Blocks(64, 128, 8, 3), Blocks(128, 64, 8, 3))
+        return Config(Blocks(128, 64, 4, 3), Blocks(64, 128, 8, 3), Blocks(64, 64, 4, 3))
     if head_dim <= 128:
-        return Config(Blocks(128, 128, 8, 2), Blocks(32, 128, 8, 2), Blocks(128, 64, 8, 2))
+        return Config(Blocks(128, 128, 8, 2), Blocks(64, 64, 4, 2), Blocks(128, 64, 8, 2))
     return Config(Blocks(32, 64, 4, 1), Blocks(16, 64, 4, 1), Blocks(32, 64, 4, 1))
 
 

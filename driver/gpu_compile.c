@@ -164,7 +164,8 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
         gpu_pipeline(f, axis_info_analyze(f, pf, arena), &go);
         pass_dce(m);
     }
-    if (after(&r, "pipeline")) gpu_lower_tma(f);
+    if (after(&r, "pipeline")) gpu_overlap_dots(f);
+    if (after(&r, "overlap-dots")) gpu_lower_tma(f);
     if (after(&r, "lower-tma")) gpu_alloc_shared(f);
     if (after(&r, "alloc-shared")) gpu_insert_barriers(f);
     after(&r, "insert-barriers");

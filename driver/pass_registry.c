@@ -50,6 +50,7 @@ static void run_transpose_dots(IrFunc *f, const GpuOptions *o) {
 }
 static void run_assign(IrFunc *f, const GpuOptions *o) { gpu_assign_layouts(f, facts(f, o), o); }
 static void run_lower(IrFunc *f, const GpuOptions *o) { (void)o, gpu_lower_dot_operands(f); }
+static void run_overlap(IrFunc *f, const GpuOptions *o) { (void)o, gpu_overlap_dots(f); }
 static void run_pipeline(IrFunc *f, const GpuOptions *o) { gpu_pipeline(f, facts(f, o), o); }
 static void run_lower_tma(IrFunc *f, const GpuOptions *o) { (void)o, gpu_lower_tma(f); }
 static void run_alloc(IrFunc *f, const GpuOptions *o) { (void)o, gpu_alloc_shared(f); }
@@ -91,6 +92,8 @@ static const PassInfo registry[] = {
      run_lower, true},
     {"gpu-pipeline", "cp.async and TMA rings for loads that feed dots in loops", NULL, run_pipeline,
      true},
+    {"gpu-overlap-dots", "synchronous wgmmas run under the independent pure ops after them", NULL,
+     run_overlap, true},
     {"gpu-lower-tma", "the remaining TMA descriptor accesses: one copy at a time", NULL,
      run_lower_tma, true},
     {"gpu-alloc-shared", "place shared-memory buffers by their lifetimes", NULL, run_alloc, true},

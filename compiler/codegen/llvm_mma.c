@@ -188,12 +188,15 @@ static void wgmma_emit(Gen *g, WgmmaText *w, LLVMValueRef *acc, int n) {
     sb_free(&c);
 }
 
-/* Ties the accumulator registers to a wait, so nothing reads them before it. */
-static void wait_acc(Gen *g, LLVMValueRef *acc, int n, int pending) {
+/* Ties the accumulator registers to a wait, so nothing reads them before it. keep: a
+ * wait placed after independent work (overlap_dots.c), which gen_hoist_wgmma_waits leaves
+ * where it is (the text says so). */
+static void wait_acc(Gen *g, LLVMValueRef *acc, int n, int pending, bool keep) {
     if (!n) return;
     WgmmaText w = {.nout = n};
     sb_init(&w.t), sb_init(&w.c);
-    sb_printf(&w.t, "// wait for %d registers\n\twgmma.wait_group.sync.aligned %d;", n, pending);
+    sb_printf(&w.t, "// wait%s for %d registers\n\twgmma.wait_group.sync.aligned %d;",
+              keep ? " (after independent work)" : "", n, pending);
     wgmma_emit(g, &w, acc, n);
     sb_free(&w.t), sb_free(&w.c);
 }
@@ -357,7 +360,7 @@ void gen_mma(Gen *g, OpId id) {
             memcpy(all + k, v, sizeof(LLVMValueRef) * (size_t)n);
             k += n;
         }
-        wait_acc(g, all, total, (int)op->attr[0]);
+        wait_acc(g, all, total, (int)op->attr[0], op->attr[1] != 0);
         k = 0;
         for (uint32_t i = 0; i < op->nres; i++) {
             int n = gen_nregs(g, op->results[i]);
@@ -390,7 +393,8 @@ static bool is_wgmma_wait(LLVMValueRef in) {
     size_t len;
     const char *s = LLVMGetInlineAsmAsmString(callee, &len);
     /* a wait on its own: a synchronous dot's statement ends in its wait, after its wgmmas */
-    return s && memmem(s, len, "wgmma.wait_group", 16) && !memmem(s, len, "mma_async", 9);
+    return s && memmem(s, len, "wgmma.wait_group", 16) && !memmem(s, len, "mma_async", 9) &&
+           !memmem(s, len, "(after independent work)", 24);
 }
 
 static bool wait_may_pass(LLVMValueRef prev, LLVMValueRef wait) {

@@ -55,6 +55,9 @@ void gpu_lower_dot_operands(IrFunc *f);
  * num_stages buffers, issued num_stages - 1 iterations ahead; wgmma dots become
  * asynchronous across iterations. info: the alignment facts of f. */
 void gpu_pipeline(IrFunc *f, const AxisInfo *info, const GpuOptions *o);
+/* A synchronous wgmma dot whose operands are buffers becomes a dot_async with its wait
+ * after the pure ops that follow it and do not need its result (overlap_dots.c). */
+void gpu_overlap_dots(IrFunc *f);
 /* Sets each buffer's and scratch op's smem_offset/smem_size by lifetime, and
  * f->shared_bytes. */
 void gpu_alloc_shared(IrFunc *f);

@@ -44,9 +44,9 @@ static bool movable(const IrFunc *f, OpId id) {
     return moves_scratch_bytes(f, id) == 0;
 }
 
-/* Overlaps the dot at ops[k] of region r (n ops) if enough can move; returns whether it
- * did (r's op list rebuilt). */
-static bool overlap_one(IrFunc *f, RegionId r, OpId *ops, uint32_t n, uint32_t k) {
+/* Overlaps the dot at ops[k] of region r (n ops) if enough can move: r's op list rebuilt,
+ * the new index of the dot's wait returned (0: nothing moved, r as it was). */
+static uint32_t overlap_one(IrFunc *f, RegionId r, OpId *ops, uint32_t n, uint32_t k) {
     uint8_t *moved = calloc(n, 1);
     uint32_t *pos = calloc(f->nops + 1, sizeof(uint32_t)); /* position + 1 in r */
     if (!moved || !pos) NR_DIE("out of memory");
@@ -68,7 +68,7 @@ static bool overlap_one(IrFunc *f, RegionId r, OpId *ops, uint32_t n, uint32_t k
     free(pos);
     if (count < MIN_MOVED) {
         free(moved);
-        return false;
+        return 0;
     }
     OpId dot = ops[k];
     ValId res = f->ops[dot].results[0];
@@ -84,6 +84,7 @@ static bool overlap_one(IrFunc *f, RegionId r, OpId *ops, uint32_t n, uint32_t k
     for (uint32_t j = 0; j <= k; j++) opvec_push(&out, ops[j]);
     for (uint32_t j = k + 1; j < n; j++)
         if (moved[j]) opvec_push(&out, ops[j]);
+    uint32_t at = out.n;
     opvec_push(&out, w);
     for (uint32_t j = k + 1; j < n; j++)
         if (!moved[j]) opvec_push(&out, ops[j]);
@@ -95,7 +96,7 @@ static bool overlap_one(IrFunc *f, RegionId r, OpId *ops, uint32_t n, uint32_t k
     ir_replace_all_uses(f, repl);
     free(repl);
     f->ops[w].operands[0] = res;
-    return true;
+    return at;
 }
 
 static void overlap_region(IrFunc *f, RegionId r) {
@@ -113,13 +114,11 @@ static void overlap_region(IrFunc *f, RegionId r) {
         }
     for (uint32_t k = 0; k < n; k++) {
         if (!candidate(f, &f->ops[ops[k]])) continue;
-        OpId dot = ops[k];
-        if (!overlap_one(f, r, ops, n, k)) continue;
+        uint32_t at = overlap_one(f, r, ops, n, k);
+        if (!at) continue;
         free(ops);
         ops = ir_region_copy_ops(f, r, &n);
-        for (k = 0; ops[k] != dot; k++) {}
-        k++; /* past the dot: its wait and what follows it */
-        while (k < n && f->ops[ops[k]].code != OP_DOT_WAIT) k++;
+        k = at; /* on with the ops after the wait */
     }
     free(ops);
 }

@@ -13,7 +13,8 @@
  *   compute) included;
  * - unused results of if (with the matching yield values), and unused loop-carried
  *   values of for whose region argument feeds nothing but pure ops that only feed
- *   its own yield slot (an accumulator nobody reads);
+ *   each other and its own yield slot (an accumulator nobody reads), or nothing at all
+ *   (a variable assigned in the body before it is read);
  * - if and for ops left with no results and nothing but the terminator in their
  *   regions (for loops are taken to terminate, as in Triton).
  * Regions are walked backwards, so a chain of dead ops goes in one sweep. */
@@ -109,40 +110,44 @@ static void prune_if(Dce *D, OpId id) {
     }
 }
 
-/* Carried value i of a for is dead when its result is unused and its region argument
- * only feeds a cone of pure ops (direct ops of the body) that, in turn, only feeds
- * yield slot i: the classic accumulator whose total nobody reads. The cone is found
- * backwards from the yielded value; it qualifies if no value of it (the argument
- * included) has a use outside it. cone[] (per op) and inner[] (per value) are scratch,
- * zeroed on entry and on return. */
+/* Carried value i of a for is dead when its result is unused and what its region
+ * argument feeds, followed forward, is a cone of pure ops (or loads; direct ops of the
+ * body) whose values feed nothing but each other and yield slot i: the classic accumulator
+ * whose total nobody reads, and a variable the body assigns before reading it (the
+ * argument unused, the cone empty). The yield slot's value itself only loses that use.
+ * cone[] (per op) and inner[] (per value: 1 + its uses inside the cone and slot i, for the
+ * argument and the cone's results) are scratch, zeroed on entry and on return. */
 static bool dead_carried(Dce *D, RegionId body, uint32_t i, uint8_t *cone, uint32_t *inner) {
     IrFunc *f = D->f;
     IrRegion *reg = ir_region(f, body);
     OpId y = reg->ops[reg->nops - 1];
-    ValId arg = reg->args[i + 1], v = ir_op(f, y)->operands[i];
+    ValId arg = reg->args[i + 1];
     bool ok = true;
-    inner[v]++; /* the yield slot itself */
-    for (uint32_t k = reg->nops - 1; ok && k-- > 0;) {
+    inner[arg] = 1;
+    for (uint32_t k = 0; ok && k + 1 < reg->nops; k++) {
         IrOp *op = ir_op(f, reg->ops[k]);
-        bool wanted = false;
-        for (uint32_t r = 0; r < op->nres; r++) wanted |= inner[op->results[r]] > 0;
-        if (!wanted) continue;
+        bool reached = false;
+        for (uint32_t j = 0; j < op->nopnds; j++)
+            if (inner[op->operands[j]]) reached = true, inner[op->operands[j]]++;
+        if (!reached) continue;
         ok = (ir_op_info[op->code].flags & (F_PURE | F_RDONLY)) && op->nregions == 0;
         cone[reg->ops[k]] = 1;
-        for (uint32_t j = 0; j < op->nopnds; j++) inner[op->operands[j]]++;
+        for (uint32_t r = 0; r < op->nres; r++) inner[op->results[r]] = 1;
     }
-    ok = ok && D->uses[arg] == inner[arg];
-    for (uint32_t k = 0; k + 1 < reg->nops; k++) {
+    ValId v = ir_op(f, y)->operands[i];
+    if (inner[v]) inner[v]++;
+    ok = ok && D->uses[arg] == inner[arg] - 1;
+    for (uint32_t k = 0; ok && k + 1 < reg->nops; k++) {
         IrOp *op = ir_op(f, reg->ops[k]);
         for (uint32_t r = 0; ok && cone[reg->ops[k]] && r < op->nres; r++)
-            ok = D->uses[op->results[r]] == inner[op->results[r]];
+            ok = D->uses[op->results[r]] == inner[op->results[r]] - 1;
     }
-    /* clear the scratch: every value counted is an operand of the cone or v */
-    inner[v] = 0;
+    /* clear the scratch: every value counted is the argument or a result of the cone */
+    inner[arg] = 0;
     for (uint32_t k = 0; k + 1 < reg->nops; k++)
         if (cone[reg->ops[k]])
-            for (uint32_t j = 0; j < ir_op(f, reg->ops[k])->nopnds; j++)
-                inner[ir_op(f, reg->ops[k])->operands[j]] = 0;
+            for (uint32_t r = 0; r < ir_op(f, reg->ops[k])->nres; r++)
+                inner[ir_op(f, reg->ops[k])->results[r]] = 0;
     return ok;
 }
 

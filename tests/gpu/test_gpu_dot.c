@@ -10,7 +10,8 @@
  *   multiple of BLOCK_K (a masked last k step), and K a multiple of 16 (the runtime
  *   specialises it, so the loads are pipelined with cp.async);
  * - a dot's result feeding a reduction (a row max) and a second dot (p = (q @ k).to(T);
- *   o = p @ v, attention's shape).
+ *   o = p @ v, attention's shape);
+ * - int8 weights dequantised in the loop (B = q.to(fp16) * scale), exactly.
  * The GPU compiles for its own target (sm_90a on a Hopper: wgmma); with NEREID_ARCH=sm_80
  * the same cases run mma.sync's code on the same GPU.
  *
@@ -155,6 +156,61 @@ static const char K_INV_B[] =
     "        a = tl.load(a_ptr + rm[:, None] * (iters * BK) + i * BK + rk[None, :])\n"
     "        acc = tl.dot(a, b, acc)\n"
     "    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)\n";
+
+/* B as int8 weights with a per-column scale, dequantised in registers each iteration
+ * (weight-only quantised matmuls): the loop's int8 tile feeds the dot only through
+ * register work (a load the pipeliner leaves in the body, while A's copies are pipelined;
+ * the dequantised tile goes to a buffer the wgmma reads). Masked at the edges. */
+static const char K_DEQUANT[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def mm_dequant(a_ptr: *fp16, b_ptr: *i8, s_ptr: *fp16, c_ptr: *fp32, M: i32, N: i32, K: i32,\n"
+    "               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+    "    rm = tl.program_id(0) * BM + tl.arange(0, BM)\n"
+    "    rn = tl.program_id(1) * BN + tl.arange(0, BN)\n"
+    "    rk = tl.arange(0, BK)\n"
+    "    scale = tl.load(s_ptr + rn, mask=rn < N, other=0.0)\n"
+    "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+    "    for k in range(0, K, BK):\n"
+    "        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :],\n"
+    "                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)\n"
+    "        q = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :],\n"
+    "                    mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0)\n"
+    "        acc = tl.dot(a, q.to(tl.float16) * scale[None, :], acc)\n"
+    "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,\n"
+    "             mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
+
+/* mm_dequant: A's integers in [-4, 4], B's in [-8, 8], scales powers of two: every product
+ * and sum is exact in fp16 and fp32, so GPU and interpreter agree exactly. */
+static void mm_dequant(long m, long n, long k, int bm, int bn, int bk, int warps, int stages) {
+    GtRng r = {7300 + (uint64_t)(m + n * 3 + k * 5 + bm + warps + stages * 11)};
+    void *a = gt_fill_int(GT_F16, (size_t)(m * k), &r, -4, 5),
+         *b = gt_fill_int(GT_I8, (size_t)(k * n), &r, -8, 9);
+    uint16_t *s = malloc((size_t)n * sizeof(uint16_t));
+    if (!s) abort();
+    for (long j = 0; j < n; j++) s[j] = gt_f2h((float)(1 << gt_int(&r, 0, 3)) / 2.0f);
+    GtCase *c = gt_case("dot fp16, B int8 dequantised in the loop", "%ldx%ldx%ld %dx%dx%d w%d s%d",
+                        m, n, k, bm, bn, bk, warps, stages);
+    gt_source(c, K_DEQUANT, "mm_dequant", NULL);
+    gt_define(c, "BM", "%d", bm);
+    gt_define(c, "BN", "%d", bn);
+    gt_define(c, "BK", "%d", bk);
+    gt_warps(c, warps);
+    gt_stages(c, stages);
+    gt_arg_buf(c, gt_in(c, "a", GT_F16, (size_t)(m * k), a));
+    gt_arg_buf(c, gt_in(c, "b", GT_I8, (size_t)(k * n), b));
+    gt_arg_buf(c, gt_in(c, "s", GT_F16, (size_t)n, s));
+    gt_arg_buf(c, gt_out(c, "c", GT_F32, (size_t)(m * n), gt_exact(), NULL));
+    gt_arg(c, nr_arg_i32((int32_t)m));
+    gt_arg(c, nr_arg_i32((int32_t)n));
+    gt_arg(c, nr_arg_i32((int32_t)k));
+    gt_grid(c, (unsigned)gt_cdiv(m, bm), (unsigned)gt_cdiv(n, bn), 1);
+    gt_run(c);
+    free(a), free(b), free(s);
+}
 
 /* A dot feeding a reduction and a second dot: s = q @ kt; m = max(s, 1); p = s.to(T);
  * o = p @ v (one block of rows, attention's shape without the softmax). */
@@ -659,6 +715,9 @@ int main(int argc, char **argv) {
     mm_inv_b(GT_F32, 64, 64, 32, 5, 4, 3);
     mm_inv_b(GT_F32, 128, 128, 32, 3, 8, 2);
     mm_inv_b(GT_F16, 64, 128, 64, 4, 4, 3);
+    mm_dequant(256, 256, 512, 128, 128, 64, 8, 3);
+    mm_dequant(200, 136, 200, 64, 64, 32, 4, 4);
+    mm_dequant(128, 128, 256, 64, 128, 64, 4, 2);
     mm(GT_I8, "", 256, 256, 256, 128, 128, 64, 8, 3, 0, 0);
     mm(GT_I8, "", 200, 136, 96, 64, 64, 32, 4, 1, 0, 0);
     mm_fp8(0, 256, 512, 384, 128, 256, 128, 8, 3, 0);

@@ -282,8 +282,13 @@ static void build_function(Gen *g) {
         r[0] = LLVMGetParam(g->fn, i);
         gen_set(g, body->args[i], r, 1);
     }
-    LLVMValueRef smem =
-        LLVMAddGlobalInAddressSpace(g->M, LLVMArrayType2(g->i8, 0), "global_smem", 3);
+    /* the dynamic shared memory: global_smem, unless a function of the module has that
+     * name (a kernel may: the kernels' PTX is merged into one module), then the first of
+     * global_smem_1, _2, ... that none has; every kernel of the module picks the same */
+    char smem_name[64] = "global_smem";
+    for (int k = 1; ir_module_find(g->m, smem_name) && k < 1000; k++)
+        snprintf(smem_name, sizeof smem_name, "global_smem_%d", k);
+    LLVMValueRef smem = LLVMAddGlobalInAddressSpace(g->M, LLVMArrayType2(g->i8, 0), smem_name, 3);
     LLVMSetLinkage(smem, LLVMExternalLinkage);
     LLVMSetAlignment(smem, 16);
     g->smem = smem;

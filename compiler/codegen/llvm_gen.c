@@ -263,6 +263,14 @@ static void build_function(Gen *g) {
     LLVMTypeRef params[MAX_KERNEL_PARAMS];
     if (body->nargs > MAX_KERNEL_PARAMS)
         gen_error(g, g->f->loc, "kernels take at most %d parameters on the GPU", MAX_KERNEL_PARAMS);
+    /* the functions kernels call by name (device_print, device_assert, libdevice's math):
+     * a kernel of that name would stand for them in its module, or clash in the merged PTX */
+    const char *name = g->f->name;
+    if (!strcmp(name, "vprintf") || !strcmp(name, "__assertfail") || !strncmp(name, "__nv_", 5))
+        gen_error(g, g->f->loc,
+                  "a kernel cannot be named '%s' on the GPU: the CUDA function of that name is "
+                  "what device_print, device_assert and the math functions call",
+                  name);
     for (uint32_t i = 0; i < body->nargs; i++) {
         IrType t = ir_type(g->f, body->args[i]);
         /* a descriptor: a pointer to its byval struct (gen_tdesc_param_attrs) */

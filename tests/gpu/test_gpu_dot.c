@@ -21,6 +21,13 @@
  * --dump, -v). */
 #include "gpu_test.h"
 
+/* A matmul kernel's tile: its BM, BN and BK constexprs. */
+static void define_tile(GtCase *c, int bm, int bn, int bk) {
+    gt_define(c, "BM", "%d", bm);
+    gt_define(c, "BN", "%d", bn);
+    gt_define(c, "BK", "%d", bk);
+}
+
 static const char K_MM[] =
     "import triton\n"
     "import triton.language as tl\n"
@@ -195,9 +202,7 @@ static void mm_dequant(long m, long n, long k, int bm, int bn, int bk, int warps
     GtCase *c = gt_case("dot fp16, B int8 dequantised in the loop", "%ldx%ldx%ld %dx%dx%d w%d s%d",
                         m, n, k, bm, bn, bk, warps, stages);
     gt_source(c, K_DEQUANT, "mm_dequant", NULL);
-    gt_define(c, "BM", "%d", bm);
-    gt_define(c, "BN", "%d", bn);
-    gt_define(c, "BK", "%d", bk);
+    define_tile(c, bm, bn, bk);
     gt_warps(c, warps);
     gt_stages(c, stages);
     gt_arg_buf(c, gt_in(c, "a", GT_F16, (size_t)(m * k), a));
@@ -328,9 +333,7 @@ static void mm(GtType t, const char *prec, long M, long N, long K, int bm, int b
     if (*prec) snprintf(p, sizeof p, ", input_precision=\"%s\"", prec);
     GtCase *c = gt_case(name, "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K, bm, bn, bk, warps, stages);
     gt_source(c, K_MM, "mm", "T", gt_type_name(t), "PREC", p, "ACC", acc_of(t), "C", c_of(t), NULL);
-    gt_define(c, "BM", "%d", bm);
-    gt_define(c, "BN", "%d", bn);
-    gt_define(c, "BK", "%d", bk);
+    define_tile(c, bm, bn, bk);
     gt_define(c, "TRANS_B", "%s", trans_b == 2 ? "True" : "False");
     gt_warps(c, warps);
     gt_stages(c, stages);
@@ -356,9 +359,7 @@ static void mm_aligned(GtType t, const char *prec, long M, long N, long K, int b
     GtCase *c = gt_case(name, "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K, bm, bn, bk, warps, stages);
     gt_source(c, K_MM_ALIGNED, "mm_aligned", "T", gt_type_name(t), "PREC", p, "ACC", acc_of(t), "C",
               c_of(t), NULL);
-    gt_define(c, "BM", "%d", bm);
-    gt_define(c, "BN", "%d", bn);
-    gt_define(c, "BK", "%d", bk);
+    define_tile(c, bm, bn, bk);
     gt_warps(c, warps);
     gt_stages(c, stages);
     if (big_acc(bm, bn, warps)) gt_ptxas_advisory_expected(c);
@@ -387,9 +388,7 @@ static void mm_inv_b(GtType t, int bm, int bn, int bk, int iters, int warps, int
     GtCase *c =
         gt_case(name, "%dx%dx%ld (%d x BK %d) w%d s%d", bm, bn, K, iters, bk, warps, stages);
     gt_source(c, K_INV_B, "mm_inv_b", "T", gt_type_name(t), NULL);
-    gt_define(c, "BM", "%d", bm);
-    gt_define(c, "BN", "%d", bn);
-    gt_define(c, "BK", "%d", bk);
+    define_tile(c, bm, bn, bk);
     gt_warps(c, warps);
     gt_stages(c, stages);
     gt_arg_buf(c, gt_in(c, "a", t, (size_t)(bm * K), a));
@@ -484,9 +483,7 @@ static void mm_fp8(int f, long M, long N, long K, int bm, int bn, int bk, int wa
     GtCase *c = gt_case(name, "%ldx%ldx%ld %dx%dx%d w%d s%d", M, N, K, bm, bn, bk, warps, stages);
     gt_source(c, K_MM, "mm", "T", fp8_fmt[f].name, "PREC", "", "ACC", "tl.float32", "C", "fp32",
               NULL);
-    gt_define(c, "BM", "%d", bm);
-    gt_define(c, "BN", "%d", bn);
-    gt_define(c, "BK", "%d", bk);
+    define_tile(c, bm, bn, bk);
     gt_define(c, "TRANS_B", "%s", "False");
     gt_warps(c, warps);
     gt_stages(c, stages);
@@ -568,9 +565,7 @@ static void mm_tutorial(GtType t, long M, long N, long K, int bm, int bn, int bk
                 "%s %ldx%ldx%ld %dx%dx%d w%d s%d shift %d", gt_type_name(t), M, N, K, bm, bn, bk,
                 warps, stages, shift);
     gt_source(c, K_MM_TUTORIAL, "mm_tutorial", "T", gt_type_name(t), NULL);
-    gt_define(c, "BM", "%d", bm);
-    gt_define(c, "BN", "%d", bn);
-    gt_define(c, "BK", "%d", bk);
+    define_tile(c, bm, bn, bk);
     gt_define(c, "GROUP", "%d", 8);
     gt_define(c, "ASSUME", "%s", assume ? "True" : "False");
     gt_warps(c, warps);

@@ -68,6 +68,11 @@ static void print_usage(FILE *f) {
         "a type, :16 divisible by 16, :1 equal to 1, constexpr or a constexpr's value), for a "
         "file whose\n"
         "parameters carry no types (man nereid).\n"
+        "--tma-pointers compiles as the runtime does on sm_90a with a driver that has TMA: "
+        "pointer loads\n"
+        "feeding dots in pipelined loops become TMA copies through tensor maps (new tdesc "
+        "parameters\n"
+        "after the kernel's, which the launcher fills).\n"
         "--time prints the time of each stage to standard error. --llvm-passes replaces the LLVM\n"
         "pipeline (e.g. 'default<O3>'). --libdevice names CUDA's libdevice.10.bc, which the math\n"
         "functions (tl.erf, libdevice.pow, ...) call; none uses Nereid's own routines (default: "
@@ -147,7 +152,7 @@ typedef struct CliArgs {
     const char *arch, *divisible, *one, *zero, *llvm_passes, *libdevice;
     bool libdevice_set;  /* --libdevice given (libdevice NULL: none) */
     GpuCodeOptions code; /* --maxnreg, --enable-fp-fusion, --enable-reflect-ftz */
-    bool time, no_align, strict_ptxas;
+    bool time, no_align, strict_ptxas, tma_pointers;
     bool aot, no_ptxas;   /* --emit=c */
     const char *archs[8]; /* --arch=A,B,... (--emit=c) */
     int narchs;
@@ -228,6 +233,7 @@ static int parse_args(int argc, char **argv, CliArgs *a) {
         else if (!strcmp(s, "--time")) a->time = true;
         else if (!strcmp(s, "--no-align")) a->no_align = true;
         else if (!strcmp(s, "--strict-ptxas")) a->strict_ptxas = true;
+        else if (!strcmp(s, "--tma-pointers")) a->tma_pointers = true;
         else if (!strcmp(s, "--no-ptxas")) a->no_ptxas = true;
         else if (!strncmp(s, "--divisible=", 12)) a->divisible = s + 12;
         else if (!strncmp(s, "--signature=", 12)) a->signature = s + 12;
@@ -418,7 +424,8 @@ static int gpu_stage(CliArgs *a, NrProgram *prog, StrBuf *dump, Diag *diag, doub
             break;
         }
         fill_spec(a, f, facts);
-        GpuSpec spec = {(int)f->regions[f->body].nargs, facts, GPU_SPECULATE_VERSION, false};
+        GpuSpec spec = {(int)f->regions[f->body].nargs, facts, GPU_SPECULATE_VERSION,
+                        a->tma_pointers};
         char ldbuf[4096];
         GpuTarget t = {a->arch,
                        prog->num_warps,

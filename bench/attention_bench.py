@@ -61,8 +61,8 @@ def tilings(D, quick, dropout=False):
     # per (head_dim, causal, dropout), which is most of the run's time (the backward's
     # alternatives: bench/RESULTS.md, sessions 45 and 46)
     # (two warpgroups of 128-row tiles: no register spills in ptxas's report on sm_90a)
-    # (the first forward is examples/attention.py's default: the fastest of these on the H200,
-    # bench/RESULTS.md, session 33)
+    # (the first forward is examples/attention.py's default for this head_dim and dropout: the
+    # fastest of these on the H200, bench/RESULTS.md, sessions 33 and 48)
     import attention
     if D <= 64:
         fwd = [Blocks(128, 64, 4, 3), Blocks(128, 64, 8, 3), Blocks(128, 128, 8, 3), Blocks(64, 64, 4, 3)]
@@ -76,6 +76,7 @@ def tilings(D, quick, dropout=False):
                (Blocks(64, 128, 8, 2), Blocks(128, 64, 8, 2), False),
                (Blocks(32, 128, 8, 2), Blocks(128, 64, 8, 2), False)]
     base = attention.default_config(D, "cuda", dropout)
+    fwd = [base.fwd] + [b for b in fwd if b != base.fwd]
     first = (base.dkdv, base.dq, base.fused)
     bwd = [first] + [b for b in bwd if b != first]
     return (fwd[:1], bwd[:1]) if quick else (fwd, bwd)

@@ -55,14 +55,19 @@ def default_config(head_dim, device="cuda", dropout=False, deterministic=False):
     H200 (bench/RESULTS.md, session 45): at head_dim 64 a 64x64 dQ tile (2.34 ms against
     2.69 with 128x64 at (8, 16, 4096, 64) causal), at 128 a 64x64 dK/dV tile with four
     warps (3.98 ms against 5.41 with 32x128 at (4, 32, 4096, 128) causal; 5.81 against
-    9.98 with dropout)."""
+    9.98 with dropout). The forward at head_dim 64 without dropout: 128x64 with 8 warps
+    (two warpgroups of 64 rows), 1.03-1.09x the 4-warp tile's speed on the H200 with its
+    loads through tensor maps (bench/RESULTS.md, session 48: 402 against 388 TFLOP/s at
+    (8, 16, 4096, 64), 361 against 332 at (16, 12, 1024, 64)); with dropout the 4-warp tile
+    stays (1.04-1.09x the 8-warp one)."""
     if str(device).startswith("cpu"):
         b = Blocks(16, 64, 4, 1)
         return Config(b, b, b)
     if head_dim <= 64 and dropout and not deterministic:
         return Config(Blocks(128, 64, 4, 3), Blocks(64, 64, 4, 2), Blocks(128, 64, 8, 3), True)
     if head_dim <= 64:
-        return Config(Blocks(128, 64, 4, 3), Blocks(64, 128, 8, 3), Blocks(64, 64, 4, 3))
+        fwd = Blocks(128, 64, 4, 3) if dropout else Blocks(128, 64, 8, 3)
+        return Config(fwd, Blocks(64, 128, 8, 3), Blocks(64, 64, 4, 3))
     if head_dim <= 128:
         return Config(Blocks(128, 128, 8, 2), Blocks(64, 64, 4, 2), Blocks(128, 64, 8, 2))
     return Config(Blocks(32, 64, 4, 1), Blocks(16, 64, 4, 1), Blocks(32, 64, 4, 1))

@@ -146,6 +146,22 @@ Val sema_block_ptr_advance(Sema *S, Val bp, Val offsets, Loc bp_loc, Loc off_loc
     return tagged(S, TAG_BLOCK_PTR, items, bp.n, bp.ty, bp.i);
 }
 
+/* v with the fact that it is a multiple of k (multiple_of), unless it is a constant (its
+ * own value is the exact fact; one that breaks the rule is the caller's to report). */
+static Val multiple_of(Sema *S, Val v, int64_t k, Loc loc) {
+    IrFunc *f = sema_func(S);
+    if (v.k != V_IR || k <= 1) return v;
+    if (!f->vals[v.v].is_arg && f->ops[ir_def(f, v.v)].code == OP_CONST) return v;
+    IrBuilder *b = sema_builder(S);
+    Loc saved = b->loc;
+    b->loc = loc;
+    IrType t = f->vals[v.v].ty;
+    OpId op = ir_build(b, OP_MULTIPLE_OF, &v.v, 1, &t, 1);
+    sema_func(S)->ops[op].attr[0] = k;
+    b->loc = saved;
+    return sema_val_ir(S, ir_result(sema_func(S), op, 0));
+}
+
 Val sema_tensor_desc_make(Sema *S, const Val *args, const Loc *locs, Loc call) {
     const char *fn = "make_tensor_descriptor";
     Val base = need_base(S, args[0], fn, locs[0]);
@@ -186,6 +202,14 @@ Val sema_tensor_desc_make(Sema *S, const Val *args, const Loc *locs, Loc call) {
     items[0] = base;
     scalars(S, args[1], rank, DT_I64, "shape", fn, locs[1], items + 1);
     scalars(S, args[2], rank, DT_I64, "strides", fn, locs[2], items + 1 + rank);
+    /* Triton's contract for a descriptor (TMA's): the base 16-byte aligned, every stride but
+     * the last a multiple of 16 bytes. The addresses may take it as a fact, as Triton's TMA
+     * copies do (a kernel that breaks it faults on a misaligned vector access, as it does
+     * under Triton: docs/language.md) */
+    int eb = dt_bytes(base.ty.pointee);
+    items[0] = multiple_of(S, base, 16, locs[0]);
+    for (int i = 0; i + 1 < rank && eb <= 16 && 16 % eb == 0; i++)
+        items[1 + rank + i] = multiple_of(S, items[1 + rank + i], 16 / eb, locs[2]);
     int32_t s[NR_MAX_DESC_RANK];
     for (int i = 0; i < rank; i++) s[i] = (int32_t)bs[i];
     (void)call;

@@ -1076,6 +1076,57 @@ ParamFact *axis_info_param_facts(const IrFunc *f, int64_t divisibility, Arena *a
     return p;
 }
 
+static int64_t prefix_width(const IrFunc *f, const AxisInfo *info, ValId m, int dim, int depth) {
+    IrType t = f->vals[m].ty;
+    if (!t.rank || dim >= t.rank) return 1;
+    int64_t size = t.shape[dim], base = min64(info[m].constancy[dim], size);
+    OpId id = f->vals[m].is_arg ? 0 : ir_def(f, m);
+    if (!id || depth > 16) return base;
+    const IrOp *op = &f->ops[id];
+    int64_t w = 1;
+    switch (op->code) {
+    case OP_AND:
+    case OP_OR: /* the intersection or the union of two prefixes is a prefix */
+        w = min64(prefix_width(f, info, op->operands[0], dim, depth + 1),
+                  prefix_width(f, info, op->operands[1], dim, depth + 1));
+        break;
+    case OP_SPLAT: w = size; break;
+    case OP_BROADCAST: {
+        IrType s = f->vals[op->operands[0]].ty;
+        if (s.rank != t.rank) break;
+        w = s.shape[dim] == 1 ? size : prefix_width(f, info, op->operands[0], dim, depth + 1);
+        break;
+    }
+    case OP_EXPAND_DIMS: {
+        int axis = (int)op->attr[0];
+        w = dim == axis
+                ? size
+                : prefix_width(f, info, op->operands[0], dim < axis ? dim : dim - 1, depth + 1);
+        break;
+    }
+    case OP_CMP: {
+        /* x < b, x <= b (b > x, b >= x): x rising by one along the run from a multiple of
+         * the run, b constant over it */
+        int pred = (int)op->attr[0];
+        ValId x = 0, b = 0;
+        if (pred == CMP_PRED_LT || pred == CMP_PRED_LE) x = op->operands[0], b = op->operands[1];
+        else if (pred == CMP_PRED_GT || pred == CMP_PRED_GE)
+            x = op->operands[1], b = op->operands[0];
+        if (!x || !dt_is_int(f->vals[x].ty.dt) || f->vals[x].ty.rank != t.rank) break;
+        w = min64(min64(info[x].contiguity[dim], info[x].divisibility[dim]),
+                  info[b].constancy[dim]);
+        break;
+    }
+    default: break;
+    }
+    return pow2_floor(max64(base, min64(w, size)));
+}
+
+int axis_info_prefix_width(const IrFunc *f, const AxisInfo *info, ValId mask, int dim) {
+    if (!f || !info || !mask || dim < 0 || dim >= NR_MAX_RANK) return 1;
+    return (int)prefix_width(f, info, mask, dim, 0);
+}
+
 int axis_info_vector_width(const AxisInfo *ptr_info, const AxisInfo *mask_info, int elem_bytes,
                            int order_dim) {
     if (!ptr_info || elem_bytes <= 0 || elem_bytes > 16 || order_dim < 0 ||

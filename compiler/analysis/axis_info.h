@@ -77,6 +77,17 @@ ParamFact *axis_info_param_facts(const IrFunc *f, int64_t divisibility, Arena *a
  * (the fastest dim): min(contiguity, divisibility_bytes / elem_bytes, 16 / elem_bytes,
  * the mask's constancy when there is a mask), a power of two, at least 1. ptr_info is
  * the pointer block's facts; mask_info NULL when there is no mask. */
+/* The longest run r (a power of two, at most the dim's size) such that in every run of r
+ * elements of the i1 block `mask` along dim, starting at a multiple of r, the true elements
+ * come first (a prefix: all, none, or the first k): what a cp.async copy of the run can
+ * take whole, its source size counting the true ones and zero-filling the rest. A mask
+ * constant over such runs qualifies; so does `x < b` (or <=, or b > x, b >= x) with x
+ * increasing by one over the run and b constant over it (the bound may fall inside the run:
+ * a tile's last columns past a size not known to be a multiple of the run), and an `and` or
+ * `or` of qualifying masks, through splat, broadcast and expand_dims. info is f's facts by
+ * ValId. */
+int axis_info_prefix_width(const IrFunc *f, const AxisInfo *info, ValId mask, int dim);
+
 int axis_info_vector_width(const AxisInfo *ptr_info, const AxisInfo *mask_info, int elem_bytes,
                            int order_dim);
 

@@ -10,7 +10,9 @@
  * disjoint the XOR is a sum and the constant folds into the address. Registers at
  * consecutive offsets move as one vector of up to 16 bytes, whichever register bits
  * they differ in (moves_smem_vector); cp.async copies take runs of consecutive
- * registers, which the global side needs too.
+ * registers, which the global side needs too, each copy's source size 0 or the run where
+ * the mask is constant over it, else (a mask true on a prefix of the run,
+ * axis_info_prefix_width) the bytes of its true elements, the rest zero-filled.
  *
  * A block loaded into an mma.sync operand layout from 16-bit tiles (and 8- and 32-bit
  * tiles with K contiguous) uses ldmatrix when the composed map has its shape: within a
@@ -283,7 +285,13 @@ int gen_async_copy_width(const IrFunc *f, const AxisInfo *info, const IrOp *op, 
     for (int d = 0; d < pt.rank; d++)
         if (l.nbits[LL_REG] && l.basis[LL_REG][0] == 1u << ll_dim_shift(&l, d)) fast = d;
     *layout_run = v;
-    int proven = axis_info_vector_width(&info[ptr], mask ? &info[mask] : NULL, eb, fast);
+    /* a mask whose true elements are a prefix of each run (the tile's edge inside it): the
+     * copy's source size counts them (async_copy) */
+    int proven = axis_info_vector_width(&info[ptr], NULL, eb, fast);
+    if (mask) {
+        int pw = axis_info_prefix_width(f, info, mask, fast);
+        if (proven > pw) proven = pw;
+    }
     while (v > proven) v /= 2;
     return v;
 }
@@ -295,7 +303,16 @@ static void async_copy(Gen *g, const IrOp *op) {
     const GenLayout *gl = gen_layout(g, ptr);
     TileMap tm;
     tile_map(g, &tm, gl, g->f->vals[buf].layout, pt, eb);
-    int v = gen_async_copy_width(g->f, g->info, op, &run);
+    int v = gen_async_copy_width(g->f, g->info, op, &run), fast = 0;
+    {
+        LinearLayout l;
+        ir_layout_linear(g->m, g->f->vals[ptr].layout, pt, &l);
+        for (int d = 0; d < pt.rank; d++)
+            if (l.nbits[LL_REG] && l.basis[LL_REG][0] == 1u << ll_dim_shift(&l, d)) fast = d;
+    }
+    /* a mask not constant over a copy's run is a prefix of it there: the source size is
+     * its true elements' bytes, the rest of the run zero-filled */
+    bool partial = mask && pt.rank && g->info[mask].constancy[fast] < v;
     if (v * eb < 4)
         gen_error(g, op->loc,
                   "internal error: async_copy of %d-byte pieces (llvm_check.c lets none by)",
@@ -317,8 +334,15 @@ static void async_copy(Gen *g, const IrOp *op) {
         LLVMValueRef dst = !((c ^ c0) & tm.thread_bits) && !(c0 & tm.thread_bits) && c >= c0
                                ? gen_add_const(g, tb, (int64_t)(c - c0) * eb)
                                : LLVMBuildPtrToInt(g->B, tile_ptr(g, &tm, base, r), g->i32, "");
-        LLVMValueRef size = M ? LLVMBuildSelect(g->B, M[r], gen_i32(g, bytes), gen_i32(g, 0), "")
-                              : gen_i32(g, bytes);
+        LLVMValueRef size;
+        if (partial) {
+            size = LLVMBuildZExt(g->B, M[r], g->i32, "");
+            for (int i = 1; i < v; i++)
+                size = LLVMBuildAdd(g->B, size, LLVMBuildZExt(g->B, M[r + i], g->i32, ""), "");
+            size = gen_mul_const(g, size, eb);
+        } else
+            size = M ? LLVMBuildSelect(g->B, M[r], gen_i32(g, bytes), gen_i32(g, 0), "")
+                     : gen_i32(g, bytes);
         LLVMValueRef args[4];
         int na = 0;
         if (once) args[na++] = once;

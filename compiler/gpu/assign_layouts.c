@@ -8,7 +8,9 @@
  *    dim its addresses run (the most contiguous one; the last dim on a tie) and give the
  *    widest vector a thread can access along it (axis_info_vector_width); each pair of
  *    block shape and fastest dim gets the widest vector any of its memory ops allows
- *    (bounded so no thread sits idle, and by 16 bytes of its vector stores: cap_vectors),
+ *    (bounded so no thread sits idle, and by 16 bytes of its vector stores: cap_vectors;
+ *    a load the pipeliner may copy with cp.async takes the mask's prefix width instead of
+ *    its constancy: async_candidate),
  *    and the blocked layout of that shape with that dim
  *    fastest puts that many consecutive elements in a thread. Accesses along the last dim
  *    use the shape's default layout; the others (a column-major tile: B stored K-major,
@@ -201,6 +203,47 @@ static void walk_ops(IrFunc *f, RegionId r, void (*fn)(Ctx *, OpId), Ctx *c) {
     }
 }
 
+/* Does v only feed dots (as A or B, through trans) in its own region? */
+static bool feeds_dots_only(const IrFunc *f, ValId v, RegionId r, int depth) {
+    const IrRegion *rg = &f->regions[r];
+    bool any = false;
+    for (uint32_t i = 0; i < rg->nops; i++) {
+        const IrOp *op = &f->ops[rg->ops[i]];
+        for (uint32_t k = 0; k < op->nopnds; k++) {
+            if (op->operands[k] != v) continue;
+            if (op->code == OP_DOT && k < 2) any = true;
+            else if (op->code == OP_TRANS && depth < 4 && op->nres == 1 &&
+                     feeds_dots_only(f, op->results[0], r, depth + 1))
+                any = true;
+            else return false;
+        }
+    }
+    return any;
+}
+
+/* A load that gpu-pipeline may copy with cp.async: in a for loop's body, its `other` zero
+ * (or none), its value only feeding dots. Such a copy takes a run whose mask is a prefix of
+ * it (axis_info_prefix_width: the tile's edge inside the run), so its layout may give each
+ * thread such runs. */
+static bool async_candidate(const IrFunc *f, OpId id) {
+    const IrOp *op = &f->ops[id];
+    if (op->code != OP_LOAD || op->nres != 1 || !op->parent) return false;
+    const IrRegion *r = &f->regions[op->parent];
+    if (!r->parent_op || f->ops[r->parent_op].code != OP_FOR) return false;
+    if (op->nopnds > 2) {
+        OpId d = f->vals[op->operands[2]].is_arg ? 0 : ir_def(f, op->operands[2]);
+        const IrOp *o = d ? &f->ops[d] : NULL;
+        if (o && o->code == OP_SPLAT) {
+            d = f->vals[o->operands[0]].is_arg ? 0 : ir_def(f, o->operands[0]);
+            o = d ? &f->ops[d] : NULL;
+        }
+        if (!o || o->code != OP_CONST ||
+            (dt_is_float(f->vals[o->results[0]].ty.dt) ? o->fattr != 0 : o->attr[0] != 0))
+            return false;
+    }
+    return feeds_dots_only(f, op->results[0], op->parent, 0);
+}
+
 static void coalesce_op(Ctx *c, OpId id) {
     IrOp *op = &c->f->ops[id];
     if (op->code == OP_DESC_LOAD ||
@@ -230,6 +273,12 @@ static void coalesce_op(Ctx *c, OpId id) {
         if (c->info[p].contiguity[d] > c->info[p].contiguity[fast]) fast = d;
     int vec =
         vector ? axis_info_vector_width(&c->info[p], mask ? &c->info[mask] : NULL, eb, fast) : 1;
+    if (vector && mask && async_candidate(c->f, id)) {
+        int wide = axis_info_vector_width(&c->info[p], NULL, eb, fast),
+            pw = axis_info_prefix_width(c->f, c->info, mask, fast);
+        if (pw < wide) wide = pw;
+        if (wide > vec) vec = wide;
+    }
     int64_t per_thread = ty_numel(t) / (32 * c->num_warps);
     if (per_thread < 1) per_thread = 1;
     if (vec > per_thread) vec = (int)per_thread;

@@ -9,12 +9,13 @@
  * a buffer (local_alloc) that the loop's dots read, with no `other` but zeros (cp.async
  * fills masked elements with zeros) and pieces cp.async can move (4, 8 or 16 bytes:
  * layout_moves.h's run of consecutive buffer offsets, and what the alignment facts
- * prove). What the load's pointers and mask need forms stage 0: pure ops of the body
- * computed from the induction variable, from values defined before the loop, and from
- * carried values whose next value stage 0 computes (the pointer blocks a matmul advances
- * by BLOCK_K each iteration, counters advanced by selects: a flattened loop's). Everything else is
- * the last stage. Where the last stage, or the code after the loop, reads a stage-0 carried value
- * (directly or through stage 0), the loop also carries it at the current iteration
+ * prove; a mask need only be true on a prefix of each piece, axis_info_prefix_width: the
+ * copy's source size counts the true elements). What the load's pointers and mask need forms stage
+ * 0: pure ops of the body computed from the induction variable, from values defined before the
+ * loop, and from carried values whose next value stage 0 computes (the pointer blocks a matmul
+ * advances by BLOCK_K each iteration, counters advanced by selects: a flattened loop's). Everything
+ * else is the last stage. Where the last stage, or the code after the loop, reads a stage-0 carried
+ * value (directly or through stage 0), the loop also carries it at the current iteration
  * (current_copies) and those readers take that copy.
  *
  * With S = num_stages (the loop's own, from tl.range(..., num_stages=S), else the
@@ -165,7 +166,13 @@ static bool copyable(Pipe *P, const IrOp *ld, ValId buf) {
     for (int d = 0; l.nbits[LL_REG] && d < pt.rank; d++)
         if (l.basis[LL_REG][0] == 1u << ll_dim_shift(&l, d)) fast = d;
     if (fast < 0) return false;
-    int proven = axis_info_vector_width(&P->info[ptr], mask ? &P->info[mask] : NULL, eb, fast);
+    /* masked copies take their source size from the mask where it is a prefix of each run
+     * (llvm_smem.c's async_copy) */
+    int proven = axis_info_vector_width(&P->info[ptr], NULL, eb, fast);
+    if (mask) {
+        int pw = axis_info_prefix_width(P->f, P->info, mask, fast);
+        if (proven > pw) proven = pw;
+    }
     int v = run < proven ? run : proven;
     return v * eb >= 4;
 }

@@ -152,7 +152,22 @@ typedef struct Tp {
     int wrote;      /* the writes of global memory seen so far, in program order (writes()) */
 } Tp;
 
+/* v without the hints around it (multiple_of, max_contiguous, max_constancy: identities;
+ * a descriptor made in the kernel hints its base and strides, and the launcher checks the
+ * map's arguments itself) */
+static ValId unhinted(const IrFunc *f, ValId v) {
+    for (int i = 0; i < 8 && !f->vals[v].is_arg; i++) {
+        const IrOp *op = &f->ops[ir_def(f, v)];
+        if (op->code != OP_MULTIPLE_OF && op->code != OP_MAX_CONTIGUOUS &&
+            op->code != OP_MAX_CONSTANCY)
+            break;
+        v = op->operands[0];
+    }
+    return v;
+}
+
 static int param_index(const Tp *T, ValId v) {
+    v = unhinted(T->f, v);
     const IrRegion *body = &T->f->regions[T->f->body];
     if (!T->f->vals[v].is_arg || T->f->vals[v].def != T->f->body) return -1;
     for (uint32_t i = 0; i < T->nparams && i < body->nargs; i++)
@@ -172,6 +187,7 @@ static bool form_of(Tp *T, ValId v, Form *out, int depth);
 static bool scalar_form(Tp *T, ValId v, Form *out, int depth) {
     memset(out, 0, sizeof *out);
     IrFunc *f = T->f;
+    v = unhinted(f, v);
     const IrOp *c = ir_const_def(f, v);
     if (c) return poly_add_mono(&out->s, c->attr[0], 0, 0);
     OpId d = f->vals[v].is_arg ? 0 : ir_def(f, v);
@@ -202,6 +218,7 @@ atom:
 
 static bool form_of(Tp *T, ValId v, Form *out, int depth) {
     IrFunc *f = T->f;
+    v = unhinted(f, v);
     IrType t = ir_type(f, v);
     memset(out, 0, sizeof *out);
     if (depth > MAX_DEPTH) return false;
@@ -293,6 +310,7 @@ static bool form_of(Tp *T, ValId v, Form *out, int depth) {
 /* Is the scalar v provably >= 0 (the integer parameters it needs recorded as checks)? */
 static bool nonneg(Tp *T, ValId v, int depth) {
     IrFunc *f = T->f;
+    v = unhinted(f, v);
     if (depth > MAX_DEPTH) return false;
     const IrOp *c = ir_const_def(f, v);
     if (c) return c->attr[0] >= 0;

@@ -723,5 +723,102 @@ class MultiGpu(unittest.TestCase):
         self.assertEqual(errors, [])
 
 
+@nereid.jit
+def _mm_k_tail(A, B, C, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
+               BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        kk = k * BK + rk
+        a = tl.load(A + rm[:, None] * stride_am + kk[None, :], mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
+        b = tl.load(B + kk[:, None] * stride_bk + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+    tl.store(C + rm[:, None] * stride_cm + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@nereid.jit
+def _grouped_desc_mm(a_ptrs, b_ptrs, c_ptrs, sizes, lds, G, NUM_SM: tl.constexpr, BM: tl.constexpr,
+                     BN: tl.constexpr, BK: tl.constexpr):
+    # Triton's tutorial 08 in its TMA form, written again: every base, size and stride loaded
+    tile = tl.program_id(0)
+    end = 0
+    for g in range(G):
+        gm = tl.load(sizes + g * 3)
+        gn = tl.load(sizes + g * 3 + 1)
+        gk = tl.load(sizes + g * 3 + 2)
+        nn = tl.cdiv(gn, BN)
+        nt = tl.cdiv(gm, BM) * nn
+        if tile >= end and tile < end + nt:
+            a = tl.load(a_ptrs + g).to(tl.pointer_type(tl.float16))
+            b = tl.load(b_ptrs + g).to(tl.pointer_type(tl.float16))
+            c = tl.load(c_ptrs + g).to(tl.pointer_type(tl.float16))
+            ad = tl.make_tensor_descriptor(a, shape=[gm, gk], strides=[tl.load(lds + g * 3), 1], block_shape=[BM, BK])
+            bd = tl.make_tensor_descriptor(b, shape=[gn, gk], strides=[tl.load(lds + g * 3 + 1), 1],
+                                           block_shape=[BN, BK])
+            cd = tl.make_tensor_descriptor(c, shape=[gm, gn], strides=[tl.load(lds + g * 3 + 2), 1],
+                                           block_shape=[BM, BN])
+            while tile >= end and tile < end + nt:
+                tm = (tile - end) // nn
+                tn = (tile - end) % nn
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for kk in range(0, tl.cdiv(gk, BK)):
+                    acc += tl.dot(ad.load([tm * BM, kk * BK]), bd.load([tn * BN, kk * BK]).T)
+                cd.store([tm * BM, tn * BN], acc.to(tl.float16))
+                tile += NUM_SM
+        end = end + nt
+
+
+@unittest.skipUnless(HAVE_GPU, "no CUDA GPU with torch")
+class GpuPrefixMasks(unittest.TestCase):
+    """Masked loads copied by cp.async a whole 16-byte run at a time where the mask is true on
+    a prefix of the run (the tile's edge inside it: K not a multiple of 8), the source size
+    counting the true elements and the rest zero-filled, against torch: a pointer matmul whose
+    rows are 16-byte aligned but whose K is not a multiple of the run, and Triton's grouped
+    GEMM with in-kernel tensor descriptors whose bases, sizes and strides come from memory
+    (padded rows: the strides multiples of 16 bytes, the sizes anything)."""
+
+    def test_k_tail(self):
+        torch.manual_seed(0)
+        for M, N, K, pad, BK, warps in ((130, 72, 100, 112, 64, 4), (64, 64, 9, 16, 32, 4),
+                                        (200, 136, 250, 256, 64, 8), (33, 48, 24, 24, 16, 4)):
+            a = torch.randn(M, pad, device="cuda", dtype=torch.float16)[:, :K]
+            b = torch.randn(K, pad, device="cuda", dtype=torch.float16)[:, :N] if N <= pad else None
+            if b is None:
+                b = torch.randn(K, N + 8, device="cuda", dtype=torch.float16)[:, :N]
+            c = torch.empty(M, N, device="cuda", dtype=torch.float32)
+            grid = (nereid.cdiv(M, 64), nereid.cdiv(N, 64))
+            _mm_k_tail[grid](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM=64, BN=64, BK=BK,
+                             num_warps=warps, num_stages=3)
+            torch.testing.assert_close(c, a.float() @ b.float(), atol=1e-2, rtol=1e-2,
+                                       msg=lambda m: f"{M}x{N}x{K} pad {pad}: {m}")
+
+    def test_grouped_descriptors(self):
+        torch.manual_seed(1)
+        shapes = ((200, 136, 100), (64, 64, 64), (130, 70, 40), (33, 48, 24), (128, 256, 1000))
+        A, B, C, sizes, lds = [], [], [], [], []
+        for m, n, k in shapes:
+            kp = (k + 7) // 8 * 8 + 8  # rows padded: a stride that is a multiple of 16 bytes, K is not
+            A.append(torch.randn(m, kp, device="cuda", dtype=torch.float16)[:, :k])
+            B.append(torch.randn(n, kp, device="cuda", dtype=torch.float16)[:, :k])
+            np_ = (n + 7) // 8 * 8
+            C.append(torch.zeros(m, np_, device="cuda", dtype=torch.float16)[:, :n])
+            sizes += [m, n, k]
+            lds += [A[-1].stride(0), B[-1].stride(0), C[-1].stride(0)]
+        ptrs = [torch.tensor([t.data_ptr() for t in X], device="cuda", dtype=torch.int64) for X in (A, B, C)]
+        sz = torch.tensor(sizes, device="cuda", dtype=torch.int32)
+        ld = torch.tensor(lds, device="cuda", dtype=torch.int32)
+        for BM, BN, BK, warps, stages in ((128, 128, 64, 8, 3), (64, 64, 32, 4, 4)):
+            for c in C:
+                c.zero_()
+            _grouped_desc_mm[(132,)](*ptrs, sz, ld, len(shapes), NUM_SM=132, BM=BM, BN=BN, BK=BK,
+                                     num_warps=warps, num_stages=stages)
+            torch.cuda.synchronize()
+            for (m, n, k), a, b, c in zip(shapes, A, B, C):
+                torch.testing.assert_close(c.float(), a.float() @ b.float().T, atol=5e-2, rtol=2e-2,
+                                           msg=lambda s: f"{m}x{n}x{k} {BM}x{BN}x{BK}: {s}")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -170,6 +170,8 @@ static void test_vector_add(void) {
     ptr = info_num(p.f, info, 12), mask = info_num(p.f, info, 10);
     CHECK(axis_info_vector_width(ptr, mask, 4, 0) == 1, "masked with constancy 1: 1");
     CHECK(axis_info_vector_width(ptr, NULL, 4, 0) == 4, "unmasked: 4");
+    /* offsets < n: true on a prefix of any aligned run, n anything */
+    CHECK(axis_info_prefix_width(p.f, info, val_num(p.f, 10), 0) == 1024, "offsets < n: a prefix");
 
     /* nothing known */
     info = axis_info_analyze(p.f, NULL, p.arena);
@@ -273,6 +275,59 @@ static const char *hints = "func kernel @hints(%0: ptr<fp32>, %1: i32, %2: ptr<i
                            "  %19 = multiple_of %18 {values = [8, 32]} : <1x256xi32>\n"
                            "  return\n"
                            "}\n";
+
+/* A [32, 64] tile's masks along its rows (dim 1): k < K and K > k are prefixes of every
+ * aligned run (runs as long as the row: 64), k >= K0 a suffix (K0 not known to be a multiple
+ * of anything: no run longer than 1), r < M constant along the row, and the `and`, `or` and
+ * broadcasts of them; k + 1 < K starts its runs at odd values (divisibility 1: 1). */
+static const char *prefix_masks =
+    "func kernel @masks(%0: i32 \"K\", %1: i32 \"K0\", %2: i32 \"M\") {\n"
+    "  %3 = arange {start = 0, end = 64} : <64xi32>\n"
+    "  %4 = expand_dims %3 {axis = 0} : <1x64xi32>\n"
+    "  %5 = splat %0 : <1x64xi32>\n"
+    "  %6 = cmp %4, %5 {pred = lt} : <1x64xi1>\n"
+    "  %7 = cmp %5, %4 {pred = gt} : <1x64xi1>\n"
+    "  %8 = splat %1 : <1x64xi32>\n"
+    "  %9 = cmp %4, %8 {pred = ge} : <1x64xi1>\n"
+    "  %10 = arange {start = 0, end = 32} : <32xi32>\n"
+    "  %11 = expand_dims %10 {axis = 1} : <32x1xi32>\n"
+    "  %12 = splat %2 : <32x1xi32>\n"
+    "  %13 = cmp %11, %12 {pred = lt} : <32x1xi1>\n"
+    "  %14 = broadcast %13 : <32x64xi1>\n"
+    "  %15 = broadcast %6 : <32x64xi1>\n"
+    "  %16 = and %14, %15 : <32x64xi1>\n"
+    "  %17 = broadcast %9 : <32x64xi1>\n"
+    "  %18 = and %14, %17 : <32x64xi1>\n"
+    "  %19 = broadcast %7 : <32x64xi1>\n"
+    "  %20 = or %19, %15 : <32x64xi1>\n"
+    "  %21 = const {value = 1} : <1x64xi32>\n"
+    "  %22 = add %4, %21 : <1x64xi32>\n"
+    "  %23 = cmp %22, %5 {pred = lt} : <1x64xi1>\n"
+    "  return\n"
+    "}\n";
+
+static void test_prefix_width(void) {
+    Parsed p;
+    if (!parse(&p, prefix_masks)) return;
+    ParamFact none[3] = {{1, false}, {1, false}, {1, false}};
+    AxisInfo *info = axis_info_analyze(p.f, none, p.arena);
+#define PW(num, dim) axis_info_prefix_width(p.f, info, val_num(p.f, num), dim)
+    CHECK(PW(6, 1) == 64, "k < K: %d", PW(6, 1));
+    CHECK(PW(7, 1) == 64, "K > k: %d", PW(7, 1));
+    CHECK(PW(9, 1) == 1, "k >= K0 (a suffix): %d", PW(9, 1));
+    CHECK(PW(14, 1) == 64, "r < M, broadcast along the row: %d", PW(14, 1));
+    CHECK(PW(16, 1) == 64, "(r < M) & (k < K): %d", PW(16, 1));
+    CHECK(PW(18, 1) == 1, "(r < M) & (k >= K0): %d", PW(18, 1));
+    CHECK(PW(20, 1) == 64, "(K > k) | (k < K): %d", PW(20, 1));
+    CHECK(PW(23, 1) == 1, "k + 1 < K, runs from odd values: %d", PW(23, 1));
+    CHECK(PW(16, 0) == 32, "(r < M) & (k < K) down a column (r rising there): %d", PW(16, 0));
+#undef PW
+    /* K a multiple of 16: k >= K0 stays a suffix, k < K is also constant over runs of 16 */
+    ParamFact k16[3] = {{16, true}, {1, false}, {1, false}};
+    info = axis_info_analyze(p.f, k16, p.arena);
+    CHECK(axis_info_prefix_width(p.f, info, val_num(p.f, 6), 1) == 64, "k < K, K %% 16 == 0");
+    CHECK(info[val_num(p.f, 6)].constancy[1] == 16, "its constancy: 16");
+}
 
 static void test_hints(void) {
     Parsed p;
@@ -1122,12 +1177,37 @@ static bool check_facts(IrFunc *f, ValId v, const AxisInfo *ai, const EVal *e, c
     return true;
 }
 
+/* An i1 block's prefix width (axis_info_prefix_width) against its elements: in every run of
+ * that many along a dim, starting at a multiple of it, no true element follows a false one. */
+static bool check_prefix(IrFunc *f, const AxisInfo *info, ValId v, const EVal *e, char *why,
+                         size_t wn, int *beyond) {
+    IrType t = ir_type(f, v);
+    if (t.dt != DT_I1 || !t.rank) return true;
+    int64_t str[4] = {1, 1, 1, 1};
+    strides(t, str);
+    int n = (int)ty_numel(t);
+    for (int d = 0; d < t.rank; d++) {
+        int64_t w = axis_info_prefix_width(f, info, v, d), size = t.shape[d];
+        if (w < 1 || (w & (w - 1)) || w > size)
+            return snprintf(why, wn, "bad prefix width %lld, dim %d", (long long)w, d), false;
+        *beyond += w > info[v].constancy[d];
+        for (int i = 0; i < n; i++) {
+            int64_t id = (i / str[d]) % size;
+            if (id % w != 0 && e->v[i] && !e->v[i - str[d]])
+                return snprintf(why, wn, "dim %d: prefix width %lld, element %d true after a false",
+                                d, (long long)w, i),
+                       false;
+        }
+    }
+    return true;
+}
+
 typedef struct ECtx {
     IrFunc *f;
     EVal *ev;
     const Inputs *in;
     const AxisInfo *info;
-    int bad, checked;
+    int bad, checked, prefix_beyond;
     bool int16, ptr16;
 } ECtx;
 
@@ -1141,7 +1221,8 @@ static void check_value(ECtx *c, ValId v) {
     if (!(dt_is_int(t.dt) || t.dt == DT_PTR) || c->ev[v].taint || c->bad >= 5) return;
     char why[200];
     c->checked++;
-    if (check_facts(c->f, v, &c->info[v], &c->ev[v], why, sizeof why)) {
+    if (check_facts(c->f, v, &c->info[v], &c->ev[v], why, sizeof why) &&
+        check_prefix(c->f, c->info, v, &c->ev[v], why, sizeof why, &c->prefix_beyond)) {
         OpId d = ir_def(c->f, v);
         int code = d ? c->f->ops[d].code : OP_COUNT;
         const AxisInfo *a = &c->info[v];
@@ -1217,7 +1298,7 @@ static int64_t multiple(int64_t of, int64_t lo, int64_t hi) {
 }
 
 static void test_random(void) {
-    int programs = 0, checked = 0, bad = 0;
+    int programs = 0, checked = 0, bad = 0, prefix_beyond = 0;
     for (int trial = 0; trial < 3000 && bad < 5; trial++) {
         Gen g;
         memset(&g, 0, sizeof g);
@@ -1274,11 +1355,12 @@ static void test_random(void) {
             in.pf16 = ptr16 ? multiple(16, 4096, 65536) : multiple(2, 4096, 65536);
             ev[g.pint].v[0] = in.pint, ev[g.puns].v[0] = in.puns, ev[g.pf32].v[0] = in.pf32,
             ev[g.pf16].v[0] = in.pf16;
-            ECtx c = {g.f, ev, &in, info, 0, 0, int16, ptr16};
+            ECtx c = {g.f, ev, &in, info, 0, 0, 0, int16, ptr16};
             const IrOp *term;
             eval_region(&c, g.f->body, &term);
             bad += c.bad;
             checked += c.checked;
+            prefix_beyond += c.prefix_beyond;
             if (bad >= 5) break;
         }
         free(ev);
@@ -1287,7 +1369,10 @@ static void test_random(void) {
     CHECK(bad == 0, "random programs: %d failures", bad);
     CHECK(programs > 2500 && checked > 100000, "random programs: %d programs, %d value checks",
           programs, checked);
-    printf("random: %d programs, %d value checks\n", programs, checked);
+    printf("random: %d programs, %d value checks, %d masks with a prefix wider than their "
+           "constancy\n",
+           programs, checked, prefix_beyond);
+    CHECK(prefix_beyond > 100, "random masks' prefixes beyond constancy: %d", prefix_beyond);
     /* the interesting rules were exercised (counts of dims with a nontrivial fact) */
     static const struct {
         int code, what;
@@ -1312,6 +1397,7 @@ static void test_random(void) {
 }
 
 int main(void) {
+    test_prefix_width();
     test_vector_add();
     test_ptr_2d();
     test_hints();

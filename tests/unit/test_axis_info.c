@@ -327,6 +327,7 @@ static void test_prefix_width(void) {
     info = axis_info_analyze(p.f, k16, p.arena);
     CHECK(axis_info_prefix_width(p.f, info, val_num(p.f, 6), 1) == 64, "k < K, K %% 16 == 0");
     CHECK(info[val_num(p.f, 6)].constancy[1] == 16, "its constancy: 16");
+    parsed_free(&p);
 }
 
 static void test_hints(void) {

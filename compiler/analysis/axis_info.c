@@ -1127,6 +1127,16 @@ int axis_info_prefix_width(const IrFunc *f, const AxisInfo *info, ValId mask, in
     return (int)prefix_width(f, info, mask, dim, 0);
 }
 
+int axis_info_copy_width(const IrFunc *f, const AxisInfo *info, ValId ptr, ValId mask,
+                         int elem_bytes, int dim) {
+    int w = axis_info_vector_width(&info[ptr], NULL, elem_bytes, dim);
+    if (mask) {
+        int pw = axis_info_prefix_width(f, info, mask, dim);
+        if (w > pw) w = pw;
+    }
+    return w;
+}
+
 int axis_info_vector_width(const AxisInfo *ptr_info, const AxisInfo *mask_info, int elem_bytes,
                            int order_dim) {
     if (!ptr_info || elem_bytes <= 0 || elem_bytes > 16 || order_dim < 0 ||

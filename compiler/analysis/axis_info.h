@@ -88,6 +88,12 @@ ParamFact *axis_info_param_facts(const IrFunc *f, int64_t divisibility, Arena *a
  * ValId. */
 int axis_info_prefix_width(const IrFunc *f, const AxisInfo *info, ValId mask, int dim);
 
+/* The widest piece a cp.async copy of pointer block ptr (masked by mask, or 0) may take
+ * along dim: axis_info_vector_width without the mask, bounded by the mask's prefix width
+ * (the copy's source size counts the true elements). */
+int axis_info_copy_width(const IrFunc *f, const AxisInfo *info, ValId ptr, ValId mask,
+                         int elem_bytes, int dim);
+
 int axis_info_vector_width(const AxisInfo *ptr_info, const AxisInfo *mask_info, int elem_bytes,
                            int order_dim);
 

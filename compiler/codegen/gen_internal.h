@@ -143,8 +143,10 @@ void gen_local(Gen *g, OpId id); /* local_alloc/view/store/load, async_*, fence_
 void gen_shared_inverse(Gen *g, uint32_t shared, IrType t, uint32_t *inv);
 /* The elements one cp.async of async_copy op moves: the run of consecutive registers
  * that land together in the buffer (*layout_run: moves_smem_run, at most 16 bytes), cut
- * to what the alignment facts (info) prove contiguous and aligned. */
-int gen_async_copy_width(const IrFunc *f, const AxisInfo *info, const IrOp *op, int *layout_run);
+ * to what the alignment facts (info) prove contiguous and aligned and its mask a prefix
+ * of (axis_info_copy_width); *fast_dim (may be NULL) gets the dim the run goes along. */
+int gen_async_copy_width(const IrFunc *f, const AxisInfo *info, const IrOp *op, int *layout_run,
+                         int *fast_dim);
 
 /* op lowering */
 void gen_elementwise(Gen *g, OpId id); /* llvm_elem.c */

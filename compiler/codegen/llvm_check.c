@@ -213,7 +213,7 @@ static void check_dot(Check *C, const IrOp *op) {
 
 static void check_async_copy(Check *C, const IrOp *op) {
     int run, eb = dt_bytes(T(C, op->operands[1]).pointee),
-             v = gen_async_copy_width(C->f, C->info, op, &run);
+             v = gen_async_copy_width(C->f, C->info, op, &run, NULL);
     if (v * eb >= 4) return;
     if (run * eb < 4)
         bad(C, op,

@@ -275,7 +275,8 @@ static LLVMValueRef *gen_load_tile(Gen *g, IrType t, uint32_t dst_layout, LLVMVa
 
 /* ---- cp.async ---- */
 
-int gen_async_copy_width(const IrFunc *f, const AxisInfo *info, const IrOp *op, int *layout_run) {
+int gen_async_copy_width(const IrFunc *f, const AxisInfo *info, const IrOp *op, int *layout_run,
+                         int *fast_dim) {
     ValId buf = op->operands[0], ptr = op->operands[1], mask = op->nopnds > 2 ? op->operands[2] : 0;
     IrType pt = f->vals[ptr].ty;
     int eb = dt_bytes(pt.pointee), fast = 0;
@@ -285,13 +286,10 @@ int gen_async_copy_width(const IrFunc *f, const AxisInfo *info, const IrOp *op, 
     for (int d = 0; d < pt.rank; d++)
         if (l.nbits[LL_REG] && l.basis[LL_REG][0] == 1u << ll_dim_shift(&l, d)) fast = d;
     *layout_run = v;
+    if (fast_dim) *fast_dim = fast;
     /* a mask whose true elements are a prefix of each run (the tile's edge inside it): the
      * copy's source size counts them (async_copy) */
-    int proven = axis_info_vector_width(&info[ptr], NULL, eb, fast);
-    if (mask) {
-        int pw = axis_info_prefix_width(f, info, mask, fast);
-        if (proven > pw) proven = pw;
-    }
+    int proven = axis_info_copy_width(f, info, ptr, mask, eb, fast);
     while (v > proven) v /= 2;
     return v;
 }
@@ -303,13 +301,7 @@ static void async_copy(Gen *g, const IrOp *op) {
     const GenLayout *gl = gen_layout(g, ptr);
     TileMap tm;
     tile_map(g, &tm, gl, g->f->vals[buf].layout, pt, eb);
-    int v = gen_async_copy_width(g->f, g->info, op, &run), fast = 0;
-    {
-        LinearLayout l;
-        ir_layout_linear(g->m, g->f->vals[ptr].layout, pt, &l);
-        for (int d = 0; d < pt.rank; d++)
-            if (l.nbits[LL_REG] && l.basis[LL_REG][0] == 1u << ll_dim_shift(&l, d)) fast = d;
-    }
+    int fast, v = gen_async_copy_width(g->f, g->info, op, &run, &fast);
     /* a mask not constant over a copy's run is a prefix of it there: the source size is
      * its true elements' bytes, the rest of the run zero-filled */
     bool partial = mask && pt.rank && g->info[mask].constancy[fast] < v;

@@ -274,9 +274,7 @@ static void coalesce_op(Ctx *c, OpId id) {
     int vec =
         vector ? axis_info_vector_width(&c->info[p], mask ? &c->info[mask] : NULL, eb, fast) : 1;
     if (vector && mask && async_candidate(c->f, id)) {
-        int wide = axis_info_vector_width(&c->info[p], NULL, eb, fast),
-            pw = axis_info_prefix_width(c->f, c->info, mask, fast);
-        if (pw < wide) wide = pw;
+        int wide = axis_info_copy_width(c->f, c->info, p, mask, eb, fast);
         if (wide > vec) vec = wide;
     }
     int64_t per_thread = ty_numel(t) / (32 * c->num_warps);

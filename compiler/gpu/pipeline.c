@@ -168,11 +168,7 @@ static bool copyable(Pipe *P, const IrOp *ld, ValId buf) {
     if (fast < 0) return false;
     /* masked copies take their source size from the mask where it is a prefix of each run
      * (llvm_smem.c's async_copy) */
-    int proven = axis_info_vector_width(&P->info[ptr], NULL, eb, fast);
-    if (mask) {
-        int pw = axis_info_prefix_width(P->f, P->info, mask, fast);
-        if (proven > pw) proven = pw;
-    }
+    int proven = axis_info_copy_width(P->f, P->info, ptr, mask, eb, fast);
     int v = run < proven ? run : proven;
     return v * eb >= 4;
 }

@@ -2,10 +2,15 @@
 Triton and through Nereid on the same tensors: where the autotuners' picks hide a gap.
 
     python3 bench/corpus_tiles.py bp|mm|mm36 [--n 4096] [--dtype fp16|bf16] [--only 64x256x32w4s4]
+    python3 bench/corpus_tiles.py p09 [--kernels persistent,tma,descriptor] [--mnk 8192,8192,512] [--only ...]
 
 bp: Triton 3.0's tutorial 08 (block pointers, `tl.advance`); mm: its tutorial 03 (the
 matmul as written before `tl.assume`); mm36: 3.6's tutorial 03 at its fp16 configurations
-(the 2-warp tiles its autotuner picks for small matrices included). Each configuration: one launch of each checked
+(the 2-warp tiles its autotuner picks for small matrices included); p09: 3.6's tutorial 09's
+persistent kernels (pointers, host tensor descriptors, in-kernel descriptors) at every
+configuration of their autotuning lists, on the tutorial's bench() inputs (M = N = 8192, K = 512,
+B given as (N, K)), the launch as its host code makes it (132 programs at most, flatten on,
+no warp specialisation; `EPILOGUE_SUBTILE` a configuration's key). Each configuration: one launch of each checked
 against torch (max |err| of the fp16 outputs), then three interleaved rounds of
 `triton.testing.do_bench` per compiler and for cuBLAS (`torch.matmul` on the same
 tensors); the medians, the ratios (Nereid's time over Triton's; cuBLAS's time over
@@ -26,13 +31,100 @@ CONFIGS_36 = [(128, 256, 64, 8, 3), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (
               (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 2, 5), (32, 64, 32, 2, 5)]
 
 
+def _time3(fns):
+    """Three interleaved rounds of do_bench over {who: fn}; the medians."""
+    import triton.testing
+    times = {who: [] for who in fns}
+    for _ in range(3):
+        for who, fn in fns.items():
+            times[who].append(triton.testing.do_bench(fn, warmup=25, rep=100))
+    return {who: sorted(t)[1] for who, t in times.items()}
+
+
+def persistent09(args):
+    """Tutorial 09's persistent kernels at each configuration of their autotuners."""
+    import torch
+    import triton
+    import corpus
+    import nereid
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    mod = corpus.load("triton-3.6", "python/tutorials/09-persistent-matmul.py", static=True)
+    M, N, K = (int(x) for x in args.mnk.split(","))
+    sms = torch.cuda.get_device_properties("cuda").multi_processor_count
+    a = torch.randn((M, K), device="cuda", dtype=torch.float16)
+    b = torch.randn((K, N), device="cuda", dtype=torch.float16).T.contiguous()  # (N, K), as bench() makes it
+    ref = (a.float() @ b.float().T)
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, device="cuda", dtype=torch.int8))
+    rows = []
+    for which in args.kernels.split(","):
+        auto = {"persistent": mod.matmul_kernel_persistent, "tma": mod.matmul_kernel_tma_persistent,
+                "descriptor": mod.matmul_kernel_descriptor_persistent}[which]
+        tj = auto.fn
+        nj = nereid.JITFunction(tj.fn)
+        for cfg in auto.configs:
+            kw = dict(cfg.kwargs)
+            bm, bn, bk, w, s = kw["BLOCK_SIZE_M"], kw["BLOCK_SIZE_N"], kw["BLOCK_SIZE_K"], cfg.num_warps, cfg.num_stages
+            sub = kw.get("EPILOGUE_SUBTILE")
+            name = f"{bm}x{bn}x{bk}w{w}s{s}" + ("" if sub is None else "sub" if sub else "")
+            if args.only and name not in args.only.split(","):
+                continue
+            c = torch.empty((M, N), device="cuda", dtype=torch.float16)
+            grid = (min(sms, triton.cdiv(M, bm) * triton.cdiv(N, bn)),)
+            kw.update(NUM_SMS=sms, num_warps=w, num_stages=s)
+            if which == "persistent":
+                bt = b.T  # (K, N) with strides (1, K): the tutorial's matmul_persistent(a, b.T)
+                call = (a, bt, c, M, N, K, a.stride(0), a.stride(1), bt.stride(0), bt.stride(1), c.stride(0),
+                        c.stride(1))
+            elif which == "tma":
+                call = (TensorDescriptor.from_tensor(a, [bm, bk]), TensorDescriptor.from_tensor(b, [bn, bk]),
+                        TensorDescriptor.from_tensor(c, [bm, bn // 2 if sub else bn]), M, N, K)
+                kw.update(FP8_OUTPUT=False, WARP_SPECIALIZE=False)
+            else:
+                call = (a, b, c, M, N, K)
+                kw.update(WARP_SPECIALIZE=False, FLATTEN=True)
+            check, fns = {}, {}
+            for who, j in (("triton", tj), ("nereid", nj)):
+                try:
+                    c.zero_()
+                    k = j[grid](*call, **kw)
+                    torch.cuda.synchronize()
+                    regs = k._info()["registers"] if who == "nereid" else getattr(k, "n_regs", "?")
+                    check[who] = (f"{(c.float() - ref).abs().max().item():.3g}", regs)
+                    fns[who] = (lambda j=j: j[grid](*call, **kw))
+                except Exception as e:  # a configuration one compiler cannot run (shared memory): reported
+                    check[who] = (f"{type(e).__name__}: {str(e)[:60]}", "-")
+            fns["cublas"] = lambda: torch.matmul(a, b.T, out=c)
+            med = _time3(fns)
+            fmt = lambda x: f"{x:.4f}" if x else "-"
+            ratio = f"{med['nereid'] / med['triton']:.3f}" if "nereid" in med and "triton" in med else "-"
+            rows.append((which, name, fmt(med.get("triton")), fmt(med.get("nereid")), fmt(med["cublas"]), ratio,
+                         f"{check['triton'][1]} / {check['nereid'][1]}", f"{check['triton'][0]} / {check['nereid'][0]}"))
+            print(rows[-1], flush=True)
+    print(f"\np09 {M}x{N}x{K} fp16: | kernel | config | Triton ms | Nereid ms | cuBLAS ms | Nereid/Triton time | "
+          "registers Triton / Nereid | max err Triton / Nereid |\n|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+    for which in args.kernels.split(","):
+        best = {}
+        for who, col in (("triton", 2), ("nereid", 3)):
+            got = [(float(r[col]), r[1]) for r in rows if r[0] == which and r[col] != "-"]
+            best[who] = min(got) if got else None
+        if best["triton"] and best["nereid"]:
+            print(f"{which}: best Triton {best['triton'][1]} {best['triton'][0]:.4f} ms, best Nereid "
+                  f"{best['nereid'][1]} {best['nereid'][0]:.4f} ms: {best['nereid'][0] / best['triton'][0]:.3f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("which", choices=("bp", "mm", "mm36"))
+    ap.add_argument("which", choices=("bp", "mm", "mm36", "p09"))
+    ap.add_argument("--kernels", default="persistent,tma,descriptor", help="p09: which of tutorial 09's kernels")
+    ap.add_argument("--mnk", default="8192,8192,512", help="p09: M,N,K (default the tutorial's bench(): 8192,8192,512)")
     ap.add_argument("--n", type=int, default=4096, help="M = N = K (default 4096)")
     ap.add_argument("--only", help="one configuration, as BMxBNxBKwWsS (64x256x32w4s4)")
     ap.add_argument("--dtype", choices=("fp16", "bf16"), default="fp16", help="A, B and C (default fp16)")
     args = ap.parse_args()
+    if args.which == "p09":
+        return persistent09(args)
     import torch
     import triton
     import triton.testing

@@ -511,6 +511,12 @@ static void pref_from_dots(Ctx *c, OpId id) {
     }
     case OP_BROADCAST:
     case OP_CONVERT_LAYOUT: l = c->dot_of[x]; break;
+    case OP_TRANS:
+    case OP_RESHAPE: /* the dot's elements where they are, indices renamed (no data moves):
+                        an accumulator split into column halves for its stores (Triton's
+                        epilogue subtiling: reshape, permute, split) stays in registers */
+        if (c->dot_of[x]) l = through_shape_op(c, id, c->dot_of[x], true);
+        break;
     default:
         if (!(ir_op_info[op->code].flags & F_ELEM)) return;
         for (uint32_t i = 0; i < op->nopnds && !l; i++) l = c->dot_of[op->operands[i]];

@@ -820,5 +820,60 @@ class GpuPrefixMasks(unittest.TestCase):
                                            msg=lambda s: f"{m}x{n}x{k} {BM}x{BN}x{BK}: {s}")
 
 
+@nereid.jit
+def _mm_split_epilogue(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                       MODE: tl.constexpr):
+    # C = A @ B^T (B given as N x K), the accumulator stored in two halves that split takes
+    # apart: MODE 0 column halves through pointers (reshape to (BM, 2, BN/2), permute, split),
+    # 1 the same through a tensor descriptor, 2 even and odd columns (reshape to (BM, BN/2, 2))
+    pm = tl.program_id(0) * BM
+    pn = tl.program_id(1) * BN
+    a_d = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_d = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_d.load([pm, k * BK]), b_d.load([pn, k * BK]).T, acc)
+    rows = pm + tl.arange(0, BM)[:, None]
+    half = tl.arange(0, BN // 2)[None, :]
+    if MODE == 2:
+        lo, hi = tl.split(tl.reshape(acc, (BM, BN // 2, 2)))
+        cols_lo = pn + 2 * half
+        cols_hi = cols_lo + 1
+    else:
+        lo, hi = tl.split(tl.permute(tl.reshape(acc, (BM, 2, BN // 2)), (0, 2, 1)))
+        cols_lo = pn + half
+        cols_hi = cols_lo + BN // 2
+    if MODE == 1:
+        c_d = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN // 2])
+        c_d.store([pm, pn], lo.to(tl.float16))
+        c_d.store([pm, pn + BN // 2], hi.to(tl.float16))
+    else:
+        tl.store(c_ptr + rows * N + cols_lo, lo.to(tl.float16), mask=(rows < M) & (cols_lo < N))
+        tl.store(c_ptr + rows * N + cols_hi, hi.to(tl.float16), mask=(rows < M) & (cols_hi < N))
+
+
+@unittest.skipUnless(HAVE_GPU, "no CUDA GPU with torch")
+class GpuSplitEpilogue(unittest.TestCase):
+    """A dot's accumulator split in two for its stores (Triton's epilogue subtiling: reshape,
+    permute, split), whose halves stay in the registers the dot left them in (the reshape and
+    the permute rename index bits), against torch: column halves and even/odd columns, stored
+    through pointers and through a tensor descriptor, 4 and 8 warps, ragged M and N."""
+
+    def test_halves(self):
+        torch.manual_seed(2)
+        M, N, K = 300, 520, 136
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        b = torch.randn(N, K, device="cuda", dtype=torch.float16)
+        ref = a.float() @ b.float().T
+        for BM, BN, BK, warps in ((128, 256, 64, 8), (128, 128, 64, 4), (64, 64, 32, 4), (128, 128, 32, 8)):
+            for mode in (0, 1, 2):
+                c = torch.zeros(M, N, device="cuda", dtype=torch.float16)
+                grid = (nereid.cdiv(M, BM), nereid.cdiv(N, BN))
+                _mm_split_epilogue[grid](a, b, c, M, N, K, BM=BM, BN=BN, BK=BK, MODE=mode, num_warps=warps,
+                                         num_stages=3)
+                torch.testing.assert_close(c.float(), ref, atol=5e-2, rtol=1e-2,
+                                           msg=lambda s: f"{BM}x{BN}x{BK} w{warps} mode {mode}: {s}")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -294,6 +294,87 @@ int gen_async_copy_width(const IrFunc *f, const AxisInfo *info, const IrOp *op, 
     return v;
 }
 
+/* The source size of a copy whose mask is true on a prefix of its run, from one comparison:
+ * where the mask is an `and` of values constant over the run but one, `x < b` (x <= b,
+ * b > x, b >= x: axis_info's prefix form, x rising by one over the run, b constant over
+ * it), its true elements number min(b - x0, v) when the run's first element is true (x0 its
+ * x), else none. PrefixLeaf is that comparison's x and b at the run's first register, found
+ * by following the register down the tree (ands keep it, broadcast and expand_dims renumber
+ * it as their local moves do). found_leaf: false where the mask is anything else (an `or`, a
+ * second varying leaf, a move across threads): the caller sums the mask's bits instead. */
+typedef struct PrefixLeaf {
+    LLVMValueRef x, b;
+    bool le, found;
+} PrefixLeaf;
+
+static bool prefix_leaf(Gen *g, ValId m, int reg, int dim, int v, PrefixLeaf *leaf, int depth) {
+    const IrFunc *f = g->f;
+    IrType t = f->vals[m].ty;
+    if (!t.rank || dim >= t.rank) return false;
+    if (g->info[m].constancy[dim] >= v) return true; /* constant over the run */
+    OpId id = f->vals[m].is_arg ? 0 : ir_def(f, m);
+    if (!id || depth > 16) return false;
+    const IrOp *op = &f->ops[id];
+    switch (op->code) {
+    case OP_AND:
+        return prefix_leaf(g, op->operands[0], reg, dim, v, leaf, depth + 1) &&
+               prefix_leaf(g, op->operands[1], reg, dim, v, leaf, depth + 1);
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS: {
+        IrType st = f->vals[op->operands[0]].ty;
+        if (!st.rank || !moves_is_local(f, id)) return false;
+        int sdim = dim;
+        if (op->code == OP_EXPAND_DIMS) {
+            int axis = (int)op->attr[0];
+            if (dim == axis) return true; /* the new unit dim: constant */
+            sdim = dim < axis ? dim : dim - 1;
+        } else if (st.shape[dim] == 1) return true;
+        uint32_t map[LL_MAX_BITS], src;
+        moves_index_map(f, op, map);
+        const GenLayout *sl = gen_layout(g, op->operands[0]), *rl = gen_layout(g, m);
+        if (!ll_solve(&sl->ll, LL_REG,
+                      moves_apply(map, ll_apply_dim(&rl->ll, LL_REG, (uint32_t)reg)), &src))
+            return false;
+        return prefix_leaf(g, op->operands[0], (int)src, sdim, v, leaf, depth + 1);
+    }
+    case OP_CMP: {
+        int pred = (int)op->attr[0];
+        ValId x = 0, b = 0;
+        if (pred == CMP_PRED_LT || pred == CMP_PRED_LE) x = op->operands[0], b = op->operands[1];
+        else if (pred == CMP_PRED_GT || pred == CMP_PRED_GE)
+            x = op->operands[1], b = op->operands[0];
+        if (!x || leaf->found || !dt_is_int(f->vals[x].ty.dt) || f->vals[x].ty.rank != t.rank)
+            return false;
+        const AxisInfo *xi = &g->info[x];
+        if (xi->contiguity[dim] < v || xi->divisibility[dim] % v || g->info[b].constancy[dim] < v)
+            return false;
+        leaf->x = gen_vals(g, x, NULL)[reg];
+        leaf->b = gen_vals(g, b, NULL)[reg];
+        leaf->le = pred == CMP_PRED_LE || pred == CMP_PRED_GE;
+        leaf->found = true;
+        return true;
+    }
+    default: return false;
+    }
+}
+
+/* The bytes a partial copy moves at register r: min(b - x0, v) elements (b - x0 + 1 for <=)
+ * when the run's first element is true. The difference is taken unsigned: with x0 < b it is
+ * the exact positive distance even where the signed one would wrap. NULL: no single leaf. */
+static LLVMValueRef prefix_bytes(Gen *g, ValId mask, LLVMValueRef first, int r, int dim, int v,
+                                 int eb) {
+    PrefixLeaf leaf = {0};
+    if (!prefix_leaf(g, mask, r, dim, v, &leaf, 0) || !leaf.found) return NULL;
+    LLVMTypeRef it = LLVMTypeOf(leaf.x);
+    LLVMValueRef d = LLVMBuildSub(g->B, leaf.b, leaf.x, "");
+    LLVMValueRef cap = LLVMConstInt(it, (unsigned long long)(leaf.le ? v - 1 : v), false);
+    LLVMValueRef lt = LLVMBuildICmp(g->B, LLVMIntULT, d, cap, "");
+    LLVMValueRef n = LLVMBuildSelect(g->B, lt, d, cap, "");
+    if (leaf.le) n = LLVMBuildAdd(g->B, n, LLVMConstInt(it, 1, false), "");
+    n = LLVMBuildIntCast2(g->B, n, g->i32, false, "");
+    return LLVMBuildSelect(g->B, first, gen_mul_const(g, n, eb), gen_i32(g, 0), "");
+}
+
 static void async_copy(Gen *g, const IrOp *op) {
     ValId buf = op->operands[0], ptr = op->operands[1], mask = op->nopnds > 2 ? op->operands[2] : 0;
     IrType pt = ir_type(g->f, ptr);
@@ -327,7 +408,8 @@ static void async_copy(Gen *g, const IrOp *op) {
                                ? gen_add_const(g, tb, (int64_t)(c - c0) * eb)
                                : LLVMBuildPtrToInt(g->B, tile_ptr(g, &tm, base, r), g->i32, "");
         LLVMValueRef size;
-        if (partial) {
+        if (partial && (size = prefix_bytes(g, mask, M[r], r, fast, v, eb))) {
+        } else if (partial) {
             size = LLVMBuildZExt(g->B, M[r], g->i32, "");
             for (int i = 1; i < v; i++)
                 size = LLVMBuildAdd(g->B, size, LLVMBuildZExt(g->B, M[r + i], g->i32, ""), "");

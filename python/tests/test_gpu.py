@@ -739,6 +739,33 @@ def _mm_k_tail(A, B, C, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constex
 
 
 @nereid.jit
+def _mm_k_tail_forms(A, B, C, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
+                     BK: tl.constexpr, FORM: tl.constexpr):
+    # A's K mask written each way the copy's size may come from: the true elements of a run
+    # from one comparison (x < b, x <= b, b > x, b >= x, 64-bit x, beside a lower bound)
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        kk = k * BK + rk
+        if FORM == 0:
+            km = kk <= K - 1
+        elif FORM == 1:
+            km = K > kk
+        elif FORM == 2:
+            km = K - 1 >= kk
+        elif FORM == 3:
+            km = kk.to(tl.int64) < K
+        else:
+            km = (kk >= 0) & (kk < K)
+        a = tl.load(A + rm[:, None] * stride_am + kk[None, :], mask=(rm[:, None] < M) & km[None, :], other=0.0)
+        b = tl.load(B + kk[:, None] * stride_bk + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+    tl.store(C + rm[:, None] * stride_cm + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@nereid.jit
 def _grouped_desc_mm(a_ptrs, b_ptrs, c_ptrs, sizes, lds, G, NUM_SM: tl.constexpr, BM: tl.constexpr,
                      BN: tl.constexpr, BK: tl.constexpr):
     # Triton's tutorial 08 in its TMA form, written again: every base, size and stride loaded
@@ -793,6 +820,19 @@ class GpuPrefixMasks(unittest.TestCase):
                              num_warps=warps, num_stages=3)
             torch.testing.assert_close(c, a.float() @ b.float(), atol=1e-2, rtol=1e-2,
                                        msg=lambda m: f"{M}x{N}x{K} pad {pad}: {m}")
+
+    def test_k_tail_mask_forms(self):
+        torch.manual_seed(3)
+        M, N, K, pad = 96, 64, 77, 96
+        a = torch.randn(M, pad, device="cuda", dtype=torch.float16)[:, :K]
+        b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+        ref = a.float() @ b.float()
+        for form in range(5):
+            c = torch.empty(M, N, device="cuda", dtype=torch.float32)
+            _mm_k_tail_forms[(nereid.cdiv(M, 64), nereid.cdiv(N, 64))](
+                a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM=64, BN=64, BK=32, FORM=form,
+                num_warps=4, num_stages=3)
+            torch.testing.assert_close(c, ref, atol=1e-2, rtol=1e-2, msg=lambda m: f"form {form}: {m}")
 
     def test_grouped_descriptors(self):
         torch.manual_seed(1)

@@ -322,7 +322,8 @@ def load(src_key, file, static=False, tag=""):
 # is compared. `specs` are the launches compile-only compiles where no recorded launch
 # (bench/corpus-specs.json) is at hand: K(kernel, "runtime arguments in order", **constexprs
 # and num_warps/num_stages), an argument `name:dtype` a tensor (16-byte aligned), `name=v`
-# an int, float, bool or None as launched.
+# an int, float, bool or None as launched, `name=desc(fp16,ROWSxCOLS,BMxBN)` a host tensor
+# descriptor of a contiguous tensor with that block shape.
 
 class K:
     def __init__(self, kernel, args, **kw):
@@ -530,8 +531,14 @@ case("3.0/03 matmul bf16", "triton-3.0", TUT + "03-matrix-multiplication.py", [(
      ref=_matmul_ref("bfloat16"))
 case("3.6/03 matmul fp8", "triton-3.6", TUT + "03-matrix-multiplication.py", MM_SHAPES[:1], _matmul_fp8,
      "its benchmark with fp8_inputs: M=N=K 256..4096")
+_ATTN36 = ("sm_scale=0.5 M:fp32 Z=4 H=32 desc_q=desc(fp16,524288xD,128xD) desc_k=desc(fp16,524288xD,64xD) "
+           "desc_v=desc(fp16,524288xD,64xD) desc_o=desc(fp16,524288xD,128xD) N_CTX=4096")
+# (host descriptors, as its forward makes them on Hopper)
 case("3.6/06 attention fwd", "triton-3.6", TUT + "06-fused-attention.py", [(4, 32, 4096, 64, True), (4, 32, 4096, 128, False)],
-     _attn_fwd(lambda s: (s[4], 0.5, False)), "its benchmark: BATCH 4, H 32, N_CTX 1024..16384, HEAD_DIM 64/128, fp16")
+     _attn_fwd(lambda s: (s[4], 0.5, False)), "its benchmark: BATCH 4, H 32, N_CTX 1024..16384, HEAD_DIM 64/128, fp16",
+     [K("_attn_fwd", _ATTN36.replace("D", str(d)), HEAD_DIM=d, BLOCK_M=128, BLOCK_N=64, FP8_OUTPUT=False,
+        STAGE=stage, warp_specialize=False, IS_HOPPER=True, num_warps=w, num_stages=3)
+      for d, stage, w in ((64, 3, 4), (128, 1, 8))])
 case("3.6/06 attention bwd", "triton-3.6", TUT + "06-fused-attention.py", [(4, 32, 4096, 64, True)],
      _attn_bwd(lambda s: (s[4], 0.5, False)), "its benchmark (mode bwd)")
 case("3.6/07 extern asin", "triton-3.6", TUT + "07-extern-functions.py", [98432], _asin, "the script's size", [ASIN])
@@ -543,9 +550,20 @@ for fn, extra, bt in (("matmul", (), True), ("matmul_persistent", (), True), ("m
                       ("matmul_tma_persistent", (False,), False), ("matmul_descriptor_persistent", (False,), False)):
     case(f"3.6/09 {fn}", "triton-3.6", TUT + "09-persistent-matmul.py", [(8192, 8192, 512)],
          _persistent(fn, *extra, bt=bt), "its bench(): M=N=8192, K=512 (the default -K), fp16",
-         [K("matmul_kernel", "a:fp16 b:fp16 c:fp16 M=8192 N=8192 K=512 sam=512 sak=1 sbk=1 sbn=512 scm=8192 scn=1",
-            BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, num_warps=8, num_stages=3)]
-         if fn == "matmul" else [])
+         {"matmul": [K("matmul_kernel", "a:fp16 b:fp16 c:fp16 M=8192 N=8192 K=512 sam=512 sak=1 sbk=1 sbn=512 "
+                       "scm=8192 scn=1", BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8,
+                       num_warps=8, num_stages=3)],
+          # the host-descriptor kernels at 128x256x64, 8 warps, 3 stages (the persistent one with its
+          # epilogue subtiled: each compiler's fastest configuration there, bench/RESULTS.md session 49)
+          "matmul_tma": [K("matmul_kernel_tma", "a_desc=desc(fp16,8192x512,128x64) b_desc=desc(fp16,8192x512,256x64) "
+                           "c_desc=desc(fp16,8192x8192,128x256) M=8192 N=8192 K=512", BLOCK_SIZE_M=128,
+                           BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, FP8_OUTPUT=False, WARP_SPECIALIZE=False,
+                           num_warps=8, num_stages=3)],
+          "matmul_tma_persistent": [K("matmul_kernel_tma_persistent", "a_desc=desc(fp16,8192x512,128x64) "
+                                      "b_desc=desc(fp16,8192x512,256x64) c_desc=desc(fp16,8192x8192,128x128) M=8192 "
+                                      "N=8192 K=512", BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64,
+                                      GROUP_SIZE_M=8, FP8_OUTPUT=False, EPILOGUE_SUBTILE=True, NUM_SMS=132,
+                                      WARP_SPECIALIZE=False, num_warps=8, num_stages=3)]}.get(fn, []))
 case("3.6/11 pdl add", "triton-3.6", TUT + "11-programmatic-dependent-launch.py", [2**27], _pdl_add,
      "its benchmark: size 2^23..2^27",
      [K("add_kernel", "x:fp32 y:fp32 out:fp32 n=134217728", BLOCK_SIZE=1024, USE_GDC=True)])
@@ -730,7 +748,17 @@ def spec_args(text):
     out, ptr = [], 1 << 24
     dtypes = {}
     for tok in text.split():
-        if ":" in tok:
+        m = re.fullmatch(r"\w+=desc\((\w+),([\dx]+),([\dx]+)\)", tok)
+        if m:  # `name=desc(fp16,8192x512,128x64)`: a host tensor descriptor of a contiguous tensor
+            import nereid
+            shape, block = ([int(v) for v in g.split("x")] for g in m.group(2, 3))
+            strides = [1] * len(shape)
+            for i in range(len(shape) - 2, -1, -1):
+                strides[i] = strides[i + 1] * shape[i + 1]
+            d = dtypes.setdefault(m.group(1), _DType(_DTYPES.get(m.group(1), m.group(1))))
+            out.append(nereid.TensorDescriptor(StandIn(ptr, d), shape, strides, block))
+            ptr += 1 << 24
+        elif ":" in tok:
             _, dt = tok.split(":")
             aligned = not dt.endswith("!")  # `name:fp16!` a pointer off 16-byte alignment
             dt = dt.rstrip("!")

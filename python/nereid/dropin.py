@@ -15,7 +15,8 @@ module (whose dtypes, constexpr and helpers kernels name; Nereid's compiler read
 kernel's source and gives `tl.*` its own meaning), `triton.testing`, its tensor
 descriptors; Nereid's compile errors are then also instances of Triton's
 CompilationError. Where Triton is not installed, `triton`, `triton.language` (Nereid's
-`nereid.language`), `triton.language.extra.libdevice` and `.cuda`,
+`nereid.language`), `triton.language.math` and `.random`, `triton.language.extra.libdevice`
+and `.cuda`,
 `triton.language.target_info` (nereid/_target_info.py: the default device's target),
 `triton.runtime.driver` (nereid/_driver.py: `driver.active`'s target, device, stream and
 device properties, the CPU interpreter's when it runs the kernels),
@@ -110,6 +111,7 @@ def _fake_triton():
     mods = {"triton": triton, "triton.language": language, "triton.language.extra": extra,
             "triton.language.extra.libdevice": language.libdevice,
             "triton.language.core": language.core, "triton.language.standard": language.standard,
+            "triton.language.math": language.math, "triton.language.random": language.core,
             "triton.language.extra.cuda": language.cuda, "triton.language.target_info": _target_info,
             "triton.tools": tools, "triton.tools.tensor_descriptor": tensor_descriptor,
             "triton.runtime": runtime, "triton.runtime.driver": driver_mod,

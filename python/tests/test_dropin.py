@@ -362,6 +362,37 @@ def _triton_installed():
 _TRITON_INSTALLED = _triton_installed()
 
 
+# triton.language's submodules math and random, imported by name (Liger-Kernel's kernels take
+# rsqrt and tanh from triton.language.math where its version check says so)
+SUBMODULES = """
+import numpy as np
+import triton
+import triton.language as tl
+from triton.language.math import rsqrt
+from triton.language.random import rand, randint
+import triton.language.math as tlm
+
+
+@triton.jit
+def k(x_ptr, y_ptr, z_ptr, r_ptr, seed, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1.0)
+    tl.store(y_ptr + offs, rsqrt(x), mask=m)
+    tl.store(z_ptr + offs, tlm.exp2(x) + tl.math.sqrt(x), mask=m)
+    same = (rand(seed, offs) == tl.rand(seed, offs)) & (randint(seed, offs) == tl.randint(seed, offs))
+    tl.store(r_ptr + offs, same.to(tl.int32), mask=m)
+
+
+x = np.linspace(0.5, 4.0, 100).astype(np.float32)
+y, z, r = np.zeros_like(x), np.zeros_like(x), np.zeros(100, np.int32)
+k[(2,)](x, y, z, r, 7, 100, BLOCK=64)
+assert np.abs(y - 1 / np.sqrt(x)).max() < 1e-6 and np.abs(z - (np.exp2(x) + np.sqrt(x))).max() < 1e-5
+assert r.min() == 1
+print("OK submodules", triton.language.math is tl.math)
+"""
+
+
 class DropIn(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="nereid-dropin-")
@@ -386,6 +417,12 @@ class DropIn(unittest.TestCase):
         out = self.run_program("prog.py", PROGRAM)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("OK triton", out.stdout)
+
+    @unittest.skipIf(_TRITON_INSTALLED, "Triton is installed: its own language package is used")
+    def test_language_submodules(self):
+        out = self.run_program("submodules.py", SUBMODULES)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("OK submodules True", out.stdout)
 
     def test_ints_equal_to_one(self):
         out = self.run_program("ones.py", ONES)

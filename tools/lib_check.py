@@ -43,7 +43,8 @@ STUBBED = {"torch", "einops", "transformers", "packaging", "accelerate", "peft",
            "huggingface_hub", "unsloth_zoo", "psutil", "numpy", "triton_kernels", "deep_gemm", "torchao",
            "vllm", "tqdm", "sentencepiece", "tokenizers", "pydantic", "requests", "frozendict", "hqq", "zmq",
            "rpyc", "fastapi", "uvloop", "aiohttp", "setproctitle", "ujson", "orjson", "sgl_kernel", "easydict",
-           "pybase64", "prometheus_client", "psutil", "nvtx", "msgpack", "safetensors", "typing_extensions"}
+           "pybase64", "prometheus_client", "psutil", "nvtx", "msgpack", "safetensors", "typing_extensions",
+           "tabulate"}
 
 
 class _AnyMeta(type):

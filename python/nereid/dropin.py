@@ -20,8 +20,9 @@ and `.cuda`,
 `triton.language.target_info` (nereid/_target_info.py: the default device's target),
 `triton.runtime.driver` (nereid/_driver.py: `driver.active`'s target, device, stream and
 device properties, the CPU interpreter's when it runs the kernels),
-`triton.tools.tensor_descriptor` (its TensorDescriptor: Nereid's), `triton.testing` (do_bench, Benchmark, perf_report: nereid/_testing.py) and
-`triton.compiler.errors` are made from Nereid's own pieces, so the same code runs on the
+`triton.tools.tensor_descriptor` (its TensorDescriptor: Nereid's), `triton.testing` (do_bench, Benchmark, perf_report: nereid/_testing.py),
+`triton.compiler.errors` and `triton.compiler.CompiledKernel` (the class of what a launch
+returns) are made from Nereid's own pieces, so the same code runs on the
 CPU interpreter.
 
 What it does not do: kernels decorated before install() stay Triton's (Triton's own
@@ -73,6 +74,7 @@ def _fake_triton():
     compiler.__path__ = []
     compiler.errors = errors
     compiler.CompilationError = CompileError
+    compiler.CompiledKernel = nereid._nereid.Kernel  # what a launch returns (asm, metadata, n_regs, ...)
     runtime = types.ModuleType("triton.runtime")
     runtime.__path__ = []
     from . import _driver

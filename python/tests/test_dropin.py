@@ -386,7 +386,9 @@ def k(x_ptr, y_ptr, z_ptr, r_ptr, seed, n, BLOCK: tl.constexpr):
 
 x = np.linspace(0.5, 4.0, 100).astype(np.float32)
 y, z, r = np.zeros_like(x), np.zeros_like(x), np.zeros(100, np.int32)
-k[(2,)](x, y, z, r, 7, 100, BLOCK=64)
+compiled = k[(2,)](x, y, z, r, 7, 100, BLOCK=64)
+from triton.compiler import CompiledKernel
+assert isinstance(compiled, CompiledKernel) and compiled.n_regs is not None
 assert np.abs(y - 1 / np.sqrt(x)).max() < 1e-6 and np.abs(z - (np.exp2(x) + np.sqrt(x))).max() < 1e-5
 assert r.min() == 1
 print("OK submodules", triton.language.math is tl.math)

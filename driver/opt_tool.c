@@ -37,6 +37,7 @@
 #include "pass_registry.h"
 #include "ptx_module.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +206,17 @@ static bool emit_kernel(IrFunc *f, const OptToolEmit *e, Arena *arena, Diag *dia
                            e->llvm ? NULL : code, diag, NULL);
 }
 
+/* A kernel's name is its PTX entry's: an identifier PTX takes (a letter, or '_' or '$'
+ * followed by more; letters, digits, '_' and '$'). Textual IR's names may hold '.', which
+ * LLVM would rewrite (two kernels `@a.b` and `@a.c` then named alike in one module). */
+static bool ptx_name_ok(const char *s) {
+    if (!*s || !(isalpha((unsigned char)s[0]) || ((s[0] == '_' || s[0] == '$') && s[1])))
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '$') return false;
+    return true;
+}
+
 bool opt_tool_emit_code(IrModule *m, const OptToolEmit *e, Arena *arena, Diag *diag, StrBuf *out) {
     if (!m->gpu.arch || !m->gpu.num_warps) {
         diag_error(diag, (Loc){0},
@@ -218,6 +230,13 @@ bool opt_tool_emit_code(IrModule *m, const OptToolEmit *e, Arena *arena, Diag *d
     bool ok = true;
     for (uint32_t i = 0; i < m->nfuncs && ok; i++) {
         if (!m->funcs[i]->is_kernel) continue;
+        if (!ptx_name_ok(m->funcs[i]->name)) {
+            diag_error(diag, m->funcs[i]->loc,
+                       "kernel '@%s': --emit=%s needs a name PTX takes (letters, digits, '_' and "
+                       "'$', not starting with a digit)",
+                       m->funcs[i]->name, e->llvm ? "llvm" : "ptx");
+            return false;
+        }
         StrBuf code;
         sb_init(&code);
         ok = emit_kernel(m->funcs[i], e, arena, diag, &code);

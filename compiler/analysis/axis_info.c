@@ -1105,21 +1105,31 @@ static int64_t prefix_width(const IrFunc *f, const AxisInfo *info, ValId m, int 
         break;
     }
     case OP_CMP: {
-        /* x < b, x <= b (b > x, b >= x): x rising by one along the run from a multiple of
-         * the run, b constant over it */
-        int pred = (int)op->attr[0];
-        ValId x = 0, b = 0;
-        if (pred == CMP_PRED_LT || pred == CMP_PRED_LE) x = op->operands[0], b = op->operands[1];
-        else if (pred == CMP_PRED_GT || pred == CMP_PRED_GE)
-            x = op->operands[1], b = op->operands[0];
-        if (!x || !dt_is_int(f->vals[x].ty.dt) || f->vals[x].ty.rank != t.rank) break;
-        w = min64(min64(info[x].contiguity[dim], info[x].divisibility[dim]),
-                  info[b].constancy[dim]);
+        ValId x, b;
+        bool le;
+        w = axis_info_prefix_cmp(f, info, id, dim, &x, &b, &le);
         break;
     }
     default: break;
     }
     return pow2_floor(max64(base, min64(w, size)));
+}
+
+int64_t axis_info_prefix_cmp(const IrFunc *f, const AxisInfo *info, OpId cmp, int dim, ValId *x,
+                             ValId *b, bool *le) {
+    const IrOp *op = &f->ops[cmp];
+    int pred = (int)op->attr[0];
+    if (op->code != OP_CMP || op->nres != 1) return 0;
+    if (pred == CMP_PRED_LT || pred == CMP_PRED_LE) *x = op->operands[0], *b = op->operands[1];
+    else if (pred == CMP_PRED_GT || pred == CMP_PRED_GE) *x = op->operands[1], *b = op->operands[0];
+    else return 0;
+    int rank = f->vals[op->results[0]].ty.rank;
+    if (!dt_is_int(f->vals[*x].ty.dt) || f->vals[*x].ty.rank != rank || dim < 0 || dim >= rank)
+        return 0;
+    *le = pred == CMP_PRED_LE || pred == CMP_PRED_GE;
+    /* x rising by one along the run from a multiple of the run, b constant over it */
+    return min64(min64(info[*x].contiguity[dim], info[*x].divisibility[dim]),
+                 info[*b].constancy[dim]);
 }
 
 int axis_info_prefix_width(const IrFunc *f, const AxisInfo *info, ValId mask, int dim) {

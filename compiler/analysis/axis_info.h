@@ -88,6 +88,13 @@ ParamFact *axis_info_param_facts(const IrFunc *f, int64_t divisibility, Arena *a
  * ValId. */
 int axis_info_prefix_width(const IrFunc *f, const AxisInfo *info, ValId mask, int dim);
 
+/* The comparison op `cmp` as a prefix of each run along dim: x < b or x <= b (b > x, b >= x)
+ * with x an integer rising by one over aligned runs and b constant over them. Returns the
+ * longest such run (x's contiguity and divisibility, b's constancy; not rounded to a power
+ * of two), with *x, *b and *le (a non-strict comparison), or 0 when it is no such form. */
+int64_t axis_info_prefix_cmp(const IrFunc *f, const AxisInfo *info, OpId cmp, int dim, ValId *x,
+                             ValId *b, bool *le);
+
 /* The widest piece a cp.async copy of pointer block ptr (masked by mask, or 0) may take
  * along dim: axis_info_vector_width without the mask, bounded by the mask's prefix width
  * (the copy's source size counts the true elements). */

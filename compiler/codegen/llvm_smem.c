@@ -338,19 +338,11 @@ static bool prefix_leaf(Gen *g, ValId m, int reg, int dim, int v, PrefixLeaf *le
         return prefix_leaf(g, op->operands[0], (int)src, sdim, v, leaf, depth + 1);
     }
     case OP_CMP: {
-        int pred = (int)op->attr[0];
-        ValId x = 0, b = 0;
-        if (pred == CMP_PRED_LT || pred == CMP_PRED_LE) x = op->operands[0], b = op->operands[1];
-        else if (pred == CMP_PRED_GT || pred == CMP_PRED_GE)
-            x = op->operands[1], b = op->operands[0];
-        if (!x || leaf->found || !dt_is_int(f->vals[x].ty.dt) || f->vals[x].ty.rank != t.rank)
-            return false;
-        const AxisInfo *xi = &g->info[x];
-        if (xi->contiguity[dim] < v || xi->divisibility[dim] % v || g->info[b].constancy[dim] < v)
+        ValId x, b;
+        if (leaf->found || axis_info_prefix_cmp(f, g->info, id, dim, &x, &b, &leaf->le) < v)
             return false;
         leaf->x = gen_vals(g, x, NULL)[reg];
         leaf->b = gen_vals(g, b, NULL)[reg];
-        leaf->le = pred == CMP_PRED_LE || pred == CMP_PRED_GE;
         leaf->found = true;
         return true;
     }

@@ -725,24 +725,9 @@ class MultiGpu(unittest.TestCase):
 
 @nereid.jit
 def _mm_k_tail(A, B, C, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
-               BK: tl.constexpr):
-    rm = tl.program_id(0) * BM + tl.arange(0, BM)
-    rn = tl.program_id(1) * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    acc = tl.zeros([BM, BN], dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
-        kk = k * BK + rk
-        a = tl.load(A + rm[:, None] * stride_am + kk[None, :], mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
-        b = tl.load(B + kk[:, None] * stride_bk + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc = tl.dot(a, b, acc)
-    tl.store(C + rm[:, None] * stride_cm + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
-
-
-@nereid.jit
-def _mm_k_tail_forms(A, B, C, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
-                     BK: tl.constexpr, FORM: tl.constexpr):
+               BK: tl.constexpr, FORM: tl.constexpr = 5):
     # A's K mask written each way the copy's size may come from: the true elements of a run
-    # from one comparison (x < b, x <= b, b > x, b >= x, 64-bit x, beside a lower bound)
+    # from one comparison (x <= b, b > x, b >= x, 64-bit x, beside a lower bound, x < b)
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
     rn = tl.program_id(1) * BN + tl.arange(0, BN)
     rk = tl.arange(0, BK)
@@ -757,8 +742,10 @@ def _mm_k_tail_forms(A, B, C, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.c
             km = K - 1 >= kk
         elif FORM == 3:
             km = kk.to(tl.int64) < K
-        else:
+        elif FORM == 4:
             km = (kk >= 0) & (kk < K)
+        else:
+            km = kk < K
         a = tl.load(A + rm[:, None] * stride_am + kk[None, :], mask=(rm[:, None] < M) & km[None, :], other=0.0)
         b = tl.load(B + kk[:, None] * stride_bk + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
         acc = tl.dot(a, b, acc)
@@ -829,7 +816,7 @@ class GpuPrefixMasks(unittest.TestCase):
         ref = a.float() @ b.float()
         for form in range(5):
             c = torch.empty(M, N, device="cuda", dtype=torch.float32)
-            _mm_k_tail_forms[(nereid.cdiv(M, 64), nereid.cdiv(N, 64))](
+            _mm_k_tail[(nereid.cdiv(M, 64), nereid.cdiv(N, 64))](
                 a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM=64, BN=64, BK=32, FORM=form,
                 num_warps=4, num_stages=3)
             torch.testing.assert_close(c, ref, atol=1e-2, rtol=1e-2, msg=lambda m: f"form {form}: {m}")

@@ -1118,8 +1118,8 @@ static int64_t prefix_width(const IrFunc *f, const AxisInfo *info, ValId m, int 
 int64_t axis_info_prefix_cmp(const IrFunc *f, const AxisInfo *info, OpId cmp, int dim, ValId *x,
                              ValId *b, bool *le) {
     const IrOp *op = &f->ops[cmp];
-    int pred = (int)op->attr[0];
     if (op->code != OP_CMP || op->nres != 1) return 0;
+    int pred = (int)op->attr[0];
     if (pred == CMP_PRED_LT || pred == CMP_PRED_LE) *x = op->operands[0], *b = op->operands[1];
     else if (pred == CMP_PRED_GT || pred == CMP_PRED_GE) *x = op->operands[1], *b = op->operands[0];
     else return 0;

@@ -399,14 +399,13 @@ static void async_copy(Gen *g, const IrOp *op) {
         LLVMValueRef dst = !((c ^ c0) & tm.thread_bits) && !(c0 & tm.thread_bits) && c >= c0
                                ? gen_add_const(g, tb, (int64_t)(c - c0) * eb)
                                : LLVMBuildPtrToInt(g->B, tile_ptr(g, &tm, base, r), g->i32, "");
-        LLVMValueRef size;
-        if (partial && (size = prefix_bytes(g, mask, M[r], r, fast, v, eb))) {
-        } else if (partial) {
+        LLVMValueRef size = partial ? prefix_bytes(g, mask, M[r], r, fast, v, eb) : NULL;
+        if (!size && partial) { /* no single comparison: the sum of the run's mask bits */
             size = LLVMBuildZExt(g->B, M[r], g->i32, "");
             for (int i = 1; i < v; i++)
                 size = LLVMBuildAdd(g->B, size, LLVMBuildZExt(g->B, M[r + i], g->i32, ""), "");
             size = gen_mul_const(g, size, eb);
-        } else
+        } else if (!size)
             size = M ? LLVMBuildSelect(g->B, M[r], gen_i32(g, bytes), gen_i32(g, 0), "")
                      : gen_i32(g, bytes);
         LLVMValueRef args[4];

@@ -5,7 +5,7 @@
  *   tensor descriptors that do not go through TMA expanded (tma.h); canonicalize + cse +
  *   dce; for a launcher that builds them (GpuSpec.tma_pointers), pointer loads feeding dots
  *   in pipelined loops through tensor maps (tma_pointers.c: new parameters), cse + dce;
- *   tl.range(..., flatten=True) nests fused (flatten_loops.c), dce;
+ *   tl.range(..., flatten=True) nests fused (flatten_loops.c), canonicalize + cse + dce;
  *   alignment analysis seeded with the divisibility facts;
  *   assign-layouts (coalescing, tensor-core layouts for dots, conversions), then dce
  *   (values recomputed in other layouts leave their originals unused);
@@ -122,7 +122,13 @@ static IrFunc *front(Run *r, const IrFunc *kernel, const GpuSpec *spec, const Gp
      * coordinates can be formed from */
     if (r->ok) {
         pass_flatten_loops(r->m);
-        if (after(r, "flatten-loops")) pass_dce(r->m);
+        if (after(r, "flatten-loops")) {
+            /* the copy of the epilogue for rows without inner iterations reads the
+             * accumulator's init, often constant: fold what follows from it */
+            pass_canonicalize(r->m);
+            pass_cse(r->m);
+            pass_dce(r->m);
+        }
     }
     return f;
 }

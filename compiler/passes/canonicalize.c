@@ -9,6 +9,8 @@
  * - folds pure elementwise ops, cmp, cvt, bitcast, select, splat, broadcast,
  *   expand_dims, reshape, trans and (integer or max/min/arg) reduce of constants into a
  *   constant (block constants are uniform, so shapes only change the result type);
+ * - a sum along an axis of select(one-hot mask along it, constant, the sum's identity):
+ *   tl.split of a constant, which flatten-loops leaves in a tile without K iterations;
  * - identities: x+0, x-0, x*1, x*0 (ints), x/1, x|0, x|-1, x&-1, x&0, x^0, x^x, x-x,
  *   x&x, x|x, min/max(x,x), shl/shr by 0, select(c,x,x) and select on a constant,
  *   cvt/bitcast/broadcast/reshape/trans to the same type; float identities only where
@@ -99,6 +101,59 @@ static bool fold_reduce(const IrFunc *f, const IrOp *op, Num a, Num *out) {
     }
 }
 
+/* The axis along which v counts start, start + 1, ... across its whole extent (an arange
+ * carried there by expand_dims and broadcasts of its other dims), or -1. */
+static int iota_axis(const IrFunc *f, ValId v, int64_t *start) {
+    OpId d = ir_def(f, v);
+    if (!d) return -1;
+    const IrOp *op = &f->ops[d];
+    switch (op->code) {
+    case OP_ARANGE: *start = op->attr[0]; return 0;
+    case OP_EXPAND_DIMS: {
+        int a = iota_axis(f, op->operands[0], start);
+        return a < 0 ? -1 : a >= op->attr[0] ? a + 1 : a;
+    }
+    case OP_BROADCAST:
+    case OP_CONVERT_LAYOUT: {
+        int a = iota_axis(f, op->operands[0], start);
+        IrType in = ir_type(f, op->operands[0]), out = ir_type(f, v);
+        return a >= 0 && in.rank == out.rank && in.shape[a] == out.shape[a] ? a : -1;
+    }
+    default: return -1;
+    }
+}
+
+/* Is m true at exactly one index along axis in every row: `iota == h` with the constant h
+ * among the iota's values? */
+static bool one_hot_along(const IrFunc *f, ValId m, int axis) {
+    OpId d = ir_def(f, m);
+    if (!d || f->ops[d].code != OP_CMP || f->ops[d].attr[0] != CMP_PRED_EQ) return false;
+    int64_t start;
+    Num h;
+    ValId i = f->ops[d].operands[0];
+    if (iota_axis(f, i, &start) != axis || !const_of(f, f->ops[d].operands[1], &h)) return false;
+    int dt = ir_type(f, i).dt;
+    if (!dt_is_int(dt)) return false;
+    int64_t hv = dt_is_signed(dt) ? (int64_t)h.i : (int64_t)(uint64_t)h.i;
+    return hv >= start && hv - start < ir_type(f, i).shape[axis];
+}
+
+/* sum(select(m, c, e), axis) with m one-hot along axis, c a constant and e the identity
+ * of the sum (-0.0, or integer 0): c + e + ... + e is c exactly in any order (tl.split's
+ * lowering, lang/sema_builtins.c, once its operand is a constant: the zero accumulator of
+ * a persistent matmul's tile without K iterations, after flatten-loops). */
+static bool fold_one_hot_sum(const IrFunc *f, const IrOp *op, Num *out) {
+    if (op->code != OP_REDUCE || op->attr[0] != RED_SUM) return false;
+    OpId d = ir_def(f, op->operands[0]);
+    if (!d || f->ops[d].code != OP_SELECT) return false;
+    const IrOp *s = &f->ops[d];
+    int dt = ir_type(f, s->results[0]).dt;
+    Num e;
+    if (!const_of(f, s->operands[1], out) || !const_of(f, s->operands[2], &e)) return false;
+    bool ident = dt_is_float(dt) ? e.f == 0.0 && signbit(e.f) : dt_is_int(dt) && e.i == 0;
+    return ident && one_hot_along(f, s->operands[0], (int)op->attr[1]);
+}
+
 /* Ops that only reshape a uniform constant keep its value. */
 static bool is_shape_op(int code) {
     return code == OP_SPLAT || code == OP_BROADCAST || code == OP_EXPAND_DIMS ||
@@ -110,6 +165,10 @@ static bool try_fold(Canon *C, OpId id) {
     IrOp *op = ir_op(f, id);
     Num a[3], r;
     if (op->code == OP_CONST || op->nopnds == 0 || op->nopnds > 3 || op->nres != 1) return false;
+    if (fold_one_hot_sum(f, op, &r)) {
+        make_const(C, id, r);
+        return true;
+    }
     for (uint32_t i = 0; i < op->nopnds; i++)
         if (!const_of(f, op->operands[i], &a[i])) return false;
     int od = ir_type(f, op->operands[0]).dt, rd = ir_type(f, op->results[0]).dt;

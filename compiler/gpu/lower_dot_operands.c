@@ -23,7 +23,9 @@
  * transposed view of the buffer (the same bytes, the shared layout's order swapped): no
  * data moves for the transpose, and a loaded tile still fills its buffer directly, so the
  * pipeliner can turn its load into cp.async (attention's k^T). A buffer made from a
- * value defined outside the loop around the dot is made once, before the loop.
+ * value defined outside the loop around the dot is made once, before the loop; a later
+ * buffer of the same value and layout, where the first one's making dominates it and
+ * neither is written, is the first one (two loops reading one operand fill one buffer).
  * fp8 operands of any other dot (mma.sync has no fp8 form on sm_80, the CUDA cores none at
  * all) are widened to fp16 first, which holds every fp8 value exactly.
  * - any other (the CUDA cores): A and B from shared memory, A with M contiguous and B with
@@ -43,14 +45,34 @@ typedef struct Lower {
     OpVec out; /* the region being rebuilt */
 } Lower;
 
+/* Is buffer v (and every transposed view of it) only read, by dots and local_loads, in
+ * region r and the regions inside it? */
+static bool only_read(const IrFunc *f, RegionId r, ValId v) {
+    const IrRegion *rg = &f->regions[r];
+    for (uint32_t i = 0; i < rg->nops; i++) {
+        const IrOp *op = &f->ops[rg->ops[i]];
+        for (uint32_t j = 0; j < op->nopnds; j++) {
+            if (op->operands[j] != v) continue;
+            if (op->code == OP_TRANS) {
+                if (!only_read(f, f->body, op->results[0])) return false;
+            } else if (op->code != OP_DOT && op->code != OP_LOCAL_LOAD) {
+                return false;
+            }
+        }
+        for (int k = 0; k < op->nregions; k++)
+            if (!only_read(f, op->region[k], v)) return false;
+    }
+    return true;
+}
+
 /* A buffer already made in the region being rebuilt from value x with shared layout l
- * (two dots reading one operand alike share its buffer: attention's backward reads q and
- * do twice each), else 0. */
+ * and only read since (two dots reading one operand alike share its buffer: attention's
+ * backward reads q and do twice each), else 0. */
 static ValId made_buffer(Lower *L, ValId x, uint32_t l) {
     for (uint32_t i = 0; i < L->out.n; i++) {
         const IrOp *op = &L->f->ops[L->out.v[i]];
         if (op->code == OP_LOCAL_ALLOC && op->nopnds == 1 && op->operands[0] == x &&
-            L->f->vals[op->results[0]].layout == l)
+            L->f->vals[op->results[0]].layout == l && only_read(L->f, L->f->body, op->results[0]))
             return op->results[0];
     }
     return 0;
@@ -314,6 +336,51 @@ static void drop_dead_trans(IrFunc *f, RegionId r, const uint32_t *uses) {
     free(ops);
 }
 
+/* Two buffers made of one value in one layout, the first one's making dominating the
+ * second's, both only read: the second is the first. After hoist_buffers, a value that dots
+ * of two loops read (attention's backward: k and v in the masked and the unmasked loop over
+ * q, q and do in the two loops over k) goes to shared memory before each loop; without this
+ * its registers stayed live through the first loop only to fill the second buffer (64
+ * registers of fp16 128x64 tiles, at 4 warps, beside both loops' accumulators). `avail`
+ * holds the one-operand local_allocs made before the current op in its region or around
+ * it; repl maps a dropped buffer to the one that serves instead. */
+static void share_buffers(IrFunc *f, RegionId r, OpVec *avail, ValId *repl) {
+    uint32_t n, base = avail->n;
+    OpId *ops = ir_region_copy_ops(f, r, &n);
+    OpVec out = {0};
+    bool dropped = false;
+    for (uint32_t i = 0; i < n; i++) {
+        OpId id = ops[i];
+        const IrOp *op = &f->ops[id];
+        if (op->code == OP_LOCAL_ALLOC && op->nopnds == 1) {
+            ValId x = op->results[0], same = 0;
+            for (uint32_t a = 0; a < avail->n && !same; a++) {
+                const IrOp *e = &f->ops[avail->v[a]];
+                ValId y = e->results[0];
+                if (e->operands[0] == op->operands[0] && f->vals[y].layout == f->vals[x].layout &&
+                    ty_equal(ir_type(f, y), ir_type(f, x)))
+                    same = y;
+            }
+            if (same && only_read(f, f->body, x) && only_read(f, f->body, same)) {
+                repl[x] = same;
+                dropped = true;
+                continue;
+            }
+            opvec_push(avail, id);
+        }
+        opvec_push(&out, id);
+        for (int k = 0; k < f->ops[id].nregions; k++) {
+            uint32_t keep = avail->n;
+            share_buffers(f, f->ops[id].region[k], avail, repl);
+            avail->n = keep;
+        }
+    }
+    if (dropped) ir_region_set_ops(f, r, out.v, out.n);
+    avail->n = base;
+    opvec_free(&out);
+    free(ops);
+}
+
 void gpu_lower_dot_operands(IrFunc *f) {
     Lower L = {f, f->mod, {0}};
     lower_region(&L, f->body);
@@ -321,4 +388,10 @@ void gpu_lower_dot_operands(IrFunc *f) {
     hoist_buffers(f, f->body, uses);
     drop_dead_trans(f, f->body, uses);
     free(uses);
+    OpVec avail = {0};
+    ValId *repl = ir_repl_new(f);
+    share_buffers(f, f->body, &avail, repl);
+    ir_replace_all_uses(f, repl);
+    free(repl);
+    opvec_free(&avail);
 }

@@ -343,7 +343,8 @@ static void drop_dead_trans(IrFunc *f, RegionId r, const uint32_t *uses) {
  * its registers stayed live through the first loop only to fill the second buffer (64
  * registers of fp16 128x64 tiles, at 4 warps, beside both loops' accumulators). `avail`
  * holds the one-operand local_allocs made before the current op in its region or around
- * it; repl maps a dropped buffer to the one that serves instead. */
+ * it (a region's own leave it on return); repl maps a dropped buffer to the one that
+ * serves instead. */
 static void share_buffers(IrFunc *f, RegionId r, OpVec *avail, ValId *repl) {
     uint32_t n, base = avail->n;
     OpId *ops = ir_region_copy_ops(f, r, &n);
@@ -369,11 +370,8 @@ static void share_buffers(IrFunc *f, RegionId r, OpVec *avail, ValId *repl) {
             opvec_push(avail, id);
         }
         opvec_push(&out, id);
-        for (int k = 0; k < f->ops[id].nregions; k++) {
-            uint32_t keep = avail->n;
+        for (int k = 0; k < f->ops[id].nregions; k++)
             share_buffers(f, f->ops[id].region[k], avail, repl);
-            avail->n = keep;
-        }
     }
     if (dropped) ir_region_set_ops(f, r, out.v, out.n);
     avail->n = base;

@@ -65,8 +65,8 @@ static bool after(Run *r, const char *pass) {
 }
 
 /* The accesses through descriptor parameters that do not go through TMA (tma.h decides,
- * from the target and the launch's fact) become ordinary loads and stores, and so do the
- * TMA ones' stores at negative offsets (a run-time branch). */
+ * from the target and the launch's fact) become ordinary loads and stores (a TMA store at
+ * negative offsets, which TMA cannot make, is the code generator's branch: llvm_tma.c). */
 static bool *expand_descriptors(IrFunc *f, const GpuSpec *spec, int arch) {
     IrRegion *body = &f->regions[f->body];
     bool *keep = arena_alloc(f->mod->arena, body->nargs + 1);
@@ -75,7 +75,7 @@ static bool *expand_descriptors(IrFunc *f, const GpuSpec *spec, int arch) {
         int fact = spec && (int)i < spec->nparams ? spec->facts[i] : SPEC_NONE;
         keep[i] = t.dt == DT_TDESC && gpu_tdesc_uses_tma(t, arch, fact);
     }
-    ir_expand_descriptors(f, keep, true); /* TMA cannot store boxes that start before the tensor */
+    ir_expand_descriptors(f, keep);
     return keep;
 }
 

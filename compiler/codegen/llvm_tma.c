@@ -98,6 +98,107 @@ static void coords_text(char *s, size_t size, int map, int first, int rank) {
     if (n < size) snprintf(s + n, size - n, "}]");
 }
 
+static int log2_of(int n) {
+    int k = 0;
+    while (1 << k < n) k++;
+    return k;
+}
+
+/* Part `part` of TMA descriptor parameter d (desc_part's numbering: 0 the base, 1 + k the
+ * size of dim k, 1 + r + k its stride), as an i64. */
+static LLVMValueRef tma_part(Gen *g, ValId d, int part) {
+    LLVMValueRef off = gen_i64(g, gpu_tdesc_part_offset(true, part));
+    LLVMValueRef at = LLVMBuildGEP2(g->B, g->i8, gen_vals(g, d, NULL)[0], &off, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(g->B, g->i64, at, "");
+    LLVMSetAlignment(v, 8);
+    return v;
+}
+
+/* tma_store where a coordinate is negative: TMA faults on a box that starts before the
+ * tensor on any dim (it clips one that ends past it), so there every thread copies its
+ * share of buf's elements itself, element f (row-major) at the thread's f = tid + k x
+ * threads, written where 0 <= o_k + i_k (i32, as desc_store's expansion computes it) and
+ * o_k + i_k < size_k on every dim. The coordinates are scalars, so the whole CTA takes the
+ * same branch; the barrier before the copy (the barrier pass's, for TMA) makes buf's
+ * writes visible to the plain loads too, and the one after the wait that frees buf orders
+ * them before buf's next writes. A rolled loop whose thread index is read by a volatile
+ * move: nothing of it is loop-invariant in the loops around the store, so none of its
+ * arithmetic is hoisted into them to hold registers there (an expanded store of the tile
+ * in registers did: 255 registers against 207 for tutorial 09's persistent kernel at
+ * 128x256x64, 8 warps). Leaves the builder in the block where the TMA copy goes; *join
+ * gets the block both paths meet in. */
+static void cold_store(Gen *g, const IrOp *op, LLVMBasicBlockRef *join) {
+    ValId d = op->operands[0], buf = op->operands[1];
+    IrType t = ir_type(g->f, d);
+    int r = t.rank, eb = dt_bytes(t.pointee), bits = 0;
+    for (int k = 0; k < r; k++) bits += log2_of(t.shape[k]);
+    LLVMValueRef o[NR_MAX_DESC_RANK], neg = NULL;
+    for (int k = 0; k < r; k++) {
+        o[k] = gen_vals(g, op->operands[2 + k], NULL)[0];
+        LLVMValueRef c = LLVMBuildICmp(g->B, LLVMIntSLT, o[k], gen_i32(g, 0), "");
+        neg = neg ? LLVMBuildOr(g->B, neg, c, "") : c;
+    }
+    LLVMBasicBlockRef pre = LLVMAppendBasicBlockInContext(g->C, g->fn, "tma_store_neg"),
+                      loop = LLVMAppendBasicBlockInContext(g->C, g->fn, "tma_store_neg_loop"),
+                      body = LLVMAppendBasicBlockInContext(g->C, g->fn, "tma_store_neg_elem"),
+                      put = LLVMAppendBasicBlockInContext(g->C, g->fn, "tma_store_neg_put"),
+                      next = LLVMAppendBasicBlockInContext(g->C, g->fn, "tma_store_neg_next"),
+                      tma = LLVMAppendBasicBlockInContext(g->C, g->fn, "tma_store"),
+                      done = LLVMAppendBasicBlockInContext(g->C, g->fn, "tma_store_done");
+    LLVMBuildCondBr(g->B, neg, pre, tma);
+
+    LLVMPositionBuilderAtEnd(g->B, pre);
+    LLVMValueRef tid = gen_asm(g, "mov.u32 $0, %tid.x;", "=r", g->i32, NULL, 0, true);
+    LLVMBuildBr(g->B, loop);
+    LLVMPositionBuilderAtEnd(g->B, loop);
+    LLVMValueRef f = LLVMBuildPhi(g->B, g->i32, "");
+    LLVMAddIncoming(f, &tid, &pre, 1);
+    LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntULT, f, gen_i32(g, 1 << bits), ""), body,
+                    done);
+
+    LLVMPositionBuilderAtEnd(g->B, body);
+    LLVMValueRef in = NULL, at = NULL, idx[NR_MAX_DESC_RANK];
+    for (int k = r - 1, shift = 0; k >= 0; k--) { /* row-major: the last dim fastest */
+        int n = log2_of(t.shape[k]);
+        LLVMValueRef i = LLVMBuildAnd(g->B, LLVMBuildLShr(g->B, f, gen_i32(g, shift), ""),
+                                      gen_i32(g, (1 << n) - 1), "");
+        shift += n;
+        LLVMValueRef x = LLVMBuildAdd(g->B, o[k], i, "");
+        idx[k] = LLVMBuildSExt(g->B, x, g->i64, "");
+        in = gen_and(g, in, LLVMBuildICmp(g->B, LLVMIntSGE, x, gen_i32(g, 0), ""));
+        in = gen_and(g, in, LLVMBuildICmp(g->B, LLVMIntSLT, idx[k], tma_part(g, d, 1 + k), ""));
+    }
+    LLVMBuildCondBr(g->B, in, put, next);
+
+    LLVMPositionBuilderAtEnd(g->B, put);
+    for (int k = 0; k < r; k++) { /* the last stride is 1 (the launch checks it) */
+        LLVMValueRef term =
+            k == r - 1 ? idx[k] : LLVMBuildMul(g->B, idx[k], tma_part(g, d, 1 + r + k), "");
+        at = at ? LLVMBuildAdd(g->B, at, term, "") : term;
+    }
+    uint32_t inv[LL_MAX_BITS];
+    gen_shared_inverse(g, g->f->vals[buf].layout, ty_block(ty_scalar(t.pointee), r, t.shape), inv);
+    bool x = false;
+    LLVMValueRef soff = gen_thread_bits(g, f, inv, bits, 0, 32, &x);
+    LLVMTypeRef et = LLVMIntTypeInContext(g->C, (unsigned)eb * 8);
+    LLVMValueRef sb = gen_mul_const(g, soff, eb);
+    LLVMValueRef sp = LLVMBuildGEP2(g->B, g->i8, gen_vals(g, buf, NULL)[0], &sb, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(g->B, et, sp, "");
+    LLVMSetAlignment(v, (unsigned)eb);
+    LLVMValueRef base = LLVMBuildIntToPtr(g->B, tma_part(g, d, 0), g->ptr1, "");
+    LLVMValueRef gp = LLVMBuildGEP2(g->B, et, base, &at, 1, "");
+    LLVMSetAlignment(LLVMBuildStore(g->B, v, gp), (unsigned)eb);
+    LLVMBuildBr(g->B, next);
+
+    LLVMPositionBuilderAtEnd(g->B, next);
+    LLVMValueRef f2 = LLVMBuildAdd(g->B, f, gen_i32(g, g->num_warps * 32), "");
+    LLVMAddIncoming(f, &f2, &next, 1);
+    LLVMBuildBr(g->B, loop);
+
+    LLVMPositionBuilderAtEnd(g->B, tma);
+    *join = done;
+}
+
 /* One copy per box: box b starts b panels along the last dim, b x box_bytes into buf. */
 static void copies(Gen *g, const IrOp *op, bool load) {
     ValId d = op->operands[0], buf = op->operands[load ? 2 : 1];
@@ -106,6 +207,8 @@ static void copies(Gen *g, const IrOp *op, bool load) {
     TmaPlan plan;
     if (!gpu_tma_plan(t, &plan))
         gen_error(g, op->loc, "internal error: a TMA copy of a tile TMA cannot copy");
+    LLVMBasicBlockRef join = NULL;
+    if (!load) cold_store(g, op, &join);
     LLVMValueRef map = LLVMBuildPtrToInt(g->B, gen_vals(g, d, NULL)[0], g->i64, "");
     LLVMValueRef dst = shared_addr(g, buf), bar = load ? shared_addr(g, op->operands[1]) : NULL;
     LLVMValueRef pred = leader(g);
@@ -137,7 +240,13 @@ static void copies(Gen *g, const IrOp *op, bool load) {
         snprintf(cons + n, sizeof cons - n, "%s,~{memory}", load ? ",r" : "");
         gen_asm(g, text, cons, g->vd, args, na, true);
     }
-    if (!load) gen_asm(g, "@$0 cp.async.bulk.commit_group;", "b,~{memory}", g->vd, &pred, 1, true);
+    if (load) return;
+    /* both paths commit a group (the negative one's empty), so that a wait's count of
+     * pending groups means the same after either */
+    LLVMBuildBr(g->B, join);
+    LLVMPositionBuilderAtEnd(g->B, join);
+    pred = leader(g);
+    gen_asm(g, "@$0 cp.async.bulk.commit_group;", "b,~{memory}", g->vd, &pred, 1, true);
 }
 
 void gen_tma(Gen *g, OpId id) {

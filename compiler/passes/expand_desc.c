@@ -9,11 +9,7 @@
  *            [i] is the load of base + sum_k (o_k + i_k) * stride_k, masked by
  *            0 <= o_k + i_k < size_k on every dim, with the padding as `other`).
  * breaks:    nothing; the desc_part ops it adds repeat per access (CSE merges them).
- *
- * A caller that keeps some descriptors (the GPU's TMA ones) may ask for their stores to
- * be split: a store at a negative offset on any dim takes the expanded path, the others
- * stay desc_store (TMA faults on a store box that starts before the tensor, though it
- * clips one that ends past it).
+
  *
  * The index along dim k is arange(0, s_k) + o_k in i32 (as the front end's block pointers
  * compute it), widened to i64 before it meets the size and the stride; each dim's term
@@ -137,61 +133,16 @@ static bool kept(const IrFunc *f, ValId d, const bool *keep) {
     return keep && f->vals[d].is_arg && f->vals[d].def == f->body && keep[f->vals[d].index];
 }
 
-/* The expanded store of desc_store op `id` (its pointers, mask and store) into E->out. */
-static void expand_store(Expand *E, OpId id) {
-    IrFunc *f = E->f;
-    const IrOp *op = ir_op(f, id);
-    ValId d = op->operands[0], off[NR_MAX_DESC_RANK], ptrs, mask;
-    int r = ir_type(f, d).rank;
-    for (int k = 0; k < r; k++) off[k] = op->operands[1 + k];
-    ValId x = op->operands[1 + r];
-    E->loc = op->loc;
-    address(E, d, off, &ptrs, &mask);
-    opvec_push(E->out, ir_op_new(f, OP_STORE, E->loc, (ValId[]){ptrs, x, mask}, 3, NULL, 0));
-}
-
-/* if (o_1 < 0 or ... or o_r < 0) { the expanded store } else { desc_store }: the kept
- * store at negative offsets takes the expanded path. */
-static void split_store(Expand *E, OpId id) {
-    IrFunc *f = E->f;
-    const IrOp *op = ir_op(f, id);
-    E->loc = op->loc;
-    int r = ir_type(f, op->operands[0]).rank;
-    ValId offs[NR_MAX_DESC_RANK], cond = 0;
-    for (int k = 0; k < r; k++) offs[k] = op->operands[1 + k];
-    for (int k = 0; k < r; k++) {
-        ValId neg = compare(E, CMP_PRED_LT, offs[k], constant(E, ty_scalar(DT_I32), 0, 0));
-        cond = cond ? binary(E, OP_OR, cond, neg) : neg;
-    }
-    OpId iff = ir_op_new(f, OP_IF, E->loc, &cond, 1, NULL, 0);
-    RegionId then_r = ir_op_add_region(f, iff), else_r = ir_op_add_region(f, iff);
-    OpVec then_ops = {0}, *outer = E->out;
-    E->out = &then_ops;
-    expand_store(E, id);
-    opvec_push(&then_ops, ir_op_new(f, OP_YIELD, E->loc, NULL, 0, NULL, 0));
-    E->out = outer;
-    ir_region_set_ops(f, then_r, then_ops.v, then_ops.n);
-    opvec_free(&then_ops);
-    OpId else_ops[2] = {id, ir_op_new(f, OP_YIELD, E->loc, NULL, 0, NULL, 0)};
-    ir_region_set_ops(f, else_r, else_ops, 2);
-    opvec_push(E->out, iff);
-}
-
-static void expand_region(IrFunc *f, RegionId rg, const bool *keep, bool split, OpVec *pairs) {
+static void expand_region(IrFunc *f, RegionId rg, const bool *keep, OpVec *pairs) {
     uint32_t n;
     OpId *ops = ir_region_copy_ops(f, rg, &n);
     OpVec out = {0};
     Expand E = {f, &out, pairs, {0}};
     for (uint32_t i = 0; i < n; i++) {
         IrOp *op = ir_op(f, ops[i]);
-        for (uint32_t k = 0; k < op->nregions; k++)
-            expand_region(f, op->region[k], keep, split, pairs);
+        for (uint32_t k = 0; k < op->nregions; k++) expand_region(f, op->region[k], keep, pairs);
         op = ir_op(f, ops[i]);
         bool desc = op->code == OP_DESC_LOAD || op->code == OP_DESC_STORE;
-        if (desc && split && op->code == OP_DESC_STORE && kept(f, op->operands[0], keep)) {
-            split_store(&E, ops[i]);
-            continue;
-        }
         if (!desc || kept(f, op->operands[0], keep)) {
             opvec_push(&out, ops[i]);
             continue;
@@ -216,12 +167,12 @@ static void expand_region(IrFunc *f, RegionId rg, const bool *keep, bool split, 
     free(ops);
 }
 
-void ir_expand_descriptors(IrFunc *f, const bool *keep, bool split_stores) {
+void ir_expand_descriptors(IrFunc *f, const bool *keep) {
     OpVec pairs = {0};
-    expand_region(f, f->body, keep, split_stores && keep, &pairs);
+    expand_region(f, f->body, keep, &pairs);
     ir_replace_pairs(f, &pairs);
 }
 
 void pass_expand_descriptors(IrModule *m) {
-    for (uint32_t i = 0; i < m->nfuncs; i++) ir_expand_descriptors(m->funcs[i], NULL, false);
+    for (uint32_t i = 0; i < m->nfuncs; i++) ir_expand_descriptors(m->funcs[i], NULL);
 }

@@ -25,11 +25,9 @@ void pass_dce(IrModule *m);
 
 /* desc_load / desc_store -> the loads and stores of pointer blocks and masks they stand
  * for (ir_ops.def), reading the descriptor with desc_part. ir_expand_descriptors does one
- * function and leaves the accesses through parameter i where keep[i] (keep may be NULL);
- * with split_stores, a kept desc_store becomes `if any offset < 0: the expanded store,
- * else: the desc_store`. */
+ * function and leaves the accesses through parameter i where keep[i] (keep may be NULL). */
 void pass_expand_descriptors(IrModule *m);
-void ir_expand_descriptors(IrFunc *f, const bool *keep, bool split_stores);
+void ir_expand_descriptors(IrFunc *f, const bool *keep);
 
 /* A dot with batch dims (rank 3 and up) -> one 2-D dot per batch, the batches sliced and put
  * back with selects (batched_dot.c): what the GPU back end's 2-D dot lowerings take. */

@@ -120,9 +120,11 @@ static LLVMValueRef tma_part(Gen *g, ValId d, int part) {
  * threads, written where 0 <= o_k + i_k (i32, as desc_store's expansion computes it) and
  * o_k + i_k < size_k on every dim. The coordinates are scalars, so the whole CTA takes the
  * same branch; the barrier before the copy (the barrier pass's, for TMA) makes buf's
- * writes visible to the plain loads too, and the one after the wait that frees buf orders
- * them before buf's next writes. A rolled loop whose thread index is read by a volatile
- * move: nothing of it is loop-invariant in the loops around the store, so none of its
+ * writes visible to the plain loads too, and a barrier after the loop ends every
+ * thread's reads of buf before any thread goes on (the barrier pass orders what follows
+ * after thread 0's reads alone: an mbarrier thread 0 initialises where buf was would
+ * otherwise race with the other threads' reads). A rolled loop whose thread index is read by a
+ * volatile move: nothing of it is loop-invariant in the loops around the store, so none of its
  * arithmetic is hoisted into them to hold registers there (an expanded store of the tile
  * in registers did: 255 registers against 207 for tutorial 09's persistent kernel at
  * 128x256x64, 8 warps). Leaves the builder in the block where the TMA copy goes; *join
@@ -143,6 +145,7 @@ static void cold_store(Gen *g, const IrOp *op, LLVMBasicBlockRef *join) {
                       body = LLVMAppendBasicBlockInContext(g->C, g->fn, "tma_store_neg_elem"),
                       put = LLVMAppendBasicBlockInContext(g->C, g->fn, "tma_store_neg_put"),
                       next = LLVMAppendBasicBlockInContext(g->C, g->fn, "tma_store_neg_next"),
+                      end = LLVMAppendBasicBlockInContext(g->C, g->fn, "tma_store_neg_end"),
                       tma = LLVMAppendBasicBlockInContext(g->C, g->fn, "tma_store"),
                       done = LLVMAppendBasicBlockInContext(g->C, g->fn, "tma_store_done");
     LLVMBuildCondBr(g->B, neg, pre, tma);
@@ -153,8 +156,10 @@ static void cold_store(Gen *g, const IrOp *op, LLVMBasicBlockRef *join) {
     LLVMPositionBuilderAtEnd(g->B, loop);
     LLVMValueRef f = LLVMBuildPhi(g->B, g->i32, "");
     LLVMAddIncoming(f, &tid, &pre, 1);
-    LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntULT, f, gen_i32(g, 1 << bits), ""), body,
-                    done);
+    LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntULT, f, gen_i32(g, 1 << bits), ""), body, end);
+    LLVMPositionBuilderAtEnd(g->B, end);
+    gen_barrier(g);
+    LLVMBuildBr(g->B, done);
 
     LLVMPositionBuilderAtEnd(g->B, body);
     LLVMValueRef in = NULL, at = NULL, idx[NR_MAX_DESC_RANK];

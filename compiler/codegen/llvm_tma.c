@@ -51,14 +51,20 @@ static uint32_t param_index(Gen *g, ValId d) {
     return g->f->vals[d].index;
 }
 
+/* Part `part` of descriptor parameter d (desc_part's numbering: 0 the base, 1 + k the size
+ * of dim k, 1 + r + k its stride), as an i64 read from the parameter's bytes. */
+static LLVMValueRef part_value(Gen *g, ValId d, bool tma, int part) {
+    LLVMValueRef off = gen_i64(g, gpu_tdesc_part_offset(tma, part));
+    LLVMValueRef at = LLVMBuildGEP2(g->B, g->i8, gen_vals(g, d, NULL)[0], &off, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(g->B, g->i64, at, "");
+    LLVMSetAlignment(v, 8);
+    return v;
+}
+
 static void desc_part(Gen *g, const IrOp *op) {
     ValId d = op->operands[0];
     bool tma = gen_tdesc_is_tma(g, param_index(g, d));
-    LLVMValueRef base = gen_vals(g, d, NULL)[0];
-    LLVMValueRef off = gen_i64(g, gpu_tdesc_part_offset(tma, (int)op->attr[0]));
-    LLVMValueRef at = LLVMBuildGEP2(g->B, g->i8, base, &off, 1, "");
-    LLVMValueRef v = LLVMBuildLoad2(g->B, g->i64, at, "");
-    LLVMSetAlignment(v, 8);
+    LLVMValueRef v = part_value(g, d, tma, (int)op->attr[0]);
     LLVMValueRef *r = gen_alloc_regs(g, 1);
     r[0] = op->attr[0] ? v : LLVMBuildIntToPtr(g->B, v, g->ptr1, "");
     gen_set(g, op->results[0], r, 1);
@@ -102,16 +108,6 @@ static int log2_of(int n) {
     int k = 0;
     while (1 << k < n) k++;
     return k;
-}
-
-/* Part `part` of TMA descriptor parameter d (desc_part's numbering: 0 the base, 1 + k the
- * size of dim k, 1 + r + k its stride), as an i64. */
-static LLVMValueRef tma_part(Gen *g, ValId d, int part) {
-    LLVMValueRef off = gen_i64(g, gpu_tdesc_part_offset(true, part));
-    LLVMValueRef at = LLVMBuildGEP2(g->B, g->i8, gen_vals(g, d, NULL)[0], &off, 1, "");
-    LLVMValueRef v = LLVMBuildLoad2(g->B, g->i64, at, "");
-    LLVMSetAlignment(v, 8);
-    return v;
 }
 
 /* tma_store where a coordinate is negative: TMA faults on a box that starts before the
@@ -171,14 +167,15 @@ static void cold_store(Gen *g, const IrOp *op, LLVMBasicBlockRef *join) {
         LLVMValueRef x = LLVMBuildAdd(g->B, o[k], i, "");
         idx[k] = LLVMBuildSExt(g->B, x, g->i64, "");
         in = gen_and(g, in, LLVMBuildICmp(g->B, LLVMIntSGE, x, gen_i32(g, 0), ""));
-        in = gen_and(g, in, LLVMBuildICmp(g->B, LLVMIntSLT, idx[k], tma_part(g, d, 1 + k), ""));
+        in = gen_and(g, in,
+                     LLVMBuildICmp(g->B, LLVMIntSLT, idx[k], part_value(g, d, true, 1 + k), ""));
     }
     LLVMBuildCondBr(g->B, in, put, next);
 
     LLVMPositionBuilderAtEnd(g->B, put);
     for (int k = 0; k < r; k++) { /* the last stride is 1 (the launch checks it) */
         LLVMValueRef term =
-            k == r - 1 ? idx[k] : LLVMBuildMul(g->B, idx[k], tma_part(g, d, 1 + r + k), "");
+            k == r - 1 ? idx[k] : LLVMBuildMul(g->B, idx[k], part_value(g, d, true, 1 + r + k), "");
         at = at ? LLVMBuildAdd(g->B, at, term, "") : term;
     }
     uint32_t inv[LL_MAX_BITS];
@@ -190,7 +187,7 @@ static void cold_store(Gen *g, const IrOp *op, LLVMBasicBlockRef *join) {
     LLVMValueRef sp = LLVMBuildGEP2(g->B, g->i8, gen_vals(g, buf, NULL)[0], &sb, 1, "");
     LLVMValueRef v = LLVMBuildLoad2(g->B, et, sp, "");
     LLVMSetAlignment(v, (unsigned)eb);
-    LLVMValueRef base = LLVMBuildIntToPtr(g->B, tma_part(g, d, 0), g->ptr1, "");
+    LLVMValueRef base = LLVMBuildIntToPtr(g->B, part_value(g, d, true, 0), g->ptr1, "");
     LLVMValueRef gp = LLVMBuildGEP2(g->B, et, base, &at, 1, "");
     LLVMSetAlignment(LLVMBuildStore(g->B, v, gp), (unsigned)eb);
     LLVMBuildBr(g->B, next);

@@ -139,6 +139,10 @@ void gen_leave_prologue(Gen *g, LLVMBasicBlockRef saved);
 
 /* shared memory (llvm_smem.c) */
 void gen_local(Gen *g, OpId id); /* local_alloc/view/store/load, async_*, fence_async */
+/* convert_layout (or another move, through its index map) of 16-bit elements by 16-byte
+ * stores into a scratch laid out for them and ldmatrix reads, where the two layouts allow
+ * it; false, nothing emitted, where they do not */
+bool gen_convert_ldmatrix(Gen *g, const IrOp *op, const uint32_t *map);
 /* A shared layout's element offset of row-major index bits: inv[k] for bit k. */
 void gen_shared_inverse(Gen *g, uint32_t shared, IrType t, uint32_t *inv);
 /* The elements one cp.async of async_copy op moves: the run of consecutive registers

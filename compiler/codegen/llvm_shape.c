@@ -133,6 +133,7 @@ static void smem_remap(Gen *g, const IrOp *op, const uint32_t *map) {
     const GenLayout *sl = gen_layout(g, s), *rl = gen_layout(g, r);
     int dt = st.dt, eb = dt == DT_I1 ? 1 : dt_bytes(dt), maxv = log2_floor(16 / eb);
     int vs = 1 << run_bits(&sl->ll, NULL, maxv), vr = 1 << run_bits(&rl->ll, map, maxv);
+    if ((vs * eb < 16 || vr * eb < 16) && gen_convert_ldmatrix(g, op, map)) return;
     int ns = 1 << sl->ll.nbits[LL_REG], nr = 1 << rl->ll.nbits[LL_REG];
     int row_bytes = st.shape[st.rank - 1] * eb; /* the operand's rows: both sides index them */
     Scratch sc = {eb,

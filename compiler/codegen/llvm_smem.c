@@ -19,7 +19,12 @@
  * 32-bit register and across lanes 0-1 consecutive elements of one 16-byte row, lanes
  * 2-4 the eight rows of an 8x8 matrix, the next register bits up to four matrices (or,
  * with .trans, the rows and columns the other way round). Lane l then gives the address
- * of row l % 8 of matrix l / 8. Anything else moves element runs with ld/st.shared. */
+ * of row l % 8 of matrix l / 8. Anything else moves element runs with ld/st.shared.
+ *
+ * A conversion of 16-bit elements between register layouts (llvm_shape.c) whose layouts
+ * allow it goes through a scratch laid out for both sides (scratch_plan): 16-byte stores
+ * of the source's registers, then ldmatrix into the result's, as a tile map whose inverse
+ * is that layout rather than a buffer's. */
 #include "gen_internal.h"
 
 #include <string.h>
@@ -49,6 +54,8 @@ typedef struct TileMap {
     int vbits, vbit[LL_MAX_BITS]; /* local_alloc/load/store: a vector's register bits
                                      (moves_smem_vector) */
     int eb;
+    bool here; /* thread parts made where the op is, not in the prologue (a conversion's: a
+                  value live across the kernel's loops for one epilogue costs registers) */
 } TileMap;
 
 static uint32_t or_offsets(const uint32_t *inv, const LinearLayout *l, int in) {
@@ -59,29 +66,35 @@ static uint32_t or_offsets(const uint32_t *inv, const LinearLayout *l, int in) {
 
 /* The offset part of x's bits through bases (each mapped by inv), in the prologue. */
 static LLVMValueRef thread_offset(Gen *g, LLVMValueRef x, const uint32_t *bases, int n,
-                                  bool *xor_out) {
-    LLVMBasicBlockRef saved = gen_enter_prologue(g);
+                                  bool *xor_out, bool here) {
+    LLVMBasicBlockRef saved = here ? NULL : gen_enter_prologue(g);
     LLVMValueRef v = gen_thread_bits(g, x, bases, n, 0, LL_MAX_BITS, xor_out);
-    gen_leave_prologue(g, saved);
+    if (!here) gen_leave_prologue(g, saved);
     return v;
+}
+
+/* The thread part of a tile map whose inv is set. */
+static void tile_map_thread(Gen *g, TileMap *tm) {
+    const LinearLayout *l = &tm->gl->ll;
+    int eb = tm->eb;
+    uint32_t lo[LL_MAX_BITS], wo[LL_MAX_BITS];
+    for (int i = 0; i < l->nbits[LL_LANE]; i++) lo[i] = offset_of(tm->inv, l->basis[LL_LANE][i]);
+    for (int i = 0; i < l->nbits[LL_WARP]; i++) wo[i] = offset_of(tm->inv, l->basis[LL_WARP][i]);
+    bool x = false;
+    LLVMValueRef lp = thread_offset(g, g->lane, lo, l->nbits[LL_LANE], &x, tm->here);
+    LLVMValueRef wp = thread_offset(g, g->warp, wo, l->nbits[LL_WARP], &x, tm->here);
+    uint32_t ul = or_offsets(tm->inv, l, LL_LANE), uw = or_offsets(tm->inv, l, LL_WARP);
+    LLVMBasicBlockRef saved = tm->here ? NULL : gen_enter_prologue(g);
+    tm->thread_b = gen_opaque(g, gen_mul_const(g, gen_or_xor(g, lp, wp, (ul & uw) != 0), eb));
+    if (!tm->here) gen_leave_prologue(g, saved);
+    tm->thread_bits = ul | uw;
 }
 
 static void tile_map(Gen *g, TileMap *tm, const GenLayout *gl, uint32_t shared, IrType t, int eb) {
     memset(tm, 0, sizeof *tm);
     tm->gl = gl, tm->eb = eb;
     gen_shared_inverse(g, shared, t, tm->inv);
-    const LinearLayout *l = &gl->ll;
-    uint32_t lo[LL_MAX_BITS], wo[LL_MAX_BITS];
-    for (int i = 0; i < l->nbits[LL_LANE]; i++) lo[i] = offset_of(tm->inv, l->basis[LL_LANE][i]);
-    for (int i = 0; i < l->nbits[LL_WARP]; i++) wo[i] = offset_of(tm->inv, l->basis[LL_WARP][i]);
-    bool x = false;
-    LLVMValueRef lp = thread_offset(g, g->lane, lo, l->nbits[LL_LANE], &x);
-    LLVMValueRef wp = thread_offset(g, g->warp, wo, l->nbits[LL_WARP], &x);
-    uint32_t ul = or_offsets(tm->inv, l, LL_LANE), uw = or_offsets(tm->inv, l, LL_WARP);
-    LLVMBasicBlockRef saved = gen_enter_prologue(g);
-    tm->thread_b = gen_opaque(g, gen_mul_const(g, gen_or_xor(g, lp, wp, (ul & uw) != 0), eb));
-    gen_leave_prologue(g, saved);
-    tm->thread_bits = ul | uw;
+    tile_map_thread(g, tm);
 }
 
 /* The register of element k of the vector that starts at register r. */
@@ -117,26 +130,24 @@ static LLVMTypeRef vec_of(Gen *g, int dt, int n) {
 
 static int elem_bytes(int dt) { return dt == DT_I1 ? 1 : dt_bytes(dt); }
 
-static void gen_store_tile(Gen *g, ValId x, LLVMValueRef base, uint32_t shared) {
+/* Stores x's registers where tm (its vectors set) puts them in the tile at base. */
+static void store_tile(Gen *g, ValId x, const TileMap *tm, LLVMValueRef base) {
     IrType t = ir_type(g->f, x);
-    const GenLayout *gl = gen_layout(g, x);
-    int eb = elem_bytes(t.dt), n = 1 << gl->ll.nbits[LL_REG];
-    TileMap tm;
-    tile_map(g, &tm, gl, shared, t, eb);
-    tm.vbits = moves_smem_vector(g->m, gl->id, shared, t, eb, 16, tm.vbit);
+    const GenLayout *gl = tm->gl;
+    int eb = tm->eb, n = 1 << gl->ll.nbits[LL_REG];
     LLVMValueRef *in = gen_vals(g, x, NULL);
-    int v = 1 << tm.vbits;
+    int v = 1 << tm->vbits;
     for (int r = 0; r < n; r++) {
-        if (!vec_start(&tm, r)) continue;
+        if (!vec_start(tm, r)) continue;
         LLVMValueRef once = gen_layout_unique(g, gl, r);
         if (never(once)) continue;
         LLVMValueRef val = LLVMGetUndef(vec_of(g, t.dt, v));
         if (v == 1) val = gen_to_mem(g, in[r], t.dt);
         else
             for (int k = 0; k < v; k++)
-                val = LLVMBuildInsertElement(g->B, val, gen_to_mem(g, in[vec_reg(&tm, r, k)], t.dt),
+                val = LLVMBuildInsertElement(g->B, val, gen_to_mem(g, in[vec_reg(tm, r, k)], t.dt),
                                              gen_i32(g, k), "");
-        LLVMValueRef ptr = tile_ptr(g, &tm, base, r);
+        LLVMValueRef ptr = tile_ptr(g, tm, base, r);
         LLVMBasicBlockRef st = NULL, join = NULL;
         if (once) {
             st = LLVMAppendBasicBlockInContext(g->C, g->fn, "smem.st");
@@ -150,6 +161,16 @@ static void gen_store_tile(Gen *g, ValId x, LLVMValueRef base, uint32_t shared) 
             LLVMPositionBuilderAtEnd(g->B, join);
         }
     }
+}
+
+static void gen_store_tile(Gen *g, ValId x, LLVMValueRef base, uint32_t shared) {
+    IrType t = ir_type(g->f, x);
+    const GenLayout *gl = gen_layout(g, x);
+    int eb = elem_bytes(t.dt);
+    TileMap tm;
+    tile_map(g, &tm, gl, shared, t, eb);
+    tm.vbits = moves_smem_vector(g->m, gl->id, shared, t, eb, 16, tm.vbit);
+    store_tile(g, x, &tm, base);
 }
 
 /* ---- ldmatrix ---- */
@@ -200,6 +221,8 @@ static bool ldmatrix_plan(const TileMap *tm, int eb, Ldm *p) {
     return true;
 }
 
+/* ldmatrix as inline PTX with side effects: NVVM's intrinsic is not convergent in LLVM 19,
+ * so passes could move a warp's collective load under a branch. */
 static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrType t,
                                    LLVMValueRef base) {
     const LinearLayout *l = &tm->gl->ll;
@@ -207,12 +230,12 @@ static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrTy
     uint32_t wo[LL_MAX_BITS];
     for (int i = 0; i < l->nbits[LL_WARP]; i++) wo[i] = offset_of(tm->inv, l->basis[LL_WARP][i]);
     bool x = false;
-    LLVMValueRef lp = thread_offset(g, g->lane, p->lane_basis, 5, &x);
-    LLVMValueRef wp = thread_offset(g, g->warp, wo, l->nbits[LL_WARP], &x);
-    LLVMBasicBlockRef saved = gen_enter_prologue(g);
+    LLVMValueRef lp = thread_offset(g, g->lane, p->lane_basis, 5, &x, tm->here);
+    LLVMValueRef wp = thread_offset(g, g->warp, wo, l->nbits[LL_WARP], &x, tm->here);
+    LLVMBasicBlockRef saved = tm->here ? NULL : gen_enter_prologue(g);
     LLVMValueRef th = gen_opaque(
         g, gen_mul_const(g, gen_or_xor(g, lp, wp, true), eb)); /* in bytes, as tile_ptr's */
-    gen_leave_prologue(g, saved);
+    if (!tm->here) gen_leave_prologue(g, saved);
     uint32_t tbits = 0;
     for (int i = 0; i < 5; i++) tbits |= p->lane_basis[i];
     for (int i = 0; i < l->nbits[LL_WARP]; i++) tbits |= wo[i];
@@ -248,6 +271,146 @@ static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrTy
         }
     }
     return out;
+}
+
+/* ---- convert_layout through a scratch laid out for 16-byte stores and ldmatrix ---- */
+
+/* A span over GF(2) that knows its vectors' coordinates: red[i] (pivot bit piv[i]) is the
+ * XOR of the added vectors in comb[i] (bit j: the j-th added). */
+typedef struct Span {
+    int n;
+    uint32_t red[LL_MAX_BITS], comb[LL_MAX_BITS];
+    int piv[LL_MAX_BITS];
+} Span;
+
+/* What is left of x outside the span (0: x is in it), *coords the added vectors whose
+ * XOR is the part inside. */
+static uint32_t span_reduce(const Span *s, uint32_t x, uint32_t *coords) {
+    uint32_t c = 0;
+    for (int i = 0; i < s->n; i++)
+        if (x >> s->piv[i] & 1) x ^= s->red[i], c ^= s->comb[i];
+    *coords = c;
+    return x;
+}
+
+static bool span_add(Span *s, uint32_t x) {
+    uint32_t c, r = span_reduce(s, x, &c);
+    if (!r || s->n == LL_MAX_BITS) return false;
+    s->red[s->n] = r, s->comb[s->n] = c ^ 1u << s->n, s->piv[s->n] = 31 - __builtin_clz(r);
+    s->n++;
+    return true;
+}
+
+/* Adds q to a span of 3-bit bank vectors (bits: which of the bank's basis vectors). */
+static bool bank_add(uint8_t *spanned, uint8_t q) {
+    if (spanned[q]) return false;
+    uint8_t old[8];
+    memcpy(old, spanned, sizeof old);
+    for (int v = 0; v < 8; v++)
+        if (old[v]) spanned[v ^ q] = 1;
+    return true;
+}
+
+/* The scratch map of a conversion of 16-bit elements (row-major index -> element offset,
+ * as a shared layout's inverse; inv[k] is the offset of index bit k), chosen so that the
+ * source's threads write 16-byte vectors and the result's threads read them back with
+ * ldmatrix, both without bank conflicts (Triton 3.6 converts a tensor-core result so; the
+ * linear-layouts paper, arXiv:2505.23819, derives it). Offset bits 0-2 (one 16-byte chunk)
+ * are the result's register bit 0 and lane bits 0-1, the elements ldmatrix hands one lane
+ * from one row of a matrix; each must be a register bit of the source, so one source
+ * thread holds the chunk. Bits 3-5 (which 16 bytes of a 128-byte line, the bank group)
+ * are the result's lane bits 2-4, the eight rows one matrix reads. The source's lane bits
+ * 0-2, the eight threads of one phase of a 16-byte store, must reach eight bank groups
+ * too: each gets an offset basis of its own XORed with a bank vector no other of them
+ * has. The rest of the offset follows the result's other bits, then the source's, then
+ * any index bit left. src and dst are the two layouts' bases in the operand's index space
+ * (dst through the op's index map); vbit gets the source's register bits of the chunk.
+ * False where the layouts do not allow it (a copy bit, too few bits, a chunk split). */
+static bool scratch_plan(const LinearLayout *src, const LinearLayout *dst, int nbits, uint32_t *inv,
+                         int *vbit) {
+    for (int in = 0; in < LL_NIN; in++)
+        for (int i = 0; i < src->nbits[in]; i++)
+            if (!src->basis[in][i]) return false;
+    for (int in = 0; in < LL_NIN; in++)
+        for (int i = 0; i < dst->nbits[in]; i++)
+            if (!dst->basis[in][i]) return false;
+    if (src->nbits[LL_LANE] != 5 || dst->nbits[LL_LANE] != 5 || dst->nbits[LL_REG] < 1 ||
+        nbits > LL_MAX_BITS)
+        return false;
+    const uint32_t chunk[3] = {dst->basis[LL_REG][0], dst->basis[LL_LANE][0],
+                               dst->basis[LL_LANE][1]};
+    for (int k = 0; k < 3; k++) {
+        vbit[k] = -1;
+        for (int i = 0; i < src->nbits[LL_REG]; i++)
+            if (src->basis[LL_REG][i] == chunk[k]) vbit[k] = i;
+        if (vbit[k] < 0) return false;
+    }
+    Span sp = {0};
+    for (int k = 0; k < 3; k++)
+        if (!span_add(&sp, chunk[k])) return false;
+    for (int k = 2; k < 5; k++)
+        if (!span_add(&sp, dst->basis[LL_LANE][k])) return false;
+    uint8_t banks[8] = {1}; /* the bank vectors the store's lanes reach so far */
+    for (int k = 0; k < 3; k++) {
+        uint32_t a = src->basis[LL_LANE][k], c;
+        if (!span_reduce(&sp, a, &c)) {
+            bank_add(banks, (uint8_t)(c >> 3 & 7)); /* fixed already (a conflict if not new) */
+            continue;
+        }
+        static const uint8_t order[7] = {1, 2, 4, 3, 5, 6, 7};
+        uint32_t with = 0;
+        for (int j = 0; j < 7; j++)
+            if (bank_add(banks, order[j])) {
+                for (int b = 0; b < 3; b++)
+                    if (order[j] >> b & 1) with ^= dst->basis[LL_LANE][2 + b];
+                break;
+            }
+        span_add(&sp, a ^ with); /* a = that vector ^ its bank vector */
+    }
+    for (int in = 0; in < LL_NIN; in++)
+        for (int i = 0; i < dst->nbits[in]; i++) span_add(&sp, dst->basis[in][i]);
+    for (int in = 0; in < LL_NIN; in++)
+        for (int i = 0; i < src->nbits[in]; i++) span_add(&sp, src->basis[in][i]);
+    for (int k = 0; k < nbits; k++) span_add(&sp, 1u << k);
+    if (sp.n != nbits) return false;
+    for (int k = 0; k < nbits; k++)
+        if (span_reduce(&sp, 1u << k, &inv[k])) return false;
+    /* every source thread's chunk starts at a 16-byte boundary */
+    for (int in = 0; in < LL_NIN; in++)
+        for (int i = 0; i < src->nbits[in]; i++)
+            if (in != LL_REG || (i != vbit[0] && i != vbit[1] && i != vbit[2]))
+                if (offset_of(inv, src->basis[in][i]) & 7) return false;
+    return true;
+}
+
+bool gen_convert_ldmatrix(Gen *g, const IrOp *op, const uint32_t *map) {
+    ValId s = op->operands[0], r = op->results[0];
+    IrType st = ir_type(g->f, s);
+    if (st.dt == DT_I1 || dt_bytes(st.dt) != 2 || !op->smem_size) return false;
+    const GenLayout *sl = gen_layout(g, s), *rl = gen_layout(g, r);
+    int nbits = 0;
+    for (int d = 0; d < st.rank; d++) nbits += sl->ll.log2shape[d];
+    LinearLayout dst = rl->ll; /* its bases in the operand's index space */
+    for (int in = 0; in < LL_NIN; in++)
+        for (int i = 0; i < dst.nbits[in]; i++)
+            dst.basis[in][i] = moves_apply(map, dst.basis[in][i]);
+    TileMap ts, td;
+    memset(&ts, 0, sizeof ts), memset(&td, 0, sizeof td);
+    if (!scratch_plan(&sl->ll, &dst, nbits, ts.inv, ts.vbit)) return false;
+    int dbits = 0;
+    for (int d = 0; d < ir_type(g->f, r).rank; d++) dbits += rl->ll.log2shape[d];
+    for (int k = 0; k < dbits; k++) td.inv[k] = offset_of(ts.inv, moves_apply(map, 1u << k));
+    td.gl = rl, td.eb = 2, td.here = true;
+    Ldm plan;
+    if (!ldmatrix_plan(&td, 2, &plan) || plan.trans) return false;
+    ts.gl = sl, ts.eb = 2, ts.vbits = 3, ts.here = true;
+    LLVMValueRef off = gen_i32(g, (int32_t)op->smem_offset);
+    LLVMValueRef base = LLVMBuildGEP2(g->B, g->i8, g->smem, &off, 1, "");
+    tile_map_thread(g, &ts);
+    store_tile(g, s, &ts, base);
+    gen_barrier(g);
+    gen_set(g, r, ldmatrix_load(g, &td, &plan, ir_type(g->f, r), base), 1 << rl->ll.nbits[LL_REG]);
+    return true;
 }
 
 static LLVMValueRef *gen_load_tile(Gen *g, IrType t, uint32_t dst_layout, LLVMValueRef base,

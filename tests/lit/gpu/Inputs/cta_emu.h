@@ -2,8 +2,9 @@
  * as a CUDA thread block would: one host thread per GPU thread, the NVVM intrinsics the
  * kernels use (thread and block ids, warp shuffles, bar.sync) implemented with barriers,
  * shared memory a host array. A test of the GPU back end's cross-thread code (scans,
- * sorts, histograms: shuffles and shared memory) without a GPU. Only for kernels without
- * inline PTX (masked loads and stores, tensor cores), which no host can run. */
+ * sorts, histograms, layout conversions: shuffles, shared memory, ldmatrix) without a
+ * GPU. Only for kernels without other inline PTX (masked loads and stores, tensor cores),
+ * which no host can run. */
 #ifndef CTA_EMU_H
 #define CTA_EMU_H
 
@@ -55,6 +56,40 @@ int32_t nv_shfl_sync_idx_i32(int32_t mask, int32_t v, int32_t lane, int32_t clam
 int32_t nv_shfl_sync_bfly_i32(int32_t mask, int32_t v, int32_t m, int32_t clamp) {
     (void)mask, (void)clamp;
     return shfl(v, (emu_tid % 32) ^ m);
+}
+
+/* ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 (to-host.sh calls it): lane l gives the
+ * shared-memory address (32 bits: the host address truncated; offsets from global_smem
+ * survive) of row l % 8 of matrix l / 8; it gets from each matrix m the 32 bits at row
+ * l / 4, bytes 4 (l % 4) .. +3, or with trans the 16-bit elements (2 (l % 4), l / 4) and
+ * (2 (l % 4) + 1, l / 4) of the matrix read as rows of eight. A matrix whose eight rows
+ * are not in eight different 16-byte bank groups (bank conflicts) is counted. */
+static int emu_ldmatrix_conflicts; /* matrices whose 8 rows share a bank (lane 0 counts) */
+void emu_ldmatrix(int32_t addr, int32_t mats, int32_t trans, int32_t *out) {
+    int w = emu_tid / 32, l = emu_tid % 32;
+    uint32_t base = (uint32_t)(uintptr_t)global_smem;
+    emu_slot[emu_tid] = addr;
+    pthread_barrier_wait(&emu_warp[w]);
+    for (int m = 0; !l && m < mats; m++) {
+        unsigned seen = 0;
+        for (int r = 0; r < 8; r++)
+            seen |= 1u << (((uint32_t)emu_slot[w * 32 + m * 8 + r] >> 4) & 7);
+        if (seen != 0xff) __atomic_add_fetch(&emu_ldmatrix_conflicts, 1, __ATOMIC_RELAXED);
+    }
+    for (int m = 0; m < mats; m++) {
+        if (!trans) {
+            uint32_t row = (uint32_t)emu_slot[w * 32 + m * 8 + l / 4] - base;
+            memcpy(&out[m], global_smem + row + 4 * (l % 4), 4);
+            continue;
+        }
+        uint16_t h[2];
+        for (int k = 0; k < 2; k++) {
+            uint32_t row = (uint32_t)emu_slot[w * 32 + m * 8 + 2 * (l % 4) + k] - base;
+            memcpy(&h[k], global_smem + row + 2 * (l / 4), 2);
+        }
+        memcpy(&out[m], h, 4);
+    }
+    pthread_barrier_wait(&emu_warp[w]);
 }
 
 typedef struct {

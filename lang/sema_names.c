@@ -148,6 +148,10 @@ static bool tl_member(Sema *S, const char *name, Loc loc, Val *out) {
     if (dt != DT_VOID) return *out = sema_val_dtype(ty_scalar(dt)), true;
     if (!strcmp(name, "pi32_t")) return *out = sema_val_dtype(ty_ptr(DT_I32)), true;
     if (!strcmp(name, "TRITON_MAX_TENSOR_NUMEL")) return *out = sema_val_int(NR_MAX_NUMEL), true;
+    /* triton.language.core's constexpr(0), the default of its sorts' `descending` that
+     * libraries' own bitonic sorts copy (lmdeploy: `descending: tl.constexpr =
+     * core.CONSTEXPR_0`) */
+    if (!strcmp(name, "CONSTEXPR_0")) return *out = sema_val_int(0), true;
     sema_check_dtype_name(S, name, loc);
     if (sema_scope_lookup(S, &S->std, name, loc, out) && out->k == V_FUNC) return true;
     return false;

@@ -38,7 +38,7 @@ import types
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Top-level packages served by stand-ins (anything they are asked for is an _Any).
-STUBBED = {"torch", "einops", "transformers", "packaging", "accelerate", "peft", "bitsandbytes", "xformers",
+STUBBED = {"torch", "einops", "transformers", "accelerate", "peft", "bitsandbytes", "xformers",
            "flash_attn", "causal_conv1d", "mamba_ssm", "tilelang", "cuda", "safetensors", "trl", "datasets",
            "huggingface_hub", "unsloth_zoo", "psutil", "numpy", "triton_kernels", "deep_gemm", "torchao",
            "vllm", "tqdm", "sentencepiece", "tokenizers", "pydantic", "requests", "frozendict", "hqq", "zmq",
@@ -327,8 +327,8 @@ def guess_constexpr(name):
         return 2
     if u in ("DTYPE", "OUT_DTYPE"):
         return None
-    if u.endswith("_DTYPE"):  # mamba's dot_dtype: a dtype
-        return types.SimpleNamespace(name="float16")
+    if u.endswith(("_DTYPE", "_TYPE")):  # mamba's dot_dtype, lmdeploy's ACCUMULATOR_DTYPE, scattermoe's ACC_TYPE
+        return types.SimpleNamespace(name="float32" if u.startswith("ACC") else "float16")
     return 16
 
 
@@ -411,7 +411,10 @@ def plan(k, helper_ptrs, ptr_type, lib_src=""):
     for p in sig.parameters.values():
         ann = p.annotation
         if "constexpr" in (ann if isinstance(ann, str) else getattr(ann, "__name__", "")):
-            consts[p.name] = p.default if p.default is not inspect.Parameter.empty else inspect.Parameter.empty
+            d = p.default
+            if d is not inspect.Parameter.empty and type(d).__name__ == "constexpr":
+                d = d.value  # `descending: tl.constexpr = core.CONSTEXPR_0`: its value, not its repr
+            consts[p.name] = d
         else:
             params.append(p.name)
     ptrs = set(pointer_params(fn_node, params + list(consts), helper_ptrs))

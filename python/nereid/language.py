@@ -205,6 +205,8 @@ class _Functions:
 libdevice = _Functions("libdevice")  # triton.language.extra.libdevice's functions
 math = _Functions("math")            # tl.math.*
 cuda = _Functions("cuda")            # triton.language.extra.cuda's (gdc_wait, gdc_launch_dependents)
+cuda.libdevice = libdevice           # triton.language.extra.cuda.libdevice: the same functions (Triton's
+                                     # extra.libdevice is that module), for `tl.extra.cuda.libdevice.tanh`
 
 
 def get_int_dtype(bitwidth, signed):

@@ -467,6 +467,33 @@ class DropIn(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("installed", out.stdout)
 
+    def test_cuda_libdevice(self):
+        # triton.language.extra.cuda.libdevice is a module of Triton 3.x (extra.libdevice is
+        # it): libraries bind its functions at module level (lmdeploy's attention kernels:
+        # `tanh = tl.extra.cuda.libdevice.tanh`) and call it in kernels by that path
+        code = ("import numpy as np, nereid.dropin as d; d.install()\n"
+                "import triton, triton.language as tl\n"
+                "from triton.language.extra.cuda import libdevice as cl\n"
+                "from triton.language.extra.cuda.libdevice import fast_dividef\n"
+                "tanh = tl.extra.cuda.libdevice.tanh\n"
+                "assert tanh is tl.extra.libdevice.tanh and cl is tl.extra.libdevice\n"
+                "assert callable(tl.extra.cuda.gdc_wait)\n"
+                "@triton.jit\n"
+                "def k(x_ptr, o_ptr, n, BLOCK: tl.constexpr):\n"
+                "    offs = tl.arange(0, BLOCK)\n"
+                "    x = tl.load(x_ptr + offs, mask=offs < n)\n"
+                "    y = tanh(x) + tl.extra.cuda.libdevice.tanh(x) + fast_dividef(cl.tanh(x), 2.0)\n"
+                "    tl.store(o_ptr + offs, y, mask=offs < n)\n"
+                "x = np.linspace(-3, 3, 100).astype(np.float32); o = np.zeros_like(x)\n"
+                "k[(1,)](x, o, 100, BLOCK=128)\n"
+                "assert np.abs(o - 2.5 * np.tanh(x)).max() < 1e-5, np.abs(o - 2.5 * np.tanh(x)).max()\n"
+                "print('cuda libdevice')\n")
+        script = self.write("cuda_libdevice.py", code)
+        out = subprocess.run([sys.executable, script], env=_env(), capture_output=True, text=True, timeout=120,
+                             cwd=self.dir)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("cuda libdevice", out.stdout)
+
     def test_an_installed_triton(self):
         site = os.path.join(self.dir, "site")
         for name, text in FAKE_TRITON.items():

@@ -1256,6 +1256,19 @@ def named_arithmetic(x_ptr, y_ptr, z_ptr, N: tl.constexpr):
     tl.store(z_ptr + o, r + (tl.TRITON_MAX_TENSOR_NUMEL >> 10))
 
 
+@nereid.jit
+def xor_flag(x, flip: tl.constexpr = tl.core.CONSTEXPR_0):
+    # a helper whose flag defaults to triton.language.core's CONSTEXPR_0, as the bitonic
+    # sorts libraries copy from Triton's standard library declare `descending`
+    return x ^ flip
+
+
+@nereid.jit(device=CPU)
+def constexpr_zero_default(z_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(z_ptr + o, xor_flag(o) + xor_flag(o, 1) * 1000 + tl.core.CONSTEXPR_0)
+
+
 def triton_promoted(dx, dy):
     """The common type of two integer dtypes as Triton's integer_promote_impl (C's usual
     arithmetic conversions)."""
@@ -1342,6 +1355,11 @@ class SignednessAndPointers(unittest.TestCase):
         z = np.zeros(64, np.int32)
         named_arithmetic[(1, )](x, y, z, N=64)
         np.testing.assert_array_equal(z, x + y - 3 * x + y - 1 + np.arange(64) // 4 + 1024)
+
+    def test_core_constexpr_zero(self):
+        z = np.zeros(16, np.int32)
+        constexpr_zero_default[(1, )](z, N=16)
+        np.testing.assert_array_equal(z, np.arange(16) + (np.arange(16) ^ 1) * 1000)
 
 
 @nereid.jit(device=CPU)

@@ -327,7 +327,8 @@ def guess_constexpr(name):
         return 2
     if u in ("DTYPE", "OUT_DTYPE"):
         return None
-    if u.endswith(("_DTYPE", "_TYPE")):  # mamba's dot_dtype, lmdeploy's ACCUMULATOR_DTYPE, scattermoe's ACC_TYPE
+    if u.endswith("_DTYPE") or u in ("ACC_TYPE", "ACCUMULATOR_TYPE"):  # mamba's dot_dtype, lmdeploy's
+        # ACCUMULATOR_DTYPE, scattermoe's ACC_TYPE (not LOSS_TYPE and such: enums)
         return types.SimpleNamespace(name="float32" if u.startswith("ACC") else "float16")
     return 16
 

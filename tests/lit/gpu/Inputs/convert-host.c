@@ -1,25 +1,21 @@
 /* convert-host.c - the host side of convert-host.nrir: a 16-bit block loaded in one layout,
  * converted to another (through shared memory: 16-byte stores and ldmatrix where the
  * layouts allow it, else element runs) and stored; under cta_emu.h every element must
- * arrive where it was, no other byte of y written.
- *   convert-host KERNEL ROWS COLS WARPS */
+ * arrive where it was (with T, a trans: y is x transposed), no other byte of y written.
+ *   convert-host KERNEL ROWS COLS WARPS [T] */
 #include "cta_emu.h"
 
 typedef void Kernel(uint16_t *, uint16_t *);
-__attribute__((weak)) Kernel wgmma_f16, wgmma_bf16_copies, mma_f16, mma_i16_2x8, blocked_to_mma,
-    mma_col_major, mma_warps_n, wgmma_f16_w8, wgmma_2x_w8;
+__attribute__((weak)) Kernel wgmma_f16, mma_f16, mma_i16_2x8, blocked_to_mma, mma_col_major,
+    mma_warps_n, wgmma_trans, wgmma_f16_w8, wgmma_2x_w8;
 
 static const struct {
     const char *name;
     Kernel *fn;
-} kernels[] = {{"wgmma_f16", wgmma_f16},
-               {"wgmma_bf16_copies", wgmma_bf16_copies},
-               {"mma_f16", mma_f16},
-               {"mma_i16_2x8", mma_i16_2x8},
-               {"blocked_to_mma", blocked_to_mma},
-               {"mma_col_major", mma_col_major},
-               {"mma_warps_n", mma_warps_n},
-               {"wgmma_f16_w8", wgmma_f16_w8},
+} kernels[] = {{"wgmma_f16", wgmma_f16},         {"mma_f16", mma_f16},
+               {"mma_i16_2x8", mma_i16_2x8},     {"blocked_to_mma", blocked_to_mma},
+               {"mma_col_major", mma_col_major}, {"mma_warps_n", mma_warps_n},
+               {"wgmma_trans", wgmma_trans},     {"wgmma_f16_w8", wgmma_f16_w8},
                {"wgmma_2x_w8", wgmma_2x_w8}};
 
 static Kernel *kernel;
@@ -30,7 +26,8 @@ static void call(void *p) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5) return 2;
+    if (argc != 5 && argc != 6) return 2;
+    int trans = argc == 6 && !strcmp(argv[5], "T");
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (!strcmp(argv[1], kernels[i].name)) kernel = kernels[i].fn;
     if (!kernel) {
@@ -42,9 +39,11 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++) x[i] = (uint16_t)(i * 40503u + 17); /* distinct for n <= 65536 */
     for (int i = 0; i < n + 64; i++) y[i] = 0xdead;
     emu_launch(1, 1, 1, 32 * warps, call, NULL);
-    for (int i = 0; i < n; i++)
-        EXPECT(y[i] == x[i], "%s: element (%d, %d) is %#x, not %#x", argv[1], i / cols, i % cols,
-               y[i], x[i]);
+    for (int i = 0; i < n; i++) { /* x's element (r, c): y's (r, c), or with T y's (c, r) */
+        int r = i / cols, c = i % cols, to = trans ? c * rows + r : i;
+        EXPECT(y[to] == x[i], "%s: x's element (%d, %d) arrived as %#x, not %#x", argv[1], r, c,
+               y[to], x[i]);
+    }
     for (int i = n; i < n + 64; i++) EXPECT(y[i] == 0xdead, "%s: wrote past the block", argv[1]);
     printf("%s: %d wrong, %d ldmatrix with bank conflicts\n", argv[1], bad, emu_ldmatrix_conflicts);
     return bad != 0;

@@ -8,7 +8,9 @@ missing imports; each kernel (a @triton.jit function that calls tl.program_id, o
 --arch=sm_90a` for a plausible signature: pointer parameters (those the kernel loads
 through, stores through or makes block pointers of) as *fp32 or *bf16 (as *i64 where the
 name says indices or offsets, or where the loaded value is used as an integer: a range
-bound, an operand of //, %, shifts or bitwise operators, a pointer offset), float-named scalars
+bound, an operand of //, %, shifts or bitwise operators, a pointer offset, a block
+pointer's shape or offsets; as *i32 where such values are summed into a variable started
+from an int literal, which a loop carries as i32), float-named scalars
 as fp32, other scalars as i32, constexprs from the autotune configs' first, the
 heuristics, the defaults, or a guess by name (recorded: a failure of a kernel with guessed
 constexprs may be the guess's).
@@ -254,17 +256,22 @@ def pointer_params(fn_node, params, helper_ptrs):
 
 def integer_loaded(fn_node, ptrs):
     """The pointer parameters whose loaded values the kernel uses as integers: a name
-    assigned from tl.load(p ...) (or from such a name) that reaches a range bound, an
+    assigned (or added to: +=) from tl.load(p ...) (p a parameter or a local pointer made
+    from one by offsets, or from such a name) that reaches a range bound, an
     integer-only operator (//, %, <<, >>, &, |, ^), a pointer offset (added to an expression
     that names a pointer or a stride) or a comparison with an integer load (lightllm's
     `cur_batch_seq_len = tl.load(B_Seqlen + cur_batch)`, `tl.load(Req_to_tokens + ...)`)."""
     names = {}  # local name -> the pointer parameters its value was loaded through
+    alias = {p: {p} for p in ptrs}  # a local pointer -> the parameters it is an offset of
+
+    def pointer_of(v):
+        return set().union(*(alias.get(n, set()) for n in _base_names(v)))
 
     def loaded_from(v):
         out = set()
         for node in ast.walk(v):
             if isinstance(node, ast.Call) and _call_name(node) == "load" and node.args:
-                out |= _base_names(node.args[0]) & set(ptrs)
+                out |= pointer_of(node.args[0])
             if isinstance(node, ast.Name) and node.id in names:
                 out |= names[node.id]
         return out
@@ -272,19 +279,57 @@ def integer_loaded(fn_node, ptrs):
     for _ in range(3):
         for node in ast.walk(fn_node):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                names.setdefault(node.targets[0].id, set()).update(loaded_from(node.value))
+                t = node.targets[0].id
+                if not (isinstance(node.value, ast.Call) and _call_name(node.value) == "load"):
+                    src = pointer_of(node.value)  # `block_table_ptr = block_tables + i * stride`
+                    if src and t not in ptrs:
+                        alias.setdefault(t, set()).update(src)
+                names.setdefault(t, set()).update(loaded_from(node.value))
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                # `prev_seq_len_sum += tl.load(context_lengths + i)`
+                names.setdefault(node.target.id, set()).update(loaded_from(node.value))
+    # a sum of loaded values started from an int literal (`total = 0; total += tl.load(lens +
+    # i)`): a loop carries it as i32, so those pointers hold i32 (i64 would change its type)
+    literal0 = {n.targets[0].id for n in ast.walk(fn_node) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Constant)
+                and type(n.value.value) is int}
+    int32 = set()
+    for node in ast.walk(fn_node):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in literal0:
+            int32 |= loaded_from(node.value)
 
     def mentions(tree, pred):
-        return any(isinstance(n, ast.Name) and pred(n.id) for n in ast.walk(tree))
+        # a name under `.dtype` (`x * scale.to(c_ptr.dtype.element_ty)`) is no pointer offset
+        skip = {id(m) for a in ast.walk(tree) if isinstance(a, ast.Attribute) and a.attr in ("dtype", "element_ty")
+                for m in ast.walk(a)}
+        return any(isinstance(n, ast.Name) and id(n) not in skip and pred(n.id) for n in ast.walk(tree))
+
+    bit_ops = (ast.BitAnd, ast.BitOr, ast.BitXor)
+    bools = set()  # names of comparisons' results and of logic on them
+
+    def boolean(e):
+        return isinstance(e, ast.Compare) or (isinstance(e, ast.Name) and e.id in bools) or (
+            isinstance(e, ast.BinOp) and isinstance(e.op, bit_ops) and boolean(e.left) and boolean(e.right))
+
+    for _ in range(3):
+        for node in ast.walk(fn_node):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and boolean(node.value):
+                bools.add(node.targets[0].id)
 
     out = set()
-    int_ops = (ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor)
+    int_ops = (ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift) + bit_ops
     for node in ast.walk(fn_node):
         hits = []
         if isinstance(node, ast.Call) and _call_name(node) in ("range", "static_range"):
             hits = [a for a in node.args]
+        elif isinstance(node, ast.Call) and _call_name(node) == "make_block_ptr":
+            # shape, strides, offsets: integers (a sequence length loaded from a lengths tensor)
+            hits = node.args[1:4] + [k.value for k in node.keywords if k.arg in ("shape", "strides", "offsets")]
         elif isinstance(node, ast.BinOp) and isinstance(node.op, int_ops):
             hits = [node.left, node.right]
+            if isinstance(node.op, bit_ops):  # `(z > t) & mask`, `low | high`: logic on booleans
+                hits = [h for h in hits if not boolean(h)]
         elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)):
             for a, b in ((node.left, node.right), (node.right, node.left)):
                 if mentions(b, lambda n: n in ptrs or "stride" in n.lower()):
@@ -294,8 +339,8 @@ def integer_loaded(fn_node, ptrs):
                 if isinstance(n, ast.Name) and n.id in names:
                     out |= names[n.id]
                 elif isinstance(n, ast.Call) and _call_name(n) == "load" and n.args:
-                    out |= _base_names(n.args[0]) & set(ptrs)
-    return out
+                    out |= pointer_of(n.args[0])
+    return out & set(ptrs), int32 & set(ptrs)
 
 
 # --- constexpr guesses ---------------------------------------------------------------------
@@ -419,11 +464,11 @@ def plan(k, helper_ptrs, ptr_type, lib_src=""):
         else:
             params.append(p.name)
     ptrs = set(pointer_params(fn_node, params + list(consts), helper_ptrs))
-    int_loaded = integer_loaded(fn_node, ptrs)
+    int_loaded, int32_loaded = integer_loaded(fn_node, ptrs)
     annotate, defines = {}, {}
     for p in params:
         if p in ptrs and (_INT_PTR.search(p) or p in int_loaded):  # labels, indices, offsets: integers loaded
-            annotate[p] = "*i64"
+            annotate[p] = "*i32" if p in int32_loaded else "*i64"
         elif p in ptrs:
             annotate[p] = "*" + ptr_type
         elif p.lower() in _FLOAT_NAMES or p.lower().endswith(("_scale", "eps")):

@@ -275,29 +275,13 @@ static LLVMValueRef *ldmatrix_load(Gen *g, const TileMap *tm, const Ldm *p, IrTy
 
 /* ---- convert_layout through a scratch laid out for 16-byte stores and ldmatrix ---- */
 
-/* A span over GF(2) that knows its vectors' coordinates: red[i] (pivot bit piv[i]) is the
- * XOR of the added vectors in comb[i] (bit j: the j-th added). */
-typedef struct Span {
-    int n;
-    uint32_t red[LL_MAX_BITS], comb[LL_MAX_BITS];
-    int piv[LL_MAX_BITS];
-} Span;
-
-/* What is left of x outside the span (0: x is in it), *coords the added vectors whose
- * XOR is the part inside. */
-static uint32_t span_reduce(const Span *s, uint32_t x, uint32_t *coords) {
-    uint32_t c = 0;
-    for (int i = 0; i < s->n; i++)
-        if (x >> s->piv[i] & 1) x ^= s->red[i], c ^= s->comb[i];
-    *coords = c;
-    return x;
-}
-
-static bool span_add(Span *s, uint32_t x) {
-    uint32_t c, r = span_reduce(s, x, &c);
-    if (!r || s->n == LL_MAX_BITS) return false;
-    s->red[s->n] = r, s->comb[s->n] = c ^ 1u << s->n, s->piv[s->n] = 31 - __builtin_clz(r);
-    s->n++;
+/* The scratch's offset bits as a shared layout (offset -> row-major index), built one
+ * basis at a time: appends x as the next offset bit unless it is 0 or already the image
+ * of the bits so far (ll_solve's elimination). */
+static bool offset_add(LinearLayout *off, uint32_t x) {
+    uint32_t c;
+    if (ll_solve(off, LL_OFFSET, x, &c) || off->nbits[LL_OFFSET] == LL_MAX_BITS) return false;
+    ll_push(off, LL_OFFSET, x);
     return true;
 }
 
@@ -345,15 +329,16 @@ static bool scratch_plan(const LinearLayout *src, const LinearLayout *dst, int n
             if (src->basis[LL_REG][i] == chunk[k]) vbit[k] = i;
         if (vbit[k] < 0) return false;
     }
-    Span sp = {0};
+    LinearLayout off = *src; /* the operand's shape; no offset bits yet */
+    memset(off.nbits, 0, sizeof off.nbits);
     for (int k = 0; k < 3; k++)
-        if (!span_add(&sp, chunk[k])) return false;
+        if (!offset_add(&off, chunk[k])) return false;
     for (int k = 2; k < 5; k++)
-        if (!span_add(&sp, dst->basis[LL_LANE][k])) return false;
+        if (!offset_add(&off, dst->basis[LL_LANE][k])) return false;
     uint8_t banks[8] = {1}; /* the bank vectors the store's lanes reach so far */
     for (int k = 0; k < 3; k++) {
         uint32_t a = src->basis[LL_LANE][k], c;
-        if (!span_reduce(&sp, a, &c)) {
+        if (ll_solve(&off, LL_OFFSET, a, &c)) {
             bank_add(banks, (uint8_t)(c >> 3 & 7)); /* fixed already (a conflict if not new) */
             continue;
         }
@@ -365,16 +350,14 @@ static bool scratch_plan(const LinearLayout *src, const LinearLayout *dst, int n
                     if (order[j] >> b & 1) with ^= dst->basis[LL_LANE][2 + b];
                 break;
             }
-        span_add(&sp, a ^ with); /* a = that vector ^ its bank vector */
+        offset_add(&off, a ^ with); /* a = that vector ^ its bank vector */
     }
     for (int in = 0; in < LL_NIN; in++)
-        for (int i = 0; i < dst->nbits[in]; i++) span_add(&sp, dst->basis[in][i]);
+        for (int i = 0; i < dst->nbits[in]; i++) offset_add(&off, dst->basis[in][i]);
     for (int in = 0; in < LL_NIN; in++)
-        for (int i = 0; i < src->nbits[in]; i++) span_add(&sp, src->basis[in][i]);
-    for (int k = 0; k < nbits; k++) span_add(&sp, 1u << k);
-    if (sp.n != nbits) return false;
-    for (int k = 0; k < nbits; k++)
-        if (span_reduce(&sp, 1u << k, &inv[k])) return false;
+        for (int i = 0; i < src->nbits[in]; i++) offset_add(&off, src->basis[in][i]);
+    for (int k = 0; k < nbits; k++) offset_add(&off, 1u << k);
+    if (!ll_invert_offset(&off, inv)) return false;
     /* every source thread's chunk starts at a 16-byte boundary */
     for (int in = 0; in < LL_NIN; in++)
         for (int i = 0; i < src->nbits[in]; i++)

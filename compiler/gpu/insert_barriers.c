@@ -50,7 +50,9 @@
  * A tma_load writes its buffer as
  * cp.async does (a barrier first where other threads may still read it); a tma_store
  * reads its buffer through the async proxy, as a wgmma does (fence and barrier after
- * ordinary writes), and tma_store_wait (thread 0, before any later write) retires it.
+ * ordinary writes), until thread 0's tma_store_wait (before any later write) retires the
+ * read: a later write of the buffer then needs a barrier after that wait, which a barrier
+ * between the copy and the wait does not give (set S).
  * Each op's accesses: local_alloc with a value and local_store write; local_load and a
  * CUDA-core dot read; async_copy writes asynchronously; a wgmma (dot with shared
  * operands, dot_async) reads through the async proxy; ops with scratch write it, wait at
@@ -99,8 +101,11 @@ typedef struct Set {
     bool all; /* overflowed: everything */
 } Set;
 
+/* S: tma_stores' reads of their buffers in flight, which only thread 0's tma_store_wait
+ * retires (into R: a barrier after the wait then orders later writes before them); a
+ * barrier alone does not, the copy reading on after it. */
 typedef struct State {
-    Set R, W, A, G, F, T;
+    Set R, W, A, G, F, T, S;
 } State;
 
 typedef struct Ctx {
@@ -324,6 +329,10 @@ static void visit(Ctx *c, Out *out, OpId id, State *s, RegionId r) {
     switch (code) {
     case OP_BARRIER: clear(&s->R), clear(&s->W); return;
     case OP_FENCE_ASYNC: clear(&s->G); return;
+    case OP_TMA_STORE_WAIT: /* thread 0's copies have read their buffers (the older ones) */
+        merge(&s->R, &s->S);
+        if (op->attr[0] == 0) clear(&s->S);
+        return;
     case OP_ASYNC_COMMIT: age_copies(&s->A); return;
     case OP_ASYNC_WAIT: /* landed copies: ordinary writes, which a barrier orders */
         retire_copies(s, (int)op->attr[0]);
@@ -339,7 +348,8 @@ static void visit(Ctx *c, Out *out, OpId id, State *s, RegionId r) {
         Access a = access_of(c, code == OP_LOCAL_ALLOC ? op->results[0] : op->operands[0]);
         /* another copy in flight is no race a barrier orders (the pipeliner never writes
          * a stage still being copied); an ordinary write over one waits at a barrier */
-        if (hits(&s->R, a) || hits(&s->W, a) || (code != OP_ASYNC_COPY && hits(&s->A, a)))
+        if (hits(&s->R, a) || hits(&s->W, a) || hits(&s->S, a) ||
+            (code != OP_ASYNC_COPY && hits(&s->A, a)))
             barrier(c, out, s, loc, r);
         if (code == OP_ASYNC_COPY) add(&s->A, a);
         else add(&s->W, a), add(&s->G, a);
@@ -355,7 +365,7 @@ static void visit(Ctx *c, Out *out, OpId id, State *s, RegionId r) {
     case OP_MBARRIER_INVAL:
     case OP_TMA_LOAD: { /* writes (a TMA copy's: asynchronous) */
         Access a = access_of(c, op->operands[code == OP_TMA_LOAD ? 2 : 0]);
-        if (hits(&s->R, a) || hits(&s->W, a) || hits(&s->A, a) || hits(&s->T, a))
+        if (hits(&s->R, a) || hits(&s->W, a) || hits(&s->A, a) || hits(&s->T, a) || hits(&s->S, a))
             barrier(c, out, s, loc, r);
         add(code == OP_TMA_LOAD ? &s->T : &s->W, a);
         return;
@@ -375,7 +385,7 @@ static void visit(Ctx *c, Out *out, OpId id, State *s, RegionId r) {
             clear(&s->G);
         }
         if (bar) barrier(c, out, s, loc, r);
-        add(&s->R, a);
+        add(&s->S, a);
         return;
     }
     case OP_DOT:
@@ -424,6 +434,7 @@ static void touched(Ctx *c, RegionId r, State *s) {
                     add(&s->W, a);
                 else if (op->code == OP_LOCAL_STORE) add(&s->W, a), add(&s->G, a);
                 else if (op->code == OP_DOT_ASYNC) add(&s->F, a);
+                else if (op->code == OP_TMA_STORE) add(&s->S, a);
                 else add(&s->R, a);
             }
         if (op->code == OP_LOCAL_ALLOC && op->nopnds) {
@@ -441,6 +452,7 @@ static void touched(Ctx *c, RegionId r, State *s) {
 static void merge_state(State *into, const State *from) {
     merge(&into->R, &from->R), merge(&into->W, &from->W), merge(&into->A, &from->A);
     merge(&into->G, &from->G), merge(&into->F, &from->F), merge(&into->T, &from->T);
+    merge(&into->S, &from->S);
 }
 
 static void whole_set(Set *s) {
@@ -462,7 +474,8 @@ static bool same_set(const Set *a, const Set *b) {
 
 static bool same_state(const State *a, const State *b) {
     return same_set(&a->R, &b->R) && same_set(&a->W, &b->W) && same_set(&a->A, &b->A) &&
-           same_set(&a->G, &b->G) && same_set(&a->F, &b->F) && same_set(&a->T, &b->T);
+           same_set(&a->G, &b->G) && same_set(&a->F, &b->F) && same_set(&a->T, &b->T) &&
+           same_set(&a->S, &b->S);
 }
 
 /* What is pending at the head of a for loop's body (region r): what is pending before the
@@ -480,7 +493,7 @@ static bool loop_entry(Ctx *c, RegionId r, const State *before, State *entry) {
         State end = *entry;
         place(c, r, &end);
         whole_set(&end.R), whole_set(&end.W), whole_set(&end.A);
-        whole_set(&end.G), whole_set(&end.F), whole_set(&end.T);
+        whole_set(&end.G), whole_set(&end.F), whole_set(&end.T), whole_set(&end.S);
         State next = *before;
         merge_state(&next, &end);
         if (same_state(&next, entry)) {

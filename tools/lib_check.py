@@ -46,7 +46,8 @@ STUBBED = {"torch", "einops", "transformers", "accelerate", "peft", "bitsandbyte
            "vllm", "tqdm", "sentencepiece", "tokenizers", "pydantic", "requests", "frozendict", "hqq", "zmq",
            "rpyc", "fastapi", "uvloop", "aiohttp", "setproctitle", "ujson", "orjson", "sgl_kernel", "easydict",
            "pybase64", "prometheus_client", "psutil", "nvtx", "msgpack", "safetensors", "typing_extensions",
-           "tabulate"}
+           "tabulate", "librosa", "atomics", "PIL", "mmengine", "httpx", "websockets", "uvicorn",
+           "gunicorn", "starlette", "openai", "soundfile", "cv2", "decord", "av", "torchvision", "timm"}
 
 
 class _AnyMeta(type):
@@ -181,7 +182,8 @@ _FLOAT_NAMES = {"scale", "eps", "epsilon", "softcap", "logit_scale", "temperatur
 
 
 def _base_names(node):
-    """The names an expression's pointer comes from: x, x + o, x[...], tl.advance(x, ...)."""
+    """The names an expression's pointer comes from: x, x + o, x[...], tl.advance(x, ...),
+    tl.where(c, x, y)."""
     if isinstance(node, ast.Name):
         return {node.id}
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
@@ -201,6 +203,8 @@ def _base_names(node):
     if isinstance(node, ast.Call) and node.args and _call_name(node) in ("advance", "multiple_of",
                                                                             "max_contiguous", "cast"):
         return _base_names(node.args[0])
+    if isinstance(node, ast.Call) and len(node.args) == 3 and _call_name(node) == "where":
+        return _base_names(node.args[1]) | _base_names(node.args[2])  # tl.where(is_q, Q_ptr, K_ptr)
     if isinstance(node, ast.Tuple):
         s = set()
         for e in node.elts:
@@ -218,14 +222,21 @@ def pointer_params(fn_node, params, helper_ptrs):
     """The parameters used as pointers: loaded or stored through, made block pointers of,
     dtype read (x.dtype.element_ty), passed as a helper's pointer parameter."""
     seeds, assigns = set(), []
+
+    def base_of(v):  # `p + offs` with p a parameter: p (offs holds offsets)
+        if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Add) and isinstance(v.left, ast.Name) \
+                and v.left.id in params:
+            return {v.left.id}
+        return _base_names(v)
+
     for node in ast.walk(fn_node):
         if isinstance(node, ast.Call):
             name = _call_name(node)
             if name in _PTR_CALLS and node.args:
-                seeds |= _base_names(node.args[0])
+                seeds |= base_of(node.args[0])
             for kw in node.keywords:
                 if kw.arg in ("base", "pointer", "ptr") and name in _PTR_CALLS:
-                    seeds |= _base_names(kw.value)
+                    seeds |= base_of(kw.value)
             if name in helper_ptrs:
                 for i in helper_ptrs[name]:
                     if i < len(node.args):
@@ -244,10 +255,7 @@ def pointer_params(fn_node, params, helper_ptrs):
         changed = False
         for t, v in assigns:
             if isinstance(t, ast.Name) and t.id in seeds:
-                b = _base_names(v)
-                if isinstance(v, ast.BinOp) and isinstance(v.left, ast.Name) and v.left.id in params:
-                    b = {v.left.id}
-                new = b - seeds
+                new = base_of(v) - seeds
                 if new:
                     seeds |= new
                     changed = True

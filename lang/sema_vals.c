@@ -222,6 +222,31 @@ void sema_env_set(Sema *S, Env *e, const char *name, Val v) {
 
 /* ---- values as Python prints them ---- */
 
+/* Triton's name of a dtype (tl.dtype.__str__): int32, uint8, int1, fp32, bf16, fp8e4nv,
+ * pointer<fp16>; a block type's "<(16, 32), fp32>". */
+void sema_format_dtype(StrBuf *sb, IrType t) {
+    if (t.rank) {
+        sb_puts(sb, "<(");
+        for (int i = 0; i < t.rank; i++) sb_printf(sb, i ? ", %d" : "%d", t.shape[i]);
+        sb_puts(sb, t.rank == 1 ? ",), " : "), ");
+        t.rank = 0;
+        sema_format_dtype(sb, t);
+        sb_putc(sb, '>');
+        return;
+    }
+    if (t.dt == DT_PTR) {
+        sb_puts(sb, "pointer<");
+        sema_format_dtype(sb, ty_scalar(t.pointee));
+        sb_putc(sb, '>');
+    } else if (t.dt == DT_I1) {
+        sb_puts(sb, "int1");
+    } else if (dt_is_int(t.dt)) {
+        sb_printf(sb, "%sint%d", dt_is_signed(t.dt) ? "" : "u", dt_bits(t.dt));
+    } else {
+        sb_puts(sb, dt_name(t.dt));
+    }
+}
+
 bool sema_val_format(Sema *S, StrBuf *sb, Val v, bool repr, bool any) {
     switch (v.k) {
     case V_NONE: sb_puts(sb, "None"); return true;
@@ -229,11 +254,7 @@ bool sema_val_format(Sema *S, StrBuf *sb, Val v, bool repr, bool any) {
     case V_INT: sb_printf(sb, "%" PRId64, v.i); return true;
     case V_FLOAT: py_print_float(sb, v.f); return true;
     case V_BOOL: sb_puts(sb, v.i ? "True" : "False"); return true;
-    case V_DTYPE: {
-        char buf[64];
-        sb_puts(sb, ty_str(v.ty, buf, sizeof buf));
-        return true;
-    }
+    case V_DTYPE: sema_format_dtype(sb, v.ty); return true;
     case V_TUPLE:
         if (v.tag) break;               /* a block pointer or a descriptor */
         if (v.fields) sb_puts(sb, v.s); /* Point(x=1, y=2), as Python prints it */

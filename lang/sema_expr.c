@@ -160,8 +160,9 @@ void sema_check_weak_range(Sema *S, Val c, int dt, Loc loc) {
     int bits = dt_bits(dt);
     int64_t lo = dt_is_signed(dt) ? -(INT64_C(1) << (bits - 1)) : 0;
     int64_t hi = dt_is_signed(dt) ? (INT64_C(1) << (bits - 1)) - 1 : (INT64_C(1) << bits) - 1;
-    if (c.i < lo || c.i > hi)
-        sema_error(S, loc, "constant %lld is out of range for %s", (long long)c.i, dt_name(dt));
+    if (c.i < lo || c.i > hi) /* Triton's words */
+        sema_error(S, loc, "Scalar %lld is out of range for type %s", (long long)c.i,
+                   sema_dtype_triton_name(dt));
 }
 
 static Val emit_binary(Sema *S, int code, Val a, Val b, int dt, Loc loc) {

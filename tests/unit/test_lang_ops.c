@@ -140,7 +140,7 @@ static void test_bitwise_weak(void) {
                   "def k(x: *u8):\n"
                   "    v = tl.load(x + tl.arange(0, 4))\n"
                   "    tl.store(x + tl.arange(0, 4), v & 0x100)\n",
-                  NULL, "constant 256 is out of range for u8");
+                  NULL, "Scalar 256 is out of range for type uint8");
 }
 
 /* ---- 3. tl.dot_scaled: e2m1 against bf16, e4m3 and e5m2 (Triton's test_scaled_dot) ---- */

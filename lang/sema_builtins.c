@@ -2724,41 +2724,10 @@ static Val b_isinstance(Sema *S, BArgs *a) {
     return sema_val_bool(instance_of(S, a->v[0], a->v[1], a->loc[1]));
 }
 
-/* tl.tensor, tl.tensor_descriptor: classes for isinstance, not functions a kernel calls */
+/* tl.tensor, tl.tensor_descriptor, str: classes for isinstance, not functions a kernel
+ * calls (Triton's code generator does not know `str` at all: "str is not defined") */
 static Val b_type_object(Sema *S, BArgs *a) {
     sema_error(S, a->call, "'%s' is a type (for isinstance): a kernel cannot call it", a->name);
-}
-
-/* str(x), a class for isinstance too: what Triton's code generator gets calling Python's
- * str on the value at compile time: a constexpr's text (f-strings' rules), a dtype's name,
- * and for a tensor its dtype and shape (tl.tensor.__str__: "fp32[16, 32]", "int32[]" for a
- * scalar); "" without an argument. */
-static Val b_str(Sema *S, BArgs *a) {
-    Val t = a->v[0];
-    if (t.n == 0) return sema_val_str(S, "", 0);
-    if (t.n > 1) sema_error(S, a->call, "str() takes at most 1 argument here (%d given)", t.n);
-    Val x = t.items[0];
-    StrBuf sb;
-    sb_init(&sb);
-    bool ok = true;
-    if (x.k == V_IR) {
-        IrType e = x.ty;
-        e.rank = 0;
-        sema_format_dtype(&sb, e);
-        sb_putc(&sb, '[');
-        for (int i = 0; i < x.ty.rank; i++) sb_printf(&sb, i ? ", %d" : "%d", x.ty.shape[i]);
-        sb_putc(&sb, ']');
-    } else {
-        ok = sema_val_format(S, &sb, x, false, false);
-    }
-    if (!ok) {
-        sb_free(&sb);
-        sema_error(S, a->call, "str() of %s: not a value known at compile time or a tensor",
-                   sema_val_kind_name(S, x));
-    }
-    Val r = sema_val_str(S, sb.len ? sb.data : "", sb.len);
-    sb_free(&sb);
-    return r;
 }
 
 /* tl.dtype(name): the dtype of that name, a compile-time string ("uint16", "fp32", ...:
@@ -3008,7 +2977,7 @@ static const Builtin builtins[] = {
     {"hasattr", "object,name", b_hasattr, BF_PY},
     {"tuple", "*args", b_tuple, BF_PY},
     {"namedtuple", "typename,field_names,rename=,defaults=,module=", b_namedtuple, BF_PY},
-    {"str", "*args", b_str, BF_PY},
+    {"str", "*args", b_type_object, BF_PY},
     {"tensor", "*args", b_type_object, 0},
     {"tensor_descriptor", "*args", b_type_object, 0},
     {"tensor_descriptor_base", "*args", b_type_object, 0},

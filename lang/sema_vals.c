@@ -254,7 +254,22 @@ bool sema_val_format(Sema *S, StrBuf *sb, Val v, bool repr, bool any) {
     case V_INT: sb_printf(sb, "%" PRId64, v.i); return true;
     case V_FLOAT: py_print_float(sb, v.f); return true;
     case V_BOOL: sb_puts(sb, v.i ? "True" : "False"); return true;
-    case V_DTYPE: sema_format_dtype(sb, v.ty); return true;
+    case V_DTYPE:
+        if (repr && !v.ty.rank && v.ty.dt != DT_PTR) { /* triton.language.float16 */
+            StrBuf n;
+            sb_init(&n);
+            sema_format_dtype(&n, v.ty);
+            const char *s = sb_cstr(&n);
+            sb_printf(sb, "triton.language.%s%s",
+                      !strncmp(s, "fp", 2)   ? "float"
+                      : !strncmp(s, "bf", 2) ? "bfloat"
+                                             : "",
+                      s + (!strncmp(s, "fp", 2) || !strncmp(s, "bf", 2) ? 2 : 0));
+            sb_free(&n);
+            return true;
+        }
+        sema_format_dtype(sb, v.ty);
+        return true;
     case V_TUPLE:
         if (v.tag) break;               /* a block pointer or a descriptor */
         if (v.fields) sb_puts(sb, v.s); /* Point(x=1, y=2), as Python prints it */

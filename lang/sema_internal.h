@@ -196,8 +196,6 @@ const char *sema_val_kind_name(Sema *S, Val v); /* "i32 block <128xi32>", "const
  * with any, what it is ("fp32 block <128xf32>", static_print's way); else false (sb then
  * holds a partial text). */
 bool sema_val_format(Sema *S, StrBuf *sb, Val v, bool repr, bool any);
-/* Triton's str() of a dtype: int32, fp16, pointer<bf16>, "<(16, 32), fp32>" for a block type */
-void sema_format_dtype(StrBuf *sb, IrType t);
 void sema_val_key(Sema *S, StrBuf *sb, Val v); /* a specialisation key fragment */
 
 Env *sema_env_new(Sema *S);

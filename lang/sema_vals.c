@@ -223,27 +223,23 @@ void sema_env_set(Sema *S, Env *e, const char *name, Val v) {
 /* ---- values as Python prints them ---- */
 
 /* Triton's name of a dtype (tl.dtype.__str__): int32, uint8, int1, fp32, bf16, fp8e4nv,
- * pointer<fp16>; a block type's "<(16, 32), fp32>". */
-void sema_format_dtype(StrBuf *sb, IrType t) {
+ * pointer<fp16>; a block type's "<(16, 32), fp32>". Floats keep Nereid's names (Triton's
+ * too); the others are the tl.NAME of sema_names.c's table. */
+static void format_dtype(StrBuf *sb, IrType t) {
     if (t.rank) {
         sb_puts(sb, "<(");
         for (int i = 0; i < t.rank; i++) sb_printf(sb, i ? ", %d" : "%d", t.shape[i]);
         sb_puts(sb, t.rank == 1 ? ",), " : "), ");
         t.rank = 0;
-        sema_format_dtype(sb, t);
+        format_dtype(sb, t);
         sb_putc(sb, '>');
-        return;
-    }
-    if (t.dt == DT_PTR) {
+    } else if (t.dt == DT_PTR) {
         sb_puts(sb, "pointer<");
-        sema_format_dtype(sb, ty_scalar(t.pointee));
+        format_dtype(sb, ty_scalar(t.pointee));
         sb_putc(sb, '>');
-    } else if (t.dt == DT_I1) {
-        sb_puts(sb, "int1");
-    } else if (dt_is_int(t.dt)) {
-        sb_printf(sb, "%sint%d", dt_is_signed(t.dt) ? "" : "u", dt_bits(t.dt));
     } else {
-        sb_puts(sb, dt_name(t.dt));
+        const char *n = sema_dtype_triton_name(t.dt);
+        sb_puts(sb, dt_is_float(t.dt) || !n ? dt_name(t.dt) : n);
     }
 }
 
@@ -255,20 +251,9 @@ bool sema_val_format(Sema *S, StrBuf *sb, Val v, bool repr, bool any) {
     case V_FLOAT: py_print_float(sb, v.f); return true;
     case V_BOOL: sb_puts(sb, v.i ? "True" : "False"); return true;
     case V_DTYPE:
-        if (repr && !v.ty.rank && v.ty.dt != DT_PTR) { /* triton.language.float16 */
-            StrBuf n;
-            sb_init(&n);
-            sema_format_dtype(&n, v.ty);
-            const char *s = sb_cstr(&n);
-            sb_printf(sb, "triton.language.%s%s",
-                      !strncmp(s, "fp", 2)   ? "float"
-                      : !strncmp(s, "bf", 2) ? "bfloat"
-                                             : "",
-                      s + (!strncmp(s, "fp", 2) || !strncmp(s, "bf", 2) ? 2 : 0));
-            sb_free(&n);
-            return true;
-        }
-        sema_format_dtype(sb, v.ty);
+        if (repr && !v.ty.rank && sema_dtype_triton_name(v.ty.dt)) /* triton.language.float16 */
+            sb_printf(sb, "triton.language.%s", sema_dtype_triton_name(v.ty.dt));
+        else format_dtype(sb, v.ty);
         return true;
     case V_TUPLE:
         if (v.tag) break;               /* a block pointer or a descriptor */

@@ -41,7 +41,8 @@ typedef struct AotImage {
     bool cubin;
     unsigned char *data;
     size_t len;
-    unsigned *shared; /* per entry */
+    unsigned *shared;  /* per entry */
+    unsigned *threads; /* per entry: 32 * num_warps, plus a warp_specialize's producers */
 } AotImage;
 
 typedef struct Aot {
@@ -116,7 +117,8 @@ static int compile_image(Aot *A, AotImage *im, Diag *diag) {
     GpuResult *res = calloc((size_t)A->nentries, sizeof *res);
     char(*names)[300] = calloc((size_t)A->nentries, sizeof *names);
     im->shared = calloc((size_t)A->nentries, sizeof *im->shared);
-    int rc = !parts || !res || !names || !im->shared, done = 0;
+    im->threads = calloc((size_t)A->nentries, sizeof *im->threads);
+    int rc = !parts || !res || !names || !im->shared || !im->threads, done = 0;
     for (int k = 0; k < A->nkernels && !rc; k++) {
         AotKernel *K = &A->kernels[k];
         for (int v = 0; v < K->nvariants && !rc; v++) {
@@ -131,7 +133,7 @@ static int compile_image(Aot *A, AotImage *im, Diag *diag) {
             done = e + 1;
             snprintf(names[e], sizeof names[e], "%s__nrv%d", K->f->name, v);
             parts[e] = (PtxPart){res[e].ptx.data, res[e].ptx.len, names[e]};
-            im->shared[e] = res[e].shared_bytes;
+            im->shared[e] = res[e].shared_bytes, im->threads[e] = res[e].threads;
         }
     }
     StrBuf module, err;
@@ -225,7 +227,8 @@ static void write_header(Aot *A, StrBuf *b) {
         " * One launcher per kernel. It launches on `stream` (a CUstream; NULL: the default "
         "stream)\n"
         " * in the calling thread's current CUDA context (the primary context of device 0 is made\n"
-        " * current when there is none), with blocks of 32 * num_warps threads, and returns the\n"
+        " * current when there is none), with blocks of 32 * num_warps threads (and a\n"
+        " * warp-specialised kernel's producer warps besides), and returns the\n"
         " * driver's CUresult: 0 on success; 100 (CUDA_ERROR_NO_DEVICE) when libcuda.so.1 cannot "
         "be\n"
         " * loaded; 209 (CUDA_ERROR_NO_BINARY_FOR_GPU) when no image here runs on the device; 1\n"
@@ -386,52 +389,54 @@ static void write_runtime(Aot *A, StrBuf *b) {
         "    return 0;\n"
         "}\n\n",
         p, A->nentries);
-    sb_printf(b,
-              "static %1$s_CUresult %1$s_launch(int e, void *stream, const unsigned grid[3], void "
-              "**args) {\n"
-              "    if (!grid || !grid[0] || !grid[1] || !grid[2]) return 1; /* "
-              "CUDA_ERROR_INVALID_VALUE */\n"
-              "    pthread_mutex_lock(&%1$s_cu.lock);\n"
-              "    %1$s_CUresult r = 0;\n"
-              "    if (%1$s_cu.opened == 0) {\n"
-              "        r = %1$s_open();\n"
-              "        %1$s_cu.opened = r ? -1 : 1;\n"
-              "    } else if (%1$s_cu.opened < 0) r = 100;\n"
-              "    %1$s_CUcontext ctx = NULL;\n"
-              "    if (!r) r = %1$s_cu.CtxGetCurrent(&ctx);\n"
-              "    if (!r && !ctx) { /* no context yet: device 0's primary one, as the runtime API "
-              "does */\n"
-              "        int dev;\n"
-              "        r = %1$s_cu.DeviceGet(&dev, 0);\n"
-              "        if (!r) r = %1$s_cu.DevicePrimaryCtxRetain(&ctx, dev);\n"
-              "        if (!r) r = %1$s_cu.CtxSetCurrent(ctx);\n"
-              "    }\n"
-              "    int s = -1;\n"
-              "    for (int i = 0; !r && i < %1$s_cu.nloaded && s < 0; i++)\n"
-              "        if (%1$s_cu.loaded[i].ctx == ctx) s = i;\n"
-              "    if (!r && s < 0) r = %1$s_load(ctx, &s);\n"
-              "    %1$s_CUfunction fn = r ? NULL : %1$s_cu.loaded[s].fn[e];\n"
-              "    unsigned shared = r ? 0 : %1$s_images[%1$s_cu.loaded[s].image].shared[e];\n"
-              "    pthread_mutex_unlock(&%1$s_cu.lock);\n"
-              "    if (r) return r;\n"
-              "    return %1$s_cu.LaunchKernel(fn, grid[0], grid[1], grid[2], %1$s_threads[e], 1, "
-              "1, shared, stream, args, NULL);\n"
-              "}\n\n"
-              "int %1$s_unload(void) {\n"
-              "    pthread_mutex_lock(&%1$s_cu.lock);\n"
-              "    %1$s_CUresult first = 0;\n"
-              "    for (int i = 0; i < %1$s_cu.nloaded; i++) {\n"
-              "        %1$s_CUcontext prev;\n"
-              "        %1$s_CUresult r = %1$s_cu.CtxPushCurrent(%1$s_cu.loaded[i].ctx);\n"
-              "        if (!r) r = %1$s_cu.ModuleUnload(%1$s_cu.loaded[i].mod);\n"
-              "        %1$s_cu.CtxPopCurrent(&prev);\n"
-              "        if (r && !first) first = r;\n"
-              "    }\n"
-              "    %1$s_cu.nloaded = 0;\n"
-              "    pthread_mutex_unlock(&%1$s_cu.lock);\n"
-              "    return first;\n"
-              "}\n\n",
-              p);
+    sb_printf(
+        b,
+        "static %1$s_CUresult %1$s_launch(int e, void *stream, const unsigned grid[3], void "
+        "**args) {\n"
+        "    if (!grid || !grid[0] || !grid[1] || !grid[2]) return 1; /* "
+        "CUDA_ERROR_INVALID_VALUE */\n"
+        "    pthread_mutex_lock(&%1$s_cu.lock);\n"
+        "    %1$s_CUresult r = 0;\n"
+        "    if (%1$s_cu.opened == 0) {\n"
+        "        r = %1$s_open();\n"
+        "        %1$s_cu.opened = r ? -1 : 1;\n"
+        "    } else if (%1$s_cu.opened < 0) r = 100;\n"
+        "    %1$s_CUcontext ctx = NULL;\n"
+        "    if (!r) r = %1$s_cu.CtxGetCurrent(&ctx);\n"
+        "    if (!r && !ctx) { /* no context yet: device 0's primary one, as the runtime API "
+        "does */\n"
+        "        int dev;\n"
+        "        r = %1$s_cu.DeviceGet(&dev, 0);\n"
+        "        if (!r) r = %1$s_cu.DevicePrimaryCtxRetain(&ctx, dev);\n"
+        "        if (!r) r = %1$s_cu.CtxSetCurrent(ctx);\n"
+        "    }\n"
+        "    int s = -1;\n"
+        "    for (int i = 0; !r && i < %1$s_cu.nloaded && s < 0; i++)\n"
+        "        if (%1$s_cu.loaded[i].ctx == ctx) s = i;\n"
+        "    if (!r && s < 0) r = %1$s_load(ctx, &s);\n"
+        "    %1$s_CUfunction fn = r ? NULL : %1$s_cu.loaded[s].fn[e];\n"
+        "    unsigned shared = r ? 0 : %1$s_images[%1$s_cu.loaded[s].image].shared[e];\n"
+        "    unsigned threads = r ? 0 : %1$s_images[%1$s_cu.loaded[s].image].threads[e];\n"
+        "    pthread_mutex_unlock(&%1$s_cu.lock);\n"
+        "    if (r) return r;\n"
+        "    return %1$s_cu.LaunchKernel(fn, grid[0], grid[1], grid[2], threads, 1, 1, shared, "
+        "stream, args, NULL);\n"
+        "}\n\n"
+        "int %1$s_unload(void) {\n"
+        "    pthread_mutex_lock(&%1$s_cu.lock);\n"
+        "    %1$s_CUresult first = 0;\n"
+        "    for (int i = 0; i < %1$s_cu.nloaded; i++) {\n"
+        "        %1$s_CUcontext prev;\n"
+        "        %1$s_CUresult r = %1$s_cu.CtxPushCurrent(%1$s_cu.loaded[i].ctx);\n"
+        "        if (!r) r = %1$s_cu.ModuleUnload(%1$s_cu.loaded[i].mod);\n"
+        "        %1$s_cu.CtxPopCurrent(&prev);\n"
+        "        if (r && !first) first = r;\n"
+        "    }\n"
+        "    %1$s_cu.nloaded = 0;\n"
+        "    pthread_mutex_unlock(&%1$s_cu.lock);\n"
+        "    return first;\n"
+        "}\n\n",
+        p);
 }
 
 static void write_converters(Aot *A, StrBuf *b, bool fp16, bool bf16) {
@@ -540,26 +545,26 @@ static void write_source(Aot *A, StrBuf *b, const char *header_name) {
         sb_puts(b, "};\n");
         sb_printf(b, "static const unsigned %s_shared%d[%d] = {", A->ident, i, A->nentries);
         for (int e = 0; e < A->nentries; e++) sb_printf(b, "%s%u", e ? ", " : "", im->shared[e]);
+        sb_puts(b, "};\n");
+        sb_printf(b, "static const unsigned %s_threads%d[%d] = {", A->ident, i, A->nentries);
+        for (int e = 0; e < A->nentries; e++) sb_printf(b, "%s%u", e ? ", " : "", im->threads[e]);
         sb_puts(b, "};\n\n");
     }
     sb_printf(b, "enum { %s_NIMAGES = %d };\n", A->ident, o->narchs);
     sb_printf(
         b,
         "static const struct {\n    int cc, arch_specific, cubin;\n    const unsigned char *data;\n"
-        "    const unsigned *shared;\n} %s_images[%d] = {\n",
+        "    const unsigned *shared, *threads;\n} %s_images[%d] = {\n",
         A->ident, o->narchs);
     for (int i = 0; i < o->narchs; i++)
-        sb_printf(b, "    {%d, %d, %d, %s_image%d, %s_shared%d}, /* %s */\n", A->images[i].cc,
-                  A->images[i].arch_specific, A->images[i].cubin, A->ident, i, A->ident, i,
-                  A->images[i].arch);
+        sb_printf(b, "    {%d, %d, %d, %s_image%d, %s_shared%d, %s_threads%d}, /* %s */\n",
+                  A->images[i].cc, A->images[i].arch_specific, A->images[i].cubin, A->ident, i,
+                  A->ident, i, A->ident, i, A->images[i].arch);
     sb_puts(b, "};\n");
     sb_printf(b, "static const char *const %s_entries[%d] = {", A->ident, A->nentries);
     for (int k = 0; k < A->nkernels; k++)
         for (int v = 0; v < A->kernels[k].nvariants; v++)
             sb_printf(b, "%s\"%s__nrv%d\"", k || v ? ", " : "", A->kernels[k].f->name, v);
-    sb_puts(b, "};\n");
-    sb_printf(b, "static const unsigned %s_threads[%d] = {", A->ident, A->nentries);
-    for (int e = 0; e < A->nentries; e++) sb_printf(b, "%s%d", e ? ", " : "", 32 * o->num_warps);
     sb_puts(b, "};\n\n");
     write_runtime(A, b);
     if (uses_dt(A, DT_FP16) || uses_dt(A, DT_BF16))
@@ -638,7 +643,8 @@ int aot_emit_c(const IrModule *m, const AotOptions *o, Diag *diag) {
         sb_free(&h);
         sb_free(&c);
     }
-    for (int i = 0; i < o->narchs; i++) free(A.images[i].data), free(A.images[i].shared);
+    for (int i = 0; i < o->narchs; i++)
+        free(A.images[i].data), free(A.images[i].shared), free(A.images[i].threads);
     free(A.kernels);
     return rc;
 }

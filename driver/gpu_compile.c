@@ -179,6 +179,7 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
     bool ok = r.ok;
     if (ok && what == GPU_DUMP_FINAL) {
         out->shared_bytes = f->shared_bytes;
+        out->threads = 32u * (unsigned)(go.num_warps + ir_func_producer_warps(f));
         out->ir = m; /* the caller frees the arena */
         return true;
     } else if (ok) {
@@ -189,6 +190,7 @@ bool gpu_compile_kernel(const IrFunc *kernel, const GpuSpec *spec, const GpuTarg
         tt.nparams = f->regions[f->body].nargs;
         ok = llvm_gen_kernel(f, info, &tt, llvm_ir, &out->ptx, diag, out->times_ms + 1);
         out->shared_bytes = f->shared_bytes;
+        out->threads = 32u * (unsigned)(go.num_warps + ir_func_producer_warps(f));
     }
     arena_free(arena);
     if (!ok) sb_free(&out->ptx);

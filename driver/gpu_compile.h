@@ -13,6 +13,7 @@
 typedef struct GpuResult {
     StrBuf ptx;
     unsigned shared_bytes;
+    unsigned threads;   /* per program: 32 * num_warps, plus a warp_specialize's producers */
     double times_ms[4]; /* GPU passes, LLVM IR construction, LLVM optimisation, PTX emission */
     IrModule *ir;       /* GPU_DUMP_FINAL: the module the GPU passes end with (the kernel
                            alone), in an arena of its own: arena_free(ir->arena) */

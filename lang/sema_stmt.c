@@ -507,8 +507,9 @@ static void drop_new_names(Sema *S, Env *pre, const Block *body) {
 typedef struct RangeArgs {
     Val lb, ub, step;
     bool is_static;
-    int num_stages; /* tl.range(..., num_stages=N): 0 when not given */
-    bool flatten;   /* tl.range(..., flatten=True): the loop nest it heads becomes one loop */
+    int num_stages;       /* tl.range(..., num_stages=N): 0 when not given */
+    bool flatten;         /* tl.range(..., flatten=True): the loop nest it heads becomes one loop */
+    bool warp_specialize; /* tl.range(..., warp_specialize=True): copies from producer warps */
 } RangeArgs;
 
 static RangeArgs range_args(Sema *S, const Expr *it) {
@@ -534,7 +535,7 @@ static RangeArgs range_args(Sema *S, const Expr *it) {
         sema_error(S, it->loc, "range() takes 1 to 3 arguments, got %d", it->nitems);
     for (int i = 0; i < it->nitems; i++) given[i] = it->items[i];
     int num_stages = 0;
-    bool flatten = false;
+    bool flatten = false, warp_specialize = false;
     for (int i = 0; i < it->nkw; i++) {
         const char *kw = it->kwnames[i];
         int b = -1;
@@ -580,6 +581,11 @@ static RangeArgs range_args(Sema *S, const Expr *it) {
                 sema_error(S, it->kwvalues[i]->loc, "flatten must be a compile-time bool");
             flatten = v.i != 0;
         }
+        if (!strcmp(kw, "warp_specialize") && v.k != V_NONE) {
+            if (v.k != V_BOOL && v.k != V_INT)
+                sema_error(S, it->kwvalues[i]->loc, "warp_specialize must be a compile-time bool");
+            warp_specialize = v.i != 0;
+        }
     }
     if (!given[0])
         sema_error(S, it->loc, "%s() needs an end ('arg1')", is_static ? "static_range" : "range");
@@ -596,7 +602,8 @@ static RangeArgs range_args(Sema *S, const Expr *it) {
             sema_error(S, e->loc, "range() bounds must be integer scalars, got %s",
                        sema_val_kind_name(S, a[i]));
     }
-    RangeArgs r = {sema_val_int(0), a[0], sema_val_int(1), is_static, num_stages, flatten};
+    RangeArgs r = {sema_val_int(0), a[0],    sema_val_int(1), is_static,
+                   num_stages,      flatten, warp_specialize};
     if (a[1].k != V_NONE) r.lb = a[0], r.ub = a[1];
     if (a[2].k != V_NONE) r.step = a[2];
     return r;
@@ -695,6 +702,7 @@ static void lower_for(Sema *S, const Stmt *st) {
     OpId op = place_region_op(S, OP_FOR, opnds, 3 + c.ninit, tys, c.ninit, body, 0, st->loc);
     f->ops[op].attr[0] = r.num_stages;
     f->ops[op].attr[1] = r.flatten;
+    f->ops[op].attr[2] = r.warp_specialize;
     drop_new_names(S, pre, &st->body);
     Val u = sema_val_none();
     u.k = V_UNDEF;

@@ -781,7 +781,7 @@ typedef struct CacheHeader {
     uint32_t shared_bytes; /* dynamic shared memory the kernel needs */
     uint32_t cubin_bytes;  /* 0: no cubin */
     uint32_t cubin_cc;     /* the compute capability the cubin is for */
-    uint32_t reserved;
+    uint32_t threads;      /* per block; 0 (entries before warp specialisation): 32 * num_warps */
 } CacheHeader;
 #define ENTRY_MAGIC "NRPTXCB2"
 
@@ -848,7 +848,7 @@ static CUresult load_module(CudaDevice *d, const void *image, bool is_cubin,
             return r;
         }
     }
-    *out = (CudaKernel){mod, fn, shared_bytes, from_cache};
+    *out = (CudaKernel){mod, fn, shared_bytes, 0, from_cache};
     return CUDA_SUCCESS;
 }
 
@@ -949,7 +949,7 @@ static int load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *k
                     sb_init(&lerr);
                     r = load_ptx(d, ptx, kernel_name, h.shared_bytes, true, out, NULL, &lerr);
                 }
-                if (r == CUDA_SUCCESS) rc = 1, bad = false;
+                if (r == CUDA_SUCCESS) rc = 1, bad = false, out->threads = h.threads;
                 else if (!bad_image(r)) rc = -1, bad = false, sb_putn(err, lerr.data, lerr.len);
                 sb_free(&lerr);
             }
@@ -980,13 +980,14 @@ int cuda_load_cached(CudaDevice *d, const char *kernel_name, const CacheKey *key
 }
 
 void cuda_cache_keep(const CacheKey *key, const char *ptx, const CudaImage *image,
-                     unsigned shared_bytes) {
+                     unsigned shared_bytes, unsigned threads) {
     if (!key || !ptx) return;
     size_t n = strlen(ptx) + 1, nc = image && image->cubin ? image->len : 0;
     if (nc > UINT32_MAX) nc = 0;
     unsigned char *blob = malloc(sizeof(CacheHeader) + nc + n);
     if (!blob) return; /* the cache is an optimisation */
-    CacheHeader h = {ENTRY_MAGIC, shared_bytes, (uint32_t)nc, nc ? (uint32_t)image->cc : 0, 0};
+    CacheHeader h = {ENTRY_MAGIC, shared_bytes, (uint32_t)nc, nc ? (uint32_t)image->cc : 0,
+                     threads};
     memcpy(blob, &h, sizeof h);
     if (nc) memcpy(blob + sizeof h, image->cubin, nc);
     memcpy(blob + sizeof h + nc, ptx, n);
@@ -996,7 +997,7 @@ void cuda_cache_keep(const CacheKey *key, const char *ptx, const CudaImage *imag
 
 /* cuda_load's work, with d's context current. */
 static int load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *cache_key,
-                unsigned shared_bytes, CudaKernel *out, StrBuf *err) {
+                unsigned shared_bytes, unsigned threads, CudaKernel *out, StrBuf *err) {
     if (check_shared(d, kernel_name, shared_bytes, err)) return -1;
     if (cache_key) {
         int hit = load_cached(d, kernel_name, cache_key, out, err);
@@ -1005,13 +1006,14 @@ static int load(CudaDevice *d, const char *ptx, const char *kernel_name, const C
     CudaImage im;
     if (load_ptx(d, ptx, kernel_name, shared_bytes, false, out, &im, err) != CUDA_SUCCESS)
         return -1;
-    cuda_cache_keep(cache_key, ptx, &im, shared_bytes); /* only code that loads */
+    out->threads = threads;
+    cuda_cache_keep(cache_key, ptx, &im, shared_bytes, threads); /* only code that loads */
     cuda_image_free(&im);
     return 0;
 }
 
 int cuda_jit(const CudaDevice *d, const char *ptx, const char *kernel_name, unsigned shared_bytes,
-             CudaKernel *out, CudaImage *image, int *fault, StrBuf *err) {
+             unsigned threads, CudaKernel *out, CudaImage *image, int *fault, StrBuf *err) {
     memset(out, 0, sizeof *out);
     if (image) memset(image, 0, sizeof *image);
     *fault = 0;
@@ -1025,6 +1027,7 @@ int cuda_jit(const CudaDevice *d, const char *ptx, const char *kernel_name, unsi
         load_ptx(&local, ptx, kernel_name, shared_bytes, false, out, image, err) == CUDA_SUCCESS
             ? 0
             : -1;
+    if (!rc) out->threads = threads;
     leave_ctx(&local, &sc);
     if (local.fault && !d->fault) *fault = local.fault;
     return rc;
@@ -1037,7 +1040,7 @@ void cuda_note_fault(CudaDevice *d, int fault, const char *what) {
 }
 
 int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *cache_key,
-              unsigned shared_bytes, CudaKernel *out, StrBuf *err) {
+              unsigned shared_bytes, unsigned threads, CudaKernel *out, StrBuf *err) {
     if (out) memset(out, 0, sizeof *out);
     if (!d || !ptx || !kernel_name || !out) {
         errf(err, "cuda_load: missing %s",
@@ -1049,7 +1052,7 @@ int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const Cac
     }
     CtxScope sc;
     if (enter_ctx(d, &sc, err)) return -1;
-    int rc = load(d, ptx, kernel_name, cache_key, shared_bytes, out, err);
+    int rc = load(d, ptx, kernel_name, cache_key, shared_bytes, threads, out, err);
     leave_ctx(d, &sc);
     return rc;
 }
@@ -1078,7 +1081,7 @@ int cuda_launch(CudaDevice *d, const CudaKernel *k, const unsigned grid[3], int 
     }
     CtxScope sc;
     if (enter_ctx(d, &sc, err)) return -1;
-    unsigned block = 32u * (unsigned)num_warps;
+    unsigned block = k->threads ? k->threads : 32u * (unsigned)num_warps;
     CUresult r = d->api.LaunchKernel((CUfunction)k->function, grid[0], grid[1], grid[2], block, 1,
                                      1, k->shared_bytes, (CUstream)stream, params, NULL);
     leave_ctx(d, &sc);
@@ -1112,7 +1115,7 @@ int cuda_launch_cooperative(CudaDevice *d, const CudaKernel *k, const unsigned g
     }
     CtxScope sc;
     if (enter_ctx(d, &sc, err)) return -1;
-    unsigned block = 32u * (unsigned)num_warps;
+    unsigned block = k->threads ? k->threads : 32u * (unsigned)num_warps;
     int sms = 0, per_sm = 0;
     CUresult r = d->api.DeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->dev);
     if (r == CUDA_SUCCESS)

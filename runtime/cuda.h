@@ -21,6 +21,8 @@ typedef struct CudaKernel {
     void *module;          /* CUmodule */
     void *function;        /* CUfunction */
     unsigned shared_bytes; /* dynamic shared memory the kernel needs */
+    unsigned threads;      /* per block (a warp-specialised kernel's producer warps included);
+                              0: 32 * the launch's num_warps */
     bool from_cache;       /* set by cuda_load: the PTX came from the disk cache, no compile */
 } CudaKernel;
 
@@ -115,9 +117,11 @@ int cuda_stream_synchronize(CudaDevice *d, void *stream, StrBuf *err);
  * sm_90a PTX); when there is none, it fails, or the driver refuses its cubin, by the
  * driver's JIT. On a failure err holds the driver's error log (and ptxas's). key may be NULL
  * (no caching); it must cover the device and driver (runtime/cache_key.c). The entry is
- * the PTX and ptxas's cubin with the kernel's shared-memory size, written once it loads. */
+ * the PTX and ptxas's cubin with the kernel's shared-memory size and threads per block
+ * (threads: a warp-specialised kernel's, 0 for 32 * the launch's num_warps), written once
+ * it loads. */
 int cuda_load(CudaDevice *d, const char *ptx, const char *kernel_name, const CacheKey *key,
-              unsigned shared_bytes, CudaKernel *out, StrBuf *err);
+              unsigned shared_bytes, unsigned threads, CudaKernel *out, StrBuf *err);
 /* Load `kernel_name` from the disk cache alone, with no PTX: 1 on a hit, 0 on a miss,
  * -1 on an error of the device (err says which; the entry is kept). An entry's cubin is
  * loaded when it was made for this device's compute capability, else its PTX is compiled
@@ -137,13 +141,14 @@ void cuda_unload(CudaDevice *d, CudaKernel *k);
  * cuda_note_fault. cuda_cache_keep, on the owner's thread: the PTX that loaded and its
  * image (may be NULL or empty) kept in the disk cache under key (NULL: nothing). */
 int cuda_jit(const CudaDevice *d, const char *ptx, const char *kernel_name, unsigned shared_bytes,
-             CudaKernel *out, CudaImage *image, int *fault, StrBuf *err);
+             unsigned threads, CudaKernel *out, CudaImage *image, int *fault, StrBuf *err);
 void cuda_note_fault(CudaDevice *d, int fault, const char *what);
 void cuda_cache_keep(const CacheKey *key, const char *ptx, const CudaImage *image,
-                     unsigned shared_bytes);
+                     unsigned shared_bytes, unsigned threads);
 
-/* cuLaunchKernel with blockDim = (32 * num_warps, 1, 1) and the kernel's dynamic shared
- * memory; params as cuLaunchKernel takes them (an array of pointers to each argument). */
+/* cuLaunchKernel with blockDim = (k->threads, 1, 1) (32 * num_warps where it is 0) and
+ * the kernel's dynamic shared memory; params as cuLaunchKernel takes them (an array of
+ * pointers to each argument). */
 /* A tiled tensor map (cuTensorMapEncodeTiled): dims innermost first, as the driver takes
  * them; strides in bytes for dims 1.. (rank - 1 of them); the box in elements; dtype a
  * CUtensorMapDataType; swizzle a CUtensorMapSwizzle (0 none, 1 32B, 2 64B, 3 128B). */

@@ -338,7 +338,8 @@ static nr_status compile_variant(nr_kernel *k, const GpuSpec *spec, int warps, i
         diag_init(&diag);
         if (gpu_compile_kernel(k->f, spec, &t, GPU_DUMP_NONE, NULL, NULL, &r, &diag)) {
             ctx->stats.gpu_compiles++;
-            if (cuda_load(ctx->cuda, r.ptx.data, k->f->name, &ck, r.shared_bytes, &out->k, &err))
+            if (cuda_load(ctx->cuda, r.ptx.data, k->f->name, &ck, r.shared_bytes, r.threads,
+                          &out->k, &err))
                 s = api_fail(ctx, NR_ERR_DEVICE, "kernel '%s': %s", k->f->name, sb_cstr(&err));
             else if (!out->k.from_cache) ctx->stats.jit_compiles++;
             sb_free(&r.ptx);
@@ -744,7 +745,7 @@ typedef struct GpuJob {
     bool queued; /* missed the cache: a worker builds it */
     /* the worker's results */
     bool compiled; /* the back end made PTX (whatever the JIT did with it) */
-    unsigned shared_bytes;
+    unsigned shared_bytes, threads;
     CudaKernel loaded; /* the driver's module, loaded by the worker */
     StrBuf ptx;        /* what it loaded, for the disk cache */
     CudaImage image;   /* and ptxas's cubin of it */
@@ -765,11 +766,11 @@ static void gpu_job_build(void *user, int i) {
     diag_init(&diag);
     if (gpu_compile_kernel(k->f, &spec, &t, GPU_DUMP_NONE, NULL, NULL, &r, &diag)) {
         g->compiled = true;
-        g->shared_bytes = r.shared_bytes;
+        g->shared_bytes = r.shared_bytes, g->threads = r.threads;
         StrBuf err;
         sb_init(&err);
-        if (cuda_jit(k->mod->ctx->cuda, r.ptx.data, k->f->name, r.shared_bytes, &g->loaded,
-                     &g->image, &g->fault, &err)) {
+        if (cuda_jit(k->mod->ctx->cuda, r.ptx.data, k->f->name, r.shared_bytes, r.threads,
+                     &g->loaded, &g->image, &g->fault, &err)) {
             g->s = NR_ERR_DEVICE;
             sb_printf(&g->err, "kernel '%s': %s", k->f->name, sb_cstr(&err));
         }
@@ -890,7 +891,7 @@ nr_status cuda_prepare_many(PrepareJob *jobs, int n) {
             ctx->stats.gpu_compiles += g->compiled;
             cuda_note_fault(ctx->cuda, g->fault, sb_cstr(&g->err));
             if (!g->s) {
-                cuda_cache_keep(&ck, sb_cstr(&g->ptx), &g->image, g->shared_bytes);
+                cuda_cache_keep(&ck, sb_cstr(&g->ptx), &g->image, g->shared_bytes, g->threads);
                 ctx->stats.jit_compiles++;
                 if ((g->s = gpu_job_install(g, &g->loaded))) {
                     sb_puts(&g->err, nr_last_error(ctx));

@@ -37,6 +37,12 @@ typedef struct Gen {
     Diag *diag;
     jmp_buf fail;
     int num_warps;
+    /* warp_specialize: the thread that issues TMA copies and mbarrier ops (0; in the
+     * producer region the first producer thread), and, in the consumer region, the threads
+     * a barrier waits for (0: every thread of the program, bar.sync 0) */
+    int leader_tid, barrier_threads;
+    bool in_producer;
+    int entry_regs; /* the kernel's .maxnreg (0: none), what setmaxnreg moves registers from */
     LLVMContextRef C;
     LLVMModuleRef M;
     LLVMBuilderRef B;
@@ -130,6 +136,7 @@ LLVMValueRef gen_linear(Gen *g, const LLVMValueRef *coord, IrType t); /* row-maj
 LLVMValueRef gen_smem_ptr(Gen *g, int byte_offset, LLVMValueRef index, int elem_bytes);
 LLVMValueRef gen_and(Gen *g, LLVMValueRef a, LLVMValueRef b); /* NULL is true */
 void gen_barrier(Gen *g);
+void gen_warp_specialize(Gen *g, OpId id);
 /* position builder in the prologue for values that must dominate everything */
 /* The warp index (tid.x / 32) broadcast from lane 0 at the builder's position: ptxas knows
  * it (and what derives from it) is uniform across the warp there. */

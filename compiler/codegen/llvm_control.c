@@ -139,6 +139,54 @@ static void gen_while(Gen *g, OpId id) {
     }
 }
 
+/* warp_specialize: threads below 32 * num_warps run the consumer region, their barriers
+ * named barrier 1 of their count; the first producer warp the producer region, whose
+ * leader (its first thread) issues the copies. Each side first sets its register count where asked
+ * and the kernel's entry count gives what they ask (setmaxnreg: every warp of a warpgroup executes
+ * it). */
+void gen_warp_specialize(Gen *g, OpId id) {
+    const IrOp *op = &g->f->ops[id];
+    int consumers = 32 * g->num_warps, preg = (int)op->attr[1], creg = (int)op->attr[2];
+    /* the registers the two sides ask for must be there: a kernel limited below its even
+     * share (a launch's maxnreg) keeps its count on both sides (an inc beyond the pool
+     * would wait forever) */
+    if (!g->entry_regs || preg * 128 + creg * consumers > g->entry_regs * (consumers + 128))
+        preg = creg = 0;
+    RegionId pr = op->region[0], cr = op->region[1];
+    LLVMBasicBlockRef cb = LLVMAppendBasicBlockInContext(g->C, g->fn, "ws.consumers");
+    LLVMBasicBlockRef pb = LLVMAppendBasicBlockInContext(g->C, g->fn, "ws.producer");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->C, g->fn, "ws.join");
+    LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntULT, g->tid, gen_i32(g, consumers), ""), cb,
+                    pb);
+    char text[64];
+    LLVMPositionBuilderAtEnd(g->B, pb);
+    if (preg) {
+        snprintf(text, sizeof text, "setmaxnreg.dec.sync.aligned.u32 %d;", preg);
+        gen_asm(g, text, "~{memory}", g->vd, NULL, 0, true);
+    }
+    /* one warp runs the producer's loop; the others leave at once, so that no more warps
+     * than that one spin in mbarrier waits beside the consumers (4 consumer warps: 6% of a
+     * matmul's time when all four producer warps ran it, bench/RESULTS.md session 54) */
+    LLVMBasicBlockRef pw = LLVMAppendBasicBlockInContext(g->C, g->fn, "ws.producer.warp");
+    LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntULT, g->tid, gen_i32(g, consumers + 32), ""),
+                    pw, join);
+    LLVMPositionBuilderAtEnd(g->B, pw);
+    g->leader_tid = consumers, g->in_producer = true;
+    gen_region(g, pr);
+    g->leader_tid = 0, g->in_producer = false;
+    LLVMBuildBr(g->B, join);
+    LLVMPositionBuilderAtEnd(g->B, cb);
+    if (creg) {
+        snprintf(text, sizeof text, "setmaxnreg.inc.sync.aligned.u32 %d;", creg);
+        gen_asm(g, text, "~{memory}", g->vd, NULL, 0, true);
+    }
+    g->barrier_threads = consumers;
+    gen_region(g, cr);
+    g->barrier_threads = 0;
+    LLVMBuildBr(g->B, join);
+    LLVMPositionBuilderAtEnd(g->B, join);
+}
+
 void gen_control(Gen *g, OpId id) {
     switch (g->f->ops[id].code) {
     case OP_FOR: gen_for(g, id); return;

@@ -198,12 +198,14 @@ static void gen_op(Gen *g, OpId id) {
     case OP_MBARRIER_EXPECT:
     case OP_MBARRIER_WAIT:
     case OP_MBARRIER_INVAL:
+    case OP_MBARRIER_ARRIVE:
     case OP_TMA_LOAD:
     case OP_TMA_STORE:
     case OP_TMA_STORE_WAIT: gen_tma(g, id); return;
     case OP_FOR:
     case OP_IF:
     case OP_WHILE: gen_control(g, id); return;
+    case OP_WARP_SPECIALIZE: gen_warp_specialize(g, id); return;
     case OP_RETURN: LLVMBuildRetVoid(g->B); return;
     case OP_ASSERT:
     case OP_PRINT: gen_debug(g, id); return;
@@ -283,8 +285,17 @@ static void build_function(Gen *g) {
     gen_grid_constants(g);
     LLVMSetFunctionCallConv(g->fn, 71 /* ptx_kernel */);
     annotate(g, "kernel", 1);
-    annotate(g, "maxntidx", 32 * g->num_warps);
-    if (g->target->code.maxnreg) annotate(g, "maxnreg", g->target->code.maxnreg);
+    int threads = 32 * (g->num_warps + ir_func_producer_warps(g->f)),
+        maxnreg = g->target->code.maxnreg;
+    annotate(g, "maxntidx", threads);
+    if (threads > 32 * g->num_warps) {
+        /* setmaxnreg moves registers between warpgroups from an even share at entry */
+        int share = 65536 / threads / 8 * 8;
+        if (share > 255) share = 0; /* no limit needed */
+        if (share && (!maxnreg || share < maxnreg)) maxnreg = share;
+    }
+    if (maxnreg) annotate(g, "maxnreg", maxnreg);
+    g->entry_regs = maxnreg;
     for (uint32_t i = 0; i < body->nargs; i++) {
         LLVMValueRef *r = gen_alloc_regs(g, 1);
         r[0] = LLVMGetParam(g->fn, i);

@@ -223,4 +223,15 @@ LLVMValueRef gen_smem_ptr(Gen *g, int byte_offset, LLVMValueRef index, int elem_
     return LLVMBuildGEP2(g->B, g->i8, g->smem, &off, 1, "");
 }
 
-void gen_barrier(Gen *g) { gen_intrinsic(g, "llvm.nvvm.barrier0", g->vd, NULL, 0); }
+void gen_barrier(Gen *g) {
+    if (g->in_producer)
+        gen_error(g, g->f->loc, "internal error: a barrier in a warp_specialize's producer");
+    if (!g->barrier_threads) {
+        gen_intrinsic(g, "llvm.nvvm.barrier0", g->vd, NULL, 0);
+        return;
+    }
+    /* the consumer warps of a warp_specialize: named barrier 1, their threads alone */
+    char text[64];
+    snprintf(text, sizeof text, "bar.sync 1, %d;", g->barrier_threads);
+    gen_asm(g, text, "~{memory}", g->vd, NULL, 0, true);
+}

@@ -77,7 +77,7 @@ static LLVMValueRef shared_addr(Gen *g, ValId buf) {
 }
 
 static LLVMValueRef leader(Gen *g) {
-    return LLVMBuildICmp(g->B, LLVMIntEQ, g->tid, gen_i32(g, 0), "");
+    return LLVMBuildICmp(g->B, LLVMIntEQ, g->tid, gen_i32(g, g->leader_tid), "");
 }
 
 static void wait_phase(Gen *g, const IrOp *op) {
@@ -275,6 +275,13 @@ void gen_tma(Gen *g, OpId id) {
                 (LLVMValueRef[]){leader(g), shared_addr(g, op->operands[0])}, 2, true);
         return;
     case OP_MBARRIER_WAIT: wait_phase(g, op); return;
+    case OP_MBARRIER_ARRIVE: /* once the warp's lanes are all here, lane 0 arrives (release) */
+        gen_asm(g,
+                "{\n\t.reg .pred p;\n\tsetp.eq.u32 p, $1, 0;\n\tbar.warp.sync -1;\n\t"
+                "@p mbarrier.arrive.shared::cta.b64 _, [$0];\n\t}",
+                "r,r,~{memory}", g->vd, (LLVMValueRef[]){shared_addr(g, op->operands[0]), g->lane},
+                2, true);
+        return;
     case OP_MBARRIER_INVAL:
         gen_asm(g, "@$0 mbarrier.inval.shared::cta.b64 [$1];", "b,r,~{memory}", g->vd,
                 (LLVMValueRef[]){leader(g), shared_addr(g, op->operands[0])}, 2, true);

@@ -13,7 +13,9 @@
  *   asynchronous use keeps it alive on to the op that retires it (a dot_async's wgmma
  *   reads to dot_wait {pending = 0}, cp.async's writes to async_wait {pending = 0}, a TMA
  *   store's reads to tma_store_wait {pending = 0}): the space is not handed on while the
- *   tensor cores or the copy engine may still be reading or writing it. (The barrier pass
+ *   tensor cores or the copy engine may still be reading or writing it. An mbarrier the
+ *   producer warps of a warp_specialize use lives to the op's end: they may still be in
+ *   a wait on it while the consumers run the rest of the kernel. (The barrier pass
  *   then orders the new owner's first access after every thread's wait.)
  * - scratch private to one op (analysis/layout_moves.h: reductions across warps, layout
  *   changes through shared memory, atomics with copies), live at that op only.
@@ -110,6 +112,11 @@ static int use_end(Alloc *A, OpId u, ValId v) {
         OpId p = f->regions[r].parent_op;
         if (A->def_pos[v] >= A->pos[p]) break; /* v is defined inside p */
         if ((f->ops[p].code == OP_FOR || f->ops[p].code == OP_WHILE) && A->end[p] > e)
+            e = A->end[p], at = p;
+        /* the producer warps run beside all of the consumers' code: an mbarrier they use
+         * (a view of it, a wait on it) stays theirs to the end */
+        if (f->ops[p].code == OP_WARP_SPECIALIZE && r == f->ops[p].region[0] &&
+            ir_type(f, v).pointee == DT_I64 && A->end[p] > e)
             e = A->end[p], at = p;
         r = f->ops[p].parent;
     }

@@ -45,7 +45,10 @@
  * issue. What mbarrier.inval (and an init that reuses the object) needs (PTX ISA: no
  * pending operations on the object, no thread still in mbarrier.try_wait on it) is then
  * every other thread's last wait ordered before it: one barrier, which clears R, serves
- * a whole run of inits or invals of distinct mbarriers. (Recording the mbarrier as a TMA
+ * a whole run of inits or invals of distinct mbarriers. mbarrier_arrive (a warp's arrival
+ * on a ring's "empty" mbarrier) is recorded as nothing too. A warp_specialize's producer
+ * region gets no barrier (its warps meet the consumers only through mbarriers); its
+ * consumer region is placed as the code around it. (Recording the mbarrier as a TMA
  * write in flight, which no barrier clears, put a barrier before every one of them.)
  * A tma_load writes its buffer as
  * cp.async does (a barrier first where other threads may still read it); a tma_store
@@ -425,8 +428,9 @@ static void touched(Ctx *c, RegionId r, State *s) {
              k++)
             if (ir_type(f, op->operands[k]).dt == DT_SMEM) {
                 Access a = whole(access_of(c, op->operands[k]));
-                if (op->code == OP_MBARRIER_EXPECT || (op->code == OP_TMA_LOAD && k == 1))
-                    continue; /* thread 0's arrivals on an mbarrier, as in visit: nothing */
+                if (op->code == OP_MBARRIER_EXPECT || op->code == OP_MBARRIER_ARRIVE ||
+                    (op->code == OP_TMA_LOAD && k == 1))
+                    continue;                  /* arrivals on an mbarrier, as in visit: nothing */
                 if (op->code == OP_ASYNC_COPY) /* of an earlier iteration: any age, 0 or more */
                     a.at_least = 1, add(&s->A, a);
                 else if (op->code == OP_TMA_LOAD) add(&s->T, a); /* its tile buffer */
@@ -509,6 +513,14 @@ static bool loop_entry(Ctx *c, RegionId r, const State *before, State *entry) {
 static void visit_control(Ctx *c, OpId id, State *s) {
     IrFunc *f = c->f;
     const IrOp *op = &f->ops[id];
+    if (op->code == OP_WARP_SPECIALIZE) {
+        /* the producer warps meet the consumers only through mbarriers: a stage's copy
+         * completes on its full one, which the consumers wait for, and is issued after
+         * the consumers' arrivals on its empty one. The producer's region gets nothing;
+         * the consumers' is placed as the kernel's rest, its barriers theirs alone. */
+        place(c, op->region[1], s);
+        return;
+    }
     if (op->code == OP_IF) {
         State a = *s, b = *s;
         place(c, op->region[0], &a);

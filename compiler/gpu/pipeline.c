@@ -61,7 +61,12 @@
  * memory allows, so that the dot qualifies. A register A that the body loads from a ring
  * (transpose_dots.c's B^T; cp.async rings only) qualifies too: its load, and the wait for
  * its stage's copies, move one iteration ahead and the dot's wait becomes pending 0 after
- * them (load_a_ahead), as a wgmma's A registers must stay unwritten until it retires. */
+ * them (load_a_ahead), as a wgmma's A registers must stay unwritten until it retires.
+ *
+ * With tl.range(..., warp_specialize=True), a loop of TMA copies at the top of the kernel
+ * is split instead between a producer warpgroup and the consumer warps (the section
+ * "warp specialisation" below): the kernel then ends in a warp_specialize op that holds
+ * the loop and everything after it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +105,10 @@ typedef struct Pipe {
     uint8_t *dep;           /* per op of f (nops0): a stage-0 op computed from a carried value */
     ValId rs, ph;    /* where S is no power of two: the stage it reads, its mbarriers' phase */
     uint32_t nextra; /* the carried values between it and the current copies: rs, ph (0-2) */
+    RegionId region; /* the region walk is rebuilding (where the loop is) */
+    bool ws;         /* the loop being pipelined is warp-specialised (ws_wanted) */
+    ValId empty;     /* ws: the ring of "empty" mbarriers the consumer warps arrive on */
+    OpId ws_op;      /* the function's warp_specialize, once made */
 } Pipe;
 
 /* Stage-0 membership and carried marks exist for the ops and values f had when the pass
@@ -615,6 +624,141 @@ static void issue_ahead(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t s
     free(map);
 }
 
+/* ---- warp specialisation (tl.range(..., warp_specialize=True)) ----
+ *
+ * On sm_90a, a loop whose candidates are all TMA copies, at the top of the kernel's body
+ * with nothing before it that writes memory, may be split between warps of two roles
+ * (warp_specialize, ir_ops.def): a producer warpgroup added to the program runs the loop's
+ * stage 0 alone and issues every iteration's copies, iteration j into stage j % S once
+ * the consumers have released it (it waits on stage j % S's "empty" mbarrier for phase
+ * (j / S + 1) % 2: at once for the first S, which no consumer has read); the num_warps
+ * consumer warps run the loop without copies, waiting for each stage's "full" mbarrier as
+ * before, and each of their warps arrives on the stage's empty mbarrier once it no longer
+ * reads it: right after the last reader of the stage (synchronous readers), or, where
+ * the dots run asynchronously, on the previous iteration's stage after this iteration's
+ * dot_wait {pending = 1} (its wgmma is then retired). No CTA barrier orders the two sides:
+ * the consumers need none before the next copy into a stage, and the code after the loop
+ * (the epilogue) is the consumers' alone, with barriers among themselves. With two
+ * consumer warpgroups the producer gives registers back (40 a thread) and the consumers
+ * take them (232). The empty mbarriers are never invalidated (the producer may still be
+ * leaving its last wait when the consumers finish); gpu-alloc-shared keeps what the
+ * producer waits on for the whole warp_specialize. */
+
+/* Do the kernel and the loop allow warp specialisation? */
+static bool ws_wanted(Pipe *P, OpId loop, const Cand *cands, int nc) {
+    IrFunc *f = P->f;
+    if (!f->ops[loop].attr[2] || P->m->gpu.arch != GPU_SM90A || P->ws_op || P->region != f->body ||
+        (P->m->gpu.num_warps != 4 && P->m->gpu.num_warps != 8))
+        return false;
+    for (int c = 0; c < nc; c++)
+        if (!cands[c].tma) return false;
+    /* the producer warps run what comes before the loop too: nothing there may write,
+     * shared memory included (a reduction's or a layout change's scratch, laid out for
+     * num_warps warps) */
+    const IrRegion *b = &f->regions[f->body];
+    for (uint32_t i = 0; i < b->nops && b->ops[i] != loop; i++) {
+        const IrOp *op = &f->ops[b->ops[i]];
+        int align;
+        if (op->nregions || moves_smem_bytes(f, b->ops[i], &align) > 0) return false;
+        if ((ir_op_info[op->code].flags & F_PURE) || op->code == OP_LOAD || op->code == OP_ASSUME ||
+            (op->code == OP_LOCAL_ALLOC && !op->nopnds))
+            continue;
+        return false;
+    }
+    return true;
+}
+
+/* The consumers' release of a stage (see above): it is iteration it's stage rslot, or with
+ * asynchronous dots the one iteration it - 1 read (none in the first iteration). */
+static void release(Pipe *P, ValId it, ValId rslot, bool asyncs, Loc loc) {
+    IrFunc *f = P->f;
+    IrType i32 = ty_scalar(DT_I32);
+    if (!asyncs) {
+        ValId bar = view_of(P, P->empty, rslot, loc);
+        emit0(P, OP_MBARRIER_ARRIVE, loc, &bar, 1, 0);
+        return;
+    }
+    ValId any = compare(P, CMP_PRED_GT, it, konst(P, i32, 0, loc), loc);
+    OpVec saved = P->out;
+    memset(&P->out, 0, sizeof P->out);
+    ValId prev =
+        ring_slot(P, binop(P, OP_ADD, it, konst(P, i32, P->stages - 1, loc), loc), P->stages, loc);
+    ValId bar = view_of(P, P->empty, prev, loc);
+    emit0(P, OP_MBARRIER_ARRIVE, loc, &bar, 1, 0);
+    opvec_push(&P->out, ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0));
+    OpVec then = P->out;
+    P->out = saved;
+    OpId iff = ir_op_new(f, OP_IF, loc, &any, 1, NULL, 0);
+    RegionId tr = ir_op_add_region(f, iff), er = ir_op_add_region(f, iff);
+    ir_region_set_ops(f, tr, then.v, then.n);
+    OpId e1[1] = {ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0)};
+    ir_region_set_ops(f, er, e1, 1);
+    opvec_free(&then);
+    opvec_push(&P->out, iff);
+}
+
+/* The producer's loop, appended to P->out: the loop's bounds, its stage-0 carried values
+ * (from inits) and a count j; each iteration waits until stage j % S is empty and issues
+ * iteration j's copies into it. */
+static void producer_loop(Pipe *P, OpId loop, const Cand *cands, int nc, const ValId *inits) {
+    IrFunc *f = P->f;
+    Loc loc = f->ops[loop].loc;
+    RegionId body = f->ops[loop].region[0];
+    ValId lb = f->ops[loop].operands[0], ub = f->ops[loop].operands[1],
+          step = f->ops[loop].operands[2];
+    IrType i32 = ty_scalar(DT_I32);
+    uint32_t nargs = f->regions[body].nargs;
+    ValId *opnds = calloc(nargs + 3, sizeof(ValId));
+    IrType *tys = calloc(nargs + 1, sizeof(IrType));
+    if (!opnds || !tys) NR_DIE("out of memory");
+    opnds[0] = lb, opnds[1] = ub, opnds[2] = step;
+    uint32_t np = 0;
+    for (uint32_t i = 1; i < nargs; i++)
+        if (is_carried(P, f->regions[body].args[i])) {
+            opnds[3 + np] = inits[i - 1];
+            tys[np++] = ir_type(f, inits[i - 1]);
+        }
+    opnds[3 + np] = konst(P, i32, 0, loc);
+    tys[np] = i32;
+    OpId pl = ir_op_new(f, OP_FOR, loc, opnds, np + 4, tys, np + 1);
+    RegionId pb = ir_op_add_region(f, pl);
+    ValId *map = calloc(f->nvals + 1, sizeof(ValId));
+    if (!map) NR_DIE("out of memory");
+    map[f->regions[body].args[0]] = ir_region_add_arg(f, pb, ir_type(f, lb));
+    for (uint32_t i = 1; i < nargs; i++) {
+        ValId a = f->regions[body].args[i];
+        if (!is_carried(P, a)) continue;
+        ValId pa = ir_region_add_arg(f, pb, ir_type(f, a));
+        f->vals[pa].layout = f->vals[a].layout;
+        map[a] = pa;
+    }
+    ValId j = ir_region_add_arg(f, pb, i32);
+    OpVec saved = P->out;
+    memset(&P->out, 0, sizeof P->out);
+    clone_stage0(P, body, map);
+    ValId slot = ring_slot(P, j, P->stages, loc);
+    ValId phase = binop(P, OP_XOR, ring_phase(P, j, P->stages, loc), konst(P, i32, 1, loc), loc);
+    emit0(P, OP_MBARRIER_WAIT, loc, (ValId[]){view_of(P, P->empty, slot, loc), phase}, 2, 0);
+    issue(P, cands, nc, map, slot, valid_at(P, mapped(map, f->regions[body].args[0]), ub, loc),
+          loc);
+    const IrRegion *r = &f->regions[body];
+    const IrOp *y = &f->ops[r->ops[r->nops - 1]];
+    uint32_t k = 0;
+    for (uint32_t i = 1; i < nargs; i++)
+        if (is_carried(P, r->args[i])) opnds[k++] = mapped(map, y->operands[i - 1]);
+    opnds[k++] = binop(P, OP_ADD, j, konst(P, i32, 1, loc), loc);
+    opvec_push(&P->out, ir_op_new(f, OP_YIELD, loc, opnds, k, NULL, 0));
+    ir_region_set_ops(f, pb, P->out.v, P->out.n);
+    opvec_free(&P->out);
+    P->out = saved;
+    for (uint32_t i = 0; i < f->ops[pl].nres; i++)
+        f->vals[f->ops[pl].results[i]].layout = f->vals[f->ops[pl].operands[3 + i]].layout;
+    opvec_push(&P->out, pl);
+    free(map);
+    free(opnds);
+    free(tys);
+}
+
 /* Where the copies of iteration it + S-1 go: into stage (it + S-1) % S, which iteration
  * it - 1 read. Where every reader of the rings is synchronous (ldmatrix, local_load, a
  * wgmma or mma.sync dot that completes in the iteration), those reads are over once
@@ -667,10 +811,14 @@ static void rebuild_body(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t 
     for (int c = 0; c < nc; c++)
         replace_in(f, ops, n, f->ops[cands[c].alloc].results[0],
                    view_of(P, cands[c].ring, rslot, loc));
-    if (!asyncs) issue_ahead(P, loop, cands, nc, step, it, ny);
+    if (P->ws) { /* the producer warps copy; the carried values stay at this iteration */
+        const IrOp *y0 = &f->ops[ops[n - 1]];
+        for (uint32_t i = 0; i < P->ncar; i++) ny[i] = y0->operands[i];
+    } else if (!asyncs) issue_ahead(P, loop, cands, nc, step, it, ny);
     for (uint32_t k = 0; k + 1 < n; k++) {
         opvec_push(&P->out, ops[k]);
-        if (asyncs && k == last) issue_ahead(P, loop, cands, nc, step, it, ny);
+        if (P->ws && k == last) release(P, it, rslot, asyncs, loc);
+        else if (asyncs && k == last) issue_ahead(P, loop, cands, nc, step, it, ny);
     }
     const IrRegion *r = &f->regions[body];
     OpId y = r->ops[r->nops - 1];
@@ -1127,7 +1275,7 @@ static void wait_after_async(Pipe *P, RegionId body) {
 }
 
 /* A ring of S mbarriers (smem<1xi64, stages=S>), each initialised for one arrival. */
-static ValId mbarrier_ring(Pipe *P, Loc loc) {
+static ValId mbarrier_ring(Pipe *P, Loc loc, int count) {
     IrFunc *f = P->f;
     int32_t one = 1;
     IrType t = ty_smem(DT_I64, 1, &one, P->stages);
@@ -1137,7 +1285,7 @@ static ValId mbarrier_ring(Pipe *P, Loc loc) {
     opvec_push(&P->out, a);
     for (int s = 0; s < P->stages; s++) {
         ValId v = view_of(P, ring, konst(P, ty_scalar(DT_I32), s, loc), loc);
-        emit0(P, OP_MBARRIER_INIT, loc, &v, 1, 1);
+        emit0(P, OP_MBARRIER_INIT, loc, &v, 1, count);
     }
     return ring;
 }
@@ -1556,8 +1704,10 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
         cands[c].ring = f->ops[a].results[0];
         f->vals[cands[c].ring].layout = f->vals[buf].layout;
         opvec_push(&P->out, a);
-        if (cands[c].tma) cands[c].bars = mbarrier_ring(P, loc);
+        if (cands[c].tma) cands[c].bars = mbarrier_ring(P, loc, 1);
     }
+    P->ws = ws_wanted(P, loop, cands, nc);
+    if (P->ws) P->empty = mbarrier_ring(P, loc, P->m->gpu.num_warps); /* an arrival a warp */
     if (any_tma(cands, nc))
         emit0(P, OP_BARRIER, loc, NULL, 0,
               0); /* the mbarriers initialised before any thread waits */
@@ -1568,10 +1718,18 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
     if (!inits || !ny || !orig) NR_DIE("out of memory");
     for (uint32_t i = 0; i < ncar; i++) inits[i] = orig[i] = f->ops[loop].operands[3 + i];
     P->ncar = ncar, P->ncur = 0;
-    prologue(P, loop, cands, nc, step, inits);
+    OpVec producer = {0};
+    if (P->ws) { /* before the body changes: the producer clones its stage 0 */
+        OpVec saved = P->out;
+        memset(&P->out, 0, sizeof P->out);
+        producer_loop(P, loop, cands, nc, inits);
+        opvec_push(&P->out, ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0));
+        producer = P->out;
+        P->out = saved;
+    } else prologue(P, loop, cands, nc, step, inits);
     inits[ncar] = konst(P, ty_scalar(DT_I32), 0, loc);
     ValId it = ir_region_add_arg(f, body, ty_scalar(DT_I32));
-    stage_counters(P, body, cands, nc, inits + ncar + 1, loc);
+    if (!P->ws) stage_counters(P, body, cands, nc, inits + ncar + 1, loc);
     if (mixed) current_copies(P, body, cands, nc, inits + ncar + 1 + P->nextra, orig);
     free(orig);
     double_register_buffers(P, body, it, cands, nc);
@@ -1582,6 +1740,7 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
     rebuild_body(P, loop, cands, nc, step, it, ny);
     OpId nl = new_loop(P, loop, inits);
     if (asyncs) nl = load_a_ahead(P, nl, step, loc);
+    uint32_t consumers_from = P->out.n; /* ws: the consumers' ops from here on */
     opvec_push(&P->out, nl);
     for (uint32_t q = 0; q < P->ncur; q++) /* over new_loop's pair: the current values */
         replace_later(P, f->ops[loop].results[P->cur_of[q]],
@@ -1610,6 +1769,21 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
             emit0(P, OP_MBARRIER_INVAL, loc,
                   (ValId[]){view_of(P, cands[c].bars, konst(P, ty_scalar(DT_I32), s, loc), loc)}, 1,
                   0);
+    if (P->ws) { /* the producer's loop and the consumers' (walk adds what follows) */
+        OpId ws = ir_op_new(f, OP_WARP_SPECIALIZE, loc, NULL, 0, NULL, 0);
+        bool two = P->m->gpu.num_warps == 8;
+        f->ops[ws].attr[0] = 4, f->ops[ws].attr[1] = two ? 40 : 0;
+        f->ops[ws].attr[2] = two ? 232 : 0;
+        RegionId pr = ir_op_add_region(f, ws), cr = ir_op_add_region(f, ws);
+        ir_region_set_ops(f, pr, producer.v, producer.n);
+        opvec_push(&P->out, ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0));
+        ir_region_set_ops(f, cr, P->out.v + consumers_from, P->out.n - consumers_from);
+        P->out.n = consumers_from;
+        opvec_push(&P->out, ws);
+        P->ws_op = ws;
+    }
+    opvec_free(&producer);
+    P->ws = false;
     free(inits);
     free(P->async_slot);
     P->async_slot = NULL;
@@ -1629,11 +1803,28 @@ static void walk(Pipe *P, RegionId r) {
     bool changed = false;
     for (uint32_t k = 0; k < n; k++) {
         OpId id = ops[k];
+        P->region = r;
         if (f->ops[id].code == OP_FOR && pipeline_loop(P, id)) {
             changed = true;
             continue;
         }
         opvec_push(&P->out, id);
+    }
+    if (P->ws_op && r == f->body) { /* the ops after it but return run on the consumers */
+        uint32_t at = 0;
+        while (P->out.v[at] != P->ws_op) at++;
+        RegionId cr = f->ops[P->ws_op].region[1];
+        uint32_t nc;
+        OpId *cons = ir_region_copy_ops(f, cr, &nc);
+        OpVec all = {0};
+        for (uint32_t i = 0; i + 1 < nc; i++) opvec_push(&all, cons[i]);
+        for (uint32_t i = at + 1; i + 1 < P->out.n; i++) opvec_push(&all, P->out.v[i]);
+        opvec_push(&all, cons[nc - 1]); /* the yield */
+        ir_region_set_ops(f, cr, all.v, all.n);
+        P->out.v[at + 1] = P->out.v[P->out.n - 1]; /* return */
+        P->out.n = at + 2;
+        opvec_free(&all);
+        free(cons);
     }
     if (changed) ir_region_set_ops(f, r, P->out.v, P->out.n);
     opvec_free(&P->out);

@@ -313,6 +313,13 @@ OpId ir_op_new(IrFunc *f, int code, Loc loc, const ValId *opnds, uint32_t nopnds
     return id;
 }
 
+int ir_func_producer_warps(const IrFunc *f) {
+    const IrRegion *b = &f->regions[f->body];
+    for (uint32_t i = 0; i < b->nops; i++)
+        if (f->ops[b->ops[i]].code == OP_WARP_SPECIALIZE) return (int)f->ops[b->ops[i]].attr[0];
+    return 0;
+}
+
 RegionId ir_op_add_region(IrFunc *f, OpId op) {
     NR_ASSERT(f->ops[op].nregions < 2);
     RegionId r = ir_region_new(f, op);

@@ -259,6 +259,9 @@ IrFunc *ir_func_new(IrModule *m, const char *name, bool is_kernel, Loc loc);
 IrFunc *ir_module_find(const IrModule *m, const char *name);
 void ir_module_drop_helpers(IrModule *m); /* drop every function that is not a kernel */
 void ir_func_set_results(IrFunc *f, const IrType *tys, uint32_t n);
+/* The warps a GPU kernel runs beside its num_warps: its warp_specialize's producer warps
+ * (0 without one). */
+int ir_func_producer_warps(const IrFunc *f);
 ValId ir_add_param(IrFunc *f, IrType ty, const char *name);
 
 RegionId ir_region_new(IrFunc *f, OpId parent_op);

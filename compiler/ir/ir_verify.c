@@ -519,7 +519,8 @@ static void check_desc(Verifier *V, OpId id, const IrOp *op) {
     }
 }
 
-/* mbarrier_init / expect / wait / inval: operand #0 a one-stage i64 buffer of one element. */
+/* mbarrier_init / expect / wait / inval / arrive: operand #0 a one-stage i64 buffer of one
+ * element. */
 static void check_mbarrier(Verifier *V, OpId id, const IrOp *op) {
     IrType b = T(V, op->operands[0]);
     if (!one_stage(V, id, b)) return;
@@ -779,7 +780,7 @@ static bool takes_buffers(int code) {
            code == OP_LOCAL_LOAD || code == OP_ASYNC_COPY || code == OP_DOT ||
            code == OP_DOT_ASYNC || code == OP_TMA_LOAD || code == OP_TMA_STORE ||
            code == OP_MBARRIER_INIT || code == OP_MBARRIER_EXPECT || code == OP_MBARRIER_WAIT ||
-           code == OP_MBARRIER_INVAL;
+           code == OP_MBARRIER_INVAL || code == OP_MBARRIER_ARRIVE;
 }
 
 /* Descriptors are parameters (of kernels, and of helpers before inlining), used only by
@@ -957,7 +958,8 @@ static void check_types(Verifier *V, OpId id, const IrOp *op) {
     case OP_MBARRIER_INIT:
     case OP_MBARRIER_EXPECT:
     case OP_MBARRIER_WAIT:
-    case OP_MBARRIER_INVAL: check_mbarrier(V, id, op); break;
+    case OP_MBARRIER_INVAL:
+    case OP_MBARRIER_ARRIVE: check_mbarrier(V, id, op); break;
     case OP_TMA_STORE_WAIT: check_local(V, id, op); break;
     case OP_LOCAL_ALLOC:
     case OP_LOCAL_VIEW:

@@ -254,9 +254,62 @@ static bool needs_sm90(int code) {
     case OP_MBARRIER_INIT:
     case OP_MBARRIER_EXPECT:
     case OP_MBARRIER_WAIT:
+    case OP_MBARRIER_ARRIVE:
+    case OP_WARP_SPECIALIZE:
     case OP_FENCE_ASYNC: return true;
     default: return false;
     }
+}
+
+/* What the producer warps of a warp_specialize may run (region 0, nested regions too):
+ * scalars, the ring's views, mbarrier waits and arrivals with expected bytes, TMA copies,
+ * and control flow over them; no block value and no barrier (the consumers' barrier is
+ * theirs alone). */
+static void check_producer(GpuVerifier *V, OpId ws, RegionId r) {
+    const IrRegion *reg = &V->f->regions[r];
+    for (uint32_t i = 0; i < reg->nops; i++) {
+        OpId id = reg->ops[i];
+        const IrOp *op = &V->f->ops[id];
+        int c = op->code;
+        bool ok = c == OP_MBARRIER_WAIT || c == OP_MBARRIER_EXPECT || c == OP_TMA_LOAD ||
+                  c == OP_LOCAL_VIEW || c == OP_FOR || c == OP_IF || c == OP_YIELD;
+        if (!ok && (ir_op_info[c].flags & F_PURE) && !op->nregions) {
+            ok = true;
+            for (uint32_t k = 0; k < op->nres && ok; k++)
+                ok = ir_type(V->f, op->results[k]).rank == 0;
+        }
+        if (!ok) {
+            fail(V, id,
+                 "the producer warps of a warp_specialize run only scalar ops, mbarrier "
+                 "waits and expects and TMA copies, not '%s'",
+                 ir_op_info[c].name);
+            continue;
+        }
+        for (int k = 0; k < op->nregions; k++) check_producer(V, ws, op->region[k]);
+    }
+}
+
+/* A warp_specialize sits in the kernel's body with nothing after it but return. */
+static void check_warp_specialize(GpuVerifier *V, OpId id, const IrOp *op) {
+    const IrRegion *body = &V->f->regions[V->f->body];
+    uint32_t at = body->nops;
+    for (uint32_t i = 0; i < body->nops; i++)
+        if (body->ops[i] == id) at = i;
+    if (at == body->nops || at + 2 != body->nops || V->f->ops[body->ops[at + 1]].code != OP_RETURN)
+        fail(V, id, "a warp_specialize must be in the kernel's body, followed only by return");
+    if (op->attr[0] != 4)
+        fail(V, id, "producer_warps must be 4 (one warpgroup), got %lld", (long long)op->attr[0]);
+    if (V->m->gpu.num_warps + op->attr[0] > 32)
+        fail(V, id, "num_warps %d and %lld producer warps make more than 1024 threads",
+             V->m->gpu.num_warps, (long long)op->attr[0]);
+    for (int k = 1; k < 3; k++)
+        if (op->attr[k] && (op->attr[k] < 24 || op->attr[k] > 256 || op->attr[k] % 8))
+            fail(V, id, "a register count must be 0 or a multiple of 8 from 24 to 256, got %lld",
+                 (long long)op->attr[k]);
+    if (!op->attr[1] != !op->attr[2] ||
+        op->attr[1] * 32 * op->attr[0] + op->attr[2] * 32 * V->m->gpu.num_warps > 65536)
+        fail(V, id, "producer_regs and consumer_regs must both be 0, or fit 65536 registers");
+    if (op->nregions == 2) check_producer(V, id, op->region[0]);
 }
 
 static void check_op(GpuVerifier *V, OpId id) {
@@ -313,6 +366,7 @@ static void check_op(GpuVerifier *V, OpId id) {
     case OP_FOR:
     case OP_WHILE:
     case OP_IF: check_control(V, id, op); return;
+    case OP_WARP_SPECIALIZE: check_warp_specialize(V, id, op); return;
     default: return;
     }
 }

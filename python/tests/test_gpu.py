@@ -519,6 +519,80 @@ class GpuTmaPointerLoads(unittest.TestCase):
         self.assertTrue(self.tk.tma(ran))
 
 
+@unittest.skipUnless(HAVE_GPU, "no CUDA GPU with torch")
+class GpuWarpSpecialize(unittest.TestCase):
+    """tl.range(..., warp_specialize=True) (ws_kernels.py): on sm_90a a producer warpgroup
+    issues the TMA copies and the consumer warps compute, meeting through mbarriers; the
+    results against the same kernels without it and against torch, at ragged shapes (edges
+    past M, N and K), loops shorter than the ring, one and two consumer warpgroups,
+    asynchronous and synchronous dots, and a pointer matmul whose maps the launcher builds
+    (a stride TMA cannot take runs the kernel without maps, and without the producer)."""
+
+    @classmethod
+    def setUpClass(cls):
+        import ws_kernels
+        cls.wk = ws_kernels
+        for k in (ws_kernels.desc_matmul, ws_kernels.desc_decay, ws_kernels.record_ws_matmul):
+            k.device = "cuda"
+        cls.hopper = torch.cuda.get_device_capability() == (9, 0)
+
+    def run_desc(self, kern, M, N, K, BM, BN, BK, warps, stages, dt, ws):
+        TD = nereid.TensorDescriptor
+        torch.manual_seed(M + N + K)
+        a = torch.randn(M, K, device="cuda", dtype=dt)
+        b = torch.randn(K, N, device="cuda", dtype=dt)
+        c = torch.full((M, N), -1.0, device="cuda", dtype=dt)
+        ran = kern[(nereid.cdiv(M, BM), nereid.cdiv(N, BN))](
+            TD.from_tensor(a, [BM, BK]), TD.from_tensor(b, [BK, BN]), TD.from_tensor(c, [BM, BN]), K, BM=BM, BN=BN,
+            BK=BK, WS=ws, num_warps=warps, num_stages=stages)
+        torch.cuda.synchronize()
+        return a, b, c, ran
+
+    def test_descriptor_matmul(self):
+        for M, N, K, BM, BN, BK, warps, stages, dt in (
+                (1024, 768, 1024, 128, 256, 64, 8, 4, torch.float16), (1000, 520, 1000, 128, 128, 64, 8, 3, torch.bfloat16),
+                (256, 256, 64, 128, 128, 64, 8, 4, torch.float16),   # one K step: fewer than the ring's stages
+                (384, 512, 640, 64, 128, 64, 4, 3, torch.float16),  # one consumer warpgroup
+                (130, 200, 72, 64, 64, 32, 4, 2, torch.bfloat16)):
+            what = f"{M}x{N}x{K} {BM}x{BN}x{BK} w{warps} s{stages} {dt}"
+            a, b, c, ran = self.run_desc(self.wk.desc_matmul, M, N, K, BM, BN, BK, warps, stages, dt, True)
+            _, _, c0, _ = self.run_desc(self.wk.desc_matmul, M, N, K, BM, BN, BK, warps, stages, dt, False)
+            want = (a.float() @ b.float()).to(dt)
+            torch.testing.assert_close(c, want, rtol=2e-2, atol=5e-2, msg=what)
+            torch.testing.assert_close(c, c0, rtol=0, atol=0, msg=what)  # the same sums, in the same order
+            self.assertEqual(self.wk.specialised(ran), self.hopper, what)
+            if self.hopper:
+                ptx = ran.asm["ptx"]
+                self.assertIn(f".maxntid {32 * warps + 128}", ptx, what)
+                self.assertEqual("setmaxnreg" in ptx, warps == 8, what)
+
+    def test_synchronous_dots(self):
+        for M, N, K, warps in ((512, 256, 704, 8), (200, 136, 320, 4)):
+            what = f"{M}x{N}x{K} w{warps}"
+            a, b, c, ran = self.run_desc(self.wk.desc_decay, M, N, K, 128, 128, 64, warps, 3, torch.float16, True)
+            _, _, c0, _ = self.run_desc(self.wk.desc_decay, M, N, K, 128, 128, 64, warps, 3, torch.float16, False)
+            torch.testing.assert_close(c, c0, rtol=0, atol=0, msg=what)
+            self.assertEqual(self.wk.specialised(ran), self.hopper, what)
+            self.assertIn("mbarrier_arrive" if self.hopper else "dot", ran.asm["gpu-ir"], what)
+
+    def test_pointer_matmul(self):
+        torch.manual_seed(5)
+        for M, N, K, pad_a, pad_b, warps in ((1000, 768, 1024, 0, 0, 8), (256, 384, 200, 0, 0, 4),
+                                             (512, 256, 256, 4, 0, 8), (512, 256, 256, 4, 4, 8)):
+            what = f"{M}x{N}x{K} pads {pad_a} {pad_b} w{warps}"
+            a = torch.randn(M, K + pad_a, device="cuda", dtype=torch.float16)[:, :K]
+            b = torch.randn(K, N + pad_b, device="cuda", dtype=torch.float16)[:, :N]
+            c = torch.empty(M, N, device="cuda", dtype=torch.float32)
+            grid = (nereid.cdiv(M, 128), nereid.cdiv(N, 128))
+            ran = self.wk.record_ws_matmul[grid](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM=128,
+                                                 BN=128, BK=64, WS=True, num_warps=warps, num_stages=3)
+            torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-3, atol=1e-2, msg=what)
+            # (a row stride of 4 more halves is no multiple of 16 bytes: that operand gets no
+            # map and the consumers load it; with neither mapped, no copy is the producer's)
+            if not pad_a and not pad_b:
+                self.assertEqual(self.wk.specialised(ran), self.hopper, what)
+
+
 class TorchDevice:
     """desc_kernels.py's device: NumPy arrays in and out, torch tensors on the GPU."""
     TD = nereid.TensorDescriptor

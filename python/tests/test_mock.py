@@ -40,6 +40,9 @@ else:  # the real torch's streams are its own: not these tests'
 import nereid  # noqa: E402
 import nereid.language as tl  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ws_kernels  # noqa: E402
+
 try:
     CTX = nereid.context("cuda")
     MOCK = "tests/mock" in CTX.device_name
@@ -537,6 +540,52 @@ class TmaPointerLoads(unittest.TestCase):
             del os.environ["NEREID_TMA_POINTERS"]
         self.assertEqual(last_launch().nparams, 8)
         self.assertNotIn("tdesc", ran.asm["gpu-ir"])
+
+
+WS_CHILD = """
+import ctypes, os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import nereid, test_mock as tm
+k = tm.ws_kernels.record_ws_matmul
+k.device = "cuda"
+a, b, c = tm.Tensor(tm.BASE, tm.float16), tm.Tensor(tm.BASE + (1 << 20), tm.float16), tm.Tensor(tm.BASE + (2 << 20))
+k[(2, 2)](a, b, c, 256, 256, 256, 256, 256, 256, BM=128, BN=128, BK=64, WS=True, num_warps=8, num_stages=3)
+print(tm.last_launch().block[0], tm.CTX.stats()["disk_cache_hits"])
+"""
+
+
+@unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")
+class WarpSpecializedLaunch(unittest.TestCase):
+    def launch(self, warps, stride_am=256, stride_bk=256):
+        a, b, c = Tensor(BASE, float16), Tensor(BASE + (1 << 20), float16), Tensor(BASE + (2 << 20))
+        ran = ws_kernels.record_ws_matmul[(2, 2)](a, b, c, 256, 256, 256, stride_am, stride_bk, 256, BM=128,
+                                                   BN=128, BK=64, WS=True, num_warps=warps, num_stages=3)
+        return last_launch().block[0], "warp_specialize" in ran.asm["gpu-ir"]
+
+    def test_blocks_have_the_producer_warps(self):
+        """On sm_90a the kernel runs a producer warpgroup beside its num_warps: blocks of 32 *
+        num_warps + 128 threads. An A stride no map can take (not a multiple of 16 bytes)
+        leaves A's loads to the consumers and B's copies to the producer; with B's stride
+        too, the launch runs the kernel compiled without maps, and without a producer."""
+        ws_kernels.record_ws_matmul.device = "cuda"
+        self.assertEqual(self.launch(8), (384, True))
+        self.assertEqual(self.launch(4), (256, True))
+        self.assertEqual(self.launch(8, stride_am=260), (384, True))
+        self.assertEqual(self.launch(8, stride_am=260, stride_bk=260)[0], 256)
+        self.assertEqual(self.launch(8), (384, True))
+
+    def test_blocks_from_the_disk_cache(self):
+        """The threads per block are kept with the kernel in the disk cache: a process that
+        loads it from there launches it as the one that compiled it."""
+        import subprocess
+        import tempfile
+        env = dict(os.environ, NEREID_CACHE_DIR=tempfile.mkdtemp(prefix="nereid-ws-cache-"))
+        here = os.path.abspath(__file__)
+        runs = [subprocess.run([sys.executable, "-c", WS_CHILD, here], env=env, capture_output=True, text=True,
+                               timeout=120) for _ in range(2)]
+        for r in runs:
+            self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([r.stdout.split() for r in runs], [["384", "0"], ["384", "1"]])
 
 
 @unittest.skipUnless(MOCK, "needs the stand-in CUDA driver (LD_LIBRARY_PATH=build/mock)")

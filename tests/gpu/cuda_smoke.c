@@ -289,7 +289,7 @@ static void *thread_main(void *arg) {
     SMOKE_KEY(key, job->d, "cuda_smoke/vadd-threads");
     for (int iter = 0; iter < 8; iter++) {
         CudaKernel k;
-        if (cuda_load(job->d, vadd_ptx, "vadd", &key, 0, &k, &job->err)) {
+        if (cuda_load(job->d, vadd_ptx, "vadd", &key, 0, 0, &k, &job->err)) {
             job->failures++;
             return NULL;
         }
@@ -347,7 +347,7 @@ int main(void) {
 
     CudaKernel k;
     double t0 = now_s();
-    int rc = cuda_load(d, vadd_ptx, "vadd", &key, 0, &k, &err);
+    int rc = cuda_load(d, vadd_ptx, "vadd", &key, 0, 0, &k, &err);
     double t_jit = now_s() - t0;
     CHECK(rc == 0, "cuda_load (JIT): %s", sb_cstr(&err));
     if (rc != 0) goto done;
@@ -362,7 +362,7 @@ int main(void) {
     CHECK(k.module == NULL && k.function == NULL, "cuda_unload should clear the kernel");
 
     t0 = now_s();
-    rc = cuda_load(d, vadd_ptx, "vadd", &key, 0, &k, &err);
+    rc = cuda_load(d, vadd_ptx, "vadd", &key, 0, 0, &k, &err);
     double t_cached = now_s() - t0;
     CHECK(rc == 0, "cuda_load (cached): %s", sb_cstr(&err));
     if (rc != 0) goto done;
@@ -380,7 +380,7 @@ int main(void) {
 
     /* 3. a bogus entry under the key: dropped, rebuilt from the PTX, replaced */
     CHECK(cache_put(&key, "this is not a cubin", 19), "cache_put of a bogus entry");
-    rc = cuda_load(d, vadd_ptx, "vadd", &key, 0, &k, &err);
+    rc = cuda_load(d, vadd_ptx, "vadd", &key, 0, 0, &k, &err);
     CHECK(rc == 0, "cuda_load over a bogus cached entry: %s", sb_cstr(&err));
     if (rc == 0) {
         CHECK(!k.from_cache, "a bogus cached entry was reported as loaded from the cache");
@@ -397,7 +397,7 @@ int main(void) {
         unsigned smem = 96 * 1024;
         SMOKE_KEY(skey, d, "cuda_smoke/smem/v1");
         SMOKE_KEY(nokey, d, "cuda_smoke/no-such-entry");
-        rc = cuda_load(d, smem_ptx, "smem_mirror", &skey, smem, &k, &err);
+        rc = cuda_load(d, smem_ptx, "smem_mirror", &skey, smem, 0, &k, &err);
         CHECK(rc == 0, "cuda_load with %u bytes of shared memory: %s", smem, sb_cstr(&err));
         if (rc == 0) {
             enum { WARPS = 4, T = 32 * WARPS };
@@ -444,7 +444,7 @@ int main(void) {
         sb_init(&e);
         CudaKernel bk;
         SMOKE_KEY(bad_key, d, "cuda_smoke/bad/v1");
-        rc = cuda_load(d, bad_ptx, "vadd", &bad_key, 0, &bk, &e);
+        rc = cuda_load(d, bad_ptx, "vadd", &bad_key, 0, 0, &bk, &e);
         const char *m = sb_cstr(&e);
         CHECK(rc == -1, "cuda_load of bad PTX should fail");
         CHECK(bk.module == NULL && bk.function == NULL, "failed cuda_load left a kernel behind");
@@ -457,7 +457,7 @@ int main(void) {
         sb_free(&e);
 
         sb_init(&e);
-        rc = cuda_load(d, vadd_ptx, "no_such_kernel", &key, 0, &bk, &e);
+        rc = cuda_load(d, vadd_ptx, "no_such_kernel", &key, 0, 0, &bk, &e);
         m = sb_cstr(&e);
         CHECK(rc == -1 && strstr(m, "no_such_kernel") && strstr(m, "CUDA_ERROR_NOT_FOUND"),
               "unknown kernel: '%s'", m);
@@ -466,7 +466,7 @@ int main(void) {
 
         sb_init(&e);
         unsigned grid[3] = {1, 1, 1};
-        rc = cuda_load(d, nop_ptx, "nop", NULL, 0, &bk, &e);
+        rc = cuda_load(d, nop_ptx, "nop", NULL, 0, 0, &bk, &e);
         CHECK(rc == 0, "cuda_load nop: %s", sb_cstr(&e));
         if (rc == 0) {
             CHECK(cuda_launch(d, &bk, grid, 33, NULL, NULL, &e) == -1,
@@ -491,7 +491,7 @@ int main(void) {
         uint64_t arg = 0;
         void *params[] = {&arg};
         unsigned grid[3] = {1, 1, 1};
-        rc = cuda_load(d, sb_cstr(&ptx), "nop_arch", NULL, 0, &ak, &e);
+        rc = cuda_load(d, sb_cstr(&ptx), "nop_arch", NULL, 0, 0, &ak, &e);
         CHECK(rc == 0, "PTX with .target %s: %s", cuda_arch_name(d), sb_cstr(&e));
         if (rc == 0) {
             rc = cuda_launch(d, &ak, grid, 4, params, NULL, &e) || cuda_synchronize(d, &e);
@@ -534,7 +534,7 @@ int main(void) {
     {
         CudaKernel nk;
         SMOKE_KEY(nop_key, d, "cuda_smoke/nop/v1");
-        rc = cuda_load(d, nop_ptx, "nop", &nop_key, 0, &nk, &err);
+        rc = cuda_load(d, nop_ptx, "nop", &nop_key, 0, 0, &nk, &err);
         CHECK(rc == 0, "cuda_load nop: %s", sb_cstr(&err));
         if (rc == 0) {
             uint64_t arg = 0;

@@ -305,7 +305,7 @@ static void launch_trap(nr_context *ctx, const Mod *m, nr_devptr buf, CudaKernel
     uint64_t arg = buf;
     void *params[] = {&arg};
     unsigned grid[3] = {1, 1, 1};
-    int rc = cuda_load(ctx->cuda, trap_ptx, "trap_kernel", NULL, 0, trap, &err);
+    int rc = cuda_load(ctx->cuda, trap_ptx, "trap_kernel", NULL, 0, 0, trap, &err);
     if (rc == 0) rc = cuda_launch(ctx->cuda, trap, grid, 1, params, NULL, &err);
     CHECK(rc == 0, "loading and launching the trap kernel: %s", sb_cstr(&err));
     sb_free(&err);

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""warp_specialize_bench.py - a TMA matmul with and without warp specialisation
+(tl.range(..., warp_specialize=WS)), side by side on one GPU: Nereid with WS on and off,
+Triton 3.x on the same kernel (WS off; WS on where Triton compiles it: on Hopper, Triton
+3.6's own pass does nothing with it or fails, shared/design/warp-specialization.md) and
+cuBLAS (torch.matmul), on the same tensors, host tensor descriptors, grouped tile order,
+fp32 accumulation.
+
+    PYTHONPATH=build-gpu/python python3 bench/warp_specialize_bench.py [--sizes 4096,8192]
+        [--dtypes fp16,bf16] [--rounds 3]
+
+Times: per round, each runner once with triton.testing.do_bench (warmup 25, rep 100, the
+median), runners interleaved; the table gives each runner's median over the rounds in
+TFLOP/s (2 M N K / time) and the ratios. Outputs are checked against cuBLAS's.
+"""
+import argparse
+
+import torch
+import triton
+import triton.language as tl
+from triton.tools.tensor_descriptor import TensorDescriptor as TritonDesc
+
+import nereid
+
+
+def matmul_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                  BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr, WS: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BLOCK_SIZE_K), warp_specialize=WS):
+        a = a_desc.load([pid_m * BLOCK_SIZE_M, k * BLOCK_SIZE_K])
+        b = b_desc.load([k * BLOCK_SIZE_K, pid_n * BLOCK_SIZE_N])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N], acc.to(c_desc.dtype))
+
+
+triton_kernel = triton.jit(matmul_kernel)
+nereid_kernel = nereid.jit(matmul_kernel)
+CONFIGS = [(128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (128, 128, 64, 8, 4), (128, 128, 64, 4, 4),
+           (128, 256, 64, 4, 3)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="4096,8192")
+    ap.add_argument("--dtypes", default="fp16,bf16")
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    print("%s, torch %s, triton %s" % (torch.cuda.get_device_name(), torch.__version__, triton.__version__))
+    rows = []
+    for dname in args.dtypes.split(","):
+        dt = {"fp16": torch.float16, "bf16": torch.bfloat16}[dname]
+        for n in (int(s) for s in args.sizes.split(",")):
+            torch.manual_seed(0)
+            a = torch.randn(n, n, device="cuda", dtype=dt)
+            b = torch.randn(n, n, device="cuda", dtype=dt)
+            ref = torch.matmul(a, b)
+            for bm, bn, bk, w, s in CONFIGS:
+                grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
+                runners, outs = {}, {}
+                for name, ws in (("nereid ws", True), ("nereid", False), ("triton", False), ("triton ws", True)):
+                    comp = nereid_kernel if name.startswith("nereid") else triton_kernel
+                    D = nereid.TensorDescriptor if name.startswith("nereid") else TritonDesc
+                    c = torch.empty(n, n, device="cuda", dtype=dt)
+                    d = [D.from_tensor(x, blk) for x, blk in ((a, [bm, bk]), (b, [bk, bn]), (c, [bm, bn]))]
+
+                    def run(comp=comp, d=d, ws=ws):
+                        comp[grid](*d, n, n, n, bm, bn, bk, 8, ws, num_warps=w, num_stages=s)
+                    try:
+                        run()
+                        torch.cuda.synchronize()
+                    except Exception as e:  # Triton's WS pass on Hopper, or resources
+                        outs[name] = "fails: %s" % str(e).splitlines()[0][:60] if str(e) else type(e).__name__
+                        continue
+                    err = (c.float() - ref.float()).abs().max().item()
+                    outs[name] = "max |err| %.3g" % err
+                    runners[name] = run
+                runners["cublas"] = lambda: torch.matmul(a, b)
+                times = {k: [] for k in runners}
+                for _ in range(args.rounds):
+                    for k, f in runners.items():
+                        times[k].append(triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median"))
+                med = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
+                tf = {k: 2.0 * n ** 3 / t / 1e9 for k, t in med.items()}
+                rows.append((dname, n, "%dx%dx%d w%d s%d" % (bm, bn, bk, w, s), tf, outs))
+                print(dname, n, rows[-1][2], {k: round(v, 1) for k, v in tf.items()}, outs, flush=True)
+    print()
+    print("| dtype | size | tile | Nereid WS TF/s | Nereid TF/s | Triton TF/s | cuBLAS TF/s | WS/no WS | WS/Triton "
+          "| WS/cuBLAS | Triton WS |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for dname, n, tile, tf, outs in rows:
+        g = lambda k: tf.get(k, float("nan"))  # noqa: E731
+        tws = "%.1f" % tf["triton ws"] if "triton ws" in tf else outs.get("triton ws", "-")
+        print("| %s | %d | %s | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f | %.3f | %s |" % (
+            dname, n, tile, g("nereid ws"), g("nereid"), g("triton"), g("cublas"), g("nereid ws") / g("nereid"),
+            g("nereid ws") / g("triton"), g("nereid ws") / g("cublas"), tws))
+
+
+if __name__ == "__main__":
+    main()

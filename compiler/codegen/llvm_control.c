@@ -164,9 +164,8 @@ void gen_warp_specialize(Gen *g, OpId id) {
         snprintf(text, sizeof text, "setmaxnreg.dec.sync.aligned.u32 %d;", preg);
         gen_asm(g, text, "~{memory}", g->vd, NULL, 0, true);
     }
-    /* one warp runs the producer's loop; the others leave at once, so that no more warps
-     * than that one spin in mbarrier waits beside the consumers (4 consumer warps: 6% of a
-     * matmul's time when all four producer warps ran it, bench/RESULTS.md session 54) */
+    /* one warp runs the producer's loop; the others leave at once, so that one warp, not
+     * four, spins in mbarrier waits beside the consumers */
     LLVMBasicBlockRef pw = LLVMAppendBasicBlockInContext(g->C, g->fn, "ws.producer.warp");
     LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntULT, g->tid, gen_i32(g, consumers + 32), ""),
                     pw, join);

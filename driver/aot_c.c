@@ -616,6 +616,16 @@ int aot_emit_c(const IrModule *m, const AotOptions *o, Diag *diag) {
             free(A.kernels);
             return 1;
         }
+        for (int p = 0; p < K->nparams; p++)
+            if (!strcmp(c_type(param_type(f, p)), "void")) { /* a tensor descriptor */
+                fprintf(stderr,
+                        "nereid: --emit=c: kernel '%s' takes a tensor descriptor ('%s'), which "
+                        "C launchers cannot pass (they take pointers and scalars): make it in "
+                        "the kernel with tl.make_tensor_descriptor\n",
+                        f->name, f->param_names[p]);
+                free(A.kernels);
+                return 1;
+            }
         make_variants(o, K);
         K->first_entry = A.nentries;
         A.nentries += K->nvariants;

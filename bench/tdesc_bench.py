@@ -20,7 +20,8 @@ import nereid
 
 
 def matmul_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
-                  BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+                  BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr, WS: tl.constexpr = False):
+    # WS: tl.range's warp_specialize hint (bench/warp_specialize_bench.py times it)
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -31,11 +32,11 @@ def matmul_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr, B
     pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
     pid_n = (pid % num_pid_in_group) // group_size_m
     acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+    for k in tl.range(0, tl.cdiv(K, BLOCK_SIZE_K), warp_specialize=WS):
         a = a_desc.load([pid_m * BLOCK_SIZE_M, k * BLOCK_SIZE_K])
         b = b_desc.load([k * BLOCK_SIZE_K, pid_n * BLOCK_SIZE_N])
         acc = tl.dot(a, b, acc)
-    c_desc.store([pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N], acc.to(tl.float16))
+    c_desc.store([pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N], acc.to(c_desc.dtype))
 
 
 # one kernel, two compilers

@@ -14,36 +14,20 @@ median), runners interleaved; the table gives each runner's median over the roun
 TFLOP/s (2 M N K / time) and the ratios. Outputs are checked against cuBLAS's.
 """
 import argparse
+import os
+import sys
 
 import torch
 import triton
-import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor as TritonDesc
 
 import nereid
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# tdesc_bench.py's kernel (tutorial 09's grouped tiles over host descriptors), its WS
+# constexpr the loop's warp_specialize hint
+from tdesc_bench import nereid_kernel, triton_kernel  # noqa: E402
 
-def matmul_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
-                  BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr, WS: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
-    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
-    num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_SIZE_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
-    acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-    for k in tl.range(0, tl.cdiv(K, BLOCK_SIZE_K), warp_specialize=WS):
-        a = a_desc.load([pid_m * BLOCK_SIZE_M, k * BLOCK_SIZE_K])
-        b = b_desc.load([k * BLOCK_SIZE_K, pid_n * BLOCK_SIZE_N])
-        acc = tl.dot(a, b, acc)
-    c_desc.store([pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N], acc.to(c_desc.dtype))
-
-
-triton_kernel = triton.jit(matmul_kernel)
-nereid_kernel = nereid.jit(matmul_kernel)
 CONFIGS = [(128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (128, 128, 64, 8, 4), (128, 128, 64, 4, 4),
            (128, 256, 64, 4, 3)]
 

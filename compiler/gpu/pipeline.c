@@ -500,6 +500,19 @@ static void issue_tma(Pipe *P, const Cand *c, const ValId *map, ValId slot, Loc 
     opvec_push(then, ir_op_new(f, OP_TMA_LOAD, loc, opnds, 3 + noff, NULL, 0));
 }
 
+/* Appends `if cond { then...; yield } else { yield }` to P->out (then: ops made for the
+ * branch, taken over). */
+static void push_if(Pipe *P, ValId cond, OpVec *then, Loc loc) {
+    IrFunc *f = P->f;
+    opvec_push(then, ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0));
+    OpId iff = ir_op_new(f, OP_IF, loc, &cond, 1, NULL, 0);
+    RegionId then_r = ir_op_add_region(f, iff), else_r = ir_op_add_region(f, iff);
+    OpId else_ops[1] = {ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0)};
+    ir_region_set_ops(f, then_r, then->v, then->n);
+    ir_region_set_ops(f, else_r, else_ops, 1);
+    opvec_push(&P->out, iff);
+}
+
 /* The copies of one iteration: stage-0 values from map, into stage `slot`, masked by
  * valid (an i1 scalar). The TMA copies go under one `if valid` (one barrier before them
  * all where the stage they overwrite was read), after the cp.async ones. */
@@ -525,15 +538,7 @@ static void issue(Pipe *P, const Cand *cands, int nc, const ValId *map, ValId sl
         emit0(P, OP_ASYNC_COPY, loc, co, 3, 0);
     }
     if (any_cp) emit0(P, OP_ASYNC_COMMIT, loc, NULL, 0, 0);
-    if (then.n) {
-        opvec_push(&then, ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0));
-        OpId iff = ir_op_new(f, OP_IF, loc, &valid, 1, NULL, 0);
-        RegionId then_r = ir_op_add_region(f, iff), else_r = ir_op_add_region(f, iff);
-        OpId else_ops[1] = {ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0)};
-        ir_region_set_ops(f, then_r, then.v, then.n);
-        ir_region_set_ops(f, else_r, else_ops, 1);
-        opvec_push(&P->out, iff);
-    }
+    if (then.n) push_if(P, valid, &then, loc);
     opvec_free(&then);
 }
 
@@ -671,7 +676,6 @@ static bool ws_wanted(Pipe *P, OpId loop, const Cand *cands, int nc) {
 /* The consumers' release of a stage (see above): it is iteration it's stage rslot, or with
  * asynchronous dots the one iteration it - 1 read (none in the first iteration). */
 static void release(Pipe *P, ValId it, ValId rslot, bool asyncs, Loc loc) {
-    IrFunc *f = P->f;
     IrType i32 = ty_scalar(DT_I32);
     if (!asyncs) {
         ValId bar = view_of(P, P->empty, rslot, loc);
@@ -685,16 +689,10 @@ static void release(Pipe *P, ValId it, ValId rslot, bool asyncs, Loc loc) {
         ring_slot(P, binop(P, OP_ADD, it, konst(P, i32, P->stages - 1, loc), loc), P->stages, loc);
     ValId bar = view_of(P, P->empty, prev, loc);
     emit0(P, OP_MBARRIER_ARRIVE, loc, &bar, 1, 0);
-    opvec_push(&P->out, ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0));
     OpVec then = P->out;
     P->out = saved;
-    OpId iff = ir_op_new(f, OP_IF, loc, &any, 1, NULL, 0);
-    RegionId tr = ir_op_add_region(f, iff), er = ir_op_add_region(f, iff);
-    ir_region_set_ops(f, tr, then.v, then.n);
-    OpId e1[1] = {ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0)};
-    ir_region_set_ops(f, er, e1, 1);
+    push_if(P, any, &then, loc);
     opvec_free(&then);
-    opvec_push(&P->out, iff);
 }
 
 /* The producer's loop, appended to P->out: the loop's bounds, its stage-0 carried values

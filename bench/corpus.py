@@ -564,6 +564,11 @@ for fn, extra, bt in (("matmul", (), True), ("matmul_persistent", (), True), ("m
                                       "N=8192 K=512", BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64,
                                       GROUP_SIZE_M=8, FP8_OUTPUT=False, EPILOGUE_SUBTILE=True, NUM_SMS=132,
                                       WARP_SPECIALIZE=False, num_warps=8, num_stages=3)]}.get(fn, []))
+# the kernel the tutorial runs with warp_specialize=True on Hopper (the others it skips there):
+# its tile loop tl.range(..., flatten=False, warp_specialize=True)
+case("3.6/09 matmul_descriptor_persistent ws", "triton-3.6", TUT + "09-persistent-matmul.py", [(8192, 8192, 512)],
+     _persistent("matmul_descriptor_persistent", True, bt=False),
+     "its bench() with warp_specialize: M=N=8192, K=512, fp16")
 case("3.6/11 pdl add", "triton-3.6", TUT + "11-programmatic-dependent-launch.py", [2**27], _pdl_add,
      "its benchmark: size 2^23..2^27",
      [K("add_kernel", "x:fp32 y:fp32 out:fp32 n=134217728", BLOCK_SIZE=1024, USE_GDC=True)])

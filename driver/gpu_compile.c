@@ -121,7 +121,7 @@ static IrFunc *front(Run *r, const IrFunc *kernel, const GpuSpec *spec, const Gp
     /* after tensor maps: a fused loop's loads would read carried row values, which no map's
      * coordinates can be formed from */
     if (r->ok) {
-        pass_flatten_loops(r->m);
+        pass_flatten_loops(r->m, go->arch == GPU_SM90A);
         if (after(r, "flatten-loops")) {
             /* the copy of the epilogue for rows without inner iterations reads the
              * accumulator's init, often constant: fold what follows from it */

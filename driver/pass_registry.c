@@ -12,7 +12,9 @@ static bool run_canonicalize(IrModule *m, Diag *d) { return (void)d, pass_canoni
 static bool run_combine_dot(IrModule *m, Diag *d) { return (void)d, pass_combine_dot(m), true; }
 static bool run_cse(IrModule *m, Diag *d) { return (void)d, pass_cse(m), true; }
 static bool run_dce(IrModule *m, Diag *d) { return (void)d, pass_dce(m), true; }
-static bool run_flatten(IrModule *m, Diag *d) { return (void)d, pass_flatten_loops(m), true; }
+static bool run_flatten(IrModule *m, Diag *d) {
+    return (void)d, pass_flatten_loops(m, m->gpu.arch == GPU_SM90A), true;
+}
 static bool run_split_dots(IrModule *m, Diag *d) {
     return (void)d, pass_split_batched_dots(m), true;
 }

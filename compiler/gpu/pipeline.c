@@ -109,6 +109,13 @@ typedef struct Pipe {
     bool ws;         /* the loop being pipelined is warp-specialised (ws_wanted) */
     ValId empty;     /* ws: the ring of "empty" mbarriers the consumer warps arrive on */
     OpId ws_op;      /* the function's warp_specialize, once made */
+    /* ws of a loop in an if at the top of the body (ws_wanted): the if, which side holds
+     * the loop, the ops before the loop there that the producer reads (cloned for it), the
+     * producer's ops and the ops every thread runs before the warp_specialize (the rings
+     * and their mbarriers), all placed by walk once it is back in the body */
+    OpId ws_host;
+    int ws_side;
+    OpVec ws_clone, ws_producer, ws_hoist;
 } Pipe;
 
 /* Stage-0 membership and carried marks exist for the ops and values f had when the pass
@@ -649,27 +656,115 @@ static void issue_ahead(Pipe *P, OpId loop, const Cand *cands, int nc, int64_t s
  * leaving its last wait when the consumers finish); gpu-alloc-shared keeps what the
  * producer waits on for the whole warp_specialize. */
 
-/* Do the kernel and the loop allow warp specialisation? */
-static bool ws_wanted(Pipe *P, OpId loop, const Cand *cands, int nc) {
-    IrFunc *f = P->f;
-    if (!f->ops[loop].attr[2] || P->m->gpu.arch != GPU_SM90A || P->ws_op || P->region != f->body ||
-        (P->m->gpu.num_warps != 4 && P->m->gpu.num_warps != 8))
-        return false;
-    for (int c = 0; c < nc; c++)
-        if (!cands[c].tma) return false;
-    /* the producer warps run what comes before the loop too: nothing there may write,
-     * shared memory included (a reduction's or a layout change's scratch, laid out for
-     * num_warps warps) */
-    const IrRegion *b = &f->regions[f->body];
-    for (uint32_t i = 0; i < b->nops && b->ops[i] != loop; i++) {
+/* Do op id and the ops nested in it only what the producer warps may run (the GPU
+ * verifier's rule: scalar pure ops, control flow, views of the rings)? */
+static bool producer_may_run(const IrFunc *f, OpId id) {
+    const IrOp *op = &f->ops[id];
+    int c = op->code;
+    if (c == OP_FOR || c == OP_IF || c == OP_YIELD || c == OP_LOCAL_VIEW) {
+        for (int j = 0; j < op->nregions; j++) {
+            const IrRegion *r = &f->regions[op->region[j]];
+            for (uint32_t k = 0; k < r->nops; k++)
+                if (!producer_may_run(f, r->ops[k])) return false;
+        }
+        return true;
+    }
+    if (!(ir_op_info[c].flags & F_PURE) || op->nregions) return false;
+    for (uint32_t k = 0; k < op->nres; k++)
+        if (ir_type(f, op->results[k]).rank != 0) return false;
+    return true;
+}
+
+/* Does nothing of region r before op `end` write memory, shared memory included (a
+ * reduction's or a layout change's scratch, laid out for num_warps warps)? A proxy fence
+ * and a barrier (gpu-tma-pointers' before a loop whose copies the kernel's stores may
+ * precede) write nothing: in the body every thread runs them before the warp_specialize. */
+static bool writes_nothing_before(const IrFunc *f, RegionId r, OpId end) {
+    const IrRegion *b = &f->regions[r];
+    for (uint32_t i = 0; i < b->nops && b->ops[i] != end; i++) {
         const IrOp *op = &f->ops[b->ops[i]];
         int align;
         if (op->nregions || moves_smem_bytes(f, b->ops[i], &align) > 0) return false;
         if ((ir_op_info[op->code].flags & F_PURE) || op->code == OP_LOAD || op->code == OP_ASSUME ||
-            (op->code == OP_LOCAL_ALLOC && !op->nopnds))
+            (op->code == OP_LOCAL_ALLOC && !op->nopnds) || op->code == OP_FENCE_ASYNC ||
+            op->code == OP_BARRIER)
             continue;
         return false;
     }
+    return true;
+}
+
+static void mark_operands_deep(const IrFunc *f, OpId id, uint8_t *used) {
+    const IrOp *op = &f->ops[id];
+    for (uint32_t i = 0; i < op->nopnds; i++) used[op->operands[i]] = 1;
+    for (int j = 0; j < op->nregions; j++) {
+        const IrRegion *r = &f->regions[op->region[j]];
+        for (uint32_t k = 0; k < r->nops; k++) mark_operands_deep(f, r->ops[k], used);
+    }
+}
+
+/* The loop sits in an if (P->ws_host): the ops of its side before it whose values the
+ * producer's loop reads (its bounds, the carried values' starts, stage 0, the copies'
+ * operands), in order, into P->ws_clone; false where one of them is no op the producer
+ * may run. */
+static bool ws_prefix(Pipe *P, OpId loop, const Cand *cands, int nc) {
+    IrFunc *f = P->f;
+    const IrRegion *reg = &f->regions[P->region];
+    uint8_t *used = calloc((size_t)f->nvals + 1, 1);
+    if (!used) NR_DIE("out of memory");
+    const IrOp *l = &f->ops[loop];
+    for (uint32_t i = 0; i < 3; i++) used[l->operands[i]] = 1;
+    const IrRegion *body = &f->regions[l->region[0]];
+    for (uint32_t i = 1; i < body->nargs; i++)
+        if (is_carried(P, body->args[i])) used[l->operands[3 + i - 1]] = 1;
+    for (uint32_t k = 0; k < body->nops; k++)
+        if (is_s0(P, body->ops[k])) mark_operands_deep(f, body->ops[k], used);
+    for (int c = 0; c < nc; c++) mark_operands_deep(f, cands[c].load, used);
+    uint32_t at = 0;
+    while (reg->ops[at] != loop) at++;
+    bool ok = true;
+    P->ws_clone.n = 0;
+    for (uint32_t k = at; k-- > 0 && ok;) {
+        OpId id = reg->ops[k];
+        bool needed = false;
+        for (uint32_t i = 0; i < f->ops[id].nres; i++) needed |= used[f->ops[id].results[i]];
+        if (!needed) continue;
+        ok = producer_may_run(f, id) && !f->ops[id].nregions;
+        mark_operands_deep(f, id, used);
+        opvec_push(&P->ws_clone, id);
+    }
+    for (uint32_t i = 0, j = P->ws_clone.n; ok && i < j / 2; i++) { /* into program order */
+        OpId t = P->ws_clone.v[i];
+        P->ws_clone.v[i] = P->ws_clone.v[j - 1 - i], P->ws_clone.v[j - 1 - i] = t;
+    }
+    free(used);
+    return ok;
+}
+
+/* Do the kernel and the loop allow warp specialisation? The loop is at the top of the
+ * kernel's body, or on a side of an if there (flatten-loops' fused loop is in one); the
+ * producer warps run what comes before it in the body too, so nothing there may write,
+ * and on the if's side nothing before it either (the producer would not wait for it). */
+static bool ws_wanted(Pipe *P, OpId loop, const Cand *cands, int nc) {
+    IrFunc *f = P->f;
+    if (P->ws_op) return false; /* one a kernel */
+    P->ws_host = 0;
+    if (!f->ops[loop].attr[2] || P->m->gpu.arch != GPU_SM90A ||
+        (P->m->gpu.num_warps != 4 && P->m->gpu.num_warps != 8))
+        return false;
+    for (int c = 0; c < nc; c++)
+        if (!cands[c].tma) return false;
+    const IrRegion *body = &f->regions[f->ops[loop].region[0]];
+    for (uint32_t k = 0; k < body->nops; k++)
+        if (is_s0(P, body->ops[k]) && !producer_may_run(f, body->ops[k])) return false;
+    if (P->region == f->body) return writes_nothing_before(f, f->body, loop);
+    OpId host = f->regions[P->region].parent_op;
+    if (!host || f->ops[host].code != OP_IF || f->ops[host].parent != f->body ||
+        !writes_nothing_before(f, f->body, host) || !writes_nothing_before(f, P->region, loop) ||
+        !ws_prefix(P, loop, cands, nc))
+        return false;
+    P->ws_host = host;
+    P->ws_side = f->ops[host].region[1] == P->region;
     return true;
 }
 
@@ -1694,7 +1789,8 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
         if (!with_reshaped || !any) return false;
     }
     Loc loc = f->ops[loop].loc;
-    for (int c = 0; c < nc; c++) { /* the rings */
+    uint32_t hoist_from = P->out.n; /* the rings and their mbarriers from here */
+    for (int c = 0; c < nc; c++) {  /* the rings */
         ValId buf = f->ops[cands[c].alloc].results[0];
         IrType t = ir_type(f, buf);
         t.stages = (uint8_t)P->stages;
@@ -1708,7 +1804,11 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
     if (P->ws) P->empty = mbarrier_ring(P, loc, P->m->gpu.num_warps); /* an arrival a warp */
     if (any_tma(cands, nc))
         emit0(P, OP_BARRIER, loc, NULL, 0,
-              0); /* the mbarriers initialised before any thread waits */
+              0);              /* the mbarriers initialised before any thread waits */
+    if (P->ws && P->ws_host) { /* made by every thread, before the warp_specialize (walk) */
+        for (uint32_t i = hoist_from; i < P->out.n; i++) opvec_push(&P->ws_hoist, P->out.v[i]);
+        P->out.n = hoist_from;
+    }
     uint32_t ncar = f->ops[loop].nopnds - 3;
     bool mixed = stages_mixed(P, loop, body, cands, nc);
     ValId *inits = calloc(2 * ncar + 3, sizeof(ValId)), *ny = calloc(2 * ncar + 4, sizeof(ValId));
@@ -1767,7 +1867,11 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
             emit0(P, OP_MBARRIER_INVAL, loc,
                   (ValId[]){view_of(P, cands[c].bars, konst(P, ty_scalar(DT_I32), s, loc), loc)}, 1,
                   0);
-    if (P->ws) { /* the producer's loop and the consumers' (walk adds what follows) */
+    if (P->ws && P->ws_host) {     /* the loop's side of the if is the consumers'; walk makes */
+        P->ws_producer = producer; /* the warp_specialize around the if */
+        memset(&producer, 0, sizeof producer);
+        P->ws_op = P->ws_host; /* one a kernel */
+    } else if (P->ws) {        /* the producer's loop and the consumers' (walk adds what follows) */
         OpId ws = ir_op_new(f, OP_WARP_SPECIALIZE, loc, NULL, 0, NULL, 0);
         bool two = P->m->gpu.num_warps == 8;
         f->ops[ws].attr[0] = 4, f->ops[ws].attr[1] = two ? 40 : 0;
@@ -1790,6 +1894,60 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
     return true;
 }
 
+/* The warp_specialize of a loop in an if at the top of the body (P->ws_host), in walk's
+ * rebuilt body (P->out): the rings and their mbarriers first, for every thread; then the
+ * producer region, an if on the same condition whose side runs the ops it needs from
+ * before the loop (copies) and the producer's loop; the consumer region, the if as it is
+ * and whatever follows it but return. */
+static void ws_around_if(Pipe *P) {
+    IrFunc *f = P->f;
+    OpId host = P->ws_host;
+    Loc loc = f->ops[host].loc;
+    uint32_t at = 0;
+    while (P->out.v[at] != host) at++;
+    uint32_t nv = f->nvals + 1;
+    ValId *map = malloc(sizeof(ValId) * nv), *rmap = calloc(nv, sizeof(ValId));
+    if (!map || !rmap) NR_DIE("out of memory");
+    for (uint32_t v = 0; v < nv; v++) map[v] = v;
+    OpId pif = ir_op_new(f, OP_IF, loc, &f->ops[host].operands[0], 1, NULL, 0);
+    RegionId sides[2] = {ir_op_add_region(f, pif), ir_op_add_region(f, pif)};
+    RegionId pr = sides[P->ws_side];
+    for (uint32_t i = 0; i < P->ws_clone.n; i++) {
+        OpId old = P->ws_clone.v[i];
+        OpId c = ir_clone_op(f, pr, f, old, map);
+        for (uint32_t k = 0; k < f->ops[c].nres; k++) {
+            f->vals[f->ops[c].results[k]].layout = f->vals[f->ops[old].results[k]].layout;
+            rmap[f->ops[old].results[k]] = f->ops[c].results[k];
+        }
+    }
+    for (uint32_t i = 0; i < P->ws_producer.n; i++) { /* it ends in a yield */
+        remap_deep(f, P->ws_producer.v[i], rmap, nv);
+        ir_region_append(f, pr, P->ws_producer.v[i]);
+    }
+    ir_region_append(f, sides[!P->ws_side], ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0));
+    free(map);
+    free(rmap);
+
+    OpId ws = ir_op_new(f, OP_WARP_SPECIALIZE, loc, NULL, 0, NULL, 0);
+    bool two = P->m->gpu.num_warps == 8;
+    f->ops[ws].attr[0] = 4, f->ops[ws].attr[1] = two ? 40 : 0, f->ops[ws].attr[2] = two ? 232 : 0;
+    RegionId wp = ir_op_add_region(f, ws), wc = ir_op_add_region(f, ws);
+    OpId pops[2] = {pif, ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0)};
+    ir_region_set_ops(f, wp, pops, 2);
+    OpVec cons = {0}, all = {0};
+    for (uint32_t i = at; i + 1 < P->out.n; i++) opvec_push(&cons, P->out.v[i]);
+    opvec_push(&cons, ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0));
+    ir_region_set_ops(f, wc, cons.v, cons.n);
+    for (uint32_t i = 0; i < at; i++) opvec_push(&all, P->out.v[i]);
+    for (uint32_t i = 0; i < P->ws_hoist.n; i++) opvec_push(&all, P->ws_hoist.v[i]);
+    opvec_push(&all, ws);
+    opvec_push(&all, P->out.v[P->out.n - 1]); /* return */
+    opvec_free(&P->out);
+    P->out = all;
+    opvec_free(&cons);
+    P->ws_op = ws, P->ws_host = 0;
+}
+
 static void walk(Pipe *P, RegionId r) {
     IrFunc *f = P->f;
     uint32_t n;
@@ -1808,7 +1966,8 @@ static void walk(Pipe *P, RegionId r) {
         }
         opvec_push(&P->out, id);
     }
-    if (P->ws_op && r == f->body) { /* the ops after it but return run on the consumers */
+    if (P->ws_host && r == f->body) ws_around_if(P);
+    else if (P->ws_op && r == f->body) { /* the ops after it but return run on the consumers */
         uint32_t at = 0;
         while (P->out.v[at] != P->ws_op) at++;
         RegionId cr = f->ops[P->ws_op].region[1];
@@ -1824,7 +1983,7 @@ static void walk(Pipe *P, RegionId r) {
         opvec_free(&all);
         free(cons);
     }
-    if (changed) ir_region_set_ops(f, r, P->out.v, P->out.n);
+    if (changed || (P->ws_op && r == f->body)) ir_region_set_ops(f, r, P->out.v, P->out.n);
     opvec_free(&P->out);
     P->out = saved;
     free(ops);
@@ -1850,5 +2009,6 @@ void gpu_pipeline(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
     free(P.s0);
     free(P.dep);
     free(P.carried);
+    opvec_free(&P.ws_clone), opvec_free(&P.ws_producer), opvec_free(&P.ws_hoist);
     free(repl);
 }

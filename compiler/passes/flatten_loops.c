@@ -8,7 +8,8 @@
  * maintains: verification; the program's meaning under ir_ops.def.
  * breaks:    nothing; the old nest is left unused (dce removes it).
  *
- * A loop with flatten = 1 qualifies when its body holds exactly one for loop at its top
+ * A loop with flatten = 1 (or, on sm_90a, warp_specialize = 1: gpu-pipeline specialises the
+ * fused loop) qualifies when its body holds exactly one for loop at its top
  * level, both loops count in i32, the inner loop's bounds and step are computed before the
  * outer loop or by pure scalar ops of the body from such values (those ops move before the
  * loop), and every op of the body before the inner loop is pure and has no regions (the
@@ -52,6 +53,7 @@
 
 typedef struct Flat {
     IrFunc *f;
+    bool ws_fuses; /* warp_specialize = 1 fuses a nest too (pass_flatten_loops) */
     Loc loc;
     ValId *map;    /* value -> value, identity where not set (see reset) */
     uint32_t nmap; /* entries: the values f had when the pass began on this nest */
@@ -360,6 +362,8 @@ static bool flatten(Flat *F, OpId loop, OpVec *out, OpVec *pairs) {
     for (uint32_t i = 0; i < nc; i++) ctys[i] = ir_type(f, inits[3 + i]);
     OpId fl = ir_op_new(f, OP_FOR, F->loc, inits, 3 + nc, ctys, nc);
     f->ops[fl].attr[0] = f->ops[inner].attr[0] ? f->ops[inner].attr[0] : f->ops[loop].attr[0];
+    /* warp specialisation asked for on either loop (Triton's tutorial asks on the outer) */
+    f->ops[fl].attr[2] = f->ops[inner].attr[2] || f->ops[loop].attr[2];
     RegionId fb = ir_op_add_region(f, fl);
     ir_region_add_arg(f, fb, ty_scalar(DT_I64));
     ValId kS = ir_region_add_arg(f, fb, ty_scalar(DT_I32));
@@ -534,7 +538,11 @@ static void walk(Flat *F, RegionId r, OpVec *pairs) {
     for (uint32_t k = 0; k < n; k++) {
         OpId id = ops[k];
         for (int i = 0; i < f->ops[id].nregions; i++) walk(F, f->ops[id].region[i], pairs);
-        if (f->ops[id].code == OP_FOR && f->ops[id].attr[1] && flatten(F, id, &out, pairs)) {
+        /* warp_specialize on the outer loop fuses the nest on sm_90a too: the producer warps
+         * then run ahead across its rows (a persistent kernel's next tile loads while this
+         * one's epilogue runs), as Triton's warp specialisation of a nest does */
+        bool wanted = f->ops[id].attr[1] || (f->ops[id].attr[2] && F->ws_fuses);
+        if (f->ops[id].code == OP_FOR && wanted && flatten(F, id, &out, pairs)) {
             /* the nest's results are the new if's before an enclosing nest is fused (it
              * copies the ops that read them) */
             ir_replace_pairs(f, pairs);
@@ -549,9 +557,9 @@ static void walk(Flat *F, RegionId r, OpVec *pairs) {
     free(ops);
 }
 
-void pass_flatten_loops(IrModule *m) {
+void pass_flatten_loops(IrModule *m, bool ws_fuses) {
     for (uint32_t i = 0; i < m->nfuncs; i++) {
-        Flat F = {m->funcs[i], {0}, NULL, 0};
+        Flat F = {m->funcs[i], ws_fuses, {0}, NULL, 0};
         OpVec pairs = {0};
         walk(&F, F.f->body, &pairs);
         ir_replace_pairs(F.f, &pairs);

@@ -17,7 +17,9 @@ void pass_canonicalize(IrModule *m);
 void pass_combine_dot(IrModule *m);
 /* tl.range(..., flatten=True): a loop holding one inner loop becomes one loop over both
  * (flatten_loops.c). */
-void pass_flatten_loops(IrModule *m);
+/* ws_fuses: a warp_specialize hint on the outer loop fuses the nest too (the target is
+ * sm_90a, where gpu-pipeline specialises the fused loop). */
+void pass_flatten_loops(IrModule *m, bool ws_fuses);
 /* Scoped common-subexpression elimination of pure ops. */
 void pass_cse(IrModule *m);
 /* Removes unused pure ops and loads, unused if/for results, and empty if/for ops. */

@@ -525,14 +525,16 @@ class GpuWarpSpecialize(unittest.TestCase):
     issues the TMA copies and the consumer warps compute, meeting through mbarriers; the
     results against the same kernels without it and against torch, at ragged shapes (edges
     past M, N and K), loops shorter than the ring, one and two consumer warpgroups,
-    asynchronous and synchronous dots, and a pointer matmul whose maps the launcher builds
+    asynchronous and synchronous dots, a persistent matmul whose tile loop is flattened, and
+    a pointer matmul whose maps the launcher builds
     (a stride TMA cannot take runs the kernel without maps, and without the producer)."""
 
     @classmethod
     def setUpClass(cls):
         import ws_kernels
         cls.wk = ws_kernels
-        for k in (ws_kernels.desc_matmul, ws_kernels.desc_decay, ws_kernels.record_ws_matmul):
+        for k in (ws_kernels.desc_matmul, ws_kernels.desc_decay, ws_kernels.record_ws_matmul,
+                  ws_kernels.persistent_matmul):
             k.device = "cuda"
         cls.hopper = torch.cuda.get_device_capability() == (9, 0)
 
@@ -565,6 +567,41 @@ class GpuWarpSpecialize(unittest.TestCase):
                 ptx = ran.asm["ptx"]
                 self.assertIn(f".maxntid {32 * warps + 128}", ptx, what)
                 self.assertEqual("setmaxnreg" in ptx, warps == 8, what)
+
+    def test_persistent_flattened(self):
+        """The flattened tile loop: the producer runs ahead across tiles while the consumers
+        store one; more tiles than programs, fewer (idle programs), K = 0 (no K step: the
+        fused loop's other side, zeros stored), one K step, one consumer warpgroup; with
+        flatten=False the hint on the tile loop fuses the nest all the same on sm_90a (the
+        reference, without the hint, is the nest as written)."""
+        TD = nereid.TensorDescriptor
+        for M, N, K, BM, BN, BK, warps, stages, nprog, dt, flat in (
+                (1024, 768, 512, 128, 256, 64, 8, 4, 7, torch.float16, True),
+                (1000, 520, 200, 128, 128, 64, 8, 3, 5, torch.bfloat16, True),
+                (1000, 520, 200, 128, 128, 64, 8, 3, 5, torch.bfloat16, False),  # fused for the hint alone
+                (384, 512, 640, 64, 128, 64, 4, 3, 6, torch.float16, True),
+                (130, 200, 72, 64, 64, 32, 4, 2, 40, torch.bfloat16, True),   # more programs than tiles
+                (256, 256, 64, 128, 128, 64, 8, 4, 3, torch.float16, True),   # one K step
+                (256, 384, 0, 128, 128, 64, 8, 3, 4, torch.float16, False)):  # no K step
+            what = f"{M}x{N}x{K} {BM}x{BN}x{BK} w{warps} s{stages} {nprog} programs {dt} flatten={flat}"
+            torch.manual_seed(M + N + K)
+            kt = max(K, BK)  # K = 0: the tensors keep columns (a map has no empty dim), the kernel reads none
+            a = torch.randn(M, kt, device="cuda", dtype=dt)
+            b = torch.randn(N, kt, device="cuda", dtype=dt)
+            outs = []
+            for ws in (True, False):
+                c = torch.full((M, N), -1.0, device="cuda", dtype=dt)
+                ran = self.wk.persistent_matmul[(nprog,)](
+                    TD.from_tensor(a, [BM, BK]), TD.from_tensor(b, [BN, BK]), TD.from_tensor(c, [BM, BN]), M, N, K,
+                    BM=BM, BN=BN, BK=BK, GROUP_M=8, NPROG=nprog, FLAT=flat, WS=ws, num_warps=warps,
+                    num_stages=stages)
+                torch.cuda.synchronize()
+                outs.append(c)
+                if ws:
+                    self.assertEqual(self.wk.specialised(ran), self.hopper, what)
+            want = (a[:, :K].float() @ b[:, :K].float().T).to(dt)
+            torch.testing.assert_close(outs[0], want, rtol=2e-2, atol=5e-2, msg=what)
+            torch.testing.assert_close(outs[0], outs[1], rtol=0, atol=0, msg=what)
 
     def test_synchronous_dots(self):
         for M, N, K, warps in ((512, 256, 704, 8), (200, 136, 320, 4)):

@@ -2,8 +2,10 @@
 test_mock.py: a host-descriptor matmul as Triton's TMA tutorials write it, the same with
 the accumulator scaled each step (its dot synchronous: the consumers release each stage
 after reading it), and a pointer matmul in tutorial 03's style (masked edges, pointers advanced in the
-loop), whose loads become TMA copies through maps the launcher builds (sm_90a). With WS=False the loops are the usual
-pipelined ones, the reference the tests compare against besides torch."""
+loop), whose loads become TMA copies through maps the launcher builds (sm_90a), and a
+persistent matmul in tutorial 09's form (its tile loop flattened with the K loop). With
+WS=False the loops are the usual pipelined ones, the reference the tests compare against
+besides torch."""
 import nereid
 import nereid.language as tl
 
@@ -49,6 +51,30 @@ def record_ws_matmul(a, b, c, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.c
         b_ptrs += BK * stride_bk
     tl.store(c + offs_am[:, None] * stride_cm + offs_bn[None, :], acc,
              mask=(offs_am[:, None] < M) & (offs_bn[None, :] < N))
+
+
+@nereid.jit
+def persistent_matmul(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                      GROUP_M: tl.constexpr, NPROG: tl.constexpr, FLAT: tl.constexpr, WS: tl.constexpr):
+    # tutorial 09's persistent form: one program a stride of tiles in grouped order, B
+    # stored N x K (read transposed), the tile loop flattened with its K loop
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    k_tiles = tl.cdiv(K, BK)
+    num_tiles = num_pid_m * num_pid_n
+    in_group = GROUP_M * num_pid_n
+    for tile_id in tl.range(tl.program_id(0), num_tiles, NPROG, flatten=FLAT, warp_specialize=WS):
+        group = tile_id // in_group
+        first_m = group * GROUP_M
+        size_m = min(num_pid_m - first_m, GROUP_M)
+        pid_m = first_m + (tile_id % size_m)
+        pid_n = (tile_id % in_group) // size_m
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for ki in range(k_tiles):
+            a = a_desc.load([pid_m * BM, ki * BK])
+            b = b_desc.load([pid_n * BN, ki * BK])
+            acc = tl.dot(a, b.T, acc)
+        c_desc.store([pid_m * BM, pid_n * BN], acc.to(c_desc.dtype))
 
 
 def specialised(ran):

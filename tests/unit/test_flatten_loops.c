@@ -247,7 +247,7 @@ int main(void) {
     StrBuf before, after, err;
     sb_init(&before), sb_init(&after), sb_init(&err);
     ir_print_module(&before, p.ir);
-    pass_flatten_loops(p.ir);
+    pass_flatten_loops(p.ir, false);
     bool valid = ir_verify_module(p.ir, &err);
     CHECK(valid, "invalid IR after flatten-loops: %s", sb_cstr(&err));
     ir_print_module(&after, p.ir);

@@ -768,6 +768,20 @@ static bool ws_wanted(Pipe *P, OpId loop, const Cand *cands, int nc) {
     return true;
 }
 
+/* A warp_specialize: one producer warpgroup, its producer region ops[0..n), its consumer
+ * region empty; with two consumer warpgroups registers move from the producer (40 a
+ * thread) to them (232). */
+static OpId ws_op_new(Pipe *P, Loc loc, const OpId *ops, uint32_t n) {
+    IrFunc *f = P->f;
+    OpId ws = ir_op_new(f, OP_WARP_SPECIALIZE, loc, NULL, 0, NULL, 0);
+    bool two = P->m->gpu.num_warps == 8;
+    f->ops[ws].attr[0] = 4, f->ops[ws].attr[1] = two ? 40 : 0, f->ops[ws].attr[2] = two ? 232 : 0;
+    RegionId pr = ir_op_add_region(f, ws);
+    ir_op_add_region(f, ws);
+    ir_region_set_ops(f, pr, ops, n);
+    return ws;
+}
+
 /* The consumers' release of a stage (see above): it is iteration it's stage rslot, or with
  * asynchronous dots the one iteration it - 1 read (none in the first iteration). */
 static void release(Pipe *P, ValId it, ValId rslot, bool asyncs, Loc loc) {
@@ -1872,12 +1886,8 @@ static bool pipeline_loop(Pipe *P, OpId loop) {
         memset(&producer, 0, sizeof producer);
         P->ws_op = P->ws_host; /* one a kernel */
     } else if (P->ws) {        /* the producer's loop and the consumers' (walk adds what follows) */
-        OpId ws = ir_op_new(f, OP_WARP_SPECIALIZE, loc, NULL, 0, NULL, 0);
-        bool two = P->m->gpu.num_warps == 8;
-        f->ops[ws].attr[0] = 4, f->ops[ws].attr[1] = two ? 40 : 0;
-        f->ops[ws].attr[2] = two ? 232 : 0;
-        RegionId pr = ir_op_add_region(f, ws), cr = ir_op_add_region(f, ws);
-        ir_region_set_ops(f, pr, producer.v, producer.n);
+        OpId ws = ws_op_new(P, loc, producer.v, producer.n);
+        RegionId cr = f->ops[ws].region[1];
         opvec_push(&P->out, ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0));
         ir_region_set_ops(f, cr, P->out.v + consumers_from, P->out.n - consumers_from);
         P->out.n = consumers_from;
@@ -1928,12 +1938,9 @@ static void ws_around_if(Pipe *P) {
     free(map);
     free(rmap);
 
-    OpId ws = ir_op_new(f, OP_WARP_SPECIALIZE, loc, NULL, 0, NULL, 0);
-    bool two = P->m->gpu.num_warps == 8;
-    f->ops[ws].attr[0] = 4, f->ops[ws].attr[1] = two ? 40 : 0, f->ops[ws].attr[2] = two ? 232 : 0;
-    RegionId wp = ir_op_add_region(f, ws), wc = ir_op_add_region(f, ws);
     OpId pops[2] = {pif, ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0)};
-    ir_region_set_ops(f, wp, pops, 2);
+    OpId ws = ws_op_new(P, loc, pops, 2);
+    RegionId wc = f->ops[ws].region[1];
     OpVec cons = {0}, all = {0};
     for (uint32_t i = at; i + 1 < P->out.n; i++) opvec_push(&cons, P->out.v[i]);
     opvec_push(&cons, ir_op_new(f, OP_YIELD, loc, NULL, 0, NULL, 0));

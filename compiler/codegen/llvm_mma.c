@@ -167,25 +167,44 @@ static void wgmma_one(WgmmaText *w, int dt, int instr_n, const int *regs, int n,
     else sb_printf(&w->t, ", %s, 1, 1, %d, %d;", scale_d, trans_a, trans_b);
 }
 
-/* The statement of w on the accumulator registers acc[0..n), which it updates. */
-static void wgmma_emit(Gen *g, WgmmaText *w, LLVMValueRef *acc, int n) {
+/* The statement of w on the accumulator registers acc[0..n), which it updates. fresh: the
+ * statement writes every register before it reads it (each tile's first instruction has
+ * scale-d 0), so acc's values are not its inputs: the outputs are tied to nothing (and
+ * early-clobber: later instructions of the statement read its other operands after the
+ * first ones wrote theirs), and no register is zeroed for it. */
+static void wgmma_emit_as(Gen *g, WgmmaText *w, LLVMValueRef *acc, int n, bool fresh) {
     bool fl = LLVMTypeOf(acc[0]) == g->f32;
     StrBuf c;
     sb_init(&c);
-    for (int i = 0; i < n; i++) sb_printf(&c, "%s%s", i ? "," : "", fl ? "=f" : "=r");
+    for (int i = 0; i < n; i++)
+        sb_printf(&c, "%s%s", i ? "," : "", fresh ? (fl ? "=&f" : "=&r") : (fl ? "=f" : "=r"));
     sb_puts(&c, sb_cstr(&w->c));
-    for (int i = 0; i < n; i++) sb_printf(&c, ",%d", i);
+    for (int i = 0; !fresh && i < n; i++) sb_printf(&c, ",%d", i);
     sb_puts(&c, ",~{memory}");
-    LLVMValueRef *args = gen_alloc_regs(g, w->na + n);
+    int nin = w->na + (fresh ? 0 : n);
+    LLVMValueRef *args = gen_alloc_regs(g, nin);
     if (w->na) memcpy(args, w->args, sizeof(LLVMValueRef) * (size_t)w->na);
-    memcpy(args + w->na, acc, sizeof(LLVMValueRef) * (size_t)n);
+    if (!fresh) memcpy(args + w->na, acc, sizeof(LLVMValueRef) * (size_t)n);
     LLVMTypeRef *elts = arena_alloc(g->m->arena, sizeof(LLVMTypeRef) * (size_t)n);
     for (int i = 0; i < n; i++) elts[i] = LLVMTypeOf(acc[i]);
     LLVMValueRef res =
         gen_asm(g, sb_cstr(&w->t), sb_cstr(&c), LLVMStructTypeInContext(g->C, elts, (unsigned)n, 0),
-                args, w->na + n, true);
+                args, nin, true);
     for (int i = 0; i < n; i++) acc[i] = LLVMBuildExtractValue(g->B, res, (unsigned)i, "");
     sb_free(&c);
+}
+
+static void wgmma_emit(Gen *g, WgmmaText *w, LLVMValueRef *acc, int n) {
+    wgmma_emit_as(g, w, acc, n, false);
+}
+
+/* Whether every register of acc is the constant +0 (a dot without an accumulator, or with
+ * tl.zeros): A*B + 0 is A*B (-0 products too: +0 + -0 is +0 under round-to-nearest, and
+ * scale-d 0 gives A*B's sum, as Triton's first instruction with scale-d 0 does). */
+static bool acc_is_zero(LLVMValueRef *acc, int n) {
+    for (int i = 0; i < n; i++)
+        if (!LLVMIsConstant(acc[i]) || !LLVMIsNull(acc[i])) return false;
+    return n > 0;
 }
 
 /* Ties the accumulator registers to a wait, so nothing reads them before it. keep: a
@@ -245,7 +264,7 @@ static void wgmma_steps(Gen *g, WgmmaText *w, const WgmmaTile *t, const GenLayou
 
 /* The dot with at most `chunk` k steps summed in the tensor cores at a time (fp8 with
  * imprecise set, as Triton's partial accumulators on Hopper): for each chunk, every (m, n)
- * tile's instructions over the chunk's k steps into registers starting at zero, waited
+ * tile's instructions over the chunk's k steps into fresh registers (scale-d 0), waited
  * for, then added to the result in fp32. Synchronous: each add needs its chunk done. A
  * false use_acc zeroes the result first. */
 static void wgmma_chunks(Gen *g, const IrOp *op, const WgmmaTile *t, const GenLayout *lc,
@@ -264,9 +283,9 @@ static void wgmma_chunks(Gen *g, const IrOp *op, const WgmmaTile *t, const GenLa
                            gen_alloc_regs(g, t->nm * t->nn * (k1 - k0) * (t->a_regs ? 5 : 2) + 1)};
         sb_init(&w.t), sb_init(&w.c);
         sb_puts(&w.t, "wgmma.fence.sync.aligned;");
-        wgmma_steps(g, &w, t, lc, da, db, apack, k0, k1, "1");
+        wgmma_steps(g, &w, t, lc, da, db, apack, k0, k1, "0");
         sb_puts(&w.t, "\n\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;");
-        wgmma_emit(g, &w, part, n);
+        wgmma_emit_as(g, &w, part, n, true);
         sb_free(&w.t), sb_free(&w.c);
         for (int i = 0; i < n; i++) {
             out[i] = LLVMBuildFAdd(g->B, out[i], part[i], "");
@@ -338,11 +357,14 @@ static void wgmma(Gen *g, OpId id, bool async) {
         wgmma_text_op(&w, LLVMBuildZExt(g->B, u, g->i32, ""), "r");
     }
     sb_puts(&w.t, "wgmma.fence.sync.aligned;");
-    wgmma_steps(g, &w, &t, lc, &da, &db, apack, 0, nk, use_acc ? "nr_use_acc" : "1");
+    /* an accumulator of zeros: each tile's first instruction ignores D (scale-d 0) instead of
+     * reading registers zeroed for it (one move each, every time the dot runs) */
+    bool fresh = !use_acc && acc_is_zero(out, n);
+    wgmma_steps(g, &w, &t, lc, &da, &db, apack, 0, nk, use_acc ? "nr_use_acc" : fresh ? "0" : "1");
     sb_puts(&w.t, "\n\twgmma.commit_group.sync.aligned;");
     if (!async) sb_puts(&w.t, "\n\twgmma.wait_group.sync.aligned 0;");
     if (use_acc) sb_puts(&w.t, "\n\t}");
-    wgmma_emit(g, &w, out, n);
+    wgmma_emit_as(g, &w, out, n, fresh);
     sb_free(&w.t), sb_free(&w.c);
     gen_set(g, r, out, n);
 }

@@ -63,6 +63,10 @@
  * its stage's copies, move one iteration ahead and the dot's wait becomes pending 0 after
  * them (load_a_ahead), as a wgmma's A registers must stay unwritten until it retires.
  *
+ * A load of the body that a dot's operand is computed from through registers (attention
+ * backward's row statistics) is first staged through a plain shared buffer, so that it is
+ * a candidate too (stage_loads, below; undone where its loop is not pipelined).
+ *
  * With tl.range(..., warp_specialize=True), a loop of TMA copies at the top of the kernel
  * is split instead between a producer warpgroup and the consumer warps (the section
  * "warp specialisation" below): the kernel then ends in a warp_specialize op that holds
@@ -75,6 +79,7 @@
 #include "compiler/passes/rewrite.h"
 #include "compiler/target/tma.h"
 #include "gpu_passes.h"
+#include "layout_policy.h"
 
 typedef struct Cand {
     OpId load, alloc;
@@ -116,6 +121,11 @@ typedef struct Pipe {
     OpId ws_host;
     int ws_side;
     OpVec ws_clone, ws_producer, ws_hoist;
+    /* loads staged through shared memory for their loop (stage_loads): (loop, the load's
+     * value, the local_load's, the local_alloc, the local_load) records; piped: the loops
+     * pipelined */
+    uint32_t *staged, nstaged, capstaged;
+    OpVec piped;
 } Pipe;
 
 /* Stage-0 membership and carried marks exist for the ops and values f had when the pass
@@ -1969,6 +1979,7 @@ static void walk(Pipe *P, RegionId r) {
         P->region = r;
         if (f->ops[id].code == OP_FOR && pipeline_loop(P, id)) {
             changed = true;
+            opvec_push(&P->piped, id);
             continue;
         }
         opvec_push(&P->out, id);
@@ -1996,26 +2007,197 @@ static void walk(Pipe *P, RegionId r) {
     free(ops);
 }
 
+/* ---- loads that feed a dot through registers ----
+ *
+ * Triton's pipeliner issues ahead every load of the loop from which a dot's operand is
+ * computed, not only the tiles that fill its buffers: attention's backward reads its row
+ * statistics each iteration (m, Di: exp2(qk - m) becomes the next dot's A), and a plain
+ * load there leaves the iteration waiting on global memory. Such a load is staged through
+ * shared memory before the loop is pipelined, x = load(p) becoming
+ * local_load(local_alloc(load(p))) in a plain (unswizzled) buffer, so that it is a
+ * candidate like a tile and its copy runs S-1 iterations ahead with the others. Only in a
+ * loop that has a candidate already (a round trip through shared memory alone gains
+ * nothing), not a warp-specialised one (its producer issues TMA copies only), and only
+ * loads of the loop's body cp.async can move (copyable: pieces of 4 bytes at least), with
+ * no `other` but zeros, no cache or eviction hint, whose pointers and mask stage 0 can
+ * compute. Where the loop is not pipelined after all, the staging is undone (gpu_pipeline).
+ */
+
+/* Marks (in seen, per value) what the operands of the dots of body are computed from in
+ * the body, and collects the loads among their definitions into out (an index a load's
+ * address comes from too: Triton's indirection levels). */
+static void dot_sources(IrFunc *f, RegionId body, uint8_t *seen, OpVec *out) {
+    const IrRegion *r = &f->regions[body];
+    ValId *stack = NULL;
+    uint32_t n = 0, cap = 0;
+    for (uint32_t k = 0; k < r->nops; k++) {
+        const IrOp *op = &f->ops[r->ops[k]];
+        if (op->code != OP_DOT) continue;
+        for (uint32_t i = 0; i < 2; i++) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                stack = realloc(stack, sizeof(ValId) * cap);
+                if (!stack) NR_DIE("out of memory");
+            }
+            stack[n++] = op->operands[i];
+        }
+    }
+    while (n) {
+        ValId v = stack[--n];
+        if (seen[v]) continue;
+        seen[v] = 1;
+        OpId d = f->vals[v].is_arg ? 0 : ir_def(f, v);
+        if (!in_body(f, d, body) || f->ops[d].nregions) continue;
+        const IrOp *op = &f->ops[d];
+        if (op->code == OP_LOAD) opvec_push(out, d); /* and what its address comes from */
+        for (uint32_t i = 0; i < op->nopnds; i++) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                stack = realloc(stack, sizeof(ValId) * cap);
+                if (!stack) NR_DIE("out of memory");
+            }
+            stack[n++] = op->operands[i];
+        }
+    }
+    free(stack);
+}
+
+/* Stages the loads of loop that feed its dots through registers; how many. */
+static int stage_loop(Pipe *P, OpId loop) {
+    IrFunc *f = P->f;
+    RegionId body = f->ops[loop].region[0];
+    int64_t step;
+    int stages = f->ops[loop].attr[0] ? (int)f->ops[loop].attr[0] : P->default_stages;
+    if (stages < 2 || f->ops[loop].attr[2] || !constant_step(f, f->ops[loop].operands[2], &step))
+        return 0;
+    Cand cands[16];
+    if (candidates(P, loop, cands, true) <= 0) return 0;
+    uint8_t *seen = calloc((size_t)f->nvals + 1, 1);
+    if (!seen) NR_DIE("out of memory");
+    OpVec loads = {0};
+    dot_sources(f, body, seen, &loads);
+    free(seen);
+    int staged = 0;
+    for (uint32_t i = 0; i < loads.n; i++) {
+        OpId ld = loads.v[i];
+        const IrOp *l = &f->ops[ld];
+        ValId x = l->results[0];
+        IrType t = ir_type(f, x);
+        if (!t.rank || t.dt == DT_I1 || l->attr[0] || l->attr[1] || P->uses[x] == 0) continue;
+        if (l->nopnds == 3 && !is_zero(f, l->operands[2])) continue;
+        bool used_by_alloc = false; /* a tile of the dot's already (or made one) */
+        const IrRegion *r = &f->regions[body];
+        for (uint32_t k = 0; k < r->nops && !used_by_alloc; k++) {
+            const IrOp *u = &f->ops[r->ops[k]];
+            used_by_alloc = u->code == OP_LOCAL_ALLOC && u->nopnds == 1 && u->operands[0] == x;
+        }
+        if (used_by_alloc) continue;
+        bool ok = true;
+        for (uint32_t k = 0; k < l->nopnds && k < 2; k++)
+            ok = ok && need(P, body, l->operands[k], 0);
+        if (!ok) continue;
+        /* the register dimension that runs fastest: the buffer's contiguous one */
+        LinearLayout ll;
+        ir_layout_linear(P->m, f->vals[x].layout, t, &ll);
+        int fast = -1;
+        for (int d = 0; ll.nbits[LL_REG] && d < t.rank; d++)
+            if (ll.basis[LL_REG][0] == 1u << ll_dim_shift(&ll, d)) fast = d;
+        if (fast < 0) continue;
+        IrLayout sl = policy_shared_plain(t.rank, fast);
+        IrType bt = ty_smem(t.dt, t.rank, t.shape, 1);
+        OpId a = ir_op_new(f, OP_LOCAL_ALLOC, l->loc, &x, 1, &bt, 1);
+        ValId buf = f->ops[a].results[0];
+        f->vals[buf].layout = ir_layout_intern(P->m, &sl);
+        if (!copyable(P, &f->ops[ld], buf)) continue; /* a not inserted op: nothing reads it */
+        OpId rd = ir_op_new(f, OP_LOCAL_LOAD, f->ops[ld].loc, &buf, 1, &t, 1);
+        ValId y = f->ops[rd].results[0];
+        f->vals[y].layout = f->vals[x].layout;
+        ValId *repl = ir_repl_new(f);
+        repl[x] = y;
+        ir_replace_all_uses(f, repl);
+        free(repl);
+        f->ops[a].operands[0] = x; /* the buffer's fill keeps the load */
+        uint32_t n;
+        OpId *ops = ir_region_copy_ops(f, body, &n);
+        OpVec nb = {0};
+        for (uint32_t k = 0; k < n; k++) {
+            opvec_push(&nb, ops[k]);
+            if (ops[k] == ld) opvec_push(&nb, a), opvec_push(&nb, rd);
+        }
+        ir_region_set_ops(f, body, nb.v, nb.n);
+        opvec_free(&nb);
+        free(ops);
+        if (P->nstaged + 5 > P->capstaged) {
+            P->capstaged = P->capstaged ? 2 * P->capstaged : 80;
+            P->staged = realloc(P->staged, sizeof(uint32_t) * P->capstaged);
+            if (!P->staged) NR_DIE("out of memory");
+        }
+        uint32_t rec[5] = {loop, x, y, a, rd};
+        memcpy(P->staged + P->nstaged, rec, sizeof rec);
+        P->nstaged += 5;
+        staged++;
+    }
+    opvec_free(&loads);
+    return staged;
+}
+
+static int stage_loads(Pipe *P, RegionId r) {
+    IrFunc *f = P->f;
+    uint32_t n;
+    OpId *ops = ir_region_copy_ops(f, r, &n);
+    int staged = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        for (int i = 0; i < f->ops[ops[k]].nregions; i++)
+            staged += stage_loads(P, f->ops[ops[k]].region[i]);
+        if (f->ops[ops[k]].code == OP_FOR) staged += stage_loop(P, ops[k]);
+    }
+    free(ops);
+    return staged;
+}
+
+/* The per-op and per-value state of the pass for f as it is now. */
+static void pipe_state(Pipe *P) {
+    IrFunc *f = P->f;
+    free(P->uses), free(P->s0), free(P->dep), free(P->carried);
+    P->uses = ir_count_uses(f);
+    /* per op and value of f as it is: the pass only asks about those (new ones are never
+     * candidates, stage-0 ops or carried values) */
+    P->s0 = calloc((size_t)f->nops + 1, 1);
+    P->dep = calloc((size_t)f->nops + 1, 1);
+    P->carried = calloc((size_t)f->nvals + 1, 1);
+    if (!P->s0 || !P->dep || !P->carried) NR_DIE("out of memory");
+    P->nops0 = f->nops, P->nvals0 = f->nvals;
+}
+
 void gpu_pipeline(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
     Pipe P;
     memset(&P, 0, sizeof P);
     P.f = f, P.m = f->mod, P.info = info, P.default_stages = o->num_stages;
-    P.uses = ir_count_uses(f);
-    /* per op and value of f as it is: the pass only asks about those (new ones are never
-     * candidates, stage-0 ops or carried values) */
-    P.s0 = calloc((size_t)f->nops + 1, 1);
-    P.dep = calloc((size_t)f->nops + 1, 1);
-    P.carried = calloc((size_t)f->nvals + 1, 1);
-    if (!P.s0 || !P.dep || !P.carried) NR_DIE("out of memory");
-    P.nops0 = f->nops, P.nvals0 = f->nvals;
+    pipe_state(&P);
+    if (stage_loads(&P, f->body)) pipe_state(&P); /* the staged loads are old values */
     walk(&P, f->body);
     ValId *repl = ir_repl_new(f); /* now that every value exists */
     for (uint32_t i = 0; i < P.nrepl; i += 2) repl[P.repl[i]] = P.repl[i + 1];
+    for (uint32_t i = 0; i < P.nstaged; i += 5) { /* a loop left alone: its loads as they were */
+        bool piped = false;
+        for (uint32_t k = 0; k < P.piped.n && !piped; k++) piped = P.piped.v[k] == P.staged[i];
+        if (piped) continue;
+        repl[P.staged[i + 2]] = P.staged[i + 1];
+        RegionId body = f->ops[P.staged[i]].region[0];
+        uint32_t n, kept = 0;
+        OpId *ops = ir_region_copy_ops(f, body, &n);
+        for (uint32_t k = 0; k < n; k++)
+            if (ops[k] != P.staged[i + 3] && ops[k] != P.staged[i + 4]) ops[kept++] = ops[k];
+        ir_region_set_ops(f, body, ops, kept);
+        free(ops);
+    }
     ir_replace_all_uses(f, repl);
     free(P.uses);
     free(P.s0);
     free(P.dep);
     free(P.carried);
     opvec_free(&P.ws_clone), opvec_free(&P.ws_producer), opvec_free(&P.ws_hoist);
+    opvec_free(&P.piped);
+    free(P.staged);
     free(repl);
 }

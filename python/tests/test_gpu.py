@@ -1013,5 +1013,62 @@ class GpuSplitEpilogue(unittest.TestCase):
                                            msg=lambda s: f"{BM}x{BN}x{BK} w{warps} mode {mode}: {s}")
 
 
+@nereid.jit
+def _dv_from_stats(k_ptr, q_ptr, m_ptr, idx_ptr, do_ptr, dv_ptr, N, BN: tl.constexpr, BM: tl.constexpr,
+                   D: tl.constexpr, GATHER: tl.constexpr):
+    # attention backward's dV loop (tutorial 06's form): the row statistic m feeds the next
+    # dot's A through exp2; with GATHER it is read at indices loaded in the same iteration
+    rn = tl.program_id(0) * BN + tl.arange(0, BN)
+    rd = tl.arange(0, D)
+    k = tl.load(k_ptr + rn[:, None] * D + rd[None, :])
+    dv = tl.zeros((BN, D), dtype=tl.float32)
+    for start in range(0, N, BM):
+        offs = start + tl.arange(0, BM)
+        ok = offs < N
+        qT = tl.load(q_ptr + offs[None, :] * D + rd[:, None], mask=ok[None, :], other=0.0)
+        if GATHER:
+            j = tl.load(idx_ptr + offs, mask=ok, other=0)
+            m = tl.load(m_ptr + j, mask=ok, other=0.0)
+        else:
+            m = tl.load(m_ptr + offs, mask=ok, other=0.0)
+        p = tl.math.exp2(tl.dot(k, qT) - m[None, :])
+        do = tl.load(do_ptr + offs[:, None] * D + rd[None, :], mask=ok[:, None], other=0.0)
+        dv += tl.dot(p.to(tl.float16), do)
+    tl.store(dv_ptr + rn[:, None] * D + rd[None, :], dv)
+
+
+@unittest.skipUnless(HAVE_GPU, "no CUDA GPU with torch")
+class GpuDotSourceLoads(unittest.TestCase):
+    """Loads a dot's operand is computed from (attention backward's row statistics),
+    pipelined through shared memory like the dot's tiles (gpu-pipeline's stage_loads),
+    against torch: ragged lengths (masked copies), 2 to 4 stages, 4 and 8 warps, the
+    statistic read at indices loaded in the same iteration (the index staged, the gather
+    left a load)."""
+
+    def test_against_torch(self):
+        torch.manual_seed(3)
+        D, BNK = 64, 128
+        for N, BM, stages, warps, gather in ((1000, 32, 3, 4, False), (1024, 32, 5, 4, False),
+                                             (77, 16, 2, 4, False), (1000, 64, 4, 8, False),
+                                             (1000, 32, 3, 4, True), (333, 16, 4, 8, True)):
+            k = (torch.randn(BNK * 2, D, device="cuda") * 0.3).half()
+            q = (torch.randn(N, D, device="cuda") * 0.3).half()
+            do = torch.randn(N, D, device="cuda").half()
+            s = k.float() @ q.float().T  # [2 BNK, N]
+            m = s.max(dim=0).values
+            idx = torch.randperm(N, device="cuda", dtype=torch.int32)
+            m_arg = m.clone()
+            if gather:  # m_arg[idx[i]] = m[i]
+                m_arg = torch.empty_like(m)
+                m_arg[idx.long()] = m
+            dv = torch.zeros(BNK * 2, D, device="cuda")
+            _dv_from_stats[(2,)](k, q, m_arg, idx, do, dv, N, BN=BNK, BM=BM, D=D, GATHER=gather,
+                                 num_warps=warps, num_stages=stages)
+            p = torch.exp2(s - m[None, :]).half().float()
+            ref = p @ do.float()
+            torch.testing.assert_close(dv, ref, atol=2e-2, rtol=2e-2,
+                                       msg=lambda t: f"N {N} BM {BM} s{stages} w{warps} gather {gather}: {t}")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -2017,7 +2017,8 @@ static void walk(Pipe *P, RegionId r) {
  * local_load(local_alloc(load(p))) in a plain (unswizzled) buffer, so that it is a
  * candidate like a tile and its copy runs S-1 iterations ahead with the others. Only in a
  * loop that has a candidate already (a round trip through shared memory alone gains
- * nothing), not a warp-specialised one (its producer issues TMA copies only), and only
+ * nothing), not a warp-specialised one (its producer issues TMA copies only), not one that
+ * writes global memory (a copy ahead would read before the loop's own writes), and only
  * loads of the loop's body cp.async can move (copyable: pieces of 4 bytes at least), with
  * no `other` but zeros, no cache or eviction hint, whose pointers and mask stage 0 can
  * compute. Where the loop is not pipelined after all, the staging is undone (gpu_pipeline).
@@ -2062,13 +2063,32 @@ static void dot_sources(IrFunc *f, RegionId body, uint8_t *seen, OpVec *out) {
     free(stack);
 }
 
-/* Stages the loads of loop that feed its dots through registers; how many. */
+/* Does op id, or an op in its regions, write global memory (a store, an atomic, a
+ * descriptor's store, inline assembly not marked pure)? */
+static bool writes_global(const IrFunc *f, OpId id) {
+    const IrOp *op = &f->ops[id];
+    if (op->code == OP_STORE || op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS ||
+        op->code == OP_DESC_STORE || op->code == OP_TMA_STORE || op->code == OP_CALL ||
+        (op->code == OP_INLINE_ASM && !op->attr[0]))
+        return true;
+    for (int k = 0; k < op->nregions; k++) {
+        const IrRegion *r = &f->regions[op->region[k]];
+        for (uint32_t i = 0; i < r->nops; i++)
+            if (writes_global(f, r->ops[i])) return true;
+    }
+    return false;
+}
+
+/* Stages the loads of loop that feed its dots through registers; how many. Not in a loop
+ * that writes global memory: a copy issued iterations ahead would read before the loop's
+ * own writes (gpu-tma-pointers keeps such a loop's loads too). */
 static int stage_loop(Pipe *P, OpId loop) {
     IrFunc *f = P->f;
     RegionId body = f->ops[loop].region[0];
     int64_t step;
     int stages = f->ops[loop].attr[0] ? (int)f->ops[loop].attr[0] : P->default_stages;
-    if (stages < 2 || f->ops[loop].attr[2] || !constant_step(f, f->ops[loop].operands[2], &step))
+    if (stages < 2 || f->ops[loop].attr[2] || !constant_step(f, f->ops[loop].operands[2], &step) ||
+        writes_global(f, loop))
         return 0;
     Cand cands[16];
     if (candidates(P, loop, cands, true) <= 0) return 0;

@@ -2103,7 +2103,9 @@ static int stage_loop(Pipe *P, OpId loop) {
         const IrOp *l = &f->ops[ld];
         ValId x = l->results[0];
         IrType t = ir_type(f, x);
-        if (!t.rank || t.dt == DT_I1 || l->attr[0] || l->attr[1] || P->uses[x] == 0) continue;
+        if (!t.rank || t.dt == DT_I1 || (!dt_is_int(t.dt) && !dt_is_float(t.dt)) || l->attr[0] ||
+            l->attr[1] || P->uses[x] == 0)
+            continue; /* numbers only: a block of pointers stays in registers */
         if (l->nopnds == 3 && !is_zero(f, l->operands[2])) continue;
         bool used_by_alloc = false; /* a tile of the dot's already (or made one) */
         const IrRegion *r = &f->regions[body];

@@ -2079,6 +2079,45 @@ static bool writes_global(const IrFunc *f, OpId id) {
     return false;
 }
 
+/* Undoes staged record i (P->staged[i..i+5)) now: the load's value back in its readers,
+ * the buffer and its read out of the body, the record dropped. */
+static void unstage(Pipe *P, uint32_t i) {
+    IrFunc *f = P->f;
+    uint32_t *rec = P->staged + i;
+    ValId *repl = ir_repl_new(f);
+    repl[rec[2]] = rec[1];
+    ir_replace_all_uses(f, repl);
+    free(repl);
+    RegionId body = f->ops[rec[0]].region[0];
+    uint32_t n, kept = 0;
+    OpId *ops = ir_region_copy_ops(f, body, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (ops[k] != rec[3] && ops[k] != rec[4]) ops[kept++] = ops[k];
+    ir_region_set_ops(f, body, ops, kept);
+    free(ops);
+    memmove(rec, rec + 5, sizeof(uint32_t) * (P->nstaged - i - 5));
+    P->nstaged -= 5;
+}
+
+/* Do the loop's rings fit at `stages` with room left for every buffer its dots read that
+ * the body fills from registers to be doubled (double_register_buffers)? A staged load
+ * must not cost the loop a stage or a doubled buffer. */
+static bool staged_fit(Pipe *P, RegionId body, const Cand *cands, int nc, int stages) {
+    IrFunc *f = P->f;
+    int64_t bytes = loop_smem_bytes(P, body, cands, nc, stages, NULL, 0);
+    const IrRegion *r = &f->regions[body];
+    for (uint32_t k = 0; k < r->nops; k++) {
+        const IrOp *op = &f->ops[r->ops[k]];
+        for (int i = 0; op->code == OP_DOT && i < 2; i++) {
+            OpId rb = register_buffer(P, body, op->operands[i], cands, nc);
+            if (!rb) continue;
+            ValId b = f->ops[rb].results[0];
+            bytes += ir_smem_stage_bytes(P->m, f->vals[b].layout, ir_type(f, b));
+        }
+    }
+    return bytes <= smem_limit(P->m);
+}
+
 /* Stages the loads of loop that feed its dots through registers; how many. Not in a loop
  * that writes global memory: a copy issued iterations ahead would read before the loop's
  * own writes (gpu-tma-pointers keeps such a loop's loads too). */
@@ -2090,15 +2129,19 @@ static int stage_loop(Pipe *P, OpId loop) {
     if (stages < 2 || f->ops[loop].attr[2] || !constant_step(f, f->ops[loop].operands[2], &step) ||
         writes_global(f, loop))
         return 0;
+    int64_t trips = constant_trips(f, f->ops[loop].operands[0], f->ops[loop].operands[1], step);
+    if (trips >= 0 && stages > trips + 1) stages = trips + 1 < 2 ? 2 : (int)trips + 1;
     Cand cands[16];
-    if (candidates(P, loop, cands, true) <= 0) return 0;
+    int nc = candidates(P, loop, cands, true);
+    if (nc <= 0 || !staged_fit(P, body, cands, nc, stages)) return 0;
     uint8_t *seen = calloc((size_t)f->nvals + 1, 1);
-    if (!seen) NR_DIE("out of memory");
+    uint8_t *s0 = malloc(P->nops0 + 1), *car = malloc(P->nvals0 + 1);
+    if (!seen || !s0 || !car) NR_DIE("out of memory");
     OpVec loads = {0};
     dot_sources(f, body, seen, &loads);
     free(seen);
     int staged = 0;
-    for (uint32_t i = 0; i < loads.n; i++) {
+    for (uint32_t i = 0; i < loads.n && nc < 16; i++) {
         OpId ld = loads.v[i];
         const IrOp *l = &f->ops[ld];
         ValId x = l->results[0];
@@ -2114,10 +2157,16 @@ static int stage_loop(Pipe *P, OpId loop) {
             used_by_alloc = u->code == OP_LOCAL_ALLOC && u->nopnds == 1 && u->operands[0] == x;
         }
         if (used_by_alloc) continue;
+        /* what stage 0 would need for it, marked over the candidates' marks; a load it
+         * cannot issue there leaves them as they were (need marks as it goes) */
+        memcpy(s0, P->s0, P->nops0 + 1), memcpy(car, P->carried, P->nvals0 + 1);
         bool ok = true;
         for (uint32_t k = 0; k < l->nopnds && k < 2; k++)
             ok = ok && need(P, body, l->operands[k], 0);
-        if (!ok) continue;
+        if (!ok) {
+            memcpy(P->s0, s0, P->nops0 + 1), memcpy(P->carried, car, P->nvals0 + 1);
+            continue;
+        }
         /* the register dimension that runs fastest: the buffer's contiguous one */
         LinearLayout ll;
         ir_layout_linear(P->m, f->vals[x].layout, t, &ll);
@@ -2157,9 +2206,19 @@ static int stage_loop(Pipe *P, OpId loop) {
         uint32_t rec[5] = {loop, x, y, a, rd};
         memcpy(P->staged + P->nstaged, rec, sizeof rec);
         P->nstaged += 5;
+        /* the loop with it: still pipelined, every candidate counted (at most 16), at the
+         * same stages with room for its doubled buffers; else it is undone */
+        int nc1 = candidates(P, loop, cands, true);
+        if (nc1 != nc + 1 || !staged_fit(P, body, cands, nc1, stages)) {
+            unstage(P, P->nstaged - 5);
+            nc = candidates(P, loop, cands, true); /* the marks as they were */
+            continue;
+        }
+        nc = nc1;
         staged++;
     }
     opvec_free(&loads);
+    free(s0), free(car);
     return staged;
 }
 
@@ -2198,21 +2257,14 @@ void gpu_pipeline(IrFunc *f, const AxisInfo *info, const GpuOptions *o) {
     pipe_state(&P);
     if (stage_loads(&P, f->body)) pipe_state(&P); /* the staged loads are old values */
     walk(&P, f->body);
+    for (uint32_t i = P.nstaged; i >= 5; i -= 5) { /* a loop left alone: its loads as they were */
+        bool piped = false;
+        for (uint32_t k = 0; k < P.piped.n && !piped; k++) piped = P.piped.v[k] == P.staged[i - 5];
+        if (!piped) unstage(&P, i - 5);
+    }
     ValId *repl = ir_repl_new(f); /* now that every value exists */
     for (uint32_t i = 0; i < P.nrepl; i += 2) repl[P.repl[i]] = P.repl[i + 1];
-    for (uint32_t i = 0; i < P.nstaged; i += 5) { /* a loop left alone: its loads as they were */
-        bool piped = false;
-        for (uint32_t k = 0; k < P.piped.n && !piped; k++) piped = P.piped.v[k] == P.staged[i];
-        if (piped) continue;
-        repl[P.staged[i + 2]] = P.staged[i + 1];
-        RegionId body = f->ops[P.staged[i]].region[0];
-        uint32_t n, kept = 0;
-        OpId *ops = ir_region_copy_ops(f, body, &n);
-        for (uint32_t k = 0; k < n; k++)
-            if (ops[k] != P.staged[i + 3] && ops[k] != P.staged[i + 4]) ops[kept++] = ops[k];
-        ir_region_set_ops(f, body, ops, kept);
-        free(ops);
-    }
+
     ir_replace_all_uses(f, repl);
     free(P.uses);
     free(P.s0);

@@ -2063,22 +2063,6 @@ static void dot_sources(IrFunc *f, RegionId body, uint8_t *seen, OpVec *out) {
     free(stack);
 }
 
-/* Does op id, or an op in its regions, write global memory (a store, an atomic, a
- * descriptor's store, inline assembly not marked pure)? */
-static bool writes_global(const IrFunc *f, OpId id) {
-    const IrOp *op = &f->ops[id];
-    if (op->code == OP_STORE || op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS ||
-        op->code == OP_DESC_STORE || op->code == OP_TMA_STORE || op->code == OP_CALL ||
-        (op->code == OP_INLINE_ASM && !op->attr[0]))
-        return true;
-    for (int k = 0; k < op->nregions; k++) {
-        const IrRegion *r = &f->regions[op->region[k]];
-        for (uint32_t i = 0; i < r->nops; i++)
-            if (writes_global(f, r->ops[i])) return true;
-    }
-    return false;
-}
-
 /* Undoes staged record i (P->staged[i..i+5)) now: the load's value back in its readers,
  * the buffer and its read out of the body, the record dropped. */
 static void unstage(Pipe *P, uint32_t i) {
@@ -2127,7 +2111,7 @@ static int stage_loop(Pipe *P, OpId loop) {
     int64_t step;
     int stages = f->ops[loop].attr[0] ? (int)f->ops[loop].attr[0] : P->default_stages;
     if (stages < 2 || f->ops[loop].attr[2] || !constant_step(f, f->ops[loop].operands[2], &step) ||
-        writes_global(f, loop))
+        ir_writes_global(f, loop))
         return 0;
     int64_t trips = constant_trips(f, f->ops[loop].operands[0], f->ops[loop].operands[1], step);
     if (trips >= 0 && stages > trips + 1) stages = trips + 1 < 2 ? 2 : (int)trips + 1;

@@ -149,7 +149,7 @@ typedef struct Tp {
     uint16_t nonneg[TMA_PTR_MAX_CHECKS]; /* this candidate's checks, merged on success */
     int nnonneg;
     int num_stages; /* the kernel's */
-    int wrote;      /* the writes of global memory seen so far, in program order (writes()) */
+    int wrote; /* the writes of global memory seen so far, in program order (ir_writes_global()) */
 } Tp;
 
 /* v without the hints around it (multiple_of, max_contiguous, max_constancy: identities;
@@ -750,25 +750,6 @@ static bool run_loop(Tp *T, OpId loop) {
     return changed;
 }
 
-/* Does op write global memory, itself or anywhere in its regions: 0 no; 1 through the
- * generic proxy (a store, an atomic, inline assembly not marked pure); 2 through a tensor
- * map too (a descriptor store left by expand-descriptors is a TMA store, whose global
- * writes a proxy fence does not wait for: they complete asynchronously)? */
-static int writes(const IrFunc *f, OpId id) {
-    const IrOp *op = &f->ops[id];
-    if (op->code == OP_DESC_STORE) return 2;
-    int w = op->code == OP_STORE || op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS ||
-            op->code == OP_CALL || (op->code == OP_INLINE_ASM && !op->attr[0]);
-    for (int k = 0; k < op->nregions && w < 2; k++) {
-        const IrRegion *r = &f->regions[op->region[k]];
-        for (uint32_t i = 0; i < r->nops && w < 2; i++) {
-            int x = writes(f, r->ops[i]);
-            if (x > w) w = x;
-        }
-    }
-    return w;
-}
-
 /* The loops of region rid, in program order. TMA reads through the asynchronous proxy, which
  * the kernel's own earlier stores (the generic proxy) do not reach without a proxy fence. A
  * loop that writes in its own body keeps its loads (its copies run ahead of its stores). One
@@ -776,8 +757,8 @@ static int writes(const IrFunc *f, OpId id) {
  * loop's body: `unsafe`; the epilogue of a persistent kernel's previous tile) gets, before it,
  * `fence_async {global = 1}` in every thread and then a barrier, so that every thread's
  * earlier writes are ordered before the copies the loop's ring issues after it; unless one
- * of those writes is a TMA store (writes() 2), which the fence does not wait for: then the
- * loop keeps its loads. `unsafe` is the enclosing loops' writes. */
+ * of those writes is a TMA store (ir_writes_global() 2), which the fence does not wait for: then
+ * the loop keeps its loads. `unsafe` is the enclosing loops' writes. */
 static void run_region(Tp *T, RegionId rid, int unsafe) {
     IrFunc *f = T->f;
     uint32_t n;
@@ -787,7 +768,7 @@ static void run_region(Tp *T, RegionId rid, int unsafe) {
     for (uint32_t i = 0; i < n; i++) {
         const IrOp *op = &f->ops[ops[i]];
         bool loop = op->code == OP_FOR || op->code == OP_WHILE;
-        int w = writes(f, ops[i]);
+        int w = ir_writes_global(f, ops[i]);
         Loc loc = op->loc;
         if (op->code == OP_FOR && !w && unsafe < 2 && T->wrote < 2) {
             int stages = op->attr[0] > 0 ? (int)op->attr[0] : T->num_stages;

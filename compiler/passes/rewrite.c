@@ -120,3 +120,18 @@ const IrOp *ir_const_def(const IrFunc *f, ValId v) {
     OpId d = ir_def(f, v);
     return d && f->ops[d].code == OP_CONST ? &f->ops[d] : NULL;
 }
+
+int ir_writes_global(const IrFunc *f, OpId id) {
+    const IrOp *op = &f->ops[id];
+    if (op->code == OP_DESC_STORE || op->code == OP_TMA_STORE) return 2;
+    int w = op->code == OP_STORE || op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS ||
+            op->code == OP_CALL || (op->code == OP_INLINE_ASM && !op->attr[0]);
+    for (int k = 0; k < op->nregions && w < 2; k++) {
+        const IrRegion *r = &f->regions[op->region[k]];
+        for (uint32_t i = 0; i < r->nops && w < 2; i++) {
+            int x = ir_writes_global(f, r->ops[i]);
+            if (x > w) w = x;
+        }
+    }
+    return w;
+}

@@ -46,4 +46,10 @@ uint32_t *ir_count_uses(IrFunc *f);
 /* The op defining v if it is a const, else NULL. */
 const IrOp *ir_const_def(const IrFunc *f, ValId v);
 
+/* Does op id write global memory, itself or anywhere in its regions: 0 no; 1 through the
+ * generic proxy (a store, an atomic, a call, inline assembly not marked pure); 2 through a
+ * tensor map too (a descriptor store or a TMA store, whose global writes complete
+ * asynchronously: a proxy fence does not wait for them)? */
+int ir_writes_global(const IrFunc *f, OpId id);
+
 #endif

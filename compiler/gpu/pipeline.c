@@ -2029,38 +2029,22 @@ static void walk(Pipe *P, RegionId r) {
  * address comes from too: Triton's indirection levels). */
 static void dot_sources(IrFunc *f, RegionId body, uint8_t *seen, OpVec *out) {
     const IrRegion *r = &f->regions[body];
-    ValId *stack = NULL;
-    uint32_t n = 0, cap = 0;
+    OpVec stack = {0}; /* of values (ValId and OpId are both uint32_t) */
     for (uint32_t k = 0; k < r->nops; k++) {
         const IrOp *op = &f->ops[r->ops[k]];
-        if (op->code != OP_DOT) continue;
-        for (uint32_t i = 0; i < 2; i++) {
-            if (n == cap) {
-                cap = cap ? 2 * cap : 16;
-                stack = realloc(stack, sizeof(ValId) * cap);
-                if (!stack) NR_DIE("out of memory");
-            }
-            stack[n++] = op->operands[i];
-        }
+        for (uint32_t i = 0; op->code == OP_DOT && i < 2; i++) opvec_push(&stack, op->operands[i]);
     }
-    while (n) {
-        ValId v = stack[--n];
+    while (stack.n) {
+        ValId v = stack.v[--stack.n];
         if (seen[v]) continue;
         seen[v] = 1;
         OpId d = f->vals[v].is_arg ? 0 : ir_def(f, v);
         if (!in_body(f, d, body) || f->ops[d].nregions) continue;
         const IrOp *op = &f->ops[d];
         if (op->code == OP_LOAD) opvec_push(out, d); /* and what its address comes from */
-        for (uint32_t i = 0; i < op->nopnds; i++) {
-            if (n == cap) {
-                cap = cap ? 2 * cap : 16;
-                stack = realloc(stack, sizeof(ValId) * cap);
-                if (!stack) NR_DIE("out of memory");
-            }
-            stack[n++] = op->operands[i];
-        }
+        for (uint32_t i = 0; i < op->nopnds; i++) opvec_push(&stack, op->operands[i]);
     }
-    free(stack);
+    opvec_free(&stack);
 }
 
 /* Undoes staged record i (P->staged[i..i+5)) now: the load's value back in its readers,
